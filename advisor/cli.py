@@ -1,0 +1,75 @@
+"""`gpu-advisor` on the command line: the same answers the Slack bot gives, no Slack needed.
+
+Exit codes (CONTRACT section 1): 0 success, 2 input we cannot use (a short explanation on
+stderr, no traceback), 1 anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+from advisor import advice
+from advisor.parser import RequestError, detect_lang
+
+
+class UsageError(Exception):
+    """Bad input outside the request language (a malformed file, an unknown flag value)."""
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def cmd_ask(args) -> int:
+    text = " ".join(args.text)
+    lang = args.lang or detect_lang(text)
+    try:
+        result = advice.advise(text, lang=args.lang)
+    except RequestError as err:
+        print(err.message(lang), file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(advice.render_text(result))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-advisor",
+        description="Sizes GPU training servers: which GPUs, how many, how long, what it costs.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="answer a request, as /gpu TEXT does in Slack")
+    ask.add_argument("text", nargs="+", help='e.g. "70B full-finetune 1TB 14d budget"')
+    ask.add_argument("--json", action="store_true", help="print the recommendation as JSON")
+    ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
+    ask.set_defaults(func=cmd_ask)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 1
+    except Exception as err:  # anything unexpected: short line, details only on request
+        print(f"gpu-advisor: internal error: {err.__class__.__name__}: {err}", file=sys.stderr)
+        if os.environ.get("GPU_ADVISOR_DEBUG"):
+            traceback.print_exc()
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,568 @@
+"""The /gpu request language (CONTRACT section 3): English, Chinese or mixed, any order.
+
+The parser scans the text with one pattern per meaning, in an order that settles overlaps
+(GPU names before data sizes, because "A100-80GB" holds "80GB"; budgets before model sizes,
+because "1.2M CNY" is money), blanks what each pattern consumed, and refuses whatever is
+left over. Defaults it fills in are listed in `request.assumptions`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+from advisor import catalog
+from advisor.render import phrase
+from advisor.request import (
+    BYTES_PER_TOKEN,
+    BYTES_PER_TOKEN_SOURCE,
+    TOKENS_PER_SAMPLE,
+    Budget,
+    DataSize,
+    TrainingRequest,
+)
+
+NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+CN_DIGITS = "零一二两三四五六七八九十百"
+CN_NUM = rf"([{CN_DIGITS}]+)"
+L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
+R = r"(?![a-z0-9])"  # right edge
+
+SCALE = {
+    "": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "w": 1e4,
+    "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8,
+    "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
+}
+CN_UNITS = "万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千"
+
+# Words that carry no meaning of their own ("70B model on 8 GPUs within 14 days").
+FILLER = {
+    "on", "in", "within", "with", "using", "use", "for", "a", "an", "the", "of", "and",
+    "model", "params", "parameters", "param", "data", "dataset", "text", "corpus",
+    "please", "pls", "plan", "train", "training", "to", "by", "deadline", "gpu", "gpus",
+    "cards", "at", "about", "around", "approx", "~", "+", "-", "/", "x", "i", "we",
+    "want", "need", "need to", "days", "total", "dense", "decoder", "llm",
+    "训练", "模型", "数据", "数据集", "语料", "我们", "我", "想", "要", "需要", "个", "的",
+    "用", "使用", "在", "内", "以内", "之内", "左右", "大概", "约", "大约", "截止", "参数",
+    "做", "跑", "请", "帮", "一下", "和", "与", "完成", "训完", "时间", "卡", "张",
+}
+
+
+class RequestError(ValueError):
+    """Input the program cannot use. `message(lang)` is the friendly paragraph."""
+
+    def __init__(self, kind: str, lang: str = "en", **details):
+        self.kind = kind
+        self.lang = lang
+        self.details = details
+        super().__init__(self.message(lang))
+
+    def message(self, lang: str | None = None) -> str:
+        return phrase(lang or self.lang, "request_error", self.kind, **self.details)
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _cn_num(text: str) -> float:
+    """Small Chinese numerals: 两 -> 2, 十四 -> 14, 三十 -> 30."""
+    digits = {c: i for i, c in enumerate("零一二三四五六七八九")}
+    digits["两"] = 2
+    total, current = 0, 0
+    for ch in text:
+        if ch in digits:
+            current = digits[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+    return float(total + current)
+
+
+def _amount(number: str, unit: str | None) -> float:
+    value = _cn_num(number) if number and number[0] in CN_DIGITS else _num(number)
+    return value * SCALE[(unit or "").lower()]
+
+
+def _alternation(spellings: list[str]) -> str:
+    """Regex alternation of names, each allowing a space, dash or underscore between parts."""
+    parts = []
+    for name in spellings:
+        pieces = re.findall(r"[a-z]+|\d+(?:\.\d+)?|[^a-z\d\s_\-]", name.lower())
+        parts.append(r"[\s_\-]?".join(re.escape(p) for p in pieces))
+    return "|".join(parts)
+
+
+class _Scanner:
+    def __init__(self, text: str, lang: str):
+        self.s = text
+        self.lang = lang
+
+    def take(self, pattern: str, handle: Callable[[re.Match], None]) -> None:
+        for match in list(re.finditer(pattern, self.s)):
+            if self.s[match.start():match.end()].strip() == "":
+                continue  # already consumed by an overlapping match
+            handle(match)
+            start, end = match.span()
+            self.s = self.s[:start] + " " * (end - start) + self.s[end:]
+
+    def leftovers(self) -> list[str]:
+        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”]+", self.s)
+        return [w for w in words if w and w not in FILLER]
+
+
+def _detect_lang(text: str) -> str:
+    return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+
+
+class _Parse:
+    """One parse: fields found so far, with clash detection."""
+
+    def __init__(self, text: str, lang: str | None = None):
+        self.text = text
+        norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
+        self.forced_lang = lang
+        self.lang = lang or _detect_lang(norm)
+        self.scan = _Scanner(norm, self.lang)
+        self.fields: dict = {}
+        self.words: dict[str, str] = {}
+
+    def fail(self, kind: str, **details):
+        raise RequestError(kind, self.lang, **details)
+
+    def set(self, field: str, value, word: str) -> None:
+        word = word.strip()
+        if field in self.fields and self.fields[field] != value:
+            self.fail("conflict", first=self.words[field], second=word, field=field)
+        self.fields[field] = value
+        self.words[field] = word
+
+    def run(self) -> TrainingRequest:
+        sc = self.scan
+        sc.take(rf"{L}lang\s*[:=]?\s*(en|zh){R}", lambda m: self.set("lang", m[1], m[0]))
+        if "lang" in self.fields and not self.forced_lang:
+            self.lang = self.fields["lang"]
+        self._gpus()
+        self._models()
+        self._knobs()
+        self._methods()
+        self._budget()
+        self._data()
+        self._deadline()
+        self._sizes()
+        self._preferences()
+        leftovers = sc.leftovers()
+        if leftovers:
+            self.fail("unknown_word", word=leftovers[0])
+        return self._finish()
+
+    # -- hardware -------------------------------------------------------------------
+    def _gpus(self) -> None:
+        alt = _alternation(catalog.gpu_spellings())
+        sep = r"\s*(?:x|\*|卡|张|块|台)?\s*"
+
+        def gpu(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            self.set("gpu", found.name, m[0])
+            count = m["count"] or m["count2"]
+            if count:
+                self.set("gpu_count", int(_num(count)), m[0])
+
+        self.scan.take(
+            rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
+            rf"(?:{L}(?P<count>\d+){sep}|{L})(?P<name>{alt}){R}"
+            rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
+            gpu,
+        )
+
+        # a count with no type: "8 GPUs", "16卡" fixes the count, the planner picks the type
+        self.scan.take(
+            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:gpus?{R}|cards?{R}|卡|张卡|块卡)",
+            lambda m: self.set("gpu_count", int(_num(m[1])), m[0]),
+        )
+
+        def unknown(m: re.Match) -> None:
+            self.fail("unknown_gpu", name=m["name"], known=_known_gpus())
+
+        self.scan.take(
+            rf"(?:{L}(?:on|gpus?|using)\s+(?:\d+\s*(?:x|\*)?\s*)?|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
+            r"(?P<name>[a-z][a-z0-9.\-]*)",
+            unknown,
+        )
+
+    def _models(self) -> None:
+        alt = _alternation(catalog.model_spellings())
+
+        def model(m: re.Match) -> None:
+            self.set("model", catalog.find_model(m[1]).name, m[0])
+
+        self.scan.take(rf"{L}({alt}){R}", model)
+
+    # -- knobs ----------------------------------------------------------------------
+    def _knobs(self) -> None:
+        sc, s = self.scan, self.set
+        sc.take(rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
+                rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
+                lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]))
+        sc.take(rf"{L}{NUM}\s*k\s*(?:context|ctx|seq){R}|{NUM}\s*k\s*上下文",
+                lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]))
+        sc.take(rf"{L}(?:mbs|micro[\s_\-]?batch(?:[\s_\-]?size)?)\s*[:=]?\s*{NUM}{R}",
+                lambda m: s("micro_batch", _num(m[1]), m[0]))
+        sc.take(rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
+                lambda m: s("global_batch", _num(m[1]), m[0]))
+        sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
+        sc.take(rf"{L}fsdp(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
+        sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
+        sc.take(rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
+                lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]))
+        sc.take(rf"{L}(?:recompute|(?:activation|gradient)[\s_\-]?checkpointing|grad[\s_\-]?ckpt)"
+                rf"(?:\s*[:=]?\s*(full|selective|none|off|on))?{R}|重计算",
+                lambda m: s("recompute", {"off": "none", "on": "full", None: "full"}.get(m[1], m[1]), m[0]))
+        sc.take(rf"{L}pure[\s_\-]?bf16{R}|纯bf16", lambda m: s("precision", "pure-bf16", m[0]))
+        sc.take(rf"{L}(bf16|fp16|fp8|fp32){R}", lambda m: s("precision", m[1], m[0]))
+        sc.take(rf"{L}(?:paged[\s_\-]?)?(?:adamw?[\s_\-]?8[\s_\-]?bits?|8[\s_\-]?bits?[\s_\-]?adamw?){R}",
+                lambda m: s("optimizer", "adamw8bit", m[0]))
+        sc.take(rf"{L}(adamw?|lion|sgd){R}",
+                lambda m: s("optimizer", {"adam": "adamw"}.get(m[1], m[1]), m[0]))
+        sc.take(rf"{L}(?:opt[\s_\-]?in[\s_\-]?bwd|optimizer[\s_\-]?in[\s_\-]?backward|fused[\s_\-]?optimizer){R}",
+                lambda m: s("opt_in_backward", True, m[0]))
+        sc.take(rf"{L}(?:r|rank|lora[\s_\-]?r(?:ank)?)\s*=?\s*(\d+){R}|秩\s*=?\s*(\d+)",
+                lambda m: s("lora_rank", int(m[1] or m[2]), m[0]))
+        sc.take(rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
+                lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]))
+
+    def _methods(self) -> None:
+        sc, s = self.scan, self.set
+        sc.take(rf"{L}qlora{R}", lambda m: s("method", "qlora", m[0]))
+        sc.take(rf"{L}lora{R}", lambda m: s("method", "lora", m[0]))
+        sc.take(rf"{L}(?:continued[\s_\-]?pre[\s_\-]?train(?:ing)?|cpt){R}|继续预训练|增量预训练|二次预训练",
+                lambda m: s("method", "continued-pretrain", m[0]))
+        sc.take(rf"{L}pre[\s_\-]?train(?:ing)?{R}|预训练|从头训练",
+                lambda m: s("method", "pretrain", m[0]))
+        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|fine[\s_\-]?tun(?:e|ing)|sft|full){R}"
+                r"|全量微调|全参数?微调|全参|微调",
+                lambda m: s("method", "full-finetune", m[0]))
+
+    # -- money ----------------------------------------------------------------------
+    def _budget(self) -> None:
+        amount = (rf"(?P<neg>-)?\s*(?P<sym>[¥$])?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
+                  r"\s*(?P<cur>cny|rmb|usd|元|人民币|美元|美金|块)?")
+
+        def budget(m: re.Match) -> None:
+            if m["n"] is None:
+                self.set("cost_first", True, m[0])
+                return
+            value = _amount(m["n"], m["u"])
+            if m["neg"]:
+                self.fail("bad_value", word=m[0].strip(), what="budget")
+            currency = None
+            if m["sym"] == "$" or m["cur"] in ("usd", "美元", "美金"):
+                currency = "USD"
+            elif m["sym"] == "¥" or m["cur"]:
+                currency = "CNY"
+            self.set("budget", (value, currency), m[0])
+
+        self.scan.take(rf"(?:{L}budget|预算)(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?", budget)
+        self.scan.take(
+            rf"(?P<neg>-)?(?P<sym>[¥$])\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w|b)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
+            lambda m: budget(_Merged(m)),
+        )
+
+    # -- data -----------------------------------------------------------------------
+    def _data(self) -> None:
+        sc, s = self.scan, self.set
+        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:tokens?|toks?{R}|词元)",
+                lambda m: self._data_amount(m, m[2], m[3], "tokens"))
+        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m)?\s*(?:samples?{R}|examples?{R}|conversations?{R}|dialogues?{R}"
+                r"|个?样本|条(?:数据|样本|对话)?)",
+                lambda m: self._data_amount(m, m[2], m[3], "samples"))
+        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb){R}|(p|t|g)(?=\s*(?:数据|语料)))",
+                lambda m: self._data_bytes(m))
+        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料)",
+                lambda m: s("data_language", {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh",
+                                              "code": "code", "代码": "code"}[m[1] or m[2]], m[0]))
+        sc.take(rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
+                lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]))
+
+    def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
+        if m["neg"]:
+            self.fail("bad_value", word=m[0].strip(), what="data")
+        self.set("data", (_amount(number, unit), kind), m[0])
+
+    def _data_bytes(self, m: re.Match) -> None:
+        if m["neg"]:
+            self.fail("bad_value", word=m[0].strip(), what="data")
+        unit = (m[3] or m[4])[0]
+        scale = {"p": 1e15, "t": 1e12, "g": 1e9, "m": 1e6}[unit]
+        self.set("data", (_num(m[2]) * scale, "bytes"), m[0])
+
+    # -- time -----------------------------------------------------------------------
+    def _deadline(self) -> None:
+        units = {"d": 1, "day": 1, "days": 1, "天": 1, "日": 1, "w": 7, "wk": 7, "wks": 7,
+                 "week": 7, "weeks": 7, "周": 7, "星期": 7, "个星期": 7, "个礼拜": 7, "礼拜": 7,
+                 "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
+                 "小时": 1 / 24, "个小时": 1 / 24, "mo": 30, "mos": 30, "month": 30,
+                 "months": 30, "个月": 30, "月": 30}
+
+        def deadline(value: float, unit: str, word: str, negative: bool) -> None:
+            if negative:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            self.set("deadline_days", value * units[unit], word)
+
+        self.scan.take(
+            rf"{L}(-)?{NUM}\s*(days?|d|weeks?|wks?|w|hours?|hrs?|h|months?|mos?){R}",
+            lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
+        )
+        self.scan.take(
+            rf"(?:(-)?{NUM}|{CN_NUM})\s*(个小时|小时|个星期|个礼拜|礼拜|星期|个月|天|日|周|月)",
+            lambda m: deadline(_num(m[2]) if m[2] else _cn_num(m[3]), m[4], m[0], bool(m[1])),
+        )
+
+    # -- model size -----------------------------------------------------------------
+    def _sizes(self) -> None:
+        sc = self.scan
+
+        def moe(m: re.Match) -> None:
+            self.set("params_b", _amount(m[1], m[2]) / 1e9, m[0])
+            self.set("active_params_b", _amount(m[3], m[4]) / 1e9, m[0])
+
+        sc.take(rf"{L}{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", moe)
+        sc.take(rf"(?:{L}active|激活(?:参数)?)\s*{NUM}\s*(b|m|亿){R}",
+                lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]))
+        sc.take(rf"{L}moe{R}|混合专家", lambda m: self.set("moe", True, m[0]))
+
+        def size(m: re.Match) -> None:
+            if m["neg"]:
+                self.fail("bad_value", word=m[0].strip(), what="size")
+            self.set("params_b", _amount(m["n"], m["u"]) / 1e9, m[0])
+
+        sc.take(rf"(?:总参(?:数量?)?\s*|{L}total\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
+                rf"(?:\s*(?:params?|parameters){R}|参数|模型)?(?![a-z0-9])", size)
+
+    def _preferences(self) -> None:
+        sc, s = self.scan, self.set
+        sc.take(rf"{L}(?:rent|rental|lease|renting){R}|租用|租赁|租", lambda m: s("rent_or_buy", "rent", m[0]))
+        sc.take(rf"{L}(?:buy|purchase|own|buying){R}|购买|自购|采购|买", lambda m: s("rent_or_buy", "buy", m[0]))
+        sc.take(rf"{L}(cny|rmb|usd){R}|(人民币|美元)",
+                lambda m: s("currency", {"cny": "CNY", "rmb": "CNY", "人民币": "CNY"}.get(m[1] or m[2], "USD"), m[0]))
+        cities = {"shenzhen": "shenzhen", "深圳": "shenzhen", "chengdu": "chengdu", "成都": "chengdu",
+                  "beijing": "beijing", "北京": "beijing", "shanghai": "shanghai", "上海": "shanghai",
+                  "guangzhou": "guangzhou", "广州": "guangzhou", "hangzhou": "hangzhou", "杭州": "hangzhou"}
+        names = "|".join(k for k in cities if k.isascii())
+        cn_names = "|".join(k for k in cities if not k.isascii())
+
+        def city(name: str, word: str) -> None:
+            if name not in cities:
+                self.fail("unknown_city", name=name, known=", ".join(k for k in cities if k.isascii()))
+            s("city", cities[name], word)
+
+        sc.take(rf"{L}city\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
+        sc.take(rf"{L}({names}){R}|({cn_names})", lambda m: city(m[1] or m[2], m[0]))
+        sc.take(rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急",
+                lambda m: s("speed_first", True, m[0]))
+        sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省",
+                lambda m: s("cost_first", True, m[0]))
+
+    # -- defaults, checks and the request -----------------------------------------
+    def _finish(self) -> TrainingRequest:
+        f, words, lang = self.fields, self.words, self.lang
+        notes: list[str] = []
+
+        def note(name: str, **kw) -> None:
+            notes.append(phrase(lang, "assumption", name, **kw))
+
+        def check(field: str, ok: bool, what: str | None = None) -> None:
+            if not ok:
+                self.fail("bad_value", word=words.get(field, ""), what=what or field)
+
+        # model size
+        shape = catalog.find_model(f["model"]) if "model" in f else None
+        if shape is not None:
+            if "params_b" in f and abs(f["params_b"] - shape.params_b) / shape.params_b > 0.15:
+                self.fail("conflict", first=words["model"], second=words["params_b"], field="params_b")
+            f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
+        if "params_b" not in f:
+            self.fail("missing_size")
+        if f.get("moe") and "active_params_b" not in f:
+            self.fail("missing_active")
+        params = f["params_b"]
+        active = f.get("active_params_b", params)
+        check("params_b", 0.01 <= params <= 20000, "size")
+        check("active_params_b", 0 < active <= params, "active")
+
+        gpu = catalog.find_gpu(f["gpu"]) if "gpu" in f else None
+        count = f.get("gpu_count")
+        check("gpu_count", count is None or 1 <= count <= 200_000)
+
+        seq = f.get("seq_len")
+        if seq is None:
+            seq = min(4096, shape.max_seq) if shape else 4096
+            note("seq_len", seq=seq)
+        seq = int(seq)
+        check("seq_len", 16 <= seq <= 10_000_000)
+
+        # data -> tokens, after epochs
+        epochs = f.get("epochs", 1.0)
+        check("epochs", 0 < epochs <= 1000)
+        data = unique = tokens = bytes_per_token = tokens_per_sample = None
+        if "data" in f:
+            amount, unit = f["data"]
+            check("data", 0 < amount <= 1e18, "data")
+            language = f.get("data_language")
+            if unit == "bytes":
+                language = language or ("zh" if lang == "zh" else "en")
+                bytes_per_token = BYTES_PER_TOKEN[language]
+                unique = amount / bytes_per_token
+                note("bytes_per_token", bpt=bytes_per_token, language=language,
+                     source=BYTES_PER_TOKEN_SOURCE[language])
+            elif unit == "samples":
+                tokens_per_sample = min(TOKENS_PER_SAMPLE, seq)
+                unique = amount * tokens_per_sample
+                note("tokens_per_sample", tps=tokens_per_sample)
+            else:
+                unique = amount
+            data = DataSize(amount=amount, unit=unit, language=language)
+            tokens = unique * epochs
+            check("data", tokens <= 1e16, "data")
+            if "epochs" not in f:
+                note("epochs")
+        else:
+            note("no_data")
+
+        # method and LoRA
+        method = f.get("method")
+        if method is None:
+            if "lora_rank" in f:
+                method = "lora"
+                note("method_from_rank")
+            elif tokens is not None and tokens >= 50e9:
+                method = "pretrain"
+                note("method_pretrain")
+            else:
+                method = "full-finetune"
+                note("method_default")
+        rank, targets = f.get("lora_rank"), f.get("lora_targets")
+        if method in ("lora", "qlora"):
+            if rank is None:
+                rank = 16
+                note("lora_rank")
+            if targets is None:
+                targets = "all"
+                note("lora_targets")
+            check("lora_rank", 1 <= rank <= 4096)
+        elif "lora_rank" in f:
+            self.fail("conflict", first=words["method"], second=words["lora_rank"], field="lora_rank")
+
+        precision = f.get("precision")
+        if precision is None:
+            precision = "fp16" if gpu is not None and not gpu.supports_bf16 else "bf16"
+            note("precision_" + precision, gpu=gpu.name if gpu else None)
+        optimizer = f.get("optimizer", "adamw")
+        if "optimizer" not in f:
+            note("optimizer")
+
+        deadline = f.get("deadline_days")
+        check("deadline_days", deadline is None or 0 < deadline <= 3650, "deadline")
+
+        # money and market
+        currency = f.get("currency")
+        budget = None
+        if "budget" in f:
+            value, budget_currency = f["budget"]
+            check("budget", 0 < value <= 1e12, "budget")
+            if currency and budget_currency and budget_currency != currency:
+                self.fail("conflict", first=words["currency"], second=words["budget"], field="currency")
+            currency = currency or budget_currency or "CNY"
+            budget = Budget(amount=value, currency=budget_currency or currency)
+        if currency is None:
+            currency = "CNY"
+            note("currency")
+        market = "global" if currency == "USD" and "city" not in f else "china"
+        if market == "china" and "city" not in f:
+            note("market_china")
+
+        check("micro_batch", 1 <= f.get("micro_batch", 1) <= 4096)
+        check("global_batch", 1 <= f.get("global_batch", 1) <= 10_000_000)
+
+        return TrainingRequest(
+            text=self.text,
+            params_b=params,
+            active_params_b=active,
+            model=f.get("model"),
+            method=method,
+            lora_rank=rank,
+            lora_targets=targets,
+            data=data,
+            bytes_per_token=bytes_per_token,
+            tokens_per_sample=tokens_per_sample,
+            unique_tokens=unique,
+            tokens=tokens,
+            epochs=epochs,
+            deadline_days=deadline,
+            budget=budget,
+            cost_first=bool(f.get("cost_first")),
+            speed_first=bool(f.get("speed_first")),
+            gpu=gpu.name if gpu else None,
+            gpu_count=count,
+            precision=precision,
+            optimizer=optimizer,
+            opt_in_backward=bool(f.get("opt_in_backward")),
+            seq_len=seq,
+            micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
+            global_batch=int(f["global_batch"]) if "global_batch" in f else None,
+            zero_stage=f.get("zero_stage"),
+            offload=f.get("offload", "none"),
+            recompute=f.get("recompute"),
+            rent_or_buy=f.get("rent_or_buy"),
+            currency=currency,
+            city=f.get("city"),
+            market=market,
+            lang=lang,
+            assumptions=notes,
+            user_set=sorted(k for k in f if k not in ("moe", "data_language")),
+        )
+
+
+class _Merged:
+    """Lets one handler read alternative groups of a pattern under the same names."""
+
+    def __init__(self, m: re.Match, **overrides):
+        self._m = m
+        self._o = overrides
+
+    def __getitem__(self, key):
+        if key in self._o:
+            return self._o[key]
+        if isinstance(key, str) and key in self._m.re.groupindex:
+            value = self._m[key]
+            if value is None and key + "2" in self._m.re.groupindex:
+                value = self._m[key + "2"]
+            return value
+        return self._m[key]
+
+
+def _known_gpus() -> str:
+    return ", ".join(g.aliases[0] if g.aliases else g.name for g in catalog.gpus())
+
+
+def detect_lang(text: str) -> str:
+    """The reply language a text asks for: `lang en|zh` if present, else Chinese if it has any."""
+    norm = unicodedata.normalize("NFKC", text).lower()
+    forced = re.search(rf"{L}lang\s*[:=]?\s*(en|zh){R}", norm)
+    return forced[1] if forced else _detect_lang(norm)
+
+
+def parse(text: str, lang: str | None = None) -> TrainingRequest:
+    """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
+
+    `lang` forces the reply language (the --lang flag, a Slack user's locale)."""
+    if not isinstance(text, str) or not text.strip():
+        raise RequestError("empty", lang or detect_lang(text or ""))
+    if len(text) > 2000:
+        raise RequestError("too_long", lang or detect_lang(text[:2000]))
+    return _Parse(text, lang).run()

@@ -1,0 +1,100 @@
+"""The parsed /gpu request: what the user asked for, every field explicit.
+
+Its JSON is the `request` section of CONTRACT section 4; `user_set` names the fields the user
+typed, so the planner knows which knobs are free and which are fixed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Method = Literal["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"]
+Precision = Literal["bf16", "pure-bf16", "fp16", "fp8", "fp32"]
+Optimizer = Literal["adamw", "adamw8bit", "lion", "sgd"]
+Offload = Literal["none", "optimizer", "all"]
+Recompute = Literal["none", "selective", "full"]
+Lang = Literal["en", "zh"]
+
+# Bytes of cleaned text per token, used to turn "1TB" into tokens. Source: the
+# tokenizer-arena compression table on CC-100 (huggingface.co/spaces/xu-song/tokenizer-arena,
+# README "压缩率"): large-vocabulary tokenizers give 3.8-4.1 bytes/token on cc100-en and
+# Llama 3 gives 3.2 bytes/token on cc100-zh-Hans. Code: no measured figure found, 3.5 is a guess.
+BYTES_PER_TOKEN = {"en": 4.0, "zh": 3.2, "code": 3.5}
+BYTES_PER_TOKEN_SOURCE = {
+    "en": "tokenizer-arena, cc100-en: 3.8-4.1 bytes/token for 100k+ vocabularies",
+    "zh": "tokenizer-arena, cc100-zh-Hans: Llama 3 tokenizer 3.2 bytes/token",
+    "code": "no measured source found: a guess",
+}
+# Tokens per training sample when the data is given as a sample count: a typical
+# instruction-tuning conversation. No published average covers every dataset: a guess.
+TOKENS_PER_SAMPLE = 1000
+
+
+class Budget(BaseModel):
+    amount: float
+    currency: Literal["CNY", "USD"]
+
+
+class DataSize(BaseModel):
+    """The data as the user wrote it, before conversion to tokens."""
+
+    amount: float
+    unit: Literal["bytes", "tokens", "samples"]
+    language: Literal["en", "zh", "code"] | None = None
+
+
+class TrainingRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = ""
+    params_b: float | None = None
+    active_params_b: float | None = None
+    model: str | None = None
+    method: Method = "full-finetune"
+    lora_rank: int | None = None
+    lora_targets: Literal["qv", "attn", "all"] | None = None
+    data: DataSize | None = None
+    bytes_per_token: float | None = None
+    tokens_per_sample: int | None = None
+    unique_tokens: float | None = None
+    tokens: float | None = None
+    epochs: float = 1
+    deadline_days: float | None = None
+    budget: Budget | None = None
+    cost_first: bool = False
+    speed_first: bool = False
+    gpu: str | None = None
+    gpu_count: int | None = None
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    opt_in_backward: bool = False
+    seq_len: int = 4096
+    micro_batch: int | None = None
+    global_batch: int | None = None
+    zero_stage: int | None = None
+    offload: Offload = "none"
+    recompute: Recompute | None = None
+    rent_or_buy: Literal["rent", "buy"] | None = None
+    currency: Literal["CNY", "USD"] = "CNY"
+    city: str | None = None
+    market: Literal["china", "global"] = "china"
+    lang: Lang = "en"
+    assumptions: list[str] = Field(default_factory=list)
+    user_set: list[str] = Field(default_factory=list)
+
+    @property
+    def is_moe(self) -> bool:
+        return (
+            self.params_b is not None
+            and self.active_params_b is not None
+            and self.active_params_b < self.params_b
+        )
+
+    @property
+    def is_peft(self) -> bool:
+        return self.method in ("lora", "qlora")
+
+    def given(self, field: str) -> bool:
+        return field in self.user_set
