@@ -47,6 +47,11 @@ def big(value, lang: str = "en") -> str:
     return num(value)
 
 
+def sci(value) -> str:
+    """5.2e21 -> '5.2e21'."""
+    return "?" if value is None else f"{float(value):.2g}".replace("e+", "e")
+
+
 def money(value, currency: str) -> str:
     if value is None:
         return "?"
@@ -68,7 +73,7 @@ def environment() -> Environment:
         keep_trailing_newline=False,
         autoescape=False,
     )
-    env.filters.update(num=num, big=big, money=money, pct=pct)
+    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci)
     return env
 
 

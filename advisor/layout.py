@@ -1,0 +1,35 @@
+"""How a run is split over GPUs: tensor, pipeline, data and expert parallel degrees,
+ZeRO stage, offload, recompute and micro-batch."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Layout(BaseModel):
+    gpu: str
+    gpu_count: int
+    gpus_per_node: int
+    nodes: int
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    ep: int = 1  # expert parallel (MoE): experts spread over this many data-parallel ranks
+    zero_stage: int = 1
+    offload: Literal["none", "optimizer", "all"] = "none"
+    recompute: Literal["none", "selective", "full"] = "none"
+    micro_batch: int = 1
+    global_batch: int | None = None
+
+    @property
+    def sequence_parallel(self) -> bool:
+        # Megatron's sequence parallelism goes with tensor parallelism (Korthikanti et al. 2022).
+        return self.tp > 1
+
+    @property
+    def microbatches_per_step(self) -> int:
+        if not self.global_batch:
+            return max(1, 4 * self.pp)
+        return max(1, self.global_batch // (self.micro_batch * self.dp))

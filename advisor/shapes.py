@@ -1,0 +1,194 @@
+"""Model shapes and exact parameter counts.
+
+A named model uses its published shape (data/models.toml). A bare size ("70B") becomes a
+generic modern dense decoder in the Llama 3 mould: SwiGLU MLP of 3.5x the hidden size, 8 KV
+heads of 128 dimensions (GQA), RMSNorm, a 128,256-token vocabulary with an untied output
+head, and the depth solved so that the count matches the size asked for.
+
+Counts follow Megatron-LM's `compute_weight_and_optimizer_memory`
+(megatron/training/theoretical_memory_usage.py): attention, gated MLP (3 matrices), MoE
+experts, MLA projections, norms, and embeddings (twice when untied).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor import catalog
+from advisor.catalog import ModelShape
+from advisor.request import TrainingRequest
+
+# (total parameters in billions, hidden size) of published Llama-family models: a bare size
+# gets the hidden size interpolated on a log scale between these points. Sources: the
+# config.json of each model as recorded in data/models.toml.
+_HIDDEN_BY_SIZE = [
+    (1.24, 2048),  # Llama 3.2 1B
+    (3.21, 3072),  # Llama 3.2 3B
+    (8.03, 4096),  # Llama 3.1 8B
+    (13.0, 5120),  # Llama 2 13B
+    (32.8, 6144),  # between Qwen2.5-32B (5120) and Yi-34B (7168)
+    (70.6, 8192),  # Llama 3.1 70B
+    (405.9, 16384),  # Llama 3.1 405B
+    (1008.0, 25600),  # Megatron GPT 1T (Narayanan et al. 2021)
+]
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    """Parameters by where they live; all in absolute counts (not billions)."""
+
+    embedding: float  # input embedding table
+    output: float  # untied output head (0 when tied)
+    attention_per_layer: float
+    dense_mlp_per_layer: float
+    expert_mlp_per_layer: float  # all routed experts of one MoE layer
+    shared_mlp_per_layer: float  # shared experts + router of one MoE layer
+    norms_per_layer: float
+    dense_layers: int
+    moe_layers: int
+    extra: float  # e.g. DeepSeek-V3's multi-token-prediction module
+
+    @property
+    def layer_dense_part(self) -> float:
+        return self.attention_per_layer + self.norms_per_layer
+
+    @property
+    def total(self) -> float:
+        dense = self.dense_layers * (self.layer_dense_part + self.dense_mlp_per_layer)
+        moe = self.moe_layers * (
+            self.layer_dense_part + self.expert_mlp_per_layer + self.shared_mlp_per_layer
+        )
+        return dense + moe + self.embedding + self.output + self.extra
+
+    @property
+    def experts(self) -> float:
+        return self.moe_layers * self.expert_mlp_per_layer
+
+    @property
+    def non_expert(self) -> float:
+        return self.total - self.experts
+
+
+def _mlp(hidden: int, ffn: int, ffn_type: str, bias: bool) -> float:
+    matrices = 3 if ffn_type == "swiglu" else 2  # gated MLPs have gate, up and down
+    return matrices * hidden * ffn + ((ffn * (matrices - 1) + hidden) if bias else 0)
+
+
+_COUNTS: dict[tuple, ParamCounts] = {}
+
+
+def count_params(m: ModelShape) -> ParamCounts:
+    """Memoised: the layout search asks for the same model's counts many times."""
+    key = (m.name, m.layers, m.hidden, m.moe_experts)
+    if key not in _COUNTS:
+        _COUNTS[key] = _count_params(m)
+    return _COUNTS[key]
+
+
+def _count_params(m: ModelShape) -> ParamCounts:
+    h = m.hidden
+    if m.uses_mla:
+        # Multi-head latent attention (DeepSeek-V3 tech report, Sec 2.1.1), as Megatron counts it.
+        qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim
+        q = (m.mla_q_lora_rank * (h + m.heads * qk + 1)) if m.mla_q_lora_rank else h * m.heads * qk
+        attention = (
+            q
+            + m.mla_kv_lora_rank * (h + m.heads * (m.mla_qk_nope_head_dim + m.mla_v_head_dim) + 1)
+            + h * m.mla_qk_rope_head_dim
+            + m.heads * m.mla_v_head_dim * h
+        )
+    else:
+        q_dim, kv_dim = m.heads * m.head_dim, m.kv_heads * m.head_dim
+        attention = h * q_dim + 2 * h * kv_dim + q_dim * h
+        if m.attention_bias:
+            attention += q_dim + 2 * kv_dim
+        if m.mlp_bias:  # GPT/OPT/BLOOM-style models bias every projection
+            attention += h
+    norms = (2 if m.norm == "layernorm" else 1) * 2 * h
+    moe_layers = m.layers - m.moe_dense_layers if m.is_moe else 0
+    embedding = m.vocab * h
+    output = 0 if m.tied_embeddings else m.vocab * h
+    if m.position == "learned":
+        embedding += m.max_seq * h
+    return ParamCounts(
+        embedding=embedding,
+        output=output,
+        attention_per_layer=attention,
+        dense_mlp_per_layer=_mlp(h, m.ffn_hidden, m.ffn_type, m.mlp_bias),
+        expert_mlp_per_layer=m.moe_experts * _mlp(h, m.moe_ffn_hidden, m.ffn_type, False),
+        shared_mlp_per_layer=(
+            m.moe_shared_experts * _mlp(h, m.moe_ffn_hidden, m.ffn_type, False) + h * m.moe_experts
+        ),
+        norms_per_layer=norms,
+        dense_layers=m.layers - moe_layers,
+        moe_layers=moe_layers,
+        extra=m.extra_params_b * 1e9,
+    )
+
+
+def _round_to(x: float, step: int) -> int:
+    return max(step, int(round(x / step)) * step)
+
+
+def generic_shape(params_b: float, active_params_b: float | None = None) -> ModelShape:
+    """A modern dense decoder of (about) `params_b` parameters; MoE when active < total."""
+    sizes = [s for s, _ in _HIDDEN_BY_SIZE]
+    hiddens = [h for _, h in _HIDDEN_BY_SIZE]
+    target = active_params_b if active_params_b and active_params_b < params_b else params_b
+    x = math.log(max(target, 0.01))
+    if x <= math.log(sizes[0]):
+        hidden = hiddens[0] * math.exp((x - math.log(sizes[0])) / 2)
+    elif x >= math.log(sizes[-1]):
+        hidden = hiddens[-1] * math.exp((x - math.log(sizes[-1])) / 2)
+    else:
+        i = next(i for i in range(len(sizes) - 1) if math.log(sizes[i + 1]) >= x)
+        t = (x - math.log(sizes[i])) / (math.log(sizes[i + 1]) - math.log(sizes[i]))
+        hidden = math.exp(math.log(hiddens[i]) + t * (math.log(hiddens[i + 1]) - math.log(hiddens[i])))
+    hidden = _round_to(hidden, 128)
+    head_dim = 128 if hidden >= 1024 else 64
+    heads = max(1, hidden // head_dim)
+    kv_heads = min(8, heads)
+    ffn = _round_to(3.5 * hidden, 256)  # Llama 3: 14336 = 3.5 x 4096, 28672 = 3.5 x 8192
+    vocab = 128256
+    base = dict(
+        name=f"generic-{params_b:g}b", display=f"generic {params_b:g}B decoder", family="generic",
+        params_b=params_b, active_params_b=params_b, layers=1, hidden=hidden, heads=heads,
+        kv_heads=kv_heads, head_dim=head_dim, ffn_hidden=ffn, vocab=vocab, max_seq=131072,
+        generated=True,
+    )
+    if active_params_b and active_params_b < params_b:
+        # Mixture of experts in the DeepSeek-V3 / Qwen3-MoE mould: top-8 of many small experts.
+        expert_ffn = _round_to(ffn / 8, 128)
+        base.update(moe_top_k=8, moe_shared_experts=1, moe_ffn_hidden=expert_ffn)
+        probe = ModelShape(**base | {"moe_experts": 8})
+        per_expert = 3 * hidden * expert_ffn
+        counts = count_params(probe)
+        active_layer = counts.layer_dense_part + 9 * per_expert + hidden * 8
+        layers = max(1, round((active_params_b * 1e9 - 2 * vocab * hidden) / active_layer))
+        experts = max(9, round((params_b * 1e9 - 2 * vocab * hidden - layers * (counts.layer_dense_part + per_expert)) / (layers * per_expert)))
+        shape = ModelShape(**base | {"layers": layers, "moe_experts": experts})
+    else:
+        probe = ModelShape(**base)
+        c = count_params(probe)
+        per_layer = c.layer_dense_part + c.dense_mlp_per_layer
+        layers = max(1, round((params_b * 1e9 - c.embedding - c.output) / per_layer))
+        shape = ModelShape(**base | {"layers": layers})
+    counts = count_params(shape)
+    active = active_count(shape, counts)
+    return shape.model_copy(update={"params_b": counts.total / 1e9, "active_params_b": active / 1e9})
+
+
+def active_count(shape: ModelShape, counts: ParamCounts | None = None) -> float:
+    """Parameters one token passes through (top-k of the routed experts)."""
+    c = counts or count_params(shape)
+    if not shape.is_moe:
+        return c.total
+    routed_active = c.moe_layers * c.expert_mlp_per_layer * shape.moe_top_k / shape.moe_experts
+    return c.total - c.experts + routed_active - c.extra
+
+
+def shape_for(request: TrainingRequest) -> ModelShape:
+    if request.model:
+        return catalog.find_model(request.model)
+    return generic_shape(request.params_b, request.active_params_b)

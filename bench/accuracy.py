@@ -1,0 +1,151 @@
+"""Predicted against published: every calibration row the request language can express.
+
+Run by hand:  python bench/accuracy.py [--markdown]
+Prints, per case, what we predict, what was measured and the error, beside the same cases
+through llm-analysis, DeepSpeed's published model-state formulas and the naive rule
+"6ND at 40% MFU" (bench/comparators.py). The table is copied into docs/accuracy.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cases import MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
+
+from advisor import catalog  # noqa: E402
+from advisor.estimate import estimate_for  # noqa: E402
+from advisor.parser import parse  # noqa: E402
+from advisor.shapes import shape_for  # noqa: E402
+
+GB_PER_GIB = 2**30 / 1e9
+
+
+def ours_time(case):
+    req = parse(case.request)
+    gpu = catalog.get_gpu(req.gpu)
+    est = estimate_for(req, shape_for(req), gpu)
+    t = est.throughput
+    return {
+        "gpu_hours": est.gpu_hours,
+        "days": est.days,
+        "tokens_per_s_per_gpu": t.tokens_per_s_per_gpu,
+        "mfu": t.mfu,
+        "hw_tflops": t.hfu * gpu.peak_tflops(req.precision),
+    }
+
+
+def ours_memory(case):
+    req = parse(case.request)
+    est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+    mem = est.memory
+    gib = mem.allocated if case.reading == "torch" else mem.total
+    return gib * GB_PER_GIB
+
+
+def err(pred, meas):
+    return None if pred is None or meas is None else (pred - meas) / meas
+
+
+def _comparators():
+    try:
+        import comparators
+    except ImportError:
+        return None
+    return comparators
+
+
+def build_rows():
+    comp = _comparators()
+    time_rows, mem_rows = [], []
+    for case in TIME_CASES:
+        ours = ours_time(case)
+        others = comp.predict_time(case) if comp else {}
+        for metric in ("gpu_hours", "days", "tokens_per_s_per_gpu", "mfu", "hw_tflops"):
+            measured = getattr(case, metric)
+            if measured is None:
+                continue
+            row = {"case": case.row, "metric": metric, "measured": measured,
+                   "ours": ours[metric], "err_ours": err(ours[metric], measured)}
+            for name, values in others.items():
+                row[name] = values.get(metric)
+                row["err_" + name] = err(values.get(metric), measured)
+            time_rows.append(row)
+    for case in MEMORY_CASES:
+        ours = ours_memory(case)
+        others = comp.predict_memory(case) if comp else {}
+        row = {"case": case.row, "metric": f"peak GB ({case.reading})", "measured": case.measured_gb,
+               "ours": ours, "err_ours": err(ours, case.measured_gb)}
+        for name, value in others.items():
+            row[name] = value
+            row["err_" + name] = err(value, case.measured_gb)
+        mem_rows.append(row)
+    return time_rows, mem_rows
+
+
+def summary(rows, key):
+    errs = [abs(r[key]) for r in rows if r.get(key) is not None]
+    if not errs:
+        return None
+    return {"n": len(errs), "median": statistics.median(errs), "max": max(errs),
+            "over_2x": sum(1 for r in rows if r.get(key) is not None and not 0.5 <= 1 + r[key] <= 2)}
+
+
+def _fmt(v):
+    if v is None:
+        return "–"
+    if isinstance(v, float) and abs(v) < 1:
+        return f"{v:.3f}"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}"
+
+
+def _pct(v):
+    return "–" if v is None else f"{v:+.0%}"
+
+
+def markdown(time_rows, mem_rows) -> str:
+    names = sorted({k[4:] for r in time_rows + mem_rows for k in r if k.startswith("err_") and k != "err_ours"})
+    out = []
+    for title, rows in (("Training time and throughput", time_rows), ("Peak memory per GPU", mem_rows)):
+        out.append(f"### {title}\n")
+        head = ["case", "metric", "measured", "ours", "error"] + [f"{n}" for n in names] + [f"{n} error" for n in names]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for r in rows:
+            cells = [r["case"], r["metric"], _fmt(r["measured"]), _fmt(r["ours"]), _pct(r["err_ours"])]
+            cells += [_fmt(r.get(n)) for n in names] + [_pct(r.get("err_" + n)) for n in names]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+        out.append("| estimator | cases | median abs error | max abs error | off by more than 2x |")
+        out.append("|---|---|---|---|---|")
+        for n in ["ours", *names]:
+            groups = [("GPU-hours and days", [r for r in rows if r["metric"] in ("gpu_hours", "days")]),
+                      ("throughput", [r for r in rows if r["metric"] not in ("gpu_hours", "days")])] \
+                if rows is time_rows else [("memory", rows)]
+            for label, group in groups:
+                s = summary(group, "err_" + n)
+                if s:
+                    out.append(f"| {n} ({label}) | {s['n']} | {s['median']:.0%} | {s['max']:.0%} | {s['over_2x']} |")
+        out.append("")
+    out.append("Rows the request language cannot express:\n")
+    for row, why in NOT_EXPRESSIBLE.items():
+        out.append(f"- {row}: {why}")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    time_rows, mem_rows = build_rows()
+    print(markdown(time_rows, mem_rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
