@@ -100,15 +100,20 @@ def best_layout(m: ModelShape, req: TrainingRequest, gpu: GPU, count: int,
     smallest: tuple[float, Layout, MemoryBreakdown] | None = None
     for offload in offloads:
         for tp in tps:
-            for pp in _powers_of_two(min(m.layers, count // tp)):
-                if (count // tp) % pp or m.layers % pp and pp > 1 and m.layers // pp < 1:
+            # Pipeline stages of at least two layers, at most 32 stages (Megatron's largest
+            # published runs use 8 to 16).
+            for pp in _powers_of_two(min(m.layers // 2 or 1, count // tp, 32)):
+                if (count // tp) % pp:
                     continue
                 dp = count // (tp * pp)
                 ep = math.gcd(dp, m.moe_experts) if m.is_moe else 1
                 for zero in zeros:
                     if dp == 1 and zero and fixed_zero is None and zero != zeros[0]:
                         continue
+                    found_at, found_mbs = None, 0
                     for rec in recomputes:
+                        if found_at is not None and rec != recomputes[0] and found_mbs > 1:
+                            break  # more recompute only trades speed for memory we do not need
                         chosen = None
                         for mbs in mbs_options:
                             if not req.micro_batch and mbs > 1 and dp * mbs > _batch_seqs(req, dp, count):
@@ -125,6 +130,7 @@ def best_layout(m: ModelShape, req: TrainingRequest, gpu: GPU, count: int,
                                 break
                             chosen = (layout, mem)
                         if chosen:
+                            found_at, found_mbs = rec, chosen[0].micro_batch
                             est = _finish(m, req, gpu, chosen[0], chosen[1], network)
                             if best is None or est.speed > best.speed:
                                 best = est

@@ -269,7 +269,7 @@ class _Parse:
         self.scan.take(rf"(?:{L}budget|预算)(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?", budget)
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>[¥$])\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w|b)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
+            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
 

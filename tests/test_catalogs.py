@@ -1,0 +1,83 @@
+"""The catalogs load, are internally consistent and every value has a source."""
+
+import math
+
+import pytest
+
+from advisor import catalog
+from advisor.shapes import active_count, count_params
+
+CONTRACT_GPUS = {
+    "A100": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB", "A100-80GB": "A100-SXM4-80GB",
+    "A800": "A800-SXM4-80GB", "H100": "H100-SXM5-80GB", "H100-80GB": "H100-SXM5-80GB",
+    "H100-SXM": "H100-SXM5-80GB", "H100-PCIe": "H100-PCIe-80GB", "H800": "H800-SXM-80GB",
+    "H20": "H20-96GB", "H200": "H200-SXM-141GB", "B200": "B200-SXM-180GB", "L40S": "L40S-48GB",
+    "L4": "L4-24GB", "A10G": "A10G-24GB", "V100": "V100-SXM2-32GB", "RTX4090": "RTX4090-24GB",
+    "4090": "RTX4090-24GB", "RTX5090": "RTX5090-32GB", "MI300X": "MI300X-192GB",
+    "910B": "Ascend-910B-64GB",
+}
+
+
+@pytest.mark.parametrize("spelling,name", sorted(CONTRACT_GPUS.items()))
+def test_contract_gpu_spellings_resolve(spelling, name):
+    assert catalog.find_gpu(spelling).name == name
+    assert catalog.find_gpu(spelling.lower().replace("-", " ")).name == name
+
+
+def test_no_alias_names_two_gpus():
+    seen = {}
+    for gpu in catalog.gpus():
+        for alias in [gpu.name, *gpu.aliases]:
+            key = catalog.normalize_name(alias)
+            assert seen.setdefault(key, gpu.name) == gpu.name, alias
+
+
+@pytest.mark.parametrize("gpu", catalog.gpus(), ids=lambda g: g.name)
+def test_gpu_values_are_plausible_and_sourced(gpu):
+    assert gpu.sources and all(s.title for s in gpu.sources)
+    assert any(s.url.startswith("http") for s in gpu.sources)
+    assert gpu.as_of
+    # usable memory in GiB is at most the marketed decimal GB (1 GB = 0.93 GiB) and not far below
+    assert 0.8 * gpu.memory_gb * 1e9 / 2**30 <= gpu.usable_memory_gib <= gpu.memory_gb * 1.01
+    assert 0.1 <= gpu.memory_bw_tb_s <= 10
+    assert 10 <= gpu.fp16_dense_tflops <= 5000
+    assert gpu.bf16_dense_tflops in (0,) or gpu.bf16_dense_tflops <= gpu.fp16_dense_tflops * 1.01
+    assert gpu.fp8_dense_tflops == 0 or gpu.fp8_dense_tflops >= gpu.fp16_dense_tflops
+    assert gpu.intra_node in ("NVLink", "PCIe", "InfinityFabric", "HCCS")
+    assert 1 <= gpu.nvlink_domain <= gpu.gpus_per_server <= 16
+    assert 50 <= gpu.tdp_w <= 1500
+    assert gpu.tdp_w * gpu.gpus_per_server / 1000 <= gpu.server_power_kw <= 20
+    assert set(gpu.markets) <= {"china", "global"} and gpu.markets
+    assert set(gpu.unverified) <= set(type(gpu).model_fields)
+
+
+def test_h200_has_141_gb_not_280():
+    assert catalog.get_gpu("H200").memory_gb == 141
+
+
+def test_consumer_cards_use_fp32_accumulate_rate():
+    rtx = catalog.get_gpu("4090")
+    assert rtx.consumer and rtx.nvlink_domain == 1
+    assert rtx.bf16_dense_tflops == pytest.approx(165, rel=0.02)
+
+
+@pytest.mark.parametrize("name", ["llama3-70b", "qwen2.5-72b", "llama2-70b", "deepseek-v3",
+                                  "llama3.1-405b", "llama3.2-1b", "mistral-7b", "qwen2.5-7b"])
+def test_contract_model_names_resolve(name):
+    assert catalog.find_model(name) is not None
+
+
+@pytest.mark.parametrize("model", catalog.models(), ids=lambda m: m.name)
+def test_model_shape_gives_its_published_size(model):
+    c = count_params(model)
+    total_without_extra = c.total - c.extra
+    assert total_without_extra / 1e9 == pytest.approx(model.params_b, rel=0.02)
+    assert active_count(model, c) / 1e9 == pytest.approx(model.active_params_b, rel=0.03)
+    assert model.sources and model.as_of
+    assert model.heads % model.kv_heads == 0 and model.layers > 0
+
+
+def test_moe_models_have_fewer_active_params():
+    v3 = catalog.find_model("deepseek-v3")
+    assert v3.is_moe and v3.active_params_b < v3.params_b / 10
+    assert not math.isnan(v3.params_b)

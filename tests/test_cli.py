@@ -1,0 +1,72 @@
+"""The command line as users and outside checks drive it (CONTRACT sections 1 and 4)."""
+
+import json
+
+CONTRACT_EXAMPLES = [
+    "70B full-finetune 1TB 14d budget",
+    "7b lora 20GB 3d",
+    "13B 全量微调 200GB数据 7天 预算10万",
+    "65B pretrain 1.4T tokens on 2048xA100-80GB",
+    "70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full",
+]
+
+
+def test_every_contract_example_answers_in_json(cli):
+    for text in CONTRACT_EXAMPLES:
+        out = cli("ask", text, "--json")
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)
+        req = data["request"]
+        for key in ("params_b", "active_params_b", "model", "method", "lora_rank", "tokens", "epochs",
+                    "deadline_days", "budget", "cost_first", "gpu", "gpu_count", "precision", "optimizer",
+                    "seq_len", "micro_batch", "global_batch", "zero_stage", "offload", "recompute",
+                    "lang", "assumptions"):
+            assert key in req, (text, key)
+        assert isinstance(req["assumptions"], list) and req["assumptions"]
+
+
+def test_hardware_given_request_reports_plan_memory_and_time(cli):
+    data = json.loads(cli("ask", "65B pretrain 1.4T tokens seq 2048 on 2048xA100-80GB", "--json").stdout)
+    plan, mem, train = data["plan"], data["memory_gib_per_gpu"], data["training"]
+    assert plan["gpu"] == "A100-SXM4-80GB" and plan["gpu_count"] == 2048
+    assert plan["tp"] * plan["pp"] * plan["dp"] == 2048 and plan["nodes"] * plan["gpus_per_node"] == 2048
+    parts = sum(mem[k] for k in ("weights", "gradients", "optimizer", "activations", "other"))
+    assert abs(parts - mem["total"]) < 1e-6 and mem["total"] <= 80
+    # published: 1,022,362 GPU-hours over 21 days (Touvron et al. 2023)
+    assert 0.85 < train["gpu_hours"] / 1_022_362 < 1.3
+    assert 0.3 < train["mfu"] < 0.6 and train["flops"] > 5e23
+
+
+def test_no_data_gives_plan_and_memory_but_no_time(cli):
+    data = json.loads(cli("ask", "70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full",
+                          "--json").stdout)
+    assert data["plan"]["gpu_count"] == 2 and data["memory_gib_per_gpu"]["total"] < 40
+    assert all(data["training"][k] is None for k in ("tokens", "flops", "gpu_hours", "days", "mfu"))
+
+
+def test_missed_deadline_and_no_fit_are_warned_in_words(cli):
+    data = json.loads(cli("ask", "70B full-finetune 1TB 3d on 8xH100", "--json").stdout)
+    assert any("deadline" in w for w in data["warnings"])
+    zh = json.loads(cli("ask", "70B 全量微调 1TB 3天 用8xH100", "--json").stdout)
+    assert any("截止" in w for w in zh["warnings"])
+    tight = json.loads(cli("ask", "70B full-finetune seq 4096 on 1xRTX4090 offload", "--json").stdout)
+    assert tight["plan"]["fits"] is False and tight["warnings"]
+
+
+def test_terminal_answer_shows_understanding_and_arithmetic(cli):
+    out = cli("ask", "7b", "lora", "20GB", "3d", "on", "1x4090")
+    assert out.returncode == 0
+    assert "What I understood" in out.stdout and "Memory per GPU" in out.stdout
+    assert "bytes of cleaned English text per token" in out.stdout
+    zh = cli("ask", "7b lora 20GB 3天 用1x4090")
+    assert "我理解的需求" in zh.stdout and "每卡显存" in zh.stdout
+    assert "What I understood" in cli("ask", "7b lora 20GB 3天", "--lang", "en").stdout
+
+
+def test_bad_input_exits_2_with_a_short_explanation(cli):
+    for text in ("70B frobnicate", "70B on 8xH300", "70B 14d 30d", "", "70B budget -5"):
+        out = cli("ask", text, "--json")
+        assert out.returncode == 2, text
+        assert out.stdout == ""
+        assert "Traceback" not in out.stderr and 0 < len(out.stderr) < 600
+        assert "/gpu" in out.stderr or "`" in out.stderr

@@ -1,0 +1,127 @@
+"""Memory and time arithmetic, checked against the papers' own numbers and the calibration set."""
+
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor import catalog
+from advisor.estimate import best_layout, estimate_for
+from advisor.layout import Layout
+from advisor.memory import NF4_BYTES, estimate_memory
+from advisor.parser import parse
+from advisor.shapes import count_params, generic_shape, shape_for
+from advisor.throughput import flops_per_token
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from cases import MEMORY_CASES, TIME_CASES  # noqa: E402
+
+
+def _mem(text, **layout):
+    req = parse(text)
+    gpu = catalog.get_gpu(req.gpu)
+    lay = Layout(gpu=gpu.name, gpu_count=req.gpu_count or 1, gpus_per_node=min(8, req.gpu_count or 1),
+                 nodes=max(1, (req.gpu_count or 1) // 8), **layout)
+    return estimate_memory(shape_for(req), req, lay, gpu), shape_for(req)
+
+
+def test_mixed_precision_adamw_is_16_bytes_per_parameter():
+    mem, shape = _mem("llama3.1-8b sft on 1xH100", zero_stage=0)
+    total = count_params(shape).total
+    states = (mem.weights + mem.gradients + mem.optimizer) * 2**30
+    assert states / total == pytest.approx(16, rel=0.001)
+
+
+def test_zero_stages_shard_what_the_zero_paper_says():
+    z1, shape = _mem("llama3.1-8b sft on 8xH100", dp=8, zero_stage=1)
+    z2, _ = _mem("llama3.1-8b sft on 8xH100", dp=8, zero_stage=2)
+    z3, _ = _mem("llama3.1-8b sft on 8xH100", dp=8, zero_stage=3)
+    n = count_params(shape).total / 2**30
+    assert z1.optimizer == pytest.approx(12 * n / 8) and z1.gradients == pytest.approx(2 * n)
+    assert z2.gradients == pytest.approx(2 * n / 8) and z2.weights == pytest.approx(2 * n)
+    assert z3.weights == pytest.approx(2 * n / 8)
+
+
+def test_qlora_base_is_nf4_with_double_quantisation():
+    assert NF4_BYTES == pytest.approx(0.516, abs=0.001)
+    q, _ = _mem("llama3.1-8b qlora on 1x4090")
+    lo, _ = _mem("llama3.1-8b lora on 1x4090")
+    assert q.weights < lo.weights / 2.5
+
+
+def test_recompute_and_micro_batch_move_activations_the_right_way():
+    none, _ = _mem("llama3.1-8b sft on 1xH100", recompute="none", micro_batch=4)
+    full, _ = _mem("llama3.1-8b sft on 1xH100", recompute="full", micro_batch=4)
+    small, _ = _mem("llama3.1-8b sft on 1xH100", recompute="none", micro_batch=1)
+    assert full.activations < none.activations / 5
+    assert small.activations < none.activations
+
+
+def test_offload_moves_optimizer_to_host():
+    mem, shape = _mem("llama3.1-8b sft on 1xH100", offload="optimizer")
+    assert mem.optimizer == 0 and mem.host_ram_gib > 12 * count_params(shape).total / 2**30
+
+
+def test_flops_are_6nd_plus_attention_and_lora_skips_weight_gradients():
+    req = parse("llama3.1-8b sft seq 4096 on 1xH100")
+    shape = shape_for(req)
+    model, hw = flops_per_token(shape, req, "full")
+    n = count_params(shape).total - count_params(shape).embedding
+    assert model == pytest.approx(6 * n + 12 * 32 * 4096 * 4096)
+    assert hw == pytest.approx(model + 2 * n + 4 * 32 * 4096 * 4096)
+    lora_model, _ = flops_per_token(shape, parse("llama3.1-8b lora seq 4096 on 1xH100"), "none")
+    assert lora_model == pytest.approx(4 * n + 12 * 32 * 4096 * 4096)
+
+
+def test_generic_shape_matches_requested_size():
+    for size in (0.5, 7, 13, 70, 405):
+        assert generic_shape(size).params_b == pytest.approx(size, rel=0.03)
+    moe = generic_shape(671, 37)
+    assert moe.params_b == pytest.approx(671, rel=0.03) and moe.active_params_b == pytest.approx(37, rel=0.05)
+
+
+def test_layout_respects_physical_rules():
+    req = parse("70B sft 100GB on 32xH800")
+    est = best_layout(shape_for(req), req, catalog.get_gpu("H800"), 32)
+    lay = est.layout
+    assert lay.tp <= 8 and lay.tp * lay.pp * lay.dp == 32 and est.fits
+    rtx = parse("7b lora 1GB on 4x4090")
+    est = best_layout(shape_for(rtx), rtx, catalog.get_gpu("4090"), 4)
+    assert est.layout.tp == 1  # no NVLink: no tensor parallel
+
+
+def test_type_without_count_gets_the_smallest_count_that_fits_and_meets_the_deadline():
+    req = parse("70B sft 10GB 7d on H800")
+    est = estimate_for(req, shape_for(req), catalog.get_gpu("H800"))
+    assert est.fits and est.days <= 7
+    smaller = best_layout(shape_for(req), req, catalog.get_gpu("H800"), est.layout.gpu_count // 2)
+    assert not smaller.fits or smaller.days > 7
+
+
+def _err(pred, meas):
+    return abs(pred - meas) / meas
+
+
+def test_calibration_memory_within_targets():
+    errors = []
+    for case in MEMORY_CASES:
+        req = parse(case.request)
+        est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+        gib = est.memory.allocated if case.reading == "torch" else est.memory.total
+        errors.append(_err(gib * 2**30 / 1e9, case.measured_gb))
+    assert statistics.median(errors) <= 0.15 and max(errors) < 1.0
+
+
+def test_calibration_time_never_off_by_2x():
+    for case in TIME_CASES:
+        req = parse(case.request)
+        gpu = catalog.get_gpu(req.gpu)
+        est = estimate_for(req, shape_for(req), gpu)
+        t = est.throughput
+        checks = [(est.gpu_hours, case.gpu_hours), (est.days, case.days),
+                  (t.tokens_per_s_per_gpu, case.tokens_per_s_per_gpu), (t.mfu, case.mfu),
+                  (t.hfu * gpu.peak_tflops(req.precision), case.hw_tflops)]
+        for pred, meas in checks:
+            if meas is not None:
+                assert 0.5 < pred / meas < 2, (case.row, pred, meas)

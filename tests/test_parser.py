@@ -1,0 +1,148 @@
+"""The request language of CONTRACT section 3, English, Chinese and mixed."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.parser import RequestError, parse
+
+
+def test_open_request():
+    r = parse("70B full-finetune 1TB 14d budget")
+    assert (r.params_b, r.method, r.deadline_days, r.cost_first) == (70, "full-finetune", 14, True)
+    assert r.data.unit == "bytes" and r.tokens == pytest.approx(1e12 / r.bytes_per_token)
+    assert r.budget is None and r.gpu is None and r.epochs == 1
+    assert any("bytes" in a for a in r.assumptions)
+
+
+def test_lora_small():
+    r = parse("7b lora 20GB 3d")
+    assert (r.params_b, r.method, r.lora_rank, r.deadline_days) == (7, "lora", 16, 3)
+
+
+def test_chinese_request():
+    r = parse("13B 全量微调 200GB数据 7天 预算10万")
+    assert (r.params_b, r.method, r.deadline_days, r.lang) == (13, "full-finetune", 7, "zh")
+    assert r.budget.amount == 100_000 and r.budget.currency == "CNY"
+    assert r.data.language == "zh" and r.bytes_per_token == 3.2
+    assert any("字节" in a for a in r.assumptions)
+
+
+def test_pretrain_on_given_hardware():
+    r = parse("65B pretrain 1.4T tokens on 2048xA100-80GB")
+    assert (r.params_b, r.method, r.tokens, r.gpu, r.gpu_count) == (
+        65, "pretrain", 1.4e12, "A100-SXM4-80GB", 2048)
+
+
+def test_all_knobs():
+    r = parse("70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full")
+    assert (r.method, r.lora_rank, r.seq_len, r.micro_batch) == ("qlora", 8, 2048, 2)
+    assert (r.gpu, r.gpu_count, r.zero_stage, r.recompute) == ("A100-SXM4-40GB", 2, 3, "full")
+    assert r.tokens is None
+
+
+@pytest.mark.parametrize("text", ["671B-A37B pretrain 1T tokens", "moe 671B active 37B 1T tokens",
+                                  "总参671B 激活37B 1T tokens"])
+def test_mixture_of_experts(text):
+    r = parse(text)
+    assert (r.params_b, r.active_params_b) == (671, 37)
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("7B lora 2w", "deadline_days", 14), ("7B lora 36h", "deadline_days", 1.5),
+    ("7B lora 3mo", "deadline_days", 90), ("7B lora 3 months", "deadline_days", 90),
+    ("7B lora 两周", "deadline_days", 14), ("7B lora 3个月", "deadline_days", 90),
+    ("7B 300B tokens", "tokens", 300e9), ("7B 3000亿token", "tokens", 3e11),
+    ("7B lora 50k samples", "tokens", 50e6), ("7B lora 5万条", "tokens", 50e6),
+    ("7B sft 1GB 3 epochs", "epochs", 3), ("7B sft 1GB 3ep", "epochs", 3), ("7B sft 1GB 3轮", "epochs", 3),
+    ("7B budget ¥500k", "budget", {"amount": 500000, "currency": "CNY"}),
+    ("7B budget 50万", "budget", {"amount": 500000, "currency": "CNY"}),
+    ("7B $200k", "budget", {"amount": 200000, "currency": "USD"}),
+    ("7B budget 1.2M CNY", "budget", {"amount": 1.2e6, "currency": "CNY"}),
+    ("7B 预算20万美元", "budget", {"amount": 200000, "currency": "USD"}),
+    ("7B on 8xH800", "gpu_count", 8), ("7B on 64 H100", "gpu", "H100-SXM5-80GB"),
+    ("7B gpu H20", "gpu", "H20-96GB"), ("7B on 2xRTX4090", "gpu", "RTX4090-24GB"),
+    ("7B 8卡H800", "gpu_count", 8), ("7B 用H20", "gpu", "H20-96GB"),
+    ("7B pure-bf16", "precision", "pure-bf16"), ("7B fp8", "precision", "fp8"),
+    ("7B adamw8bit", "optimizer", "adamw8bit"), ("7B lion", "optimizer", "lion"),
+    ("7B opt-in-bwd", "opt_in_backward", True), ("7B gbs 1024", "global_batch", 1024),
+    ("7B offload", "offload", "optimizer"), ("7B offload all", "offload", "all"),
+    ("7B fsdp", "zero_stage", 3), ("7B recompute selective", "recompute", "selective"),
+    ("7B 序列4096", "seq_len", 4096), ("7B rent", "rent_or_buy", "rent"), ("7B 买", "rent_or_buy", "buy"),
+    ("7B usd", "currency", "USD"), ("7B city chengdu", "city", "chengdu"), ("7B 深圳", "city", "shenzhen"),
+    ("7B cpt 10GB", "method", "continued-pretrain"), ("7B 增量预训练 10GB", "method", "continued-pretrain"),
+    ("7B 全参微调 10GB", "method", "full-finetune"), ("7B sft 10GB", "method", "full-finetune"),
+    ("llama3-70b lora", "model", "llama3.1-70b"), ("qwen2.5-72b lora", "params_b", 72.7),
+    ("7B lora LANG ZH", "lang", "zh"), ("7b 全量微调 lang en", "lang", "en"),
+    ("1.5B lora", "params_b", 1.5), ("400M sft", "params_b", 0.4), ("1T pretrain", "params_b", 1000),
+])
+def test_words(text, field, value):
+    r = parse(text)
+    got = getattr(r, field)
+    if isinstance(value, dict):
+        got = got.model_dump()
+    assert got == (pytest.approx(value) if isinstance(value, float) else value)
+
+
+def test_gpu_type_without_count_leaves_count_to_the_planner():
+    r = parse("70B sft 10GB on A100-80GB")
+    assert r.gpu == "A100-SXM4-80GB" and r.gpu_count is None
+
+
+def test_case_and_order_do_not_matter():
+    a = parse("70B FULL-FINETUNE 1tb 14D BUDGET")
+    b = parse("budget 14d 1TB full-finetune 70b")
+    assert a.model_dump(exclude={"text"}) == b.model_dump(exclude={"text"})
+
+
+@pytest.mark.parametrize("text,kind,word", [
+    ("70B frobnicate 1TB", "unknown_word", "frobnicate"),
+    ("70B on 8xH300", "unknown_gpu", None),
+    ("70B on 0xH100", "bad_value", None),
+    ("-70B sft", "bad_value", None),
+    ("99999T sft", "bad_value", None),
+    ("70B budget -5", "bad_value", None),
+    ("70B 1TB 0d", "bad_value", None),
+    ("70B 14d 30d", "conflict", None),
+    ("70B 13B", "conflict", None),
+    ("70B lora qlora", "conflict", None),
+    ("full-finetune 1TB 14d", "missing_size", None),
+    ("", "empty", None),
+    ("moe 70B", "missing_active", None),
+    ("70B-A80B", "bad_value", None),
+    ("7b lora r=0", "bad_value", None),
+    ("7b on 8xH100 on 4xH800", "conflict", None),
+])
+def test_bad_input_is_refused_with_a_friendly_example(text, kind, word):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    err = info.value
+    assert err.kind == kind
+    message = err.message("en")
+    assert "/gpu" in message or "`" in message
+    if word:
+        assert word in message
+    assert "Traceback" not in message
+    assert err.message("zh") != message
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_parses_or_is_refused_politely(text):
+    try:
+        parse(text)
+    except RequestError as err:
+        assert err.message()
+
+
+WORDS = ["70B", "7b", "lora", "qlora", "1TB", "14d", "budget", "on", "8xH800", "预算", "10万", "全量微调",
+         "3轮", "seq", "4096", "mbs", "2", "zero3", "-", "x", "¥", "$", "0", "671B-A37B", "r=8", "天"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=8))
+def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
+    try:
+        parse(" ".join(words))
+    except RequestError as err:
+        assert err.message()
