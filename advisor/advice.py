@@ -8,8 +8,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.estimate import Estimate, estimate_for
+from advisor.estimate import Estimate, best_layout
 from advisor.parser import parse
+from advisor.planner import DEFAULT_HORIZON_DAYS, Plan, PlanResult, make_plan, search
+from advisor.prices import price_book
 from advisor.render import phrase, render
 from advisor.request import TrainingRequest
 from advisor.shapes import shape_for
@@ -17,15 +19,25 @@ from advisor.shapes import shape_for
 
 class Advice(BaseModel):
     request: TrainingRequest
-    estimate: Estimate | None = None
+    result: PlanResult | None = None
     warnings: list[str] = []
+
+    @property
+    def plan(self) -> Plan | None:
+        return self.result.best if self.result else None
+
+    @property
+    def estimate(self) -> Estimate | None:
+        return self.plan.estimate if self.plan else None
 
     def to_json(self) -> dict:
         out: dict = {"request": self.request.model_dump(mode="json")}
-        e = self.estimate
-        if e is None:
-            out.update(plan=None, memory_gib_per_gpu=None, training=None, warnings=self.warnings)
+        p = self.plan
+        if p is None:
+            out.update(plan=None, memory_gib_per_gpu=None, training=None, infra=None, cost=None,
+                       alternatives=[], warnings=self.warnings)
             return out
+        e = p.estimate
         lay, mem, thr = e.layout, e.memory, e.throughput
         out["plan"] = {
             "gpu": lay.gpu, "gpu_count": lay.gpu_count, "nodes": lay.nodes,
@@ -33,7 +45,9 @@ class Advice(BaseModel):
             "ep": lay.ep, "zero_stage": lay.zero_stage, "offload": lay.offload,
             "recompute": lay.recompute, "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch, "fits": e.fits,
+            "meets_deadline": p.meets_deadline, "within_budget": p.within_budget,
             "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu, "mfu": thr.mfu,
+            "plans_considered": self.result.considered,
         }
         out["memory_gib_per_gpu"] = {
             "weights": mem.weights, "gradients": mem.gradients, "optimizer": mem.optimizer,
@@ -51,32 +65,67 @@ class Advice(BaseModel):
             "efficiency": thr.efficiency if has_data else None,
             "arithmetic": thr.lines if has_data else None,
         }
+        out["infra"] = p.infra.model_dump()
+        out["cost"] = p.costs.model_dump()
+        out["alternatives"] = [_summary(a) for a in self.result.alternatives]
         out["warnings"] = self.warnings
         return out
 
 
-def _warnings(req: TrainingRequest, est: Estimate) -> list[str]:
+def _summary(p: Plan) -> dict:
+    lay = p.estimate.layout
+    return {"gpu": p.gpu, "gpu_count": lay.gpu_count, "nodes": lay.nodes, "days": p.days,
+            "gpu_hours": p.estimate.gpu_hours, "cost": p.rent, "currency": p.costs.currency,
+            "memory_gib_per_gpu": p.estimate.memory.total, "meets_deadline": p.meets_deadline,
+            "within_budget": p.within_budget}
+
+
+def _warnings(req: TrainingRequest, result: PlanResult) -> list[str]:
     lang = req.lang
     out = []
+    p = result.best
+    if p is None:
+        return [phrase(lang, "warning", "nothing_fits")]
+    est = p.estimate
     if not est.fits:
         out.append(phrase(lang, "warning", "no_fit", total=est.memory.total, usable=est.usable_gib,
                           gpu=est.layout.gpu, count=est.layout.gpu_count))
     if req.deadline_days and est.days and est.days > req.deadline_days:
         out.append(phrase(lang, "warning", "deadline", days=est.days, deadline=req.deadline_days))
+    if result.conflict == "budget":
+        d, b = result.nearest_deadline, result.nearest_budget
+        out.append(phrase(lang, "warning", "budget_vs_deadline", budget=req.budget.amount,
+                          currency=req.budget.currency, d_gpu=d.gpu, d_count=d.estimate.layout.gpu_count,
+                          d_cost=d.rent, d_days=d.days, b_gpu=b.gpu, b_count=b.estimate.layout.gpu_count,
+                          b_cost=b.rent, b_days=b.days, cur=req.currency))
+    elif req.budget and not p.within_budget:
+        out.append(phrase(lang, "warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
+                          cost=p.rent, cur=req.currency))
+    if not p.costs.known:
+        out.append(phrase(lang, "warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
         out.append(phrase(lang, "warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
+    if any(s["estimate"] for s in p.costs.price_sources):
+        out.append(phrase(lang, "warning", "estimated_prices"))
     return out
 
 
 def advise(text: str, lang: str | None = None) -> Advice:
     request = parse(text, lang)
-    if request.gpu is None:
-        return Advice(request=request)
     shape = shape_for(request)
-    est = estimate_for(request, shape, catalog.get_gpu(request.gpu))
-    return Advice(request=request, estimate=est, warnings=_warnings(request, est))
+    book = price_book()
+    if request.gpu and request.gpu_count:
+        gpu = catalog.get_gpu(request.gpu)
+        est = best_layout(shape, request, gpu, request.gpu_count)
+        horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
+        budget = book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
+        plan = make_plan(request, shape, gpu, est, book, horizon, budget)
+        result = PlanResult(best=plan, alternatives=[], considered=1, horizon_days=horizon, conflict=None)
+    else:
+        result = search(request, shape, book)
+    return Advice(request=request, result=result, warnings=_warnings(request, result))
 
 
 def render_text(result: Advice) -> str:
     lang = result.request.lang
-    return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=result.estimate)
+    return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan)

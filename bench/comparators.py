@@ -225,6 +225,9 @@ def _deepspeed_memory(req, shape, gpu):
 #   "(weight+op_state+grad+act)_memory_per_gpu", bytes -> decimal GB); no CUDA context, so
 #   the same figure stands for torch and nvidia-smi readings.
 
+# None = the package default (1.0, peak). Its README suggests "up to 0.5" for large-scale
+# training when one has to assume a figure; kept at the default here, as specified.
+LLA_FLOPS_EFFICIENCY = None
 LLA_TP_MIN_PARAMS_B = 30.0
 LLA_TP = 8
 # Fields llm-analysis's GPUConfig needs that data/gpus.toml has no figure for: its own
@@ -336,7 +339,8 @@ def _lla_run(req, shape, gpu, row, for_memory=False):
         lla = analysis.LLMAnalysis(
             model_cfg, gpu_c, config.DtypeConfig(),  # w16a16e16
             config.ParallelismConfig(tp_size=tp, pp_size=1, dp_size=dp),
-            # flops_efficiency / hbm_memory_efficiency: package defaults (1.0)
+            flops_efficiency=LLA_FLOPS_EFFICIENCY,  # None: package default (1.0)
+            # hbm_memory_efficiency: package default (1.0)
         )
         try:
             summary = lla.training(

@@ -1,0 +1,108 @@
+"""What each server needs besides its GPUs, every figure with the reason for it."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from advisor.catalog import GPU
+from advisor.estimate import Estimate
+from advisor.request import TrainingRequest
+
+# At least 8 vCPUs per GPU so data loading never starves the GPU (source guide, Shenzhen);
+# 12 for pre-training, whose loaders stream and tokenise more data per GPU-hour (assumed),
+# plus 8 per GPU for the CPU optimizer step when states are offloaded (DeepSpeed CPU Adam).
+VCPU_PER_GPU = 8
+VCPU_PER_GPU_PRETRAIN = 12
+VCPU_OFFLOAD_EXTRA = 8
+# Host RAM at least twice the node's GPU memory (source guide, Shenzhen), plus offloaded
+# states and 10% for pinned transfer buffers.
+RAM_PER_GPU_MEMORY = 2.0
+# Parallel file system floor of 2 GB/s read (source guide, Shenzhen), three times the
+# average dataset read rate for bursts, and writing a full checkpoint within 5 minutes.
+STORAGE_FLOOR_GB_S = 2.0
+CHECKPOINT_WRITE_S = 300
+# Checkpoint bytes per parameter: bf16 weights + fp32 master + two fp32 moments = 14
+# (optimizer states dominate; ZeRO paper byte counts).
+CHECKPOINT_BYTES = {"full": 14, "peft": 2}
+# Usable rack power: legacy Chinese city-centre racks give 8-10 kW (source guide, Chengdu);
+# AI-ready rows give 30 kW and more.
+LEGACY_RACK_KW = 10
+DENSE_RACK_KW = 40
+
+
+class Infrastructure(BaseModel):
+    cpu_cores_per_node: int
+    ram_gib_per_node: int
+    nvme_tb_per_node: float
+    storage_read_gb_per_s: float
+    shared_storage: str
+    network: dict
+    power_kw_per_node: float
+    servers_per_rack: int
+    rack_kw: float
+    cooling: str
+    reasons: dict[str, str]
+
+
+def _round_up(x: float, step: float) -> float:
+    return math.ceil(x / step) * step
+
+
+def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
+    lay = est.layout
+    per_node = lay.gpus_per_node
+    reasons: dict[str, str] = {}
+
+    vcpu = VCPU_PER_GPU_PRETRAIN if req.method in ("pretrain", "continued-pretrain") else VCPU_PER_GPU
+    if lay.offload != "none":
+        vcpu += VCPU_OFFLOAD_EXTRA
+    cores = int(_round_up(vcpu * per_node, 16))
+    reasons["cpu"] = f"{vcpu} vCPUs per GPU x {per_node} GPUs"
+
+    gpu_mem = gpu.usable_memory_gib * per_node
+    offload = est.memory.host_ram_gib * per_node
+    ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * 1.1, 64))
+    reasons["ram"] = f"2 x {gpu_mem:.0f} GiB GPU memory" + (f" + {offload:.0f} GiB offloaded states" if offload else "")
+
+    params = est.memory.trainable_params if req.is_peft else None
+    ckpt_bytes = (params or 0) * 16 if req.is_peft else req.params_b * 1e9 * CHECKPOINT_BYTES["full"]
+    data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
+    nvme = max(2.0, (data_bytes / 1e12) * 1.2 + 2 * ckpt_bytes / 1e12 / lay.nodes)
+    nvme = _round_up(nvme, 0.5)
+    reasons["nvme"] = "dataset cache (+20% for shards and indexes) and two local checkpoints"
+
+    read = 0.0
+    if est.days and req.tokens:
+        read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * 3
+    write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
+    storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
+    reasons["storage"] = (f"max of the 2 GB/s floor, 3x the average dataset read ({read:.2f} GB/s) and a"
+                          f" {ckpt_bytes / 1e12:.2f} TB checkpoint in 5 minutes ({write:.1f} GB/s)")
+    shared = "local NVMe + object storage for checkpoints" if lay.nodes == 1 else (
+        "parallel file system (Lustre, GPFS or a vendor equivalent) + object storage for checkpoint backups")
+
+    intra = f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:.0f} GB/s per GPU"
+    if lay.nodes > 1:
+        per_gpu = est.throughput.network
+        gbps = {"ndr400": 400, "hdr200": 200, "roce100": 100}[per_gpu]
+        fabric = "InfiniBand NDR or RoCE" if gbps >= 400 else "InfiniBand HDR or RoCE"
+        inter = f"{fabric}, {gbps} Gb/s per GPU ({gbps * per_node // 1000 if gbps * per_node >= 1000 else gbps * per_node} {'Tb/s' if gbps * per_node >= 1000 else 'Gb/s'} per node), rail-optimised, non-blocking"
+        reasons["network"] = (f"data-parallel traffic leaves {est.throughput.efficiency['data']:.0%} of step time"
+                              f" as compute at this bandwidth")
+    else:
+        inter = "none needed between GPUs (single node); 10-25 Gb/s for data and management"
+        reasons["network"] = "all GPUs in one server"
+    power = gpu.server_power_kw
+    servers_per_rack = max(1, int(DENSE_RACK_KW // power))
+    cooling = "liquid (direct-to-chip)" if power > 12 or gpu.tdp_w >= 1000 else "air (high-airflow)"
+    reasons["power"] = (f"{power:g} kW per server: a legacy {LEGACY_RACK_KW} kW rack holds"
+                        f" {int(LEGACY_RACK_KW // power)} server(s); a {DENSE_RACK_KW} kW rack holds {servers_per_rack}")
+    return Infrastructure(
+        cpu_cores_per_node=cores, ram_gib_per_node=ram, nvme_tb_per_node=nvme,
+        storage_read_gb_per_s=storage, shared_storage=shared,
+        network={"intra_node": intra, "inter_node": inter, "nodes": lay.nodes},
+        power_kw_per_node=power, servers_per_rack=servers_per_rack,
+        rack_kw=min(DENSE_RACK_KW, servers_per_rack * power), cooling=cooling, reasons=reasons,
+    )

@@ -1,0 +1,161 @@
+"""The price store: every price is an observation with its source and date, in SQLite.
+
+The database (GPU_ADVISOR_DB, default gpu-advisor.db in the working directory) is created
+and migrated on first use and seeded from data/reference_prices.toml. Plans read a
+`PriceBook`, a snapshot of the newest price of each offer.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+
+import sqlite_utils
+
+from advisor.resources import data_dir
+
+REFERENCE_SOURCE = "reference"
+
+# Each migration runs once, in order, inside a transaction; `migrations` records them.
+MIGRATIONS = [
+    (1, """
+        CREATE TABLE IF NOT EXISTS observations (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,         -- 'reference', 'skypilot', 'quote', a feed name
+            kind TEXT NOT NULL,           -- rent_hour, rent_month, offpeak_hour, buy_server, ...
+            gpu TEXT NOT NULL DEFAULT '',
+            gpus INTEGER NOT NULL DEFAULT 1,
+            market TEXT NOT NULL DEFAULT '',
+            provider TEXT NOT NULL DEFAULT '',
+            region TEXT NOT NULL DEFAULT '',
+            offer TEXT NOT NULL DEFAULT '',
+            price REAL NOT NULL,
+            currency TEXT NOT NULL DEFAULT '',
+            unit TEXT NOT NULL DEFAULT '',
+            min_term_months INTEGER NOT NULL DEFAULT 0,
+            as_of TEXT NOT NULL,
+            estimate INTEGER NOT NULL DEFAULT 0,
+            cite TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '',
+            UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price)
+        )"""),
+    (2, "CREATE INDEX IF NOT EXISTS observations_gpu_kind ON observations (gpu, kind, market)"),
+]
+
+
+def db_path() -> str:
+    return os.environ.get("GPU_ADVISOR_DB", "gpu-advisor.db")
+
+
+def open_store(path: str | None = None) -> sqlite_utils.Database:
+    db = sqlite_utils.Database(path or db_path())
+    db.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    done = {row[0] for row in db.execute("SELECT version FROM migrations").fetchall()}
+    for version, sql in MIGRATIONS:
+        if version not in done:
+            with db.conn:
+                db.execute(sql)
+                db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", [version])
+    if not db.execute("SELECT 1 FROM observations WHERE source = ? LIMIT 1", [REFERENCE_SOURCE]).fetchone():
+        seed_reference(db)
+    return db
+
+
+def _reference() -> dict:
+    with open(data_dir() / "reference_prices.toml", "rb") as fh:
+        return tomllib.load(fh)
+
+
+def seed_reference(db: sqlite_utils.Database) -> int:
+    rows = [
+        {
+            "source": REFERENCE_SOURCE, "kind": p["kind"], "gpu": p.get("gpu", ""),
+            "gpus": p.get("gpus", 1), "market": p.get("market", ""), "provider": p.get("provider", ""),
+            "region": p.get("region", ""), "offer": "", "price": float(p["price"]),
+            "currency": p.get("currency", ""), "unit": p.get("unit", ""),
+            "min_term_months": p.get("min_term_months", 0), "as_of": str(p["as_of"]),
+            "estimate": int(bool(p.get("estimate"))), "cite": p.get("source", ""), "note": p.get("note", ""),
+        }
+        for p in _reference()["price"]
+    ]
+    with db.conn:
+        db["observations"].insert_all(rows, ignore=True)
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class Price:
+    kind: str
+    gpu: str
+    market: str
+    provider: str
+    price: float  # in `currency`, per `unit`
+    currency: str
+    unit: str
+    as_of: str
+    estimate: bool
+    cite: str
+    min_term_months: int = 0
+    gpus: int = 1
+
+    def label(self) -> str:
+        flag = " (estimate)" if self.estimate else ""
+        return f"{self.provider}, {self.as_of}{flag}: {self.cite}"
+
+
+class PriceBook:
+    """The newest observation of each offer, and conversions between CNY and USD."""
+
+    def __init__(self, rows: list[dict], usd_cny: float, fx_as_of: str, fx_source: str):
+        self.usd_cny = usd_cny
+        self.fx_as_of = fx_as_of
+        self.fx_source = fx_source
+        self._by_key: dict[tuple, list[Price]] = {}
+        for r in rows:
+            p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
+                      price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
+                      estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
+                      gpus=r["gpus"])
+            self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
+
+    def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
+        if from_cur == to_cur or not from_cur:
+            return amount
+        return amount * self.usd_cny if from_cur == "USD" else amount / self.usd_cny
+
+    def best(self, kind: str, gpu: str, market: str, currency: str) -> Price | None:
+        """The cheapest confirmed price (else the cheapest estimate) in the market.
+
+        Rentals come from the user's market only; purchase and operating prices fall back to
+        the other market, converted, when the user's market has none."""
+        other = "global" if market == "china" else "china"
+        for mkt in ([market] if kind.startswith(("rent", "offpeak")) else [market, other]):
+            offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0]
+            if offers:
+                pool = [p for p in offers if not p.estimate] or offers
+                return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
+        return None
+
+    def value(self, price: Price | None, currency: str) -> float | None:
+        return None if price is None else self.convert(price.price, price.currency, currency)
+
+
+@cache
+def _book_for(path: str, mtime: float) -> PriceBook:
+    db = open_store(path)
+    rows = list(db.query("""
+        SELECT o.* FROM observations o
+        JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of
+              FROM observations GROUP BY kind, gpu, market, provider, region, offer) newest
+        USING (kind, gpu, market, provider, region, offer, as_of)"""))
+    fx = _reference()["fx"]
+    return PriceBook(rows, fx["usd_cny"], fx["as_of"], fx["source"])
+
+
+def price_book(path: str | None = None) -> PriceBook:
+    """Cached per database file and modification time, so an import changes the next answer."""
+    p = path or db_path()
+    open_store(p).conn.close()
+    return _book_for(os.path.abspath(p), os.path.getmtime(p))

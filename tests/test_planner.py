@@ -1,0 +1,76 @@
+"""Open requests: the planner chooses the hardware, sizes the servers and prices the plan."""
+
+import json
+import sqlite3
+
+
+def _ask(cli, text, *extra):
+    out = cli("ask", text, "--json", *extra)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_open_request_gets_a_full_plan(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d budget")
+    plan, infra, cost = data["plan"], data["infra"], data["cost"]
+    assert plan["fits"] and plan["meets_deadline"] and data["training"]["days"] <= 14
+    assert plan["tp"] <= 8 and plan["tp"] * plan["pp"] * plan["dp"] == plan["gpu_count"]
+    assert infra["cpu_cores_per_node"] >= 8 * plan["gpus_per_node"]
+    assert infra["ram_gib_per_node"] >= 2 * plan["gpus_per_node"] * data["memory_gib_per_gpu"]["usable"] * 0.99
+    assert infra["storage_read_gb_per_s"] >= 2 and infra["nvme_tb_per_node"] >= 2
+    assert "inter_node" in infra["network"]
+    assert cost["currency"] == "CNY" and cost["rent_total"] > 0 and cost["decision"] in ("rent", "buy")
+    assert cost["buy_capex"] and cost["buy_tco_first_year"] > cost["buy_capex"]
+    assert cost["price_sources"] and all(s["as_of"] and s["source"] for s in cost["price_sources"])
+    assert 3 <= len(data["alternatives"]) <= 5
+    # China market by default: every GPU in the answer can be had there
+    from advisor import catalog
+    for gpu in [plan["gpu"]] + [a["gpu"] for a in data["alternatives"]]:
+        assert "china" in catalog.get_gpu(gpu).markets
+
+
+def test_usd_request_plans_on_global_clouds(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d usd")
+    assert data["cost"]["currency"] == "USD" and data["request"]["market"] == "global"
+
+
+def test_cheaper_plan_wins_and_deadline_is_respected(cli):
+    relaxed = _ask(cli, "13B full-finetune 200GB 30d")
+    tight = _ask(cli, "13B full-finetune 200GB 3d")
+    assert tight["training"]["days"] <= 3 < relaxed["training"]["days"] <= 30
+    assert tight["plan"]["gpu_count"] > relaxed["plan"]["gpu_count"]
+
+
+def test_budget_that_cannot_meet_the_deadline_is_named(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d budget ¥100k")
+    assert any("budget" in w for w in data["warnings"])
+    zh = _ask(cli, "70B 全量微调 1TB 14天 预算10万")
+    assert any("预算" in w for w in zh["warnings"])
+
+
+def test_gpu_type_without_count_lets_the_planner_choose_the_count(cli):
+    data = _ask(cli, "70B full-finetune 200GB 10d on H20")
+    assert data["plan"]["gpu"] == "H20-96GB" and data["plan"]["gpu_count"] >= 8
+    assert data["alternatives"] == [] or all(a["gpu"] == "H20-96GB" for a in data["alternatives"])
+
+
+def test_price_store_is_a_real_sqlite_file_seeded_once(cli, tmp_path):
+    _ask(cli, "7b lora 20GB 3d")
+    db = sqlite3.connect(tmp_path / "test.db")
+    count = db.execute("select count(*) from observations").fetchone()[0]
+    versions = [r[0] for r in db.execute("select version from migrations order by version")]
+    assert count > 50 and versions == [1, 2]
+    db.close()
+    _ask(cli, "7b lora 20GB 3d")
+    db = sqlite3.connect(tmp_path / "test.db")
+    assert db.execute("select count(*) from observations").fetchone()[0] == count
+
+
+def test_terminal_answer_has_every_section(cli):
+    out = cli("ask", "70B full-finetune 1TB 14d budget")
+    for heading in ("Plan", "Memory per GPU", "Time", "Each server", "Cost (CNY)", "Alternatives",
+                    "Before you sign", "nvidia-smi topo -m"):
+        assert heading in out.stdout
+    zh = cli("ask", "70B 全量微调 1TB 14天 预算")
+    for heading in ("方案", "每卡显存", "每台服务器", "费用", "签约前检查"):
+        assert heading in zh.stdout
