@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from advisor.catalog import GPU, ModelShape
 from advisor.layout import Layout
 from advisor.request import TrainingRequest
-from advisor.shapes import ParamCounts, count_params
+from advisor.shapes import count_params
 
 GIB = 2**30
 
@@ -111,11 +111,6 @@ def _lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
         "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
     }[targets]
     return sum(rank * (i + o) for i, o in linears)  # LoRA adds A (r x in) and B (out x r)
-
-
-def _stage_share(c: ParamCounts, layout: Layout, part: float) -> float:
-    """Parameters of `part` (a whole-model count) on the most loaded pipeline stage."""
-    return part / layout.pp
 
 
 def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GPU) -> MemoryBreakdown:

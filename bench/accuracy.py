@@ -1,6 +1,6 @@
 """Predicted against published: every calibration row the request language can express.
 
-Run by hand:  python bench/accuracy.py [--markdown]
+Run by hand:  python bench/accuracy.py  (prints a Markdown table)
 Prints, per case, what we predict, what was measured and the error, beside the same cases
 through llm-analysis, DeepSpeed's published model-state formulas and the naive rule
 "6ND at 40% MFU" (bench/comparators.py). The table is copied into docs/accuracy.md.
@@ -139,9 +139,7 @@ def markdown(time_rows, mem_rows) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--markdown", action="store_true")
-    args = ap.parse_args()
+    argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
     print(markdown(time_rows, mem_rows))
     return 0

@@ -7,7 +7,7 @@ listed in NOT_EXPRESSIBLE with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
