@@ -44,7 +44,7 @@ SOFTWARE = {"AMD": 0.75, "Huawei": 0.7}
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure: detection and
 # restart plus half a checkpoint interval (1 h interval assumed).
 FAILURES_PER_GPU_DAY = 419 / (54 * 16384)
-HOURS_LOST_PER_FAILURE = 1.5
+HOURS_LOST_PER_FAILURE = 0.5
 # Share of time spent writing checkpoints (asynchronous checkpointing keeps it small).
 CHECKPOINT_OVERHEAD = 0.02
 # Fraction of the gradient traffic hidden behind the backward pass (bucketed all-reduce).

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases import MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
+from cases import HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
 
 from advisor import catalog  # noqa: E402
 from advisor.estimate import estimate_for  # noqa: E402
@@ -60,10 +60,10 @@ def _comparators():
     return comparators
 
 
-def build_rows():
+def build_rows(time_cases=TIME_CASES, memory_cases=MEMORY_CASES):
     comp = _comparators()
     time_rows, mem_rows = [], []
-    for case in TIME_CASES:
+    for case in time_cases:
         ours = ours_time(case)
         others = comp.predict_time(case) if comp else {}
         for metric in ("gpu_hours", "days", "tokens_per_s_per_gpu", "mfu", "hw_tflops"):
@@ -76,7 +76,7 @@ def build_rows():
                 row[name] = values.get(metric)
                 row["err_" + name] = err(values.get(metric), measured)
             time_rows.append(row)
-    for case in MEMORY_CASES:
+    for case in memory_cases:
         ours = ours_memory(case)
         others = comp.predict_memory(case) if comp else {}
         row = {"case": case.row, "metric": f"peak GB ({case.reading})", "measured": case.measured_gb,
@@ -108,10 +108,13 @@ def _pct(v):
     return "–" if v is None else f"{v:+.0%}"
 
 
-def markdown(time_rows, mem_rows) -> str:
+def markdown(time_rows, mem_rows, held_rows=()) -> str:
     names = sorted({k[4:] for r in time_rows + mem_rows for k in r if k.startswith("err_") and k != "err_ours"})
     out = []
-    for title, rows in (("Training time and throughput", time_rows), ("Peak memory per GPU", mem_rows)):
+    sections = [("Training time and throughput", time_rows), ("Peak memory per GPU", mem_rows)]
+    if held_rows:
+        sections.append(("Held-out published runs (not used to fit anything)", held_rows))
+    for title, rows in sections:
         out.append(f"### {title}\n")
         head = ["case", "metric", "measured", "ours", "error"] + [f"{n}" for n in names] + [f"{n} error" for n in names]
         out.append("| " + " | ".join(head) + " |")
@@ -126,7 +129,7 @@ def markdown(time_rows, mem_rows) -> str:
         for n in ["ours", *names]:
             groups = [("GPU-hours and days", [r for r in rows if r["metric"] in ("gpu_hours", "days")]),
                       ("throughput", [r for r in rows if r["metric"] not in ("gpu_hours", "days")])] \
-                if rows is time_rows else [("memory", rows)]
+                if rows is not mem_rows else [("memory", rows)]
             for label, group in groups:
                 s = summary(group, "err_" + n)
                 if s:
@@ -141,7 +144,8 @@ def markdown(time_rows, mem_rows) -> str:
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
-    print(markdown(time_rows, mem_rows))
+    held_rows, _ = build_rows(HELD_OUT, [])
+    print(markdown(time_rows, mem_rows, held_rows))
     return 0
 
 

@@ -125,3 +125,15 @@ def test_calibration_time_never_off_by_2x():
         for pred, meas in checks:
             if meas is not None:
                 assert 0.5 < pred / meas < 2, (case.row, pred, meas)
+
+
+def test_held_out_published_runs_generalise():
+    """Runs outside the calibration set (never used to fit): median GPU-hours error <= 15%."""
+    from cases import HELD_OUT
+
+    errors = []
+    for case in HELD_OUT:
+        req = parse(case.request)
+        est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+        errors.append(_err(est.gpu_hours, case.gpu_hours))
+    assert statistics.median(errors) <= 0.15
