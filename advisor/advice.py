@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.estimate import Estimate, best_layout
 from advisor.parser import parse
-from advisor.planner import DEFAULT_HORIZON_DAYS, Plan, PlanResult, make_plan, search
+from advisor.planner import DEFAULT_HORIZON_DAYS, Plan, PlanResult, make_plan, search, suggest
 from advisor.prices import price_book
 from advisor.render import phrase, render
 from advisor.request import TrainingRequest
@@ -68,13 +68,17 @@ class Advice(BaseModel):
         out["infra"] = p.infra.model_dump()
         out["cost"] = p.costs.model_dump()
         out["alternatives"] = [_summary(a) for a in self.result.alternatives]
+        out["suggestions"] = [
+            {"change": sg.change, "value": sg.value, **(_summary(sg.plan) if sg.plan else {})}
+            for sg in self.result.suggestions
+        ]
         out["warnings"] = self.warnings
         return out
 
 
 def _summary(p: Plan) -> dict:
     lay = p.estimate.layout
-    return {"gpu": p.gpu, "gpu_count": lay.gpu_count, "nodes": lay.nodes, "days": p.days,
+    return {"gpu": p.gpu, "method": p.method, "why": p.label, "gpu_count": lay.gpu_count, "nodes": lay.nodes, "days": p.days,
             "gpu_hours": p.estimate.gpu_hours, "cost": p.rent, "currency": p.costs.currency,
             "memory_gib_per_gpu": p.estimate.memory.total, "meets_deadline": p.meets_deadline,
             "within_budget": p.within_budget}
@@ -105,6 +109,11 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[str]:
         out.append(phrase(lang, "warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
         out.append(phrase(lang, "warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
+    for sg in result.suggestions:
+        plan = sg.plan
+        out.append(phrase(lang, "suggestion", sg.change, value=sg.value, gpu=plan.gpu if plan else None,
+                          count=plan.estimate.layout.gpu_count if plan else None,
+                          days=plan.days if plan else None, cost=plan.rent if plan else None, cur=req.currency))
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(phrase(lang, "warning", "estimated_prices"))
     return out
@@ -121,9 +130,20 @@ def advise(text: str, lang: str | None = None) -> Advice:
         budget = book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
         plan = make_plan(request, shape, gpu, est, book, horizon, budget)
         result = PlanResult(best=plan, alternatives=[], considered=1, horizon_days=horizon, conflict=None)
+        if not est.fits or not plan.meets_deadline:
+            result.suggestions = suggest(request, shape, book, result)
     else:
         result = search(request, shape, book)
     return Advice(request=request, result=result, warnings=_warnings(request, result))
+
+
+def render_rfq(result: Advice) -> str | None:
+    """A vendor-ready request for quote for the plan: bill of materials, cluster, terms."""
+    if result.plan is None:
+        return None
+    lang = result.request.lang
+    return render(f"rfq.{lang}.txt.j2", q=result.request, e=result.estimate, p=result.plan,
+                  gpu=catalog.get_gpu(result.plan.gpu))
 
 
 def render_text(result: Advice) -> str:

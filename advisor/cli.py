@@ -14,6 +14,7 @@ import traceback
 
 from advisor import advice
 from advisor.parser import RequestError, detect_lang
+from advisor.prices import ConfigError
 
 
 class UsageError(Exception):
@@ -34,6 +35,12 @@ def cmd_ask(args) -> int:
         return 2
     if args.json:
         _print_json(result.to_json())
+    elif args.rfq:
+        rfq = advice.render_rfq(result)
+        if rfq is None:
+            print(advice.render_text(result))
+            return 1
+        print(rfq)
     else:
         print(advice.render_text(result))
     return 0
@@ -50,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("text", nargs="+", help='e.g. "70B full-finetune 1TB 14d budget"')
     ask.add_argument("--json", action="store_true", help="print the recommendation as JSON")
     ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
+    ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
     ask.set_defaults(func=cmd_ask)
     return parser
 
@@ -59,11 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except UsageError as err:
+    except (UsageError, ConfigError) as err:
         print(str(err), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 1
+    except BrokenPipeError:  # the reader closed the pipe (e.g. `| head`): nothing to report
+        sys.stderr.close()
+        return 0
     except Exception as err:  # anything unexpected: short line, details only on request
         print(f"gpu-advisor: internal error: {err.__class__.__name__}: {err}", file=sys.stderr)
         if os.environ.get("GPU_ADVISOR_DEBUG"):

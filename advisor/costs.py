@@ -28,6 +28,14 @@ GPU_SHARE_OF_SERVER = 0.5
 GUIDE_TCO_RULE = (1.6, 1.8)
 # Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
 CLUSTER_EXTRA = 0.15
+# Where owned servers would be hosted: the electricity price regions that cover each city
+# (matched against the `region` of the reference prices). Without a city, the national
+# average.
+CITY_POWER_REGIONS = {
+    "shenzhen": ("Guangdong", "South China"), "guangzhou": ("Guangzhou", "Guangdong"),
+    "chengdu": ("Sichuan", "Chengdu"), "shanghai": ("East & South China",),
+    "hangzhou": ("East & South China",), "beijing": ("CN",),
+}
 
 
 class Costs(BaseModel):
@@ -51,11 +59,23 @@ class Costs(BaseModel):
     decision: str
     decision_reason: str
     price_sources: list[dict]
+    fx: dict
 
 
 def _src(p, role: str) -> dict:
     return {"role": role, "provider": p.provider, "price": p.price, "currency": p.currency,
             "unit": p.unit, "as_of": p.as_of, "estimate": p.estimate, "source": p.cite}
+
+
+def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
+    """The city's electricity price when we have one, else the market's national average."""
+    offers = book.offers("electricity", "", req.market)
+    wanted = CITY_POWER_REGIONS.get(req.city or "", ("CN", "US"))
+    for key in wanted:
+        matches = [p for p in offers if key.lower() in p.region.lower()]
+        if matches:
+            return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
+    return book.best("electricity", "", req.market, currency)
 
 
 def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -> Costs:
@@ -108,7 +128,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     if capex and lay.nodes > 1:
         capex *= 1 + CLUSTER_EXTRA
     power_year = hosting_year = tco = breakeven = None
-    electricity = book.best("electricity", "", mkt, cur)
+    electricity = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
     pue = book.best("pue", "", mkt, "")
     if capex:
@@ -129,6 +149,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
 
     if rent_total is None and capex is None:
         decision, reason = "rent", "no_price"
+    elif days is None:
+        decision, reason = "rent", "no_duration"
     elif req.rent_or_buy == "buy" and capex:
         decision, reason = "buy", "asked_buy"
     elif breakeven is not None and breakeven <= 18 and (days or 0) > 180:
@@ -137,7 +159,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         decision = "rent"
         reason = "short_job" if (days or 0) < 180 else ("breakeven_long" if breakeven else "no_buy_price")
     return Costs(
-        currency=cur, known=rent_total is not None,
+        currency=cur, known=per_hour is not None or per_month is not None,
         rent_per_gpu_hour=per_hour, rent_hourly_total=hourly_total, rent_per_gpu_month=per_month,
         rent_monthly_total=monthly_total, monthly_min_term_months=min_term,
         offpeak_per_gpu_hour=book.value(offpeak, cur) if lay.nodes == 1 else None,
@@ -146,4 +168,5 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
         power_cost_year=power_year, hosting_cost_year=hosting_year, breakeven_months=breakeven,
         decision=decision, decision_reason=reason, price_sources=sources,
+        fx={"usd_cny": book.usd_cny, "as_of": book.fx_as_of, "source": book.fx_source},
     )

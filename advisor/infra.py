@@ -80,8 +80,7 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
     reasons["storage"] = (f"max of the 2 GB/s floor, 3x the average dataset read ({read:.2f} GB/s) and a"
                           f" {ckpt_bytes / 1e12:.2f} TB checkpoint in 5 minutes ({write:.1f} GB/s)")
-    shared = "local NVMe + object storage for checkpoints" if lay.nodes == 1 else (
-        "parallel file system (Lustre, GPFS or a vendor equivalent) + object storage for checkpoint backups")
+    shared = "local NVMe" if lay.nodes == 1 else "parallel file system (Lustre, GPFS or a vendor equivalent)"
 
     intra = f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:.0f} GB/s per GPU"
     if lay.nodes > 1:

@@ -9,6 +9,8 @@ user asks for speed.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel
 
 from advisor import catalog
@@ -27,6 +29,8 @@ MAX_GPUS = 4096
 
 class Plan(BaseModel):
     gpu: str
+    method: str
+    label: str | None = None  # why it is shown as an alternative
     estimate: Estimate
     infra: Infrastructure
     costs: Costs
@@ -42,6 +46,15 @@ class Plan(BaseModel):
         return self.estimate.days
 
 
+class Suggestion(BaseModel):
+    """The cheapest change that makes an impossible request work."""
+
+    change: Literal["more_gpus", "auto_layout", "smaller_batch", "recompute", "qlora", "shorter_seq",
+                    "longer_deadline"]
+    value: int | float | str | None = None
+    plan: Plan | None = None
+
+
 class PlanResult(BaseModel):
     best: Plan | None
     alternatives: list[Plan]
@@ -50,6 +63,7 @@ class PlanResult(BaseModel):
     conflict: str | None  # "budget" when deadline and budget cannot both hold
     nearest_deadline: Plan | None = None
     nearest_budget: Plan | None = None
+    suggestions: list[Suggestion] = []
 
 
 def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
@@ -63,8 +77,8 @@ def make_plan(req: TrainingRequest, m: ModelShape, gpu: GPU, est: Estimate, book
     costs = plan_costs(req, gpu, est, book)
     meets = est.days is None or est.days <= horizon
     within = budget is None or (costs.rent_total is not None and costs.rent_total <= budget)
-    return Plan(gpu=gpu.name, estimate=est, infra=plan_infrastructure(req, gpu, est), costs=costs,
-                meets_deadline=meets, within_budget=within)
+    return Plan(gpu=gpu.name, method=req.method, estimate=est, infra=plan_infrastructure(req, gpu, est),
+                costs=costs, meets_deadline=meets, within_budget=within)
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
@@ -81,7 +95,7 @@ def _sort_key(req: TrainingRequest):
     return key
 
 
-def search(req: TrainingRequest, m: ModelShape, book: PriceBook) -> PlanResult:
+def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: bool = True) -> PlanResult:
     horizon = req.deadline_days or DEFAULT_HORIZON_DAYS
     budget = _budget(req, book)
     plans: list[Plan] = []
@@ -89,15 +103,17 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook) -> PlanResult:
     for gpu in candidate_gpus(req):
         counts = [req.gpu_count] if req.gpu_count else [c for c in candidate_counts(gpu) if c <= MAX_GPUS]
         smallest_fit: Plan | None = None
+        fastest: Plan | None = None
         skip_below = 0
         for count in counts:
-            if count < skip_below:
+            if count < skip_below and count != counts[-1]:
                 continue
             est = best_layout(m, req, gpu, count)
             considered += 1
             if not est.fits:
                 continue
             plan = make_plan(req, m, gpu, est, book, horizon, budget)
+            fastest = plan
             if smallest_fit is None:
                 smallest_fit = plan
                 plans.append(plan)
@@ -108,6 +124,9 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook) -> PlanResult:
                 if plan is not smallest_fit:
                     plans.append(plan)
                 break
+        else:
+            if fastest is not None and fastest is not smallest_fit:
+                plans.append(fastest)  # the deadline cannot be met: keep the fastest try
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
     key = _sort_key(req)
     conflict = None
@@ -123,34 +142,90 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook) -> PlanResult:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
         best = on_time[0] if on_time else (min(plans, key=lambda p: p.days or float("inf")) if plans else None)
-    alternatives = _alternatives(best, plans, req, key)
-    return PlanResult(best=best, alternatives=alternatives, considered=considered, horizon_days=horizon,
-                      conflict=conflict, nearest_deadline=nearest_deadline, nearest_budget=nearest_budget)
+    alts = _alternatives(best, plans, req, key) if alternatives else []
+    if alternatives and best is not None and req.method == "full-finetune":
+        lora = _peft_alternative(req, m, book, best)
+        if lora is not None:
+            alts = (alts[:4] + [lora])
+    result = PlanResult(best=best, alternatives=alts, considered=considered, horizon_days=horizon,
+                        conflict=conflict, nearest_deadline=nearest_deadline, nearest_budget=nearest_budget)
+    if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
+        result.suggestions = suggest(req, m, book, result)
+    return result
+
+
+def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
+    """The same job as LoRA on the best plan's GPU type: far less memory, often fewer GPUs."""
+    lora = req.model_copy(update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": best.gpu,
+                                  "gpu_count": None})
+    found = search(lora, m, book, alternatives=False).best
+    if found is None or not found.costs.known:
+        return None
+    return found.model_copy(update={"label": "lora"})
+
+
+def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanResult) -> list[Suggestion]:
+    """When nothing fits or the deadline cannot be met, the cheapest changes that would work."""
+    out: list[Suggestion] = []
+    best = result.best
+    if best is not None and best.estimate.fits and not best.meets_deadline and best.days:
+        out.append(Suggestion(change="longer_deadline", value=round(best.days + 0.5), plan=best))
+    if req.gpu_count and best is not None and (not best.estimate.fits or not best.meets_deadline):
+        # Hardware given: the same GPU type at the count that fits and meets the deadline.
+        wider = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
+        if wider is not None and wider.estimate.fits and wider.meets_deadline \
+                and wider.estimate.layout.gpu_count > req.gpu_count:
+            out.insert(0, Suggestion(change="more_gpus", value=wider.estimate.layout.gpu_count, plan=wider))
+    if best is None or not best.estimate.fits:
+        # Offload is already tried by the layout search when nothing else fits.
+        variants = []
+        knobs = [k for k in ("micro_batch", "recompute", "zero_stage", "offload") if req.given(k)]
+        if knobs:
+            variants.append(("auto_layout", ", ".join(knobs), {
+                "micro_batch": None, "recompute": None, "zero_stage": None, "offload": "none",
+                "user_set": [k for k in req.user_set if k not in knobs]}))
+        if req.micro_batch and req.micro_batch > 1:
+            variants.append(("smaller_batch", 1, {"micro_batch": 1}))
+        if req.recompute in ("none", "selective"):
+            variants.append(("recompute", "full", {"recompute": "full"}))
+        if req.method != "qlora":
+            variants.append(("qlora", "qlora", {"method": "qlora", "lora_rank": req.lora_rank or 16,
+                                                "lora_targets": req.lora_targets or "all"}))
+        if req.seq_len > 512:
+            variants.append(("shorter_seq", req.seq_len // 2, {"seq_len": req.seq_len // 2}))
+        for change, value, update in variants:
+            # Let the planner choose the count too: the change alone may still need more cards.
+            found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
+            if found is not None and found.estimate.fits:
+                out.append(Suggestion(change=change, value=value, plan=found))
+    return out[:3]
 
 
 def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, key) -> list[Plan]:
     """Up to five plans that differ in ways a user weighs: cheaper but slower, other GPU
-    types and generations, consumer cards, fewer nodes."""
+    types and generations, consumer cards, fewer nodes (LoRA is added by the caller)."""
     if best is None:
         return []
     out: list[Plan] = []
     seen = {(best.gpu, best.estimate.layout.gpu_count)}
+    best_gpu = catalog.get_gpu(best.gpu)
 
-    def add(p: Plan | None):
+    def add(p: Plan | None, label: str):
         if p and (p.gpu, p.estimate.layout.gpu_count) not in seen and len(out) < 5:
             seen.add((p.gpu, p.estimate.layout.gpu_count))
-            out.append(p)
+            out.append(p.model_copy(update={"label": label}))
 
     # Alternatives that take more than twice the time available are not worth showing.
     limit = 2 * max(best.days or 0, req.deadline_days or DEFAULT_HORIZON_DAYS)
     priced = sorted([p for p in plans if p.costs.known and (p.days is None or p.days <= limit)], key=key)
     slower = [p for p in priced if p.gpu == best.gpu and p.estimate.layout.gpu_count < best.estimate.layout.gpu_count]
-    add(slower[0] if slower else None)
+    add(slower[0] if slower else None, "cheaper_slower")
     others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
-    for p in others[:2]:
-        add(p)
-    add(next((p for p in priced if catalog.get_gpu(p.gpu).consumer), None))
-    add(next((p for p in priced if p.estimate.layout.nodes < best.estimate.layout.nodes), None))
-    for p in priced:
-        add(p)
+    add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
+    add(next((p for p in others if catalog.get_gpu(p.gpu).architecture != best_gpu.architecture), None),
+        "other_generation")
+    add(next((p for p in priced if catalog.get_gpu(p.gpu).consumer), None), "consumer")
+    add(next((p for p in priced if p.estimate.layout.nodes < best.estimate.layout.nodes), None), "fewer_nodes")
+    for p in others:
+        add(p, "other_gpu")
     return out

@@ -7,6 +7,7 @@ and migrated on first use and seeded from data/reference_prices.toml. Plans read
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from dataclasses import dataclass
@@ -17,6 +18,10 @@ import sqlite_utils
 from advisor.resources import data_dir
 
 REFERENCE_SOURCE = "reference"
+
+
+class ConfigError(ValueError):
+    """A setting (environment variable) the program cannot use."""
 
 # Each migration runs once, in order, inside a transaction; `migrations` records them.
 MIGRATIONS = [
@@ -42,6 +47,25 @@ MIGRATIONS = [
             UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price)
         )"""),
     (2, "CREATE INDEX IF NOT EXISTS observations_gpu_kind ON observations (gpu, kind, market)"),
+    # Imported files (advisor/imports.py). `layout`: the file layout a row came from
+    # ('skypilot' snapshots, which the digest compares; 'quotes'; '' for the reference seed).
+    (3, "ALTER TABLE observations ADD COLUMN layout TEXT NOT NULL DEFAULT ''"),
+    # 0: the offer was listed on that date with no usable price of this kind (an empty cell,
+    # or SkyPilot's 0 placeholder); `price` is then 0. Keeps "offer listed" apart from "priced".
+    (4, "ALTER TABLE observations ADD COLUMN priced INTEGER NOT NULL DEFAULT 1"),
+    # The price exactly as the source published it (SkyPilot: per instance-hour; NULL for an
+    # empty cell), and its unit ('instance-hour', 'server-month', ...); `price` is per `unit`.
+    (5, "ALTER TABLE observations ADD COLUMN published_price REAL"),
+    (6, "ALTER TABLE observations ADD COLUMN published_unit TEXT NOT NULL DEFAULT ''"),
+    # The GPU name and count as the source spells them ('A100', 12); `gpu`/`gpus` are the
+    # catalog name and the real count.
+    (7, "ALTER TABLE observations ADD COLUMN source_gpu TEXT NOT NULL DEFAULT ''"),
+    (8, "ALTER TABLE observations ADD COLUMN source_gpus INTEGER"),
+    (9, "ALTER TABLE observations ADD COLUMN vcpus REAL"),
+    (10, "ALTER TABLE observations ADD COLUMN memory_gib REAL"),
+    # The digest: one source's snapshot on a date, and the previous date of a source.
+    (11, "CREATE INDEX IF NOT EXISTS observations_layout_source_date ON observations (layout, source, as_of)"),
+    (12, "CREATE INDEX IF NOT EXISTS observations_layout_date ON observations (layout, as_of)"),
 ]
 
 
@@ -99,6 +123,7 @@ class Price:
     cite: str
     min_term_months: int = 0
     gpus: int = 1
+    region: str = ""
 
     def label(self) -> str:
         flag = " (estimate)" if self.estimate else ""
@@ -117,7 +142,7 @@ class PriceBook:
             p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
                       price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
                       estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
-                      gpus=r["gpus"])
+                      gpus=r["gpus"], region=r["region"])
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -138,6 +163,9 @@ class PriceBook:
                 return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
         return None
 
+    def offers(self, kind: str, gpu: str, market: str) -> list[Price]:
+        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0]
+
     def value(self, price: Price | None, currency: str) -> float | None:
         return None if price is None else self.convert(price.price, price.currency, currency)
 
@@ -154,8 +182,29 @@ def _book_for(path: str, mtime: float) -> PriceBook:
     return PriceBook(rows, fx["usd_cny"], fx["as_of"], fx["source"])
 
 
+def exchange_rate() -> tuple[float, str, str] | None:
+    """The USD->CNY rate set by configuration (GPU_ADVISOR_USD_CNY, optionally "7.12@2026-11-20"),
+    with its date and where it came from; None when not configured."""
+    raw = os.environ.get("GPU_ADVISOR_USD_CNY", "").strip()
+    if not raw:
+        return None
+    rate, _, as_of = raw.partition("@")
+    try:
+        value = float(rate)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 100:
+        raise ConfigError(f"GPU_ADVISOR_USD_CNY must look like 7.12 or 7.12@2026-11-20, not {raw!r}")
+    return value, as_of or "not dated", "GPU_ADVISOR_USD_CNY setting"
+
+
 def price_book(path: str | None = None) -> PriceBook:
     """Cached per database file and modification time, so an import changes the next answer."""
     p = path or db_path()
     open_store(p).conn.close()
-    return _book_for(os.path.abspath(p), os.path.getmtime(p))
+    book = _book_for(os.path.abspath(p), os.path.getmtime(p))
+    configured = exchange_rate()
+    if configured:
+        book = copy.copy(book)
+        book.usd_cny, book.fx_as_of, book.fx_source = configured
+    return book

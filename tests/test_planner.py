@@ -59,7 +59,9 @@ def test_price_store_is_a_real_sqlite_file_seeded_once(cli, tmp_path):
     db = sqlite3.connect(tmp_path / "test.db")
     count = db.execute("select count(*) from observations").fetchone()[0]
     versions = [r[0] for r in db.execute("select version from migrations order by version")]
-    assert count > 50 and versions == [1, 2]
+    from advisor.prices import MIGRATIONS
+
+    assert count > 50 and versions == [version for version, _ in MIGRATIONS]
     db.close()
     _ask(cli, "7b lora 20GB 3d")
     db = sqlite3.connect(tmp_path / "test.db")
@@ -74,3 +76,57 @@ def test_terminal_answer_has_every_section(cli):
     zh = cli("ask", "70B 全量微调 1TB 14天 预算")
     for heading in ("方案", "每卡显存", "每台服务器", "费用", "签约前检查"):
         assert heading in zh.stdout
+
+
+def test_deadline_and_budget_conflict_shows_both_nearest_plans(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d budget ¥670k")
+    warning = next(w for w in data["warnings"] if "budget" in w and "deadline" in w.lower())
+    assert "Meets the deadline" in warning and "Within budget" in warning
+
+
+def test_full_finetune_gets_a_lora_alternative(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d budget")
+    lora = [a for a in data["alternatives"] if a["method"] == "lora"]
+    assert lora and lora[0]["why"] == "lora"
+    assert all(a["why"] for a in data["alternatives"])
+
+
+def test_impossible_hardware_gets_the_change_that_would_work(cli):
+    slow = _ask(cli, "70B full-finetune 1TB 14d on 8xH800")
+    more = [s for s in slow["suggestions"] if s["change"] == "more_gpus"]
+    assert more and more[0]["gpu_count"] > 8 and more[0]["days"] <= 14
+    assert any("What would work" in w for w in slow["warnings"])
+    stuck = _ask(cli, "70B full-finetune seq 4096 mbs 8 on 1xRTX4090 recompute none")
+    assert stuck["plan"]["fits"] is False
+    assert stuck["suggestions"] and stuck["suggestions"][0]["change"] == "auto_layout"
+
+
+def test_speed_first_is_never_slower_than_cost_first(cli):
+    cheap = _ask(cli, "13B full-finetune 200GB 7d")
+    fast = _ask(cli, "13B full-finetune 200GB 7d fast")
+    assert fast["training"]["days"] <= cheap["training"]["days"]
+
+
+def test_request_for_quote(cli):
+    out = cli("ask", "--rfq", "70B full-finetune 1TB 14d budget")
+    assert out.returncode == 0
+    for line in ("REQUEST FOR QUOTE", "Bill of materials, per server", "nvidia-smi topo -m", "SLA",
+                 "pilot", "per GPU-month"):
+        assert line in out.stdout
+    zh = cli("ask", "--rfq", "13B 全量微调 200GB数据 7天")
+    assert "询价单" in zh.stdout and "每台服务器配置" in zh.stdout
+
+
+def test_city_sets_the_electricity_price(cli):
+    sz = _ask(cli, "70B full-finetune 1TB 14d city shenzhen")
+    cd = _ask(cli, "70B full-finetune 1TB 14d city chengdu")
+    power = lambda d: next(s for s in d["cost"]["price_sources"] if s["role"].startswith("electricity"))
+    assert power(sz)["price"] > power(cd)["price"]  # Guangdong costs more than Sichuan
+
+
+def test_exchange_rate_is_configuration_with_its_date(cli):
+    data = json.loads(cli("ask", "70B full-finetune 1TB 14d", "--json",
+                          env={"GPU_ADVISOR_USD_CNY": "8.0@2026-11-01"}).stdout)
+    assert data["cost"]["fx"] == {"usd_cny": 8.0, "as_of": "2026-11-01", "source": "GPU_ADVISOR_USD_CNY setting"}
+    bad = cli("ask", "70B full-finetune 1TB 14d", env={"GPU_ADVISOR_USD_CNY": "lots"})
+    assert bad.returncode == 2 and "GPU_ADVISOR_USD_CNY" in bad.stderr and "Traceback" not in bad.stderr
