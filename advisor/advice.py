@@ -10,7 +10,15 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.estimate import Estimate, best_layout
 from advisor.parser import parse
-from advisor.planner import DEFAULT_HORIZON_DAYS, Plan, PlanResult, make_plan, search, suggest
+from advisor.planner import (
+    DEFAULT_HORIZON_DAYS,
+    Plan,
+    PlanResult,
+    make_plan,
+    search,
+    suggest,
+    with_infrastructure,
+)
 from advisor.prices import price_book
 from advisor.render import phrase, render
 from advisor.request import TrainingRequest
@@ -128,7 +136,7 @@ def advise(text: str, lang: str | None = None) -> Advice:
         est = best_layout(shape, request, gpu, request.gpu_count)
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
         budget = book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
-        plan = make_plan(request, shape, gpu, est, book, horizon, budget)
+        plan = with_infrastructure(request, make_plan(request, shape, gpu, est, book, horizon, budget))
         result = PlanResult(best=plan, alternatives=[], considered=1, horizon_days=horizon, conflict=None)
         if not est.fits or not plan.meets_deadline:
             result.suggestions = suggest(request, shape, book, result)

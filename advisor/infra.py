@@ -9,6 +9,8 @@ from pydantic import BaseModel
 from advisor.catalog import GPU
 from advisor.estimate import Estimate
 from advisor.request import TrainingRequest
+from advisor.shapes import shape_for
+from advisor.throughput import estimate_throughput
 
 # At least 8 vCPUs per GPU so data loading never starves the GPU (source guide, Shenzhen);
 # 12 for pre-training, whose loaders stream and tokenise more data per GPU-hour (assumed),
@@ -50,6 +52,22 @@ def _round_up(x: float, step: float) -> float:
     return math.ceil(x / step) * step
 
 
+def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[str, int, float]:
+    """The cheapest inter-node bandwidth per GPU that costs under 5% of speed, from the plan's
+    own data-parallel traffic (advisor/throughput.py)."""
+    shape = shape_for(req)
+    results = []
+    for name, gbps in (("roce100", 100), ("hdr200", 200), ("ndr400", 400)):
+        thr = estimate_throughput(shape, req, est.layout, gpu, name)
+        results.append((name, gbps, thr.tokens_per_s_per_gpu, thr.efficiency["data"]))
+    fastest = max(r[2] for r in results)
+    for name, gbps, speed, share in results:
+        if speed >= 0.95 * fastest:
+            return name, gbps, share
+    name, gbps, _, share = results[-1]
+    return name, gbps, share
+
+
 def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
     lay = est.layout
     per_node = lay.gpus_per_node
@@ -84,12 +102,13 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
 
     intra = f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:.0f} GB/s per GPU"
     if lay.nodes > 1:
-        per_gpu = est.throughput.network
-        gbps = {"ndr400": 400, "hdr200": 200, "roce100": 100}[per_gpu]
-        fabric = "InfiniBand NDR or RoCE" if gbps >= 400 else "InfiniBand HDR or RoCE"
-        inter = f"{fabric}, {gbps} Gb/s per GPU ({gbps * per_node // 1000 if gbps * per_node >= 1000 else gbps * per_node} {'Tb/s' if gbps * per_node >= 1000 else 'Gb/s'} per node), rail-optimised, non-blocking"
-        reasons["network"] = (f"data-parallel traffic leaves {est.throughput.efficiency['data']:.0%} of step time"
-                              f" as compute at this bandwidth")
+        net, gbps, share = size_network(req, gpu, est)
+        fabric = "InfiniBand NDR or RoCE" if gbps >= 400 else "InfiniBand HDR or RoCE" if gbps >= 200 else "RoCE"
+        per_node_gbps = gbps * per_node
+        inter = (f"{fabric}, {gbps} Gb/s per GPU ({per_node_gbps / 1000:g} Tb/s per node),"
+                 " rail-optimised, non-blocking")
+        reasons["network"] = (f"the slowest of 100/200/400 Gb/s per GPU that keeps gradient and parameter"
+                              f" traffic within 5% of the fastest: {share:.0%} of step time is compute")
     else:
         inter = "none needed between GPUs (single node); 10-25 Gb/s for data and management"
         reasons["network"] = "all GPUs in one server"

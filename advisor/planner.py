@@ -32,7 +32,7 @@ class Plan(BaseModel):
     method: str
     label: str | None = None  # why it is shown as an alternative
     estimate: Estimate
-    infra: Infrastructure
+    infra: Infrastructure | None = None  # filled for the plan that is answered (sizing is not free)
     costs: Costs
     meets_deadline: bool
     within_budget: bool
@@ -77,8 +77,14 @@ def make_plan(req: TrainingRequest, m: ModelShape, gpu: GPU, est: Estimate, book
     costs = plan_costs(req, gpu, est, book)
     meets = est.days is None or est.days <= horizon
     within = budget is None or (costs.rent_total is not None and costs.rent_total <= budget)
-    return Plan(gpu=gpu.name, method=req.method, estimate=est, infra=plan_infrastructure(req, gpu, est),
-                costs=costs, meets_deadline=meets, within_budget=within)
+    return Plan(gpu=gpu.name, method=req.method, estimate=est, costs=costs, meets_deadline=meets,
+                within_budget=within)
+
+
+def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
+    if plan is None or plan.infra is not None:
+        return plan
+    return plan.model_copy(update={"infra": plan_infrastructure(req, catalog.get_gpu(plan.gpu), plan.estimate)})
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
@@ -147,6 +153,8 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         lora = _peft_alternative(req, m, book, best)
         if lora is not None:
             alts = (alts[:4] + [lora])
+    if alternatives:
+        best = with_infrastructure(req, best)
     result = PlanResult(best=best, alternatives=alts, considered=considered, horizon_days=horizon,
                         conflict=conflict, nearest_deadline=nearest_deadline, nearest_budget=nearest_budget)
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):

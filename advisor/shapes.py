@@ -13,7 +13,7 @@ experts, MLA projections, norms, and embeddings (twice when untied).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from advisor import catalog
 from advisor.catalog import ModelShape
@@ -48,22 +48,19 @@ class ParamCounts:
     dense_layers: int
     moe_layers: int
     extra: float  # e.g. DeepSeek-V3's multi-token-prediction module
+    total: float = field(init=False)
+    experts: float = field(init=False)
+
+    def __post_init__(self):
+        # Totals are read thousands of times by the layout search: computed once here.
+        dense = self.dense_layers * (self.layer_dense_part + self.dense_mlp_per_layer)
+        moe = self.moe_layers * (self.layer_dense_part + self.expert_mlp_per_layer + self.shared_mlp_per_layer)
+        object.__setattr__(self, "total", dense + moe + self.embedding + self.output + self.extra)
+        object.__setattr__(self, "experts", self.moe_layers * self.expert_mlp_per_layer)
 
     @property
     def layer_dense_part(self) -> float:
         return self.attention_per_layer + self.norms_per_layer
-
-    @property
-    def total(self) -> float:
-        dense = self.dense_layers * (self.layer_dense_part + self.dense_mlp_per_layer)
-        moe = self.moe_layers * (
-            self.layer_dense_part + self.expert_mlp_per_layer + self.shared_mlp_per_layer
-        )
-        return dense + moe + self.embedding + self.output + self.extra
-
-    @property
-    def experts(self) -> float:
-        return self.moe_layers * self.expert_mlp_per_layer
 
     @property
     def non_expert(self) -> float:
