@@ -128,7 +128,38 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[str]:
 
 
 def advise(text: str, lang: str | None = None) -> Advice:
-    request = parse(text, lang)
+    return advise_request(parse(text, lang))
+
+
+def plan_context(result: Advice) -> dict:
+    """The plan's headline numbers under the names FAQ answers and follow-ups quote."""
+    p, r = result.plan, result.request
+    ctx = {"method": r.method, "params_b": r.params_b, "currency": r.currency}
+    if p is None:
+        return ctx
+    e, lay = p.estimate, p.estimate.layout
+    gpu = catalog.get_gpu(p.gpu)
+    ctx.update(
+        gpu=p.gpu, gpu_count=lay.gpu_count, nodes=lay.nodes, gpus_per_node=lay.gpus_per_node, tp=lay.tp,
+        pp=lay.pp, dp=lay.dp, zero_stage=lay.zero_stage, mem_per_gpu_gib=round(e.memory.total, 1),
+        gpu_mem_gib=round(e.usable_gib, 1), days=round(e.days, 2) if e.days else None,
+        gpu_hours=round(e.gpu_hours) if e.gpu_hours else None,
+        mfu_pct=round(e.throughput.mfu * 100) if e.days else None,
+        interconnect=f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
+        rent_total=round(p.costs.rent_total) if p.costs.rent_total else None,
+        buy_capex=round(p.costs.buy_capex) if p.costs.buy_capex else None,
+        decision=p.costs.decision,
+        breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
+        fits=e.fits,
+    )
+    if p.infra:
+        ctx.update(cpu_cores_per_node=p.infra.cpu_cores_per_node, ram_gib_per_node=p.infra.ram_gib_per_node,
+                   nvme_tb_per_node=p.infra.nvme_tb_per_node, storage_read_gb_s=p.infra.storage_read_gb_per_s,
+                   network=p.infra.network["inter_node"], power_kw_per_node=p.infra.power_kw_per_node)
+    return ctx
+
+
+def advise_request(request: TrainingRequest) -> Advice:
     shape = shape_for(request)
     book = price_book()
     if request.gpu and request.gpu_count:
@@ -154,6 +185,13 @@ def render_rfq(result: Advice) -> str | None:
                   gpu=catalog.get_gpu(result.plan.gpu))
 
 
-def render_text(result: Advice) -> str:
+def render_text(result: Advice, checklist: bool = True) -> str:
+    """The whole answer as text; `checklist=False` leaves out the checks before signing (the
+    bot posts them in the thread)."""
     lang = result.request.lang
-    return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan)
+    return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan,
+                  checklist=checklist)
+
+
+def render_checklist(result: Advice) -> str:
+    return render(f"checklist.{result.request.lang}.txt.j2")

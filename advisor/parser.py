@@ -49,6 +49,19 @@ FILLER = {
 }
 
 
+# Words that may follow "on"/"用"/"with" without being a GPU name.
+NOT_GPU_WORDS = {"lora", "qlora", "fsdp", "bf16", "fp16", "fp8", "fp32", "pure-bf16", "adamw", "adamw8bit",
+                 "lion", "sgd", "offload", "recompute", "full", "sft", "pretrain", "cpt", "usd", "cny", "rmb"}
+# Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
+WHATIF_FILLER = frozenset({
+    "what", "if", "about", "how", "instead", "had", "have", "has", "only", "then", "and", "or", "we",
+    "us", "it", "is", "was", "were", "would", "could", "switch", "change", "try", "go", "more", "just",
+    "used", "get", "got", "had", "to", "a", "the",
+    "如果", "改成", "换成", "改用", "换", "那", "那么", "要是", "的话", "只有", "呢", "吗", "会怎样", "怎么样",
+    "会", "怎样", "试试", "改", "行不行", "可以吗", "能", "只", "有", "给", "是",
+})
+
+
 class RequestError(ValueError):
     """Input the program cannot use. `message(lang)` is the friendly paragraph."""
 
@@ -101,18 +114,34 @@ class _Scanner:
     def __init__(self, text: str, lang: str):
         self.s = text
         self.lang = lang
+        self.keep = False  # a handler sets it to leave its match for a later pattern
 
     def take(self, pattern: str, handle: Callable[[re.Match], None]) -> None:
         for match in list(re.finditer(pattern, self.s)):
             if self.s[match.start():match.end()].strip() == "":
                 continue  # already consumed by an overlapping match
             handle(match)
+            if self.keep:
+                self.keep = False
+                continue
             start, end = match.span()
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
 
-    def leftovers(self) -> list[str]:
+    def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
         words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”]+", self.s)
-        return [w for w in words if w and w not in FILLER]
+        known = FILLER | filler
+        cjk_fillers = sorted((w for w in known if not w.isascii()), key=len, reverse=True)
+        out = []
+        for word in words:
+            if not word or word in known:
+                continue
+            if not word.isascii():  # Chinese runs together: drop filler words inside the run
+                for filler_word in cjk_fillers:
+                    word = word.replace(filler_word, "")
+                if not word:
+                    continue
+            out.append(word)
+        return out
 
 
 def _detect_lang(text: str) -> str:
@@ -142,6 +171,11 @@ class _Parse:
         self.words[field] = word
 
     def run(self) -> TrainingRequest:
+        self.read()
+        return self._finish()
+
+    def read(self, filler: frozenset[str] = frozenset()) -> None:
+        """Fill `fields` from the text; refuse any word left over (besides `filler`)."""
         sc = self.scan
         sc.take(rf"{L}lang\s*[:=]?\s*(en|zh){R}", lambda m: self.set("lang", m[1], m[0]))
         if "lang" in self.fields and not self.forced_lang:
@@ -155,10 +189,9 @@ class _Parse:
         self._deadline()
         self._sizes()
         self._preferences()
-        leftovers = sc.leftovers()
+        leftovers = sc.leftovers(filler)
         if leftovers:
             self.fail("unknown_word", word=leftovers[0])
-        return self._finish()
 
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
@@ -186,7 +219,11 @@ class _Parse:
         )
 
         def unknown(m: re.Match) -> None:
-            self.fail("unknown_gpu", name=m["name"], known=_known_gpus())
+            name = m["name"]
+            if name in NOT_GPU_WORDS or catalog.find_model(name):
+                self.scan.keep = True  # "用lora", "with qlora": a method or model, read later
+                return
+            self.fail("unknown_gpu", name=name, known=_known_gpus())
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using)\s+(?:\d+\s*(?:x|\*)?\s*)?|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
@@ -566,3 +603,31 @@ def parse(text: str, lang: str | None = None) -> TrainingRequest:
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
     return _Parse(text, lang).run()
+
+
+def parse_followup(original: str, change: str, lang: str | None = None) -> tuple[TrainingRequest, list[str]]:
+    """Re-read `original` with the one change a follow-up asks for ("what if 30 days?",
+    "用LoRA呢?", "with H20?", "budget 30万"). Returns the new request and the fields changed.
+    Raises RequestError when `change` names no change we understand (then it is a question)."""
+    reply_lang = lang or detect_lang(change)
+    delta = _Parse(change, reply_lang)
+    delta.read(WHATIF_FILLER)
+    changed = {k: v for k, v in delta.fields.items() if k != "lang"}
+    if not changed:
+        raise RequestError("no_change", reply_lang)
+    base = _Parse(original, reply_lang)
+    base.read()
+    f = base.fields
+    if "method" in changed and changed["method"] not in ("lora", "qlora"):
+        f.pop("lora_rank", None)
+        f.pop("lora_targets", None)
+    if "gpu" in changed and "gpu_count" not in changed:
+        f.pop("gpu_count", None)  # another GPU type: let the planner size it
+    if ("params_b" in changed or "active_params_b" in changed) and "model" not in changed:
+        f.pop("model", None)
+    if "model" in changed:
+        f.pop("params_b", None)
+        f.pop("active_params_b", None)
+    f.update(changed)
+    base.words.update(delta.words)
+    return base._finish(), sorted(changed)

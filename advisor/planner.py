@@ -235,5 +235,6 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     add(next((p for p in priced if catalog.get_gpu(p.gpu).consumer), None), "consumer")
     add(next((p for p in priced if p.estimate.layout.nodes < best.estimate.layout.nodes), None), "fewer_nodes")
     for p in others:
-        add(p, "other_gpu")
+        same = catalog.get_gpu(p.gpu).architecture == best_gpu.architecture
+        add(p, "other_gpu" if same else "other_generation")
     return out

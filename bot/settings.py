@@ -1,0 +1,39 @@
+"""What the bot reads from the environment (CONTRACT section 2). Secrets stay here: they are
+never logged, echoed or rendered."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+DEFAULT_API_URL = "https://slack.com/api/"
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_token: str | None = field(default=None, repr=False)
+    signing_secret: str | None = field(default=None, repr=False)
+    app_token: str | None = field(default=None, repr=False)
+    api_url: str = DEFAULT_API_URL
+    port: int = 3000
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        url = os.environ.get("SLACK_API_URL") or DEFAULT_API_URL
+        if not url.endswith("/"):
+            url += "/"  # WebClient drops the last path segment without it (slack_sdk base_url)
+        return cls(
+            bot_token=os.environ.get("SLACK_BOT_TOKEN") or None,
+            signing_secret=os.environ.get("SLACK_SIGNING_SECRET") or None,
+            app_token=os.environ.get("SLACK_APP_TOKEN") or None,
+            api_url=url,
+            port=int(os.environ.get("PORT") or 3000),
+        )
+
+    def missing_for_http(self) -> list[str]:
+        return [name for name, value in (("SLACK_BOT_TOKEN", self.bot_token),
+                                         ("SLACK_SIGNING_SECRET", self.signing_secret)) if not value]
+
+    def missing_for_socket(self) -> list[str]:
+        return [name for name, value in (("SLACK_BOT_TOKEN", self.bot_token),
+                                         ("SLACK_APP_TOKEN", self.app_token)) if not value]
