@@ -46,6 +46,45 @@ def cmd_ask(args) -> int:
     return 0
 
 
+def _bot_settings(mode: str):
+    from bot.settings import Settings
+
+    settings = Settings.from_env()
+    missing = settings.missing_for_http() if mode == "serve" else settings.missing_for_socket()
+    if missing:
+        print(render_phrase("missing_settings", mode=mode, missing=missing), file=sys.stderr)
+        return None
+    return settings
+
+
+def cmd_serve(args) -> int:
+    settings = _bot_settings("serve")
+    if settings is None:
+        return 2
+    from bot import logs, web
+
+    logs.setup()
+    web.serve(settings)
+    return 0
+
+
+def cmd_socket(args) -> int:
+    settings = _bot_settings("socket")
+    if settings is None:
+        return 2
+    from bot import logs, socket_mode
+
+    logs.setup()
+    socket_mode.run(settings)
+    return 0
+
+
+def render_phrase(name: str, **kwargs) -> str:
+    from advisor.render import phrase
+
+    return phrase("en", name, file="cli", **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpu-advisor",
@@ -59,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
     ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
     ask.set_defaults(func=cmd_ask)
+
+    serve = sub.add_parser("serve", help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT")
+    serve.set_defaults(func=cmd_serve)
+    socket = sub.add_parser("socket", help="Slack Socket Mode, for local development")
+    socket.set_defaults(func=cmd_socket)
     return parser
 
 

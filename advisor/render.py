@@ -81,7 +81,7 @@ def render(name: str, **context) -> str:
     return environment().get_template(name).render(**context).strip()
 
 
-def phrase(lang: str, macro: str, *args, **kwargs) -> str:
-    """One short phrase, a macro of templates/phrases.<lang>.j2."""
-    module = environment().get_template(f"phrases.{lang}.j2").module
+def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str:
+    """One short phrase, a macro of templates/<file>.<lang>.j2 (phrases by default)."""
+    module = environment().get_template(f"{file}.{lang}.j2").module
     return str(getattr(module, macro)(*args, **kwargs)).strip()

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,3 +25,61 @@ def cli(tmp_path):
         )
 
     return run
+
+
+SECRET = "test-signing-secret-0123456789"
+BOT_TOKEN = "xoxb-test-token-do-not-leak"
+
+
+@pytest.fixture(scope="module")
+def fake_slack():
+    from slack_fake import FakeSlack
+
+    fake = FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+class BotServer:
+    """The real Bolt app behind Flask, served over HTTP on loopback in this process."""
+
+    def __init__(self, fake, db_path):
+        import threading
+
+        from werkzeug.serving import make_server
+
+        from bot.settings import Settings
+        from bot.web import create_flask_app
+
+        settings = Settings(bot_token=BOT_TOKEN, signing_secret=SECRET, api_url=fake.url)
+        self.http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
+        self.url = f"http://127.0.0.1:{self.http.server_port}"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+@pytest.fixture(scope="module")
+def bot_env(tmp_path_factory):
+    db = tmp_path_factory.mktemp("bot") / "bot.db"
+    old = {k: os.environ.get(k) for k in ("GPU_ADVISOR_DB", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")}
+    os.environ.update(GPU_ADVISOR_DB=str(db), SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET)
+    yield db
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def bot(fake_slack, bot_env):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from slack_client import SlackSender
+
+    server = BotServer(fake_slack, bot_env)
+    yield SlackSender(server.url, SECRET, fake_slack), server
+    server.stop()

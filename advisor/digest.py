@@ -1,0 +1,360 @@
+"""The price-change digest: a source's snapshot on a date against its previous snapshot.
+
+`compute_digest(db, date)` is what `gpu-advisor digest --json` prints (CONTRACT section 1):
+
+* Snapshot sources are those imported in the SkyPilot layout (`layout = 'skypilot'`: the
+  SkyPilot files and feeds in that layout); vendor quotes and the reference seed are single
+  observations, not snapshots, and stay out of the digest.
+* For each such source with a snapshot on `date`, the previous snapshot is the latest
+  earlier date of that source (`previous[source]`). A source whose first snapshot is on
+  `date` has nothing to compare: it is listed in `first_snapshot` and not in `previous`.
+* An offer is (source, cloud, region, instance_type). `changes` lists every price that
+  differs, on-demand and spot apart (`kind` "on_demand" | "spot"), however small; `old` and
+  `new` are the instance prices per hour exactly as published (USD), `pct` is
+  `round((new - old) / old * 100, 4)`. A price missing on one side (an empty cell or
+  SkyPilot's 0 placeholder) is `null`: `old: null` is a price newly published for an offer
+  that was already listed; `new: null` a price no longer published for an offer still
+  listed; `pct` is then `null`.
+* `added` / `removed`: offers listed on one date and not at all on the other.
+* `gpu` and `gpu_count` are as the source publishes them (SkyPilot's spelling, its count);
+  `gpu_name` adds the catalog name. `new_gpus` / `withdrawn_gpus`: catalog GPUs a source
+  offers now and did not offer at all the previous time, and the reverse.
+
+`headline(digest)` is what the rendered message shows first, grouped by GPU, and
+`cheapest_now(db, date)` the cheapest on-demand price per GPU-hour of each GPU.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+SNAPSHOT_LAYOUT = "skypilot"
+KINDS = {"rent_hour": "on_demand", "spot_hour": "spot"}
+ON_DEMAND_MIN_PCT = 0.1   # headline: on-demand changes smaller than this are left out
+SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out
+
+
+class Offer(BaseModel):
+    source: str
+    cloud: str
+    region: str
+    instance_type: str
+    gpu: str             # as the source spells it
+    gpu_count: int       # as the source lists it
+    gpu_name: str = ""   # catalog name
+
+
+class Change(BaseModel):
+    source: str
+    cloud: str
+    region: str
+    instance_type: str
+    gpu: str
+    gpu_count: int
+    kind: Literal["on_demand", "spot"]
+    old: float | None
+    new: float | None
+    pct: float | None
+    gpu_name: str = ""
+
+
+class GpuEvent(BaseModel):
+    source: str
+    gpu_name: str
+    clouds: list[str]    # who offers it now (new) or offered it before (withdrawn)
+
+
+class Digest(BaseModel):
+    date: str
+    previous: dict[str, str] = Field(default_factory=dict)
+    changes: list[Change] = Field(default_factory=list)
+    added: list[Offer] = Field(default_factory=list)
+    removed: list[Offer] = Field(default_factory=list)
+    new_gpus: list[GpuEvent] = Field(default_factory=list)
+    withdrawn_gpus: list[GpuEvent] = Field(default_factory=list)
+    first_snapshot: list[str] = Field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json")
+
+
+def _day(date: str | dt.date) -> str:
+    text = date.isoformat() if isinstance(date, dt.date) else str(date)
+    try:
+        if len(text) != 10:
+            raise ValueError
+        dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a date like 2024-02-05") from None
+    return text
+
+
+def _conn(db):
+    return getattr(db, "conn", db)
+
+
+def snapshot_sources(db, date: str | None = None) -> list[str]:
+    """Snapshot sources, all of them or those with a snapshot on `date`."""
+    conn = _conn(db)
+    if date is not None:
+        rows = conn.execute("SELECT DISTINCT source FROM observations WHERE layout = ? AND as_of = ?",
+                            [SNAPSHOT_LAYOUT, _day(date)])
+        return sorted(r[0] for r in rows)
+    # Skip-scan over the (layout, source, as_of) index: one lookup per source.
+    rows = conn.execute("""
+        WITH RECURSIVE s(x) AS (
+            SELECT MIN(source) FROM observations WHERE layout = :l
+            UNION ALL
+            SELECT (SELECT MIN(source) FROM observations WHERE layout = :l AND source > s.x)
+            FROM s WHERE s.x IS NOT NULL)
+        SELECT x FROM s WHERE x IS NOT NULL""", {"l": SNAPSHOT_LAYOUT})
+    return [r[0] for r in rows]
+
+
+def snapshot_dates(db, source: str) -> list[str]:
+    rows = _conn(db).execute("SELECT DISTINCT as_of FROM observations WHERE layout = ? AND source = ? ORDER BY as_of",
+                             [SNAPSHOT_LAYOUT, source])
+    return [r[0] for r in rows]
+
+
+def latest_snapshot_date(db) -> str | None:
+    """The newest date any snapshot source has (the digest's natural default date)."""
+    row = _conn(db).execute("SELECT MAX(as_of) FROM observations WHERE layout = ?", [SNAPSHOT_LAYOUT]).fetchone()
+    return row[0] if row else None
+
+
+def _snapshot_on_or_before(db, source: str, date: str, strictly_before: bool) -> str | None:
+    op = "<" if strictly_before else "<="
+    row = _conn(db).execute(f"SELECT MAX(as_of) FROM observations WHERE layout = ? AND source = ? AND as_of {op} ?",
+                            [SNAPSHOT_LAYOUT, source, date]).fetchone()
+    return row[0] if row else None
+
+
+def _snapshot(db, source: str, date: str) -> dict[tuple, dict]:
+    """(cloud, region, instance_type) -> offer with its on-demand and spot published prices."""
+    offers: dict[tuple, dict] = {}
+    rows = _conn(db).execute("""
+        SELECT provider, region, offer, kind, source_gpu, source_gpus, gpu, gpus, priced, published_price
+        FROM observations WHERE layout = ? AND source = ? AND as_of = ?""", [SNAPSHOT_LAYOUT, source, date])
+    for cloud, region, itype, kind, sgpu, sgpus, gpu, gpus, priced, published in rows:
+        o = offers.setdefault((cloud, region, itype), {
+            "gpu": sgpu or gpu, "gpu_count": sgpus if sgpus is not None else gpus, "gpu_name": gpu,
+            "on_demand": None, "spot": None})
+        if kind in KINDS:
+            o[KINDS[kind]] = published if priced and published is not None else None
+    return offers
+
+
+def _pct(old: float | None, new: float | None) -> float | None:
+    if old is None or new is None or old == 0:
+        return None
+    return round((new - old) / old * 100, 4)
+
+
+def compute_digest(db, date: str | dt.date) -> Digest:
+    """The digest for `date` (YYYY-MM-DD) of every snapshot source with a snapshot that day."""
+    day = _day(date)
+    digest = Digest(date=day)
+    for source in snapshot_sources(db, day):
+        prev_day = _snapshot_on_or_before(db, source, day, strictly_before=True)
+        if prev_day is None:
+            digest.first_snapshot.append(source)
+            continue
+        digest.previous[source] = prev_day
+        cur, prev = _snapshot(db, source, day), _snapshot(db, source, prev_day)
+
+        def offer(key, o, source=source) -> Offer:
+            return Offer(source=source, cloud=key[0], region=key[1], instance_type=key[2],
+                         gpu=o["gpu"], gpu_count=o["gpu_count"], gpu_name=o["gpu_name"])
+
+        for key in sorted(cur.keys() - prev.keys()):
+            digest.added.append(offer(key, cur[key]))
+        for key in sorted(prev.keys() - cur.keys()):
+            digest.removed.append(offer(key, prev[key]))
+        for key in sorted(cur.keys() & prev.keys()):
+            o, p = cur[key], prev[key]
+            for kind in ("on_demand", "spot"):
+                if o[kind] != p[kind]:
+                    digest.changes.append(Change(
+                        source=source, cloud=key[0], region=key[1], instance_type=key[2], gpu=o["gpu"],
+                        gpu_count=o["gpu_count"], kind=kind, old=p[kind], new=o[kind], pct=_pct(p[kind], o[kind]),
+                        gpu_name=o["gpu_name"]))
+        now_by_gpu: dict[str, set[str]] = {}
+        before_by_gpu: dict[str, set[str]] = {}
+        for key, o in cur.items():
+            now_by_gpu.setdefault(o["gpu_name"], set()).add(key[0])
+        for key, o in prev.items():
+            before_by_gpu.setdefault(o["gpu_name"], set()).add(key[0])
+        for g in sorted(now_by_gpu.keys() - before_by_gpu.keys()):
+            digest.new_gpus.append(GpuEvent(source=source, gpu_name=g, clouds=sorted(now_by_gpu[g])))
+        for g in sorted(before_by_gpu.keys() - now_by_gpu.keys()):
+            digest.withdrawn_gpus.append(GpuEvent(source=source, gpu_name=g, clouds=sorted(before_by_gpu[g])))
+    return digest
+
+
+# ----------------------------------------------------------------------------------------
+# What the rendered message shows
+
+class Move(BaseModel):
+    """Changes of one instance type that moved the same way in several regions."""
+
+    source: str
+    cloud: str
+    instance_type: str
+    gpu: str
+    gpu_count: int
+    kind: Literal["on_demand", "spot"]
+    old: float | None
+    new: float | None
+    pct: float | None
+    regions: list[str]
+
+
+class OfferGroup(BaseModel):
+    """Offers of one instance type added or removed, with their regions."""
+
+    source: str
+    cloud: str
+    instance_type: str
+    gpu: str
+    gpu_count: int
+    regions: list[str]
+
+
+class GpuNews(BaseModel):
+    gpu_name: str
+    on_demand: list[Move] = Field(default_factory=list)   # newly published first, then by size
+    spot: list[Move] = Field(default_factory=list)        # moves of SPOT_MIN_PCT or more
+    new_in: list[str] = Field(default_factory=list)       # "source: cloud, cloud" where it is new
+    withdrawn_from: list[str] = Field(default_factory=list)
+    added: list[OfferGroup] = Field(default_factory=list)
+    removed: list[OfferGroup] = Field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        """0 on-demand changes, 1 spot moves, 2 a new GPU, 3 withdrawals, 4 added offers only."""
+        if self.on_demand:
+            return 0
+        if self.spot:
+            return 1
+        if self.new_in:
+            return 2
+        if self.withdrawn_from or self.removed:
+            return 3
+        return 4
+
+    @property
+    def biggest_move(self) -> float:
+        pcts = [abs(m.pct) for m in self.on_demand + self.spot if m.pct is not None]
+        return max(pcts, default=0.0)
+
+
+class Headline(BaseModel):
+    date: str
+    previous: dict[str, str]
+    groups: list[GpuNews]
+    left_out: int            # changes under the thresholds
+    quiet: bool              # nothing worth a message
+
+
+def _move_order(m: Move) -> tuple:
+    return (m.pct is not None, -abs(m.pct or 0.0), m.source, m.cloud, m.instance_type)
+
+
+def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
+             spot_min_pct: float = SPOT_MIN_PCT) -> Headline:
+    """Group the digest by catalog GPU, what matters first: on-demand changes (of at least
+    `on_demand_min_pct` percent, and every newly published or vanished price), spot moves of
+    at least `spot_min_pct` percent, GPUs new to a source, withdrawals, then added offers.
+    Changes of one instance type that moved identically in several regions become one Move."""
+    groups: dict[str, GpuNews] = {}
+
+    def group(name: str) -> GpuNews:
+        return groups.setdefault(name, GpuNews(gpu_name=name))
+
+    moves: dict[tuple, Move] = {}
+    left_out = 0
+    for c in digest.changes:
+        threshold = on_demand_min_pct if c.kind == "on_demand" else spot_min_pct
+        if c.pct is not None and abs(c.pct) < threshold:
+            left_out += 1
+            continue
+        key = (c.gpu_name, c.source, c.cloud, c.instance_type, c.kind, c.old, c.new)
+        if key in moves:
+            moves[key].regions.append(c.region)
+            continue
+        m = Move(source=c.source, cloud=c.cloud, instance_type=c.instance_type, gpu=c.gpu, gpu_count=c.gpu_count,
+                 kind=c.kind, old=c.old, new=c.new, pct=c.pct, regions=[c.region])
+        moves[key] = m
+        getattr(group(c.gpu_name), c.kind).append(m)
+    for attr, offers in (("added", digest.added), ("removed", digest.removed)):
+        og: dict[tuple, OfferGroup] = {}
+        for o in offers:
+            key = (o.gpu_name, o.source, o.cloud, o.instance_type)
+            if key in og:
+                og[key].regions.append(o.region)
+                continue
+            og[key] = OfferGroup(source=o.source, cloud=o.cloud, instance_type=o.instance_type, gpu=o.gpu,
+                                 gpu_count=o.gpu_count, regions=[o.region])
+            getattr(group(o.gpu_name), attr).append(og[key])
+    for e in digest.new_gpus:
+        group(e.gpu_name).new_in.append(f"{e.source}: {', '.join(e.clouds)}")
+    for e in digest.withdrawn_gpus:
+        group(e.gpu_name).withdrawn_from.append(f"{e.source}: {', '.join(e.clouds)}")
+    for g in groups.values():
+        g.on_demand.sort(key=_move_order)
+        g.spot.sort(key=_move_order)
+        for m in g.on_demand + g.spot:
+            m.regions.sort()
+        for o in g.added + g.removed:
+            o.regions.sort()
+        g.added.sort(key=lambda o: (-len(o.regions), o.source, o.cloud, o.instance_type))
+        g.removed.sort(key=lambda o: (-len(o.regions), o.source, o.cloud, o.instance_type))
+    ordered = sorted(groups.values(), key=lambda g: (g.rank, -g.biggest_move, g.gpu_name))
+    return Headline(date=digest.date, previous=digest.previous, groups=ordered, left_out=left_out,
+                    quiet=not ordered)
+
+
+class Cheapest(BaseModel):
+    gpu_name: str
+    price_per_gpu_hour: float
+    currency: str
+    source: str
+    cloud: str
+    region: str
+    instance_type: str
+    gpu_count: int          # GPUs in the instance (the real count)
+    instance_price: float | None
+    as_of: str
+    estimate: bool
+    note: str = ""
+
+
+def cheapest_now(db, date: str | dt.date) -> list[Cheapest]:
+    """Per catalog GPU, the cheapest on-demand price per GPU-hour in each snapshot source's
+    latest snapshot on or before `date`; a complete price beats an estimate (GCP's GPU-only
+    V100 rows leave out the host). Sorted by GPU name."""
+    day = _day(date)
+    best: dict[str, Cheapest] = {}
+    conn = _conn(db)
+    for source in snapshot_sources(db):
+        snap_day = _snapshot_on_or_before(db, source, day, strictly_before=False)
+        if snap_day is None:
+            continue
+        rows = conn.execute("""
+            SELECT gpu, price, currency, provider, region, offer, gpus, published_price, estimate, note
+            FROM observations
+            WHERE layout = ? AND source = ? AND as_of = ? AND kind = 'rent_hour' AND priced = 1 AND price > 0""",
+                            [SNAPSHOT_LAYOUT, source, snap_day])
+        for gpu, price, cur, cloud, region, itype, gpus, published, estimate, note in rows:
+            c = Cheapest(gpu_name=gpu, price_per_gpu_hour=price, currency=cur, source=source, cloud=cloud,
+                         region=region, instance_type=itype, gpu_count=gpus, instance_price=published,
+                         as_of=snap_day, estimate=bool(estimate), note=note)
+            old = best.get(gpu)
+            if old is None or (c.estimate, c.price_per_gpu_hour, c.cloud, c.region, c.instance_type) < \
+                    (old.estimate, old.price_per_gpu_hour, old.cloud, old.region, old.instance_type):
+                best[gpu] = c
+    return [best[g] for g in sorted(best)]

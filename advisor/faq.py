@@ -1,0 +1,500 @@
+"""Bilingual FAQ: answers a follow-up question from data/faq/topics.toml.
+
+Retrieval is BM25 over each topic's titles, example questions and keywords (both
+languages), with the answer text at a lower weight. Tokens are lower-case ASCII words
+with light stemming, Chinese words from jieba plus Chinese character bigrams, and
+concept tokens from a small bilingual synonym map, so that 显存 meets "vram" and
+"rent" meets 租. No model is downloaded; everything is built from the topics file.
+
+`answer(question, lang, plan)` is the whole public surface the CLI and the bot need.
+The wording of the reply (uncertainty, alternatives) lives in templates/faq.<lang>.j2.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import tomllib
+import unicodedata
+from collections import Counter
+from functools import cache
+
+from jinja2 import Template
+from pydantic import BaseModel
+
+from advisor.render import environment, render
+from advisor.resources import data_dir
+
+# Every plan variable a snippet may use; a missing one is passed as None.
+PLAN_KEYS = (
+    "gpu", "gpu_count", "nodes", "gpus_per_node", "tp", "pp", "dp", "zero_stage",
+    "mem_per_gpu_gib", "gpu_mem_gib", "days", "gpu_hours", "mfu_pct", "cpu_cores_per_node",
+    "ram_gib_per_node", "nvme_tb_per_node", "storage_read_gb_s", "network", "interconnect",
+    "power_kw_per_node", "rent_total", "buy_capex", "currency", "decision",
+    "breakeven_months", "method", "params_b",
+)
+
+# BM25 parameters and field weights (term frequency is multiplied by the weight).
+K1 = 1.5
+B = 0.75
+FIELD_WEIGHTS = {"title": 0.5, "questions": 0.5, "keywords": 0.5, "answer": 0.2}
+# A term counts towards a topic's document frequency only from this weighted frequency on
+# (so a word the answers mention in passing stays distinctive for the topic it names).
+DF_MIN_TF = 0.5
+# Query-side weights by token kind: words count fully, the rest less.
+KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
+# An unknown ASCII word one slip from known words counts for them at this weight.
+TYPO_WEIGHT = 0.7
+
+# The reported score squashes the raw BM25 score into 0..1: raw / (raw + SCORE_HALF).
+SCORE_HALF = 5.0
+# Confident when the best topic scores at least MIN_SCORE (raw BM25 about 3.3: off-topic
+# chatter such as "what time is it" stays below it) and beats the runner-up by MIN_MARGIN
+# of its raw score. Chosen on the middle of a plateau over the evaluation set, a
+# held-out set of paraphrases and a set of off-topic questions.
+MIN_SCORE = 0.40
+MIN_MARGIN = 0.15
+
+
+class TopicRef(BaseModel):
+    id: str
+    title: str
+
+
+class FaqAnswer(BaseModel):
+    topic: str
+    title: str
+    answer: str
+    score: float
+    confident: bool
+    alternatives: list[TopicRef]
+    used_plan: bool
+    lang: str
+
+
+class Topic(BaseModel):
+    id: str
+    title_en: str
+    title_zh: str
+    questions_en: list[str]
+    questions_zh: list[str]
+    keywords: list[str]
+    answer_en: str
+    answer_zh: str
+    plan_en: str = ""
+    plan_zh: str = ""
+    plan_fields: list[str] = []
+    sources: list[str] = []
+
+    def title(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" else self.title_en
+
+
+# --------------------------------------------------------------------------- tokens
+
+_CJK_CHAR = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK_CHAR}]+")
+# Chinese ideographs, CJK punctuation and full-width forms mark a Chinese question.
+_CHINESE_HINT = re.compile(f"[{_CJK_CHAR}\u3000-\u303f\uff00-\uffef]")
+_ASCII_WORD = re.compile(r"[a-z0-9#]+(?:[-_./+][a-z0-9#]+)*")
+_ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
+
+_EN_STOP = frozenset("""
+a an the and or but if of to in on at by for with from as into than then so that this these
+those it its is are was were be been being am do does did done doing have has had having i we
+you he she they me us our your my their them what which who whom whose when where why how
+can could should would will shall may might must need needs just only also any some all
+there here not no yes about vs versus over under up down out more most much many very really
+actually basically right ok okay get got go going want one ones s t re ve ll d m like thing
+""".split())
+
+_ZH_STOP = frozenset("""
+的 了 吗 呢 啊 吧 呀 嘛 么 是 我 你 他 她 它 们 我们 你们 他们 这 那 这个 那个 这些 那些 哪 哪个
+哪些 什么 怎么 怎么样 怎样 如何 为什么 为啥 啥 咋 多少 几 几个 有 没有 在 和 与 或 或者 还是 就
+都 也 还 要 会 能 可以 可 吗 是不是 不是 不 没 很 太 最 更 一般 大概 到底 一下 一个 个 把 被
+让 给 对 跟 及 并 而 又 再 才 已 已经 应该 需要 该 得 地 着 过 上 下 里 中 时候 一些 有点 比较
+真的 请问 问 下来 起来 的话 如果 那么 所以 因为 但是 其实 就是 还有 怎么办 靠谱 行不行 行 好 吗？
+""".split())
+
+# Bilingual synonym groups. Any form found in a text adds the group's concept token,
+# so a question and a topic meet even when they use different words or languages.
+# ASCII forms match whole words (case-insensitive); Chinese forms match as substrings.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "ram": ("ram", "host memory", "system memory", "dram", "内存", "主机内存"),
+    "vram": ("vram", "gpu memory", "显存", "hbm"),
+    "bandwidth": ("bandwidth", "带宽"),
+    "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁"),
+    "buy": ("buy", "buying", "purchase", "own", "owning", "买", "购买", "自购", "采购"),
+    "monthly": ("monthly", "per month", "包月", "月付", "按月"),
+    "hourly": ("hourly", "per hour", "on-demand", "on demand", "按小时", "按量", "按时"),
+    "price": ("price", "cost", "costs", "expensive", "cheap", "cheaper", "价格", "价钱", "成本",
+              "费用", "贵", "便宜", "花钱", "花多少", "要花", "开销", "开支"),
+    "budget": ("budget", "money", "预算", "钱不多", "经费", "资金"),
+    "night": ("night", "night-time", "evening", "off-peak", "夜间", "晚上", "夜里", "闲时"),
+    "storage": ("storage", "nas", "nfs", "file system", "filesystem", "存储", "文件系统"),
+    "network": ("network", "networking", "ethernet", "infiniband", "roce", "网络", "以太网", "组网"),
+    "nvlink": ("nvlink", "nvswitch", "sxm"),
+    "pcie": ("pcie", "pci-e"),
+    "cpu": ("cpu", "cpus", "vcpu", "vcpus", "cores", "处理器", "核数", "核心"),
+    "disk": ("nvme", "ssd", "local disk", "本地盘", "固态", "硬盘"),
+    "power": ("power", "kw", "electricity", "供电", "功耗", "电力", "用电", "功率"),
+    "electricity_price": ("electricity", "power bill", "power cost", "电费", "电价"),
+    "cooling": ("cooling", "cooled", "散热", "冷却"),
+    "liquid": ("liquid", "液冷"),
+    "air": ("air cooling", "air-cooled", "风冷"),
+    "rack": ("rack", "racks", "cabinet", "机柜", "单柜"),
+    "datacenter": ("data center", "data centre", "datacenter", "idc", "colocation", "colo",
+                   "on-prem", "机房", "托管", "数据中心"),
+    "cloud": ("cloud", "aliyun", "aws", "云", "公有云", "阿里云"),
+    "quote": ("quote", "quotes", "offer", "vendor", "vendors", "provider", "providers", "报价",
+              "服务商", "供应商", "厂商"),
+    "contract": ("contract", "term", "commit", "committing", "合同", "签约", "租期", "长约"),
+    "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
+    "deploy": ("deploy", "deployment", "setup", "set up", "部署", "上线", "环境搭建", "交付"),
+    "start": ("start", "first run", "开始", "开训", "开跑"),
+    "parallel": ("parallel", "parallelism", "并行"),
+    "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
+    "pipeline_parallel": ("pipeline parallel", "pipeline parallelism", "pp", "流水线并行", "流水线"),
+    "data_parallel": ("data parallel", "data parallelism", "dp", "数据并行"),
+    "resume": ("resume", "restart", "interrupted", "interruption", "crash", "断电", "中断", "续训",
+               "恢复训练"),
+    "dataloading": ("dataloader", "data loading", "data loader", "num_workers", "preprocessing",
+                    "数据加载", "等数据", "喂数据", "预处理"),
+    "checkpoint": ("checkpoint", "checkpoints", "ckpt", "检查点", "存档", "断点"),
+    "params": ("parameter", "parameters", "param", "params", "参数", "参数量"),
+    "bytes": ("byte", "bytes", "字节"),
+    "optimizer": ("optimizer", "optimiser", "adam", "adamw", "优化器"),
+    "full_ft": ("full fine-tune", "full fine-tuning", "full finetune", "full-finetune", "full ft",
+                "全参", "全量微调", "全参微调"),
+    "finetune": ("fine-tune", "fine-tuning", "finetune", "finetuning", "sft", "微调"),
+    "lora": ("lora", "peft", "adapter"),
+    "quant": ("4bit", "4-bit", "nf4", "quantization", "quantized", "量化"),
+    "offload": ("offload", "offloading", "卸载", "卸到"),
+    "zero": ("zero", "zero1", "zero2", "zero3", "zero-1", "zero-2", "zero-3", "fsdp", "deepspeed"),
+    "recompute": ("recompute", "recomputation", "gradient checkpointing",
+                  "activation checkpointing", "重计算"),
+    "activation": ("activation", "activations", "激活", "激活值"),
+    "slow": ("slow", "slower", "slowdown", "慢", "变慢", "拖慢", "降速"),
+    "speed": ("speed", "fast", "faster", "throughput", "速度", "快", "吞吐"),
+    "days": ("days", "day", "天数", "多少天", "几天"),
+    "estimate": ("estimate", "estimated", "estimation", "calculate", "估算", "估计", "估", "算出来"),
+    "measured": ("measured", "measure", "actual", "real", "实测", "实际"),
+    "mfu": ("mfu", "utilization", "utilisation", "利用率"),
+    "failure": ("failure", "failures", "fail", "broken", "break", "故障", "坏卡", "坏了", "宕机"),
+    "repair": ("repair", "replace", "replacement", "fix", "修复", "更换", "换卡", "维修"),
+    "sla": ("sla", "uptime", "ops", "运维"),
+    "billing": ("billing", "billed", "charge", "charged", "bill", "计费", "扣费", "扣钱", "收费"),
+    "stop": ("stopped", "shutdown", "shut down", "停机", "关机", "停掉"),
+    "trial": ("trial", "pilot", "test", "testing", "试跑", "试用", "测试", "试几天"),
+    "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
+    "export": ("export control", "export controls", "ban", "banned", "restricted", "legal",
+               "出口管制", "禁令", "限售", "被限", "禁"),
+    "china": ("china", "chinese market", "国内", "中国"),
+    "consumer": ("consumer", "gaming", "geforce", "rtx", "消费级", "游戏卡"),
+    "domestic": ("domestic", "ascend", "huawei", "npu", "国产", "昇腾", "华为"),
+    "scaling": ("scaling", "scale", "linear", "扩展", "线性", "加卡"),
+    "communication": ("communication", "all-reduce", "allreduce", "nccl", "通信"),
+    "precision": ("precision", "bf16", "fp16", "fp8", "fp4", "精度"),
+    "tokens": ("token", "tokens", "语料"),
+    "dataset": ("dataset", "data size", "corpus", "数据集", "数据量"),
+    "gpu_count": ("how many gpus", "gpu count", "number of gpus", "几张卡", "多少张卡", "卡数",
+                  "多少卡", "几卡"),
+    "gpu": ("gpu", "gpus", "card", "cards", "显卡", "卡", "n卡"),
+    "framework": ("framework", "toolkit", "框架", "工具包"),
+    "memory_bw": ("memory bandwidth", "hbm bandwidth", "显存带宽"),
+    "capacity": ("capacity", "容量"),
+    "topology": ("topo", "topology", "拓扑"),
+    "new_gen": ("b200", "blackwell", "gb200", "h200", "新一代", "新卡"),
+    "model_size": ("model size", "模型规模", "参数规模", "规模", "量级"),
+    "cluster": ("cluster", "集群"),
+    "train": ("train", "training", "训练"),
+}
+
+
+@cache
+def _jieba():
+    """A private jieba tokenizer (the global one is left alone), built on first use."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
+    tokenizer.initialize()
+    for topic in _topics():
+        for word in topic.keywords:
+            if _CJK_RUN.search(word):
+                tokenizer.add_word(word)
+    for forms in SYNONYMS.values():
+        for form in forms:
+            if _CJK_RUN.fullmatch(form) and len(form) > 1:
+                tokenizer.add_word(form)
+    return tokenizer
+
+
+def _stem(word: str) -> str:
+    word = word.replace("isation", "ization").replace("centre", "center")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 5 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _ascii_groups(text: str) -> list[list[str]]:
+    """ASCII words of a normalised text, each compound ("nvidia-smi") as its parts."""
+    return [[p for p in re.split(r"[-_./+]", m.group()) if p] for m in _ASCII_WORD.finditer(text)]
+
+
+def _ascii_tokens(text: str) -> list[str]:
+    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours."""
+    out: list[str] = []
+    previous, end = None, 0
+    for match in _ASCII_WORD.finditer(text):
+        if text[end:match.start()].strip():
+            previous = None  # punctuation or Chinese between two words: not a phrase
+        end = match.end()
+        parts = [p for p in re.split(r"[-_./+]", match.group()) if p]
+        for part in parts:
+            if part in _EN_STOP or (len(part) == 1 and not part.isdigit()):
+                previous = None
+                continue
+            word = _stem(part)
+            out.append(word)
+            if previous:
+                out.append(f"~{previous} {word}")
+            previous = word
+            split = _ALPHA_DIGIT.match(part)
+            if split:
+                out.append(_stem(split.group(1)))
+        if len(parts) > 1:
+            out.append("".join(parts))
+    return out
+
+
+def _chinese_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    tokenizer = _jieba()
+    for run in _CJK_RUN.findall(text):
+        words = [w for w in tokenizer.lcut_for_search(run) if w not in _ZH_STOP]
+        out.extend(words)
+        seen = set(words) | _ZH_STOP
+        out.extend("~" + run[i:i + 2] for i in range(len(run) - 1) if run[i:i + 2] not in seen)
+    return out
+
+
+@cache
+def _synonym_patterns() -> list[tuple[str, re.Pattern]]:
+    out = []
+    for concept, forms in SYNONYMS.items():
+        ascii_forms = [re.escape(f) for f in forms if not _CJK_RUN.search(f)]
+        cjk_forms = [re.escape(f) for f in forms if _CJK_RUN.search(f)]
+        alts = []
+        if ascii_forms:
+            alts.append(r"(?<![a-z0-9])(?:" + "|".join(sorted(ascii_forms, key=len, reverse=True))
+                        + r")(?![a-z0-9])")
+        if cjk_forms:
+            alts.append("(?:" + "|".join(sorted(cjk_forms, key=len, reverse=True)) + ")")
+        out.append(("@" + concept, re.compile("|".join(alts))))
+    return out
+
+
+def _normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """The index terms of a text: words, Chinese words, ~bigrams and @concepts."""
+    text = _normalise(text)
+    out = _ascii_tokens(text) + _chinese_tokens(text)
+    for concept, pattern in _synonym_patterns():
+        out.extend(concept for _ in pattern.finditer(text))
+    return out
+
+
+# --------------------------------------------------------------------------- index
+
+@cache
+def _topics() -> tuple[Topic, ...]:
+    with open(data_dir() / "faq" / "topics.toml", "rb") as fh:
+        raw = tomllib.load(fh)
+    return tuple(Topic(**t) for t in raw["topic"])
+
+
+class _Index:
+    def __init__(self, topics: tuple[Topic, ...]):
+        self.docs: list[dict[str, float]] = []
+        self.lengths: list[float] = []
+        vocabulary: set[str] = set()
+        for t in topics:
+            fields = {
+                "title": [t.title_en, t.title_zh],
+                "questions": t.questions_en + t.questions_zh,
+                "keywords": t.keywords,
+                "answer": [t.answer_en, t.answer_zh],
+            }
+            tf: Counter = Counter()
+            for field, texts in fields.items():
+                weight = FIELD_WEIGHTS[field]
+                for text in texts:
+                    for term in tokens(text):
+                        tf[term] += weight
+                    for parts in _ascii_groups(_normalise(text)):
+                        vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
+            self.docs.append(dict(tf))
+            self.lengths.append(sum(tf.values()))
+        self.n = len(self.docs)
+        self.avg_len = sum(self.lengths) / self.n
+        df: Counter = Counter()
+        for doc in self.docs:
+            df.update(t for t, f in doc.items() if f >= DF_MIN_TF)
+        self.idf = {t: math.log(1 + (self.n - df[t] + 0.5) / (df[t] + 0.5))
+                    for doc in self.docs for t in doc}
+        # Spelling slips ("loar" for "lora", "infinband"): every word of the topics,
+        # found through its one-letter deletions (symmetric delete).
+        self.near: dict[str, set[str]] = {}
+        for word in vocabulary:
+            for variant in _deletions(word):
+                self.near.setdefault(variant, set()).add(word)
+
+    def correct(self, word: str) -> list[str]:
+        """The index terms of the topic words one slip away from an unknown ASCII word."""
+        if not _TYPO_WORD.fullmatch(word) or word in _EN_STOP or _stem(word) in self.idf:
+            return []
+        found = set()
+        for variant in _deletions(word):
+            found |= self.near.get(variant, set())
+        return sorted({_stem(w) for w in found if _one_slip(word, w)})
+
+    def scores(self, query_terms: dict[str, float]) -> list[float]:
+        """The BM25 score of every topic, in the file's order."""
+        scores = [0.0] * self.n
+        for term, qw in query_terms.items():
+            idf = self.idf.get(term)
+            if idf is None:
+                continue
+            for i, doc in enumerate(self.docs):
+                tf = doc.get(term)
+                if tf:
+                    norm = K1 * (1 - B + B * self.lengths[i] / self.avg_len)
+                    scores[i] += qw * idf * tf * (K1 + 1) / (tf + norm)
+        return scores
+
+
+_TYPO_WORD = re.compile(r"[a-z]{4,}")
+
+
+def _deletions(word: str) -> set[str]:
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """True when a and b differ by one swap of neighbours, or (five letters or more) by
+    one letter added, dropped or changed."""
+    if a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
+                and a[diff[1]] == b[diff[0]]:
+            return True
+        return len(diff) == 1 and min(len(a), len(b)) >= 5
+    if abs(len(a) - len(b)) != 1 or min(len(a), len(b)) < 5:
+        return False
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+@cache
+def _index() -> _Index:
+    return _Index(_topics())
+
+
+def _kind(term: str) -> str:
+    if term[0] == "~":
+        return "bigram"
+    if term[0] == "@":
+        return "concept"
+    return "char" if len(term) == 1 and _CJK_RUN.match(term) else "word"
+
+
+def _query_terms(question: str) -> dict[str, float]:
+    """Query terms with their weights; a misspelt word stands for its corrections."""
+    index = _index()
+    terms: dict[str, float] = {}
+
+    def add(term: str, weight: float) -> None:
+        terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
+
+    misspelt = set()
+    for parts in _ascii_groups(_normalise(question)):
+        for word in parts:
+            fixes = index.correct(word)
+            if fixes:
+                misspelt.add(_stem(word))
+                for fix in fixes:
+                    add(fix, TYPO_WEIGHT / len(fixes))
+    for term in tokens(question):
+        if term not in misspelt:
+            add(term, KIND_WEIGHTS[_kind(term)])
+    return terms
+
+
+def rank(question: str) -> list[tuple[str, float]]:
+    """Every topic id with its raw BM25 score, best first (ties keep the file's order)."""
+    scores = _index().scores(_query_terms(question))
+    ids = [t.id for t in _topics()]
+    return sorted(zip(ids, scores), key=lambda p: -p[1])
+
+
+# --------------------------------------------------------------------------- answer
+
+def language_of(question: str) -> str:
+    return "zh" if _CHINESE_HINT.search(question or "") else "en"
+
+
+@cache
+def _snippet(topic_id: str, lang: str) -> Template | None:
+    topic = next(t for t in _topics() if t.id == topic_id)
+    source = topic.plan_zh if lang == "zh" else topic.plan_en
+    return environment().from_string(source) if source.strip() else None
+
+
+def plan_note(topic_id: str, plan: dict, lang: str) -> str:
+    """The topic's plan snippet rendered with `plan` (missing variables are None)."""
+    template = _snippet(topic_id, lang)
+    if template is None:
+        return ""
+    context = {key: None for key in PLAN_KEYS}
+    context.update(plan)
+    return template.render(**context).strip()
+
+
+def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
+    """The answer to one follow-up question, in `lang` (default: the question's language)."""
+    question = question or ""
+    lang = lang if lang in ("en", "zh") else language_of(question)
+    ranked = rank(question)
+    by_id = {t.id: t for t in _topics()}
+    (best_id, best), (_, second) = ranked[0], ranked[1]
+    score = best / (best + SCORE_HALF)
+    margin = (best - second) / best if best else 0.0
+    confident = score >= MIN_SCORE and margin >= MIN_MARGIN
+    matched = best > 0
+    topic = by_id[best_id]
+    alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
+    note = plan_note(best_id, plan, lang) if plan is not None and matched else ""
+    text = render(
+        f"faq.{lang}.j2", confident=confident, matched=matched, title=topic.title(lang),
+        body=topic.answer_zh if lang == "zh" else topic.answer_en, note=note,
+        alternatives=[a.title for a in alternatives],
+    )
+    return FaqAnswer(
+        topic=best_id, title=topic.title(lang), answer=text, score=round(score, 4),
+        confident=confident, alternatives=alternatives, used_plan=bool(note), lang=lang,
+    )

@@ -1,0 +1,1 @@
+"""One listener module per Slack surface, each with a `register(app)`."""

@@ -1,0 +1,84 @@
+"""Messages in a thread under one of our answers, and @mentions: answered in the thread,
+once, whatever Slack retries or delivers twice (a message that mentions us arrives both as
+`message` and as `app_mention`)."""
+
+from __future__ import annotations
+
+import logging
+
+from advisor import conversations
+from advisor.render import phrase
+from bot import delivery, worker
+from bot.dedup import first_time
+from bot.listeners.common import reply_lang, strip_mentions, thread_key
+
+log = logging.getLogger("gpu_advisor.bot")
+
+
+def _ack(ack):
+    ack()
+
+
+def _from_a_bot(event, context) -> bool:
+    return bool(event.get("bot_id")) or event.get("user") == context.bot_user_id \
+        or event.get("subtype") not in (None, "thread_broadcast")
+
+
+def _team(body, context) -> str:
+    return body.get("team_id") or context.team_id or ""
+
+
+def on_message(event, body, client, context):
+    thread = event.get("thread_ts")
+    if _from_a_bot(event, context) or not thread or thread == event.get("ts"):
+        return
+    team, channel = _team(body, context), event["channel"]
+    conv = conversations.load(thread_key(team, channel, thread))
+    if conv is None:
+        return  # a thread that is not under one of our answers
+    if not first_time(f"message:{team}:{channel}:{event['ts']}"):
+        return
+    _follow(client, channel, thread, conv, event)
+
+
+def on_mention(event, body, client, context):
+    if _from_a_bot(event, context):
+        return
+    team, channel = _team(body, context), event["channel"]
+    if not first_time(f"message:{team}:{channel}:{event['ts']}"):
+        return
+    thread = event.get("thread_ts")
+    conv = conversations.load(thread_key(team, channel, thread)) if thread else None
+    if conv is not None:
+        _follow(client, channel, thread, conv, event)
+        return
+    # A mention outside one of our threads: a request if it reads as one, else a question.
+    text = strip_mentions(event.get("text", ""))
+    lang = reply_lang(text, client, event.get("user"))
+    where = thread or event["ts"]
+    payload = worker.run(worker.answer, text, lang)
+    if payload["ok"]:
+        if delivery.post(client, channel, payload["message"], thread_ts=where):
+            conversations.save(conversations.Conversation(
+                key=thread_key(team, channel, where), workspace=team, user=event.get("user", ""),
+                request_text=text, lang=payload["lang"], summary=payload["summary"]))
+        return
+    reply = worker.run(worker.follow, "", {}, text, lang)
+    delivery.post(client, channel, reply["message"], thread_ts=where)
+
+
+def _follow(client, channel, thread, conv, event):
+    text = strip_mentions(event.get("text", ""))
+    lang = reply_lang(text, client, event.get("user"))
+    try:
+        reply = worker.run(worker.follow, conv.request_text, conv.summary, text, lang)
+    except Exception:
+        log.exception("follow-up failed")
+        return
+    if delivery.post(client, channel, reply["message"], thread_ts=thread) is None:
+        delivery.tell_user(client, channel, event.get("user", ""), phrase(lang, "thread_failed", file="bot"))
+
+
+def register(app) -> None:
+    app.event("message")(ack=_ack, lazy=[on_message])
+    app.event("app_mention")(ack=_ack, lazy=[on_mention])

@@ -1,0 +1,31 @@
+"""Logging that never shows a secret: tokens and signing secrets are masked in every record."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+_TOKEN = re.compile(r"\b(xox[abposr]|xapp)-[A-Za-z0-9-]+")
+
+
+class RedactSecrets(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = _TOKEN.sub(r"\1-[redacted]", message)
+        for name in ("SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_CLIENT_SECRET"):
+            secret = os.environ.get(name)
+            if secret and len(secret) >= 8:
+                masked = masked.replace(secret, "[redacted]")
+        if masked != message:
+            record.msg, record.args = masked, ()
+        return True
+
+
+def setup(level: str | None = None) -> None:
+    handler = logging.StreamHandler()
+    handler.addFilter(RedactSecrets())
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level or os.environ.get("LOG_LEVEL", "INFO"))

@@ -1,0 +1,46 @@
+"""HTTP mode: Flask serves POST /slack/events (commands, events, interactivity) and
+GET /healthz; gunicorn runs it with threads (the Procfile's web process)."""
+
+from __future__ import annotations
+
+from flask import Flask, request
+from slack_bolt.adapter.flask import SlackRequestHandler
+
+from bot.app import create_app
+from bot.settings import Settings
+
+
+def create_flask_app(settings: Settings | None = None) -> Flask:
+    handler = SlackRequestHandler(create_app(settings))
+    web = Flask("gpu-advisor")
+
+    @web.post("/slack/events")
+    def slack_events():
+        return handler.handle(request)
+
+    @web.get("/healthz")
+    def healthz():
+        return {"ok": True}
+
+    return web
+
+
+def serve(settings: Settings) -> None:
+    """gunicorn with threads, in this process."""
+    import os
+
+    from gunicorn.app.base import BaseApplication
+
+    class _Gunicorn(BaseApplication):
+        def load_config(self):
+            self.cfg.set("bind", f"0.0.0.0:{settings.port}")
+            self.cfg.set("workers", int(os.environ.get("WEB_CONCURRENCY") or 2))
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
+            self.cfg.set("timeout", 60)
+            self.cfg.set("accesslog", None)
+
+        def load(self):
+            return create_flask_app(settings)
+
+    _Gunicorn().run()

@@ -1,0 +1,63 @@
+"""Signed requests to the bot over real HTTP, as Slack sends them (HMAC-SHA256 over
+v0:timestamp:body with the signing secret)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from itertools import count
+
+_ids = count(1)
+
+
+class SlackSender:
+    def __init__(self, base_url: str, secret: str, fake):
+        self.base = base_url
+        self.secret = secret
+        self.fake = fake
+
+    def post(self, body: bytes, content_type: str, timestamp: int | None = None, secret: str | None = None,
+             headers: dict | None = None) -> tuple[int, str]:
+        ts = str(int(time.time()) if timestamp is None else timestamp)
+        base = f"v0:{ts}:{body.decode()}".encode()
+        sig = "v0=" + hmac.new((secret or self.secret).encode(), base, hashlib.sha256).hexdigest()
+        req = urllib.request.Request(self.base + "/slack/events", data=body, method="POST", headers={
+            "Content-Type": content_type, "X-Slack-Request-Timestamp": ts, "X-Slack-Signature": sig,
+            **(headers or {})})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+    def command(self, text: str, channel: str = "C1", user: str = "U1", team: str = "T1", **kw):
+        n = next(_ids)
+        form = {"command": "/gpu", "text": text, "channel_id": channel, "user_id": user, "team_id": team,
+                "response_url": self.fake.response_url(f"cmd{n}"), "trigger_id": f"trigger{n}",
+                "channel_name": "general", "user_name": "someone"}
+        return self.post(urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded", **kw)
+
+    def event(self, event: dict, event_id: str | None = None, team: str = "T1", headers: dict | None = None, **kw):
+        body = {"type": "event_callback", "team_id": team, "api_app_id": "A1",
+                "event_id": event_id or f"Ev{next(_ids)}", "event_time": int(time.time()),
+                "authorizations": [{"team_id": team, "user_id": "UBOT", "is_bot": True}], "event": event}
+        return self.post(json.dumps(body).encode(), "application/json", headers=headers, **kw)
+
+    def thread_message(self, text: str, thread_ts: str, ts: str | None = None, channel: str = "C1",
+                       user: str = "U2", **kw):
+        event = {"type": "message", "channel": channel, "user": user, "text": text,
+                 "ts": ts or f"{time.time():.6f}", "thread_ts": thread_ts, "channel_type": "channel"}
+        return self.event(event, **kw), event
+
+    def mention(self, text: str, channel: str = "C1", user: str = "U2", ts: str | None = None,
+                thread_ts: str | None = None, **kw):
+        event = {"type": "app_mention", "channel": channel, "user": user, "text": f"<@UBOT> {text}",
+                 "ts": ts or f"{time.time():.6f}"}
+        if thread_ts:
+            event["thread_ts"] = thread_ts
+        return self.event(event, **kw), event

@@ -1,0 +1,139 @@
+"""A fake Slack Web API on loopback: records every call, answers like Slack, and can be told
+to fail (429 with Retry-After, 5xx, an error body) for the next calls of a method. Also
+accepts slash-command response_url posts."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+import urllib.parse
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeSlack:
+    def __init__(self):
+        self.calls: list[dict] = []
+        self.responses: list[dict] = []  # response_url posts
+        self.locales: dict[str, str] = {}
+        self._script: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
+        self._lock = threading.Lock()
+        self._ts = itertools.count(1)
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _reply(self, status, body, headers=None):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _args(self):
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                if self.headers.get("Content-Type", "").startswith("application/json") and raw:
+                    query.update(json.loads(raw))
+                elif raw:
+                    query.update(dict(urllib.parse.parse_qsl(raw.decode())))
+                return query
+
+            def do_GET(self):
+                self.do_POST()
+
+            def do_POST(self):
+                path = urllib.parse.urlsplit(self.path).path
+                args = self._args()
+                if path.startswith("/response/"):
+                    with fake._lock:
+                        fake.responses.append({"id": path.rsplit("/", 1)[1], **args})
+                    self._reply(200, {"ok": True})
+                    return
+                method = path.removeprefix("/api/")
+                with fake._lock:
+                    fake.calls.append({"method": method, "args": args,
+                                       "authorization": self.headers.get("Authorization", ""),
+                                       "at": time.time()})
+                    scripted = fake._script[method].pop(0) if fake._script[method] else None
+                if scripted:
+                    self._reply(*scripted)
+                    return
+                self._reply(200, fake.answer(method, args))
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # -- control ------------------------------------------------------------------
+    def start(self) -> "FakeSlack":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/api/"
+
+    def response_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/response/{name}"
+
+    def fail(self, method: str, status: int = 429, body: dict | None = None, headers: dict | None = None,
+             times: int = 1) -> None:
+        body = body or {"ok": False, "error": "ratelimited"}
+        headers = headers if headers is not None else ({"Retry-After": "1"} if status == 429 else {})
+        with self._lock:
+            self._script[method].extend([(status, body, headers)] * times)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+            self.responses.clear()
+            self._script.clear()
+
+    # -- answers ------------------------------------------------------------------
+    def answer(self, method: str, args: dict) -> dict:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://example.slack.com/", "team": "Test", "user": "gpu-advisor",
+                    "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"}
+        if method == "chat.postMessage":
+            ts = f"{1700000000 + next(self._ts)}.000100"
+            return {"ok": True, "channel": args.get("channel"), "ts": ts,
+                    "message": {"text": args.get("text"), "ts": ts}}
+        if method == "users.info":
+            user = args.get("user", "")
+            return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
+        return {"ok": True}
+
+    # -- reading ------------------------------------------------------------------
+    def calls_of(self, method: str) -> list[dict]:
+        with self._lock:
+            return [c for c in self.calls if c["method"] == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 60.0, where=None) -> list[dict]:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            found = [c for c in self.calls_of(method) if where is None or where(c)]
+            if len(found) >= count:
+                return found
+            time.sleep(0.05)
+        raise AssertionError(f"expected {count} {method} call(s), got {len(self.calls_of(method))}: "
+                             f"{[c['method'] for c in self.calls]}")
+
+    def wait_for_response(self, timeout: float = 60.0) -> list[dict]:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.responses:
+                return list(self.responses)
+            time.sleep(0.05)
+        raise AssertionError("no response_url post")

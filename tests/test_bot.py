@@ -1,0 +1,209 @@
+"""The real Bolt app over HTTP on loopback, signed requests in, a fake Slack Web API out."""
+
+import json
+import logging
+import time
+
+import pytest
+
+from bot.blocks import check_limits
+from conftest import BOT_TOKEN, SECRET
+
+
+@pytest.fixture(autouse=True)
+def clean(fake_slack):
+    fake_slack.reset()
+    yield
+    # let replies still in flight land before the next test scripts the fake
+    seen, deadline = -1, time.time() + 15
+    while time.time() < deadline and len(fake_slack.calls) != seen:
+        seen = len(fake_slack.calls)
+        time.sleep(0.8)
+
+
+def _posted(fake, count=1, **kw):
+    return fake.wait_for("chat.postMessage", count, **kw)
+
+
+def _text(call):
+    return call["args"].get("text", "")
+
+
+def test_slash_command_acks_at_once_and_posts_the_plan(bot, fake_slack):
+    send, _ = bot
+    t0 = time.time()
+    status, body = send.command("70B full-finetune 1TB 14d budget")
+    assert status == 200 and time.time() - t0 < 3
+    assert "Planning" in body
+    post = _posted(fake_slack)[0]
+    args = post["args"]
+    assert args["channel"] == "C1" and "H800" in _text(post)
+    blocks = json.loads(args["blocks"]) if isinstance(args["blocks"], str) else args["blocks"]
+    assert blocks[0]["type"] == "header" and len(blocks) <= 50
+    assert check_limits({"text": args["text"], "blocks": blocks}) == []
+    assert post["authorization"] == f"Bearer {BOT_TOKEN}"
+    # the checklist goes into the thread under the answer
+    thread = _posted(fake_slack, 2)[1]
+    assert thread["args"].get("thread_ts") and "nvidia-smi topo -m" in _text(thread)
+
+
+def test_bad_request_gets_an_ephemeral_explanation_and_no_post(bot, fake_slack):
+    send, _ = bot
+    status, body = send.command("70B frobnicate 1TB")
+    assert status == 200
+    # an ack with text is shown to the user alone (ephemeral)
+    assert "frobnicate" in body and "/gpu" in body
+    time.sleep(1.0)
+    assert fake_slack.calls_of("chat.postMessage") == []
+
+
+def test_chinese_request_gets_a_chinese_answer(bot, fake_slack):
+    send, _ = bot
+    send.command("13B 全量微调 200GB数据 7天 预算10万")
+    post = _posted(fake_slack)[0]
+    assert "每卡显存" in _text(post) or "卡时" in _text(post)
+
+
+def test_user_locale_zh_gets_chinese(bot, fake_slack):
+    send, _ = bot
+    fake_slack.locales["UZH"] = "zh-CN"
+    send.command("7b lora 20GB 3d", user="UZH")
+    assert "我理解的需求" in _text(_posted(fake_slack)[0])
+
+
+@pytest.fixture
+def answered(bot, fake_slack, bot_env):
+    """A posted answer and the ts Slack gave it (read back from the thread store)."""
+    from advisor import conversations
+
+    send, _ = bot
+    before = {c.key for c in conversations.recent("T1", limit=100)}
+    send.command("70B full-finetune 1TB 14d budget")
+    fake_slack.wait_for("chat.postMessage", 2)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        new = [c for c in conversations.recent("T1", limit=100) if c.key not in before]
+        if new:
+            fake_slack.reset()
+            return new[0].key.split(":")[2]
+        time.sleep(0.05)
+    raise AssertionError("the answer was not stored")
+
+
+def test_thread_what_if_replans_with_one_change(bot, fake_slack, answered):
+    send, _ = bot
+    (status, _), _event = send.thread_message("what if we had 30 days?", answered)
+    assert status == 200
+    reply = _posted(fake_slack)[0]
+    assert reply["args"]["thread_ts"] == answered
+    assert "What if" in _text(reply) and "deadline" in _text(reply) and "->" in _text(reply)
+
+
+def test_thread_what_if_in_chinese(bot, fake_slack, answered):
+    send, _ = bot
+    send.thread_message("用LoRA呢?", answered)
+    reply = _posted(fake_slack)[0]
+    assert "训练方式" in _text(reply)
+
+
+def test_thread_question_gets_the_faq_answer(bot, fake_slack, answered):
+    send, _ = bot
+    send.thread_message("why NVLink?", answered)
+    reply = _posted(fake_slack)[0]
+    assert "NVLink" in _text(reply) and reply["args"]["thread_ts"] == answered
+
+
+def test_mention_outside_a_thread_answers_in_its_thread(bot, fake_slack):
+    send, _ = bot
+    (status, _), event = send.mention("7b lora 20GB 3d")
+    reply = _posted(fake_slack)[0]
+    assert reply["args"]["thread_ts"] == event["ts"] and "RTX4090" in _text(reply) or "H800" in _text(reply)
+
+
+def test_retries_and_duplicate_events_reply_once(bot, fake_slack, answered):
+    send, _ = bot
+    (_, _), event = send.thread_message("what if 30 days?", answered, event_id="EvSame")
+    send.event(event, event_id="EvSame", headers={"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+    send.event(event, event_id="EvSame", headers={"X-Slack-Retry-Num": "2", "X-Slack-Retry-Reason": "http_timeout"})
+    _posted(fake_slack)
+    time.sleep(2.0)
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def test_message_and_app_mention_of_one_message_reply_once(bot, fake_slack, answered):
+    send, _ = bot
+    ts = f"{time.time():.6f}"
+    send.thread_message("<@UBOT> what if 30 days?", answered, ts=ts)
+    send.mention("what if 30 days?", ts=ts, thread_ts=answered)
+    _posted(fake_slack)
+    time.sleep(2.0)
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def test_own_messages_are_ignored(bot, fake_slack, answered):
+    send, _ = bot
+    event = {"type": "message", "channel": "C1", "user": "UBOT", "bot_id": "BBOT", "text": "what if 30 days?",
+             "ts": f"{time.time():.6f}", "thread_ts": answered}
+    send.event(event)
+    time.sleep(1.5)
+    assert fake_slack.calls_of("chat.postMessage") == []
+
+
+def test_forged_and_stale_signatures_are_refused(bot, fake_slack):
+    send, _ = bot
+    status, _ = send.command("7b lora 20GB 3d", secret="not-the-secret")
+    assert status == 401
+    status, _ = send.command("7b lora 20GB 3d", timestamp=int(time.time()) - 600)
+    assert status == 401
+    time.sleep(0.5)
+    assert fake_slack.calls_of("chat.postMessage") == []
+
+
+def test_rate_limit_is_retried_after_retry_after(bot, fake_slack):
+    send, _ = bot
+    fake_slack.fail("chat.postMessage", status=429, headers={"Retry-After": "1"})
+    send.command("7b lora 20GB 3d")
+    calls = fake_slack.wait_for("chat.postMessage", 2)
+    assert calls[1]["at"] - calls[0]["at"] >= 0.9  # waited for Retry-After
+    assert fake_slack.responses == []
+
+
+def test_failed_post_is_logged_and_the_user_told(bot, fake_slack, caplog):
+    send, _ = bot
+    fake_slack.fail("chat.postMessage", status=200, body={"ok": False, "error": "not_in_channel"})
+    with caplog.at_level(logging.WARNING):
+        send.command("7b lora 20GB 3d")
+        told = fake_slack.wait_for_response()
+    assert told[0]["response_type"] == "ephemeral" and "could not post" in told[0]["text"]
+    assert "not_in_channel" in caplog.text
+    assert BOT_TOKEN not in caplog.text and SECRET not in caplog.text
+
+
+def test_follow_up_survives_a_restart(fake_slack, bot_env, answered, bot):
+    from conftest import BotServer
+    from slack_client import SlackSender
+
+    _, first = bot
+    fresh = BotServer(fake_slack, bot_env)  # a new app and process state over the same database
+    try:
+        sender = SlackSender(fresh.url, SECRET, fake_slack)
+        sender.thread_message("what if 30 days?", answered)
+        assert "What if" in _text(_posted(fake_slack)[0])
+    finally:
+        fresh.stop()
+
+
+def test_healthz(bot):
+    import urllib.request
+
+    _, server = bot
+    with urllib.request.urlopen(server.url + "/healthz", timeout=10) as resp:
+        assert resp.status == 200 and json.loads(resp.read()) == {"ok": True}
+
+
+def test_replies_never_contain_secrets(bot, fake_slack):
+    send, _ = bot
+    send.command("7b lora 20GB 3d")
+    _posted(fake_slack, 2)
+    for call in fake_slack.calls:
+        assert BOT_TOKEN not in json.dumps(call["args"]) and SECRET not in json.dumps(call["args"])

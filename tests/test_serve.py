@@ -1,0 +1,84 @@
+"""`gpu-advisor serve` as deployed: gunicorn with two worker processes over one SQLite file."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import BOT_TOKEN, ROOT, SECRET
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def served(fake_slack, tmp_path):
+    port = _free_port()
+    env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_slack.url,
+               PORT=str(port), WEB_CONCURRENCY="2", GPU_ADVISOR_DB=str(tmp_path / "web.db"),
+               PYTHONPATH=str(ROOT))
+    log = open(tmp_path / "serve.log", "w+")
+    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        log.seek(0)
+        raise AssertionError("serve did not come up: " + log.read())
+    yield url, tmp_path / "web.db", log
+    proc.terminate()
+    proc.wait(timeout=30)
+    log.close()
+
+
+def test_two_workers_one_database_reply_once(served, fake_slack):
+    from advisor import conversations
+    from slack_client import SlackSender
+
+    url, db, log = served
+    fake_slack.reset()
+    sender = SlackSender(url, SECRET, fake_slack)
+    status, _ = sender.command("7b lora 20GB 3d")
+    assert status == 200
+    fake_slack.wait_for("chat.postMessage", 2, timeout=90)
+    deadline = time.time() + 30
+    while time.time() < deadline and not conversations.recent("T1", path=str(db)):
+        time.sleep(0.1)
+    thread = conversations.recent("T1", path=str(db))[0].key.split(":")[2]
+    fake_slack.reset()
+    (_, _), event = sender.thread_message("what if 30 days?", thread, event_id="EvTwice")
+    # Slack retries land on whichever worker is free: send the same event several times
+    for n in (1, 2, 3):
+        sender.event(event, event_id="EvTwice", headers={"X-Slack-Retry-Num": str(n)})
+    fake_slack.wait_for("chat.postMessage", 1, timeout=90)
+    time.sleep(3)
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+    log.seek(0)
+    text = log.read()
+    assert BOT_TOKEN not in text and SECRET not in text
+
+
+def test_serve_and_socket_say_what_to_set(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
+    env["PYTHONPATH"] = str(ROOT)
+    for mode, needed in (("serve", "SLACK_SIGNING_SECRET"), ("socket", "SLACK_APP_TOKEN")):
+        out = subprocess.run([sys.executable, "-m", "advisor.cli", mode], env=env, capture_output=True,
+                             text=True, cwd=tmp_path, timeout=60)
+        assert out.returncode == 2
+        assert "SLACK_BOT_TOKEN" in out.stderr and needed in out.stderr and "export" in out.stderr
+        assert "Traceback" not in out.stderr
