@@ -193,5 +193,13 @@ def render_text(result: Advice, checklist: bool = True) -> str:
                   checklist=checklist)
 
 
+def render_section(result: Advice, which: str) -> str:
+    """One part of the answer on its own: "costs", "alternatives" or "checklist"."""
+    lang = result.request.lang
+    if result.plan is None:
+        return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=None, p=None, checklist=False)
+    return render(f"{which}.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan)
+
+
 def render_checklist(result: Advice) -> str:
     return render(f"checklist.{result.request.lang}.txt.j2")

@@ -7,6 +7,7 @@ Short phrases (assumptions, errors, warnings) are macros in `phrases.<lang>.j2`.
 from __future__ import annotations
 
 import math
+import re
 from functools import cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -78,7 +79,9 @@ def environment() -> Environment:
 
 
 def render(name: str, **context) -> str:
-    return environment().get_template(name).render(**context).strip()
+    text = environment().get_template(name).render(**context).strip()
+    # Optional parts leave runs of blank lines behind: one blank line separates sections.
+    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
 
 
 def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str:

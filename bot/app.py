@@ -1,20 +1,33 @@
-"""The Bolt app: a thin adapter over advisor/ (ack, call, render, post)."""
+"""The Bolt app: a thin adapter over advisor/ (ack, call, render, post).
+
+One workspace with a static bot token, or many through OAuth when SLACK_CLIENT_ID and
+SLACK_CLIENT_SECRET are set (slack_sdk's SQLite installation and state stores, in the same
+database file as everything else)."""
 
 from __future__ import annotations
 
 from slack_bolt import App
+from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
+from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
 
-from bot.listeners import commands, events
+from advisor.db import db_path
+from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
 
+# The fewest scopes that work (manifest.yml lists the same): the slash command, posting,
+# reading mentions and thread replies, the user's locale, uploading the RFQ and charts.
+BOT_SCOPES = ["commands", "chat:write", "app_mentions:read", "channels:history", "groups:history",
+              "users:read", "files:write"]
 
-def web_client(settings: Settings) -> WebClient:
+
+def web_client(settings: Settings, token: str | None = None) -> WebClient:
     # 429s wait for Retry-After; 5xx get two more tries. Bolt copies these handlers into the
     # client each request gets (slack_bolt/app/app.py).
     return WebClient(
-        token=settings.bot_token,
+        token=token,
         base_url=settings.api_url,
         retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2)],
     )
@@ -22,12 +35,23 @@ def web_client(settings: Settings) -> WebClient:
 
 def create_app(settings: Settings | None = None, socket_mode: bool = False) -> App:
     settings = settings or Settings.from_env()
-    app = App(
-        token=settings.bot_token,
-        client=web_client(settings),
-        signing_secret=settings.signing_secret,
-        request_verification_enabled=not socket_mode,
-    )
-    commands.register(app)
-    events.register(app)
+    store = None
+    if settings.oauth and not socket_mode:
+        store = SQLite3InstallationStore(database=db_path(), client_id=settings.client_id)
+        oauth = OAuthSettings(
+            client_id=settings.client_id, client_secret=settings.client_secret, scopes=BOT_SCOPES,
+            installation_store=store,
+            state_store=SQLite3OAuthStateStore(database=db_path(), expiration_seconds=600),
+        )
+        app = App(client=web_client(settings), signing_secret=settings.signing_secret, oauth_settings=oauth)
+    else:
+        app = App(
+            token=settings.bot_token,
+            client=web_client(settings, settings.bot_token),
+            signing_secret=settings.signing_secret,
+            request_verification_enabled=not socket_mode,
+        )
+    for listeners in (commands, events, actions, modal, home):
+        listeners.register(app)
+    lifecycle.register(app, store)
     return app

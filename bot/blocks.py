@@ -61,8 +61,9 @@ def blocks_for(header: str, sections: list[Section], context: str = "") -> list[
     return blocks
 
 
-def message(text: str, context: str = "") -> dict:
-    """A channel message and its thread follow-ups: {"text", "blocks", "thread": [...]}."""
+def message(text: str, context: str = "", buttons: str | None = None) -> dict:
+    """A channel message and its thread follow-ups: {"text", "blocks", "thread": [...]}.
+    `buttons` is the language of the plan's buttons, None for none."""
     summary, sections = split_sections(text)
     sections = _fit(sections)
     main, rest = sections[:MAIN_SECTIONS], sections[MAIN_SECTIONS:]
@@ -71,6 +72,8 @@ def message(text: str, context: str = "") -> dict:
         "blocks": blocks_for(summary, main, context),
         "thread": [],
     }
+    if buttons:
+        out["blocks"].append(json.loads(render(f"slack/buttons.{buttons}.json.j2")))
     for start in range(0, len(rest), MAX_BLOCKS - 2):
         part = rest[start:start + MAX_BLOCKS - 2]
         out["thread"].append({"text": "\n\n".join(f"{s.heading}\n{s.body}" for s in part)[:MAX_FALLBACK],

@@ -14,6 +14,8 @@ class Settings:
     bot_token: str | None = field(default=None, repr=False)
     signing_secret: str | None = field(default=None, repr=False)
     app_token: str | None = field(default=None, repr=False)
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
     api_url: str = DEFAULT_API_URL
     port: int = 3000
 
@@ -26,13 +28,20 @@ class Settings:
             bot_token=os.environ.get("SLACK_BOT_TOKEN") or None,
             signing_secret=os.environ.get("SLACK_SIGNING_SECRET") or None,
             app_token=os.environ.get("SLACK_APP_TOKEN") or None,
+            client_id=os.environ.get("SLACK_CLIENT_ID") or None,
+            client_secret=os.environ.get("SLACK_CLIENT_SECRET") or None,
             api_url=url,
             port=int(os.environ.get("PORT") or 3000),
         )
 
+    @property
+    def oauth(self) -> bool:
+        """Many workspaces: install through OAuth, one token per workspace."""
+        return bool(self.client_id and self.client_secret)
+
     def missing_for_http(self) -> list[str]:
-        return [name for name, value in (("SLACK_BOT_TOKEN", self.bot_token),
-                                         ("SLACK_SIGNING_SECRET", self.signing_secret)) if not value]
+        token = () if self.oauth else (("SLACK_BOT_TOKEN", self.bot_token),)
+        return [name for name, value in (*token, ("SLACK_SIGNING_SECRET", self.signing_secret)) if not value]
 
     def missing_for_socket(self) -> list[str]:
         return [name for name, value in (("SLACK_BOT_TOKEN", self.bot_token),

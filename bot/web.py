@@ -18,6 +18,14 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     def slack_events():
         return handler.handle(request)
 
+    @web.get("/slack/install")
+    def slack_install():
+        return handler.handle(request)
+
+    @web.get("/slack/oauth_redirect")
+    def slack_oauth_redirect():
+        return handler.handle(request)
+
     @web.get("/healthz")
     def healthz():
         return {"ok": True}

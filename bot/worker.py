@@ -37,7 +37,8 @@ def answer(text: str, lang: str | None) -> dict:
         result = advise(text, lang)
     except RequestError as err:
         return {"ok": False, "error": err.message(lang or err.lang)}
-    msg = blocks.message(render_text(result, checklist=False))
+    buttons = result.plan is not None
+    msg = blocks.message(render_text(result, checklist=False), buttons=result.request.lang if buttons else None)
     if result.plan is not None:
         msg["thread"].append(blocks.plain(render_checklist(result)))
     return {"ok": True, "lang": result.request.lang, "message": msg, "summary": plan_context(result)}
@@ -50,3 +51,35 @@ def follow(request_text: str, summary: dict, text: str, lang: str | None) -> dic
 
     reply = follow_up(request_text, summary, text, lang)
     return {"ok": True, "kind": reply.kind, "message": blocks.plain(reply.text)}
+
+
+def part(request_text: str, which: str, lang: str) -> dict:
+    """One part of a stored plan for a button: costs, alternatives, checklist or the RFQ."""
+    from advisor.advice import advise, render_rfq, render_section
+    from bot import blocks
+
+    result = advise(request_text, lang)
+    if which == "rfq":
+        return {"ok": True, "text": render_rfq(result) or ""}
+    return {"ok": True, "message": blocks.plain(render_section(result, which))}
+
+
+def form_values(request_text: str) -> dict:
+    """A stored request as the form's initial values (the Re-plan button)."""
+    from advisor.parser import parse
+
+    r = parse(request_text)
+    data = None
+    if r.data:
+        amount, unit = r.data.amount, r.data.unit
+        data = {"bytes": f"{amount / 1e9:g}GB", "tokens": f"{amount / 1e9:g}B tokens",
+                "samples": f"{amount:g} samples"}[unit]
+        if r.epochs != 1:
+            data += f" {r.epochs:g} epochs"
+    return {
+        "model": r.model or f"{r.params_b:g}B" + (f"-A{r.active_params_b:g}B" if r.is_moe else ""),
+        "method": r.method, "data": data,
+        "deadline": f"{r.deadline_days:g}d" if r.deadline_days else None,
+        "budget": f"{r.budget.amount:g} {r.budget.currency}" if r.budget else None,
+        "gpu": r.gpu, "lang": r.lang,
+    }

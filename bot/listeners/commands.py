@@ -3,20 +3,27 @@ process pool, post the answer to the channel so the team can thread under it."""
 
 from __future__ import annotations
 
-import logging
+import json
 
-from advisor import conversations
 from advisor.parser import RequestError, detect_lang, parse
-from advisor.render import phrase
-from bot import delivery, worker
-from bot.listeners.common import reply_lang, thread_key
+from advisor.render import phrase, render
+from bot.listeners.common import reply_lang
+from bot.listeners.modal import fill_form, form_id, open_loading
+from bot.plans import post_plan
 
-log = logging.getLogger("gpu_advisor.bot")
 
 
-def ack_gpu(ack, command):
+def ack_gpu(ack, command, client):
     text = (command.get("text") or "").strip()
     lang = detect_lang(text)
+    if not text:
+        # The trigger expires 3 s after the command: open a small view now, fill it after.
+        ack()
+        open_loading(client, command["trigger_id"], form_id(command), lang)
+        return
+    if text.lower() in ("help", "帮助", "lang en help", "lang zh help") or text.lower().startswith("help "):
+        ack(text=render(f"help.{detect_lang(text)}.txt.j2"))
+        return
     try:
         parse(text, None)
     except RequestError as err:
@@ -29,24 +36,14 @@ def plan_gpu(command, client, context):
     text = (command.get("text") or "").strip()
     channel, user = command["channel_id"], command["user_id"]
     team = command.get("team_id") or context.team_id or ""
-    lang = reply_lang(text, client, user)
-    try:
-        payload = worker.run(worker.answer, text, lang)
-    except Exception:
-        log.exception("planning failed for a /gpu request")
-        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), command.get("response_url"))
+    if not text:
+        fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
         return
-    if not payload["ok"]:
-        return  # the ack already explained what was wrong
-    ts = delivery.post(client, channel, payload["message"])
-    if ts is None:
-        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", "see the log", file="bot"),
-                           command.get("response_url"))
+    if text.lower().startswith("help"):
         return
-    conversations.save(conversations.Conversation(
-        key=thread_key(team, channel, ts), workspace=team, user=user, request_text=text,
-        lang=payload["lang"], summary=payload["summary"]))
+    post_plan(client, team, channel, user, text, reply_lang(text, client, user), command.get("response_url"))
 
 
 def register(app) -> None:
     app.command("/gpu")(ack=ack_gpu, lazy=[plan_gpu])
+

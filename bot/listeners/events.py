@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 
 from advisor import conversations
+from advisor.parser import RequestError, parse
 from advisor.render import phrase
 from bot import delivery, worker
+from bot.plans import post_plan
 from bot.dedup import first_time
 from bot.listeners.common import reply_lang, strip_mentions, thread_key
 
@@ -56,15 +58,13 @@ def on_mention(event, body, client, context):
     text = strip_mentions(event.get("text", ""))
     lang = reply_lang(text, client, event.get("user"))
     where = thread or event["ts"]
-    payload = worker.run(worker.answer, text, lang)
-    if payload["ok"]:
-        if delivery.post(client, channel, payload["message"], thread_ts=where):
-            conversations.save(conversations.Conversation(
-                key=thread_key(team, channel, where), workspace=team, user=event.get("user", ""),
-                request_text=text, lang=payload["lang"], summary=payload["summary"]))
+    try:
+        parse(text, lang)
+    except RequestError:
+        reply = worker.run(worker.follow, "", {}, text, lang)
+        delivery.post(client, channel, reply["message"], thread_ts=where)
         return
-    reply = worker.run(worker.follow, "", {}, text, lang)
-    delivery.post(client, channel, reply["message"], thread_ts=where)
+    post_plan(client, team, channel, event.get("user", ""), text, lang, thread_ts=where)
 
 
 def _follow(client, channel, thread, conv, event):

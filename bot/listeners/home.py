@@ -1,0 +1,45 @@
+"""App Home: the user's recent plans with links to their threads, how to use the bot, and the
+workspace's digest subscriptions."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from advisor import conversations, subscriptions
+from advisor.render import render
+from bot.listeners.common import reply_lang
+
+log = logging.getLogger("gpu_advisor.bot")
+RECENT = 8
+
+
+def _permalink(client, channel: str, ts: str) -> str:
+    try:
+        return client.chat_getPermalink(channel=channel, message_ts=ts)["permalink"]
+    except Exception:
+        return f"https://slack.com/app_redirect?channel={channel}"
+
+
+def home_view(client, team: str, user: str, lang: str) -> dict:
+    plans = []
+    for conv in conversations.recent(team, user, limit=RECENT):
+        _, channel, ts = conv.key.split(":", 2)
+        s = conv.summary
+        headline = (f"{s.get('gpu_count')} x {s.get('gpu')}" if s.get("gpu") else "") + (
+            f", {s['days']:g} d" if s.get("days") else "")
+        plans.append({"link": _permalink(client, channel, ts), "text": conv.request_text[:80], "headline": headline})
+    return json.loads(render(f"slack/home.{lang}.json.j2", plans=plans, help=render(f"help.{lang}.txt.j2"),
+                             subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)]))
+
+
+def on_home_opened(event, body, client, context):
+    if event.get("tab") not in (None, "home"):
+        return
+    team = body.get("team_id") or context.team_id or ""
+    user = event["user"]
+    client.views_publish(user_id=user, view=home_view(client, team, user, reply_lang("", client, user)))
+
+
+def register(app) -> None:
+    app.event("app_home_opened")(ack=lambda ack: ack(), lazy=[on_home_opened])
