@@ -99,10 +99,6 @@ def _conn(db):
 def snapshot_sources(db, date: str | None = None) -> list[str]:
     """Snapshot sources, all of them or those with a snapshot on `date`."""
     conn = _conn(db)
-    if date is not None:
-        rows = conn.execute("SELECT DISTINCT source FROM observations WHERE layout = ? AND as_of = ?",
-                            [SNAPSHOT_LAYOUT, _day(date)])
-        return sorted(r[0] for r in rows)
     # Skip-scan over the (layout, source, as_of) index: one lookup per source.
     rows = conn.execute("""
         WITH RECURSIVE s(x) AS (
@@ -111,7 +107,13 @@ def snapshot_sources(db, date: str | None = None) -> list[str]:
             SELECT (SELECT MIN(source) FROM observations WHERE layout = :l AND source > s.x)
             FROM s WHERE s.x IS NOT NULL)
         SELECT x FROM s WHERE x IS NOT NULL""", {"l": SNAPSHOT_LAYOUT})
-    return [r[0] for r in rows]
+    sources = [r[0] for r in rows]
+    if date is None:
+        return sources
+    day = _day(date)
+    return [s for s in sources if conn.execute(
+        "SELECT 1 FROM observations WHERE layout = ? AND source = ? AND as_of = ? LIMIT 1",
+        [SNAPSHOT_LAYOUT, s, day]).fetchone()]
 
 
 def snapshot_dates(db, source: str) -> list[str]:

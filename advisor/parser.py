@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from functools import cache
 
 from advisor import catalog
 from advisor.render import phrase
@@ -99,6 +100,16 @@ def _cn_num(text: str) -> float:
 def _amount(number: str, unit: str | None) -> float:
     value = _cn_num(number) if number and number[0] in CN_DIGITS else _num(number)
     return value * SCALE[(unit or "").lower()]
+
+
+@cache
+def _gpu_names() -> str:
+    return _alternation(catalog.gpu_spellings())
+
+
+@cache
+def _model_names() -> str:
+    return _alternation(catalog.model_spellings())
 
 
 def _alternation(spellings: list[str]) -> str:
@@ -195,7 +206,7 @@ class _Parse:
 
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
-        alt = _alternation(catalog.gpu_spellings())
+        alt = _gpu_names()
         sep = r"\s*(?:x|\*|卡|张|块|台)?\s*"
 
         def gpu(m: re.Match) -> None:
@@ -232,7 +243,7 @@ class _Parse:
         )
 
     def _models(self) -> None:
-        alt = _alternation(catalog.model_spellings())
+        alt = _model_names()
 
         def model(m: re.Match) -> None:
             self.set("model", catalog.find_model(m[1]).name, m[0])

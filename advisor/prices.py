@@ -63,9 +63,12 @@ MIGRATIONS = [
     (8, "ALTER TABLE observations ADD COLUMN source_gpus INTEGER"),
     (9, "ALTER TABLE observations ADD COLUMN vcpus REAL"),
     (10, "ALTER TABLE observations ADD COLUMN memory_gib REAL"),
-    # The digest: one source's snapshot on a date, and the previous date of a source.
+    # The digest: one source's snapshot on a date, the previous date of a source, the sources.
     (11, "CREATE INDEX IF NOT EXISTS observations_layout_source_date ON observations (layout, source, as_of)"),
-    (12, "CREATE INDEX IF NOT EXISTS observations_layout_date ON observations (layout, as_of)"),
+    # price_book's "newest observation of each offer" (GROUP BY and join on these columns):
+    # without it that query takes minutes once daily snapshots pile up (bench/prices_bench.py).
+    (12, "CREATE INDEX IF NOT EXISTS observations_offer_newest "
+         "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
 ]
 
 

@@ -46,7 +46,6 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
         app = App(client=web_client(settings), signing_secret=settings.signing_secret, oauth_settings=oauth)
     else:
         app = App(
-            token=settings.bot_token,
             client=web_client(settings, settings.bot_token),
             signing_secret=settings.signing_secret,
             request_verification_enabled=not socket_mode,

@@ -7,6 +7,7 @@ from flask import Flask, request
 from slack_bolt.adapter.flask import SlackRequestHandler
 
 from bot.app import create_app
+from bot.worker import warm_up
 from bot.settings import Settings
 
 
@@ -47,6 +48,7 @@ def serve(settings: Settings) -> None:
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
+            self.cfg.set("post_worker_init", lambda _worker: warm_up())
 
         def load(self):
             return create_flask_app(settings)

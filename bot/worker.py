@@ -4,12 +4,27 @@ process boundary) and call only the core."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 
+log = logging.getLogger("gpu_advisor.bot")
 _pool: ProcessPoolExecutor | None = None
 _pool_pid: int | None = None
+# Planning and posting run at a lower CPU priority than the web process, so acks keep their
+# 3 seconds however much planning is queued.
+BACKGROUND_NICE = 10
+
+
+def _init_process() -> None:
+    try:
+        os.nice(BACKGROUND_NICE)
+    except OSError:  # not permitted: run at normal priority
+        pass
+    from bot import logs
+
+    logs.setup()
 
 
 def pool() -> ProcessPoolExecutor:
@@ -17,14 +32,26 @@ def pool() -> ProcessPoolExecutor:
     global _pool, _pool_pid
     if _pool is None or _pool_pid != os.getpid():
         workers = int(os.environ.get("GPU_ADVISOR_PLAN_WORKERS") or 2)
-        _pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        _pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                    initializer=_init_process)
         _pool_pid = os.getpid()
     return _pool
 
 
-def run(fn, *args):
-    """Run `fn(*args)` in the pool and wait for it (the waiting thread holds no GIL)."""
-    return pool().submit(fn, *args).result(timeout=120)
+def submit(fn, *args) -> Future:
+    """Run a job (bot/jobs.py) in the pool and return at once. The job plans, posts and stores
+    by itself: Bolt runs acks and lazy listeners on one small thread pool (slack_bolt
+    listener_executor), and the web process's GIL is shared by every ack, so nothing heavy may
+    happen there."""
+    future = pool().submit(fn, *args)
+    future.add_done_callback(_log_failure)
+    return future
+
+
+def _log_failure(future: Future) -> None:
+    err = future.exception()
+    if err is not None:
+        log.error("background job failed: %s: %s", type(err).__name__, err)
 
 
 def answer(text: str, lang: str | None) -> dict:
@@ -83,3 +110,23 @@ def form_values(request_text: str) -> dict:
         "budget": f"{r.budget.amount:g} {r.budget.currency}" if r.budget else None,
         "gpu": r.gpu, "lang": r.lang,
     }
+
+
+def _ready() -> bool:
+    from advisor.advice import advise
+
+    advise("7b lora 1GB 1d on 1x4090")  # imports, catalogs, templates, price store
+    return True
+
+
+def warm_up() -> None:
+    """Load everything once before the first request (a gunicorn worker calls this at boot), so
+    the first acks do not wait on imports and the pool's processes are already running."""
+    from advisor.parser import parse
+    from advisor.render import phrase
+
+    parse("70B full-finetune 1TB 14d budget")
+    phrase("en", "working", "", file="bot")
+    workers = int(os.environ.get("GPU_ADVISOR_PLAN_WORKERS") or 2)
+    for future in [pool().submit(_ready) for _ in range(workers)]:
+        future.result(timeout=120)

@@ -31,7 +31,7 @@ SECRET = "test-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-test-token-do-not-leak"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fake_slack():
     from slack_fake import FakeSlack
 
@@ -62,8 +62,10 @@ class BotServer:
         self.http.server_close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bot_env(tmp_path_factory):
+    """One database for every bot test: the planning processes (spawned once per test session)
+    read GPU_ADVISOR_DB when they start."""
     db = tmp_path_factory.mktemp("bot") / "bot.db"
     old = {k: os.environ.get(k) for k in ("GPU_ADVISOR_DB", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")}
     os.environ.update(GPU_ADVISOR_DB=str(db), SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET)
@@ -83,3 +85,24 @@ def bot(fake_slack, bot_env):
     server = BotServer(fake_slack, bot_env)
     yield SlackSender(server.url, SECRET, fake_slack), server
     server.stop()
+
+
+@pytest.fixture
+def answered(bot, fake_slack, bot_env):
+    """A posted answer and the ts Slack gave it (read back from the thread store)."""
+    import time
+
+    from advisor import conversations
+
+    send, _ = bot
+    before = {c.key for c in conversations.recent("T1", limit=100)}
+    send.command("70B full-finetune 1TB 14d budget")
+    fake_slack.wait_for("chat.postMessage", 2)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        new = [c for c in conversations.recent("T1", limit=100) if c.key not in before]
+        if new:
+            fake_slack.reset()
+            return new[0].key.split(":")[2]
+        time.sleep(0.05)
+    raise AssertionError("the answer was not stored")

@@ -61,3 +61,28 @@ class SlackSender:
         if thread_ts:
             event["thread_ts"] = thread_ts
         return self.event(event, **kw), event
+
+    def interaction(self, payload: dict, **kw):
+        body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post(body, "application/x-www-form-urlencoded", **kw)
+
+    def button(self, action_id: str, message_ts: str, channel: str = "C1", user: str = "U1", team: str = "T1"):
+        return self.interaction({
+            "type": "block_actions", "team": {"id": team}, "user": {"id": user}, "api_app_id": "A1",
+            "channel": {"id": channel}, "trigger_id": f"trigger{next(_ids)}",
+            "container": {"type": "message", "message_ts": message_ts, "channel_id": channel},
+            "actions": [{"action_id": action_id, "block_id": "plan_actions", "type": "button",
+                         "value": action_id, "action_ts": f"{time.time():.6f}"}]})
+
+    def submit_form(self, values: dict, channel: str = "C1", user: str = "U1", team: str = "T1"):
+        state = {}
+        for field, value in values.items():
+            if field in ("method", "gpu", "lang"):
+                state[field] = {"value": {"type": "static_select", "selected_option": {"value": value}}}
+            else:
+                state[field] = {"value": {"type": "plain_text_input", "value": value}}
+        return self.interaction({
+            "type": "view_submission", "team": {"id": team}, "user": {"id": user}, "api_app_id": "A1",
+            "trigger_id": f"trigger{next(_ids)}",
+            "view": {"id": "V1", "type": "modal", "callback_id": "gpu_request",
+                     "private_metadata": json.dumps({"channel": channel}), "state": {"values": state}}})

@@ -17,7 +17,9 @@ class FakeSlack:
     def __init__(self):
         self.calls: list[dict] = []
         self.responses: list[dict] = []  # response_url posts
+        self.uploads: list[dict] = []  # file bodies sent to an upload URL
         self.locales: dict[str, str] = {}
+        self.oauth_team = "T2"
         self._script: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
@@ -53,6 +55,11 @@ class FakeSlack:
             def do_POST(self):
                 path = urllib.parse.urlsplit(self.path).path
                 args = self._args()
+                if path.startswith("/upload/"):
+                    with fake._lock:
+                        fake.uploads.append({"id": path.rsplit("/", 1)[1], "size": len(str(args))})
+                    self._reply(200, {"ok": True})
+                    return
                 if path.startswith("/response/"):
                     with fake._lock:
                         fake.responses.append({"id": path.rsplit("/", 1)[1], **args})
@@ -99,6 +106,7 @@ class FakeSlack:
         with self._lock:
             self.calls.clear()
             self.responses.clear()
+            self.uploads.clear()
             self._script.clear()
 
     # -- answers ------------------------------------------------------------------
@@ -110,6 +118,24 @@ class FakeSlack:
             ts = f"{1700000000 + next(self._ts)}.000100"
             return {"ok": True, "channel": args.get("channel"), "ts": ts,
                     "message": {"text": args.get("text"), "ts": ts}}
+        base = self.url.removesuffix("/api/")
+        if method in ("views.open", "views.update", "views.publish"):
+            return {"ok": True, "view": {"id": f"V{next(self._ts)}"}}
+        if method == "chat.getPermalink":
+            return {"ok": True, "permalink": f"https://example.slack.com/archives/{args.get('channel')}/"
+                                             f"p{str(args.get('message_ts', '')).replace('.', '')}"}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{next(self._ts)}"
+            return {"ok": True, "upload_url": f"{base}/upload/{file_id}", "file_id": file_id}
+        if method == "files.completeUploadExternal":
+            files = args.get("files")
+            files = json.loads(files) if isinstance(files, str) else files
+            return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in files]}
+        if method == "oauth.v2.access":
+            team = self.oauth_team
+            return {"ok": True, "access_token": f"xoxb-{team}-token", "token_type": "bot", "scope": "commands,chat:write",
+                    "bot_user_id": "UBOT", "app_id": "A1", "team": {"id": team, "name": team},
+                    "enterprise": None, "authed_user": {"id": "UINSTALLER"}, "is_enterprise_install": False}
         if method == "users.info":
             user = args.get("user", "")
             return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}

@@ -41,7 +41,7 @@ def plan_gpu(command, client, context):
         return
     if text.lower().startswith("help"):
         return
-    post_plan(client, team, channel, user, text, reply_lang(text, client, user), command.get("response_url"))
+    post_plan(client, team, channel, user, text, None, command.get("response_url"))
 
 
 def register(app) -> None:

@@ -4,17 +4,13 @@ once, whatever Slack retries or delivers twice (a message that mentions us arriv
 
 from __future__ import annotations
 
-import logging
 
 from advisor import conversations
 from advisor.parser import RequestError, parse
-from advisor.render import phrase
-from bot import delivery, worker
+from bot import jobs, worker
 from bot.plans import post_plan
 from bot.dedup import first_time
-from bot.listeners.common import reply_lang, strip_mentions, thread_key
-
-log = logging.getLogger("gpu_advisor.bot")
+from bot.listeners.common import strip_mentions, thread_key
 
 
 def _ack(ack):
@@ -56,27 +52,18 @@ def on_mention(event, body, client, context):
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
     text = strip_mentions(event.get("text", ""))
-    lang = reply_lang(text, client, event.get("user"))
     where = thread or event["ts"]
     try:
-        parse(text, lang)
+        parse(text)
     except RequestError:
-        reply = worker.run(worker.follow, "", {}, text, lang)
-        delivery.post(client, channel, reply["message"], thread_ts=where)
+        worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, where, "", {}, text, event.get("user", ""))
         return
-    post_plan(client, team, channel, event.get("user", ""), text, lang, thread_ts=where)
+    post_plan(client, team, channel, event.get("user", ""), text, None, thread_ts=where)
 
 
 def _follow(client, channel, thread, conv, event):
-    text = strip_mentions(event.get("text", ""))
-    lang = reply_lang(text, client, event.get("user"))
-    try:
-        reply = worker.run(worker.follow, conv.request_text, conv.summary, text, lang)
-    except Exception:
-        log.exception("follow-up failed")
-        return
-    if delivery.post(client, channel, reply["message"], thread_ts=thread) is None:
-        delivery.tell_user(client, channel, event.get("user", ""), phrase(lang, "thread_failed", file="bot"))
+    worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, thread, conv.request_text, conv.summary,
+                  strip_mentions(event.get("text", "")), event.get("user", ""))
 
 
 def register(app) -> None:

@@ -4,13 +4,11 @@ workspace's digest subscriptions."""
 from __future__ import annotations
 
 import json
-import logging
 
 from advisor import conversations, subscriptions
 from advisor.render import render
 from bot.listeners.common import reply_lang
 
-log = logging.getLogger("gpu_advisor.bot")
 RECENT = 8
 
 

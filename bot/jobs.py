@@ -1,0 +1,86 @@
+"""The work behind each Slack request, run in the planning processes (bot/worker.py): plan or
+answer, post to Slack, remember the thread, tell the user when a post fails. Arguments are
+plain data; `slack` carries the token and Web API URL of the workspace the request came from."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from advisor import conversations
+from advisor.render import phrase
+from bot import delivery, worker
+from bot.listeners.common import reply_lang, thread_key
+
+log = logging.getLogger("gpu_advisor.bot")
+
+
+@dataclass(frozen=True)
+class SlackAccess:
+    api_url: str
+    token: str = field(repr=False)
+
+    @classmethod
+    def of(cls, client) -> "SlackAccess":
+        return cls(api_url=client.base_url, token=client.token)
+
+    def client(self):
+        from bot.app import web_client
+        from bot.settings import Settings
+
+        return web_client(Settings(api_url=self.api_url), self.token)
+
+
+def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang: str | None,
+         response_url: str | None = None, thread_ts: str | None = None) -> None:
+    """Plan a request and post the answer to the channel (or into `thread_ts`)."""
+    client = slack.client()
+    lang = lang or reply_lang(text, client, user)
+    try:
+        payload = worker.answer(text, lang)
+    except Exception:
+        log.exception("planning failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
+        return
+    if not payload["ok"]:
+        if thread_ts:  # a mention: no ack showed the error, so say it in the thread
+            delivery.post(client, channel, {"text": payload["error"], "blocks": [], "thread": []}, thread_ts)
+        return
+    ts = delivery.post(client, channel, payload["message"], thread_ts=thread_ts)
+    if ts is None:
+        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", "see the log", file="bot"),
+                           response_url)
+        return
+    conversations.save(conversations.Conversation(
+        key=thread_key(team, channel, thread_ts or ts), workspace=team, user=user, request_text=text,
+        lang=payload["lang"], summary=payload["summary"]))
+
+
+def follow(slack: SlackAccess, channel: str, thread: str, request_text: str, summary: dict, text: str,
+           user: str) -> None:
+    """Answer a message in a plan's thread (or a question without one) in that thread."""
+    client = slack.client()
+    lang = reply_lang(text, client, user)
+    try:
+        reply = worker.follow(request_text, summary, text, lang)
+    except Exception:
+        log.exception("follow-up failed")
+        reply = None
+    if reply is None or delivery.post(client, channel, reply["message"], thread_ts=thread) is None:
+        delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
+
+
+def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
+    """A button: post one part of the plan in its thread; the RFQ as a file."""
+    client = slack.client()
+    payload = worker.part(request_text, which, lang)
+    if which != "rfq":
+        delivery.post(client, channel, payload["message"], thread_ts=ts)
+        return
+    try:
+        # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
+        client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
+                               filename="request-for-quote.txt", title="Request for quote")
+    except Exception as err:
+        log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
+        delivery.post(client, channel, {"text": payload["text"][:3000], "blocks": [], "thread": []}, thread_ts=ts)

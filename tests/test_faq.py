@@ -1,0 +1,151 @@
+"""The bilingual FAQ matcher (advisor/faq.py) on the evaluation set and on odd input."""
+
+from __future__ import annotations
+
+import re
+import time
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from advisor import faq
+
+EVAL = tomllib.loads((Path(__file__).parent / "faq_eval.toml").read_text("utf-8"))["q"]
+TOPICS = faq.topics()
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+# A plan as the advisor makes it for 70B full fine-tuning on 16 x H800.
+PLAN = {
+    "gpu": "H800", "gpu_count": 16, "nodes": 2, "gpus_per_node": 8, "tp": 8, "pp": 1,
+    "dp": 2, "zero_stage": 1, "mem_per_gpu_gib": 71.5, "gpu_mem_gib": 80, "days": 12.3,
+    "gpu_hours": 4723, "mfu_pct": 38, "cpu_cores_per_node": 128, "ram_gib_per_node": 2048,
+    "nvme_tb_per_node": 15.36, "storage_read_gb_s": 8, "network": "8x400G RoCE",
+    "interconnect": "NVLink 400 GB/s", "power_kw_per_node": 10.2, "rent_total": 123456,
+    "buy_capex": 4600000, "currency": "CNY", "decision": "rent", "breakeven_months": 26,
+    "method": "full-finetune", "params_b": 70,
+}
+
+
+def test_eval_set_names_only_known_topics():
+    ids = {t.id for t in TOPICS}
+    assert len(ids) == len(TOPICS) == 45
+    assert {q["topic"] for q in EVAL} <= ids
+
+
+def test_top1_accuracy_on_eval_set():
+    hits, total = Counter(), Counter()
+    misses = []
+    for q in EVAL:
+        got = faq.answer(q["text"]).topic
+        total[q["lang"]] += 1
+        hits[q["lang"]] += got == q["topic"]
+        if got != q["topic"]:
+            misses.append(f"{q['text']!r}: {got} (want {q['topic']})")
+    acc = {lang: hits[lang] / total[lang] for lang in total}
+    overall = sum(hits.values()) / sum(total.values())
+    report = (f"overall {overall:.1%} ({sum(hits.values())}/{sum(total.values())}); "
+              + ", ".join(f"{lang} {acc[lang]:.1%} ({hits[lang]}/{total[lang]})" for lang in total)
+              + "\nmisses:\n  " + "\n  ".join(misses))
+    assert overall >= 0.90, report
+    assert acc["en"] >= 0.85, report
+    assert acc["zh"] >= 0.85, report
+    assert acc["mixed"] >= 0.85, report
+
+
+@pytest.mark.parametrize("topic", TOPICS, ids=lambda t: t.id)
+def test_topic_answers_its_own_example_questions(topic):
+    for question in topic.questions_en + topic.questions_zh:
+        got = faq.answer(question)
+        assert got.topic == topic.id, (question, got.topic)
+        assert got.confident, (question, got.score)
+
+
+def test_plan_snippet_is_appended_when_a_plan_is_given():
+    plain = faq.answer("How much host RAM do the servers need?")
+    with_plan = faq.answer("How much host RAM do the servers need?", plan=PLAN)
+    assert plain.topic == with_plan.topic == "ram_sizing"
+    assert not plain.used_plan and "2048" not in plain.answer
+    assert with_plan.used_plan and "2048 GiB" in with_plan.answer
+    assert with_plan.answer.startswith(plain.answer)
+
+    zh = faq.answer("内存要配多少？", plan=PLAN)
+    assert zh.used_plan and "2048 GiB" in zh.answer and CJK.search(zh.answer)
+
+
+def test_plan_with_missing_keys_renders():
+    # Only the RAM figure is known: every other plan variable is None, nothing raises.
+    got = faq.answer("内存要配多少？", plan={"ram_gib_per_node": 512})
+    assert got.topic == "ram_sizing"
+    assert "512" in got.answer
+    # An empty plan leaves the general answer alone.
+    empty = faq.answer("内存要配多少？", plan={})
+    assert not empty.used_plan and empty.answer == faq.answer("内存要配多少？").answer
+
+
+@pytest.mark.parametrize("topic", TOPICS, ids=lambda t: t.id)
+def test_every_plan_snippet_renders_with_a_full_and_an_empty_plan(topic):
+    plan = dict(PLAN, gpu="RTX4090", gpu_count=8) if topic.id == "consumer_cards_4090" else PLAN
+    for lang in ("en", "zh"):
+        assert faq.plan_note(topic.id, {}, lang) == ""
+        note = faq.plan_note(topic.id, plan, lang)
+        assert bool(note) == bool(topic.plan_fields), (lang, note)
+        assert bool(CJK.search(note)) == (lang == "zh" and bool(note))
+
+
+@pytest.mark.parametrize("text", ["asdf qwer", "", "？？？", "   ", "!!!", "hello", "谢谢"])
+def test_nonsense_is_not_confident_and_offers_two_topics(text):
+    got = faq.answer(text)
+    assert got.confident is False
+    assert len(got.alternatives) == 2
+    assert got.topic not in {a.id for a in got.alternatives}
+    assert got.alternatives[0].title in got.answer
+    assert 0.0 <= got.score < faq.MIN_SCORE
+
+
+def test_unsure_reply_says_so_in_the_reply_language():
+    en = faq.answer("asdf qwer")
+    assert en.lang == "en" and "don't have an answer" in en.answer
+    zh = faq.answer("？？？")
+    assert zh.lang == "zh" and "没有现成的答案" in zh.answer
+
+
+def test_chinese_question_gets_a_chinese_answer_by_default():
+    got = faq.answer("包月划算还是按量付费划算")
+    assert got.topic == "monthly_vs_hourly" and got.lang == "zh"
+    assert got.answer.startswith("按小时") and got.title == "包月还是按小时租，最短租期"
+
+
+def test_lang_forces_the_reply_language():
+    en = faq.answer("包月划算还是按量付费划算", lang="en")
+    assert en.lang == "en" and en.title.startswith("Monthly") and not CJK.search(en.answer)
+    zh = faq.answer("should I rent by the hour or by the month?", lang="zh")
+    assert zh.lang == "zh" and CJK.search(zh.answer)
+    with pytest.raises(ValueError):
+        faq.answer("rent or buy?", lang="fr")
+
+
+def test_mixed_and_misspelt_questions():
+    assert faq.answer("FSDP和ZeRO3是不是一个东西").topic == "zero_fsdp_offload"
+    assert faq.answer("loar微调7b一张24g的卡够不够").topic == "lora_vs_full_finetune"
+    assert faq.answer("do we need infinband between nodes").topic == "internode_network"
+
+
+def test_score_is_between_zero_and_one_and_alternatives_differ():
+    for q in EVAL[:40]:
+        got = faq.answer(q["text"])
+        assert 0.0 <= got.score <= 1.0
+        ids = [got.topic] + [a.id for a in got.alternatives]
+        assert len(set(ids)) == 3
+
+
+def test_answer_is_fast_after_start_up():
+    faq.answer("warm up")
+    times = []
+    for q in EVAL:
+        t0 = time.perf_counter()
+        faq.answer(q["text"], plan=PLAN)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    assert times[len(times) // 2] < 0.010, f"median {times[len(times) // 2] * 1000:.1f} ms"

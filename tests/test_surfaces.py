@@ -1,0 +1,104 @@
+"""Buttons, the form, help and App Home, on the real app over HTTP with the fake Web API."""
+
+import json
+import time
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def clean(fake_slack):
+    fake_slack.reset()
+    yield
+    seen, deadline = -1, time.time() + 15
+    while time.time() < deadline and len(fake_slack.calls) != seen:
+        seen = len(fake_slack.calls)
+        time.sleep(0.8)
+
+
+def _text(call):
+    return call["args"].get("text", "")
+
+
+@pytest.mark.parametrize("action,expect", [("show_costs", "Cost (CNY)"), ("show_alternatives", "Alternatives"),
+                                           ("show_checklist", "nvidia-smi topo -m")])
+def test_buttons_post_their_part_in_the_thread(bot, fake_slack, answered, action, expect):
+    send, _ = bot
+    status, _ = send.button(action, answered)
+    assert status == 200
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    assert post["args"]["thread_ts"] == answered and expect in _text(post)
+
+
+def test_rfq_button_uploads_a_file_in_the_thread(bot, fake_slack, answered):
+    send, _ = bot
+    send.button("show_rfq", answered)
+    done = fake_slack.wait_for("files.completeUploadExternal")[0]
+    assert done["args"]["thread_ts"] == answered and done["args"]["channel_id"] == "C1"
+    assert fake_slack.calls_of("files.getUploadURLExternal") and fake_slack.uploads
+
+
+def test_replan_button_opens_the_form_filled_with_the_request(bot, fake_slack, answered):
+    send, _ = bot
+    send.button("replan", answered)
+    view = fake_slack.wait_for("views.open")[0]["args"]["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    blocks = {b["block_id"]: b for b in view["blocks"]}
+    assert blocks["model"]["element"]["initial_value"] == "70B"
+    assert blocks["deadline"]["element"]["initial_value"] == "14d"
+    assert blocks["method"]["element"]["initial_option"]["value"] == "full-finetune"
+
+
+def test_gpu_alone_opens_a_form_then_fills_it(bot, fake_slack):
+    send, _ = bot
+    t0 = time.time()
+    status, _ = send.command("")
+    assert status == 200
+    opened = fake_slack.wait_for("views.open")[0]
+    assert opened["at"] - t0 < 3  # inside the trigger's 3 seconds
+    external = (json.loads(opened["args"]["view"]) if isinstance(opened["args"]["view"], str)
+                else opened["args"]["view"])["external_id"]
+    filled = fake_slack.wait_for("views.update")[0]
+    assert filled["args"]["external_id"] == external
+    view = filled["args"]["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    assert view["callback_id"] == "gpu_request" and len(view["blocks"]) == 7
+
+
+def test_form_submission_with_a_bad_field_gets_an_inline_error(bot, fake_slack):
+    send, _ = bot
+    status, body = send.submit_form({"model": "70B", "method": "full-finetune", "data": "1TB",
+                                     "deadline": "soon", "gpu": "any", "lang": "en"})
+    assert status == 200
+    reply = json.loads(body)
+    assert reply["response_action"] == "errors" and "deadline" in reply["errors"]
+    assert "soon" in reply["errors"]["deadline"]
+    time.sleep(1)
+    assert fake_slack.calls_of("chat.postMessage") == []
+
+
+def test_form_submission_posts_the_answer_like_a_command(bot, fake_slack):
+    send, _ = bot
+    status, body = send.submit_form({"model": "7B", "method": "lora", "data": "20GB", "deadline": "3d",
+                                     "gpu": "RTX4090-24GB", "lang": "zh"}, channel="C9")
+    assert status == 200 and not body
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    assert post["args"]["channel"] == "C9" and "RTX4090" in _text(post) and "我理解的需求" in _text(post)
+
+
+@pytest.mark.parametrize("text,expect", [("help", "Type what you want to train"), ("帮助", "在 `/gpu` 后面写上")])
+def test_help_in_both_languages(bot, text, expect):
+    send, _ = bot
+    status, body = send.command(text)
+    assert status == 200 and expect in body and "/gpu 70B" in body
+
+
+def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
+    send, _ = bot
+    send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"})
+    published = fake_slack.wait_for("views.publish")[0]["args"]
+    view = json.loads(published["view"]) if isinstance(published["view"], str) else published["view"]
+    text = json.dumps(view, ensure_ascii=False)
+    assert published["user_id"] == "U1" and "70B full-finetune 1TB 14d budget" in text
+    assert f"p{answered.replace('.', '')}" in text  # the permalink to the thread
+    assert "price digest" in text.lower()
