@@ -14,7 +14,7 @@ _pool: ProcessPoolExecutor | None = None
 _pool_pid: int | None = None
 # Planning and posting run at a lower CPU priority than the web process, so acks keep their
 # 3 seconds however much planning is queued.
-BACKGROUND_NICE = 10
+BACKGROUND_NICE = 19
 
 
 def _init_process() -> None:

@@ -163,3 +163,9 @@ class FakeSlack:
                 return list(self.responses)
             time.sleep(0.05)
         raise AssertionError("no response_url post")
+
+
+if __name__ == "__main__":  # a standalone fake, for benchmarks: prints its URL, serves until killed
+    fake = FakeSlack().start()
+    print(fake.url, flush=True)
+    threading.Event().wait()
