@@ -46,6 +46,24 @@ def cmd_ask(args) -> int:
     return 0
 
 
+def cmd_quote(args) -> int:
+    from advisor.quotes import quote_answer
+    from advisor.render import render
+
+    text = " ".join(args.text)
+    lang = args.lang or detect_lang(text)
+    try:
+        judgement, recorded = quote_answer(text, args.lang)
+    except RequestError as err:
+        print(err.message(lang), file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json(judgement.model_dump(mode="json") | {"recorded": recorded})
+    else:
+        print(render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded))
+    return 0
+
+
 def _bot_settings(mode: str):
     from bot.settings import Settings
 
@@ -98,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
     ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
     ask.set_defaults(func=cmd_ask)
+
+    quote = sub.add_parser("quote", help="judge a vendor's quote against the market and record it")
+    quote.add_argument("text", nargs="+", help='e.g. "8xH800 ¥95000/month 3 months vendorX"')
+    quote.add_argument("--json", action="store_true")
+    quote.add_argument("--lang", choices=["en", "zh"])
+    quote.set_defaults(func=cmd_quote)
 
     serve = sub.add_parser("serve", help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT")
     serve.set_defaults(func=cmd_serve)

@@ -84,3 +84,23 @@ def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: st
     except Exception as err:
         log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
         delivery.post(client, channel, {"text": payload["text"][:3000], "blocks": [], "thread": []}, thread_ts=ts)
+
+
+def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | None,
+          response_url: str | None = None) -> None:
+    """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
+    from advisor.parser import RequestError
+    from advisor.quotes import quote_answer
+    from advisor.render import render
+    from bot import blocks
+
+    client = slack.client()
+    lang = lang or reply_lang(text, client, user)
+    try:
+        judgement, recorded = quote_answer(text, lang)
+    except RequestError as err:
+        delivery.tell_user(client, channel, user, err.message(lang), response_url)
+        return
+    reply = render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded)
+    if delivery.post(client, channel, blocks.plain(reply)) is None:
+        delivery.tell_user(client, channel, user, reply, response_url)

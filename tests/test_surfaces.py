@@ -102,3 +102,16 @@ def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     assert published["user_id"] == "U1" and "70B full-finetune 1TB 14d budget" in text
     assert f"p{answered.replace('.', '')}" in text  # the permalink to the thread
     assert "price digest" in text.lower()
+
+
+def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_env):
+    import sqlite3
+
+    send, _ = bot
+    status, body = send.command("quote 8xH800 ¥20000/month 12 months cheapco")
+    assert status == 200 and "quote" in body.lower()
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    assert "cheapco" in _text(post) and "below what the hardware costs to own" in _text(post)
+    db = sqlite3.connect(bot_env)
+    row = db.execute("select price, unit, provider from observations where source = 'quote' and provider = 'cheapco'").fetchone()
+    assert row == (2500.0, "gpu-month", "cheapco")  # per GPU: 20000 / 8

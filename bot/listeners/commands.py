@@ -9,8 +9,15 @@ from advisor.parser import RequestError, detect_lang, parse
 from advisor.render import phrase, render
 from bot.listeners.common import reply_lang
 from bot.listeners.modal import fill_form, form_id, open_loading
+from bot import jobs, worker
 from bot.plans import post_plan
 
+
+
+def _leading(text: str) -> str:
+    """The command word a request may start with (CONTRACT section 3)."""
+    first = text.strip().split(maxsplit=1)[0].lower() if text.strip() else ""
+    return {"报价": "quote", "价格": "prices", "日报": "digest"}.get(first, first)
 
 
 def ack_gpu(ack, command, client):
@@ -23,6 +30,9 @@ def ack_gpu(ack, command, client):
         return
     if text.lower() in ("help", "帮助", "lang en help", "lang zh help") or text.lower().startswith("help "):
         ack(text=render(f"help.{detect_lang(text)}.txt.j2"))
+        return
+    if _leading(text) == "quote":
+        ack(text=phrase(lang, "judging", file="bot"))
         return
     try:
         parse(text, None)
@@ -40,6 +50,9 @@ def plan_gpu(command, client, context):
         fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
         return
     if text.lower().startswith("help"):
+        return
+    if _leading(text) == "quote":
+        worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
         return
     post_plan(client, team, channel, user, text, None, command.get("response_url"))
 

@@ -1,0 +1,158 @@
+"""A vendor's quote, judged against the market and recorded as a price.
+
+`quote 8xH800 ¥95000/month 3 months vendorX` -> per-GPU-hour and per-PFLOPS prices against the
+cheapest price on record for that GPU, the warning signs, and what to ask the vendor.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+
+from pydantic import BaseModel
+
+from advisor import catalog
+from advisor.parser import RequestError, _gpu_names, detect_lang
+from advisor.prices import PriceBook, open_store
+
+HOURS_PER_MONTH = 730
+# A rent below what the same servers cost to own (hardware over 36 months, plus power and
+# hosting) cannot pay for the hardware: the vendor saves elsewhere (shared network or
+# storage, thin support) or the quote leaves costs out. The Chengdu guide states the rule as
+# "monthly rent under a third of the purchase price", which every normal rent meets (a month
+# is 2.5-4% of the price), so we use the cost of owning instead.
+OWNERSHIP_MONTHS = 36
+SUSPICIOUS_BELOW_OWNING = 0.8
+# Far above the market: worth negotiating.
+EXPENSIVE_ABOVE_MARKET = 1.3
+
+_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
+
+
+class Quote(BaseModel):
+    text: str
+    vendor: str
+    gpu: str
+    gpus: int
+    price: float
+    currency: str
+    per: str  # "hour" | "month"
+    per_gpu: bool
+    term_months: float | None
+    lang: str
+
+
+class QuoteJudgement(BaseModel):
+    quote: Quote
+    per_gpu_hour: float
+    per_pflops_hour: float
+    market_per_gpu_hour: float | None
+    market_source: str | None
+    market_ratio: float | None
+    monthly_total: float
+    owning_per_month: float | None
+    verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
+    signs: list[str]  # kinds of warning sign, worded by the template
+    recorded: bool = False
+
+
+def parse_quote(text: str, lang: str | None = None) -> Quote:
+    lang = lang or detect_lang(text)
+    norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x").strip()
+    norm = re.sub(r"^quote\s+|^报价\s*", "", norm)
+    gpu_m = re.search(rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])", norm)
+    if not gpu_m:
+        raise RequestError("quote", lang, word=text.strip()[:60])
+    gpu = catalog.find_gpu(gpu_m[2])
+    gpus = int(gpu_m[1]) if gpu_m[1] else gpu.gpus_per_server
+    rest = norm[:gpu_m.start()] + " " + norm[gpu_m.end():]
+    price_m = re.search(
+        rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
+        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)", rest)
+    if not price_m:
+        raise RequestError("quote", lang, word=text.strip()[:60])
+    currency = "USD" if price_m[1] == "$" or price_m[4] in ("usd", "美元") else "CNY"
+    price = float(price_m[2].replace(",", "")) * _SCALE[(price_m[3] or "").lower()]
+    per = "month" if price_m[6] in ("month", "mo", "月", "个月") else "hour"
+    per_gpu = bool(price_m[5]) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
+    rest = rest[:price_m.start()] + " " + rest[price_m.end():]
+    term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
+    term = None
+    if term_m:
+        term = float(term_m[1]) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
+        rest = rest[:term_m.start()] + " " + rest[term_m.end():]
+    vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
+    found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
+    vendor = found[0] if found else vendor  # as the user wrote it
+    return Quote(text=text, vendor=vendor[:60], gpu=gpu.name, gpus=gpus, price=price, currency=currency, per=per,
+                 per_gpu=per_gpu, term_months=term, lang=lang)
+
+
+def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
+    """Against the market the quote's currency belongs to (CNY: China, USD: global clouds)."""
+    market = "global" if q.currency == "USD" else "china"
+    gpu = catalog.get_gpu(q.gpu)
+    per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
+    per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
+    pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
+    market_price = book.best("rent_hour", gpu.name, market, q.currency)
+    market_value = book.value(market_price, q.currency)
+    ratio = per_gpu_hour / market_value if market_value else None
+    monthly_total = per_gpu_hour * q.gpus * HOURS_PER_MONTH
+    server = book.best("buy_server", gpu.name, market, q.currency)
+    owning = None
+    if server:
+        servers = max(1.0, q.gpus / gpu.gpus_per_server)
+        capex = book.value(server, q.currency) / max(1, server.gpus) * gpu.gpus_per_server * servers
+        kwh = book.value(book.best("electricity", "", market, q.currency), q.currency) or 0.0
+        pue = book.best("pue", "", market, "")
+        power = gpu.server_power_kw * servers * HOURS_PER_MONTH * (pue.price if pue else 1.5) * kwh
+        owning = capex / OWNERSHIP_MONTHS + power
+    signs = []
+    verdict = "unknown" if ratio is None else "fair"
+    if owning and monthly_total < SUSPICIOUS_BELOW_OWNING * owning:
+        signs.append("below_owning")
+        verdict = "suspicious"
+    if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
+        signs.append("above_market")
+        verdict = "expensive"
+    elif ratio is not None and ratio < 0.7 and verdict != "suspicious":
+        signs.append("below_market")
+        verdict = "cheap"
+    if q.term_months and q.term_months >= 12:
+        signs.append("long_term")
+    return QuoteJudgement(
+        quote=q, per_gpu_hour=per_gpu_hour, per_pflops_hour=per_gpu_hour / pflops,
+        market_per_gpu_hour=market_value, market_ratio=ratio, monthly_total=monthly_total,
+        market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
+        if market_price else None, owning_per_month=owning,
+        verdict=verdict, signs=signs,
+    )
+
+
+def record(q: Quote, path: str | None = None, today: dt.date | None = None) -> bool:
+    market = "global" if q.currency == "USD" else "china"
+    """Store the quote as a price observation (source "quote"); False if already recorded."""
+    db = open_store(path)
+    # Stored per GPU, like the reference prices, so plans can use it.
+    per_gpu_price = q.price if q.per_gpu else q.price / q.gpus
+    cursor = db.execute(
+        "INSERT OR IGNORE INTO observations (source, kind, gpu, gpus, market, provider, region, offer, price,"
+        " currency, unit, min_term_months, as_of, estimate, cite, note)"
+        " VALUES ('quote', ?, ?, 1, ?, ?, '', ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+        ["rent_month" if q.per == "month" else "rent_hour", q.gpu, market, q.vendor, f"{q.gpus}x{q.gpu}",
+         per_gpu_price, q.currency, f"gpu-{q.per}", int(q.term_months or 0),
+         (today or dt.date.today()).isoformat(), f"vendor quote: {q.text}", "recorded with /gpu quote"])
+    db.conn.close()
+    return cursor.rowcount == 1
+
+
+def quote_answer(text: str, lang: str | None = None, path: str | None = None) -> tuple[QuoteJudgement, bool]:
+    """Parse, judge against the prices on record (before this quote joins them), record."""
+    from advisor.prices import price_book
+
+    q = parse_quote(text, lang)
+    judgement = judge(q, price_book(path))
+    return judgement, record(q, path)

@@ -1,0 +1,49 @@
+"""Vendor quotes: read, judged against the prices on record, recorded as prices."""
+
+import json
+
+import pytest
+
+from advisor.parser import RequestError
+from advisor.quotes import parse_quote
+
+
+@pytest.mark.parametrize("text,gpu,gpus,price,per,per_gpu,term,cur", [
+    ("quote 8xH800 ¥95000/month 3 months vendorX", "H800-SXM-80GB", 8, 95000, "month", False, 3, "CNY"),
+    ("8卡H20 5.5元/卡/小时 成都某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
+    ("16xH100 $2.5/gpu/hour 1 year lambda", "H100-SXM5-80GB", 16, 2.5, "hour", True, 12, "USD"),
+    ("报价 8xA800 4.5万/月 某厂商", "A800-SXM4-80GB", 8, 45000, "month", False, None, "CNY"),
+])
+def test_quotes_are_read(text, gpu, gpus, price, per, per_gpu, term, cur):
+    q = parse_quote(text)
+    assert (q.gpu, q.gpus, q.price, q.per, q.per_gpu, q.term_months, q.currency) == (
+        gpu, gpus, price, per, per_gpu, term, cur)
+
+
+def test_unreadable_quote_is_refused_with_an_example():
+    with pytest.raises(RequestError) as info:
+        parse_quote("quote something cheap")
+    assert "/gpu quote 8xH800" in info.value.message("en")
+
+
+def test_cli_judges_and_records(cli):
+    out = cli("quote", "8xH800", "¥95000/month", "3", "months", "vendorX", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["recorded"] is True and data["verdict"] == "expensive"
+    assert data["per_gpu_hour"] == pytest.approx(95000 / 8 / 730)
+    assert data["market_per_gpu_hour"] and data["market_ratio"] > 1.3
+    again = json.loads(cli("quote", "8xH800", "¥95000/month", "3", "months", "vendorX", "--json").stdout)
+    assert again["recorded"] is False  # the same quote is one price
+    cheap = json.loads(cli("quote", "8xH800 ¥20000/month 12 months cheapco", "--json").stdout)
+    assert cheap["verdict"] == "suspicious" and "below_owning" in cheap["signs"]
+    bad = cli("quote", "nonsense")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_recorded_quote_changes_the_next_plan(cli):
+    before = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
+    cli("quote", "8xH800 ¥4/gpu/hour bargain-idc")
+    after = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
+    assert after["cost"]["rent_per_gpu_hour"] == 4 < before["cost"]["rent_per_gpu_hour"]
+    assert any(s["provider"] == "bargain-idc" for s in after["cost"]["price_sources"])
