@@ -46,6 +46,20 @@ def cmd_ask(args) -> int:
     return 0
 
 
+def cmd_faq(args) -> int:
+    from advisor import faq
+
+    text = " ".join(args.text)
+    found = faq.answer(text, lang=args.lang)
+    if args.json:
+        _print_json({"topic": found.topic, "answer": found.answer, "score": found.score,
+                     "confident": found.confident, "title": found.title,
+                     "alternatives": [a.model_dump() for a in found.alternatives]})
+    else:
+        print(found.answer)
+    return 0
+
+
 def cmd_quote(args) -> int:
     from advisor.quotes import quote_answer
     from advisor.render import render
@@ -116,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
     ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
     ask.set_defaults(func=cmd_ask)
+
+    faq = sub.add_parser("faq", help="answer a follow-up question (no plan context)")
+    faq.add_argument("text", nargs="+", help='e.g. "why NVLink?" or "内存要配多少"')
+    faq.add_argument("--json", action="store_true")
+    faq.add_argument("--lang", choices=["en", "zh"])
+    faq.set_defaults(func=cmd_faq)
 
     quote = sub.add_parser("quote", help="judge a vendor's quote against the market and record it")
     quote.add_argument("text", nargs="+", help='e.g. "8xH800 ¥95000/month 3 months vendorX"')

@@ -70,3 +70,18 @@ def test_bad_input_exits_2_with_a_short_explanation(cli):
         assert out.stdout == ""
         assert "Traceback" not in out.stderr and 0 < len(out.stderr) < 600
         assert "/gpu" in out.stderr or "`" in out.stderr
+
+
+def test_faq_command_follows_the_contract(cli):
+    out = cli("faq", "why NVLink?", "--json")
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert set(data) >= {"topic", "answer", "score", "confident"}
+    assert data["topic"] == "nvlink_vs_pcie" and data["confident"] is True
+    assert isinstance(data["score"], float) and "NVLink" in data["answer"]
+    zh = json.loads(cli("faq", "服务器内存要配多少", "--json").stdout)
+    assert zh["topic"] == "ram_sizing" and "内存" in zh["answer"]
+    en = json.loads(cli("faq", "服务器内存要配多少", "--json", "--lang", "en").stdout)
+    assert "RAM" in en["answer"] or "memory" in en["answer"]
+    odd = json.loads(cli("faq", "asdf qwer", "--json").stdout)
+    assert odd["confident"] is False and odd["topic"]
