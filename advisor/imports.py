@@ -35,7 +35,7 @@ when ``as_of`` is given), ``vendor``, ``gpu`` (any spelling the request language
 H800, A100-80GB, 4090...), ``gpus`` (GPUs the price covers, >= 1), ``kind``, ``price``
 (> 0), ``currency`` (CNY or USD). Optional: ``market`` (china|global; default china for
 CNY, global for USD), ``region`` (city or cloud region), ``unit``, ``min_term_months``
-(default 0), ``offer`` (the vendor's product name; default ``<gpus>x<gpu>``),
+(default 0), ``offer`` (the vendor's product name; default ``<gpus>x<catalog GPU name>``),
 ``estimate`` (yes/no; default no), ``cite`` (where the quote came from), ``note``.
 
 =================  =======================================  ==========================
@@ -362,7 +362,7 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
     return [{
         "source": QUOTE_SOURCE, "kind": kind, "gpu": found.name, "gpus": gpus, "market": market,
         "provider": vendor, "region": rec.get("region", "").strip(),
-        "offer": rec.get("offer", "").strip() or f"{gpus}x{spelling}",
+        "offer": rec.get("offer", "").strip() or f"{gpus}x{found.name}",  # as advisor/quotes.py records
         "price": stored, "currency": currency, "unit": stored_unit, "min_term_months": term,
         "as_of": day, "estimate": _flag(rec.get("estimate", ""), "estimate"),
         "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
@@ -525,7 +525,8 @@ def _json_records(text: str, url: str) -> Iterator[tuple[int, list[str]]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise FeedProblem(url, f"price feed {url} sent JSON that does not parse ({err.msg}, line {err.lineno})") from None
+        raise FeedProblem(url, f"price feed {url} sent JSON that does not parse "
+                               f"({err.msg}, line {err.lineno})") from None
     if isinstance(data, dict):
         data = data.get("rows", data.get("prices"))
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
