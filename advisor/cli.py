@@ -78,6 +78,81 @@ def cmd_quote(args) -> int:
     return 0
 
 
+def cmd_prices_import(args) -> int:
+    from advisor.imports import ImportProblem, import_file
+    from advisor.prices import open_store
+
+    db = open_store()
+    results = []
+    for path in args.paths:
+        try:
+            result = import_file(db, path, source=args.source, as_of=args.as_of)
+        except ImportProblem as err:
+            print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
+            return 2
+        results.append(result)
+        print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
+              f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
+    if args.json:
+        _print_json([r.model_dump(mode="json") for r in results])
+    return 0
+
+
+def cmd_prices_show(args) -> int:
+    from advisor import catalog
+    from advisor.prices import current_prices
+    from advisor.render import render
+
+    gpu = None
+    if args.gpu:
+        found = catalog.find_gpu(args.gpu)
+        if found is None:
+            print(phrase_for("en", "request_error", "unknown_gpu", name=args.gpu,
+                             known=", ".join(g.name for g in catalog.gpus())), file=sys.stderr)
+            return 2
+        gpu = found.name
+    groups = current_prices(gpu)
+    if args.json:
+        _print_json(groups)
+    else:
+        print(render(f"prices.{args.lang or 'en'}.txt.j2", groups=groups, gpu=gpu))
+    return 0
+
+
+def cmd_digest(args) -> int:
+    import datetime as dt
+
+    from advisor import digest as digestmod
+    from advisor.prices import open_store
+    from advisor.render import render
+
+    db = open_store()
+    date = args.date or digestmod.latest_snapshot_date(db) or dt.date.today().isoformat()
+    try:
+        dt.date.fromisoformat(date)
+    except ValueError:
+        print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
+        return 2
+    result = digestmod.compute_digest(db, date)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
+                     cheapest=digestmod.cheapest_now(db, date), problems=[]))
+    if args.post:
+        from bot.digests import post_due
+
+        sent = post_due(date=date, ignore_time=True)
+        print(f"posted to {sent} channel(s)", file=sys.stderr)
+    return 0
+
+
+def phrase_for(lang: str, macro: str, *args, **kwargs) -> str:
+    from advisor.render import phrase
+
+    return phrase(lang, macro, *args, **kwargs)
+
+
 def _bot_settings(mode: str):
     from bot.settings import Settings
 
@@ -97,6 +172,14 @@ def cmd_serve(args) -> int:
 
     logs.setup()
     web.serve(settings)
+    return 0
+
+
+def cmd_clock(args) -> int:
+    from bot import digests, logs
+
+    logs.setup()
+    digests.clock()
     return 0
 
 
@@ -131,6 +214,27 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
     ask.set_defaults(func=cmd_ask)
 
+    prices = sub.add_parser("prices", help="the price store: import price lists, show current prices")
+    prices_sub = prices.add_subparsers(dest="prices_command", required=True)
+    imp = prices_sub.add_parser("import", help="load SkyPilot snapshots or vendor-quote CSV files")
+    imp.add_argument("paths", nargs="+")
+    imp.add_argument("--source", help="source name to record (default: from the file layout)")
+    imp.add_argument("--as-of", dest="as_of", help="date for files without a date column (YYYY-MM-DD)")
+    imp.add_argument("--json", action="store_true")
+    imp.set_defaults(func=cmd_prices_import)
+    show = prices_sub.add_parser("show", help="current prices, cheapest first, with source and date")
+    show.add_argument("gpu", nargs="?")
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--lang", choices=["en", "zh"])
+    show.set_defaults(func=cmd_prices_show)
+
+    dig = sub.add_parser("digest", help="the price-change digest for a date")
+    dig.add_argument("--date", help="YYYY-MM-DD (default: the newest snapshot)")
+    dig.add_argument("--json", action="store_true")
+    dig.add_argument("--post", action="store_true", help="send it to the subscribed Slack channels")
+    dig.add_argument("--lang", choices=["en", "zh"])
+    dig.set_defaults(func=cmd_digest)
+
     faq = sub.add_parser("faq", help="answer a follow-up question (no plan context)")
     faq.add_argument("text", nargs="+", help='e.g. "why NVLink?" or "内存要配多少"')
     faq.add_argument("--json", action="store_true")
@@ -145,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT")
     serve.set_defaults(func=cmd_serve)
+    clock = sub.add_parser("clock", help="the scheduler: daily price feeds and digests (the Procfile's clock)")
+    clock.set_defaults(func=cmd_clock)
     socket = sub.add_parser("socket", help="Slack Socket Mode, for local development")
     socket.set_defaults(func=cmd_socket)
     return parser

@@ -1,13 +1,17 @@
 """Bilingual FAQ: answers a follow-up question from data/faq/topics.toml.
 
-Retrieval is BM25 over each topic's titles, example questions and keywords (both
-languages), with the answer text at a lower weight. Tokens are lower-case ASCII words
-with light stemming, Chinese words from jieba plus Chinese character bigrams, and
-concept tokens from a small bilingual synonym map, so that 显存 meets "vram" and
-"rent" meets 租. No model is downloaded; everything is built from the topics file.
+Retrieval is BM25 (k1 1.5, b 0.75) over each topic's titles, example questions and
+keywords in both languages, with the answer texts at a lower weight. Terms are lower-case
+ASCII words with light stemming plus pairs of neighbouring words, Chinese words from
+jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
+bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
+word one letter slip away from a topic word ("loar", "infinband") counts for that word.
+Nothing is downloaded; the index is built from the topics file on first use (about a
+second, most of it jieba's dictionary) and an answer then takes about a millisecond.
 
-`answer(question, lang, plan)` is the whole public surface the CLI and the bot need.
-The wording of the reply (uncertainty, alternatives) lives in templates/faq.<lang>.j2.
+Public: `answer(question, lang=None, plan=None) -> FaqAnswer` for the CLI and the bot;
+`rank`, `topics`, `language_of` and `plan_note` for tests and benchmarks. The wording of
+the reply (unsure, no answer, alternatives) lives in templates/faq.<lang>.j2.
 """
 
 from __future__ import annotations
@@ -326,7 +330,7 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def tokens(text: str) -> list[str]:
+def _tokens(text: str) -> list[str]:
     """The index terms of a text: words, Chinese words, ~bigrams and @concepts."""
     text = _normalise(text)
     out = _ascii_tokens(text) + _chinese_tokens(text)
@@ -363,7 +367,7 @@ class _Index:
             for field, texts in fields.items():
                 weight = FIELD_WEIGHTS[field]
                 for text in texts:
-                    for term in tokens(text):
+                    for term in _tokens(text):
                         tf[term] += weight
                     for parts in _ascii_groups(_normalise(text)):
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
@@ -462,7 +466,7 @@ def _query_terms(question: str) -> dict[str, float]:
                 misspelt.add(_stem(word))
                 for fix in fixes:
                     add(fix, TYPO_WEIGHT / len(fixes))
-    for term in tokens(question):
+    for term in _tokens(question):
         if term not in misspelt:
             add(term, KIND_WEIGHTS[_kind(term)])
     return terms

@@ -15,6 +15,8 @@ from functools import cache
 
 import sqlite_utils
 
+from advisor import db as dbmod
+from advisor.db import db_path
 from advisor.resources import data_dir
 
 REFERENCE_SOURCE = "reference"
@@ -72,19 +74,11 @@ MIGRATIONS = [
 ]
 
 
-def db_path() -> str:
-    return os.environ.get("GPU_ADVISOR_DB", "gpu-advisor.db")
-
-
 def open_store(path: str | None = None) -> sqlite_utils.Database:
-    db = sqlite_utils.Database(path or db_path())
-    db.execute("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    done = {row[0] for row in db.execute("SELECT version FROM migrations").fetchall()}
-    for version, sql in MIGRATIONS:
-        if version not in done:
-            with db.conn:
-                db.execute(sql)
-                db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", [version])
+    """The database with the price tables migrated (each migration in its own transaction,
+    recorded in schema_versions) and the reference prices seeded on first use."""
+    db = dbmod.connect(path)
+    dbmod.migrate(db, "prices", MIGRATIONS)
     if not db.execute("SELECT 1 FROM observations WHERE source = ? LIMIT 1", [REFERENCE_SOURCE]).fetchone():
         seed_reference(db)
     return db
@@ -127,6 +121,8 @@ class Price:
     min_term_months: int = 0
     gpus: int = 1
     region: str = ""
+    source: str = ""
+    offer: str = ""
 
     def label(self) -> str:
         flag = " (estimate)" if self.estimate else ""
@@ -145,7 +141,7 @@ class PriceBook:
             p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
                       price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
                       estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
-                      gpus=r["gpus"], region=r["region"])
+                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"])
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -176,11 +172,16 @@ class PriceBook:
 @cache
 def _book_for(path: str, mtime: float) -> PriceBook:
     db = open_store(path)
+    # The newest price of each offer; for snapshot sources (SkyPilot) only offers still listed
+    # in that source's latest snapshot, so a withdrawn offer does not keep its last price.
     rows = list(db.query("""
         SELECT o.* FROM observations o
         JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of
               FROM observations GROUP BY kind, gpu, market, provider, region, offer) newest
-        USING (kind, gpu, market, provider, region, offer, as_of)"""))
+        USING (kind, gpu, market, provider, region, offer, as_of)
+        WHERE o.layout != 'skypilot'
+           OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source
+                         AND s.layout = 'skypilot')"""))
     fx = _reference()["fx"]
     return PriceBook(rows, fx["usd_cny"], fx["as_of"], fx["source"])
 
@@ -211,3 +212,41 @@ def price_book(path: str | None = None) -> PriceBook:
         book = copy.copy(book)
         book.usd_cny, book.fx_as_of, book.fx_source = configured
     return book
+
+
+def current_prices(gpu: str | None = None, path: str | None = None, today: str | None = None,
+                   per_gpu: int = 5) -> list[dict]:
+    """The cheapest rental offers per GPU, per hour and per month, with source and age;
+    cheapest first (compared in USD)."""
+    import datetime as dt
+
+    book = price_book(path)
+    day = dt.date.fromisoformat(today) if today else dt.date.today()
+    groups = []
+    for name in sorted({key[1] for key in book._by_key if key[1] and (gpu is None or key[1] == gpu)}):
+        offers = []
+        for kind in ("rent_hour", "rent_month", "offpeak_hour"):
+            for market in ("china", "global"):
+                for p in book.offers(kind, name, market):
+                    hours = 730 if kind == "rent_month" else 1
+                    offers.append({
+                        "kind": kind, "price": p.price, "currency": p.currency, "unit": p.unit or "gpu-hour",
+                        "provider": p.provider, "region": p.region, "offer": p.offer, "market": market,
+                        "source": p.source, "cite": p.cite, "as_of": p.as_of,
+                        "age_days": (day - _as_date(p.as_of)).days, "estimate": p.estimate,
+                        "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
+                    })
+        offers.sort(key=lambda o: o["usd_per_gpu_hour"])
+        if offers:
+            groups.append({"gpu": name, "offers": offers[:per_gpu]})
+    return groups
+
+
+def _as_date(text: str):
+    import datetime as dt
+
+    parts = (text + "-01-01").split("-")[:3]
+    try:
+        return dt.date(int(parts[0]), int(parts[1]), int(parts[2]))
+    except ValueError:
+        return dt.date(int(parts[0]), 1, 1)

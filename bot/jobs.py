@@ -104,3 +104,12 @@ def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | No
     reply = render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded)
     if delivery.post(client, channel, blocks.plain(reply)) is None:
         delivery.tell_user(client, channel, user, reply, response_url)
+
+
+def digest_now(slack: SlackAccess, team: str, channel: str, lang: str) -> None:
+    """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
+    from advisor import subscriptions
+    from bot import digests
+
+    sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
+    digests.deliver(slack.client(), sub, digests.today_date(), force=True)

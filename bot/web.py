@@ -3,6 +3,8 @@ GET /healthz; gunicorn runs it with threads (the Procfile's web process)."""
 
 from __future__ import annotations
 
+import os
+
 from flask import Flask, request
 from slack_bolt.adapter.flask import SlackRequestHandler
 
@@ -31,13 +33,19 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     def healthz():
         return {"ok": True}
 
+    if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
+        # One-process hosts (no shared disk between dynos): run the scheduler here, in one
+        # worker only (WEB_CONCURRENCY=1); the SQLite claims still prevent double posts.
+        import threading
+
+        from bot import digests
+
+        threading.Thread(target=digests.clock, name="gpu-advisor-clock", daemon=True).start()
     return web
 
 
 def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
-    import os
-
     from gunicorn.app.base import BaseApplication
 
     class _Gunicorn(BaseApplication):

@@ -20,6 +20,7 @@ class FakeSlack:
         self.uploads: list[dict] = []  # file bodies sent to an upload URL
         self.locales: dict[str, str] = {}
         self.oauth_team = "T2"
+        self.history: dict[str, list[dict]] = {}  # channel -> messages posted there
         self._script: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
@@ -54,12 +55,13 @@ class FakeSlack:
 
             def do_POST(self):
                 path = urllib.parse.urlsplit(self.path).path
-                args = self._args()
-                if path.startswith("/upload/"):
+                if path.startswith("/upload/"):  # the file body itself (files_upload_v2's second call)
+                    body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                     with fake._lock:
-                        fake.uploads.append({"id": path.rsplit("/", 1)[1], "size": len(str(args))})
+                        fake.uploads.append({"id": path.rsplit("/", 1)[1], "size": len(body), "body": body})
                     self._reply(200, {"ok": True})
                     return
+                args = self._args()
                 if path.startswith("/response/"):
                     with fake._lock:
                         fake.responses.append({"id": path.rsplit("/", 1)[1], **args})
@@ -116,8 +118,11 @@ class FakeSlack:
                     "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"}
         if method == "chat.postMessage":
             ts = f"{1700000000 + next(self._ts)}.000100"
-            return {"ok": True, "channel": args.get("channel"), "ts": ts,
-                    "message": {"text": args.get("text"), "ts": ts}}
+            message = {"text": args.get("text"), "ts": ts, "metadata": args.get("metadata")}
+            self.history.setdefault(args.get("channel"), []).append(message)
+            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
+        if method == "conversations.history":
+            return {"ok": True, "messages": list(reversed(self.history.get(args.get("channel"), [])))}
         base = self.url.removesuffix("/api/")
         if method in ("views.open", "views.update", "views.publish"):
             return {"ok": True, "view": {"id": f"V{next(self._ts)}"}}

@@ -4,6 +4,10 @@ process pool, post the answer to the channel so the team can thread under it."""
 from __future__ import annotations
 
 import json
+import re
+
+from advisor import catalog, subscriptions
+from advisor.prices import current_prices
 
 from advisor.parser import RequestError, detect_lang, parse
 from advisor.render import phrase, render
@@ -20,6 +24,42 @@ def _leading(text: str) -> str:
     return {"报价": "quote", "价格": "prices", "日报": "digest"}.get(first, first)
 
 
+def digest_command(text: str, command: dict, lang: str) -> str:
+    """`/gpu digest subscribe|unsubscribe|time HH:MM|now` in a channel."""
+    words = text.split()
+    action = words[1].lower() if len(words) > 1 else ""
+    team, channel = command.get("team_id", ""), command["channel_id"]
+    if action in ("subscribe", "订阅"):
+        subscriptions.subscribe(subscriptions.Subscription(workspace=team, channel=channel, lang=lang,
+                                                           created_by=command.get("user_id", "")))
+        return phrase(lang, "digest_subscribed", file="bot")
+    if action in ("unsubscribe", "取消订阅"):
+        done = subscriptions.unsubscribe(team, channel)
+        return phrase(lang, "digest_unsubscribed" if done else "digest_not_subscribed", file="bot")
+    if action in ("time", "时间"):
+        value = words[2] if len(words) > 2 else ""
+        if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
+            return phrase(lang, "digest_bad_time", value, file="bot")
+        done = subscriptions.set_time(team, channel, value)
+        return phrase(lang, "digest_time_set" if done else "digest_not_subscribed", value, file="bot")
+    if action in ("now", "现在"):
+        return phrase(lang, "digest_now", file="bot")
+    return phrase(lang, "digest_usage", file="bot")
+
+
+def prices_command(text: str, lang: str) -> str:
+    """`/gpu prices [GPU]`: the cheapest offers on record, with source and age."""
+    words = text.split()
+    gpu = None
+    if len(words) > 1:
+        found = catalog.find_gpu(" ".join(words[1:]))
+        if found is None:
+            return phrase(lang, "request_error", "unknown_gpu", name=" ".join(words[1:]),
+                          known=", ".join(g.name for g in catalog.gpus()))
+        gpu = found.name
+    return render(f"prices.{lang}.txt.j2", groups=current_prices(gpu, per_gpu=3), gpu=gpu)
+
+
 def ack_gpu(ack, command, client):
     text = (command.get("text") or "").strip()
     lang = detect_lang(text)
@@ -33,6 +73,12 @@ def ack_gpu(ack, command, client):
         return
     if _leading(text) == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
+        return
+    if _leading(text) == "digest":
+        ack(text=digest_command(text, command, lang))
+        return
+    if _leading(text) == "prices":
+        ack(text=prices_command(text, lang))
         return
     try:
         parse(text, None)
@@ -53,6 +99,13 @@ def plan_gpu(command, client, context):
         return
     if _leading(text) == "quote":
         worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
+        return
+    if _leading(text) == "prices":
+        return
+    if _leading(text) == "digest":
+        words = text.split()
+        if len(words) > 1 and words[1].lower() in ("now", "现在"):
+            worker.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
         return
     post_plan(client, team, channel, user, text, None, command.get("response_url"))
 

@@ -1,0 +1,240 @@
+"""The daily price digest in Slack: each subscribed channel gets it once a day at its time.
+
+Exactly once: a channel's digest for a date is claimed in SQLite before posting (a second
+scheduler finds the claim and skips), marked sent only after Slack accepted it, and a claim
+left by a crash is checked against the channel's history (the message carries metadata) before
+anything is posted again. Slack failures (429, 5xx) are retried by the client, then the claim
+is released with a backoff; nothing is marked sent that was not sent. Messages to one channel
+are at least a second apart (Slack's chat.postMessage limit)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import time
+import zoneinfo
+
+from advisor import db as dbmod
+from advisor import digest as digestmod
+from advisor import subscriptions
+from advisor.chart import history_png
+from advisor.history import cheapest_history
+from advisor.prices import open_store
+from advisor.render import render
+from bot import blocks
+
+log = logging.getLogger("gpu_advisor.digest")
+TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
+STALE_CLAIM_S = 600  # a claim older than this was left by a crash
+METADATA_EVENT = "gpu_advisor_digest"
+PER_CHANNEL_GAP_S = 1.0
+_last_post: dict[str, float] = {}
+
+MIGRATIONS = [
+    (1, """CREATE TABLE IF NOT EXISTS digest_deliveries (
+             workspace TEXT NOT NULL, channel TEXT NOT NULL, date TEXT NOT NULL,
+             state TEXT NOT NULL,                  -- sending | sent | failed
+             claimed_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+             next_attempt_at REAL NOT NULL DEFAULT 0, ts TEXT,
+             PRIMARY KEY (workspace, channel, date))"""),
+]
+
+
+def _db():
+    db = dbmod.connect()
+    dbmod.migrate(db, "digest_deliveries", MIGRATIONS)
+    return db
+
+
+def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
+    """'new' or 'stale' when this process may post; None when sent, in progress or backing off."""
+    db = _db()
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        row = db.execute("SELECT state, claimed_at, next_attempt_at FROM digest_deliveries"
+                         " WHERE workspace = ? AND channel = ? AND date = ?", [workspace, channel, date]).fetchone()
+        verdict = None
+        if row is None:
+            db.execute("INSERT INTO digest_deliveries (workspace, channel, date, state, claimed_at)"
+                       " VALUES (?, ?, ?, 'sending', ?)", [workspace, channel, date, now])
+            verdict = "new"
+        elif row[0] == "failed" and now >= row[2]:
+            db.execute("UPDATE digest_deliveries SET state = 'sending', claimed_at = ? WHERE workspace = ?"
+                       " AND channel = ? AND date = ?", [now, workspace, channel, date])
+            verdict = "new"
+        elif row[0] == "sending" and now - row[1] > STALE_CLAIM_S:
+            db.execute("UPDATE digest_deliveries SET claimed_at = ? WHERE workspace = ? AND channel = ?"
+                       " AND date = ?", [now, workspace, channel, date])
+            verdict = "stale"
+        db.execute("COMMIT")
+        return verdict
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    finally:
+        db.conn.close()
+
+
+def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:
+    db = _db()
+    if ok:
+        db.execute("UPDATE digest_deliveries SET state = 'sent', ts = ? WHERE workspace = ? AND channel = ?"
+                   " AND date = ?", [ts, workspace, channel, date])
+    else:
+        row = db.execute("SELECT attempts FROM digest_deliveries WHERE workspace = ? AND channel = ? AND date = ?",
+                         [workspace, channel, date]).fetchone()
+        attempts = (row[0] if row else 0) + 1
+        backoff = min(3600, 60 * 2 ** attempts)
+        db.execute("UPDATE digest_deliveries SET state = 'failed', attempts = ?, next_attempt_at = ?"
+                   " WHERE workspace = ? AND channel = ? AND date = ?",
+                   [attempts, time.time() + backoff, workspace, channel, date])
+    db.conn.close()
+
+
+def _already_posted(client, channel: str, date: str, since: float) -> str | None:
+    """After a crash mid-run: the ts of a digest for `date` the channel already shows."""
+    try:
+        history = client.conversations_history(channel=channel, oldest=str(since - 3600), include_all_metadata=True,
+                                               limit=50)
+    except Exception as err:
+        log.warning("could not read %s's history: %s", channel, type(err).__name__)
+        return None
+    for message in history.get("messages", []):
+        meta = message.get("metadata") or {}
+        if meta.get("event_type") == METADATA_EVENT and meta.get("event_payload", {}).get("date") == date:
+            return message.get("ts")
+    return None
+
+
+def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[dict, bytes | None, str]:
+    """The message, the chart PNG (None when nothing moved) and its alt text."""
+    store = open_store()
+    d = digestmod.compute_digest(store, date)
+    h = digestmod.headline(d)
+    text = render(f"digest.{lang}.txt.j2", h=h, cheapest=digestmod.cheapest_now(store, date),
+                  problems=problems or [])
+    gpus = [g.gpu_name for g in h.groups][:6]
+    png, legend = (None, {})
+    if gpus:
+        png, legend = history_png(cheapest_history(store, gpus, date))
+        text += "\n\n" + render(f"digest_chart.{lang}.txt.j2", legend=legend)
+    store.conn.close()
+    msg = blocks.plain(text)
+    return msg, png, ", ".join(f"{g}: {c}" for g, c in legend.items())
+
+
+def _pace(channel: str) -> None:
+    wait = _last_post.get(channel, 0) + PER_CHANNEL_GAP_S - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+    _last_post[channel] = time.monotonic()
+
+
+def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[str] | None = None,
+            force: bool = False) -> bool:
+    now = time.time()
+    verdict = claim(sub.workspace, sub.channel, date, now) if not force else "new"
+    if verdict is None:
+        return False
+    if verdict == "stale":
+        ts = _already_posted(client, sub.channel, date, now - STALE_CLAIM_S * 2)
+        if ts:
+            _finish(sub.workspace, sub.channel, date, True, ts)
+            return False
+    msg, png, alt = compose(date, sub.lang, problems)
+    try:
+        _pace(sub.channel)
+        resp = client.chat_postMessage(channel=sub.channel, text=msg["text"], blocks=msg["blocks"],
+                                       metadata={"event_type": METADATA_EVENT, "event_payload": {"date": date}})
+    except Exception as err:
+        log.warning("digest to %s failed: %s", sub.channel, _error_name(err))
+        if not force:
+            _finish(sub.workspace, sub.channel, date, False)
+        return False
+    if not force:
+        _finish(sub.workspace, sub.channel, date, True, resp["ts"])
+    if png:
+        try:
+            _pace(sub.channel)
+            client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], content=png,
+                                   filename=f"gpu-prices-{date}.png", title=f"GPU prices to {date}", alt_txt=alt)
+        except Exception as err:  # the digest itself went out; the chart is a bonus
+            log.warning("digest chart to %s failed: %s", sub.channel, type(err).__name__)
+    return True
+
+
+def _error_name(err: Exception) -> str:
+    response = getattr(err, "response", None)
+    return (response.get("error") if response is not None else None) or type(err).__name__
+
+
+def today_date() -> str:
+    """The digest's date: the newest snapshot on record, else today."""
+    store = open_store()
+    date = digestmod.latest_snapshot_date(store)
+    store.conn.close()
+    return date or dt.datetime.now(TZ).date().isoformat()
+
+
+def post_due(now: dt.datetime | None = None, date: str | None = None, ignore_time: bool = False,
+             client_for=None, problems: list[str] | None = None) -> int:
+    """Post the digest to every subscribed channel whose time has come today (every channel with
+    `ignore_time`), once per channel and date; returns how many were posted.
+    `client_for(workspace)` gives a WebClient for that workspace."""
+    now = now or dt.datetime.now(TZ)
+    date = date or today_date()
+    client_for = client_for or _default_client
+    sent = 0
+    for sub in subscriptions.all_subscriptions():
+        if not ignore_time and now.strftime("%H:%M") < sub.post_time:
+            continue
+        client = client_for(sub.workspace)
+        if client is not None and deliver(client, sub, date, problems):
+            sent += 1
+    return sent
+
+
+def _default_client(workspace: str):
+    from bot.app import web_client
+    from bot.settings import Settings
+
+    settings = Settings.from_env()
+    token = settings.bot_token
+    if settings.oauth:
+        from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
+
+        bot = SQLite3InstallationStore(database=dbmod.db_path(), client_id=settings.client_id).find_bot(
+            enterprise_id=None, team_id=workspace)
+        token = bot.bot_token if bot else None
+    return web_client(settings, token) if token else None
+
+
+def clock(interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
+    """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
+    feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
+    from advisor.imports import FeedProblem, import_feed
+
+    feeds = feeds if feeds is not None else [u for u in os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split() if u]
+    fetched_on: str | None = None
+    problems: list[str] = []
+    while stop is None or not stop.is_set():
+        today = dt.datetime.now(TZ).date().isoformat()
+        if feeds and fetched_on != today:
+            problems = []
+            store = open_store()
+            for url in feeds:
+                try:
+                    import_feed(store, url)
+                except FeedProblem as err:
+                    problems.append(f"{err.url}: {err.message}")
+            store.conn.close()
+            fetched_on = today
+        try:
+            post_due(problems=problems)
+        except Exception:
+            log.exception("digest run failed")
+        if stop is not None:
+            stop.wait(interval)
+        else:
+            time.sleep(interval)

@@ -1,0 +1,189 @@
+"""The daily digest in Slack: subscriptions, exactly-once posting across restarts, crashes,
+429s and a second scheduler, pacing, the chart; and the digest and prices commands."""
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch, fake_slack):
+    from advisor.imports import import_file
+    from advisor.prices import open_store
+
+    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "digest.db"))
+    db = open_store()
+    for day in ("2023-06-14", "2023-06-15"):
+        import_file(db, str(SNAPSHOTS / f"{day}.csv"))
+    db.conn.close()
+    fake_slack.reset()
+    fake_slack.history.clear()
+    return tmp_path / "digest.db"
+
+
+@pytest.fixture
+def client(fake_slack):
+    from bot.app import web_client
+    from bot.settings import Settings
+
+    return web_client(Settings(api_url=fake_slack.url), "xoxb-digest-test")
+
+
+def _subscribe(channel="CD1", lang="en", workspace="T1", post_time="09:00"):
+    from advisor import subscriptions
+
+    subscriptions.subscribe(subscriptions.Subscription(workspace=workspace, channel=channel, lang=lang,
+                                                       post_time=post_time))
+
+
+def _run(client, **kw):
+    from bot import digests
+
+    return digests.post_due(client_for=lambda team: client, date="2023-06-15", ignore_time=True, **kw)
+
+
+def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
+    _subscribe()
+    assert _run(client) == 1
+    post = fake_slack.calls_of("chat.postMessage")[0]["args"]
+    assert post["channel"] == "CD1" and "gpu_1x_h100_pcie" in post["text"] and "-17.1%" in post["text"]
+    assert post["metadata"]["event_payload"]["date"] == "2023-06-15"
+    done = fake_slack.wait_for("files.completeUploadExternal")[0]["args"]
+    assert done["thread_ts"] and fake_slack.uploads
+    assert _run(client) == 0  # the same day again: nothing
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def test_digest_waits_for_the_channels_time(store, client, fake_slack):
+    import datetime as dt
+
+    from bot import digests
+
+    _subscribe(post_time="09:00")
+    early = dt.datetime(2023, 6, 15, 8, 59, tzinfo=digests.TZ)
+    assert digests.post_due(now=early, date="2023-06-15", client_for=lambda t: client) == 0
+    late = dt.datetime(2023, 6, 15, 9, 0, tzinfo=digests.TZ)
+    assert digests.post_due(now=late, date="2023-06-15", client_for=lambda t: client) == 1
+
+
+def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
+    from bot import digests
+
+    _subscribe()
+    _run(client)
+    # the process died after Slack accepted the message but before marking it sent
+    db = sqlite3.connect(store)
+    db.execute("UPDATE digest_deliveries SET state = 'sending', claimed_at = ?", [time.time() - 3600])
+    db.commit()
+    assert _run(client) == 0
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+    state = db.execute("SELECT state FROM digest_deliveries").fetchone()[0]
+    assert state == "sent"
+    assert digests.STALE_CLAIM_S < 3600
+
+
+def test_a_crash_before_posting_posts_on_restart(store, client, fake_slack):
+    _subscribe()
+    db = sqlite3.connect(store)
+    from bot import digests
+
+    digests.claim("T1", "CD1", "2023-06-15", time.time() - 3600)  # claimed, then died
+    assert _run(client) == 1
+
+
+def test_429_is_retried_and_5xx_never_marks_sent(store, client, fake_slack):
+    _subscribe()
+    fake_slack.fail("chat.postMessage", status=429, headers={"Retry-After": "1"})
+    assert _run(client) == 1
+    assert len(fake_slack.calls_of("chat.postMessage")) == 2  # the 429, then the post
+    _subscribe(channel="CD2")
+    fake_slack.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=5)
+    assert _run(client) == 0
+    db = sqlite3.connect(store)
+    state, attempts, later = db.execute("SELECT state, attempts, next_attempt_at FROM digest_deliveries"
+                                        " WHERE channel = 'CD2'").fetchone()
+    assert state == "failed" and attempts == 1 and later > time.time()
+    assert _run(client) == 0  # backing off
+    db.execute("UPDATE digest_deliveries SET next_attempt_at = 0 WHERE channel = 'CD2'")
+    db.commit()
+    fake_slack.reset()
+    assert _run(client) == 1
+
+
+def test_two_schedulers_post_once(store, client, fake_slack):
+    _subscribe()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(_run(client))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [0, 1]
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def test_messages_to_one_channel_are_a_second_apart(store, client, fake_slack):
+    from advisor import subscriptions
+    from bot import digests
+
+    sub = subscriptions.Subscription(workspace="T1", channel="CPACE", lang="en")
+    for _ in range(2):
+        digests.deliver(client, sub, "2023-06-15", force=True)
+    posts = [c for c in fake_slack.calls if c["method"] in ("chat.postMessage", "files.getUploadURLExternal")]
+    gaps = [b["at"] - a["at"] for a, b in zip(posts, posts[1:])]
+    assert all(g >= 0.9 for g in gaps)
+
+
+def test_chinese_channel_and_failed_feeds_in_the_digest(store):
+    from bot import digests
+
+    msg, png, alt = digests.compose("2023-06-15", "zh", problems=["http://127.0.0.1:9/feed.csv: timed out"])
+    assert "GPU 价格日报" in msg["text"] and "获取失败的价格源" in msg["text"] and "timed out" in msg["text"]
+    assert png.startswith(b"\x89PNG") and "H100-PCIe-80GB" in alt
+
+
+def test_slash_digest_subcommands(bot, fake_slack):
+    from advisor import subscriptions
+
+    send, _ = bot
+    status, body = send.command("digest subscribe", channel="CSUB")
+    assert status == 200 and "every day at 09:00" in body
+    assert [s.channel for s in subscriptions.of_workspace("T1")].count("CSUB") == 1
+    assert "not a time" in send.command("digest time 25:00", channel="CSUB")[1]
+    assert "08:30" in send.command("digest time 08:30", channel="CSUB")[1]
+    assert [s.post_time for s in subscriptions.of_workspace("T1") if s.channel == "CSUB"] == ["08:30"]
+    assert "no longer" in send.command("digest unsubscribe", channel="CSUB")[1]
+    assert "CSUB" not in [s.channel for s in subscriptions.of_workspace("T1")]
+
+
+def test_slash_prices(bot):
+    send, _ = bot
+    status, body = send.command("prices H800")
+    assert status == 200 and "H800-SXM-80GB" in body and "per GPU-hour" in body
+    assert "do not know the GPU" in send.command("prices H300")[1]
+
+
+def test_cli_prices_and_digest(cli, tmp_path):
+    imported = cli("prices", "import", str(SNAPSHOTS / "2024-02-04.csv"), str(SNAPSHOTS / "2024-02-05.csv"))
+    assert imported.returncode == 0, imported.stderr
+    data = json.loads(cli("digest", "--date", "2024-02-05", "--json").stdout)
+    assert data["date"] == "2024-02-05" and data["previous"] == {"skypilot": "2024-02-04"}
+    lam = [c for c in data["changes"] if c["cloud"] == "lambda" and c["instance_type"] == "gpu_1x_h100_pcie"
+           and c["kind"] == "on_demand"]
+    assert lam and lam[0]["old"] == 1.99 and lam[0]["new"] == 2.49
+    text = cli("digest", "--date", "2024-02-05").stdout
+    assert "GPU price digest for 2024-02-05" in text
+    shown = json.loads(cli("prices", "show", "H100-PCIe", "--json").stdout)
+    assert shown[0]["gpu"] == "H100-PCIe-80GB" and all(o["as_of"] for o in shown[0]["offers"])
+    assert cli("prices", "show", "H300").returncode == 2
+    bad = tmp_path / "bad.csv"
+    bad.write_text((SNAPSHOTS / "2024-02-05.csv").read_text().replace("2.49", "two", 1))
+    refused = cli("prices", "import", str(bad))
+    assert refused.returncode == 2 and "bad.csv" in refused.stderr and "line" in refused.stderr
+    assert "Traceback" not in refused.stderr
