@@ -19,9 +19,13 @@ BACKGROUND_NICE = 19
 
 def _init_process() -> None:
     try:
-        os.nice(BACKGROUND_NICE)
-    except OSError:  # not permitted: run at normal priority
-        pass
+        # Linux SCHED_IDLE: run only when no web thread wants the CPU; elsewhere a high nice.
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        try:
+            os.nice(BACKGROUND_NICE)
+        except OSError:  # not permitted: run at normal priority
+            pass
     from bot import logs
 
     logs.setup()
