@@ -40,6 +40,20 @@ def fake_slack():
     fake.stop()
 
 
+@pytest.fixture
+def settled_fake(fake_slack):
+    """A fake with no calls recorded; afterwards, replies still in flight land before the next
+    test scripts it."""
+    import time
+
+    fake_slack.reset()
+    yield fake_slack
+    seen, deadline = -1, time.time() + 15
+    while time.time() < deadline and len(fake_slack.calls) != seen:
+        seen = len(fake_slack.calls)
+        time.sleep(0.8)
+
+
 class BotServer:
     """The real Bolt app behind Flask, served over HTTP on loopback in this process."""
 

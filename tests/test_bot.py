@@ -10,15 +10,7 @@ from bot.blocks import check_limits
 from conftest import BOT_TOKEN, SECRET
 
 
-@pytest.fixture(autouse=True)
-def clean(fake_slack):
-    fake_slack.reset()
-    yield
-    # let replies still in flight land before the next test scripts the fake
-    seen, deadline = -1, time.time() + 15
-    while time.time() < deadline and len(fake_slack.calls) != seen:
-        seen = len(fake_slack.calls)
-        time.sleep(0.8)
+pytestmark = pytest.mark.usefixtures("settled_fake")
 
 
 def _posted(fake, count=1, **kw):

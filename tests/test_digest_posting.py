@@ -89,10 +89,9 @@ def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
 
 
 def test_a_crash_before_posting_posts_on_restart(store, client, fake_slack):
-    _subscribe()
-    db = sqlite3.connect(store)
     from bot import digests
 
+    _subscribe()
     digests.claim("T1", "CD1", "2023-06-15", time.time() - 3600)  # claimed, then died
     assert _run(client) == 1
 

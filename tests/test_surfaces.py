@@ -6,14 +6,7 @@ import time
 import pytest
 
 
-@pytest.fixture(autouse=True)
-def clean(fake_slack):
-    fake_slack.reset()
-    yield
-    seen, deadline = -1, time.time() + 15
-    while time.time() < deadline and len(fake_slack.calls) != seen:
-        seen = len(fake_slack.calls)
-        time.sleep(0.8)
+pytestmark = pytest.mark.usefixtures("settled_fake")
 
 
 def _text(call):
