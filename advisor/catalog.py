@@ -56,10 +56,6 @@ class GPU(BaseModel):
     notes: str = ""
     sources: list[Source]
 
-    @property
-    def has_nvlink(self) -> bool:
-        return self.nvlink_domain > 1
-
     def peak_tflops(self, precision: str) -> float:
         """Dense tensor-core peak for the compute precision of training."""
         if precision == "fp8" and self.fp8_dense_tflops > 0:

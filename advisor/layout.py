@@ -24,11 +24,6 @@ class Layout(BaseModel):
     global_batch: int | None = None
 
     @property
-    def sequence_parallel(self) -> bool:
-        # Megatron's sequence parallelism goes with tensor parallelism (Korthikanti et al. 2022).
-        return self.tp > 1
-
-    @property
     def microbatches_per_step(self) -> int:
         if not self.global_batch:
             return max(1, 4 * self.pp)

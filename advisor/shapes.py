@@ -62,10 +62,6 @@ class ParamCounts:
     def layer_dense_part(self) -> float:
         return self.attention_per_layer + self.norms_per_layer
 
-    @property
-    def non_expert(self) -> float:
-        return self.total - self.experts
-
 
 def _mlp(hidden: int, ffn: int, ffn_type: str, bias: bool) -> float:
     matrices = 3 if ffn_type == "swiglu" else 2  # gated MLPs have gate, up and down
