@@ -189,7 +189,9 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
         lines.append("parameters offloaded too: the GPU holds two layers at a time")
 
     # Activations of the most loaded (first) stage: with 1F1B it keeps min(pp, microbatches)
-    # micro-batches of its layers/pp layers in flight (Korthikanti et al. Sec 4.2.3).
+    # micro-batches of its layers/pp layers in flight (Korthikanti et al. Sec 4.2.3). With tensor
+    # parallelism we assume sequence parallelism too (Megatron's setting with TP), which divides
+    # every activation by tp (Korthikanti Table 2, last rows).
     seq, mbs = req.seq_len, layout.micro_batch
     flash = flash_attention(gpu, req.precision)
     per_token = layer_activation_bytes_per_token(m, seq, req.precision, layout.recompute, flash)
