@@ -2,7 +2,7 @@
 
 Two layouts, told apart by the header row:
 
-**SkyPilot catalog snapshots** (`../shared/data/prices/skypilot/*.csv`, see SOURCE.md there)::
+**SkyPilot catalog snapshots** (the layout of the SkyPilot price snapshots copied into tests/data/skypilot/, see SOURCE.md there)::
 
     date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd
 
