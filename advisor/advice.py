@@ -40,6 +40,7 @@ class Advice(BaseModel):
 
     def to_json(self) -> dict:
         out: dict = {"request": self.request.model_dump(mode="json")}
+        lang = self.request.lang
         p = self.plan
         if p is None:
             out.update(plan=None, memory_gib_per_gpu=None, training=None, infra=None, cost=None,
@@ -61,7 +62,7 @@ class Advice(BaseModel):
             "weights": mem.weights, "gradients": mem.gradients, "optimizer": mem.optimizer,
             "activations": mem.activations, "other": mem.other, "total": mem.total,
             "usable": e.usable_gib, "host_ram_for_offload": mem.host_ram_gib,
-            "arithmetic": mem.lines,
+            "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.notes],
         }
         has_data = e.tokens is not None
         out["training"] = {
@@ -71,9 +72,13 @@ class Advice(BaseModel):
             "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu if has_data else None,
             "gpu_hours": e.gpu_hours, "days": e.days,
             "efficiency": thr.efficiency if has_data else None,
-            "arithmetic": thr.lines if has_data else None,
+            "arithmetic": [phrase(lang, "thr_note", n, file="explain") for n in thr.notes] if has_data else None,
         }
-        out["infra"] = p.infra.model_dump()
+        out["infra"] = p.infra.model_dump() | {
+            "network": p.infra.network | {
+                "intra_node_text": phrase(lang, "intra", p.infra.network, file="explain"),
+                "inter_node_text": phrase(lang, "inter", p.infra.network, file="explain")},
+            "reasons_text": {k: phrase(lang, "reason", k, r, file="explain") for k, r in p.infra.reasons.items()}}
         out["cost"] = p.costs.model_dump()
         out["alternatives"] = [_summary(a) for a in self.result.alternatives]
         out["suggestions"] = [
@@ -155,7 +160,8 @@ def plan_context(result: Advice) -> dict:
     if p.infra:
         ctx.update(cpu_cores_per_node=p.infra.cpu_cores_per_node, ram_gib_per_node=p.infra.ram_gib_per_node,
                    nvme_tb_per_node=p.infra.nvme_tb_per_node, storage_read_gb_s=p.infra.storage_read_gb_per_s,
-                   network=p.infra.network["inter_node"], power_kw_per_node=p.infra.power_kw_per_node)
+                   network=phrase(r.lang, "inter", p.infra.network, file="explain"),
+                   power_kw_per_node=p.infra.power_kw_per_node)
     return ctx
 
 

@@ -63,6 +63,7 @@ class Costs(BaseModel):
 
 
 def _src(p, role: str) -> dict:
+    """`role` is a key worded by templates/explain.<lang>.j2."""
     return {"role": role, "provider": p.provider, "price": p.price, "currency": p.currency,
             "unit": p.unit, "as_of": p.as_of, "estimate": p.estimate, "source": p.cite}
 
@@ -90,11 +91,11 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     offpeak = book.best("offpeak_hour", gpu.name, mkt, cur)
     per_hour = book.value(hourly, cur)
     if hourly:
-        sources.append(_src(hourly, "rent per GPU-hour"))
+        sources.append(_src(hourly, "rent_hour"))
     per_month = book.value(monthly, cur)
     min_term = MIN_TERM_MONTHS_CHINA if mkt == "china" else 1
     if monthly:
-        sources.append(_src(monthly, "rent per GPU-month"))
+        sources.append(_src(monthly, "rent_month"))
         min_term = max(min_term, monthly.min_term_months)
     elif per_hour:
         per_month = per_hour * HOURS_PER_MONTH * MONTHLY_DISCOUNT_RULE
@@ -109,7 +110,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         data_tb = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0) / 1e12
         ckpt_tb = req.params_b * 14 / 1e3 * 2
         storage_total = book.value(storage, cur) * (data_tb + ckpt_tb) * max(1, days / 30)
-        sources.append(_src(storage, "storage per TB-month"))
+        sources.append(_src(storage, "storage"))
     options = {k: v for k, v in (("hourly", hourly_total), ("monthly", monthly_total)) if v}
     rent_option = min(options, key=options.get) if options else None
     rent_total = (options[rent_option] + (storage_total or 0)) if rent_option else None
@@ -119,12 +120,12 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     capex = None
     if server:
         capex = book.value(server, cur) / max(1, server.gpus) * gpu.gpus_per_server * lay.nodes
-        sources.append(_src(server, "server purchase"))
+        sources.append(_src(server, "buy_server"))
     else:
         card = book.best("buy_card", gpu.name, mkt, cur)
         if card:
             capex = book.value(card, cur) * gpu.gpus_per_server * lay.nodes / GPU_SHARE_OF_SERVER
-            sources.append(_src(card, "card purchase (server = cards / 0.5)"))
+            sources.append(_src(card, "buy_card"))
     if capex and lay.nodes > 1:
         capex *= 1 + CLUSTER_EXTRA
     power_year = hosting_year = tco = breakeven = None
@@ -136,10 +137,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         if electricity:
             pue_v = pue.price if pue else 1.5
             power_year = kw * 8760 * OWNED_UTILISATION * pue_v * book.value(electricity, cur)
-            sources.append(_src(electricity, "electricity per kWh"))
+            sources.append(_src(electricity, "electricity"))
         if hosting and hosting.unit == "kw-month":
             hosting_year = kw * 12 * book.value(hosting, cur)
-            sources.append(_src(hosting, "hosting per kW-month"))
+            sources.append(_src(hosting, "hosting"))
         tco = capex + (power_year or 0) + (hosting_year or 0) + capex * OPS_SHARE_OF_CAPEX
         if per_hour:
             rent_month = per_hour * lay.gpu_count * HOURS_PER_MONTH * OWNED_UTILISATION

@@ -35,17 +35,20 @@ DENSE_RACK_KW = 40
 
 
 class Infrastructure(BaseModel):
+    """Figures per server, and under `reasons` the numbers behind each (worded by
+    templates/explain.<lang>.j2). `shared_storage`, `cooling` and the fabric are keys."""
+
     cpu_cores_per_node: int
     ram_gib_per_node: int
     nvme_tb_per_node: float
     storage_read_gb_per_s: float
-    shared_storage: str
-    network: dict
+    shared_storage: str  # "local_nvme" | "parallel_fs"
+    network: dict  # intra_node (fabric, gb_s), inter_node (gbps per GPU, or 0 for one server)
     power_kw_per_node: float
     servers_per_rack: int
     rack_kw: float
-    cooling: str
-    reasons: dict[str, str]
+    cooling: str  # "air" | "liquid"
+    reasons: dict[str, dict]
 
 
 def _round_up(x: float, step: float) -> float:
@@ -71,56 +74,48 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[str, in
 def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
     lay = est.layout
     per_node = lay.gpus_per_node
-    reasons: dict[str, str] = {}
+    reasons: dict[str, dict] = {}
 
     vcpu = VCPU_PER_GPU_PRETRAIN if req.method in ("pretrain", "continued-pretrain") else VCPU_PER_GPU
     if lay.offload != "none":
         vcpu += VCPU_OFFLOAD_EXTRA
     cores = int(_round_up(vcpu * per_node, 16))
-    reasons["cpu"] = f"{vcpu} vCPUs per GPU x {per_node} GPUs"
+    reasons["cpu"] = {"vcpu_per_gpu": vcpu, "gpus": per_node}
 
     gpu_mem = gpu.usable_memory_gib * per_node
     offload = est.memory.host_ram_gib * per_node
     ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * 1.1, 64))
-    reasons["ram"] = f"2 x {gpu_mem:.0f} GiB GPU memory" + (f" + {offload:.0f} GiB offloaded states" if offload else "")
+    reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload}
 
     params = est.memory.trainable_params if req.is_peft else None
     ckpt_bytes = (params or 0) * 16 if req.is_peft else req.params_b * 1e9 * CHECKPOINT_BYTES["full"]
     data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
     nvme = max(2.0, (data_bytes / 1e12) * 1.2 + 2 * ckpt_bytes / 1e12 / lay.nodes)
     nvme = _round_up(nvme, 0.5)
-    reasons["nvme"] = "dataset cache (+20% for shards and indexes) and two local checkpoints"
+    reasons["nvme"] = {"data_tb": data_bytes / 1e12, "checkpoint_tb": ckpt_bytes / 1e12}
 
     read = 0.0
     if est.days and req.tokens:
         read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * 3
     write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
     storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
-    reasons["storage"] = (f"max of the 2 GB/s floor, 3x the average dataset read ({read:.2f} GB/s) and a"
-                          f" {ckpt_bytes / 1e12:.2f} TB checkpoint in 5 minutes ({write:.1f} GB/s)")
-    shared = "local NVMe" if lay.nodes == 1 else "parallel file system (Lustre, GPFS or a vendor equivalent)"
+    reasons["storage"] = {"floor_gb_s": STORAGE_FLOOR_GB_S, "read_gb_s": read, "checkpoint_tb": ckpt_bytes / 1e12,
+                          "write_gb_s": write, "write_s": CHECKPOINT_WRITE_S}
 
-    intra = f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:.0f} GB/s per GPU"
+    network = {"intra_node": {"fabric": gpu.intra_node, "gb_s": gpu.intra_node_bw_gb_s}, "nodes": lay.nodes,
+               "inter_node": {"gbps_per_gpu": 0, "tbps_per_node": 0}}
     if lay.nodes > 1:
-        net, gbps, share = size_network(req, gpu, est)
-        fabric = "InfiniBand NDR or RoCE" if gbps >= 400 else "InfiniBand HDR or RoCE" if gbps >= 200 else "RoCE"
-        per_node_gbps = gbps * per_node
-        inter = (f"{fabric}, {gbps} Gb/s per GPU ({per_node_gbps / 1000:g} Tb/s per node),"
-                 " rail-optimised, non-blocking")
-        reasons["network"] = (f"the slowest of 100/200/400 Gb/s per GPU that keeps gradient and parameter"
-                              f" traffic within 5% of the fastest: {share:.0%} of step time is compute")
-    else:
-        inter = "none needed between GPUs (single node); 10-25 Gb/s for data and management"
-        reasons["network"] = "all GPUs in one server"
+        _, gbps, share = size_network(req, gpu, est)
+        network["inter_node"] = {"gbps_per_gpu": gbps, "tbps_per_node": gbps * per_node / 1000}
+        reasons["network"] = {"compute_share": share}
     power = gpu.server_power_kw
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))
-    cooling = "liquid (direct-to-chip)" if power > 12 or gpu.tdp_w >= 1000 else "air (high-airflow)"
-    reasons["power"] = (f"{power:g} kW per server: a legacy {LEGACY_RACK_KW} kW rack holds"
-                        f" {int(LEGACY_RACK_KW // power)} server(s); a {DENSE_RACK_KW} kW rack holds {servers_per_rack}")
+    reasons["power"] = {"kw": power, "legacy_kw": LEGACY_RACK_KW, "legacy_fit": int(LEGACY_RACK_KW // power),
+                        "dense_kw": DENSE_RACK_KW, "dense_fit": servers_per_rack}
     return Infrastructure(
         cpu_cores_per_node=cores, ram_gib_per_node=ram, nvme_tb_per_node=nvme,
-        storage_read_gb_per_s=storage, shared_storage=shared,
-        network={"intra_node": intra, "inter_node": inter, "nodes": lay.nodes},
-        power_kw_per_node=power, servers_per_rack=servers_per_rack,
-        rack_kw=min(DENSE_RACK_KW, servers_per_rack * power), cooling=cooling, reasons=reasons,
+        storage_read_gb_per_s=storage, shared_storage="local_nvme" if lay.nodes == 1 else "parallel_fs",
+        network=network, power_kw_per_node=power, servers_per_rack=servers_per_rack,
+        rack_kw=min(DENSE_RACK_KW, servers_per_rack * power),
+        cooling="liquid" if power > 12 or gpu.tdp_w >= 1000 else "air", reasons=reasons,
     )

@@ -55,7 +55,7 @@ class MemoryBreakdown(BaseModel):
     context: float  # the part of `other` that torch.cuda.max_memory_allocated() does not see
     host_ram_gib: float  # CPU memory per GPU that offloaded states need
     trainable_params: float
-    lines: list[str]  # the arithmetic, for the answer
+    notes: list[dict]  # the arithmetic as numbers; templates/explain.<lang>.j2 words it
 
     @property
     def allocated(self) -> float:
@@ -118,7 +118,7 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
     tp, pp, dp = layout.tp, layout.pp, layout.dp
     ep = max(1, layout.ep)
     zero = layout.zero_stage
-    lines: list[str] = []
+    notes: list[dict] = []
     w_bytes, g_bytes, master = _STATE[req.precision]
     state = 1 if req.optimizer == "adamw8bit" else (2 if req.precision == "pure-bf16" else 4)
     opt_bytes = _MOMENTS[req.optimizer] * state + master
@@ -140,11 +140,10 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
             linear = (block - m.layers * c.norms_per_layer) / pp / tp + expert_local
             rest = local - linear
             weights = linear * NF4_BYTES + rest * 2
-            lines.append(f"frozen base: {linear / 1e9:.2f}B params in NF4 x {NF4_BYTES:.3f} B"
-                         f" + {rest / 1e9:.2f}B in bf16 x 2 B")
+            notes.append({"kind": "frozen_nf4", "linear_b": linear / 1e9, "nf4": NF4_BYTES, "rest_b": rest / 1e9})
         else:
             weights = local * (4 if req.precision == "fp32" else 2)
-            lines.append(f"frozen base: {local / 1e9:.2f}B params x {4 if req.precision == 'fp32' else 2} B")
+            notes.append({"kind": "frozen", "params_b": local / 1e9, "bytes": 4 if req.precision == "fp32" else 2})
         if zero == 3:
             weights /= zero_dp
         # Adapters train in fp32 under autocast: 4 B weights, 4 B gradients, 8 B AdamW moments.
@@ -152,7 +151,7 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
         weights += trainable_local * 4
         gradients = trainable_local * 4
         optimizer = trainable_local * adapter_opt
-        lines.append(f"LoRA adapters: {trainable / 1e6:.1f}M params x (4 weight + 4 grad + {adapter_opt} optimizer) B")
+        notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
     else:
         trainable = c.total
         dense_w = dense_local * w_bytes / (zero_dp if zero == 3 else 1)
@@ -168,11 +167,8 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
         opt_div_d = zero_dp if zero >= 1 else 1
         opt_div_e = expert_dp if zero >= 1 else 1
         optimizer = dense_local * opt_bytes / opt_div_d + expert_local * opt_bytes / opt_div_e
-        lines.append(
-            f"{local / 1e9:.2f}B params on this GPU (tp {tp}, pp {pp}{f', ep {ep}' if ep > 1 else ''})"
-            f" x {w_bytes} B weights, x {g_bytes} B gradients, x {opt_bytes} B optimizer"
-            f" (ZeRO-{zero} over dp {dp})"
-        )
+        notes.append({"kind": "states", "params_b": local / 1e9, "tp": tp, "pp": pp, "ep": ep, "weights": w_bytes,
+                      "gradients": g_bytes, "optimizer": opt_bytes, "zero": zero, "dp": dp})
 
     host = 0.0
     if layout.offload in ("optimizer", "all") and optimizer > 0:
@@ -181,12 +177,12 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
         host += optimizer + gradients
         optimizer = 0.0
         gradients = min(gradients, 5e8 * 2 / max(1, dp))
-        lines.append("optimizer states and gradients offloaded to CPU memory")
+        notes.append({"kind": "offload_optimizer"})
     if layout.offload == "all":
         host += weights
         layer = (block / m.layers) / tp * w_bytes
         weights = 2 * layer  # ZeRO-Infinity streams parameters in, a layer ahead
-        lines.append("parameters offloaded too: the GPU holds two layers at a time")
+        notes.append({"kind": "offload_all"})
 
     # Activations of the most loaded (first) stage: with 1F1B it keeps min(pp, microbatches)
     # micro-batches of its layers/pp layers in flight (Korthikanti et al. Sec 4.2.3). With tensor
@@ -208,12 +204,9 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
     # (torchtune CEWithChunkedOutputLoss; Megatron's fused vocab-parallel cross entropy).
     logits = tokens * m.vocab * _act_bytes(req.precision) / tp
     activations += logits
-    lines.append(
-        f"activations: {per_token / m.hidden:.1f}h B/token/layer x {tokens} tokens x"
-        f" {layers_here:g} layers{f' x {inflight} in flight' if inflight > 1 else ''}"
-        f"{' (full recompute: layer inputs only)' if layout.recompute == 'full' else ''}"
-        f" / tp {tp} + logits {logits / GIB:.2f} GiB"
-    )
+    notes.append({"kind": "activations", "per_token_h": per_token / m.hidden, "tokens": tokens,
+                  "layers": layers_here, "inflight": inflight, "full": layout.recompute == "full", "tp": tp,
+                  "logits_gib": logits / GIB})
 
     other = activations * FRAGMENTATION
     if zero == 3 and not peft:
@@ -233,5 +226,5 @@ def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GP
         context=context / GIB,
         host_ram_gib=host / GIB,
         trainable_params=trainable,
-        lines=lines,
+        notes=notes,
     )

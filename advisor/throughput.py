@@ -6,7 +6,7 @@ values (Narayanan et al. 2021, eq. 3; Chowdhery et al. 2022 App. B). LoRA and QL
 weight-gradient matmuls of the frozen base, so they cost 4*N. Full recompute runs the
 forward twice (hardware FLOPs 8*N instead of 6*N, Narayanan et al. 2021).
 
-Achieved speed is a product of physical efficiencies, each explained in `Throughput.lines`:
+Achieved speed is a product of physical efficiencies, each explained in `Throughput.notes`:
   node:     matmul efficiency and the share of time in memory-bound kernels, which grows
             with the GPU's FLOP/byte ratio and shrinks with the hidden size (a roofline
             argument: elementwise work per token scales with h, matmul work with h^2);
@@ -73,7 +73,7 @@ class Throughput(BaseModel):
     efficiency: dict[str, float]
     goodput: float
     network: str
-    lines: list[str]
+    notes: list[dict]  # the arithmetic as numbers; templates/explain.<lang>.j2 words it
 
 
 def default_network(gpu: GPU) -> str:
@@ -102,7 +102,7 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
     model_f, hw_f = flops_per_token(m, req, layout.recompute)
     peak = gpu.peak_tflops(req.precision) * 1e12
     c = count_params(m)
-    lines: list[str] = []
+    notes: list[dict] = []
 
     flop_per_byte = gpu.peak_tflops(req.precision) / gpu.memory_bw_tb_s  # TFLOP/s over TB/s
     node = 1 / (1 / ETA_MAX + KAPPA * flop_per_byte / m.hidden)
@@ -168,12 +168,11 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
     failures_per_day = FAILURES_PER_GPU_DAY * n_gpu
     goodput = 1 / (1 + failures_per_day * HOURS_LOST_PER_FAILURE / 24 + CHECKPOINT_OVERHEAD)
 
-    lines.append(f"FLOPs per token: {model_f / 1e9:.1f} GFLOP model"
-                 + (f", {hw_f / 1e9:.1f} GFLOP with recompute" if hw_f > model_f else ""))
+    notes.append({"kind": "flops", "model_gflop": model_f / 1e9, "hardware_gflop": hw_f / 1e9})
     eff = {"node": node, "tensor": tp_eff, "pipeline": pp_eff, "data": dp_eff,
            "scale": scale_eff, "offload": off_eff}
-    lines.append(" x ".join(f"{k} {v:.2f}" for k, v in eff.items() if v < 0.995) + f" = {hfu:.2f} of peak")
-    lines.append(f"goodput {goodput:.2f}: {failures_per_day:.2f} failures a day expected on {n_gpu} GPUs")
+    notes.append({"kind": "efficiency", "factors": {k: v for k, v in eff.items() if v < 0.995}, "hfu": hfu})
+    notes.append({"kind": "goodput", "goodput": goodput, "failures_per_day": failures_per_day, "gpus": n_gpu})
     return Throughput(
         model_flops_per_token=model_f,
         hardware_flops_per_token=hw_f,
@@ -183,5 +182,5 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
         efficiency=eff,
         goodput=goodput,
         network=net,
-        lines=lines,
+        notes=notes,
     )
