@@ -47,3 +47,16 @@ def test_a_recorded_quote_changes_the_next_plan(cli):
     after = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
     assert after["cost"]["rent_per_gpu_hour"] == 4 < before["cost"]["rent_per_gpu_hour"]
     assert any(s["provider"] == "bargain-idc" for s in after["cost"]["price_sources"])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_is_read_or_refused_politely(text):
+    try:
+        parse_quote(text)
+    except RequestError as err:
+        assert err.message("en") and err.message("zh")
