@@ -86,6 +86,13 @@ def test_help_in_both_languages(bot, text, expect):
     assert status == 200 and expect in body and "/gpu 70B" in body
 
 
+def test_help_follows_the_users_slack_locale(bot, fake_slack):
+    send, _ = bot
+    fake_slack.locales["UZHHELP"] = "zh-CN"
+    status, body = send.command("help", user="UZHHELP")
+    assert status == 200 and "在 `/gpu` 后面写上" in body
+
+
 def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     send, _ = bot
     send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"})

@@ -69,7 +69,8 @@ def ack_gpu(ack, command, client):
         open_loading(client, command["trigger_id"], form_id(command), lang)
         return
     if text.lower() in ("help", "帮助", "lang en help", "lang zh help") or text.lower().startswith("help "):
-        ack(text=render(f"help.{detect_lang(text)}.txt.j2"))
+        # help is rare and read at leisure: worth one users.info call for the user's locale
+        ack(text=render(f"help.{reply_lang(text, client, command.get('user_id'))}.txt.j2"))
         return
     if _leading(text) == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
