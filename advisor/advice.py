@@ -179,6 +179,9 @@ def advise_request(request: TrainingRequest) -> Advice:
             result.suggestions = suggest(request, shape, book, result)
     else:
         result = search(request, shape, book)
+        if request.deadline_days is None and request.tokens:
+            request = request.model_copy(update={"assumptions": [
+                *request.assumptions, phrase(request.lang, "assumption", "horizon", days=DEFAULT_HORIZON_DAYS)]})
     return Advice(request=request, result=result, warnings=_warnings(request, result))
 
 
