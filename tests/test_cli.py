@@ -85,3 +85,25 @@ def test_faq_command_follows_the_contract(cli):
     assert "RAM" in en["answer"] or "memory" in en["answer"]
     odd = json.loads(cli("faq", "asdf qwer", "--json").stdout)
     assert odd["confident"] is False and odd["topic"]
+
+
+def test_ask_json_has_every_contract_key(cli):
+    data = json.loads(cli("ask", "70B full-finetune 1TB 14d budget", "--json").stdout)
+    required = {
+        "plan": ["gpu", "gpu_count", "nodes", "gpus_per_node", "tp", "pp", "dp", "zero_stage", "offload",
+                 "recompute", "micro_batch"],
+        "memory_gib_per_gpu": ["weights", "gradients", "optimizer", "activations", "other", "total"],
+        "training": ["tokens", "flops", "mfu", "gpu_hours", "days"],
+        "infra": ["cpu_cores_per_node", "ram_gib_per_node", "nvme_tb_per_node", "storage_read_gb_per_s", "network"],
+        "cost": ["currency", "rent_total", "buy_capex", "buy_tco_first_year", "decision", "price_sources"],
+    }
+    for section, keys in required.items():
+        for key in keys:
+            assert data[section][key] is not None, (section, key)
+    assert data["plan"]["offload"] in ("none", "optimizer", "all")
+    assert data["plan"]["recompute"] in ("none", "selective", "full")
+    assert data["cost"]["currency"] in ("CNY", "USD") and data["cost"]["decision"] in ("rent", "buy")
+    assert isinstance(data["cost"]["rent_total"], float)
+    for alt in data["alternatives"]:
+        assert {"gpu", "gpu_count", "days", "cost"} <= set(alt)
+    assert isinstance(data["warnings"], list)
