@@ -25,9 +25,35 @@ def _print_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def _leading_command(args, text: str, lang: str) -> int | None:
+    """`ask` takes exactly what follows /gpu, so the leading command words work here too
+    (CONTRACT section 3): help, prices [GPU], quote ..., digest."""
+    from advisor.render import render
+
+    words = text.split()
+    first = words[0].lower() if words else ""
+    first = {"帮助": "help", "价格": "prices", "报价": "quote", "日报": "digest"}.get(first, first)
+    if first == "help":
+        print(render(f"help.{lang}.txt.j2"))
+        return 0
+    if first == "prices":
+        args.gpu = " ".join(words[1:]) or None
+        return cmd_prices_show(args)
+    if first == "quote":
+        args.text = words
+        return cmd_quote(args)
+    if first == "digest":
+        args.date, args.post = None, False
+        return cmd_digest(args)
+    return None
+
+
 def cmd_ask(args) -> int:
     text = " ".join(args.text)
     lang = args.lang or detect_lang(text)
+    handled = _leading_command(args, text, lang)
+    if handled is not None:
+        return handled
     try:
         result = advice.advise(text, lang=args.lang)
     except RequestError as err:

@@ -107,3 +107,15 @@ def test_ask_json_has_every_contract_key(cli):
     for alt in data["alternatives"]:
         assert {"gpu", "gpu_count", "days", "cost"} <= set(alt)
     assert isinstance(data["warnings"], list)
+
+
+def test_ask_takes_the_leading_command_words(cli):
+    assert "Type what you want to train" in cli("ask", "help").stdout
+    assert "在 `/gpu` 后面写上" in cli("ask", "帮助").stdout
+    prices = json.loads(cli("ask", "prices H800", "--json").stdout)
+    assert prices[0]["gpu"] == "H800-SXM-80GB"
+    quote = json.loads(cli("ask", "quote 8xH800 ¥95000/month vendorY", "--json").stdout)
+    assert quote["quote"]["vendor"] == "vendorY" and quote["verdict"] == "expensive"
+    digest = json.loads(cli("ask", "digest", "--json").stdout)
+    assert {"date", "previous", "changes", "added", "removed"} <= set(digest)
+    assert cli("ask", "prices H300").returncode == 2
