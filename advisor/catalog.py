@@ -144,22 +144,24 @@ def models() -> tuple[ModelShape, ...]:
     )
 
 
+def _index(items) -> dict:
+    """Every name and alias, spelling-insensitive, to its entry."""
+    return {normalize_name(key): item for item in items for key in [item.name, *item.aliases]}
+
+
+def _spellings(items) -> list[str]:
+    """Every name and alias users may type, longest first (for the request parser)."""
+    return sorted({key for item in items for key in [item.name, *item.aliases]}, key=lambda s: (-len(s), s))
+
+
 @cache
 def _gpu_index() -> dict[str, GPU]:
-    index: dict[str, GPU] = {}
-    for gpu in gpus():
-        for key in [gpu.name, *gpu.aliases]:
-            index[normalize_name(key)] = gpu
-    return index
+    return _index(gpus())
 
 
 @cache
 def _model_index() -> dict[str, ModelShape]:
-    index: dict[str, ModelShape] = {}
-    for model in models():
-        for key in [model.name, *model.aliases]:
-            index[normalize_name(key)] = model
-    return index
+    return _index(models())
 
 
 def find_gpu(name: str) -> GPU | None:
@@ -178,11 +180,8 @@ def find_model(name: str) -> ModelShape | None:
 
 
 def gpu_spellings() -> list[str]:
-    """Every name and alias users may type, longest first (for the request parser)."""
-    names = {key for gpu in gpus() for key in [gpu.name, *gpu.aliases]}
-    return sorted(names, key=lambda s: (-len(s), s))
+    return _spellings(gpus())
 
 
 def model_spellings() -> list[str]:
-    names = {key for m in models() for key in [m.name, *m.aliases]}
-    return sorted(names, key=lambda s: (-len(s), s))
+    return _spellings(models())

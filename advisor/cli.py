@@ -13,8 +13,9 @@ import sys
 import traceback
 
 from advisor import advice
-from advisor.parser import RequestError, detect_lang
+from advisor.parser import RequestError, detect_lang, leading_command
 from advisor.prices import ConfigError
+from advisor.render import phrase
 
 
 class UsageError(Exception):
@@ -31,8 +32,7 @@ def _leading_command(args, text: str, lang: str) -> int | None:
     from advisor.render import render
 
     words = text.split()
-    first = words[0].lower() if words else ""
-    first = {"帮助": "help", "价格": "prices", "报价": "quote", "日报": "digest"}.get(first, first)
+    first = leading_command(text)
     if first == "help":
         print(render(f"help.{lang}.txt.j2"))
         return 0
@@ -133,7 +133,7 @@ def cmd_prices_show(args) -> int:
     if args.gpu:
         found = catalog.find_gpu(args.gpu)
         if found is None:
-            print(phrase_for("en", "request_error", "unknown_gpu", name=args.gpu,
+            print(phrase("en", "request_error", "unknown_gpu", name=args.gpu,
                              known=", ".join(g.name for g in catalog.gpus())), file=sys.stderr)
             return 2
         gpu = found.name
@@ -173,32 +173,42 @@ def cmd_digest(args) -> int:
     return 0
 
 
-def phrase_for(lang: str, macro: str, *args, **kwargs) -> str:
-    from advisor.render import phrase
-
-    return phrase(lang, macro, *args, **kwargs)
-
-
 def _bot_settings(mode: str):
     from bot.settings import Settings
 
     settings = Settings.from_env()
     missing = settings.missing_for_http() if mode == "serve" else settings.missing_for_socket()
     if missing:
-        print(render_phrase("missing_settings", mode=mode, missing=missing), file=sys.stderr)
+        print(phrase("en", "missing_settings", mode=mode, missing=missing, file="cli"), file=sys.stderr)
         return None
     return settings
 
 
-def cmd_serve(args) -> int:
-    settings = _bot_settings("serve")
+def _run_bot(mode: str) -> int:
+    """`serve` (HTTP, gunicorn) or `socket` (Socket Mode), once the settings are there."""
+    settings = _bot_settings(mode)
     if settings is None:
         return 2
-    from bot import logs, web
+    from bot import logs
 
     logs.setup()
-    web.serve(settings)
+    if mode == "serve":
+        from bot import web
+
+        web.serve(settings)
+    else:
+        from bot import socket_mode
+
+        socket_mode.run(settings)
     return 0
+
+
+def cmd_serve(args) -> int:
+    return _run_bot("serve")
+
+
+def cmd_socket(args) -> int:
+    return _run_bot("socket")
 
 
 def cmd_clock(args) -> int:
@@ -207,23 +217,6 @@ def cmd_clock(args) -> int:
     logs.setup()
     digests.clock()
     return 0
-
-
-def cmd_socket(args) -> int:
-    settings = _bot_settings("socket")
-    if settings is None:
-        return 2
-    from bot import logs, socket_mode
-
-    logs.setup()
-    socket_mode.run(settings)
-    return 0
-
-
-def render_phrase(name: str, **kwargs) -> str:
-    from advisor.render import phrase
-
-    return phrase("en", name, file="cli", **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:

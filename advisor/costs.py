@@ -26,6 +26,8 @@ OPS_SHARE_OF_CAPEX = 0.05
 GPU_SHARE_OF_SERVER = 0.5
 # The guides' rule of thumb for first-year cost of ownership: 1.6-1.8x hardware.
 GUIDE_TCO_RULE = (1.6, 1.8)
+# PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
+DEFAULT_PUE = 1.5
 # Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
 CLUSTER_EXTRA = 0.15
 # Where owned servers would be hosted: the electricity price regions that cover each city
@@ -135,7 +137,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     if capex:
         kw = gpu.server_power_kw * lay.nodes
         if electricity:
-            pue_v = pue.price if pue else 1.5
+            pue_v = pue.price if pue else DEFAULT_PUE
             power_year = kw * 8760 * OWNED_UTILISATION * pue_v * book.value(electricity, cur)
             sources.append(_src(electricity, "electricity"))
         if hosting and hosting.unit == "kw-month":

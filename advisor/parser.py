@@ -598,6 +598,17 @@ def _known_gpus() -> str:
     return ", ".join(g.aliases[0] if g.aliases else g.name for g in catalog.gpus())
 
 
+# Words a /gpu text may start with that are commands, not requests (CONTRACT section 3).
+COMMAND_WORDS = {"help": "help", "帮助": "help", "prices": "prices", "价格": "prices",
+                 "quote": "quote", "报价": "quote", "digest": "digest", "日报": "digest"}
+
+
+def leading_command(text: str) -> str | None:
+    """"help", "prices", "quote" or "digest" when the text starts with that command, else None."""
+    words = (text or "").split()
+    return COMMAND_WORDS.get(words[0].lower()) if words else None
+
+
 def detect_lang(text: str) -> str:
     """The reply language a text asks for: `lang en|zh` if present, else Chinese if it has any."""
     norm = unicodedata.normalize("NFKC", text).lower()

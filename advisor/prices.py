@@ -8,6 +8,7 @@ and migrated on first use and seeded from data/reference_prices.toml. Plans read
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import os
 import tomllib
 from dataclasses import dataclass
@@ -162,6 +163,9 @@ class PriceBook:
                 return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
         return None
 
+    def gpus(self) -> list[str]:
+        return sorted({key[1] for key in self._by_key if key[1]})
+
     def offers(self, kind: str, gpu: str, market: str) -> list[Price]:
         return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0]
 
@@ -218,12 +222,10 @@ def current_prices(gpu: str | None = None, path: str | None = None, today: str |
                    per_gpu: int = 5) -> list[dict]:
     """The cheapest rental offers per GPU, per hour and per month, with source and age;
     cheapest first (compared in USD)."""
-    import datetime as dt
-
     book = price_book(path)
     day = dt.date.fromisoformat(today) if today else dt.date.today()
     groups = []
-    for name in sorted({key[1] for key in book._by_key if key[1] and (gpu is None or key[1] == gpu)}):
+    for name in (g for g in book.gpus() if gpu is None or g == gpu):
         offers = []
         for kind in ("rent_hour", "rent_month", "offpeak_hour"):
             for market in ("china", "global"):
@@ -242,9 +244,8 @@ def current_prices(gpu: str | None = None, path: str | None = None, today: str |
     return groups
 
 
-def _as_date(text: str):
-    import datetime as dt
-
+def _as_date(text: str) -> dt.date:
+    """A price's as-of date ("2026-09", "2025", "2026-09-14") as its first day."""
     parts = (text + "-01-01").split("-")[:3]
     try:
         return dt.date(int(parts[0]), int(parts[1]), int(parts[2]))

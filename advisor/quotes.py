@@ -24,8 +24,12 @@ HOURS_PER_MONTH = 730
 # is 2.5-4% of the price), so we use the cost of owning instead.
 OWNERSHIP_MONTHS = 36
 SUSPICIOUS_BELOW_OWNING = 0.8
-# Far above the market: worth negotiating.
+# Our own bands around the cheapest price on record (no published rule): 30% above it is worth
+# negotiating, 30% below it is worth asking what is left out.
 EXPENSIVE_ABOVE_MARKET = 1.3
+CHEAP_BELOW_MARKET = 0.7
+# PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
+DEFAULT_PUE = 1.5
 
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
 _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
@@ -108,7 +112,7 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
         capex = book.value(server, q.currency) / max(1, server.gpus) * gpu.gpus_per_server * servers
         kwh = book.value(book.best("electricity", "", market, q.currency), q.currency) or 0.0
         pue = book.best("pue", "", market, "")
-        power = gpu.server_power_kw * servers * HOURS_PER_MONTH * (pue.price if pue else 1.5) * kwh
+        power = gpu.server_power_kw * servers * HOURS_PER_MONTH * (pue.price if pue else DEFAULT_PUE) * kwh
         owning = capex / OWNERSHIP_MONTHS + power
     signs = []
     verdict = "unknown" if ratio is None else "fair"
@@ -118,7 +122,7 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
         signs.append("above_market")
         verdict = "expensive"
-    elif ratio is not None and ratio < 0.7 and verdict != "suspicious":
+    elif ratio is not None and ratio < CHEAP_BELOW_MARKET and verdict != "suspicious":
         signs.append("below_market")
         verdict = "cheap"
     if q.term_months and q.term_months >= 12:

@@ -9,7 +9,7 @@ import re
 from advisor import catalog, subscriptions
 from advisor.prices import current_prices
 
-from advisor.parser import RequestError, detect_lang, parse
+from advisor.parser import RequestError, detect_lang, leading_command, parse
 from advisor.render import phrase, render
 from bot.listeners.common import reply_lang
 from bot.listeners.modal import fill_form, form_id, open_loading
@@ -18,10 +18,8 @@ from bot.plans import post_plan
 
 
 
-def _leading(text: str) -> str:
-    """The command word a request may start with (CONTRACT section 3)."""
-    first = text.strip().split(maxsplit=1)[0].lower() if text.strip() else ""
-    return {"报价": "quote", "价格": "prices", "日报": "digest"}.get(first, first)
+def _is_help(text: str) -> bool:
+    return leading_command(text) == "help" or text.lower() in ("lang en help", "lang zh help")
 
 
 def digest_command(text: str, command: dict, lang: str) -> str:
@@ -68,17 +66,17 @@ def ack_gpu(ack, command, client):
         ack()
         open_loading(client, command["trigger_id"], form_id(command), lang)
         return
-    if text.lower() in ("help", "帮助", "lang en help", "lang zh help") or text.lower().startswith("help "):
+    if _is_help(text):
         # help is rare and read at leisure: worth one users.info call for the user's locale
         ack(text=render(f"help.{reply_lang(text, client, command.get('user_id'))}.txt.j2"))
         return
-    if _leading(text) == "quote":
+    if leading_command(text) == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
         return
-    if _leading(text) == "digest":
+    if leading_command(text) == "digest":
         ack(text=digest_command(text, command, lang))
         return
-    if _leading(text) == "prices":
+    if leading_command(text) == "prices":
         ack(text=prices_command(text, lang))
         return
     try:
@@ -96,14 +94,14 @@ def plan_gpu(command, client, context):
     if not text:
         fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
         return
-    if text.lower().startswith("help"):
+    if _is_help(text):
         return
-    if _leading(text) == "quote":
+    if leading_command(text) == "quote":
         worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
         return
-    if _leading(text) == "prices":
+    if leading_command(text) == "prices":
         return
-    if _leading(text) == "digest":
+    if leading_command(text) == "digest":
         words = text.split()
         if len(words) > 1 and words[1].lower() in ("now", "现在"):
             worker.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
