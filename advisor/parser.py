@@ -291,9 +291,11 @@ class _Parse:
                 lambda m: s("method", "continued-pretrain", m[0]))
         sc.take(rf"{L}pre[\s_\-]?train(?:ing)?{R}|预训练|从头训练",
                 lambda m: s("method", "pretrain", m[0]))
-        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|fine[\s_\-]?tun(?:e|ing)|sft|full){R}"
-                r"|全量微调|全参数?微调|全参|微调",
+        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参",
                 lambda m: s("method", "full-finetune", m[0]))
+        # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
+        # by themselves they read as full fine-tuning (in _finish).
+        sc.take(rf"{L}(?:fine[\s_\-]?tun(?:e|ing)|sft){R}|微调", lambda m: s("finetune", True, m[0]))
 
     # -- money ----------------------------------------------------------------------
     def _budget(self) -> None:
@@ -484,6 +486,10 @@ class _Parse:
 
         # method and LoRA
         method = f.get("method")
+        if f.get("finetune") and method in ("pretrain", "continued-pretrain"):
+            self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
+        if method is None and f.get("finetune"):
+            method = "full-finetune"
         if method is None:
             if "lora_rank" in f:
                 method = "lora"
@@ -635,6 +641,8 @@ def parse_followup(original: str, change: str, lang: str | None = None) -> tuple
     delta = _Parse(change, reply_lang)
     delta.read(WHATIF_FILLER)
     changed = {k: v for k, v in delta.fields.items() if k != "lang"}
+    if changed.pop("finetune", False) and "method" not in changed:
+        changed["method"] = "full-finetune"  # "what if we fine-tune instead?"
     if not changed:
         raise RequestError("no_change", reply_lang)
     base = _Parse(original, reply_lang)

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.parser import RequestError, parse
+from advisor.parser import RequestError, parse, parse_followup
 
 
 def test_open_request():
@@ -72,6 +72,9 @@ def test_mixture_of_experts(text):
     ("7B usd", "currency", "USD"), ("7B city chengdu", "city", "chengdu"), ("7B 深圳", "city", "shenzhen"),
     ("7B cpt 10GB", "method", "continued-pretrain"), ("7B 增量预训练 10GB", "method", "continued-pretrain"),
     ("7B 全参微调 10GB", "method", "full-finetune"), ("7B sft 10GB", "method", "full-finetune"),
+    ("7B 微调 10GB", "method", "full-finetune"), ("7B lora微调 10GB", "method", "lora"),
+    ("7B LoRA fine-tune 10GB", "method", "lora"), ("7B qlora sft 10GB", "method", "qlora"),
+    ("7B 微调 qlora 10GB", "method", "qlora"),
     ("llama3-70b lora", "model", "llama3.1-70b"), ("qwen2.5-72b lora", "params_b", 72.7),
     ("7B lora LANG ZH", "lang", "zh"), ("7b 全量微调 lang en", "lang", "en"),
     ("1.5B lora", "params_b", 1.5), ("400M sft", "params_b", 0.4), ("1T pretrain", "params_b", 1000),
@@ -106,6 +109,8 @@ def test_case_and_order_do_not_matter():
     ("70B 14d 30d", "conflict", None),
     ("70B 13B", "conflict", None),
     ("70B lora qlora", "conflict", None),
+    ("70B full-finetune lora", "conflict", None),
+    ("70B pretrain sft", "conflict", None),
     ("full-finetune 1TB 14d", "missing_size", None),
     ("", "empty", None),
     ("moe 70B", "missing_active", None),
@@ -146,3 +151,13 @@ def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
         parse(" ".join(words))
     except RequestError as err:
         assert err.message()
+
+
+@pytest.mark.parametrize("original,change,method", [
+    ("7b lora 1GB 3d", "what if we fine-tune instead?", "full-finetune"),
+    ("70B sft 1TB", "用LoRA微调呢?", "lora"),
+    ("70B sft 1TB", "what if lora fine-tune?", "lora"),
+])
+def test_followup_reads_fine_tune_words_like_a_request(original, change, method):
+    request, changed = parse_followup(original, change)
+    assert request.method == method and changed == ["method"]
