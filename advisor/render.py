@@ -73,6 +73,9 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        # Templates ship inside the package and do not change while a process runs: no stat()
+        # of the file on every render.
+        auto_reload=False,
     )
     env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci)
     return env

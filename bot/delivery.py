@@ -30,12 +30,14 @@ def post(client, channel: str, msg: dict, thread_ts: str | None = None) -> str |
     return ts
 
 
-def tell_user(client, channel: str, user: str, text: str, response_url: str | None = None) -> None:
+def tell_user(client, channel: str, user: str, text: str, response_url: str | None = None,
+              replace: bool = False) -> None:
     """An ephemeral note to one user: through the slash command's response_url when there is
-    one (it works even where the bot is not a member), else chat.postEphemeral."""
+    one (it works even where the bot is not a member; `replace` swaps it for the command's
+    ephemeral ack), else chat.postEphemeral."""
     try:
         if response_url:
-            WebhookClient(response_url).send(text=text, response_type="ephemeral")
+            WebhookClient(response_url).send(text=text, response_type="ephemeral", replace_original=replace)
         else:
             client.chat_postEphemeral(channel=channel, user=user, text=text)
     except Exception as err:  # the user cannot be reached either: the log is all that is left

@@ -43,8 +43,10 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
         return
     if not payload["ok"]:
-        if thread_ts:  # a mention: no ack showed the error, so say it in the thread
+        if thread_ts:  # a mention: say it in the thread
             delivery.post(client, channel, {"text": payload["error"], "blocks": [], "thread": []}, thread_ts)
+        else:  # a slash command or the form: to the user alone, in place of "Planning ..."
+            delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
         return
     ts = delivery.post(client, channel, payload["message"], thread_ts=thread_ts)
     if ts is None:

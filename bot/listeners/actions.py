@@ -15,10 +15,6 @@ PARTS = {"show_costs": "costs", "show_alternatives": "alternatives", "show_check
          "show_rfq": "rfq"}
 
 
-def _ack(ack):
-    ack()
-
-
 def _conversation(body):
     team = (body.get("team") or {}).get("id", "")
     channel = (body.get("channel") or {}).get("id", "")
@@ -26,7 +22,8 @@ def _conversation(body):
     return team, channel, ts, conversations.load(thread_key(team, channel, ts))
 
 
-def show_part(body, action, client):
+def show_part(ack, body, action, client):
+    ack()
     team, channel, ts, conv = _conversation(body)
     if conv is None:
         return
@@ -44,5 +41,5 @@ def replan(ack, body, client):
 
 def register(app) -> None:
     for action_id in PARTS:
-        app.action(action_id)(ack=_ack, lazy=[show_part])
+        app.action(action_id)(show_part)
     app.action("replan")(replan)

@@ -1,5 +1,5 @@
-"""/gpu TEXT: ack at once (with the error when the text cannot be used), plan in the
-process pool, post the answer to the channel so the team can thread under it."""
+"""/gpu TEXT: ack at once, plan in a planning process, post the answer to the channel so the
+team can thread under it (or tell the user alone why the text cannot be used)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ import re
 from advisor import catalog, subscriptions
 from advisor.prices import current_prices
 
-from advisor.parser import RequestError, detect_lang, leading_command, parse
+from advisor.parser import detect_lang, leading_command
 from advisor.render import phrase, render
 from bot.listeners.common import reply_lang
 from bot.listeners.modal import fill_form, form_id, open_loading
 from bot import jobs, worker
 from bot.plans import post_plan
-
 
 
 def _is_help(text: str) -> bool:
@@ -58,57 +57,41 @@ def prices_command(text: str, lang: str) -> str:
     return render(f"prices.{lang}.txt.j2", groups=current_prices(gpu, per_gpu=3), gpu=gpu)
 
 
-def ack_gpu(ack, command, client):
+def on_gpu(ack, command, client, context):
+    """Ack at once, then hand the work on. One listener, not Bolt's lazy listeners: Bolt answers
+    Slack as soon as ack() is called while this function goes on in its thread, and a lazy
+    listener would copy the request and take a second thread from the same small pool that runs
+    every ack (measured in bench/ack_latency.py)."""
     text = (command.get("text") or "").strip()
     lang = detect_lang(text)
+    channel, user = command["channel_id"], command["user_id"]
+    team = command.get("team_id") or context.team_id or ""
     if not text:
         # The trigger expires 3 s after the command: open a small view now, fill it after.
         ack()
         open_loading(client, command["trigger_id"], form_id(command), lang)
-        return
-    if _is_help(text):
-        # help is rare and read at leisure: worth one users.info call for the user's locale
-        ack(text=render(f"help.{reply_lang(text, client, command.get('user_id'))}.txt.j2"))
-        return
-    if leading_command(text) == "quote":
-        ack(text=phrase(lang, "judging", file="bot"))
-        return
-    if leading_command(text) == "digest":
-        ack(text=digest_command(text, command, lang))
-        return
-    if leading_command(text) == "prices":
-        ack(text=prices_command(text, lang))
-        return
-    try:
-        parse(text, None)
-    except RequestError as err:
-        ack(text=err.message(lang))  # an ack with text is an ephemeral reply to the user
-        return
-    ack(text=phrase(lang, "working", text, file="bot"))
-
-
-def plan_gpu(command, client, context):
-    text = (command.get("text") or "").strip()
-    channel, user = command["channel_id"], command["user_id"]
-    team = command.get("team_id") or context.team_id or ""
-    if not text:
         fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
         return
+    command_word = leading_command(text)
     if _is_help(text):
-        return
-    if leading_command(text) == "quote":
+        # help is rare and read at leisure: worth one users.info call for the user's locale
+        ack(text=render(f"help.{reply_lang(text, client, user)}.txt.j2"))
+    elif command_word == "quote":
+        ack(text=phrase(lang, "judging", file="bot"))
         worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
-        return
-    if leading_command(text) == "prices":
-        return
-    if leading_command(text) == "digest":
+    elif command_word == "digest":
+        ack(text=digest_command(text, command, lang))
         words = text.split()
         if len(words) > 1 and words[1].lower() in ("now", "现在"):
             worker.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
-        return
-    post_plan(client, team, channel, user, text, None, command.get("response_url"))
+    elif command_word == "prices":
+        ack(text=prices_command(text, lang))
+    else:
+        # No parse here: the planning process reads the request and, when it cannot, replaces
+        # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
+        ack(text=phrase(lang, "working", text, file="bot"))
+        post_plan(client, team, channel, user, text, None, command.get("response_url"))
 
 
 def register(app) -> None:
-    app.command("/gpu")(ack=ack_gpu, lazy=[plan_gpu])
-
+    app.command("/gpu")(on_gpu)

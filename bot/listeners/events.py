@@ -13,10 +13,6 @@ from bot.dedup import first_time
 from bot.listeners.common import strip_mentions, thread_key
 
 
-def _ack(ack):
-    ack()
-
-
 def _from_a_bot(event, context) -> bool:
     return bool(event.get("bot_id")) or event.get("user") == context.bot_user_id \
         or event.get("subtype") not in (None, "thread_broadcast")
@@ -67,5 +63,6 @@ def _follow(client, channel, thread, conv, event):
 
 
 def register(app) -> None:
-    app.event("message")(ack=_ack, lazy=[on_message])
-    app.event("app_mention")(ack=_ack, lazy=[on_mention])
+    # Bolt acks events before calling these (auto-acknowledgement), so they may take their time.
+    app.event("message")(on_message)
+    app.event("app_mention")(on_mention)

@@ -40,4 +40,4 @@ def on_home_opened(event, body, client, context):
 
 
 def register(app) -> None:
-    app.event("app_home_opened")(ack=lambda ack: ack(), lazy=[on_home_opened])
+    app.event("app_home_opened")(on_home_opened)  # acked by Bolt before this runs

@@ -28,7 +28,7 @@ def open_form(client, trigger_id: str, metadata: str, initial: dict | None, lang
 
 
 def form_id(command: dict) -> str:
-    """The external id that lets the lazy listener fill the view the ack opened."""
+    """The external id that lets the listener fill the small view it opened."""
     return f"gpu-form-{command.get('trigger_id', '')}"[:255]
 
 
@@ -98,19 +98,14 @@ def validate(values: dict) -> dict[str, str]:
     return errors
 
 
-def ack_gpu_form(ack, view):
+def submit_gpu_form(ack, view, body, client, context):
+    """Inline errors must come in the ack itself (response_action), so the form is read here."""
     values = _values(view)
     errors = validate(values)
     if errors:
         ack(response_action="errors", errors=errors)
         return
     ack()
-
-
-def submit_gpu_form(view, body, client, context):
-    values = _values(view)
-    if validate(values):
-        return
     meta = json.loads(view.get("private_metadata") or "{}")
     user = body["user"]["id"]
     channel = meta.get("channel") or user
@@ -119,4 +114,4 @@ def submit_gpu_form(view, body, client, context):
 
 
 def register(app) -> None:
-    app.view("gpu_request")(ack=ack_gpu_form, lazy=[submit_gpu_form])
+    app.view("gpu_request")(submit_gpu_form)
