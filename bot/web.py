@@ -48,10 +48,13 @@ def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
     from gunicorn.app.base import BaseApplication
 
+    # The workers read it too, to size their planning pools (bot/worker.py planners).
+    os.environ.setdefault("WEB_CONCURRENCY", "2")
+
     class _Gunicorn(BaseApplication):
         def load_config(self):
             self.cfg.set("bind", f"0.0.0.0:{settings.port}")
-            self.cfg.set("workers", int(os.environ.get("WEB_CONCURRENCY") or 2))
+            self.cfg.set("workers", int(os.environ["WEB_CONCURRENCY"]))
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)

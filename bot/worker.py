@@ -31,12 +31,21 @@ def _init_process() -> None:
     logs.setup()
 
 
+def planners() -> int:
+    """Planning processes per web process: GPU_ADVISOR_PLAN_WORKERS, else enough to use all
+    CPUs but one, shared among the WEB_CONCURRENCY web processes, at least one. Even at idle
+    priority, planning on every CPU slowed acks measurably (docs/bench.md)."""
+    if os.environ.get("GPU_ADVISOR_PLAN_WORKERS"):
+        return max(1, int(os.environ["GPU_ADVISOR_PLAN_WORKERS"]))
+    web = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
+    return max(1, ((os.cpu_count() or 2) - 1) // web)
+
+
 def pool() -> ProcessPoolExecutor:
     """One pool per process (gunicorn forks workers: each makes its own, after the fork)."""
     global _pool, _pool_pid
     if _pool is None or _pool_pid != os.getpid():
-        workers = int(os.environ.get("GPU_ADVISOR_PLAN_WORKERS") or 2)
-        _pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+        _pool = ProcessPoolExecutor(max_workers=planners(), mp_context=multiprocessing.get_context("spawn"),
                                     initializer=_init_process)
         _pool_pid = os.getpid()
     return _pool
@@ -131,6 +140,5 @@ def warm_up() -> None:
 
     parse("70B full-finetune 1TB 14d budget")
     phrase("en", "working", "", file="bot")
-    workers = int(os.environ.get("GPU_ADVISOR_PLAN_WORKERS") or 2)
-    for future in [pool().submit(_ready) for _ in range(workers)]:
+    for future in [pool().submit(_ready) for _ in range(planners())]:
         future.result(timeout=120)
