@@ -82,3 +82,18 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
         assert out.returncode == 2
         assert "SLACK_BOT_TOKEN" in out.stderr and needed in out.stderr and "export" in out.stderr
         assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("env,cpus,expected", [
+    ({}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 9, 4),
+    ({"WEB_CONCURRENCY": "1"}, 8, 7), ({"GPU_ADVISOR_PLAN_WORKERS": "3", "WEB_CONCURRENCY": "2"}, 2, 3),
+])
+def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
+    from bot import worker
+
+    for name in ("WEB_CONCURRENCY", "GPU_ADVISOR_PLAN_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert worker.planners() == expected
