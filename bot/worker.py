@@ -138,7 +138,8 @@ def warm_up() -> None:
     from advisor.parser import parse
     from advisor.render import phrase
 
-    parse("70B full-finetune 1TB 14d budget")
-    phrase("en", "working", "", file="bot")
+    parse("70B full-finetune 1TB 14d budget")  # @mentions are read in the web process
+    for lang in ("en", "zh"):  # each language's phrases compile on first use (about 10 ms)
+        phrase(lang, "working", "", file="bot")
     for future in [pool().submit(_ready) for _ in range(planners())]:
         future.result(timeout=120)
