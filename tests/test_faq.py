@@ -137,3 +137,17 @@ def test_score_is_between_zero_and_one_and_alternatives_differ():
         assert 0.0 <= got.score <= 1.0
         ids = [got.topic] + [a.id for a in got.alternatives]
         assert len(set(ids)) == 3
+
+
+@pytest.mark.parametrize("text", ["北京到上海的高铁要多久", "how long does it take to get from london to paris",
+                                  "how many days until christmas", "我们公司年会几天", "how long is a marathon"])
+def test_asking_how_long_about_something_else_is_not_confident(text):
+    assert faq.answer(text).confident is False
+
+
+@pytest.mark.parametrize("text,topic", [("有现货的话最快几天能上线", "time_to_first_run"),
+                                        ("多久存一次 ckpt 合适", "checkpoint_storage"),
+                                        ("how long until training runs", "time_to_first_run")])
+def test_asking_how_long_about_the_plan_is_answered(text, topic):
+    got = faq.answer(text)
+    assert got.confident and got.topic == topic
