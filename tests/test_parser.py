@@ -161,3 +161,39 @@ def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
 def test_followup_reads_fine_tune_words_like_a_request(original, change, method):
     request, changed = parse_followup(original, change)
     assert request.method == method and changed == ["method"]
+
+
+@pytest.mark.parametrize("text,expect", [
+    # what people type, read as they mean it
+    ("qwen2.5 7b sft 10w条 3天", {"tokens": pytest.approx(1e8), "deadline_days": 3}),
+    ("我想训练一个13B的模型，数据有500GB，两周内完成，预算30万", {"params_b": 13, "deadline_days": 14}),
+    ("fine-tune llama 3.1 70b on 100k samples in 7 days", {"model": "llama3.1-70b", "deadline_days": 7}),
+    ("pretrain 1.3B from scratch 50B tokens on 8 A100", {"method": "pretrain", "gpu_count": 8}),
+    ("7b-chat lora 1GB", {"params_b": 7, "method": "lora"}),
+    ("llama2-7b-chat lora 1GB", {"model": "llama2-7b"}),
+])
+def test_everyday_phrasings(text, expect):
+    r = parse(text)
+    for field, value in expect.items():
+        assert getattr(r, field) == value, field
+
+
+@pytest.mark.parametrize("text,name,size", [
+    ("qwen2-72b 全量微调 1TB 预算100万 深圳", "qwen2", 72), ("baichuan2-13b lora 50GB", "baichuan2", 13),
+    ("gpt-neox-20b pretrain 400B tokens", "gpt-neox", 20), ("qwen1.5-14b-base lora 1GB", "qwen1.5", 14),
+])
+def test_a_model_the_catalogue_lacks_is_planned_by_its_size_and_says_so(text, name, size):
+    r = parse(text)
+    assert r.model is None and r.params_b == size
+    assert any(name in note and ("catalogue" in note or "目录" in note) for note in r.assumptions)
+
+
+@pytest.mark.parametrize("text", ["14B DPO 2GB 3d", "7b grpo 1GB", "70B rlhf", "7b 用ppo训练"])
+def test_preference_and_rl_tuning_are_explained_not_misread(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "unsupported_method"
+    for lang in ("en", "zh"):
+        message = info.value.message(lang)
+        assert "lora" in message
+        assert "reference" in message or "参考模型" in message
