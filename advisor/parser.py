@@ -213,13 +213,13 @@ class _Parse:
         def gpu(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
             self.set("gpu", found.name, m[0])
-            count = m["count"] or m["count2"]
+            count = m["count"] or m["count2"] or ("1" if m["one"] or m["one_zh"] else None)
             if count:
                 self.set("gpu_count", int(_num(count)), m[0])
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L})(?P<name>{alt}){R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)|{L})(?P<name>{alt}){R}"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
@@ -238,7 +238,8 @@ class _Parse:
             self.fail("unknown_gpu", name=name, known=_known_gpus())
 
         self.scan.take(
-            rf"(?:{L}(?:on|gpus?|using)\s+(?:\d+(?:\s*[x*]\s*|\s+))?|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
+            rf"(?:{L}(?:on|gpus?|using)\s+(?:\d+(?:\s*[x*]\s*|\s+)|(?:(?:a\s+)?single|one|an?)\s+)?"
+            rf"|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
             r"(?P<name>[a-z][a-z0-9.\-]*)",
             unknown,
         )
@@ -296,7 +297,7 @@ class _Parse:
                 lambda m: s("method", "continued-pretrain", m[0]))
         sc.take(rf"{L}(?:pre[\s_\-]?train(?:ing)?|from[\s_\-]scratch){R}|预训练|从头训练",
                 lambda m: s("method", "pretrain", m[0]))
-        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参",
+        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参|全量",
                 lambda m: s("method", "full-finetune", m[0]))
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
@@ -336,7 +337,8 @@ class _Parse:
         sc.take(rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:samples?{R}|examples?{R}|conversations?{R}|dialogues?{R}"
                 r"|个?样本|条(?:数据|样本|对话)?)",
                 lambda m: self._data_amount(m, m[2], m[3], "samples"))
-        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb){R}|(p|t|g)(?=\s*(?:数据|语料)))",
+        # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
+        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))",
                 lambda m: self._data_bytes(m))
         sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料)",
                 lambda m: s("data_language", {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh",

@@ -171,6 +171,9 @@ def test_followup_reads_fine_tune_words_like_a_request(original, change, method)
     ("pretrain 1.3B from scratch 50B tokens on 8 A100", {"method": "pretrain", "gpu_count": 8}),
     ("7b-chat lora 1GB", {"params_b": 7, "method": "lora"}),
     ("llama2-7b-chat lora 1GB", {"model": "llama2-7b"}),
+    ("13b qlora 2k samples on a single 4090", {"gpu": "RTX4090-24GB", "gpu_count": 1}),
+    ("7b lora 1GB on one H100", {"gpu_count": 1}), ("7b lora 1GB 单卡4090", {"gpu_count": 1}),
+    ("34b 全量 100G 5天", {"method": "full-finetune", "deadline_days": 5}),
 ])
 def test_everyday_phrasings(text, expect):
     r = parse(text)
