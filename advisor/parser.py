@@ -58,9 +58,10 @@ NOT_GPU_WORDS = {"lora", "qlora", "fsdp", "bf16", "fp16", "fp8", "fp32", "pure-b
 WHATIF_FILLER = frozenset({
     "what", "if", "about", "how", "instead", "had", "have", "has", "only", "then", "and", "or", "we",
     "us", "it", "is", "was", "were", "would", "could", "switch", "change", "try", "go", "more", "just",
-    "used", "get", "got", "had", "to", "a", "the",
+    "used", "get", "got", "had", "to", "a", "the", "can", "do", "be", "done", "make",
     "如果", "改成", "换成", "改用", "换", "那", "那么", "要是", "的话", "只有", "呢", "吗", "会怎样", "怎么样",
-    "会", "怎样", "试试", "改", "行不行", "可以吗", "能", "只", "有", "给", "是",
+    "会", "怎样", "试试", "改", "行不行", "可以吗", "能", "只", "有", "给", "是", "降到", "减到", "减少到", "提高到",
+    "增加到", "加到", "提到", "改为", "变成",
 })
 
 
@@ -219,7 +220,7 @@ class _Parse:
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)|{L})(?P<name>{alt}){R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)|{L})(?P<name>{alt})s?{R}"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
@@ -322,7 +323,9 @@ class _Parse:
                 currency = "CNY"
             self.set("budget", (value, currency), m[0])
 
-        self.scan.take(rf"(?:{L}budget|预算)(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?", budget)
+        verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"  # "budget of $20k", "预算降到50万"
+        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为)?"
+        self.scan.take(rf"(?:{L}budget{verb}|预算{cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?", budget)
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>[¥$])\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
             rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
@@ -375,6 +378,7 @@ class _Parse:
             rf"{L}(-)?{NUM}\s*(days?|d|weeks?|wks?|w|hours?|hrs?|h|months?|mos?){R}",
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
         )
+        self.scan.take(rf"{L}(?:a|an|one)\s+(day|week|month){R}", lambda m: deadline(1, m[1], m[0], False))
         self.scan.take(
             rf"(?:(-)?{NUM}|{CN_NUM})\s*(个小时|小时|个星期|个礼拜|礼拜|星期|个月|天|日|周|月)",
             lambda m: deadline(_num(m[2]) if m[2] else _cn_num(m[3]), m[4], m[0], bool(m[1])),

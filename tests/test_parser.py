@@ -163,6 +163,17 @@ def test_followup_reads_fine_tune_words_like_a_request(original, change, method)
     assert request.method == method and changed == ["method"]
 
 
+@pytest.mark.parametrize("change,field,value", [
+    ("what about 4090s?", "gpu", "RTX4090-24GB"), ("can we do it in a week?", "deadline_days", 7),
+    ("预算降到50万会怎样", "budget", {"amount": 500000, "currency": "CNY"}),
+    ("budget of $20k?", "budget", {"amount": 20000, "currency": "USD"}),
+])
+def test_followups_as_people_ask_them(change, field, value):
+    request, changed = parse_followup("70B full-finetune 1TB 14d budget", change)
+    got = getattr(request, field)
+    assert (got.model_dump() if isinstance(value, dict) else got) == value and changed == [field]
+
+
 @pytest.mark.parametrize("text,expect", [
     # what people type, read as they mean it
     ("qwen2.5 7b sft 10w条 3天", {"tokens": pytest.approx(1e8), "deadline_days": 3}),
