@@ -55,20 +55,18 @@ def _round_up(x: float, step: float) -> float:
     return math.ceil(x / step) * step
 
 
-def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[str, int, float]:
+def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, list[dict]]:
     """The cheapest inter-node bandwidth per GPU that costs under 5% of speed, from the plan's
-    own data-parallel traffic (advisor/throughput.py)."""
+    own data-parallel traffic (advisor/throughput.py); with each option's share of step time
+    left to compute."""
     shape = shape_for(req)
-    results = []
+    options = []
     for name, gbps in (("roce100", 100), ("hdr200", 200), ("ndr400", 400)):
         thr = estimate_throughput(shape, req, est.layout, gpu, name)
-        results.append((name, gbps, thr.tokens_per_s_per_gpu, thr.efficiency["data"]))
-    fastest = max(r[2] for r in results)
-    for name, gbps, speed, share in results:
-        if speed >= 0.95 * fastest:
-            return name, gbps, share
-    name, gbps, _, share = results[-1]
-    return name, gbps, share
+        options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": thr.efficiency["data"]})
+    fastest = max(o["speed"] for o in options)
+    chosen = next((o for o in options if o["speed"] >= 0.95 * fastest), options[-1])
+    return chosen["gbps"], [{"gbps": o["gbps"], "share": o["share"]} for o in options]
 
 
 def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
@@ -105,9 +103,9 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     network = {"intra_node": {"fabric": gpu.intra_node, "gb_s": gpu.intra_node_bw_gb_s}, "nodes": lay.nodes,
                "inter_node": {"gbps_per_gpu": 0, "tbps_per_node": 0}}
     if lay.nodes > 1:
-        _, gbps, share = size_network(req, gpu, est)
+        gbps, options = size_network(req, gpu, est)
         network["inter_node"] = {"gbps_per_gpu": gbps, "tbps_per_node": gbps * per_node / 1000}
-        reasons["network"] = {"compute_share": share}
+        reasons["network"] = {"options": options, "chosen": gbps}
     power = gpu.server_power_kw
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))
     reasons["power"] = {"kw": power, "legacy_kw": LEGACY_RACK_KW, "legacy_fit": int(LEGACY_RACK_KW // power),
