@@ -510,6 +510,7 @@ class _Parse:
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
         if method is None and f.get("finetune"):
             method = "full-finetune"
+            words["method"] = words["finetune"]
         if method is None:
             if "lora_rank" in f:
                 method = "lora"

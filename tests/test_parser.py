@@ -111,6 +111,7 @@ def test_case_and_order_do_not_matter():
     ("70B lora qlora", "conflict", None),
     ("70B full-finetune lora", "conflict", None),
     ("70B pretrain sft", "conflict", None),
+    ("7b sft r=8", "conflict", "sft"),
     ("full-finetune 1TB 14d", "missing_size", None),
     ("", "empty", None),
     ("moe 70B", "missing_active", None),
@@ -141,7 +142,9 @@ def test_any_text_parses_or_is_refused_politely(text):
 
 
 WORDS = ["70B", "7b", "lora", "qlora", "1TB", "14d", "budget", "on", "8xH800", "预算", "10万", "全量微调",
-         "3轮", "seq", "4096", "mbs", "2", "zero3", "-", "x", "¥", "$", "0", "671B-A37B", "r=8", "天"]
+         "3轮", "seq", "4096", "mbs", "2", "zero3", "-", "x", "¥", "$", "0", "671B-A37B", "r=8", "天",
+         "sft", "微调", "fine-tune", "qwen2-72b", "dpo", "a single", "4090", "10w条", "from scratch", "a week",
+         "budget of", "单卡", "7b-chat", "100G", "一个", "h100s", "降到", "50万"]
 
 
 @settings(max_examples=300, deadline=None)
