@@ -68,7 +68,7 @@ def message(text: str, context: str = "", buttons: str | None = None) -> dict:
     sections = _fit(sections)
     main, rest = sections[:MAIN_SECTIONS], sections[MAIN_SECTIONS:]
     out = {
-        "text": (summary + "\n\n" + text)[:MAX_FALLBACK],
+        "text": text[:MAX_FALLBACK],  # notifications and screen readers; it starts with the summary
         "blocks": blocks_for(summary, main, context),
         "thread": [],
     }

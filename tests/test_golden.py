@@ -39,6 +39,8 @@ def test_answer_messages_match_golden_and_limits(name):
     payload = worker.answer(text, lang)
     msg = payload["message"]
     assert check_limits(msg) == []
+    headline = msg["blocks"][0]["text"]["text"]
+    assert msg["text"].startswith(headline) and msg["text"].count(headline) == 1  # said once
     _compare(name, msg)
 
 
