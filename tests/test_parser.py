@@ -214,3 +214,11 @@ def test_preference_and_rl_tuning_are_explained_not_misread(text):
         message = info.value.message(lang)
         assert "lora" in message
         assert "reference" in message or "参考模型" in message
+
+
+@pytest.mark.parametrize("text", ["70B inference 100 qps", "部署70B推理服务", "serve llama3-70b on 8xH100"])
+def test_serving_requests_are_explained_not_misread(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "inference"
+    assert "KV cache" in info.value.message("en") and "KV cache" in info.value.message("zh")
