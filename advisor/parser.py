@@ -194,7 +194,7 @@ class _Parse:
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
-        sc.take(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps|tps){R}|(推理|部署|上线服务)",
+        sc.take(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
                 lambda m: self.fail("inference", word=m[1] or m[2]))
         self._gpus()
         self._models()
