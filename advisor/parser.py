@@ -196,6 +196,10 @@ class _Parse:
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
         sc.take(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
                 lambda m: self.fail("inference", word=m[1] or m[2]))
+        # Encoder-only and encoder-decoder families: the shapes and FLOPs here are for decoders.
+        sc.take(rf"{L}((?:flan[\s_\-]?)?(?:bert|roberta|deberta|electra|albert|t5|mt5|bart|mbart|ul2))"
+                rf"(?:[_\-][a-z0-9.\-]*)?{R}",
+                lambda m: self.fail("architecture", word=m[0].strip()))
         self._gpus()
         self._models()
         self._knobs()

@@ -222,3 +222,11 @@ def test_serving_requests_are_explained_not_misread(text):
         parse(text)
     assert info.value.kind == "inference"
     assert "KV cache" in info.value.message("en") and "KV cache" in info.value.message("zh")
+
+
+@pytest.mark.parametrize("text", ["bert-large full finetune 1GB", "t5-11b lora 1GB", "flan-t5-xl sft", "roberta 微调"])
+def test_encoder_models_are_explained_not_planned_as_decoders(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "architecture"
+    assert "decoder" in info.value.message("en") and "解码器" in info.value.message("zh")
