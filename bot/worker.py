@@ -31,14 +31,20 @@ def _init_process() -> None:
     logs.setup()
 
 
+# Each planning process holds about 130 MB; four answer about 40 requests a second, more than a
+# team's channel asks for, so bigger machines do not get dozens of idle ones.
+MAX_PLANNERS = 4
+
+
 def planners() -> int:
     """Planning processes per web process: GPU_ADVISOR_PLAN_WORKERS, else enough to use all
-    CPUs but one, shared among the WEB_CONCURRENCY web processes, at least one. Even at idle
-    priority, planning on every CPU slowed acks measurably (docs/bench.md)."""
+    CPUs but one, shared among the WEB_CONCURRENCY web processes, at least one and at most
+    MAX_PLANNERS. Even at idle priority, planning on every CPU slowed acks measurably
+    (docs/bench.md)."""
     if os.environ.get("GPU_ADVISOR_PLAN_WORKERS"):
         return max(1, int(os.environ["GPU_ADVISOR_PLAN_WORKERS"]))
     web = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
-    return max(1, ((os.cpu_count() or 2) - 1) // web)
+    return min(MAX_PLANNERS, max(1, ((os.cpu_count() or 2) - 1) // web))
 
 
 def pool() -> ProcessPoolExecutor:

@@ -86,7 +86,8 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
 
 @pytest.mark.parametrize("env,cpus,expected", [
     ({}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 9, 4),
-    ({"WEB_CONCURRENCY": "1"}, 8, 7), ({"GPU_ADVISOR_PLAN_WORKERS": "3", "WEB_CONCURRENCY": "2"}, 2, 3),
+    ({"WEB_CONCURRENCY": "1"}, 4, 3), ({"WEB_CONCURRENCY": "1"}, 64, 4),
+    ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6),
 ])
 def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
     from bot import worker
