@@ -31,7 +31,7 @@ def _init_process() -> None:
     logs.setup()
 
 
-# Each planning process holds about 130 MB; four answer about 40 requests a second, more than a
+# Each planning process holds about 130 MB; four plan 25-100 requests a second, far more than a
 # team's channel asks for, so bigger machines do not get dozens of idle ones.
 MAX_PLANNERS = 4
 
