@@ -1,24 +1,36 @@
 """Answers in a thread under a plan: a what-if re-plans the stored request with one change
-and says what changed; anything else is a question, answered from the FAQ with the plan's
-own numbers."""
+and says what changed; "how did you get 13 days?" shows that part of the plan's arithmetic;
+anything else is a question, answered from the FAQ with the plan's own numbers."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel
 
 from advisor import faq
-from advisor.advice import Advice, advise_request, plan_context
+from advisor.advice import Advice, advise, advise_request, plan_context, render_section
 from advisor.parser import RequestError, detect_lang, parse_followup
 from advisor.render import render
 
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total")
 
+# Asking where a number of the plan comes from ("how did you get 13 days?", "显存怎么算的").
+ASKS_HOW = re.compile(
+    r"how (?:did|do|does) (?:you|it|we) (?:get|come|arrive|work)|where (?:does|do|did) .* come from"
+    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much)"
+    r"|怎么算|怎么来的|怎么得出|怎么估|如何算|为什么(?:要|是|需要)?\s*\d", re.I)
+# Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is
+# memory, "256 GPUs" is time: the count is what meets the deadline).
+EXPLAINED = (("memory", r"memory|gib|vram|显存"),
+             ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算"),
+             ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|卡时|时间|多久|卡|台"))
+
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "question"]
+    kind: Literal["whatif", "explain", "question"]
     lang: str
     changed: list[str] = []
     advice: Advice | None = None
@@ -39,6 +51,13 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
     try:
         request, changed = parse_followup(request_text, message, reply_lang)
     except RequestError:
+        part = explained_part(message)
+        if part:
+            result = advise(request_text, reply_lang)
+            if result.plan is not None:
+                return FollowUp(kind="explain", lang=reply_lang, advice=result,
+                                text=render(f"followup.{reply_lang}.txt.j2", kind="explain",
+                                            section=render_section(result, part)))
         found = faq.answer(message, lang=reply_lang, plan=summary)
         data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
         return FollowUp(kind="question", lang=reply_lang, faq=data,
@@ -51,3 +70,11 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
                   after=after_cmp, r=request, warnings=result.warnings, currency=request.currency)
     return FollowUp(kind="whatif", lang=reply_lang, changed=changed, advice=result, before=before,
                     after=after_cmp, text=text)
+
+
+def explained_part(message: str) -> str | None:
+    """"memory", "costs" or "time" when the message asks how a number of the plan was worked
+    out, else None."""
+    if not ASKS_HOW.search(message or ""):
+        return None
+    return next((part for part, words in EXPLAINED if re.search(words, message, re.I)), None)

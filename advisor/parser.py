@@ -169,6 +169,7 @@ class _Parse:
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         self.forced_lang = lang
         self.lang = lang or _detect_lang(norm)
+        self.scan_text = norm
         self.scan = _Scanner(norm, self.lang)
         self.fields: dict = {}
         self.words: dict[str, str] = {}
@@ -492,7 +493,9 @@ class _Parse:
             check("data", 0 < amount <= 1e18, "data")
             language = f.get("data_language")
             if unit == "bytes":
-                language = language or ("zh" if lang == "zh" else "en")
+                # Guessed from the request's own script, never from the reply language (a
+                # Chinese locale or `lang zh`), so the same text plans the same everywhere.
+                language = language or _detect_lang(self.scan_text)
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
                 note("bytes_per_token", bpt=bytes_per_token, language=language,

@@ -88,6 +88,13 @@ def test_thread_question_gets_the_faq_answer(bot, fake_slack, answered):
     assert "NVLink" in _text(reply) and reply["args"]["thread_ts"] == answered
 
 
+def test_thread_question_about_a_number_gets_the_plans_arithmetic(bot, fake_slack, answered):
+    send, _ = bot
+    send.thread_message("how did you get the number of days?", answered)
+    reply = _posted(fake_slack)[0]
+    assert "GFLOP/token" in _text(reply) and reply["args"]["thread_ts"] == answered
+
+
 def test_mention_outside_a_thread_answers_in_its_thread(bot, fake_slack):
     send, _ = bot
     (status, _), event = send.mention("7b lora 20GB 3d")

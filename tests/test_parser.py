@@ -230,3 +230,12 @@ def test_encoder_models_are_explained_not_planned_as_decoders(text):
         parse(text)
     assert info.value.kind == "architecture"
     assert "decoder" in info.value.message("en") and "解码器" in info.value.message("zh")
+
+
+def test_the_reply_language_never_changes_the_numbers():
+    # a Chinese locale, `lang zh` or a follow-up asked in Chinese must not re-read English data
+    text = "70B full-finetune 1TB 14d budget"
+    tokens = parse(text).tokens
+    assert parse(text, "zh").tokens == parse(text + " lang zh").tokens == tokens
+    assert parse_followup(text, "用LoRA呢?")[0].tokens == tokens
+    assert parse("13B 全量微调 200GB数据", "en").tokens == parse("13B 全量微调 200GB数据").tokens

@@ -1,0 +1,51 @@
+"""Follow-ups in a plan's thread: what-ifs, "how did you get that number?" and FAQ questions."""
+
+import pytest
+
+from advisor.advice import advise, plan_context
+from advisor.followup import explained_part, follow_up
+
+REQUEST = "70B full-finetune 1TB 14d budget"
+
+
+@pytest.fixture(autouse=True)
+def fresh_db(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "followup.db"))
+    monkeypatch.delenv("GPU_ADVISOR_USD_CNY", raising=False)
+
+
+@pytest.fixture
+def summary():
+    return plan_context(advise(REQUEST))
+
+
+@pytest.mark.parametrize("question,part", [
+    ("how did you get 13 days?", "time"), ("why so many GPUs?", "time"), ("13天是怎么算的", "time"),
+    ("where does the ¥683,706 come from", "costs"), ("租金怎么算的", "costs"),
+    ("how did you get 63.5 GiB per GPU", "memory"), ("显存怎么算的", "memory"),
+    ("why NVLink?", None), ("how much RAM per node?", None), ("what if we had 30 days?", None),
+])
+def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
+    assert explained_part(question) == part
+
+
+def test_how_did_you_get_the_days_shows_the_plans_own_time_arithmetic(summary):
+    reply = follow_up(REQUEST, summary, "how did you get 13 days?")
+    assert reply.kind == "explain"
+    assert "GFLOP/token" in reply.text and f"{summary['gpu_hours']:,.0f}" in reply.text
+
+
+def test_a_chinese_question_gets_the_same_numbers_in_chinese(summary):
+    reply = follow_up(REQUEST, summary, "显存怎么算的")
+    assert reply.kind == "explain" and "每卡显存" in reply.text
+    assert f"{summary['mem_per_gpu_gib']:.1f}" in reply.text
+
+
+def test_where_the_rent_comes_from_shows_the_cost_lines(summary):
+    reply = follow_up(REQUEST, summary, "where does the rent come from?")
+    assert reply.kind == "explain" and "per GPU-hour" in reply.text
+
+
+@pytest.mark.parametrize("question,kind", [("why NVLink?", "question"), ("what if we had 30 days?", "whatif")])
+def test_other_follow_ups_keep_their_kind(summary, question, kind):
+    assert follow_up(REQUEST, summary, question).kind == kind
