@@ -49,3 +49,10 @@ def test_where_the_rent_comes_from_shows_the_cost_lines(summary):
 @pytest.mark.parametrize("question,kind", [("why NVLink?", "question"), ("what if we had 30 days?", "whatif")])
 def test_other_follow_ups_keep_their_kind(summary, question, kind):
     assert follow_up(REQUEST, summary, question).kind == kind
+
+
+@pytest.mark.parametrize("text", [REQUEST, "13B 全量微调 200GB数据 7天 预算10万", "7b lora 50k samples 3d usd"])
+def test_the_reply_language_never_changes_the_plan(text):
+    numbers = [{k: v for k, v in plan_context(advise(text, lang)).items() if not isinstance(v, str)}
+               for lang in (None, "en", "zh")]
+    assert numbers[0] == numbers[1] == numbers[2]
