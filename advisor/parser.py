@@ -664,21 +664,48 @@ def parse(text: str, lang: str | None = None) -> TrainingRequest:
     return _Parse(text, lang).run()
 
 
+# "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
+_FACTORS = ((r"double|twice|2x|翻倍|加倍|翻一倍|两倍", 2.0), (r"triple|3x|三倍", 3.0),
+            (r"half|halve|halved|一半|减半|砍半", 0.5))
+_SCALED_FIELDS = (("data", r"data(?:set)?|tokens|数据量?"), ("budget", r"budget|预算"),
+                  ("deadline_days", r"deadline|time|期限|时间|工期"))
+
+
+def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
+    """The text without its scaling phrase, and (field, factor) when it has one."""
+    norm = unicodedata.normalize("NFKC", change).lower()
+    for factor_words, factor in _FACTORS:
+        for field, field_words in _SCALED_FIELDS:
+            pattern = (rf"{L}(?:{factor_words})\s*(?:the\s+|our\s+)?(?:{field_words}){R}"
+                       rf"|(?:{field_words})\s*(?:{factor_words})(?![a-z0-9])")
+            found = re.search(pattern, norm)
+            if found:
+                return norm[:found.start()] + " " + norm[found.end():], (field, factor)
+    return change, None
+
+
 def parse_followup(original: str, change: str, lang: str | None = None) -> tuple[TrainingRequest, list[str]]:
     """Re-read `original` with the one change a follow-up asks for ("what if 30 days?",
     "用LoRA呢?", "with H20?", "budget 30万"). Returns the new request and the fields changed.
     Raises RequestError when `change` names no change we understand (then it is a question)."""
     reply_lang = lang or detect_lang(change)
+    change, scaled = _relative_change(change)
     delta = _Parse(change, reply_lang)
     delta.read(WHATIF_FILLER)
     changed = {k: v for k, v in delta.fields.items() if k != "lang"}
     if changed.pop("finetune", False) and "method" not in changed:
         changed["method"] = "full-finetune"  # "what if we fine-tune instead?"
-    if not changed:
-        raise RequestError("no_change", reply_lang)
     base = _Parse(original, reply_lang)
     base.read()
     f = base.fields
+    if scaled:
+        field, factor = scaled
+        if field not in f:
+            raise RequestError("no_change", reply_lang)  # "double the budget" of a plan without one
+        value = f[field]
+        changed[field] = (value[0] * factor, value[1]) if isinstance(value, tuple) else value * factor
+    if not changed:
+        raise RequestError("no_change", reply_lang)
     if "method" in changed and changed["method"] not in ("lora", "qlora"):
         f.pop("lora_rank", None)
         f.pop("lora_targets", None)

@@ -239,3 +239,21 @@ def test_the_reply_language_never_changes_the_numbers():
     assert parse(text, "zh").tokens == parse(text + " lang zh").tokens == tokens
     assert parse_followup(text, "用LoRA呢?")[0].tokens == tokens
     assert parse("13B 全量微调 200GB数据", "en").tokens == parse("13B 全量微调 200GB数据").tokens
+
+
+@pytest.mark.parametrize("change,field,factor", [
+    ("如果数据翻倍呢", "tokens", 2), ("double the data?", "tokens", 2), ("half the budget?", "budget", 0.5),
+    ("预算减半", "budget", 0.5), ("what if we had twice the time", "deadline_days", 2),
+])
+def test_followups_that_scale_one_thing(change, field, factor):
+    original = "70B full-finetune 1TB 14d budget $2M"
+    before = getattr(parse(original), field)
+    after = getattr(parse_followup(original, change)[0], field)
+    if field == "budget":
+        before, after = before.amount, after.amount
+    assert after == pytest.approx(before * factor)
+
+
+def test_scaling_what_the_plan_does_not_have_is_a_question():
+    with pytest.raises(RequestError):
+        parse_followup("70B full-finetune 1TB 14d budget", "half the budget")
