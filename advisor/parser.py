@@ -58,7 +58,7 @@ NOT_GPU_WORDS = {"lora", "qlora", "fsdp", "bf16", "fp16", "fp8", "fp32", "pure-b
 WHATIF_FILLER = frozenset({
     "what", "if", "about", "how", "instead", "had", "have", "has", "only", "then", "and", "or", "we",
     "us", "it", "is", "was", "were", "would", "could", "switch", "change", "try", "go", "more", "just",
-    "used", "get", "got", "had", "to", "a", "the", "can", "do", "be", "done", "make",
+    "used", "get", "got", "had", "to", "a", "the", "can", "do", "be", "done", "make", "s",  # it's, what's
     "如果", "改成", "换成", "改用", "换", "那", "那么", "要是", "的话", "只有", "呢", "吗", "会怎样", "怎么样",
     "会", "怎样", "试试", "改", "行不行", "可以吗", "能", "只", "有", "给", "是", "降到", "减到", "减少到", "提高到",
     "增加到", "加到", "提到", "改为", "变成",
