@@ -49,7 +49,7 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
     """`request_text` and `summary` are what the thread stored for its first answer."""
     reply_lang = lang or detect_lang(message)
     try:
-        request, changed = parse_followup(request_text, message, reply_lang)
+        request, changed = parse_followup(request_text, message, reply_lang, plan_gpu=summary.get("gpu"))
     except RequestError:
         part = explained_part(message)
         if part:

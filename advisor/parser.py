@@ -239,6 +239,14 @@ class _Parse:
             lambda m: self.set("gpu_count", int(_num(m[1])), m[0]),
         )
 
+        # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
+        self.scan.take(
+            rf"{L}(?:on\s+)?(\d+)\s*(?:nodes?|servers?|machines?){R}(?:\s+of{R})?"
+            rf"|(\d+|{CN_NUM})\s*(?:台(?:机器|服务器|节点)|个?节点)",
+            lambda m: self.set("nodes", int(_num(m[1] or m[2]) if (m[1] or m[2])[0].isdigit() else _cn_num(m[2])),
+                               m[0]),
+        )
+
         def unknown(m: re.Match) -> None:
             name = m["name"]
             if name in NOT_GPU_WORDS or catalog.find_model(name):
@@ -475,6 +483,13 @@ class _Parse:
 
         gpu = catalog.find_gpu(f["gpu"]) if "gpu" in f else None
         count = f.get("gpu_count")
+        if "nodes" in f:
+            check("nodes", 1 <= f["nodes"] <= 25_000, "gpu_count")
+            if gpu is None:
+                self.fail("nodes_need_gpu", word=words["nodes"])
+            if count is not None and count != f["nodes"] * gpu.gpus_per_server:
+                self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
+            count = f["nodes"] * gpu.gpus_per_server
         check("gpu_count", count is None or 1 <= count <= 200_000)
 
         seq = f.get("seq_len")
@@ -684,10 +699,12 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     return change, None
 
 
-def parse_followup(original: str, change: str, lang: str | None = None) -> tuple[TrainingRequest, list[str]]:
+def parse_followup(original: str, change: str, lang: str | None = None,
+                   plan_gpu: str | None = None) -> tuple[TrainingRequest, list[str]]:
     """Re-read `original` with the one change a follow-up asks for ("what if 30 days?",
     "用LoRA呢?", "with H20?", "budget 30万"). Returns the new request and the fields changed.
-    Raises RequestError when `change` names no change we understand (then it is a question)."""
+    Raises RequestError when `change` names no change we understand (then it is a question).
+    `plan_gpu`, the GPU the first plan chose, is what "2 nodes" counts in when no GPU is named."""
     reply_lang = lang or detect_lang(change)
     change, scaled = _relative_change(change)
     delta = _Parse(change, reply_lang)
@@ -709,8 +726,10 @@ def parse_followup(original: str, change: str, lang: str | None = None) -> tuple
     if "method" in changed and changed["method"] not in ("lora", "qlora"):
         f.pop("lora_rank", None)
         f.pop("lora_targets", None)
-    if "gpu" in changed and "gpu_count" not in changed:
+    if ("gpu" in changed or "nodes" in changed) and "gpu_count" not in changed:
         f.pop("gpu_count", None)  # another GPU type: let the planner size it
+    if "nodes" in changed and "gpu" not in changed and "gpu" not in f and plan_gpu:
+        f["gpu"] = plan_gpu
     if ("params_b" in changed or "active_params_b" in changed) and "model" not in changed:
         f.pop("model", None)
     if "model" in changed:

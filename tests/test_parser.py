@@ -257,3 +257,27 @@ def test_followups_that_scale_one_thing(change, field, factor):
 def test_scaling_what_the_plan_does_not_have_is_a_question():
     with pytest.raises(RequestError):
         parse_followup("70B full-finetune 1TB 14d budget", "half the budget")
+
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("70B full-finetune 1TB 14d on 2 nodes of H800", "H800-SXM-80GB", 16),
+    ("70B 全量微调 1TB 14天 2台服务器 H800", "H800-SXM-80GB", 16), ("70B sft 1TB 4个节点 H100", "H100-SXM5-80GB", 32),
+    ("70B sft 1TB on 16xH800 2 nodes", "H800-SXM-80GB", 16),
+])
+def test_whole_servers_count_their_gpus(text, gpu, count):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+@pytest.mark.parametrize("text,kind", [("70B sft 1TB on 2 nodes", "nodes_need_gpu"),
+                                       ("70B sft 1TB on 8xH800 2 nodes", "conflict")])
+def test_servers_without_a_gpu_type_or_against_the_count_are_explained(text, kind):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == kind and "/gpu" in info.value.message("en") + info.value.message("zh")
+
+
+def test_a_followup_in_servers_counts_in_the_plans_gpu():
+    request, changed = parse_followup("70B full-finetune 1TB 14d budget", "what if we use 2 nodes?",
+                                      plan_gpu="H800-SXM-80GB")
+    assert (request.gpu, request.gpu_count) == ("H800-SXM-80GB", 16) and changed == ["nodes"]
