@@ -7,6 +7,7 @@ cheapest price on record for that GPU, the warning signs, and what to ask the ve
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import unicodedata
 
@@ -46,6 +47,7 @@ class Quote(BaseModel):
     per_gpu: bool
     term_months: float | None
     lang: str
+    count_given: bool = True  # False: "H100 $2.5/hr" says neither 8x nor per GPU (see settle)
 
 
 class QuoteJudgement(BaseModel):
@@ -58,6 +60,7 @@ class QuoteJudgement(BaseModel):
     monthly_total: float
     owning_per_month: float | None
     verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
+    reading: str | None = None  # "per_gpu" | "per_server" when the quote did not say which
     signs: list[str]  # kinds of warning sign, worded by the template
     recorded: bool = False
 
@@ -75,12 +78,21 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
         r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)", rest)
-    if not price_m:
+    if price_m:
+        sym, number, scale, unit, card, period = price_m.groups()
+    else:  # the unit first, as Chinese quotes often put it: "每月9万", "月租4.5万", "每卡时5.5元"
+        price_m = re.search(rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|每小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
+                            r"\s*(元|cny|rmb|usd|美元)?", rest)
+        if not price_m:
+            raise RequestError("quote", lang, word=text.strip()[:60])
+        lead, sym, number, scale, unit = price_m.groups()
+        card, period = ("卡" if "卡" in lead else None), ("月" if "月" in lead else "时")
+    currency = "USD" if sym == "$" or unit in ("usd", "美元") else "CNY"
+    price = float(number.replace(",", "")) * _SCALE[(scale or "").lower()]
+    if price <= 0:
         raise RequestError("quote", lang, word=text.strip()[:60])
-    currency = "USD" if price_m[1] == "$" or price_m[4] in ("usd", "美元") else "CNY"
-    price = float(price_m[2].replace(",", "")) * _SCALE[(price_m[3] or "").lower()]
-    per = "month" if price_m[6] in ("month", "mo", "月", "个月") else "hour"
-    per_gpu = bool(price_m[5]) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
+    per = "month" if period in ("month", "mo", "月", "个月") else "hour"
+    per_gpu = bool(card) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
     rest = rest[:price_m.start()] + " " + rest[price_m.end():]
     term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
     term = None
@@ -91,11 +103,29 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
     vendor = found[0] if found else vendor  # as the user wrote it
     return Quote(text=text, vendor=vendor[:60], gpu=gpu.name, gpus=gpus, price=price, currency=currency, per=per,
-                 per_gpu=per_gpu, term_months=term, lang=lang)
+                 per_gpu=per_gpu, term_months=term, lang=lang, count_given=bool(gpu_m[1]))
+
+
+def settle(q: Quote, book: PriceBook) -> tuple[Quote, str | None]:
+    """A quote that gives neither a GPU count nor "per GPU" ("H100 $2.5/hr", "H800 9万/月") is read
+    as the price of one GPU or of one whole server, whichever is nearer the market price for
+    that GPU (one GPU when there is none on record); the reply says which."""
+    if q.count_given or q.per_gpu:
+        return q, None
+    gpu = catalog.get_gpu(q.gpu)
+    per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
+    market = book.value(book.best("rent_hour", gpu.name, "global" if q.currency == "USD" else "china", q.currency),
+                        q.currency)
+    per_server_reading = market and gpu.gpus_per_server > 1 and (
+        abs(math.log(per_offer_hour / gpu.gpus_per_server / market)) < abs(math.log(per_offer_hour / market)))
+    if per_server_reading:
+        return q.model_copy(update={"gpus": gpu.gpus_per_server, "per_gpu": False}), "per_server"
+    return q.model_copy(update={"gpus": 1, "per_gpu": True}), "per_gpu"
 
 
 def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     """Against the market the quote's currency belongs to (CNY: China, USD: global clouds)."""
+    q, reading = settle(q, book)
     market = "global" if q.currency == "USD" else "china"
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
@@ -132,7 +162,7 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
         market_per_gpu_hour=market_value, market_ratio=ratio, monthly_total=monthly_total,
         market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
         if market_price else None, owning_per_month=owning,
-        verdict=verdict, signs=signs,
+        verdict=verdict, signs=signs, reading=reading,
     )
 
 
@@ -157,6 +187,5 @@ def quote_answer(text: str, lang: str | None = None, path: str | None = None) ->
     """Parse, judge against the prices on record (before this quote joins them), record."""
     from advisor.prices import price_book
 
-    q = parse_quote(text, lang)
-    judgement = judge(q, price_book(path))
-    return judgement, record(q, path)
+    judgement = judge(parse_quote(text, lang), price_book(path))
+    return judgement, record(judgement.quote, path)

@@ -13,11 +13,29 @@ from advisor.quotes import parse_quote
     ("8卡H20 5.5元/卡/小时 成都某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
     ("16xH100 $2.5/gpu/hour 1 year lambda", "H100-SXM5-80GB", 16, 2.5, "hour", True, 12, "USD"),
     ("报价 8xA800 4.5万/月 某厂商", "A800-SXM4-80GB", 8, 45000, "month", False, None, "CNY"),
+    ("8卡H800 每月9万 3个月 某云", "H800-SXM-80GB", 8, 90000, "month", False, 3, "CNY"),
+    ("8卡H20 每卡时5.5元 某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
 ])
 def test_quotes_are_read(text, gpu, gpus, price, per, per_gpu, term, cur):
     q = parse_quote(text)
     assert (q.gpu, q.gpus, q.price, q.per, q.per_gpu, q.term_months, q.currency) == (
         gpu, gpus, price, per, per_gpu, term, cur)
+
+
+@pytest.mark.parametrize("text,reading,gpus", [
+    ("H100 2.5 usd/hr aws", "per_gpu", 1),       # a cloud's per-GPU price
+    ("H800 9万/月 某云", "per_server", 8),         # a whole server's monthly rent
+    ("4090 1.9元/小时 autodl", "per_gpu", 1),
+])
+def test_a_quote_without_a_count_is_read_the_way_nearer_the_market(cli, text, reading, gpus):
+    data = json.loads(cli("quote", text, "--json").stdout)
+    assert data["reading"] == reading and data["quote"]["gpus"] == gpus
+    assert 0.5 < data["market_ratio"] < 2
+
+
+def test_a_quote_with_a_count_or_per_gpu_is_taken_as_written(cli):
+    assert json.loads(cli("quote", "8xH800 ¥95000/month vendorX", "--json").stdout)["reading"] is None
+    assert json.loads(cli("quote", "H100 $2.5/gpu/hour x", "--json").stdout)["reading"] is None
 
 
 def test_unreadable_quote_is_refused_with_an_example():
@@ -37,6 +55,7 @@ def test_cli_judges_and_records(cli):
     assert again["recorded"] is False  # the same quote is one price
     cheap = json.loads(cli("quote", "8xH800 ¥20000/month 12 months cheapco", "--json").stdout)
     assert cheap["verdict"] == "suspicious" and "below_owning" in cheap["signs"]
+    assert cli("quote", "H100 0 usd/hr x").returncode == 2  # a price of nothing is not a quote
     bad = cli("quote", "nonsense")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
