@@ -47,6 +47,7 @@ FILLER = {
     "训练", "模型", "数据", "数据集", "语料", "我们", "我", "想", "要", "需要", "个", "的",
     "用", "使用", "在", "内", "以内", "之内", "左右", "大概", "约", "大约", "截止", "参数",
     "做", "跑", "请", "帮", "一下", "和", "与", "完成", "训完", "时间", "卡", "张", "一个", "有",
+    "帮我", "规划", "方案", "推荐", "看看", "算一下",
 }
 
 
@@ -447,7 +448,7 @@ class _Parse:
 
         sc.take(rf"{L}city\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
         sc.take(rf"{L}({names}){R}|({cn_names})", lambda m: city(m[1] or m[2], m[0]))
-        sc.take(rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急",
+        sc.take(rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急|越快越好",
                 lambda m: s("speed_first", True, m[0]))
         sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省",
                 lambda m: s("cost_first", True, m[0]))

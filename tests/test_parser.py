@@ -188,6 +188,8 @@ def test_followups_as_people_ask_them(change, field, value):
     ("13b qlora 2k samples on a single 4090", {"gpu": "RTX4090-24GB", "gpu_count": 1}),
     ("7b lora 1GB on one H100", {"gpu_count": 1}), ("7b lora 1GB 单卡4090", {"gpu_count": 1}),
     ("34b 全量 100G 5天", {"method": "full-finetune", "deadline_days": 5}),
+    ("帮我规划一下：72B模型，LoRA，10万条对话数据，一周内训完", {"method": "lora", "deadline_days": 7}),
+    ("Llama-3-8B 继续预训练 50B token，预算 30 万，越快越好", {"speed_first": True, "method": "continued-pretrain"}),
 ])
 def test_everyday_phrasings(text, expect):
     r = parse(text)
