@@ -19,7 +19,7 @@ COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib",
 
 # Asking where a number of the plan comes from ("how did you get 13 days?", "显存怎么算的").
 ASKS_HOW = re.compile(
-    r"how (?:did|do|does) (?:you|it|we) (?:get|come|arrive|work)|where (?:does|do|did) .* come from"
+    r"how (?:did|do) you (?:get|come up with|arrive at|work out)|where (?:does|do|did) .* come from"
     r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much)"
     r"|怎么算|怎么来的|怎么得出|怎么估|如何算|为什么(?:要|是|需要)?\s*\d", re.I)
 # Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is

@@ -24,6 +24,7 @@ def summary():
     ("where does the ¥683,706 come from", "costs"), ("租金怎么算的", "costs"),
     ("how did you get 63.5 GiB per GPU", "memory"), ("显存怎么算的", "memory"),
     ("why NVLink?", None), ("how much RAM per node?", None), ("what if we had 30 days?", None),
+    ("how do we get more GPUs?", None), ("how did you come up with 256 GPUs?", "time"),
 ])
 def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
     assert explained_part(question) == part
