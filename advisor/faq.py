@@ -487,13 +487,13 @@ def _verbatim_key(text: str) -> str:
     return "".join(ch for ch in _normalise(text) if ch.isalnum())
 
 
-def rank(question: str) -> list[tuple[str, float]]:
+def rank(question: str, terms: dict[str, float] | None = None) -> list[tuple[str, float]]:
     """Every topic id with its raw BM25 score, best first (ties keep the file's order).
 
     A topic's own title or example question, asked word for word, puts that topic first
     (two of the 360 example questions would otherwise lose to a close neighbour)."""
     index = _index()
-    scores = index.scores(_query_terms(question))
+    scores = index.scores(_query_terms(question) if terms is None else terms)
     own = index.verbatim.get(_verbatim_key(question) or "-")
     if own is not None:
         scores[own] = max(scores) * VERBATIM_BONUS
@@ -531,13 +531,13 @@ def plan_note(topic_id: str, plan: dict, lang: str) -> str:
     return template.render(**context).strip()
 
 
-def _on_topic(question: str, topic_id: str) -> bool:
+def _on_topic(question: str, terms: dict[str, float], topic_id: str) -> bool:
     """The topic shares a real word or concept with the question, not only "how long" or
     loose Chinese characters. A topic's own example question is always on topic."""
     if _index().verbatim.get(_verbatim_key(question) or "-") == topic_id:
         return True
     position = [t.id for t in _topics()].index(topic_id)
-    shared = _index().matched(_query_terms(question), position)
+    shared = _index().matched(terms, position)
     return any(_kind(term) in ("word", "concept") and term not in ASKING_ONLY for term in shared)
 
 
@@ -550,12 +550,13 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
     lang = lang or language_of(question)
-    ranked = rank(question)
+    terms = _query_terms(question)
+    ranked = rank(question, terms)
     by_id = {t.id: t for t in _topics()}
     (best_id, best), (_, second) = ranked[0], ranked[1]
     score = best / (best + SCORE_HALF)
     margin = (best - second) / best if best else 0.0
-    confident = score >= MIN_SCORE and margin >= MIN_MARGIN and _on_topic(question, best_id)
+    confident = score >= MIN_SCORE and margin >= MIN_MARGIN and _on_topic(question, terms, best_id)
     matched = score >= MATCH_SCORE
     topic = by_id[best_id]
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
