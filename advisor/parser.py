@@ -423,7 +423,8 @@ class _Parse:
             size(m)
             self.set("unknown_model", m["name"], m[0])
 
-        # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted)
+        # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
+        # the empty `neg` group is for size(), as no minus sign can follow a name
         variant = r"(?:[_\-](?:chat|instruct|base|it|hf))?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
         sc.take(rf"(?:总参(?:数量?)?\s*|{L}total\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
