@@ -169,8 +169,8 @@ class _Parse:
         self.text = text
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         self.forced_lang = lang
-        self.lang = lang or _detect_lang(norm)
-        self.scan_text = norm
+        self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
+        self.lang = lang or self.text_lang
         self.scan = _Scanner(norm, self.lang)
         self.fields: dict = {}
         self.words: dict[str, str] = {}
@@ -512,7 +512,7 @@ class _Parse:
             if unit == "bytes":
                 # Guessed from the request's own script, never from the reply language (a
                 # Chinese locale or `lang zh`), so the same text plans the same everywhere.
-                language = language or _detect_lang(self.scan_text)
+                language = language or self.text_lang
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
                 note("bytes_per_token", bpt=bytes_per_token, language=language,
@@ -714,6 +714,8 @@ def parse_followup(original: str, change: str, lang: str | None = None,
     changed = {k: v for k, v in delta.fields.items() if k != "lang"}
     if changed.pop("finetune", False) and "method" not in changed:
         changed["method"] = "full-finetune"  # "what if we fine-tune instead?"
+    if not changed and not scaled:
+        raise RequestError("no_change", reply_lang)  # a question: the original is not read again
     base = _Parse(original, reply_lang)
     base.read()
     f = base.fields
@@ -723,8 +725,6 @@ def parse_followup(original: str, change: str, lang: str | None = None,
             raise RequestError("no_change", reply_lang)  # "double the budget" of a plan without one
         value = f[field]
         changed[field] = (value[0] * factor, value[1]) if isinstance(value, tuple) else value * factor
-    if not changed:
-        raise RequestError("no_change", reply_lang)
     if "method" in changed and changed["method"] not in ("lora", "qlora"):
         f.pop("lora_rank", None)
         f.pop("lora_targets", None)

@@ -106,16 +106,14 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
                  per_gpu=per_gpu, term_months=term, lang=lang, count_given=bool(gpu_m[1]))
 
 
-def settle(q: Quote, book: PriceBook) -> tuple[Quote, str | None]:
+def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -> tuple[Quote, str | None]:
     """A quote that gives neither a GPU count nor "per GPU" ("H100 $2.5/hr", "H800 9万/月") is read
     as the price of one GPU or of one whole server, whichever is nearer the market price for
     that GPU (one GPU when there is none on record); the reply says which."""
     if q.count_given or q.per_gpu:
         return q, None
     gpu = catalog.get_gpu(q.gpu)
-    per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
-    market = book.value(book.best("rent_hour", gpu.name, "global" if q.currency == "USD" else "china", q.currency),
-                        q.currency)
+    market = market_per_gpu_hour
     per_server_reading = market and gpu.gpus_per_server > 1 and (
         abs(math.log(per_offer_hour / gpu.gpus_per_server / market)) < abs(math.log(per_offer_hour / market)))
     if per_server_reading:
@@ -125,14 +123,14 @@ def settle(q: Quote, book: PriceBook) -> tuple[Quote, str | None]:
 
 def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     """Against the market the quote's currency belongs to (CNY: China, USD: global clouds)."""
-    q, reading = settle(q, book)
     market = "global" if q.currency == "USD" else "china"
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
-    per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
-    pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     market_price = book.best("rent_hour", gpu.name, market, q.currency)
     market_value = book.value(market_price, q.currency)
+    q, reading = settle(q, per_offer_hour, market_value)
+    per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
+    pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     ratio = per_gpu_hour / market_value if market_value else None
     monthly_total = per_gpu_hour * q.gpus * HOURS_PER_MONTH
     server = book.best("buy_server", gpu.name, market, q.currency)
@@ -167,8 +165,8 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
 
 
 def record(q: Quote, path: str | None = None, today: dt.date | None = None) -> bool:
-    market = "global" if q.currency == "USD" else "china"
     """Store the quote as a price observation (source "quote"); False if already recorded."""
+    market = "global" if q.currency == "USD" else "china"
     db = open_store(path)
     # Stored per GPU, like the reference prices, so plans can use it.
     per_gpu_price = q.price if q.per_gpu else q.price / q.gpus
