@@ -12,10 +12,10 @@ import os
 import sys
 import traceback
 
-from advisor import advice
-from advisor.parser import RequestError, detect_lang, leading_command
-from advisor.prices import ConfigError
-from advisor.render import phrase
+from advisor.planning import advice
+from advisor.request.parser import RequestError, detect_lang, leading_command
+from advisor.market.prices import ConfigError
+from advisor.text.render import phrase
 
 
 class UsageError(Exception):
@@ -29,7 +29,7 @@ def _print_json(obj) -> None:
 def _leading_command(args, text: str, lang: str) -> int | None:
     """`ask` takes exactly what follows /gpu, so the leading command words work here too
     (CONTRACT section 3): help, prices [GPU], quote ..., digest."""
-    from advisor.render import render
+    from advisor.text.render import render
 
     words = text.split()
     first = leading_command(text)
@@ -73,7 +73,7 @@ def cmd_ask(args) -> int:
 
 
 def cmd_faq(args) -> int:
-    from advisor import faq
+    from advisor.knowledge import faq
 
     text = " ".join(args.text)
     found = faq.answer(text, lang=args.lang)
@@ -87,8 +87,8 @@ def cmd_faq(args) -> int:
 
 
 def cmd_quote(args) -> int:
-    from advisor.quotes import quote_answer
-    from advisor.render import render
+    from advisor.market.quotes import quote_answer
+    from advisor.text.render import render
 
     text = " ".join(args.text)
     lang = args.lang or detect_lang(text)
@@ -105,8 +105,8 @@ def cmd_quote(args) -> int:
 
 
 def cmd_prices_import(args) -> int:
-    from advisor.imports import ImportProblem, import_file
-    from advisor.prices import open_store
+    from advisor.market.imports import ImportProblem, import_file
+    from advisor.market.prices import open_store
 
     db = open_store()
     results = []
@@ -126,8 +126,8 @@ def cmd_prices_import(args) -> int:
 
 def cmd_prices_show(args) -> int:
     from advisor import catalog
-    from advisor.prices import current_prices
-    from advisor.render import render
+    from advisor.market.prices import current_prices
+    from advisor.text.render import render
 
     gpu = None
     if args.gpu:
@@ -148,9 +148,9 @@ def cmd_prices_show(args) -> int:
 def cmd_digest(args) -> int:
     import datetime as dt
 
-    from advisor import digest as digestmod
-    from advisor.prices import open_store
-    from advisor.render import render
+    from advisor.market import digest as digestmod
+    from advisor.market.prices import open_store
+    from advisor.text.render import render
 
     db = open_store()
     date = args.date or digestmod.latest_snapshot_date(db) or dt.date.today().isoformat()

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
 
 from advisor import catalog  # noqa: E402
-from advisor.estimate import estimate_for  # noqa: E402
-from advisor.parser import parse  # noqa: E402
-from advisor.shapes import shape_for  # noqa: E402
+from advisor.engine.estimate import estimate_for  # noqa: E402
+from advisor.request.parser import parse  # noqa: E402
+from advisor.engine.shapes import shape_for  # noqa: E402
 
 GB_PER_GIB = 2**30 / 1e9
 

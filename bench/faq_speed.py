@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from advisor import faq  # noqa: E402
+from advisor.knowledge import faq  # noqa: E402
 
 ROUNDS = 5
 PLAN = {

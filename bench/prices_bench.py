@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from advisor import imports  # noqa: E402
-from advisor.digest import cheapest_now, compute_digest, headline  # noqa: E402
-from advisor.prices import open_store, price_book  # noqa: E402
+from advisor.market import imports  # noqa: E402
+from advisor.market.digest import cheapest_now, compute_digest, headline  # noqa: E402
+from advisor.market.prices import open_store, price_book  # noqa: E402
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "tests" / "data" / "skypilot"
 TARGET_S = 2.0

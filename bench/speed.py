@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from advisor import catalog  # noqa: E402
-from advisor.advice import advise  # noqa: E402
-from advisor.estimate import best_layout  # noqa: E402
-from advisor.parser import parse  # noqa: E402
-from advisor.shapes import shape_for  # noqa: E402
+from advisor.planning.advice import advise  # noqa: E402
+from advisor.engine.estimate import best_layout  # noqa: E402
+from advisor.request.parser import parse  # noqa: E402
+from advisor.engine.shapes import shape_for  # noqa: E402
 
 REQUESTS = [
     "65B pretrain 1.4T tokens seq 2048 on 2048xA100-80GB",

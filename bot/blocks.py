@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from advisor.render import render
+from advisor.text.render import render
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000

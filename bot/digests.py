@@ -16,12 +16,12 @@ import time
 import zoneinfo
 
 from advisor import db as dbmod
-from advisor import digest as digestmod
-from advisor import subscriptions
-from advisor.chart import history_png
-from advisor.history import cheapest_history
-from advisor.prices import open_store
-from advisor.render import render
+from advisor.market import digest as digestmod
+from bot import subscriptions
+from advisor.market.chart import history_png
+from advisor.market.history import cheapest_history
+from advisor.market.prices import open_store
+from advisor.text.render import render
 from bot import blocks
 
 log = logging.getLogger("gpu_advisor.digest")
@@ -213,7 +213,7 @@ def _default_client(workspace: str):
 def clock(interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
     feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
-    from advisor.imports import FeedProblem, import_feed
+    from advisor.market.imports import FeedProblem, import_feed
 
     feeds = feeds if feeds is not None else [u for u in os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split() if u]
     fetched_on: str | None = None

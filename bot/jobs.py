@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from advisor import conversations
-from advisor.render import phrase
+from bot import conversations
+from advisor.text.render import phrase
 from bot import delivery, worker
 from bot.listeners.common import reply_lang, thread_key
 
@@ -91,9 +91,9 @@ def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: st
 def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | None,
           response_url: str | None = None) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
-    from advisor.parser import RequestError
-    from advisor.quotes import quote_answer
-    from advisor.render import render
+    from advisor.request.parser import RequestError
+    from advisor.market.quotes import quote_answer
+    from advisor.text.render import render
     from bot import blocks
 
     client = slack.client()
@@ -110,7 +110,7 @@ def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | No
 
 def digest_now(slack: SlackAccess, team: str, channel: str, lang: str) -> None:
     """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
-    from advisor import subscriptions
+    from bot import subscriptions
     from bot import digests
 
     sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)

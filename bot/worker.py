@@ -75,8 +75,8 @@ def _log_failure(future: Future) -> None:
 
 def answer(text: str, lang: str | None) -> dict:
     """A /gpu request -> the channel message, its thread replies and what the thread stores."""
-    from advisor.advice import advise, plan_context, render_checklist, render_text
-    from advisor.parser import RequestError
+    from advisor.planning.advice import advise, plan_context, render_checklist, render_text
+    from advisor.request.parser import RequestError
     from bot import blocks
 
     try:
@@ -92,7 +92,7 @@ def answer(text: str, lang: str | None) -> dict:
 
 def follow(request_text: str, summary: dict, text: str, lang: str | None) -> dict:
     """A message in a plan's thread -> the reply (what-if or FAQ answer)."""
-    from advisor.followup import follow_up
+    from advisor.planning.followup import follow_up
     from bot import blocks
 
     reply = follow_up(request_text, summary, text, lang)
@@ -101,7 +101,7 @@ def follow(request_text: str, summary: dict, text: str, lang: str | None) -> dic
 
 def part(request_text: str, which: str, lang: str) -> dict:
     """One part of a stored plan for a button: costs, alternatives, checklist or the RFQ."""
-    from advisor.advice import advise, render_rfq, render_section
+    from advisor.planning.advice import advise, render_rfq, render_section
     from bot import blocks
 
     result = advise(request_text, lang)
@@ -112,7 +112,7 @@ def part(request_text: str, which: str, lang: str) -> dict:
 
 def form_values(request_text: str) -> dict:
     """A stored request as the form's initial values (the Re-plan button)."""
-    from advisor.parser import parse
+    from advisor.request.parser import parse
 
     r = parse(request_text)
     data = None
@@ -132,7 +132,7 @@ def form_values(request_text: str) -> dict:
 
 
 def _ready() -> bool:
-    from advisor.advice import advise
+    from advisor.planning.advice import advise
 
     advise("7b lora 1GB 1d on 1x4090")  # imports, catalogs, templates, price store
     return True
@@ -141,8 +141,8 @@ def _ready() -> bool:
 def warm_up() -> None:
     """Load everything once before the first request (a gunicorn worker calls this at boot), so
     the first acks do not wait on imports and the pool's processes are already running."""
-    from advisor.parser import parse
-    from advisor.render import phrase
+    from advisor.request.parser import parse
+    from advisor.text.render import phrase
 
     parse("70B full-finetune 1TB 14d budget")  # @mentions are read in the web process
     for lang in ("en", "zh"):  # each language's phrases compile on first use (about 10 ms)

@@ -106,7 +106,7 @@ def answered(bot, fake_slack, bot_env):
     """A posted answer and the ts Slack gave it (read back from the thread store)."""
     import time
 
-    from advisor import conversations
+    from bot import conversations
 
     send, _ = bot
     before = {c.key for c in conversations.recent("T1", limit=100)}

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from advisor import catalog
-from advisor.shapes import active_count, count_params
+from advisor.engine.shapes import active_count, count_params
 
 CONTRACT_GPUS = {
     "A100": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB", "A100-80GB": "A100-SXM4-80GB",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.digest import cheapest_now, compute_digest, headline, latest_snapshot_date, snapshot_dates
-from advisor.imports import import_file
-from advisor.prices import open_store
+from advisor.market.digest import cheapest_now, compute_digest, headline, latest_snapshot_date, snapshot_dates
+from advisor.market.imports import import_file
+from advisor.market.prices import open_store
 
 SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"
 FILES = sorted(SNAPSHOTS.glob("*.csv"))

@@ -14,8 +14,8 @@ SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 
 @pytest.fixture
 def store(tmp_path, monkeypatch, fake_slack):
-    from advisor.imports import import_file
-    from advisor.prices import open_store
+    from advisor.market.imports import import_file
+    from advisor.market.prices import open_store
 
     monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "digest.db"))
     db = open_store()
@@ -36,7 +36,7 @@ def client(fake_slack):
 
 
 def _subscribe(channel="CD1", lang="en", workspace="T1", post_time="09:00"):
-    from advisor import subscriptions
+    from bot import subscriptions
 
     subscriptions.subscribe(subscriptions.Subscription(workspace=workspace, channel=channel, lang=lang,
                                                        post_time=post_time))
@@ -128,7 +128,7 @@ def test_two_schedulers_post_once(store, client, fake_slack):
 
 
 def test_messages_to_one_channel_are_a_second_apart(store, client, fake_slack):
-    from advisor import subscriptions
+    from bot import subscriptions
     from bot import digests
 
     sub = subscriptions.Subscription(workspace="T1", channel="CPACE", lang="en")
@@ -148,7 +148,7 @@ def test_chinese_channel_and_failed_feeds_in_the_digest(store):
 
 
 def test_slash_digest_subcommands(bot, fake_slack):
-    from advisor import subscriptions
+    from bot import subscriptions
 
     send, _ = bot
     status, body = send.command("digest subscribe", channel="CSUB")

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from advisor import catalog
-from advisor.estimate import best_layout, estimate_for
-from advisor.layout import Layout
-from advisor.memory import NF4_BYTES, estimate_memory
-from advisor.parser import parse
-from advisor.shapes import count_params, generic_shape, shape_for
-from advisor.throughput import flops_per_token
+from advisor.engine.estimate import best_layout, estimate_for
+from advisor.engine.layout import Layout
+from advisor.engine.memory import NF4_BYTES, estimate_memory
+from advisor.request.parser import parse
+from advisor.engine.shapes import count_params, generic_shape, shape_for
+from advisor.engine.throughput import flops_per_token
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from cases import MEMORY_CASES, TIME_CASES  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor import faq
+from advisor.knowledge import faq
 
 EVAL = tomllib.loads((Path(__file__).parent / "faq_eval.toml").read_text("utf-8"))["q"]
 TOPICS = faq.topics()

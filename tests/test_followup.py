@@ -2,8 +2,8 @@
 
 import pytest
 
-from advisor.advice import advise, plan_context
-from advisor.followup import explained_part, follow_up
+from advisor.planning.advice import advise, plan_context
+from advisor.planning.followup import explained_part, follow_up
 
 REQUEST = "70B full-finetune 1TB 14d budget"
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor import catalog, imports
-from advisor.imports import FeedProblem, ImportProblem, fetch_feed, import_feed, import_file, read_file
-from advisor.prices import open_store, price_book
+from advisor import catalog
+from advisor.market import imports
+from advisor.market.imports import FeedProblem, ImportProblem, fetch_feed, import_feed, import_file, read_file
+from advisor.market.prices import open_store, price_book
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"

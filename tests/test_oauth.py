@@ -75,7 +75,8 @@ def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, 
 def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack, bot_env):
     from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 
-    from advisor import conversations, subscriptions
+    from bot import conversations
+    from bot import subscriptions
 
     send, url = oauth_bot
     _install(url, fake_slack, "T3")

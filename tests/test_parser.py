@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.parser import RequestError, parse, parse_followup
+from advisor.request.parser import RequestError, parse, parse_followup
 
 
 def test_open_request():

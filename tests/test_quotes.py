@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from advisor.parser import RequestError
-from advisor.quotes import parse_quote
+from advisor.request.parser import RequestError
+from advisor.market.quotes import parse_quote
 
 
 @pytest.mark.parametrize("text,gpu,gpus,price,per,per_gpu,term,cur", [

@@ -47,7 +47,7 @@ def served(fake_slack, tmp_path):
 
 
 def test_two_workers_one_database_reply_once(served, fake_slack):
-    from advisor import conversations
+    from bot import conversations
     from slack_client import SlackSender
 
     url, db, log = served

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from advisor import conversations
+from bot import conversations
 from bot import jobs, worker
 from bot.listeners.common import thread_key
 from bot.listeners.modal import open_form

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import re
 
-from advisor import catalog, subscriptions
-from advisor.prices import current_prices
+from advisor import catalog
+from bot import subscriptions
+from advisor.market.prices import current_prices
 
-from advisor.parser import detect_lang, leading_command
-from advisor.render import phrase, render
+from advisor.request.parser import detect_lang, leading_command
+from advisor.text.render import phrase, render
 from bot.listeners.common import reply_lang
 from bot.listeners.modal import fill_form, form_id, open_loading
 from bot import jobs, worker

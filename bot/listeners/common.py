@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from advisor.parser import detect_lang
+from advisor.request.parser import detect_lang
 
 _LANG_WORD = re.compile(r"(?<![a-z])lang\s*[:=]?\s*(en|zh)(?![a-z])", re.I)
 

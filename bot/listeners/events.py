@@ -5,8 +5,8 @@ once, whatever Slack retries or delivers twice (a message that mentions us arriv
 from __future__ import annotations
 
 
-from advisor import conversations
-from advisor.parser import RequestError, parse
+from bot import conversations
+from advisor.request.parser import RequestError, parse
 from bot import jobs, worker
 from bot.plans import post_plan
 from bot.dedup import first_time

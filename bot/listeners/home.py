@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from advisor import conversations, subscriptions
-from advisor.render import render
+from bot import conversations
+from bot import subscriptions
+from advisor.text.render import render
 from bot.listeners.common import reply_lang
 
 RECENT = 8

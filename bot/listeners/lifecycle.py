@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from advisor import conversations, subscriptions
+from bot import conversations
+from bot import subscriptions
 
 log = logging.getLogger("gpu_advisor.bot")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from advisor import catalog
-from advisor.parser import RequestError, parse
-from advisor.render import phrase, render
+from advisor.request.parser import RequestError, parse
+from advisor.text.render import phrase, render
 from bot.plans import post_plan
 
 FIELDS = ("model", "method", "data", "deadline", "budget", "gpu", "lang")

@@ -9,10 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from advisor import faq
-from advisor.advice import Advice, advise, advise_request, plan_context, render_section
-from advisor.parser import RequestError, detect_lang, parse_followup
-from advisor.render import render
+from advisor.knowledge import faq
+from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_section
+from advisor.request.parser import RequestError, detect_lang, parse_followup
+from advisor.text.render import render
 
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total")

@@ -15,9 +15,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from advisor.catalog import GPU, ModelShape
-from advisor.layout import Layout
-from advisor.request import TrainingRequest
-from advisor.shapes import count_params
+from advisor.engine.layout import Layout
+from advisor.request.model import TrainingRequest
+from advisor.engine.shapes import count_params
 
 GIB = 2**30
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
-from advisor.render import phrase
-from advisor.request import (
+from advisor.text.render import phrase
+from advisor.request.model import (
     BYTES_PER_TOKEN,
     BYTES_PER_TOKEN_SOURCE,
     TOKENS_PER_SAMPLE,

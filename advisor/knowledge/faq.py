@@ -27,7 +27,7 @@ from functools import cache
 from jinja2 import Template
 from pydantic import BaseModel
 
-from advisor.render import environment, render
+from advisor.text.render import environment, render
 from advisor.resources import data_dir
 
 # Every plan variable a snippet may use; a missing one is passed as None.

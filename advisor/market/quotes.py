@@ -14,8 +14,8 @@ import unicodedata
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.parser import RequestError, _gpu_names, detect_lang
-from advisor.prices import PriceBook, open_store
+from advisor.request.parser import RequestError, _gpu_names, detect_lang
+from advisor.market.prices import PriceBook, open_store
 
 HOURS_PER_MONTH = 730
 # A rent below what the same servers cost to own (hardware over 36 months, plus power and
@@ -183,7 +183,7 @@ def record(q: Quote, path: str | None = None, today: dt.date | None = None) -> b
 
 def quote_answer(text: str, lang: str | None = None, path: str | None = None) -> tuple[QuoteJudgement, bool]:
     """Parse, judge against the prices on record (before this quote joins them), record."""
-    from advisor.prices import price_book
+    from advisor.market.prices import price_book
 
     judgement = judge(parse_quote(text, lang), price_book(path))
     return judgement, record(judgement.quote, path)

@@ -28,9 +28,9 @@ import math
 from pydantic import BaseModel
 
 from advisor.catalog import GPU, ModelShape
-from advisor.layout import Layout
-from advisor.request import TrainingRequest
-from advisor.shapes import active_count, count_params
+from advisor.engine.layout import Layout
+from advisor.request.model import TrainingRequest
+from advisor.engine.shapes import active_count, count_params
 
 # Best fraction of dense peak a tuned training loop sustains when memory-bound work is
 # negligible, and the weight of that work, both fitted to the published runs of

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from advisor import catalog
 from advisor.catalog import ModelShape
-from advisor.request import TrainingRequest
+from advisor.request.model import TrainingRequest
 
 # (total parameters in billions, hidden size) of published Llama-family models: a bare size
 # gets the hidden size interpolated on a log scale between these points. Sources: the

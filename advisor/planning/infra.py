@@ -7,10 +7,10 @@ import math
 from pydantic import BaseModel
 
 from advisor.catalog import GPU
-from advisor.estimate import Estimate
-from advisor.request import TrainingRequest
-from advisor.shapes import shape_for
-from advisor.throughput import estimate_throughput
+from advisor.engine.estimate import Estimate
+from advisor.request.model import TrainingRequest
+from advisor.engine.shapes import shape_for
+from advisor.engine.throughput import estimate_throughput
 
 # At least 8 vCPUs per GPU so data loading never starves the GPU (source guide, Shenzhen);
 # 12 for pre-training, whose loaders stream and tokenise more data per GPU-hour (assumed),

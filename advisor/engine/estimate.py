@@ -13,10 +13,10 @@ import math
 from pydantic import BaseModel
 
 from advisor.catalog import GPU, ModelShape
-from advisor.layout import Layout
-from advisor.memory import MemoryBreakdown, estimate_memory
-from advisor.request import TrainingRequest
-from advisor.throughput import Throughput, estimate_throughput
+from advisor.engine.layout import Layout
+from advisor.engine.memory import MemoryBreakdown, estimate_memory
+from advisor.request.model import TrainingRequest
+from advisor.engine.throughput import Throughput, estimate_throughput
 
 # Keep 5% of the card free: allocator spikes and fragmentation beyond our estimate.
 HEADROOM = 0.95

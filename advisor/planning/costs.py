@@ -7,9 +7,9 @@ import math
 from pydantic import BaseModel
 
 from advisor.catalog import GPU
-from advisor.estimate import Estimate
-from advisor.prices import PriceBook
-from advisor.request import TrainingRequest
+from advisor.engine.estimate import Estimate
+from advisor.market.prices import PriceBook
+from advisor.request.model import TrainingRequest
 
 HOURS_PER_MONTH = 730
 # Monthly contracts run about 30% under the hourly rate with a three-month minimum

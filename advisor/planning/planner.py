@@ -15,11 +15,11 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
-from advisor.costs import Costs, plan_costs
-from advisor.estimate import Estimate, best_layout, candidate_counts
-from advisor.infra import Infrastructure, plan_infrastructure
-from advisor.prices import PriceBook
-from advisor.request import TrainingRequest
+from advisor.planning.costs import Costs, plan_costs
+from advisor.engine.estimate import Estimate, best_layout, candidate_counts
+from advisor.planning.infra import Infrastructure, plan_infrastructure
+from advisor.market.prices import PriceBook
+from advisor.request.model import TrainingRequest
 
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
 # within 30 days (stated in the answer's assumptions).

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.estimate import Estimate, best_layout
-from advisor.parser import parse
-from advisor.planner import (
+from advisor.engine.estimate import Estimate, best_layout
+from advisor.request.parser import parse
+from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
     Plan,
     PlanResult,
@@ -19,10 +19,10 @@ from advisor.planner import (
     suggest,
     with_infrastructure,
 )
-from advisor.prices import price_book
-from advisor.render import phrase, render
-from advisor.request import TrainingRequest
-from advisor.shapes import shape_for
+from advisor.market.prices import price_book
+from advisor.text.render import phrase, render
+from advisor.request.model import TrainingRequest
+from advisor.engine.shapes import shape_for
 
 
 class Advice(BaseModel):

@@ -1,0 +1,4 @@
+"""The engine: memory, throughput and layout arithmetic for one training setup on one GPU type.
+
+Pure functions over pydantic models; no I/O, no prices, no wording, nothing from market/, text/ or bot/.
+"""
