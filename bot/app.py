@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
-from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
-from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
 
 from advisor.db import db_path
+from bot.clients import installation_store, web_client
 from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
 
@@ -23,21 +21,11 @@ BOT_SCOPES = ["commands", "chat:write", "app_mentions:read", "channels:history",
               "users:read", "files:write"]
 
 
-def web_client(settings: Settings, token: str | None = None) -> WebClient:
-    # 429s wait for Retry-After; 5xx get two more tries. Bolt copies these handlers into the
-    # client each request gets (slack_bolt/app/app.py).
-    return WebClient(
-        token=token,
-        base_url=settings.api_url,
-        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2)],
-    )
-
-
 def create_app(settings: Settings | None = None, socket_mode: bool = False) -> App:
     settings = settings or Settings.from_env()
     store = None
     if settings.oauth and not socket_mode:
-        store = SQLite3InstallationStore(database=db_path(), client_id=settings.client_id)
+        store = installation_store(settings)
         oauth = OAuthSettings(
             client_id=settings.client_id, client_secret=settings.client_secret, scopes=BOT_SCOPES,
             installation_store=store,

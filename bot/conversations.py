@@ -8,7 +8,7 @@ import json
 
 from pydantic import BaseModel
 
-from advisor import db as dbmod
+from bot import tables
 
 MIGRATIONS = [
     (1, """
@@ -36,46 +36,35 @@ class Conversation(BaseModel):
     created_at: str = ""
 
 
-def _db(path: str | None):
-    db = dbmod.connect(path)
-    dbmod.migrate(db, "conversations", MIGRATIONS)
-    return db
+def _opened(path: str | None):
+    return tables.opened("conversations", MIGRATIONS, path)
+
+
+def _conversation(row: dict) -> Conversation:
+    return Conversation(**{**row, "summary": json.loads(row["summary"])})
 
 
 def save(conv: Conversation, path: str | None = None) -> None:
-    db = _db(path)
-    db.execute(
-        "INSERT OR REPLACE INTO conversations (key, workspace, user, request_text, lang, summary)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        [conv.key, conv.workspace, conv.user, conv.request_text, conv.lang, json.dumps(conv.summary)],
-    )
-    db.conn.close()
+    with _opened(path) as db:
+        db["conversations"].upsert(conv.model_dump(exclude={"created_at"}), pk="key")
 
 
 def load(key: str, path: str | None = None) -> Conversation | None:
-    db = _db(path)
-    row = db.execute("SELECT key, workspace, user, request_text, lang, summary, created_at"
-                     " FROM conversations WHERE key = ?", [key]).fetchone()
-    db.conn.close()
-    if row is None:
-        return None
-    return Conversation(key=row[0], workspace=row[1], user=row[2], request_text=row[3], lang=row[4],
-                        summary=json.loads(row[5]), created_at=row[6])
+    with _opened(path) as db:
+        row = next(db["conversations"].rows_where("key = ?", [key]), None)
+    return _conversation(row) if row else None
 
 
 def recent(workspace: str, user: str | None = None, limit: int = 10, path: str | None = None) -> list[Conversation]:
-    db = _db(path)
-    sql = ("SELECT key, workspace, user, request_text, lang, summary, created_at FROM conversations"
-           " WHERE workspace = ?" + (" AND user = ?" if user else "") + " ORDER BY created_at DESC LIMIT ?")
-    args = [workspace, *([user] if user else []), limit]
-    rows = db.execute(sql, args).fetchall()
-    db.conn.close()
-    return [Conversation(key=r[0], workspace=r[1], user=r[2], request_text=r[3], lang=r[4],
-                         summary=json.loads(r[5]), created_at=r[6]) for r in rows]
+    where, args = ("workspace = ? AND user = ?", [workspace, user]) if user else ("workspace = ?", [workspace])
+    with _opened(path) as db:
+        rows = list(db["conversations"].rows_where(where, args, order_by="created_at DESC", limit=limit))
+    return [_conversation(r) for r in rows]
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:
-    db = _db(path)
-    cursor = db.execute("DELETE FROM conversations WHERE workspace = ?", [workspace])
-    db.conn.close()
-    return cursor.rowcount
+    with _opened(path) as db, db.atomic():
+        table = db["conversations"]
+        count = table.count_where("workspace = ?", [workspace])
+        table.delete_where("workspace = ?", [workspace])
+    return count

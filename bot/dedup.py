@@ -3,7 +3,7 @@ worker processes: the first process to record a key handles it (a unique key in 
 
 from __future__ import annotations
 
-from advisor import db as dbmod
+from bot import tables
 
 MIGRATIONS = [
     (1, """CREATE TABLE IF NOT EXISTS handled (
@@ -15,10 +15,6 @@ MIGRATIONS = [
 
 def first_time(key: str) -> bool:
     """True for the first caller with this key, in any process sharing the database."""
-    db = dbmod.connect()
-    try:
-        dbmod.migrate(db, "bot_dedup", MIGRATIONS)
-        cursor = db.execute("INSERT OR IGNORE INTO handled (key) VALUES (?)", [key])
-        return cursor.rowcount == 1
-    finally:
-        db.conn.close()
+    with tables.opened("bot_dedup", MIGRATIONS) as db:
+        # One statement decides, atomically across processes: the insert that changed a row won.
+        return db.execute("INSERT OR IGNORE INTO handled (key) VALUES (?)", [key]).rowcount == 1

@@ -14,15 +14,19 @@ import logging
 import os
 import time
 import zoneinfo
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from advisor import db as dbmod
+import sqlite_utils
+
 from advisor.market import digest as digestmod
-from bot import subscriptions
 from advisor.market.chart import history_png
 from advisor.market.history import cheapest_history
+from advisor.market.imports import FeedProblem, import_feed
 from advisor.market.prices import open_store
 from advisor.text.render import render
-from bot import blocks
+from bot import blocks, clients, subscriptions, tables
+from bot.settings import Settings
 
 log = logging.getLogger("gpu_advisor.digest")
 TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
@@ -41,55 +45,53 @@ MIGRATIONS = [
 ]
 
 
-def _db():
-    db = dbmod.connect()
-    dbmod.migrate(db, "digest_deliveries", MIGRATIONS)
-    return db
+def _opened():
+    return tables.opened("digest_deliveries", MIGRATIONS)
+
+
+@contextmanager
+def _write_locked(db: sqlite_utils.Database) -> Iterator[None]:
+    """A transaction that takes the write lock before it reads (BEGIN IMMEDIATE), so a second
+    scheduler waits here and then sees the first one's claim. db.atomic() begins deferred: in
+    WAL mode two processes could both read "unclaimed" and the second would fail to write."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
     """'new' or 'stale' when this process may post; None when sent, in progress or backing off."""
-    db = _db()
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        row = db.execute("SELECT state, claimed_at, next_attempt_at FROM digest_deliveries"
-                         " WHERE workspace = ? AND channel = ? AND date = ?", [workspace, channel, date]).fetchone()
-        verdict = None
+    key = (workspace, channel, date)
+    with _opened() as db, _write_locked(db):
+        table = db["digest_deliveries"]
+        row = next(table.rows_where("workspace = ? AND channel = ? AND date = ?", key), None)
         if row is None:
-            db.execute("INSERT INTO digest_deliveries (workspace, channel, date, state, claimed_at)"
-                       " VALUES (?, ?, ?, 'sending', ?)", [workspace, channel, date, now])
-            verdict = "new"
-        elif row[0] == "failed" and now >= row[2]:
-            db.execute("UPDATE digest_deliveries SET state = 'sending', claimed_at = ? WHERE workspace = ?"
-                       " AND channel = ? AND date = ?", [now, workspace, channel, date])
-            verdict = "new"
-        elif row[0] == "sending" and now - row[1] > STALE_CLAIM_S:
-            db.execute("UPDATE digest_deliveries SET claimed_at = ? WHERE workspace = ? AND channel = ?"
-                       " AND date = ?", [now, workspace, channel, date])
-            verdict = "stale"
-        db.execute("COMMIT")
-        return verdict
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    finally:
-        db.conn.close()
+            table.insert({"workspace": workspace, "channel": channel, "date": date, "state": "sending",
+                          "claimed_at": now})
+            return "new"
+        if row["state"] == "failed" and now >= row["next_attempt_at"]:
+            table.update(key, {"state": "sending", "claimed_at": now})
+            return "new"
+        if row["state"] == "sending" and now - row["claimed_at"] > STALE_CLAIM_S:
+            table.update(key, {"claimed_at": now})
+            return "stale"
+        return None
 
 
 def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:
-    db = _db()
-    if ok:
-        db.execute("UPDATE digest_deliveries SET state = 'sent', ts = ? WHERE workspace = ? AND channel = ?"
-                   " AND date = ?", [ts, workspace, channel, date])
-    else:
-        row = db.execute("SELECT attempts FROM digest_deliveries WHERE workspace = ? AND channel = ? AND date = ?",
-                         [workspace, channel, date]).fetchone()
-        attempts = (row[0] if row else 0) + 1
+    key = (workspace, channel, date)
+    with _opened() as db, db.atomic():
+        table = db["digest_deliveries"]
+        if ok:
+            table.update(key, {"state": "sent", "ts": ts})
+            return
+        attempts = table.get(key)["attempts"] + 1
         backoff = min(3600, 60 * 2 ** attempts)
-        db.execute("UPDATE digest_deliveries SET state = 'failed', attempts = ?, next_attempt_at = ?"
-                   " WHERE workspace = ? AND channel = ? AND date = ?",
-                   [attempts, time.time() + backoff, workspace, channel, date])
-    db.conn.close()
+        table.update(key, {"state": "failed", "attempts": attempts, "next_attempt_at": time.time() + backoff})
 
 
 def _already_posted(client, channel: str, date: str, since: float) -> str | None:
@@ -181,10 +183,11 @@ def post_due(now: dt.datetime | None = None, date: str | None = None, ignore_tim
              client_for=None, problems: list[str] | None = None) -> int:
     """Post the digest to every subscribed channel whose time has come today (every channel with
     `ignore_time`), once per channel and date; returns how many were posted.
-    `client_for(workspace)` gives a WebClient for that workspace."""
+    `client_for(workspace)` gives a WebClient for that workspace (by default from the
+    environment's token or the OAuth installations)."""
     now = now or dt.datetime.now(TZ)
     date = date or today_date()
-    client_for = client_for or _default_client
+    client_for = client_for or clients.for_workspaces(Settings.from_env())
     sent = 0
     for sub in subscriptions.all_subscriptions():
         if not ignore_time and now.strftime("%H:%M") < sub.post_time:
@@ -195,26 +198,9 @@ def post_due(now: dt.datetime | None = None, date: str | None = None, ignore_tim
     return sent
 
 
-def _default_client(workspace: str):
-    from bot.app import web_client
-    from bot.settings import Settings
-
-    settings = Settings.from_env()
-    token = settings.bot_token
-    if settings.oauth:
-        from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
-
-        bot = SQLite3InstallationStore(database=dbmod.db_path(), client_id=settings.client_id).find_bot(
-            enterprise_id=None, team_id=workspace)
-        token = bot.bot_token if bot else None
-    return web_client(settings, token) if token else None
-
-
 def clock(interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
     feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
-    from advisor.market.imports import FeedProblem, import_feed
-
     feeds = feeds if feeds is not None else [u for u in os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split() if u]
     fetched_on: str | None = None
     problems: list[str] = []

@@ -1,4 +1,4 @@
-"""The work behind each Slack request, run in the planning processes (bot/worker.py): plan or
+"""The work behind each Slack request, run in the planning processes (bot/pool.py): plan or
 answer, post to Slack, remember the thread, tell the user when a post fails. Arguments are
 plain data; `slack` carries the token and Web API URL of the workspace the request came from."""
 
@@ -7,10 +7,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from bot import conversations
-from advisor.text.render import phrase
-from bot import delivery, worker
-from bot.listeners.common import reply_lang, thread_key
+from advisor.market.quotes import quote_answer
+from advisor.request.parser import RequestError
+from advisor.text.render import phrase, render
+from bot import answers, blocks, conversations, delivery, digests, subscriptions
+from bot.clients import web_client
+from bot.settings import Settings
+from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
 
@@ -25,9 +28,6 @@ class SlackAccess:
         return cls(api_url=client.base_url, token=client.token)
 
     def client(self):
-        from bot.app import web_client
-        from bot.settings import Settings
-
         return web_client(Settings(api_url=self.api_url), self.token)
 
 
@@ -37,7 +37,7 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
     try:
-        payload = worker.answer(text, lang)
+        payload = answers.answer(text, lang)
     except Exception:
         log.exception("planning failed")
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
@@ -64,7 +64,7 @@ def follow(slack: SlackAccess, channel: str, thread: str, request_text: str, sum
     client = slack.client()
     lang = reply_lang(text, client, user)
     try:
-        reply = worker.follow(request_text, summary, text, lang)
+        reply = answers.follow(request_text, summary, text, lang)
     except Exception:
         log.exception("follow-up failed")
         reply = None
@@ -75,7 +75,7 @@ def follow(slack: SlackAccess, channel: str, thread: str, request_text: str, sum
 def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
     """A button: post one part of the plan in its thread; the RFQ as a file."""
     client = slack.client()
-    payload = worker.part(request_text, which, lang)
+    payload = answers.part(request_text, which, lang)
     if which != "rfq":
         delivery.post(client, channel, payload["message"], thread_ts=ts)
         return
@@ -91,11 +91,6 @@ def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: st
 def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | None,
           response_url: str | None = None) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
-    from advisor.request.parser import RequestError
-    from advisor.market.quotes import quote_answer
-    from advisor.text.render import render
-    from bot import blocks
-
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
     try:
@@ -110,8 +105,5 @@ def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | No
 
 def digest_now(slack: SlackAccess, team: str, channel: str, lang: str) -> None:
     """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
-    from bot import subscriptions
-    from bot import digests
-
     sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
     digests.deliver(slack.client(), sub, digests.today_date(), force=True)

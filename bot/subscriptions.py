@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from advisor import db as dbmod
+from sqlite_utils.db import NotFoundError
+
+from bot import tables
 
 MIGRATIONS = [
     (1, """
@@ -29,53 +31,55 @@ class Subscription(BaseModel):
     created_by: str = ""
 
 
-def _db(path: str | None = None):
-    db = dbmod.connect(path)
-    dbmod.migrate(db, "subscriptions", MIGRATIONS)
-    return db
+_COLUMNS = "workspace, channel, post_time, lang, created_by"
+
+
+def _opened(path: str | None):
+    return tables.opened("subscriptions", MIGRATIONS, path)
 
 
 def subscribe(sub: Subscription, path: str | None = None) -> None:
-    db = _db(path)
-    db.execute("INSERT INTO digest_subscriptions (workspace, channel, post_time, lang, created_by)"
-               " VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace, channel) DO UPDATE SET lang = excluded.lang",
-               [sub.workspace, sub.channel, sub.post_time, sub.lang, sub.created_by])
-    db.conn.close()
+    """Subscribe a channel; subscribing again changes only its language (its time stays)."""
+    with _opened(path) as db, db.atomic():
+        table = db["digest_subscriptions"]
+        table.insert(sub.model_dump(), ignore=True)
+        table.update((sub.workspace, sub.channel), {"lang": sub.lang})
 
 
 def unsubscribe(workspace: str, channel: str, path: str | None = None) -> bool:
-    db = _db(path)
-    cursor = db.execute("DELETE FROM digest_subscriptions WHERE workspace = ? AND channel = ?", [workspace, channel])
-    db.conn.close()
-    return cursor.rowcount > 0
+    with _opened(path) as db, db.atomic():
+        table = db["digest_subscriptions"]
+        found = table.count_where("workspace = ? AND channel = ?", [workspace, channel]) > 0
+        table.delete_where("workspace = ? AND channel = ?", [workspace, channel])
+    return found
 
 
 def set_time(workspace: str, channel: str, post_time: str, path: str | None = None) -> bool:
-    db = _db(path)
-    cursor = db.execute("UPDATE digest_subscriptions SET post_time = ? WHERE workspace = ? AND channel = ?",
-                        [post_time, workspace, channel])
-    db.conn.close()
-    return cursor.rowcount > 0
+    with _opened(path) as db:
+        table = db["digest_subscriptions"]
+        try:
+            table.update((workspace, channel), {"post_time": post_time})
+        except NotFoundError:
+            return False
+    return True
 
 
 def of_workspace(workspace: str, path: str | None = None) -> list[Subscription]:
-    db = _db(path)
-    rows = db.execute("SELECT workspace, channel, post_time, lang, created_by FROM digest_subscriptions"
-                      " WHERE workspace = ? ORDER BY channel", [workspace]).fetchall()
-    db.conn.close()
-    return [Subscription(workspace=r[0], channel=r[1], post_time=r[2], lang=r[3], created_by=r[4]) for r in rows]
+    with _opened(path) as db:
+        rows = list(db["digest_subscriptions"].rows_where("workspace = ?", [workspace], order_by="channel",
+                                                          select=_COLUMNS))
+    return [Subscription(**r) for r in rows]
 
 
 def all_subscriptions(path: str | None = None) -> list[Subscription]:
-    db = _db(path)
-    rows = db.execute("SELECT workspace, channel, post_time, lang, created_by FROM digest_subscriptions"
-                      " ORDER BY workspace, channel").fetchall()
-    db.conn.close()
-    return [Subscription(workspace=r[0], channel=r[1], post_time=r[2], lang=r[3], created_by=r[4]) for r in rows]
+    with _opened(path) as db:
+        rows = list(db["digest_subscriptions"].rows_where(order_by="workspace, channel", select=_COLUMNS))
+    return [Subscription(**r) for r in rows]
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:
-    db = _db(path)
-    cursor = db.execute("DELETE FROM digest_subscriptions WHERE workspace = ?", [workspace])
-    db.conn.close()
-    return cursor.rowcount
+    with _opened(path) as db, db.atomic():
+        table = db["digest_subscriptions"]
+        count = table.count_where("workspace = ?", [workspace])
+        table.delete_where("workspace = ?", [workspace])
+    return count

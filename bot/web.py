@@ -4,12 +4,16 @@ GET /healthz; gunicorn runs it with threads (the Procfile's web process)."""
 from __future__ import annotations
 
 import os
+import threading
 
 from flask import Flask, request
+from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
 
+from advisor.request.parser import parse
+from advisor.text.render import phrase
+from bot import answers, digests, pool
 from bot.app import create_app
-from bot.worker import warm_up
 from bot.settings import Settings
 
 
@@ -36,19 +40,22 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
         # worker only (WEB_CONCURRENCY=1); the SQLite claims still prevent double posts.
-        import threading
-
-        from bot import digests
-
         threading.Thread(target=digests.clock, name="gpu-advisor-clock", daemon=True).start()
     return web
 
 
+def warm_up() -> None:
+    """Load everything once before the first request (a gunicorn worker calls this at boot), so
+    the first acks do not wait on imports and the planning processes are already running."""
+    parse("70B full-finetune 1TB 14d budget")  # @mentions are read in the web process
+    for lang in ("en", "zh"):  # each language's phrases compile on first use (about 10 ms)
+        phrase(lang, "working", "", file="bot")
+    pool.start(answers.ready)
+
+
 def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
-    from gunicorn.app.base import BaseApplication
-
-    # The workers read it too, to size their planning pools (bot/worker.py planners).
+    # The workers read it too, to size their planning pools (bot/pool.py planners).
     os.environ.setdefault("WEB_CONCURRENCY", "2")
 
     class _Gunicorn(BaseApplication):

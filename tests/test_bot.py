@@ -160,7 +160,7 @@ def test_failed_post_tells_the_user(bot, fake_slack):
 
 def test_failed_post_is_logged_without_secrets(fake_slack, caplog):
     from bot import delivery
-    from bot.app import web_client
+    from bot.clients import web_client
     from bot.settings import Settings
 
     client = web_client(Settings(api_url=fake_slack.url), BOT_TOKEN)

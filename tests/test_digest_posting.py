@@ -29,7 +29,7 @@ def store(tmp_path, monkeypatch, fake_slack):
 
 @pytest.fixture
 def client(fake_slack):
-    from bot.app import web_client
+    from bot.clients import web_client
     from bot.settings import Settings
 
     return web_client(Settings(api_url=fake_slack.url), "xoxb-digest-test")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import worker
+from bot import answers
 from bot.blocks import check_limits
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -36,7 +36,7 @@ def _compare(name: str, got: dict):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_answer_messages_match_golden_and_limits(name):
     text, lang = CASES[name]
-    payload = worker.answer(text, lang)
+    payload = answers.answer(text, lang)
     msg = payload["message"]
     assert check_limits(msg) == []
     headline = msg["blocks"][0]["text"]["text"]
@@ -45,9 +45,9 @@ def test_answer_messages_match_golden_and_limits(name):
 
 
 def test_follow_up_messages_match_golden():
-    first = worker.answer("70B full-finetune 1TB 14d budget", None)
+    first = answers.answer("70B full-finetune 1TB 14d budget", None)
     for name, question in (("whatif_en", "what if we had 30 days?"), ("whatif_zh", "用LoRA呢?")):
-        reply = worker.follow("70B full-finetune 1TB 14d budget", first["summary"], question, None)
+        reply = answers.follow("70B full-finetune 1TB 14d budget", first["summary"], question, None)
         assert check_limits(reply["message"]) == []
         _compare(name, reply["message"])
 

@@ -90,11 +90,11 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
     ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6),
 ])
 def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
-    from bot import worker
+    from bot import pool
 
     for name in ("WEB_CONCURRENCY", "GPU_ADVISOR_PLAN_WORKERS"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
-    assert worker.planners() == expected
+    assert pool.planners() == expected

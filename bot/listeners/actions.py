@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 
-from bot import conversations
-from bot import jobs, worker
-from bot.listeners.common import thread_key
-from bot.listeners.modal import open_form
+from bot import conversations, forms, jobs, pool
+from bot.threads import thread_key
 
 PARTS = {"show_costs": "costs", "show_alternatives": "alternatives", "show_checklist": "checklist",
          "show_rfq": "rfq"}
@@ -27,16 +25,16 @@ def show_part(ack, body, action, client):
     team, channel, ts, conv = _conversation(body)
     if conv is None:
         return
-    worker.submit(jobs.part, jobs.SlackAccess.of(client), channel, ts, conv.request_text,
-                  PARTS[action["action_id"]], conv.lang)
+    pool.submit(jobs.part, jobs.SlackAccess.of(client), channel, ts, conv.request_text,
+                PARTS[action["action_id"]], conv.lang)
 
 
 def replan(ack, body, client):
     ack()
     team, channel, ts, conv = _conversation(body)
-    initial = worker.form_values(conv.request_text) if conv else {}
+    initial = forms.initial_values(conv.request_text) if conv else {}
     lang = conv.lang if conv else "en"
-    open_form(client, body["trigger_id"], json.dumps({"channel": channel}), initial, lang)
+    forms.open_form(client, body["trigger_id"], json.dumps({"channel": channel}), initial, lang)
 
 
 def register(app) -> None:

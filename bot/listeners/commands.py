@@ -7,15 +7,12 @@ import json
 import re
 
 from advisor import catalog
-from bot import subscriptions
 from advisor.market.prices import current_prices
-
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
-from bot.listeners.common import reply_lang
-from bot.listeners.modal import fill_form, form_id, open_loading
-from bot import jobs, worker
-from bot.plans import post_plan
+from bot import jobs, pool, subscriptions
+from bot.forms import fill_form, form_id, open_loading
+from bot.threads import reply_lang
 
 
 def _is_help(text: str) -> bool:
@@ -79,19 +76,20 @@ def on_gpu(ack, command, client, context):
         ack(text=render(f"help.{reply_lang(text, client, user)}.txt.j2"))
     elif command_word == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
-        worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
+        pool.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
     elif command_word == "digest":
         ack(text=digest_command(text, command, lang))
         words = text.split()
         if len(words) > 1 and words[1].lower() in ("now", "现在"):
-            worker.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
+            pool.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
     elif command_word == "prices":
         ack(text=prices_command(text, lang))
     else:
         # No parse here: the planning process reads the request and, when it cannot, replaces
         # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
         ack(text=phrase(lang, "working", text, file="bot"))
-        post_plan(client, team, channel, user, text, None, command.get("response_url"))
+        pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, text, None,
+                    command.get("response_url"))
 
 
 def register(app) -> None:

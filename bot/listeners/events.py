@@ -4,18 +4,21 @@ once, whatever Slack retries or delivers twice (a message that mentions us arriv
 
 from __future__ import annotations
 
+import re
 
-from bot import conversations
 from advisor.request.parser import RequestError, parse
-from bot import jobs, worker
-from bot.plans import post_plan
+from bot import conversations, jobs, pool
 from bot.dedup import first_time
-from bot.listeners.common import strip_mentions, thread_key
+from bot.threads import thread_key
 
 
 def _from_a_bot(event, context) -> bool:
     return bool(event.get("bot_id")) or event.get("user") == context.bot_user_id \
         or event.get("subtype") not in (None, "thread_broadcast")
+
+
+def _strip_mentions(text: str) -> str:
+    return re.sub(r"<@[A-Z0-9]+>", " ", text or "").strip()
 
 
 def _team(body, context) -> str:
@@ -47,19 +50,19 @@ def on_mention(event, body, client, context):
         _follow(client, channel, thread, conv, event)
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
-    text = strip_mentions(event.get("text", ""))
+    text = _strip_mentions(event.get("text", ""))
     where = thread or event["ts"]
     try:
         parse(text)
     except RequestError:
-        worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, where, "", {}, text, event.get("user", ""))
+        pool.submit(jobs.follow, jobs.SlackAccess.of(client), channel, where, "", {}, text, event.get("user", ""))
         return
-    post_plan(client, team, channel, event.get("user", ""), text, None, thread_ts=where)
+    pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, event.get("user", ""), text, None, None, where)
 
 
 def _follow(client, channel, thread, conv, event):
-    worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, thread, conv.request_text, conv.summary,
-                  strip_mentions(event.get("text", "")), event.get("user", ""))
+    pool.submit(jobs.follow, jobs.SlackAccess.of(client), channel, thread, conv.request_text, conv.summary,
+                _strip_mentions(event.get("text", "")), event.get("user", ""))
 
 
 def register(app) -> None:

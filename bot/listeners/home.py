@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
-from bot import conversations
-from bot import subscriptions
 from advisor.text.render import render
-from bot.listeners.common import reply_lang
+from bot import conversations, subscriptions
+from bot.threads import reply_lang, thread_place
 
 RECENT = 8
 
@@ -23,7 +22,7 @@ def _permalink(client, channel: str, ts: str) -> str:
 def home_view(client, team: str, user: str, lang: str) -> dict:
     plans = []
     for conv in conversations.recent(team, user, limit=RECENT):
-        _, channel, ts = conv.key.split(":", 2)
+        _, channel, ts = thread_place(conv.key)
         s = conv.summary
         headline = (f"{s.get('gpu_count')} x {s.get('gpu')}" if s.get("gpu") else "") + (
             f", {s['days']:g} d" if s.get("days") else "")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from bot import conversations
-from bot import subscriptions
+from bot import conversations, subscriptions
 
 log = logging.getLogger("gpu_advisor.bot")
 

@@ -1,107 +1,17 @@
-"""`/gpu` alone opens the request form (within the trigger's 3 seconds: a small view first,
-filled after); submitting it validates each field inline and posts the answer like
-`/gpu TEXT`."""
+"""Submitting the request form (`/gpu` alone opens it, bot/listeners/commands.py): each field
+is checked inline, then the answer is posted like `/gpu TEXT`."""
 
 from __future__ import annotations
 
 import json
 
-from advisor import catalog
-from advisor.request.parser import RequestError, parse
-from advisor.text.render import phrase, render
-from bot.plans import post_plan
-
-FIELDS = ("model", "method", "data", "deadline", "budget", "gpu", "lang")
-
-
-def _initial(values: dict | None) -> dict:
-    return {k: (values or {}).get(k) for k in FIELDS}
-
-
-def form_view(metadata: str, initial: dict | None, lang: str) -> dict:
-    return json.loads(render(f"slack/modal.{lang}.json.j2", initial=_initial(initial), metadata=metadata,
-                             gpus=[g.name for g in catalog.gpus()]))
-
-
-def open_form(client, trigger_id: str, metadata: str, initial: dict | None, lang: str) -> None:
-    client.views_open(trigger_id=trigger_id, view=form_view(metadata, initial, lang))
-
-
-def form_id(command: dict) -> str:
-    """The external id that lets the listener fill the small view it opened."""
-    return f"gpu-form-{command.get('trigger_id', '')}"[:255]
-
-
-def open_loading(client, trigger_id: str, external_id: str, lang: str) -> None:
-    view = json.loads(render(f"slack/loading.{lang}.json.j2"))
-    view["external_id"] = external_id
-    client.views_open(trigger_id=trigger_id, view=view)
-
-
-def fill_form(client, external_id: str, metadata: str, lang: str) -> None:
-    client.views_update(external_id=external_id, view=form_view(metadata, None, lang))
-
-
-def _values(view: dict) -> dict:
-    state = view["state"]["values"]
-    out = {}
-    for field in FIELDS:
-        element = state.get(field, {}).get("value", {})
-        if element.get("type") == "static_select":
-            out[field] = (element.get("selected_option") or {}).get("value")
-        else:
-            out[field] = (element.get("value") or "").strip() or None
-    return out
-
-
-def request_text(values: dict) -> str:
-    parts = [values["model"] or "", values["method"] or ""]
-    if values["data"]:
-        parts.append(values["data"])
-    if values["deadline"]:
-        parts.append(values["deadline"])
-    if values["budget"]:
-        parts.append(f"budget {values['budget']}")
-    if values["gpu"] and values["gpu"] != "any":
-        parts.append(f"gpu {values['gpu']}")
-    parts.append(f"lang {values['lang'] or 'en'}")
-    return " ".join(p for p in parts if p)
-
-
-def validate(values: dict) -> dict[str, str]:
-    """Inline errors by block id; empty when the form reads as a request."""
-    lang = values.get("lang") or "en"
-    errors = {}
-    probes = {
-        "model": f"{values['model']} sft" if values["model"] else "",
-        "data": f"7B {values['data']}" if values["data"] else None,
-        "deadline": f"7B {values['deadline']}" if values["deadline"] else None,
-        "budget": f"7B budget {values['budget']}" if values["budget"] else None,
-    }
-    for field, probe in probes.items():
-        if probe is None:
-            continue
-        try:
-            got = parse(probe, lang)
-            if field == "deadline" and got.deadline_days is None:
-                raise RequestError("bad_value", lang, word=values[field], what="deadline")
-            if field == "data" and got.tokens is None:
-                raise RequestError("bad_value", lang, word=values[field], what="data")
-        except RequestError as err:
-            errors[field] = phrase(lang, "form_error", field, err.details.get("word") or values[field] or "",
-                                   file="bot")
-    if not errors:
-        try:
-            parse(request_text(values), lang)
-        except RequestError as err:
-            errors["model"] = err.message(lang)[:300]
-    return errors
+from bot import forms, jobs, pool
 
 
 def submit_gpu_form(ack, view, body, client, context):
     """Inline errors must come in the ack itself (response_action), so the form is read here."""
-    values = _values(view)
-    errors = validate(values)
+    values = forms.values(view)
+    errors = forms.validate(values)
     if errors:
         ack(response_action="errors", errors=errors)
         return
@@ -110,7 +20,8 @@ def submit_gpu_form(ack, view, body, client, context):
     user = body["user"]["id"]
     channel = meta.get("channel") or user
     team = (body.get("team") or {}).get("id") or context.team_id or ""
-    post_plan(client, team, channel, user, request_text(values), values["lang"] or "en")
+    pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, forms.request_text(values),
+                values["lang"] or "en")
 
 
 def register(app) -> None:

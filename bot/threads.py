@@ -1,4 +1,4 @@
-"""Small pieces the listeners share: reply language, thread keys."""
+"""Threads under our answers: the key each is stored under, and the language to reply in."""
 
 from __future__ import annotations
 
@@ -27,5 +27,7 @@ def thread_key(team: str, channel: str, thread_ts: str) -> str:
     return f"{team}:{channel}:{thread_ts}"
 
 
-def strip_mentions(text: str) -> str:
-    return re.sub(r"<@[A-Z0-9]+>", " ", text or "").strip()
+def thread_place(key: str) -> tuple[str, str, str]:
+    """A thread key -> (team, channel, thread ts)."""
+    team, channel, ts = key.split(":", 2)
+    return team, channel, ts

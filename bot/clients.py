@@ -1,0 +1,42 @@
+"""Slack Web API clients: one with the retry handlers every post relies on, and one per
+workspace from the OAuth installations (or the static bot token)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
+
+from advisor.db import db_path
+from bot.settings import Settings
+
+
+def web_client(settings: Settings, token: str | None = None) -> WebClient:
+    # 429s wait for Retry-After; 5xx get two more tries. Bolt copies these handlers into the
+    # client each request gets (slack_bolt/app/app.py).
+    return WebClient(
+        token=token,
+        base_url=settings.api_url,
+        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2)],
+    )
+
+
+def installation_store(settings: Settings) -> SQLite3InstallationStore:
+    """slack_sdk's store of OAuth installations, in the same database file as everything else
+    (it creates its own tables)."""
+    return SQLite3InstallationStore(database=db_path(), client_id=settings.client_id)
+
+
+def for_workspaces(settings: Settings) -> Callable[[str], WebClient | None]:
+    """workspace -> a client with its bot token, None when the workspace has no installation."""
+
+    def client_for(workspace: str) -> WebClient | None:
+        token = settings.bot_token
+        if settings.oauth:
+            bot = installation_store(settings).find_bot(enterprise_id=None, team_id=workspace)
+            token = bot.bot_token if bot else None
+        return web_client(settings, token) if token else None
+
+    return client_for

@@ -1,0 +1,81 @@
+"""The planning processes: a process pool, at idle priority, so planning never holds the GIL
+that the web threads need to ack Slack within 3 seconds. What runs there takes and returns
+plain data (it crosses a process boundary)."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from bot import logs
+
+log = logging.getLogger("gpu_advisor.bot")
+_pool: ProcessPoolExecutor | None = None
+_pool_pid: int | None = None
+# Planning and posting run at a lower CPU priority than the web process, so acks keep their
+# 3 seconds however much planning is queued.
+BACKGROUND_NICE = 19
+
+
+def _init_process() -> None:
+    try:
+        # Linux SCHED_IDLE: run only when no web thread wants the CPU; elsewhere a high nice.
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        try:
+            os.nice(BACKGROUND_NICE)
+        except OSError:  # not permitted: run at normal priority
+            pass
+    logs.setup()
+
+
+# Each planning process holds about 130 MB; four plan 25-100 requests a second, far more than a
+# team's channel asks for, so bigger machines do not get dozens of idle ones.
+MAX_PLANNERS = 4
+
+
+def planners() -> int:
+    """Planning processes per web process: GPU_ADVISOR_PLAN_WORKERS, else enough to use all
+    CPUs but one, shared among the WEB_CONCURRENCY web processes, at least one and at most
+    MAX_PLANNERS. Even at idle priority, planning on every CPU slowed acks measurably
+    (docs/bench.md)."""
+    if os.environ.get("GPU_ADVISOR_PLAN_WORKERS"):
+        return max(1, int(os.environ["GPU_ADVISOR_PLAN_WORKERS"]))
+    web = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
+    return min(MAX_PLANNERS, max(1, ((os.cpu_count() or 2) - 1) // web))
+
+
+def pool() -> ProcessPoolExecutor:
+    """One pool per process (gunicorn forks workers: each makes its own, after the fork)."""
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():
+        _pool = ProcessPoolExecutor(max_workers=planners(), mp_context=multiprocessing.get_context("spawn"),
+                                    initializer=_init_process)
+        _pool_pid = os.getpid()
+    return _pool
+
+
+def submit(fn, *args) -> Future:
+    """Run a job (bot/jobs.py) in the pool and return at once. The job plans, posts and stores
+    by itself: Bolt runs every listener on one small thread pool (slack_bolt
+    listener_executor), and the web process's GIL is shared by every ack, so nothing heavy may
+    happen there."""
+    future = pool().submit(fn, *args)
+    future.add_done_callback(_log_failure)
+    return future
+
+
+def _log_failure(future: Future) -> None:
+    err = future.exception()
+    if err is not None:
+        log.error("background job failed: %s: %s", type(err).__name__, err)
+
+
+def start(ready: Callable[[], object]) -> None:
+    """Start every planning process now and run `ready` once in each (it loads what planning
+    needs), so the first request does not wait for them."""
+    for future in [pool().submit(ready) for _ in range(planners())]:
+        future.result(timeout=120)
