@@ -166,13 +166,16 @@ def cmd_digest(args) -> int:
         print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
                      cheapest=digestmod.cheapest_now(db, date), problems=[]))
     if args.post:
-        from bot.digests import post_due
+        from bot import clients, digests
+        from bot.settings import Settings
 
-        sent = post_due(date=date, ignore_time=True)
+        sent = digests.post_due(clients.for_workspaces(Settings.from_env()), date=date, ignore_time=True)
         print(f"posted to {sent} channel(s)", file=sys.stderr)
     return 0
 
 
+# The CLI is the composition root: it alone imports bot/, and only inside the commands that
+# start it, so `ask` does not load Bolt at start-up.
 def _bot_settings(mode: str):
     from bot.settings import Settings
 
@@ -212,10 +215,11 @@ def cmd_socket(args) -> int:
 
 
 def cmd_clock(args) -> int:
-    from bot import digests, logs
+    from bot import clients, digests, logs
+    from bot.settings import Settings
 
     logs.setup()
-    digests.clock()
+    digests.clock(clients.for_workspaces(Settings.from_env()))
     return 0
 
 

@@ -14,10 +14,11 @@ import logging
 import os
 import time
 import zoneinfo
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import sqlite_utils
+from slack_sdk import WebClient
 
 from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
@@ -25,10 +26,10 @@ from advisor.market.history import cheapest_history
 from advisor.market.imports import FeedProblem, import_feed
 from advisor.market.prices import open_store
 from advisor.text.render import render
-from bot import blocks, clients, subscriptions, tables
-from bot.settings import Settings
+from bot import blocks, subscriptions, tables
 
 log = logging.getLogger("gpu_advisor.digest")
+ClientFor = Callable[[str], WebClient | None]
 TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
 STALE_CLAIM_S = 600  # a claim older than this was left by a crash
 METADATA_EVENT = "gpu_advisor_digest"
@@ -179,15 +180,13 @@ def today_date() -> str:
     return date or dt.datetime.now(TZ).date().isoformat()
 
 
-def post_due(now: dt.datetime | None = None, date: str | None = None, ignore_time: bool = False,
-             client_for=None, problems: list[str] | None = None) -> int:
+def post_due(client_for: ClientFor, now: dt.datetime | None = None, date: str | None = None,
+             ignore_time: bool = False, problems: list[str] | None = None) -> int:
     """Post the digest to every subscribed channel whose time has come today (every channel with
     `ignore_time`), once per channel and date; returns how many were posted.
-    `client_for(workspace)` gives a WebClient for that workspace (by default from the
-    environment's token or the OAuth installations)."""
+    `client_for(workspace)` gives a WebClient for that workspace (bot/clients.py for_workspaces)."""
     now = now or dt.datetime.now(TZ)
     date = date or today_date()
-    client_for = client_for or clients.for_workspaces(Settings.from_env())
     sent = 0
     for sub in subscriptions.all_subscriptions():
         if not ignore_time and now.strftime("%H:%M") < sub.post_time:
@@ -198,7 +197,7 @@ def post_due(now: dt.datetime | None = None, date: str | None = None, ignore_tim
     return sent
 
 
-def clock(interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
+def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
     feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
     feeds = feeds if feeds is not None else [u for u in os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split() if u]
@@ -217,7 +216,7 @@ def clock(interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> 
             store.conn.close()
             fetched_on = today
         try:
-            post_due(problems=problems)
+            post_due(client_for, problems=problems)
         except Exception:
             log.exception("digest run failed")
         if stop is not None:

@@ -24,7 +24,7 @@ class SlackAccess:
     token: str = field(repr=False)
 
     @classmethod
-    def of(cls, client) -> "SlackAccess":
+    def of(cls, client) -> SlackAccess:
         return cls(api_url=client.base_url, token=client.token)
 
     def client(self):

@@ -4,7 +4,6 @@ language."""
 from __future__ import annotations
 
 from pydantic import BaseModel
-
 from sqlite_utils.db import NotFoundError
 
 from bot import tables

@@ -12,7 +12,8 @@ from advisor import db as dbmod
 
 
 @contextmanager
-def opened(component: str, migrations: list[tuple[int, str]], path: str | None = None) -> Iterator[sqlite_utils.Database]:
+def opened(component: str, migrations: list[tuple[int, str]],
+           path: str | None = None) -> Iterator[sqlite_utils.Database]:
     db = dbmod.connect(path)
     try:
         dbmod.migrate(db, component, migrations)

@@ -12,12 +12,13 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 
 from advisor.request.parser import parse
 from advisor.text.render import phrase
-from bot import answers, digests, pool
+from bot import answers, clients, digests, pool
 from bot.app import create_app
 from bot.settings import Settings
 
 
 def create_flask_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
     handler = SlackRequestHandler(create_app(settings))
     web = Flask("gpu-advisor")
 
@@ -40,7 +41,8 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
         # worker only (WEB_CONCURRENCY=1); the SQLite claims still prevent double posts.
-        threading.Thread(target=digests.clock, name="gpu-advisor-clock", daemon=True).start()
+        threading.Thread(target=digests.clock, args=(clients.for_workspaces(settings),), name="gpu-advisor-clock",
+                         daemon=True).start()
     return web
 
 
