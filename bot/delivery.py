@@ -1,5 +1,5 @@
 """Posting to Slack: the answer, its thread, and telling the user when a post fails. Rate
-limits (429) are retried by the client's handlers (bot/app.py); anything else is logged and
+limits (429) are retried by the client's handlers (bot/clients.py); anything else is logged and
 the user is told, never silently lost. Tokens never reach the log."""
 
 from __future__ import annotations
