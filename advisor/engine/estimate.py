@@ -87,6 +87,9 @@ def _powers_of_two(limit: int) -> list[int]:
     return out
 
 
+_MICRO_BATCH_SIZES = _powers_of_two(MAX_MICRO_BATCH)
+
+
 def default_batch_sequences(setup: TrainingSetup, dp: int, gpus: int) -> int:
     """Sequences per step when the user gives no global batch."""
     if setup.global_batch:
@@ -141,7 +144,7 @@ def micro_batches(setup: TrainingSetup, dp: int, count: int) -> Iterator[int]:
     if setup.pinned.micro_batch:
         yield setup.pinned.micro_batch
         return
-    for mbs in _powers_of_two(MAX_MICRO_BATCH):
+    for mbs in _MICRO_BATCH_SIZES:
         if mbs > 1 and dp * mbs > default_batch_sequences(setup, dp, count):
             return
         yield mbs

@@ -252,6 +252,8 @@ def offload_to_host(states: ModelStates, m: ModelShape, setup: TrainingSetup, la
     (Ren et al. 2021); the GPU keeps a gradient bucket. ZeRO-Infinity (offload "all") also
     moves the weights and streams them in, a layer ahead (Rajbhandari et al. 2021).
     """
+    if layout.offload == "none":
+        return states, 0.0
     weights, gradients, optimizer, trainable, notes = states
     notes = list(notes)
     host = 0.0

@@ -94,13 +94,21 @@ _COUNTED_FIELDS = attrgetter(
     "moe_ffn_hidden", "moe_dense_layers", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
     "mla_qk_rope_head_dim", "mla_v_head_dim", "extra_params_b",
 )
+# The layout search asks about one shape object thousands of times in a row: shapes are
+# frozen, so the last one asked about is answered without building its key.
+_last_counted: tuple[ModelShape | None, ParamCounts | None] = (None, None)
 
 
 def count_params(m: ModelShape) -> ParamCounts:
     """Memoised: the layout search asks for the same model's counts many times."""
+    global _last_counted
+    last_shape, last_counts = _last_counted
+    if m is last_shape:
+        return last_counts
     key = _COUNTED_FIELDS(m)
     if key not in _COUNTS:
         _COUNTS[key] = _count_params(m)
+    _last_counted = (m, _COUNTS[key])
     return _COUNTS[key]
 
 

@@ -59,6 +59,9 @@ STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: 8 x 400 Gb/s NDR for H100-class
 # clusters, 8 x 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs).
 NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce100": 12.5}
+# The fabric assumed when the user names none: NDR for data-centre GPUs released from 2022
+# (the H100 generation's reference design), HDR before, 100 Gb RoCE for consumer cards (assumed).
+NDR_FROM_RELEASE_YEAR = 2022
 # ZeRO-Offload: host-device copies over PCIe and DeepSpeed's CPU Adam (Ren et al. 2021)
 # at about 1e9 parameters a second per GPU's share of cores (assumed).
 PCIE_GBPS = {3: 12.0, 4: 25.0, 5: 50.0}
@@ -115,7 +118,9 @@ class Throughput(BaseModel):
 
 
 def default_network(gpu: GPU) -> str:
-    return "ndr400" if gpu.release_year >= 2022 and not gpu.consumer else "hdr200" if not gpu.consumer else "roce100"
+    if gpu.consumer:
+        return "roce100"
+    return "ndr400" if gpu.release_year >= NDR_FROM_RELEASE_YEAR else "hdr200"
 
 
 def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float]:
