@@ -1,15 +1,17 @@
 """Memory and time arithmetic, checked against the papers' own numbers and the calibration set."""
 
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from advisor import catalog
-from advisor.engine.estimate import best_layout, estimate_for
+from advisor.engine.estimate import best_layout, estimate_for, parallel_splits
 from advisor.engine.layout import Layout
 from advisor.engine.memory import NF4_BYTES, estimate_memory
+from advisor.engine.setup import PinnedKnobs
 from advisor.engine.shapes import count_params, generic_shape
 from advisor.engine.throughput import flops_per_token
 from advisor.planning.engine_inputs import model_shape, training_setup
@@ -96,6 +98,42 @@ def test_layout_respects_physical_rules():
     rtx = parse("7b lora 1GB on 4x4090")
     est = best_layout(model_shape(rtx), training_setup(rtx), catalog.get_gpu("4090"), 4)
     assert est.layout.tp == 1  # no NVLink: no tensor parallel
+
+
+def test_only_the_knobs_the_user_typed_are_pinned_and_the_search_keeps_them():
+    free = parse("70B sft 100GB on 32xH800")
+    assert training_setup(free).pinned == PinnedKnobs()
+    req = parse("70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full")
+    setup = training_setup(req)
+    assert setup.pinned == PinnedKnobs(zero_stage=3, recompute="full", micro_batch=2)
+    assert (setup.method, setup.lora_rank, setup.seq_len) == ("qlora", 8, 2048)
+    lay = best_layout(model_shape(req), setup, catalog.get_gpu(req.gpu), 2).layout
+    assert (lay.zero_stage, lay.recompute, lay.micro_batch, lay.offload) == (3, "full", 2, "none")
+
+
+def test_parallel_splits_divide_the_gpus_and_shard_only_with_data_parallel():
+    req = parse("70B sft 100GB on 16xH800")
+    gpu = catalog.get_gpu("H800")
+    splits = list(parallel_splits(model_shape(req), training_setup(req), gpu, 16))
+    assert {s.tp for s in splits} == {1, 2, 4, 8}  # inside one 8-GPU NVLink domain
+    for s in splits:
+        assert s.tp * s.pp * s.dp == 16
+        assert s.zero_stage == 0 if s.dp == 1 else s.zero_stage in (1, 3)
+
+
+def test_parameter_counts_follow_every_field_of_the_shape():
+    shape = catalog.find_model("llama3.1-8b")
+    wider_vocab = shape.model_copy(update={"vocab": 2 * shape.vocab})
+    assert count_params(wider_vocab).embedding == 2 * count_params(shape).embedding
+
+
+def test_engine_imports_no_request_catalogue_market_text_bot_or_io():
+    code = ("import sys, advisor.engine.estimate; print(sorted(m for m in sys.modules if m.startswith(("
+            "'advisor.request', 'advisor.catalog', 'advisor.market', 'advisor.text', 'advisor.planning', "
+            "'bot', 'sqlite3', 'sqlite_utils', 'jinja2', 'advisor.resources'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip() == "[]"
 
 
 def test_type_without_count_gets_the_smallest_count_that_fits_and_meets_the_deadline():
