@@ -9,10 +9,10 @@ embedding). Activations follow Korthikanti et al. 2022 ("Reducing Activation Rec
 in Large Transformer Models", Table 2), redone term by term for the modern block (RMSNorm,
 GQA, SwiGLU, flash attention) below. All sizes here are bytes; the result is in GiB.
 
-`estimate_memory` adds four parts, each its own function with its sources, in the order of
-Megatron's theoretical_memory_usage.py: the parameters on this GPU, the model states
-(weights, gradients, optimizer), what offload moves to the host, the activations, and the
-overheads (fragmentation, ZeRO-3 gathers, CUDA context and NCCL buffers).
+`estimate_memory` adds parts that each have their own function and sources, model states
+apart from activations as in Megatron's theoretical_memory_usage.py: the parameters on this
+GPU, the model states (weights, gradients, optimizer), what offload moves to the host, the
+activations, and the overheads (fragmentation, ZeRO-3 gathers, CUDA context, NCCL buffers).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ NF4_BYTES = (4 + 0.127) / 8
 # torch.cuda.max_memory_allocated(). The HF "model memory anatomy" guide measures about
 # 1.3 GiB of context on its GPU; recent CUDA lazy loading needs less (assumed 1.0 GiB).
 CUDA_CONTEXT_GIB = 1.0
-NCCL_BUFFERS_GIB = 0.5
+NCCL_BUFFERS_GIB = 0.5  # NCCL communicator buffers when there is more than one GPU (assumed)
 # Caching-allocator fragmentation on activations and temporaries (Megatron adds 5%).
 FRAGMENTATION = 0.05
 # ZeRO-Offload keeps one gradient bucket on the GPU: DeepSpeed's reduce_bucket_size default of
@@ -257,7 +257,7 @@ def offload_to_host(states: ModelStates, m: ModelShape, setup: TrainingSetup, la
     weights, gradients, optimizer, trainable, notes = states
     notes = list(notes)
     host = 0.0
-    if layout.offload in ("optimizer", "all") and optimizer > 0:
+    if optimizer > 0:  # offload "optimizer" or "all"
         host += optimizer + gradients
         optimizer = 0.0
         gradients = min(gradients, OFFLOAD_BUCKET_ELEMENTS * OFFLOAD_BUCKET_BYTES / max(1, layout.dp))
@@ -312,6 +312,7 @@ def overheads(activations: float, m: ModelShape, setup: TrainingSetup, layout: L
 
 
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU) -> MemoryBreakdown:
+    """Memory of the most loaded GPU, in GiB: the parts above, added up."""
     c = count_params(m)
     shard = parameters_on_this_gpu(c, layout)
     states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
