@@ -20,16 +20,21 @@ from cases import HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E
 
 from advisor import catalog  # noqa: E402
 from advisor.engine.estimate import estimate_for  # noqa: E402
+from advisor.planning.engine_inputs import model_shape, training_setup  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
-from advisor.engine.shapes import shape_for  # noqa: E402
 
 GB_PER_GIB = 2**30 / 1e9
+
+
+def _estimate(req):
+    return estimate_for(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count,
+                        req.deadline_days)
 
 
 def ours_time(case):
     req = parse(case.request)
     gpu = catalog.get_gpu(req.gpu)
-    est = estimate_for(req, shape_for(req), gpu)
+    est = _estimate(req)
     t = est.throughput
     return {
         "gpu_hours": est.gpu_hours,
@@ -41,8 +46,7 @@ def ours_time(case):
 
 
 def ours_memory(case):
-    req = parse(case.request)
-    est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+    est = _estimate(parse(case.request))
     mem = est.memory
     gib = mem.allocated if case.reading == "torch" else mem.total
     return gib * GB_PER_GIB

@@ -32,8 +32,9 @@ if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 from advisor import catalog  # noqa: E402
+from advisor.engine.shapes import count_params  # noqa: E402
+from advisor.planning.engine_inputs import model_shape  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
-from advisor.engine.shapes import count_params, shape_for  # noqa: E402
 
 # (comparator, case row) -> why the comparator gives no value for that case.
 UNSUPPORTED: dict[tuple[str, str], str] = {}
@@ -49,7 +50,7 @@ class Unsupported(Exception):
 
 def _request(case):
     req = parse(case.request)
-    return req, shape_for(req), catalog.get_gpu(req.gpu)
+    return req, model_shape(req), catalog.get_gpu(req.gpu)
 
 
 def _run(name, case, fn, *args):

@@ -17,10 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from advisor import catalog  # noqa: E402
-from advisor.planning.advice import advise  # noqa: E402
 from advisor.engine.estimate import best_layout  # noqa: E402
+from advisor.planning.advice import advise  # noqa: E402
+from advisor.planning.engine_inputs import model_shape, training_setup  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
-from advisor.engine.shapes import shape_for  # noqa: E402
 
 REQUESTS = [
     "65B pretrain 1.4T tokens seq 2048 on 2048xA100-80GB",
@@ -39,7 +39,7 @@ OPEN_REQUESTS = [
 
 def _estimate(text: str) -> None:
     req = parse(text)
-    best_layout(shape_for(req), req, catalog.get_gpu(req.gpu), req.gpu_count)
+    best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
 
 
 def _time(fn, text: str, rounds: int) -> tuple[float, float]:

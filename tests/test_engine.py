@@ -1,18 +1,21 @@
 """Memory and time arithmetic, checked against the papers' own numbers and the calibration set."""
 
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from advisor import catalog
-from advisor.engine.estimate import best_layout, estimate_for
+from advisor.engine.estimate import best_layout, estimate_for, parallel_splits
 from advisor.engine.layout import Layout
 from advisor.engine.memory import NF4_BYTES, estimate_memory
-from advisor.request.parser import parse
-from advisor.engine.shapes import count_params, generic_shape, shape_for
+from advisor.engine.setup import PinnedKnobs
+from advisor.engine.shapes import count_params, generic_shape
 from advisor.engine.throughput import flops_per_token
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.parser import parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from cases import MEMORY_CASES, TIME_CASES  # noqa: E402
@@ -23,7 +26,13 @@ def _mem(text, **layout):
     gpu = catalog.get_gpu(req.gpu)
     lay = Layout(gpu=gpu.name, gpu_count=req.gpu_count or 1, gpus_per_node=min(8, req.gpu_count or 1),
                  nodes=max(1, (req.gpu_count or 1) // 8), **layout)
-    return estimate_memory(shape_for(req), req, lay, gpu), shape_for(req)
+    return estimate_memory(model_shape(req), training_setup(req), lay, gpu), model_shape(req)
+
+
+def _estimate(req):
+    """The request's GPU type, at its count or the smallest that fits and meets its deadline."""
+    return estimate_for(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count,
+                        req.deadline_days)
 
 
 def test_mixed_precision_adamw_is_16_bytes_per_parameter():
@@ -65,12 +74,12 @@ def test_offload_moves_optimizer_to_host():
 
 def test_flops_are_6nd_plus_attention_and_lora_skips_weight_gradients():
     req = parse("llama3.1-8b sft seq 4096 on 1xH100")
-    shape = shape_for(req)
-    model, hw = flops_per_token(shape, req, "full")
+    shape = model_shape(req)
+    model, hw = flops_per_token(shape, training_setup(req), "full")
     n = count_params(shape).total - count_params(shape).embedding
     assert model == pytest.approx(6 * n + 12 * 32 * 4096 * 4096)
     assert hw == pytest.approx(model + 2 * n + 4 * 32 * 4096 * 4096)
-    lora_model, _ = flops_per_token(shape, parse("llama3.1-8b lora seq 4096 on 1xH100"), "none")
+    lora_model, _ = flops_per_token(shape, training_setup(parse("llama3.1-8b lora seq 4096 on 1xH100")), "none")
     assert lora_model == pytest.approx(4 * n + 12 * 32 * 4096 * 4096)
 
 
@@ -83,19 +92,55 @@ def test_generic_shape_matches_requested_size():
 
 def test_layout_respects_physical_rules():
     req = parse("70B sft 100GB on 32xH800")
-    est = best_layout(shape_for(req), req, catalog.get_gpu("H800"), 32)
+    est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu("H800"), 32)
     lay = est.layout
     assert lay.tp <= 8 and lay.tp * lay.pp * lay.dp == 32 and est.fits
     rtx = parse("7b lora 1GB on 4x4090")
-    est = best_layout(shape_for(rtx), rtx, catalog.get_gpu("4090"), 4)
+    est = best_layout(model_shape(rtx), training_setup(rtx), catalog.get_gpu("4090"), 4)
     assert est.layout.tp == 1  # no NVLink: no tensor parallel
+
+
+def test_only_the_knobs_the_user_typed_are_pinned_and_the_search_keeps_them():
+    free = parse("70B sft 100GB on 32xH800")
+    assert training_setup(free).pinned == PinnedKnobs()
+    req = parse("70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full")
+    setup = training_setup(req)
+    assert setup.pinned == PinnedKnobs(zero_stage=3, recompute="full", micro_batch=2)
+    assert (setup.method, setup.lora_rank, setup.seq_len) == ("qlora", 8, 2048)
+    lay = best_layout(model_shape(req), setup, catalog.get_gpu(req.gpu), 2).layout
+    assert (lay.zero_stage, lay.recompute, lay.micro_batch, lay.offload) == (3, "full", 2, "none")
+
+
+def test_parallel_splits_divide_the_gpus_and_shard_only_with_data_parallel():
+    req = parse("70B sft 100GB on 16xH800")
+    gpu = catalog.get_gpu("H800")
+    splits = list(parallel_splits(model_shape(req), training_setup(req), gpu, 16))
+    assert {s.tp for s in splits} == {1, 2, 4, 8}  # inside one 8-GPU NVLink domain
+    for s in splits:
+        assert s.tp * s.pp * s.dp == 16
+        assert s.zero_stage == 0 if s.dp == 1 else s.zero_stage in (1, 3)
+
+
+def test_parameter_counts_follow_every_field_of_the_shape():
+    shape = catalog.find_model("llama3.1-8b")
+    wider_vocab = shape.model_copy(update={"vocab": 2 * shape.vocab})
+    assert count_params(wider_vocab).embedding == 2 * count_params(shape).embedding
+
+
+def test_engine_imports_no_request_catalogue_market_text_bot_or_io():
+    code = ("import sys, advisor.engine.estimate; print(sorted(m for m in sys.modules if m.startswith(("
+            "'advisor.request', 'advisor.catalog', 'advisor.market', 'advisor.text', 'advisor.planning', "
+            "'bot', 'sqlite3', 'sqlite_utils', 'jinja2', 'advisor.resources'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip() == "[]"
 
 
 def test_type_without_count_gets_the_smallest_count_that_fits_and_meets_the_deadline():
     req = parse("70B sft 10GB 7d on H800")
-    est = estimate_for(req, shape_for(req), catalog.get_gpu("H800"))
+    est = _estimate(req)
     assert est.fits and est.days <= 7
-    smaller = best_layout(shape_for(req), req, catalog.get_gpu("H800"), est.layout.gpu_count // 2)
+    smaller = best_layout(model_shape(req), training_setup(req), catalog.get_gpu("H800"), est.layout.gpu_count // 2)
     assert not smaller.fits or smaller.days > 7
 
 
@@ -106,8 +151,7 @@ def _err(pred, meas):
 def test_calibration_memory_within_targets():
     errors = []
     for case in MEMORY_CASES:
-        req = parse(case.request)
-        est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+        est = _estimate(parse(case.request))
         gib = est.memory.allocated if case.reading == "torch" else est.memory.total
         errors.append(_err(gib * 2**30 / 1e9, case.measured_gb))
     assert statistics.median(errors) <= 0.15 and max(errors) < 1.0
@@ -117,7 +161,7 @@ def test_calibration_time_never_off_by_2x():
     for case in TIME_CASES:
         req = parse(case.request)
         gpu = catalog.get_gpu(req.gpu)
-        est = estimate_for(req, shape_for(req), gpu)
+        est = _estimate(req)
         t = est.throughput
         checks = [(est.gpu_hours, case.gpu_hours), (est.days, case.days),
                   (t.tokens_per_s_per_gpu, case.tokens_per_s_per_gpu), (t.mfu, case.mfu),
@@ -133,7 +177,6 @@ def test_held_out_published_runs_generalise():
 
     errors = []
     for case in HELD_OUT:
-        req = parse(case.request)
-        est = estimate_for(req, shape_for(req), catalog.get_gpu(req.gpu))
+        est = _estimate(parse(case.request))
         errors.append(_err(est.gpu_hours, case.gpu_hours))
     assert statistics.median(errors) <= 0.15

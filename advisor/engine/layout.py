@@ -7,6 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+# Without a global batch, a pipeline runs 4 micro-batches per stage a step, enough to keep
+# the 1F1B bubble small (assumed; Narayanan et al. 2021 keep m >> p).
+MICROBATCHES_PER_STAGE = 4
+
 
 class Layout(BaseModel):
     gpu: str
@@ -26,5 +30,5 @@ class Layout(BaseModel):
     @property
     def microbatches_per_step(self) -> int:
         if not self.global_batch:
-            return max(1, 4 * self.pp)
+            return max(1, MICROBATCHES_PER_STAGE * self.pp)
         return max(1, self.global_batch // (self.micro_batch * self.dp))

@@ -8,16 +8,23 @@ the layers as in Megatron-LM's theoretical_memory_usage.py (the most loaded stag
 embedding). Activations follow Korthikanti et al. 2022 ("Reducing Activation Recomputation
 in Large Transformer Models", Table 2), redone term by term for the modern block (RMSNorm,
 GQA, SwiGLU, flash attention) below. All sizes here are bytes; the result is in GiB.
+
+`estimate_memory` adds parts that each have their own function and sources, model states
+apart from activations as in Megatron's theoretical_memory_usage.py: the parameters on this
+GPU, the model states (weights, gradients, optimizer), what offload moves to the host, the
+activations, and the overheads (fragmentation, ZeRO-3 gathers, CUDA context, NCCL buffers).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pydantic import BaseModel
 
-from advisor.catalog import GPU, ModelShape
 from advisor.engine.layout import Layout
-from advisor.request.model import TrainingRequest
-from advisor.engine.shapes import count_params
+from advisor.engine.setup import TrainingSetup
+from advisor.engine.shapes import ParamCounts, count_params
+from advisor.engine.specs import GPU, ModelShape
 
 GIB = 2**30
 
@@ -33,6 +40,18 @@ _STATE = {
 }
 # Optimizer moments per parameter (AdamW: m and v; Lion and SGD with momentum: one).
 _MOMENTS = {"adamw": 2, "adamw8bit": 2, "lion": 1, "sgd": 1}
+# Bytes per optimizer moment: fp32 (ZeRO paper Sec 3.1); 8-bit Adam keeps 1 (Dettmers et al.
+# 2022, "8-bit Optimizers via Block-wise Quantization"); pure bf16 keeps them in bf16
+# (torchtune's default full fine-tune).
+MOMENT_BYTES, MOMENT_BYTES_8BIT, MOMENT_BYTES_PURE_BF16 = 4, 1, 2
+# Frozen base weights of LoRA in the compute precision: 2 bytes, 4 in fp32. QLoRA quantises
+# only the linear layers (bitsandbytes Linear4bit); norms and embeddings stay in bf16.
+FROZEN_BYTES, FROZEN_BYTES_FP32 = 2, 4
+# Adapters train in fp32 under autocast (PEFT's autocast_adapter_dtype default): 4 B weights
+# and 4 B gradients.
+ADAPTER_WEIGHT_BYTES = ADAPTER_GRADIENT_BYTES = 4
+# Activations in 2 bytes (bf16/fp16, Korthikanti's unit), 4 in fp32.
+ACTIVATION_BYTES, ACTIVATION_BYTES_FP32 = 2, 4
 # QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per
 # parameter (Dettmers et al. 2023, QLoRA, Sec 2 "Double Quantization").
 NF4_BYTES = (4 + 0.127) / 8
@@ -40,9 +59,19 @@ NF4_BYTES = (4 + 0.127) / 8
 # torch.cuda.max_memory_allocated(). The HF "model memory anatomy" guide measures about
 # 1.3 GiB of context on its GPU; recent CUDA lazy loading needs less (assumed 1.0 GiB).
 CUDA_CONTEXT_GIB = 1.0
-NCCL_BUFFERS_GIB = 0.5
+NCCL_BUFFERS_GIB = 0.5  # NCCL communicator buffers when there is more than one GPU (assumed)
 # Caching-allocator fragmentation on activations and temporaries (Megatron adds 5%).
 FRAGMENTATION = 0.05
+# ZeRO-Offload keeps one gradient bucket on the GPU: DeepSpeed's reduce_bucket_size default of
+# 5e8 elements of 2 bytes, which we assume spread over the data-parallel ranks.
+OFFLOAD_BUCKET_ELEMENTS, OFFLOAD_BUCKET_BYTES = 5e8, 2
+# ZeRO-Infinity streams parameters in a layer ahead: the current and the next layer (DeepSpeed
+# prefetch; assumed two).
+OFFLOAD_LAYERS_ON_GPU = 2
+# FSDP/ZeRO-3 gathers whole layers: the current layer's bf16 weights, the prefetched next one,
+# and the current layer's gradients before reduce-scatter (FSDP forward/backward prefetch),
+# 3 layer-sized buffers of 2 bytes.
+ZERO3_GATHER_BUFFERS, ZERO3_GATHER_BYTES = 3, 2
 
 
 class MemoryBreakdown(BaseModel):
@@ -63,7 +92,7 @@ class MemoryBreakdown(BaseModel):
 
 
 def _act_bytes(precision: str) -> int:
-    return 4 if precision == "fp32" else 2
+    return ACTIVATION_BYTES_FP32 if precision == "fp32" else ACTIVATION_BYTES
 
 
 def flash_attention(gpu: GPU, precision: str) -> bool:
@@ -85,7 +114,7 @@ def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, re
     Selective recompute drops the attention core (only matters without flash attention) and
     recomputes the activation function (one ffn-width tensor less).
     """
-    e = _act_bytes(precision) / 2  # the counts above are for 2-byte activations
+    e = _act_bytes(precision) / ACTIVATION_BYTES  # the counts above are for 2-byte activations
     h = m.hidden
     q = m.heads * m.head_dim
     kv = m.kv_heads * m.head_dim if not m.uses_mla else m.heads * m.mla_v_head_dim
@@ -101,7 +130,8 @@ def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, re
     return e * (attention + mlp + core)
 
 
-def _lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
+def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
+    """Adapter parameters of one layer (Hu et al. 2021, LoRA: A is r x in, B is out x r)."""
     h = m.hidden
     q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
     ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
@@ -110,121 +140,194 @@ def _lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
         "attn": [(h, q), (h, kv), (h, kv), (q, h)],
         "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
     }[targets]
-    return sum(rank * (i + o) for i, o in linears)  # LoRA adds A (r x in) and B (out x r)
+    return sum(rank * (i + o) for i, o in linears)
 
 
-def estimate_memory(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GPU) -> MemoryBreakdown:
-    c = count_params(m)
-    tp, pp, dp = layout.tp, layout.pp, layout.dp
-    ep = max(1, layout.ep)
-    zero = layout.zero_stage
-    notes: list[dict] = []
-    w_bytes, g_bytes, master = _STATE[req.precision]
-    state = 1 if req.optimizer == "adamw8bit" else (2 if req.precision == "pure-bf16" else 4)
-    opt_bytes = _MOMENTS[req.optimizer] * state + master
 
-    # Parameters on this GPU's shard, most loaded stage (Megatron: block/pp + embedding, /tp).
+
+class ParamShard(NamedTuple):
+    """Parameters on the most loaded GPU: the first pipeline stage, which holds the embedding
+    (and the output head when there is one stage), as Megatron's theoretical_memory_usage.py
+    counts it: block/pp + embedding, all over tp; routed experts over pp and ep."""
+
+    block: float  # every transformer layer's non-expert parameters, whole model
+    dense: float  # non-expert parameters on this GPU
+    experts: float  # routed-expert parameters on this GPU
+
+    @property
+    def total(self) -> float:
+        return self.dense + self.experts
+
+
+class ModelStates(NamedTuple):
+    """Bytes on this GPU; `notes` give the arithmetic for templates/explain.<lang>.j2."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    trainable_params: float
+    notes: list[dict]
+
+
+def parameters_on_this_gpu(c: ParamCounts, layout: Layout) -> ParamShard:
+    tp, pp, ep = layout.tp, layout.pp, max(1, layout.ep)
     block = c.total - c.embedding - c.output - c.extra - c.experts
     embed = c.embedding + (c.output if pp == 1 else 0)
-    dense_local = (block / pp + embed + c.extra) / tp
-    expert_local = c.experts / (pp * ep)
-    local = dense_local + expert_local
-    zero_dp = dp  # ZeRO shards over the data-parallel group
-    expert_dp = max(1, dp // ep)
+    return ParamShard(block=block, dense=(block / pp + embed + c.extra) / tp, experts=c.experts / (pp * ep))
 
-    peft = req.method in ("lora", "qlora")
-    if peft:
-        trainable = _lora_params_per_layer(m, req.lora_rank or 16, req.lora_targets or "all") * m.layers
-        trainable_local = trainable / (tp * pp)
-        if req.method == "qlora":
-            linear = (block - m.layers * c.norms_per_layer) / pp / tp + expert_local
-            rest = local - linear
-            weights = linear * NF4_BYTES + rest * 2
-            notes.append({"kind": "frozen_nf4", "linear_b": linear / 1e9, "nf4": NF4_BYTES, "rest_b": rest / 1e9})
-        else:
-            weights = local * (4 if req.precision == "fp32" else 2)
-            notes.append({"kind": "frozen", "params_b": local / 1e9, "bytes": 4 if req.precision == "fp32" else 2})
-        if zero == 3:
-            weights /= zero_dp
-        # Adapters train in fp32 under autocast: 4 B weights, 4 B gradients, 8 B AdamW moments.
-        adapter_opt = _MOMENTS[req.optimizer] * (1 if req.optimizer == "adamw8bit" else 4)
-        weights += trainable_local * 4
-        gradients = trainable_local * 4
-        optimizer = trainable_local * adapter_opt
-        notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
+
+def optimizer_bytes_per_param(setup: TrainingSetup) -> float:
+    """Moments x bytes per moment, plus the fp32 master copy (ZeRO paper Sec 3.1: 12 for AdamW)."""
+    if setup.optimizer == "adamw8bit":
+        per_moment = MOMENT_BYTES_8BIT
+    elif setup.precision == "pure-bf16":
+        per_moment = MOMENT_BYTES_PURE_BF16
     else:
-        trainable = c.total
-        dense_w = dense_local * w_bytes / (zero_dp if zero == 3 else 1)
-        expert_w = expert_local * w_bytes / (expert_dp if zero == 3 else 1)
-        weights = dense_w + expert_w
-        grad_div_d = zero_dp if zero >= 2 else 1
-        grad_div_e = expert_dp if zero >= 2 else 1
-        gradients = dense_local * g_bytes / grad_div_d + expert_local * g_bytes / grad_div_e
-        if req.opt_in_backward:
-            # Step fused into backward: each gradient is freed right after its update, so only
-            # the largest single tensor's gradient is alive at once (torchtune optimizer_in_bwd).
-            gradients = max(c.embedding, c.output) / tp * g_bytes
-        opt_div_d = zero_dp if zero >= 1 else 1
-        opt_div_e = expert_dp if zero >= 1 else 1
-        optimizer = dense_local * opt_bytes / opt_div_d + expert_local * opt_bytes / opt_div_e
-        notes.append({"kind": "states", "params_b": local / 1e9, "tp": tp, "pp": pp, "ep": ep, "weights": w_bytes,
-                      "gradients": g_bytes, "optimizer": opt_bytes, "zero": zero, "dp": dp})
+        per_moment = MOMENT_BYTES
+    return _MOMENTS[setup.optimizer] * per_moment + _STATE[setup.precision][2]
 
+
+def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard) -> ModelStates:
+    """Every parameter trains. ZeRO-1 shards the optimizer states over the data-parallel
+    ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (ZeRO paper Sec 5); routed
+    experts shard over the data-parallel ranks that hold the same experts (dp / ep)."""
+    dp, zero = layout.dp, layout.zero_stage
+    expert_dp = max(1, dp // max(1, layout.ep))
+    w_bytes, g_bytes, _ = _STATE[setup.precision]
+    opt_bytes = optimizer_bytes_per_param(setup)
+    weights = (shard.dense * w_bytes / (dp if zero == 3 else 1)
+               + shard.experts * w_bytes / (expert_dp if zero == 3 else 1))
+    gradients = (shard.dense * g_bytes / (dp if zero >= 2 else 1)
+                 + shard.experts * g_bytes / (expert_dp if zero >= 2 else 1))
+    if setup.opt_in_backward:
+        # Step fused into backward: each gradient is freed right after its update, so only
+        # the largest single tensor's gradient is alive at once (torchtune optimizer_in_bwd).
+        gradients = max(c.embedding, c.output) / layout.tp * g_bytes
+    optimizer = (shard.dense * opt_bytes / (dp if zero >= 1 else 1)
+                 + shard.experts * opt_bytes / (expert_dp if zero >= 1 else 1))
+    note = {"kind": "states", "params_b": shard.total / 1e9, "tp": layout.tp, "pp": layout.pp,
+            "ep": max(1, layout.ep), "weights": w_bytes, "gradients": g_bytes, "optimizer": opt_bytes,
+            "zero": zero, "dp": dp}
+    return ModelStates(weights, gradients, optimizer, c.total, [note])
+
+
+def adapter_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout,
+                   shard: ParamShard) -> ModelStates:
+    """LoRA and QLoRA: a frozen base (bf16, or NF4 linear layers for QLoRA) and small fp32
+    adapters with their gradients and optimizer states; ZeRO-3 shards the frozen base."""
+    tp, pp = layout.tp, layout.pp
+    trainable = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
+    trainable_here = trainable / (tp * pp)
+    notes: list[dict] = []
+    if setup.method == "qlora":
+        linear = (shard.block - m.layers * c.norms_per_layer) / pp / tp + shard.experts
+        rest = shard.total - linear
+        weights = linear * NF4_BYTES + rest * FROZEN_BYTES
+        notes.append({"kind": "frozen_nf4", "linear_b": linear / 1e9, "nf4": NF4_BYTES, "rest_b": rest / 1e9})
+    else:
+        frozen_bytes = FROZEN_BYTES_FP32 if setup.precision == "fp32" else FROZEN_BYTES
+        weights = shard.total * frozen_bytes
+        notes.append({"kind": "frozen", "params_b": shard.total / 1e9, "bytes": frozen_bytes})
+    if layout.zero_stage == 3:
+        weights /= layout.dp
+    adapter_opt = _MOMENTS[setup.optimizer] * (MOMENT_BYTES_8BIT if setup.optimizer == "adamw8bit" else MOMENT_BYTES)
+    weights += trainable_here * ADAPTER_WEIGHT_BYTES
+    notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
+    return ModelStates(weights, trainable_here * ADAPTER_GRADIENT_BYTES, trainable_here * adapter_opt, trainable,
+                       notes)
+
+
+def model_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout,
+                 shard: ParamShard) -> ModelStates:
+    if setup.is_peft:
+        return adapter_states(m, c, setup, layout, shard)
+    return full_training_states(c, setup, layout, shard)
+
+
+def offload_to_host(states: ModelStates, m: ModelShape, setup: TrainingSetup, layout: Layout,
+                    shard: ParamShard) -> tuple[ModelStates, float]:
+    """The states left on the GPU and the bytes moved to host memory.
+
+    ZeRO-Offload keeps optimizer states and gradients in host memory and steps on the CPU
+    (Ren et al. 2021); the GPU keeps a gradient bucket. ZeRO-Infinity (offload "all") also
+    moves the weights and streams them in, a layer ahead (Rajbhandari et al. 2021).
+    """
+    if layout.offload == "none":
+        return states, 0.0
+    weights, gradients, optimizer, trainable, notes = states
+    notes = list(notes)
     host = 0.0
-    if layout.offload in ("optimizer", "all") and optimizer > 0:
-        # ZeRO-Offload keeps optimizer states and gradients in host memory and steps on the CPU
-        # (Ren et al. 2021); the GPU keeps a gradient bucket (DeepSpeed's 5e8-element default).
+    if optimizer > 0:  # offload "optimizer" or "all"
         host += optimizer + gradients
         optimizer = 0.0
-        gradients = min(gradients, 5e8 * 2 / max(1, dp))
+        gradients = min(gradients, OFFLOAD_BUCKET_ELEMENTS * OFFLOAD_BUCKET_BYTES / max(1, layout.dp))
         notes.append({"kind": "offload_optimizer"})
     if layout.offload == "all":
         host += weights
-        layer = (block / m.layers) / tp * w_bytes
-        weights = 2 * layer  # ZeRO-Infinity streams parameters in, a layer ahead
+        layer = (shard.block / m.layers) / layout.tp * _STATE[setup.precision][0]
+        weights = OFFLOAD_LAYERS_ON_GPU * layer
         notes.append({"kind": "offload_all"})
+    return ModelStates(weights, gradients, optimizer, trainable, notes), host
 
-    # Activations of the most loaded (first) stage: with 1F1B it keeps min(pp, microbatches)
-    # micro-batches of its layers/pp layers in flight (Korthikanti et al. Sec 4.2.3). With tensor
-    # parallelism we assume sequence parallelism too (Megatron's setting with TP), which divides
-    # every activation by tp (Korthikanti Table 2, last rows).
-    seq, mbs = req.seq_len, layout.micro_batch
-    flash = flash_attention(gpu, req.precision)
-    per_token = layer_activation_bytes_per_token(m, seq, req.precision, layout.recompute, flash)
+
+def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU) -> tuple[float, dict]:
+    """Activations of the most loaded (first) stage, with the logits, and the note on them.
+
+    With 1F1B the first stage keeps min(pp, microbatches) micro-batches of its layers/pp
+    layers in flight (Korthikanti et al. Sec 4.2.3). With tensor parallelism we assume
+    sequence parallelism too (Megatron's setting with TP), which divides every activation by
+    tp (Korthikanti Table 2, last rows). Full recompute keeps only each layer's input and
+    rebuilds one layer's activations at a time.
+    """
+    tp, pp = layout.tp, layout.pp
+    act_bytes = _act_bytes(setup.precision)
+    flash = flash_attention(gpu, setup.precision)
+    per_token = layer_activation_bytes_per_token(m, setup.seq_len, setup.precision, layout.recompute, flash)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     layers_here = m.layers / pp
-    tokens = seq * mbs
+    tokens = setup.seq_len * layout.micro_batch
     if layout.recompute == "full":
-        # Only each layer's input is kept; one layer's activations are rebuilt at a time.
-        kept = 2 * m.hidden * _act_bytes(req.precision) / 2 * tokens * layers_here * inflight
-        activations = (kept + per_token * tokens) / tp
+        layer_inputs = m.hidden * act_bytes * tokens * layers_here * inflight
+        activations = (layer_inputs + per_token * tokens) / tp
     else:
         activations = per_token * tokens * layers_here * inflight / tp
     # Logits: bf16 logits kept for the loss; the fp32 loss is computed in chunks
     # (torchtune CEWithChunkedOutputLoss; Megatron's fused vocab-parallel cross entropy).
-    logits = tokens * m.vocab * _act_bytes(req.precision) / tp
-    activations += logits
-    notes.append({"kind": "activations", "per_token_h": per_token / m.hidden, "tokens": tokens,
-                  "layers": layers_here, "inflight": inflight, "full": layout.recompute == "full", "tp": tp,
-                  "logits_gib": logits / GIB})
+    logits = tokens * m.vocab * act_bytes / tp
+    note = {"kind": "activations", "per_token_h": per_token / m.hidden, "tokens": tokens, "layers": layers_here,
+            "inflight": inflight, "full": layout.recompute == "full", "tp": tp, "logits_gib": logits / GIB}
+    return activations + logits, note
 
+
+def overheads(activations: float, m: ModelShape, setup: TrainingSetup, layout: Layout,
+              shard: ParamShard) -> tuple[float, float]:
+    """(all overheads, the CUDA context and NCCL part of them), in bytes: allocator
+    fragmentation, ZeRO-3's gathered layers, and what nvidia-smi shows beyond PyTorch's
+    allocations."""
     other = activations * FRAGMENTATION
-    if zero == 3 and not peft:
-        # FSDP/ZeRO-3 gathers whole layers: the current layer's bf16 weights, the prefetched
-        # next one, and the current layer's gradients before reduce-scatter (3 x 2 bytes).
-        other += 3 * 2 * (block / m.layers) / tp
+    if layout.zero_stage == 3 and not setup.is_peft:
+        other += ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)
-    other += context
-    total = weights + gradients + optimizer + activations + other
+    return other + context, context
+
+
+def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU) -> MemoryBreakdown:
+    """Memory of the most loaded GPU, in GiB: the parts above, added up."""
+    c = count_params(m)
+    shard = parameters_on_this_gpu(c, layout)
+    states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
+    activations, activation_note = activation_memory(m, setup, layout, gpu)
+    other, context = overheads(activations, m, setup, layout, shard)
+    total = states.weights + states.gradients + states.optimizer + activations + other
     return MemoryBreakdown(
-        weights=weights / GIB,
-        gradients=gradients / GIB,
-        optimizer=optimizer / GIB,
+        weights=states.weights / GIB,
+        gradients=states.gradients / GIB,
+        optimizer=states.optimizer / GIB,
         activations=activations / GIB,
         other=other / GIB,
         total=total / GIB,
         context=context / GIB,
         host_ram_gib=host / GIB,
-        trainable_params=trainable,
-        notes=notes,
+        trainable_params=states.trainable_params,
+        notes=[*states.notes, activation_note],
     )

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 
-from advisor import catalog
-from advisor.catalog import ModelShape
-from advisor.request.model import TrainingRequest
+from advisor.engine.specs import ModelShape
 
 # (total parameters in billions, hidden size) of published Llama-family models: a bare size
 # gets the hidden size interpolated on a log scale between these points. Sources: the
@@ -32,6 +31,25 @@ _HIDDEN_BY_SIZE = [
     (405.9, 16384),  # Llama 3.1 405B
     (1008.0, 25600),  # Megatron GPT 1T (Narayanan et al. 2021)
 ]
+# Beyond the table, the hidden size grows as the square root of the size: params ~ layers*h^2
+# at a fixed depth (assumed). Sizes below 10M parameters are treated as 10M (assumed).
+HIDDEN_EXPONENT_BEYOND_TABLE = 0.5
+SMALLEST_SIZE_B = 0.01
+# The generic decoder, after Llama 3 (config.json of Llama 3.1 8B/70B): hidden sizes in steps
+# of 128, heads of 128 dimensions (64 below a hidden size of 1024, as GPT-2 small; assumed),
+# 8 KV heads, a SwiGLU width of 3.5x the hidden size in steps of 256 (14336 = 3.5 x 4096),
+# and a 128,256-token vocabulary.
+GENERIC_HIDDEN_STEP = 128
+GENERIC_HEAD_DIM, SMALL_HEAD_DIM, SMALL_HEAD_BELOW_HIDDEN = 128, 64, 1024
+GENERIC_KV_HEADS = 8
+GENERIC_FFN_RATIO, GENERIC_FFN_STEP = 3.5, 256
+GENERIC_VOCAB = 128256
+GENERIC_MAX_SEQ = 131072  # Llama 3.1's context
+# Generic MoE in the DeepSeek-V3 / Qwen3-MoE mould: each token goes to the top 8 of many
+# small experts (an eighth of the dense width, in steps of 128) plus 1 shared expert.
+GENERIC_MOE_TOP_K = 8
+GENERIC_MOE_SHARED = 1
+GENERIC_EXPERT_FFN_STEP = 128
 
 
 @dataclass(frozen=True)
@@ -69,13 +87,28 @@ def _mlp(hidden: int, ffn: int, ffn_type: str, bias: bool) -> float:
 
 
 _COUNTS: dict[tuple, ParamCounts] = {}
+# Every field the count reads: two shapes that agree on these have the same counts.
+_COUNTED_FIELDS = attrgetter(
+    "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "ffn_type", "vocab", "tied_embeddings",
+    "attention_bias", "mlp_bias", "norm", "position", "max_seq", "moe_experts", "moe_shared_experts",
+    "moe_ffn_hidden", "moe_dense_layers", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
+    "mla_qk_rope_head_dim", "mla_v_head_dim", "extra_params_b",
+)
+# The layout search asks about one shape object thousands of times in a row: shapes are
+# frozen, so the last one asked about is answered without building its key.
+_last_counted: tuple[ModelShape | None, ParamCounts | None] = (None, None)
 
 
 def count_params(m: ModelShape) -> ParamCounts:
     """Memoised: the layout search asks for the same model's counts many times."""
-    key = (m.name, m.layers, m.hidden, m.moe_experts)
+    global _last_counted
+    last_shape, last_counts = _last_counted
+    if m is last_shape:
+        return last_counts
+    key = _COUNTED_FIELDS(m)
     if key not in _COUNTS:
         _COUNTS[key] = _count_params(m)
+    _last_counted = (m, _COUNTS[key])
     return _COUNTS[key]
 
 
@@ -98,7 +131,7 @@ def _count_params(m: ModelShape) -> ParamCounts:
             attention += q_dim + 2 * kv_dim
         if m.mlp_bias:  # GPT/OPT/BLOOM-style models bias every projection
             attention += h
-    norms = (2 if m.norm == "layernorm" else 1) * 2 * h
+    norms = (2 if m.norm == "layernorm" else 1) * 2 * h  # two norms a layer; LayerNorm has a bias too
     moe_layers = m.layers - m.moe_dense_layers if m.is_moe else 0
     embedding = m.vocab * h
     output = 0 if m.tied_embeddings else m.vocab * h
@@ -129,37 +162,42 @@ def generic_shape(params_b: float, active_params_b: float | None = None) -> Mode
     sizes = [s for s, _ in _HIDDEN_BY_SIZE]
     hiddens = [h for _, h in _HIDDEN_BY_SIZE]
     target = active_params_b if active_params_b and active_params_b < params_b else params_b
-    x = math.log(max(target, 0.01))
+    x = math.log(max(target, SMALLEST_SIZE_B))
     if x <= math.log(sizes[0]):
-        hidden = hiddens[0] * math.exp((x - math.log(sizes[0])) / 2)
+        hidden = hiddens[0] * math.exp((x - math.log(sizes[0])) * HIDDEN_EXPONENT_BEYOND_TABLE)
     elif x >= math.log(sizes[-1]):
-        hidden = hiddens[-1] * math.exp((x - math.log(sizes[-1])) / 2)
+        hidden = hiddens[-1] * math.exp((x - math.log(sizes[-1])) * HIDDEN_EXPONENT_BEYOND_TABLE)
     else:
         i = next(i for i in range(len(sizes) - 1) if math.log(sizes[i + 1]) >= x)
         t = (x - math.log(sizes[i])) / (math.log(sizes[i + 1]) - math.log(sizes[i]))
         hidden = math.exp(math.log(hiddens[i]) + t * (math.log(hiddens[i + 1]) - math.log(hiddens[i])))
-    hidden = _round_to(hidden, 128)
-    head_dim = 128 if hidden >= 1024 else 64
+    hidden = _round_to(hidden, GENERIC_HIDDEN_STEP)
+    head_dim = GENERIC_HEAD_DIM if hidden >= SMALL_HEAD_BELOW_HIDDEN else SMALL_HEAD_DIM
     heads = max(1, hidden // head_dim)
-    kv_heads = min(8, heads)
-    ffn = _round_to(3.5 * hidden, 256)  # Llama 3: 14336 = 3.5 x 4096, 28672 = 3.5 x 8192
-    vocab = 128256
+    kv_heads = min(GENERIC_KV_HEADS, heads)
+    ffn = _round_to(GENERIC_FFN_RATIO * hidden, GENERIC_FFN_STEP)
+    vocab = GENERIC_VOCAB
     base = dict(
         name=f"generic-{params_b:g}b", display=f"generic {params_b:g}B decoder", family="generic",
         params_b=params_b, active_params_b=params_b, layers=1, hidden=hidden, heads=heads,
-        kv_heads=kv_heads, head_dim=head_dim, ffn_hidden=ffn, vocab=vocab, max_seq=131072,
+        kv_heads=kv_heads, head_dim=head_dim, ffn_hidden=ffn, vocab=vocab, max_seq=GENERIC_MAX_SEQ,
         generated=True,
     )
     if active_params_b and active_params_b < params_b:
-        # Mixture of experts in the DeepSeek-V3 / Qwen3-MoE mould: top-8 of many small experts.
-        expert_ffn = _round_to(ffn / 8, 128)
-        base.update(moe_top_k=8, moe_shared_experts=1, moe_ffn_hidden=expert_ffn)
-        probe = ModelShape(**base | {"moe_experts": 8})
-        per_expert = 3 * hidden * expert_ffn
+        top_k, shared = GENERIC_MOE_TOP_K, GENERIC_MOE_SHARED
+        expert_ffn = _round_to(ffn / top_k, GENERIC_EXPERT_FFN_STEP)
+        base.update(moe_top_k=top_k, moe_shared_experts=shared, moe_ffn_hidden=expert_ffn)
+        # A one-layer probe with as many experts as are routed to gives the per-layer counts;
+        # its router (hidden x experts) stands in for the final one's, a small term.
+        probe = ModelShape(**base | {"moe_experts": top_k})
+        per_expert = _mlp(hidden, expert_ffn, "swiglu", False)
         counts = count_params(probe)
-        active_layer = counts.layer_dense_part + 9 * per_expert + hidden * 8
-        layers = max(1, round((active_params_b * 1e9 - 2 * vocab * hidden) / active_layer))
-        experts = max(9, round((params_b * 1e9 - 2 * vocab * hidden - layers * (counts.layer_dense_part + per_expert)) / (layers * per_expert)))
+        embeddings = counts.embedding + counts.output  # untied: input table and output head
+        active_layer = counts.layer_dense_part + (top_k + shared) * per_expert + hidden * probe.moe_experts
+        layers = max(1, round((active_params_b * 1e9 - embeddings) / active_layer))
+        routed = (params_b * 1e9 - embeddings - layers * (counts.layer_dense_part + per_expert)) / (layers * per_expert)
+        # At least one expert more than a token is routed to, or it would not be a mixture.
+        experts = max(top_k + 1, round(routed))
         shape = ModelShape(**base | {"layers": layers, "moe_experts": experts})
     else:
         probe = ModelShape(**base)
@@ -180,8 +218,3 @@ def active_count(shape: ModelShape, counts: ParamCounts | None = None) -> float:
     routed_active = c.moe_layers * c.expert_mlp_per_layer * shape.moe_top_k / shape.moe_experts
     return c.total - c.experts + routed_active - c.extra
 
-
-def shape_for(request: TrainingRequest) -> ModelShape:
-    if request.model:
-        return catalog.find_model(request.model)
-    return generic_shape(request.params_b, request.active_params_b)

@@ -11,7 +11,8 @@ Achieved speed is a product of physical efficiencies, each explained in `Through
             with the GPU's FLOP/byte ratio and shrinks with the hidden size (a roofline
             argument: elementwise work per token scales with h, matmul work with h^2);
   tensor:   tensor-parallel all-reduces per layer over NVLink (Megatron-LM, 4 per layer);
-  pipeline: the 1F1B bubble (p-1)/(m+p-1) (Narayanan et al. 2021, Sec 2.2);
+  pipeline: the bubble of the interleaved 1F1B schedule, (p-1)/(v*m+p-1) with v model
+            chunks per GPU (Narayanan et al. 2021, Sec 2.2.2);
   data:     gradient (and ZeRO-3 parameter) traffic over NVLink or the network, partly
             hidden behind the backward pass;
   scale:    stragglers of synchronous training, slowly growing with the node count;
@@ -27,10 +28,10 @@ import math
 
 from pydantic import BaseModel
 
-from advisor.catalog import GPU, ModelShape
 from advisor.engine.layout import Layout
-from advisor.request.model import TrainingRequest
+from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
+from advisor.engine.specs import GPU, ModelShape
 
 # Best fraction of dense peak a tuned training loop sustains when memory-bound work is
 # negligible, and the weight of that work, both fitted to the published runs of
@@ -58,10 +59,50 @@ STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: 8 x 400 Gb/s NDR for H100-class
 # clusters, 8 x 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs).
 NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce100": 12.5}
+# The fabric assumed when the user names none: NDR for data-centre GPUs released from 2022
+# (the H100 generation's reference design), HDR before, 100 Gb RoCE for consumer cards (assumed).
+NDR_FROM_RELEASE_YEAR = 2022
 # ZeRO-Offload: host-device copies over PCIe and DeepSpeed's CPU Adam (Ren et al. 2021)
 # at about 1e9 parameters a second per GPU's share of cores (assumed).
 PCIE_GBPS = {3: 12.0, 4: 25.0, 5: 50.0}
+PCIE_GBPS_UNKNOWN_GEN = 25.0  # assumed PCIe 4
 CPU_ADAM_PARAMS_PER_S = 1e9
+# Offload traffic per trainable parameter and step: 16-bit gradients out and 16-bit weights
+# back (Ren et al. 2021, ZeRO-Offload: 2M + 2M bytes for M parameters). With offload "all"
+# the weights also come in twice a step, 2 bytes each (forward and backward; assumed).
+OFFLOAD_BYTES_PER_PARAM = 4
+STREAMED_WEIGHT_BYTES, WEIGHT_PASSES_PER_STEP = 2, 2
+# A step makes three matmul passes over the weights per token (forward, input gradient,
+# weight gradient), 2 FLOPs a multiply-add each: 6N (Kaplan et al. 2020). LoRA and QLoRA skip
+# the weight-gradient matmul of the frozen base (4N). Full recompute adds a second forward,
+# 2N more and one pass of the attention's three (Narayanan et al. 2021: 8N instead of 6N).
+# The backward's two passes are the time gradient traffic can hide behind.
+FLOPS_PER_PARAM_FULL, FLOPS_PER_PARAM_PEFT, FLOPS_PER_PARAM_RECOMPUTE = 6, 4, 2
+STEP_MATMUL_PASSES, BACKWARD_MATMUL_PASSES = 3, 2
+ATTENTION_FLOPS_PER_LAYER_TOKEN_Q = 12  # 12*L*s*q (Narayanan et al. 2021, eq. 3)
+# QLoRA dequantises NF4 weights before every matmul: about 30% slower than LoRA (assumed).
+QLORA_DEQUANT_EFFICIENCY = 0.7
+# Small matmuls run below peak: efficiency tokens/(tokens+256) relative to a micro-batch of
+# 4096 tokens, the size of the calibration runs (assumed form and half-point).
+SMALL_GEMM_HALF_TOKENS = 256
+CALIBRATION_TOKENS_PER_MICROBATCH = 4096
+# Tensor parallel: Megatron all-reduces the layer activations (s*b*h, 2 bytes) 4 times a layer
+# (2 forward, 2 backward; Shoeybi et al. 2019, Megatron-LM, Sec 3), 6 with full recompute's
+# second forward; a ring moves 2(t-1)/t of each. NVLink figures are bidirectional: half each way.
+TP_ALLREDUCES_PER_LAYER, TP_ALLREDUCES_PER_LAYER_RECOMPUTE = 4, 6
+TP_ACTIVATION_BYTES = 2
+# Interleaved schedule: up to 4 model chunks per GPU when the layers allow (assumed).
+MAX_VIRTUAL_STAGES = 4
+# Data parallel: gradients move in 2 bytes (bf16 reduction, assumed whatever the precision); a
+# ring all-reduce moves 2(d-1)/d of them; ZeRO-3 adds a parameter all-gather, 1.5x the
+# traffic (ZeRO paper Sec 7).
+GRADIENT_BYTES = 2
+ZERO3_TRAFFIC = 1.5
+# LoRA's trainable share of the model for gradient and offload traffic (assumed 2%, while
+# memory.py counts the adapters exactly: kept so the figures stay as published).
+PEFT_TRAINABLE_SHARE = 0.02
+# The explanation leaves out factors within half a percent of 1.
+EFFICIENCY_SHOWN_BELOW = 0.995
 
 
 class Throughput(BaseModel):
@@ -77,46 +118,49 @@ class Throughput(BaseModel):
 
 
 def default_network(gpu: GPU) -> str:
-    return "ndr400" if gpu.release_year >= 2022 and not gpu.consumer else "hdr200" if not gpu.consumer else "roce100"
+    if gpu.consumer:
+        return "roce100"
+    return "ndr400" if gpu.release_year >= NDR_FROM_RELEASE_YEAR else "hdr200"
 
 
-def flops_per_token(m: ModelShape, req: TrainingRequest, recompute: str) -> tuple[float, float]:
+def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float]:
     """(model FLOPs, hardware FLOPs) per trained token."""
     c = count_params(m)
     # Matmul parameters a token meets: active parameters minus the embedding lookup (not a
     # matmul); the output head is a matmul even when tied.
     n = active_count(m, c) - c.embedding + (c.embedding if m.tied_embeddings else 0)
     q = m.heads * (m.head_dim if not m.uses_mla else m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim)
-    attention = 12 * m.layers * req.seq_len * q
-    weight_passes = 4 if req.method in ("lora", "qlora") else 6
+    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * m.layers * setup.seq_len * q
+    weight_passes = FLOPS_PER_PARAM_PEFT if setup.is_peft else FLOPS_PER_PARAM_FULL
     model = weight_passes * n + attention
     extra = 0.0
     if recompute == "full":
-        extra = 2 * n + attention / 3
+        extra = FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES
     return model, model + extra
 
 
-def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu: GPU,
+def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU,
                         network: str | None = None) -> Throughput:
     net = network or default_network(gpu)
-    model_f, hw_f = flops_per_token(m, req, layout.recompute)
-    peak = gpu.peak_tflops(req.precision) * 1e12
+    model_f, hw_f = flops_per_token(m, setup, layout.recompute)
+    peak = gpu.peak_tflops(setup.precision) * 1e12
     c = count_params(m)
     notes: list[dict] = []
 
-    flop_per_byte = gpu.peak_tflops(req.precision) / gpu.memory_bw_tb_s  # TFLOP/s over TB/s
+    flop_per_byte = gpu.peak_tflops(setup.precision) / gpu.memory_bw_tb_s  # TFLOP/s over TB/s
     node = 1 / (1 / ETA_MAX + KAPPA * flop_per_byte / m.hidden)
     node *= SOFTWARE.get(gpu.vendor, 1.0)
-    if req.method == "qlora":
-        node *= 0.7  # NF4 dequantisation before every matmul (QLoRA runs ~30% slower than LoRA)
-    tokens_mb = req.seq_len * layout.micro_batch
-    node *= min(1.0, (tokens_mb / (tokens_mb + 256)) / (4096 / (4096 + 256)))  # small GEMMs
+    if setup.method == "qlora":
+        node *= QLORA_DEQUANT_EFFICIENCY
+    tokens_mb = setup.seq_len * layout.micro_batch
+    reference = CALIBRATION_TOKENS_PER_MICROBATCH
+    node *= min(1.0, (tokens_mb / (tokens_mb + SMALL_GEMM_HALF_TOKENS))
+                / (reference / (reference + SMALL_GEMM_HALF_TOKENS)))
 
-    # Tensor parallel: 4 all-reduces of s*b*h per layer (6 with full recompute), ring traffic
-    # 2(t-1)/t of each, over NVLink at half the bidirectional figure.
     tp_eff = 1.0
     if layout.tp > 1:
-        per_token_bytes = (6 if layout.recompute == "full" else 4) * 2 * m.hidden * 2 * (layout.tp - 1) / layout.tp
+        allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
+        per_token_bytes = allreduces * TP_ACTIVATION_BYTES * m.hidden * 2 * (layout.tp - 1) / layout.tp
         link = gpu.intra_node_bw_gb_s / 2 * 1e9
         layer_flops = hw_f / m.layers
         t_comp = layer_flops / (layout.tp * node * peak)
@@ -124,26 +168,26 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
         tp_eff = t_comp / (t_comp + TP_EXPOSED * t_comm)
 
     # Pipeline bubble of the interleaved 1F1B schedule with v model chunks per GPU:
-    # (p-1)/(v*m + p-1) (Narayanan et al. 2021, Sec 2.2.2); v up to 4 when layers allow.
+    # (p-1)/(v*m + p-1) (Narayanan et al. 2021, Sec 2.2.2).
     m_steps = layout.microbatches_per_step
-    v = max(1, min(4, m.layers // max(1, layout.pp))) if layout.pp > 1 else 1
+    v = max(1, min(MAX_VIRTUAL_STAGES, m.layers // max(1, layout.pp))) if layout.pp > 1 else 1
     pp_eff = 1 - (layout.pp - 1) / (v * m_steps + layout.pp - 1) if layout.pp > 1 else 1.0
 
     # Data parallel: ring all-reduce (or reduce-scatter + all-gather) of the gradients each
-    # step, 1.5x with ZeRO-3's extra parameter all-gather (ZeRO paper Sec 7).
+    # step, the part not hidden behind the backward pass exposed.
     dp_eff = 1.0
     if layout.dp > 1:
-        trainable = c.total if req.method not in ("lora", "qlora") else 0.02 * c.total
-        grad_bytes = trainable / (layout.tp * layout.pp) * 2
+        trainable = c.total if not setup.is_peft else PEFT_TRAINABLE_SHARE * c.total
+        grad_bytes = trainable / (layout.tp * layout.pp) * GRADIENT_BYTES
         volume = 2 * grad_bytes * (layout.dp - 1) / layout.dp
         if layout.zero_stage == 3:
-            volume *= 1.5
+            volume *= ZERO3_TRAFFIC
         spans_nodes = layout.nodes > 1
         bw = (NETWORK_GBPS[net] if spans_nodes else gpu.intra_node_bw_gb_s / 2) * 1e9
-        tokens_step = req.seq_len * layout.micro_batch * m_steps
+        tokens_step = setup.seq_len * layout.micro_batch * m_steps
         t_comp = tokens_step * hw_f / (layout.tp * layout.pp * node * tp_eff * peak)
         t_comm = volume / bw
-        exposed = max(0.0, t_comm - DP_OVERLAP * t_comp * 2 / 3)
+        exposed = max(0.0, t_comm - DP_OVERLAP * t_comp * BACKWARD_MATMUL_PASSES / STEP_MATMUL_PASSES)
         dp_eff = t_comp / (t_comp + exposed)
 
     scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
@@ -151,13 +195,13 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
     off_eff = 1.0
     if layout.offload != "none":
         local = c.total / (layout.tp * layout.pp * max(1, layout.dp if layout.zero_stage >= 1 else 1))
-        if req.method in ("lora", "qlora"):
-            local *= 0.02
-        pcie = PCIE_GBPS.get(gpu.pcie_gen, 25.0) * 1e9
-        t_off = local * 4 / pcie + local / CPU_ADAM_PARAMS_PER_S
+        if setup.is_peft:
+            local *= PEFT_TRAINABLE_SHARE
+        pcie = PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN) * 1e9
+        t_off = local * OFFLOAD_BYTES_PER_PARAM / pcie + local / CPU_ADAM_PARAMS_PER_S
         if layout.offload == "all":
-            t_off += c.total / (layout.tp * layout.pp) * 2 * 2 / pcie  # weights in, twice a step
-        tokens_step = req.seq_len * layout.micro_batch * m_steps
+            t_off += c.total / (layout.tp * layout.pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
+        tokens_step = setup.seq_len * layout.micro_batch * m_steps
         t_comp = tokens_step * hw_f / (layout.tp * layout.pp * node * peak)
         off_eff = t_comp / (t_comp + t_off)
 
@@ -171,7 +215,8 @@ def estimate_throughput(m: ModelShape, req: TrainingRequest, layout: Layout, gpu
     notes.append({"kind": "flops", "model_gflop": model_f / 1e9, "hardware_gflop": hw_f / 1e9})
     eff = {"node": node, "tensor": tp_eff, "pipeline": pp_eff, "data": dp_eff,
            "scale": scale_eff, "offload": off_eff}
-    notes.append({"kind": "efficiency", "factors": {k: v for k, v in eff.items() if v < 0.995}, "hfu": hfu})
+    shown = {k: v for k, v in eff.items() if v < EFFICIENCY_SHOWN_BELOW}
+    notes.append({"kind": "efficiency", "factors": shown, "hfu": hfu})
     notes.append({"kind": "goodput", "goodput": goodput, "failures_per_day": failures_per_day, "gpus": n_gpu})
     return Throughput(
         model_flops_per_token=model_f,

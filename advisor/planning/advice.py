@@ -20,9 +20,9 @@ from advisor.planning.planner import (
     with_infrastructure,
 )
 from advisor.market.prices import price_book
+from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.text.render import phrase, render
 from advisor.request.model import TrainingRequest
-from advisor.engine.shapes import shape_for
 
 
 class Advice(BaseModel):
@@ -166,11 +166,11 @@ def plan_context(result: Advice) -> dict:
 
 
 def advise_request(request: TrainingRequest) -> Advice:
-    shape = shape_for(request)
+    shape = model_shape(request)
     book = price_book()
     if request.gpu and request.gpu_count:
         gpu = catalog.get_gpu(request.gpu)
-        est = best_layout(shape, request, gpu, request.gpu_count)
+        est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
         budget = book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
         plan = with_infrastructure(request, make_plan(request, shape, gpu, est, book, horizon, budget))

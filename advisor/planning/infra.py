@@ -8,9 +8,9 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
-from advisor.request.model import TrainingRequest
-from advisor.engine.shapes import shape_for
 from advisor.engine.throughput import estimate_throughput
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.model import TrainingRequest
 
 # At least 8 vCPUs per GPU so data loading never starves the GPU (source guide, Shenzhen);
 # 12 for pre-training, whose loaders stream and tokenise more data per GPU-hour (assumed),
@@ -57,12 +57,12 @@ def _round_up(x: float, step: float) -> float:
 
 def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, list[dict]]:
     """The cheapest inter-node bandwidth per GPU that costs under 5% of speed, from the plan's
-    own data-parallel traffic (advisor/throughput.py); with each option's share of step time
-    left to compute."""
-    shape = shape_for(req)
+    own data-parallel traffic (advisor/engine/throughput.py); with each option's share of step
+    time left to compute."""
+    shape, setup = model_shape(req), training_setup(req)
     options = []
     for name, gbps in (("roce100", 100), ("hdr200", 200), ("ndr400", 400)):
-        thr = estimate_throughput(shape, req, est.layout, gpu, name)
+        thr = estimate_throughput(shape, setup, est.layout, gpu, name)
         options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": thr.efficiency["data"]})
     fastest = max(o["speed"] for o in options)
     chosen = next((o for o in options if o["speed"] >= 0.95 * fastest), options[-1])

@@ -2,7 +2,7 @@
 
 For every GPU the user's market can get, counts grow from the smallest that fits (1, 2, 4,
 one server, then doubling servers) until the deadline is met; each count gets its best
-layout (advisor/estimate.py), its infrastructure and its costs. Plans that fit and meet the
+layout (advisor/engine/estimate.py), its infrastructure and its costs. Plans that fit and meet the
 deadline (and the budget, when one is set) are ranked by total rent, or by time when the
 user asks for speed.
 """
@@ -17,6 +17,7 @@ from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.planning.costs import Costs, plan_costs
 from advisor.engine.estimate import Estimate, best_layout, candidate_counts
+from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.market.prices import PriceBook
 from advisor.request.model import TrainingRequest
@@ -104,6 +105,7 @@ def _sort_key(req: TrainingRequest):
 def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: bool = True) -> PlanResult:
     horizon = req.deadline_days or DEFAULT_HORIZON_DAYS
     budget = _budget(req, book)
+    setup = training_setup(req)
     plans: list[Plan] = []
     considered = 0
     for gpu in candidate_gpus(req):
@@ -114,7 +116,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         for count in counts:
             if count < skip_below and count != counts[-1]:
                 continue
-            est = best_layout(m, req, gpu, count)
+            est = best_layout(m, setup, gpu, count)
             considered += 1
             if not est.fits:
                 continue

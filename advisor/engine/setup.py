@@ -1,0 +1,52 @@
+"""The training setup the formulas read: method, precision, optimizer, sequence, batch and the
+layout knobs the user fixed. Nothing else of the request (budget, city, language, text)
+reaches the engine; advisor/planning/engine_inputs.py builds a setup from a request.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Method = Literal["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"]
+Precision = Literal["bf16", "pure-bf16", "fp16", "fp8", "fp32"]
+Optimizer = Literal["adamw", "adamw8bit", "lion", "sgd"]
+Offload = Literal["none", "optimizer", "all"]
+Recompute = Literal["none", "selective", "full"]
+LoraTargets = Literal["qv", "attn", "all"]
+
+# LoRA rank and target modules when the user names none: every linear layer, as QLoRA found
+# adapting all of them needed to match full fine-tuning (Dettmers et al. 2023), at a common
+# rank of 16 (assumed).
+DEFAULT_LORA_RANK = 16
+DEFAULT_LORA_TARGETS: LoraTargets = "all"
+
+
+class PinnedKnobs(BaseModel):
+    """Layout knobs the user set; the layout search keeps these and chooses the rest (None)."""
+
+    model_config = ConfigDict(frozen=True)
+    zero_stage: int | None = None
+    offload: Offload | None = None
+    recompute: Recompute | None = None
+    micro_batch: int | None = None
+
+
+class TrainingSetup(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    method: Method = "full-finetune"
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    lora_rank: int = DEFAULT_LORA_RANK
+    lora_targets: LoraTargets = DEFAULT_LORA_TARGETS
+    # Optimizer step fused into the backward pass (torchtune optimizer_in_bwd).
+    opt_in_backward: bool = False
+    seq_len: int = 4096
+    global_batch: int | None = None  # sequences per step; None: the engine's default
+    tokens: float | None = None  # tokens to train on; None: no time estimate
+    pinned: PinnedKnobs = PinnedKnobs()
+
+    @property
+    def is_peft(self) -> bool:
+        return self.method in ("lora", "qlora")
