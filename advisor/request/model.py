@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+from advisor.engine.setup import LoraTargets, Method, Offload, Optimizer, Precision, Recompute
+
 from pydantic import BaseModel, ConfigDict, Field
 
-Method = Literal["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"]
-Precision = Literal["bf16", "pure-bf16", "fp16", "fp8", "fp32"]
-Optimizer = Literal["adamw", "adamw8bit", "lion", "sgd"]
-Offload = Literal["none", "optimizer", "all"]
-Recompute = Literal["none", "selective", "full"]
 Lang = Literal["en", "zh"]
 
 # Bytes of cleaned text per token, used to turn "1TB" into tokens. Source: the
@@ -54,7 +51,7 @@ class TrainingRequest(BaseModel):
     model: str | None = None
     method: Method = "full-finetune"
     lora_rank: int | None = None
-    lora_targets: Literal["qv", "attn", "all"] | None = None
+    lora_targets: LoraTargets | None = None
     data: DataSize | None = None
     bytes_per_token: float | None = None
     tokens_per_sample: int | None = None
