@@ -83,7 +83,7 @@ class BotServer:
         settings = Settings(bot_token=BOT_TOKEN, signing_secret=SECRET, api_url=fake.url)
         self.http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
         self.url = f"http://127.0.0.1:{self.http.server_port}"
-        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     def stop(self):

@@ -48,6 +48,7 @@ def _run(client, **kw):
     return digests.post_due(client_for=lambda team: client, date="2023-06-15", ignore_time=True, **kw)
 
 
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
     _subscribe()
     assert _run(client) == 1
@@ -60,6 +61,7 @@ def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
 
 
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_digest_waits_for_the_channels_time(store, client, fake_slack):
     import datetime as dt
 
@@ -72,6 +74,7 @@ def test_digest_waits_for_the_channels_time(store, client, fake_slack):
     assert digests.post_due(now=late, date="2023-06-15", client_for=lambda t: client) == 1
 
 
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
     from bot import digests
 
@@ -89,6 +92,7 @@ def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
     assert state == "sent"
 
 
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_a_crash_before_posting_posts_on_restart(store, client, fake_slack):
     from bot import digests
 
@@ -117,6 +121,7 @@ def test_429_is_retried_and_5xx_never_marks_sent(store, client, fake_slack):
     assert _run(client) == 1
 
 
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_two_schedulers_post_once(store, client, fake_slack):
     _subscribe()
     results = []

@@ -20,7 +20,7 @@ def oauth_bot(fake_slack, bot_env):
     settings = Settings(signing_secret=SECRET, api_url=fake_slack.url, client_id="111.222",
                         client_secret="oauth-client-secret-xyz")
     http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{http.server_port}"
     yield SlackSender(url, SECRET, fake_slack), url
