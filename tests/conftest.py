@@ -1,7 +1,9 @@
+import contextlib
+import io
 import os
-import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,18 +13,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def cli(tmp_path):
-    """Run the real `gpu-advisor` entry point in a fresh process, in an empty directory."""
+def cli(tmp_path, monkeypatch):
+    """`gpu-advisor ARGS` run in this process: `advisor.cli.main(argv)` with stdout and stderr
+    captured, in an empty directory, with its own database file (GPU_ADVISOR_DB). Returns what
+    `subprocess.run` would: .returncode, .stdout, .stderr. The entry point itself, in a real
+    process, is tested in test_cli.py (smoke tests)."""
+    from advisor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "test.db"))
 
     def run(*args, env=None):
-        full_env = dict(os.environ)
-        full_env["GPU_ADVISOR_DB"] = str(tmp_path / "test.db")
-        full_env.setdefault("PYTHONPATH", str(ROOT))
-        full_env.update(env or {})
-        return subprocess.run(
-            [sys.executable, "-m", "advisor.cli", *args],
-            capture_output=True, text=True, cwd=tmp_path, env=full_env, timeout=120,
-        )
+        out, err = io.StringIO(), io.StringIO()
+        with monkeypatch.context() as m, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            for name, value in (env or {}).items():
+                m.setenv(name, value)
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exit_:  # argparse refuses the arguments
+                code = exit_.code if isinstance(exit_.code, int) else 1
+        return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
     return run
 
@@ -41,17 +51,22 @@ def fake_slack():
 
 
 @pytest.fixture
-def settled_fake(fake_slack):
-    """A fake with no calls recorded; afterwards, replies still in flight land before the next
-    test scripts it."""
-    import time
+def drain():
+    """Call it to wait until every job handed to the bot's planning pool so far has finished
+    (and posted what it posts): see pool_drain.py."""
+    from bot import worker
+    from pool_drain import drain as drain_pool
 
+    return lambda: drain_pool(worker.pool())
+
+
+@pytest.fixture
+def settled_fake(fake_slack, drain):
+    """A fake with no calls recorded; afterwards, replies still in flight land before the next
+    test scripts it (the planning pool is drained, nothing is slept)."""
     fake_slack.reset()
     yield fake_slack
-    seen, deadline = -1, time.time() + 15
-    while time.time() < deadline and len(fake_slack.calls) != seen:
-        seen = len(fake_slack.calls)
-        time.sleep(0.8)
+    drain()
 
 
 class BotServer:
@@ -68,7 +83,7 @@ class BotServer:
         settings = Settings(bot_token=BOT_TOKEN, signing_secret=SECRET, api_url=fake.url)
         self.http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
         self.url = f"http://127.0.0.1:{self.http.server_port}"
-        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     def stop(self):

@@ -79,7 +79,7 @@ class FakeSlack:
                 self._reply(200, fake.answer(method, args))
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     # -- control ------------------------------------------------------------------
     def start(self) -> "FakeSlack":

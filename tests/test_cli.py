@@ -1,6 +1,14 @@
 """The command line as users and outside checks drive it (CONTRACT sections 1 and 4)."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
 
 CONTRACT_EXAMPLES = [
     "70B full-finetune 1TB 14d budget",
@@ -119,3 +127,34 @@ def test_ask_takes_the_leading_command_words(cli):
     digest = json.loads(cli("ask", "digest", "--json").stdout)
     assert {"date", "previous", "changes", "added", "removed"} <= set(digest)
     assert cli("ask", "prices H300").returncode == 2
+
+
+# --- the entry point in a real process (every other test calls main() in this process) -------
+
+def _real(command, *args, tmp_path):
+    env = dict(os.environ, GPU_ADVISOR_DB=str(tmp_path / "smoke.db"), PYTHONPATH=str(ROOT))
+    env.pop("GPU_ADVISOR_DEBUG", None)
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+
+
+ENTRY_POINTS = [pytest.param([sys.executable, "-m", "advisor.cli"], id="python -m advisor.cli"),
+                pytest.param(["gpu-advisor"], id="gpu-advisor",
+                             marks=pytest.mark.skipif(shutil.which("gpu-advisor") is None,
+                                                      reason="not installed (pip install .)"))]
+
+
+@pytest.mark.parametrize("command", ENTRY_POINTS)
+def test_entry_point_answers_and_exits_0(command, tmp_path):
+    out = _real(command, "ask", "7b lora 20GB 3d", "--json", tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["plan"]["gpu_count"] >= 1
+    assert (tmp_path / "smoke.db").exists()
+
+
+def test_entry_point_exits_2_on_bad_input_without_a_traceback(tmp_path):
+    command = [sys.executable, "-m", "advisor.cli"]
+    refused = _real(command, "ask", "70B frobnicate", tmp_path=tmp_path)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "frobnicate" in refused.stderr and "Traceback" not in refused.stderr
+    unknown = _real(command, "frobnicate", tmp_path=tmp_path)  # argparse's own refusal
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr

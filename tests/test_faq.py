@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import pytest
 
 from advisor.knowledge import faq
 
-EVAL = tomllib.loads((Path(__file__).parent / "faq_eval.toml").read_text("utf-8"))["q"]
+_SETS = tomllib.loads((Path(__file__).parent / "faq_eval.toml").read_text("utf-8"))
+EVAL = _SETS["q"]  # paraphrases the matcher's weights and thresholds were tuned on
+HELD_OUT = _SETS["held_out"]  # paraphrases never used for tuning
 TOPICS = faq.topics()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -27,10 +30,37 @@ PLAN = {
 }
 
 
+def _same_words(text):
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
     assert len(ids) == len(TOPICS) == 45
     assert {q["topic"] for q in EVAL} <= ids
+    assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
+
+
+def test_eval_questions_are_not_the_topics_own():
+    """So the word-for-word shortcut (faq.rank) never answers them: the evaluations below
+    measure the retrieval itself."""
+    own = {_same_words(text) for t in TOPICS
+           for text in (t.title_en, t.title_zh, *t.questions_en, *t.questions_zh)}
+    asked = [q["text"] for q in EVAL + HELD_OUT]
+    assert [text for text in asked if _same_words(text) in own] == []
+    assert len({_same_words(text) for text in asked}) == len(asked)  # and none is asked twice
+
+
+def test_top1_on_held_out_paraphrases():
+    """Questions written after the matcher was tuned (faq_eval.toml, held_out): 41 of 45
+    were answered with their topic when they were written."""
+    ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"])] for q in HELD_OUT}
+    top1 = [q for q in HELD_OUT if faq.answer(q["text"]).topic == q["topic"]]
+    top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
+    report = "misses:\n  " + "\n  ".join(f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})"
+                                         for q in HELD_OUT if q not in top1)
+    assert len(top1) / len(HELD_OUT) >= 0.80, report
+    assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 
 def test_top1_accuracy_on_eval_set():
@@ -53,8 +83,18 @@ def test_top1_accuracy_on_eval_set():
     assert acc["mixed"] >= 0.85, report
 
 
+def test_example_questions_find_their_topic_without_the_word_for_word_shortcut():
+    """The retrieval alone ranks nearly every example question's own topic first; the
+    shortcut (faq.rank, verbatim) is there for the few that lose to a close neighbour."""
+    asked = [(t.id, q) for t in TOPICS for q in t.questions_en + t.questions_zh]
+    lost = [(topic, q) for topic, q in asked if faq.rank(q, verbatim=False)[0][0] != topic]
+    assert len(asked) >= 300 and len(lost) <= 3, lost
+    assert all(topic in [t for t, _ in faq.rank(q, verbatim=False)[:3]] for topic, q in lost), lost
+
+
 @pytest.mark.parametrize("topic", TOPICS, ids=lambda t: t.id)
 def test_topic_answers_its_own_example_questions(topic):
+    """The shortcut itself: a question asked word for word gets its topic, confidently."""
     for question in topic.questions_en + topic.questions_zh:
         got = faq.answer(question)
         assert got.topic == topic.id, (question, got.topic)

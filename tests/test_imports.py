@@ -392,7 +392,7 @@ def feed_server():
         "/empty": (200, "text/csv", b"", 0, 0),
     }
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FeedHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -439,6 +439,7 @@ def test_feed_failures(db, feed_server, path, message):
     assert table_state(db) == before
 
 
+@pytest.mark.slow  # waits for the 0.5 s timeout
 def test_feed_timeout(feed_server):
     start = time.monotonic()
     with pytest.raises(FeedProblem, match="did not answer within 0.5 s"):
@@ -446,6 +447,7 @@ def test_feed_timeout(feed_server):
     assert time.monotonic() - start < 2.5
 
 
+@pytest.mark.slow  # waits for the 0.5 s timeout
 def test_feed_timeout_bounds_the_whole_download(feed_server):
     start = time.monotonic()
     with pytest.raises(FeedProblem, match="did not answer within 0.5 s"):

@@ -20,7 +20,7 @@ def oauth_bot(fake_slack, bot_env):
     settings = Settings(signing_secret=SECRET, api_url=fake_slack.url, client_id="111.222",
                         client_secret="oauth-client-secret-xyz")
     http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{http.server_port}"
     yield SlackSender(url, SECRET, fake_slack), url
@@ -59,16 +59,16 @@ def test_install_then_requests_use_that_workspaces_token(oauth_bot, fake_slack):
     assert post["authorization"] == "Bearer xoxb-T2-token" and post["args"]["channel"] == "C2"
 
 
-def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, answered):
+def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, answered, drain):
     send, url = oauth_bot
     _install(url, fake_slack, "T2")
     fake_slack.reset()
     # T1's thread, addressed from T2: not ours there, so no reply
     send.thread_message("what if 30 days?", answered, team="T2")
-    time.sleep(2)
-    assert fake_slack.calls_of("chat.postMessage") == []
     send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"}, team="T2")
     view = str(fake_slack.wait_for("views.publish")[0]["args"]["view"])
+    drain()
+    assert fake_slack.calls_of("chat.postMessage") == []
     assert answered.replace(".", "") not in view and "archives/C1" not in view
 
 
@@ -90,8 +90,13 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
     assert store.find_installation(enterprise_id=None, team_id="T3") is not None
     status, _ = send.event({"type": "app_uninstalled"}, team="T3")
     assert status == 200
+
+    def gone():  # the listener deletes the tokens, then the threads, then the subscriptions
+        return (store.find_installation(enterprise_id=None, team_id="T3") is None
+                and conversations.recent("T3") == [] and subscriptions.of_workspace("T3") == [])
+
     deadline = time.time() + 20
-    while time.time() < deadline and store.find_installation(enterprise_id=None, team_id="T3") is not None:
+    while time.time() < deadline and not gone():
         time.sleep(0.1)
     assert store.find_installation(enterprise_id=None, team_id="T3") is None
     assert conversations.recent("T3") == [] and subscriptions.of_workspace("T3") == []

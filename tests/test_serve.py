@@ -46,6 +46,7 @@ def served(fake_slack, tmp_path):
     log.close()
 
 
+@pytest.mark.slow  # starts gunicorn; waits on real time for a duplicate reply that must not come
 def test_two_workers_one_database_reply_once(served, fake_slack):
     from bot import conversations
     from slack_client import SlackSender
@@ -66,7 +67,7 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     for n in (1, 2, 3):
         sender.event(event, event_id="EvTwice", headers={"X-Slack-Retry-Num": str(n)})
     fake_slack.wait_for("chat.postMessage", 1, timeout=90)
-    time.sleep(3)
+    time.sleep(3)  # the workers' planning pools are in other processes: nothing to drain from here
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
     log.seek(0)
     text = log.read()

@@ -58,7 +58,7 @@ def test_gpu_alone_opens_a_form_then_fills_it(bot, fake_slack):
     assert view["callback_id"] == "gpu_request" and len(view["blocks"]) == 7
 
 
-def test_form_submission_with_a_bad_field_gets_an_inline_error(bot, fake_slack):
+def test_form_submission_with_a_bad_field_gets_an_inline_error(bot, fake_slack, drain):
     send, _ = bot
     status, body = send.submit_form({"model": "70B", "method": "full-finetune", "data": "1TB",
                                      "deadline": "soon", "gpu": "any", "lang": "en"})
@@ -66,7 +66,7 @@ def test_form_submission_with_a_bad_field_gets_an_inline_error(bot, fake_slack):
     reply = json.loads(body)
     assert reply["response_action"] == "errors" and "deadline" in reply["errors"]
     assert "soon" in reply["errors"]["deadline"]
-    time.sleep(1)
+    drain()
     assert fake_slack.calls_of("chat.postMessage") == []
 
 
