@@ -11,11 +11,17 @@ import json
 import os
 import sys
 import traceback
+from contextlib import closing
 
 from advisor.planning import advice
 from advisor.request.parser import RequestError, detect_lang, leading_command
-from advisor.market.prices import ConfigError
+from advisor.market.prices import ConfigError, price_book
+from advisor.market.store import open_store
 from advisor.text.render import phrase
+
+# The owner key of the quotes recorded from this command line (the bot uses the workspace id):
+# they join this machine's plans and no Slack team's.
+LOCAL_OWNER = "local"
 
 
 class UsageError(Exception):
@@ -54,8 +60,10 @@ def cmd_ask(args) -> int:
     handled = _leading_command(args, text, lang)
     if handled is not None:
         return handled
+    with closing(open_store()) as db:
+        book = price_book(db, LOCAL_OWNER)
     try:
-        result = advice.advise(text, lang=args.lang)
+        result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
         return 2
@@ -93,7 +101,8 @@ def cmd_quote(args) -> int:
     text = " ".join(args.text)
     lang = args.lang or detect_lang(text)
     try:
-        judgement, recorded = quote_answer(text, args.lang)
+        with closing(open_store()) as db:
+            judgement, recorded = quote_answer(text, args.lang, db, LOCAL_OWNER)
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
         return 2
@@ -106,19 +115,18 @@ def cmd_quote(args) -> int:
 
 def cmd_prices_import(args) -> int:
     from advisor.market.imports import ImportProblem, import_file
-    from advisor.market.prices import open_store
 
-    db = open_store()
     results = []
-    for path in args.paths:
-        try:
-            result = import_file(db, path, source=args.source, as_of=args.as_of)
-        except ImportProblem as err:
-            print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
-            return 2
-        results.append(result)
-        print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
-              f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
+    with closing(open_store()) as db:
+        for path in args.paths:
+            try:
+                result = import_file(db, path, source=args.source, as_of=args.as_of)
+            except ImportProblem as err:
+                print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
+                return 2
+            results.append(result)
+            print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
+                  f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
     if args.json:
         _print_json([r.model_dump(mode="json") for r in results])
     return 0
@@ -137,7 +145,8 @@ def cmd_prices_show(args) -> int:
                              known=", ".join(g.name for g in catalog.gpus())), file=sys.stderr)
             return 2
         gpu = found.name
-    groups = current_prices(gpu)
+    with closing(open_store()) as db:
+        groups = current_prices(price_book(db, LOCAL_OWNER), gpu)
     if args.json:
         _print_json(groups)
     else:
@@ -149,22 +158,22 @@ def cmd_digest(args) -> int:
     import datetime as dt
 
     from advisor.market import digest as digestmod
-    from advisor.market.prices import open_store
+    from advisor.market import store
     from advisor.text.render import render
 
-    db = open_store()
-    date = args.date or digestmod.latest_snapshot_date(db) or dt.date.today().isoformat()
-    try:
-        dt.date.fromisoformat(date)
-    except ValueError:
-        print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
-        return 2
-    result = digestmod.compute_digest(db, date)
-    if args.json:
-        _print_json(result.to_json())
-    else:
-        print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
-                     cheapest=digestmod.cheapest_now(db, date), problems=[]))
+    with closing(open_store()) as db:
+        date = args.date or store.latest_snapshot_date(db) or dt.date.today().isoformat()
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
+            return 2
+        result = digestmod.compute_digest(db, date)
+        if args.json:
+            _print_json(result.to_json())
+        else:
+            print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
+                         cheapest=digestmod.cheapest_now(db, date), problems=[]))
     if args.post:
         from bot.digests import post_due
 

@@ -1,16 +1,21 @@
 """The SQLite file everything shares (GPU_ADVISOR_DB), and per-component schema migrations.
 
-Each component (conversations, the bot's delivery log, ...) lists its migrations; each runs
-once, in order, in a transaction, recorded in `schema_versions`. Web workers, the scheduler
-and the CLI may open the same file at once: WAL mode and a busy timeout let them.
+Each component (the price store, conversations, the bot's delivery log, ...) lists its
+migrations; each runs once, in order, in a transaction, recorded in `schema_versions`. Web
+workers, the scheduler and the CLI may open the same file at once: WAL mode and a busy
+timeout let them, and BEGIN IMMEDIATE makes one process migrate while the others wait.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from typing import Callable
 
 import sqlite_utils
+
+# A migration step: SQL statements separated by ";", or a function given the database.
+Step = Callable[[sqlite_utils.Database], None]
 
 
 def db_path() -> str:
@@ -24,22 +29,24 @@ def connect(path: str | None = None) -> sqlite_utils.Database:
     return sqlite_utils.Database(conn)
 
 
-def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str]]) -> None:
+def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
                " applied_at TEXT, PRIMARY KEY (component, version))")
-    done = {r[0] for r in db.execute("SELECT version FROM schema_versions WHERE component = ?",
-                                     [component]).fetchall()}
-    for version, sql in migrations:
+    versions = db["schema_versions"]
+    done = {r["version"] for r in versions.rows_where("component = ?", [component], select="version")}
+    for version, step in migrations:
         if version in done:
             continue
         db.execute("BEGIN IMMEDIATE")
         try:
             # Another process may have applied it between our read and our lock.
-            if not db.execute("SELECT 1 FROM schema_versions WHERE component = ? AND version = ?",
-                              [component, version]).fetchone():
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+            if not versions.count_where("component = ? AND version = ?", [component, version]):
+                if callable(step):
+                    step(db)
+                else:
+                    for statement in step.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
                 db.execute("INSERT INTO schema_versions VALUES (?, ?, datetime('now'))", [component, version])
             db.execute("COMMIT")
         except BaseException:

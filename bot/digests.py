@@ -19,8 +19,8 @@ from advisor import db as dbmod
 from advisor.market import digest as digestmod
 from bot import subscriptions
 from advisor.market.chart import history_png
-from advisor.market.history import cheapest_history
-from advisor.market.prices import open_store
+from advisor.market import store as price_store
+from advisor.market.store import open_store
 from advisor.text.render import render
 from bot import blocks
 
@@ -117,7 +117,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     gpus = [g.gpu_name for g in h.groups][:6]
     png, legend = (None, {})
     if gpus:
-        png, legend = history_png(cheapest_history(store, gpus, date))
+        png, legend = history_png(price_store.cheapest_history(store, gpus, date))
         text += "\n\n" + render(f"digest_chart.{lang}.txt.j2", legend=legend)
     store.conn.close()
     msg = blocks.plain(text)
@@ -172,7 +172,7 @@ def _error_name(err: Exception) -> str:
 def today_date() -> str:
     """The digest's date: the newest snapshot on record, else today."""
     store = open_store()
-    date = digestmod.latest_snapshot_date(store)
+    date = price_store.latest_snapshot_date(store)
     store.conn.close()
     return date or dt.datetime.now(TZ).date().isoformat()
 

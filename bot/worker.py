@@ -9,6 +9,8 @@ import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
+from advisor.market.prices import PriceBook
+
 log = logging.getLogger("gpu_advisor.bot")
 _pool: ProcessPoolExecutor | None = None
 _pool_pid: int | None = None
@@ -73,14 +75,25 @@ def _log_failure(future: Future) -> None:
         log.error("background job failed: %s: %s", type(err).__name__, err)
 
 
-def answer(text: str, lang: str | None) -> dict:
+def prices_for(owner: str) -> PriceBook:
+    """The price book `owner` (a workspace id) sees: the shared market data and its own quotes."""
+    from contextlib import closing
+
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+
+    with closing(open_store()) as db:
+        return price_book(db, owner)
+
+
+def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     """A /gpu request -> the channel message, its thread replies and what the thread stores."""
     from advisor.planning.advice import advise, plan_context, render_checklist, render_text
     from advisor.request.parser import RequestError
     from bot import blocks
 
     try:
-        result = advise(text, lang)
+        result = advise(text, lang, book=book)
     except RequestError as err:
         return {"ok": False, "error": err.message(lang or err.lang)}
     buttons = result.plan is not None
@@ -90,21 +103,21 @@ def answer(text: str, lang: str | None) -> dict:
     return {"ok": True, "lang": result.request.lang, "message": msg, "summary": plan_context(result)}
 
 
-def follow(request_text: str, summary: dict, text: str, lang: str | None) -> dict:
+def follow(request_text: str, summary: dict, text: str, lang: str | None, book: PriceBook) -> dict:
     """A message in a plan's thread -> the reply (what-if or FAQ answer)."""
     from advisor.planning.followup import follow_up
     from bot import blocks
 
-    reply = follow_up(request_text, summary, text, lang)
+    reply = follow_up(request_text, summary, text, lang, book=book)
     return {"ok": True, "kind": reply.kind, "message": blocks.plain(reply.text)}
 
 
-def part(request_text: str, which: str, lang: str) -> dict:
+def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
     """One part of a stored plan for a button: costs, alternatives, checklist or the RFQ."""
     from advisor.planning.advice import advise, render_rfq, render_section
     from bot import blocks
 
-    result = advise(request_text, lang)
+    result = advise(request_text, lang, book=book)
     if which == "rfq":
         return {"ok": True, "text": render_rfq(result) or ""}
     return {"ok": True, "message": blocks.plain(render_section(result, which))}
@@ -134,7 +147,7 @@ def form_values(request_text: str) -> dict:
 def _ready() -> bool:
     from advisor.planning.advice import advise
 
-    advise("7b lora 1GB 1d on 1x4090")  # imports, catalogs, templates, price store
+    advise("7b lora 1GB 1d on 1x4090", book=prices_for(""))  # imports, catalogs, templates, price store
     return True
 
 

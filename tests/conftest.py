@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,18 @@ def cli(tmp_path):
         )
 
     return run
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    """The price book of a fresh store in a temporary SQLite file: the shared prices (the
+    reference seed), at the seed's exchange rate."""
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+
+    monkeypatch.delenv("GPU_ADVISOR_USD_CNY", raising=False)
+    with closing(open_store(str(tmp_path / "prices.db"))) as db:
+        return price_book(db, None)
 
 
 SECRET = "test-signing-secret-0123456789"

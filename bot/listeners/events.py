@@ -52,13 +52,15 @@ def on_mention(event, body, client, context):
     try:
         parse(text)
     except RequestError:
-        worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, where, "", {}, text, event.get("user", ""))
+        worker.submit(jobs.follow, jobs.SlackAccess.of(client), team, channel, where, "", {}, text,
+                      event.get("user", ""))
         return
     post_plan(client, team, channel, event.get("user", ""), text, None, thread_ts=where)
 
 
 def _follow(client, channel, thread, conv, event):
-    worker.submit(jobs.follow, jobs.SlackAccess.of(client), channel, thread, conv.request_text, conv.summary,
+    worker.submit(jobs.follow, jobs.SlackAccess.of(client), conv.workspace, channel, thread, conv.request_text,
+                  conv.summary,
                   strip_mentions(event.get("text", "")), event.get("user", ""))
 
 
