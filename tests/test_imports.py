@@ -257,6 +257,22 @@ def test_a_failed_write_rolls_the_whole_file_back(db):
     assert table_state(db) == before
 
 
+def test_the_layouts_are_told_apart_by_the_registry(tmp_path):
+    assert read_file(SNAPSHOTS / "2023-06-15.csv").layout == "skypilot"
+    assert read_file(QUOTES_EXAMPLE).layout == "quotes"
+    assert [layout.name for layout in layouts.LAYOUTS.values() if layout.snapshot] == list(layouts.SNAPSHOT_LAYOUTS)
+    unknown = write_variant(tmp_path, "unknown.csv", ["date,vendor,sku,amount", "2026-11-20,acme,x,1"])
+    with pytest.raises(ImportProblem) as info:
+        read_file(unknown)
+    assert str(info.value) == (
+        f"{unknown}, line 1: not a price file this tool knows: expected the SkyPilot columns "
+        "(date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd)"
+        " or the quote columns (date,vendor,gpu,gpus,kind,price,currency)")
+    near = write_variant(tmp_path, "near.csv", ["date,vendor,gpu,gpus,kind,price", "2026-11-20,acme,H100,8,rent_hour,2"])
+    with pytest.raises(ImportProblem, match=r"line 1: missing column currency \(quote layout\)$"):
+        read_file(near)
+
+
 # ----------------------------------------------------------------------------------------
 # Vendor quotes
 
