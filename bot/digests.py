@@ -19,8 +19,7 @@ from advisor import db as dbmod
 from advisor.market import digest as digestmod
 from bot import subscriptions
 from advisor.market.chart import history_png
-from advisor.market import store as price_store
-from advisor.market.store import open_store
+from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
 from advisor.text.render import render
 from bot import blocks
 
@@ -117,7 +116,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     gpus = [g.gpu_name for g in h.groups][:6]
     png, legend = (None, {})
     if gpus:
-        png, legend = history_png(price_store.cheapest_history(store, gpus, date))
+        png, legend = history_png(cheapest_history(store, gpus, date))
         text += "\n\n" + render(f"digest_chart.{lang}.txt.j2", legend=legend)
     store.conn.close()
     msg = blocks.plain(text)
@@ -172,7 +171,7 @@ def _error_name(err: Exception) -> str:
 def today_date() -> str:
     """The digest's date: the newest snapshot on record, else today."""
     store = open_store()
-    date = price_store.latest_snapshot_date(store)
+    date = latest_snapshot_date(store)
     store.conn.close()
     return date or dt.datetime.now(TZ).date().isoformat()
 

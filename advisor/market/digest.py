@@ -34,6 +34,8 @@ import sqlite_utils
 from pydantic import BaseModel, Field
 
 from advisor.market import store
+
+# The snapshot kinds the digest compares, as it names them.
 KINDS = {"rent_hour": "on_demand", "spot_hour": "spot"}
 ON_DEMAND_MIN_PCT = 0.1   # headline: on-demand changes smaller than this are left out
 SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out

@@ -64,7 +64,7 @@ database as it was. Importing the same file again writes nothing. A SkyPilot row
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
-**Feeds.** ``fetch_feed(url)`` reads CSV (either layout) or JSON (a list of objects with the
+**Feeds.** ``fetch_feed(url)`` reads CSV (any registered layout) or JSON (a list of objects with the
 same column names, or ``{"rows": [...]}``) over HTTP(S) and validates it the same way;
 failures raise ``FeedProblem`` with a plain message. ``import_feed`` also writes it.
 """

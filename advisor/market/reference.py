@@ -32,5 +32,5 @@ def rows() -> list[dict]:
 
 def fx() -> tuple[float, str, str]:
     """USD -> CNY, its date and its source."""
-    fx = _reference()["fx"]
-    return fx["usd_cny"], fx["as_of"], fx["source"]
+    rate = _reference()["fx"]
+    return rate["usd_cny"], rate["as_of"], rate["source"]

@@ -194,16 +194,16 @@ def newest_offers(db: sqlite_utils.Database, owner: str | None) -> list[dict]:
     """The newest observation of each offer that `owner` sees (shared rows and its own; shared
     rows only for None). For snapshot layouts only offers still listed in that source's latest
     snapshot, so a withdrawn offer does not keep its last price."""
-    snap = ", ".join("?" for _ in SNAPSHOT_LAYOUTS)
+    # The owner test is written out twice rather than as a common table expression, which
+    # SQLite would copy whole instead of reading the offer index.
     return list(db.query(f"""
-        WITH seen AS (SELECT * FROM observations WHERE owner IS NULL OR owner = ?)
-        SELECT o.* FROM seen o
-        JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of
-              FROM seen GROUP BY kind, gpu, market, provider, region, offer) newest
+        SELECT o.* FROM observations o
+        JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of FROM observations
+              WHERE owner IS NULL OR owner = ? GROUP BY kind, gpu, market, provider, region, offer) newest
         USING (kind, gpu, market, provider, region, offer, as_of)
-        WHERE o.layout NOT IN ({snap})
-           OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source
-                         AND s.layout = o.layout)""", [owner, *SNAPSHOT_LAYOUTS]))
+        WHERE (o.owner IS NULL OR o.owner = ?) AND (o.layout NOT IN ({", ".join("?" for _ in SNAPSHOT_LAYOUTS)})
+           OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source AND s.layout = o.layout))""",
+                         [owner, owner, *SNAPSHOT_LAYOUTS]))
 
 
 # ----------------------------------------------------------------------------------------
