@@ -133,9 +133,14 @@ def open_store(path: str | None = None) -> sqlite_utils.Database:
     prices (data/reference_prices.toml) on first use."""
     db = dbmod.connect(path)
     dbmod.migrate(db, COMPONENT, MIGRATIONS)
-    if not db[TABLE].count_where("source = ?", [reference.SOURCE]):
+    if not _exists(db, "source = ?", [reference.SOURCE]):
         write_rows(db, reference.rows())
     return db
+
+
+def _exists(db: sqlite_utils.Database, where: str, args: list) -> bool:
+    """Whether any row matches; stops at the first (a count would read them all)."""
+    return any(True for _ in db[TABLE].rows_where(where, args, select="1", limit=1))
 
 
 def file_of(db: sqlite_utils.Database) -> str:
@@ -228,8 +233,7 @@ def snapshot_sources(db: sqlite_utils.Database, date: str | None = None) -> list
     if date is None:
         return sorted(sources)
     return sorted(s for s in sources
-                  if db[TABLE].count_where(f"{_layouts()} AND source = ? AND as_of = ?",
-                                           [*SNAPSHOT_LAYOUTS, s, date]))
+                  if _exists(db, f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, s, date]))
 
 
 def snapshot_dates(db: sqlite_utils.Database, source: str) -> list[str]:
