@@ -116,17 +116,17 @@ def cmd_quote(args) -> int:
 def cmd_prices_import(args) -> int:
     from advisor.market.imports import ImportProblem, import_file
 
+    db = open_store()
     results = []
-    with closing(open_store()) as db:
-        for path in args.paths:
-            try:
-                result = import_file(db, path, source=args.source, as_of=args.as_of)
-            except ImportProblem as err:
-                print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
-                return 2
-            results.append(result)
-            print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
-                  f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
+    for path in args.paths:
+        try:
+            result = import_file(db, path, source=args.source, as_of=args.as_of)
+        except ImportProblem as err:
+            print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
+            return 2
+        results.append(result)
+        print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
+              f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
     if args.json:
         _print_json([r.model_dump(mode="json") for r in results])
     return 0
@@ -161,19 +161,19 @@ def cmd_digest(args) -> int:
     from advisor.market import store
     from advisor.text.render import render
 
-    with closing(open_store()) as db:
-        date = args.date or store.latest_snapshot_date(db) or dt.date.today().isoformat()
-        try:
-            dt.date.fromisoformat(date)
-        except ValueError:
-            print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
-            return 2
-        result = digestmod.compute_digest(db, date)
-        if args.json:
-            _print_json(result.to_json())
-        else:
-            print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
-                         cheapest=digestmod.cheapest_now(db, date), problems=[]))
+    db = open_store()
+    date = args.date or store.latest_snapshot_date(db) or dt.date.today().isoformat()
+    try:
+        dt.date.fromisoformat(date)
+    except ValueError:
+        print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
+        return 2
+    result = digestmod.compute_digest(db, date)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
+                     cheapest=digestmod.cheapest_now(db, date), problems=[]))
     if args.post:
         from bot.digests import post_due
 
