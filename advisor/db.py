@@ -8,9 +8,10 @@ timeout let them, and BEGIN IMMEDIATE makes one process migrate while the others
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
-from typing import Callable
+from typing import Callable, Iterator
 
 import sqlite_utils
 
@@ -29,6 +30,25 @@ def connect(path: str | None = None) -> sqlite_utils.Database:
     return sqlite_utils.Database(conn)
 
 
+@contextlib.contextmanager
+def writing(db: sqlite_utils.Database) -> Iterator[None]:
+    """A transaction that holds the write lock from its start (BEGIN IMMEDIATE), so a process
+    that finds another one writing waits for it (the busy timeout). sqlite-utils' atomic()
+    begins a deferred transaction: one that has read first fails at once with "database is
+    locked" when another process has written since. Inside a transaction: a savepoint."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
+
+
 def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
                " applied_at TEXT, PRIMARY KEY (component, version))")
@@ -37,8 +57,7 @@ def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[in
     for version, step in migrations:
         if version in done:
             continue
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with writing(db):
             # Another process may have applied it between our read and our lock.
             if not versions.count_where("component = ? AND version = ?", [component, version]):
                 if callable(step):
@@ -48,7 +67,3 @@ def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[in
                         if statement.strip():
                             db.execute(statement)
                 db.execute("INSERT INTO schema_versions VALUES (?, ?, datetime('now'))", [component, version])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise

@@ -162,7 +162,7 @@ def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None =
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
-    with db.atomic():
+    with dbmod.writing(db):
         stale, changed = _changed_snapshot_rows(db, snapshot)
         if stale:
             db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale])
