@@ -11,11 +11,17 @@ import json
 import os
 import sys
 import traceback
+from contextlib import closing
 
 from advisor.planning import advice
 from advisor.request.parser import RequestError, detect_lang, leading_command
-from advisor.market.prices import ConfigError
+from advisor.market.prices import ConfigError, price_book
+from advisor.market.store import open_store
 from advisor.text.render import phrase
+
+# The owner key of the quotes recorded from this command line (the bot uses the workspace id):
+# they join this machine's plans and no Slack team's.
+LOCAL_OWNER = "local"
 
 
 class UsageError(Exception):
@@ -54,8 +60,10 @@ def cmd_ask(args) -> int:
     handled = _leading_command(args, text, lang)
     if handled is not None:
         return handled
+    with closing(open_store()) as db:
+        book = price_book(db, LOCAL_OWNER)
     try:
-        result = advice.advise(text, lang=args.lang)
+        result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
         return 2
@@ -93,7 +101,8 @@ def cmd_quote(args) -> int:
     text = " ".join(args.text)
     lang = args.lang or detect_lang(text)
     try:
-        judgement, recorded = quote_answer(text, args.lang)
+        with closing(open_store()) as db:
+            judgement, recorded = quote_answer(text, args.lang, db, LOCAL_OWNER)
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
         return 2
@@ -106,7 +115,6 @@ def cmd_quote(args) -> int:
 
 def cmd_prices_import(args) -> int:
     from advisor.market.imports import ImportProblem, import_file
-    from advisor.market.prices import open_store
 
     db = open_store()
     results = []
@@ -137,7 +145,8 @@ def cmd_prices_show(args) -> int:
                              known=", ".join(g.name for g in catalog.gpus())), file=sys.stderr)
             return 2
         gpu = found.name
-    groups = current_prices(gpu)
+    with closing(open_store()) as db:
+        groups = current_prices(price_book(db, LOCAL_OWNER), gpu)
     if args.json:
         _print_json(groups)
     else:
@@ -149,11 +158,11 @@ def cmd_digest(args) -> int:
     import datetime as dt
 
     from advisor.market import digest as digestmod
-    from advisor.market.prices import open_store
+    from advisor.market import store
     from advisor.text.render import render
 
     db = open_store()
-    date = args.date or digestmod.latest_snapshot_date(db) or dt.date.today().isoformat()
+    date = args.date or store.latest_snapshot_date(db) or dt.date.today().isoformat()
     try:
         dt.date.fromisoformat(date)
     except ValueError:

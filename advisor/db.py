@@ -1,16 +1,22 @@
 """The SQLite file everything shares (GPU_ADVISOR_DB), and per-component schema migrations.
 
-Each component (conversations, the bot's delivery log, ...) lists its migrations; each runs
-once, in order, in a transaction, recorded in `schema_versions`. Web workers, the scheduler
-and the CLI may open the same file at once: WAL mode and a busy timeout let them.
+Each component (the price store, conversations, the bot's delivery log, ...) lists its
+migrations; each runs once, in order, in a transaction, recorded in `schema_versions`. Web
+workers, the scheduler and the CLI may open the same file at once: WAL mode and a busy
+timeout let them, and BEGIN IMMEDIATE makes one process migrate while the others wait.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+from typing import Callable, Iterator
 
 import sqlite_utils
+
+# A migration step: SQL statements separated by ";", or a function given the database.
+Step = Callable[[sqlite_utils.Database], None]
 
 
 def db_path() -> str:
@@ -24,24 +30,40 @@ def connect(path: str | None = None) -> sqlite_utils.Database:
     return sqlite_utils.Database(conn)
 
 
-def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str]]) -> None:
+@contextlib.contextmanager
+def writing(db: sqlite_utils.Database) -> Iterator[None]:
+    """A transaction that holds the write lock from its start (BEGIN IMMEDIATE), so a process
+    that finds another one writing waits for it (the busy timeout). sqlite-utils' atomic()
+    begins a deferred transaction: one that has read first fails at once with "database is
+    locked" when another process has written since. Inside a transaction: a savepoint."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
+
+
+def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
                " applied_at TEXT, PRIMARY KEY (component, version))")
-    done = {r[0] for r in db.execute("SELECT version FROM schema_versions WHERE component = ?",
-                                     [component]).fetchall()}
-    for version, sql in migrations:
+    versions = db["schema_versions"]
+    done = {r["version"] for r in versions.rows_where("component = ?", [component], select="version")}
+    for version, step in migrations:
         if version in done:
             continue
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with writing(db):
             # Another process may have applied it between our read and our lock.
-            if not db.execute("SELECT 1 FROM schema_versions WHERE component = ? AND version = ?",
-                              [component, version]).fetchone():
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+            if not versions.count_where("component = ? AND version = ?", [component, version]):
+                if callable(step):
+                    step(db)
+                else:
+                    for statement in step.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
                 db.execute("INSERT INTO schema_versions VALUES (?, ?, datetime('now'))", [component, version])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise

@@ -26,9 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from advisor.market import imports  # noqa: E402
+from advisor.market import imports, layouts  # noqa: E402
 from advisor.market.digest import cheapest_now, compute_digest, headline  # noqa: E402
-from advisor.market.prices import open_store, price_book  # noqa: E402
+from advisor.market.prices import price_book  # noqa: E402
+from advisor.market.store import open_store, write_rows  # noqa: E402
 
 SNAPSHOTS = Path(__file__).resolve().parent.parent / "tests" / "data" / "skypilot"
 TARGET_S = 2.0
@@ -75,7 +76,7 @@ def real_snapshots(workdir: str) -> None:
 def synthetic_csv_days(offers: int, dates: int, seed: int = 7):
     """Yield (date, records) per day for the synthetic source: made-up offers and prices."""
     rng = random.Random(seed)
-    gpus = [g for g in imports.SKYPILOT_GPUS if g != "H100"]
+    gpus = [g for g in layouts.SKYPILOT_GPUS if g != "H100"]
     live = {}
     next_id = 0
 
@@ -103,7 +104,7 @@ def synthetic_csv_days(offers: int, dates: int, seed: int = 7):
                     o[2] *= rng.uniform(0.8, 1.2)
                 if o[3] is not None and rng.random() < 0.3:
                     o[3] *= rng.uniform(0.9, 1.1)
-        header = list(imports.SKYPILOT_COLUMNS)
+        header = list(layouts.SKYPILOT_COLUMNS)
         records = [(1, header)]
         for line, (key, (gpu, count, price, spot)) in enumerate(sorted(live.items()), start=2):
             records.append((line, [day, *key, gpu, str(count), str(8 * count), str(64 * count),
@@ -120,7 +121,7 @@ def synthetic_history(workdir: str, offers: int, dates: int) -> bool:
     days = []
     for day, records in synthetic_csv_days(offers, dates):
         parsed = imports.parse_records(records, f"synthetic:{day}", origin="synthetic bench data")
-        imports.write_rows(db, parsed.rows, source="synthetic-bench")
+        write_rows(db, parsed.rows, source="synthetic-bench")
         days.append(day)
     report("generate, validate and write", time.perf_counter() - start)
     count = db.execute("SELECT COUNT(*) FROM observations WHERE source = 'synthetic-bench'").fetchone()[0]
@@ -139,10 +140,10 @@ def synthetic_history(workdir: str, offers: int, dates: int) -> bool:
     start = time.perf_counter()
     cheapest_now(db, days[-1])
     report("cheapest_now on the newest date", time.perf_counter() - start)
-    db.conn.close()
     start = time.perf_counter()
-    price_book(os.path.join(workdir, "synthetic.db"))
+    price_book(db, None)
     report("price_book() (planner; not this module) on this size", time.perf_counter() - start)
+    db.conn.close()
     print(f"\nDigest under {TARGET_S:g} s on {count:,} observations: {'yes' if ok else 'NO'}")
     return ok
 

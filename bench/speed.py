@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -20,6 +21,8 @@ from advisor import catalog  # noqa: E402
 from advisor.engine.estimate import best_layout  # noqa: E402
 from advisor.planning.advice import advise  # noqa: E402
 from advisor.planning.engine_inputs import model_shape, training_setup  # noqa: E402
+from advisor.market.prices import price_book  # noqa: E402
+from advisor.market.store import open_store  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
 
 REQUESTS = [
@@ -53,14 +56,16 @@ def _time(fn, text: str, rounds: int) -> tuple[float, float]:
 
 
 def main(rounds: int = 30) -> None:
-    advise(REQUESTS[0])  # start-up: catalogs, templates, price store
+    with closing(open_store()) as db:  # the shared prices of GPU_ADVISOR_DB, as the bot reads them
+        book = price_book(db, None)
+    advise(REQUESTS[0], book=book)  # start-up: catalogs, templates
     print("| request | what is timed | median ms | p95 ms |")
     print("|---|---|---|---|")
     for text in REQUESTS:
         med, p95 = _time(_estimate, text, rounds)
         print(f"| `{text}` | estimate | {med:.1f} | {p95:.1f} |")
     for text in OPEN_REQUESTS:
-        med, p95 = _time(advise, text, rounds)
+        med, p95 = _time(lambda t: advise(t, book=book), text, rounds)
         print(f"| `{text}` | whole answer (planner) | {med:.1f} | {p95:.1f} |")
 
 

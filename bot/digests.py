@@ -22,9 +22,8 @@ from slack_sdk import WebClient
 
 from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
-from advisor.market.history import cheapest_history
 from advisor.market.imports import FeedProblem, import_feed
-from advisor.market.prices import open_store
+from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
 from advisor.text.render import render
 from bot import blocks, subscriptions, tables
 
@@ -175,7 +174,7 @@ def _error_name(err: Exception) -> str:
 def today_date() -> str:
     """The digest's date: the newest snapshot on record, else today."""
     store = open_store()
-    date = digestmod.latest_snapshot_date(store)
+    date = latest_snapshot_date(store)
     store.conn.close()
     return date or dt.datetime.now(TZ).date().isoformat()
 

@@ -5,9 +5,11 @@ plain data; `slack` carries the token and Web API URL of the workspace the reque
 from __future__ import annotations
 
 import logging
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from advisor.market.quotes import quote_answer
+from advisor.market.store import open_store
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase, render
 from bot import answers, blocks, conversations, delivery, digests, subscriptions
@@ -37,7 +39,7 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
     try:
-        payload = answers.answer(text, lang)
+        payload = answers.answer(text, lang, answers.prices_for(team))
     except Exception:
         log.exception("planning failed")
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
@@ -58,13 +60,13 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         lang=payload["lang"], summary=payload["summary"]))
 
 
-def follow(slack: SlackAccess, channel: str, thread: str, request_text: str, summary: dict, text: str,
+def follow(slack: SlackAccess, team: str, channel: str, thread: str, request_text: str, summary: dict, text: str,
            user: str) -> None:
     """Answer a message in a plan's thread (or a question without one) in that thread."""
     client = slack.client()
     lang = reply_lang(text, client, user)
     try:
-        reply = answers.follow(request_text, summary, text, lang)
+        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(team))
     except Exception:
         log.exception("follow-up failed")
         reply = None
@@ -72,10 +74,10 @@ def follow(slack: SlackAccess, channel: str, thread: str, request_text: str, sum
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
 
 
-def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
+def part(slack: SlackAccess, team: str, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
     """A button: post one part of the plan in its thread; the RFQ as a file."""
     client = slack.client()
-    payload = answers.part(request_text, which, lang)
+    payload = answers.part(request_text, which, lang, answers.prices_for(team))
     if which != "rfq":
         delivery.post(client, channel, payload["message"], thread_ts=ts)
         return
@@ -88,13 +90,14 @@ def part(slack: SlackAccess, channel: str, ts: str, request_text: str, which: st
         delivery.post(client, channel, {"text": payload["text"][:3000], "blocks": [], "thread": []}, thread_ts=ts)
 
 
-def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | None,
+def quote(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang: str | None,
           response_url: str | None = None) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
     try:
-        judgement, recorded = quote_answer(text, lang)
+        with closing(open_store()) as db:
+            judgement, recorded = quote_answer(text, lang, db, team)
     except RequestError as err:
         delivery.tell_user(client, channel, user, err.message(lang), response_url)
         return

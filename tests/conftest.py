@@ -2,6 +2,7 @@ import contextlib
 import io
 import os
 import sys
+from contextlib import closing
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -35,6 +36,18 @@ def cli(tmp_path, monkeypatch):
         return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
     return run
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    """The price book of a fresh store in a temporary SQLite file: the shared prices (the
+    reference seed), at the seed's exchange rate."""
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+
+    monkeypatch.delenv("GPU_ADVISOR_USD_CNY", raising=False)
+    with closing(open_store(str(tmp_path / "prices.db"))) as db:
+        return price_book(db, None)
 
 
 SECRET = "test-signing-secret-0123456789"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.market.digest import cheapest_now, compute_digest, headline, latest_snapshot_date, snapshot_dates
+from advisor.market.digest import cheapest_now, compute_digest, headline
 from advisor.market.imports import import_file
-from advisor.market.prices import open_store
+from advisor.market.store import latest_snapshot_date, open_store, snapshot_dates
 
 SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"
 FILES = sorted(SNAPSHOTS.glob("*.csv"))

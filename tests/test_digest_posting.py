@@ -15,7 +15,7 @@ SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 @pytest.fixture
 def store(tmp_path, monkeypatch, fake_slack):
     from advisor.market.imports import import_file
-    from advisor.market.prices import open_store
+    from advisor.market.store import open_store
 
     monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "digest.db"))
     db = open_store()

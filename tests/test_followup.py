@@ -8,15 +8,9 @@ from advisor.planning.followup import explained_part, follow_up
 REQUEST = "70B full-finetune 1TB 14d budget"
 
 
-@pytest.fixture(autouse=True)
-def fresh_db(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "followup.db"))
-    monkeypatch.delenv("GPU_ADVISOR_USD_CNY", raising=False)
-
-
 @pytest.fixture
-def summary():
-    return plan_context(advise(REQUEST))
+def summary(book):
+    return plan_context(advise(REQUEST, book=book))
 
 
 @pytest.mark.parametrize("question,part", [
@@ -30,30 +24,30 @@ def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
     assert explained_part(question) == part
 
 
-def test_how_did_you_get_the_days_shows_the_plans_own_time_arithmetic(summary):
-    reply = follow_up(REQUEST, summary, "how did you get 13 days?")
+def test_how_did_you_get_the_days_shows_the_plans_own_time_arithmetic(summary, book):
+    reply = follow_up(REQUEST, summary, "how did you get 13 days?", book=book)
     assert reply.kind == "explain"
     assert "GFLOP/token" in reply.text and f"{summary['gpu_hours']:,.0f}" in reply.text
 
 
-def test_a_chinese_question_gets_the_same_numbers_in_chinese(summary):
-    reply = follow_up(REQUEST, summary, "显存怎么算的")
+def test_a_chinese_question_gets_the_same_numbers_in_chinese(summary, book):
+    reply = follow_up(REQUEST, summary, "显存怎么算的", book=book)
     assert reply.kind == "explain" and "每卡显存" in reply.text
     assert f"{summary['mem_per_gpu_gib']:.1f}" in reply.text
 
 
-def test_where_the_rent_comes_from_shows_the_cost_lines(summary):
-    reply = follow_up(REQUEST, summary, "where does the rent come from?")
+def test_where_the_rent_comes_from_shows_the_cost_lines(summary, book):
+    reply = follow_up(REQUEST, summary, "where does the rent come from?", book=book)
     assert reply.kind == "explain" and "per GPU-hour" in reply.text
 
 
 @pytest.mark.parametrize("question,kind", [("why NVLink?", "question"), ("what if we had 30 days?", "whatif")])
-def test_other_follow_ups_keep_their_kind(summary, question, kind):
-    assert follow_up(REQUEST, summary, question).kind == kind
+def test_other_follow_ups_keep_their_kind(summary, book, question, kind):
+    assert follow_up(REQUEST, summary, question, book=book).kind == kind
 
 
 @pytest.mark.parametrize("text", [REQUEST, "13B 全量微调 200GB数据 7天 预算10万", "7b lora 50k samples 3d usd"])
-def test_the_reply_language_never_changes_the_plan(text):
-    numbers = [{k: v for k, v in plan_context(advise(text, lang)).items() if not isinstance(v, str)}
+def test_the_reply_language_never_changes_the_plan(text, book):
+    numbers = [{k: v for k, v in plan_context(advise(text, lang, book=book)).items() if not isinstance(v, str)}
                for lang in (None, "en", "zh")]
     assert numbers[0] == numbers[1] == numbers[2]

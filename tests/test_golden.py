@@ -18,12 +18,6 @@ CASES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fresh_db(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "golden.db"))
-    monkeypatch.delenv("GPU_ADVISOR_USD_CNY", raising=False)
-
-
 def _compare(name: str, got: dict):
     path = GOLDEN / f"{name}.json"
     text = json.dumps(got, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
@@ -34,9 +28,9 @@ def _compare(name: str, got: dict):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_answer_messages_match_golden_and_limits(name):
+def test_answer_messages_match_golden_and_limits(name, book):
     text, lang = CASES[name]
-    payload = answers.answer(text, lang)
+    payload = answers.answer(text, lang, book)
     msg = payload["message"]
     assert check_limits(msg) == []
     headline = msg["blocks"][0]["text"]["text"]
@@ -44,10 +38,10 @@ def test_answer_messages_match_golden_and_limits(name):
     _compare(name, msg)
 
 
-def test_follow_up_messages_match_golden():
-    first = answers.answer("70B full-finetune 1TB 14d budget", None)
+def test_follow_up_messages_match_golden(book):
+    first = answers.answer("70B full-finetune 1TB 14d budget", None, book)
     for name, question in (("whatif_en", "what if we had 30 days?"), ("whatif_zh", "用LoRA呢?")):
-        reply = answers.follow("70B full-finetune 1TB 14d budget", first["summary"], question, None)
+        reply = answers.follow("70B full-finetune 1TB 14d budget", first["summary"], question, None, book)
         assert check_limits(reply["message"]) == []
         _compare(name, reply["message"])
 

@@ -1,5 +1,6 @@
-"""Price import (advisor/imports.py): the real SkyPilot snapshots, vendor quotes, malformed
-files, and price feeds served by a real HTTP server on loopback."""
+"""Price import (advisor/market/imports.py, layouts.py) into the store (store.py): the real
+SkyPilot snapshots, vendor quotes, malformed files, the layout registry, and price feeds
+served by a real HTTP server on loopback."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 import http.server
 import json
 import socket
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -15,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from advisor import catalog
-from advisor.market import imports
+from advisor.market import layouts, store
 from advisor.market.imports import FeedProblem, ImportProblem, fetch_feed, import_feed, import_file, read_file
-from advisor.market.prices import open_store, price_book
+from advisor.market.prices import price_book
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"
@@ -27,9 +29,9 @@ QUOTES_EXAMPLE = ROOT / "data" / "quotes-example.csv"
 
 @pytest.fixture
 def db(tmp_path):
-    store = open_store(str(tmp_path / "prices.db"))
-    yield store
-    store.conn.close()
+    opened = store.open_store(str(tmp_path / "prices.db"))
+    yield opened
+    opened.close()
 
 
 def csv_rows(path: Path) -> list[dict]:
@@ -39,8 +41,12 @@ def csv_rows(path: Path) -> list[dict]:
 
 def table_state(db) -> tuple[int, str]:
     """Row count and a digest of every row: 'the database is unchanged'."""
-    rows = db.execute("SELECT * FROM observations ORDER BY id").fetchall()
+    rows = list(db["observations"].rows_where(order_by="id"))
     return len(rows), hashlib.sha256(repr(rows).encode()).hexdigest()
+
+
+def observations(db, where: str, args: list | None = None) -> list[dict]:
+    return list(db["observations"].rows_where(where, args or []))
 
 
 def write_variant(tmp_path: Path, name: str, lines: list[str]) -> Path:
@@ -54,17 +60,17 @@ def write_variant(tmp_path: Path, name: str, lines: list[str]) -> Path:
 
 def test_every_skypilot_spelling_maps_to_a_catalog_gpu():
     names = {g.name for g in catalog.gpus()}
-    for spelling, name in imports.SKYPILOT_GPUS.items():
+    for spelling, name in layouts.SKYPILOT_GPUS.items():
         assert name in names, (spelling, name)
     # SkyPilot's bare A100 / V100 are the 40 GB and 16 GB parts (the request language reads 80/32).
-    assert catalog.get_gpu(imports.SKYPILOT_GPUS["A100"]).memory_gb == 40
-    assert catalog.get_gpu(imports.SKYPILOT_GPUS["V100"]).memory_gb == 16
-    assert catalog.get_gpu(imports.SKYPILOT_GPUS["V100-32GB"]).memory_gb == 32
+    assert catalog.get_gpu(layouts.SKYPILOT_GPUS["A100"]).memory_gb == 40
+    assert catalog.get_gpu(layouts.SKYPILOT_GPUS["V100"]).memory_gb == 16
+    assert catalog.get_gpu(layouts.SKYPILOT_GPUS["V100-32GB"]).memory_gb == 32
 
 
 def test_every_gpu_in_the_real_snapshots_is_mapped():
     spellings = {r["gpu"] for f in FILES for r in csv_rows(f)}
-    assert spellings <= set(imports.SKYPILOT_GPUS)
+    assert spellings <= set(layouts.SKYPILOT_GPUS)
 
 
 @pytest.mark.parametrize("cloud,itype,expected", [
@@ -79,7 +85,7 @@ def test_every_gpu_in_the_real_snapshots_is_mapped():
     ("fluidstack", "rec49QTUzoTUX7PtMkkFJxRn8", "H100-SXM5-80GB"),
 ])
 def test_h100_form_factor_by_instance_type(cloud, itype, expected):
-    name, note = imports._skypilot_h100(cloud, itype)
+    name, note = layouts._skypilot_h100(cloud, itype)
     assert name == expected
     if cloud == "fluidstack":
         assert "not stated" in note
@@ -97,8 +103,7 @@ def test_import_every_real_snapshot(db):
         assert result.rows_written == 2 * len(rows)  # on-demand and spot
         assert result.dates == [path.stem]
         assert result.source == "skypilot"
-        stored = db.execute("SELECT COUNT(*) FROM observations WHERE source = 'skypilot' AND as_of = ?",
-                            [path.stem]).fetchone()[0]
+        stored = db["observations"].count_where("source = 'skypilot' AND as_of = ?", [path.stem])
         assert stored == 2 * len(rows)
 
 
@@ -106,7 +111,7 @@ def test_stored_values_follow_the_published_ones(db):
     path = SNAPSHOTS / "2024-02-05.csv"
     import_file(db, path)
     got = {(r["provider"], r["region"], r["offer"], r["kind"]): r
-           for r in db.query("SELECT * FROM observations WHERE source = 'skypilot'")}
+           for r in observations(db, "source = 'skypilot'")}
     for row in csv_rows(path):
         for kind, col in (("rent_hour", "price_per_hour_usd"), ("spot_hour", "spot_price_per_hour_usd")):
             r = got[(row["cloud"], row["region"], row["instance_type"], kind)]
@@ -127,19 +132,15 @@ def test_stored_values_follow_the_published_ones(db):
 
 def test_known_quirks_are_recorded(db):
     import_file(db, SNAPSHOTS / "2024-02-05.csv")
-    nd96 = db.execute("""SELECT gpus, source_gpus, price, published_price, note, gpu FROM observations
-                         WHERE offer = 'Standard_ND96isr_H100_v5' AND kind = 'rent_hour'""").fetchone()
-    assert nd96[0] == 8 and nd96[1] == 12  # published count kept, real count used per GPU
-    assert nd96[2] == pytest.approx(nd96[3] / 8)
-    assert "12" in nd96[4] and nd96[5] == "H100-SXM5-80GB"
-    zero = db.execute("""SELECT priced, price, published_price FROM observations
-                         WHERE offer = 'Standard_NC40ads_H100_v5' AND kind = 'rent_hour'""").fetchall()
-    assert zero and all(z == (0, 0.0, 0.0) for z in zero)
-    v100 = db.execute("""SELECT estimate, note, vcpus FROM observations
-                         WHERE offer LIKE 'gpu-only:V100x%' AND kind = 'rent_hour'""").fetchall()
-    assert v100 and all(e == 1 and "host" in n and vc is None for e, n, vc in v100)
-    lam = db.execute("SELECT DISTINCT gpu FROM observations WHERE offer = 'gpu_1x_h100_pcie'").fetchall()
-    assert lam == [("H100-PCIe-80GB",)]
+    nd96 = observations(db, "offer = 'Standard_ND96isr_H100_v5' AND kind = 'rent_hour'")[0]
+    assert nd96["gpus"] == 8 and nd96["source_gpus"] == 12  # published count kept, real count used per GPU
+    assert nd96["price"] == pytest.approx(nd96["published_price"] / 8)
+    assert "12" in nd96["note"] and nd96["gpu"] == "H100-SXM5-80GB"
+    zero = observations(db, "offer = 'Standard_NC40ads_H100_v5' AND kind = 'rent_hour'")
+    assert zero and all((z["priced"], z["price"], z["published_price"]) == (0, 0.0, 0.0) for z in zero)
+    v100 = observations(db, "offer LIKE 'gpu-only:V100x%' AND kind = 'rent_hour'")
+    assert v100 and all(r["estimate"] == 1 and "host" in r["note"] and r["vcpus"] is None for r in v100)
+    assert {r["gpu"] for r in observations(db, "offer = 'gpu_1x_h100_pcie'")} == {"H100-PCIe-80GB"}
 
 
 def test_importing_twice_changes_nothing(db, tmp_path):
@@ -166,9 +167,9 @@ def test_a_corrected_snapshot_replaces_only_what_differs(db, tmp_path):
     result = import_file(db, fixed)
     assert result.rows_written == 1
     assert table_state(db)[0] == count
-    got = db.execute("SELECT published_price FROM observations WHERE provider = ? AND region = ? AND offer = ? "
-                     "AND as_of = '2023-06-15' AND kind = 'rent_hour'", [row[1], row[2], row[3]]).fetchall()
-    assert got == [(123.5,)]
+    got = observations(db, "provider = ? AND region = ? AND offer = ? AND as_of = '2023-06-15' AND kind = 'rent_hour'",
+                       [row[1], row[2], row[3]])
+    assert [r["published_price"] for r in got] == [123.5]
 
 
 def test_source_and_as_of_options(db, tmp_path):
@@ -179,7 +180,7 @@ def test_source_and_as_of_options(db, tmp_path):
         import_file(db, path)
     result = import_file(db, path, source="mirror", as_of="2023-03-01")
     assert result.dates == ["2023-03-01"] and result.source == "mirror"
-    assert db.execute("SELECT COUNT(*) FROM observations WHERE source = 'mirror'").fetchone()[0] == 2 * (len(lines) - 1)
+    assert db["observations"].count_where("source = 'mirror'") == 2 * (len(lines) - 1)
     with pytest.raises(ImportProblem, match="as-of"):
         import_file(db, path, as_of="March")
 
@@ -244,35 +245,32 @@ def test_unreadable_files(db, tmp_path, content, message):
         import_file(db, tmp_path / "missing.csv")
 
 
-class FailingConnection:
-    """Forwards to the real connection; the second executemany (the quotes batch) fails."""
-
-    def __init__(self, conn):
-        self._conn, self.calls = conn, 0
-
-    def executemany(self, sql, rows):
-        self.calls += 1
-        if self.calls == 2:
-            raise RuntimeError("disk full (simulated)")
-        return self._conn.executemany(sql, rows)
-
-    def __getattr__(self, name):
-        return getattr(self._conn, name)
-
-
 def test_a_failed_write_rolls_the_whole_file_back(db):
     import_file(db, SNAPSHOTS / "2022-12-02.csv")
+    # A real failure inside SQLite, after the snapshot rows went in: the first quote row.
+    db.execute("CREATE TRIGGER fail_quotes BEFORE INSERT ON observations WHEN NEW.layout = 'quotes' "
+               "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
     before = table_state(db)
     rows = read_file(SNAPSHOTS / "2023-02-21.csv").rows + read_file(QUOTES_EXAMPLE).rows
-    real = db.conn
-    db.conn = FailingConnection(real)
-    try:
-        with pytest.raises(RuntimeError, match="simulated"):
-            imports.write_rows(db, rows)  # the snapshot batch went in, then the quotes failed
-        assert db.conn.calls == 2
-    finally:
-        db.conn = real
+    with pytest.raises(sqlite3.IntegrityError, match="simulated"):
+        store.write_rows(db, rows)
     assert table_state(db) == before
+
+
+def test_the_layouts_are_told_apart_by_the_registry(tmp_path):
+    assert read_file(SNAPSHOTS / "2023-06-15.csv").layout == "skypilot"
+    assert read_file(QUOTES_EXAMPLE).layout == "quotes"
+    assert [layout.name for layout in layouts.LAYOUTS.values() if layout.snapshot] == list(layouts.SNAPSHOT_LAYOUTS)
+    unknown = write_variant(tmp_path, "unknown.csv", ["date,vendor,sku,amount", "2026-11-20,acme,x,1"])
+    with pytest.raises(ImportProblem) as info:
+        read_file(unknown)
+    assert str(info.value) == (
+        f"{unknown}, line 1: not a price file this tool knows: expected the SkyPilot columns "
+        "(date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd)"
+        " or the quote columns (date,vendor,gpu,gpus,kind,price,currency)")
+    near = write_variant(tmp_path, "near.csv", ["date,vendor,gpu,gpus,kind,price", "2026-11-20,acme,H100,8,rent_hour,2"])
+    with pytest.raises(ImportProblem, match=r"line 1: missing column currency \(quote layout\)$"):
+        read_file(near)
 
 
 # ----------------------------------------------------------------------------------------
@@ -283,7 +281,7 @@ def test_quote_example_file(db):
     result = import_file(db, QUOTES_EXAMPLE)
     assert result.kind_of_file == "quotes" and result.source == "quote"
     assert result.rows_read == result.rows_written == len(rows) - 1
-    stored = list(db.query("SELECT * FROM observations WHERE source = 'quote'"))
+    stored = observations(db, "source = 'quote'")
     assert {r["provider"] for r in stored} == {"example-vendor"}
     assert all(r["estimate"] == 1 and "EXAMPLE" in r["note"] for r in stored)
     month = next(r for r in stored if r["kind"] == "rent_month")
@@ -322,8 +320,8 @@ def test_quote_units_and_defaults(db, tmp_path):
         "2026-11-20,acme,A100-80GB,8,buy_server,150000,USD,,",
     ])
     import_file(db, path)
-    hour, server = db.execute("SELECT price, unit, market, gpu FROM observations WHERE source = 'quote' "
-                              "ORDER BY kind DESC").fetchall()
+    hour, server = ((r["price"], r["unit"], r["market"], r["gpu"])
+                    for r in db["observations"].rows_where("source = 'quote'", order_by="kind DESC"))
     assert hour == (1.5, "gpu-hour", "china", "RTX4090-24GB")
     assert server == (150000.0, "server", "global", "A100-SXM4-80GB")
     bad = write_variant(tmp_path, "b.csv", [QUOTE_HEADER + ",unit", "2026-11-20,acme,H100,8,buy_card,9,USD,server"])
@@ -331,10 +329,9 @@ def test_quote_units_and_defaults(db, tmp_path):
         import_file(db, bad)
 
 
-def test_imported_prices_reach_the_price_book(db, tmp_path):
-    path = tmp_path / "prices.db"
+def test_imported_prices_reach_the_price_book(db):
     import_file(db, SNAPSHOTS / "2024-04-23.csv")
-    book = price_book(str(path))
+    book = price_book(db, None)
     offers = book.offers("rent_hour", "H100-PCIe-80GB", "global")
     sky = [p for p in offers if "SkyPilot" in p.cite]
     assert sky and all(p.price > 0 and p.currency == "USD" for p in sky)

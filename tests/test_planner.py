@@ -60,7 +60,7 @@ def test_price_store_is_a_real_sqlite_file_seeded_once(cli, tmp_path):
     db = sqlite3.connect(tmp_path / "test.db")
     count = db.execute("select count(*) from observations").fetchone()[0]
     versions = [r[0] for r in db.execute("select version from schema_versions where component = 'prices' order by version")]
-    from advisor.market.prices import MIGRATIONS
+    from advisor.market.store import MIGRATIONS
 
     assert count > 50 and versions == [version for version, _ in MIGRATIONS]
     db.close()

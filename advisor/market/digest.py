@@ -2,7 +2,7 @@
 
 `compute_digest(db, date)` is what `gpu-advisor digest --json` prints (CONTRACT section 1):
 
-* Snapshot sources are those imported in the SkyPilot layout (`layout = 'skypilot'`: the
+* Snapshot sources are those imported in a snapshot layout (advisor/market/layouts.py: the
   SkyPilot files and feeds in that layout); vendor quotes and the reference seed are single
   observations, not snapshots, and stay out of the digest.
 * For each such source with a snapshot on `date`, the previous snapshot is the latest
@@ -21,7 +21,8 @@
   offers now and did not offer at all the previous time, and the reverse.
 
 `headline(digest)` is what the rendered message shows first, grouped by GPU, and
-`cheapest_now(db, date)` the cheapest on-demand price per GPU-hour of each GPU.
+`cheapest_now(db, date)` the cheapest on-demand price per GPU-hour of each GPU. The snapshots
+are read through advisor/market/store.py.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
+import sqlite_utils
 from pydantic import BaseModel, Field
 
-SNAPSHOT_LAYOUT = "skypilot"
+from advisor.market import store
+
+# The snapshot kinds the digest compares, as it names them.
 KINDS = {"rent_hour": "on_demand", "spot_hour": "spot"}
 ON_DEMAND_MIN_PCT = 0.1   # headline: on-demand changes smaller than this are left out
 SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out
@@ -92,61 +96,16 @@ def _day(date: str | dt.date) -> str:
     return text
 
 
-def _conn(db):
-    return getattr(db, "conn", db)
-
-
-def snapshot_sources(db, date: str | None = None) -> list[str]:
-    """Snapshot sources, all of them or those with a snapshot on `date`."""
-    conn = _conn(db)
-    # Skip-scan over the (layout, source, as_of) index: one lookup per source.
-    rows = conn.execute("""
-        WITH RECURSIVE s(x) AS (
-            SELECT MIN(source) FROM observations WHERE layout = :l
-            UNION ALL
-            SELECT (SELECT MIN(source) FROM observations WHERE layout = :l AND source > s.x)
-            FROM s WHERE s.x IS NOT NULL)
-        SELECT x FROM s WHERE x IS NOT NULL""", {"l": SNAPSHOT_LAYOUT})
-    sources = [r[0] for r in rows]
-    if date is None:
-        return sources
-    day = _day(date)
-    return [s for s in sources if conn.execute(
-        "SELECT 1 FROM observations WHERE layout = ? AND source = ? AND as_of = ? LIMIT 1",
-        [SNAPSHOT_LAYOUT, s, day]).fetchone()]
-
-
-def snapshot_dates(db, source: str) -> list[str]:
-    rows = _conn(db).execute("SELECT DISTINCT as_of FROM observations WHERE layout = ? AND source = ? ORDER BY as_of",
-                             [SNAPSHOT_LAYOUT, source])
-    return [r[0] for r in rows]
-
-
-def latest_snapshot_date(db) -> str | None:
-    """The newest date any snapshot source has (the digest's natural default date)."""
-    row = _conn(db).execute("SELECT MAX(as_of) FROM observations WHERE layout = ?", [SNAPSHOT_LAYOUT]).fetchone()
-    return row[0] if row else None
-
-
-def _snapshot_on_or_before(db, source: str, date: str, strictly_before: bool) -> str | None:
-    op = "<" if strictly_before else "<="
-    row = _conn(db).execute(f"SELECT MAX(as_of) FROM observations WHERE layout = ? AND source = ? AND as_of {op} ?",
-                            [SNAPSHOT_LAYOUT, source, date]).fetchone()
-    return row[0] if row else None
-
-
-def _snapshot(db, source: str, date: str) -> dict[tuple, dict]:
+def _snapshot(db: sqlite_utils.Database, source: str, date: str) -> dict[tuple, dict]:
     """(cloud, region, instance_type) -> offer with its on-demand and spot published prices."""
     offers: dict[tuple, dict] = {}
-    rows = _conn(db).execute("""
-        SELECT provider, region, offer, kind, source_gpu, source_gpus, gpu, gpus, priced, published_price
-        FROM observations WHERE layout = ? AND source = ? AND as_of = ?""", [SNAPSHOT_LAYOUT, source, date])
-    for cloud, region, itype, kind, sgpu, sgpus, gpu, gpus, priced, published in rows:
-        o = offers.setdefault((cloud, region, itype), {
-            "gpu": sgpu or gpu, "gpu_count": sgpus if sgpus is not None else gpus, "gpu_name": gpu,
+    for r in store.snapshot_rows(db, source, date):
+        o = offers.setdefault((r["provider"], r["region"], r["offer"]), {
+            "gpu": r["source_gpu"] or r["gpu"], "gpu_name": r["gpu"],
+            "gpu_count": r["source_gpus"] if r["source_gpus"] is not None else r["gpus"],
             "on_demand": None, "spot": None})
-        if kind in KINDS:
-            o[KINDS[kind]] = published if priced and published is not None else None
+        if r["kind"] in KINDS:
+            o[KINDS[r["kind"]]] = r["published_price"] if r["priced"] and r["published_price"] is not None else None
     return offers
 
 
@@ -156,12 +115,12 @@ def _pct(old: float | None, new: float | None) -> float | None:
     return round((new - old) / old * 100, 4)
 
 
-def compute_digest(db, date: str | dt.date) -> Digest:
+def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
     """The digest for `date` (YYYY-MM-DD) of every snapshot source with a snapshot that day."""
     day = _day(date)
     digest = Digest(date=day)
-    for source in snapshot_sources(db, day):
-        prev_day = _snapshot_on_or_before(db, source, day, strictly_before=True)
+    for source in store.snapshot_sources(db, day):
+        prev_day = store.snapshot_on_or_before(db, source, day, strictly_before=True)
         if prev_day is None:
             digest.first_snapshot.append(source)
             continue
@@ -335,28 +294,23 @@ class Cheapest(BaseModel):
     note: str = ""
 
 
-def cheapest_now(db, date: str | dt.date) -> list[Cheapest]:
+def cheapest_now(db: sqlite_utils.Database, date: str | dt.date) -> list[Cheapest]:
     """Per catalog GPU, the cheapest on-demand price per GPU-hour in each snapshot source's
     latest snapshot on or before `date`; a complete price beats an estimate (GCP's GPU-only
     V100 rows leave out the host). Sorted by GPU name."""
     day = _day(date)
     best: dict[str, Cheapest] = {}
-    conn = _conn(db)
-    for source in snapshot_sources(db):
-        snap_day = _snapshot_on_or_before(db, source, day, strictly_before=False)
+    for source in store.snapshot_sources(db):
+        snap_day = store.snapshot_on_or_before(db, source, day, strictly_before=False)
         if snap_day is None:
             continue
-        rows = conn.execute("""
-            SELECT gpu, price, currency, provider, region, offer, gpus, published_price, estimate, note
-            FROM observations
-            WHERE layout = ? AND source = ? AND as_of = ? AND kind = 'rent_hour' AND priced = 1 AND price > 0""",
-                            [SNAPSHOT_LAYOUT, source, snap_day])
-        for gpu, price, cur, cloud, region, itype, gpus, published, estimate, note in rows:
-            c = Cheapest(gpu_name=gpu, price_per_gpu_hour=price, currency=cur, source=source, cloud=cloud,
-                         region=region, instance_type=itype, gpu_count=gpus, instance_price=published,
-                         as_of=snap_day, estimate=bool(estimate), note=note)
-            old = best.get(gpu)
+        for r in store.priced_on_demand(db, source, snap_day):
+            c = Cheapest(gpu_name=r["gpu"], price_per_gpu_hour=r["price"], currency=r["currency"], source=source,
+                         cloud=r["provider"], region=r["region"], instance_type=r["offer"], gpu_count=r["gpus"],
+                         instance_price=r["published_price"], as_of=snap_day, estimate=bool(r["estimate"]),
+                         note=r["note"])
+            old = best.get(c.gpu_name)
             if old is None or (c.estimate, c.price_per_gpu_hour, c.cloud, c.region, c.instance_type) < \
                     (old.estimate, old.price_per_gpu_hour, old.cloud, old.region, old.instance_type):
-                best[gpu] = c
+                best[c.gpu_name] = c
     return [best[g] for g in sorted(best)]

@@ -2,6 +2,8 @@
 
 Two layouts, told apart by the header row:
 
+The layouts are readers registered in advisor/market/layouts.py (``LAYOUTS``).
+
 **SkyPilot catalog snapshots** (the layout of the SkyPilot price snapshots copied into tests/data/skypilot/, see SOURCE.md there)::
 
     date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd
@@ -23,8 +25,8 @@ kind ``rent_hour`` (on demand) and ``spot_hour``, with source ``skypilot``, mark
   12, ``gpus`` is 8 and the per-GPU price divides by 8 (see ``GPU_COUNT_FIXES``).
 * GCP ``gpu-only:V100xN`` rows exclude the host VM: stored with ``estimate = 1`` and a note,
   so the planner prefers a complete price.
-* GPU names map to catalog names through ``SKYPILOT_GPUS`` (and ``_skypilot_h100`` for the
-  ambiguous "H100"); an unknown spelling is an error.
+* GPU names map to catalog names through ``layouts.SKYPILOT_GPUS`` (and ``_skypilot_h100`` for
+  the ambiguous "H100"); an unknown spelling is an error.
 
 **Vendor quotes** (the project's own layout; ``data/quotes-example.csv`` shows it)::
 
@@ -62,118 +64,28 @@ database as it was. Importing the same file again writes nothing. A SkyPilot row
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
-**Feeds.** ``fetch_feed(url)`` reads CSV (either layout) or JSON (a list of objects with the
+**Feeds.** ``fetch_feed(url)`` reads CSV (any registered layout) or JSON (a list of objects with the
 same column names, or ``{"rows": [...]}``) over HTTP(S) and validates it the same way;
 failures raise ``FeedProblem`` with a plain message. ``import_feed`` also writes it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import math
-import re
 import socket
 import time
 import urllib.error
 import urllib.request
-from datetime import date as Date
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import sqlite_utils
 from pydantic import BaseModel
 
-from advisor import catalog
-
-SKYPILOT = "skypilot"
-QUOTES = "quotes"
-SKYPILOT_SOURCE = "skypilot"
-QUOTE_SOURCE = "quote"
-SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
-
-SKYPILOT_COLUMNS = ("date", "cloud", "region", "instance_type", "gpu", "gpu_count", "vcpus",
-                    "memory_gib", "price_per_hour_usd", "spot_price_per_hour_usd")
-QUOTE_REQUIRED = ("date", "vendor", "gpu", "gpus", "kind", "price", "currency")
-QUOTE_OPTIONAL = ("market", "region", "unit", "min_term_months", "offer", "estimate", "cite", "note")
-
-# SkyPilot's accelerator spellings (the GPU filter of SOURCE.md) -> catalog names
-# (data/gpus.toml). Mapped by hand, not through catalog.find_gpu: SkyPilot's bare "A100" and
-# "V100" are the 40 GB and 16 GB parts, while the request language reads them as 80 GB / 32 GB.
-SKYPILOT_GPUS: dict[str, str] = {
-    # 40 GB A100: AWS p4d, GCP a2-highgpu/megagpu, Azure ND96asr_v4, OCI BM.GPU4.8, Lambda
-    # gpu_*_a100. Lambda's gpu_1x_a100 is a PCIe card; the catalog has no A100 PCIe entry.
-    "A100": "A100-SXM4-40GB",
-    # 80 GB A100 in any form factor: SXM (p4de, a2-ultragpu, ND96amsr) and PCIe (Azure NC
-    # A100 v4, RunPod "A100-80GB"); the catalog has only the SXM4 entry.
-    "A100-80GB": "A100-SXM4-80GB",
-    "A100-80GB-SXM": "A100-SXM4-80GB",
-    # "H100" covers PCIe and SXM parts: decided per instance type in _skypilot_h100().
-    "H100": "H100-SXM5-80GB",
-    "H100-SXM": "H100-SXM5-80GB",
-    # H100 NVL: 94 GB PCIe cards in NVLink pairs; the catalog has no NVL entry, nearest is PCIe.
-    "H100-NVL": "H100-PCIe-80GB",
-    # GCP a3-megagpu-8g: H100 SXM with more network cards.
-    "H100-MEGA": "H100-SXM5-80GB",
-    "H200": "H200-SXM-141GB",
-    "H200-SXM": "H200-SXM-141GB",
-    "H800": "H800-SXM-80GB",
-    "L40S": "L40S-48GB",
-    "L4": "L4-24GB",
-    "RTX4090": "RTX4090-24GB",
-    "A10G": "A10G-24GB",
-    # 16 GB V100 (AWS p3, GCP, Azure NCv3, OCI GPU3, Lambda gpu_8x_v100, ...).
-    "V100": "V100-SXM2-16GB",
-    "V100-32GB": "V100-SXM2-32GB",
-    "B200": "B200-SXM-180GB",
-    "MI300X": "MI300X-192GB",
-}
-
-# Known catalog errors, kept as published in `source_gpus` but corrected in `gpus` (and so
-# in the per-GPU price): (cloud, instance type) -> real GPU count.
-GPU_COUNT_FIXES: dict[tuple[str, str], int] = {
-    ("azure", "Standard_ND96is_H100_v5"): 8,   # catalog lists 12; ND H100 v5 has 8 GPUs
-    ("azure", "Standard_ND96isr_H100_v5"): 8,  # same
-}
-
-
-def _skypilot_h100(cloud: str, instance_type: str) -> tuple[str, str]:
-    """Catalog name and note for SkyPilot's plain "H100", by instance type.
-
-    PCIe: Lambda ``*_h100_pcie``; RunPod "H100" (it lists "H100-SXM" apart); Scaleway
-    ``H100-N-80G``; Azure ``NC*_H100_v5`` (H100 NVL cards). SXM: AWS p5, GCP a3, Lambda
-    ``*_sxm5``, Azure ``ND*_H100_v5``. Anything else (FluidStack, Paperspace) does not say:
-    it is read as SXM, as the catalog reads a bare "H100", and noted.
-    """
-    it = instance_type.lower()
-    if "pcie" in it or cloud in ("runpod", "scaleway") or (cloud == "azure" and it.startswith("standard_nc")):
-        note = "H100 NVL (94 GB PCIe); the catalog has no NVL entry" if cloud == "azure" else ""
-        return "H100-PCIe-80GB", note
-    if "sxm" in it or cloud in ("aws", "gcp") or (cloud == "azure" and it.startswith("standard_nd")):
-        return "H100-SXM5-80GB", ""
-    return "H100-SXM5-80GB", "form factor not stated by the catalog; read as SXM"
-
-
-# kind -> allowed units (first = default); how a quote price is stored.
-QUOTE_KINDS: dict[str, tuple[str, ...]] = {
-    "rent_hour": ("gpu-hour", "server-hour"),
-    "offpeak_hour": ("gpu-hour", "server-hour"),
-    "spot_hour": ("gpu-hour", "server-hour"),
-    "rent_month": ("gpu-month", "server-month"),
-    "buy_server": ("server",),
-    "buy_card": ("card",),
-}
-CURRENCIES = ("CNY", "USD")
-MARKETS = ("china", "global")
-
-# Every column written for an imported row.
-COLUMNS = ("source", "kind", "gpu", "gpus", "market", "provider", "region", "offer", "price",
-           "currency", "unit", "min_term_months", "as_of", "estimate", "cite", "note", "layout",
-           "priced", "published_price", "published_unit", "source_gpu", "source_gpus", "vcpus",
-           "memory_gib")
-# What makes a stored SkyPilot row "the same" (the cite names the file it came from).
-_SAME = tuple(c for c in COLUMNS if c != "cite")
+from advisor.market import store
+from advisor.market.layouts import LAYOUTS, Layout, read_date
 
 FEED_MAX_BYTES = 64 * 1024 * 1024
 
@@ -200,7 +112,7 @@ class FeedProblem(Exception):
 
 class ImportResult(BaseModel):
     path: str
-    kind_of_file: str      # "skypilot" | "quotes"
+    kind_of_file: str      # the layout's name: "skypilot" | "quotes"
     rows_read: int         # data rows in the file
     rows_written: int      # observations inserted (or replaced)
     dates: list[str]       # the as-of dates the file holds, sorted
@@ -223,153 +135,23 @@ class ParsedFile(BaseModel):
 # ----------------------------------------------------------------------------------------
 # Reading and validating
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _date(text: str, as_of: str | None, what: str = "date") -> str:
-    text = text.strip() or (as_of or "")
-    if not text:
-        raise ValueError(f"no {what} (give a date column or --as-of)")
-    if not _DATE.match(text):
-        raise ValueError(f"{what} {text!r} is not a date like 2024-02-05")
-    try:
-        Date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not a real date") from None
-    return text
-
-
-def _number(text: str, column: str, *, empty_ok: bool, positive: bool = False) -> float | None:
-    text = text.strip()
-    if not text:
-        if empty_ok:
-            return None
-        raise ValueError(f"{column} is empty")
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{column} {text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ValueError(f"{column} {text!r} must be a {'positive' if positive else 'non-negative'} number")
-    return value
-
-
-def _count(text: str, column: str, minimum: int = 1) -> int:
-    value = _number(text, column, empty_ok=False)
-    if value != int(value) or value < minimum:
-        raise ValueError(f"{column} {text.strip()!r} must be a whole number of at least {minimum}")
-    return int(value)
-
-
-def _flag(text: str, column: str) -> int:
-    t = text.strip().lower()
-    if t in ("", "0", "no", "false", "n"):
-        return 0
-    if t in ("1", "yes", "true", "y"):
-        return 1
-    raise ValueError(f"{column} {text.strip()!r} must be yes or no")
-
-
-def detect_layout(header: list[str], path: str = "", as_of: str | None = None, line: int = 1) -> str:
-    """'skypilot' or 'quotes' from the header row (on `line`); ImportProblem if neither fits."""
+def detect_layout(header: list[str], path: str = "", as_of: str | None = None, line: int = 1) -> Layout:
+    """The registered layout whose columns the header row (on `line`) has; ImportProblem if none."""
     cols = {h.strip() for h in header}
-    sky = [c for c in SKYPILOT_COLUMNS if c not in cols]
-    quote = [c for c in QUOTE_REQUIRED if c not in cols and not (c == "date" and as_of)]
-    if not sky:
-        return SKYPILOT
-    if not quote:
-        return QUOTES
+    missing = {layout.name: layout.missing(cols, as_of) for layout in LAYOUTS.values()}
+    for layout in LAYOUTS.values():
+        if not missing[layout.name]:
+            return layout
     # Name the missing columns of the layout the header is closest to.
-    sky_hits = len(SKYPILOT_COLUMNS) - len(sky)
-    quote_hits = len(QUOTE_REQUIRED) - len(quote)
-    if max(sky_hits, quote_hits) < 3:
-        raise ImportProblem(path, line, "not a price file this tool knows: expected the SkyPilot columns ("
-                            + ",".join(SKYPILOT_COLUMNS) + ") or the quote columns ("
-                            + ",".join(QUOTE_REQUIRED) + ")")
-    missing, layout = (sky, "SkyPilot") if sky_hits / len(SKYPILOT_COLUMNS) >= quote_hits / len(QUOTE_REQUIRED) \
-        else (quote, "quote")
-    raise ImportProblem(path, line, f"missing column{'s' if len(missing) > 1 else ''} "
-                        f"{', '.join(missing)} ({layout} layout)")
-
-
-def _skypilot_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dict]:
-    day = _date(rec["date"], as_of)
-    cloud, region, itype = rec["cloud"].strip(), rec["region"].strip(), rec["instance_type"].strip()
-    if not cloud:
-        raise ValueError("cloud is empty")
-    if not itype:
-        raise ValueError("instance_type is empty")
-    spelling = rec["gpu"].strip()
-    if spelling not in SKYPILOT_GPUS:
-        raise ValueError(f"unknown GPU name {spelling!r} (known: {', '.join(SKYPILOT_GPUS)})")
-    gpu, note = SKYPILOT_GPUS[spelling], ""
-    if spelling == "H100":
-        gpu, note = _skypilot_h100(cloud, itype)
-    listed_gpus = _count(rec["gpu_count"], "gpu_count")
-    gpus = GPU_COUNT_FIXES.get((cloud, itype), listed_gpus)
-    if gpus != listed_gpus:
-        note = "; ".join(filter(None, [note, f"catalog lists {listed_gpus} GPUs, the machine has {gpus}"]))
-    vcpus = _number(rec["vcpus"], "vcpus", empty_ok=True)
-    memory = _number(rec["memory_gib"], "memory_gib", empty_ok=True)
-    on_demand = _number(rec["price_per_hour_usd"], "price_per_hour_usd", empty_ok=True)
-    spot = _number(rec["spot_price_per_hour_usd"], "spot_price_per_hour_usd", empty_ok=True)
-    estimate = 0
-    if itype.startswith("gpu-only:"):
-        estimate = 1
-        note = "; ".join(filter(None, [note, "GPU only: excludes the host VM"]))
-    rows = []
-    for kind, published in (("rent_hour", on_demand), ("spot_hour", spot)):
-        priced = published is not None and published > 0
-        rows.append({
-            "source": SKYPILOT_SOURCE, "kind": kind, "gpu": gpu, "gpus": gpus, "market": "global",
-            "provider": cloud, "region": region, "offer": itype,
-            "price": published / gpus if priced else 0.0, "currency": "USD", "unit": "gpu-hour",
-            "min_term_months": 0, "as_of": day, "estimate": estimate,
-            "cite": f"{SKYPILOT_CITE}, {origin}", "note": note, "layout": SKYPILOT,
-            "priced": int(priced), "published_price": published, "published_unit": "instance-hour",
-            "source_gpu": spelling, "source_gpus": listed_gpus, "vcpus": vcpus, "memory_gib": memory,
-        })
-    return rows
-
-
-def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dict]:
-    day = _date(rec.get("date", ""), as_of)
-    vendor = rec["vendor"].strip()
-    if not vendor:
-        raise ValueError("vendor is empty")
-    spelling = rec["gpu"].strip()
-    found = catalog.find_gpu(spelling) if spelling else None
-    if found is None:
-        raise ValueError(f"unknown GPU name {spelling!r}")
-    gpus = _count(rec["gpus"], "gpus")
-    kind = rec["kind"].strip()
-    if kind not in QUOTE_KINDS:
-        raise ValueError(f"kind {kind!r} is not one of {', '.join(QUOTE_KINDS)}")
-    unit = rec.get("unit", "").strip() or QUOTE_KINDS[kind][0]
-    if unit not in QUOTE_KINDS[kind]:
-        raise ValueError(f"unit {unit!r} does not fit kind {kind} (use {' or '.join(QUOTE_KINDS[kind])})")
-    price = _number(rec["price"], "price", empty_ok=False, positive=True)
-    currency = rec["currency"].strip().upper()
-    if currency not in CURRENCIES:
-        raise ValueError(f"currency {rec['currency'].strip()!r} must be CNY or USD")
-    market = rec.get("market", "").strip().lower() or ("china" if currency == "CNY" else "global")
-    if market not in MARKETS:
-        raise ValueError(f"market {market!r} must be china or global")
-    term = _count(rec.get("min_term_months", "").strip() or "0", "min_term_months", minimum=0)
-    stored_unit, stored = unit, price
-    if unit.startswith("server-"):
-        stored_unit, stored = "gpu-" + unit.split("-", 1)[1], price / gpus
-    return [{
-        "source": QUOTE_SOURCE, "kind": kind, "gpu": found.name, "gpus": gpus, "market": market,
-        "provider": vendor, "region": rec.get("region", "").strip(),
-        "offer": rec.get("offer", "").strip() or f"{gpus}x{found.name}",  # as advisor/quotes.py records
-        "price": stored, "currency": currency, "unit": stored_unit, "min_term_months": term,
-        "as_of": day, "estimate": _flag(rec.get("estimate", ""), "estimate"),
-        "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
-        "note": rec.get("note", "").strip(), "layout": QUOTES, "priced": 1,
-        "published_price": price, "published_unit": unit, "source_gpu": spelling,
-        "source_gpus": gpus, "vcpus": None, "memory_gib": None,
-    }]
+    hits = {name: len(LAYOUTS[name].columns) - len(m) for name, m in missing.items()}
+    if max(hits.values()) < 3:
+        raise ImportProblem(path, line, "not a price file this tool knows: expected "
+                            + " or ".join(f"the {layout.title} columns ({','.join(layout.columns)})"
+                                          for layout in LAYOUTS.values()))
+    closest = max(LAYOUTS.values(), key=lambda layout: hits[layout.name] / len(layout.columns))
+    gone = missing[closest.name]
+    raise ImportProblem(path, line, f"missing column{'s' if len(gone) > 1 else ''} "
+                        f"{', '.join(gone)} ({closest.title} layout)")
 
 
 def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
@@ -379,7 +161,7 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
     Raises ImportProblem on the first problem; returns every observation row otherwise."""
     if as_of is not None:
         try:
-            as_of = _date(as_of, None, "--as-of date")
+            as_of = read_date(as_of, None, "--as-of date")
         except ValueError as err:
             raise ImportProblem(path, None, str(err)) from None
     origin = origin or Path(path).name
@@ -396,7 +178,6 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
     if dupes:
         raise ImportProblem(path, header_line, f"column {dupes[0]!r} appears twice")
     layout = detect_layout(header, path, as_of, header_line)
-    to_rows = _skypilot_rows if layout == SKYPILOT else _quote_rows
     rows: list[dict] = []
     seen: dict[tuple, int] = {}
     read = 0
@@ -408,18 +189,16 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
             raise ImportProblem(path, line, f"{len(cells)} cells but the header has {len(header)} columns")
         rec = dict(zip(header, cells + [""] * (len(header) - len(cells))))
         try:
-            new = to_rows(rec, origin, as_of)
+            new = layout.rows(rec, origin, as_of)
         except ValueError as err:
             raise ImportProblem(path, line, str(err)) from None
-        if layout == SKYPILOT:
-            r = new[0]
-            key = (r["as_of"], r["provider"], r["region"], r["offer"])
+        if layout.once_key:
+            key = layout.once_key(new)
             if key in seen:
-                raise ImportProblem(path, line, f"{r['provider']} {r['region']} {r['offer']} on {r['as_of']} "
-                                                f"is listed twice (first on line {seen[key]})")
+                raise ImportProblem(path, line, f"{layout.twice(key)} (first on line {seen[key]})")
             seen[key] = line
         rows.extend(new)
-    return ParsedFile(path=path, layout=layout, rows_read=read, rows=rows)
+    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows)
 
 
 def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -449,71 +228,15 @@ def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
 # ----------------------------------------------------------------------------------------
 # Writing
 
-@contextlib.contextmanager
-def _transaction(db):
-    """One transaction: sqlite-utils 4 runs in autocommit mode and offers atomic()."""
-    atomic = getattr(db, "atomic", None)
-    if atomic is not None:
-        with atomic():
-            yield
-    else:  # sqlite-utils 3: the connection opens transactions itself
-        with db.conn:
-            yield
-
-
-_INSERT = (f"INSERT OR IGNORE INTO observations ({', '.join(COLUMNS)}) "
-           f"VALUES ({', '.join('?' for _ in COLUMNS)})")
-
-
-def write_rows(db, rows: list[dict], source: str | None = None) -> int:
-    """Write validated observation rows in one transaction; returns rows inserted or replaced.
-
-    `source` overrides the rows' source. SkyPilot rows replace a stored row of the same
-    (source, kind, provider, region, offer, as_of) only when a value differs; other rows are
-    inserted unless the very same observation is already there."""
-    if source:
-        rows = [{**r, "source": source} for r in rows]
-    snap = [r for r in rows if r["layout"] == SKYPILOT]
-    other = [r for r in rows if r["layout"] != SKYPILOT]
-    written = 0
-    with _transaction(db):
-        conn = db.conn
-        if snap:
-            existing: dict[tuple, list[tuple]] = {}
-            cols = ", ".join(_SAME)
-            for src, day in sorted({(r["source"], r["as_of"]) for r in snap}):
-                for row in conn.execute(f"SELECT id, {cols} FROM observations "
-                                        "WHERE layout = ? AND source = ? AND as_of = ?", [SKYPILOT, src, day]):
-                    rec = dict(zip(_SAME, row[1:]))
-                    key = (rec["source"], rec["kind"], rec["provider"], rec["region"], rec["offer"], rec["as_of"])
-                    existing.setdefault(key, []).append((row[0], rec))
-            delete, insert = [], []
-            for r in snap:
-                old = existing.get((r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]), [])
-                if len(old) == 1 and all(old[0][1][c] == r[c] for c in _SAME):
-                    continue
-                delete.extend((i,) for i, _ in old)
-                insert.append(r)
-            if delete:
-                conn.executemany("DELETE FROM observations WHERE id = ?", delete)
-            before = conn.total_changes
-            conn.executemany(_INSERT, [[r[c] for c in COLUMNS] for r in insert])
-            written += conn.total_changes - before
-        if other:
-            before = conn.total_changes
-            conn.executemany(_INSERT, [[r[c] for c in COLUMNS] for r in other])
-            written += conn.total_changes - before
-    return written
-
-
-def import_file(db, path: str | Path, source: str | None = None, as_of: str | None = None) -> ImportResult:
+def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None = None,
+                as_of: str | None = None) -> ImportResult:
     """Validate the whole file, then write it in one transaction.
 
     `source` overrides the layout's default source name ('skypilot', 'quote'); `as_of`
     (YYYY-MM-DD) dates rows the file leaves undated."""
     parsed = read_file(path, as_of=as_of)
-    written = write_rows(db, parsed.rows, source=source)
-    src = source or (SKYPILOT_SOURCE if parsed.layout == SKYPILOT else QUOTE_SOURCE)
+    written = store.write_rows(db, parsed.rows, source=source)
+    src = source or LAYOUTS[parsed.layout].source
     return ImportResult(path=str(path), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
                         rows_written=written, dates=parsed.dates, source=src)
 
@@ -548,10 +271,15 @@ def _json_records(text: str, url: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def fetch_feed(url: str, timeout: float = 10, source: str | None = None, as_of: str | None = None) -> list[dict]:
-    """Fetch a price feed (CSV in either layout, or JSON rows with the same columns) and
-    validate it; returns the observation rows, ready for `write_rows`. Any failure (network,
-    HTTP status, timeout, malformed content) raises FeedProblem with a plain message.
+    """Fetch a price feed (CSV in any registered layout, or JSON rows with the same columns)
+    and validate it; returns the observation rows, ready for `store.write_rows`. Any failure
+    (network, HTTP status, timeout, malformed content) raises FeedProblem with a plain message.
     `timeout` bounds the whole download, not only each socket wait."""
+    rows = _fetch(url, timeout, as_of).rows
+    return [{**r, "source": source} for r in rows] if source else rows
+
+
+def _fetch(url: str, timeout: float, as_of: str | None) -> ParsedFile:
     if not url.lower().startswith(("http://", "https://")):
         raise FeedProblem(url, f"price feed address {url!r} must start with http:// or https://")
     deadline = time.monotonic() + timeout
@@ -599,19 +327,13 @@ def fetch_feed(url: str, timeout: float = 10, source: str | None = None, as_of: 
         raise FeedProblem(url, f"price feed {url} is not usable: {where}{err.message}") from None
     except csv.Error as err:
         raise FeedProblem(url, f"price feed {url} is not readable CSV ({err})") from None
-    rows = parsed.rows
-    if source:
-        rows = [{**r, "source": source} for r in rows]
-    return rows
+    return parsed
 
 
-def import_feed(db, url: str, source: str | None = None, as_of: str | None = None,
+def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, as_of: str | None = None,
                 timeout: float = 10) -> ImportResult:
     """fetch_feed, then write it in one transaction (nothing is written if the fetch fails)."""
-    rows = fetch_feed(url, timeout=timeout, source=source, as_of=as_of)
-    layout = rows[0]["layout"] if rows else SKYPILOT
-    written = write_rows(db, rows)
-    per_offer = 2 if layout == SKYPILOT else 1
-    return ImportResult(path=url, kind_of_file=layout, rows_read=len(rows) // per_offer, rows_written=written,
-                        dates=sorted({r["as_of"] for r in rows}),
-                        source=source or (SKYPILOT_SOURCE if layout == SKYPILOT else QUOTE_SOURCE))
+    parsed = _fetch(url, timeout, as_of)
+    written = store.write_rows(db, parsed.rows, source=source)
+    return ImportResult(path=url, kind_of_file=parsed.layout, rows_read=parsed.rows_read, rows_written=written,
+                        dates=parsed.dates, source=source or LAYOUTS[parsed.layout].source)

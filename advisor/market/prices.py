@@ -1,8 +1,5 @@
-"""The price store: every price is an observation with its source and date, in SQLite.
-
-The database (GPU_ADVISOR_DB, default gpu-advisor.db in the working directory) is created
-and migrated on first use and seeded from data/reference_prices.toml. Plans read a
-`PriceBook`, a snapshot of the newest price of each offer.
+"""The prices a plan reads: a `PriceBook` of the newest price of each offer, built from the
+store (advisor/market/store.py) for one owner, with the exchange rate between CNY and USD.
 """
 
 from __future__ import annotations
@@ -10,101 +7,18 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import os
-import tomllib
 from dataclasses import dataclass
-from functools import cache
 
 import sqlite_utils
 
-from advisor import db as dbmod
-from advisor.db import db_path
-from advisor.resources import data_dir
+from advisor.market import reference, store
 
-REFERENCE_SOURCE = "reference"
+# Hours in a month, the convention of data/reference_prices.toml (8,760 h / 12).
+HOURS_PER_MONTH = 730
 
 
 class ConfigError(ValueError):
     """A setting (environment variable) the program cannot use."""
-
-# Each migration runs once, in order, inside a transaction; `migrations` records them.
-MIGRATIONS = [
-    (1, """
-        CREATE TABLE IF NOT EXISTS observations (
-            id INTEGER PRIMARY KEY,
-            source TEXT NOT NULL,         -- 'reference', 'skypilot', 'quote', a feed name
-            kind TEXT NOT NULL,           -- rent_hour, rent_month, offpeak_hour, buy_server, ...
-            gpu TEXT NOT NULL DEFAULT '',
-            gpus INTEGER NOT NULL DEFAULT 1,
-            market TEXT NOT NULL DEFAULT '',
-            provider TEXT NOT NULL DEFAULT '',
-            region TEXT NOT NULL DEFAULT '',
-            offer TEXT NOT NULL DEFAULT '',
-            price REAL NOT NULL,
-            currency TEXT NOT NULL DEFAULT '',
-            unit TEXT NOT NULL DEFAULT '',
-            min_term_months INTEGER NOT NULL DEFAULT 0,
-            as_of TEXT NOT NULL,
-            estimate INTEGER NOT NULL DEFAULT 0,
-            cite TEXT NOT NULL DEFAULT '',
-            note TEXT NOT NULL DEFAULT '',
-            UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price)
-        )"""),
-    (2, "CREATE INDEX IF NOT EXISTS observations_gpu_kind ON observations (gpu, kind, market)"),
-    # Imported files (advisor/imports.py). `layout`: the file layout a row came from
-    # ('skypilot' snapshots, which the digest compares; 'quotes'; '' for the reference seed).
-    (3, "ALTER TABLE observations ADD COLUMN layout TEXT NOT NULL DEFAULT ''"),
-    # 0: the offer was listed on that date with no usable price of this kind (an empty cell,
-    # or SkyPilot's 0 placeholder); `price` is then 0. Keeps "offer listed" apart from "priced".
-    (4, "ALTER TABLE observations ADD COLUMN priced INTEGER NOT NULL DEFAULT 1"),
-    # The price exactly as the source published it (SkyPilot: per instance-hour; NULL for an
-    # empty cell), and its unit ('instance-hour', 'server-month', ...); `price` is per `unit`.
-    (5, "ALTER TABLE observations ADD COLUMN published_price REAL"),
-    (6, "ALTER TABLE observations ADD COLUMN published_unit TEXT NOT NULL DEFAULT ''"),
-    # The GPU name and count as the source spells them ('A100', 12); `gpu`/`gpus` are the
-    # catalog name and the real count.
-    (7, "ALTER TABLE observations ADD COLUMN source_gpu TEXT NOT NULL DEFAULT ''"),
-    (8, "ALTER TABLE observations ADD COLUMN source_gpus INTEGER"),
-    (9, "ALTER TABLE observations ADD COLUMN vcpus REAL"),
-    (10, "ALTER TABLE observations ADD COLUMN memory_gib REAL"),
-    # The digest: one source's snapshot on a date, the previous date of a source, the sources.
-    (11, "CREATE INDEX IF NOT EXISTS observations_layout_source_date ON observations (layout, source, as_of)"),
-    # price_book's "newest observation of each offer" (GROUP BY and join on these columns):
-    # without it that query takes minutes once daily snapshots pile up (bench/prices_bench.py).
-    (12, "CREATE INDEX IF NOT EXISTS observations_offer_newest "
-         "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
-]
-
-
-def open_store(path: str | None = None) -> sqlite_utils.Database:
-    """The database with the price tables migrated (each migration in its own transaction,
-    recorded in schema_versions) and the reference prices seeded on first use."""
-    db = dbmod.connect(path)
-    dbmod.migrate(db, "prices", MIGRATIONS)
-    if not db.execute("SELECT 1 FROM observations WHERE source = ? LIMIT 1", [REFERENCE_SOURCE]).fetchone():
-        seed_reference(db)
-    return db
-
-
-def _reference() -> dict:
-    with open(data_dir() / "reference_prices.toml", "rb") as fh:
-        return tomllib.load(fh)
-
-
-def seed_reference(db: sqlite_utils.Database) -> int:
-    rows = [
-        {
-            "source": REFERENCE_SOURCE, "kind": p["kind"], "gpu": p.get("gpu", ""),
-            "gpus": p.get("gpus", 1), "market": p.get("market", ""), "provider": p.get("provider", ""),
-            "region": p.get("region", ""), "offer": "", "price": float(p["price"]),
-            "currency": p.get("currency", ""), "unit": p.get("unit", ""),
-            "min_term_months": p.get("min_term_months", 0), "as_of": str(p["as_of"]),
-            "estimate": int(bool(p.get("estimate"))), "cite": p.get("source", ""), "note": p.get("note", ""),
-        }
-        for p in _reference()["price"]
-    ]
-    with db.conn:
-        db["observations"].insert_all(rows, ignore=True)
-    return len(rows)
 
 
 @dataclass(frozen=True)
@@ -124,10 +38,6 @@ class Price:
     region: str = ""
     source: str = ""
     offer: str = ""
-
-    def label(self) -> str:
-        flag = " (estimate)" if self.estimate else ""
-        return f"{self.provider}, {self.as_of}{flag}: {self.cite}"
 
 
 class PriceBook:
@@ -173,21 +83,33 @@ class PriceBook:
         return None if price is None else self.convert(price.price, price.currency, currency)
 
 
-@cache
-def _book_for(path: str, mtime: float) -> PriceBook:
-    db = open_store(path)
-    # The newest price of each offer; for snapshot sources (SkyPilot) only offers still listed
-    # in that source's latest snapshot, so a withdrawn offer does not keep its last price.
-    rows = list(db.query("""
-        SELECT o.* FROM observations o
-        JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of
-              FROM observations GROUP BY kind, gpu, market, provider, region, offer) newest
-        USING (kind, gpu, market, provider, region, offer, as_of)
-        WHERE o.layout != 'skypilot'
-           OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source
-                         AND s.layout = 'skypilot')"""))
-    fx = _reference()["fx"]
-    return PriceBook(rows, fx["usd_cny"], fx["as_of"], fx["source"])
+# The newest book per (database file, owner), with the file's modification time when built.
+_books: dict[tuple[str, str | None], tuple[float, PriceBook]] = {}
+
+
+def _changed_at(path: str) -> float:
+    """When the database last changed: a commit in WAL mode writes the -wal file, and the main
+    file changes only at a checkpoint."""
+    return max(os.path.getmtime(p) for p in (path, path + "-wal") if os.path.exists(p))
+
+
+def price_book(db: sqlite_utils.Database, owner: str | None) -> PriceBook:
+    """The prices `owner` sees (shared market data and its own quotes; shared only for None).
+    Cached per database file and owner until the file changes, so an import changes the next answer."""
+    path = store.file_of(db)
+    changed = _changed_at(path) if path else None
+    cached = _books.get((path, owner))
+    if cached and changed is not None and cached[0] == changed:
+        book = cached[1]
+    else:
+        book = PriceBook(store.newest_offers(db, owner), *reference.fx())
+        if changed is not None:
+            _books[(path, owner)] = (changed, book)
+    configured = exchange_rate()
+    if configured:
+        book = copy.copy(book)
+        book.usd_cny, book.fx_as_of, book.fx_source = configured
+    return book
 
 
 def exchange_rate() -> tuple[float, str, str] | None:
@@ -206,23 +128,10 @@ def exchange_rate() -> tuple[float, str, str] | None:
     return value, as_of or "not dated", "GPU_ADVISOR_USD_CNY setting"
 
 
-def price_book(path: str | None = None) -> PriceBook:
-    """Cached per database file and modification time, so an import changes the next answer."""
-    p = path or db_path()
-    open_store(p).conn.close()
-    book = _book_for(os.path.abspath(p), os.path.getmtime(p))
-    configured = exchange_rate()
-    if configured:
-        book = copy.copy(book)
-        book.usd_cny, book.fx_as_of, book.fx_source = configured
-    return book
-
-
-def current_prices(gpu: str | None = None, path: str | None = None, today: str | None = None,
+def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = None,
                    per_gpu: int = 5) -> list[dict]:
-    """The cheapest rental offers per GPU, per hour and per month, with source and age;
-    cheapest first (compared in USD)."""
-    book = price_book(path)
+    """The cheapest rental offers per GPU in the book, per hour and per month, with source and
+    age; cheapest first (compared in USD)."""
     day = dt.date.fromisoformat(today) if today else dt.date.today()
     groups = []
     for name in (g for g in book.gpus() if gpu is None or g == gpu):
@@ -230,7 +139,7 @@ def current_prices(gpu: str | None = None, path: str | None = None, today: str |
         for kind in ("rent_hour", "rent_month", "offpeak_hour"):
             for market in ("china", "global"):
                 for p in book.offers(kind, name, market):
-                    hours = 730 if kind == "rent_month" else 1
+                    hours = HOURS_PER_MONTH if kind == "rent_month" else 1
                     offers.append({
                         "kind": kind, "price": p.price, "currency": p.currency, "unit": p.unit or "gpu-hour",
                         "provider": p.provider, "region": p.region, "offer": p.offer, "market": market,

@@ -11,13 +11,15 @@ import math
 import re
 import unicodedata
 
+import sqlite_utils
 from pydantic import BaseModel
 
 from advisor import catalog
+from advisor.market import store
+from advisor.market.layouts import market_of
+from advisor.market.prices import HOURS_PER_MONTH, PriceBook, price_book
 from advisor.request.parser import RequestError, _gpu_names, detect_lang
-from advisor.market.prices import PriceBook, open_store
 
-HOURS_PER_MONTH = 730
 # A rent below what the same servers cost to own (hardware over 36 months, plus power and
 # hosting) cannot pay for the hardware: the vendor saves elsewhere (shared network or
 # storage, thin support) or the quote leaves costs out. The Chengdu guide states the rule as
@@ -123,7 +125,7 @@ def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -
 
 def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     """Against the market the quote's currency belongs to (CNY: China, USD: global clouds)."""
-    market = "global" if q.currency == "USD" else "china"
+    market = market_of(q.currency)
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
     market_price = book.best("rent_hour", gpu.name, market, q.currency)
@@ -164,26 +166,22 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     )
 
 
-def record(q: Quote, path: str | None = None, today: dt.date | None = None) -> bool:
-    """Store the quote as a price observation (source "quote"); False if already recorded."""
-    market = "global" if q.currency == "USD" else "china"
-    db = open_store(path)
+def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.date | None = None) -> bool:
+    """Store the quote as a price observation (source "quote") that only `owner` sees; False if
+    that owner already recorded it."""
     # Stored per GPU, like the reference prices, so plans can use it.
-    per_gpu_price = q.price if q.per_gpu else q.price / q.gpus
-    cursor = db.execute(
-        "INSERT OR IGNORE INTO observations (source, kind, gpu, gpus, market, provider, region, offer, price,"
-        " currency, unit, min_term_months, as_of, estimate, cite, note)"
-        " VALUES ('quote', ?, ?, 1, ?, ?, '', ?, ?, ?, ?, ?, ?, 0, ?, ?)",
-        ["rent_month" if q.per == "month" else "rent_hour", q.gpu, market, q.vendor, f"{q.gpus}x{q.gpu}",
-         per_gpu_price, q.currency, f"gpu-{q.per}", int(q.term_months or 0),
-         (today or dt.date.today()).isoformat(), f"vendor quote: {q.text}", "recorded with /gpu quote"])
-    db.conn.close()
-    return cursor.rowcount == 1
+    row = {
+        "source": "quote", "kind": "rent_month" if q.per == "month" else "rent_hour", "gpu": q.gpu, "gpus": 1,
+        "market": market_of(q.currency), "provider": q.vendor, "offer": f"{q.gpus}x{q.gpu}",
+        "price": q.price if q.per_gpu else q.price / q.gpus, "currency": q.currency, "unit": f"gpu-{q.per}",
+        "min_term_months": int(q.term_months or 0), "as_of": (today or dt.date.today()).isoformat(),
+        "cite": f"vendor quote: {q.text}", "note": "recorded with /gpu quote", "owner": owner,
+    }
+    return store.write_rows(db, [row]) == 1
 
 
-def quote_answer(text: str, lang: str | None = None, path: str | None = None) -> tuple[QuoteJudgement, bool]:
-    """Parse, judge against the prices on record (before this quote joins them), record."""
-    from advisor.market.prices import price_book
-
-    judgement = judge(parse_quote(text, lang), price_book(path))
-    return judgement, record(judgement.quote, path)
+def quote_answer(text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None
+                 ) -> tuple[QuoteJudgement, bool]:
+    """Parse, judge against the prices `owner` sees (before this quote joins them), record."""
+    judgement = judge(parse_quote(text, lang), price_book(db, owner))
+    return judgement, record(judgement.quote, db, owner)

@@ -19,7 +19,7 @@ from advisor.planning.planner import (
     suggest,
     with_infrastructure,
 )
-from advisor.market.prices import price_book
+from advisor.market.prices import PriceBook
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.text.render import phrase, render
 from advisor.request.model import TrainingRequest
@@ -132,8 +132,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[str]:
     return out
 
 
-def advise(text: str, lang: str | None = None) -> Advice:
-    return advise_request(parse(text, lang))
+def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
+    return advise_request(parse(text, lang), book)
 
 
 def plan_context(result: Advice) -> dict:
@@ -165,9 +165,8 @@ def plan_context(result: Advice) -> dict:
     return ctx
 
 
-def advise_request(request: TrainingRequest) -> Advice:
+def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     shape = model_shape(request)
-    book = price_book()
     if request.gpu and request.gpu_count:
         gpu = catalog.get_gpu(request.gpu)
         est = best_layout(shape, training_setup(request), gpu, request.gpu_count)

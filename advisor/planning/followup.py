@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from advisor.knowledge import faq
+from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_section
 from advisor.request.parser import RequestError, detect_lang, parse_followup
 from advisor.text.render import render
@@ -45,15 +46,17 @@ class FollowUp(BaseModel):
                 "advice": self.advice.to_json() if self.advice else None}
 
 
-def follow_up(request_text: str, summary: dict, message: str, lang: str | None = None) -> FollowUp:
-    """`request_text` and `summary` are what the thread stored for its first answer."""
+def follow_up(request_text: str, summary: dict, message: str, lang: str | None = None, *,
+              book: PriceBook) -> FollowUp:
+    """`request_text` and `summary` are what the thread stored for its first answer; `book` the
+    prices the thread's owner sees."""
     reply_lang = lang or detect_lang(message)
     try:
         request, changed = parse_followup(request_text, message, reply_lang, plan_gpu=summary.get("gpu"))
     except RequestError:
         part = explained_part(message)
         if part:
-            result = advise(request_text, reply_lang)
+            result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
                 return FollowUp(kind="explain", lang=reply_lang, advice=result,
                                 text=render(f"followup.{reply_lang}.txt.j2", kind="explain",
@@ -62,7 +65,7 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
         data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
         return FollowUp(kind="question", lang=reply_lang, faq=data,
                         text=render(f"followup.{reply_lang}.txt.j2", kind="question", f=data))
-    result = advise_request(request)
+    result = advise_request(request, book)
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}

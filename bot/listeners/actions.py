@@ -25,7 +25,7 @@ def show_part(ack, body, action, client):
     team, channel, ts, conv = _conversation(body)
     if conv is None:
         return
-    pool.submit(jobs.part, jobs.SlackAccess.of(client), channel, ts, conv.request_text,
+    pool.submit(jobs.part, jobs.SlackAccess.of(client), team, channel, ts, conv.request_text,
                 PARTS[action["action_id"]], conv.lang)
 
 

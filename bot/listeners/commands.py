@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import closing
 
 from advisor import catalog
-from advisor.market.prices import current_prices
+from advisor.market.prices import current_prices, price_book
+from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from bot import jobs, pool, subscriptions
@@ -42,7 +44,7 @@ def digest_command(text: str, command: dict, lang: str) -> str:
     return phrase(lang, "digest_usage", file="bot")
 
 
-def prices_command(text: str, lang: str) -> str:
+def prices_command(text: str, lang: str, team: str) -> str:
     """`/gpu prices [GPU]`: the cheapest offers on record, with source and age."""
     words = text.split()
     gpu = None
@@ -52,7 +54,9 @@ def prices_command(text: str, lang: str) -> str:
             return phrase(lang, "request_error", "unknown_gpu", name=" ".join(words[1:]),
                           known=", ".join(g.name for g in catalog.gpus()))
         gpu = found.name
-    return render(f"prices.{lang}.txt.j2", groups=current_prices(gpu, per_gpu=3), gpu=gpu)
+    with closing(open_store()) as db:
+        book = price_book(db, team)
+    return render(f"prices.{lang}.txt.j2", groups=current_prices(book, gpu, per_gpu=3), gpu=gpu)
 
 
 def on_gpu(ack, command, client, context):
@@ -76,14 +80,15 @@ def on_gpu(ack, command, client, context):
         ack(text=render(f"help.{reply_lang(text, client, user)}.txt.j2"))
     elif command_word == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
-        pool.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
+        pool.submit(jobs.quote, jobs.SlackAccess.of(client), team, channel, user, text, None,
+                    command.get("response_url"))
     elif command_word == "digest":
         ack(text=digest_command(text, command, lang))
         words = text.split()
         if len(words) > 1 and words[1].lower() in ("now", "现在"):
             pool.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
     elif command_word == "prices":
-        ack(text=prices_command(text, lang))
+        ack(text=prices_command(text, lang, team))
     else:
         # No parse here: the planning process reads the request and, when it cannot, replaces
         # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.

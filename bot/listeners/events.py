@@ -55,14 +55,15 @@ def on_mention(event, body, client, context):
     try:
         parse(text)
     except RequestError:
-        pool.submit(jobs.follow, jobs.SlackAccess.of(client), channel, where, "", {}, text, event.get("user", ""))
+        pool.submit(jobs.follow, jobs.SlackAccess.of(client), team, channel, where, "", {}, text,
+                    event.get("user", ""))
         return
     pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, event.get("user", ""), text, None, None, where)
 
 
 def _follow(client, channel, thread, conv, event):
-    pool.submit(jobs.follow, jobs.SlackAccess.of(client), channel, thread, conv.request_text, conv.summary,
-                _strip_mentions(event.get("text", "")), event.get("user", ""))
+    pool.submit(jobs.follow, jobs.SlackAccess.of(client), conv.workspace, channel, thread, conv.request_text,
+                conv.summary, _strip_mentions(event.get("text", "")), event.get("user", ""))
 
 
 def register(app) -> None:

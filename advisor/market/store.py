@@ -1,0 +1,284 @@
+"""The price store: the `observations` table, its migrations, the one writer, and every query on it.
+
+Every price is an observation with its source and date. Imports, feeds, recorded quotes and
+the reference seed all go in through `write_rows`; the planner's price book, `prices show`,
+the digest and its chart read through the queries below. No other module knows the table.
+
+An observation may belong to an owner: an opaque key the caller gives (the bot a Slack
+workspace, the CLI "local") and this module does not interpret. A quote recorded for an
+owner is seen only by that owner; rows without one (imports, feeds, the seed) are shared
+market data that every owner sees.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from advisor import db as dbmod
+from advisor.market import reference
+from advisor.market.layouts import SNAPSHOT_LAYOUTS
+
+COMPONENT = "prices"
+TABLE = "observations"
+
+# The table as the migrations leave it: column -> type, and the default of each NOT NULL column.
+COLUMNS: dict[str, type] = {
+    "id": int,
+    "source": str,           # 'reference', 'skypilot', 'quote', a feed name
+    "kind": str,             # rent_hour, rent_month, offpeak_hour, buy_server, ...
+    "gpu": str,              # catalog name
+    "gpus": int,             # the real GPU count the price covers
+    "market": str,           # china | global
+    "provider": str,
+    "region": str,
+    "offer": str,
+    "price": float,          # in `currency`, per `unit`
+    "currency": str,
+    "unit": str,
+    "min_term_months": int,
+    "as_of": str,
+    "estimate": int,
+    "cite": str,
+    "note": str,
+    "layout": str,           # the file layout a row came from (advisor/market/layouts.py); '' otherwise
+    "priced": int,           # 0: listed on that date with no usable price of this kind; price is then 0
+    "published_price": float,  # the price exactly as published (NULL for an empty cell)
+    "published_unit": str,   # its unit ('instance-hour', 'server-month', ...)
+    "source_gpu": str,       # the GPU as the source spells it ('A100')
+    "source_gpus": int,      # the GPU count as the source lists it (12 for Azure's ND96is)
+    "vcpus": float,
+    "memory_gib": float,
+    "owner": str,            # NULL: shared market data; else the key of the owner who recorded it
+}
+NOT_NULL_DEFAULTS: dict[str, object] = {
+    "gpu": "", "gpus": 1, "market": "", "provider": "", "region": "", "offer": "", "currency": "",
+    "unit": "", "min_term_months": 0, "estimate": 0, "cite": "", "note": "", "layout": "", "priced": 1,
+    "published_unit": "", "source_gpu": "",
+}
+NOT_NULL = ("source", "kind", "price", "as_of", *NOT_NULL_DEFAULTS)
+# What makes two observations the same one: recording it again writes nothing. The owner is
+# part of it (two teams may record the same quote), NULL counting as one value.
+SAME_OBSERVATION = ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of", "price",
+                    "ifnull(owner, '')")
+# Indexes (name -> columns) and what needs them.
+INDEXES: dict[str, tuple[str, ...]] = {
+    "observations_gpu_kind": ("gpu", "kind", "market"),
+    # The digest: one source's snapshot on a date, the previous date of a source, the sources.
+    "observations_layout_source_date": ("layout", "source", "as_of"),
+    # newest_offers' "newest observation of each offer" (GROUP BY and join on these columns,
+    # the owner read from the index): without it that query takes minutes once daily
+    # snapshots pile up (bench/prices_bench.py).
+    "observations_offer_newest": ("kind", "gpu", "market", "provider", "region", "offer", "as_of", "owner"),
+}
+# What makes a stored snapshot row "the same" as an imported one (the cite names the file).
+_SNAPSHOT_SAME = tuple(c for c in COLUMNS if c not in ("id", "cite", "owner"))
+
+
+def _owners(db: sqlite_utils.Database) -> None:
+    """Version 13: the owner column. SQLite cannot change the table's UNIQUE constraint in place,
+    so the table is rebuilt from COLUMNS, with the uniqueness as an index that includes the owner."""
+    db[f"{TABLE}_new"].create(COLUMNS, pk="id", not_null=NOT_NULL, defaults=NOT_NULL_DEFAULTS)
+    kept = ", ".join(c for c in COLUMNS if c != "owner")
+    db.execute(f"INSERT INTO {TABLE}_new ({kept}) SELECT {kept} FROM {TABLE}")
+    db[TABLE].drop()
+    db.rename_table(f"{TABLE}_new", TABLE)
+    for name, columns in INDEXES.items():
+        db[TABLE].create_index(columns, index_name=name)
+    # An index on an expression: sqlite-utils' create_index takes column names only.
+    db.execute(f"CREATE UNIQUE INDEX observations_same ON {TABLE} ({', '.join(SAME_OBSERVATION)})")
+
+
+# Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
+# the SQL that built the databases already in use; 13 rebuilds the table in its final form.
+MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
+    (1, """
+        CREATE TABLE IF NOT EXISTS observations (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            gpu TEXT NOT NULL DEFAULT '',
+            gpus INTEGER NOT NULL DEFAULT 1,
+            market TEXT NOT NULL DEFAULT '',
+            provider TEXT NOT NULL DEFAULT '',
+            region TEXT NOT NULL DEFAULT '',
+            offer TEXT NOT NULL DEFAULT '',
+            price REAL NOT NULL,
+            currency TEXT NOT NULL DEFAULT '',
+            unit TEXT NOT NULL DEFAULT '',
+            min_term_months INTEGER NOT NULL DEFAULT 0,
+            as_of TEXT NOT NULL,
+            estimate INTEGER NOT NULL DEFAULT 0,
+            cite TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '',
+            UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price)
+        )"""),
+    (2, "CREATE INDEX IF NOT EXISTS observations_gpu_kind ON observations (gpu, kind, market)"),
+    (3, "ALTER TABLE observations ADD COLUMN layout TEXT NOT NULL DEFAULT ''"),
+    (4, "ALTER TABLE observations ADD COLUMN priced INTEGER NOT NULL DEFAULT 1"),
+    (5, "ALTER TABLE observations ADD COLUMN published_price REAL"),
+    (6, "ALTER TABLE observations ADD COLUMN published_unit TEXT NOT NULL DEFAULT ''"),
+    (7, "ALTER TABLE observations ADD COLUMN source_gpu TEXT NOT NULL DEFAULT ''"),
+    (8, "ALTER TABLE observations ADD COLUMN source_gpus INTEGER"),
+    (9, "ALTER TABLE observations ADD COLUMN vcpus REAL"),
+    (10, "ALTER TABLE observations ADD COLUMN memory_gib REAL"),
+    (11, "CREATE INDEX IF NOT EXISTS observations_layout_source_date ON observations (layout, source, as_of)"),
+    (12, "CREATE INDEX IF NOT EXISTS observations_offer_newest "
+         "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
+    (13, _owners),
+]
+
+
+def open_store(path: str | None = None) -> sqlite_utils.Database:
+    """The database (GPU_ADVISOR_DB unless `path`), migrated, and seeded with the reference
+    prices (data/reference_prices.toml) on first use."""
+    db = dbmod.connect(path)
+    dbmod.migrate(db, COMPONENT, MIGRATIONS)
+    if not _exists(db, "source = ?", [reference.SOURCE]):
+        write_rows(db, reference.rows())
+    return db
+
+
+def _exists(db: sqlite_utils.Database, where: str, args: list) -> bool:
+    """Whether any row matches; stops at the first (a count would read them all)."""
+    return any(True for _ in db[TABLE].rows_where(where, args, select="1", limit=1))
+
+
+def file_of(db: sqlite_utils.Database) -> str:
+    """The database's file ('' in memory)."""
+    return next(r["file"] for r in db.query("PRAGMA database_list") if r["name"] == "main")
+
+
+# ----------------------------------------------------------------------------------------
+# The one writer
+
+def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None = None) -> int:
+    """Write observation rows in one transaction; returns the rows inserted or replaced.
+
+    `source` overrides the rows' source; columns a row leaves out take the table's defaults.
+    A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
+    region, offer, as_of) only when a value differs; any other row is inserted unless the
+    very same observation is already there."""
+    rows = [{**NOT_NULL_DEFAULTS, **r, **({"source": source} if source else {})} for r in rows]
+    snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
+    other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
+    table = db[TABLE]
+    with dbmod.writing(db):
+        stale, changed = _changed_snapshot_rows(db, snapshot)
+        if stale:
+            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale])
+        before = db.conn.total_changes
+        table.insert_all(changed + other, ignore=True)
+        return db.conn.total_changes - before
+
+
+def _offer_key(r: dict) -> tuple:
+    return r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]
+
+
+def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict]]:
+    """The ids of stored snapshot rows to replace, and the rows that are new or differ."""
+    stored: dict[tuple, list[dict]] = {}
+    for layout, src, day in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows}):
+        for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", [layout, src, day],
+                                        select=", ".join(("id", *_SNAPSHOT_SAME))):
+            stored.setdefault(_offer_key(old), []).append(old)
+    stale, changed = [], []
+    for r in rows:
+        old = stored.get(_offer_key(r), [])
+        if len(old) == 1 and all(old[0][c] == r[c] for c in _SNAPSHOT_SAME):
+            continue
+        stale.extend(o["id"] for o in old)
+        changed.append(r)
+    return stale, changed
+
+
+# ----------------------------------------------------------------------------------------
+# The planner's price book and `prices show`
+
+def newest_offers(db: sqlite_utils.Database, owner: str | None) -> list[dict]:
+    """The newest observation of each offer that `owner` sees (shared rows and its own; shared
+    rows only for None). For snapshot layouts only offers still listed in that source's latest
+    snapshot, so a withdrawn offer does not keep its last price."""
+    # The owner test is written out twice rather than as a common table expression, which
+    # SQLite would copy whole instead of reading the offer index.
+    return list(db.query(f"""
+        SELECT o.* FROM observations o
+        JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of FROM observations
+              WHERE owner IS NULL OR owner = ? GROUP BY kind, gpu, market, provider, region, offer) newest
+        USING (kind, gpu, market, provider, region, offer, as_of)
+        WHERE (o.owner IS NULL OR o.owner = ?) AND (o.layout NOT IN ({", ".join("?" for _ in SNAPSHOT_LAYOUTS)})
+           OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source AND s.layout = o.layout))""",
+                         [owner, owner, *SNAPSHOT_LAYOUTS]))
+
+
+# ----------------------------------------------------------------------------------------
+# Snapshots: the digest and its chart
+
+def _layouts() -> str:
+    return "layout IN (" + ", ".join("?" for _ in SNAPSHOT_LAYOUTS) + ")"
+
+
+def snapshot_sources(db: sqlite_utils.Database, date: str | None = None) -> list[str]:
+    """Snapshot sources, all of them or those with a snapshot on `date`."""
+    sources: set[str] = set()
+    for layout in SNAPSHOT_LAYOUTS:
+        # Skip-scan over the (layout, source, as_of) index: one lookup per source.
+        sources.update(r["x"] for r in db.query("""
+            WITH RECURSIVE s(x) AS (
+                SELECT MIN(source) FROM observations WHERE layout = :l
+                UNION ALL
+                SELECT (SELECT MIN(source) FROM observations WHERE layout = :l AND source > s.x)
+                FROM s WHERE s.x IS NOT NULL)
+            SELECT x FROM s WHERE x IS NOT NULL""", {"l": layout}))
+    if date is None:
+        return sorted(sources)
+    return sorted(s for s in sources
+                  if _exists(db, f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, s, date]))
+
+
+def snapshot_dates(db: sqlite_utils.Database, source: str) -> list[str]:
+    return [r["as_of"] for r in db.query(
+        f"SELECT DISTINCT as_of FROM observations WHERE {_layouts()} AND source = ? ORDER BY as_of",
+        [*SNAPSHOT_LAYOUTS, source])]
+
+
+def latest_snapshot_date(db: sqlite_utils.Database) -> str | None:
+    """The newest date any snapshot source has (the digest's natural default date)."""
+    return next(db.query(f"SELECT MAX(as_of) AS day FROM observations WHERE {_layouts()}",
+                         list(SNAPSHOT_LAYOUTS)))["day"]
+
+
+def snapshot_on_or_before(db: sqlite_utils.Database, source: str, date: str, strictly_before: bool) -> str | None:
+    op = "<" if strictly_before else "<="
+    return next(db.query(f"SELECT MAX(as_of) AS day FROM observations "
+                         f"WHERE {_layouts()} AND source = ? AND as_of {op} ?",
+                         [*SNAPSHOT_LAYOUTS, source, date]))["day"]
+
+
+def snapshot_rows(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
+    """Every row of one source's snapshot on one date."""
+    return list(db[TABLE].rows_where(f"{_layouts()} AND source = ? AND as_of = ?",
+                                     [*SNAPSHOT_LAYOUTS, source, date]))
+
+
+def priced_on_demand(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
+    """The on-demand rows with a price in one source's snapshot on one date."""
+    return list(db[TABLE].rows_where(
+        f"{_layouts()} AND source = ? AND as_of = ? AND kind = 'rent_hour' AND priced = 1 AND price > 0",
+        [*SNAPSHOT_LAYOUTS, source, date]))
+
+
+def cheapest_history(db: sqlite_utils.Database, gpus: list[str], until: str,
+                     points: int = 12) -> dict[str, list[tuple[str, float]]]:
+    """For the digest chart: the cheapest on-demand price per GPU-hour of each GPU in the
+    snapshots, date by date, the last `points` dates up to `until`."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for gpu in gpus:
+        rows = db.query(
+            f"SELECT as_of, MIN(price) AS price FROM observations WHERE {_layouts()} AND kind = 'rent_hour'"
+            " AND priced = 1 AND price > 0 AND gpu = ? AND as_of <= ? GROUP BY as_of ORDER BY as_of DESC LIMIT ?",
+            [*SNAPSHOT_LAYOUTS, gpu, until, points])
+        history = sorted((r["as_of"], r["price"]) for r in rows)
+        if history:
+            out[gpu] = history
+    return out

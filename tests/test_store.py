@@ -1,0 +1,79 @@
+"""The price store (advisor/market/store.py): old databases migrate with their rows, and a
+quote recorded for one owner is seen by that owner only, beside the shared market data."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from advisor.market import store
+from advisor.market.imports import import_file
+from advisor.market.prices import price_book
+from advisor.market.quotes import parse_quote, record
+
+SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"
+
+# The observations table as schema version 12 left it, written out by hand.
+VERSION_12 = """
+CREATE TABLE observations (
+    id INTEGER PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, gpu TEXT NOT NULL DEFAULT '',
+    gpus INTEGER NOT NULL DEFAULT 1, market TEXT NOT NULL DEFAULT '', provider TEXT NOT NULL DEFAULT '',
+    region TEXT NOT NULL DEFAULT '', offer TEXT NOT NULL DEFAULT '', price REAL NOT NULL,
+    currency TEXT NOT NULL DEFAULT '', unit TEXT NOT NULL DEFAULT '', min_term_months INTEGER NOT NULL DEFAULT 0,
+    as_of TEXT NOT NULL, estimate INTEGER NOT NULL DEFAULT 0, cite TEXT NOT NULL DEFAULT '',
+    note TEXT NOT NULL DEFAULT '', layout TEXT NOT NULL DEFAULT '', priced INTEGER NOT NULL DEFAULT 1,
+    published_price REAL, published_unit TEXT NOT NULL DEFAULT '', source_gpu TEXT NOT NULL DEFAULT '',
+    source_gpus INTEGER, vcpus REAL, memory_gib REAL,
+    UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price));
+CREATE INDEX observations_gpu_kind ON observations (gpu, kind, market);
+CREATE INDEX observations_layout_source_date ON observations (layout, source, as_of);
+CREATE INDEX observations_offer_newest ON observations (kind, gpu, market, provider, region, offer, as_of);
+CREATE TABLE schema_versions (component TEXT, version INTEGER, applied_at TEXT, PRIMARY KEY (component, version));
+INSERT INTO observations (source, kind, gpu, market, provider, price, currency, unit, as_of, cite)
+    VALUES ('reference', 'rent_hour', 'H800-SXM-80GB', 'china', 'old-idc', 9.5, 'CNY', 'gpu-hour', '2026-01', 'kept');
+INSERT INTO observations (source, kind, gpu, gpus, market, provider, region, offer, price, currency, unit,
+        as_of, layout, priced, published_price, published_unit, source_gpu, source_gpus)
+    VALUES ('skypilot', 'rent_hour', 'H100-SXM5-80GB', 8, 'global', 'aws', 'us-east-1', 'p5.48xlarge', 12.29,
+        'USD', 'gpu-hour', '2024-04-23', 'skypilot', 1, 98.32, 'instance-hour', 'H100', 8);
+"""
+
+
+def test_a_version_12_database_migrates_with_its_rows(tmp_path):
+    path = tmp_path / "old.db"
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(VERSION_12)
+        old.executemany("INSERT INTO schema_versions VALUES ('prices', ?, '2026-01-01')", [(v,) for v in range(1, 13)])
+        old.commit()
+        before = old.execute("SELECT * FROM observations ORDER BY id").fetchall()
+    with closing(store.open_store(str(path))) as db:
+        rows = list(db["observations"].rows_where(order_by="id"))
+        assert [tuple(r.values())[:-1] for r in rows] == before  # every column kept, in order
+        assert all(r["owner"] is None for r in rows)  # what was there is shared market data
+        assert [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")] \
+            == [version for version, _ in store.MIGRATIONS]
+        assert set(store.INDEXES) | {"observations_same"} <= {i.name for i in db["observations"].indexes}
+        assert store.write_rows(db, [{k: v for k, v in rows[0].items() if k != "id"}]) == 0  # still one price
+        book = price_book(db, None)
+        assert [p.provider for p in book.offers("rent_hour", "H800-SXM-80GB", "china")] == ["old-idc"]
+        assert book.offers("rent_hour", "H100-SXM5-80GB", "global")[0].price == 12.29
+
+
+def test_a_recorded_quote_is_seen_by_its_owner_only(tmp_path):
+    with closing(store.open_store(str(tmp_path / "prices.db"))) as db:
+        import_file(db, SNAPSHOTS / "2024-04-23.csv")
+        quote = parse_quote("8xH800 ¥4/gpu/hour bargain-idc")
+        assert record(quote, db, "team-a")
+        assert not record(quote, db, "team-a")  # the same quote is one price
+
+        def providers(owner, gpu="H800-SXM-80GB", market="china"):
+            return {p.provider for p in price_book(db, owner).offers("rent_hour", gpu, market)}
+
+        assert "bargain-idc" in providers("team-a")
+        assert "bargain-idc" not in providers("team-b") and "bargain-idc" not in providers(None)
+        shared = providers(None)
+        assert shared and shared <= providers("team-a") and shared == providers("team-b")  # the seed
+        imported = providers(None, "H100-PCIe-80GB", "global")
+        assert "lambda" in imported and imported == providers("team-b", "H100-PCIe-80GB", "global")
+        assert record(quote, db, "team-b")  # another team records the same quote for itself
+        assert "bargain-idc" in providers("team-b")
