@@ -112,13 +112,13 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     store = open_store()
     d = digestmod.compute_digest(store, date)
     h = digestmod.headline(d)
-    text = render(f"digest.{lang}.txt.j2", h=h, cheapest=digestmod.cheapest_now(store, date),
+    text = render("digest.txt.j2", lang, h=h, cheapest=digestmod.cheapest_now(store, date),
                   problems=problems or [])
     gpus = [g.gpu_name for g in h.groups][:6]
     png, legend = (None, {})
     if gpus:
         png, legend = history_png(cheapest_history(store, gpus, date))
-        text += "\n\n" + render(f"digest_chart.{lang}.txt.j2", legend=legend)
+        text += "\n\n" + render("digest_chart.txt.j2", lang, legend=legend)
     store.conn.close()
     msg = blocks.plain(text)
     return msg, png, ", ".join(f"{g}: {c}" for g, c in legend.items())

@@ -103,7 +103,7 @@ def quote(slack: SlackAccess, channel: str, user: str, text: str, lang: str | No
     except RequestError as err:
         delivery.tell_user(client, channel, user, err.message(lang), response_url)
         return
-    reply = render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded)
+    reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded)
     if delivery.post(client, channel, blocks.plain(reply)) is None:
         delivery.tell_user(client, channel, user, reply, response_url)
 

@@ -517,7 +517,7 @@ def language_of(question: str) -> str:
 def _snippet(topic_id: str, lang: str) -> Template | None:
     topic = next(t for t in _topics() if t.id == topic_id)
     source = topic.plan_zh if lang == "zh" else topic.plan_en
-    return environment().from_string(source) if source.strip() else None
+    return environment(lang).from_string(source) if source.strip() else None
 
 
 def plan_note(topic_id: str, plan: dict, lang: str) -> str:
@@ -562,7 +562,7 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
     note = plan_note(best_id, plan, lang) if plan is not None and matched else ""
     text = render(
-        f"faq.{lang}.j2", confident=confident, matched=matched, title=topic.title(lang),
+        "faq.j2", lang, confident=confident, matched=matched, title=topic.title(lang),
         body=topic.answer_zh if lang == "zh" else topic.answer_en, note=note,
         alternatives=[a.title for a in alternatives],
     )

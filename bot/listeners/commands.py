@@ -55,7 +55,7 @@ def prices_command(text: str, lang: str) -> str:
             return phrase(lang, "request_error", "unknown_gpu", name=" ".join(words[1:]),
                           known=", ".join(g.name for g in catalog.gpus()))
         gpu = found.name
-    return render(f"prices.{lang}.txt.j2", groups=current_prices(gpu, per_gpu=3), gpu=gpu)
+    return render("prices.txt.j2", lang, groups=current_prices(gpu, per_gpu=3), gpu=gpu)
 
 
 def on_gpu(ack, command, client, context):
@@ -76,7 +76,7 @@ def on_gpu(ack, command, client, context):
     command_word = leading_command(text)
     if _is_help(text):
         # help is rare and read at leisure: worth one users.info call for the user's locale
-        ack(text=render(f"help.{reply_lang(text, client, user)}.txt.j2"))
+        ack(text=render("help.txt.j2", reply_lang(text, client, user)))
     elif command_word == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
         worker.submit(jobs.quote, jobs.SlackAccess.of(client), channel, user, text, None, command.get("response_url"))
