@@ -88,7 +88,7 @@ def translations(lang: str) -> gettext.NullTranslations:
 @cache
 def environment(lang: str) -> Environment:
     env = Environment(
-        loader=FileSystemLoader(str(templates_dir())),
+        loader=_Loader(str(templates_dir()), lang),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -106,20 +106,27 @@ def environment(lang: str) -> Environment:
     return env
 
 
-def _template(env: Environment, name: str, lang: str):
-    try:
-        return env.get_template(name)
-    except TemplateNotFound:
-        # Not yet converted to one template: the old per-language file, answer.zh.txt.j2.
-        folder, _, base = name.rpartition("/")
-        stem, _, rest = base.partition(".")
-        return env.get_template(f"{folder}/{stem}.{lang}.{rest}".lstrip("/"))
+class _Loader(FileSystemLoader):
+    """Finds a template not yet converted to one file under its per-language name
+    (answer.txt.j2 -> answer.zh.txt.j2), includes and imports too."""
+
+    def __init__(self, path: str, lang: str):
+        super().__init__(path)
+        self.lang = lang
+
+    def get_source(self, environment, template):
+        try:
+            return super().get_source(environment, template)
+        except TemplateNotFound:
+            folder, _, base = template.rpartition("/")
+            stem, _, rest = base.partition(".")
+            return super().get_source(environment, f"{folder}/{stem}.{self.lang}.{rest}".lstrip("/"))
 
 
 def render(name: str, lang: str, **context) -> str:
     """Template `name` (e.g. "answer.txt.j2") worded in `lang` ("en" or "zh")."""
     env = environment(lang)
-    text = _template(env, name, lang).render(**context).strip()
+    text = env.get_template(name).render(**context).strip()
     # Optional parts leave runs of blank lines behind: one blank line separates sections.
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
 
@@ -127,5 +134,5 @@ def render(name: str, lang: str, **context) -> str:
 def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str:
     """One short phrase in `lang`, a macro of templates/<file>.j2 (phrases by default)."""
     env = environment(lang)
-    module = _template(env, f"{file}.j2", lang).module
+    module = env.get_template(f"{file}.j2").module
     return str(getattr(module, macro)(*args, **kwargs)).strip()
