@@ -13,6 +13,7 @@ from __future__ import annotations
 import gettext
 import math
 import re
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -59,6 +60,11 @@ def sci(value) -> str:
     return "?" if value is None else f"{float(value):.2g}".replace("e+", "e")
 
 
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: CJK characters take two (for underlines)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
+
+
 def money(value, currency: str) -> str:
     if value is None:
         return "?"
@@ -100,7 +106,7 @@ def environment(lang: str) -> Environment:
         extensions=["jinja2.ext.i18n"],
     )
     env.install_gettext_translations(translations(lang), newstyle=True)
-    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci)
+    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci, width=width)
     # Formatters that differ by language (big: 1.4T or 1.4万亿) read it from here.
     env.globals["lang"] = lang
     return env
