@@ -27,12 +27,12 @@ def _catalog():
         return read_po(f)
 
 
-def _extracted() -> dict[str, str]:
-    """msgid -> where it is first used, over every template."""
+def _extracted() -> dict[tuple[str, str | None], str]:
+    """(msgid, context) -> where it is first used, over every template."""
     found = {}
-    for filename, line, message, _comments, _context in extract_from_dir(
+    for filename, line, message, _comments, context in extract_from_dir(
             str(templates_dir()), method_map=[("**.j2", "jinja2")], options_map={"**.j2": OPTIONS}):
-        found.setdefault(message, f"{filename}:{line}")
+        found.setdefault((message, context), f"{filename}:{line}")
     return found
 
 
@@ -40,8 +40,8 @@ def test_every_template_message_has_a_reviewed_chinese_translation():
     catalog = _catalog()
     extracted = _extracted()
     assert extracted, "no message extracted: is the i18n extension still configured?"
-    missing = [f"{where}: {msgid!r}" for msgid, where in extracted.items()
-               if not (catalog.get(msgid) and catalog.get(msgid).string)]
+    missing = [f"{where}: {msgid!r}" for (msgid, context), where in extracted.items()
+               if not (catalog.get(msgid, context) and catalog.get(msgid, context).string)]
     fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
     assert not missing, "untranslated (run the commands in docs/TRANSLATING.md):\n" + "\n".join(missing)
     assert not fuzzy, f"fuzzy translations to review: {fuzzy}"
@@ -49,7 +49,7 @@ def test_every_template_message_has_a_reviewed_chinese_translation():
 
 def test_catalog_holds_no_message_the_templates_dropped():
     extracted = _extracted()
-    stale = [m.id for m in _catalog() if m.id and m.id not in extracted]
+    stale = [m.id for m in _catalog() if m.id and (m.id, m.context) not in extracted]
     assert not stale, f"obsolete messages (run pybabel update): {stale}"
 
 
