@@ -17,7 +17,7 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from advisor.resources import templates_dir
 
@@ -94,7 +94,7 @@ def translations(lang: str) -> gettext.NullTranslations:
 @cache
 def environment(lang: str) -> Environment:
     env = Environment(
-        loader=_Loader(str(templates_dir()), lang),
+        loader=FileSystemLoader(str(templates_dir())),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -110,23 +110,6 @@ def environment(lang: str) -> Environment:
     # Formatters that differ by language (big: 1.4T or 1.4万亿) read it from here.
     env.globals["lang"] = lang
     return env
-
-
-class _Loader(FileSystemLoader):
-    """Finds a template not yet converted to one file under its per-language name
-    (answer.txt.j2 -> answer.zh.txt.j2), includes and imports too."""
-
-    def __init__(self, path: str, lang: str):
-        super().__init__(path)
-        self.lang = lang
-
-    def get_source(self, environment, template):
-        try:
-            return super().get_source(environment, template)
-        except TemplateNotFound:
-            folder, _, base = template.rpartition("/")
-            stem, _, rest = base.partition(".")
-            return super().get_source(environment, f"{folder}/{stem}.{self.lang}.{rest}".lstrip("/"))
 
 
 def render(name: str, lang: str, **context) -> str:
