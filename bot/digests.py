@@ -21,7 +21,7 @@ from bot import subscriptions
 from advisor.market.chart import history_png
 from advisor.market.history import cheapest_history
 from advisor.market.prices import open_store
-from advisor.text.render import render
+from advisor.text.render import phrase, render
 from bot import blocks
 
 log = logging.getLogger("gpu_advisor.digest")
@@ -121,7 +121,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
         text += "\n\n" + render("digest_chart.txt.j2", lang, legend=legend)
     store.conn.close()
     msg = blocks.plain(text)
-    return msg, png, ", ".join(f"{g}: {c}" for g, c in legend.items())
+    return msg, png, phrase(lang, "alt", legend, file="chart")
 
 
 def _pace(channel: str) -> None:
@@ -158,7 +158,8 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
         try:
             _pace(sub.channel)
             client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], content=png,
-                                   filename=f"gpu-prices-{date}.png", title=f"GPU prices to {date}", alt_txt=alt)
+                                   filename=f"gpu-prices-{date}.png",
+                                   title=phrase(sub.lang, "title", date, file="chart"), alt_txt=alt)
         except Exception as err:  # the digest itself went out; the chart is a bonus
             log.warning("digest chart to %s failed: %s", sub.channel, type(err).__name__)
     return True
