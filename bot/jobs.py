@@ -50,7 +50,7 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         return
     ts = delivery.post(client, channel, payload["message"], thread_ts=thread_ts)
     if ts is None:
-        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", "see the log", file="bot"),
+        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", file="bot"),
                            response_url)
         return
     conversations.save(conversations.Conversation(
