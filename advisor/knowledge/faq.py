@@ -11,7 +11,7 @@ second, most of it jieba's dictionary) and an answer then takes about a millisec
 
 Public: `answer(question, lang=None, plan=None) -> FaqAnswer` for the CLI and the bot;
 `rank`, `topics`, `language_of` and `plan_note` for tests and benchmarks. The wording of
-the reply (unsure, no answer, alternatives) lives in templates/faq.<lang>.j2.
+the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 """
 
 from __future__ import annotations
