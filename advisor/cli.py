@@ -40,7 +40,7 @@ def _leading_command(args, text: str, lang: str) -> int | None:
     words = text.split()
     first = leading_command(text)
     if first == "help":
-        print(render(f"help.{lang}.txt.j2"))
+        print(render("help.txt.j2", lang))
         return 0
     if first == "prices":
         args.gpu = " ".join(words[1:]) or None
@@ -109,7 +109,7 @@ def cmd_quote(args) -> int:
     if args.json:
         _print_json(judgement.model_dump(mode="json") | {"recorded": recorded})
     else:
-        print(render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded))
+        print(render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded))
     return 0
 
 
@@ -150,7 +150,7 @@ def cmd_prices_show(args) -> int:
     if args.json:
         _print_json(groups)
     else:
-        print(render(f"prices.{args.lang or 'en'}.txt.j2", groups=groups, gpu=gpu))
+        print(render("prices.txt.j2", args.lang or "en", groups=groups, gpu=gpu))
     return 0
 
 
@@ -172,7 +172,7 @@ def cmd_digest(args) -> int:
     if args.json:
         _print_json(result.to_json())
     else:
-        print(render(f"digest.{args.lang or 'en'}.txt.j2", h=digestmod.headline(result),
+        print(render("digest.txt.j2", args.lang or "en", h=digestmod.headline(result),
                      cheapest=digestmod.cheapest_now(db, date), problems=[]))
     if args.post:
         from bot import clients, digests

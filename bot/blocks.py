@@ -55,7 +55,7 @@ def _fit(sections: list[Section]) -> list[Section]:
 
 
 def blocks_for(header: str, sections: list[Section], context: str = "") -> list[dict]:
-    blocks = json.loads(render("slack/message.json.j2", header=header[:MAX_HEADER], sections=sections,
+    blocks = json.loads(render("slack/message.json.j2", "en", header=header[:MAX_HEADER], sections=sections,
                                context=context))
     assert len(blocks) <= MAX_BLOCKS
     return blocks
@@ -73,7 +73,7 @@ def message(text: str, context: str = "", buttons: str | None = None) -> dict:
         "thread": [],
     }
     if buttons:
-        out["blocks"].append(json.loads(render(f"slack/buttons.{buttons}.json.j2")))
+        out["blocks"].append(json.loads(render("slack/buttons.json.j2", buttons)))
     for start in range(0, len(rest), MAX_BLOCKS - 2):
         part = rest[start:start + MAX_BLOCKS - 2]
         out["thread"].append({"text": "\n\n".join(f"{s.heading}\n{s.body}" for s in part)[:MAX_FALLBACK],

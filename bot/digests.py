@@ -24,7 +24,7 @@ from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
 from advisor.market.imports import FeedProblem, import_feed
 from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
-from advisor.text.render import render
+from advisor.text.render import phrase, render
 from bot import blocks, subscriptions, tables
 
 log = logging.getLogger("gpu_advisor.digest")
@@ -114,16 +114,16 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     store = open_store()
     d = digestmod.compute_digest(store, date)
     h = digestmod.headline(d)
-    text = render(f"digest.{lang}.txt.j2", h=h, cheapest=digestmod.cheapest_now(store, date),
+    text = render("digest.txt.j2", lang, h=h, cheapest=digestmod.cheapest_now(store, date),
                   problems=problems or [])
     gpus = [g.gpu_name for g in h.groups][:6]
     png, legend = (None, {})
     if gpus:
         png, legend = history_png(cheapest_history(store, gpus, date))
-        text += "\n\n" + render(f"digest_chart.{lang}.txt.j2", legend=legend)
+        text += "\n\n" + render("digest_chart.txt.j2", lang, legend=legend)
     store.conn.close()
     msg = blocks.plain(text)
-    return msg, png, ", ".join(f"{g}: {c}" for g, c in legend.items())
+    return msg, png, phrase(lang, "alt", legend, file="chart")
 
 
 def _pace(channel: str) -> None:
@@ -160,7 +160,8 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
         try:
             _pace(sub.channel)
             client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], content=png,
-                                   filename=f"gpu-prices-{date}.png", title=f"GPU prices to {date}", alt_txt=alt)
+                                   filename=f"gpu-prices-{date}.png",
+                                   title=phrase(sub.lang, "title", date, file="chart"), alt_txt=alt)
         except Exception as err:  # the digest itself went out; the chart is a bonus
             log.warning("digest chart to %s failed: %s", sub.channel, type(err).__name__)
     return True

@@ -17,7 +17,7 @@ def _initial(values: dict | None) -> dict:
 
 
 def form_view(metadata: str, initial: dict | None, lang: str) -> dict:
-    return json.loads(render(f"slack/modal.{lang}.json.j2", initial=_initial(initial), metadata=metadata,
+    return json.loads(render("slack/modal.json.j2", lang, initial=_initial(initial), metadata=metadata,
                              gpus=[g.name for g in catalog.gpus()]))
 
 
@@ -31,7 +31,7 @@ def form_id(command: dict) -> str:
 
 
 def open_loading(client, trigger_id: str, external_id: str, lang: str) -> None:
-    view = json.loads(render(f"slack/loading.{lang}.json.j2"))
+    view = json.loads(render("slack/loading.json.j2", lang))
     view["external_id"] = external_id
     client.views_open(trigger_id=trigger_id, view=view)
 

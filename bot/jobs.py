@@ -52,7 +52,7 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         return
     ts = delivery.post(client, channel, payload["message"], thread_ts=thread_ts)
     if ts is None:
-        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", "see the log", file="bot"),
+        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", file="bot"),
                            response_url)
         return
     conversations.save(conversations.Conversation(
@@ -101,7 +101,7 @@ def quote(slack: SlackAccess, team: str, channel: str, user: str, text: str, lan
     except RequestError as err:
         delivery.tell_user(client, channel, user, err.message(lang), response_url)
         return
-    reply = render(f"quote.{judgement.quote.lang}.txt.j2", j=judgement, recorded=recorded)
+    reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded)
     if delivery.post(client, channel, blocks.plain(reply)) is None:
         delivery.tell_user(client, channel, user, reply, response_url)
 

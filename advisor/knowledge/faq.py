@@ -11,7 +11,7 @@ second, most of it jieba's dictionary) and an answer then takes about a millisec
 
 Public: `answer(question, lang=None, plan=None) -> FaqAnswer` for the CLI and the bot;
 `rank`, `topics`, `language_of` and `plan_note` for tests and benchmarks. The wording of
-the reply (unsure, no answer, alternatives) lives in templates/faq.<lang>.j2.
+the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 """
 
 from __future__ import annotations
@@ -519,7 +519,7 @@ def language_of(question: str) -> str:
 def _snippet(topic_id: str, lang: str) -> Template | None:
     topic = next(t for t in _topics() if t.id == topic_id)
     source = topic.plan_zh if lang == "zh" else topic.plan_en
-    return environment().from_string(source) if source.strip() else None
+    return environment(lang).from_string(source) if source.strip() else None
 
 
 def plan_note(topic_id: str, plan: dict, lang: str) -> str:
@@ -564,7 +564,7 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
     note = plan_note(best_id, plan, lang) if plan is not None and matched else ""
     text = render(
-        f"faq.{lang}.j2", confident=confident, matched=matched, title=topic.title(lang),
+        "faq.j2", lang, confident=confident, matched=matched, title=topic.title(lang),
         body=topic.answer_zh if lang == "zh" else topic.answer_en, note=note,
         alternatives=[a.title for a in alternatives],
     )

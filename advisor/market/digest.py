@@ -219,6 +219,7 @@ class Headline(BaseModel):
     groups: list[GpuNews]
     left_out: int            # changes under the thresholds
     quiet: bool              # nothing worth a message
+    on_demand_min_pct: float  # the threshold the message quotes for what it left out
 
 
 def _move_order(m: Move) -> tuple:
@@ -276,7 +277,7 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
         g.removed.sort(key=lambda o: (-len(o.regions), o.source, o.cloud, o.instance_type))
     ordered = sorted(groups.values(), key=lambda g: (g.rank, -g.biggest_move, g.gpu_name))
     return Headline(date=digest.date, previous=digest.previous, groups=ordered, left_out=left_out,
-                    quiet=not ordered)
+                    quiet=not ordered, on_demand_min_pct=on_demand_min_pct)
 
 
 class Cheapest(BaseModel):

@@ -10,9 +10,10 @@ import datetime as dt
 import math
 import re
 import unicodedata
+from typing import ClassVar
 
 import sqlite_utils
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from advisor import catalog
 from advisor.market import store
@@ -58,6 +59,8 @@ class QuoteJudgement(BaseModel):
     per_pflops_hour: float
     market_per_gpu_hour: float | None
     market_source: str | None
+    # The same price as fields, for the reply to word in its own language (not in the JSON).
+    market_price: dict | None = Field(default=None, exclude=True)
     market_ratio: float | None
     monthly_total: float
     owning_per_month: float | None
@@ -65,6 +68,9 @@ class QuoteJudgement(BaseModel):
     reading: str | None = None  # "per_gpu" | "per_server" when the quote did not say which
     signs: list[str]  # kinds of warning sign, worded by the template
     recorded: bool = False
+    # The thresholds the warning signs quote ("more than 30% above ...").
+    above_market_margin: ClassVar[float] = EXPENSIVE_ABOVE_MARKET - 1
+    below_market_margin: ClassVar[float] = 1 - CHEAP_BELOW_MARKET
 
 
 def parse_quote(text: str, lang: str | None = None) -> Quote:
@@ -162,6 +168,8 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
         market_per_gpu_hour=market_value, market_ratio=ratio, monthly_total=monthly_total,
         market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
         if market_price else None, owning_per_month=owning,
+        market_price={"provider": market_price.provider, "as_of": market_price.as_of,
+                      "estimate": market_price.estimate} if market_price else None,
         verdict=verdict, signs=signs, reading=reading,
     )
 

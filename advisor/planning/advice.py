@@ -189,7 +189,7 @@ def render_rfq(result: Advice) -> str | None:
     if result.plan is None:
         return None
     lang = result.request.lang
-    return render(f"rfq.{lang}.txt.j2", q=result.request, e=result.estimate, p=result.plan,
+    return render("rfq.txt.j2", lang, q=result.request, e=result.estimate, p=result.plan,
                   gpu=catalog.get_gpu(result.plan.gpu))
 
 
@@ -197,7 +197,7 @@ def render_text(result: Advice, checklist: bool = True) -> str:
     """The whole answer as text; `checklist=False` leaves out the checks before signing (the
     bot posts them in the thread)."""
     lang = result.request.lang
-    return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan,
+    return render("answer.txt.j2", lang, a=result, r=result.request, e=result.estimate, p=result.plan,
                   checklist=checklist)
 
 
@@ -205,9 +205,9 @@ def render_section(result: Advice, which: str) -> str:
     """One part of the answer on its own: "costs", "alternatives" or "checklist"."""
     lang = result.request.lang
     if result.plan is None:
-        return render(f"answer.{lang}.txt.j2", a=result, r=result.request, e=None, p=None, checklist=False)
-    return render(f"{which}.{lang}.txt.j2", a=result, r=result.request, e=result.estimate, p=result.plan)
+        return render("answer.txt.j2", lang, a=result, r=result.request, e=None, p=None, checklist=False)
+    return render(f"{which}.txt.j2", lang, a=result, r=result.request, e=result.estimate, p=result.plan)
 
 
 def render_checklist(result: Advice) -> str:
-    return render(f"checklist.{result.request.lang}.txt.j2")
+    return render("checklist.txt.j2", result.request.lang)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from pydantic import BaseModel
 
@@ -26,6 +27,8 @@ OPS_SHARE_OF_CAPEX = 0.05
 GPU_SHARE_OF_SERVER = 0.5
 # The guides' rule of thumb for first-year cost of ownership: 1.6-1.8x hardware.
 GUIDE_TCO_RULE = (1.6, 1.8)
+# Buy only when the servers pay back within this many months of steady use (assumed).
+BUY_PAYBACK_MONTHS = 18
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
 DEFAULT_PUE = 1.5
 # Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
@@ -62,10 +65,17 @@ class Costs(BaseModel):
     decision_reason: str
     price_sources: list[dict]
     fx: dict
+    # The rules of thumb the explanation quotes (templates/costs.txt.j2), beside the numbers
+    # they made; class attributes, so not part of the JSON.
+    ops_share: ClassVar[float] = OPS_SHARE_OF_CAPEX
+    guide_tco_rule: ClassVar[tuple[float, float]] = GUIDE_TCO_RULE
+    owned_utilisation: ClassVar[float] = OWNED_UTILISATION
+    payback_months: ClassVar[int] = BUY_PAYBACK_MONTHS
+    gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
 
 
 def _src(p, role: str) -> dict:
-    """`role` is a key worded by templates/explain.<lang>.j2."""
+    """`role` is a key worded by templates/explain.j2."""
     return {"role": role, "provider": p.provider, "price": p.price, "currency": p.currency,
             "unit": p.unit, "as_of": p.as_of, "estimate": p.estimate, "source": p.cite}
 
@@ -156,7 +166,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         decision, reason = "rent", "no_duration"
     elif req.rent_or_buy == "buy" and capex:
         decision, reason = "buy", "asked_buy"
-    elif breakeven is not None and breakeven <= 18 and (days or 0) > 180:
+    elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
         decision, reason = "buy", "breakeven"
     else:
         decision = "rent"

@@ -59,17 +59,17 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
             result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
                 return FollowUp(kind="explain", lang=reply_lang, advice=result,
-                                text=render(f"followup.{reply_lang}.txt.j2", kind="explain",
+                                text=render("followup.txt.j2", reply_lang, kind="explain",
                                             section=render_section(result, part)))
         found = faq.answer(message, lang=reply_lang, plan=summary)
         data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
         return FollowUp(kind="question", lang=reply_lang, faq=data,
-                        text=render(f"followup.{reply_lang}.txt.j2", kind="question", f=data))
+                        text=render("followup.txt.j2", reply_lang, kind="question", f=data))
     result = advise_request(request, book)
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}
-    text = render(f"followup.{reply_lang}.txt.j2", kind="whatif", changed=changed, before=before,
+    text = render("followup.txt.j2", reply_lang, kind="whatif", changed=changed, before=before,
                   after=after_cmp, r=request, warnings=result.warnings, currency=request.currency)
     return FollowUp(kind="whatif", lang=reply_lang, changed=changed, advice=result, before=before,
                     after=after_cmp, text=text)

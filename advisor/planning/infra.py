@@ -24,7 +24,12 @@ RAM_PER_GPU_MEMORY = 2.0
 # Parallel file system floor of 2 GB/s read (source guide, Shenzhen), three times the
 # average dataset read rate for bursts, and writing a full checkpoint within 5 minutes.
 STORAGE_FLOOR_GB_S = 2.0
+STORAGE_READ_BURST = 3
 CHECKPOINT_WRITE_S = 300
+# Local NVMe caches the dataset with 20% more for shards and indexes (assumed).
+NVME_CACHE_MARGIN = 0.2
+# The inter-node network is the cheapest that costs under 5% of training speed (assumed).
+NETWORK_SPEED_TOLERANCE = 0.05
 # Checkpoint bytes per parameter: bf16 weights + fp32 master + two fp32 moments = 14
 # (optimizer states dominate; ZeRO paper byte counts).
 CHECKPOINT_BYTES = {"full": 14, "peft": 2}
@@ -36,7 +41,7 @@ DENSE_RACK_KW = 40
 
 class Infrastructure(BaseModel):
     """Figures per server, and under `reasons` the numbers behind each (worded by
-    templates/explain.<lang>.j2). `shared_storage`, `cooling` and the fabric are keys."""
+    templates/explain.j2). `shared_storage`, `cooling` and the fabric are keys."""
 
     cpu_cores_per_node: int
     ram_gib_per_node: int
@@ -65,7 +70,7 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, li
         thr = estimate_throughput(shape, setup, est.layout, gpu, name)
         options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": thr.efficiency["data"]})
     fastest = max(o["speed"] for o in options)
-    chosen = next((o for o in options if o["speed"] >= 0.95 * fastest), options[-1])
+    chosen = next((o for o in options if o["speed"] >= (1 - NETWORK_SPEED_TOLERANCE) * fastest), options[-1])
     return chosen["gbps"], [{"gbps": o["gbps"], "share": o["share"]} for o in options]
 
 
@@ -83,29 +88,30 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     gpu_mem = gpu.usable_memory_gib * per_node
     offload = est.memory.host_ram_gib * per_node
     ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * 1.1, 64))
-    reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload}
+    reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload, "factor": RAM_PER_GPU_MEMORY}
 
     params = est.memory.trainable_params if req.is_peft else None
     ckpt_bytes = (params or 0) * 16 if req.is_peft else req.params_b * 1e9 * CHECKPOINT_BYTES["full"]
     data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
-    nvme = max(2.0, (data_bytes / 1e12) * 1.2 + 2 * ckpt_bytes / 1e12 / lay.nodes)
+    nvme = max(2.0, (data_bytes / 1e12) * (1 + NVME_CACHE_MARGIN) + 2 * ckpt_bytes / 1e12 / lay.nodes)
     nvme = _round_up(nvme, 0.5)
-    reasons["nvme"] = {"data_tb": data_bytes / 1e12, "checkpoint_tb": ckpt_bytes / 1e12}
+    reasons["nvme"] = {"data_tb": data_bytes / 1e12, "checkpoint_tb": ckpt_bytes / 1e12,
+                       "cache_margin": NVME_CACHE_MARGIN}
 
     read = 0.0
     if est.days and req.tokens:
-        read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * 3
+        read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * STORAGE_READ_BURST
     write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
     storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
     reasons["storage"] = {"floor_gb_s": STORAGE_FLOOR_GB_S, "read_gb_s": read, "checkpoint_tb": ckpt_bytes / 1e12,
-                          "write_gb_s": write, "write_s": CHECKPOINT_WRITE_S}
+                          "write_gb_s": write, "write_s": CHECKPOINT_WRITE_S, "read_burst": STORAGE_READ_BURST}
 
     network = {"intra_node": {"fabric": gpu.intra_node, "gb_s": gpu.intra_node_bw_gb_s}, "nodes": lay.nodes,
                "inter_node": {"gbps_per_gpu": 0, "tbps_per_node": 0}}
     if lay.nodes > 1:
         gbps, options = size_network(req, gpu, est)
         network["inter_node"] = {"gbps_per_gpu": gbps, "tbps_per_node": gbps * per_node / 1000}
-        reasons["network"] = {"options": options, "chosen": gbps}
+        reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
     power = gpu.server_power_kw
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))
     reasons["power"] = {"kw": power, "legacy_kw": LEGACY_RACK_KW, "legacy_fit": int(LEGACY_RACK_KW // power),

@@ -1,14 +1,21 @@
-"""The one Jinja environment: every word the product shows comes from templates/.
+"""Every word the product shows comes from templates/, one template per message.
 
-Code passes numbers; templates hold wording, in English (`*.en.*`) and Chinese (`*.zh.*`).
-Short phrases (assumptions, errors, warnings) are macros in `phrases.<lang>.j2`.
+Code passes numbers; templates hold the wording in English, marked for translation with
+Jinja's i18n extension (`{% trans %}`, `_()`). The Chinese lives in the message catalog
+advisor/text/locale/zh/LC_MESSAGES/messages.po, compiled to messages.mo next to it (see
+docs/TRANSLATING.md to refresh both). Each language has its own environment whose gettext
+answers from that catalog. Short phrases (assumptions, errors, warnings) are macros in
+phrases.j2.
 """
 
 from __future__ import annotations
 
+import gettext
 import math
 import re
+import unicodedata
 from functools import cache
+from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -53,6 +60,11 @@ def sci(value) -> str:
     return "?" if value is None else f"{float(value):.2g}".replace("e+", "e")
 
 
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: CJK characters take two (for underlines)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
+
+
 def money(value, currency: str) -> str:
     if value is None:
         return "?"
@@ -64,8 +76,23 @@ def pct(value, digits: int = 0) -> str:
     return "?" if value is None else f"{value * 100:.{digits}f}%"
 
 
+LANGUAGES = ("en", "zh")
+# Compiled catalogs live inside the package, so an installed wheel carries them.
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+
+def translations(lang: str) -> gettext.NullTranslations:
+    """The message catalog of `lang`; English is the msgids themselves."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, not {lang!r}")
+    if lang == "en":
+        return gettext.NullTranslations()
+    # No fallback: a missing catalog must fail loudly, not answer a Chinese reader in English.
+    return gettext.translation("messages", str(LOCALE_DIR), languages=[lang])
+
+
 @cache
-def environment() -> Environment:
+def environment(lang: str) -> Environment:
     env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
         undefined=StrictUndefined,
@@ -76,18 +103,25 @@ def environment() -> Environment:
         # Templates ship inside the package and do not change while a process runs: no stat()
         # of the file on every render.
         auto_reload=False,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci)
+    env.install_gettext_translations(translations(lang), newstyle=True)
+    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci, width=width)
+    # Formatters that differ by language (big: 1.4T or 1.4万亿) read it from here.
+    env.globals["lang"] = lang
     return env
 
 
-def render(name: str, **context) -> str:
-    text = environment().get_template(name).render(**context).strip()
+def render(name: str, lang: str, **context) -> str:
+    """Template `name` (e.g. "answer.txt.j2") worded in `lang` ("en" or "zh")."""
+    env = environment(lang)
+    text = env.get_template(name).render(**context).strip()
     # Optional parts leave runs of blank lines behind: one blank line separates sections.
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
 
 
 def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str:
-    """One short phrase, a macro of templates/<file>.<lang>.j2 (phrases by default)."""
-    module = environment().get_template(f"{file}.{lang}.j2").module
+    """One short phrase in `lang`, a macro of templates/<file>.j2 (phrases by default)."""
+    env = environment(lang)
+    module = env.get_template(f"{file}.j2").module
     return str(getattr(module, macro)(*args, **kwargs)).strip()

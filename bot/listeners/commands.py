@@ -56,7 +56,7 @@ def prices_command(text: str, lang: str, team: str) -> str:
         gpu = found.name
     with closing(open_store()) as db:
         book = price_book(db, team)
-    return render(f"prices.{lang}.txt.j2", groups=current_prices(book, gpu, per_gpu=3), gpu=gpu)
+    return render("prices.txt.j2", lang, groups=current_prices(book, gpu, per_gpu=3), gpu=gpu)
 
 
 def on_gpu(ack, command, client, context):
@@ -77,7 +77,7 @@ def on_gpu(ack, command, client, context):
     command_word = leading_command(text)
     if _is_help(text):
         # help is rare and read at leisure: worth one users.info call for the user's locale
-        ack(text=render(f"help.{reply_lang(text, client, user)}.txt.j2"))
+        ack(text=render("help.txt.j2", reply_lang(text, client, user)))
     elif command_word == "quote":
         ack(text=phrase(lang, "judging", file="bot"))
         pool.submit(jobs.quote, jobs.SlackAccess.of(client), team, channel, user, text, None,

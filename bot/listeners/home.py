@@ -27,7 +27,7 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
         headline = (f"{s.get('gpu_count')} x {s.get('gpu')}" if s.get("gpu") else "") + (
             f", {s['days']:g} d" if s.get("days") else "")
         plans.append({"link": _permalink(client, channel, ts), "text": conv.request_text[:80], "headline": headline})
-    return json.loads(render(f"slack/home.{lang}.json.j2", plans=plans, help=render(f"help.{lang}.txt.j2"),
+    return json.loads(render("slack/home.json.j2", lang, plans=plans, help=render("help.txt.j2", lang),
                              subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)]))
 
 

@@ -1,0 +1,91 @@
+"""The Chinese catalog keeps up with the templates: every message the templates mark has a
+reviewed translation with the same placeholders, and the committed .mo is the .po compiled."""
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+import advisor
+from advisor.resources import templates_dir
+from advisor.text import render
+
+PO = render.LOCALE_DIR / "zh" / "LC_MESSAGES" / "messages.po"
+MO = PO.with_suffix(".mo")
+# The same options as babel.cfg and render.environment().
+OPTIONS = {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true",
+           "newstyle_gettext": "true"}
+PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def _catalog():
+    with PO.open("rb") as f:
+        return read_po(f)
+
+
+def _extracted() -> dict[tuple[str, str | None], str]:
+    """(msgid, context) -> where it is first used, over every template."""
+    found = {}
+    for filename, line, message, _comments, context in extract_from_dir(
+            str(templates_dir()), method_map=[("**.j2", "jinja2")], options_map={"**.j2": OPTIONS}):
+        found.setdefault((message, context), f"{filename}:{line}")
+    return found
+
+
+def test_every_template_message_has_a_reviewed_chinese_translation():
+    catalog = _catalog()
+    extracted = _extracted()
+    assert extracted, "no message extracted: is the i18n extension still configured?"
+    missing = [f"{where}: {msgid!r}" for (msgid, context), where in extracted.items()
+               if not (catalog.get(msgid, context) and catalog.get(msgid, context).string)]
+    fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
+    assert not missing, "untranslated (run the commands in docs/TRANSLATING.md):\n" + "\n".join(missing)
+    assert not fuzzy, f"fuzzy translations to review: {fuzzy}"
+
+
+def test_catalog_holds_no_message_the_templates_dropped():
+    extracted = _extracted()
+    stale = [m.id for m in _catalog() if m.id and (m.id, m.context) not in extracted]
+    assert not stale, f"obsolete messages (run pybabel update): {stale}"
+
+
+def test_translations_keep_the_placeholders_of_their_message():
+    for message in _catalog():
+        if not message.id:
+            continue
+        assert set(PLACEHOLDER.findall(message.string)) == set(PLACEHOLDER.findall(message.id)), message.id
+        # Every literal percent sign stays escaped, or formatting fails at render time.
+        assert message.string.replace("%%", "").count("%") == len(PLACEHOLDER.findall(message.string)), \
+            message.id
+
+
+def test_committed_mo_is_the_po_compiled():
+    fresh = io.BytesIO()
+    write_mo(fresh, _catalog())
+    assert MO.read_bytes() == fresh.getvalue(), "messages.mo is stale: pybabel compile (docs/TRANSLATING.md)"
+
+
+def test_one_template_per_message():
+    per_language = [p.name for p in templates_dir().rglob("*.j2") if re.search(r"\.(en|zh)\.", p.name)]
+    assert not per_language
+
+
+def test_catalogs_ship_inside_the_package():
+    """The wheel carries the advisor package, so an installed copy answers in Chinese from any
+    directory."""
+    assert MO.is_file()
+    assert MO.resolve().is_relative_to(Path(advisor.__file__).resolve().parent)
+
+
+@pytest.mark.parametrize(("lang", "heading"), [("en", "Before you sign"), ("zh", "签约前检查")])
+def test_render_speaks_the_language_asked(lang, heading):
+    assert render.render("checklist.txt.j2", lang).splitlines()[0] == heading
+
+
+def test_unknown_language_is_refused():
+    with pytest.raises(ValueError):
+        render.render("checklist.txt.j2", "fr")
