@@ -89,3 +89,22 @@ def test_render_speaks_the_language_asked(lang, heading):
 def test_unknown_language_is_refused():
     with pytest.raises(ValueError):
         render.render("checklist.txt.j2", "fr")
+
+
+def test_assumptions_and_warnings_are_codes_worded_in_the_readers_language(book):
+    """The parser and the planner keep what they tell the user as codes with values; the JSON
+    words them in the request's language (CONTRACT section 4) and keeps the codes beside them."""
+    from advisor.planning.advice import advise
+
+    en = advise("70B full-finetune 1TB 3d budget 1000", book=book).to_json()
+    zh = advise("70B 全量微调 1TB 3天 预算1000", book=book).to_json()
+    for out in (en, zh):
+        codes = out["request"]["assumption_codes"]
+        assert len(codes) == len(out["request"]["assumptions"]) > 0
+        assert {"kind", "code", "params"} <= set(codes[0])
+        assert len(out["warning_codes"]) == len(out["warnings"]) > 0
+    assert "bytes_per_token" in [c["code"] for c in en["request"]["assumption_codes"]]
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    # Every sentence a Chinese reader gets is Chinese (names, units and commands aside).
+    assert all(cjk.search(text) for text in zh["request"]["assumptions"] + zh["warnings"])
+    assert not any(cjk.search(text) for text in en["request"]["assumptions"] + en["warnings"])

@@ -189,8 +189,8 @@ class GpuNews(BaseModel):
     gpu_name: str
     on_demand: list[Move] = Field(default_factory=list)   # newly published first, then by size
     spot: list[Move] = Field(default_factory=list)        # moves of SPOT_MIN_PCT or more
-    new_in: list[str] = Field(default_factory=list)       # "source: cloud, cloud" where it is new
-    withdrawn_from: list[str] = Field(default_factory=list)
+    new_in: list[GpuEvent] = Field(default_factory=list)          # where it is new
+    withdrawn_from: list[GpuEvent] = Field(default_factory=list)  # where it is no longer offered
     added: list[OfferGroup] = Field(default_factory=list)
     removed: list[OfferGroup] = Field(default_factory=list)
 
@@ -263,9 +263,9 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
                                  gpu_count=o.gpu_count, regions=[o.region])
             getattr(group(o.gpu_name), attr).append(og[key])
     for e in digest.new_gpus:
-        group(e.gpu_name).new_in.append(f"{e.source}: {', '.join(e.clouds)}")
+        group(e.gpu_name).new_in.append(e)
     for e in digest.withdrawn_gpus:
-        group(e.gpu_name).withdrawn_from.append(f"{e.source}: {', '.join(e.clouds)}")
+        group(e.gpu_name).withdrawn_from.append(e)
     for g in groups.values():
         g.on_demand.sort(key=_move_order)
         g.spot.sort(key=_move_order)

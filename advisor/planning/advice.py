@@ -21,14 +21,14 @@ from advisor.planning.planner import (
 )
 from advisor.market.prices import PriceBook
 from advisor.planning.engine_inputs import model_shape, training_setup
-from advisor.text.render import phrase, render
-from advisor.request.model import TrainingRequest
+from advisor.text.render import phrase, render, word
+from advisor.request.model import Note, TrainingRequest
 
 
 class Advice(BaseModel):
     request: TrainingRequest
     result: PlanResult | None = None
-    warnings: list[str] = []
+    warnings: list[Note] = []
 
     @property
     def plan(self) -> Plan | None:
@@ -39,12 +39,14 @@ class Advice(BaseModel):
         return self.plan.estimate if self.plan else None
 
     def to_json(self) -> dict:
-        out: dict = {"request": self.request.model_dump(mode="json")}
         lang = self.request.lang
+        out: dict = {"request": _worded_json(self.request.model_dump(mode="json"), "assumptions", lang)}
+        warnings = [word(lang, w) for w in self.warnings]
+        warning_codes = [w.model_dump(mode="json") for w in self.warnings]
         p = self.plan
         if p is None:
             out.update(plan=None, memory_gib_per_gpu=None, training=None, infra=None, cost=None,
-                       alternatives=[], warnings=self.warnings)
+                       alternatives=[], warnings=warnings, warning_codes=warning_codes)
             return out
         e = p.estimate
         lay, mem, thr = e.layout, e.memory, e.throughput
@@ -85,8 +87,18 @@ class Advice(BaseModel):
             {"change": sg.change, "value": sg.value, **(_summary(sg.plan) if sg.plan else {})}
             for sg in self.result.suggestions
         ]
-        out["warnings"] = self.warnings
+        out["warnings"] = warnings
+        out["warning_codes"] = warning_codes
         return out
+
+
+def _worded_json(section: dict, key: str, lang: str) -> dict:
+    """CONTRACT section 4 keeps `key` as plain-language sentences in the request's language;
+    the codes they were worded from stand beside them as `<key minus s>_codes`."""
+    notes = section[key]
+    section[key] = [word(lang, Note(**n)) for n in notes]
+    section[key.removesuffix("s") + "_codes"] = notes
+    return section
 
 
 def _summary(p: Plan) -> dict:
@@ -97,38 +109,41 @@ def _summary(p: Plan) -> dict:
             "within_budget": p.within_budget}
 
 
-def _warnings(req: TrainingRequest, result: PlanResult) -> list[str]:
-    lang = req.lang
+def _note(kind: str, code: str, **params) -> Note:
+    return Note(kind=kind, code=code, params=params)
+
+
+def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     out = []
     p = result.best
     if p is None:
-        return [phrase(lang, "warning", "nothing_fits")]
+        return [_note("warning", "nothing_fits")]
     est = p.estimate
     if not est.fits:
-        out.append(phrase(lang, "warning", "no_fit", total=est.memory.total, usable=est.usable_gib,
+        out.append(_note("warning", "no_fit", total=est.memory.total, usable=est.usable_gib,
                           gpu=est.layout.gpu, count=est.layout.gpu_count))
     if req.deadline_days and est.days and est.days > req.deadline_days:
-        out.append(phrase(lang, "warning", "deadline", days=est.days, deadline=req.deadline_days))
+        out.append(_note("warning", "deadline", days=est.days, deadline=req.deadline_days))
     if result.conflict == "budget":
         d, b = result.nearest_deadline, result.nearest_budget
-        out.append(phrase(lang, "warning", "budget_vs_deadline", budget=req.budget.amount,
+        out.append(_note("warning", "budget_vs_deadline", budget=req.budget.amount,
                           currency=req.budget.currency, d_gpu=d.gpu, d_count=d.estimate.layout.gpu_count,
                           d_cost=d.rent, d_days=d.days, b_gpu=b.gpu, b_count=b.estimate.layout.gpu_count,
                           b_cost=b.rent, b_days=b.days, cur=req.currency))
     elif req.budget and not p.within_budget:
-        out.append(phrase(lang, "warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
+        out.append(_note("warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
                           cost=p.rent, cur=req.currency))
     if not p.costs.known:
-        out.append(phrase(lang, "warning", "no_price", gpu=p.gpu))
+        out.append(_note("warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
-        out.append(phrase(lang, "warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
+        out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
     for sg in result.suggestions:
         plan = sg.plan
-        out.append(phrase(lang, "suggestion", sg.change, value=sg.value, gpu=plan.gpu if plan else None,
+        out.append(_note("suggestion", sg.change, value=sg.value, gpu=plan.gpu if plan else None,
                           count=plan.estimate.layout.gpu_count if plan else None,
                           days=plan.days if plan else None, cost=plan.rent if plan else None, cur=req.currency))
     if any(s["estimate"] for s in p.costs.price_sources):
-        out.append(phrase(lang, "warning", "estimated_prices"))
+        out.append(_note("warning", "estimated_prices"))
     return out
 
 
@@ -180,7 +195,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         result = search(request, shape, book)
         if request.deadline_days is None and request.tokens:
             request = request.model_copy(update={"assumptions": [
-                *request.assumptions, phrase(request.lang, "assumption", "horizon", days=DEFAULT_HORIZON_DAYS)]})
+                *request.assumptions, Note(kind="assumption", code="horizon", params={"days": DEFAULT_HORIZON_DAYS})]})
     return Advice(request=request, result=result, warnings=_warnings(request, result))
 
 

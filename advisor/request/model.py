@@ -6,7 +6,7 @@ typed, so the planner knows which knobs are free and which are fixed.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from advisor.engine.setup import LoraTargets, Method, Offload, Optimizer, Precision, Recompute
 
@@ -14,16 +14,22 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Lang = Literal["en", "zh"]
 
+
+class Note(BaseModel):
+    """Something the product tells the user (a default it assumed, a warning, a suggestion),
+    kept as a code and its values; templates/phrases.j2 words it when it is rendered, in the
+    reader's language (advisor/text/render.py `word`)."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["assumption", "warning", "suggestion"]
+    code: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
 # Bytes of cleaned text per token, used to turn "1TB" into tokens. Source: the
 # tokenizer-arena compression table on CC-100 (huggingface.co/spaces/xu-song/tokenizer-arena,
 # README "压缩率"): large-vocabulary tokenizers give 3.8-4.1 bytes/token on cc100-en and
 # Llama 3 gives 3.2 bytes/token on cc100-zh-Hans. Code: no measured figure found, 3.5 is a guess.
 BYTES_PER_TOKEN = {"en": 4.0, "zh": 3.2, "code": 3.5}
-BYTES_PER_TOKEN_SOURCE = {
-    "en": "tokenizer-arena, cc100-en: 3.8-4.1 bytes/token for 100k+ vocabularies",
-    "zh": "tokenizer-arena, cc100-zh-Hans: Llama 3 tokenizer 3.2 bytes/token",
-    "code": "no measured source found: a guess",
-}
 # Tokens per training sample when the data is given as a sample count: a typical
 # instruction-tuning conversation. No published average covers every dataset: a guess.
 TOKENS_PER_SAMPLE = 1000
@@ -78,7 +84,7 @@ class TrainingRequest(BaseModel):
     city: str | None = None
     market: Literal["china", "global"] = "china"
     lang: Lang = "en"
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[Note] = Field(default_factory=list)
     user_set: list[str] = Field(default_factory=list)
 
     @property

@@ -17,10 +17,10 @@ from advisor import catalog
 from advisor.text.render import phrase
 from advisor.request.model import (
     BYTES_PER_TOKEN,
-    BYTES_PER_TOKEN_SOURCE,
     TOKENS_PER_SAMPLE,
     Budget,
     DataSize,
+    Note,
     TrainingRequest,
 )
 
@@ -457,10 +457,10 @@ class _Parse:
     # -- defaults, checks and the request -----------------------------------------
     def _finish(self) -> TrainingRequest:
         f, words, lang = self.fields, self.words, self.lang
-        notes: list[str] = []
+        notes: list[Note] = []
 
         def note(name: str, **kw) -> None:
-            notes.append(phrase(lang, "assumption", name, **kw))
+            notes.append(Note(kind="assumption", code=name, params=kw))
 
         def check(field: str, ok: bool, what: str | None = None) -> None:
             if not ok:
@@ -515,8 +515,7 @@ class _Parse:
                 language = language or self.text_lang
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
-                note("bytes_per_token", bpt=bytes_per_token, language=language,
-                     source=BYTES_PER_TOKEN_SOURCE[language])
+                note("bytes_per_token", bpt=bytes_per_token, language=language)
             elif unit == "samples":
                 tokens_per_sample = min(TOKENS_PER_SAMPLE, seq)
                 unique = amount * tokens_per_sample

@@ -109,6 +109,8 @@ def environment(lang: str) -> Environment:
     env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci, width=width)
     # Formatters that differ by language (big: 1.4T or 1.4万亿) read it from here.
     env.globals["lang"] = lang
+    # Notes (assumptions, warnings, suggestions) are kept as codes and worded here.
+    env.filters["worded"] = lambda note: word(lang, note)
     return env
 
 
@@ -118,6 +120,11 @@ def render(name: str, lang: str, **context) -> str:
     text = env.get_template(name).render(**context).strip()
     # Optional parts leave runs of blank lines behind: one blank line separates sections.
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
+
+
+def word(lang: str, note) -> str:
+    """A Note (advisor/request/model.py: kind, code, params) worded in `lang`."""
+    return phrase(lang, note.kind, note.code, **note.params)
 
 
 def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str:
