@@ -274,7 +274,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     """Activations of the most loaded (first) stage, with the logits, and the note on them.
 
     With 1F1B the first stage keeps min(pp, microbatches) micro-batches of its layers/pp
-    layers in flight (Korthikanti et al. Sec 4.2.3). With tensor parallelism we assume
+    layers in flight (Korthikanti et al. Sec 4.2.3), more when interleaved. With tensor parallelism we assume
     sequence parallelism too (Megatron's setting with TP), which divides every activation by
     tp (Korthikanti Table 2, last rows). Full recompute keeps only each layer's input and
     rebuilds one layer's activations at a time.
@@ -284,6 +284,10 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     flash = flash_attention(gpu, setup.precision)
     per_token = layer_activation_bytes_per_token(m, setup.seq_len, setup.precision, layout.recompute, flash)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
+    if layout.virtual_stages > 1:
+        # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's
+        # (Narayanan et al. 2021, Sec 2.2.2; Korthikanti et al. 2022, Sec 4.2.3).
+        inflight *= 1 + (pp - 1) / (pp * layout.virtual_stages)
     layers_here = m.layers / pp
     tokens = setup.seq_len * layout.micro_batch
     if layout.recompute == "full":

@@ -1,7 +1,8 @@
 """From model, data, deadline and budget to ranked server plans.
 
 For every GPU the user's market can get, counts grow from the smallest that fits (1, 2, 4,
-one server, then doubling servers) until the deadline is met; each count gets its best
+one server, then a grid of whole servers up to MAX_GPUS) until the deadline is met, and two
+counts beyond it; a count no faster than a smaller one is dropped. Each count gets its best
 layout (advisor/engine/estimate.py), its infrastructure and its costs. Plans that fit and meet the
 deadline (and the budget, when one is set) are ranked by total rent, or by time when the
 user asks for speed.
@@ -16,7 +17,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.planning.costs import Costs, plan_costs
-from advisor.engine.estimate import Estimate, best_layout, candidate_counts
+from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.market.prices import PriceBook
@@ -25,7 +26,9 @@ from advisor.request.model import TrainingRequest
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
 # within 30 days (stated in the answer's assumptions).
 DEFAULT_HORIZON_DAYS = 30
-MAX_GPUS = 4096
+# Once a count meets the deadline, the next two counts of the grid are priced too: a larger
+# one can rent for the same or less (fewer days) and finish sooner (assumed two).
+COUNTS_BEYOND_DEADLINE = 2
 
 
 class Plan(BaseModel):
@@ -109,32 +112,36 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     plans: list[Plan] = []
     considered = 0
     for gpu in candidate_gpus(req):
-        counts = [req.gpu_count] if req.gpu_count else [c for c in candidate_counts(gpu) if c <= MAX_GPUS]
-        smallest_fit: Plan | None = None
-        fastest: Plan | None = None
+        counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
+        tried: list[Plan] = []  # plans that fit, each faster than every smaller count's
         skip_below = 0
+        beyond: int | None = None  # counts still to try once one meets the deadline
         for count in counts:
-            if count < skip_below and count != counts[-1]:
+            if beyond is not None:
+                if beyond == 0:
+                    break
+                beyond -= 1
+            elif count < skip_below and count != counts[-1]:
                 continue
             est = best_layout(m, setup, gpu, count)
             considered += 1
             if not est.fits:
                 continue
+            if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
+                continue  # more GPUs, no faster: never a better plan
             plan = make_plan(req, m, gpu, est, book, horizon, budget)
-            fastest = plan
-            if smallest_fit is None:
-                smallest_fit = plan
-                plans.append(plan)
-                if est.days:
-                    # Jump close to the count the deadline needs instead of trying each one.
-                    skip_below = 0.7 * count * est.days / horizon
-            if plan.meets_deadline:
-                if plan is not smallest_fit:
-                    plans.append(plan)
-                break
-        else:
-            if fastest is not None and fastest is not smallest_fit:
-                plans.append(fastest)  # the deadline cannot be met: keep the fastest try
+            tried.append(plan)
+            if len(tried) == 1 and est.days:
+                # Jump close to the count the deadline needs instead of trying each one.
+                skip_below = 0.7 * count * est.days / horizon
+            if plan.meets_deadline and beyond is None:
+                beyond = COUNTS_BEYOND_DEADLINE
+        if tried:
+            on_time = [p for p in tried if p.meets_deadline]
+            # The smallest that fits, and every count that meets the deadline (a larger one
+            # may cost the same or less and finish sooner); else the fastest try.
+            plans.extend([tried[0]] + [p for p in on_time if p is not tried[0]] if on_time
+                         else [tried[0]] + ([tried[-1]] if len(tried) > 1 else []))
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
     key = _sort_key(req)
     conflict = None
