@@ -19,8 +19,8 @@ Global batch (`batch_sequences`), when the user gives none: 4M tokens for pre-tr
 2,048 tokens a GPU on big clusters, 0.5M for fine-tuning; never more than a thousandth of
 the tokens trained on (at least 1,000 optimizer steps; assumed). A pipeline needs m >= 4p
 micro-batches a step (Narayanan et al. 2021 keep m >> p): the batch may grow for that up to
-the compute-optimal batch of DeepSeek LLM's scaling law, B = 0.292 * C^0.3271 tokens for C
-training FLOPs (Bi et al. 2024, Sec 3.1), or twice the default for fine-tuning (assumed);
+twice the compute-optimal batch of DeepSeek LLM's scaling law, B = 0.292 * C^0.3271 tokens
+for C training FLOPs (Bi et al. 2024, Sec 3.1), or twice the default for fine-tuning (assumed);
 splits that need more are not run.
 """
 
@@ -49,10 +49,11 @@ PRETRAIN_BATCH_TOKENS = {"pretrain": 4 * 2**20, "continued-pretrain": 4 * 2**20}
 FINETUNE_BATCH_TOKENS = 2**19
 PRETRAIN_TOKENS_PER_GPU = 2048
 MIN_OPTIMIZER_STEPS = 1000  # assumed
-# Compute-optimal batch in tokens, B = 0.2920 * C^0.3271 (DeepSeek LLM, Bi et al. 2024, Sec 3.1),
-# the most a pre-training batch grows to give a pipeline its micro-batches; fine-tuning batches
-# grow at most 2x (assumed).
+# Compute-optimal batch in tokens, B = 0.2920 * C^0.3271 (DeepSeek LLM, Bi et al. 2024, Sec 3.1);
+# a pre-training batch grows up to twice it to give a pipeline its micro-batches (their Fig. 3
+# shows a wide near-optimal band; assumed 2x); fine-tuning batches grow at most 2x (assumed).
 OPTIMAL_BATCH_COEFF, OPTIMAL_BATCH_EXPONENT = 0.2920, 0.3271
+OPTIMAL_BATCH_BAND = 2
 FINETUNE_BATCH_GROWTH = 2
 # Micro-batches tried: powers of two up to 64 sequences (assumed; memory stops most runs sooner).
 MAX_MICRO_BATCH = 64
@@ -156,7 +157,7 @@ def largest_batch_tokens(m: ModelShape, setup: TrainingSetup, gpus: int) -> floa
     if not setup.tokens:
         return target
     flops = 6 * active_count(m) * setup.tokens
-    return max(target, OPTIMAL_BATCH_COEFF * flops ** OPTIMAL_BATCH_EXPONENT)
+    return max(target, OPTIMAL_BATCH_BAND * OPTIMAL_BATCH_COEFF * flops ** OPTIMAL_BATCH_EXPONENT)
 
 
 def default_batch_sequences(setup: TrainingSetup, dp: int, gpus: int) -> int:
@@ -246,9 +247,9 @@ def micro_batches(setup: TrainingSetup, dp: int, count: int, pp: int = 1) -> Ite
 
 
 def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, split: ParallelSplit,
-                                offload: str, recompute: str) -> Candidate:
+                                offload: str, recompute: str, only_one: bool = False) -> Candidate:
     """Micro-batches grow until one no longer fits (memory grows with the micro-batch): the
-    last that fits, or the first tried when none does."""
+    last that fits, or the first tried when none does (`only_one`: the first alone)."""
     per_node = min(count, gpu.gpus_per_server)
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
@@ -264,6 +265,8 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
         if memory.total > limit:
             return fitting or Candidate(layout, memory, fits=False)
         fitting = Candidate(layout, memory, fits=True)
+        if only_one:
+            break
     return fitting
 
 
@@ -272,8 +275,16 @@ def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits."""
+    levels = recompute_levels(setup)
     for split in parallel_splits(m, setup, gpu, count, offload):
-        for recompute in recompute_levels(setup):
+        if len(levels) > 1:
+            # The least memory this split can need (full recompute, one sequence): when even
+            # that does not fit, no level will.
+            least = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, levels[-1], only_one=True)
+            if not least.fits:
+                yield least
+                continue
+        for recompute in levels:
             candidate = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute)
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:
@@ -325,6 +336,12 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     if least_memory is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
     return _finish(m, setup, gpu, least_memory.layout, least_memory.memory, network, checks)
+
+
+def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
+    """Whether any layout fits at this count (the search stops at the first that does)."""
+    setup, _ = hardware_precision(setup, gpu)
+    return any(c.fits for offload in offload_levels(setup) for c in candidate_layouts(m, setup, gpu, count, offload))
 
 
 def candidate_counts(gpu: GPU, limit: int = MAX_GPUS) -> list[int]:

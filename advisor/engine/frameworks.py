@@ -22,6 +22,7 @@ MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtit
 # Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
+MIN_LAYERS_PER_CHUNK = 2  # assumed
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
@@ -43,13 +44,14 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
 
 
 def pipeline_schedule(framework: str, layers: int, pp: int, microbatches: int) -> tuple[str, int]:
-    """(schedule, virtual stages). Megatron-Core and torchtitan interleave when every stage
-    gets whole chunks of layers and the micro-batches divide by the stages (Megatron's
-    requirement); DeepSpeed's pipeline engine runs plain 1F1B."""
+    """(schedule, virtual stages). Megatron-Core and torchtitan interleave when the
+    micro-batches divide by the stages (Megatron's requirement) and every chunk gets at least
+    MIN_LAYERS_PER_CHUNK layers (uneven first and last stages allowed, as Megatron-Core's
+    --decoder-first/last-pipeline-num-layers do); DeepSpeed's pipeline engine runs plain 1F1B."""
     if pp == 1:
         return "none", 1
     if framework in (MEGATRON, FSDP2) and microbatches % pp == 0:
         for v in VIRTUAL_STAGE_CHOICES:
-            if layers % (pp * v) == 0:
+            if layers >= pp * v * MIN_LAYERS_PER_CHUNK:
                 return "interleaved-1f1b", v
     return "1f1b", 1

@@ -2,7 +2,7 @@
 
 For every GPU the user's market can get, counts grow from the smallest that fits (1, 2, 4,
 one server, then a grid of whole servers up to MAX_GPUS) until the deadline is met, and two
-counts beyond it; a count no faster than a smaller one is dropped. Each count gets its best
+counts beyond it while GPU-hours still fall; a count no faster than a smaller one is dropped. Each count gets its best
 layout (advisor/engine/estimate.py), its infrastructure and its costs. Plans that fit and meet the
 deadline (and the budget, when one is set) are ranked by total rent, or by time when the
 user asks for speed.
@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.planning.costs import Costs, plan_costs
-from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts
+from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.market.prices import PriceBook
@@ -26,8 +26,9 @@ from advisor.request.model import TrainingRequest
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
 # within 30 days (stated in the answer's assumptions).
 DEFAULT_HORIZON_DAYS = 30
-# Once a count meets the deadline, the next two counts of the grid are priced too: a larger
-# one can rent for the same or less (fewer days) and finish sooner (assumed two).
+# Once a count meets the deadline with fewer GPU-hours than the count before it, the next two
+# counts of the grid are priced too: a larger one may rent for the same or less and finish
+# sooner (assumed two).
 COUNTS_BEYOND_DEADLINE = 2
 
 
@@ -113,18 +114,34 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     considered = 0
     for gpu in candidate_gpus(req):
         counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
+        estimates: dict[int, Estimate] = {}
+
+        def at(count: int) -> Estimate:
+            if count not in estimates:
+                estimates[count] = best_layout(m, setup, gpu, count)
+            return estimates[count]
+
+        fitting: dict[int, bool] = {}
+
+        def fits(count: int) -> bool:
+            if count not in fitting:
+                fitting[count] = count in estimates and estimates[count].fits or layout_fits(m, setup, gpu, count)
+            return fitting[count]
+
+        start = _smallest_fitting(counts, gpu.gpus_per_server, fits)
         tried: list[Plan] = []  # plans that fit, each faster than every smaller count's
         skip_below = 0
         beyond: int | None = None  # counts still to try once one meets the deadline
-        for count in counts:
+        for count in counts if start is not None else []:
+            if count < start:
+                continue
             if beyond is not None:
                 if beyond == 0:
                     break
                 beyond -= 1
             elif count < skip_below and count != counts[-1]:
                 continue
-            est = best_layout(m, setup, gpu, count)
-            considered += 1
+            est = at(count)
             if not est.fits:
                 continue
             if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
@@ -135,13 +152,16 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
                 # Jump close to the count the deadline needs instead of trying each one.
                 skip_below = 0.7 * count * est.days / horizon
             if plan.meets_deadline and beyond is None:
-                beyond = COUNTS_BEYOND_DEADLINE
-        if tried:
-            on_time = [p for p in tried if p.meets_deadline]
-            # The smallest that fits, and every count that meets the deadline (a larger one
-            # may cost the same or less and finish sooner); else the fastest try.
-            plans.extend([tried[0]] + [p for p in on_time if p is not tried[0]] if on_time
-                         else [tried[0]] + ([tried[-1]] if len(tried) > 1 else []))
+                # A larger count can only rent for less when it needs fewer GPU-hours, as it
+                # did from the count before this one (memory freed for less recompute or a
+                # larger micro-batch); otherwise stop here.
+                prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
+                scaling_up = prev is not None and est.gpu_hours is not None and est.gpu_hours <= prev
+                beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
+        considered += len(estimates.keys() | fitting.keys())
+        # Every count tried that fits: the smallest, the slower ones a budget may afford, those
+        # that meet the deadline (a larger one may cost the same or less and finish sooner).
+        plans.extend(tried)
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
     key = _sort_key(req)
     conflict = None
@@ -169,6 +189,24 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
+    """The smallest count that fits. Memory per GPU falls as the count grows, so a binary
+    search over 1, 2, 4 and powers of two of whole servers, then the counts of the grid
+    between the largest that did not fit and the smallest that did."""
+    coarse = [c for c in counts if c <= per_server or (c // per_server) & (c // per_server - 1) == 0]
+    if not fits(coarse[-1]):
+        return None
+    lo, hi = -1, len(coarse) - 1  # coarse[hi] fits; coarse[lo] does not (or lo = -1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(coarse[mid]):
+            hi = mid
+        else:
+            lo = mid
+    below = coarse[lo] if lo >= 0 else 0
+    return next(c for c in counts if below < c <= coarse[hi] and fits(c))
 
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
