@@ -172,8 +172,8 @@ def test_calibration_time_never_off_by_2x():
 
 
 def test_held_out_published_runs_generalise():
-    """Runs outside the calibration set (never used to fit): median GPU-hours error <= 25%
-    (issue #14's target), each within 2.5x (Llama 3.1 8B's published hours cover more than the
+    """Runs outside the calibration set (never used to fit): median GPU-hours error <= 15%,
+    each within 2.5x (Llama 3.1 8B's published hours cover more than the
     pre-training the request asks for), DeepSeek-V3 from its size alone within 1.5x."""
     from cases import HELD_OUT
 
@@ -181,6 +181,6 @@ def test_held_out_published_runs_generalise():
     for case in HELD_OUT:
         est = _estimate(parse(case.request))
         errors[case.row] = est.gpu_hours / case.gpu_hours
-    assert statistics.median(abs(r - 1) for r in errors.values()) <= 0.25
+    assert statistics.median(abs(r - 1) for r in errors.values()) <= 0.15
     assert all(0.4 < r < 2.5 for r in errors.values()), errors
     assert 1 / 1.5 < errors["DeepSeek-V3 from its size alone"] < 1.5

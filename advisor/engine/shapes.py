@@ -50,6 +50,7 @@ GENERIC_MAX_SEQ = 131072  # Llama 3.1's context
 GENERIC_MOE_TOP_K = 8
 GENERIC_MOE_SHARED = 1
 GENERIC_EXPERT_FFN_STEP = 128
+GENERIC_EXPERTS_STEP = 8
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,10 @@ def generic_shape(params_b: float, active_params_b: float | None = None) -> Mode
         active_layer = counts.layer_dense_part + (top_k + shared) * per_expert + hidden * probe.moe_experts
         layers = max(1, round((active_params_b * 1e9 - embeddings) / active_layer))
         routed = (params_b * 1e9 - embeddings - layers * (counts.layer_dense_part + per_expert)) / (layers * per_expert)
-        # At least one expert more than a token is routed to, or it would not be a mixture.
-        experts = max(top_k + 1, round(routed))
+        # Experts in multiples of 8 (DeepSeek-V3 256, Qwen3-MoE 128, Mixtral 8), so that expert
+        # parallelism of 2, 4 or 8 divides them; more experts than a token is routed to, or it
+        # would not be a mixture.
+        experts = max(top_k + GENERIC_EXPERTS_STEP, _round_to(routed, GENERIC_EXPERTS_STEP))
         shape = ModelShape(**base | {"layers": layers, "moe_experts": experts})
     else:
         probe = ModelShape(**base)
