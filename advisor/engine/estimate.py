@@ -167,12 +167,11 @@ def default_batch_sequences(setup: TrainingSetup, dp: int, gpus: int) -> int:
     return max(dp, round(target_batch_tokens(setup, gpus) / setup.seq_len))
 
 
-def global_batch(setup: TrainingSetup, layout_dp: int, mbs: int, gpus: int, pp: int = 1) -> int:
-    """The user's global batch, or the default rounded up to whole micro-batches on every rank,
-    and to 4 micro-batches per pipeline stage."""
+def global_batch(setup: TrainingSetup, layout_dp: int, mbs: int, seqs: int, pp: int = 1) -> int:
+    """The user's global batch, or the default (`seqs`) rounded up to whole micro-batches on
+    every rank, and to 4 micro-batches per pipeline stage."""
     if setup.global_batch:
         return setup.global_batch
-    seqs = default_batch_sequences(setup, layout_dp, gpus)
     step = layout_dp * mbs
     least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
     return max(step * least, math.ceil(seqs / step) * step)
@@ -232,14 +231,13 @@ def offload_levels(setup: TrainingSetup) -> tuple[str, ...]:
     return (setup.pinned.offload,) if setup.pinned.offload else OFFLOAD_LEVELS
 
 
-def micro_batches(setup: TrainingSetup, dp: int, count: int, pp: int = 1) -> Iterator[int]:
+def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iterator[int]:
     """The user's micro-batch, or powers of two that do not inflate the default global batch
-    (with a pipeline, that leave it 4 micro-batches per stage)."""
+    of `seqs` sequences (with a pipeline, that leave it 4 micro-batches per stage)."""
     if setup.pinned.micro_batch:
         yield setup.pinned.micro_batch
         return
     least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
-    seqs = default_batch_sequences(setup, dp, count)
     for mbs in _MICRO_BATCH_SIZES:
         if mbs > 1 and dp * mbs * least > seqs:
             return
@@ -254,8 +252,9 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
     framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
-    for mbs in micro_batches(setup, split.dp, count, split.pp):
-        batch = global_batch(setup, split.dp, mbs, count, split.pp)
+    seqs = default_batch_sequences(setup, split.dp, count)
+    for mbs in micro_batches(setup, split.dp, seqs, split.pp):
+        batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
         schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs))
         layout = Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per_node, nodes=math.ceil(count / per_node),
                         tp=split.tp, pp=split.pp, dp=split.dp, ep=split.ep, zero_stage=split.zero_stage,
