@@ -1,6 +1,8 @@
 """The plan is physically right (issue #14): the communication a layout really causes, layouts
 that frameworks run, real head counts, counts that scale, and what the hardware can do."""
 
+import itertools
+
 import pytest
 
 from advisor import catalog
@@ -62,7 +64,7 @@ def test_moe_all_to_all_is_counted_and_cheaper_inside_the_server():
     gpu = catalog.get_gpu("H800")
     shape = catalog.find_model("deepseek-v3")
     setup = TrainingSetup(method="pretrain", precision="fp8", tokens=1e12)
-    base = dict(tp=1, pp=16, dp=128, zero_stage=1, micro_batch=1, global_batch=128 * 64)
+    base = {"tp": 1, "pp": 16, "dp": 128, "zero_stage": 1, "micro_batch": 1, "global_batch": 128 * 64}
     inside = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=8, **base), gpu)
     across = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=64, **base), gpu)
     none = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=1, **base), gpu)
@@ -145,7 +147,7 @@ def test_more_gpus_never_slower_for_the_same_job():
     req = parse("70B pretrain 1T tokens")
     gpu, shape, setup = catalog.get_gpu("H100"), model_shape(req), training_setup(req)
     days = [best_layout(shape, setup, gpu, n).days for n in (64, 128, 256, 512, 1024)]
-    assert all(b <= a for a, b in zip(days, days[1:])), days
+    assert all(b <= a for a, b in itertools.pairwise(days)), days
 
 
 def test_open_request_meets_deadline_on_the_cheapest_count_it_tried(cli):
@@ -161,7 +163,7 @@ def test_open_request_meets_deadline_on_the_cheapest_count_it_tried(cli):
 
 
 def test_fp8_and_bf16_only_where_the_hardware_has_them():
-    fp8, bf16 = TrainingSetup(precision="fp8"), TrainingSetup(precision="bf16")
+    fp8 = TrainingSetup(precision="fp8")
     a100, v100, h100 = catalog.get_gpu("A100-80GB"), catalog.get_gpu("V100-32GB"), catalog.get_gpu("H100")
     assert hardware_precision(fp8, h100) == (fp8, [])
     setup, checks = hardware_precision(fp8, a100)

@@ -33,8 +33,8 @@ import math
 from pydantic import BaseModel
 
 from advisor.engine.layout import Layout
-from advisor.engine.setup import TrainingSetup
 from advisor.engine.memory import NF4_BYTES, lora_params_per_layer
+from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 

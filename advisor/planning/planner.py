@@ -2,10 +2,10 @@
 
 For every GPU the user's market can get, counts grow from the smallest that fits (1, 2, 4,
 one server, then a grid of whole servers up to MAX_GPUS) until the deadline is met, and two
-counts beyond it while GPU-hours still fall; a count no faster than a smaller one is dropped. Each count gets its best
-layout (advisor/engine/estimate.py), its infrastructure and its costs. Plans that fit and meet the
-deadline (and the budget, when one is set) are ranked by total rent, or by time when the
-user asks for speed.
+counts beyond it while GPU-hours still fall; a count no faster than a smaller one is dropped.
+Each count gets its best layout (advisor/engine/estimate.py), its infrastructure and its
+costs. Plans that fit and meet the deadline (and the budget, when one is set) are ranked by
+total rent, or by time when the user asks for speed.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.planning.costs import Costs, plan_costs
 from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
+from advisor.engine.setup import TrainingSetup
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.market.prices import PriceBook
@@ -113,55 +114,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     plans: list[Plan] = []
     considered = 0
     for gpu in candidate_gpus(req):
-        counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
-        estimates: dict[int, Estimate] = {}
-
-        def at(count: int) -> Estimate:
-            if count not in estimates:
-                estimates[count] = best_layout(m, setup, gpu, count)
-            return estimates[count]
-
-        fitting: dict[int, bool] = {}
-
-        def fits(count: int) -> bool:
-            if count not in fitting:
-                fitting[count] = count in estimates and estimates[count].fits or layout_fits(m, setup, gpu, count)
-            return fitting[count]
-
-        start = _smallest_fitting(counts, gpu.gpus_per_server, fits)
-        tried: list[Plan] = []  # plans that fit, each faster than every smaller count's
-        skip_below = 0
-        beyond: int | None = None  # counts still to try once one meets the deadline
-        for count in counts if start is not None else []:
-            if count < start:
-                continue
-            if beyond is not None:
-                if beyond == 0:
-                    break
-                beyond -= 1
-            elif count < skip_below and count != counts[-1]:
-                continue
-            est = at(count)
-            if not est.fits:
-                continue
-            if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
-                continue  # more GPUs, no faster: never a better plan
-            plan = make_plan(req, m, gpu, est, book, horizon, budget)
-            tried.append(plan)
-            if len(tried) == 1 and est.days:
-                # Jump close to the count the deadline needs instead of trying each one.
-                skip_below = 0.7 * count * est.days / horizon
-            if plan.meets_deadline and beyond is None:
-                # A larger count can only rent for less when it needs fewer GPU-hours, as it
-                # did from the count before this one (memory freed for less recompute or a
-                # larger micro-batch); otherwise stop here.
-                prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
-                scaling_up = prev is not None and est.gpu_hours is not None and est.gpu_hours <= prev
-                beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
-        considered += len(estimates.keys() | fitting.keys())
         # Every count tried that fits: the smallest, the slower ones a budget may afford, those
         # that meet the deadline (a larger one may cost the same or less and finish sooner).
+        tried, evaluated = _plans_for_gpu(req, m, setup, gpu, book, horizon, budget)
         plans.extend(tried)
+        considered += evaluated
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
     key = _sort_key(req)
     conflict = None
@@ -189,6 +146,57 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _plans_for_gpu(req: TrainingRequest, m: ModelShape, setup: TrainingSetup, gpu: GPU, book: PriceBook,
+                   horizon: float, budget: float | None) -> tuple[list[Plan], int]:
+    """The plans worth keeping for one GPU type, each faster than every smaller count's, and
+    how many counts were evaluated."""
+    counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
+    estimates: dict[int, Estimate] = {}
+    fitting: dict[int, bool] = {}
+
+    def at(count: int) -> Estimate:
+        if count not in estimates:
+            estimates[count] = best_layout(m, setup, gpu, count)
+        return estimates[count]
+
+    def fits(count: int) -> bool:
+        if count not in fitting:
+            fitting[count] = count in estimates and estimates[count].fits or layout_fits(m, setup, gpu, count)
+        return fitting[count]
+
+    start = _smallest_fitting(counts, gpu.gpus_per_server, fits)
+    tried: list[Plan] = []
+    skip_below = 0.0
+    beyond: int | None = None  # counts still to try once one meets the deadline
+    for count in counts if start is not None else []:
+        if count < start:
+            continue
+        if beyond is not None:
+            if beyond == 0:
+                break
+            beyond -= 1
+        elif count < skip_below and count != counts[-1]:
+            continue
+        est = at(count)
+        if not est.fits:
+            continue
+        if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
+            continue  # more GPUs, no faster: never a better plan
+        plan = make_plan(req, m, gpu, est, book, horizon, budget)
+        tried.append(plan)
+        if len(tried) == 1 and est.days:
+            # Jump close to the count the deadline needs instead of trying each one.
+            skip_below = 0.7 * count * est.days / horizon
+        if plan.meets_deadline and beyond is None:
+            # A larger count can only rent for less when it needs fewer GPU-hours, as it did
+            # from the count before this one (memory freed for less recompute or a larger
+            # micro-batch); otherwise stop here.
+            prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
+            scaling_up = prev is not None and est.gpu_hours is not None and est.gpu_hours <= prev
+            beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
+    return tried, len(estimates.keys() | fitting.keys())
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
