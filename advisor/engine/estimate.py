@@ -34,9 +34,9 @@ from pydantic import BaseModel
 
 from advisor.engine.frameworks import framework_for, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
-from advisor.engine.memory import MemoryBreakdown, estimate_memory
+from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
-from advisor.engine.shapes import active_count
+from advisor.engine.shapes import active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 from advisor.engine.throughput import Throughput, estimate_throughput
 
@@ -193,17 +193,18 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
 
 
 def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                    offload: str = "none") -> Iterator[ParallelSplit]:
+                    offload: str = "none", capped: bool = True) -> Iterator[ParallelSplit]:
     """Tensor parallel within one NVLink domain and dividing the heads and KV heads (Megatron
     needs both); pipeline stages that divide the rest, with enough micro-batches; experts
     over data-parallel ranks that divide their number; ZeRO-1 or -3 (or the user's stage);
-    only combinations a framework runs. One GPU per replica has nothing to shard: ZeRO 0."""
+    only combinations a framework runs. One GPU per replica has nothing to shard: ZeRO 0.
+    `capped`: only splits whose smallest batch stays within the batch rule (module docstring)."""
     per_node = min(count, gpu.gpus_per_server)
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
     kv = m.heads if m.uses_mla else m.kv_heads
     tps = [pin.tp] if pin.tp else _powers_of_two(min(gpu.nvlink_domain, per_node))
-    most_seqs = None if setup.global_batch else largest_batch_tokens(m, setup, count) / setup.seq_len
+    most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
         if count % tp or m.heads % tp or (kv % tp and not pin.tp):
             continue
@@ -213,7 +214,8 @@ def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
             if (count // tp) % pp:
                 continue
             dp = count // (tp * pp)
-            if pp > 1 and not pin.pp and most_seqs is not None and dp * MICROBATCHES_PER_STAGE * pp > most_seqs:
+            least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
+            if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
             eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
             for ep in eps:
@@ -270,12 +272,12 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
 
 
 def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                      offload: str) -> Iterator[Candidate]:
+                      offload: str, capped: bool = True) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits."""
     levels = recompute_levels(setup)
-    for split in parallel_splits(m, setup, gpu, count, offload):
+    for split in parallel_splits(m, setup, gpu, count, offload, capped):
         if len(levels) > 1:
             # The least memory this split can need (full recompute, one sequence): when even
             # that does not fit, no level will.
@@ -317,12 +319,25 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
                 network: str | None = None) -> Estimate:
     """The fastest candidate that fits, offloading only when nothing fits without it; when
     nothing fits at all, the candidate that needs the least memory. Layouts are compared by
-    step time alone; goodput and the final figures are worked out for the winner only."""
+    step time alone; goodput and the final figures are worked out for the winner only. When
+    the count is too large for the batch rule (more ranks than sequences), the batch grows
+    and `checks` says so ("batch_above_rule")."""
     setup, checks = hardware_precision(setup, gpu)
+    found = _search(m, setup, gpu, count, network, capped=True)
+    if found is None:
+        found = _search(m, setup, gpu, count, network, capped=False)
+        checks.append("batch_above_rule")
+    if found is None:  # no combination runs at all (a pinned layout no framework supports)
+        raise ValueError("unsupported_layout")
+    return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+
+
+def _search(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None,
+            capped: bool) -> Candidate | None:
     least_memory: Candidate | None = None
     for offload in offload_levels(setup):
         fastest: tuple[float, Candidate] | None = None
-        for candidate in candidate_layouts(m, setup, gpu, count, offload):
+        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
             if not candidate.fits:
                 if least_memory is None or candidate.memory.total < least_memory.memory.total:
                     least_memory = candidate
@@ -331,16 +346,18 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
             if fastest is None or speed > fastest[0]:
                 fastest = (speed, candidate)
         if fastest is not None:
-            return _finish(m, setup, gpu, fastest[1].layout, fastest[1].memory, network, checks)
-    if least_memory is None:  # no combination runs at all (a pinned layout no framework supports)
-        raise ValueError("unsupported_layout")
-    return _finish(m, setup, gpu, least_memory.layout, least_memory.memory, network, checks)
+            return fastest[1]
+    return least_memory
 
 
 def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
-    """Whether any layout fits at this count (the search stops at the first that does)."""
+    """Whether any layout within the batch rule fits at this count (the search stops at the
+    first that does)."""
     setup, _ = hardware_precision(setup, gpu)
-    return any(c.fits for offload in offload_levels(setup) for c in candidate_layouts(m, setup, gpu, count, offload))
+    floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
+    return any(c.fits for offload in offload_levels(setup)
+               if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
+               for c in candidate_layouts(m, setup, gpu, count, offload))
 
 
 def candidate_counts(gpu: GPU, limit: int = MAX_GPUS) -> list[int]:

@@ -179,9 +179,9 @@ def _plans_for_gpu(req: TrainingRequest, m: ModelShape, setup: TrainingSetup, gp
             beyond -= 1
         elif count < skip_below and count != counts[-1]:
             continue
-        est = at(count)
-        if not est.fits:
+        if not fits(count):
             continue
+        est = at(count)
         if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
             continue  # more GPUs, no faster: never a better plan
         plan = make_plan(req, m, gpu, est, book, horizon, budget)
@@ -200,21 +200,17 @@ def _plans_for_gpu(req: TrainingRequest, m: ModelShape, setup: TrainingSetup, gp
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
-    """The smallest count that fits. Memory per GPU falls as the count grows, so a binary
-    search over 1, 2, 4 and powers of two of whole servers, then the counts of the grid
-    between the largest that did not fit and the smallest that did."""
+    """The smallest count that fits: 1, 2, 4 and powers of two of whole servers first, then
+    the counts of the grid between the last that did not fit and the first that did. (Not a
+    binary search: past some count the batch no longer has a sequence for every rank, and
+    nothing fits again.)"""
     coarse = [c for c in counts if c <= per_server or (c // per_server) & (c // per_server - 1) == 0]
-    if not fits(coarse[-1]):
-        return None
-    lo, hi = -1, len(coarse) - 1  # coarse[hi] fits; coarse[lo] does not (or lo = -1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(coarse[mid]):
-            hi = mid
-        else:
-            lo = mid
-    below = coarse[lo] if lo >= 0 else 0
-    return next(c for c in counts if below < c <= coarse[hi] and fits(c))
+    below = 0
+    for count in coarse if len(counts) > 1 else counts:
+        if fits(count):
+            return next(c for c in counts if below < c <= count and fits(c))
+        below = count
+    return None
 
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
