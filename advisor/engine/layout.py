@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-# Without a global batch, a pipeline runs 4 micro-batches per stage a step, enough to keep
-# the 1F1B bubble small (assumed; Narayanan et al. 2021 keep m >> p).
+# A pipeline runs at least 4 micro-batches per stage a step, enough to keep the 1F1B bubble
+# small (assumed; Narayanan et al. 2021 keep m >> p); the layout search holds every plan to it.
 MICROBATCHES_PER_STAGE = 4
 
 
