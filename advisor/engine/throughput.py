@@ -337,20 +337,20 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
             offload_s += c.total / (tp * pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
 
     exposed = {"tensor": TP_EXPOSED * tensor_s, "pipeline": PP_P2P_EXPOSED * pipeline_s,
-               "data": data_exposed + MOE_A2A_EXPOSED * expert_s, "offload": offload_s}
+               "data": data_exposed + MOE_A2A_EXPOSED * expert_s}
     scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
     # Each factor is the time before it over the time with it, so their product is compute
     # over the whole step.
     eff = {"node": node}
     running = compute
     for key, extra in (("tensor", exposed["tensor"]), ("pipeline", bubble + exposed["pipeline"]),
-                       ("data", exposed["data"]), ("offload", exposed["offload"])):
+                       ("data", exposed["data"]), ("offload", offload_s)):
         eff[key] = running / (running + extra)
         running += extra
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
     step_s = running / scale_eff
-    exposed_s = sum(exposed.values())
+    exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
     tokens_per_s = tokens_mb * m_steps / (tp * pp) / step_s
     hfu = tokens_per_s * hw_f / peak
     mfu = tokens_per_s * model_f / peak
