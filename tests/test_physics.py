@@ -195,6 +195,9 @@ def test_pinned_layout_is_kept_and_unsupported_pins_refused():
     gpu, shape, setup = catalog.get_gpu(req.gpu), model_shape(req), training_setup(req)
     est = best_layout(shape, _pinned(setup, tp=8, pp=4), gpu, 64)
     assert (est.layout.tp, est.layout.pp, est.layout.dp) == (8, 4, 2)
+    for bad in ({"tp": 3}, {"tp": 16}):  # heads do not divide; tensor parallel beyond a server
+        with pytest.raises(ValueError):
+            best_layout(shape, _pinned(setup, **bad), gpu, 64)
     qreq = parse("70B qlora 100GB on 8xH800")
     with pytest.raises(ValueError):
         best_layout(model_shape(qreq), _pinned(training_setup(qreq), tp=2), gpu, 8)

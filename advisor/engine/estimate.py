@@ -203,10 +203,10 @@ def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
     kv = m.heads if m.uses_mla else m.kv_heads
-    tps = [pin.tp] if pin.tp else _powers_of_two(min(gpu.nvlink_domain, per_node))
+    tps = ([pin.tp] if pin.tp <= per_node else []) if pin.tp else _powers_of_two(min(gpu.nvlink_domain, per_node))
     most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
-        if count % tp or m.heads % tp or (kv % tp and not pin.tp):
+        if count % tp or m.heads % tp or kv % tp:
             continue
         pps = [pin.pp] if pin.pp else _powers_of_two(
             min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
