@@ -3,12 +3,14 @@
 Run by hand:  python bench/accuracy.py  (prints a Markdown table)
 Prints, per case, what we predict, what was measured and the error, beside the same cases
 through llm-analysis, DeepSpeed's published model-state formulas and the naive rule
-"6ND at 40% MFU" (bench/comparators.py). The table is copied into docs/accuracy.md.
+"6ND at 40% MFU" (bench/comparators.py), and (column "open") our GPU-hours when the run is
+asked as an open request for its GPU type with its published time as the deadline. The table is copied into docs/accuracy.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -45,6 +47,20 @@ def ours_time(case):
     }
 
 
+_GIVEN_COUNT = re.compile(r"\bon (\d+)x(\S+)")
+
+
+def ours_open(case):
+    """The same run as an open request for the GPU type: the published wall time (or GPU-hours
+    over the published count) as the deadline, and the engine chooses the count and the layout."""
+    found = _GIVEN_COUNT.search(case.request)
+    if not found or case.gpu_hours is None:
+        return None
+    days = case.days or case.gpu_hours / int(found[1]) / 24
+    req = parse(_GIVEN_COUNT.sub(f"on {found[2]} {days:.1f}d", case.request))
+    return _estimate(req).gpu_hours
+
+
 def ours_memory(case):
     est = _estimate(parse(case.request))
     mem = est.memory
@@ -76,6 +92,9 @@ def build_rows(time_cases=TIME_CASES, memory_cases=MEMORY_CASES):
                 continue
             row = {"case": case.row, "metric": metric, "measured": measured,
                    "ours": ours[metric], "err_ours": err(ours[metric], measured)}
+            if metric == "gpu_hours":
+                row["open"] = ours_open(case)
+                row["err_open"] = err(row["open"], measured)
             for name, values in others.items():
                 row[name] = values.get(metric)
                 row["err_" + name] = err(values.get(metric), measured)

@@ -93,4 +93,7 @@ HELD_OUT = [
              note="same model card; 16K H100s and 15.6T tokens from the Llama 3 paper"),
     TimeCase("DeepSeek-V3 pre-training", "deepseek-v3 pretrain 14.8T tokens seq 4096 fp8 on 2048xH800",
              gpu_hours=2.664e6, note="DeepSeek-V3 technical report: 2,664K H800 GPU-hours on 2,048 H800s"),
+    TimeCase("DeepSeek-V3 from its size alone", "671B-A37B pretrain 14.8T tokens 60d fp8 on H800",
+             gpu_hours=2.664e6, note="same report; only the GPU type is given: the generic MoE shape, the"
+                                     " count (smallest that meets 60 days) and the layout are the engine's"),
 ]

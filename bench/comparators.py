@@ -78,10 +78,10 @@ def _naive_time(req, shape, gpu):
     n = shape.params_b * 1e9  # total parameters, as published
     d = req.tokens
     peak = gpu.peak_tflops(req.precision) * 1e12  # bf16 peak; fp16 peak for fp16 requests
-    seconds = 6 * n * d / (NAIVE_MFU * peak * req.gpu_count)
+    gpu_seconds = 6 * n * d / (NAIVE_MFU * peak)  # GPU-hours need no count; days do
     return {
-        "gpu_hours": seconds / 3600 * req.gpu_count,
-        "days": seconds / 86400,
+        "gpu_hours": gpu_seconds / 3600,
+        "days": gpu_seconds / req.gpu_count / 86400 if req.gpu_count else None,
         "tokens_per_s_per_gpu": NAIVE_MFU * peak / (6 * n),
         "mfu": NAIVE_MFU,
         "hw_tflops": NAIVE_MFU * peak / 1e12,

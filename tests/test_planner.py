@@ -80,7 +80,7 @@ def test_terminal_answer_has_every_section(cli):
 
 
 def test_deadline_and_budget_conflict_shows_both_nearest_plans(cli):
-    data = _ask(cli, "70B full-finetune 1TB 14d budget ¥670k")
+    data = _ask(cli, "13B full-finetune 200GB 3d budget ¥23k")
     warning = next(w for w in data["warnings"] if "budget" in w and "deadline" in w.lower())
     assert "Meets the deadline" in warning and "Within budget" in warning
 

@@ -1,15 +1,27 @@
 """Memory and time for one GPU type and count: the best layout that fits, and its numbers.
 
 The search policy, in order:
+  0. the precision the GPU can run: fp8 only where the GPU has fp8 tensor cores, bf16 only
+     where it has bf16 (V100 runs fp16); each downgrade is named in `Estimate.checks`;
   1. offload: none first; optimizer offload, then everything, only when nothing fits without;
-  2. the parallel splits (`parallel_splits`): tensor parallel inside the NVLink domain only,
-     pipeline stages that divide the layers, ZeRO-1 or ZeRO-3 over data parallel;
+  2. the parallel splits (`parallel_splits`): tensor parallel inside the NVLink domain
+     dividing the heads and KV heads, pipeline stages, experts inside the server and (when
+     more divide) across servers, ZeRO-1 or ZeRO-3 over data parallel; only combinations a
+     framework runs (advisor/engine/frameworks.py), with at least 4 micro-batches per stage;
   3. per split, recompute none, selective, full (`recompute_levels`), each with the largest
      micro-batch that fits (`largest_fitting_micro_batch`); more recompute is tried only
      while the micro-batch that fits is 1 (it trades speed for memory we may not need);
   4. of the candidates that fit with headroom, the fastest wins (`best_layout`); when none
      fits at all, the one that needs the least memory.
 Knobs the user set are kept as given (`TrainingSetup.pinned`).
+
+Global batch (`batch_sequences`), when the user gives none: 4M tokens for pre-training,
+2,048 tokens a GPU on big clusters, 0.5M for fine-tuning; never more than a thousandth of
+the tokens trained on (at least 1,000 optimizer steps; assumed). A pipeline needs m >= 4p
+micro-batches a step (Narayanan et al. 2021 keep m >> p): the batch may grow for that up to
+twice the compute-optimal batch of DeepSeek LLM's scaling law, B = 0.292 * C^0.3271 tokens
+for C training FLOPs (Bi et al. 2024, Sec 3.1), or twice the default for fine-tuning (assumed);
+splits that need more are not run.
 """
 
 from __future__ import annotations
@@ -20,9 +32,11 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.layout import Layout
-from advisor.engine.memory import MemoryBreakdown, estimate_memory
+from advisor.engine.frameworks import framework_for, pipeline_schedule
+from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
+from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
+from advisor.engine.shapes import active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 from advisor.engine.throughput import Throughput, estimate_throughput
 
@@ -34,6 +48,13 @@ HEADROOM = 0.95
 PRETRAIN_BATCH_TOKENS = {"pretrain": 4 * 2**20, "continued-pretrain": 4 * 2**20}
 FINETUNE_BATCH_TOKENS = 2**19
 PRETRAIN_TOKENS_PER_GPU = 2048
+MIN_OPTIMIZER_STEPS = 1000  # assumed
+# Compute-optimal batch in tokens, B = 0.2920 * C^0.3271 (DeepSeek LLM, Bi et al. 2024, Sec 3.1);
+# a pre-training batch grows up to twice it to give a pipeline its micro-batches (their Fig. 3
+# shows a wide near-optimal band; assumed 2x); fine-tuning batches grow at most 2x (assumed).
+OPTIMAL_BATCH_COEFF, OPTIMAL_BATCH_EXPONENT = 0.2920, 0.3271
+OPTIMAL_BATCH_BAND = 2
+FINETUNE_BATCH_GROWTH = 2
 # Micro-batches tried: powers of two up to 64 sequences (assumed; memory stops most runs sooner).
 MAX_MICRO_BATCH = 64
 # Pipeline stages of at least two layers, at most 32 stages (Megatron's largest published
@@ -41,12 +62,21 @@ MAX_MICRO_BATCH = 64
 MIN_LAYERS_PER_STAGE = 2
 MAX_PIPELINE_STAGES = 32
 # ZeRO stages the search tries: 1 (optimizer states sharded, no extra traffic; ZeRO paper
-# Sec 7) and 3 (all states sharded, 1.5x the traffic). ZeRO-2 only when the user asks (assumed).
+# Sec 7) and 3 (all states sharded, parameters gathered every micro-batch). ZeRO-2 only when
+# the user asks (assumed).
 SEARCHED_ZERO_STAGES = (1, 3)
 RECOMPUTE_LEVELS = ("none", "selective", "full")
 OFFLOAD_LEVELS = ("none", "optimizer", "all")
-# GPU counts tried when the user gives none: up to 16,384 (Llama 3 405B's cluster).
-MAX_CANDIDATE_COUNT = 16384
+# The most GPUs any plan uses, the same cap for the planner and for counts the user gives
+# none of: 16,384 (Llama 3 405B's cluster).
+MAX_GPUS = 16384
+# Server counts tried: every whole number up to 4, then four steps an octave (n, 1.25n,
+# 1.5n, 1.75n for n a power of two) — any whole number of servers, on a grid that keeps
+# the search fast (assumed).
+SERVER_STEPS_PER_OCTAVE = (1.0, 1.25, 1.5, 1.75)
+# Sanity checks on a plan: MFU under 20% or exposed communication over 30% of a step (issue
+# #14's thresholds; assumed).
+LOW_MFU, HIGH_EXPOSED_COMM = 0.20, 0.30
 
 
 class Estimate(BaseModel):
@@ -59,6 +89,8 @@ class Estimate(BaseModel):
     gpu_hours: float | None
     days: float | None
     flops: float | None
+    precision: str  # what the GPU runs: the request's, or its downgrade
+    checks: list[str] = []  # precision downgrades and sanity warnings, as codes
 
     @property
     def speed(self) -> float:
@@ -90,45 +122,107 @@ def _powers_of_two(limit: int) -> list[int]:
 _MICRO_BATCH_SIZES = _powers_of_two(MAX_MICRO_BATCH)
 
 
+def hardware_precision(setup: TrainingSetup, gpu: GPU) -> tuple[TrainingSetup, list[str]]:
+    """The setup this GPU can run and the downgrades made: fp8 needs fp8 tensor cores
+    (Hopper, Ada, Blackwell, MI300), else bf16; bf16 needs bf16 tensor cores (not Volta),
+    else fp16 with loss scaling."""
+    checks = []
+    precision = setup.precision
+    if precision == "fp8" and gpu.fp8_dense_tflops <= 0:
+        precision = "bf16"
+        checks.append("fp8_unsupported")
+    if precision in ("bf16", "pure-bf16") and not gpu.supports_bf16:
+        precision = "fp16"
+        checks.append("bf16_unsupported")
+    if precision == setup.precision:
+        return setup, checks
+    return setup.model_copy(update={"precision": precision}), checks
+
+
+def target_batch_tokens(setup: TrainingSetup, gpus: int) -> float:
+    """The default global batch in tokens (the module docstring gives the rule)."""
+    tokens = PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS)
+    if setup.method in PRETRAIN_BATCH_TOKENS:
+        tokens = max(tokens, PRETRAIN_TOKENS_PER_GPU * gpus)
+    if setup.tokens:
+        tokens = min(tokens, setup.tokens / MIN_OPTIMIZER_STEPS)
+    return max(tokens, setup.seq_len)
+
+
+def largest_batch_tokens(m: ModelShape, setup: TrainingSetup, gpus: int) -> float:
+    """How far the default batch may grow to give a pipeline its micro-batches."""
+    target = target_batch_tokens(setup, gpus)
+    if setup.method not in PRETRAIN_BATCH_TOKENS:
+        return FINETUNE_BATCH_GROWTH * target
+    if not setup.tokens:
+        return target
+    flops = 6 * active_count(m) * setup.tokens
+    return max(target, OPTIMAL_BATCH_BAND * OPTIMAL_BATCH_COEFF * flops ** OPTIMAL_BATCH_EXPONENT)
+
+
 def default_batch_sequences(setup: TrainingSetup, dp: int, gpus: int) -> int:
     """Sequences per step when the user gives no global batch."""
     if setup.global_batch:
         return setup.global_batch
-    tokens = PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS)
-    if setup.method in PRETRAIN_BATCH_TOKENS:
-        tokens = max(tokens, PRETRAIN_TOKENS_PER_GPU * gpus)
-    return max(dp, round(tokens / setup.seq_len))
+    return max(dp, round(target_batch_tokens(setup, gpus) / setup.seq_len))
 
 
-def global_batch(setup: TrainingSetup, layout_dp: int, mbs: int, gpus: int) -> int:
-    """The user's global batch, or the default rounded up to whole micro-batches on every rank."""
+def global_batch(setup: TrainingSetup, layout_dp: int, mbs: int, seqs: int, pp: int = 1) -> int:
+    """The user's global batch, or the default (`seqs`) rounded up to whole micro-batches on
+    every rank, and to 4 micro-batches per pipeline stage."""
     if setup.global_batch:
         return setup.global_batch
-    seqs = default_batch_sequences(setup, layout_dp, gpus)
     step = layout_dp * mbs
-    return max(step, math.ceil(seqs / step) * step)
+    least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
+    return max(step * least, math.ceil(seqs / step) * step)
 
 
-def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> Iterator[ParallelSplit]:
-    """Tensor parallel within one NVLink domain and dividing the heads; pipeline stages that
-    divide the rest; experts over data-parallel ranks that divide their number; ZeRO-1 or -3
-    (or the user's stage). One GPU per replica has nothing to shard: ZeRO stage 0."""
+def _divisors(n: int, limit: int) -> list[int]:
+    return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
+
+
+def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
+    """Expert-parallel degrees: the largest that divides the experts and stays inside the
+    server's NVLink domain, and the largest across servers (for the search to weigh the
+    all-to-all over the network against memory)."""
+    if not m.is_moe:
+        return [1]
+    whole = math.gcd(dp, m.moe_experts)
+    inside = max(d for d in _divisors(whole, ranks_per_node))
+    return sorted({inside, whole})
+
+
+def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
+                    offload: str = "none", capped: bool = True) -> Iterator[ParallelSplit]:
+    """Tensor parallel within one NVLink domain and dividing the heads and KV heads (Megatron
+    needs both); pipeline stages that divide the rest, with enough micro-batches; experts
+    over data-parallel ranks that divide their number; ZeRO-1 or -3 (or the user's stage);
+    only combinations a framework runs. One GPU per replica has nothing to shard: ZeRO 0.
+    `capped`: only splits whose smallest batch stays within the batch rule (module docstring)."""
     per_node = min(count, gpu.gpus_per_server)
-    pinned_zero = setup.pinned.zero_stage
-    zeros = (pinned_zero,) if pinned_zero is not None else SEARCHED_ZERO_STAGES
-    for tp in _powers_of_two(min(gpu.nvlink_domain, per_node)):
-        if count % tp or m.heads % tp:
+    pin = setup.pinned
+    zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
+    kv = m.heads if m.uses_mla else m.kv_heads
+    tps = ([pin.tp] if pin.tp <= per_node else []) if pin.tp else _powers_of_two(min(gpu.nvlink_domain, per_node))
+    most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
+    for tp in tps:
+        if count % tp or m.heads % tp or kv % tp:
             continue
-        for pp in _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES)):
+        pps = [pin.pp] if pin.pp else _powers_of_two(
+            min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
+        for pp in pps:
             if (count // tp) % pp:
                 continue
             dp = count // (tp * pp)
-            ep = math.gcd(dp, m.moe_experts) if m.is_moe else 1
-            if dp == 1 and pinned_zero is None:
-                yield ParallelSplit(tp, pp, dp, ep, 0)
+            least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
+            if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
-            for zero in zeros:
-                yield ParallelSplit(tp, pp, dp, ep, zero)
+            eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
+            for ep in eps:
+                stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp == 1 else zeros)
+                for zero in stages:
+                    if framework_for(setup, tp, pp, ep, zero, offload) is not None:
+                        yield ParallelSplit(tp, pp, dp, ep, zero)
 
 
 def recompute_levels(setup: TrainingSetup) -> tuple[str, ...]:
@@ -139,43 +233,59 @@ def offload_levels(setup: TrainingSetup) -> tuple[str, ...]:
     return (setup.pinned.offload,) if setup.pinned.offload else OFFLOAD_LEVELS
 
 
-def micro_batches(setup: TrainingSetup, dp: int, count: int) -> Iterator[int]:
-    """The user's micro-batch, or powers of two that do not inflate the default global batch."""
+def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iterator[int]:
+    """The user's micro-batch, or powers of two that do not inflate the default global batch
+    of `seqs` sequences (with a pipeline, that leave it 4 micro-batches per stage)."""
     if setup.pinned.micro_batch:
         yield setup.pinned.micro_batch
         return
+    least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
     for mbs in _MICRO_BATCH_SIZES:
-        if mbs > 1 and dp * mbs > default_batch_sequences(setup, dp, count):
+        if mbs > 1 and dp * mbs * least > seqs:
             return
         yield mbs
 
 
 def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, split: ParallelSplit,
-                                offload: str, recompute: str) -> Candidate:
+                                offload: str, recompute: str, only_one: bool = False) -> Candidate:
     """Micro-batches grow until one no longer fits (memory grows with the micro-batch): the
-    last that fits, or the first tried when none does."""
+    last that fits, or the first tried when none does (`only_one`: the first alone)."""
     per_node = min(count, gpu.gpus_per_server)
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
-    for mbs in micro_batches(setup, split.dp, count):
+    framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+    seqs = default_batch_sequences(setup, split.dp, count)
+    for mbs in micro_batches(setup, split.dp, seqs, split.pp):
+        batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
+        schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs))
         layout = Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per_node, nodes=math.ceil(count / per_node),
                         tp=split.tp, pp=split.pp, dp=split.dp, ep=split.ep, zero_stage=split.zero_stage,
-                        offload=offload, recompute=recompute, micro_batch=mbs,
-                        global_batch=global_batch(setup, split.dp, mbs, count))
+                        offload=offload, recompute=recompute, micro_batch=mbs, global_batch=batch,
+                        virtual_stages=virtual, pipeline_schedule=schedule, framework=framework)
         memory = estimate_memory(m, setup, layout, gpu)
         if memory.total > limit:
             return fitting or Candidate(layout, memory, fits=False)
         fitting = Candidate(layout, memory, fits=True)
+        if only_one:
+            break
     return fitting
 
 
 def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                      offload: str) -> Iterator[Candidate]:
+                      offload: str, capped: bool = True) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits."""
-    for split in parallel_splits(m, setup, gpu, count):
-        for recompute in recompute_levels(setup):
+    levels = recompute_levels(setup)
+    for split in parallel_splits(m, setup, gpu, count, offload, capped):
+        if len(levels) > 1:
+            # The least memory this split can need (full recompute, one sequence): when even
+            # that does not fit, no level will.
+            least = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, levels[-1], only_one=True)
+            if not least.fits:
+                yield least
+                continue
+        for recompute in levels:
             candidate = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute)
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:
@@ -183,50 +293,86 @@ def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
 
 
 def _finish(m: ModelShape, setup: TrainingSetup, gpu: GPU, layout: Layout, mem: MemoryBreakdown,
-            network: str | None) -> Estimate:
+            network: str | None, checks: list[str]) -> Estimate:
     thr = estimate_throughput(m, setup, layout, gpu, network)
     usable = gpu.usable_memory_gib
     fits = mem.total <= usable * HEADROOM
     hours = days = flops = None
+    checks = list(checks)
     if setup.tokens:
         flops = setup.tokens * thr.model_flops_per_token
         wall_s = setup.tokens / (thr.tokens_per_s_per_gpu * layout.gpu_count) / thr.goodput
         hours = wall_s / 3600 * layout.gpu_count
         days = wall_s / 86400
+        # MFU against the bf16 peak, as fp8 runs are usually compared.
+        if thr.tokens_per_s_per_gpu * thr.model_flops_per_token < LOW_MFU * gpu.peak_tflops(
+                "bf16" if setup.precision == "fp8" else setup.precision) * 1e12:
+            checks.append("low_mfu")
+        if thr.exposed_comm_share > HIGH_EXPOSED_COMM:
+            checks.append("exposed_communication")
     return Estimate(layout=layout, memory=mem, throughput=thr, fits=fits, usable_gib=usable,
-                    tokens=setup.tokens, gpu_hours=hours, days=days, flops=flops)
+                    tokens=setup.tokens, gpu_hours=hours, days=days, flops=flops,
+                    precision=setup.precision, checks=checks)
 
 
 def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
                 network: str | None = None) -> Estimate:
     """The fastest candidate that fits, offloading only when nothing fits without it; when
-    nothing fits at all, the candidate that needs the least memory."""
+    nothing fits at all, the candidate that needs the least memory. Layouts are compared by
+    step time alone; goodput and the final figures are worked out for the winner only. When
+    the count is too large for the batch rule (more ranks than sequences), the batch grows
+    and `checks` says so ("batch_above_rule")."""
+    setup, checks = hardware_precision(setup, gpu)
+    found = _search(m, setup, gpu, count, network, capped=True)
+    if found is None:
+        found = _search(m, setup, gpu, count, network, capped=False)
+        checks.append("batch_above_rule")
+    if found is None:  # no combination runs at all (a pinned layout no framework supports)
+        raise ValueError("unsupported_layout")
+    return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+
+
+def _search(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None,
+            capped: bool) -> Candidate | None:
     least_memory: Candidate | None = None
     for offload in offload_levels(setup):
-        fastest: Estimate | None = None
-        for candidate in candidate_layouts(m, setup, gpu, count, offload):
+        fastest: tuple[float, Candidate] | None = None
+        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
             if not candidate.fits:
                 if least_memory is None or candidate.memory.total < least_memory.memory.total:
                     least_memory = candidate
                 continue
-            est = _finish(m, setup, gpu, candidate.layout, candidate.memory, network)
-            if fastest is None or est.speed > fastest.speed:
-                fastest = est
+            speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
+            if fastest is None or speed > fastest[0]:
+                fastest = (speed, candidate)
         if fastest is not None:
-            return fastest
-    return _finish(m, setup, gpu, least_memory.layout, least_memory.memory, network)
+            return fastest[1]
+    return least_memory
 
 
-def candidate_counts(gpu: GPU, limit: int = MAX_CANDIDATE_COUNT) -> list[int]:
-    """1, 2, 4 and whole servers; consumer cards stay inside one server."""
+def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
+    """Whether any layout within the batch rule fits at this count (the search stops at the
+    first that does)."""
+    setup, _ = hardware_precision(setup, gpu)
+    floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
+    return any(c.fits for offload in offload_levels(setup)
+               if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
+               for c in candidate_layouts(m, setup, gpu, count, offload))
+
+
+def candidate_counts(gpu: GPU, limit: int = MAX_GPUS) -> list[int]:
+    """1, 2, 4 and whole servers on a grid (SERVER_STEPS_PER_OCTAVE); consumer cards stay
+    inside one server."""
     per = gpu.gpus_per_server
     counts = [c for c in (1, 2, 4) if c < per] + [per]
-    if not gpu.consumer:
-        n = 2
-        while per * n <= limit:
-            counts.append(per * n)
-            n *= 2
-    return counts
+    if gpu.consumer:
+        return counts
+    servers = {2, 3, 4}
+    octave = 4
+    while per * octave <= limit:
+        servers.update(round(octave * f) for f in SERVER_STEPS_PER_OCTAVE)
+        octave *= 2
+    return counts + [per * n for n in sorted(servers) if per * n <= limit]
 
 
 def estimate_for(m: ModelShape, setup: TrainingSetup, gpu: GPU, gpu_count: int | None = None,

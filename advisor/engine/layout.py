@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-# Without a global batch, a pipeline runs 4 micro-batches per stage a step, enough to keep
-# the 1F1B bubble small (assumed; Narayanan et al. 2021 keep m >> p).
+# A pipeline runs at least 4 micro-batches per stage a step, enough to keep the 1F1B bubble
+# small (assumed; Narayanan et al. 2021 keep m >> p); the layout search holds every plan to it.
 MICROBATCHES_PER_STAGE = 4
 
 
@@ -26,6 +26,11 @@ class Layout(BaseModel):
     recompute: Literal["none", "selective", "full"] = "none"
     micro_batch: int = 1
     global_batch: int | None = None
+    # Model chunks per pipeline stage (interleaved 1F1B; 1 is plain 1F1B), the schedule and
+    # the framework that runs this layout (advisor/engine/frameworks.py).
+    virtual_stages: int = 1
+    pipeline_schedule: Literal["none", "1f1b", "interleaved-1f1b"] = "none"
+    framework: str = ""
 
     @property
     def microbatches_per_step(self) -> int:

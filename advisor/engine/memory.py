@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from advisor.engine.frameworks import MEGATRON
 from advisor.engine.layout import Layout
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -38,6 +39,11 @@ _STATE = {
     "pure-bf16": (2, 2, 0),
     "fp32": (4, 4, 0),
 }
+# Megatron-Core accumulates bf16 (and fp8) gradients in an fp32 main_grad buffer
+# (accumulate_allreduce_grads_in_fp32, set with --bf16): 4 bytes a parameter, as its
+# theoretical_memory_usage.py counts (6 + 12/dp bytes with the distributed optimizer).
+MAIN_GRAD_BYTES = 4
+MAIN_GRAD_PRECISIONS = ("bf16", "fp8")
 # Optimizer moments per parameter (AdamW: m and v; Lion and SGD with momentum: one).
 _MOMENTS = {"adamw": 2, "adamw8bit": 2, "lion": 1, "sgd": 1}
 # Bytes per optimizer moment: fp32 (ZeRO paper Sec 3.1); 8-bit Adam keeps 1 (Dettmers et al.
@@ -187,6 +193,20 @@ def optimizer_bytes_per_param(setup: TrainingSetup) -> float:
     return _MOMENTS[setup.optimizer] * per_moment + _STATE[setup.precision][2]
 
 
+def states_floor_bytes(c: ParamCounts, setup: TrainingSetup, count: int) -> float:
+    """The least model-state memory a GPU can hold without offload: every state sharded over
+    all `count` GPUs (ZeRO-3 with tensor and pipeline parallel). A bound for the search to
+    skip counts where nothing can fit."""
+    if setup.method == "qlora":
+        per_param = NF4_BYTES
+    elif setup.is_peft:
+        per_param = FROZEN_BYTES_FP32 if setup.precision == "fp32" else FROZEN_BYTES
+    else:
+        w_bytes, g_bytes, _ = _STATE[setup.precision]
+        per_param = w_bytes + (0 if setup.opt_in_backward else g_bytes) + optimizer_bytes_per_param(setup)
+    return c.total * per_param / count
+
+
 def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard) -> ModelStates:
     """Every parameter trains. ZeRO-1 shards the optimizer states over the data-parallel
     ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (ZeRO paper Sec 5); routed
@@ -194,6 +214,8 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, s
     dp, zero = layout.dp, layout.zero_stage
     expert_dp = max(1, dp // max(1, layout.ep))
     w_bytes, g_bytes, _ = _STATE[setup.precision]
+    if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
+        g_bytes = MAIN_GRAD_BYTES
     opt_bytes = optimizer_bytes_per_param(setup)
     weights = (shard.dense * w_bytes / (dp if zero == 3 else 1)
                + shard.experts * w_bytes / (expert_dp if zero == 3 else 1))
@@ -274,7 +296,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     """Activations of the most loaded (first) stage, with the logits, and the note on them.
 
     With 1F1B the first stage keeps min(pp, microbatches) micro-batches of its layers/pp
-    layers in flight (Korthikanti et al. Sec 4.2.3). With tensor parallelism we assume
+    layers in flight (Korthikanti et al. Sec 4.2.3), more when interleaved. With tensor parallelism we assume
     sequence parallelism too (Megatron's setting with TP), which divides every activation by
     tp (Korthikanti Table 2, last rows). Full recompute keeps only each layer's input and
     rebuilds one layer's activations at a time.
@@ -284,6 +306,10 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     flash = flash_attention(gpu, setup.precision)
     per_token = layer_activation_bytes_per_token(m, setup.seq_len, setup.precision, layout.recompute, flash)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
+    if layout.virtual_stages > 1:
+        # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's
+        # (Narayanan et al. 2021, Sec 2.2.2; Korthikanti et al. 2022, Sec 4.2.3).
+        inflight *= 1 + (pp - 1) / (pp * layout.virtual_stages)
     layers_here = m.layers / pp
     tokens = setup.seq_len * layout.micro_batch
     if layout.recompute == "full":

@@ -27,6 +27,9 @@ class PinnedKnobs(BaseModel):
     """Layout knobs the user set; the layout search keeps these and chooses the rest (None)."""
 
     model_config = ConfigDict(frozen=True)
+    tp: int | None = None
+    pp: int | None = None
+    ep: int | None = None
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None

@@ -1,8 +1,8 @@
 """Model shapes and exact parameter counts.
 
 A named model uses its published shape (data/models.toml). A bare size ("70B") becomes a
-generic modern dense decoder in the Llama 3 mould: SwiGLU MLP of 3.5x the hidden size, 8 KV
-heads of 128 dimensions (GQA), RMSNorm, a 128,256-token vocabulary with an untied output
+generic modern dense decoder in the Llama 3 mould: SwiGLU MLP of 3.5x the hidden size, heads
+of 128 dimensions in multiples of 8 with 8 KV heads (GQA), RMSNorm, a 128,256-token vocabulary with an untied output
 head, and the depth solved so that the count matches the size asked for.
 
 Counts follow Megatron-LM's `compute_weight_and_optimizer_memory`
@@ -35,12 +35,12 @@ _HIDDEN_BY_SIZE = [
 # at a fixed depth (assumed). Sizes below 10M parameters are treated as 10M (assumed).
 HIDDEN_EXPONENT_BEYOND_TABLE = 0.5
 SMALLEST_SIZE_B = 0.01
-# The generic decoder, after Llama 3 (config.json of Llama 3.1 8B/70B): hidden sizes in steps
-# of 128, heads of 128 dimensions (64 below a hidden size of 1024, as GPT-2 small; assumed),
-# 8 KV heads, a SwiGLU width of 3.5x the hidden size in steps of 256 (14336 = 3.5 x 4096),
-# and a 128,256-token vocabulary.
-GENERIC_HIDDEN_STEP = 128
+# The generic decoder, after Llama 3 (config.json of Llama 3.1 8B/70B/405B: 32, 64 and 128
+# heads, all multiples of 8): heads of 128 dimensions (64 below a hidden size of 1024, as
+# GPT-2 small; assumed), a multiple of 8 heads and 8 KV heads (GQA), a SwiGLU width of 3.5x
+# the hidden size in steps of 256 (14336 = 3.5 x 4096), and a 128,256-token vocabulary.
 GENERIC_HEAD_DIM, SMALL_HEAD_DIM, SMALL_HEAD_BELOW_HIDDEN = 128, 64, 1024
+GENERIC_HEADS_STEP = 8
 GENERIC_KV_HEADS = 8
 GENERIC_FFN_RATIO, GENERIC_FFN_STEP = 3.5, 256
 GENERIC_VOCAB = 128256
@@ -50,6 +50,7 @@ GENERIC_MAX_SEQ = 131072  # Llama 3.1's context
 GENERIC_MOE_TOP_K = 8
 GENERIC_MOE_SHARED = 1
 GENERIC_EXPERT_FFN_STEP = 128
+GENERIC_EXPERTS_STEP = 8
 
 
 @dataclass(frozen=True)
@@ -171,10 +172,12 @@ def generic_shape(params_b: float, active_params_b: float | None = None) -> Mode
         i = next(i for i in range(len(sizes) - 1) if math.log(sizes[i + 1]) >= x)
         t = (x - math.log(sizes[i])) / (math.log(sizes[i + 1]) - math.log(sizes[i]))
         hidden = math.exp(math.log(hiddens[i]) + t * (math.log(hiddens[i + 1]) - math.log(hiddens[i])))
-    hidden = _round_to(hidden, GENERIC_HIDDEN_STEP)
     head_dim = GENERIC_HEAD_DIM if hidden >= SMALL_HEAD_BELOW_HIDDEN else SMALL_HEAD_DIM
-    heads = max(1, hidden // head_dim)
-    kv_heads = min(GENERIC_KV_HEADS, heads)
+    # Heads in multiples of 8, so that tensor parallelism of 2, 4 or 8 divides them and the
+    # 8 KV heads; the hidden size is the heads times the head size.
+    heads = _round_to(hidden / head_dim, GENERIC_HEADS_STEP)
+    hidden = heads * head_dim
+    kv_heads = GENERIC_KV_HEADS
     ffn = _round_to(GENERIC_FFN_RATIO * hidden, GENERIC_FFN_STEP)
     vocab = GENERIC_VOCAB
     base = dict(
@@ -196,8 +199,10 @@ def generic_shape(params_b: float, active_params_b: float | None = None) -> Mode
         active_layer = counts.layer_dense_part + (top_k + shared) * per_expert + hidden * probe.moe_experts
         layers = max(1, round((active_params_b * 1e9 - embeddings) / active_layer))
         routed = (params_b * 1e9 - embeddings - layers * (counts.layer_dense_part + per_expert)) / (layers * per_expert)
-        # At least one expert more than a token is routed to, or it would not be a mixture.
-        experts = max(top_k + 1, round(routed))
+        # Experts in multiples of 8 (DeepSeek-V3 256, Qwen3-MoE 128, Mixtral 8), so that expert
+        # parallelism of 2, 4 or 8 divides them; more experts than a token is routed to, or it
+        # would not be a mixture.
+        experts = max(top_k + GENERIC_EXPERTS_STEP, _round_to(routed, GENERIC_EXPERTS_STEP))
         shape = ModelShape(**base | {"layers": layers, "moe_experts": experts})
     else:
         probe = ModelShape(**base)

@@ -6,17 +6,21 @@ values (Narayanan et al. 2021, eq. 3; Chowdhery et al. 2022 App. B). LoRA and QL
 weight-gradient matmuls of the frozen base, so they cost 4*N. Full recompute runs the
 forward twice (hardware FLOPs 8*N instead of 6*N, Narayanan et al. 2021).
 
-Achieved speed is a product of physical efficiencies, each explained in `Throughput.notes`:
-  node:     matmul efficiency and the share of time in memory-bound kernels, which grows
-            with the GPU's FLOP/byte ratio and shrinks with the hidden size (a roofline
-            argument: elementwise work per token scales with h, matmul work with h^2);
-  tensor:   tensor-parallel all-reduces per layer over NVLink (Megatron-LM, 4 per layer);
-  pipeline: the bubble of the interleaved 1F1B schedule, (p-1)/(v*m+p-1) with v model
-            chunks per GPU (Narayanan et al. 2021, Sec 2.2.2);
-  data:     gradient (and ZeRO-3 parameter) traffic over NVLink or the network, partly
-            hidden behind the backward pass;
-  scale:    stragglers of synchronous training, slowly growing with the node count;
-  offload:  PCIe transfers and the CPU optimizer step of ZeRO-Offload.
+Achieved speed is the time of one optimizer step on one GPU, added up term by term (in
+`Throughput.step`, seconds):
+  compute:  m micro-batches, each at the roofline efficiency of one GPU (`node`: matmul
+            efficiency and the share of memory-bound kernels, which grows with the GPU's
+            FLOP/byte ratio and shrinks with the hidden size);
+  bubble:   the (interleaved) 1F1B pipeline bubble, (p-1)/v micro-batch times (Narayanan
+            et al. 2021, Sec 2.2);
+  tensor:   Megatron's tensor-parallel all-reduces over NVLink, every micro-batch;
+  pipeline: stage-to-stage sends, every micro-batch;
+  data:     gradient reduction once a step (DDP, ZeRO-1) hidden behind the last backward, or
+            ZeRO-3/FSDP's parameter gathers and gradient reduce-scatters every micro-batch,
+            hidden behind each; routed experts' all-to-all (MoE) every MoE layer;
+  offload:  PCIe transfers and the CPU optimizer step of ZeRO-Offload;
+  scale:    stragglers of synchronous training, slowly growing with the node count.
+Only the part of each communication term that compute does not hide counts.
 Goodput then removes time lost to failures, restarts and checkpoints, at the failure rate
 Meta measured on 16,384 H100s (Llama 3 paper, Sec 3.3.4: 419 unexpected interruptions in
 54 days, i.e. 4.7e-4 per GPU-day).
@@ -29,14 +33,17 @@ import math
 from pydantic import BaseModel
 
 from advisor.engine.layout import Layout
+from advisor.engine.memory import NF4_BYTES, lora_params_per_layer
 from advisor.engine.setup import TrainingSetup
-from advisor.engine.shapes import active_count, count_params
+from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 
 # Best fraction of dense peak a tuned training loop sustains when memory-bound work is
 # negligible, and the weight of that work, both fitted to the published runs of
-# shared/calibration (A100 MPT-7B 50%, LLaMA-65B 50%; H100 MPT-70B 41%, Megatron 462B 47%)
-# with the roofline form mfu = 1 / (1/ETA_MAX + KAPPA * (peak/bandwidth) / hidden).
+# bench/calibration (A100 MPT-7B 50%, LLaMA-65B 50%; H100 MPT-70B 41%, Megatron 462B 47%)
+# with the roofline form mfu = 1 / (1/ETA_MAX + KAPPA * (peak/bandwidth) / hidden); refitted
+# with the communication terms below in place (a grid over 0.55-0.70 and 6-14, calibration
+# rows only): the same pair is still best.
 ETA_MAX = 0.60
 KAPPA = 8.9
 # Software maturity outside CUDA: published MI300X and Ascend training runs reach a smaller
@@ -50,14 +57,26 @@ FAILURES_PER_GPU_DAY = 419 / (54 * 16384)
 HOURS_LOST_PER_FAILURE = 0.5
 # Share of time spent writing checkpoints (asynchronous checkpointing keeps it small).
 CHECKPOINT_OVERHEAD = 0.02
-# Fraction of the gradient traffic hidden behind the backward pass (bucketed all-reduce).
-DP_OVERLAP = 0.8
-# Share of tensor-parallel communication left exposed (Megatron overlaps some with compute).
+# Share of a micro-batch's compute that bucketed communication hides behind: gradient
+# buckets reduce while the backward goes on (PyTorch DDP buckets, Li et al. 2020; Megatron
+# overlap_grad_reduce) and ZeRO-3/FSDP prefetches the next layer's parameters during the
+# current layer (Zhao et al. 2023, PyTorch FSDP, Sec 3.3). Not all of it hides: streams
+# compete for SMs and memory bandwidth (assumed 0.8).
+COMM_OVERLAP = 0.8
+# Share of tensor-parallel communication left exposed (Megatron overlaps some with compute;
+# assumed half).
 TP_EXPOSED = 0.5
+# Pipeline point-to-point sends are on the critical path of 1F1B; Megatron overlaps them
+# with compute only in the interleaved schedule (overlap_p2p_comm; assumed half exposed).
+PP_P2P_EXPOSED = 0.5
+# MoE token dispatch and combine: half exposed (assumed; Megatron-Core overlaps the
+# all-to-all with shared-expert compute, DeepSeek-V3's DualPipe hides nearly all of it).
+MOE_A2A_EXPOSED = 0.5
 # Stragglers: efficiency lost per doubling of the node count (assumed 1%).
 STRAGGLER_PER_DOUBLING = 0.01
-# Inter-node bandwidth per GPU, GB/s, one direction: 8 x 400 Gb/s NDR for H100-class
-# clusters, 8 x 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs).
+# Inter-node bandwidth per GPU, GB/s, one direction: one 400 Gb/s NDR NIC per GPU for H100-
+# class clusters, 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs), 100 Gb
+# RoCE for consumer cards.
 NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce100": 12.5}
 # The fabric assumed when the user names none: NDR for data-centre GPUs released from 2022
 # (the H100 generation's reference design), HDR before, 100 Gb RoCE for consumer cards (assumed).
@@ -76,9 +95,8 @@ STREAMED_WEIGHT_BYTES, WEIGHT_PASSES_PER_STEP = 2, 2
 # weight gradient), 2 FLOPs a multiply-add each: 6N (Kaplan et al. 2020). LoRA and QLoRA skip
 # the weight-gradient matmul of the frozen base (4N). Full recompute adds a second forward,
 # 2N more and one pass of the attention's three (Narayanan et al. 2021: 8N instead of 6N).
-# The backward's two passes are the time gradient traffic can hide behind.
 FLOPS_PER_PARAM_FULL, FLOPS_PER_PARAM_PEFT, FLOPS_PER_PARAM_RECOMPUTE = 6, 4, 2
-STEP_MATMUL_PASSES, BACKWARD_MATMUL_PASSES = 3, 2
+STEP_MATMUL_PASSES = 3
 ATTENTION_FLOPS_PER_LAYER_TOKEN_Q = 12  # 12*L*s*q (Narayanan et al. 2021, eq. 3)
 # QLoRA dequantises NF4 weights before every matmul: about 30% slower than LoRA (assumed).
 QLORA_DEQUANT_EFFICIENCY = 0.7
@@ -88,19 +106,36 @@ SMALL_GEMM_HALF_TOKENS = 256
 CALIBRATION_TOKENS_PER_MICROBATCH = 4096
 # Tensor parallel: Megatron all-reduces the layer activations (s*b*h, 2 bytes) 4 times a layer
 # (2 forward, 2 backward; Shoeybi et al. 2019, Megatron-LM, Sec 3), 6 with full recompute's
-# second forward; a ring moves 2(t-1)/t of each. NVLink figures are bidirectional: half each way.
+# second forward; a ring moves 2(t-1)/t of each (NCCL docs, "Performance": bus bandwidth).
 TP_ALLREDUCES_PER_LAYER, TP_ALLREDUCES_PER_LAYER_RECOMPUTE = 4, 6
 TP_ACTIVATION_BYTES = 2
-# Interleaved schedule: up to 4 model chunks per GPU when the layers allow (assumed).
-MAX_VIRTUAL_STAGES = 4
-# Data parallel: gradients move in 2 bytes (bf16 reduction, assumed whatever the precision); a
-# ring all-reduce moves 2(d-1)/d of them; ZeRO-3 adds a parameter all-gather, 1.5x the
-# traffic (ZeRO paper Sec 7).
-GRADIENT_BYTES = 2
-ZERO3_TRAFFIC = 1.5
-# LoRA's trainable share of the model for gradient and offload traffic (assumed 2%, while
-# memory.py counts the adapters exactly: kept so the figures stay as published).
-PEFT_TRAINABLE_SHARE = 0.02
+# Pipeline: each stage boundary sends a micro-batch's activations forward and their gradient
+# back, s*b*h values of 2 bytes, split over the tensor-parallel ranks (scatter/gather
+# optimisation, Narayanan et al. 2021, Sec 4.1); v times with v virtual stages.
+PP_P2P_PER_MICROBATCH = 2
+# Data parallel, in bytes per parameter: bf16 weights (4 in fp32); gradients reduced in fp32
+# for bf16 and fp8 (Megatron sets accumulate_allreduce_grads_in_fp32 with --bf16; torchtitan's
+# mixed_precision_reduce defaults to float32), in 2 bytes for fp16 (Megatron's fp16 default).
+PARAM_COMM_BYTES = {"fp32": 4}
+PARAM_COMM_BYTES_DEFAULT = 2
+GRAD_REDUCE_BYTES = {"fp16": 2}
+GRAD_REDUCE_BYTES_DEFAULT = 4
+# ZeRO-3 / FSDP gathers each layer's parameters in the forward and again in the backward of
+# every micro-batch (FSDP2's default reshard_after_forward=True; DeepSpeed ZeRO-3 re-gathers
+# too), and reduce-scatters the gradients every micro-batch (ZeRO paper Sec 7: 3x the
+# parameter bytes a micro-batch where DDP moves 2x a step). ZeRO-2 reduce-scatters every
+# micro-batch (DeepSpeed reduces each micro-step into the partitioned gradients).
+ZERO3_GATHERS_PER_MICROBATCH = 2
+# MoE: per MoE layer, a token's hidden state goes to its top-k experts and comes back
+# (dispatch + combine) in the forward, and both again in the backward (Lepikhin et al. 2020,
+# GShard, Sec 3.2; Rajbhandari et al. 2022, DeepSpeed-MoE); a third time under full recompute.
+# 2 bytes a value (DeepSeek-V3 dispatches in fp8 and combines in bf16: 2 kept as the bound).
+MOE_A2A_PER_LAYER, MOE_A2A_PER_LAYER_RECOMPUTE = 4, 6
+MOE_A2A_BYTES = 2
+# FP8 (Transformer Engine) runs the big matmuls in fp8, the rest in bf16: end-to-end steps
+# about 1.3x faster than bf16 on H100 rather than the 2x of the peaks (NVIDIA NeMo/Megatron
+# performance tables; assumed).
+FP8_STEP_GAIN = 1.3
 # The explanation leaves out factors within half a percent of 1.
 EFFICIENCY_SHOWN_BELOW = 0.995
 
@@ -114,13 +149,54 @@ class Throughput(BaseModel):
     efficiency: dict[str, float]
     goodput: float
     network: str
+    # Seconds per optimizer step on one GPU: compute, pipeline bubble, each communication
+    # term in full and the part of it left exposed, and the step.
+    step: dict[str, float]
     notes: list[dict]  # the arithmetic as numbers; templates/explain.<lang>.j2 words it
+
+    @property
+    def exposed_comm_share(self) -> float:
+        return self.step["exposed_s"] / self.step["step_s"] if self.step["step_s"] else 0.0
 
 
 def default_network(gpu: GPU) -> str:
     if gpu.consumer:
         return "roce100"
     return "ndr400" if gpu.release_year >= NDR_FROM_RELEASE_YEAR else "hdr200"
+
+
+def intra_node_gb_s(gpu: GPU) -> float:
+    """One direction inside a server: NVLink figures are bidirectional, so half. GeForce cards
+    have no peer-to-peer: traffic is staged through host memory and crosses PCIe twice
+    (NVIDIA disables P2P on GeForce since the RTX 40 series; assumed half again)."""
+    return gpu.intra_node_bw_gb_s / (4 if gpu.consumer else 2)
+
+
+def nic_gb_s(gpu: GPU, network: str) -> float:
+    """One GPU's share of the server's NICs, one direction. A PCIe card shares the host's
+    PCIe link with its NIC (one NIC per two cards behind a PCIe switch; assumed), so it gets
+    at most half the link of its PCIe generation."""
+    bw = NETWORK_GBPS[network]
+    if gpu.consumer or gpu.form_factor == "PCIe":
+        bw = min(bw, PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN) / 2)
+    return bw
+
+
+def collective_gb_s(gpu: GPU, network: str, size: int, ranks_per_node: int) -> float:
+    """Bus bandwidth of a ring collective over `size` ranks, `ranks_per_node` of them on each
+    server: NVLink inside one server; across servers NCCL runs one ring per NIC, so the
+    group's traffic spreads over the NICs of all its ranks on a server (NCCL docs,
+    "Performance": busBw; rail-optimised fabric assumed)."""
+    intra = intra_node_gb_s(gpu)
+    if size <= ranks_per_node:
+        return intra
+    return min(intra, ranks_per_node * nic_gb_s(gpu, network))
+
+
+def ring(n: int) -> float:
+    """Share of the data each rank sends in a ring reduce-scatter or all-gather: (n-1)/n;
+    an all-reduce is both, 2(n-1)/n (NCCL docs, "Performance")."""
+    return (n - 1) / n
 
 
 def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float]:
@@ -139,16 +215,46 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
     return model, model + extra
 
 
+def trainable_params(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> float:
+    """Trainable parameters: all of them, or LoRA's adapters (Hu et al. 2021)."""
+    if setup.is_peft:
+        return lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
+    return c.total
+
+
+def base_weight_bytes(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> tuple[float, float]:
+    """Bytes of (non-expert, expert) weights a ZeRO-3 gather moves, whole model: bf16 (fp32
+    weights in fp32), and for QLoRA the NF4 linear layers (memory.py's NF4_BYTES)."""
+    w = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
+    dense = c.total - c.experts
+    if setup.method == "qlora":
+        norms = m.layers * c.norms_per_layer
+        linear = dense - c.embedding - c.output - norms
+        return linear * NF4_BYTES + (dense - linear) * w, c.experts * NF4_BYTES
+    return dense * w, c.experts * w
+
+
 def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU,
                         network: str | None = None) -> Throughput:
+    """Seconds per optimizer step on one GPU, term by term, and the speed that follows.
+
+    Placement follows Megatron's rank order (tensor innermost, then expert and data
+    parallel, pipeline outermost): tensor parallel stays inside a server; a data-parallel
+    or expert group has min(size, gpus_per_node / tp) ranks on each server.
+    """
     net = network or default_network(gpu)
     model_f, hw_f = flops_per_token(m, setup, layout.recompute)
     peak = gpu.peak_tflops(setup.precision) * 1e12
     c = count_params(m)
     notes: list[dict] = []
+    tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
+    per_node = layout.gpus_per_node
 
-    flop_per_byte = gpu.peak_tflops(setup.precision) / gpu.memory_bw_tb_s  # TFLOP/s over TB/s
-    node = 1 / (1 / ETA_MAX + KAPPA * flop_per_byte / m.hidden)
+    # Roofline of one GPU; fp8 as bf16 times the measured end-to-end gain.
+    roof_peak = gpu.peak_tflops("bf16") if setup.precision == "fp8" else gpu.peak_tflops(setup.precision)
+    node = 1 / (1 / ETA_MAX + KAPPA * (roof_peak / gpu.memory_bw_tb_s) / m.hidden)
+    if setup.precision == "fp8":
+        node *= min(1.0, FP8_STEP_GAIN * roof_peak / gpu.peak_tflops("fp8"))
     node *= SOFTWARE.get(gpu.vendor, 1.0)
     if setup.method == "qlora":
         node *= QLORA_DEQUANT_EFFICIENCY
@@ -157,64 +263,105 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
     node *= min(1.0, (tokens_mb / (tokens_mb + SMALL_GEMM_HALF_TOKENS))
                 / (reference / (reference + SMALL_GEMM_HALF_TOKENS)))
 
-    tp_eff = 1.0
-    if layout.tp > 1:
-        allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
-        per_token_bytes = allreduces * TP_ACTIVATION_BYTES * m.hidden * 2 * (layout.tp - 1) / layout.tp
-        link = gpu.intra_node_bw_gb_s / 2 * 1e9
-        layer_flops = hw_f / m.layers
-        t_comp = layer_flops / (layout.tp * node * peak)
-        t_comm = per_token_bytes / link
-        tp_eff = t_comp / (t_comp + TP_EXPOSED * t_comm)
-
-    # Pipeline bubble of the interleaved 1F1B schedule with v model chunks per GPU:
-    # (p-1)/(v*m + p-1) (Narayanan et al. 2021, Sec 2.2.2).
+    # Compute: one micro-batch's forward and backward on this stage; the step runs m of them
+    # plus the bubble of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times
+    # (Narayanan et al. 2021, Sec 2.2).
     m_steps = layout.microbatches_per_step
-    v = max(1, min(MAX_VIRTUAL_STAGES, m.layers // max(1, layout.pp))) if layout.pp > 1 else 1
-    pp_eff = 1 - (layout.pp - 1) / (v * m_steps + layout.pp - 1) if layout.pp > 1 else 1.0
+    t_mb = tokens_mb * hw_f / (tp * pp * node * peak)
+    compute = m_steps * t_mb
+    bubble = (pp - 1) / v * t_mb
+    intra = intra_node_gb_s(gpu) * 1e9
+    dp_per_node = max(1, min(dp, per_node // tp))
+    ep_per_node = max(1, min(ep, per_node // tp))
 
-    # Data parallel: ring all-reduce (or reduce-scatter + all-gather) of the gradients each
-    # step, the part not hidden behind the backward pass exposed.
-    dp_eff = 1.0
-    if layout.dp > 1:
-        trainable = c.total if not setup.is_peft else PEFT_TRAINABLE_SHARE * c.total
-        grad_bytes = trainable / (layout.tp * layout.pp) * GRADIENT_BYTES
-        volume = 2 * grad_bytes * (layout.dp - 1) / layout.dp
-        if layout.zero_stage == 3:
-            volume *= ZERO3_TRAFFIC
-        spans_nodes = layout.nodes > 1
-        bw = (NETWORK_GBPS[net] if spans_nodes else gpu.intra_node_bw_gb_s / 2) * 1e9
-        tokens_step = setup.seq_len * layout.micro_batch * m_steps
-        t_comp = tokens_step * hw_f / (layout.tp * layout.pp * node * tp_eff * peak)
-        t_comm = volume / bw
-        exposed = max(0.0, t_comm - DP_OVERLAP * t_comp * BACKWARD_MATMUL_PASSES / STEP_MATMUL_PASSES)
-        dp_eff = t_comp / (t_comp + exposed)
+    tensor_s = 0.0
+    if tp > 1:
+        allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
+        per_mb = allreduces * (m.layers / pp) * tokens_mb * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
+        tensor_s = m_steps * per_mb / intra
 
-    scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
+    pipeline_s = 0.0
+    if pp > 1:
+        crosses = layout.nodes > 1 and tp * dp >= per_node
+        bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
+        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb * m.hidden * TP_ACTIVATION_BYTES / tp
+        pipeline_s = m_steps * per_mb / bw
 
-    off_eff = 1.0
+    # Data parallel and ZeRO: non-expert parameters over dp ranks, routed experts over dp/ep.
+    dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
+    grad_b = GRAD_REDUCE_BYTES.get(setup.precision, GRAD_REDUCE_BYTES_DEFAULT)
+    param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
+    expert_dp = max(1, dp // ep)
+    trainable = trainable_params(m, setup, c)
+    if setup.is_peft:
+        grads = (trainable / (tp * pp), 0.0)
+    else:
+        grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep))
+    grad_bytes = grads[0] * grad_b * ring(dp) + grads[1] * grad_b * ring(expert_dp)
+    per_step = per_mb_comm = 0.0
+    if layout.zero_stage == 3:
+        dense_w, expert_w = base_weight_bytes(m, setup, c)
+        gather = dense_w / (tp * pp) * ring(dp) + expert_w / (pp * ep) * ring(expert_dp)
+        per_mb_comm = ZERO3_GATHERS_PER_MICROBATCH * gather + grad_bytes
+    elif layout.zero_stage == 2:
+        per_mb_comm = grad_bytes
+        per_step = (grads[0] * ring(dp) + grads[1] * ring(expert_dp)) * param_b
+    elif layout.zero_stage == 1:
+        # Distributed optimizer: reduce-scatter the gradients, all-gather the updated weights.
+        per_step = grad_bytes + (grads[0] * ring(dp) + grads[1] * ring(expert_dp)) * param_b
+    elif dp > 1:
+        per_step = 2 * grad_bytes  # ring all-reduce
+    data_s = (per_step + m_steps * per_mb_comm) / dp_bw if dp > 1 else 0.0
+    # Bucketed overlap: per-step traffic hides behind the last micro-batch's backward and the
+    # next step's first forward, and behind the pipeline drain; per-micro-batch traffic
+    # behind each micro-batch (prefetch).
+    data_exposed = 0.0
+    if dp > 1:
+        data_exposed = max(0.0, per_step / dp_bw - COMM_OVERLAP * (t_mb + bubble))
+        data_exposed += m_steps * max(0.0, per_mb_comm / dp_bw - COMM_OVERLAP * t_mb)
+
+    expert_s = 0.0
+    if m.is_moe and ep > 1:
+        a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
+        per_mb = a2a * (c.moe_layers / pp) * (tokens_mb / tp) * m.hidden * m.moe_top_k * MOE_A2A_BYTES * ring(ep)
+        # Peers on the same server over NVLink, the others over this GPU's NIC.
+        local = (ep_per_node - 1) / (ep - 1)
+        expert_s = m_steps * per_mb * (local / intra + (1 - local) / (nic_gb_s(gpu, net) * 1e9))
+
+    offload_s = 0.0
     if layout.offload != "none":
-        local = c.total / (layout.tp * layout.pp * max(1, layout.dp if layout.zero_stage >= 1 else 1))
-        if setup.is_peft:
-            local *= PEFT_TRAINABLE_SHARE
+        local = trainable / (tp * pp * max(1, dp if layout.zero_stage >= 1 else 1))
         pcie = PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN) * 1e9
-        t_off = local * OFFLOAD_BYTES_PER_PARAM / pcie + local / CPU_ADAM_PARAMS_PER_S
+        offload_s = local * OFFLOAD_BYTES_PER_PARAM / pcie + local / CPU_ADAM_PARAMS_PER_S
         if layout.offload == "all":
-            t_off += c.total / (layout.tp * layout.pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
-        tokens_step = setup.seq_len * layout.micro_batch * m_steps
-        t_comp = tokens_step * hw_f / (layout.tp * layout.pp * node * peak)
-        off_eff = t_comp / (t_comp + t_off)
+            offload_s += c.total / (tp * pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
 
-    hfu = node * tp_eff * pp_eff * dp_eff * scale_eff * off_eff
-    tokens_per_s = hfu * peak / hw_f
+    exposed = {"tensor": TP_EXPOSED * tensor_s, "pipeline": PP_P2P_EXPOSED * pipeline_s,
+               "data": data_exposed + MOE_A2A_EXPOSED * expert_s}
+    scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
+    # Each factor is the time before it over the time with it, so their product is compute
+    # over the whole step.
+    eff = {"node": node}
+    running = compute
+    for key, extra in (("tensor", exposed["tensor"]), ("pipeline", bubble + exposed["pipeline"]),
+                       ("data", exposed["data"]), ("offload", offload_s)):
+        eff[key] = running / (running + extra)
+        running += extra
+    eff["scale"] = scale_eff
+    eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
+    step_s = running / scale_eff
+    exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
+    tokens_per_s = tokens_mb * m_steps / (tp * pp) / step_s
+    hfu = tokens_per_s * hw_f / peak
     mfu = tokens_per_s * model_f / peak
     n_gpu = layout.gpu_count
     failures_per_day = FAILURES_PER_GPU_DAY * n_gpu
     goodput = 1 / (1 + failures_per_day * HOURS_LOST_PER_FAILURE / 24 + CHECKPOINT_OVERHEAD)
+    step = {"compute_s": compute, "bubble_s": bubble, "tensor_s": tensor_s, "pipeline_s": pipeline_s,
+            "data_s": data_s, "expert_s": expert_s, "offload_s": offload_s, "exposed_s": exposed_s,
+            "step_s": step_s}
 
     notes.append({"kind": "flops", "model_gflop": model_f / 1e9, "hardware_gflop": hw_f / 1e9})
-    eff = {"node": node, "tensor": tp_eff, "pipeline": pp_eff, "data": dp_eff,
-           "scale": scale_eff, "offload": off_eff}
     shown = {k: v for k, v in eff.items() if v < EFFICIENCY_SHOWN_BELOW}
     notes.append({"kind": "efficiency", "factors": shown, "hfu": hfu})
     notes.append({"kind": "goodput", "goodput": goodput, "failures_per_day": failures_per_day, "gpus": n_gpu})
@@ -227,5 +374,6 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
         efficiency=eff,
         goodput=goodput,
         network=net,
+        step=step,
         notes=notes,
     )

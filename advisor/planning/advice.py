@@ -56,6 +56,10 @@ class Advice(BaseModel):
             "ep": lay.ep, "zero_stage": lay.zero_stage, "offload": lay.offload,
             "recompute": lay.recompute, "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch, "fits": e.fits,
+            "framework": lay.framework, "pipeline_schedule": lay.pipeline_schedule,
+            "virtual_stages": lay.virtual_stages, "micro_batches_per_step": lay.microbatches_per_step,
+            "global_batch_tokens": (lay.global_batch or 0) * self.request.seq_len,
+            "precision": e.precision,
             "meets_deadline": p.meets_deadline, "within_budget": p.within_budget,
             "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu, "mfu": thr.mfu,
             "plans_considered": self.result.considered,
@@ -74,6 +78,9 @@ class Advice(BaseModel):
             "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu if has_data else None,
             "gpu_hours": e.gpu_hours, "days": e.days,
             "efficiency": thr.efficiency if has_data else None,
+            "step_seconds": thr.step if has_data else None,
+            "exposed_comm_share": thr.exposed_comm_share if has_data else None,
+            "checks": e.checks,
             "arithmetic": [phrase(lang, "thr_note", n, file="explain") for n in thr.notes] if has_data else None,
         }
         out["infra"] = p.infra.model_dump() | {

@@ -7,7 +7,7 @@ import math
 from pydantic import BaseModel
 
 from advisor.catalog import GPU
-from advisor.engine.estimate import Estimate
+from advisor.engine.estimate import Estimate, hardware_precision
 from advisor.engine.throughput import estimate_throughput
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.model import TrainingRequest
@@ -62,13 +62,13 @@ def _round_up(x: float, step: float) -> float:
 
 def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, list[dict]]:
     """The cheapest inter-node bandwidth per GPU that costs under 5% of speed, from the plan's
-    own data-parallel traffic (advisor/engine/throughput.py); with each option's share of step
-    time left to compute."""
-    shape, setup = model_shape(req), training_setup(req)
+    own communication terms (advisor/engine/throughput.py: data parallel, ZeRO gathers, MoE
+    all-to-all, pipeline sends); with each option's share of step time left to compute."""
+    shape, (setup, _) = model_shape(req), hardware_precision(training_setup(req), gpu)
     options = []
     for name, gbps in (("roce100", 100), ("hdr200", 200), ("ndr400", 400)):
         thr = estimate_throughput(shape, setup, est.layout, gpu, name)
-        options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": thr.efficiency["data"]})
+        options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": 1 - thr.exposed_comm_share})
     fastest = max(o["speed"] for o in options)
     chosen = next((o for o in options if o["speed"] >= (1 - NETWORK_SPEED_TOLERANCE) * fastest), options[-1])
     return chosen["gbps"], [{"gbps": o["gbps"], "share": o["share"]} for o in options]

@@ -1,10 +1,11 @@
 """From model, data, deadline and budget to ranked server plans.
 
 For every GPU the user's market can get, counts grow from the smallest that fits (1, 2, 4,
-one server, then doubling servers) until the deadline is met; each count gets its best
-layout (advisor/engine/estimate.py), its infrastructure and its costs. Plans that fit and meet the
-deadline (and the budget, when one is set) are ranked by total rent, or by time when the
-user asks for speed.
+one server, then a grid of whole servers up to MAX_GPUS) until the deadline is met, and two
+counts beyond it while GPU-hours still fall; a count no faster than a smaller one is dropped.
+Each count gets its best layout (advisor/engine/estimate.py), its infrastructure and its
+costs. Plans that fit and meet the deadline (and the budget, when one is set) are ranked by
+total rent, or by time when the user asks for speed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.planning.costs import Costs, plan_costs
-from advisor.engine.estimate import Estimate, best_layout, candidate_counts
+from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
+from advisor.engine.setup import TrainingSetup
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.market.prices import PriceBook
@@ -25,7 +27,10 @@ from advisor.request.model import TrainingRequest
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
 # within 30 days (stated in the answer's assumptions).
 DEFAULT_HORIZON_DAYS = 30
-MAX_GPUS = 4096
+# Once a count meets the deadline with fewer GPU-hours than the count before it, the next two
+# counts of the grid are priced too: a larger one may rent for the same or less and finish
+# sooner (assumed two).
+COUNTS_BEYOND_DEADLINE = 2
 
 
 class Plan(BaseModel):
@@ -109,32 +114,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     plans: list[Plan] = []
     considered = 0
     for gpu in candidate_gpus(req):
-        counts = [req.gpu_count] if req.gpu_count else [c for c in candidate_counts(gpu) if c <= MAX_GPUS]
-        smallest_fit: Plan | None = None
-        fastest: Plan | None = None
-        skip_below = 0
-        for count in counts:
-            if count < skip_below and count != counts[-1]:
-                continue
-            est = best_layout(m, setup, gpu, count)
-            considered += 1
-            if not est.fits:
-                continue
-            plan = make_plan(req, m, gpu, est, book, horizon, budget)
-            fastest = plan
-            if smallest_fit is None:
-                smallest_fit = plan
-                plans.append(plan)
-                if est.days:
-                    # Jump close to the count the deadline needs instead of trying each one.
-                    skip_below = 0.7 * count * est.days / horizon
-            if plan.meets_deadline:
-                if plan is not smallest_fit:
-                    plans.append(plan)
-                break
-        else:
-            if fastest is not None and fastest is not smallest_fit:
-                plans.append(fastest)  # the deadline cannot be met: keep the fastest try
+        # Every count tried that fits: the smallest, the slower ones a budget may afford, those
+        # that meet the deadline (a larger one may cost the same or less and finish sooner).
+        tried, evaluated = _plans_for_gpu(req, m, setup, gpu, book, horizon, budget)
+        plans.extend(tried)
+        considered += evaluated
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
     key = _sort_key(req)
     conflict = None
@@ -162,6 +146,71 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _plans_for_gpu(req: TrainingRequest, m: ModelShape, setup: TrainingSetup, gpu: GPU, book: PriceBook,
+                   horizon: float, budget: float | None) -> tuple[list[Plan], int]:
+    """The plans worth keeping for one GPU type, each faster than every smaller count's, and
+    how many counts were evaluated."""
+    counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
+    estimates: dict[int, Estimate] = {}
+    fitting: dict[int, bool] = {}
+
+    def at(count: int) -> Estimate:
+        if count not in estimates:
+            estimates[count] = best_layout(m, setup, gpu, count)
+        return estimates[count]
+
+    def fits(count: int) -> bool:
+        if count not in fitting:
+            fitting[count] = count in estimates and estimates[count].fits or layout_fits(m, setup, gpu, count)
+        return fitting[count]
+
+    start = _smallest_fitting(counts, gpu.gpus_per_server, fits)
+    tried: list[Plan] = []
+    skip_below = 0.0
+    beyond: int | None = None  # counts still to try once one meets the deadline
+    for count in counts if start is not None else []:
+        if count < start:
+            continue
+        if beyond is not None:
+            if beyond == 0:
+                break
+            beyond -= 1
+        elif count < skip_below and count != counts[-1]:
+            continue
+        if not fits(count):
+            continue
+        est = at(count)
+        if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
+            continue  # more GPUs, no faster: never a better plan
+        plan = make_plan(req, m, gpu, est, book, horizon, budget)
+        tried.append(plan)
+        if len(tried) == 1 and est.days:
+            # Jump close to the count the deadline needs instead of trying each one.
+            skip_below = 0.7 * count * est.days / horizon
+        if plan.meets_deadline and beyond is None:
+            # A larger count can only rent for less when it needs fewer GPU-hours, as it did
+            # from the count before this one (memory freed for less recompute or a larger
+            # micro-batch); otherwise stop here.
+            prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
+            scaling_up = prev is not None and est.gpu_hours is not None and est.gpu_hours <= prev
+            beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
+    return tried, len(estimates.keys() | fitting.keys())
+
+
+def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
+    """The smallest count that fits: 1, 2, 4 and powers of two of whole servers first, then
+    the counts of the grid between the last that did not fit and the first that did. (Not a
+    binary search: past some count the batch no longer has a sequence for every rank, and
+    nothing fits again.)"""
+    coarse = [c for c in counts if c <= per_server or (c // per_server) & (c // per_server - 1) == 0]
+    below = 0
+    for count in coarse if len(counts) > 1 else counts:
+        if fits(count):
+            return next(c for c in counts if below < c <= count and fits(c))
+        below = count
+    return None
 
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:

@@ -1,0 +1,57 @@
+"""Which framework runs a layout, and only the combinations that framework supports.
+
+  Megatron-LM / Megatron-Core: tensor, pipeline (1F1B and interleaved 1F1B with virtual
+      stages) and expert parallel; its distributed optimizer shards the optimizer states over
+      the data-parallel ranks, i.e. ZeRO-1 (Megatron-Core docs, "Distributed Optimizer").
+      LoRA with tensor or pipeline parallelism runs there too (NeMo / Megatron-Bridge PEFT).
+  DeepSpeed: ZeRO-1/2/3 and ZeRO-Offload/-Infinity without tensor parallelism; its pipeline
+      engine accepts only ZeRO-1 (DeepSpeed docs, "Pipeline Parallelism": ZeRO-2 and -3 are
+      incompatible with pipeline parallelism), so offload and ZeRO-2 here mean pp = 1.
+      ZeRO-Infinity (offloading the weights too) needs ZeRO-3.
+  FSDP2 / torchtitan: ZeRO-3 (fully_shard), or ZeRO-2 (reshard_after_forward=False), composed
+      with tensor, pipeline (1F1B and Interleaved1F1B) and expert parallel (torchtitan docs).
+  HF PEFT / TRL: LoRA and QLoRA over DDP, DeepSpeed or FSDP (FSDP-QLoRA, Answer.AI 2024). The
+      4-bit base of QLoRA has no tensor- or pipeline-parallel implementation (bitsandbytes).
+"""
+
+from __future__ import annotations
+
+from advisor.engine.setup import TrainingSetup
+
+MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
+# Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
+# (Narayanan et al. 2021 use 2 to 4; assumed bound).
+VIRTUAL_STAGE_CHOICES = (4, 2)
+MIN_LAYERS_PER_CHUNK = 2  # assumed
+
+
+def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
+    """The framework that runs this combination, or None when none does."""
+    model_parallel = tp > 1 or pp > 1 or ep > 1
+    if offload != "none":
+        if tp > 1 or pp > 1 or ep > 1 or (offload == "all" and zero != 3):
+            return None
+        return PEFT if setup.is_peft else DEEPSPEED
+    if setup.method == "qlora":
+        return None if model_parallel else PEFT
+    if setup.is_peft:
+        if not model_parallel:
+            return PEFT
+        return MEGATRON if zero <= 1 else None
+    if zero >= 2:
+        return FSDP2 if (model_parallel or zero == 3) else DEEPSPEED
+    return MEGATRON
+
+
+def pipeline_schedule(framework: str, layers: int, pp: int, microbatches: int) -> tuple[str, int]:
+    """(schedule, virtual stages). Megatron-Core and torchtitan interleave when the
+    micro-batches divide by the stages (Megatron's requirement) and every chunk gets at least
+    MIN_LAYERS_PER_CHUNK layers (uneven first and last stages allowed, as Megatron-Core's
+    --decoder-first/last-pipeline-num-layers do); DeepSpeed's pipeline engine runs plain 1F1B."""
+    if pp == 1:
+        return "none", 1
+    if framework in (MEGATRON, FSDP2) and microbatches % pp == 0:
+        for v in VIRTUAL_STAGE_CHOICES:
+            if layers >= pp * v * MIN_LAYERS_PER_CHUNK:
+                return "interleaved-1f1b", v
+    return "1f1b", 1

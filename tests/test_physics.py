@@ -1,0 +1,203 @@
+"""The plan is physically right (issue #14): the communication a layout really causes, layouts
+that frameworks run, real head counts, counts that scale, and what the hardware can do."""
+
+import itertools
+
+import pytest
+
+from advisor import catalog
+from advisor.engine.estimate import (
+    MAX_GPUS,
+    best_layout,
+    candidate_counts,
+    hardware_precision,
+    parallel_splits,
+)
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framework_for
+from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
+from advisor.engine.setup import PinnedKnobs, TrainingSetup
+from advisor.engine.shapes import generic_shape
+from advisor.engine.throughput import estimate_throughput
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.parser import parse
+
+
+def _layout(gpu, count, **knobs):
+    per = min(count, gpu.gpus_per_server)
+    return Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per, nodes=count // per, **knobs)
+
+
+def _pinned(setup, **knobs):
+    return setup.model_copy(update={"pinned": PinnedKnobs(**knobs)})
+
+
+def test_zero3_gathers_and_reduces_every_micro_batch():
+    """ZeRO-3/FSDP traffic is per micro-batch: twice the micro-batches, twice the bytes; the
+    once-a-step reduction of ZeRO-1 does not grow with them."""
+    gpu, shape = catalog.get_gpu("H100"), generic_shape(70)
+    setup = TrainingSetup(method="pretrain", tokens=1e12)
+
+    def data_s(zero, global_batch):
+        lay = _layout(gpu, 64, tp=1, dp=64, zero_stage=zero, micro_batch=1, global_batch=global_batch)
+        return estimate_throughput(shape, setup, lay, gpu).step["data_s"]
+
+    assert data_s(3, 64 * 8) == pytest.approx(2 * data_s(3, 64 * 4))
+    assert data_s(1, 64 * 8) == pytest.approx(data_s(1, 64 * 4))
+    assert data_s(3, 64 * 4) > 4 * data_s(1, 64 * 4)
+
+
+def test_lora_frozen_base_gathers_cost_time():
+    """A sharded frozen base is gathered like ZeRO-3 weights: it costs time, and on a slow
+    fabric more of it shows."""
+    gpu, shape = catalog.get_gpu("B200"), generic_shape(405)
+    setup = TrainingSetup(method="lora", tokens=50e9 / 4)
+    lay = _layout(gpu, 64, tp=1, dp=64, zero_stage=3, micro_batch=1, global_batch=128)
+    sharded = estimate_throughput(shape, setup, lay, gpu, "roce100")
+    replicated = estimate_throughput(shape, setup, lay.model_copy(update={"zero_stage": 1}), gpu, "roce100")
+    assert sharded.step["data_s"] > 100 * replicated.step["data_s"]
+    assert sharded.step["exposed_s"] > 0
+    fast = estimate_throughput(shape, setup, lay, gpu, "ndr400")
+    assert fast.step["exposed_s"] < sharded.step["exposed_s"]
+
+
+def test_moe_all_to_all_is_counted_and_cheaper_inside_the_server():
+    gpu = catalog.get_gpu("H800")
+    shape = catalog.find_model("deepseek-v3")
+    setup = TrainingSetup(method="pretrain", precision="fp8", tokens=1e12)
+    base = {"tp": 1, "pp": 16, "dp": 128, "zero_stage": 1, "micro_batch": 1, "global_batch": 128 * 64}
+    inside = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=8, **base), gpu)
+    across = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=64, **base), gpu)
+    none = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=1, **base), gpu)
+    assert none.step["expert_s"] == 0 < inside.step["expert_s"] < across.step["expert_s"]
+
+
+def test_tensor_and_pipeline_traffic_show_in_the_step():
+    gpu, shape = catalog.get_gpu("H100"), generic_shape(70)
+    setup = TrainingSetup(method="pretrain", tokens=1e12)
+    lay = _layout(gpu, 64, tp=8, pp=2, dp=4, zero_stage=1, micro_batch=1, global_batch=32)
+    step = estimate_throughput(shape, setup, lay, gpu).step
+    assert step["tensor_s"] > 0 and step["pipeline_s"] > 0 and step["bubble_s"] > 0
+    parts = step["compute_s"] + step["bubble_s"] + step["exposed_s"]
+    assert step["step_s"] >= parts
+
+
+def test_frameworks_run_only_what_they_support():
+    full, qlora, lora = TrainingSetup(), TrainingSetup(method="qlora"), TrainingSetup(method="lora")
+    assert framework_for(qlora, 2, 1, 1, 3, "none") is None  # no tensor parallel for a 4-bit base
+    assert framework_for(qlora, 1, 1, 1, 3, "none") == PEFT
+    assert framework_for(full, 1, 4, 1, 1, "none") == MEGATRON  # distributed optimizer = ZeRO-1
+    assert framework_for(full, 1, 4, 1, 3, "none") == FSDP2  # ZeRO-3 with stages: torchtitan
+    assert framework_for(full, 1, 1, 1, 2, "none") == DEEPSPEED
+    assert framework_for(full, 1, 2, 1, 1, "optimizer") is None  # DeepSpeed offload: no pipeline
+    assert framework_for(full, 1, 1, 1, 1, "all") is None  # ZeRO-Infinity needs ZeRO-3
+    assert framework_for(lora, 4, 1, 1, 3, "none") is None
+    req = parse("70B full-finetune 100GB on 64xH800")
+    gpu, shape, setup = catalog.get_gpu(req.gpu), model_shape(req), training_setup(req)
+    for offload in ("none", "optimizer", "all"):
+        for split in parallel_splits(shape, setup, gpu, 64, offload):
+            fw = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+            assert fw is not None
+            assert not (fw == DEEPSPEED and split.pp > 1)
+            assert shape.heads % split.tp == 0 and shape.kv_heads % split.tp == 0
+
+
+def test_plans_name_framework_schedule_and_enough_micro_batches():
+    for text in ("llama3.1-405b pretrain 15T tokens seq 8192 on 1024xH100",
+                 "70B pretrain 1T tokens on 256xH800", "405B lora 50GB on 64xB200"):
+        req = parse(text)
+        est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+        lay = est.layout
+        assert lay.framework in (MEGATRON, DEEPSPEED, FSDP2, PEFT)
+        if lay.pp > 1:
+            assert lay.microbatches_per_step >= MICROBATCHES_PER_STAGE * lay.pp
+            assert lay.pipeline_schedule in ("1f1b", "interleaved-1f1b")
+            assert lay.virtual_stages == 1 or lay.framework in (MEGATRON, FSDP2)
+        else:
+            assert lay.pipeline_schedule == "none"
+
+
+def test_interleaving_costs_activation_memory():
+    from advisor.engine.memory import estimate_memory
+
+    gpu, shape = catalog.get_gpu("H100"), generic_shape(70)
+    setup = TrainingSetup(method="pretrain")
+    plain = _layout(gpu, 64, tp=8, pp=4, dp=2, micro_batch=1, global_batch=32)
+    inter = plain.model_copy(update={"virtual_stages": 2, "pipeline_schedule": "interleaved-1f1b"})
+    assert estimate_memory(shape, setup, inter, gpu).activations > estimate_memory(shape, setup, plain, gpu).activations
+    assert estimate_throughput(shape, setup, inter, gpu).step["bubble_s"] < \
+        estimate_throughput(shape, setup, plain, gpu).step["bubble_s"]
+
+
+@pytest.mark.parametrize("size", [0.5, 1, 3, 7, 13, 20, 34, 70, 180, 405, 1000])
+def test_generic_shapes_have_real_head_counts(size):
+    s = generic_shape(size)
+    assert s.heads % 8 == 0 and s.heads % s.kv_heads == 0 and s.hidden == s.heads * s.head_dim
+    assert abs(s.params_b - size) / size < 0.1 or size < 1
+
+
+def test_counts_are_whole_servers_up_to_one_cap():
+    counts = candidate_counts(catalog.get_gpu("H100"))
+    assert counts[-1] == MAX_GPUS == 16384
+    assert 24 in counts and 40 in counts and all(c % 8 == 0 for c in counts if c >= 8)
+    from advisor.planning import planner
+    assert planner.MAX_GPUS is MAX_GPUS
+
+
+def test_more_gpus_never_slower_for_the_same_job():
+    req = parse("70B pretrain 1T tokens")
+    gpu, shape, setup = catalog.get_gpu("H100"), model_shape(req), training_setup(req)
+    days = [best_layout(shape, setup, gpu, n).days for n in (64, 128, 256, 512, 1024)]
+    assert all(b <= a for a, b in itertools.pairwise(days)), days
+
+
+def test_open_request_meets_deadline_on_the_cheapest_count_it_tried(cli):
+    import json
+
+    out = cli("ask", "671B-A37B pretrain 14.8T tokens 60d fp8 on H800", "--json")
+    data = json.loads(out.stdout)
+    plan, training = data["plan"], data["training"]
+    assert plan["meets_deadline"] and plan["framework"] and plan["micro_batches_per_step"] >= 1
+    assert training["gpu_hours"] / 2.664e6 < 1.5  # DeepSeek-V3 report: 2.664M H800 GPU-hours
+    assert set(training["step_seconds"]) >= {"compute_s", "tensor_s", "pipeline_s", "data_s", "expert_s",
+                                             "exposed_s", "step_s"}
+
+
+def test_fp8_and_bf16_only_where_the_hardware_has_them():
+    fp8 = TrainingSetup(precision="fp8")
+    a100, v100, h100 = catalog.get_gpu("A100-80GB"), catalog.get_gpu("V100-32GB"), catalog.get_gpu("H100")
+    assert hardware_precision(fp8, h100) == (fp8, [])
+    setup, checks = hardware_precision(fp8, a100)
+    assert setup.precision == "bf16" and checks == ["fp8_unsupported"]
+    setup, checks = hardware_precision(fp8, v100)
+    assert setup.precision == "fp16" and checks == ["fp8_unsupported", "bf16_unsupported"]
+    req = parse("7b pretrain 10B tokens fp8 on 8xA100-80GB")
+    est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+    assert est.precision == "bf16" and "fp8_unsupported" in est.checks
+
+
+def test_pcie_cards_get_less_network_and_geforce_no_p2p():
+    from advisor.engine.throughput import intra_node_gb_s, nic_gb_s
+
+    l40s, h100, rtx = catalog.get_gpu("L40S"), catalog.get_gpu("H100"), catalog.get_gpu("4090")
+    assert nic_gb_s(l40s, "ndr400") < nic_gb_s(h100, "ndr400")
+    assert intra_node_gb_s(rtx) < rtx.intra_node_bw_gb_s / 2
+
+
+def test_sanity_checks_follow_the_numbers():
+    for text in ("70B pretrain 100B tokens on 64xL40S", "7b lora 20GB on 1xH100", "70B full-finetune 1TB on 8xH800"):
+        req = parse(text)
+        est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+        assert ("exposed_communication" in est.checks) == (est.throughput.exposed_comm_share > 0.30)
+
+
+def test_pinned_layout_is_kept_and_unsupported_pins_refused():
+    req = parse("70B full-finetune 100GB 7d on 64xH800")
+    gpu, shape, setup = catalog.get_gpu(req.gpu), model_shape(req), training_setup(req)
+    est = best_layout(shape, _pinned(setup, tp=8, pp=4), gpu, 64)
+    assert (est.layout.tp, est.layout.pp, est.layout.dp) == (8, 4, 2)
+    for bad in ({"tp": 3}, {"tp": 16}):  # heads do not divide; tensor parallel beyond a server
+        with pytest.raises(ValueError):
+            best_layout(shape, _pinned(setup, **bad), gpu, 64)
+    qreq = parse("70B qlora 100GB on 8xH800")
+    with pytest.raises(ValueError):
+        best_layout(model_shape(qreq), _pinned(training_setup(qreq), tp=2), gpu, 8)
