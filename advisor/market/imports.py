@@ -117,6 +117,7 @@ class ImportResult(BaseModel):
     rows_written: int      # observations inserted (or replaced)
     dates: list[str]       # the as-of dates the file holds, sorted
     source: str = ""
+    notes: list[str] = []  # what the reader could not do as asked (unknown GPUs, GCP hosts missing)
 
 
 class ParsedFile(BaseModel):
@@ -126,6 +127,7 @@ class ParsedFile(BaseModel):
     layout: str
     rows_read: int
     rows: list[dict]
+    notes: list[str] = []
 
     @property
     def dates(self) -> list[str]:
@@ -155,7 +157,7 @@ def detect_layout(header: list[str], path: str = "", as_of: str | None = None, l
 
 
 def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
-                  as_of: str | None = None) -> ParsedFile:
+                  as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
     """Validate a table: `records` yields (line number, cells), the header first.
 
     Raises ImportProblem on the first problem; returns every observation row otherwise."""
@@ -198,7 +200,13 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
                 raise ImportProblem(path, line, f"{layout.twice(key)} (first on line {seen[key]})")
             seen[key] = line
         rows.extend(new)
-    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows)
+    notes: list[str] = []
+    if layout.finish:  # offers that span records (advisor/market/skypilot_catalog.py)
+        try:
+            rows, notes = layout.finish(rows, {"path": path, "origin": origin, "as_of": as_of, "cloud": cloud})
+        except ValueError as err:
+            raise ImportProblem(path, None, str(err)) from None
+    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows, notes=notes)
 
 
 def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -207,7 +215,7 @@ def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
         yield reader.line_num, cells
 
 
-def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
+def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
     """Read and validate a price file completely; nothing is written."""
     p = str(path)
     try:
@@ -220,7 +228,7 @@ def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
         line = raw[:err.start].count(b"\n") + 1
         raise ImportProblem(p, line, "not UTF-8 text") from None
     try:
-        return parse_records(_csv_records(text), p, as_of=as_of)
+        return parse_records(_csv_records(text), p, as_of=as_of, cloud=cloud)
     except csv.Error as err:
         raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
 
@@ -229,16 +237,22 @@ def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
 # Writing
 
 def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None = None,
-                as_of: str | None = None) -> ImportResult:
+                as_of: str | None = None, cloud: str | None = None) -> ImportResult:
     """Validate the whole file, then write it in one transaction.
 
     `source` overrides the layout's default source name ('skypilot', 'quote'); `as_of`
     (YYYY-MM-DD) dates rows the file leaves undated."""
-    parsed = read_file(path, as_of=as_of)
+    parsed = read_file(path, as_of=as_of, cloud=cloud)
     written = store.write_rows(db, parsed.rows, source=source)
-    src = source or LAYOUTS[parsed.layout].source
+    src = source or _source_of(parsed)
     return ImportResult(path=str(path), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
-                        rows_written=written, dates=parsed.dates, source=src)
+                        rows_written=written, dates=parsed.dates, source=src, notes=parsed.notes)
+
+
+def _source_of(parsed: ParsedFile) -> str:
+    """The source the rows were written under (a catalog file's is per cloud: skypilot-aws)."""
+    sources = sorted({r["source"] for r in parsed.rows})
+    return ", ".join(sources) if sources else LAYOUTS[parsed.layout].source
 
 
 # ----------------------------------------------------------------------------------------

@@ -261,6 +261,9 @@ class Layout:
     once_key: Callable[[list[dict]], tuple] | None = None
     twice: Callable[[tuple], str] | None = None
     undated_ok: bool = False  # the date column may be left out when the import gives --as-of
+    # Layouts whose offers span several records (zones, GCP hosts): `rows` gives partial rows and
+    # finish(partial, {"path", "origin", "as_of", "cloud"}) -> (rows, notes for the summary).
+    finish: Callable[[list[dict], dict], tuple[list[dict], list[str]]] | None = None
 
     def missing(self, header: set[str], as_of: str | None) -> list[str]:
         """Required columns the header lacks."""
@@ -272,6 +275,13 @@ SKYPILOT = Layout(name="skypilot", title="SkyPilot", source="skypilot", columns=
 QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows,
                 undated_ok=True)
 
+# SkyPilot's own catalog files (catalogs/v<N>/<cloud>/vms.csv): advisor/market/skypilot_catalog.py.
+from advisor.market import skypilot_catalog as _catalog  # noqa: E402  (it reads this module's helpers)
+
+SKYPILOT_CATALOG = Layout(name="skypilot_catalog", title="SkyPilot catalog (vms.csv)", source="skypilot",
+                          columns=_catalog.CATALOG_COLUMNS, rows=_catalog.catalog_record, snapshot=True,
+                          undated_ok=True, finish=_catalog.finish)
+
 # Detection tries them in this order; the first whose columns are all there wins.
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES)}
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}
 SNAPSHOT_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.snapshot)
