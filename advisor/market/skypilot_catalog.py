@@ -187,7 +187,7 @@ def _lowest(values: list[float | None]) -> float | None:
 
 
 def _add(a: float | None, b: float | None) -> float | None:
-    return a + b if _listed(a) and _listed(b) else None
+    return round(a + b, 6) if _listed(a) and _listed(b) else None
 
 
 def finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
