@@ -71,6 +71,7 @@ failures raise ``FeedProblem`` with a plain message. ``import_feed`` also writes
 
 from __future__ import annotations
 
+import base64
 import csv
 import datetime as dt
 import hashlib
@@ -83,7 +84,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Iterable, Iterator
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import sqlite_utils
 from pydantic import BaseModel
@@ -331,6 +332,12 @@ def _download(url: str, timeout: float, etag: str | None = None, last_modified: 
         headers["If-None-Match"] = etag
     if last_modified:
         headers["If-Modified-Since"] = last_modified
+    parts = urlsplit(url)
+    if parts.username is not None:  # user:password@ becomes HTTP basic auth, as browsers do
+        login = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(login).decode()
+        netloc = parts.netloc.rsplit("@", 1)[1]
+        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
     request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as resp:
