@@ -64,9 +64,17 @@ database as it was. Importing the same file again writes nothing. A SkyPilot row
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
+**SkyPilot's own catalog files** (``catalogs/v<N>/<cloud>/vms.csv``, read as published): see
+advisor/market/skypilot_catalog.py. Their rows go in with source ``skypilot-<cloud>``, one
+snapshot source per cloud.
+
 **Feeds.** ``fetch_feed(url)`` reads CSV (any registered layout) or JSON (a list of objects with the
 same column names, or ``{"rows": [...]}``) over HTTP(S) and validates it the same way;
-failures raise ``FeedProblem`` with a plain message. ``import_feed`` also writes it.
+failures raise ``FeedProblem`` with a plain message (the URL without credentials or query,
+``redact``). ``import_feed`` also writes it. ``fetch_feeds`` (``gpu-advisor prices fetch`` and
+the scheduler) fetches the configured feeds conditionally (ETag / If-Modified-Since and a body
+hash kept per URL in the store's ``feed_state``), writes only what changed, and reports each
+feed; ``feed_urls`` expands the word ``skypilot`` to the published catalog of every GPU cloud.
 """
 
 from __future__ import annotations
