@@ -16,6 +16,7 @@ from datetime import date as Date
 from typing import Callable
 
 from advisor import catalog
+from advisor.market import skypilot_catalog as _catalog
 
 SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
 
@@ -276,11 +277,26 @@ QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQU
                 undated_ok=True)
 
 # SkyPilot's own catalog files (catalogs/v<N>/<cloud>/vms.csv): advisor/market/skypilot_catalog.py.
-from advisor.market import skypilot_catalog as _catalog  # noqa: E402  (it reads this module's helpers)
+
+
+
+def _catalog_gpu(spelling: str, cloud: str, instance_type: str) -> tuple[str, str, bool]:
+    """(catalog name, note, known) of a GPU as the SkyPilot catalog spells it; unknown ones keep
+    SkyPilot's name."""
+    if spelling == "H100":
+        return (*_skypilot_h100(cloud, instance_type), True)
+    if spelling in SKYPILOT_GPUS:
+        return SKYPILOT_GPUS[spelling], "", True
+    return spelling, "GPU not in the catalog (data/gpus.toml): kept under SkyPilot's name", False
+
+
+def _catalog_finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
+    return _catalog.finish(partial, ctx, gpu_name=_catalog_gpu, count_fixes=GPU_COUNT_FIXES, cite=SKYPILOT_CITE)
+
 
 SKYPILOT_CATALOG = Layout(name="skypilot_catalog", title="SkyPilot catalog (vms.csv)", source="skypilot",
                           columns=_catalog.CATALOG_COLUMNS, rows=_catalog.catalog_record, snapshot=True,
-                          undated_ok=True, finish=_catalog.finish)
+                          undated_ok=True, finish=_catalog_finish)
 
 # Detection tries them in this order; the first whose columns are all there wins.
 LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}

@@ -38,17 +38,19 @@ them). Rules:
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from pathlib import PurePosixPath
+from typing import Callable
 from urllib.parse import urlsplit
-
-from advisor.market import layouts as L
 
 CATALOG_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "Region")
 OPTIONAL_COLUMNS = ("SpotPrice", "AvailabilityZone", "GpuInfo")
 
-# SkyPilot spellings the snapshot layout does not know, mapped to the GPU catalog.
-MORE_GPUS: dict[str, str] = {}  # GH200 is not in data/gpus.toml yet: kept under its own name
+# GPU names: advisor/market/layouts.py passes its SkyPilot name map (SKYPILOT_GPUS, the H100
+# form-factor rule, GPU_COUNT_FIXES) to `finish`, so that this module does not import it.
+# GH200 is not in data/gpus.toml yet: kept under SkyPilot's name and named in the summary.
+GpuNamer = Callable[[str, str, str], tuple[str, str, bool]]  # (spelling, cloud, itype) -> (name, note, known)
 
 # Accelerators that are not GPUs: skipped like CPU rows.
 _NOT_GPU = re.compile(r"^(tpu-|inferentia|trainium|gaudi|habana)", re.I)
@@ -117,17 +119,6 @@ def offer_kind(instance_type: str, gpus: int) -> str:
     return "instance"
 
 
-def gpu_name(spelling: str, cloud: str, instance_type: str) -> tuple[str, str, bool]:
-    """(catalog name, note, known): SkyPilot's spelling mapped to the GPU catalog."""
-    if spelling == "H100":
-        name, note = L._skypilot_h100(cloud, instance_type)
-        return name, note, True
-    name = L.SKYPILOT_GPUS.get(spelling) or MORE_GPUS.get(spelling)
-    if name:
-        return name, "", True
-    return spelling, "GPU not in the catalog (data/gpus.toml): kept under SkyPilot's name", False
-
-
 def cloud_of(where: str) -> str | None:
     """The cloud a catalog file's path or URL names: the folder of ``.../<cloud>/vms.csv``."""
     path = urlsplit(where).path if "://" in where else where.replace("\\", "/")
@@ -140,8 +131,24 @@ def cloud_of(where: str) -> str | None:
 # ----------------------------------------------------------------------------------------
 # The reader: one record -> at most one partial row; `finish` builds the offers.
 
+def _num(text: str, column: str, empty_ok: bool = True) -> float | None:
+    """A number cell of vms.csv: empty -> None; negative or not a number -> ValueError."""
+    text = (text or "").strip()
+    if not text:
+        if empty_ok:
+            return None
+        raise ValueError(f"{column} is empty")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{column} {text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{column} {text!r} must be a non-negative number")
+    return value
+
+
 def _price(rec: dict[str, str], column: str) -> float | None:
-    return L._number(rec.get(column, ""), column, empty_ok=True)
+    return _num(rec.get(column, ""), column)
 
 
 def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[dict]:
@@ -154,15 +161,15 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
             return [{"_host": True, "itype": itype, "region": rec["Region"].strip(),
                      "zone": rec.get("AvailabilityZone", "").strip(),
                      "price": _price(rec, "Price"), "spot": _price(rec, "SpotPrice"),
-                     "vcpus": L._number(rec["vCPUs"], "vCPUs", empty_ok=True),
-                     "memory": L._number(rec["MemoryGiB"], "MemoryGiB", empty_ok=True)}]
+                     "vcpus": _num(rec["vCPUs"], "vCPUs"),
+                     "memory": _num(rec["MemoryGiB"], "MemoryGiB")}]
         return []
     if _NOT_GPU.match(spelling):
         return []
     region = rec["Region"].strip()
     if not region:
         raise ValueError("Region is empty")
-    count = L._number(rec["AcceleratorCount"], "AcceleratorCount", empty_ok=False)
+    count = _num(rec["AcceleratorCount"], "AcceleratorCount", empty_ok=False)
     if count != int(count) or count < 1:
         # Fractional GPUs (Azure's 1/8 A10 slices): not a GPU server offer.
         if 0 < count < 1:
@@ -170,8 +177,8 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
         raise ValueError(f"AcceleratorCount {rec['AcceleratorCount'].strip()!r} must be a whole number of at least 1")
     return [{"_host": False, "itype": itype, "region": region, "zone": rec.get("AvailabilityZone", "").strip(),
              "gpu": spelling, "count": int(count), "price": _price(rec, "Price"), "spot": _price(rec, "SpotPrice"),
-             "vcpus": L._number(rec["vCPUs"], "vCPUs", empty_ok=True),
-             "memory": L._number(rec["MemoryGiB"], "MemoryGiB", empty_ok=True)}]
+             "vcpus": _num(rec["vCPUs"], "vCPUs"),
+             "memory": _num(rec["MemoryGiB"], "MemoryGiB")}]
 
 
 def _listed(value: float | None) -> bool:
@@ -190,12 +197,14 @@ def _add(a: float | None, b: float | None) -> float | None:
     return round(a + b, 6) if _listed(a) and _listed(b) else None
 
 
-def finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
-    """The offers of one catalog file from its partial rows, and the notes for the summary."""
+def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: dict[tuple[str, str], int],
+           cite: str) -> tuple[list[dict], list[str]]:
+    """The offers of one catalog file from its partial rows, and the notes for the summary.
+    `gpu_name`, `count_fixes` and `cite` come from advisor/market/layouts.py."""
     cloud = (ctx.get("cloud") or cloud_of(ctx.get("path", "")) or "").strip().lower()
     if not cloud:
         raise ValueError("the cloud is not in the file's path (.../<cloud>/vms.csv): give --cloud")
-    day = L.read_date(ctx.get("as_of") or dt.date.today().isoformat(), None, "--as-of date")
+    day = ctx.get("as_of") or dt.date.today().isoformat()  # the importer has checked --as-of
     origin = ctx.get("origin") or ctx.get("path", "")
     hosts = {(h["itype"], h["region"], h["zone"]): h for h in partial if h["_host"]}
     notes: list[str] = []
@@ -228,7 +237,7 @@ def finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
         gpu, note, known = gpu_name(spelling, cloud, itype)
         if not known:
             unknown.add(spelling)
-        gpus = L.GPU_COUNT_FIXES.get((cloud, itype), listed)
+        gpus = count_fixes.get((cloud, itype), listed)
         if gpus != listed:
             note = "; ".join(filter(None, [note, f"catalog lists {listed} GPUs, the machine has {gpus}"]))
         note = "; ".join(filter(None, [note, first["note"]]))
@@ -241,7 +250,7 @@ def finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
                 "provider": cloud, "region": region, "offer": itype,
                 "price": published / gpus if priced else 0.0, "currency": "USD", "unit": "gpu-hour",
                 "min_term_months": 0, "as_of": day, "estimate": first["estimate"],
-                "cite": f"{L.SKYPILOT_CITE}, {origin}", "note": note, "layout": "skypilot_catalog",
+                "cite": f"{cite}, {origin}", "note": note, "layout": "skypilot_catalog",
                 "priced": int(priced), "published_price": published, "published_unit": "instance-hour",
                 "source_gpu": spelling, "source_gpus": listed, "vcpus": first["vcpus"], "memory_gib": first["memory"],
                 "offer_kind": offer_kind(itype, gpus), "interconnect": fabric, "interconnect_source": fabric_source,
