@@ -86,7 +86,8 @@ def test_gcp_accelerators_are_priced_with_the_host_skypilot_attaches(cli, tmp_pa
         ("gcp", "us-central1", "gpu-only:V100x1"): ("V100", 1, 2.48, 0.9424),
     }
     notes = json.loads(done.stdout)[0]["notes"]
-    assert any("A100x2 (a2-highgpu-2g not listed)" in n and "V100x1" in n for n in notes)
+    assert any("A100x2 (a2-highgpu-2g not listed in this zone)" in n
+               and "V100x1 (no host VM for it in the file)" in n for n in notes)
     with closing(store.open_store(str(tmp_path / "test.db"))) as db:
         a2 = next(db["observations"].rows_where("offer = 'a2-highgpu-1g' AND kind = 'rent_hour'"))
         only = next(db["observations"].rows_where("offer = 'gpu-only:V100x1' AND kind = 'rent_hour'"))
@@ -95,6 +96,27 @@ def test_gcp_accelerators_are_priced_with_the_host_skypilot_attaches(cli, tmp_pa
     assert only["estimate"] == 1 and "excludes the host VM" in only["note"]
     assert a3["interconnect"].startswith("GPUDirect-TCPX") and a3["interconnect_source"].startswith("https://")
     assert a3["offer_kind"] == "server" and a2["offer_kind"] == "instance"
+
+
+def test_gcp_n1_gpus_get_the_n1_vm_skypilot_picks(cli, tmp_path):
+    """V100 attaches to an N1 VM: SkyPilot takes the cheapest n1-standard/-highmem/-highcpu with
+    8 vCPUs and 32 GiB for one V100. The N1 rows here are made up for the test (not catalog data)."""
+    folder = tmp_path / "gcp"
+    folder.mkdir()
+    lines = GCP.read_text().splitlines() + [
+        "n1-standard-8,,,8.0,30.0,,0.38,0.08,us-central1,us-central1-a",   # too little memory
+        "n1-highmem-8,,,8.0,52.0,,0.47,0.1,us-central1,us-central1-a",     # the one
+        "n1-standard-16,,,16.0,60.0,,0.76,0.16,us-central1,us-central1-a",  # dearer
+        "n1-highmem-8,,,8.0,52.0,,0.52,0.11,us-east1,us-east1-b",          # a zone without a V100 row
+    ]
+    (folder / "vms.csv").write_text("\n".join(lines) + "\n")
+    done = cli("prices", "import", folder / "vms.csv", "--as-of", "2024-04-23")
+    assert done.returncode == 0, done.stderr
+    got = stored_offers(str(tmp_path / "test.db"))
+    assert got[("gcp", "us-central1", "n1-highmem-8+V100x1")] == ("V100", 1, 2.95, 1.0424)
+    assert ("gcp", "us-central1", "gpu-only:V100x1") not in got
+    assert not any(k[2] in ("n1-highmem-8", "n1-standard-8") for k in got)  # CPU machines are not offers
+    assert "V100x1" not in done.stderr
 
 
 def test_each_offer_keeps_what_the_catalog_says(cli, tmp_path):

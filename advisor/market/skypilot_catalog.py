@@ -21,9 +21,11 @@ them). Rules:
   a2-highgpu-<N>g / a2-megagpu-16g, A100-80GB -> a2-ultragpu-<N>g, H100 -> a3-highgpu-<N>g,
   H100-MEGA -> a3-megagpu-8g, H200 -> a3-ultragpu-8g, B200 -> a4-highgpu-8g, L4 ->
   g2-standard-4/24/48/96), the host's price in the same zone added, and named after the host.
-  GPUs that attach to any N1 VM (V100, T4, P100, ...), or a host the file does not list in
-  that zone, cannot be priced whole: the row is kept as ``gpu-only:<GPU>x<N>`` with
-  ``estimate = 1`` and a note, and the import summary says so.
+  GPUs that attach to an N1 VM (V100, T4, P100, ...) get the one SkyPilot picks: the cheapest
+  n1-standard/-highmem/-highcpu with the vCPUs SkyPilot asks for that count (``GCP_N1_CPUS``) and
+  4 GiB per vCPU; that offer is named ``<host>+<GPU>x<N>`` (``n1-highmem-8+V100x1``). Where the
+  host is not in the file (or not in that zone) the GPU cannot be priced whole: the row is kept
+  as ``gpu-only:<GPU>x<N>`` with ``estimate = 1`` and a note, and the import summary says so.
 * GPU names map to the GPU catalog through ``layouts.SKYPILOT_GPUS`` (A100-80GB, H100-MEGA,
   GH200, ...). A GPU the catalog lacks is kept under SkyPilot's own name and named in the
   import summary, not refused.
@@ -67,6 +69,32 @@ GCP_HOSTS: dict[str, dict[int, str]] = {
     "L4": {1: "g2-standard-4", 2: "g2-standard-24", 4: "g2-standard-48", 8: "g2-standard-96"},
 }
 _GCP_HOST_NAMES = {h for hosts in GCP_HOSTS.values() for h in hosts.values()}
+# Other GCP GPUs (V100, T4, P100, K80, P4) attach to an N1 VM: SkyPilot takes the cheapest
+# n1-standard/-highmem/-highcpu with at least this many vCPUs and 4 GiB of memory per vCPU
+# (gcp_catalog.py: _NUM_ACC_TO_NUM_CPU, _DEFAULT_HOST_VM_FAMILY, _DEFAULT_GPU_MEMORY_CPU_RATIO).
+GCP_N1_FAMILY = ("n1-standard", "n1-highmem", "n1-highcpu")
+GCP_N1_CPUS: dict[str, dict[int, int]] = {
+    "K80": {1: 4, 2: 8, 4: 16, 8: 32, 16: 64},
+    "V100": {1: 8, 2: 16, 4: 32, 8: 64},
+    "T4": {1: 4, 2: 8, 4: 48},
+    "P100": {1: 8, 2: 16, 4: 32, 8: 64},
+    "DEFAULT": {1: 8, 2: 16, 4: 32, 8: 64, 16: 128},
+}
+GCP_MEMORY_PER_CPU = 4
+
+
+def _is_host(itype: str) -> bool:
+    return itype in _GCP_HOST_NAMES or itype.startswith(GCP_N1_FAMILY)
+
+
+def _n1_host(hosts: list[dict], gpu: str, count: int) -> str | None:
+    """The N1 VM SkyPilot attaches to `count` of `gpu`: the cheapest with enough vCPUs and memory."""
+    cpus = GCP_N1_CPUS.get(gpu, GCP_N1_CPUS["DEFAULT"]).get(count)
+    if cpus is None:
+        return None
+    fit = [h for h in hosts if h["itype"].startswith(GCP_N1_FAMILY) and _listed(h["price"])
+           and (h["vcpus"] or 0) >= cpus and (h["memory"] or 0) >= cpus * GCP_MEMORY_PER_CPU]
+    return min(fit, key=lambda h: (h["price"], h["itype"]))["itype"] if fit else None
 
 # Documented cluster fabrics: (cloud, instance-type prefix) -> (interconnect, source).
 INTERCONNECTS: list[tuple[str, str, str, str]] = [
@@ -157,7 +185,7 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     spelling = rec["AcceleratorName"].strip()
     itype = rec["InstanceType"].strip()
     if not spelling:
-        if itype in _GCP_HOST_NAMES:
+        if _is_host(itype):
             return [{"_host": True, "itype": itype, "region": rec["Region"].strip(),
                      "zone": rec.get("AvailabilityZone", "").strip(),
                      "price": _price(rec, "Price"), "spot": _price(rec, "SpotPrice"),
@@ -206,7 +234,9 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
         raise ValueError("the cloud is not in the file's path (.../<cloud>/vms.csv): give --cloud")
     day = ctx.get("as_of") or dt.date.today().isoformat()  # the importer has checked --as-of
     origin = ctx.get("origin") or ctx.get("path", "")
-    hosts = {(h["itype"], h["region"], h["zone"]): h for h in partial if h["_host"]}
+    host_rows = [h for h in partial if h["_host"]]
+    hosts = {(h["itype"], h["region"], h["zone"]): h for h in host_rows}
+    n1_hosts: dict[tuple[str, int], str | None] = {}
     notes: list[str] = []
     unknown: set[str] = set()
     gpu_only: set[str] = set()
@@ -217,17 +247,24 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
             continue
         z = dict(r, estimate=0, note="")
         if not r["itype"]:  # a GCP accelerator row: attach the host SkyPilot would
-            host = GCP_HOSTS.get(r["gpu"], {}).get(r["count"])
+            n1 = r["gpu"] not in GCP_HOSTS
+            if n1:
+                if (r["gpu"], r["count"]) not in n1_hosts:
+                    n1_hosts[r["gpu"], r["count"]] = _n1_host(host_rows, r["gpu"], r["count"])
+                host = n1_hosts[r["gpu"], r["count"]]
+            else:
+                host = GCP_HOSTS[r["gpu"]].get(r["count"])
             h = hosts.get((host, r["region"], r["zone"])) if host else None
             if h is not None:
-                z.update(itype=host, price=_add(r["price"], h["price"]), spot=_add(r["spot"], h["spot"]),
+                name = f"{host}+{r['gpu']}x{r['count']}" if n1 else host  # an N1 VM is also sold bare
+                z.update(itype=name, price=_add(r["price"], h["price"]), spot=_add(r["spot"], h["spot"]),
                          vcpus=h["vcpus"], memory=h["memory"],
                          note=f"GPU price plus the {host} host VM, as SkyPilot attaches it")
             else:
+                why = f"{host} not listed in this zone" if host else "no host VM for it in the file"
                 z.update(itype=f"gpu-only:{r['gpu']}x{r['count']}", estimate=1, vcpus=None, memory=None,
-                         note=("GPU only: excludes the host VM (" +
-                               (f"{host} not listed in this zone" if host else "any N1 VM can host it") + ")"))
-                gpu_only.add(f"{r['gpu']}x{r['count']}" + (f" ({host} not listed)" if host else ""))
+                         note=f"GPU only: excludes the host VM ({why})")
+                gpu_only.add(f"{r['gpu']}x{r['count']} ({why})")
         offers.setdefault((r["region"], z["itype"]), []).append(z)
     rows: list[dict] = []
     for (region, itype), zones in sorted(offers.items()):
@@ -258,6 +295,6 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
     if unknown:
         notes.append("GPUs not in the GPU catalog, kept under SkyPilot's name: " + ", ".join(sorted(unknown)))
     if gpu_only:
-        notes.append("GCP accelerators priced without a host VM (SkyPilot attaches any N1 VM, or the host is "
-                      "not listed): " + ", ".join(sorted(gpu_only)))
+        notes.append("GCP accelerators priced without their host VM (SkyPilot's host is not in the file): "
+                      + ", ".join(sorted(gpu_only)))
     return rows, notes
