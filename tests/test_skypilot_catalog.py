@@ -25,6 +25,7 @@ LAMBDA_V8 = DATA / "v8" / "lambda" / "vms.csv"
 AWS_FEB = DATA / "v5" / "aws-2024-02-05" / "aws" / "vms.csv"
 AWS_APR = DATA / "v5" / "aws-2024-04-23" / "aws" / "vms.csv"
 GCP = DATA / "v5" / "gcp" / "vms.csv"
+GCP_V8 = DATA / "v8" / "gcp" / "vms.csv"
 
 
 def expected_offers(path: Path, cloud: str) -> dict[tuple, tuple]:
@@ -71,6 +72,22 @@ def test_offers_read_equal_what_the_file_says(cli, tmp_path, path, cloud):
     assert done.returncode == 0, done.stderr
     assert "skypilot_catalog" in done.stderr
     assert stored_offers(str(tmp_path / "test.db")) == expected_offers(path, cloud)
+
+
+def test_gcp_v8_accelerators_get_their_host_zone_by_zone(cli, tmp_path):
+    """Real lines of GCP's v8 catalog: accelerators and host VMs on rows of their own."""
+    done = cli("prices", "import", GCP_V8, "--as-of", "2025-06-01")
+    assert done.returncode == 0, done.stderr
+    assert stored_offers(str(tmp_path / "test.db")) == {
+        # a2-ultragpu-8g 8.79698 + 8 x A100-80GB 14.76958; spot 4.39824 + 15.712 (spot above on-demand, as published)
+        ("gcp", "us-central1", "a2-ultragpu-8g"): ("A100-80GB", 8, 23.56656, 20.11024),
+        # a3-highgpu-1g 1.18251 + H100 4.20076; spot 0.36117 + 2.9926
+        ("gcp", "us-central1", "a3-highgpu-1g"): ("H100", 1, 5.38327, 3.35377),
+        # the excerpt leaves out the a3-highgpu-8g host rows: the GPUs alone, an estimate, said so
+        ("gcp", "us-central1", "gpu-only:H100x8"): ("H100", 8, 33.60609, 23.9408),
+    }
+    assert "H100x8 (a3-highgpu-8g not listed in this zone)" in done.stderr
+    assert "tpu" not in done.stderr.lower()
 
 
 def test_gcp_accelerators_are_priced_with_the_host_skypilot_attaches(cli, tmp_path):
@@ -241,6 +258,7 @@ def catalog_server():
 
 
 def serve(aws: Path, gcp: Path | None, lam: Path) -> None:
+    """The three clouds' files at the URLs the word `skypilot` stands for (on loopback)."""
     CatalogHandler.files = {"/catalogs/v8/aws/vms.csv": aws.read_bytes(),
                             "/catalogs/v8/lambda/vms.csv": lam.read_bytes()}
     if gcp is not None:
@@ -270,7 +288,7 @@ def digest_sets(digest: dict) -> tuple[set, set, set]:
 
 def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, catalog_server):
     db_path, env = str(tmp_path / "test.db"), feeds_env(catalog_server)
-    serve(AWS_FEB, GCP, LAMBDA_V5)
+    serve(AWS_FEB, GCP_V8, LAMBDA_V5)
     first = cli("prices", "fetch", "--as-of", "2024-02-05", "--json", env=env)
     assert first.returncode == 0, first.stderr
     out = json.loads(first.stdout)
@@ -279,7 +297,7 @@ def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, 
         "skypilot-aws", "skypilot-gcp", "skypilot-lambda"]
     assert stored_offers(db_path, "skypilot-aws") == expected_offers(AWS_FEB, "aws")
     assert stored_offers(db_path, "skypilot-lambda") == expected_offers(LAMBDA_V5, "lambda")
-    assert len(stored_offers(db_path, "skypilot-gcp")) == 4
+    assert len(stored_offers(db_path, "skypilot-gcp")) == 3
 
     # The same catalog again, a day later: 304 for each file, nothing written, nothing to report.
     before = table_state(db_path)
@@ -291,7 +309,7 @@ def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, 
     assert digest_sets(out["digest"]) == (set(), set(), set()) and out["digest"]["first_snapshot"] == []
 
     # AWS and Lambda publish new catalogs; GCP does not: the digest holds exactly their changes.
-    serve(AWS_APR, GCP, LAMBDA_V8)
+    serve(AWS_APR, GCP_V8, LAMBDA_V8)
     changed = cli("prices", "fetch", "--as-of", "2024-04-23", "--json", env=env)
     out = json.loads(changed.stdout)
     assert [f["status"] for f in out["feeds"]] == ["changed", "unchanged", "changed"]
@@ -302,7 +320,7 @@ def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, 
     assert len(want[0]) == 10 and len(want[1]) == 6 and len(want[2]) == 4  # 8 AWS spot moves, 2 Lambda V100
     assert out["digest"]["previous"] == {"skypilot-aws": "2024-02-05", "skypilot-lambda": "2024-02-05"}
     # GCP's prices are still current (its catalog did not change).
-    assert len(stored_offers(db_path, "skypilot-gcp")) == 4
+    assert len(stored_offers(db_path, "skypilot-gcp")) == 3
 
     text = cli("digest", "--date", "2024-04-23")
     assert text.returncode == 0 and "H100" in text.stdout
@@ -312,7 +330,7 @@ def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, t
     db_path = str(tmp_path / "test.db")
     env = feeds_env(f"reader:s3cret@{catalog_server}")
     env["GPU_ADVISOR_SKYPILOT_CATALOG"] += "?token=abc123"
-    serve(AWS_FEB, GCP, LAMBDA_V5)
+    serve(AWS_FEB, GCP_V8, LAMBDA_V5)
     assert cli("prices", "fetch", "--as-of", "2024-02-05", env=env).returncode == 0
     gcp_before = stored_offers(db_path, "skypilot-gcp")
 
