@@ -422,12 +422,15 @@ def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, 
 # `gpu-advisor prices fetch` and the clock: the configured feeds, conditionally
 
 FEED_WORD = "skypilot"
-# SkyPilot's published catalog (skypilot-org/skypilot-catalog): the newest schema folder and
-# the clouds that list GPUs in it. GPU_ADVISOR_SKYPILOT_CATALOG (a pattern with {cloud}) and
-# GPU_ADVISOR_SKYPILOT_CLOUDS (words) override them, e.g. for a mirror.
+# SkyPilot's published catalog (skypilot-org/skypilot-catalog): the newest schema folder
+# (CATALOG_SCHEMA_VERSION "v8" in skypilot 0.14) and the clouds with a vms.csv in it, as SkyPilot
+# itself downloads them (sky/skylet/constants.py: HOSTED_CATALOG_DIR_URL). GPU_ADVISOR_SKYPILOT_CATALOG
+# (a pattern with {cloud}) and GPU_ADVISOR_SKYPILOT_CLOUDS (words) override them, e.g. for a mirror
+# (SkyPilot's own: https://skypilot-catalog.s3.us-east-1.amazonaws.com/catalogs/v8/{cloud}/vms.csv).
 SKYPILOT_CATALOG_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/{cloud}/vms.csv"
-SKYPILOT_GPU_CLOUDS = ("aws", "azure", "cudo", "gcp", "hyperbolic", "hyperstack", "lambda", "nebius", "oci",
-                       "primeintellect", "runpod", "seeweb", "shadeform", "vast")
+SKYPILOT_GPU_CLOUDS = ("aws", "azure", "cudo", "daytona", "gcp", "hyperbolic", "hyperstack", "jarvislabs", "lambda",
+                       "lium", "mithril", "nebius", "oci", "primeintellect", "runpod", "seeweb", "shadeform", "spheron",
+                       "vast", "verda", "yotta")
 
 
 def feed_urls(words: Iterable[str]) -> list[str]:
