@@ -339,7 +339,7 @@ def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, t
     done = cli("prices", "fetch", "--as-of", "2024-04-23", env=env)
     assert done.returncode == 0
     assert "Feeds that failed" in done.stdout
-    assert f"http://{catalog_server}/catalogs/v8/gcp/vms.csv: price feed" in done.stdout
+    assert f"! price feed http://{catalog_server}/catalogs/v8/gcp/vms.csv answered HTTP 404" in done.stdout
     assert "HTTP 404" in done.stdout and "HTTP 500" in done.stdout
     for secret in ("s3cret", "reader", "token", "abc123"):
         assert secret not in done.stdout + done.stderr

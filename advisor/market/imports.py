@@ -466,8 +466,8 @@ class FetchReport(BaseModel):
 
     @property
     def problems(self) -> list[str]:
-        """One line per failed feed, for the digest (the URLs redacted)."""
-        return [f"{f.url}: {f.message}" for f in self.feeds if f.status == "failed"]
+        """One line per failed feed, for the digest: the message names the URL (redacted)."""
+        return [f.message for f in self.feeds if f.status == "failed"]
 
     @property
     def rows_written(self) -> int:
