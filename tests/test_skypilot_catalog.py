@@ -136,6 +136,20 @@ def test_gcp_n1_gpus_get_the_n1_vm_skypilot_picks(cli, tmp_path):
     assert "V100x1" not in done.stderr
 
 
+def test_a_gpu_priced_whole_in_one_zone_needs_no_gpu_only_offer(cli, tmp_path):
+    """H100 x8 in us-central1-a with its a3-highgpu-8g host, in -b without: one offer, whole.
+    The host row is made up for this test (the excerpt has none)."""
+    folder = tmp_path / "gcp"
+    folder.mkdir()
+    lines = GCP_V8.read_text().splitlines() + ["a3-highgpu-8g,208.0,1872.0,,,,us-central1,us-central1-a,9.46,2.89"]
+    (folder / "vms.csv").write_text("\n".join(lines) + "\n")
+    done = cli("prices", "import", folder / "vms.csv", "--as-of", "2025-06-01")
+    got = stored_offers(str(tmp_path / "test.db"))
+    assert got[("gcp", "us-central1", "a3-highgpu-8g")] == ("H100", 8, 43.06609, 26.8308)
+    assert ("gcp", "us-central1", "gpu-only:H100x8") not in got
+    assert "H100x8" not in done.stderr
+
+
 def test_each_offer_keeps_what_the_catalog_says(cli, tmp_path):
     assert cli("prices", "import", AWS_APR, "--as-of", "2024-04-23").returncode == 0
     with closing(store.open_store(str(tmp_path / "test.db"))) as db:

@@ -263,13 +263,17 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
             else:
                 why = f"{host} not listed in this zone" if host else "no host VM for it in the file"
                 z.update(itype=f"gpu-only:{r['gpu']}x{r['count']}", estimate=1, vcpus=None, memory=None,
-                         note=f"GPU only: excludes the host VM ({why})")
-                gpu_only.add(f"{r['gpu']}x{r['count']} ({why})")
+                         note=f"GPU only: excludes the host VM ({why})", why=why)
         offers.setdefault((r["region"], z["itype"]), []).append(z)
+    # A region where some zone prices the GPUs with their host needs no GPU-only offer.
+    whole = {(region, z["gpu"], z["count"]) for (region, _), zs in offers.items() for z in zs if not z["estimate"]}
     rows: list[dict] = []
     for (region, itype), zones in sorted(offers.items()):
-        first = min(zones, key=lambda z: (z["estimate"], z["zone"]))
-        zones = [z for z in zones if z["estimate"] == first["estimate"]]
+        if itype.startswith("gpu-only:"):
+            if (region, zones[0]["gpu"], zones[0]["count"]) in whole:
+                continue
+            gpu_only.add(f"{zones[0]['gpu']}x{zones[0]['count']} ({min(z['why'] for z in zones)})")
+        first = min(zones, key=lambda z: z["zone"])
         spelling, listed = first["gpu"], first["count"]
         gpu, note, known = gpu_name(spelling, cloud, itype)
         if not known:
