@@ -364,6 +364,15 @@ def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, t
     assert stored_offers(db_path, "skypilot-aws") == expected_offers(AWS_APR, "aws")
 
 
+def test_feed_json_is_parsed_within_bounds(cli, catalog_server):
+    CatalogHandler.files = {"/wide.json": json.dumps([{f"k{i}": i for i in range(1000)}]).encode(),
+                            "/deep.json": b"[" * 100000 + b"]" * 100000}
+    done = cli("prices", "fetch", f"http://{catalog_server}/wide.json", f"http://{catalog_server}/deep.json")
+    assert done.returncode == 1  # every feed failed
+    assert "more than 200 different keys" in done.stderr
+    assert "deep.json: failed: price feed" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_fetch_without_feeds_says_how_to_set_them(cli):
     done = cli("prices", "fetch", env={"GPU_ADVISOR_PRICE_FEEDS": ""})
     assert done.returncode == 2 and "GPU_ADVISOR_PRICE_FEEDS" in done.stderr and "skypilot" in done.stderr

@@ -101,6 +101,7 @@ from advisor.market import store
 from advisor.market.layouts import LAYOUTS, Layout, read_date
 
 FEED_MAX_BYTES = 64 * 1024 * 1024
+FEED_MAX_COLUMNS = 200
 
 
 class ImportProblem(ValueError):
@@ -282,8 +283,14 @@ def _json_records(text: str, url: str) -> Iterator[tuple[int, list[str]]]:
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
         raise FeedProblem(url, f"price feed {url} sent JSON that is not a list of price rows")
     header: list[str] = []
+    seen: set[str] = set()
     for item in data:
-        header.extend(k for k in item if k not in header)
+        for k in item:
+            if k not in seen:
+                seen.add(k)
+                header.append(k)
+        if len(header) > FEED_MAX_COLUMNS:  # bounded: a row of a price list has a few dozen
+            raise FeedProblem(url, f"price feed {url} sent JSON rows with more than {FEED_MAX_COLUMNS} different keys")
 
     def cell(v) -> str:
         if v is None:
