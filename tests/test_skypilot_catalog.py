@@ -14,6 +14,7 @@ import shutil
 import threading
 from contextlib import closing
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -229,10 +230,10 @@ def test_a_malformed_row_is_refused_with_file_and_line(cli, tmp_path):
 # Fetching over HTTP
 
 class CatalogHandler(http.server.BaseHTTPRequestHandler):
-    files: dict[str, bytes] = {}
-    log: list[tuple[str, int]] = []
+    files: ClassVar[dict[str, bytes]] = {}
+    log: ClassVar[list[tuple[str, int]]] = []
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         path = self.path.split("?", 1)[0]
         body = self.files.get(path)
         if body is None or body == b"500":

@@ -1,6 +1,6 @@
 """Loading price files and feeds into the price store (`gpu-advisor prices import`).
 
-Two layouts, told apart by the header row:
+The layouts, told apart by the header row:
 
 The layouts are readers registered in advisor/market/layouts.py (``LAYOUTS``).
 
@@ -503,7 +503,7 @@ def fetch_feeds(db: sqlite_utils.Database, urls: list[str], as_of: str | None = 
         except FeedProblem as err:
             outcomes.append(FeedOutcome(url=shown, status="failed", message=err.message))
             continue
-        store.remember_feed(db, key, got.etag, got.last_modified, sha or "", dt.datetime.now(dt.timezone.utc).isoformat())
+        store.remember_feed(db, key, got.etag, got.last_modified, sha or "", dt.datetime.now(dt.UTC).isoformat())
         outcomes.append(FeedOutcome(url=shown, status="changed" if written else "unchanged", rows_written=written,
                                     dates=parsed.dates, source=_source_of(parsed), notes=parsed.notes))
     return FetchReport(feeds=outcomes)

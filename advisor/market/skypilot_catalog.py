@@ -42,8 +42,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Callable
 from urllib.parse import urlsplit
 
 CATALOG_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "Region")
@@ -55,7 +55,7 @@ OPTIONAL_COLUMNS = ("SpotPrice", "AvailabilityZone", "GpuInfo")
 GpuNamer = Callable[[str, str, str], tuple[str, str, bool]]  # (spelling, cloud, itype) -> (name, note, known)
 
 # Accelerators that are not GPUs: skipped like CPU rows.
-_NOT_GPU = re.compile(r"^(tpu-|inferentia|trainium|gaudi|habana)", re.I)
+_NOT_GPU = re.compile(r"^(tpu-|inferentia|trainium|gaudi|habana)", re.IGNORECASE)
 
 # GCP: the host VM SkyPilot attaches to N of a GPU (sky/catalog/gcp_catalog.py:
 # _ACC_INSTANCE_TYPE_DICTS). GPUs absent here attach to any N1 VM: not priceable whole.
