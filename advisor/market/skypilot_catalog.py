@@ -147,11 +147,19 @@ def offer_kind(instance_type: str, gpus: int) -> str:
     return "instance"
 
 
+# The clouds SkyPilot's catalog has had a folder for (catalogs/v5 to v8): a file's folder must be
+# one of them to name its cloud (a vms.csv saved in ~/Downloads is not the "downloads" cloud).
+KNOWN_CLOUDS = frozenset((
+    "aws", "azure", "cudo", "daytona", "do", "fluidstack", "gcp", "hyperbolic", "hyperstack", "ibm", "jarvislabs",
+    "lambda", "lium", "mithril", "nebius", "oci", "ovhcloud", "paperspace", "primeintellect", "runpod", "scaleway",
+    "scp", "seeweb", "shadeform", "spheron", "vast", "verda", "yotta"))
+
+
 def cloud_of(where: str) -> str | None:
     """The cloud a catalog file's path or URL names: the folder of ``.../<cloud>/vms.csv``."""
     path = urlsplit(where).path if "://" in where else where.replace("\\", "/")
     p = PurePosixPath(path)
-    if p.name != "vms.csv" or not p.parent.name:
+    if p.name != "vms.csv" or p.parent.name.lower() not in KNOWN_CLOUDS:
         return None
     return p.parent.name.lower()
 
@@ -231,7 +239,8 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
     `gpu_name`, `count_fixes` and `cite` come from advisor/market/layouts.py."""
     cloud = (ctx.get("cloud") or cloud_of(ctx.get("path", "")) or "").strip().lower()
     if not cloud:
-        raise ValueError("the cloud is not in the file's path (.../<cloud>/vms.csv): give --cloud")
+        raise ValueError("the file's path does not name a SkyPilot cloud (.../<cloud>/vms.csv, cloud one of "
+                         f"{', '.join(sorted(KNOWN_CLOUDS))}): give --cloud")
     day = ctx.get("as_of") or dt.date.today().isoformat()  # the importer has checked --as-of
     origin = ctx.get("origin") or ctx.get("path", "")
     host_rows = [h for h in partial if h["_host"]]
