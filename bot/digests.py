@@ -206,7 +206,9 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
         today = dt.datetime.now(TZ).date().isoformat()
         if feeds and fetched_on != today:
             store = open_store()
-            problems = fetch_feeds(store, feeds).problems  # conditional; failures named, URLs redacted
+            # Dated in the digest's time zone (a catalog has no date column); conditional requests;
+            # failed feeds named, their URLs redacted.
+            problems = fetch_feeds(store, feeds, as_of=today).problems
             store.conn.close()
             fetched_on = today
         try:
