@@ -394,3 +394,37 @@ def test_the_feed_word_stands_for_every_gpu_cloud(monkeypatch):
     assert "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/aws/vms.csv" in urls
     assert len(urls) == len(imports.SKYPILOT_GPU_CLOUDS) + 1
     assert imports.redact("https://u:p@host.example:8443/a/vms.csv?sig=x#y") == "https://host.example:8443/a/vms.csv"
+
+
+def test_the_clock_fetches_the_catalog_dated_in_the_digest_time_zone(tmp_path, monkeypatch, catalog_server):
+    import datetime as dt
+    import time
+
+    from bot import digests
+
+    db_path = str(tmp_path / "clock.db")
+    monkeypatch.setenv("GPU_ADVISOR_DB", db_path)
+    for name, value in feeds_env(catalog_server).items():
+        monkeypatch.setenv(name, value)
+    serve(AWS_FEB, GCP_V8, LAMBDA_V5)
+    stop = threading.Event()
+    thread = threading.Thread(target=digests.clock, kwargs={"client_for": lambda workspace: None,
+                                                            "interval": 0.05, "stop": stop})
+    thread.start()
+
+    def remembered() -> int:  # feeds written and remembered by the clock
+        with closing(store.open_store(db_path)) as db:
+            return db["feed_state"].count
+
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and remembered() < 3:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(10)
+    today = dt.datetime.now(digests.TZ).date().isoformat()
+    with closing(store.open_store(db_path)) as db:
+        dates = {r["as_of"] for r in db["observations"].rows_where("layout = 'skypilot_catalog'", select="as_of")}
+    assert dates == {today}
+    assert stored_offers(db_path, "skypilot-aws") == expected_offers(AWS_FEB, "aws")
