@@ -346,6 +346,22 @@ def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, 
     assert text.returncode == 0 and "H100" in text.stdout
 
 
+def test_a_second_fetch_on_the_same_day_replaces_that_day_s_list(cli, tmp_path, catalog_server):
+    db_path, env = str(tmp_path / "test.db"), feeds_env(catalog_server)
+    env["GPU_ADVISOR_SKYPILOT_CLOUDS"] = "lambda"
+    serve(AWS_FEB, None, LAMBDA_V5)
+    assert cli("prices", "fetch", "--as-of", "2024-02-05", env=env).returncode == 0
+    assert cli("prices", "fetch", "--as-of", "2024-04-23", env=env).returncode == 0  # 304: nothing that day yet
+    serve(AWS_FEB, None, LAMBDA_V8)
+    out = json.loads(cli("prices", "fetch", "--as-of", "2024-04-23", "--json", env=env).stdout)
+    assert out["feeds"][0]["status"] == "changed"
+    serve(AWS_FEB, None, LAMBDA_V5)  # the catalog goes back the same day
+    out = json.loads(cli("prices", "fetch", "--as-of", "2024-04-23", "--json", env=env).stdout)
+    assert out["feeds"][0]["status"] == "changed"
+    assert stored_offers(db_path, "skypilot-lambda") == expected_offers(LAMBDA_V5, "lambda")
+    assert digest_sets(out["digest"]) == (set(), set(), set())
+
+
 def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, tmp_path, catalog_server):
     db_path = str(tmp_path / "test.db")
     env = feeds_env(f"reader:s3cret@{catalog_server}")

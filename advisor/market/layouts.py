@@ -258,6 +258,9 @@ class Layout:
     # and date, an offer missing from the newest snapshot is no longer offered, and the digest
     # compares snapshots. Otherwise each row is one observation that stands alone.
     snapshot: bool = False
+    # A file of this layout is the whole list of its source on its date: importing another one of
+    # the same source and date drops the offers it no longer lists (a catalog fetched twice a day).
+    whole: bool = False
     # The key one record may hold only once per file (None: any number), and the message.
     once_key: Callable[[list[dict]], tuple] | None = None
     twice: Callable[[tuple], str] | None = None
@@ -296,8 +299,9 @@ def _catalog_finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[st
 
 SKYPILOT_CATALOG = Layout(name="skypilot_catalog", title="SkyPilot catalog (vms.csv)", source="skypilot",
                           columns=_catalog.CATALOG_COLUMNS, rows=_catalog.catalog_record, snapshot=True,
-                          undated_ok=True, finish=_catalog_finish)
+                          undated_ok=True, finish=_catalog_finish, whole=True)
 
 # Detection tries them in this order; the first whose columns are all there wins.
 LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}
 SNAPSHOT_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.snapshot)
+WHOLE_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.whole)

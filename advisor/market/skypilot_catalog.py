@@ -35,6 +35,10 @@ them). Rules:
   (``INTERCONNECTS``).
 * A malformed GPU row (a count that is not a whole number, a negative or non-numeric price)
   refuses the file with its line; nothing is written.
+* Rows go in with source ``skypilot-<cloud>``: each cloud is its own snapshot source, so a cloud
+  whose catalog could not be fetched keeps its last prices. A file is the whole list of its cloud
+  on its date (``Layout.whole``): a second file of the same cloud and date replaces the first,
+  offers it no longer lists included.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import sqlite_utils
 
 from advisor import db as dbmod
 from advisor.market import reference
-from advisor.market.layouts import SNAPSHOT_LAYOUTS
+from advisor.market.layouts import SNAPSHOT_LAYOUTS, WHOLE_LAYOUTS
 
 COMPONENT = "prices"
 TABLE = "observations"
@@ -176,26 +176,28 @@ def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None =
     `source` overrides the rows' source; columns a row leaves out take the table's defaults.
     A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
     region, offer, as_of) only when a value differs; any other row is inserted unless the
-    very same observation is already there."""
+    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
+    stored rows of that source and date that `rows` no longer list are removed (and counted)."""
     rows = [{**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **r, **({"source": source} if source else {})} for r in rows]
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
     with dbmod.writing(db):
-        stale, changed = _changed_snapshot_rows(db, snapshot)
-        if stale:
-            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale])
+        stale, changed, dropped = _changed_snapshot_rows(db, snapshot)
+        if stale or dropped:
+            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
         before = db.conn.total_changes
         table.insert_all(changed + other, ignore=True)
-        return db.conn.total_changes - before
+        return db.conn.total_changes - before + len(dropped)
 
 
 def _offer_key(r: dict) -> tuple:
     return r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]
 
 
-def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict]]:
-    """The ids of stored snapshot rows to replace, and the rows that are new or differ."""
+def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict], list[int]]:
+    """The ids of stored snapshot rows to replace, the rows that are new or differ, and the ids of
+    rows a whole-list layout's new list of the same date leaves out."""
     stored: dict[tuple, list[dict]] = {}
     for layout, src, day in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows}):
         for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", [layout, src, day],
@@ -208,7 +210,11 @@ def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple
             continue
         stale.extend(o["id"] for o in old)
         changed.append(r)
-    return stale, changed
+    # A whole-list layout (a SkyPilot catalog file): what the new list of that date leaves out goes.
+    listed = {_offer_key(r) for r in rows}
+    dropped = [o["id"] for key, olds in stored.items() if key not in listed
+               for o in olds if o["layout"] in WHOLE_LAYOUTS]
+    return stale, changed, dropped
 
 
 # ----------------------------------------------------------------------------------------
