@@ -120,16 +120,56 @@ def cmd_prices_import(args) -> int:
     results = []
     for path in args.paths:
         try:
-            result = import_file(db, path, source=args.source, as_of=args.as_of)
+            result = import_file(db, path, source=args.source, as_of=args.as_of, cloud=args.cloud)
         except ImportProblem as err:
             print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
             return 2
         results.append(result)
         print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
               f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
+        for note in result.notes:
+            print(f"  note: {note}", file=sys.stderr)
     if args.json:
         _print_json([r.model_dump(mode="json") for r in results])
     return 0
+
+
+def cmd_prices_fetch(args) -> int:
+    """Fetch the configured feeds (GPU_ADVISOR_PRICE_FEEDS, or the words given) now, as the clock
+    does daily, and print what changed: the digest of the date fetched, failed feeds named."""
+    import datetime as dt
+
+    from advisor.market import digest as digestmod
+    from advisor.market.imports import configured_feeds, feed_urls, fetch_feeds
+    from advisor.market.layouts import read_date
+    from advisor.text.render import render
+
+    urls = feed_urls(args.feeds) if args.feeds else configured_feeds()
+    if not urls:
+        print("gpu-advisor: no price feeds: set GPU_ADVISOR_PRICE_FEEDS (URLs, or the word skypilot for "
+              "SkyPilot's published catalog) or name them: gpu-advisor prices fetch skypilot", file=sys.stderr)
+        return 2
+    try:
+        day = read_date(args.as_of or dt.date.today().isoformat(), None, "--as-of date")
+    except ValueError as err:
+        print(f"gpu-advisor: {err}", file=sys.stderr)
+        return 2
+    with closing(open_store()) as db:
+        report = fetch_feeds(db, urls, as_of=day, timeout=args.timeout)
+        for f in report.feeds:
+            what = {"changed": f"{f.rows_written} prices written ({f.source})", "unchanged": "unchanged",
+                    "failed": f"failed: {f.message}"}[f.status]
+            print(f"{f.url}: {what}", file=sys.stderr)
+            for note in f.notes:
+                print(f"  note: {note}", file=sys.stderr)
+        result = digestmod.compute_digest(db, day)
+        if args.json:
+            _print_json({"feeds": [f.model_dump(mode="json") for f in report.feeds], "problems": report.problems,
+                         "digest": result.to_json()})
+        else:
+            print(render("digest.txt.j2", args.lang or "en", h=digestmod.headline(result),
+                         cheapest=digestmod.cheapest_now(db, day), problems=report.problems))
+    return 1 if report.feeds and all(f.status == "failed" for f in report.feeds) else 0
 
 
 def cmd_prices_show(args) -> int:
@@ -251,9 +291,19 @@ def build_parser() -> argparse.ArgumentParser:
     imp = prices_sub.add_parser("import", help="load SkyPilot snapshots or vendor-quote CSV files")
     imp.add_argument("paths", nargs="+")
     imp.add_argument("--source", help="source name to record (default: from the file layout)")
-    imp.add_argument("--as-of", dest="as_of", help="date for files without a date column (YYYY-MM-DD)")
+    imp.add_argument("--as-of", dest="as_of", help="date for files without a date column (YYYY-MM-DD;"
+                     " a SkyPilot vms.csv: default today)")
+    imp.add_argument("--cloud", help="the cloud of a SkyPilot vms.csv not under .../<cloud>/vms.csv")
     imp.add_argument("--json", action="store_true")
     imp.set_defaults(func=cmd_prices_import)
+    fetch = prices_sub.add_parser("fetch", help="fetch the price feeds now (GPU_ADVISOR_PRICE_FEEDS) and print"
+                                  " what changed")
+    fetch.add_argument("feeds", nargs="*", help="feed URLs or the word skypilot (default: GPU_ADVISOR_PRICE_FEEDS)")
+    fetch.add_argument("--as-of", dest="as_of", help="date to record the prices under (default: today)")
+    fetch.add_argument("--timeout", type=float, default=60, help="seconds allowed per feed (default 60)")
+    fetch.add_argument("--json", action="store_true")
+    fetch.add_argument("--lang", choices=["en", "zh"])
+    fetch.set_defaults(func=cmd_prices_fetch)
     show = prices_sub.add_parser("show", help="current prices, cheapest first, with source and date")
     show.add_argument("gpu", nargs="?")
     show.add_argument("--json", action="store_true")

@@ -22,7 +22,7 @@ from slack_sdk import WebClient
 
 from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
-from advisor.market.imports import FeedProblem, import_feed
+from advisor.market.imports import configured_feeds, fetch_feeds
 from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
 from advisor.text.render import phrase, render
 from bot import blocks, subscriptions, tables
@@ -200,19 +200,16 @@ def post_due(client_for: ClientFor, now: dt.datetime | None = None, date: str | 
 def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
     feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
-    feeds = feeds if feeds is not None else [u for u in os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split() if u]
+    feeds = feeds if feeds is not None else configured_feeds()
     fetched_on: str | None = None
     problems: list[str] = []
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
         if feeds and fetched_on != today:
-            problems = []
             store = open_store()
-            for url in feeds:
-                try:
-                    import_feed(store, url)
-                except FeedProblem as err:
-                    problems.append(f"{err.url}: {err.message}")
+            # Dated in the digest's time zone (a catalog has no date column); conditional requests;
+            # failed feeds named, their URLs redacted.
+            problems = fetch_feeds(store, feeds, as_of=today).problems
             store.conn.close()
             fetched_on = today
         try:

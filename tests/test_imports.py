@@ -267,7 +267,9 @@ def test_the_layouts_are_told_apart_by_the_registry(tmp_path):
     assert str(info.value) == (
         f"{unknown}, line 1: not a price file this tool knows: expected the SkyPilot columns "
         "(date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd)"
-        " or the quote columns (date,vendor,gpu,gpus,kind,price,currency)")
+        " or the quote columns (date,vendor,gpu,gpus,kind,price,currency)"
+        " or the SkyPilot catalog (vms.csv) columns"
+        " (InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region)")
     near = write_variant(tmp_path, "near.csv", ["date,vendor,gpu,gpus,kind,price", "2026-11-20,acme,H100,8,rent_hour,2"])
     with pytest.raises(ImportProblem, match=r"line 1: missing column currency \(quote layout\)$"):
         read_file(near)

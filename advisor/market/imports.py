@@ -1,6 +1,6 @@
 """Loading price files and feeds into the price store (`gpu-advisor prices import`).
 
-Two layouts, told apart by the header row:
+The layouts, told apart by the header row:
 
 The layouts are readers registered in advisor/market/layouts.py (``LAYOUTS``).
 
@@ -64,22 +64,35 @@ database as it was. Importing the same file again writes nothing. A SkyPilot row
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
+**SkyPilot's own catalog files** (``catalogs/v<N>/<cloud>/vms.csv``, read as published): see
+advisor/market/skypilot_catalog.py. Their rows go in with source ``skypilot-<cloud>``, one
+snapshot source per cloud.
+
 **Feeds.** ``fetch_feed(url)`` reads CSV (any registered layout) or JSON (a list of objects with the
 same column names, or ``{"rows": [...]}``) over HTTP(S) and validates it the same way;
-failures raise ``FeedProblem`` with a plain message. ``import_feed`` also writes it.
+failures raise ``FeedProblem`` with a plain message (the URL without credentials or query,
+``redact``). ``import_feed`` also writes it. ``fetch_feeds`` (``gpu-advisor prices fetch`` and
+the scheduler) fetches the configured feeds conditionally (ETag / If-Modified-Since and a body
+hash kept per URL in the store's ``feed_state``), writes only what changed, and reports each
+feed; ``feed_urls`` expands the word ``skypilot`` to the published catalog of every GPU cloud.
 """
 
 from __future__ import annotations
 
+import base64
 import csv
+import datetime as dt
+import hashlib
 import io
 import json
+import os
 import socket
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Iterable, Iterator
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import sqlite_utils
 from pydantic import BaseModel
@@ -88,6 +101,7 @@ from advisor.market import store
 from advisor.market.layouts import LAYOUTS, Layout, read_date
 
 FEED_MAX_BYTES = 64 * 1024 * 1024
+FEED_MAX_COLUMNS = 200
 
 
 class ImportProblem(ValueError):
@@ -117,6 +131,7 @@ class ImportResult(BaseModel):
     rows_written: int      # observations inserted (or replaced)
     dates: list[str]       # the as-of dates the file holds, sorted
     source: str = ""
+    notes: list[str] = []  # what the reader could not do as asked (unknown GPUs, GCP hosts missing)
 
 
 class ParsedFile(BaseModel):
@@ -126,6 +141,7 @@ class ParsedFile(BaseModel):
     layout: str
     rows_read: int
     rows: list[dict]
+    notes: list[str] = []
 
     @property
     def dates(self) -> list[str]:
@@ -155,7 +171,7 @@ def detect_layout(header: list[str], path: str = "", as_of: str | None = None, l
 
 
 def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
-                  as_of: str | None = None) -> ParsedFile:
+                  as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
     """Validate a table: `records` yields (line number, cells), the header first.
 
     Raises ImportProblem on the first problem; returns every observation row otherwise."""
@@ -198,7 +214,13 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
                 raise ImportProblem(path, line, f"{layout.twice(key)} (first on line {seen[key]})")
             seen[key] = line
         rows.extend(new)
-    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows)
+    notes: list[str] = []
+    if layout.finish:  # offers that span records (advisor/market/skypilot_catalog.py)
+        try:
+            rows, notes = layout.finish(rows, {"path": path, "origin": origin, "as_of": as_of, "cloud": cloud})
+        except ValueError as err:
+            raise ImportProblem(path, None, str(err)) from None
+    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows, notes=notes)
 
 
 def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -207,7 +229,7 @@ def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
         yield reader.line_num, cells
 
 
-def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
+def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
     """Read and validate a price file completely; nothing is written."""
     p = str(path)
     try:
@@ -220,7 +242,7 @@ def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
         line = raw[:err.start].count(b"\n") + 1
         raise ImportProblem(p, line, "not UTF-8 text") from None
     try:
-        return parse_records(_csv_records(text), p, as_of=as_of)
+        return parse_records(_csv_records(text), p, as_of=as_of, cloud=cloud)
     except csv.Error as err:
         raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
 
@@ -229,16 +251,22 @@ def read_file(path: str | Path, as_of: str | None = None) -> ParsedFile:
 # Writing
 
 def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None = None,
-                as_of: str | None = None) -> ImportResult:
+                as_of: str | None = None, cloud: str | None = None) -> ImportResult:
     """Validate the whole file, then write it in one transaction.
 
     `source` overrides the layout's default source name ('skypilot', 'quote'); `as_of`
     (YYYY-MM-DD) dates rows the file leaves undated."""
-    parsed = read_file(path, as_of=as_of)
+    parsed = read_file(path, as_of=as_of, cloud=cloud)
     written = store.write_rows(db, parsed.rows, source=source)
-    src = source or LAYOUTS[parsed.layout].source
+    src = source or _source_of(parsed)
     return ImportResult(path=str(path), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
-                        rows_written=written, dates=parsed.dates, source=src)
+                        rows_written=written, dates=parsed.dates, source=src, notes=parsed.notes)
+
+
+def _source_of(parsed: ParsedFile) -> str:
+    """The source the rows were written under (a catalog file's is per cloud: skypilot-aws)."""
+    sources = sorted({r["source"] for r in parsed.rows})
+    return ", ".join(sources) if sources else LAYOUTS[parsed.layout].source
 
 
 # ----------------------------------------------------------------------------------------
@@ -255,8 +283,14 @@ def _json_records(text: str, url: str) -> Iterator[tuple[int, list[str]]]:
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
         raise FeedProblem(url, f"price feed {url} sent JSON that is not a list of price rows")
     header: list[str] = []
+    seen: set[str] = set()
     for item in data:
-        header.extend(k for k in item if k not in header)
+        for k in item:
+            if k not in seen:
+                seen.add(k)
+                header.append(k)
+        if len(header) > FEED_MAX_COLUMNS:  # bounded: a row of a price list has a few dozen
+            raise FeedProblem(url, f"price feed {url} sent JSON rows with more than {FEED_MAX_COLUMNS} different keys")
 
     def cell(v) -> str:
         if v is None:
@@ -279,15 +313,51 @@ def fetch_feed(url: str, timeout: float = 10, source: str | None = None, as_of: 
     return [{**r, "source": source} for r in rows] if source else rows
 
 
-def _fetch(url: str, timeout: float, as_of: str | None) -> ParsedFile:
+def redact(url: str) -> str:
+    """A feed URL as it may be shown: no user:password@, no query (tokens), no fragment."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "(an unreadable feed address)"
+    if not parts.scheme:
+        return url.split("?", 1)[0].split("#", 1)[0].rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class Download(BaseModel):
+    status: int                     # 200, or 304 (unchanged since the ETag / date we sent)
+    body: bytes = b""
+    content_type: str = ""
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+def _download(url: str, timeout: float, etag: str | None = None, last_modified: str | None = None) -> Download:
+    """GET `url` within `timeout` seconds in all and FEED_MAX_BYTES, conditionally when `etag` /
+    `last_modified` are given. Any failure raises FeedProblem (the URL in it redacted)."""
+    shown = redact(url)
     if not url.lower().startswith(("http://", "https://")):
-        raise FeedProblem(url, f"price feed address {url!r} must start with http:// or https://")
+        raise FeedProblem(shown, f"price feed address {shown!r} must start with http:// or https://")
     deadline = time.monotonic() + timeout
-    request = urllib.request.Request(url, headers={"User-Agent": "gpu-advisor price feed",
-                                                   "Accept": "text/csv, application/json"})
+    headers = {"User-Agent": "gpu-advisor price feed", "Accept": "text/csv, application/json"}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    parts = urlsplit(url)
+    if parts.username is not None:  # user:password@ becomes HTTP basic auth, as browsers do
+        login = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(login).decode()
+        netloc = parts.netloc.rsplit("@", 1)[1]
+        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as resp:
             content_type = resp.headers.get("Content-Type", "")
+            new_etag, new_modified = resp.headers.get("ETag"), resp.headers.get("Last-Modified")
             chunks, size = [], 0
             while True:
                 if time.monotonic() > deadline:
@@ -297,37 +367,52 @@ def _fetch(url: str, timeout: float, as_of: str | None) -> ParsedFile:
                     break
                 size += len(chunk)
                 if size > FEED_MAX_BYTES:
-                    raise FeedProblem(url, f"price feed {url} sent more than {FEED_MAX_BYTES // 2**20} MB")
+                    raise FeedProblem(shown, f"price feed {shown} sent more than {FEED_MAX_BYTES // 2**20} MB")
                 chunks.append(chunk)
     except urllib.error.HTTPError as err:
-        raise FeedProblem(url, f"price feed {url} answered HTTP {err.code} {err.reason}") from None
+        if err.code == 304:
+            return Download(status=304, etag=etag, last_modified=last_modified)
+        raise FeedProblem(shown, f"price feed {shown} answered HTTP {err.code} {err.reason}") from None
     except urllib.error.URLError as err:
         if isinstance(err.reason, (TimeoutError, socket.timeout)):
-            raise FeedProblem(url, f"price feed {url} did not answer within {timeout:g} s") from None
-        raise FeedProblem(url, f"price feed {url} could not be reached ({err.reason})") from None
+            raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
+        raise FeedProblem(shown, f"price feed {shown} could not be reached ({err.reason})") from None
     except (TimeoutError, socket.timeout):
-        raise FeedProblem(url, f"price feed {url} did not answer within {timeout:g} s") from None
+        raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
     except (OSError, ValueError) as err:  # connection reset, bad status line, ...
-        raise FeedProblem(url, f"price feed {url} could not be read ({err})") from None
-    body = b"".join(chunks)
+        raise FeedProblem(shown, f"price feed {shown} could not be read ({err.__class__.__name__})") from None
+    return Download(status=200, body=b"".join(chunks), content_type=content_type, etag=new_etag,
+                    last_modified=new_modified)
+
+
+def _parse_feed(url: str, body: bytes, content_type: str, as_of: str | None) -> ParsedFile:
+    shown = redact(url)
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise FeedProblem(url, f"price feed {url} did not send UTF-8 text") from None
+        raise FeedProblem(shown, f"price feed {shown} did not send UTF-8 text") from None
     if not text.strip():
-        raise FeedProblem(url, f"price feed {url} sent nothing")
+        raise FeedProblem(shown, f"price feed {shown} sent nothing")
     is_json = "json" in content_type.lower() or text.lstrip()[:1] in ("[", "{")
     if not is_json and text.lstrip()[:1] == "<":
-        raise FeedProblem(url, f"price feed {url} sent a web page, not CSV or JSON")
+        raise FeedProblem(shown, f"price feed {shown} sent a web page, not CSV or JSON")
     try:
-        records = _json_records(text, url) if is_json else _csv_records(text)
-        parsed = parse_records(records, url, origin=url, as_of=as_of)
+        records = _json_records(text, shown) if is_json else _csv_records(text)
+        # The cloud of a catalog file comes from the URL's path (.../<cloud>/vms.csv).
+        parsed = parse_records(records, urlsplit(url).path or shown, origin=shown, as_of=as_of)
     except ImportProblem as err:
         where = f"{'record' if is_json else 'line'} {err.line}: " if err.line else ""
-        raise FeedProblem(url, f"price feed {url} is not usable: {where}{err.message}") from None
+        raise FeedProblem(shown, f"price feed {shown} is not usable: {where}{err.message}") from None
     except csv.Error as err:
-        raise FeedProblem(url, f"price feed {url} is not readable CSV ({err})") from None
+        raise FeedProblem(shown, f"price feed {shown} is not readable CSV ({err})") from None
+    except RecursionError:
+        raise FeedProblem(shown, f"price feed {shown} sent JSON nested too deeply") from None
     return parsed
+
+
+def _fetch(url: str, timeout: float, as_of: str | None) -> ParsedFile:
+    got = _download(url, timeout)
+    return _parse_feed(url, got.body, got.content_type, as_of)
 
 
 def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, as_of: str | None = None,
@@ -335,5 +420,90 @@ def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, 
     """fetch_feed, then write it in one transaction (nothing is written if the fetch fails)."""
     parsed = _fetch(url, timeout, as_of)
     written = store.write_rows(db, parsed.rows, source=source)
-    return ImportResult(path=url, kind_of_file=parsed.layout, rows_read=parsed.rows_read, rows_written=written,
-                        dates=parsed.dates, source=source or LAYOUTS[parsed.layout].source)
+    return ImportResult(path=redact(url), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
+                        rows_written=written, dates=parsed.dates, source=source or _source_of(parsed),
+                        notes=parsed.notes)
+
+
+# ----------------------------------------------------------------------------------------
+# `gpu-advisor prices fetch` and the clock: the configured feeds, conditionally
+
+FEED_WORD = "skypilot"
+# SkyPilot's published catalog (skypilot-org/skypilot-catalog): the newest schema folder
+# (CATALOG_SCHEMA_VERSION "v8" in skypilot 0.14) and the clouds with a vms.csv in it, as SkyPilot
+# itself downloads them (sky/skylet/constants.py: HOSTED_CATALOG_DIR_URL). GPU_ADVISOR_SKYPILOT_CATALOG
+# (a pattern with {cloud}) and GPU_ADVISOR_SKYPILOT_CLOUDS (words) override them, e.g. for a mirror
+# (SkyPilot's own: https://skypilot-catalog.s3.us-east-1.amazonaws.com/catalogs/v8/{cloud}/vms.csv).
+SKYPILOT_CATALOG_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/{cloud}/vms.csv"
+SKYPILOT_GPU_CLOUDS = ("aws", "azure", "cudo", "daytona", "gcp", "hyperbolic", "hyperstack", "jarvislabs", "lambda",
+                       "lium", "mithril", "nebius", "oci", "primeintellect", "runpod", "seeweb", "shadeform", "spheron",
+                       "vast", "verda", "yotta")
+
+
+def feed_urls(words: Iterable[str]) -> list[str]:
+    """The feed URLs of GPU_ADVISOR_PRICE_FEEDS' words: URLs as they are, `skypilot` for the
+    published catalog of every cloud that lists GPUs."""
+    urls: list[str] = []
+    for word in words:
+        if word.lower() == FEED_WORD:
+            pattern = os.environ.get("GPU_ADVISOR_SKYPILOT_CATALOG") or SKYPILOT_CATALOG_URL
+            clouds = os.environ.get("GPU_ADVISOR_SKYPILOT_CLOUDS", "").split() or SKYPILOT_GPU_CLOUDS
+            urls.extend(pattern.replace("{cloud}", c) for c in clouds)
+        elif word:
+            urls.append(word)
+    return list(dict.fromkeys(urls))
+
+
+def configured_feeds() -> list[str]:
+    return feed_urls(os.environ.get("GPU_ADVISOR_PRICE_FEEDS", "").split())
+
+
+class FeedOutcome(BaseModel):
+    url: str                 # redacted: no credentials, no query
+    status: str              # "changed" | "unchanged" | "failed"
+    rows_written: int = 0
+    dates: list[str] = []
+    source: str = ""
+    message: str = ""        # why it failed, or the reader's notes
+    notes: list[str] = []
+
+
+class FetchReport(BaseModel):
+    feeds: list[FeedOutcome]
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per failed feed, for the digest: the message names the URL (redacted)."""
+        return [f.message for f in self.feeds if f.status == "failed"]
+
+    @property
+    def rows_written(self) -> int:
+        return sum(f.rows_written for f in self.feeds)
+
+
+def fetch_feeds(db: sqlite_utils.Database, urls: list[str], as_of: str | None = None,
+                timeout: float = 60) -> FetchReport:
+    """Fetch each feed now and write what changed. A feed answers 304 to the ETag /
+    Last-Modified it sent last time (kept per URL in the store), or the same bytes again: then
+    nothing is written. A feed that fails is reported and its stored prices stay as they are
+    (each cloud of the catalog is its own source, so a failed one is not read as withdrawn)."""
+    outcomes: list[FeedOutcome] = []
+    for url in urls:
+        shown = redact(url)
+        key = f"{shown} {hashlib.sha256(url.encode()).hexdigest()[:16]}"  # no credentials in the store
+        state = store.feed_state(db, key) or {}
+        try:
+            got = _download(url, timeout, state.get("etag"), state.get("last_modified"))
+            sha = hashlib.sha256(got.body).hexdigest() if got.status == 200 else state.get("body_sha256")
+            if got.status == 304 or (state and sha == state.get("body_sha256")):
+                outcomes.append(FeedOutcome(url=shown, status="unchanged"))
+                continue
+            parsed = _parse_feed(url, got.body, got.content_type, as_of)
+            written = store.write_rows(db, parsed.rows)
+        except FeedProblem as err:
+            outcomes.append(FeedOutcome(url=shown, status="failed", message=err.message))
+            continue
+        store.remember_feed(db, key, got.etag, got.last_modified, sha or "", dt.datetime.now(dt.UTC).isoformat())
+        outcomes.append(FeedOutcome(url=shown, status="changed" if written else "unchanged", rows_written=written,
+                                    dates=parsed.dates, source=_source_of(parsed), notes=parsed.notes))
+    return FetchReport(feeds=outcomes)

@@ -16,6 +16,7 @@ from datetime import date as Date
 from typing import Callable
 
 from advisor import catalog
+from advisor.market import skypilot_catalog as _catalog
 
 SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
 
@@ -257,10 +258,16 @@ class Layout:
     # and date, an offer missing from the newest snapshot is no longer offered, and the digest
     # compares snapshots. Otherwise each row is one observation that stands alone.
     snapshot: bool = False
+    # A file of this layout is the whole list of its source on its date: importing another one of
+    # the same source and date drops the offers it no longer lists (a catalog fetched twice a day).
+    whole: bool = False
     # The key one record may hold only once per file (None: any number), and the message.
     once_key: Callable[[list[dict]], tuple] | None = None
     twice: Callable[[tuple], str] | None = None
     undated_ok: bool = False  # the date column may be left out when the import gives --as-of
+    # Layouts whose offers span several records (zones, GCP hosts): `rows` gives partial rows and
+    # finish(partial, {"path", "origin", "as_of", "cloud"}) -> (rows, notes for the summary).
+    finish: Callable[[list[dict], dict], tuple[list[dict], list[str]]] | None = None
 
     def missing(self, header: set[str], as_of: str | None) -> list[str]:
         """Required columns the header lacks."""
@@ -272,6 +279,29 @@ SKYPILOT = Layout(name="skypilot", title="SkyPilot", source="skypilot", columns=
 QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows,
                 undated_ok=True)
 
+# SkyPilot's own catalog files (catalogs/v<N>/<cloud>/vms.csv): advisor/market/skypilot_catalog.py.
+
+
+
+def _catalog_gpu(spelling: str, cloud: str, instance_type: str) -> tuple[str, str, bool]:
+    """(catalog name, note, known) of a GPU as the SkyPilot catalog spells it; unknown ones keep
+    SkyPilot's name."""
+    if spelling == "H100":
+        return (*_skypilot_h100(cloud, instance_type), True)
+    if spelling in SKYPILOT_GPUS:
+        return SKYPILOT_GPUS[spelling], "", True
+    return spelling, "GPU not in the catalog (data/gpus.toml): kept under SkyPilot's name", False
+
+
+def _catalog_finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[str]]:
+    return _catalog.finish(partial, ctx, gpu_name=_catalog_gpu, count_fixes=GPU_COUNT_FIXES, cite=SKYPILOT_CITE)
+
+
+SKYPILOT_CATALOG = Layout(name="skypilot_catalog", title="SkyPilot catalog (vms.csv)", source="skypilot",
+                          columns=_catalog.CATALOG_COLUMNS, rows=_catalog.catalog_record, snapshot=True,
+                          undated_ok=True, finish=_catalog_finish, whole=True)
+
 # Detection tries them in this order; the first whose columns are all there wins.
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES)}
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}
 SNAPSHOT_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.snapshot)
+WHOLE_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.whole)

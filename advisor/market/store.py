@@ -16,7 +16,7 @@ import sqlite_utils
 
 from advisor import db as dbmod
 from advisor.market import reference
-from advisor.market.layouts import SNAPSHOT_LAYOUTS
+from advisor.market.layouts import SNAPSHOT_LAYOUTS, WHOLE_LAYOUTS
 
 COMPONENT = "prices"
 TABLE = "observations"
@@ -56,6 +56,13 @@ NOT_NULL_DEFAULTS: dict[str, object] = {
     "published_unit": "", "source_gpu": "",
 }
 NOT_NULL = ("source", "kind", "price", "as_of", *NOT_NULL_DEFAULTS)
+# Added by migration 14 (after the table's rebuild in 13, so they are not in COLUMNS, which
+# migration 13 copies): what a catalog says about the offer beyond its price.
+OFFER_COLUMNS: dict[str, str] = {
+    "offer_kind": "",           # 'server' (a whole GPU node) | 'instance' (a VM slice) | '' unknown
+    "interconnect": "",         # the documented cluster fabric of the instance family ('' none known)
+    "interconnect_source": "",  # where that fact is documented
+}
 # What makes two observations the same one: recording it again writes nothing. The owner is
 # part of it (two teams may record the same quote), NULL counting as one value.
 SAME_OBSERVATION = ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of", "price",
@@ -71,7 +78,7 @@ INDEXES: dict[str, tuple[str, ...]] = {
     "observations_offer_newest": ("kind", "gpu", "market", "provider", "region", "offer", "as_of", "owner"),
 }
 # What makes a stored snapshot row "the same" as an imported one (the cite names the file).
-_SNAPSHOT_SAME = tuple(c for c in COLUMNS if c not in ("id", "cite", "owner"))
+_SNAPSHOT_SAME = tuple(c for c in (*COLUMNS, *OFFER_COLUMNS) if c not in ("id", "cite", "owner"))
 
 
 def _owners(db: sqlite_utils.Database) -> None:
@@ -86,6 +93,17 @@ def _owners(db: sqlite_utils.Database) -> None:
         db[TABLE].create_index(columns, index_name=name)
     # An index on an expression: sqlite-utils' create_index takes column names only.
     db.execute(f"CREATE UNIQUE INDEX observations_same ON {TABLE} ({', '.join(SAME_OBSERVATION)})")
+
+
+def _offers_and_feeds(db: sqlite_utils.Database) -> None:
+    """Version 14: the offer columns (OFFER_COLUMNS) and `feed_state`, what a feed URL answered
+    last (ETag, Last-Modified, a hash of the body) so an unchanged catalog costs nothing."""
+    have = {c.name for c in db[TABLE].columns}
+    for column, default in OFFER_COLUMNS.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} TEXT NOT NULL DEFAULT '{default}'")
+    db.execute("CREATE TABLE IF NOT EXISTS feed_state (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT,"
+               " body_sha256 TEXT, checked_at TEXT)")
 
 
 # Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
@@ -125,6 +143,7 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     (12, "CREATE INDEX IF NOT EXISTS observations_offer_newest "
          "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
     (13, _owners),
+    (14, _offers_and_feeds),
 ]
 
 
@@ -157,26 +176,28 @@ def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None =
     `source` overrides the rows' source; columns a row leaves out take the table's defaults.
     A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
     region, offer, as_of) only when a value differs; any other row is inserted unless the
-    very same observation is already there."""
-    rows = [{**NOT_NULL_DEFAULTS, **r, **({"source": source} if source else {})} for r in rows]
+    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
+    stored rows of that source and date that `rows` no longer list are removed (and counted)."""
+    rows = [{**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **r, **({"source": source} if source else {})} for r in rows]
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
     with dbmod.writing(db):
-        stale, changed = _changed_snapshot_rows(db, snapshot)
-        if stale:
-            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale])
+        stale, changed, dropped = _changed_snapshot_rows(db, snapshot)
+        if stale or dropped:
+            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
         before = db.conn.total_changes
         table.insert_all(changed + other, ignore=True)
-        return db.conn.total_changes - before
+        return db.conn.total_changes - before + len(dropped)
 
 
 def _offer_key(r: dict) -> tuple:
     return r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]
 
 
-def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict]]:
-    """The ids of stored snapshot rows to replace, and the rows that are new or differ."""
+def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict], list[int]]:
+    """The ids of stored snapshot rows to replace, the rows that are new or differ, and the ids of
+    rows a whole-list layout's new list of the same date leaves out."""
     stored: dict[tuple, list[dict]] = {}
     for layout, src, day in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows}):
         for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", [layout, src, day],
@@ -189,7 +210,11 @@ def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple
             continue
         stale.extend(o["id"] for o in old)
         changed.append(r)
-    return stale, changed
+    # A whole-list layout (a SkyPilot catalog file): what the new list of that date leaves out goes.
+    listed = {_offer_key(r) for r in rows}
+    dropped = [o["id"] for key, olds in stored.items() if key not in listed
+               for o in olds if o["layout"] in WHOLE_LAYOUTS]
+    return stale, changed, dropped
 
 
 # ----------------------------------------------------------------------------------------
@@ -282,3 +307,17 @@ def cheapest_history(db: sqlite_utils.Database, gpus: list[str], until: str,
         if history:
             out[gpu] = history
     return out
+
+
+# ----------------------------------------------------------------------------------------
+# Feeds: what each URL answered last
+
+def feed_state(db: sqlite_utils.Database, url: str) -> dict | None:
+    return next(db["feed_state"].rows_where("url = ?", [url]), None)
+
+
+def remember_feed(db: sqlite_utils.Database, url: str, etag: str | None, last_modified: str | None,
+                  body_sha256: str, checked_at: str) -> None:
+    with dbmod.writing(db):
+        db["feed_state"].upsert({"url": url, "etag": etag, "last_modified": last_modified,
+                                 "body_sha256": body_sha256, "checked_at": checked_at}, pk="url")
