@@ -27,6 +27,8 @@ AWS_FEB = DATA / "v5" / "aws-2024-02-05" / "aws" / "vms.csv"
 AWS_APR = DATA / "v5" / "aws-2024-04-23" / "aws" / "vms.csv"
 GCP = DATA / "v5" / "gcp" / "vms.csv"
 GCP_V8 = DATA / "v8" / "gcp" / "vms.csv"
+# Whole files, byte for byte as published (three clouds, schema versions v5, v6 and v8).
+COMPLETE = DATA / "complete"
 
 
 def expected_offers(path: Path, cloud: str) -> dict[tuple, tuple]:
@@ -66,8 +68,11 @@ def table_state(db_path: str) -> tuple[int, str]:
 # ----------------------------------------------------------------------------------------
 # Reading files
 
-@pytest.mark.parametrize("path,cloud", [(LAMBDA_V5, "lambda"), (LAMBDA_V8, "lambda"), (AWS_FEB, "aws"),
-                                        (AWS_APR, "aws")])
+@pytest.mark.parametrize("path,cloud", [
+    (LAMBDA_V5, "lambda"), (LAMBDA_V8, "lambda"), (AWS_FEB, "aws"), (AWS_APR, "aws"),
+    (COMPLETE / "v5" / "lambda" / "vms.csv", "lambda"), (COMPLETE / "v6" / "fluidstack" / "vms.csv", "fluidstack"),
+    (COMPLETE / "v8" / "nebius" / "vms.csv", "nebius"),
+])
 def test_offers_read_equal_what_the_file_says(cli, tmp_path, path, cloud):
     done = cli("prices", "import", path, "--as-of", "2024-04-23")
     assert done.returncode == 0, done.stderr
