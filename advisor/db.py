@@ -23,8 +23,32 @@ def db_path() -> str:
     return os.environ.get("GPU_ADVISOR_DB", "gpu-advisor.db")
 
 
+# The file holds every workspace's bot token (OAuth mode) and their recorded quotes: owner only.
+FILE_MODE = 0o600
+
+
+def _private(path: str) -> None:
+    """Create the database file 0600 before SQLite opens it (SQLite gives its -wal and -shm
+    files the main file's mode), and take group and other access away from files made
+    before. In-memory and URI databases are left alone."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+    except OSError:
+        return  # SQLite will say what is wrong with the path
+    for p in (path, path + "-wal", path + "-shm"):
+        try:
+            if os.stat(p).st_mode & 0o077:
+                os.chmod(p, FILE_MODE)
+        except OSError:
+            pass
+
+
 def connect(path: str | None = None) -> sqlite_utils.Database:
-    conn = sqlite3.connect(path or db_path(), timeout=30, check_same_thread=False, isolation_level=None)
+    path = path or db_path()
+    _private(path)
+    conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA busy_timeout=30000")
     return sqlite_utils.Database(conn)
