@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from advisor.text.render import render
-from advisor.text.safe import BACKTICK_STAND_IN, for_slack, strip_controls
+from advisor.text.safe import BACKTICK_STAND_IN, for_slack
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000
@@ -67,10 +67,10 @@ def _escaped(sections: list[Section]) -> list[Section]:
 
 def blocks_for(header: str, sections: list[Section], context: str = "") -> list[dict]:
     """The blocks of one message from escaped sections and context (message() and plain()
-    escape them). The header is plain_text, which Slack does not parse: control and bidi
-    characters are stripped. A ``` inside a body would close its fence: it is broken up."""
+    escape them; the header, plain_text, is escaped here the same way, so no message carries
+    raw markup anywhere). A ``` inside a body would close its fence: it is broken up."""
     fenced = [Section(s.heading, s.body.replace("```", "`" + BACKTICK_STAND_IN + "`")) for s in sections]
-    blocks = json.loads(render("slack/message.json.j2", header=strip_controls(header)[:MAX_HEADER],
+    blocks = json.loads(render("slack/message.json.j2", header=for_slack(header)[:MAX_HEADER],
                                sections=fenced, context=context))
     assert len(blocks) <= MAX_BLOCKS
     return blocks

@@ -132,7 +132,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
     term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
     term = None
     if term_m:
-        term = float(term_m[1]) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
+        term = float(term_m[1].replace(",", "")) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
         rest = rest[:term_m.start()] + " " + rest[term_m.end():]
     vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
