@@ -65,12 +65,21 @@ def _escaped(sections: list[Section]) -> list[Section]:
     return [Section(for_slack(s.heading), for_slack(s.body)) for s in sections]
 
 
+def _escaped_within(text: str, limit: int) -> str:
+    """`text` escaped, cut to `limit` characters without cutting an entity (&amp;) in two."""
+    out = for_slack(text[:limit])
+    while len(out) > limit:
+        text = text[:len(text[:limit]) - (len(out) - limit)]
+        out = for_slack(text)
+    return out
+
+
 def blocks_for(header: str, sections: list[Section], context: str = "") -> list[dict]:
     """The blocks of one message from escaped sections and context (message() and plain()
     escape them; the header, plain_text, is escaped here the same way, so no message carries
     raw markup anywhere). A ``` inside a body would close its fence: it is broken up."""
     fenced = [Section(s.heading, s.body.replace("```", "`" + BACKTICK_STAND_IN + "`")) for s in sections]
-    blocks = json.loads(render("slack/message.json.j2", header=for_slack(header)[:MAX_HEADER],
+    blocks = json.loads(render("slack/message.json.j2", header=_escaped_within(header, MAX_HEADER),
                                sections=fenced, context=context))
     assert len(blocks) <= MAX_BLOCKS
     return blocks

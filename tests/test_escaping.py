@@ -169,3 +169,24 @@ def test_the_cli_stays_readable(cli):
     assert out.returncode == 0 and "A&B <corp>" in out.stdout  # no HTML entities on a terminal
     out = cli("quote", "8xH800 ¥95000/month 3 months ``` evil" + RLO)
     assert out.returncode == 0 and "```" not in out.stdout and RLO not in out.stdout
+
+
+def test_app_home_escapes_the_request_text(bot, settled_fake):
+    from bot import conversations
+    from bot.threads import thread_key
+
+    conversations.save(conversations.Conversation(
+        key=thread_key("THOME", "CHOME", "1700000000.000100"), workspace="THOME", user="UHOME",
+        request_text="7b lora <!channel> & <https://evil.example|x>", lang="en", summary={}))
+    send, _ = bot
+    send.event({"type": "app_home_opened", "user": "UHOME", "channel": "D1", "tab": "home"}, team="THOME")
+    view = settled_fake.wait_for("views.publish", where=lambda c: c["args"].get("user_id") == "UHOME")[0]["args"]["view"]
+    text = view if isinstance(view, str) else json.dumps(view, ensure_ascii=False)
+    assert "&lt;!channel&gt; &amp;" in text, text
+    assert "<!channel>" not in text and "<https://evil" not in text, text
+
+
+def test_a_long_header_is_cut_without_breaking_an_entity():
+    msg = blocks.message("<&>" * 100 + "\n\nCost\n  x")
+    header = msg["blocks"][0]["text"]["text"]
+    assert len(header) <= blocks.MAX_HEADER and header.endswith(("&lt;", "&amp;", "&gt;"))
