@@ -67,10 +67,11 @@ def _escaped(sections: list[Section]) -> list[Section]:
 
 def _escaped_within(text: str, limit: int) -> str:
     """`text` escaped, cut to `limit` characters without cutting an entity (&amp;) in two."""
-    out = for_slack(text[:limit])
+    n = min(len(text), limit)
+    out = for_slack(text[:n])
     while len(out) > limit:
-        text = text[:len(text[:limit]) - (len(out) - limit)]
-        out = for_slack(text)
+        n -= max(1, (len(out) - limit) // 5)  # an entity is at most 5 characters
+        out = for_slack(text[:n])
     return out
 
 
