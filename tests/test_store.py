@@ -147,3 +147,17 @@ def test_the_database_files_are_created_owner_only(tmp_path):
         assert stat.S_IMODE(os.stat(wide).st_mode) == 0o600  # a file made before is tightened
     finally:
         os.umask(old)
+
+
+def test_a_machine_whose_clock_is_behind_still_seeds_the_store():
+    import datetime as dt
+
+    from advisor.market import reference
+
+    rows = reference.rows()
+    for r in rows:
+        store.check_row({**store.NOT_NULL_DEFAULTS, **r}, today=dt.date(2025, 1, 1))
+    import pytest
+
+    with pytest.raises(ValueError, match="days ahead"):
+        store.check_row({**rows[0], "source": "skypilot"}, today=dt.date(2020, 1, 1))
