@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import json
 from contextlib import closing
-from pathlib import Path
 
 import pytest
 
-from advisor.text.safe import BACKTICK_STAND_IN, clean, for_slack, redact_url, redact_urls_in
+from advisor.text.safe import (
+    BACKTICK_STAND_IN,
+    clean,
+    for_slack,
+    redact_url,
+    redact_urls_in,
+)
 from bot import blocks
 
 PAYLOADS = ["<!channel>", "<!here>", "<@U123>", "<https://evil.example|click>", "<script>", "a & b",

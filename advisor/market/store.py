@@ -130,8 +130,8 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     (13, _owners),
     # A counter every write bumps in its transaction: the price book's cache key (prices.py).
     # The file's modification time is not one: a commit in WAL mode does not move it.
-    (14, "CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
-         "INSERT OR IGNORE INTO observations_version VALUES (1, 0)"),
+    (14, ("CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
+          "INSERT OR IGNORE INTO observations_version VALUES (1, 0)")),
 ]
 
 
