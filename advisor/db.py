@@ -33,10 +33,15 @@ def _private(path: str) -> None:
     before. In-memory and URI databases are left alone."""
     if not path or path == ":memory:" or path.startswith("file:"):
         return
-    try:
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
-    except OSError:
-        return  # SQLite will say what is wrong with the path
+    # Only a missing file is opened here: closing a descriptor of a database file that this
+    # process has open elsewhere would drop that connection's POSIX locks (a SQLite caveat).
+    if not os.path.exists(path):
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except FileExistsError:
+            pass  # another process made it a moment ago
+        except OSError:
+            return  # SQLite will say what is wrong with the path
     for p in (path, path + "-wal", path + "-shm"):
         try:
             if os.stat(p).st_mode & 0o077:
