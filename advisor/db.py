@@ -23,10 +23,42 @@ def db_path() -> str:
     return os.environ.get("GPU_ADVISOR_DB", "gpu-advisor.db")
 
 
+# The file holds every workspace's bot token (OAuth mode) and their recorded quotes: owner only.
+FILE_MODE = 0o600
+
+
+def _private(path: str) -> None:
+    """Create the database file 0600 before SQLite opens it (SQLite gives its -wal and -shm
+    files the main file's mode), and take group and other access away from files made
+    before. In-memory and URI databases are left alone."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    # Only a missing file is opened here: closing a descriptor of a database file that this
+    # process has open elsewhere would drop that connection's POSIX locks (a SQLite caveat).
+    if not os.path.exists(path):
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except FileExistsError:
+            pass  # another process made it a moment ago
+        except OSError:
+            return  # SQLite will say what is wrong with the path
+    for p in (path, path + "-wal", path + "-shm"):
+        try:
+            if os.stat(p).st_mode & 0o077:
+                os.chmod(p, FILE_MODE)
+        except OSError:
+            pass
+
+
 def connect(path: str | None = None) -> sqlite_utils.Database:
-    conn = sqlite3.connect(path or db_path(), timeout=30, check_same_thread=False, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
+    path = path or db_path()
+    _private(path)
+    conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
     conn.execute("PRAGMA busy_timeout=30000")
+    # Switching to WAL takes a lock that can fail at once while another process writes; a file
+    # that is already WAL (every one but a new file) needs no switch.
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
     return sqlite_utils.Database(conn)
 
 

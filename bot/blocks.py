@@ -1,6 +1,11 @@
 """Slack messages from the same text the command line prints, laid out as Block Kit by the
 template templates/slack/message.json.j2 and kept inside Block Kit's limits (50 blocks, 3000
-characters a section, 150 a header); what does not fit goes into the thread."""
+characters a section, 150 a header); what does not fit goes into the thread.
+
+Every text put into a message here is escaped for Slack (advisor/text/safe.py `for_slack`:
+``&``, ``<``, ``>``, control and bidi characters), whatever it holds: a vendor name, a feed
+cell or a request word inside our template text can never ping, link or format. A fenced body
+cannot be closed from inside either: a ``` in it is broken up."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 from advisor.text.render import render
+from advisor.text.safe import BACKTICK_STAND_IN, for_slack
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000
@@ -54,9 +60,28 @@ def _fit(sections: list[Section]) -> list[Section]:
     return out
 
 
+def _escaped(sections: list[Section]) -> list[Section]:
+    """Sections with their text escaped (before _fit, so the limits count the escaped text)."""
+    return [Section(for_slack(s.heading), for_slack(s.body)) for s in sections]
+
+
+def _escaped_within(text: str, limit: int) -> str:
+    """`text` escaped, cut to `limit` characters without cutting an entity (&amp;) in two."""
+    n = min(len(text), limit)
+    out = for_slack(text[:n])
+    while len(out) > limit:
+        n -= max(1, (len(out) - limit) // 5)  # an entity is at most 5 characters
+        out = for_slack(text[:n])
+    return out
+
+
 def blocks_for(header: str, sections: list[Section], context: str = "") -> list[dict]:
-    blocks = json.loads(render("slack/message.json.j2", "en", header=header[:MAX_HEADER], sections=sections,
-                               context=context))
+    """The blocks of one message from escaped sections and context (message() and plain()
+    escape them; the header, plain_text, is escaped here the same way, so no message carries
+    raw markup anywhere). A ``` inside a body would close its fence: it is broken up."""
+    fenced = [Section(s.heading, s.body.replace("```", "`" + BACKTICK_STAND_IN + "`")) for s in sections]
+    blocks = json.loads(render("slack/message.json.j2", "en", header=_escaped_within(header, MAX_HEADER),
+                               sections=fenced, context=context))
     assert len(blocks) <= MAX_BLOCKS
     return blocks
 
@@ -65,10 +90,11 @@ def message(text: str, context: str = "", buttons: str | None = None) -> dict:
     """A channel message and its thread follow-ups: {"text", "blocks", "thread": [...]}.
     `buttons` is the language of the plan's buttons, None for none."""
     summary, sections = split_sections(text)
-    sections = _fit(sections)
+    sections = _fit(_escaped(sections))
+    context = for_slack(context)
     main, rest = sections[:MAIN_SECTIONS], sections[MAIN_SECTIONS:]
     out = {
-        "text": text[:MAX_FALLBACK],  # notifications and screen readers; it starts with the summary
+        "text": for_slack(text[:MAX_FALLBACK]),  # notifications and screen readers; starts with the summary
         "blocks": blocks_for(summary, main, context),
         "thread": [],
     }
@@ -76,6 +102,7 @@ def message(text: str, context: str = "", buttons: str | None = None) -> dict:
         out["blocks"].append(json.loads(render("slack/buttons.json.j2", buttons)))
     for start in range(0, len(rest), MAX_BLOCKS - 2):
         part = rest[start:start + MAX_BLOCKS - 2]
+        # the parts are escaped already
         out["thread"].append({"text": "\n\n".join(f"{s.heading}\n{s.body}" for s in part)[:MAX_FALLBACK],
                               "blocks": blocks_for("", part)})
     return out
@@ -83,8 +110,8 @@ def message(text: str, context: str = "", buttons: str | None = None) -> dict:
 
 def plain(text: str) -> dict:
     """A short reply (follow-up, error): one section, same text as fallback."""
-    sections = _fit([Section("", text)])
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks_for("", sections[:MAX_BLOCKS]), "thread": []}
+    sections = _fit(_escaped([Section("", text)]))
+    return {"text": for_slack(text[:MAX_FALLBACK]), "blocks": blocks_for("", sections[:MAX_BLOCKS]), "thread": []}
 
 
 def check_limits(msg: dict) -> list[str]:

@@ -9,6 +9,8 @@ import logging
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
+from advisor.text.safe import for_slack
+
 log = logging.getLogger("gpu_advisor.bot")
 
 
@@ -34,7 +36,9 @@ def tell_user(client, channel: str, user: str, text: str, response_url: str | No
               replace: bool = False) -> None:
     """An ephemeral note to one user: through the slash command's response_url when there is
     one (it works even where the bot is not a member; `replace` swaps it for the command's
-    ephemeral ack), else chat.postEphemeral."""
+    ephemeral ack), else chat.postEphemeral. The text is escaped for Slack here (it may echo
+    the user's words)."""
+    text = for_slack(text)
     try:
         if response_url:
             WebhookClient(response_url).send(text=text, response_type="ephemeral", replace_original=replace)

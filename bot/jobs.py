@@ -12,6 +12,7 @@ from advisor.market.quotes import quote_answer
 from advisor.market.store import open_store
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase, render
+from advisor.text.safe import for_slack
 from bot import answers, blocks, conversations, delivery, digests, subscriptions
 from bot.clients import web_client
 from bot.settings import Settings
@@ -46,7 +47,7 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         return
     if not payload["ok"]:
         if thread_ts:  # a mention: say it in the thread
-            delivery.post(client, channel, {"text": payload["error"], "blocks": [], "thread": []}, thread_ts)
+            delivery.post(client, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []}, thread_ts)
         else:  # a slash command or the form: to the user alone, in place of "Planning ..."
             delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
         return
@@ -100,6 +101,10 @@ def quote(slack: SlackAccess, team: str, channel: str, user: str, text: str, lan
             judgement, recorded = quote_answer(text, lang, db, team)
     except RequestError as err:
         delivery.tell_user(client, channel, user, err.message(lang), response_url)
+        return
+    except Exception:  # never "Judging..." and then nothing
+        log.exception("quote failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
         return
     reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded)
     if delivery.post(client, channel, blocks.plain(reply)) is None:

@@ -1,5 +1,6 @@
 """The real Bolt app over HTTP on loopback, signed requests in, a fake Slack Web API out."""
 
+import html
 import json
 import logging
 import time
@@ -18,7 +19,8 @@ def _posted(fake, count=1, **kw):
 
 
 def _text(call):
-    return call["args"].get("text", "")
+    """The text as Slack shows it (the bot escapes & < > in what it posts)."""
+    return html.unescape(call["args"].get("text", ""))
 
 
 def test_slash_command_acks_at_once_and_posts_the_plan(bot, fake_slack):

@@ -79,3 +79,49 @@ def test_any_text_is_read_or_refused_politely(text):
         parse_quote(text)
     except RequestError as err:
         assert err.message("en") and err.message("zh")
+
+
+# -- tenancy (issue 13): a recorded quote belongs to who recorded it ----------------------------
+
+def test_cli_shows_its_own_quotes_as_yours_and_no_one_elses(cli, tmp_path):
+    from contextlib import closing
+
+    from advisor.market.quotes import record
+    from advisor.market.store import open_store
+
+    assert cli("quote", "8xH800 ¥95000/month 3 months localvendor").returncode == 0
+    with closing(open_store(str(tmp_path / "test.db"))) as db:
+        record(parse_quote("8xH800 ¥4/gpu/hour OtherTeamSecret"), db, "T-other")
+    shown = cli("prices", "show", "H800").stdout + json.dumps(json.loads(cli("prices", "show", "H800", "--json").stdout))
+    assert "localvendor" in shown and "your quote" in shown
+    assert "OtherTeamSecret" not in shown
+    plan = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
+    assert all(s["provider"] != "OtherTeamSecret" for s in plan["cost"]["price_sources"])
+
+
+def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, bot_env, drain):
+    import sqlite3
+    import time
+
+    send, _ = bot
+    status, _ = send.command("quote 8xH800 ¥11000/month 3 months AcmeSecretVendorA", team="TQA", channel="CQA")
+    assert status == 200
+    settled_fake.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CQA")
+    _, seen_by_a = send.command("prices H800", team="TQA")
+    _, seen_by_b = send.command("prices H800", team="TQB")
+    assert "AcmeSecretVendorA" in seen_by_a and "your quote" in seen_by_a
+    assert "AcmeSecretVendorA" not in seen_by_b
+    # B's plan does not use A's quote; B's quote is not judged against A's
+    send.command("70B lora 1GB 1d on H800", team="TQB", channel="CQB")
+    send.command("quote 8xH800 ¥95000/month 3 months vendorB", team="TQB", channel="CQB")
+    posts = settled_fake.wait_for("chat.postMessage", 2, where=lambda c: c["args"].get("channel") == "CQB")
+    assert not any("AcmeSecretVendorA" in json.dumps(p["args"], ensure_ascii=False) for p in posts)
+    # uninstalling A deletes A's quotes, B's stay
+    drain()  # B's plan and quote are stored before A goes
+    assert send.event({"type": "app_uninstalled"}, team="TQA")[0] == 200
+    db = sqlite3.connect(bot_env)
+    deadline = time.time() + 20
+    while time.time() < deadline and db.execute("SELECT count(*) FROM observations WHERE owner = 'TQA'").fetchone()[0]:
+        time.sleep(0.1)
+    assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQA'").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQB'").fetchone()[0] == 1

@@ -77,3 +77,87 @@ def test_a_recorded_quote_is_seen_by_its_owner_only(tmp_path):
         assert "lambda" in imported and imported == providers("team-b", "H100-PCIe-80GB", "global")
         assert record(quote, db, "team-b")  # another team records the same quote for itself
         assert "bargain-idc" in providers("team-b")
+
+
+# -- tenancy, deletion, the cache key, file modes (issue 13) -----------------------------------
+
+def test_no_recorded_quote_is_the_market_a_quote_is_judged_against(tmp_path):
+    from advisor.market.quotes import quote_answer
+
+    with closing(store.open_store(str(tmp_path / "prices.db"))) as db:
+        first, _ = quote_answer("8xH800 ¥95000/month 3 months vendorX", None, db, "team-a")
+        # A's own absurdly cheap quote and B's: neither becomes the market
+        quote_answer("8xH800 ¥1.5/gpu/hour poison-a", None, db, "team-a")
+        quote_answer("8xH800 ¥1.5/gpu/hour poison-b", None, db, "team-b")
+        again, _ = quote_answer("8xH800 ¥95000/month 3 months vendorX", None, db, "team-a")
+        assert again.market_per_gpu_hour == first.market_per_gpu_hour
+        assert "poison" not in (again.market_source or "")
+        # ... while A's plans use A's quote
+        assert "poison-a" in {p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
+
+
+def test_delete_owner_removes_that_owners_quotes_only(tmp_path):
+    with closing(store.open_store(str(tmp_path / "prices.db"))) as db:
+        shared = db.execute("SELECT count(*) FROM observations WHERE owner IS NULL").fetchone()[0]
+        record(parse_quote("8xH800 ¥4/gpu/hour secret-a"), db, "team-a")
+        record(parse_quote("8xH800 ¥5/gpu/hour secret-a2"), db, "team-a")
+        record(parse_quote("8xH800 ¥4/gpu/hour keep-b"), db, "team-b")
+        assert store.delete_owner(db, "team-a") == 2
+        assert store.delete_owner(db, "") == 0  # no owner is not "everyone's"
+        assert db.execute("SELECT count(*) FROM observations WHERE owner IS NULL").fetchone()[0] == shared
+        assert [r[0] for r in db.execute("SELECT provider FROM observations WHERE owner IS NOT NULL")] == ["keep-b"]
+        assert "secret-a" not in {p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
+
+
+def test_a_quote_from_another_process_is_seen_by_a_connection_held_open(tmp_path):
+    """The cache is keyed on a version every write bumps, not on the file's modification time:
+    a WAL commit does not move it, nor does a checkpoint have to happen."""
+    import os
+
+    path = str(tmp_path / "prices.db")
+    with closing(store.open_store(path)) as held, closing(store.open_store(path)) as other:
+        def providers():
+            return {p.provider for p in price_book(held, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
+
+        assert "vendorx" not in providers()
+        times = {p: os.stat(p).st_mtime_ns for p in (path, path + "-wal") if os.path.exists(p)}
+        record(parse_quote("8xH800 ¥4/gpu/hour vendorx"), other, "team-a")
+        for p, t in times.items():  # as if the commit had not touched either file's time
+            os.utime(p, ns=(t, t))
+        assert "vendorx" in providers()
+        store.delete_owner(other, "team-a")
+        assert "vendorx" not in providers()
+
+
+def test_the_database_files_are_created_owner_only(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "new.db"
+        with closing(store.open_store(str(path))) as db:
+            record(parse_quote("8xH800 ¥4/gpu/hour x"), db, "team-a")  # the -wal and -shm exist now
+            modes = {p.name: stat.S_IMODE(os.stat(p).st_mode) for p in tmp_path.iterdir()}
+        assert set(modes) >= {"new.db", "new.db-wal", "new.db-shm"} and set(modes.values()) == {0o600}, modes
+        wide = tmp_path / "wide.db"
+        wide.touch(mode=0o644)
+        os.chmod(wide, 0o644)
+        store.open_store(str(wide)).conn.close()
+        assert stat.S_IMODE(os.stat(wide).st_mode) == 0o600  # a file made before is tightened
+    finally:
+        os.umask(old)
+
+
+def test_a_machine_whose_clock_is_behind_still_seeds_the_store():
+    import datetime as dt
+
+    from advisor.market import reference
+
+    rows = reference.rows()
+    for r in rows:
+        store.check_row({**store.NOT_NULL_DEFAULTS, **r}, today=dt.date(2025, 1, 1))
+    import pytest
+
+    with pytest.raises(ValueError, match="days ahead"):
+        store.check_row({**rows[0], "source": "skypilot"}, today=dt.date(2020, 1, 1))

@@ -1,5 +1,6 @@
 """Buttons, the form, help and App Home, on the real app over HTTP with the fake Web API."""
 
+import html
 import json
 import time
 
@@ -10,7 +11,8 @@ pytestmark = pytest.mark.usefixtures("settled_fake")
 
 
 def _text(call):
-    return call["args"].get("text", "")
+    """The text as Slack shows it (the bot escapes & < > in what it posts)."""
+    return html.unescape(call["args"].get("text", ""))
 
 
 @pytest.mark.parametrize("action,expect", [("show_costs", "Cost (CNY)"), ("show_alternatives", "Alternatives"),

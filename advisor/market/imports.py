@@ -58,9 +58,14 @@ source ``quote`` and the vendor as provider.
 In both layouts a line whose first cell starts with ``#`` is a comment, and blank lines are
 skipped.
 
-**Rules.** A file is validated completely before anything is written, then written in one
-transaction; any problem raises ``ImportProblem(path, line, message)`` and leaves the
-database as it was. Importing the same file again writes nothing. A SkyPilot row for an
+**Rules.** A file is read line by line (memory stays bounded whatever its size: lines of at
+most ``MAX_LINE_BYTES``, files of at most ``IMPORT_MAX_BYTES``), validated and written in
+batches inside one transaction; any problem raises ``ImportProblem(path, line, message)``,
+rolls back and leaves the database as it was. Only a regular file is read (a FIFO, a device
+such as /dev/zero or a directory is refused before reading), a NUL byte is refused, and so
+is a row whose price or date cannot be real (``store.check_row``: a price outside a wide
+plausible band for its unit, a date before 2015 or more than a week ahead). Every cell is
+cleaned (advisor/text/safe.py: no control, bidi-override or backtick characters). Importing the same file again writes nothing. A SkyPilot row for an
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
@@ -87,6 +92,7 @@ import io
 import json
 import os
 import socket
+import stat
 import time
 import urllib.error
 import urllib.request
@@ -97,11 +103,18 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import sqlite_utils
 from pydantic import BaseModel
 
+from advisor import db as dbmod
 from advisor.market import store
 from advisor.market.layouts import LAYOUTS, Layout, read_date
+from advisor.text.safe import clean, redact_url, redact_urls_in
 
 FEED_MAX_BYTES = 64 * 1024 * 1024
 FEED_MAX_COLUMNS = 200
+# A price file: the same bound as a feed (a full SkyPilot snapshot is well under 1 MB), and
+# one line at most 1 MB. Rows are written in batches of WRITE_BATCH inside one transaction.
+IMPORT_MAX_BYTES = FEED_MAX_BYTES
+MAX_LINE_BYTES = 1024 * 1024
+WRITE_BATCH = 5000
 
 
 class ImportProblem(ValueError):
@@ -120,8 +133,10 @@ class FeedProblem(Exception):
     """A price feed that could not be read or used; the message is plain language."""
 
     def __init__(self, url: str, message: str):
-        self.url, self.message = url, message
-        super().__init__(message)
+        # Shown in the digest and the log: the address without user:password@ or ?token=.
+        self.url = redact_url(url)
+        self.message = redact_urls_in(message.replace(url, self.url))
+        super().__init__(self.message)
 
 
 class ImportResult(BaseModel):
@@ -175,52 +190,94 @@ def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin
     """Validate a table: `records` yields (line number, cells), the header first.
 
     Raises ImportProblem on the first problem; returns every observation row otherwise."""
-    if as_of is not None:
+    stream = RowStream(records, path, origin=origin, as_of=as_of)
+    rows, notes = stream.finished([r for batch in stream.batches(WRITE_BATCH) for r in batch], cloud)
+    return ParsedFile(path=path, layout=stream.layout.name, rows_read=stream.read, rows=rows, notes=notes)
+
+
+class RowStream:
+    """A table read record by record: the header is read and its layout found at once, the
+    observation rows come out in batches, each row validated (layout reader, `store.check_row`)
+    with its line named on the first problem (ImportProblem)."""
+
+    def __init__(self, records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
+                 as_of: str | None = None):
+        if as_of is not None:
+            try:
+                as_of = read_date(as_of, None, "--as-of date")
+            except ValueError as err:
+                raise ImportProblem(path, None, str(err)) from None
+        self.path, self.as_of = path, as_of
+        self.origin = redact_url(origin) if origin and "://" in origin else (origin or Path(path).name)
+        self._it = iter(records)
+        header = None
+        for line, cells in self._it:
+            if cells and any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#"):
+                header, header_line = [clean(c).strip() for c in cells], line
+                break
+        if header is None:
+            raise ImportProblem(path, 1, "empty file: no header row")
+        header[0] = header[0].lstrip("\ufeff")
+        dupes = sorted({h for h in header if h and header.count(h) > 1})
+        if dupes:
+            raise ImportProblem(path, header_line, f"column {dupes[0]!r} appears twice")
+        self.header = header
+        self.layout = detect_layout(header, path, as_of, header_line)
+        self.read = 0
+        self.dates: set[str] = set()
+
+    def batches(self, size: int) -> Iterator[list[dict]]:
+        layout, header, path = self.layout, self.header, self.path
+        seen: dict[int, int] = {}  # hash of a once-only key -> its first line (bounded memory)
+        keys: dict[int, list[tuple]] = {}
+        batch: list[dict] = []
+        for line, cells in self._it:
+            if not cells or not any(c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
+                continue
+            self.read += 1
+            if len(cells) > len(header):
+                raise ImportProblem(path, line, f"{len(cells)} cells but the header has {len(header)} columns")
+            rec = dict(zip(header, [clean(c) for c in cells] + [""] * (len(header) - len(cells))))
+            try:
+                new = layout.rows(rec, self.origin, self.as_of)
+                # Offers that span records are checked once whole (finished()).
+                for row in new if not layout.finish else ():
+                    store.check_row(row)
+            except ValueError as err:
+                raise ImportProblem(path, line, str(err)) from None
+            if layout.once_key:
+                key = layout.once_key(new)
+                h = hash(key)
+                if h in seen and key in keys.get(h, ()):
+                    raise ImportProblem(path, line, f"{layout.twice(key)} (first on line {seen[h]})")
+                if h not in seen:
+                    seen[h] = line
+                    keys[h] = [key]
+                else:  # a hash collision: keep both keys
+                    keys[h].append(key)
+            self.dates.update(r["as_of"] for r in new if "as_of" in r)  # catalog rows: finished()
+            batch.extend(new)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def finished(self, rows: list[dict], cloud: str | None) -> tuple[list[dict], list[str]]:
+        """The rows of a layout whose offers span records (advisor/market/skypilot_catalog.py:
+        zones of one region, GCP's accelerators and their host VMs) put together and checked,
+        with the reader's notes; other layouts' rows as they are."""
+        if not self.layout.finish:
+            return rows, []
         try:
-            as_of = read_date(as_of, None, "--as-of date")
+            rows, notes = self.layout.finish(rows, {"path": self.path, "origin": self.origin,
+                                                    "as_of": self.as_of, "cloud": cloud})
+            for row in rows:
+                store.check_row(row)
         except ValueError as err:
-            raise ImportProblem(path, None, str(err)) from None
-    origin = origin or Path(path).name
-    it = iter(records)
-    header = None
-    for line, cells in it:
-        if cells and any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#"):
-            header, header_line = [c.strip() for c in cells], line
-            break
-    if header is None:
-        raise ImportProblem(path, 1, "empty file: no header row")
-    header[0] = header[0].lstrip("\ufeff")
-    dupes = sorted({h for h in header if h and header.count(h) > 1})
-    if dupes:
-        raise ImportProblem(path, header_line, f"column {dupes[0]!r} appears twice")
-    layout = detect_layout(header, path, as_of, header_line)
-    rows: list[dict] = []
-    seen: dict[tuple, int] = {}
-    read = 0
-    for line, cells in it:
-        if not cells or not any(c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
-            continue
-        read += 1
-        if len(cells) > len(header):
-            raise ImportProblem(path, line, f"{len(cells)} cells but the header has {len(header)} columns")
-        rec = dict(zip(header, cells + [""] * (len(header) - len(cells))))
-        try:
-            new = layout.rows(rec, origin, as_of)
-        except ValueError as err:
-            raise ImportProblem(path, line, str(err)) from None
-        if layout.once_key:
-            key = layout.once_key(new)
-            if key in seen:
-                raise ImportProblem(path, line, f"{layout.twice(key)} (first on line {seen[key]})")
-            seen[key] = line
-        rows.extend(new)
-    notes: list[str] = []
-    if layout.finish:  # offers that span records (advisor/market/skypilot_catalog.py)
-        try:
-            rows, notes = layout.finish(rows, {"path": path, "origin": origin, "as_of": as_of, "cloud": cloud})
-        except ValueError as err:
-            raise ImportProblem(path, None, str(err)) from None
-    return ParsedFile(path=path, layout=layout.name, rows_read=read, rows=rows, notes=notes)
+            raise ImportProblem(self.path, None, str(err)) from None
+        self.dates.update(r["as_of"] for r in rows)
+        return rows, notes
 
 
 def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -229,22 +286,67 @@ def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
         yield reader.line_num, cells
 
 
+
+
+
+def _open_regular(path: str):
+    """The file opened for reading in binary, if it is a regular file of a sane size. Opened
+    without blocking (a FIFO would wait for a writer) and checked on the open descriptor."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise ImportProblem(path, None, f"cannot read the file ({err.strerror or err})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = ("a directory" if stat.S_ISDIR(info.st_mode) else "a pipe" if stat.S_ISFIFO(info.st_mode)
+                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a special file")
+            raise ImportProblem(path, None, f"not a regular file ({what})")
+        if info.st_size > IMPORT_MAX_BYTES:
+            raise ImportProblem(path, None, f"larger than {IMPORT_MAX_BYTES // 2**20} MB: split it into smaller files")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _file_lines(f, path: str) -> Iterator[str]:
+    """The file's lines as text, one at a time: refuses a NUL byte, text that is not UTF-8, a
+    line over MAX_LINE_BYTES and a file that grows past IMPORT_MAX_BYTES while read."""
+    total = 0
+    for number in range(1, 2**62):
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        total += len(raw)
+        if len(raw) > MAX_LINE_BYTES:
+            raise ImportProblem(path, number, f"line longer than {MAX_LINE_BYTES // 2**20} MB")
+        if total > IMPORT_MAX_BYTES:
+            raise ImportProblem(path, number, f"larger than {IMPORT_MAX_BYTES // 2**20} MB: split it")
+        if b"\0" in raw:
+            raise ImportProblem(path, number, "NUL byte: not a text file")
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise ImportProblem(path, number, "not UTF-8 text") from None
+        yield text
+
+
+def _stream_records(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    reader = csv.reader(lines)
+    for cells in reader:
+        yield reader.line_num, cells
+
+
 def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
     """Read and validate a price file completely; nothing is written."""
     p = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as err:
-        raise ImportProblem(p, None, f"cannot read the file ({err.strerror or err})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise ImportProblem(p, line, "not UTF-8 text") from None
-    try:
-        return parse_records(_csv_records(text), p, as_of=as_of, cloud=cloud)
-    except csv.Error as err:
-        raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
+    with _open_regular(p) as f:
+        try:
+            return parse_records(_stream_records(_file_lines(f, p)), p, as_of=as_of, cloud=cloud)
+        except csv.Error as err:
+            raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
 
 
 # ----------------------------------------------------------------------------------------
@@ -252,21 +354,39 @@ def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = No
 
 def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None = None,
                 as_of: str | None = None, cloud: str | None = None) -> ImportResult:
-    """Validate the whole file, then write it in one transaction.
+    """Read the file line by line and write it in batches inside one transaction: a problem on
+    any line rolls everything back (ImportProblem), so a file is written whole or not at all. A
+    layout whose offers span records (a SkyPilot catalog) is read whole first, within the
+    file-size bound, and written at once.
 
     `source` overrides the layout's default source name ('skypilot', 'quote'); `as_of`
-    (YYYY-MM-DD) dates rows the file leaves undated."""
-    parsed = read_file(path, as_of=as_of, cloud=cloud)
-    written = store.write_rows(db, parsed.rows, source=source)
-    src = source or _source_of(parsed)
-    return ImportResult(path=str(path), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
-                        rows_written=written, dates=parsed.dates, source=src, notes=parsed.notes)
+    (YYYY-MM-DD) dates rows the file leaves undated; `cloud` names a catalog file's cloud when
+    its path does not."""
+    p = str(path)
+    written, notes, sources = 0, [], set()
+    with _open_regular(p) as f:
+        try:
+            stream = RowStream(_stream_records(_file_lines(f, p)), p, as_of=as_of)
+            stored: dict = {}
+            with dbmod.writing(db):
+                if stream.layout.finish:
+                    rows, notes = stream.finished([r for b in stream.batches(WRITE_BATCH) for r in b], cloud)
+                    written = store.write_rows(db, rows, source=source)
+                    sources = {r["source"] for r in rows}
+                else:
+                    for batch in stream.batches(WRITE_BATCH):
+                        written += store.write_rows(db, batch, source=source, stored=stored)
+                        sources.update(r["source"] for r in batch)
+        except csv.Error as err:
+            raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
+    src = source or _source_of(sources, stream.layout.name)
+    return ImportResult(path=p, kind_of_file=stream.layout.name, rows_read=stream.read,
+                        rows_written=written, dates=sorted(stream.dates), source=src, notes=notes)
 
 
-def _source_of(parsed: ParsedFile) -> str:
+def _source_of(sources: set[str], layout: str) -> str:
     """The source the rows were written under (a catalog file's is per cloud: skypilot-aws)."""
-    sources = sorted({r["source"] for r in parsed.rows})
-    return ", ".join(sources) if sources else LAYOUTS[parsed.layout].source
+    return ", ".join(sorted(sources)) if sources else LAYOUTS[layout].source
 
 
 # ----------------------------------------------------------------------------------------
@@ -421,7 +541,7 @@ def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, 
     parsed = _fetch(url, timeout, as_of)
     written = store.write_rows(db, parsed.rows, source=source)
     return ImportResult(path=redact(url), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
-                        rows_written=written, dates=parsed.dates, source=source or _source_of(parsed),
+                        rows_written=written, dates=parsed.dates, source=source or _source_of({r["source"] for r in parsed.rows}, parsed.layout),
                         notes=parsed.notes)
 
 
@@ -505,5 +625,5 @@ def fetch_feeds(db: sqlite_utils.Database, urls: list[str], as_of: str | None = 
             continue
         store.remember_feed(db, key, got.etag, got.last_modified, sha or "", dt.datetime.now(dt.UTC).isoformat())
         outcomes.append(FeedOutcome(url=shown, status="changed" if written else "unchanged", rows_written=written,
-                                    dates=parsed.dates, source=_source_of(parsed), notes=parsed.notes))
+                                    dates=parsed.dates, source=_source_of({r["source"] for r in parsed.rows}, parsed.layout), notes=parsed.notes))
     return FetchReport(feeds=outcomes)

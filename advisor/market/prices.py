@@ -38,6 +38,7 @@ class Price:
     region: str = ""
     source: str = ""
     offer: str = ""
+    owner: str | None = None  # who recorded it (a quote); None: shared market data
 
 
 class PriceBook:
@@ -52,7 +53,8 @@ class PriceBook:
             p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
                       price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
                       estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
-                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"])
+                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"],
+                      owner=r.get("owner"))
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -83,21 +85,17 @@ class PriceBook:
         return None if price is None else self.convert(price.price, price.currency, currency)
 
 
-# The newest book per (database file, owner), with the file's modification time when built.
-_books: dict[tuple[str, str | None], tuple[float, PriceBook]] = {}
-
-
-def _changed_at(path: str) -> float:
-    """When the database last changed: a commit in WAL mode writes the -wal file, and the main
-    file changes only at a checkpoint."""
-    return max(os.path.getmtime(p) for p in (path, path + "-wal") if os.path.exists(p))
+# The newest book per (database file, owner), with the store's version when built.
+_books: dict[tuple[str, str | None], tuple[int, PriceBook]] = {}
 
 
 def price_book(db: sqlite_utils.Database, owner: str | None) -> PriceBook:
     """The prices `owner` sees (shared market data and its own quotes; shared only for None).
-    Cached per database file and owner until the file changes, so an import changes the next answer."""
+    Cached per database file and owner until the store's version changes (every write bumps it
+    in its transaction, store.version), so an import or a quote changes the next answer of
+    every process. Not the file's modification time: a commit in WAL mode does not move it."""
     path = store.file_of(db)
-    changed = _changed_at(path) if path else None
+    changed = store.version(db) if path else None
     cached = _books.get((path, owner))
     if cached and changed is not None and cached[0] == changed:
         book = cached[1]
@@ -143,7 +141,8 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
                     offers.append({
                         "kind": kind, "price": p.price, "currency": p.currency, "unit": p.unit or "gpu-hour",
                         "provider": p.provider, "region": p.region, "offer": p.offer, "market": market,
-                        "source": p.source, "cite": p.cite, "as_of": p.as_of,
+                        # a quote the owner recorded is shown as theirs, never as the market's
+                        "source": "your quote" if p.owner else p.source, "cite": p.cite, "as_of": p.as_of,
                         "age_days": (day - _as_date(p.as_of)).days, "estimate": p.estimate,
                         "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
                     })

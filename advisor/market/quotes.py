@@ -20,6 +20,7 @@ from advisor.market import store
 from advisor.market.layouts import market_of
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook, price_book
 from advisor.request.parser import RequestError, _gpu_names, detect_lang
+from advisor.text.safe import clean
 
 # A rent below what the same servers cost to own (hardware over 36 months, plus power and
 # hosting) cannot pay for the hardware: the vendor saves elsewhere (shared network or
@@ -37,6 +38,10 @@ DEFAULT_PUE = 1.5
 
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
 _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
+# What a quote may say. GPUs: 1 to 100,000 (the largest clusters). A term: one day to ten
+# years. The price, once per GPU-hour, must be in the store's plausible band (store.check_row).
+MAX_GPUS = 100_000
+MIN_TERM_MONTHS, MAX_TERM_MONTHS = 1 / 31, 120
 
 
 class Quote(BaseModel):
@@ -74,14 +79,42 @@ class QuoteJudgement(BaseModel):
 
 
 def parse_quote(text: str, lang: str | None = None) -> Quote:
+    """Read a quote; RequestError (the friendly refusal) for anything it cannot use, including
+    zero or absurd GPU counts, prices and terms. The text is cleaned first (advisor/text/safe.py):
+    the vendor name and the stored text carry no control, bidi-override or backtick characters."""
+    text = clean(text)
     lang = lang or detect_lang(text)
+    q = _parse_quote(text, lang)
+    refuse = RequestError("quote", lang, word=text.strip()[:60])
+    if not 1 <= q.gpus <= MAX_GPUS:
+        raise refuse
+    if q.term_months is not None and not (math.isfinite(q.term_months)
+                                          and MIN_TERM_MONTHS <= q.term_months <= MAX_TERM_MONTHS):
+        raise refuse
+    if not math.isfinite(q.price) or q.price <= 0:
+        raise refuse
+    # The lowest reading of a price without a count (one GPU or a whole server, see settle) and
+    # the stated one must both be plausible per GPU.
+    gpu = catalog.get_gpu(q.gpu)
+    counts = {q.gpus} if (q.count_given or q.per_gpu) else {1, max(1, gpu.gpus_per_server)}
+    for n in counts:
+        per_gpu = q.price if q.per_gpu else q.price / n
+        try:
+            store.check_row({"as_of": dt.date.today().isoformat(), "price": per_gpu, "currency": q.currency,
+                             "unit": f"gpu-{q.per}", "priced": 1})
+        except ValueError:
+            raise refuse from None
+    return q
+
+
+def _parse_quote(text: str, lang: str) -> Quote:
     norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x").strip()
     norm = re.sub(r"^quote\s+|^报价\s*", "", norm)
     gpu_m = re.search(rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])", norm)
     if not gpu_m:
         raise RequestError("quote", lang, word=text.strip()[:60])
     gpu = catalog.find_gpu(gpu_m[2])
-    gpus = int(gpu_m[1]) if gpu_m[1] else gpu.gpus_per_server
+    gpus = int(gpu_m[1][:12]) if gpu_m[1] else gpu.gpus_per_server  # 12 digits: absurd already
     rest = norm[:gpu_m.start()] + " " + norm[gpu_m.end():]
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
@@ -105,7 +138,7 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
     term = None
     if term_m:
-        term = float(term_m[1]) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
+        term = float(term_m[1].replace(",", "")) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
         rest = rest[:term_m.start()] + " " + rest[term_m.end():]
     vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
@@ -190,6 +223,7 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
 
 def quote_answer(text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None
                  ) -> tuple[QuoteJudgement, bool]:
-    """Parse, judge against the prices `owner` sees (before this quote joins them), record."""
-    judgement = judge(parse_quote(text, lang), price_book(db, owner))
+    """Parse, judge against the market, record for `owner`. The market is the shared data only:
+    no recorded quote, not even the owner's own, is "the market" a quote is judged against."""
+    judgement = judge(parse_quote(text, lang), price_book(db, None))
     return judgement, record(judgement.quote, db, owner)

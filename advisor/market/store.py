@@ -12,6 +12,9 @@ market data that every owner sees.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+
 import sqlite_utils
 
 from advisor import db as dbmod
@@ -144,6 +147,10 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
          "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
     (13, _owners),
     (14, _offers_and_feeds),
+    # A counter every write bumps in its transaction: the price book's cache key (prices.py).
+    # The file's modification time is not one: a commit in WAL mode does not move it.
+    (15, ("CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
+          "INSERT OR IGNORE INTO observations_version VALUES (1, 0)")),
 ]
 
 
@@ -167,40 +174,142 @@ def file_of(db: sqlite_utils.Database) -> str:
     return next(r["file"] for r in db.query("PRAGMA database_list") if r["name"] == "main")
 
 
+def version(db: sqlite_utils.Database) -> int:
+    """A number every write of the table changes (in the writer's transaction): what a cache of
+    anything read from the table is keyed on."""
+    row = db.execute("SELECT n FROM observations_version WHERE id = 1").fetchone()
+    return row[0] if row else 0
+
+
+def _bump(db: sqlite_utils.Database) -> None:
+    db.execute("UPDATE observations_version SET n = n + 1 WHERE id = 1")
+
+
+# ----------------------------------------------------------------------------------------
+# What a row may hold
+
+# The earliest as-of date a price may have: no GPU the catalog knows was rented before, and
+# an older date is a typo (0001, 1970) that would sort first for ever.
+EARLIEST_DATE = dt.date(2015, 1, 1)
+# How far ahead a date may be: a price list published for next week; 9999 would pin the
+# digest's "newest snapshot" date for ever.
+FUTURE_DAYS = 7
+# A rough rate, only to put CNY prices into the USD bands below: the bands are wide enough
+# (100x each way) that the exact rate does not matter.
+ROUGH_CNY_PER_USD = 7.0
+# Plausible prices per stored unit, in USD: (lowest, highest). A GPU-hour has cost from about
+# $0.05 (old cards, spot) to about $15 (newest parts on demand); 0.01 to 10,000 refuses only a
+# slipped decimal point, a wrong unit or a poisoned value (1e18, 1e308), never a real price.
+# A GPU-month is 730 such hours; a card, a server and electricity have their own bands.
+PLAUSIBLE_USD: dict[str, tuple[float, float]] = {
+    "gpu-hour": (0.01, 10_000.0),
+    "gpu-month": (0.01 * 730, 10_000.0 * 730),
+    "card": (10.0, 10_000_000.0),
+    "server": (100.0, 100_000_000.0),
+    "module": (100.0, 100_000_000.0),
+    "kwh": (0.001, 10.0),
+}
+# Any other unit (storage per TB-month, hosting per kW-month, a PUE ratio): finite, above 0
+# and below this.
+PLAUSIBLE_OTHER_USD = 1e9
+
+
+def _as_date(text: str) -> dt.date:
+    """An as-of date ("2026-09-14", "2026-09", "2026") as its first day; ValueError if none."""
+    parts = (str(text).strip() + "-01-01").split("-")[:3]
+    return dt.date(int(parts[0]), int(parts[1]), int(parts[2]))
+
+
+def check_row(row: dict, today: dt.date | None = None) -> None:
+    """Refuse (ValueError with a plain message) a row whose price or date cannot be real: a
+    price outside the plausible band for its unit (PLAUSIBLE_USD), a date before 2015 or more
+    than FUTURE_DAYS ahead. A row with ``priced = 0`` ("listed without a price") must carry 0.
+    Every importer and the writer call it, so no way in skips it."""
+    try:
+        day = _as_date(row["as_of"])
+    except (KeyError, ValueError, TypeError):
+        raise ValueError(f"date {row.get('as_of')!r} is not a date like 2024-02-05") from None
+    today = today or dt.date.today()
+    if day < EARLIEST_DATE:
+        raise ValueError(f"date {row['as_of']} is before {EARLIEST_DATE.year}: not a price on record")
+    # The curated seed (data/reference_prices.toml) is exempt from the "ahead" test only: a
+    # machine whose clock is behind its newest date must still open the store.
+    if day > today + dt.timedelta(days=FUTURE_DAYS) and row.get("source") != reference.SOURCE:
+        raise ValueError(f"date {row['as_of']} is more than {FUTURE_DAYS} days ahead")
+    price = row.get("price")
+    if not isinstance(price, (int, float)) or isinstance(price, bool) or not math.isfinite(price):
+        raise ValueError(f"price {price!r} is not a number")
+    if not row.get("priced", 1):
+        if price != 0:
+            raise ValueError("a row listed without a price must have price 0")
+        return
+    unit = row.get("unit") or "gpu-hour"
+    usd = price / ROUGH_CNY_PER_USD if row.get("currency") == "CNY" else price
+    low, high = PLAUSIBLE_USD.get(unit, (0.0, PLAUSIBLE_OTHER_USD))
+    if not (low <= usd <= high) or price <= 0:
+        shown = f"{price:.6g} {row.get('currency') or ''} per {unit}".replace("  ", " ")
+        raise ValueError(f"price {shown} is not plausible (expected {low:g} to {high:,.0f} USD or the same in CNY)")
+
+
 # ----------------------------------------------------------------------------------------
 # The one writer
 
-def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None = None) -> int:
+def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None = None,
+               stored: dict | None = None) -> int:
     """Write observation rows in one transaction; returns the rows inserted or replaced.
 
     `source` overrides the rows' source; columns a row leaves out take the table's defaults.
     A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
     region, offer, as_of) only when a value differs; any other row is inserted unless the
     very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
-    stored rows of that source and date that `rows` no longer list are removed (and counted)."""
+    stored rows of that source and date that `rows` no longer list are removed (and counted).
+    Every row must pass `check_row` (ValueError, nothing written).
+
+    An import that writes one file in batches inside one transaction passes the same `stored`
+    dict to each call: the snapshot rows stored before the import are then read once."""
     rows = [{**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **r, **({"source": source} if source else {})} for r in rows]
+    for r in rows:
+        check_row(r)
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
     with dbmod.writing(db):
-        stale, changed, dropped = _changed_snapshot_rows(db, snapshot)
+        stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
         if stale or dropped:
             db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
         before = db.conn.total_changes
         table.insert_all(changed + other, ignore=True)
-        return db.conn.total_changes - before + len(dropped)
+        written = db.conn.total_changes - before + len(dropped)
+        if written or stale:
+            _bump(db)
+        return written
+
+
+def delete_owner(db: sqlite_utils.Database, owner: str) -> int:
+    """Delete every observation `owner` recorded (a workspace that uninstalls the app); the
+    shared market data stays. Returns the rows deleted."""
+    if not owner:
+        return 0
+    with dbmod.writing(db):
+        gone = db.execute(f"DELETE FROM {TABLE} WHERE owner = ?", [owner]).rowcount
+        if gone:
+            _bump(db)
+    return gone
 
 
 def _offer_key(r: dict) -> tuple:
     return r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]
 
 
-def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple[list[int], list[dict], list[int]]:
+def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict], stored: dict
+                           ) -> tuple[list[int], list[dict], list[int]]:
     """The ids of stored snapshot rows to replace, the rows that are new or differ, and the ids of
-    rows a whole-list layout's new list of the same date leaves out."""
-    stored: dict[tuple, list[dict]] = {}
-    for layout, src, day in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows}):
-        for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", [layout, src, day],
+    rows a whole-list layout's new list of the same date leaves out. `stored` caches the stored
+    rows of each (layout, source, date) read so far."""
+    done = stored.setdefault(None, set())
+    for group in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows} - done):
+        done.add(group)
+        for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", list(group),
                                         select=", ".join(("id", *_SNAPSHOT_SAME))):
             stored.setdefault(_offer_key(old), []).append(old)
     stale, changed = [], []
@@ -212,7 +321,7 @@ def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict]) -> tuple
         changed.append(r)
     # A whole-list layout (a SkyPilot catalog file): what the new list of that date leaves out goes.
     listed = {_offer_key(r) for r in rows}
-    dropped = [o["id"] for key, olds in stored.items() if key not in listed
+    dropped = [o["id"] for key, olds in stored.items() if key is not None and key not in listed
                for o in olds if o["layout"] in WHOLE_LAYOUTS]
     return stale, changed, dropped
 

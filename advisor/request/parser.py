@@ -15,6 +15,7 @@ from functools import cache
 
 from advisor import catalog
 from advisor.text.render import phrase
+from advisor.text.safe import clean
 from advisor.request.model import (
     BYTES_PER_TOKEN,
     TOKENS_PER_SAMPLE,
@@ -72,7 +73,8 @@ class RequestError(ValueError):
     def __init__(self, kind: str, lang: str = "en", **details):
         self.kind = kind
         self.lang = lang
-        self.details = details
+        # Words echoed back come from the user: no control, bidi or backtick characters.
+        self.details = {k: clean(v) if isinstance(v, str) else v for k, v in details.items()}
         super().__init__(self.message(lang))
 
     def message(self, lang: str | None = None) -> str:

@@ -12,6 +12,7 @@ from advisor.market.prices import current_prices, price_book
 from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
+from advisor.text.safe import clean, for_slack
 from bot import jobs, pool, subscriptions
 from bot.forms import fill_form, form_id, open_loading
 from bot.threads import reply_lang
@@ -88,11 +89,11 @@ def on_gpu(ack, command, client, context):
         if len(words) > 1 and words[1].lower() in ("now", "现在"):
             pool.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
     elif command_word == "prices":
-        ack(text=prices_command(text, lang, team))
+        ack(text=for_slack(prices_command(text, lang, team)))
     else:
         # No parse here: the planning process reads the request and, when it cannot, replaces
         # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
-        ack(text=phrase(lang, "working", text, file="bot"))
+        ack(text=for_slack(phrase(lang, "working", clean(text), file="bot")))
         pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, text, None,
                     command.get("response_url"))
 

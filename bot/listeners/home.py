@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from advisor.text.render import render
+from advisor.text.safe import clean, for_slack
 from bot import conversations, subscriptions
 from bot.threads import reply_lang, thread_place
 
@@ -26,7 +27,7 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
         s = conv.summary
         headline = (f"{s.get('gpu_count')} x {s.get('gpu')}" if s.get("gpu") else "") + (
             f", {s['days']:g} d" if s.get("days") else "")
-        plans.append({"link": _permalink(client, channel, ts), "text": conv.request_text[:80], "headline": headline})
+        plans.append({"link": _permalink(client, channel, ts), "text": for_slack(clean(conv.request_text[:80])), "headline": headline})
     return json.loads(render("slack/home.json.j2", lang, plans=plans, help=render("help.txt.j2", lang),
                              subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)]))
 

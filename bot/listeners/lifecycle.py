@@ -4,6 +4,9 @@ subscriptions are deleted."""
 from __future__ import annotations
 
 import logging
+from contextlib import closing
+
+from advisor.market.store import delete_owner, open_store
 
 from bot import conversations, subscriptions
 
@@ -15,7 +18,15 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
         installation_store.delete_all(enterprise_id=enterprise, team_id=team)
     threads = conversations.forget_workspace(team)
     subs = subscriptions.forget_workspace(team)
-    log.info("workspace %s removed: %d threads, %d subscriptions deleted", team, threads, subs)
+    quotes = _forget_quotes(team)
+    log.info("workspace %s removed: %d threads, %d subscriptions, %d recorded quotes deleted",
+             team, threads, subs, quotes)
+
+
+def _forget_quotes(team: str) -> int:
+    """The quotes the workspace recorded (/gpu quote) leave the price store with it."""
+    with closing(open_store()) as db:
+        return delete_owner(db, team)
 
 
 def register(app, installation_store=None) -> None:

@@ -1,0 +1,247 @@
+"""Hostile input to `prices import` and `quote`: special files, NUL bytes, implausible values,
+huge files, absurd quotes; a problem is named (file and line, or a friendly refusal) and
+nothing is written. Fuzzed with hypothesis like `ask` (tests/test_parser.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from advisor.market import imports, store
+from advisor.market.imports import ImportProblem, import_file
+from advisor.request.parser import RequestError
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "tests" / "data" / "skypilot"
+SKY = "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+QUOTES = "date,vendor,gpu,gpus,kind,price,currency\n"
+
+
+@pytest.fixture
+def db(tmp_path):
+    with closing(store.open_store(str(tmp_path / "h.db"))) as d:
+        yield d
+
+
+def _count(db) -> int:
+    return db.execute("SELECT count(*) FROM observations").fetchone()[0]
+
+
+def _refused(db, path, line, words):
+    before = _count(db)
+    with pytest.raises(ImportProblem) as info:
+        import_file(db, path)
+    assert info.value.path == str(path) and info.value.line == line, str(info.value)
+    assert words in info.value.message, str(info.value)
+    assert _count(db) == before
+    return info.value
+
+
+# -- special files -------------------------------------------------------------------------------
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(db, tmp_path):
+    fifo = tmp_path / "prices.csv"
+    os.mkfifo(fifo)
+    done = []
+    t = threading.Thread(target=lambda: done.append(pytest.raises(ImportProblem, import_file, db, fifo)))
+    t.start()
+    t.join(5)
+    assert done, "import_file blocked on a FIFO"
+    assert "not a regular file (a pipe)" in str(done[0].value)
+
+
+@pytest.mark.parametrize("path,what", [("/dev/zero", "a device"), ("/dev/null", "a device")])
+def test_devices_are_refused(db, path, what):
+    with pytest.raises(ImportProblem, match=f"not a regular file \\({what}\\)"):
+        import_file(db, path)
+
+
+def test_a_directory_is_refused(db, tmp_path):
+    with pytest.raises(ImportProblem, match="not a regular file \\(a directory\\)"):
+        import_file(db, tmp_path)
+
+
+def test_a_huge_file_is_refused_before_reading(db, tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as f:
+        f.truncate(2 * 1024**3)  # sparse: 2 GB on paper
+    with pytest.raises(ImportProblem, match="larger than 64 MB"):
+        import_file(db, big)
+
+
+def test_an_endless_line_is_refused(db, tmp_path):
+    p = tmp_path / "long.csv"
+    p.write_text(QUOTES + "2026-01-01," + "x" * (imports.MAX_LINE_BYTES + 10) + ",H800,8,rent_hour,9,CNY\n")
+    _refused(db, p, 2, "line longer than")
+
+
+def test_a_big_file_with_a_bad_second_line_is_read_as_a_stream(tmp_path):
+    """60 MB whose line 2 is bad: refused at once, with little memory (a separate process, so
+    its peak memory is its own)."""
+    p = tmp_path / "big.csv"
+    good = "2026-01-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32,\n"
+    with open(p, "w") as f:
+        f.write(SKY + "2026-01-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,-1,\n")
+        f.write(good * (60 * 2**20 // len(good)))
+    # VmHWM: this process's peak (ru_maxrss would count the forking test process's memory too)
+    code = ("import sys; from advisor.cli import main; rc = main(['prices', 'import', sys.argv[1]]);"
+            "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]); sys.exit(rc)")
+    env = {**os.environ, "GPU_ADVISOR_DB": str(tmp_path / "big.db"), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert out.returncode == 2 and "line 2" in out.stderr, out.stderr
+    assert int(out.stdout.split()[-1]) < 150 * 1024, "peak RSS (KB) should not grow with the file"
+
+
+# -- bytes and values ----------------------------------------------------------------------------
+
+def test_a_nul_byte_is_refused(db, tmp_path):
+    p = tmp_path / "nul.csv"
+    p.write_bytes((QUOTES + "2026-01-01,ok,H800,8,rent_hour,9,CNY\n2026-01-01,v\x00x,H800,8,rent_hour,9,CNY\n").encode())
+    _refused(db, p, 3, "NUL byte")
+
+
+@pytest.mark.parametrize("row,words", [
+    ("2026-01-01,v,H800,8,rent_hour,1e308,CNY", "not plausible"),
+    ("2026-01-01,v,H800,8,rent_hour,0.0001,USD", "not plausible"),
+    ("2026-01-01,v,H800,8,rent_hour,200000,USD", "not plausible"),
+    ("2026-01-01,v,H800,8,rent_month,1e18,CNY", "not plausible"),
+    ("2026-01-01,v,H800,8,buy_server,5,USD", "not plausible"),
+    ("0001-01-01,v,H800,8,rent_hour,9,CNY", "before 2015"),
+    ("2014-12-31,v,H800,8,rent_hour,9,CNY", "before 2015"),
+    ("9999-12-31,v,H800,8,rent_hour,9,CNY", "days ahead"),
+])
+def test_implausible_quote_rows_are_refused_with_file_and_line(db, tmp_path, row, words):
+    p = tmp_path / "q.csv"
+    p.write_text(QUOTES + "2026-01-01,fine,H800,8,rent_hour,9,CNY\n" + row + "\n")
+    _refused(db, p, 3, words)
+
+
+@pytest.mark.parametrize("cells,words", [
+    ("H100,8,192,2048,1e308,", "not plausible"),
+    ("H100,8,192,2048,0.01,", "not plausible"),  # $0.00125 per GPU-hour
+])
+def test_implausible_skypilot_rows_are_refused(db, tmp_path, cells, words):
+    p = tmp_path / "s.csv"
+    p.write_text(SKY + f"2024-02-05,aws,us-east-1,p5.48xlarge,{cells}\n")
+    _refused(db, p, 2, words)
+
+
+def test_skypilot_dates_out_of_range_are_refused(db, tmp_path):
+    p = tmp_path / "s.csv"
+    p.write_text(SKY + "9999-01-01,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32,\n")
+    _refused(db, p, 2, "days ahead")
+
+
+def test_skypilot_empty_or_zero_price_still_means_not_listed(db, tmp_path):
+    p = tmp_path / "s.csv"
+    p.write_text(SKY + "2024-02-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,,0\n")
+    import_file(db, p)
+    rows = {r[0]: r[1:] for r in db.execute(
+        "SELECT kind, priced, price, published_price FROM observations WHERE source = 'skypilot'")}
+    assert rows == {"rent_hour": (0, 0.0, None), "spot_hour": (0, 0.0, 0.0)}
+
+
+def test_the_real_snapshots_and_the_example_quotes_keep_importing(db):
+    for path in [*sorted(SNAPSHOTS.glob("*.csv")), ROOT / "data" / "quotes-example.csv"]:
+        result = import_file(db, path)
+        assert result.rows_read > 0 and result.rows_written > 0, path
+
+
+def test_a_bad_line_after_many_batches_writes_nothing(db, tmp_path, monkeypatch):
+    monkeypatch.setattr(imports, "WRITE_BATCH", 2)
+    p = tmp_path / "s.csv"
+    lines = [f"2024-02-05,aws,r{i},p5.48xlarge,H100,8,192,2048,98.32,\n" for i in range(9)]
+    p.write_text(SKY + "".join(lines) + "2024-02-05,aws,bad,p5.48xlarge,H100,8,192,2048,nope,\n")
+    _refused(db, p, 11, "not a number")
+    p.write_text(SKY + "".join(lines))
+    assert import_file(db, p).rows_written == 18
+    assert import_file(db, p).rows_written == 0  # the same file again: nothing
+
+
+def test_the_writer_refuses_implausible_rows_from_any_caller(db):
+    with pytest.raises(ValueError, match="not plausible"):
+        store.write_rows(db, [{"source": "x", "kind": "rent_hour", "gpu": "H800-SXM-80GB", "price": 1e308,
+                               "currency": "USD", "unit": "gpu-hour", "as_of": "2026-01-01"}])
+
+
+# -- quotes --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "0xH800 ¥1000/month 3 months v",
+    "0xH800 每月4.5万 1e-308 years vendorX",
+    "8xH800 ¥95000/month 99999999999999999999 years v",
+    "8xH800 ¥95000/month 0.00001 months v",
+    "8xH800 ¥1e18/month 3 months v",
+    "8xH800 ¥" + "9" * 400 + "/month v",
+    "8xH800 ¥0.0001/hour v",
+    "999999999xH800 ¥95000/month v",
+    "H100 $900000/hr v",
+])
+def test_absurd_quotes_are_refused_with_exit_2(cli, text):
+    out = cli("quote", text)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert "/gpu quote 8xH800" in out.stderr or "/gpu quote" in out.stderr
+
+
+def test_an_absurd_quote_in_slack_is_answered(bot, settled_fake):
+    send, _ = bot
+    status, _ = send.command("quote 0xH800 ¥1000/month 3 months v", team="THOSTILE")
+    assert status == 200
+    told = settled_fake.wait_for_response()
+    assert "could not read" in str(told).lower()
+    assert not settled_fake.calls_of("chat.postMessage")
+
+
+_GPUS = st.sampled_from(["H800", "H100", "A100", "4090", "H20", "910B", "h800", "H800-SXM"])
+_NUMS = st.one_of(st.integers(-5, 10**30).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                  st.sampled_from(["0", "1e-308", "1e308", "9" * 50, "1,000", "0.0", "-1"]))
+_QUOTES = st.one_of(
+    st.text(max_size=80),
+    st.builds(lambda n, g, p, u, t, v: f"{n}x{g} {p}{u} {t} {v}", _NUMS, _GPUS,
+              st.builds(lambda c, n, s: f"{c}{n}{s}", st.sampled_from(["¥", "$", ""]), _NUMS,
+                        st.sampled_from(["", "k", "w", "万", "m"])),
+              st.sampled_from(["/month", "/hr", "/gpu/hour", "元/卡/小时", "/月"]),
+              st.builds(lambda n, u: f"{n} {u}", _NUMS, st.sampled_from(["months", "years", "个月", "年"])),
+              st.text(max_size=20)),
+    st.builds(lambda g, n, v: f"8卡{g} 每月{n} {v}", _GPUS, _NUMS, st.text(max_size=10)),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_QUOTES)
+def test_fuzz_quote_raises_nothing_but_the_friendly_error(tmp_path, text):
+    from advisor.market.quotes import quote_answer
+
+    with closing(store.open_store(str(tmp_path / "fuzz.db"))) as d:
+        try:
+            judgement, _ = quote_answer(text, None, d, "fuzz")
+        except RequestError as err:
+            assert err.message("en")
+            return
+    assert judgement.per_gpu_hour > 0 and judgement.monthly_total < float("inf")
+
+
+_CELLS = st.one_of(st.text(max_size=12), _NUMS, st.sampled_from(["H100", "H800", "aws", "rent_hour", "CNY", "USD",
+                                                                 "2024-02-05", "0001-01-01", "9999-12-31", ""]))
+_LINES = st.lists(st.lists(_CELLS, max_size=11).map(",".join), max_size=8)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from([SKY, QUOTES, ""]), _LINES, st.binary(max_size=64))
+def test_fuzz_import_raises_nothing_but_import_problem(tmp_path, header, lines, tail):
+    p = tmp_path / "fuzz.csv"
+    p.write_bytes(header.encode() + "\n".join(lines).encode("utf-8", "surrogatepass") + tail)
+    with closing(store.open_store(str(tmp_path / "fuzz.db"))) as d:
+        before = _count(d)
+        try:
+            import_file(d, p)
+        except ImportProblem as err:
+            assert err.path == str(p) and _count(d) == before
