@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from bot import conversations, subscriptions
+from bot import conversations, subscriptions, work
 
 log = logging.getLogger("gpu_advisor.bot")
 
@@ -15,6 +15,7 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
         installation_store.delete_all(enterprise_id=enterprise, team_id=team)
     threads = conversations.forget_workspace(team)
     subs = subscriptions.forget_workspace(team)
+    work.store().forget_workspace(team)
     log.info("workspace %s removed: %d threads, %d subscriptions deleted", team, threads, subs)
 
 
