@@ -10,7 +10,8 @@ from advisor import catalog
 from advisor.market.prices import current_prices
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
-from bot import subscriptions, work
+from bot import delivery, subscriptions, work
+from bot.clients import job_client
 from bot.jobstore import Busy
 from bot.forms import fill_form, form_id, open_loading
 from bot.threads import reply_lang
@@ -95,7 +96,9 @@ def on_gpu(ack, command, client, context):
         if _is_help(text):
             if work.record_done("help", key, team):
                 # the user's locale only from this process's cache: no users.info before the ack
-                ack(text=render(f"help.{reply_lang(text, user=user)}.txt.j2"))
+                guess = reply_lang(text, user=user)
+                ack(text=render(f"help.{guess}.txt.j2"))
+                _help_in_locale(client, text, user, guess, response_url)
             else:
                 ack()
         elif command_word == "quote":
@@ -119,6 +122,14 @@ def on_gpu(ack, command, client, context):
             ack(text=phrase(lang, "working", text, file="bot") if job else None)
     except Busy:
         ack(text=phrase(lang, "try_again", file="bot"))
+
+
+def _help_in_locale(client, text: str, user: str, guess: str, response_url: str | None) -> None:
+    """After the ack: the user's Slack locale (one users.info call, no retry sleeps); when it
+    differs from the guess, the help in it replaces the ack."""
+    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user)
+    if lang != guess and response_url:
+        delivery.tell_user(client, "", user, render(f"help.{lang}.txt.j2"), response_url, replace=True)
 
 
 def register(app) -> None:
