@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import sqlite3
 import threading
 import time
 import uuid
@@ -110,6 +111,8 @@ class Dispatcher:
             self._wake.clear()
             try:
                 self._round()
+            except sqlite3.OperationalError as err:  # locked for long by another process: next round
+                log.warning("job dispatch round: %s", err)
             except Exception:
                 log.exception("job dispatch round failed")
 

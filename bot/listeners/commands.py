@@ -104,11 +104,11 @@ def on_gpu(ack, command, client, context):
         elif command_word == "quote":
             job = work.enqueue("quote", {"channel": channel, "user": user, "text": text, "lang": None,
                                          "response_url": response_url}, key, team)
-            ack(text=phrase(lang, "judging", file="bot") if job else None)
+            _ack(ack, phrase(lang, "judging", file="bot") if job else None)
         elif command_word == "digest":
             words, todo = digest_command(text, command, lang)
             done = work.enqueue(todo[0], todo[1], key, team) if todo else work.record_done("digest", key, team)
-            ack(text=words if done else None)
+            _ack(ack, words if done else None)
         elif command_word == "prices":
             if work.record_done("prices", key, team):
                 ack(text=prices_command(text, lang))
@@ -119,9 +119,17 @@ def on_gpu(ack, command, client, context):
             # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
             job = work.enqueue("plan", {"team": team, "channel": channel, "user": user, "text": text, "lang": None,
                                         "response_url": response_url}, key, team)
-            ack(text=phrase(lang, "working", text, file="bot") if job else None)
+            _ack(ack, phrase(lang, "working", text, file="bot") if job else None)
     except Busy:
         ack(text=phrase(lang, "try_again", file="bot"))
+
+
+def _ack(ack, text: str | None) -> None:
+    """A replay (its trigger_id was seen) gets an empty ack: answered once."""
+    if text:
+        ack(text=text)
+    else:
+        ack()
 
 
 def _help_in_locale(client, text: str, user: str, guess: str, response_url: str | None) -> None:
