@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 
@@ -74,11 +75,16 @@ class SQLiteJobs:
 
     def __init__(self, path: str | None = None):
         self.path = path
+        self._local = threading.local()
 
     def _conn(self, busy_s: float) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path or db_path(), timeout=busy_s, isolation_level=None,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
+        # WAL with synchronous=NORMAL: a commit survives any process crash (kill -9) without an
+        # fsync of its own, which keeps the write lock short for the acks waiting on it; a power
+        # loss may lose the last commits. GPU_ADVISOR_JOBS_SYNC=full makes each commit fsync.
+        conn.execute("PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL"))
         return conn
 
     def ensure(self) -> None:
@@ -86,21 +92,31 @@ class SQLiteJobs:
         with tables.opened("bot_jobs", MIGRATIONS, self.path):
             pass
 
+    def _kept(self, busy_s: float) -> sqlite3.Connection:
+        """A connection kept per thread and busy timeout (opening one costs more than an insert)."""
+        key = (self.path or db_path(), busy_s)
+        kept = self._local.__dict__.setdefault("conns", {})
+        if key not in kept:
+            kept[key] = self._conn(busy_s)
+        return kept[key]
+
+    def _ack_conn(self) -> sqlite3.Connection:
+        return self._kept(ACK_BUSY_S)
+
     def add(self, kind: str, args: dict, key: str | None = None, team: str = "",
             state: str = "queued") -> int | None:
         """Record a job; its id, or None when `key` was recorded before (a replay). Raises Busy
         when the write lock is not had within ACK_BUSY_S."""
         try:
-            conn = self._conn(ACK_BUSY_S)
-            try:
-                cur = conn.execute(
-                    "INSERT OR IGNORE INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [key, team, kind, json.dumps(args), state, time.time(), time.time() if state == "done" else None])
-                return cur.lastrowid if cur.rowcount == 1 else None
-            finally:
-                conn.close()
+            cur = self._ack_conn().execute(
+                "INSERT OR IGNORE INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [key, team, kind, json.dumps(args), state, time.time(), time.time() if state == "done" else None])
+            return cur.lastrowid if cur.rowcount == 1 else None
         except sqlite3.OperationalError as err:
+            if "no such table" in str(err):  # a new database file: made once, then the insert
+                self.ensure()
+                return self.add(kind, args, key, team, state)
             raise Busy(str(err)) from err
 
     def claim(self, owner: str, limit: int = 1, now: float | None = None) -> list[Job]:
@@ -108,32 +124,27 @@ class SQLiteJobs:
         if limit <= 0:
             return []
         now = now or time.time()
-        conn = self._conn(5.0)
+        conn = self._kept(5.0)
+        due = ("(state = 'queued' AND not_before <= ?) OR (state = 'running' AND lease_until < ?)")
+        if not conn.execute(f"SELECT 1 FROM bot_jobs WHERE {due} LIMIT 1", [now, now]).fetchone():
+            return []  # a read: the write lock is taken only when there is work
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                rows = conn.execute(
-                    "SELECT id, kind, team, args, attempts, created_at FROM bot_jobs"
-                    " WHERE (state = 'queued' AND not_before <= ?) OR (state = 'running' AND lease_until < ?)"
-                    " ORDER BY id LIMIT ?", [now, now, limit]).fetchall()
-                for row in rows:
-                    conn.execute("UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = ?,"
-                                 " attempts = attempts + 1 WHERE id = ?", [owner, now + lease_s(), row[0]])
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.close()
+            rows = conn.execute(
+                f"SELECT id, kind, team, args, attempts, created_at FROM bot_jobs WHERE {due}"
+                " ORDER BY id LIMIT ?", [now, now, limit]).fetchall()
+            for row in rows:
+                conn.execute("UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = ?,"
+                             " attempts = attempts + 1 WHERE id = ?", [owner, now + lease_s(), row[0]])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
         return [Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4] + 1, created_at=r[5])
                 for r in rows]
 
     def _write(self, sql: str, args: list) -> int:
-        conn = self._conn(30.0)
-        try:
-            return conn.execute(sql, args).rowcount
-        finally:
-            conn.close()
+        return self._kept(30.0).execute(sql, args).rowcount
 
     def renew(self, owner: str) -> None:
         self._write("UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running'",
