@@ -25,8 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from advisor.db import db_path
-from bot import jobs, pool
+from advisor.text.render import phrase
+from bot import conversations, delivery, jobs, pool, subscriptions
 from bot.jobstore import Busy, Job, SQLiteJobs, lease_s
+from bot.threads import reply_lang
 
 log = logging.getLogger("gpu_advisor.bot")
 POLL_S = 1.0
@@ -70,6 +72,9 @@ def start(client_for: ClientFor) -> Dispatcher:
     with _lock:
         _store.path = db_path()  # fixed now: the database this app was made for
         _store.ensure()
+        # Every table the acks read is migrated now, never inside an ack.
+        subscriptions.of_workspace("")
+        conversations.load("")
         if _dispatcher is None or _dispatcher.pid != os.getpid():
             _dispatcher = Dispatcher(_store, client_for)
             _dispatcher.start()
@@ -161,12 +166,27 @@ class Dispatcher:
 
         future.add_done_callback(done)
 
+    def _tell(self, job: Job) -> None:
+        """A job that failed for good, not on Slack's side: its user hears it, never silence."""
+        args = job.args
+        channel, user = args.get("channel"), args.get("user")
+        if not channel or not user:
+            return
+        try:
+            client = self.client_for(job.team)
+            lang = args.get("lang") or reply_lang(args.get("text") or "", user=user)
+            if client is not None:
+                delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), args.get("response_url"))
+        except Exception as err:
+            log.error("could not tell %s about job %s: %s", user, job.id, type(err).__name__)
+
     def _settle(self, job: Job, future) -> None:
         self.inflight.pop(job.id, None)
         err = future.exception()
         if isinstance(err, BrokenProcessPool):
             if job.attempts >= MAX_ATTEMPTS:
                 self.store.fail(job.id, "planner died")
+                self._tell(job)
             else:
                 log.warning("job %s lost its planning process: queued again", job.id)
                 self.store.retry(job.id, 0.2, "planner died")
@@ -174,6 +194,7 @@ class Dispatcher:
         if err is not None:
             log.error("background job failed: %s: %s", type(err).__name__, err)
             self.store.fail(job.id, type(err).__name__)
+            self._tell(job)
             return
         outcome = future.result() or {}
         if "retry" in outcome:
