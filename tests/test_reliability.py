@@ -78,7 +78,7 @@ def test_a_connection_error_is_retried(bot, settled_fake, quick_retries):
 
 def test_one_channels_retry_after_never_delays_another_channels_answer(bot, settled_fake, quick_retries):
     send, _ = bot
-    settled_fake.fail("chat.postMessage", status=429, headers={"Retry-After": "8"})
+    settled_fake.fail("chat.postMessage", status=429, headers={"Retry-After": "12"})
     start = time.time()
     send.command("7b lora 20GB 3d", channel="CSLOW")
     settled_fake.wait_for("chat.postMessage", 1)  # the 429
@@ -89,7 +89,7 @@ def test_one_channels_retry_after_never_delays_another_channels_answer(bot, sett
     fast_done = time.time() - start
     assert _wait(lambda: settled_fake.history.get("CSLOW"), 30)
     slow_done = time.time() - start
-    assert fast_done < 8 <= slow_done  # the others did not wait for CSLOW's Retry-After
+    assert fast_done < 12 <= slow_done  # the others did not wait for CSLOW's Retry-After
     _quiet(settled_fake)
     assert len([m for m in settled_fake.history["CSLOW"] if not m.get("thread_ts")]) == 1
 
@@ -157,12 +157,12 @@ def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_env, answer
     try:
         assert locker.stdout.readline().strip() == "locked"
         (status, body), took = _timed(send.command, "digest subscribe", channel="CLOCKED")
-        assert status == 200 and took < 2.0 and "again" in body
+        assert status == 200 and took < 2.5 and "again" in body
         for n in range(12):  # more than the listener threads
-            (status, _), took = send.thread_message(f"what if {n + 20} days?", answered)[0], 0
+            status, _ = send.thread_message(f"what if {n + 20} days?", answered)[0]
             assert status == 200
         (status, body), took = _timed(send.command, "7b lora 20GB 3d", channel="CLOCKED")
-        assert status == 200 and took < 2.0 and "again" in body
+        assert status == 200 and took < 2.5 and "again" in body
         assert _wait(lambda: len(settled_fake.calls_of("chat.postEphemeral")) >= 12, 30)
     finally:
         locker.wait(timeout=30)
