@@ -146,9 +146,11 @@ class SQLiteJobs:
     def _write(self, sql: str, args: list) -> int:
         return self._kept(30.0).execute(sql, args).rowcount
 
-    def renew(self, owner: str) -> None:
-        self._write("UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running'",
-                    [time.time() + lease_s(), owner])
+    def renew(self, owner: str, ids: list[int]) -> None:
+        """Extend the leases of the jobs `owner` is running now."""
+        marks = ",".join("?" * len(ids))
+        self._write(f"UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running' AND id IN ({marks})",
+                    [time.time() + lease_s(), owner, *ids])
 
     def finish(self, job_id: int) -> None:
         self._write("UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id = ?",

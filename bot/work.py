@@ -33,9 +33,9 @@ from bot.threads import reply_lang
 log = logging.getLogger("gpu_advisor.bot")
 POLL_S = 1.0
 MAX_ATTEMPTS = 6
-HEAL_S = 5.0
+HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
 # Jobs that only write a setting (digest subscribe, ...) run in the web process, in order.
-LOCAL_KINDS = {"digest_setting"}  # a broken pool is replaced by then even with no job waiting
+LOCAL_KINDS = {"digest_setting"}
 ClientFor = Callable[[str], object]
 
 _store = SQLiteJobs()
@@ -133,9 +133,13 @@ class Dispatcher:
             self._broken_since = None
         free = self.slots - len(self.inflight)
         for job in self.store.claim(self.owner, free) if free > 0 else []:
-            self._submit(job)
+            try:
+                self._submit(job)
+            except Exception as err:  # never left claimed by nobody: back to the queue
+                log.warning("job %s could not be started: %s", job.id, type(err).__name__)
+                self.store.retry(job.id, 5.0, type(err).__name__)
         if now - self._renewed > lease_s() / 3 and self.inflight:
-            self.store.renew(self.owner)
+            self.store.renew(self.owner, list(self.inflight))
             self._renewed = now
         if now - self._pruned > 3600:
             self.store.prune()
