@@ -87,6 +87,11 @@ def healthy() -> bool:
     return pool.healthy()
 
 
+def max_attempts() -> int:
+    """Tries per job before the user is told (GPU_ADVISOR_JOB_ATTEMPTS)."""
+    return max(1, int(os.environ.get("GPU_ADVISOR_JOB_ATTEMPTS") or MAX_ATTEMPTS))
+
+
 def _env_float(name: str, default: float) -> float:
     return float(os.environ.get(name) or default)
 
@@ -152,7 +157,7 @@ class Dispatcher:
             return
         slack = jobs.SlackAccess(api_url=client.base_url, token=client.token,
                                  timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30))
-        final = job.attempts >= MAX_ATTEMPTS
+        final = job.attempts >= max_attempts()
         fn_args = (jobs.run, job.id, job.kind, job.args, job.attempts, final, job.created_at, slack,
                    _env_float("GPU_ADVISOR_RETRY_BASE_S", 1.0))
         if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
@@ -188,7 +193,7 @@ class Dispatcher:
         self.inflight.pop(job.id, None)
         err = future.exception()
         if isinstance(err, BrokenProcessPool):
-            if job.attempts >= MAX_ATTEMPTS:
+            if job.attempts >= max_attempts():
                 self.store.fail(job.id, "planner died")
                 self._tell(job)
             else:

@@ -94,9 +94,11 @@ def test_one_channels_retry_after_never_delays_another_channels_answer(bot, sett
     assert len([m for m in settled_fake.history["CSLOW"] if not m.get("thread_ts")]) == 1
 
 
-def test_an_answer_that_cannot_be_posted_is_explained_in_words_that_fit(bot, settled_fake, quick_retries):
+def test_an_answer_that_cannot_be_posted_is_explained_in_words_that_fit(bot, settled_fake, quick_retries,
+                                                                        monkeypatch):
     send, _ = bot
-    settled_fake.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=6)
+    monkeypatch.setenv("GPU_ADVISOR_JOB_ATTEMPTS", "3")
+    settled_fake.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=3)
     send.command("7b lora 20GB 3d", channel="C500")
     told = settled_fake.wait_for_response(timeout=60)
     assert "did not answer" in told[-1]["text"] and "Invite me" not in told[-1]["text"]
