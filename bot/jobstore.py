@@ -98,6 +98,10 @@ class SQLiteJobs:
         kept = self._local.__dict__.setdefault("conns", {})
         if key not in kept:
             kept[key] = self._conn(busy_s)
+            if busy_s == ACK_BUSY_S:
+                # An ack never runs a WAL checkpoint (an fsync of the database file): the other
+                # connections (the dispatcher, the planners) do them.
+                kept[key].execute("PRAGMA wal_autocheckpoint=0")
         return kept[key]
 
     def _ack_conn(self) -> sqlite3.Connection:
@@ -152,9 +156,10 @@ class SQLiteJobs:
         self._write(f"UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running' AND id IN ({marks})",
                     [time.time() + lease_s(), owner, *ids])
 
-    def finish(self, job_id: int) -> None:
-        self._write("UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id = ?",
-                    [time.time(), job_id])
+    def finish(self, *job_ids: int) -> None:
+        marks = ",".join("?" * len(job_ids))
+        self._write(f"UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id IN ({marks})",
+                    [time.time(), *job_ids])
 
     def retry(self, job_id: int, after_s: float, error: str) -> None:
         self._write("UPDATE bot_jobs SET state = 'queued', owner = NULL, not_before = ?, last_error = ?"

@@ -32,6 +32,7 @@ from bot.threads import reply_lang
 
 log = logging.getLogger("gpu_advisor.bot")
 POLL_S = 1.0
+BATCH_S = 0.02
 MAX_ATTEMPTS = 6
 HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
 # Jobs that only write a setting (digest subscribe, ...) run in the web process, in order.
@@ -117,7 +118,8 @@ class Dispatcher:
 
     def _loop(self) -> None:
         while True:
-            self._wake.wait(POLL_S)
+            if self._wake.wait(POLL_S):
+                time.sleep(BATCH_S)  # gather the jobs of a burst: fewer write transactions for acks to wait on
             self._wake.clear()
             try:
                 self._round()
@@ -127,8 +129,11 @@ class Dispatcher:
                 log.exception("job dispatch round failed")
 
     def _round(self) -> None:
+        finished: list[int] = []
         while not self.results.empty():
-            self._settle(*self.results.get())
+            self._settle(*self.results.get(), finished)
+        if finished:
+            self.store.finish(*finished)
         now = time.time()
         if pool.broken():
             self._broken_since = self._broken_since or now
@@ -189,7 +194,7 @@ class Dispatcher:
         except Exception as err:
             log.error("could not tell %s about job %s: %s", user, job.id, type(err).__name__)
 
-    def _settle(self, job: Job, future) -> None:
+    def _settle(self, job: Job, future, finished: list[int]) -> None:
         self.inflight.pop(job.id, None)
         err = future.exception()
         if isinstance(err, BrokenProcessPool):
@@ -212,7 +217,7 @@ class Dispatcher:
         elif "failed" in outcome:
             self.store.fail(job.id, outcome["failed"])
         else:
-            self.store.finish(job.id)
+            finished.append(job.id)
 
 
 __all__ = ["Busy", "enqueue", "record_done", "start", "healthy", "store"]
