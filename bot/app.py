@@ -11,7 +11,8 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
 
 from advisor.db import db_path
-from bot.clients import installation_store, web_client
+from bot import work
+from bot.clients import for_workspaces, installation_store, web_client
 from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
 
@@ -41,4 +42,7 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
     for listeners in (commands, events, actions, modal, home):
         listeners.register(app)
     lifecycle.register(app, store)
+    # The planners take every acked request from the job store (bot/work.py); this also
+    # finishes what a crash or restart left.
+    work.start(for_workspaces(settings))
     return app

@@ -6,21 +6,34 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler, ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
 from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 
 from advisor.db import db_path
 from bot.settings import Settings
 
 
-def web_client(settings: Settings, token: str | None = None) -> WebClient:
-    # 429s wait for Retry-After; 5xx get two more tries. Bolt copies these handlers into the
-    # client each request gets (slack_bolt/app/app.py).
+def web_client(settings: Settings, token: str | None = None, timeout: float | None = None) -> WebClient:
+    # 429s wait for Retry-After; 5xx and connection errors get two more tries. Bolt copies these
+    # handlers into the client each request gets (slack_bolt/app/app.py).
     return WebClient(
         token=token,
         base_url=settings.api_url,
-        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2)],
+        timeout=int(timeout or 30),
+        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
+                        ConnectionErrorRetryHandler(max_retry_count=2)],
     )
+
+
+def job_client(api_url: str, token: str | None, timeout: float | None = None) -> WebClient:
+    """The client a planning process posts with: no handler sleeps there (a Retry-After for one
+    channel must not hold a process other channels' answers wait for). Its failures go back to
+    the job queue with their backoff (bot/work.py), per job and so per channel."""
+    return WebClient(token=token, base_url=api_url, timeout=int(timeout or 30), retry_handlers=[])
 
 
 def installation_store(settings: Settings) -> SQLite3InstallationStore:

@@ -1,17 +1,111 @@
-"""Posting to Slack: the answer, its thread, and telling the user when a post fails. Rate
-limits (429) are retried by the client's handlers (bot/clients.py); anything else is logged and
-the user is told, never silently lost. Tokens never reach the log."""
+"""Posting to Slack: the answer, its thread, and telling the user when a post fails. Tokens
+never reach the log.
+
+`send` is what jobs post with: each answer carries message metadata naming its job, and a job
+that runs again (after a timeout, a connection error or a crash) first looks for its own post in
+the channel, so a retry never doubles it. Failures that may pass (429, 5xx, timeouts, connection
+errors, an unreadable history) raise `PostProblem(retry=True)` and the job goes back to the queue
+with its backoff (bot/work.py); others (not_in_channel, ...) raise `PostProblem(retry=False)`.
+`post` is the older best-effort form: the ts, or None on a Slack error."""
 
 from __future__ import annotations
 
 import logging
+import socket
+import urllib.error
+from http.client import HTTPException
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.webhook import WebhookClient
 
 from advisor.text.safe import for_slack
 
 log = logging.getLogger("gpu_advisor.bot")
+ANSWER_EVENT = "gpu_advisor_answer"
+# Errors that are Slack's or the network's, not ours: worth another try after a while.
+TRANSIENT_ERRORS = {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable",
+                    "request_timeout"}
+
+
+class PostProblem(Exception):
+    """A post that did not go through: `reason` names it for the user's note (rate_limited,
+    slack_unavailable, timeout, connection, history_unreadable, or Slack's error code)."""
+
+    def __init__(self, reason: str, retry: bool, after_s: float | None = None):
+        super().__init__(reason)
+        self.reason, self.retry, self.after_s = reason, retry, after_s
+
+
+def problem(err: Exception) -> PostProblem:
+    """What a failed Web API call means for the job that made it."""
+    if isinstance(err, SlackApiError):
+        status = getattr(err.response, "status_code", 200)
+        code = err.response.get("error") or "unknown"
+        if status == 429 or code in ("ratelimited", "rate_limited"):
+            headers = getattr(err.response, "headers", {}) or {}
+            after = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+            try:
+                after_s = float(after[0] if isinstance(after, list) else after)
+            except (TypeError, ValueError):
+                after_s = None
+            return PostProblem("rate_limited", True, after_s)
+        if status >= 500 or code in TRANSIENT_ERRORS:
+            return PostProblem("slack_unavailable", True)
+        return PostProblem(code, False)
+    if isinstance(err, (TimeoutError, socket.timeout)) or "timed out" in str(err):
+        return PostProblem("timeout", True)
+    if isinstance(err, (urllib.error.URLError, ConnectionError, HTTPException, OSError, SlackRequestError)):
+        return PostProblem("connection", True)
+    return PostProblem(type(err).__name__, False)
+
+
+def _metadata(job: int | None) -> dict | None:
+    return {"event_type": ANSWER_EVENT, "event_payload": {"job": str(job)}} if job is not None else None
+
+
+def find_posted(client, channel: str, job: int, since: float, thread_ts: str | None = None) -> str | None:
+    """The ts of the message job `job` already posted in the channel (or thread), else None.
+    Raises PostProblem(retry=True) when the history cannot be read: not knowing is never taken
+    as "not posted"."""
+    try:
+        if thread_ts:
+            resp = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200)
+        else:
+            resp = client.conversations_history(channel=channel, oldest=f"{since - 60:.6f}",
+                                                include_all_metadata=True, limit=200)
+    except Exception as err:
+        log.warning("could not read %s's history: %s", channel, type(err).__name__)
+        raise PostProblem("history_unreadable", True) from err
+    for message in resp.get("messages", []):
+        meta = message.get("metadata") or {}
+        if meta.get("event_type") == ANSWER_EVENT and str((meta.get("event_payload") or {}).get("job")) == str(job):
+            return message.get("ts")
+    return None
+
+
+def send(client, channel: str, msg: dict, thread_ts: str | None = None, job: int | None = None,
+         attempt: int = 1, since: float = 0.0) -> str:
+    """Post a job's message (and its thread replies) once; returns its ts or raises PostProblem."""
+    if job is not None and attempt > 1:
+        ts = find_posted(client, channel, job, since, thread_ts)
+        if ts:
+            log.info("job %s had already posted in %s: not posting again", job, channel)
+            return ts
+    try:
+        resp = client.chat_postMessage(channel=channel, text=msg["text"], blocks=msg["blocks"],
+                                       thread_ts=thread_ts, unfurl_links=False, metadata=_metadata(job))
+    except Exception as err:
+        found = problem(err)
+        log.warning("chat.postMessage to %s failed: %s", channel, found.reason)
+        raise found from err
+    ts = resp["ts"]
+    for extra in msg.get("thread", []):
+        try:
+            client.chat_postMessage(channel=channel, text=extra["text"], blocks=extra["blocks"],
+                                    thread_ts=thread_ts or ts, unfurl_links=False)
+        except Exception as err:  # the answer itself is out; a lost extra is logged
+            log.warning("thread reply in %s failed: %s", channel, problem(err).reason)
+    return ts
 
 
 def post(client, channel: str, msg: dict, thread_ts: str | None = None) -> str | None:

@@ -1,9 +1,11 @@
 """The daily price digest in Slack: each subscribed channel gets it once a day at its time.
 
-Exactly once: a channel's digest for a date is claimed in SQLite before posting (a second
+Exactly once a day: a channel's digest for a calendar day (in the subscription's time zone,
+Beijing unless set; whatever snapshots are imported that day) is claimed in SQLite before posting (a second
 scheduler finds the claim and skips), marked sent only after Slack accepted it, and a claim
 left by a crash is checked against the channel's history (the message carries metadata) before
-anything is posted again. Slack failures (429, 5xx) are retried by the client, then the claim
+anything is posted again; a history that cannot be read means "wait and look again", never
+"post". Slack failures (429, 5xx) are retried by the client, then the claim
 is released with a backoff; nothing is marked sent that was not sent. Messages to one channel
 are at least a second apart (Slack's chat.postMessage limit)."""
 
@@ -64,7 +66,8 @@ def _write_locked(db: sqlite_utils.Database) -> Iterator[None]:
 
 
 def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
-    """'new' or 'stale' when this process may post; None when sent, in progress or backing off."""
+    """'new', 'stale' or 'retry' when this process may post ('stale' and 'retry': an earlier
+    try may have reached Slack, look first); None when sent, in progress or backing off."""
     key = (workspace, channel, date)
     with _opened() as db, _write_locked(db):
         table = db["digest_deliveries"]
@@ -75,7 +78,7 @@ def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
             return "new"
         if row["state"] == "failed" and now >= row["next_attempt_at"]:
             table.update(key, {"state": "sending", "claimed_at": now})
-            return "new"
+            return "retry"
         if row["state"] == "sending" and now - row["claimed_at"] > STALE_CLAIM_S:
             table.update(key, {"claimed_at": now})
             return "stale"
@@ -94,17 +97,23 @@ def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = 
         table.update(key, {"state": "failed", "attempts": attempts, "next_attempt_at": time.time() + backoff})
 
 
+class HistoryUnreadable(Exception):
+    """The channel's history could not be read: whether the digest went out is not known."""
+
+
 def _already_posted(client, channel: str, date: str, since: float) -> str | None:
-    """After a crash mid-run: the ts of a digest for `date` the channel already shows."""
+    """After a crash or a failed try: the ts of a digest for `date` the channel already shows.
+    Raises HistoryUnreadable when the history cannot be read (never taken as "not posted")."""
     try:
         history = client.conversations_history(channel=channel, oldest=str(since - 3600), include_all_metadata=True,
                                                limit=50)
     except Exception as err:
         log.warning("could not read %s's history: %s", channel, type(err).__name__)
-        return None
+        raise HistoryUnreadable(channel) from err
     for message in history.get("messages", []):
         meta = message.get("metadata") or {}
-        if meta.get("event_type") == METADATA_EVENT and meta.get("event_payload", {}).get("date") == date:
+        payload = meta.get("event_payload") or {}
+        if meta.get("event_type") == METADATA_EVENT and payload.get("day", payload.get("date")) == date:
             return message.get("ts")
     return None
 
@@ -133,29 +142,51 @@ def _pace(channel: str) -> None:
     _last_post[channel] = time.monotonic()
 
 
+def sub_tz(sub: subscriptions.Subscription) -> zoneinfo.ZoneInfo:
+    """The subscription's time zone; Beijing (GPU_ADVISOR_TZ) unless set."""
+    try:
+        return zoneinfo.ZoneInfo(sub.tz) if sub.tz else TZ
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return TZ
+
+
+def calendar_day(sub: subscriptions.Subscription, now: dt.datetime | None = None) -> str:
+    """The day a digest is once-only for: the calendar day in the subscription's time zone."""
+    now = now or dt.datetime.now(TZ)
+    return (now if now.tzinfo else now.replace(tzinfo=TZ)).astimezone(sub_tz(sub)).date().isoformat()
+
+
 def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[str] | None = None,
-            force: bool = False) -> bool:
+            force: bool = False, day: str | None = None) -> bool:
+    """Post `date`'s digest (the newest snapshot's) to the channel, once for the calendar `day`
+    (today in the subscription's time zone): whatever is imported that day, one digest."""
     now = time.time()
-    verdict = claim(sub.workspace, sub.channel, date, now) if not force else "new"
+    day = day or calendar_day(sub)
+    verdict = claim(sub.workspace, sub.channel, day, now) if not force else "new"
     if verdict is None:
         return False
-    if verdict == "stale":
-        ts = _already_posted(client, sub.channel, date, now - STALE_CLAIM_S * 2)
+    if verdict in ("stale", "retry"):
+        try:
+            ts = _already_posted(client, sub.channel, day, now - STALE_CLAIM_S * 2)
+        except HistoryUnreadable:
+            _finish(sub.workspace, sub.channel, day, False)  # wait and look again, never post blind
+            return False
         if ts:
-            _finish(sub.workspace, sub.channel, date, True, ts)
+            _finish(sub.workspace, sub.channel, day, True, ts)
             return False
     msg, png, alt = compose(date, sub.lang, problems)
     try:
         _pace(sub.channel)
         resp = client.chat_postMessage(channel=sub.channel, text=msg["text"], blocks=msg["blocks"],
-                                       metadata={"event_type": METADATA_EVENT, "event_payload": {"date": date}})
+                                       metadata={"event_type": METADATA_EVENT,
+                                                 "event_payload": {"date": date, "day": day}})
     except Exception as err:
         log.warning("digest to %s failed: %s", sub.channel, _error_name(err))
         if not force:
-            _finish(sub.workspace, sub.channel, date, False)
+            _finish(sub.workspace, sub.channel, day, False)
         return False
     if not force:
-        _finish(sub.workspace, sub.channel, date, True, resp["ts"])
+        _finish(sub.workspace, sub.channel, day, True, resp["ts"])
     if png:
         try:
             _pace(sub.channel)
@@ -186,13 +217,16 @@ def post_due(client_for: ClientFor, now: dt.datetime | None = None, date: str | 
     `ignore_time`), once per channel and date; returns how many were posted.
     `client_for(workspace)` gives a WebClient for that workspace (bot/clients.py for_workspaces)."""
     now = now or dt.datetime.now(TZ)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=TZ)
     date = date or today_date()
     sent = 0
     for sub in subscriptions.all_subscriptions():
-        if not ignore_time and now.strftime("%H:%M") < sub.post_time:
+        local = now.astimezone(sub_tz(sub))
+        if not ignore_time and local.strftime("%H:%M") < sub.post_time:
             continue
         client = client_for(sub.workspace)
-        if client is not None and deliver(client, sub, date, problems):
+        if client is not None and deliver(client, sub, date, problems, day=local.date().isoformat()):
             sent += 1
     return sent
 

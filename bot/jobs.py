@@ -1,6 +1,12 @@
-"""The work behind each Slack request, run in the planning processes (bot/pool.py): plan or
-answer, post to Slack, remember the thread, tell the user when a post fails. Arguments are
-plain data; `slack` carries the token and Web API URL of the workspace the request came from."""
+"""The work behind each Slack request, run in the planning processes (bot/pool.py) for a job
+of the job store (bot/jobstore.py, dispatched by bot/work.py): plan or answer, post to Slack,
+remember the thread, tell the user when a post fails. Arguments are plain data; `slack`
+carries the token and Web API URL of the workspace the request came from (over the pipe, never
+on disk).
+
+`run` returns what became of the job: {"done": True}, or {"retry": reason, "after": seconds}
+when Slack or the network may let it through later (the job goes back to the queue; nothing
+sleeps here), or {"failed": reason} once the user has been told in words that fit."""
 
 from __future__ import annotations
 
@@ -8,14 +14,15 @@ import logging
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from advisor.market.quotes import quote_answer
+from advisor.market.prices import price_book
+from advisor.market.quotes import judge, parse_quote, quote_answer
 from advisor.market.store import open_store
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase, render
 from advisor.text.safe import for_slack
 from bot import answers, blocks, conversations, delivery, digests, subscriptions
-from bot.clients import web_client
-from bot.settings import Settings
+from bot.clients import job_client
+from bot.delivery import PostProblem
 from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -25,16 +32,36 @@ log = logging.getLogger("gpu_advisor.bot")
 class SlackAccess:
     api_url: str
     token: str = field(repr=False)
+    timeout: float = 30.0
 
     @classmethod
     def of(cls, client) -> SlackAccess:
         return cls(api_url=client.base_url, token=client.token)
 
     def client(self):
-        return web_client(Settings(api_url=self.api_url), self.token)
+        return job_client(self.api_url, self.token, self.timeout)
 
 
-def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang: str | None,
+@dataclass(frozen=True)
+class Run:
+    """Which job this is and which try: a retry first looks for its own earlier post."""
+    job: int | None = None
+    attempt: int = 1
+    final: bool = True
+    since: float = 0.0
+    team: str = ""  # the workspace: whose recorded quotes its price book sees
+
+
+class _Unreachable(Exception):
+    """The post failed for good; the user has been told."""
+
+
+def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> str:
+    return delivery.send(client, channel, msg, thread_ts=thread_ts, job=run.job, attempt=run.attempt,
+                         since=run.since)
+
+
+def plan(slack: SlackAccess, run: Run, team: str, channel: str, user: str, text: str, lang: str | None,
          response_url: str | None = None, thread_ts: str | None = None) -> None:
     """Plan a request and post the answer to the channel (or into `thread_ts`)."""
     client = slack.client()
@@ -45,73 +72,140 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
         log.exception("planning failed")
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
         return
-    if not payload["ok"]:
-        if thread_ts:  # a mention: say it in the thread
-            delivery.post(client, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []}, thread_ts)
-        else:  # a slash command or the form: to the user alone, in place of "Planning ..."
-            delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
-        return
-    ts = delivery.post(client, channel, payload["message"], thread_ts=thread_ts)
-    if ts is None:
-        delivery.tell_user(client, channel, user, phrase(lang, "post_failed", file="bot"),
-                           response_url)
+    try:
+        if not payload["ok"]:
+            if thread_ts:  # a mention: say it in the thread
+                _send(client, run, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []},
+                      thread_ts)
+            else:  # a slash command or the form: to the user alone, in place of "Planning ..."
+                delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
+            return
+        ts = _send(client, run, channel, payload["message"], thread_ts=thread_ts)
+    except PostProblem as err:
+        _give_up_or_raise(err, run, client, channel, user, lang, response_url)
         return
     conversations.save(conversations.Conversation(
         key=thread_key(team, channel, thread_ts or ts), workspace=team, user=user, request_text=text,
         lang=payload["lang"], summary=payload["summary"]))
 
 
-def follow(slack: SlackAccess, team: str, channel: str, thread: str, request_text: str, summary: dict, text: str,
+def _give_up_or_raise(err: PostProblem, run: Run, client, channel: str, user: str, lang: str,
+                      response_url: str | None, what: str = "answer") -> None:
+    if err.retry and not run.final:
+        raise err
+    delivery.tell_user(client, channel, user, phrase(lang, "not_posted", err.reason, what, file="bot"), response_url)
+    raise _Unreachable(err.reason)
+
+
+def follow(slack: SlackAccess, run: Run, channel: str, thread: str, request_text: str, summary: dict, text: str,
            user: str) -> None:
     """Answer a message in a plan's thread (or a question without one) in that thread."""
     client = slack.client()
     lang = reply_lang(text, client, user)
     try:
-        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(team))
+        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team))
     except Exception:
         log.exception("follow-up failed")
-        reply = None
-    if reply is None or delivery.post(client, channel, reply["message"], thread_ts=thread) is None:
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
-
-
-def part(slack: SlackAccess, team: str, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
-    """A button: post one part of the plan in its thread; the RFQ as a file."""
-    client = slack.client()
-    payload = answers.part(request_text, which, lang, answers.prices_for(team))
-    if which != "rfq":
-        delivery.post(client, channel, payload["message"], thread_ts=ts)
         return
     try:
-        # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
-        client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
-                               filename="request-for-quote.txt", title="Request for quote")
-    except Exception as err:
-        log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
-        delivery.post(client, channel, {"text": payload["text"][:3000], "blocks": [], "thread": []}, thread_ts=ts)
+        _send(client, run, channel, reply["message"], thread_ts=thread)
+    except PostProblem as err:
+        _give_up_or_raise(err, run, client, channel, user, lang, None)
 
 
-def quote(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang: str | None,
+def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:
+    """A button: post one part of the plan in its thread; the RFQ as a file."""
+    client = slack.client()
+    payload = answers.part(request_text, which, lang, answers.prices_for(run.team))
+    if which == "rfq":
+        try:
+            # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
+            client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
+                                   filename="request-for-quote.txt", title="Request for quote")
+            return
+        except Exception as err:
+            log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
+            payload = {"message": {"text": payload["text"][:3000], "blocks": [], "thread": []}}
+    _send(client, run, channel, payload["message"], thread_ts=ts)
+
+
+def quote(slack: SlackAccess, run: Run, channel: str, user: str, text: str, lang: str | None,
           response_url: str | None = None) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
-    try:
+    if run.attempt == 1 or not run.job:
+        try:
+            with closing(open_store()) as db:
+                judgement, recorded = quote_answer(text, lang, db, run.team)
+        except RequestError as err:
+            delivery.tell_user(client, channel, user, err.message(lang), response_url)
+            return
+        except Exception:
+            log.exception("quote failed")
+            delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
+            return
+    else:  # a retry: the quote was recorded on the first try, only the judgement is posted again
         with closing(open_store()) as db:
-            judgement, recorded = quote_answer(text, lang, db, team)
-    except RequestError as err:
-        delivery.tell_user(client, channel, user, err.message(lang), response_url)
-        return
-    except Exception:  # never "Judging..." and then nothing
-        log.exception("quote failed")
-        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
-        return
+            judgement, recorded = judge(parse_quote(text, lang), price_book(db, None)), True
     reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded)
-    if delivery.post(client, channel, blocks.plain(reply)) is None:
+    try:
+        _send(client, run, channel, blocks.plain(reply))
+    except PostProblem as err:
+        if err.retry and not run.final:
+            raise
         delivery.tell_user(client, channel, user, reply, response_url)
 
 
-def digest_now(slack: SlackAccess, team: str, channel: str, lang: str) -> None:
+def digest_now(slack: SlackAccess, run: Run, team: str, channel: str, lang: str) -> None:
     """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
     sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
     digests.deliver(slack.client(), sub, digests.today_date(), force=True)
+
+
+def digest_setting(slack: SlackAccess, run: Run, team: str, channel: str, user: str, action: str, lang: str,
+                   value: str = "", response_url: str | None = None) -> None:
+    """`/gpu digest subscribe|unsubscribe|time`: the write the ack promised (the ack itself
+    never writes anything but the job)."""
+    try:
+        found = True
+        if action == "subscribe":
+            subscriptions.subscribe(subscriptions.Subscription(workspace=team, channel=channel, lang=lang,
+                                                               created_by=user))
+        elif action == "unsubscribe":
+            found = subscriptions.unsubscribe(team, channel)
+        elif action == "time":
+            found = subscriptions.set_time(team, channel, value)
+        if not found:
+            delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_not_subscribed", file="bot"),
+                               response_url)
+    except Exception:
+        if not run.final:
+            raise
+        log.exception("digest setting failed")
+        delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_not_saved", file="bot"), response_url)
+
+
+KINDS = {"plan": plan, "follow": follow, "part": part, "quote": quote, "digest_now": digest_now,
+         "digest_setting": digest_setting}
+
+
+def run(job: int, kind: str, args: dict, attempt: int, final: bool, since: float, slack: SlackAccess,
+        backoff_s: float = 1.0, team: str = "") -> dict:
+    """Run one job of the store (bot/work.py calls this in a planning process)."""
+    try:
+        KINDS[kind](slack, Run(job=job, attempt=attempt, final=final, since=since, team=team), **args)
+    except PostProblem as err:
+        if err.retry and not final:
+            after = err.after_s if err.after_s is not None else backoff_s * 2 ** (attempt - 1)
+            return {"retry": err.reason, "after": after}
+        return {"failed": err.reason}
+    except _Unreachable as err:
+        return {"failed": str(err)}
+    except Exception as err:
+        if not final:
+            log.warning("job %s (%s) failed, will retry: %s", job, kind, type(err).__name__)
+            return {"retry": type(err).__name__, "after": backoff_s * 2 ** (attempt - 1)}
+        raise
+    return {"done": True}

@@ -48,9 +48,32 @@ def planners() -> int:
     return min(MAX_PLANNERS, max(1, ((os.cpu_count() or 2) - 1) // web))
 
 
+def broken() -> bool:
+    """True when a planning process died (OOM killer, kill -9): the pool cannot plan."""
+    if _pool is None or _pool_pid != os.getpid():
+        return False
+    if getattr(_pool, "_broken", False):
+        return True
+    processes = getattr(_pool, "_processes", None) or {}
+    return any(not p.is_alive() for p in list(processes.values()))
+
+
+def healthy() -> bool:
+    """/healthz: this process's planners can plan (none died since the pool was made)."""
+    return not broken()
+
+
 def pool() -> ProcessPoolExecutor:
-    """One pool per process (gunicorn forks workers: each makes its own, after the fork)."""
+    """One pool per process (gunicorn forks workers: each makes its own, after the fork); a
+    broken one (a planning process died) is replaced."""
     global _pool, _pool_pid
+    if _pool is not None and _pool_pid == os.getpid() and broken():
+        log.warning("a planning process died: replacing the planning pool")
+        old, _pool = _pool, None
+        try:
+            old.shutdown(wait=False, cancel_futures=True)
+        except Exception:  # already broken: nothing more to stop
+            pass
     if _pool is None or _pool_pid != os.getpid():
         _pool = ProcessPoolExecutor(max_workers=planners(), mp_context=multiprocessing.get_context("spawn"),
                                     initializer=_init_process)

@@ -19,6 +19,8 @@ MIGRATIONS = [
             created_at TEXT NOT NULL DEFAULT (datetime('now')),
             PRIMARY KEY (workspace, channel)
         )"""),
+    # The subscription's time zone (IANA name); '' means the default, Beijing (GPU_ADVISOR_TZ).
+    (2, "ALTER TABLE digest_subscriptions ADD COLUMN tz TEXT NOT NULL DEFAULT ''"),
 ]
 
 
@@ -28,9 +30,10 @@ class Subscription(BaseModel):
     post_time: str = "09:00"
     lang: str = "en"
     created_by: str = ""
+    tz: str = ""
 
 
-_COLUMNS = "workspace, channel, post_time, lang, created_by"
+_COLUMNS = "workspace, channel, post_time, lang, created_by, tz"
 
 
 def _opened(path: str | None):

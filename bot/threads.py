@@ -9,18 +9,22 @@ from advisor.request.parser import detect_lang
 _LANG_WORD = re.compile(r"(?<![a-z])lang\s*[:=]?\s*(en|zh)(?![a-z])", re.I)
 
 
+_LOCALES: dict[str, str] = {}  # user -> reply language, from earlier users.info calls in this process
+
+
 def reply_lang(text: str, client=None, user: str | None = None) -> str:
-    """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale."""
+    """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale (a
+    users.info call when `client` is given: never before an ack; else what an earlier call in
+    this process found)."""
     if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
         return detect_lang(text or "")
     if client is not None and user:
         try:
             locale = client.users_info(user=user, include_locale=True)["user"].get("locale", "")
-            if locale.lower().startswith("zh"):
-                return "zh"
+            _LOCALES[user] = "zh" if locale.lower().startswith("zh") else "en"
         except Exception:  # no users:read scope or a transient failure: English it is
             pass
-    return "en"
+    return _LOCALES.get(user or "", "en")
 
 
 def thread_key(team: str, channel: str, thread_ts: str) -> str:

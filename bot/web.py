@@ -9,21 +9,41 @@ import threading
 from flask import Flask, request
 from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
+from slack_sdk.signature import SignatureVerifier
 
 from advisor.request.parser import parse
 from advisor.text.render import phrase
-from bot import answers, clients, digests, pool
+from bot import answers, clients, digests, pool, work
 from bot.app import create_app
 from bot.settings import Settings
+
+
+# Slack's payloads are a few kB (a modal's state, a long message): anything bigger is refused
+# before it is read.
+MAX_BODY_BYTES = 512 * 1024
+_REFUSED = ({"error": "invalid request"}, 401)
 
 
 def create_flask_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     handler = SlackRequestHandler(create_app(settings))
     web = Flask("gpu-advisor")
+    web.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    verifier = SignatureVerifier(settings.signing_secret or "")
 
     @web.post("/slack/events")
     def slack_events():
+        # The size first (nothing read yet), then the signature over the raw bytes, before any
+        # parsing: a bad header is a 401, never a 500.
+        if (request.content_length or 0) > MAX_BODY_BYTES:
+            return {"error": "too large"}, 413
+        body = request.get_data(cache=True)
+        if len(body) > MAX_BODY_BYTES:
+            return {"error": "too large"}, 413
+        timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
+        if not timestamp.isdigit() or not verifier.is_valid(body, timestamp,
+                                                            request.headers.get("X-Slack-Signature", "")):
+            return _REFUSED
         return handler.handle(request)
 
     @web.get("/slack/install")
@@ -36,6 +56,9 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
 
     @web.get("/healthz")
     def healthz():
+        # 503 while a planning process of this worker has died and the pool is not replaced yet
+        if not work.healthy():
+            return {"ok": False, "error": "planning pool broken"}, 503
         return {"ok": True}
 
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):

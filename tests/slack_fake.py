@@ -22,6 +22,8 @@ class FakeSlack:
         self.oauth_team = "T2"
         self.history: dict[str, list[dict]] = {}  # channel -> messages posted there
         self._script: dict[str, list[tuple[int, dict, dict]]] = defaultdict(list)
+        self._delays: dict[str, list[float]] = defaultdict(list)  # method -> seconds before answering
+        self._severed: dict[str, int] = defaultdict(int)  # method -> connections to drop unanswered
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
         fake = self
@@ -73,10 +75,23 @@ class FakeSlack:
                                        "authorization": self.headers.get("Authorization", ""),
                                        "at": time.time()})
                     scripted = fake._script[method].pop(0) if fake._script[method] else None
+                    delay = fake._delays[method].pop(0) if fake._delays[method] else 0.0
+                    severed = fake._severed[method] > 0
+                    if severed:
+                        fake._severed[method] -= 1
+                if severed:  # a connection error: closed without an answer
+                    self.close_connection = True
+                    return
                 if scripted:
+                    time.sleep(delay)
                     self._reply(*scripted)
                     return
-                self._reply(200, fake.answer(method, args))
+                answer = fake.answer(method, args)  # done (posted) before the delay: a slow answer
+                time.sleep(delay)
+                try:
+                    self._reply(200, answer)
+                except OSError:  # the client gave up waiting
+                    pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -104,12 +119,30 @@ class FakeSlack:
         with self._lock:
             self._script[method].extend([(status, body, headers)] * times)
 
+    def delay(self, method: str, seconds: float, times: int = 1) -> None:
+        """Answer the next `times` calls of `method` only after `seconds` (the call is done at
+        once: a post is in the channel even if the client gives up waiting)."""
+        with self._lock:
+            self._delays[method].extend([seconds] * times)
+
+    def sever(self, method: str, times: int = 1) -> None:
+        """Drop the next `times` connections for `method` without an answer (nothing done)."""
+        with self._lock:
+            self._severed[method] += times
+
+    def top_level_posts(self, channel: str) -> list[dict]:
+        with self._lock:
+            return [c for c in self.calls if c["method"] == "chat.postMessage" and c["args"].get("channel") == channel
+                    and not c["args"].get("thread_ts")]
+
     def reset(self) -> None:
         with self._lock:
             self.calls.clear()
             self.responses.clear()
             self.uploads.clear()
             self._script.clear()
+            self._delays.clear()
+            self._severed.clear()
 
     # -- answers ------------------------------------------------------------------
     def answer(self, method: str, args: dict) -> dict:
@@ -119,10 +152,16 @@ class FakeSlack:
         if method == "chat.postMessage":
             ts = f"{1700000000 + next(self._ts)}.000100"
             message = {"text": args.get("text"), "ts": ts, "metadata": args.get("metadata")}
+            if args.get("thread_ts"):
+                message["thread_ts"] = args.get("thread_ts")
             self.history.setdefault(args.get("channel"), []).append(message)
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
         if method == "conversations.history":
             return {"ok": True, "messages": list(reversed(self.history.get(args.get("channel"), [])))}
+        if method == "conversations.replies":
+            parent = args.get("ts")
+            return {"ok": True, "messages": [m for m in self.history.get(args.get("channel"), [])
+                                             if m.get("thread_ts") == parent or m.get("ts") == parent]}
         base = self.url.removesuffix("/api/")
         if method in ("views.open", "views.update", "views.publish"):
             return {"ok": True, "view": {"id": f"V{next(self._ts)}"}}

@@ -159,14 +159,20 @@ def test_slash_digest_subcommands(bot, fake_slack):
     from bot import subscriptions
 
     send, _ = bot
+    def soon(check):  # the ack writes only a job; the setting is saved right after it (#13)
+        deadline = time.time() + 15
+        while not check() and time.time() < deadline:
+            time.sleep(0.05)
+        return check()
+
     status, body = send.command("digest subscribe", channel="CSUB")
     assert status == 200 and "every day at 09:00" in body
-    assert [s.channel for s in subscriptions.of_workspace("T1")].count("CSUB") == 1
+    assert soon(lambda: [s.channel for s in subscriptions.of_workspace("T1")].count("CSUB") == 1)
     assert "not a time" in send.command("digest time 25:00", channel="CSUB")[1]
     assert "08:30" in send.command("digest time 08:30", channel="CSUB")[1]
-    assert [s.post_time for s in subscriptions.of_workspace("T1") if s.channel == "CSUB"] == ["08:30"]
+    assert soon(lambda: [s.post_time for s in subscriptions.of_workspace("T1") if s.channel == "CSUB"] == ["08:30"])
     assert "no longer" in send.command("digest unsubscribe", channel="CSUB")[1]
-    assert "CSUB" not in [s.channel for s in subscriptions.of_workspace("T1")]
+    assert soon(lambda: "CSUB" not in [s.channel for s in subscriptions.of_workspace("T1")])
 
 
 def test_slash_prices(bot):

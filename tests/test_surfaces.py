@@ -89,8 +89,15 @@ def test_help_in_both_languages(bot, text, expect):
 
 
 def test_help_follows_the_users_slack_locale(bot, fake_slack):
+    # No Web API call before the ack (#13): the ack is in the language known so far, and the
+    # help in the user's Slack locale replaces it right after; the next help is in it at once.
     send, _ = bot
+    fake_slack.reset()
     fake_slack.locales["UZHHELP"] = "zh-CN"
+    status, body = send.command("help", user="UZHHELP")
+    assert status == 200
+    told = fake_slack.wait_for_response()
+    assert "在 `/gpu` 后面写上" in told[-1]["text"]
     status, body = send.command("help", user="UZHHELP")
     assert status == 200 and "在 `/gpu` 后面写上" in body
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 
-from bot import conversations, forms, jobs, pool
+from advisor.text.render import phrase
+from bot import conversations, forms, work
+from bot.jobstore import Busy
 from bot.threads import thread_key
 
 PARTS = {"show_costs": "costs", "show_alternatives": "alternatives", "show_checklist": "checklist",
@@ -21,12 +23,22 @@ def _conversation(body):
 
 
 def show_part(ack, body, action, client):
-    ack()
+    """Recorded as a job before the ack (its key the click's trigger_id: a replay is answered once)."""
     team, channel, ts, conv = _conversation(body)
     if conv is None:
+        ack()
         return
-    pool.submit(jobs.part, jobs.SlackAccess.of(client), team, channel, ts, conv.request_text,
-                PARTS[action["action_id"]], conv.lang)
+    trigger = body.get("trigger_id")
+    try:
+        work.enqueue("part", {"channel": channel, "ts": ts, "request_text": conv.request_text,
+                              "which": PARTS[action["action_id"]], "lang": conv.lang},
+                     key=f"action:{team}:{trigger}" if trigger else None, team=team)
+    except Busy:
+        ack()
+        client.chat_postEphemeral(channel=channel, user=(body.get("user") or {}).get("id", ""),
+                                  text=phrase(conv.lang, "try_again", file="bot"))
+        return
+    ack()
 
 
 def replan(ack, body, client):

@@ -13,7 +13,9 @@ from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import jobs, pool, subscriptions
+from bot import delivery, subscriptions, work
+from bot.clients import job_client
+from bot.jobstore import Busy
 from bot.forms import fill_form, form_id, open_loading
 from bot.threads import reply_lang
 
@@ -22,27 +24,37 @@ def _is_help(text: str) -> bool:
     return leading_command(text) == "help" or text.lower() in ("lang en help", "lang zh help")
 
 
-def digest_command(text: str, command: dict, lang: str) -> str:
-    """`/gpu digest subscribe|unsubscribe|time HH:MM|now` in a channel."""
+def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str, dict] | None]:
+    """`/gpu digest subscribe|unsubscribe|time HH:MM|now` in a channel: the ack's words and the
+    job that does the work (None when there is nothing to do). Nothing is written here: the
+    ack path writes only the job (bot/work.py); the job tells the user if it cannot be done."""
     words = text.split()
     action = words[1].lower() if len(words) > 1 else ""
-    team, channel = command.get("team_id", ""), command["channel_id"]
+    team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id", "")
+    setting = {"team": team, "channel": channel, "user": user, "lang": lang,
+               "response_url": command.get("response_url")}
     if action in ("subscribe", "订阅"):
-        subscriptions.subscribe(subscriptions.Subscription(workspace=team, channel=channel, lang=lang,
-                                                           created_by=command.get("user_id", "")))
-        return phrase(lang, "digest_subscribed", file="bot")
+        return phrase(lang, "digest_subscribed", file="bot"), ("digest_setting", {**setting, "action": "subscribe"})
     if action in ("unsubscribe", "取消订阅"):
-        done = subscriptions.unsubscribe(team, channel)
-        return phrase(lang, "digest_unsubscribed" if done else "digest_not_subscribed", file="bot")
+        if not _subscribed(team, channel):
+            return phrase(lang, "digest_not_subscribed", file="bot"), None
+        return phrase(lang, "digest_unsubscribed", file="bot"), ("digest_setting", {**setting, "action": "unsubscribe"})
     if action in ("time", "时间"):
         value = words[2] if len(words) > 2 else ""
         if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
-            return phrase(lang, "digest_bad_time", value, file="bot")
-        done = subscriptions.set_time(team, channel, value)
-        return phrase(lang, "digest_time_set" if done else "digest_not_subscribed", value, file="bot")
+            return phrase(lang, "digest_bad_time", value, file="bot"), None
+        return (phrase(lang, "digest_time_set", value, file="bot"),
+                ("digest_setting", {**setting, "action": "time", "value": value}))
     if action in ("now", "现在"):
-        return phrase(lang, "digest_now", file="bot")
-    return phrase(lang, "digest_usage", file="bot")
+        return phrase(lang, "digest_now", file="bot"), ("digest_now", {"team": team, "channel": channel,
+                                                                       "lang": reply_lang(text, user=user)})
+    return phrase(lang, "digest_usage", file="bot"), None
+
+
+def _subscribed(team: str, channel: str) -> bool:
+    """A read (never waits on a writer in WAL mode); a subscribe still in the queue counts."""
+    return any(s.channel == channel for s in subscriptions.of_workspace(team)) or work.pending(
+        "digest_setting", team, channel)
 
 
 def prices_command(text: str, lang: str, team: str) -> str:
@@ -64,38 +76,73 @@ def on_gpu(ack, command, client, context):
     """Ack at once, then hand the work on. One listener, not Bolt's lazy listeners: Bolt answers
     Slack as soon as ack() is called while this function goes on in its thread, and a lazy
     listener would copy the request and take a second thread from the same small pool that runs
-    every ack (measured in bench/ack_latency.py)."""
+    every ack (measured in bench/ack_latency.py).
+
+    Before the ack: no Web API call, and no SQLite write but the job (a short busy timeout:
+    past it the user is asked to send it again). The job's key is the trigger_id, so a replayed
+    command is answered once."""
     text = (command.get("text") or "").strip()
     lang = detect_lang(text)
     channel, user = command["channel_id"], command["user_id"]
     team = command.get("team_id") or context.team_id or ""
-    if not text:
-        # The trigger expires 3 s after the command: open a small view now, fill it after.
-        ack()
-        open_loading(client, command["trigger_id"], form_id(command), lang)
-        fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
-        return
-    command_word = leading_command(text)
-    if _is_help(text):
-        # help is rare and read at leisure: worth one users.info call for the user's locale
-        ack(text=render("help.txt.j2", reply_lang(text, client, user)))
-    elif command_word == "quote":
-        ack(text=phrase(lang, "judging", file="bot"))
-        pool.submit(jobs.quote, jobs.SlackAccess.of(client), team, channel, user, text, None,
-                    command.get("response_url"))
-    elif command_word == "digest":
-        ack(text=digest_command(text, command, lang))
-        words = text.split()
-        if len(words) > 1 and words[1].lower() in ("now", "现在"):
-            pool.submit(jobs.digest_now, jobs.SlackAccess.of(client), team, channel, reply_lang(text, client, user))
-    elif command_word == "prices":
-        ack(text=for_slack(prices_command(text, lang, team)))
+    response_url = command.get("response_url")
+    key = f"command:{team}:{command['trigger_id']}" if command.get("trigger_id") else None
+    try:
+        if not text:
+            if not work.record_done("form", key, team):
+                ack()
+                return
+            # The trigger expires 3 s after the command: open a small view now, fill it after.
+            ack()
+            open_loading(client, command["trigger_id"], form_id(command), lang)
+            fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
+            return
+        command_word = leading_command(text)
+        if _is_help(text):
+            if work.record_done("help", key, team):
+                # the user's locale only from this process's cache: no users.info before the ack
+                guess = reply_lang(text, user=user)
+                ack(text=render("help.txt.j2", guess))
+                _help_in_locale(client, text, user, guess, response_url)
+            else:
+                ack()
+        elif command_word == "quote":
+            job = work.enqueue("quote", {"channel": channel, "user": user, "text": text, "lang": None,
+                                         "response_url": response_url}, key, team)
+            _ack(ack, phrase(lang, "judging", file="bot") if job else None)
+        elif command_word == "digest":
+            words, todo = digest_command(text, command, lang)
+            done = work.enqueue(todo[0], todo[1], key, team) if todo else work.record_done("digest", key, team)
+            _ack(ack, words if done else None)
+        elif command_word == "prices":
+            if work.record_done("prices", key, team):
+                ack(text=for_slack(prices_command(text, lang, team)))
+            else:
+                ack()
+        else:
+            # No parse here: the planning process reads the request and, when it cannot, replaces
+            # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
+            job = work.enqueue("plan", {"team": team, "channel": channel, "user": user, "text": text, "lang": None,
+                                        "response_url": response_url}, key, team)
+            _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
+    except Busy:
+        ack(text=phrase(lang, "try_again", file="bot"))
+
+
+def _ack(ack, text: str | None) -> None:
+    """A replay (its trigger_id was seen) gets an empty ack: answered once."""
+    if text:
+        ack(text=text)
     else:
-        # No parse here: the planning process reads the request and, when it cannot, replaces
-        # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
-        ack(text=for_slack(phrase(lang, "working", clean(text), file="bot")))
-        pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, text, None,
-                    command.get("response_url"))
+        ack()
+
+
+def _help_in_locale(client, text: str, user: str, guess: str, response_url: str | None) -> None:
+    """After the ack: the user's Slack locale (one users.info call, no retry sleeps); when it
+    differs from the guess, the help in it replaces the ack."""
+    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user)
+    if lang != guess and response_url:
+        delivery.tell_user(client, "", user, render("help.txt.j2", lang), response_url, replace=True)
 
 
 def register(app) -> None:

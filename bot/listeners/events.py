@@ -4,12 +4,16 @@ once, whatever Slack retries or delivers twice (a message that mentions us arriv
 
 from __future__ import annotations
 
+import logging
 import re
 
 from advisor.request.parser import RequestError, parse
-from bot import conversations, jobs, pool
-from bot.dedup import first_time
-from bot.threads import thread_key
+from advisor.text.render import phrase
+from bot import conversations, work
+from bot.jobstore import Busy
+from bot.threads import reply_lang, thread_key
+
+log = logging.getLogger("gpu_advisor.bot")
 
 
 def _from_a_bot(event, context) -> bool:
@@ -30,40 +34,53 @@ def on_message(event, body, client, context):
     if _from_a_bot(event, context) or not thread or thread == event.get("ts"):
         return
     team, channel = _team(body, context), event["channel"]
-    conv = conversations.load(thread_key(team, channel, thread))
+    conv = conversations.load(thread_key(team, channel, thread))  # a read: never waits on a writer
     if conv is None:
         return  # a thread that is not under one of our answers
-    if not first_time(f"message:{team}:{channel}:{event['ts']}"):
-        return
-    _follow(client, channel, thread, conv, event)
+    _follow(client, team, channel, thread, conv, event)
 
 
 def on_mention(event, body, client, context):
     if _from_a_bot(event, context):
         return
     team, channel = _team(body, context), event["channel"]
-    if not first_time(f"message:{team}:{channel}:{event['ts']}"):
-        return
     thread = event.get("thread_ts")
     conv = conversations.load(thread_key(team, channel, thread)) if thread else None
     if conv is not None:
-        _follow(client, channel, thread, conv, event)
+        _follow(client, team, channel, thread, conv, event)
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
     text = _strip_mentions(event.get("text", ""))
     where = thread or event["ts"]
+    user = event.get("user", "")
     try:
         parse(text)
     except RequestError:
-        pool.submit(jobs.follow, jobs.SlackAccess.of(client), team, channel, where, "", {}, text,
-                    event.get("user", ""))
+        _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": where,
+             "request_text": "", "summary": {}, "text": text, "user": user})
         return
-    pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, event.get("user", ""), text, None, None, where)
+    _job(client, team, channel, user, text, event, "plan", {"team": team, "channel": channel, "user": user,
+         "text": text, "lang": None, "response_url": None, "thread_ts": where})
 
 
-def _follow(client, channel, thread, conv, event):
-    pool.submit(jobs.follow, jobs.SlackAccess.of(client), conv.workspace, channel, thread, conv.request_text,
-                conv.summary, _strip_mentions(event.get("text", "")), event.get("user", ""))
+def _follow(client, team, channel, thread, conv, event):
+    text, user = _strip_mentions(event.get("text", "")), event.get("user", "")
+    _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": thread,
+         "request_text": conv.request_text, "summary": conv.summary, "text": text, "user": user})
+
+
+def _job(client, team, channel, user, text, event, kind, args):
+    """Record the job, once per message whatever Slack retries or delivers twice (its key is the
+    message). A locked database holds this thread at most jobstore.ACK_BUSY_S; past it the user
+    is asked to say it again, so follow-ups never pin every listener thread."""
+    try:
+        work.enqueue(kind, args, key=f"message:{team}:{channel}:{event['ts']}", team=team)
+    except Busy:
+        try:
+            client.chat_postEphemeral(channel=channel, user=user,
+                                      text=phrase(reply_lang(text, user=user), "try_again", file="bot"))
+        except Exception as err:
+            log.error("could not tell %s in %s: %s", user, channel, type(err).__name__)
 
 
 def register(app) -> None:

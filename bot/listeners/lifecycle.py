@@ -1,5 +1,5 @@
-"""A workspace that uninstalls the app or revokes its tokens: its tokens, threads and
-subscriptions are deleted."""
+"""A workspace that uninstalls the app or revokes its tokens: its tokens, threads,
+subscriptions, pending jobs and recorded quotes are deleted."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from contextlib import closing
 
 from advisor.market.store import delete_owner, open_store
 
-from bot import conversations, subscriptions
+from bot import conversations, subscriptions, work
 
 log = logging.getLogger("gpu_advisor.bot")
 
@@ -18,6 +18,7 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
         installation_store.delete_all(enterprise_id=enterprise, team_id=team)
     threads = conversations.forget_workspace(team)
     subs = subscriptions.forget_workspace(team)
+    work.store().forget_workspace(team)
     quotes = _forget_quotes(team)
     log.info("workspace %s removed: %d threads, %d subscriptions, %d recorded quotes deleted",
              team, threads, subs, quotes)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from bot import forms, jobs, pool
+from advisor.text.render import phrase
+from bot import forms, work
+from bot.jobstore import Busy
 
 
 def submit_gpu_form(ack, view, body, client, context):
@@ -15,13 +17,19 @@ def submit_gpu_form(ack, view, body, client, context):
     if errors:
         ack(response_action="errors", errors=errors)
         return
-    ack()
     meta = json.loads(view.get("private_metadata") or "{}")
     user = body["user"]["id"]
     channel = meta.get("channel") or user
     team = (body.get("team") or {}).get("id") or context.team_id or ""
-    pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, forms.request_text(values),
-                values["lang"] or "en")
+    trigger = body.get("trigger_id")
+    try:  # recorded as a job before the ack; a locked database: the form says so and stays open
+        work.enqueue("plan", {"team": team, "channel": channel, "user": user, "text": forms.request_text(values),
+                              "lang": values["lang"] or "en"}, key=f"view:{team}:{trigger}" if trigger else None,
+                     team=team)
+    except Busy:
+        ack(response_action="errors", errors={"model": phrase(values["lang"] or "en", "try_again", file="bot")})
+        return
+    ack()
 
 
 def register(app) -> None:

@@ -1,0 +1,223 @@
+"""From the job store to the planners: listeners record each acked request as a job
+(`enqueue`, the only thing they write in the ack path), and one dispatcher thread per web
+process claims due jobs and hands them to the planning processes (bot/pool.py).
+
+- Exactly once: a claim is atomic across processes; a job is done only once its run returned;
+  a job whose owner died (its lease lapsed: kill -9, host crash) runs again, and a run after
+  the first looks for its own post in the channel first (bot/delivery.py send).
+- A dead planning process: its jobs go back to the queue and the pool is replaced; /healthz
+  answers 503 while it is broken.
+- Slack faults: a run that met a 429, a 5xx, a timeout or a connection error returns with a
+  backoff; the job waits in the queue (not in a planning process), so one channel's
+  Retry-After never delays another channel's answers. The last try tells the user."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from advisor.db import db_path
+from advisor.text.render import phrase
+from bot import conversations, delivery, jobs, pool, subscriptions
+from bot.jobstore import Busy, Job, SQLiteJobs, lease_s
+from bot.threads import reply_lang
+
+log = logging.getLogger("gpu_advisor.bot")
+POLL_S = 1.0
+BATCH_S = 0.02
+MAX_ATTEMPTS = 6
+HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
+# Jobs that only write a setting (digest subscribe, ...) run in the web process, in order.
+LOCAL_KINDS = {"digest_setting"}
+ClientFor = Callable[[str], object]
+
+_store = SQLiteJobs()
+_dispatcher: Dispatcher | None = None
+_lock = threading.Lock()
+
+
+def store() -> SQLiteJobs:
+    return _store
+
+
+def enqueue(kind: str, args: dict, key: str | None = None, team: str = "") -> int | None:
+    """Record a job (in the ack path: raises jobstore.Busy past a short wait); None for a replay."""
+    job = _store.add(kind, args, key=key, team=team)
+    if _dispatcher is not None and job is not None:
+        _dispatcher.wake()
+    return job
+
+
+def record_done(kind: str, key: str | None, team: str = "") -> bool:
+    """Record an answered-in-the-ack request by its key (replays are answered once); False for a
+    replay."""
+    return _store.add(kind, {}, key=key, team=team, state="done") is not None
+
+
+def pending(kind: str, team: str, channel: str) -> bool:
+    """A subscribe for this channel still waiting in the queue."""
+    return any(a.get("channel") == channel and a.get("action") == "subscribe" for a in _store.pending(kind, team))
+
+
+def start(client_for: ClientFor) -> Dispatcher:
+    """The dispatcher of this process (started once per process, after a fork too)."""
+    global _dispatcher
+    with _lock:
+        _store.path = db_path()  # fixed now: the database this app was made for
+        _store.ensure()
+        # Every table the acks read is migrated now, never inside an ack.
+        subscriptions.of_workspace("")
+        conversations.load("")
+        if _dispatcher is None or _dispatcher.pid != os.getpid():
+            _dispatcher = Dispatcher(_store, client_for)
+            _dispatcher.start()
+        else:
+            _dispatcher.client_for = client_for
+        return _dispatcher
+
+
+def healthy() -> bool:
+    return pool.healthy()
+
+
+def max_attempts() -> int:
+    """Tries per job before the user is told (GPU_ADVISOR_JOB_ATTEMPTS)."""
+    return max(1, int(os.environ.get("GPU_ADVISOR_JOB_ATTEMPTS") or MAX_ATTEMPTS))
+
+
+def _env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name) or default)
+
+
+class Dispatcher:
+    def __init__(self, jobstore: SQLiteJobs, client_for: ClientFor):
+        self.store, self.client_for = jobstore, client_for
+        self.pid = os.getpid()
+        self.owner = f"{os.uname().nodename}:{self.pid}:{uuid.uuid4().hex[:8]}"
+        self.slots = pool.planners() * 2
+        self.inflight: dict[int, Job] = {}
+        self.results: queue.Queue = queue.Queue()
+        self._wake = threading.Event()
+        self._broken_since: float | None = None
+        self._renewed = self._pruned = 0.0
+        self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-settings")
+
+    def start(self) -> None:
+        threading.Thread(target=self._loop, name="gpu-advisor-jobs", daemon=True).start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while True:
+            if self._wake.wait(POLL_S):
+                time.sleep(BATCH_S)  # gather the jobs of a burst: fewer write transactions for acks to wait on
+            self._wake.clear()
+            try:
+                self._round()
+            except sqlite3.OperationalError as err:  # locked for long by another process: next round
+                log.warning("job dispatch round: %s", err)
+            except Exception:
+                log.exception("job dispatch round failed")
+
+    def _round(self) -> None:
+        finished: list[int] = []
+        while not self.results.empty():
+            self._settle(*self.results.get(), finished)
+        if finished:
+            self.store.finish(*finished)
+        now = time.time()
+        if pool.broken():
+            self._broken_since = self._broken_since or now
+            if now - self._broken_since >= HEAL_S:
+                pool.pool()  # replaced even with no job waiting (a job would replace it at once)
+        else:
+            self._broken_since = None
+        free = self.slots - len(self.inflight)
+        for job in self.store.claim(self.owner, free) if free > 0 else []:
+            try:
+                self._submit(job)
+            except Exception as err:  # never left claimed by nobody: back to the queue
+                log.warning("job %s could not be started: %s", job.id, type(err).__name__)
+                self.store.retry(job.id, 5.0, type(err).__name__)
+        if now - self._renewed > lease_s() / 3 and self.inflight:
+            self.store.renew(self.owner, list(self.inflight))
+            self._renewed = now
+        if now - self._pruned > 3600:
+            self.store.prune()
+            self._pruned = now
+
+    def _submit(self, job: Job) -> None:
+        client = self.client_for(job.team)
+        if client is None:  # the workspace is gone (uninstalled)
+            self.store.fail(job.id, "no installation")
+            return
+        slack = jobs.SlackAccess(api_url=client.base_url, token=client.token,
+                                 timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30))
+        final = job.attempts >= max_attempts()
+        fn_args = (jobs.run, job.id, job.kind, job.args, job.attempts, final, job.created_at, slack,
+                   _env_float("GPU_ADVISOR_RETRY_BASE_S", 1.0), job.team)
+        if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
+            future = self._local.submit(*fn_args)
+        else:
+            try:
+                future = pool.submit(*fn_args)
+            except (BrokenProcessPool, RuntimeError):
+                future = pool.submit(*fn_args)  # pool() replaced the broken pool
+        self.inflight[job.id] = job
+
+        def done(f, job=job):
+            self.results.put((job, f))
+            self.wake()
+
+        future.add_done_callback(done)
+
+    def _tell(self, job: Job) -> None:
+        """A job that failed for good, not on Slack's side: its user hears it, never silence."""
+        args = job.args
+        channel, user = args.get("channel"), args.get("user")
+        if not channel or not user:
+            return
+        try:
+            client = self.client_for(job.team)
+            lang = args.get("lang") or reply_lang(args.get("text") or "", user=user)
+            if client is not None:
+                delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), args.get("response_url"))
+        except Exception as err:
+            log.error("could not tell %s about job %s: %s", user, job.id, type(err).__name__)
+
+    def _settle(self, job: Job, future, finished: list[int]) -> None:
+        self.inflight.pop(job.id, None)
+        err = future.exception()
+        if isinstance(err, BrokenProcessPool):
+            if job.attempts >= max_attempts():
+                self.store.fail(job.id, "planner died")
+                self._tell(job)
+            else:
+                log.warning("job %s lost its planning process: queued again", job.id)
+                self.store.retry(job.id, 0.2, "planner died")
+            return
+        if err is not None:
+            log.error("background job failed: %s: %s", type(err).__name__, err)
+            self.store.fail(job.id, type(err).__name__)
+            self._tell(job)
+            return
+        outcome = future.result() or {}
+        if "retry" in outcome:
+            log.info("job %s (%s) will retry in %.1fs: %s", job.id, job.kind, outcome["after"], outcome["retry"])
+            self.store.retry(job.id, float(outcome["after"]), outcome["retry"])
+        elif "failed" in outcome:
+            self.store.fail(job.id, outcome["failed"])
+        else:
+            finished.append(job.id)
+
+
+__all__ = ["Busy", "enqueue", "record_done", "start", "healthy", "store"]

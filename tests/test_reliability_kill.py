@@ -1,0 +1,180 @@
+"""Issue #13, bot side: kill -9 under `gpu-advisor serve` as deployed (gunicorn, planning
+processes, one SQLite file). A dead planning process is replaced and /healthz says so while it
+is broken; a server killed mid-burst and restarted on the same database answers every acked
+request exactly once."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from conftest import BOT_TOKEN, ROOT, SECRET
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _health(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=3) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
+    except OSError:
+        return 0
+
+
+class Served:
+    def __init__(self, fake, db: Path, log_path: Path, **env):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        full = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake.url,
+                    PORT=str(self.port), WEB_CONCURRENCY="1", GPU_ADVISOR_PLAN_WORKERS="1",
+                    GPU_ADVISOR_DB=str(db), PYTHONPATH=str(ROOT), GPU_ADVISOR_JOB_LEASE_S="4", **env)
+        self.log = open(log_path, "a+")
+        self.proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=full, stdout=self.log,
+                                     stderr=subprocess.STDOUT, cwd=db.parent, start_new_session=True)
+        deadline = time.time() + 90
+        while _health(self.url) != 200:
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.kill()
+                self.log.seek(0)
+                raise AssertionError("serve did not come up: " + self.log.read()[-3000:])
+            time.sleep(0.3)
+
+    def descendants(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+        found, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            for child in children.get(pid, []):
+                found.append(child)
+                todo.append(child)
+        return found
+
+    def planners(self) -> list[int]:
+        out = []
+        for pid in self.descendants():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "spawn_main" in cmd and "resource_tracker" not in cmd:
+                out.append(pid)
+        return out
+
+    def kill(self):
+        """kill -9 every process of the server (master, workers, planners)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # anything left of it
+        except ProcessLookupError:
+            pass
+        self.log.close()
+
+
+def _sender(url, fake):
+    from slack_client import SlackSender
+
+    return SlackSender(url, SECRET, fake)
+
+
+def _top_level(fake, channel):
+    return [m for m in fake.history.get(channel, []) if not m.get("thread_ts")]
+
+
+def test_killed_planners_are_replaced_and_healthz_says_so_meanwhile(fake_slack, tmp_path):
+    fake_slack.reset()
+    server = Served(fake_slack, tmp_path / "web.db", tmp_path / "serve.log")
+    try:
+        send = _sender(server.url, fake_slack)
+        assert send.command("7b lora 20GB 3d", channel="CKILL0")[0] == 200
+        deadline = time.time() + 90
+        while not _top_level(fake_slack, "CKILL0") and time.time() < deadline:
+            time.sleep(0.2)
+        planners = server.planners()
+        assert planners, "no planning process found"
+        for pid in planners:
+            os.kill(pid, signal.SIGKILL)
+        seen = []
+        deadline = time.time() + 5
+        while time.time() < deadline and 503 not in seen:
+            seen.append(_health(server.url))
+            time.sleep(0.05)
+        assert 503 in seen  # while the pool is broken this worker says it cannot plan
+        for n in (1, 2, 3):
+            status, body = send.command("7b lora 20GB 3d", channel=f"CKILL{n}")
+            assert status == 200 and "Planning" in body
+        deadline = time.time() + 120
+        while time.time() < deadline and not all(_top_level(fake_slack, f"CKILL{n}") for n in (1, 2, 3)):
+            time.sleep(0.2)
+        assert all(len(_top_level(fake_slack, f"CKILL{n}")) == 1 for n in (1, 2, 3))
+        assert _health(server.url) == 200
+        assert set(server.planners()).isdisjoint(planners)
+    finally:
+        server.stop()
+
+
+def test_a_server_killed_mid_burst_answers_every_acked_request_once_after_restart(fake_slack, tmp_path):
+    fake_slack.reset()
+    db, log = tmp_path / "web.db", tmp_path / "serve.log"
+    server = Served(fake_slack, db, log)
+    channels = [f"CBURST{n}" for n in range(16)]
+    try:
+        send = _sender(server.url, fake_slack)
+        with ThreadPoolExecutor(8) as ex:
+            acks = list(ex.map(lambda c: send.command("7b lora 20GB 3d", channel=c), channels))
+        assert all(status == 200 and "Planning" in body for status, body in acks)
+        deadline = time.time() + 60
+        while not any(_top_level(fake_slack, c) for c in channels) and time.time() < deadline:
+            time.sleep(0.05)
+        server.kill()  # every process at once, mid-burst
+    finally:
+        server.stop()
+    answered_before = sum(bool(_top_level(fake_slack, c)) for c in channels)
+    assert answered_before < len(channels), "the burst ended before the kill: nothing to recover"
+    server = Served(fake_slack, db, log)
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline and not all(_top_level(fake_slack, c) for c in channels):
+            time.sleep(0.3)
+        time.sleep(5)  # room for any double
+        counts = {c: len(_top_level(fake_slack, c)) for c in channels}
+        assert counts == {c: 1 for c in channels}, counts
+        jobs = json.loads(subprocess.run(
+            [sys.executable, "-c", "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); print(json.dumps("
+             "dict(db.execute(\"SELECT state, count(*) FROM bot_jobs GROUP BY state\").fetchall())))", str(db)],
+            capture_output=True, text=True, check=True).stdout)
+        assert jobs == {"done": len(channels)}, jobs
+    finally:
+        server.stop()
