@@ -9,18 +9,19 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import Estimate, best_layout
-from advisor.request.parser import parse
+from advisor.request.parser import RequestError, parse
 from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
     Plan,
     PlanResult,
+    candidate_gpus,
     make_plan,
     search,
     suggest,
     with_infrastructure,
 )
 from advisor.market.prices import PriceBook
-from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
 from advisor.text.render import phrase, render, word
 from advisor.request.model import Note, TrainingRequest
 
@@ -189,6 +190,10 @@ def plan_context(result: Advice) -> dict:
 
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     shape = model_shape(request)
+    problem = layout_problem(request, candidate_gpus(request))
+    if problem is not None:
+        reason, values = problem
+        raise RequestError("layout", request.lang, reason=reason, **values)
     if request.gpu and request.gpu_count:
         gpu = catalog.get_gpu(request.gpu)
         est = best_layout(shape, training_setup(request), gpu, request.gpu_count)

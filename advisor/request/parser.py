@@ -273,6 +273,7 @@ class _Parse:
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
+        self._layout_words()
         sc.take(rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
                 rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
                 lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]))
@@ -283,7 +284,7 @@ class _Parse:
         sc.take(rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
                 lambda m: s("global_batch", _num(m[1]), m[0]))
         sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
-        sc.take(rf"{L}fsdp(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
+        sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
         sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
         sc.take(rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
                 lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]))
@@ -302,6 +303,40 @@ class _Parse:
                 lambda m: s("lora_rank", int(m[1] or m[2]), m[0]))
         sc.take(rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
                 lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]))
+
+    def _layout_words(self) -> None:
+        """Parallel degrees the user fixes: `tp 8`, `pp=4`, `ep8`, `vpp 2`, `张量并行8`,
+        `流水线并行4`; `cp`/`hsdp` are refused (not modelled), a bad degree too."""
+        sc = self.scan
+        names = {"tp": "tp", "tensor": "tp", "pp": "pp", "pipeline": "pp", "ep": "ep", "expert": "ep",
+                 "cp": "cp", "context": "cp", "vpp": "vpp", "virtual": "vpp",
+                 "张量": "tp", "流水线": "pp", "流水": "pp", "专家": "ep", "上下文": "cp", "虚拟流水线": "vpp"}
+
+        def degree(m: re.Match) -> None:
+            field = names[(m["en"] or m["zh"]).split()[0].split("-")[0].split("_")[0]]
+            raw = m["n"]
+            value = None
+            if raw and raw[0] in CN_DIGITS:
+                value = _cn_num(raw)
+            elif raw and not raw.startswith("-"):
+                value = _num(raw)
+            if value is None or value != int(value) or not 1 <= value <= 1024:
+                self.fail("bad_value", word=m[0].strip(), what="layout")
+            if field == "cp":
+                if value > 1:  # cp 1 is no context parallelism: nothing to refuse
+                    self.fail("layout_unmodelled", word=m[0].strip(), what="cp")
+                return
+            self.set(field, int(value), m[0])
+
+        en = (r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
+              r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)")
+        value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
+        sc.take(rf"{L}{en}{value}"
+                rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
+                lambda m: degree(_Merged(m)))
+        # "3 ep" is three epochs (read later): `ep` after a number is not a degree
+        sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.fail("layout_unmodelled", word=m[0].strip(), what="hsdp"))
 
     def _methods(self) -> None:
         sc, s = self.scan, self.set
@@ -617,6 +652,10 @@ class _Parse:
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
             zero_stage=f.get("zero_stage"),
+            tp=f.get("tp"),
+            pp=f.get("pp"),
+            ep=f.get("ep"),
+            vpp=f.get("vpp"),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),
