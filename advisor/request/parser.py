@@ -158,6 +158,20 @@ class _Scanner:
         return out
 
 
+# Chinese city names say where the servers are, not what language the data is in.
+_CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
+
+
+def _chinese_prose(text: str) -> bool:
+    """Whether a request is written as Chinese prose: at least two Chinese characters besides
+    city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
+    English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
+    norm = _CN_CITIES.sub(" ", unicodedata.normalize("NFKC", text).lower())
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", norm))
+    english = len(re.findall(r"(?<![a-z0-9.])[a-z][a-z\-]+", norm))
+    return cjk >= 2 and cjk >= 2 * english
+
+
 def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
@@ -395,9 +409,11 @@ class _Parse:
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
         sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))",
                 lambda m: self._data_bytes(m))
-        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料)",
+        # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
+        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料|文本)"
+                rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?(英文|中文|代码)(?:的)?",
                 lambda m: s("data_language", {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh",
-                                              "code": "code", "代码": "code"}[m[1] or m[2]], m[0]))
+                                              "code": "code", "代码": "code"}[m[1] or m[2] or m[3]], m[0]))
         sc.take(rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
                 lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]))
 
@@ -545,12 +561,14 @@ class _Parse:
             check("data", 0 < amount <= 1e18, "data")
             language = f.get("data_language")
             if unit == "bytes":
-                # Guessed from the request's own script, never from the reply language (a
-                # Chinese locale or `lang zh`), so the same text plans the same everywhere.
-                language = language or self.text_lang
+                # From words about the data, else from the request's own prose, never from the
+                # reply language (a Chinese locale or `lang zh`) nor a city name, so the same
+                # text plans the same everywhere.
+                basis = "words" if language else ("prose" if _chinese_prose(self.text) else "default")
+                language = language or ("zh" if basis == "prose" else "en")
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
-                note("bytes_per_token", bpt=bytes_per_token, language=language)
+                note("bytes_per_token", bpt=bytes_per_token, language=language, basis=basis)
             elif unit == "samples":
                 tokens_per_sample = min(TOKENS_PER_SAMPLE, seq)
                 unique = amount * tokens_per_sample
