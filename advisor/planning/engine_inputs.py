@@ -59,6 +59,11 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     if request.method == "qlora" and (tp > 1 or pp > 1):
         # bitsandbytes' 4-bit base has no tensor- or pipeline-parallel implementation.
         return "qlora_model_parallel", {"tp": tp, "pp": pp}
+    if request.gpu:  # the GPU type first: `tp 3` on 8-GPU servers is refused for the servers
+        problem = _hardware_problem(request.model_copy(update={"gpu_count": None}), catalog.get_gpu(request.gpu),
+                                    tp, pp, ep)
+        if problem is not None:
+            return problem
     if m.heads % tp or kv % tp:
         return "tp_heads", {"tp": tp, "heads": m.heads, "kv": kv}
     # Stages need not divide the layers evenly (Megatron-Core sets the first and last stages'

@@ -253,15 +253,6 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         if wider is not None and wider.estimate.fits and wider.meets_deadline \
                 and wider.estimate.layout.gpu_count > req.gpu_count:
             out.insert(0, Suggestion(change="more_gpus", value=wider.estimate.layout.gpu_count, plan=wider))
-    works = (lambda p: p is not None and p.estimate.fits and p.meets_deadline)
-    if req.gpu and not works(best) and (not req.gpu_count or not works(wider)):
-        # Hopeless on this GPU type at any count (a 70B full fine-tune on consumer cards does
-        # not fit, or takes years): the same job as an open request names the GPU type that
-        # would work.
-        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
-        found = search(open_req, m, book, alternatives=False).best
-        if works(found) and found.gpu != req.gpu:
-            out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
     if best is None or not best.estimate.fits:
         # Offload is already tried by the layout search when nothing else fits.
         variants = []
@@ -289,6 +280,17 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
             if found is not None and found.estimate.fits:
                 out.append(Suggestion(change=change, value=value, plan=found))
+    works = (lambda p: p is not None and p.estimate.fits and p.meets_deadline)
+    same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
+    if req.gpu and not works(best) and not (req.gpu_count and works(wider)) \
+            and not any(sg.change in same_job and works(sg.plan) for sg in out):
+        # Hopeless on this GPU type at any count and layout (a 70B full fine-tune on consumer
+        # cards does not fit, or takes years): the same job as an open request names the GPU
+        # type that would work.
+        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
+        found = search(open_req, m, book, alternatives=False).best
+        if works(found) and found.gpu != req.gpu:
+            out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
     return out[:3]
 
 
