@@ -212,3 +212,26 @@ def test_pcie_cards_never_preferred_for_pretraining_beyond_a_few_servers(cli, te
     plan = _ask(cli, text)["plan"]
     pcie = "pcie" in catalog.get_gpu(plan["gpu"]).form_factor.lower()
     assert not (pcie and plan["nodes"] > PCIE_PRETRAIN_SERVERS)
+
+
+def test_ranking_puts_pcie_pretraining_at_scale_after_sxm(book):
+    """The rule itself: a cheaper L40S plan over 16 servers ranks after a dearer SXM plan for
+    pre-training; for fine-tuning, or on a few servers, price decides as before."""
+    from advisor import catalog
+    from advisor.engine.estimate import best_layout
+    from advisor.planning.engine_inputs import model_shape, training_setup
+    from advisor.planning.planner import _sort_key, make_plan
+
+    def plan(text, gpu, count, rent):
+        req = parse(text)
+        m, g = model_shape(req), catalog.get_gpu(gpu)
+        p = make_plan(req, m, g, best_layout(m, training_setup(req), g, count), book, 30, None)
+        return req, p.model_copy(update={"costs": p.costs.model_copy(update={"rent_total": rent})})
+
+    for text, count, pcie_first in (("13B pretrain 300B tokens usd", 128, False),
+                                    ("13B pretrain 300B tokens usd", 16, True),
+                                    ("13B full-finetune 300B tokens usd", 128, True)):
+        req, pcie = plan(text, "L40S-48GB", count, 1.0)
+        _, sxm = plan(text, "H100-SXM5-80GB", count, 2.0)
+        ranked = sorted([sxm, pcie], key=_sort_key(req))
+        assert (ranked[0].gpu == "L40S-48GB") == pcie_first, text
