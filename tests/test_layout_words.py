@@ -235,3 +235,11 @@ def test_ranking_puts_pcie_pretraining_at_scale_after_sxm(book):
         _, sxm = plan(text, "H100-SXM5-80GB", count, 2.0)
         ranked = sorted([sxm, pcie], key=_sort_key(req))
         assert (ranked[0].gpu == "L40S-48GB") == pcie_first, text
+
+
+def test_a_what_if_fixing_an_unrunnable_layout_is_answered_with_the_reason(book):
+    from advisor.planning.followup import follow_up
+    reply = follow_up("70B full-finetune 100GB 7d on 64xH800", {"gpu": "H800-SXM-80GB"}, "what if tp 3?", book=book)
+    assert reply.advice is None and "tp 3" in reply.text and "8 GPUs" in reply.text
+    fixed = follow_up("70B full-finetune 100GB 7d on 64xH800", {"gpu": "H800-SXM-80GB"}, "what if tp 8 pp 4?", book=book)
+    assert fixed.kind == "whatif" and (fixed.advice.plan.estimate.layout.tp, fixed.advice.plan.estimate.layout.pp) == (8, 4)
