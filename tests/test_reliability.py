@@ -179,7 +179,7 @@ def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_env, answer
 @pytest.fixture
 def digest_store(tmp_path, monkeypatch, fake_slack):
     from advisor.market.imports import import_file
-    from advisor.market.prices import open_store
+    from advisor.market.store import open_store
 
     monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "digest.db"))
     db = open_store()

@@ -203,12 +203,15 @@ def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
     kv = m.heads if m.uses_mla else m.kv_heads
-    tps = ([pin.tp] if pin.tp <= per_node else []) if pin.tp else _powers_of_two(min(gpu.nvlink_domain, per_node))
+    tps = ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else []) if pin.tp \
+        else _powers_of_two(min(gpu.nvlink_domain, per_node))
     most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
         if count % tp or m.heads % tp or kv % tp:
             continue
-        pps = [pin.pp] if pin.pp else _powers_of_two(
+        # A pinned pipeline needs stages of at least MIN_LAYERS_PER_STAGE layers (uneven
+        # first and last stages as Megatron-Core's --decoder-first/last-pipeline-num-layers).
+        pps = ([pin.pp] if m.layers // pin.pp >= MIN_LAYERS_PER_STAGE else []) if pin.pp else _powers_of_two(
             min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
         for pp in pps:
             if (count // tp) % pp:
@@ -257,7 +260,11 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
     seqs = default_batch_sequences(setup, split.dp, count)
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):
         batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
-        schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs))
+        vpp = setup.pinned.vpp
+        if vpp and split.pp > 1 and not setup.global_batch:
+            # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
+            batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
+        schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
         layout = Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per_node, nodes=math.ceil(count / per_node),
                         tp=split.tp, pp=split.pp, dp=split.dp, ep=split.ep, zero_stage=split.zero_stage,
                         offload=offload, recompute=recompute, micro_batch=mbs, global_batch=batch,

@@ -43,13 +43,18 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
     return MEGATRON
 
 
-def pipeline_schedule(framework: str, layers: int, pp: int, microbatches: int) -> tuple[str, int]:
+def pipeline_schedule(framework: str, layers: int, pp: int, microbatches: int,
+                      pinned: int | None = None) -> tuple[str, int]:
     """(schedule, virtual stages). Megatron-Core and torchtitan interleave when the
     micro-batches divide by the stages (Megatron's requirement) and every chunk gets at least
     MIN_LAYERS_PER_CHUNK layers (uneven first and last stages allowed, as Megatron-Core's
-    --decoder-first/last-pipeline-num-layers do); DeepSpeed's pipeline engine runs plain 1F1B."""
+    --decoder-first/last-pipeline-num-layers do); DeepSpeed's pipeline engine runs plain 1F1B.
+    `pinned`: the virtual stages the user fixed (`vpp N`; checked runnable beforehand by
+    advisor/planning/engine_inputs.py `layout_problem`), kept as given."""
     if pp == 1:
         return "none", 1
+    if pinned:
+        return ("interleaved-1f1b", pinned) if pinned > 1 else ("1f1b", 1)
     if framework in (MEGATRON, FSDP2) and microbatches % pp == 0:
         for v in VIRTUAL_STAGE_CHOICES:
             if layers >= pp * v * MIN_LAYERS_PER_CHUNK:

@@ -30,6 +30,7 @@ class PinnedKnobs(BaseModel):
     tp: int | None = None
     pp: int | None = None
     ep: int | None = None
+    vpp: int | None = None  # virtual pipeline stages (interleaved 1F1B model chunks per stage)
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None

@@ -5,22 +5,25 @@ The CLI and the Slack bot both call `advise`, so they answer the same.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.engine.estimate import Estimate, best_layout
-from advisor.request.parser import parse
+from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
+from advisor.request.parser import RequestError, parse
 from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
     Plan,
     PlanResult,
+    candidate_gpus,
     make_plan,
     search,
     suggest,
     with_infrastructure,
 )
 from advisor.market.prices import PriceBook
-from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
 from advisor.text.render import phrase, render, word
 from advisor.request.model import Note, TrainingRequest
 
@@ -144,6 +147,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         out.append(_note("warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
         out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
+    out.extend(_physics_notes(req, est))
     for sg in result.suggestions:
         plan = sg.plan
         out.append(_note("suggestion", sg.change, value=sg.value, gpu=plan.gpu if plan else None,
@@ -151,7 +155,53 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                           days=plan.days if plan else None, cost=plan.rent if plan else None, cur=req.currency))
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(_note("warning", "estimated_prices"))
+    out.extend(_availability_notes(req, [p, *result.alternatives]))
     return out
+
+
+def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
+    """The engine's checks (`training.checks`) as warnings: precision downgrades, the batch
+    rule, and the sanity thresholds of advisor/engine/estimate.py (LOW_MFU, HIGH_EXPOSED_COMM)."""
+    out = []
+    checks, gpu, thr = set(est.checks), est.layout.gpu, est.throughput
+    if "fp8_unsupported" in checks:
+        out.append(_note("warning", "fp8_downgrade", gpu=gpu, precision=est.precision))
+    if "bf16_unsupported" in checks:
+        out.append(_note("warning", "bf16_unsupported", gpu=gpu))
+    if "batch_above_rule" in checks:
+        out.append(_note("warning", "batch_above_rule", batch=est.layout.global_batch,
+                         tokens=(est.layout.global_batch or 0) * req.seq_len, count=est.layout.gpu_count))
+    if "low_mfu" in checks:
+        out.append(_note("warning", "low_mfu", mfu=thr.mfu, limit=LOW_MFU))
+    if "exposed_communication" in checks:
+        out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share,
+                         limit=HIGH_EXPOSED_COMM))
+    return out
+
+
+def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
+    """Each GPU type the plan or an alternative uses, with the first sentence of its
+    availability note (export rules, grey channel, no new purchases; data/gpus.toml)."""
+    out, seen = [], set()
+    for plan in plans:
+        if plan.gpu in seen:
+            continue
+        seen.add(plan.gpu)
+        note = _market_note(catalog.get_gpu(plan.gpu).availability, req.market)
+        if note:
+            out.append(_note("warning", "availability", gpu=plan.gpu, note=note, market=req.market))
+    return out
+
+
+def _market_note(text: str, market: str) -> str:
+    """The availability note cut short for the market, without its parentheses: in China its
+    first two sentences (the rule, then the installed or grey-channel stock that rents);
+    elsewhere the first sentence that is not about China."""
+    text = re.sub(r"\s*\([^()]*\)", "", text)  # dates, sources and examples in parentheses: kept short
+    sentences = [t.strip() for t in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=\.)\s+", text.strip()) if t.strip()]
+    if market == "china":
+        return " ".join(sentences[:2])
+    return next((t for t in sentences if "china" not in t.lower() and "chinese" not in t.lower()), "")
 
 
 def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
@@ -189,6 +239,10 @@ def plan_context(result: Advice) -> dict:
 
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     shape = model_shape(request)
+    problem = layout_problem(request, candidate_gpus(request))
+    if problem is not None:
+        reason, values = problem
+        raise RequestError("layout", request.lang, reason=reason, **values)
     if request.gpu and request.gpu_count:
         gpu = catalog.get_gpu(request.gpu)
         est = best_layout(shape, training_setup(request), gpu, request.gpu_count)

@@ -6,9 +6,11 @@ The engine never sees the request (budget, city, language, text) nor reads the c
 from __future__ import annotations
 
 from advisor import catalog
+from advisor.engine.estimate import MIN_LAYERS_PER_STAGE
+from advisor.engine.frameworks import MIN_LAYERS_PER_CHUNK, framework_for
 from advisor.engine.setup import DEFAULT_LORA_RANK, DEFAULT_LORA_TARGETS, PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
-from advisor.engine.specs import ModelShape
+from advisor.engine.specs import GPU, ModelShape
 from advisor.request.model import TrainingRequest
 
 
@@ -26,6 +28,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         offload=request.offload if request.given("offload") else None,
         recompute=request.recompute,
         micro_batch=request.micro_batch or None,
+        tp=request.tp, pp=request.pp, ep=request.ep, vpp=request.vpp,
     )
     return TrainingSetup(
         method=request.method,
@@ -39,3 +42,68 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         tokens=request.tokens,
         pinned=pinned,
     )
+
+
+def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> tuple[str, dict] | None:
+    """Why the layout the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`, `zero3`, `offload`) cannot
+    run, as (reason, values), or None. Checked before planning, so a pinned layout is either
+    evaluated exactly as given or refused with its reason (CONTRACT section 3). `gpus`: the GPU
+    types the planner may use; the request's own when it names one."""
+    pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp")}
+    if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload")):
+        return None
+    tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
+    m = model_shape(request)
+    setup = training_setup(request)
+    kv = m.heads if m.uses_mla else m.kv_heads
+    if request.method == "qlora" and (tp > 1 or pp > 1):
+        # bitsandbytes' 4-bit base has no tensor- or pipeline-parallel implementation.
+        return "qlora_model_parallel", {"tp": tp, "pp": pp}
+    if request.gpu:  # the GPU type first: `tp 3` on 8-GPU servers is refused for the servers
+        problem = _hardware_problem(request.model_copy(update={"gpu_count": None}), catalog.get_gpu(request.gpu),
+                                    tp, pp, ep)
+        if problem is not None:
+            return problem
+    if m.heads % tp or kv % tp:
+        return "tp_heads", {"tp": tp, "heads": m.heads, "kv": kv}
+    # Stages need not divide the layers evenly (Megatron-Core sets the first and last stages'
+    # layers apart, --decoder-first/last-pipeline-num-layers), but each needs a few.
+    if pp > 1 and m.layers // pp < MIN_LAYERS_PER_STAGE:
+        return "pp_layers", {"pp": pp, "layers": m.layers}
+    if ep > 1 and not m.is_moe:
+        return "ep_dense", {"ep": ep}
+    if ep > 1 and m.moe_experts % ep:
+        return "ep_experts", {"ep": ep, "experts": m.moe_experts}
+    if vpp > 1 and pp == 1:
+        return "vpp_needs_pp", {"vpp": vpp}
+    if vpp > 1 and m.layers // (pp * vpp) < MIN_LAYERS_PER_CHUNK:
+        return "vpp_layers", {"vpp": vpp, "pp": pp, "layers": m.layers}
+    zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
+    offload = request.offload if request.given("offload") else "none"
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):
+        return "no_framework", {"zero": zeros[0] if len(zeros) == 1 else None, "offload": offload,
+                                "tp": tp, "pp": pp, "ep": ep, "method": request.method}
+    if request.gpu:
+        gpus = [catalog.get_gpu(request.gpu)]
+    if not gpus:
+        return None
+    problems = [p for p in (_hardware_problem(request, g, tp, pp, ep) for g in gpus)]
+    return None if any(p is None for p in problems) else problems[0]
+
+
+def _hardware_problem(request: TrainingRequest, gpu: GPU, tp: int, pp: int, ep: int) -> tuple[str, dict] | None:
+    domain = max(1, gpu.nvlink_domain)
+    if tp > domain:
+        # Tensor parallelism all-reduces every layer's activations: only inside the NVLink domain.
+        return "tp_nvlink", {"tp": tp, "gpu": gpu.name, "domain": domain}
+    if gpu.gpus_per_server % tp:
+        return "tp_server", {"tp": tp, "gpu": gpu.name, "per_server": gpu.gpus_per_server}
+    count = request.gpu_count
+    if count is None:
+        return None
+    if count % (tp * pp):
+        return "split_count", {"tp": tp, "pp": pp, "count": count, "gpu": gpu.name}
+    dp = count // (tp * pp)
+    if ep > 1 and dp % ep:
+        return "ep_dp", {"ep": ep, "dp": dp, "count": count}
+    return None

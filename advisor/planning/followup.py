@@ -65,7 +65,10 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
         data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
         return FollowUp(kind="question", lang=reply_lang, faq=data,
                         text=render("followup.txt.j2", reply_lang, kind="question", f=data))
-    result = advise_request(request, book)
+    try:
+        result = advise_request(request, book)
+    except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
+        return FollowUp(kind="question", lang=reply_lang, changed=changed, text=err.message(reply_lang))
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}

@@ -56,7 +56,7 @@ class Suggestion(BaseModel):
     """The cheapest change that makes an impossible request work."""
 
     change: Literal["more_gpus", "auto_layout", "smaller_batch", "recompute", "qlora", "shorter_seq",
-                    "longer_deadline"]
+                    "longer_deadline", "gpu_type"]
     value: int | float | str | None = None
     plan: Plan | None = None
 
@@ -99,11 +99,28 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
     return [g for g in catalog.gpus() if req.market in g.markets]
 
 
+# Ranking rule: PCIe cards (L40S, H100/A800 PCIe, consumer cards) are never preferred for
+# pre-training on more than a few servers while SXM/OAM parts are in the market; they rank after
+# every SXM/OAM plan, whatever their price. Why: they have no NVLink (or only pairwise bridges), so
+# tensor parallelism stays inside one card and pipeline/data-parallel traffic crosses PCIe, and
+# their NICs share the host's PCIe lanes (no GPUDirect P2P on GeForce), so at that scale the plan
+# rests on the communication model most, where it is least sure (issue #14). A few servers
+# (PCIE_PRETRAIN_SERVERS, assumed 4) stay allowed: small runs there are common and measured.
+PCIE_PRETRAIN_SERVERS = 4
+
+
+def pcie_at_scale(req: TrainingRequest, p: Plan) -> bool:
+    """A pre-training plan on PCIe cards beyond a few servers (the ranking rule above)."""
+    return (req.method in ("pretrain", "continued-pretrain")
+            and "pcie" in catalog.get_gpu(p.gpu).form_factor.lower()
+            and p.estimate.layout.nodes > PCIE_PRETRAIN_SERVERS)
+
+
 def _sort_key(req: TrainingRequest):
     def key(p: Plan):
         rent = p.rent if p.rent is not None else float("inf")
         days = p.days if p.days is not None else float("inf")
-        return (days, rent) if req.speed_first else (rent, days)
+        return (pcie_at_scale(req, p),) + ((days, rent) if req.speed_first else (rent, days))
     return key
 
 
@@ -229,6 +246,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     best = result.best
     if best is not None and best.estimate.fits and not best.meets_deadline and best.days:
         out.append(Suggestion(change="longer_deadline", value=round(best.days + 0.5), plan=best))
+    wider = None
     if req.gpu_count and best is not None and (not best.estimate.fits or not best.meets_deadline):
         # Hardware given: the same GPU type at the count that fits and meets the deadline.
         wider = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
@@ -238,18 +256,23 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     if best is None or not best.estimate.fits:
         # Offload is already tried by the layout search when nothing else fits.
         variants = []
-        knobs = [k for k in ("micro_batch", "recompute", "zero_stage", "offload") if req.given(k)]
+        knobs = [k for k in ("micro_batch", "recompute", "zero_stage", "offload", "tp", "pp", "ep", "vpp")
+                 if req.given(k)]
         if knobs:
             variants.append(("auto_layout", ", ".join(knobs), {
                 "micro_batch": None, "recompute": None, "zero_stage": None, "offload": "none",
+                "tp": None, "pp": None, "ep": None, "vpp": None,
                 "user_set": [k for k in req.user_set if k not in knobs]}))
         if req.micro_batch and req.micro_batch > 1:
             variants.append(("smaller_batch", 1, {"micro_batch": 1}))
         if req.recompute in ("none", "selective"):
             variants.append(("recompute", "full", {"recompute": "full"}))
         if req.method != "qlora":
+            # QLoRA runs over data parallel only: tensor and pipeline degrees the user fixed go.
             variants.append(("qlora", "qlora", {"method": "qlora", "lora_rank": req.lora_rank or 16,
-                                                "lora_targets": req.lora_targets or "all"}))
+                                                "lora_targets": req.lora_targets or "all", "tp": None,
+                                                "pp": None, "vpp": None,
+                                                "user_set": [k for k in req.user_set if k not in ("tp", "pp", "vpp")]}))
         if req.seq_len > 512:
             variants.append(("shorter_seq", req.seq_len // 2, {"seq_len": req.seq_len // 2}))
         for change, value, update in variants:
@@ -257,6 +280,17 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
             if found is not None and found.estimate.fits:
                 out.append(Suggestion(change=change, value=value, plan=found))
+    works = (lambda p: p is not None and p.estimate.fits and p.meets_deadline)
+    same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
+    if req.gpu and not works(best) and not (req.gpu_count and works(wider)) \
+            and not any(sg.change in same_job and works(sg.plan) for sg in out):
+        # Hopeless on this GPU type at any count and layout (a 70B full fine-tune on consumer
+        # cards does not fit, or takes years): the same job as an open request names the GPU
+        # type that would work.
+        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
+        found = search(open_req, m, book, alternatives=False).best
+        if works(found) and found.gpu != req.gpu:
+            out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
     return out[:3]
 
 

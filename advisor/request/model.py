@@ -77,6 +77,11 @@ class TrainingRequest(BaseModel):
     micro_batch: int | None = None
     global_batch: int | None = None
     zero_stage: int | None = None
+    # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`); None: the planner chooses.
+    tp: int | None = None
+    pp: int | None = None
+    ep: int | None = None
+    vpp: int | None = None
     offload: Offload = "none"
     recompute: Recompute | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None

@@ -160,6 +160,20 @@ class _Scanner:
         return out
 
 
+# Chinese city names say where the servers are, not what language the data is in.
+_CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
+
+
+def _chinese_prose(text: str) -> bool:
+    """Whether a request is written as Chinese prose: at least two Chinese characters besides
+    city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
+    English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
+    norm = _CN_CITIES.sub(" ", unicodedata.normalize("NFKC", text).lower())
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", norm))
+    english = len(re.findall(r"(?<![a-z0-9.])[a-z][a-z\-]+", norm))
+    return cjk >= 2 and cjk >= 2 * english
+
+
 def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
@@ -275,6 +289,7 @@ class _Parse:
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
+        self._layout_words()
         sc.take(rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
                 rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
                 lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]))
@@ -285,7 +300,7 @@ class _Parse:
         sc.take(rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
                 lambda m: s("global_batch", _num(m[1]), m[0]))
         sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
-        sc.take(rf"{L}fsdp(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
+        sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
         sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
         sc.take(rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
                 lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]))
@@ -304,6 +319,40 @@ class _Parse:
                 lambda m: s("lora_rank", int(m[1] or m[2]), m[0]))
         sc.take(rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
                 lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]))
+
+    def _layout_words(self) -> None:
+        """Parallel degrees the user fixes: `tp 8`, `pp=4`, `ep8`, `vpp 2`, `张量并行8`,
+        `流水线并行4`; `cp`/`hsdp` are refused (not modelled), a bad degree too."""
+        sc = self.scan
+        names = {"tp": "tp", "tensor": "tp", "pp": "pp", "pipeline": "pp", "ep": "ep", "expert": "ep",
+                 "cp": "cp", "context": "cp", "vpp": "vpp", "virtual": "vpp",
+                 "张量": "tp", "流水线": "pp", "流水": "pp", "专家": "ep", "上下文": "cp", "虚拟流水线": "vpp"}
+
+        def degree(m: re.Match) -> None:
+            field = names[(m["en"] or m["zh"]).split()[0].split("-")[0].split("_")[0]]
+            raw = m["n"]
+            value = None
+            if raw and raw[0] in CN_DIGITS:
+                value = _cn_num(raw)
+            elif raw and not raw.startswith("-"):
+                value = _num(raw)
+            if value is None or value != int(value) or not 1 <= value <= 1024:
+                self.fail("bad_value", word=m[0].strip(), what="layout")
+            if field == "cp":
+                if value > 1:  # cp 1 is no context parallelism: nothing to refuse
+                    self.fail("layout_unmodelled", word=m[0].strip(), what="cp")
+                return
+            self.set(field, int(value), m[0])
+
+        en = (r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
+              r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)")
+        value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
+        sc.take(rf"{L}{en}{value}"
+                rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
+                lambda m: degree(_Merged(m)))
+        # "3 ep" is three epochs (read later): `ep` after a number is not a degree
+        sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.fail("layout_unmodelled", word=m[0].strip(), what="hsdp"))
 
     def _methods(self) -> None:
         sc, s = self.scan, self.set
@@ -362,9 +411,11 @@ class _Parse:
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
         sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))",
                 lambda m: self._data_bytes(m))
-        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料)",
+        # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
+        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料|文本)"
+                rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?(英文|中文|代码)(?:的)?",
                 lambda m: s("data_language", {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh",
-                                              "code": "code", "代码": "code"}[m[1] or m[2]], m[0]))
+                                              "code": "code", "代码": "code"}[m[1] or m[2] or m[3]], m[0]))
         sc.take(rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
                 lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]))
 
@@ -512,12 +563,14 @@ class _Parse:
             check("data", 0 < amount <= 1e18, "data")
             language = f.get("data_language")
             if unit == "bytes":
-                # Guessed from the request's own script, never from the reply language (a
-                # Chinese locale or `lang zh`), so the same text plans the same everywhere.
-                language = language or self.text_lang
+                # From words about the data, else from the request's own prose, never from the
+                # reply language (a Chinese locale or `lang zh`) nor a city name, so the same
+                # text plans the same everywhere.
+                basis = "words" if language else ("prose" if _chinese_prose(self.text) else "default")
+                language = language or ("zh" if basis == "prose" else "en")
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
-                note("bytes_per_token", bpt=bytes_per_token, language=language)
+                note("bytes_per_token", bpt=bytes_per_token, language=language, basis=basis)
             elif unit == "samples":
                 tokens_per_sample = min(TOKENS_PER_SAMPLE, seq)
                 unique = amount * tokens_per_sample
@@ -619,6 +672,10 @@ class _Parse:
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
             zero_stage=f.get("zero_stage"),
+            tp=f.get("tp"),
+            pp=f.get("pp"),
+            ep=f.get("ep"),
+            vpp=f.get("vpp"),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),
