@@ -71,10 +71,13 @@ def on_gpu(ack, command, client, context):
     if not text:
         # The trigger expires 3 s after the command: open a small view now, fill it after.
         ack()
+        lang = reply_lang(text, client, user)  # one users.info call: the loading view speaks it too
         open_loading(client, command["trigger_id"], form_id(command), lang)
-        fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
+        fill_form(client, form_id(command), json.dumps({"channel": channel}), lang)
         return
     command_word = leading_command(text)
+    if command_word in ("quote", "digest", "prices") and lang == "en":
+        lang = reply_lang(text, client, user)  # a zh-CN user typing English words still reads Chinese
     if _is_help(text):
         # help is rare and read at leisure: worth one users.info call for the user's locale
         ack(text=render("help.txt.j2", reply_lang(text, client, user)))
