@@ -32,7 +32,8 @@ def history_figure(series: dict[str, list[tuple[str, float]]], until: str | None
     for name, values in series.items():
         values = sorted(values)
         dates = [dt.date.fromisoformat(d) for d, _ in values]
-        ax.plot(dates, [v for _, v in values], marker="o", markersize=3, linewidth=1.8, label=name)
+        ax.plot(dates, [v for _, v in values], marker="o", markersize=3, linewidth=1.8, label=name,
+                drawstyle="steps-post")  # a price holds until the next snapshot
     title = TITLE + (f", to {until}" if until else "")
     ax.set_title(title, fontsize=12)
     ax.set_xlabel(X_LABEL)

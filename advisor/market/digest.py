@@ -43,15 +43,15 @@ SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out
 BIG_SPOT_PCT = 20.0       # highlights: a spot move this large is worth a line of its own
 HIGHLIGHTS = 5            # highlights: at most this many lines in the channel message
 
-# An instance "type" that is an opaque record id (Fluidstack's "recE2ZDQmqR9HBKYs5xSnjtPw"):
-# long, one word, no separator, upper and lower case and digits mixed.
-_RAW_ID = re.compile(r"^(?=[A-Za-z0-9]{14,}$)(?=.*[a-z])(?=.*[A-Z])(?=.*\d).*$")
+# An instance "type" that is an opaque record id (Fluidstack's "recE2ZDQmqR9HBKYs5xSnjtPw",
+# "custom:0:A3E9735B4E2841E3982622EE4DBB41DA"): a run of 16 or more letters and digits, both.
+_RAW_ID = re.compile(r"(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
 
 
 def instance_name(instance_type: str, gpu_name: str, gpu_count: int) -> str:
     """What a reader calls an offer's instance: the published instance type, or, where that is
     an opaque record id, its GPUs ("2x A100-SXM4-80GB")."""
-    if _RAW_ID.match(instance_type or ""):
+    if _RAW_ID.search(instance_type or ""):
         return f"{gpu_count}x {gpu_name}"
     return instance_type
 
