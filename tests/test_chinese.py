@@ -70,7 +70,7 @@ def _chinese(text: str, surface: str) -> None:
 
 
 def test_the_checker_catches_the_old_leaks():
-    assert english_words("Prices on record, cheapest first\n  ¥8.88 per GPU-hour") 
+    assert english_words("Prices on record, cheapest first\n  ¥8.88 per GPU-hour")
     assert english_words("卸载 none，重计算 none") == ["none", "none"]
     assert english_words("价格来源 market，national average")
     assert not english_words("lambda gpu_1x_h100_pcie, us-east-1 的 H100-PCIe-80GB：$1.99 每卡时，`/gpu digest now`")

@@ -145,8 +145,7 @@ def test_two_schedulers_post_once(store, client, fake_slack):
 
 @pytest.mark.slow  # the pacing itself: a second between messages to one channel
 def test_messages_to_one_channel_are_a_second_apart(store, client, fake_slack):
-    from bot import subscriptions
-    from bot import digests
+    from bot import digests, subscriptions
 
     sub = subscriptions.Subscription(workspace="T1", channel="CPACE", lang="en")
     for _ in range(2):

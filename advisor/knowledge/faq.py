@@ -17,7 +17,6 @@ the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import tomllib
 import unicodedata
@@ -27,8 +26,8 @@ from functools import cache
 from jinja2 import Template
 from pydantic import BaseModel
 
-from advisor.text.render import environment, render
 from advisor.resources import data_dir
+from advisor.text.render import environment, render
 
 # Every plan variable a snippet may use; a missing one is passed as None.
 PLAN_KEYS = (

@@ -318,6 +318,7 @@ class Highlight(BaseModel):
     old: float | None = None
     new: float | None = None
     pct: float | None = None
+    siblings: int = 0             # more instance types of the same GPU that moved the same way
 
 
 class Summary(BaseModel):
@@ -367,14 +368,17 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
         + [Highlight(kind="removed", gpu_name=g.gpu_name, source=o.source, clouds=[o.cloud], instance=o.name,
                      regions=o.regions) for g in h.groups for o in g.removed],
     ]
-    # Identical moves of sibling instance types (Lambda's gpu_1x_a100 and gpu_1x_a100_sxm4) are one line.
+    # Sibling instance types that moved by the same percentage in the same regions (Lambda's
+    # gpu_1x_a100, gpu_2x_a100 and gpu_4x_a100, all +17%) are one line, named by the first.
     for i, q in enumerate(queues):
         merged: dict[tuple, Highlight] = {}
         for x in q:
-            key = (x.kind, x.gpu_name, tuple(x.clouds), tuple(x.regions), x.old, x.new, x.instance if
-                   x.kind not in ("on_demand", "spot") else "")
+            moved = None if x.pct is None else round(x.pct, 1)
+            key = (x.kind, x.gpu_name, tuple(x.clouds), tuple(x.regions),
+                   (moved, x.old if moved is None else 0, x.new if moved is None else 0)
+                   if x.kind in ("on_demand", "spot") else x.instance)
             if key in merged:
-                merged[key].instance += " / " + x.instance
+                merged[key].siblings += 1
             else:
                 merged[key] = x
         queues[i] = list(merged.values())
@@ -406,7 +410,8 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
     for i, q in enumerate(queues):  # keep each kind in its own order
         picked[i].sort(key=lambda x, q=q: next(k for k, y in enumerate(q) if y is x))
     highlights = [x for p in picked for x in p]
-    shown = sum(max(1, len(x.regions)) for x in highlights if x.kind in ("on_demand", "spot", "removed"))
+    shown = sum(max(1, len(x.regions)) * (1 + x.siblings) for x in highlights
+                if x.kind in ("on_demand", "spot", "removed"))
     return Summary(date=digest.date, previous=digest.previous, highlights=highlights,
                    on_demand=sum(c.kind == "on_demand" for c in digest.changes),
                    spot=sum(c.kind == "spot" for c in digest.changes), added=len(digest.added),
