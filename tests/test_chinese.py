@@ -169,3 +169,23 @@ def test_cli_digest_in_chinese(cli, tmp_path, day):
     assert cli("prices", "import", *map(str, files)).returncode == 0
     out = cli("digest", "--date", day, "--lang", "zh").stdout
     _chinese(out, f"gpu-advisor digest --lang zh {day}")
+
+
+def test_quote_reply_in_chinese(cli):
+    out = cli("quote", "8卡H800 每月9万 3个月").stdout
+    _chinese(out, "gpu-advisor quote (zh)")
+    assert "未具名供应商" in out  # a quote without a vendor is not from "vendor"
+
+
+# Technical words a Chinese engineer writes in Latin letters too, and a command.
+TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud"}
+
+
+@pytest.mark.xfail(reason="the plan answer's own templates and data (phrases.j2: '卸载 optimizer，重计算 none'; "
+                          "reference_prices.toml providers 'market', 'national average') belong to the answer card "
+                          "and price-source work; this test shows them until those are worded in Chinese",
+                   strict=False)
+def test_plan_answer_in_chinese(cli):
+    out = cli("ask", "70B 全量微调 1TB 3天 用8卡H800").stdout
+    leaks = [w for w in english_words(out) if w.lower() not in TERMS]
+    assert CJK.search(out) and not leaks, sorted(set(leaks))
