@@ -11,7 +11,9 @@ are at least a second apart (Slack's chat.postMessage limit)."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import logging
 import os
 import time
@@ -26,8 +28,9 @@ from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
 from advisor.market.imports import configured_feeds, fetch_feeds
 from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
-from advisor.text.render import phrase, render
-from bot import blocks, subscriptions, tables
+from advisor.text.render import phrase
+from advisor.text.safe import for_slack
+from bot import subscriptions, tables
 
 log = logging.getLogger("gpu_advisor.digest")
 ClientFor = Callable[[str], WebClient | None]
@@ -118,21 +121,90 @@ def _already_posted(client, channel: str, date: str, since: float) -> str | None
     return None
 
 
-def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[dict, bytes | None, str]:
-    """The message, the chart PNG (None when nothing moved) and its alt text."""
+MAX_LINES = 40        # the channel message fits one screen
+MAX_CHARS = 3000
+MAX_FIELDS = 10       # Block Kit's limit of fields in one section
+CHART_GPUS = 6
+
+
+def _csv(lang: str, digest: digestmod.Digest) -> bytes:
+    """Every change of the digest, one row per offer and region, headed in `lang`."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(phrase(lang, "csv_header", file="digest_message").split(","))
+    for r in digestmod.rows(digest):
+        writer.writerow([phrase(lang, "csv_kind", r["kind"], file="digest_message"), r["gpu"], r["provider"],
+                         r["region"], r["instance"], r["gpus"], "" if r["old"] is None else r["old"],
+                         "" if r["new"] is None else r["new"], "" if r["pct"] is None else f"{r['pct']:.2f}",
+                         r["source"]])
+    return ("\ufeff" + out.getvalue()).encode()  # the BOM lets spreadsheet apps read the Chinese header
+
+
+def _mrkdwn(text: str) -> dict:
+    return {"type": "mrkdwn", "text": text}
+
+
+def message(lang: str, s: digestmod.Summary, cheapest: list[digestmod.Cheapest],
+            problems: list[str]) -> dict:
+    """The channel message: header, intro, the few moves, the cheapest per GPU as fields, the
+    counts of the rest (the CSV in the thread lists them), failed feeds."""
+    def p(name, *args):
+        # The wording is ours, the cells (providers, regions, instances) come from feeds: the
+        # whole phrase is escaped for mrkdwn (advisor/text/safe.py), our templates use no <...>.
+        return for_slack(phrase(lang, name, *args, file="digest_message"))
+
+    shown_gpus = cheapest[:MAX_FIELDS]
+    blocks_ = [
+        {"type": "header", "text": {"type": "plain_text", "text": p("header", s)}},
+        {"type": "context", "elements": [_mrkdwn(p("intro", s))]},
+    ]
+    if s.highlights:
+        lines = "\n".join("• " + p("highlight", x) for x in s.highlights)
+        blocks_.append({"type": "section", "text": _mrkdwn(f"*{p('moves_title')}*\n{lines}")})
+    elif s.previous:
+        blocks_.append({"type": "section", "text": _mrkdwn(p("quiet", s))})
+    if shown_gpus:
+        blocks_.append({"type": "section", "text": _mrkdwn(f"*{p('cheapest_title')}*"),
+                        "fields": [_mrkdwn(p("cheapest_field", c)) for c in shown_gpus]})
+    if problems:
+        blocks_.append({"type": "section", "text": _mrkdwn(
+            f"*{p('problems_title')}*\n" + "\n".join(f"• {for_slack(x)}" for x in problems[:5]))})
+    rest = p("rest", s, len(cheapest) - len(shown_gpus))
+    blocks_.append({"type": "context", "elements": [_mrkdwn(x) for x in (rest, p("units")) if x]})
+    return {"text": p("fallback", s), "blocks": blocks_}
+
+
+def visible_text(msg: dict) -> str:
+    """Every piece of text the message shows, one block or field after another (for its size)."""
+    parts = []
+    for b in msg["blocks"]:
+        if "text" in b:
+            parts.append(b["text"]["text"])
+        parts += [f["text"] for f in b.get("fields", [])]
+        parts += [e["text"] for e in b.get("elements", []) if "text" in e]
+    return "\n".join(parts)
+
+
+def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[dict, list[dict], str]:
+    """The channel message, the files for its thread (the CSV of every change, the chart PNG
+    when there are prices to draw) and the comment that goes with them."""
     store = open_store()
     d = digestmod.compute_digest(store, date)
-    h = digestmod.headline(d)
-    text = render("digest.txt.j2", lang, h=h, cheapest=digestmod.cheapest_now(store, date),
-                  problems=problems or [])
-    gpus = [g.gpu_name for g in h.groups][:6]
-    png, legend = (None, {})
-    if gpus:
-        png, legend = history_png(cheapest_history(store, gpus, date))
-        text += "\n\n" + render("digest_chart.txt.j2", lang, legend=legend)
+    s = digestmod.summary(d)
+    cheapest = digestmod.cheapest_now(store, date)
+    msg = message(lang, s, cheapest, problems or [])
+    files = []
+    if s.total:
+        files.append({"content": _csv(lang, d), "filename": f"gpu-price-changes-{date}.csv",
+                      "title": phrase(lang, "csv_title", date, file="digest_message")})
+    gpus = list(dict.fromkeys([x.gpu_name for x in s.highlights] + [c.gpu_name for c in cheapest]))[:CHART_GPUS]
+    history = cheapest_history(store, gpus, date) if gpus else {}
     store.conn.close()
-    msg = blocks.plain(text)
-    return msg, png, phrase(lang, "alt", legend, file="chart")
+    if history:
+        files.append({"content": history_png(history, date), "filename": f"gpu-prices-{date}.png",
+                      "title": phrase(lang, "title", date, file="chart"),
+                      "alt_txt": phrase(lang, "alt", list(history), date, file="chart")})
+    return msg, files, phrase(lang, "files_comment", file="digest_message")
 
 
 def _pace(channel: str) -> None:
@@ -174,7 +246,7 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
         if ts:
             _finish(sub.workspace, sub.channel, day, True, ts)
             return False
-    msg, png, alt = compose(date, sub.lang, problems)
+    msg, files, comment = compose(date, sub.lang, problems)
     try:
         _pace(sub.channel)
         resp = client.chat_postMessage(channel=sub.channel, text=msg["text"], blocks=msg["blocks"],
@@ -187,13 +259,12 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
         return False
     if not force:
         _finish(sub.workspace, sub.channel, day, True, resp["ts"])
-    if png:
+    if files:
         try:
             _pace(sub.channel)
-            client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], content=png,
-                                   filename=f"gpu-prices-{date}.png",
-                                   title=phrase(sub.lang, "title", date, file="chart"), alt_txt=alt)
-        except Exception as err:  # the digest itself went out; the chart is a bonus
+            client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], file_uploads=files,
+                                   initial_comment=comment)
+        except Exception as err:  # the digest itself went out; the files are a bonus
             log.warning("digest chart to %s failed: %s", sub.channel, type(err).__name__)
     return True
 

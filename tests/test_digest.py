@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -279,3 +280,59 @@ def test_every_real_snapshot_after_the_first_compares_with_the_one_before(db):
         digest = compute_digest(db, day)
         assert digest.date == day and digest.first_snapshot == []
         assert set(digest.previous.values()) == {before}
+
+
+# ----------------------------------------------------------------------------------------
+# The chart (matplotlib)
+
+def test_chart_has_title_legend_axis_labels_and_units(db):
+    from advisor.market.chart import history_figure, history_png
+    from advisor.market.store import cheapest_history
+
+    gpus = ["H100-PCIe-80GB", "A100-SXM4-80GB", "A10G-24GB"]
+    series = cheapest_history(db, gpus, "2024-04-23")
+    fig = history_figure(series, "2024-04-23")
+    ax = fig.axes[0]
+    assert "per GPU-hour" in ax.get_title() and "2024-04-23" in ax.get_title()
+    assert ax.get_xlabel() == "Snapshot date" and "USD" in ax.get_ylabel()
+    legend = ax.get_legend()
+    assert legend is not None and [t.get_text() for t in legend.get_texts()] == list(series)
+    assert len(ax.get_lines()) == len(series) == 3
+    fig.canvas.draw()
+    assert any(t.get_text().startswith("$") for t in ax.get_yticklabels())
+    png = history_png(series, "2024-04-23")
+    assert png.startswith(b"\x89PNG") and 10_000 < len(png) < 200_000
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (800, 450)
+    # No CJK in the image: the deployment has no CJK font it can count on.
+    texts = [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in legend.get_texts())]
+    assert not any(re.search(r"[\u4e00-\u9fff]", t) for t in texts)
+
+
+def test_raw_offer_ids_are_named_by_their_gpus():
+    from advisor.market.digest import instance_name
+
+    assert instance_name("recE2ZDQmqR9HBKYs5xSnjtPw", "A100-SXM4-80GB", 2) == "2x A100-SXM4-80GB"
+    assert instance_name("custom:0:A3E9735B4E2841E3982622EE4DBB41DA", "V100-SXM2-16GB", 1) == "1x V100-SXM2-16GB"
+    for name in ("gpu_8x_a100_80gb_sxm4", "Standard_ND96asr_v4", "p4de.24xlarge", "1x_RTX4090_SECURE"):
+        assert instance_name(name, "X", 8) == name
+
+
+def test_summary_puts_on_demand_first_and_counts_everything(db):
+    from advisor.market.digest import summary
+
+    d = compute_digest(db, "2024-02-05")
+    s = summary(d)
+    assert 3 <= len(s.highlights) <= 5 and s.highlights[0].kind == "on_demand"
+    kinds = [x.kind for x in s.highlights]
+    assert kinds == sorted(kinds, key=["on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"].index)
+    assert s.on_demand + s.spot == len(d.changes) and s.added == len(d.added)
+    first = s.highlights[0]
+    assert (first.gpu_name, first.clouds, first.instance, first.old, first.new) == \
+        ("H100-PCIe-80GB", ["lambda"], "gpu_1x_h100_pcie", 1.99, 2.49)
+    assert len(first.regions) == 13
+    # one line per GPU before a second one for any
+    gpus = [x.gpu_name for x in s.highlights]
+    assert gpus[:3] == list(dict.fromkeys(gpus))[:3]
+    gone = summary(compute_digest(db, "2023-02-22"))
+    assert any(x.kind == "removed" and x.instance == "p4de.24xlarge" for x in gone.highlights)

@@ -2,6 +2,7 @@
 429s and a second scheduler, pacing, the chart; and the digest and prices commands."""
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -53,10 +54,18 @@ def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
     _subscribe()
     assert _run(client) == 1
     post = fake_slack.calls_of("chat.postMessage")[0]["args"]
-    assert post["channel"] == "CD1" and "gpu_1x_h100_pcie" in post["text"] and "-17.1%" in post["text"]
+    blocks = json.dumps(post["blocks"])
+    assert post["channel"] == "CD1" and "gpu_1x_h100_pcie" in blocks and "-17%" in blocks
+    assert "44 price changes" in post["text"]
     assert post["metadata"]["event_payload"]["date"] == "2023-06-15"
     done = fake_slack.wait_for("files.completeUploadExternal")[0]["args"]
-    assert done["thread_ts"] and fake_slack.uploads
+    files = done["files"] if isinstance(done["files"], list) else json.loads(done["files"])
+    assert done["thread_ts"] and done["initial_comment"]
+    assert sorted(f["title"] for f in files) == ["GPU price changes, 2023-06-15", "GPU prices to 2023-06-15"]
+    bodies = {u["body"][:4]: u["body"] for u in fake_slack.uploads}
+    assert set(bodies) == {b"\x89PNG", "\ufeffch".encode()[:4]}
+    csv_rows = bodies["\ufeffch".encode()[:4]].decode("utf-8-sig").splitlines()
+    assert csv_rows[0].startswith("change,GPU,provider,region,instance") and len(csv_rows) == 1 + 44
     assert _run(client) == 0  # the same day again: nothing
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
 
@@ -136,13 +145,14 @@ def test_two_schedulers_post_once(store, client, fake_slack):
 
 @pytest.mark.slow  # the pacing itself: a second between messages to one channel
 def test_messages_to_one_channel_are_a_second_apart(store, client, fake_slack):
-    from bot import subscriptions
-    from bot import digests
+    from bot import digests, subscriptions
 
     sub = subscriptions.Subscription(workspace="T1", channel="CPACE", lang="en")
     for _ in range(2):
         digests.deliver(client, sub, "2023-06-15", force=True)
     posts = [c for c in fake_slack.calls if c["method"] in ("chat.postMessage", "files.getUploadURLExternal")]
+    # one upload of two files (CSV and chart) asks for two upload URLs in a row: the first counts
+    posts = [c for i, c in enumerate(posts) if i == 0 or c["method"] != posts[i - 1]["method"]]
     gaps = [b["at"] - a["at"] for a, b in zip(posts, posts[1:])]
     assert all(g >= 0.9 for g in gaps)
 
@@ -150,9 +160,40 @@ def test_messages_to_one_channel_are_a_second_apart(store, client, fake_slack):
 def test_chinese_channel_and_failed_feeds_in_the_digest(store):
     from bot import digests
 
-    msg, png, alt = digests.compose("2023-06-15", "zh", problems=["http://127.0.0.1:9/feed.csv: timed out"])
-    assert "GPU 价格日报" in msg["text"] and "获取失败的价格源" in msg["text"] and "timed out" in msg["text"]
-    assert png.startswith(b"\x89PNG") and "H100-PCIe-80GB" in alt
+    msg, files, comment = digests.compose("2023-06-15", "zh", problems=["http://127.0.0.1:9/feed.csv: timed out"])
+    shown = digests.visible_text(msg)
+    assert "GPU 价格日报" in msg["text"] and "获取失败的价格源" in shown and "timed out" in shown
+    png = next(f for f in files if f["filename"].endswith(".png"))
+    assert png["content"].startswith(b"\x89PNG") and "H100-PCIe-80GB" in png["alt_txt"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("day", ["2023-02-22", "2023-05-12", "2023-06-15", "2024-02-05", "2024-04-23"])
+def test_digest_message_fits_one_screen(tmp_path, monkeypatch, day, lang):
+    """Every real snapshot day, both languages: at most 40 lines and 3,000 characters, a
+    header, 1-5 moves, the cheapest per GPU as fields, no raw offer ids, no command line."""
+    from advisor.market.imports import import_file
+    from advisor.market.store import open_store
+    from bot import digests
+
+    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "all.db"))
+    db = open_store()
+    for path in sorted(SNAPSHOTS.glob("*.csv")):
+        import_file(db, str(path))
+    db.conn.close()
+    msg, files, _ = digests.compose(day, lang, problems=["http://127.0.0.1:9/feed.csv: timed out"])
+    shown = digests.visible_text(msg)
+    assert len(shown) <= 3000 and shown.count("\n") + 1 <= 40, (len(shown), shown.count("\n"))
+    assert msg["blocks"][0]["type"] == "header" and len(msg["blocks"]) <= 10
+    moves = [b for b in msg["blocks"] if b["type"] == "section" and "•" in b["text"]["text"]
+             and "feed.csv" not in b["text"]["text"]]
+    assert len(moves) == 1 and 1 <= moves[0]["text"]["text"].count("•") <= 5
+    fields = next(b for b in msg["blocks"] if b.get("fields"))["fields"]
+    assert 1 <= len(fields) <= 10 and all(f["text"].startswith("*") for f in fields)
+    assert not re.search(r"\brec[A-Za-z0-9]{14,}", shown) and "gpu-advisor digest" not in shown
+    assert "--json" not in shown
+    assert [f["filename"] for f in files] == [f"gpu-price-changes-{day}.csv", f"gpu-prices-{day}.png"]
+    assert all(len(f["content"]) < 200_000 for f in files)
 
 
 def test_slash_digest_subcommands(bot, fake_slack):

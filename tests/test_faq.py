@@ -53,13 +53,13 @@ def test_eval_questions_are_not_the_topics_own():
 
 def test_top1_on_held_out_paraphrases():
     """Questions written after the matcher was tuned (faq_eval.toml, held_out): 41 of 45
-    were answered with their topic when they were written."""
+    were answered with their topic when they were written, and 41 of 45 with bm25s."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"])] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"]).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
     report = "misses:\n  " + "\n  ".join(f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})"
                                          for q in HELD_OUT if q not in top1)
-    assert len(top1) / len(HELD_OUT) >= 0.80, report
+    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 40 of 45: one slip from today's 41
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 
@@ -191,3 +191,27 @@ def test_asking_how_long_about_something_else_is_not_confident(text):
 def test_asking_how_long_about_the_plan_is_answered(text, topic):
     got = faq.answer(text)
     assert got.confident and got.topic == topic
+
+
+THREAD_CHATTER = ["thanks!", "ok, let's go with this", "@Bob can you check this with finance before Friday?",
+                  "sounds good", "lgtm", "谢谢", "好的，就这么定了", "收到", "我下午跟财务确认一下", "哈哈"]
+
+
+@pytest.mark.parametrize("text", THREAD_CHATTER)
+def test_thread_chatter_is_not_answered_confidently(text):
+    assert not faq.answer(text).confident
+
+
+def test_off_topic_questions_are_refused_in_both_languages():
+    """bench/faq_speed.py's 30 off-topic questions, half English, half Chinese: at most two
+    answered confidently (the two of today are listed in docs/bench.md)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("faq_speed", Path(__file__).parent.parent / "bench" / "faq_speed.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sure = [q for q in bench.OFF_TOPIC if faq.answer(q).confident]
+    assert len(sure) <= 2, sure
+    for lang in ("en", "zh"):
+        asked = [q for q in bench.OFF_TOPIC if (CJK.search(q) is not None) == (lang == "zh")]
+        assert len(asked) >= 10 and sum(q in sure for q in asked) <= 1, (lang, sure)

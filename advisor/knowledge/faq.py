@@ -1,6 +1,6 @@
 """Bilingual FAQ: answers a follow-up question from data/faq/topics.toml.
 
-Retrieval is BM25 (k1 1.5, b 0.75) over each topic's titles, example questions and
+Retrieval is BM25 from the bm25s library (k1 1.5, b 0.75, Lucene's idf) over each topic's titles, example questions and
 keywords in both languages, with the answer texts at a lower weight. Terms are lower-case
 ASCII words with light stemming plus pairs of neighbouring words, Chinese words from
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
@@ -17,7 +17,6 @@ the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import tomllib
 import unicodedata
@@ -27,8 +26,8 @@ from functools import cache
 from jinja2 import Template
 from pydantic import BaseModel
 
-from advisor.text.render import environment, render
 from advisor.resources import data_dir
+from advisor.text.render import environment, render
 
 # Every plan variable a snippet may use; a missing one is passed as None.
 PLAN_KEYS = (
@@ -43,9 +42,9 @@ PLAN_KEYS = (
 K1 = 1.5
 B = 0.75
 FIELD_WEIGHTS = {"title": 0.5, "questions": 0.5, "keywords": 0.5, "answer": 0.2}
-# A term counts towards a topic's document frequency only from this weighted frequency on
-# (so a word the answers mention in passing stays distinctive for the topic it names).
-DF_MIN_TF = 0.5
+# bm25s counts whole terms: a field's weight becomes that many repeats of its terms.
+REPEAT_SCALE = 10
+FIELD_REPEAT = {field: round(weight * REPEAT_SCALE) for field, weight in FIELD_WEIGHTS.items()}
 # Query-side weights by token kind: words count fully, the rest less.
 KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
 # A verbatim example question scores this much above the best BM25 score.
@@ -356,10 +355,18 @@ def _topics() -> tuple[Topic, ...]:
 
 
 class _Index:
+    """The topics indexed by bm25s (its sparse BM25, Lucene's idf) over our own terms.
+
+    Field weights are term repeats: FIELD_REPEAT is FIELD_WEIGHTS times ten, and k1 is scaled
+    by the same ten, so that a term's saturation is what it was with fractional weights; with
+    the (k1 + 1) factor that Lucene's formula drops put back, the scores are plain BM25's."""
+
     def __init__(self, topics: tuple[Topic, ...]):
+        import bm25s
+
         self.docs: list[dict[str, float]] = []
-        self.lengths: list[float] = []
         vocabulary: set[str] = set()
+        corpus: list[list[str]] = []
         # A title or example question asked word for word is answered by its topic.
         self.verbatim: dict[str, int] = {}
         for t in topics:
@@ -371,23 +378,25 @@ class _Index:
             }
             tf: Counter = Counter()
             for field, texts in fields.items():
-                weight = FIELD_WEIGHTS[field]
+                repeat = FIELD_REPEAT[field]
                 for text in texts:
                     for term in _tokens(text):
-                        tf[term] += weight
+                        tf[term] += repeat
                     for parts in _ascii_groups(_normalise(text)):
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
             self.docs.append(dict(tf))
+            corpus.append([term for term, count in sorted(tf.items()) for _ in range(count)])
             for text in [t.title_en, t.title_zh] + t.questions_en + t.questions_zh:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
-            self.lengths.append(sum(tf.values()))
         self.n = len(self.docs)
-        self.avg_len = sum(self.lengths) / self.n
-        df: Counter = Counter()
-        for doc in self.docs:
-            df.update(t for t, f in doc.items() if f >= DF_MIN_TF)
-        self.idf = {t: math.log(1 + (self.n - df[t] + 0.5) / (df[t] + 0.5))
-                    for doc in self.docs for t in doc}
+        terms = sorted({term for doc in self.docs for term in doc})
+        ids = {term: i for i, term in enumerate(terms)}
+        self.bm25 = bm25s.BM25(k1=K1 * REPEAT_SCALE, b=B, method="lucene", idf_method="lucene")
+        self.bm25.index(bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids),
+                        show_progress=False)
+        self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
+        # bm25s's Lucene formula leaves out BM25's (k1 + 1) factor: put it back.
+        self._scale = K1 + 1
         # Spelling slips ("loar" for "lora", "infinband"): every word of the topics,
         # found through its one-letter deletions (symmetric delete).
         self.near: dict[str, set[str]] = {}
@@ -410,18 +419,15 @@ class _Index:
         return [term for term in query_terms if term in self.idf and doc.get(term)]
 
     def scores(self, query_terms: dict[str, float]) -> list[float]:
-        """The BM25 score of every topic, in the file's order."""
-        scores = [0.0] * self.n
+        """The BM25 score of every topic, in the file's order: bm25s scores each term, weighted
+        by the query term's kind."""
+        total = None
         for term, qw in query_terms.items():
-            idf = self.idf.get(term)
-            if idf is None:
+            if term not in self.idf:
                 continue
-            for i, doc in enumerate(self.docs):
-                tf = doc.get(term)
-                if tf:
-                    norm = K1 * (1 - B + B * self.lengths[i] / self.avg_len)
-                    scores[i] += qw * idf * tf * (K1 + 1) / (tf + norm)
-        return scores
+            part = self.bm25.get_scores([term]) * (qw * self._scale)
+            total = part if total is None else total + part
+        return [0.0] * self.n if total is None else [float(x) for x in total]
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")

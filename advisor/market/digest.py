@@ -28,6 +28,7 @@ are read through advisor/market/store.py.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Literal
 
 import sqlite_utils
@@ -39,6 +40,20 @@ from advisor.market import store
 KINDS = {"rent_hour": "on_demand", "spot_hour": "spot"}
 ON_DEMAND_MIN_PCT = 0.1   # headline: on-demand changes smaller than this are left out
 SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out
+BIG_SPOT_PCT = 20.0       # highlights: a spot move this large is worth a line of its own
+HIGHLIGHTS = 5            # highlights: at most this many lines in the channel message
+
+# An instance "type" that is an opaque record id (Fluidstack's "recE2ZDQmqR9HBKYs5xSnjtPw",
+# "custom:0:A3E9735B4E2841E3982622EE4DBB41DA"): a run of 16 or more letters and digits, both.
+_RAW_ID = re.compile(r"(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
+
+
+def instance_name(instance_type: str, gpu_name: str, gpu_count: int) -> str:
+    """What a reader calls an offer's instance: the published instance type, or, where that is
+    an opaque record id, its GPUs ("2x A100-SXM4-80GB")."""
+    if _RAW_ID.search(instance_type or ""):
+        return f"{gpu_count}x {gpu_name}"
+    return instance_type
 
 
 class Offer(BaseModel):
@@ -172,6 +187,11 @@ class Move(BaseModel):
     new: float | None
     pct: float | None
     regions: list[str]
+    gpu_name: str = ""
+
+    @property
+    def name(self) -> str:
+        return instance_name(self.instance_type, self.gpu_name or self.gpu, self.gpu_count)
 
 
 class OfferGroup(BaseModel):
@@ -183,6 +203,11 @@ class OfferGroup(BaseModel):
     gpu: str
     gpu_count: int
     regions: list[str]
+    gpu_name: str = ""
+
+    @property
+    def name(self) -> str:
+        return instance_name(self.instance_type, self.gpu_name or self.gpu, self.gpu_count)
 
 
 class GpuNews(BaseModel):
@@ -249,7 +274,7 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
             moves[key].regions.append(c.region)
             continue
         m = Move(source=c.source, cloud=c.cloud, instance_type=c.instance_type, gpu=c.gpu, gpu_count=c.gpu_count,
-                 kind=c.kind, old=c.old, new=c.new, pct=c.pct, regions=[c.region])
+                 kind=c.kind, old=c.old, new=c.new, pct=c.pct, regions=[c.region], gpu_name=c.gpu_name)
         moves[key] = m
         getattr(group(c.gpu_name), c.kind).append(m)
     for attr, offers in (("added", digest.added), ("removed", digest.removed)):
@@ -260,7 +285,7 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
                 og[key].regions.append(o.region)
                 continue
             og[key] = OfferGroup(source=o.source, cloud=o.cloud, instance_type=o.instance_type, gpu=o.gpu,
-                                 gpu_count=o.gpu_count, regions=[o.region])
+                                 gpu_count=o.gpu_count, regions=[o.region], gpu_name=o.gpu_name)
             getattr(group(o.gpu_name), attr).append(og[key])
     for e in digest.new_gpus:
         group(e.gpu_name).new_in.append(e)
@@ -280,6 +305,140 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
                     quiet=not ordered, on_demand_min_pct=on_demand_min_pct)
 
 
+class Highlight(BaseModel):
+    """One line of the channel message: a price move of one instance type (in one or more
+    regions), a GPU new to or gone from a source, or an instance type withdrawn."""
+
+    kind: Literal["on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"]
+    gpu_name: str
+    source: str = ""
+    clouds: list[str] = Field(default_factory=list)
+    instance: str = ""            # the reader's name for it (instance_name)
+    regions: list[str] = Field(default_factory=list)
+    old: float | None = None
+    new: float | None = None
+    pct: float | None = None
+    siblings: int = 0             # more instance types of the same GPU that moved the same way
+
+
+class Summary(BaseModel):
+    """What the digest's channel message shows: at most HIGHLIGHTS lines (on-demand moves
+    first, then large spot moves, new GPUs, withdrawals) and counts of everything else."""
+
+    date: str
+    previous: dict[str, str]
+    highlights: list[Highlight]
+    on_demand: int        # on-demand price changes (one per offer and region), all of them
+    spot: int             # spot price changes
+    added: int            # offers listed now and not before
+    removed: int          # offers listed before and not now
+    new_gpus: int
+    withdrawn_gpus: int
+    shown: int            # offer-level changes the highlights cover
+    first_snapshot: list[str] = Field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.on_demand + self.spot + self.added + self.removed
+
+    @property
+    def quiet(self) -> bool:
+        return not self.highlights
+
+
+def _from_move(m: Move) -> Highlight:
+    return Highlight(kind=m.kind, gpu_name=m.gpu_name, source=m.source, clouds=[m.cloud], instance=m.name,
+                     regions=m.regions, old=m.old, new=m.new, pct=m.pct)
+
+
+def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_SPOT_PCT) -> Summary:
+    """The few moves a channel needs to see: up to 3 on-demand moves (largest first), the
+    largest spot move of at least `big_spot_pct` percent, a GPU new to a source, a withdrawal;
+    remaining places go to more of the same in that order. Everything is counted."""
+    h = headline(digest)
+    on_demand = sorted((m for g in h.groups for m in g.on_demand), key=_move_order)
+    spot = sorted((m for g in h.groups for m in g.spot if m.pct is None or abs(m.pct) >= big_spot_pct),
+                  key=_move_order)
+    queues: list[list[Highlight]] = [
+        [_from_move(m) for m in on_demand],
+        [_from_move(m) for m in spot],
+        [Highlight(kind="new_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds) for e in digest.new_gpus],
+        [Highlight(kind="withdrawn_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds)
+         for e in digest.withdrawn_gpus]
+        + [Highlight(kind="removed", gpu_name=g.gpu_name, source=o.source, clouds=[o.cloud], instance=o.name,
+                     regions=o.regions) for g in h.groups for o in g.removed],
+    ]
+    # Sibling instance types that moved by the same percentage in the same regions (Lambda's
+    # gpu_1x_a100, gpu_2x_a100 and gpu_4x_a100, all +17%) are one line, named by the first.
+    for i, q in enumerate(queues):
+        merged: dict[tuple, Highlight] = {}
+        for x in q:
+            moved = None if x.pct is None else round(x.pct, 1)
+            key = (x.kind, x.gpu_name, tuple(x.clouds), tuple(x.regions),
+                   (moved, x.old if moved is None else 0, x.new if moved is None else 0)
+                   if x.kind in ("on_demand", "spot") else x.instance)
+            if key in merged:
+                merged[key].siblings += 1
+            else:
+                merged[key] = x
+        queues[i] = list(merged.values())
+    # Quotas first (3 on demand, 1 spot, 1 new GPU, 1 withdrawal), one line per GPU and kind;
+    # then more GPUs in the same order; a second line for a GPU only after that.
+    picked: list[list[Highlight]] = [[] for _ in queues]
+    firsts: list[list[Highlight]] = []
+    for q in queues:
+        seen: set[str] = set()
+        firsts.append([x for x in q if not (x.gpu_name in seen or seen.add(x.gpu_name))])
+    room = limit
+    for stage in ((firsts, (3, 1, 1, 1)), (firsts, (limit,) * 4), (queues, (limit,) * 4)):
+        pool, quotas = stage
+        for i, take in enumerate(quotas):
+            fresh = [x for x in pool[i] if not any(x is y for y in picked[i])]
+            n = min(take, len(fresh), room)
+            picked[i] += fresh[:n]
+            room -= n
+    if sum(map(len, picked)) < 3:  # a quiet day: smaller spot moves, one per GPU, make up three lines
+        seen = {x.gpu_name for x in picked[1]}
+        for m in sorted((m for g in h.groups for m in g.spot), key=_move_order):
+            if sum(map(len, picked)) >= 3:
+                break
+            if m.gpu_name not in seen and not any(y.instance == m.name and y.regions == m.regions
+                                                  for y in picked[1]):
+                seen.add(m.gpu_name)
+                picked[1].append(_from_move(m))
+                queues[1].append(picked[1][-1])
+    for i, q in enumerate(queues):  # keep each kind in its own order
+        picked[i].sort(key=lambda x, q=q: next(k for k, y in enumerate(q) if y is x))
+    highlights = [x for p in picked for x in p]
+    shown = sum(max(1, len(x.regions)) * (1 + x.siblings) for x in highlights
+                if x.kind in ("on_demand", "spot", "removed"))
+    return Summary(date=digest.date, previous=digest.previous, highlights=highlights,
+                   on_demand=sum(c.kind == "on_demand" for c in digest.changes),
+                   spot=sum(c.kind == "spot" for c in digest.changes), added=len(digest.added),
+                   removed=len(digest.removed), new_gpus=len(digest.new_gpus),
+                   withdrawn_gpus=len(digest.withdrawn_gpus), shown=shown, first_snapshot=digest.first_snapshot)
+
+
+def rows(digest: Digest) -> list[dict]:
+    """Every change of the digest, one row per offer and region (the CSV in the thread)."""
+    out = []
+    for c in digest.changes:
+        out.append({"kind": c.kind, "gpu": c.gpu_name or c.gpu, "provider": c.cloud, "region": c.region,
+                    "instance": instance_name(c.instance_type, c.gpu_name or c.gpu, c.gpu_count),
+                    "instance_type": c.instance_type, "gpus": c.gpu_count, "old": c.old, "new": c.new,
+                    "pct": c.pct, "source": c.source})
+    for kind, offers in (("added", digest.added), ("removed", digest.removed)):
+        for o in offers:
+            out.append({"kind": kind, "gpu": o.gpu_name or o.gpu, "provider": o.cloud, "region": o.region,
+                        "instance": instance_name(o.instance_type, o.gpu_name or o.gpu, o.gpu_count),
+                        "instance_type": o.instance_type, "gpus": o.gpu_count, "old": None, "new": None,
+                        "pct": None, "source": o.source})
+    order = {"on_demand": 0, "spot": 1, "added": 2, "removed": 3}
+    out.sort(key=lambda r: (order[r["kind"]], -abs(r["pct"] or 0), r["gpu"], r["provider"], r["region"],
+                            r["instance_type"]))
+    return out
+
+
 class Cheapest(BaseModel):
     gpu_name: str
     price_per_gpu_hour: float
@@ -293,6 +452,10 @@ class Cheapest(BaseModel):
     as_of: str
     estimate: bool
     note: str = ""
+
+    @property
+    def name(self) -> str:
+        return instance_name(self.instance_type, self.gpu_name, self.gpu_count)
 
 
 def cheapest_now(db: sqlite_utils.Database, date: str | dt.date) -> list[Cheapest]:

@@ -94,10 +94,15 @@ def on_gpu(ack, command, client, context):
                 return
             # The trigger expires 3 s after the command: open a small view now, fill it after.
             ack()
-            open_loading(client, command["trigger_id"], form_id(command), lang)
+            # The loading view speaks the user's cached locale; the form, filled after, asks Slack.
+            open_loading(client, command["trigger_id"], form_id(command), reply_lang(text, user=user))
             fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
             return
         command_word = leading_command(text)
+        if command_word in ("quote", "digest", "prices") and lang == "en":
+            # A zh-CN user typing English words still reads Chinese: the locale from this
+            # process's cache here (no Web API call before an ack), from Slack after it.
+            lang = reply_lang(text, user=user)
         if _is_help(text):
             if work.record_done("help", key, team):
                 # the user's locale only from this process's cache: no users.info before the ack
@@ -117,6 +122,7 @@ def on_gpu(ack, command, client, context):
         elif command_word == "prices":
             if work.record_done("prices", key, team):
                 ack(text=for_slack(prices_command(text, lang, team)))
+                _prices_in_locale(client, text, user, lang, team, response_url)
             else:
                 ack()
         else:
@@ -135,6 +141,14 @@ def _ack(ack, text: str | None) -> None:
         ack(text=text)
     else:
         ack()
+
+
+def _prices_in_locale(client, text: str, user: str, guess: str, team: str, response_url: str | None) -> None:
+    """After the ack: when the user's Slack locale differs from the guess, the prices in it
+    replace the ack (as for help)."""
+    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user)
+    if lang != guess and response_url:
+        delivery.tell_user(client, "", user, prices_command(text, lang, team), response_url, replace=True)
 
 
 def _help_in_locale(client, text: str, user: str, guess: str, response_url: str | None) -> None:
