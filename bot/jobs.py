@@ -61,15 +61,18 @@ def plan(slack: SlackAccess, team: str, channel: str, user: str, text: str, lang
 
 
 def follow(slack: SlackAccess, team: str, channel: str, thread: str, request_text: str, summary: dict, text: str,
-           user: str) -> None:
-    """Answer a message in a plan's thread (or a question without one) in that thread."""
+           user: str, mentioned: bool = True) -> None:
+    """Answer a message in a plan's thread (or a question without one) in that thread; say
+    nothing when the bot was not spoken to (`mentioned` False and no question for it)."""
     client = slack.client()
     lang = reply_lang(text, client, user)
     try:
-        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(team))
+        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(team), mentioned)
     except Exception:
         log.exception("follow-up failed")
         reply = None
+    if reply is not None and reply["message"] is None:
+        return  # thanks, agreement, chatter: not for us
     if reply is None or delivery.post(client, channel, reply["message"], thread_ts=thread) is None:
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
 
@@ -84,7 +87,9 @@ def part(slack: SlackAccess, team: str, channel: str, ts: str, request_text: str
     try:
         # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
         client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
-                               filename="request-for-quote.txt", title="Request for quote")
+                               filename=payload.get("filename", "request-for-quote.txt"),
+                               title=payload.get("title", "Request for quote"),
+                               initial_comment=payload.get("comment"))
     except Exception as err:
         log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
         delivery.post(client, channel, {"text": payload["text"][:3000], "blocks": [], "thread": []}, thread_ts=ts)

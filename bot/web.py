@@ -11,7 +11,7 @@ from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
 
 from advisor.request.parser import parse
-from advisor.text.render import phrase
+from advisor.text.render import phrase, render
 from bot import answers, clients, digests, pool
 from bot.app import create_app
 from bot.settings import Settings
@@ -46,13 +46,31 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     return web
 
 
-def warm_up() -> None:
-    """Load everything once before the first request (a gunicorn worker calls this at boot), so
-    the first acks do not wait on imports and the planning processes are already running."""
-    parse("70B full-finetune 1TB 14d budget")  # @mentions are read in the web process
-    for lang in ("en", "zh"):  # each language's phrases compile on first use (about 10 ms)
+def warm_web() -> None:
+    """What the web process itself needs warm for its first ack: imports, the parser (@mentions
+    are read here), each language's phrases and the help text (they compile on first use).
+    `serve` runs it in the gunicorn master before the port is bound (preload_app), so the
+    first request after start never waits on it: Slack does not retry a slash command."""
+    parse("70B full-finetune 1TB 14d budget")
+    for lang in ("en", "zh"):
         phrase(lang, "working", "", file="bot")
+        phrase(lang, "judging", file="bot")
+        phrase(lang, "button", "replan", file="slack/card")
+        render("help.txt.j2", lang)
+
+
+def warm_up() -> None:
+    """Load everything once before the first request, so the first acks do not wait on imports
+    and the planning processes are already running."""
+    warm_web()
     pool.start(answers.ready)
+
+
+def _start_planners(_worker) -> None:
+    """A gunicorn worker, once forked: start its planning processes in the background. Acks do
+    not need them (a request waits in the pool's queue, not in the ack), so the worker takes
+    connections at once."""
+    threading.Thread(target=pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
 def serve(settings: Settings) -> None:
@@ -68,9 +86,14 @@ def serve(settings: Settings) -> None:
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
-            self.cfg.set("post_worker_init", lambda _worker: warm_up())
+            # The app is built and warmed in the master before it binds the port; each worker
+            # then forks it ready and starts its planning processes (bot/pool.py) after the fork.
+            self.cfg.set("preload_app", True)
+            self.cfg.set("post_worker_init", _start_planners)
 
         def load(self):
-            return create_flask_app(settings)
+            app = create_flask_app(settings)
+            warm_web()
+            return app
 
     _Gunicorn().run()

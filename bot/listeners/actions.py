@@ -1,23 +1,33 @@
-"""The buttons under every answer: rent vs buy, alternatives, checklist (posted in the
-thread), request for quote (uploaded as a file in the thread) and re-plan (the form, filled
-with the stored request)."""
+"""The buttons under every answer card: how I got this (the arithmetic), servers, rent vs
+buy, alternatives, checklist (each posted once in the thread), request for quote (uploaded
+as a file in the thread) and re-plan (the form, filled with the stored request; its answer
+goes to the same thread). App Home's "New plan" opens an empty form."""
 
 from __future__ import annotations
 
 import json
 
+from advisor.text.render import phrase
 from bot import conversations, forms, jobs, pool
-from bot.threads import thread_key
+from bot.dedup import first_time
+from bot.threads import reply_lang, thread_key
 
-PARTS = {"show_costs": "costs", "show_alternatives": "alternatives", "show_checklist": "checklist",
-         "show_rfq": "rfq"}
+PARTS = {"show_math": "math", "show_servers": "servers", "show_costs": "costs",
+         "show_alternatives": "alternatives", "show_checklist": "checklist", "show_rfq": "rfq"}
 
 
 def _conversation(body):
     team = (body.get("team") or {}).get("id", "")
     channel = (body.get("channel") or {}).get("id", "")
-    ts = (body.get("container") or {}).get("message_ts", "")
-    return team, channel, ts, conversations.load(thread_key(team, channel, ts))
+    container = body.get("container") or {}
+    ts = container.get("message_ts", "")
+    conv = conversations.load(thread_key(team, channel, ts))
+    thread = ts
+    if conv is None and container.get("thread_ts"):
+        # a card posted inside a thread (a re-plan, a mention): the thread stores its request
+        thread = container["thread_ts"]
+        conv = conversations.load(thread_key(team, channel, thread))
+    return team, channel, thread, conv
 
 
 def show_part(ack, body, action, client):
@@ -25,8 +35,18 @@ def show_part(ack, body, action, client):
     team, channel, ts, conv = _conversation(body)
     if conv is None:
         return
-    pool.submit(jobs.part, jobs.SlackAccess.of(client), team, channel, ts, conv.request_text,
-                PARTS[action["action_id"]], conv.lang)
+    which = PARTS[action["action_id"]]
+    message_ts = (body.get("container") or {}).get("message_ts", ts)
+    if not first_time(f"part:{team}:{channel}:{message_ts}:{which}"):
+        # already in the thread: say so to the one who clicked, post nothing twice
+        user = (body.get("user") or {}).get("id", "")
+        try:
+            client.chat_postEphemeral(channel=channel, user=user, thread_ts=ts,
+                                      text=phrase(conv.lang, "already_posted", which, file="slack/card"))
+        except Exception:
+            pass
+        return
+    pool.submit(jobs.part, jobs.SlackAccess.of(client), team, channel, ts, conv.request_text, which, conv.lang)
 
 
 def replan(ack, body, client):
@@ -34,10 +54,18 @@ def replan(ack, body, client):
     team, channel, ts, conv = _conversation(body)
     initial = forms.initial_values(conv.request_text) if conv else {}
     lang = conv.lang if conv else "en"
-    forms.open_form(client, body["trigger_id"], json.dumps({"channel": channel}), initial, lang)
+    forms.open_form(client, body["trigger_id"], json.dumps({"channel": channel, "thread_ts": ts}), initial, lang)
+
+
+def new_plan(ack, body, client):
+    """App Home's button: an empty form; the answer comes to the user's DM with the bot."""
+    ack()
+    user = (body.get("user") or {}).get("id", "")
+    forms.open_form(client, body["trigger_id"], json.dumps({}), {}, reply_lang("", client, user))
 
 
 def register(app) -> None:
     for action_id in PARTS:
         app.action(action_id)(show_part)
     app.action("replan")(replan)
+    app.action("new_plan")(new_plan)

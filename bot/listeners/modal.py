@@ -20,8 +20,9 @@ def submit_gpu_form(ack, view, body, client, context):
     user = body["user"]["id"]
     channel = meta.get("channel") or user
     team = (body.get("team") or {}).get("id") or context.team_id or ""
+    # Re-plan from a card's button: the answer goes into that card's thread.
     pool.submit(jobs.plan, jobs.SlackAccess.of(client), team, channel, user, forms.request_text(values),
-                values["lang"] or "en")
+                values["lang"] or "en", None, meta.get("thread_ts") or None)
 
 
 def register(app) -> None:
