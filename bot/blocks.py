@@ -252,7 +252,7 @@ def card(result) -> dict:
         shown_rent = (f"{cash(rent_range[0], c.currency)}–{cash(rent_range[1], c.currency)}"
                       if rent_range else rent)
         budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
-        fields.append(_field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget)))
+        fields.append(_field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day)))
         fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason)))
         alt = _best_alternative(result)
         if alt is not None:

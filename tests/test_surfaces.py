@@ -13,8 +13,9 @@ def _text(call):
     return call["args"].get("text", "")
 
 
-@pytest.mark.parametrize("action,expect", [("show_costs", "Cost (CNY)"), ("show_alternatives", "Alternatives"),
-                                           ("show_checklist", "nvidia-smi topo -m")])
+@pytest.mark.parametrize("action,expect", [("show_costs", "Rent by the hour"), ("show_alternatives", "Other options"),
+                                           ("show_checklist", "nvidia-smi topo -m"), ("show_math", "GFLOP"),
+                                           ("show_servers", "vCPUs")])
 def test_buttons_post_their_part_in_the_thread(bot, fake_slack, answered, action, expect):
     send, _ = bot
     status, _ = send.button(action, answered)
@@ -76,7 +77,7 @@ def test_form_submission_posts_the_answer_like_a_command(bot, fake_slack):
                                      "gpu": "RTX4090-24GB", "lang": "zh"}, channel="C9")
     assert status == 200 and not body
     post = fake_slack.wait_for("chat.postMessage")[0]
-    assert post["args"]["channel"] == "C9" and "RTX4090" in _text(post) and "我理解的需求" in _text(post)
+    assert post["args"]["channel"] == "C9" and "RTX4090" in _text(post) and "满足" in _text(post)
 
 
 @pytest.mark.parametrize("text,expect", [("help", "Type what you want to train"), ("帮助", "在 `/gpu` 后面写上")])
