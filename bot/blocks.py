@@ -425,6 +425,8 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
 def explain(reply) -> dict:
     """"how did you get 13 days?": the one-line answer first, then that part of the arithmetic."""
     msg = details(reply.advice, "math")
+    # no title: the one-line answer is the first thing read
+    msg["blocks"][0]["text"]["text"] = msg["blocks"][0]["text"]["text"].split("\n", 1)[-1]
     first = msg["blocks"][0]["text"]["text"]
     if reply.part == "memory":
         # the memory part first: its one-line answer leads
@@ -437,9 +439,14 @@ def explain(reply) -> dict:
         msg["blocks"] = msg["blocks"][:cut]
     elif reply.part == "costs":
         msg = details(reply.advice, "costs")
-        first = msg["blocks"][0]["text"]["text"]
-    msg["text"] = re.sub(r"[*]", "", first.split("\n", 1)[-1] if first.startswith("*") and "\n" in first
-                         else first)[:MAX_FALLBACK]
+        c, e = reply.advice.plan.costs, reply.advice.estimate
+        if c.rent_total and c.rent_per_gpu_hour and e.gpu_hours:
+            first = _p(reply.lang, "cost_answer", cash(c.rent_total, c.currency), cash(c.rent_per_gpu_hour, c.currency),
+                       num(e.gpu_hours))
+            msg["blocks"][0]["text"]["text"] = first
+        else:
+            first = msg["blocks"][0]["text"]["text"]
+    msg["text"] = re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first)[:MAX_FALLBACK]
     return msg
 
 
