@@ -94,6 +94,13 @@ def test_help_follows_the_users_slack_locale(bot, fake_slack):
     assert status == 200 and "在 `/gpu` 后面写上" in body
 
 
+def test_help_lists_quote_prices_and_digest(bot):
+    send, _ = bot
+    _, body = send.command("help")
+    for command in ("/gpu quote", "/gpu prices", "/gpu digest"):
+        assert command in body, command
+
+
 def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     send, _ = bot
     send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"})
@@ -103,6 +110,21 @@ def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     assert published["user_id"] == "U1" and "70B full-finetune 1TB 14d budget" in text
     assert f"p{answered.replace('.', '')}" in text  # the permalink to the thread
     assert "price digest" in text.lower()
+    # a New plan button, and each plan as the card headlines it
+    buttons = [e for b in view["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [b["action_id"] for b in buttons] == ["new_plan"] and buttons[0]["text"]["text"] == "New plan"
+    assert "256 × H800-SXM-80GB · 13 days · ¥683,706" in text and "lang en" not in text and " d\"" not in text
+
+
+def test_new_plan_button_opens_the_form(bot, fake_slack):
+    send, _ = bot
+    send.interaction({"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}, "api_app_id": "A1",
+                      "trigger_id": "trigger-home", "container": {"type": "view", "view_id": "V1"},
+                      "actions": [{"action_id": "new_plan", "block_id": "home_actions", "type": "button",
+                                   "value": "new_plan", "action_ts": f"{time.time():.6f}"}]})
+    view = fake_slack.wait_for("views.open")[0]["args"]["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    assert view["callback_id"] == "gpu_request"
 
 
 def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_env):
