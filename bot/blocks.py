@@ -27,9 +27,19 @@ CARD_CHARS = 1500  # visible characters of the channel card
 
 
 # -- the one escape for user-derived text ---------------------------------------------------
+try:  # the project's one escape for Slack (advisor/text/safe.py), where it exists
+    from advisor.text.safe import for_slack as _for_slack
+except ImportError:  # pragma: no cover - before that module lands
+    _for_slack = None
+
+
 def esc(text) -> str:
     """Text that came from a user, made safe inside mrkdwn: Slack's three control characters
-    (so "<!channel>" or "<@U123>" typed by someone is shown, not acted on)."""
+    (so "<!channel>" or "<@U123>" typed by someone is shown, not acted on). Every user-derived
+    string in a card, a detail or a thread reply passes through here, and plain() escapes its
+    whole text."""
+    if _for_slack is not None:
+        return _for_slack(str(text))
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -456,8 +466,9 @@ def faq(text: str) -> dict:
 
 
 def plain(text: str) -> dict:
-    """A short reply (FAQ, quote, error) in mrkdwn sections, never in a code block."""
-    text = text.strip()
+    """A short reply (FAQ, quote, error) in mrkdwn sections, never in a code block. The whole
+    text is escaped (it may quote a vendor or words a user wrote); markup (*bold*, `code`) stays."""
+    text = esc(text.strip())
     chunks = [c for c in re.split(r"\n\s*\n", text) if c.strip()]
     blocks, buf = [], ""
     for c in chunks:

@@ -131,13 +131,22 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
                 return FollowUp(kind="explain", lang=reply_lang, advice=result, part=part,
                                 text=render("followup.txt.j2", reply_lang, kind="explain",
                                             section=_section_text(result, part)))
-    found = faq.answer(message, lang=reply_lang, plan=summary or None)
+    found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
     data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
     if not mentioned and not (data.get("confident") and QUESTION.search(message) and DOMAIN.search(message)
                               and not TO_A_PERSON.match(message)):
         return silent
     return FollowUp(kind="question", lang=reply_lang, faq=data,
                     text=render("followup.txt.j2", reply_lang, kind="question", f=data))
+
+
+def _as_shown(summary: dict) -> dict:
+    """The plan's numbers as the card shows them (days to two significant figures), so the
+    FAQ's note on this plan says "13 days" where the card does, not "12.52"."""
+    out = dict(summary)
+    if out.get("days"):
+        out["days"] = float(num(out["days"], 2).replace(",", ""))
+    return out
 
 
 def _section_text(result: Advice, part: str) -> str:
