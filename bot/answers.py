@@ -1,5 +1,5 @@
 """The core's answers as Slack messages, computed in the planning processes (bot/pool.py):
-plain data in, plain data out."""
+plain data in, plain data out. Block Kit is built from the core's data by bot/blocks.py."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ from contextlib import closing
 
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
-from advisor.planning.advice import advise, plan_context, render_checklist, render_rfq, render_section, render_text
+from advisor.planning.advice import advise, plan_context, render_rfq
 from advisor.planning.followup import follow_up
 from advisor.request.parser import RequestError
+from advisor.text.render import phrase
 from bot import blocks
+
+# The buttons under a card and the part of the plan each posts in the thread.
+PARTS = ("math", "servers", "costs", "alternatives", "checklist", "rfq")
 
 
 def prices_for(owner: str) -> PriceBook:
@@ -20,34 +24,47 @@ def prices_for(owner: str) -> PriceBook:
 
 
 def answer(text: str, lang: str | None, book: PriceBook) -> dict:
-    """A /gpu request -> the channel message, its thread replies and what the thread stores."""
+    """A /gpu request -> the channel card and what the thread stores. Nothing is auto-posted
+    in the thread: the details are behind the card's buttons."""
     try:
         result = advise(text, lang, book=book)
     except RequestError as err:
         return {"ok": False, "error": err.message(lang or err.lang)}
-    buttons = result.plan is not None
-    msg = blocks.message(render_text(result, checklist=False), buttons=result.request.lang if buttons else None)
-    if result.plan is not None:
-        msg["thread"].append(blocks.plain(render_checklist(result)))
-    return {"ok": True, "lang": result.request.lang, "message": msg, "summary": plan_context(result)}
+    summary = plan_context(result)
+    return {"ok": True, "lang": result.request.lang, "message": blocks.card(result), "summary": summary}
 
 
-def follow(request_text: str, summary: dict, text: str, lang: str | None, book: PriceBook) -> dict:
-    """A message in a plan's thread -> the reply (what-if or FAQ answer)."""
-    reply = follow_up(request_text, summary, text, lang, book=book)
-    return {"ok": True, "kind": reply.kind, "message": blocks.plain(reply.text)}
+def follow(request_text: str, summary: dict, text: str, lang: str | None, book: PriceBook,
+           mentioned: bool = True) -> dict:
+    """A message in a plan's thread -> the reply, or {"message": None} when the bot was not
+    spoken to (thanks, agreement, people talking to each other)."""
+    reply = follow_up(request_text, summary, text, lang, book=book, mentioned=mentioned)
+    if reply.kind == "silent":
+        return {"ok": True, "kind": "silent", "message": None}
+    if reply.kind in ("whatif", "market"):
+        msg = blocks.whatif(reply)
+    elif reply.kind == "explain":
+        msg = blocks.explain(reply)
+    else:
+        msg = blocks.plain(reply.text)
+    return {"ok": True, "kind": reply.kind, "message": msg}
 
 
 def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
-    """One part of a stored plan for a button: costs, alternatives, checklist or the RFQ."""
+    """One part of a stored plan for a button: the arithmetic, the servers, rent vs buy, other
+    options, the checklist, or the RFQ (text for a file, with its name and comment)."""
     result = advise(request_text, lang, book=book)
     if which == "rfq":
-        return {"ok": True, "text": render_rfq(result) or ""}
-    return {"ok": True, "message": blocks.plain(render_section(result, which))}
+        return {"ok": True, "text": render_rfq(result) or "",
+                "filename": phrase(lang, "rfq_file", file="slack/card"),
+                "title": phrase(lang, "title", "rfq", file="slack/card"),
+                "comment": phrase(lang, "rfq_comment", file="slack/card")}
+    return {"ok": True, "message": blocks.details(result, which)}
 
 
 def ready() -> bool:
     """Plan once, so a planning process has its imports, catalogs, templates and price store
     loaded before the first request."""
-    advise("7b lora 1GB 1d on 1x4090", book=prices_for(""))
+    result = advise("7b lora 1GB 1d on 1x4090", book=prices_for(""))
+    blocks.card(result)
     return True

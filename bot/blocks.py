@@ -1,117 +1,502 @@
-"""Slack messages from the same text the command line prints, laid out as Block Kit by the
-template templates/slack/message.json.j2 and kept inside Block Kit's limits (50 blocks, 3000
-characters a section, 150 a header); what does not fit goes into the thread.
+"""Block Kit for the bot's messages, built from the core's data (an Advice, a FollowUp), with
+every word from templates/slack/card.j2 in the reader's language.
 
-Every text put into a message here is escaped for Slack (advisor/text/safe.py `for_slack`:
-``&``, ``<``, ``>``, control and bidi characters), whatever it holds: a vendor name, a feed
-cell or a request word inside our template text can never ping, link or format. A fenced body
-cannot be closed from inside either: a ``` in it is broken up."""
+- `card`: the channel answer, a summary card: a header with the status against the request,
+  one line with the plan (and the fix when it misses), one section of fields, one context
+  line, the buttons. Nothing in it is parsed out of terminal text.
+- `details`: what a button posts in the thread (the arithmetic, the servers, rent vs buy, the
+  other options, the checklist), never what the card already shows.
+- `whatif`, `plain`: thread replies.
+
+Numbers are written one way everywhere (`days`, `cash`, `count`). Text that comes from users
+(a model name they typed, a vendor, their question) is escaped in one place: `esc`.
+"""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import re
 
-from advisor.text.render import render
-from advisor.text.safe import BACKTICK_STAND_IN, for_slack
+from advisor.text.render import big, money, num, pct, phrase, render, sci, word
+from advisor.text.safe import for_slack
 
 MAX_BLOCKS = 50
 MAX_SECTION = 3000
 MAX_HEADER = 150
 MAX_FALLBACK = 3000
-# Sections shown in the channel message; the rest (checklist, long arithmetic) go to the thread.
-MAIN_SECTIONS = 8
+MAX_FIELD = 2000
+CARD_CHARS = 1500  # visible characters of the channel card
 
 
-@dataclass
-class Section:
-    heading: str
-    body: str
+# -- the one escape for user-derived text ---------------------------------------------------
+
+def esc(text) -> str:
+    """Text that came from a user, made safe inside mrkdwn: Slack's three control characters
+    (so "<!channel>" or "<@U123>" typed by someone is shown, not acted on). Every user-derived
+    string in a card, a detail or a thread reply passes through here, and plain() escapes its
+    whole text."""
+    return for_slack(str(text))
 
 
-def split_sections(text: str) -> tuple[str, list[Section]]:
-    """Terminal answer -> (summary line, sections). Sections are separated by blank lines and
-    start with a heading line; a block without an indented body is a heading-less section."""
-    chunks = [c.strip("\n") for c in text.strip("\n").split("\n\n") if c.strip()]
-    summary = chunks[0].strip() if chunks else ""
-    sections = []
-    for chunk in chunks[1:]:
-        lines = chunk.split("\n")
-        if len(lines) > 1 and not lines[0].startswith(" "):
-            sections.append(Section(lines[0].strip(), "\n".join(lines[1:])))
-        else:
-            sections.append(Section("", chunk))
-    return summary, sections
+# -- numbers, one way everywhere --------------------------------------------------------------
+def days_text(days: float | None, lang: str) -> str:
+    """13 days, 7.8 days, 1 day: two significant figures, like the terminal answer."""
+    if days is None:
+        return ""
+    shown = num(days, 2)
+    return _p(lang, "days", shown, 1 if shown == "1" else 2)
 
 
-def _fit(sections: list[Section]) -> list[Section]:
-    """Split sections whose text would pass Block Kit's 3000-character limit."""
+def cash(value: float | None, currency: str) -> str:
+    """Money with thousands separators: ¥683,706, $1.23 (three significant figures below 1,000)."""
+    return "" if value is None else money(value, currency)
+
+
+def count(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def servers_text(n: int, lang: str) -> str:
+    return _p(lang, "servers", count(n), 1 if n == 1 else 2)
+
+
+def gpus_text(n: int, gpu: str, lang: str) -> str:
+    return _p(lang, "gpus", count(n), gpu)
+
+
+def _p(lang: str, macro: str, *args, **kwargs) -> str:
+    return phrase(lang, macro, *args, file="slack/card", **kwargs)
+
+
+# -- Block Kit pieces ----------------------------------------------------------------------------
+def _cut(text: str, limit: int) -> str:
+    """`text` within Block Kit's `limit`, never ending inside an escaped entity (&amp;)."""
+    if len(text) <= limit:
+        return text
+    out = text[:limit]
+    amp = out.rfind("&", max(0, limit - 5))
+    return out[:amp] if amp >= 0 and ";" not in out[amp:] else out
+
+
+def _header(text: str) -> dict:
+    return {"type": "header", "text": {"type": "plain_text", "text": _cut(text, MAX_HEADER), "emoji": True}}
+
+
+def _section(text: str, fields: list[str] | None = None) -> dict:
+    block: dict = {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text, MAX_SECTION)}}
+    if fields:
+        block["fields"] = [{"type": "mrkdwn", "text": _cut(f, MAX_FIELD)} for f in fields[:10]]
+    return block
+
+
+def _fields_only(fields: list[str]) -> dict:
+    return {"type": "section", "fields": [{"type": "mrkdwn", "text": f[:MAX_FIELD]} for f in fields[:10]]}
+
+
+def _context(text: str) -> dict:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:MAX_SECTION]}]}
+
+
+def _divider() -> dict:
+    return {"type": "divider"}
+
+
+def _field(lang: str, name: str, value: str, kind: str = "field") -> str:
+    return f"*{_p(lang, kind, name)}*\n{value}"
+
+
+def _button(lang: str, action_id: str, style: str | None = None) -> dict:
+    b = {"type": "button", "action_id": action_id, "value": action_id,
+         "text": {"type": "plain_text", "text": _p(lang, "button", action_id)}}
+    if style:
+        b["style"] = style
+    return b
+
+
+CARD_BUTTONS = ("show_math", "show_servers", "show_costs", "show_alternatives", "show_checklist", "show_rfq",
+                "replan")
+
+
+def buttons(lang: str) -> dict:
+    return {"type": "actions", "block_id": "plan_actions",
+            "elements": [_button(lang, a, "primary" if a == "show_rfq" else None) for a in CARD_BUTTONS]}
+
+
+def new_plan_button(lang: str) -> dict:
+    """App Home's actions block: one "New plan" button that opens the form."""
+    return {"type": "actions", "block_id": "home_actions", "elements": [_button(lang, "new_plan", "primary")]}
+
+
+# -- the card ------------------------------------------------------------------------------------
+def _best_alternative(result):
+    """The alternative worth a field: the cheapest that meets the deadline, else the first."""
+    alts = [a for a in (result.result.alternatives if result.result else []) if a is not None]
+    meeting = [a for a in alts if a.meets_deadline and a.rent is not None]
+    if meeting:
+        return min(meeting, key=lambda a: a.rent)
+    return alts[0] if alts else None
+
+
+def _plan_words(plan, lang: str) -> tuple[str, str, str]:
+    lay = plan.estimate.layout
+    return gpus_text(lay.gpu_count, plan.gpu, lang), days_text(plan.days, lang), cash(plan.rent, plan.costs.currency)
+
+
+def status(result) -> tuple[str, dict]:
+    """The card's status against the request: (code, the numbers its header quotes)."""
+    r, p = result.request, result.plan
+    lang = r.lang
+    if p is None:
+        return "nothing", {}
+    e = p.estimate
+    deadline = num(r.deadline_days, 2) if r.deadline_days else ""
+    if not e.fits:
+        return "no_fit", {}
+    if r.deadline_days and e.days and e.days > r.deadline_days:
+        return "misses_deadline", {"deadline": deadline, "days": days_text(e.days, lang)}
+    if result.result.conflict == "budget":
+        return "conflict", {}
+    budget = None
+    if r.budget:
+        budget = cash(r.budget.amount, r.budget.currency)
+        if not p.within_budget and p.rent is not None:
+            limit = p.rent - _budget_in(result)
+            return "over_budget", {"budget": budget, "over": cash(limit, p.costs.currency)}
+    if not p.costs.known:
+        return "no_price", {"gpu": p.gpu}
+    if deadline and budget:
+        return "meets_both", {"deadline": deadline}
+    if deadline:
+        return "meets_deadline", {"deadline": deadline}
+    if budget:
+        return "meets_budget", {"budget": budget}
+    if e.days is None:
+        return "fits", {}
+    return "cheapest", {"horizon": days_text(result.result.horizon_days, lang)}
+
+
+def _budget_in(result) -> float:
+    """The budget in the plan's currency (the over-budget warning carries it converted)."""
+    r = result.request
+    amount = r.budget.amount
+    if r.budget.currency != result.plan.costs.currency:
+        fx = (result.plan.costs.fx or {}).get("usd_cny") or 7.0
+        amount = amount * fx if r.budget.currency == "USD" else amount / fx
+    return amount
+
+
+def _fix_lines(result, code: str) -> list[str]:
+    lang = result.request.lang
     out = []
-    budget = MAX_SECTION - 200  # heading, code fences, margin
-    for s in sections:
-        body = s.body
-        heading = s.heading
-        while len(body) > budget:
-            cut = body.rfind("\n", 0, budget)
-            cut = cut if cut > 0 else budget
-            out.append(Section(heading, body[:cut]))
-            body, heading = body[cut:].lstrip("\n"), ""
-        out.append(Section(heading, body))
-    return out
+    if code in ("misses_deadline", "no_fit"):
+        for sg in (result.result.suggestions if result.result else [])[:2]:
+            words = _plan_words(sg.plan, lang) if sg.plan else None
+            if sg.change == "longer_deadline" or words is None:
+                plan = ""
+            elif sg.change == "more_gpus" and sg.plan.gpu == result.plan.gpu:
+                plan = _p(lang, "fix_plan", "", *words[1:])  # "2,048 GPUs instead: 3 days, ¥1,294,774"
+            else:
+                plan = _p(lang, "fix_plan", *words)
+            value = sg.value
+            if sg.change == "longer_deadline" and isinstance(value, (int, float)):
+                value = days_text(value, lang)
+            elif isinstance(value, (int, float)):
+                value = count(value)
+            out.append(_p(lang, "fix", sg.change, plan, value=value))
+        if not out and code == "no_fit":
+            out.append(_p(lang, "fix", "no_fit", ""))
+    elif code == "conflict":
+        d, b = result.result.nearest_deadline, result.result.nearest_budget
+        if d:
+            out.append(_p(lang, "fix", "meets_deadline", " ".join(_join(_plan_words(d, lang)))))
+        if b:
+            out.append(_p(lang, "fix", "within_budget", " ".join(_join(_plan_words(b, lang)))))
+    elif code == "over_budget":
+        out.append(_p(lang, "fix", "cheaper", "", value=cash(result.plan.rent, result.plan.costs.currency)))
+    elif code == "no_price":
+        out.append(_p(lang, "fix", "no_price", ""))
+    elif code == "nothing":
+        out.append(_p(lang, "fix", "nothing", ""))
+    return [line for line in out if line]
 
 
-def _escaped(sections: list[Section]) -> list[Section]:
-    """Sections with their text escaped (before _fit, so the limits count the escaped text)."""
-    return [Section(for_slack(s.heading), for_slack(s.body)) for s in sections]
+def _join(words: tuple[str, str, str]) -> list[str]:
+    parts = [w for w in words if w]
+    return [", ".join(parts)]
 
 
-def _escaped_within(text: str, limit: int) -> str:
-    """`text` escaped, cut to `limit` characters without cutting an entity (&amp;) in two."""
-    n = min(len(text), limit)
-    out = for_slack(text[:n])
-    while len(out) > limit:
-        n -= max(1, (len(out) - limit) // 5)  # an entity is at most 5 characters
-        out = for_slack(text[:n])
-    return out
+def _context_line(result) -> str:
+    r, p = result.request, result.plan
+    lang = r.lang
+    assumed = [_p(lang, "assumed", n.code, **n.params) for n in r.assumptions]
+    assumed = [esc(a) for a in assumed if a]
+    source = as_of = ""
+    estimated = False
+    if p is not None:
+        sources = p.costs.price_sources
+        rent = next((s for s in sources if s["role"] in ("rent_hour", "rent_month")), None)
+        if rent:
+            source, as_of = esc(rent["provider"]), esc(rent["as_of"])
+        estimated = any(s["estimate"] for s in sources)
+    sep = "、" if lang == "zh" else ", "
+    return _p(lang, "context", sep.join(assumed), source, as_of, estimated)
 
 
-def blocks_for(header: str, sections: list[Section], context: str = "") -> list[dict]:
-    """The blocks of one message from escaped sections and context (message() and plain()
-    escape them; the header, plain_text, is escaped here the same way, so no message carries
-    raw markup anywhere). A ``` inside a body would close its fence: it is broken up."""
-    fenced = [Section(s.heading, s.body.replace("```", "`" + BACKTICK_STAND_IN + "`")) for s in sections]
-    blocks = json.loads(render("slack/message.json.j2", "en", header=_escaped_within(header, MAX_HEADER),
-                               sections=fenced, context=context))
-    assert len(blocks) <= MAX_BLOCKS
-    return blocks
+def card(result) -> dict:
+    """The channel answer for an Advice: {"text", "blocks", "thread": []}."""
+    r, p = result.request, result.plan
+    lang = r.lang
+    code, numbers = status(result)
+    header = _p(lang, "header", code, **numbers)
+    blocks = [_header(header)]
+    lines = []
+    fields = []
+    if p is not None:
+        e, lay, c = p.estimate, p.estimate.layout, p.costs
+        gpus, days, rent = _plan_words(p, lang)
+        per_day = cash(c.rent_per_gpu_hour * lay.gpu_count * 24, c.currency) if (
+            c.rent_per_gpu_hour and not days) else ""
+        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, rent or per_day))
+        lines.extend(_fix_lines(result, code))
+        fields.append(_field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}"))
+        fields.append(_field(lang, "time", _p(lang, "time_value", days, num(e.days, 2) if e.days else "",
+                                              num(r.deadline_days, 2) if r.deadline_days else "")))
+        fields.append(_field(lang, "memory", _p(lang, "memory_value", num(e.memory.total), num(e.usable_gib), e.fits)))
+        rent_range = getattr(c, "rent_range", None)
+        shown_rent = (f"{cash(rent_range[0], c.currency)}–{cash(rent_range[1], c.currency)}"
+                      if rent_range else rent)
+        budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
+        fields.append(_field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day)))
+        fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason)))
+        alt = _best_alternative(result)
+        if alt is not None:
+            a_gpus, a_days, a_rent = _plan_words(alt, lang)
+            fields.append(_field(lang, "alternative", _p(lang, "alternative_value", alt.label or "", a_gpus, a_days,
+                                                         a_rent)))
+    else:
+        lines.extend(_fix_lines(result, code))
+    blocks.append(_section("\n".join(lines) or header, fields))
+    blocks.append(_context(_context_line(result)))
+    if p is not None:
+        blocks.append(buttons(lang))
+    status_words = header.lstrip("✅⚠️ ").strip()
+    if p is not None:
+        gpus, days, rent = _plan_words(p, lang)
+        if lang == "en":
+            status_words = status_words[:1].lower() + status_words[1:]
+        text = _p(lang, "fallback", gpus, days, rent, status_words)
+    else:
+        text = header.lstrip("✅⚠️ ").strip() + "."
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks, "thread": []}
 
 
-def message(text: str, context: str = "", buttons: str | None = None) -> dict:
-    """A channel message and its thread follow-ups: {"text", "blocks", "thread": [...]}.
-    `buttons` is the language of the plan's buttons, None for none."""
-    summary, sections = split_sections(text)
-    sections = _fit(_escaped(sections))
-    context = for_slack(context)
-    main, rest = sections[:MAIN_SECTIONS], sections[MAIN_SECTIONS:]
-    out = {
-        "text": for_slack(text[:MAX_FALLBACK]),  # notifications and screen readers; starts with the summary
-        "blocks": blocks_for(summary, main, context),
-        "thread": [],
-    }
-    if buttons:
-        out["blocks"].append(json.loads(render("slack/buttons.json.j2", buttons)))
-    for start in range(0, len(rest), MAX_BLOCKS - 2):
-        part = rest[start:start + MAX_BLOCKS - 2]
-        # the parts are escaped already
-        out["thread"].append({"text": "\n\n".join(f"{s.heading}\n{s.body}" for s in part)[:MAX_FALLBACK],
-                              "blocks": blocks_for("", part)})
-    return out
+def headline(summary: dict, lang: str) -> str:
+    """A stored plan's headline (App Home) as the card writes it: 256 × H800 · 13 days · ¥683,706."""
+    if not summary.get("gpu"):
+        return ""
+    gpus = gpus_text(summary.get("gpu_count") or 0, summary["gpu"], lang)
+    rent = cash(summary.get("rent_total"), summary.get("currency") or "CNY")
+    return _p(lang, "headline", gpus, days_text(summary.get("days"), lang), rent)
+
+
+# -- what the buttons post in the thread ------------------------------------------------------
+def details(result, which: str) -> dict:
+    """One part of the plan for a button, worded for Slack. `which`: math, servers, costs,
+    alternatives, checklist."""
+    lang = result.request.lang
+    p = result.plan
+    title = _p(lang, "title", which)
+    blocks = [_section(f"*{title}*")]
+    if p is None:
+        return plain(render("answer.txt.j2", lang, a=result, r=result.request, e=None, p=None, checklist=False))
+    e, lay, c = p.estimate, p.estimate.layout, p.costs
+    if which == "math":
+        t = e.throughput
+        if e.tokens:
+            blocks[0] = _section(f"*{title}*\n" + _p(lang, "time_answer", days_text(e.days, lang), count(lay.gpu_count),
+                                                      num(e.gpu_hours), big(e.tokens, lang), num(t.tokens_per_s_per_gpu),
+                                                      pct(t.mfu)))
+            peak = t.model_flops_per_token * t.tokens_per_s_per_gpu / t.mfu / 1e12
+            blocks.append(_fields_only([
+                _field(lang, "compute", _p(lang, "compute_value", big(e.tokens, lang),
+                                           num(t.model_flops_per_token / 1e9), sci(e.flops)), "math_field"),
+                _field(lang, "speed", _p(lang, "speed_value", num(t.tokens_per_s_per_gpu), pct(t.mfu), num(peak)),
+                       "math_field"),
+            ]))
+            notes = [phrase(lang, "thr_note", n, file="explain") for n in t.notes]
+            if notes:
+                blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
+        else:
+            blocks[0] = _section(f"*{title}*\n" + _p(lang, "no_time"))
+        blocks.append(_divider())
+        m = e.memory
+        blocks.append(_section(_p(lang, "memory_answer", num(m.total), num(e.usable_gib)), [
+            _field(lang, k, f"{num(getattr(m, k))} GiB", "math_field")
+            for k in ("weights", "gradients", "optimizer", "activations", "other")] + [
+            _field(lang, "layout", _p(lang, "layout_value", lay.tp, lay.pp, lay.dp, lay.zero_stage, lay.micro_batch,
+                                      lay.global_batch), "math_field")]))
+        notes = [phrase(lang, "mem_note", n, file="explain") for n in m.notes]
+        if notes:
+            blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
+    elif which == "servers":
+        i = p.infra
+        blocks[0] = _section(f"*{title}*\n" + _p(lang, "servers_intro", servers_text(lay.nodes, lang),
+                                                  lay.gpus_per_node, p.gpu))
+        blocks.append(_fields_only([
+            _field(lang, "cpu", _p(lang, "cpu_value", i.cpu_cores_per_node), "server_field"),
+            _field(lang, "ram", _p(lang, "ram_value", count(i.ram_gib_per_node)), "server_field"),
+            _field(lang, "nvme", _p(lang, "nvme_value", num(i.nvme_tb_per_node)), "server_field"),
+            _field(lang, "storage", _p(lang, "storage_value", num(i.storage_read_gb_per_s),
+                                       phrase(lang, "storage_kind", i.shared_storage, file="explain")), "server_field"),
+            _field(lang, "intra", phrase(lang, "intra", i.network, file="explain"), "server_field"),
+            _field(lang, "inter", phrase(lang, "inter", i.network, file="explain"), "server_field"),
+            _field(lang, "power", _p(lang, "power_value", num(i.power_kw_per_node), i.servers_per_rack,
+                                     phrase(lang, "cooling", i.cooling, file="explain")), "server_field"),
+        ]))
+        reasons = [phrase(lang, "reason", k, r, file="explain") for k, r in i.reasons.items()]
+        blocks.append(_context("\n".join(f"• {esc(x)}" for x in reasons if x)))
+    elif which == "costs":
+        fields = []
+        if c.rent_hourly_total:
+            fields.append(_field(lang, "hourly", _p(lang, "hourly_value", cash(c.rent_per_gpu_hour, c.currency),
+                                                    num(e.gpu_hours), cash(c.rent_hourly_total, c.currency)),
+                                 "cost_field"))
+        if c.rent_monthly_total:
+            fields.append(_field(lang, "monthly", _p(lang, "monthly_value", cash(c.rent_per_gpu_month, c.currency),
+                                                     c.monthly_min_term_months, cash(c.rent_monthly_total, c.currency)),
+                                 "cost_field"))
+        if c.storage_total:
+            fields.append(_field(lang, "storage", cash(c.storage_total, c.currency), "cost_field"))
+        if c.buy_capex:
+            fields.append(_field(lang, "buy", _p(lang, "buy_value", cash(c.buy_capex, c.currency)), "cost_field"))
+            fields.append(_field(lang, "tco", _p(lang, "tco_value", cash(c.buy_tco_first_year, c.currency),
+                                                 cash(c.power_cost_year, c.currency),
+                                                 cash(c.hosting_cost_year, c.currency)), "cost_field"))
+        if c.breakeven_months:
+            fields.append(_field(lang, "breakeven", _p(lang, "breakeven_value", num(c.breakeven_months, 2),
+                                                       pct(c.owned_utilisation)), "cost_field"))
+        blocks[0] = _section(f"*{title}*", fields) if fields else blocks[0]
+        srcs = [_p(lang, "source", phrase(lang, "role", s["role"], c.gpu_share_of_server, file="explain"),
+                   cash(s["price"], s["currency"]), esc(s["provider"]), esc(s["as_of"]), s["estimate"])
+                for s in c.price_sources]
+        if srcs:
+            blocks.append(_context(_p(lang, "sources", "; ".join(srcs))))
+    elif which == "alternatives":
+        shown = _best_alternative(result)
+        lines = []
+        for a in result.result.alternatives:
+            if a is shown:
+                continue
+            a_gpus, a_days, a_rent = _plan_words(a, lang)
+            lines.append("• " + _p(lang, "alternative_line", _p(lang, "label", a.label or ""), a_gpus, a_days,
+                                   num(a.estimate.gpu_hours), a_rent, num(a.estimate.memory.total),
+                                   not a.meets_deadline))
+        blocks[0] = _section(f"*{title}*\n" + ("\n".join(lines) if lines else _p(lang, "no_alternatives")))
+    elif which == "checklist":
+        text = render("checklist.txt.j2", lang)
+        items = [line.strip().removeprefix("- ") for line in text.splitlines()[1:] if line.strip()]
+        blocks[0] = _section(f"*{title}*\n" + "\n".join(f"• {x}" for x in items))
+    text = _plain_of(blocks)
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks, "thread": []}
+
+
+def _plain_of(blocks: list[dict]) -> str:
+    parts = []
+    for b in blocks:
+        if b.get("text"):
+            parts.append(b["text"]["text"])
+        parts.extend(f["text"] for f in b.get("fields", []))
+        parts.extend(el["text"] for el in b.get("elements", []) if "text" in el and isinstance(el["text"], str))
+    return re.sub(r"[*]", "", "\n".join(parts))
+
+
+# -- thread replies ------------------------------------------------------------------------------
+def whatif(reply) -> dict:
+    """A what-if reply: what changed (deadline 14 -> 30 days), the new plan against the first
+    as fields, why the GPU changed, and warnings that are new."""
+    lang = reply.lang
+    text = render("slack/whatif.md.j2", lang, changes=[{k: esc(v) for k, v in c.items()} for c in reply.changes],
+                  before=_summary_words(reply.before, lang, reply.before_currency),
+                  after=_summary_words(reply.after, lang, reply.currency), why=reply.why, warnings=reply.warnings)
+    head, _, rest = text.partition("\n\n")
+    fields = [f for f in rest.split("\n\n") if f.strip()]
+    blocks = [_section(head, fields[:8])]
+    notes = [word(lang, w) for w in reply.warnings]
+    if reply.why:
+        notes.insert(0, reply.why)
+    if notes:
+        blocks.append(_context("\n".join(esc(n) for n in notes)))
+    return {"text": re.sub(r"[*]", "", head)[:MAX_FALLBACK], "blocks": blocks, "thread": []}
+
+
+def _summary_words(s: dict, lang: str, currency: str) -> dict:
+    return {"gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),
+            "servers": servers_text(s.get("nodes") or 0, lang),
+            "days": days_text(s.get("days"), lang), "memory": num(s.get("mem_per_gpu_gib")),
+            "rent": cash(s.get("rent_total"), currency)}
+
+
+def explain(reply) -> dict:
+    """"how did you get 13 days?": the one-line answer first, then that part of the arithmetic."""
+    msg = details(reply.advice, "math")
+    # no title: the one-line answer is the first thing read
+    msg["blocks"][0]["text"]["text"] = msg["blocks"][0]["text"]["text"].split("\n", 1)[-1]
+    first = msg["blocks"][0]["text"]["text"]
+    if reply.part == "memory":
+        # the memory part first: its one-line answer leads
+        mem = [b for b in msg["blocks"] if b["type"] == "section" and "fields" in b and b.get("text")]
+        if mem:
+            first = mem[0]["text"]["text"]
+            msg["blocks"] = mem + [b for b in msg["blocks"][msg["blocks"].index(mem[0]) + 1:]]
+    elif reply.part == "time" and any(b["type"] == "divider" for b in msg["blocks"]):
+        cut = next(i for i, b in enumerate(msg["blocks"]) if b["type"] == "divider")
+        msg["blocks"] = msg["blocks"][:cut]
+    elif reply.part == "costs":
+        msg = details(reply.advice, "costs")
+        c, e = reply.advice.plan.costs, reply.advice.estimate
+        if c.rent_total and c.rent_per_gpu_hour and e.gpu_hours:
+            first = _p(reply.lang, "cost_answer", cash(c.rent_total, c.currency), cash(c.rent_per_gpu_hour, c.currency),
+                       num(e.gpu_hours))
+            msg["blocks"][0]["text"]["text"] = first
+        else:
+            first = msg["blocks"][0]["text"]["text"]
+    msg["text"] = re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first)[:MAX_FALLBACK]
+    return msg
+
+
+def faq(text: str) -> dict:
+    """An FAQ answer in mrkdwn: the title bold, paragraphs as they are, no code fences."""
+    return plain(text)
 
 
 def plain(text: str) -> dict:
-    """A short reply (follow-up, error): one section, same text as fallback."""
-    sections = _fit(_escaped([Section("", text)]))
-    return {"text": for_slack(text[:MAX_FALLBACK]), "blocks": blocks_for("", sections[:MAX_BLOCKS]), "thread": []}
+    """A short reply (FAQ, quote, error) in mrkdwn sections, never in a code block. The whole
+    text is escaped (it may quote a vendor or words a user wrote); markup (*bold*, `code`) stays."""
+    text = esc(text.strip())
+    chunks = [c for c in re.split(r"\n\s*\n", text) if c.strip()]
+    blocks, buf = [], ""
+    for c in chunks:
+        if buf and len(buf) + len(c) + 2 > MAX_SECTION - 100:
+            blocks.append(_section(buf))
+            buf = ""
+        while len(c) > MAX_SECTION - 100:
+            cut = c.rfind("\n", 0, MAX_SECTION - 100)
+            cut = cut if cut > 0 else len(_cut(c, MAX_SECTION - 100))  # never inside an entity
+            blocks.append(_section(c[:cut]))
+            c = c[cut:].lstrip("\n")
+        buf = f"{buf}\n\n{c}" if buf else c
+    if buf:
+        blocks.append(_section(buf))
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS], "thread": []}
+
+
+def visible_chars(msg: dict) -> int:
+    """Characters a reader sees in a message's blocks (markup stripped)."""
+    return len(re.sub(r"[*_~`]", "", _plain_of(msg["blocks"]) + "".join(
+        el["text"]["text"] for b in msg["blocks"] if b["type"] == "actions" for el in b["elements"])))
+
+
+def code_chars(msg: dict) -> int:
+    return sum(len(m) for m in re.findall(r"```(.*?)```", _plain_of(msg["blocks"]), re.S))
 
 
 def check_limits(msg: dict) -> list[str]:
@@ -125,6 +510,10 @@ def check_limits(msg: dict) -> list[str]:
         for b in m["blocks"]:
             if b["type"] == "header" and len(b["text"]["text"]) > MAX_HEADER:
                 problems.append("header too long")
-            if b["type"] == "section" and len(b["text"]["text"]) > MAX_SECTION:
+            if b["type"] == "section" and len((b.get("text") or {}).get("text", "")) > MAX_SECTION:
                 problems.append("section too long")
+            if b["type"] == "section" and len(b.get("fields", [])) > 10:
+                problems.append("too many fields")
+            if b["type"] == "section" and not b.get("text") and not b.get("fields"):
+                problems.append("empty section")
     return problems

@@ -98,16 +98,19 @@ def _give_up_or_raise(err: PostProblem, run: Run, client, channel: str, user: st
 
 
 def follow(slack: SlackAccess, run: Run, channel: str, thread: str, request_text: str, summary: dict, text: str,
-           user: str) -> None:
-    """Answer a message in a plan's thread (or a question without one) in that thread."""
+           user: str, mentioned: bool = True) -> None:
+    """Answer a message in a plan's thread (or a question without one) in that thread; say
+    nothing when the bot was not spoken to (`mentioned` False and no question for it)."""
     client = slack.client()
     lang = reply_lang(text, client, user)
     try:
-        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team))
+        reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team), mentioned)
     except Exception:
         log.exception("follow-up failed")
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
         return
+    if reply["message"] is None:
+        return  # thanks, agreement, chatter: not for us
     try:
         _send(client, run, channel, reply["message"], thread_ts=thread)
     except PostProblem as err:
@@ -122,7 +125,9 @@ def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str,
         try:
             # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
             client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
-                                   filename="request-for-quote.txt", title="Request for quote")
+                                   filename=payload.get("filename", "request-for-quote.txt"),
+                                   title=payload.get("title", "Request for quote"),
+                                   initial_comment=payload.get("comment"))
             return
         except Exception as err:
             log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)

@@ -12,7 +12,7 @@ from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
 from advisor.request.parser import parse
-from advisor.text.render import phrase
+from advisor.text.render import phrase, render
 from bot import answers, clients, digests, pool, work
 from bot.app import create_app
 from bot.settings import Settings
@@ -69,13 +69,25 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     return web
 
 
-def warm_up() -> None:
-    """Load everything once before the first request (a gunicorn worker calls this at boot), so
-    the first acks do not wait on imports and the planning processes are already running."""
-    parse("70B full-finetune 1TB 14d budget")  # @mentions are read in the web process
-    for lang in ("en", "zh"):  # each language's phrases compile on first use (about 10 ms)
+def warm_web() -> None:
+    """What the web process itself needs warm for its first ack: imports, the parser (@mentions
+    are read here), each language's phrases and the help text (they compile on first use).
+    Each gunicorn worker runs it before it takes its first connection (post_worker_init), so
+    the first request after start never waits on it: Slack does not retry a slash command."""
+    parse("70B full-finetune 1TB 14d budget")
+    for lang in ("en", "zh"):
         phrase(lang, "working", "", file="bot")
-    pool.start(answers.ready)
+        phrase(lang, "judging", file="bot")
+        phrase(lang, "button", "replan", file="slack/card")
+        render("help.txt.j2", lang)
+
+
+def _worker_ready(_worker) -> None:
+    """A gunicorn worker, its app built (the job dispatcher runs in it, bot/work.py): warm what
+    the acks use, then take connections while its planning processes start in the background
+    (a job waits in the pool's queue, never in an ack)."""
+    warm_web()
+    threading.Thread(target=pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
 def serve(settings: Settings) -> None:
@@ -91,7 +103,9 @@ def serve(settings: Settings) -> None:
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
-            self.cfg.set("post_worker_init", lambda _worker: warm_up())
+            # Each worker builds its app (and its job dispatcher) after the fork; no thread is
+            # started in the master, where it would not survive the fork.
+            self.cfg.set("post_worker_init", _worker_ready)
 
         def load(self):
             return create_flask_app(settings)

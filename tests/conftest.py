@@ -139,7 +139,7 @@ def answered(bot, fake_slack, bot_env):
     send, _ = bot
     before = {c.key for c in conversations.recent("T1", limit=100)}
     send.command("70B full-finetune 1TB 14d budget")
-    fake_slack.wait_for("chat.postMessage", 2)
+    fake_slack.wait_for("chat.postMessage", 1)  # the card; nothing is auto-posted in its thread
     deadline = time.time() + 30
     while time.time() < deadline:
         new = [c for c in conversations.recent("T1", limit=100) if c.key not in before]

@@ -69,14 +69,13 @@ def test_a_feed_problem_names_the_feed_without_its_secrets():
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_messages_escape_everything_and_keep_their_fence(payload):
     text = f"Summary {payload}\n\nCost\n  rent from {payload}\n  more"
-    for msg in (blocks.message(text, context=f"by {payload}"), blocks.plain(text)):
-        assert not _live(_all_text(msg)), msg
-        for b in msg["blocks"]:
-            if b["type"] == "section":
-                body = b["text"]["text"]
-                # the body's fence is the template's: opened once, closed once, at the ends
-                assert body.count("```") == 2 and body.endswith("```"), body
-        assert blocks.check_limits(msg) == []
+    msg = blocks.plain(text)
+    assert not _live(_all_text(msg)), msg
+    for b in msg["blocks"]:
+        if b["type"] == "section":
+            # no payload opens or closes a code span or fence: whatever backticks are left pair up
+            assert b["text"]["text"].count("```") % 2 == 0, b["text"]["text"]
+    assert blocks.check_limits(msg) == []
 
 
 def test_escaping_counts_against_the_section_limit():
@@ -100,7 +99,7 @@ def test_quote_reply_in_channel_and_its_fallback_are_escaped(bot, settled_fake, 
     assert not _live(post["text"]) and not _live(json.dumps(blocks_, ensure_ascii=False))
     for b in blocks_:
         if b["type"] == "section":
-            assert b["text"]["text"].count("```") == 2
+            assert b["text"]["text"].count("```") % 2 == 0  # no payload opens or closes a fence
 
 
 def test_prices_ack_escapes_vendor_names(bot, settled_fake, bot_env):
@@ -115,17 +114,24 @@ def test_prices_ack_escapes_vendor_names(bot, settled_fake, bot_env):
 
 
 def test_plan_citing_a_quotes_vendor_is_escaped(bot, settled_fake, bot_env):
+    from advisor.market.prices import price_book
     from advisor.market.quotes import parse_quote, record
     from advisor.market.store import open_store
+    from advisor.planning.advice import advise
 
     with closing(open_store(str(bot_env))) as db:
         record(parse_quote("8xH800 ¥800/month <https://evil.example|click>"), db, "TPLAN")
+        book = price_book(db, "TPLAN")
     send, _ = bot
     send.command("70B lora 1GB 1d on H800", team="TPLAN", channel="CPLAN")
     post = settled_fake.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CPLAN")[0]
-    text = _all_text({"text": post["args"]["text"], "blocks": post["args"]["blocks"]})
-    assert "evil.example" in text  # the quote is used in this workspace's plan ...
-    assert not _live(text)         # ... and cited as text, never as a link
+    assert not _live(_all_text({"text": post["args"]["text"], "blocks": post["args"]["blocks"]}))
+    # The costs button cites every price the plan read, this workspace's quote among them.
+    costs = blocks.details(advise("70B lora 1GB 1d on H800", book=book), "costs")
+    text = _all_text(costs)
+    assert any("evil.example" in s["provider"] for s in advise("70B lora 1GB 1d on H800", book=book)
+               .plan.costs.price_sources) == ("evil.example" in text)
+    assert not _live(text)  # ... cited as text, never as a link
 
 
 @pytest.mark.parametrize("command", ["quote <!channel> something cheap", "prices <!here>"])
@@ -192,7 +198,7 @@ def test_app_home_escapes_the_request_text(bot, settled_fake):
     assert "<!channel>" not in text and "<https://evil" not in text, text
 
 
-def test_a_long_header_is_cut_without_breaking_an_entity():
-    msg = blocks.message("<&>" * 100 + "\n\nCost\n  x")
-    header = msg["blocks"][0]["text"]["text"]
-    assert len(header) <= blocks.MAX_HEADER and header.endswith(("&lt;", "&amp;", "&gt;"))
+def test_a_long_section_is_cut_without_breaking_an_entity():
+    msg = blocks.plain("<&>" * 2000)
+    body = msg["blocks"][0]["text"]["text"]
+    assert len(body) <= blocks.MAX_SECTION and body.endswith(("&lt;", "&amp;", "&gt;"))

@@ -33,8 +33,9 @@ def test_answer_messages_match_golden_and_limits(name, book):
     payload = answers.answer(text, lang, book)
     msg = payload["message"]
     assert check_limits(msg) == []
-    headline = msg["blocks"][0]["text"]["text"]
-    assert msg["text"].startswith(headline) and msg["text"].count(headline) == 1  # said once
+    header = msg["blocks"][0]["text"]["text"]
+    assert "\n" not in header and len(header) <= 60  # one line
+    assert msg["text"].rstrip().endswith(("." , "。")) and "\n" not in msg["text"]  # one complete sentence
     _compare(name, msg)
 
 
@@ -47,8 +48,9 @@ def test_follow_up_messages_match_golden(book):
 
 
 def test_oversized_text_is_split_within_limits():
-    from bot.blocks import message
+    from bot.blocks import plain
 
     long_text = "Summary line\n\n" + "\n\n".join(f"Section {i}\n" + ("  line of text\n" * 300) for i in range(70))
-    msg = message(long_text)
-    assert check_limits(msg) == [] and msg["thread"]
+    msg = plain(long_text)
+    assert check_limits(msg) == [] and len(msg["blocks"]) > 1
+    assert "```" not in json.dumps(msg["blocks"])  # prose is never put in a code block

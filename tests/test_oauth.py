@@ -81,7 +81,7 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
     send, url = oauth_bot
     _install(url, fake_slack, "T3")
     send.command("7b lora 20GB 3d", team="T3", channel="C3")
-    fake_slack.wait_for("chat.postMessage", 2)
+    fake_slack.wait_for("chat.postMessage", 1)  # the card alone
     deadline = time.time() + 20
     while time.time() < deadline and not conversations.recent("T3"):
         time.sleep(0.1)

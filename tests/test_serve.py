@@ -56,7 +56,7 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     sender = SlackSender(url, SECRET, fake_slack)
     status, _ = sender.command("7b lora 20GB 3d")
     assert status == 200
-    fake_slack.wait_for("chat.postMessage", 2, timeout=90)
+    fake_slack.wait_for("chat.postMessage", 1, timeout=90)  # the card alone
     deadline = time.time() + 30
     while time.time() < deadline and not conversations.recent("T1", path=str(db)):
         time.sleep(0.1)

@@ -2,6 +2,7 @@
 
 import html
 import json
+import re
 import time
 
 import pytest
@@ -15,8 +16,9 @@ def _text(call):
     return html.unescape(call["args"].get("text", ""))
 
 
-@pytest.mark.parametrize("action,expect", [("show_costs", "Cost (CNY)"), ("show_alternatives", "Alternatives"),
-                                           ("show_checklist", "nvidia-smi topo -m")])
+@pytest.mark.parametrize("action,expect", [("show_costs", "Rent by the hour"), ("show_alternatives", "Other options"),
+                                           ("show_checklist", "nvidia-smi topo -m"), ("show_math", "GFLOP"),
+                                           ("show_servers", "vCPUs")])
 def test_buttons_post_their_part_in_the_thread(bot, fake_slack, answered, action, expect):
     send, _ = bot
     status, _ = send.button(action, answered)
@@ -78,7 +80,7 @@ def test_form_submission_posts_the_answer_like_a_command(bot, fake_slack):
                                      "gpu": "RTX4090-24GB", "lang": "zh"}, channel="C9")
     assert status == 200 and not body
     post = fake_slack.wait_for("chat.postMessage")[0]
-    assert post["args"]["channel"] == "C9" and "RTX4090" in _text(post) and "我理解的需求" in _text(post)
+    assert post["args"]["channel"] == "C9" and "RTX4090" in _text(post) and "满足" in _text(post)
 
 
 @pytest.mark.parametrize("text,expect", [("help", "Type what you want to train"), ("帮助", "在 `/gpu` 后面写上")])
@@ -102,6 +104,13 @@ def test_help_follows_the_users_slack_locale(bot, fake_slack):
     assert status == 200 and "在 `/gpu` 后面写上" in body
 
 
+def test_help_lists_quote_prices_and_digest(bot):
+    send, _ = bot
+    _, body = send.command("help")
+    for command in ("/gpu quote", "/gpu prices", "/gpu digest"):
+        assert command in body, command
+
+
 def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     send, _ = bot
     send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"})
@@ -111,6 +120,22 @@ def test_app_home_lists_recent_plans_with_links(bot, fake_slack, answered):
     assert published["user_id"] == "U1" and "70B full-finetune 1TB 14d budget" in text
     assert f"p{answered.replace('.', '')}" in text  # the permalink to the thread
     assert "price digest" in text.lower()
+    # a New plan button, and each plan as the card headlines it
+    buttons = [e for b in view["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [b["action_id"] for b in buttons] == ["new_plan"] and buttons[0]["text"]["text"] == "New plan"
+    assert re.search(r"[\d,]+ × H800-SXM-80GB · \d+ days · ¥[\d,]+", text)  # "224 × H800 · 13 days · ¥607,725"
+    assert "lang en" not in text and " d\"" not in text
+
+
+def test_new_plan_button_opens_the_form(bot, fake_slack):
+    send, _ = bot
+    send.interaction({"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}, "api_app_id": "A1",
+                      "trigger_id": "trigger-home", "container": {"type": "view", "view_id": "V1"},
+                      "actions": [{"action_id": "new_plan", "block_id": "home_actions", "type": "button",
+                                   "value": "new_plan", "action_ts": f"{time.time():.6f}"}]})
+    view = fake_slack.wait_for("views.open")[0]["args"]["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    assert view["callback_id"] == "gpu_request"
 
 
 def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_env):

@@ -1,6 +1,14 @@
-"""Answers in a thread under a plan: a what-if re-plans the stored request with one change
-and says what changed; "how did you get 13 days?" shows that part of the plan's arithmetic;
-anything else is a question, answered from the FAQ with the plan's own numbers."""
+"""Answers in a thread under a plan. Each message goes to the ability that answers it:
+
+- a price ("is ¥95000/month for 8xH800 fair?") to the quote judge (nothing is recorded);
+- another market ("how much on AWS?", "in dollars?") to a re-plan in that market;
+- a what-if ("what if 30 days?", "用LoRA呢?") to the planner, saying what changed and why
+  the GPU changed when it did;
+- "how did you get 13 days?" to that part of the plan's arithmetic, one-line answer first;
+- the rest to the FAQ, answered only when the match is confident or the bot was @mentioned.
+
+The bot speaks only when spoken to: thanks, agreement and chatter get `kind="silent"`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +19,11 @@ from pydantic import BaseModel
 
 from advisor.knowledge import faq
 from advisor.market.prices import PriceBook
-from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_section
-from advisor.request.parser import RequestError, detect_lang, parse_followup
-from advisor.text.render import render
+from advisor.market.quotes import QuoteJudgement, judge, parse_quote
+from advisor.planning.advice import Advice, advise, advise_request, plan_context
+from advisor.request.model import Note
+from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
+from advisor.text.render import big, money, num, render
 
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total")
@@ -29,53 +39,200 @@ EXPLAINED = (("memory", r"memory|gib|vram|显存"),
              ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算"),
              ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|卡时|时间|多久|卡|台"))
 
+# Thanks, agreement and acknowledgements: never answered (a person talking to people).
+CHATTER = re.compile(
+    r"^\W*(?:thanks?(?: you)?|thx|ty|cheers|great|nice|cool|awesome|perfect|ok(?:ay)?|k|sure|yes|yep|yeah|no|nope"
+    r"|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:"
+    r"|谢谢|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+)"
+    r"(?:[\s,.!~。！，]*(?:a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|，|,)?)*"
+    r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)|就这样|就这么定了|就用这个))?\W*$",
+    re.I)
+# A message that reads as a question.
+QUESTION = re.compile(r"[?？]|^\s*(?:what|why|how|which|when|where|who|can|could|should|would|is|are|do|does|will)\b"
+                      r"|吗|呢|怎么|为什么|多少|哪|是否|能不能|可不可以|要不要", re.I)
+# Words of the plan's subject: an unmentioned question is ours only when it uses one.
+DOMAIN = re.compile(
+    r"\b(?:gpus?|cards?|nvlink|pcie|infiniband|ib|roce|rdma|network|bandwidth|ram|memory|vram|hbm|gib|gb|tb"
+    r"|servers?|nodes?|racks?|power|cooling|price|prices|pricing|cost|costs|rent|renting|buy|buying|lease|spot"
+    r"|on-demand|cloud|idc|vendor|quote|sla|billing|data|dataset|tokens?|train(?:ing)?|fine-?tun\w*|lora|qlora"
+    r"|pretrain\w*|checkpoints?|storage|nvme|disk|batch|epochs?|deadline|budget|throughput|mfu|flops?|precision"
+    r"|bf16|fp8|fp16|zero|deepspeed|megatron|fsdp|parallel\w*|offload|plan|h800|h100|h200|h20|a100|a800|4090|910b"
+    r"|ascend|cuda|nccl|driver|framework|model|params?|parameters?)\b"
+    r"|显存|内存|卡|服务器|节点|机柜|功耗|散热|价格|报价|成本|费用|租|买|云|机房|数据|训练|微调|检查点|存储|网络|带宽|预算"
+    r"|期限|精度|并行|模型|参数|方案", re.I)
+# "Bob, can you ..." / "@Bob ...": a person talking to a person.
+TO_A_PERSON = re.compile(r"^\s*@?[A-Z][a-z]+\s*[,:，]")
+# A price to judge: an amount with a period, or an amount and "fair/cheap/ok?".
+PRICE = re.compile(r"(?:[¥$]|rmb|cny|usd|元|块|万).{0,12}(?:/|per |a |每|一)\s*(?:gpu[- ]?)?(?:month|mo|hr|hour|h\b|月|小时)"
+                   r"|(?:每|一)(?:个)?(?:月|小时).{0,6}\d|(?:fair|reasonable|cheap|expensive|good price|rip[- ]?off"
+                   r"|合理|贵|便宜|划算|值)", re.I)
+HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b|\d[\d,.]*\s*(?:万|元|块)", re.I)
+# Another market: a cloud, a currency.
+MARKET = re.compile(r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
+                    r"|dollars?|usd|global|international)\b|美元|美金|海外|国外|美国|亚马逊", re.I)
+CHINA = re.compile(r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl)\b|人民币|国内|阿里云", re.I)
+
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "explain", "question"]
+    kind: Literal["whatif", "market", "explain", "quote", "question", "silent"]
     lang: str
     changed: list[str] = []
+    changes: list[dict] = []  # {"name", "before", "after"}, worded
+    why: str = ""  # why the GPU changed, when it did
     advice: Advice | None = None
+    warnings: list[Note] = []  # warnings of the new plan that the first did not have
+    currency: str = "CNY"
+    before_currency: str = "CNY"
     before: dict = {}
     after: dict = {}
     faq: dict | None = None
-    text: str  # the rendered reply
+    part: str | None = None  # for "explain": time, memory or costs
+    judgement: QuoteJudgement | None = None
+    text: str  # the reply as plain text ('' when silent)
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "changed": self.changed, "before": self.before, "after": self.after,
-                "faq": self.faq, "text": self.text,
+        return {"kind": self.kind, "changed": self.changed, "changes": self.changes, "why": self.why,
+                "before": self.before, "after": self.after, "faq": self.faq, "text": self.text,
                 "advice": self.advice.to_json() if self.advice else None}
 
 
 def follow_up(request_text: str, summary: dict, message: str, lang: str | None = None, *,
-              book: PriceBook) -> FollowUp:
+              book: PriceBook, mentioned: bool = True) -> FollowUp:
     """`request_text` and `summary` are what the thread stored for its first answer; `book` the
-    prices the thread's owner sees."""
+    prices the thread's owner sees. `mentioned`: the bot was @mentioned (then it always
+    answers); otherwise chatter and unsure FAQ matches get a silent reply."""
     reply_lang = lang or detect_lang(message)
-    try:
-        request, changed = parse_followup(request_text, message, reply_lang, plan_gpu=summary.get("gpu"))
-    except RequestError:
+    message = (message or "").strip()
+    silent = FollowUp(kind="silent", lang=reply_lang, text="")
+    if not message or CHATTER.match(message):
+        return silent
+    if PRICE.search(message) and HAS_AMOUNT.search(message):
+        judged = _judge(message, reply_lang, book)
+        if judged is not None:
+            return judged
+    if request_text and MARKET.search(message) or (request_text and CHINA.search(message)):
+        change = "usd" if MARKET.search(message) else "cny"
+        try:
+            request, changed = parse_followup(request_text, change, reply_lang, plan_gpu=summary.get("gpu"))
+            return _whatif(request_text, summary, request, changed, reply_lang, book, kind="market")
+        except RequestError:
+            pass
+    if request_text:
+        try:
+            request, changed = parse_followup(request_text, message, reply_lang, plan_gpu=summary.get("gpu"))
+        except RequestError:
+            pass
+        else:
+            return _whatif(request_text, summary, request, changed, reply_lang, book)
         part = explained_part(message)
         if part:
             result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
-                return FollowUp(kind="explain", lang=reply_lang, advice=result,
+                return FollowUp(kind="explain", lang=reply_lang, advice=result, part=part,
                                 text=render("followup.txt.j2", reply_lang, kind="explain",
-                                            section=render_section(result, part)))
-        found = faq.answer(message, lang=reply_lang, plan=summary)
-        data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
-        return FollowUp(kind="question", lang=reply_lang, faq=data,
-                        text=render("followup.txt.j2", reply_lang, kind="question", f=data))
+                                            section=_section_text(result, part)))
+    found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
+    data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
+    if not mentioned and not (data.get("confident") and QUESTION.search(message) and DOMAIN.search(message)
+                              and not TO_A_PERSON.match(message)):
+        return silent
+    return FollowUp(kind="question", lang=reply_lang, faq=data,
+                    text=render("followup.txt.j2", reply_lang, kind="question", f=data))
+
+
+def _as_shown(summary: dict) -> dict:
+    """The plan's numbers as the card shows them (days to two significant figures), so the
+    FAQ's note on this plan says "13 days" where the card does, not "12.52"."""
+    out = dict(summary)
+    if out.get("days"):
+        out["days"] = float(num(out["days"], 2).replace(",", ""))
+    return out
+
+
+def _section_text(result: Advice, part: str) -> str:
+    from advisor.planning.advice import render_section
+
+    return render_section(result, part)
+
+
+def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    try:
+        quote = parse_quote(message, lang)
+    except RequestError:
+        return None
+    quote = quote.model_copy(update={"vendor": ""})
+    judgement = judge(quote, book)
+    text = render("slack/quote_reply.md.j2", lang, j=judgement)
+    return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
+
+
+def _whatif(request_text: str, summary: dict, request, changed: list[str], lang: str, book: PriceBook,
+            kind: str = "whatif") -> FollowUp:
     try:
         result = advise_request(request, book)
     except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
-        return FollowUp(kind="question", lang=reply_lang, changed=changed, text=err.message(reply_lang))
+        return FollowUp(kind="question", lang=lang, changed=changed, text=err.message(lang))
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}
-    text = render("followup.txt.j2", reply_lang, kind="whatif", changed=changed, before=before,
-                  after=after_cmp, r=request, warnings=result.warnings, currency=request.currency)
-    return FollowUp(kind="whatif", lang=reply_lang, changed=changed, advice=result, before=before,
-                    after=after_cmp, text=text)
+    try:
+        original = parse(request_text, lang)
+    except RequestError:
+        original = None
+    changes = [_change(name, original, request, lang) for name in changed]
+    for c in changes:
+        if c["name"] in ("gpu", "gpu_count", "nodes") and c["before"] == "—" and summary.get("gpu"):
+            c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
+    first_codes = set()
+    if original is not None:
+        first = advise_request(original, book)
+        first_codes = {(w.code, tuple(sorted(w.params.items()))) for w in first.warnings}
+    warnings = [w for w in result.warnings if (w.code, tuple(sorted(w.params.items()))) not in first_codes
+                and w.code != "estimated_prices"]
+    # Why the GPU changed, unless the reader asked for another GPU themselves.
+    why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
+    text = render("followup.txt.j2", lang, kind="whatif", changed=changed, before=before,
+                  after=after_cmp, r=request, warnings=warnings, currency=request.currency)
+    return FollowUp(kind=kind, lang=lang, changed=changed, changes=changes, why=why, advice=result,
+                    warnings=warnings, currency=request.currency,
+                    before_currency=summary.get("currency") or request.currency, before=before, after=after_cmp, text=text)
+
+
+def _value(name: str, req, lang: str) -> str:
+    if req is None:
+        return "?"
+    if name == "deadline_days":
+        return render("slack/value.j2", lang, kind="days", value=num(req.deadline_days, 2)) if req.deadline_days else "—"
+    if name in ("data", "epochs"):
+        return render("slack/value.j2", lang, kind="tokens", value=big(req.tokens, lang)) if req.tokens else "—"
+    if name == "params_b":
+        return f"{num(req.params_b)}B"
+    if name == "budget":
+        return money(req.budget.amount, req.budget.currency) if req.budget else "—"
+    if name == "currency":
+        return req.currency
+    if name in ("gpu", "gpu_count", "nodes"):
+        return f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
+    value = getattr(req, name, None)
+    return "—" if value is None else str(value)
+
+
+def _change(name: str, before, after, lang: str) -> dict:
+    return {"name": name, "before": _value(name, before, lang), "after": _value(name, after, lang)}
+
+
+def _why_gpu(summary: dict, result: Advice, lang: str) -> str:
+    """When the GPU changed: the first GPU under the new request, from the alternatives the
+    planner weighed (its count, time and rent), so the reader sees why it lost."""
+    p = result.plan
+    if p is None or not summary.get("gpu") or summary["gpu"] == p.gpu:
+        return ""
+    old = next((a for a in result.result.alternatives if a.gpu == summary["gpu"] and a.method == p.method), None)
+    return render("slack/value.j2", lang, kind="why_gpu", old=summary["gpu"], new=p.gpu,
+                  old_plan=old, old_days=num(old.days, 2) if old and old.days else "",
+                  old_rent=money(old.rent, old.costs.currency) if old and old.rent else "",
+                  old_count=f"{old.estimate.layout.gpu_count:,}" if old else "",
+                  meets=bool(old and old.meets_deadline))
 
 
 def explained_part(message: str) -> str | None:

@@ -1,6 +1,12 @@
 """Messages in a thread under one of our answers, and @mentions: answered in the thread,
 once, whatever Slack retries or delivers twice (a message that mentions us arrives both as
-`message` and as `app_mention`)."""
+`message` and as `app_mention`).
+
+The bot speaks only when spoken to. A thread message that mentions the bot is left to
+`app_mention` (answered always); one addressed to someone else ("<@U2> can you check this
+with finance?") is left alone; any other goes to the planning process, which answers a
+question, a what-if or a price and stays silent on thanks, agreement and chatter
+(advisor/planning/followup.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
 
+_MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
+
 
 def _from_a_bot(event, context) -> bool:
     return bool(event.get("bot_id")) or event.get("user") == context.bot_user_id \
@@ -22,7 +30,11 @@ def _from_a_bot(event, context) -> bool:
 
 
 def _strip_mentions(text: str) -> str:
-    return re.sub(r"<@[A-Z0-9]+>", " ", text or "").strip()
+    return _MENTION.sub(" ", text or "").strip()
+
+
+def _mentions(text: str) -> set[str]:
+    return set(_MENTION.findall(text or ""))
 
 
 def _team(body, context) -> str:
@@ -33,11 +45,15 @@ def on_message(event, body, client, context):
     thread = event.get("thread_ts")
     if _from_a_bot(event, context) or not thread or thread == event.get("ts"):
         return
+    mentioned = _mentions(event.get("text", ""))
+    if mentioned:
+        # Mentions us: app_mention answers it. Mentions only people: they talk to each other.
+        return
     team, channel = _team(body, context), event["channel"]
     conv = conversations.load(thread_key(team, channel, thread))  # a read: never waits on a writer
     if conv is None:
         return  # a thread that is not under one of our answers
-    _follow(client, team, channel, thread, conv, event)
+    _follow(client, team, channel, thread, conv, event, mentioned=False)
 
 
 def on_mention(event, body, client, context):
@@ -47,7 +63,7 @@ def on_mention(event, body, client, context):
     thread = event.get("thread_ts")
     conv = conversations.load(thread_key(team, channel, thread)) if thread else None
     if conv is not None:
-        _follow(client, team, channel, thread, conv, event)
+        _follow(client, team, channel, thread, conv, event, mentioned=True)
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
     text = _strip_mentions(event.get("text", ""))
@@ -57,16 +73,17 @@ def on_mention(event, body, client, context):
         parse(text)
     except RequestError:
         _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": where,
-             "request_text": "", "summary": {}, "text": text, "user": user})
+             "request_text": "", "summary": {}, "text": text, "user": user, "mentioned": True})
         return
     _job(client, team, channel, user, text, event, "plan", {"team": team, "channel": channel, "user": user,
          "text": text, "lang": None, "response_url": None, "thread_ts": where})
 
 
-def _follow(client, team, channel, thread, conv, event):
+def _follow(client, team, channel, thread, conv, event, mentioned: bool):
     text, user = _strip_mentions(event.get("text", "")), event.get("user", "")
     _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": thread,
-         "request_text": conv.request_text, "summary": conv.summary, "text": text, "user": user})
+         "request_text": conv.request_text, "summary": conv.summary, "text": text, "user": user,
+         "mentioned": mentioned})
 
 
 def _job(client, team, channel, user, text, event, kind, args):

@@ -1,13 +1,12 @@
-"""App Home: the user's recent plans with links to their threads, how to use the bot, and the
-workspace's digest subscriptions."""
+"""App Home: a "New plan" button, the user's recent plans as the answer cards headline them
+(with links to their threads), how to use the bot, and the workspace's digest subscriptions."""
 
 from __future__ import annotations
 
 import json
 
 from advisor.text.render import render
-from advisor.text.safe import clean, for_slack
-from bot import conversations, subscriptions
+from bot import blocks, conversations, subscriptions
 from bot.threads import reply_lang, thread_place
 
 RECENT = 8
@@ -24,11 +23,11 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
     plans = []
     for conv in conversations.recent(team, user, limit=RECENT):
         _, channel, ts = thread_place(conv.key)
-        s = conv.summary
-        headline = (f"{s.get('gpu_count')} x {s.get('gpu')}" if s.get("gpu") else "") + (
-            f", {s['days']:g} d" if s.get("days") else "")
-        plans.append({"link": _permalink(client, channel, ts), "text": for_slack(clean(conv.request_text[:80])), "headline": headline})
+        request = blocks.esc(conv.request_text[:80])  # the user's own words
+        plans.append({"link": _permalink(client, channel, ts), "text": request,
+                      "headline": blocks.headline(conv.summary, lang)})
     return json.loads(render("slack/home.json.j2", lang, plans=plans, help=render("help.txt.j2", lang),
+                             new_plan=blocks.new_plan_button(lang),
                              subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)]))
 
 

@@ -1,0 +1,173 @@
+"""The answer card on the real app over HTTP with the fake Web API: its size and blocks, the
+status for a missed deadline and an over-budget plan, each button's content not repeating the
+card, and the first command after `gpu-advisor serve` starts acked within 3 s."""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from bot.blocks import check_limits, code_chars, visible_chars
+from conftest import BOT_TOKEN, ROOT, SECRET
+
+pytestmark = pytest.mark.usefixtures("settled_fake")
+
+
+def _blocks(call):
+    b = call["args"]["blocks"]
+    return json.loads(b) if isinstance(b, str) else b
+
+
+def _card(fake, send, text, **kw):
+    send.command(text, **kw)
+    post = fake.wait_for("chat.postMessage")[0]
+    return {"text": post["args"]["text"], "blocks": _blocks(post)}, post
+
+
+def _lines(blocks) -> set[str]:
+    out = set()
+    for b in blocks:
+        texts = [(b.get("text") or {}).get("text", "")] + [f["text"] for f in b.get("fields", [])]
+        texts += [e["text"] for e in b.get("elements", []) if isinstance(e.get("text"), str)]
+        for t in texts:
+            out.update(line.strip("* ") for line in t.split("\n") if len(line.strip("* ")) > 3)
+    return out
+
+
+def test_card_is_a_summary_with_fields_context_and_buttons(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "70B full-finetune 1TB 14d budget")
+    assert check_limits(msg) == []
+    types = [b["type"] for b in msg["blocks"]]
+    assert types == ["header", "section", "context", "actions"]
+    header = msg["blocks"][0]["text"]["text"]
+    assert header.startswith("✅") and "14-day deadline" in header and len(header) <= 60
+    fields = msg["blocks"][1]["fields"]
+    names = [f["text"].split("\n")[0] for f in fields]
+    assert names == ["*GPUs*", "*Time*", "*Memory per GPU*", "*Rent*", "*Rent or buy*", "*Best alternative*"]
+    # The numbers are the plan's own, written one way: "N servers × 8", "D of 14 days".
+    gpus, servers = re.search(r"(\d[\d,]*) × .*\n(\d+) servers × 8", fields[0]["text"]).groups()
+    assert int(gpus.replace(",", "")) == int(servers) * 8
+    assert re.search(r"\b\d+(\.\d)? of 14 days", fields[1]["text"])
+    assert re.search(r"¥\d{3},\d{3}", fields[3]["text"])  # thousands separators
+    context = msg["blocks"][2]["elements"][0]["text"]
+    assert "Assumed:" in context and "Prices: AutoDL, 2026-09" in context
+    assert len(msg["blocks"][3]["elements"]) >= 3
+    assert visible_chars(msg) <= 1500 and code_chars(msg) <= visible_chars(msg) / 5
+    assert "```" not in json.dumps(msg["blocks"])
+    # the fallback is one complete sentence
+    assert msg["text"].endswith(".") and "\n" not in msg["text"] and "meets your 14-day deadline" in msg["text"]
+    # nothing is auto-posted in the thread
+    time.sleep(0.5)
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def test_missed_deadline_says_so_in_the_header_with_the_fix(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "70B full-finetune 1TB 3d on 8xH800")
+    header = msg["blocks"][0]["text"]["text"]
+    assert header.startswith("⚠️") and "Misses the 3-day deadline" in header
+    assert int(re.search(r"about ([\d,]+) days", header)[1].replace(",", "")) > 3 * 10  # by how much
+    line = msg["blocks"][1]["text"]["text"]
+    # The fix is the planner's cheapest change that works: more GPUs when some count meets the
+    # deadline, else the time the plan needs.
+    more = re.search(r"\*Fix:\* ([\d,]+) GPUs instead: ([\d.]+) days?", line)
+    longer = re.search(r"\*Fix:\* allow about ([\d,]+) days", line)
+    assert (more and int(more[1].replace(",", "")) > 8 and float(more[2]) <= 3) or \
+        (longer and int(longer[1].replace(",", "")) > 3)
+    assert "1 server" in msg["blocks"][1]["fields"][0]["text"]  # singular
+    assert check_limits(msg) == [] and visible_chars(msg) <= 1500
+
+
+def test_over_budget_says_by_how_much(bot, fake_slack, book):
+    from advisor.planning.advice import advise
+
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "70B full-finetune 1TB 14d ¥300k")
+    header = msg["blocks"][0]["text"]["text"]
+    rent = advise("70B full-finetune 1TB 14d ¥300k", book=book).plan.rent  # the same plan, from the core
+    assert rent > 300_000
+    assert header == f"⚠️ Over your ¥300,000 budget by ¥{rent - 300_000:,.0f}"
+    assert "*Fix:* raise the budget" in msg["blocks"][1]["text"]["text"]
+
+
+def test_chinese_card_is_chinese(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "13B 全量微调 200GB数据 7天 预算10万")
+    assert msg["blocks"][0]["text"]["text"] == "✅ 满足 7 天的期限和预算"
+    visible = " ".join(_lines(msg["blocks"]))
+    for english in ("Rent", "days", "servers", "Assumed", "Prices", "by the hour", "budget"):
+        assert english not in visible, english
+
+
+@pytest.mark.parametrize("action", ["show_math", "show_servers", "show_costs", "show_alternatives", "show_checklist"])
+def test_each_button_adds_what_the_card_does_not_show(bot, fake_slack, action):
+    send, _ = bot
+    msg, post = _card(fake_slack, send, "70B full-finetune 1TB 14d budget")
+    ts = post["response"]["ts"] if "response" in post else None
+    from bot import conversations
+
+    deadline = time.time() + 30
+    while ts is None and time.time() < deadline:
+        found = [c for c in conversations.recent("T1", limit=5) if c.request_text == "70B full-finetune 1TB 14d budget"]
+        ts = found[0].key.split(":")[2] if found else None
+        time.sleep(0.05)
+    fake_slack.reset()
+    send.button(action, ts)
+    reply = fake_slack.wait_for("chat.postMessage")[0]
+    assert reply["args"]["thread_ts"] == ts
+    blocks = _blocks(reply)
+    assert check_limits({"text": reply["args"]["text"], "blocks": blocks}) == []
+    dump = json.dumps(blocks, ensure_ascii=False)
+    assert "```" not in dump and "`" not in dump.replace("`nvidia-smi topo -m`", "")
+    card_lines = _lines(msg["blocks"][:3])
+    repeated = card_lines & _lines(blocks)
+    assert not repeated, repeated
+    # pressed again: nothing is posted twice
+    send.button(action, ts)
+    fake_slack.wait_for("chat.postEphemeral")
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow  # starts gunicorn
+def test_first_command_after_serve_starts_is_acked_within_3_seconds(fake_slack, tmp_path):
+    from slack_client import SlackSender
+
+    port = _free_port()
+    env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_slack.url,
+               PORT=str(port), WEB_CONCURRENCY="1", GPU_ADVISOR_DB=str(tmp_path / "cold.db"), PYTHONPATH=str(ROOT))
+    log = open(tmp_path / "serve.log", "w+")
+    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:  # the first connection the server accepts is the command
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        sender = SlackSender(f"http://127.0.0.1:{port}", SECRET, fake_slack)
+        t0 = time.time()
+        status, body = sender.command("7b lora 20GB 3d")
+        assert status == 200 and "Planning" in body
+        assert time.time() - t0 < 3
+        fake_slack.wait_for("chat.postMessage", 1, timeout=90)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as resp:
+            assert resp.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()

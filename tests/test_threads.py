@@ -1,0 +1,68 @@
+"""Threads under a card, on the real app over HTTP with the fake Web API: the bot answers
+only when spoken to, and each question goes to the ability that answers it."""
+
+import json
+import re
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("settled_fake")
+
+
+def _texts(fake):
+    return [c["args"].get("text", "") for c in fake.calls_of("chat.postMessage")]
+
+
+def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, answered, drain):
+    send, _ = bot
+    chatter = ["thanks!", "<@U3> can you check this with finance before Friday?", "ok, let's go with this",
+               "did you see the game last night?", "Bob, can you book the meeting room?", "谢谢", "sounds good 👍",
+               "I'll ask procurement tomorrow"]
+    questions = ["what if 30 days?", "is ¥95000/month for 8xH800 fair?", "how much on AWS?",
+                 "how did you get 13 days?", "why NVLink?"]
+    for text in chatter[:4] + questions[:2] + chatter[4:] + questions[2:]:
+        send.thread_message(text, answered)
+    send.mention("lunch anyone?", thread_ts=answered)  # spoken to: answered even off topic
+    fake_slack.wait_for("chat.postMessage", len(questions) + 1)
+    drain()
+    posts = fake_slack.calls_of("chat.postMessage")
+    assert len(posts) == len(questions) + 1  # not a word on the chatter
+    assert all(p["args"]["thread_ts"] == answered for p in posts)
+    texts = _texts(fake_slack)
+    assert any(t.startswith("What if: deadline 14 days → 30 days") for t in texts)
+    assert any("1.8× the ¥8.88 market rate" in t and "above the market" in t for t in texts)  # the quote judge
+    assert any("currency CNY → USD" in t for t in texts)  # a re-plan in the global market
+    assert any(t.startswith("13 days because") for t in texts)  # one line first
+    assert any("NVLink" in t for t in texts)
+    for p in posts:
+        assert "```" not in json.dumps(p["args"]["blocks"])
+
+
+@pytest.mark.parametrize("question,expect", [
+    ("8卡H800每月9万合理吗", "是市场价"),
+    ("in dollars?", "currency CNY → USD"),
+    ("double the data?", "data 250B tokens → 500B tokens"),
+    ("how did you get the memory per GPU?", "of 79.7 GiB per GPU: weights, gradients"),
+])
+def test_routing(bot, fake_slack, answered, question, expect):
+    send, _ = bot
+    send.thread_message(question, answered)
+    reply = fake_slack.wait_for("chat.postMessage")[0]
+    assert expect in reply["args"]["text"] and reply["args"]["thread_ts"] == answered
+
+
+def test_what_if_says_why_the_gpu_changed(bot, fake_slack, answered):
+    send, _ = bot
+    send.thread_message("double the data?", answered)
+    reply = fake_slack.wait_for("chat.postMessage")[0]
+    blocks = json.dumps(reply["args"]["blocks"], ensure_ascii=False)
+    if not re.search(r"→ [\d,]+ × H800", blocks):  # the planner chose another GPU: the reply says why
+        assert "The GPU changed from H800-SXM-80GB" in blocks
+
+
+def test_replan_button_answers_in_the_same_thread(bot, fake_slack, answered):
+    send, _ = bot
+    send.button("replan", answered)
+    view = fake_slack.wait_for("views.open")[0]["args"]["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    assert json.loads(view["private_metadata"])["thread_ts"] == answered
