@@ -38,6 +38,25 @@ class Price:
     region: str = ""
     source: str = ""
     offer: str = ""
+    # What the row is an offer of (issue 15; store.OFFER_TERMS).
+    offer_kind: str = ""
+    max_gpus: int = 1
+    fabric: str = ""
+    fabric_gbps: float = 0.0
+    billing: str = ""
+    indicative: bool = False
+
+    def why_not(self, gpus: int, nodes: int) -> str | None:
+        """Why this offer cannot deliver `gpus` GPUs on `nodes` servers in one order, or None
+        when it can: an index or average is not for sale ('indicative'); one order must get
+        all the GPUs ('count'); a multi-server plan needs a cluster fabric ('fabric')."""
+        if self.indicative:
+            return "indicative"
+        if self.max_gpus < gpus:
+            return "count"
+        if nodes > 1 and not (self.offer_kind == "cluster" or self.fabric in store.CLUSTER_FABRICS):
+            return "fabric"
+        return None
 
 
 class PriceBook:
@@ -52,7 +71,10 @@ class PriceBook:
             p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
                       price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
                       estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
-                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"])
+                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"],
+                      offer_kind=r.get("offer_kind") or "", max_gpus=r.get("max_gpus") or r["gpus"] or 1,
+                      fabric=r.get("fabric") or "", fabric_gbps=r.get("fabric_gbps") or 0.0,
+                      billing=r.get("billing") or "", indicative=bool(r.get("indicative")))
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -67,7 +89,7 @@ class PriceBook:
         the other market, converted, when the user's market has none."""
         other = "global" if market == "china" else "china"
         for mkt in ([market] if kind.startswith(("rent", "offpeak")) else [market, other]):
-            offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0]
+            offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0 and not p.indicative]
             if offers:
                 pool = [p for p in offers if not p.estimate] or offers
                 return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
@@ -76,8 +98,10 @@ class PriceBook:
     def gpus(self) -> list[str]:
         return sorted({key[1] for key in self._by_key if key[1]})
 
-    def offers(self, kind: str, gpu: str, market: str) -> list[Price]:
-        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0]
+    def offers(self, kind: str, gpu: str, market: str, *, rentable: bool = False) -> list[Price]:
+        """The priced rows of a kind; `rentable` leaves out indexes and averages (indicative)."""
+        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0
+                and not (rentable and p.indicative)]
 
     def value(self, price: Price | None, currency: str) -> float | None:
         return None if price is None else self.convert(price.price, price.currency, currency)
@@ -145,6 +169,9 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
                         "provider": p.provider, "region": p.region, "offer": p.offer, "market": market,
                         "source": p.source, "cite": p.cite, "as_of": p.as_of,
                         "age_days": (day - _as_date(p.as_of)).days, "estimate": p.estimate,
+                        "offer_kind": p.offer_kind, "max_gpus": p.max_gpus, "interconnect": p.fabric,
+                        "interconnect_gbps": p.fabric_gbps, "min_term_months": p.min_term_months,
+                        "billing": p.billing, "indicative": p.indicative,
                         "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
                     })
         offers.sort(key=lambda o: o["usd_per_gpu_hour"])

@@ -34,6 +34,11 @@ class Advice(BaseModel):
     def plan(self) -> Plan | None:
         return self.result.best if self.result else None
 
+    def checklist_items(self) -> list[dict]:
+        """The checks before signing, built from the plan (advisor/planning/checklist.py)."""
+        from advisor.planning import checklist
+        return checklist.items(self)
+
     @property
     def estimate(self) -> Estimate | None:
         return self.plan.estimate if self.plan else None
@@ -88,12 +93,14 @@ class Advice(BaseModel):
                 "intra_node_text": phrase(lang, "intra", p.infra.network, file="explain"),
                 "inter_node_text": phrase(lang, "inter", p.infra.network, file="explain")},
             "reasons_text": {k: phrase(lang, "reason", k, r, file="explain") for k, r in p.infra.reasons.items()}}
-        out["cost"] = p.costs.model_dump()
+        out["cost"] = p.costs.model_dump(exclude={"notes"})
         out["alternatives"] = [_summary(a) for a in self.result.alternatives]
         out["suggestions"] = [
             {"change": sg.change, "value": sg.value, **(_summary(sg.plan) if sg.plan else {})}
             for sg in self.result.suggestions
         ]
+        out["checklist"] = [{**it, "text": phrase(lang, "check", it["code"], file="checks", **it["params"])}
+                            for it in self.checklist_items()]
         out["warnings"] = warnings
         out["warning_codes"] = warning_codes
         return out
@@ -151,6 +158,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                           days=plan.days if plan else None, cost=plan.rent if plan else None, cur=req.currency))
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(_note("warning", "estimated_prices"))
+    out.extend(p.costs.notes)  # issue 15: offer, term, range, rent-or-buy warnings (advisor/planning/costs.py)
     return out
 
 
@@ -232,4 +240,4 @@ def render_section(result: Advice, which: str) -> str:
 
 
 def render_checklist(result: Advice) -> str:
-    return render("checklist.txt.j2", result.request.lang)
+    return render("checklist.txt.j2", result.request.lang, a=result)
