@@ -184,6 +184,9 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
         "price": q.price if q.per_gpu else q.price / q.gpus, "currency": q.currency, "unit": f"gpu-{q.per}",
         "min_term_months": int(q.term_months or 0), "as_of": (today or dt.date.today()).isoformat(),
         "cite": f"vendor quote: {q.text}", "note": "recorded with /gpu quote", "owner": owner,
+        # What it is an offer of (issue 15): the GPUs quoted come in one order.
+        "max_gpus": q.gpus, "offer_kind": "server" if q.gpus >= 8 else "instance",
+        "billing": "month" if q.per == "month" else "hour",
     }
     return store.write_rows(db, [row]) == 1
 

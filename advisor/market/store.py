@@ -164,15 +164,15 @@ def _offers_and_feeds(db: sqlite_utils.Database) -> None:
 
 
 def _offer_terms(db: sqlite_utils.Database) -> None:
-    """Version 15 (issue 15): the offer terms (OFFER_TERMS). Old rows take offer_defaults; the
-    reference rows are removed, and open_store seeds them again from data/reference_prices.toml,
+    """Version 15 (issue 15): the offer terms (OFFER_TERMS). Old rows, reference rows included,
+    take offer_defaults: one order gets the GPUs the row covers, so an old per-GPU row prices one
+    GPU and never a multi-GPU plan. A new database is seeded from data/reference_prices.toml,
     which states each row's terms."""
     have = {c.name for c in db[TABLE].columns}
     for column, default in OFFER_TERMS.items():
         if column not in have:
             sql_type = {int: "INTEGER", float: "REAL", str: "TEXT"}[type(default)]
             db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {sql_type} NOT NULL DEFAULT {default!r}")
-    db.execute(f"DELETE FROM {TABLE} WHERE source = ?", [reference.SOURCE])
     updates = []
     for r in db.query(f"SELECT id, kind, gpus, provider, interconnect, offer_kind FROM {TABLE}"):
         d = offer_defaults({**r, "max_gpus": 0, "fabric": "", "fabric_gbps": 0.0, "billing": "", "indicative": 0})

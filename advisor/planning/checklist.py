@@ -51,11 +51,11 @@ def items(advice) -> list[dict]:
         if fabric in ("roce", "") :
             add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
-    if vendor == "nvidia":
+    if vendor == "nvidia" and not gpu.consumer:
         add("dcgm_diag")
     elif vendor == "amd":
         add("rvs_stress")
-    else:
+    else:  # GeForce cards (DCGM supports data-centre GPUs) and Ascend
         add("burn_in")
     if infra:
         add("fio_read", gb_s=infra.storage_read_gb_per_s, shared=infra.shared_storage == "parallel_fs")
