@@ -73,10 +73,8 @@ OFFER_TERMS: dict[str, object] = {
     "billing": "",       # billing granularity: second | minute | hour | day | week | month ('' not stated)
     "indicative": 0,     # 1: an index or average nobody sells; never a rentable price
 }
-OFFER_KINDS = ("instance", "server", "cluster")
-FABRICS = ("none", "pcie", "nvlink", "roce", "ib", "efa", "tcpx")
+# The values (layouts.OFFER_KINDS, FABRICS, BILLINGS) the imports check; the fabrics that join servers:
 CLUSTER_FABRICS = ("roce", "ib", "efa", "tcpx")
-BILLINGS = ("second", "minute", "hour", "day", "week", "month")
 # What makes two observations the same one: recording it again writes nothing. The owner is
 # part of it (two teams may record the same quote), NULL counting as one value.
 SAME_OBSERVATION = ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of", "price",
