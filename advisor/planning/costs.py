@@ -155,7 +155,7 @@ def _term_of(p: Price, market: str) -> int:
 
 
 def _price_offer(p: Price, book: PriceBook, cur: str, gpus: int, days: float | None, market: str,
-                 china_monthly: bool) -> Priced:
+                 china_monthly: bool, monthly_only: bool = False) -> Priced:
     """What `gpus` GPUs for `days` cost on offer `p`: hourly offers bill the wall time rounded
     up to their billing unit (a day-billed capacity block bills whole days); monthly offers bill
     whole months and at least their minimum term. In China, when no monthly offer of the GPU is
@@ -179,7 +179,7 @@ def _price_offer(p: Price, book: PriceBook, cur: str, gpus: int, days: float | N
     if china_monthly and days:
         months = max(MIN_TERM_MONTHS_CHINA, _job_months(days))
         monthly_total = value * HOURS_PER_MONTH * MONTHLY_DISCOUNT_RULE * gpus * months
-        if total is None or monthly_total < total:
+        if total is None or monthly_total < total or monthly_only:
             return Priced(price=p, total=monthly_total, per_gpu_hour=value * MONTHLY_DISCOUNT_RULE,
                           option="monthly", months_paid=months, term_months=MIN_TERM_MONTHS_CHINA,
                           rule="china_monthly")
@@ -213,7 +213,11 @@ def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nod
         usable = [p for p in servers if _term_ok(p, market, use_months)] or servers
         if usable:
             sib_monthly = market == "china" and not book.offers("rent_month", basis_gpu, market, rentable=True)
-            return ([_price_offer(p, book, cur, gpus, days, market, sib_monthly) for p in usable],
+            # Servers for a multi-server job in mainland China are leased by the month: every China
+            # server lease in shared/notes/cluster-prices.md is monthly or longer. An hourly server
+            # figure there is taken by the month at the guide's rule (hourly - 30%, 3-month minimum).
+            monthly_only = market == "china" and nodes > 1
+            return ([_price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only) for p in usable],
                     {"rule": rule, "basis_gpu": basis_gpu})
     return [], None
 
