@@ -15,6 +15,11 @@ from advisor.market import reference, store
 
 # Hours in a month, the convention of data/reference_prices.toml (8,760 h / 12).
 HOURS_PER_MONTH = 730
+# Sibling GPU classes, for the estimate rule of plans and the quote judge when a GPU has no server
+# lease on record: the H800 is the H100's die with NVLink cut to 400 GB/s and the A800 the A100's
+# (data/gpus.toml), leased as the same class (assumed: no H800/A800 server lease was found,
+# shared/notes/cluster-prices.md section 4).
+SIBLINGS = {"H800-SXM-80GB": "H100-SXM5-80GB", "A800-SXM4-80GB": "A100-SXM4-80GB"}
 
 
 class ConfigError(ValueError):

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
+from advisor.market import prices
 from advisor.market.prices import Price, PriceBook
 from advisor.request.model import Note, TrainingRequest
 
@@ -45,10 +46,7 @@ UNSTATED_TERM_MONTHS = {"china": 3, "global": 1}
 TERM_SLACK_MONTHS = 3
 # Billing granularity -> hours a started unit bills.
 BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
-# Sibling GPU classes for the estimate rule when a GPU has no server lease on record: the H800 is
-# the H100's die with NVLink cut to 400 GB/s and the A800 the A100's (data/gpus.toml), leased as
-# the same class (assumed: no H800/A800 server lease was found, cluster-prices.md section 4).
-SIBLINGS = {"H800-SXM-80GB": "H100-SXM5-80GB", "A800-SXM4-80GB": "A100-SXM4-80GB"}
+SIBLINGS = prices.SIBLINGS  # the sibling classes of the estimate rule (advisor/market/prices.py)
 # New data-centre parts that cannot be bought through official channels in mainland China since
 # the US export rules of Oct 2022 / Oct 2023 (data/gpus.toml availability notes): a purchase
 # offer there is grey channel.
@@ -214,10 +212,12 @@ def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nod
         if usable:
             sib_monthly = market == "china" and not book.offers("rent_month", basis_gpu, market, rentable=True)
             # Servers for a multi-server job in mainland China are leased by the month: every China
-            # server lease in shared/notes/cluster-prices.md is monthly or longer. An hourly server
-            # figure there is taken by the month at the guide's rule (hourly - 30%, 3-month minimum).
+            # server lease in shared/notes/cluster-prices.md is monthly or longer. A second-hand
+            # (estimate) hourly server figure there is taken by the month at the guide's rule
+            # (hourly - 30%, 3-month minimum); a vendor's own hourly offer stays hourly.
             monthly_only = market == "china" and nodes > 1
-            return ([_price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only) for p in usable],
+            return ([_price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only and p.estimate)
+                     for p in usable],
                     {"rule": rule, "basis_gpu": basis_gpu})
     return [], None
 
