@@ -220,7 +220,7 @@ def render_rfq(result: Advice) -> str | None:
         return None
     lang = result.request.lang
     return render("rfq.txt.j2", lang, q=result.request, e=result.estimate, p=result.plan,
-                  gpu=catalog.get_gpu(result.plan.gpu))
+                  gpu=catalog.get_gpu(result.plan.gpu), a=result)
 
 
 def render_text(result: Advice, checklist: bool = True) -> str:
