@@ -147,7 +147,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     elif req.budget and not p.within_budget:
         out.append(_note("warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
                           cost=p.rent, cur=req.currency))
-    if not p.costs.known:
+    if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
         out.append(_note("warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
         out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
