@@ -263,3 +263,25 @@ def test_prices_show_prints_what_each_price_is_an_offer_of(cli):
     out = cli("prices", "show", "H100").stdout
     assert "offer: cluster, up to 1016 GPUs per order, ib 400 Gb/s per GPU" in out
     assert "an index or average, not for sale" in out and "36-month minimum" in out
+
+
+def test_migration_15_gives_old_reference_rows_the_files_terms(tmp_path):
+    """A database seeded before migration 15: its reference rows take the terms the file states,
+    the withdrawn rows (leases divided by 730 as hourly prices) go, and old rows of other sources
+    take the stated defaults."""
+    path = str(tmp_path / "old.db")
+    with closing(store.open_store(path)) as db:
+        db.execute("UPDATE observations SET offer_kind = '', max_gpus = 0, fabric = '', billing = '', indicative = 0")
+        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+                   "('reference', 'rent_hour', 'H100-SXM5-80GB', 1, 'china', 'channel lease (market)', 15.41, '2026-09')")
+        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+                   "('feed-x', 'rent_hour', 'H100-SXM5-80GB', 8, 'global', 'cloud', 3.0, '2026-09-01')")
+        db.execute("DELETE FROM schema_versions WHERE component = 'prices' AND version = 15")
+        db.conn.commit()
+    with closing(store.open_store(path)) as db:
+        cb = next(db["observations"].rows_where("provider = 'AWS Capacity Blocks' AND gpu = 'H100-SXM5-80GB'"))
+        assert (cb["offer_kind"], cb["max_gpus"], cb["fabric"], cb["billing"]) == ("cluster", 512, "efa", "day")
+        assert not db["observations"].count_where("provider = 'channel lease (market)' AND kind = 'rent_hour'")
+        feed = next(db["observations"].rows_where("source = 'feed-x'"))
+        assert (feed["offer_kind"], feed["max_gpus"], feed["billing"]) == ("server", 8, "hour")
+        assert all(r["indicative"] for r in db["observations"].rows_where("provider LIKE '%index%'"))

@@ -172,12 +172,29 @@ def _offer_terms(db: sqlite_utils.Database) -> None:
             sql_type = {int: "INTEGER", float: "REAL", str: "TEXT"}[type(default)]
             db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {sql_type} NOT NULL DEFAULT {default!r}")
     updates = []
+    # Rows the reference file has since withdrawn: monthly leases divided by 730 and stored as hourly
+    # prices with no minimum term, and the 910B4 (32 GB) lease stored under the 64 GB 910B.
+    db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND owner IS NULL AND ((kind = 'rent_hour' AND provider ="
+               " 'channel lease (market)') OR (gpu = 'Ascend-910B-64GB' AND note LIKE '%910B4 server%'))",
+               [reference.SOURCE])
     for r in db.query(f"SELECT id, kind, gpus, provider, interconnect, offer_kind FROM {TABLE}"):
         d = offer_defaults({**r, "max_gpus": 0, "fabric": "", "fabric_gbps": 0.0, "billing": "", "indicative": 0})
         updates.append((d["max_gpus"], d["fabric"], d["fabric_gbps"], d["billing"], d["indicative"],
                         d["offer_kind"], r["id"]))
     db.conn.executemany(f"UPDATE {TABLE} SET max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?,"
                         " indicative = ?, offer_kind = ? WHERE id = ?", updates)
+    # The reference rows take the terms data/reference_prices.toml states (the same observation:
+    # source, kind, GPU, market, provider, region, offer, date and price); rows it added since
+    # the database was seeded go in.
+    seed = [offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r}) for r in reference.rows()]
+    if _exists(db, "source = ?", [reference.SOURCE]):
+        db[TABLE].insert_all(seed, ignore=True)
+    db.conn.executemany(
+        f"UPDATE {TABLE} SET offer_kind = ?, max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?, indicative = ?"
+        " WHERE source = ? AND kind = ? AND gpu = ? AND market = ? AND provider = ? AND region = ? AND offer = ?"
+        " AND as_of = ? AND price = ? AND owner IS NULL",
+        [(r["offer_kind"], r["max_gpus"], r["fabric"], r["fabric_gbps"], r["billing"], r["indicative"], r["source"],
+          r["kind"], r["gpu"], r["market"], r["provider"], r["region"], r["offer"], r["as_of"], r["price"]) for r in seed])
 
 
 # Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as

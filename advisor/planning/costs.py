@@ -34,6 +34,11 @@ BUY_PAYBACK_MONTHS = 18
 # Useful life of training GPUs: 4-5 years (issue 15; the accounting lives of 4-6 years the
 # hyperscalers state are the usual reference; not re-read here). The shorter end is used.
 USEFUL_LIFE_MONTHS = (48, 60)
+# When the user asks to buy, plans are ranked by the cost of owning over this many months (issue
+# 15: "3-4-year cost of ownership"), or over the team's stated use.
+OWNERSHIP_RANK_MONTHS = 36
+# "Clearly cheaper": renting costs under this share of owning over the same months (assumed).
+RENT_CLEARLY_CHEAPER = 0.8
 # What the hardware is still worth at the end of its useful life, as a share of capex (assumed;
 # no resale series on record).
 RESIDUAL_SHARE = 0.10
@@ -100,6 +105,8 @@ class Costs(BaseModel):
     useful_life_months: list[int] = list(USEFUL_LIFE_MONTHS)
     residual_value: float | None = None
     own_use: dict | None = None          # the team's own use: months and utilisation, and the comparison
+    ownership_cost: float | None = None  # owning over OWNERSHIP_RANK_MONTHS (or the stated use): capex
+                                         # less the residual left, plus operations; ranks "buy" plans
     decision: str
     decision_reason: str
     price_sources: list[dict]
@@ -208,7 +215,7 @@ def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nod
             continue
         servers = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, basis_gpu, market, rentable=True)
                    if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)]
-        usable = [p for p in servers if _term_ok(p, market, use_months)] or servers
+        usable = [p for p in servers if _term_ok(p, market, use_months)]
         if usable:
             sib_monthly = market == "china" and not book.offers("rent_month", basis_gpu, market, rentable=True)
             # Servers for a multi-server job in mainland China are leased by the month: every China
@@ -237,6 +244,13 @@ def _offer_json(q: Priced, estimated: bool) -> dict:
             "min_term_months": q.term_months, "billing": p.billing or None, "indicative": p.indicative,
             "estimated": estimated, "rule": q.rule or None, "price": p.price, "currency": p.currency,
             "unit": p.unit, "as_of": p.as_of, "source": p.cite}
+
+
+def _residual_at(capex: float, months: float) -> float:
+    """What bought hardware is worth after `months`: straight-line from capex down to the residual
+    share at the end of the useful life (assumed; no resale series on record)."""
+    life = USEFUL_LIFE_MONTHS[0]
+    return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
 
 
 def _note(code: str, **params) -> Note:
@@ -337,7 +351,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     channel = None
     if capex:
         channel = "grey" if (mkt == "china" and gpu.name in GREY_IN_CHINA) else "official"
-    power_year = hosting_year = tco = breakeven = residual = None
+    power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
     own_use = None
     electricity = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
@@ -364,8 +378,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             notes.append(_note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
+        horizon = own_months or OWNERSHIP_RANK_MONTHS
+        ownership_cost = capex - _residual_at(capex, horizon) + opex_year * horizon / 12
         if own_months and per_hour:
-            own_cost = capex - residual * min(1.0, own_months / USEFUL_LIFE_MONTHS[0]) + opex_year * own_months / 12
+            own_cost = capex - _residual_at(capex, own_months) + opex_year * own_months / 12
             rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months
             own_use = {"months": own_months, "utilisation": utilisation, "own_cost": own_cost, "rent_cost": rent_cost}
 
@@ -381,11 +397,11 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         decision, reason = "rent", "no_duration"
     elif req.rent_or_buy == "buy" and capex:
         decision, reason = "buy", "asked_buy"
-        if breakeven is None or breakeven > USEFUL_LIFE_MONTHS[0]:
-            rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * 36 if per_hour else None
-            if rent_cost and tco and rent_cost < capex - residual + (tco - capex) * 3:
-                notes.append(_note("rent_cheaper", own=capex - residual + (tco - capex) * 3, rent=rent_cost,
-                                   cur=cur, months=36))
+        # Push back when renting the same GPUs, as busy, is clearly cheaper over the ranking horizon.
+        rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * OWNERSHIP_RANK_MONTHS if per_hour else None
+        if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:
+            notes.append(_note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur,
+                               months=OWNERSHIP_RANK_MONTHS))
     elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
         decision, reason = "buy", "breakeven"
     else:
@@ -403,7 +419,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         buy_capex=capex, buy_tco_first_year=tco,
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
         power_cost_year=power_year, hosting_cost_year=hosting_year, breakeven_months=breakeven,
-        residual_value=residual, own_use=own_use,
+        residual_value=residual, own_use=own_use, ownership_cost=ownership_cost,
         decision=decision, decision_reason=reason, price_sources=sources,
         fx={"usd_cny": book.usd_cny, "as_of": book.fx_as_of, "source": book.fx_source}, notes=notes,
     )

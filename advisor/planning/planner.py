@@ -102,6 +102,8 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
 def _sort_key(req: TrainingRequest):
     def key(p: Plan):
         rent = p.rent if p.rent is not None else float("inf")
+        if req.rent_or_buy == "buy":  # issue 15: a buyer's plans rank by the cost of owning them
+            rent = p.costs.ownership_cost if p.costs.ownership_cost is not None else float("inf")
         days = p.days if p.days is not None else float("inf")
         return (days, rent) if req.speed_first else (rent, days)
     return key
