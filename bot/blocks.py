@@ -235,7 +235,7 @@ def _context_line(result) -> str:
         sources = p.costs.price_sources
         rent = next((s for s in sources if s["role"] in ("rent_hour", "rent_month")), None)
         if rent:
-            source, as_of = esc(rent["provider"]), esc(rent["as_of"])
+            source, as_of = esc(phrase(lang, "provider_name", rent["provider"])), esc(rent["as_of"])
         estimated = any(s["estimate"] for s in sources)
     sep = "、" if lang == "zh" else ", "
     return _p(lang, "context", sep.join(assumed), source, as_of, estimated)
@@ -261,9 +261,9 @@ def card(result) -> dict:
         fields.append(_field(lang, "time", _p(lang, "time_value", days, num(e.days, 2) if e.days else "",
                                               num(r.deadline_days, 2) if r.deadline_days else "")))
         fields.append(_field(lang, "memory", _p(lang, "memory_value", num(e.memory.total), num(e.usable_gib), e.fits)))
-        rent_range = getattr(c, "rent_range", None)
-        shown_rent = (f"{cash(rent_range[0], c.currency)}–{cash(rent_range[1], c.currency)}"
-                      if rent_range else rent)
+        rent_range = c.rent_range  # low / likely / high from the offers that can deliver the plan
+        shown_rent = (f"{cash(rent_range['low'], c.currency)}–{cash(rent_range['high'], c.currency)}"
+                      if rent_range and rent_range["high"] > rent_range["low"] else rent)
         budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
         fields.append(_field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day)))
         fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason)))
@@ -376,7 +376,8 @@ def details(result, which: str) -> dict:
                                                        pct(c.owned_utilisation)), "cost_field"))
         blocks[0] = _section(f"*{title}*", fields) if fields else blocks[0]
         srcs = [_p(lang, "source", phrase(lang, "role", s["role"], c.gpu_share_of_server, file="explain"),
-                   cash(s["price"], s["currency"]), esc(s["provider"]), esc(s["as_of"]), s["estimate"])
+                   cash(s["price"], s["currency"]), esc(phrase(lang, "provider_name", s["provider"])), esc(s["as_of"]),
+                   s["estimate"])
                 for s in c.price_sources]
         if srcs:
             blocks.append(_context(_p(lang, "sources", "; ".join(srcs))))

@@ -47,16 +47,17 @@ def test_a_version_12_database_migrates_with_its_rows(tmp_path):
         old.commit()
         before = old.execute("SELECT * FROM observations ORDER BY id").fetchall()
     with closing(store.open_store(str(path))) as db:
-        rows = list(db["observations"].rows_where(order_by="id"))
-        assert [tuple(r.values())[:-1 - len(store.OFFER_COLUMNS)] for r in rows] == before  # every column kept, in order
+        # Migration 15 adds the reference rows seeded since (issue 15) after the old ones.
+        rows = list(db["observations"].rows_where("id <= ?", [before[-1][0]], order_by="id"))
+        assert [tuple(r.values())[:-1 - len(store.OFFER_COLUMNS) - len(store.OFFER_TERMS)] for r in rows] == before  # every column kept, in order
         assert all(r["owner"] is None for r in rows)  # what was there is shared market data
         assert [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")] \
             == [version for version, _ in store.MIGRATIONS]
         assert set(store.INDEXES) | {"observations_same"} <= {i.name for i in db["observations"].indexes}
         assert store.write_rows(db, [{k: v for k, v in rows[0].items() if k != "id"}]) == 0  # still one price
         book = price_book(db, None)
-        assert [p.provider for p in book.offers("rent_hour", "H800-SXM-80GB", "china")] == ["old-idc"]
-        assert book.offers("rent_hour", "H100-SXM5-80GB", "global")[0].price == 12.29
+        assert "old-idc" in [p.provider for p in book.offers("rent_hour", "H800-SXM-80GB", "china")]
+        assert 12.29 in [p.price for p in book.offers("rent_hour", "H100-SXM5-80GB", "global")]
 
 
 def test_a_recorded_quote_is_seen_by_its_owner_only(tmp_path):

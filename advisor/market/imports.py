@@ -38,7 +38,13 @@ H800, A100-80GB, 4090...), ``gpus`` (GPUs the price covers, >= 1), ``kind``, ``p
 (> 0), ``currency`` (CNY or USD). Optional: ``market`` (china|global; default china for
 CNY, global for USD), ``region`` (city or cloud region), ``unit``, ``min_term_months``
 (default 0), ``offer`` (the vendor's product name; default ``<gpus>x<catalog GPU name>``),
-``estimate`` (yes/no; default no), ``cite`` (where the quote came from), ``note``.
+``estimate`` (yes/no; default no), ``cite`` (where the quote came from), ``note``; and what
+the price is an offer of (issue 15): ``offer_kind`` (instance|server|cluster; default server
+for 8 or more GPUs, else instance), ``max_gpus`` (the most GPUs one order gets, >= ``gpus``;
+default ``gpus``), ``interconnect`` (none|pcie|nvlink|roce|ib|efa|tcpx; default not stated),
+``interconnect_gbps`` (per GPU), ``billing`` (second|minute|hour|day|week|month; default hour,
+month for rent_month) and ``indicative`` (yes for an index or average nobody sells; default
+no). A value outside these lists refuses the file with its line, and nothing is written.
 
 =================  =======================================  ==========================
 kind               unit (first = default)                   stored as

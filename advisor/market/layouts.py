@@ -228,6 +228,7 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
     if market not in MARKETS:
         raise ValueError(f"market {market!r} must be china or global")
     term = _count(rec.get("min_term_months", "").strip() or "0", "min_term_months", minimum=0)
+    terms = offer_terms(rec, gpus)
     stored_unit, stored = unit, price
     if unit.startswith("server-"):
         stored_unit, stored = "gpu-" + unit.split("-", 1)[1], price / gpus
@@ -240,8 +241,44 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
         "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
         "note": rec.get("note", "").strip(), "layout": QUOTES.name, "priced": 1,
         "published_price": price, "published_unit": unit, "source_gpu": spelling,
-        "source_gpus": gpus, "vcpus": None, "memory_gib": None,
+        "source_gpus": gpus, "vcpus": None, "memory_gib": None, **terms,
     }]
+
+
+# The optional offer-term columns of the quote layout (issue 15) and their values; a file that
+# leaves them out gets store.offer_defaults: one order gets the `gpus` quoted, fabric and billing
+# not stated (billing 'hour' or 'month' by kind), offer kind 'server' for 8 or more GPUs.
+OFFER_KINDS = ("instance", "server", "cluster")
+FABRICS = ("none", "pcie", "nvlink", "roce", "ib", "efa", "tcpx")
+BILLINGS = ("second", "minute", "hour", "day", "week", "month")
+
+
+def offer_terms(rec: dict[str, str], gpus: int) -> dict:
+    """The offer terms a quote row states (offer_kind, max_gpus, interconnect, interconnect_gbps,
+    billing, indicative); ValueError for a value outside the lists above."""
+    out: dict = {}
+    kind = rec.get("offer_kind", "").strip().lower()
+    if kind:
+        if kind not in OFFER_KINDS:
+            raise ValueError(f"offer_kind {kind!r} must be one of {', '.join(OFFER_KINDS)}")
+        out["offer_kind"] = kind
+    if rec.get("max_gpus", "").strip():
+        out["max_gpus"] = _count(rec["max_gpus"], "max_gpus", minimum=gpus)
+    fabric = rec.get("interconnect", "").strip().lower()
+    if fabric:
+        if fabric not in FABRICS:
+            raise ValueError(f"interconnect {fabric!r} must be one of {', '.join(FABRICS)}")
+        out["fabric"] = fabric
+    if rec.get("interconnect_gbps", "").strip():
+        out["fabric_gbps"] = _number(rec["interconnect_gbps"], "interconnect_gbps", empty_ok=False)
+    billing = rec.get("billing", "").strip().lower()
+    if billing:
+        if billing not in BILLINGS:
+            raise ValueError(f"billing {billing!r} must be one of {', '.join(BILLINGS)}")
+        out["billing"] = billing
+    if rec.get("indicative", "").strip():
+        out["indicative"] = _flag(rec["indicative"], "indicative")
+    return out
 
 
 # ----------------------------------------------------------------------------------------

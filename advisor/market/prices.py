@@ -15,6 +15,11 @@ from advisor.market import reference, store
 
 # Hours in a month, the convention of data/reference_prices.toml (8,760 h / 12).
 HOURS_PER_MONTH = 730
+# Sibling GPU classes, for the estimate rule of plans and the quote judge when a GPU has no server
+# lease on record: the H800 is the H100's die with NVLink cut to 400 GB/s and the A800 the A100's
+# (data/gpus.toml), leased as the same class (assumed: no H800/A800 server lease was found,
+# shared/notes/cluster-prices.md section 4).
+SIBLINGS = {"H800-SXM-80GB": "H100-SXM5-80GB", "A800-SXM4-80GB": "A100-SXM4-80GB"}
 
 
 class ConfigError(ValueError):
@@ -39,6 +44,25 @@ class Price:
     source: str = ""
     offer: str = ""
     owner: str | None = None  # who recorded it (a quote); None: shared market data
+    # What the row is an offer of (issue 15; store.OFFER_TERMS).
+    offer_kind: str = ""
+    max_gpus: int = 1
+    fabric: str = ""
+    fabric_gbps: float = 0.0
+    billing: str = ""
+    indicative: bool = False
+
+    def why_not(self, gpus: int, nodes: int) -> str | None:
+        """Why this offer cannot deliver `gpus` GPUs on `nodes` servers in one order, or None
+        when it can: an index or average is not for sale ('indicative'); one order must get
+        all the GPUs ('count'); a multi-server plan needs a cluster fabric ('fabric')."""
+        if self.indicative:
+            return "indicative"
+        if self.max_gpus < gpus:
+            return "count"
+        if nodes > 1 and not (self.offer_kind == "cluster" or self.fabric in store.CLUSTER_FABRICS):
+            return "fabric"
+        return None
 
 
 class PriceBook:
@@ -54,7 +78,10 @@ class PriceBook:
                       price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
                       estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
                       gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"],
-                      owner=r.get("owner"))
+                      owner=r.get("owner"),
+                      offer_kind=r.get("offer_kind") or "", max_gpus=r.get("max_gpus") or r["gpus"] or 1,
+                      fabric=r.get("fabric") or "", fabric_gbps=r.get("fabric_gbps") or 0.0,
+                      billing=r.get("billing") or "", indicative=bool(r.get("indicative")))
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -69,7 +96,7 @@ class PriceBook:
         the other market, converted, when the user's market has none."""
         other = "global" if market == "china" else "china"
         for mkt in ([market] if kind.startswith(("rent", "offpeak")) else [market, other]):
-            offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0]
+            offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0 and not p.indicative]
             if offers:
                 pool = [p for p in offers if not p.estimate] or offers
                 return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
@@ -78,8 +105,10 @@ class PriceBook:
     def gpus(self) -> list[str]:
         return sorted({key[1] for key in self._by_key if key[1]})
 
-    def offers(self, kind: str, gpu: str, market: str) -> list[Price]:
-        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0]
+    def offers(self, kind: str, gpu: str, market: str, *, rentable: bool = False) -> list[Price]:
+        """The priced rows of a kind; `rentable` leaves out indexes and averages (indicative)."""
+        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0
+                and not (rentable and p.indicative)]
 
     def value(self, price: Price | None, currency: str) -> float | None:
         return None if price is None else self.convert(price.price, price.currency, currency)
@@ -144,6 +173,9 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
                         # a quote the owner recorded is shown as theirs, never as the market's
                         "source": "your quote" if p.owner else p.source, "cite": p.cite, "as_of": p.as_of,
                         "age_days": (day - _as_date(p.as_of)).days, "estimate": p.estimate,
+                        "offer_kind": p.offer_kind, "max_gpus": p.max_gpus, "interconnect": p.fabric,
+                        "interconnect_gbps": p.fabric_gbps, "min_term_months": p.min_term_months,
+                        "billing": p.billing, "indicative": p.indicative,
                         "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
                     })
         offers.sort(key=lambda o: o["usd_per_gpu_hour"])

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from advisor import catalog
 from advisor.market import store
 from advisor.market.layouts import market_of
-from advisor.market.prices import HOURS_PER_MONTH, PriceBook, price_book
+from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, price_book
 from advisor.request.parser import RequestError, _gpu_names, detect_lang
 from advisor.text.safe import clean
 
@@ -29,8 +29,9 @@ from advisor.text.safe import clean
 # is 2.5-4% of the price), so we use the cost of owning instead.
 OWNERSHIP_MONTHS = 36
 SUSPICIOUS_BELOW_OWNING = 0.8
-# Our own bands around the cheapest price on record (no published rule): 30% above it is worth
-# negotiating, 30% below it is worth asking what is left out.
+# Our own bands around the market for the same kind of offer (no published rule): the median of
+# the like offers on record (`like_offers`), so one outlier listing does not set it; 30% above it
+# is worth negotiating, 30% below it is worth asking what is left out.
 EXPENSIVE_ABOVE_MARKET = 1.3
 CHEAP_BELOW_MARKET = 0.7
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
@@ -70,6 +71,10 @@ class QuoteJudgement(BaseModel):
     monthly_total: float
     owning_per_month: float | None
     verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
+    # What the market reference is (issue 15, like with like): "month_leases" (monthly server
+    # leases), "hour_servers" (hourly whole-server offers) or "hour_offers" (hourly offers that
+    # deliver as many GPUs); None when nothing like it is on record.
+    compared_with: str | None = None
     reading: str | None = None  # "per_gpu" | "per_server" when the quote did not say which
     signs: list[str]  # kinds of warning sign, worded by the template
     recorded: bool = False
@@ -162,14 +167,46 @@ def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -
     return q.model_copy(update={"gpus": 1, "per_gpu": True}), "per_gpu"
 
 
+def like_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int) -> list:
+    """The offers on record a quote is compared with, like with like (issue 15): a monthly quote
+    with the monthly server leases of that GPU (hourly offers of whole servers when no lease is on
+    record, then the leases of its sibling class, prices.SIBLINGS); an hourly quote with the hourly
+    offers that can deliver as many GPUs in one order. Indexes and averages never count."""
+    if per == "month":
+        for name in (gpu, SIBLINGS.get(gpu)):
+            leases = [p for p in book.offers("rent_month", name, market, rentable=True)
+                      if p.offer_kind in ("server", "cluster") or p.max_gpus >= 8] if name else []
+            if leases:
+                return leases
+        return [p for p in book.offers("rent_hour", gpu, market, rentable=True)
+                if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)]
+    return [p for p in book.offers("rent_hour", gpu, market, rentable=True) if p.max_gpus >= min(gpus, 8)]
+
+
+def _market_reference(book: PriceBook, offers: list, currency: str):
+    """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
+    if not offers:
+        return None, None
+    hourly = sorted(((book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1), p)
+                     for p in offers), key=lambda vp: vp[0])
+    value, price = hourly[(len(hourly) - 1) // 2]
+    return price, value
+
+
 def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
-    """Against the market the quote's currency belongs to (CNY: China, USD: global clouds)."""
+    """Against the market the quote's currency belongs to (CNY: China, USD: global clouds), like
+    with like (`like_offers`)."""
     market = market_of(q.currency)
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
-    market_price = book.best("rent_hour", gpu.name, market, q.currency)
-    market_value = book.value(market_price, q.currency)
+    count = q.gpus if (q.count_given or q.per_gpu) else 1
+    market_price, market_value = _market_reference(book, like_offers(book, gpu.name, market, q.per, count), q.currency)
     q, reading = settle(q, per_offer_hour, market_value)
+    if q.gpus != count:  # read as a whole server: compare with offers that deliver one
+        market_price, market_value = _market_reference(book, like_offers(book, gpu.name, market, q.per, q.gpus),
+                                                       q.currency)
+    compared_with = None if market_price is None else (
+        "month_leases" if market_price.kind == "rent_month" else "hour_servers" if q.per == "month" else "hour_offers")
     per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
     pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     ratio = per_gpu_hour / market_value if market_value else None
@@ -177,8 +214,10 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     server = book.best("buy_server", gpu.name, market, q.currency)
     owning = None
     if server:
-        servers = max(1.0, q.gpus / gpu.gpus_per_server)
-        capex = book.value(server, q.currency) / max(1, server.gpus) * gpu.gpus_per_server * servers
+        # Owning the same number of GPUs as the quote (a share of a server for fewer than a
+        # server's worth, not a whole server for one GPU).
+        servers = q.gpus / gpu.gpus_per_server
+        capex = book.value(server, q.currency) / max(1, server.gpus) * q.gpus
         kwh = book.value(book.best("electricity", "", market, q.currency), q.currency) or 0.0
         pue = book.best("pue", "", market, "")
         power = gpu.server_power_kw * servers * HOURS_PER_MONTH * (pue.price if pue else DEFAULT_PUE) * kwh
@@ -203,7 +242,7 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
         if market_price else None, owning_per_month=owning,
         market_price={"provider": market_price.provider, "as_of": market_price.as_of,
                       "estimate": market_price.estimate} if market_price else None,
-        verdict=verdict, signs=signs, reading=reading,
+        verdict=verdict, signs=signs, reading=reading, compared_with=compared_with,
     )
 
 
@@ -217,6 +256,9 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
         "price": q.price if q.per_gpu else q.price / q.gpus, "currency": q.currency, "unit": f"gpu-{q.per}",
         "min_term_months": int(q.term_months or 0), "as_of": (today or dt.date.today()).isoformat(),
         "cite": f"vendor quote: {q.text}", "note": "recorded with /gpu quote", "owner": owner,
+        # What it is an offer of (issue 15): the GPUs quoted come in one order.
+        "max_gpus": q.gpus, "offer_kind": "server" if q.gpus >= 8 else "instance",
+        "billing": "month" if q.per == "month" else "hour",
     }
     return store.write_rows(db, [row]) == 1
 

@@ -66,6 +66,18 @@ OFFER_COLUMNS: dict[str, str] = {
     "interconnect": "",         # the documented cluster fabric of the instance family ('' none known)
     "interconnect_source": "",  # where that fact is documented
 }
+# Added by migration 16 (issue 15): what a row is an offer of, beyond offer_kind ('instance' one or a
+# few GPUs in a shared host | 'server' a whole GPU node | 'cluster' servers on one non-blocking
+# IB/RoCE fabric). Old rows migrate with the defaults of `offer_defaults` below.
+OFFER_TERMS: dict[str, object] = {
+    "max_gpus": 0,       # the most GPUs one order can get (0: not stated; read as `gpus`)
+    "fabric": "",        # none | pcie | nvlink | roce | ib | efa | tcpx ('' not stated)
+    "fabric_gbps": 0.0,  # the fabric's bandwidth per GPU, Gb/s (0: not stated)
+    "billing": "",       # billing granularity: second | minute | hour | day | week | month ('' not stated)
+    "indicative": 0,     # 1: an index or average nobody sells; never a rentable price
+}
+# The values (layouts.OFFER_KINDS, FABRICS, BILLINGS) the imports check; the fabrics that join servers:
+CLUSTER_FABRICS = ("roce", "ib", "efa", "tcpx")
 # What makes two observations the same one: recording it again writes nothing. The owner is
 # part of it (two teams may record the same quote), NULL counting as one value.
 SAME_OBSERVATION = ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of", "price",
@@ -81,7 +93,50 @@ INDEXES: dict[str, tuple[str, ...]] = {
     "observations_offer_newest": ("kind", "gpu", "market", "provider", "region", "offer", "as_of", "owner"),
 }
 # What makes a stored snapshot row "the same" as an imported one (the cite names the file).
-_SNAPSHOT_SAME = tuple(c for c in (*COLUMNS, *OFFER_COLUMNS) if c not in ("id", "cite", "owner"))
+_SNAPSHOT_SAME = tuple(c for c in (*COLUMNS, *OFFER_COLUMNS, *OFFER_TERMS) if c not in ("id", "cite", "owner"))
+
+
+def fabric_of(interconnect: str) -> str:
+    """The fabric code of a documented interconnect text ('EFA, 3200 Gbps' -> 'efa')."""
+    t = interconnect.lower()
+    for word, code in (("infiniband", "ib"), ("efa", "efa"), ("tcpx", "tcpx"), ("rdma", "roce"), ("roce", "roce")):
+        if word in t:
+            return code
+    return ""
+
+
+def _gbps_of(interconnect: str) -> float:
+    """The total Gb/s a documented interconnect text states first ('EFA, 3200 Gbps' -> 3200)."""
+    import re
+    m = re.search(r"([0-9][0-9,]*)\s*Gbps", interconnect)
+    return float(m.group(1).replace(",", "")) if m else 0.0
+
+
+def offer_defaults(r: dict) -> dict:
+    """The stated defaults for a row that leaves its offer terms out (imports, feeds, quotes and
+    rows migrated from before migration 16):
+    - max_gpus: the GPUs the row covers (`gpus`): one order gets what was listed, no more;
+    - fabric: from a documented `interconnect` text (SkyPilot catalogs), else '' (not stated);
+      fabric_gbps: that text's Gb/s divided by the GPUs of the instance;
+    - billing: 'month' for rent_month rows, 'hour' for hourly kinds, else '';
+    - offer_kind: 'server' for 8 or more GPUs, 'instance' for fewer (rental kinds only);
+    - indicative: 1 when the provider names a market index, else 0."""
+    out = dict(r)
+    gpus = int(out.get("gpus") or 1)
+    if not out.get("max_gpus"):
+        out["max_gpus"] = gpus
+    if not out.get("fabric") and out.get("interconnect"):
+        out["fabric"] = fabric_of(out["interconnect"])
+        if out["fabric"] and not out.get("fabric_gbps"):
+            out["fabric_gbps"] = _gbps_of(out["interconnect"]) / max(1, gpus)
+    kind = out.get("kind", "")
+    if not out.get("billing"):
+        out["billing"] = "month" if kind == "rent_month" else ("hour" if kind.endswith("_hour") else "")
+    if not out.get("offer_kind") and kind.startswith(("rent", "offpeak", "spot")):
+        out["offer_kind"] = "server" if gpus >= 8 else "instance"
+    if "index" in str(out.get("provider", "")).lower():
+        out["indicative"] = 1
+    return out
 
 
 def _owners(db: sqlite_utils.Database) -> None:
@@ -107,6 +162,42 @@ def _offers_and_feeds(db: sqlite_utils.Database) -> None:
             db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} TEXT NOT NULL DEFAULT '{default}'")
     db.execute("CREATE TABLE IF NOT EXISTS feed_state (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT,"
                " body_sha256 TEXT, checked_at TEXT)")
+
+
+def _offer_terms(db: sqlite_utils.Database) -> None:
+    """Version 15 (issue 15): the offer terms (OFFER_TERMS). Old rows, reference rows included,
+    take offer_defaults: one order gets the GPUs the row covers, so an old per-GPU row prices one
+    GPU and never a multi-GPU plan. A new database is seeded from data/reference_prices.toml,
+    which states each row's terms."""
+    have = {c.name for c in db[TABLE].columns}
+    for column, default in OFFER_TERMS.items():
+        if column not in have:
+            sql_type = {int: "INTEGER", float: "REAL", str: "TEXT"}[type(default)]
+            db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} {sql_type} NOT NULL DEFAULT {default!r}")
+    updates = []
+    # Rows the reference file has since withdrawn: monthly leases divided by 730 and stored as hourly
+    # prices with no minimum term, and the 910B4 (32 GB) lease stored under the 64 GB 910B.
+    db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND owner IS NULL AND ((kind = 'rent_hour' AND provider ="
+               " 'channel lease (market)') OR (gpu = 'Ascend-910B-64GB' AND note LIKE '%910B4 server%'))",
+               [reference.SOURCE])
+    for r in db.query(f"SELECT id, kind, gpus, provider, interconnect, offer_kind FROM {TABLE}"):
+        d = offer_defaults({**r, "max_gpus": 0, "fabric": "", "fabric_gbps": 0.0, "billing": "", "indicative": 0})
+        updates.append((d["max_gpus"], d["fabric"], d["fabric_gbps"], d["billing"], d["indicative"],
+                        d["offer_kind"], r["id"]))
+    db.conn.executemany(f"UPDATE {TABLE} SET max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?,"
+                        " indicative = ?, offer_kind = ? WHERE id = ?", updates)
+    # The reference rows take the terms data/reference_prices.toml states (the same observation:
+    # source, kind, GPU, market, provider, region, offer, date and price); rows it added since
+    # the database was seeded go in.
+    seed = [offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r}) for r in reference.rows()]
+    if _exists(db, "source = ?", [reference.SOURCE]):
+        db[TABLE].insert_all(seed, ignore=True)
+    db.conn.executemany(
+        f"UPDATE {TABLE} SET offer_kind = ?, max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?, indicative = ?"
+        " WHERE source = ? AND kind = ? AND gpu = ? AND market = ? AND provider = ? AND region = ? AND offer = ?"
+        " AND as_of = ? AND price = ? AND owner IS NULL",
+        [(r["offer_kind"], r["max_gpus"], r["fabric"], r["fabric_gbps"], r["billing"], r["indicative"], r["source"],
+          r["kind"], r["gpu"], r["market"], r["provider"], r["region"], r["offer"], r["as_of"], r["price"]) for r in seed])
 
 
 # Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
@@ -151,6 +242,7 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     # The file's modification time is not one: a commit in WAL mode does not move it.
     (15, ("CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
           "INSERT OR IGNORE INTO observations_version VALUES (1, 0)")),
+    (16, _offer_terms),
 ]
 
 
@@ -267,7 +359,8 @@ def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None =
 
     An import that writes one file in batches inside one transaction passes the same `stored`
     dict to each call: the snapshot rows stored before the import are then read once."""
-    rows = [{**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **r, **({"source": source} if source else {})} for r in rows]
+    rows = [offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r,
+                            **({"source": source} if source else {})}) for r in rows]
     for r in rows:
         check_row(r)
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]

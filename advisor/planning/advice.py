@@ -37,6 +37,11 @@ class Advice(BaseModel):
     def plan(self) -> Plan | None:
         return self.result.best if self.result else None
 
+    def checklist_items(self) -> list[dict]:
+        """The checks before signing, built from the plan (advisor/planning/checklist.py)."""
+        from advisor.planning import checklist
+        return checklist.items(self)
+
     @property
     def estimate(self) -> Estimate | None:
         return self.plan.estimate if self.plan else None
@@ -91,12 +96,14 @@ class Advice(BaseModel):
                 "intra_node_text": phrase(lang, "intra", p.infra.network, file="explain"),
                 "inter_node_text": phrase(lang, "inter", p.infra.network, file="explain")},
             "reasons_text": {k: phrase(lang, "reason", k, r, file="explain") for k, r in p.infra.reasons.items()}}
-        out["cost"] = p.costs.model_dump()
+        out["cost"] = p.costs.model_dump(exclude={"notes"})
         out["alternatives"] = [_summary(a) for a in self.result.alternatives]
         out["suggestions"] = [
             {"change": sg.change, "value": sg.value, **(_summary(sg.plan) if sg.plan else {})}
             for sg in self.result.suggestions
         ]
+        out["checklist"] = [{**it, "text": phrase(lang, "check", it["code"], file="checks", **it["params"])}
+                            for it in self.checklist_items()]
         out["warnings"] = warnings
         out["warning_codes"] = warning_codes
         return out
@@ -143,7 +150,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     elif req.budget and not p.within_budget:
         out.append(_note("warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
                           cost=p.rent, cur=req.currency))
-    if not p.costs.known:
+    if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
         out.append(_note("warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
         out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
@@ -156,6 +163,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(_note("warning", "estimated_prices"))
     out.extend(_availability_notes(req, [p, *result.alternatives]))
+    out.extend(p.costs.notes)  # issue 15: offer, term, range, rent-or-buy warnings (advisor/planning/costs.py)
     return out
 
 
@@ -266,7 +274,7 @@ def render_rfq(result: Advice) -> str | None:
         return None
     lang = result.request.lang
     return render("rfq.txt.j2", lang, q=result.request, e=result.estimate, p=result.plan,
-                  gpu=catalog.get_gpu(result.plan.gpu))
+                  gpu=catalog.get_gpu(result.plan.gpu), a=result)
 
 
 def render_text(result: Advice, checklist: bool = True) -> str:
@@ -286,4 +294,4 @@ def render_section(result: Advice, which: str) -> str:
 
 
 def render_checklist(result: Advice) -> str:
-    return render("checklist.txt.j2", result.request.lang)
+    return render("checklist.txt.j2", result.request.lang, a=result)

@@ -119,6 +119,8 @@ def pcie_at_scale(req: TrainingRequest, p: Plan) -> bool:
 def _sort_key(req: TrainingRequest):
     def key(p: Plan):
         rent = p.rent if p.rent is not None else float("inf")
+        if req.rent_or_buy == "buy":  # issue 15: a buyer's plans rank by the cost of owning them
+            rent = p.costs.ownership_cost if p.costs.ownership_cost is not None else float("inf")
         days = p.days if p.days is not None else float("inf")
         return (pcie_at_scale(req, p),) + ((days, rent) if req.speed_first else (rent, days))
     return key

@@ -85,6 +85,10 @@ class TrainingRequest(BaseModel):
     offload: Offload = "none"
     recompute: Recompute | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None
+    # The team's own use of bought GPUs beyond this job (issue 15): `keep it busy 24 months`,
+    # `用两年`, `60% use`; None: only this job is weighed (advisor/planning/costs.py).
+    own_use_months: int | None = None
+    own_utilisation: float | None = None
     currency: Literal["CNY", "USD"] = "CNY"
     city: str | None = None
     market: Literal["china", "global"] = "china"

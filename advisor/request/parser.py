@@ -223,6 +223,7 @@ class _Parse:
         self._knobs()
         self._methods()
         self._budget()
+        self._own_use()
         self._data()
         self._deadline()
         self._sizes()
@@ -399,6 +400,35 @@ class _Parse:
             rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
+
+    # -- the team's own use of bought GPUs (issue 15; advisor/planning/costs.py) ----------
+    def _own_use(self) -> None:
+        """`keep it busy 24 months`, `use them for 2 years`, `用两年`, `用24个月`: months of the
+        team's own use; `60% use`, `利用率60%`: how busy. Before the deadline words, which would
+        read "24 months" as a deadline."""
+        sc = self.scan
+
+        def months(m: re.Match) -> None:
+            n = float(m["n"]) if m["n"] else _cn_num(m.groupdict().get("cn") or "")
+            unit = (m["unit"] or "").lower()
+            value = n * 12 if unit.startswith(("y", "年")) else n
+            if not 1 <= value <= 120:
+                self.fail("bad_value", word=m[0].strip(), what="own_use")
+            self.set("own_use_months", int(round(value)), m[0])
+
+        unit = r"(?P<unit>months?|mo|years?|yrs?)"
+        sc.take(rf"{L}(?:keep\s+(?:it|them)\s+busy|use\s+(?:it|them)|own\s+use)\s+(?:for\s+)?"
+                rf"(?P<n>\d+)\s*{unit}{R}", months)
+        sc.take(rf"(?:用|使用|自用)(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?:个)?(?P<unit>年|月)", months)
+
+        def utilisation(m: re.Match) -> None:
+            value = float(m["n"] or m["n2"]) / 100
+            if not 0.05 <= value <= 1:
+                self.fail("bad_value", word=m[0].strip(), what="own_use")
+            self.set("own_utilisation", value, m[0])
+
+        sc.take(rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:use|used|busy|utili[sz]ation){R}"
+                rf"|(?:利用率|使用率)\s*(?P<n2>\d+(?:\.\d+)?)\s*%", utilisation)
 
     # -- data -----------------------------------------------------------------------
     def _data(self) -> None:
@@ -679,6 +709,8 @@ class _Parse:
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),
+            own_use_months=f.get("own_use_months"),
+            own_utilisation=f.get("own_utilisation"),
             currency=currency,
             city=f.get("city"),
             market=market,

@@ -111,6 +111,8 @@ def environment(lang: str) -> Environment:
     env.globals["lang"] = lang
     # Notes (assumptions, warnings, suggestions) are kept as codes and worded here.
     env.filters["worded"] = lambda note: word(lang, note)
+    # A price's provider: a vendor's name as it is, the data's generic words in the reader's language.
+    env.filters["provider"] = lambda name: phrase(lang, "provider_name", name)
     return env
 
 

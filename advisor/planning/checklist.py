@@ -1,0 +1,77 @@
+"""The checks before signing, built from the plan (issue 15): what to test on the servers offered
+(their interconnect, the fabric between them, burn-in, storage), a pilot sized to the job, the
+contract items, and for a purchase delivery, warranty and compliance.
+
+Each item is a code and its values; templates/checks.j2 words it in the reader's language.
+"""
+
+from __future__ import annotations
+
+from advisor import catalog
+
+# nccl-tests reports a "bus bandwidth" comparable with the link speed (nccl-tests
+# doc/PERFORMANCE.md); across servers a healthy ring all-reduce reaches most of the per-GPU NIC
+# line rate. 80% is the acceptance threshold used here (assumed; vendors state their own).
+NCCL_BUSBW_SHARE = 0.8
+# A pilot is never longer than a tenth of the job, and at most this many days.
+PILOT_SHARE = 0.1
+PILOT_MAX_DAYS = 3
+
+
+def items(advice) -> list[dict]:
+    """The checklist of one answer: [{"code", "params"}], in the order to do them."""
+    p, req = advice.plan, advice.request
+    if p is None:
+        return []
+    lay, gpu, costs = p.estimate.layout, catalog.get_gpu(p.gpu), p.costs
+    infra = p.infra
+    out: list[dict] = []
+
+    def add(code: str, **params) -> None:
+        out.append({"code": code, "params": params})
+
+    per_node = lay.gpus_per_node
+    vendor = (gpu.vendor or "").lower()
+    intra = (gpu.intra_node or "").lower()
+    if per_node > 1:
+        if vendor == "amd":
+            add("topo_xgmi", gpus=per_node)
+        elif vendor == "huawei":
+            add("topo_hccs", gpus=per_node)
+        elif "nvlink" in intra or "nvswitch" in intra:
+            add("topo_nvlink", gpus=per_node)
+        else:
+            add("topo_pcie", gpus=per_node, consumer=bool(gpu.consumer))
+    if lay.nodes > 1:
+        gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
+        fabric = (costs.rent_offer or {}).get("interconnect") or ""
+        add("nccl_allreduce", gpus=lay.gpu_count, nodes=lay.nodes, gbps=gbps,
+            busbw=gbps / 8 * NCCL_BUSBW_SHARE, amd=vendor == "amd")
+        add("ib_write_bw", gbps=gbps, rails=per_node)
+        if fabric in ("roce", "") :
+            add("roce_pfc_ecn")
+        add("oversubscription", nodes=lay.nodes)
+    if vendor == "nvidia" and not gpu.consumer:
+        add("dcgm_diag")
+    elif vendor == "amd":
+        add("rvs_stress")
+    else:  # GeForce cards (DCGM supports data-centre GPUs) and Ascend
+        add("burn_in")
+    if infra:
+        add("fio_read", gb_s=infra.storage_read_gb_per_s, shared=infra.shared_storage == "parallel_fs")
+    add("backup")
+    days = p.estimate.days
+    if days:
+        pilot = min(PILOT_MAX_DAYS, days * PILOT_SHARE)
+        add("pilot", hours=round(pilot * 24, 1), days=days)
+    else:
+        add("pilot_unsized")
+    offer = costs.rent_offer or {}
+    add("contract_sla")
+    add("contract_exit", term=offer.get("min_term_months") or 0)
+    add("contract_billing", billing=offer.get("billing") or "")
+    if costs.decision == "buy" or req.rent_or_buy == "buy":
+        add("buy_delivery")
+        add("buy_warranty")
+        add("buy_compliance", grey=costs.buy_channel == "grey", gpu=p.gpu)
+    return out

@@ -1,0 +1,287 @@
+"""Issue 15: prices are offers. A plan is priced only from offers that can deliver it (GPUs in
+one order, the fabric, a term the job can use), or estimated from server leases by a stated rule;
+never from an index or a single-card listing. Costs are ranges; buying is scaled to the plan;
+checklists come from the plan; imports refuse bad offer terms with file and line."""
+
+from __future__ import annotations
+
+import tomllib
+from contextlib import closing
+
+import pytest
+
+from advisor.market import layouts, reference, store
+from advisor.market.imports import ImportProblem, import_file
+from advisor.market.prices import PriceBook
+from advisor.planning import costs as costsmod
+from advisor.planning.advice import advise
+from advisor.request.parser import parse
+from advisor.resources import data_dir
+
+
+def row(**kw) -> dict:
+    base = {"source": "test", "kind": "rent_hour", "gpu": "H800-SXM-80GB", "gpus": 1, "market": "china",
+            "provider": "p", "region": "", "offer": "", "price": 1.0, "currency": "CNY", "unit": "gpu-hour",
+            "min_term_months": 0, "as_of": "2026-11-01", "estimate": 0, "cite": "test row"}
+    return store.offer_defaults({**store.NOT_NULL_DEFAULTS, **store.OFFER_COLUMNS, **store.OFFER_TERMS, **base, **kw})
+
+
+def book_of(*rows) -> PriceBook:
+    return PriceBook(list(rows), 7.0, "2026-11-01", "test rate")
+
+
+INSTANCE = dict(provider="marketplace", offer_kind="instance", max_gpus=8, price=8.0)
+SERVER = dict(provider="idc", offer_kind="server", max_gpus=8, fabric="nvlink", price=10.0)
+CLUSTER = dict(provider="fabric-co", offer_kind="cluster", max_gpus=512, fabric="ib", fabric_gbps=400, price=14.0)
+LONG_LEASE = dict(provider="5yr", kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8,
+                  price=6000.0, min_term_months=36)
+
+
+# ----------------------------------------------------------------------------------------
+# Qualification
+
+def test_an_offer_qualifies_by_count_fabric_and_term():
+    book = book_of(row(**INSTANCE), row(**SERVER), row(**CLUSTER), row(**LONG_LEASE))
+    one_server, _ = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1)
+    assert {q.price.provider for q in one_server} == {"marketplace", "idc", "fabric-co"}  # 36-month lease left out
+    four_servers, rule = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14, 1)
+    assert rule is None and [q.price.provider for q in four_servers] == ["fabric-co"]  # only a cluster fabric
+    # A team that keeps the servers 36 months can use the 36-month lease.
+    long_use, _ = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 36)
+    assert "5yr" in {q.price.provider for q in long_use}
+
+
+def test_why_not_names_the_reason():
+    p = book_of(row(**INSTANCE)).offers("rent_hour", "H800-SXM-80GB", "china")[0]
+    assert p.why_not(16, 2) == "count"
+    assert book_of(row(**{**INSTANCE, "max_gpus": 64})).offers("rent_hour", "H800-SXM-80GB", "china")[0] \
+        .why_not(16, 2) == "fabric"
+    assert p.why_not(8, 1) is None
+
+
+def test_an_index_is_never_a_rentable_price():
+    book = book_of(row(provider="market index (Silicon Data)", price=2.0, offer_kind="cluster", max_gpus=10000))
+    assert book.offers("rent_hour", "H800-SXM-80GB", "china")[0].indicative  # the provider names an index
+    assert book.best("rent_hour", "H800-SXM-80GB", "china", "CNY") is None
+    assert costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1) == ([], None)
+
+
+def test_no_cluster_offer_is_estimated_from_server_leases_never_from_a_single_card_listing():
+    book = book_of(row(**{**INSTANCE, "price": 5.0}),
+                   row(gpu="H100-SXM5-80GB", kind="rent_month", unit="gpu-month", provider="lease", offer_kind="server",
+                       max_gpus=8, price=9000.0))
+    priced, rule = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14, 1)
+    assert rule == {"rule": "sibling_server_leases", "basis_gpu": "H100-SXM5-80GB"}
+    assert [q.price.provider for q in priced] == ["lease"]
+    assert priced[0].months_paid == 3  # the China guide's 3 months when the lease states no term
+    assert priced[0].total == 9000.0 * 32 * 3
+
+
+# ----------------------------------------------------------------------------------------
+# Terms and the China monthly rule
+
+def test_a_14_day_job_on_a_3_month_minimum_pays_3_months():
+    lease = row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, price=9000.0, min_term_months=3)
+    [q], _ = costsmod.rent_offers(book_of(lease), "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1)
+    assert (q.months_paid, q.total) == (3, 9000.0 * 8 * 3)
+
+
+def test_day_billing_rounds_up_to_whole_days():
+    block = row(**{**CLUSTER, "billing": "day"})
+    [q], _ = costsmod.rent_offers(book_of(block), "H800-SXM-80GB", "china", "CNY", 8, 1, 1.2, 1)
+    assert q.total == pytest.approx(14.0 * 8 * 48)
+
+
+def test_the_monthly_rule_applies_only_in_china_and_only_without_a_monthly_offer():
+    days = 100  # long enough that a month at hourly - 30% beats the hourly rate
+    china, _ = costsmod.rent_offers(book_of(row(**INSTANCE)), "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
+    assert china[0].rule == "china_monthly" and china[0].months_paid == 4
+    assert china[0].total == pytest.approx(8.0 * 730 * 0.7 * 8 * 4)
+    glob, _ = costsmod.rent_offers(book_of(row(**{**INSTANCE, "market": "global", "currency": "USD"})), "H800-SXM-80GB",
+                                   "global", "USD", 8, 1, days, 4)
+    assert glob[0].rule == "" and glob[0].option == "hourly"
+    with_monthly = book_of(row(**INSTANCE), row(kind="rent_month", unit="gpu-month", offer_kind="server",
+                                                 max_gpus=8, price=99999.0))
+    priced, _ = costsmod.rent_offers(with_monthly, "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
+    assert all(q.rule == "" for q in priced)
+
+
+# ----------------------------------------------------------------------------------------
+# Ranges, budget verdicts, the JSON
+
+def _three_offer_book(**extra):
+    return book_of(row(**{**INSTANCE, "provider": "low", "price": 5.0}),
+                   row(**{**INSTANCE, "provider": "mid", "price": 8.0}),
+                   row(**{**INSTANCE, "provider": "high", "price": 12.0}), **extra)
+
+
+def test_rent_is_a_range_with_the_likely_offer_in_the_headline():
+    out = advise("13B full-finetune 200GB 7d on 8xH800", book=_three_offer_book()).to_json()
+    cost = out["cost"]
+    hours = out["training"]["gpu_hours"]
+    r = cost["rent_range"]
+    assert r["low"] == pytest.approx(5.0 * hours, rel=0.01) and r["high"] == pytest.approx(12.0 * hours, rel=0.01)
+    assert r["likely"] == pytest.approx(8.0 * hours, rel=0.01) == pytest.approx(cost["rent_total"], rel=0.01)
+    offer = cost["rent_offer"]
+    assert offer["provider"] == "mid" and offer["offer"] == "instance" and offer["max_gpus"] == 8
+    assert {"provider", "offer", "max_gpus", "interconnect", "min_term_months", "indicative", "estimated", "as_of",
+            "source"} <= set(offer)
+    assert offer["estimated"] is False
+
+
+def test_budget_verdict_within_at_the_likely_price_over_at_the_high_one():
+    probe = advise("13B full-finetune 200GB 7d on 8xH800", book=_three_offer_book()).to_json()["cost"]["rent_range"]
+    budget = round((probe["likely"] + probe["high"]) / 2)
+    out = advise(f"13B full-finetune 200GB 7d on 8xH800 budget ¥{budget}", book=_three_offer_book()).to_json()
+    assert out["cost"]["budget_verdict"] == "within_likely_over_high"
+    assert "budget_range" in [w["code"] for w in out["warning_codes"]]
+    assert out["plan"]["within_budget"]
+
+
+# ----------------------------------------------------------------------------------------
+# Rent or buy
+
+def test_buy_is_scaled_to_the_plan(book):
+    small = advise("7b lora 20GB 3d on 2x4090 buy", book=book).to_json()["cost"]
+    assert (small["buy_kind"], small["buy_gpus"]) == ("workstation", 2)
+    big = advise("70B full-finetune 200GB 30d on 16xH100", book=book).to_json()["cost"]
+    assert (big["buy_kind"], big["buy_servers"], big["buy_gpus"]) == ("servers", 2, 16)
+    one = advise("70B full-finetune 200GB 30d on 8xH100", book=book).to_json()["cost"]
+    # Two servers cost twice one, plus the cluster extras (switches, optics, storage).
+    assert big["buy_capex"] == pytest.approx(2 * one["buy_capex"] * (1 + costsmod.CLUSTER_EXTRA))
+
+
+def test_a_break_even_past_the_useful_life_is_warned(book):
+    out = advise("70B full-finetune 1TB 14d", book=book).to_json()
+    months = out["cost"]["breakeven_months"]
+    assert months and months > costsmod.USEFUL_LIFE_MONTHS[0]
+    assert "breakeven_past_life" in [w["code"] for w in out["warning_codes"]]
+    assert out["cost"]["residual_value"] == pytest.approx(out["cost"]["buy_capex"] * costsmod.RESIDUAL_SHARE)
+
+
+def test_grey_channel_is_flagged_for_export_controlled_parts_in_china(book):
+    out = advise("13B full-finetune 200GB 7d on 8xH100 buy", book=book).to_json()
+    assert out["cost"]["buy_channel"] == "grey"
+    assert "grey_channel" in [w["code"] for w in out["warning_codes"]]
+
+
+def test_the_teams_own_use_changes_the_comparison(book):
+    for text in ("13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use",
+                 "13B 全量微调 200GB 7天 8xH100 买 用两年 利用率60%"):
+        req = parse(text)
+        assert (req.own_use_months, req.own_utilisation) == (24, 0.6)
+    out = advise("13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use", book=book).to_json()
+    own = out["cost"]["own_use"]
+    assert own["months"] == 24 and own["utilisation"] == 0.6
+    assert out["cost"]["decision_reason"] == "own_use"
+    assert out["cost"]["decision"] == ("buy" if own["own_cost"] < own["rent_cost"] else "rent")
+
+
+# ----------------------------------------------------------------------------------------
+# Checklists built from the plan
+
+def _codes(out) -> list[str]:
+    return [c["code"] for c in out["checklist"]]
+
+
+def test_checklists_follow_interconnect_vendor_scale_duration_and_purchase(book):
+    nvlink = advise("13B full-finetune 200GB 7d on 8xH100", book=book).to_json()
+    assert "topo_nvlink" in _codes(nvlink) and "dcgm_diag" in _codes(nvlink)
+    assert "nccl_allreduce" not in _codes(nvlink) and "buy_delivery" not in _codes(nvlink)
+    consumer = advise("7b lora 20GB 3d on 2x4090", book=book).to_json()
+    assert "topo_pcie" in _codes(consumer) and "topo_nvlink" not in _codes(consumer)
+    assert "dcgm_diag" not in _codes(consumer)  # DCGM is for data-centre GPUs
+    amd = advise("13B full-finetune 200GB 7d on 8xMI300X usd", book=book).to_json()
+    assert "topo_xgmi" in _codes(amd) and "rvs_stress" in _codes(amd)
+    assert not any("nvidia-smi" in c["text"] or "dcgmi" in c["text"] for c in amd["checklist"])
+    cluster = advise("70B full-finetune 1TB 14d on 32xH100", book=book).to_json()
+    assert {"nccl_allreduce", "ib_write_bw", "oversubscription"} <= set(_codes(cluster))
+    pilot = next(c for c in cluster["checklist"] if c["code"] == "pilot")
+    assert pilot["params"]["hours"] <= cluster["training"]["days"] * 24 / 10 + 0.05
+    bought = advise("13B full-finetune 200GB 7d on 8xH100 buy", book=book).to_json()
+    assert {"buy_delivery", "buy_warranty", "buy_compliance"} <= set(_codes(bought))
+    zh = advise("13B 全量微调 200GB 7天 8xH100", book=book).to_json()
+    assert all(c["text"] and c["text"] != c["code"] for c in zh["checklist"])
+
+
+# ----------------------------------------------------------------------------------------
+# The reference file and imports
+
+def test_every_reference_rental_row_says_what_it_is_an_offer_of():
+    with open(data_dir() / "reference_prices.toml", "rb") as fh:
+        prices = tomllib.load(fh)["price"]
+    rentals = [p for p in prices if p["kind"].startswith(("rent", "offpeak"))]
+    assert rentals and all(p.get("offer") in layouts.OFFER_KINDS for p in rentals)
+    assert all(p.get("interconnect", "none") in layouts.FABRICS for p in rentals)
+    assert all(p.get("billing", "hour") in layouts.BILLINGS for p in rentals)
+    # 910B4 (32 GB) is not priced as the catalog's 64 GB 910B.
+    assert not any("910B4" in p.get("note", "") and p["gpu"] == "Ascend-910B-64GB" and "910B2" not in p.get("note", "")
+                   for p in rentals)
+    rows = reference.rows()
+    assert any(r["offer_kind"] == "cluster" and r["max_gpus"] >= 64 for r in rows)
+    assert all(r["indicative"] for r in rows if "index" in r["provider"].lower())
+
+
+QUOTE_HEADER = "date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,interconnect_gbps,billing\n"
+
+
+@pytest.mark.parametrize("bad,message", [
+    ("cluster,64,infiniband,400,month", "interconnect 'infiniband'"),
+    ("rack,64,ib,400,month", "offer_kind 'rack'"),
+    ("cluster,4,ib,400,month", "max_gpus"),
+    ("cluster,64,ib,400,fortnight", "billing 'fortnight'"),
+    ("cluster,64,ib,-5,month", "interconnect_gbps"),
+])
+def test_bad_offer_terms_are_refused_with_file_and_line_writing_nothing(tmp_path, bad, message):
+    path = tmp_path / "quotes.csv"
+    path.write_text(QUOTE_HEADER
+                    + "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,64,ib,400,month\n"
+                    + f"2026-11-01,idc-b,H800,8,rent_month,95000,CNY,server-month,{bad}\n")
+    with closing(store.open_store(str(tmp_path / "p.db"))) as db:
+        before = db["observations"].count
+        with pytest.raises(ImportProblem) as err:
+            import_file(db, path)
+        assert f"{path}, line 3" in str(err.value) and message in str(err.value)
+        assert db["observations"].count == before
+
+
+def test_imported_offer_terms_are_stored_and_defaulted(tmp_path):
+    path = tmp_path / "quotes.csv"
+    path.write_text("date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,billing\n"
+                    "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,256,roce,month\n"
+                    "2026-11-01,idc-b,H800,8,rent_hour,70,CNY,server-hour,,,,\n")
+    with closing(store.open_store(str(tmp_path / "p.db"))) as db:
+        import_file(db, path)
+        got = {r["provider"]: r for r in db["observations"].rows_where("source = 'quote'")}
+    assert (got["idc-a"]["offer_kind"], got["idc-a"]["max_gpus"], got["idc-a"]["fabric"]) == ("cluster", 256, "roce")
+    # Left out: one order gets the GPUs quoted, a server for 8, billed by the hour, not an index.
+    b = got["idc-b"]
+    assert (b["offer_kind"], b["max_gpus"], b["fabric"], b["billing"], b["indicative"]) == ("server", 8, "", "hour", 0)
+
+
+def test_prices_show_prints_what_each_price_is_an_offer_of(cli):
+    out = cli("prices", "show", "H100").stdout
+    assert "offer: cluster, up to 1016 GPUs per order, ib 400 Gb/s per GPU" in out
+    assert "an index or average, not for sale" in out and "36-month minimum" in out
+
+
+def test_migration_16_gives_old_reference_rows_the_files_terms(tmp_path):
+    """A database seeded before migration 16: its reference rows take the terms the file states,
+    the withdrawn rows (leases divided by 730 as hourly prices) go, and old rows of other sources
+    take the stated defaults."""
+    path = str(tmp_path / "old.db")
+    with closing(store.open_store(path)) as db:
+        db.execute("UPDATE observations SET offer_kind = '', max_gpus = 0, fabric = '', billing = '', indicative = 0")
+        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+                   "('reference', 'rent_hour', 'H100-SXM5-80GB', 1, 'china', 'channel lease (market)', 15.41, '2026-09')")
+        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+                   "('feed-x', 'rent_hour', 'H100-SXM5-80GB', 8, 'global', 'cloud', 3.0, '2026-09-01')")
+        db.execute("DELETE FROM schema_versions WHERE component = 'prices' AND version = 16")
+        db.conn.commit()
+    with closing(store.open_store(path)) as db:
+        cb = next(db["observations"].rows_where("provider = 'AWS Capacity Blocks' AND gpu = 'H100-SXM5-80GB'"))
+        assert (cb["offer_kind"], cb["max_gpus"], cb["fabric"], cb["billing"]) == ("cluster", 512, "efa", "day")
+        assert not db["observations"].count_where("provider = 'channel lease (market)' AND kind = 'rent_hour'")
+        feed = next(db["observations"].rows_where("source = 'feed-x'"))
+        assert (feed["offer_kind"], feed["max_gpus"], feed["billing"]) == ("server", 8, "hour")
+        assert all(r["indicative"] for r in db["observations"].rows_where("provider LIKE '%index%'"))
