@@ -13,8 +13,19 @@ from functools import cache
 from advisor.engine.specs import GPU, ModelShape, Source
 from advisor.resources import data_dir
 
-__all__ = ["GPU", "ModelShape", "Source", "find_gpu", "find_model", "get_gpu", "gpu_spellings", "gpus",
-           "model_spellings", "models", "normalize_name"]
+__all__ = [
+    "GPU",
+    "ModelShape",
+    "Source",
+    "find_gpu",
+    "find_model",
+    "get_gpu",
+    "gpu_spellings",
+    "gpus",
+    "model_spellings",
+    "models",
+    "normalize_name",
+]
 
 
 def normalize_name(text: str) -> str:
@@ -34,9 +45,7 @@ def gpus() -> tuple[GPU, ...]:
 
 @cache
 def models() -> tuple[ModelShape, ...]:
-    return tuple(
-        ModelShape(**row) for row in _load("models.toml")["model"]
-    )
+    return tuple(ModelShape(**row) for row in _load("models.toml")["model"])
 
 
 def _index(items) -> dict:

@@ -13,10 +13,10 @@ import sys
 import traceback
 from contextlib import closing
 
-from advisor.planning import advice
-from advisor.request.parser import RequestError, detect_lang, leading_command
 from advisor.market.prices import ConfigError, price_book
 from advisor.market.store import open_store
+from advisor.planning import advice
+from advisor.request.parser import RequestError, detect_lang, leading_command
 from advisor.text.render import phrase
 
 # The owner key of the quotes recorded from this command line (the bot uses the workspace id):
@@ -86,9 +86,16 @@ def cmd_faq(args) -> int:
     text = " ".join(args.text)
     found = faq.answer(text, lang=args.lang)
     if args.json:
-        _print_json({"topic": found.topic, "answer": found.answer, "score": found.score,
-                     "confident": found.confident, "title": found.title,
-                     "alternatives": [a.model_dump() for a in found.alternatives]})
+        _print_json(
+            {
+                "topic": found.topic,
+                "answer": found.answer,
+                "score": found.score,
+                "confident": found.confident,
+                "title": found.title,
+                "alternatives": [a.model_dump() for a in found.alternatives],
+            }
+        )
     else:
         print(found.answer)
     return 0
@@ -125,8 +132,11 @@ def cmd_prices_import(args) -> int:
             print(f"gpu-advisor: {err} (nothing of this file was written)", file=sys.stderr)
             return 2
         results.append(result)
-        print(f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
-              f" ({result.kind_of_file}, {', '.join(result.dates)})", file=sys.stderr)
+        print(
+            f"{result.path}: {result.rows_read} rows read, {result.rows_written} prices written"
+            f" ({result.kind_of_file}, {', '.join(result.dates)})",
+            file=sys.stderr,
+        )
         for note in result.notes:
             print(f"  note: {note}", file=sys.stderr)
     if args.json:
@@ -146,8 +156,11 @@ def cmd_prices_fetch(args) -> int:
 
     urls = feed_urls(args.feeds) if args.feeds else configured_feeds()
     if not urls:
-        print("gpu-advisor: no price feeds: set GPU_ADVISOR_PRICE_FEEDS (URLs, or the word skypilot for "
-              "SkyPilot's published catalog) or name them: gpu-advisor prices fetch skypilot", file=sys.stderr)
+        print(
+            "gpu-advisor: no price feeds: set GPU_ADVISOR_PRICE_FEEDS (URLs, or the word skypilot for "
+            "SkyPilot's published catalog) or name them: gpu-advisor prices fetch skypilot",
+            file=sys.stderr,
+        )
         return 2
     try:
         day = read_date(args.as_of or dt.date.today().isoformat(), None, "--as-of date")
@@ -157,18 +170,33 @@ def cmd_prices_fetch(args) -> int:
     with closing(open_store()) as db:
         report = fetch_feeds(db, urls, as_of=day, timeout=args.timeout)
         for f in report.feeds:
-            what = {"changed": f"{f.rows_written} prices written ({f.source})", "unchanged": "unchanged",
-                    "failed": f"failed: {f.message}"}[f.status]
+            what = {
+                "changed": f"{f.rows_written} prices written ({f.source})",
+                "unchanged": "unchanged",
+                "failed": f"failed: {f.message}",
+            }[f.status]
             print(f"{f.url}: {what}", file=sys.stderr)
             for note in f.notes:
                 print(f"  note: {note}", file=sys.stderr)
         result = digestmod.compute_digest(db, day)
         if args.json:
-            _print_json({"feeds": [f.model_dump(mode="json") for f in report.feeds], "problems": report.problems,
-                         "digest": result.to_json()})
+            _print_json(
+                {
+                    "feeds": [f.model_dump(mode="json") for f in report.feeds],
+                    "problems": report.problems,
+                    "digest": result.to_json(),
+                }
+            )
         else:
-            print(render("digest.txt.j2", args.lang or "en", h=digestmod.headline(result),
-                         cheapest=digestmod.cheapest_now(db, day), problems=report.problems))
+            print(
+                render(
+                    "digest.txt.j2",
+                    args.lang or "en",
+                    h=digestmod.headline(result),
+                    cheapest=digestmod.cheapest_now(db, day),
+                    problems=report.problems,
+                )
+            )
     return 1 if report.feeds and all(f.status == "failed" for f in report.feeds) else 0
 
 
@@ -181,8 +209,12 @@ def cmd_prices_show(args) -> int:
     if args.gpu:
         found = catalog.find_gpu(args.gpu)
         if found is None:
-            print(phrase("en", "request_error", "unknown_gpu", name=args.gpu,
-                             known=", ".join(g.name for g in catalog.gpus())), file=sys.stderr)
+            print(
+                phrase(
+                    "en", "request_error", "unknown_gpu", name=args.gpu, known=", ".join(g.name for g in catalog.gpus())
+                ),
+                file=sys.stderr,
+            )
             return 2
         gpu = found.name
     with closing(open_store()) as db:
@@ -212,8 +244,15 @@ def cmd_digest(args) -> int:
     if args.json:
         _print_json(result.to_json())
     else:
-        print(render("digest.txt.j2", args.lang or "en", h=digestmod.headline(result),
-                     cheapest=digestmod.cheapest_now(db, date), problems=[]))
+        print(
+            render(
+                "digest.txt.j2",
+                args.lang or "en",
+                h=digestmod.headline(result),
+                cheapest=digestmod.cheapest_now(db, date),
+                problems=[],
+            )
+        )
     if args.post:
         from bot import clients, digests
         from bot.settings import Settings
@@ -291,13 +330,17 @@ def build_parser() -> argparse.ArgumentParser:
     imp = prices_sub.add_parser("import", help="load SkyPilot snapshots or vendor-quote CSV files")
     imp.add_argument("paths", nargs="+")
     imp.add_argument("--source", help="source name to record (default: from the file layout)")
-    imp.add_argument("--as-of", dest="as_of", help="date for files without a date column (YYYY-MM-DD;"
-                     " a SkyPilot vms.csv: default today)")
+    imp.add_argument(
+        "--as-of",
+        dest="as_of",
+        help="date for files without a date column (YYYY-MM-DD; a SkyPilot vms.csv: default today)",
+    )
     imp.add_argument("--cloud", help="the cloud of a SkyPilot vms.csv not under .../<cloud>/vms.csv")
     imp.add_argument("--json", action="store_true")
     imp.set_defaults(func=cmd_prices_import)
-    fetch = prices_sub.add_parser("fetch", help="fetch the price feeds now (GPU_ADVISOR_PRICE_FEEDS) and print"
-                                  " what changed")
+    fetch = prices_sub.add_parser(
+        "fetch", help="fetch the price feeds now (GPU_ADVISOR_PRICE_FEEDS) and print what changed"
+    )
     fetch.add_argument("feeds", nargs="*", help="feed URLs or the word skypilot (default: GPU_ADVISOR_PRICE_FEEDS)")
     fetch.add_argument("--as-of", dest="as_of", help="date to record the prices under (default: today)")
     fetch.add_argument("--timeout", type=float, default=60, help="seconds allowed per feed (default 60)")

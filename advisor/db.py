@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import sqlite_utils
 
@@ -82,8 +82,10 @@ def writing(db: sqlite_utils.Database) -> Iterator[None]:
 
 
 def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
-    db.execute("CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
-               " applied_at TEXT, PRIMARY KEY (component, version))")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
+        " applied_at TEXT, PRIMARY KEY (component, version))"
+    )
     versions = db["schema_versions"]
     done = {r["version"] for r in versions.rows_where("component = ?", [component], select="version")}
     for version, step in migrations:

@@ -4,7 +4,8 @@ Run by hand:  python bench/accuracy.py  (prints a Markdown table)
 Prints, per case, what we predict, what was measured and the error, beside the same cases
 through llm-analysis, DeepSpeed's published model-state formulas and the naive rule
 "6ND at 40% MFU" (bench/comparators.py), and (column "open") our GPU-hours when the run is
-asked as an open request for its GPU type with its published time as the deadline. The table is copied into docs/accuracy.md.
+asked as an open request for its GPU type with its published time as the deadline. The table is
+copied into docs/accuracy.md.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ GB_PER_GIB = 2**30 / 1e9
 
 
 def _estimate(req):
-    return estimate_for(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count,
-                        req.deadline_days)
+    return estimate_for(
+        model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count, req.deadline_days
+    )
 
 
 def ours_time(case):
@@ -90,8 +92,13 @@ def build_rows(time_cases=TIME_CASES, memory_cases=MEMORY_CASES):
             measured = getattr(case, metric)
             if measured is None:
                 continue
-            row = {"case": case.row, "metric": metric, "measured": measured,
-                   "ours": ours[metric], "err_ours": err(ours[metric], measured)}
+            row = {
+                "case": case.row,
+                "metric": metric,
+                "measured": measured,
+                "ours": ours[metric],
+                "err_ours": err(ours[metric], measured),
+            }
             if metric == "gpu_hours":
                 row["open"] = ours_open(case)
                 row["err_open"] = err(row["open"], measured)
@@ -102,8 +109,13 @@ def build_rows(time_cases=TIME_CASES, memory_cases=MEMORY_CASES):
     for case in memory_cases:
         ours = ours_memory(case)
         others = comp.predict_memory(case) if comp else {}
-        row = {"case": case.row, "metric": f"peak GB ({case.reading})", "measured": case.measured_gb,
-               "ours": ours, "err_ours": err(ours, case.measured_gb)}
+        row = {
+            "case": case.row,
+            "metric": f"peak GB ({case.reading})",
+            "measured": case.measured_gb,
+            "ours": ours,
+            "err_ours": err(ours, case.measured_gb),
+        }
         for name, value in others.items():
             row[name] = value
             row["err_" + name] = err(value, case.measured_gb)
@@ -115,8 +127,12 @@ def summary(rows, key):
     errs = [abs(r[key]) for r in rows if r.get(key) is not None]
     if not errs:
         return None
-    return {"n": len(errs), "median": statistics.median(errs), "max": max(errs),
-            "over_2x": sum(1 for r in rows if r.get(key) is not None and not 0.5 <= 1 + r[key] <= 2)}
+    return {
+        "n": len(errs),
+        "median": statistics.median(errs),
+        "max": max(errs),
+        "over_2x": sum(1 for r in rows if r.get(key) is not None and not 0.5 <= 1 + r[key] <= 2),
+    }
 
 
 def _fmt(v):
@@ -150,9 +166,14 @@ def markdown(time_rows, mem_rows, held_rows=()) -> str:
         out.append("| estimator | cases | median abs error | max abs error | off by more than 2x |")
         out.append("|---|---|---|---|---|")
         for n in ["ours", *names]:
-            groups = [("GPU-hours and days", [r for r in rows if r["metric"] in ("gpu_hours", "days")]),
-                      ("throughput", [r for r in rows if r["metric"] not in ("gpu_hours", "days")])] \
-                if rows is not mem_rows else [("memory", rows)]
+            groups = (
+                [
+                    ("GPU-hours and days", [r for r in rows if r["metric"] in ("gpu_hours", "days")]),
+                    ("throughput", [r for r in rows if r["metric"] not in ("gpu_hours", "days")]),
+                ]
+                if rows is not mem_rows
+                else [("memory", rows)]
+            )
             for label, group in groups:
                 s = summary(group, "err_" + n)
                 if s:

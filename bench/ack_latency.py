@@ -43,8 +43,9 @@ BUDGETS = ["", "budget", "预算10万", "budget $20000", "fastest"]
 
 
 def request_text(i: int) -> str:
-    return " ".join(w for w in (SIZES[i % 10], METHODS[i // 10 % 6], DATA[i // 60 % 6], DAYS[i % 5],
-                                BUDGETS[i // 5 % 5]) if w)
+    return " ".join(
+        w for w in (SIZES[i % 10], METHODS[i // 10 % 6], DATA[i // 60 % 6], DAYS[i % 5], BUDGETS[i // 5 % 5]) if w
+    )
 
 
 def _port() -> int:
@@ -68,6 +69,7 @@ def _start(cmd: list[str], env: dict, port: int) -> subprocess.Popen:
 
 def _quiet(limit_s: float = 600) -> None:
     """Wait until the CPUs are at least 90% idle over half a second (Linux /proc/stat)."""
+
     def idle_total() -> tuple[int, int]:
         fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
         return fields[3] + fields[4], sum(fields)
@@ -113,15 +115,24 @@ def main() -> None:
     # runs in its own process at the lowest priority, so parsing the answers ours posts does
     # not take CPU from the acks being timed (the bare app posts nothing).
     idle = ["chrt", "--idle", "0"] if shutil.which("chrt") else ["nice", "-n", "19"]
-    fake_proc = subprocess.Popen([*idle, sys.executable, str(ROOT / "tests" / "slack_fake.py")],
-                                 stdout=subprocess.PIPE, text=True)
+    fake_proc = subprocess.Popen(
+        [*idle, sys.executable, str(ROOT / "tests" / "slack_fake.py")], stdout=subprocess.PIPE, text=True
+    )
     fake_url = fake_proc.stdout.readline().strip()
     fake = FakeSlack()  # only for building response URLs that point at the real fake
     fake.server.server_close()
     fake.response_url = lambda name: fake_url.removesuffix("/api/") + f"/response/{name}"
     db = Path(tempfile.mkdtemp()) / "bench.db"
-    env = dict(os.environ, SLACK_BOT_TOKEN=TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_url,
-               WEB_CONCURRENCY=WORKERS, WEB_THREADS=THREADS, GPU_ADVISOR_DB=str(db), PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_url,
+        WEB_CONCURRENCY=WORKERS,
+        WEB_THREADS=THREADS,
+        GPU_ADVISOR_DB=str(db),
+        PYTHONPATH=str(ROOT),
+    )
     procs, urls = {}, {}
     try:
         for name in ("bare", "ours"):
@@ -131,15 +142,27 @@ def main() -> None:
             if name == "ours":
                 cmd = [sys.executable, "-m", "advisor.cli", "serve"]
             else:
-                cmd = [sys.executable, "-m", "gunicorn", "-w", WORKERS, "-k", "gthread", "--threads", THREADS,
-                       "-b", f"127.0.0.1:{port}", "bench.bare_app:create()"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "-w",
+                    WORKERS,
+                    "-k",
+                    "gthread",
+                    "--threads",
+                    THREADS,
+                    "-b",
+                    f"127.0.0.1:{port}",
+                    "bench.bare_app:create()",
+                ]
             procs[name] = _start(cmd, env, port)
             urls[name] = f"http://127.0.0.1:{port}"
             _measure(urls[name], fake, 20, args.concurrency)  # warm-up
         rounds = []
         for r in range(args.rounds):
             row = {}
-            for name in (("bare", "ours") if r % 2 == 0 else ("ours", "bare")):
+            for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
                 _quiet()
                 row[name] = _measure(urls[name], fake, args.requests, args.concurrency, first=r * args.requests)
             rounds.append(row)
@@ -149,8 +172,10 @@ def main() -> None:
             proc.terminate()
             proc.wait(timeout=60)
         fake_proc.terminate()
-    print(f"{args.requests} signed /gpu commands per app and round, {args.concurrency} at a time, "
-          f"gunicorn {WORKERS} workers x {THREADS} threads, {args.rounds} rounds\n")
+    print(
+        f"{args.requests} signed /gpu commands per app and round, {args.concurrency} at a time, "
+        f"gunicorn {WORKERS} workers x {THREADS} threads, {args.rounds} rounds\n"
+    )
     print("| round | bare p50 ms | bare p99 ms | ours p50 ms | ours p99 ms | p99 ratio |")
     print("|---|---|---|---|---|---|")
     ratios = []
@@ -160,8 +185,10 @@ def main() -> None:
         print(f"| {r} | {b50:.1f} | {b99:.1f} | {o50:.1f} | {o99:.1f} | {o99 / b99:.2f} |")
     (b50, b99), (o50, o99) = (_summary([x for row in rounds for x in row[n]]) for n in ("bare", "ours"))
     print(f"| all | {b50:.1f} | {b99:.1f} | {o50:.1f} | {o99:.1f} | {o99 / b99:.2f} |")
-    print(f"\npooled: ours p99 / bare p99 = {o99 / b99:.2f}; median of the rounds' ratios "
-          f"{statistics.median(ratios):.2f} (target at most 1.5)")
+    print(
+        f"\npooled: ours p99 / bare p99 = {o99 / b99:.2f}; median of the rounds' ratios "
+        f"{statistics.median(ratios):.2f} (target at most 1.5)"
+    )
 
 
 if __name__ == "__main__":

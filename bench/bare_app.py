@@ -12,8 +12,10 @@ from slack_sdk import WebClient
 
 
 def create() -> Flask:
-    bolt = App(client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
-               signing_secret=os.environ["SLACK_SIGNING_SECRET"])
+    bolt = App(
+        client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
+        signing_secret=os.environ["SLACK_SIGNING_SECRET"],
+    )
     bolt.command("/gpu")(lambda ack: ack())
     handler = SlackRequestHandler(bolt)
     web = Flask("bare")

@@ -107,8 +107,9 @@ def _naive_memory(req, shape, gpu):
 # ZeRO-2 without offload; the current file says 2*P + 18*P/gpus.)
 
 
-def estimate_zero2_model_states_mem_needs(total_params, num_gpus_per_node=1, num_nodes=1,
-                                          cpu_offload=True, additional_buffer_factor=1.5):
+def estimate_zero2_model_states_mem_needs(
+    total_params, num_gpus_per_node=1, num_nodes=1, cpu_offload=True, additional_buffer_factor=1.5
+):
     total_gpus = num_nodes * num_gpus_per_node
     if cpu_offload:
         gpu_mem = 2 * total_params
@@ -121,9 +122,16 @@ def estimate_zero2_model_states_mem_needs(total_params, num_gpus_per_node=1, num
     return int(cpu_mem), int(gpu_mem)
 
 
-def estimate_zero3_model_states_mem_needs(total_params, largest_layer_params, num_gpus_per_node=1,
-                                          num_nodes=1, cpu_offload=True, cpu_offload_params=True,
-                                          zero_init=True, additional_buffer_factor=1.5):
+def estimate_zero3_model_states_mem_needs(
+    total_params,
+    largest_layer_params,
+    num_gpus_per_node=1,
+    num_nodes=1,
+    cpu_offload=True,
+    cpu_offload_params=True,
+    zero_init=True,
+    additional_buffer_factor=1.5,
+):
     total_gpus = num_nodes * num_gpus_per_node
     gpus_factor = 1 / num_nodes
     largest_layer_memory = 4 * largest_layer_params
@@ -179,8 +187,13 @@ def _deepspeed_memory(req, shape, gpu):
     def model_states(params):
         if req.zero_stage == 3:
             _, gpu_mem, _ = estimate_zero3_model_states_mem_needs(
-                params, _largest_layer_params(shape), per_node, nodes,
-                cpu_offload=offload_opt, cpu_offload_params=req.offload == "all")
+                params,
+                _largest_layer_params(shape),
+                per_node,
+                nodes,
+                cpu_offload=offload_opt,
+                cpu_offload_params=req.offload == "all",
+            )
         else:  # no ZeRO stage given, 1 or 2, single GPU included: the ZeRO-2 formula
             _, gpu_mem = estimate_zero2_model_states_mem_needs(params, per_node, nodes, cpu_offload=offload_opt)
         return gpu_mem
@@ -288,16 +301,24 @@ def _lla_check(req, shape, for_memory):
     if req.method in ("lora", "qlora"):
         raise Unsupported(f"llm-analysis has no {req.method.upper()} (adapters on a frozen base) mode")
     if shape.is_moe or shape.uses_mla:
-        raise Unsupported("llm-analysis MoE is uniform experts with MLP FLOPs fixed at 16bsh^2; "
-                          "shared experts, dense layers and MLA are not expressible")
+        raise Unsupported(
+            "llm-analysis MoE is uniform experts with MLP FLOPs fixed at 16bsh^2; "
+            "shared experts, dense layers and MLA are not expressible"
+        )
     if req.precision in ("fp32", "fp8"):
         raise Unsupported(f"llm-analysis trains with 16-bit GEMMs only ({req.precision} not expressible)")
     if for_memory and (req.offload != "none" or req.opt_in_backward):
-        missing = [what for what, used in (
-            (f"offload of {req.offload} to host memory", req.offload != "none"),
-            ("optimizer-in-backward", req.opt_in_backward)) if used]
-        raise Unsupported(f"llm-analysis has no {' nor '.join(missing)}: it would hold every "
-                          "optimizer state and gradient on the GPU")
+        missing = [
+            what
+            for what, used in (
+                (f"offload of {req.offload} to host memory", req.offload != "none"),
+                ("optimizer-in-backward", req.opt_in_backward),
+            )
+            if used
+        ]
+        raise Unsupported(
+            f"llm-analysis has no {' nor '.join(missing)}: it would hold every optimizer state and gradient on the GPU"
+        )
     if req.optimizer == "sgd":
         raise Unsupported("llm-analysis optimizer states are Adam-like (other_op_bytes); SGD not mapped")
 
@@ -338,7 +359,9 @@ def _lla_run(req, shape, gpu, row, for_memory=False, flops_efficiency=None):
         attempts.append((stages[-1], big))
     for zero, gpu_c in attempts:
         lla = analysis.LLMAnalysis(
-            model_cfg, gpu_c, config.DtypeConfig(),  # w16a16e16
+            model_cfg,
+            gpu_c,
+            config.DtypeConfig(),  # w16a16e16
             config.ParallelismConfig(tp_size=tp, pp_size=1, dp_size=dp),
             flops_efficiency=flops_efficiency if flops_efficiency is not None else LLA_FLOPS_EFFICIENCY,
             # hbm_memory_efficiency: package default (1.0)
@@ -365,9 +388,14 @@ def _lla_run(req, shape, gpu, row, for_memory=False, flops_efficiency=None):
             last_err = f"{summary['memory_left_per_gpu'] / 1e9:.1f} GB short at ZeRO-{zero}"
             continue
         LLM_ANALYSIS_SETUP[row] = {
-            "tp": tp, "pp": 1, "dp": dp, "zero": zero, "micro_batch": summary["batch_size_per_gpu"],
+            "tp": tp,
+            "pp": 1,
+            "dp": dp,
+            "zero": zero,
+            "micro_batch": summary["batch_size_per_gpu"],
             "grad_accum": summary["gradient_accumulation_steps"],
-            "recompute": recompute.name, "flops_efficiency": lla.flops_efficiency,
+            "recompute": recompute.name,
+            "flops_efficiency": lla.flops_efficiency,
             "fits": gpu_c is gpu_cfg,
         }
         return lla, summary, mbs, tp
@@ -405,9 +433,11 @@ def predict_time(case) -> dict[str, dict[str, float]]:
     out = {}
     # llm-analysis twice: at its default flops_efficiency (1.0, "the lower bound of latency")
     # and at 0.5, the efficiency its README suggests for a realistic estimate.
-    for name, fn, args in (("naive", _naive_time, (req, shape, gpu)),
-                           ("llm-analysis", _lla_time, (req, shape, gpu, case.row)),
-                           ("llm-analysis@0.5", _lla_time, (req, shape, gpu, case.row, 0.5))):
+    for name, fn, args in (
+        ("naive", _naive_time, (req, shape, gpu)),
+        ("llm-analysis", _lla_time, (req, shape, gpu, case.row)),
+        ("llm-analysis@0.5", _lla_time, (req, shape, gpu, case.row, 0.5)),
+    ):
         value = _run(name, case, fn, *args)
         if value is not None:
             out[name] = value
@@ -418,9 +448,11 @@ def predict_memory(case) -> dict[str, float]:
     """Peak GB per GPU, decimal. DeepSpeed's figure is model states only."""
     req, shape, gpu = _request(case)
     out = {}
-    for name, fn, args in (("naive", _naive_memory, (req, shape, gpu)),
-                           ("deepspeed", _deepspeed_memory, (req, shape, gpu)),
-                           ("llm-analysis", _lla_memory, (req, shape, gpu, case.row))):
+    for name, fn, args in (
+        ("naive", _naive_memory, (req, shape, gpu)),
+        ("deepspeed", _deepspeed_memory, (req, shape, gpu)),
+        ("llm-analysis", _lla_memory, (req, shape, gpu, case.row)),
+    ):
         value = _run(name, case, fn, *args)
         if value is not None:
             out[name] = value

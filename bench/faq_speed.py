@@ -25,10 +25,23 @@ from advisor.knowledge import faq  # noqa: E402
 
 ROUNDS = 5
 PLAN = {
-    "gpu": "H800", "gpu_count": 16, "nodes": 2, "gpus_per_node": 8, "tp": 8, "pp": 1,
-    "dp": 2, "zero_stage": 1, "mem_per_gpu_gib": 71.5, "gpu_mem_gib": 80, "days": 12.3,
-    "gpu_hours": 4723, "mfu_pct": 38, "ram_gib_per_node": 2048, "currency": "CNY",
-    "method": "full-finetune", "params_b": 70,
+    "gpu": "H800",
+    "gpu_count": 16,
+    "nodes": 2,
+    "gpus_per_node": 8,
+    "tp": 8,
+    "pp": 1,
+    "dp": 2,
+    "zero_stage": 1,
+    "mem_per_gpu_gib": 71.5,
+    "gpu_mem_gib": 80,
+    "days": 12.3,
+    "gpu_hours": 4723,
+    "mfu_pct": 38,
+    "ram_gib_per_node": 2048,
+    "currency": "CNY",
+    "method": "full-finetune",
+    "params_b": 70,
 }
 
 # Paraphrases written before any tuning (topic, question); no synonym was added for them.
@@ -128,15 +141,36 @@ FRESH = [
 # Questions no topic answers (small talk, travel, other fields); a confident answer to any of
 # them is a mistake. Written after the high-speed-rail question below was found answered.
 OFF_TOPIC = [
-    "北京到上海的高铁要多久", "how long does it take to get from london to paris", "今天中午吃什么",
-    "what time is it", "明天会下雨吗", "who won the world cup", "how do I cook rice",
-    "帮我写一首关于春天的诗", "what's the capital of australia", "我的快递什么时候到",
-    "how much does a tesla model 3 cost", "周末去哪里玩比较好", "can you recommend a good movie",
-    "怎么学好英语", "how many days until christmas", "这个月工资什么时候发", "is python better than java",
-    "how long should I boil an egg", "上海到成都的机票多少钱", "what's a good name for a cat",
-    "我们公司年会几天", "how fast can a cheetah run", "深圳哪里的房子便宜", "tell me a joke",
-    "股票明天会涨吗", "how do I reset my password", "怎么做红烧肉", "how long is a marathon",
-    "北京的冬天冷不冷", "how many people live in tokyo",
+    "北京到上海的高铁要多久",
+    "how long does it take to get from london to paris",
+    "今天中午吃什么",
+    "what time is it",
+    "明天会下雨吗",
+    "who won the world cup",
+    "how do I cook rice",
+    "帮我写一首关于春天的诗",
+    "what's the capital of australia",
+    "我的快递什么时候到",
+    "how much does a tesla model 3 cost",
+    "周末去哪里玩比较好",
+    "can you recommend a good movie",
+    "怎么学好英语",
+    "how many days until christmas",
+    "这个月工资什么时候发",
+    "is python better than java",
+    "how long should I boil an egg",
+    "上海到成都的机票多少钱",
+    "what's a good name for a cat",
+    "我们公司年会几天",
+    "how fast can a cheetah run",
+    "深圳哪里的房子便宜",
+    "tell me a joke",
+    "股票明天会涨吗",
+    "how do I reset my password",
+    "怎么做红烧肉",
+    "how long is a marathon",
+    "北京的冬天冷不冷",
+    "how many people live in tokyo",
 ]
 
 
@@ -154,8 +188,10 @@ def _accuracy_table(questions: list[tuple[str, str, str]]) -> list[str]:
             c["conf_hit"] += got.confident and got.topic == want
     for key in [k for k in ("en", "zh", "mixed") if k in stats] + ["all"]:
         c = stats[key]
-        rows.append(f"| {key} | {c['n']} | {c['hit'] / c['n']:.1%} | {c['conf'] / c['n']:.0%} | "
-                    f"{c['conf_hit'] / max(1, c['conf']):.1%} |")
+        rows.append(
+            f"| {key} | {c['n']} | {c['hit'] / c['n']:.1%} | {c['conf'] / c['n']:.0%} | "
+            f"{c['conf_hit'] / max(1, c['conf']):.1%} |"
+        )
     return rows
 
 
@@ -183,8 +219,10 @@ def main() -> None:
     print("\nTop-1 accuracy on fresh paraphrases (written before tuning; no synonym was added for them)\n")
     print("\n".join(_accuracy_table([(faq.language_of(text), text, topic) for topic, text in FRESH])))
     sure = [q for q in OFF_TOPIC if faq.answer(q).confident]
-    print(f"\nOff-topic questions answered confidently: {len(sure)} of {len(OFF_TOPIC)}"
-          + (f" ({'; '.join(sure)})" if sure else ""))
+    print(
+        f"\nOff-topic questions answered confidently: {len(sure)} of {len(OFF_TOPIC)}"
+        + (f" ({'; '.join(sure)})" if sure else "")
+    )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,10 @@ def row(text: str) -> str:
     days = f"{t['days']:.1f}" if t["days"] else "–"
     mfu = f"{t['mfu']:.0%}" if t["mfu"] is not None else "–"
     comm = f"{t['exposed_comm_share']:.0%}" if t["exposed_comm_share"] is not None else "–"
-    return (f"| `{text}` | {p['gpu_count']} x {p['gpu']} | {layout} | {p['framework']}, {schedule} | "
-            f"{p['micro_batches_per_step']} x {p['micro_batch']} | {days} | {mfu} | {comm} |")
+    return (
+        f"| `{text}` | {p['gpu_count']} x {p['gpu']} | {layout} | {p['framework']}, {schedule} | "
+        f"{p['micro_batches_per_step']} x {p['micro_batch']} | {days} | {mfu} | {comm} |"
+    )
 
 
 def main() -> int:

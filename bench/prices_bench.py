@@ -107,15 +107,30 @@ def synthetic_csv_days(offers: int, dates: int, seed: int = 7):
         header = list(layouts.SKYPILOT_COLUMNS)
         records = [(1, header)]
         for line, (key, (gpu, count, price, spot)) in enumerate(sorted(live.items()), start=2):
-            records.append((line, [day, *key, gpu, str(count), str(8 * count), str(64 * count),
-                                   f"{price:.6f}", "" if spot is None else f"{spot:.6f}"]))
+            records.append(
+                (
+                    line,
+                    [
+                        day,
+                        *key,
+                        gpu,
+                        str(count),
+                        str(8 * count),
+                        str(64 * count),
+                        f"{price:.6f}",
+                        "" if spot is None else f"{spot:.6f}",
+                    ],
+                )
+            )
         yield day, records
 
 
 def synthetic_history(workdir: str, offers: int, dates: int) -> bool:
     total = offers * dates * 2
-    print(f"\nSynthetic history (generated in this bench only): {dates} dates x {offers} offers x 2 kinds"
-          f" = {total:,} observations")
+    print(
+        f"\nSynthetic history (generated in this bench only): {dates} dates x {offers} offers x 2 kinds"
+        f" = {total:,} observations"
+    )
     db = open_store(os.path.join(workdir, "synthetic.db"))
     start = time.perf_counter()
     days = []

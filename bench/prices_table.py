@@ -28,11 +28,20 @@ def priced(text: str, book) -> dict:
     p, c = out["plan"], out["cost"]
     if p is None:
         return {"text": text, "plan": None}
-    return {"text": text, "plan": f"{p['gpu_count']} x {p['gpu']}", "nodes": p["nodes"], "days": out["training"]["days"],
-            "currency": c["currency"], "rent_total": c["rent_total"], "rent_option": c["rent_option"],
-            "rent_offer": c.get("rent_offer"), "rent_range": c.get("rent_range"), "rent_term": c.get("rent_term"),
-            "sources": [s["provider"] for s in c["price_sources"] if s["role"].startswith("rent")],
-            "warnings": [w["code"] for w in out["warning_codes"] if w["kind"] == "warning"]}
+    return {
+        "text": text,
+        "plan": f"{p['gpu_count']} x {p['gpu']}",
+        "nodes": p["nodes"],
+        "days": out["training"]["days"],
+        "currency": c["currency"],
+        "rent_total": c["rent_total"],
+        "rent_option": c["rent_option"],
+        "rent_offer": c.get("rent_offer"),
+        "rent_range": c.get("rent_range"),
+        "rent_term": c.get("rent_term"),
+        "sources": [s["provider"] for s in c["price_sources"] if s["role"].startswith("rent")],
+        "warnings": [w["code"] for w in out["warning_codes"] if w["kind"] == "warning"],
+    }
 
 
 def money(value, cur) -> str:
@@ -46,12 +55,18 @@ def why(old: dict, new: dict) -> str:
     o = new.get("rent_offer") or {}
     reasons = []
     if o.get("estimated"):
-        reasons.append(f"no deliverable offer on record: estimated from {o['provider']} server leases "
-                       f"({', '.join(w for w in new['warnings'] if w == 'rent_estimated')})")
+        reasons.append(
+            f"no deliverable offer on record: estimated from {o['provider']} server leases "
+            f"({', '.join(w for w in new['warnings'] if w == 'rent_estimated')})"
+        )
     if old.get("plan") != new.get("plan"):
-        reasons.append(f"plan changed from {old.get('plan')} (its old price came from {', '.join(old.get('sources') or ['–'])})")
+        reasons.append(
+            f"plan changed from {old.get('plan')} (its old price came from {', '.join(old.get('sources') or ['–'])})"
+        )
     elif old.get("sources") != new.get("sources"):
-        reasons.append(f"old price from {', '.join(old.get('sources') or ['–'])}, which cannot deliver it or is not an offer")
+        reasons.append(
+            f"old price from {', '.join(old.get('sources') or ['–'])}, which cannot deliver it or is not an offer"
+        )
     if (new.get("rent_term") or {}).get("months_paid", 0) > (new.get("rent_term") or {}).get("job_months", 0):
         reasons.append("minimum term paid")
     return "; ".join(reasons) or "same offer"
@@ -74,14 +89,26 @@ def main() -> int:
             continue
         rr, off = r["rent_range"], r["rent_offer"] or {}
         cur = r["currency"]
-        rng = (f"{money(rr['low'], cur)} / **{money(rr['likely'], cur)}** / {money(rr['high'], cur)} ({rr['offers']} offer(s))"
-               if rr else "no price")
+        rng = (
+            f"{money(rr['low'], cur)} / **{money(rr['likely'], cur)}** / {money(rr['high'], cur)}"
+            f" ({rr['offers']} offer(s))"
+            if rr
+            else "no price"
+        )
         term = r.get("rent_term") or {}
-        offer = (f"{off.get('provider')}: {off.get('offer')}, ≤{off.get('max_gpus')} GPUs, {off.get('interconnect') or 'fabric not stated'}, "
-                 f"{'min ' + str(off.get('min_term_months')) + ' mo' if off.get('min_term_months') else 'no minimum'}"
-                 f"{', pays ' + str(term['months_paid']) + ' mo' if term.get('months_paid') else ''}"
-                 f"{', ESTIMATED' if off.get('estimated') else ''} ({off.get('as_of')})") if off else "–"
-        old_cell = f"{o.get('plan')}: {money(o.get('rent_total'), o.get('currency', cur))} ({', '.join(o.get('sources') or ['–'])})"
+        offer = (
+            (
+                f"{off.get('provider')}: {off.get('offer')}, ≤{off.get('max_gpus')} GPUs, "
+                f"{off.get('interconnect') or 'fabric not stated'}, "
+                f"{'min ' + str(off.get('min_term_months')) + ' mo' if off.get('min_term_months') else 'no minimum'}"
+                f"{', pays ' + str(term['months_paid']) + ' mo' if term.get('months_paid') else ''}"
+                f"{', ESTIMATED' if off.get('estimated') else ''} ({off.get('as_of')})"
+            )
+            if off
+            else "–"
+        )
+        old_sources = ", ".join(o.get("sources") or ["–"])
+        old_cell = f"{o.get('plan')}: {money(o.get('rent_total'), o.get('currency', cur))} ({old_sources})"
         print(f"| `{r['text']}` | {old_cell} | {r['plan']} | {rng} | {offer} | {why(o, r)} |")
     return 0
 

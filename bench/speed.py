@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from advisor import catalog  # noqa: E402
 from advisor.engine.estimate import best_layout  # noqa: E402
-from advisor.planning.advice import advise  # noqa: E402
-from advisor.planning.engine_inputs import model_shape, training_setup  # noqa: E402
 from advisor.market.prices import price_book  # noqa: E402
 from advisor.market.store import open_store  # noqa: E402
+from advisor.planning.advice import advise  # noqa: E402
+from advisor.planning.engine_inputs import model_shape, training_setup  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
 
 REQUESTS = [

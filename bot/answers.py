@@ -34,8 +34,9 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     return {"ok": True, "lang": result.request.lang, "message": blocks.card(result), "summary": summary}
 
 
-def follow(request_text: str, summary: dict, text: str, lang: str | None, book: PriceBook,
-           mentioned: bool = True) -> dict:
+def follow(
+    request_text: str, summary: dict, text: str, lang: str | None, book: PriceBook, mentioned: bool = True
+) -> dict:
     """A message in a plan's thread -> the reply, or {"message": None} when the bot was not
     spoken to (thanks, agreement, people talking to each other)."""
     reply = follow_up(request_text, summary, text, lang, book=book, mentioned=mentioned)
@@ -55,10 +56,13 @@ def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
     options, the checklist, or the RFQ (text for a file, with its name and comment)."""
     result = advise(request_text, lang, book=book)
     if which == "rfq":
-        return {"ok": True, "text": render_rfq(result) or "",
-                "filename": phrase(lang, "rfq_file", file="slack/card"),
-                "title": phrase(lang, "title", "rfq", file="slack/card"),
-                "comment": phrase(lang, "rfq_comment", file="slack/card")}
+        return {
+            "ok": True,
+            "text": render_rfq(result) or "",
+            "filename": phrase(lang, "rfq_file", file="slack/card"),
+            "title": phrase(lang, "title", "rfq", file="slack/card"),
+            "comment": phrase(lang, "rfq_comment", file="slack/card"),
+        }
     return {"ok": True, "message": blocks.details(result, which)}
 
 

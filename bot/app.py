@@ -18,8 +18,15 @@ from bot.settings import Settings
 
 # The fewest scopes that work (manifest.yml lists the same): the slash command, posting,
 # reading mentions and thread replies, the user's locale, uploading the RFQ and charts.
-BOT_SCOPES = ["commands", "chat:write", "app_mentions:read", "channels:history", "groups:history",
-              "users:read", "files:write"]
+BOT_SCOPES = [
+    "commands",
+    "chat:write",
+    "app_mentions:read",
+    "channels:history",
+    "groups:history",
+    "users:read",
+    "files:write",
+]
 
 
 def create_app(settings: Settings | None = None, socket_mode: bool = False) -> App:
@@ -28,7 +35,9 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
     if settings.oauth and not socket_mode:
         store = installation_store(settings)
         oauth = OAuthSettings(
-            client_id=settings.client_id, client_secret=settings.client_secret, scopes=BOT_SCOPES,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+            scopes=BOT_SCOPES,
             installation_store=store,
             state_store=SQLite3OAuthStateStore(database=db_path(), expiration_seconds=600),
         )

@@ -29,6 +29,7 @@ CARD_CHARS = 1500  # visible characters of the channel card
 
 # -- the one escape for user-derived text ---------------------------------------------------
 
+
 def esc(text) -> str:
     """Text that came from a user, made safe inside mrkdwn: Slack's three control characters
     (so "<!channel>" or "<@U123>" typed by someone is shown, not acted on). Every user-derived
@@ -105,20 +106,26 @@ def _field(lang: str, name: str, value: str, kind: str = "field") -> str:
 
 
 def _button(lang: str, action_id: str, style: str | None = None) -> dict:
-    b = {"type": "button", "action_id": action_id, "value": action_id,
-         "text": {"type": "plain_text", "text": _p(lang, "button", action_id)}}
+    b = {
+        "type": "button",
+        "action_id": action_id,
+        "value": action_id,
+        "text": {"type": "plain_text", "text": _p(lang, "button", action_id)},
+    }
     if style:
         b["style"] = style
     return b
 
 
-CARD_BUTTONS = ("show_math", "show_servers", "show_costs", "show_alternatives", "show_checklist", "show_rfq",
-                "replan")
+CARD_BUTTONS = ("show_math", "show_servers", "show_costs", "show_alternatives", "show_checklist", "show_rfq", "replan")
 
 
 def buttons(lang: str) -> dict:
-    return {"type": "actions", "block_id": "plan_actions",
-            "elements": [_button(lang, a, "primary" if a == "show_rfq" else None) for a in CARD_BUTTONS]}
+    return {
+        "type": "actions",
+        "block_id": "plan_actions",
+        "elements": [_button(lang, a, "primary" if a == "show_rfq" else None) for a in CARD_BUTTONS],
+    }
 
 
 def new_plan_button(lang: str) -> dict:
@@ -253,25 +260,43 @@ def card(result) -> dict:
     if p is not None:
         e, lay, c = p.estimate, p.estimate.layout, p.costs
         gpus, days, rent = _plan_words(p, lang)
-        per_day = cash(c.rent_per_gpu_hour * lay.gpu_count * 24, c.currency) if (
-            c.rent_per_gpu_hour and not days) else ""
+        per_day = (
+            cash(c.rent_per_gpu_hour * lay.gpu_count * 24, c.currency) if (c.rent_per_gpu_hour and not days) else ""
+        )
         lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, rent or per_day))
         lines.extend(_fix_lines(result, code))
         fields.append(_field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}"))
-        fields.append(_field(lang, "time", _p(lang, "time_value", days, num(e.days, 2) if e.days else "",
-                                              num(r.deadline_days, 2) if r.deadline_days else "")))
+        fields.append(
+            _field(
+                lang,
+                "time",
+                _p(
+                    lang,
+                    "time_value",
+                    days,
+                    num(e.days, 2) if e.days else "",
+                    num(r.deadline_days, 2) if r.deadline_days else "",
+                ),
+            )
+        )
         fields.append(_field(lang, "memory", _p(lang, "memory_value", num(e.memory.total), num(e.usable_gib), e.fits)))
         rent_range = c.rent_range  # low / likely / high from the offers that can deliver the plan
-        shown_rent = (f"{cash(rent_range['low'], c.currency)}–{cash(rent_range['high'], c.currency)}"
-                      if rent_range and rent_range["high"] > rent_range["low"] else rent)
+        shown_rent = (
+            f"{cash(rent_range['low'], c.currency)}–{cash(rent_range['high'], c.currency)}"
+            if rent_range and rent_range["high"] > rent_range["low"]
+            else rent
+        )
         budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
-        fields.append(_field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day)))
+        fields.append(
+            _field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day))
+        )
         fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason)))
         alt = _best_alternative(result)
         if alt is not None:
             a_gpus, a_days, a_rent = _plan_words(alt, lang)
-            fields.append(_field(lang, "alternative", _p(lang, "alternative_value", alt.label or "", a_gpus, a_days,
-                                                         a_rent)))
+            fields.append(
+                _field(lang, "alternative", _p(lang, "alternative_value", alt.label or "", a_gpus, a_days, a_rent))
+            )
     else:
         lines.extend(_fix_lines(result, code))
     blocks.append(_section("\n".join(lines) or header, fields))
@@ -312,16 +337,44 @@ def details(result, which: str) -> dict:
     if which == "math":
         t = e.throughput
         if e.tokens:
-            blocks[0] = _section(f"*{title}*\n" + _p(lang, "time_answer", days_text(e.days, lang), count(lay.gpu_count),
-                                                      num(e.gpu_hours), big(e.tokens, lang), num(t.tokens_per_s_per_gpu),
-                                                      pct(t.mfu)))
+            blocks[0] = _section(
+                f"*{title}*\n"
+                + _p(
+                    lang,
+                    "time_answer",
+                    days_text(e.days, lang),
+                    count(lay.gpu_count),
+                    num(e.gpu_hours),
+                    big(e.tokens, lang),
+                    num(t.tokens_per_s_per_gpu),
+                    pct(t.mfu),
+                )
+            )
             peak = t.model_flops_per_token * t.tokens_per_s_per_gpu / t.mfu / 1e12
-            blocks.append(_fields_only([
-                _field(lang, "compute", _p(lang, "compute_value", big(e.tokens, lang),
-                                           num(t.model_flops_per_token / 1e9), sci(e.flops)), "math_field"),
-                _field(lang, "speed", _p(lang, "speed_value", num(t.tokens_per_s_per_gpu), pct(t.mfu), num(peak)),
-                       "math_field"),
-            ]))
+            blocks.append(
+                _fields_only(
+                    [
+                        _field(
+                            lang,
+                            "compute",
+                            _p(
+                                lang,
+                                "compute_value",
+                                big(e.tokens, lang),
+                                num(t.model_flops_per_token / 1e9),
+                                sci(e.flops),
+                            ),
+                            "math_field",
+                        ),
+                        _field(
+                            lang,
+                            "speed",
+                            _p(lang, "speed_value", num(t.tokens_per_s_per_gpu), pct(t.mfu), num(peak)),
+                            "math_field",
+                        ),
+                    ]
+                )
+            )
             notes = [phrase(lang, "thr_note", n, file="explain") for n in t.notes]
             if notes:
                 blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
@@ -329,56 +382,148 @@ def details(result, which: str) -> dict:
             blocks[0] = _section(f"*{title}*\n" + _p(lang, "no_time"))
         blocks.append(_divider())
         m = e.memory
-        blocks.append(_section(_p(lang, "memory_answer", num(m.total), num(e.usable_gib)), [
-            _field(lang, k, f"{num(getattr(m, k))} GiB", "math_field")
-            for k in ("weights", "gradients", "optimizer", "activations", "other")] + [
-            _field(lang, "layout", _p(lang, "layout_value", lay.tp, lay.pp, lay.dp, lay.zero_stage, lay.micro_batch,
-                                      lay.global_batch), "math_field")]))
+        blocks.append(
+            _section(
+                _p(lang, "memory_answer", num(m.total), num(e.usable_gib)),
+                [
+                    _field(lang, k, f"{num(getattr(m, k))} GiB", "math_field")
+                    for k in ("weights", "gradients", "optimizer", "activations", "other")
+                ]
+                + [
+                    _field(
+                        lang,
+                        "layout",
+                        _p(
+                            lang,
+                            "layout_value",
+                            lay.tp,
+                            lay.pp,
+                            lay.dp,
+                            lay.zero_stage,
+                            lay.micro_batch,
+                            lay.global_batch,
+                        ),
+                        "math_field",
+                    )
+                ],
+            )
+        )
         notes = [phrase(lang, "mem_note", n, file="explain") for n in m.notes]
         if notes:
             blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
     elif which == "servers":
         i = p.infra
-        blocks[0] = _section(f"*{title}*\n" + _p(lang, "servers_intro", servers_text(lay.nodes, lang),
-                                                  lay.gpus_per_node, p.gpu))
-        blocks.append(_fields_only([
-            _field(lang, "cpu", _p(lang, "cpu_value", i.cpu_cores_per_node), "server_field"),
-            _field(lang, "ram", _p(lang, "ram_value", count(i.ram_gib_per_node)), "server_field"),
-            _field(lang, "nvme", _p(lang, "nvme_value", num(i.nvme_tb_per_node)), "server_field"),
-            _field(lang, "storage", _p(lang, "storage_value", num(i.storage_read_gb_per_s),
-                                       phrase(lang, "storage_kind", i.shared_storage, file="explain")), "server_field"),
-            _field(lang, "intra", phrase(lang, "intra", i.network, file="explain"), "server_field"),
-            _field(lang, "inter", phrase(lang, "inter", i.network, file="explain"), "server_field"),
-            _field(lang, "power", _p(lang, "power_value", num(i.power_kw_per_node), i.servers_per_rack,
-                                     phrase(lang, "cooling", i.cooling, file="explain")), "server_field"),
-        ]))
+        blocks[0] = _section(
+            f"*{title}*\n" + _p(lang, "servers_intro", servers_text(lay.nodes, lang), lay.gpus_per_node, p.gpu)
+        )
+        blocks.append(
+            _fields_only(
+                [
+                    _field(lang, "cpu", _p(lang, "cpu_value", i.cpu_cores_per_node), "server_field"),
+                    _field(lang, "ram", _p(lang, "ram_value", count(i.ram_gib_per_node)), "server_field"),
+                    _field(lang, "nvme", _p(lang, "nvme_value", num(i.nvme_tb_per_node)), "server_field"),
+                    _field(
+                        lang,
+                        "storage",
+                        _p(
+                            lang,
+                            "storage_value",
+                            num(i.storage_read_gb_per_s),
+                            phrase(lang, "storage_kind", i.shared_storage, file="explain"),
+                        ),
+                        "server_field",
+                    ),
+                    _field(lang, "intra", phrase(lang, "intra", i.network, file="explain"), "server_field"),
+                    _field(lang, "inter", phrase(lang, "inter", i.network, file="explain"), "server_field"),
+                    _field(
+                        lang,
+                        "power",
+                        _p(
+                            lang,
+                            "power_value",
+                            num(i.power_kw_per_node),
+                            i.servers_per_rack,
+                            phrase(lang, "cooling", i.cooling, file="explain"),
+                        ),
+                        "server_field",
+                    ),
+                ]
+            )
+        )
         reasons = [phrase(lang, "reason", k, r, file="explain") for k, r in i.reasons.items()]
         blocks.append(_context("\n".join(f"• {esc(x)}" for x in reasons if x)))
     elif which == "costs":
         fields = []
         if c.rent_hourly_total:
-            fields.append(_field(lang, "hourly", _p(lang, "hourly_value", cash(c.rent_per_gpu_hour, c.currency),
-                                                    num(e.gpu_hours), cash(c.rent_hourly_total, c.currency)),
-                                 "cost_field"))
+            fields.append(
+                _field(
+                    lang,
+                    "hourly",
+                    _p(
+                        lang,
+                        "hourly_value",
+                        cash(c.rent_per_gpu_hour, c.currency),
+                        num(e.gpu_hours),
+                        cash(c.rent_hourly_total, c.currency),
+                    ),
+                    "cost_field",
+                )
+            )
         if c.rent_monthly_total:
-            fields.append(_field(lang, "monthly", _p(lang, "monthly_value", cash(c.rent_per_gpu_month, c.currency),
-                                                     c.monthly_min_term_months, cash(c.rent_monthly_total, c.currency)),
-                                 "cost_field"))
+            fields.append(
+                _field(
+                    lang,
+                    "monthly",
+                    _p(
+                        lang,
+                        "monthly_value",
+                        cash(c.rent_per_gpu_month, c.currency),
+                        c.monthly_min_term_months,
+                        cash(c.rent_monthly_total, c.currency),
+                    ),
+                    "cost_field",
+                )
+            )
         if c.storage_total:
             fields.append(_field(lang, "storage", cash(c.storage_total, c.currency), "cost_field"))
         if c.buy_capex:
             fields.append(_field(lang, "buy", _p(lang, "buy_value", cash(c.buy_capex, c.currency)), "cost_field"))
-            fields.append(_field(lang, "tco", _p(lang, "tco_value", cash(c.buy_tco_first_year, c.currency),
-                                                 cash(c.power_cost_year, c.currency),
-                                                 cash(c.hosting_cost_year, c.currency)), "cost_field"))
+            fields.append(
+                _field(
+                    lang,
+                    "tco",
+                    _p(
+                        lang,
+                        "tco_value",
+                        cash(c.buy_tco_first_year, c.currency),
+                        cash(c.power_cost_year, c.currency),
+                        cash(c.hosting_cost_year, c.currency),
+                    ),
+                    "cost_field",
+                )
+            )
         if c.breakeven_months:
-            fields.append(_field(lang, "breakeven", _p(lang, "breakeven_value", num(c.breakeven_months, 2),
-                                                       pct(c.owned_utilisation)), "cost_field"))
+            fields.append(
+                _field(
+                    lang,
+                    "breakeven",
+                    _p(lang, "breakeven_value", num(c.breakeven_months, 2), pct(c.owned_utilisation)),
+                    "cost_field",
+                )
+            )
         blocks[0] = _section(f"*{title}*", fields) if fields else blocks[0]
-        srcs = [_p(lang, "source", phrase(lang, "role", s["role"], c.gpu_share_of_server, file="explain"),
-                   cash(s["price"], s["currency"]), esc(phrase(lang, "provider_name", s["provider"])), esc(s["as_of"]),
-                   s["estimate"])
-                for s in c.price_sources]
+        srcs = [
+            _p(
+                lang,
+                "source",
+                phrase(lang, "role", s["role"], c.gpu_share_of_server, file="explain"),
+                cash(s["price"], s["currency"]),
+                esc(phrase(lang, "provider_name", s["provider"])),
+                esc(s["as_of"]),
+                s["estimate"],
+            )
+            for s in c.price_sources
+        ]
         if srcs:
             blocks.append(_context(_p(lang, "sources", "; ".join(srcs))))
     elif which == "alternatives":
@@ -388,9 +533,20 @@ def details(result, which: str) -> dict:
             if a is shown:
                 continue
             a_gpus, a_days, a_rent = _plan_words(a, lang)
-            lines.append("• " + _p(lang, "alternative_line", _p(lang, "label", a.label or ""), a_gpus, a_days,
-                                   num(a.estimate.gpu_hours), a_rent, num(a.estimate.memory.total),
-                                   not a.meets_deadline))
+            lines.append(
+                "• "
+                + _p(
+                    lang,
+                    "alternative_line",
+                    _p(lang, "label", a.label or ""),
+                    a_gpus,
+                    a_days,
+                    num(a.estimate.gpu_hours),
+                    a_rent,
+                    num(a.estimate.memory.total),
+                    not a.meets_deadline,
+                )
+            )
         blocks[0] = _section(f"*{title}*\n" + ("\n".join(lines) if lines else _p(lang, "no_alternatives")))
     elif which == "checklist":
         text = render("checklist.txt.j2", lang)
@@ -415,9 +571,15 @@ def whatif(reply) -> dict:
     """A what-if reply: what changed (deadline 14 -> 30 days), the new plan against the first
     as fields, why the GPU changed, and warnings that are new."""
     lang = reply.lang
-    text = render("slack/whatif.md.j2", lang, changes=[{k: esc(v) for k, v in c.items()} for c in reply.changes],
-                  before=_summary_words(reply.before, lang, reply.before_currency),
-                  after=_summary_words(reply.after, lang, reply.currency), why=reply.why, warnings=reply.warnings)
+    text = render(
+        "slack/whatif.md.j2",
+        lang,
+        changes=[{k: esc(v) for k, v in c.items()} for c in reply.changes],
+        before=_summary_words(reply.before, lang, reply.before_currency),
+        after=_summary_words(reply.after, lang, reply.currency),
+        why=reply.why,
+        warnings=reply.warnings,
+    )
     head, _, rest = text.partition("\n\n")
     fields = [f for f in rest.split("\n\n") if f.strip()]
     blocks = [_section(head, fields[:8])]
@@ -430,14 +592,17 @@ def whatif(reply) -> dict:
 
 
 def _summary_words(s: dict, lang: str, currency: str) -> dict:
-    return {"gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),
-            "servers": servers_text(s.get("nodes") or 0, lang),
-            "days": days_text(s.get("days"), lang), "memory": num(s.get("mem_per_gpu_gib")),
-            "rent": cash(s.get("rent_total"), currency)}
+    return {
+        "gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),
+        "servers": servers_text(s.get("nodes") or 0, lang),
+        "days": days_text(s.get("days"), lang),
+        "memory": num(s.get("mem_per_gpu_gib")),
+        "rent": cash(s.get("rent_total"), currency),
+    }
 
 
 def explain(reply) -> dict:
-    """"how did you get 13 days?": the one-line answer first, then that part of the arithmetic."""
+    """ "how did you get 13 days?": the one-line answer first, then that part of the arithmetic."""
     msg = details(reply.advice, "math")
     # no title: the one-line answer is the first thing read
     msg["blocks"][0]["text"]["text"] = msg["blocks"][0]["text"]["text"].split("\n", 1)[-1]
@@ -447,7 +612,7 @@ def explain(reply) -> dict:
         mem = [b for b in msg["blocks"] if b["type"] == "section" and "fields" in b and b.get("text")]
         if mem:
             first = mem[0]["text"]["text"]
-            msg["blocks"] = mem + [b for b in msg["blocks"][msg["blocks"].index(mem[0]) + 1:]]
+            msg["blocks"] = mem + list(msg["blocks"][msg["blocks"].index(mem[0]) + 1 :])
     elif reply.part == "time" and any(b["type"] == "divider" for b in msg["blocks"]):
         cut = next(i for i, b in enumerate(msg["blocks"]) if b["type"] == "divider")
         msg["blocks"] = msg["blocks"][:cut]
@@ -455,8 +620,13 @@ def explain(reply) -> dict:
         msg = details(reply.advice, "costs")
         c, e = reply.advice.plan.costs, reply.advice.estimate
         if c.rent_total and c.rent_per_gpu_hour and e.gpu_hours:
-            first = _p(reply.lang, "cost_answer", cash(c.rent_total, c.currency), cash(c.rent_per_gpu_hour, c.currency),
-                       num(e.gpu_hours))
+            first = _p(
+                reply.lang,
+                "cost_answer",
+                cash(c.rent_total, c.currency),
+                cash(c.rent_per_gpu_hour, c.currency),
+                num(e.gpu_hours),
+            )
             msg["blocks"][0]["text"]["text"] = first
         else:
             first = msg["blocks"][0]["text"]["text"]
@@ -492,8 +662,14 @@ def plain(text: str) -> dict:
 
 def visible_chars(msg: dict) -> int:
     """Characters a reader sees in a message's blocks (markup stripped)."""
-    return len(re.sub(r"[*_~`]", "", _plain_of(msg["blocks"]) + "".join(
-        el["text"]["text"] for b in msg["blocks"] if b["type"] == "actions" for el in b["elements"])))
+    return len(
+        re.sub(
+            r"[*_~`]",
+            "",
+            _plain_of(msg["blocks"])
+            + "".join(el["text"]["text"] for b in msg["blocks"] if b["type"] == "actions" for el in b["elements"]),
+        )
+    )
 
 
 def code_chars(msg: dict) -> int:

@@ -24,8 +24,11 @@ def web_client(settings: Settings, token: str | None = None, timeout: float | No
         token=token,
         base_url=settings.api_url,
         timeout=int(timeout or 30),
-        retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=3), ServerErrorRetryHandler(max_retry_count=2),
-                        ConnectionErrorRetryHandler(max_retry_count=2)],
+        retry_handlers=[
+            RateLimitErrorRetryHandler(max_retry_count=3),
+            ServerErrorRetryHandler(max_retry_count=2),
+            ConnectionErrorRetryHandler(max_retry_count=2),
+        ],
     )
 
 

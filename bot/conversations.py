@@ -11,7 +11,9 @@ from pydantic import BaseModel
 from bot import tables
 
 MIGRATIONS = [
-    (1, """
+    (
+        1,
+        """
         CREATE TABLE IF NOT EXISTS conversations (
             key TEXT PRIMARY KEY,
             workspace TEXT NOT NULL DEFAULT '',
@@ -22,7 +24,8 @@ MIGRATIONS = [
             created_at TEXT NOT NULL DEFAULT (datetime('now'))
         );
         CREATE INDEX IF NOT EXISTS conversations_workspace ON conversations (workspace, created_at)
-    """),
+    """,
+    ),
 ]
 
 

@@ -23,8 +23,14 @@ from advisor.text.safe import for_slack
 log = logging.getLogger("gpu_advisor.bot")
 ANSWER_EVENT = "gpu_advisor_answer"
 # Errors that are Slack's or the network's, not ours: worth another try after a while.
-TRANSIENT_ERRORS = {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable",
-                    "request_timeout"}
+TRANSIENT_ERRORS = {
+    "ratelimited",
+    "rate_limited",
+    "internal_error",
+    "fatal_error",
+    "service_unavailable",
+    "request_timeout",
+}
 
 
 class PostProblem(Exception):
@@ -71,8 +77,9 @@ def find_posted(client, channel: str, job: int, since: float, thread_ts: str | N
         if thread_ts:
             resp = client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200)
         else:
-            resp = client.conversations_history(channel=channel, oldest=f"{since - 60:.6f}",
-                                                include_all_metadata=True, limit=200)
+            resp = client.conversations_history(
+                channel=channel, oldest=f"{since - 60:.6f}", include_all_metadata=True, limit=200
+            )
     except Exception as err:
         log.warning("could not read %s's history: %s", channel, type(err).__name__)
         raise PostProblem("history_unreadable", True) from err
@@ -83,8 +90,15 @@ def find_posted(client, channel: str, job: int, since: float, thread_ts: str | N
     return None
 
 
-def send(client, channel: str, msg: dict, thread_ts: str | None = None, job: int | None = None,
-         attempt: int = 1, since: float = 0.0) -> str:
+def send(
+    client,
+    channel: str,
+    msg: dict,
+    thread_ts: str | None = None,
+    job: int | None = None,
+    attempt: int = 1,
+    since: float = 0.0,
+) -> str:
     """Post a job's message (and its thread replies) once; returns its ts or raises PostProblem."""
     if job is not None and attempt > 1:
         ts = find_posted(client, channel, job, since, thread_ts)
@@ -92,8 +106,14 @@ def send(client, channel: str, msg: dict, thread_ts: str | None = None, job: int
             log.info("job %s had already posted in %s: not posting again", job, channel)
             return ts
     try:
-        resp = client.chat_postMessage(channel=channel, text=msg["text"], blocks=msg["blocks"],
-                                       thread_ts=thread_ts, unfurl_links=False, metadata=_metadata(job))
+        resp = client.chat_postMessage(
+            channel=channel,
+            text=msg["text"],
+            blocks=msg["blocks"],
+            thread_ts=thread_ts,
+            unfurl_links=False,
+            metadata=_metadata(job),
+        )
     except Exception as err:
         found = problem(err)
         log.warning("chat.postMessage to %s failed: %s", channel, found.reason)
@@ -101,8 +121,13 @@ def send(client, channel: str, msg: dict, thread_ts: str | None = None, job: int
     ts = resp["ts"]
     for extra in msg.get("thread", []):
         try:
-            client.chat_postMessage(channel=channel, text=extra["text"], blocks=extra["blocks"],
-                                    thread_ts=thread_ts or ts, unfurl_links=False)
+            client.chat_postMessage(
+                channel=channel,
+                text=extra["text"],
+                blocks=extra["blocks"],
+                thread_ts=thread_ts or ts,
+                unfurl_links=False,
+            )
         except Exception as err:  # the answer itself is out; a lost extra is logged
             log.warning("thread reply in %s failed: %s", channel, problem(err).reason)
     return ts
@@ -111,23 +136,30 @@ def send(client, channel: str, msg: dict, thread_ts: str | None = None, job: int
 def post(client, channel: str, msg: dict, thread_ts: str | None = None) -> str | None:
     """Post a message and its thread follow-ups; returns the message ts, None on failure."""
     try:
-        resp = client.chat_postMessage(channel=channel, text=msg["text"], blocks=msg["blocks"],
-                                       thread_ts=thread_ts, unfurl_links=False)
+        resp = client.chat_postMessage(
+            channel=channel, text=msg["text"], blocks=msg["blocks"], thread_ts=thread_ts, unfurl_links=False
+        )
     except SlackApiError as err:
         log.warning("chat.postMessage to %s failed: %s", channel, err.response.get("error"))
         return None
     ts = resp["ts"]
     for extra in msg.get("thread", []):
         try:
-            client.chat_postMessage(channel=channel, text=extra["text"], blocks=extra["blocks"],
-                                    thread_ts=thread_ts or ts, unfurl_links=False)
+            client.chat_postMessage(
+                channel=channel,
+                text=extra["text"],
+                blocks=extra["blocks"],
+                thread_ts=thread_ts or ts,
+                unfurl_links=False,
+            )
         except SlackApiError as err:
             log.warning("thread reply in %s failed: %s", channel, err.response.get("error"))
     return ts
 
 
-def tell_user(client, channel: str, user: str, text: str, response_url: str | None = None,
-              replace: bool = False) -> None:
+def tell_user(
+    client, channel: str, user: str, text: str, response_url: str | None = None, replace: bool = False
+) -> None:
     """An ephemeral note to one user: through the slash command's response_url when there is
     one (it works even where the bot is not a member; `replace` swaps it for the command's
     ephemeral ack), else chat.postEphemeral. The text is escaped for Slack here (it may echo

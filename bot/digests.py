@@ -41,12 +41,15 @@ PER_CHANNEL_GAP_S = 1.0
 _last_post: dict[str, float] = {}
 
 MIGRATIONS = [
-    (1, """CREATE TABLE IF NOT EXISTS digest_deliveries (
+    (
+        1,
+        """CREATE TABLE IF NOT EXISTS digest_deliveries (
              workspace TEXT NOT NULL, channel TEXT NOT NULL, date TEXT NOT NULL,
              state TEXT NOT NULL,                  -- sending | sent | failed
              claimed_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
              next_attempt_at REAL NOT NULL DEFAULT 0, ts TEXT,
-             PRIMARY KEY (workspace, channel, date))"""),
+             PRIMARY KEY (workspace, channel, date))""",
+    ),
 ]
 
 
@@ -76,8 +79,9 @@ def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
         table = db["digest_deliveries"]
         row = next(table.rows_where("workspace = ? AND channel = ? AND date = ?", key), None)
         if row is None:
-            table.insert({"workspace": workspace, "channel": channel, "date": date, "state": "sending",
-                          "claimed_at": now})
+            table.insert(
+                {"workspace": workspace, "channel": channel, "date": date, "state": "sending", "claimed_at": now}
+            )
             return "new"
         if row["state"] == "failed" and now >= row["next_attempt_at"]:
             table.update(key, {"state": "sending", "claimed_at": now})
@@ -96,7 +100,7 @@ def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = 
             table.update(key, {"state": "sent", "ts": ts})
             return
         attempts = table.get(key)["attempts"] + 1
-        backoff = min(3600, 60 * 2 ** attempts)
+        backoff = min(3600, 60 * 2**attempts)
         table.update(key, {"state": "failed", "attempts": attempts, "next_attempt_at": time.time() + backoff})
 
 
@@ -108,8 +112,9 @@ def _already_posted(client, channel: str, date: str, since: float) -> str | None
     """After a crash or a failed try: the ts of a digest for `date` the channel already shows.
     Raises HistoryUnreadable when the history cannot be read (never taken as "not posted")."""
     try:
-        history = client.conversations_history(channel=channel, oldest=str(since - 3600), include_all_metadata=True,
-                                               limit=50)
+        history = client.conversations_history(
+            channel=channel, oldest=str(since - 3600), include_all_metadata=True, limit=50
+        )
     except Exception as err:
         log.warning("could not read %s's history: %s", channel, type(err).__name__)
         raise HistoryUnreadable(channel) from err
@@ -121,9 +126,9 @@ def _already_posted(client, channel: str, date: str, since: float) -> str | None
     return None
 
 
-MAX_LINES = 40        # the channel message fits one screen
+MAX_LINES = 40  # the channel message fits one screen
 MAX_CHARS = 3000
-MAX_FIELDS = 10       # Block Kit's limit of fields in one section
+MAX_FIELDS = 10  # Block Kit's limit of fields in one section
 CHART_GPUS = 6
 
 
@@ -133,10 +138,20 @@ def _csv(lang: str, digest: digestmod.Digest) -> bytes:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(phrase(lang, "csv_header", file="digest_message").split(","))
     for r in digestmod.rows(digest):
-        writer.writerow([phrase(lang, "csv_kind", r["kind"], file="digest_message"), r["gpu"], r["provider"],
-                         r["region"], r["instance"], r["gpus"], "" if r["old"] is None else r["old"],
-                         "" if r["new"] is None else r["new"], "" if r["pct"] is None else f"{r['pct']:.2f}",
-                         r["source"]])
+        writer.writerow(
+            [
+                phrase(lang, "csv_kind", r["kind"], file="digest_message"),
+                r["gpu"],
+                r["provider"],
+                r["region"],
+                r["instance"],
+                r["gpus"],
+                "" if r["old"] is None else r["old"],
+                "" if r["new"] is None else r["new"],
+                "" if r["pct"] is None else f"{r['pct']:.2f}",
+                r["source"],
+            ]
+        )
     return ("\ufeff" + out.getvalue()).encode()  # the BOM lets spreadsheet apps read the Chinese header
 
 
@@ -144,10 +159,10 @@ def _mrkdwn(text: str) -> dict:
     return {"type": "mrkdwn", "text": text}
 
 
-def message(lang: str, s: digestmod.Summary, cheapest: list[digestmod.Cheapest],
-            problems: list[str]) -> dict:
+def message(lang: str, s: digestmod.Summary, cheapest: list[digestmod.Cheapest], problems: list[str]) -> dict:
     """The channel message: header, intro, the few moves, the cheapest per GPU as fields, the
     counts of the rest (the CSV in the thread lists them), failed feeds."""
+
     def p(name, *args):
         # The wording is ours, the cells (providers, regions, instances) come from feeds: the
         # whole phrase is escaped for mrkdwn (advisor/text/safe.py), our templates use no <...>.
@@ -164,11 +179,20 @@ def message(lang: str, s: digestmod.Summary, cheapest: list[digestmod.Cheapest],
     elif s.previous:
         blocks_.append({"type": "section", "text": _mrkdwn(p("quiet", s))})
     if shown_gpus:
-        blocks_.append({"type": "section", "text": _mrkdwn(f"*{p('cheapest_title')}*"),
-                        "fields": [_mrkdwn(p("cheapest_field", c)) for c in shown_gpus]})
+        blocks_.append(
+            {
+                "type": "section",
+                "text": _mrkdwn(f"*{p('cheapest_title')}*"),
+                "fields": [_mrkdwn(p("cheapest_field", c)) for c in shown_gpus],
+            }
+        )
     if problems:
-        blocks_.append({"type": "section", "text": _mrkdwn(
-            f"*{p('problems_title')}*\n" + "\n".join(f"• {for_slack(x)}" for x in problems[:5]))})
+        blocks_.append(
+            {
+                "type": "section",
+                "text": _mrkdwn(f"*{p('problems_title')}*\n" + "\n".join(f"• {for_slack(x)}" for x in problems[:5])),
+            }
+        )
     rest = p("rest", s, len(cheapest) - len(shown_gpus))
     blocks_.append({"type": "context", "elements": [_mrkdwn(x) for x in (rest, p("units")) if x]})
     return {"text": p("fallback", s), "blocks": blocks_}
@@ -195,15 +219,25 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     msg = message(lang, s, cheapest, problems or [])
     files = []
     if s.total:
-        files.append({"content": _csv(lang, d), "filename": f"gpu-price-changes-{date}.csv",
-                      "title": phrase(lang, "csv_title", date, file="digest_message")})
+        files.append(
+            {
+                "content": _csv(lang, d),
+                "filename": f"gpu-price-changes-{date}.csv",
+                "title": phrase(lang, "csv_title", date, file="digest_message"),
+            }
+        )
     gpus = list(dict.fromkeys([x.gpu_name for x in s.highlights] + [c.gpu_name for c in cheapest]))[:CHART_GPUS]
     history = cheapest_history(store, gpus, date) if gpus else {}
     store.conn.close()
     if history:
-        files.append({"content": history_png(history, date), "filename": f"gpu-prices-{date}.png",
-                      "title": phrase(lang, "title", date, file="chart"),
-                      "alt_txt": phrase(lang, "alt", list(history), date, file="chart")})
+        files.append(
+            {
+                "content": history_png(history, date),
+                "filename": f"gpu-prices-{date}.png",
+                "title": phrase(lang, "title", date, file="chart"),
+                "alt_txt": phrase(lang, "alt", list(history), date, file="chart"),
+            }
+        )
     return msg, files, phrase(lang, "files_comment", file="digest_message")
 
 
@@ -228,8 +262,14 @@ def calendar_day(sub: subscriptions.Subscription, now: dt.datetime | None = None
     return (now if now.tzinfo else now.replace(tzinfo=TZ)).astimezone(sub_tz(sub)).date().isoformat()
 
 
-def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[str] | None = None,
-            force: bool = False, day: str | None = None) -> bool:
+def deliver(
+    client,
+    sub: subscriptions.Subscription,
+    date: str,
+    problems: list[str] | None = None,
+    force: bool = False,
+    day: str | None = None,
+) -> bool:
     """Post `date`'s digest (the newest snapshot's) to the channel, once for the calendar `day`
     (today in the subscription's time zone): whatever is imported that day, one digest."""
     now = time.time()
@@ -249,9 +289,12 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
     msg, files, comment = compose(date, sub.lang, problems)
     try:
         _pace(sub.channel)
-        resp = client.chat_postMessage(channel=sub.channel, text=msg["text"], blocks=msg["blocks"],
-                                       metadata={"event_type": METADATA_EVENT,
-                                                 "event_payload": {"date": date, "day": day}})
+        resp = client.chat_postMessage(
+            channel=sub.channel,
+            text=msg["text"],
+            blocks=msg["blocks"],
+            metadata={"event_type": METADATA_EVENT, "event_payload": {"date": date, "day": day}},
+        )
     except Exception as err:
         log.warning("digest to %s failed: %s", sub.channel, _error_name(err))
         if not force:
@@ -262,8 +305,9 @@ def deliver(client, sub: subscriptions.Subscription, date: str, problems: list[s
     if files:
         try:
             _pace(sub.channel)
-            client.files_upload_v2(channel=sub.channel, thread_ts=resp["ts"], file_uploads=files,
-                                   initial_comment=comment)
+            client.files_upload_v2(
+                channel=sub.channel, thread_ts=resp["ts"], file_uploads=files, initial_comment=comment
+            )
         except Exception as err:  # the digest itself went out; the files are a bonus
             log.warning("digest chart to %s failed: %s", sub.channel, type(err).__name__)
     return True
@@ -282,8 +326,13 @@ def today_date() -> str:
     return date or dt.datetime.now(TZ).date().isoformat()
 
 
-def post_due(client_for: ClientFor, now: dt.datetime | None = None, date: str | None = None,
-             ignore_time: bool = False, problems: list[str] | None = None) -> int:
+def post_due(
+    client_for: ClientFor,
+    now: dt.datetime | None = None,
+    date: str | None = None,
+    ignore_time: bool = False,
+    problems: list[str] | None = None,
+) -> int:
     """Post the digest to every subscribed channel whose time has come today (every channel with
     `ignore_time`), once per channel and date; returns how many were posted.
     `client_for(workspace)` gives a WebClient for that workspace (bot/clients.py for_workspaces)."""

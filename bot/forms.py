@@ -17,8 +17,15 @@ def _initial(values: dict | None) -> dict:
 
 
 def form_view(metadata: str, initial: dict | None, lang: str) -> dict:
-    return json.loads(render("slack/modal.json.j2", lang, initial=_initial(initial), metadata=metadata,
-                             gpus=[g.name for g in catalog.gpus()]))
+    return json.loads(
+        render(
+            "slack/modal.json.j2",
+            lang,
+            initial=_initial(initial),
+            metadata=metadata,
+            gpus=[g.name for g in catalog.gpus()],
+        )
+    )
 
 
 def open_form(client, trigger_id: str, metadata: str, initial: dict | None, lang: str) -> None:
@@ -87,8 +94,9 @@ def validate(values: dict) -> dict[str, str]:
             if field == "data" and got.tokens is None:
                 raise RequestError("bad_value", lang, word=values[field], what="data")
         except RequestError as err:
-            errors[field] = phrase(lang, "form_error", field, err.details.get("word") or values[field] or "",
-                                   file="bot")
+            errors[field] = phrase(
+                lang, "form_error", field, err.details.get("word") or values[field] or "", file="bot"
+            )
     if not errors:
         try:
             parse(request_text(values), lang)
@@ -103,14 +111,19 @@ def initial_values(request_text: str) -> dict:
     data = None
     if r.data:
         amount, unit = r.data.amount, r.data.unit
-        data = {"bytes": f"{amount / 1e9:g}GB", "tokens": f"{amount / 1e9:g}B tokens",
-                "samples": f"{amount:g} samples"}[unit]
+        data = {
+            "bytes": f"{amount / 1e9:g}GB",
+            "tokens": f"{amount / 1e9:g}B tokens",
+            "samples": f"{amount:g} samples",
+        }[unit]
         if r.epochs != 1:
             data += f" {r.epochs:g} epochs"
     return {
         "model": r.model or f"{r.params_b:g}B" + (f"-A{r.active_params_b:g}B" if r.is_moe else ""),
-        "method": r.method, "data": data,
+        "method": r.method,
+        "data": data,
         "deadline": f"{r.deadline_days:g}d" if r.deadline_days else None,
         "budget": f"{r.budget.amount:g} {r.budget.currency}" if r.budget else None,
-        "gpu": r.gpu, "lang": r.lang,
+        "gpu": r.gpu,
+        "lang": r.lang,
     }

@@ -45,6 +45,7 @@ class SlackAccess:
 @dataclass(frozen=True)
 class Run:
     """Which job this is and which try: a retry first looks for its own earlier post."""
+
     job: int | None = None
     attempt: int = 1
     final: bool = True
@@ -57,12 +58,20 @@ class _Unreachable(Exception):
 
 
 def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> str:
-    return delivery.send(client, channel, msg, thread_ts=thread_ts, job=run.job, attempt=run.attempt,
-                         since=run.since)
+    return delivery.send(client, channel, msg, thread_ts=thread_ts, job=run.job, attempt=run.attempt, since=run.since)
 
 
-def plan(slack: SlackAccess, run: Run, team: str, channel: str, user: str, text: str, lang: str | None,
-         response_url: str | None = None, thread_ts: str | None = None) -> None:
+def plan(
+    slack: SlackAccess,
+    run: Run,
+    team: str,
+    channel: str,
+    user: str,
+    text: str,
+    lang: str | None,
+    response_url: str | None = None,
+    thread_ts: str | None = None,
+) -> None:
     """Plan a request and post the answer to the channel (or into `thread_ts`)."""
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
@@ -75,8 +84,9 @@ def plan(slack: SlackAccess, run: Run, team: str, channel: str, user: str, text:
     try:
         if not payload["ok"]:
             if thread_ts:  # a mention: say it in the thread
-                _send(client, run, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []},
-                      thread_ts)
+                _send(
+                    client, run, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []}, thread_ts
+                )
             else:  # a slash command or the form: to the user alone, in place of "Planning ..."
                 delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
             return
@@ -84,21 +94,45 @@ def plan(slack: SlackAccess, run: Run, team: str, channel: str, user: str, text:
     except PostProblem as err:
         _give_up_or_raise(err, run, client, channel, user, lang, response_url)
         return
-    conversations.save(conversations.Conversation(
-        key=thread_key(team, channel, thread_ts or ts), workspace=team, user=user, request_text=text,
-        lang=payload["lang"], summary=payload["summary"]))
+    conversations.save(
+        conversations.Conversation(
+            key=thread_key(team, channel, thread_ts or ts),
+            workspace=team,
+            user=user,
+            request_text=text,
+            lang=payload["lang"],
+            summary=payload["summary"],
+        )
+    )
 
 
-def _give_up_or_raise(err: PostProblem, run: Run, client, channel: str, user: str, lang: str,
-                      response_url: str | None, what: str = "answer") -> None:
+def _give_up_or_raise(
+    err: PostProblem,
+    run: Run,
+    client,
+    channel: str,
+    user: str,
+    lang: str,
+    response_url: str | None,
+    what: str = "answer",
+) -> None:
     if err.retry and not run.final:
         raise err
     delivery.tell_user(client, channel, user, phrase(lang, "not_posted", err.reason, what, file="bot"), response_url)
     raise _Unreachable(err.reason)
 
 
-def follow(slack: SlackAccess, run: Run, channel: str, thread: str, request_text: str, summary: dict, text: str,
-           user: str, mentioned: bool = True) -> None:
+def follow(
+    slack: SlackAccess,
+    run: Run,
+    channel: str,
+    thread: str,
+    request_text: str,
+    summary: dict,
+    text: str,
+    user: str,
+    mentioned: bool = True,
+) -> None:
     """Answer a message in a plan's thread (or a question without one) in that thread; say
     nothing when the bot was not spoken to (`mentioned` False and no question for it)."""
     client = slack.client()
@@ -124,10 +158,14 @@ def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str,
     if which == "rfq":
         try:
             # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
-            client.files_upload_v2(channel=channel, thread_ts=ts, content=payload["text"],
-                                   filename=payload.get("filename", "request-for-quote.txt"),
-                                   title=payload.get("title", "Request for quote"),
-                                   initial_comment=payload.get("comment"))
+            client.files_upload_v2(
+                channel=channel,
+                thread_ts=ts,
+                content=payload["text"],
+                filename=payload.get("filename", "request-for-quote.txt"),
+                title=payload.get("title", "Request for quote"),
+                initial_comment=payload.get("comment"),
+            )
             return
         except Exception as err:
             log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
@@ -135,8 +173,9 @@ def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str,
     _send(client, run, channel, payload["message"], thread_ts=ts)
 
 
-def quote(slack: SlackAccess, run: Run, channel: str, user: str, text: str, lang: str | None,
-          response_url: str | None = None) -> None:
+def quote(
+    slack: SlackAccess, run: Run, channel: str, user: str, text: str, lang: str | None, response_url: str | None = None
+) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
     client = slack.client()
     lang = lang or reply_lang(text, client, user)
@@ -169,22 +208,33 @@ def digest_now(slack: SlackAccess, run: Run, team: str, channel: str, lang: str)
     digests.deliver(slack.client(), sub, digests.today_date(), force=True)
 
 
-def digest_setting(slack: SlackAccess, run: Run, team: str, channel: str, user: str, action: str, lang: str,
-                   value: str = "", response_url: str | None = None) -> None:
+def digest_setting(
+    slack: SlackAccess,
+    run: Run,
+    team: str,
+    channel: str,
+    user: str,
+    action: str,
+    lang: str,
+    value: str = "",
+    response_url: str | None = None,
+) -> None:
     """`/gpu digest subscribe|unsubscribe|time`: the write the ack promised (the ack itself
     never writes anything but the job)."""
     try:
         found = True
         if action == "subscribe":
-            subscriptions.subscribe(subscriptions.Subscription(workspace=team, channel=channel, lang=lang,
-                                                               created_by=user))
+            subscriptions.subscribe(
+                subscriptions.Subscription(workspace=team, channel=channel, lang=lang, created_by=user)
+            )
         elif action == "unsubscribe":
             found = subscriptions.unsubscribe(team, channel)
         elif action == "time":
             found = subscriptions.set_time(team, channel, value)
         if not found:
-            delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_not_subscribed", file="bot"),
-                               response_url)
+            delivery.tell_user(
+                slack.client(), channel, user, phrase(lang, "digest_not_subscribed", file="bot"), response_url
+            )
     except Exception:
         if not run.final:
             raise
@@ -192,12 +242,27 @@ def digest_setting(slack: SlackAccess, run: Run, team: str, channel: str, user: 
         delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_not_saved", file="bot"), response_url)
 
 
-KINDS = {"plan": plan, "follow": follow, "part": part, "quote": quote, "digest_now": digest_now,
-         "digest_setting": digest_setting}
+KINDS = {
+    "plan": plan,
+    "follow": follow,
+    "part": part,
+    "quote": quote,
+    "digest_now": digest_now,
+    "digest_setting": digest_setting,
+}
 
 
-def run(job: int, kind: str, args: dict, attempt: int, final: bool, since: float, slack: SlackAccess,
-        backoff_s: float = 1.0, team: str = "") -> dict:
+def run(
+    job: int,
+    kind: str,
+    args: dict,
+    attempt: int,
+    final: bool,
+    since: float,
+    slack: SlackAccess,
+    backoff_s: float = 1.0,
+    team: str = "",
+) -> dict:
     """Run one job of the store (bot/work.py calls this in a planning process)."""
     try:
         KINDS[kind](slack, Run(job=job, attempt=attempt, final=final, since=since, team=team), **args)

@@ -31,7 +31,9 @@ DEFAULT_LEASE_S = 30.0
 KEEP_S = 86400
 
 MIGRATIONS = [
-    (1, """
+    (
+        1,
+        """
         CREATE TABLE IF NOT EXISTS bot_jobs (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             key TEXT UNIQUE,                      -- dedup key (trigger_id, event message), or NULL
@@ -48,7 +50,8 @@ MIGRATIONS = [
             finished_at REAL
         );
         CREATE INDEX IF NOT EXISTS bot_jobs_due ON bot_jobs (state, not_before)
-    """),
+    """,
+    ),
 ]
 
 
@@ -78,13 +81,14 @@ class SQLiteJobs:
         self._local = threading.local()
 
     def _conn(self, busy_s: float) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path or db_path(), timeout=busy_s, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(self.path or db_path(), timeout=busy_s, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
         # WAL with synchronous=NORMAL: a commit survives any process crash (kill -9) without an
         # fsync of its own, which keeps the write lock short for the acks waiting on it; a power
         # loss may lose the last commits. GPU_ADVISOR_JOBS_SYNC=full makes each commit fsync.
-        conn.execute("PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL"))
+        conn.execute(
+            "PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL")
+        )
         return conn
 
     def ensure(self) -> None:
@@ -107,15 +111,15 @@ class SQLiteJobs:
     def _ack_conn(self) -> sqlite3.Connection:
         return self._kept(ACK_BUSY_S)
 
-    def add(self, kind: str, args: dict, key: str | None = None, team: str = "",
-            state: str = "queued") -> int | None:
+    def add(self, kind: str, args: dict, key: str | None = None, team: str = "", state: str = "queued") -> int | None:
         """Record a job; its id, or None when `key` was recorded before (a replay). Raises Busy
         when the write lock is not had within ACK_BUSY_S."""
         try:
             cur = self._ack_conn().execute(
                 "INSERT OR IGNORE INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [key, team, kind, json.dumps(args), state, time.time(), time.time() if state == "done" else None])
+                [key, team, kind, json.dumps(args), state, time.time(), time.time() if state == "done" else None],
+            )
             return cur.lastrowid if cur.rowcount == 1 else None
         except sqlite3.OperationalError as err:
             if "no such table" in str(err):  # a new database file: made once, then the insert
@@ -129,23 +133,28 @@ class SQLiteJobs:
             return []
         now = now or time.time()
         conn = self._kept(5.0)
-        due = ("(state = 'queued' AND not_before <= ?) OR (state = 'running' AND lease_until < ?)")
+        due = "(state = 'queued' AND not_before <= ?) OR (state = 'running' AND lease_until < ?)"
         if not conn.execute(f"SELECT 1 FROM bot_jobs WHERE {due} LIMIT 1", [now, now]).fetchone():
             return []  # a read: the write lock is taken only when there is work
         conn.execute("BEGIN IMMEDIATE")
         try:
             rows = conn.execute(
-                f"SELECT id, kind, team, args, attempts, created_at FROM bot_jobs WHERE {due}"
-                " ORDER BY id LIMIT ?", [now, now, limit]).fetchall()
+                f"SELECT id, kind, team, args, attempts, created_at FROM bot_jobs WHERE {due} ORDER BY id LIMIT ?",
+                [now, now, limit],
+            ).fetchall()
             for row in rows:
-                conn.execute("UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = ?,"
-                             " attempts = attempts + 1 WHERE id = ?", [owner, now + lease_s(), row[0]])
+                conn.execute(
+                    "UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = ?,"
+                    " attempts = attempts + 1 WHERE id = ?",
+                    [owner, now + lease_s(), row[0]],
+                )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return [Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4] + 1, created_at=r[5])
-                for r in rows]
+        return [
+            Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4] + 1, created_at=r[5]) for r in rows
+        ]
 
     def _write(self, sql: str, args: list) -> int:
         return self._kept(30.0).execute(sql, args).rowcount
@@ -153,35 +162,45 @@ class SQLiteJobs:
     def renew(self, owner: str, ids: list[int]) -> None:
         """Extend the leases of the jobs `owner` is running now."""
         marks = ",".join("?" * len(ids))
-        self._write(f"UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running' AND id IN ({marks})",
-                    [time.time() + lease_s(), owner, *ids])
+        self._write(
+            f"UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running' AND id IN ({marks})",
+            [time.time() + lease_s(), owner, *ids],
+        )
 
     def finish(self, *job_ids: int) -> None:
         marks = ",".join("?" * len(job_ids))
-        self._write(f"UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id IN ({marks})",
-                    [time.time(), *job_ids])
+        self._write(
+            f"UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id IN ({marks})",
+            [time.time(), *job_ids],
+        )
 
     def retry(self, job_id: int, after_s: float, error: str) -> None:
-        self._write("UPDATE bot_jobs SET state = 'queued', owner = NULL, not_before = ?, last_error = ?"
-                    " WHERE id = ?", [time.time() + after_s, error, job_id])
+        self._write(
+            "UPDATE bot_jobs SET state = 'queued', owner = NULL, not_before = ?, last_error = ? WHERE id = ?",
+            [time.time() + after_s, error, job_id],
+        )
 
     def fail(self, job_id: int, error: str) -> None:
-        self._write("UPDATE bot_jobs SET state = 'failed', finished_at = ?, last_error = ? WHERE id = ?",
-                    [time.time(), error, job_id])
+        self._write(
+            "UPDATE bot_jobs SET state = 'failed', finished_at = ?, last_error = ? WHERE id = ?",
+            [time.time(), error, job_id],
+        )
 
     def forget_workspace(self, team: str) -> int:
         return self._write("DELETE FROM bot_jobs WHERE team = ?", [team])
 
     def prune(self, older_than_s: float = KEEP_S) -> int:
-        return self._write("DELETE FROM bot_jobs WHERE state IN ('done', 'failed') AND finished_at < ?",
-                           [time.time() - older_than_s])
+        return self._write(
+            "DELETE FROM bot_jobs WHERE state IN ('done', 'failed') AND finished_at < ?", [time.time() - older_than_s]
+        )
 
     def pending(self, kind: str, team: str) -> list[dict]:
         """The arguments of the jobs of `kind` for `team` not yet done (a read: never waits)."""
         conn = self._conn(ACK_BUSY_S)
         try:
-            rows = conn.execute("SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')",
-                                [kind, team]).fetchall()
+            rows = conn.execute(
+                "SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')", [kind, team]
+            ).fetchall()
         except sqlite3.OperationalError:
             return []
         finally:

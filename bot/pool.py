@@ -75,8 +75,9 @@ def pool() -> ProcessPoolExecutor:
         except Exception:  # already broken: nothing more to stop
             pass
     if _pool is None or _pool_pid != os.getpid():
-        _pool = ProcessPoolExecutor(max_workers=planners(), mp_context=multiprocessing.get_context("spawn"),
-                                    initializer=_init_process)
+        _pool = ProcessPoolExecutor(
+            max_workers=planners(), mp_context=multiprocessing.get_context("spawn"), initializer=_init_process
+        )
         _pool_pid = os.getpid()
     return _pool
 

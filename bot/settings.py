@@ -20,7 +20,7 @@ class Settings:
     port: int = 3000
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         url = os.environ.get("SLACK_API_URL") or DEFAULT_API_URL
         if not url.endswith("/"):
             url += "/"  # WebClient drops the last path segment without it (slack_sdk base_url)
@@ -44,5 +44,8 @@ class Settings:
         return [name for name, value in (*token, ("SLACK_SIGNING_SECRET", self.signing_secret)) if not value]
 
     def missing_for_socket(self) -> list[str]:
-        return [name for name, value in (("SLACK_BOT_TOKEN", self.bot_token),
-                                         ("SLACK_APP_TOKEN", self.app_token)) if not value]
+        return [
+            name
+            for name, value in (("SLACK_BOT_TOKEN", self.bot_token), ("SLACK_APP_TOKEN", self.app_token))
+            if not value
+        ]

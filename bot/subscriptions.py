@@ -9,7 +9,9 @@ from sqlite_utils.db import NotFoundError
 from bot import tables
 
 MIGRATIONS = [
-    (1, """
+    (
+        1,
+        """
         CREATE TABLE IF NOT EXISTS digest_subscriptions (
             workspace TEXT NOT NULL,
             channel TEXT NOT NULL,
@@ -18,7 +20,8 @@ MIGRATIONS = [
             created_by TEXT NOT NULL DEFAULT '',
             created_at TEXT NOT NULL DEFAULT (datetime('now')),
             PRIMARY KEY (workspace, channel)
-        )"""),
+        )""",
+    ),
     # The subscription's time zone (IANA name); '' means the default, Beijing (GPU_ADVISOR_TZ).
     (2, "ALTER TABLE digest_subscriptions ADD COLUMN tz TEXT NOT NULL DEFAULT ''"),
 ]
@@ -68,8 +71,9 @@ def set_time(workspace: str, channel: str, post_time: str, path: str | None = No
 
 def of_workspace(workspace: str, path: str | None = None) -> list[Subscription]:
     with _opened(path) as db:
-        rows = list(db["digest_subscriptions"].rows_where("workspace = ?", [workspace], order_by="channel",
-                                                          select=_COLUMNS))
+        rows = list(
+            db["digest_subscriptions"].rows_where("workspace = ?", [workspace], order_by="channel", select=_COLUMNS)
+        )
     return [Subscription(**r) for r in rows]
 
 

@@ -12,8 +12,9 @@ from advisor import db as dbmod
 
 
 @contextmanager
-def opened(component: str, migrations: list[tuple[int, str]],
-           path: str | None = None) -> Iterator[sqlite_utils.Database]:
+def opened(
+    component: str, migrations: list[tuple[int, str]], path: str | None = None
+) -> Iterator[sqlite_utils.Database]:
     db = dbmod.connect(path)
     # WAL with synchronous=NORMAL: the bot's commits survive any process crash without an fsync
     # each, so the write lock they hold is short for the acks that wait on it (bot/jobstore.py).

@@ -17,7 +17,6 @@ from bot import answers, clients, digests, pool, work
 from bot.app import create_app
 from bot.settings import Settings
 
-
 # Slack's payloads are a few kB (a modal's state, a long message): anything bigger is refused
 # before it is read.
 MAX_BODY_BYTES = 512 * 1024
@@ -41,8 +40,9 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         if len(body) > MAX_BODY_BYTES:
             return {"error": "too large"}, 413
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
-        if not timestamp.isdigit() or not verifier.is_valid(body, timestamp,
-                                                            request.headers.get("X-Slack-Signature", "")):
+        if not timestamp.isdigit() or not verifier.is_valid(
+            body, timestamp, request.headers.get("X-Slack-Signature", "")
+        ):
             return _REFUSED
         return handler.handle(request)
 
@@ -64,8 +64,9 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
         # worker only (WEB_CONCURRENCY=1); the SQLite claims still prevent double posts.
-        threading.Thread(target=digests.clock, args=(clients.for_workspaces(settings),), name="gpu-advisor-clock",
-                         daemon=True).start()
+        threading.Thread(
+            target=digests.clock, args=(clients.for_workspaces(settings),), name="gpu-advisor-clock", daemon=True
+        ).start()
     return web
 
 

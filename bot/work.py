@@ -160,11 +160,22 @@ class Dispatcher:
         if client is None:  # the workspace is gone (uninstalled)
             self.store.fail(job.id, "no installation")
             return
-        slack = jobs.SlackAccess(api_url=client.base_url, token=client.token,
-                                 timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30))
+        slack = jobs.SlackAccess(
+            api_url=client.base_url, token=client.token, timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30)
+        )
         final = job.attempts >= max_attempts()
-        fn_args = (jobs.run, job.id, job.kind, job.args, job.attempts, final, job.created_at, slack,
-                   _env_float("GPU_ADVISOR_RETRY_BASE_S", 1.0), job.team)
+        fn_args = (
+            jobs.run,
+            job.id,
+            job.kind,
+            job.args,
+            job.attempts,
+            final,
+            job.created_at,
+            slack,
+            _env_float("GPU_ADVISOR_RETRY_BASE_S", 1.0),
+            job.team,
+        )
         if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
             future = self._local.submit(*fn_args)
         else:

@@ -67,8 +67,9 @@ def fake_slack():
 def drain():
     """Call it to wait until every job handed to the bot's planning pool so far has finished
     (and posted what it posts): see pool_drain.py."""
-    from bot import pool
     from pool_drain import drain as drain_pool
+
+    from bot import pool
 
     return lambda: drain_pool(pool.pool())
 

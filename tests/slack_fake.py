@@ -71,9 +71,14 @@ class FakeSlack:
                     return
                 method = path.removeprefix("/api/")
                 with fake._lock:
-                    fake.calls.append({"method": method, "args": args,
-                                       "authorization": self.headers.get("Authorization", ""),
-                                       "at": time.time()})
+                    fake.calls.append(
+                        {
+                            "method": method,
+                            "args": args,
+                            "authorization": self.headers.get("Authorization", ""),
+                            "at": time.time(),
+                        }
+                    )
                     scripted = fake._script[method].pop(0) if fake._script[method] else None
                     delay = fake._delays[method].pop(0) if fake._delays[method] else 0.0
                     severed = fake._severed[method] > 0
@@ -97,7 +102,7 @@ class FakeSlack:
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     # -- control ------------------------------------------------------------------
-    def start(self) -> "FakeSlack":
+    def start(self) -> FakeSlack:
         self.thread.start()
         return self
 
@@ -112,8 +117,9 @@ class FakeSlack:
     def response_url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/response/{name}"
 
-    def fail(self, method: str, status: int = 429, body: dict | None = None, headers: dict | None = None,
-             times: int = 1) -> None:
+    def fail(
+        self, method: str, status: int = 429, body: dict | None = None, headers: dict | None = None, times: int = 1
+    ) -> None:
         body = body or {"ok": False, "error": "ratelimited"}
         headers = headers if headers is not None else ({"Retry-After": "1"} if status == 429 else {})
         with self._lock:
@@ -132,8 +138,13 @@ class FakeSlack:
 
     def top_level_posts(self, channel: str) -> list[dict]:
         with self._lock:
-            return [c for c in self.calls if c["method"] == "chat.postMessage" and c["args"].get("channel") == channel
-                    and not c["args"].get("thread_ts")]
+            return [
+                c
+                for c in self.calls
+                if c["method"] == "chat.postMessage"
+                and c["args"].get("channel") == channel
+                and not c["args"].get("thread_ts")
+            ]
 
     def reset(self) -> None:
         with self._lock:
@@ -147,8 +158,15 @@ class FakeSlack:
     # -- answers ------------------------------------------------------------------
     def answer(self, method: str, args: dict) -> dict:
         if method == "auth.test":
-            return {"ok": True, "url": "https://example.slack.com/", "team": "Test", "user": "gpu-advisor",
-                    "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"}
+            return {
+                "ok": True,
+                "url": "https://example.slack.com/",
+                "team": "Test",
+                "user": "gpu-advisor",
+                "team_id": "T1",
+                "user_id": "UBOT",
+                "bot_id": "BBOT",
+            }
         if method == "chat.postMessage":
             ts = f"{1700000000 + next(self._ts)}.000100"
             message = {"text": args.get("text"), "ts": ts, "metadata": args.get("metadata")}
@@ -160,14 +178,23 @@ class FakeSlack:
             return {"ok": True, "messages": list(reversed(self.history.get(args.get("channel"), [])))}
         if method == "conversations.replies":
             parent = args.get("ts")
-            return {"ok": True, "messages": [m for m in self.history.get(args.get("channel"), [])
-                                             if m.get("thread_ts") == parent or m.get("ts") == parent]}
+            return {
+                "ok": True,
+                "messages": [
+                    m
+                    for m in self.history.get(args.get("channel"), [])
+                    if m.get("thread_ts") == parent or m.get("ts") == parent
+                ],
+            }
         base = self.url.removesuffix("/api/")
         if method in ("views.open", "views.update", "views.publish"):
             return {"ok": True, "view": {"id": f"V{next(self._ts)}"}}
         if method == "chat.getPermalink":
-            return {"ok": True, "permalink": f"https://example.slack.com/archives/{args.get('channel')}/"
-                                             f"p{str(args.get('message_ts', '')).replace('.', '')}"}
+            return {
+                "ok": True,
+                "permalink": f"https://example.slack.com/archives/{args.get('channel')}/"
+                f"p{str(args.get('message_ts', '')).replace('.', '')}",
+            }
         if method == "files.getUploadURLExternal":
             file_id = f"F{next(self._ts)}"
             return {"ok": True, "upload_url": f"{base}/upload/{file_id}", "file_id": file_id}
@@ -177,9 +204,18 @@ class FakeSlack:
             return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in files]}
         if method == "oauth.v2.access":
             team = self.oauth_team
-            return {"ok": True, "access_token": f"xoxb-{team}-token", "token_type": "bot", "scope": "commands,chat:write",
-                    "bot_user_id": "UBOT", "app_id": "A1", "team": {"id": team, "name": team},
-                    "enterprise": None, "authed_user": {"id": "UINSTALLER"}, "is_enterprise_install": False}
+            return {
+                "ok": True,
+                "access_token": f"xoxb-{team}-token",
+                "token_type": "bot",
+                "scope": "commands,chat:write",
+                "bot_user_id": "UBOT",
+                "app_id": "A1",
+                "team": {"id": team, "name": team},
+                "enterprise": None,
+                "authed_user": {"id": "UINSTALLER"},
+                "is_enterprise_install": False,
+            }
         if method == "users.info":
             user = args.get("user", "")
             return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
@@ -197,8 +233,9 @@ class FakeSlack:
             if len(found) >= count:
                 return found
             time.sleep(0.05)
-        raise AssertionError(f"expected {count} {method} call(s), got {len(self.calls_of(method))}: "
-                             f"{[c['method'] for c in self.calls]}")
+        raise AssertionError(
+            f"expected {count} {method} call(s), got {len(self.calls_of(method))}: {[c['method'] for c in self.calls]}"
+        )
 
     def wait_for_response(self, timeout: float = 60.0) -> list[dict]:
         deadline = time.time() + timeout

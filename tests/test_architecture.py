@@ -31,7 +31,7 @@ def _targets(node: ast.AST, module: str, is_package: bool, known: set[str]) -> l
     base = node.module or ""
     if node.level:
         anchor = module.split(".")
-        anchor = anchor[:len(anchor) - node.level + (1 if is_package else 0)]
+        anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
         base = ".".join([*anchor, *([base] if base else [])])
     found = []
     for alias in node.names:
@@ -103,8 +103,11 @@ def test_no_import_cycles():
 
 def test_the_core_imports_no_bot_except_the_cli():
     graph = import_graph()
-    offenders = {m: sorted(t for t in targets if t.split(".")[0] == "bot")
-                 for m, targets in graph.items() if m.startswith("advisor") and m != "advisor.cli"}
+    offenders = {
+        m: sorted(t for t in targets if t.split(".")[0] == "bot")
+        for m, targets in graph.items()
+        if m.startswith("advisor") and m != "advisor.cli"
+    }
     assert {m: t for m, t in offenders.items() if t} == {}
 
 

@@ -2,15 +2,14 @@
 
 import html
 import json
-import re
 import logging
+import re
 import time
 
 import pytest
-
-from bot.blocks import check_limits
 from conftest import BOT_TOKEN, SECRET
 
+from bot.blocks import check_limits
 
 pytestmark = pytest.mark.usefixtures("settled_fake")
 
@@ -130,8 +129,15 @@ def test_message_and_app_mention_of_one_message_reply_once(bot, fake_slack, answ
 
 def test_own_messages_are_ignored(bot, fake_slack, answered, drain):
     send, _ = bot
-    event = {"type": "message", "channel": "C1", "user": "UBOT", "bot_id": "BBOT", "text": "what if 30 days?",
-             "ts": f"{time.time():.6f}", "thread_ts": answered}
+    event = {
+        "type": "message",
+        "channel": "C1",
+        "user": "UBOT",
+        "bot_id": "BBOT",
+        "text": "what if 30 days?",
+        "ts": f"{time.time():.6f}",
+        "thread_ts": answered,
+    }
     send.event(event)
     # a person's message sent after it is answered; by then ours would have been handed on too
     send.thread_message("what if 40 days?", answered)

@@ -12,9 +12,9 @@ import time
 import urllib.request
 
 import pytest
+from conftest import BOT_TOKEN, ROOT, SECRET
 
 from bot.blocks import check_limits, code_chars, visible_chars
-from conftest import BOT_TOKEN, ROOT, SECRET
 
 pytestmark = pytest.mark.usefixtures("settled_fake")
 
@@ -79,8 +79,9 @@ def test_missed_deadline_says_so_in_the_header_with_the_fix(bot, fake_slack):
     # deadline, else the time the plan needs.
     more = re.search(r"\*Fix:\* ([\d,]+) GPUs instead: ([\d.]+) days?", line)
     longer = re.search(r"\*Fix:\* allow about ([\d,]+) days", line)
-    assert (more and int(more[1].replace(",", "")) > 8 and float(more[2]) <= 3) or \
-        (longer and int(longer[1].replace(",", "")) > 3)
+    assert (more and int(more[1].replace(",", "")) > 8 and float(more[2]) <= 3) or (
+        longer and int(longer[1].replace(",", "")) > 3
+    )
     assert "1 server" in msg["blocks"][1]["fields"][0]["text"]  # singular
     assert check_limits(msg) == [] and visible_chars(msg) <= 1500
 
@@ -146,11 +147,20 @@ def test_first_command_after_serve_starts_is_acked_within_3_seconds(fake_slack, 
     from slack_client import SlackSender
 
     port = _free_port()
-    env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_slack.url,
-               PORT=str(port), WEB_CONCURRENCY="1", GPU_ADVISOR_DB=str(tmp_path / "cold.db"), PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_slack.url,
+        PORT=str(port),
+        WEB_CONCURRENCY="1",
+        GPU_ADVISOR_DB=str(tmp_path / "cold.db"),
+        PYTHONPATH=str(ROOT),
+    )
     log = open(tmp_path / "serve.log", "w+")
-    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path
+    )
     try:
         deadline = time.time() + 90
         while time.time() < deadline:  # the first connection the server accepts is the command

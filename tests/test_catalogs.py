@@ -1,18 +1,31 @@
 """The catalogs load, are internally consistent and every value has a source."""
 
-
 import pytest
 
 from advisor import catalog
 from advisor.engine.shapes import active_count, count_params
 
 CONTRACT_GPUS = {
-    "A100": "A100-SXM4-80GB", "A100-40GB": "A100-SXM4-40GB", "A100-80GB": "A100-SXM4-80GB",
-    "A800": "A800-SXM4-80GB", "H100": "H100-SXM5-80GB", "H100-80GB": "H100-SXM5-80GB",
-    "H100-SXM": "H100-SXM5-80GB", "H100-PCIe": "H100-PCIe-80GB", "H800": "H800-SXM-80GB",
-    "H20": "H20-96GB", "H200": "H200-SXM-141GB", "B200": "B200-SXM-180GB", "L40S": "L40S-48GB",
-    "L4": "L4-24GB", "A10G": "A10G-24GB", "V100": "V100-SXM2-32GB", "RTX4090": "RTX4090-24GB",
-    "4090": "RTX4090-24GB", "RTX5090": "RTX5090-32GB", "MI300X": "MI300X-192GB",
+    "A100": "A100-SXM4-80GB",
+    "A100-40GB": "A100-SXM4-40GB",
+    "A100-80GB": "A100-SXM4-80GB",
+    "A800": "A800-SXM4-80GB",
+    "H100": "H100-SXM5-80GB",
+    "H100-80GB": "H100-SXM5-80GB",
+    "H100-SXM": "H100-SXM5-80GB",
+    "H100-PCIe": "H100-PCIe-80GB",
+    "H800": "H800-SXM-80GB",
+    "H20": "H20-96GB",
+    "H200": "H200-SXM-141GB",
+    "B200": "B200-SXM-180GB",
+    "L40S": "L40S-48GB",
+    "L4": "L4-24GB",
+    "A10G": "A10G-24GB",
+    "V100": "V100-SXM2-32GB",
+    "RTX4090": "RTX4090-24GB",
+    "4090": "RTX4090-24GB",
+    "RTX5090": "RTX5090-32GB",
+    "MI300X": "MI300X-192GB",
     "910B": "Ascend-910B-64GB",
 }
 
@@ -60,8 +73,19 @@ def test_consumer_cards_use_fp32_accumulate_rate():
     assert rtx.bf16_dense_tflops == pytest.approx(165, rel=0.02)
 
 
-@pytest.mark.parametrize("name", ["llama3-70b", "qwen2.5-72b", "llama2-70b", "deepseek-v3",
-                                  "llama3.1-405b", "llama3.2-1b", "mistral-7b", "qwen2.5-7b"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "llama3-70b",
+        "qwen2.5-72b",
+        "llama2-70b",
+        "deepseek-v3",
+        "llama3.1-405b",
+        "llama3.2-1b",
+        "mistral-7b",
+        "qwen2.5-7b",
+    ],
+)
 def test_contract_model_names_resolve(name):
     assert catalog.find_model(name) is not None
 

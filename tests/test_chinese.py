@@ -15,11 +15,65 @@ SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Names, units and commands that may stay in Latin letters inside Chinese text.
 ALLOWED = {
-    "gpu", "gpus", "usd", "cny", "csv", "png", "sla", "bf16", "fp8", "gib", "tb", "gb", "pflops", "tflops",
-    "nvlink", "infiniband", "roce", "pcie", "sxm", "nvidia", "smi", "topo", "lora", "qlora", "zero", "rfq",
-    "skypilot", "aws", "gcp", "azure", "lambda", "runpod", "fluidstack", "ovhcloud", "scp", "paperspace",
-    "oci", "cudo", "vast", "ibm", "do", "h", "k", "m", "b", "x", "gpu-advisor", "id", "ok", "json",
-    "guangzhou", "beijing", "shanghai", "shenzhen", "hangzhou", "ningxia", "guizhou", "inner", "mongolia",
+    "gpu",
+    "gpus",
+    "usd",
+    "cny",
+    "csv",
+    "png",
+    "sla",
+    "bf16",
+    "fp8",
+    "gib",
+    "tb",
+    "gb",
+    "pflops",
+    "tflops",
+    "nvlink",
+    "infiniband",
+    "roce",
+    "pcie",
+    "sxm",
+    "nvidia",
+    "smi",
+    "topo",
+    "lora",
+    "qlora",
+    "zero",
+    "rfq",
+    "skypilot",
+    "aws",
+    "gcp",
+    "azure",
+    "lambda",
+    "runpod",
+    "fluidstack",
+    "ovhcloud",
+    "scp",
+    "paperspace",
+    "oci",
+    "cudo",
+    "vast",
+    "ibm",
+    "do",
+    "h",
+    "k",
+    "m",
+    "b",
+    "x",
+    "gpu-advisor",
+    "id",
+    "ok",
+    "json",
+    "guangzhou",
+    "beijing",
+    "shanghai",
+    "shenzhen",
+    "hangzhou",
+    "ningxia",
+    "guizhou",
+    "inner",
+    "mongolia",
 }
 
 
@@ -55,9 +109,26 @@ def english_words(text: str) -> list[str]:
 def _texts(view) -> str:
     """The text a person sees in a view or blocks: every "text" string, not the JSON keys."""
     if isinstance(view, dict):
-        return "\n".join(_texts(v) if k != "text" or not isinstance(v, str) else v for k, v in view.items()
-                         if k in ("text", "title", "blocks", "elements", "fields", "label", "placeholder",
-                                  "options", "hint", "close", "submit", "element", "accessory"))
+        return "\n".join(
+            _texts(v) if k != "text" or not isinstance(v, str) else v
+            for k, v in view.items()
+            if k
+            in (
+                "text",
+                "title",
+                "blocks",
+                "elements",
+                "fields",
+                "label",
+                "placeholder",
+                "options",
+                "hint",
+                "close",
+                "submit",
+                "element",
+                "accessory",
+            )
+        )
     if isinstance(view, list):
         return "\n".join(_texts(v) for v in view)
     return ""
@@ -205,10 +276,12 @@ def test_quote_reply_in_chinese(cli):
 TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud"}
 
 
-@pytest.mark.xfail(reason="the plan answer's own templates and data (phrases.j2: '卸载 optimizer，重计算 none'; "
-                          "reference_prices.toml providers 'market', 'national average') belong to the answer card "
-                          "and price-source work; this test shows them until those are worded in Chinese",
-                   strict=False)
+@pytest.mark.xfail(
+    reason="the plan answer's own templates and data (phrases.j2: '卸载 optimizer，重计算 none'; "
+    "reference_prices.toml providers 'market', 'national average') belong to the answer card "
+    "and price-source work; this test shows them until those are worded in Chinese",
+    strict=False,
+)
 def test_plan_answer_in_chinese(cli):
     out = cli("ask", "70B 全量微调 1TB 3天 用8卡H800").stdout
     leaks = [w for w in english_words(out) if w.lower() not in TERMS]

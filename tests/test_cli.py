@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 CONTRACT_EXAMPLES = [
@@ -25,10 +24,30 @@ def test_every_contract_example_answers_in_json(cli):
         assert out.returncode == 0, out.stderr
         data = json.loads(out.stdout)
         req = data["request"]
-        for key in ("params_b", "active_params_b", "model", "method", "lora_rank", "tokens", "epochs",
-                    "deadline_days", "budget", "cost_first", "gpu", "gpu_count", "precision", "optimizer",
-                    "seq_len", "micro_batch", "global_batch", "zero_stage", "offload", "recompute",
-                    "lang", "assumptions"):
+        for key in (
+            "params_b",
+            "active_params_b",
+            "model",
+            "method",
+            "lora_rank",
+            "tokens",
+            "epochs",
+            "deadline_days",
+            "budget",
+            "cost_first",
+            "gpu",
+            "gpu_count",
+            "precision",
+            "optimizer",
+            "seq_len",
+            "micro_batch",
+            "global_batch",
+            "zero_stage",
+            "offload",
+            "recompute",
+            "lang",
+            "assumptions",
+        ):
             assert key in req, (text, key)
         assert isinstance(req["assumptions"], list) and req["assumptions"]
 
@@ -46,8 +65,7 @@ def test_hardware_given_request_reports_plan_memory_and_time(cli):
 
 
 def test_no_data_gives_plan_and_memory_but_no_time(cli):
-    data = json.loads(cli("ask", "70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full",
-                          "--json").stdout)
+    data = json.loads(cli("ask", "70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full", "--json").stdout)
     assert data["plan"]["gpu_count"] == 2 and data["memory_gib_per_gpu"]["total"] < 40
     assert all(data["training"][k] is None for k in ("tokens", "flops", "gpu_hours", "days", "mfu"))
 
@@ -98,8 +116,19 @@ def test_faq_command_follows_the_contract(cli):
 def test_ask_json_has_every_contract_key(cli):
     data = json.loads(cli("ask", "70B full-finetune 1TB 14d budget", "--json").stdout)
     required = {
-        "plan": ["gpu", "gpu_count", "nodes", "gpus_per_node", "tp", "pp", "dp", "zero_stage", "offload",
-                 "recompute", "micro_batch"],
+        "plan": [
+            "gpu",
+            "gpu_count",
+            "nodes",
+            "gpus_per_node",
+            "tp",
+            "pp",
+            "dp",
+            "zero_stage",
+            "offload",
+            "recompute",
+            "micro_batch",
+        ],
         "memory_gib_per_gpu": ["weights", "gradients", "optimizer", "activations", "other", "total"],
         "training": ["tokens", "flops", "mfu", "gpu_hours", "days"],
         "infra": ["cpu_cores_per_node", "ram_gib_per_node", "nvme_tb_per_node", "storage_read_gb_per_s", "network"],
@@ -131,16 +160,21 @@ def test_ask_takes_the_leading_command_words(cli):
 
 # --- the entry point in a real process (every other test calls main() in this process) -------
 
+
 def _real(command, *args, tmp_path):
     env = dict(os.environ, GPU_ADVISOR_DB=str(tmp_path / "smoke.db"), PYTHONPATH=str(ROOT))
     env.pop("GPU_ADVISOR_DEBUG", None)
     return subprocess.run([*command, *args], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
 
 
-ENTRY_POINTS = [pytest.param([sys.executable, "-m", "advisor.cli"], id="python -m advisor.cli"),
-                pytest.param(["gpu-advisor"], id="gpu-advisor",
-                             marks=pytest.mark.skipif(shutil.which("gpu-advisor") is None,
-                                                      reason="not installed (pip install .)"))]
+ENTRY_POINTS = [
+    pytest.param([sys.executable, "-m", "advisor.cli"], id="python -m advisor.cli"),
+    pytest.param(
+        ["gpu-advisor"],
+        id="gpu-advisor",
+        marks=pytest.mark.skipif(shutil.which("gpu-advisor") is None, reason="not installed (pip install .)"),
+    ),
+]
 
 
 @pytest.mark.parametrize("command", ENTRY_POINTS)

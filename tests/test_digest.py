@@ -21,8 +21,12 @@ from advisor.market.store import latest_snapshot_date, open_store, snapshot_date
 
 SNAPSHOTS = Path(__file__).resolve().parent / "data" / "skypilot"
 FILES = sorted(SNAPSHOTS.glob("*.csv"))
-PAIRS = [("2023-02-21", "2023-02-22"), ("2023-05-11", "2023-05-12"),
-         ("2023-06-14", "2023-06-15"), ("2024-02-04", "2024-02-05")]
+PAIRS = [
+    ("2023-02-21", "2023-02-22"),
+    ("2023-05-11", "2023-05-12"),
+    ("2023-06-14", "2023-06-15"),
+    ("2024-02-04", "2024-02-05"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +40,7 @@ def db(tmp_path_factory):
 
 # ----------------------------------------------------------------------------------------
 # The independent expectation: plain csv, no project code
+
 
 def _price(cell: str) -> float | None:
     if cell.strip() == "":
@@ -69,12 +74,32 @@ def expected(prev_day: str, day: str):
 
 
 def as_tuples(digest_json: dict):
-    changes = sorted(((c["source"], c["cloud"], c["region"], c["instance_type"], c["gpu"], c["gpu_count"],
-                       c["kind"], c["old"], c["new"], c["pct"]) for c in digest_json["changes"]), key=repr)
-    added = sorted((a["source"], a["cloud"], a["region"], a["instance_type"], a["gpu"], a["gpu_count"])
-                   for a in digest_json["added"])
-    removed = sorted((a["source"], a["cloud"], a["region"], a["instance_type"], a["gpu"], a["gpu_count"])
-                     for a in digest_json["removed"])
+    changes = sorted(
+        (
+            (
+                c["source"],
+                c["cloud"],
+                c["region"],
+                c["instance_type"],
+                c["gpu"],
+                c["gpu_count"],
+                c["kind"],
+                c["old"],
+                c["new"],
+                c["pct"],
+            )
+            for c in digest_json["changes"]
+        ),
+        key=repr,
+    )
+    added = sorted(
+        (a["source"], a["cloud"], a["region"], a["instance_type"], a["gpu"], a["gpu_count"])
+        for a in digest_json["added"]
+    )
+    removed = sorted(
+        (a["source"], a["cloud"], a["region"], a["instance_type"], a["gpu"], a["gpu_count"])
+        for a in digest_json["removed"]
+    )
     return changes, added, removed
 
 
@@ -95,8 +120,18 @@ def test_digest_matches_an_independent_diff(db, prev_day, day):
 def test_digest_json_has_the_contract_keys(db):
     got = compute_digest(db, "2023-02-22").to_json()
     assert {"date", "previous", "changes", "added", "removed"} <= set(got)
-    assert set(got["changes"][0]) >= {"source", "cloud", "region", "instance_type", "gpu", "gpu_count", "kind",
-                                      "old", "new", "pct"}
+    assert set(got["changes"][0]) >= {
+        "source",
+        "cloud",
+        "region",
+        "instance_type",
+        "gpu",
+        "gpu_count",
+        "kind",
+        "old",
+        "new",
+        "pct",
+    }
     assert set(got["removed"][0]) >= {"source", "cloud", "region", "instance_type", "gpu", "gpu_count"}
     assert {c["kind"] for c in got["changes"]} <= {"on_demand", "spot"}
 
@@ -121,6 +156,7 @@ def test_every_date_has_a_digest(db):
 # ----------------------------------------------------------------------------------------
 # The known events of SOURCE.md
 
+
 def _lambda_h100_pcie(d, kind="on_demand"):
     return [c for c in d.changes if c.cloud == "lambda" and c.instance_type == "gpu_1x_h100_pcie" and c.kind == kind]
 
@@ -129,8 +165,7 @@ def test_lambda_h100_pcie_price_cut_and_rise(db):
     cut = _lambda_h100_pcie(compute_digest(db, "2023-06-15"))
     regions = {k[1] for k in _load("2023-06-15") if k[0] == "lambda" and k[2] == "gpu_1x_h100_pcie"}
     assert {c.region for c in cut} == regions and len(regions) > 1
-    assert all((c.old, c.new, c.gpu, c.gpu_count, c.gpu_name) == (2.4, 1.99, "H100", 1, "H100-PCIe-80GB")
-               for c in cut)
+    assert all((c.old, c.new, c.gpu, c.gpu_count, c.gpu_name) == (2.4, 1.99, "H100", 1, "H100-PCIe-80GB") for c in cut)
     assert all(c.pct == -17.0833 for c in cut)
     rise = _lambda_h100_pcie(compute_digest(db, "2024-02-05"))
     assert rise and all((c.old, c.new) == (1.99, 2.49) and c.pct == 25.1256 for c in rise)
@@ -140,7 +175,8 @@ def test_instance_type_withdrawn_on_2023_02_22(db):
     d = compute_digest(db, "2023-02-22")
     assert [(o.cloud, o.region, o.instance_type, o.gpu, o.gpu_count) for o in d.removed] == [
         ("aws", "us-east-1", "p4de.24xlarge", "A100-80GB", 8),
-        ("aws", "us-west-2", "p4de.24xlarge", "A100-80GB", 8)]
+        ("aws", "us-west-2", "p4de.24xlarge", "A100-80GB", 8),
+    ]
     assert not d.added
     assert not [c for c in d.changes if c.kind == "on_demand"]
 
@@ -169,20 +205,36 @@ def _write(tmp_path, name, day, rows):
 def test_newly_published_price_is_a_change_not_an_addition(tmp_path):
     db = open_store(str(tmp_path / "p.db"))
     # Synthetic offers (made-up clouds and prices) covering each case of the contract.
-    import_file(db, _write(tmp_path, "d1.csv", "2025-01-01", [
-        "testcloud,r1,late-price,H100,8,96,1000,,20",     # listed with spot only
-        "testcloud,r1,placeholder,H100,8,96,1000,0,0",    # 0 = unknown
-        "testcloud,r1,goes-away,A100,8,96,1000,10,",
-        "testcloud,r1,price-vanishes,L4,1,8,32,0.8,0.3",
-        "testcloud,r1,steady,L4,1,8,32,0.8,",
-    ]))
-    import_file(db, _write(tmp_path, "d2.csv", "2025-01-02", [
-        "testcloud,r1,late-price,H100,8,96,1000,32,20",
-        "testcloud,r1,placeholder,H100,8,96,1000,30,0",
-        "testcloud,r1,price-vanishes,L4,1,8,32,0.8,",
-        "testcloud,r1,steady,L4,1,8,32,0.8,",
-        "testcloud,r2,brand-new,A100,8,96,1000,11,",
-    ]))
+    import_file(
+        db,
+        _write(
+            tmp_path,
+            "d1.csv",
+            "2025-01-01",
+            [
+                "testcloud,r1,late-price,H100,8,96,1000,,20",  # listed with spot only
+                "testcloud,r1,placeholder,H100,8,96,1000,0,0",  # 0 = unknown
+                "testcloud,r1,goes-away,A100,8,96,1000,10,",
+                "testcloud,r1,price-vanishes,L4,1,8,32,0.8,0.3",
+                "testcloud,r1,steady,L4,1,8,32,0.8,",
+            ],
+        ),
+    )
+    import_file(
+        db,
+        _write(
+            tmp_path,
+            "d2.csv",
+            "2025-01-02",
+            [
+                "testcloud,r1,late-price,H100,8,96,1000,32,20",
+                "testcloud,r1,placeholder,H100,8,96,1000,30,0",
+                "testcloud,r1,price-vanishes,L4,1,8,32,0.8,",
+                "testcloud,r1,steady,L4,1,8,32,0.8,",
+                "testcloud,r2,brand-new,A100,8,96,1000,11,",
+            ],
+        ),
+    )
     d = compute_digest(db, "2025-01-02").to_json()
     changes = {(c["instance_type"], c["kind"]): (c["old"], c["new"], c["pct"]) for c in d["changes"]}
     assert changes == {
@@ -200,8 +252,9 @@ def test_each_source_is_compared_with_its_own_previous_snapshot(tmp_path):
     import_file(db, SNAPSHOTS / "2023-06-14.csv")
     import_file(db, SNAPSHOTS / "2023-06-15.csv")
     import_file(db, SNAPSHOTS / "2023-02-22.csv", source="mirror", as_of=None)
-    import_file(db, _write(tmp_path, "m.csv", "2023-06-15",
-                           ["aws,us-east-1,p4d.24xlarge,A100,8,96,1152,40,"]), source="mirror")
+    import_file(
+        db, _write(tmp_path, "m.csv", "2023-06-15", ["aws,us-east-1,p4d.24xlarge,A100,8,96,1152,40,"]), source="mirror"
+    )
     import_file(db, Path(__file__).resolve().parent.parent / "data" / "quotes-example.csv")  # not a snapshot
     d = compute_digest(db, "2023-06-15")
     assert d.previous == {"mirror": "2023-02-22", "skypilot": "2023-06-14"}
@@ -214,6 +267,7 @@ def test_each_source_is_compared_with_its_own_previous_snapshot(tmp_path):
 
 # ----------------------------------------------------------------------------------------
 # What the message shows
+
 
 def test_headline_puts_on_demand_changes_first(db):
     h = headline(compute_digest(db, "2023-06-15"))
@@ -233,8 +287,7 @@ def test_headline_leaves_out_tiny_changes(db):
     d = compute_digest(db, "2023-05-12")
     h = headline(d)
     shown = sum(len(m.regions) for g in h.groups for m in g.on_demand + g.spot)
-    small = [c for c in d.changes if c.pct is not None
-             and abs(c.pct) < (0.1 if c.kind == "on_demand" else 5.0)]
+    small = [c for c in d.changes if c.pct is not None and abs(c.pct) < (0.1 if c.kind == "on_demand" else 5.0)]
     assert small and h.left_out == len(small)
     assert shown + h.left_out == len(d.changes)
     a2_40 = next(g for g in h.groups if g.gpu_name == "A100-SXM4-40GB")
@@ -254,8 +307,12 @@ def test_headline_withdrawal_and_quiet_day(db):
 def test_cheapest_now(db):
     cheap = {c.gpu_name: c for c in cheapest_now(db, "2024-04-23")}
     h100 = cheap["H100-PCIe-80GB"]
-    assert (h100.cloud, h100.instance_type, h100.price_per_gpu_hour, h100.as_of) == \
-        ("lambda", "gpu_1x_h100_pcie", 2.49, "2024-04-23")
+    assert (h100.cloud, h100.instance_type, h100.price_per_gpu_hour, h100.as_of) == (
+        "lambda",
+        "gpu_1x_h100_pcie",
+        2.49,
+        "2024-04-23",
+    )
     # Independently: per GPU-hour = instance price / GPUs over the day's complete prices.
     per_gpu = {}
     for row in _load("2024-04-23").values():
@@ -284,6 +341,7 @@ def test_every_real_snapshot_after_the_first_compares_with_the_one_before(db):
 
 # ----------------------------------------------------------------------------------------
 # The chart (matplotlib)
+
 
 def test_chart_has_title_legend_axis_labels_and_units(db):
     from advisor.market.chart import history_figure, history_png
@@ -328,8 +386,13 @@ def test_summary_puts_on_demand_first_and_counts_everything(db):
     assert kinds == sorted(kinds, key=["on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"].index)
     assert s.on_demand + s.spot == len(d.changes) and s.added == len(d.added)
     first = s.highlights[0]
-    assert (first.gpu_name, first.clouds, first.instance, first.old, first.new) == \
-        ("H100-PCIe-80GB", ["lambda"], "gpu_1x_h100_pcie", 1.99, 2.49)
+    assert (first.gpu_name, first.clouds, first.instance, first.old, first.new) == (
+        "H100-PCIe-80GB",
+        ["lambda"],
+        "gpu_1x_h100_pcie",
+        1.99,
+        2.49,
+    )
     assert len(first.regions) == 13
     # one line per GPU before a second one for any
     gpus = [x.gpu_name for x in s.highlights]

@@ -39,8 +39,9 @@ def client(fake_slack):
 def _subscribe(channel="CD1", lang="en", workspace="T1", post_time="09:00"):
     from bot import subscriptions
 
-    subscriptions.subscribe(subscriptions.Subscription(workspace=workspace, channel=channel, lang=lang,
-                                                       post_time=post_time))
+    subscriptions.subscribe(
+        subscriptions.Subscription(workspace=workspace, channel=channel, lang=lang, post_time=post_time)
+    )
 
 
 def _run(client, **kw):
@@ -92,8 +93,9 @@ def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
     # the process died after Slack accepted the message but before marking it sent
     db = sqlite3.connect(store)
     # ... long enough ago that the claim counts as left by a crash
-    db.execute("UPDATE digest_deliveries SET state = 'sending', claimed_at = ?",
-               [time.time() - digests.STALE_CLAIM_S - 60])
+    db.execute(
+        "UPDATE digest_deliveries SET state = 'sending', claimed_at = ?", [time.time() - digests.STALE_CLAIM_S - 60]
+    )
     db.commit()
     assert _run(client) == 0
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
@@ -120,8 +122,9 @@ def test_429_is_retried_and_5xx_never_marks_sent(store, client, fake_slack):
     fake_slack.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=5)
     assert _run(client) == 0
     db = sqlite3.connect(store)
-    state, attempts, later = db.execute("SELECT state, attempts, next_attempt_at FROM digest_deliveries"
-                                        " WHERE channel = 'CD2'").fetchone()
+    state, attempts, later = db.execute(
+        "SELECT state, attempts, next_attempt_at FROM digest_deliveries WHERE channel = 'CD2'"
+    ).fetchone()
     assert state == "failed" and attempts == 1 and later > time.time()
     assert _run(client) == 0  # backing off
     db.execute("UPDATE digest_deliveries SET next_attempt_at = 0 WHERE channel = 'CD2'")
@@ -185,8 +188,11 @@ def test_digest_message_fits_one_screen(tmp_path, monkeypatch, day, lang):
     shown = digests.visible_text(msg)
     assert len(shown) <= 3000 and shown.count("\n") + 1 <= 40, (len(shown), shown.count("\n"))
     assert msg["blocks"][0]["type"] == "header" and len(msg["blocks"]) <= 10
-    moves = [b for b in msg["blocks"] if b["type"] == "section" and "•" in b["text"]["text"]
-             and "feed.csv" not in b["text"]["text"]]
+    moves = [
+        b
+        for b in msg["blocks"]
+        if b["type"] == "section" and "•" in b["text"]["text"] and "feed.csv" not in b["text"]["text"]
+    ]
     assert len(moves) == 1 and 1 <= moves[0]["text"]["text"].count("•") <= 5
     fields = next(b for b in msg["blocks"] if b.get("fields"))["fields"]
     assert 1 <= len(fields) <= 10 and all(f["text"].startswith("*") for f in fields)
@@ -200,6 +206,7 @@ def test_slash_digest_subcommands(bot, fake_slack):
     from bot import subscriptions
 
     send, _ = bot
+
     def soon(check):  # the ack writes only a job; the setting is saved right after it (#13)
         deadline = time.time() + 15
         while not check() and time.time() < deadline:
@@ -228,8 +235,11 @@ def test_cli_prices_and_digest(cli, tmp_path):
     assert imported.returncode == 0, imported.stderr
     data = json.loads(cli("digest", "--date", "2024-02-05", "--json").stdout)
     assert data["date"] == "2024-02-05" and data["previous"] == {"skypilot": "2024-02-04"}
-    lam = [c for c in data["changes"] if c["cloud"] == "lambda" and c["instance_type"] == "gpu_1x_h100_pcie"
-           and c["kind"] == "on_demand"]
+    lam = [
+        c
+        for c in data["changes"]
+        if c["cloud"] == "lambda" and c["instance_type"] == "gpu_1x_h100_pcie" and c["kind"] == "on_demand"
+    ]
     assert lam and lam[0]["old"] == 1.99 and lam[0]["new"] == 2.49
     text = cli("digest", "--date", "2024-02-05").stdout
     assert "GPU price digest for 2024-02-05" in text

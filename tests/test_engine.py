@@ -24,15 +24,21 @@ from cases import MEMORY_CASES, TIME_CASES  # noqa: E402
 def _mem(text, **layout):
     req = parse(text)
     gpu = catalog.get_gpu(req.gpu)
-    lay = Layout(gpu=gpu.name, gpu_count=req.gpu_count or 1, gpus_per_node=min(8, req.gpu_count or 1),
-                 nodes=max(1, (req.gpu_count or 1) // 8), **layout)
+    lay = Layout(
+        gpu=gpu.name,
+        gpu_count=req.gpu_count or 1,
+        gpus_per_node=min(8, req.gpu_count or 1),
+        nodes=max(1, (req.gpu_count or 1) // 8),
+        **layout,
+    )
     return estimate_memory(model_shape(req), training_setup(req), lay, gpu), model_shape(req)
 
 
 def _estimate(req):
     """The request's GPU type, at its count or the smallest that fits and meets its deadline."""
-    return estimate_for(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count,
-                        req.deadline_days)
+    return estimate_for(
+        model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count, req.deadline_days
+    )
 
 
 def test_mixed_precision_adamw_is_16_bytes_per_parameter():
@@ -133,11 +139,18 @@ def test_parameter_counts_follow_every_field_of_the_shape():
 
 
 def test_engine_imports_no_request_catalogue_market_text_bot_or_io():
-    code = ("import sys, advisor.engine.estimate; print(sorted(m for m in sys.modules if m.startswith(("
-            "'advisor.request', 'advisor.catalog', 'advisor.market', 'advisor.text', 'advisor.planning', "
-            "'bot', 'sqlite3', 'sqlite_utils', 'jinja2', 'advisor.resources'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent)
+    code = (
+        "import sys, advisor.engine.estimate; print(sorted(m for m in sys.modules if m.startswith(("
+        "'advisor.request', 'advisor.catalog', 'advisor.market', 'advisor.text', 'advisor.planning', "
+        "'bot', 'sqlite3', 'sqlite_utils', 'jinja2', 'advisor.resources'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -168,9 +181,13 @@ def test_calibration_time_never_off_by_2x():
         gpu = catalog.get_gpu(req.gpu)
         est = _estimate(req)
         t = est.throughput
-        checks = [(est.gpu_hours, case.gpu_hours), (est.days, case.days),
-                  (t.tokens_per_s_per_gpu, case.tokens_per_s_per_gpu), (t.mfu, case.mfu),
-                  (t.hfu * gpu.peak_tflops(req.precision), case.hw_tflops)]
+        checks = [
+            (est.gpu_hours, case.gpu_hours),
+            (est.days, case.days),
+            (t.tokens_per_s_per_gpu, case.tokens_per_s_per_gpu),
+            (t.mfu, case.mfu),
+            (t.hfu * gpu.peak_tflops(req.precision), case.hw_tflops),
+        ]
         for pred, meas in checks:
             if meas is not None:
                 assert 0.5 < pred / meas < 2, (case.row, pred, meas)

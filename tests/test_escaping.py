@@ -17,8 +17,17 @@ from advisor.text.safe import (
 )
 from bot import blocks
 
-PAYLOADS = ["<!channel>", "<!here>", "<@U123>", "<https://evil.example|click>", "<script>", "a & b",
-            "``` <!channel> ```", "\u202eevil\u202c", "x\x00y\x1b[31m"]
+PAYLOADS = [
+    "<!channel>",
+    "<!here>",
+    "<@U123>",
+    "<https://evil.example|click>",
+    "<script>",
+    "a & b",
+    "``` <!channel> ```",
+    "\u202eevil\u202c",
+    "x\x00y\x1b[31m",
+]
 RLO = "\u202e"
 
 
@@ -33,6 +42,7 @@ def _all_text(msg: dict) -> str:
 
 # -- the functions ---------------------------------------------------------------------------
 
+
 def test_clean_strips_controls_and_bidi_and_neutralises_backticks():
     assert clean("a\u202eb\u2066c\u200fd\x00e\x1bf\tg\nh") == "abcdef\tg\nh"
     assert "`" not in clean("```x``` `y`") and clean("`") == BACKTICK_STAND_IN
@@ -44,12 +54,15 @@ def test_for_slack_escapes_the_three_characters_slack_asks_for():
     assert for_slack(RLO + "x") == "x"
 
 
-@pytest.mark.parametrize("url,shown", [
-    ("http://feeduser:Sup3rS3cret@127.0.0.1:8080/prices.csv?token=tok-abc123", "http://127.0.0.1:8080/prices.csv"),
-    ("https://user@example.com/a#frag", "https://example.com/a"),
-    ("https://example.com/prices.json", "https://example.com/prices.json"),
-    ("not a url", "not a url"),
-])
+@pytest.mark.parametrize(
+    "url,shown",
+    [
+        ("http://feeduser:Sup3rS3cret@127.0.0.1:8080/prices.csv?token=tok-abc123", "http://127.0.0.1:8080/prices.csv"),
+        ("https://user@example.com/a#frag", "https://example.com/a"),
+        ("https://example.com/prices.json", "https://example.com/prices.json"),
+        ("not a url", "not a url"),
+    ],
+)
 def test_urls_are_shown_without_credentials_or_query(url, shown):
     assert redact_url(url) == shown
     assert "Sup3rS3cret" not in redact_urls_in(f"feed {url} failed") and "tok-abc" not in redact_urls_in(url)
@@ -65,6 +78,7 @@ def test_a_feed_problem_names_the_feed_without_its_secrets():
 
 
 # -- bot/blocks.py: every message and its fallback text ----------------------------------------
+
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_messages_escape_everything_and_keep_their_fence(payload):
@@ -84,6 +98,7 @@ def test_escaping_counts_against_the_section_limit():
 
 
 # -- surfaces over HTTP (the real app, the fake Slack API) ------------------------------------
+
 
 def _posts(fake, where=None):
     return fake.wait_for("chat.postMessage", where=where)
@@ -129,8 +144,9 @@ def test_plan_citing_a_quotes_vendor_is_escaped(bot, settled_fake, bot_env):
     # The costs button cites every price the plan read, this workspace's quote among them.
     costs = blocks.details(advise("70B lora 1GB 1d on H800", book=book), "costs")
     text = _all_text(costs)
-    assert any("evil.example" in s["provider"] for s in advise("70B lora 1GB 1d on H800", book=book)
-               .plan.costs.price_sources) == ("evil.example" in text)
+    assert any(
+        "evil.example" in s["provider"] for s in advise("70B lora 1GB 1d on H800", book=book).plan.costs.price_sources
+    ) == ("evil.example" in text)
     assert not _live(text)  # ... cited as text, never as a link
 
 
@@ -157,12 +173,16 @@ def test_digest_cells_from_a_snapshot_are_escaped(tmp_path, monkeypatch):
     from advisor.market.store import open_store
     from bot.digests import compose
 
-    header = "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+    header = (
+        "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+    )
     old = tmp_path / "2024-02-04.csv"
     old.write_text(header + "2024-02-04,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32,\n")
     new = tmp_path / "2024-02-05.csv"
-    new.write_text(header + "2024-02-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,90.0,\n"
-                   "2024-02-05,<!channel>,<@U1>,``` <!here> ```,A10G,1,4,16,1.0,\n")
+    new.write_text(
+        header + "2024-02-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,90.0,\n"
+        "2024-02-05,<!channel>,<@U1>,``` <!here> ```,A10G,1,4,16,1.0,\n"
+    )
     monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "d.db"))
     with closing(open_store()) as db:
         import_file(db, old)
@@ -187,12 +207,21 @@ def test_app_home_escapes_the_request_text(bot, settled_fake):
     from bot import conversations
     from bot.threads import thread_key
 
-    conversations.save(conversations.Conversation(
-        key=thread_key("THOME", "CHOME", "1700000000.000100"), workspace="THOME", user="UHOME",
-        request_text="7b lora <!channel> & <https://evil.example|x>", lang="en", summary={}))
+    conversations.save(
+        conversations.Conversation(
+            key=thread_key("THOME", "CHOME", "1700000000.000100"),
+            workspace="THOME",
+            user="UHOME",
+            request_text="7b lora <!channel> & <https://evil.example|x>",
+            lang="en",
+            summary={},
+        )
+    )
     send, _ = bot
     send.event({"type": "app_home_opened", "user": "UHOME", "channel": "D1", "tab": "home"}, team="THOME")
-    view = settled_fake.wait_for("views.publish", where=lambda c: c["args"].get("user_id") == "UHOME")[0]["args"]["view"]
+    view = settled_fake.wait_for("views.publish", where=lambda c: c["args"].get("user_id") == "UHOME")[0]["args"][
+        "view"
+    ]
     text = view if isinstance(view, str) else json.dumps(view, ensure_ascii=False)
     assert "&lt;!channel&gt; &amp;" in text, text
     assert "<!channel>" not in text and "<https://evil" not in text, text

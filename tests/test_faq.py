@@ -20,13 +20,33 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # A plan as the advisor makes it for 70B full fine-tuning on 16 x H800.
 PLAN = {
-    "gpu": "H800", "gpu_count": 16, "nodes": 2, "gpus_per_node": 8, "tp": 8, "pp": 1,
-    "dp": 2, "zero_stage": 1, "mem_per_gpu_gib": 71.5, "gpu_mem_gib": 80, "days": 12.3,
-    "gpu_hours": 4723, "mfu_pct": 38, "cpu_cores_per_node": 128, "ram_gib_per_node": 2048,
-    "nvme_tb_per_node": 15.36, "storage_read_gb_s": 8, "network": "8x400G RoCE",
-    "interconnect": "NVLink 400 GB/s", "power_kw_per_node": 10.2, "rent_total": 123456,
-    "buy_capex": 4600000, "currency": "CNY", "decision": "rent", "breakeven_months": 26,
-    "method": "full-finetune", "params_b": 70,
+    "gpu": "H800",
+    "gpu_count": 16,
+    "nodes": 2,
+    "gpus_per_node": 8,
+    "tp": 8,
+    "pp": 1,
+    "dp": 2,
+    "zero_stage": 1,
+    "mem_per_gpu_gib": 71.5,
+    "gpu_mem_gib": 80,
+    "days": 12.3,
+    "gpu_hours": 4723,
+    "mfu_pct": 38,
+    "cpu_cores_per_node": 128,
+    "ram_gib_per_node": 2048,
+    "nvme_tb_per_node": 15.36,
+    "storage_read_gb_s": 8,
+    "network": "8x400G RoCE",
+    "interconnect": "NVLink 400 GB/s",
+    "power_kw_per_node": 10.2,
+    "rent_total": 123456,
+    "buy_capex": 4600000,
+    "currency": "CNY",
+    "decision": "rent",
+    "breakeven_months": 26,
+    "method": "full-finetune",
+    "params_b": 70,
 }
 
 
@@ -44,8 +64,7 @@ def test_eval_set_names_only_known_topics():
 def test_eval_questions_are_not_the_topics_own():
     """So the word-for-word shortcut (faq.rank) never answers them: the evaluations below
     measure the retrieval itself."""
-    own = {_same_words(text) for t in TOPICS
-           for text in (t.title_en, t.title_zh, *t.questions_en, *t.questions_zh)}
+    own = {_same_words(text) for t in TOPICS for text in (t.title_en, t.title_zh, *t.questions_en, *t.questions_zh)}
     asked = [q["text"] for q in EVAL + HELD_OUT]
     assert [text for text in asked if _same_words(text) in own] == []
     assert len({_same_words(text) for text in asked}) == len(asked)  # and none is asked twice
@@ -57,8 +76,9 @@ def test_top1_on_held_out_paraphrases():
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"])] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"]).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
-    report = "misses:\n  " + "\n  ".join(f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})"
-                                         for q in HELD_OUT if q not in top1)
+    report = "misses:\n  " + "\n  ".join(
+        f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})" for q in HELD_OUT if q not in top1
+    )
     assert len(top1) / len(HELD_OUT) >= 0.88, report  # 40 of 45: one slip from today's 41
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
@@ -74,9 +94,12 @@ def test_top1_accuracy_on_eval_set():
             misses.append(f"{q['text']!r}: {got} (want {q['topic']})")
     acc = {lang: hits[lang] / total[lang] for lang in total}
     overall = sum(hits.values()) / sum(total.values())
-    report = (f"overall {overall:.1%} ({sum(hits.values())}/{sum(total.values())}); "
-              + ", ".join(f"{lang} {acc[lang]:.1%} ({hits[lang]}/{total[lang]})" for lang in total)
-              + "\nmisses:\n  " + "\n  ".join(misses))
+    report = (
+        f"overall {overall:.1%} ({sum(hits.values())}/{sum(total.values())}); "
+        + ", ".join(f"{lang} {acc[lang]:.1%} ({hits[lang]}/{total[lang]})" for lang in total)
+        + "\nmisses:\n  "
+        + "\n  ".join(misses)
+    )
     assert overall >= 0.90, report
     assert acc["en"] >= 0.85, report
     assert acc["zh"] >= 0.85, report
@@ -179,22 +202,45 @@ def test_score_is_between_zero_and_one_and_alternatives_differ():
         assert len(set(ids)) == 3
 
 
-@pytest.mark.parametrize("text", ["北京到上海的高铁要多久", "how long does it take to get from london to paris",
-                                  "how many days until christmas", "我们公司年会几天", "how long is a marathon"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "北京到上海的高铁要多久",
+        "how long does it take to get from london to paris",
+        "how many days until christmas",
+        "我们公司年会几天",
+        "how long is a marathon",
+    ],
+)
 def test_asking_how_long_about_something_else_is_not_confident(text):
     assert faq.answer(text).confident is False
 
 
-@pytest.mark.parametrize("text,topic", [("有现货的话最快几天能上线", "time_to_first_run"),
-                                        ("多久存一次 ckpt 合适", "checkpoint_storage"),
-                                        ("how long until training runs", "time_to_first_run")])
+@pytest.mark.parametrize(
+    "text,topic",
+    [
+        ("有现货的话最快几天能上线", "time_to_first_run"),
+        ("多久存一次 ckpt 合适", "checkpoint_storage"),
+        ("how long until training runs", "time_to_first_run"),
+    ],
+)
 def test_asking_how_long_about_the_plan_is_answered(text, topic):
     got = faq.answer(text)
     assert got.confident and got.topic == topic
 
 
-THREAD_CHATTER = ["thanks!", "ok, let's go with this", "@Bob can you check this with finance before Friday?",
-                  "sounds good", "lgtm", "谢谢", "好的，就这么定了", "收到", "我下午跟财务确认一下", "哈哈"]
+THREAD_CHATTER = [
+    "thanks!",
+    "ok, let's go with this",
+    "@Bob can you check this with finance before Friday?",
+    "sounds good",
+    "lgtm",
+    "谢谢",
+    "好的，就这么定了",
+    "收到",
+    "我下午跟财务确认一下",
+    "哈哈",
+]
 
 
 @pytest.mark.parametrize("text", THREAD_CHATTER)

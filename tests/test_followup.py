@@ -13,13 +13,23 @@ def summary(book):
     return plan_context(advise(REQUEST, book=book))
 
 
-@pytest.mark.parametrize("question,part", [
-    ("how did you get 13 days?", "time"), ("why so many GPUs?", "time"), ("13天是怎么算的", "time"),
-    ("where does the ¥683,706 come from", "costs"), ("租金怎么算的", "costs"),
-    ("how did you get 63.5 GiB per GPU", "memory"), ("显存怎么算的", "memory"),
-    ("why NVLink?", None), ("how much RAM per node?", None), ("what if we had 30 days?", None),
-    ("how do we get more GPUs?", None), ("how did you come up with 256 GPUs?", "time"),
-])
+@pytest.mark.parametrize(
+    "question,part",
+    [
+        ("how did you get 13 days?", "time"),
+        ("why so many GPUs?", "time"),
+        ("13天是怎么算的", "time"),
+        ("where does the ¥683,706 come from", "costs"),
+        ("租金怎么算的", "costs"),
+        ("how did you get 63.5 GiB per GPU", "memory"),
+        ("显存怎么算的", "memory"),
+        ("why NVLink?", None),
+        ("how much RAM per node?", None),
+        ("what if we had 30 days?", None),
+        ("how do we get more GPUs?", None),
+        ("how did you come up with 256 GPUs?", "time"),
+    ],
+)
 def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
     assert explained_part(question) == part
 
@@ -48,6 +58,8 @@ def test_other_follow_ups_keep_their_kind(summary, book, question, kind):
 
 @pytest.mark.parametrize("text", [REQUEST, "13B 全量微调 200GB数据 7天 预算10万", "7b lora 50k samples 3d usd"])
 def test_the_reply_language_never_changes_the_plan(text, book):
-    numbers = [{k: v for k, v in plan_context(advise(text, lang, book=book)).items() if not isinstance(v, str)}
-               for lang in (None, "en", "zh")]
+    numbers = [
+        {k: v for k, v in plan_context(advise(text, lang, book=book)).items() if not isinstance(v, str)}
+        for lang in (None, "en", "zh")
+    ]
     assert numbers[0] == numbers[1] == numbers[2]

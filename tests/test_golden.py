@@ -35,7 +35,7 @@ def test_answer_messages_match_golden_and_limits(name, book):
     assert check_limits(msg) == []
     header = msg["blocks"][0]["text"]["text"]
     assert "\n" not in header and len(header) <= 60  # one line
-    assert msg["text"].rstrip().endswith(("." , "。")) and "\n" not in msg["text"]  # one complete sentence
+    assert msg["text"].rstrip().endswith((".", "。")) and "\n" not in msg["text"]  # one complete sentence
     _compare(name, msg)
 
 

@@ -47,6 +47,7 @@ def _refused(db, path, line, words):
 
 # -- special files -------------------------------------------------------------------------------
 
+
 def test_a_fifo_is_refused_without_waiting_for_a_writer(db, tmp_path):
     fifo = tmp_path / "prices.csv"
     os.mkfifo(fifo)
@@ -92,42 +93,55 @@ def test_a_big_file_with_a_bad_second_line_is_read_as_a_stream(tmp_path):
         f.write(SKY + "2026-01-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,-1,\n")
         f.write(good * (60 * 2**20 // len(good)))
     # VmHWM: this process's peak (ru_maxrss would count the forking test process's memory too)
-    code = ("import sys; from advisor.cli import main; rc = main(['prices', 'import', sys.argv[1]]);"
-            "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]); sys.exit(rc)")
+    code = (
+        "import sys; from advisor.cli import main; rc = main(['prices', 'import', sys.argv[1]]);"
+        "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]); sys.exit(rc)"
+    )
     env = {**os.environ, "GPU_ADVISOR_DB": str(tmp_path / "big.db"), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, env=env, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(p)], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
     assert out.returncode == 2 and "line 2" in out.stderr, out.stderr
     assert int(out.stdout.split()[-1]) < 150 * 1024, "peak RSS (KB) should not grow with the file"
 
 
 # -- bytes and values ----------------------------------------------------------------------------
 
+
 def test_a_nul_byte_is_refused(db, tmp_path):
     p = tmp_path / "nul.csv"
-    p.write_bytes((QUOTES + "2026-01-01,ok,H800,8,rent_hour,9,CNY\n2026-01-01,v\x00x,H800,8,rent_hour,9,CNY\n").encode())
+    p.write_bytes(
+        (QUOTES + "2026-01-01,ok,H800,8,rent_hour,9,CNY\n2026-01-01,v\x00x,H800,8,rent_hour,9,CNY\n").encode()
+    )
     _refused(db, p, 3, "NUL byte")
 
 
-@pytest.mark.parametrize("row,words", [
-    ("2026-01-01,v,H800,8,rent_hour,1e308,CNY", "not plausible"),
-    ("2026-01-01,v,H800,8,rent_hour,0.0001,USD", "not plausible"),
-    ("2026-01-01,v,H800,8,rent_hour,200000,USD", "not plausible"),
-    ("2026-01-01,v,H800,8,rent_month,1e18,CNY", "not plausible"),
-    ("2026-01-01,v,H800,8,buy_server,5,USD", "not plausible"),
-    ("0001-01-01,v,H800,8,rent_hour,9,CNY", "before 2015"),
-    ("2014-12-31,v,H800,8,rent_hour,9,CNY", "before 2015"),
-    ("9999-12-31,v,H800,8,rent_hour,9,CNY", "days ahead"),
-])
+@pytest.mark.parametrize(
+    "row,words",
+    [
+        ("2026-01-01,v,H800,8,rent_hour,1e308,CNY", "not plausible"),
+        ("2026-01-01,v,H800,8,rent_hour,0.0001,USD", "not plausible"),
+        ("2026-01-01,v,H800,8,rent_hour,200000,USD", "not plausible"),
+        ("2026-01-01,v,H800,8,rent_month,1e18,CNY", "not plausible"),
+        ("2026-01-01,v,H800,8,buy_server,5,USD", "not plausible"),
+        ("0001-01-01,v,H800,8,rent_hour,9,CNY", "before 2015"),
+        ("2014-12-31,v,H800,8,rent_hour,9,CNY", "before 2015"),
+        ("9999-12-31,v,H800,8,rent_hour,9,CNY", "days ahead"),
+    ],
+)
 def test_implausible_quote_rows_are_refused_with_file_and_line(db, tmp_path, row, words):
     p = tmp_path / "q.csv"
     p.write_text(QUOTES + "2026-01-01,fine,H800,8,rent_hour,9,CNY\n" + row + "\n")
     _refused(db, p, 3, words)
 
 
-@pytest.mark.parametrize("cells,words", [
-    ("H100,8,192,2048,1e308,", "not plausible"),
-    ("H100,8,192,2048,0.01,", "not plausible"),  # $0.00125 per GPU-hour
-])
+@pytest.mark.parametrize(
+    "cells,words",
+    [
+        ("H100,8,192,2048,1e308,", "not plausible"),
+        ("H100,8,192,2048,0.01,", "not plausible"),  # $0.00125 per GPU-hour
+    ],
+)
 def test_implausible_skypilot_rows_are_refused(db, tmp_path, cells, words):
     p = tmp_path / "s.csv"
     p.write_text(SKY + f"2024-02-05,aws,us-east-1,p5.48xlarge,{cells}\n")
@@ -144,8 +158,10 @@ def test_skypilot_empty_or_zero_price_still_means_not_listed(db, tmp_path):
     p = tmp_path / "s.csv"
     p.write_text(SKY + "2024-02-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,,0\n")
     import_file(db, p)
-    rows = {r[0]: r[1:] for r in db.execute(
-        "SELECT kind, priced, price, published_price FROM observations WHERE source = 'skypilot'")}
+    rows = {
+        r[0]: r[1:]
+        for r in db.execute("SELECT kind, priced, price, published_price FROM observations WHERE source = 'skypilot'")
+    }
     assert rows == {"rent_hour": (0, 0.0, None), "spot_hour": (0, 0.0, 0.0)}
 
 
@@ -168,23 +184,39 @@ def test_a_bad_line_after_many_batches_writes_nothing(db, tmp_path, monkeypatch)
 
 def test_the_writer_refuses_implausible_rows_from_any_caller(db):
     with pytest.raises(ValueError, match="not plausible"):
-        store.write_rows(db, [{"source": "x", "kind": "rent_hour", "gpu": "H800-SXM-80GB", "price": 1e308,
-                               "currency": "USD", "unit": "gpu-hour", "as_of": "2026-01-01"}])
+        store.write_rows(
+            db,
+            [
+                {
+                    "source": "x",
+                    "kind": "rent_hour",
+                    "gpu": "H800-SXM-80GB",
+                    "price": 1e308,
+                    "currency": "USD",
+                    "unit": "gpu-hour",
+                    "as_of": "2026-01-01",
+                }
+            ],
+        )
 
 
 # -- quotes --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "0xH800 ¥1000/month 3 months v",
-    "0xH800 每月4.5万 1e-308 years vendorX",
-    "8xH800 ¥95000/month 99999999999999999999 years v",
-    "8xH800 ¥95000/month 0.00001 months v",
-    "8xH800 ¥1e18/month 3 months v",
-    "8xH800 ¥" + "9" * 400 + "/month v",
-    "8xH800 ¥0.0001/hour v",
-    "999999999xH800 ¥95000/month v",
-    "H100 $900000/hr v",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0xH800 ¥1000/month 3 months v",
+        "0xH800 每月4.5万 1e-308 years vendorX",
+        "8xH800 ¥95000/month 99999999999999999999 years v",
+        "8xH800 ¥95000/month 0.00001 months v",
+        "8xH800 ¥1e18/month 3 months v",
+        "8xH800 ¥" + "9" * 400 + "/month v",
+        "8xH800 ¥0.0001/hour v",
+        "999999999xH800 ¥95000/month v",
+        "H100 $900000/hr v",
+    ],
+)
 def test_absurd_quotes_are_refused_with_exit_2(cli, text):
     out = cli("quote", text)
     assert out.returncode == 2, (out.stdout, out.stderr)
@@ -201,16 +233,27 @@ def test_an_absurd_quote_in_slack_is_answered(bot, settled_fake):
 
 
 _GPUS = st.sampled_from(["H800", "H100", "A100", "4090", "H20", "910B", "h800", "H800-SXM"])
-_NUMS = st.one_of(st.integers(-5, 10**30).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
-                  st.sampled_from(["0", "1e-308", "1e308", "9" * 50, "1,000", "0.0", "-1"]))
+_NUMS = st.one_of(
+    st.integers(-5, 10**30).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["0", "1e-308", "1e308", "9" * 50, "1,000", "0.0", "-1"]),
+)
 _QUOTES = st.one_of(
     st.text(max_size=80),
-    st.builds(lambda n, g, p, u, t, v: f"{n}x{g} {p}{u} {t} {v}", _NUMS, _GPUS,
-              st.builds(lambda c, n, s: f"{c}{n}{s}", st.sampled_from(["¥", "$", ""]), _NUMS,
-                        st.sampled_from(["", "k", "w", "万", "m"])),
-              st.sampled_from(["/month", "/hr", "/gpu/hour", "元/卡/小时", "/月"]),
-              st.builds(lambda n, u: f"{n} {u}", _NUMS, st.sampled_from(["months", "years", "个月", "年"])),
-              st.text(max_size=20)),
+    st.builds(
+        lambda n, g, p, u, t, v: f"{n}x{g} {p}{u} {t} {v}",
+        _NUMS,
+        _GPUS,
+        st.builds(
+            lambda c, n, s: f"{c}{n}{s}",
+            st.sampled_from(["¥", "$", ""]),
+            _NUMS,
+            st.sampled_from(["", "k", "w", "万", "m"]),
+        ),
+        st.sampled_from(["/month", "/hr", "/gpu/hour", "元/卡/小时", "/月"]),
+        st.builds(lambda n, u: f"{n} {u}", _NUMS, st.sampled_from(["months", "years", "个月", "年"])),
+        st.text(max_size=20),
+    ),
     st.builds(lambda g, n, v: f"8卡{g} 每月{n} {v}", _GPUS, _NUMS, st.text(max_size=10)),
 )
 
@@ -229,8 +272,11 @@ def test_fuzz_quote_raises_nothing_but_the_friendly_error(tmp_path, text):
     assert judgement.per_gpu_hour > 0 and judgement.monthly_total < float("inf")
 
 
-_CELLS = st.one_of(st.text(max_size=12), _NUMS, st.sampled_from(["H100", "H800", "aws", "rent_hour", "CNY", "USD",
-                                                                 "2024-02-05", "0001-01-01", "9999-12-31", ""]))
+_CELLS = st.one_of(
+    st.text(max_size=12),
+    _NUMS,
+    st.sampled_from(["H100", "H800", "aws", "rent_hour", "CNY", "USD", "2024-02-05", "0001-01-01", "9999-12-31", ""]),
+)
 _LINES = st.lists(st.lists(_CELLS, max_size=11).map(",".join), max_size=8)
 
 

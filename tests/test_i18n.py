@@ -17,8 +17,7 @@ from advisor.text import render
 PO = render.LOCALE_DIR / "zh" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")
 # The same options as babel.cfg and render.environment().
-OPTIONS = {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true",
-           "newstyle_gettext": "true"}
+OPTIONS = {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true", "newstyle_gettext": "true"}
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
@@ -31,7 +30,8 @@ def _extracted() -> dict[tuple[str, str | None], str]:
     """(msgid, context) -> where it is first used, over every template."""
     found = {}
     for filename, line, message, _comments, context in extract_from_dir(
-            str(templates_dir()), method_map=[("**.j2", "jinja2")], options_map={"**.j2": OPTIONS}):
+        str(templates_dir()), method_map=[("**.j2", "jinja2")], options_map={"**.j2": OPTIONS}
+    ):
         found.setdefault((message, context), f"{filename}:{line}")
     return found
 
@@ -40,8 +40,11 @@ def test_every_template_message_has_a_reviewed_chinese_translation():
     catalog = _catalog()
     extracted = _extracted()
     assert extracted, "no message extracted: is the i18n extension still configured?"
-    missing = [f"{where}: {msgid!r}" for (msgid, context), where in extracted.items()
-               if not (catalog.get(msgid, context) and catalog.get(msgid, context).string)]
+    missing = [
+        f"{where}: {msgid!r}"
+        for (msgid, context), where in extracted.items()
+        if not (catalog.get(msgid, context) and catalog.get(msgid, context).string)
+    ]
     fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
     assert not missing, "untranslated (run the commands in docs/TRANSLATING.md):\n" + "\n".join(missing)
     assert not fuzzy, f"fuzzy translations to review: {fuzzy}"
@@ -59,8 +62,7 @@ def test_translations_keep_the_placeholders_of_their_message():
             continue
         assert set(PLACEHOLDER.findall(message.string)) == set(PLACEHOLDER.findall(message.id)), message.id
         # Every literal percent sign stays escaped, or formatting fails at render time.
-        assert message.string.replace("%%", "").count("%") == len(PLACEHOLDER.findall(message.string)), \
-            message.id
+        assert message.string.replace("%%", "").count("%") == len(PLACEHOLDER.findall(message.string)), message.id
 
 
 def test_committed_mo_is_the_po_compiled():

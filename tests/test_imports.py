@@ -58,6 +58,7 @@ def write_variant(tmp_path: Path, name: str, lines: list[str]) -> Path:
 # ----------------------------------------------------------------------------------------
 # GPU names
 
+
 def test_every_skypilot_spelling_maps_to_a_catalog_gpu():
     names = {g.name for g in catalog.gpus()}
     for spelling, name in layouts.SKYPILOT_GPUS.items():
@@ -73,17 +74,20 @@ def test_every_gpu_in_the_real_snapshots_is_mapped():
     assert spellings <= set(layouts.SKYPILOT_GPUS)
 
 
-@pytest.mark.parametrize("cloud,itype,expected", [
-    ("lambda", "gpu_1x_h100_pcie", "H100-PCIe-80GB"),
-    ("lambda", "gpu_8x_h100_sxm5", "H100-SXM5-80GB"),
-    ("runpod", "1x_H100_SECURE", "H100-PCIe-80GB"),
-    ("scaleway", "H100-1-80G", "H100-PCIe-80GB"),
-    ("azure", "Standard_NC40ads_H100_v5", "H100-PCIe-80GB"),
-    ("azure", "Standard_ND96isr_H100_v5", "H100-SXM5-80GB"),
-    ("aws", "p5.48xlarge", "H100-SXM5-80GB"),
-    ("gcp", "a3-highgpu-8g", "H100-SXM5-80GB"),
-    ("fluidstack", "rec49QTUzoTUX7PtMkkFJxRn8", "H100-SXM5-80GB"),
-])
+@pytest.mark.parametrize(
+    "cloud,itype,expected",
+    [
+        ("lambda", "gpu_1x_h100_pcie", "H100-PCIe-80GB"),
+        ("lambda", "gpu_8x_h100_sxm5", "H100-SXM5-80GB"),
+        ("runpod", "1x_H100_SECURE", "H100-PCIe-80GB"),
+        ("scaleway", "H100-1-80G", "H100-PCIe-80GB"),
+        ("azure", "Standard_NC40ads_H100_v5", "H100-PCIe-80GB"),
+        ("azure", "Standard_ND96isr_H100_v5", "H100-SXM5-80GB"),
+        ("aws", "p5.48xlarge", "H100-SXM5-80GB"),
+        ("gcp", "a3-highgpu-8g", "H100-SXM5-80GB"),
+        ("fluidstack", "rec49QTUzoTUX7PtMkkFJxRn8", "H100-SXM5-80GB"),
+    ],
+)
 def test_h100_form_factor_by_instance_type(cloud, itype, expected):
     name, note = layouts._skypilot_h100(cloud, itype)
     assert name == expected
@@ -93,6 +97,7 @@ def test_h100_form_factor_by_instance_type(cloud, itype, expected):
 
 # ----------------------------------------------------------------------------------------
 # The real snapshots
+
 
 def test_import_every_real_snapshot(db):
     for path in FILES:
@@ -110,8 +115,7 @@ def test_import_every_real_snapshot(db):
 def test_stored_values_follow_the_published_ones(db):
     path = SNAPSHOTS / "2024-02-05.csv"
     import_file(db, path)
-    got = {(r["provider"], r["region"], r["offer"], r["kind"]): r
-           for r in observations(db, "source = 'skypilot'")}
+    got = {(r["provider"], r["region"], r["offer"], r["kind"]): r for r in observations(db, "source = 'skypilot'")}
     for row in csv_rows(path):
         for kind, col in (("rent_hour", "price_per_hour_usd"), ("spot_hour", "spot_price_per_hour_usd")):
             r = got[(row["cloud"], row["region"], row["instance_type"], kind)]
@@ -167,8 +171,11 @@ def test_a_corrected_snapshot_replaces_only_what_differs(db, tmp_path):
     result = import_file(db, fixed)
     assert result.rows_written == 1
     assert table_state(db)[0] == count
-    got = observations(db, "provider = ? AND region = ? AND offer = ? AND as_of = '2023-06-15' AND kind = 'rent_hour'",
-                       [row[1], row[2], row[3]])
+    got = observations(
+        db,
+        "provider = ? AND region = ? AND offer = ? AND as_of = '2023-06-15' AND kind = 'rent_hour'",
+        [row[1], row[2], row[3]],
+    )
     assert [r["published_price"] for r in got] == [123.5]
 
 
@@ -187,6 +194,7 @@ def test_source_and_as_of_options(db, tmp_path):
 
 # ----------------------------------------------------------------------------------------
 # Malformed files: ImportProblem with file and line, and the database unchanged
+
 
 def _bad_variants(lines: list[str]) -> dict[str, tuple[list[str], int, str]]:
     def with_cell(line_no: int, col: int, value: str) -> list[str]:
@@ -211,8 +219,20 @@ def _bad_variants(lines: list[str]) -> dict[str, tuple[list[str], int, str]]:
     }
 
 
-@pytest.mark.parametrize("case", ["bad number", "negative price", "bad date", "date format", "unknown gpu",
-                                  "bad count", "missing column", "duplicate offer", "too many cells"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "bad number",
+        "negative price",
+        "bad date",
+        "date format",
+        "unknown gpu",
+        "bad count",
+        "missing column",
+        "duplicate offer",
+        "too many cells",
+    ],
+)
 def test_malformed_file_is_refused_before_anything_is_written(db, tmp_path, case):
     import_file(db, SNAPSHOTS / "2023-02-21.csv")
     before = table_state(db)
@@ -228,12 +248,15 @@ def test_malformed_file_is_refused_before_anything_is_written(db, tmp_path, case
     assert table_state(db) == before
 
 
-@pytest.mark.parametrize("content,message", [
-    (b"", "empty file"),
-    (b"# only a comment\n\n", "empty file"),
-    (b"name,size\nfoo,1\n", "not a price file"),
-    (b"date,cloud,region\xff\n", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "empty file"),
+        (b"# only a comment\n\n", "empty file"),
+        (b"name,size\nfoo,1\n", "not a price file"),
+        (b"date,cloud,region\xff\n", "not UTF-8"),
+    ],
+)
 def test_unreadable_files(db, tmp_path, content, message):
     path = tmp_path / "odd.csv"
     path.write_bytes(content)
@@ -248,8 +271,10 @@ def test_unreadable_files(db, tmp_path, content, message):
 def test_a_failed_write_rolls_the_whole_file_back(db):
     import_file(db, SNAPSHOTS / "2022-12-02.csv")
     # A real failure inside SQLite, after the snapshot rows went in: the first quote row.
-    db.execute("CREATE TRIGGER fail_quotes BEFORE INSERT ON observations WHEN NEW.layout = 'quotes' "
-               "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
+    db.execute(
+        "CREATE TRIGGER fail_quotes BEFORE INSERT ON observations WHEN NEW.layout = 'quotes' "
+        "BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END"
+    )
     before = table_state(db)
     rows = read_file(SNAPSHOTS / "2023-02-21.csv").rows + read_file(QUOTES_EXAMPLE).rows
     with pytest.raises(sqlite3.IntegrityError, match="simulated"):
@@ -269,14 +294,18 @@ def test_the_layouts_are_told_apart_by_the_registry(tmp_path):
         "(date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd)"
         " or the quote columns (date,vendor,gpu,gpus,kind,price,currency)"
         " or the SkyPilot catalog (vms.csv) columns"
-        " (InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region)")
-    near = write_variant(tmp_path, "near.csv", ["date,vendor,gpu,gpus,kind,price", "2026-11-20,acme,H100,8,rent_hour,2"])
+        " (InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region)"
+    )
+    near = write_variant(
+        tmp_path, "near.csv", ["date,vendor,gpu,gpus,kind,price", "2026-11-20,acme,H100,8,rent_hour,2"]
+    )
     with pytest.raises(ImportProblem, match=r"line 1: missing column currency \(quote layout\)$"):
         read_file(near)
 
 
 # ----------------------------------------------------------------------------------------
 # Vendor quotes
+
 
 def test_quote_example_file(db):
     rows = [r for r in csv.reader(QUOTES_EXAMPLE.open()) if r and not r[0].startswith("#")]
@@ -296,16 +325,19 @@ def test_quote_example_file(db):
 QUOTE_HEADER = "date,vendor,gpu,gpus,kind,price,currency"
 
 
-@pytest.mark.parametrize("row,message", [
-    ("2026-11-20,acme,H999,8,rent_hour,2,USD", "unknown GPU name 'H999'"),
-    ("2026-11-20,acme,H100,8,lease,2,USD", "kind 'lease'"),
-    ("2026-11-20,acme,H100,8,rent_hour,2,EUR", "currency 'EUR'"),
-    ("2026-11-20,acme,H100,8,rent_hour,0,USD", "positive"),
-    ("2026-11-20,acme,H100,0,rent_hour,2,USD", "gpus"),
-    ("2026-13-20,acme,H100,8,rent_hour,2,USD", "not a real date"),
-    ("2026-11-20,,H100,8,rent_hour,2,USD", "vendor is empty"),
-    ("2026-11-20,acme,H100,8,rent_hour,two,USD", "price 'two' is not a number"),
-])
+@pytest.mark.parametrize(
+    "row,message",
+    [
+        ("2026-11-20,acme,H999,8,rent_hour,2,USD", "unknown GPU name 'H999'"),
+        ("2026-11-20,acme,H100,8,lease,2,USD", "kind 'lease'"),
+        ("2026-11-20,acme,H100,8,rent_hour,2,EUR", "currency 'EUR'"),
+        ("2026-11-20,acme,H100,8,rent_hour,0,USD", "positive"),
+        ("2026-11-20,acme,H100,0,rent_hour,2,USD", "gpus"),
+        ("2026-13-20,acme,H100,8,rent_hour,2,USD", "not a real date"),
+        ("2026-11-20,,H100,8,rent_hour,2,USD", "vendor is empty"),
+        ("2026-11-20,acme,H100,8,rent_hour,two,USD", "price 'two' is not a number"),
+    ],
+)
 def test_malformed_quotes(db, tmp_path, row, message):
     path = write_variant(tmp_path, "q.csv", [QUOTE_HEADER, "2026-11-20,acme,H100,8,rent_hour,2.5,USD", row])
     before = table_state(db)
@@ -316,14 +348,20 @@ def test_malformed_quotes(db, tmp_path, row, message):
 
 
 def test_quote_units_and_defaults(db, tmp_path):
-    path = write_variant(tmp_path, "q.csv", [
-        QUOTE_HEADER + ",unit,market",
-        "2026-11-20,acme,4090,8,rent_hour,12,CNY,server-hour,",
-        "2026-11-20,acme,A100-80GB,8,buy_server,150000,USD,,",
-    ])
+    path = write_variant(
+        tmp_path,
+        "q.csv",
+        [
+            QUOTE_HEADER + ",unit,market",
+            "2026-11-20,acme,4090,8,rent_hour,12,CNY,server-hour,",
+            "2026-11-20,acme,A100-80GB,8,buy_server,150000,USD,,",
+        ],
+    )
     import_file(db, path)
-    hour, server = ((r["price"], r["unit"], r["market"], r["gpu"])
-                    for r in db["observations"].rows_where("source = 'quote'", order_by="kind DESC"))
+    hour, server = (
+        (r["price"], r["unit"], r["market"], r["gpu"])
+        for r in db["observations"].rows_where("source = 'quote'", order_by="kind DESC")
+    )
     assert hour == (1.5, "gpu-hour", "china", "RTX4090-24GB")
     assert server == (150000.0, "server", "global", "A100-SXM4-80GB")
     bad = write_variant(tmp_path, "b.csv", [QUOTE_HEADER + ",unit", "2026-11-20,acme,H100,8,buy_card,9,USD,server"])
@@ -343,6 +381,7 @@ def test_imported_prices_reach_the_price_book(db):
 # ----------------------------------------------------------------------------------------
 # Feeds, from a real HTTP server on 127.0.0.1
 
+
 class FeedHandler(http.server.BaseHTTPRequestHandler):
     routes: dict[str, tuple] = {}
 
@@ -356,7 +395,7 @@ class FeedHandler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             if trickle:
                 for i in range(len(body)):
-                    self.wfile.write(body[i:i + 1])
+                    self.wfile.write(body[i : i + 1])
                     self.wfile.flush()
                     time.sleep(trickle)
             else:
@@ -371,8 +410,18 @@ class FeedHandler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def feed_server():
     snapshot = (SNAPSHOTS / "2023-06-15.csv").read_bytes()
-    quotes = [{"date": "2026-11-20", "vendor": "acme", "gpu": "H800", "gpus": 8, "kind": "rent_hour",
-               "price": 9.5, "currency": "CNY", "note": None}]
+    quotes = [
+        {
+            "date": "2026-11-20",
+            "vendor": "acme",
+            "gpu": "H800",
+            "gpus": 8,
+            "kind": "rent_hour",
+            "price": 9.5,
+            "currency": "CNY",
+            "note": None,
+        }
+    ]
     lines = snapshot.decode().splitlines()
     cells = lines[1].split(",")
     cells[8] = "2.4x"
@@ -421,15 +470,18 @@ def test_import_feed_writes_once(db, feed_server):
     assert again.rows_written == 0
 
 
-@pytest.mark.parametrize("path,message", [
-    ("/error", "answered HTTP 500"),
-    ("/missing", "answered HTTP 404"),
-    ("/bad.csv", "is not usable: line 2: price_per_hour_usd '2.4x' is not a number"),
-    ("/bad.json", "does not parse"),
-    ("/notrows.json", "not a list of price rows"),
-    ("/page", "web page"),
-    ("/empty", "sent nothing"),
-])
+@pytest.mark.parametrize(
+    "path,message",
+    [
+        ("/error", "answered HTTP 500"),
+        ("/missing", "answered HTTP 404"),
+        ("/bad.csv", "is not usable: line 2: price_per_hour_usd '2.4x' is not a number"),
+        ("/bad.json", "does not parse"),
+        ("/notrows.json", "not a list of price rows"),
+        ("/page", "web page"),
+        ("/empty", "sent nothing"),
+    ],
+)
 def test_feed_failures(db, feed_server, path, message):
     before = table_state(db)
     with pytest.raises(FeedProblem) as info:

@@ -16,28 +16,37 @@ def _ask(cli, text, *extra):
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("70B full-finetune 100GB 7d tp 8 pp 4", {"tp": 8, "pp": 4}),
-    ("70B full-finetune 100GB 7d tp=8 pp=4 vpp 2", {"tp": 8, "pp": 4, "vpp": 2}),
-    ("70B full-finetune 100GB 7d tp8 pp2", {"tp": 8, "pp": 2}),
-    ("70B full-finetune 100GB 7d tensor parallel 4 pipeline-parallel 2", {"tp": 4, "pp": 2}),
-    ("70B 全量微调 100GB 7天 张量并行8 流水线并行4", {"tp": 8, "pp": 4}),
-    ("70B 全量微调 100GB 7天 张量并行度=4 流水并行二 虚拟流水线并行2", {"tp": 4, "pp": 2, "vpp": 2}),
-    ("671B-A37B pretrain 1T tokens ep 8", {"ep": 8}),
-    ("671B-A37B 预训练 1T tokens 专家并行16", {"ep": 16}),
-    ("7B sft 1GB 3 ep tp 2", {"tp": 2, "epochs": 3}),  # "3 ep" stays three epochs
-    ("70B full-finetune 100GB 7d fsdp2", {"zero_stage": 3}),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("70B full-finetune 100GB 7d tp 8 pp 4", {"tp": 8, "pp": 4}),
+        ("70B full-finetune 100GB 7d tp=8 pp=4 vpp 2", {"tp": 8, "pp": 4, "vpp": 2}),
+        ("70B full-finetune 100GB 7d tp8 pp2", {"tp": 8, "pp": 2}),
+        ("70B full-finetune 100GB 7d tensor parallel 4 pipeline-parallel 2", {"tp": 4, "pp": 2}),
+        ("70B 全量微调 100GB 7天 张量并行8 流水线并行4", {"tp": 8, "pp": 4}),
+        ("70B 全量微调 100GB 7天 张量并行度=4 流水并行二 虚拟流水线并行2", {"tp": 4, "pp": 2, "vpp": 2}),
+        ("671B-A37B pretrain 1T tokens ep 8", {"ep": 8}),
+        ("671B-A37B 预训练 1T tokens 专家并行16", {"ep": 16}),
+        ("7B sft 1GB 3 ep tp 2", {"tp": 2, "epochs": 3}),  # "3 ep" stays three epochs
+        ("70B full-finetune 100GB 7d fsdp2", {"zero_stage": 3}),
+    ],
+)
 def test_layout_words_are_read(text, expected):
     r = parse(text)
     assert {k: getattr(r, k) for k in expected} == expected
     assert set(expected) - {"epochs"} <= set(r.user_set)
 
 
-@pytest.mark.parametrize("text,what", [
-    ("70B lora 20GB tp", "layout"), ("70B lora 20GB tp 0", "layout"), ("70B lora 20GB pp -2", "layout"),
-    ("70B lora 20GB tp 2.5", "layout"), ("70B lora 20GB ep 5000", "layout"),
-])
+@pytest.mark.parametrize(
+    "text,what",
+    [
+        ("70B lora 20GB tp", "layout"),
+        ("70B lora 20GB tp 0", "layout"),
+        ("70B lora 20GB pp -2", "layout"),
+        ("70B lora 20GB tp 2.5", "layout"),
+        ("70B lora 20GB ep 5000", "layout"),
+    ],
+)
 def test_bad_layout_degrees_are_refused(text, what):
     with pytest.raises(RequestError) as info:
         parse(text)
@@ -45,10 +54,15 @@ def test_bad_layout_degrees_are_refused(text, what):
     assert "tp 8" in info.value.message("en")
 
 
-@pytest.mark.parametrize("text,what", [
-    ("70B full-finetune 100GB 7d cp 2", "cp"), ("70B full-finetune 100GB 7d context parallel 4", "cp"),
-    ("70B 全量微调 100GB 7天 上下文并行2", "cp"), ("70B full-finetune 100GB 7d hsdp", "hsdp"),
-])
+@pytest.mark.parametrize(
+    "text,what",
+    [
+        ("70B full-finetune 100GB 7d cp 2", "cp"),
+        ("70B full-finetune 100GB 7d context parallel 4", "cp"),
+        ("70B 全量微调 100GB 7天 上下文并行2", "cp"),
+        ("70B full-finetune 100GB 7d hsdp", "hsdp"),
+    ],
+)
 def test_context_parallel_and_hsdp_are_refused_as_not_modelled(text, what):
     with pytest.raises(RequestError) as info:
         parse(text)
@@ -85,21 +99,24 @@ def test_fixed_expert_parallel_is_kept(cli):
     assert plan["ep"] == 8 and plan["gpu_count"] == 512
 
 
-@pytest.mark.parametrize("text,reason,words", [
-    ("70B full-finetune 100GB 7d on 64xH800 tp 3", "tp_server", ["tp 3", "8 GPUs"]),
-    ("70B full-finetune 100GB 7d tp 3", "tp_heads", ["tp 3", "64 heads"]),
-    ("70B qlora 20GB 3d on 8xH800 tp 2", "qlora_model_parallel", ["QLoRA", "bitsandbytes"]),
-    ("70B qlora 20GB 3d pp 2", "qlora_model_parallel", ["QLoRA"]),
-    ("70B full-finetune 100GB 7d on 64xH800 tp 16", "tp_nvlink", ["NVLink"]),
-    ("7B lora 20GB 3d on 8x4090 tp 2", "tp_nvlink", ["NVLink"]),
-    ("70B full-finetune 100GB 7d on 64xH800 pp 64", "pp_layers", ["pp 64", "layers"]),
-    ("70B full-finetune 100GB 7d on 64xH800 tp 8 pp 3", "split_count", ["64 GPUs"]),
-    ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),
-    ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
-    ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 8", "vpp_layers", ["vpp 8"]),
-    ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
-    ("70B lora 20GB 3d on 64xH800 tp 8 zero3", "no_framework", ["Megatron"]),
-])
+@pytest.mark.parametrize(
+    "text,reason,words",
+    [
+        ("70B full-finetune 100GB 7d on 64xH800 tp 3", "tp_server", ["tp 3", "8 GPUs"]),
+        ("70B full-finetune 100GB 7d tp 3", "tp_heads", ["tp 3", "64 heads"]),
+        ("70B qlora 20GB 3d on 8xH800 tp 2", "qlora_model_parallel", ["QLoRA", "bitsandbytes"]),
+        ("70B qlora 20GB 3d pp 2", "qlora_model_parallel", ["QLoRA"]),
+        ("70B full-finetune 100GB 7d on 64xH800 tp 16", "tp_nvlink", ["NVLink"]),
+        ("7B lora 20GB 3d on 8x4090 tp 2", "tp_nvlink", ["NVLink"]),
+        ("70B full-finetune 100GB 7d on 64xH800 pp 64", "pp_layers", ["pp 64", "layers"]),
+        ("70B full-finetune 100GB 7d on 64xH800 tp 8 pp 3", "split_count", ["64 GPUs"]),
+        ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),
+        ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
+        ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 8", "vpp_layers", ["vpp 8"]),
+        ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
+        ("70B lora 20GB 3d on 64xH800 tp 8 zero3", "no_framework", ["Megatron"]),
+    ],
+)
 def test_combinations_that_cannot_run_are_refused_with_the_reason(cli, text, reason, words):
     out = cli("ask", text, "--json")
     assert out.returncode == 2 and out.stdout == ""
@@ -113,6 +130,7 @@ def test_combinations_that_cannot_run_are_refused_with_the_reason(cli, text, rea
 
 def _advise(text):
     from advisor.planning.advice import advise_request
+
     return advise_request(parse(text), book=None)
 
 
@@ -130,6 +148,7 @@ def test_the_example_in_layout_errors_works(cli):
 
 # -- physics checks and availability in the text answer -------------------------------------
 
+
 def test_physics_checks_are_worded_warnings(cli):
     fp8 = _ask(cli, "70B full-finetune 100GB 7d fp8 on 64xA100-80GB")
     assert "fp8_unsupported" in fp8["training"]["checks"]
@@ -142,11 +161,10 @@ def test_physics_checks_are_worded_warnings(cli):
 
 
 def test_low_mfu_and_exposed_communication_become_warnings():
-    from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU
+    from advisor import catalog
+    from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, best_layout
     from advisor.planning.advice import _physics_notes
     from advisor.planning.engine_inputs import model_shape, training_setup
-    from advisor.engine.estimate import best_layout
-    from advisor import catalog
 
     req = parse("70B full-finetune 100GB 7d on 64xH800")
     est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), 64)
@@ -156,6 +174,7 @@ def test_low_mfu_and_exposed_communication_become_warnings():
     assert notes["exposed_communication"].params["limit"] == HIGH_EXPOSED_COMM
     assert "batch_above_rule" in notes
     from advisor.text.render import word
+
     assert "%" in word("en", notes["low_mfu"]) and "%" in word("zh", notes["exposed_communication"])
 
 
@@ -164,8 +183,9 @@ def test_availability_note_beside_the_plan_and_alternatives(cli):
     notes = [w for w in data["warning_codes"] if w["code"] == "availability"]
     named = {n["params"]["gpu"] for n in notes}
     assert data["plan"]["gpu"] in named
-    assert {a["gpu"] for a in data["alternatives"]} <= named | {a["gpu"] for a in data["alternatives"]
-                                                                if not _note_for(a["gpu"])}
+    assert {a["gpu"] for a in data["alternatives"]} <= named | {
+        a["gpu"] for a in data["alternatives"] if not _note_for(a["gpu"])
+    }
     assert all("(" not in n["params"]["note"] for n in notes)  # kept short
     text = cli("ask", "70B full-finetune 1TB 14d").stdout
     assert "availability:" in text and "license" in text
@@ -174,6 +194,7 @@ def test_availability_note_beside_the_plan_and_alternatives(cli):
 def _note_for(gpu):
     from advisor import catalog
     from advisor.planning.advice import _market_note
+
     return _market_note(catalog.get_gpu(gpu).availability, "china")
 
 
@@ -186,15 +207,19 @@ def test_hopeless_hardware_names_a_gpu_type_that_works(cli):
 
 # -- the data's language --------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,language,basis", [
-    ("70B lora 1TB 14d 深圳", "en", "default"),
-    ("70B lora 1TB 14d city shenzhen", "en", "default"),
-    ("70B lora 1TB 14d 深圳 中文数据", "zh", "words"),
-    ("70B lora 1TB 14d chinese", "zh", "words"),
-    ("70B lora 1TB 14d 数据是中文的", "zh", "words"),
-    ("70B lora 1TB 14d english data 深圳", "en", "words"),
-    ("13B 全量微调 200GB数据 7天 预算10万", "zh", "prose"),
-])
+
+@pytest.mark.parametrize(
+    "text,language,basis",
+    [
+        ("70B lora 1TB 14d 深圳", "en", "default"),
+        ("70B lora 1TB 14d city shenzhen", "en", "default"),
+        ("70B lora 1TB 14d 深圳 中文数据", "zh", "words"),
+        ("70B lora 1TB 14d chinese", "zh", "words"),
+        ("70B lora 1TB 14d 数据是中文的", "zh", "words"),
+        ("70B lora 1TB 14d english data 深圳", "en", "words"),
+        ("13B 全量微调 200GB数据 7天 预算10万", "zh", "prose"),
+    ],
+)
 def test_a_city_is_no_evidence_of_the_datas_language(text, language, basis):
     r = parse(text)
     note = next(a for a in r.assumptions if a.code == "bytes_per_token")
@@ -204,11 +229,14 @@ def test_a_city_is_no_evidence_of_the_datas_language(text, language, basis):
 
 # -- PCIe cards at scale --------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["180B pretrain 3T tokens 60d usd", "70B pretrain 2T tokens 30d usd",
-                                  "30B pretrain 1T tokens 20d"])
+
+@pytest.mark.parametrize(
+    "text", ["180B pretrain 3T tokens 60d usd", "70B pretrain 2T tokens 30d usd", "30B pretrain 1T tokens 20d"]
+)
 def test_pcie_cards_never_preferred_for_pretraining_beyond_a_few_servers(cli, text):
     from advisor import catalog
     from advisor.planning.planner import PCIE_PRETRAIN_SERVERS
+
     plan = _ask(cli, text)["plan"]
     pcie = "pcie" in catalog.get_gpu(plan["gpu"]).form_factor.lower()
     assert not (pcie and plan["nodes"] > PCIE_PRETRAIN_SERVERS)
@@ -228,9 +256,11 @@ def test_ranking_puts_pcie_pretraining_at_scale_after_sxm(book):
         p = make_plan(req, m, g, best_layout(m, training_setup(req), g, count), book, 30, None)
         return req, p.model_copy(update={"costs": p.costs.model_copy(update={"rent_total": rent})})
 
-    for text, count, pcie_first in (("13B pretrain 300B tokens usd", 128, False),
-                                    ("13B pretrain 300B tokens usd", 16, True),
-                                    ("13B full-finetune 300B tokens usd", 128, True)):
+    for text, count, pcie_first in (
+        ("13B pretrain 300B tokens usd", 128, False),
+        ("13B pretrain 300B tokens usd", 16, True),
+        ("13B full-finetune 300B tokens usd", 128, True),
+    ):
         req, pcie = plan(text, "L40S-48GB", count, 1.0)
         _, sxm = plan(text, "H100-SXM5-80GB", count, 2.0)
         ranked = sorted([sxm, pcie], key=_sort_key(req))
@@ -239,7 +269,13 @@ def test_ranking_puts_pcie_pretraining_at_scale_after_sxm(book):
 
 def test_a_what_if_fixing_an_unrunnable_layout_is_answered_with_the_reason(book):
     from advisor.planning.followup import follow_up
+
     reply = follow_up("70B full-finetune 100GB 7d on 64xH800", {"gpu": "H800-SXM-80GB"}, "what if tp 3?", book=book)
     assert reply.advice is None and "tp 3" in reply.text and "8 GPUs" in reply.text
-    fixed = follow_up("70B full-finetune 100GB 7d on 64xH800", {"gpu": "H800-SXM-80GB"}, "what if tp 8 pp 4?", book=book)
-    assert fixed.kind == "whatif" and (fixed.advice.plan.estimate.layout.tp, fixed.advice.plan.estimate.layout.pp) == (8, 4)
+    fixed = follow_up(
+        "70B full-finetune 100GB 7d on 64xH800", {"gpu": "H800-SXM-80GB"}, "what if tp 8 pp 4?", book=book
+    )
+    assert fixed.kind == "whatif" and (fixed.advice.plan.estimate.layout.tp, fixed.advice.plan.estimate.layout.pp) == (
+        8,
+        4,
+    )

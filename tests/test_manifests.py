@@ -9,8 +9,7 @@ import yaml
 from bot.app import BOT_SCOPES
 
 ROOT = Path(__file__).resolve().parent.parent
-EVENTS = {"app_mention", "message.channels", "message.groups", "app_home_opened", "app_uninstalled",
-          "tokens_revoked"}
+EVENTS = {"app_mention", "message.channels", "message.groups", "app_home_opened", "app_uninstalled", "tokens_revoked"}
 
 
 @pytest.mark.parametrize("name,socket", [("manifest.yml", False), ("manifest-socket.yml", True)])
@@ -22,8 +21,11 @@ def test_manifest(name, socket):
     assert m["settings"]["interactivity"]["is_enabled"] is True
     assert m["features"]["slash_commands"][0]["command"] == "/gpu"
     assert m["features"]["app_home"]["home_tab_enabled"] is True
-    urls = [m["features"]["slash_commands"][0].get("url"), m["settings"]["event_subscriptions"].get("request_url"),
-            m["settings"]["interactivity"].get("request_url")]
+    urls = [
+        m["features"]["slash_commands"][0].get("url"),
+        m["settings"]["event_subscriptions"].get("request_url"),
+        m["settings"]["interactivity"].get("request_url"),
+    ]
     if socket:
         assert urls == [None, None, None]
     else:

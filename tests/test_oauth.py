@@ -6,19 +6,20 @@ import time
 import urllib.request
 
 import pytest
-from werkzeug.serving import make_server
-
 from conftest import SECRET
+from werkzeug.serving import make_server
 
 
 @pytest.fixture(scope="module")
 def oauth_bot(fake_slack, bot_env):
-    from bot.settings import Settings
-    from bot.web import create_flask_app
     from slack_client import SlackSender
 
-    settings = Settings(signing_secret=SECRET, api_url=fake_slack.url, client_id="111.222",
-                        client_secret="oauth-client-secret-xyz")
+    from bot.settings import Settings
+    from bot.web import create_flask_app
+
+    settings = Settings(
+        signing_secret=SECRET, api_url=fake_slack.url, client_id="111.222", client_secret="oauth-client-secret-xyz"
+    )
     http = make_server("127.0.0.1", 0, create_flask_app(settings), threaded=True)
     thread = threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
@@ -42,8 +43,9 @@ def _install(url: str, fake, team: str) -> int:
     except urllib.error.HTTPError as err:  # a 302 straight to Slack when the page is off
         page, cookie = err.headers.get("Location", ""), err.headers.get("Set-Cookie", "")
     state = re.search(r"state=([^&\"']+)", page).group(1)
-    req = urllib.request.Request(f"{url}/slack/oauth_redirect?code=abc&state={state}",
-                                 headers={"Cookie": cookie.split(";")[0]})
+    req = urllib.request.Request(
+        f"{url}/slack/oauth_redirect?code=abc&state={state}", headers={"Cookie": cookie.split(";")[0]}
+    )
     with urllib.request.urlopen(req, timeout=30) as resp:
         return resp.status
 
@@ -75,8 +77,7 @@ def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, 
 def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack, bot_env):
     from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 
-    from bot import conversations
-    from bot import subscriptions
+    from bot import conversations, subscriptions
 
     send, url = oauth_bot
     _install(url, fake_slack, "T3")
@@ -92,8 +93,11 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
     assert status == 200
 
     def gone():  # the listener deletes the tokens, then the threads, then the subscriptions
-        return (store.find_installation(enterprise_id=None, team_id="T3") is None
-                and conversations.recent("T3") == [] and subscriptions.of_workspace("T3") == [])
+        return (
+            store.find_installation(enterprise_id=None, team_id="T3") is None
+            and conversations.recent("T3") == []
+            and subscriptions.of_workspace("T3") == []
+        )
 
     deadline = time.time() + 20
     while time.time() < deadline and not gone():

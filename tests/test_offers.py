@@ -20,9 +20,23 @@ from advisor.resources import data_dir
 
 
 def row(**kw) -> dict:
-    base = {"source": "test", "kind": "rent_hour", "gpu": "H800-SXM-80GB", "gpus": 1, "market": "china",
-            "provider": "p", "region": "", "offer": "", "price": 1.0, "currency": "CNY", "unit": "gpu-hour",
-            "min_term_months": 0, "as_of": "2026-11-01", "estimate": 0, "cite": "test row"}
+    base = {
+        "source": "test",
+        "kind": "rent_hour",
+        "gpu": "H800-SXM-80GB",
+        "gpus": 1,
+        "market": "china",
+        "provider": "p",
+        "region": "",
+        "offer": "",
+        "price": 1.0,
+        "currency": "CNY",
+        "unit": "gpu-hour",
+        "min_term_months": 0,
+        "as_of": "2026-11-01",
+        "estimate": 0,
+        "cite": "test row",
+    }
     return store.offer_defaults({**store.NOT_NULL_DEFAULTS, **store.OFFER_COLUMNS, **store.OFFER_TERMS, **base, **kw})
 
 
@@ -33,12 +47,20 @@ def book_of(*rows) -> PriceBook:
 INSTANCE = dict(provider="marketplace", offer_kind="instance", max_gpus=8, price=8.0)
 SERVER = dict(provider="idc", offer_kind="server", max_gpus=8, fabric="nvlink", price=10.0)
 CLUSTER = dict(provider="fabric-co", offer_kind="cluster", max_gpus=512, fabric="ib", fabric_gbps=400, price=14.0)
-LONG_LEASE = dict(provider="5yr", kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8,
-                  price=6000.0, min_term_months=36)
+LONG_LEASE = dict(
+    provider="5yr",
+    kind="rent_month",
+    unit="gpu-month",
+    offer_kind="server",
+    max_gpus=8,
+    price=6000.0,
+    min_term_months=36,
+)
 
 
 # ----------------------------------------------------------------------------------------
 # Qualification
+
 
 def test_an_offer_qualifies_by_count_fabric_and_term():
     book = book_of(row(**INSTANCE), row(**SERVER), row(**CLUSTER), row(**LONG_LEASE))
@@ -54,8 +76,10 @@ def test_an_offer_qualifies_by_count_fabric_and_term():
 def test_why_not_names_the_reason():
     p = book_of(row(**INSTANCE)).offers("rent_hour", "H800-SXM-80GB", "china")[0]
     assert p.why_not(16, 2) == "count"
-    assert book_of(row(**{**INSTANCE, "max_gpus": 64})).offers("rent_hour", "H800-SXM-80GB", "china")[0] \
-        .why_not(16, 2) == "fabric"
+    assert (
+        book_of(row(**{**INSTANCE, "max_gpus": 64})).offers("rent_hour", "H800-SXM-80GB", "china")[0].why_not(16, 2)
+        == "fabric"
+    )
     assert p.why_not(8, 1) is None
 
 
@@ -67,9 +91,18 @@ def test_an_index_is_never_a_rentable_price():
 
 
 def test_no_cluster_offer_is_estimated_from_server_leases_never_from_a_single_card_listing():
-    book = book_of(row(**{**INSTANCE, "price": 5.0}),
-                   row(gpu="H100-SXM5-80GB", kind="rent_month", unit="gpu-month", provider="lease", offer_kind="server",
-                       max_gpus=8, price=9000.0))
+    book = book_of(
+        row(**{**INSTANCE, "price": 5.0}),
+        row(
+            gpu="H100-SXM5-80GB",
+            kind="rent_month",
+            unit="gpu-month",
+            provider="lease",
+            offer_kind="server",
+            max_gpus=8,
+            price=9000.0,
+        ),
+    )
     priced, rule = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14, 1)
     assert rule == {"rule": "sibling_server_leases", "basis_gpu": "H100-SXM5-80GB"}
     assert [q.price.provider for q in priced] == ["lease"]
@@ -79,6 +112,7 @@ def test_no_cluster_offer_is_estimated_from_server_leases_never_from_a_single_ca
 
 # ----------------------------------------------------------------------------------------
 # Terms and the China monthly rule
+
 
 def test_a_14_day_job_on_a_3_month_minimum_pays_3_months():
     lease = row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, price=9000.0, min_term_months=3)
@@ -97,11 +131,20 @@ def test_the_monthly_rule_applies_only_in_china_and_only_without_a_monthly_offer
     china, _ = costsmod.rent_offers(book_of(row(**INSTANCE)), "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
     assert china[0].rule == "china_monthly" and china[0].months_paid == 4
     assert china[0].total == pytest.approx(8.0 * 730 * 0.7 * 8 * 4)
-    glob, _ = costsmod.rent_offers(book_of(row(**{**INSTANCE, "market": "global", "currency": "USD"})), "H800-SXM-80GB",
-                                   "global", "USD", 8, 1, days, 4)
+    glob, _ = costsmod.rent_offers(
+        book_of(row(**{**INSTANCE, "market": "global", "currency": "USD"})),
+        "H800-SXM-80GB",
+        "global",
+        "USD",
+        8,
+        1,
+        days,
+        4,
+    )
     assert glob[0].rule == "" and glob[0].option == "hourly"
-    with_monthly = book_of(row(**INSTANCE), row(kind="rent_month", unit="gpu-month", offer_kind="server",
-                                                 max_gpus=8, price=99999.0))
+    with_monthly = book_of(
+        row(**INSTANCE), row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, price=99999.0)
+    )
     priced, _ = costsmod.rent_offers(with_monthly, "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
     assert all(q.rule == "" for q in priced)
 
@@ -109,10 +152,14 @@ def test_the_monthly_rule_applies_only_in_china_and_only_without_a_monthly_offer
 # ----------------------------------------------------------------------------------------
 # Ranges, budget verdicts, the JSON
 
+
 def _three_offer_book(**extra):
-    return book_of(row(**{**INSTANCE, "provider": "low", "price": 5.0}),
-                   row(**{**INSTANCE, "provider": "mid", "price": 8.0}),
-                   row(**{**INSTANCE, "provider": "high", "price": 12.0}), **extra)
+    return book_of(
+        row(**{**INSTANCE, "provider": "low", "price": 5.0}),
+        row(**{**INSTANCE, "provider": "mid", "price": 8.0}),
+        row(**{**INSTANCE, "provider": "high", "price": 12.0}),
+        **extra,
+    )
 
 
 def test_rent_is_a_range_with_the_likely_offer_in_the_headline():
@@ -124,8 +171,17 @@ def test_rent_is_a_range_with_the_likely_offer_in_the_headline():
     assert r["likely"] == pytest.approx(8.0 * hours, rel=0.01) == pytest.approx(cost["rent_total"], rel=0.01)
     offer = cost["rent_offer"]
     assert offer["provider"] == "mid" and offer["offer"] == "instance" and offer["max_gpus"] == 8
-    assert {"provider", "offer", "max_gpus", "interconnect", "min_term_months", "indicative", "estimated", "as_of",
-            "source"} <= set(offer)
+    assert {
+        "provider",
+        "offer",
+        "max_gpus",
+        "interconnect",
+        "min_term_months",
+        "indicative",
+        "estimated",
+        "as_of",
+        "source",
+    } <= set(offer)
     assert offer["estimated"] is False
 
 
@@ -140,6 +196,7 @@ def test_budget_verdict_within_at_the_likely_price_over_at_the_high_one():
 
 # ----------------------------------------------------------------------------------------
 # Rent or buy
+
 
 def test_buy_is_scaled_to_the_plan(book):
     small = advise("7b lora 20GB 3d on 2x4090 buy", book=book).to_json()["cost"]
@@ -166,8 +223,10 @@ def test_grey_channel_is_flagged_for_export_controlled_parts_in_china(book):
 
 
 def test_the_teams_own_use_changes_the_comparison(book):
-    for text in ("13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use",
-                 "13B 全量微调 200GB 7天 8xH100 买 用两年 利用率60%"):
+    for text in (
+        "13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use",
+        "13B 全量微调 200GB 7天 8xH100 买 用两年 利用率60%",
+    ):
         req = parse(text)
         assert (req.own_use_months, req.own_utilisation) == (24, 0.6)
     out = advise("13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use", book=book).to_json()
@@ -179,6 +238,7 @@ def test_the_teams_own_use_changes_the_comparison(book):
 
 # ----------------------------------------------------------------------------------------
 # Checklists built from the plan
+
 
 def _codes(out) -> list[str]:
     return [c["code"] for c in out["checklist"]]
@@ -207,6 +267,7 @@ def test_checklists_follow_interconnect_vendor_scale_duration_and_purchase(book)
 # ----------------------------------------------------------------------------------------
 # The reference file and imports
 
+
 def test_every_reference_rental_row_says_what_it_is_an_offer_of():
     with open(data_dir() / "reference_prices.toml", "rb") as fh:
         prices = tomllib.load(fh)["price"]
@@ -215,28 +276,37 @@ def test_every_reference_rental_row_says_what_it_is_an_offer_of():
     assert all(p.get("interconnect", "none") in layouts.FABRICS for p in rentals)
     assert all(p.get("billing", "hour") in layouts.BILLINGS for p in rentals)
     # 910B4 (32 GB) is not priced as the catalog's 64 GB 910B.
-    assert not any("910B4" in p.get("note", "") and p["gpu"] == "Ascend-910B-64GB" and "910B2" not in p.get("note", "")
-                   for p in rentals)
+    assert not any(
+        "910B4" in p.get("note", "") and p["gpu"] == "Ascend-910B-64GB" and "910B2" not in p.get("note", "")
+        for p in rentals
+    )
     rows = reference.rows()
     assert any(r["offer_kind"] == "cluster" and r["max_gpus"] >= 64 for r in rows)
     assert all(r["indicative"] for r in rows if "index" in r["provider"].lower())
 
 
-QUOTE_HEADER = "date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,interconnect_gbps,billing\n"
+QUOTE_HEADER = (
+    "date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,interconnect_gbps,billing\n"
+)
 
 
-@pytest.mark.parametrize("bad,message", [
-    ("cluster,64,infiniband,400,month", "interconnect 'infiniband'"),
-    ("rack,64,ib,400,month", "offer_kind 'rack'"),
-    ("cluster,4,ib,400,month", "max_gpus"),
-    ("cluster,64,ib,400,fortnight", "billing 'fortnight'"),
-    ("cluster,64,ib,-5,month", "interconnect_gbps"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ("cluster,64,infiniband,400,month", "interconnect 'infiniband'"),
+        ("rack,64,ib,400,month", "offer_kind 'rack'"),
+        ("cluster,4,ib,400,month", "max_gpus"),
+        ("cluster,64,ib,400,fortnight", "billing 'fortnight'"),
+        ("cluster,64,ib,-5,month", "interconnect_gbps"),
+    ],
+)
 def test_bad_offer_terms_are_refused_with_file_and_line_writing_nothing(tmp_path, bad, message):
     path = tmp_path / "quotes.csv"
-    path.write_text(QUOTE_HEADER
-                    + "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,64,ib,400,month\n"
-                    + f"2026-11-01,idc-b,H800,8,rent_month,95000,CNY,server-month,{bad}\n")
+    path.write_text(
+        QUOTE_HEADER
+        + "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,64,ib,400,month\n"
+        + f"2026-11-01,idc-b,H800,8,rent_month,95000,CNY,server-month,{bad}\n"
+    )
     with closing(store.open_store(str(tmp_path / "p.db"))) as db:
         before = db["observations"].count
         with pytest.raises(ImportProblem) as err:
@@ -247,9 +317,11 @@ def test_bad_offer_terms_are_refused_with_file_and_line_writing_nothing(tmp_path
 
 def test_imported_offer_terms_are_stored_and_defaulted(tmp_path):
     path = tmp_path / "quotes.csv"
-    path.write_text("date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,billing\n"
-                    "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,256,roce,month\n"
-                    "2026-11-01,idc-b,H800,8,rent_hour,70,CNY,server-hour,,,,\n")
+    path.write_text(
+        "date,vendor,gpu,gpus,kind,price,currency,unit,offer_kind,max_gpus,interconnect,billing\n"
+        "2026-11-01,idc-a,H800,8,rent_month,90000,CNY,server-month,cluster,256,roce,month\n"
+        "2026-11-01,idc-b,H800,8,rent_hour,70,CNY,server-hour,,,,\n"
+    )
     with closing(store.open_store(str(tmp_path / "p.db"))) as db:
         import_file(db, path)
         got = {r["provider"]: r for r in db["observations"].rows_where("source = 'quote'")}
@@ -272,10 +344,14 @@ def test_migration_16_gives_old_reference_rows_the_files_terms(tmp_path):
     path = str(tmp_path / "old.db")
     with closing(store.open_store(path)) as db:
         db.execute("UPDATE observations SET offer_kind = '', max_gpus = 0, fabric = '', billing = '', indicative = 0")
-        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
-                   "('reference', 'rent_hour', 'H100-SXM5-80GB', 1, 'china', 'channel lease (market)', 15.41, '2026-09')")
-        db.execute("INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
-                   "('feed-x', 'rent_hour', 'H100-SXM5-80GB', 8, 'global', 'cloud', 3.0, '2026-09-01')")
+        db.execute(
+            "INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+            "('reference', 'rent_hour', 'H100-SXM5-80GB', 1, 'china', 'channel lease (market)', 15.41, '2026-09')"
+        )
+        db.execute(
+            "INSERT INTO observations (source, kind, gpu, gpus, market, provider, price, as_of) VALUES "
+            "('feed-x', 'rent_hour', 'H100-SXM5-80GB', 8, 'global', 'cloud', 3.0, '2026-09-01')"
+        )
         db.execute("DELETE FROM schema_versions WHERE component = 'prices' AND version = 16")
         db.conn.commit()
     with closing(store.open_store(path)) as db:

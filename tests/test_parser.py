@@ -31,8 +31,7 @@ def test_chinese_request():
 
 def test_pretrain_on_given_hardware():
     r = parse("65B pretrain 1.4T tokens on 2048xA100-80GB")
-    assert (r.params_b, r.method, r.tokens, r.gpu, r.gpu_count) == (
-        65, "pretrain", 1.4e12, "A100-SXM4-80GB", 2048)
+    assert (r.params_b, r.method, r.tokens, r.gpu, r.gpu_count) == (65, "pretrain", 1.4e12, "A100-SXM4-80GB", 2048)
 
 
 def test_all_knobs():
@@ -42,44 +41,75 @@ def test_all_knobs():
     assert r.tokens is None
 
 
-@pytest.mark.parametrize("text", ["671B-A37B pretrain 1T tokens", "moe 671B active 37B 1T tokens",
-                                  "总参671B 激活37B 1T tokens"])
+@pytest.mark.parametrize(
+    "text", ["671B-A37B pretrain 1T tokens", "moe 671B active 37B 1T tokens", "总参671B 激活37B 1T tokens"]
+)
 def test_mixture_of_experts(text):
     r = parse(text)
     assert (r.params_b, r.active_params_b) == (671, 37)
 
 
-@pytest.mark.parametrize("text,field,value", [
-    ("7B lora 2w", "deadline_days", 14), ("7B lora 36h", "deadline_days", 1.5),
-    ("7B lora 3mo", "deadline_days", 90), ("7B lora 3 months", "deadline_days", 90),
-    ("7B lora 两周", "deadline_days", 14), ("7B lora 3个月", "deadline_days", 90),
-    ("7B 300B tokens", "tokens", 300e9), ("7B 3000亿token", "tokens", 3e11),
-    ("7B lora 50k samples", "tokens", 50e6), ("7B lora 5万条", "tokens", 50e6),
-    ("7B sft 1GB 3 epochs", "epochs", 3), ("7B sft 1GB 3ep", "epochs", 3), ("7B sft 1GB 3轮", "epochs", 3),
-    ("7B budget ¥500k", "budget", {"amount": 500000, "currency": "CNY"}),
-    ("7B budget 50万", "budget", {"amount": 500000, "currency": "CNY"}),
-    ("7B $200k", "budget", {"amount": 200000, "currency": "USD"}),
-    ("7B budget 1.2M CNY", "budget", {"amount": 1.2e6, "currency": "CNY"}),
-    ("7B 预算20万美元", "budget", {"amount": 200000, "currency": "USD"}),
-    ("7B on 8xH800", "gpu_count", 8), ("7B on 64 H100", "gpu", "H100-SXM5-80GB"),
-    ("7B gpu H20", "gpu", "H20-96GB"), ("7B on 2xRTX4090", "gpu", "RTX4090-24GB"),
-    ("7B 8卡H800", "gpu_count", 8), ("7B 用H20", "gpu", "H20-96GB"),
-    ("7B pure-bf16", "precision", "pure-bf16"), ("7B fp8", "precision", "fp8"),
-    ("7B adamw8bit", "optimizer", "adamw8bit"), ("7B lion", "optimizer", "lion"),
-    ("7B opt-in-bwd", "opt_in_backward", True), ("7B gbs 1024", "global_batch", 1024),
-    ("7B offload", "offload", "optimizer"), ("7B offload all", "offload", "all"),
-    ("7B fsdp", "zero_stage", 3), ("7B recompute selective", "recompute", "selective"),
-    ("7B 序列4096", "seq_len", 4096), ("7B rent", "rent_or_buy", "rent"), ("7B 买", "rent_or_buy", "buy"),
-    ("7B usd", "currency", "USD"), ("7B city chengdu", "city", "chengdu"), ("7B 深圳", "city", "shenzhen"),
-    ("7B cpt 10GB", "method", "continued-pretrain"), ("7B 增量预训练 10GB", "method", "continued-pretrain"),
-    ("7B 全参微调 10GB", "method", "full-finetune"), ("7B sft 10GB", "method", "full-finetune"),
-    ("7B 微调 10GB", "method", "full-finetune"), ("7B lora微调 10GB", "method", "lora"),
-    ("7B LoRA fine-tune 10GB", "method", "lora"), ("7B qlora sft 10GB", "method", "qlora"),
-    ("7B 微调 qlora 10GB", "method", "qlora"),
-    ("llama3-70b lora", "model", "llama3.1-70b"), ("qwen2.5-72b lora", "params_b", 72.7),
-    ("7B lora LANG ZH", "lang", "zh"), ("7b 全量微调 lang en", "lang", "en"),
-    ("1.5B lora", "params_b", 1.5), ("400M sft", "params_b", 0.4), ("1T pretrain", "params_b", 1000),
-])
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        ("7B lora 2w", "deadline_days", 14),
+        ("7B lora 36h", "deadline_days", 1.5),
+        ("7B lora 3mo", "deadline_days", 90),
+        ("7B lora 3 months", "deadline_days", 90),
+        ("7B lora 两周", "deadline_days", 14),
+        ("7B lora 3个月", "deadline_days", 90),
+        ("7B 300B tokens", "tokens", 300e9),
+        ("7B 3000亿token", "tokens", 3e11),
+        ("7B lora 50k samples", "tokens", 50e6),
+        ("7B lora 5万条", "tokens", 50e6),
+        ("7B sft 1GB 3 epochs", "epochs", 3),
+        ("7B sft 1GB 3ep", "epochs", 3),
+        ("7B sft 1GB 3轮", "epochs", 3),
+        ("7B budget ¥500k", "budget", {"amount": 500000, "currency": "CNY"}),
+        ("7B budget 50万", "budget", {"amount": 500000, "currency": "CNY"}),
+        ("7B $200k", "budget", {"amount": 200000, "currency": "USD"}),
+        ("7B budget 1.2M CNY", "budget", {"amount": 1.2e6, "currency": "CNY"}),
+        ("7B 预算20万美元", "budget", {"amount": 200000, "currency": "USD"}),
+        ("7B on 8xH800", "gpu_count", 8),
+        ("7B on 64 H100", "gpu", "H100-SXM5-80GB"),
+        ("7B gpu H20", "gpu", "H20-96GB"),
+        ("7B on 2xRTX4090", "gpu", "RTX4090-24GB"),
+        ("7B 8卡H800", "gpu_count", 8),
+        ("7B 用H20", "gpu", "H20-96GB"),
+        ("7B pure-bf16", "precision", "pure-bf16"),
+        ("7B fp8", "precision", "fp8"),
+        ("7B adamw8bit", "optimizer", "adamw8bit"),
+        ("7B lion", "optimizer", "lion"),
+        ("7B opt-in-bwd", "opt_in_backward", True),
+        ("7B gbs 1024", "global_batch", 1024),
+        ("7B offload", "offload", "optimizer"),
+        ("7B offload all", "offload", "all"),
+        ("7B fsdp", "zero_stage", 3),
+        ("7B recompute selective", "recompute", "selective"),
+        ("7B 序列4096", "seq_len", 4096),
+        ("7B rent", "rent_or_buy", "rent"),
+        ("7B 买", "rent_or_buy", "buy"),
+        ("7B usd", "currency", "USD"),
+        ("7B city chengdu", "city", "chengdu"),
+        ("7B 深圳", "city", "shenzhen"),
+        ("7B cpt 10GB", "method", "continued-pretrain"),
+        ("7B 增量预训练 10GB", "method", "continued-pretrain"),
+        ("7B 全参微调 10GB", "method", "full-finetune"),
+        ("7B sft 10GB", "method", "full-finetune"),
+        ("7B 微调 10GB", "method", "full-finetune"),
+        ("7B lora微调 10GB", "method", "lora"),
+        ("7B LoRA fine-tune 10GB", "method", "lora"),
+        ("7B qlora sft 10GB", "method", "qlora"),
+        ("7B 微调 qlora 10GB", "method", "qlora"),
+        ("llama3-70b lora", "model", "llama3.1-70b"),
+        ("qwen2.5-72b lora", "params_b", 72.7),
+        ("7B lora LANG ZH", "lang", "zh"),
+        ("7b 全量微调 lang en", "lang", "en"),
+        ("1.5B lora", "params_b", 1.5),
+        ("400M sft", "params_b", 0.4),
+        ("1T pretrain", "params_b", 1000),
+    ],
+)
 def test_words(text, field, value):
     r = parse(text)
     got = getattr(r, field)
@@ -99,27 +129,30 @@ def test_case_and_order_do_not_matter():
     assert a.model_dump(exclude={"text"}) == b.model_dump(exclude={"text"})
 
 
-@pytest.mark.parametrize("text,kind,word", [
-    ("70B frobnicate 1TB", "unknown_word", "frobnicate"),
-    ("70B on 8xH300", "unknown_gpu", None),
-    ("70B on 0xH100", "bad_value", None),
-    ("-70B sft", "bad_value", None),
-    ("99999T sft", "bad_value", None),
-    ("70B budget -5", "bad_value", None),
-    ("70B 1TB 0d", "bad_value", None),
-    ("70B 14d 30d", "conflict", None),
-    ("70B 13B", "conflict", None),
-    ("70B lora qlora", "conflict", None),
-    ("70B full-finetune lora", "conflict", None),
-    ("70B pretrain sft", "conflict", None),
-    ("7b sft r=8", "conflict", "sft"),
-    ("full-finetune 1TB 14d", "missing_size", None),
-    ("", "empty", None),
-    ("moe 70B", "missing_active", None),
-    ("70B-A80B", "bad_value", None),
-    ("7b lora r=0", "bad_value", None),
-    ("7b on 8xH100 on 4xH800", "conflict", None),
-])
+@pytest.mark.parametrize(
+    "text,kind,word",
+    [
+        ("70B frobnicate 1TB", "unknown_word", "frobnicate"),
+        ("70B on 8xH300", "unknown_gpu", None),
+        ("70B on 0xH100", "bad_value", None),
+        ("-70B sft", "bad_value", None),
+        ("99999T sft", "bad_value", None),
+        ("70B budget -5", "bad_value", None),
+        ("70B 1TB 0d", "bad_value", None),
+        ("70B 14d 30d", "conflict", None),
+        ("70B 13B", "conflict", None),
+        ("70B lora qlora", "conflict", None),
+        ("70B full-finetune lora", "conflict", None),
+        ("70B pretrain sft", "conflict", None),
+        ("7b sft r=8", "conflict", "sft"),
+        ("full-finetune 1TB 14d", "missing_size", None),
+        ("", "empty", None),
+        ("moe 70B", "missing_active", None),
+        ("70B-A80B", "bad_value", None),
+        ("7b lora r=0", "bad_value", None),
+        ("7b on 8xH100 on 4xH800", "conflict", None),
+    ],
+)
 def test_bad_input_is_refused_with_a_friendly_example(text, kind, word):
     with pytest.raises(RequestError) as info:
         parse(text)
@@ -142,10 +175,52 @@ def test_any_text_parses_or_is_refused_politely(text):
         assert err.message()
 
 
-WORDS = ["70B", "7b", "lora", "qlora", "1TB", "14d", "budget", "on", "8xH800", "预算", "10万", "全量微调",
-         "3轮", "seq", "4096", "mbs", "2", "zero3", "-", "x", "¥", "$", "0", "671B-A37B", "r=8", "天",
-         "sft", "微调", "fine-tune", "qwen2-72b", "dpo", "a single", "4090", "10w条", "from scratch", "a week",
-         "budget of", "单卡", "7b-chat", "100G", "一个", "h100s", "降到", "50万"]
+WORDS = [
+    "70B",
+    "7b",
+    "lora",
+    "qlora",
+    "1TB",
+    "14d",
+    "budget",
+    "on",
+    "8xH800",
+    "预算",
+    "10万",
+    "全量微调",
+    "3轮",
+    "seq",
+    "4096",
+    "mbs",
+    "2",
+    "zero3",
+    "-",
+    "x",
+    "¥",
+    "$",
+    "0",
+    "671B-A37B",
+    "r=8",
+    "天",
+    "sft",
+    "微调",
+    "fine-tune",
+    "qwen2-72b",
+    "dpo",
+    "a single",
+    "4090",
+    "10w条",
+    "from scratch",
+    "a week",
+    "budget of",
+    "单卡",
+    "7b-chat",
+    "100G",
+    "一个",
+    "h100s",
+    "降到",
+    "50万",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -157,51 +232,70 @@ def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
         assert err.message()
 
 
-@pytest.mark.parametrize("original,change,method", [
-    ("7b lora 1GB 3d", "what if we fine-tune instead?", "full-finetune"),
-    ("70B sft 1TB", "用LoRA微调呢?", "lora"),
-    ("70B sft 1TB", "what if lora fine-tune?", "lora"),
-])
+@pytest.mark.parametrize(
+    "original,change,method",
+    [
+        ("7b lora 1GB 3d", "what if we fine-tune instead?", "full-finetune"),
+        ("70B sft 1TB", "用LoRA微调呢?", "lora"),
+        ("70B sft 1TB", "what if lora fine-tune?", "lora"),
+    ],
+)
 def test_followup_reads_fine_tune_words_like_a_request(original, change, method):
     request, changed = parse_followup(original, change)
     assert request.method == method and changed == ["method"]
 
 
-@pytest.mark.parametrize("change,field,value", [
-    ("what about 4090s?", "gpu", "RTX4090-24GB"), ("can we do it in a week?", "deadline_days", 7),
-    ("预算降到50万会怎样", "budget", {"amount": 500000, "currency": "CNY"}),
-    ("budget of $20k?", "budget", {"amount": 20000, "currency": "USD"}),
-])
+@pytest.mark.parametrize(
+    "change,field,value",
+    [
+        ("what about 4090s?", "gpu", "RTX4090-24GB"),
+        ("can we do it in a week?", "deadline_days", 7),
+        ("预算降到50万会怎样", "budget", {"amount": 500000, "currency": "CNY"}),
+        ("budget of $20k?", "budget", {"amount": 20000, "currency": "USD"}),
+    ],
+)
 def test_followups_as_people_ask_them(change, field, value):
     request, changed = parse_followup("70B full-finetune 1TB 14d budget", change)
     got = getattr(request, field)
     assert (got.model_dump() if isinstance(value, dict) else got) == value and changed == [field]
 
 
-@pytest.mark.parametrize("text,expect", [
-    # what people type, read as they mean it
-    ("qwen2.5 7b sft 10w条 3天", {"tokens": pytest.approx(1e8), "deadline_days": 3}),
-    ("我想训练一个13B的模型，数据有500GB，两周内完成，预算30万", {"params_b": 13, "deadline_days": 14}),
-    ("fine-tune llama 3.1 70b on 100k samples in 7 days", {"model": "llama3.1-70b", "deadline_days": 7}),
-    ("pretrain 1.3B from scratch 50B tokens on 8 A100", {"method": "pretrain", "gpu_count": 8}),
-    ("7b-chat lora 1GB", {"params_b": 7, "method": "lora"}),
-    ("llama2-7b-chat lora 1GB", {"model": "llama2-7b"}),
-    ("13b qlora 2k samples on a single 4090", {"gpu": "RTX4090-24GB", "gpu_count": 1}),
-    ("7b lora 1GB on one H100", {"gpu_count": 1}), ("7b lora 1GB 单卡4090", {"gpu_count": 1}),
-    ("34b 全量 100G 5天", {"method": "full-finetune", "deadline_days": 5}),
-    ("帮我规划一下：72B模型，LoRA，10万条对话数据，一周内训完", {"method": "lora", "deadline_days": 7}),
-    ("Llama-3-8B 继续预训练 50B token，预算 30 万，越快越好", {"speed_first": True, "method": "continued-pretrain"}),
-])
+@pytest.mark.parametrize(
+    "text,expect",
+    [
+        # what people type, read as they mean it
+        ("qwen2.5 7b sft 10w条 3天", {"tokens": pytest.approx(1e8), "deadline_days": 3}),
+        ("我想训练一个13B的模型，数据有500GB，两周内完成，预算30万", {"params_b": 13, "deadline_days": 14}),
+        ("fine-tune llama 3.1 70b on 100k samples in 7 days", {"model": "llama3.1-70b", "deadline_days": 7}),
+        ("pretrain 1.3B from scratch 50B tokens on 8 A100", {"method": "pretrain", "gpu_count": 8}),
+        ("7b-chat lora 1GB", {"params_b": 7, "method": "lora"}),
+        ("llama2-7b-chat lora 1GB", {"model": "llama2-7b"}),
+        ("13b qlora 2k samples on a single 4090", {"gpu": "RTX4090-24GB", "gpu_count": 1}),
+        ("7b lora 1GB on one H100", {"gpu_count": 1}),
+        ("7b lora 1GB 单卡4090", {"gpu_count": 1}),
+        ("34b 全量 100G 5天", {"method": "full-finetune", "deadline_days": 5}),
+        ("帮我规划一下：72B模型，LoRA，10万条对话数据，一周内训完", {"method": "lora", "deadline_days": 7}),
+        (
+            "Llama-3-8B 继续预训练 50B token，预算 30 万，越快越好",
+            {"speed_first": True, "method": "continued-pretrain"},
+        ),
+    ],
+)
 def test_everyday_phrasings(text, expect):
     r = parse(text)
     for field, value in expect.items():
         assert getattr(r, field) == value, field
 
 
-@pytest.mark.parametrize("text,name,size", [
-    ("qwen2-72b 全量微调 1TB 预算100万 深圳", "qwen2", 72), ("baichuan2-13b lora 50GB", "baichuan2", 13),
-    ("gpt-neox-20b pretrain 400B tokens", "gpt-neox", 20), ("qwen1.5-14b-base lora 1GB", "qwen1.5", 14),
-])
+@pytest.mark.parametrize(
+    "text,name,size",
+    [
+        ("qwen2-72b 全量微调 1TB 预算100万 深圳", "qwen2", 72),
+        ("baichuan2-13b lora 50GB", "baichuan2", 13),
+        ("gpt-neox-20b pretrain 400B tokens", "gpt-neox", 20),
+        ("qwen1.5-14b-base lora 1GB", "qwen1.5", 14),
+    ],
+)
 def test_a_model_the_catalogue_lacks_is_planned_by_its_size_and_says_so(text, name, size):
     r = parse(text)
     assert r.model is None and r.params_b == size
@@ -245,10 +339,16 @@ def test_the_reply_language_never_changes_the_numbers():
     assert parse("13B 全量微调 200GB数据", "en").tokens == parse("13B 全量微调 200GB数据").tokens
 
 
-@pytest.mark.parametrize("change,field,factor", [
-    ("如果数据翻倍呢", "tokens", 2), ("double the data?", "tokens", 2), ("half the budget?", "budget", 0.5),
-    ("预算减半", "budget", 0.5), ("what if we had twice the time", "deadline_days", 2),
-])
+@pytest.mark.parametrize(
+    "change,field,factor",
+    [
+        ("如果数据翻倍呢", "tokens", 2),
+        ("double the data?", "tokens", 2),
+        ("half the budget?", "budget", 0.5),
+        ("预算减半", "budget", 0.5),
+        ("what if we had twice the time", "deadline_days", 2),
+    ],
+)
 def test_followups_that_scale_one_thing(change, field, factor):
     original = "70B full-finetune 1TB 14d budget $2M"
     before = getattr(parse(original), field)
@@ -263,18 +363,23 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         parse_followup("70B full-finetune 1TB 14d budget", "half the budget")
 
 
-@pytest.mark.parametrize("text,gpu,count", [
-    ("70B full-finetune 1TB 14d on 2 nodes of H800", "H800-SXM-80GB", 16),
-    ("70B 全量微调 1TB 14天 2台服务器 H800", "H800-SXM-80GB", 16), ("70B sft 1TB 4个节点 H100", "H100-SXM5-80GB", 32),
-    ("70B sft 1TB on 16xH800 2 nodes", "H800-SXM-80GB", 16),
-])
+@pytest.mark.parametrize(
+    "text,gpu,count",
+    [
+        ("70B full-finetune 1TB 14d on 2 nodes of H800", "H800-SXM-80GB", 16),
+        ("70B 全量微调 1TB 14天 2台服务器 H800", "H800-SXM-80GB", 16),
+        ("70B sft 1TB 4个节点 H100", "H100-SXM5-80GB", 32),
+        ("70B sft 1TB on 16xH800 2 nodes", "H800-SXM-80GB", 16),
+    ],
+)
 def test_whole_servers_count_their_gpus(text, gpu, count):
     r = parse(text)
     assert (r.gpu, r.gpu_count) == (gpu, count)
 
 
-@pytest.mark.parametrize("text,kind", [("70B sft 1TB on 2 nodes", "nodes_need_gpu"),
-                                       ("70B sft 1TB on 8xH800 2 nodes", "conflict")])
+@pytest.mark.parametrize(
+    "text,kind", [("70B sft 1TB on 2 nodes", "nodes_need_gpu"), ("70B sft 1TB on 8xH800 2 nodes", "conflict")]
+)
 def test_servers_without_a_gpu_type_or_against_the_count_are_explained(text, kind):
     with pytest.raises(RequestError) as info:
         parse(text)
@@ -282,6 +387,7 @@ def test_servers_without_a_gpu_type_or_against_the_count_are_explained(text, kin
 
 
 def test_a_followup_in_servers_counts_in_the_plans_gpu():
-    request, changed = parse_followup("70B full-finetune 1TB 14d budget", "what if we use 2 nodes?",
-                                      plan_gpu="H800-SXM-80GB")
+    request, changed = parse_followup(
+        "70B full-finetune 1TB 14d budget", "what if we use 2 nodes?", plan_gpu="H800-SXM-80GB"
+    )
     assert (request.gpu, request.gpu_count) == ("H800-SXM-80GB", 16) and changed == ["nodes"]

@@ -102,8 +102,11 @@ def test_frameworks_run_only_what_they_support():
 
 
 def test_plans_name_framework_schedule_and_enough_micro_batches():
-    for text in ("llama3.1-405b pretrain 15T tokens seq 8192 on 1024xH100",
-                 "70B pretrain 1T tokens on 256xH800", "405B lora 50GB on 64xB200"):
+    for text in (
+        "llama3.1-405b pretrain 15T tokens seq 8192 on 1024xH100",
+        "70B pretrain 1T tokens on 256xH800",
+        "405B lora 50GB on 64xB200",
+    ):
         req = parse(text)
         est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
         lay = est.layout
@@ -124,8 +127,10 @@ def test_interleaving_costs_activation_memory():
     plain = _layout(gpu, 64, tp=8, pp=4, dp=2, micro_batch=1, global_batch=32)
     inter = plain.model_copy(update={"virtual_stages": 2, "pipeline_schedule": "interleaved-1f1b"})
     assert estimate_memory(shape, setup, inter, gpu).activations > estimate_memory(shape, setup, plain, gpu).activations
-    assert estimate_throughput(shape, setup, inter, gpu).step["bubble_s"] < \
-        estimate_throughput(shape, setup, plain, gpu).step["bubble_s"]
+    assert (
+        estimate_throughput(shape, setup, inter, gpu).step["bubble_s"]
+        < estimate_throughput(shape, setup, plain, gpu).step["bubble_s"]
+    )
 
 
 @pytest.mark.parametrize("size", [0.5, 1, 3, 7, 13, 20, 34, 70, 180, 405, 1000])
@@ -140,6 +145,7 @@ def test_counts_are_whole_servers_up_to_one_cap():
     assert counts[-1] == MAX_GPUS == 16384
     assert 24 in counts and 40 in counts and all(c % 8 == 0 for c in counts if c >= 8)
     from advisor.planning import planner
+
     assert planner.MAX_GPUS is MAX_GPUS
 
 
@@ -158,8 +164,15 @@ def test_open_request_meets_deadline_on_the_cheapest_count_it_tried(cli):
     plan, training = data["plan"], data["training"]
     assert plan["meets_deadline"] and plan["framework"] and plan["micro_batches_per_step"] >= 1
     assert training["gpu_hours"] / 2.664e6 < 1.5  # DeepSeek-V3 report: 2.664M H800 GPU-hours
-    assert set(training["step_seconds"]) >= {"compute_s", "tensor_s", "pipeline_s", "data_s", "expert_s",
-                                             "exposed_s", "step_s"}
+    assert set(training["step_seconds"]) >= {
+        "compute_s",
+        "tensor_s",
+        "pipeline_s",
+        "data_s",
+        "expert_s",
+        "exposed_s",
+        "step_s",
+    }
 
 
 def test_fp8_and_bf16_only_where_the_hardware_has_them():

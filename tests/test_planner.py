@@ -25,6 +25,7 @@ def test_open_request_gets_a_full_plan(cli):
     assert 3 <= len(data["alternatives"]) <= 5
     # China market by default: every GPU in the answer can be had there
     from advisor import catalog
+
     for gpu in [plan["gpu"]] + [a["gpu"] for a in data["alternatives"]]:
         assert "china" in catalog.get_gpu(gpu).markets
 
@@ -59,7 +60,9 @@ def test_price_store_is_a_real_sqlite_file_seeded_once(cli, tmp_path):
     _ask(cli, "7b lora 20GB 3d")
     db = sqlite3.connect(tmp_path / "test.db")
     count = db.execute("select count(*) from observations").fetchone()[0]
-    versions = [r[0] for r in db.execute("select version from schema_versions where component = 'prices' order by version")]
+    versions = [
+        r[0] for r in db.execute("select version from schema_versions where component = 'prices' order by version")
+    ]
     from advisor.market.store import MIGRATIONS
 
     assert count > 50 and versions == [version for version, _ in MIGRATIONS]
@@ -71,8 +74,16 @@ def test_price_store_is_a_real_sqlite_file_seeded_once(cli, tmp_path):
 
 def test_terminal_answer_has_every_section(cli):
     out = cli("ask", "70B full-finetune 1TB 14d budget")
-    for heading in ("Plan", "Memory per GPU", "Time", "Each server", "Cost (CNY)", "Alternatives",
-                    "Before you sign", "nvidia-smi topo -m"):
+    for heading in (
+        "Plan",
+        "Memory per GPU",
+        "Time",
+        "Each server",
+        "Cost (CNY)",
+        "Alternatives",
+        "Before you sign",
+        "nvidia-smi topo -m",
+    ):
         assert heading in out.stdout
     zh = cli("ask", "70B 全量微调 1TB 14天 预算")
     for heading in ("方案", "每卡显存", "每台服务器", "费用", "签约前检查"):
@@ -111,8 +122,14 @@ def test_speed_first_is_never_slower_than_cost_first(cli):
 def test_request_for_quote(cli):
     out = cli("ask", "--rfq", "70B full-finetune 1TB 14d budget")
     assert out.returncode == 0
-    for line in ("REQUEST FOR QUOTE", "Bill of materials, per server", "nvidia-smi topo -m", "SLA",
-                 "pilot", "per GPU-month"):
+    for line in (
+        "REQUEST FOR QUOTE",
+        "Bill of materials, per server",
+        "nvidia-smi topo -m",
+        "SLA",
+        "pilot",
+        "per GPU-month",
+    ):
         assert line in out.stdout
     zh = cli("ask", "--rfq", "13B 全量微调 200GB数据 7天")
     assert "询价单" in zh.stdout and "每台服务器配置" in zh.stdout
@@ -121,13 +138,15 @@ def test_request_for_quote(cli):
 def test_city_sets_the_electricity_price(cli):
     sz = _ask(cli, "70B full-finetune 1TB 14d city shenzhen")
     cd = _ask(cli, "70B full-finetune 1TB 14d city chengdu")
-    power = lambda d: next(s for s in d["cost"]["price_sources"] if s["role"].startswith("electricity"))
+    def power(d):
+        return next(s for s in d["cost"]["price_sources"] if s["role"].startswith("electricity"))
     assert power(sz)["price"] > power(cd)["price"]  # Guangdong costs more than Sichuan
 
 
 def test_exchange_rate_is_configuration_with_its_date(cli):
-    data = json.loads(cli("ask", "70B full-finetune 1TB 14d", "--json",
-                          env={"GPU_ADVISOR_USD_CNY": "8.0@2026-11-01"}).stdout)
+    data = json.loads(
+        cli("ask", "70B full-finetune 1TB 14d", "--json", env={"GPU_ADVISOR_USD_CNY": "8.0@2026-11-01"}).stdout
+    )
     assert data["cost"]["fx"] == {"usd_cny": 8.0, "as_of": "2026-11-01", "source": "GPU_ADVISOR_USD_CNY setting"}
     bad = cli("ask", "70B full-finetune 1TB 14d", env={"GPU_ADVISOR_USD_CNY": "lots"})
     assert bad.returncode == 2 and "GPU_ADVISOR_USD_CNY" in bad.stderr and "Traceback" not in bad.stderr

@@ -4,29 +4,42 @@ import json
 
 import pytest
 
-from advisor.request.parser import RequestError
 from advisor.market.quotes import parse_quote
+from advisor.request.parser import RequestError
 
 
-@pytest.mark.parametrize("text,gpu,gpus,price,per,per_gpu,term,cur", [
-    ("quote 8xH800 ¥95000/month 3 months vendorX", "H800-SXM-80GB", 8, 95000, "month", False, 3, "CNY"),
-    ("8卡H20 5.5元/卡/小时 成都某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
-    ("16xH100 $2.5/gpu/hour 1 year lambda", "H100-SXM5-80GB", 16, 2.5, "hour", True, 12, "USD"),
-    ("报价 8xA800 4.5万/月 某厂商", "A800-SXM4-80GB", 8, 45000, "month", False, None, "CNY"),
-    ("8卡H800 每月9万 3个月 某云", "H800-SXM-80GB", 8, 90000, "month", False, 3, "CNY"),
-    ("8卡H20 每卡时5.5元 某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
-])
+@pytest.mark.parametrize(
+    "text,gpu,gpus,price,per,per_gpu,term,cur",
+    [
+        ("quote 8xH800 ¥95000/month 3 months vendorX", "H800-SXM-80GB", 8, 95000, "month", False, 3, "CNY"),
+        ("8卡H20 5.5元/卡/小时 成都某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
+        ("16xH100 $2.5/gpu/hour 1 year lambda", "H100-SXM5-80GB", 16, 2.5, "hour", True, 12, "USD"),
+        ("报价 8xA800 4.5万/月 某厂商", "A800-SXM4-80GB", 8, 45000, "month", False, None, "CNY"),
+        ("8卡H800 每月9万 3个月 某云", "H800-SXM-80GB", 8, 90000, "month", False, 3, "CNY"),
+        ("8卡H20 每卡时5.5元 某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
+    ],
+)
 def test_quotes_are_read(text, gpu, gpus, price, per, per_gpu, term, cur):
     q = parse_quote(text)
     assert (q.gpu, q.gpus, q.price, q.per, q.per_gpu, q.term_months, q.currency) == (
-        gpu, gpus, price, per, per_gpu, term, cur)
+        gpu,
+        gpus,
+        price,
+        per,
+        per_gpu,
+        term,
+        cur,
+    )
 
 
-@pytest.mark.parametrize("text,reading,gpus", [
-    ("H100 2.5 usd/hr aws", "per_gpu", 1),       # a cloud's per-GPU price
-    ("H800 9万/月 某云", "per_server", 8),         # a whole server's monthly rent
-    ("4090 1.9元/小时 autodl", "per_gpu", 1),
-])
+@pytest.mark.parametrize(
+    "text,reading,gpus",
+    [
+        ("H100 2.5 usd/hr aws", "per_gpu", 1),  # a cloud's per-GPU price
+        ("H800 9万/月 某云", "per_server", 8),  # a whole server's monthly rent
+        ("4090 1.9元/小时 autodl", "per_gpu", 1),
+    ],
+)
 def test_a_quote_without_a_count_is_read_the_way_nearer_the_market(cli, text, reading, gpus):
     data = json.loads(cli("quote", text, "--json").stdout)
     assert data["reading"] == reading and data["quote"]["gpus"] == gpus
@@ -85,6 +98,7 @@ def test_any_text_is_read_or_refused_politely(text):
 
 # -- tenancy (issue 13): a recorded quote belongs to who recorded it ----------------------------
 
+
 def test_cli_shows_its_own_quotes_as_yours_and_no_one_elses(cli, tmp_path):
     from contextlib import closing
 
@@ -94,7 +108,9 @@ def test_cli_shows_its_own_quotes_as_yours_and_no_one_elses(cli, tmp_path):
     assert cli("quote", "8xH800 ¥95000/month 3 months localvendor").returncode == 0
     with closing(open_store(str(tmp_path / "test.db"))) as db:
         record(parse_quote("8xH800 ¥4/gpu/hour OtherTeamSecret"), db, "T-other")
-    shown = cli("prices", "show", "H800").stdout + json.dumps(json.loads(cli("prices", "show", "H800", "--json").stdout))
+    shown = cli("prices", "show", "H800").stdout + json.dumps(
+        json.loads(cli("prices", "show", "H800", "--json").stdout)
+    )
     assert "localvendor" in shown and "your quote" in shown
     assert "OtherTeamSecret" not in shown
     plan = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)

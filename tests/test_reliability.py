@@ -13,8 +13,10 @@ import urllib.parse
 import urllib.request
 
 import pytest
-
 from conftest import SECRET
+
+# faults injected with real delays, timeouts and backoff: the second invocation of .ci/run (README, pyproject markers)
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -49,6 +51,7 @@ def _timed(fn, *args, **kw):
 
 # -- Slack faults ------------------------------------------------------------------------
 
+
 def test_a_post_that_timed_out_is_found_in_the_channel_not_sent_twice(bot, settled_fake, quick_retries):
     from bot import conversations
 
@@ -68,8 +71,17 @@ def test_a_connection_error_is_retried(bot, settled_fake, quick_retries):
     send, _ = bot
     settled_fake.sever("chat.postMessage", 2)
     send.command("7b lora 20GB 3d", channel="CSEVER")
-    assert _wait(lambda: any(c["args"].get("channel") == "CSEVER" for c in settled_fake.top_level_posts("CSEVER")
-                             if c["args"].get("metadata")) and settled_fake.history.get("CSEVER"), 60)
+    assert _wait(
+        lambda: (
+            any(
+                c["args"].get("channel") == "CSEVER"
+                for c in settled_fake.top_level_posts("CSEVER")
+                if c["args"].get("metadata")
+            )
+            and settled_fake.history.get("CSEVER")
+        ),
+        60,
+    )
     _quiet(settled_fake)
     assert len(settled_fake.history["CSEVER"]) >= 1
     assert len([m for m in settled_fake.history["CSEVER"] if not m.get("thread_ts")]) == 1
@@ -94,8 +106,7 @@ def test_one_channels_retry_after_never_delays_another_channels_answer(bot, sett
     assert len([m for m in settled_fake.history["CSLOW"] if not m.get("thread_ts")]) == 1
 
 
-def test_an_answer_that_cannot_be_posted_is_explained_in_words_that_fit(bot, settled_fake, quick_retries,
-                                                                        monkeypatch):
+def test_an_answer_that_cannot_be_posted_is_explained_in_words_that_fit(bot, settled_fake, quick_retries, monkeypatch):
     send, _ = bot
     monkeypatch.setenv("GPU_ADVISOR_JOB_ATTEMPTS", "3")
     settled_fake.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=3)
@@ -114,10 +125,18 @@ def test_help_is_acked_without_a_web_api_call(bot, settled_fake):
 
 # -- replays and malformed requests -----------------------------------------------------------
 
+
 def test_a_replayed_slash_command_is_answered_once(bot, settled_fake):
     send, _ = bot
-    form = {"command": "/gpu", "text": "7b lora 20GB 3d", "channel_id": "CREPLAY", "user_id": "U1", "team_id": "T1",
-            "response_url": settled_fake.response_url("replay"), "trigger_id": "trigger-replayed-1"}
+    form = {
+        "command": "/gpu",
+        "text": "7b lora 20GB 3d",
+        "channel_id": "CREPLAY",
+        "user_id": "U1",
+        "team_id": "T1",
+        "response_url": settled_fake.response_url("replay"),
+        "trigger_id": "trigger-replayed-1",
+    }
     body = urllib.parse.urlencode(form).encode()
     ts = int(time.time())
     answers = [send.post(body, "application/x-www-form-urlencoded", timestamp=ts) for _ in range(3)]
@@ -132,8 +151,12 @@ def test_bad_headers_are_refused_before_the_body_is_read(bot, settled_fake):
     _, server = bot
 
     def post(headers, data=b"command=%2Fgpu&text=hi"):
-        req = urllib.request.Request(server.url + "/slack/events", data=data, method="POST", headers={
-            "Content-Type": "application/x-www-form-urlencoded", **headers})
+        req = urllib.request.Request(
+            server.url + "/slack/events",
+            data=data,
+            method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded", **headers},
+        )
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return resp.status
@@ -149,13 +172,22 @@ def test_bad_headers_are_refused_before_the_body_is_read(bot, settled_fake):
 
 # -- a database locked by another process ----------------------------------------------------
 
+
 def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_env, answered):
     send, _ = bot
-    locker = subprocess.Popen([sys.executable, "-c", (
-        "import sqlite3, sys, time\n"
-        f"db = sqlite3.connect({str(bot_env)!r}, isolation_level=None)\n"
-        "db.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(8); db.execute('ROLLBACK')\n")],
-        stdout=subprocess.PIPE, text=True)
+    locker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sqlite3, sys, time\n"
+                f"db = sqlite3.connect({str(bot_env)!r}, isolation_level=None)\n"
+                "db.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(8); db.execute('ROLLBACK')\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert locker.stdout.readline().strip() == "locked"
         (status, body), took = _timed(send.command, "digest subscribe", channel="CLOCKED")
@@ -175,6 +207,7 @@ def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_env, answer
 
 
 # -- the daily digest: once per calendar day -------------------------------------------------
+
 
 @pytest.fixture
 def digest_store(tmp_path, monkeypatch, fake_slack):
@@ -223,8 +256,10 @@ def test_the_day_is_the_subscriptions_time_zone(digest_store, digest_client, fak
     sub = [s for s in subscriptions.all_subscriptions() if s.channel == "CNY"][0]
     # 10:00 in Beijing on Dec 1 is still Nov 30 in New York
     assert digests.calendar_day(sub, dt.datetime(2026, 12, 1, 10, 0, tzinfo=digests.TZ)) == "2026-11-30"
-    assert digests.calendar_day(sub.model_copy(update={"tz": ""}),
-                                dt.datetime(2026, 12, 1, 10, 0, tzinfo=digests.TZ)) == "2026-12-01"
+    assert (
+        digests.calendar_day(sub.model_copy(update={"tz": ""}), dt.datetime(2026, 12, 1, 10, 0, tzinfo=digests.TZ))
+        == "2026-12-01"
+    )
 
 
 def test_a_crash_check_that_cannot_read_the_history_waits(digest_store, digest_client, fake_slack):

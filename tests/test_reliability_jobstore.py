@@ -57,14 +57,23 @@ def test_uninstall_forgets_the_workspaces_jobs(store):
     assert [j.team for j in store.claim("w", 5)] == ["TB"]
 
 
+@pytest.mark.slow  # holds a real write lock for its timeout
 def test_the_ack_path_waits_half_a_second_at_most(store):
     from bot.jobstore import Busy
 
-    locker = subprocess.Popen([sys.executable, "-c", (
-        "import sqlite3, time\n"
-        f"db = sqlite3.connect({store.path!r}, isolation_level=None)\n"
-        "db.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(3); db.execute('ROLLBACK')\n")],
-        stdout=subprocess.PIPE, text=True)
+    locker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sqlite3, time\n"
+                f"db = sqlite3.connect({store.path!r}, isolation_level=None)\n"
+                "db.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(3); db.execute('ROLLBACK')\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert locker.stdout.readline().strip() == "locked"
         start = time.time()

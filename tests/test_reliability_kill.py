@@ -15,7 +15,11 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from conftest import BOT_TOKEN, ROOT, SECRET
+
+# kill -9 of real server processes and their restart: the second invocation of .ci/run (README, pyproject markers)
+pytestmark = pytest.mark.slow
 
 
 def _free_port() -> int:
@@ -38,12 +42,28 @@ class Served:
     def __init__(self, fake, db: Path, log_path: Path, **env):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        full = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake.url,
-                    PORT=str(self.port), WEB_CONCURRENCY="1", GPU_ADVISOR_PLAN_WORKERS="1",
-                    GPU_ADVISOR_DB=str(db), PYTHONPATH=str(ROOT), GPU_ADVISOR_JOB_LEASE_S="4", **env)
+        full = dict(
+            os.environ,
+            SLACK_BOT_TOKEN=BOT_TOKEN,
+            SLACK_SIGNING_SECRET=SECRET,
+            SLACK_API_URL=fake.url,
+            PORT=str(self.port),
+            WEB_CONCURRENCY="1",
+            GPU_ADVISOR_PLAN_WORKERS="1",
+            GPU_ADVISOR_DB=str(db),
+            PYTHONPATH=str(ROOT),
+            GPU_ADVISOR_JOB_LEASE_S="4",
+            **env,
+        )
         self.log = open(log_path, "a+")
-        self.proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=full, stdout=self.log,
-                                     stderr=subprocess.STDOUT, cwd=db.parent, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "advisor.cli", "serve"],
+            env=full,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=db.parent,
+            start_new_session=True,
+        )
         deadline = time.time() + 90
         while _health(self.url) != 200:
             if time.time() > deadline or self.proc.poll() is not None:
@@ -170,11 +190,21 @@ def test_a_server_killed_mid_burst_answers_every_acked_request_once_after_restar
             time.sleep(0.3)
         time.sleep(5)  # room for any double
         counts = {c: len(_top_level(fake_slack, c)) for c in channels}
-        assert counts == {c: 1 for c in channels}, counts
-        jobs = json.loads(subprocess.run(
-            [sys.executable, "-c", "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); print(json.dumps("
-             "dict(db.execute(\"SELECT state, count(*) FROM bot_jobs GROUP BY state\").fetchall())))", str(db)],
-            capture_output=True, text=True, check=True).stdout)
+        assert counts == dict.fromkeys(channels, 1), counts
+        jobs = json.loads(
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); print(json.dumps("
+                    'dict(db.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall())))',
+                    str(db),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         assert jobs == {"done": len(channels)}, jobs
     finally:
         server.stop()

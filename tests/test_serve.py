@@ -8,7 +8,6 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import BOT_TOKEN, ROOT, SECRET
 
 
@@ -21,12 +20,20 @@ def _free_port() -> int:
 @pytest.fixture
 def served(fake_slack, tmp_path):
     port = _free_port()
-    env = dict(os.environ, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=fake_slack.url,
-               PORT=str(port), WEB_CONCURRENCY="2", GPU_ADVISOR_DB=str(tmp_path / "web.db"),
-               PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_slack.url,
+        PORT=str(port),
+        WEB_CONCURRENCY="2",
+        GPU_ADVISOR_DB=str(tmp_path / "web.db"),
+        PYTHONPATH=str(ROOT),
+    )
     log = open(tmp_path / "serve.log", "w+")
-    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -48,8 +55,9 @@ def served(fake_slack, tmp_path):
 
 @pytest.mark.slow  # starts gunicorn; waits on real time for a duplicate reply that must not come
 def test_two_workers_one_database_reply_once(served, fake_slack):
-    from bot import conversations
     from slack_client import SlackSender
+
+    from bot import conversations
 
     url, db, log = served
     fake_slack.reset()
@@ -78,18 +86,30 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
     env["PYTHONPATH"] = str(ROOT)
     for mode, needed in (("serve", "SLACK_SIGNING_SECRET"), ("socket", "SLACK_APP_TOKEN")):
-        out = subprocess.run([sys.executable, "-m", "advisor.cli", mode], env=env, capture_output=True,
-                             text=True, cwd=tmp_path, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "advisor.cli", mode],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
         assert out.returncode == 2
         assert "SLACK_BOT_TOKEN" in out.stderr and needed in out.stderr and "export" in out.stderr
         assert "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("env,cpus,expected", [
-    ({}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 2, 1), ({"WEB_CONCURRENCY": "2"}, 9, 4),
-    ({"WEB_CONCURRENCY": "1"}, 4, 3), ({"WEB_CONCURRENCY": "1"}, 64, 4),
-    ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6),
-])
+@pytest.mark.parametrize(
+    "env,cpus,expected",
+    [
+        ({}, 2, 1),
+        ({"WEB_CONCURRENCY": "2"}, 2, 1),
+        ({"WEB_CONCURRENCY": "2"}, 9, 4),
+        ({"WEB_CONCURRENCY": "1"}, 4, 3),
+        ({"WEB_CONCURRENCY": "1"}, 64, 4),
+        ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6),
+    ],
+)
 def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
     from bot import pool
 

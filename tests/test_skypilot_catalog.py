@@ -39,19 +39,26 @@ def expected_offers(path: Path, cloud: str) -> dict[tuple, tuple]:
         for r in csv.DictReader(fh):
             if not r["AcceleratorName"]:
                 continue
-            o = out.setdefault((cloud, r["Region"], r["InstanceType"]),
-                               [r["AcceleratorName"], int(float(r["AcceleratorCount"])), [], []])
+            o = out.setdefault(
+                (cloud, r["Region"], r["InstanceType"]),
+                [r["AcceleratorName"], int(float(r["AcceleratorCount"])), [], []],
+            )
             o[2].append(float(r["Price"] or 0))
             o[3].append(float(r.get("SpotPrice") or 0))
-    return {k: (g, n, min((p for p in od if p > 0), default=None), min((p for p in sp if p > 0), default=None))
-            for k, (g, n, od, sp) in out.items()}
+    return {
+        k: (g, n, min((p for p in od if p > 0), default=None), min((p for p in sp if p > 0), default=None))
+        for k, (g, n, od, sp) in out.items()
+    }
 
 
 def stored_offers(db_path: str, source: str | None = None) -> dict[tuple, tuple]:
     """The same view of what the store holds for the catalog layout (newest date of each source)."""
     with closing(store.open_store(db_path)) as db:
-        rows = [r for r in store.newest_offers(db, None) if r["layout"] == "skypilot_catalog"
-                and (source is None or r["source"] == source)]
+        rows = [
+            r
+            for r in store.newest_offers(db, None)
+            if r["layout"] == "skypilot_catalog" and (source is None or r["source"] == source)
+        ]
     out: dict[tuple, list] = {}
     for r in rows:
         o = out.setdefault((r["provider"], r["region"], r["offer"]), [r["source_gpu"], r["source_gpus"], None, None])
@@ -68,11 +75,19 @@ def table_state(db_path: str) -> tuple[int, str]:
 # ----------------------------------------------------------------------------------------
 # Reading files
 
-@pytest.mark.parametrize("path,cloud", [
-    (LAMBDA_V5, "lambda"), (LAMBDA_V8, "lambda"), (AWS_FEB, "aws"), (AWS_APR, "aws"),
-    (COMPLETE / "v5" / "lambda" / "vms.csv", "lambda"), (COMPLETE / "v6" / "fluidstack" / "vms.csv", "fluidstack"),
-    (COMPLETE / "v8" / "nebius" / "vms.csv", "nebius"),
-])
+
+@pytest.mark.parametrize(
+    "path,cloud",
+    [
+        (LAMBDA_V5, "lambda"),
+        (LAMBDA_V8, "lambda"),
+        (AWS_FEB, "aws"),
+        (AWS_APR, "aws"),
+        (COMPLETE / "v5" / "lambda" / "vms.csv", "lambda"),
+        (COMPLETE / "v6" / "fluidstack" / "vms.csv", "fluidstack"),
+        (COMPLETE / "v8" / "nebius" / "vms.csv", "nebius"),
+    ],
+)
 def test_offers_read_equal_what_the_file_says(cli, tmp_path, path, cloud):
     done = cli("prices", "import", path, "--as-of", "2024-04-23")
     assert done.returncode == 0, done.stderr
@@ -109,8 +124,10 @@ def test_gcp_accelerators_are_priced_with_the_host_skypilot_attaches(cli, tmp_pa
         ("gcp", "us-central1", "gpu-only:V100x1"): ("V100", 1, 2.48, 0.9424),
     }
     notes = json.loads(done.stdout)[0]["notes"]
-    assert any("A100x2 (a2-highgpu-2g not listed in this zone)" in n
-               and "V100x1 (no host VM for it in the file)" in n for n in notes)
+    assert any(
+        "A100x2 (a2-highgpu-2g not listed in this zone)" in n and "V100x1 (no host VM for it in the file)" in n
+        for n in notes
+    )
     with closing(store.open_store(str(tmp_path / "test.db"))) as db:
         a2 = next(db["observations"].rows_where("offer = 'a2-highgpu-1g' AND kind = 'rent_hour'"))
         only = next(db["observations"].rows_where("offer = 'gpu-only:V100x1' AND kind = 'rent_hour'"))
@@ -127,10 +144,10 @@ def test_gcp_n1_gpus_get_the_n1_vm_skypilot_picks(cli, tmp_path):
     folder = tmp_path / "gcp"
     folder.mkdir()
     lines = GCP.read_text().splitlines() + [
-        "n1-standard-8,,,8.0,30.0,,0.38,0.08,us-central1,us-central1-a",   # too little memory
-        "n1-highmem-8,,,8.0,52.0,,0.47,0.1,us-central1,us-central1-a",     # the one
+        "n1-standard-8,,,8.0,30.0,,0.38,0.08,us-central1,us-central1-a",  # too little memory
+        "n1-highmem-8,,,8.0,52.0,,0.47,0.1,us-central1,us-central1-a",  # the one
         "n1-standard-16,,,16.0,60.0,,0.76,0.16,us-central1,us-central1-a",  # dearer
-        "n1-highmem-8,,,8.0,52.0,,0.52,0.11,us-east1,us-east1-b",          # a zone without a V100 row
+        "n1-highmem-8,,,8.0,52.0,,0.52,0.11,us-east1,us-east1-b",  # a zone without a V100 row
     ]
     (folder / "vms.csv").write_text("\n".join(lines) + "\n")
     done = cli("prices", "import", folder / "vms.csv", "--as-of", "2024-04-23")
@@ -159,7 +176,9 @@ def test_a_gpu_priced_whole_in_one_zone_needs_no_gpu_only_offer(cli, tmp_path):
 def test_each_offer_keeps_what_the_catalog_says(cli, tmp_path):
     assert cli("prices", "import", AWS_APR, "--as-of", "2024-04-23").returncode == 0
     with closing(store.open_store(str(tmp_path / "test.db"))) as db:
-        p5 = next(db["observations"].rows_where("offer = 'p5.48xlarge' AND region = 'us-east-1' AND kind = 'rent_hour'"))
+        p5 = next(
+            db["observations"].rows_where("offer = 'p5.48xlarge' AND region = 'us-east-1' AND kind = 'rent_hour'")
+        )
         g5 = next(db["observations"].rows_where("offer = 'g5.xlarge' AND region = 'us-east-1' AND kind = 'rent_hour'"))
     assert (p5["gpu"], p5["gpus"], p5["vcpus"], p5["memory_gib"]) == ("H100-SXM5-80GB", 8, 192.0, 2048.0)
     assert p5["price"] == pytest.approx(98.32 / 8) and p5["published_price"] == 98.32
@@ -197,15 +216,19 @@ def test_any_column_order_and_zones_collapse(cli, tmp_path):
 
 def test_empty_or_zero_price_means_no_price_listed(cli, tmp_path):
     lines = LAMBDA_V5.read_text().splitlines()
-    lines[3] = lines[3].replace(",4.4,", ",0,", 1)     # gpu_8x_v100 us-east-1
-    lines[4] = lines[4].replace(",4.4,", ",,", 1)      # gpu_8x_v100 us-west-1
+    lines[3] = lines[3].replace(",4.4,", ",0,", 1)  # gpu_8x_v100 us-east-1
+    lines[4] = lines[4].replace(",4.4,", ",,", 1)  # gpu_8x_v100 us-west-1
     path = tmp_path / "lambda" / "vms.csv"
     path.parent.mkdir()
     path.write_text("\n".join(lines) + "\n")
     assert cli("prices", "import", path, "--as-of", "2024-04-23").returncode == 0
     with closing(store.open_store(str(tmp_path / "test.db"))) as db:
         v100 = {r["region"]: r for r in db["observations"].rows_where("offer = 'gpu_8x_v100' AND kind = 'rent_hour'")}
-    assert (v100["us-east-1"]["priced"], v100["us-east-1"]["published_price"], v100["us-east-1"]["price"]) == (0, 0.0, 0.0)
+    assert (v100["us-east-1"]["priced"], v100["us-east-1"]["published_price"], v100["us-east-1"]["price"]) == (
+        0,
+        0.0,
+        0.0,
+    )
     assert (v100["us-west-1"]["priced"], v100["us-west-1"]["published_price"]) == (0, None)
 
 
@@ -238,6 +261,7 @@ def test_a_malformed_row_is_refused_with_file_and_line(cli, tmp_path):
 
 # ----------------------------------------------------------------------------------------
 # Fetching over HTTP
+
 
 class CatalogHandler(http.server.BaseHTTPRequestHandler):
     files: ClassVar[dict[str, bytes]] = {}
@@ -284,16 +308,20 @@ def catalog_server():
 
 def serve(aws: Path, gcp: Path | None, lam: Path) -> None:
     """The three clouds' files at the URLs the word `skypilot` stands for (on loopback)."""
-    CatalogHandler.files = {"/catalogs/v8/aws/vms.csv": aws.read_bytes(),
-                            "/catalogs/v8/lambda/vms.csv": lam.read_bytes()}
+    CatalogHandler.files = {
+        "/catalogs/v8/aws/vms.csv": aws.read_bytes(),
+        "/catalogs/v8/lambda/vms.csv": lam.read_bytes(),
+    }
     if gcp is not None:
         CatalogHandler.files["/catalogs/v8/gcp/vms.csv"] = gcp.read_bytes()
 
 
 def feeds_env(host: str) -> dict[str, str]:
-    return {"GPU_ADVISOR_PRICE_FEEDS": "skypilot",
-            "GPU_ADVISOR_SKYPILOT_CATALOG": f"http://{host}/catalogs/v8/{{cloud}}/vms.csv",
-            "GPU_ADVISOR_SKYPILOT_CLOUDS": "aws gcp lambda"}
+    return {
+        "GPU_ADVISOR_PRICE_FEEDS": "skypilot",
+        "GPU_ADVISOR_SKYPILOT_CATALOG": f"http://{host}/catalogs/v8/{{cloud}}/vms.csv",
+        "GPU_ADVISOR_SKYPILOT_CLOUDS": "aws gcp lambda",
+    }
 
 
 def expected_changes(old: dict[tuple, tuple], new: dict[tuple, tuple]) -> tuple[set, set, set]:
@@ -306,9 +334,11 @@ def expected_changes(old: dict[tuple, tuple], new: dict[tuple, tuple]) -> tuple[
 
 
 def digest_sets(digest: dict) -> tuple[set, set, set]:
-    return ({(c["cloud"], c["region"], c["instance_type"], c["kind"], c["old"], c["new"]) for c in digest["changes"]},
-            {(o["cloud"], o["region"], o["instance_type"]) for o in digest["added"]},
-            {(o["cloud"], o["region"], o["instance_type"]) for o in digest["removed"]})
+    return (
+        {(c["cloud"], c["region"], c["instance_type"], c["kind"], c["old"], c["new"]) for c in digest["changes"]},
+        {(o["cloud"], o["region"], o["instance_type"]) for o in digest["added"]},
+        {(o["cloud"], o["region"], o["instance_type"]) for o in digest["removed"]},
+    )
 
 
 def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, catalog_server):
@@ -319,7 +349,10 @@ def test_fetch_reads_writes_once_and_digests_exactly_the_changes(cli, tmp_path, 
     out = json.loads(first.stdout)
     assert [f["status"] for f in out["feeds"]] == ["changed", "changed", "changed"]
     assert out["problems"] == [] and sorted(out["digest"]["first_snapshot"]) == [
-        "skypilot-aws", "skypilot-gcp", "skypilot-lambda"]
+        "skypilot-aws",
+        "skypilot-gcp",
+        "skypilot-lambda",
+    ]
     assert stored_offers(db_path, "skypilot-aws") == expected_offers(AWS_FEB, "aws")
     assert stored_offers(db_path, "skypilot-lambda") == expected_offers(LAMBDA_V5, "lambda")
     assert len(stored_offers(db_path, "skypilot-gcp")) == 3
@@ -375,7 +408,7 @@ def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, t
     assert cli("prices", "fetch", "--as-of", "2024-02-05", env=env).returncode == 0
     gcp_before = stored_offers(db_path, "skypilot-gcp")
 
-    serve(AWS_APR, None, LAMBDA_V5)               # GCP's file is gone today
+    serve(AWS_APR, None, LAMBDA_V5)  # GCP's file is gone today
     CatalogHandler.files["/catalogs/v8/lambda/vms.csv"] = b"500"  # and Lambda's server fails
     done = cli("prices", "fetch", "--as-of", "2024-04-23", env=env)
     assert done.returncode == 0
@@ -392,8 +425,10 @@ def test_a_failed_cloud_is_named_without_credentials_and_keeps_its_prices(cli, t
 
 
 def test_feed_json_is_parsed_within_bounds(cli, catalog_server):
-    CatalogHandler.files = {"/wide.json": json.dumps([{f"k{i}": i for i in range(1000)}]).encode(),
-                            "/deep.json": b"[" * 100000 + b"]" * 100000}
+    CatalogHandler.files = {
+        "/wide.json": json.dumps([{f"k{i}": i for i in range(1000)}]).encode(),
+        "/deep.json": b"[" * 100000 + b"]" * 100000,
+    }
     done = cli("prices", "fetch", f"http://{catalog_server}/wide.json", f"http://{catalog_server}/deep.json")
     assert done.returncode == 1  # every feed failed
     assert "more than 200 different keys" in done.stderr
@@ -429,8 +464,9 @@ def test_the_clock_fetches_the_catalog_dated_in_the_digest_time_zone(tmp_path, m
         monkeypatch.setenv(name, value)
     serve(AWS_FEB, GCP_V8, LAMBDA_V5)
     stop = threading.Event()
-    thread = threading.Thread(target=digests.clock, kwargs={"client_for": lambda workspace: None,
-                                                            "interval": 0.05, "stop": stop})
+    thread = threading.Thread(
+        target=digests.clock, kwargs={"client_for": lambda workspace: None, "interval": 0.05, "stop": stop}
+    )
     thread.start()
 
     def remembered() -> int:  # feeds written and remembered by the clock

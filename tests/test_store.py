@@ -49,10 +49,13 @@ def test_a_version_12_database_migrates_with_its_rows(tmp_path):
     with closing(store.open_store(str(path))) as db:
         # Migration 15 adds the reference rows seeded since (issue 15) after the old ones.
         rows = list(db["observations"].rows_where("id <= ?", [before[-1][0]], order_by="id"))
-        assert [tuple(r.values())[:-1 - len(store.OFFER_COLUMNS) - len(store.OFFER_TERMS)] for r in rows] == before  # every column kept, in order
+        assert [
+            tuple(r.values())[: -1 - len(store.OFFER_COLUMNS) - len(store.OFFER_TERMS)] for r in rows
+        ] == before  # every column kept, in order
         assert all(r["owner"] is None for r in rows)  # what was there is shared market data
-        assert [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")] \
-            == [version for version, _ in store.MIGRATIONS]
+        assert [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")] == [
+            version for version, _ in store.MIGRATIONS
+        ]
         assert set(store.INDEXES) | {"observations_same"} <= {i.name for i in db["observations"].indexes}
         assert store.write_rows(db, [{k: v for k, v in rows[0].items() if k != "id"}]) == 0  # still one price
         book = price_book(db, None)
@@ -82,6 +85,7 @@ def test_a_recorded_quote_is_seen_by_its_owner_only(tmp_path):
 
 # -- tenancy, deletion, the cache key, file modes (issue 13) -----------------------------------
 
+
 def test_no_recorded_quote_is_the_market_a_quote_is_judged_against(tmp_path):
     from advisor.market.quotes import quote_answer
 
@@ -94,7 +98,9 @@ def test_no_recorded_quote_is_the_market_a_quote_is_judged_against(tmp_path):
         assert again.market_per_gpu_hour == first.market_per_gpu_hour
         assert "poison" not in (again.market_source or "")
         # ... while A's plans use A's quote
-        assert "poison-a" in {p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
+        assert "poison-a" in {
+            p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")
+        }
 
 
 def test_delete_owner_removes_that_owners_quotes_only(tmp_path):
@@ -107,7 +113,9 @@ def test_delete_owner_removes_that_owners_quotes_only(tmp_path):
         assert store.delete_owner(db, "") == 0  # no owner is not "everyone's"
         assert db.execute("SELECT count(*) FROM observations WHERE owner IS NULL").fetchone()[0] == shared
         assert [r[0] for r in db.execute("SELECT provider FROM observations WHERE owner IS NOT NULL")] == ["keep-b"]
-        assert "secret-a" not in {p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
+        assert "secret-a" not in {
+            p.provider for p in price_book(db, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")
+        }
 
 
 def test_a_quote_from_another_process_is_seen_by_a_connection_held_open(tmp_path):
@@ -117,6 +125,7 @@ def test_a_quote_from_another_process_is_seen_by_a_connection_held_open(tmp_path
 
     path = str(tmp_path / "prices.db")
     with closing(store.open_store(path)) as held, closing(store.open_store(path)) as other:
+
         def providers():
             return {p.provider for p in price_book(held, "team-a").offers("rent_hour", "H800-SXM-80GB", "china")}
 

@@ -15,11 +15,23 @@ def _texts(fake):
 
 def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, answered, drain):
     send, _ = bot
-    chatter = ["thanks!", "<@U3> can you check this with finance before Friday?", "ok, let's go with this",
-               "did you see the game last night?", "Bob, can you book the meeting room?", "谢谢", "sounds good 👍",
-               "I'll ask procurement tomorrow"]
-    questions = ["what if 30 days?", "is ¥95000/month for 8xH800 fair?", "how much on AWS?",
-                 "how did you get 13 days?", "why NVLink?"]
+    chatter = [
+        "thanks!",
+        "<@U3> can you check this with finance before Friday?",
+        "ok, let's go with this",
+        "did you see the game last night?",
+        "Bob, can you book the meeting room?",
+        "谢谢",
+        "sounds good 👍",
+        "I'll ask procurement tomorrow",
+    ]
+    questions = [
+        "what if 30 days?",
+        "is ¥95000/month for 8xH800 fair?",
+        "how much on AWS?",
+        "how did you get 13 days?",
+        "why NVLink?",
+    ]
     for text in chatter[:4] + questions[:2] + chatter[4:] + questions[2:]:
         send.thread_message(text, answered)
     send.mention("lunch anyone?", thread_ts=answered)  # spoken to: answered even off topic
@@ -38,12 +50,15 @@ def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, ans
         assert "```" not in json.dumps(p["args"]["blocks"])
 
 
-@pytest.mark.parametrize("question,expect", [
-    ("8卡H800每月9万合理吗", "是市场价"),
-    ("in dollars?", "currency CNY → USD"),
-    ("double the data?", "data 250B tokens → 500B tokens"),
-    ("how did you get the memory per GPU?", "of 79.7 GiB per GPU: weights, gradients"),
-])
+@pytest.mark.parametrize(
+    "question,expect",
+    [
+        ("8卡H800每月9万合理吗", "是市场价"),
+        ("in dollars?", "currency CNY → USD"),
+        ("double the data?", "data 250B tokens → 500B tokens"),
+        ("how did you get the memory per GPU?", "of 79.7 GiB per GPU: weights, gradients"),
+    ],
+)
 def test_routing(bot, fake_slack, answered, question, expect):
     send, _ = bot
     send.thread_message(question, answered)

@@ -157,7 +157,7 @@ def largest_batch_tokens(m: ModelShape, setup: TrainingSetup, gpus: int) -> floa
     if not setup.tokens:
         return target
     flops = 6 * active_count(m) * setup.tokens
-    return max(target, OPTIMAL_BATCH_BAND * OPTIMAL_BATCH_COEFF * flops ** OPTIMAL_BATCH_EXPONENT)
+    return max(target, OPTIMAL_BATCH_BAND * OPTIMAL_BATCH_COEFF * flops**OPTIMAL_BATCH_EXPONENT)
 
 
 def default_batch_sequences(setup: TrainingSetup, dp: int, gpus: int) -> int:
@@ -192,8 +192,9 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
     return sorted({inside, whole})
 
 
-def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                    offload: str = "none", capped: bool = True) -> Iterator[ParallelSplit]:
+def parallel_splits(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str = "none", capped: bool = True
+) -> Iterator[ParallelSplit]:
     """Tensor parallel within one NVLink domain and dividing the heads and KV heads (Megatron
     needs both); pipeline stages that divide the rest, with enough micro-batches; experts
     over data-parallel ranks that divide their number; ZeRO-1 or -3 (or the user's stage);
@@ -203,16 +204,22 @@ def parallel_splits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
     kv = m.heads if m.uses_mla else m.kv_heads
-    tps = ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else []) if pin.tp \
+    tps = (
+        ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else [])
+        if pin.tp
         else _powers_of_two(min(gpu.nvlink_domain, per_node))
+    )
     most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
         if count % tp or m.heads % tp or kv % tp:
             continue
         # A pinned pipeline needs stages of at least MIN_LAYERS_PER_STAGE layers (uneven
         # first and last stages as Megatron-Core's --decoder-first/last-pipeline-num-layers).
-        pps = ([pin.pp] if m.layers // pin.pp >= MIN_LAYERS_PER_STAGE else []) if pin.pp else _powers_of_two(
-            min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
+        pps = (
+            ([pin.pp] if m.layers // pin.pp >= MIN_LAYERS_PER_STAGE else [])
+            if pin.pp
+            else _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
+        )
         for pp in pps:
             if (count // tp) % pp:
                 continue
@@ -249,8 +256,16 @@ def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iter
         yield mbs
 
 
-def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, split: ParallelSplit,
-                                offload: str, recompute: str, only_one: bool = False) -> Candidate:
+def largest_fitting_micro_batch(
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    split: ParallelSplit,
+    offload: str,
+    recompute: str,
+    only_one: bool = False,
+) -> Candidate:
     """Micro-batches grow until one no longer fits (memory grows with the micro-batch): the
     last that fits, or the first tried when none does (`only_one`: the first alone)."""
     per_node = min(count, gpu.gpus_per_server)
@@ -265,10 +280,24 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
             # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
             batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
         schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
-        layout = Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per_node, nodes=math.ceil(count / per_node),
-                        tp=split.tp, pp=split.pp, dp=split.dp, ep=split.ep, zero_stage=split.zero_stage,
-                        offload=offload, recompute=recompute, micro_batch=mbs, global_batch=batch,
-                        virtual_stages=virtual, pipeline_schedule=schedule, framework=framework)
+        layout = Layout(
+            gpu=gpu.name,
+            gpu_count=count,
+            gpus_per_node=per_node,
+            nodes=math.ceil(count / per_node),
+            tp=split.tp,
+            pp=split.pp,
+            dp=split.dp,
+            ep=split.ep,
+            zero_stage=split.zero_stage,
+            offload=offload,
+            recompute=recompute,
+            micro_batch=mbs,
+            global_batch=batch,
+            virtual_stages=virtual,
+            pipeline_schedule=schedule,
+            framework=framework,
+        )
         memory = estimate_memory(m, setup, layout, gpu)
         if memory.total > limit:
             return fitting or Candidate(layout, memory, fits=False)
@@ -278,8 +307,9 @@ def largest_fitting_micro_batch(m: ModelShape, setup: TrainingSetup, gpu: GPU, c
     return fitting
 
 
-def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                      offload: str, capped: bool = True) -> Iterator[Candidate]:
+def candidate_layouts(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str, capped: bool = True
+) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits."""
@@ -299,8 +329,15 @@ def candidate_layouts(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
                 break
 
 
-def _finish(m: ModelShape, setup: TrainingSetup, gpu: GPU, layout: Layout, mem: MemoryBreakdown,
-            network: str | None, checks: list[str]) -> Estimate:
+def _finish(
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    layout: Layout,
+    mem: MemoryBreakdown,
+    network: str | None,
+    checks: list[str],
+) -> Estimate:
     thr = estimate_throughput(m, setup, layout, gpu, network)
     usable = gpu.usable_memory_gib
     fits = mem.total <= usable * HEADROOM
@@ -312,18 +349,29 @@ def _finish(m: ModelShape, setup: TrainingSetup, gpu: GPU, layout: Layout, mem: 
         hours = wall_s / 3600 * layout.gpu_count
         days = wall_s / 86400
         # MFU against the bf16 peak, as fp8 runs are usually compared.
-        if thr.tokens_per_s_per_gpu * thr.model_flops_per_token < LOW_MFU * gpu.peak_tflops(
-                "bf16" if setup.precision == "fp8" else setup.precision) * 1e12:
+        if (
+            thr.tokens_per_s_per_gpu * thr.model_flops_per_token
+            < LOW_MFU * gpu.peak_tflops("bf16" if setup.precision == "fp8" else setup.precision) * 1e12
+        ):
             checks.append("low_mfu")
         if thr.exposed_comm_share > HIGH_EXPOSED_COMM:
             checks.append("exposed_communication")
-    return Estimate(layout=layout, memory=mem, throughput=thr, fits=fits, usable_gib=usable,
-                    tokens=setup.tokens, gpu_hours=hours, days=days, flops=flops,
-                    precision=setup.precision, checks=checks)
+    return Estimate(
+        layout=layout,
+        memory=mem,
+        throughput=thr,
+        fits=fits,
+        usable_gib=usable,
+        tokens=setup.tokens,
+        gpu_hours=hours,
+        days=days,
+        flops=flops,
+        precision=setup.precision,
+        checks=checks,
+    )
 
 
-def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
-                network: str | None = None) -> Estimate:
+def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None = None) -> Estimate:
     """The fastest candidate that fits, offloading only when nothing fits without it; when
     nothing fits at all, the candidate that needs the least memory. Layouts are compared by
     step time alone; goodput and the final figures are worked out for the winner only. When
@@ -339,8 +387,9 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int,
     return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
 
 
-def _search(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None,
-            capped: bool) -> Candidate | None:
+def _search(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None, capped: bool
+) -> Candidate | None:
     least_memory: Candidate | None = None
     for offload in offload_levels(setup):
         fastest: tuple[float, Candidate] | None = None
@@ -362,9 +411,12 @@ def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bo
     first that does)."""
     setup, _ = hardware_precision(setup, gpu)
     floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
-    return any(c.fits for offload in offload_levels(setup)
-               if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
-               for c in candidate_layouts(m, setup, gpu, count, offload))
+    return any(
+        c.fits
+        for offload in offload_levels(setup)
+        if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
+        for c in candidate_layouts(m, setup, gpu, count, offload)
+    )
 
 
 def candidate_counts(gpu: GPU, limit: int = MAX_GPUS) -> list[int]:
@@ -382,8 +434,9 @@ def candidate_counts(gpu: GPU, limit: int = MAX_GPUS) -> list[int]:
     return counts + [per * n for n in sorted(servers) if per * n <= limit]
 
 
-def estimate_for(m: ModelShape, setup: TrainingSetup, gpu: GPU, gpu_count: int | None = None,
-                 deadline_days: float | None = None) -> Estimate:
+def estimate_for(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, gpu_count: int | None = None, deadline_days: float | None = None
+) -> Estimate:
     """The given count; without one, the smallest that fits and meets the deadline."""
     if gpu_count:
         return best_layout(m, setup, gpu, gpu_count)

@@ -1,17 +1,17 @@
 """Which framework runs a layout, and only the combinations that framework supports.
 
-  Megatron-LM / Megatron-Core: tensor, pipeline (1F1B and interleaved 1F1B with virtual
-      stages) and expert parallel; its distributed optimizer shards the optimizer states over
-      the data-parallel ranks, i.e. ZeRO-1 (Megatron-Core docs, "Distributed Optimizer").
-      LoRA with tensor or pipeline parallelism runs there too (NeMo / Megatron-Bridge PEFT).
-  DeepSpeed: ZeRO-1/2/3 and ZeRO-Offload/-Infinity without tensor parallelism; its pipeline
-      engine accepts only ZeRO-1 (DeepSpeed docs, "Pipeline Parallelism": ZeRO-2 and -3 are
-      incompatible with pipeline parallelism), so offload and ZeRO-2 here mean pp = 1.
-      ZeRO-Infinity (offloading the weights too) needs ZeRO-3.
-  FSDP2 / torchtitan: ZeRO-3 (fully_shard), or ZeRO-2 (reshard_after_forward=False), composed
-      with tensor, pipeline (1F1B and Interleaved1F1B) and expert parallel (torchtitan docs).
-  HF PEFT / TRL: LoRA and QLoRA over DDP, DeepSpeed or FSDP (FSDP-QLoRA, Answer.AI 2024). The
-      4-bit base of QLoRA has no tensor- or pipeline-parallel implementation (bitsandbytes).
+Megatron-LM / Megatron-Core: tensor, pipeline (1F1B and interleaved 1F1B with virtual
+    stages) and expert parallel; its distributed optimizer shards the optimizer states over
+    the data-parallel ranks, i.e. ZeRO-1 (Megatron-Core docs, "Distributed Optimizer").
+    LoRA with tensor or pipeline parallelism runs there too (NeMo / Megatron-Bridge PEFT).
+DeepSpeed: ZeRO-1/2/3 and ZeRO-Offload/-Infinity without tensor parallelism; its pipeline
+    engine accepts only ZeRO-1 (DeepSpeed docs, "Pipeline Parallelism": ZeRO-2 and -3 are
+    incompatible with pipeline parallelism), so offload and ZeRO-2 here mean pp = 1.
+    ZeRO-Infinity (offloading the weights too) needs ZeRO-3.
+FSDP2 / torchtitan: ZeRO-3 (fully_shard), or ZeRO-2 (reshard_after_forward=False), composed
+    with tensor, pipeline (1F1B and Interleaved1F1B) and expert parallel (torchtitan docs).
+HF PEFT / TRL: LoRA and QLoRA over DDP, DeepSpeed or FSDP (FSDP-QLoRA, Answer.AI 2024). The
+    4-bit base of QLoRA has no tensor- or pipeline-parallel implementation (bitsandbytes).
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
     return MEGATRON
 
 
-def pipeline_schedule(framework: str, layers: int, pp: int, microbatches: int,
-                      pinned: int | None = None) -> tuple[str, int]:
+def pipeline_schedule(
+    framework: str, layers: int, pp: int, microbatches: int, pinned: int | None = None
+) -> tuple[str, int]:
     """(schedule, virtual stages). Megatron-Core and torchtitan interleave when the
     micro-batches divide by the stages (Megatron's requirement) and every chunk gets at least
     MIN_LAYERS_PER_CHUNK layers (uneven first and last stages allowed, as Megatron-Core's

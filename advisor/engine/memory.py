@@ -106,8 +106,7 @@ def flash_attention(gpu: GPU, precision: str) -> bool:
     return gpu.architecture not in ("Volta", "Turing") and precision != "fp32"
 
 
-def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, recompute: str,
-                                     flash: bool) -> float:
+def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, recompute: str, flash: bool) -> float:
     """Bytes one transformer layer keeps for backward, per token, without tensor parallelism.
 
     Korthikanti et al. 2022 count 34*h (+5*a*s without flash) bytes for a GPT block with a
@@ -147,8 +146,6 @@ def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
         "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
     }[targets]
     return sum(rank * (i + o) for i, o in linears)
-
-
 
 
 class ParamShard(NamedTuple):
@@ -217,24 +214,37 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, s
     if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
         g_bytes = MAIN_GRAD_BYTES
     opt_bytes = optimizer_bytes_per_param(setup)
-    weights = (shard.dense * w_bytes / (dp if zero == 3 else 1)
-               + shard.experts * w_bytes / (expert_dp if zero == 3 else 1))
-    gradients = (shard.dense * g_bytes / (dp if zero >= 2 else 1)
-                 + shard.experts * g_bytes / (expert_dp if zero >= 2 else 1))
+    weights = shard.dense * w_bytes / (dp if zero == 3 else 1) + shard.experts * w_bytes / (
+        expert_dp if zero == 3 else 1
+    )
+    gradients = shard.dense * g_bytes / (dp if zero >= 2 else 1) + shard.experts * g_bytes / (
+        expert_dp if zero >= 2 else 1
+    )
     if setup.opt_in_backward:
         # Step fused into backward: each gradient is freed right after its update, so only
         # the largest single tensor's gradient is alive at once (torchtune optimizer_in_bwd).
         gradients = max(c.embedding, c.output) / layout.tp * g_bytes
-    optimizer = (shard.dense * opt_bytes / (dp if zero >= 1 else 1)
-                 + shard.experts * opt_bytes / (expert_dp if zero >= 1 else 1))
-    note = {"kind": "states", "params_b": shard.total / 1e9, "tp": layout.tp, "pp": layout.pp,
-            "ep": max(1, layout.ep), "weights": w_bytes, "gradients": g_bytes, "optimizer": opt_bytes,
-            "zero": zero, "dp": dp}
+    optimizer = shard.dense * opt_bytes / (dp if zero >= 1 else 1) + shard.experts * opt_bytes / (
+        expert_dp if zero >= 1 else 1
+    )
+    note = {
+        "kind": "states",
+        "params_b": shard.total / 1e9,
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "ep": max(1, layout.ep),
+        "weights": w_bytes,
+        "gradients": g_bytes,
+        "optimizer": opt_bytes,
+        "zero": zero,
+        "dp": dp,
+    }
     return ModelStates(weights, gradients, optimizer, c.total, [note])
 
 
-def adapter_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout,
-                   shard: ParamShard) -> ModelStates:
+def adapter_states(
+    m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard
+) -> ModelStates:
     """LoRA and QLoRA: a frozen base (bf16, or NF4 linear layers for QLoRA) and small fp32
     adapters with their gradients and optimizer states; ZeRO-3 shards the frozen base."""
     tp, pp = layout.tp, layout.pp
@@ -255,19 +265,18 @@ def adapter_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: 
     adapter_opt = _MOMENTS[setup.optimizer] * (MOMENT_BYTES_8BIT if setup.optimizer == "adamw8bit" else MOMENT_BYTES)
     weights += trainable_here * ADAPTER_WEIGHT_BYTES
     notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
-    return ModelStates(weights, trainable_here * ADAPTER_GRADIENT_BYTES, trainable_here * adapter_opt, trainable,
-                       notes)
+    return ModelStates(weights, trainable_here * ADAPTER_GRADIENT_BYTES, trainable_here * adapter_opt, trainable, notes)
 
 
-def model_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout,
-                 shard: ParamShard) -> ModelStates:
+def model_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard) -> ModelStates:
     if setup.is_peft:
         return adapter_states(m, c, setup, layout, shard)
     return full_training_states(c, setup, layout, shard)
 
 
-def offload_to_host(states: ModelStates, m: ModelShape, setup: TrainingSetup, layout: Layout,
-                    shard: ParamShard) -> tuple[ModelStates, float]:
+def offload_to_host(
+    states: ModelStates, m: ModelShape, setup: TrainingSetup, layout: Layout, shard: ParamShard
+) -> tuple[ModelStates, float]:
     """The states left on the GPU and the bytes moved to host memory.
 
     ZeRO-Offload keeps optimizer states and gradients in host memory and steps on the CPU
@@ -320,13 +329,22 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     # Logits: bf16 logits kept for the loss; the fp32 loss is computed in chunks
     # (torchtune CEWithChunkedOutputLoss; Megatron's fused vocab-parallel cross entropy).
     logits = tokens * m.vocab * act_bytes / tp
-    note = {"kind": "activations", "per_token_h": per_token / m.hidden, "tokens": tokens, "layers": layers_here,
-            "inflight": inflight, "full": layout.recompute == "full", "tp": tp, "logits_gib": logits / GIB}
+    note = {
+        "kind": "activations",
+        "per_token_h": per_token / m.hidden,
+        "tokens": tokens,
+        "layers": layers_here,
+        "inflight": inflight,
+        "full": layout.recompute == "full",
+        "tp": tp,
+        "logits_gib": logits / GIB,
+    }
     return activations + logits, note
 
 
-def overheads(activations: float, m: ModelShape, setup: TrainingSetup, layout: Layout,
-              shard: ParamShard) -> tuple[float, float]:
+def overheads(
+    activations: float, m: ModelShape, setup: TrainingSetup, layout: Layout, shard: ParamShard
+) -> tuple[float, float]:
     """(all overheads, the CUDA context and NCCL part of them), in bytes: allocator
     fragmentation, ZeRO-3's gathered layers, and what nvidia-smi shows beyond PyTorch's
     allocations."""

@@ -90,10 +90,30 @@ def _mlp(hidden: int, ffn: int, ffn_type: str, bias: bool) -> float:
 _COUNTS: dict[tuple, ParamCounts] = {}
 # Every field the count reads: two shapes that agree on these have the same counts.
 _COUNTED_FIELDS = attrgetter(
-    "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "ffn_type", "vocab", "tied_embeddings",
-    "attention_bias", "mlp_bias", "norm", "position", "max_seq", "moe_experts", "moe_shared_experts",
-    "moe_ffn_hidden", "moe_dense_layers", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_nope_head_dim",
-    "mla_qk_rope_head_dim", "mla_v_head_dim", "extra_params_b",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn_hidden",
+    "ffn_type",
+    "vocab",
+    "tied_embeddings",
+    "attention_bias",
+    "mlp_bias",
+    "norm",
+    "position",
+    "max_seq",
+    "moe_experts",
+    "moe_shared_experts",
+    "moe_ffn_hidden",
+    "moe_dense_layers",
+    "mla_q_lora_rank",
+    "mla_kv_lora_rank",
+    "mla_qk_nope_head_dim",
+    "mla_qk_rope_head_dim",
+    "mla_v_head_dim",
+    "extra_params_b",
 )
 # The layout search asks about one shape object thousands of times in a row: shapes are
 # frozen, so the last one asked about is answered without building its key.
@@ -144,9 +164,7 @@ def _count_params(m: ModelShape) -> ParamCounts:
         attention_per_layer=attention,
         dense_mlp_per_layer=_mlp(h, m.ffn_hidden, m.ffn_type, m.mlp_bias),
         expert_mlp_per_layer=m.moe_experts * _mlp(h, m.moe_ffn_hidden, m.ffn_type, False),
-        shared_mlp_per_layer=(
-            m.moe_shared_experts * _mlp(h, m.moe_ffn_hidden, m.ffn_type, False) + h * m.moe_experts
-        ),
+        shared_mlp_per_layer=(m.moe_shared_experts * _mlp(h, m.moe_ffn_hidden, m.ffn_type, False) + h * m.moe_experts),
         norms_per_layer=norms,
         dense_layers=m.layers - moe_layers,
         moe_layers=moe_layers,
@@ -181,9 +199,19 @@ def generic_shape(params_b: float, active_params_b: float | None = None) -> Mode
     ffn = _round_to(GENERIC_FFN_RATIO * hidden, GENERIC_FFN_STEP)
     vocab = GENERIC_VOCAB
     base = dict(
-        name=f"generic-{params_b:g}b", display=f"generic {params_b:g}B decoder", family="generic",
-        params_b=params_b, active_params_b=params_b, layers=1, hidden=hidden, heads=heads,
-        kv_heads=kv_heads, head_dim=head_dim, ffn_hidden=ffn, vocab=vocab, max_seq=GENERIC_MAX_SEQ,
+        name=f"generic-{params_b:g}b",
+        display=f"generic {params_b:g}B decoder",
+        family="generic",
+        params_b=params_b,
+        active_params_b=params_b,
+        layers=1,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        ffn_hidden=ffn,
+        vocab=vocab,
+        max_seq=GENERIC_MAX_SEQ,
         generated=True,
     )
     if active_params_b and active_params_b < params_b:
@@ -222,4 +250,3 @@ def active_count(shape: ModelShape, counts: ParamCounts | None = None) -> float:
         return c.total
     routed_active = c.moe_layers * c.expert_mlp_per_layer * shape.moe_top_k / shape.moe_experts
     return c.total - c.experts + routed_active - c.extra
-

@@ -234,8 +234,9 @@ def base_weight_bytes(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> tu
     return dense * w, c.experts * w
 
 
-def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU,
-                        network: str | None = None) -> Throughput:
+def estimate_throughput(
+    m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU, network: str | None = None
+) -> Throughput:
     """Seconds per optimizer step on one GPU, term by term, and the speed that follows.
 
     Placement follows Megatron's rank order (tensor innermost, then expert and data
@@ -260,8 +261,9 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
         node *= QLORA_DEQUANT_EFFICIENCY
     tokens_mb = setup.seq_len * layout.micro_batch
     reference = CALIBRATION_TOKENS_PER_MICROBATCH
-    node *= min(1.0, (tokens_mb / (tokens_mb + SMALL_GEMM_HALF_TOKENS))
-                / (reference / (reference + SMALL_GEMM_HALF_TOKENS)))
+    node *= min(
+        1.0, (tokens_mb / (tokens_mb + SMALL_GEMM_HALF_TOKENS)) / (reference / (reference + SMALL_GEMM_HALF_TOKENS))
+    )
 
     # Compute: one micro-batch's forward and backward on this stage; the step runs m of them
     # plus the bubble of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times
@@ -336,15 +338,22 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
         if layout.offload == "all":
             offload_s += c.total / (tp * pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
 
-    exposed = {"tensor": TP_EXPOSED * tensor_s, "pipeline": PP_P2P_EXPOSED * pipeline_s,
-               "data": data_exposed + MOE_A2A_EXPOSED * expert_s}
+    exposed = {
+        "tensor": TP_EXPOSED * tensor_s,
+        "pipeline": PP_P2P_EXPOSED * pipeline_s,
+        "data": data_exposed + MOE_A2A_EXPOSED * expert_s,
+    }
     scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
     # Each factor is the time before it over the time with it, so their product is compute
     # over the whole step.
     eff = {"node": node}
     running = compute
-    for key, extra in (("tensor", exposed["tensor"]), ("pipeline", bubble + exposed["pipeline"]),
-                       ("data", exposed["data"]), ("offload", offload_s)):
+    for key, extra in (
+        ("tensor", exposed["tensor"]),
+        ("pipeline", bubble + exposed["pipeline"]),
+        ("data", exposed["data"]),
+        ("offload", offload_s),
+    ):
         eff[key] = running / (running + extra)
         running += extra
     eff["scale"] = scale_eff
@@ -357,9 +366,17 @@ def estimate_throughput(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu
     n_gpu = layout.gpu_count
     failures_per_day = FAILURES_PER_GPU_DAY * n_gpu
     goodput = 1 / (1 + failures_per_day * HOURS_LOST_PER_FAILURE / 24 + CHECKPOINT_OVERHEAD)
-    step = {"compute_s": compute, "bubble_s": bubble, "tensor_s": tensor_s, "pipeline_s": pipeline_s,
-            "data_s": data_s, "expert_s": expert_s, "offload_s": offload_s, "exposed_s": exposed_s,
-            "step_s": step_s}
+    step = {
+        "compute_s": compute,
+        "bubble_s": bubble,
+        "tensor_s": tensor_s,
+        "pipeline_s": pipeline_s,
+        "data_s": data_s,
+        "expert_s": expert_s,
+        "offload_s": offload_s,
+        "exposed_s": exposed_s,
+        "step_s": step_s,
+    }
 
     notes.append({"kind": "flops", "model_gflop": model_f / 1e9, "hardware_gflop": hw_f / 1e9})
     shown = {k: v for k, v in eff.items() if v < EFFICIENCY_SHOWN_BELOW}

@@ -31,11 +31,33 @@ from advisor.text.render import environment, render
 
 # Every plan variable a snippet may use; a missing one is passed as None.
 PLAN_KEYS = (
-    "gpu", "gpu_count", "nodes", "gpus_per_node", "tp", "pp", "dp", "zero_stage",
-    "mem_per_gpu_gib", "gpu_mem_gib", "days", "gpu_hours", "mfu_pct", "cpu_cores_per_node",
-    "ram_gib_per_node", "nvme_tb_per_node", "storage_read_gb_s", "network", "interconnect",
-    "power_kw_per_node", "rent_total", "buy_capex", "currency", "decision",
-    "breakeven_months", "method", "params_b",
+    "gpu",
+    "gpu_count",
+    "nodes",
+    "gpus_per_node",
+    "tp",
+    "pp",
+    "dp",
+    "zero_stage",
+    "mem_per_gpu_gib",
+    "gpu_mem_gib",
+    "days",
+    "gpu_hours",
+    "mfu_pct",
+    "cpu_cores_per_node",
+    "ram_gib_per_node",
+    "nvme_tb_per_node",
+    "storage_read_gb_s",
+    "network",
+    "interconnect",
+    "power_kw_per_node",
+    "rent_total",
+    "buy_capex",
+    "currency",
+    "decision",
+    "breakeven_months",
+    "method",
+    "params_b",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).
@@ -64,8 +86,9 @@ MIN_MARGIN = 0.15
 # characters or character pairs is about nothing in particular ("北京到上海的高铁要多久",
 # "how many days until christmas"). Off-topic questions answered confidently in
 # bench/faq_speed.py went from 8 of 30 to 2, with no loss on the evaluation sets.
-ASKING_ONLY = frozenset({"@time", "@days", "多久", "多长时间", "几天", "day", "long", "fast", "take", "until",
-                         "timeline"})
+ASKING_ONLY = frozenset(
+    {"@time", "@days", "多久", "多长时间", "几天", "day", "long", "fast", "take", "until", "timeline"}
+)
 # Below this score (raw BM25 about 1.7) nothing is shown as a best guess: the reply says
 # there is no answer and names the closest topics.
 MATCH_SCORE = 0.25
@@ -114,22 +137,257 @@ _CHINESE_HINT = re.compile(f"[{_CJK_CHAR}\u3000-\u303f\uff00-\uffef]")
 _ASCII_WORD = re.compile(r"[a-z0-9#]+(?:[-_./+][a-z0-9#]+)*")
 _ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
 
-_EN_STOP = frozenset("""
-a an the and or but if of to in on at by for with from as into than then so that this these
-those it its is are was were be been being am do does did done doing have has had having i we
-you he she they me us our your my their them what which who whom whose when where why how
-can could should would will shall may might must need needs just only also any some all
-there here not no yes about vs versus over under up down out more most much many very really
-actually basically right ok okay get got go going want one ones s t re ve ll d m like thing
-""".split())
+_EN_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "into",
+        "than",
+        "then",
+        "so",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "have",
+        "has",
+        "had",
+        "having",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "me",
+        "us",
+        "our",
+        "your",
+        "my",
+        "their",
+        "them",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "need",
+        "needs",
+        "just",
+        "only",
+        "also",
+        "any",
+        "some",
+        "all",
+        "there",
+        "here",
+        "not",
+        "no",
+        "yes",
+        "about",
+        "vs",
+        "versus",
+        "over",
+        "under",
+        "up",
+        "down",
+        "out",
+        "more",
+        "most",
+        "much",
+        "many",
+        "very",
+        "really",
+        "actually",
+        "basically",
+        "right",
+        "ok",
+        "okay",
+        "get",
+        "got",
+        "go",
+        "going",
+        "want",
+        "one",
+        "ones",
+        "s",
+        "t",
+        "re",
+        "ve",
+        "ll",
+        "d",
+        "m",
+        "like",
+        "thing",
+    ]
+)
 
-_ZH_STOP = frozenset("""
-的 了 吗 呢 啊 吧 呀 嘛 么 是 我 你 他 她 它 们 我们 你们 他们 这 那 这个 那个 这些 那些 哪 哪个
-哪些 什么 怎么 怎么样 怎样 如何 为什么 为啥 啥 咋 多少 几 几个 有 没有 在 和 与 或 或者 还是 就
-都 也 还 要 会 能 可以 可 是不是 不是 不 没 很 太 最 更 一般 大概 到底 一下 一个 个 把 被
-让 给 对 跟 及 并 而 又 再 才 已 已经 应该 需要 该 得 地 着 过 上 下 里 中 时候 一些 有点 比较
-真的 请问 问 下来 起来 的话 如果 那么 所以 因为 但是 其实 就是 还有 怎么办 靠谱 行不行 行 好
-""".split())
+_ZH_STOP = frozenset(
+    [
+        "的",
+        "了",
+        "吗",
+        "呢",
+        "啊",
+        "吧",
+        "呀",
+        "嘛",
+        "么",
+        "是",
+        "我",
+        "你",
+        "他",
+        "她",
+        "它",
+        "们",
+        "我们",
+        "你们",
+        "他们",
+        "这",
+        "那",
+        "这个",
+        "那个",
+        "这些",
+        "那些",
+        "哪",
+        "哪个",
+        "哪些",
+        "什么",
+        "怎么",
+        "怎么样",
+        "怎样",
+        "如何",
+        "为什么",
+        "为啥",
+        "啥",
+        "咋",
+        "多少",
+        "几",
+        "几个",
+        "有",
+        "没有",
+        "在",
+        "和",
+        "与",
+        "或",
+        "或者",
+        "还是",
+        "就",
+        "都",
+        "也",
+        "还",
+        "要",
+        "会",
+        "能",
+        "可以",
+        "可",
+        "是不是",
+        "不是",
+        "不",
+        "没",
+        "很",
+        "太",
+        "最",
+        "更",
+        "一般",
+        "大概",
+        "到底",
+        "一下",
+        "一个",
+        "个",
+        "把",
+        "被",
+        "让",
+        "给",
+        "对",
+        "跟",
+        "及",
+        "并",
+        "而",
+        "又",
+        "再",
+        "才",
+        "已",
+        "已经",
+        "应该",
+        "需要",
+        "该",
+        "得",
+        "地",
+        "着",
+        "过",
+        "上",
+        "下",
+        "里",
+        "中",
+        "时候",
+        "一些",
+        "有点",
+        "比较",
+        "真的",
+        "请问",
+        "问",
+        "下来",
+        "起来",
+        "的话",
+        "如果",
+        "那么",
+        "所以",
+        "因为",
+        "但是",
+        "其实",
+        "就是",
+        "还有",
+        "怎么办",
+        "靠谱",
+        "行不行",
+        "行",
+        "好",
+    ]
+)
 
 # Bilingual synonym groups. Any form found in a text adds the group's concept token,
 # so a question and a topic meet even when they use different words or languages.
@@ -142,8 +400,23 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "buy": ("buy", "buying", "purchase", "own", "owning", "买", "购买", "自购", "采购"),
     "monthly": ("monthly", "per month", "包月", "月付", "按月"),
     "hourly": ("hourly", "per hour", "on-demand", "on demand", "按小时", "按量", "按时"),
-    "price": ("price", "cost", "costs", "expensive", "cheap", "cheaper", "价格", "价钱", "成本",
-              "费用", "贵", "便宜", "花钱", "开销", "开支"),
+    "price": (
+        "price",
+        "cost",
+        "costs",
+        "expensive",
+        "cheap",
+        "cheaper",
+        "价格",
+        "价钱",
+        "成本",
+        "费用",
+        "贵",
+        "便宜",
+        "花钱",
+        "开销",
+        "开支",
+    ),
     "budget": ("budget", "money", "预算", "经费", "资金"),
     "night": ("night", "night-time", "evening", "off-peak", "夜间", "晚上", "夜里", "闲时"),
     "storage": ("storage", "nas", "nfs", "file system", "filesystem", "存储", "文件系统"),
@@ -158,11 +431,32 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "liquid": ("liquid", "液冷"),
     "air": ("air cooling", "air-cooled", "风冷"),
     "rack": ("rack", "racks", "cabinet", "机柜", "单柜"),
-    "datacenter": ("data center", "data centre", "datacenter", "idc", "colocation", "colo",
-                   "on-prem", "机房", "托管", "数据中心"),
+    "datacenter": (
+        "data center",
+        "data centre",
+        "datacenter",
+        "idc",
+        "colocation",
+        "colo",
+        "on-prem",
+        "机房",
+        "托管",
+        "数据中心",
+    ),
     "cloud": ("cloud", "aliyun", "aws", "云", "公有云", "阿里云"),
-    "quote": ("quote", "quotes", "offer", "vendor", "vendors", "provider", "providers", "报价",
-              "服务商", "供应商", "厂商"),
+    "quote": (
+        "quote",
+        "quotes",
+        "offer",
+        "vendor",
+        "vendors",
+        "provider",
+        "providers",
+        "报价",
+        "服务商",
+        "供应商",
+        "厂商",
+    ),
     "contract": ("contract", "term", "commit", "committing", "合同", "签约", "租期", "长约"),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
     "deploy": ("deploy", "deployment", "setup", "set up", "部署", "上线", "环境搭建", "交付"),
@@ -171,23 +465,38 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
     "pipeline_parallel": ("pipeline parallel", "pipeline parallelism", "pp", "流水线并行", "流水线"),
     "data_parallel": ("data parallel", "data parallelism", "dp", "数据并行"),
-    "resume": ("resume", "restart", "interrupted", "interruption", "crash", "断电", "中断", "续训",
-               "恢复训练"),
-    "dataloading": ("dataloader", "data loading", "data loader", "num_workers", "preprocessing",
-                    "数据加载", "等数据", "喂数据", "预处理"),
+    "resume": ("resume", "restart", "interrupted", "interruption", "crash", "断电", "中断", "续训", "恢复训练"),
+    "dataloading": (
+        "dataloader",
+        "data loading",
+        "data loader",
+        "num_workers",
+        "preprocessing",
+        "数据加载",
+        "等数据",
+        "喂数据",
+        "预处理",
+    ),
     "checkpoint": ("checkpoint", "checkpoints", "ckpt", "检查点", "存档", "断点"),
     "params": ("parameter", "parameters", "param", "params", "参数", "参数量"),
     "bytes": ("byte", "bytes", "字节"),
     "optimizer": ("optimizer", "optimiser", "adam", "adamw", "优化器"),
-    "full_ft": ("full fine-tune", "full fine-tuning", "full finetune", "full-finetune", "full ft",
-                "全参", "全量微调", "全参微调"),
+    "full_ft": (
+        "full fine-tune",
+        "full fine-tuning",
+        "full finetune",
+        "full-finetune",
+        "full ft",
+        "全参",
+        "全量微调",
+        "全参微调",
+    ),
     "finetune": ("fine-tune", "fine-tuning", "finetune", "finetuning", "sft", "微调"),
     "lora": ("lora", "peft", "adapter"),
     "quant": ("4bit", "4-bit", "nf4", "quantization", "quantized", "量化"),
     "offload": ("offload", "offloading", "卸载", "卸到"),
     "zero": ("zero", "zero1", "zero2", "zero3", "zero-1", "zero-2", "zero-3", "fsdp", "deepspeed"),
-    "recompute": ("recompute", "recomputation", "gradient checkpointing",
-                  "activation checkpointing", "重计算"),
+    "recompute": ("recompute", "recomputation", "gradient checkpointing", "activation checkpointing", "重计算"),
     "activation": ("activation", "activations", "激活", "激活值"),
     "slow": ("slow", "slower", "slowdown", "慢", "变慢", "拖慢", "降速"),
     "speed": ("speed", "fast", "faster", "throughput", "速度", "快", "吞吐"),
@@ -202,8 +511,19 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "stop": ("stopped", "shutdown", "shut down", "停机", "关机", "停掉"),
     "trial": ("trial", "pilot", "test", "testing", "试跑", "试用", "测试"),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
-    "export": ("export control", "export controls", "ban", "banned", "restricted", "legal",
-               "出口管制", "禁令", "限售", "被限", "禁"),
+    "export": (
+        "export control",
+        "export controls",
+        "ban",
+        "banned",
+        "restricted",
+        "legal",
+        "出口管制",
+        "禁令",
+        "限售",
+        "被限",
+        "禁",
+    ),
     "china": ("china", "chinese market", "国内", "中国"),
     "consumer": ("consumer", "gaming", "geforce", "rtx", "消费级", "游戏卡"),
     "domestic": ("domestic", "ascend", "huawei", "npu", "国产", "昇腾", "华为"),
@@ -212,8 +532,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "precision": ("precision", "bf16", "fp16", "fp8", "fp4", "精度"),
     "tokens": ("token", "tokens", "语料"),
     "dataset": ("dataset", "data size", "corpus", "数据集", "数据量"),
-    "gpu_count": ("how many gpus", "gpu count", "number of gpus", "几张卡", "多少张卡", "卡数",
-                  "多少卡", "几卡"),
+    "gpu_count": ("how many gpus", "gpu count", "number of gpus", "几张卡", "多少张卡", "卡数", "多少卡", "几卡"),
     "gpu": ("gpu", "gpus", "card", "cards", "显卡", "卡", "n卡"),
     "framework": ("framework", "toolkit", "框架", "工具包"),
     "memory_bw": ("memory bandwidth", "hbm bandwidth", "显存带宽"),
@@ -270,7 +589,7 @@ def _ascii_tokens(text: str) -> list[str]:
     out: list[str] = []
     previous, end = None, 0
     for match in _ASCII_WORD.finditer(text):
-        if text[end:match.start()].strip():
+        if text[end : match.start()].strip():
             previous = None  # punctuation or Chinese between two words: not a phrase
         end = match.end()
         parts = [p for p in re.split(r"[-_./+]", match.group()) if p]
@@ -298,7 +617,7 @@ def _chinese_tokens(text: str) -> list[str]:
         words = [w for w in tokenizer.lcut_for_search(run) if w not in _ZH_STOP]
         out.extend(words)
         seen = set(words) | _ZH_STOP
-        out.extend("~" + run[i:i + 2] for i in range(len(run) - 1) if run[i:i + 2] not in seen)
+        out.extend("~" + run[i : i + 2] for i in range(len(run) - 1) if run[i : i + 2] not in seen)
     return out
 
 
@@ -317,8 +636,10 @@ def _synonym_matcher() -> tuple[re.Pattern, dict[str, tuple[str, ...]]]:
     concepts = {}
     for form in forms:
         concepts[form] = tuple(
-            "@" + concept for concept, group in SYNONYMS.items()
-            if any(re.search(_form_pattern(f), form) for f in group))
+            "@" + concept
+            for concept, group in SYNONYMS.items()
+            if any(re.search(_form_pattern(f), form) for f in group)
+        )
     cjk = [re.escape(f) for f in forms if _CJK_RUN.search(f)]
     ascii_ = [re.escape(f) for f in forms if not _CJK_RUN.search(f)]
     # Cheap guards first (a word start; a possible first character) keep the scan fast.
@@ -346,6 +667,7 @@ def _tokens(text: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- index
+
 
 @cache
 def _topics() -> tuple[Topic, ...]:
@@ -392,8 +714,9 @@ class _Index:
         terms = sorted({term for doc in self.docs for term in doc})
         ids = {term: i for i, term in enumerate(terms)}
         self.bm25 = bm25s.BM25(k1=K1 * REPEAT_SCALE, b=B, method="lucene", idf_method="lucene")
-        self.bm25.index(bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids),
-                        show_progress=False)
+        self.bm25.index(
+            bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
+        )
         self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
         # bm25s's Lucene formula leaves out BM25's (k1 + 1) factor: put it back.
         self._scale = K1 + 1
@@ -434,7 +757,7 @@ _TYPO_WORD = re.compile(r"[a-z]{4,}")
 
 
 def _deletions(word: str) -> set[str]:
-    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def _one_slip(a: str, b: str) -> bool:
@@ -444,14 +767,13 @@ def _one_slip(a: str, b: str) -> bool:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
-                and a[diff[1]] == b[diff[0]]:
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
             return True
         return len(diff) == 1 and min(len(a), len(b)) >= 5
     if abs(len(a) - len(b)) != 1 or min(len(a), len(b)) < 5:
         return False
     short, long_ = sorted((a, b), key=len)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 @cache
@@ -493,8 +815,7 @@ def _verbatim_key(text: str) -> str:
     return "".join(ch for ch in _normalise(text) if ch.isalnum())
 
 
-def rank(question: str, terms: dict[str, float] | None = None,
-         verbatim: bool = True) -> list[tuple[str, float]]:
+def rank(question: str, terms: dict[str, float] | None = None, verbatim: bool = True) -> list[tuple[str, float]]:
     """Every topic id with its raw BM25 score, best first (ties keep the file's order).
 
     A topic's own title or example question, asked word for word, puts that topic first
@@ -510,6 +831,7 @@ def rank(question: str, terms: dict[str, float] | None = None,
 
 
 # --------------------------------------------------------------------------- answer
+
 
 def topics() -> tuple[Topic, ...]:
     """Every FAQ topic, in the file's order."""
@@ -570,11 +892,22 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
     note = plan_note(best_id, plan, lang) if plan is not None and matched else ""
     text = render(
-        "faq.j2", lang, confident=confident, matched=matched, title=topic.title(lang),
-        body=topic.answer_zh if lang == "zh" else topic.answer_en, note=note,
+        "faq.j2",
+        lang,
+        confident=confident,
+        matched=matched,
+        title=topic.title(lang),
+        body=topic.answer_zh if lang == "zh" else topic.answer_en,
+        note=note,
         alternatives=[a.title for a in alternatives],
     )
     return FaqAnswer(
-        topic=best_id, title=topic.title(lang), answer=text, score=round(score, 3),
-        confident=confident, alternatives=alternatives, used_plan=bool(note), lang=lang,
+        topic=best_id,
+        title=topic.title(lang),
+        answer=text,
+        score=round(score, 3),
+        confident=confident,
+        alternatives=alternatives,
+        used_plan=bool(note),
+        lang=lang,
     )

@@ -32,8 +32,9 @@ def history_figure(series: dict[str, list[tuple[str, float]]], until: str | None
     for name, values in series.items():
         values = sorted(values)
         dates = [dt.date.fromisoformat(d) for d, _ in values]
-        ax.plot(dates, [v for _, v in values], marker="o", markersize=3, linewidth=1.8, label=name,
-                drawstyle="steps-post")  # a price holds until the next snapshot
+        ax.plot(
+            dates, [v for _, v in values], marker="o", markersize=3, linewidth=1.8, label=name, drawstyle="steps-post"
+        )  # a price holds until the next snapshot
     title = TITLE + (f", to {until}" if until else "")
     ax.set_title(title, fontsize=12)
     ax.set_xlabel(X_LABEL)
@@ -42,8 +43,9 @@ def history_figure(series: dict[str, list[tuple[str, float]]], until: str | None
     ax.set_ylim(bottom=0)
     ax.grid(True, color="#dddddd", linewidth=0.6)
     if series:
-        ax.legend(title="GPU", fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  frameon=False)
+        ax.legend(
+            title="GPU", fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+        )
     else:
         ax.text(0.5, 0.5, "no prices on record", ha="center", va="center", transform=ax.transAxes)
     fig.autofmt_xdate()

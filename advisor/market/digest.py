@@ -38,10 +38,10 @@ from advisor.market import store
 
 # The snapshot kinds the digest compares, as it names them.
 KINDS = {"rent_hour": "on_demand", "spot_hour": "spot"}
-ON_DEMAND_MIN_PCT = 0.1   # headline: on-demand changes smaller than this are left out
-SPOT_MIN_PCT = 5.0        # headline: spot moves smaller than this are left out
-BIG_SPOT_PCT = 20.0       # highlights: a spot move this large is worth a line of its own
-HIGHLIGHTS = 5            # highlights: at most this many lines in the channel message
+ON_DEMAND_MIN_PCT = 0.1  # headline: on-demand changes smaller than this are left out
+SPOT_MIN_PCT = 5.0  # headline: spot moves smaller than this are left out
+BIG_SPOT_PCT = 20.0  # highlights: a spot move this large is worth a line of its own
+HIGHLIGHTS = 5  # highlights: at most this many lines in the channel message
 
 # An instance "type" that is an opaque record id (Fluidstack's "recE2ZDQmqR9HBKYs5xSnjtPw",
 # "custom:0:A3E9735B4E2841E3982622EE4DBB41DA"): a run of 16 or more letters and digits, both.
@@ -61,9 +61,9 @@ class Offer(BaseModel):
     cloud: str
     region: str
     instance_type: str
-    gpu: str             # as the source spells it
-    gpu_count: int       # as the source lists it
-    gpu_name: str = ""   # catalog name
+    gpu: str  # as the source spells it
+    gpu_count: int  # as the source lists it
+    gpu_name: str = ""  # catalog name
 
 
 class Change(BaseModel):
@@ -83,7 +83,7 @@ class Change(BaseModel):
 class GpuEvent(BaseModel):
     source: str
     gpu_name: str
-    clouds: list[str]    # who offers it now (new) or offered it before (withdrawn)
+    clouds: list[str]  # who offers it now (new) or offered it before (withdrawn)
 
 
 class Digest(BaseModel):
@@ -115,10 +115,16 @@ def _snapshot(db: sqlite_utils.Database, source: str, date: str) -> dict[tuple, 
     """(cloud, region, instance_type) -> offer with its on-demand and spot published prices."""
     offers: dict[tuple, dict] = {}
     for r in store.snapshot_rows(db, source, date):
-        o = offers.setdefault((r["provider"], r["region"], r["offer"]), {
-            "gpu": r["source_gpu"] or r["gpu"], "gpu_name": r["gpu"],
-            "gpu_count": r["source_gpus"] if r["source_gpus"] is not None else r["gpus"],
-            "on_demand": None, "spot": None})
+        o = offers.setdefault(
+            (r["provider"], r["region"], r["offer"]),
+            {
+                "gpu": r["source_gpu"] or r["gpu"],
+                "gpu_name": r["gpu"],
+                "gpu_count": r["source_gpus"] if r["source_gpus"] is not None else r["gpus"],
+                "on_demand": None,
+                "spot": None,
+            },
+        )
         if r["kind"] in KINDS:
             o[KINDS[r["kind"]]] = r["published_price"] if r["priced"] and r["published_price"] is not None else None
     return offers
@@ -143,8 +149,15 @@ def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
         cur, prev = _snapshot(db, source, day), _snapshot(db, source, prev_day)
 
         def offer(key, o, source=source) -> Offer:
-            return Offer(source=source, cloud=key[0], region=key[1], instance_type=key[2],
-                         gpu=o["gpu"], gpu_count=o["gpu_count"], gpu_name=o["gpu_name"])
+            return Offer(
+                source=source,
+                cloud=key[0],
+                region=key[1],
+                instance_type=key[2],
+                gpu=o["gpu"],
+                gpu_count=o["gpu_count"],
+                gpu_name=o["gpu_name"],
+            )
 
         for key in sorted(cur.keys() - prev.keys()):
             digest.added.append(offer(key, cur[key]))
@@ -154,10 +167,21 @@ def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
             o, p = cur[key], prev[key]
             for kind in ("on_demand", "spot"):
                 if o[kind] != p[kind]:
-                    digest.changes.append(Change(
-                        source=source, cloud=key[0], region=key[1], instance_type=key[2], gpu=o["gpu"],
-                        gpu_count=o["gpu_count"], kind=kind, old=p[kind], new=o[kind], pct=_pct(p[kind], o[kind]),
-                        gpu_name=o["gpu_name"]))
+                    digest.changes.append(
+                        Change(
+                            source=source,
+                            cloud=key[0],
+                            region=key[1],
+                            instance_type=key[2],
+                            gpu=o["gpu"],
+                            gpu_count=o["gpu_count"],
+                            kind=kind,
+                            old=p[kind],
+                            new=o[kind],
+                            pct=_pct(p[kind], o[kind]),
+                            gpu_name=o["gpu_name"],
+                        )
+                    )
         now_by_gpu: dict[str, set[str]] = {}
         before_by_gpu: dict[str, set[str]] = {}
         for key, o in cur.items():
@@ -173,6 +197,7 @@ def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
 
 # ----------------------------------------------------------------------------------------
 # What the rendered message shows
+
 
 class Move(BaseModel):
     """Changes of one instance type that moved the same way in several regions."""
@@ -212,9 +237,9 @@ class OfferGroup(BaseModel):
 
 class GpuNews(BaseModel):
     gpu_name: str
-    on_demand: list[Move] = Field(default_factory=list)   # newly published first, then by size
-    spot: list[Move] = Field(default_factory=list)        # moves of SPOT_MIN_PCT or more
-    new_in: list[GpuEvent] = Field(default_factory=list)          # where it is new
+    on_demand: list[Move] = Field(default_factory=list)  # newly published first, then by size
+    spot: list[Move] = Field(default_factory=list)  # moves of SPOT_MIN_PCT or more
+    new_in: list[GpuEvent] = Field(default_factory=list)  # where it is new
     withdrawn_from: list[GpuEvent] = Field(default_factory=list)  # where it is no longer offered
     added: list[OfferGroup] = Field(default_factory=list)
     removed: list[OfferGroup] = Field(default_factory=list)
@@ -242,8 +267,8 @@ class Headline(BaseModel):
     date: str
     previous: dict[str, str]
     groups: list[GpuNews]
-    left_out: int            # changes under the thresholds
-    quiet: bool              # nothing worth a message
+    left_out: int  # changes under the thresholds
+    quiet: bool  # nothing worth a message
     on_demand_min_pct: float  # the threshold the message quotes for what it left out
 
 
@@ -251,8 +276,9 @@ def _move_order(m: Move) -> tuple:
     return (m.pct is not None, -abs(m.pct or 0.0), m.source, m.cloud, m.instance_type)
 
 
-def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
-             spot_min_pct: float = SPOT_MIN_PCT) -> Headline:
+def headline(
+    digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT, spot_min_pct: float = SPOT_MIN_PCT
+) -> Headline:
     """Group the digest by catalog GPU, what matters first: on-demand changes (of at least
     `on_demand_min_pct` percent, and every newly published or vanished price), spot moves of
     at least `spot_min_pct` percent, GPUs new to a source, withdrawals, then added offers.
@@ -273,8 +299,19 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
         if key in moves:
             moves[key].regions.append(c.region)
             continue
-        m = Move(source=c.source, cloud=c.cloud, instance_type=c.instance_type, gpu=c.gpu, gpu_count=c.gpu_count,
-                 kind=c.kind, old=c.old, new=c.new, pct=c.pct, regions=[c.region], gpu_name=c.gpu_name)
+        m = Move(
+            source=c.source,
+            cloud=c.cloud,
+            instance_type=c.instance_type,
+            gpu=c.gpu,
+            gpu_count=c.gpu_count,
+            kind=c.kind,
+            old=c.old,
+            new=c.new,
+            pct=c.pct,
+            regions=[c.region],
+            gpu_name=c.gpu_name,
+        )
         moves[key] = m
         getattr(group(c.gpu_name), c.kind).append(m)
     for attr, offers in (("added", digest.added), ("removed", digest.removed)):
@@ -284,8 +321,15 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
             if key in og:
                 og[key].regions.append(o.region)
                 continue
-            og[key] = OfferGroup(source=o.source, cloud=o.cloud, instance_type=o.instance_type, gpu=o.gpu,
-                                 gpu_count=o.gpu_count, regions=[o.region], gpu_name=o.gpu_name)
+            og[key] = OfferGroup(
+                source=o.source,
+                cloud=o.cloud,
+                instance_type=o.instance_type,
+                gpu=o.gpu,
+                gpu_count=o.gpu_count,
+                regions=[o.region],
+                gpu_name=o.gpu_name,
+            )
             getattr(group(o.gpu_name), attr).append(og[key])
     for e in digest.new_gpus:
         group(e.gpu_name).new_in.append(e)
@@ -301,8 +345,14 @@ def headline(digest: Digest, on_demand_min_pct: float = ON_DEMAND_MIN_PCT,
         g.added.sort(key=lambda o: (-len(o.regions), o.source, o.cloud, o.instance_type))
         g.removed.sort(key=lambda o: (-len(o.regions), o.source, o.cloud, o.instance_type))
     ordered = sorted(groups.values(), key=lambda g: (g.rank, -g.biggest_move, g.gpu_name))
-    return Headline(date=digest.date, previous=digest.previous, groups=ordered, left_out=left_out,
-                    quiet=not ordered, on_demand_min_pct=on_demand_min_pct)
+    return Headline(
+        date=digest.date,
+        previous=digest.previous,
+        groups=ordered,
+        left_out=left_out,
+        quiet=not ordered,
+        on_demand_min_pct=on_demand_min_pct,
+    )
 
 
 class Highlight(BaseModel):
@@ -313,12 +363,12 @@ class Highlight(BaseModel):
     gpu_name: str
     source: str = ""
     clouds: list[str] = Field(default_factory=list)
-    instance: str = ""            # the reader's name for it (instance_name)
+    instance: str = ""  # the reader's name for it (instance_name)
     regions: list[str] = Field(default_factory=list)
     old: float | None = None
     new: float | None = None
     pct: float | None = None
-    siblings: int = 0             # more instance types of the same GPU that moved the same way
+    siblings: int = 0  # more instance types of the same GPU that moved the same way
 
 
 class Summary(BaseModel):
@@ -328,13 +378,13 @@ class Summary(BaseModel):
     date: str
     previous: dict[str, str]
     highlights: list[Highlight]
-    on_demand: int        # on-demand price changes (one per offer and region), all of them
-    spot: int             # spot price changes
-    added: int            # offers listed now and not before
-    removed: int          # offers listed before and not now
+    on_demand: int  # on-demand price changes (one per offer and region), all of them
+    spot: int  # spot price changes
+    added: int  # offers listed now and not before
+    removed: int  # offers listed before and not now
     new_gpus: int
     withdrawn_gpus: int
-    shown: int            # offer-level changes the highlights cover
+    shown: int  # offer-level changes the highlights cover
     first_snapshot: list[str] = Field(default_factory=list)
 
     @property
@@ -347,8 +397,17 @@ class Summary(BaseModel):
 
 
 def _from_move(m: Move) -> Highlight:
-    return Highlight(kind=m.kind, gpu_name=m.gpu_name, source=m.source, clouds=[m.cloud], instance=m.name,
-                     regions=m.regions, old=m.old, new=m.new, pct=m.pct)
+    return Highlight(
+        kind=m.kind,
+        gpu_name=m.gpu_name,
+        source=m.source,
+        clouds=[m.cloud],
+        instance=m.name,
+        regions=m.regions,
+        old=m.old,
+        new=m.new,
+        pct=m.pct,
+    )
 
 
 def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_SPOT_PCT) -> Summary:
@@ -357,16 +416,27 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
     remaining places go to more of the same in that order. Everything is counted."""
     h = headline(digest)
     on_demand = sorted((m for g in h.groups for m in g.on_demand), key=_move_order)
-    spot = sorted((m for g in h.groups for m in g.spot if m.pct is None or abs(m.pct) >= big_spot_pct),
-                  key=_move_order)
+    spot = sorted((m for g in h.groups for m in g.spot if m.pct is None or abs(m.pct) >= big_spot_pct), key=_move_order)
     queues: list[list[Highlight]] = [
         [_from_move(m) for m in on_demand],
         [_from_move(m) for m in spot],
         [Highlight(kind="new_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds) for e in digest.new_gpus],
-        [Highlight(kind="withdrawn_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds)
-         for e in digest.withdrawn_gpus]
-        + [Highlight(kind="removed", gpu_name=g.gpu_name, source=o.source, clouds=[o.cloud], instance=o.name,
-                     regions=o.regions) for g in h.groups for o in g.removed],
+        [
+            Highlight(kind="withdrawn_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds)
+            for e in digest.withdrawn_gpus
+        ]
+        + [
+            Highlight(
+                kind="removed",
+                gpu_name=g.gpu_name,
+                source=o.source,
+                clouds=[o.cloud],
+                instance=o.name,
+                regions=o.regions,
+            )
+            for g in h.groups
+            for o in g.removed
+        ],
     ]
     # Sibling instance types that moved by the same percentage in the same regions (Lambda's
     # gpu_1x_a100, gpu_2x_a100 and gpu_4x_a100, all +17%) are one line, named by the first.
@@ -374,9 +444,15 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
         merged: dict[tuple, Highlight] = {}
         for x in q:
             moved = None if x.pct is None else round(x.pct, 1)
-            key = (x.kind, x.gpu_name, tuple(x.clouds), tuple(x.regions),
-                   (moved, x.old if moved is None else 0, x.new if moved is None else 0)
-                   if x.kind in ("on_demand", "spot") else x.instance)
+            key = (
+                x.kind,
+                x.gpu_name,
+                tuple(x.clouds),
+                tuple(x.regions),
+                (moved, x.old if moved is None else 0, x.new if moved is None else 0)
+                if x.kind in ("on_demand", "spot")
+                else x.instance,
+            )
             if key in merged:
                 merged[key].siblings += 1
             else:
@@ -402,40 +478,71 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
         for m in sorted((m for g in h.groups for m in g.spot), key=_move_order):
             if sum(map(len, picked)) >= 3:
                 break
-            if m.gpu_name not in seen and not any(y.instance == m.name and y.regions == m.regions
-                                                  for y in picked[1]):
+            if m.gpu_name not in seen and not any(y.instance == m.name and y.regions == m.regions for y in picked[1]):
                 seen.add(m.gpu_name)
                 picked[1].append(_from_move(m))
                 queues[1].append(picked[1][-1])
     for i, q in enumerate(queues):  # keep each kind in its own order
         picked[i].sort(key=lambda x, q=q: next(k for k, y in enumerate(q) if y is x))
     highlights = [x for p in picked for x in p]
-    shown = sum(max(1, len(x.regions)) * (1 + x.siblings) for x in highlights
-                if x.kind in ("on_demand", "spot", "removed"))
-    return Summary(date=digest.date, previous=digest.previous, highlights=highlights,
-                   on_demand=sum(c.kind == "on_demand" for c in digest.changes),
-                   spot=sum(c.kind == "spot" for c in digest.changes), added=len(digest.added),
-                   removed=len(digest.removed), new_gpus=len(digest.new_gpus),
-                   withdrawn_gpus=len(digest.withdrawn_gpus), shown=shown, first_snapshot=digest.first_snapshot)
+    shown = sum(
+        max(1, len(x.regions)) * (1 + x.siblings) for x in highlights if x.kind in ("on_demand", "spot", "removed")
+    )
+    return Summary(
+        date=digest.date,
+        previous=digest.previous,
+        highlights=highlights,
+        on_demand=sum(c.kind == "on_demand" for c in digest.changes),
+        spot=sum(c.kind == "spot" for c in digest.changes),
+        added=len(digest.added),
+        removed=len(digest.removed),
+        new_gpus=len(digest.new_gpus),
+        withdrawn_gpus=len(digest.withdrawn_gpus),
+        shown=shown,
+        first_snapshot=digest.first_snapshot,
+    )
 
 
 def rows(digest: Digest) -> list[dict]:
     """Every change of the digest, one row per offer and region (the CSV in the thread)."""
     out = []
     for c in digest.changes:
-        out.append({"kind": c.kind, "gpu": c.gpu_name or c.gpu, "provider": c.cloud, "region": c.region,
-                    "instance": instance_name(c.instance_type, c.gpu_name or c.gpu, c.gpu_count),
-                    "instance_type": c.instance_type, "gpus": c.gpu_count, "old": c.old, "new": c.new,
-                    "pct": c.pct, "source": c.source})
+        out.append(
+            {
+                "kind": c.kind,
+                "gpu": c.gpu_name or c.gpu,
+                "provider": c.cloud,
+                "region": c.region,
+                "instance": instance_name(c.instance_type, c.gpu_name or c.gpu, c.gpu_count),
+                "instance_type": c.instance_type,
+                "gpus": c.gpu_count,
+                "old": c.old,
+                "new": c.new,
+                "pct": c.pct,
+                "source": c.source,
+            }
+        )
     for kind, offers in (("added", digest.added), ("removed", digest.removed)):
         for o in offers:
-            out.append({"kind": kind, "gpu": o.gpu_name or o.gpu, "provider": o.cloud, "region": o.region,
-                        "instance": instance_name(o.instance_type, o.gpu_name or o.gpu, o.gpu_count),
-                        "instance_type": o.instance_type, "gpus": o.gpu_count, "old": None, "new": None,
-                        "pct": None, "source": o.source})
+            out.append(
+                {
+                    "kind": kind,
+                    "gpu": o.gpu_name or o.gpu,
+                    "provider": o.cloud,
+                    "region": o.region,
+                    "instance": instance_name(o.instance_type, o.gpu_name or o.gpu, o.gpu_count),
+                    "instance_type": o.instance_type,
+                    "gpus": o.gpu_count,
+                    "old": None,
+                    "new": None,
+                    "pct": None,
+                    "source": o.source,
+                }
+            )
     order = {"on_demand": 0, "spot": 1, "added": 2, "removed": 3}
-    out.sort(key=lambda r: (order[r["kind"]], -abs(r["pct"] or 0), r["gpu"], r["provider"], r["region"],
-                            r["instance_type"]))
+    out.sort(
+        key=lambda r: (order[r["kind"]], -abs(r["pct"] or 0), r["gpu"], r["provider"], r["region"], r["instance_type"])
+    )
     return out
 
 
@@ -447,7 +554,7 @@ class Cheapest(BaseModel):
     cloud: str
     region: str
     instance_type: str
-    gpu_count: int          # GPUs in the instance (the real count)
+    gpu_count: int  # GPUs in the instance (the real count)
     instance_price: float | None
     as_of: str
     estimate: bool
@@ -469,12 +576,27 @@ def cheapest_now(db: sqlite_utils.Database, date: str | dt.date) -> list[Cheapes
         if snap_day is None:
             continue
         for r in store.priced_on_demand(db, source, snap_day):
-            c = Cheapest(gpu_name=r["gpu"], price_per_gpu_hour=r["price"], currency=r["currency"], source=source,
-                         cloud=r["provider"], region=r["region"], instance_type=r["offer"], gpu_count=r["gpus"],
-                         instance_price=r["published_price"], as_of=snap_day, estimate=bool(r["estimate"]),
-                         note=r["note"])
+            c = Cheapest(
+                gpu_name=r["gpu"],
+                price_per_gpu_hour=r["price"],
+                currency=r["currency"],
+                source=source,
+                cloud=r["provider"],
+                region=r["region"],
+                instance_type=r["offer"],
+                gpu_count=r["gpus"],
+                instance_price=r["published_price"],
+                as_of=snap_day,
+                estimate=bool(r["estimate"]),
+                note=r["note"],
+            )
             old = best.get(c.gpu_name)
-            if old is None or (c.estimate, c.price_per_gpu_hour, c.cloud, c.region, c.instance_type) < \
-                    (old.estimate, old.price_per_gpu_hour, old.cloud, old.region, old.instance_type):
+            if old is None or (c.estimate, c.price_per_gpu_hour, c.cloud, c.region, c.instance_type) < (
+                old.estimate,
+                old.price_per_gpu_hour,
+                old.cloud,
+                old.region,
+                old.instance_type,
+            ):
                 best[c.gpu_name] = c
     return [best[g] for g in sorted(best)]

@@ -4,7 +4,8 @@ The layouts, told apart by the header row:
 
 The layouts are readers registered in advisor/market/layouts.py (``LAYOUTS``).
 
-**SkyPilot catalog snapshots** (the layout of the SkyPilot price snapshots copied into tests/data/skypilot/, see SOURCE.md there)::
+**SkyPilot catalog snapshots** (the layout of the SkyPilot price snapshots copied into
+tests/data/skypilot/, see SOURCE.md there)::
 
     date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd
 
@@ -71,7 +72,8 @@ rolls back and leaves the database as it was. Only a regular file is read (a FIF
 such as /dev/zero or a directory is refused before reading), a NUL byte is refused, and so
 is a row whose price or date cannot be real (``store.check_row``: a price outside a wide
 plausible band for its unit, a date before 2015 or more than a week ahead). Every cell is
-cleaned (advisor/text/safe.py: no control, bidi-override or backtick characters). Importing the same file again writes nothing. A SkyPilot row for an
+cleaned (advisor/text/safe.py: no control, bidi-override or backtick characters). Importing the
+same file again writes nothing. A SkyPilot row for an
 offer and date already stored replaces the stored one when any value differs (a corrected
 snapshot); offers of that date that the new file does not list are kept.
 
@@ -102,8 +104,8 @@ import stat
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import sqlite_utils
@@ -147,10 +149,10 @@ class FeedProblem(Exception):
 
 class ImportResult(BaseModel):
     path: str
-    kind_of_file: str      # the layout's name: "skypilot" | "quotes"
-    rows_read: int         # data rows in the file
-    rows_written: int      # observations inserted (or replaced)
-    dates: list[str]       # the as-of dates the file holds, sorted
+    kind_of_file: str  # the layout's name: "skypilot" | "quotes"
+    rows_read: int  # data rows in the file
+    rows_written: int  # observations inserted (or replaced)
+    dates: list[str]  # the as-of dates the file holds, sorted
     source: str = ""
     notes: list[str] = []  # what the reader could not do as asked (unknown GPUs, GCP hosts missing)
 
@@ -172,6 +174,7 @@ class ParsedFile(BaseModel):
 # ----------------------------------------------------------------------------------------
 # Reading and validating
 
+
 def detect_layout(header: list[str], path: str = "", as_of: str | None = None, line: int = 1) -> Layout:
     """The registered layout whose columns the header row (on `line`) has; ImportProblem if none."""
     cols = {h.strip() for h in header}
@@ -182,17 +185,27 @@ def detect_layout(header: list[str], path: str = "", as_of: str | None = None, l
     # Name the missing columns of the layout the header is closest to.
     hits = {name: len(LAYOUTS[name].columns) - len(m) for name, m in missing.items()}
     if max(hits.values()) < 3:
-        raise ImportProblem(path, line, "not a price file this tool knows: expected "
-                            + " or ".join(f"the {layout.title} columns ({','.join(layout.columns)})"
-                                          for layout in LAYOUTS.values()))
+        raise ImportProblem(
+            path,
+            line,
+            "not a price file this tool knows: expected "
+            + " or ".join(f"the {layout.title} columns ({','.join(layout.columns)})" for layout in LAYOUTS.values()),
+        )
     closest = max(LAYOUTS.values(), key=lambda layout: hits[layout.name] / len(layout.columns))
     gone = missing[closest.name]
-    raise ImportProblem(path, line, f"missing column{'s' if len(gone) > 1 else ''} "
-                        f"{', '.join(gone)} ({closest.title} layout)")
+    raise ImportProblem(
+        path, line, f"missing column{'s' if len(gone) > 1 else ''} {', '.join(gone)} ({closest.title} layout)"
+    )
 
 
-def parse_records(records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
-                  as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
+def parse_records(
+    records: Iterable[tuple[int, list[str]]],
+    path: str,
+    *,
+    origin: str | None = None,
+    as_of: str | None = None,
+    cloud: str | None = None,
+) -> ParsedFile:
     """Validate a table: `records` yields (line number, cells), the header first.
 
     Raises ImportProblem on the first problem; returns every observation row otherwise."""
@@ -206,8 +219,14 @@ class RowStream:
     observation rows come out in batches, each row validated (layout reader, `store.check_row`)
     with its line named on the first problem (ImportProblem)."""
 
-    def __init__(self, records: Iterable[tuple[int, list[str]]], path: str, *, origin: str | None = None,
-                 as_of: str | None = None):
+    def __init__(
+        self,
+        records: Iterable[tuple[int, list[str]]],
+        path: str,
+        *,
+        origin: str | None = None,
+        as_of: str | None = None,
+    ):
         if as_of is not None:
             try:
                 as_of = read_date(as_of, None, "--as-of date")
@@ -276,8 +295,9 @@ class RowStream:
         if not self.layout.finish:
             return rows, []
         try:
-            rows, notes = self.layout.finish(rows, {"path": self.path, "origin": self.origin,
-                                                    "as_of": self.as_of, "cloud": cloud})
+            rows, notes = self.layout.finish(
+                rows, {"path": self.path, "origin": self.origin, "as_of": self.as_of, "cloud": cloud}
+            )
             for row in rows:
                 store.check_row(row)
         except ValueError as err:
@@ -292,9 +312,6 @@ def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
         yield reader.line_num, cells
 
 
-
-
-
 def _open_regular(path: str):
     """The file opened for reading in binary, if it is a regular file of a sane size. Opened
     without blocking (a FIFO would wait for a writer) and checked on the open descriptor."""
@@ -305,8 +322,15 @@ def _open_regular(path: str):
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            what = ("a directory" if stat.S_ISDIR(info.st_mode) else "a pipe" if stat.S_ISFIFO(info.st_mode)
-                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a special file")
+            what = (
+                "a directory"
+                if stat.S_ISDIR(info.st_mode)
+                else "a pipe"
+                if stat.S_ISFIFO(info.st_mode)
+                else "a device"
+                if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a special file"
+            )
             raise ImportProblem(path, None, f"not a regular file ({what})")
         if info.st_size > IMPORT_MAX_BYTES:
             raise ImportProblem(path, None, f"larger than {IMPORT_MAX_BYTES // 2**20} MB: split it into smaller files")
@@ -358,8 +382,14 @@ def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = No
 # ----------------------------------------------------------------------------------------
 # Writing
 
-def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None = None,
-                as_of: str | None = None, cloud: str | None = None) -> ImportResult:
+
+def import_file(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    source: str | None = None,
+    as_of: str | None = None,
+    cloud: str | None = None,
+) -> ImportResult:
     """Read the file line by line and write it in batches inside one transaction: a problem on
     any line rolls everything back (ImportProblem), so a file is written whole or not at all. A
     layout whose offers span records (a SkyPilot catalog) is read whole first, within the
@@ -386,8 +416,15 @@ def import_file(db: sqlite_utils.Database, path: str | Path, source: str | None 
         except csv.Error as err:
             raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
     src = source or _source_of(sources, stream.layout.name)
-    return ImportResult(path=p, kind_of_file=stream.layout.name, rows_read=stream.read,
-                        rows_written=written, dates=sorted(stream.dates), source=src, notes=notes)
+    return ImportResult(
+        path=p,
+        kind_of_file=stream.layout.name,
+        rows_read=stream.read,
+        rows_written=written,
+        dates=sorted(stream.dates),
+        source=src,
+        notes=notes,
+    )
 
 
 def _source_of(sources: set[str], layout: str) -> str:
@@ -398,12 +435,14 @@ def _source_of(sources: set[str], layout: str) -> str:
 # ----------------------------------------------------------------------------------------
 # Feeds
 
+
 def _json_records(text: str, url: str) -> Iterator[tuple[int, list[str]]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise FeedProblem(url, f"price feed {url} sent JSON that does not parse "
-                               f"({err.msg}, line {err.lineno})") from None
+        raise FeedProblem(
+            url, f"price feed {url} sent JSON that does not parse ({err.msg}, line {err.lineno})"
+        ) from None
     if isinstance(data, dict):
         data = data.get("rows", data.get("prices"))
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
@@ -454,7 +493,7 @@ def redact(url: str) -> str:
 
 
 class Download(BaseModel):
-    status: int                     # 200, or 304 (unchanged since the ETag / date we sent)
+    status: int  # 200, or 304 (unchanged since the ETag / date we sent)
     body: bytes = b""
     content_type: str = ""
     etag: str | None = None
@@ -503,12 +542,13 @@ def _download(url: str, timeout: float, etag: str | None = None, last_modified: 
         if isinstance(err.reason, (TimeoutError, socket.timeout)):
             raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
         raise FeedProblem(shown, f"price feed {shown} could not be reached ({err.reason})") from None
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
     except (OSError, ValueError) as err:  # connection reset, bad status line, ...
         raise FeedProblem(shown, f"price feed {shown} could not be read ({err.__class__.__name__})") from None
-    return Download(status=200, body=b"".join(chunks), content_type=content_type, etag=new_etag,
-                    last_modified=new_modified)
+    return Download(
+        status=200, body=b"".join(chunks), content_type=content_type, etag=new_etag, last_modified=new_modified
+    )
 
 
 def _parse_feed(url: str, body: bytes, content_type: str, as_of: str | None) -> ParsedFile:
@@ -541,14 +581,21 @@ def _fetch(url: str, timeout: float, as_of: str | None) -> ParsedFile:
     return _parse_feed(url, got.body, got.content_type, as_of)
 
 
-def import_feed(db: sqlite_utils.Database, url: str, source: str | None = None, as_of: str | None = None,
-                timeout: float = 10) -> ImportResult:
+def import_feed(
+    db: sqlite_utils.Database, url: str, source: str | None = None, as_of: str | None = None, timeout: float = 10
+) -> ImportResult:
     """fetch_feed, then write it in one transaction (nothing is written if the fetch fails)."""
     parsed = _fetch(url, timeout, as_of)
     written = store.write_rows(db, parsed.rows, source=source)
-    return ImportResult(path=redact(url), kind_of_file=parsed.layout, rows_read=parsed.rows_read,
-                        rows_written=written, dates=parsed.dates, source=source or _source_of({r["source"] for r in parsed.rows}, parsed.layout),
-                        notes=parsed.notes)
+    return ImportResult(
+        path=redact(url),
+        kind_of_file=parsed.layout,
+        rows_read=parsed.rows_read,
+        rows_written=written,
+        dates=parsed.dates,
+        source=source or _source_of({r["source"] for r in parsed.rows}, parsed.layout),
+        notes=parsed.notes,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -560,10 +607,32 @@ FEED_WORD = "skypilot"
 # itself downloads them (sky/skylet/constants.py: HOSTED_CATALOG_DIR_URL). GPU_ADVISOR_SKYPILOT_CATALOG
 # (a pattern with {cloud}) and GPU_ADVISOR_SKYPILOT_CLOUDS (words) override them, e.g. for a mirror
 # (SkyPilot's own: https://skypilot-catalog.s3.us-east-1.amazonaws.com/catalogs/v8/{cloud}/vms.csv).
-SKYPILOT_CATALOG_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/{cloud}/vms.csv"
-SKYPILOT_GPU_CLOUDS = ("aws", "azure", "cudo", "daytona", "gcp", "hyperbolic", "hyperstack", "jarvislabs", "lambda",
-                       "lium", "mithril", "nebius", "oci", "primeintellect", "runpod", "seeweb", "shadeform", "spheron",
-                       "vast", "verda", "yotta")
+SKYPILOT_CATALOG_URL = (
+    "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/{cloud}/vms.csv"
+)
+SKYPILOT_GPU_CLOUDS = (
+    "aws",
+    "azure",
+    "cudo",
+    "daytona",
+    "gcp",
+    "hyperbolic",
+    "hyperstack",
+    "jarvislabs",
+    "lambda",
+    "lium",
+    "mithril",
+    "nebius",
+    "oci",
+    "primeintellect",
+    "runpod",
+    "seeweb",
+    "shadeform",
+    "spheron",
+    "vast",
+    "verda",
+    "yotta",
+)
 
 
 def feed_urls(words: Iterable[str]) -> list[str]:
@@ -585,12 +654,12 @@ def configured_feeds() -> list[str]:
 
 
 class FeedOutcome(BaseModel):
-    url: str                 # redacted: no credentials, no query
-    status: str              # "changed" | "unchanged" | "failed"
+    url: str  # redacted: no credentials, no query
+    status: str  # "changed" | "unchanged" | "failed"
     rows_written: int = 0
     dates: list[str] = []
     source: str = ""
-    message: str = ""        # why it failed, or the reader's notes
+    message: str = ""  # why it failed, or the reader's notes
     notes: list[str] = []
 
 
@@ -607,8 +676,9 @@ class FetchReport(BaseModel):
         return sum(f.rows_written for f in self.feeds)
 
 
-def fetch_feeds(db: sqlite_utils.Database, urls: list[str], as_of: str | None = None,
-                timeout: float = 60) -> FetchReport:
+def fetch_feeds(
+    db: sqlite_utils.Database, urls: list[str], as_of: str | None = None, timeout: float = 60
+) -> FetchReport:
     """Fetch each feed now and write what changed. A feed answers 304 to the ETag /
     Last-Modified it sent last time (kept per URL in the store), or the same bytes again: then
     nothing is written. A feed that fails is reported and its stored prices stay as they are
@@ -630,6 +700,14 @@ def fetch_feeds(db: sqlite_utils.Database, urls: list[str], as_of: str | None = 
             outcomes.append(FeedOutcome(url=shown, status="failed", message=err.message))
             continue
         store.remember_feed(db, key, got.etag, got.last_modified, sha or "", dt.datetime.now(dt.UTC).isoformat())
-        outcomes.append(FeedOutcome(url=shown, status="changed" if written else "unchanged", rows_written=written,
-                                    dates=parsed.dates, source=_source_of({r["source"] for r in parsed.rows}, parsed.layout), notes=parsed.notes))
+        outcomes.append(
+            FeedOutcome(
+                url=shown,
+                status="changed" if written else "unchanged",
+                rows_written=written,
+                dates=parsed.dates,
+                source=_source_of({r["source"] for r in parsed.rows}, parsed.layout),
+                notes=parsed.notes,
+            )
+        )
     return FetchReport(feeds=outcomes)

@@ -11,17 +11,27 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date as Date
-from typing import Callable
 
 from advisor import catalog
 from advisor.market import skypilot_catalog as _catalog
 
 SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
 
-SKYPILOT_COLUMNS = ("date", "cloud", "region", "instance_type", "gpu", "gpu_count", "vcpus",
-                    "memory_gib", "price_per_hour_usd", "spot_price_per_hour_usd")
+SKYPILOT_COLUMNS = (
+    "date",
+    "cloud",
+    "region",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "vcpus",
+    "memory_gib",
+    "price_per_hour_usd",
+    "spot_price_per_hour_usd",
+)
 QUOTE_REQUIRED = ("date", "vendor", "gpu", "gpus", "kind", "price", "currency")
 
 # SkyPilot's accelerator spellings (the GPU filter of SOURCE.md) -> catalog names
@@ -59,7 +69,7 @@ SKYPILOT_GPUS: dict[str, str] = {
 # Known catalog errors, kept as published in `source_gpus` but corrected in `gpus` (and so
 # in the per-GPU price): (cloud, instance type) -> real GPU count.
 GPU_COUNT_FIXES: dict[tuple[str, str], int] = {
-    ("azure", "Standard_ND96is_H100_v5"): 8,   # catalog lists 12; ND H100 v5 has 8 GPUs
+    ("azure", "Standard_ND96is_H100_v5"): 8,  # catalog lists 12; ND H100 v5 has 8 GPUs
     ("azure", "Standard_ND96isr_H100_v5"): 8,  # same
 }
 
@@ -134,6 +144,7 @@ def _flag(text: str, column: str) -> int:
 # ----------------------------------------------------------------------------------------
 # SkyPilot catalog snapshots
 
+
 def _skypilot_h100(cloud: str, instance_type: str) -> tuple[str, str]:
     """Catalog name and note for SkyPilot's plain "H100", by instance type.
 
@@ -179,15 +190,34 @@ def _skypilot_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     rows = []
     for kind, published in (("rent_hour", on_demand), ("spot_hour", spot)):
         priced = published is not None and published > 0
-        rows.append({
-            "source": SKYPILOT.source, "kind": kind, "gpu": gpu, "gpus": gpus, "market": "global",
-            "provider": cloud, "region": region, "offer": itype,
-            "price": published / gpus if priced else 0.0, "currency": "USD", "unit": "gpu-hour",
-            "min_term_months": 0, "as_of": day, "estimate": estimate,
-            "cite": f"{SKYPILOT_CITE}, {origin}", "note": note, "layout": SKYPILOT.name,
-            "priced": int(priced), "published_price": published, "published_unit": "instance-hour",
-            "source_gpu": spelling, "source_gpus": listed_gpus, "vcpus": vcpus, "memory_gib": memory,
-        })
+        rows.append(
+            {
+                "source": SKYPILOT.source,
+                "kind": kind,
+                "gpu": gpu,
+                "gpus": gpus,
+                "market": "global",
+                "provider": cloud,
+                "region": region,
+                "offer": itype,
+                "price": published / gpus if priced else 0.0,
+                "currency": "USD",
+                "unit": "gpu-hour",
+                "min_term_months": 0,
+                "as_of": day,
+                "estimate": estimate,
+                "cite": f"{SKYPILOT_CITE}, {origin}",
+                "note": note,
+                "layout": SKYPILOT.name,
+                "priced": int(priced),
+                "published_price": published,
+                "published_unit": "instance-hour",
+                "source_gpu": spelling,
+                "source_gpus": listed_gpus,
+                "vcpus": vcpus,
+                "memory_gib": memory,
+            }
+        )
     return rows
 
 
@@ -203,6 +233,7 @@ def _skypilot_twice(key: tuple) -> str:
 
 # ----------------------------------------------------------------------------------------
 # Vendor quotes
+
 
 def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dict]:
     day = read_date(rec.get("date", ""), as_of)
@@ -232,17 +263,35 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
     stored_unit, stored = unit, price
     if unit.startswith("server-"):
         stored_unit, stored = "gpu-" + unit.split("-", 1)[1], price / gpus
-    return [{
-        "source": QUOTES.source, "kind": kind, "gpu": found.name, "gpus": gpus, "market": market,
-        "provider": vendor, "region": rec.get("region", "").strip(),
-        "offer": rec.get("offer", "").strip() or f"{gpus}x{found.name}",  # as quotes.record names it
-        "price": stored, "currency": currency, "unit": stored_unit, "min_term_months": term,
-        "as_of": day, "estimate": _flag(rec.get("estimate", ""), "estimate"),
-        "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
-        "note": rec.get("note", "").strip(), "layout": QUOTES.name, "priced": 1,
-        "published_price": price, "published_unit": unit, "source_gpu": spelling,
-        "source_gpus": gpus, "vcpus": None, "memory_gib": None, **terms,
-    }]
+    return [
+        {
+            "source": QUOTES.source,
+            "kind": kind,
+            "gpu": found.name,
+            "gpus": gpus,
+            "market": market,
+            "provider": vendor,
+            "region": rec.get("region", "").strip(),
+            "offer": rec.get("offer", "").strip() or f"{gpus}x{found.name}",  # as quotes.record names it
+            "price": stored,
+            "currency": currency,
+            "unit": stored_unit,
+            "min_term_months": term,
+            "as_of": day,
+            "estimate": _flag(rec.get("estimate", ""), "estimate"),
+            "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
+            "note": rec.get("note", "").strip(),
+            "layout": QUOTES.name,
+            "priced": 1,
+            "published_price": price,
+            "published_unit": unit,
+            "source_gpu": spelling,
+            "source_gpus": gpus,
+            "vcpus": None,
+            "memory_gib": None,
+            **terms,
+        }
+    ]
 
 
 # The optional offer-term columns of the quote layout (issue 15) and their values; a file that
@@ -284,12 +333,13 @@ def offer_terms(rec: dict[str, str], gpus: int) -> dict:
 # ----------------------------------------------------------------------------------------
 # The registry
 
+
 @dataclass(frozen=True)
 class Layout:
-    name: str               # stored in observations.layout and reported as the kind of file
-    title: str              # how messages name it ("SkyPilot layout")
-    source: str             # the source rows get unless the import names another
-    columns: tuple[str, ...]           # required header columns
+    name: str  # stored in observations.layout and reported as the kind of file
+    title: str  # how messages name it ("SkyPilot layout")
+    source: str  # the source rows get unless the import names another
+    columns: tuple[str, ...]  # required header columns
     rows: Callable[[dict[str, str], str, str | None], list[dict]]  # (record, origin, as_of) -> rows
     # A dated snapshot of a whole price list: a newer one replaces a stored row of the same offer
     # and date, an offer missing from the newest snapshot is no longer offered, and the digest
@@ -311,13 +361,19 @@ class Layout:
         return [c for c in self.columns if c not in header and not (c == "date" and as_of and self.undated_ok)]
 
 
-SKYPILOT = Layout(name="skypilot", title="SkyPilot", source="skypilot", columns=SKYPILOT_COLUMNS,
-                  rows=_skypilot_rows, snapshot=True, once_key=_skypilot_key, twice=_skypilot_twice)
-QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows,
-                undated_ok=True)
+SKYPILOT = Layout(
+    name="skypilot",
+    title="SkyPilot",
+    source="skypilot",
+    columns=SKYPILOT_COLUMNS,
+    rows=_skypilot_rows,
+    snapshot=True,
+    once_key=_skypilot_key,
+    twice=_skypilot_twice,
+)
+QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows, undated_ok=True)
 
 # SkyPilot's own catalog files (catalogs/v<N>/<cloud>/vms.csv): advisor/market/skypilot_catalog.py.
-
 
 
 def _catalog_gpu(spelling: str, cloud: str, instance_type: str) -> tuple[str, str, bool]:
@@ -334,9 +390,17 @@ def _catalog_finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[st
     return _catalog.finish(partial, ctx, gpu_name=_catalog_gpu, count_fixes=GPU_COUNT_FIXES, cite=SKYPILOT_CITE)
 
 
-SKYPILOT_CATALOG = Layout(name="skypilot_catalog", title="SkyPilot catalog (vms.csv)", source="skypilot",
-                          columns=_catalog.CATALOG_COLUMNS, rows=_catalog.catalog_record, snapshot=True,
-                          undated_ok=True, finish=_catalog_finish, whole=True)
+SKYPILOT_CATALOG = Layout(
+    name="skypilot_catalog",
+    title="SkyPilot catalog (vms.csv)",
+    source="skypilot",
+    columns=_catalog.CATALOG_COLUMNS,
+    rows=_catalog.catalog_record,
+    snapshot=True,
+    undated_ok=True,
+    finish=_catalog_finish,
+    whole=True,
+)
 
 # Detection tries them in this order; the first whose columns are all there wins.
 LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}

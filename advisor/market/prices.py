@@ -74,14 +74,30 @@ class PriceBook:
         self.fx_source = fx_source
         self._by_key: dict[tuple, list[Price]] = {}
         for r in rows:
-            p = Price(kind=r["kind"], gpu=r["gpu"], market=r["market"], provider=r["provider"],
-                      price=r["price"], currency=r["currency"], unit=r["unit"], as_of=r["as_of"],
-                      estimate=bool(r["estimate"]), cite=r["cite"], min_term_months=r["min_term_months"],
-                      gpus=r["gpus"], region=r["region"], source=r["source"], offer=r["offer"],
-                      owner=r.get("owner"),
-                      offer_kind=r.get("offer_kind") or "", max_gpus=r.get("max_gpus") or r["gpus"] or 1,
-                      fabric=r.get("fabric") or "", fabric_gbps=r.get("fabric_gbps") or 0.0,
-                      billing=r.get("billing") or "", indicative=bool(r.get("indicative")))
+            p = Price(
+                kind=r["kind"],
+                gpu=r["gpu"],
+                market=r["market"],
+                provider=r["provider"],
+                price=r["price"],
+                currency=r["currency"],
+                unit=r["unit"],
+                as_of=r["as_of"],
+                estimate=bool(r["estimate"]),
+                cite=r["cite"],
+                min_term_months=r["min_term_months"],
+                gpus=r["gpus"],
+                region=r["region"],
+                source=r["source"],
+                offer=r["offer"],
+                owner=r.get("owner"),
+                offer_kind=r.get("offer_kind") or "",
+                max_gpus=r.get("max_gpus") or r["gpus"] or 1,
+                fabric=r.get("fabric") or "",
+                fabric_gbps=r.get("fabric_gbps") or 0.0,
+                billing=r.get("billing") or "",
+                indicative=bool(r.get("indicative")),
+            )
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
@@ -95,7 +111,7 @@ class PriceBook:
         Rentals come from the user's market only; purchase and operating prices fall back to
         the other market, converted, when the user's market has none."""
         other = "global" if market == "china" else "china"
-        for mkt in ([market] if kind.startswith(("rent", "offpeak")) else [market, other]):
+        for mkt in [market] if kind.startswith(("rent", "offpeak")) else [market, other]:
             offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0 and not p.indicative]
             if offers:
                 pool = [p for p in offers if not p.estimate] or offers
@@ -107,8 +123,7 @@ class PriceBook:
 
     def offers(self, kind: str, gpu: str, market: str, *, rentable: bool = False) -> list[Price]:
         """The priced rows of a kind; `rentable` leaves out indexes and averages (indicative)."""
-        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0
-                and not (rentable and p.indicative)]
+        return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0 and not (rentable and p.indicative)]
 
     def value(self, price: Price | None, currency: str) -> float | None:
         return None if price is None else self.convert(price.price, price.currency, currency)
@@ -155,8 +170,7 @@ def exchange_rate() -> tuple[float, str, str] | None:
     return value, as_of or "not dated", "GPU_ADVISOR_USD_CNY setting"
 
 
-def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = None,
-                   per_gpu: int = 5) -> list[dict]:
+def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = None, per_gpu: int = 5) -> list[dict]:
     """The cheapest rental offers per GPU in the book, per hour and per month, with source and
     age; cheapest first (compared in USD)."""
     day = dt.date.fromisoformat(today) if today else dt.date.today()
@@ -167,17 +181,32 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
             for market in ("china", "global"):
                 for p in book.offers(kind, name, market):
                     hours = HOURS_PER_MONTH if kind == "rent_month" else 1
-                    offers.append({
-                        "kind": kind, "price": p.price, "currency": p.currency, "unit": p.unit or "gpu-hour",
-                        "provider": p.provider, "region": p.region, "offer": p.offer, "market": market,
-                        # a quote the owner recorded is shown as theirs, never as the market's
-                        "source": "your quote" if p.owner else p.source, "cite": p.cite, "as_of": p.as_of,
-                        "age_days": (day - _as_date(p.as_of)).days, "estimate": p.estimate,
-                        "offer_kind": p.offer_kind, "max_gpus": p.max_gpus, "interconnect": p.fabric,
-                        "interconnect_gbps": p.fabric_gbps, "min_term_months": p.min_term_months,
-                        "billing": p.billing, "indicative": p.indicative,
-                        "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
-                    })
+                    offers.append(
+                        {
+                            "kind": kind,
+                            "price": p.price,
+                            "currency": p.currency,
+                            "unit": p.unit or "gpu-hour",
+                            "provider": p.provider,
+                            "region": p.region,
+                            "offer": p.offer,
+                            "market": market,
+                            # a quote the owner recorded is shown as theirs, never as the market's
+                            "source": "your quote" if p.owner else p.source,
+                            "cite": p.cite,
+                            "as_of": p.as_of,
+                            "age_days": (day - _as_date(p.as_of)).days,
+                            "estimate": p.estimate,
+                            "offer_kind": p.offer_kind,
+                            "max_gpus": p.max_gpus,
+                            "interconnect": p.fabric,
+                            "interconnect_gbps": p.fabric_gbps,
+                            "min_term_months": p.min_term_months,
+                            "billing": p.billing,
+                            "indicative": p.indicative,
+                            "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
+                        }
+                    )
         offers.sort(key=lambda o: o["usd_per_gpu_hour"])
         if offers:
             groups.append({"gpu": name, "offers": offers[:per_gpu]})

@@ -93,8 +93,9 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     refuse = RequestError("quote", lang, word=text.strip()[:60])
     if not 1 <= q.gpus <= MAX_GPUS:
         raise refuse
-    if q.term_months is not None and not (math.isfinite(q.term_months)
-                                          and MIN_TERM_MONTHS <= q.term_months <= MAX_TERM_MONTHS):
+    if q.term_months is not None and not (
+        math.isfinite(q.term_months) and MIN_TERM_MONTHS <= q.term_months <= MAX_TERM_MONTHS
+    ):
         raise refuse
     if not math.isfinite(q.price) or q.price <= 0:
         raise refuse
@@ -105,8 +106,15 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     for n in counts:
         per_gpu = q.price if q.per_gpu else q.price / n
         try:
-            store.check_row({"as_of": dt.date.today().isoformat(), "price": per_gpu, "currency": q.currency,
-                             "unit": f"gpu-{q.per}", "priced": 1})
+            store.check_row(
+                {
+                    "as_of": dt.date.today().isoformat(),
+                    "price": per_gpu,
+                    "currency": q.currency,
+                    "unit": f"gpu-{q.per}",
+                    "priced": 1,
+                }
+            )
         except ValueError:
             raise refuse from None
     return q
@@ -120,15 +128,20 @@ def _parse_quote(text: str, lang: str) -> Quote:
         raise RequestError("quote", lang, word=text.strip()[:60])
     gpu = catalog.find_gpu(gpu_m[2])
     gpus = int(gpu_m[1][:12]) if gpu_m[1] else gpu.gpus_per_server  # 12 digits: absurd already
-    rest = norm[:gpu_m.start()] + " " + norm[gpu_m.end():]
+    rest = norm[: gpu_m.start()] + " " + norm[gpu_m.end() :]
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
-        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)", rest)
+        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)",
+        rest,
+    )
     if price_m:
         sym, number, scale, unit, card, period = price_m.groups()
     else:  # the unit first, as Chinese quotes often put it: "每月9万", "月租4.5万", "每卡时5.5元"
-        price_m = re.search(rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|每小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
-                            r"\s*(元|cny|rmb|usd|美元)?", rest)
+        price_m = re.search(
+            rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|每小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
+            r"\s*(元|cny|rmb|usd|美元)?",
+            rest,
+        )
         if not price_m:
             raise RequestError("quote", lang, word=text.strip()[:60])
         lead, sym, number, scale, unit = price_m.groups()
@@ -139,17 +152,30 @@ def _parse_quote(text: str, lang: str) -> Quote:
         raise RequestError("quote", lang, word=text.strip()[:60])
     per = "month" if period in ("month", "mo", "月", "个月") else "hour"
     per_gpu = bool(card) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
-    rest = rest[:price_m.start()] + " " + rest[price_m.end():]
+    rest = rest[: price_m.start()] + " " + rest[price_m.end() :]
     term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
     term = None
     if term_m:
         term = float(term_m[1].replace(",", "")) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
-        rest = rest[:term_m.start()] + " " + rest[term_m.end():]
-    vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
+        rest = rest[: term_m.start()] + " " + rest[term_m.end() :]
+    vendor = (
+        " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
+    )
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
     vendor = found[0] if found else vendor  # as the user wrote it
-    return Quote(text=text, vendor=vendor[:60], gpu=gpu.name, gpus=gpus, price=price, currency=currency, per=per,
-                 per_gpu=per_gpu, term_months=term, lang=lang, count_given=bool(gpu_m[1]))
+    return Quote(
+        text=text,
+        vendor=vendor[:60],
+        gpu=gpu.name,
+        gpus=gpus,
+        price=price,
+        currency=currency,
+        per=per,
+        per_gpu=per_gpu,
+        term_months=term,
+        lang=lang,
+        count_given=bool(gpu_m[1]),
+    )
 
 
 def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -> tuple[Quote, str | None]:
@@ -160,8 +186,11 @@ def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -
         return q, None
     gpu = catalog.get_gpu(q.gpu)
     market = market_per_gpu_hour
-    per_server_reading = market and gpu.gpus_per_server > 1 and (
-        abs(math.log(per_offer_hour / gpu.gpus_per_server / market)) < abs(math.log(per_offer_hour / market)))
+    per_server_reading = (
+        market
+        and gpu.gpus_per_server > 1
+        and (abs(math.log(per_offer_hour / gpu.gpus_per_server / market)) < abs(math.log(per_offer_hour / market)))
+    )
     if per_server_reading:
         return q.model_copy(update={"gpus": gpu.gpus_per_server, "per_gpu": False}), "per_server"
     return q.model_copy(update={"gpus": 1, "per_gpu": True}), "per_gpu"
@@ -174,12 +203,22 @@ def like_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int) -> 
     offers that can deliver as many GPUs in one order. Indexes and averages never count."""
     if per == "month":
         for name in (gpu, SIBLINGS.get(gpu)):
-            leases = [p for p in book.offers("rent_month", name, market, rentable=True)
-                      if p.offer_kind in ("server", "cluster") or p.max_gpus >= 8] if name else []
+            leases = (
+                [
+                    p
+                    for p in book.offers("rent_month", name, market, rentable=True)
+                    if p.offer_kind in ("server", "cluster") or p.max_gpus >= 8
+                ]
+                if name
+                else []
+            )
             if leases:
                 return leases
-        return [p for p in book.offers("rent_hour", gpu, market, rentable=True)
-                if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)]
+        return [
+            p
+            for p in book.offers("rent_hour", gpu, market, rentable=True)
+            if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)
+        ]
     return [p for p in book.offers("rent_hour", gpu, market, rentable=True) if p.max_gpus >= min(gpus, 8)]
 
 
@@ -187,8 +226,13 @@ def _market_reference(book: PriceBook, offers: list, currency: str):
     """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
     if not offers:
         return None, None
-    hourly = sorted(((book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1), p)
-                     for p in offers), key=lambda vp: vp[0])
+    hourly = sorted(
+        (
+            (book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1), p)
+            for p in offers
+        ),
+        key=lambda vp: vp[0],
+    )
     value, price = hourly[(len(hourly) - 1) // 2]
     return price, value
 
@@ -203,10 +247,20 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     market_price, market_value = _market_reference(book, like_offers(book, gpu.name, market, q.per, count), q.currency)
     q, reading = settle(q, per_offer_hour, market_value)
     if q.gpus != count:  # read as a whole server: compare with offers that deliver one
-        market_price, market_value = _market_reference(book, like_offers(book, gpu.name, market, q.per, q.gpus),
-                                                       q.currency)
-    compared_with = None if market_price is None else (
-        "month_leases" if market_price.kind == "rent_month" else "hour_servers" if q.per == "month" else "hour_offers")
+        market_price, market_value = _market_reference(
+            book, like_offers(book, gpu.name, market, q.per, q.gpus), q.currency
+        )
+    compared_with = (
+        None
+        if market_price is None
+        else (
+            "month_leases"
+            if market_price.kind == "rent_month"
+            else "hour_servers"
+            if q.per == "month"
+            else "hour_offers"
+        )
+    )
     per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
     pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     ratio = per_gpu_hour / market_value if market_value else None
@@ -236,13 +290,23 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
     if q.term_months and q.term_months >= 12:
         signs.append("long_term")
     return QuoteJudgement(
-        quote=q, per_gpu_hour=per_gpu_hour, per_pflops_hour=per_gpu_hour / pflops,
-        market_per_gpu_hour=market_value, market_ratio=ratio, monthly_total=monthly_total,
+        quote=q,
+        per_gpu_hour=per_gpu_hour,
+        per_pflops_hour=per_gpu_hour / pflops,
+        market_per_gpu_hour=market_value,
+        market_ratio=ratio,
+        monthly_total=monthly_total,
         market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
-        if market_price else None, owning_per_month=owning,
-        market_price={"provider": market_price.provider, "as_of": market_price.as_of,
-                      "estimate": market_price.estimate} if market_price else None,
-        verdict=verdict, signs=signs, reading=reading, compared_with=compared_with,
+        if market_price
+        else None,
+        owning_per_month=owning,
+        market_price={"provider": market_price.provider, "as_of": market_price.as_of, "estimate": market_price.estimate}
+        if market_price
+        else None,
+        verdict=verdict,
+        signs=signs,
+        reading=reading,
+        compared_with=compared_with,
     )
 
 
@@ -251,20 +315,32 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
     that owner already recorded it."""
     # Stored per GPU, like the reference prices, so plans can use it.
     row = {
-        "source": "quote", "kind": "rent_month" if q.per == "month" else "rent_hour", "gpu": q.gpu, "gpus": 1,
-        "market": market_of(q.currency), "provider": q.vendor, "offer": f"{q.gpus}x{q.gpu}",
-        "price": q.price if q.per_gpu else q.price / q.gpus, "currency": q.currency, "unit": f"gpu-{q.per}",
-        "min_term_months": int(q.term_months or 0), "as_of": (today or dt.date.today()).isoformat(),
-        "cite": f"vendor quote: {q.text}", "note": "recorded with /gpu quote", "owner": owner,
+        "source": "quote",
+        "kind": "rent_month" if q.per == "month" else "rent_hour",
+        "gpu": q.gpu,
+        "gpus": 1,
+        "market": market_of(q.currency),
+        "provider": q.vendor,
+        "offer": f"{q.gpus}x{q.gpu}",
+        "price": q.price if q.per_gpu else q.price / q.gpus,
+        "currency": q.currency,
+        "unit": f"gpu-{q.per}",
+        "min_term_months": int(q.term_months or 0),
+        "as_of": (today or dt.date.today()).isoformat(),
+        "cite": f"vendor quote: {q.text}",
+        "note": "recorded with /gpu quote",
+        "owner": owner,
         # What it is an offer of (issue 15): the GPUs quoted come in one order.
-        "max_gpus": q.gpus, "offer_kind": "server" if q.gpus >= 8 else "instance",
+        "max_gpus": q.gpus,
+        "offer_kind": "server" if q.gpus >= 8 else "instance",
         "billing": "month" if q.per == "month" else "hour",
     }
     return store.write_rows(db, [row]) == 1
 
 
-def quote_answer(text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None
-                 ) -> tuple[QuoteJudgement, bool]:
+def quote_answer(
+    text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None
+) -> tuple[QuoteJudgement, bool]:
     """Parse, judge against the market, record for `owner`. The market is the shared data only:
     no recorded quote, not even the owner's own, is "the market" a quote is judged against."""
     judgement = judge(parse_quote(text, lang), price_book(db, None))

@@ -18,21 +18,39 @@ def _reference() -> dict:
 
 # What each row says it is an offer of (issue 15): file key -> (column, default when left out).
 # A rental row must state `offer`; the others default as store.offer_defaults says.
-OFFER_KEYS = {"offer": ("offer_kind", ""), "max_gpus": ("max_gpus", 0), "interconnect": ("fabric", ""),
-              "interconnect_gbps": ("fabric_gbps", 0.0), "billing": ("billing", ""),
-              "indicative": ("indicative", False)}
+OFFER_KEYS = {
+    "offer": ("offer_kind", ""),
+    "max_gpus": ("max_gpus", 0),
+    "interconnect": ("fabric", ""),
+    "interconnect_gbps": ("fabric_gbps", 0.0),
+    "billing": ("billing", ""),
+    "indicative": ("indicative", False),
+}
 
 
 def rows() -> list[dict]:
     """Every reference price as an observation row (the file's `source` is the row's cite)."""
     return [
-        {**{column: (int(p[key]) if isinstance(default, bool) else p[key]) if key in p else default
-            for key, (column, default) in OFFER_KEYS.items()},
-            "source": SOURCE, "kind": p["kind"], "gpu": p.get("gpu", ""), "gpus": p.get("gpus", 1),
-            "market": p.get("market", ""), "provider": p.get("provider", ""), "region": p.get("region", ""),
-            "price": float(p["price"]), "currency": p.get("currency", ""), "unit": p.get("unit", ""),
-            "min_term_months": p.get("min_term_months", 0), "as_of": str(p["as_of"]),
-            "estimate": int(bool(p.get("estimate"))), "cite": p.get("source", ""), "note": p.get("note", ""),
+        {
+            **{
+                column: (int(p[key]) if isinstance(default, bool) else p[key]) if key in p else default
+                for key, (column, default) in OFFER_KEYS.items()
+            },
+            "source": SOURCE,
+            "kind": p["kind"],
+            "gpu": p.get("gpu", ""),
+            "gpus": p.get("gpus", 1),
+            "market": p.get("market", ""),
+            "provider": p.get("provider", ""),
+            "region": p.get("region", ""),
+            "price": float(p["price"]),
+            "currency": p.get("currency", ""),
+            "unit": p.get("unit", ""),
+            "min_term_months": p.get("min_term_months", 0),
+            "as_of": str(p["as_of"]),
+            "estimate": int(bool(p.get("estimate"))),
+            "cite": p.get("source", ""),
+            "note": p.get("note", ""),
         }
         for p in _reference()["price"]
     ]

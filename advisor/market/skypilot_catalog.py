@@ -96,9 +96,16 @@ def _n1_host(hosts: list[dict], gpu: str, count: int) -> str | None:
     cpus = GCP_N1_CPUS.get(gpu, GCP_N1_CPUS["DEFAULT"]).get(count)
     if cpus is None:
         return None
-    fit = [h for h in hosts if h["itype"].startswith(GCP_N1_FAMILY) and _listed(h["price"])
-           and (h["vcpus"] or 0) >= cpus and (h["memory"] or 0) >= cpus * GCP_MEMORY_PER_CPU]
+    fit = [
+        h
+        for h in hosts
+        if h["itype"].startswith(GCP_N1_FAMILY)
+        and _listed(h["price"])
+        and (h["vcpus"] or 0) >= cpus
+        and (h["memory"] or 0) >= cpus * GCP_MEMORY_PER_CPU
+    ]
     return min(fit, key=lambda h: (h["price"], h["itype"]))["itype"] if fit else None
+
 
 # Documented cluster fabrics: (cloud, instance-type prefix) -> (interconnect, source).
 INTERCONNECTS: list[tuple[str, str, str, str]] = [
@@ -109,28 +116,72 @@ INTERCONNECTS: list[tuple[str, str, str, str]] = [
     ("aws", "p5e.", "EFA, 3200 Gbps", "https://aws.amazon.com/ec2/instance-types/p5/"),
     ("aws", "p5en.", "EFAv3, 3200 Gbps", "https://aws.amazon.com/ec2/instance-types/p5/"),
     ("aws", "p6-b200.", "EFAv4, 3200 Gbps", "https://aws.amazon.com/ec2/instance-types/p6/"),
-    ("gcp", "a3-highgpu-8g", "GPUDirect-TCPX, 800 Gbps (4 x 200 Gbps)",
-     "https://cloud.google.com/compute/docs/gpus#a3-series"),
-    ("gcp", "a3-megagpu-8g", "GPUDirect-TCPXO, 1600 Gbps (8 x 200 Gbps)",
-     "https://cloud.google.com/compute/docs/gpus#a3-series"),
-    ("gcp", "a3-ultragpu-8g", "GPUDirect RDMA, 3200 Gbps (8 x 400 Gbps)",
-     "https://cloud.google.com/compute/docs/gpus#a3-series"),
-    ("gcp", "a4-highgpu-8g", "GPUDirect RDMA, 3200 Gbps (8 x 400 Gbps)",
-     "https://cloud.google.com/compute/docs/gpus#a4-series"),
-    ("azure", "Standard_ND96isr_H100_v5", "InfiniBand NDR, 3200 Gbps (8 x 400 Gbps)",
-     "https://learn.microsoft.com/azure/virtual-machines/nd-h100-v5-series"),
-    ("azure", "Standard_ND96isr_H200_v5", "InfiniBand NDR, 3200 Gbps (8 x 400 Gbps)",
-     "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-h200-v5-series"),
-    ("azure", "Standard_ND96asr_v4", "InfiniBand HDR, 1600 Gbps (8 x 200 Gbps)",
-     "https://learn.microsoft.com/azure/virtual-machines/nda100-v4-series"),
-    ("azure", "Standard_ND96amsr_A100_v4", "InfiniBand HDR, 1600 Gbps (8 x 200 Gbps)",
-     "https://learn.microsoft.com/azure/virtual-machines/ndm-a100-v4-series"),
-    ("oci", "BM.GPU4.8", "RDMA cluster network, 1600 Gbps (8 x 200 Gbps)",
-     "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm"),
-    ("oci", "BM.GPU.A100-v2.8", "RDMA cluster network, 1600 Gbps (16 x 100 Gbps)",
-     "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm"),
-    ("oci", "BM.GPU.H100.8", "RDMA cluster network, 3200 Gbps (8 x 2 x 200 Gbps)",
-     "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm"),
+    (
+        "gcp",
+        "a3-highgpu-8g",
+        "GPUDirect-TCPX, 800 Gbps (4 x 200 Gbps)",
+        "https://cloud.google.com/compute/docs/gpus#a3-series",
+    ),
+    (
+        "gcp",
+        "a3-megagpu-8g",
+        "GPUDirect-TCPXO, 1600 Gbps (8 x 200 Gbps)",
+        "https://cloud.google.com/compute/docs/gpus#a3-series",
+    ),
+    (
+        "gcp",
+        "a3-ultragpu-8g",
+        "GPUDirect RDMA, 3200 Gbps (8 x 400 Gbps)",
+        "https://cloud.google.com/compute/docs/gpus#a3-series",
+    ),
+    (
+        "gcp",
+        "a4-highgpu-8g",
+        "GPUDirect RDMA, 3200 Gbps (8 x 400 Gbps)",
+        "https://cloud.google.com/compute/docs/gpus#a4-series",
+    ),
+    (
+        "azure",
+        "Standard_ND96isr_H100_v5",
+        "InfiniBand NDR, 3200 Gbps (8 x 400 Gbps)",
+        "https://learn.microsoft.com/azure/virtual-machines/nd-h100-v5-series",
+    ),
+    (
+        "azure",
+        "Standard_ND96isr_H200_v5",
+        "InfiniBand NDR, 3200 Gbps (8 x 400 Gbps)",
+        "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-h200-v5-series",
+    ),
+    (
+        "azure",
+        "Standard_ND96asr_v4",
+        "InfiniBand HDR, 1600 Gbps (8 x 200 Gbps)",
+        "https://learn.microsoft.com/azure/virtual-machines/nda100-v4-series",
+    ),
+    (
+        "azure",
+        "Standard_ND96amsr_A100_v4",
+        "InfiniBand HDR, 1600 Gbps (8 x 200 Gbps)",
+        "https://learn.microsoft.com/azure/virtual-machines/ndm-a100-v4-series",
+    ),
+    (
+        "oci",
+        "BM.GPU4.8",
+        "RDMA cluster network, 1600 Gbps (8 x 200 Gbps)",
+        "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm",
+    ),
+    (
+        "oci",
+        "BM.GPU.A100-v2.8",
+        "RDMA cluster network, 1600 Gbps (16 x 100 Gbps)",
+        "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm",
+    ),
+    (
+        "oci",
+        "BM.GPU.H100.8",
+        "RDMA cluster network, 3200 Gbps (8 x 2 x 200 Gbps)",
+        "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm",
+    ),
 ]
 
 
@@ -153,10 +204,38 @@ def offer_kind(instance_type: str, gpus: int) -> str:
 
 # The clouds SkyPilot's catalog has had a folder for (catalogs/v5 to v8): a file's folder must be
 # one of them to name its cloud (a vms.csv saved in ~/Downloads is not the "downloads" cloud).
-KNOWN_CLOUDS = frozenset((
-    "aws", "azure", "cudo", "daytona", "do", "fluidstack", "gcp", "hyperbolic", "hyperstack", "ibm", "jarvislabs",
-    "lambda", "lium", "mithril", "nebius", "oci", "ovhcloud", "paperspace", "primeintellect", "runpod", "scaleway",
-    "scp", "seeweb", "shadeform", "spheron", "vast", "verda", "yotta"))
+KNOWN_CLOUDS = frozenset(
+    (
+        "aws",
+        "azure",
+        "cudo",
+        "daytona",
+        "do",
+        "fluidstack",
+        "gcp",
+        "hyperbolic",
+        "hyperstack",
+        "ibm",
+        "jarvislabs",
+        "lambda",
+        "lium",
+        "mithril",
+        "nebius",
+        "oci",
+        "ovhcloud",
+        "paperspace",
+        "primeintellect",
+        "runpod",
+        "scaleway",
+        "scp",
+        "seeweb",
+        "shadeform",
+        "spheron",
+        "vast",
+        "verda",
+        "yotta",
+    )
+)
 
 
 def cloud_of(where: str) -> str | None:
@@ -170,6 +249,7 @@ def cloud_of(where: str) -> str | None:
 
 # ----------------------------------------------------------------------------------------
 # The reader: one record -> at most one partial row; `finish` builds the offers.
+
 
 def _num(text: str, column: str, empty_ok: bool = True) -> float | None:
     """A number cell of vms.csv: empty -> None; negative or not a number -> ValueError."""
@@ -198,11 +278,18 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     itype = rec["InstanceType"].strip()
     if not spelling:
         if _is_host(itype):
-            return [{"_host": True, "itype": itype, "region": rec["Region"].strip(),
-                     "zone": rec.get("AvailabilityZone", "").strip(),
-                     "price": _price(rec, "Price"), "spot": _price(rec, "SpotPrice"),
-                     "vcpus": _num(rec["vCPUs"], "vCPUs"),
-                     "memory": _num(rec["MemoryGiB"], "MemoryGiB")}]
+            return [
+                {
+                    "_host": True,
+                    "itype": itype,
+                    "region": rec["Region"].strip(),
+                    "zone": rec.get("AvailabilityZone", "").strip(),
+                    "price": _price(rec, "Price"),
+                    "spot": _price(rec, "SpotPrice"),
+                    "vcpus": _num(rec["vCPUs"], "vCPUs"),
+                    "memory": _num(rec["MemoryGiB"], "MemoryGiB"),
+                }
+            ]
         return []
     if _NOT_GPU.match(spelling):
         return []
@@ -215,10 +302,20 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
         if 0 < count < 1:
             return []
         raise ValueError(f"AcceleratorCount {rec['AcceleratorCount'].strip()!r} must be a whole number of at least 1")
-    return [{"_host": False, "itype": itype, "region": region, "zone": rec.get("AvailabilityZone", "").strip(),
-             "gpu": spelling, "count": int(count), "price": _price(rec, "Price"), "spot": _price(rec, "SpotPrice"),
-             "vcpus": _num(rec["vCPUs"], "vCPUs"),
-             "memory": _num(rec["MemoryGiB"], "MemoryGiB")}]
+    return [
+        {
+            "_host": False,
+            "itype": itype,
+            "region": region,
+            "zone": rec.get("AvailabilityZone", "").strip(),
+            "gpu": spelling,
+            "count": int(count),
+            "price": _price(rec, "Price"),
+            "spot": _price(rec, "SpotPrice"),
+            "vcpus": _num(rec["vCPUs"], "vCPUs"),
+            "memory": _num(rec["MemoryGiB"], "MemoryGiB"),
+        }
+    ]
 
 
 def _listed(value: float | None) -> bool:
@@ -237,14 +334,17 @@ def _add(a: float | None, b: float | None) -> float | None:
     return round(a + b, 6) if _listed(a) and _listed(b) else None
 
 
-def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: dict[tuple[str, str], int],
-           cite: str) -> tuple[list[dict], list[str]]:
+def finish(
+    partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: dict[tuple[str, str], int], cite: str
+) -> tuple[list[dict], list[str]]:
     """The offers of one catalog file from its partial rows, and the notes for the summary.
     `gpu_name`, `count_fixes` and `cite` come from advisor/market/layouts.py."""
     cloud = (ctx.get("cloud") or cloud_of(ctx.get("path", "")) or "").strip().lower()
     if not cloud:
-        raise ValueError("the file's path does not name a SkyPilot cloud (.../<cloud>/vms.csv, cloud one of "
-                         f"{', '.join(sorted(KNOWN_CLOUDS))}): give --cloud")
+        raise ValueError(
+            "the file's path does not name a SkyPilot cloud (.../<cloud>/vms.csv, cloud one of "
+            f"{', '.join(sorted(KNOWN_CLOUDS))}): give --cloud"
+        )
     day = ctx.get("as_of") or dt.date.today().isoformat()  # the importer has checked --as-of
     origin = ctx.get("origin") or ctx.get("path", "")
     host_rows = [h for h in partial if h["_host"]]
@@ -270,13 +370,24 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
             h = hosts.get((host, r["region"], r["zone"])) if host else None
             if h is not None:
                 name = f"{host}+{r['gpu']}x{r['count']}" if n1 else host  # an N1 VM is also sold bare
-                z.update(itype=name, price=_add(r["price"], h["price"]), spot=_add(r["spot"], h["spot"]),
-                         vcpus=h["vcpus"], memory=h["memory"],
-                         note=f"GPU price plus the {host} host VM, as SkyPilot attaches it")
+                z.update(
+                    itype=name,
+                    price=_add(r["price"], h["price"]),
+                    spot=_add(r["spot"], h["spot"]),
+                    vcpus=h["vcpus"],
+                    memory=h["memory"],
+                    note=f"GPU price plus the {host} host VM, as SkyPilot attaches it",
+                )
             else:
                 why = f"{host} not listed in this zone" if host else "no host VM for it in the file"
-                z.update(itype=f"gpu-only:{r['gpu']}x{r['count']}", estimate=1, vcpus=None, memory=None,
-                         note=f"GPU only: excludes the host VM ({why})", why=why)
+                z.update(
+                    itype=f"gpu-only:{r['gpu']}x{r['count']}",
+                    estimate=1,
+                    vcpus=None,
+                    memory=None,
+                    note=f"GPU only: excludes the host VM ({why})",
+                    why=why,
+                )
         offers.setdefault((r["region"], z["itype"]), []).append(z)
     # A region where some zone prices the GPUs with their host needs no GPU-only offer.
     whole = {(region, z["gpu"], z["count"]) for (region, _), zs in offers.items() for z in zs if not z["estimate"]}
@@ -296,22 +407,47 @@ def finish(partial: list[dict], ctx: dict, *, gpu_name: GpuNamer, count_fixes: d
             note = "; ".join(filter(None, [note, f"catalog lists {listed} GPUs, the machine has {gpus}"]))
         note = "; ".join(filter(None, [note, first["note"]]))
         fabric, fabric_source = interconnect(cloud, itype)
-        for kind, published in (("rent_hour", _lowest([z["price"] for z in zones])),
-                                ("spot_hour", _lowest([z["spot"] for z in zones]))):
+        for kind, published in (
+            ("rent_hour", _lowest([z["price"] for z in zones])),
+            ("spot_hour", _lowest([z["spot"] for z in zones])),
+        ):
             priced = _listed(published)
-            rows.append({
-                "source": f"skypilot-{cloud}", "kind": kind, "gpu": gpu, "gpus": gpus, "market": "global",
-                "provider": cloud, "region": region, "offer": itype,
-                "price": published / gpus if priced else 0.0, "currency": "USD", "unit": "gpu-hour",
-                "min_term_months": 0, "as_of": day, "estimate": first["estimate"],
-                "cite": f"{cite}, {origin}", "note": note, "layout": "skypilot_catalog",
-                "priced": int(priced), "published_price": published, "published_unit": "instance-hour",
-                "source_gpu": spelling, "source_gpus": listed, "vcpus": first["vcpus"], "memory_gib": first["memory"],
-                "offer_kind": offer_kind(itype, gpus), "interconnect": fabric, "interconnect_source": fabric_source,
-            })
+            rows.append(
+                {
+                    "source": f"skypilot-{cloud}",
+                    "kind": kind,
+                    "gpu": gpu,
+                    "gpus": gpus,
+                    "market": "global",
+                    "provider": cloud,
+                    "region": region,
+                    "offer": itype,
+                    "price": published / gpus if priced else 0.0,
+                    "currency": "USD",
+                    "unit": "gpu-hour",
+                    "min_term_months": 0,
+                    "as_of": day,
+                    "estimate": first["estimate"],
+                    "cite": f"{cite}, {origin}",
+                    "note": note,
+                    "layout": "skypilot_catalog",
+                    "priced": int(priced),
+                    "published_price": published,
+                    "published_unit": "instance-hour",
+                    "source_gpu": spelling,
+                    "source_gpus": listed,
+                    "vcpus": first["vcpus"],
+                    "memory_gib": first["memory"],
+                    "offer_kind": offer_kind(itype, gpus),
+                    "interconnect": fabric,
+                    "interconnect_source": fabric_source,
+                }
+            )
     if unknown:
         notes.append("GPUs not in the GPU catalog, kept under SkyPilot's name: " + ", ".join(sorted(unknown)))
     if gpu_only:
-        notes.append("GCP accelerators priced without their host VM (SkyPilot's host is not in the file): "
-                      + ", ".join(sorted(gpu_only)))
+        notes.append(
+            "GCP accelerators priced without their host VM (SkyPilot's host is not in the file): "
+            + ", ".join(sorted(gpu_only))
+        )
     return rows, notes

@@ -27,15 +27,15 @@ TABLE = "observations"
 # The table as the migrations leave it: column -> type, and the default of each NOT NULL column.
 COLUMNS: dict[str, type] = {
     "id": int,
-    "source": str,           # 'reference', 'skypilot', 'quote', a feed name
-    "kind": str,             # rent_hour, rent_month, offpeak_hour, buy_server, ...
-    "gpu": str,              # catalog name
-    "gpus": int,             # the real GPU count the price covers
-    "market": str,           # china | global
+    "source": str,  # 'reference', 'skypilot', 'quote', a feed name
+    "kind": str,  # rent_hour, rent_month, offpeak_hour, buy_server, ...
+    "gpu": str,  # catalog name
+    "gpus": int,  # the real GPU count the price covers
+    "market": str,  # china | global
     "provider": str,
     "region": str,
     "offer": str,
-    "price": float,          # in `currency`, per `unit`
+    "price": float,  # in `currency`, per `unit`
     "currency": str,
     "unit": str,
     "min_term_months": int,
@@ -43,45 +43,68 @@ COLUMNS: dict[str, type] = {
     "estimate": int,
     "cite": str,
     "note": str,
-    "layout": str,           # the file layout a row came from (advisor/market/layouts.py); '' otherwise
-    "priced": int,           # 0: listed on that date with no usable price of this kind; price is then 0
+    "layout": str,  # the file layout a row came from (advisor/market/layouts.py); '' otherwise
+    "priced": int,  # 0: listed on that date with no usable price of this kind; price is then 0
     "published_price": float,  # the price exactly as published (NULL for an empty cell)
-    "published_unit": str,   # its unit ('instance-hour', 'server-month', ...)
-    "source_gpu": str,       # the GPU as the source spells it ('A100')
-    "source_gpus": int,      # the GPU count as the source lists it (12 for Azure's ND96is)
+    "published_unit": str,  # its unit ('instance-hour', 'server-month', ...)
+    "source_gpu": str,  # the GPU as the source spells it ('A100')
+    "source_gpus": int,  # the GPU count as the source lists it (12 for Azure's ND96is)
     "vcpus": float,
     "memory_gib": float,
-    "owner": str,            # NULL: shared market data; else the key of the owner who recorded it
+    "owner": str,  # NULL: shared market data; else the key of the owner who recorded it
 }
 NOT_NULL_DEFAULTS: dict[str, object] = {
-    "gpu": "", "gpus": 1, "market": "", "provider": "", "region": "", "offer": "", "currency": "",
-    "unit": "", "min_term_months": 0, "estimate": 0, "cite": "", "note": "", "layout": "", "priced": 1,
-    "published_unit": "", "source_gpu": "",
+    "gpu": "",
+    "gpus": 1,
+    "market": "",
+    "provider": "",
+    "region": "",
+    "offer": "",
+    "currency": "",
+    "unit": "",
+    "min_term_months": 0,
+    "estimate": 0,
+    "cite": "",
+    "note": "",
+    "layout": "",
+    "priced": 1,
+    "published_unit": "",
+    "source_gpu": "",
 }
 NOT_NULL = ("source", "kind", "price", "as_of", *NOT_NULL_DEFAULTS)
 # Added by migration 14 (after the table's rebuild in 13, so they are not in COLUMNS, which
 # migration 13 copies): what a catalog says about the offer beyond its price.
 OFFER_COLUMNS: dict[str, str] = {
-    "offer_kind": "",           # 'server' (a whole GPU node) | 'instance' (a VM slice) | '' unknown
-    "interconnect": "",         # the documented cluster fabric of the instance family ('' none known)
+    "offer_kind": "",  # 'server' (a whole GPU node) | 'instance' (a VM slice) | '' unknown
+    "interconnect": "",  # the documented cluster fabric of the instance family ('' none known)
     "interconnect_source": "",  # where that fact is documented
 }
 # Added by migration 16 (issue 15): what a row is an offer of, beyond offer_kind ('instance' one or a
 # few GPUs in a shared host | 'server' a whole GPU node | 'cluster' servers on one non-blocking
 # IB/RoCE fabric). Old rows migrate with the defaults of `offer_defaults` below.
 OFFER_TERMS: dict[str, object] = {
-    "max_gpus": 0,       # the most GPUs one order can get (0: not stated; read as `gpus`)
-    "fabric": "",        # none | pcie | nvlink | roce | ib | efa | tcpx ('' not stated)
+    "max_gpus": 0,  # the most GPUs one order can get (0: not stated; read as `gpus`)
+    "fabric": "",  # none | pcie | nvlink | roce | ib | efa | tcpx ('' not stated)
     "fabric_gbps": 0.0,  # the fabric's bandwidth per GPU, Gb/s (0: not stated)
-    "billing": "",       # billing granularity: second | minute | hour | day | week | month ('' not stated)
-    "indicative": 0,     # 1: an index or average nobody sells; never a rentable price
+    "billing": "",  # billing granularity: second | minute | hour | day | week | month ('' not stated)
+    "indicative": 0,  # 1: an index or average nobody sells; never a rentable price
 }
 # The values (layouts.OFFER_KINDS, FABRICS, BILLINGS) the imports check; the fabrics that join servers:
 CLUSTER_FABRICS = ("roce", "ib", "efa", "tcpx")
 # What makes two observations the same one: recording it again writes nothing. The owner is
 # part of it (two teams may record the same quote), NULL counting as one value.
-SAME_OBSERVATION = ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of", "price",
-                    "ifnull(owner, '')")
+SAME_OBSERVATION = (
+    "source",
+    "kind",
+    "gpu",
+    "market",
+    "provider",
+    "region",
+    "offer",
+    "as_of",
+    "price",
+    "ifnull(owner, '')",
+)
 # Indexes (name -> columns) and what needs them.
 INDEXES: dict[str, tuple[str, ...]] = {
     "observations_gpu_kind": ("gpu", "kind", "market"),
@@ -108,6 +131,7 @@ def fabric_of(interconnect: str) -> str:
 def _gbps_of(interconnect: str) -> float:
     """The total Gb/s a documented interconnect text states first ('EFA, 3200 Gbps' -> 3200)."""
     import re
+
     m = re.search(r"([0-9][0-9,]*)\s*Gbps", interconnect)
     return float(m.group(1).replace(",", "")) if m else 0.0
 
@@ -160,8 +184,10 @@ def _offers_and_feeds(db: sqlite_utils.Database) -> None:
     for column, default in OFFER_COLUMNS.items():
         if column not in have:
             db.execute(f"ALTER TABLE {TABLE} ADD COLUMN {column} TEXT NOT NULL DEFAULT '{default}'")
-    db.execute("CREATE TABLE IF NOT EXISTS feed_state (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT,"
-               " body_sha256 TEXT, checked_at TEXT)")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS feed_state (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT,"
+        " body_sha256 TEXT, checked_at TEXT)"
+    )
 
 
 def _offer_terms(db: sqlite_utils.Database) -> None:
@@ -177,15 +203,21 @@ def _offer_terms(db: sqlite_utils.Database) -> None:
     updates = []
     # Rows the reference file has since withdrawn: monthly leases divided by 730 and stored as hourly
     # prices with no minimum term, and the 910B4 (32 GB) lease stored under the 64 GB 910B.
-    db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND owner IS NULL AND ((kind = 'rent_hour' AND provider ="
-               " 'channel lease (market)') OR (gpu = 'Ascend-910B-64GB' AND note LIKE '%910B4 server%'))",
-               [reference.SOURCE])
+    db.execute(
+        f"DELETE FROM {TABLE} WHERE source = ? AND owner IS NULL AND ((kind = 'rent_hour' AND provider ="
+        " 'channel lease (market)') OR (gpu = 'Ascend-910B-64GB' AND note LIKE '%910B4 server%'))",
+        [reference.SOURCE],
+    )
     for r in db.query(f"SELECT id, kind, gpus, provider, interconnect, offer_kind FROM {TABLE}"):
         d = offer_defaults({**r, "max_gpus": 0, "fabric": "", "fabric_gbps": 0.0, "billing": "", "indicative": 0})
-        updates.append((d["max_gpus"], d["fabric"], d["fabric_gbps"], d["billing"], d["indicative"],
-                        d["offer_kind"], r["id"]))
-    db.conn.executemany(f"UPDATE {TABLE} SET max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?,"
-                        " indicative = ?, offer_kind = ? WHERE id = ?", updates)
+        updates.append(
+            (d["max_gpus"], d["fabric"], d["fabric_gbps"], d["billing"], d["indicative"], d["offer_kind"], r["id"])
+        )
+    db.conn.executemany(
+        f"UPDATE {TABLE} SET max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?,"
+        " indicative = ?, offer_kind = ? WHERE id = ?",
+        updates,
+    )
     # The reference rows take the terms data/reference_prices.toml states (the same observation:
     # source, kind, GPU, market, provider, region, offer, date and price); rows it added since
     # the database was seeded go in.
@@ -196,14 +228,35 @@ def _offer_terms(db: sqlite_utils.Database) -> None:
         f"UPDATE {TABLE} SET offer_kind = ?, max_gpus = ?, fabric = ?, fabric_gbps = ?, billing = ?, indicative = ?"
         " WHERE source = ? AND kind = ? AND gpu = ? AND market = ? AND provider = ? AND region = ? AND offer = ?"
         " AND as_of = ? AND price = ? AND owner IS NULL",
-        [(r["offer_kind"], r["max_gpus"], r["fabric"], r["fabric_gbps"], r["billing"], r["indicative"], r["source"],
-          r["kind"], r["gpu"], r["market"], r["provider"], r["region"], r["offer"], r["as_of"], r["price"]) for r in seed])
+        [
+            (
+                r["offer_kind"],
+                r["max_gpus"],
+                r["fabric"],
+                r["fabric_gbps"],
+                r["billing"],
+                r["indicative"],
+                r["source"],
+                r["kind"],
+                r["gpu"],
+                r["market"],
+                r["provider"],
+                r["region"],
+                r["offer"],
+                r["as_of"],
+                r["price"],
+            )
+            for r in seed
+        ],
+    )
 
 
 # Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
 # the SQL that built the databases already in use; 13 rebuilds the table in its final form.
 MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
-    (1, """
+    (
+        1,
+        """
         CREATE TABLE IF NOT EXISTS observations (
             id INTEGER PRIMARY KEY,
             source TEXT NOT NULL,
@@ -223,7 +276,8 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
             cite TEXT NOT NULL DEFAULT '',
             note TEXT NOT NULL DEFAULT '',
             UNIQUE (source, kind, gpu, market, provider, region, offer, as_of, price)
-        )"""),
+        )""",
+    ),
     (2, "CREATE INDEX IF NOT EXISTS observations_gpu_kind ON observations (gpu, kind, market)"),
     (3, "ALTER TABLE observations ADD COLUMN layout TEXT NOT NULL DEFAULT ''"),
     (4, "ALTER TABLE observations ADD COLUMN priced INTEGER NOT NULL DEFAULT 1"),
@@ -234,14 +288,22 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     (9, "ALTER TABLE observations ADD COLUMN vcpus REAL"),
     (10, "ALTER TABLE observations ADD COLUMN memory_gib REAL"),
     (11, "CREATE INDEX IF NOT EXISTS observations_layout_source_date ON observations (layout, source, as_of)"),
-    (12, "CREATE INDEX IF NOT EXISTS observations_offer_newest "
-         "ON observations (kind, gpu, market, provider, region, offer, as_of)"),
+    (
+        12,
+        "CREATE INDEX IF NOT EXISTS observations_offer_newest "
+        "ON observations (kind, gpu, market, provider, region, offer, as_of)",
+    ),
     (13, _owners),
     (14, _offers_and_feeds),
     # A counter every write bumps in its transaction: the price book's cache key (prices.py).
     # The file's modification time is not one: a commit in WAL mode does not move it.
-    (15, ("CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
-          "INSERT OR IGNORE INTO observations_version VALUES (1, 0)")),
+    (
+        15,
+        (
+            "CREATE TABLE IF NOT EXISTS observations_version (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);"
+            "INSERT OR IGNORE INTO observations_version VALUES (1, 0)"
+        ),
+    ),
     (16, _offer_terms),
 ]
 
@@ -346,8 +408,10 @@ def check_row(row: dict, today: dt.date | None = None) -> None:
 # ----------------------------------------------------------------------------------------
 # The one writer
 
-def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None = None,
-               stored: dict | None = None) -> int:
+
+def write_rows(
+    db: sqlite_utils.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
+) -> int:
     """Write observation rows in one transaction; returns the rows inserted or replaced.
 
     `source` overrides the rows' source; columns a row leaves out take the table's defaults.
@@ -359,8 +423,12 @@ def write_rows(db: sqlite_utils.Database, rows: list[dict], source: str | None =
 
     An import that writes one file in batches inside one transaction passes the same `stored`
     dict to each call: the snapshot rows stored before the import are then read once."""
-    rows = [offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r,
-                            **({"source": source} if source else {})}) for r in rows]
+    rows = [
+        offer_defaults(
+            {**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r, **({"source": source} if source else {})}
+        )
+        for r in rows
+    ]
     for r in rows:
         check_row(r)
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
@@ -394,16 +462,18 @@ def _offer_key(r: dict) -> tuple:
     return r["source"], r["kind"], r["provider"], r["region"], r["offer"], r["as_of"]
 
 
-def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict], stored: dict
-                           ) -> tuple[list[int], list[dict], list[int]]:
+def _changed_snapshot_rows(
+    db: sqlite_utils.Database, rows: list[dict], stored: dict
+) -> tuple[list[int], list[dict], list[int]]:
     """The ids of stored snapshot rows to replace, the rows that are new or differ, and the ids of
     rows a whole-list layout's new list of the same date leaves out. `stored` caches the stored
     rows of each (layout, source, date) read so far."""
     done = stored.setdefault(None, set())
     for group in sorted({(r["layout"], r["source"], r["as_of"]) for r in rows} - done):
         done.add(group)
-        for old in db[TABLE].rows_where("layout = ? AND source = ? AND as_of = ?", list(group),
-                                        select=", ".join(("id", *_SNAPSHOT_SAME))):
+        for old in db[TABLE].rows_where(
+            "layout = ? AND source = ? AND as_of = ?", list(group), select=", ".join(("id", *_SNAPSHOT_SAME))
+        ):
             stored.setdefault(_offer_key(old), []).append(old)
     stale, changed = [], []
     for r in rows:
@@ -414,13 +484,19 @@ def _changed_snapshot_rows(db: sqlite_utils.Database, rows: list[dict], stored: 
         changed.append(r)
     # A whole-list layout (a SkyPilot catalog file): what the new list of that date leaves out goes.
     listed = {_offer_key(r) for r in rows}
-    dropped = [o["id"] for key, olds in stored.items() if key is not None and key not in listed
-               for o in olds if o["layout"] in WHOLE_LAYOUTS]
+    dropped = [
+        o["id"]
+        for key, olds in stored.items()
+        if key is not None and key not in listed
+        for o in olds
+        if o["layout"] in WHOLE_LAYOUTS
+    ]
     return stale, changed, dropped
 
 
 # ----------------------------------------------------------------------------------------
 # The planner's price book and `prices show`
+
 
 def newest_offers(db: sqlite_utils.Database, owner: str | None) -> list[dict]:
     """The newest observation of each offer that `owner` sees (shared rows and its own; shared
@@ -428,18 +504,23 @@ def newest_offers(db: sqlite_utils.Database, owner: str | None) -> list[dict]:
     snapshot, so a withdrawn offer does not keep its last price."""
     # The owner test is written out twice rather than as a common table expression, which
     # SQLite would copy whole instead of reading the offer index.
-    return list(db.query(f"""
+    return list(
+        db.query(
+            f"""
         SELECT o.* FROM observations o
         JOIN (SELECT kind, gpu, market, provider, region, offer, MAX(as_of) AS as_of FROM observations
               WHERE owner IS NULL OR owner = ? GROUP BY kind, gpu, market, provider, region, offer) newest
         USING (kind, gpu, market, provider, region, offer, as_of)
         WHERE (o.owner IS NULL OR o.owner = ?) AND (o.layout NOT IN ({", ".join("?" for _ in SNAPSHOT_LAYOUTS)})
            OR o.as_of = (SELECT MAX(as_of) FROM observations s WHERE s.source = o.source AND s.layout = o.layout))""",
-                         [owner, owner, *SNAPSHOT_LAYOUTS]))
+            [owner, owner, *SNAPSHOT_LAYOUTS],
+        )
+    )
 
 
 # ----------------------------------------------------------------------------------------
 # Snapshots: the digest and its chart
+
 
 def _layouts() -> str:
     return "layout IN (" + ", ".join("?" for _ in SNAPSHOT_LAYOUTS) + ")"
@@ -450,53 +531,71 @@ def snapshot_sources(db: sqlite_utils.Database, date: str | None = None) -> list
     sources: set[str] = set()
     for layout in SNAPSHOT_LAYOUTS:
         # Skip-scan over the (layout, source, as_of) index: one lookup per source.
-        sources.update(r["x"] for r in db.query("""
+        sources.update(
+            r["x"]
+            for r in db.query(
+                """
             WITH RECURSIVE s(x) AS (
                 SELECT MIN(source) FROM observations WHERE layout = :l
                 UNION ALL
                 SELECT (SELECT MIN(source) FROM observations WHERE layout = :l AND source > s.x)
                 FROM s WHERE s.x IS NOT NULL)
-            SELECT x FROM s WHERE x IS NOT NULL""", {"l": layout}))
+            SELECT x FROM s WHERE x IS NOT NULL""",
+                {"l": layout},
+            )
+        )
     if date is None:
         return sorted(sources)
-    return sorted(s for s in sources
-                  if _exists(db, f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, s, date]))
+    return sorted(
+        s for s in sources if _exists(db, f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, s, date])
+    )
 
 
 def snapshot_dates(db: sqlite_utils.Database, source: str) -> list[str]:
-    return [r["as_of"] for r in db.query(
-        f"SELECT DISTINCT as_of FROM observations WHERE {_layouts()} AND source = ? ORDER BY as_of",
-        [*SNAPSHOT_LAYOUTS, source])]
+    return [
+        r["as_of"]
+        for r in db.query(
+            f"SELECT DISTINCT as_of FROM observations WHERE {_layouts()} AND source = ? ORDER BY as_of",
+            [*SNAPSHOT_LAYOUTS, source],
+        )
+    ]
 
 
 def latest_snapshot_date(db: sqlite_utils.Database) -> str | None:
     """The newest date any snapshot source has (the digest's natural default date)."""
-    return next(db.query(f"SELECT MAX(as_of) AS day FROM observations WHERE {_layouts()}",
-                         list(SNAPSHOT_LAYOUTS)))["day"]
+    return next(db.query(f"SELECT MAX(as_of) AS day FROM observations WHERE {_layouts()}", list(SNAPSHOT_LAYOUTS)))[
+        "day"
+    ]
 
 
 def snapshot_on_or_before(db: sqlite_utils.Database, source: str, date: str, strictly_before: bool) -> str | None:
     op = "<" if strictly_before else "<="
-    return next(db.query(f"SELECT MAX(as_of) AS day FROM observations "
-                         f"WHERE {_layouts()} AND source = ? AND as_of {op} ?",
-                         [*SNAPSHOT_LAYOUTS, source, date]))["day"]
+    return next(
+        db.query(
+            f"SELECT MAX(as_of) AS day FROM observations WHERE {_layouts()} AND source = ? AND as_of {op} ?",
+            [*SNAPSHOT_LAYOUTS, source, date],
+        )
+    )["day"]
 
 
 def snapshot_rows(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
     """Every row of one source's snapshot on one date."""
-    return list(db[TABLE].rows_where(f"{_layouts()} AND source = ? AND as_of = ?",
-                                     [*SNAPSHOT_LAYOUTS, source, date]))
+    return list(db[TABLE].rows_where(f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, source, date]))
 
 
 def priced_on_demand(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
     """The on-demand rows with a price in one source's snapshot on one date."""
-    return list(db[TABLE].rows_where(
-        f"{_layouts()} AND source = ? AND as_of = ? AND kind = 'rent_hour' AND priced = 1 AND price > 0",
-        [*SNAPSHOT_LAYOUTS, source, date]))
+    return list(
+        db[TABLE].rows_where(
+            f"{_layouts()} AND source = ? AND as_of = ? AND kind = 'rent_hour' AND priced = 1 AND price > 0",
+            [*SNAPSHOT_LAYOUTS, source, date],
+        )
+    )
 
 
-def cheapest_history(db: sqlite_utils.Database, gpus: list[str], until: str,
-                     points: int = 12) -> dict[str, list[tuple[str, float]]]:
+def cheapest_history(
+    db: sqlite_utils.Database, gpus: list[str], until: str, points: int = 12
+) -> dict[str, list[tuple[str, float]]]:
     """For the digest chart: the cheapest on-demand price per GPU-hour of each GPU in the
     snapshots, date by date, the last `points` dates up to `until`."""
     out: dict[str, list[tuple[str, float]]] = {}
@@ -504,7 +603,8 @@ def cheapest_history(db: sqlite_utils.Database, gpus: list[str], until: str,
         rows = db.query(
             f"SELECT as_of, MIN(price) AS price FROM observations WHERE {_layouts()} AND kind = 'rent_hour'"
             " AND priced = 1 AND price > 0 AND gpu = ? AND as_of <= ? GROUP BY as_of ORDER BY as_of DESC LIMIT ?",
-            [*SNAPSHOT_LAYOUTS, gpu, until, points])
+            [*SNAPSHOT_LAYOUTS, gpu, until, points],
+        )
         history = sorted((r["as_of"], r["price"]) for r in rows)
         if history:
             out[gpu] = history
@@ -514,12 +614,22 @@ def cheapest_history(db: sqlite_utils.Database, gpus: list[str], until: str,
 # ----------------------------------------------------------------------------------------
 # Feeds: what each URL answered last
 
+
 def feed_state(db: sqlite_utils.Database, url: str) -> dict | None:
     return next(db["feed_state"].rows_where("url = ?", [url]), None)
 
 
-def remember_feed(db: sqlite_utils.Database, url: str, etag: str | None, last_modified: str | None,
-                  body_sha256: str, checked_at: str) -> None:
+def remember_feed(
+    db: sqlite_utils.Database, url: str, etag: str | None, last_modified: str | None, body_sha256: str, checked_at: str
+) -> None:
     with dbmod.writing(db):
-        db["feed_state"].upsert({"url": url, "etag": etag, "last_modified": last_modified,
-                                 "body_sha256": body_sha256, "checked_at": checked_at}, pk="url")
+        db["feed_state"].upsert(
+            {
+                "url": url,
+                "etag": etag,
+                "last_modified": last_modified,
+                "body_sha256": body_sha256,
+                "checked_at": checked_at,
+            },
+            pk="url",
+        )

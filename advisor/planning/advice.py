@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
-from advisor.request.parser import RequestError, parse
+from advisor.market.prices import PriceBook
+from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
 from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
     Plan,
@@ -22,10 +23,9 @@ from advisor.planning.planner import (
     suggest,
     with_infrastructure,
 )
-from advisor.market.prices import PriceBook
-from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
-from advisor.text.render import phrase, render, word
 from advisor.request.model import Note, TrainingRequest
+from advisor.request.parser import RequestError, parse
+from advisor.text.render import phrase, render, word
 
 
 class Advice(BaseModel):
@@ -40,6 +40,7 @@ class Advice(BaseModel):
     def checklist_items(self) -> list[dict]:
         """The checks before signing, built from the plan (advisor/planning/checklist.py)."""
         from advisor.planning import checklist
+
         return checklist.items(self)
 
     @property
@@ -53,38 +54,67 @@ class Advice(BaseModel):
         warning_codes = [w.model_dump(mode="json") for w in self.warnings]
         p = self.plan
         if p is None:
-            out.update(plan=None, memory_gib_per_gpu=None, training=None, infra=None, cost=None,
-                       alternatives=[], warnings=warnings, warning_codes=warning_codes)
+            out.update(
+                plan=None,
+                memory_gib_per_gpu=None,
+                training=None,
+                infra=None,
+                cost=None,
+                alternatives=[],
+                warnings=warnings,
+                warning_codes=warning_codes,
+            )
             return out
         e = p.estimate
         lay, mem, thr = e.layout, e.memory, e.throughput
         out["plan"] = {
-            "gpu": lay.gpu, "gpu_count": lay.gpu_count, "nodes": lay.nodes,
-            "gpus_per_node": lay.gpus_per_node, "tp": lay.tp, "pp": lay.pp, "dp": lay.dp,
-            "ep": lay.ep, "zero_stage": lay.zero_stage, "offload": lay.offload,
-            "recompute": lay.recompute, "micro_batch": lay.micro_batch,
-            "global_batch": lay.global_batch, "fits": e.fits,
-            "framework": lay.framework, "pipeline_schedule": lay.pipeline_schedule,
-            "virtual_stages": lay.virtual_stages, "micro_batches_per_step": lay.microbatches_per_step,
+            "gpu": lay.gpu,
+            "gpu_count": lay.gpu_count,
+            "nodes": lay.nodes,
+            "gpus_per_node": lay.gpus_per_node,
+            "tp": lay.tp,
+            "pp": lay.pp,
+            "dp": lay.dp,
+            "ep": lay.ep,
+            "zero_stage": lay.zero_stage,
+            "offload": lay.offload,
+            "recompute": lay.recompute,
+            "micro_batch": lay.micro_batch,
+            "global_batch": lay.global_batch,
+            "fits": e.fits,
+            "framework": lay.framework,
+            "pipeline_schedule": lay.pipeline_schedule,
+            "virtual_stages": lay.virtual_stages,
+            "micro_batches_per_step": lay.microbatches_per_step,
             "global_batch_tokens": (lay.global_batch or 0) * self.request.seq_len,
             "precision": e.precision,
-            "meets_deadline": p.meets_deadline, "within_budget": p.within_budget,
-            "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu, "mfu": thr.mfu,
+            "meets_deadline": p.meets_deadline,
+            "within_budget": p.within_budget,
+            "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu,
+            "mfu": thr.mfu,
             "plans_considered": self.result.considered,
         }
         out["memory_gib_per_gpu"] = {
-            "weights": mem.weights, "gradients": mem.gradients, "optimizer": mem.optimizer,
-            "activations": mem.activations, "other": mem.other, "total": mem.total,
-            "usable": e.usable_gib, "host_ram_for_offload": mem.host_ram_gib,
+            "weights": mem.weights,
+            "gradients": mem.gradients,
+            "optimizer": mem.optimizer,
+            "activations": mem.activations,
+            "other": mem.other,
+            "total": mem.total,
+            "usable": e.usable_gib,
+            "host_ram_for_offload": mem.host_ram_gib,
             "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.notes],
         }
         has_data = e.tokens is not None
         out["training"] = {
-            "tokens": e.tokens, "flops": e.flops,
-            "mfu": thr.mfu if has_data else None, "hfu": thr.hfu if has_data else None,
+            "tokens": e.tokens,
+            "flops": e.flops,
+            "mfu": thr.mfu if has_data else None,
+            "hfu": thr.hfu if has_data else None,
             "goodput": thr.goodput if has_data else None,
             "tokens_per_s_per_gpu": thr.tokens_per_s_per_gpu if has_data else None,
-            "gpu_hours": e.gpu_hours, "days": e.days,
+            "gpu_hours": e.gpu_hours,
+            "days": e.days,
             "efficiency": thr.efficiency if has_data else None,
             "step_seconds": thr.step if has_data else None,
             "exposed_comm_share": thr.exposed_comm_share if has_data else None,
@@ -92,18 +122,23 @@ class Advice(BaseModel):
             "arithmetic": [phrase(lang, "thr_note", n, file="explain") for n in thr.notes] if has_data else None,
         }
         out["infra"] = p.infra.model_dump() | {
-            "network": p.infra.network | {
+            "network": p.infra.network
+            | {
                 "intra_node_text": phrase(lang, "intra", p.infra.network, file="explain"),
-                "inter_node_text": phrase(lang, "inter", p.infra.network, file="explain")},
-            "reasons_text": {k: phrase(lang, "reason", k, r, file="explain") for k, r in p.infra.reasons.items()}}
+                "inter_node_text": phrase(lang, "inter", p.infra.network, file="explain"),
+            },
+            "reasons_text": {k: phrase(lang, "reason", k, r, file="explain") for k, r in p.infra.reasons.items()},
+        }
         out["cost"] = p.costs.model_dump(exclude={"notes"})
         out["alternatives"] = [_summary(a) for a in self.result.alternatives]
         out["suggestions"] = [
             {"change": sg.change, "value": sg.value, **(_summary(sg.plan) if sg.plan else {})}
             for sg in self.result.suggestions
         ]
-        out["checklist"] = [{**it, "text": phrase(lang, "check", it["code"], file="checks", **it["params"])}
-                            for it in self.checklist_items()]
+        out["checklist"] = [
+            {**it, "text": phrase(lang, "check", it["code"], file="checks", **it["params"])}
+            for it in self.checklist_items()
+        ]
         out["warnings"] = warnings
         out["warning_codes"] = warning_codes
         return out
@@ -120,10 +155,20 @@ def _worded_json(section: dict, key: str, lang: str) -> dict:
 
 def _summary(p: Plan) -> dict:
     lay = p.estimate.layout
-    return {"gpu": p.gpu, "method": p.method, "why": p.label, "gpu_count": lay.gpu_count, "nodes": lay.nodes, "days": p.days,
-            "gpu_hours": p.estimate.gpu_hours, "cost": p.rent, "currency": p.costs.currency,
-            "memory_gib_per_gpu": p.estimate.memory.total, "meets_deadline": p.meets_deadline,
-            "within_budget": p.within_budget}
+    return {
+        "gpu": p.gpu,
+        "method": p.method,
+        "why": p.label,
+        "gpu_count": lay.gpu_count,
+        "nodes": lay.nodes,
+        "days": p.days,
+        "gpu_hours": p.estimate.gpu_hours,
+        "cost": p.rent,
+        "currency": p.costs.currency,
+        "memory_gib_per_gpu": p.estimate.memory.total,
+        "meets_deadline": p.meets_deadline,
+        "within_budget": p.within_budget,
+    }
 
 
 def _note(kind: str, code: str, **params) -> Note:
@@ -137,19 +182,48 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         return [_note("warning", "nothing_fits")]
     est = p.estimate
     if not est.fits:
-        out.append(_note("warning", "no_fit", total=est.memory.total, usable=est.usable_gib,
-                          gpu=est.layout.gpu, count=est.layout.gpu_count))
+        out.append(
+            _note(
+                "warning",
+                "no_fit",
+                total=est.memory.total,
+                usable=est.usable_gib,
+                gpu=est.layout.gpu,
+                count=est.layout.gpu_count,
+            )
+        )
     if req.deadline_days and est.days and est.days > req.deadline_days:
         out.append(_note("warning", "deadline", days=est.days, deadline=req.deadline_days))
     if result.conflict == "budget":
         d, b = result.nearest_deadline, result.nearest_budget
-        out.append(_note("warning", "budget_vs_deadline", budget=req.budget.amount,
-                          currency=req.budget.currency, d_gpu=d.gpu, d_count=d.estimate.layout.gpu_count,
-                          d_cost=d.rent, d_days=d.days, b_gpu=b.gpu, b_count=b.estimate.layout.gpu_count,
-                          b_cost=b.rent, b_days=b.days, cur=req.currency))
+        out.append(
+            _note(
+                "warning",
+                "budget_vs_deadline",
+                budget=req.budget.amount,
+                currency=req.budget.currency,
+                d_gpu=d.gpu,
+                d_count=d.estimate.layout.gpu_count,
+                d_cost=d.rent,
+                d_days=d.days,
+                b_gpu=b.gpu,
+                b_count=b.estimate.layout.gpu_count,
+                b_cost=b.rent,
+                b_days=b.days,
+                cur=req.currency,
+            )
+        )
     elif req.budget and not p.within_budget:
-        out.append(_note("warning", "budget", budget=req.budget.amount, currency=req.budget.currency,
-                          cost=p.rent, cur=req.currency))
+        out.append(
+            _note(
+                "warning",
+                "budget",
+                budget=req.budget.amount,
+                currency=req.budget.currency,
+                cost=p.rent,
+                cur=req.currency,
+            )
+        )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
         out.append(_note("warning", "no_price", gpu=p.gpu))
     if est.memory.host_ram_gib > 0:
@@ -157,9 +231,18 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     out.extend(_physics_notes(req, est))
     for sg in result.suggestions:
         plan = sg.plan
-        out.append(_note("suggestion", sg.change, value=sg.value, gpu=plan.gpu if plan else None,
-                          count=plan.estimate.layout.gpu_count if plan else None,
-                          days=plan.days if plan else None, cost=plan.rent if plan else None, cur=req.currency))
+        out.append(
+            _note(
+                "suggestion",
+                sg.change,
+                value=sg.value,
+                gpu=plan.gpu if plan else None,
+                count=plan.estimate.layout.gpu_count if plan else None,
+                days=plan.days if plan else None,
+                cost=plan.rent if plan else None,
+                cur=req.currency,
+            )
+        )
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(_note("warning", "estimated_prices"))
     out.extend(_availability_notes(req, [p, *result.alternatives]))
@@ -177,13 +260,19 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
     if "bf16_unsupported" in checks:
         out.append(_note("warning", "bf16_unsupported", gpu=gpu))
     if "batch_above_rule" in checks:
-        out.append(_note("warning", "batch_above_rule", batch=est.layout.global_batch,
-                         tokens=(est.layout.global_batch or 0) * req.seq_len, count=est.layout.gpu_count))
+        out.append(
+            _note(
+                "warning",
+                "batch_above_rule",
+                batch=est.layout.global_batch,
+                tokens=(est.layout.global_batch or 0) * req.seq_len,
+                count=est.layout.gpu_count,
+            )
+        )
     if "low_mfu" in checks:
         out.append(_note("warning", "low_mfu", mfu=thr.mfu, limit=LOW_MFU))
     if "exposed_communication" in checks:
-        out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share,
-                         limit=HIGH_EXPOSED_COMM))
+        out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
     return out
 
 
@@ -225,9 +314,17 @@ def plan_context(result: Advice) -> dict:
     e, lay = p.estimate, p.estimate.layout
     gpu = catalog.get_gpu(p.gpu)
     ctx.update(
-        gpu=p.gpu, gpu_count=lay.gpu_count, nodes=lay.nodes, gpus_per_node=lay.gpus_per_node, tp=lay.tp,
-        pp=lay.pp, dp=lay.dp, zero_stage=lay.zero_stage, mem_per_gpu_gib=round(e.memory.total, 1),
-        gpu_mem_gib=round(e.usable_gib, 1), days=round(e.days, 2) if e.days else None,
+        gpu=p.gpu,
+        gpu_count=lay.gpu_count,
+        nodes=lay.nodes,
+        gpus_per_node=lay.gpus_per_node,
+        tp=lay.tp,
+        pp=lay.pp,
+        dp=lay.dp,
+        zero_stage=lay.zero_stage,
+        mem_per_gpu_gib=round(e.memory.total, 1),
+        gpu_mem_gib=round(e.usable_gib, 1),
+        days=round(e.days, 2) if e.days else None,
         gpu_hours=round(e.gpu_hours) if e.gpu_hours else None,
         mfu_pct=round(e.throughput.mfu * 100) if e.days else None,
         interconnect=f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
@@ -238,10 +335,14 @@ def plan_context(result: Advice) -> dict:
         fits=e.fits,
     )
     if p.infra:
-        ctx.update(cpu_cores_per_node=p.infra.cpu_cores_per_node, ram_gib_per_node=p.infra.ram_gib_per_node,
-                   nvme_tb_per_node=p.infra.nvme_tb_per_node, storage_read_gb_s=p.infra.storage_read_gb_per_s,
-                   network=phrase(r.lang, "inter", p.infra.network, file="explain"),
-                   power_kw_per_node=p.infra.power_kw_per_node)
+        ctx.update(
+            cpu_cores_per_node=p.infra.cpu_cores_per_node,
+            ram_gib_per_node=p.infra.ram_gib_per_node,
+            nvme_tb_per_node=p.infra.nvme_tb_per_node,
+            storage_read_gb_s=p.infra.storage_read_gb_per_s,
+            network=phrase(r.lang, "inter", p.infra.network, file="explain"),
+            power_kw_per_node=p.infra.power_kw_per_node,
+        )
     return ctx
 
 
@@ -255,7 +356,9 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         gpu = catalog.get_gpu(request.gpu)
         est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
-        budget = book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
+        budget = (
+            book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
+        )
         plan = with_infrastructure(request, make_plan(request, shape, gpu, est, book, horizon, budget))
         result = PlanResult(best=plan, alternatives=[], considered=1, horizon_days=horizon, conflict=None)
         if not est.fits or not plan.meets_deadline:
@@ -263,8 +366,14 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     else:
         result = search(request, shape, book)
         if request.deadline_days is None and request.tokens:
-            request = request.model_copy(update={"assumptions": [
-                *request.assumptions, Note(kind="assumption", code="horizon", params={"days": DEFAULT_HORIZON_DAYS})]})
+            request = request.model_copy(
+                update={
+                    "assumptions": [
+                        *request.assumptions,
+                        Note(kind="assumption", code="horizon", params={"days": DEFAULT_HORIZON_DAYS}),
+                    ]
+                }
+            )
     return Advice(request=request, result=result, warnings=_warnings(request, result))
 
 
@@ -273,16 +382,24 @@ def render_rfq(result: Advice) -> str | None:
     if result.plan is None:
         return None
     lang = result.request.lang
-    return render("rfq.txt.j2", lang, q=result.request, e=result.estimate, p=result.plan,
-                  gpu=catalog.get_gpu(result.plan.gpu), a=result)
+    return render(
+        "rfq.txt.j2",
+        lang,
+        q=result.request,
+        e=result.estimate,
+        p=result.plan,
+        gpu=catalog.get_gpu(result.plan.gpu),
+        a=result,
+    )
 
 
 def render_text(result: Advice, checklist: bool = True) -> str:
     """The whole answer as text; `checklist=False` leaves out the checks before signing (the
     bot posts them in the thread)."""
     lang = result.request.lang
-    return render("answer.txt.j2", lang, a=result, r=result.request, e=result.estimate, p=result.plan,
-                  checklist=checklist)
+    return render(
+        "answer.txt.j2", lang, a=result, r=result.request, e=result.estimate, p=result.plan, checklist=checklist
+    )
 
 
 def render_section(result: Advice, which: str) -> str:

@@ -45,10 +45,16 @@ def items(advice) -> list[dict]:
     if lay.nodes > 1:
         gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
         fabric = (costs.rent_offer or {}).get("interconnect") or ""
-        add("nccl_allreduce", gpus=lay.gpu_count, nodes=lay.nodes, gbps=gbps,
-            busbw=gbps / 8 * NCCL_BUSBW_SHARE, amd=vendor == "amd")
+        add(
+            "nccl_allreduce",
+            gpus=lay.gpu_count,
+            nodes=lay.nodes,
+            gbps=gbps,
+            busbw=gbps / 8 * NCCL_BUSBW_SHARE,
+            amd=vendor == "amd",
+        )
         add("ib_write_bw", gbps=gbps, rails=per_node)
-        if fabric in ("roce", "") :
+        if fabric in ("roce", ""):
             add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
     if vendor == "nvidia" and not gpu.consumer:

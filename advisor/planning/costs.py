@@ -55,8 +55,15 @@ SIBLINGS = prices.SIBLINGS  # the sibling classes of the estimate rule (advisor/
 # New data-centre parts that cannot be bought through official channels in mainland China since
 # the US export rules of Oct 2022 / Oct 2023 (data/gpus.toml availability notes): a purchase
 # offer there is grey channel.
-GREY_IN_CHINA = ("A100-SXM4-40GB", "A100-SXM4-80GB", "A800-SXM4-80GB", "H100-SXM5-80GB", "H100-PCIe-80GB",
-                 "H800-SXM-80GB", "B200-SXM-180GB")
+GREY_IN_CHINA = (
+    "A100-SXM4-40GB",
+    "A100-SXM4-80GB",
+    "A800-SXM4-80GB",
+    "H100-SXM5-80GB",
+    "H100-PCIe-80GB",
+    "H800-SXM-80GB",
+    "B200-SXM-180GB",
+)
 # A workstation holds up to this many consumer or workstation (PCIe) cards; more go in servers.
 WORKSTATION_MAX_CARDS = 4
 
@@ -68,9 +75,12 @@ CLUSTER_EXTRA = 0.15
 # (matched against the `region` of the reference prices). Without a city, the national
 # average.
 CITY_POWER_REGIONS = {
-    "shenzhen": ("Guangdong", "South China"), "guangzhou": ("Guangzhou", "Guangdong"),
-    "chengdu": ("Sichuan", "Chengdu"), "shanghai": ("East & South China",),
-    "hangzhou": ("East & South China",), "beijing": ("CN",),
+    "shenzhen": ("Guangdong", "South China"),
+    "guangzhou": ("Guangzhou", "Guangdong"),
+    "chengdu": ("Sichuan", "Chengdu"),
+    "shanghai": ("East & South China",),
+    "hangzhou": ("East & South China",),
+    "beijing": ("CN",),
 }
 
 
@@ -91,11 +101,11 @@ class Costs(BaseModel):
     rent_offer: dict | None = None
     rent_range: dict | None = None
     rent_term: dict | None = None
-    budget_verdict: str | None = None   # within | within_likely_over_high | over (None: no budget)
-    buy_kind: str | None = None          # workstation | servers
+    budget_verdict: str | None = None  # within | within_likely_over_high | over (None: no budget)
+    buy_kind: str | None = None  # workstation | servers
     buy_gpus: int | None = None
     buy_servers: int | None = None
-    buy_channel: str | None = None       # official | grey (mainland China, export-controlled parts)
+    buy_channel: str | None = None  # official | grey (mainland China, export-controlled parts)
     buy_capex: float | None
     buy_tco_first_year: float | None
     guide_tco_range: list[float] | None
@@ -104,9 +114,9 @@ class Costs(BaseModel):
     breakeven_months: float | None
     useful_life_months: list[int] = list(USEFUL_LIFE_MONTHS)
     residual_value: float | None = None
-    own_use: dict | None = None          # the team's own use: months and utilisation, and the comparison
+    own_use: dict | None = None  # the team's own use: months and utilisation, and the comparison
     ownership_cost: float | None = None  # owning over OWNERSHIP_RANK_MONTHS (or the stated use): capex
-                                         # less the residual left, plus operations; ranks "buy" plans
+    # less the residual left, plus operations; ranks "buy" plans
     decision: str
     decision_reason: str
     price_sources: list[dict]
@@ -123,8 +133,16 @@ class Costs(BaseModel):
 
 def _src(p, role: str) -> dict:
     """`role` is a key worded by templates/explain.j2."""
-    return {"role": role, "provider": p.provider, "price": p.price, "currency": p.currency,
-            "unit": p.unit, "as_of": p.as_of, "estimate": p.estimate, "source": p.cite}
+    return {
+        "role": role,
+        "provider": p.provider,
+        "price": p.price,
+        "currency": p.currency,
+        "unit": p.unit,
+        "as_of": p.as_of,
+        "estimate": p.estimate,
+        "source": p.cite,
+    }
 
 
 def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
@@ -140,13 +158,14 @@ def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
 
 class Priced(BaseModel):
     """One offer priced for one plan: what the job pays on it."""
+
     price: Price
-    total: float | None          # for the whole job, in the plan's currency (None: no duration)
-    per_gpu_hour: float          # the offer's price per GPU-hour equivalent (monthly / 730)
-    option: str                  # hourly | monthly
-    months_paid: int | None      # monthly: months billed; hourly: None
-    term_months: int             # the minimum term applied (0: none)
-    rule: str = ""               # 'china_monthly': priced by the China monthly rule
+    total: float | None  # for the whole job, in the plan's currency (None: no duration)
+    per_gpu_hour: float  # the offer's price per GPU-hour equivalent (monthly / 730)
+    option: str  # hourly | monthly
+    months_paid: int | None  # monthly: months billed; hourly: None
+    term_months: int  # the minimum term applied (0: none)
+    rule: str = ""  # 'china_monthly': priced by the China monthly rule
 
 
 def _job_months(days: float | None) -> int:
@@ -159,8 +178,16 @@ def _term_of(p: Price, market: str) -> int:
     return p.min_term_months
 
 
-def _price_offer(p: Price, book: PriceBook, cur: str, gpus: int, days: float | None, market: str,
-                 china_monthly: bool, monthly_only: bool = False) -> Priced:
+def _price_offer(
+    p: Price,
+    book: PriceBook,
+    cur: str,
+    gpus: int,
+    days: float | None,
+    market: str,
+    china_monthly: bool,
+    monthly_only: bool = False,
+) -> Priced:
     """What `gpus` GPUs for `days` cost on offer `p`: hourly offers bill the wall time rounded
     up to their billing unit (a day-billed capacity block bills whole days); monthly offers bill
     whole months and at least their minimum term. In China, when no monthly offer of the GPU is
@@ -171,23 +198,36 @@ def _price_offer(p: Price, book: PriceBook, cur: str, gpus: int, days: float | N
         term = _term_of(p, market)
         months = max(term, _job_months(days)) if days else None
         total = value * gpus * months if months else None
-        return Priced(price=p, total=total, per_gpu_hour=value / HOURS_PER_MONTH, option="monthly",
-                      months_paid=months, term_months=term)
+        return Priced(
+            price=p,
+            total=total,
+            per_gpu_hour=value / HOURS_PER_MONTH,
+            option="monthly",
+            months_paid=months,
+            term_months=term,
+        )
     step = BILLING_HOURS.get(p.billing, 1)
     total = None
     if days:
         wall = days * 24
         billed = math.ceil(wall / step - 1e-9) * step if step else wall
         total = value * gpus * billed
-    hourly = Priced(price=p, total=total, per_gpu_hour=value, option="hourly", months_paid=None,
-                    term_months=p.min_term_months)
+    hourly = Priced(
+        price=p, total=total, per_gpu_hour=value, option="hourly", months_paid=None, term_months=p.min_term_months
+    )
     if china_monthly and days:
         months = max(MIN_TERM_MONTHS_CHINA, _job_months(days))
         monthly_total = value * HOURS_PER_MONTH * MONTHLY_DISCOUNT_RULE * gpus * months
         if total is None or monthly_total < total or monthly_only:
-            return Priced(price=p, total=monthly_total, per_gpu_hour=value * MONTHLY_DISCOUNT_RULE,
-                          option="monthly", months_paid=months, term_months=MIN_TERM_MONTHS_CHINA,
-                          rule="china_monthly")
+            return Priced(
+                price=p,
+                total=monthly_total,
+                per_gpu_hour=value * MONTHLY_DISCOUNT_RULE,
+                option="monthly",
+                months_paid=months,
+                term_months=MIN_TERM_MONTHS_CHINA,
+                rule="china_monthly",
+            )
     return hourly
 
 
@@ -195,8 +235,9 @@ def _term_ok(p: Price, market: str, use_months: int) -> bool:
     return _term_of(p, market) <= max(use_months, TERM_SLACK_MONTHS)
 
 
-def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nodes: int,
-                days: float | None, use_months: int) -> tuple[list[Priced], dict | None]:
+def rent_offers(
+    book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nodes: int, days: float | None, use_months: int
+) -> tuple[list[Priced], dict | None]:
     """The offers that can deliver the plan, priced for it, and None; or, when no offer on record
     can, the estimate (the priced offers of the rule and its description).
 
@@ -213,8 +254,12 @@ def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nod
     for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
         if not basis_gpu:
             continue
-        servers = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, basis_gpu, market, rentable=True)
-                   if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)]
+        servers = [
+            p
+            for kind in ("rent_hour", "rent_month")
+            for p in book.offers(kind, basis_gpu, market, rentable=True)
+            if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)
+        ]
         usable = [p for p in servers if _term_ok(p, market, use_months)]
         if usable:
             sib_monthly = market == "china" and not book.offers("rent_month", basis_gpu, market, rentable=True)
@@ -223,9 +268,13 @@ def rent_offers(book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nod
             # (estimate) hourly server figure there is taken by the month at the guide's rule
             # (hourly - 30%, 3-month minimum); a vendor's own hourly offer stays hourly.
             monthly_only = market == "china" and nodes > 1
-            return ([_price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only and p.estimate)
-                     for p in usable],
-                    {"rule": rule, "basis_gpu": basis_gpu})
+            return (
+                [
+                    _price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only and p.estimate)
+                    for p in usable
+                ],
+                {"rule": rule, "basis_gpu": basis_gpu},
+            )
     return [], None
 
 
@@ -239,11 +288,24 @@ def _likely(priced: list[Priced]) -> Priced:
 
 def _offer_json(q: Priced, estimated: bool) -> dict:
     p = q.price
-    return {"provider": p.provider, "offer": p.offer_kind or "", "name": p.offer, "max_gpus": p.max_gpus,
-            "interconnect": p.fabric or None, "interconnect_gbps": p.fabric_gbps or None,
-            "min_term_months": q.term_months, "billing": p.billing or None, "indicative": p.indicative,
-            "estimated": estimated, "rule": q.rule or None, "price": p.price, "currency": p.currency,
-            "unit": p.unit, "as_of": p.as_of, "source": p.cite}
+    return {
+        "provider": p.provider,
+        "offer": p.offer_kind or "",
+        "name": p.offer,
+        "max_gpus": p.max_gpus,
+        "interconnect": p.fabric or None,
+        "interconnect_gbps": p.fabric_gbps or None,
+        "min_term_months": q.term_months,
+        "billing": p.billing or None,
+        "indicative": p.indicative,
+        "estimated": estimated,
+        "rule": q.rule or None,
+        "price": p.price,
+        "currency": p.currency,
+        "unit": p.unit,
+        "as_of": p.as_of,
+        "source": p.cite,
+    }
 
 
 def _residual_at(capex: float, months: float) -> float:
@@ -288,26 +350,51 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             hourly_total = likely.total
         if likely.total is not None:
             totals = sorted(q.total for q in priced)
-            rent_range = {"low": totals[0], "likely": likely.total, "high": totals[-1], "offers": len(priced),
-                          "currency": cur}
+            rent_range = {
+                "low": totals[0],
+                "likely": likely.total,
+                "high": totals[-1],
+                "offers": len(priced),
+                "currency": cur,
+            }
         if likely.months_paid is not None and days:
-            rent_term = {"job_days": days, "job_months": job_months, "min_term_months": likely.term_months,
-                         "months_paid": likely.months_paid}
+            rent_term = {
+                "job_days": days,
+                "job_months": job_months,
+                "min_term_months": likely.term_months,
+                "months_paid": likely.months_paid,
+            }
             if likely.months_paid > job_months:
-                notes.append(_note("term_paid", days=days, months=likely.months_paid, term=likely.term_months,
-                                   provider=p.provider))
+                notes.append(
+                    _note(
+                        "term_paid", days=days, months=likely.months_paid, term=likely.term_months, provider=p.provider
+                    )
+                )
         if likely.rule == "china_monthly":
             notes.append(_note("china_monthly_rule", months=likely.months_paid))
         if estimate_rule:
-            notes.append(_note("rent_estimated", rule=estimate_rule["rule"], gpu=gpu.name,
-                               basis_gpu=estimate_rule["basis_gpu"], count=lay.gpu_count, nodes=lay.nodes))
+            notes.append(
+                _note(
+                    "rent_estimated",
+                    rule=estimate_rule["rule"],
+                    gpu=gpu.name,
+                    basis_gpu=estimate_rule["basis_gpu"],
+                    count=lay.gpu_count,
+                    nodes=lay.nodes,
+                )
+            )
     elif book.offers("rent_hour", gpu.name, mkt) or book.offers("rent_month", gpu.name, mkt):
         # Prices are on record, but none from an offer that can deliver this plan.
         notes.append(_note("no_qualifying_offer", gpu=gpu.name, count=lay.gpu_count, nodes=lay.nodes))
     offpeak = book.best("offpeak_hour", gpu.name, mkt, cur)
 
     # Storage in the plan's own market and currency (no fall-back to the other market's price).
-    storage = next(iter(sorted(book.offers("storage", "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))), None)
+    storage = next(
+        iter(
+            sorted(book.offers("storage", "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))
+        ),
+        None,
+    )
     storage_total = None
     if storage and days:
         data_tb = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0) / 1e12
@@ -325,8 +412,16 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             budget_verdict = "within"
         elif rent_range["likely"] <= budget:
             budget_verdict = "within_likely_over_high"
-            notes.append(_note("budget_range", budget=req.budget.amount, currency=req.budget.currency,
-                               likely=rent_range["likely"], high=rent_range["high"], cur=cur))
+            notes.append(
+                _note(
+                    "budget_range",
+                    budget=req.budget.amount,
+                    currency=req.budget.currency,
+                    likely=rent_range["likely"],
+                    high=rent_range["high"],
+                    cur=cur,
+                )
+            )
         else:
             budget_verdict = "over"
 
@@ -391,8 +486,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         decision = "buy" if own_use["own_cost"] < own_use["rent_cost"] else "rent"
         reason = "own_use"
         if req.rent_or_buy == "buy" and decision == "rent":
-            notes.append(_note("rent_cheaper", own=own_use["own_cost"], rent=own_use["rent_cost"], cur=cur,
-                               months=own_months))
+            notes.append(
+                _note("rent_cheaper", own=own_use["own_cost"], rent=own_use["rent_cost"], cur=cur, months=own_months)
+            )
     elif days is None:
         decision, reason = "rent", "no_duration"
     elif req.rent_or_buy == "buy" and capex:
@@ -400,26 +496,46 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         # Push back when renting the same GPUs, as busy, is clearly cheaper over the ranking horizon.
         rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * OWNERSHIP_RANK_MONTHS if per_hour else None
         if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:
-            notes.append(_note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur,
-                               months=OWNERSHIP_RANK_MONTHS))
+            notes.append(
+                _note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_RANK_MONTHS)
+            )
     elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
         decision, reason = "buy", "breakeven"
     else:
         decision = "rent"
         reason = "short_job" if (days or 0) < 180 else ("breakeven_long" if breakeven else "no_buy_price")
     return Costs(
-        currency=cur, known=per_hour is not None,
-        rent_per_gpu_hour=per_hour, rent_hourly_total=hourly_total, rent_per_gpu_month=per_month,
-        rent_monthly_total=monthly_total, monthly_min_term_months=min_term,
+        currency=cur,
+        known=per_hour is not None,
+        rent_per_gpu_hour=per_hour,
+        rent_hourly_total=hourly_total,
+        rent_per_gpu_month=per_month,
+        rent_monthly_total=monthly_total,
+        monthly_min_term_months=min_term,
         offpeak_per_gpu_hour=book.value(offpeak, cur) if lay.nodes == 1 else None,
-        storage_total=storage_total, rent_total=rent_total, rent_option=rent_option,
-        rent_offer=rent_offer, rent_range=rent_range, rent_term=rent_term, budget_verdict=budget_verdict,
+        storage_total=storage_total,
+        rent_total=rent_total,
+        rent_option=rent_option,
+        rent_offer=rent_offer,
+        rent_range=rent_range,
+        rent_term=rent_term,
+        budget_verdict=budget_verdict,
         buy_kind=("workstation" if workstation else "servers") if capex else None,
-        buy_gpus=buy_gpus if capex else None, buy_servers=servers if capex else None, buy_channel=channel,
-        buy_capex=capex, buy_tco_first_year=tco,
+        buy_gpus=buy_gpus if capex else None,
+        buy_servers=servers if capex else None,
+        buy_channel=channel,
+        buy_capex=capex,
+        buy_tco_first_year=tco,
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
-        power_cost_year=power_year, hosting_cost_year=hosting_year, breakeven_months=breakeven,
-        residual_value=residual, own_use=own_use, ownership_cost=ownership_cost,
-        decision=decision, decision_reason=reason, price_sources=sources,
-        fx={"usd_cny": book.usd_cny, "as_of": book.fx_as_of, "source": book.fx_source}, notes=notes,
+        power_cost_year=power_year,
+        hosting_cost_year=hosting_year,
+        breakeven_months=breakeven,
+        residual_value=residual,
+        own_use=own_use,
+        ownership_cost=ownership_cost,
+        decision=decision,
+        decision_reason=reason,
+        price_sources=sources,
+        fx={"usd_cny": book.usd_cny, "as_of": book.fx_as_of, "source": book.fx_source},
+        notes=notes,
     )

@@ -28,7 +28,10 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         offload=request.offload if request.given("offload") else None,
         recompute=request.recompute,
         micro_batch=request.micro_batch or None,
-        tp=request.tp, pp=request.pp, ep=request.ep, vpp=request.vpp,
+        tp=request.tp,
+        pp=request.pp,
+        ep=request.ep,
+        vpp=request.vpp,
     )
     return TrainingSetup(
         method=request.method,
@@ -60,8 +63,9 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         # bitsandbytes' 4-bit base has no tensor- or pipeline-parallel implementation.
         return "qlora_model_parallel", {"tp": tp, "pp": pp}
     if request.gpu:  # the GPU type first: `tp 3` on 8-GPU servers is refused for the servers
-        problem = _hardware_problem(request.model_copy(update={"gpu_count": None}), catalog.get_gpu(request.gpu),
-                                    tp, pp, ep)
+        problem = _hardware_problem(
+            request.model_copy(update={"gpu_count": None}), catalog.get_gpu(request.gpu), tp, pp, ep
+        )
         if problem is not None:
             return problem
     if m.heads % tp or kv % tp:
@@ -81,13 +85,19 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):
-        return "no_framework", {"zero": zeros[0] if len(zeros) == 1 else None, "offload": offload,
-                                "tp": tp, "pp": pp, "ep": ep, "method": request.method}
+        return "no_framework", {
+            "zero": zeros[0] if len(zeros) == 1 else None,
+            "offload": offload,
+            "tp": tp,
+            "pp": pp,
+            "ep": ep,
+            "method": request.method,
+        }
     if request.gpu:
         gpus = [catalog.get_gpu(request.gpu)]
     if not gpus:
         return None
-    problems = [p for p in (_hardware_problem(request, g, tp, pp, ep) for g in gpus)]
+    problems = [_hardware_problem(request, g, tp, pp, ep) for g in gpus]
     return None if any(p is None for p in problems) else problems[0]
 
 

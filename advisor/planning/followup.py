@@ -32,12 +32,16 @@ COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib",
 ASKS_HOW = re.compile(
     r"how (?:did|do) you (?:get|come up with|arrive at|work out)|where (?:does|do|did) .* come from"
     r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much)"
-    r"|怎么算|怎么来的|怎么得出|怎么估|如何算|为什么(?:要|是|需要)?\s*\d", re.I)
+    r"|怎么算|怎么来的|怎么得出|怎么估|如何算|为什么(?:要|是|需要)?\s*\d",
+    re.I,
+)
 # Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is
 # memory, "256 GPUs" is time: the count is what meets the deadline).
-EXPLAINED = (("memory", r"memory|gib|vram|显存"),
-             ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算"),
-             ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|卡时|时间|多久|卡|台"))
+EXPLAINED = (
+    ("memory", r"memory|gib|vram|显存"),
+    ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算"),
+    ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|卡时|时间|多久|卡|台"),
+)
 
 # Thanks, agreement and acknowledgements: never answered (a person talking to people).
 CHATTER = re.compile(
@@ -45,11 +49,16 @@ CHATTER = re.compile(
     r"|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:"
     r"|谢谢|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+)"
     r"(?:[\s,.!~。！，]*(?:a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|，|,)?)*"
-    r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)|就这样|就这么定了|就用这个))?\W*$",
-    re.I)
+    r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)"
+    r"|就这样|就这么定了|就用这个))?\W*$",
+    re.I,
+)
 # A message that reads as a question.
-QUESTION = re.compile(r"[?？]|^\s*(?:what|why|how|which|when|where|who|can|could|should|would|is|are|do|does|will)\b"
-                      r"|吗|呢|怎么|为什么|多少|哪|是否|能不能|可不可以|要不要", re.I)
+QUESTION = re.compile(
+    r"[?？]|^\s*(?:what|why|how|which|when|where|who|can|could|should|would|is|are|do|does|will)\b"
+    r"|吗|呢|怎么|为什么|多少|哪|是否|能不能|可不可以|要不要",
+    re.I,
+)
 # Words of the plan's subject: an unmentioned question is ours only when it uses one.
 DOMAIN = re.compile(
     r"\b(?:gpus?|cards?|nvlink|pcie|infiniband|ib|roce|rdma|network|bandwidth|ram|memory|vram|hbm|gib|gb|tb"
@@ -59,17 +68,25 @@ DOMAIN = re.compile(
     r"|bf16|fp8|fp16|zero|deepspeed|megatron|fsdp|parallel\w*|offload|plan|h800|h100|h200|h20|a100|a800|4090|910b"
     r"|ascend|cuda|nccl|driver|framework|model|params?|parameters?)\b"
     r"|显存|内存|卡|服务器|节点|机柜|功耗|散热|价格|报价|成本|费用|租|买|云|机房|数据|训练|微调|检查点|存储|网络|带宽|预算"
-    r"|期限|精度|并行|模型|参数|方案", re.I)
+    r"|期限|精度|并行|模型|参数|方案",
+    re.I,
+)
 # "Bob, can you ..." / "@Bob ...": a person talking to a person.
 TO_A_PERSON = re.compile(r"^\s*@?[A-Z][a-z]+\s*[,:，]")
 # A price to judge: an amount with a period, or an amount and "fair/cheap/ok?".
-PRICE = re.compile(r"(?:[¥$]|rmb|cny|usd|元|块|万).{0,12}(?:/|per |a |每|一)\s*(?:gpu[- ]?)?(?:month|mo|hr|hour|h\b|月|小时)"
-                   r"|(?:每|一)(?:个)?(?:月|小时).{0,6}\d|(?:fair|reasonable|cheap|expensive|good price|rip[- ]?off"
-                   r"|合理|贵|便宜|划算|值)", re.I)
+PRICE = re.compile(
+    r"(?:[¥$]|rmb|cny|usd|元|块|万).{0,12}(?:/|per |a |每|一)\s*(?:gpu[- ]?)?(?:month|mo|hr|hour|h\b|月|小时)"
+    r"|(?:每|一)(?:个)?(?:月|小时).{0,6}\d|(?:fair|reasonable|cheap|expensive|good price|rip[- ]?off"
+    r"|合理|贵|便宜|划算|值)",
+    re.I,
+)
 HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b|\d[\d,.]*\s*(?:万|元|块)", re.I)
 # Another market: a cloud, a currency.
-MARKET = re.compile(r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
-                    r"|dollars?|usd|global|international)\b|美元|美金|海外|国外|美国|亚马逊", re.I)
+MARKET = re.compile(
+    r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
+    r"|dollars?|usd|global|international)\b|美元|美金|海外|国外|美国|亚马逊",
+    re.I,
+)
 CHINA = re.compile(r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl)\b|人民币|国内|阿里云", re.I)
 
 
@@ -91,13 +108,22 @@ class FollowUp(BaseModel):
     text: str  # the reply as plain text ('' when silent)
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "changed": self.changed, "changes": self.changes, "why": self.why,
-                "before": self.before, "after": self.after, "faq": self.faq, "text": self.text,
-                "advice": self.advice.to_json() if self.advice else None}
+        return {
+            "kind": self.kind,
+            "changed": self.changed,
+            "changes": self.changes,
+            "why": self.why,
+            "before": self.before,
+            "after": self.after,
+            "faq": self.faq,
+            "text": self.text,
+            "advice": self.advice.to_json() if self.advice else None,
+        }
 
 
-def follow_up(request_text: str, summary: dict, message: str, lang: str | None = None, *,
-              book: PriceBook, mentioned: bool = True) -> FollowUp:
+def follow_up(
+    request_text: str, summary: dict, message: str, lang: str | None = None, *, book: PriceBook, mentioned: bool = True
+) -> FollowUp:
     """`request_text` and `summary` are what the thread stored for its first answer; `book` the
     prices the thread's owner sees. `mentioned`: the bot was @mentioned (then it always
     answers); otherwise chatter and unsure FAQ matches get a silent reply."""
@@ -128,16 +154,22 @@ def follow_up(request_text: str, summary: dict, message: str, lang: str | None =
         if part:
             result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
-                return FollowUp(kind="explain", lang=reply_lang, advice=result, part=part,
-                                text=render("followup.txt.j2", reply_lang, kind="explain",
-                                            section=_section_text(result, part)))
+                return FollowUp(
+                    kind="explain",
+                    lang=reply_lang,
+                    advice=result,
+                    part=part,
+                    text=render("followup.txt.j2", reply_lang, kind="explain", section=_section_text(result, part)),
+                )
     found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
     data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
-    if not mentioned and not (data.get("confident") and QUESTION.search(message) and DOMAIN.search(message)
-                              and not TO_A_PERSON.match(message)):
+    if not mentioned and not (
+        data.get("confident") and QUESTION.search(message) and DOMAIN.search(message) and not TO_A_PERSON.match(message)
+    ):
         return silent
-    return FollowUp(kind="question", lang=reply_lang, faq=data,
-                    text=render("followup.txt.j2", reply_lang, kind="question", f=data))
+    return FollowUp(
+        kind="question", lang=reply_lang, faq=data, text=render("followup.txt.j2", reply_lang, kind="question", f=data)
+    )
 
 
 def _as_shown(summary: dict) -> dict:
@@ -166,8 +198,9 @@ def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
 
 
-def _whatif(request_text: str, summary: dict, request, changed: list[str], lang: str, book: PriceBook,
-            kind: str = "whatif") -> FollowUp:
+def _whatif(
+    request_text: str, summary: dict, request, changed: list[str], lang: str, book: PriceBook, kind: str = "whatif"
+) -> FollowUp:
     try:
         result = advise_request(request, book)
     except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
@@ -187,22 +220,47 @@ def _whatif(request_text: str, summary: dict, request, changed: list[str], lang:
     if original is not None:
         first = advise_request(original, book)
         first_codes = {(w.code, tuple(sorted(w.params.items()))) for w in first.warnings}
-    warnings = [w for w in result.warnings if (w.code, tuple(sorted(w.params.items()))) not in first_codes
-                and w.code != "estimated_prices"]
+    warnings = [
+        w
+        for w in result.warnings
+        if (w.code, tuple(sorted(w.params.items()))) not in first_codes and w.code != "estimated_prices"
+    ]
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
-    text = render("followup.txt.j2", lang, kind="whatif", changed=changed, before=before,
-                  after=after_cmp, r=request, warnings=warnings, currency=request.currency)
-    return FollowUp(kind=kind, lang=lang, changed=changed, changes=changes, why=why, advice=result,
-                    warnings=warnings, currency=request.currency,
-                    before_currency=summary.get("currency") or request.currency, before=before, after=after_cmp, text=text)
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="whatif",
+        changed=changed,
+        before=before,
+        after=after_cmp,
+        r=request,
+        warnings=warnings,
+        currency=request.currency,
+    )
+    return FollowUp(
+        kind=kind,
+        lang=lang,
+        changed=changed,
+        changes=changes,
+        why=why,
+        advice=result,
+        warnings=warnings,
+        currency=request.currency,
+        before_currency=summary.get("currency") or request.currency,
+        before=before,
+        after=after_cmp,
+        text=text,
+    )
 
 
 def _value(name: str, req, lang: str) -> str:
     if req is None:
         return "?"
     if name == "deadline_days":
-        return render("slack/value.j2", lang, kind="days", value=num(req.deadline_days, 2)) if req.deadline_days else "—"
+        return (
+            render("slack/value.j2", lang, kind="days", value=num(req.deadline_days, 2)) if req.deadline_days else "—"
+        )
     if name in ("data", "epochs"):
         return render("slack/value.j2", lang, kind="tokens", value=big(req.tokens, lang)) if req.tokens else "—"
     if name == "params_b":
@@ -228,15 +286,22 @@ def _why_gpu(summary: dict, result: Advice, lang: str) -> str:
     if p is None or not summary.get("gpu") or summary["gpu"] == p.gpu:
         return ""
     old = next((a for a in result.result.alternatives if a.gpu == summary["gpu"] and a.method == p.method), None)
-    return render("slack/value.j2", lang, kind="why_gpu", old=summary["gpu"], new=p.gpu,
-                  old_plan=old, old_days=num(old.days, 2) if old and old.days else "",
-                  old_rent=money(old.rent, old.costs.currency) if old and old.rent else "",
-                  old_count=f"{old.estimate.layout.gpu_count:,}" if old else "",
-                  meets=bool(old and old.meets_deadline))
+    return render(
+        "slack/value.j2",
+        lang,
+        kind="why_gpu",
+        old=summary["gpu"],
+        new=p.gpu,
+        old_plan=old,
+        old_days=num(old.days, 2) if old and old.days else "",
+        old_rent=money(old.rent, old.costs.currency) if old and old.rent else "",
+        old_count=f"{old.estimate.layout.gpu_count:,}" if old else "",
+        meets=bool(old and old.meets_deadline),
+    )
 
 
 def explained_part(message: str) -> str | None:
-    """"memory", "costs" or "time" when the message asks how a number of the plan was worked
+    """ "memory", "costs" or "time" when the message asks how a number of the plan was worked
     out, else None."""
     if not ASKS_HOW.search(message or ""):
         return None

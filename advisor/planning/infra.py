@@ -95,31 +95,54 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
     nvme = max(2.0, (data_bytes / 1e12) * (1 + NVME_CACHE_MARGIN) + 2 * ckpt_bytes / 1e12 / lay.nodes)
     nvme = _round_up(nvme, 0.5)
-    reasons["nvme"] = {"data_tb": data_bytes / 1e12, "checkpoint_tb": ckpt_bytes / 1e12,
-                       "cache_margin": NVME_CACHE_MARGIN}
+    reasons["nvme"] = {
+        "data_tb": data_bytes / 1e12,
+        "checkpoint_tb": ckpt_bytes / 1e12,
+        "cache_margin": NVME_CACHE_MARGIN,
+    }
 
     read = 0.0
     if est.days and req.tokens:
         read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * STORAGE_READ_BURST
     write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
     storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
-    reasons["storage"] = {"floor_gb_s": STORAGE_FLOOR_GB_S, "read_gb_s": read, "checkpoint_tb": ckpt_bytes / 1e12,
-                          "write_gb_s": write, "write_s": CHECKPOINT_WRITE_S, "read_burst": STORAGE_READ_BURST}
+    reasons["storage"] = {
+        "floor_gb_s": STORAGE_FLOOR_GB_S,
+        "read_gb_s": read,
+        "checkpoint_tb": ckpt_bytes / 1e12,
+        "write_gb_s": write,
+        "write_s": CHECKPOINT_WRITE_S,
+        "read_burst": STORAGE_READ_BURST,
+    }
 
-    network = {"intra_node": {"fabric": gpu.intra_node, "gb_s": gpu.intra_node_bw_gb_s}, "nodes": lay.nodes,
-               "inter_node": {"gbps_per_gpu": 0, "tbps_per_node": 0}}
+    network = {
+        "intra_node": {"fabric": gpu.intra_node, "gb_s": gpu.intra_node_bw_gb_s},
+        "nodes": lay.nodes,
+        "inter_node": {"gbps_per_gpu": 0, "tbps_per_node": 0},
+    }
     if lay.nodes > 1:
         gbps, options = size_network(req, gpu, est)
         network["inter_node"] = {"gbps_per_gpu": gbps, "tbps_per_node": gbps * per_node / 1000}
         reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
     power = gpu.server_power_kw
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))
-    reasons["power"] = {"kw": power, "legacy_kw": LEGACY_RACK_KW, "legacy_fit": int(LEGACY_RACK_KW // power),
-                        "dense_kw": DENSE_RACK_KW, "dense_fit": servers_per_rack}
+    reasons["power"] = {
+        "kw": power,
+        "legacy_kw": LEGACY_RACK_KW,
+        "legacy_fit": int(LEGACY_RACK_KW // power),
+        "dense_kw": DENSE_RACK_KW,
+        "dense_fit": servers_per_rack,
+    }
     return Infrastructure(
-        cpu_cores_per_node=cores, ram_gib_per_node=ram, nvme_tb_per_node=nvme,
-        storage_read_gb_per_s=storage, shared_storage="local_nvme" if lay.nodes == 1 else "parallel_fs",
-        network=network, power_kw_per_node=power, servers_per_rack=servers_per_rack,
+        cpu_cores_per_node=cores,
+        ram_gib_per_node=ram,
+        nvme_tb_per_node=nvme,
+        storage_read_gb_per_s=storage,
+        shared_storage="local_nvme" if lay.nodes == 1 else "parallel_fs",
+        network=network,
+        power_kw_per_node=power,
+        servers_per_rack=servers_per_rack,
         rack_kw=min(DENSE_RACK_KW, servers_per_rack * power),
-        cooling="liquid" if power > 12 or gpu.tdp_w >= 1000 else "air", reasons=reasons,
+        cooling="liquid" if power > 12 or gpu.tdp_w >= 1000 else "air",
+        reasons=reasons,
     )

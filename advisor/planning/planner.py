@@ -16,12 +16,12 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
-from advisor.planning.costs import Costs, plan_costs
 from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
 from advisor.engine.setup import TrainingSetup
+from advisor.market.prices import PriceBook
+from advisor.planning.costs import Costs, plan_costs
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
-from advisor.market.prices import PriceBook
 from advisor.request.model import TrainingRequest
 
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
@@ -55,8 +55,9 @@ class Plan(BaseModel):
 class Suggestion(BaseModel):
     """The cheapest change that makes an impossible request work."""
 
-    change: Literal["more_gpus", "auto_layout", "smaller_batch", "recompute", "qlora", "shorter_seq",
-                    "longer_deadline", "gpu_type"]
+    change: Literal[
+        "more_gpus", "auto_layout", "smaller_batch", "recompute", "qlora", "shorter_seq", "longer_deadline", "gpu_type"
+    ]
     value: int | float | str | None = None
     plan: Plan | None = None
 
@@ -78,13 +79,13 @@ def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
     return book.convert(req.budget.amount, req.budget.currency, req.currency)
 
 
-def make_plan(req: TrainingRequest, m: ModelShape, gpu: GPU, est: Estimate, book: PriceBook,
-              horizon: float, budget: float | None) -> Plan:
+def make_plan(
+    req: TrainingRequest, m: ModelShape, gpu: GPU, est: Estimate, book: PriceBook, horizon: float, budget: float | None
+) -> Plan:
     costs = plan_costs(req, gpu, est, book)
     meets = est.days is None or est.days <= horizon
     within = budget is None or (costs.rent_total is not None and costs.rent_total <= budget)
-    return Plan(gpu=gpu.name, method=req.method, estimate=est, costs=costs, meets_deadline=meets,
-                within_budget=within)
+    return Plan(gpu=gpu.name, method=req.method, estimate=est, costs=costs, meets_deadline=meets, within_budget=within)
 
 
 def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
@@ -111,9 +112,11 @@ PCIE_PRETRAIN_SERVERS = 4
 
 def pcie_at_scale(req: TrainingRequest, p: Plan) -> bool:
     """A pre-training plan on PCIe cards beyond a few servers (the ranking rule above)."""
-    return (req.method in ("pretrain", "continued-pretrain")
-            and "pcie" in catalog.get_gpu(p.gpu).form_factor.lower()
-            and p.estimate.layout.nodes > PCIE_PRETRAIN_SERVERS)
+    return (
+        req.method in ("pretrain", "continued-pretrain")
+        and "pcie" in catalog.get_gpu(p.gpu).form_factor.lower()
+        and p.estimate.layout.nodes > PCIE_PRETRAIN_SERVERS
+    )
 
 
 def _sort_key(req: TrainingRequest):
@@ -123,6 +126,7 @@ def _sort_key(req: TrainingRequest):
             rent = p.costs.ownership_cost if p.costs.ownership_cost is not None else float("inf")
         days = p.days if p.days is not None else float("inf")
         return (pcie_at_scale(req, p),) + ((days, rent) if req.speed_first else (rent, days))
+
     return key
 
 
@@ -147,8 +151,10 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         best = feasible[0]
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=key)
-        in_budget = sorted([p for p in plans if p.within_budget and p.costs.known],
-                           key=lambda p: p.days if p.days is not None else float("inf"))
+        in_budget = sorted(
+            [p for p in plans if p.within_budget and p.costs.known],
+            key=lambda p: p.days if p.days is not None else float("inf"),
+        )
         if budget is not None and on_time and in_budget:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
@@ -157,18 +163,32 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and best is not None and req.method == "full-finetune":
         lora = _peft_alternative(req, m, book, best)
         if lora is not None:
-            alts = (alts[:4] + [lora])
+            alts = alts[:4] + [lora]
     if alternatives:
         best = with_infrastructure(req, best)
-    result = PlanResult(best=best, alternatives=alts, considered=considered, horizon_days=horizon,
-                        conflict=conflict, nearest_deadline=nearest_deadline, nearest_budget=nearest_budget)
+    result = PlanResult(
+        best=best,
+        alternatives=alts,
+        considered=considered,
+        horizon_days=horizon,
+        conflict=conflict,
+        nearest_deadline=nearest_deadline,
+        nearest_budget=nearest_budget,
+    )
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
         result.suggestions = suggest(req, m, book, result)
     return result
 
 
-def _plans_for_gpu(req: TrainingRequest, m: ModelShape, setup: TrainingSetup, gpu: GPU, book: PriceBook,
-                   horizon: float, budget: float | None) -> tuple[list[Plan], int]:
+def _plans_for_gpu(
+    req: TrainingRequest,
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    book: PriceBook,
+    horizon: float,
+    budget: float | None,
+) -> tuple[list[Plan], int]:
     """The plans worth keeping for one GPU type, each faster than every smaller count's, and
     how many counts were evaluated."""
     counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
@@ -234,8 +254,9 @@ def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
     """The same job as LoRA on the best plan's GPU type: far less memory, often fewer GPUs."""
-    lora = req.model_copy(update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": best.gpu,
-                                  "gpu_count": None})
+    lora = req.model_copy(
+        update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": best.gpu, "gpu_count": None}
+    )
     found = search(lora, m, book, alternatives=False).best
     if found is None or not found.costs.known:
         return None
@@ -252,29 +273,58 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     if req.gpu_count and best is not None and (not best.estimate.fits or not best.meets_deadline):
         # Hardware given: the same GPU type at the count that fits and meets the deadline.
         wider = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
-        if wider is not None and wider.estimate.fits and wider.meets_deadline \
-                and wider.estimate.layout.gpu_count > req.gpu_count:
+        if (
+            wider is not None
+            and wider.estimate.fits
+            and wider.meets_deadline
+            and wider.estimate.layout.gpu_count > req.gpu_count
+        ):
             out.insert(0, Suggestion(change="more_gpus", value=wider.estimate.layout.gpu_count, plan=wider))
     if best is None or not best.estimate.fits:
         # Offload is already tried by the layout search when nothing else fits.
         variants = []
-        knobs = [k for k in ("micro_batch", "recompute", "zero_stage", "offload", "tp", "pp", "ep", "vpp")
-                 if req.given(k)]
+        knobs = [
+            k for k in ("micro_batch", "recompute", "zero_stage", "offload", "tp", "pp", "ep", "vpp") if req.given(k)
+        ]
         if knobs:
-            variants.append(("auto_layout", ", ".join(knobs), {
-                "micro_batch": None, "recompute": None, "zero_stage": None, "offload": "none",
-                "tp": None, "pp": None, "ep": None, "vpp": None,
-                "user_set": [k for k in req.user_set if k not in knobs]}))
+            variants.append(
+                (
+                    "auto_layout",
+                    ", ".join(knobs),
+                    {
+                        "micro_batch": None,
+                        "recompute": None,
+                        "zero_stage": None,
+                        "offload": "none",
+                        "tp": None,
+                        "pp": None,
+                        "ep": None,
+                        "vpp": None,
+                        "user_set": [k for k in req.user_set if k not in knobs],
+                    },
+                )
+            )
         if req.micro_batch and req.micro_batch > 1:
             variants.append(("smaller_batch", 1, {"micro_batch": 1}))
         if req.recompute in ("none", "selective"):
             variants.append(("recompute", "full", {"recompute": "full"}))
         if req.method != "qlora":
             # QLoRA runs over data parallel only: tensor and pipeline degrees the user fixed go.
-            variants.append(("qlora", "qlora", {"method": "qlora", "lora_rank": req.lora_rank or 16,
-                                                "lora_targets": req.lora_targets or "all", "tp": None,
-                                                "pp": None, "vpp": None,
-                                                "user_set": [k for k in req.user_set if k not in ("tp", "pp", "vpp")]}))
+            variants.append(
+                (
+                    "qlora",
+                    "qlora",
+                    {
+                        "method": "qlora",
+                        "lora_rank": req.lora_rank or 16,
+                        "lora_targets": req.lora_targets or "all",
+                        "tp": None,
+                        "pp": None,
+                        "vpp": None,
+                        "user_set": [k for k in req.user_set if k not in ("tp", "pp", "vpp")],
+                    },
+                )
+            )
         if req.seq_len > 512:
             variants.append(("shorter_seq", req.seq_len // 2, {"seq_len": req.seq_len // 2}))
         for change, value, update in variants:
@@ -282,10 +332,15 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
             if found is not None and found.estimate.fits:
                 out.append(Suggestion(change=change, value=value, plan=found))
-    works = (lambda p: p is not None and p.estimate.fits and p.meets_deadline)
+    def works(p):
+        return p is not None and p.estimate.fits and p.meets_deadline
     same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
-    if req.gpu and not works(best) and not (req.gpu_count and works(wider)) \
-            and not any(sg.change in same_job and works(sg.plan) for sg in out):
+    if (
+        req.gpu
+        and not works(best)
+        and not (req.gpu_count and works(wider))
+        and not any(sg.change in same_job and works(sg.plan) for sg in out)
+    ):
         # Hopeless on this GPU type at any count and layout (a 70B full fine-tune on consumer
         # cards does not fit, or takes years): the same job as an open request names the GPU
         # type that would work.
@@ -317,8 +372,10 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     add(slower[0] if slower else None, "cheaper_slower")
     others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
     add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
-    add(next((p for p in others if catalog.get_gpu(p.gpu).architecture != best_gpu.architecture), None),
-        "other_generation")
+    add(
+        next((p for p in others if catalog.get_gpu(p.gpu).architecture != best_gpu.architecture), None),
+        "other_generation",
+    )
     add(next((p for p in priced if catalog.get_gpu(p.gpu).consumer), None), "consumer")
     add(next((p for p in priced if p.estimate.layout.nodes < best.estimate.layout.nodes), None), "fewer_nodes")
     for p in others:

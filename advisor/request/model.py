@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from advisor.engine.setup import LoraTargets, Method, Offload, Optimizer, Precision, Recompute
-
 from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.engine.setup import LoraTargets, Method, Offload, Optimizer, Precision, Recompute
 
 Lang = Literal["en", "zh"]
 
@@ -24,6 +24,7 @@ class Note(BaseModel):
     kind: Literal["assumption", "warning", "suggestion"]
     code: str
     params: dict[str, Any] = Field(default_factory=dict)
+
 
 # Bytes of cleaned text per token, used to turn "1TB" into tokens. Source: the
 # tokenizer-arena compression table on CC-100 (huggingface.co/spaces/xu-song/tokenizer-arena,
@@ -98,11 +99,7 @@ class TrainingRequest(BaseModel):
 
     @property
     def is_moe(self) -> bool:
-        return (
-            self.params_b is not None
-            and self.active_params_b is not None
-            and self.active_params_b < self.params_b
-        )
+        return self.params_b is not None and self.active_params_b is not None and self.active_params_b < self.params_b
 
     @property
     def is_peft(self) -> bool:

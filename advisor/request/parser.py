@@ -14,8 +14,6 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
-from advisor.text.render import phrase
-from advisor.text.safe import clean
 from advisor.request.model import (
     BYTES_PER_TOKEN,
     TOKENS_PER_SAMPLE,
@@ -24,6 +22,8 @@ from advisor.request.model import (
     Note,
     TrainingRequest,
 )
+from advisor.text.render import phrase
+from advisor.text.safe import clean
 
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
 CN_DIGITS = "零一二两三四五六七八九十百"
@@ -32,39 +32,234 @@ L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
 R = r"(?![a-z0-9])"  # right edge
 
 SCALE = {
-    "": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "w": 1e4,
-    "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8,
-    "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
+    "": 1,
+    "k": 1e3,
+    "m": 1e6,
+    "b": 1e9,
+    "t": 1e12,
+    "w": 1e4,
+    "千": 1e3,
+    "万": 1e4,
+    "十万": 1e5,
+    "百万": 1e6,
+    "千万": 1e7,
+    "亿": 1e8,
+    "十亿": 1e9,
+    "百亿": 1e10,
+    "千亿": 1e11,
+    "万亿": 1e12,
 }
 CN_UNITS = "万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千"
 
 # Words that carry no meaning of their own ("70B model on 8 GPUs within 14 days").
 FILLER = {
-    "on", "in", "within", "with", "using", "use", "for", "a", "an", "the", "of", "and",
-    "model", "params", "parameters", "param", "data", "dataset", "text", "corpus",
-    "please", "pls", "plan", "train", "training", "to", "by", "deadline", "gpu", "gpus",
-    "cards", "at", "about", "around", "approx", "~", "+", "-", "/", "x", "i", "we",
-    "want", "need", "need to", "days", "total", "dense", "decoder", "llm",
-    "训练", "模型", "数据", "数据集", "语料", "我们", "我", "想", "要", "需要", "个", "的",
-    "用", "使用", "在", "内", "以内", "之内", "左右", "大概", "约", "大约", "截止", "参数",
-    "做", "跑", "请", "帮", "一下", "和", "与", "完成", "训完", "时间", "卡", "张", "一个", "有",
-    "帮我", "规划", "方案", "推荐", "看看", "算一下",
+    "on",
+    "in",
+    "within",
+    "with",
+    "using",
+    "use",
+    "for",
+    "a",
+    "an",
+    "the",
+    "of",
+    "and",
+    "model",
+    "params",
+    "parameters",
+    "param",
+    "data",
+    "dataset",
+    "text",
+    "corpus",
+    "please",
+    "pls",
+    "plan",
+    "train",
+    "training",
+    "to",
+    "by",
+    "deadline",
+    "gpu",
+    "gpus",
+    "cards",
+    "at",
+    "about",
+    "around",
+    "approx",
+    "~",
+    "+",
+    "-",
+    "/",
+    "x",
+    "i",
+    "we",
+    "want",
+    "need",
+    "need to",
+    "days",
+    "total",
+    "dense",
+    "decoder",
+    "llm",
+    "训练",
+    "模型",
+    "数据",
+    "数据集",
+    "语料",
+    "我们",
+    "我",
+    "想",
+    "要",
+    "需要",
+    "个",
+    "的",
+    "用",
+    "使用",
+    "在",
+    "内",
+    "以内",
+    "之内",
+    "左右",
+    "大概",
+    "约",
+    "大约",
+    "截止",
+    "参数",
+    "做",
+    "跑",
+    "请",
+    "帮",
+    "一下",
+    "和",
+    "与",
+    "完成",
+    "训完",
+    "时间",
+    "卡",
+    "张",
+    "一个",
+    "有",
+    "帮我",
+    "规划",
+    "方案",
+    "推荐",
+    "看看",
+    "算一下",
 }
 
 
 # Words that may follow "on"/"用"/"with" without being a GPU name.
-NOT_GPU_WORDS = {"lora", "qlora", "fsdp", "bf16", "fp16", "fp8", "fp32", "pure-bf16", "adamw", "adamw8bit",
-                 "lion", "sgd", "offload", "recompute", "full", "sft", "pretrain", "cpt", "usd", "cny", "rmb",
-                 "dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif"}
+NOT_GPU_WORDS = {
+    "lora",
+    "qlora",
+    "fsdp",
+    "bf16",
+    "fp16",
+    "fp8",
+    "fp32",
+    "pure-bf16",
+    "adamw",
+    "adamw8bit",
+    "lion",
+    "sgd",
+    "offload",
+    "recompute",
+    "full",
+    "sft",
+    "pretrain",
+    "cpt",
+    "usd",
+    "cny",
+    "rmb",
+    "dpo",
+    "orpo",
+    "kto",
+    "simpo",
+    "ipo",
+    "ppo",
+    "grpo",
+    "rlhf",
+    "rlaif",
+}
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
-WHATIF_FILLER = frozenset({
-    "what", "if", "about", "how", "instead", "had", "have", "has", "only", "then", "and", "or", "we",
-    "us", "it", "is", "was", "were", "would", "could", "switch", "change", "try", "go", "more", "just",
-    "used", "get", "got", "had", "to", "a", "the", "can", "do", "be", "done", "make", "s",  # it's, what's
-    "如果", "改成", "换成", "改用", "换", "那", "那么", "要是", "的话", "只有", "呢", "吗", "会怎样", "怎么样",
-    "会", "怎样", "试试", "改", "行不行", "可以吗", "能", "只", "有", "给", "是", "降到", "减到", "减少到", "提高到",
-    "增加到", "加到", "提到", "改为", "变成",
-})
+WHATIF_FILLER = frozenset(
+    {
+        "what",
+        "if",
+        "about",
+        "how",
+        "instead",
+        "had",
+        "have",
+        "has",
+        "only",
+        "then",
+        "and",
+        "or",
+        "we",
+        "us",
+        "it",
+        "is",
+        "was",
+        "were",
+        "would",
+        "could",
+        "switch",
+        "change",
+        "try",
+        "go",
+        "more",
+        "just",
+        "used",
+        "get",
+        "got",
+        "to",
+        "a",
+        "the",
+        "can",
+        "do",
+        "be",
+        "done",
+        "make",
+        "s",  # it's, what's
+        "如果",
+        "改成",
+        "换成",
+        "改用",
+        "换",
+        "那",
+        "那么",
+        "要是",
+        "的话",
+        "只有",
+        "呢",
+        "吗",
+        "会怎样",
+        "怎么样",
+        "会",
+        "怎样",
+        "试试",
+        "改",
+        "行不行",
+        "可以吗",
+        "能",
+        "只",
+        "有",
+        "给",
+        "是",
+        "降到",
+        "减到",
+        "减少到",
+        "提高到",
+        "增加到",
+        "加到",
+        "提到",
+        "改为",
+        "变成",
+    }
+)
 
 
 class RequestError(ValueError):
@@ -134,7 +329,7 @@ class _Scanner:
 
     def take(self, pattern: str, handle: Callable[[re.Match], None]) -> None:
         for match in list(re.finditer(pattern, self.s)):
-            if self.s[match.start():match.end()].strip() == "":
+            if self.s[match.start() : match.end()].strip() == "":
                 continue  # already consumed by an overlapping match
             handle(match)
             if self.keep:
@@ -212,12 +407,16 @@ class _Parse:
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
-        sc.take(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
-                lambda m: self.fail("inference", word=m[1] or m[2]))
+        sc.take(
+            rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
+            lambda m: self.fail("inference", word=m[1] or m[2]),
+        )
         # Encoder-only and encoder-decoder families: the shapes and FLOPs here are for decoders.
-        sc.take(rf"{L}((?:flan[\s_\-]?)?(?:bert|roberta|deberta|electra|albert|t5|mt5|bart|mbart|ul2))"
-                rf"(?:[_\-][a-z0-9.\-]*)?{R}",
-                lambda m: self.fail("architecture", word=m[0].strip()))
+        sc.take(
+            rf"{L}((?:flan[\s_\-]?)?(?:bert|roberta|deberta|electra|albert|t5|mt5|bart|mbart|ul2))"
+            rf"(?:[_\-][a-z0-9.\-]*)?{R}",
+            lambda m: self.fail("architecture", word=m[0].strip()),
+        )
         self._gpus()
         self._models()
         self._knobs()
@@ -261,8 +460,9 @@ class _Parse:
         self.scan.take(
             rf"{L}(?:on\s+)?(\d+)\s*(?:nodes?|servers?|machines?){R}(?:\s+of{R})?"
             rf"|(\d+|{CN_NUM})\s*(?:台(?:机器|服务器|节点)|个?节点)",
-            lambda m: self.set("nodes", int(_num(m[1] or m[2]) if (m[1] or m[2])[0].isdigit() else _cn_num(m[2])),
-                               m[0]),
+            lambda m: self.set(
+                "nodes", int(_num(m[1] or m[2]) if (m[1] or m[2])[0].isdigit() else _cn_num(m[2])), m[0]
+            ),
         )
 
         def unknown(m: re.Match) -> None:
@@ -291,43 +491,77 @@ class _Parse:
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
         self._layout_words()
-        sc.take(rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
-                rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
-                lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]))
-        sc.take(rf"{L}{NUM}\s*k\s*(?:context|ctx|seq){R}|{NUM}\s*k\s*上下文",
-                lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]))
-        sc.take(rf"{L}(?:mbs|micro[\s_\-]?batch(?:[\s_\-]?size)?)\s*[:=]?\s*{NUM}{R}",
-                lambda m: s("micro_batch", _num(m[1]), m[0]))
-        sc.take(rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
-                lambda m: s("global_batch", _num(m[1]), m[0]))
+        sc.take(
+            rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
+            rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
+            lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]),
+        )
+        sc.take(
+            rf"{L}{NUM}\s*k\s*(?:context|ctx|seq){R}|{NUM}\s*k\s*上下文",
+            lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]),
+        )
+        sc.take(
+            rf"{L}(?:mbs|micro[\s_\-]?batch(?:[\s_\-]?size)?)\s*[:=]?\s*{NUM}{R}",
+            lambda m: s("micro_batch", _num(m[1]), m[0]),
+        )
+        sc.take(
+            rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
+            lambda m: s("global_batch", _num(m[1]), m[0]),
+        )
         sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
         sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
         sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
-        sc.take(rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
-                lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]))
-        sc.take(rf"{L}(?:recompute|(?:activation|gradient)[\s_\-]?checkpointing|grad[\s_\-]?ckpt)"
-                rf"(?:\s*[:=]?\s*(full|selective|none|off|on))?{R}|重计算",
-                lambda m: s("recompute", {"off": "none", "on": "full", None: "full"}.get(m[1], m[1]), m[0]))
+        sc.take(
+            rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
+            lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]),
+        )
+        sc.take(
+            rf"{L}(?:recompute|(?:activation|gradient)[\s_\-]?checkpointing|grad[\s_\-]?ckpt)"
+            rf"(?:\s*[:=]?\s*(full|selective|none|off|on))?{R}|重计算",
+            lambda m: s("recompute", {"off": "none", "on": "full", None: "full"}.get(m[1], m[1]), m[0]),
+        )
         sc.take(rf"{L}pure[\s_\-]?bf16{R}|纯bf16", lambda m: s("precision", "pure-bf16", m[0]))
         sc.take(rf"{L}(bf16|fp16|fp8|fp32){R}", lambda m: s("precision", m[1], m[0]))
-        sc.take(rf"{L}(?:paged[\s_\-]?)?(?:adamw?[\s_\-]?8[\s_\-]?bits?|8[\s_\-]?bits?[\s_\-]?adamw?){R}",
-                lambda m: s("optimizer", "adamw8bit", m[0]))
-        sc.take(rf"{L}(adamw?|lion|sgd){R}",
-                lambda m: s("optimizer", {"adam": "adamw"}.get(m[1], m[1]), m[0]))
-        sc.take(rf"{L}(?:opt[\s_\-]?in[\s_\-]?bwd|optimizer[\s_\-]?in[\s_\-]?backward|fused[\s_\-]?optimizer){R}",
-                lambda m: s("opt_in_backward", True, m[0]))
-        sc.take(rf"{L}(?:r|rank|lora[\s_\-]?r(?:ank)?)\s*=?\s*(\d+){R}|秩\s*=?\s*(\d+)",
-                lambda m: s("lora_rank", int(m[1] or m[2]), m[0]))
-        sc.take(rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
-                lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]))
+        sc.take(
+            rf"{L}(?:paged[\s_\-]?)?(?:adamw?[\s_\-]?8[\s_\-]?bits?|8[\s_\-]?bits?[\s_\-]?adamw?){R}",
+            lambda m: s("optimizer", "adamw8bit", m[0]),
+        )
+        sc.take(rf"{L}(adamw?|lion|sgd){R}", lambda m: s("optimizer", {"adam": "adamw"}.get(m[1], m[1]), m[0]))
+        sc.take(
+            rf"{L}(?:opt[\s_\-]?in[\s_\-]?bwd|optimizer[\s_\-]?in[\s_\-]?backward|fused[\s_\-]?optimizer){R}",
+            lambda m: s("opt_in_backward", True, m[0]),
+        )
+        sc.take(
+            rf"{L}(?:r|rank|lora[\s_\-]?r(?:ank)?)\s*=?\s*(\d+){R}|秩\s*=?\s*(\d+)",
+            lambda m: s("lora_rank", int(m[1] or m[2]), m[0]),
+        )
+        sc.take(
+            rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
+            lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]),
+        )
 
     def _layout_words(self) -> None:
         """Parallel degrees the user fixes: `tp 8`, `pp=4`, `ep8`, `vpp 2`, `张量并行8`,
         `流水线并行4`; `cp`/`hsdp` are refused (not modelled), a bad degree too."""
         sc = self.scan
-        names = {"tp": "tp", "tensor": "tp", "pp": "pp", "pipeline": "pp", "ep": "ep", "expert": "ep",
-                 "cp": "cp", "context": "cp", "vpp": "vpp", "virtual": "vpp",
-                 "张量": "tp", "流水线": "pp", "流水": "pp", "专家": "ep", "上下文": "cp", "虚拟流水线": "vpp"}
+        names = {
+            "tp": "tp",
+            "tensor": "tp",
+            "pp": "pp",
+            "pipeline": "pp",
+            "ep": "ep",
+            "expert": "ep",
+            "cp": "cp",
+            "context": "cp",
+            "vpp": "vpp",
+            "virtual": "vpp",
+            "张量": "tp",
+            "流水线": "pp",
+            "流水": "pp",
+            "专家": "ep",
+            "上下文": "cp",
+            "虚拟流水线": "vpp",
+        }
 
         def degree(m: re.Match) -> None:
             field = names[(m["en"] or m["zh"]).split()[0].split("-")[0].split("_")[0]]
@@ -345,12 +579,16 @@ class _Parse:
                 return
             self.set(field, int(value), m[0])
 
-        en = (r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
-              r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)")
+        en = (
+            r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
+            r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)"
+        )
         value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
-        sc.take(rf"{L}{en}{value}"
-                rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
-                lambda m: degree(_Merged(m)))
+        sc.take(
+            rf"{L}{en}{value}"
+            rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
+            lambda m: degree(_Merged(m)),
+        )
         # "3 ep" is three epochs (read later): `ep` after a number is not a degree
         sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
         sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.fail("layout_unmodelled", word=m[0].strip(), what="hsdp"))
@@ -359,24 +597,33 @@ class _Parse:
         sc, s = self.scan, self.set
         # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or
         # generate text while training (PPO, GRPO): not planned, and said so, not misread.
-        sc.take(rf"{L}(dpo|orpo|kto|simpo|ipo|ppo|grpo|rlhf|rlaif){R}",
-                lambda m: self.fail("unsupported_method", word=m[1]))
+        sc.take(
+            rf"{L}(dpo|orpo|kto|simpo|ipo|ppo|grpo|rlhf|rlaif){R}", lambda m: self.fail("unsupported_method", word=m[1])
+        )
         sc.take(rf"{L}qlora{R}", lambda m: s("method", "qlora", m[0]))
         sc.take(rf"{L}lora{R}", lambda m: s("method", "lora", m[0]))
-        sc.take(rf"{L}(?:continued[\s_\-]?pre[\s_\-]?train(?:ing)?|cpt){R}|继续预训练|增量预训练|二次预训练",
-                lambda m: s("method", "continued-pretrain", m[0]))
-        sc.take(rf"{L}(?:pre[\s_\-]?train(?:ing)?|from[\s_\-]scratch){R}|预训练|从头训练",
-                lambda m: s("method", "pretrain", m[0]))
-        sc.take(rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参|全量",
-                lambda m: s("method", "full-finetune", m[0]))
+        sc.take(
+            rf"{L}(?:continued[\s_\-]?pre[\s_\-]?train(?:ing)?|cpt){R}|继续预训练|增量预训练|二次预训练",
+            lambda m: s("method", "continued-pretrain", m[0]),
+        )
+        sc.take(
+            rf"{L}(?:pre[\s_\-]?train(?:ing)?|from[\s_\-]scratch){R}|预训练|从头训练",
+            lambda m: s("method", "pretrain", m[0]),
+        )
+        sc.take(
+            rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参|全量",
+            lambda m: s("method", "full-finetune", m[0]),
+        )
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
         sc.take(rf"{L}(?:fine[\s_\-]?tun(?:e|ing)|sft){R}|微调", lambda m: s("finetune", True, m[0]))
 
     # -- money ----------------------------------------------------------------------
     def _budget(self) -> None:
-        amount = (rf"(?P<neg>-)?\s*(?P<sym>[¥$])?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
-                  r"\s*(?P<cur>cny|rmb|usd|元|人民币|美元|美金|块)?")
+        amount = (
+            rf"(?P<neg>-)?\s*(?P<sym>[¥$])?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
+            r"\s*(?P<cur>cny|rmb|usd|元|人民币|美元|美金|块)?"
+        )
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
@@ -417,8 +664,11 @@ class _Parse:
             self.set("own_use_months", int(round(value)), m[0])
 
         unit = r"(?P<unit>months?|mo|years?|yrs?)"
-        sc.take(rf"{L}(?:keep\s+(?:it|them)\s+busy|use\s+(?:it|them)|own\s+use)\s+(?:for\s+)?"
-                rf"(?P<n>\d+)\s*{unit}{R}", months)
+        sc.take(
+            rf"{L}(?:keep\s+(?:it|them)\s+busy|use\s+(?:it|them)|own\s+use)\s+(?:for\s+)?"
+            rf"(?P<n>\d+)\s*{unit}{R}",
+            months,
+        )
         sc.take(rf"(?:用|使用|自用)(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?:个)?(?P<unit>年|月)", months)
 
         def utilisation(m: re.Match) -> None:
@@ -427,27 +677,44 @@ class _Parse:
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_utilisation", value, m[0])
 
-        sc.take(rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:use|used|busy|utili[sz]ation){R}"
-                rf"|(?:利用率|使用率)\s*(?P<n2>\d+(?:\.\d+)?)\s*%", utilisation)
+        sc.take(
+            rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:use|used|busy|utili[sz]ation){R}"
+            rf"|(?:利用率|使用率)\s*(?P<n2>\d+(?:\.\d+)?)\s*%",
+            utilisation,
+        )
 
     # -- data -----------------------------------------------------------------------
     def _data(self) -> None:
         sc, s = self.scan, self.set
-        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:tokens?|toks?{R}|词元)",
-                lambda m: self._data_amount(m, m[2], m[3], "tokens"))
-        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:samples?{R}|examples?{R}|conversations?{R}|dialogues?{R}"
-                r"|个?样本|条(?:数据|样本|对话)?)",
-                lambda m: self._data_amount(m, m[2], m[3], "samples"))
+        sc.take(
+            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:tokens?|toks?{R}|词元)",
+            lambda m: self._data_amount(m, m[2], m[3], "tokens"),
+        )
+        sc.take(
+            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:samples?{R}|examples?{R}|conversations?{R}|dialogues?{R}"
+            r"|个?样本|条(?:数据|样本|对话)?)",
+            lambda m: self._data_amount(m, m[2], m[3], "samples"),
+        )
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
-        sc.take(rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))",
-                lambda m: self._data_bytes(m))
+        sc.take(
+            rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))", lambda m: self._data_bytes(m)
+        )
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
-        sc.take(rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料|文本)"
-                rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?(英文|中文|代码)(?:的)?",
-                lambda m: s("data_language", {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh",
-                                              "code": "code", "代码": "code"}[m[1] or m[2] or m[3]], m[0]))
-        sc.take(rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
-                lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]))
+        sc.take(
+            rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料|文本)"
+            rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?(英文|中文|代码)(?:的)?",
+            lambda m: s(
+                "data_language",
+                {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh", "code": "code", "代码": "code"}[
+                    m[1] or m[2] or m[3]
+                ],
+                m[0],
+            ),
+        )
+        sc.take(
+            rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
+            lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]),
+        )
 
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
         if m["neg"]:
@@ -463,11 +730,36 @@ class _Parse:
 
     # -- time -----------------------------------------------------------------------
     def _deadline(self) -> None:
-        units = {"d": 1, "day": 1, "days": 1, "天": 1, "日": 1, "w": 7, "wk": 7, "wks": 7,
-                 "week": 7, "weeks": 7, "周": 7, "星期": 7, "个星期": 7, "个礼拜": 7, "礼拜": 7,
-                 "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
-                 "小时": 1 / 24, "个小时": 1 / 24, "mo": 30, "mos": 30, "month": 30,
-                 "months": 30, "个月": 30, "月": 30}
+        units = {
+            "d": 1,
+            "day": 1,
+            "days": 1,
+            "天": 1,
+            "日": 1,
+            "w": 7,
+            "wk": 7,
+            "wks": 7,
+            "week": 7,
+            "weeks": 7,
+            "周": 7,
+            "星期": 7,
+            "个星期": 7,
+            "个礼拜": 7,
+            "礼拜": 7,
+            "h": 1 / 24,
+            "hr": 1 / 24,
+            "hrs": 1 / 24,
+            "hour": 1 / 24,
+            "hours": 1 / 24,
+            "小时": 1 / 24,
+            "个小时": 1 / 24,
+            "mo": 30,
+            "mos": 30,
+            "month": 30,
+            "months": 30,
+            "个月": 30,
+            "月": 30,
+        }
 
         def deadline(value: float, unit: str, word: str, negative: bool) -> None:
             if negative:
@@ -493,8 +785,10 @@ class _Parse:
             self.set("active_params_b", _amount(m[3], m[4]) / 1e9, m[0])
 
         sc.take(rf"{L}{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", moe)
-        sc.take(rf"(?:{L}active|激活(?:参数)?)\s*{NUM}\s*(b|m|亿){R}",
-                lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]))
+        sc.take(
+            rf"(?:{L}active|激活(?:参数)?)\s*{NUM}\s*(b|m|亿){R}",
+            lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]),
+        )
         sc.take(rf"{L}moe{R}|混合专家", lambda m: self.set("moe", True, m[0]))
 
         def size(m: re.Match) -> None:
@@ -510,18 +804,34 @@ class _Parse:
         # the empty `neg` group is for size(), as no minus sign can follow a name
         variant = r"(?:[_\-](?:chat|instruct|base|it|hf))?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
-        sc.take(rf"(?:总参(?:数量?)?\s*|{L}total\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
-                rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])", size)
+        sc.take(
+            rf"(?:总参(?:数量?)?\s*|{L}total\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
+            rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])",
+            size,
+        )
 
     def _preferences(self) -> None:
         sc, s = self.scan, self.set
         sc.take(rf"{L}(?:rent|rental|lease|renting){R}|租用|租赁|租", lambda m: s("rent_or_buy", "rent", m[0]))
         sc.take(rf"{L}(?:buy|purchase|own|buying){R}|购买|自购|采购|买", lambda m: s("rent_or_buy", "buy", m[0]))
-        sc.take(rf"{L}(cny|rmb|usd){R}|(人民币|美元)",
-                lambda m: s("currency", {"cny": "CNY", "rmb": "CNY", "人民币": "CNY"}.get(m[1] or m[2], "USD"), m[0]))
-        cities = {"shenzhen": "shenzhen", "深圳": "shenzhen", "chengdu": "chengdu", "成都": "chengdu",
-                  "beijing": "beijing", "北京": "beijing", "shanghai": "shanghai", "上海": "shanghai",
-                  "guangzhou": "guangzhou", "广州": "guangzhou", "hangzhou": "hangzhou", "杭州": "hangzhou"}
+        sc.take(
+            rf"{L}(cny|rmb|usd){R}|(人民币|美元)",
+            lambda m: s("currency", {"cny": "CNY", "rmb": "CNY", "人民币": "CNY"}.get(m[1] or m[2], "USD"), m[0]),
+        )
+        cities = {
+            "shenzhen": "shenzhen",
+            "深圳": "shenzhen",
+            "chengdu": "chengdu",
+            "成都": "chengdu",
+            "beijing": "beijing",
+            "北京": "beijing",
+            "shanghai": "shanghai",
+            "上海": "shanghai",
+            "guangzhou": "guangzhou",
+            "广州": "guangzhou",
+            "hangzhou": "hangzhou",
+            "杭州": "hangzhou",
+        }
         names = "|".join(k for k in cities if k.isascii())
         cn_names = "|".join(k for k in cities if not k.isascii())
 
@@ -532,10 +842,10 @@ class _Parse:
 
         sc.take(rf"{L}city\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
         sc.take(rf"{L}({names}){R}|({cn_names})", lambda m: city(m[1] or m[2], m[0]))
-        sc.take(rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急|越快越好",
-                lambda m: s("speed_first", True, m[0]))
-        sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省",
-                lambda m: s("cost_first", True, m[0]))
+        sc.take(
+            rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急|越快越好", lambda m: s("speed_first", True, m[0])
+        )
+        sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省", lambda m: s("cost_first", True, m[0]))
 
     # -- defaults, checks and the request -----------------------------------------
     def _finish(self) -> TrainingRequest:
@@ -743,12 +1053,20 @@ def _known_gpus() -> str:
 
 
 # Words a /gpu text may start with that are commands, not requests (CONTRACT section 3).
-COMMAND_WORDS = {"help": "help", "帮助": "help", "prices": "prices", "价格": "prices",
-                 "quote": "quote", "报价": "quote", "digest": "digest", "日报": "digest"}
+COMMAND_WORDS = {
+    "help": "help",
+    "帮助": "help",
+    "prices": "prices",
+    "价格": "prices",
+    "quote": "quote",
+    "报价": "quote",
+    "digest": "digest",
+    "日报": "digest",
+}
 
 
 def leading_command(text: str) -> str | None:
-    """"help", "prices", "quote" or "digest" when the text starts with that command, else None."""
+    """ "help", "prices", "quote" or "digest" when the text starts with that command, else None."""
     words = (text or "").split()
     return COMMAND_WORDS.get(words[0].lower()) if words else None
 
@@ -772,10 +1090,16 @@ def parse(text: str, lang: str | None = None) -> TrainingRequest:
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
-_FACTORS = ((r"double|twice|2x|翻倍|加倍|翻一倍|两倍", 2.0), (r"triple|3x|三倍", 3.0),
-            (r"half|halve|halved|一半|减半|砍半", 0.5))
-_SCALED_FIELDS = (("data", r"data(?:set)?|tokens|数据量?"), ("budget", r"budget|预算"),
-                  ("deadline_days", r"deadline|time|期限|时间|工期"))
+_FACTORS = (
+    (r"double|twice|2x|翻倍|加倍|翻一倍|两倍", 2.0),
+    (r"triple|3x|三倍", 3.0),
+    (r"half|halve|halved|一半|减半|砍半", 0.5),
+)
+_SCALED_FIELDS = (
+    ("data", r"data(?:set)?|tokens|数据量?"),
+    ("budget", r"budget|预算"),
+    ("deadline_days", r"deadline|time|期限|时间|工期"),
+)
 
 
 def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
@@ -783,16 +1107,19 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     norm = unicodedata.normalize("NFKC", change).lower()
     for factor_words, factor in _FACTORS:
         for field, field_words in _SCALED_FIELDS:
-            pattern = (rf"{L}(?:{factor_words})\s*(?:the\s+|our\s+)?(?:{field_words}){R}"
-                       rf"|(?:{field_words})\s*(?:{factor_words})(?![a-z0-9])")
+            pattern = (
+                rf"{L}(?:{factor_words})\s*(?:the\s+|our\s+)?(?:{field_words}){R}"
+                rf"|(?:{field_words})\s*(?:{factor_words})(?![a-z0-9])"
+            )
             found = re.search(pattern, norm)
             if found:
-                return norm[:found.start()] + " " + norm[found.end():], (field, factor)
+                return norm[: found.start()] + " " + norm[found.end() :], (field, factor)
     return change, None
 
 
-def parse_followup(original: str, change: str, lang: str | None = None,
-                   plan_gpu: str | None = None) -> tuple[TrainingRequest, list[str]]:
+def parse_followup(
+    original: str, change: str, lang: str | None = None, plan_gpu: str | None = None
+) -> tuple[TrainingRequest, list[str]]:
     """Re-read `original` with the one change a follow-up asks for ("what if 30 days?",
     "用LoRA呢?", "with H20?", "budget 30万"). Returns the new request and the fields changed.
     Raises RequestError when `change` names no change we understand (then it is a question).

@@ -15,8 +15,14 @@ from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
 
-PARTS = {"show_math": "math", "show_servers": "servers", "show_costs": "costs",
-         "show_alternatives": "alternatives", "show_checklist": "checklist", "show_rfq": "rfq"}
+PARTS = {
+    "show_math": "math",
+    "show_servers": "servers",
+    "show_costs": "costs",
+    "show_alternatives": "alternatives",
+    "show_checklist": "checklist",
+    "show_rfq": "rfq",
+}
 
 
 def _conversation(body):
@@ -44,9 +50,12 @@ def show_part(ack, body, action, client):
     user = (body.get("user") or {}).get("id", "")
     try:
         # One job per part of one card, whoever clicks: a second click finds its key taken.
-        job = work.enqueue("part", {"channel": channel, "ts": ts, "request_text": conv.request_text,
-                                    "which": which, "lang": conv.lang},
-                           key=f"part:{team}:{channel}:{message_ts}:{which}", team=team)
+        job = work.enqueue(
+            "part",
+            {"channel": channel, "ts": ts, "request_text": conv.request_text, "which": which, "lang": conv.lang},
+            key=f"part:{team}:{channel}:{message_ts}:{which}",
+            team=team,
+        )
     except Busy:
         ack()
         client.chat_postEphemeral(channel=channel, user=user, text=phrase(conv.lang, "try_again", file="bot"))
@@ -54,8 +63,12 @@ def show_part(ack, body, action, client):
     ack()
     if job is None:  # already in the thread: say so to the one who clicked, post nothing twice
         try:
-            client.chat_postEphemeral(channel=channel, user=user, thread_ts=ts,
-                                      text=phrase(conv.lang, "already_posted", which, file="slack/card"))
+            client.chat_postEphemeral(
+                channel=channel,
+                user=user,
+                thread_ts=ts,
+                text=phrase(conv.lang, "already_posted", which, file="slack/card"),
+            )
         except Exception as err:
             log.warning("could not tell %s in %s: %s", user, channel, type(err).__name__)
 

@@ -15,8 +15,8 @@ from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
 from bot import delivery, subscriptions, work
 from bot.clients import job_client
-from bot.jobstore import Busy
 from bot.forms import fill_form, form_id, open_loading
+from bot.jobstore import Busy
 from bot.threads import reply_lang
 
 
@@ -31,8 +31,13 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
     words = text.split()
     action = words[1].lower() if len(words) > 1 else ""
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id", "")
-    setting = {"team": team, "channel": channel, "user": user, "lang": lang,
-               "response_url": command.get("response_url")}
+    setting = {
+        "team": team,
+        "channel": channel,
+        "user": user,
+        "lang": lang,
+        "response_url": command.get("response_url"),
+    }
     if action in ("subscribe", "订阅"):
         return phrase(lang, "digest_subscribed", file="bot"), ("digest_setting", {**setting, "action": "subscribe"})
     if action in ("unsubscribe", "取消订阅"):
@@ -43,18 +48,23 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
         value = words[2] if len(words) > 2 else ""
         if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
             return phrase(lang, "digest_bad_time", value, file="bot"), None
-        return (phrase(lang, "digest_time_set", value, file="bot"),
-                ("digest_setting", {**setting, "action": "time", "value": value}))
+        return (
+            phrase(lang, "digest_time_set", value, file="bot"),
+            ("digest_setting", {**setting, "action": "time", "value": value}),
+        )
     if action in ("now", "现在"):
-        return phrase(lang, "digest_now", file="bot"), ("digest_now", {"team": team, "channel": channel,
-                                                                       "lang": reply_lang(text, user=user)})
+        return phrase(lang, "digest_now", file="bot"), (
+            "digest_now",
+            {"team": team, "channel": channel, "lang": reply_lang(text, user=user)},
+        )
     return phrase(lang, "digest_usage", file="bot"), None
 
 
 def _subscribed(team: str, channel: str) -> bool:
     """A read (never waits on a writer in WAL mode); a subscribe still in the queue counts."""
     return any(s.channel == channel for s in subscriptions.of_workspace(team)) or work.pending(
-        "digest_setting", team, channel)
+        "digest_setting", team, channel
+    )
 
 
 def prices_command(text: str, lang: str, team: str) -> str:
@@ -64,8 +74,13 @@ def prices_command(text: str, lang: str, team: str) -> str:
     if len(words) > 1:
         found = catalog.find_gpu(" ".join(words[1:]))
         if found is None:
-            return phrase(lang, "request_error", "unknown_gpu", name=" ".join(words[1:]),
-                          known=", ".join(g.name for g in catalog.gpus()))
+            return phrase(
+                lang,
+                "request_error",
+                "unknown_gpu",
+                name=" ".join(words[1:]),
+                known=", ".join(g.name for g in catalog.gpus()),
+            )
         gpu = found.name
     with closing(open_store()) as db:
         book = price_book(db, team)
@@ -112,8 +127,12 @@ def on_gpu(ack, command, client, context):
             else:
                 ack()
         elif command_word == "quote":
-            job = work.enqueue("quote", {"channel": channel, "user": user, "text": text, "lang": None,
-                                         "response_url": response_url}, key, team)
+            job = work.enqueue(
+                "quote",
+                {"channel": channel, "user": user, "text": text, "lang": None, "response_url": response_url},
+                key,
+                team,
+            )
             _ack(ack, phrase(lang, "judging", file="bot") if job else None)
         elif command_word == "digest":
             words, todo = digest_command(text, command, lang)
@@ -128,8 +147,19 @@ def on_gpu(ack, command, client, context):
         else:
             # No parse here: the planning process reads the request and, when it cannot, replaces
             # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
-            job = work.enqueue("plan", {"team": team, "channel": channel, "user": user, "text": text, "lang": None,
-                                        "response_url": response_url}, key, team)
+            job = work.enqueue(
+                "plan",
+                {
+                    "team": team,
+                    "channel": channel,
+                    "user": user,
+                    "text": text,
+                    "lang": None,
+                    "response_url": response_url,
+                },
+                key,
+                team,
+            )
             _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
     except Busy:
         ack(text=phrase(lang, "try_again", file="bot"))

@@ -25,8 +25,11 @@ _MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
 
 
 def _from_a_bot(event, context) -> bool:
-    return bool(event.get("bot_id")) or event.get("user") == context.bot_user_id \
+    return (
+        bool(event.get("bot_id"))
+        or event.get("user") == context.bot_user_id
         or event.get("subtype") not in (None, "thread_broadcast")
+    )
 
 
 def _strip_mentions(text: str) -> str:
@@ -72,18 +75,65 @@ def on_mention(event, body, client, context):
     try:
         parse(text)
     except RequestError:
-        _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": where,
-             "request_text": "", "summary": {}, "text": text, "user": user, "mentioned": True})
+        _job(
+            client,
+            team,
+            channel,
+            user,
+            text,
+            event,
+            "follow",
+            {
+                "channel": channel,
+                "thread": where,
+                "request_text": "",
+                "summary": {},
+                "text": text,
+                "user": user,
+                "mentioned": True,
+            },
+        )
         return
-    _job(client, team, channel, user, text, event, "plan", {"team": team, "channel": channel, "user": user,
-         "text": text, "lang": None, "response_url": None, "thread_ts": where})
+    _job(
+        client,
+        team,
+        channel,
+        user,
+        text,
+        event,
+        "plan",
+        {
+            "team": team,
+            "channel": channel,
+            "user": user,
+            "text": text,
+            "lang": None,
+            "response_url": None,
+            "thread_ts": where,
+        },
+    )
 
 
 def _follow(client, team, channel, thread, conv, event, mentioned: bool):
     text, user = _strip_mentions(event.get("text", "")), event.get("user", "")
-    _job(client, team, channel, user, text, event, "follow", {"channel": channel, "thread": thread,
-         "request_text": conv.request_text, "summary": conv.summary, "text": text, "user": user,
-         "mentioned": mentioned})
+    _job(
+        client,
+        team,
+        channel,
+        user,
+        text,
+        event,
+        "follow",
+        {
+            "channel": channel,
+            "thread": thread,
+            "request_text": conv.request_text,
+            "summary": conv.summary,
+            "text": text,
+            "user": user,
+            "mentioned": mentioned,
+        },
+    )
 
 
 def _job(client, team, channel, user, text, event, kind, args):
@@ -94,8 +144,9 @@ def _job(client, team, channel, user, text, event, kind, args):
         work.enqueue(kind, args, key=f"message:{team}:{channel}:{event['ts']}", team=team)
     except Busy:
         try:
-            client.chat_postEphemeral(channel=channel, user=user,
-                                      text=phrase(reply_lang(text, user=user), "try_again", file="bot"))
+            client.chat_postEphemeral(
+                channel=channel, user=user, text=phrase(reply_lang(text, user=user), "try_again", file="bot")
+            )
         except Exception as err:
             log.error("could not tell %s in %s: %s", user, channel, type(err).__name__)
 

@@ -24,11 +24,19 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
     for conv in conversations.recent(team, user, limit=RECENT):
         _, channel, ts = thread_place(conv.key)
         request = blocks.esc(conv.request_text[:80])  # the user's own words
-        plans.append({"link": _permalink(client, channel, ts), "text": request,
-                      "headline": blocks.headline(conv.summary, lang)})
-    return json.loads(render("slack/home.json.j2", lang, plans=plans, help=render("help.txt.j2", lang),
-                             new_plan=blocks.new_plan_button(lang),
-                             subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)]))
+        plans.append(
+            {"link": _permalink(client, channel, ts), "text": request, "headline": blocks.headline(conv.summary, lang)}
+        )
+    return json.loads(
+        render(
+            "slack/home.json.j2",
+            lang,
+            plans=plans,
+            help=render("help.txt.j2", lang),
+            new_plan=blocks.new_plan_button(lang),
+            subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)],
+        )
+    )
 
 
 def on_home_opened(event, body, client, context):

@@ -7,7 +7,6 @@ import logging
 from contextlib import closing
 
 from advisor.market.store import delete_owner, open_store
-
 from bot import conversations, subscriptions, work
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -20,8 +19,9 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
     subs = subscriptions.forget_workspace(team)
     work.store().forget_workspace(team)
     quotes = _forget_quotes(team)
-    log.info("workspace %s removed: %d threads, %d subscriptions, %d recorded quotes deleted",
-             team, threads, subs, quotes)
+    log.info(
+        "workspace %s removed: %d threads, %d subscriptions, %d recorded quotes deleted", team, threads, subs, quotes
+    )
 
 
 def _forget_quotes(team: str) -> int:

@@ -23,11 +23,20 @@ def submit_gpu_form(ack, view, body, client, context):
     team = (body.get("team") or {}).get("id") or context.team_id or ""
     trigger = body.get("trigger_id")
     try:  # recorded as a job before the ack; a locked database: the form says so and stays open
-        work.enqueue("plan", {"team": team, "channel": channel, "user": user, "text": forms.request_text(values),
-                              "lang": values["lang"] or "en",
-                              # re-plan from a card's button: the answer goes into that card's thread
-                              "thread_ts": meta.get("thread_ts") or None}, key=f"view:{team}:{trigger}" if trigger else None,
-                     team=team)
+        work.enqueue(
+            "plan",
+            {
+                "team": team,
+                "channel": channel,
+                "user": user,
+                "text": forms.request_text(values),
+                "lang": values["lang"] or "en",
+                # re-plan from a card's button: the answer goes into that card's thread
+                "thread_ts": meta.get("thread_ts") or None,
+            },
+            key=f"view:{team}:{trigger}" if trigger else None,
+            team=team,
+        )
     except Busy:
         ack(response_action="errors", errors={"model": phrase(values["lang"] or "en", "try_again", file="bot")})
         return

@@ -40,24 +40,48 @@ def main(day: str = "2024-02-05") -> None:
         if lang == "en":
             (OUT / "digest-chart.png").write_bytes(chart["content"])
         head = "\n".join(csv_file["content"].decode("utf-8-sig").splitlines()[:4])
-        thread = {"text": comment, "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": comment}},
-            {"type": "context", "elements": [
-                {"type": "mrkdwn", "text": f"*{csv_file['title']}*  ({csv_file['filename']})"}]},
-            {"type": "section", "text": {"type": "mrkdwn", "text": f"```{head}\n…```"}},
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": f"*{chart['title']}*  ({chart['filename']})"}]},
-            {"type": "image", "image_url": chart_path.as_uri(), "alt_text": chart["alt_txt"]},
-        ]}
+        thread = {
+            "text": comment,
+            "blocks": [
+                {"type": "section", "text": {"type": "mrkdwn", "text": comment}},
+                {
+                    "type": "context",
+                    "elements": [{"type": "mrkdwn", "text": f"*{csv_file['title']}*  ({csv_file['filename']})"}],
+                },
+                {"type": "section", "text": {"type": "mrkdwn", "text": f"```{head}\n…```"}},
+                {
+                    "type": "context",
+                    "elements": [{"type": "mrkdwn", "text": f"*{chart['title']}*  ({chart['filename']})"}],
+                },
+                {"type": "image", "image_url": chart_path.as_uri(), "alt_text": chart["alt_txt"]},
+            ],
+        }
         src = tmp / f"digest-{lang}.json"
         src.write_text(json.dumps([msg, thread], ensure_ascii=False))
         page = tmp / f"digest-{lang}.html"
         subprocess.run([sys.executable, str(PREVIEW), str(src), str(page)], check=True)
         png = OUT / f"digest-{lang}.png"
-        subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        "--allow-file-access-from-files", f"--user-data-dir={tempfile.mkdtemp()}",
-                        f"--screenshot={png}", "--window-size=900,1300", page.as_uri()],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--allow-file-access-from-files",
+                f"--user-data-dir={tempfile.mkdtemp()}",
+                f"--screenshot={png}",
+                "--window-size=900,1300",
+                page.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         from PIL import Image  # comes with matplotlib: 256 colours keep each PNG under 200 KB
 
         Image.open(png).convert("RGB").quantize(256).save(png, optimize=True)

@@ -16,16 +16,24 @@ from bot import answers  # noqa: E402
 
 REQUESTS = {"en": "70B full-finetune 1TB 14d budget", "zh": "13B 全量微调 200GB数据 7天 预算10万"}
 THREADS = {
-    "en": ["thanks!", "what if 30 days?", "<@Bob> can you check this with finance before Friday?",
-           "is ¥95000/month for 8xH800 fair?", "how did you get 13 days?", "ok, let's go with this"],
+    "en": [
+        "thanks!",
+        "what if 30 days?",
+        "<@Bob> can you check this with finance before Friday?",
+        "is ¥95000/month for 8xH800 fair?",
+        "how did you get 13 days?",
+        "ok, let's go with this",
+    ],
     "zh": ["谢谢", "换成H20会怎样", "8卡H800每月9万合理吗", "显存怎么算的", "好的，就这样"],
 }
 MISSED = "70B full-finetune 1TB 3d on 8xH800"
 
 
 def human(name: str, text: str) -> str:
-    return (f"<div class='msg thread'><div class='av' style='background:#2a7'>{name[0]}</div><div>"
-            f"<div class='who'>{name}</div><div class='sec'>{bk.mrkdwn(text)}</div></div></div>")
+    return (
+        f"<div class='msg thread'><div class='av' style='background:#2a7'>{name[0]}</div><div>"
+        f"<div class='who'>{name}</div><div class='sec'>{bk.mrkdwn(text)}</div></div></div>"
+    )
 
 
 def page(parts: list[str]) -> str:
