@@ -277,10 +277,9 @@ TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud"}
 
 
 @pytest.mark.xfail(
-    reason="the plan answer's own templates and data (phrases.j2: '卸载 optimizer，重计算 none'; "
-    "reference_prices.toml providers 'market', 'national average') belong to the answer card "
-    "and price-source work; this test shows them until those are worded in Chinese",
-    strict=False,
+    reason="the GPUs' availability notes come from data/gpus.toml, which has them in English only; "
+    "the layout words and the data's generic provider words are Chinese now",
+    strict=True,
 )
 def test_plan_answer_in_chinese(cli):
     out = cli("ask", "70B 全量微调 1TB 3天 用8卡H800").stdout
