@@ -13,6 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from contextlib import closing  # noqa: E402
+
+from advisor.market.prices import PriceBook, price_book  # noqa: E402
+from advisor.market.store import open_store  # noqa: E402
 from advisor.planning.advice import advise  # noqa: E402
 
 OPEN_REQUESTS = [
@@ -39,8 +43,8 @@ OPEN_REQUESTS = [
 ]
 
 
-def row(text: str) -> str:
-    data = advise(text).to_json()
+def row(text: str, book: PriceBook) -> str:
+    data = advise(text, book=book).to_json()
     p, t = data["plan"], data["training"]
     if p is None:
         return f"| `{text}` | no plan | | | | | | |"
@@ -58,8 +62,10 @@ def row(text: str) -> str:
 def main() -> int:
     print("| request | GPUs | layout | framework, schedule | micro-batches x size | days | MFU | exposed comm |")
     print("|---|---|---|---|---|---|---|---|")
+    with closing(open_store()) as db:  # GPU_ADVISOR_DB, seeded with the reference prices
+        book = price_book(db, None)
     for text in OPEN_REQUESTS:
-        print(row(text))
+        print(row(text, book))
     return 0
 
 
