@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 
 import sqlite_utils
@@ -50,6 +51,9 @@ def _private(path: str) -> None:
             pass
 
 
+WAL_SWITCH_TRIES = 20  # about 10 s in all (assumed ample: the switch itself takes milliseconds)
+
+
 def connect(path: str | None = None) -> sqlite_utils.Database:
     path = path or db_path()
     _private(path)
@@ -57,8 +61,17 @@ def connect(path: str | None = None) -> sqlite_utils.Database:
     conn.execute("PRAGMA busy_timeout=30000")
     # Switching to WAL takes a lock that can fail at once while another process writes; a file
     # that is already WAL (every one but a new file) needs no switch.
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode=WAL")
+    for attempt in range(WAL_SWITCH_TRIES):
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError:
+            # Two processes opening a new file at once: the switch does not wait on the busy
+            # timeout, so the one that lost tries again in a moment.
+            if attempt == WAL_SWITCH_TRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
     return sqlite_utils.Database(conn)
 
 

@@ -360,12 +360,15 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
         if feeds and fetched_on != today:
-            store = open_store()
-            # Dated in the digest's time zone (a catalog has no date column); conditional requests;
-            # failed feeds named, their URLs redacted.
-            problems = fetch_feeds(store, feeds, as_of=today).problems
-            store.conn.close()
-            fetched_on = today
+            try:
+                store = open_store()
+                # Dated in the digest's time zone (a catalog has no date column); conditional
+                # requests; failed feeds named, their URLs redacted.
+                problems = fetch_feeds(store, feeds, as_of=today).problems
+                store.conn.close()
+                fetched_on = today
+            except Exception:  # the clock lives on: the next round tries again
+                log.exception("price fetch failed")
         try:
             post_due(client_for, problems=problems)
         except Exception:
