@@ -361,3 +361,22 @@ def test_migration_16_gives_old_reference_rows_the_files_terms(tmp_path):
         feed = next(db["observations"].rows_where("source = 'feed-x'"))
         assert (feed["offer_kind"], feed["max_gpus"], feed["billing"]) == ("server", 8, "hour")
         assert all(r["indicative"] for r in db["observations"].rows_where("provider LIKE '%index%'"))
+
+
+def test_a_fixed_gpu_type_that_costs_over_twice_the_best_plan_names_the_other_type(book):
+    """Issue 15: the same job on the GPU type an open request would use, when it costs at most
+    half the rent of the type the user fixed (or when the fixed type misses the deadline)."""
+    from advisor.planning.advice import advise
+
+    best = advise("7b lora 20GB 3d", book=book)
+    fixed = advise(f"7b lora 20GB 3d on {'H100' if best.plan.gpu != 'H100-SXM5-80GB' else 'H800'}", book=book)
+    assert fixed.plan.gpu != best.plan.gpu
+    others = [s for s in fixed.result.suggestions if s.change == "other_gpu"]
+    if best.plan.rent * 2 <= fixed.plan.rent:
+        assert others and others[0].plan.gpu == best.plan.gpu
+        assert others[0].value == round(best.plan.rent / fixed.plan.rent, 2)
+        assert any("Another GPU type does this job for" in w for w in fixed.to_json()["warnings"])
+    else:
+        assert not others
+    same = advise(f"7b lora 20GB 3d on {best.plan.gpu}", book=book)
+    assert not [s for s in same.result.suggestions if s.change == "other_gpu"]  # never itself

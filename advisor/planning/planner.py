@@ -52,11 +52,24 @@ class Plan(BaseModel):
         return self.estimate.days
 
 
+# Issue 15: an alternative on another GPU type is worth a line when the user's GPU costs over
+# twice as much for the same job.
+OTHER_GPU_RENT_RATIO = 2
+
+
 class Suggestion(BaseModel):
     """The cheapest change that makes an impossible request work."""
 
     change: Literal[
-        "more_gpus", "auto_layout", "smaller_batch", "recompute", "qlora", "shorter_seq", "longer_deadline", "gpu_type"
+        "more_gpus",
+        "auto_layout",
+        "smaller_batch",
+        "recompute",
+        "qlora",
+        "shorter_seq",
+        "longer_deadline",
+        "gpu_type",
+        "other_gpu",
     ]
     value: int | float | str | None = None
     plan: Plan | None = None
@@ -175,7 +188,9 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         nearest_deadline=nearest_deadline,
         nearest_budget=nearest_budget,
     )
-    if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits):
+    # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
+    # type may do the job for far less).
+    if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu):
         result.suggestions = suggest(req, m, book, result)
     return result
 
@@ -332,8 +347,10 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
             if found is not None and found.estimate.fits:
                 out.append(Suggestion(change=change, value=value, plan=found))
+
     def works(p):
         return p is not None and p.estimate.fits and p.meets_deadline
+
     same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
     if (
         req.gpu
@@ -348,6 +365,19 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         found = search(open_req, m, book, alternatives=False).best
         if works(found) and found.gpu != req.gpu:
             out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
+    elif req.gpu and best is not None and best.rent:
+        # The GPU type the user fixed misses the deadline, or costs over twice what the same job
+        # costs on the best GPU type for it: say so, with that plan and its share of the rent.
+        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
+        found = search(open_req, m, book, alternatives=False).best
+        if (
+            works(found)
+            and found.gpu != req.gpu
+            and found.rent
+            and (not works(best) or found.rent * OTHER_GPU_RENT_RATIO <= best.rent)
+        ):
+            share = round(found.rent / best.rent, 2)
+            out.insert(min(1, len(out)), Suggestion(change="other_gpu", value=share, plan=found))
     return out[:3]
 
 
