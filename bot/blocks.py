@@ -214,9 +214,9 @@ def _fix_lines(result, code: str) -> list[str]:
     elif code == "conflict":
         d, b = result.result.nearest_deadline, result.result.nearest_budget
         if d:
-            out.append(_p(lang, "fix", "meets_deadline", " ".join(_join(_plan_words(d, lang)))))
+            out.append(_p(lang, "fix", "meets_deadline", _p(lang, "plan_words", *_plan_words(d, lang))))
         if b:
-            out.append(_p(lang, "fix", "within_budget", " ".join(_join(_plan_words(b, lang)))))
+            out.append(_p(lang, "fix", "within_budget", _p(lang, "plan_words", *_plan_words(b, lang))))
     elif code == "over_budget":
         out.append(_p(lang, "fix", "cheaper", "", value=cash(result.plan.rent, result.plan.costs.currency)))
     elif code == "no_price":
@@ -224,11 +224,6 @@ def _fix_lines(result, code: str) -> list[str]:
     elif code == "nothing":
         out.append(_p(lang, "fix", "nothing", ""))
     return [line for line in out if line]
-
-
-def _join(words: tuple[str, str, str]) -> list[str]:
-    parts = [w for w in words if w]
-    return [", ".join(parts)]
 
 
 def _context_line(result) -> str:

@@ -1,6 +1,6 @@
 """Makes the digest screenshots of docs/digest.md: the channel message and its thread (the
 files comment, the CSV's first rows, the chart) in English and Chinese, drawn by
-/work/shared/tools/blockkit_preview.py and headless Chromium, plus the chart PNG itself.
+../shared/tools/blockkit_preview.py (beside the repository) and headless Chromium, plus the chart PNG itself.
 
 usage: python docs/screenshots/digest_make.py [DATE]   (imports tests/data/skypilot into a
 temporary database; DATE defaults to 2024-02-05, a day with on-demand moves)"""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).resolve().parent
-PREVIEW = Path("/work/shared/tools/blockkit_preview.py")
+PREVIEW = ROOT.parent / "shared" / "tools" / "blockkit_preview.py"
 sys.path.insert(0, str(ROOT))
 
 

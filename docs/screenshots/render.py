@@ -1,5 +1,5 @@
 """Render the card and a thread in both languages to HTML with the shared Block Kit preview
-(/work/shared/tools/blockkit_preview.py), for headless Chromium screenshots:
+(../shared/tools/blockkit_preview.py, beside the repository), for headless Chromium screenshots:
 
     GPU_ADVISOR_DB=/tmp/shots.db python docs/screenshots/render.py OUTDIR
 
@@ -8,8 +8,9 @@ The messages are what the bot posts (bot/answers.py), computed in this process."
 import sys
 from pathlib import Path
 
-sys.path.insert(0, "/work/shared/tools")
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
+sys.path.insert(0, str(ROOT.parent / "shared" / "tools"))
+sys.path.insert(0, str(ROOT))
 import blockkit_preview as bk  # noqa: E402
 
 from bot import answers  # noqa: E402
