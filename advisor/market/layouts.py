@@ -187,38 +187,25 @@ def _skypilot_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     if itype.startswith("gpu-only:"):
         estimate = 1
         note = "; ".join(filter(None, [note, "GPU only: excludes the host VM"]))
-    rows = []
-    for kind, published in (("rent_hour", on_demand), ("spot_hour", spot)):
-        priced = published is not None and published > 0
-        rows.append(
-            {
-                "source": SKYPILOT.source,
-                "kind": kind,
-                "gpu": gpu,
-                "gpus": gpus,
-                "market": "global",
-                "provider": cloud,
-                "region": region,
-                "offer": itype,
-                "price": published / gpus if priced else 0.0,
-                "currency": "USD",
-                "unit": "gpu-hour",
-                "min_term_months": 0,
-                "as_of": day,
-                "estimate": estimate,
-                "cite": f"{SKYPILOT_CITE}, {origin}",
-                "note": note,
-                "layout": SKYPILOT.name,
-                "priced": int(priced),
-                "published_price": published,
-                "published_unit": "instance-hour",
-                "source_gpu": spelling,
-                "source_gpus": listed_gpus,
-                "vcpus": vcpus,
-                "memory_gib": memory,
-            }
-        )
-    return rows
+    return _catalog.instance_rows(
+        source=SKYPILOT.source,
+        layout=SKYPILOT.name,
+        cloud=cloud,
+        region=region,
+        itype=itype,
+        gpu=gpu,
+        gpus=gpus,
+        spelling=spelling,
+        listed_gpus=listed_gpus,
+        on_demand=on_demand,
+        spot=spot,
+        day=day,
+        estimate=estimate,
+        cite=f"{SKYPILOT_CITE}, {origin}",
+        note=note,
+        vcpus=vcpus,
+        memory=memory,
+    )
 
 
 def _skypilot_key(rows: list[dict]) -> tuple:

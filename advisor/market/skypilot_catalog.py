@@ -322,6 +322,65 @@ def _listed(value: float | None) -> bool:
     return value is not None and value > 0
 
 
+def instance_rows(
+    *,
+    source: str,
+    layout: str,
+    cloud: str,
+    region: str,
+    itype: str,
+    gpu: str,
+    gpus: int,
+    spelling: str,
+    listed_gpus: int,
+    on_demand: float | None,
+    spot: float | None,
+    day: str,
+    estimate: int,
+    cite: str,
+    note: str,
+    vcpus,
+    memory,
+    **extra,
+) -> list[dict]:
+    """The on-demand and spot observations of one SkyPilot instance, per GPU-hour (both the
+    snapshot layout and the catalog's own vms.csv write these); an empty or 0 price is kept as
+    "no price listed" (priced 0)."""
+    rows = []
+    for kind, published in (("rent_hour", on_demand), ("spot_hour", spot)):
+        priced = _listed(published)
+        rows.append(
+            {
+                "source": source,
+                "kind": kind,
+                "gpu": gpu,
+                "gpus": gpus,
+                "market": "global",
+                "provider": cloud,
+                "region": region,
+                "offer": itype,
+                "price": published / gpus if priced else 0.0,
+                "currency": "USD",
+                "unit": "gpu-hour",
+                "min_term_months": 0,
+                "as_of": day,
+                "estimate": estimate,
+                "cite": cite,
+                "note": note,
+                "layout": layout,
+                "priced": int(priced),
+                "published_price": published,
+                "published_unit": "instance-hour",
+                "source_gpu": spelling,
+                "source_gpus": listed_gpus,
+                "vcpus": vcpus,
+                "memory_gib": memory,
+                **extra,
+            }
+        )
+    return rows
+
+
 def _lowest(values: list[float | None]) -> float | None:
     """The lowest listed price; 0 when only placeholders (0) are there; None when all empty."""
     listed = [v for v in values if _listed(v)]
@@ -407,42 +466,30 @@ def finish(
             note = "; ".join(filter(None, [note, f"catalog lists {listed} GPUs, the machine has {gpus}"]))
         note = "; ".join(filter(None, [note, first["note"]]))
         fabric, fabric_source = interconnect(cloud, itype)
-        for kind, published in (
-            ("rent_hour", _lowest([z["price"] for z in zones])),
-            ("spot_hour", _lowest([z["spot"] for z in zones])),
-        ):
-            priced = _listed(published)
-            rows.append(
-                {
-                    "source": f"skypilot-{cloud}",
-                    "kind": kind,
-                    "gpu": gpu,
-                    "gpus": gpus,
-                    "market": "global",
-                    "provider": cloud,
-                    "region": region,
-                    "offer": itype,
-                    "price": published / gpus if priced else 0.0,
-                    "currency": "USD",
-                    "unit": "gpu-hour",
-                    "min_term_months": 0,
-                    "as_of": day,
-                    "estimate": first["estimate"],
-                    "cite": f"{cite}, {origin}",
-                    "note": note,
-                    "layout": "skypilot_catalog",
-                    "priced": int(priced),
-                    "published_price": published,
-                    "published_unit": "instance-hour",
-                    "source_gpu": spelling,
-                    "source_gpus": listed,
-                    "vcpus": first["vcpus"],
-                    "memory_gib": first["memory"],
-                    "offer_kind": offer_kind(itype, gpus),
-                    "interconnect": fabric,
-                    "interconnect_source": fabric_source,
-                }
+        rows.extend(
+            instance_rows(
+                source=f"skypilot-{cloud}",
+                layout="skypilot_catalog",
+                cloud=cloud,
+                region=region,
+                itype=itype,
+                gpu=gpu,
+                gpus=gpus,
+                spelling=spelling,
+                listed_gpus=listed,
+                on_demand=_lowest([z["price"] for z in zones]),
+                spot=_lowest([z["spot"] for z in zones]),
+                day=day,
+                estimate=first["estimate"],
+                cite=f"{cite}, {origin}",
+                note=note,
+                vcpus=first["vcpus"],
+                memory=first["memory"],
+                offer_kind=offer_kind(itype, gpus),
+                interconnect=fabric,
+                interconnect_source=fabric_source,
             )
+        )
     if unknown:
         notes.append("GPUs not in the GPU catalog, kept under SkyPilot's name: " + ", ".join(sorted(unknown)))
     if gpu_only:
