@@ -56,7 +56,7 @@ def on_message(event, body, client, context):
     conv = conversations.load(thread_key(team, channel, thread))  # a read: never waits on a writer
     if conv is None:
         return  # a thread that is not under one of our answers
-    _follow(client, team, channel, thread, conv, event, mentioned=False)
+    _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=False)
 
 
 def on_mention(event, body, client, context):
@@ -66,7 +66,7 @@ def on_mention(event, body, client, context):
     thread = event.get("thread_ts")
     conv = conversations.load(thread_key(team, channel, thread)) if thread else None
     if conv is not None:
-        _follow(client, team, channel, thread, conv, event, mentioned=True)
+        _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=True)
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
     text = _strip_mentions(event.get("text", ""))
@@ -75,24 +75,7 @@ def on_mention(event, body, client, context):
     try:
         parse(text)
     except RequestError:
-        _job(
-            client,
-            team,
-            channel,
-            user,
-            text,
-            event,
-            "follow",
-            {
-                "channel": channel,
-                "thread": where,
-                "request_text": "",
-                "summary": {},
-                "text": text,
-                "user": user,
-                "mentioned": True,
-            },
-        )
+        _follow(client, team, channel, where, "", {}, event, mentioned=True)
         return
     _job(
         client,
@@ -114,26 +97,19 @@ def on_mention(event, body, client, context):
     )
 
 
-def _follow(client, team, channel, thread, conv, event, mentioned: bool):
+def _follow(client, team, channel, thread, request_text: str, summary: dict, event, mentioned: bool):
+    """A message for a plan's thread (or a question with no plan: empty request), as a job."""
     text, user = _strip_mentions(event.get("text", "")), event.get("user", "")
-    _job(
-        client,
-        team,
-        channel,
-        user,
-        text,
-        event,
-        "follow",
-        {
-            "channel": channel,
-            "thread": thread,
-            "request_text": conv.request_text,
-            "summary": conv.summary,
-            "text": text,
-            "user": user,
-            "mentioned": mentioned,
-        },
-    )
+    args = {
+        "channel": channel,
+        "thread": thread,
+        "request_text": request_text,
+        "summary": summary,
+        "text": text,
+        "user": user,
+        "mentioned": mentioned,
+    }
+    _job(client, team, channel, user, text, event, "follow", args)
 
 
 def _job(client, team, channel, user, text, event, kind, args):
