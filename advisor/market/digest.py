@@ -199,40 +199,33 @@ def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
 # What the rendered message shows
 
 
-class Move(BaseModel):
-    """Changes of one instance type that moved the same way in several regions."""
+class InstanceGroup(BaseModel):
+    """One instance type of a source, in one or more regions, named as the digest shows it."""
 
     source: str
     cloud: str
     instance_type: str
     gpu: str
     gpu_count: int
+    regions: list[str]
+    gpu_name: str = ""
+
+    @property
+    def name(self) -> str:
+        return instance_name(self.instance_type, self.gpu_name or self.gpu, self.gpu_count)
+
+
+class Move(InstanceGroup):
+    """Changes of one instance type that moved the same way in several regions."""
+
     kind: Literal["on_demand", "spot"]
     old: float | None
     new: float | None
     pct: float | None
-    regions: list[str]
-    gpu_name: str = ""
-
-    @property
-    def name(self) -> str:
-        return instance_name(self.instance_type, self.gpu_name or self.gpu, self.gpu_count)
 
 
-class OfferGroup(BaseModel):
+class OfferGroup(InstanceGroup):
     """Offers of one instance type added or removed, with their regions."""
-
-    source: str
-    cloud: str
-    instance_type: str
-    gpu: str
-    gpu_count: int
-    regions: list[str]
-    gpu_name: str = ""
-
-    @property
-    def name(self) -> str:
-        return instance_name(self.instance_type, self.gpu_name or self.gpu, self.gpu_count)
 
 
 class GpuNews(BaseModel):
