@@ -5,8 +5,7 @@ never reach the log.
 that runs again (after a timeout, a connection error or a crash) first looks for its own post in
 the channel, so a retry never doubles it. Failures that may pass (429, 5xx, timeouts, connection
 errors, an unreadable history) raise `PostProblem(retry=True)` and the job goes back to the queue
-with its backoff (bot/work.py); others (not_in_channel, ...) raise `PostProblem(retry=False)`.
-`post` is the older best-effort form: the ts, or None on a Slack error."""
+with its backoff (bot/work.py); others (not_in_channel, ...) raise `PostProblem(retry=False)`."""
 
 from __future__ import annotations
 
@@ -130,30 +129,6 @@ def send(
             )
         except Exception as err:  # the answer itself is out; a lost extra is logged
             log.warning("thread reply in %s failed: %s", channel, problem(err).reason)
-    return ts
-
-
-def post(client, channel: str, msg: dict, thread_ts: str | None = None) -> str | None:
-    """Post a message and its thread follow-ups; returns the message ts, None on failure."""
-    try:
-        resp = client.chat_postMessage(
-            channel=channel, text=msg["text"], blocks=msg["blocks"], thread_ts=thread_ts, unfurl_links=False
-        )
-    except SlackApiError as err:
-        log.warning("chat.postMessage to %s failed: %s", channel, err.response.get("error"))
-        return None
-    ts = resp["ts"]
-    for extra in msg.get("thread", []):
-        try:
-            client.chat_postMessage(
-                channel=channel,
-                text=extra["text"],
-                blocks=extra["blocks"],
-                thread_ts=thread_ts or ts,
-                unfurl_links=False,
-            )
-        except SlackApiError as err:
-            log.warning("thread reply in %s failed: %s", channel, err.response.get("error"))
     return ts
 
 
