@@ -115,3 +115,16 @@ def test_no_listener_imports_another_listener():
     graph = import_graph()
     listeners = {m for m in graph if m.startswith("bot.listeners.")}
     assert {m: sorted(graph[m] & listeners) for m in listeners if graph[m] & listeners} == {}
+
+
+def test_the_readme_quick_start_runs_what_ci_runs():
+    # The README promises its test command is .ci/run: each check .ci/run makes is in that command.
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    quick = next(line for line in readme.splitlines() if line.startswith('pip install ".[test]"'))
+    ci = [
+        line.replace("python3 -m", "python -m")
+        for line in (root / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith(("#", "set ", "cd ", "python3 -m pip"))
+    ]
+    assert quick.split(" && ")[1:] == ci

@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 from conftest import SECRET
 
-# faults injected with real delays, timeouts and backoff: the second invocation of .ci/run (README, pyproject markers)
+# faults injected with real delays, timeouts and backoff: marked slow; they overlap the rest under xdist (.ci/run, README)
 pytestmark = pytest.mark.slow
 
 

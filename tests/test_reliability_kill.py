@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import BOT_TOKEN, ROOT, SECRET
 
-# kill -9 of real server processes and their restart: the second invocation of .ci/run (README, pyproject markers)
+# kill -9 of real server processes and their restart: marked slow; they overlap the rest under xdist (.ci/run, README)
 pytestmark = pytest.mark.slow
 
 
