@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 from conftest import SECRET
 
-# faults injected with real delays, timeouts and backoff: marked slow; they overlap the rest under xdist (.ci/run, README)
+# faults injected with real delays, timeouts and backoff: marked slow, overlapped under xdist (.ci/run)
 pytestmark = pytest.mark.slow
 
 
