@@ -138,8 +138,10 @@ def test_request_for_quote(cli):
 def test_city_sets_the_electricity_price(cli):
     sz = _ask(cli, "70B full-finetune 1TB 14d city shenzhen")
     cd = _ask(cli, "70B full-finetune 1TB 14d city chengdu")
+
     def power(d):
         return next(s for s in d["cost"]["price_sources"] if s["role"].startswith("electricity"))
+
     assert power(sz)["price"] > power(cd)["price"]  # Guangdong costs more than Sichuan
 
 
