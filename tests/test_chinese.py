@@ -276,11 +276,6 @@ def test_quote_reply_in_chinese(cli):
 TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud"}
 
 
-@pytest.mark.xfail(
-    reason="the GPUs' availability notes come from data/gpus.toml, which has them in English only; "
-    "the layout words and the data's generic provider words are Chinese now",
-    strict=True,
-)
 def test_plan_answer_in_chinese(cli):
     out = cli("ask", "70B 全量微调 1TB 3天 用8卡H800").stdout
     leaks = [w for w in english_words(out) if w.lower() not in TERMS]

@@ -179,23 +179,31 @@ def test_low_mfu_and_exposed_communication_become_warnings():
 
 
 def test_availability_note_beside_the_plan_and_alternatives(cli):
+    from advisor import catalog
+    from advisor.planning.advice import FREE_ACCESS
+
     data = _ask(cli, "70B full-finetune 1TB 14d")
     notes = [w for w in data["warning_codes"] if w["code"] == "availability"]
-    named = {n["params"]["gpu"] for n in notes}
-    assert data["plan"]["gpu"] in named
-    assert {a["gpu"] for a in data["alternatives"]} <= named | {
-        a["gpu"] for a in data["alternatives"] if not _note_for(a["gpu"])
-    }
-    assert all("(" not in n["params"]["note"] for n in notes)  # kept short
+    named = [g for n in notes for g in n["params"]["gpus"]]
+    used = {data["plan"]["gpu"], *(a["gpu"] for a in data["alternatives"])}
+    # every GPU that does not reach China freely is named once, with its own code and date
+    assert sorted(named) == sorted(g for g in used if catalog.get_gpu(g).china_access not in FREE_ACCESS)
+    for n in notes:
+        assert {catalog.get_gpu(g).china_access for g in n["params"]["gpus"]} == {n["params"]["access"]}
     text = cli("ask", "70B full-finetune 1TB 14d").stdout
-    assert "availability:" in text and "license" in text
+    assert "availability:" in text and "export licence" in text
 
 
-def _note_for(gpu):
-    from advisor import catalog
-    from advisor.planning.advice import _market_note
-
-    return _market_note(catalog.get_gpu(gpu).availability, "china")
+def test_availability_is_worded_for_the_market(cli):
+    # H20 is a China part: in China its licence date, elsewhere its rarity; Ascend the reverse.
+    china = _ask(cli, "70B lora 1TB 14d on 8x H20")
+    note = next(w for w in china["warning_codes"] if w["code"] == "availability")
+    expected = {"gpus": ["H20-96GB"], "access": "licence_promised", "since": "2025-04-09", "market": "china"}
+    assert note["params"] == expected
+    abroad = _ask(cli, "70B lora 1TB 14d on 8x H20 usd")
+    assert [w["params"]["access"] for w in abroad["warning_codes"] if w["code"] == "availability"] == ["china_part"]
+    ascend = _ask(cli, "70B lora 1TB 14d on 8x 910B")
+    assert not [w for w in ascend["warning_codes"] if w["code"] == "availability"]
 
 
 def test_hopeless_hardware_names_a_gpu_type_that_works(cli):

@@ -5,6 +5,8 @@ Plain pydantic types; advisor/catalog.py fills them from data/gpus.toml and data
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -44,6 +46,20 @@ class GPU(BaseModel):
     cooling: str
     markets: list[str]
     availability: str
+    # How the part reaches each market, as codes (data/gpus.toml header); worded by templates.
+    china_access: Literal[
+        "licence_rented",
+        "licence",
+        "licence_promised",
+        "approved_buyers",
+        "unconfirmed",
+        "not_named",
+        "aws_only",
+        "domestic",
+    ]
+    china_access_since: str = ""
+    global_access: Literal["open", "china_part", "aws_only", "us_restricted"]
+    global_access_since: str = ""
     as_of: str
     unverified: list[str] = Field(default_factory=list)
     notes: str = ""

@@ -5,8 +5,6 @@ The CLI and the Slack bot both call `advise`, so they answer the same.
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel
 
 from advisor import catalog
@@ -26,6 +24,10 @@ from advisor.planning.planner import (
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import RequestError, parse
 from advisor.text.render import phrase, render, word
+
+# How a GPU reaches a market (data/gpus.toml codes) that needs no warning: made there, sold
+# there freely, or an older part no export rule names.
+FREE_ACCESS = ("domestic", "open", "not_named")
 
 
 class Advice(BaseModel):
@@ -277,28 +279,21 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
 
 
 def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
-    """Each GPU type the plan or an alternative uses, with the first sentence of its
-    availability note (export rules, grey channel, no new purchases; data/gpus.toml)."""
-    out, seen = [], set()
-    for plan in plans:
-        if plan.gpu in seen:
-            continue
-        seen.add(plan.gpu)
-        note = _market_note(catalog.get_gpu(plan.gpu).availability, req.market)
-        if note:
-            out.append(_note("warning", "availability", gpu=plan.gpu, note=note, market=req.market))
-    return out
-
-
-def _market_note(text: str, market: str) -> str:
-    """The availability note cut short for the market, without its parentheses: in China its
-    first two sentences (the rule, then the installed or grey-channel stock that rents);
-    elsewhere the first sentence that is not about China."""
-    text = re.sub(r"\s*\([^()]*\)", "", text)  # dates, sources and examples in parentheses: kept short
-    sentences = [t.strip() for t in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=\.)\s+", text.strip()) if t.strip()]
-    if market == "china":
-        return " ".join(sentences[:2])
-    return next((t for t in sentences if "china" not in t.lower() and "chinese" not in t.lower()), "")
+    """How each GPU type of the plan and its alternatives reaches the plan's market (export
+    licence, grey channel, China-only part; the codes of data/gpus.toml), one note per code and
+    date naming its GPUs, worded by the templates. Parts that reach the market freely get none."""
+    china = req.market == "china"
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name in dict.fromkeys(plan.gpu for plan in plans):
+        gpu = catalog.get_gpu(name)
+        access = gpu.china_access if china else gpu.global_access
+        since = gpu.china_access_since if china else gpu.global_access_since
+        if access not in FREE_ACCESS:
+            groups.setdefault((access, since), []).append(name)
+    return [
+        _note("warning", "availability", gpus=gpus, access=access, since=since, market=req.market)
+        for (access, since), gpus in groups.items()
+    ]
 
 
 def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:

@@ -52,18 +52,9 @@ TERM_SLACK_MONTHS = 3
 # Billing granularity -> hours a started unit bills.
 BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
 SIBLINGS = prices.SIBLINGS  # the sibling classes of the estimate rule (advisor/market/prices.py)
-# New data-centre parts that cannot be bought through official channels in mainland China since
-# the US export rules of Oct 2022 / Oct 2023 (data/gpus.toml availability notes): a purchase
-# offer there is grey channel.
-GREY_IN_CHINA = (
-    "A100-SXM4-40GB",
-    "A100-SXM4-80GB",
-    "A800-SXM4-80GB",
-    "H100-SXM5-80GB",
-    "H100-PCIe-80GB",
-    "H800-SXM-80GB",
-    "B200-SXM-180GB",
-)
+# Parts that need a US export licence for mainland China (data/gpus.toml `china_access`): a new
+# one bought there comes through a grey channel.
+GREY_IN_CHINA = ("licence_rented", "licence")
 # A workstation holds up to this many consumer or workstation (PCIe) cards; more go in servers.
 WORKSTATION_MAX_CARDS = 4
 
@@ -445,7 +436,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         capex *= 1 + CLUSTER_EXTRA
     channel = None
     if capex:
-        channel = "grey" if (mkt == "china" and gpu.name in GREY_IN_CHINA) else "official"
+        channel = "grey" if (mkt == "china" and gpu.china_access in GREY_IN_CHINA) else "official"
     power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
     own_use = None
     electricity = _electricity(book, req, cur)

@@ -12,6 +12,7 @@ The bot speaks only when spoken to: thanks, agreement and chatter get `kind="sil
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Literal
 
@@ -216,15 +217,8 @@ def _whatif(
     for c in changes:
         if c["name"] in ("gpu", "gpu_count", "nodes") and c["before"] == "—" and summary.get("gpu"):
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
-    first_codes = set()
-    if original is not None:
-        first = advise_request(original, book)
-        first_codes = {(w.code, tuple(sorted(w.params.items()))) for w in first.warnings}
-    warnings = [
-        w
-        for w in result.warnings
-        if (w.code, tuple(sorted(w.params.items()))) not in first_codes and w.code != "estimated_prices"
-    ]
+    first_warnings = advise_request(original, book).warnings if original is not None else []
+    warnings = _new_warnings(first_warnings, result)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
     text = render(
@@ -273,6 +267,28 @@ def _value(name: str, req, lang: str) -> str:
         return f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
     value = getattr(req, name, None)
     return "—" if value is None else str(value)
+
+
+def _new_warnings(first: list[Note], result: Advice) -> list[Note]:
+    """The what-if's warnings the first answer did not give. Availability is said only of the
+    new plan's own GPU when the first answer had not named it (alternatives are not the news)."""
+
+    def key(w: Note) -> tuple[str, str]:
+        return w.code, json.dumps(w.params, sort_keys=True, default=str)
+
+    seen = {key(w) for w in first}
+    named = {g for w in first if w.code == "availability" for g in w.params.get("gpus", [])}
+    gpu = result.plan.gpu if result.plan else None
+    out = []
+    for w in result.warnings:
+        if key(w) in seen or w.code == "estimated_prices":
+            continue
+        if w.code == "availability":
+            if gpu not in w.params["gpus"] or gpu in named:
+                continue
+            w = w.model_copy(update={"params": {**w.params, "gpus": [gpu]}})
+        out.append(w)
+    return out
 
 
 def _change(name: str, before, after, lang: str) -> dict:
