@@ -74,7 +74,7 @@ def plan(
 ) -> None:
     """Plan a request and post the answer to the channel (or into `thread_ts`)."""
     client = slack.client()
-    lang = lang or reply_lang(text, client, user)
+    lang = lang or reply_lang(text, client, user, team)
     try:
         payload = answers.answer(text, lang, answers.prices_for(team))
     except Exception:
@@ -136,7 +136,7 @@ def follow(
     """Answer a message in a plan's thread (or a question without one) in that thread; say
     nothing when the bot was not spoken to (`mentioned` False and no question for it)."""
     client = slack.client()
-    lang = reply_lang(text, client, user)
+    lang = reply_lang(text, client, user, run.team)
     try:
         reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team), mentioned)
     except Exception:
@@ -178,7 +178,7 @@ def quote(
 ) -> None:
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
     client = slack.client()
-    lang = lang or reply_lang(text, client, user)
+    lang = lang or reply_lang(text, client, user, run.team)
     if run.attempt == 1 or not run.job:
         try:
             with closing(open_store()) as db:

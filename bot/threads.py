@@ -5,26 +5,31 @@ from __future__ import annotations
 import re
 
 from advisor.request.parser import detect_lang
+from bot import locales
 
 _LANG_WORD = re.compile(r"(?<![a-z])lang\s*[:=]?\s*(en|zh)(?![a-z])", re.I)
 
 
-_LOCALES: dict[str, str] = {}  # user -> reply language, from earlier users.info calls in this process
-
-
-def reply_lang(text: str, client=None, user: str | None = None) -> str:
-    """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale (a
-    users.info call when `client` is given: never before an ack; else what an earlier call in
-    this process found)."""
+def reply_lang(text: str, client=None, user: str | None = None, team: str = "") -> str:
+    """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale: a
+    users.info call when `client` is given (never before an ack), remembered for every process
+    (bot/locales.py); without a client, what was remembered. English when nothing is known."""
     if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
         return detect_lang(text or "")
-    if client is not None and user:
+    if not user:
+        return "en"
+    if client is not None:
         try:
             locale = client.users_info(user=user, include_locale=True)["user"].get("locale", "")
-            _LOCALES[user] = "zh" if locale.lower().startswith("zh") else "en"
-        except Exception:  # no users:read scope or a transient failure: English it is
+            lang = "zh" if locale.lower().startswith("zh") else "en"
+            locales.remember(user, lang, team)
+            return lang
+        except Exception:  # no users:read scope, a transient failure or a locked file: what we knew
             pass
-    return _LOCALES.get(user or "", "en")
+    try:
+        return locales.known(user) or "en"
+    except Exception:  # the store cannot be read: English rather than no answer
+        return "en"
 
 
 def thread_key(team: str, channel: str, thread_ts: str) -> str:

@@ -158,16 +158,28 @@ def zh_user(fake_slack):
 def known_zh_user(bot, zh_user, fake_slack):
     """A zh-CN user the bot has met: no Web API call may come before an ack (#13), so the first
     command of a user acks in the language known so far and the Slack locale, asked right after,
-    replaces the ack (see test_a_first_command_is_replaced_in_the_users_locale); from then on
-    the acks are in Chinese at once."""
+    replaces the ack (see test_a_first_command_is_replaced_in_the_users_locale) and is remembered
+    (bot/locales.py); from then on the acks are in Chinese at once."""
     send, _ = bot
     fake_slack.responses.clear()
     status, body = send.command("help", user=zh_user)
     assert status == 200
-    if not CJK.search(body):  # met for the first time in this process: the locale replaces the ack
+    if not CJK.search(body):  # met for the first time: the locale replaces the ack
         assert CJK.search(fake_slack.wait_for_response()[-1]["text"])
     fake_slack.responses.clear()
     return zh_user
+
+
+def test_a_locale_learned_while_planning_makes_the_next_ack_chinese(bot, fake_slack):
+    # The plan is made in a planning process, which asks Slack for the locale; the ack of the
+    # next command, in the web process, may not ask (no Web API before an ack) but reads it.
+    send, _ = bot
+    fake_slack.locales["UZHPLAN"] = "zh-CN"
+    status, first = send.command("7b lora 20GB 3d", user="UZHPLAN")
+    assert status == 200 and not CJK.search(first)  # met for the first time: nothing known yet
+    fake_slack.wait_for("chat.postMessage", 1)
+    status, second = send.command("7b lora 20GB 5d", user="UZHPLAN")
+    assert status == 200 and CJK.search(second), second
 
 
 def test_a_first_command_is_replaced_in_the_users_locale(bot, fake_slack, prices):

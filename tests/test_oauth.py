@@ -77,15 +77,16 @@ def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, 
 def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack, bot_env):
     from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 
-    from bot import conversations, subscriptions
+    from bot import conversations, locales, subscriptions
 
     send, url = oauth_bot
     _install(url, fake_slack, "T3")
-    send.command("7b lora 20GB 3d", team="T3", channel="C3")
+    send.command("7b lora 20GB 3d", team="T3", channel="C3", user="U3")
     fake_slack.wait_for("chat.postMessage", 1)  # the card alone
     deadline = time.time() + 20
     while time.time() < deadline and not conversations.recent("T3"):
         time.sleep(0.1)
+    assert locales.known("U3") == "en"  # the plan asked Slack for U3's locale
     subscriptions.subscribe(subscriptions.Subscription(workspace="T3", channel="C3"))
     store = SQLite3InstallationStore(database=str(bot_env), client_id="111.222")
     assert store.find_installation(enterprise_id=None, team_id="T3") is not None
@@ -97,6 +98,7 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
             store.find_installation(enterprise_id=None, team_id="T3") is None
             and conversations.recent("T3") == []
             and subscriptions.of_workspace("T3") == []
+            and locales.known("U3") is None
         )
 
     deadline = time.time() + 20
@@ -104,3 +106,4 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
         time.sleep(0.1)
     assert store.find_installation(enterprise_id=None, team_id="T3") is None
     assert conversations.recent("T3") == [] and subscriptions.of_workspace("T3") == []
+    assert locales.known("U3") is None

@@ -85,7 +85,8 @@ def new_plan(ack, body, client):
     """App Home's button: an empty form; the answer comes to the user's DM with the bot."""
     ack()
     user = (body.get("user") or {}).get("id", "")
-    forms.open_form(client, body["trigger_id"], json.dumps({}), {}, reply_lang("", client, user))
+    team = (body.get("team") or {}).get("id", "")
+    forms.open_form(client, body["trigger_id"], json.dumps({}), {}, reply_lang("", client, user, team))
 
 
 def register(app) -> None:

@@ -109,21 +109,18 @@ def on_gpu(ack, command, client, context):
                 return
             # The trigger expires 3 s after the command: open a small view now, fill it after.
             ack()
-            # The loading view speaks the user's cached locale; the form, filled after, asks Slack.
+            # The loading view speaks the user's remembered locale; the form, filled after, asks Slack.
             open_loading(client, command["trigger_id"], form_id(command), reply_lang(text, user=user))
-            fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user))
+            fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user, team))
             return
         command_word = leading_command(text)
-        if command_word in ("quote", "digest", "prices") and lang == "en":
-            # A zh-CN user typing English words still reads Chinese: the locale from this
-            # process's cache here (no Web API call before an ack), from Slack after it.
-            lang = reply_lang(text, user=user)
+        # A zh-CN user typing English words still reads Chinese: before the ack, the locale any
+        # process learned earlier (bot/locales.py; no Web API call); from Slack after it.
+        lang = reply_lang(text, user=user)
         if _is_help(text):
             if work.record_done("help", key, team):
-                # the user's locale only from this process's cache: no users.info before the ack
-                guess = reply_lang(text, user=user)
-                ack(text=render("help.txt.j2", guess))
-                _help_in_locale(client, text, user, guess, response_url)
+                ack(text=render("help.txt.j2", lang))
+                _help_in_locale(client, text, user, team, lang, response_url)
             else:
                 ack()
         elif command_word == "quote":
@@ -176,15 +173,15 @@ def _ack(ack, text: str | None) -> None:
 def _prices_in_locale(client, text: str, user: str, guess: str, team: str, response_url: str | None) -> None:
     """After the ack: when the user's Slack locale differs from the guess, the prices in it
     replace the ack (as for help)."""
-    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user)
+    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user, team)
     if lang != guess and response_url:
         delivery.tell_user(client, "", user, prices_command(text, lang, team), response_url, replace=True)
 
 
-def _help_in_locale(client, text: str, user: str, guess: str, response_url: str | None) -> None:
+def _help_in_locale(client, text: str, user: str, team: str, guess: str, response_url: str | None) -> None:
     """After the ack: the user's Slack locale (one users.info call, no retry sleeps); when it
     differs from the guess, the help in it replaces the ack."""
-    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user)
+    lang = reply_lang(text, job_client(client.base_url, client.token, 5), user, team)
     if lang != guess and response_url:
         delivery.tell_user(client, "", user, render("help.txt.j2", lang), response_url, replace=True)
 

@@ -44,7 +44,7 @@ def on_home_opened(event, body, client, context):
         return
     team = body.get("team_id") or context.team_id or ""
     user = event["user"]
-    client.views_publish(user_id=user, view=home_view(client, team, user, reply_lang("", client, user)))
+    client.views_publish(user_id=user, view=home_view(client, team, user, reply_lang("", client, user, team)))
 
 
 def register(app) -> None:

@@ -1,5 +1,5 @@
 """A workspace that uninstalls the app or revokes its tokens: its tokens, threads,
-subscriptions, pending jobs and recorded quotes are deleted."""
+subscriptions, users' languages, pending jobs and recorded quotes are deleted."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 from contextlib import closing
 
 from advisor.market.store import delete_owner, open_store
-from bot import conversations, subscriptions, work
+from bot import conversations, locales, subscriptions, work
 
 log = logging.getLogger("gpu_advisor.bot")
 
@@ -17,6 +17,7 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
         installation_store.delete_all(enterprise_id=enterprise, team_id=team)
     threads = conversations.forget_workspace(team)
     subs = subscriptions.forget_workspace(team)
+    locales.forget_workspace(team)
     work.store().forget_workspace(team)
     quotes = _forget_quotes(team)
     log.info(
