@@ -26,6 +26,12 @@ def _catalog():
         return read_po(f)
 
 
+def _forms(text) -> tuple[str, ...]:
+    """A message's forms: one, or a plural message's (ngettext) singular and plural; Chinese
+    has one plural form (nplurals=1)."""
+    return tuple(text) if isinstance(text, (list, tuple)) else (text,)
+
+
 def _extracted() -> dict[tuple[str, str | None], str]:
     """(msgid, context) -> where it is first used, over every template."""
     found = {}
@@ -43,7 +49,7 @@ def test_every_template_message_has_a_reviewed_chinese_translation():
     missing = [
         f"{where}: {msgid!r}"
         for (msgid, context), where in extracted.items()
-        if not (catalog.get(msgid, context) and catalog.get(msgid, context).string)
+        if not (catalog.get(msgid, context) and all(_forms(catalog.get(msgid, context).string)))
     ]
     fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
     assert not missing, "untranslated (run the commands in docs/TRANSLATING.md):\n" + "\n".join(missing)
@@ -60,9 +66,11 @@ def test_translations_keep_the_placeholders_of_their_message():
     for message in _catalog():
         if not message.id:
             continue
-        assert set(PLACEHOLDER.findall(message.string)) == set(PLACEHOLDER.findall(message.id)), message.id
-        # Every literal percent sign stays escaped, or formatting fails at render time.
-        assert message.string.replace("%%", "").count("%") == len(PLACEHOLDER.findall(message.string)), message.id
+        wanted = [set(PLACEHOLDER.findall(form)) for form in _forms(message.id)]
+        for form in _forms(message.string):
+            assert set(PLACEHOLDER.findall(form)) in wanted, message.id
+            # Every literal percent sign stays escaped, or formatting fails at render time.
+            assert form.replace("%%", "").count("%") == len(PLACEHOLDER.findall(form)), message.id
 
 
 def test_committed_mo_is_the_po_compiled():
@@ -110,3 +118,27 @@ def test_assumptions_and_warnings_are_codes_worded_in_the_readers_language(book)
     # Every sentence a Chinese reader gets is Chinese (names, units and commands aside).
     assert all(cjk.search(text) for text in zh["request"]["assumptions"] + zh["warnings"])
     assert not any(cjk.search(text) for text in en["request"]["assumptions"] + en["warnings"])
+
+
+def test_no_message_hedges_its_plural():
+    # "3 month(s)", "1 server(s)": counted nouns go through ngettext (TRANSLATING.md).
+    hedged = [
+        f"{where}: {msgid!r}"
+        for (msgid, _), where in _extracted().items()
+        for form in _forms(msgid)
+        if re.search(r"[a-z]\(s\)", form)
+    ]
+    assert not hedged
+
+
+@pytest.mark.parametrize(("nodes", "words"), [(1, "on 1 server in one order"), (12, "on 12 servers in one order")])
+def test_counted_nouns_agree_with_their_number(nodes, words):
+    from advisor.request.model import Note
+
+    note = Note(
+        kind="warning",
+        code="rent_estimated",
+        params={"count": 8 * nodes, "gpu": "H800", "nodes": nodes, "basis_gpu": "H800"},
+    )
+    assert words in render.word("en", note)
+    assert f"（{nodes} 台服务器）" in render.word("zh", note)
