@@ -210,7 +210,10 @@ def _without_providers(text: str) -> str:
 
     with closing(open_store()) as db:
         offers = [o for g in current_prices(price_book(db, "T1"), None, per_gpu=50) for o in g["offers"]]
+    from advisor.text.render import phrase
+
     names = {o.get(k) for o in offers for k in ("provider", "region", "offer") if o.get(k)}
+    names |= {phrase("zh", "provider_name", o["provider"]) for o in offers if o.get("provider")}  # as shown
     for name in sorted(names, key=len, reverse=True):
         text = text.replace(f" {name}", " ")
     return text
