@@ -232,7 +232,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
     if history:
         files.append(
             {
-                "content": history_png(history, date),
+                "content": history_png(history, date, lang),
                 "filename": f"gpu-prices-{date}.png",
                 "title": phrase(lang, "title", date, file="chart"),
                 "alt_txt": phrase(lang, "alt", list(history), date, file="chart"),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -353,6 +352,7 @@ def test_chart_has_title_legend_axis_labels_and_units(db):
     ax = fig.axes[0]
     assert "per GPU-hour" in ax.get_title() and "2024-04-23" in ax.get_title()
     assert ax.get_xlabel() == "Snapshot date" and "USD" in ax.get_ylabel()
+    assert ax.get_legend().get_title().get_text() == "GPU"
     legend = ax.get_legend()
     assert legend is not None and [t.get_text() for t in legend.get_texts()] == list(series)
     assert len(ax.get_lines()) == len(series) == 3
@@ -362,9 +362,30 @@ def test_chart_has_title_legend_axis_labels_and_units(db):
     assert png.startswith(b"\x89PNG") and 10_000 < len(png) < 200_000
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert (width, height) == (800, 450)
-    # No CJK in the image: the deployment has no CJK font it can count on.
-    texts = [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in legend.get_texts())]
-    assert not any(re.search(r"[\u4e00-\u9fff]", t) for t in texts)
+
+
+def test_a_chinese_chart_is_drawn_in_chinese_with_the_shipped_font(db):
+    import warnings
+
+    from fontTools.ttLib import TTFont
+
+    from advisor.market.chart import CJK_FONT, cjk_text, history_figure, history_png
+    from advisor.market.store import cheapest_history
+    from advisor.resources import data_dir
+
+    series = cheapest_history(db, ["H100-PCIe-80GB", "A100-SXM4-80GB"], "2024-04-23")
+    fig = history_figure(series, "2024-04-23", "zh")
+    ax = fig.axes[0]
+    assert ax.get_title().startswith("按需最低价") and ax.get_xlabel() == "快照日期" and "美元" in ax.get_ylabel()
+    assert ax.get_legend().get_title().get_text() == "显卡"
+    assert ax.title.get_fontproperties().get_file().endswith(CJK_FONT.split("/")[-1])
+    # every character of the Chinese labels is in the subset font (data/fonts/README.md)
+    cmap = TTFont(data_dir() / CJK_FONT).getBestCmap()
+    assert [ch for ch in cjk_text() + "0123456789-/ " if ord(ch) not in cmap] == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        png = history_png(series, "2024-04-23", "zh")
+    assert png.startswith(b"\x89PNG") and len(png) < 200_000
 
 
 def test_raw_offer_ids_are_named_by_their_gpus():

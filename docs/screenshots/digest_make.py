@@ -37,8 +37,7 @@ def main(day: str = "2024-02-05") -> None:
         csv_file = next(f for f in files if f["filename"].endswith(".csv"))
         chart_path = tmp / chart["filename"]
         chart_path.write_bytes(chart["content"])
-        if lang == "en":
-            (OUT / "digest-chart.png").write_bytes(chart["content"])
+        (OUT / ("digest-chart.png" if lang == "en" else "digest-chart-zh.png")).write_bytes(chart["content"])
         head = "\n".join(csv_file["content"].decode("utf-8-sig").splitlines()[:4])
         thread = {
             "text": comment,
