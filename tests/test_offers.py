@@ -195,6 +195,30 @@ def test_budget_verdict_within_at_the_likely_price_over_at_the_high_one():
 
 
 # ----------------------------------------------------------------------------------------
+# Storage
+
+
+@pytest.mark.parametrize("market", ["", " usd"])
+def test_a_multi_server_plan_rents_a_parallel_file_system_sized_for_its_read_rate(book, market):
+    out = advise("70B full-finetune 1TB 14d" + market, book=book).to_json()
+    cost, infra = out["cost"], out["infra"]
+    assert out["plan"]["nodes"] > 1 and cost["storage_kind"] == "storage_pfs"
+    # 3.3 GB/s at 125 MB/s per TiB needs about 29 TB, far more than 1 TB of data and two checkpoints
+    by_rate = infra["storage_read_gb_per_s"] * 1000 / costsmod.PFS_MB_S_PER_TIB * costsmod.TB_PER_TIB
+    assert cost["storage_tb"] == pytest.approx(by_rate)
+    pfs = [s for s in cost["price_sources"] if s["role"] == "storage_pfs"]
+    assert len(pfs) == 1 and pfs[0]["currency"] == ("USD" if market else "CNY")
+    months = max(1, out["training"]["days"] / 30)
+    assert cost["storage_total"] == pytest.approx(pfs[0]["price"] * by_rate * months, rel=0.01)
+
+
+def test_one_server_keeps_data_in_object_storage_sized_by_what_it_stores(book):
+    out = advise("7b lora 20GB 3d", book=book).to_json()
+    assert out["plan"]["nodes"] == 1 and out["cost"]["storage_kind"] == "storage"
+    assert out["cost"]["storage_tb"] < 0.1  # 20 GB of data and two LoRA checkpoints
+
+
+# ----------------------------------------------------------------------------------------
 # Rent or buy
 
 

@@ -171,3 +171,22 @@ def test_a_machine_whose_clock_is_behind_still_seeds_the_store():
 
     with pytest.raises(ValueError, match="days ahead"):
         store.check_row({**rows[0], "source": "skypilot"}, today=dt.date(2020, 1, 1))
+
+
+def test_an_upgrade_brings_the_reference_rows_added_since(tmp_path):
+    # A store seeded from an older data/reference_prices.toml: the rows added since go in on the
+    # next open, the ones it has stay once, and a recorded quote is untouched.
+    path = str(tmp_path / "old.db")
+    with closing(store.open_store(path)) as db:
+        seeded = db[store.TABLE].count_where("source = 'reference'")
+        assert record(parse_quote("8xH800 ¥95000/month 3 months vendorX"), db, "T1")
+        db.execute("DELETE FROM observations WHERE source = 'reference' AND kind = 'storage_pfs'")
+        db.execute("UPDATE reference_seed SET sha256 = 'an older file'")
+        db.conn.commit()
+    with closing(store.open_store(path)) as db:
+        assert db[store.TABLE].count_where("source = 'reference'") == seeded
+        assert db[store.TABLE].count_where("source = 'reference' AND kind = 'storage_pfs'") == 2
+        assert db[store.TABLE].count_where("owner = 'T1'") == 1
+        version = store.version(db)
+    with closing(store.open_store(path)) as db:  # the same file again: nothing written
+        assert store.version(db) == version

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from functools import cache
 
@@ -14,6 +15,12 @@ SOURCE = "reference"
 def _reference() -> dict:
     with open(data_dir() / "reference_prices.toml", "rb") as fh:
         return tomllib.load(fh)
+
+
+@cache
+def digest() -> str:
+    """The file's SHA-256: a store seeded from another version takes the rows added since."""
+    return hashlib.sha256((data_dir() / "reference_prices.toml").read_bytes()).hexdigest()
 
 
 # What each row says it is an offer of (issue 15): file key -> (column, default when left out).

@@ -305,17 +305,29 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
         ),
     ),
     (16, _offer_terms),
+    (17, "CREATE TABLE IF NOT EXISTS reference_seed (id INTEGER PRIMARY KEY CHECK (id = 1), sha256 TEXT NOT NULL)"),
 ]
 
 
 def open_store(path: str | None = None) -> sqlite_utils.Database:
     """The database (GPU_ADVISOR_DB unless `path`), migrated, and seeded with the reference
-    prices (data/reference_prices.toml) on first use."""
+    prices (data/reference_prices.toml)."""
     db = dbmod.connect(path)
     dbmod.migrate(db, COMPONENT, MIGRATIONS)
-    if not _exists(db, "source = ?", [reference.SOURCE]):
-        write_rows(db, reference.rows())
+    _seed_reference(db)
     return db
+
+
+def _seed_reference(db: sqlite_utils.Database) -> None:
+    """The reference prices, on first use and again whenever data/reference_prices.toml changes
+    (an upgrade): rows it added go in, rows already stored stay as they are (write_rows inserts
+    an observation once). A read of one row when nothing changed."""
+    seeded = db.execute("SELECT sha256 FROM reference_seed WHERE id = 1").fetchone()
+    if seeded and seeded[0] == reference.digest():
+        return
+    write_rows(db, reference.rows())
+    with dbmod.writing(db):
+        db["reference_seed"].upsert({"id": 1, "sha256": reference.digest()}, pk="id")
 
 
 def _exists(db: sqlite_utils.Database, where: str, args: list) -> bool:

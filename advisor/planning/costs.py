@@ -11,6 +11,7 @@ from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
 from advisor.market import prices
 from advisor.market.prices import Price, PriceBook
+from advisor.planning.infra import storage_need
 from advisor.request.model import Note, TrainingRequest
 
 HOURS_PER_MONTH = 730
@@ -60,6 +61,11 @@ WORKSTATION_MAX_CARDS = 4
 
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
 DEFAULT_PUE = 1.5
+# A parallel file system sells read throughput with capacity: 125 MB/s per TiB is the lower of
+# the tiers priced in data/reference_prices.toml (FSx for Lustre persistent SSD 125; Alibaba CPFS
+# 200), so the capacity a plan's read rate needs is not underestimated.
+PFS_MB_S_PER_TIB = 125
+TB_PER_TIB = 2**40 / 1e12
 # Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
 CLUSTER_EXTRA = 0.15
 # Where owned servers would be hosted: the electricity price regions that cover each city
@@ -85,6 +91,8 @@ class Costs(BaseModel):
     monthly_min_term_months: int
     offpeak_per_gpu_hour: float | None
     storage_total: float | None
+    storage_kind: str | None = None  # storage_pfs (a parallel file system) | storage (object storage)
+    storage_tb: float | None = None  # the capacity priced
     rent_total: float | None
     rent_option: str | None
     # The offer the plan is priced from (issue 15), the range over the offers that can deliver it,
@@ -120,6 +128,7 @@ class Costs(BaseModel):
     owned_utilisation: ClassVar[float] = OWNED_UTILISATION
     payback_months: ClassVar[int] = BUY_PAYBACK_MONTHS
     gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
+    pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
 
 
 def _src(p, role: str) -> dict:
@@ -310,6 +319,26 @@ def _note(code: str, **params) -> Note:
     return Note(kind="warning", code=code, params=params)
 
 
+def _storage(
+    req: TrainingRequest, est: Estimate, book: PriceBook, mkt: str, cur: str, days: float | None, sources: list
+) -> tuple[str | None, float | None, float | None]:
+    """Storage for the dataset and two checkpoints, in the plan's own market and currency (no
+    fall-back to the other market's price): a parallel file system for a multi-server plan,
+    sized up to the capacity that gives its read rate, else object storage. Kept at least a
+    month (staged before the job, kept after it)."""
+    need = storage_need(req, est)
+    stored_tb = (need.data_bytes + 2 * need.checkpoint_bytes) / 1e12
+    kind, tb = "storage", stored_tb
+    if est.layout.nodes > 1 and book.offers("storage_pfs", "", mkt):
+        kind = "storage_pfs"
+        tb = max(stored_tb, need.read_gb_s * 1000 / PFS_MB_S_PER_TIB * TB_PER_TIB)
+    offers = sorted(book.offers(kind, "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))
+    if not offers or not days:
+        return None, None, None
+    sources.append(_src(offers[0], kind))
+    return kind, tb, book.value(offers[0], cur) * tb * max(1, days / 30)
+
+
 def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -> Costs:
     cur, mkt = req.currency, req.market
     lay = est.layout
@@ -379,19 +408,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         notes.append(_note("no_qualifying_offer", gpu=gpu.name, count=lay.gpu_count, nodes=lay.nodes))
     offpeak = book.best("offpeak_hour", gpu.name, mkt, cur)
 
-    # Storage in the plan's own market and currency (no fall-back to the other market's price).
-    storage = next(
-        iter(
-            sorted(book.offers("storage", "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))
-        ),
-        None,
-    )
-    storage_total = None
-    if storage and days:
-        data_tb = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0) / 1e12
-        ckpt_tb = (req.params_b or 0) * 14 / 1e3 * 2
-        storage_total = book.value(storage, cur) * (data_tb + ckpt_tb) * max(1, days / 30)
-        sources.append(_src(storage, "storage"))
+    storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
     rent_total = (likely.total + (storage_total or 0)) if (likely and likely.total is not None) else None
     if rent_range and storage_total:
         rent_range = {**rent_range, **{k: rent_range[k] + storage_total for k in ("low", "likely", "high")}}
@@ -505,6 +522,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         monthly_min_term_months=min_term,
         offpeak_per_gpu_hour=book.value(offpeak, cur) if lay.nodes == 1 else None,
         storage_total=storage_total,
+        storage_kind=storage_kind,
+        storage_tb=storage_tb,
         rent_total=rent_total,
         rent_option=rent_option,
         rent_offer=rent_offer,

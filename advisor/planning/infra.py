@@ -74,6 +74,34 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, li
     return chosen["gbps"], [{"gbps": o["gbps"], "share": o["share"]} for o in options]
 
 
+class StorageNeed(BaseModel):
+    """What the job keeps and reads: the dataset, one checkpoint, and the read rate shared
+    storage must sustain (the largest of the floor, the dataset read burst and the checkpoint write)."""
+
+    data_bytes: float
+    checkpoint_bytes: float
+    dataset_read_gb_s: float
+    write_gb_s: float
+    read_gb_s: float
+
+
+def storage_need(req: TrainingRequest, est: Estimate) -> StorageNeed:
+    params = est.memory.trainable_params if req.is_peft else None
+    ckpt_bytes = (params or 0) * 16 if req.is_peft else req.params_b * 1e9 * CHECKPOINT_BYTES["full"]
+    data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
+    read = 0.0
+    if est.days and req.tokens:
+        read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * STORAGE_READ_BURST
+    write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
+    return StorageNeed(
+        data_bytes=data_bytes,
+        checkpoint_bytes=ckpt_bytes,
+        dataset_read_gb_s=read,
+        write_gb_s=write,
+        read_gb_s=round(max(STORAGE_FLOOR_GB_S, read, write), 1),
+    )
+
+
 def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
     lay = est.layout
     per_node = lay.gpus_per_node
@@ -90,9 +118,8 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * 1.1, 64))
     reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload, "factor": RAM_PER_GPU_MEMORY}
 
-    params = est.memory.trainable_params if req.is_peft else None
-    ckpt_bytes = (params or 0) * 16 if req.is_peft else req.params_b * 1e9 * CHECKPOINT_BYTES["full"]
-    data_bytes = (req.unique_tokens or 0) * (req.bytes_per_token or 4.0)
+    need = storage_need(req, est)
+    ckpt_bytes, data_bytes, storage = need.checkpoint_bytes, need.data_bytes, need.read_gb_s
     nvme = max(2.0, (data_bytes / 1e12) * (1 + NVME_CACHE_MARGIN) + 2 * ckpt_bytes / 1e12 / lay.nodes)
     nvme = _round_up(nvme, 0.5)
     reasons["nvme"] = {
@@ -101,16 +128,11 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
         "cache_margin": NVME_CACHE_MARGIN,
     }
 
-    read = 0.0
-    if est.days and req.tokens:
-        read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * STORAGE_READ_BURST
-    write = ckpt_bytes / CHECKPOINT_WRITE_S / 1e9
-    storage = round(max(STORAGE_FLOOR_GB_S, read, write), 1)
     reasons["storage"] = {
         "floor_gb_s": STORAGE_FLOOR_GB_S,
-        "read_gb_s": read,
+        "read_gb_s": need.dataset_read_gb_s,
         "checkpoint_tb": ckpt_bytes / 1e12,
-        "write_gb_s": write,
+        "write_gb_s": need.write_gb_s,
         "write_s": CHECKPOINT_WRITE_S,
         "read_burst": STORAGE_READ_BURST,
     }
