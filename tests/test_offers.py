@@ -404,3 +404,17 @@ def test_a_fixed_gpu_type_that_costs_over_twice_the_best_plan_names_the_other_ty
         assert not others
     same = advise(f"7b lora 20GB 3d on {best.plan.gpu}", book=book)
     assert not [s for s in same.result.suggestions if s.change == "other_gpu"]  # never itself
+
+
+def test_buying_says_its_delivery_time_and_when_it_comes_after_the_deadline(book):
+    out = advise("13B full-finetune 200GB 14d on 16xH100 buy usd", book=book).to_json()
+    assert out["cost"]["buy_lead_weeks"] == [8, 20] and out["cost"]["buy_lead_as_of"] == "2024-04"
+    late = [w for w in out["warning_codes"] if w["code"] == "buy_after_deadline"]
+    assert len(late) == 1 and late[0]["params"]["low"] == 8 and late[0]["params"]["deadline"] == 14
+    assert any("Buying cannot meet the 14-day deadline" in w for w in out["warnings"])
+    # a deadline past the longest published lead time: no warning; a GPU with no figure: none either
+    calm = advise("13B full-finetune 200GB 200d on 16xH100 buy usd", book=book).to_json()
+    assert "buy_after_deadline" not in [w["code"] for w in calm["warning_codes"]]
+    unknown = advise("13B full-finetune 200GB 14d on 16xH800 buy", book=book).to_json()
+    assert unknown["cost"]["buy_lead_weeks"] is None
+    assert "buy_after_deadline" not in [w["code"] for w in unknown["warning_codes"]]

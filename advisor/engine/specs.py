@@ -60,6 +60,9 @@ class GPU(BaseModel):
     china_access_since: str = ""
     global_access: Literal["open", "china_part", "aws_only", "us_restricted"]
     global_access_since: str = ""
+    # Weeks from order to delivery of a server, as published on purchase_lead_as_of ([] = none found).
+    purchase_lead_weeks: list[int] = Field(default_factory=list)
+    purchase_lead_as_of: str = ""
     as_of: str
     unverified: list[str] = Field(default_factory=list)
     notes: str = ""

@@ -105,6 +105,8 @@ class Costs(BaseModel):
     buy_gpus: int | None = None
     buy_servers: int | None = None
     buy_channel: str | None = None  # official | grey (mainland China, export-controlled parts)
+    buy_lead_weeks: list[int] | None = None  # [low, high] order to delivery (data/gpus.toml), None: none on record
+    buy_lead_as_of: str | None = None
     buy_capex: float | None
     buy_tco_first_year: float | None
     guide_tco_range: list[float] | None
@@ -481,6 +483,19 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             notes.append(_note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
+        lead = gpu.purchase_lead_weeks
+        if req.rent_or_buy == "buy" and lead and req.deadline_days and req.deadline_days < lead[0] * 7:
+            # Bought servers arrive after the deadline even at the shortest published lead time.
+            notes.append(
+                _note(
+                    "buy_after_deadline",
+                    gpu=gpu.name,
+                    low=lead[0],
+                    high=lead[1],
+                    as_of=gpu.purchase_lead_as_of,
+                    deadline=req.deadline_days,
+                )
+            )
         horizon = own_months or OWNERSHIP_RANK_MONTHS
         ownership_cost = capex - _residual_at(capex, horizon) + opex_year * horizon / 12
         if own_months and per_hour:
@@ -534,6 +549,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         buy_gpus=buy_gpus if capex else None,
         buy_servers=servers if capex else None,
         buy_channel=channel,
+        buy_lead_weeks=(gpu.purchase_lead_weeks or None) if capex else None,
+        buy_lead_as_of=(gpu.purchase_lead_as_of or None) if capex else None,
         buy_capex=capex,
         buy_tco_first_year=tco,
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
