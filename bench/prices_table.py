@@ -91,7 +91,7 @@ def main() -> int:
         cur = r["currency"]
         rng = (
             f"{money(rr['low'], cur)} / **{money(rr['likely'], cur)}** / {money(rr['high'], cur)}"
-            f" ({rr['offers']} offer(s))"
+            f" ({rr['offers']} offer{'' if rr['offers'] == 1 else 's'})"
             if rr
             else "no price"
         )
