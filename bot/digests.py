@@ -39,6 +39,9 @@ STALE_CLAIM_S = 600  # a claim older than this was left by a crash
 METADATA_EVENT = "gpu_advisor_digest"
 PER_CHANNEL_GAP_S = 1.0
 _last_post: dict[str, float] = {}
+# `/gpu digest now` posts at most once a channel in this many seconds: a digest fills a screen,
+# and the prices behind it change once a day or so (assumed).
+NOW_GAP_S = 600
 
 MIGRATIONS = [
     (
@@ -49,6 +52,12 @@ MIGRATIONS = [
              claimed_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
              next_attempt_at REAL NOT NULL DEFAULT 0, ts TEXT,
              PRIMARY KEY (workspace, channel, date))""",
+    ),
+    (
+        2,
+        """CREATE TABLE IF NOT EXISTS digest_now (
+             workspace TEXT NOT NULL, channel TEXT NOT NULL, at REAL NOT NULL,
+             PRIMARY KEY (workspace, channel))""",
     ),
 ]
 
@@ -90,6 +99,24 @@ def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
             table.update(key, {"claimed_at": now})
             return "stale"
         return None
+
+
+def now_wait(workspace: str, channel: str, now: float) -> float:
+    """Seconds until `/gpu digest now` may post in the channel again (0: now). A read."""
+    with _opened() as db:
+        row = next(db["digest_now"].rows_where("workspace = ? AND channel = ?", [workspace, channel]), None)
+    return max(0.0, row["at"] + NOW_GAP_S - now) if row else 0.0
+
+
+def claim_now(workspace: str, channel: str, now: float) -> bool:
+    """Take the channel's `digest now` slot; False when another took it within NOW_GAP_S (two
+    commands acked before either job ran)."""
+    with _opened() as db, _write_locked(db):
+        row = next(db["digest_now"].rows_where("workspace = ? AND channel = ?", [workspace, channel]), None)
+        if row and now - row["at"] < NOW_GAP_S:
+            return False
+        db["digest_now"].upsert({"workspace": workspace, "channel": channel, "at": now}, pk=("workspace", "channel"))
+        return True
 
 
 def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:

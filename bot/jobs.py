@@ -11,6 +11,7 @@ sleeps here), or {"failed": reason} once the user has been told in words that fi
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import closing
 from dataclasses import dataclass, field
 
@@ -204,6 +205,9 @@ def quote(
 
 def digest_now(slack: SlackAccess, run: Run, team: str, channel: str, lang: str) -> None:
     """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
+    if not digests.claim_now(team, channel, time.time()):
+        log.info("digest now in %s: one was posted within %d s", channel, digests.NOW_GAP_S)
+        return
     sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
     digests.deliver(slack.client(), sub, digests.today_date(), force=True)
 

@@ -251,3 +251,29 @@ def test_cli_prices_and_digest(cli, tmp_path):
     refused = cli("prices", "import", str(bad))
     assert refused.returncode == 2 and "bad.csv" in refused.stderr and "line" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_digest_now_posts_once_in_ten_minutes_per_channel(bot, fake_slack):
+    from bot import digests
+
+    send, _ = bot
+    status, body = send.command("digest now", channel="CNOW")
+    assert status == 200 and "Posting" in body
+    fake_slack.wait_for("chat.postMessage", 1)
+    status, body = send.command("digest now", channel="CNOW")
+    assert status == 200 and "ask again in 10 minutes" in body
+    assert "Posting" in send.command("digest now", channel="CNOW2")[1]  # another channel is not held
+    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CNOW2")
+    assert (
+        len(
+            [
+                c
+                for c in fake_slack.calls_of("chat.postMessage")
+                if c["args"].get("channel") == "CNOW" and c["args"].get("blocks")
+            ]
+        )
+        == 1
+    )
+    # two commands acked before either job ran: the second job takes no slot and posts nothing
+    assert not digests.claim_now("T1", "CNOW", time.time())
+    assert digests.claim_now("T1", "CNOW", time.time() + digests.NOW_GAP_S)

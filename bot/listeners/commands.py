@@ -4,7 +4,9 @@ team can thread under it (or tell the user alone why the text cannot be used).""
 from __future__ import annotations
 
 import json
+import math
 import re
+import time
 from contextlib import closing
 
 from advisor import catalog
@@ -13,7 +15,7 @@ from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import delivery, subscriptions, work
+from bot import delivery, digests, subscriptions, work
 from bot.clients import job_client
 from bot.forms import fill_form, form_id, open_loading
 from bot.jobstore import Busy
@@ -53,6 +55,9 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
             ("digest_setting", {**setting, "action": "time", "value": value}),
         )
     if action in ("now", "现在"):
+        wait = digests.now_wait(team, channel, time.time())
+        if wait:
+            return phrase(lang, "digest_now_wait", math.ceil(wait / 60), file="bot"), None
         return phrase(lang, "digest_now", file="bot"), (
             "digest_now",
             {"team": team, "channel": channel, "lang": reply_lang(text, user=user)},
