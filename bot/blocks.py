@@ -244,7 +244,7 @@ def _context_line(result) -> str:
 
 
 def card(result) -> dict:
-    """The channel answer for an Advice: {"text", "blocks", "thread": []}."""
+    """The channel answer for an Advice: {"text", "blocks"}."""
     r, p = result.request, result.plan
     lang = r.lang
     code, numbers = status(result)
@@ -306,7 +306,7 @@ def card(result) -> dict:
         text = _p(lang, "fallback", gpus, days, rent, status_words)
     else:
         text = header.lstrip("✅⚠️ ").strip() + "."
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks, "thread": []}
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks}
 
 
 def headline(summary: dict, lang: str) -> str:
@@ -548,7 +548,7 @@ def details(result, which: str) -> dict:
         items = [line.strip().removeprefix("- ") for line in text.splitlines()[1:] if line.strip()]
         blocks[0] = _section(f"*{title}*\n" + "\n".join(f"• {x}" for x in items))
     text = _plain_of(blocks)
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks, "thread": []}
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks}
 
 
 def _plain_of(blocks: list[dict]) -> str:
@@ -583,7 +583,7 @@ def whatif(reply) -> dict:
         notes.insert(0, reply.why)
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
-    return {"text": re.sub(r"[*]", "", head)[:MAX_FALLBACK], "blocks": blocks, "thread": []}
+    return {"text": re.sub(r"[*]", "", head)[:MAX_FALLBACK], "blocks": blocks}
 
 
 def _summary_words(s: dict, lang: str, currency: str) -> dict:
@@ -652,7 +652,7 @@ def plain(text: str) -> dict:
         buf = f"{buf}\n\n{c}" if buf else c
     if buf:
         blocks.append(_section(buf))
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS], "thread": []}
+    return {"text": text[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS]}
 
 
 def visible_chars(msg: dict) -> int:
@@ -674,18 +674,17 @@ def code_chars(msg: dict) -> int:
 def check_limits(msg: dict) -> list[str]:
     """Problems with a message against Block Kit's limits (empty when it is fine)."""
     problems = []
-    for m in [msg, *msg.get("thread", [])]:
-        if len(m["blocks"]) > MAX_BLOCKS:
-            problems.append(f"{len(m['blocks'])} blocks")
-        if not m.get("text"):
-            problems.append("no text fallback")
-        for b in m["blocks"]:
-            if b["type"] == "header" and len(b["text"]["text"]) > MAX_HEADER:
-                problems.append("header too long")
-            if b["type"] == "section" and len((b.get("text") or {}).get("text", "")) > MAX_SECTION:
-                problems.append("section too long")
-            if b["type"] == "section" and len(b.get("fields", [])) > 10:
-                problems.append("too many fields")
-            if b["type"] == "section" and not b.get("text") and not b.get("fields"):
-                problems.append("empty section")
+    if len(msg["blocks"]) > MAX_BLOCKS:
+        problems.append(f"{len(msg['blocks'])} blocks")
+    if not msg.get("text"):
+        problems.append("no text fallback")
+    for b in msg["blocks"]:
+        if b["type"] == "header" and len(b["text"]["text"]) > MAX_HEADER:
+            problems.append("header too long")
+        if b["type"] == "section" and len((b.get("text") or {}).get("text", "")) > MAX_SECTION:
+            problems.append("section too long")
+        if b["type"] == "section" and len(b.get("fields", [])) > 10:
+            problems.append("too many fields")
+        if b["type"] == "section" and not b.get("text") and not b.get("fields"):
+            problems.append("empty section")
     return problems

@@ -98,7 +98,7 @@ def send(
     attempt: int = 1,
     since: float = 0.0,
 ) -> str:
-    """Post a job's message (and its thread replies) once; returns its ts or raises PostProblem."""
+    """Post a job's message once; returns its ts or raises PostProblem."""
     if job is not None and attempt > 1:
         ts = find_posted(client, channel, job, since, thread_ts)
         if ts:
@@ -117,19 +117,7 @@ def send(
         found = problem(err)
         log.warning("chat.postMessage to %s failed: %s", channel, found.reason)
         raise found from err
-    ts = resp["ts"]
-    for extra in msg.get("thread", []):
-        try:
-            client.chat_postMessage(
-                channel=channel,
-                text=extra["text"],
-                blocks=extra["blocks"],
-                thread_ts=thread_ts or ts,
-                unfurl_links=False,
-            )
-        except Exception as err:  # the answer itself is out; a lost extra is logged
-            log.warning("thread reply in %s failed: %s", channel, problem(err).reason)
-    return ts
+    return resp["ts"]
 
 
 def tell_user(

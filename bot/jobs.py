@@ -85,9 +85,7 @@ def plan(
     try:
         if not payload["ok"]:
             if thread_ts:  # a mention: say it in the thread
-                _send(
-                    client, run, channel, {"text": for_slack(payload["error"]), "blocks": [], "thread": []}, thread_ts
-                )
+                _send(client, run, channel, {"text": for_slack(payload["error"]), "blocks": []}, thread_ts)
             else:  # a slash command or the form: to the user alone, in place of "Planning ..."
                 delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
             return
@@ -170,7 +168,7 @@ def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str,
             return
         except Exception as err:
             log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
-            payload = {"message": {"text": payload["text"][:3000], "blocks": [], "thread": []}}
+            payload = {"message": {"text": payload["text"][:3000], "blocks": []}}
     _send(client, run, channel, payload["message"], thread_ts=ts)
 
 

@@ -182,7 +182,7 @@ def test_failed_post_is_logged_without_secrets(fake_slack, caplog):
     client = web_client(Settings(api_url=fake_slack.url), BOT_TOKEN)
     fake_slack.fail("chat.postMessage", status=200, body={"ok": False, "error": "channel_not_found"})
     with caplog.at_level(logging.WARNING), pytest.raises(delivery.PostProblem):
-        delivery.send(client, "C404", {"text": "hi", "blocks": [], "thread": []})
+        delivery.send(client, "C404", {"text": "hi", "blocks": []})
     assert "channel_not_found" in caplog.text and "C404" in caplog.text
     assert BOT_TOKEN not in caplog.text
 

@@ -37,7 +37,7 @@ def _live(text: str) -> bool:
 
 
 def _all_text(msg: dict) -> str:
-    return json.dumps([msg["text"], msg["blocks"], msg.get("thread", [])], ensure_ascii=False)
+    return json.dumps([msg["text"], msg["blocks"]], ensure_ascii=False)
 
 
 # -- the functions ---------------------------------------------------------------------------
