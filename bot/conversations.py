@@ -66,8 +66,5 @@ def recent(workspace: str, user: str | None = None, limit: int = 10, path: str |
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:
-    with _opened(path) as db, db.atomic():
-        table = db["conversations"]
-        count = table.count_where("workspace = ?", [workspace])
-        table.delete_where("workspace = ?", [workspace])
-    return count
+    with _opened(path) as db:
+        return tables.delete_workspace(db, "conversations", workspace)

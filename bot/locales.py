@@ -38,8 +38,5 @@ def known(user: str, path: str | None = None) -> str | None:
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:
-    with _opened(path) as db, db.atomic():
-        table = db["user_locales"]
-        count = table.count_where("workspace = ?", [workspace])
-        table.delete_where("workspace = ?", [workspace])
-    return count
+    with _opened(path) as db:
+        return tables.delete_workspace(db, "user_locales", workspace)

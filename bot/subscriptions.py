@@ -84,8 +84,5 @@ def all_subscriptions(path: str | None = None) -> list[Subscription]:
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:
-    with _opened(path) as db, db.atomic():
-        table = db["digest_subscriptions"]
-        count = table.count_where("workspace = ?", [workspace])
-        table.delete_where("workspace = ?", [workspace])
-    return count
+    with _opened(path) as db:
+        return tables.delete_workspace(db, "digest_subscriptions", workspace)

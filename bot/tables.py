@@ -24,3 +24,11 @@ def opened(
         yield db
     finally:
         db.conn.close()
+
+
+def delete_workspace(db: sqlite_utils.Database, table: str, workspace: str) -> int:
+    """Delete a workspace's rows of `table` (an uninstall); returns how many there were."""
+    with db.atomic():
+        count = db[table].count_where("workspace = ?", [workspace])
+        db[table].delete_where("workspace = ?", [workspace])
+    return count

@@ -259,7 +259,7 @@ def test_digest_now_posts_once_in_ten_minutes_per_channel(bot, fake_slack):
     send, _ = bot
     status, body = send.command("digest now", channel="CNOW")
     assert status == 200 and "Posting" in body
-    fake_slack.wait_for("chat.postMessage", 1)
+    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CNOW")
     status, body = send.command("digest now", channel="CNOW")
     assert status == 200 and "ask again in 10 minutes" in body
     assert "Posting" in send.command("digest now", channel="CNOW2")[1]  # another channel is not held
