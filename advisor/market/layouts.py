@@ -9,14 +9,12 @@ advisor/market/imports.py.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date as Date
 
 from advisor import catalog
 from advisor.market import skypilot_catalog as _catalog
+from advisor.market.cells import count, flag, number, read_date
 
 SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
 
@@ -92,56 +90,6 @@ def market_of(currency: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------
-# Cell readers
-
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def read_date(text: str, as_of: str | None, what: str = "date") -> str:
-    text = text.strip() or (as_of or "")
-    if not text:
-        raise ValueError(f"no {what} (give a date column or --as-of)")
-    if not _DATE.match(text):
-        raise ValueError(f"{what} {text!r} is not a date like 2024-02-05")
-    try:
-        Date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not a real date") from None
-    return text
-
-
-def _number(text: str, column: str, *, empty_ok: bool, positive: bool = False) -> float | None:
-    text = text.strip()
-    if not text:
-        if empty_ok:
-            return None
-        raise ValueError(f"{column} is empty")
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{column} {text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ValueError(f"{column} {text!r} must be a {'positive' if positive else 'non-negative'} number")
-    return value
-
-
-def _count(text: str, column: str, minimum: int = 1) -> int:
-    value = _number(text, column, empty_ok=False)
-    if value != int(value) or value < minimum:
-        raise ValueError(f"{column} {text.strip()!r} must be a whole number of at least {minimum}")
-    return int(value)
-
-
-def _flag(text: str, column: str) -> int:
-    t = text.strip().lower()
-    if t in ("", "0", "no", "false", "n"):
-        return 0
-    if t in ("1", "yes", "true", "y"):
-        return 1
-    raise ValueError(f"{column} {text.strip()!r} must be yes or no")
-
-
-# ----------------------------------------------------------------------------------------
 # SkyPilot catalog snapshots
 
 
@@ -175,14 +123,14 @@ def _skypilot_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     gpu, note = SKYPILOT_GPUS[spelling], ""
     if spelling == "H100":
         gpu, note = _skypilot_h100(cloud, itype)
-    listed_gpus = _count(rec["gpu_count"], "gpu_count")
+    listed_gpus = count(rec["gpu_count"], "gpu_count")
     gpus = GPU_COUNT_FIXES.get((cloud, itype), listed_gpus)
     if gpus != listed_gpus:
         note = "; ".join(filter(None, [note, f"catalog lists {listed_gpus} GPUs, the machine has {gpus}"]))
-    vcpus = _number(rec["vcpus"], "vcpus", empty_ok=True)
-    memory = _number(rec["memory_gib"], "memory_gib", empty_ok=True)
-    on_demand = _number(rec["price_per_hour_usd"], "price_per_hour_usd", empty_ok=True)
-    spot = _number(rec["spot_price_per_hour_usd"], "spot_price_per_hour_usd", empty_ok=True)
+    vcpus = number(rec["vcpus"], "vcpus", empty_ok=True)
+    memory = number(rec["memory_gib"], "memory_gib", empty_ok=True)
+    on_demand = number(rec["price_per_hour_usd"], "price_per_hour_usd", empty_ok=True)
+    spot = number(rec["spot_price_per_hour_usd"], "spot_price_per_hour_usd", empty_ok=True)
     estimate = 0
     if itype.startswith("gpu-only:"):
         estimate = 1
@@ -231,21 +179,21 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
     found = catalog.find_gpu(spelling) if spelling else None
     if found is None:
         raise ValueError(f"unknown GPU name {spelling!r}")
-    gpus = _count(rec["gpus"], "gpus")
+    gpus = count(rec["gpus"], "gpus")
     kind = rec["kind"].strip()
     if kind not in QUOTE_KINDS:
         raise ValueError(f"kind {kind!r} is not one of {', '.join(QUOTE_KINDS)}")
     unit = rec.get("unit", "").strip() or QUOTE_KINDS[kind][0]
     if unit not in QUOTE_KINDS[kind]:
         raise ValueError(f"unit {unit!r} does not fit kind {kind} (use {' or '.join(QUOTE_KINDS[kind])})")
-    price = _number(rec["price"], "price", empty_ok=False, positive=True)
+    price = number(rec["price"], "price", empty_ok=False, positive=True)
     currency = rec["currency"].strip().upper()
     if currency not in CURRENCIES:
         raise ValueError(f"currency {rec['currency'].strip()!r} must be CNY or USD")
     market = rec.get("market", "").strip().lower() or market_of(currency)
     if market not in MARKETS:
         raise ValueError(f"market {market!r} must be china or global")
-    term = _count(rec.get("min_term_months", "").strip() or "0", "min_term_months", minimum=0)
+    term = count(rec.get("min_term_months", "").strip() or "0", "min_term_months", minimum=0)
     terms = offer_terms(rec, gpus)
     stored_unit, stored = unit, price
     if unit.startswith("server-"):
@@ -265,7 +213,7 @@ def _quote_rows(rec: dict[str, str], origin: str, as_of: str | None) -> list[dic
             "unit": stored_unit,
             "min_term_months": term,
             "as_of": day,
-            "estimate": _flag(rec.get("estimate", ""), "estimate"),
+            "estimate": flag(rec.get("estimate", ""), "estimate"),
             "cite": rec.get("cite", "").strip() or f"quote from {vendor} ({origin})",
             "note": rec.get("note", "").strip(),
             "layout": QUOTES.name,
@@ -299,21 +247,21 @@ def offer_terms(rec: dict[str, str], gpus: int) -> dict:
             raise ValueError(f"offer_kind {kind!r} must be one of {', '.join(OFFER_KINDS)}")
         out["offer_kind"] = kind
     if rec.get("max_gpus", "").strip():
-        out["max_gpus"] = _count(rec["max_gpus"], "max_gpus", minimum=gpus)
+        out["max_gpus"] = count(rec["max_gpus"], "max_gpus", minimum=gpus)
     fabric = rec.get("interconnect", "").strip().lower()
     if fabric:
         if fabric not in FABRICS:
             raise ValueError(f"interconnect {fabric!r} must be one of {', '.join(FABRICS)}")
         out["fabric"] = fabric
     if rec.get("interconnect_gbps", "").strip():
-        out["fabric_gbps"] = _number(rec["interconnect_gbps"], "interconnect_gbps", empty_ok=False)
+        out["fabric_gbps"] = number(rec["interconnect_gbps"], "interconnect_gbps", empty_ok=False)
     billing = rec.get("billing", "").strip().lower()
     if billing:
         if billing not in BILLINGS:
             raise ValueError(f"billing {billing!r} must be one of {', '.join(BILLINGS)}")
         out["billing"] = billing
     if rec.get("indicative", "").strip():
-        out["indicative"] = _flag(rec["indicative"], "indicative")
+        out["indicative"] = flag(rec["indicative"], "indicative")
     return out
 
 

@@ -44,11 +44,12 @@ them). Rules:
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from urllib.parse import urlsplit
+
+from advisor.market.cells import number
 
 CATALOG_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "Region")
 OPTIONAL_COLUMNS = ("SpotPrice", "AvailabilityZone", "GpuInfo")
@@ -251,24 +252,8 @@ def cloud_of(where: str) -> str | None:
 # The reader: one record -> at most one partial row; `finish` builds the offers.
 
 
-def _num(text: str, column: str, empty_ok: bool = True) -> float | None:
-    """A number cell of vms.csv: empty -> None; negative or not a number -> ValueError."""
-    text = (text or "").strip()
-    if not text:
-        if empty_ok:
-            return None
-        raise ValueError(f"{column} is empty")
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{column} {text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{column} {text!r} must be a non-negative number")
-    return value
-
-
 def _price(rec: dict[str, str], column: str) -> float | None:
-    return _num(rec.get(column, ""), column)
+    return number(rec.get(column, ""), column, empty_ok=True)
 
 
 def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[dict]:
@@ -286,8 +271,8 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
                     "zone": rec.get("AvailabilityZone", "").strip(),
                     "price": _price(rec, "Price"),
                     "spot": _price(rec, "SpotPrice"),
-                    "vcpus": _num(rec["vCPUs"], "vCPUs"),
-                    "memory": _num(rec["MemoryGiB"], "MemoryGiB"),
+                    "vcpus": number(rec["vCPUs"], "vCPUs", empty_ok=True),
+                    "memory": number(rec["MemoryGiB"], "MemoryGiB", empty_ok=True),
                 }
             ]
         return []
@@ -296,7 +281,7 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
     region = rec["Region"].strip()
     if not region:
         raise ValueError("Region is empty")
-    count = _num(rec["AcceleratorCount"], "AcceleratorCount", empty_ok=False)
+    count = number(rec["AcceleratorCount"], "AcceleratorCount", empty_ok=False)
     if count != int(count) or count < 1:
         # Fractional GPUs (Azure's 1/8 A10 slices): not a GPU server offer.
         if 0 < count < 1:
@@ -312,8 +297,8 @@ def catalog_record(rec: dict[str, str], origin: str, as_of: str | None) -> list[
             "count": int(count),
             "price": _price(rec, "Price"),
             "spot": _price(rec, "SpotPrice"),
-            "vcpus": _num(rec["vCPUs"], "vCPUs"),
-            "memory": _num(rec["MemoryGiB"], "MemoryGiB"),
+            "vcpus": number(rec["vCPUs"], "vCPUs", empty_ok=True),
+            "memory": number(rec["MemoryGiB"], "MemoryGiB", empty_ok=True),
         }
     ]
 
