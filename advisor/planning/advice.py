@@ -206,11 +206,11 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 currency=req.budget.currency,
                 d_gpu=d.gpu,
                 d_count=d.estimate.layout.gpu_count,
-                d_cost=d.rent,
+                d_cost=d.spend(req),
                 d_days=d.days,
                 b_gpu=b.gpu,
                 b_count=b.estimate.layout.gpu_count,
-                b_cost=b.rent,
+                b_cost=b.spend(req),
                 b_days=b.days,
                 cur=req.currency,
             )
@@ -222,7 +222,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 "budget",
                 budget=req.budget.amount,
                 currency=req.budget.currency,
-                cost=p.rent,
+                cost=p.spend(req),
                 cur=req.currency,
             )
         )

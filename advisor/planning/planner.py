@@ -51,6 +51,10 @@ class Plan(BaseModel):
     def days(self) -> float | None:
         return self.estimate.days
 
+    def spend(self, req: TrainingRequest) -> float | None:
+        """What a budget is held against: the rent for the job, or for a buyer the capex."""
+        return self.costs.buy_capex if req.rent_or_buy == "buy" else self.costs.rent_total
+
 
 # Issue 15: an alternative on another GPU type is worth a line when the user's GPU costs over
 # twice as much for the same job.
@@ -97,8 +101,10 @@ def make_plan(
 ) -> Plan:
     costs = plan_costs(req, gpu, est, book)
     meets = est.days is None or est.days <= horizon
-    within = budget is None or (costs.rent_total is not None and costs.rent_total <= budget)
-    return Plan(gpu=gpu.name, method=req.method, estimate=est, costs=costs, meets_deadline=meets, within_budget=within)
+    plan = Plan(gpu=gpu.name, method=req.method, estimate=est, costs=costs, meets_deadline=meets, within_budget=True)
+    spend = plan.spend(req)
+    plan.within_budget = budget is None or (spend is not None and spend <= budget)
+    return plan
 
 
 def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
@@ -155,7 +161,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         tried, evaluated = _plans_for_gpu(req, m, setup, gpu, book, horizon, budget)
         plans.extend(tried)
         considered += evaluated
-    feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.costs.known]
+    feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.spend(req) is not None]
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
@@ -165,7 +171,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=key)
         in_budget = sorted(
-            [p for p in plans if p.within_budget and p.costs.known],
+            [p for p in plans if p.within_budget and p.spend(req) is not None],
             key=lambda p: p.days if p.days is not None else float("inf"),
         )
         if budget is not None and on_time and in_budget:
