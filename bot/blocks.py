@@ -163,12 +163,13 @@ def status(result) -> tuple[str, dict]:
     if result.result.conflict == "budget":
         return "conflict", {}
     budget = None
+    spend = p.spend(r)  # the rent, or for a buyer what the servers cost
     if r.budget:
         budget = cash(r.budget.amount, r.budget.currency)
-        if not p.within_budget and p.rent is not None:
-            limit = p.rent - _budget_in(result)
+        if not p.within_budget and spend is not None:
+            limit = spend - _budget_in(result)
             return "over_budget", {"budget": budget, "over": cash(limit, p.costs.currency)}
-    if not p.costs.known:
+    if not p.priced(r):
         return "no_price", {"gpu": p.gpu}
     if deadline and budget:
         return "meets_both", {"deadline": deadline}
@@ -218,7 +219,8 @@ def _fix_lines(result, code: str) -> list[str]:
         if b:
             out.append(_p(lang, "fix", "within_budget", _p(lang, "plan_words", *_plan_words(b, lang))))
     elif code == "over_budget":
-        out.append(_p(lang, "fix", "cheaper", "", value=cash(result.plan.rent, result.plan.costs.currency)))
+        plan = result.plan
+        out.append(_p(lang, "fix", "cheaper", "", value=cash(plan.spend(result.request), plan.costs.currency)))
     elif code == "no_price":
         out.append(_p(lang, "fix", "no_price", ""))
     elif code == "nothing":
@@ -285,7 +287,8 @@ def card(result) -> dict:
         fields.append(
             _field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day))
         )
-        fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason)))
+        capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
+        fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason, capex)))
         alt = _best_alternative(result)
         if alt is not None:
             a_gpus, a_days, a_rent = _plan_words(alt, lang)

@@ -98,6 +98,18 @@ def test_over_budget_says_by_how_much(bot, fake_slack, book):
     assert "*Fix:* raise the budget" in msg["blocks"][1]["text"]["text"]
 
 
+def test_a_buyers_card_holds_the_budget_against_the_purchase(bot, fake_slack, book):
+    from advisor.planning.advice import advise
+
+    send, _ = bot
+    text = "70b full-finetune 2TB 30d budget $8M usd buy"
+    msg, _ = _card(fake_slack, send, text)
+    capex = advise(text, book=book).plan.costs.buy_capex
+    assert capex and capex <= 8_000_000
+    assert msg["blocks"][0]["text"]["text"] == "✅ Meets your 30-day deadline and budget"
+    assert f"Buy: you asked to buy (${capex:,.0f} up front)" in _lines(msg["blocks"])
+
+
 def test_chinese_card_is_chinese(bot, fake_slack):
     send, _ = bot
     msg, _ = _card(fake_slack, send, "13B 全量微调 200GB数据 7天 预算100万")

@@ -55,6 +55,11 @@ class Plan(BaseModel):
         """What a budget is held against: the rent for the job, or for a buyer the capex."""
         return self.costs.buy_capex if req.rent_or_buy == "buy" else self.costs.rent_total
 
+    def priced(self, req: TrainingRequest) -> bool:
+        """A price is on record for what the user would pay: a rent (a total needs a data
+        size), or for a buyer the purchase."""
+        return self.costs.buy_capex is not None if req.rent_or_buy == "buy" else self.costs.known
+
 
 # Issue 15: an alternative on another GPU type is worth a line when the user's GPU costs over
 # twice as much for the same job.
@@ -161,7 +166,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         tried, evaluated = _plans_for_gpu(req, m, setup, gpu, book, horizon, budget)
         plans.extend(tried)
         considered += evaluated
-    feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.spend(req) is not None]
+    feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.priced(req)]
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
@@ -171,7 +176,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=key)
         in_budget = sorted(
-            [p for p in plans if p.within_budget and p.spend(req) is not None],
+            [p for p in plans if p.within_budget and p.priced(req)],
             key=lambda p: p.days if p.days is not None else float("inf"),
         )
         if budget is not None and on_time and in_budget:
