@@ -63,3 +63,16 @@ def test_the_reply_language_never_changes_the_plan(text, book):
         for lang in (None, "en", "zh")
     ]
     assert numbers[0] == numbers[1] == numbers[2]
+
+
+@pytest.mark.parametrize(
+    "question,before,after",
+    [
+        ("what about 3 epochs", "1 epoch (250B tokens)", "3 epochs (750B tokens)"),
+        ("训练3轮呢", "1 轮（2,500亿 token）", "3 轮（7,500亿 token）"),
+    ],
+)
+def test_an_epochs_what_if_says_the_epochs_and_the_tokens(summary, book, question, before, after):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif"
+    assert {"name": "epochs", "before": before, "after": after} in reply.changes

@@ -255,8 +255,11 @@ def _value(name: str, req, lang: str) -> str:
         return (
             render("slack/value.j2", lang, kind="days", value=num(req.deadline_days, 2)) if req.deadline_days else "—"
         )
-    if name in ("data", "epochs"):
+    if name == "data":
         return render("slack/value.j2", lang, kind="tokens", value=big(req.tokens, lang)) if req.tokens else "—"
+    if name == "epochs":
+        tokens = big(req.tokens, lang) if req.tokens else "—"
+        return render("slack/value.j2", lang, kind="epochs", epochs=num(req.epochs, 2), value=tokens)
     if name == "params_b":
         return f"{num(req.params_b)}B"
     if name == "budget":
