@@ -1,6 +1,7 @@
 """Each Slack user's reply language as their Slack locale last said it, in SQLite: the ack of a
 slash command may not call the Web API, so it reads what any process learned earlier (planning
-processes, other workers, before a restart)."""
+processes, other workers, before a restart), and for a user met for the first time what most of
+their workspace reads."""
 
 from __future__ import annotations
 
@@ -35,6 +36,20 @@ def known(user: str, path: str | None = None) -> str | None:
     with _opened(path) as db:
         row = next(db["user_locales"].rows_where("user = ?", [user], select="lang"), None)
     return row["lang"] if row else None
+
+
+def workspace_lang(workspace: str, path: str | None = None) -> str | None:
+    """The language most of the workspace's remembered users read (None: no one remembered, or
+    a tie): the best guess for a user met for the first time, before Slack can be asked."""
+    with _opened(path) as db:
+        counts = {
+            r["lang"]: r["n"]
+            for r in db.query(
+                "SELECT lang, COUNT(*) AS n FROM user_locales WHERE workspace = ? GROUP BY lang", [workspace]
+            )
+        }
+    zh, en = counts.get("zh", 0), counts.get("en", 0)
+    return "zh" if zh > en else "en" if en > zh else None
 
 
 def forget_workspace(workspace: str, path: str | None = None) -> int:

@@ -13,7 +13,8 @@ _LANG_WORD = re.compile(r"(?<![a-z])lang\s*[:=]?\s*(en|zh)(?![a-z])", re.I)
 def reply_lang(text: str, client=None, user: str | None = None, team: str = "") -> str:
     """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale: a
     users.info call when `client` is given (never before an ack), remembered for every process
-    (bot/locales.py); without a client, what was remembered. English when nothing is known."""
+    (bot/locales.py); without a client, what was remembered, or for a user met for the first time
+    what most of the workspace (`team`) reads. English when nothing is known."""
     if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
         return detect_lang(text or "")
     if not user:
@@ -27,7 +28,7 @@ def reply_lang(text: str, client=None, user: str | None = None, team: str = "") 
         except Exception:  # no users:read scope, a transient failure or a locked file: what we knew
             pass
     try:
-        return locales.known(user) or "en"
+        return locales.known(user) or (locales.workspace_lang(team) if team else None) or "en"
     except Exception:  # the store cannot be read: English rather than no answer
         return "en"
 

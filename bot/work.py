@@ -199,7 +199,7 @@ class Dispatcher:
             return
         try:
             client = self.client_for(job.team)
-            lang = args.get("lang") or reply_lang(args.get("text") or "", user=user)
+            lang = args.get("lang") or reply_lang(args.get("text") or "", user=user, team=job.team)
             if client is not None:
                 delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), args.get("response_url"))
         except Exception as err:

@@ -120,6 +120,18 @@ def bot_env(tmp_path_factory):
             os.environ[k] = v
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_locales(request):
+    """Each bot test starts with no user's language remembered (bot/locales.py): the language of
+    an ack depends on who the workspace has met, which must not be whichever test ran before."""
+    if "bot" in request.fixturenames or "oauth_bot" in request.fixturenames:
+        from bot import locales
+
+        with locales._opened(str(request.getfixturevalue("bot_env"))) as db:  # the tests' file only
+            db["user_locales"].delete_where()
+    yield
+
+
 @pytest.fixture(scope="module")
 def bot(fake_slack, bot_env):
     sys.path.insert(0, str(Path(__file__).parent))

@@ -175,18 +175,29 @@ def test_a_locale_learned_while_planning_makes_the_next_ack_chinese(bot, fake_sl
     # next command, in the web process, may not ask (no Web API before an ack) but reads it.
     send, _ = bot
     fake_slack.locales["UZHPLAN"] = "zh-CN"
-    status, first = send.command("7b lora 20GB 3d", user="UZHPLAN")
-    assert status == 200 and not CJK.search(first)  # met for the first time: nothing known yet
-    fake_slack.wait_for("chat.postMessage", 1)
-    status, second = send.command("7b lora 20GB 5d", user="UZHPLAN")
+    status, first = send.command("7b lora 20GB 3d", user="UZHPLAN", team="TPLAN", channel="CPLAN")
+    assert status == 200 and not CJK.search(first)  # met for the first time in a new workspace
+    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CPLAN")
+    status, second = send.command("7b lora 20GB 5d", user="UZHPLAN", team="TPLAN", channel="CPLAN")
     assert status == 200 and CJK.search(second), second
+
+
+def test_a_user_met_for_the_first_time_is_acked_in_the_language_of_their_workspace(bot, fake_slack):
+    # Nothing is known of UZHB before the ack, but the one user remembered in TZH reads Chinese.
+    send, _ = bot
+    fake_slack.locales.update({"UZHA": "zh-CN", "UZHB": "zh-CN"})
+    send.command("7b lora 20GB 3d", user="UZHA", team="TZH", channel="CZH")
+    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CZH")
+    status, body = send.command("7b lora 20GB 5d", user="UZHB", team="TZH", channel="CZH")
+    assert status == 200 and CJK.search(body), body
 
 
 def test_a_first_command_is_replaced_in_the_users_locale(bot, fake_slack, prices):
     send, _ = bot
     fake_slack.locales["UZHFIRST"] = "zh-CN"
     fake_slack.responses.clear()
-    assert send.command("prices H100", user="UZHFIRST")[0] == 200
+    # a workspace of its own: no one there is remembered, so the ack can only guess English
+    assert send.command("prices H100", user="UZHFIRST", team="TFIRST")[0] == 200
     _chinese(_without_providers(fake_slack.wait_for_response()[-1]["text"]), "/gpu prices (replaced ack)")
 
 
@@ -295,3 +306,16 @@ def test_plan_answer_in_chinese(cli):
     out = cli("ask", "70B 全量微调 1TB 3天 用8卡H800").stdout
     leaks = [w for w in english_words(out) if w.lower() not in TERMS]
     assert CJK.search(out) and not leaks, sorted(set(leaks))
+
+
+def test_the_workspace_language_is_its_majority_and_a_tie_says_nothing(tmp_path):
+    from bot import locales
+
+    db = str(tmp_path / "locales.db")
+    assert locales.workspace_lang("TW", db) is None
+    locales.remember("A", "zh", "TW", db)
+    locales.remember("B", "en", "TW", db)
+    assert locales.workspace_lang("TW", db) is None
+    locales.remember("C", "zh", "TW", db)
+    assert locales.workspace_lang("TW", db) == "zh"
+    assert locales.workspace_lang("OTHER", db) is None

@@ -60,7 +60,7 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
             return phrase(lang, "digest_now_wait", math.ceil(wait / 60), file="bot"), None
         return phrase(lang, "digest_now", file="bot"), (
             "digest_now",
-            {"team": team, "channel": channel, "lang": reply_lang(text, user=user)},
+            {"team": team, "channel": channel, "lang": reply_lang(text, user=user, team=team)},
         )
     return phrase(lang, "digest_usage", file="bot"), None
 
@@ -115,13 +115,13 @@ def on_gpu(ack, command, client, context):
             # The trigger expires 3 s after the command: open a small view now, fill it after.
             ack()
             # The loading view speaks the user's remembered locale; the form, filled after, asks Slack.
-            open_loading(client, command["trigger_id"], form_id(command), reply_lang(text, user=user))
+            open_loading(client, command["trigger_id"], form_id(command), reply_lang(text, user=user, team=team))
             fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user, team))
             return
         command_word = leading_command(text)
         # A zh-CN user typing English words still reads Chinese: before the ack, the locale any
         # process learned earlier (bot/locales.py; no Web API call); from Slack after it.
-        lang = reply_lang(text, user=user)
+        lang = reply_lang(text, user=user, team=team)
         if _is_help(text):
             if work.record_done("help", key, team):
                 ack(text=render("help.txt.j2", lang))

@@ -121,7 +121,7 @@ def _job(client, team, channel, user, text, event, kind, args):
     except Busy:
         try:
             client.chat_postEphemeral(
-                channel=channel, user=user, text=phrase(reply_lang(text, user=user), "try_again", file="bot")
+                channel=channel, user=user, text=phrase(reply_lang(text, user=user, team=team), "try_again", file="bot")
             )
         except Exception as err:
             log.error("could not tell %s in %s: %s", user, channel, type(err).__name__)
