@@ -284,3 +284,11 @@ def test_a_word_shared_by_chance_is_not_enough(text):
 def test_numbers_and_synonyms_are_not_foreign_words(text, topic):
     answer = faq.answer(text)
     assert answer.confident and (topic is None or answer.topic == topic)
+
+
+@pytest.mark.parametrize(
+    "text", ["why does the plan need a parallel filesystem?", "do we need lustre?", "并行文件系统有必要吗"]
+)
+def test_a_parallel_file_system_is_storage_not_parallelism(text):
+    answer = faq.answer(text)
+    assert answer.confident and answer.topic == "storage_bandwidth"
