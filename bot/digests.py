@@ -249,7 +249,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
         files.append(
             {
                 "content": _csv(lang, d),
-                "filename": f"gpu-price-changes-{date}.csv",
+                "filename": phrase(lang, "csv_file", date, file="digest_message"),
                 "title": phrase(lang, "csv_title", date, file="digest_message"),
             }
         )
@@ -260,7 +260,7 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
         files.append(
             {
                 "content": history_png(history, date, lang),
-                "filename": f"gpu-prices-{date}.png",
+                "filename": phrase(lang, "file", date, file="chart"),
                 "title": phrase(lang, "title", date, file="chart"),
                 "alt_txt": phrase(lang, "alt", list(history), date, file="chart"),
             }

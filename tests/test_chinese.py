@@ -276,7 +276,8 @@ def test_digest_message_and_files_in_chinese(bot_env, prices):
     _chinese(comment, "digest files comment")
     for f in files:
         _chinese(f["title"], f"title of {f['filename']}")
-        assert re.fullmatch(r"[a-z0-9.\-]+", f["filename"])  # file names: ASCII, language-neutral
+        _chinese(f["filename"], "file name")  # the reader's language, as the RFQ's 询价单.txt
+        assert not re.search(r"[\s/\\:]", f["filename"])  # safe to save on any system
     csv_file = next(f for f in files if f["filename"].endswith(".csv"))
     header = csv_file["content"].decode("utf-8-sig").splitlines()[0]
     _chinese(header, "CSV header")

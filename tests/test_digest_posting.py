@@ -198,7 +198,11 @@ def test_digest_message_fits_one_screen(tmp_path, monkeypatch, day, lang):
     assert 1 <= len(fields) <= 10 and all(f["text"].startswith("*") for f in fields)
     assert not re.search(r"\brec[A-Za-z0-9]{14,}", shown) and "gpu-advisor digest" not in shown
     assert "--json" not in shown
-    assert [f["filename"] for f in files] == [f"gpu-price-changes-{day}.csv", f"gpu-prices-{day}.png"]
+    names = {
+        "en": [f"gpu-price-changes-{day}.csv", f"gpu-prices-{day}.png"],
+        "zh": [f"GPU价格变动-{day}.csv", f"GPU价格走势-{day}.png"],
+    }
+    assert [f["filename"] for f in files] == names[lang]
     assert all(len(f["content"]) < 200_000 for f in files)
 
 
