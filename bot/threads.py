@@ -28,7 +28,7 @@ def reply_lang(text: str, client=None, user: str | None = None, team: str = "") 
         except Exception:  # no users:read scope, a transient failure or a locked file: what we knew
             pass
     try:
-        return locales.known(user) or (locales.workspace_lang(team) if team else None) or "en"
+        return locales.guess(user, team) or "en"
     except Exception:  # the store cannot be read: English rather than no answer
         return "en"
 

@@ -125,10 +125,12 @@ def _no_remembered_locales(request):
     """Each bot test starts with no user's language remembered (bot/locales.py): the language of
     an ack depends on who the workspace has met, which must not be whichever test ran before."""
     if "bot" in request.fixturenames or "oauth_bot" in request.fixturenames:
-        from bot import locales
+        import sqlite_utils
 
-        with locales._opened(str(request.getfixturevalue("bot_env"))) as db:  # the tests' file only
+        db = sqlite_utils.Database(request.getfixturevalue("bot_env"))  # the tests' file only
+        if db["user_locales"].exists():
             db["user_locales"].delete_where()
+        db.conn.close()
     yield
 
 

@@ -1,4 +1,5 @@
-"""Reading one cell of a price file: a date, a number, a whole count, a yes/no flag. Each
+"""Reading one cell of a price file: a date, a number, a whole count, a yes/no flag, a word
+from a list. Each
 raises ValueError with the column and the text it could not read (the importer adds the file
 and line)."""
 
@@ -54,3 +55,11 @@ def flag(text: str, column: str) -> int:
     if t in ("1", "yes", "true", "y"):
         return 1
     raise ValueError(f"{column} {text.strip()!r} must be yes or no")
+
+
+def choice(text: str, column: str, allowed: tuple[str, ...]) -> str:
+    """One of `allowed` (any case), or '' for an empty cell."""
+    word = text.strip().lower()
+    if word and word not in allowed:
+        raise ValueError(f"{column} {word!r} must be one of {', '.join(allowed)}")
+    return word

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from advisor import catalog
 from advisor.market import skypilot_catalog as _catalog
-from advisor.market.cells import count, flag, number, read_date
+from advisor.market.cells import choice, count, flag, number, read_date
 
 SKYPILOT_CITE = "SkyPilot catalog (skypilot-org/skypilot-catalog)"
 
@@ -241,25 +241,18 @@ def offer_terms(rec: dict[str, str], gpus: int) -> dict:
     """The offer terms a quote row states (offer_kind, max_gpus, interconnect, interconnect_gbps,
     billing, indicative); ValueError for a value outside the lists above."""
     out: dict = {}
-    kind = rec.get("offer_kind", "").strip().lower()
-    if kind:
-        if kind not in OFFER_KINDS:
-            raise ValueError(f"offer_kind {kind!r} must be one of {', '.join(OFFER_KINDS)}")
-        out["offer_kind"] = kind
+    for column, key, allowed in (
+        ("offer_kind", "offer_kind", OFFER_KINDS),
+        ("interconnect", "fabric", FABRICS),
+        ("billing", "billing", BILLINGS),
+    ):
+        word = choice(rec.get(column, ""), column, allowed)
+        if word:
+            out[key] = word
     if rec.get("max_gpus", "").strip():
         out["max_gpus"] = count(rec["max_gpus"], "max_gpus", minimum=gpus)
-    fabric = rec.get("interconnect", "").strip().lower()
-    if fabric:
-        if fabric not in FABRICS:
-            raise ValueError(f"interconnect {fabric!r} must be one of {', '.join(FABRICS)}")
-        out["fabric"] = fabric
     if rec.get("interconnect_gbps", "").strip():
         out["fabric_gbps"] = number(rec["interconnect_gbps"], "interconnect_gbps", empty_ok=False)
-    billing = rec.get("billing", "").strip().lower()
-    if billing:
-        if billing not in BILLINGS:
-            raise ValueError(f"billing {billing!r} must be one of {', '.join(BILLINGS)}")
-        out["billing"] = billing
     if rec.get("indicative", "").strip():
         out["indicative"] = flag(rec["indicative"], "indicative")
     return out
