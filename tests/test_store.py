@@ -50,7 +50,8 @@ def test_a_version_12_database_migrates_with_its_rows(tmp_path):
         # Migration 15 adds the reference rows seeded since (issue 15) after the old ones.
         rows = list(db["observations"].rows_where("id <= ?", [before[-1][0]], order_by="id"))
         assert [
-            tuple(r.values())[: -1 - len(store.OFFER_COLUMNS) - len(store.OFFER_TERMS)] for r in rows
+            tuple(r.values())[: -1 - len(store.OFFER_COLUMNS) - len(store.OFFER_TERMS) - len(store.OFFER_SOLD_ON)]
+            for r in rows
         ] == before  # every column kept, in order
         assert all(r["owner"] is None for r in rows)  # what was there is shared market data
         assert [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")] == [
@@ -190,3 +191,29 @@ def test_an_upgrade_brings_the_reference_rows_added_since(tmp_path):
         version = store.version(db)
     with closing(store.open_store(path)) as db:  # the same file again: nothing written
         assert store.version(db) == version
+
+
+def test_a_version_17_database_learns_the_terms_each_offer_is_sold_on(tmp_path):
+    # Migration 18 (issue 21): an hourly row is sold by the hour, a monthly lease with a stated
+    # minimum on that minimum, one with none states no term (''); reference rows take the terms
+    # data/reference_prices.toml states.
+    path = str(tmp_path / "v17.db")
+    with closing(store.open_store(path)) as db:
+        db.execute("ALTER TABLE observations DROP COLUMN terms")
+        db.execute("DELETE FROM schema_versions WHERE component = 'prices' AND version = 18")
+        db.execute(
+            "INSERT INTO observations (source, kind, gpu, market, provider, price, currency, unit, as_of,"
+            " min_term_months) VALUES ('quote', 'rent_month', 'H800-SXM-80GB', 'china', 'idc-a', 60000, 'CNY',"
+            " 'gpu-month', '2026-11-01', 6), ('quote', 'rent_month', 'H800-SXM-80GB', 'china', 'idc-b', 60000,"
+            " 'CNY', 'gpu-month', '2026-11-01', 0)"
+        )
+        db.conn.commit()
+    with closing(store.open_store(path)) as db:
+        terms = {r["provider"]: r["terms"] for r in db.query("SELECT provider, terms FROM observations")}
+        assert terms["idc-a"] == "6m" and terms["idc-b"] == ""
+        assert terms["AutoDL"] == "hour"
+        stated = {
+            (r["provider"], r["terms"])
+            for r in db.query("SELECT provider, terms FROM observations WHERE source = 'reference' AND terms != ''")
+        }
+        assert any(t.endswith("m") for _, t in stated)

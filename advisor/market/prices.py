@@ -51,6 +51,12 @@ class Price:
     fabric_gbps: float = 0.0
     billing: str = ""
     indicative: bool = False
+    terms: str = ""  # what the source states it is sold on (store.OFFER_SOLD_ON); '' not stated
+
+    @property
+    def lease_terms(self) -> list[int]:
+        """The lease terms in months the source states ([] when none, or sold by the hour)."""
+        return store.term_months(self.terms)
 
     def why_not(self, gpus: int, nodes: int) -> str | None:
         """Why this offer cannot deliver `gpus` GPUs on `nodes` servers in one order, or None
@@ -97,6 +103,7 @@ class PriceBook:
                 fabric_gbps=r.get("fabric_gbps") or 0.0,
                 billing=r.get("billing") or "",
                 indicative=bool(r.get("indicative")),
+                terms=r.get("terms") or "",
             )
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
 
@@ -204,6 +211,7 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
                             "min_term_months": p.min_term_months,
                             "billing": p.billing,
                             "indicative": p.indicative,
+                            "terms": p.terms.split(),
                             "usd_per_gpu_hour": book.convert(p.price, p.currency, "USD") / hours,
                         }
                     )

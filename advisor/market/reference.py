@@ -58,6 +58,8 @@ def rows() -> list[dict]:
             "estimate": int(bool(p.get("estimate"))),
             "cite": p.get("source", ""),
             "note": p.get("note", ""),
+            # The terms the source states (store.OFFER_SOLD_ON): ["hour"], ["1m", "6m"], ["12m"].
+            "terms": " ".join(p.get("terms", [])),
         }
         for p in _reference()["price"]
     ]

@@ -89,6 +89,11 @@ OFFER_TERMS: dict[str, object] = {
     "billing": "",  # billing granularity: second | minute | hour | day | week | month ('' not stated)
     "indicative": 0,  # 1: an index or average nobody sells; never a rentable price
 }
+# Added by migration 18 (issue 21): the terms an offer is sold on, as its source states them,
+# space-separated: 'hour' (pay as you go), 'day', 'week', 'Nm' (a lease of N months: '1m', '6m',
+# '12m', '36m'); '' when the source states none. A term no source states is only ever assumed.
+OFFER_SOLD_ON: dict[str, object] = {"terms": ""}
+TERM_WORDS = ("hour", "day", "week")
 # The values (layouts.OFFER_KINDS, FABRICS, BILLINGS) the imports check; the fabrics that join servers:
 CLUSTER_FABRICS = ("roce", "ib", "efa", "tcpx")
 # What makes two observations the same one: recording it again writes nothing. The owner is
@@ -116,7 +121,9 @@ INDEXES: dict[str, tuple[str, ...]] = {
     "observations_offer_newest": ("kind", "gpu", "market", "provider", "region", "offer", "as_of", "owner"),
 }
 # What makes a stored snapshot row "the same" as an imported one (the cite names the file).
-_SNAPSHOT_SAME = tuple(c for c in (*COLUMNS, *OFFER_COLUMNS, *OFFER_TERMS) if c not in ("id", "cite", "owner"))
+_SNAPSHOT_SAME = tuple(
+    c for c in (*COLUMNS, *OFFER_COLUMNS, *OFFER_TERMS, *OFFER_SOLD_ON) if c not in ("id", "cite", "owner")
+)
 
 
 def fabric_of(interconnect: str) -> str:
@@ -160,7 +167,27 @@ def offer_defaults(r: dict) -> dict:
         out["offer_kind"] = "server" if gpus >= 8 else "instance"
     if "index" in str(out.get("provider", "")).lower():
         out["indicative"] = 1
+    if not out.get("terms"):
+        out["terms"] = default_terms(out)
     return out
+
+
+def default_terms(r: dict) -> str:
+    """The terms a row states when it leaves `terms` out: an hourly rental is sold by the hour
+    (what an on-demand list is); a monthly lease with a stated minimum is sold on that minimum;
+    anything else states none ('')."""
+    kind = r.get("kind", "")
+    if kind in ("rent_hour", "offpeak_hour", "spot_hour"):
+        return "hour"
+    if kind == "rent_month" and int(r.get("min_term_months") or 0) > 0:
+        return f"{int(r['min_term_months'])}m"
+    return ""
+
+
+def term_months(terms: str) -> list[int]:
+    """The lease terms, in months, that a `terms` text states ('1m 12m' -> [1, 12]); hour, day
+    and week are not leases and give none."""
+    return sorted(int(t[:-1]) for t in terms.split() if t.endswith("m") and t[:-1].isdigit())
 
 
 def _owners(db: sqlite_utils.Database) -> None:
@@ -221,7 +248,8 @@ def _offer_terms(db: sqlite_utils.Database) -> None:
     # The reference rows take the terms data/reference_prices.toml states (the same observation:
     # source, kind, GPU, market, provider, region, offer, date and price); rows it added since
     # the database was seeded go in.
-    seed = [offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r}) for r in reference.rows()]
+    # (without the columns later migrations add: the table has none of them yet)
+    seed = [{k: v for k, v in r.items() if k not in OFFER_SOLD_ON} for r in _reference_seed()]
     if _exists(db, "source = ?", [reference.SOURCE]):
         db[TABLE].insert_all(seed, ignore=True)
     db.conn.executemany(
@@ -247,6 +275,33 @@ def _offer_terms(db: sqlite_utils.Database) -> None:
                 r["price"],
             )
             for r in seed
+        ],
+    )
+
+
+def _reference_seed() -> list[dict]:
+    """The reference rows with every column the table has, as write_rows stores them."""
+    return [
+        offer_defaults({**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **OFFER_SOLD_ON, **r})
+        for r in reference.rows()
+    ]
+
+
+def _sold_on(db: sqlite_utils.Database) -> None:
+    """Version 18 (issue 21): the terms each offer is sold on (OFFER_SOLD_ON). Stored rows take
+    default_terms; reference rows then take what data/reference_prices.toml states when the seed
+    runs again (the file's digest changes with it)."""
+    if "terms" not in {c.name for c in db[TABLE].columns}:
+        db.execute(f"ALTER TABLE {TABLE} ADD COLUMN terms TEXT NOT NULL DEFAULT ''")
+    updates = [(default_terms(r), r["id"]) for r in db.query(f"SELECT id, kind, min_term_months FROM {TABLE}")]
+    db.conn.executemany(f"UPDATE {TABLE} SET terms = ? WHERE id = ?", updates)
+    db.conn.executemany(
+        f"UPDATE {TABLE} SET terms = ? WHERE source = ? AND kind = ? AND gpu = ? AND market = ? AND provider = ?"
+        " AND region = ? AND offer = ? AND as_of = ? AND price = ? AND owner IS NULL",
+        [
+            (r["terms"], *(r[c] for c in ("source", "kind", "gpu", "market", "provider", "region", "offer", "as_of")))
+            + (r["price"],)
+            for r in _reference_seed()
         ],
     )
 
@@ -306,6 +361,7 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     ),
     (16, _offer_terms),
     (17, "CREATE TABLE IF NOT EXISTS reference_seed (id INTEGER PRIMARY KEY CHECK (id = 1), sha256 TEXT NOT NULL)"),
+    (18, _sold_on),
 ]
 
 
@@ -437,7 +493,14 @@ def write_rows(
     dict to each call: the snapshot rows stored before the import are then read once."""
     rows = [
         offer_defaults(
-            {**NOT_NULL_DEFAULTS, **OFFER_COLUMNS, **OFFER_TERMS, **r, **({"source": source} if source else {})}
+            {
+                **NOT_NULL_DEFAULTS,
+                **OFFER_COLUMNS,
+                **OFFER_TERMS,
+                **OFFER_SOLD_ON,
+                **r,
+                **({"source": source} if source else {}),
+            }
         )
         for r in rows
     ]
