@@ -218,7 +218,7 @@ def cmd_prices_show(args) -> int:
             return 2
         gpu = found.name
     with closing(open_store()) as db:
-        groups = current_prices(price_book(db, LOCAL_OWNER), gpu)
+        groups = current_prices(price_book(db, LOCAL_OWNER), gpu, per_gpu=None if args.json else 5)
     if args.json:
         _print_json(groups)
     else:

@@ -135,8 +135,11 @@ def new_plan_button(lang: str) -> dict:
 
 # -- the card ------------------------------------------------------------------------------------
 def _best_alternative(result):
-    """The alternative worth a field: the cheapest that meets the deadline, else the first."""
+    """The alternative worth a field: the one-server plan when the planner leads with it (issue 21),
+    else the cheapest that meets the deadline, else the first."""
     alts = [a for a in (result.result.alternatives if result.result else []) if a is not None]
+    if alts and alts[0].label == "one_server":
+        return alts[0]
     meeting = [a for a in alts if a.meets_deadline and a.rent is not None]
     if meeting:
         return min(meeting, key=lambda a: a.rent)
@@ -284,8 +287,22 @@ def card(result) -> dict:
             else rent
         )
         budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
+        term = c.rent_term or {}  # issue 21: the term the headline pays, stated by its source or assumed
         fields.append(
-            _field(lang, "rent", _p(lang, "rent_value", shown_rent, c.rent_option if rent else "", budget, per_day))
+            _field(
+                lang,
+                "rent",
+                _p(
+                    lang,
+                    "rent_value",
+                    shown_rent,
+                    c.rent_option if rent else "",
+                    budget,
+                    per_day,
+                    term.get("min_term_months", 0) if rent else 0,
+                    term.get("term_stated", True),
+                ),
+            )
         )
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
         fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason, capex)))

@@ -220,13 +220,14 @@ def _without_providers(text: str) -> str:
     from advisor.market.store import open_store
 
     with closing(open_store()) as db:
-        offers = [o for g in current_prices(price_book(db, "T1"), None, per_gpu=50) for o in g["offers"]]
+        groups = current_prices(price_book(db, "T1"), None, per_gpu=None)
+        offers = [o for g in groups for o in g["offers"] + g["history"]]
     from advisor.text.render import phrase
 
     names = {o.get(k) for o in offers for k in ("provider", "region", "offer") if o.get(k)}
     names |= {phrase("zh", "provider_name", o["provider"]) for o in offers if o.get("provider")}  # as shown
     for name in sorted(names, key=len, reverse=True):
-        text = text.replace(f" {name}", " ")
+        text = text.replace(f" {name}", " ").replace(f"（{name}", "（")
     return text
 
 

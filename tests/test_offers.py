@@ -5,6 +5,7 @@ checklists come from the plan; imports refuse bad offer terms with file and line
 
 from __future__ import annotations
 
+import json
 import tomllib
 from contextlib import closing
 
@@ -14,6 +15,7 @@ from advisor.market import layouts, reference, store
 from advisor.market.imports import ImportProblem, import_file
 from advisor.market.prices import PriceBook
 from advisor.planning import costs as costsmod
+from advisor.planning import rent
 from advisor.planning.advice import advise
 from advisor.request.parser import parse
 from advisor.resources import data_dir
@@ -64,13 +66,16 @@ LONG_LEASE = dict(
 
 def test_an_offer_qualifies_by_count_fabric_and_term():
     book = book_of(row(**INSTANCE), row(**SERVER), row(**CLUSTER), row(**LONG_LEASE))
-    one_server, _ = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1)
-    assert {q.price.provider for q in one_server} == {"marketplace", "idc", "fabric-co"}  # 36-month lease left out
-    four_servers, rule = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14, 1)
-    assert rule is None and [q.price.provider for q in four_servers] == ["fabric-co"]  # only a cluster fabric
-    # A team that keeps the servers 36 months can use the 36-month lease.
-    long_use, _ = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 36)
-    assert "5yr" in {q.price.provider for q in long_use}
+    one_server = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14)
+    assert {q.price.provider for q in one_server.range_pool} == {"marketplace", "idc", "fabric-co"}
+    # The 36-month lease is no 1- or 3-month option, and a short job on one server pays by the hour.
+    assert one_server.options == [] and one_server.headline.option == "hourly"
+    four_servers = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14)
+    assert four_servers.estimate_rule is None
+    assert [q.price.provider for q in four_servers.range_pool] == ["fabric-co"]  # only a cluster fabric
+    # A team that signs for 36 months can use the 36-month lease.
+    long_use = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, asked_term=36)
+    assert long_use.headline.price.provider == "5yr" and long_use.headline.term_stated
 
 
 def test_why_not_names_the_reason():
@@ -87,7 +92,7 @@ def test_an_index_is_never_a_rentable_price():
     book = book_of(row(provider="market index (Silicon Data)", price=2.0, offer_kind="cluster", max_gpus=10000))
     assert book.offers("rent_hour", "H800-SXM-80GB", "china")[0].indicative  # the provider names an index
     assert book.best("rent_hour", "H800-SXM-80GB", "china", "CNY") is None
-    assert costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1) == ([], None)
+    assert rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 14).headline is None
 
 
 def test_no_cluster_offer_is_estimated_from_server_leases_never_from_a_single_card_listing():
@@ -103,50 +108,44 @@ def test_no_cluster_offer_is_estimated_from_server_leases_never_from_a_single_ca
             price=9000.0,
         ),
     )
-    priced, rule = costsmod.rent_offers(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14, 1)
-    assert rule == {"rule": "sibling_server_leases", "basis_gpu": "H100-SXM5-80GB"}
-    assert [q.price.provider for q in priced] == ["lease"]
-    assert priced[0].months_paid == 3  # the China guide's 3 months when the lease states no term
-    assert priced[0].total == 9000.0 * 32 * 3
+    priced = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 32, 4, 14)
+    assert priced.estimate_rule == {"rule": "sibling_server_leases", "basis_gpu": "H100-SXM5-80GB"}
+    assert [q.price.provider for q in priced.range_pool] == ["lease"]
+    # The lease states no term: 1 and 3 months side by side, both assumed; the headline the cheaper.
+    assert [(q.term_months, q.months_paid, q.term_stated) for q in priced.options] == [(1, 1, False), (3, 3, False)]
+    assert priced.headline.total == 9000.0 * 32 * 1
 
 
 # ----------------------------------------------------------------------------------------
-# Terms and the China monthly rule
+# Terms and the reserved-capacity rule
 
 
 def test_a_14_day_job_on_a_3_month_minimum_pays_3_months():
     lease = row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, price=9000.0, min_term_months=3)
-    [q], _ = costsmod.rent_offers(book_of(lease), "H800-SXM-80GB", "china", "CNY", 8, 1, 14, 1)
-    assert (q.months_paid, q.total) == (3, 9000.0 * 8 * 3)
+    priced = rent.rent_plan(book_of(lease), "H800-SXM-80GB", "china", "CNY", 8, 1, 14)
+    q = priced.headline
+    assert (q.months_paid, q.total, q.term_stated) == (3, 9000.0 * 8 * 3, True)
+    assert [o.term_months for o in priced.options] == [3]  # no 1-month lease is on record
 
 
 def test_day_billing_rounds_up_to_whole_days():
     block = row(**{**CLUSTER, "billing": "day"})
-    [q], _ = costsmod.rent_offers(book_of(block), "H800-SXM-80GB", "china", "CNY", 8, 1, 1.2, 1)
+    q = rent.rent_plan(book_of(block), "H800-SXM-80GB", "china", "CNY", 8, 1, 1.2).headline
     assert q.total == pytest.approx(14.0 * 8 * 48)
 
 
-def test_the_monthly_rule_applies_only_in_china_and_only_without_a_monthly_offer():
-    days = 100  # long enough that a month at hourly - 30% beats the hourly rate
-    china, _ = costsmod.rent_offers(book_of(row(**INSTANCE)), "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
-    assert china[0].rule == "china_monthly" and china[0].months_paid == 4
-    assert china[0].total == pytest.approx(8.0 * 730 * 0.7 * 8 * 4)
-    glob, _ = costsmod.rent_offers(
-        book_of(row(**{**INSTANCE, "market": "global", "currency": "USD"})),
-        "H800-SXM-80GB",
-        "global",
-        "USD",
-        8,
-        1,
-        days,
-        4,
-    )
-    assert glob[0].rule == "" and glob[0].option == "hourly"
+def test_a_long_job_with_only_on_demand_lists_is_leased_at_the_reserved_discount_in_both_markets():
+    days = 100
+    for market, cur in (("china", "CNY"), ("global", "USD")):
+        book = book_of(row(**{**INSTANCE, "market": market, "currency": cur}))
+        q = rent.rent_plan(book, "H800-SXM-80GB", market, cur, 8, 1, days).headline
+        assert q.rule == "reserved_discount" and q.months_paid == 4 and not q.term_stated
+        assert q.total == pytest.approx(8.0 * 730 * (1 - rent.RESERVED_DISCOUNT) * 8 * 4)
     with_monthly = book_of(
         row(**INSTANCE), row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, price=99999.0)
     )
-    priced, _ = costsmod.rent_offers(with_monthly, "H800-SXM-80GB", "china", "CNY", 8, 1, days, 4)
-    assert all(q.rule == "" for q in priced)
+    priced = rent.rent_plan(with_monthly, "H800-SXM-80GB", "china", "CNY", 8, 1, days)
+    assert all(q.rule == "" for q in priced.options)
 
 
 # ----------------------------------------------------------------------------------------
@@ -203,12 +202,16 @@ def test_a_multi_server_plan_rents_a_parallel_file_system_sized_for_its_read_rat
     out = advise("70B full-finetune 1TB 14d" + market, book=book).to_json()
     cost, infra = out["cost"], out["infra"]
     assert out["plan"]["nodes"] > 1 and cost["storage_kind"] == "storage_pfs"
-    # 3.3 GB/s at 125 MB/s per TiB needs about 29 TB, far more than 1 TB of data and two checkpoints
-    by_rate = infra["storage_read_gb_per_s"] * 1000 / costsmod.PFS_MB_S_PER_TIB * costsmod.TB_PER_TIB
+    # Writing a 980 GB checkpoint in 5 minutes (3.3 GB/s) at 125 MB/s per TiB needs about 29 TB, far
+    # more than 1 TB of data and two checkpoints; the guide's 2 GB/s floor sizes nothing.
+    why = infra["reasons"]["storage"]
+    rate = max(why["write_gb_s"], why["read_gb_s"])
+    by_rate = rate * 1000 / costsmod.PFS_MB_S_PER_TIB * costsmod.TB_PER_TIB
     assert cost["storage_tb"] == pytest.approx(by_rate)
     pfs = [s for s in cost["price_sources"] if s["role"] == "storage_pfs"]
     assert len(pfs) == 1 and pfs[0]["currency"] == ("USD" if market else "CNY")
-    months = max(1, out["training"]["days"] / 30)
+    # Billed by the hour for the job and a day either side, not a month.
+    months = (out["training"]["days"] + costsmod.STORAGE_EXTRA_DAYS) * 24 / 730
     assert cost["storage_total"] == pytest.approx(pfs[0]["price"] * by_rate * months, rel=0.01)
 
 
@@ -233,7 +236,7 @@ def test_buy_is_scaled_to_the_plan(book):
 
 
 def test_a_break_even_past_the_useful_life_is_warned(book):
-    out = advise("70B full-finetune 1TB 14d", book=book).to_json()
+    out = advise("70B full-finetune 1TB 14d on H100", book=book).to_json()
     months = out["cost"]["breakeven_months"]
     assert months and months > costsmod.USEFUL_LIFE_MONTHS[0]
     assert "breakeven_past_life" in [w["code"] for w in out["warning_codes"]]
@@ -357,8 +360,19 @@ def test_imported_offer_terms_are_stored_and_defaulted(tmp_path):
 
 def test_prices_show_prints_what_each_price_is_an_offer_of(cli):
     out = cli("prices", "show", "H100").stdout
-    assert "offer: cluster, up to 1016 GPUs per order, ib 400 Gb/s per GPU" in out
-    assert "an index or average, not for sale" in out and "36-month minimum" in out
+    assert "offer: whole server, up to 8 GPUs per order" in out and "minimum term not stated" in out
+    assert "earlier (history, not used to plan)" in out and "2024-12" in out  # the 2024 lease, as history
+    # --json lists every current offer (CONTRACT section 6), with the terms each is sold on.
+    [h100] = json.loads(cli("prices", "show", "H100", "--json").stdout)
+    offers = h100["offers"]
+    assert len(offers) > 5
+    assert {"kind", "price", "currency", "unit", "provider", "region", "market", "offer_kind", "max_gpus"} <= set(
+        offers[0]
+    ) and {"interconnect", "min_term_months", "billing", "as_of", "source", "estimate", "terms"} <= set(offers[0])
+    cluster = next(o for o in offers if o["provider"] == "Voltage Park")
+    assert (cluster["offer_kind"], cluster["max_gpus"], cluster["interconnect"]) == ("cluster", 1016, "ib")
+    assert any(o["indicative"] for o in offers) and any(o["min_term_months"] == 36 for o in offers)
+    assert any(o["terms"] == ["12m"] for o in offers)
 
 
 def test_migration_16_gives_old_reference_rows_the_files_terms(tmp_path):

@@ -58,15 +58,15 @@ def test_unreadable_quote_is_refused_with_an_example():
 
 
 def test_cli_judges_and_records(cli):
-    out = cli("quote", "8xH800", "¥95000/month", "3", "months", "vendorX", "--json")
+    out = cli("quote", "8xH800", "¥75000/month", "3", "months", "vendorX", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     # A normal monthly 8xH800 lease, judged like with like (issue 15): against monthly server leases
-    # (of the H100 class, no H800 lease being on record), not a per-card hourly listing.
+    # (the 2026 H800 year lease at ¥69,000 a server), not a per-card hourly listing.
     assert data["recorded"] is True and data["verdict"] == "fair"
-    assert data["per_gpu_hour"] == pytest.approx(95000 / 8 / 730)
+    assert data["per_gpu_hour"] == pytest.approx(75000 / 8 / 730)
     assert data["market_per_gpu_hour"] and 0.7 < data["market_ratio"] < 1.3
-    again = json.loads(cli("quote", "8xH800", "¥95000/month", "3", "months", "vendorX", "--json").stdout)
+    again = json.loads(cli("quote", "8xH800", "¥75000/month", "3", "months", "vendorX", "--json").stdout)
     assert again["recorded"] is False  # the same quote is one price
     cheap = json.loads(cli("quote", "8xH800 ¥20000/month 12 months cheapco", "--json").stdout)
     assert cheap["verdict"] == "suspicious" and "below_owning" in cheap["signs"]
@@ -76,11 +76,17 @@ def test_cli_judges_and_records(cli):
 
 
 def test_a_recorded_quote_changes_the_next_plan(cli):
-    before = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
+    # An hourly server quote prices a short job on one server (the hourly basis) ...
+    before = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
     cli("quote", "8xH800 ¥4/gpu/hour bargain-idc")
-    after = json.loads(cli("ask", "13B full-finetune 200GB 7d on H800", "--json").stdout)
+    after = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
     assert after["cost"]["rent_per_gpu_hour"] == 4 < before["cost"]["rent_per_gpu_hour"]
     assert any(s["provider"] == "bargain-idc" for s in after["cost"]["price_sources"])
+    # ... and a monthly lease quote a multi-server job, on the terms it states (issue 21).
+    cli("quote", "8xH800 ¥40000/month 1 month lease-idc")
+    lease = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800", "--json").stdout)["cost"]
+    assert lease["rent_offer"]["provider"] == "lease-idc" and lease["rent_per_gpu_month"] == 5000
+    assert lease["rent_term"] == {**lease["rent_term"], "months_paid": 1, "term_stated": True}
 
 
 from hypothesis import given, settings  # noqa: E402

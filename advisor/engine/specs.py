@@ -60,6 +60,10 @@ class GPU(BaseModel):
     china_access_since: str = ""
     global_access: Literal["open", "china_part", "aws_only", "us_restricted"]
     global_access_since: str = ""
+    # The most Gb/s per GPU the part's own server NICs carry (Ascend 910B: one 200GE RoCE port per
+    # NPU), and the one fabric its collectives run on ("roce": HCCL); 0 / "": any NIC speed, IB or RoCE.
+    max_nic_gbps: int = 0
+    nic_fabric: str = ""
     # Weeks from order to delivery of a server, as published on purchase_lead_as_of ([] = none found).
     purchase_lead_weeks: list[int] = Field(default_factory=list)
     purchase_lead_as_of: str = ""

@@ -77,7 +77,7 @@ STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: one 400 Gb/s NDR NIC per GPU for H100-
 # class clusters, 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs), 100 Gb
 # RoCE for consumer cards.
-NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce100": 12.5}
+NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce200": 25.0, "roce100": 12.5}
 # The fabric assumed when the user names none: NDR for data-centre GPUs released from 2022
 # (the H100 generation's reference design), HDR before, 100 Gb RoCE for consumer cards (assumed).
 NDR_FROM_RELEASE_YEAR = 2022
@@ -162,6 +162,8 @@ class Throughput(BaseModel):
 def default_network(gpu: GPU) -> str:
     if gpu.consumer:
         return "roce100"
+    if gpu.max_nic_gbps and gpu.max_nic_gbps < 400:  # the part's own ports (Ascend 910B: 200GE RoCE)
+        return "roce200" if gpu.max_nic_gbps >= 200 else "roce100"
     return "ndr400" if gpu.release_year >= NDR_FROM_RELEASE_YEAR else "hdr200"
 
 

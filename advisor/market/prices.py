@@ -20,6 +20,11 @@ HOURS_PER_MONTH = 730
 # (data/gpus.toml), leased as the same class (assumed: no H800/A800 server lease was found,
 # shared/notes/cluster-prices.md section 4).
 SIBLINGS = {"H800-SXM-80GB": "H100-SXM5-80GB", "A800-SXM4-80GB": "A100-SXM4-80GB"}
+# An observation more than this many days older than the newest of the same kind, GPU and market
+# is history (the trend `prices show` prints), not a price a plan is made from: China's H100
+# server lease fell from about 200k to 60-70k CNY a month and rose again within two years
+# (shared/notes/market-2026-12.md 1c), so a year-old figure beside this year's is no offer.
+HISTORY_DAYS = 365
 
 
 class ConfigError(ValueError):
@@ -106,6 +111,13 @@ class PriceBook:
                 terms=r.get("terms") or "",
             )
             self._by_key.setdefault((p.kind, p.gpu, p.market), []).append(p)
+        self._history: dict[tuple, list[Price]] = {}
+        for key, group in self._by_key.items():
+            newest = max(_as_date(p.as_of) for p in group)
+            old = [p for p in group if (newest - _as_date(p.as_of)).days > HISTORY_DAYS]
+            if old:
+                self._history[key] = old
+                self._by_key[key] = [p for p in group if p not in old]
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
         if from_cur == to_cur or not from_cur:
@@ -131,6 +143,10 @@ class PriceBook:
     def offers(self, kind: str, gpu: str, market: str, *, rentable: bool = False) -> list[Price]:
         """The priced rows of a kind; `rentable` leaves out indexes and averages (indicative)."""
         return [p for p in self._by_key.get((kind, gpu, market), []) if p.price > 0 and not (rentable and p.indicative)]
+
+    def history(self, kind: str, gpu: str, market: str) -> list[Price]:
+        """The observations of a kind that a newer year has superseded (HISTORY_DAYS), oldest first."""
+        return sorted((p for p in self._history.get((kind, gpu, market), []) if p.price > 0), key=lambda p: p.as_of)
 
     def value(self, price: Price | None, currency: str) -> float | None:
         return None if price is None else self.convert(price.price, price.currency, currency)
@@ -177,9 +193,12 @@ def exchange_rate() -> tuple[float, str, str] | None:
     return value, as_of or "not dated", "GPU_ADVISOR_USD_CNY setting"
 
 
-def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = None, per_gpu: int = 5) -> list[dict]:
-    """The cheapest rental offers per GPU in the book, per hour and per month, with source and
-    age; cheapest first (compared in USD)."""
+def current_prices(
+    book: PriceBook, gpu: str | None = None, today: str | None = None, per_gpu: int | None = 5
+) -> list[dict]:
+    """The rental offers per GPU in the book (the cheapest `per_gpu`, or every one for None), per
+    hour and per month, with source, age and the terms each is sold on; cheapest first (compared
+    in USD). Each group's `history` lists the older observations a newer year superseded."""
     day = dt.date.fromisoformat(today) if today else dt.date.today()
     groups = []
     for name in (g for g in book.gpus() if gpu is None or g == gpu):
@@ -216,8 +235,23 @@ def current_prices(book: PriceBook, gpu: str | None = None, today: str | None = 
                         }
                     )
         offers.sort(key=lambda o: o["usd_per_gpu_hour"])
+        history = [
+            {
+                "kind": p.kind,
+                "price": p.price,
+                "currency": p.currency,
+                "unit": p.unit or "gpu-hour",
+                "provider": p.provider,
+                "market": market,
+                "as_of": p.as_of,
+                "source": p.source,
+            }
+            for kind in ("rent_hour", "rent_month")
+            for market in ("china", "global")
+            for p in book.history(kind, name, market)
+        ]
         if offers:
-            groups.append({"gpu": name, "offers": offers[:per_gpu]})
+            groups.append({"gpu": name, "offers": offers[:per_gpu], "history": history})
     return groups
 
 

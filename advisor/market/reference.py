@@ -50,6 +50,7 @@ def rows() -> list[dict]:
             "market": p.get("market", ""),
             "provider": p.get("provider", ""),
             "region": p.get("region", ""),
+            "offer": p.get("offer_name", ""),
             "price": float(p["price"]),
             "currency": p.get("currency", ""),
             "unit": p.get("unit", ""),

@@ -215,6 +215,21 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cur=req.currency,
             )
         )
+    elif req.budget and not p.within_budget and p.spend(req) is None and result.nearest_priced is not None:
+        n = result.nearest_priced
+        out.append(
+            _note(
+                "warning",
+                "budget_unpriced",
+                budget=req.budget.amount,
+                currency=req.budget.currency,
+                gpu=n.gpu,
+                count=n.estimate.layout.gpu_count,
+                days=n.days,
+                cost=n.spend(req) or n.rent,
+                cur=req.currency,
+            )
+        )
     elif req.budget and not p.within_budget:
         out.append(
             _note(
@@ -228,6 +243,23 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
         out.append(_note("warning", "no_price", gpu=p.gpu))
+    if p.rent is None and result.nearest_priced is not None:
+        n = result.nearest_priced
+        out.append(
+            _note(
+                "warning",
+                "nearest_priced",
+                gpu=p.gpu,
+                count=est.layout.gpu_count,
+                n_gpu=n.gpu,
+                n_count=n.estimate.layout.gpu_count,
+                n_days=n.days,
+                n_cost=n.rent,
+                cur=req.currency,
+            )
+        )
+    if result.tie:
+        out.append(_note("warning", "tie_access", **result.tie))
     if est.memory.host_ram_gib > 0:
         out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
     out.extend(_physics_notes(req, est))

@@ -16,6 +16,11 @@ NCCL_BUSBW_SHARE = 0.8
 # A pilot is never longer than a tenth of the job, and at most this many days.
 PILOT_SHARE = 0.1
 PILOT_MAX_DAYS = 3
+# Porting a CUDA training job to Ascend's CANN stack (torch_npu, MindSpeed), in engineer-weeks:
+# assumed. No published figure for training was found: Huawei's migration guide describes a
+# one-line automatic migration (hiascend.com, "Automatic Migration"), while one team reports
+# three months for an inference port on Atlas 300I (cann.csdn.net/69ef0b9a54b52172bc70476b.html).
+ASCEND_PORT_WEEKS = (2, 8)
 
 
 def items(advice) -> list[dict]:
@@ -42,7 +47,17 @@ def items(advice) -> list[dict]:
             add("topo_nvlink", gpus=per_node)
         else:
             add("topo_pcie", gpus=per_node, consumer=bool(gpu.consumer))
-    if lay.nodes > 1:
+    huawei = vendor == "huawei"
+    if huawei:
+        # The stack is CANN (torch_npu, MindSpeed), not CUDA: the code is ported before the term.
+        add("ascend_port", low=ASCEND_PORT_WEEKS[0], high=ASCEND_PORT_WEEKS[1])
+    if lay.nodes > 1 and huawei:
+        gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
+        add("hccl_allreduce", gpus=lay.gpu_count, nodes=lay.nodes, gbps=gbps, busbw=gbps / 8 * NCCL_BUSBW_SHARE)
+        add("hccn_link", gbps=gbps, ports=per_node)
+        add("roce_pfc_ecn")
+        add("oversubscription", nodes=lay.nodes)
+    elif lay.nodes > 1:
         gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
         fabric = (costs.rent_offer or {}).get("interconnect") or ""
         add(
@@ -69,7 +84,8 @@ def items(advice) -> list[dict]:
     days = p.estimate.days
     if days:
         pilot = min(PILOT_MAX_DAYS, days * PILOT_SHARE)
-        add("pilot", hours=round(pilot * 24, 1), days=days)
+        profiler = "msprof" if huawei else ("rocprof" if vendor == "amd" else "nsys")
+        add("pilot", hours=round(pilot * 24, 1), days=days, profiler=profiler)
     else:
         add("pilot_unsized")
     offer = costs.rent_offer or {}

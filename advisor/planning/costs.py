@@ -9,17 +9,12 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
-from advisor.market import prices
-from advisor.market.prices import Price, PriceBook
+from advisor.market.prices import PriceBook
+from advisor.planning import rent
 from advisor.planning.infra import storage_need
 from advisor.request.model import Note, TrainingRequest
 
-HOURS_PER_MONTH = 730
-# Monthly contracts run about 30% under the hourly rate with a three-month minimum
-# (source guide seed 000, Shenzhen): used only in the mainland China market it came from, and
-# only when no monthly offer of that GPU is on record there.
-MONTHLY_DISCOUNT_RULE = 0.70
-MIN_TERM_MONTHS_CHINA = 3
+HOURS_PER_MONTH = rent.HOURS_PER_MONTH
 # A bought cluster's use after this job: a team with a steady queue keeps it about 70% busy
 # (assumed; the guides' rule is to buy only for work lasting two years or more).
 OWNED_UTILISATION = 0.70
@@ -28,6 +23,11 @@ OPS_SHARE_OF_CAPEX = 0.05
 # GPUs are 40-60% of a server's total cost (source guide, Chengdu): a server priced from
 # cards alone is the card price / 0.5.
 GPU_SHARE_OF_SERVER = 0.5
+# An 8-GPU board (HGX module) is not a server: the chassis, CPUs, memory and NICs come on top.
+# The GPUs are about 0.76 of an 8 x H100 node with InfiniBand NICs: $317k for the node (Thinkmate
+# quote, 2024-08) against 8 x about $30k per GPU ("mid-2026", rough), both in
+# shared/notes/market-2026-12.md (P9, P10). A module price is divided by it.
+MODULE_SHARE_OF_SERVER = 0.76
 # The guides' rule of thumb for first-year cost of ownership: 1.6-1.8x hardware.
 GUIDE_TCO_RULE = (1.6, 1.8)
 # Buy only when the servers pay back within this many months of steady use (assumed).
@@ -43,16 +43,6 @@ RENT_CLEARLY_CHEAPER = 0.8
 # What the hardware is still worth at the end of its useful life, as a share of capex (assumed;
 # no resale series on record).
 RESIDUAL_SHARE = 0.10
-# A monthly offer whose minimum term states nothing: China's guide says 3 months (seed 000);
-# elsewhere one month is assumed.
-UNSTATED_TERM_MONTHS = {"china": 3, "global": 1}
-# An offer's minimum term is one the job can use when it is at most the months the GPUs are used
-# (the job, or the team's stated use) or this many months: the China guide's usual minimum, which a
-# two-week job may reasonably pay and be told so. Longer terms (1-5 years) are left out.
-TERM_SLACK_MONTHS = 3
-# Billing granularity -> hours a started unit bills.
-BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
-SIBLINGS = prices.SIBLINGS  # the sibling classes of the estimate rule (advisor/market/prices.py)
 # Parts that need a US export licence for mainland China (data/gpus.toml `china_access`): a new
 # one bought there comes through a grey channel.
 GREY_IN_CHINA = ("licence_rented", "licence")
@@ -65,7 +55,14 @@ DEFAULT_PUE = 1.5
 # the tiers priced in data/reference_prices.toml (FSx for Lustre persistent SSD 125; Alibaba CPFS
 # 200), so the capacity a plan's read rate needs is not underestimated.
 PFS_MB_S_PER_TIB = 125
+# Storage is billed by the hour or finer (FSx for Lustre per second, CPFS and object storage
+# pay-as-you-go; data/reference_prices.toml), so it is paid for the job plus the days the data is
+# staged before it and the checkpoints copied out after it (assumed: one day each).
+STORAGE_EXTRA_DAYS = 2
 TB_PER_TIB = 2**40 / 1e12
+# Lessors recover the hardware over 3-4 years, so a monthly rent well under about 2.5% of the
+# purchase price deserves questions (data/faq/topics.toml, judging prices; after seed 001).
+RENT_CAPEX_FLOOR = 0.025
 # Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
 CLUSTER_EXTRA = 0.15
 # Where owned servers would be hosted: the electricity price regions that cover each city
@@ -100,6 +97,12 @@ class Costs(BaseModel):
     rent_offer: dict | None = None
     rent_range: dict | None = None
     rent_term: dict | None = None
+    # Issue 21: the cost at each term a team could sign (CONTRACT section 6), the best plan on one
+    # server and, when the deadline and the budget cannot both be met, the fastest plan within the
+    # budget (the last two filled by the planner).
+    term_options: list[dict] | None = None
+    single_server: dict | None = None
+    budget_fallback: dict | None = None
     budget_verdict: str | None = None  # within | within_likely_over_high | over (None: no budget)
     buy_kind: str | None = None  # workstation | servers
     buy_gpus: int | None = None
@@ -130,6 +133,7 @@ class Costs(BaseModel):
     owned_utilisation: ClassVar[float] = OWNED_UTILISATION
     payback_months: ClassVar[int] = BUY_PAYBACK_MONTHS
     gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
+    module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
 
 
@@ -158,137 +162,7 @@ def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
     return book.best("electricity", "", req.market, currency)
 
 
-class Priced(BaseModel):
-    """One offer priced for one plan: what the job pays on it."""
-
-    price: Price
-    total: float | None  # for the whole job, in the plan's currency (None: no duration)
-    per_gpu_hour: float  # the offer's price per GPU-hour equivalent (monthly / 730)
-    option: str  # hourly | monthly
-    months_paid: int | None  # monthly: months billed; hourly: None
-    term_months: int  # the minimum term applied (0: none)
-    rule: str = ""  # 'china_monthly': priced by the China monthly rule
-
-
-def _job_months(days: float | None) -> int:
-    return max(1, math.ceil((days or 0) / 30))
-
-
-def _term_of(p: Price, market: str) -> int:
-    if p.kind == "rent_month":
-        return p.min_term_months or UNSTATED_TERM_MONTHS.get(market, 1)
-    return p.min_term_months
-
-
-def _price_offer(
-    p: Price,
-    book: PriceBook,
-    cur: str,
-    gpus: int,
-    days: float | None,
-    market: str,
-    china_monthly: bool,
-    monthly_only: bool = False,
-) -> Priced:
-    """What `gpus` GPUs for `days` cost on offer `p`: hourly offers bill the wall time rounded
-    up to their billing unit (a day-billed capacity block bills whole days); monthly offers bill
-    whole months and at least their minimum term. In China, when no monthly offer of the GPU is
-    on record, an hourly offer may also be taken by the month at the guide's rule (hourly - 30%,
-    3-month minimum) when that is cheaper."""
-    value = book.convert(p.price, p.currency, cur)
-    if p.kind == "rent_month":
-        term = _term_of(p, market)
-        months = max(term, _job_months(days)) if days else None
-        total = value * gpus * months if months else None
-        return Priced(
-            price=p,
-            total=total,
-            per_gpu_hour=value / HOURS_PER_MONTH,
-            option="monthly",
-            months_paid=months,
-            term_months=term,
-        )
-    step = BILLING_HOURS.get(p.billing, 1)
-    total = None
-    if days:
-        wall = days * 24
-        billed = math.ceil(wall / step - 1e-9) * step if step else wall
-        total = value * gpus * billed
-    hourly = Priced(
-        price=p, total=total, per_gpu_hour=value, option="hourly", months_paid=None, term_months=p.min_term_months
-    )
-    if china_monthly and days:
-        months = max(MIN_TERM_MONTHS_CHINA, _job_months(days))
-        monthly_total = value * HOURS_PER_MONTH * MONTHLY_DISCOUNT_RULE * gpus * months
-        if total is None or monthly_total < total or monthly_only:
-            return Priced(
-                price=p,
-                total=monthly_total,
-                per_gpu_hour=value * MONTHLY_DISCOUNT_RULE,
-                option="monthly",
-                months_paid=months,
-                term_months=MIN_TERM_MONTHS_CHINA,
-                rule="china_monthly",
-            )
-    return hourly
-
-
-def _term_ok(p: Price, market: str, use_months: int) -> bool:
-    return _term_of(p, market) <= max(use_months, TERM_SLACK_MONTHS)
-
-
-def rent_offers(
-    book: PriceBook, gpu: str, market: str, cur: str, gpus: int, nodes: int, days: float | None, use_months: int
-) -> tuple[list[Priced], dict | None]:
-    """The offers that can deliver the plan, priced for it, and None; or, when no offer on record
-    can, the estimate (the priced offers of the rule and its description).
-
-    An offer delivers the plan when it is not an index or average, one order gets all the GPUs,
-    a multi-server plan gets a cluster fabric, and its minimum term is one the job can use
-    (`_term_ok`). The estimate rule, when none does: the per-server leases (offer server or
-    cluster) of that GPU, or of its sibling class (SIBLINGS), taken once per server, with their
-    terms; never an index or a single-card listing."""
-    rows = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, gpu, market, rentable=True)]
-    china_monthly = market == "china" and not book.offers("rent_month", gpu, market, rentable=True)
-    fit = [p for p in rows if p.why_not(gpus, nodes) is None and _term_ok(p, market, use_months)]
-    if fit:
-        return [_price_offer(p, book, cur, gpus, days, market, china_monthly) for p in fit], None
-    for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
-        if not basis_gpu:
-            continue
-        servers = [
-            p
-            for kind in ("rent_hour", "rent_month")
-            for p in book.offers(kind, basis_gpu, market, rentable=True)
-            if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, 8)
-        ]
-        usable = [p for p in servers if _term_ok(p, market, use_months)]
-        if usable:
-            sib_monthly = market == "china" and not book.offers("rent_month", basis_gpu, market, rentable=True)
-            # Servers for a multi-server job in mainland China are leased by the month: every China
-            # server lease in shared/notes/cluster-prices.md is monthly or longer. A second-hand
-            # (estimate) hourly server figure there is taken by the month at the guide's rule
-            # (hourly - 30%, 3-month minimum); a vendor's own hourly offer stays hourly.
-            monthly_only = market == "china" and nodes > 1
-            return (
-                [
-                    _price_offer(p, book, cur, gpus, days, market, sib_monthly, monthly_only and p.estimate)
-                    for p in usable
-                ],
-                {"rule": rule, "basis_gpu": basis_gpu},
-            )
-    return [], None
-
-
-def _likely(priced: list[Priced]) -> Priced:
-    """The likely offer: the median (lower middle) of the confirmed offers, else of all."""
-    pool = [q for q in priced if not q.price.estimate] or priced
-    key = (lambda q: q.total) if all(q.total is not None for q in pool) else (lambda q: q.per_gpu_hour)
-    pool = sorted(pool, key=key)
-    return pool[(len(pool) - 1) // 2]
-
-
-def _offer_json(q: Priced, estimated: bool) -> dict:
+def _offer_json(q: rent.Priced, estimated: bool) -> dict:
     p = q.price
     return {
         "provider": p.provider,
@@ -298,15 +172,32 @@ def _offer_json(q: Priced, estimated: bool) -> dict:
         "interconnect": p.fabric or None,
         "interconnect_gbps": p.fabric_gbps or None,
         "min_term_months": q.term_months,
+        "terms": p.terms.split(),
+        "term_stated": q.term_stated,
+        "basis": q.basis,
         "billing": p.billing or None,
         "indicative": p.indicative,
-        "estimated": estimated,
+        "estimated": estimated or bool(q.rule),
         "rule": q.rule or None,
         "price": p.price,
         "currency": p.currency,
         "unit": p.unit,
         "as_of": p.as_of,
         "source": p.cite,
+    }
+
+
+def _term_option(q: rent.Priced, storage: float) -> dict:
+    return {
+        "months": q.term_months,
+        "months_paid": q.months_paid,
+        "rent": q.total,
+        "total": q.total + storage if q.total is not None else None,
+        "per_gpu_month": q.per_gpu_hour * HOURS_PER_MONTH,
+        "term_stated": q.term_stated,
+        "provider": q.price.provider,
+        "as_of": q.price.as_of,
+        "rule": q.rule or None,
     }
 
 
@@ -325,20 +216,23 @@ def _storage(
     req: TrainingRequest, est: Estimate, book: PriceBook, mkt: str, cur: str, days: float | None, sources: list
 ) -> tuple[str | None, float | None, float | None]:
     """Storage for the dataset and two checkpoints, in the plan's own market and currency (no
-    fall-back to the other market's price): a parallel file system for a multi-server plan,
-    sized up to the capacity that gives its read rate, else object storage. Kept at least a
-    month (staged before the job, kept after it)."""
+    fall-back to the other market's price), paid for the job and STORAGE_EXTRA_DAYS: a parallel
+    file system for a multi-server full training run, sized for the larger of what it keeps and
+    the capacity its own read or checkpoint-write rate needs; else object storage (LoRA and
+    QLoRA read their data once into each server's local NVMe and write small adapters)."""
     need = storage_need(req, est)
     stored_tb = (need.data_bytes + 2 * need.checkpoint_bytes) / 1e12
     kind, tb = "storage", stored_tb
-    if est.layout.nodes > 1 and book.offers("storage_pfs", "", mkt):
+    if est.layout.nodes > 1 and not req.is_peft and book.offers("storage_pfs", "", mkt):
         kind = "storage_pfs"
-        tb = max(stored_tb, need.read_gb_s * 1000 / PFS_MB_S_PER_TIB * TB_PER_TIB)
+        rate_gb_s = max(need.dataset_read_gb_s, need.write_gb_s)
+        tb = max(stored_tb, rate_gb_s * 1000 / PFS_MB_S_PER_TIB * TB_PER_TIB)
     offers = sorted(book.offers(kind, "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))
     if not offers or not days:
         return None, None, None
     sources.append(_src(offers[0], kind))
-    return kind, tb, book.value(offers[0], cur) * tb * max(1, days / 30)
+    months = (days + STORAGE_EXTRA_DAYS) * 24 / HOURS_PER_MONTH
+    return kind, tb, book.value(offers[0], cur) * tb * months
 
 
 def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -> Costs:
@@ -347,21 +241,23 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     sources: list[dict] = []
     notes: list[Note] = []
     days = est.days
-    job_months = _job_months(days)
+    job_months = rent.job_months(days)
     own_months = getattr(req, "own_use_months", None)
     own_util = getattr(req, "own_utilisation", None)
-    use_months = max(job_months, own_months or 0)
 
-    priced, estimate_rule = rent_offers(book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, use_months)
-    likely = _likely(priced) if priced else None
+    rented = rent.rent_plan(book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, req.lease_term_months)
+    likely = rented.headline
+    storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
+    extra = storage_total or 0
     rent_offer = rent_range = rent_term = None
     per_hour = per_month = hourly_total = monthly_total = None
     rent_option = None
     min_term = 0
+    term_options = None
     if likely:
         p = likely.price
-        sources.append(_src(p, p.kind))
-        rent_offer = _offer_json(likely, estimate_rule is not None)
+        sources.insert(0, _src(p, p.kind))
+        rent_offer = _offer_json(likely, rented.estimate_rule is not None)
         rent_option = likely.option
         per_hour = likely.per_gpu_hour
         if likely.option == "monthly":
@@ -370,13 +266,15 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             min_term = likely.term_months
         else:
             hourly_total = likely.total
+        if rented.options and (likely.option == "monthly" or rented.basis == "term"):
+            term_options = [_term_option(q, extra) for q in rented.options]
         if likely.total is not None:
-            totals = sorted(q.total for q in priced)
+            totals = sorted(q.total for q in rented.range_pool)
             rent_range = {
-                "low": totals[0],
-                "likely": likely.total,
-                "high": totals[-1],
-                "offers": len(priced),
+                "low": min(totals[0], likely.total) + extra,
+                "likely": likely.total + extra,
+                "high": max(totals[-1], likely.total) + extra,
+                "offers": len(rented.range_pool),
                 "currency": cur,
             }
         if likely.months_paid is not None and days:
@@ -385,22 +283,48 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 "job_months": job_months,
                 "min_term_months": likely.term_months,
                 "months_paid": likely.months_paid,
+                "term_stated": likely.term_stated,
             }
+            if not likely.term_stated:
+                notes.append(
+                    _note(
+                        "term_assumed",
+                        gpu=gpu.name,
+                        term=likely.term_months,
+                        stated=rented.stated_terms,
+                        rule=likely.rule or None,
+                    )
+                )
             if likely.months_paid > job_months:
                 notes.append(
                     _note(
-                        "term_paid", days=days, months=likely.months_paid, term=likely.term_months, provider=p.provider
+                        "term_paid",
+                        days=days,
+                        months=likely.months_paid,
+                        term=likely.term_months,
+                        provider=p.provider,
+                        stated=likely.term_stated,
                     )
                 )
-        if likely.rule == "china_monthly":
-            notes.append(_note("china_monthly_rule", months=likely.months_paid))
-        if estimate_rule:
+        if req.lease_term_months and not rented.asked_term_sold:
+            notes.append(
+                _note(
+                    "term_unavailable",
+                    gpu=gpu.name,
+                    asked=req.lease_term_months,
+                    priced=likely.term_months,
+                    option=likely.option,
+                )
+            )
+        if likely.rule == "reserved_discount":
+            notes.append(_note("reserved_discount", gpu=gpu.name, discount=rent.RESERVED_DISCOUNT))
+        if rented.estimate_rule:
             notes.append(
                 _note(
                     "rent_estimated",
-                    rule=estimate_rule["rule"],
+                    rule=rented.estimate_rule["rule"],
                     gpu=gpu.name,
-                    basis_gpu=estimate_rule["basis_gpu"],
+                    basis_gpu=rented.estimate_rule["basis_gpu"],
                     count=lay.gpu_count,
                     nodes=lay.nodes,
                 )
@@ -410,10 +334,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         notes.append(_note("no_qualifying_offer", gpu=gpu.name, count=lay.gpu_count, nodes=lay.nodes))
     offpeak = book.best("offpeak_hour", gpu.name, mkt, cur)
 
-    storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
-    rent_total = (likely.total + (storage_total or 0)) if (likely and likely.total is not None) else None
-    if rent_range and storage_total:
-        rent_range = {**rent_range, **{k: rent_range[k] + storage_total for k in ("low", "likely", "high")}}
+    rent_total = (likely.total + extra) if (likely and likely.total is not None) else None
 
     budget_verdict = None
     if req.budget and rent_range:
@@ -444,8 +365,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     capex = None
     server = None if workstation else book.best("buy_server", gpu.name, mkt, cur)
     if server:
-        capex = book.value(server, cur) / max(1, server.gpus) * buy_gpus
-        sources.append(_src(server, "buy_server"))
+        board = MODULE_SHARE_OF_SERVER if server.unit == "module" else 1.0
+        capex = book.value(server, cur) / max(1, server.gpus) * buy_gpus / board
+        sources.append(_src(server, "buy_module" if server.unit == "module" else "buy_server"))
     else:
         card = book.best("buy_card", gpu.name, mkt, cur)
         if card:
@@ -483,6 +405,17 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             notes.append(_note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
+        if per_month and buy_gpus and per_month * buy_gpus / capex < RENT_CAPEX_FLOOR:
+            # A listing far below what lessors must charge to recover the hardware.
+            notes.append(
+                _note(
+                    "rent_below_capex",
+                    gpu=gpu.name,
+                    share=per_month * buy_gpus / capex,
+                    floor=RENT_CAPEX_FLOOR,
+                    provider=likely.price.provider if likely else "",
+                )
+            )
         lead = gpu.purchase_lead_weeks
         if req.rent_or_buy == "buy" and lead and req.deadline_days and req.deadline_days < lead[0] * 7:
             # Bought servers arrive after the deadline even at the shortest published lead time.
@@ -544,6 +477,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         rent_offer=rent_offer,
         rent_range=rent_range,
         rent_term=rent_term,
+        term_options=term_options,
         budget_verdict=budget_verdict,
         buy_kind=("workstation" if workstation else "servers") if capex else None,
         buy_gpus=buy_gpus if capex else None,

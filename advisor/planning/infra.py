@@ -66,7 +66,8 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, li
     all-to-all, pipeline sends); with each option's share of step time left to compute."""
     shape, (setup, _) = model_shape(req), hardware_precision(training_setup(req), gpu)
     options = []
-    for name, gbps in (("roce100", 100), ("hdr200", 200), ("ndr400", 400)):
+    speeds = (("roce100", 100), ("roce200" if gpu.nic_fabric == "roce" else "hdr200", 200), ("ndr400", 400))
+    for name, gbps in [(n, g) for n, g in speeds if not gpu.max_nic_gbps or g <= gpu.max_nic_gbps]:
         thr = estimate_throughput(shape, setup, est.layout, gpu, name)
         options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": 1 - thr.exposed_comm_share})
     fastest = max(o["speed"] for o in options)
@@ -144,7 +145,11 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
     }
     if lay.nodes > 1:
         gbps, options = size_network(req, gpu, est)
-        network["inter_node"] = {"gbps_per_gpu": gbps, "tbps_per_node": gbps * per_node / 1000}
+        network["inter_node"] = {
+            "gbps_per_gpu": gbps,
+            "tbps_per_node": gbps * per_node / 1000,
+            "fabric": gpu.nic_fabric or None,
+        }
         reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
     power = gpu.server_power_kw
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))

@@ -64,6 +64,32 @@ class Plan(BaseModel):
 # Issue 15: an alternative on another GPU type is worth a line when the user's GPU costs over
 # twice as much for the same job.
 OTHER_GPU_RENT_RATIO = 2
+# Issue 21: the one-server plan is named first among the alternatives when it costs at most this
+# share of the headline and takes at most this many times the deadline.
+ONE_SERVER_COST_SHARE = 1 / 3
+ONE_SERVER_DEADLINE_SLACK = 1.5
+# Alternatives that cost more than this many times the headline are noise (expert review N13).
+ALTERNATIVE_COST_RATIO = 10
+# Two plans whose rent differs by less than this share are a tie, broken toward the part that is
+# easier to get where the team is (issue 21).
+TIE_SHARE = 0.01
+# How easily a part is had, by its data/gpus.toml access code (lower is easier): made or sold
+# freely there first, then an installed base rented under a licence rule, then parts that need a
+# licence nobody has shown. Within one code, the part sold there legally for longer (a later
+# `since`) is easier to find installed.
+ACCESS_RANK = {
+    "domestic": 0,
+    "open": 0,
+    "not_named": 1,
+    "approved_buyers": 1,
+    "licence_rented": 2,
+    "china_part": 2,
+    "unconfirmed": 3,
+    "licence_promised": 3,
+    "licence": 4,
+    "us_restricted": 4,
+    "aws_only": 5,
+}
 
 
 class Suggestion(BaseModel):
@@ -91,8 +117,11 @@ class PlanResult(BaseModel):
     horizon_days: float
     conflict: str | None  # "budget" when deadline and budget cannot both hold
     nearest_deadline: Plan | None = None
-    nearest_budget: Plan | None = None
+    nearest_budget: Plan | None = None  # the budget fallback: the fastest plan found within the budget
     suggestions: list[Suggestion] = []
+    single_server: Plan | None = None  # the best plan on one server (issue 21)
+    tie: dict | None = None  # a tie broken toward the part easier to get: {gpu, other, codes}
+    nearest_priced: Plan | None = None  # when the best plan has no rent on record: the nearest that has
 
 
 def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
@@ -170,26 +199,44 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
+    tie = None
     if feasible:
         feasible.sort(key=key)
-        best = feasible[0]
+        best, tie = _break_tie(req, feasible)
     else:
-        on_time = sorted([p for p in plans if p.meets_deadline], key=key)
-        in_budget = sorted(
-            [p for p in plans if p.within_budget and p.priced(req)],
-            key=lambda p: p.days if p.days is not None else float("inf"),
-        )
+        on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
+        in_budget = [p for p in plans if p.within_budget and p.priced(req)]
+        if budget is not None and on_time:
+            in_budget += _fastest_within_budget(req, m, setup, book, horizon, budget)
+        in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
         if budget is not None and on_time and in_budget:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
         best = on_time[0] if on_time else (min(plans, key=lambda p: p.days or float("inf")) if plans else None)
+    single = _single_server(req, m, setup, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
         lora = _peft_alternative(req, m, book, best)
         if lora is not None:
             alts = alts[:4] + [lora]
+    if single is not None and best is not None and _one_server_first(req, best, single, horizon):
+        alts = [single.model_copy(update={"label": "one_server"})] + [
+            a for a in alts if (a.gpu, a.estimate.layout.gpu_count) != (single.gpu, single.estimate.layout.gpu_count)
+        ][:4]
+    nearest_priced = None
+    if alternatives and best is not None and best.rent is None:
+        nearest_priced = _nearest_priced(best, plans + [a for a in alts if a.rent is not None])
     if alternatives:
         best = with_infrastructure(req, best)
+    if best is not None and alternatives:
+        fallback = _brief(nearest_budget) if conflict == "budget" else None
+        best = best.model_copy(
+            update={
+                "costs": best.costs.model_copy(
+                    update={"single_server": _brief(single, horizon), "budget_fallback": fallback}
+                )
+            }
+        )
     result = PlanResult(
         best=best,
         alternatives=alts,
@@ -198,12 +245,127 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         conflict=conflict,
         nearest_deadline=nearest_deadline,
         nearest_budget=nearest_budget,
+        single_server=single,
+        tie=tie,
+        nearest_priced=nearest_priced,
     )
     # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
     # type may do the job for far less).
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _brief(p: Plan | None, horizon: float | None = None) -> dict | None:
+    """A plan in the few numbers cost.single_server and cost.budget_fallback carry."""
+    if p is None:
+        return None
+    out = {"gpu": p.gpu, "gpu_count": p.estimate.layout.gpu_count, "days": p.days, "cost": p.rent}
+    if horizon is not None:
+        out["meets_deadline"] = p.days is not None and p.days <= horizon
+    return out
+
+
+def _access(req: TrainingRequest, gpu: str) -> tuple[int, str]:
+    """How hard a part is to get in the team's market (ACCESS_RANK), then an earlier `since`
+    (sold there legally for less time) sorting after a later one."""
+    g = catalog.get_gpu(gpu)
+    code = g.china_access if req.market == "china" else g.global_access
+    since = (g.china_access_since if req.market == "china" else g.global_access_since) or ""
+    return ACCESS_RANK.get(code or "", 3), "".join(chr(255 - ord(c)) for c in since)
+
+
+def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | None]:
+    """The first plan, unless another costs within TIE_SHARE of it and is easier to get where the
+    team is (H800 over H100 in China): then that one, and what broke the tie."""
+    best = ranked[0]
+    if best.rent is None or req.speed_first or req.rent_or_buy == "buy":
+        return best, None
+    ties = [p for p in ranked[1:] if p.rent is not None and abs(p.rent - best.rent) <= TIE_SHARE * best.rent]
+    easier = min(ties, key=lambda p: _access(req, p.gpu), default=None)
+    if easier is None or easier.gpu == best.gpu or _access(req, easier.gpu) >= _access(req, best.gpu):
+        return best, None
+    field = "china_access" if req.market == "china" else "global_access"
+    g_new, g_old = catalog.get_gpu(easier.gpu), catalog.get_gpu(best.gpu)
+    return easier, {
+        "gpu": easier.gpu,
+        "other": best.gpu,
+        "access": getattr(g_new, field),
+        "other_access": getattr(g_old, field),
+        "since": getattr(g_new, field + "_since", None),
+        "other_since": getattr(g_old, field + "_since", None),
+    }
+
+
+def _one_server_first(req: TrainingRequest, best: Plan, single: Plan, horizon: float) -> bool:
+    """The one-server plan leads the alternatives when the headline needs more than one server and
+    the one server costs a third of it or less within 1.5 times the deadline (issue 21)."""
+    if best.estimate.layout.nodes <= 1 or single.rent is None or best.rent is None or single.days is None:
+        return False
+    return single.rent <= ONE_SERVER_COST_SHARE * best.rent and single.days <= ONE_SERVER_DEADLINE_SLACK * horizon
+
+
+def _single_server(
+    req: TrainingRequest,
+    m: ModelShape,
+    setup: TrainingSetup,
+    book: PriceBook,
+    horizon: float,
+    budget: float | None,
+    plans: list[Plan],
+) -> Plan | None:
+    """The best plan on one server: among the one-server plans found and one full server of each
+    GPU type, the cheapest that finishes within 1.5 times the deadline, else the fastest."""
+    pool = [p for p in plans if p.estimate.layout.nodes == 1 and p.estimate.fits]
+    seen = {(p.gpu, p.estimate.layout.gpu_count) for p in pool}
+    for gpu in candidate_gpus(req):
+        count = gpu.gpus_per_server
+        if (gpu.name, count) in seen or (req.gpu_count and req.gpu_count <= count):
+            continue
+        if layout_fits(m, setup, gpu, count):
+            pool.append(make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget))
+    pool = [p for p in pool if p.estimate.fits and p.days is not None]
+    if not pool:
+        return None
+    in_time = [p for p in pool if p.days <= ONE_SERVER_DEADLINE_SLACK * horizon and p.rent is not None]
+    if in_time:
+        return min(in_time, key=lambda p: (p.rent, p.days))
+    return min(pool, key=lambda p: (p.days, p.rent if p.rent is not None else float("inf")))
+
+
+def _fastest_within_budget(
+    req: TrainingRequest, m: ModelShape, setup: TrainingSetup, book: PriceBook, horizon: float, budget: float
+) -> list[Plan]:
+    """Plans at every count of each GPU type below the one its deadline needs, so that the budget
+    fallback is the fastest plan within the budget, not the fastest among the few counts the
+    deadline search happened to try. A GPU type stops at the second count over the budget."""
+    out: list[Plan] = []
+    for gpu in candidate_gpus(req) if not req.gpu_count else []:
+        over = 0
+        for count in candidate_counts(gpu, MAX_GPUS):
+            if not layout_fits(m, setup, gpu, count):
+                continue
+            plan = make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget)
+            if not plan.priced(req):
+                break
+            if plan.within_budget:
+                over = 0
+                out.append(plan)
+            else:
+                over += 1
+                if over >= 2:
+                    break
+            if plan.meets_deadline:
+                break
+    return out
+
+
+def _nearest_priced(best: Plan, plans: list[Plan]) -> Plan | None:
+    """When the best plan has no rent on record: the plan with a rent whose time is nearest."""
+    priced = [p for p in plans if p.rent is not None and p.days is not None and p.estimate.fits]
+    if not priced or best.days is None:
+        return None
+    return min(priced, key=lambda p: (abs(p.days - best.days), p.rent))
 
 
 def _plans_for_gpu(
@@ -406,9 +568,14 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
             seen.add((p.gpu, p.estimate.layout.gpu_count))
             out.append(p.model_copy(update={"label": label}))
 
-    # Alternatives that take more than twice the time available are not worth showing.
+    # Alternatives that take more than twice the time available, or cost over ten times the
+    # headline, are not worth showing.
     limit = 2 * max(best.days or 0, req.deadline_days or DEFAULT_HORIZON_DAYS)
-    priced = sorted([p for p in plans if p.costs.known and (p.days is None or p.days <= limit)], key=key)
+    cap = ALTERNATIVE_COST_RATIO * best.rent if best.rent else float("inf")
+    priced = sorted(
+        [p for p in plans if p.costs.known and (p.days is None or p.days <= limit) and (p.rent or 0) <= cap],
+        key=key,
+    )
     slower = [p for p in priced if p.gpu == best.gpu and p.estimate.layout.gpu_count < best.estimate.layout.gpu_count]
     add(slower[0] if slower else None, "cheaper_slower")
     others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]

@@ -90,6 +90,9 @@ class TrainingRequest(BaseModel):
     # `用两年`, `60% use`; None: only this job is weighed (advisor/planning/costs.py).
     own_use_months: int | None = None
     own_utilisation: float | None = None
+    # The lease term the team will sign, in months (issue 21): `1-month lease`, `1个月起租`,
+    # `包年` (12); None: the cheapest term that can be signed is the headline.
+    lease_term_months: int | None = None
     currency: Literal["CNY", "USD"] = "CNY"
     city: str | None = None
     market: Literal["china", "global"] = "china"

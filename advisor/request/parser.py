@@ -422,6 +422,7 @@ class _Parse:
         self._knobs()
         self._methods()
         self._budget()
+        self._lease_term()
         self._own_use()
         self._data()
         self._deadline()
@@ -646,6 +647,37 @@ class _Parse:
             rf"(?P<neg>-)?(?P<sym>[¥$])\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
             rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
             lambda m: budget(_Merged(m)),
+        )
+
+    # -- the lease term the team will sign (issue 21; advisor/planning/rent.py) ----------
+    def _lease_term(self) -> None:
+        """`1-month lease`, `3-month term`, `1-year lease`, `monthly`, `yearly`; `1个月起租`,
+        `租3个月`, `租期一年`, `年租`, `包年`, `包月`: the term in months. Before the deadline
+        words, which would read "1个月" as a deadline, and before 租 (rent)."""
+        sc = self.scan
+
+        def term(m: re.Match) -> None:
+            n = float(m["n"]) if m["n"] else (_cn_num(m["cn"]) if m["cn"] else 1)
+            value = n * 12 if (m["unit"] or "").lower().startswith(("y", "年")) else n
+            if not 1 <= value <= 120 or value != int(value):
+                self.fail("bad_value", word=m[0].strip(), what="lease_term")
+            self.set("lease_term_months", int(value), m[0])
+
+        n = rf"(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))"
+        sc.take(
+            rf"{L}(?P<n>\d+)[\s\-]*(?P<unit>months?|mo|years?|yr)[\s\-]*(?:lease|term|contract|minimum){R}"
+            rf"|{L}(?:lease|term)\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>months?|years?){R}",
+            lambda m: term(_Merged(m, cn=None)),
+        )
+        sc.take(
+            rf"{L}(?:(?P<mo>monthly|month-to-month)|(?P<yr>yearly|annual|annually))(?:\s+(?:lease|term|contract))?{R}",
+            lambda m: term(_Merged(m, n="1", cn=None, unit="y" if m["yr"] else "m")),
+        )
+        sc.take(rf"{n}\s*(?:个)?(?P<unit>月|年)\s*(?:起租|租期|合约|闭口)", term)
+        sc.take(rf"(?:租期|起租|租|合约|签)\s*{n}\s*(?:个)?(?P<unit>月|年)", term)
+        sc.take(
+            r"(?P<yr>包年|年租|按年租?)|(?P<mo>包月|月租|按月租?)",
+            lambda m: term(_Merged(m, n="1", cn=None, unit="年" if m["yr"] else "月")),
         )
 
     # -- the team's own use of bought GPUs (issue 15; advisor/planning/costs.py) ----------
@@ -1020,6 +1052,7 @@ class _Parse:
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),
             own_use_months=f.get("own_use_months"),
+            lease_term_months=f.get("lease_term_months"),
             own_utilisation=f.get("own_utilisation"),
             currency=currency,
             city=f.get("city"),

@@ -1,0 +1,255 @@
+"""What renting a plan's GPUs costs: the offers that can deliver it, the price basis its length
+and size call for, and the lease terms a team could sign (issue 21).
+
+The basis: a short job on one server pays by the hour (an on-demand list, or a cluster offer
+with no minimum); a job longer than a month, or on two or more servers, is priced from term
+leases or cluster offers, for every GPU alike, and on-demand lists only set the high end of its
+range. A plan rented by the month shows every term a team could sign side by side (1 and 3
+months for a short job, a year where the GPU is sold by the year, the team's own term), each
+saying whether a source states that term or it is assumed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from advisor.market import prices
+from advisor.market.prices import Price, PriceBook
+
+HOURS_PER_MONTH = prices.HOURS_PER_MONTH
+# A month of a job, for counting the months a lease bills: 30 days (a lease bills started months).
+DAYS_PER_MONTH = 30
+# A job longer than this (days), or on two or more servers, is priced from term or cluster offers.
+TERM_BASIS_DAYS = 30
+# Terms always shown side by side for a job shorter than three months (issue 21), and the year.
+SHORT_TERMS = (1, 3)
+YEAR_MONTHS = 12
+# Reserved capacity runs 30-50% under the on-demand rate (market-2026-12.md G7: mercatus-ai.com,
+# "Reservation cuts 30-50% off the hourly rate", May 2026); mainland China's guide says a monthly
+# package runs about 30% under the hourly rate (seed 000, Shenzhen). The lower discount is used
+# when a long job's GPU has only on-demand lists on record: an estimate, said so.
+RESERVED_DISCOUNT = 0.30
+# Whole-server and cluster offers rent whole servers of this many GPUs (the toml's convention).
+GPUS_PER_SERVER = 8
+# Billing granularity -> hours a started unit bills.
+BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
+# Sibling classes for the estimate rule (advisor/market/prices.py).
+SIBLINGS = prices.SIBLINGS
+
+
+@dataclass(frozen=True)
+class Priced:
+    """One offer priced for one plan."""
+
+    price: Price
+    total: float | None  # the rent for the job, in the plan's currency (None: no duration)
+    per_gpu_hour: float  # the offer's price per GPU-hour (a month is 730 hours)
+    option: str  # hourly | monthly
+    months_paid: int | None  # monthly: months billed
+    term_months: int  # the term signed (0: none)
+    term_stated: bool  # a source states that term for this offer (False: assumed)
+    basis: str  # on_demand | cluster | term | rule
+    billed_gpus: int
+    rule: str = ""  # reserved_discount: an on-demand list less RESERVED_DISCOUNT
+
+
+@dataclass
+class Rent:
+    """The headline offer, the term options beside it, the offers its range is drawn from, and
+    why the price is an estimate when it is one."""
+
+    headline: Priced | None = None
+    options: list[Priced] = field(default_factory=list)  # one per term, shortest first
+    range_pool: list[Priced] = field(default_factory=list)
+    estimate_rule: dict | None = None
+    stated_terms: list[int] = field(default_factory=list)  # every term a source states for the GPU
+    asked_term: int | None = None
+    asked_term_sold: bool = True  # an offer is on record at the user's term (stated or not)
+    basis: str = "on_demand"  # on_demand | term
+
+
+def job_months(days: float | None) -> int:
+    return max(1, math.ceil((days or 0) / DAYS_PER_MONTH - 1e-9))
+
+
+def _billed_gpus(p: Price, gpus: int) -> int:
+    """Whole servers for a server or cluster offer, the GPUs themselves for an instance."""
+    if p.offer_kind in ("server", "cluster"):
+        return math.ceil(gpus / GPUS_PER_SERVER) * GPUS_PER_SERVER
+    return gpus
+
+
+def _hourly(p: Price, value: float, gpus: int, days: float | None, basis: str, rule: str = "") -> Priced:
+    """An hourly offer bills the wall time rounded up to its billing unit (a day-billed capacity
+    block bills whole days)."""
+    billed = _billed_gpus(p, gpus)
+    total = None
+    if days:
+        step = BILLING_HOURS.get(p.billing, 1)
+        wall = days * 24
+        hours = math.ceil(wall / step - 1e-9) * step if step else wall
+        total = value * billed * hours
+    return Priced(p, total, value, "hourly", None, 0, True, basis, billed, rule)
+
+
+def _monthly(p: Price, per_gpu_month: float, gpus: int, days: float | None, term: int, stated: bool, rule="") -> Priced:
+    """A lease bills whole months, at least the term signed."""
+    billed = _billed_gpus(p, gpus)
+    months = max(term, job_months(days)) if days else None
+    total = per_gpu_month * billed * months if months else None
+    basis = "rule" if rule else "term"
+    return Priced(p, total, per_gpu_month / HOURS_PER_MONTH, "monthly", months, term, stated, basis, billed, rule)
+
+
+def _lower_median(pool: list[Priced]) -> Priced:
+    """The likely offer: the median (lower middle) of the pool, by total (by rate when there is
+    no duration). Confirmed and second-hand offers count alike, so the likely figure does not jump
+    when a confirmed offer's order limit is passed."""
+    key = (lambda q: q.total) if all(q.total is not None for q in pool) else (lambda q: q.per_gpu_hour)
+    ranked = sorted(pool, key=key)
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def _signable(p: Price, term: int) -> bool | None:
+    """True when a source states `p` is sold on a term no longer than `term`, None when its
+    source states no lease term (assumed signable), False when its shortest stated term is longer."""
+    terms = p.lease_terms
+    if not terms:
+        return None
+    return terms[0] <= term
+
+
+def _cheapest(options: list[Priced]) -> Priced | None:
+    priced = [o for o in options if o.total is not None]
+    return min(priced, key=lambda o: o.total) if priced else (options[0] if options else None)
+
+
+def rent_plan(
+    book: PriceBook,
+    gpu: str,
+    market: str,
+    cur: str,
+    gpus: int,
+    nodes: int,
+    days: float | None,
+    asked_term: int | None = None,
+) -> Rent:
+    """Price `gpus` GPUs of `gpu` on `nodes` servers for `days` in `market`, in `cur`.
+
+    An offer delivers the plan when it is not an index, one order gets all the GPUs and a
+    multi-server plan gets a cluster fabric (Price.why_not). When none does, the estimate rule:
+    the per-server leases (server or cluster offers) of that GPU, or of its sibling class, one
+    per server. Never an index or a single-card listing."""
+    rows = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, gpu, market, rentable=True)]
+    out = Rent(asked_term=asked_term, basis="term" if (days or 0) > TERM_BASIS_DAYS or nodes > 1 else "on_demand")
+    out.stated_terms = sorted({t for p in rows for t in p.lease_terms})
+    deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
+    if not deliver:
+        for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
+            if not basis_gpu:
+                continue
+            servers = [
+                p
+                for kind in ("rent_hour", "rent_month")
+                for p in book.offers(kind, basis_gpu, market, rentable=True)
+                if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, GPUS_PER_SERVER)
+            ]
+            if servers:
+                deliver, out.estimate_rule = servers, {"rule": rule, "basis_gpu": basis_gpu}
+                out.stated_terms = sorted({t for p in servers for t in p.lease_terms})
+                break
+    if not deliver:
+        return out
+
+    def value(p: Price) -> float:
+        return book.convert(p.price, p.currency, cur)
+
+    monthly = [p for p in deliver if p.kind == "rent_month"]
+    hourly = [p for p in deliver if p.kind == "rent_hour"]
+    cluster = [_hourly(p, value(p), gpus, days, "cluster") for p in hourly if p.offer_kind == "cluster"]
+    on_demand = [_hourly(p, value(p), gpus, days, "on_demand") for p in hourly if p.offer_kind != "cluster"]
+    leases = [(p, value(p), "") for p in monthly]
+    if out.basis == "term":
+        # A long job with only on-demand lists on record, or one smaller than a server (which a
+        # server lease bills whole): a lease is estimated from the lists at the reserved discount
+        # (RESERVED_DISCOUNT), its term assumed. The guide's monthly package for single cards.
+        derived = [
+            p
+            for p in hourly
+            if (not monthly and not cluster) or (p.offer_kind == "instance" and gpus < GPUS_PER_SERVER)
+        ]
+        leases += [(p, value(p) * HOURS_PER_MONTH * (1 - RESERVED_DISCOUNT), "reserved_discount") for p in derived]
+
+    out.options = _term_options(leases, gpus, days, asked_term, out.stated_terms)
+    by_term = {o.term_months: o for o in out.options}
+
+    if asked_term:
+        headline = by_term.get(asked_term)
+        if headline is None:
+            out.asked_term_sold = False
+            # No offer on record at the user's term: the nearest term that exists (longer first).
+            nearest = sorted(out.options, key=lambda o: (abs(o.term_months - asked_term), -o.term_months))
+            headline = nearest[0] if nearest else None
+        if headline is None:
+            headline = _lower_median(cluster or on_demand) if (cluster or on_demand) else None
+    else:
+        cheapest_term = _cheapest(out.options)
+        if out.basis == "on_demand":
+            hourly_pool = on_demand + cluster
+            candidates = [_lower_median(hourly_pool)] if hourly_pool else []
+        else:
+            candidates = [_lower_median(cluster)] if cluster else []
+        if cheapest_term:
+            candidates.append(cheapest_term)
+        if not candidates and on_demand:
+            candidates = [_lower_median(on_demand)]
+        headline = _cheapest(candidates)
+    out.headline = headline
+    if headline is not None:
+        same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
+        out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
+    return out
+
+
+def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> list[Priced]:
+    """Every lease priced at `term`: those a source states on that term or a shorter one, else
+    (none stated) those whose source states no lease term (and leases estimated by rule), the term
+    then assumed."""
+    stated = [(p, v, r) for p, v, r in leases if not r and _signable(p, term)]
+    pool, is_stated = (
+        (stated, True) if stated else ([(p, v, r) for p, v, r in leases if r or _signable(p, term) is None], False)
+    )
+    return [_monthly(p, v, gpus, days, term, is_stated, r) for p, v, r in pool]
+
+
+def _term_options(
+    leases: list[tuple[Price, float, str]],
+    gpus: int,
+    days: float | None,
+    asked_term: int | None,
+    stated_terms: list[int],
+) -> list[Priced]:
+    """One priced lease per term a team could sign, shortest first: 1 and 3 months for a job
+    shorter than 3 months, the job's own months for a longer one, a year where a source sells
+    this GPU by the year, and the user's own term; each the likely (lower-median) lease at that
+    term. Two terms that bill the same months keep the cheaper."""
+    if not leases:
+        return []
+    months = job_months(days)
+    terms = set(SHORT_TERMS) if months < 3 else {months}
+    if YEAR_MONTHS in stated_terms:
+        terms.add(YEAR_MONTHS)
+    if asked_term:
+        terms.add(asked_term)
+    out: dict[int, Priced] = {}
+    for term in sorted(terms):
+        pool = _pool_at(leases, gpus, days, term)
+        if not pool:
+            continue
+        q = _lower_median(pool)
+        paid = q.months_paid if q.months_paid is not None else term
+        kept = out.get(paid)
+        if kept is None or (q.total or 0) < (kept.total or 0) or term == asked_term:
+            out[paid] = q
+    return sorted(out.values(), key=lambda q: q.term_months)
