@@ -90,7 +90,7 @@ def items(advice) -> list[dict]:
         add("pilot_unsized")
     offer = costs.rent_offer or {}
     add("contract_sla")
-    add("contract_exit", term=offer.get("min_term_months") or 0)
+    add("contract_exit", term=offer.get("min_term_months") or 0, stated=offer.get("term_stated", True))
     add("contract_billing", billing=offer.get("billing") or "")
     if costs.decision == "buy" or req.rent_or_buy == "buy":
         add("buy_delivery")

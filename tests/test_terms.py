@@ -1,0 +1,300 @@
+"""Issue 21: money a team can sign. Lease terms side by side, each stated by a source or assumed;
+the user's own term; the one-server plan; a budget fallback that fits; one price basis per term;
+storage as the job uses it; a number on every plan; Ascend as it is sold; ties toward the part
+easier to get. On the reference prices in a real SQLite store (the `book` fixture) and on small
+books of hand-made offers where the arithmetic is checked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from advisor.market import store
+from advisor.market.prices import PriceBook
+from advisor.planning import costs as costsmod
+from advisor.planning import rent
+from advisor.planning.advice import advise
+from advisor.request.parser import RequestError, parse
+
+
+def _row(**kw) -> dict:
+    base = {
+        "source": "test",
+        "kind": "rent_month",
+        "gpu": "H800-SXM-80GB",
+        "gpus": 8,
+        "market": "china",
+        "provider": "p",
+        "region": "",
+        "offer": "",
+        "price": 8000.0,
+        "currency": "CNY",
+        "unit": "gpu-month",
+        "min_term_months": 0,
+        "as_of": "2026-11-01",
+        "estimate": 0,
+        "cite": "test row",
+        "offer_kind": "server",
+        "max_gpus": 8,
+    }
+    return store.offer_defaults(
+        {**store.NOT_NULL_DEFAULTS, **store.OFFER_COLUMNS, **store.OFFER_TERMS, **store.OFFER_SOLD_ON, **base, **kw}
+    )
+
+
+def _book(*rows) -> PriceBook:
+    return PriceBook(list(rows), 7.0, "2026-11-01", "test rate")
+
+
+# ----------------------------------------------------------------------------------------
+# Terms are data
+
+
+def test_a_lease_with_no_stated_term_is_priced_at_1_and_3_months_both_assumed():
+    priced = rent.rent_plan(_book(_row(provider="idc")), "H800-SXM-80GB", "china", "CNY", 32, 4, 12)
+    # 4 servers, no cluster offer: estimated from the per-server lease, one per server.
+    assert priced.estimate_rule["rule"] == "server_leases"
+    assert [(o.term_months, o.months_paid, o.term_stated, o.total) for o in priced.options] == [
+        (1, 1, False, 8000.0 * 32 * 1),
+        (3, 3, False, 8000.0 * 32 * 3),
+    ]
+    assert priced.headline.term_months == 1  # the cheapest term that can be signed
+
+
+def test_a_stated_year_lease_adds_a_12_month_option_and_states_it():
+    book = _book(_row(provider="idc"), _row(provider="yearly", price=6000.0, terms="12m", min_term_months=12))
+    options = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 40).options
+    # A 40-day job bills 2 months on the monthly lease; the year lease is stated, and bills 12.
+    assert [(o.term_months, o.months_paid, o.term_stated, o.price.provider) for o in options] == [
+        (1, 2, False, "idc"),
+        (3, 3, False, "idc"),
+        (12, 12, True, "yearly"),
+    ]
+
+
+def test_the_users_term_is_the_headline_and_a_term_nobody_sells_is_said():
+    book = _book(_row(provider="yearly", price=6000.0, terms="12m", min_term_months=12))
+    asked = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 10, asked_term=12)
+    assert asked.headline.term_months == 12 and asked.headline.term_stated and asked.asked_term_sold
+    # Nobody sells 3 months of it: the nearest term on record is priced, and the answer says so.
+    nearest = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 10, asked_term=3)
+    assert not nearest.asked_term_sold and nearest.headline.term_months == 12
+
+
+@pytest.mark.parametrize(
+    "text,months,days",
+    [
+        ("70B full-finetune 1TB 14d 1-month lease", 1, 14),
+        ("70B full-finetune 1TB 14d 3-month lease", 3, 14),
+        ("70B full-finetune 1TB 14d 1-year lease", 12, 14),
+        ("70B full-finetune 1TB 14d monthly", 1, 14),
+        ("70B full-finetune 1TB 14d yearly", 12, 14),
+        ("70B 全量微调 1TB 6天 1个月起租", 1, 6),
+        ("70B 全量微调 1TB 6天 租3个月", 3, 6),
+        ("70B 全量微调 1TB 6天 年租", 12, 6),
+        ("70B 全量微调 1TB 6天 包年", 12, 6),
+    ],
+)
+def test_lease_term_words_in_english_and_chinese(text, months, days):
+    req = parse(text)
+    # `6天 1个月起租` is a deadline and a term, not two deadlines.
+    assert (req.lease_term_months, req.deadline_days) == (months, days)
+
+
+def test_a_lease_term_out_of_range_is_refused_politely():
+    with pytest.raises(RequestError) as err:
+        parse("70B full-finetune 1TB 14d 200-month lease")
+    assert "lease" in err.value.message("en").lower() or "200" in err.value.message("en")
+
+
+def test_a_china_multi_server_job_shorter_than_a_month_shows_both_terms(book):
+    out = advise("70B full-finetune 1TB 14d budget", book=book).to_json()
+    cost = out["cost"]
+    assert out["plan"]["nodes"] > 1 and out["training"]["days"] < 30
+    options = {o["months"]: o for o in cost["term_options"]}
+    assert {1, 3} <= set(options)
+    assert all(
+        {"months_paid", "total", "per_gpu_month", "term_stated", "provider", "as_of"} <= set(o)
+        for o in options.values()
+    )
+    assert cost["rent_total"] == pytest.approx(min(o["total"] for o in options.values()))
+    # No source states a 1-month lease of the plan's servers: the headline term is assumed, said so in
+    # the warnings and the text, never printed as the vendor's.
+    assert options[1]["term_stated"] is False and cost["rent_term"]["term_stated"] is False
+    assert "term_assumed" in [w["code"] for w in out["warning_codes"]]
+    from advisor.planning.advice import render_text
+
+    text = render_text(advise("70B full-finetune 1TB 14d budget", book=book))
+    assert "term assumed" in text and "1-month minimum" not in text
+
+
+def test_the_users_term_prices_the_plan(book):
+    one = advise("70B full-finetune 1TB 14d 1-month lease", book=book).to_json()
+    assert one["request"]["lease_term_months"] == 1 and one["cost"]["rent_term"]["min_term_months"] == 1
+    year = advise("70B 全量微调 1TB 14天 包年", book=book).to_json()
+    assert year["request"]["lease_term_months"] == 12 and year["cost"]["rent_term"]["months_paid"] >= 12
+    assert year["cost"]["rent_total"] > one["cost"]["rent_total"]
+
+
+# ----------------------------------------------------------------------------------------
+# The one-server option, the budget fallback, a number on every plan
+
+
+def test_the_one_server_plan_leads_the_alternatives_when_far_cheaper(book):
+    out = advise("13B full-finetune 50GB 3d", book=book).to_json()
+    single = out["cost"]["single_server"]
+    assert single and {"gpu", "gpu_count", "days", "cost", "meets_deadline"} <= set(single)
+    assert single["gpu_count"] <= 8 and single["days"] <= 1.5 * 3
+    # The headline needs several servers; one server costs far under a third of it, within 1.5x
+    # the deadline: it is named first among the alternatives.
+    assert out["plan"]["nodes"] > 1 and single["cost"] <= out["cost"]["rent_total"] / 3
+    first = out["alternatives"][0]
+    assert first["why"] == "one_server" and (first["gpu"], first["gpu_count"]) == (single["gpu"], single["gpu_count"])
+
+
+def test_the_budget_fallback_is_the_fastest_plan_within_the_budget(book):
+    out = advise("70B 全量微调 200GB数据 5天 预算20万", book=book).to_json()
+    fallback = out["cost"]["budget_fallback"]
+    assert "budget_vs_deadline" in [w["code"] for w in out["warning_codes"]]
+    assert fallback and fallback["cost"] <= 200_000 and fallback["days"] > 5
+    # The next count of the same GPU would be faster, and over the budget.
+    count = fallback["gpu_count"]
+    bigger = count * 2 if count < 8 else count + 8
+    more = advise(f"70B 全量微调 200GB数据 5天 {bigger}x{fallback['gpu']}", book=book).to_json()
+    assert more["training"]["days"] < fallback["days"] and more["cost"]["rent_total"] > 200_000
+    # Nothing within 100,000 can do the job at all: no fallback is made up.
+    assert advise("70B 全量微调 200GB数据 5天 预算10万", book=book).to_json()["cost"]["budget_fallback"] is None
+
+
+def test_every_plan_has_a_rent_figure_a_buyers_too(book):
+    for text in (
+        "13B full-finetune 100GB 7d buy",
+        "70B full-finetune 1TB 3d budget ¥100000",
+        "8B pretrain 15T tokens 90d usd",
+    ):
+        out = advise(text, book=book).to_json()
+        cost = out["cost"]
+        has_rent = isinstance(cost["rent_total"], float)
+        assert has_rent or "nearest_priced" in [w["code"] for w in out["warning_codes"]], text
+        assert not any("?" in w for w in out["warnings"]), text
+    buyer = advise("13B full-finetune 100GB 7d buy", book=book).to_json()["cost"]
+    assert buyer["rent_total"] and buyer["buy_capex"]
+
+
+def test_a_board_price_is_made_a_whole_server(book):
+    out = advise("13B full-finetune 100GB 7d on 8xH200 buy", book=book).to_json()["cost"]
+    # The China H200 purchase on record is an 8-GPU board: the server adds chassis, CPUs, RAM, NICs.
+    board = next(s for s in out["price_sources"] if s["role"] == "buy_module")
+    assert out["buy_capex"] == pytest.approx(board["price"] / costsmod.MODULE_SHARE_OF_SERVER, rel=0.01)
+
+
+# ----------------------------------------------------------------------------------------
+# One price basis per term, storage as the job uses it
+
+
+def test_a_long_global_cluster_job_is_priced_from_a_cluster_or_term_offer(book):
+    cost = advise("8B pretrain 15T tokens 90d usd", book=book).to_json()["cost"]
+    assert cost["rent_offer"]["basis"] in ("cluster", "term")
+    assert cost["rent_offer"]["offer"] == "cluster" or cost["rent_option"] == "monthly"
+
+
+def test_no_jump_at_an_order_size_boundary():
+    # Two cluster offers, one that stops at 512 GPUs: the likely rate is the lower middle of what
+    # can deliver, confirmed or not, so it does not jump 2.6x when the confirmed one drops out.
+    book = _book(
+        _row(
+            kind="rent_hour",
+            unit="gpu-hour",
+            provider="blocks",
+            price=5.19,
+            offer_kind="cluster",
+            max_gpus=512,
+            fabric="efa",
+            gpu="H100-SXM5-80GB",
+            market="global",
+            currency="USD",
+        ),
+        _row(
+            kind="rent_hour",
+            unit="gpu-hour",
+            provider="vp",
+            price=1.99,
+            offer_kind="cluster",
+            max_gpus=1016,
+            fabric="ib",
+            estimate=1,
+            gpu="H100-SXM5-80GB",
+            market="global",
+            currency="USD",
+        ),
+    )
+    below = rent.rent_plan(book, "H100-SXM5-80GB", "global", "USD", 512, 64, 60).headline
+    above = rent.rent_plan(book, "H100-SXM5-80GB", "global", "USD", 640, 80, 60).headline
+    assert below.per_gpu_hour == above.per_gpu_hour == 1.99
+
+
+def test_a_long_job_never_takes_an_on_demand_list_as_its_likely_price():
+    book = _book(
+        _row(kind="rent_hour", unit="gpu-hour", provider="list", price=8.0, offer_kind="server", max_gpus=8),
+        _row(provider="lease", price=4000.0),
+    )
+    priced = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 60)
+    assert priced.headline.price.provider == "lease" and priced.headline.option == "monthly"
+    assert max(q.total for q in priced.range_pool) == pytest.approx(8.0 * 8 * 60 * 24)  # the list is the high end
+
+
+def test_storage_of_a_short_job_is_at_most_a_quarter_of_its_rent(book):
+    for text in ("deepseek-v3 lora 20GB 1d usd", "34B full-finetune 20GB 2d usd", "70B full-finetune 200GB 3d"):
+        cost = advise(text, book=book).to_json()["cost"]
+        assert cost["storage_total"] and cost["rent_total"], text
+        assert cost["storage_total"] <= 0.25 * cost["rent_total"], text
+
+
+def test_lora_on_many_servers_uses_object_storage_not_a_parallel_file_system(book):
+    out = advise("405B lora 50GB 5d usd", book=book).to_json()
+    assert out["plan"]["nodes"] > 1 and out["cost"]["storage_kind"] == "storage"
+
+
+# ----------------------------------------------------------------------------------------
+# 2026 data, Ascend, ties
+
+
+def test_china_h200_cluster_leases_with_a_stated_fabric_are_on_record(cli):
+    [h200] = json.loads(cli("prices", "show", "H200", "--json").stdout)
+    china = [o for o in h200["offers"] if o["market"] == "china"]
+    fabrics = {o["interconnect"] for o in china if o["offer_kind"] == "cluster"}
+    assert {"ib", "roce"} <= fabrics
+    assert all(o["max_gpus"] >= 512 for o in china if o["offer_kind"] == "cluster")
+
+
+def test_year_old_prices_are_history_not_offers(book):
+    current = {p.as_of for p in book.offers("rent_month", "H100-SXM5-80GB", "china")}
+    history = {p.as_of for p in book.history("rent_month", "H100-SXM5-80GB", "china")}
+    assert "2024-12" in history and "2024-12" not in current
+
+
+def test_ascend_is_planned_on_200g_roce_with_ascend_tooling(book):
+    out = advise("70B full-finetune 1TB 14d on Ascend-910B", book=book).to_json()
+    net = out["infra"]["network"]["inter_node"]
+    assert net["gbps_per_gpu"] <= 200 and net["fabric"] == "roce"
+    text = json.dumps(out["checklist"], ensure_ascii=False)
+    assert "hccl_test" in text and "hccn_tool" in text and "msprof" in text and "CANN" in text
+    assert "nccl-tests" not in text and "ib_write_bw" not in text and "nsys" not in text
+    assert "rent_below_capex" in [w["code"] for w in out["warning_codes"]]  # 0.6% of capex a month
+
+
+def test_a_tie_breaks_toward_the_part_easier_to_get_in_china():
+    rows = [
+        _row(gpu="H100-SXM5-80GB", provider="a", price=9000.0),
+        _row(gpu="H800-SXM-80GB", provider="b", price=9000.0),
+    ]
+    out = advise("13B full-finetune 200GB 7d", book=_book(*rows)).to_json()
+    # Same price, same speed class: H800 could be sold into China legally for longer than H100.
+    assert out["plan"]["gpu"] == "H800-SXM-80GB"
+    tie = next(w for w in out["warning_codes"] if w["code"] == "tie_access")
+    assert (tie["params"]["gpu"], tie["params"]["other"]) == ("H800-SXM-80GB", "H100-SXM5-80GB")
+    # With the H100 cheaper, the cheaper part is planned and no tie is claimed.
+    cheaper = [_row(gpu="H100-SXM5-80GB", provider="a", price=7000.0), rows[1]]
+    out = advise("13B full-finetune 200GB 7d", book=_book(*cheaper)).to_json()
+    assert out["plan"]["gpu"] == "H100-SXM5-80GB" and "tie_access" not in [w["code"] for w in out["warning_codes"]]
