@@ -1,8 +1,11 @@
-"""The 20 open requests of bench/plans.py priced (issue 15), beside the previous point prices.
+"""The 20 open requests of bench/plans.py priced (issues 15 and 21), beside a previous checkout's
+prices: plan, headline, term (stated or assumed), range, budget verdict, the terms side by side
+and the one-server plan; and (--rows) the reference rental rows by market and term.
 
-Run by hand:
-    GPU_ADVISOR_DB=/tmp/old.db PYTHONPATH=<checkout before issue 15> python bench/prices_table.py --json > /tmp/old.json
-    GPU_ADVISOR_DB=/tmp/new.db python bench/prices_table.py --old /tmp/old.json   # the Markdown table of docs/prices.md
+Run by hand, with $OLD an earlier checkout (git worktree add $OLD <commit>):
+    GPU_ADVISOR_DB=/tmp/old.db PYTHONPATH=$OLD python $OLD/bench/prices_table.py --json > /tmp/old.json
+    GPU_ADVISOR_DB=/tmp/new.db python bench/prices_table.py --old /tmp/old.json   # the request table of docs/prices.md
+    GPU_ADVISOR_DB=/tmp/new.db python bench/prices_table.py --rows               # the rows by term
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ def priced(text: str, book) -> dict:
         "rent_offer": c.get("rent_offer"),
         "rent_range": c.get("rent_range"),
         "rent_term": c.get("rent_term"),
+        "term_options": c.get("term_options"),
+        "single_server": c.get("single_server"),
+        "budget_verdict": c.get("budget_verdict"),
+        "within_budget": p.get("within_budget"),
         "sources": [s["provider"] for s in c["price_sources"] if s["role"].startswith("rent")],
         "warnings": [w["code"] for w in out["warning_codes"] if w["kind"] == "warning"],
     }
@@ -51,65 +58,99 @@ def money(value, cur) -> str:
     return f"{sign}{value / 1e6:,.2f}M" if value >= 1e6 else f"{sign}{value / 1e3:,.1f}k"
 
 
-def why(old: dict, new: dict) -> str:
-    o = new.get("rent_offer") or {}
-    reasons = []
-    if o.get("estimated"):
-        reasons.append(
-            f"no deliverable offer on record: estimated from {o['provider']} server leases "
-            f"({', '.join(w for w in new['warnings'] if w == 'rent_estimated')})"
-        )
-    if old.get("plan") != new.get("plan"):
-        reasons.append(
-            f"plan changed from {old.get('plan')} (its old price came from {', '.join(old.get('sources') or ['–'])})"
-        )
-    elif old.get("sources") != new.get("sources"):
-        reasons.append(
-            f"old price from {', '.join(old.get('sources') or ['–'])}, which cannot deliver it or is not an offer"
-        )
-    if (new.get("rent_term") or {}).get("months_paid", 0) > (new.get("rent_term") or {}).get("job_months", 0):
-        reasons.append("minimum term paid")
-    return "; ".join(reasons) or "same offer"
+def term_of(r: dict) -> str:
+    """The term the headline pays: months paid, and stated or assumed (issue 21)."""
+    t = r.get("rent_term") or {}
+    if not t:
+        return "by the hour" if r.get("rent_option") == "hourly" else "–"
+    stated = t.get("term_stated")
+    how = "" if stated is None else (", stated" if stated else ", assumed")
+    return f"{t.get('min_term_months')}-mo term, pays {t.get('months_paid')} mo{how}"
+
+
+def verdict(r: dict) -> str:
+    v = r.get("budget_verdict")
+    if v:
+        return v
+    return "no budget" if r.get("within_budget", True) else "over"
+
+
+def options(r: dict) -> str:
+    opts = r.get("term_options") or []
+    cur = r["currency"]
+    return "; ".join(
+        f"{o['months']} mo {money(o['total'], cur)} ({'stated' if o['term_stated'] else 'assumed'})" for o in opts
+    )
+
+
+def headline(r: dict) -> str:
+    if r.get("plan") is None:
+        return "no plan"
+    return f"{r['plan']}, {r['days']:.1f} d: **{money(r.get('rent_total'), r['currency'])}**"
 
 
 def main() -> int:
     with closing(open_store()) as db:
         book = price_book(db, None)
+    if "--rows" in sys.argv:
+        return print_rows(book)
     rows = [priced(t, book) for t in OPEN_REQUESTS]
     if "--json" in sys.argv:
         print(json.dumps(rows, ensure_ascii=False))
         return 0
     old = {r["text"]: r for r in json.loads(Path(sys.argv[sys.argv.index("--old") + 1]).read_text())}
-    print("| request | old plan: point price (from) | new plan | new range low / likely / high | offer, term | why |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| request | before: plan, headline, term | after: plan, headline | term | range low / likely / high"
+        " | verdict | terms side by side | one server |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         o = old.get(r["text"], {})
-        if r.get("plan") is None:
-            print(f"| `{r['text']}` | {o.get('plan')} | no plan | | | |")
-            continue
-        rr, off = r["rent_range"], r["rent_offer"] or {}
-        cur = r["currency"]
-        rng = (
-            f"{money(rr['low'], cur)} / **{money(rr['likely'], cur)}** / {money(rr['high'], cur)}"
-            f" ({rr['offers']} offer{'' if rr['offers'] == 1 else 's'})"
-            if rr
-            else "no price"
-        )
-        term = r.get("rent_term") or {}
-        offer = (
-            (
-                f"{off.get('provider')}: {off.get('offer')}, ≤{off.get('max_gpus')} GPUs, "
-                f"{off.get('interconnect') or 'fabric not stated'}, "
-                f"{'min ' + str(off.get('min_term_months')) + ' mo' if off.get('min_term_months') else 'no minimum'}"
-                f"{', pays ' + str(term['months_paid']) + ' mo' if term.get('months_paid') else ''}"
-                f"{', ESTIMATED' if off.get('estimated') else ''} ({off.get('as_of')})"
-            )
-            if off
+        cur = r.get("currency", "CNY")
+        rr = r.get("rent_range")
+        rng = f"{money(rr['low'], cur)} / {money(rr['likely'], cur)} / {money(rr['high'], cur)}" if rr else "no price"
+        single = r.get("single_server") or {}
+        one = (
+            f"{single['gpu_count']} x {single['gpu']}, {single['days']:.1f} d, {money(single['cost'], cur)}"
+            if single
             else "–"
         )
-        old_sources = ", ".join(o.get("sources") or ["–"])
-        old_cell = f"{o.get('plan')}: {money(o.get('rent_total'), o.get('currency', cur))} ({old_sources})"
-        print(f"| `{r['text']}` | {old_cell} | {r['plan']} | {rng} | {offer} | {why(o, r)} |")
+        # A checkout before issue 21 kept no budget verdict in this table.
+        before = f"{headline(o)}, {term_of(o)}" + (f" ({verdict(o)})" if "budget_verdict" in o else "") if o else "–"
+        print(
+            f"| `{r['text']}` | {before} | {headline(r)} | {term_of(r)} | {rng} | {verdict(r)}"
+            f" | {options(r) or '–'} | {one} |"
+        )
+    return 0
+
+
+def print_rows(book) -> int:
+    """The rental rows of the reference prices by market and term, with their sources and dates."""
+    from advisor.market import reference
+
+    rows = [r for r in reference.rows() if r["kind"] in ("rent_hour", "rent_month") and not r["indicative"]]
+
+    def term(r: dict) -> str:
+        stated = r.get("terms") or ""
+        months = sorted(int(t[:-1]) for t in stated.split() if t.endswith("m"))
+        if months:
+            return f"{months[0]} mo" + (f"-{months[-1]} mo" if len(months) > 1 else "")
+        return "hourly" if r["kind"] == "rent_hour" else "not stated"
+
+    def order(r: dict) -> tuple:
+        t = term(r)
+        return (r["market"], t == "hourly", t == "not stated", t, r["gpu"], r["as_of"])
+
+    print("| market | term | GPU | provider (offer) | price | order, fabric | date | estimate | source |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in sorted(rows, key=order):
+        name = r["provider"] + (f" ({r['offer']})" if r.get("offer") else "")
+        src = r["cite"].split(", http")[0][:60]
+        fabric = r.get("fabric") or "not stated"
+        print(
+            f"| {r['market']} | {term(r)} | {r['gpu']} | {name} | {r['price']:,.4g} {r['currency']}/{r['unit']} "
+            f"| ≤{r.get('max_gpus') or r['gpus']}, {fabric} | {r['as_of']} | {'yes' if r['estimate'] else ''} | {src} |"
+        )
     return 0
 
 
