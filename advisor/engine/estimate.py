@@ -189,7 +189,10 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
         return [1]
     whole = math.gcd(dp, m.moe_experts)
     inside = max(d for d in _divisors(whole, ranks_per_node))
-    return sorted({inside, whole})
+    # Across servers, every fourth power of two between: DeepSeek-V3 ran 64-way expert parallel
+    # over 8 servers, neither inside one nor over all data-parallel ranks (report Sec 3.2).
+    between = {d for d in _powers_of_two(whole) if inside < d < whole and whole % d == 0 and d >= 4 * inside}
+    return sorted({inside, whole} | set(sorted(between)[:2]))
 
 
 def parallel_splits(
@@ -203,27 +206,32 @@ def parallel_splits(
     per_node = min(count, gpu.gpus_per_server)
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
+    if pin.hsdp:
+        zeros = (3,)  # hybrid sharding is ZeRO-3 inside the shard group
+    cp = pin.cp or 1
     kv = m.heads if m.uses_mla else m.kv_heads
     tps = (
         ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else [])
         if pin.tp
-        else _powers_of_two(min(gpu.nvlink_domain, per_node))
+        else ([1] if pin.hsdp else _powers_of_two(min(gpu.nvlink_domain, per_node)))
     )
     most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
-        if count % tp or m.heads % tp or kv % tp:
+        if count % (tp * cp) or m.heads % tp or kv % tp:
             continue
         # A pinned pipeline needs stages of at least MIN_LAYERS_PER_STAGE layers (uneven
         # first and last stages as Megatron-Core's --decoder-first/last-pipeline-num-layers).
         pps = (
             ([pin.pp] if m.layers // pin.pp >= MIN_LAYERS_PER_STAGE else [])
             if pin.pp
-            else _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
+            else [1]
+            if pin.hsdp  # HSDP is FSDP's 2-D mesh of data-parallel ranks: no pipeline unless asked
+            else _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // (tp * cp), MAX_PIPELINE_STAGES))
         )
         for pp in pps:
-            if (count // tp) % pp:
+            if (count // (tp * cp)) % pp:
                 continue
-            dp = count // (tp * pp)
+            dp = count // (tp * pp * cp)
             least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
             if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
@@ -289,6 +297,8 @@ def largest_fitting_micro_batch(
             pp=split.pp,
             dp=split.dp,
             ep=split.ep,
+            cp=setup.pinned.cp or 1,
+            hsdp=setup.pinned.hsdp and split.zero_stage == 3,
             zero_stage=split.zero_stage,
             offload=offload,
             recompute=recompute,

@@ -31,6 +31,8 @@ class PinnedKnobs(BaseModel):
     pp: int | None = None
     ep: int | None = None
     vpp: int | None = None  # virtual pipeline stages (interleaved 1F1B model chunks per stage)
+    cp: int | None = None  # context parallel: each sequence split over cp GPUs
+    hsdp: bool = False  # ZeRO-3 sharded inside a server, replicated across servers
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None

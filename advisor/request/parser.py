@@ -580,10 +580,6 @@ class _Parse:
                 value = _num(raw)
             if value is None or value != int(value) or not 1 <= value <= 1024:
                 self.fail("bad_value", word=m[0].strip(), what="layout")
-            if field == "cp":
-                if value > 1:  # cp 1 is no context parallelism: nothing to refuse
-                    self.fail("layout_unmodelled", word=m[0].strip(), what="cp")
-                return
             self.set(field, int(value), m[0])
 
         en = (
@@ -598,7 +594,8 @@ class _Parse:
         )
         # "3 ep" is three epochs (read later): `ep` after a number is not a degree
         sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
-        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.fail("layout_unmodelled", word=m[0].strip(), what="hsdp"))
+        # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
+        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.set("hsdp", True, m[0]))
 
     def _methods(self) -> None:
         sc, s = self.scan, self.set
@@ -1036,6 +1033,8 @@ class _Parse:
             pp=f.get("pp"),
             ep=f.get("ep"),
             vpp=f.get("vpp"),
+            cp=f.get("cp") if f.get("cp", 1) > 1 else None,
+            hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),
