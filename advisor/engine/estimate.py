@@ -77,6 +77,9 @@ SERVER_STEPS_PER_OCTAVE = (1.0, 1.25, 1.5, 1.75)
 # Sanity checks on a plan: MFU under 20% or exposed communication over 30% of a step (issue
 # #14's thresholds; assumed).
 LOW_MFU, HIGH_EXPOSED_COMM = 0.20, 0.30
+# The batch grows when communication takes more than a tenth of the step, and the smallest
+# batch within 3% of the fastest is kept (assumed).
+BATCH_GROWTH_EXPOSED, BATCH_GROWTH_TOLERANCE = 0.10, 0.03
 
 
 class Estimate(BaseModel):
@@ -144,9 +147,31 @@ def target_batch_tokens(setup: TrainingSetup, gpus: int) -> float:
     tokens = PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS)
     if setup.method in PRETRAIN_BATCH_TOKENS:
         tokens = max(tokens, PRETRAIN_TOKENS_PER_GPU * gpus)
+    tokens *= setup.batch_scale
     if setup.tokens:
         tokens = min(tokens, setup.tokens / MIN_OPTIMIZER_STEPS)
     return max(tokens, setup.seq_len)
+
+
+def compute_optimal_batch_tokens(m: ModelShape, setup: TrainingSetup) -> float | None:
+    """B = 0.292 C^0.3271 tokens for C = 6 N D training FLOPs (DeepSeek LLM, Bi et al. 2024,
+    Sec 3.1), or None without a token count."""
+    if not setup.tokens:
+        return None
+    return OPTIMAL_BATCH_COEFF * (6 * active_count(m) * setup.tokens) ** OPTIMAL_BATCH_EXPONENT
+
+
+def batch_growth_cap(m: ModelShape, setup: TrainingSetup, gpus: int) -> float:
+    """The largest default batch, in tokens, the search may grow to when communication would
+    otherwise be exposed: the compute-optimal batch of the scaling law above (twice it for
+    pre-training, as `largest_batch_tokens`), never more than a thousandth of the tokens (at
+    least 1,000 optimizer steps)."""
+    base = target_batch_tokens(setup.model_copy(update={"batch_scale": 1.0}), gpus)
+    optimal = compute_optimal_batch_tokens(m, setup)
+    if optimal is None:
+        return base
+    band = OPTIMAL_BATCH_BAND if setup.method in PRETRAIN_BATCH_TOKENS else 1
+    return max(base, min(band * optimal, setup.tokens / MIN_OPTIMIZER_STEPS))
 
 
 def largest_batch_tokens(m: ModelShape, setup: TrainingSetup, gpus: int) -> float:
@@ -394,7 +419,38 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
         checks.append("batch_above_rule")
     if found is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
+    if found.fits and not setup.global_batch and not setup.pinned.micro_batch:
+        grown = _grow_batch(m, setup, gpu, count, network, found)
+        if grown is not None:
+            setup, found = grown
+            checks.append("batch_grown")
     return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+
+
+def _grow_batch(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None, found: Candidate
+) -> tuple[TrainingSetup, Candidate] | None:
+    """When the default batch leaves communication exposed (more than BATCH_GROWTH_EXPOSED of
+    the step), a bigger global batch gives each rank more micro-batches to hide it behind
+    (expert review N6). Doublings up to `batch_growth_cap`; the smallest batch within
+    BATCH_GROWTH_TOLERANCE of the fastest wins (a bigger batch costs sample efficiency)."""
+    thr = estimate_throughput(m, setup, found.layout, gpu, network)
+    if thr.exposed_comm_share <= BATCH_GROWTH_EXPOSED:
+        return None
+    cap = batch_growth_cap(m, setup, count)
+    base = target_batch_tokens(setup, count)
+    tried = [(thr.tokens_per_s_per_gpu, setup, found)]
+    scale = 2.0
+    while base * scale <= cap * (1 + 1e-9):
+        grown = setup.model_copy(update={"batch_scale": scale})
+        candidate = _search(m, grown, gpu, count, network, capped=False)
+        if candidate is not None and candidate.fits:
+            speed = estimate_throughput(m, grown, candidate.layout, gpu, network).tokens_per_s_per_gpu
+            tried.append((speed, grown, candidate))
+        scale *= 2
+    best = max(speed for speed, _, _ in tried)
+    speed, chosen, candidate = next(t for t in tried if t[0] >= best * (1 - BATCH_GROWTH_TOLERANCE))
+    return None if chosen is setup else (chosen, candidate)
 
 
 def _search(
