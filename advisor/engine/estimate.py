@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import framework_for, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, framework_for, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
 from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
@@ -305,6 +305,8 @@ def largest_fitting_micro_batch(
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
     framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+    if setup.pinned.hsdp and split.zero_stage == 3:
+        framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
     seqs = default_batch_sequences(setup, split.dp, count)
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):
         batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
