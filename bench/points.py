@@ -86,6 +86,7 @@ def rows():
         pred, subsets, est = evaluate(text, kind, measured, unit, READING.get(row["id"], "allocated"))
         out.append({"id": row["id"], "kind": "time" if kind == "gpu_hours" else kind, "request": text,
                     "measured": measured, "ours": pred, "err": pred / measured - 1, "subsets": subsets,
+                "framework": est.layout.framework,
                     "layout": f"tp{est.layout.tp} pp{est.layout.pp} dp{est.layout.dp} ep{est.layout.ep} "
                               f"z{est.layout.zero_stage} {est.layout.recompute} mbs{est.layout.micro_batch} "
                               f"gbs{est.layout.global_batch} {est.layout.framework}"})  # fmt: skip

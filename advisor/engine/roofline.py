@@ -70,6 +70,14 @@ SWIGLU_ELEMS, GELU_ELEMS = 3, 2
 PERMUTE_ELEMS = 4
 BWD_BYTES_RATIO = 2.0
 ELEMENT_BYTES = 2
+# Memory passes an elementwise operator really makes, per pass counted above: 1 where the
+# framework fuses them (Megatron-Core's fused RMSNorm, SwiGLU, RoPE and bias kernels,
+# Transformer Engine), more in eager PyTorch, where an RMSNorm is several kernels (square,
+# mean, rsqrt, two products) each reading and writing the tensor. Fitted with the framework
+# factors (bench/fit.py, grid 1-6: 2 gives one factor for Megatron-Core and FSDP2 alike);
+# keyed by framework name.
+UNFUSED_PASSES = {"Megatron-Core": 1.0}
+UNFUSED_PASSES_DEFAULT = 2.0
 # The loss: logits written, read by the softmax and the gradient written (3 passes of
 # tokens x vocabulary, bf16; fused vocab-parallel cross entropy in Megatron, chunked in
 # torchtune; assumed 3).
@@ -213,12 +221,14 @@ def stage_time(
     recompute: str,
     optimizer_params: float,
     flash: bool,
+    framework: str = "",
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape."""
     key = (
         m.name, m.layers, m.hidden, m.moe_experts, gpu.name, precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, round(optimizer_params), flash,
+        UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -227,7 +237,27 @@ def stage_time(
 
 
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
-    (_, _, _, _, _, precision, method, rank, targets, seq, mbs, tp, pp, ep, cp, recompute, opt_params, flash) = key
+    (
+        _,
+        _,
+        _,
+        _,
+        _,
+        precision,
+        method,
+        rank,
+        targets,
+        seq,
+        mbs,
+        tp,
+        pp,
+        ep,
+        cp,
+        recompute,
+        opt_params,
+        flash,
+        passes,
+    ) = key
     peft = method in ("lora", "qlora")
     linear_dtype = (
         "fp8" if precision == "fp8" and gpu.fp8_dense_tflops > 0 else ("fp16" if precision == "fp16" else "bf16")
@@ -280,7 +310,7 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
             elems += PERMUTE_ELEMS * m.moe_top_k * h * expert_tp / tp
         else:
             elems += act * m.ffn_hidden / tp
-        fwd_mem = elems * tokens * e_bytes / hbm
+        fwd_mem = passes * elems * tokens * e_bytes / hbm
         # Selective recompute reruns the cheap operators (activation function, norms); full
         # recompute the whole forward.
         rerun = 1 if recompute in ("selective", "full") else 0

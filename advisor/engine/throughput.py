@@ -40,16 +40,14 @@ from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 
 # What each framework loses beyond the operators' roofline (advisor/engine/roofline.py): gaps
-# between kernels, host-side work, operators it does not fuse, the load imbalance of real
-# data. Fitted on the named calibration rows of each framework (bench/points.py, docs/
-# accuracy.md): Megatron-Core on LLaMA-65B, OPT, BLOOM, Megatron GPT 1T/462B and NeMo's FP8
-# rows; FSDP2/torchtitan on torchtitan, fms-fsdp and llm-foundry rows; HF PEFT/TRL on
-# NeMo's LoRA row; DeepSpeed (no calibration row) as FSDP2. Each is 0.8 over the median of
-# predicted / measured throughput at 0.8 for the rows the search gives that framework
-# (bench/points.py and bench/accuracy.py, 2026-12-01): FSDP2 1.17 over 28 rows, Megatron-Core
-# 1.06 over 10; the one PEFT row (NeMo's LoRA, which runs on Megatron) too few to fit alone.
-FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.69, "DeepSpeed": 0.69, "HF PEFT/TRL": 0.76}
-FRAMEWORK_EFFICIENCY_DEFAULT = 0.72
+# between kernels, host-side work, the load imbalance of real data. Fitted by bench/fit.py on
+# the named calibration rows of each framework the search picks (2026-12-01): Megatron-Core
+# 0.762 over 10 rows (InternLM, NeMo, TinyLlama, Megatron GPT 462B, Llama 2 7B...), FSDP2 0.76
+# over 28 (torchtitan, fms-fsdp, llm-foundry, LLaMA, OPT, BLOOM), with eager PyTorch's
+# unfused operators counted in the roofline (UNFUSED_PASSES 2); DeepSpeed and HF PEFT/TRL
+# have no row of their own (NeMo's LoRA row runs on Megatron): the same 0.76.
+FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.76, "DeepSpeed": 0.76, "HF PEFT/TRL": 0.76}
+FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
@@ -275,6 +273,7 @@ def estimate_throughput(
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
         flash=flash_attention(gpu, setup.precision),
+        framework=layout.framework,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
