@@ -227,13 +227,17 @@ def stage_time(
     time spread over the stages as Megatron balances them), cached per shape."""
     key = (
         m.name, m.layers, m.hidden, m.moe_experts, gpu.name, precision, method, lora_rank, lora_targets, seq,
-        micro_batch, tp, pp, ep, cp, recompute, round(optimizer_params), flash,
-        UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
+        micro_batch, tp, pp, ep, cp, recompute, flash, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
         found = _CACHE[key] = _stage_time(m, c, gpu, key)
-    return found
+    # The optimizer step depends on the data-parallel sharding too: worked out apart, uncached.
+    hbm = gpu.memory_bw_tb_s * 1e12 * ETA_HBM
+    optimizer = OPTIMIZER_STEP_BYTES * optimizer_params / hbm
+    if precision == "fp8" and gpu.fp8_dense_tflops > 0:
+        optimizer += FP8_WEIGHT_CAST_BYTES * (c.total - c.embedding - c.output) / (tp * pp * max(1, ep)) / hbm
+    return found._replace(optimizer_s=optimizer)
 
 
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
@@ -254,7 +258,6 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         ep,
         cp,
         recompute,
-        opt_params,
         flash,
         passes,
     ) = key
@@ -332,7 +335,4 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
     if method == "qlora":
         linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / (tp * pp)
         mem += NF4_DEQUANT_BYTES * linear_params * (fwd_passes + 1) / hbm
-    optimizer = OPTIMIZER_STEP_BYTES * opt_params / hbm
-    if linear_dtype == "fp8":
-        optimizer += FP8_WEIGHT_CAST_BYTES * (c.total - c.embedding - c.output) / (tp * pp * max(1, ep)) / hbm
-    return StageTime(gemm, attn, mem, optimizer)
+    return StageTime(gemm, attn, mem, 0.0)
