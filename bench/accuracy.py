@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases import HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
+from cases import CARD_RUNS, HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
 
 from advisor import catalog  # noqa: E402
 from advisor.engine.estimate import estimate_for  # noqa: E402
@@ -60,7 +60,10 @@ def ours_open(case):
         return None
     days = case.days or case.gpu_hours / int(found[1]) / 24
     req = parse(_GIVEN_COUNT.sub(f"on {found[2]} {days:.1f}d", case.request))
-    return _estimate(req).gpu_hours
+    try:
+        return _estimate(req).gpu_hours
+    except ValueError:  # a fixed layout no count of the grid runs
+        return None
 
 
 def ours_memory(case):
@@ -147,10 +150,12 @@ def _pct(v):
     return "–" if v is None else f"{v:+.0%}"
 
 
-def markdown(time_rows, mem_rows, held_rows=()) -> str:
+def markdown(time_rows, mem_rows, held_rows=(), card_rows=()) -> str:
     names = sorted({k[4:] for r in time_rows + mem_rows for k in r if k.startswith("err_") and k != "err_ours"})
     out = []
     sections = [("Training time and throughput", time_rows), ("Peak memory per GPU", mem_rows)]
+    if card_rows:
+        sections.append(("Published runs from model cards (wall-clock and GPU-hours as accounted)", card_rows))
     if held_rows:
         sections.append(("Held-out published runs (not used to fit anything)", held_rows))
     for title, rows in sections:
@@ -189,7 +194,8 @@ def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
     held_rows, _ = build_rows(HELD_OUT, [])
-    print(markdown(time_rows, mem_rows, held_rows))
+    card_rows, _ = build_rows(CARD_RUNS, [])
+    print(markdown(time_rows, mem_rows, held_rows, card_rows))
     return 0
 
 

@@ -121,6 +121,139 @@ MEMORY_CASES = [
     ),
 ]
 
+# The rest of shared/calibration/published_memory.csv (bench/calibration/published_memory.csv),
+# added with issue 22; the source column of each row gives the settings read here.
+MEMORY_CASES += [
+    MemoryCase(
+        "bloomz-7b1 LoRA r=8 + ZeRO-3 offload",
+        "bloomz-7b1 lora r=8 targets qv fp32 mbs 8 seq 64 recompute none zero3 offload all on 1xA100-80GB",
+        18.1,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama-2-70B FSDP + LoRA r=8 all-linear (8x H100)",
+        "llama2-70b lora r=8 targets all mbs 8 seq 2048 recompute full fsdp on 8xH100",
+        80.0,
+        "nvidia-smi",
+        "peft docs: nvidia-smi style (allocator cache included)",
+    ),
+    MemoryCase(
+        "Llama-2-70B ZeRO-3 + LoRA r=8 all-linear (8x H100)",
+        "llama2-70b lora r=8 targets all mbs 8 seq 2048 recompute full zero3 on 8xH100",
+        64.0,
+        "nvidia-smi",
+    ),
+    MemoryCase(
+        "Llama-2-70B FSDP + QLoRA, no offload (2 GPUs)",
+        "llama2-70b qlora r=8 targets all mbs 2 seq 2048 recompute full fsdp on 2xA100-80GB",
+        35.6,
+        "nvidia-smi",
+        "GPU type not stated (above 24 GB): A100-80GB assumed",
+    ),
+    MemoryCase(
+        "Llama-2-70B ZeRO-3 + QLoRA (2x 40GB)",
+        "llama2-70b qlora r=8 targets all mbs 2 seq 2048 recompute full zero3 on 2xA100-40GB",
+        36.6,
+        "nvidia-smi",
+    ),
+    MemoryCase(
+        "Llama 3.1 70B LoRA r=16 q,k,v, FSDP (8x A100)",
+        "llama3.1-70b lora r=16 targets attn pure-bf16 mbs 2 seq 2048 recompute full fsdp on 8xA100-80GB",
+        29.64,
+        "torch",
+        "torchtune adapts q, k and v; `targets attn` also adapts the output projection (a few MB)",
+    ),
+    MemoryCase(
+        "Llama 3.1 405B QLoRA r=16, FSDP (8x A100)",
+        "llama3.1-405b qlora r=16 targets all pure-bf16 mbs 2 seq 2048 recompute full fsdp on 8xA100-80GB",
+        44.8,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 3.2 3B full fine-tune, packed 4096, no AC (1x A100)",
+        "llama3.2-3b full-finetune pure-bf16 mbs 2 seq 4096 recompute none on 1xA100-80GB",
+        64.42,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 3.2 3B full fine-tune, packed 4096 + compile + chunked CE + AC (1x A100)",
+        "llama3.2-3b full-finetune pure-bf16 mbs 2 seq 4096 recompute full on 1xA100-80GB",
+        26.74,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 2 7B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none on 1xA100-40GB",
+        21.3,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 2 7B LoRA r=8 q,v, mbs 2 (litgpt, A100 40GB)",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 2 seq 1304 recompute none on 1xA100-40GB",
+        29.07,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 2 7B QLoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
+        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none on 1xA100-40GB",
+        14.14,
+        "torch",
+    ),
+    MemoryCase(
+        "Llama 2 13B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
+        "llama2-13b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none on 1xA100-40GB",
+        38.12,
+        "torch",
+    ),
+]
+
+# The rest of shared/calibration/published_runs.csv (bench/calibration/published_runs.csv),
+# added with issue 22: model cards' wall-clock days and GPU-hours as accounted (restarts,
+# evaluation and sometimes post-training or distillation included; shared/calibration/README.md
+# "Caveats"), so reported apart from the runs above. GPU counts not published are assumed.
+CARD_RUNS = [
+    TimeCase(
+        "Falcon-180B",
+        "180B pretrain 3.5T tokens seq 2048 on 4096xA100-40GB tp 8 pp 8",
+        gpu_hours=7.0e6,
+        note="tiiuae/falcon-180B card: up to 4,096 A100-40GB, TP8 PP8 DP64 with ZeRO; generic 180B shape",
+    ),
+    TimeCase(
+        "StarCoderBase-15.5B",
+        "15.5B pretrain 1T tokens seq 8192 on 512xA100-80GB",
+        gpu_hours=320256,
+        days=24,
+        note="bigcode/starcoder card: 512 A100, 24 days; generic 15.5B shape (the real one has MQA)",
+    ),
+    TimeCase("Phi-2 (2.7B)", "2.7B pretrain 1.4T tokens seq 2048 on 96xA100-80GB", days=14),
+    TimeCase("Phi-3-medium (14B)", "14B pretrain 4.8T tokens seq 4096 on 512xH100", days=42),
+    TimeCase("SmolLM3-3B", "3.08B pretrain 11.2T tokens seq 4096 on 384xH100", days=24),
+    TimeCase(
+        "Pythia-1B (per 300B tokens)",
+        "1B pretrain 300B tokens seq 2048 on 64xA100-40GB",
+        gpu_hours=4830,
+        note="GPU count not published; 64 assumed",
+    ),
+    TimeCase(
+        "Llama 3.2 1B",
+        "llama3.2-1b pretrain 9T tokens seq 8192 on 1024xH100",
+        gpu_hours=370000,
+        note="card: includes distillation from larger models; GPU count assumed",
+    ),
+    TimeCase(
+        "Llama 4 Maverick",
+        "llama4-maverick pretrain 22T tokens seq 8192 fp8 on 8192xH100",
+        gpu_hours=2.38e6,
+        note="card: 2.38M H100 hours, ~22T tokens (multimodal); Meta trains Llama 4 in FP8; count assumed",
+    ),
+    TimeCase(
+        "MPT-7B (the run)",
+        "mpt-7b pretrain 1T tokens seq 2048 lion fsdp on 440xA100-40GB",
+        days=9.5,
+        note="mosaicml/mpt-7b card: 440 A100-40GB, about 9.5 days, FSDP, LION; restarts included",
+    ),
+]
+
 NOT_EXPRESSIBLE = {
     "T0_3B full fine-tune (encoder-decoder)": (
         "encoder-decoder model: the request language and engine cover decoders only"

@@ -410,13 +410,14 @@ def details(result, which: str) -> dict:
                         "layout",
                         _p(
                             lang,
-                            "layout_value",
+                            "layout_value_framework",
                             lay.tp,
                             lay.pp,
                             lay.dp,
                             lay.zero_stage,
                             lay.micro_batch,
                             lay.global_batch,
+                            lay.framework,
                         ),
                         "math_field",
                     )

@@ -95,7 +95,7 @@ def test_thread_question_about_a_number_gets_the_plans_arithmetic(bot, fake_slac
     send, _ = bot
     send.thread_message("how did you get the number of days?", answered)
     reply = _posted(fake_slack)[0]
-    assert _text(reply).startswith("13 days because") and reply["args"]["thread_ts"] == answered
+    assert re.match(r"\d+ days because", _text(reply)) and reply["args"]["thread_ts"] == answered
     assert "GFLOP" in json.dumps(reply["args"]["blocks"])
 
 

@@ -63,11 +63,28 @@ def test_bad_layout_degrees_are_refused(text, what):
         ("70B full-finetune 100GB 7d hsdp", "hsdp"),
     ],
 )
-def test_context_parallel_and_hsdp_are_refused_as_not_modelled(text, what):
-    with pytest.raises(RequestError) as info:
-        parse(text)
-    assert info.value.kind == "layout_unmodelled" and info.value.details["what"] == what
-    assert "not modelled" in info.value.message("en") and "没有建模" in info.value.message("zh")
+def test_context_parallel_and_hsdp_are_read(text, what):
+    req = parse(text)
+    assert (req.cp or 1) > 1 if what == "cp" else req.hsdp
+
+
+def test_context_parallel_is_planned_as_given(cli):
+    """`cp 2`: each sequence split over 2 GPUs (CONTRACT section 6, plan.cp): dp halves,
+    activations per GPU halve."""
+    plain = _ask(cli, "70B full-finetune 100GB 7d on 64xH800 tp 8 seq 32768")["plan"]
+    split = _ask(cli, "70B full-finetune 100GB 7d on 64xH800 tp 8 seq 32768 cp 2")["plan"]
+    assert split["cp"] == 2 and plain["cp"] == 1
+    assert split["tp"] * split["pp"] * split["dp"] * split["cp"] == 64
+
+
+def test_hsdp_is_sharded_inside_a_server(cli):
+    plan = _ask(cli, "70B full-finetune 100GB 7d on 64xH800 hsdp")["plan"]
+    assert plan["hsdp"] and plan["sharding"] == "hsdp" and plan["zero_stage"] == 3
+
+
+def test_one_layer_per_virtual_stage_is_planned(cli):
+    plan = _ask(cli, "qwen3-30b-a3b pretrain 100B tokens on 64xH800 pp 2 vpp 24")["plan"]
+    assert (plan["pp"], plan["virtual_stages"], plan["pipeline_schedule"]) == (2, 24, "interleaved-1f1b")
 
 
 def test_cp_1_is_no_context_parallelism():
@@ -112,7 +129,7 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 pp 3", "split_count", ["64 GPUs"]),
         ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),
         ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
-        ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 8", "vpp_layers", ["vpp 8"]),
+        ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_layers", ["vpp 16"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
         ("70B lora 20GB 3d on 64xH800 tp 8 zero3", "no_framework", ["Megatron"]),
     ],

@@ -44,7 +44,7 @@ def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, ans
     assert any(t.startswith("What if: deadline 14 days → 30 days") for t in texts)
     assert any(re.search(r"¥16\.3 per GPU-hour, [\d.]+× the ¥[\d.]+ market rate", t) for t in texts)  # the quote judge
     assert any("currency CNY → USD" in t for t in texts)  # a re-plan in the global market
-    assert any(t.startswith("13 days because") for t in texts)  # one line first
+    assert any(re.match(r"\d+ days because", t) for t in texts)  # one line first
     assert any("NVLink" in t for t in texts)
     for p in posts:
         assert "```" not in json.dumps(p["args"]["blocks"])

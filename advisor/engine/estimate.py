@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import framework_for, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, framework_for, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
 from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
@@ -77,6 +77,9 @@ SERVER_STEPS_PER_OCTAVE = (1.0, 1.25, 1.5, 1.75)
 # Sanity checks on a plan: MFU under 20% or exposed communication over 30% of a step (issue
 # #14's thresholds; assumed).
 LOW_MFU, HIGH_EXPOSED_COMM = 0.20, 0.30
+# The batch grows when communication takes more than a tenth of the step, and the smallest
+# batch within 3% of the fastest is kept (assumed).
+BATCH_GROWTH_EXPOSED, BATCH_GROWTH_TOLERANCE = 0.10, 0.03
 
 
 class Estimate(BaseModel):
@@ -144,9 +147,31 @@ def target_batch_tokens(setup: TrainingSetup, gpus: int) -> float:
     tokens = PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS)
     if setup.method in PRETRAIN_BATCH_TOKENS:
         tokens = max(tokens, PRETRAIN_TOKENS_PER_GPU * gpus)
+    tokens *= setup.batch_scale
     if setup.tokens:
         tokens = min(tokens, setup.tokens / MIN_OPTIMIZER_STEPS)
     return max(tokens, setup.seq_len)
+
+
+def compute_optimal_batch_tokens(m: ModelShape, setup: TrainingSetup) -> float | None:
+    """B = 0.292 C^0.3271 tokens for C = 6 N D training FLOPs (DeepSeek LLM, Bi et al. 2024,
+    Sec 3.1), or None without a token count."""
+    if not setup.tokens:
+        return None
+    return OPTIMAL_BATCH_COEFF * (6 * active_count(m) * setup.tokens) ** OPTIMAL_BATCH_EXPONENT
+
+
+def batch_growth_cap(m: ModelShape, setup: TrainingSetup, gpus: int) -> float:
+    """The largest default batch, in tokens, the search may grow to when communication would
+    otherwise be exposed: the compute-optimal batch of the scaling law above (twice it for
+    pre-training, as `largest_batch_tokens`), never more than a thousandth of the tokens (at
+    least 1,000 optimizer steps)."""
+    base = target_batch_tokens(setup.model_copy(update={"batch_scale": 1.0}), gpus)
+    optimal = compute_optimal_batch_tokens(m, setup)
+    if optimal is None:
+        return base
+    band = OPTIMAL_BATCH_BAND if setup.method in PRETRAIN_BATCH_TOKENS else 1
+    return max(base, min(band * optimal, setup.tokens / MIN_OPTIMIZER_STEPS))
 
 
 def largest_batch_tokens(m: ModelShape, setup: TrainingSetup, gpus: int) -> float:
@@ -189,6 +214,9 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
         return [1]
     whole = math.gcd(dp, m.moe_experts)
     inside = max(d for d in _divisors(whole, ranks_per_node))
+    # Degrees between (DeepSeek-V3's 64 over 8 servers, report Sec 3.2) only when the user
+    # fixes them (`ep 64`): trying them too costs the open plan a sixth of its time for plans
+    # within a few percent of the two tried (bench/speed.py; assumed).
     return sorted({inside, whole})
 
 
@@ -203,27 +231,32 @@ def parallel_splits(
     per_node = min(count, gpu.gpus_per_server)
     pin = setup.pinned
     zeros = (pin.zero_stage,) if pin.zero_stage is not None else SEARCHED_ZERO_STAGES
+    if pin.hsdp:
+        zeros = (3,)  # hybrid sharding is ZeRO-3 inside the shard group
+    cp = pin.cp or 1
     kv = m.heads if m.uses_mla else m.kv_heads
     tps = (
         ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else [])
         if pin.tp
-        else _powers_of_two(min(gpu.nvlink_domain, per_node))
+        else ([1] if pin.hsdp else _powers_of_two(min(gpu.nvlink_domain, per_node)))
     )
     most_seqs = None if setup.global_batch or not capped else largest_batch_tokens(m, setup, count) / setup.seq_len
     for tp in tps:
-        if count % tp or m.heads % tp or kv % tp:
+        if count % (tp * cp) or m.heads % tp or kv % tp:
             continue
         # A pinned pipeline needs stages of at least MIN_LAYERS_PER_STAGE layers (uneven
         # first and last stages as Megatron-Core's --decoder-first/last-pipeline-num-layers).
         pps = (
             ([pin.pp] if m.layers // pin.pp >= MIN_LAYERS_PER_STAGE else [])
             if pin.pp
-            else _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // tp, MAX_PIPELINE_STAGES))
+            else [1]
+            if pin.hsdp  # HSDP is FSDP's 2-D mesh of data-parallel ranks: no pipeline unless asked
+            else _powers_of_two(min(m.layers // MIN_LAYERS_PER_STAGE or 1, count // (tp * cp), MAX_PIPELINE_STAGES))
         )
         for pp in pps:
-            if (count // tp) % pp:
+            if (count // (tp * cp)) % pp:
                 continue
-            dp = count // (tp * pp)
+            dp = count // (tp * pp * cp)
             least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
             if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
@@ -272,6 +305,8 @@ def largest_fitting_micro_batch(
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
     framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+    if setup.pinned.hsdp and split.zero_stage == 3:
+        framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
     seqs = default_batch_sequences(setup, split.dp, count)
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):
         batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
@@ -289,6 +324,8 @@ def largest_fitting_micro_batch(
             pp=split.pp,
             dp=split.dp,
             ep=split.ep,
+            cp=setup.pinned.cp or 1,
+            hsdp=setup.pinned.hsdp and split.zero_stage == 3,
             zero_stage=split.zero_stage,
             offload=offload,
             recompute=recompute,
@@ -384,7 +421,41 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
         checks.append("batch_above_rule")
     if found is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
+    if found.fits and not setup.global_batch and not setup.pinned.micro_batch:
+        grown = _grow_batch(m, setup, gpu, count, network, found)
+        if grown is not None:
+            setup, found = grown
+            checks.append("batch_grown")
     return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+
+
+def _grow_batch(
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None, found: Candidate
+) -> tuple[TrainingSetup, Candidate] | None:
+    """When the default batch leaves communication exposed (more than BATCH_GROWTH_EXPOSED of
+    the step), a bigger global batch gives each rank more micro-batches to hide it behind
+    (expert review N6). Doublings up to `batch_growth_cap`, each on the split, offload and
+    recompute the default batch chose (the micro-batch searched again); the smallest batch
+    within BATCH_GROWTH_TOLERANCE of the fastest wins (a bigger batch costs sample efficiency)."""
+    thr = estimate_throughput(m, setup, found.layout, gpu, network)
+    if thr.exposed_comm_share <= BATCH_GROWTH_EXPOSED:
+        return None
+    cap = batch_growth_cap(m, setup, count)
+    base = target_batch_tokens(setup, count)
+    tried = [(thr.tokens_per_s_per_gpu, setup, found)]
+    scale = 2.0
+    while base * scale <= cap * (1 + 1e-9):
+        grown = setup.model_copy(update={"batch_scale": scale})
+        lay = found.layout
+        split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage)
+        candidate = largest_fitting_micro_batch(m, grown, gpu, count, split, lay.offload, lay.recompute)
+        if candidate is not None and candidate.fits:
+            speed = estimate_throughput(m, grown, candidate.layout, gpu, network).tokens_per_s_per_gpu
+            tried.append((speed, grown, candidate))
+        scale *= 2
+    best = max(speed for speed, _, _ in tried)
+    speed, chosen, candidate = next(t for t in tried if t[0] >= best * (1 - BATCH_GROWTH_TOLERANCE))
+    return None if chosen is setup else (chosen, candidate)
 
 
 def _search(

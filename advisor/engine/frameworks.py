@@ -23,6 +23,10 @@ MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtit
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
 MIN_LAYERS_PER_CHUNK = 2  # assumed
+# A chunk size the user fixes (`vpp N`) may go down to one layer: Megatron-Core runs MoE models
+# so (e.g. DeepSeek-V3's recipes with one layer per virtual stage; --num-layers-per-virtual-
+# pipeline-stage 1).
+PINNED_MIN_LAYERS_PER_CHUNK = 1
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:

@@ -21,6 +21,8 @@ class Layout(BaseModel):
     pp: int = 1
     dp: int = 1
     ep: int = 1  # expert parallel (MoE): experts spread over this many data-parallel ranks
+    cp: int = 1  # context parallel: each sequence split over this many GPUs (ring attention)
+    hsdp: bool = False  # ZeRO-3 sharded over a server's ranks, replicated across servers
     zero_stage: int = 1
     offload: Literal["none", "optimizer", "all"] = "none"
     recompute: Literal["none", "selective", "full"] = "none"

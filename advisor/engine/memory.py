@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import MEGATRON
+from advisor.engine.frameworks import FSDP2, MEGATRON
 from advisor.engine.layout import Layout
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -96,6 +96,12 @@ class MemoryBreakdown(BaseModel):
     def allocated(self) -> float:
         return self.total - self.context
 
+    @property
+    def reserved(self) -> float:
+        """What torch.cuda.max_memory_reserved() reports: the allocations and the caching
+        allocator's fragmentation (counted in `other`), not the CUDA context."""
+        return self.total - self.context
+
 
 def _act_bytes(precision: str) -> int:
     return ACTIVATION_BYTES_FP32 if precision == "fp32" else ACTIVATION_BYTES
@@ -106,7 +112,9 @@ def flash_attention(gpu: GPU, precision: str) -> bool:
     return gpu.architecture not in ("Volta", "Turing") and precision != "fp32"
 
 
-def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, recompute: str, flash: bool) -> float:
+def layer_activation_bytes_per_token(
+    m: ModelShape, seq: int, precision: str, recompute: str, flash: bool, op_level: bool = False
+) -> float:
     """Bytes one transformer layer keeps for backward, per token, without tensor parallelism.
 
     Korthikanti et al. 2022 count 34*h (+5*a*s without flash) bytes for a GPT block with a
@@ -118,17 +126,39 @@ def layer_activation_bytes_per_token(m: ModelShape, seq: int, precision: str, re
                  for SwiGLU, or 2 (fc1 output, fc2 input) for a GELU MLP.
     Selective recompute drops the attention core (only matters without flash attention) and
     recomputes the activation function (one ffn-width tensor less).
+    `op_level`: torchtitan's selective recompute is per operator (its "op" policy saves the
+    output of every second matmul and of the attention kernel, and recomputes the rest:
+    torchtitan docs/performance.md, "selective op" AC; _save_list in its activation
+    checkpointing): the layer's input 2h, the attention output 2q and half of the 2-byte
+    matmul outputs (q, k, v, o, gate, up, down).
     """
+    if op_level and recompute == "selective":
+        h, q = m.hidden, m.heads * m.head_dim
+        kv = m.kv_heads * m.head_dim if not m.uses_mla else m.heads * m.mla_v_head_dim
+        ffn = m.moe_ffn_hidden * (m.moe_top_k + m.moe_shared_experts) if m.is_moe else m.ffn_hidden
+        up = 2 if m.ffn_type == "swiglu" else 1
+        matmul_outputs = 2 * (q + 2 * kv + h + up * ffn + h)
+        return _act_bytes(precision) / ACTIVATION_BYTES * (2 * h + 2 * q + matmul_outputs / 2)
     e = _act_bytes(precision) / ACTIVATION_BYTES  # the counts above are for 2-byte activations
     h = m.hidden
     q = m.heads * m.head_dim
     kv = m.kv_heads * m.head_dim if not m.uses_mla else m.heads * m.mla_v_head_dim
     ffn = m.moe_ffn_hidden * (m.moe_top_k + m.moe_shared_experts) if m.is_moe else m.ffn_hidden
-    attention = 2 * h + 2 * h + 2 * (q + 2 * kv) + 2 * q
+    # FP8: Transformer Engine keeps a linear layer's input for the weight gradient as its fp8
+    # cast, 1 byte (TE Linear saves the quantised input; DeepSeek-V3 report Sec 3.3.2 caches
+    # activations in FP8 too): the QKV, output, gate/up and down projections' inputs.
+    lin = 1 if precision == "fp8" else 2
+    attention = 2 * h + lin * h + 2 * (q + 2 * kv) + lin * q
+    if m.uses_mla and recompute != "none":
+        # MLA: recompute the up-projections of q, k and v in the backward and keep only the
+        # compressed latents (DeepSeek-V3 report Sec 3.2.3; Megatron-Core's mla_up_proj
+        # recompute module): the latents and the attention output, not q, k and v.
+        latents = m.mla_q_lora_rank + m.mla_kv_lora_rank + m.mla_qk_rope_head_dim
+        attention = 2 * h + lin * h + 2 * latents + lin * m.heads * m.mla_v_head_dim
     ffn_tensors = 4 if m.ffn_type == "swiglu" else 2
     if recompute == "selective":
         ffn_tensors -= 1
-    mlp = 2 * h + 2 * h + 2 * ffn_tensors * ffn
+    mlp = 2 * h + lin * h + 2 * (ffn_tensors - 1) * ffn + lin * ffn
     core = 0.0
     if not flash and recompute != "selective":
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
@@ -176,7 +206,27 @@ def parameters_on_this_gpu(c: ParamCounts, layout: Layout) -> ParamShard:
     tp, pp, ep = layout.tp, layout.pp, max(1, layout.ep)
     block = c.total - c.embedding - c.output - c.extra - c.experts
     embed = c.embedding + (c.output if pp == 1 else 0)
-    return ParamShard(block=block, dense=(block / pp + embed + c.extra) / tp, experts=c.experts / (pp * ep))
+    # A module outside the stack (DeepSeek-V3's multi-token prediction: one more MoE layer, its
+    # embedding and head shared) is split like a layer: its routed experts over ep, the rest over
+    # tp, on one stage (DeepSeek-V3 report Sec 2.2: the MTP module is one transformer block).
+    layer_total = c.layer_dense_part + c.expert_mlp_per_layer + c.shared_mlp_per_layer
+    extra_experts = c.extra * (c.expert_mlp_per_layer / layer_total) if c.moe_layers and layer_total else 0.0
+    return ParamShard(
+        block=block,
+        dense=(block / pp + embed + c.extra - extra_experts) / tp,
+        experts=c.experts / (pp * ep) + extra_experts / ep,
+    )
+
+
+def shard_ranks(layout: Layout) -> int:
+    """Ranks the model states are sharded over: the data-parallel ranks times the context-
+    parallel ones (both hold the same weights; Megatron's distributed optimizer and FSDP shard
+    over both), or under HSDP only the data-parallel ranks of one server (sharded inside it,
+    replicated across servers: FSDP2's 2-D mesh)."""
+    ranks = layout.dp * max(1, layout.cp)
+    if layout.hsdp:
+        ranks = min(ranks, max(1, layout.gpus_per_node // layout.tp))
+    return ranks
 
 
 def optimizer_bytes_per_param(setup: TrainingSetup) -> float:
@@ -208,7 +258,7 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, s
     """Every parameter trains. ZeRO-1 shards the optimizer states over the data-parallel
     ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (ZeRO paper Sec 5); routed
     experts shard over the data-parallel ranks that hold the same experts (dp / ep)."""
-    dp, zero = layout.dp, layout.zero_stage
+    dp, zero = shard_ranks(layout), layout.zero_stage
     expert_dp = max(1, dp // max(1, layout.ep))
     w_bytes, g_bytes, _ = _STATE[setup.precision]
     if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
@@ -313,14 +363,16 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
     tp, pp = layout.tp, layout.pp
     act_bytes = _act_bytes(setup.precision)
     flash = flash_attention(gpu, setup.precision)
-    per_token = layer_activation_bytes_per_token(m, setup.seq_len, setup.precision, layout.recompute, flash)
+    per_token = layer_activation_bytes_per_token(
+        m, setup.seq_len, setup.precision, layout.recompute, flash, op_level=layout.framework == FSDP2
+    )
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:
         # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's
         # (Narayanan et al. 2021, Sec 2.2.2; Korthikanti et al. 2022, Sec 4.2.3).
         inflight *= 1 + (pp - 1) / (pp * layout.virtual_stages)
     layers_here = m.layers / pp
-    tokens = setup.seq_len * layout.micro_batch
+    tokens = setup.seq_len * layout.micro_batch / max(1, layout.cp)  # context parallel splits the sequence
     if layout.recompute == "full":
         layer_inputs = m.hidden * act_bytes * tokens * layers_here * inflight
         activations = (layer_inputs + per_token * tokens) / tp

@@ -31,6 +31,8 @@ class PinnedKnobs(BaseModel):
     pp: int | None = None
     ep: int | None = None
     vpp: int | None = None  # virtual pipeline stages (interleaved 1F1B model chunks per stage)
+    cp: int | None = None  # context parallel: each sequence split over cp GPUs
+    hsdp: bool = False  # ZeRO-3 sharded inside a server, replicated across servers
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None
@@ -49,6 +51,9 @@ class TrainingSetup(BaseModel):
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate
+    # The layout search's own growth of the default global batch (advisor/engine/estimate.py
+    # `best_layout`): 1 is the default rule; never set from the request.
+    batch_scale: float = 1.0
     pinned: PinnedKnobs = PinnedKnobs()
 
     @property

@@ -33,22 +33,21 @@ import math
 from pydantic import BaseModel
 
 from advisor.engine.layout import Layout
-from advisor.engine.memory import NF4_BYTES, lora_params_per_layer
+from advisor.engine.memory import NF4_BYTES, flash_attention, lora_params_per_layer
+from advisor.engine.roofline import stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 
-# Best fraction of dense peak a tuned training loop sustains when memory-bound work is
-# negligible, and the weight of that work, both fitted to the published runs of
-# bench/calibration (A100 MPT-7B 50%, LLaMA-65B 50%; H100 MPT-70B 41%, Megatron 462B 47%)
-# with the roofline form mfu = 1 / (1/ETA_MAX + KAPPA * (peak/bandwidth) / hidden); refitted
-# with the communication terms below in place (a grid over 0.55-0.70 and 6-14, calibration
-# rows only): the same pair is still best.
-ETA_MAX = 0.60
-KAPPA = 8.9
-# Software maturity outside CUDA: published MI300X and Ascend training runs reach a smaller
-# share of peak than the roofline alone predicts (assumed; no calibration row covers them).
-SOFTWARE = {"AMD": 0.75, "Huawei": 0.7}
+# What each framework loses beyond the operators' roofline (advisor/engine/roofline.py): gaps
+# between kernels, host-side work, the load imbalance of real data. Fitted by bench/fit.py on
+# the named calibration rows of each framework the search picks (2026-12-01): Megatron-Core
+# 0.762 over 10 rows (InternLM, NeMo, TinyLlama, Megatron GPT 462B, Llama 2 7B...), FSDP2 0.76
+# over 28 (torchtitan, fms-fsdp, llm-foundry, LLaMA, OPT, BLOOM), with eager PyTorch's
+# unfused operators counted in the roofline (UNFUSED_PASSES 2); DeepSpeed and HF PEFT/TRL
+# have no row of their own (NeMo's LoRA row runs on Megatron): the same 0.76.
+FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.76, "DeepSpeed": 0.76, "HF PEFT/TRL": 0.76}
+FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
@@ -98,12 +97,6 @@ STREAMED_WEIGHT_BYTES, WEIGHT_PASSES_PER_STEP = 2, 2
 FLOPS_PER_PARAM_FULL, FLOPS_PER_PARAM_PEFT, FLOPS_PER_PARAM_RECOMPUTE = 6, 4, 2
 STEP_MATMUL_PASSES = 3
 ATTENTION_FLOPS_PER_LAYER_TOKEN_Q = 12  # 12*L*s*q (Narayanan et al. 2021, eq. 3)
-# QLoRA dequantises NF4 weights before every matmul: about 30% slower than LoRA (assumed).
-QLORA_DEQUANT_EFFICIENCY = 0.7
-# Small matmuls run below peak: efficiency tokens/(tokens+256) relative to a micro-batch of
-# 4096 tokens, the size of the calibration runs (assumed form and half-point).
-SMALL_GEMM_HALF_TOKENS = 256
-CALIBRATION_TOKENS_PER_MICROBATCH = 4096
 # Tensor parallel: Megatron all-reduces the layer activations (s*b*h, 2 bytes) 4 times a layer
 # (2 forward, 2 backward; Shoeybi et al. 2019, Megatron-LM, Sec 3), 6 with full recompute's
 # second forward; a ring moves 2(t-1)/t of each (NCCL docs, "Performance": bus bandwidth).
@@ -132,10 +125,9 @@ ZERO3_GATHERS_PER_MICROBATCH = 2
 # 2 bytes a value (DeepSeek-V3 dispatches in fp8 and combines in bf16: 2 kept as the bound).
 MOE_A2A_PER_LAYER, MOE_A2A_PER_LAYER_RECOMPUTE = 4, 6
 MOE_A2A_BYTES = 2
-# FP8 (Transformer Engine) runs the big matmuls in fp8, the rest in bf16: end-to-end steps
-# about 1.3x faster than bf16 on H100 rather than the 2x of the peaks (NVIDIA NeMo/Megatron
-# performance tables; assumed).
-FP8_STEP_GAIN = 1.3
+# FP8 runs dispatch in fp8 and combine in bf16 (DeepSeek-V3 report Sec 3.3.2): forward 1 + 2
+# bytes, backward 2 + 2: 1.75 a value on average.
+MOE_A2A_BYTES_FP8 = 1.75
 # The explanation leaves out factors within half a percent of 1.
 EFFICIENCY_SHOWN_BELOW = 0.995
 
@@ -253,26 +245,44 @@ def estimate_throughput(
     tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
     per_node = layout.gpus_per_node
 
-    # Roofline of one GPU; fp8 as bf16 times the measured end-to-end gain.
-    roof_peak = gpu.peak_tflops("bf16") if setup.precision == "fp8" else gpu.peak_tflops(setup.precision)
-    node = 1 / (1 / ETA_MAX + KAPPA * (roof_peak / gpu.memory_bw_tb_s) / m.hidden)
-    if setup.precision == "fp8":
-        node *= min(1.0, FP8_STEP_GAIN * roof_peak / gpu.peak_tflops("fp8"))
-    node *= SOFTWARE.get(gpu.vendor, 1.0)
-    if setup.method == "qlora":
-        node *= QLORA_DEQUANT_EFFICIENCY
+    # Compute: one micro-batch's forward and backward on this stage, operator by operator
+    # (advisor/engine/roofline.py), slowed by the framework's own overheads (kernel gaps, host
+    # work, unfused operators: FRAMEWORK_EFFICIENCY); the step runs m of them plus the bubble
+    # of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times (Narayanan et al. 2021,
+    # Sec 2.2), and one optimizer step.
     tokens_mb = setup.seq_len * layout.micro_batch
-    reference = CALIBRATION_TOKENS_PER_MICROBATCH
-    node *= min(
-        1.0, (tokens_mb / (tokens_mb + SMALL_GEMM_HALF_TOKENS)) / (reference / (reference + SMALL_GEMM_HALF_TOKENS))
+    cp = max(1, layout.cp)
+    expert_dp_shard = max(1, dp // ep) if layout.zero_stage >= 1 else 1
+    dense_shard = dp if layout.zero_stage >= 1 else 1
+    if setup.is_peft:
+        optimizer_params = trainable_params(m, setup, c) / (tp * pp * dense_shard)
+    else:
+        optimizer_params = (c.total - c.experts) / (tp * pp * dense_shard) + c.experts / (pp * ep * expert_dp_shard)
+    stage = stage_time(
+        m,
+        c,
+        gpu,
+        precision=setup.precision,
+        method=setup.method,
+        lora_rank=setup.lora_rank,
+        lora_targets=setup.lora_targets,
+        seq=setup.seq_len,
+        micro_batch=layout.micro_batch,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        cp=cp,
+        recompute=layout.recompute,
+        optimizer_params=optimizer_params,
+        flash=flash_attention(gpu, setup.precision),
+        framework=layout.framework,
     )
-
-    # Compute: one micro-batch's forward and backward on this stage; the step runs m of them
-    # plus the bubble of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times
-    # (Narayanan et al. 2021, Sec 2.2).
+    framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
-    t_mb = tokens_mb * hw_f / (tp * pp * node * peak)
-    compute = m_steps * t_mb
+    t_mb = stage.microbatch_s / framework_eff
+    compute = m_steps * t_mb + stage.optimizer_s
+    # The node's efficiency: ideal time at peak over the time the roofline gives.
+    node = (m_steps * tokens_mb / cp * hw_f / (tp * pp * peak)) / compute
     bubble = (pp - 1) / v * t_mb
     intra = intra_node_gb_s(gpu) * 1e9
     dp_per_node = max(1, min(dp, per_node // tp))
@@ -281,56 +291,88 @@ def estimate_throughput(
     tensor_s = 0.0
     if tp > 1:
         allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
-        per_mb = allreduces * (m.layers / pp) * tokens_mb * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
+        per_mb = allreduces * (m.layers / pp) * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
         tensor_s = m_steps * per_mb / intra
 
     pipeline_s = 0.0
     if pp > 1:
         crosses = layout.nodes > 1 and tp * dp >= per_node
         bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
-        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb * m.hidden * TP_ACTIVATION_BYTES / tp
+        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
         pipeline_s = m_steps * per_mb / bw
 
     # Data parallel and ZeRO: non-expert parameters over dp ranks, routed experts over dp/ep.
+    # Each group's collectives run at its own bus bandwidth: the dense group spreads over the
+    # NICs of its dp_per_node ranks on a server; an expert shard's data-parallel group has only
+    # dp_per_node / ep_per_node ranks on a server (one when the experts span the server), so
+    # its gathers and reduce-scatters cross on that many NICs (expert review N3).
     dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
+    expert_dp = max(1, dp // ep)
+    expert_bw = collective_gb_s(gpu, net, expert_dp, max(1, dp_per_node // ep_per_node)) * 1e9
     grad_b = GRAD_REDUCE_BYTES.get(setup.precision, GRAD_REDUCE_BYTES_DEFAULT)
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
-    expert_dp = max(1, dp // ep)
     trainable = trainable_params(m, setup, c)
     if setup.is_peft:
         grads = (trainable / (tp * pp), 0.0)
     else:
         grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep))
-    grad_bytes = grads[0] * grad_b * ring(dp) + grads[1] * grad_b * ring(expert_dp)
-    per_step = per_mb_comm = 0.0
-    if layout.zero_stage == 3:
+    # Seconds of (dense, expert) traffic for `bytes_dense`, `bytes_expert` per rank.
+    dense_g, expert_g = grads[0] * ring(dp), grads[1] * ring(expert_dp)
+
+    def seconds(dense_bytes: float, expert_bytes: float) -> float:
+        return dense_bytes / dp_bw + (expert_bytes / expert_bw if expert_bytes else 0.0)
+
+    per_step_s = per_mb_s = 0.0
+    if layout.zero_stage == 3 and layout.hsdp and dp > dp_per_node:
+        # HSDP: ZeRO-3 inside a server (gathers and reduce-scatters over NVLink), and once a step
+        # each rank all-reduces its gradient shard with its replicas on other servers, over its
+        # own NIC (FSDP2 HSDP: reduce-scatter, then all-reduce across the replicate dimension).
+        shard, replicas = dp_per_node, dp // dp_per_node
         dense_w, expert_w = base_weight_bytes(m, setup, c)
-        gather = dense_w / (tp * pp) * ring(dp) + expert_w / (pp * ep) * ring(expert_dp)
-        per_mb_comm = ZERO3_GATHERS_PER_MICROBATCH * gather + grad_bytes
+        weights = dense_w / (tp * pp) + expert_w / (pp * ep)
+        all_grads = (grads[0] + grads[1]) * grad_b
+        per_mb_s = (ZERO3_GATHERS_PER_MICROBATCH * weights + all_grads) * ring(shard) / intra
+        per_step_s = 2 * ring(replicas) * all_grads / shard / (nic_gb_s(gpu, net) * 1e9)
+    elif layout.zero_stage == 3:
+        dense_w, expert_w = base_weight_bytes(m, setup, c)
+        gathers = ZERO3_GATHERS_PER_MICROBATCH
+        per_mb_s = seconds(
+            gathers * dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
+            gathers * expert_w / (pp * ep) * ring(expert_dp) + expert_g * grad_b,
+        )
     elif layout.zero_stage == 2:
-        per_mb_comm = grad_bytes
-        per_step = (grads[0] * ring(dp) + grads[1] * ring(expert_dp)) * param_b
+        per_mb_s = seconds(dense_g * grad_b, expert_g * grad_b)
+        per_step_s = seconds(dense_g * param_b, expert_g * param_b)
     elif layout.zero_stage == 1:
         # Distributed optimizer: reduce-scatter the gradients, all-gather the updated weights.
-        per_step = grad_bytes + (grads[0] * ring(dp) + grads[1] * ring(expert_dp)) * param_b
+        per_step_s = seconds(dense_g * (grad_b + param_b), expert_g * (grad_b + param_b))
     elif dp > 1:
-        per_step = 2 * grad_bytes  # ring all-reduce
-    data_s = (per_step + m_steps * per_mb_comm) / dp_bw if dp > 1 else 0.0
+        per_step_s = seconds(2 * dense_g * grad_b, 2 * expert_g * grad_b)  # ring all-reduce
+    data_s = per_step_s + m_steps * per_mb_s if dp > 1 else 0.0
     # Bucketed overlap: per-step traffic hides behind the last micro-batch's backward and the
     # next step's first forward, and behind the pipeline drain; per-micro-batch traffic
     # behind each micro-batch (prefetch).
     data_exposed = 0.0
     if dp > 1:
-        data_exposed = max(0.0, per_step / dp_bw - COMM_OVERLAP * (t_mb + bubble))
-        data_exposed += m_steps * max(0.0, per_mb_comm / dp_bw - COMM_OVERLAP * t_mb)
+        data_exposed = max(0.0, per_step_s - COMM_OVERLAP * (t_mb + bubble))
+        data_exposed += m_steps * max(0.0, per_mb_s - COMM_OVERLAP * t_mb)
 
     expert_s = 0.0
     if m.is_moe and ep > 1:
         a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
-        per_mb = a2a * (c.moe_layers / pp) * (tokens_mb / tp) * m.hidden * m.moe_top_k * MOE_A2A_BYTES * ring(ep)
-        # Peers on the same server over NVLink, the others over this GPU's NIC.
+        value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
+        per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
+        # Peers on the same server over NVLink, the others over this GPU's NIC. A token's
+        # copies for other servers cross the network once per server at most when the model
+        # limits its servers (DeepSeek-V3's node-limited routing: at most 4 servers a token,
+        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2).
         local = (ep_per_node - 1) / (ep - 1)
-        expert_s = m_steps * per_mb * (local / intra + (1 - local) / (nic_gb_s(gpu, net) * 1e9))
+        remote = m.moe_top_k * (1 - local)
+        node_limit = getattr(m, "moe_node_limit", 0) or 0
+        if node_limit and ep > ep_per_node:
+            remote = min(remote, node_limit * (1 - ep_per_node / ep))
+        nic = nic_gb_s(gpu, net) * 1e9
+        expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
 
     offload_s = 0.0
     if layout.offload != "none":
@@ -362,7 +404,7 @@ def estimate_throughput(
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
     step_s = running / scale_eff
     exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
-    tokens_per_s = tokens_mb * m_steps / (tp * pp) / step_s
+    tokens_per_s = tokens_mb * m_steps / (tp * pp * cp) / step_s
     hfu = tokens_per_s * hw_f / peak
     mfu = tokens_per_s * model_f / peak
     n_gpu = layout.gpu_count

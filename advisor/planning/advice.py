@@ -78,6 +78,9 @@ class Advice(BaseModel):
             "pp": lay.pp,
             "dp": lay.dp,
             "ep": lay.ep,
+            "cp": lay.cp,
+            "hsdp": lay.hsdp,
+            "sharding": "hsdp" if lay.hsdp else ("zero3" if lay.zero_stage == 3 else f"zero{lay.zero_stage}"),
             "zero_stage": lay.zero_stage,
             "offload": lay.offload,
             "recompute": lay.recompute,
@@ -303,8 +306,21 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
                 count=est.layout.gpu_count,
             )
         )
+    if "batch_grown" in checks:
+        out.append(
+            _note(
+                "warning",
+                "batch_grown",
+                batch=est.layout.global_batch,
+                tokens=(est.layout.global_batch or 0) * req.seq_len,
+                micro=est.layout.microbatches_per_step,
+            )
+        )
     if "low_mfu" in checks:
         out.append(_note("warning", "low_mfu", mfu=thr.mfu, limit=LOW_MFU))
+        if req.global_batch and thr.exposed_comm_share > HIGH_EXPOSED_COMM:
+            # the user's batch leaves one or few micro-batches a step: a bigger one hides the traffic
+            out.append(_note("warning", "low_mfu_batch", batch=req.global_batch, suggest=4 * req.global_batch))
     if "exposed_communication" in checks:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor import catalog
 from advisor.engine.estimate import MIN_LAYERS_PER_STAGE
-from advisor.engine.frameworks import MIN_LAYERS_PER_CHUNK, framework_for
+from advisor.engine.frameworks import PINNED_MIN_LAYERS_PER_CHUNK, framework_for
 from advisor.engine.setup import DEFAULT_LORA_RANK, DEFAULT_LORA_TARGETS, PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
 from advisor.engine.specs import GPU, ModelShape
@@ -32,6 +32,8 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         pp=request.pp,
         ep=request.ep,
         vpp=request.vpp,
+        cp=request.cp,
+        hsdp=request.hsdp,
     )
     return TrainingSetup(
         method=request.method,
@@ -53,7 +55,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     evaluated exactly as given or refused with its reason (CONTRACT section 3). `gpus`: the GPU
     types the planner may use; the request's own when it names one."""
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp")}
-    if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload")):
+    if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload") or request.cp):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
     m = model_shape(request)
@@ -80,7 +82,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "ep_experts", {"ep": ep, "experts": m.moe_experts}
     if vpp > 1 and pp == 1:
         return "vpp_needs_pp", {"vpp": vpp}
-    if vpp > 1 and m.layers // (pp * vpp) < MIN_LAYERS_PER_CHUNK:
+    if vpp > 1 and m.layers // (pp * vpp) < PINNED_MIN_LAYERS_PER_CHUNK:
         return "vpp_layers", {"vpp": vpp, "pp": pp, "layers": m.layers}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
@@ -111,9 +113,10 @@ def _hardware_problem(request: TrainingRequest, gpu: GPU, tp: int, pp: int, ep: 
     count = request.gpu_count
     if count is None:
         return None
-    if count % (tp * pp):
-        return "split_count", {"tp": tp, "pp": pp, "count": count, "gpu": gpu.name}
-    dp = count // (tp * pp)
+    cp = request.cp or 1
+    if count % (tp * pp * cp):
+        return "split_count", {"tp": tp * cp, "pp": pp, "count": count, "gpu": gpu.name}
+    dp = count // (tp * pp * cp)
     if ep > 1 and dp % ep:
         return "ep_dp", {"ep": ep, "dp": dp, "count": count}
     return None

@@ -83,6 +83,9 @@ class TrainingRequest(BaseModel):
     pp: int | None = None
     ep: int | None = None
     vpp: int | None = None
+    # Context parallel degree (`cp 2`) and hybrid sharding (`hsdp`), as the user fixed them.
+    cp: int | None = None
+    hsdp: bool = False
     offload: Offload = "none"
     recompute: Recompute | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None

@@ -307,7 +307,11 @@ def _gpu_names() -> str:
     return _alternation(catalog.gpu_spellings())
 
 
-@cache
+# A leftover word shaped like a model name: letters, then a separator or digits ("kimi-k3",
+# "grok-2", "phi4-mini"); refused as an unknown model (give its size), not an unknown word.
+_MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
+
+
 def _model_names() -> str:
     return _alternation(catalog.model_spellings())
 
@@ -430,6 +434,9 @@ class _Parse:
         self._preferences()
         leftovers = sc.leftovers(filler)
         if leftovers:
+            # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
+            if "params_b" not in self.fields and "model" not in self.fields and _MODEL_LIKE.fullmatch(leftovers[0]):
+                self.fail("unknown_model_name", word=leftovers[0])
             self.fail("unknown_word", word=leftovers[0])
 
     # -- hardware -------------------------------------------------------------------
@@ -574,10 +581,6 @@ class _Parse:
                 value = _num(raw)
             if value is None or value != int(value) or not 1 <= value <= 1024:
                 self.fail("bad_value", word=m[0].strip(), what="layout")
-            if field == "cp":
-                if value > 1:  # cp 1 is no context parallelism: nothing to refuse
-                    self.fail("layout_unmodelled", word=m[0].strip(), what="cp")
-                return
             self.set(field, int(value), m[0])
 
         en = (
@@ -592,7 +595,8 @@ class _Parse:
         )
         # "3 ep" is three epochs (read later): `ep` after a number is not a degree
         sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
-        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.fail("layout_unmodelled", word=m[0].strip(), what="hsdp"))
+        # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
+        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.set("hsdp", True, m[0]))
 
     def _methods(self) -> None:
         sc, s = self.scan, self.set
@@ -816,6 +820,18 @@ class _Parse:
             self.set("params_b", _amount(m[1], m[2]) / 1e9, m[0])
             self.set("active_params_b", _amount(m[3], m[4]) / 1e9, m[0])
 
+        # "foo-30b-a3b": an uncatalogued mixture of experts named with its sizes (noted as such)
+        def named_moe(m: re.Match) -> None:
+            self.set("params_b", _amount(m[2], m[3]) / 1e9, m[0])
+            self.set("active_params_b", _amount(m[4], m[5]) / 1e9, m[0])
+            self.set("unknown_model", m["name"], m[0])
+
+        sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", named_moe)
+        # "mixtral-8x99b": experts x size names no active count: asked for, not guessed as dense
+        sc.take(
+            rf"{L}(?:[a-z][a-z0-9.]*[_\-])*\d+x\d+(?:\.\d+)?b(?:[_\-][a-z0-9.]+)*{R}",
+            lambda m: self.fail("unknown_model_name", word=m[0].strip()),
+        )
         sc.take(rf"{L}{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", moe)
         sc.take(
             rf"(?:{L}active|激活(?:参数)?)\s*{NUM}\s*(b|m|亿){R}",
@@ -900,7 +916,8 @@ class _Parse:
         if "params_b" not in f:
             self.fail("missing_size")
         if "unknown_model" in f:
-            note("unknown_model", model=f["unknown_model"])
+            moe_sized = "active_params_b" in f and f["active_params_b"] < f["params_b"]
+            note("unknown_moe_model" if moe_sized else "unknown_model", model=f["unknown_model"])
         if f.get("moe") and "active_params_b" not in f:
             self.fail("missing_active")
         params = f["params_b"]
@@ -1048,6 +1065,8 @@ class _Parse:
             pp=f.get("pp"),
             ep=f.get("ep"),
             vpp=f.get("vpp"),
+            cp=f.get("cp") if f.get("cp", 1) > 1 else None,
+            hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             rent_or_buy=f.get("rent_or_buy"),

@@ -1,0 +1,338 @@
+"""A per-operator roofline of one micro-batch through one pipeline stage on one GPU.
+
+Every matrix multiply of a layer is listed by its shape (M tokens, N outputs, K inputs), as
+Megatron's theoretical_memory_usage.py lists parameters: attention projections (or the
+MLA projections), the MLP or, in a mixture of experts, the router, the shared experts and the
+grouped expert GEMMs with their tokens per expert; each runs at
+
+    t = max(F / (peak * mamf * tile), bytes / (hbm * ETA_HBM))
+
+(a roofline: Williams, Waterman and Patterson 2009), with `mamf` the largest fraction of
+peak a matmul reaches on that GPU (Bekman's Maximum Achievable Matmul FLOPS table) and `tile`
+the tile quantisation of M and N (NVIDIA, "Matrix Multiplication Background User's Guide",
+Tile Quantization). The attention core runs at FlashAttention's measured fraction of peak;
+the bandwidth-bound operators (norms, residual adds, rotary embeddings, the activation
+function, MoE permute and unpermute, FP8 casts, QLoRA's dequantisation, the loss and the
+optimizer step) move their bytes at HBM bandwidth. FP8 applies to the linear layers only, as
+Transformer Engine and torchao apply it (attention core, router, output head and loss stay
+in bf16), and pays its casts. The backward pass runs two GEMMs per forward GEMM (input and
+weight gradients), one for a frozen LoRA base. Results are cached per shape, so an open plan
+(thousands of layouts) stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from advisor.engine.shapes import ParamCounts
+from advisor.engine.specs import GPU, ModelShape
+
+# Largest fraction of the dense peak a matmul reaches, by architecture and input type:
+# Bekman, "Machine Learning Engineering", compute/accelerator/README.md, "Maximum Achievable
+# Matmul FLOPS comparison table" (mamf-finder.py): BF16 A100 SXM 86.9%, H100 SXM 80.3% (H200
+# the same), B200 77.6%, MI300X 60.1% (ROCm 6.2; 51.4% in a later run); FP8 H100 70.9%, H200
+# 73.4%, B200 76.3%. Not measured there, assumed: Ada and Volta as Ampere's PCIe part (81.1%),
+# Ascend's Da Vinci cores 60% (no published MAMF found).
+MAMF = {
+    "Ampere": {"bf16": 0.869},
+    "Hopper": {"bf16": 0.803, "fp8": 0.709},
+    "Blackwell": {"bf16": 0.776, "fp8": 0.763},
+    "CDNA 3": {"bf16": 0.601, "fp8": 0.50},
+}
+MAMF_ASSUMED = {"bf16": 0.811, "fp8": 0.70}
+MAMF_ASSUMED_BY_VENDOR = {"Huawei": {"bf16": 0.60, "fp8": 0.60}}
+# cuBLAS/CUTLASS compute a GEMM in output tiles of 128 x 128 on these GPUs: a dimension that
+# is not a multiple of the tile wastes the rest of its last tile (NVIDIA matmul guide, Tile
+# Quantization; 128x128 assumed as the common tile of bf16 and fp8 kernels).
+TILE_M = TILE_N = 128
+# Share of HBM bandwidth a streaming kernel sustains (assumed 0.8; STREAM-like kernels reach
+# 80-90% of the datasheet figure).
+ETA_HBM = 0.8
+# FlashAttention-2 forward runs at 50-73% of the A100's peak and its backward lower (Dao 2023,
+# "FlashAttention-2", abstract and Sec 4.1); FlashAttention-3 reaches 75% of the H100's in
+# the forward (Shah et al. 2024, abstract). Taken as 0.6 forward, 0.45 backward of peak; the
+# backward makes 2.5x the forward's matmul FLOPs (5 matmuls against 2, Dao 2023 Sec 3.1.2).
+ETA_ATTN_FWD, ETA_ATTN_BWD = 0.6, 0.45
+ATTN_BWD_FLOPS_RATIO = 2.5
+# Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
+# fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix.
+ETA_ATTN_EAGER, EAGER_SCORE_PASSES = 0.2, 4
+# Bandwidth-bound work of one layer's forward, in tensor elements per token (2 bytes each):
+# two RMSNorms (read and write h each: 4h), two residual adds (read 2h, write h: 6h), rotary
+# embeddings on q and k (read and write), the activation function (SwiGLU reads gate and up,
+# writes one: 3 per ffn unit; GELU 2), and an MoE layer's permute and unpermute of each
+# routed copy (read and write h, twice: 4h a copy). The backward moves about twice the
+# forward's bytes (reads the saved input and the output gradient, writes the input
+# gradient; assumed 2x).
+NORM_ELEMS, RESIDUAL_ELEMS, ROPE_PASSES = 4, 6, 2
+SWIGLU_ELEMS, GELU_ELEMS = 3, 2
+PERMUTE_ELEMS = 4
+BWD_BYTES_RATIO = 2.0
+ELEMENT_BYTES = 2
+# Memory passes an elementwise operator really makes, per pass counted above: 1 where the
+# framework fuses them (Megatron-Core's fused RMSNorm, SwiGLU, RoPE and bias kernels,
+# Transformer Engine), more in eager PyTorch, where an RMSNorm is several kernels (square,
+# mean, rsqrt, two products) each reading and writing the tensor. Fitted with the framework
+# factors (bench/fit.py, grid 1-6: 2 gives one factor for Megatron-Core and FSDP2 alike);
+# keyed by framework name.
+UNFUSED_PASSES = {"Megatron-Core": 1.0}
+UNFUSED_PASSES_DEFAULT = 2.0
+# The loss: logits written, read by the softmax and the gradient written (3 passes of
+# tokens x vocabulary, bf16; fused vocab-parallel cross entropy in Megatron, chunked in
+# torchtune; assumed 3).
+LOSS_PASSES = 3
+# FP8 (Transformer Engine, torchao float8): each linear layer casts its input (read 2 bytes,
+# write 1) in the forward, its output gradient in the backward, and writes transposed fp8
+# copies of both for the weight-gradient GEMM (Hopper's fp8 GEMM takes only the TN layout):
+# 3 + 1 bytes a forward input element and 3 + 1 a gradient element (TE docs, "Using FP8 with
+# Transformer Engine"; fused cast-transpose). Weights are cast once a step (TE's
+# is_first_microbatch caching).
+FP8_CAST_BYTES = 4
+FP8_WEIGHT_CAST_BYTES = 3
+# QLoRA dequantises each NF4 weight to bf16 before its matmul, in the forward and again for
+# the input gradient: read 0.5 bytes and write 2 per weight element (bitsandbytes
+# dequantize_4bit, then a bf16 GEMM; Dettmers et al. 2023).
+NF4_DEQUANT_BYTES = 0.5 + 2
+# AdamW step: read fp32 master weight, gradient and two moments, write weight, moments and the
+# bf16 copy: 4*4 + 3*4 + 2 = 30 bytes a parameter (assumed fused multi-tensor apply).
+OPTIMIZER_STEP_BYTES = 30
+
+
+class StageTime(NamedTuple):
+    """Seconds of one micro-batch's forward and backward through one pipeline stage on one GPU,
+    by kind of work, and the optimizer step once a step."""
+
+    gemm_s: float
+    attention_s: float
+    memory_s: float  # bandwidth-bound operators (incl. FP8 casts, dequantisation, loss)
+    optimizer_s: float  # once a step
+
+    @property
+    def microbatch_s(self) -> float:
+        return self.gemm_s + self.attention_s + self.memory_s
+
+
+def mamf(gpu: GPU, dtype: str) -> float:
+    """Largest fraction of the `dtype` peak a matmul reaches on this GPU (MAMF above)."""
+    table = MAMF.get(gpu.architecture) or MAMF_ASSUMED_BY_VENDOR.get(gpu.vendor) or MAMF_ASSUMED
+    return table.get(dtype, MAMF_ASSUMED.get(dtype, MAMF_ASSUMED["bf16"]))
+
+
+def tile_efficiency(m: float, n: float) -> float:
+    """Useful share of the output tiles a GEMM of M x N computes (NVIDIA matmul guide)."""
+    m, n = max(1.0, m), max(1.0, n)
+    return (m * n) / (math.ceil(m / TILE_M) * TILE_M * math.ceil(n / TILE_N) * TILE_N)
+
+
+def gemm_seconds(m: float, n: float, k: float, gpu: GPU, dtype: str, count: float = 1.0) -> float:
+    """One (grouped: `count` of them) GEMM of M x K by K x N: the roofline of its FLOPs at the
+    achievable matmul rate and its bytes (inputs of 1 byte in fp8, 2 otherwise; output 2) at
+    HBM bandwidth."""
+    if m <= 0 or n <= 0 or k <= 0 or count <= 0:
+        return 0.0
+    peak = gpu.peak_tflops(dtype) * 1e12
+    flops = 2 * m * n * k * count
+    compute = flops / (peak * mamf(gpu, dtype) * tile_efficiency(m, n))
+    in_bytes = 1 if dtype == "fp8" else ELEMENT_BYTES
+    moved = count * (in_bytes * (m * k + k * n) + ELEMENT_BYTES * m * n)
+    return max(compute, moved / (gpu.memory_bw_tb_s * 1e12 * ETA_HBM))
+
+
+class Linear(NamedTuple):
+    m: float  # tokens
+    n: float  # output features on this GPU
+    k: float  # input features on this GPU
+    count: float = 1.0  # grouped GEMMs (local experts)
+    fp8: bool = True  # a linear layer Transformer Engine runs in fp8
+
+
+def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: bool) -> list[Linear]:
+    """The forward GEMMs of one layer on one GPU for `tokens` tokens (Megatron's split: column-
+    parallel QKV and gate/up over tp, row-parallel output and down projections; experts over
+    ep, tensor-parallel inside only without ep)."""
+    h = m.hidden
+    out: list[Linear] = []
+    if m.uses_mla:
+        qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim
+        if m.mla_q_lora_rank:
+            out += [Linear(tokens, m.mla_q_lora_rank, h), Linear(tokens, m.heads * qk / tp, m.mla_q_lora_rank)]
+        else:
+            out.append(Linear(tokens, m.heads * qk / tp, h))
+        out.append(Linear(tokens, m.mla_kv_lora_rank + m.mla_qk_rope_head_dim, h))
+        out.append(Linear(tokens, m.heads * (m.mla_qk_nope_head_dim + m.mla_v_head_dim) / tp, m.mla_kv_lora_rank))
+        out.append(Linear(tokens, h, m.heads * m.mla_v_head_dim / tp))
+    else:
+        q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
+        out += [Linear(tokens, (q + 2 * kv) / tp, h), Linear(tokens, h, q / tp)]
+    gated = m.ffn_type == "swiglu"
+    up = 2 if gated else 1
+    if not moe_layer:
+        out += [Linear(tokens, up * m.ffn_hidden / tp, h), Linear(tokens, h, m.ffn_hidden / tp)]
+        return out
+    out.append(Linear(tokens, m.moe_experts, h, fp8=False))  # router, in bf16/fp32
+    if m.moe_shared_experts:
+        shared = m.moe_shared_experts * m.moe_ffn_hidden
+        out += [Linear(tokens, up * shared / tp, h), Linear(tokens, h, shared / tp)]
+    expert_tp = tp if ep == 1 else 1
+    copies = tokens * m.moe_top_k * expert_tp / tp  # routed token copies this GPU computes
+    local = m.moe_experts / ep
+    per_expert = copies / local
+    f = m.moe_ffn_hidden / expert_tp
+    out += [Linear(per_expert, up * f, h, count=local), Linear(per_expert, h, f, count=local)]
+    return out
+
+
+def lora_linears(m: ModelShape, tokens: float, tp: int, rank: int, targets: str) -> list[Linear]:
+    """LoRA's adapter GEMMs of one layer (x A, then (x A) B, for each adapted linear; Hu et al.
+    2021): thin matmuls of N or K = r, bandwidth-bound on today's GPUs."""
+    h = m.hidden
+    q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
+    ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
+    pairs = {
+        "qv": [(h, q), (h, kv)],
+        "attn": [(h, q), (h, kv), (h, kv), (q, h)],
+        "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
+    }[targets]
+    out = []
+    for k_in, n_out in pairs:
+        out += [Linear(tokens, rank, k_in / tp, fp8=False), Linear(tokens, n_out / tp, rank, fp8=False)]
+    return out
+
+
+_CACHE: dict[tuple, StageTime] = {}
+
+
+def stage_time(
+    m: ModelShape,
+    c: ParamCounts,
+    gpu: GPU,
+    *,
+    precision: str,
+    method: str,
+    lora_rank: int,
+    lora_targets: str,
+    seq: int,
+    micro_batch: int,
+    tp: int,
+    pp: int,
+    ep: int,
+    cp: int,
+    recompute: str,
+    optimizer_params: float,
+    flash: bool,
+    framework: str = "",
+) -> StageTime:
+    """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
+    time spread over the stages as Megatron balances them), cached per shape."""
+    key = (
+        m.name, m.layers, m.hidden, m.moe_experts, gpu.name, precision, method, lora_rank, lora_targets, seq,
+        micro_batch, tp, pp, ep, cp, recompute, flash, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
+    )  # fmt: skip
+    found = _CACHE.get(key)
+    if found is None:
+        found = _CACHE[key] = _stage_time(m, c, gpu, key)
+    # The optimizer step depends on the data-parallel sharding too: worked out apart, uncached.
+    hbm = gpu.memory_bw_tb_s * 1e12 * ETA_HBM
+    optimizer = OPTIMIZER_STEP_BYTES * optimizer_params / hbm
+    if precision == "fp8" and gpu.fp8_dense_tflops > 0:
+        optimizer += FP8_WEIGHT_CAST_BYTES * (c.total - c.embedding - c.output) / (tp * pp * max(1, ep)) / hbm
+    return found._replace(optimizer_s=optimizer)
+
+
+def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
+    (
+        _,
+        _,
+        _,
+        _,
+        _,
+        precision,
+        method,
+        rank,
+        targets,
+        seq,
+        mbs,
+        tp,
+        pp,
+        ep,
+        cp,
+        recompute,
+        flash,
+        passes,
+    ) = key
+    peft = method in ("lora", "qlora")
+    linear_dtype = (
+        "fp8" if precision == "fp8" and gpu.fp8_dense_tflops > 0 else ("fp16" if precision == "fp16" else "bf16")
+    )
+    if precision == "fp32":
+        linear_dtype = "fp32"
+    other_dtype = "bf16" if linear_dtype in ("fp8", "bf16") else linear_dtype
+    hbm = gpu.memory_bw_tb_s * 1e12 * ETA_HBM
+    e_bytes = 4 if precision == "fp32" else ELEMENT_BYTES
+    tokens = seq * mbs / cp  # tokens this GPU holds (context parallel splits the sequence)
+    # Backward GEMMs per forward GEMM: input and weight gradients, or only the input's for a
+    # frozen base (LoRA); full recompute reruns the forward.
+    bwd_gemms = 1 if peft else 2
+    fwd_passes = 2 if recompute == "full" else 1
+
+    def layer(moe_layer: bool) -> tuple[float, float, float]:
+        gemm = mem = 0.0
+        for lin in layer_linears(m, tokens, tp, ep, moe_layer):
+            dtype = linear_dtype if lin.fp8 else other_dtype
+            t = gemm_seconds(lin.m, lin.n, lin.k, gpu, dtype, lin.count)
+            gemm += t * (fwd_passes + bwd_gemms)
+            if dtype == "fp8":
+                mem += FP8_CAST_BYTES * lin.count * lin.m * (lin.k * fwd_passes + lin.n) / hbm
+        if peft:
+            for lin in lora_linears(m, tokens, tp, rank, targets):
+                gemm += gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype) * (fwd_passes + 2)
+        # Attention core: causal, so half the scores (keys over the whole sequence with cp).
+        qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim if m.uses_mla else m.head_dim
+        v = m.mla_v_head_dim if m.uses_mla else m.head_dim
+        heads = m.heads / tp
+        fwd_flops = 2 * tokens * (seq / 2) * (qk + v) * heads
+        peak = gpu.peak_tflops(other_dtype) * 1e12
+        if flash:
+            attn = fwd_flops / (peak * ETA_ATTN_FWD) * fwd_passes
+            attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * ETA_ATTN_BWD)
+        else:
+            attn = (fwd_passes + ATTN_BWD_FLOPS_RATIO) * fwd_flops / (peak * ETA_ATTN_EAGER)
+            attn += EAGER_SCORE_PASSES * tokens * seq * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
+        # Bandwidth-bound operators, per token of this GPU (sequence parallel splits the norms
+        # and residuals over tp).
+        h = m.hidden
+        q = m.heads * (qk if m.uses_mla else m.head_dim)
+        kv = m.kv_heads * m.head_dim if not m.uses_mla else m.mla_qk_rope_head_dim
+        act = SWIGLU_ELEMS if m.ffn_type == "swiglu" else GELU_ELEMS
+        elems = (NORM_ELEMS + RESIDUAL_ELEMS) * h / tp + ROPE_PASSES * (q + kv) / tp
+        if moe_layer:
+            expert_tp = tp if ep == 1 else 1
+            elems += act * m.moe_ffn_hidden * (m.moe_top_k * expert_tp / tp) / expert_tp
+            elems += act * m.moe_shared_experts * m.moe_ffn_hidden / tp
+            elems += PERMUTE_ELEMS * m.moe_top_k * h * expert_tp / tp
+        else:
+            elems += act * m.ffn_hidden / tp
+        fwd_mem = passes * elems * tokens * e_bytes / hbm
+        # Selective recompute reruns the cheap operators (activation function, norms); full
+        # recompute the whole forward.
+        rerun = 1 if recompute in ("selective", "full") else 0
+        mem += fwd_mem * (1 + rerun + BWD_BYTES_RATIO)
+        return gemm, attn, mem
+
+    n_moe = c.moe_layers
+    n_dense = m.layers - n_moe
+    totals = [0.0, 0.0, 0.0]
+    for count, is_moe in ((n_dense, False), (n_moe, True)):
+        if count:
+            for i, t in enumerate(layer(is_moe)):
+                totals[i] += count * t
+    gemm, attn, mem = (t / pp for t in totals)
+    # Output head and loss, spread over the stages.
+    head = gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + 2)
+    gemm += head / pp
+    mem += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm / pp
+    if method == "qlora":
+        linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / (tp * pp)
+        mem += NF4_DEQUANT_BYTES * linear_params * (fwd_passes + 1) / hbm
+    return StageTime(gemm, attn, mem, 0.0)

@@ -1,0 +1,63 @@
+"""Models of 2025-26 by name, with their published total and active parameters, and names the
+catalogue lacks: never planned as that many dense parameters without saying so."""
+
+import pytest
+
+from advisor import catalog
+from advisor.request.parser import RequestError, parse
+
+# (name typed, published total B, published active B, tolerance). Published figures: the
+# sources in data/models.toml; where the publisher leaves the embedding out of the active
+# count (gpt-oss, GLM-4.5) the tolerance allows for it.
+PUBLISHED = [
+    ("mixtral-8x22b", 141, 39, 0.03),
+    ("kimi-k2", 1040, 32, 0.05),
+    ("glm-4.5", 355, 32, 0.06),
+    ("glm-4.5-air", 106, 12, 0.12),
+    ("gpt-oss-120b", 116.8, 5.13, 0.12),
+    ("gpt-oss-20b", 20.9, 3.6, 0.17),
+    ("llama4-scout", 109, 17, 0.03),
+    ("llama4-maverick", 400, 17, 0.03),
+    ("deepseek-v3.1", 671, 37, 0.02),
+    ("deepseek-r1", 671, 37, 0.02),
+    ("qwen3-235b-a22b", 235, 22, 0.02),
+    ("qwen3-30b-a3b", 30.5, 3.3, 0.02),
+    ("qwen3-14b", 14.8, 14.8, 0.02),
+    ("qwen3-coder-480b-a35b", 480, 35, 0.02),
+]
+
+
+@pytest.mark.parametrize(("name", "total", "active", "tol"), PUBLISHED, ids=[p[0] for p in PUBLISHED])
+def test_named_models_have_their_published_sizes(name, total, active, tol):
+    shape = catalog.find_model(name)
+    assert shape is not None, name
+    assert shape.params_b == pytest.approx(total, rel=tol)
+    assert shape.active_params_b == pytest.approx(active, rel=tol)
+    req = parse(f"{name} lora 20GB 2d")
+    assert req.model == shape.name and not any(n.code.startswith("unknown") for n in req.assumptions)
+
+
+def test_gpt_oss_is_not_a_dense_120b():
+    req = parse("gpt-oss-120b full-finetune 10GB 3d")
+    assert req.active_params_b < 6 < 100 < req.params_b
+
+
+def test_unknown_name_without_a_size_asks_for_the_size():
+    for text in ("kimi-k3 lora 20GB 2d", "mixtral-8x99b lora 20GB 2d", "grok-2 lora 1GB 1d"):
+        with pytest.raises(RequestError) as e:
+            parse(text)
+        assert e.value.kind == "unknown_model_name", text
+
+
+def test_unknown_name_with_a_size_says_how_it_is_planned():
+    dense = parse("qwen2-72b lora 1GB 1d")
+    assert dense.params_b == 72 and any(n.code == "unknown_model" for n in dense.assumptions)
+    moe = parse("foo-30b-a3b lora 1GB 1d")
+    assert (moe.params_b, moe.active_params_b) == (30, 3)
+    assert any(n.code == "unknown_moe_model" for n in moe.assumptions)
+
+
+def test_an_ordinary_unknown_word_is_still_an_unknown_word():
+    with pytest.raises(RequestError) as e:
+        parse("70B lora 1GB 2d blah")
+    assert e.value.kind == "unknown_word"

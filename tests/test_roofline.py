@@ -1,0 +1,70 @@
+"""The per-operator roofline (advisor/engine/roofline.py) against hand-worked cases."""
+
+import pytest
+
+from advisor import catalog
+from advisor.engine import roofline as rf
+from advisor.engine.shapes import count_params
+
+
+def test_large_bf16_gemm_runs_at_the_mamf_fraction_of_peak():
+    h100 = catalog.get_gpu("H100")
+    # 8192 x 8192 x 8192: 2*8192^3 = 1.1e12 FLOPs; tiles divide evenly; compute-bound.
+    t = rf.gemm_seconds(8192, 8192, 8192, h100, "bf16")
+    assert t == pytest.approx(2 * 8192**3 / (989e12 * 0.803), rel=1e-3)
+
+
+def test_tile_quantisation_wastes_the_rest_of_the_last_tile():
+    # M = 129 needs two 128-row tiles: 129 / 256 of them are useful.
+    assert rf.tile_efficiency(129, 128) == pytest.approx(129 / 256)
+    assert rf.tile_efficiency(4096, 4096) == 1.0
+
+
+def test_thin_gemm_is_bandwidth_bound():
+    a100 = catalog.get_gpu("A100-80GB")
+    # LoRA's x A: 4096 tokens x 4096 in x rank 16: bytes 2*(4096*4096 + 4096*16) + 2*4096*16.
+    t = rf.gemm_seconds(4096, 16, 4096, a100, "bf16")
+    moved = 2 * (4096 * 4096 + 4096 * 16) + 2 * 4096 * 16
+    assert t == pytest.approx(moved / (a100.memory_bw_tb_s * 1e12 * rf.ETA_HBM), rel=1e-6)
+
+
+def test_fp8_gemm_runs_at_the_fp8_mamf_of_the_fp8_peak():
+    h100 = catalog.get_gpu("H100")
+    t = rf.gemm_seconds(8192, 8192, 8192, h100, "fp8")
+    assert t == pytest.approx(2 * 8192**3 / (h100.fp8_dense_tflops * 1e12 * 0.709), rel=1e-3)
+
+
+def test_expert_gemms_are_grouped_by_tokens_per_expert():
+    v3 = catalog.find_model("deepseek-v3")
+    # 4096 tokens, top-8 of 256 experts, ep 64: 4 local experts, 4096*8/4 = 8192 tokens each.
+    experts = [lin for lin in rf.layer_linears(v3, 4096, tp=1, ep=64, moe_layer=True) if lin.count > 1]
+    assert all(lin.count == 4 and lin.m == 8192 for lin in experts)
+    up, down = experts
+    assert (up.n, up.k, down.n, down.k) == (2 * 2048, 7168, 7168, 2048)
+
+
+def test_fp8_applies_to_linear_layers_only():
+    m = catalog.find_model("llama3.1-8b")
+    h100 = catalog.get_gpu("H100")
+    c = count_params(m)
+    kw = dict(method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1, pp=1, ep=1, cp=1,
+              recompute="none", optimizer_params=8e9 / 8, flash=True)  # fmt: skip
+    bf16 = rf.stage_time(m, c, h100, precision="bf16", **kw)
+    fp8 = rf.stage_time(m, c, h100, precision="fp8", **kw)
+    # the attention core is the same; GEMMs faster but not 2x (the output head stays bf16);
+    # casts add bandwidth-bound time
+    assert fp8.attention_s == pytest.approx(bf16.attention_s)
+    assert 1.2 < bf16.gemm_s / fp8.gemm_s < 2.0
+    assert fp8.memory_s > bf16.memory_s
+    assert bf16.microbatch_s / fp8.microbatch_s < 1.6
+
+
+def test_context_parallel_halves_a_gpus_tokens():
+    m = catalog.find_model("llama3.1-8b")
+    h100 = catalog.get_gpu("H100")
+    c = count_params(m)
+    kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1,
+              pp=1, ep=1, recompute="none", optimizer_params=1e9, flash=True)  # fmt: skip
+    one, two = rf.stage_time(m, c, h100, cp=1, **kw), rf.stage_time(m, c, h100, cp=2, **kw)
+    assert two.gemm_s == pytest.approx(one.gemm_s / 2, rel=0.02)
+    assert two.attention_s == pytest.approx(one.attention_s / 2, rel=1e-6)
