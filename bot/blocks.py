@@ -586,16 +586,24 @@ def whatif(reply) -> dict:
         notes.insert(0, reply.why)
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
-    return {"text": re.sub(r"[*]", "", head)[:MAX_FALLBACK], "blocks": blocks}
+    # The fallback carries the result too (notifications, screen readers): "…: 96 × H100, 29 days, ¥2,200,000"
+    after = _summary_words(reply.after, lang, reply.currency)
+    result = _p(lang, "fix_plan", after["gpus"], after["days"], after["rent"]) if reply.after.get("gpu") else ""
+    return {"text": (re.sub(r"[*]", "", head) + result)[:MAX_FALLBACK], "blocks": blocks}
 
 
 def _summary_words(s: dict, lang: str, currency: str) -> dict:
+    """A plan's headline numbers as a what-if shows them; a plan without a price says so (every
+    what-if shows the rent, or why there is none)."""
+    rent = cash(s.get("rent_total"), currency)
+    if not rent and s.get("gpu"):
+        rent = _p(lang, "rent_value", "", "", "", "")  # "no price on record"
     return {
         "gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),
         "servers": servers_text(s.get("nodes") or 0, lang),
         "days": days_text(s.get("days"), lang),
         "memory": num(s.get("mem_per_gpu_gib")),
-        "rent": cash(s.get("rent_total"), currency),
+        "rent": rent,
     }
 
 
