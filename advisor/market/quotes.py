@@ -37,7 +37,7 @@ CHEAP_BELOW_MARKET = 0.7
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
 DEFAULT_PUE = 1.5
 
-_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?)"  # 1e308 is one (absurd) number, not "1" and "e308"
 _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
 # What a quote may say. GPUs: 1 to 100,000 (the largest clusters). A term: one day to ten
 # years. The price, once per GPU-hour, must be in the store's plausible band (store.check_row).
