@@ -438,7 +438,8 @@ def test_a_new_cheaper_instance_moves_the_gpus_cheapest_price(db):
         "lambda",
         "gpu_8x_h100_sxm5",
     )
-    assert h100.pct == pytest.approx(-25.5864) and (h100.old_cloud, h100.old_instance_type) == ("runpod", "1x_H100-SXM_SECURE")
+    assert h100.pct == pytest.approx(-25.5864)
+    assert (h100.old_cloud, h100.old_instance_type) == ("runpod", "1x_H100-SXM_SECURE")
     assert d.cheapest_moves[0] is h100  # the biggest move first
     first = summary(d).highlights[0]
     assert (first.kind, first.gpu_name, first.why) == ("cheapest", "H100-SXM5-80GB", "new_offer")
@@ -451,7 +452,9 @@ def test_the_cheapest_offer_withdrawn_moves_the_gpus_cheapest_price(tmp_path):
     from advisor.market.digest import summary
     from advisor.text.render import phrase
 
-    header = "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+    header = (
+        "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+    )
     store = open_store(str(tmp_path / "w.db"))
     (tmp_path / "a.csv").write_text(
         header + "2024-03-01,lambda,us-east-1,gpu_8x_h100,H100,8,208,1800,24.0,\n"
