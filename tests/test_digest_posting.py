@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from slack_client import visible
 
 SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 
@@ -230,6 +231,7 @@ def test_slash_digest_subcommands(bot, fake_slack):
 def test_slash_prices(bot):
     send, _ = bot
     status, body = send.command("prices H800")
+    body = visible(body)
     assert status == 200 and "H800-SXM-80GB" in body and "per GPU-hour" in body
     assert "do not know the GPU" in send.command("prices H300")[1]
 

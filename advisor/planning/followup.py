@@ -309,6 +309,20 @@ def _section_text(result: Advice, part: str) -> str:
     return render_section(result, part)
 
 
+# The question around a price ("is ... fair?", "...合理吗"): left out of the `/gpu quote` example.
+_ASKING_A_PRICE = re.compile(
+    r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|\s*(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
+    r"|good(?:\s+price)?|a\s+good\s+price|too\s+much|rip[- ]?off)?\s*(?:price)?\s*[?？!！。]*\s*$"
+    r"|(?:合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$",
+    re.I,
+)
+
+
+def _as_quote(message: str) -> str:
+    """A price asked about, as the user would record it: "8卡H800每月9万合理吗" -> "8卡H800每月9万"."""
+    return re.sub(r"\s+", " ", _ASKING_A_PRICE.sub("", message)).strip() or message
+
+
 def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     try:
         quote = parse_quote(message, lang)
@@ -316,7 +330,7 @@ def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         return None
     quote = quote.model_copy(update={"vendor": ""})
     judgement = judge(quote, book)
-    text = render("slack/quote_reply.md.j2", lang, j=judgement)
+    text = render("slack/quote_reply.md.j2", lang, j=judgement, example=_as_quote(message))
     return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
 
 
