@@ -776,14 +776,17 @@ OFFERS_PER_GROUP = 6  # one GPU's prices: at most this many offers in a group (f
 
 
 def _price_groups(offers: list[dict]) -> list[tuple[tuple, list[dict]]]:
-    """Offers grouped by (market, kind, minimum term), China first, by the hour before by the
-    month, shorter terms first; cheapest first inside (the order current_prices gives)."""
+    """Offers grouped by (market, kind, minimum term, currency), China first, by the hour before
+    by the month, shorter terms first; cheapest first inside (the order current_prices gives).
+    One currency and one unit in a group."""
     groups: dict[tuple, list[dict]] = {}
     for o in offers:
         term = o["min_term_months"] if o["kind"] == "rent_month" else 0
-        groups.setdefault((o["market"], o["kind"], term), []).append(o)
+        groups.setdefault((o["market"], o["kind"], term, o["currency"]), []).append(o)
     order = {"china": 0, "global": 1}
-    return sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 2), PRICE_KINDS.index(kv[0][1]), kv[0][2]))
+    return sorted(
+        groups.items(), key=lambda kv: (order.get(kv[0][0], 2), PRICE_KINDS.index(kv[0][1]), kv[0][2], kv[0][3])
+    )
 
 
 def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
@@ -807,7 +810,7 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
     for g in groups:
         grouped = _price_groups(g["offers"])
         if gpu:
-            for (market, kind, term), offers in grouped:
+            for (market, kind, term, currency), offers in grouped:
                 shown = offers[:OFFERS_PER_GROUP]
                 count += len(offers)
                 fields = [
@@ -825,13 +828,13 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
                     )
                     for o in shown
                 ]
-                blocks.append(_section(f"*{p('group', kind, term, market)}*", fields))
+                blocks.append(_section(f"*{p('group', kind, term, market, currency)}*", fields))
         else:
             count += 1
             fields = [
                 p(
                     "cheapest",
-                    p("group", kind, term, market),
+                    p("group", kind, term, market, currency),
                     cash(offers[0]["price"], offers[0]["currency"]),
                     offers[0]["unit"],
                     provider(offers[0]),
@@ -839,7 +842,7 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
                     offers[0]["age_days"],
                     offers[0]["source"] == "your quote",
                 )
-                for (market, kind, term), offers in grouped
+                for (market, kind, term, currency), offers in grouped
             ]
             blocks.append(_section(f"*{esc(g['gpu'])}*", fields))
         if len(blocks) >= MAX_BLOCKS - 2:
