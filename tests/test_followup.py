@@ -138,3 +138,14 @@ def test_a_mention_nothing_can_answer_says_what_the_bot_can_answer(summary, book
     else:
         assert "A800上要多少钱" in reply.text
     assert len(reply.text) < 900  # a short menu, not a long answer to a question nobody asked
+
+
+@pytest.mark.parametrize("question", ["how much would it cost?", "what's the total cost?", "这个要多少钱"])
+def test_asking_what_the_plan_costs_shows_its_rent_worked_out(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book, mentioned=False)
+    assert reply.kind == "explain" and reply.part == "costs"
+
+
+@pytest.mark.parametrize("question", ["can we do it faster?", "faster please", "有没有更便宜的显卡"])
+def test_more_ways_to_ask_for_faster_or_cheaper(summary, book, question):
+    assert follow_up(REQUEST, summary, question, book=book).changed == ["deadline_days"]

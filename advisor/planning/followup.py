@@ -133,21 +133,41 @@ AROUND_A_CHANGE = (
 # "cheaper?", "faster?" and their Chinese forms: the plan with twice the time (a cheaper one
 # only comes from allowing more time: the first plan is already the cheapest that meets its
 # deadline) or with about half of it (more GPUs).
+# What may stand before "cheaper"/"faster": "is there anything", "can we do it", "make it".
+_QUICK_LEAD = (
+    r"^\W*(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|can (?:it|we|this|that) (?:be|go|get)"
+    r"|(?:can|could) (?:we|you|it) (?:do|make|get|run|finish) (?:it|this|that|the job)|(?:make|do|run|get) it(?: done)?"
+    r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*"
+)
+_QUICK_TAIL = r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
+_QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何)?\s*(?:更|再)?"
+_QUICK_ZH_TAIL = r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择|显卡|卡|配置|服务器)?(?:吗|呢|吧|么)?\W*$"
 CHEAPER = re.compile(
-    r"^\W*(?:(?:is there|are there|any|anything|something|a|an|can (?:it|we|this|that) (?:be|go|get)|(?:make|do) it"
-    r"|how (?:do|can|could) we (?:make it|go))\s+)*(?:cheaper|less expensive|lower (?:cost|price|rent)|save money"
-    r"|(?:cut|lower|reduce) the (?:cost|price|rent))"
-    r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
-    r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何)?\s*(?:更|再)?(?:便宜|省钱|省点钱|降低成本|少花钱)"
-    r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择)?(?:吗|呢|吧|么)?\W*$",
+    _QUICK_LEAD
+    + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent))"
+    + _QUICK_TAIL
+    + _QUICK_ZH_LEAD
+    + r"(?:便宜|省钱|省点钱|降低成本|少花钱)"
+    + _QUICK_ZH_TAIL,
     re.I,
 )
 FASTER = re.compile(
-    r"^\W*(?:(?:is there|are there|any|anything|something|a|an|can (?:it|we|this|that) (?:be|go|get)|(?:make|do) it"
-    r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*(?:faster|quicker|sooner|speed (?:it|this|that) up"
-    r"|in less time|shorter)(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
-    r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何)?\s*(?:更|再)?(?:快|提速|加速|加快|缩短时间|早点完成|早点做完)"
-    r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择)?(?:吗|呢|吧|么)?\W*$",
+    _QUICK_LEAD
+    + r"(?:faster|quicker|sooner|speed (?:it|this|that) up|in less time|shorter)"
+    + _QUICK_TAIL
+    + _QUICK_ZH_LEAD
+    + r"(?:快|提速|加速|加快|缩短时间|早点完成|早点做完)"
+    + _QUICK_ZH_TAIL,
+    re.I,
+)
+# "how much would it cost?", "这个要多少钱": the plan's own rent, worked out (no change asked).
+ASKS_THE_COST = re.compile(
+    r"^\W*(?:so\s+)?(?:how much (?:would|will|does|did|is) (?:it|this|that|the (?:job|plan|training|run))"
+    r"(?: cost)?(?: us)?(?: in total| altogether| per month| a month)?"
+    r"|what (?:would|will|does) (?:it|this|that) cost(?: us)?"
+    r"|what(?:'s| is) the (?:total )?(?:cost|price|rent|bill))\W*$"
+    r"|^\W*(?:这个|这样|总共|一共|大概|那)?(?:要|需要|得)?(?:花)?(?:多少钱|多少费用)(?:呢|啊)?\W*$"
+    r"|^\W*(?:成本|租金|费用|总价)(?:是)?多少(?:钱)?(?:呢|啊)?\W*$",
     re.I,
 )
 
@@ -206,10 +226,11 @@ def follow_up(
         except RequestError:
             pass
     if request_text:
-        read = read_whatif(request_text, summary, message, reply_lang)
+        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
+        read = None if ASKS_THE_COST.match(message) else read_whatif(request_text, summary, message, reply_lang)
         if read is not None:
             return _whatif(request_text, summary, *read, reply_lang, book)
-        part = explained_part(message)
+        part = explained_part(message) or ("costs" if ASKS_THE_COST.match(message) else None)
         if part:
             result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
