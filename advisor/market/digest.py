@@ -605,7 +605,8 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
 
 
 def rows(digest: Digest) -> list[dict]:
-    """Every change of the digest, one row per offer and region (the CSV in the thread)."""
+    """Every change of the digest, one row per offer and region (the CSV in the thread); the
+    moves of a GPU's cheapest price first (old and new per GPU-hour, the offer the cheapest now)."""
     out = []
     for c in digest.changes:
         out.append(
@@ -640,7 +641,23 @@ def rows(digest: Digest) -> list[dict]:
                     "source": o.source,
                 }
             )
-    order = {"on_demand": 0, "spot": 1, "added": 2, "removed": 3}
+    for m in digest.cheapest_moves:  # a GPU's cheapest price, per GPU-hour (its kind says so)
+        out.append(
+            {
+                "kind": "cheapest",
+                "gpu": m.gpu_name,
+                "provider": m.cloud,
+                "region": m.region,
+                "instance": instance_name(m.instance_type, m.gpu_name, m.gpu_count),
+                "instance_type": m.instance_type,
+                "gpus": m.gpu_count,
+                "old": m.old,
+                "new": m.new,
+                "pct": m.pct,
+                "source": m.source,
+            }
+        )
+    order = {"cheapest": -1, "on_demand": 0, "spot": 1, "added": 2, "removed": 3}
     out.sort(
         key=lambda r: (order[r["kind"]], -abs(r["pct"] or 0), r["gpu"], r["provider"], r["region"], r["instance_type"])
     )
