@@ -124,13 +124,14 @@ def test_topic_answers_its_own_example_questions(topic):
         assert got.confident, (question, got.score)
 
 
-def test_plan_snippet_is_appended_when_a_plan_is_given():
+def test_plan_snippet_leads_when_a_plan_is_given():
+    """The plan's own figure first, then the general answer (review 2026-12-01, N14)."""
     plain = faq.answer("How much host RAM do the servers need?")
     with_plan = faq.answer("How much host RAM do the servers need?", plan=PLAN)
     assert plain.topic == with_plan.topic == "ram_sizing"
     assert not plain.used_plan and "2048" not in plain.answer
     assert with_plan.used_plan and "2048 GiB" in with_plan.answer
-    assert with_plan.answer.startswith(plain.answer)
+    assert with_plan.answer.endswith(plain.answer) and "2048 GiB" in with_plan.answer.split("\n\n")[0]
 
     zh = faq.answer("内存要配多少？", plan=PLAN)
     assert zh.used_plan and "2048 GiB" in zh.answer and CJK.search(zh.answer)
