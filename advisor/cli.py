@@ -102,13 +102,30 @@ def cmd_faq(args) -> int:
 
 
 def cmd_quote(args) -> int:
-    from advisor.market.quotes import quote_answer
+    from advisor.market.quotes import is_removal, quote_answer, remove_quote
     from advisor.text.render import render
 
     text = " ".join(args.text)
     lang = args.lang or detect_lang(text)
     try:
         with closing(open_store()) as db:
+            if is_removal("quote " + text):
+                removal = remove_quote("quote " + text, lang, db, LOCAL_OWNER)
+                if args.json:
+                    _print_json(removal.model_dump(mode="json"))
+                else:
+                    print(
+                        phrase(
+                            lang,
+                            "removed",
+                            removal.vendor,
+                            removal.gpu or "",
+                            len(removal.removed),
+                            ", ".join(removal.left),
+                            file="slack/quote",
+                        )
+                    )
+                return 0
             judgement, recorded = quote_answer(text, args.lang, db, LOCAL_OWNER)
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
@@ -116,7 +133,7 @@ def cmd_quote(args) -> int:
     if args.json:
         _print_json(judgement.model_dump(mode="json") | {"recorded": recorded})
     else:
-        print(render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded))
+        print(render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded, example=text))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contextlib import closing
 
+from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
 from advisor.planning.advice import advise, plan_context, render_rfq
@@ -68,7 +69,9 @@ def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
 
 def ready() -> bool:
     """Plan once, so a planning process has its imports, catalogs, templates and price store
-    loaded before the first request."""
+    loaded before the first request, and build the FAQ's index (about a second) before the first
+    thread question rather than during it."""
     result = advise("7b lora 1GB 1d on 1x4090", book=prices_for(""))
     blocks.card(result)
+    faq.prepare()
     return True

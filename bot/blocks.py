@@ -237,15 +237,16 @@ def _context_line(result) -> str:
     assumed = [_p(lang, "assumed", n.code, **n.params) for n in r.assumptions]
     assumed = [esc(a) for a in assumed if a]
     source = as_of = ""
-    estimated = False
+    estimated = quoted = False
     if p is not None:
         sources = p.costs.price_sources
         rent = next((s for s in sources if s["role"] in ("rent_hour", "rent_month")), None)
         if rent:
             source, as_of = esc(phrase(lang, "provider_name", rent["provider"])), esc(rent["as_of"])
+            quoted = bool(rent.get("quote"))
         estimated = any(s["estimate"] for s in sources)
     sep = "、" if lang == "zh" else ", "
-    return _p(lang, "context", sep.join(assumed), source, as_of, estimated)
+    return _p(lang, "context", sep.join(assumed), source, as_of, estimated, quoted)
 
 
 def card(result) -> dict:
@@ -537,6 +538,7 @@ def details(result, which: str) -> dict:
                 esc(phrase(lang, "provider_name", s["provider"])),
                 esc(s["as_of"]),
                 s["estimate"],
+                bool(s.get("quote")),
             )
             for s in c.price_sources
         ]
@@ -604,16 +606,24 @@ def whatif(reply) -> dict:
         notes.insert(0, reply.why)
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
-    return {"text": re.sub(r"[*]", "", head)[:MAX_FALLBACK], "blocks": blocks}
+    # The fallback carries the result too (notifications, screen readers): "…: 96 × H100, 29 days, ¥2,200,000"
+    after = _summary_words(reply.after, lang, reply.currency)
+    result = _p(lang, "fix_plan", after["gpus"], after["days"], after["rent"]) if reply.after.get("gpu") else ""
+    return {"text": (re.sub(r"[*]", "", head) + result)[:MAX_FALLBACK], "blocks": blocks}
 
 
 def _summary_words(s: dict, lang: str, currency: str) -> dict:
+    """A plan's headline numbers as a what-if shows them; a plan without a price says so (every
+    what-if shows the rent, or why there is none)."""
+    rent = cash(s.get("rent_total"), currency)
+    if not rent and s.get("gpu"):
+        rent = _p(lang, "rent_value", "", "", "", "")  # "no price on record"
     return {
         "gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),
         "servers": servers_text(s.get("nodes") or 0, lang),
         "days": days_text(s.get("days"), lang),
         "memory": num(s.get("mem_per_gpu_gib")),
-        "rent": cash(s.get("rent_total"), currency),
+        "rent": rent,
     }
 
 
@@ -709,3 +719,151 @@ def check_limits(msg: dict) -> list[str]:
         if b["type"] == "section" and not b.get("text") and not b.get("fields"):
             problems.append("empty section")
     return problems
+
+
+# -- /gpu quote and /gpu prices -----------------------------------------------------------------
+def _q(lang: str, macro: str, *args, **kwargs) -> str:
+    return phrase(lang, macro, *args, file="slack/quote", **kwargs)
+
+
+def quote(j, recorded: bool, example: str = "") -> dict:
+    """`/gpu quote ...` laid out like the card: the verdict first, the per-GPU-hour, per-month and
+    market figures as fields, the like-with-like basis as context, warning signs, what to ask
+    the vendor, and whether it was recorded (a recorded quote prices the team's plans).
+    `example`: the user's own words, for the line that asks for a vendor's name."""
+    q = j.quote
+    lang = q.lang
+    cur = q.currency
+    vendor = esc(q.vendor) if q.vendor else ""
+    gpus = gpus_text(q.gpus, q.gpu, lang)
+    ratio = num(j.market_ratio, 2) if j.market_ratio else ""
+    market = cash(j.market_per_gpu_hour, cur) if j.market_per_gpu_hour else ""
+    head = _q(lang, "verdict", j.verdict, vendor, cash(j.per_gpu_hour, cur), gpus, market, ratio)
+    if j.reading:
+        head += "\n" + _q(lang, "reading", j.reading, q.gpus)
+    mp = j.market_price or {}
+    fields = [
+        f"*{_q(lang, 'field', 'per_gpu_hour')}*\n{_q(lang, 'per_gpu_hour_value', cash(j.per_gpu_hour, cur), ratio)}",
+        f"*{_q(lang, 'field', 'per_month')}*\n{_q(lang, 'per_month_value', cash(j.monthly_total, cur), q.gpus)}",
+        f"*{_q(lang, 'field', 'market')}*\n"
+        + _q(
+            lang,
+            "market_value",
+            market,
+            esc(phrase(lang, "provider_name", mp.get("provider", ""))) if mp else "",
+            esc(mp.get("as_of", "")),
+            bool(mp.get("estimate")),
+        ),
+        f"*{_q(lang, 'field', 'owning')}*\n{_q(lang, 'owning_value', cash(j.owning_per_month, cur))}",
+        f"*{_q(lang, 'field', 'per_pflops')}*\n{_q(lang, 'per_pflops_value', cash(j.per_pflops_hour, cur))}",
+        f"*{_q(lang, 'field', 'term')}*\n{_q(lang, 'term_value', num(q.term_months) if q.term_months else '')}",
+    ]
+    blocks = [_section(head, fields), _context(_q(lang, "basis", j.compared_with))]
+    if j.signs:
+        margins = (pct(j.above_market_margin), pct(j.below_market_margin))
+        signs = "\n".join("• " + _q(lang, "sign", s, *margins) for s in j.signs)
+        blocks.append(_section(f"{_q(lang, 'signs_title')}\n{signs}"))
+    asks = "\n".join("• " + phrase(lang, "check", it["code"], file="checks", **it["params"]) for it in j.questions)
+    blocks.append(_section(f"{_q(lang, 'ask_title')}\n{asks}"))
+    if recorded:
+        status = _q(lang, "recorded", vendor, q.gpu)
+    elif vendor:
+        status = _q(lang, "already", vendor, q.gpu)
+    else:
+        status = _q(lang, "unnamed", esc(example))
+    blocks.append(_context(status))
+    return {"text": re.sub(r"[*]", "", head.split("\n", 1)[0])[:MAX_FALLBACK], "blocks": blocks}
+
+
+def quote_removed(removal, lang: str) -> dict:
+    """`/gpu quote remove ...`: what was withdrawn, and what the team still has on record."""
+    sep = "、" if lang == "zh" else ", "
+    text = _q(
+        lang,
+        "removed",
+        esc(removal.vendor),
+        removal.gpu or "",
+        len(removal.removed),
+        esc(sep.join(removal.left)),
+    )
+    return {"text": re.sub(r"[*]", "", text)[:MAX_FALLBACK], "blocks": [_section(text)]}
+
+
+PRICE_KINDS = ("rent_hour", "rent_month", "offpeak_hour")
+OFFERS_PER_GROUP = 6  # one GPU's prices: at most this many offers in a group (fields)
+
+
+def _price_groups(offers: list[dict]) -> list[tuple[tuple, list[dict]]]:
+    """Offers grouped by (market, kind, minimum term, currency), China first, by the hour before
+    by the month, shorter terms first; cheapest first inside (the order current_prices gives).
+    One currency and one unit in a group."""
+    groups: dict[tuple, list[dict]] = {}
+    for o in offers:
+        term = o["min_term_months"] if o["kind"] == "rent_month" else 0
+        groups.setdefault((o["market"], o["kind"], term, o["currency"]), []).append(o)
+    order = {"china": 0, "global": 1}
+    return sorted(
+        groups.items(), key=lambda kv: (order.get(kv[0][0], 2), PRICE_KINDS.index(kv[0][1]), kv[0][2], kv[0][3])
+    )
+
+
+def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
+    """`/gpu prices [GPU]`: for one GPU, a section per kind of offer (market, by the hour, by the
+    month and its minimum term, off-peak) with the offers as fields; for every GPU, a section
+    per GPU with the cheapest of each kind. Every price with its provider and age."""
+
+    def p(macro, *args):
+        return phrase(lang, macro, *args, file="slack/prices")
+
+    def where(o):
+        return " ".join(esc(x) for x in (o["region"], o["offer"]) if x)
+
+    def provider(o):
+        return esc(phrase(lang, "provider_name", o["provider"]))
+
+    blocks = [_section(p("title", gpu))]
+    count = 0
+    if not groups:
+        blocks.append(_section(p("nothing", gpu)))
+    for g in groups:
+        grouped = _price_groups(g["offers"])
+        if gpu:
+            for (market, kind, term, currency), offers in grouped:
+                shown = offers[:OFFERS_PER_GROUP]
+                count += len(offers)
+                fields = [
+                    p(
+                        "offer",
+                        cash(o["price"], o["currency"]),
+                        o["unit"],
+                        provider(o),
+                        where(o),
+                        esc(o["as_of"]),
+                        o["age_days"],
+                        o["estimate"],
+                        o["source"] == "your quote",
+                        o["indicative"],
+                    )
+                    for o in shown
+                ]
+                blocks.append(_section(f"*{p('group', kind, term, market, currency)}*", fields))
+        else:
+            count += 1
+            fields = [
+                p(
+                    "cheapest",
+                    p("group", kind, term, market, currency),
+                    cash(offers[0]["price"], offers[0]["currency"]),
+                    offers[0]["unit"],
+                    provider(offers[0]),
+                    esc(offers[0]["as_of"]),
+                    offers[0]["age_days"],
+                    offers[0]["source"] == "your quote",
+                )
+                for (market, kind, term, currency), offers in grouped
+            ]
+            blocks.append(_section(f"*{esc(g['gpu'])}*", fields))
+        if len(blocks) >= MAX_BLOCKS - 2:
+            break
+    blocks.append(_context(p("footer")))
+    return {"text": p("fallback", gpu, count), "blocks": blocks[:MAX_BLOCKS]}

@@ -16,7 +16,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 
 from advisor.market.prices import price_book
-from advisor.market.quotes import judge, parse_quote, quote_answer
+from advisor.market.quotes import is_removal, judge, parse_quote, quote_answer, remove_quote
 from advisor.market.store import open_store
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase, render
@@ -178,6 +178,15 @@ def quote(
     """`/gpu quote ...`: judge the vendor's quote, record it, post the judgement in the channel."""
     client = slack.client()
     lang = lang or reply_lang(text, client, user, run.team)
+    if is_removal(text):  # `/gpu quote remove VENDOR [GPU]`: to the user alone
+        try:
+            with closing(open_store()) as db:
+                removal = remove_quote(text, lang, db, run.team)
+        except RequestError as err:
+            delivery.tell_user(client, channel, user, err.message(lang), response_url)
+            return
+        delivery.tell_user(client, channel, user, blocks.quote_removed(removal, lang)["text"], response_url)
+        return
     if run.attempt == 1 or not run.job:
         try:
             with closing(open_store()) as db:
@@ -191,13 +200,15 @@ def quote(
             return
     else:  # a retry: the quote was recorded on the first try, only the judgement is posted again
         with closing(open_store()) as db:
-            judgement, recorded = judge(parse_quote(text, lang), price_book(db, None)), True
-    reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded)
+            judgement = judge(parse_quote(text, lang), price_book(db, None))
+            recorded = bool(judgement.quote.vendor)
+    message = blocks.quote(judgement, recorded, example=text)
     try:
-        _send(client, run, channel, blocks.plain(reply))
+        _send(client, run, channel, message)
     except PostProblem as err:
         if err.retry and not run.final:
             raise
+        reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded, example=text)
         delivery.tell_user(client, channel, user, reply, response_url)
 
 

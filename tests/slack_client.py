@@ -159,3 +159,26 @@ class SlackSender:
                 },
             }
         )
+
+
+def visible(body) -> str:
+    """What a person reads in a message or an ack body (JSON or a dict): its text and every text
+    of its blocks, unescaped from JSON (Chinese stays Chinese)."""
+    msg = json.loads(body) if isinstance(body, (str, bytes)) else body
+    if not isinstance(msg, dict):
+        return str(body)
+    out = [msg.get("text") or ""]
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    out.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(msg.get("blocks") or [])
+    return "\n".join(out)

@@ -402,11 +402,12 @@ def test_summary_puts_on_demand_first_and_counts_everything(db):
 
     d = compute_digest(db, "2024-02-05")
     s = summary(d)
-    assert 3 <= len(s.highlights) <= 5 and s.highlights[0].kind == "on_demand"
+    # a GPU's cheapest price moved by a new offer leads (test below), then the on-demand moves
+    assert 3 <= len(s.highlights) <= 5 and s.highlights[0].kind == "cheapest" and s.highlights[1].kind == "on_demand"
     kinds = [x.kind for x in s.highlights]
-    assert kinds == sorted(kinds, key=["on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"].index)
+    assert kinds == sorted(kinds, key=["cheapest", "on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"].index)
     assert s.on_demand + s.spot == len(d.changes) and s.added == len(d.added)
-    first = s.highlights[0]
+    first = s.highlights[1]
     assert (first.gpu_name, first.clouds, first.instance, first.old, first.new) == (
         "H100-PCIe-80GB",
         ["lambda"],
@@ -420,3 +421,58 @@ def test_summary_puts_on_demand_first_and_counts_everything(db):
     assert gpus[:3] == list(dict.fromkeys(gpus))[:3]
     gone = summary(compute_digest(db, "2023-02-22"))
     assert any(x.kind == "removed" and x.instance == "p4de.24xlarge" for x in gone.highlights)
+
+
+def test_a_new_cheaper_instance_moves_the_gpus_cheapest_price(db):
+    """Review 2026-12-01 (N9): on 2024-02-05 the cheapest H100-SXM5 on demand fell $4.69 -> $3.49
+    a GPU-hour (RunPod's 1x H100 SXM, then Lambda's new gpu_8x_h100_sxm5 at $27.92 for 8): no
+    instance changed its own price, so only the chart showed it. It is a move now, first."""
+    from advisor.market.digest import summary
+
+    d = compute_digest(db, "2024-02-05")
+    h100 = next(m for m in d.cheapest_moves if m.gpu_name == "H100-SXM5-80GB")
+    assert (h100.old, h100.new, h100.why, h100.cloud, h100.instance_type) == (
+        4.69,
+        3.49,
+        "new_offer",
+        "lambda",
+        "gpu_8x_h100_sxm5",
+    )
+    assert h100.pct == pytest.approx(-25.5864)
+    assert (h100.old_cloud, h100.old_instance_type) == ("runpod", "1x_H100-SXM_SECURE")
+    assert d.cheapest_moves[0] is h100  # the biggest move first
+    first = summary(d).highlights[0]
+    assert (first.kind, first.gpu_name, first.why) == ("cheapest", "H100-SXM5-80GB", "new_offer")
+    # a same-instance change of the cheapest price is a move of its own, not a second line
+    assert not any(x.kind == "cheapest" and x.why == "price" for x in summary(d).highlights)
+    assert compute_digest(db, "2024-02-05").to_json()["cheapest_moves"][0]["why"] == "new_offer"
+
+
+def test_the_cheapest_offer_withdrawn_moves_the_gpus_cheapest_price(tmp_path):
+    from advisor.market.digest import summary
+    from advisor.text.render import phrase
+
+    header = (
+        "date,cloud,region,instance_type,gpu,gpu_count,vcpus,memory_gib,price_per_hour_usd,spot_price_per_hour_usd\n"
+    )
+    store = open_store(str(tmp_path / "w.db"))
+    (tmp_path / "a.csv").write_text(
+        header + "2024-03-01,lambda,us-east-1,gpu_8x_h100,H100,8,208,1800,24.0,\n"
+        "2024-03-01,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32,\n"
+    )
+    (tmp_path / "b.csv").write_text(header + "2024-03-02,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32,\n")
+    for f in ("a.csv", "b.csv"):
+        import_file(store, tmp_path / f)
+    d = compute_digest(store, "2024-03-02")
+    assert d.changes == [] and len(d.removed) == 1
+    [move] = d.cheapest_moves
+    assert (move.why, move.old, move.new, move.cloud, move.old_cloud) == ("withdrawn", 3.0, 12.29, "aws", "lambda")
+    assert round(move.pct) == 310
+    first = summary(d).highlights[0]
+    assert first.kind == "cheapest"
+    line = phrase("en", "highlight", first, file="digest_message")
+    assert line.startswith("*H100-SXM5-80GB* cheapest on demand: $3.00 → $12.29 per GPU-hour (+310%)"), line
+    assert "lambda gpu_8x_h100, us-east-1) was withdrawn" in line
+    zh = phrase("zh", "highlight", first, file="digest_message")
+    assert "最便宜" in zh and "+310%" in zh
+    store.conn.close()

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from slack_client import visible
 
 SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 
@@ -66,7 +67,9 @@ def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
     bodies = {u["body"][:4]: u["body"] for u in fake_slack.uploads}
     assert set(bodies) == {b"\x89PNG", "\ufeffch".encode()[:4]}
     csv_rows = bodies["\ufeffch".encode()[:4]].decode("utf-8-sig").splitlines()
-    assert csv_rows[0].startswith("change,GPU,provider,region,instance") and len(csv_rows) == 1 + 44
+    assert csv_rows[0].startswith("change,GPU,provider,region,instance") and len(csv_rows) == 1 + 1 + 44
+    # first the move of a GPU's cheapest price (per GPU-hour), then the 44 changes
+    assert csv_rows[1].startswith("cheapest on demand (per GPU-hour),H100-PCIe-80GB,lambda,")
     assert _run(client) == 0  # the same day again: nothing
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
 
@@ -230,6 +233,7 @@ def test_slash_digest_subcommands(bot, fake_slack):
 def test_slash_prices(bot):
     send, _ = bot
     status, body = send.command("prices H800")
+    body = visible(body)
     assert status == 200 and "H800-SXM-80GB" in body and "per GPU-hour" in body
     assert "do not know the GPU" in send.command("prices H300")[1]
 

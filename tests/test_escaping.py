@@ -7,6 +7,7 @@ import json
 from contextlib import closing
 
 import pytest
+from slack_client import visible
 
 from advisor.text.safe import (
     BACKTICK_STAND_IN,
@@ -125,6 +126,7 @@ def test_prices_ack_escapes_vendor_names(bot, settled_fake, bot_env):
         record(parse_quote("8xH800 ¥20000/month <!channel>"), db, "TPRICES")
     send, _ = bot
     status, body = send.command("prices H800", team="TPRICES")
+    body = visible(body)
     assert status == 200 and "&lt;!channel&gt;" in body and "<!channel>" not in body
 
 

@@ -124,13 +124,14 @@ def test_topic_answers_its_own_example_questions(topic):
         assert got.confident, (question, got.score)
 
 
-def test_plan_snippet_is_appended_when_a_plan_is_given():
+def test_plan_snippet_leads_when_a_plan_is_given():
+    """The plan's own figure first, then the general answer (review 2026-12-01, N14)."""
     plain = faq.answer("How much host RAM do the servers need?")
     with_plan = faq.answer("How much host RAM do the servers need?", plan=PLAN)
     assert plain.topic == with_plan.topic == "ram_sizing"
     assert not plain.used_plan and "2048" not in plain.answer
     assert with_plan.used_plan and "2048 GiB" in with_plan.answer
-    assert with_plan.answer.startswith(plain.answer)
+    assert with_plan.answer.endswith(plain.answer) and "2048 GiB" in with_plan.answer.split("\n\n")[0]
 
     zh = faq.answer("内存要配多少？", plan=PLAN)
     assert zh.used_plan and "2048 GiB" in zh.answer and CJK.search(zh.answer)
@@ -292,3 +293,64 @@ def test_numbers_and_synonyms_are_not_foreign_words(text, topic):
 def test_a_parallel_file_system_is_storage_not_parallelism(text):
     answer = faq.answer(text)
     assert answer.confident and answer.topic == "storage_bandwidth"
+
+
+# -- issue 25: fresh held-out sets, the plan as context, the index built before the first question ---
+
+_FRESH = {
+    name: tomllib.loads((Path(__file__).parent / f"faq_heldout_2026_12{name}.toml").read_text("utf-8"))["q"]
+    for name in ("", "b", "c")
+}
+# The plan of the thread the bot answers under (advisor/planning/followup.py passes it).
+THREAD_PLAN = {**PLAN, "gpu": "H100-SXM5-80GB", "gpu_count": 224, "nodes": 28, "days": 13, "ram_gib_per_node": 1280}
+
+
+@pytest.mark.parametrize(
+    "name,floor",
+    [
+        ("", 16),  # scored once: 13 of 20 before issue 25, 14 after round one; then development data (17)
+        ("b", 19),  # scored once: 17 before, 17 after round two; then development data (20)
+        ("c", 16),  # scored once: 17 before, 16 after round three; 17 once two generic keywords went
+    ],
+)
+def test_fresh_held_out_sets(name, floor):
+    """docs/bench.md tells how each set was written and scored. None reached 18 of 20 on its one
+    honest scoring; the floors keep what is there now, one question of slack."""
+    got = [q for q in _FRESH[name] if faq.answer(q["text"], plan=THREAD_PLAN).topic == q["topic"]]
+    misses = [q["text"] for q in _FRESH[name] if q not in got]
+    assert len(_FRESH[name]) == 20 and len(got) >= floor, misses
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        ("how fast should the storage be?", "storage_bandwidth"),  # found GPUDirect Storage before
+        ("why is my multi-node training slow?", "multi_node_scaling_loss"),  # the network topic before
+    ],
+)
+def test_the_review_questions_find_their_topic(question, topic):
+    assert faq.answer(question, plan=THREAD_PLAN).topic == topic
+
+
+def test_a_number_of_the_plan_leads_to_the_topic_that_speaks_of_it():
+    terms = faq._query_terms("why 1280 GiB of RAM per server?", THREAD_PLAN)
+    assert terms.get("@plan:ram_gib_per_node")
+    assert "@plan:days" in faq._query_terms("why does it take 13 days?", THREAD_PLAN)
+    assert not any(t.startswith("@plan:") for t in faq._query_terms("why does it take 13 days?", None))
+    assert faq.answer("why 1280 GiB of RAM per server?", plan=THREAD_PLAN).topic == "ram_sizing"
+
+
+def test_the_planning_processes_build_the_index_before_the_first_question(tmp_path):
+    """Review 2026-12-01 (N13): the first FAQ answer after a start took 4 s (the index was built
+    on first use). bot.answers.ready, which every planning process runs when it starts, builds it."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from bot import answers; from advisor.knowledge import faq; answers.ready(); "
+        "print(faq._index.cache_info().currsize)"
+    )
+    env = {**os.environ, "GPU_ADVISOR_DB": str(tmp_path / "ready.db")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr[-2000:]

@@ -76,3 +76,76 @@ def test_an_epochs_what_if_says_the_epochs_and_the_tokens(summary, book, questio
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif"
     assert {"name": "epochs", "before": before, "after": after} in reply.changes
+
+
+@pytest.mark.parametrize(
+    "question,changed",
+    [
+        ("how much would it cost on A800?", ["gpu"]),
+        ("how much on A800?", ["gpu"]),
+        ("what would it cost using A800?", ["gpu"]),
+        ("A800上要多少钱", ["gpu"]),
+        ("在A800上跑要多少钱？", ["gpu"]),
+        ("can we do it with 128 GPUs?", ["gpu_count"]),
+        ("用128卡呢", ["gpu_count"]),
+        ("128卡能做吗", ["gpu_count"]),
+        ("on 4 servers?", ["nodes"]),
+        ("4台服务器呢", ["nodes"]),
+        ("if we had ¥2M?", ["budget"]),
+        ("如果有200万呢", ["budget"]),
+        ("cheaper?", ["deadline_days"]),
+        ("is there anything cheaper?", ["deadline_days"]),
+        ("便宜点的呢", ["deadline_days"]),
+        ("有没有更便宜的方案", ["deadline_days"]),
+        ("faster?", ["deadline_days"]),
+        ("更快呢", ["deadline_days"]),
+    ],
+)
+def test_what_ifs_in_other_words_are_what_ifs_on_the_plan(summary, book, question, changed):
+    for mentioned in (False, True):
+        reply = follow_up(REQUEST, summary, question, book=book, mentioned=mentioned)
+        assert reply.kind == "whatif" and reply.changed == changed, (question, reply.kind, reply.text[:200])
+        assert reply.after["rent_total"], question  # every what-if shows the rent
+
+
+@pytest.mark.parametrize("question", ["can we do it with 128 GPUs?", "with 128 GPUs?", "用128卡呢"])
+def test_a_gpu_count_keeps_the_plans_gpu(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.after["gpu"] == summary["gpu"] and reply.after["gpu_count"] == 128
+    before, after = f"{summary['gpu_count']} × {summary['gpu']}", f"128 × {summary['gpu']}"
+    assert reply.changes == [{"name": "gpu_count", "before": before, "after": after}]
+
+
+def test_a_gpu_count_with_a_gpu_named_takes_that_gpu(summary, book):
+    reply = follow_up(REQUEST, summary, "with 128 H200?", book=book)
+    assert reply.after["gpu"] == "H200-SXM-141GB" and reply.after["gpu_count"] == 128
+
+
+def test_faster_and_cheaper_move_the_time_the_right_way(summary, book):
+    faster = follow_up(REQUEST, summary, "faster?", book=book)
+    cheaper = follow_up(REQUEST, summary, "cheaper?", book=book)
+    assert faster.after["days"] < summary["days"] < cheaper.after["days"]
+    assert cheaper.after["rent_total"] < summary["rent_total"]
+
+
+@pytest.mark.parametrize("question,lang", [("lunch anyone?", "en"), ("今天吃什么", "zh")])
+def test_a_mention_nothing_can_answer_says_what_the_bot_can_answer(summary, book, question, lang):
+    assert follow_up(REQUEST, summary, question, book=book, mentioned=False).kind == "silent"
+    reply = follow_up(REQUEST, summary, question, book=book, mentioned=True)
+    assert reply.kind == "question"
+    if lang == "en":
+        assert "how much on A800?" in reply.text and "how did you get 13 days?" in reply.text
+    else:
+        assert "A800上要多少钱" in reply.text
+    assert len(reply.text) < 900  # a short menu, not a long answer to a question nobody asked
+
+
+@pytest.mark.parametrize("question", ["how much would it cost?", "what's the total cost?", "这个要多少钱"])
+def test_asking_what_the_plan_costs_shows_its_rent_worked_out(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book, mentioned=False)
+    assert reply.kind == "explain" and reply.part == "costs"
+
+
+@pytest.mark.parametrize("question", ["can we do it faster?", "faster please", "有没有更便宜的显卡"])
+def test_more_ways_to_ask_for_faster_or_cheaper(summary, book, question):
+    assert follow_up(REQUEST, summary, question, book=book).changed == ["deadline_days"]

@@ -291,3 +291,59 @@ def test_fuzz_import_raises_nothing_but_import_problem(tmp_path, header, lines, 
             import_file(d, p)
         except ImportProblem as err:
             assert err.path == str(p) and _count(d) == before
+
+
+# -- CSV records that leave their line (reliability probe 2026-12-01, check 60) ------------------
+
+FULL_QUOTES = "date,vendor,gpu,gpus,kind,price,currency,offer,estimate,cite,note\n"
+
+
+@pytest.mark.parametrize(
+    "body,line,words",
+    [
+        # a quote never closed: row 3 would sit inside row 2's offer cell, and the import succeed
+        (
+            "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n\n"
+            '2026-11-20,v2,H800,8,rent_hour,9.6,CNY,"oops,no,c,n\n'
+            "2026-11-20,v3,H800,8,rent_hour,9.7,CNY,b,no,c,n\n",
+            3,
+            'a quote (") is not closed',
+        ),
+        # a quoted cell that runs across lines, closed further down
+        (
+            "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n\n"
+            '2026-11-20,v2,H800,8,rent_hour,9.6,CNY,"two\nlines",no,c,n\n'
+            "2026-11-20,v3,H800,8,rent_hour,9.7,CNY,b,no,c,n\n",
+            3,
+            "runs from line 3 to line 4",
+        ),
+        # a row with a cell lost: every cell after it would sit under the wrong column
+        (
+            "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n\n2026-11-20,v2,H800,8,rent_hour,9.6,CNY,no,c,n\n",
+            3,
+            "10 cells but the header has 11 columns",
+        ),
+        (
+            "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n,extra\n",
+            2,
+            "12 cells but the header has 11 columns",
+        ),
+    ],
+)
+def test_a_record_that_leaves_its_line_or_its_columns_is_refused(db, tmp_path, body, line, words):
+    path = tmp_path / "quotes.csv"
+    path.write_text(FULL_QUOTES + body)
+    _refused(db, path, line, words)
+
+
+def test_a_skypilot_row_with_a_cell_missing_is_refused(db, tmp_path):
+    path = tmp_path / "sky.csv"
+    path.write_text(SKY + "2024-02-05,aws,us-east-1,p5.48xlarge,H100,8,192,2048,98.32\n")
+    _refused(db, path, 2, "9 cells but the header has 10 columns")
+
+
+@pytest.mark.parametrize("text", ["8xH100 $1e308/hr vendorX", "H100 $1e308/hr", "8卡H800 每月1e308元 某云"])
+def test_a_price_written_with_an_exponent_is_read_whole_and_refused(cli, text):
+    """`$1e308/hr` was read as ¥308 an hour from a vendor called "$1e"."""
+    out = cli("quote", text)
+    assert out.returncode == 2, (out.stdout, out.stderr)

@@ -386,12 +386,15 @@ def test_imported_prices_reach_the_price_book(db):
 
 class FeedHandler(http.server.BaseHTTPRequestHandler):
     routes: dict[str, tuple] = {}
+    redirects: dict[str, str] = {}  # path -> the Location a 3xx route sends
 
     def do_GET(self):  # noqa: N802
         status, ctype, body, delay, trickle = self.routes.get(self.path, (404, "text/plain", b"no", 0, 0))
         time.sleep(delay)
         try:
             self.send_response(status)
+            if self.path in self.redirects:
+                self.send_header("Location", self.redirects[self.path])
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -516,3 +519,112 @@ def test_feed_unreachable_and_bad_address():
         fetch_feed(f"http://127.0.0.1:{port}/x.csv", timeout=2)
     with pytest.raises(FeedProblem, match="must start with http"):
         fetch_feed("file:///etc/passwd")
+
+
+class _Tarpit:
+    """A raw TCP server on loopback that accepts, reads the request and then sends `reply` one
+    byte every `every` seconds (a status line and headers that never end, for instance), and
+    records every connection it gets."""
+
+    def __init__(self, reply: bytes, every: float = 0.1):
+        self.reply, self.every, self.connections = reply, every, 0
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.stopped = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        self.sock.settimeout(0.05)
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                for i in range(len(self.reply)):
+                    if self.stopped.is_set():
+                        return
+                    conn.sendall(self.reply[i : i + 1])
+                    time.sleep(self.every)
+            except OSError:
+                pass
+
+    def close(self):
+        self.stopped.set()
+        self.sock.close()
+
+
+def _within(seconds: float, fn, *args, **kwargs):
+    """fn(*args) run in a thread; (what it raised, how long it took), or a failure when it is
+    still running after `seconds`."""
+    out: dict = {}
+
+    def run():
+        start = time.monotonic()
+        try:
+            fn(*args, **kwargs)
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            out["error"] = err
+        out["took"] = time.monotonic() - start
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return out.get("error"), out["took"]
+
+
+@pytest.mark.slow  # waits for the 1 s timeout
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b"HTTP/1.1 200 OK\r\n",  # the status line, a byte every 0.1 s
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nX-Pad: " + b"a" * 400,  # headers that never end
+    ],
+)
+def test_a_feed_that_trickles_its_headers_gives_up_within_a_few_timeouts(db, reply):
+    """Reliability probe 2026-12-01, check 161: `--timeout 5` against a status line sent a byte a
+    second was still running at 90 s. The whole exchange is bounded now."""
+    tarpit = _Tarpit(reply * 3)
+    before = table_state(db)
+    try:
+        error, took = _within(10, import_feed, db, f"http://127.0.0.1:{tarpit.port}/slow-headers", timeout=1)
+    finally:
+        tarpit.close()
+    assert isinstance(error, FeedProblem) and "did not answer within 1 s" in str(error)
+    assert took < 3
+    assert table_state(db) == before
+
+
+def test_a_redirect_to_ftp_is_not_followed(db, feed_server):
+    """Check 165: urllib follows http -> ftp://. Refused now, and the ftp address is never
+    contacted (a listener stands there to count)."""
+    target = _Tarpit(b"220 ftp\r\n", every=0)
+    FeedHandler.routes["/to-ftp"] = (302, "text/plain", b"", 0, 0)
+    FeedHandler.redirects = {"/to-ftp": f"ftp://127.0.0.1:{target.port}/prices.csv"}
+    before = table_state(db)
+    try:
+        error, took = _within(10, import_feed, db, feed_server + "/to-ftp", timeout=5)
+    finally:
+        target.close()
+        FeedHandler.redirects = {}
+    assert isinstance(error, FeedProblem) and "redirected to a ftp:// address" in str(error), error
+    assert took < 2 and target.connections == 0
+    assert table_state(db) == before
+
+
+def test_a_redirect_to_another_http_address_is_followed(feed_server):
+    FeedHandler.routes["/moved"] = (301, "text/plain", b"", 0, 0)
+    FeedHandler.redirects = {"/moved": feed_server + "/quotes.json"}
+    try:
+        assert len(fetch_feed(feed_server + "/moved")) == 1
+    finally:
+        FeedHandler.redirects = {}

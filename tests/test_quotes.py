@@ -1,8 +1,10 @@
 """Vendor quotes: read, judged against the prices on record, recorded as prices."""
 
 import json
+import re
 
 import pytest
+from slack_client import visible
 
 from advisor.market.quotes import parse_quote
 from advisor.request.parser import RequestError
@@ -131,9 +133,9 @@ def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, b
     status, _ = send.command("quote 8xH800 ¥11000/month 3 months AcmeSecretVendorA", team="TQA", channel="CQA")
     assert status == 200
     settled_fake.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CQA")
-    _, seen_by_a = send.command("prices H800", team="TQA")
-    _, seen_by_b = send.command("prices H800", team="TQB")
-    assert "AcmeSecretVendorA" in seen_by_a and "your quote" in seen_by_a
+    seen_by_a = visible(send.command("prices H800", team="TQA")[1])
+    seen_by_b = visible(send.command("prices H800", team="TQB")[1])
+    assert "AcmeSecretVendorA" in seen_by_a and "your team's quote" in seen_by_a
     assert "AcmeSecretVendorA" not in seen_by_b
     # B's plan does not use A's quote; B's quote is not judged against A's
     send.command("70B lora 1GB 1d on H800", team="TQB", channel="CQB")
@@ -149,3 +151,127 @@ def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, b
         time.sleep(0.1)
     assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQA'").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQB'").fetchone()[0] == 1
+
+
+# -- quotes in the open (issue 25): laid out like the card, named on the plans they price ----------
+
+
+def _post_in(fake, channel):
+    return fake.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == channel)[0]["args"]
+
+
+def _visible(msg) -> str:
+    return json.dumps(msg["blocks"], ensure_ascii=False)
+
+
+def test_a_quote_is_laid_out_like_the_card_verdict_first(bot, settled_fake, drain):
+    send, _ = bot
+    send.command("quote 8xH800 ¥95000/month 3 months Acme Compute", team="TQL", channel="CQL")
+    msg = _post_in(settled_fake, "CQL")
+    drain()
+    blocks = msg["blocks"]
+    assert len(blocks) >= 4 and blocks[0]["type"] == "section" and len(blocks[0]["fields"]) == 6
+    assert any(b["type"] == "context" for b in blocks) and "```" not in _visible(msg)
+    first = blocks[0]["text"]["text"]
+    assert first.startswith("*Acme Compute: ¥16.3 per GPU-hour for 8 × H800-SXM-80GB, ") and "market rate" in first
+    assert msg["text"] == first.strip("*")  # the fallback is the verdict
+    fields = [f["text"] for f in blocks[0]["fields"]]
+    assert fields[0].startswith("*Per GPU-hour*\n¥16.3") and fields[1] == "*Per month*\n¥95,000 for 8 GPUs"
+    assert re.match(r"\*Market rate\*\n¥\d+(\.\d)? per GPU-hour", fields[2])
+    text = _visible(msg)
+    assert "Compared like with like: the median of monthly server leases" in text
+    # what to ask the vendor, built from what is quoted: NVLink servers, a pilot sized to the term
+    assert "every pair of its 8 GPUs should show NV#" in text
+    assert "about 72 hours on the exact servers quoted (a tenth of the 3-month term at most)" in text
+    assert "3-5 day" not in text
+    assert "Recorded: Acme Compute's quote now prices your team's plans on H800-SXM-80GB" in text
+
+
+def test_a_quote_without_a_vendor_is_judged_not_recorded_and_asks_for_the_name(bot, settled_fake, bot_env, drain):
+    import sqlite3
+
+    send, _ = bot
+    send.command("quote 8卡H800 每月9万", team="TQN", channel="CQN")
+    msg = _post_in(settled_fake, "CQN")
+    drain()
+    text = _visible(msg)
+    assert msg["blocks"][0]["text"]["text"].startswith("*8 × H800-SXM-80GB 每卡时 ¥15.4，是市场价")
+    assert "未记录：这是谁的报价？" in text and "`/gpu quote 8卡H800 每月9万 某云`" in text
+    assert "试点" in text and "每卡时" in text  # Chinese throughout
+    db = sqlite3.connect(bot_env)
+    assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQN'").fetchone()[0] == 0
+
+
+def test_a_card_priced_from_a_quote_names_it_and_remove_withdraws_it(bot, settled_fake, drain):
+    """Review 2026-12-01 (N2): a teammate's quote repriced the team's H800 plans by +50%, cited as
+    "vendor". The card now says whose quote prices it; `/gpu quote remove` takes it back."""
+    import datetime as dt
+
+    send, _ = bot
+    today = dt.date.today().isoformat()
+    # A quote on the same terms basis as any offer (issue 21): a 1-month lease under the market's.
+    send.command("quote 8xH800 ¥60000/month 1 month Acme Compute", team="TQO", channel="CQO")
+    _post_in(settled_fake, "CQO")
+    drain()
+    settled_fake.reset()
+    send.command("70B full-finetune 1TB 14d on H800", team="TQO", channel="CQO")
+    card = _post_in(settled_fake, "CQO")
+    send.command("70B full-finetune 1TB 14d on H800", team="TQX", channel="CQX")  # another workspace
+    other = _post_in(settled_fake, "CQX")
+    drain()
+    context = next(b for b in card["blocks"] if b["type"] == "context")["elements"][0]["text"]
+    assert f"Priced from Acme Compute's quote of {today}" in context
+    assert "Acme" not in _visible(other) and "Priced from" not in _visible(other)
+    settled_fake.reset()
+    send.command("quote remove acme compute", team="TQO", channel="CQO")
+    told = settled_fake.wait_for_response()[0]["text"]
+    assert told.startswith("Withdrawn: Acme Compute's quote (1 price) no longer prices your team's plans")
+    drain()
+    settled_fake.reset()
+    send.command("70B full-finetune 1TB 14d on H800", team="TQO", channel="CQO")
+    again = _post_in(settled_fake, "CQO")
+    drain()
+    assert "Acme" not in _visible(again)
+
+
+def test_quote_remove_names_what_the_team_still_has(cli):
+    assert cli("quote", "8xH800 ¥95000/month 3 months Acme").returncode == 0
+    assert cli("quote", "8xH100 $2.5/hr per GPU Beta Cloud").returncode == 0
+    out = cli("quote", "remove", "Nobody").stdout
+    assert "no quote from Nobody" in out and "Acme, Beta Cloud" in out
+    assert cli("quote", "remove").returncode == 2
+    out = cli("quote", "remove", "acme", "H800").stdout
+    assert out.startswith("Withdrawn: Acme's quote (1 price)") and "Beta Cloud" in out
+
+
+def test_the_price_sources_name_the_quote(cli):
+    assert cli("quote", "8xH800 ¥60000/month 1 month Acme Compute").returncode == 0
+    plan = json.loads(cli("ask", "70B full-finetune 1TB 14d on H800", "--json").stdout)
+    rent = next(s for s in plan["cost"]["price_sources"] if s["role"] == "rent_month")
+    assert rent["provider"] == "Acme Compute" and rent["quote"] is True
+    text = cli("ask", "70B full-finetune 1TB 14d on H800").stdout
+    assert "Acme Compute's quote of" in text
+
+
+def test_prices_are_grouped_by_kind_and_term_with_ages(bot, settled_fake):
+    """Review 2026-12-01 (N8, L7): `/gpu prices` was a 3,000 px wall of text mixing ¥ and $, by the
+    hour and by the month. Now a section per kind of offer (market, by the hour, by the month and
+    its minimum term) with the offers as fields, each with its date and age."""
+    send, _ = bot
+    status, body = send.command("prices H100", team="TPG")
+    msg = json.loads(body)
+    assert status == 200 and msg.get("response_type", "ephemeral") == "ephemeral"
+    sections = [b for b in msg["blocks"] if b["type"] == "section"]
+    titles = [b["text"]["text"] for b in sections[1:]]
+    assert len(sections) >= 4 and msg["blocks"][-1]["type"] == "context"
+    assert "*By the hour · global clouds, USD*" in titles and "*By the month · China, CNY*" in titles
+    assert any(re.fullmatch(r"\*By the month, \d+-month minimum · China, CNY\*", t) for t in titles)
+    for b in sections[1:]:
+        currencies = {f["text"][1] for f in b["fields"]}  # "*¥7,500* ..." / "*$1.99* ..."
+        assert len(currencies) == 1  # one currency, one unit per group
+        assert all(
+            re.search(r"\d{4}(-\d\d){0,2}, (today|1 day old|\d+ (days|months|years) old)", f["text"])
+            for f in b["fields"]
+        )
+    every = json.loads(send.command("prices", team="TPG")[1])
+    assert all(len(b.get("fields", [])) <= 10 for b in every["blocks"]) and len(every["blocks"]) <= 50

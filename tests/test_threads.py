@@ -83,3 +83,39 @@ def test_replan_button_answers_in_the_same_thread(bot, fake_slack, answered):
     view = fake_slack.wait_for("views.open")[0]["args"]["view"]
     view = json.loads(view) if isinstance(view, str) else view
     assert json.loads(view["private_metadata"])["thread_ts"] == answered
+
+
+def _blocks_text(post) -> str:
+    return json.dumps(post["args"]["blocks"], ensure_ascii=False)
+
+
+def test_how_much_on_a800_and_with_128_gpus_are_what_ifs_on_the_plan(bot, fake_slack, answered, drain):
+    """The questions of the 2026-12-01 review (x02, x03, x06): "how much would it cost on A800?"
+    unmentioned and @mentioned, and "can we do it with 128 GPUs?", each answered with the plan
+    on A800 / with 128 of the plan's own GPU, and the rent."""
+    send, _ = bot
+    send.thread_message("how much would it cost on A800?", answered)
+    a800 = fake_slack.wait_for("chat.postMessage", 1)[0]
+    fake_slack.reset()
+    send.mention("how much on A800?", thread_ts=answered)
+    mentioned = fake_slack.wait_for("chat.postMessage", 1)[0]
+    fake_slack.reset()
+    send.thread_message("can we do it with 128 GPUs?", answered)
+    count = fake_slack.wait_for("chat.postMessage", 1)[0]
+    drain()
+    for post in (a800, mentioned):
+        assert post["args"]["text"].startswith("What if: GPU"), post["args"]["text"]
+        assert re.search(r"→ [\d,]+ × A800-SXM4-80GB", _blocks_text(post))
+        assert re.search(r"\*Rent\*\\n¥[\d,]+ → ¥[\d,]+", _blocks_text(post))
+    blocks = _blocks_text(count)
+    kept = re.search(r"\*GPUs\*\\n[\d,]+ × ([\w.-]+) → 128 × \1", blocks)  # the plan's GPU kept
+    assert kept, blocks
+    assert re.search(r"\*Rent\*\\n¥[\d,]+ → ¥[\d,]+", blocks), blocks
+    assert f"128 × {kept[1]}" in count["args"]["text"]  # the fallback carries the result
+
+
+def test_an_unroutable_mention_says_what_the_bot_can_answer(bot, fake_slack, answered):
+    send, _ = bot
+    send.mention("lunch anyone?", thread_ts=answered)
+    reply = fake_slack.wait_for("chat.postMessage", 1)[0]["args"]["text"]
+    assert reply.startswith("I could not tell what to do with that") and "how much on A800?" in reply

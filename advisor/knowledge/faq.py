@@ -6,8 +6,11 @@ ASCII words with light stemming plus pairs of neighbouring words, Chinese words 
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
 bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
 word one letter slip away from a topic word ("loar", "infinband") counts for that word.
-Nothing is downloaded; the index is built from the topics file on first use (about a
-second, most of it jieba's dictionary) and an answer then takes about a millisecond.
+Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
+second, most of it jieba's dictionary; the planning processes call it when they start, so the
+first question is not the one that waits) and an answer then takes about a millisecond. Under
+a plan, a number of the plan quoted in the question ("why 1280 GiB of RAM?") also stands for
+that plan field, which leads to the topics whose answer speaks of it.
 
 Public: `answer(question, lang=None, plan=None) -> FaqAnswer` for the CLI and the bot;
 `rank`, `topics`, `language_of` and `plan_note` for tests and benchmarks. The wording of
@@ -494,7 +497,26 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
     "pipeline_parallel": ("pipeline parallel", "pipeline parallelism", "pp", "流水线并行", "流水线"),
     "data_parallel": ("data parallel", "data parallelism", "dp", "数据并行"),
-    "resume": ("resume", "restart", "interrupted", "interruption", "crash", "断电", "中断", "续训", "恢复训练"),
+    "resume": (
+        "resume",
+        "restart",
+        "interrupted",
+        "interruption",
+        "crash",
+        "reboot",
+        "rebooted",
+        "pick up",
+        "left off",
+        "carry on",
+        "continue training",
+        "断电",
+        "中断",
+        "续训",
+        "恢复训练",
+        "接着训",
+        "接着跑",
+        "从断点",
+    ),
     "dataloading": (
         "dataloader",
         "data loading",
@@ -547,6 +569,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "banned",
         "restricted",
         "legal",
+        "legally",
+        "allowed to buy",
+        "合法",
+        "买得到",
+        "买不到",
         "出口管制",
         "禁令",
         "限售",
@@ -560,7 +587,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "communication": ("communication", "all-reduce", "allreduce", "nccl", "通信"),
     "precision": ("precision", "bf16", "fp16", "fp8", "fp4", "精度"),
     "tokens": ("token", "tokens", "语料"),
-    "dataset": ("dataset", "data size", "corpus", "数据集", "数据量"),
+    "dataset": ("dataset", "data size", "corpus", "tb of data", "gb of data", "数据集", "数据量", "数据有", "的数据"),
     "gpu_count": ("how many gpus", "gpu count", "number of gpus", "几张卡", "多少张卡", "卡数", "多少卡", "几卡"),
     "gpu": ("gpu", "gpus", "card", "cards", "显卡", "卡", "n卡"),
     "framework": ("framework", "toolkit", "框架", "工具包"),
@@ -595,6 +622,8 @@ def _jieba():
 
 def _stem(word: str) -> str:
     word = word.replace("isation", "ization").replace("centre", "center")
+    if len(word) > 6 and word.endswith("ly"):  # "legally", "eventually": the adjective
+        word = word[:-2]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
@@ -728,6 +757,8 @@ class _Index:
                 "answer": [t.answer_en, t.answer_zh],
             }
             tf: Counter = Counter()
+            for name in t.plan_fields:  # what of a plan the topic's answer speaks of
+                tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
@@ -810,6 +841,15 @@ def _index() -> _Index:
     return _Index(_topics())
 
 
+def prepare() -> None:
+    """Build the index (topics, jieba's dictionary, bm25s) now, so the first question after a
+    start is answered as fast as the rest: the planning processes call it when they start
+    (bot/answers.py `ready`)."""
+    _index()
+    _synonym_matcher()
+    _tokens("warm 预热")
+
+
 def _kind(term: str) -> str:
     if term[0] == "~":
         return "bigram"
@@ -818,10 +858,67 @@ def _kind(term: str) -> str:
     return "char" if len(term) == 1 and _CJK_RUN.match(term) else "word"
 
 
-def _query_terms(question: str) -> dict[str, float]:
-    """Query terms with their weights; a misspelt word stands for its corrections."""
+# A number of the question that is one of the thread's plan numbers ("why 1280 GiB of RAM?",
+# "is 3.3 GB/s enough?", "why 13 days?") stands for that plan field, found in the topics whose
+# answer speaks of it (their plan_fields), at this weight.
+PLAN_TERM = "@plan:"
+PLAN_WEIGHT = 2.0
+PLAN_NUMBERS = (
+    "gpu_count",
+    "nodes",
+    "gpus_per_node",
+    "tp",
+    "pp",
+    "dp",
+    "zero_stage",
+    "mem_per_gpu_gib",
+    "gpu_mem_gib",
+    "days",
+    "gpu_hours",
+    "mfu_pct",
+    "cpu_cores_per_node",
+    "ram_gib_per_node",
+    "nvme_tb_per_node",
+    "storage_read_gb_s",
+    "power_kw_per_node",
+    "rent_total",
+    "buy_capex",
+    "breakeven_months",
+    "params_b",
+)
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])", re.I)
+
+
+def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
+    """The plan fields whose number the question quotes (as the card rounds it: 12.52 days is
+    "13 days"; ¥5,077,848 may be "5.08M" or "508万"). Small counts (1 to 3) say too little."""
+    if not plan:
+        return []
+    scale = {"万": 1e4, "k": 1e3, "m": 1e6, None: 1}  # "70B" is params_b 70: no scale for B
+    said = []
+    for m in _NUMBER.finditer(_normalise(question)):
+        try:
+            value = float(m.group(1).replace(",", "")) * scale[(m.group(2) or "").lower() or None]
+        except ValueError:
+            continue
+        said.append(value)
+    out = []
+    for name in PLAN_NUMBERS:
+        value = plan.get(name)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 3:
+            continue
+        if any(abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0) for v in said if v > 3):
+            out.append(name)
+    return out
+
+
+def _query_terms(question: str, plan: dict | None = None) -> dict[str, float]:
+    """Query terms with their weights; a misspelt word stands for its corrections; a number of
+    the thread's plan for that plan field."""
     index = _index()
     terms: dict[str, float] = {}
+    for name in _plan_fields_asked(question, plan):
+        terms[PLAN_TERM + name] = PLAN_WEIGHT
 
     def add(term: str, weight: float) -> None:
         terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
@@ -922,7 +1019,7 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
     lang = lang or language_of(question)
-    terms = _query_terms(question)
+    terms = _query_terms(question, plan)
     ranked = rank(question, terms)
     by_id = {t.id: t for t in _topics()}
     (best_id, best), (_, second) = ranked[0], ranked[1]

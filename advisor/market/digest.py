@@ -20,6 +20,13 @@
   `gpu_name` adds the catalog name. `new_gpus` / `withdrawn_gpus`: catalog GPUs a source
   offers now and did not offer at all the previous time, and the reverse.
 
+* `cheapest_moves`: per source and catalog GPU, the cheapest on-demand price per GPU-hour
+  (a complete price before an estimate) on the previous snapshot against `date`'s, when it
+  moved by ON_DEMAND_MIN_PCT or more: what a buyer reads as "H100 got 26% cheaper". `why` says
+  what moved it: `new_offer` (the cheapest now was not listed before), `withdrawn` (the
+  cheapest before is gone or no longer priced), `price` (an offer listed on both dates, its
+  price changed).
+
 `headline(digest)` is what the rendered message shows first, grouped by GPU, and
 `cheapest_now(db, date)` the cheapest on-demand price per GPU-hour of each GPU. The snapshots
 are read through advisor/market/store.py.
@@ -86,6 +93,25 @@ class GpuEvent(BaseModel):
     clouds: list[str]  # who offers it now (new) or offered it before (withdrawn)
 
 
+class CheapestMove(BaseModel):
+    """A GPU's cheapest on-demand price per GPU-hour in one source, before and now."""
+
+    source: str
+    gpu_name: str
+    old: float  # per GPU-hour, USD
+    new: float
+    pct: float
+    why: Literal["new_offer", "withdrawn", "price"]
+    cloud: str  # the cheapest offer now
+    region: str
+    instance_type: str
+    gpu_count: int
+    old_cloud: str  # the cheapest offer before
+    old_region: str
+    old_instance_type: str
+    old_gpu_count: int
+
+
 class Digest(BaseModel):
     date: str
     previous: dict[str, str] = Field(default_factory=dict)
@@ -95,6 +121,7 @@ class Digest(BaseModel):
     new_gpus: list[GpuEvent] = Field(default_factory=list)
     withdrawn_gpus: list[GpuEvent] = Field(default_factory=list)
     first_snapshot: list[str] = Field(default_factory=list)
+    cheapest_moves: list[CheapestMove] = Field(default_factory=list)
 
     def to_json(self) -> dict:
         return self.model_dump(mode="json")
@@ -192,7 +219,58 @@ def compute_digest(db: sqlite_utils.Database, date: str | dt.date) -> Digest:
             digest.new_gpus.append(GpuEvent(source=source, gpu_name=g, clouds=sorted(now_by_gpu[g])))
         for g in sorted(before_by_gpu.keys() - now_by_gpu.keys()):
             digest.withdrawn_gpus.append(GpuEvent(source=source, gpu_name=g, clouds=sorted(before_by_gpu[g])))
+        digest.cheapest_moves.extend(_cheapest_moves(db, source, prev_day, day, prev, cur))
+    digest.cheapest_moves.sort(key=lambda m: (-abs(m.pct), m.gpu_name, m.source))
     return digest
+
+
+def _cheapest_by_gpu(db: sqlite_utils.Database, source: str, day: str) -> dict[str, dict]:
+    """Catalog GPU -> its cheapest priced on-demand row of the snapshot (per GPU-hour; a
+    complete price before an estimate, then by offer for a stable tie-break)."""
+    best: dict[str, dict] = {}
+    for r in store.priced_on_demand(db, source, day):
+        key = (bool(r["estimate"]), r["price"], r["provider"], r["region"], r["offer"])
+        old = best.get(r["gpu"])
+        if old is None or key < old["_key"]:
+            best[r["gpu"]] = {**r, "_key": key}
+    return best
+
+
+def _cheapest_moves(db, source: str, prev_day: str, day: str, prev: dict, cur: dict) -> list[CheapestMove]:
+    before, now = _cheapest_by_gpu(db, source, prev_day), _cheapest_by_gpu(db, source, day)
+    moves = []
+    for gpu in sorted(before.keys() & now.keys()):
+        b, n = before[gpu], now[gpu]
+        pct = _pct(b["price"], n["price"])
+        if pct is None or abs(pct) < ON_DEMAND_MIN_PCT:
+            continue
+        old_key, new_key = (b["provider"], b["region"], b["offer"]), (n["provider"], n["region"], n["offer"])
+        old_now = cur.get(old_key)
+        if old_key != new_key and (old_now is None or old_now["on_demand"] is None):
+            why = "withdrawn"
+        elif old_key != new_key and new_key not in prev:
+            why = "new_offer"
+        else:
+            why = "price"
+        moves.append(
+            CheapestMove(
+                source=source,
+                gpu_name=gpu,
+                old=b["price"],
+                new=n["price"],
+                pct=pct,
+                why=why,
+                cloud=n["provider"],
+                region=n["region"],
+                instance_type=n["offer"],
+                gpu_count=n["gpus"],
+                old_cloud=b["provider"],
+                old_region=b["region"],
+                old_instance_type=b["offer"],
+                old_gpu_count=b["gpus"],
+            )
+        )
+    return moves
 
 
 # ----------------------------------------------------------------------------------------
@@ -263,6 +341,7 @@ class Headline(BaseModel):
     left_out: int  # changes under the thresholds
     quiet: bool  # nothing worth a message
     on_demand_min_pct: float  # the threshold the message quotes for what it left out
+    cheapest_moves: list[CheapestMove] = Field(default_factory=list)  # shown first
 
 
 def _move_order(m: Move) -> tuple:
@@ -343,8 +422,9 @@ def headline(
         previous=digest.previous,
         groups=ordered,
         left_out=left_out,
-        quiet=not ordered,
+        quiet=not ordered and not digest.cheapest_moves,
         on_demand_min_pct=on_demand_min_pct,
+        cheapest_moves=digest.cheapest_moves,
     )
 
 
@@ -352,7 +432,7 @@ class Highlight(BaseModel):
     """One line of the channel message: a price move of one instance type (in one or more
     regions), a GPU new to or gone from a source, or an instance type withdrawn."""
 
-    kind: Literal["on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"]
+    kind: Literal["cheapest", "on_demand", "spot", "new_gpu", "withdrawn_gpu", "removed"]
     gpu_name: str
     source: str = ""
     clouds: list[str] = Field(default_factory=list)
@@ -362,11 +442,17 @@ class Highlight(BaseModel):
     new: float | None = None
     pct: float | None = None
     siblings: int = 0  # more instance types of the same GPU that moved the same way
+    # "cheapest": old and new are per GPU-hour; why it moved, and the cheapest offer before
+    why: str = ""
+    old_cloud: str = ""
+    old_instance: str = ""
+    old_regions: list[str] = Field(default_factory=list)
 
 
 class Summary(BaseModel):
-    """What the digest's channel message shows: at most HIGHLIGHTS lines (on-demand moves
-    first, then large spot moves, new GPUs, withdrawals) and counts of everything else."""
+    """What the digest's channel message shows: at most HIGHLIGHTS lines (a GPU's cheapest
+    on-demand price moved by a new or a withdrawn offer first, then on-demand moves, large spot
+    moves, new GPUs, withdrawals) and counts of everything else."""
 
     date: str
     previous: dict[str, str]
@@ -410,7 +496,29 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
     h = headline(digest)
     on_demand = sorted((m for g in h.groups for m in g.on_demand), key=_move_order)
     spot = sorted((m for g in h.groups for m in g.spot if m.pct is None or abs(m.pct) >= big_spot_pct), key=_move_order)
+    # A GPU's cheapest price moved by an offer that came or went (a move of one instance's own
+    # price is already an on-demand line): what a buyer reads first.
+    cheapest = [
+        Highlight(
+            kind="cheapest",
+            gpu_name=m.gpu_name,
+            source=m.source,
+            clouds=[m.cloud],
+            instance=instance_name(m.instance_type, m.gpu_name, m.gpu_count),
+            regions=[m.region],
+            old=m.old,
+            new=m.new,
+            pct=m.pct,
+            why=m.why,
+            old_cloud=m.old_cloud,
+            old_instance=instance_name(m.old_instance_type, m.gpu_name, m.old_gpu_count),
+            old_regions=[m.old_region],
+        )
+        for m in digest.cheapest_moves
+        if m.why != "price"
+    ]
     queues: list[list[Highlight]] = [
+        cheapest,
         [_from_move(m) for m in on_demand],
         [_from_move(m) for m in spot],
         [Highlight(kind="new_gpu", gpu_name=e.gpu_name, source=e.source, clouds=e.clouds) for e in digest.new_gpus],
@@ -459,7 +567,7 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
         seen: set[str] = set()
         firsts.append([x for x in q if not (x.gpu_name in seen or seen.add(x.gpu_name))])
     room = limit
-    for stage in ((firsts, (3, 1, 1, 1)), (firsts, (limit,) * 4), (queues, (limit,) * 4)):
+    for stage in ((firsts, (2, 3, 1, 1, 1)), (firsts, (limit,) * 5), (queues, (limit,) * 5)):
         pool, quotas = stage
         for i, take in enumerate(quotas):
             fresh = [x for x in pool[i] if not any(x is y for y in picked[i])]
@@ -467,14 +575,14 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
             picked[i] += fresh[:n]
             room -= n
     if sum(map(len, picked)) < 3:  # a quiet day: smaller spot moves, one per GPU, make up three lines
-        seen = {x.gpu_name for x in picked[1]}
+        seen = {x.gpu_name for x in picked[2]}
         for m in sorted((m for g in h.groups for m in g.spot), key=_move_order):
             if sum(map(len, picked)) >= 3:
                 break
-            if m.gpu_name not in seen and not any(y.instance == m.name and y.regions == m.regions for y in picked[1]):
+            if m.gpu_name not in seen and not any(y.instance == m.name and y.regions == m.regions for y in picked[2]):
                 seen.add(m.gpu_name)
-                picked[1].append(_from_move(m))
-                queues[1].append(picked[1][-1])
+                picked[2].append(_from_move(m))
+                queues[2].append(picked[2][-1])
     for i, q in enumerate(queues):  # keep each kind in its own order
         picked[i].sort(key=lambda x, q=q: next(k for k, y in enumerate(q) if y is x))
     highlights = [x for p in picked for x in p]
@@ -497,7 +605,8 @@ def summary(digest: Digest, limit: int = HIGHLIGHTS, big_spot_pct: float = BIG_S
 
 
 def rows(digest: Digest) -> list[dict]:
-    """Every change of the digest, one row per offer and region (the CSV in the thread)."""
+    """Every change of the digest, one row per offer and region (the CSV in the thread); the
+    moves of a GPU's cheapest price first (old and new per GPU-hour, the offer the cheapest now)."""
     out = []
     for c in digest.changes:
         out.append(
@@ -532,7 +641,23 @@ def rows(digest: Digest) -> list[dict]:
                     "source": o.source,
                 }
             )
-    order = {"on_demand": 0, "spot": 1, "added": 2, "removed": 3}
+    for m in digest.cheapest_moves:  # a GPU's cheapest price, per GPU-hour (its kind says so)
+        out.append(
+            {
+                "kind": "cheapest",
+                "gpu": m.gpu_name,
+                "provider": m.cloud,
+                "region": m.region,
+                "instance": instance_name(m.instance_type, m.gpu_name, m.gpu_count),
+                "instance_type": m.instance_type,
+                "gpus": m.gpu_count,
+                "old": m.old,
+                "new": m.new,
+                "pct": m.pct,
+                "source": m.source,
+            }
+        )
+    order = {"cheapest": -1, "on_demand": 0, "spot": 1, "added": 2, "removed": 3}
     out.sort(
         key=lambda r: (order[r["kind"]], -abs(r["pct"] or 0), r["gpu"], r["provider"], r["region"], r["instance_type"])
     )

@@ -96,11 +96,13 @@ import base64
 import csv
 import datetime as dt
 import hashlib
+import http.client
 import io
 import json
 import os
 import socket
 import stat
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -260,9 +262,9 @@ class RowStream:
             if not cells or not any(c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
                 continue
             self.read += 1
-            if len(cells) > len(header):
+            if len(cells) != len(header):  # a cell lost or added: the cells would sit under the wrong columns
                 raise ImportProblem(path, line, f"{len(cells)} cells but the header has {len(header)} columns")
-            rec = dict(zip(header, [clean(c) for c in cells] + [""] * (len(header) - len(cells))))
+            rec = dict(zip(header, [clean(c) for c in cells]))
             try:
                 new = layout.rows(rec, self.origin, self.as_of)
                 # Offers that span records are checked once whole (finished()).
@@ -306,10 +308,26 @@ class RowStream:
         return rows, notes
 
 
-def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text))
+def _csv_records(text: str, path: str = "") -> Iterator[tuple[int, list[str]]]:
+    return _records(csv.reader(io.StringIO(text)), path)
+
+
+def _records(reader, path: str) -> Iterator[tuple[int, list[str]]]:
+    """(the line a record starts on, its cells). A record must stay on its line: a quoted cell
+    that runs across lines is refused with the line it starts on, whether a quote was left
+    open (it would swallow the rows after it) or a cell holds a line break (no price file
+    needs one)."""
+    end = 0
     for cells in reader:
-        yield reader.line_num, cells
+        start, end = end + 1, reader.line_num
+        if end > start:
+            raise ImportProblem(
+                path,
+                start,
+                f'a quoted cell runs from line {start} to line {end}: a quote (") is not closed,'
+                " or a cell holds a line break",
+            )
+        yield start, cells
 
 
 def _open_regular(path: str):
@@ -363,10 +381,8 @@ def _file_lines(f, path: str) -> Iterator[str]:
         yield text
 
 
-def _stream_records(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(lines)
-    for cells in reader:
-        yield reader.line_num, cells
+def _stream_records(lines: Iterable[str], path: str = "") -> Iterator[tuple[int, list[str]]]:
+    return _records(csv.reader(lines), path)
 
 
 def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = None) -> ParsedFile:
@@ -374,7 +390,7 @@ def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = No
     p = str(path)
     with _open_regular(p) as f:
         try:
-            return parse_records(_stream_records(_file_lines(f, p)), p, as_of=as_of, cloud=cloud)
+            return parse_records(_stream_records(_file_lines(f, p), p), p, as_of=as_of, cloud=cloud)
         except csv.Error as err:
             raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
 
@@ -402,7 +418,7 @@ def import_file(
     written, notes, sources = 0, [], set()
     with _open_regular(p) as f:
         try:
-            stream = RowStream(_stream_records(_file_lines(f, p)), p, as_of=as_of)
+            stream = RowStream(_stream_records(_file_lines(f, p), p), p, as_of=as_of)
             stored: dict = {}
             with dbmod.writing(db):
                 if stream.layout.finish:
@@ -500,6 +516,91 @@ class Download(BaseModel):
     last_modified: str | None = None
 
 
+class _Deadline:
+    """One wall-clock bound on a whole HTTP exchange: the connect, the TLS handshake, the status
+    line, the headers and the body. urllib's `timeout` bounds each socket wait only, so a server
+    that trickles its headers a byte at a time would hold a fetch for ever; here a timer shuts
+    the exchange's sockets down when the time is up, and the blocked read returns at once."""
+
+    def __init__(self, seconds: float):
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def left(self) -> float:
+        return max(0.001, self.at - time.monotonic())
+
+    def watch(self, sock: socket.socket) -> socket.socket:
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired:
+                self._shut(sock)
+        return sock
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """An opener whose connections are watched, and that follows redirects to http(s) only."""
+        deadline = self
+
+        def watched(base):
+            class Watched(base):
+                def connect(self):
+                    self.timeout = min(self.timeout, deadline.left()) if self.timeout else deadline.left()
+                    create = self._create_connection
+                    self._create_connection = lambda *a, **k: deadline.watch(create(*a, **k))
+                    super().connect()
+
+            return Watched
+
+        http_conn, https_conn = watched(http.client.HTTPConnection), watched(http.client.HTTPSConnection)
+
+        class HTTP(urllib.request.HTTPHandler):
+            def http_open(self, req):
+                return self.do_open(http_conn, req)
+
+        class HTTPS(urllib.request.HTTPSHandler):
+            def https_open(self, req):
+                return self.do_open(https_conn, req, context=self._context)
+
+        return urllib.request.build_opener(HTTP, HTTPS, _HTTPRedirectsOnly)
+
+
+class _HTTPRedirectsOnly(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to another http:// or https:// address (urllib would follow
+    ftp://; file:// it refuses itself)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        scheme = urlsplit(newurl).scheme.lower()
+        if scheme not in ("http", "https"):
+            shown = redact(req.full_url)
+            raise FeedProblem(
+                shown, f"price feed {shown} redirected to a {scheme or 'relative'}:// address: only http(s) is followed"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 def _download(url: str, timeout: float, etag: str | None = None, last_modified: str | None = None) -> Download:
     """GET `url` within `timeout` seconds in all and FEED_MAX_BYTES, conditionally when `etag` /
     `last_modified` are given. Any failure raises FeedProblem (the URL in it redacted)."""
@@ -520,7 +621,7 @@ def _download(url: str, timeout: float, etag: str | None = None, last_modified: 
         url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
     request = urllib.request.Request(url, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
+        with _Deadline(timeout) as bound, bound.opener().open(request, timeout=timeout) as resp:
             content_type = resp.headers.get("Content-Type", "")
             new_etag, new_modified = resp.headers.get("ETag"), resp.headers.get("Last-Modified")
             chunks, size = [], 0
@@ -529,22 +630,28 @@ def _download(url: str, timeout: float, etag: str | None = None, last_modified: 
                     raise TimeoutError
                 chunk = resp.read1(65536)  # what has arrived, so the deadline is checked often
                 if not chunk:
+                    if bound.expired:  # cut short by the deadline, not the end of the body
+                        raise TimeoutError
                     break
                 size += len(chunk)
                 if size > FEED_MAX_BYTES:
                     raise FeedProblem(shown, f"price feed {shown} sent more than {FEED_MAX_BYTES // 2**20} MB")
                 chunks.append(chunk)
+    except FeedProblem:
+        raise
     except urllib.error.HTTPError as err:
         if err.code == 304:
             return Download(status=304, etag=etag, last_modified=last_modified)
         raise FeedProblem(shown, f"price feed {shown} answered HTTP {err.code} {err.reason}") from None
     except urllib.error.URLError as err:
-        if isinstance(err.reason, (TimeoutError, socket.timeout)):
+        if isinstance(err.reason, (TimeoutError, socket.timeout)) or time.monotonic() >= deadline:
             raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
         raise FeedProblem(shown, f"price feed {shown} could not be reached ({err.reason})") from None
     except TimeoutError:
         raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
-    except (OSError, ValueError) as err:  # connection reset, bad status line, ...
+    except (OSError, ValueError, http.client.HTTPException) as err:  # connection reset, bad status line, ...
+        if time.monotonic() >= deadline:  # the exchange was cut at its deadline
+            raise FeedProblem(shown, f"price feed {shown} did not answer within {timeout:g} s") from None
         raise FeedProblem(shown, f"price feed {shown} could not be read ({err.__class__.__name__})") from None
     return Download(
         status=200, body=b"".join(chunks), content_type=content_type, etag=new_etag, last_modified=new_modified
@@ -563,7 +670,7 @@ def _parse_feed(url: str, body: bytes, content_type: str, as_of: str | None) -> 
     if not is_json and text.lstrip()[:1] == "<":
         raise FeedProblem(shown, f"price feed {shown} sent a web page, not CSV or JSON")
     try:
-        records = _json_records(text, shown) if is_json else _csv_records(text)
+        records = _json_records(text, shown) if is_json else _csv_records(text, urlsplit(url).path or shown)
         # The cloud of a catalog file comes from the URL's path (.../<cloud>/vms.csv).
         parsed = parse_records(records, urlsplit(url).path or shown, origin=shown, as_of=as_of)
     except ImportProblem as err:

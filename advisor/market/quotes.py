@@ -37,7 +37,7 @@ CHEAP_BELOW_MARKET = 0.7
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
 DEFAULT_PUE = 1.5
 
-_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?)"  # 1e308 is one (absurd) number, not "1" and "e308"
 _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
 # What a quote may say. GPUs: 1 to 100,000 (the largest clusters). A term: one day to ten
 # years. The price, once per GPU-hour, must be in the store's plausible band (store.check_row).
@@ -77,6 +77,10 @@ class QuoteJudgement(BaseModel):
     compared_with: str | None = None
     reading: str | None = None  # "per_gpu" | "per_server" when the quote did not say which
     signs: list[str]  # kinds of warning sign, worded by the template
+    # What to ask the vendor, as checks (templates/checks.j2 words each code): built from what is
+    # quoted (the GPU's server topology, one server or several, the term), the pilot sized to the
+    # job when a plan is known, else to the term.
+    questions: list[dict] = []
     recorded: bool = False
     # The thresholds the warning signs quote ("more than 30% above ...").
     above_market_margin: ClassVar[float] = EXPENSIVE_ABOVE_MARKET - 1
@@ -158,11 +162,9 @@ def _parse_quote(text: str, lang: str) -> Quote:
     if term_m:
         term = float(term_m[1].replace(",", "")) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
         rest = rest[: term_m.start()] + " " + rest[term_m.end() :]
-    vendor = (
-        " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for")) or "vendor"
-    )
-    found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I)
-    vendor = found[0] if found else vendor  # as the user wrote it
+    vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from"))
+    found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I) if vendor else None
+    vendor = found[0] if found else vendor  # as the user wrote it; "" when no vendor is named
     return Quote(
         text=text,
         vendor=vendor[:60],
@@ -237,9 +239,63 @@ def _market_reference(book: PriceBook, offers: list, currency: str):
     return price, value
 
 
-def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
+# The pilot before signing (as advisor/planning/checklist.py sizes it for a plan): a tenth of the
+# job, or of the quoted term, at most this many days.
+PILOT_SHARE = 0.1
+PILOT_MAX_DAYS = 3
+DAYS_PER_MONTH = 365 / 12
+
+
+def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:
+    """What to ask this vendor before signing, as checks [{"code", "params"}]: what is included,
+    the servers' topology for this GPU class, the fabric when it is more than one server, a
+    burn-in, a pilot sized to the job (`job_days`) or to the term, and the contract."""
+    gpu = catalog.get_gpu(q.gpu)
+    out: list[dict] = []
+
+    def add(code: str, **params) -> None:
+        out.append({"code": code, "params": params})
+
+    add("quote_included")
+    per_server = max(1, gpu.gpus_per_server)
+    vendor, intra = (gpu.vendor or "").lower(), (gpu.intra_node or "").lower()
+    in_one = min(q.gpus, per_server)
+    if in_one > 1:
+        if vendor == "amd":
+            add("topo_xgmi", gpus=in_one)
+        elif vendor == "huawei":
+            add("topo_hccs", gpus=in_one)
+        elif "nvlink" in intra or "nvswitch" in intra:
+            add("topo_nvlink", gpus=in_one)
+        else:
+            add("topo_pcie", gpus=in_one, consumer=bool(gpu.consumer))
+    servers = math.ceil(q.gpus / per_server)
+    if servers > 1:
+        add("oversubscription", nodes=servers)
+    if vendor == "nvidia" and not gpu.consumer:
+        add("dcgm_diag")
+    elif vendor == "amd":
+        add("rvs_stress")
+    else:
+        add("burn_in")
+    if job_days:
+        add("pilot", hours=round(min(PILOT_MAX_DAYS, job_days * PILOT_SHARE) * 24, 1), days=job_days)
+    elif q.term_months:
+        term_days = q.term_months * DAYS_PER_MONTH
+        add("pilot_term", hours=round(min(PILOT_MAX_DAYS, term_days * PILOT_SHARE) * 24, 1), term=q.term_months)
+    else:
+        add("pilot_unsized")
+    add("contract_sla")
+    term = q.term_months or 0
+    add("contract_exit", term=int(term) if float(term).is_integer() else round(term, 1))
+    add("contract_billing", billing="month" if q.per == "month" else "hour")
+    return out
+
+
+def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudgement:
     """Against the market the quote's currency belongs to (CNY: China, USD: global clouds), like
-    with like (`like_offers`)."""
+    with like (`like_offers`). `job_days`: the plan's days when the quote is asked about under a
+    plan (the pilot is sized to the job)."""
     market = market_of(q.currency)
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
@@ -305,6 +361,7 @@ def judge(q: Quote, book: PriceBook) -> QuoteJudgement:
         else None,
         verdict=verdict,
         signs=signs,
+        questions=vendor_questions(q, job_days),
         reading=reading,
         compared_with=compared_with,
     )
@@ -341,7 +398,68 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
 def quote_answer(
     text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None
 ) -> tuple[QuoteJudgement, bool]:
-    """Parse, judge against the market, record for `owner`. The market is the shared data only:
-    no recorded quote, not even the owner's own, is "the market" a quote is judged against."""
+    """Parse, judge against the market, record for `owner` when the vendor is named (a recorded
+    quote prices the owner's plans, so it must say whose it is; without a name the reply asks
+    for one). The market is the shared data only: no recorded quote, not even the owner's
+    own, is "the market" a quote is judged against."""
     judgement = judge(parse_quote(text, lang), price_book(db, None))
+    if not judgement.quote.vendor:
+        return judgement, False
     return judgement, record(judgement.quote, db, owner)
+
+
+# `quote remove VENDOR [GPU]` / `报价 删除 ...`: withdraw a quote the team recorded.
+_REMOVE = re.compile(
+    r"^\s*(?:quote|报价)\s*(?:remove|delete|withdraw|drop|forget|rm|删除|撤销|撤回|移除|取消)(?=\s|$)\s*", re.I
+)
+
+
+def is_removal(text: str) -> bool:
+    return bool(_REMOVE.match(unicodedata.normalize("NFKC", text or "")))
+
+
+class Removal(BaseModel):
+    vendor: str
+    gpu: str | None
+    removed: list[dict]  # the rows withdrawn (provider, gpu, kind, price, currency, as_of)
+    left: list[str]  # the vendors whose quotes the owner still has
+
+
+def remove_quote(text: str, lang: str | None, db: sqlite_utils.Database, owner: str | None) -> Removal:
+    """`quote remove Acme Compute [H800]`: withdraw `owner`'s quotes from that vendor (of that
+    GPU); RequestError when no vendor is named."""
+    text = clean(text)
+    lang = lang or detect_lang(text)
+    rest = _REMOVE.sub("", unicodedata.normalize("NFKC", text), count=1).strip()
+    gpu = None
+    found = re.search(rf"(?<![a-z0-9])({_gpu_names()})(?![a-z0-9])", rest.lower())
+    if found:
+        gpu = catalog.find_gpu(found[1]).name
+        rest = (rest[: found.start()] + " " + rest[found.end() :]).strip()
+    vendor = re.sub(r"\s+", " ", rest).strip(" ,，")[:60]
+    if not vendor:
+        raise RequestError("quote_remove", lang)
+    removed = store.delete_owned_quotes(db, owner or "", vendor, gpu)
+    left = sorted({r["provider"] for r in store.owned_quotes(db, owner or "")})
+    # the vendor as it was recorded ("Acme Compute" for "remove acme compute")
+    return Removal(vendor=removed[0]["provider"] if removed else vendor, gpu=gpu, removed=removed, left=left)
+
+
+RENT_ROLES = ("rent_hour", "rent_month", "offpeak_hour", "spot_hour")
+
+
+def mark_quoted(sources: list[dict], book: PriceBook, gpu: str) -> None:
+    """Mark each rent price source of a plan that is a quote the book's owner recorded
+    (`source["quote"] = True`), so the answer says whose quote prices the plan."""
+    for s in sources:
+        if s.get("role") not in RENT_ROLES:
+            continue
+        s["quote"] = any(
+            p.owner
+            and p.provider == s["provider"]
+            and p.as_of == s["as_of"]
+            and p.currency == s["currency"]
+            and math.isclose(p.price, s["price"], rel_tol=1e-9)
+            for market in ("china", "global")
+            for p in book.offers(s["role"], gpu, market)
+        )

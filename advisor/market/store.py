@@ -708,3 +708,36 @@ def remember_feed(
             },
             pk="url",
         )
+
+
+def delete_owned_quotes(db: sqlite_utils.Database, owner: str, provider: str, gpu: str | None = None) -> list[dict]:
+    """Withdraw the quotes `owner` recorded from `provider` (its name in any case; of one GPU
+    when `gpu` is given): `/gpu quote remove ...`. The shared market data and other owners'
+    rows stay. Returns the rows deleted (provider, gpu, kind, price, currency, as_of)."""
+    if not owner or not provider:
+        return []
+    where = f"owner = ? AND source = 'quote' AND lower(provider) = lower(?){' AND gpu = ?' if gpu else ''}"
+    params = [owner, provider.strip(), *([gpu] if gpu else [])]
+    with dbmod.writing(db):
+        rows = [
+            dict(r)
+            for r in db.query(f"SELECT provider, gpu, kind, price, currency, as_of FROM {TABLE} WHERE {where}", params)
+        ]
+        if rows:
+            db.execute(f"DELETE FROM {TABLE} WHERE {where}", params)
+            _bump(db)
+    return rows
+
+
+def owned_quotes(db: sqlite_utils.Database, owner: str) -> list[dict]:
+    """The quotes `owner` recorded (provider, gpu, kind, price, currency, as_of), newest first."""
+    if not owner:
+        return []
+    return [
+        dict(r)
+        for r in db.query(
+            f"SELECT provider, gpu, kind, price, currency, as_of FROM {TABLE} WHERE owner = ? AND source = 'quote'"
+            " ORDER BY as_of DESC, provider",
+            [owner],
+        )
+    ]

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
 from advisor.market.prices import PriceBook
+from advisor.market.quotes import mark_quoted
 from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
 from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
@@ -417,6 +418,8 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                     ]
                 }
             )
+    if result.best is not None:  # a team's recorded quote that prices the plan is named as one
+        mark_quoted(result.best.costs.price_sources, book, result.best.gpu)
     return Advice(request=request, result=result, warnings=_warnings(request, result))
 
 

@@ -90,6 +90,87 @@ MARKET = re.compile(
 )
 CHINA = re.compile(r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl)\b|人民币|国内|阿里云", re.I)
 
+# The words around a what-if that ask what it would cost or whether it works ("how much would it
+# cost on A800?", "can we do it with 128 GPUs?", "A800上要多少钱", "用128卡能做吗"): the request
+# language reads the change, not the question around it, so they are dropped before it is read
+# again. The change itself (the GPU, the count, the amount) is left as the user wrote it.
+AROUND_A_CHANGE = (
+    (
+        r"\bhow much (?:(?:would|will|does|did|might|could|should)\s+)?"
+        r"(?:(?:it|that|this|the (?:job|run|training|plan))\s+)?(?:(?:cost|be|come to|run)(?:\s+(?:us|me)\b)?)?",
+        " ",
+    ),
+    (
+        r"\bwhat (?:would|will|does|might|could)\s+(?:it|that|this|the (?:job|run|training|plan))\s+cost"
+        r"(?:\s+(?:us|me)\b)?",
+        " ",
+    ),
+    (r"\bwhat(?:'s| is| would be| will be)\s+the\s+(?:cost|price|rent|bill)", " "),
+    (r"\b(?:the\s+)?(?:cost|price|rent|bill)\s+(?=on\b|with\b|for\b|if\b|using\b)", " "),
+    (
+        r"\b(?:can|could|should|would|shall)\s+(?:we|i|you)\s+(?:do|run|train|finish|make)"
+        r"\s+(?:it|this|that|the (?:job|run|training))(?:\s+(?:work|happen))?",
+        " ",
+    ),
+    (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
+    (r"\busing\b", " on "),
+    (r"\bwe had\b|\bwe have\b", " "),
+    (
+        r"(?:要|需要|得)?(?:花)?多少钱|(?:成本|租金|价格|费用|花费|开销)(?:是|大概|大约|要)?多少|多少(?:成本|租金|费用)"
+        r"|贵不贵|要花多少|能不能做|能不能跑|能做吗|能跑吗|可以做吗|够不够|够吗|行吗|可行吗",
+        " ",
+    ),
+    (r"在\s*([A-Za-z0-9][A-Za-z0-9 -]*?)\s*上", r" 用\1 "),
+    (r"(?<=[A-Za-z0-9])\s*上(?=\s|要|需要|多少|跑|训练|做|的话|呢|吗|$)", " "),
+    # "如果有200万" / "要是只有50万": an amount someone has is a budget
+    (
+        r"(?:如果|要是|假如|假设)?\s*(?:我们|咱们)?\s*(?:只)?有\s*"
+        r"(?=[¥$]?\s*\d[\d,.]*\s*(?:万|亿|k|m|元|块|美元|rmb|cny|usd))",
+        " 预算",
+    ),
+)
+# "cheaper?", "faster?" and their Chinese forms: the plan with twice the time (a cheaper one
+# only comes from allowing more time: the first plan is already the cheapest that meets its
+# deadline) or with about half of it (more GPUs).
+# What may stand before "cheaper"/"faster": "is there anything", "can we do it", "make it".
+_QUICK_LEAD = (
+    r"^\W*(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|can (?:it|we|this|that) (?:be|go|get)"
+    r"|(?:can|could) (?:we|you|it) (?:do|make|get|run|finish) (?:it|this|that|the job)|(?:make|do|run|get) it(?: done)?"
+    r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*"
+)
+_QUICK_TAIL = r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
+_QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何)?\s*(?:更|再)?"
+_QUICK_ZH_TAIL = r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择|显卡|卡|配置|服务器)?(?:吗|呢|吧|么)?\W*$"
+CHEAPER = re.compile(
+    _QUICK_LEAD
+    + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent))"
+    + _QUICK_TAIL
+    + _QUICK_ZH_LEAD
+    + r"(?:便宜|省钱|省点钱|降低成本|少花钱)"
+    + _QUICK_ZH_TAIL,
+    re.I,
+)
+FASTER = re.compile(
+    _QUICK_LEAD
+    + r"(?:faster|quicker|sooner|speed (?:it|this|that) up|in less time|shorter)"
+    + _QUICK_TAIL
+    + _QUICK_ZH_LEAD
+    + r"(?:快|提速|加速|加快|缩短时间|早点完成|早点做完)"
+    + _QUICK_ZH_TAIL,
+    re.I,
+)
+# "how much would it cost?", "这个要多少钱": the plan's own rent, worked out (no change asked).
+ASKS_THE_COST = re.compile(
+    r"^\W*(?:so\s+)?(?:how much (?:would|will|does|did|is) (?:it|this|that|the (?:job|plan|training|run))"
+    r"(?: cost)?(?: us)?(?: in total| altogether| per month| a month)?"
+    r"|what (?:would|will|does) (?:it|this|that) cost(?: us)?"
+    r"|what(?:'s| is) the (?:total )?(?:cost|price|rent|bill))\W*$"
+    r"|^\W*(?:这个|这样|总共|一共|大概|那)?(?:要|需要|得)?(?:花)?(?:多少钱|多少费用)(?:呢|啊)?\W*$"
+    r"|^\W*(?:成本|租金|费用|总价)(?:是)?多少(?:钱)?(?:呢|啊)?\W*$",
+    re.I,
+)
+
 
 class FollowUp(BaseModel):
     kind: Literal["whatif", "market", "explain", "quote", "question", "silent"]
@@ -145,13 +226,11 @@ def follow_up(
         except RequestError:
             pass
     if request_text:
-        try:
-            request, changed = parse_followup(request_text, message, reply_lang, plan_gpu=summary.get("gpu"))
-        except RequestError:
-            pass
-        else:
-            return _whatif(request_text, summary, request, changed, reply_lang, book)
-        part = explained_part(message)
+        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
+        read = None if ASKS_THE_COST.match(message) else read_whatif(request_text, summary, message, reply_lang)
+        if read is not None:
+            return _whatif(request_text, summary, *read, reply_lang, book)
+        part = explained_part(message) or ("costs" if ASKS_THE_COST.match(message) else None)
         if part:
             result = advise(request_text, reply_lang, book=book)
             if result.plan is not None:
@@ -168,9 +247,72 @@ def follow_up(
         data.get("confident") and QUESTION.search(message) and DOMAIN.search(message) and not TO_A_PERSON.match(message)
     ):
         return silent
+    if not data.get("confident"):
+        # Spoken to, and no ability answers it: say what the bot can answer here, with the
+        # nearest FAQ topics, rather than a long answer to a question nobody asked.
+        alternatives = [a.get("title") if isinstance(a, dict) else a for a in data.get("alternatives") or []]
+        nearest = [data.get("title"), *alternatives]
+        topics = [t for t in nearest if t][:3]
+        return FollowUp(
+            kind="question",
+            lang=reply_lang,
+            faq=data,
+            text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
+        )
     return FollowUp(
         kind="question", lang=reply_lang, faq=data, text=render("followup.txt.j2", reply_lang, kind="question", f=data)
     )
+
+
+def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
+    """(the new request, the fields changed) when `message` is a what-if on the thread's plan,
+    else None. Read as written first; then without the words around the change ("how much
+    would it cost on A800?" is "on A800"); "cheaper?" and "faster?" as a deadline. A count
+    without a GPU ("with 128 GPUs?") keeps the plan's GPU: the user meant 128 of those."""
+    plan_gpu = summary.get("gpu")
+    for change in _change_texts(request_text, summary, message):
+        try:
+            request, changed = parse_followup(request_text, change, lang, plan_gpu=plan_gpu)
+        except RequestError:
+            continue
+        if "gpu_count" in changed and "gpu" not in changed and request.gpu is None and plan_gpu:
+            try:
+                request, _ = parse_followup(request_text, f"{change} on {plan_gpu}", lang, plan_gpu=plan_gpu)
+            except RequestError:
+                pass
+        return request, changed
+    return None
+
+
+def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
+    """The readings of a message to try as a change, most literal first."""
+    quick = _faster_or_cheaper(request_text, summary, message)
+    if quick:
+        return [quick]
+    stripped = message
+    for pattern, replacement in AROUND_A_CHANGE:
+        stripped = re.sub(pattern, replacement, stripped, flags=re.I)
+    stripped = re.sub(r"\s+", " ", stripped).strip(" ?？!！。.,，")
+    # the question's words left out first: "what would it cost" is not "cost first"
+    return [stripped, message] if stripped and stripped != message else [message]
+
+
+def _faster_or_cheaper(request_text: str, summary: dict, message: str) -> str | None:
+    """ "faster?": about half the plan's time; "cheaper?": twice the time the plan may take (a
+    cheaper plan only comes from more time). With the GPUs fixed by the request: twice or half
+    as many of them."""
+    faster, cheaper = FASTER.match(message), CHEAPER.match(message)
+    if not (faster or cheaper) or not summary.get("days"):
+        return None
+    try:
+        original = parse(request_text)
+    except RequestError:
+        return None
+    if original.gpu_count:
+        count = original.gpu_count * 2 if faster else max(1, original.gpu_count // 2)
+        return f"{count} gpus"
+    days = summary["days"] / 2 if faster else max(summary["days"], original.deadline_days or 0) * 2
+    return f"{max(0.5, round(days, 1)):g} days"
 
 
 def _as_shown(summary: dict) -> dict:
@@ -188,6 +330,20 @@ def _section_text(result: Advice, part: str) -> str:
     return render_section(result, part)
 
 
+# The question around a price ("is ... fair?", "...合理吗"): left out of the `/gpu quote` example.
+_ASKING_A_PRICE = re.compile(
+    r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|\s*(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
+    r"|good(?:\s+price)?|a\s+good\s+price|too\s+much|rip[- ]?off)?\s*(?:price)?\s*[?？!！。]*\s*$"
+    r"|(?:合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$",
+    re.I,
+)
+
+
+def _as_quote(message: str) -> str:
+    """A price asked about, as the user would record it: "8卡H800每月9万合理吗" -> "8卡H800每月9万"."""
+    return re.sub(r"\s+", " ", _ASKING_A_PRICE.sub("", message)).strip() or message
+
+
 def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     try:
         quote = parse_quote(message, lang)
@@ -195,7 +351,7 @@ def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         return None
     quote = quote.model_copy(update={"vendor": ""})
     judgement = judge(quote, book)
-    text = render("slack/quote_reply.md.j2", lang, j=judgement)
+    text = render("slack/quote_reply.md.j2", lang, j=judgement, example=_as_quote(message))
     return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
 
 

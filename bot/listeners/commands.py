@@ -4,10 +4,13 @@ team can thread under it (or tell the user alone why the text cannot be used).""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import time
 from contextlib import closing
+
+from slack_sdk.webhook import WebhookClient
 
 from advisor import catalog
 from advisor.market.prices import current_prices, price_book
@@ -15,11 +18,13 @@ from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import delivery, digests, subscriptions, work
+from bot import blocks, delivery, digests, subscriptions, work
 from bot.clients import job_client
 from bot.forms import fill_form, form_id, open_loading
 from bot.jobstore import Busy
 from bot.threads import reply_lang
+
+log = logging.getLogger("gpu_advisor.bot")
 
 
 def _is_help(text: str) -> bool:
@@ -72,24 +77,30 @@ def _subscribed(team: str, channel: str) -> bool:
     )
 
 
-def prices_command(text: str, lang: str, team: str) -> str:
-    """`/gpu prices [GPU]`: the cheapest offers on record, with source and age."""
+# `/gpu prices GPU` lists up to this many offers of the GPU (grouped by kind and term).
+PRICES_PER_GPU = 60
+
+
+def prices_command(text: str, lang: str, team: str) -> dict:
+    """`/gpu prices [GPU]`: the offers on record grouped by kind and term, cheapest first, with
+    provider and age, as Block Kit ({"text", "blocks"}; an unknown GPU: text alone)."""
     words = text.split()
     gpu = None
     if len(words) > 1:
         found = catalog.find_gpu(" ".join(words[1:]))
         if found is None:
-            return phrase(
+            error = phrase(
                 lang,
                 "request_error",
                 "unknown_gpu",
                 name=" ".join(words[1:]),
                 known=", ".join(g.name for g in catalog.gpus()),
             )
+            return {"text": for_slack(error), "blocks": []}
         gpu = found.name
     with closing(open_store()) as db:
         book = price_book(db, team)
-    return render("prices.txt.j2", lang, groups=current_prices(book, gpu, per_gpu=3), gpu=gpu)
+    return blocks.prices(current_prices(book, gpu, per_gpu=PRICES_PER_GPU), gpu, lang)
 
 
 def on_gpu(ack, command, client, context):
@@ -142,7 +153,8 @@ def on_gpu(ack, command, client, context):
             _ack(ack, words if done else None)
         elif command_word == "prices":
             if work.record_done("prices", key, team):
-                ack(text=for_slack(prices_command(text, lang, team)))
+                msg = prices_command(text, lang, team)
+                ack(text=msg["text"], blocks=msg["blocks"] or None)
                 _prices_in_locale(client, text, user, lang, team, response_url)
             else:
                 ack()
@@ -180,7 +192,13 @@ def _prices_in_locale(client, text: str, user: str, guess: str, team: str, respo
     replace the ack (as for help)."""
     lang = reply_lang(text, job_client(client.base_url, client.token, 5), user, team)
     if lang != guess and response_url:
-        delivery.tell_user(client, "", user, prices_command(text, lang, team), response_url, replace=True)
+        msg = prices_command(text, lang, team)
+        try:
+            WebhookClient(response_url).send(
+                text=msg["text"], blocks=msg["blocks"] or None, response_type="ephemeral", replace_original=True
+            )
+        except Exception as err:  # the ack in the guessed language stays
+            log.error("could not replace the prices for %s: %s", user, type(err).__name__)
 
 
 def _help_in_locale(client, text: str, user: str, team: str, guess: str, response_url: str | None) -> None:
