@@ -497,10 +497,18 @@ def details(result, which: str) -> dict:
                         cash(c.rent_per_gpu_month, c.currency),
                         c.monthly_min_term_months,
                         cash(c.rent_monthly_total, c.currency),
+                        (c.rent_term or {}).get("term_stated", True),
                     ),
                     "cost_field",
                 )
             )
+        if c.term_options and len(c.term_options) > 1:
+            # Issue 21: every term a team could sign, side by side, stated by a source or assumed.
+            lines = [
+                _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"])
+                for o in c.term_options
+            ]
+            fields.append(_field(lang, "terms", "\n".join(lines), "cost_field"))
         if c.storage_total:
             fields.append(_field(lang, "storage", cash(c.storage_total, c.currency), "cost_field"))
         if c.buy_capex:

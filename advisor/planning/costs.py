@@ -227,12 +227,20 @@ def _storage(
         kind = "storage_pfs"
         rate_gb_s = max(need.dataset_read_gb_s, need.write_gb_s)
         tb = max(stored_tb, rate_gb_s * 1000 / PFS_MB_S_PER_TIB * TB_PER_TIB)
-    offers = sorted(book.offers(kind, "", mkt), key=lambda s: (s.estimate, book.convert(s.price, s.currency, cur)))
+    offers = book.offers(kind, "", mkt)
     if not offers or not days:
         return None, None, None
-    sources.append(_src(offers[0], kind))
-    months = (days + STORAGE_EXTRA_DAYS) * 24 / HOURS_PER_MONTH
-    return kind, tb, book.value(offers[0], cur) * tb * months
+    used = (days + STORAGE_EXTRA_DAYS) * 24 / HOURS_PER_MONTH
+
+    def total(s) -> float:
+        # A resource package sold by the month (CPFS) bills whole months of its term.
+        terms = s.lease_terms
+        months = max(terms[0], math.ceil(used - 1e-9)) if terms else used
+        return book.value(s, cur) * tb * months
+
+    best = min(offers, key=lambda s: (s.estimate, total(s)))
+    sources.append(_src(best, kind))
+    return kind, tb, total(best)
 
 
 def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -> Costs:
