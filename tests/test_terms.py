@@ -298,3 +298,11 @@ def test_a_tie_breaks_toward_the_part_easier_to_get_in_china():
     cheaper = [_row(gpu="H100-SXM5-80GB", provider="a", price=7000.0), rows[1]]
     out = advise("13B full-finetune 200GB 7d", book=_book(*cheaper)).to_json()
     assert out["plan"]["gpu"] == "H100-SXM5-80GB" and "tie_access" not in [w["code"] for w in out["warning_codes"]]
+
+
+def test_buying_for_a_job_shorter_than_the_lead_time_says_rent(book):
+    out = advise("13B full-finetune 200GB on 8xH100 buy", book=book).to_json()
+    assert out["training"]["days"] < 8 * 7  # under the 8-week low of the H100 lead time on record
+    assert "buy_job_shorter_than_lead" in [w["code"] for w in out["warning_codes"]]
+    kept = advise("13B full-finetune 200GB on 8xH100 buy keep it busy 36 months", book=book).to_json()
+    assert "buy_job_shorter_than_lead" not in [w["code"] for w in kept["warning_codes"]]
