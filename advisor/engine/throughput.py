@@ -331,6 +331,15 @@ def estimate_throughput(
         all_grads = (grads[0] + grads[1]) * grad_b
         per_mb_s = (ZERO3_GATHERS_PER_MICROBATCH * weights + all_grads) * ring(shard) / intra
         per_step_s = 2 * ring(replicas) * all_grads / shard / (nic_gb_s(gpu, net) * 1e9)
+    elif layout.zero_stage == 3 and pp > 1:
+        # FSDP with pipeline stages gathers a stage's parameters once a step and reduce-scatters
+        # its gradients after the last micro-batch (torchtitan: reshard_after_forward False
+        # under PP; memory.py counts the unsharded stage).
+        dense_w, expert_w = base_weight_bytes(m, setup, c)
+        per_step_s = seconds(
+            dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
+            expert_w / (pp * ep) * ring(expert_dp) + expert_g * grad_b,
+        )
     elif layout.zero_stage == 3:
         dense_w, expert_w = base_weight_bytes(m, setup, c)
         gathers = ZERO3_GATHERS_PER_MICROBATCH
