@@ -75,12 +75,18 @@ PP_P2P_EXPOSED = 0.5
 # MoE token dispatch and combine: half exposed (assumed; Megatron-Core overlaps the
 # all-to-all with shared-expert compute, DeepSeek-V3's DualPipe hides nearly all of it).
 MOE_A2A_EXPOSED = 0.5
-# Host-side time of every optimizer step that no GPU work hides: gradient-norm clipping and its
-# all-reduce, the loss all-reduce and logging, the data loader's hand-off, Python between steps.
-# Not measured by any source read: fitted with the framework factor on all calibration rows
-# (bench/fit.py, 2026-12-01: shared factor 0.76 and 0.6 s give throughput 12.5% and time 12.7%
-# median; without it small models on many GPUs, whose steps are short, came out up to 6x fast).
-STEP_OVERHEAD_S = 0.6
+# Time every synchronous step waits for its slowest rank: each rank's host-side hiccups (data
+# loader hand-off, garbage collection, OS jitter, gradient-norm and loss all-reduces) add up
+# to a random delay a step, and the step waits for the largest of N of them, which grows as
+# ln N for exponential tails (order statistics; the straggler effect of synchronous SGD, Chen
+# et al. 2016, "Revisiting Distributed Synchronous SGD"). Seconds per step: STEP_OVERHEAD_S +
+# STEP_JITTER_S * ln(GPUs). Not measured by any source read: fitted with the framework factor
+# on all calibration rows (bench/fit.py, 2026-12-01: 0.06 s with the shared factor 0.76 gives
+# throughput 10% and time 17% median, where a fixed 0.6 s a step gave 12.5% / 12.7% but made
+# short-step benchmarks on one server, NeMo's LoRA and fms-fsdp's, 40-60% slow). Without it,
+# small models on many GPUs, whose steps are short, came out up to 6x fast.
+STEP_OVERHEAD_S = 0.0
+STEP_JITTER_S = 0.06
 # Stragglers: efficiency lost per doubling of the node count (assumed 1%).
 STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: one 400 Gb/s NDR NIC per GPU for H100-
@@ -433,7 +439,7 @@ def estimate_throughput(
         running += extra
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
-    step_s = running / scale_eff + STEP_OVERHEAD_S
+    step_s = running / scale_eff + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
     exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
     tokens_per_s = tokens_mb * m_steps / (tp * pp * cp) / step_s
     hfu = tokens_per_s * hw_f / peak
