@@ -19,7 +19,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases import CARD_RUNS, HELD_OUT, MEMORY_CASES, NOT_EXPRESSIBLE, TIME_CASES  # noqa: E402
+from cases import (  # noqa: E402
+    CARD_RUNS,
+    HELD_OUT,
+    MEMORY_CASES,
+    NOT_EXPRESSIBLE,
+    POINT_MEMORY_CASES,
+    POINT_TIME_CASES,
+    TIME_CASES,
+    WORST_EXPLAINED,
+)
 
 from advisor import catalog  # noqa: E402
 from advisor.engine.estimate import estimate_for  # noqa: E402
@@ -35,10 +44,24 @@ def _estimate(req):
     )
 
 
+def subsets(req, est) -> list[str]:
+    """The subsets a case belongs to (docs/accuracy.md summary)."""
+    return [
+        "MoE" if est.throughput.model_flops_per_token and model_shape(req).is_moe else "dense",
+        "fp8" if est.precision == "fp8" else "bf16/fp16",
+        "pre-training" if req.method in ("pretrain", "continued-pretrain") else "fine-tuning",
+        "one server" if est.layout.nodes <= 1 else "many servers",
+    ]
+
+
+_SUBSETS: dict[str, list[str]] = {}
+
+
 def ours_time(case):
     req = parse(case.request)
     gpu = catalog.get_gpu(req.gpu)
     est = _estimate(req)
+    _SUBSETS[case.row] = subsets(req, est)
     t = est.throughput
     return {
         "gpu_hours": est.gpu_hours,
@@ -67,9 +90,11 @@ def ours_open(case):
 
 
 def ours_memory(case):
-    est = _estimate(parse(case.request))
+    req = parse(case.request)
+    est = _estimate(req)
+    _SUBSETS[case.row] = subsets(req, est)
     mem = est.memory
-    gib = mem.allocated if case.reading == "torch" else mem.total
+    gib = {"torch": mem.allocated, "reserved": mem.reserved}.get(case.reading, mem.total)
     return gib * GB_PER_GIB
 
 
@@ -190,12 +215,70 @@ def markdown(time_rows, mem_rows, held_rows=(), card_rows=()) -> str:
     return "\n".join(out)
 
 
+BEFORE = Path(__file__).resolve().parent / "calibration" / "before_issue22.json"
+KINDS = {"throughput": ("tokens_per_s_per_gpu", "mfu", "hw_tflops"), "time": ("gpu_hours", "days"), "memory": ()}
+
+
+def _kind(row) -> str:
+    if row["metric"].startswith("peak GB"):
+        return "memory"
+    return "time" if row["metric"] in KINDS["time"] else "throughput"
+
+
+def summary_table(rows) -> str:
+    """Median absolute error per kind and subset: ours before issue 22 (bench/baseline.py on
+    the commit it started from), ours now, and the comparators, over the same rows."""
+    import json
+
+    before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {}
+    for r in rows:
+        key = f"{r['case']}|{'memory' if _kind(r) == 'memory' else r['metric']}"
+        r["err_before"] = before.get(key)
+    names = ["before", "ours", "naive", "llm-analysis@0.5", "llm-analysis"]
+    out = ["| kind | subset | rows | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
+    subsets_seen = sorted({s for r in rows for s in _SUBSETS.get(r["case"], [])})
+    for kind in ("throughput", "time", "memory"):
+        for subset in ["all", *subsets_seen]:
+            group = [r for r in rows if _kind(r) == kind and (subset == "all" or subset in _SUBSETS.get(r["case"], []))]
+            if not group:
+                continue
+            cells = []
+            for n in names:
+                errs = [abs(r["err_" + n]) for r in group if r.get("err_" + n) is not None]
+                cells.append(f"{statistics.median(errs):.0%} ({len(errs)})" if errs else "–")
+            out.append(f"| {kind} | {subset} | {len(group)} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def worst_table(rows, n=10) -> str:
+    ranked = sorted((r for r in rows if r.get("err_ours") is not None), key=lambda r: -abs(r["err_ours"]))[:n]
+    out = ["| case | metric | measured | ours | error | what explains it |", "|---|---|---|---|---|---|"]
+    for r in ranked:
+        why = WORST_EXPLAINED.get(r["case"], "–")
+        out.append(
+            f"| {r['case']} | {r['metric']} | {_fmt(r['measured'])} | {_fmt(r['ours'])}"
+            f" | {_pct(r['err_ours'])} | {why} |"
+        )
+    return "\n".join(out)
+
+
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
-    held_rows, _ = build_rows(HELD_OUT, [])
     card_rows, _ = build_rows(CARD_RUNS, [])
+    point_rows, point_mem_rows = build_rows(POINT_TIME_CASES, POINT_MEMORY_CASES)
+    held_rows, _ = build_rows(HELD_OUT, [])
+    calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
+    print("### Summary: calibration (all of shared/calibration)\n")
+    print(summary_table(calibration))
+    print("\n### Summary: held-out published runs\n")
+    print(summary_table(held_rows))
+    print("\n### The ten worst calibration cases\n")
+    print(worst_table(calibration))
+    print()
     print(markdown(time_rows, mem_rows, held_rows, card_rows))
+    print()
+    print(markdown(point_rows, point_mem_rows).split("Rows the request language")[0])
     return 0
 
 

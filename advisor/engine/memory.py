@@ -78,6 +78,12 @@ OFFLOAD_LAYERS_ON_GPU = 2
 # and the current layer's gradients before reduce-scatter (FSDP forward/backward prefetch),
 # 3 layer-sized buffers of 2 bytes.
 ZERO3_GATHER_BUFFERS, ZERO3_GATHER_BYTES = 3, 2
+# FSDP + PP: the stage's gathered bf16 parameters and unsharded bf16 gradients, kept through
+# the micro-batches of a step (torchtitan parallelize: reshard_after_forward False with PP).
+FSDP_PP_UNSHARDED_BYTES = 2 + 2
+# An unchunked fp32 cross entropy: the fp32 copy of the logits and its gradient (assumed 4 + 4
+# bytes a logit beyond the bf16 logits).
+EAGER_LOSS_BYTES = 8
 
 
 class MemoryBreakdown(BaseModel):
@@ -267,6 +273,13 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, s
     weights = shard.dense * w_bytes / (dp if zero == 3 else 1) + shard.experts * w_bytes / (
         expert_dp if zero == 3 else 1
     )
+    if zero == 3 and layout.pp > 1:
+        # FSDP with pipeline stages keeps the stage's parameters gathered from the first
+        # micro-batch to the last (torchtitan sets reshard_after_forward False under PP, so
+        # that each micro-batch does not gather them again), and its gradients unsharded until
+        # the last micro-batch reduces them (bf16, the parameter dtype): 2 + 2 bytes a
+        # parameter of the stage beside the fp32 shards.
+        weights += shard.total * FSDP_PP_UNSHARDED_BYTES
     gradients = shard.dense * g_bytes / (dp if zero >= 2 else 1) + shard.experts * g_bytes / (
         expert_dp if zero >= 2 else 1
     )
@@ -380,7 +393,11 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
         activations = per_token * tokens * layers_here * inflight / tp
     # Logits: bf16 logits kept for the loss; the fp32 loss is computed in chunks
     # (torchtune CEWithChunkedOutputLoss; Megatron's fused vocab-parallel cross entropy).
+    # torchtitan's loss upcasts the whole logits to fp32 (its loss_fn: cross_entropy of
+    # pred.float()) and its gradient is fp32 too: 4 + 4 more bytes a logit (EAGER_LOSS_BYTES).
     logits = tokens * m.vocab * act_bytes / tp
+    if layout.framework == FSDP2 and setup.precision != "fp32":
+        logits += tokens * m.vocab * EAGER_LOSS_BYTES / tp
     note = {
         "kind": "activations",
         "per_token_h": per_token / m.hidden,

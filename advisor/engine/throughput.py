@@ -40,12 +40,13 @@ from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
 
 # What each framework loses beyond the operators' roofline (advisor/engine/roofline.py): gaps
-# between kernels, host-side work, the load imbalance of real data. Fitted by bench/fit.py on
-# the named calibration rows of each framework the search picks (2026-12-01): Megatron-Core
-# 0.762 over 10 rows (InternLM, NeMo, TinyLlama, Megatron GPT 462B, Llama 2 7B...), FSDP2 0.76
-# over 28 (torchtitan, fms-fsdp, llm-foundry, LLaMA, OPT, BLOOM), with eager PyTorch's
-# unfused operators counted in the roofline (UNFUSED_PASSES 2); DeepSpeed and HF PEFT/TRL
-# have no row of their own (NeMo's LoRA row runs on Megatron): the same 0.76.
+# between kernels, the load imbalance of real data. Fitted by bench/fit.py on the named
+# calibration rows of each framework the search picks (2026-12-01): refitted alone, Megatron-
+# Core 0.76 over 10 rows (InternLM, NeMo, TinyLlama, Megatron GPT 462B, Llama 2 7B...) and
+# FSDP2 0.76 over 28 (torchtitan, fms-fsdp, llm-foundry, LLaMA, OPT, BLOOM), with eager
+# PyTorch's unfused operators counted in the roofline (UNFUSED_PASSES 2), so one shared factor,
+# fitted again with STEP_OVERHEAD_S below; DeepSpeed and HF PEFT/TRL have no row of their own
+# (NeMo's LoRA row runs on Megatron).
 FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.76, "DeepSpeed": 0.76, "HF PEFT/TRL": 0.76}
 FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
@@ -65,12 +66,27 @@ COMM_OVERLAP = 0.8
 # Share of tensor-parallel communication left exposed (Megatron overlaps some with compute;
 # assumed half).
 TP_EXPOSED = 0.5
+# Ring attention's passes of K and V per layer: forward 1, backward 2 (K/V again and their
+# gradients; Liu et al. 2023).
+CP_PASSES = 3
 # Pipeline point-to-point sends are on the critical path of 1F1B; Megatron overlaps them
 # with compute only in the interleaved schedule (overlap_p2p_comm; assumed half exposed).
 PP_P2P_EXPOSED = 0.5
 # MoE token dispatch and combine: half exposed (assumed; Megatron-Core overlaps the
 # all-to-all with shared-expert compute, DeepSeek-V3's DualPipe hides nearly all of it).
 MOE_A2A_EXPOSED = 0.5
+# Time every synchronous step waits for its slowest rank: each rank's host-side hiccups (data
+# loader hand-off, garbage collection, OS jitter, gradient-norm and loss all-reduces) add up
+# to a random delay a step, and the step waits for the largest of N of them, which grows as
+# ln N for exponential tails (order statistics; the straggler effect of synchronous SGD, Chen
+# et al. 2016, "Revisiting Distributed Synchronous SGD"). Seconds per step: STEP_OVERHEAD_S +
+# STEP_JITTER_S * ln(GPUs). Not measured by any source read: fitted with the framework factor
+# on all calibration rows (bench/fit.py, 2026-12-01: 0.06 s with the shared factor 0.76 gives
+# throughput 10% and time 17% median, where a fixed 0.6 s a step gave 12.5% / 12.7% but made
+# short-step benchmarks on one server, NeMo's LoRA and fms-fsdp's, 40-60% slow). Without it,
+# small models on many GPUs, whose steps are short, came out up to 6x fast.
+STEP_OVERHEAD_S = 0.0
+STEP_JITTER_S = 0.06
 # Stragglers: efficiency lost per doubling of the node count (assumed 1%).
 STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: one 400 Gb/s NDR NIC per GPU for H100-
@@ -294,6 +310,20 @@ def estimate_throughput(
         per_mb = allreduces * (m.layers / pp) * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
         tensor_s = m_steps * per_mb / intra
 
+    # Context parallel (ring attention, Megatron-Core's CP): each layer passes its K and V chunk
+    # round the cp ranks, cp - 1 hops in the forward, and K, V and their gradients in the
+    # backward (3x the forward's bytes), overlapped with the attention blocks it feeds (Liu et
+    # al. 2023, Ring Attention; Megatron-Core context parallel docs). Over NVLink while tp x cp
+    # fits in a server, else over this GPU's NIC; only what the attention compute does not
+    # hide is exposed.
+    context_s = context_exposed = 0.0
+    if cp > 1:
+        kv_dim = (m.kv_heads * m.head_dim if not m.uses_mla else m.heads * (m.head_dim + m.mla_v_head_dim)) / tp
+        per_mb = CP_PASSES * (cp - 1) * 2 * kv_dim * (tokens_mb / cp) * TP_ACTIVATION_BYTES * (m.layers / pp)
+        bw = intra if tp * cp <= per_node else nic_gb_s(gpu, net) * 1e9
+        context_s = m_steps * per_mb / bw
+        context_exposed = m_steps * max(0.0, per_mb / bw - stage.attention_s / framework_eff)
+
     pipeline_s = 0.0
     if pp > 1:
         crosses = layout.nodes > 1 and tp * dp >= per_node
@@ -333,6 +363,15 @@ def estimate_throughput(
         all_grads = (grads[0] + grads[1]) * grad_b
         per_mb_s = (ZERO3_GATHERS_PER_MICROBATCH * weights + all_grads) * ring(shard) / intra
         per_step_s = 2 * ring(replicas) * all_grads / shard / (nic_gb_s(gpu, net) * 1e9)
+    elif layout.zero_stage == 3 and pp > 1:
+        # FSDP with pipeline stages gathers a stage's parameters once a step and reduce-scatters
+        # its gradients after the last micro-batch (torchtitan: reshard_after_forward False
+        # under PP; memory.py counts the unsharded stage).
+        dense_w, expert_w = base_weight_bytes(m, setup, c)
+        per_step_s = seconds(
+            dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
+            expert_w / (pp * ep) * ring(expert_dp) + expert_g * grad_b,
+        )
     elif layout.zero_stage == 3:
         dense_w, expert_w = base_weight_bytes(m, setup, c)
         gathers = ZERO3_GATHERS_PER_MICROBATCH
@@ -383,7 +422,7 @@ def estimate_throughput(
             offload_s += c.total / (tp * pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
 
     exposed = {
-        "tensor": TP_EXPOSED * tensor_s,
+        "tensor": TP_EXPOSED * tensor_s + context_exposed,
         "pipeline": PP_P2P_EXPOSED * pipeline_s,
         "data": data_exposed + MOE_A2A_EXPOSED * expert_s,
     }
@@ -402,7 +441,7 @@ def estimate_throughput(
         running += extra
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
-    step_s = running / scale_eff
+    step_s = running / scale_eff + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
     exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
     tokens_per_s = tokens_mb * m_steps / (tp * pp * cp) / step_s
     hfu = tokens_per_s * hw_f / peak
@@ -414,6 +453,7 @@ def estimate_throughput(
         "compute_s": compute,
         "bubble_s": bubble,
         "tensor_s": tensor_s,
+        "context_s": context_s,
         "pipeline_s": pipeline_s,
         "data_s": data_s,
         "expert_s": expert_s,

@@ -31,6 +31,9 @@ DEFAULT_HORIZON_DAYS = 30
 # counts of the grid are priced too: a larger one may rent for the same or less and finish
 # sooner (assumed two).
 COUNTS_BEYOND_DEADLINE = 2
+# The first jump toward the count a deadline needs goes at most this many times the smallest
+# count that fits (assumed: three octaves of the count grid).
+MAX_JUMP = 8
 
 
 class Plan(BaseModel):
@@ -414,8 +417,12 @@ def _plans_for_gpu(
         plan = make_plan(req, m, gpu, est, book, horizon, budget)
         tried.append(plan)
         if len(tried) == 1 and est.days:
-            # Jump close to the count the deadline needs instead of trying each one.
+            # Jump close to the count the deadline needs instead of trying each one; at most
+            # MAX_JUMP times the first count when its plan is flagged inefficient (low MFU: an
+            # MoE whose expert traffic swamps a few servers), as the counts above it are faster.
             skip_below = 0.7 * count * est.days / horizon
+            if "low_mfu" in est.checks:
+                skip_below = min(skip_below, MAX_JUMP * count)
         if plan.meets_deadline and beyond is None:
             # A larger count can only rent for less when it needs fewer GPU-hours, as it did
             # from the count before this one (memory freed for less recompute or a larger

@@ -1,0 +1,84 @@
+"""Memory per recompute mode and framework (issue 22), against hand-worked cases."""
+
+import pytest
+
+from advisor import catalog
+from advisor.engine.frameworks import FSDP2, MEGATRON
+from advisor.engine.layout import Layout
+from advisor.engine.memory import (
+    EAGER_LOSS_BYTES,
+    FSDP_PP_UNSHARDED_BYTES,
+    GIB,
+    estimate_memory,
+    layer_activation_bytes_per_token,
+    parameters_on_this_gpu,
+)
+from advisor.engine.setup import TrainingSetup
+from advisor.engine.shapes import count_params
+
+LLAMA8 = catalog.find_model("llama3.1-8b")
+H100 = catalog.get_gpu("H100")
+
+
+def _layout(**kw):
+    base = dict(gpu=H100.name, gpu_count=8, gpus_per_node=8, nodes=1, dp=8, zero_stage=3, micro_batch=1)
+    return Layout(**(base | kw))
+
+
+def test_op_level_selective_keeps_half_the_matmul_outputs():
+    # Llama 3.1 8B: h 4096, q 4096, kv 1024, ffn 14336. Kept: input 2h + attention output 2q
+    # + half of 2 x (q + 2kv + h + 2 ffn + h) = 8192 + 8192 + (6144 + 8192 + 28672) bytes.
+    per_token = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "selective", True, op_level=True)
+    assert per_token == 8192 + 8192 + (4096 + 2 * 1024 + 4096 + 2 * 14336 + 4096)
+
+
+def test_fp8_keeps_linear_inputs_in_one_byte():
+    bf16 = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True)
+    fp8 = layer_activation_bytes_per_token(LLAMA8, 8192, "fp8", "none", True)
+    # QKV input h, o-proj input q, gate/up input h, down input ffn: one byte less each
+    assert bf16 - fp8 == 4096 + 4096 + 4096 + 14336
+
+
+def test_mla_keeps_latents_when_it_recomputes_the_up_projections():
+    v3 = catalog.find_model("deepseek-v3")
+    kept = layer_activation_bytes_per_token(v3, 4096, "bf16", "none", True)
+    recomputed = layer_activation_bytes_per_token(v3, 4096, "bf16", "selective", True)
+    # q, k, v up-projected (128 heads x 192/192/128) replaced by the latents 1536 + 512 + 64
+    assert kept - recomputed > 2 * (128 * 192 * 2 + 128 * 128) - 2 * (1536 + 512 + 64) - 2 * 2048 * 9
+
+
+def test_fsdp_with_pipeline_keeps_the_stage_unsharded():
+    setup = TrainingSetup(method="pretrain", seq_len=4096)
+    c = count_params(LLAMA8)
+    flat = estimate_memory(LLAMA8, setup, _layout(dp=4, pp=2, zero_stage=3, framework=FSDP2), H100)
+    shard = parameters_on_this_gpu(c, _layout(dp=4, pp=2))
+    plain = estimate_memory(LLAMA8, setup, _layout(dp=4, pp=2, zero_stage=1, framework=MEGATRON), H100)
+    assert flat.weights * GIB >= shard.total * FSDP_PP_UNSHARDED_BYTES
+    assert flat.weights < plain.weights + shard.total * FSDP_PP_UNSHARDED_BYTES / GIB
+
+
+def test_torchtitan_loss_upcasts_the_logits():
+    setup = TrainingSetup(method="pretrain", seq_len=8192)
+    fsdp = estimate_memory(LLAMA8, setup, _layout(framework=FSDP2), H100)
+    megatron = estimate_memory(LLAMA8, setup, _layout(framework=MEGATRON, zero_stage=1), H100)
+    extra = 8192 * LLAMA8.vocab * EAGER_LOSS_BYTES / GIB
+    logits = [n for n in fsdp.notes if n["kind"] == "activations"][0]["logits_gib"]
+    logits_m = [n for n in megatron.notes if n["kind"] == "activations"][0]["logits_gib"]
+    # 8192 tokens x 128,256 logits x (4 + 4) bytes: 7.8 GiB more than Megatron's fused loss
+    assert logits == pytest.approx(logits_m + extra, rel=1e-9)
+    assert extra == pytest.approx(8192 * 128256 * 8 / 2**30)
+
+
+def test_context_parallel_divides_activations():
+    setup = TrainingSetup(method="pretrain", seq_len=32768)
+    one = estimate_memory(LLAMA8, setup, _layout(framework=MEGATRON, zero_stage=1), H100)
+    two = estimate_memory(LLAMA8, setup, _layout(framework=MEGATRON, zero_stage=1, dp=4, cp=2), H100)
+    assert two.activations == pytest.approx(one.activations / 2, rel=1e-6)
+
+
+def test_hsdp_shards_only_inside_a_server():
+    setup = TrainingSetup(method="pretrain", seq_len=4096)
+    big = dict(gpu_count=64, nodes=8, dp=64, framework=FSDP2)
+    fsdp = estimate_memory(LLAMA8, setup, _layout(**big), H100)
+    hsdp = estimate_memory(LLAMA8, setup, _layout(**big, hsdp=True), H100)
+    assert hsdp.optimizer == pytest.approx(fsdp.optimizer * 8, rel=1e-6)
