@@ -52,6 +52,8 @@ class Run:
     final: bool = True
     since: float = 0.0
     team: str = ""  # the workspace: whose recorded quotes its price book sees
+    owner: str = ""  # the dispatcher that holds the job's lease (the post is fenced on it)
+    key: str | None = None  # the job's key, carried by its post
 
 
 class _Unreachable(Exception):
@@ -59,7 +61,17 @@ class _Unreachable(Exception):
 
 
 def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> str:
-    return delivery.send(client, channel, msg, thread_ts=thread_ts, job=run.job, attempt=run.attempt, since=run.since)
+    return delivery.send(
+        client,
+        channel,
+        msg,
+        thread_ts=thread_ts,
+        job=run.job,
+        attempt=run.attempt,
+        since=run.since,
+        owner=run.owner,
+        key=run.key,
+    )
 
 
 def plan(
@@ -264,10 +276,17 @@ def run(
     slack: SlackAccess,
     backoff_s: float = 1.0,
     team: str = "",
+    owner: str = "",
+    key: str | None = None,
 ) -> dict:
     """Run one job of the store (bot/work.py calls this in a planning process)."""
     try:
-        KINDS[kind](slack, Run(job=job, attempt=attempt, final=final, since=since, team=team), **args)
+        KINDS[kind](
+            slack, Run(job=job, attempt=attempt, final=final, since=since, team=team, owner=owner, key=key), **args
+        )
+    except delivery.Superseded:
+        log.info("job %s (%s): another run owns it now, this one stops", job, kind)
+        return {"done": True}
     except PostProblem as err:
         if err.retry and not final:
             after = err.after_s if err.after_s is not None else backoff_s * 2 ** (attempt - 1)
