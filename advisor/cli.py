@@ -309,7 +309,8 @@ def cmd_clock(args) -> int:
     from bot.settings import Settings
 
     logs.setup()
-    digests.clock(clients.for_workspaces(Settings.from_env()))
+    interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
+    digests.clock(clients.for_workspaces(Settings.from_env()), interval=interval)
     return 0
 
 

@@ -117,6 +117,7 @@ def _private(path: str) -> None:
             pass
 
 
+PG_LOCK_TIMEOUT_MS = 10000
 WAL_SWITCH_TRIES = 20  # about 10 s in all (assumed ample: the switch itself takes milliseconds)
 BUSY_MS = 30000
 
@@ -166,7 +167,13 @@ def engine(url: str | None = None) -> Engine:
                 max_overflow=20,
                 pool_timeout=10,
                 pool_recycle=1800,
-                connect_args={"connect_timeout": 5, "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63]},
+                connect_args={
+                    "connect_timeout": 3,
+                    "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
+                    # Nothing waits long for a lock held by another host (a stuck migration, a
+                    # long import): the ack path is told "busy", the rest tries again.
+                    "options": f"-c lock_timeout={PG_LOCK_TIMEOUT_MS}",
+                },
             )
         else:
             path = sqlite_file(url) or db_path()
@@ -278,10 +285,11 @@ class Database:
             return self._sa.exec_driver_sql(_pg_sql(sql, named), _params(params, True))
         return self._sa.exec_driver_sql(sql, _params(params, False))
 
-    def execute(self, sql: str, params: Any = None):
-        """Run one statement (`?` or `:name` parameters); a CursorResult (fetchone, fetchall,
-        rowcount, iteration)."""
-        return self._driver(sql, params)
+    def execute(self, sql: str, params: Any = None) -> Rows:
+        """Run one statement (`?` or `:name` parameters); its rows, read whole (fetchone,
+        fetchall, rowcount, iteration). Read whole: a cursor left open on SQLite keeps its read
+        transaction, and the pooled connection would see that old snapshot afterwards."""
+        return Rows(self._driver(sql, params))
 
     def executemany(self, sql: str, rows: list) -> int:
         """One statement for many parameter rows; the rows changed."""
@@ -302,8 +310,7 @@ class Database:
     def query(self, sql: str, params: Any = None) -> Iterator[dict]:
         """The rows of a SELECT as dicts."""
         result = self._driver(sql, params)
-        for row in result.mappings():
-            yield dict(row)
+        yield from [dict(row) for row in result.mappings()]
 
     def __getitem__(self, name: str) -> Table:
         return Table(self, name)
@@ -368,6 +375,36 @@ def now_sql(postgres: bool) -> str:
     if postgres:
         return "extract(epoch from clock_timestamp())::double precision"
     return "((julianday('now') - 2440587.5) * 86400.0)"
+
+
+class Rows:
+    """A statement's rows, fetched at once, and its rowcount."""
+
+    def __init__(self, result):
+        self.rowcount = result.rowcount
+        if result.returns_rows:
+            self._keys = list(result.keys())
+            self._rows = result.fetchall()
+        else:
+            self._keys, self._rows = [], []
+        result.close()
+        self._at = 0
+
+    def fetchone(self):
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchall(self) -> list:
+        rest, self._at = self._rows[self._at :], len(self._rows)
+        return rest
+
+    def __iter__(self):
+        return iter(self.fetchall())
+
+    def keys(self) -> list[str]:
+        return self._keys
 
 
 class NotFound(Exception):

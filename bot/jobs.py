@@ -15,6 +15,8 @@ import time
 from contextlib import closing
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
+
 from advisor.market.prices import price_book
 from advisor.market.quotes import judge, parse_quote, quote_answer
 from advisor.market.store import open_store
@@ -90,6 +92,12 @@ def plan(
     lang = lang or reply_lang(text, client, user, team)
     try:
         payload = answers.answer(text, lang, answers.prices_for(team))
+    except sa.exc.DBAPIError:
+        if not run.final:  # the database is away (a restart): the job waits in the queue
+            raise
+        log.exception("planning failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
+        return
     except Exception:
         log.exception("planning failed")
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
@@ -150,6 +158,12 @@ def follow(
     lang = reply_lang(text, client, user, run.team)
     try:
         reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team), mentioned)
+    except sa.exc.DBAPIError:
+        if not run.final:
+            raise
+        log.exception("follow-up failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
+        return
     except Exception:
         log.exception("follow-up failed")
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))

@@ -82,19 +82,14 @@ class Jobs:
         Postgres's lock and statement timeouts)."""
         db = dbmod.Database(self._url())
         try:
-            ms = int(wait_s * 1000)
-            if db.postgres:
-                db.execute(f"SET lock_timeout = {ms}")
-                db.execute(f"SET statement_timeout = {max(ms, 2000)}")
-            else:
-                db.raw.execute(f"PRAGMA busy_timeout={ms}")
+            # Postgres: no table lock is taken on bot_jobs, and every connection waits at most
+            # advisor/db.py PG_LOCK_TIMEOUT_MS for a row lock; an insert is one round trip.
+            if not db.postgres:
+                db.raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
             yield db
         finally:
             try:
-                if db.postgres:
-                    db.execute("RESET lock_timeout")
-                    db.execute("RESET statement_timeout")
-                else:
+                if not db.postgres:
                     db.raw.execute(f"PRAGMA busy_timeout={dbmod.BUSY_MS}")
             except Exception:  # a broken connection: the pool drops it
                 pass

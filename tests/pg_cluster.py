@@ -46,13 +46,13 @@ def _as_user(cmd: list[str]) -> list[str]:
 
 
 def _opts(port, folder) -> str:
-    return (
-        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
-        " -c max_connections=300"
-    )
+    # Tests: no fsync (nothing here outlives a crash of the cluster). A cluster made with
+    # durable=True (bench/multihost.py restarts it mid-burst) commits as Postgres does by default.
+    fast = "" if (Path(folder) / "durable").exists() else " -c fsync=off -c synchronous_commit=off"
+    return f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=300{fast}"
 
 
-def start(folder: str | Path) -> str:
+def start(folder: str | Path, durable: bool = False) -> str:
     """Start a cluster in `folder` (made if missing); its URL. Raises RuntimeError with the reason
     when Postgres is not installed or will not start."""
     initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
@@ -60,6 +60,8 @@ def start(folder: str | Path) -> str:
         raise RuntimeError("PostgreSQL is not installed (no initdb/pg_ctl; .ci/run installs Debian's postgresql)")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    if durable:
+        (folder / "durable").write_text("")
     data = folder / "data"
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
