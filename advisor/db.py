@@ -606,6 +606,43 @@ def migrate_legacy(db: sqlite_utils.Database, component: str, migrations: list[t
                 db.execute("INSERT INTO schema_versions VALUES (?, ?, datetime('now'))", [component, version])
 
 
+_portable_done: set[tuple[str, str, int]] = set()
+
+
+def migrate_steps(db: Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
+    """On Postgres: the steps of a component's older list that Alembic's first revision did not
+    record (steps appended since), each once, in a transaction, under the migration lock. A step
+    is SQL text or a function given this Database (which has the sqlite-utils calls the steps
+    make: db[table].columns, execute, query, conn.executemany). Checked once per process."""
+    key = (db.url, component, os.getpid())
+    if key in _portable_done:
+        return
+    from advisor import migrations as alembic_migrations
+
+    done = {r[0] for r in db.execute("SELECT version FROM schema_versions WHERE component = ?", [component])}
+    for version, step in migrations:
+        if version in done:
+            continue
+        with db.writing():
+            db.execute("SELECT pg_advisory_xact_lock(?)", [alembic_migrations.LOCK_KEY])
+            if db.execute(
+                "SELECT 1 FROM schema_versions WHERE component = ? AND version = ?", [component, version]
+            ).fetchone():
+                continue
+            if callable(step):
+                step(db)
+            else:
+                for statement in step.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_versions (component, version, applied_at) VALUES (?, ?, CAST(now() AS TEXT))",
+                [component, version],
+            )
+        log.info("migrated %s to version %s on %s", component, version, db.key)
+    _portable_done.add(key)
+
+
 @contextlib.contextmanager
 def _legacy_writing(db: sqlite_utils.Database) -> Iterator[None]:
     if db.conn.in_transaction:

@@ -182,3 +182,26 @@ def test_a_health_check_notices_a_dead_database(n, tmp_path):
     assert dbmod.ping("sqlite:///" + str(tmp_path / "h.db")) is None
     assert dbmod.ping("postgresql://nobody:secret@127.0.0.1:9/none") is not None
     assert dbmod.redact("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
+
+
+def test_a_price_store_step_appended_later_runs_on_both_engines(database, monkeypatch):
+    """The issue-21 pattern: one more small step at the end of store.py's MIGRATIONS (a column
+    and its defaults) upgrades a store made before it, SQLite file or Postgres."""
+    from advisor.market import store
+
+    with closing(store.open_store()):
+        pass
+
+    def _later(db):
+        if "later_col" not in {c.name for c in db[store.TABLE].columns}:
+            db.execute(f"ALTER TABLE {store.TABLE} ADD COLUMN later_col TEXT NOT NULL DEFAULT ''")
+        db.conn.executemany(f"UPDATE {store.TABLE} SET later_col = ? WHERE source = ?", [("r", "reference")])
+
+    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, (len(store.MIGRATIONS) + 1, _later)])
+    from advisor import db as dbmod
+
+    dbmod._portable_done.clear()
+    with closing(store.open_store()) as db:
+        assert db[store.TABLE].count_where("later_col = 'r'") == db[store.TABLE].count_where("source = 'reference'")
+        versions = [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")]
+        assert versions[-1] == len(store.MIGRATIONS)

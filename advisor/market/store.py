@@ -306,7 +306,10 @@ def _sold_on(db: sqlite_utils.Database) -> None:
     )
 
 
-# Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
+# Each migration runs once, in order, in its own transaction (advisor/db.py). A step appended
+# here runs on SQLite files and on Postgres alike (on Postgres it is given advisor.db.Database,
+# which has the sqlite-utils calls these steps make); a new column also goes into the dicts above,
+# from which advisor/schema.py builds the table a new Postgres database starts with. 1-12 are kept as
 # the SQL that built the databases already in use; 13 rebuilds the table in its final form.
 MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     (
@@ -372,7 +375,9 @@ def open_store(path: str | None = None) -> dbmod.Database:
     as before Alembic: a step added to MIGRATIONS runs on the next open."""
     db = dbmod.connect(path)
     try:
-        if not db.postgres:
+        if db.postgres:
+            dbmod.migrate_steps(db, COMPONENT, MIGRATIONS)  # steps appended after Alembic's baseline
+        else:
             dbmod.migrate_legacy(db.legacy(), COMPONENT, MIGRATIONS)
         _seed_reference(db)
     except BaseException:
@@ -492,20 +497,15 @@ def check_row(row: dict, today: dt.date | None = None) -> None:
 # The one writer
 
 
-def write_rows(
-    db: dbmod.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
-) -> int:
-    """Write observation rows in one transaction; returns the rows inserted or replaced.
+# On SQLite a long write holds the one write lock that every other process waits for (the job
+# store's acks wait at most 0.5 s): writes outside a caller's transaction commit in chunks of
+# this many rows, a few tens of milliseconds each.
+WRITE_CHUNK = 1000
 
-    `source` overrides the rows' source; columns a row leaves out take the table's defaults.
-    A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
-    region, offer, as_of) only when a value differs; any other row is inserted unless the
-    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
-    stored rows of that source and date that `rows` no longer list are removed (and counted).
-    Every row must pass `check_row` (ValueError, nothing written).
 
-    An import that writes one file in batches inside one transaction passes the same `stored`
-    dict to each call: the snapshot rows stored before the import are then read once."""
+def prepare_rows(rows: list[dict], source: str | None = None) -> list[dict]:
+    """Rows as the writer stores them (every column, offer defaults), each checked (`check_row`:
+    ValueError for the first that cannot be real)."""
     rows = [
         offer_defaults(
             {
@@ -521,17 +521,57 @@ def write_rows(
     ]
     for r in rows:
         check_row(r)
+    return rows
+
+
+def bounded_writes(db: dbmod.Database) -> bool:
+    """Whether a write outside a transaction commits in chunks (SQLite: one writer at a time)."""
+    return not db.postgres and not db.in_transaction
+
+
+def write_rows(
+    db: dbmod.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
+) -> int:
+    """Write observation rows; returns the rows inserted or replaced.
+
+    `source` overrides the rows' source; columns a row leaves out take the table's defaults.
+    A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
+    region, offer, as_of) only when a value differs; any other row is inserted unless the
+    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
+    stored rows of that source and date that `rows` no longer list are removed (and counted).
+    Every row must pass `check_row` (ValueError, nothing written).
+
+    Inside the caller's transaction (or on Postgres) it is one transaction; otherwise, on SQLite,
+    the changes commit in chunks of WRITE_CHUNK rows, so that no other process waits long for
+    the write lock (bounded_writes). An import that writes one file in batches passes the same
+    `stored` dict to each call: the snapshot rows stored before the import are then read once."""
+    rows = prepare_rows(rows, source)
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
-    with dbmod.writing(db):
-        stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
-        if stale or dropped:
-            db.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
-        written = table.insert_all(changed + other, ignore=True) + len(dropped)
-        if written or stale:
-            _bump(db)
-        return written
+    if not bounded_writes(db):
+        with dbmod.writing(db):
+            stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
+            if stale or dropped:
+                db.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
+            written = table.insert_all(changed + other, ignore=True) + len(dropped)
+            if written or stale:
+                _bump(db)
+            return written
+    stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
+    gone = stale + dropped
+    new = changed + other
+    written = len(dropped)
+    for at in range(0, max(len(gone), len(new)), WRITE_CHUNK):
+        with dbmod.writing(db):
+            # A replaced row goes in the same commit as the row that replaces it, where it can.
+            if gone[at : at + WRITE_CHUNK]:
+                db.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in gone[at : at + WRITE_CHUNK]])
+            added = table.insert_all(new[at : at + WRITE_CHUNK], ignore=True)
+            written += added
+            if added or gone[at : at + WRITE_CHUNK]:
+                _bump(db)
+    return written
 
 
 def delete_owner(db: dbmod.Database, owner: str) -> int:
