@@ -203,6 +203,7 @@ def dispose(url: str | None = None) -> None:
     url = url or database_url()
     with _engines_lock:
         found = _engines.pop((url, os.getpid()), None)
+    _current.discard((url, os.getpid()))
     if found is not None:
         found.dispose()
 
@@ -573,7 +574,7 @@ def ensure_schema(db: Database) -> None:
     alembic_version otherwise). Two processes that upgrade at once: one waits (SQLite's write
     lock; Postgres's advisory lock), then finds it done."""
     key = (db.url, os.getpid())
-    if key in _current and db.postgres:
+    if key in _current:
         return
     from advisor import migrations
 

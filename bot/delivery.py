@@ -133,8 +133,8 @@ def send(
             return ts
         if verdict == "lost":
             raise Superseded(str(job))
-        if verdict == "wait":
-            raise PostProblem("post_in_progress", True, 5.0)
+        if verdict == "wait":  # once it has settled, the channel says whether it landed
+            raise PostProblem("post_in_progress", True, float(ts or 5.0) + 0.5)
         if verdict == "look":
             ts = find_posted(client, channel, job, since, thread_ts)
             if ts:

@@ -81,16 +81,24 @@ class Jobs:
         """A pooled connection that waits at most `wait_s` for a lock (SQLite's busy timeout,
         Postgres's lock and statement timeouts)."""
         db = dbmod.Database(self._url())
+        ack = False
         try:
             # Postgres: no table lock is taken on bot_jobs, and every connection waits at most
             # advisor/db.py PG_LOCK_TIMEOUT_MS for a row lock; an insert is one round trip.
+            ack = wait_s == ACK_BUSY_S
             if not db.postgres:
                 db.raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+                if ack:
+                    # An ack never runs a WAL checkpoint (an fsync of the database file): the
+                    # other connections (the dispatcher, the planners) do them.
+                    db.raw.execute("PRAGMA wal_autocheckpoint=0")
             yield db
         finally:
             try:
                 if not db.postgres:
                     db.raw.execute(f"PRAGMA busy_timeout={dbmod.BUSY_MS}")
+                    if ack:
+                        db.raw.execute("PRAGMA wal_autocheckpoint=1000")
             except Exception:  # a broken connection: the pool drops it
                 pass
             db.close()
@@ -197,7 +205,8 @@ class Jobs:
     def begin_post(self, job_id: int, owner: str, settle_s: float) -> tuple[str, str | None]:
         """Before a job posts: ('go', None) when this run may post now; ('posted', ts) when the
         job posted already; ('look', None) when an earlier run may have posted (look in the
-        channel, then call `retake_post`); ('wait', None) when another run is posting now;
+        channel, then call `retake_post`); ('wait', seconds) when another run may be posting now
+        (for that long at most);
         ('lost', None) when this run no longer owns the job."""
         with self._db() as db:
             now = db.now_sql()
@@ -212,8 +221,9 @@ class Jobs:
             return "lost", None
         posted = row[2] or ""
         if posted.startswith("pending:"):
-            if row[3] - float(posted.split(":", 1)[1]) < settle_s:
-                return "wait", None
+            age = row[3] - float(posted.split(":", 1)[1])
+            if age < settle_s:
+                return "wait", f"{settle_s - age:.1f}"  # how long it may still be under way
             return "look", None
         if posted == "unknown":
             return "look", None

@@ -143,10 +143,10 @@ class Dispatcher:
         neither a long dispatch round nor a busy planner delays it."""
         while True:
             time.sleep(lease_s() / 3)
-            ids = list(self.inflight)
-            if not ids:
-                continue
             try:
+                ids = list(self.inflight)
+                if not ids:
+                    continue
                 held = self.store.renew(self.owner, ids)
                 if held < len(ids):
                     log.warning("%s holds %d of its %d running jobs' leases", self.owner, held, len(ids))
@@ -268,6 +268,7 @@ class Dispatcher:
         elif "failed" in outcome:
             self.store.fail(job.id, outcome["failed"], owner=self.owner)
         else:
+            log.info("job %s (%s, try %d) done by %s", job.id, job.kind, job.attempts, self.owner)
             finished.append(job.id)
 
 

@@ -112,7 +112,8 @@ def test_a_lapsed_lease_in_the_databases_clock_is_taken_over_and_the_old_run_is_
     assert second.id == job and second.attempts == 2 and second.key == "k"
     assert jobs.renew("host-a", [job]) == 0  # the old owner holds nothing now
     assert jobs.begin_post(job, "host-a", 40) == ("lost", None)
-    assert jobs.begin_post(job, "host-b", 40) == ("wait", None)  # host-a's post may still be under way
+    verdict, wait_s = jobs.begin_post(job, "host-b", 40)
+    assert verdict == "wait" and 38 < float(wait_s) <= 40  # host-a's post may still be under way
     assert jobs.begin_post(job, "host-b", 0) == ("look", None)  # long enough: look in the channel first
     assert jobs.retake_post(job, "host-b")
     jobs.end_post(job, "1700000000.000100", True)
@@ -205,3 +206,24 @@ def test_a_price_store_step_appended_later_runs_on_both_engines(database, monkey
         assert db[store.TABLE].count_where("later_col = 'r'") == db[store.TABLE].count_where("source = 'reference'")
         versions = [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")]
         assert versions[-1] == len(store.MIGRATIONS)
+
+
+def test_a_database_password_never_reaches_the_output(cli):
+    done = cli("migrate", env={"DATABASE_URL": "postgresql://advisor:s3cr3t-pw@127.0.0.1:9/none"})
+    assert done.returncode == 1
+    assert "s3cr3t-pw" not in done.stdout + done.stderr
+    assert "OperationalError" in done.stderr
+
+
+def test_the_reference_seed_only_moves_forward(database):
+    from advisor.market import store
+
+    with closing(store.open_store()) as db:
+        newest = db.execute("SELECT newest FROM reference_seed").fetchone()[0]
+        assert newest
+        # a newer release seeded a later file; this (older) one must not seed over it
+        db.execute("UPDATE reference_seed SET sha256 = 'a newer file', newest = '2999-01-01'")
+        db.execute("DELETE FROM observations WHERE source = 'reference' AND kind = 'storage_pfs'")
+    with closing(store.open_store()) as db:
+        assert db[store.TABLE].count_where("source = 'reference' AND kind = 'storage_pfs'") == 0
+        assert db.execute("SELECT sha256 FROM reference_seed").fetchone()[0] == "a newer file"

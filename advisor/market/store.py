@@ -390,12 +390,16 @@ def _seed_reference(db: dbmod.Database) -> None:
     """The reference prices, on first use and again whenever data/reference_prices.toml changes
     (an upgrade): rows it added go in, rows already stored stay as they are (write_rows inserts
     an observation once). A read of one row when nothing changed."""
-    seeded = db.execute("SELECT sha256 FROM reference_seed WHERE id = 1").fetchone()
+    seeded = db.execute("SELECT sha256, newest FROM reference_seed WHERE id = 1").fetchone()
     if seeded and seeded[0] == reference.digest():
         return
-    write_rows(db, reference.rows())
+    rows = reference.rows()
+    newest = max((str(r["as_of"]) for r in rows), default="")
+    if seeded and seeded[1] and seeded[1] > newest:
+        return  # a newer release seeded already: the seed only moves forward
+    write_rows(db, rows)
     with dbmod.writing(db):
-        db["reference_seed"].upsert({"id": 1, "sha256": reference.digest()}, pk="id")
+        db["reference_seed"].upsert({"id": 1, "sha256": reference.digest(), "newest": newest}, pk="id")
 
 
 def _exists(db: dbmod.Database, where: str, args: list) -> bool:
