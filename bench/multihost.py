@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import pg_cluster  # noqa: E402
-from ack_latency import _port, _start, _summary, request_text  # noqa: E402
+from ack_latency import _port, _summary, request_text  # noqa: E402
 from slack_client import SlackSender  # noqa: E402
 from slack_fake import FakeSlack  # noqa: E402
 
@@ -92,6 +92,12 @@ def _start_logged(cmd, env, port, log) -> subprocess.Popen:
             time.sleep(0.3)
     proc.kill()
     raise SystemExit(f"{cmd} did not start: see {log}")
+
+
+def _start_bare(cmd, env, port) -> subprocess.Popen:
+    """The bare Bolt app, in a session of its own (so that kill -9 of its group ends it)."""
+    log = Path(tempfile.gettempdir()) / f"gpu-advisor-bare-{port}.log"
+    return _start_logged(cmd, env, port, log)
 
 
 def _kill9(proc: subprocess.Popen) -> None:
@@ -305,7 +311,7 @@ def main() -> None:
         clocks = [_spawn(["clock"], env, work / f"clock{i}.log") for i in range(2)]
         procs += web + workers + clocks
         bare_port = _port()
-        bare = _start(
+        bare = _start_bare(
             [
                 sys.executable,
                 "-m",
@@ -409,7 +415,7 @@ def main() -> None:
             time.sleep(8)
             bare_port = _port()
             procs.append(
-                _start(
+                _start_bare(
                     [
                         sys.executable,
                         "-m",

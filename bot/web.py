@@ -98,6 +98,13 @@ def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
     # The workers read it too, to size their planning pools (bot/pool.py planners).
     os.environ.setdefault("WEB_CONCURRENCY", "2")
+    # The schema made current and the reference prices seeded once, here, before the port is
+    # bound: a worker's first ack never waits for a migration. No connection crosses the fork.
+    from advisor import db as dbmod
+    from advisor.market.store import open_store
+
+    open_store().close()
+    dbmod.dispose()
 
     class _Gunicorn(BaseApplication):
         def load_config(self):

@@ -191,8 +191,9 @@ def _postgres_server(tmp_path_factory) -> str:
         except Exception as err:
             _PG["error"] = str(err)
             raise RuntimeError(str(err)) from None
-        atexit.register(pg_cluster.stop, folder, "immediate")
+        # atexit runs these last first: the cluster stops, then its folder goes
         atexit.register(shutil.rmtree, folder, True)
+        atexit.register(pg_cluster.stop, folder, "immediate")
     _PG["url"] = url
     return url
 

@@ -227,3 +227,31 @@ def test_the_reference_seed_only_moves_forward(database):
     with closing(store.open_store()) as db:
         assert db[store.TABLE].count_where("source = 'reference' AND kind = 'storage_pfs'") == 0
         assert db.execute("SELECT sha256 FROM reference_seed").fetchone()[0] == "a newer file"
+
+
+def test_price_books_are_one_shared_book_and_a_bounded_lru_of_owners_with_quotes(database, monkeypatch):
+    from advisor.market import prices, store
+
+    monkeypatch.setenv("GPU_ADVISOR_PRICE_BOOKS", "2")
+    prices._books.clear()
+    with closing(store.open_store()) as db:
+        shared = prices.price_book(db, None)
+        assert prices.price_book(db, "T-no-quotes") is shared  # no quotes of its own: the shared book
+        for owner in ("TA", "TB", "TC"):
+            quote = {
+                "source": "quote",
+                "kind": "rent_month",
+                "gpu": "H100-SXM5-80GB",
+                "price": 9000.0,
+                "currency": "USD",
+                "unit": "gpu-month",
+                "as_of": "2026-11-01",
+                "owner": owner,
+                "provider": f"vendor-{owner}",
+                "market": "global",
+            }
+            store.write_rows(db, [quote])
+        books = {o: prices.price_book(db, o) for o in ("TA", "TB", "TC")}
+        assert len(prices._books) == 2  # the bound: the least recently used book was dropped
+        assert {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")} >= {"vendor-TC"}
+        assert "vendor-TA" not in {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")}
