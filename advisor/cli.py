@@ -312,6 +312,8 @@ def _run_bot(mode: str) -> int:
 
 
 def cmd_serve(args) -> int:
+    if getattr(args, "no_plan", False):
+        os.environ["GPU_ADVISOR_PLAN"] = "0"
     return _run_bot("serve")
 
 
@@ -324,7 +326,55 @@ def cmd_clock(args) -> int:
     from bot.settings import Settings
 
     logs.setup()
-    digests.clock(clients.for_workspaces(Settings.from_env()))
+    interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
+    digests.clock(clients.for_workspaces(Settings.from_env()), interval=interval)
+    return 0
+
+
+def cmd_migrate(args) -> int:
+    """Create or upgrade the schema of the store DATABASE_URL (or GPU_ADVISOR_DB) names."""
+    from advisor import db as dbmod
+    from advisor import migrations
+
+    url = dbmod.database_url()
+    db = dbmod.Database(url)
+    try:
+        before = migrations.current(db)
+        after = migrations.upgrade(db)
+    finally:
+        db.close()
+    # The price store's seed and its older SQLite steps, as any first open does.
+    open_store().close()
+    where = dbmod.redact(url)
+    if before == after:
+        print(f"{where}: schema current (revision {after})", file=sys.stderr)
+    else:
+        print(f"{where}: schema upgraded from {before or 'nothing'} to revision {after}", file=sys.stderr)
+    return 0
+
+
+def cmd_work(args) -> int:
+    """Planning processes that take jobs from the shared store, with no web server."""
+    import signal
+    import threading
+
+    from bot import answers, clients, logs, pool, work
+    from bot.settings import Settings
+
+    logs.setup()
+    if args.planners:
+        os.environ["GPU_ADVISOR_PLAN_WORKERS"] = str(args.planners)
+    os.environ.setdefault("WEB_CONCURRENCY", "1")
+    dispatcher = work.start(clients.for_workspaces(Settings.from_env()))
+    pool.start(answers.ready)
+    import logging
+
+    logging.getLogger("gpu_advisor.bot").info("worker %s taking jobs", dispatcher.owner if dispatcher else "?")
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(1.0):
+        pass
     return 0
 
 
@@ -390,7 +440,18 @@ def build_parser() -> argparse.ArgumentParser:
     quote.set_defaults(func=cmd_quote)
 
     serve = sub.add_parser("serve", help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT")
+    serve.add_argument(
+        "--no-plan",
+        dest="no_plan",
+        action="store_true",
+        help="only ack and enqueue: `gpu-advisor work` processes plan (GPU_ADVISOR_PLAN=0)",
+    )
     serve.set_defaults(func=cmd_serve)
+    work = sub.add_parser("work", help="planning processes that take jobs from the shared store, no web server")
+    work.add_argument("--planners", type=int, help="planning processes (default: GPU_ADVISOR_PLAN_WORKERS or CPUs)")
+    work.set_defaults(func=cmd_work)
+    mig = sub.add_parser("migrate", help="create or upgrade the schema of DATABASE_URL (or GPU_ADVISOR_DB)")
+    mig.set_defaults(func=cmd_migrate)
     clock = sub.add_parser("clock", help="the scheduler: daily price feeds and digests (the Procfile's clock)")
     clock.set_defaults(func=cmd_clock)
     socket = sub.add_parser("socket", help="Slack Socket Mode, for local development")

@@ -1,27 +1,93 @@
-"""The SQLite file everything shares (GPU_ADVISOR_DB), and per-component schema migrations.
+"""The database everything shares, through SQLAlchemy Core: one engine per process and store,
+pooled connections.
 
-Each component (the price store, conversations, the bot's delivery log, ...) lists its
-migrations; each runs once, in order, in a transaction, recorded in `schema_versions`. Web
-workers, the scheduler and the CLI may open the same file at once: WAL mode and a busy
-timeout let them, and BEGIN IMMEDIATE makes one process migrate while the others wait.
+- `DATABASE_URL` unset: the SQLite file GPU_ADVISOR_DB (the embedded default). WAL mode and a
+  busy timeout let web workers, planners, the clock and the CLI open it at once; a transaction
+  that writes takes the write lock at its start (BEGIN IMMEDIATE).
+- `DATABASE_URL=postgresql://user@host:port/db`: every table in that Postgres (psycopg 3), and
+  no SQLite file is written anywhere.
+
+The schema is Alembic's (advisor/migrations, run by `gpu-advisor migrate` and on first use in a
+process): the same revisions for both engines. On SQLite the first revision also runs the price
+store's older sqlite-utils migrations (advisor/market/store.py MIGRATIONS), so a file made by an
+earlier release is upgraded in place with its rows.
+
+`Database` is a connection with the few calls the stores use: `execute` and `query` take SQL
+with `?` (or `:name`) parameters on both engines, `writing()` is a write transaction, and
+`db[table]` gives the row helpers of sqlite-utils that the code and tests use (rows_where,
+count_where, insert_all, upsert, update, get, delete_where).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import os
+import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+import sqlalchemy as sa
 import sqlite_utils
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
-# A migration step: SQL statements separated by ";", or a function given the database.
+log = logging.getLogger("gpu_advisor.db")
+
+# A legacy migration step (SQLite only): SQL statements separated by ";", or a function given
+# the sqlite-utils database.
 Step = Callable[[sqlite_utils.Database], None]
 
 
 def db_path() -> str:
     return os.environ.get("GPU_ADVISOR_DB", "gpu-advisor.db")
+
+
+def database_url() -> str:
+    """The store this process uses: DATABASE_URL, else the SQLite file GPU_ADVISOR_DB."""
+    url = (os.environ.get("DATABASE_URL") or "").strip()
+    if url:
+        return url
+    return "sqlite:///" + db_path()
+
+
+def is_postgres(url: str | None = None) -> bool:
+    return (url or database_url()).split(":", 1)[0].split("+", 1)[0] in ("postgres", "postgresql")
+
+
+def redact(url: str) -> str:
+    """The URL without its password (what logs and health checks may show)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable database URL>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = (parts.username or "") + ":***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+
+
+def _sqlalchemy_url(url: str) -> str:
+    scheme, rest = url.split(":", 1)
+    if scheme in ("postgres", "postgresql"):
+        return "postgresql+psycopg:" + rest
+    if scheme == "sqlite":
+        return "sqlite+pysqlite:" + rest
+    return url
+
+
+def sqlite_file(url: str | None = None) -> str | None:
+    """The SQLite file of `url` (None for Postgres)."""
+    url = url or database_url()
+    if is_postgres(url):
+        return None
+    return url.split(":///", 1)[1] if ":///" in url else db_path()
 
 
 # The file holds every workspace's bot token (OAuth mode) and their recorded quotes: owner only.
@@ -51,19 +117,18 @@ def _private(path: str) -> None:
             pass
 
 
+PG_LOCK_TIMEOUT_MS = 10000
 WAL_SWITCH_TRIES = 20  # about 10 s in all (assumed ample: the switch itself takes milliseconds)
+BUSY_MS = 30000
 
 
-def connect(path: str | None = None) -> sqlite_utils.Database:
-    path = path or db_path()
-    _private(path)
-    conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=30000")
+def _sqlite_setup(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
     # Switching to WAL takes a lock that can fail at once while another process writes; a file
     # that is already WAL (every one but a new file) needs no switch.
     for attempt in range(WAL_SWITCH_TRIES):
         try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
                 conn.execute("PRAGMA journal_mode=WAL")
             break
         except sqlite3.OperationalError:
@@ -72,29 +137,455 @@ def connect(path: str | None = None) -> sqlite_utils.Database:
             if attempt == WAL_SWITCH_TRIES - 1:
                 raise
             time.sleep(0.05 * (attempt + 1))
-    return sqlite_utils.Database(conn)
+    # WAL with synchronous=NORMAL: a commit survives any process crash (kill -9) without an
+    # fsync of its own, which keeps the write lock short; a power loss may lose the last commits.
+    # GPU_ADVISOR_JOBS_SYNC=full makes each commit fsync.
+    conn.execute("PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL"))
 
 
-@contextlib.contextmanager
-def writing(db: sqlite_utils.Database) -> Iterator[None]:
-    """A transaction that holds the write lock from its start (BEGIN IMMEDIATE), so a process
-    that finds another one writing waits for it (the busy timeout). sqlite-utils' atomic()
-    begins a deferred transaction: one that has read first fails at once with "database is
-    locked" when another process has written since. Inside a transaction: a savepoint."""
-    if db.conn.in_transaction:
-        with db.atomic():
+_engines: dict[tuple[str, int], Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine(url: str | None = None) -> Engine:
+    """The engine of `url` (DATABASE_URL or GPU_ADVISOR_DB) in this process: made once, after a
+    fork made again (a pool's connections never cross processes). Connections are in
+    autocommit: a transaction is what `Database.writing()` (or `begin()`) opens."""
+    url = url or database_url()
+    key = (url, os.getpid())
+    with _engines_lock:
+        found = _engines.get(key)
+        if found is not None:
+            return found
+        if is_postgres(url):
+            host = os.uname().nodename
+            made = sa.create_engine(
+                _sqlalchemy_url(url),
+                isolation_level="AUTOCOMMIT",
+                pool_pre_ping=True,  # a connection Postgres dropped (a restart) is replaced, not handed out
+                pool_size=int(os.environ.get("GPU_ADVISOR_DB_POOL") or 5),
+                max_overflow=20,
+                pool_timeout=10,
+                pool_recycle=1800,
+                connect_args={
+                    "connect_timeout": 3,
+                    "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
+                    # Nothing waits long for a lock held by another host (a stuck migration, a
+                    # long import): the ack path is told "busy", the rest tries again.
+                    "options": f"-c lock_timeout={PG_LOCK_TIMEOUT_MS}",
+                },
+            )
+        else:
+            path = sqlite_file(url) or db_path()
+            made = sa.create_engine(
+                _sqlalchemy_url(url),
+                isolation_level="AUTOCOMMIT",
+                poolclass=sa.pool.QueuePool,
+                pool_size=5,
+                max_overflow=50,
+                connect_args={"timeout": BUSY_MS / 1000, "check_same_thread": False},
+            )
+
+            @event.listens_for(made, "do_connect")
+            def _before(dialect, conn_rec, cargs, cparams, path=path):  # noqa: ARG001
+                _private(path)
+
+            @event.listens_for(made, "connect")
+            def _on_connect(dbapi_conn, conn_rec):  # noqa: ARG001
+                _sqlite_setup(dbapi_conn)
+
+        _engines[key] = made
+        return made
+
+
+def dispose(url: str | None = None) -> None:
+    """Close this process's pooled connections of `url` (tests that remove a file; shutdown)."""
+    url = url or database_url()
+    with _engines_lock:
+        found = _engines.pop((url, os.getpid()), None)
+    _current.discard((url, os.getpid()))
+    if found is not None:
+        found.dispose()
+
+
+# ----------------------------------------------------------------------------------------
+# SQL on both engines
+
+_QMARK = re.compile(r"\?")
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+def _pg_sql(sql: str, named: bool) -> str:
+    sql = sql.replace("%", "%%")
+    if named:
+        return _NAMED.sub(r"%(\1)s", sql)
+    return _QMARK.sub("%s", sql)
+
+
+def _pg_value(v: Any) -> Any:
+    return int(v) if isinstance(v, bool) else v
+
+
+def _params(params: Any, postgres: bool) -> Any:
+    if params is None:
+        return {} if postgres else ()
+    if isinstance(params, dict):
+        return {k: _pg_value(v) for k, v in params.items()} if postgres else params
+    return tuple(_pg_value(v) for v in params) if postgres else tuple(params)
+
+
+class Database:
+    """One connection from the engine's pool, with the calls the stores make."""
+
+    def __init__(self, url: str | None = None, eng: Engine | None = None):
+        self.engine = eng or engine(url)
+        self.url = url or database_url()
+        self.postgres = self.engine.dialect.name == "postgresql"
+        self.dialect = self.engine.dialect.name
+        self._sa = self.engine.connect()
+        self.raw = self._sa.connection.dbapi_connection
+        self._depth = 0
+        self._savepoints = 0
+
+    # -- identity --
+    @property
+    def key(self) -> str:
+        """What names this store in caches and logs (the URL without its password)."""
+        return redact(self.url)
+
+    @property
+    def conn(self) -> Database:  # sqlite-utils' db.conn.close() and db.conn.commit()
+        return self
+
+    def close(self) -> None:
+        if self._sa is not None:
+            if self._depth:
+                with contextlib.suppress(Exception):
+                    self._driver("ROLLBACK")
+                self._depth = 0
+            self._sa.close()
+            self._sa = None
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def commit(self) -> None:
+        """Nothing to do outside `writing()` (connections are in autocommit)."""
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -- statements --
+    def _driver(self, sql: str, params: Any = None):
+        if self.postgres:
+            named = isinstance(params, dict)
+            return self._sa.exec_driver_sql(_pg_sql(sql, named), _params(params, True))
+        return self._sa.exec_driver_sql(sql, _params(params, False))
+
+    def execute(self, sql: str, params: Any = None) -> Rows:
+        """Run one statement (`?` or `:name` parameters); its rows, read whole (fetchone,
+        fetchall, rowcount, iteration). Read whole: a cursor left open on SQLite keeps its read
+        transaction, and the pooled connection would see that old snapshot afterwards."""
+        return Rows(self._driver(sql, params))
+
+    def executemany(self, sql: str, rows: list) -> int:
+        """One statement for many parameter rows; the rows changed."""
+        if not rows:
+            return 0
+        if self.postgres:
+            named = isinstance(rows[0], dict)
+            cur = self.raw.cursor()
+            try:
+                cur.executemany(_pg_sql(sql, named), [_params(r, True) for r in rows])
+                return max(0, cur.rowcount)
+            finally:
+                cur.close()
+        before = self.raw.total_changes
+        self.raw.executemany(sql, [tuple(r) if not isinstance(r, dict) else r for r in rows])
+        return self.raw.total_changes - before
+
+    def query(self, sql: str, params: Any = None) -> Iterator[dict]:
+        """The rows of a SELECT as dicts."""
+        result = self._driver(sql, params)
+        yield from [dict(row) for row in result.mappings()]
+
+    def __getitem__(self, name: str) -> Table:
+        return Table(self, name)
+
+    def table_names(self) -> list[str]:
+        return sa.inspect(self._sa).get_table_names()
+
+    # -- transactions --
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """A write transaction. On SQLite it holds the write lock from its start (BEGIN
+        IMMEDIATE), so a process that finds another one writing waits for it (the busy timeout);
+        inside a transaction: a savepoint."""
+        if self._depth:
+            self._savepoints += 1
+            name = f"sp{self._savepoints}"
+            self._driver(f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._driver(f"ROLLBACK TO SAVEPOINT {name}")
+                self._driver(f"RELEASE SAVEPOINT {name}")
+                raise
+            finally:
+                self._depth -= 1
+            self._driver(f"RELEASE SAVEPOINT {name}")
+            return
+        self._driver("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
             yield
-        return
-    db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._depth = 0
+            with contextlib.suppress(Exception):
+                self._driver("ROLLBACK")
+            raise
+        self._depth = 0
+        self._driver("COMMIT")
+
+    atomic = writing
+
+    def rollback(self) -> None:
+        if self._depth:
+            self._depth = 0
+            self._driver("ROLLBACK")
+
+    def legacy(self) -> sqlite_utils.Database:
+        """This SQLite connection as sqlite-utils sees it (the older migrations)."""
+        if self.postgres:
+            raise RuntimeError("sqlite-utils runs on SQLite only")
+        return sqlite_utils.Database(self.raw)
+
+    def now_sql(self) -> str:
+        """The database's clock, in seconds since the epoch, as an SQL expression."""
+        if self.postgres:
+            return "extract(epoch from clock_timestamp())::double precision"
+        return "((julianday('now') - 2440587.5) * 86400.0)"
+
+
+def now_sql(postgres: bool) -> str:
+    if postgres:
+        return "extract(epoch from clock_timestamp())::double precision"
+    return "((julianday('now') - 2440587.5) * 86400.0)"
+
+
+class Rows:
+    """A statement's rows, fetched at once, and its rowcount."""
+
+    def __init__(self, result):
+        self.rowcount = result.rowcount
+        if result.returns_rows:
+            self._keys = list(result.keys())
+            self._rows = result.fetchall()
+        else:
+            self._keys, self._rows = [], []
+        result.close()
+        self._at = 0
+
+    def fetchone(self):
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchall(self) -> list:
+        rest, self._at = self._rows[self._at :], len(self._rows)
+        return rest
+
+    def __iter__(self):
+        return iter(self.fetchall())
+
+    def keys(self) -> list[str]:
+        return self._keys
+
+
+class NotFound(Exception):
+    pass
+
+
+class _Named:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_pks: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def _pk_of(db: Database, name: str) -> tuple[str, ...]:
+    key = (db.url, name)
+    if key not in _pks:
+        found = tuple(sa.inspect(db._sa).get_pk_constraint(name).get("constrained_columns") or ())
+        if not found:
+            return ("rowid",) if not db.postgres else ("id",)
+        _pks[key] = found
+    return _pks[key]
+
+
+def _cell(v: Any) -> Any:
+    """A value as sqlite-utils stores it: dicts and lists as JSON."""
+    return json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list, tuple)) else v
+
+
+def _q(column: str) -> str:
+    return f'"{column}"'
+
+
+class Table:
+    """The row helpers of sqlite-utils' Table that the stores and tests use, on both engines."""
+
+    def __init__(self, db: Database, name: str):
+        self.db, self.name = db, name
+
+    def _select(self, where, args, select="*", order_by=None, limit=None) -> tuple[str, Any]:
+        sql = f"SELECT {select} FROM {self.name}"
+        if where:
+            sql += f" WHERE {where}"
+        if order_by:
+            sql += f" ORDER BY {order_by}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return sql, args
+
+    def rows_where(self, where=None, where_args=None, select="*", order_by=None, limit=None) -> Iterator[dict]:
+        yield from self.db.query(*self._select(where, where_args, select, order_by, limit))
+
+    @property
+    def rows(self) -> Iterator[dict]:
+        return self.rows_where()
+
+    def count_where(self, where=None, where_args=None) -> int:
+        sql = f"SELECT count(*) FROM {self.name}" + (f" WHERE {where}" if where else "")
+        return self.db.execute(sql, where_args).fetchone()[0]
+
+    @property
+    def count(self) -> int:
+        return self.count_where()
+
+    def exists(self) -> bool:
+        return self.name in self.db.table_names()
+
+    @property
+    def columns(self) -> list[_Named]:
+        return [_Named(c["name"]) for c in sa.inspect(self.db._sa).get_columns(self.name)]
+
+    @property
+    def indexes(self) -> list[_Named]:
+        if self.db.postgres:
+            rows = self.db.execute("SELECT indexname FROM pg_indexes WHERE tablename = ?", [self.name]).fetchall()
+        else:
+            rows = [(r[1],) for r in self.db.execute(f"PRAGMA index_list({self.name})").fetchall()]
+        return [_Named(r[0]) for r in rows]
+
+    def delete_where(self, where=None, where_args=None) -> int:
+        sql = f"DELETE FROM {self.name}" + (f" WHERE {where}" if where else "")
+        return self.db.execute(sql, where_args).rowcount
+
+    def _insert_sql(self, columns: list[str], ignore: bool, upsert_pk: tuple[str, ...] | None = None) -> str:
+        marks = ", ".join("?" for _ in columns)
+        sql = f"INSERT INTO {self.name} ({', '.join(map(_q, columns))}) VALUES ({marks})"
+        if upsert_pk:
+            rest = [c for c in columns if c not in upsert_pk]
+            sets = ", ".join(f"{_q(c)} = excluded.{_q(c)}" for c in rest)
+            sql += f" ON CONFLICT ({', '.join(map(_q, upsert_pk))}) " + (
+                f"DO UPDATE SET {sets}" if sets else "DO NOTHING"
+            )
+        elif ignore:
+            sql += " ON CONFLICT DO NOTHING"
+        return sql
+
+    def insert(self, record: dict, ignore: bool = False) -> int:
+        return self.insert_all([record], ignore=ignore)
+
+    def insert_all(self, records: list[dict], ignore: bool = False) -> int:
+        """Insert rows (ON CONFLICT DO NOTHING with `ignore`); the rows inserted."""
+        records = list(records)
+        if not records:
+            return 0
+        written = 0
+        groups: dict[tuple[str, ...], list[tuple]] = {}
+        for r in records:
+            groups.setdefault(tuple(r), []).append(tuple(_cell(v) for v in r.values()))
+        for columns, rows in groups.items():
+            written += self.db.executemany(self._insert_sql(list(columns), ignore), rows)
+        return written
+
+    def upsert(self, record: dict, pk: str | tuple[str, ...] | None = None) -> None:
+        pk = (pk,) if isinstance(pk, str) else tuple(pk or _pk_of(self.db, self.name))
+        self.db.execute(self._insert_sql(list(record), False, pk), [_cell(v) for v in record.values()])
+
+    def _pk_where(self, pk_values) -> tuple[str, list]:
+        values = list(pk_values) if isinstance(pk_values, (list, tuple)) else [pk_values]
+        pk = _pk_of(self.db, self.name)
+        return " AND ".join(f"{_q(c)} = ?" for c in pk), values
+
+    def get(self, pk_values) -> dict:
+        where, args = self._pk_where(pk_values)
+        row = next(self.rows_where(where, args), None)
+        if row is None:
+            raise NotFound(f"{self.name}: {pk_values!r}")
+        return row
+
+    def update(self, pk_values, updates: dict) -> None:
+        where, args = self._pk_where(pk_values)
+        sets = ", ".join(f"{_q(c)} = ?" for c in updates)
+        if (
+            self.db.execute(
+                f"UPDATE {self.name} SET {sets} WHERE {where}", [*map(_cell, updates.values()), *args]
+            ).rowcount
+            == 0
+        ):
+            raise NotFound(f"{self.name}: {pk_values!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# Opening a store, with its schema current
+
+
+_current: set[tuple[str, int]] = set()
+
+
+def connect(path: str | None = None, url: str | None = None) -> Database:
+    """A connection to the store (`url`, else the SQLite file `path`, else DATABASE_URL or
+    GPU_ADVISOR_DB), with the schema migrated to Alembic's head."""
+    url = url or ("sqlite:///" + path if path else database_url())
+    db = Database(url)
     try:
-        yield
+        ensure_schema(db)
     except BaseException:
-        db.rollback()
+        db.close()
         raise
-    db.commit()
+    return db
 
 
-def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
+def ensure_schema(db: Database) -> None:
+    """Upgrade the schema to head unless this process already saw it there (one read of
+    alembic_version otherwise). Two processes that upgrade at once: one waits (SQLite's write
+    lock; Postgres's advisory lock), then finds it done."""
+    key = (db.url, os.getpid())
+    if key in _current:
+        return
+    from advisor import migrations
+
+    if migrations.current(db) != migrations.HEAD:
+        migrations.upgrade(db)
+    _current.add(key)
+
+
+def migrate_legacy(db: sqlite_utils.Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
+    """The sqlite-utils migrations of the releases before Alembic (SQLite only): each runs once,
+    in order, in a transaction, recorded in `schema_versions`."""
     db.execute(
         "CREATE TABLE IF NOT EXISTS schema_versions (component TEXT, version INTEGER,"
         " applied_at TEXT, PRIMARY KEY (component, version))"
@@ -104,7 +595,7 @@ def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[in
     for version, step in migrations:
         if version in done:
             continue
-        with writing(db):
+        with _legacy_writing(db):
             # Another process may have applied it between our read and our lock.
             if not versions.count_where("component = ? AND version = ?", [component, version]):
                 if callable(step):
@@ -114,3 +605,72 @@ def migrate(db: sqlite_utils.Database, component: str, migrations: list[tuple[in
                         if statement.strip():
                             db.execute(statement)
                 db.execute("INSERT INTO schema_versions VALUES (?, ?, datetime('now'))", [component, version])
+
+
+_portable_done: set[tuple[str, str, int]] = set()
+
+
+def migrate_steps(db: Database, component: str, migrations: list[tuple[int, str | Step]]) -> None:
+    """On Postgres: the steps of a component's older list that Alembic's first revision did not
+    record (steps appended since), each once, in a transaction, under the migration lock. A step
+    is SQL text or a function given this Database (which has the sqlite-utils calls the steps
+    make: db[table].columns, execute, query, conn.executemany). Checked once per process."""
+    key = (db.url, component, os.getpid())
+    if key in _portable_done:
+        return
+    from advisor import migrations as alembic_migrations
+
+    done = {r[0] for r in db.execute("SELECT version FROM schema_versions WHERE component = ?", [component])}
+    for version, step in migrations:
+        if version in done:
+            continue
+        with db.writing():
+            db.execute("SELECT pg_advisory_xact_lock(?)", [alembic_migrations.LOCK_KEY])
+            if db.execute(
+                "SELECT 1 FROM schema_versions WHERE component = ? AND version = ?", [component, version]
+            ).fetchone():
+                continue
+            if callable(step):
+                step(db)
+            else:
+                for statement in step.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_versions (component, version, applied_at) VALUES (?, ?, CAST(now() AS TEXT))",
+                [component, version],
+            )
+        log.info("migrated %s to version %s on %s", component, version, db.key)
+    _portable_done.add(key)
+
+
+@contextlib.contextmanager
+def _legacy_writing(db: sqlite_utils.Database) -> Iterator[None]:
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.commit()
+
+
+def writing(db: Database) -> contextlib.AbstractContextManager[None]:
+    """A write transaction on `db` (Database.writing)."""
+    return db.writing()
+
+
+def ping(url: str | None = None, timeout_s: float = 2.0) -> str | None:
+    """None when the store answers a query, else a short reason (for /healthz; no secrets)."""
+    try:
+        with engine(url).connect() as c:
+            if c.dialect.name == "postgresql":
+                c.exec_driver_sql(f"SET statement_timeout = {int(timeout_s * 1000)}")
+            c.exec_driver_sql("SELECT 1").fetchone()
+        return None
+    except Exception as err:
+        return type(err).__name__

@@ -1,17 +1,17 @@
 """The Bolt app: a thin adapter over advisor/ (ack, call, render, post).
 
 One workspace with a static bot token, or many through OAuth when SLACK_CLIENT_ID and
-SLACK_CLIENT_SECRET are set (slack_sdk's SQLite installation and state stores, in the same
-database file as everything else)."""
+SLACK_CLIENT_SECRET are set (slack_sdk's installation and OAuth-state stores, in the shared store:
+SQLAlchemy's on Postgres, so an install begun on one host finishes on another)."""
 
 from __future__ import annotations
 
+import os
+
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
-from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
 
-from advisor.db import db_path
-from bot import work
+from bot import clients, work
 from bot.clients import for_workspaces, installation_store, web_client
 from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
@@ -39,7 +39,7 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
             client_secret=settings.client_secret,
             scopes=BOT_SCOPES,
             installation_store=store,
-            state_store=SQLite3OAuthStateStore(database=db_path(), expiration_seconds=600),
+            state_store=clients.state_store(),
         )
         app = App(client=web_client(settings), signing_secret=settings.signing_secret, oauth_settings=oauth)
     else:
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
         listeners.register(app)
     lifecycle.register(app, store)
     # The planners take every acked request from the job store (bot/work.py); this also
-    # finishes what a crash or restart left.
-    work.start(for_workspaces(settings))
+    # finishes what a crash or restart left. GPU_ADVISOR_PLAN=0: this host only acks and
+    # enqueues (`gpu-advisor work` processes plan).
+    work.start(for_workspaces(settings), plans=os.environ.get("GPU_ADVISOR_PLAN", "1") != "0")
     return app

@@ -13,6 +13,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 
+from advisor import db as dbmod
 from advisor.db import db_path
 from bot.settings import Settings
 
@@ -39,10 +40,47 @@ def job_client(api_url: str, token: str | None, timeout: float | None = None) ->
     return WebClient(token=token, base_url=api_url, timeout=int(timeout or 30), retry_handlers=[])
 
 
-def installation_store(settings: Settings) -> SQLite3InstallationStore:
-    """slack_sdk's store of OAuth installations, in the same database file as everything else
-    (it creates its own tables)."""
+_made: set[tuple[str, str]] = set()
+
+
+def _tables_once(kind: str, create) -> None:
+    """slack_sdk's stores create their tables themselves: once per process and store (two hosts
+    that start at once: the loser finds them made)."""
+    key = (kind, dbmod.database_url())
+    if key in _made:
+        return
+    try:
+        create()
+    except Exception:  # another host created them a moment ago
+        create()
+    _made.add(key)
+
+
+def installation_store(settings: Settings):
+    """slack_sdk's store of OAuth installations, in the shared store: its SQLite store in the
+    SQLite file, its SQLAlchemy store (the same engine, pooled) on Postgres."""
+    if dbmod.is_postgres():
+        from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+
+        found = SQLAlchemyInstallationStore(client_id=settings.client_id, engine=dbmod.engine())
+        _tables_once("installations", found.create_tables)
+        return found
     return SQLite3InstallationStore(database=db_path(), client_id=settings.client_id)
+
+
+def state_store(expiration_seconds: int = 600):
+    """slack_sdk's store of OAuth states (an install begun on one host finishes on another)."""
+    if dbmod.is_postgres():
+        from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+        found = SQLAlchemyOAuthStateStore(expiration_seconds=expiration_seconds, engine=dbmod.engine())
+        _tables_once(
+            "states", found.metadata.create_all if not hasattr(found, "create_tables") else found.create_tables
+        )
+        return found
+    from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
+
+    return SQLite3OAuthStateStore(database=db_path(), expiration_seconds=expiration_seconds)
 
 
 def for_workspaces(settings: Settings) -> Callable[[str], WebClient | None]:

@@ -1,4 +1,4 @@
-"""Threads under an answer: the request they started from and the plan it got, in SQLite, so
+"""Threads under an answer: the request they started from and the plan it got, in the shared store, so
 follow-ups ("what if 30 days?") survive a restart. Keys are opaque strings chosen by the
 caller (the bot uses workspace, channel and thread timestamp)."""
 
@@ -9,24 +9,6 @@ import json
 from pydantic import BaseModel
 
 from bot import tables
-
-MIGRATIONS = [
-    (
-        1,
-        """
-        CREATE TABLE IF NOT EXISTS conversations (
-            key TEXT PRIMARY KEY,
-            workspace TEXT NOT NULL DEFAULT '',
-            user TEXT NOT NULL DEFAULT '',
-            request_text TEXT NOT NULL,
-            lang TEXT NOT NULL,
-            summary TEXT NOT NULL,            -- JSON: the first plan's headline numbers
-            created_at TEXT NOT NULL DEFAULT (datetime('now'))
-        );
-        CREATE INDEX IF NOT EXISTS conversations_workspace ON conversations (workspace, created_at)
-    """,
-    ),
-]
 
 
 class Conversation(BaseModel):
@@ -40,7 +22,7 @@ class Conversation(BaseModel):
 
 
 def _opened(path: str | None):
-    return tables.opened("conversations", MIGRATIONS, path)
+    return tables.opened(path)
 
 
 def _conversation(row: dict) -> Conversation:
@@ -59,7 +41,7 @@ def load(key: str, path: str | None = None) -> Conversation | None:
 
 
 def recent(workspace: str, user: str | None = None, limit: int = 10, path: str | None = None) -> list[Conversation]:
-    where, args = ("workspace = ? AND user = ?", [workspace, user]) if user else ("workspace = ?", [workspace])
+    where, args = ('workspace = ? AND "user" = ?', [workspace, user]) if user else ("workspace = ?", [workspace])
     with _opened(path) as db:
         rows = list(db["conversations"].rows_where(where, args, order_by="created_at DESC", limit=limit))
     return [_conversation(r) for r in rows]

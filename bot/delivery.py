@@ -32,6 +32,19 @@ TRANSIENT_ERRORS = {
 }
 
 
+class Superseded(Exception):
+    """This run lost its job's lease: another run owns the job (and its post) now."""
+
+
+def settle_s() -> float:
+    """How long a post another run began may still be under way (the Slack timeout and a margin)."""
+    import os
+
+    from bot.jobstore import POST_MARGIN_S
+
+    return float(os.environ.get("GPU_ADVISOR_SLACK_TIMEOUT") or 30) + POST_MARGIN_S
+
+
 class PostProblem(Exception):
     """A post that did not go through: `reason` names it for the user's note (rate_limited,
     slack_unavailable, timeout, connection, history_unreadable, or Slack's error code)."""
@@ -64,8 +77,10 @@ def problem(err: Exception) -> PostProblem:
     return PostProblem(type(err).__name__, False)
 
 
-def _metadata(job: int | None) -> dict | None:
-    return {"event_type": ANSWER_EVENT, "event_payload": {"job": str(job)}} if job is not None else None
+def _metadata(job: int | None, key: str | None = None) -> dict | None:
+    if job is None:
+        return None
+    return {"event_type": ANSWER_EVENT, "event_payload": {"job": str(job), **({"key": key} if key else {})}}
 
 
 def find_posted(client, channel: str, job: int, since: float, thread_ts: str | None = None) -> str | None:
@@ -97,9 +112,38 @@ def send(
     job: int | None = None,
     attempt: int = 1,
     since: float = 0.0,
+    owner: str = "",
+    key: str | None = None,
 ) -> str:
-    """Post a job's message once; returns its ts or raises PostProblem."""
-    if job is not None and attempt > 1:
+    """Post a job's message once; returns its ts or raises PostProblem (Superseded when this run
+    lost the job to another).
+
+    With an `owner` (a job of the shared store) the post is fenced in the job's row: the run
+    records that it begins to post, then the ts; a run that finds a post begun by another run
+    that may have landed looks in the channel first (the message carries the job's id and key)
+    and posts only when it is not there."""
+    fence = None
+    if job is not None and owner:
+        from bot.jobstore import Jobs
+
+        fence = Jobs()
+        verdict, ts = fence.begin_post(job, owner, settle_s())
+        if verdict == "posted":
+            log.info("job %s had already posted in %s (ts %s): not posting again", job, channel, ts)
+            return ts
+        if verdict == "lost":
+            raise Superseded(str(job))
+        if verdict == "wait":  # once it has settled, the channel says whether it landed
+            raise PostProblem("post_in_progress", True, float(ts or 5.0) + 0.5)
+        if verdict == "look":
+            ts = find_posted(client, channel, job, since, thread_ts)
+            if ts:
+                log.info("job %s had already posted in %s: not posting again", job, channel)
+                fence.end_post(job, ts, True)
+                return ts
+            if not fence.retake_post(job, owner):
+                raise Superseded(str(job))
+    elif job is not None and attempt > 1:
         ts = find_posted(client, channel, job, since, thread_ts)
         if ts:
             log.info("job %s had already posted in %s: not posting again", job, channel)
@@ -111,12 +155,18 @@ def send(
             blocks=msg["blocks"],
             thread_ts=thread_ts,
             unfurl_links=False,
-            metadata=_metadata(job),
+            metadata=_metadata(job, key),
         )
     except Exception as err:
         found = problem(err)
         log.warning("chat.postMessage to %s failed: %s", channel, found.reason)
+        if fence is not None:
+            # Slack answered with an error: nothing was posted. Anything else (a timeout, a dropped
+            # connection): it may have been, and the next run looks first.
+            fence.end_post(job, None, False if isinstance(err, SlackApiError) else None)
         raise found from err
+    if fence is not None:
+        fence.end_post(job, resp["ts"], True)
     return resp["ts"]
 
 

@@ -11,6 +11,7 @@ are at least a second apart (Slack's chat.postMessage limit)."""
 
 from __future__ import annotations
 
+import collections
 import csv
 import datetime as dt
 import io
@@ -18,16 +19,14 @@ import logging
 import os
 import time
 import zoneinfo
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
-import sqlite_utils
 from slack_sdk import WebClient
 
 from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
 from advisor.market.imports import configured_feeds, fetch_feeds
-from advisor.market.store import cheapest_history, latest_snapshot_date, open_store
+from advisor.market.store import cheapest_history, file_of, latest_snapshot_date, open_store, version
 from advisor.text.render import phrase
 from advisor.text.safe import for_slack
 from bot import subscriptions, tables
@@ -43,55 +42,31 @@ _last_post: dict[str, float] = {}
 # and the prices behind it change once a day or so (assumed).
 NOW_GAP_S = 600
 
-MIGRATIONS = [
-    (
-        1,
-        """CREATE TABLE IF NOT EXISTS digest_deliveries (
-             workspace TEXT NOT NULL, channel TEXT NOT NULL, date TEXT NOT NULL,
-             state TEXT NOT NULL,                  -- sending | sent | failed
-             claimed_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
-             next_attempt_at REAL NOT NULL DEFAULT 0, ts TEXT,
-             PRIMARY KEY (workspace, channel, date))""",
-    ),
-    (
-        2,
-        """CREATE TABLE IF NOT EXISTS digest_now (
-             workspace TEXT NOT NULL, channel TEXT NOT NULL, at REAL NOT NULL,
-             PRIMARY KEY (workspace, channel))""",
-    ),
-]
-
 
 def _opened():
-    return tables.opened("digest_deliveries", MIGRATIONS)
-
-
-@contextmanager
-def _write_locked(db: sqlite_utils.Database) -> Iterator[None]:
-    """A transaction that takes the write lock before it reads (BEGIN IMMEDIATE), so a second
-    scheduler waits here and then sees the first one's claim. db.atomic() begins deferred: in
-    WAL mode two processes could both read "unclaimed" and the second would fail to write."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+    return tables.opened()
 
 
 def claim(workspace: str, channel: str, date: str, now: float) -> str | None:
     """'new', 'stale' or 'retry' when this process may post ('stale' and 'retry': an earlier
     try may have reached Slack, look first); None when sent, in progress or backing off."""
     key = (workspace, channel, date)
-    with _opened() as db, _write_locked(db):
+    with _opened() as db, db.writing():
         table = db["digest_deliveries"]
-        row = next(table.rows_where("workspace = ? AND channel = ? AND date = ?", key), None)
-        if row is None:
-            table.insert(
-                {"workspace": workspace, "channel": channel, "date": date, "state": "sending", "claimed_at": now}
-            )
+        # Two clocks at once: one inserts the claim, the other finds it (the row is locked on
+        # Postgres until the first commits; SQLite's write lock is taken at BEGIN).
+        if table.insert(
+            {"workspace": workspace, "channel": channel, "date": date, "state": "sending", "claimed_at": now},
+            ignore=True,
+        ):
             return "new"
+        lock = " FOR UPDATE" if db.postgres else ""
+        row = next(
+            db.query(f"SELECT * FROM digest_deliveries WHERE workspace = ? AND channel = ? AND date = ?{lock}", key),
+            None,
+        )
+        if row is None:
+            return None
         if row["state"] == "failed" and now >= row["next_attempt_at"]:
             table.update(key, {"state": "sending", "claimed_at": now})
             return "retry"
@@ -111,17 +86,22 @@ def now_wait(workspace: str, channel: str, now: float) -> float:
 def claim_now(workspace: str, channel: str, now: float) -> bool:
     """Take the channel's `digest now` slot; False when another took it within NOW_GAP_S (two
     commands acked before either job ran)."""
-    with _opened() as db, _write_locked(db):
-        row = next(db["digest_now"].rows_where("workspace = ? AND channel = ?", [workspace, channel]), None)
-        if row and now - row["at"] < NOW_GAP_S:
+    with _opened() as db, db.writing():
+        if db["digest_now"].insert({"workspace": workspace, "channel": channel, "at": now}, ignore=True):
+            return True
+        lock = " FOR UPDATE" if db.postgres else ""
+        row = next(
+            db.query(f"SELECT at FROM digest_now WHERE workspace = ? AND channel = ?{lock}", [workspace, channel])
+        )
+        if now - row["at"] < NOW_GAP_S:
             return False
-        db["digest_now"].upsert({"workspace": workspace, "channel": channel, "at": now}, pk=("workspace", "channel"))
+        db["digest_now"].update((workspace, channel), {"at": now})
         return True
 
 
 def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:
     key = (workspace, channel, date)
-    with _opened() as db, db.atomic():
+    with _opened() as db, db.writing():
         table = db["digest_deliveries"]
         if ok:
             table.update(key, {"state": "sent", "ts": ts})
@@ -236,10 +216,20 @@ def visible_text(msg: dict) -> str:
     return "\n".join(parts)
 
 
+# The digests rendered in this process, per (store, its version, date, language, problems).
+_rendered: collections.OrderedDict = collections.OrderedDict()
+RENDERED_KEPT = 8
+
+
 def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[dict, list[dict], str]:
     """The channel message, the files for its thread (the CSV of every change, the chart PNG
     when there are prices to draw) and the comment that goes with them."""
     store = open_store()
+    key = (file_of(store), version(store), date, lang, tuple(problems or []))
+    if key in _rendered:  # rendered once per date and language, not once per channel
+        store.conn.close()
+        _rendered.move_to_end(key)
+        return _rendered[key]
     d = digestmod.compute_digest(store, date)
     s = digestmod.summary(d)
     cheapest = digestmod.cheapest_now(store, date)
@@ -265,7 +255,11 @@ def compose(date: str, lang: str, problems: list[str] | None = None) -> tuple[di
                 "alt_txt": phrase(lang, "alt", list(history), date, file="chart"),
             }
         )
-    return msg, files, phrase(lang, "files_comment", file="digest_message")
+    made = msg, files, phrase(lang, "files_comment", file="digest_message")
+    _rendered[key] = made
+    while len(_rendered) > RENDERED_KEPT:
+        _rendered.popitem(last=False)
+    return made
 
 
 def _pace(channel: str) -> None:

@@ -15,6 +15,8 @@ import time
 from contextlib import closing
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
+
 from advisor.market.prices import price_book
 from advisor.market.quotes import is_removal, judge, parse_quote, quote_answer, remove_quote
 from advisor.market.store import open_store
@@ -52,6 +54,8 @@ class Run:
     final: bool = True
     since: float = 0.0
     team: str = ""  # the workspace: whose recorded quotes its price book sees
+    owner: str = ""  # the dispatcher that holds the job's lease (the post is fenced on it)
+    key: str | None = None  # the job's key, carried by its post
 
 
 class _Unreachable(Exception):
@@ -59,7 +63,17 @@ class _Unreachable(Exception):
 
 
 def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> str:
-    return delivery.send(client, channel, msg, thread_ts=thread_ts, job=run.job, attempt=run.attempt, since=run.since)
+    return delivery.send(
+        client,
+        channel,
+        msg,
+        thread_ts=thread_ts,
+        job=run.job,
+        attempt=run.attempt,
+        since=run.since,
+        owner=run.owner,
+        key=run.key,
+    )
 
 
 def plan(
@@ -78,6 +92,12 @@ def plan(
     lang = lang or reply_lang(text, client, user, team)
     try:
         payload = answers.answer(text, lang, answers.prices_for(team))
+    except sa.exc.DBAPIError:
+        if not run.final:  # the database is away (a restart): the job waits in the queue
+            raise
+        log.exception("planning failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
+        return
     except Exception:
         log.exception("planning failed")
         delivery.tell_user(client, channel, user, phrase(lang, "busy", file="bot"), response_url)
@@ -138,6 +158,12 @@ def follow(
     lang = reply_lang(text, client, user, run.team)
     try:
         reply = answers.follow(request_text, summary, text, lang, answers.prices_for(run.team), mentioned)
+    except sa.exc.DBAPIError:
+        if not run.final:
+            raise
+        log.exception("follow-up failed")
+        delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
+        return
     except Exception:
         log.exception("follow-up failed")
         delivery.tell_user(client, channel, user, phrase(lang, "thread_failed", file="bot"))
@@ -275,10 +301,17 @@ def run(
     slack: SlackAccess,
     backoff_s: float = 1.0,
     team: str = "",
+    owner: str = "",
+    key: str | None = None,
 ) -> dict:
     """Run one job of the store (bot/work.py calls this in a planning process)."""
     try:
-        KINDS[kind](slack, Run(job=job, attempt=attempt, final=final, since=since, team=team), **args)
+        KINDS[kind](
+            slack, Run(job=job, attempt=attempt, final=final, since=since, team=team, owner=owner, key=key), **args
+        )
+    except delivery.Superseded:
+        log.info("job %s (%s): another run owns it now, this one stops", job, kind)
+        return {"done": True}
     except PostProblem as err:
         if err.retry and not final:
             after = err.after_s if err.after_s is not None else backoff_s * 2 ** (attempt - 1)

@@ -1,62 +1,47 @@
 """Durable work: every acked Slack request is a job row before the ack returns, and the
-planners take their work from here (bot/work.py), so a crash or restart finishes what was
-acked, exactly once.
+planners take their work from here (bot/work.py), so a crash, a restart or a dead host finishes
+what was acked, exactly once.
 
-The interface is small on purpose (add, claim, renew, finish, retry, fail, forget, prune), so
-a server database can take SQLite's place when one host is outgrown. `add` runs in the ack
-path: one local insert with a short busy timeout; past it `Busy` is raised and the caller
-tells the user to try again in a moment, the ack never waits longer.
+The store is the shared database (advisor/db.py): the SQLite file on one host, or Postgres
+(DATABASE_URL) for several. `add` runs in the ack path: one insert with a short wait; past it
+`Busy` is raised and the caller tells the user to try again in a moment, the ack never waits
+longer.
 
-A job is claimed with a lease (owner, lease_until); the owner renews it while the job runs. A
-lease that runs out (the owner was killed) makes the job claimable again, with its attempt
-count raised, so the job knows to look for its own earlier post before posting (bot/jobs.py)."""
+A job is claimed with a lease (owner, lease_until), on Postgres with FOR UPDATE SKIP LOCKED so
+hosts claiming at once never take the same job or wait on each other. Leases are in the
+database's clock (never a host's), and renewed by a thread of their own (bot/work.py). A lease
+that runs out (the owner was killed, its host died) makes the job claimable again, with its
+attempt count raised. Every change of a claimed job names its owner, so a run that lost its
+lease changes nothing, and the post itself is fenced (`begin_post`): the job records a post
+under way and then the posted ts, so a later run posts nothing twice (bot/delivery.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
-import sqlite3
-import threading
-import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from advisor.db import db_path
-from bot import tables
+import sqlalchemy as sa
 
-# The ack path waits at most this long for SQLite's write lock.
+from advisor import db as dbmod
+
+log = logging.getLogger("gpu_advisor.bot")
+# The ack path waits at most this long for the database.
 ACK_BUSY_S = 0.5
 # A running job whose owner stopped renewing for this long is taken over.
 DEFAULT_LEASE_S = 30.0
 # Done and failed jobs are kept a day: their keys deduplicate replays (trigger_id) meanwhile.
 KEEP_S = 86400
-
-MIGRATIONS = [
-    (
-        1,
-        """
-        CREATE TABLE IF NOT EXISTS bot_jobs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            key TEXT UNIQUE,                      -- dedup key (trigger_id, event message), or NULL
-            team TEXT NOT NULL DEFAULT '',
-            kind TEXT NOT NULL,
-            args TEXT NOT NULL,                   -- JSON, no secrets
-            state TEXT NOT NULL DEFAULT 'queued', -- queued | running | done | failed
-            attempts INTEGER NOT NULL DEFAULT 0,
-            not_before REAL NOT NULL DEFAULT 0,
-            owner TEXT,
-            lease_until REAL NOT NULL DEFAULT 0,
-            last_error TEXT,
-            created_at REAL NOT NULL,
-            finished_at REAL
-        );
-        CREATE INDEX IF NOT EXISTS bot_jobs_due ON bot_jobs (state, not_before)
-    """,
-    ),
-]
+# A post another run began and never settled (its host died mid-post) is taken as ended after
+# the Slack timeout and this margin; then the channel's history says whether it landed.
+POST_MARGIN_S = 10.0
 
 
 class Busy(Exception):
-    """The database was locked for longer than the ack may wait."""
+    """The database did not take the job within the time the ack may wait."""
 
 
 @dataclass(frozen=True)
@@ -67,149 +52,232 @@ class Job:
     args: dict
     attempts: int  # this run's number, from 1
     created_at: float
+    key: str | None = None
 
 
 def lease_s() -> float:
     return float(os.environ.get("GPU_ADVISOR_JOB_LEASE_S") or DEFAULT_LEASE_S)
 
 
-class SQLiteJobs:
-    """The job store in the shared SQLite file (GPU_ADVISOR_DB)."""
+_COLUMNS = "id, kind, team, args, attempts, created_at, key"
 
-    def __init__(self, path: str | None = None):
-        self.path = path
-        self._local = threading.local()
 
-    def _conn(self, busy_s: float) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path or db_path(), timeout=busy_s, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
-        # WAL with synchronous=NORMAL: a commit survives any process crash (kill -9) without an
-        # fsync of its own, which keeps the write lock short for the acks waiting on it; a power
-        # loss may lose the last commits. GPU_ADVISOR_JOBS_SYNC=full makes each commit fsync.
-        conn.execute(
-            "PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL")
-        )
-        return conn
+def _job(r) -> Job:
+    return Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4], created_at=r[5], key=r[6])
+
+
+class Jobs:
+    """The job store in the shared database (DATABASE_URL, else the SQLite file GPU_ADVISOR_DB,
+    else `path`)."""
+
+    def __init__(self, path: str | None = None, url: str | None = None):
+        self.path, self.url = path, url
+
+    def _url(self) -> str:
+        return self.url or ("sqlite:///" + self.path if self.path else dbmod.database_url())
+
+    @contextlib.contextmanager
+    def _db(self, wait_s: float = 30.0) -> Iterator[dbmod.Database]:
+        """A pooled connection that waits at most `wait_s` for a lock (SQLite's busy timeout,
+        Postgres's lock and statement timeouts)."""
+        db = dbmod.Database(self._url())
+        ack = False
+        try:
+            # Postgres: no table lock is taken on bot_jobs, and every connection waits at most
+            # advisor/db.py PG_LOCK_TIMEOUT_MS for a row lock; an insert is one round trip.
+            ack = wait_s == ACK_BUSY_S
+            if not db.postgres:
+                db.raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+                if ack:
+                    # An ack never runs a WAL checkpoint (an fsync of the database file): the
+                    # other connections (the dispatcher, the planners) do them.
+                    db.raw.execute("PRAGMA wal_autocheckpoint=0")
+            yield db
+        finally:
+            try:
+                if not db.postgres:
+                    db.raw.execute(f"PRAGMA busy_timeout={dbmod.BUSY_MS}")
+                    if ack:
+                        db.raw.execute("PRAGMA wal_autocheckpoint=1000")
+            except Exception:  # a broken connection: the pool drops it
+                pass
+            db.close()
+
+    def _now(self, db: dbmod.Database, now: float | None) -> tuple[str, list]:
+        """The clock a lease is measured in: the database's, or `now` (tests)."""
+        return ("?", [now]) if now is not None else (db.now_sql(), [])
 
     def ensure(self) -> None:
-        """Create the table (at start, outside any ack)."""
-        with tables.opened("bot_jobs", MIGRATIONS, self.path):
-            pass
-
-    def _kept(self, busy_s: float) -> sqlite3.Connection:
-        """A connection kept per thread and busy timeout (opening one costs more than an insert)."""
-        key = (self.path or db_path(), busy_s)
-        kept = self._local.__dict__.setdefault("conns", {})
-        if key not in kept:
-            kept[key] = self._conn(busy_s)
-            if busy_s == ACK_BUSY_S:
-                # An ack never runs a WAL checkpoint (an fsync of the database file): the other
-                # connections (the dispatcher, the planners) do them.
-                kept[key].execute("PRAGMA wal_autocheckpoint=0")
-        return kept[key]
-
-    def _ack_conn(self) -> sqlite3.Connection:
-        return self._kept(ACK_BUSY_S)
+        """Migrate the schema (at start, outside any ack)."""
+        dbmod.connect(url=self._url()).close()
 
     def add(self, kind: str, args: dict, key: str | None = None, team: str = "", state: str = "queued") -> int | None:
         """Record a job; its id, or None when `key` was recorded before (a replay). Raises Busy
-        when the write lock is not had within ACK_BUSY_S."""
+        when the database does not take it within ACK_BUSY_S."""
         try:
-            cur = self._ack_conn().execute(
-                "INSERT OR IGNORE INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [key, team, kind, json.dumps(args), state, time.time(), time.time() if state == "done" else None],
-            )
-            return cur.lastrowid if cur.rowcount == 1 else None
-        except sqlite3.OperationalError as err:
-            if "no such table" in str(err):  # a new database file: made once, then the insert
+            with self._db(ACK_BUSY_S) as db:
+                now = db.now_sql()
+                done = now if state == "done" else "NULL"
+                row = db.execute(
+                    "INSERT INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
+                    f" VALUES (?, ?, ?, ?, ?, {now}, {done}) ON CONFLICT DO NOTHING RETURNING id",
+                    [key, team, kind, json.dumps(args), state],
+                ).fetchone()
+                return row[0] if row else None
+        except sa.exc.DBAPIError as err:
+            if "no such table" in str(err) or "does not exist" in str(err):  # a new store: made once
                 self.ensure()
                 return self.add(kind, args, key, team, state)
-            raise Busy(str(err)) from err
+            raise Busy(type(err.orig).__name__ if err.orig is not None else str(err)) from err
 
     def claim(self, owner: str, limit: int = 1, now: float | None = None) -> list[Job]:
         """Take up to `limit` due jobs (queued and due, or running with a lapsed lease)."""
         if limit <= 0:
             return []
-        now = now or time.time()
-        conn = self._kept(5.0)
-        due = "(state = 'queued' AND not_before <= ?) OR (state = 'running' AND lease_until < ?)"
-        if not conn.execute(f"SELECT 1 FROM bot_jobs WHERE {due} LIMIT 1", [now, now]).fetchone():
-            return []  # a read: the write lock is taken only when there is work
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            rows = conn.execute(
-                f"SELECT id, kind, team, args, attempts, created_at FROM bot_jobs WHERE {due} ORDER BY id LIMIT ?",
-                [now, now, limit],
-            ).fetchall()
-            for row in rows:
-                conn.execute(
-                    "UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = ?,"
-                    " attempts = attempts + 1 WHERE id = ?",
-                    [owner, now + lease_s(), row[0]],
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return [
-            Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4] + 1, created_at=r[5]) for r in rows
-        ]
+        with self._db(5.0) as db:
+            t, targs = self._now(db, now)
+            due = f"(state = 'queued' AND not_before <= {t}) OR (state = 'running' AND lease_until < {t})"
+            if not db.execute(f"SELECT 1 FROM bot_jobs WHERE {due} LIMIT 1", targs * 2).fetchone():
+                return []  # a read: the write lock is taken only when there is work
+            skip = " FOR UPDATE SKIP LOCKED" if db.postgres else ""
+            sql = (
+                f"UPDATE bot_jobs SET state = 'running', owner = ?, lease_until = {t} + ?, attempts = attempts + 1"
+                f" WHERE id IN (SELECT id FROM bot_jobs WHERE {due} ORDER BY id LIMIT ?{skip}) RETURNING {_COLUMNS}"
+            )
+            with db.writing():
+                rows = db.execute(sql, [owner, *targs, lease_s(), *targs * 2, limit]).fetchall()
+        jobs = sorted((_job(r) for r in rows), key=lambda j: j.id)
+        for j in jobs:
+            if j.attempts > 1:
+                log.info("job %s (%s) claimed by %s, try %d", j.id, j.kind, owner, j.attempts)
+        return jobs
 
-    def _write(self, sql: str, args: list) -> int:
-        return self._kept(30.0).execute(sql, args).rowcount
+    def _write(self, sql: str, args: list, wait_s: float = 30.0) -> int:
+        with self._db(wait_s) as db:
+            return db.execute(sql, args).rowcount
 
-    def renew(self, owner: str, ids: list[int]) -> None:
-        """Extend the leases of the jobs `owner` is running now."""
+    def renew(self, owner: str, ids: list[int]) -> int:
+        """Extend the leases of the jobs `owner` is running now; how many it still holds."""
+        if not ids:
+            return 0
         marks = ",".join("?" * len(ids))
-        self._write(
-            f"UPDATE bot_jobs SET lease_until = ? WHERE owner = ? AND state = 'running' AND id IN ({marks})",
-            [time.time() + lease_s(), owner, *ids],
-        )
+        with self._db(10.0) as db:
+            return db.execute(
+                f"UPDATE bot_jobs SET lease_until = {db.now_sql()} + ? WHERE owner = ? AND state = 'running'"
+                f" AND id IN ({marks})",
+                [lease_s(), owner, *ids],
+            ).rowcount
 
-    def finish(self, *job_ids: int) -> None:
+    def _owned(self, owner: str | None) -> tuple[str, list]:
+        return (" AND owner = ?", [owner]) if owner else ("", [])
+
+    def finish(self, *job_ids: int, owner: str | None = None) -> None:
+        if not job_ids:
+            return
         marks = ",".join("?" * len(job_ids))
-        self._write(
-            f"UPDATE bot_jobs SET state = 'done', finished_at = ?, last_error = NULL WHERE id IN ({marks})",
-            [time.time(), *job_ids],
-        )
+        mine, margs = self._owned(owner)
+        with self._db() as db:
+            db.execute(
+                f"UPDATE bot_jobs SET state = 'done', finished_at = {db.now_sql()}, last_error = NULL"
+                f" WHERE id IN ({marks}){mine}",
+                [*job_ids, *margs],
+            )
 
-    def retry(self, job_id: int, after_s: float, error: str) -> None:
-        self._write(
-            "UPDATE bot_jobs SET state = 'queued', owner = NULL, not_before = ?, last_error = ? WHERE id = ?",
-            [time.time() + after_s, error, job_id],
-        )
+    def retry(self, job_id: int, after_s: float, error: str, owner: str | None = None) -> None:
+        mine, margs = self._owned(owner)
+        with self._db() as db:
+            db.execute(
+                f"UPDATE bot_jobs SET state = 'queued', owner = NULL, not_before = {db.now_sql()} + ?,"
+                f" last_error = ? WHERE id = ?{mine}",
+                [after_s, error, job_id, *margs],
+            )
 
-    def fail(self, job_id: int, error: str) -> None:
-        self._write(
-            "UPDATE bot_jobs SET state = 'failed', finished_at = ?, last_error = ? WHERE id = ?",
-            [time.time(), error, job_id],
-        )
+    def fail(self, job_id: int, error: str, owner: str | None = None) -> None:
+        mine, margs = self._owned(owner)
+        with self._db() as db:
+            db.execute(
+                f"UPDATE bot_jobs SET state = 'failed', finished_at = {db.now_sql()}, last_error = ?"
+                f" WHERE id = ?{mine}",
+                [error, job_id, *margs],
+            )
 
+    # -- the post fence --
+    def begin_post(self, job_id: int, owner: str, settle_s: float) -> tuple[str, str | None]:
+        """Before a job posts: ('go', None) when this run may post now; ('posted', ts) when the
+        job posted already; ('look', None) when an earlier run may have posted (look in the
+        channel, then call `retake_post`); ('wait', seconds) when another run may be posting now
+        (for that long at most);
+        ('lost', None) when this run no longer owns the job."""
+        with self._db() as db:
+            now = db.now_sql()
+            if db.execute(
+                f"UPDATE bot_jobs SET posted_ts = 'pending:' || CAST({now} AS TEXT)"
+                " WHERE id = ? AND owner = ? AND state = 'running' AND posted_ts IS NULL",
+                [job_id, owner],
+            ).rowcount:
+                return "go", None
+            row = db.execute(f"SELECT owner, state, posted_ts, {now} FROM bot_jobs WHERE id = ?", [job_id]).fetchone()
+        if row is None or row[0] != owner or row[1] != "running":
+            return "lost", None
+        posted = row[2] or ""
+        if posted.startswith("pending:"):
+            age = row[3] - float(posted.split(":", 1)[1])
+            if age < settle_s:
+                return "wait", f"{settle_s - age:.1f}"  # how long it may still be under way
+            return "look", None
+        if posted == "unknown":
+            return "look", None
+        return "posted", posted
+
+    def retake_post(self, job_id: int, owner: str) -> bool:
+        """After the history showed no earlier post: this run posts (False: it lost the job)."""
+        with self._db() as db:
+            return bool(
+                db.execute(
+                    f"UPDATE bot_jobs SET posted_ts = 'pending:' || CAST({db.now_sql()} AS TEXT)"
+                    " WHERE id = ? AND owner = ? AND state = 'running'",
+                    [job_id, owner],
+                ).rowcount
+            )
+
+    def end_post(self, job_id: int, ts: str | None, sent: bool | None) -> None:
+        """After the post: its ts (sent), 'unknown' (sent None: a timeout, Slack may have it), or
+        no post at all (sent False: Slack refused it)."""
+        value = ts if sent else ("unknown" if sent is None else None)
+        self._write("UPDATE bot_jobs SET posted_ts = ?, posted_channel = NULL WHERE id = ?", [value, job_id])
+
+    def posted(self, job_id: int) -> str | None:
+        with self._db() as db:
+            row = db.execute("SELECT posted_ts FROM bot_jobs WHERE id = ?", [job_id]).fetchone()
+        return row[0] if row else None
+
+    # -- housekeeping --
     def forget_workspace(self, team: str) -> int:
         return self._write("DELETE FROM bot_jobs WHERE team = ?", [team])
 
     def prune(self, older_than_s: float = KEEP_S) -> int:
-        return self._write(
-            "DELETE FROM bot_jobs WHERE state IN ('done', 'failed') AND finished_at < ?", [time.time() - older_than_s]
-        )
+        with self._db() as db:
+            return db.execute(
+                f"DELETE FROM bot_jobs WHERE state IN ('done', 'failed') AND finished_at < {db.now_sql()} - ?",
+                [older_than_s],
+            ).rowcount
 
     def pending(self, kind: str, team: str) -> list[dict]:
         """The arguments of the jobs of `kind` for `team` not yet done (a read: never waits)."""
-        conn = self._conn(ACK_BUSY_S)
         try:
-            rows = conn.execute(
-                "SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')", [kind, team]
-            ).fetchall()
-        except sqlite3.OperationalError:
+            with self._db(ACK_BUSY_S) as db:
+                rows = db.execute(
+                    "SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')",
+                    [kind, team],
+                ).fetchall()
+        except sa.exc.DBAPIError:
             return []
-        finally:
-            conn.close()
         return [json.loads(r[0]) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        conn = self._conn(5.0)
-        try:
-            return dict(conn.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall())
-        finally:
-            conn.close()
+        with self._db(5.0) as db:
+            return {r[0]: r[1] for r in db.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall()}
+
+
+# The name of the releases before Postgres (tests and callers that name it).
+SQLiteJobs = Jobs

@@ -1,42 +1,28 @@
-"""Each Slack user's reply language as their Slack locale last said it, in SQLite: the ack of a
+"""Each Slack user's reply language as their Slack locale last said it, keyed by workspace and
+user, in the shared store: the ack of a
 slash command may not call the Web API, so it reads what any process learned earlier (planning
 processes, other workers, before a restart), and for a user met for the first time what most of
 their workspace reads."""
 
 from __future__ import annotations
 
-import sqlite_utils
-
+from advisor import db as dbmod
 from bot import tables
-
-MIGRATIONS = [
-    (
-        1,
-        """
-        CREATE TABLE IF NOT EXISTS user_locales (
-            user TEXT PRIMARY KEY,
-            workspace TEXT NOT NULL DEFAULT '',
-            lang TEXT NOT NULL,               -- 'en' or 'zh'
-            seen_at TEXT NOT NULL DEFAULT (datetime('now'))
-        );
-        CREATE INDEX IF NOT EXISTS user_locales_workspace ON user_locales (workspace)
-    """,
-    ),
-]
 
 
 def _opened(path: str | None = None):
-    return tables.opened("user_locales", MIGRATIONS, path)
+    return tables.opened(path)
 
 
 def remember(user: str, lang: str, workspace: str = "", path: str | None = None) -> None:
     with _opened(path) as db:
-        db["user_locales"].upsert({"user": user, "workspace": workspace, "lang": lang}, pk="user")
+        db["user_locales"].upsert({"workspace": workspace, "user": user, "lang": lang}, pk=("workspace", "user"))
 
 
-def known(user: str, path: str | None = None) -> str | None:
+def known(user: str, workspace: str = "", path: str | None = None) -> str | None:
+    """The user's remembered language (in `workspace`; any workspace's when it is '')."""
     with _opened(path) as db:
-        return _user_lang(db, user)
+        return _user_lang(db, user, workspace)
 
 
 def workspace_lang(workspace: str, path: str | None = None) -> str | None:
@@ -49,15 +35,16 @@ def workspace_lang(workspace: str, path: str | None = None) -> str | None:
 def guess(user: str, workspace: str, path: str | None = None) -> str | None:
     """The user's remembered language, else their workspace's (one open of the file: an ack's)."""
     with _opened(path) as db:
-        return _user_lang(db, user) or (_majority(db, workspace) if workspace else None)
+        return _user_lang(db, user, workspace) or (_majority(db, workspace) if workspace else None)
 
 
-def _user_lang(db: sqlite_utils.Database, user: str) -> str | None:
-    row = next(db["user_locales"].rows_where("user = ?", [user], select="lang"), None)
+def _user_lang(db: dbmod.Database, user: str, workspace: str = "") -> str | None:
+    where, args = ('"user" = ? AND workspace = ?', [user, workspace]) if workspace else ('"user" = ?', [user])
+    row = next(db["user_locales"].rows_where(where, args, select="lang", order_by="seen_at DESC", limit=1), None)
     return row["lang"] if row else None
 
 
-def _majority(db: sqlite_utils.Database, workspace: str) -> str | None:
+def _majority(db: dbmod.Database, workspace: str) -> str | None:
     counts = {
         r["lang"]: r["n"]
         for r in db.query("SELECT lang, COUNT(*) AS n FROM user_locales WHERE workspace = ? GROUP BY lang", [workspace])

@@ -4,27 +4,9 @@ language."""
 from __future__ import annotations
 
 from pydantic import BaseModel
-from sqlite_utils.db import NotFoundError
 
+from advisor.db import NotFound
 from bot import tables
-
-MIGRATIONS = [
-    (
-        1,
-        """
-        CREATE TABLE IF NOT EXISTS digest_subscriptions (
-            workspace TEXT NOT NULL,
-            channel TEXT NOT NULL,
-            post_time TEXT NOT NULL DEFAULT '09:00',   -- HH:MM, Asia/Shanghai
-            lang TEXT NOT NULL DEFAULT 'en',
-            created_by TEXT NOT NULL DEFAULT '',
-            created_at TEXT NOT NULL DEFAULT (datetime('now')),
-            PRIMARY KEY (workspace, channel)
-        )""",
-    ),
-    # The subscription's time zone (IANA name); '' means the default, Beijing (GPU_ADVISOR_TZ).
-    (2, "ALTER TABLE digest_subscriptions ADD COLUMN tz TEXT NOT NULL DEFAULT ''"),
-]
 
 
 class Subscription(BaseModel):
@@ -40,22 +22,20 @@ _COLUMNS = "workspace, channel, post_time, lang, created_by, tz"
 
 
 def _opened(path: str | None):
-    return tables.opened("subscriptions", MIGRATIONS, path)
+    return tables.opened(path)
 
 
 def subscribe(sub: Subscription, path: str | None = None) -> None:
     """Subscribe a channel; subscribing again changes only its language (its time stays)."""
-    with _opened(path) as db, db.atomic():
+    with _opened(path) as db, db.writing():
         table = db["digest_subscriptions"]
         table.insert(sub.model_dump(), ignore=True)
         table.update((sub.workspace, sub.channel), {"lang": sub.lang})
 
 
 def unsubscribe(workspace: str, channel: str, path: str | None = None) -> bool:
-    with _opened(path) as db, db.atomic():
-        table = db["digest_subscriptions"]
-        found = table.count_where("workspace = ? AND channel = ?", [workspace, channel]) > 0
-        table.delete_where("workspace = ? AND channel = ?", [workspace, channel])
+    with _opened(path) as db:
+        found = db["digest_subscriptions"].delete_where("workspace = ? AND channel = ?", [workspace, channel]) > 0
     return found
 
 
@@ -64,7 +44,7 @@ def set_time(workspace: str, channel: str, post_time: str, path: str | None = No
         table = db["digest_subscriptions"]
         try:
             table.update((workspace, channel), {"post_time": post_time})
-        except NotFoundError:
+        except NotFound:
             return False
     return True
 

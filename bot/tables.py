@@ -1,34 +1,25 @@
-"""The bot's own tables in the shared SQLite file (advisor/db.py): opened with their
-migrations applied, and closed however the work ends."""
+"""The bot's own tables in the shared store (advisor/db.py: DATABASE_URL, else the SQLite file):
+opened with their schema current (Alembic, advisor/migrations), and closed however the work
+ends."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import sqlite_utils
-
 from advisor import db as dbmod
 
 
 @contextmanager
-def opened(
-    component: str, migrations: list[tuple[int, str]], path: str | None = None
-) -> Iterator[sqlite_utils.Database]:
+def opened(path: str | None = None) -> Iterator[dbmod.Database]:
     db = dbmod.connect(path)
-    # WAL with synchronous=NORMAL: the bot's commits survive any process crash without an fsync
-    # each, so the write lock they hold is short for the acks that wait on it (bot/jobstore.py).
-    db.execute("PRAGMA synchronous=NORMAL")
     try:
-        dbmod.migrate(db, component, migrations)
         yield db
     finally:
-        db.conn.close()
+        db.close()
 
 
-def delete_workspace(db: sqlite_utils.Database, table: str, workspace: str) -> int:
+def delete_workspace(db: dbmod.Database, table: str, workspace: str) -> int:
     """Delete a workspace's rows of `table` (an uninstall); returns how many there were."""
-    with db.atomic():
-        count = db[table].count_where("workspace = ?", [workspace])
-        db[table].delete_where("workspace = ?", [workspace])
-    return count
+    with db.writing():
+        return db[table].delete_where("workspace = ?", [workspace])

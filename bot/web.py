@@ -56,10 +56,13 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
 
     @web.get("/healthz")
     def healthz():
-        # 503 while a planning process of this worker has died and the pool is not replaced yet
-        if not work.healthy():
-            return {"ok": False, "error": "planning pool broken"}, 503
-        return {"ok": True}
+        # 503 while a planning process of this worker has died and the pool is not replaced
+        # yet, while the database does not answer, or while the dispatcher stopped going round
+        found = work.problems()
+        if found:
+            error = "planning pool broken" if found == ["planner died"] else "; ".join(found)
+            return {"ok": False, "error": error, "host": os.uname().nodename}, 503
+        return {"ok": True, "host": os.uname().nodename}
 
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
@@ -95,6 +98,13 @@ def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
     # The workers read it too, to size their planning pools (bot/pool.py planners).
     os.environ.setdefault("WEB_CONCURRENCY", "2")
+    # The schema made current and the reference prices seeded once, here, before the port is
+    # bound: a worker's first ack never waits for a migration. No connection crosses the fork.
+    from advisor import db as dbmod
+    from advisor.market.store import open_store
+
+    open_store().close()
+    dbmod.dispose()
 
     class _Gunicorn(BaseApplication):
         def load_config(self):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import sqlite3
 import threading
 import time
 import uuid
@@ -24,10 +23,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from advisor.db import db_path
+import sqlalchemy as sa
+
+from advisor import db as dbmod
 from advisor.text.render import phrase
-from bot import conversations, delivery, jobs, pool, subscriptions
-from bot.jobstore import Busy, Job, SQLiteJobs, lease_s
+from bot import delivery, jobs, pool
+from bot.jobstore import Busy, Job, Jobs, lease_s
 from bot.threads import reply_lang
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -39,12 +40,12 @@ HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
 LOCAL_KINDS = {"digest_setting"}
 ClientFor = Callable[[str], object]
 
-_store = SQLiteJobs()
+_store = Jobs()
 _dispatcher: Dispatcher | None = None
 _lock = threading.Lock()
 
 
-def store() -> SQLiteJobs:
+def store() -> Jobs:
     return _store
 
 
@@ -67,15 +68,17 @@ def pending(kind: str, team: str, channel: str) -> bool:
     return any(a.get("channel") == channel and a.get("action") == "subscribe" for a in _store.pending(kind, team))
 
 
-def start(client_for: ClientFor) -> Dispatcher:
-    """The dispatcher of this process (started once per process, after a fork too)."""
+def start(client_for: ClientFor, plans: bool = True) -> Dispatcher | None:
+    """The dispatcher of this process (started once per process, after a fork too); with
+    `plans` False (a web host that only acks, GPU_ADVISOR_PLAN=0) the schema is made current
+    and no job is taken here: `gpu-advisor work` processes take them."""
     global _dispatcher
     with _lock:
-        _store.path = db_path()  # fixed now: the database this app was made for
-        _store.ensure()
+        _store.url = dbmod.database_url()  # fixed now: the store this app was made for
         # Every table the acks read is migrated now, never inside an ack.
-        subscriptions.of_workspace("")
-        conversations.load("")
+        _store.ensure()
+        if not plans:
+            return None
         if _dispatcher is None or _dispatcher.pid != os.getpid():
             _dispatcher = Dispatcher(_store, client_for)
             _dispatcher.start()
@@ -88,6 +91,20 @@ def healthy() -> bool:
     return pool.healthy()
 
 
+def problems() -> list[str]:
+    """What /healthz reports: a dead planning process, a database that does not answer, a
+    dispatcher that stopped going round."""
+    found = []
+    if not pool.healthy():
+        found.append("planner died")
+    down = dbmod.ping(_store.url)
+    if down:
+        found.append(f"database: {down}")
+    if _dispatcher is not None and _dispatcher.pid == os.getpid() and _dispatcher.stalled():
+        found.append("dispatcher stalled")
+    return found
+
+
 def max_attempts() -> int:
     """Tries per job before the user is told (GPU_ADVISOR_JOB_ATTEMPTS)."""
     return max(1, int(os.environ.get("GPU_ADVISOR_JOB_ATTEMPTS") or MAX_ATTEMPTS))
@@ -98,20 +115,43 @@ def _env_float(name: str, default: float) -> float:
 
 
 class Dispatcher:
-    def __init__(self, jobstore: SQLiteJobs, client_for: ClientFor):
+    def __init__(self, jobstore: Jobs, client_for: ClientFor):
         self.store, self.client_for = jobstore, client_for
         self.pid = os.getpid()
         self.owner = f"{os.uname().nodename}:{self.pid}:{uuid.uuid4().hex[:8]}"
+        self._round_at = time.monotonic()
         self.slots = pool.planners() * 2
         self.inflight: dict[int, Job] = {}
         self.results: queue.Queue = queue.Queue()
         self._wake = threading.Event()
         self._broken_since: float | None = None
-        self._renewed = self._pruned = 0.0
+        self._pruned = 0.0
         self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-settings")
 
     def start(self) -> None:
+        log.info(
+            "job dispatcher %s started (%d slots, store %s)", self.owner, self.slots, dbmod.redact(self.store._url())
+        )
         threading.Thread(target=self._loop, name="gpu-advisor-jobs", daemon=True).start()
+        threading.Thread(target=self._leases, name="gpu-advisor-leases", daemon=True).start()
+
+    def stalled(self) -> bool:
+        return time.monotonic() - self._round_at > max(60.0, 3 * lease_s())
+
+    def _leases(self) -> None:
+        """Renew the leases of the jobs running here, on a thread and connection of its own, so
+        neither a long dispatch round nor a busy planner delays it."""
+        while True:
+            time.sleep(lease_s() / 3)
+            try:
+                ids = list(self.inflight)
+                if not ids:
+                    continue
+                held = self.store.renew(self.owner, ids)
+                if held < len(ids):
+                    log.warning("%s holds %d of its %d running jobs' leases", self.owner, held, len(ids))
+            except Exception as err:
+                log.warning("lease renewal failed: %s", type(err).__name__)
 
     def wake(self) -> None:
         self._wake.set()
@@ -121,10 +161,11 @@ class Dispatcher:
             if self._wake.wait(POLL_S):
                 time.sleep(BATCH_S)  # gather the jobs of a burst: fewer write transactions for acks to wait on
             self._wake.clear()
+            self._round_at = time.monotonic()
             try:
                 self._round()
-            except sqlite3.OperationalError as err:  # locked for long by another process: next round
-                log.warning("job dispatch round: %s", err)
+            except sa.exc.DBAPIError as err:  # locked for long, or the database is away: next round
+                log.warning("job dispatch round: %s", type(err.orig or err).__name__)
             except Exception:
                 log.exception("job dispatch round failed")
 
@@ -133,7 +174,7 @@ class Dispatcher:
         while not self.results.empty():
             self._settle(*self.results.get(), finished)
         if finished:
-            self.store.finish(*finished)
+            self.store.finish(*finished, owner=self.owner)
         now = time.time()
         if pool.broken():
             self._broken_since = self._broken_since or now
@@ -147,10 +188,7 @@ class Dispatcher:
                 self._submit(job)
             except Exception as err:  # never left claimed by nobody: back to the queue
                 log.warning("job %s could not be started: %s", job.id, type(err).__name__)
-                self.store.retry(job.id, 5.0, type(err).__name__)
-        if now - self._renewed > lease_s() / 3 and self.inflight:
-            self.store.renew(self.owner, list(self.inflight))
-            self._renewed = now
+                self.store.retry(job.id, 5.0, type(err).__name__, owner=self.owner)
         if now - self._pruned > 3600:
             self.store.prune()
             self._pruned = now
@@ -158,7 +196,7 @@ class Dispatcher:
     def _submit(self, job: Job) -> None:
         client = self.client_for(job.team)
         if client is None:  # the workspace is gone (uninstalled)
-            self.store.fail(job.id, "no installation")
+            self.store.fail(job.id, "no installation", owner=self.owner)
             return
         slack = jobs.SlackAccess(
             api_url=client.base_url, token=client.token, timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30)
@@ -175,6 +213,8 @@ class Dispatcher:
             slack,
             _env_float("GPU_ADVISOR_RETRY_BASE_S", 1.0),
             job.team,
+            self.owner,
+            job.key,
         )
         if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
             future = self._local.submit(*fn_args)
@@ -210,24 +250,25 @@ class Dispatcher:
         err = future.exception()
         if isinstance(err, BrokenProcessPool):
             if job.attempts >= max_attempts():
-                self.store.fail(job.id, "planner died")
+                self.store.fail(job.id, "planner died", owner=self.owner)
                 self._tell(job)
             else:
                 log.warning("job %s lost its planning process: queued again", job.id)
-                self.store.retry(job.id, 0.2, "planner died")
+                self.store.retry(job.id, 0.2, "planner died", owner=self.owner)
             return
         if err is not None:
             log.error("background job failed: %s: %s", type(err).__name__, err)
-            self.store.fail(job.id, type(err).__name__)
+            self.store.fail(job.id, type(err).__name__, owner=self.owner)
             self._tell(job)
             return
         outcome = future.result() or {}
         if "retry" in outcome:
             log.info("job %s (%s) will retry in %.1fs: %s", job.id, job.kind, outcome["after"], outcome["retry"])
-            self.store.retry(job.id, float(outcome["after"]), outcome["retry"])
+            self.store.retry(job.id, float(outcome["after"]), outcome["retry"], owner=self.owner)
         elif "failed" in outcome:
-            self.store.fail(job.id, outcome["failed"])
+            self.store.fail(job.id, outcome["failed"], owner=self.owner)
         else:
+            log.info("job %s (%s, try %d) done by %s", job.id, job.kind, job.attempts, self.owner)
             finished.append(job.id)
 
 

@@ -163,3 +163,86 @@ def answered(bot, fake_slack, bot_env):
             return new[0].key.split(":")[2]
         time.sleep(0.05)
     raise AssertionError("the answer was not stored")
+
+
+# ----------------------------------------------------------------------------------------
+# Both engines: the `database` fixture runs a test on a SQLite file and on a real Postgres
+
+
+_PG: dict = {}
+
+
+def _postgres_server(tmp_path_factory) -> str:
+    """The URL of the tests' Postgres server: .ci/run's (GPU_ADVISOR_TEST_PG), else one this
+    worker starts; raises RuntimeError with the reason it cannot."""
+    if "url" in _PG:
+        return _PG["url"]
+    if "error" in _PG:
+        raise RuntimeError(_PG["error"])
+    url = os.environ.get("GPU_ADVISOR_TEST_PG")
+    if not url:
+        import atexit
+
+        import pg_cluster
+
+        folder = Path(f"/tmp/gpu-advisor-pg-{os.getpid()}")
+        try:
+            url = pg_cluster.start(folder)
+        except Exception as err:
+            _PG["error"] = str(err)
+            raise RuntimeError(str(err)) from None
+        # atexit runs these last first: the cluster stops, then its folder goes
+        atexit.register(shutil.rmtree, folder, True)
+        atexit.register(pg_cluster.stop, folder, "immediate")
+    _PG["url"] = url
+    return url
+
+
+import shutil  # noqa: E402
+
+_dbs = iter(range(1, 10**6))
+
+
+def fresh_postgres(tmp_path_factory) -> tuple[str, str]:
+    """A new empty database on the tests' server: (its URL, the server's URL)."""
+    import psycopg
+
+    server = _postgres_server(tmp_path_factory)
+    name = f"t{os.getpid()}_{next(_dbs)}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.rsplit("/", 1)[0] + "/" + name, server
+
+
+def drop_postgres(url: str, server: str) -> None:
+    import psycopg
+
+    from advisor import db as dbmod
+
+    dbmod.dispose(url)
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path, monkeypatch, tmp_path_factory):
+    """The store a test runs on, twice: a SQLite file (GPU_ADVISOR_DB, no DATABASE_URL) and a
+    fresh database on a real Postgres (DATABASE_URL). Where Postgres cannot be started the
+    Postgres half is skipped with the reason."""
+    if request.param == "sqlite":
+        monkeypatch.delenv("DATABASE_URL", raising=False)
+        monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "store.db"))
+        yield SimpleNamespace(
+            kind="sqlite", url="sqlite:///" + str(tmp_path / "store.db"), path=str(tmp_path / "store.db")
+        )
+        return
+    try:
+        url, server = fresh_postgres(tmp_path_factory)
+    except RuntimeError as err:
+        pytest.skip(f"Postgres could not be started: {err}")
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "must-not-exist.db"))
+    yield SimpleNamespace(kind="postgres", url=url, path=None)
+    assert not (tmp_path / "must-not-exist.db").exists(), "a SQLite file was written with DATABASE_URL set"
+    drop_postgres(url, server)

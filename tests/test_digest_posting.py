@@ -3,7 +3,6 @@
 
 import json
 import re
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -15,18 +14,26 @@ SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
 
 
 @pytest.fixture
-def store(tmp_path, monkeypatch, fake_slack):
+def store(database, fake_slack):
+    """Two snapshots in the store the test runs on: a SQLite file, then a Postgres database (the
+    `database` fixture, tests/conftest.py)."""
     from advisor.market.imports import import_file
     from advisor.market.store import open_store
 
-    monkeypatch.setenv("GPU_ADVISOR_DB", str(tmp_path / "digest.db"))
     db = open_store()
     for day in ("2023-06-14", "2023-06-15"):
         import_file(db, str(SNAPSHOTS / f"{day}.csv"))
     db.conn.close()
     fake_slack.reset()
     fake_slack.history.clear()
-    return tmp_path / "digest.db"
+    return database
+
+
+def _connect(store):
+    """A connection to the test's store (either engine), for reading and changing rows."""
+    from advisor import db
+
+    return db.connect()
 
 
 @pytest.fixture
@@ -94,7 +101,7 @@ def test_a_crash_after_posting_never_posts_twice(store, client, fake_slack):
     _subscribe()
     _run(client)
     # the process died after Slack accepted the message but before marking it sent
-    db = sqlite3.connect(store)
+    db = _connect(store)
     # ... long enough ago that the claim counts as left by a crash
     db.execute(
         "UPDATE digest_deliveries SET state = 'sending', claimed_at = ?", [time.time() - digests.STALE_CLAIM_S - 60]
@@ -124,7 +131,7 @@ def test_429_is_retried_and_5xx_never_marks_sent(store, client, fake_slack):
     _subscribe(channel="CD2")
     fake_slack.fail("chat.postMessage", status=500, body={"ok": False, "error": "internal_error"}, times=5)
     assert _run(client) == 0
-    db = sqlite3.connect(store)
+    db = _connect(store)
     state, attempts, later = db.execute(
         "SELECT state, attempts, next_attempt_at FROM digest_deliveries WHERE channel = 'CD2'"
     ).fetchone()

@@ -420,6 +420,11 @@ def import_file(
         try:
             stream = RowStream(_stream_records(_file_lines(f, p), p), p, as_of=as_of)
             stored: dict = {}
+            if store.bounded_writes(db):
+                # SQLite: the file is read and checked whole first, then written in commits of
+                # store.WRITE_CHUNK rows, so that no other process waits long for the write lock;
+                # a problem on any line still writes nothing.
+                return _import_in_chunks(db, stream, p, source, as_of, cloud)
             with dbmod.writing(db):
                 if stream.layout.finish:
                     rows, notes = stream.finished([r for b in stream.batches(WRITE_BATCH) for r in b], cloud)
@@ -431,6 +436,38 @@ def import_file(
                         sources.update(r["source"] for r in batch)
         except csv.Error as err:
             raise ImportProblem(p, None, f"not a readable CSV file ({err})") from None
+    return _result(p, stream, written, notes, sources, source)
+
+
+def _import_in_chunks(db, stream, p: str, source, as_of, cloud) -> ImportResult:
+    """import_file on SQLite: every row read and checked (store.prepare_rows) before the first is
+    written; then written in bounded commits (store.write_rows outside a transaction)."""
+    written, notes, sources = 0, [], set()
+    if stream.layout.finish:
+        rows, notes = stream.finished([r for b in stream.batches(WRITE_BATCH) for r in b], cloud)
+        _checked(rows, source, p)
+        written = store.write_rows(db, rows, source=source)
+        sources = {r["source"] for r in rows}
+        return _result(p, stream, written, notes, sources, source)
+    for batch in stream.batches(WRITE_BATCH):  # the first pass: nothing is written
+        _checked(batch, source, p)
+    with _open_regular(p) as f:
+        again = RowStream(_stream_records(_file_lines(f, p)), p, as_of=as_of)
+        stored: dict = {}
+        for batch in again.batches(WRITE_BATCH):
+            written += store.write_rows(db, batch, source=source, stored=stored)
+            sources.update(r["source"] for r in batch)
+    return _result(p, stream, written, notes, sources, source)
+
+
+def _checked(rows: list[dict], source, p: str) -> None:
+    try:
+        store.prepare_rows(rows, source)
+    except ValueError as err:
+        raise ImportProblem(p, None, str(err)) from None
+
+
+def _result(p: str, stream, written: int, notes, sources, source) -> ImportResult:
     src = source or _source_of(sources, stream.layout.name)
     return ImportResult(
         path=p,

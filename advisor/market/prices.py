@@ -4,6 +4,7 @@ store (advisor/market/store.py) for one owner, with the exchange rate between CN
 
 from __future__ import annotations
 
+import collections
 import copy
 import datetime as dt
 import os
@@ -152,8 +153,15 @@ class PriceBook:
         return None if price is None else self.convert(price.price, price.currency, currency)
 
 
-# The newest book per (database file, owner), with the store's version when built.
-_books: dict[tuple[str, str | None], tuple[int, PriceBook]] = {}
+# The newest book per (store, owner), with the store's version when built: the shared book, and
+# the books of the owners that recorded quotes of their own, the least recently used dropped past
+# BOOKS_KEPT (GPU_ADVISOR_PRICE_BOOKS). An owner without quotes reads the shared book itself.
+_books: collections.OrderedDict[tuple[str, str | None], tuple[int, PriceBook]] = collections.OrderedDict()
+BOOKS_KEPT = 32
+
+
+def _kept() -> int:
+    return max(1, int(os.environ.get("GPU_ADVISOR_PRICE_BOOKS") or BOOKS_KEPT))
 
 
 def price_book(db: sqlite_utils.Database, owner: str | None) -> PriceBook:
@@ -163,13 +171,19 @@ def price_book(db: sqlite_utils.Database, owner: str | None) -> PriceBook:
     every process. Not the file's modification time: a commit in WAL mode does not move it."""
     path = store.file_of(db)
     changed = store.version(db) if path else None
+    if owner is not None and not store.has_owner_rows(db, owner):
+        owner = None  # no quotes of its own: the one shared book
     cached = _books.get((path, owner))
     if cached and changed is not None and cached[0] == changed:
         book = cached[1]
+        _books.move_to_end((path, owner))
     else:
         book = PriceBook(store.newest_offers(db, owner), *reference.fx())
         if changed is not None:
             _books[(path, owner)] = (changed, book)
+            _books.move_to_end((path, owner))
+            while len(_books) > _kept():
+                _books.popitem(last=False)
     configured = exchange_rate()
     if configured:
         book = copy.copy(book)

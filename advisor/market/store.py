@@ -108,7 +108,7 @@ SAME_OBSERVATION = (
     "offer",
     "as_of",
     "price",
-    "ifnull(owner, '')",
+    "coalesce(owner, '')",
 )
 # Indexes (name -> columns) and what needs them.
 INDEXES: dict[str, tuple[str, ...]] = {
@@ -306,7 +306,10 @@ def _sold_on(db: sqlite_utils.Database) -> None:
     )
 
 
-# Each migration runs once, in order, in its own transaction (advisor/db.py). 1-12 are kept as
+# Each migration runs once, in order, in its own transaction (advisor/db.py). A step appended
+# here runs on SQLite files and on Postgres alike (on Postgres it is given advisor.db.Database,
+# which has the sqlite-utils calls these steps make); a new column also goes into the dicts above,
+# from which advisor/schema.py builds the table a new Postgres database starts with. 1-12 are kept as
 # the SQL that built the databases already in use; 13 rebuilds the table in its final form.
 MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
     (
@@ -365,45 +368,66 @@ MIGRATIONS: list[tuple[int, str | dbmod.Step]] = [
 ]
 
 
-def open_store(path: str | None = None) -> sqlite_utils.Database:
-    """The database (GPU_ADVISOR_DB unless `path`), migrated, and seeded with the reference
-    prices (data/reference_prices.toml)."""
+def open_store(path: str | None = None) -> dbmod.Database:
+    """The store (DATABASE_URL, else the SQLite file GPU_ADVISOR_DB, or the SQLite file `path`),
+    migrated (Alembic, advisor/migrations), and seeded with the reference prices
+    (data/reference_prices.toml). On SQLite the older migrations above are checked at each open,
+    as before Alembic: a step added to MIGRATIONS runs on the next open."""
     db = dbmod.connect(path)
-    dbmod.migrate(db, COMPONENT, MIGRATIONS)
-    _seed_reference(db)
+    try:
+        if db.postgres:
+            dbmod.migrate_steps(db, COMPONENT, MIGRATIONS)  # steps appended after Alembic's baseline
+        else:
+            dbmod.migrate_legacy(db.legacy(), COMPONENT, MIGRATIONS)
+        _seed_reference(db)
+    except BaseException:
+        db.close()
+        raise
     return db
 
 
-def _seed_reference(db: sqlite_utils.Database) -> None:
+def _seed_reference(db: dbmod.Database) -> None:
     """The reference prices, on first use and again whenever data/reference_prices.toml changes
     (an upgrade): rows it added go in, rows already stored stay as they are (write_rows inserts
     an observation once). A read of one row when nothing changed."""
-    seeded = db.execute("SELECT sha256 FROM reference_seed WHERE id = 1").fetchone()
+    seeded = db.execute("SELECT sha256, newest FROM reference_seed WHERE id = 1").fetchone()
     if seeded and seeded[0] == reference.digest():
         return
-    write_rows(db, reference.rows())
+    rows = reference.rows()
+    newest = max((str(r["as_of"]) for r in rows), default="")
+    if seeded and seeded[1] and seeded[1] > newest:
+        return  # a newer release seeded already: the seed only moves forward
+    write_rows(db, rows)
     with dbmod.writing(db):
-        db["reference_seed"].upsert({"id": 1, "sha256": reference.digest()}, pk="id")
+        db["reference_seed"].upsert({"id": 1, "sha256": reference.digest(), "newest": newest}, pk="id")
 
 
-def _exists(db: sqlite_utils.Database, where: str, args: list) -> bool:
+def _exists(db: dbmod.Database, where: str, args: list) -> bool:
     """Whether any row matches; stops at the first (a count would read them all)."""
     return any(True for _ in db[TABLE].rows_where(where, args, select="1", limit=1))
 
 
-def file_of(db: sqlite_utils.Database) -> str:
-    """The database's file ('' in memory)."""
+def has_owner_rows(db: dbmod.Database, owner: str) -> bool:
+    """Whether `owner` recorded any observation of its own (a quote)."""
+    return _exists(db, "owner = ?", [owner])
+
+
+def file_of(db: dbmod.Database) -> str:
+    """What names the store in a cache: the SQLite file, or the Postgres URL without its password
+    ('' for a SQLite database in memory)."""
+    if db.postgres:
+        return db.key
     return next(r["file"] for r in db.query("PRAGMA database_list") if r["name"] == "main")
 
 
-def version(db: sqlite_utils.Database) -> int:
+def version(db: dbmod.Database) -> int:
     """A number every write of the table changes (in the writer's transaction): what a cache of
     anything read from the table is keyed on."""
     row = db.execute("SELECT n FROM observations_version WHERE id = 1").fetchone()
     return row[0] if row else 0
 
 
-def _bump(db: sqlite_utils.Database) -> None:
+def _bump(db: dbmod.Database) -> None:
     db.execute("UPDATE observations_version SET n = n + 1 WHERE id = 1")
 
 
@@ -477,20 +501,15 @@ def check_row(row: dict, today: dt.date | None = None) -> None:
 # The one writer
 
 
-def write_rows(
-    db: sqlite_utils.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
-) -> int:
-    """Write observation rows in one transaction; returns the rows inserted or replaced.
+# On SQLite a long write holds the one write lock that every other process waits for (the job
+# store's acks wait at most 0.5 s): writes outside a caller's transaction commit in chunks of
+# this many rows, a few tens of milliseconds each.
+WRITE_CHUNK = 1000
 
-    `source` overrides the rows' source; columns a row leaves out take the table's defaults.
-    A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
-    region, offer, as_of) only when a value differs; any other row is inserted unless the
-    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
-    stored rows of that source and date that `rows` no longer list are removed (and counted).
-    Every row must pass `check_row` (ValueError, nothing written).
 
-    An import that writes one file in batches inside one transaction passes the same `stored`
-    dict to each call: the snapshot rows stored before the import are then read once."""
+def prepare_rows(rows: list[dict], source: str | None = None) -> list[dict]:
+    """Rows as the writer stores them (every column, offer defaults), each checked (`check_row`:
+    ValueError for the first that cannot be real)."""
     rows = [
         offer_defaults(
             {
@@ -506,22 +525,60 @@ def write_rows(
     ]
     for r in rows:
         check_row(r)
+    return rows
+
+
+def bounded_writes(db: dbmod.Database) -> bool:
+    """Whether a write outside a transaction commits in chunks (SQLite: one writer at a time)."""
+    return not db.postgres and not db.in_transaction
+
+
+def write_rows(
+    db: dbmod.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
+) -> int:
+    """Write observation rows; returns the rows inserted or replaced.
+
+    `source` overrides the rows' source; columns a row leaves out take the table's defaults.
+    A row of a snapshot layout replaces a stored row of the same (source, kind, provider,
+    region, offer, as_of) only when a value differs; any other row is inserted unless the
+    very same observation is already there. For a whole-list layout (layouts.WHOLE_LAYOUTS) the
+    stored rows of that source and date that `rows` no longer list are removed (and counted).
+    Every row must pass `check_row` (ValueError, nothing written).
+
+    Inside the caller's transaction (or on Postgres) it is one transaction; otherwise, on SQLite,
+    the changes commit in chunks of WRITE_CHUNK rows, so that no other process waits long for
+    the write lock (bounded_writes). An import that writes one file in batches passes the same
+    `stored` dict to each call: the snapshot rows stored before the import are then read once."""
+    rows = prepare_rows(rows, source)
     snapshot = [r for r in rows if r["layout"] in SNAPSHOT_LAYOUTS]
     other = [r for r in rows if r["layout"] not in SNAPSHOT_LAYOUTS]
     table = db[TABLE]
-    with dbmod.writing(db):
-        stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
-        if stale or dropped:
-            db.conn.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
-        before = db.conn.total_changes
-        table.insert_all(changed + other, ignore=True)
-        written = db.conn.total_changes - before + len(dropped)
-        if written or stale:
-            _bump(db)
-        return written
+    if not bounded_writes(db):
+        with dbmod.writing(db):
+            stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
+            if stale or dropped:
+                db.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in stale + dropped])
+            written = table.insert_all(changed + other, ignore=True) + len(dropped)
+            if written or stale:
+                _bump(db)
+            return written
+    stale, changed, dropped = _changed_snapshot_rows(db, snapshot, {} if stored is None else stored)
+    gone = stale + dropped
+    new = changed + other
+    written = len(dropped)
+    for at in range(0, max(len(gone), len(new)), WRITE_CHUNK):
+        with dbmod.writing(db):
+            # A replaced row goes in the same commit as the row that replaces it, where it can.
+            if gone[at : at + WRITE_CHUNK]:
+                db.executemany(f"DELETE FROM {TABLE} WHERE id = ?", [(i,) for i in gone[at : at + WRITE_CHUNK]])
+            added = table.insert_all(new[at : at + WRITE_CHUNK], ignore=True)
+            written += added
+            if added or gone[at : at + WRITE_CHUNK]:
+                _bump(db)
+    return written
 
 
-def delete_owner(db: sqlite_utils.Database, owner: str) -> int:
+def delete_owner(db: dbmod.Database, owner: str) -> int:
     """Delete every observation `owner` recorded (a workspace that uninstalls the app); the
     shared market data stays. Returns the rows deleted."""
     if not owner:
@@ -538,7 +595,7 @@ def _offer_key(r: dict) -> tuple:
 
 
 def _changed_snapshot_rows(
-    db: sqlite_utils.Database, rows: list[dict], stored: dict
+    db: dbmod.Database, rows: list[dict], stored: dict
 ) -> tuple[list[int], list[dict], list[int]]:
     """The ids of stored snapshot rows to replace, the rows that are new or differ, and the ids of
     rows a whole-list layout's new list of the same date leaves out. `stored` caches the stored
@@ -573,7 +630,7 @@ def _changed_snapshot_rows(
 # The planner's price book and `prices show`
 
 
-def newest_offers(db: sqlite_utils.Database, owner: str | None) -> list[dict]:
+def newest_offers(db: dbmod.Database, owner: str | None) -> list[dict]:
     """The newest observation of each offer that `owner` sees (shared rows and its own; shared
     rows only for None). For snapshot layouts only offers still listed in that source's latest
     snapshot, so a withdrawn offer does not keep its last price."""
@@ -601,7 +658,7 @@ def _layouts() -> str:
     return "layout IN (" + ", ".join("?" for _ in SNAPSHOT_LAYOUTS) + ")"
 
 
-def snapshot_sources(db: sqlite_utils.Database, date: str | None = None) -> list[str]:
+def snapshot_sources(db: dbmod.Database, date: str | None = None) -> list[str]:
     """Snapshot sources, all of them or those with a snapshot on `date`."""
     sources: set[str] = set()
     for layout in SNAPSHOT_LAYOUTS:
@@ -626,7 +683,7 @@ def snapshot_sources(db: sqlite_utils.Database, date: str | None = None) -> list
     )
 
 
-def snapshot_dates(db: sqlite_utils.Database, source: str) -> list[str]:
+def snapshot_dates(db: dbmod.Database, source: str) -> list[str]:
     return [
         r["as_of"]
         for r in db.query(
@@ -636,14 +693,14 @@ def snapshot_dates(db: sqlite_utils.Database, source: str) -> list[str]:
     ]
 
 
-def latest_snapshot_date(db: sqlite_utils.Database) -> str | None:
+def latest_snapshot_date(db: dbmod.Database) -> str | None:
     """The newest date any snapshot source has (the digest's natural default date)."""
     return next(db.query(f"SELECT MAX(as_of) AS day FROM observations WHERE {_layouts()}", list(SNAPSHOT_LAYOUTS)))[
         "day"
     ]
 
 
-def snapshot_on_or_before(db: sqlite_utils.Database, source: str, date: str, strictly_before: bool) -> str | None:
+def snapshot_on_or_before(db: dbmod.Database, source: str, date: str, strictly_before: bool) -> str | None:
     op = "<" if strictly_before else "<="
     return next(
         db.query(
@@ -653,12 +710,12 @@ def snapshot_on_or_before(db: sqlite_utils.Database, source: str, date: str, str
     )["day"]
 
 
-def snapshot_rows(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
+def snapshot_rows(db: dbmod.Database, source: str, date: str) -> list[dict]:
     """Every row of one source's snapshot on one date."""
     return list(db[TABLE].rows_where(f"{_layouts()} AND source = ? AND as_of = ?", [*SNAPSHOT_LAYOUTS, source, date]))
 
 
-def priced_on_demand(db: sqlite_utils.Database, source: str, date: str) -> list[dict]:
+def priced_on_demand(db: dbmod.Database, source: str, date: str) -> list[dict]:
     """The on-demand rows with a price in one source's snapshot on one date."""
     return list(
         db[TABLE].rows_where(
@@ -669,7 +726,7 @@ def priced_on_demand(db: sqlite_utils.Database, source: str, date: str) -> list[
 
 
 def cheapest_history(
-    db: sqlite_utils.Database, gpus: list[str], until: str, points: int = 12
+    db: dbmod.Database, gpus: list[str], until: str, points: int = 12
 ) -> dict[str, list[tuple[str, float]]]:
     """For the digest chart: the cheapest on-demand price per GPU-hour of each GPU in the
     snapshots, date by date, the last `points` dates up to `until`."""
@@ -690,12 +747,12 @@ def cheapest_history(
 # Feeds: what each URL answered last
 
 
-def feed_state(db: sqlite_utils.Database, url: str) -> dict | None:
+def feed_state(db: dbmod.Database, url: str) -> dict | None:
     return next(db["feed_state"].rows_where("url = ?", [url]), None)
 
 
 def remember_feed(
-    db: sqlite_utils.Database, url: str, etag: str | None, last_modified: str | None, body_sha256: str, checked_at: str
+    db: dbmod.Database, url: str, etag: str | None, last_modified: str | None, body_sha256: str, checked_at: str
 ) -> None:
     with dbmod.writing(db):
         db["feed_state"].upsert(

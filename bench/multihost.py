@@ -1,0 +1,486 @@
+"""Several hosts on one Postgres, with faults, and the same burst on SQLite on one host.
+
+Run by hand:  python bench/multihost.py [--requests 500] [--concurrency 20] [--retried 0.1]
+Results go into docs/reliability.md ("Several hosts").
+
+On loopback: a throwaway PostgreSQL (tests/pg_cluster.py), the fake Slack Web API
+(tests/slack_fake.py), two `gpu-advisor serve --no-plan` web hosts, two `gpu-advisor work`
+planners and two `gpu-advisor clock` processes, all with DATABASE_URL. The burst: `--requests`
+signed /gpu commands, `--concurrency` at a time, spread over both web hosts; a share of them is
+sent again to the other host (a retry or replay that lands elsewhere). Mid-burst: kill -9 of one
+web host (not restarted: a load balancer sends its traffic to the other), kill -9 of one planner
+(not restarted), and a Postgres restart. Then: every acked request answered exactly once (one
+post carrying its job key), one digest per subscribed channel and day with both clocks running,
+no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run.
+Then the same burst on SQLite with one `serve` (planning too) and one clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import pg_cluster  # noqa: E402
+from ack_latency import _port, _summary, request_text  # noqa: E402
+from slack_client import SlackSender  # noqa: E402
+from slack_fake import FakeSlack  # noqa: E402
+
+SECRET = "bench-signing-secret"
+TOKEN = "xoxb-bench-token"
+CHANNELS = ["CDA", "CDB", "CDC", "CDD", "CDE"]
+BUSY = ("database is busy", "数据库正忙")
+
+
+def _env(fake_url: str, store: dict) -> dict:
+    env = dict(
+        os.environ,
+        SLACK_BOT_TOKEN=TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_url,
+        WEB_CONCURRENCY="1",
+        WEB_THREADS="8",
+        GPU_ADVISOR_PLAN_WORKERS="1",
+        GPU_ADVISOR_JOB_LEASE_S="6",
+        GPU_ADVISOR_SLACK_TIMEOUT="10",
+        GPU_ADVISOR_CLOCK_INTERVAL_S="2",
+        PYTHONPATH=str(ROOT),
+    )
+    env.pop("DATABASE_URL", None)
+    env.update(store)
+    return env
+
+
+def _spawn(args: list[str], env: dict, log: Path, port: int | None = None) -> subprocess.Popen:
+    env = dict(env, **({"PORT": str(port)} if port else {}))
+    cmd = [sys.executable, "-m", "advisor.cli", *args]
+    if port:
+        proc = _start_logged(cmd, env, port, log)
+    else:
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=open(log, "a"), stderr=subprocess.STDOUT, cwd=log.parent, start_new_session=True
+        )
+    return proc
+
+
+def _start_logged(cmd, env, port, log) -> subprocess.Popen:
+    import urllib.request
+
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=open(log, "a"), stderr=subprocess.STDOUT, cwd=log.parent, start_new_session=True
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+            return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit(f"{cmd} did not start: see {log}")
+
+
+def _start_bare(cmd, env, port) -> subprocess.Popen:
+    """The bare Bolt app, in a session of its own (so that kill -9 of its group ends it)."""
+    log = Path(tempfile.gettempdir()) / f"gpu-advisor-bare-{port}.log"
+    return _start_logged(cmd, env, port, log)
+
+
+def _kill9(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _subscribe(env: dict) -> None:
+    code = (
+        "from bot import subscriptions as s\n"
+        f"for c in {CHANNELS!r}:\n"
+        "    s.subscribe(s.Subscription(workspace='T1', channel=c, lang='en', post_time='00:00'))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=ROOT)
+
+
+class Burst:
+    """Signed /gpu commands over the live web hosts; which were acked, refused, lost."""
+
+    def __init__(self, fake, urls: list[str]):
+        self.fake, self.urls = fake, list(urls)
+        self.alive = list(urls)
+        self.acked: set[str] = set()
+        self.refused = 0
+        self.lost = 0
+        self.replays = 0
+        self.ms: list[float] = []
+        self.bodies: dict[str, str] = {}
+        self.lock = threading.Lock()
+
+    def _send(self, url: str, body: bytes, retry: bool = False) -> tuple[int, str]:
+        sender = SlackSender(url, SECRET, self.fake)
+        return sender.post(body, "application/x-www-form-urlencoded")
+
+    def one(self, i: int, retried: bool) -> None:
+        trigger = f"bench{i}-{time.time_ns()}"
+        form = {
+            "command": "/gpu",
+            "text": request_text(i),
+            "channel_id": f"C{i % 7}",
+            "user_id": f"U{i % 13}",
+            "team_id": "T1",
+            "response_url": self.fake.response_url(f"cmd-{trigger}"),
+            "trigger_id": trigger,
+        }
+        body = urllib.parse.urlencode(form).encode()
+        tried = 0
+        while tried < 12:  # a refused request is sent again in a moment, as the user is asked to
+            with self.lock:
+                live = list(self.alive)
+            url = live[(i + tried) % len(live)]
+            t0 = time.perf_counter()
+            try:
+                status, text = self._send(url, body)
+            except OSError:
+                status, text = 0, ""
+            ms = (time.perf_counter() - t0) * 1000
+            if status == 200 and not any(b in text for b in BUSY):
+                with self.lock:
+                    self.acked.add(trigger)
+                    self.bodies[trigger] = f"{url} {text[:60]}"
+                    self.ms.append(ms)
+                break
+            if status == 200:
+                with self.lock:
+                    self.refused += 1
+            tried += 1  # a load balancer sends it to the other host
+            time.sleep(0.5)
+        else:
+            with self.lock:
+                self.lost += 1
+            return
+        if retried:  # the same request again, on the other host (Slack's retry, a replay)
+            with self.lock:
+                other = [u for u in self.alive if u != url] or self.alive
+            try:
+                status, text = self._send(other[0], body)
+                with self.lock:
+                    self.replays += 1
+            except OSError:
+                pass
+
+    def run(self, n: int, concurrency: int, retried: float, faults: dict) -> None:
+        every = max(1, int(1 / retried)) if retried else 0
+        with ThreadPoolExecutor(concurrency) as pool:
+            futures = []
+            for i in range(n):
+                for at, fault in list(faults.items()):
+                    if i == at:
+                        pool.submit(fault)
+                        faults.pop(at)
+                futures.append(pool.submit(self.one, i, bool(every) and i % every == 0))
+                time.sleep(0.002)
+            for f in futures:
+                f.result()
+
+
+def _answers(fake) -> collections.Counter:
+    posts = collections.Counter()
+    for c in fake.calls_of("chat.postMessage"):
+        meta = c["args"].get("metadata")
+        if isinstance(meta, str):
+            import json
+
+            meta = json.loads(meta)
+        key = ((meta or {}).get("event_payload") or {}).get("key") or ""
+        if key.startswith("command:T1:"):
+            posts[key.split(":", 2)[2]] += 1
+    for r in fake.responses:
+        if r["id"].startswith("cmd-") and r.get("replace_original") in (True, "true"):
+            posts[r["id"][4:]] += 1  # an error answer replaces the ack (e.g. a request it cannot plan)
+    return posts
+
+
+def _digests(fake) -> collections.Counter:
+    import json
+
+    seen = collections.Counter()
+    for c in fake.calls_of("chat.postMessage"):
+        meta = c["args"].get("metadata")
+        meta = json.loads(meta) if isinstance(meta, str) else (meta or {})
+        if meta.get("event_type") == "gpu_advisor_digest":
+            seen[(c["args"]["channel"], (meta.get("event_payload") or {}).get("day"))] += 1
+    return seen
+
+
+def _wait_answered(fake, acked: set[str], limit_s: float) -> collections.Counter:
+    deadline = time.time() + limit_s
+    while time.time() < deadline:
+        posts = _answers(fake)
+        if all(posts[t] for t in acked):
+            time.sleep(5)  # anything posted twice would land by now
+            return _answers(fake)
+        time.sleep(1)
+    return _answers(fake)
+
+
+def _dump(path: Path, fake, burst: Burst, posts: collections.Counter) -> None:
+    import json
+
+    unanswered = sorted(t for t in burst.acked if not posts[t])
+    path.write_text(
+        json.dumps(
+            {
+                "unanswered": {t: burst.bodies.get(t) for t in unanswered},
+                "calls": fake.calls,
+                "responses": fake.responses,
+            },
+            default=str,
+            indent=1,
+        )
+    )
+
+
+def _latency(url: str, fake, n: int, concurrency: int, first: int) -> list[float]:
+    import ack_latency
+    from ack_latency import _measure, _quiet
+
+    _quiet(120)  # not timed while the planners still work on the previous requests
+
+    ack_latency.SECRET = SECRET
+    return _measure(url, fake, n, concurrency, first=first)
+
+
+def _report(name: str, burst: Burst, posts: collections.Counter, digests: collections.Counter, extra: str) -> str:
+    answered_once = sum(1 for t in burst.acked if posts[t] == 1)
+    twice = sum(1 for t in burst.acked if posts[t] > 1)
+    missing = sum(1 for t in burst.acked if posts[t] == 0)
+    _, p99 = _summary(burst.ms) if burst.ms else (0, 0)
+    days = collections.Counter(ch for ch, _ in digests)
+    return (
+        f"| {name} | {len(burst.acked)} | {answered_once} | {twice} | {missing} | {burst.refused} | {burst.lost} |"
+        f" {burst.replays} | {p99:.0f} | {sum(digests.values())} for {len(days)} channels"
+        f" (max {max(digests.values(), default=0)} per channel and day) | {extra} |"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=500)
+    ap.add_argument("--concurrency", type=int, default=20)
+    ap.add_argument("--retried", type=float, default=0.1)
+    ap.add_argument("--latency", type=int, default=200)
+    ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--wait", type=float, default=300, help="seconds to wait for every answer")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
+    work.chmod(0o755)  # the cluster runs as the user postgres
+    fake = FakeSlack().start()
+    rows, notes = [], []
+    procs: list[subprocess.Popen] = []
+    pg_dir = work / "pg"
+    try:
+        url = pg_cluster.start(pg_dir, durable=True)
+        env = _env(fake.url, {"DATABASE_URL": url, "GPU_ADVISOR_DB": str(work / "must-not-exist.db")})
+        subprocess.run([sys.executable, "-m", "advisor.cli", "migrate"], env=env, check=True, cwd=work)
+        snapshot = ROOT / "tests" / "data" / "skypilot" / "2023-06-15.csv"
+        subprocess.run(
+            [sys.executable, "-m", "advisor.cli", "prices", "import", str(snapshot)],
+            env=env,
+            check=True,
+            cwd=work,
+            capture_output=True,
+        )
+        _subscribe(env)
+        ports = [_port(), _port()]
+        web = [_spawn(["serve", "--no-plan"], env, work / f"web{i}.log", ports[i]) for i in range(2)]
+        workers = [_spawn(["work"], env, work / f"work{i}.log") for i in range(2)]
+        clocks = [_spawn(["clock"], env, work / f"clock{i}.log") for i in range(2)]
+        procs += web + workers + clocks
+        bare_port = _port()
+        bare = _start_bare(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-w",
+                "1",
+                "-k",
+                "gthread",
+                "--threads",
+                "8",
+                "-b",
+                f"127.0.0.1:{bare_port}",
+                "bench.bare_app:create()",
+            ],
+            dict(env, PORT=str(bare_port)),
+            bare_port,
+        )
+        procs.append(bare)
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        time.sleep(8)  # planners warm
+        # Ack latency, before the faults: the bare app and web host A, alternating halves.
+        lat_bare, lat_ours = [], []
+        for r in range(2):
+            lat_bare += _latency(f"http://127.0.0.1:{bare_port}", fake, args.latency // 2, args.concurrency, 10_000 + r)
+            lat_ours += _latency(urls[0], fake, args.latency // 2, args.concurrency, 20_000 + r * 1000)
+        (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
+        notes.append(f"ack p99 on Postgres: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
+        _wait_answered(fake, set(), 1)
+        early_digests = _digests(fake)  # the clocks post at their first round
+        fake.reset()
+
+        burst = Burst(fake, urls)
+
+        def kill_web():
+            with burst.lock:
+                burst.alive.remove(urls[1])
+            _kill9(web[1])
+
+        def restart_pg():
+            pg_cluster.restart(pg_dir)
+
+        n = args.requests
+        t0 = time.time()
+        burst.run(
+            n,
+            args.concurrency,
+            args.retried,
+            {n // 4: kill_web, n // 2: lambda: _kill9(workers[0]), (3 * n) // 4: restart_pg},
+        )
+        print(f"burst sent: {len(burst.acked)} acked, {burst.refused} refused, {burst.lost} lost", file=sys.stderr)
+        posts = _wait_answered(fake, burst.acked, args.wait)
+        time.sleep(5)
+        counts = subprocess.run(
+            [sys.executable, "-c", "from bot.jobstore import Jobs; print(Jobs().counts())"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        notes.append(f"jobs on Postgres after the run: {counts.stdout.strip() or counts.stderr[-300:]}")
+        _dump(work / "postgres-run.json", fake, burst, posts)
+        rows.append(
+            _report(
+                "Postgres: 2 web, 2 work, 2 clocks",
+                burst,
+                posts,
+                early_digests + _digests(fake),
+                f"{time.time() - t0:.0f} s; SQLite file written: {(work / 'must-not-exist.db').exists()}",
+            )
+        )
+    finally:
+        for p in procs:
+            _kill9(p)
+        if not os.environ.get("BENCH_KEEP_PG"):
+            pg_cluster.stop(pg_dir, "immediate")
+    if not args.skip_sqlite:
+        fake.reset()
+        fake.history.clear()
+        procs = []
+        try:
+            env = _env(fake.url, {"GPU_ADVISOR_DB": str(work / "one-host.db")})
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "advisor.cli",
+                    "prices",
+                    "import",
+                    str(ROOT / "tests" / "data" / "skypilot" / "2023-06-15.csv"),
+                ],
+                env=env,
+                check=True,
+                cwd=work,
+                capture_output=True,
+            )
+            _subscribe(env)
+            port = _port()
+            env1 = dict(env, WEB_CONCURRENCY="2", GPU_ADVISOR_PLAN_WORKERS="1")
+            procs.append(_spawn(["serve"], env1, work / "sqlite-web.log", port))
+            procs.append(_spawn(["clock"], env, work / "sqlite-clock.log"))
+            time.sleep(8)
+            bare_port = _port()
+            procs.append(
+                _start_bare(
+                    [
+                        sys.executable,
+                        "-m",
+                        "gunicorn",
+                        "-w",
+                        "2",
+                        "-k",
+                        "gthread",
+                        "--threads",
+                        "8",
+                        "-b",
+                        f"127.0.0.1:{bare_port}",
+                        "bench.bare_app:create()",
+                    ],
+                    dict(env, PORT=str(bare_port)),
+                    bare_port,
+                )
+            )
+            lat_bare, lat_ours = [], []
+            for r in range(2):
+                lat_bare += _latency(
+                    f"http://127.0.0.1:{bare_port}", fake, args.latency // 2, args.concurrency, 30_000 + r
+                )
+                lat_ours += _latency(
+                    f"http://127.0.0.1:{port}", fake, args.latency // 2, args.concurrency, 40_000 + r * 1000
+                )
+            (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
+            notes.append(f"ack p99 on SQLite: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
+            _wait_answered(fake, set(), 1)
+            early_digests = _digests(fake)
+            fake.reset()
+            burst = Burst(fake, [f"http://127.0.0.1:{port}"])
+            t0 = time.time()
+            burst.run(args.requests, args.concurrency, 0, {})
+            posts = _wait_answered(fake, burst.acked, args.wait)
+            rows.append(
+                _report(
+                    "SQLite: 1 host (serve plans, clock)",
+                    burst,
+                    posts,
+                    early_digests + _digests(fake),
+                    f"{time.time() - t0:.0f} s",
+                )
+            )
+        finally:
+            for p in procs:
+                _kill9(p)
+    fake.stop()
+    print(
+        f"{args.requests} signed /gpu, {args.concurrency} at a time, {args.retried:.0%} sent again to the other host;"
+        " faults on Postgres: kill -9 of web host B at 1/4 (not restarted), of a planner at 1/2, Postgres restart"
+        " at 3/4\n"
+    )
+    print(
+        "| run | acked | answered once | twice | not answered | refused busy | not acked | replays sent |"
+        " burst ack p99 ms | digests | notes |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(r)
+    print()
+    for n in notes:
+        print("- " + n)
+    print(f"\nlogs: {work}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""The store, the job store, the digest claims and the Slack state on both engines: a SQLite
+file and a real Postgres (the `database` fixture, tests/conftest.py). No mocks: the real stores
+over real connections."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+SNAPSHOTS = Path(__file__).parent / "data" / "skypilot"
+
+
+def test_the_schema_is_alembics_head_on_both_engines(database, cli):
+    from alembic.script import ScriptDirectory
+
+    from advisor import db as dbmod
+    from advisor import migrations
+
+    assert ScriptDirectory.from_config(migrations.config()).get_current_head() == migrations.HEAD
+    done = cli("migrate")
+    assert done.returncode == 0, done.stderr
+    assert "revision " + migrations.HEAD in done.stderr
+    again = cli("migrate")
+    assert again.returncode == 0 and "current" in again.stderr
+    with closing(dbmod.connect()) as db:
+        assert migrations.current(db) == migrations.HEAD
+        tables = set(db.table_names())
+    assert {"observations", "bot_jobs", "conversations", "user_locales", "digest_subscriptions"} <= tables
+
+
+def test_prices_import_plan_and_digest_on_both_engines(database, cli):
+    from advisor.market import digest as digestmod
+    from advisor.market import store
+    from advisor.market.imports import import_file
+    from advisor.market.prices import price_book
+
+    with closing(store.open_store()) as db:
+        seeded = db[store.TABLE].count_where("source = 'reference'")
+        assert seeded > 50
+        for day in ("2023-06-14", "2023-06-15"):
+            import_file(db, str(SNAPSHOTS / f"{day}.csv"))
+        again = import_file(db, str(SNAPSHOTS / "2023-06-15.csv"))
+        assert again.rows_written == 0  # the same snapshot writes nothing
+        assert store.snapshot_sources(db) == ["skypilot"]
+        assert store.snapshot_dates(db, "skypilot") == ["2023-06-14", "2023-06-15"]
+        d = digestmod.compute_digest(db, "2023-06-15")
+        rows = digestmod.rows(d)
+        # 44 changes of the same instance, and the moves of a GPU's cheapest price (issue 25)
+        assert len([r for r in rows if r["kind"] != "cheapest"]) == 44 and len(rows) > 44
+        assert store.cheapest_history(db, ["H100-PCIe-80GB"], "2023-06-15")
+        v = store.version(db)
+        quote = {
+            "source": "quote",
+            "kind": "rent_month",
+            "gpu": "H100-SXM5-80GB",
+            "price": 9000.0,
+            "currency": "USD",
+            "unit": "gpu-month",
+            "as_of": "2026-11-01",
+            "owner": "TA",
+            "provider": "vendor",
+            "market": "global",
+        }
+        assert store.write_rows(db, [quote]) == 1
+        assert store.write_rows(db, [quote]) == 0
+        assert store.version(db) == v + 1
+        mine = price_book(db, "TA").offers("rent_month", "H100-SXM5-80GB", "global")
+        theirs = price_book(db, "TB").offers("rent_month", "H100-SXM5-80GB", "global")
+        assert any(p.provider == "vendor" for p in mine) and not any(p.provider == "vendor" for p in theirs)
+        assert store.delete_owner(db, "TA") == 1
+    asked = cli("ask", "7b lora 20GB 3d", "--json")
+    assert asked.returncode == 0, asked.stderr
+
+
+def test_jobs_are_claimed_once_by_many_claimers_at_once(database):
+    from bot.jobstore import Jobs
+
+    jobs = Jobs()
+    jobs.ensure()
+    ids = [jobs.add("plan", {"n": i}, key=f"k{i}", team="T1") for i in range(60)]
+    assert jobs.add("plan", {"n": 0}, key="k0", team="T1") is None  # a replay
+    got: list[int] = []
+    lock = threading.Lock()
+
+    def claimer(n):
+        while True:
+            batch = jobs.claim(f"w{n}", 3)
+            if not batch:
+                return
+            with lock:
+                got.extend(j.id for j in batch)
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(claimer, range(6)))
+    assert sorted(got) == sorted(ids)  # every job once, none twice
+    assert jobs.counts() == {"running": 60}
+
+
+def test_a_lapsed_lease_in_the_databases_clock_is_taken_over_and_the_old_run_is_fenced(database, monkeypatch):
+    from bot.jobstore import Jobs
+
+    monkeypatch.setenv("GPU_ADVISOR_JOB_LEASE_S", "0.5")
+    jobs = Jobs()
+    jobs.ensure()
+    job = jobs.add("plan", {}, key="k", team="T1")
+    (first,) = jobs.claim("host-a", 5)
+    assert jobs.claim("host-b", 5) == []
+    assert jobs.begin_post(job, "host-a", 40) == ("go", None)  # host-a begins its post ...
+    time.sleep(0.8)  # ... and its lease lapses (host-a died, or a long write held it)
+    (second,) = jobs.claim("host-b", 5)
+    assert second.id == job and second.attempts == 2 and second.key == "k"
+    assert jobs.renew("host-a", [job]) == 0  # the old owner holds nothing now
+    assert jobs.begin_post(job, "host-a", 40) == ("lost", None)
+    verdict, wait_s = jobs.begin_post(job, "host-b", 40)
+    assert verdict == "wait" and 38 < float(wait_s) <= 40  # host-a's post may still be under way
+    assert jobs.begin_post(job, "host-b", 0) == ("look", None)  # long enough: look in the channel first
+    assert jobs.retake_post(job, "host-b")
+    jobs.end_post(job, "1700000000.000100", True)
+    assert jobs.begin_post(job, "host-b", 0) == ("posted", "1700000000.000100")
+    jobs.finish(job, owner="host-a")  # the old owner cannot finish it ...
+    assert jobs.counts() == {"running": 1}
+    jobs.finish(job, owner="host-b")  # ... its owner can
+    assert jobs.counts() == {"done": 1}
+
+
+def test_digest_claims_are_taken_once_by_two_clocks(database):
+    from bot import digests
+
+    now = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        verdicts = list(pool.map(lambda _: digests.claim("T1", "C1", "2026-12-01", now), range(8)))
+    assert verdicts.count("new") == 1 and verdicts.count(None) == 7
+    assert [digests.claim_now("T1", "C1", now) for _ in range(2)] == [True, False]
+
+
+def test_threads_subscriptions_and_locales_keyed_by_workspace_and_user(database):
+    from bot import conversations, locales, subscriptions
+
+    conversations.save(
+        conversations.Conversation(
+            key="T1:C1:1.1", workspace="T1", user="U1", request_text="7b lora", lang="en", summary={"gpu": "H100"}
+        )
+    )
+    assert conversations.load("T1:C1:1.1").summary == {"gpu": "H100"}
+    assert [c.key for c in conversations.recent("T1", "U1")] == ["T1:C1:1.1"]
+    subscriptions.subscribe(subscriptions.Subscription(workspace="T1", channel="C1", lang="zh"))
+    assert subscriptions.set_time("T1", "C1", "10:30")
+    assert not subscriptions.set_time("T1", "C9", "10:30")
+    assert [(s.channel, s.post_time, s.lang) for s in subscriptions.all_subscriptions()] == [("C1", "10:30", "zh")]
+    locales.remember("U1", "zh", "TA")
+    locales.remember("U1", "en", "TB")  # the same user id in another workspace is another person
+    assert locales.guess("U1", "TA") == "zh" and locales.guess("U1", "TB") == "en"
+    assert locales.forget_workspace("TA") == 1
+    assert locales.guess("U1", "TA") is None
+    assert subscriptions.unsubscribe("T1", "C1") and conversations.forget_workspace("T1") == 1
+
+
+def test_slack_installations_and_oauth_states_are_shared(database):
+    from slack_sdk.oauth.installation_store import Installation
+
+    from bot import clients
+    from bot.settings import Settings
+
+    settings = Settings(client_id="111.222", client_secret="s", signing_secret="x")
+    store = clients.installation_store(settings)
+    store.save(
+        Installation(app_id="A1", team_id="T9", bot_token="xoxb-9", bot_id="B9", bot_user_id="UB9", user_id="U1")
+    )
+    # another host: a store made anew finds the installation; a state issued here is consumed there once
+    assert clients.installation_store(settings).find_bot(enterprise_id=None, team_id="T9").bot_token == "xoxb-9"
+    state = clients.state_store().issue()
+    assert clients.state_store().consume(state) is True
+    assert clients.state_store().consume(state) is False
+    if database.kind == "postgres":
+        assert type(store).__name__ == "SQLAlchemyInstallationStore"
+
+
+@pytest.mark.parametrize("n", [1])
+def test_a_health_check_notices_a_dead_database(n, tmp_path):
+    from advisor import db as dbmod
+
+    assert dbmod.ping("sqlite:///" + str(tmp_path / "h.db")) is None
+    assert dbmod.ping("postgresql://nobody:secret@127.0.0.1:9/none") is not None
+    assert dbmod.redact("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
+
+
+def test_a_price_store_step_appended_later_runs_on_both_engines(database, monkeypatch):
+    """The issue-21 pattern: one more small step at the end of store.py's MIGRATIONS (a column
+    and its defaults) upgrades a store made before it, SQLite file or Postgres."""
+    from advisor.market import store
+
+    with closing(store.open_store()):
+        pass
+
+    def _later(db):
+        if "later_col" not in {c.name for c in db[store.TABLE].columns}:
+            db.execute(f"ALTER TABLE {store.TABLE} ADD COLUMN later_col TEXT NOT NULL DEFAULT ''")
+        db.conn.executemany(f"UPDATE {store.TABLE} SET later_col = ? WHERE source = ?", [("r", "reference")])
+
+    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, (len(store.MIGRATIONS) + 1, _later)])
+    from advisor import db as dbmod
+
+    dbmod._portable_done.clear()
+    with closing(store.open_store()) as db:
+        assert db[store.TABLE].count_where("later_col = 'r'") == db[store.TABLE].count_where("source = 'reference'")
+        versions = [r["version"] for r in db["schema_versions"].rows_where("component = 'prices'", order_by="version")]
+        assert versions[-1] == len(store.MIGRATIONS)
+
+
+def test_a_database_password_never_reaches_the_output(cli):
+    done = cli("migrate", env={"DATABASE_URL": "postgresql://advisor:s3cr3t-pw@127.0.0.1:9/none"})
+    assert done.returncode == 1
+    assert "s3cr3t-pw" not in done.stdout + done.stderr
+    assert "OperationalError" in done.stderr
+
+
+def test_the_reference_seed_only_moves_forward(database):
+    from advisor.market import store
+
+    with closing(store.open_store()) as db:
+        newest = db.execute("SELECT newest FROM reference_seed").fetchone()[0]
+        assert newest
+        # a newer release seeded a later file; this (older) one must not seed over it
+        db.execute("UPDATE reference_seed SET sha256 = 'a newer file', newest = '2999-01-01'")
+        db.execute("DELETE FROM observations WHERE source = 'reference' AND kind = 'storage_pfs'")
+    with closing(store.open_store()) as db:
+        assert db[store.TABLE].count_where("source = 'reference' AND kind = 'storage_pfs'") == 0
+        assert db.execute("SELECT sha256 FROM reference_seed").fetchone()[0] == "a newer file"
+
+
+def test_price_books_are_one_shared_book_and_a_bounded_lru_of_owners_with_quotes(database, monkeypatch):
+    from advisor.market import prices, store
+
+    monkeypatch.setenv("GPU_ADVISOR_PRICE_BOOKS", "2")
+    prices._books.clear()
+    with closing(store.open_store()) as db:
+        shared = prices.price_book(db, None)
+        assert prices.price_book(db, "T-no-quotes") is shared  # no quotes of its own: the shared book
+        for owner in ("TA", "TB", "TC"):
+            quote = {
+                "source": "quote",
+                "kind": "rent_month",
+                "gpu": "H100-SXM5-80GB",
+                "price": 9000.0,
+                "currency": "USD",
+                "unit": "gpu-month",
+                "as_of": "2026-11-01",
+                "owner": owner,
+                "provider": f"vendor-{owner}",
+                "market": "global",
+            }
+            store.write_rows(db, [quote])
+        books = {o: prices.price_book(db, o) for o in ("TA", "TB", "TC")}
+        assert len(prices._books) == 2  # the bound: the least recently used book was dropped
+        assert {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")} >= {"vendor-TC"}
+        assert "vendor-TA" not in {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")}
