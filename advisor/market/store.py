@@ -533,9 +533,7 @@ def bounded_writes(db: dbmod.Database) -> bool:
     return not db.postgres and not db.in_transaction
 
 
-def write_rows(
-    db: dbmod.Database, rows: list[dict], source: str | None = None, stored: dict | None = None
-) -> int:
+def write_rows(db: dbmod.Database, rows: list[dict], source: str | None = None, stored: dict | None = None) -> int:
     """Write observation rows; returns the rows inserted or replaced.
 
     `source` overrides the rows' source; columns a row leaves out take the table's defaults.
