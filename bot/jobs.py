@@ -11,6 +11,7 @@ sleeps here), or {"failed": reason} once the user has been told in words that fi
 from __future__ import annotations
 
 import logging
+import os
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -281,6 +282,26 @@ def digest_setting(
         delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_not_saved", file="bot"), response_url)
 
 
+# Slack's Retry-After is honoured up to this many seconds a try: a day-long value (86400) would park
+# an answer for a day and nobody would know (reliability review 2026-12-01). Past the cap the job
+# tries again at the cap, and the user is told once that the answer waits.
+RETRY_AFTER_CAP_S = 60
+
+
+def _retry_after_cap() -> float:
+    return float(os.environ.get("GPU_ADVISOR_RETRY_AFTER_CAP_S") or RETRY_AFTER_CAP_S)
+
+
+def _tell_waiting(slack: SlackAccess, args: dict, asked_s: float, cap_s: float) -> None:
+    """Tell the asker, once, that Slack holds the answer longer than the cap."""
+    channel, user = args.get("channel"), args.get("user")
+    if not channel or not user:
+        return
+    lang = args.get("lang") or "en"
+    text = phrase(lang, "rate_wait", max(1, round(asked_s / 60)), round(cap_s), file="bot")
+    delivery.tell_user(slack.client(), channel, user, text, args.get("response_url"))
+
+
 KINDS = {
     "plan": plan,
     "follow": follow,
@@ -315,6 +336,11 @@ def run(
     except PostProblem as err:
         if err.retry and not final:
             after = err.after_s if err.after_s is not None else backoff_s * 2 ** (attempt - 1)
+            cap = _retry_after_cap()
+            if err.after_s is not None and err.after_s > cap:
+                if attempt == 1:
+                    _tell_waiting(slack, args, err.after_s, cap)
+                after = cap
             return {"retry": err.reason, "after": after}
         return {"failed": err.reason}
     except _Unreachable as err:

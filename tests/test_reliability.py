@@ -290,3 +290,18 @@ def test_signed_requests_still_work(bot, settled_fake):
     status, body = send.command("prices H800")
     assert status == 200 and "H800" in body
     assert SECRET not in body
+
+
+def test_a_day_long_retry_after_posts_within_minutes_and_tells_the_user(bot, settled_fake, quick_retries, monkeypatch):
+    # Reliability review 2026-12-01: Retry-After 86400 parked an answer for a day, nobody told.
+    monkeypatch.setenv("GPU_ADVISOR_RETRY_AFTER_CAP_S", "2")
+    send, _ = bot
+    settled_fake.fail("chat.postMessage", status=429, headers={"Retry-After": "86400"})
+    start = time.time()
+    send.command("7b lora 20GB 3d", channel="CDAY")
+    assert _wait(lambda: settled_fake.history.get("CDAY"), 30)  # posted at the cap, not in a day
+    assert time.time() - start < 30
+    told = settled_fake.wait_for_response(timeout=30)
+    assert any("wait about 1440 minutes" in r["text"] for r in told)
+    _quiet(settled_fake)
+    assert len([m for m in settled_fake.history["CDAY"] if not m.get("thread_ts")]) == 1
