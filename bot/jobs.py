@@ -11,7 +11,6 @@ sleeps here), or {"failed": reason} once the user has been told in words that fi
 from __future__ import annotations
 
 import logging
-import os
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -288,10 +287,6 @@ def digest_setting(
 RETRY_AFTER_CAP_S = 60
 
 
-def _retry_after_cap() -> float:
-    return float(os.environ.get("GPU_ADVISOR_RETRY_AFTER_CAP_S") or RETRY_AFTER_CAP_S)
-
-
 def _tell_waiting(slack: SlackAccess, args: dict, asked_s: float, cap_s: float) -> None:
     """Tell the asker, once, that Slack holds the answer longer than the cap."""
     channel, user = args.get("channel"), args.get("user")
@@ -324,6 +319,7 @@ def run(
     team: str = "",
     owner: str = "",
     key: str | None = None,
+    retry_after_cap_s: float = RETRY_AFTER_CAP_S,
 ) -> dict:
     """Run one job of the store (bot/work.py calls this in a planning process)."""
     try:
@@ -336,7 +332,7 @@ def run(
     except PostProblem as err:
         if err.retry and not final:
             after = err.after_s if err.after_s is not None else backoff_s * 2 ** (attempt - 1)
-            cap = _retry_after_cap()
+            cap = retry_after_cap_s
             if err.after_s is not None and err.after_s > cap:
                 if attempt == 1:
                     _tell_waiting(slack, args, err.after_s, cap)

@@ -215,6 +215,7 @@ class Dispatcher:
             job.team,
             self.owner,
             job.key,
+            _env_float("GPU_ADVISOR_RETRY_AFTER_CAP_S", jobs.RETRY_AFTER_CAP_S),
         )
         if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
             future = self._local.submit(*fn_args)
