@@ -99,6 +99,12 @@ def claim_now(workspace: str, channel: str, now: float) -> bool:
         return True
 
 
+def release_now(workspace: str, channel: str, at: float) -> None:
+    """Give back the `digest now` slot taken at `at` when its post failed (a later take stays)."""
+    with _opened() as db, db.writing():
+        db.execute("DELETE FROM digest_now WHERE workspace = ? AND channel = ? AND at = ?", [workspace, channel, at])
+
+
 def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:
     key = (workspace, channel, date)
     with _opened() as db, db.writing():

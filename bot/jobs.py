@@ -151,9 +151,17 @@ def follow(
     text: str,
     user: str,
     mentioned: bool = True,
+    pending_thread: bool = False,
 ) -> None:
     """Answer a message in a plan's thread (or a question without one) in that thread; say
-    nothing when the bot was not spoken to (`mentioned` False and no question for it)."""
+    nothing when the bot was not spoken to (`mentioned` False and no question for it). A message
+    that came before its thread was stored (`pending_thread`) waits in the queue for it."""
+    if pending_thread:
+        conv = conversations.load(thread_key(run.team, channel, thread))
+        if conv is None and not run.final:
+            raise PostProblem("thread_not_stored", True)
+        if conv is not None:
+            request_text, summary = conv.request_text, conv.summary
     client = slack.client()
     lang = reply_lang(text, client, user, run.team)
     try:
@@ -238,13 +246,30 @@ def quote(
         delivery.tell_user(client, channel, user, reply, response_url)
 
 
-def digest_now(slack: SlackAccess, run: Run, team: str, channel: str, lang: str) -> None:
-    """`/gpu digest now`: this channel's digest at once (outside the daily once-only run)."""
-    if not digests.claim_now(team, channel, time.time()):
+def digest_now(
+    slack: SlackAccess,
+    run: Run,
+    team: str,
+    channel: str,
+    lang: str,
+    user: str = "",
+    response_url: str | None = None,
+) -> None:
+    """`/gpu digest now`: this channel's digest at once (outside the daily once-only run). A post
+    that fails gives the slot back (the rate limit is not spent on nothing) and is tried again;
+    after the last try the asker is told."""
+    at = time.time()
+    if not digests.claim_now(team, channel, at):
         log.info("digest now in %s: one was posted within %d s", channel, digests.NOW_GAP_S)
         return
     sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
-    digests.deliver(slack.client(), sub, digests.today_date(), force=True)
+    if digests.deliver(slack.client(), sub, digests.today_date(), force=True):
+        return
+    digests.release_now(team, channel, at)
+    if not run.final:
+        raise PostProblem("digest_not_posted", True)
+    if user:
+        delivery.tell_user(slack.client(), channel, user, phrase(lang, "digest_now_failed", file="bot"), response_url)
 
 
 def digest_setting(

@@ -292,3 +292,28 @@ def test_digest_now_posts_once_in_ten_minutes_per_channel(bot, fake_slack):
     # two commands acked before either job ran: the second job takes no slot and posts nothing
     assert not digests.claim_now("T1", "CNOW", time.time())
     assert digests.claim_now("T1", "CNOW", time.time() + digests.NOW_GAP_S)
+
+
+def test_a_failed_digest_now_is_retried_and_then_told_without_spending_the_limit(bot, fake_slack, monkeypatch):
+    # Reliability review 2026-12-01: a failed `/gpu digest now` vanished (one try, nobody told) and
+    # the next ask said a digest "was posted moments ago".
+    monkeypatch.setenv("GPU_ADVISOR_JOB_ATTEMPTS", "3")
+    monkeypatch.setenv("GPU_ADVISOR_RETRY_BASE_S", "0.3")
+    send, _ = bot
+    error = {"ok": False, "error": "internal_error"}
+    fake_slack.fail("chat.postMessage", status=500, body=error, times=1)  # the first try
+    assert "Posting" in send.command("digest now", channel="CRETRY")[1]
+    deadline = time.time() + 60
+    while not fake_slack.history.get("CRETRY") and time.time() < deadline:
+        time.sleep(0.1)
+    assert fake_slack.history.get("CRETRY")  # a later try posted it
+    fake_slack.fail("chat.postMessage", status=500, body=error, times=30)  # every call of every try
+    try:
+        assert "Posting" in send.command("digest now", channel="CFAIL")[1]
+        told = fake_slack.wait_for_response(timeout=60)
+        assert any("could not post the digest" in r["text"] for r in told)
+        assert not fake_slack.history.get("CFAIL")
+        # the limit was not spent: asking again is taken at once
+        assert "Posting" in send.command("digest now", channel="CFAIL")[1]
+    finally:
+        fake_slack.reset()  # the session's fake: no scripted failure is left for the next test

@@ -119,3 +119,38 @@ def test_an_unroutable_mention_says_what_the_bot_can_answer(bot, fake_slack, ans
     send.mention("lunch anyone?", thread_ts=answered)
     reply = fake_slack.wait_for("chat.postMessage", 1)[0]["args"]["text"]
     assert reply.startswith("I could not tell what to do with that") and "how much on A800?" in reply
+
+
+def test_a_follow_up_before_its_thread_is_stored_is_kept_and_answered(bot, fake_slack, answered, monkeypatch):
+    # Reliability review 2026-12-01: a follow-up sent before its thread was stored was dropped.
+    import time
+
+    from bot import conversations
+    from bot.threads import thread_key
+
+    monkeypatch.setenv("GPU_ADVISOR_RETRY_BASE_S", "0.3")
+    send, _ = bot
+    stored = conversations.load(thread_key("T1", "C1", answered))
+    early = "1700009999.000100"  # an answer of ours just posted, its thread not stored yet
+    event = {
+        "type": "message",
+        "channel": "C1",
+        "user": "U2",
+        "text": "what if we had 30 days?",
+        "ts": f"{time.time():.6f}",
+        "thread_ts": early,
+        "parent_user_id": "UBOT",
+        "channel_type": "channel",
+    }
+    status, _ = send.event(event)
+    assert status == 200
+    time.sleep(1.0)
+    assert not [c for c in fake_slack.calls_of("chat.postMessage") if c["args"].get("thread_ts") == early]
+    conversations.save(stored.model_copy(update={"key": thread_key("T1", "C1", early)}))  # the thread is stored
+    reply = fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("thread_ts") == early)[0]
+    assert "What if" in reply["args"]["text"] and "30 days" in reply["args"]["text"]
+    # a thread under somebody else's message is still not ours
+    other = {**event, "thread_ts": "1700008888.000100", "parent_user_id": "U3", "ts": f"{time.time():.6f}"}
+    send.event(other)
+    time.sleep(1.0)
+    assert not [c for c in fake_slack.calls_of("chat.postMessage") if c["args"].get("thread_ts") == other["thread_ts"]]

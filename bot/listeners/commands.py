@@ -65,7 +65,13 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
             return phrase(lang, "digest_now_wait", math.ceil(wait / 60), file="bot"), None
         return phrase(lang, "digest_now", file="bot"), (
             "digest_now",
-            {"team": team, "channel": channel, "lang": reply_lang(text, user=user, team=team)},
+            {
+                "team": team,
+                "channel": channel,
+                "lang": reply_lang(text, user=user, team=team),
+                "user": user,
+                "response_url": command.get("response_url"),
+            },
         )
     return phrase(lang, "digest_usage", file="bot"), None
 

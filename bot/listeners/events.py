@@ -55,7 +55,11 @@ def on_message(event, body, client, context):
     team, channel = _team(body, context), event["channel"]
     conv = conversations.load(thread_key(team, channel, thread))  # a read: never waits on a writer
     if conv is None:
-        return  # a thread that is not under one of our answers
+        if event.get("parent_user_id") and event.get("parent_user_id") == context.bot_user_id:
+            # Under one of our answers whose thread is not stored yet (posted a moment ago): kept
+            # as a job that waits for the thread (bot/jobs.py follow, pending_thread).
+            _follow(client, team, channel, thread, "", {}, event, mentioned=False, pending_thread=True)
+        return  # else a thread that is not under one of our answers
     _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=False)
 
 
@@ -97,7 +101,9 @@ def on_mention(event, body, client, context):
     )
 
 
-def _follow(client, team, channel, thread, request_text: str, summary: dict, event, mentioned: bool):
+def _follow(
+    client, team, channel, thread, request_text: str, summary: dict, event, mentioned: bool, pending_thread=False
+):
     """A message for a plan's thread (or a question with no plan: empty request), as a job."""
     text, user = _strip_mentions(event.get("text", "")), event.get("user", "")
     args = {
@@ -108,6 +114,7 @@ def _follow(client, team, channel, thread, request_text: str, summary: dict, eve
         "text": text,
         "user": user,
         "mentioned": mentioned,
+        **({"pending_thread": True} if pending_thread else {}),
     }
     _job(client, team, channel, user, text, event, "follow", args)
 
