@@ -364,12 +364,13 @@ def _points():
 
 POINT_TIME_CASES, POINT_MEMORY_CASES = _points()
 
-# What explains the cases the engine misses most (docs/accuracy.md, "The ten worst"), by row.
+# What explains the cases the engine misses most (docs/accuracy.md, "The ten worst"), by row
+# (published_points.csv rows by their id).
 WORST_EXPLAINED = {
     "Llama 3.2 1B": "the card's 370k GPU-hours include distillation from the 8B and 70B models (logits of the"
     " teachers computed for every token); we plan plain pre-training",
-    "G02 llama3.2-3b pretrain 9T tokens seq 8192": "the same card: distillation included (10% MFU implied)",
-    "G03 1.4B pretrain 150B tokens seq 2048 fp16": "phi-1.5's 8 days imply 18% MFU on A100-40GB: the card's"
+    "G02": "the same card: distillation included (10% MFU implied)",
+    "G03": "phi-1.5's 8 days imply 18% MFU on A100-40GB: the card's"
     " training time covers more than the 150B tokens (data generation, restarts); not a throughput figure",
     "Pythia-1B (per 300B tokens)": "GPT-NeoX in fp16 with 2021 kernels (no FlashAttention): 4830 GPU-hours imply"
     " about 25% MFU; our roofline assumes today's fused attention",
@@ -378,25 +379,27 @@ WORST_EXPLAINED = {
     " long-context extension, and our 3B plan reaches the benchmark efficiency of larger models",
     "StarCoderBase-15.5B": "multi-query attention and FIM on Megatron-LM 2023 at 8K context; generic shape and"
     " today's kernels make us 40% fast on the wall clock",
-    "G04 3.8B pretrain 4.9T tokens seq 4096": "Phi-3-mini's 10 days: post-training likely included (as Phi-3-medium)",
-    "G05 14.7B pretrain 9.8T tokens seq 4096": "Phi-4's 21 days on 1920 H100: the card's time, not the run's"
-    " throughput",
-    "G07 2.8B pretrain 4T tokens seq 4096 zero1": "StableLM-3B on AWS P4d (400 Gb/s EFA, gpt-neox): 30 days include"
+    "G04": "Phi-3-mini's 10 days: post-training likely included (as Phi-3-medium)",
+    "G05": "Phi-4's 21 days on 1920 H100: the card's time, not the run's throughput",
+    "G07": "StableLM-3B on AWS P4d (400 Gb/s EFA, gpt-neox): 30 days include"
     " the 4 epochs' restarts; EFA's all-reduce is slower than the InfiniBand we assume",
-    "M03 llama3.1-70b pretrain 1T tokens seq 8192 mbs 16": "torchtitan reports max reserved: with torch.compile and"
+    "M03": "torchtitan reports max reserved: with torch.compile and"
     " Float8 the caching allocator holds far more than is allocated at the peak",
-    "M10 7.3B pretrain 1T tokens seq 2048 mbs 1 fsdp recompu": "InternLM's own trainer: its 'GPU memory' is not"
+    "M10": "InternLM's own trainer: its 'GPU memory' is not"
     " said to be allocated or reserved; 56 GB for 7B on 4 GPUs with full recompute is above its states and"
     " activations (about 34 GB), i.e. allocator cache or fp32 buffers we cannot see",
-    "M11 20B pretrain 1T tokens seq 2048 mbs 1 fsdp recompu": "as M10 (InternLM's reading)",
+    "M11": "as M10 (InternLM's reading)",
     "bloomz-7b1 LoRA r=8 + ZeRO-3 offload": "DeepSpeed ZeRO-3 offload keeps prefetch and bucket buffers (about 1e9"
     " elements by default) on the GPU; we keep two layers",
     "Llama-2-70B FSDP + LoRA r=8 all-linear (8x H100)": "nvidia-smi of a card the allocator filled (80 GB of 80):"
     " an upper bound, not the need",
-    "T18 llama2-7b lora 10B tokens seq 4096 mbs 1 gbs 32 fp8": "NeMo's LoRA runs fused adapter kernels on Megatron;"
+    "T18": "NeMo's LoRA runs fused adapter kernels on Megatron;"
     " we plan HF PEFT's unfused adapters for LoRA without model parallelism",
-    "T17 llama2-70b full-finetune 10B tokens seq 4096 mbs 1": "NeMo's packed-SFT FP8 run on 16 GPUs: only 32 sequences"
+    "T17": "NeMo's packed-SFT FP8 run on 16 GPUs: only 32 sequences"
     " a step on TP4 PP4 (2 micro-batches per stage interleaved) is slower in our bubble model than NeMo's",
+    "T05": "torchtitan without torch.compile on H100 (eager kernels, 34% MFU), where fms-fsdp's and"
+    " llm-foundry's H100 rows (compiled, fused) reach 44-46%: the request does not say whether it compiles",
+    "T06": "as T05",
     "MPT-7B (the run)": "restarts and evaluation on the real run: 24% below the llm-foundry benchmark (shared"
     " calibration README)",
 }

@@ -266,7 +266,9 @@ def card(result) -> dict:
         )
         lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, rent or per_day))
         lines.extend(_fix_lines(result, code))
-        fields.append(_field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}"))
+        fields.append(
+            _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")
+        )
         fields.append(
             _field(
                 lang,

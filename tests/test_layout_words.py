@@ -100,6 +100,13 @@ def test_fixed_layout_is_planned_exactly_as_given(cli):
     assert data["plan"]["pipeline_schedule"] in ("1f1b", "interleaved-1f1b")
 
 
+def test_the_text_answer_names_the_framework_and_its_schedule(cli):
+    out = cli("ask", "70B full-finetune 100GB 7d on 64xH800 tp 8 pp 4 vpp 2").stdout
+    assert "framework: Megatron-Core, interleaved 1F1B with 2 model chunks per stage" in out
+    out = cli("ask", "70B full-finetune 100GB 7d on 64xH800 hsdp seq 8192 cp 2").stdout
+    assert "context parallel 2" in out and "HSDP" in out
+
+
 def test_fixed_virtual_stages_are_kept(cli):
     plan = _ask(cli, "70B full-finetune 100GB 7d on 64xH800 tp 8 pp 4 vpp 2")["plan"]
     assert (plan["tp"], plan["pp"], plan["virtual_stages"], plan["pipeline_schedule"]) == (8, 4, 2, "interleaved-1f1b")
@@ -129,7 +136,7 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 pp 3", "split_count", ["64 GPUs"]),
         ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),
         ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
-        ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_layers", ["vpp 16"]),
+        ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_chunks", ["vpp 16", "128 model chunks"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
         ("70B lora 20GB 3d on 64xH800 tp 8 zero3", "no_framework", ["Megatron"]),
     ],

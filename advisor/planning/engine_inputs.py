@@ -83,7 +83,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     if vpp > 1 and pp == 1:
         return "vpp_needs_pp", {"vpp": vpp}
     if vpp > 1 and m.layers // (pp * vpp) < PINNED_MIN_LAYERS_PER_CHUNK:
-        return "vpp_layers", {"vpp": vpp, "pp": pp, "layers": m.layers}
+        return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):
