@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
+from advisor.request import fields
 from advisor.request.model import (
     BYTES_PER_TOKEN,
     TOKENS_PER_SAMPLE,
@@ -363,7 +364,7 @@ class _Scanner:
 _CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
 
 
-def _chinese_prose(text: str) -> bool:
+def chinese_prose(text: str) -> bool:
     """Whether a request is written as Chinese prose: at least two Chinese characters besides
     city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
     English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
@@ -579,7 +580,7 @@ class _Parse:
                 value = _cn_num(raw)
             elif raw and not raw.startswith("-"):
                 value = _num(raw)
-            if value is None or value != int(value) or not 1 <= value <= 1024:
+            if value is None or not fields.field(field).ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="layout")
             self.set(field, int(value), m[0])
 
@@ -663,7 +664,7 @@ class _Parse:
         def term(m: re.Match) -> None:
             n = float(m["n"]) if m["n"] else (_cn_num(m["cn"]) if m["cn"] else 1)
             value = n * 12 if (m["unit"] or "").lower().startswith(("y", "年")) else n
-            if not 1 <= value <= 120 or value != int(value):
+            if not fields.field("lease_term_months").ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="lease_term")
             self.set("lease_term_months", int(value), m[0])
 
@@ -695,7 +696,7 @@ class _Parse:
             n = float(m["n"]) if m["n"] else _cn_num(m.groupdict().get("cn") or "")
             unit = (m["unit"] or "").lower()
             value = n * 12 if unit.startswith(("y", "年")) else n
-            if not 1 <= value <= 120:
+            if not fields.field("own_use_months").ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_use_months", int(round(value)), m[0])
 
@@ -709,7 +710,7 @@ class _Parse:
 
         def utilisation(m: re.Match) -> None:
             value = float(m["n"] or m["n2"]) / 100
-            if not 0.05 <= value <= 1:
+            if not fields.field("own_utilisation").ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_utilisation", value, m[0])
 
@@ -903,9 +904,10 @@ class _Parse:
         def note(name: str, **kw) -> None:
             notes.append(Note(kind="assumption", code=name, params=kw))
 
-        def check(field: str, ok: bool, what: str | None = None) -> None:
-            if not ok:
-                self.fail("bad_value", word=words.get(field, ""), what=what or field)
+        def check(name: str, value, ok: bool = True) -> None:
+            """Refuse `value` outside the field's limits (advisor/request/fields.py), or not `ok`."""
+            if value is not None and not (ok and fields.field(name).ok(value)):
+                self.fail("bad_value", word=words.get(name, ""), what=fields.field(name).limit)
 
         # model size
         shape = catalog.find_model(f["model"]) if "model" in f else None
@@ -922,40 +924,40 @@ class _Parse:
             self.fail("missing_active")
         params = f["params_b"]
         active = f.get("active_params_b", params)
-        check("params_b", 0.01 <= params <= 20000, "size")
-        check("active_params_b", 0 < active <= params, "active")
+        check("params_b", params)
+        check("active_params_b", active, active <= params)
 
         gpu = catalog.find_gpu(f["gpu"]) if "gpu" in f else None
         count = f.get("gpu_count")
         if "nodes" in f:
-            check("nodes", 1 <= f["nodes"] <= 25_000, "gpu_count")
+            check("nodes", f["nodes"])
             if gpu is None:
                 self.fail("nodes_need_gpu", word=words["nodes"])
             if count is not None and count != f["nodes"] * gpu.gpus_per_server:
                 self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
             count = f["nodes"] * gpu.gpus_per_server
-        check("gpu_count", count is None or 1 <= count <= 200_000)
+        check("gpu_count", count)
 
         seq = f.get("seq_len")
         if seq is None:
             seq = min(4096, shape.max_seq) if shape else 4096
             note("seq_len", seq=seq)
         seq = int(seq)
-        check("seq_len", 16 <= seq <= 10_000_000)
+        check("seq_len", seq)
 
         # data -> tokens, after epochs
         epochs = f.get("epochs", 1.0)
-        check("epochs", 0 < epochs <= 1000)
+        check("epochs", epochs)
         data = unique = tokens = bytes_per_token = tokens_per_sample = None
         if "data" in f:
             amount, unit = f["data"]
-            check("data", 0 < amount <= 1e18, "data")
+            check("data", amount)
             language = f.get("data_language")
             if unit == "bytes":
                 # From words about the data, else from the request's own prose, never from the
                 # reply language (a Chinese locale or `lang zh`) nor a city name, so the same
                 # text plans the same everywhere.
-                basis = "words" if language else ("prose" if _chinese_prose(self.text) else "default")
+                basis = "words" if language else ("prose" if chinese_prose(self.text) else "default")
                 language = language or ("zh" if basis == "prose" else "en")
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
@@ -968,7 +970,7 @@ class _Parse:
                 unique = amount
             data = DataSize(amount=amount, unit=unit, language=language)
             tokens = unique * epochs
-            check("data", tokens <= 1e16, "data")
+            check("data", amount, tokens <= fields.MAX_TOKENS)
             if "epochs" not in f:
                 note("epochs")
         else:
@@ -999,27 +1001,27 @@ class _Parse:
             if targets is None:
                 targets = "all"
                 note("lora_targets")
-            check("lora_rank", 1 <= rank <= 4096)
+            check("lora_rank", rank)
         elif "lora_rank" in f:
             self.fail("conflict", first=words["method"], second=words["lora_rank"], field="lora_rank")
 
         precision = f.get("precision")
         if precision is None:
             precision = "fp16" if gpu is not None and not gpu.supports_bf16 else "bf16"
-            note("precision_" + precision, gpu=gpu.name if gpu else None)
+            note("precision_fp16" if precision == "fp16" else "precision_bf16", gpu=gpu.name if gpu else None)
         optimizer = f.get("optimizer", "adamw")
         if "optimizer" not in f:
             note("optimizer")
 
         deadline = f.get("deadline_days")
-        check("deadline_days", deadline is None or 0 < deadline <= 3650, "deadline")
+        check("deadline_days", deadline)
 
         # money and market
         currency = f.get("currency")
         budget = None
         if "budget" in f:
             value, budget_currency = f["budget"]
-            check("budget", 0 < value <= 1e12, "budget")
+            check("budget", value)
             if currency and budget_currency and budget_currency != currency:
                 self.fail("conflict", first=words["currency"], second=words["budget"], field="currency")
             currency = currency or budget_currency or "CNY"
@@ -1031,8 +1033,8 @@ class _Parse:
         if market == "china" and "city" not in f:
             note("market_china")
 
-        check("micro_batch", 1 <= f.get("micro_batch", 1) <= 4096)
-        check("global_batch", 1 <= f.get("global_batch", 1) <= 10_000_000)
+        check("micro_batch", f.get("micro_batch"))
+        check("global_batch", f.get("global_batch"))
 
         return TrainingRequest(
             text=self.text,
