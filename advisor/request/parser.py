@@ -1210,4 +1210,27 @@ def parse_followup(
         f.pop("active_params_b", None)
     f.update(changed)
     base.words.update(delta.words)
-    return base._finish(), sorted(changed)
+    request = base._finish()
+    # Only what moved: a what-if repeating a value the request already had is no change.
+    try:
+        before = _Parse(original, reply_lang).run()
+    except RequestError:  # an original no longer complete on its own: every change is news
+        return request, sorted(changed)
+    return request, sorted(name for name in changed if _moved(name, before, request))
+
+
+# The request fields a parser field shows in, where they differ ("nodes" is a GPU count).
+_SHOWN_AS = {
+    "nodes": ("gpu_count",),
+    "finetune": ("method",),
+    "model": ("model", "params_b", "active_params_b"),
+    "unknown_model": ("params_b", "active_params_b"),
+    "moe": ("active_params_b",),
+    "data": ("data", "tokens"),
+    "data_language": ("data", "tokens"),
+    "epochs": ("epochs", "tokens"),
+}
+
+
+def _moved(name: str, before: TrainingRequest, after: TrainingRequest) -> bool:
+    return any(getattr(before, a) != getattr(after, a) for a in _SHOWN_AS.get(name, (name,)))
