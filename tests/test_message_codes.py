@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from advisor.planning.advice import FREE_ACCESS
-from advisor.request.fields import BY_NAME, FIELDS, FLAGS
+from advisor.request.fields import BY_NAME, FIELDS, FLAGS, bounds
 from advisor.request.model import Note
 from advisor.request.parser import RequestError
 from advisor.resources import data_dir, templates_dir
-from advisor.text.render import UnwordedCode, phrase, word
+from advisor.text.render import UnwordedCode, num, pct, phrase, word
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*(ROOT / "advisor").rglob("*.py"), *(ROOT / "bot").rglob("*.py")])
@@ -211,6 +211,13 @@ def test_every_field_the_parser_sets_is_a_row_of_the_table():
     assert {f.name for f in FIELDS if f.limit} >= {"params_b", "deadline_days", "budget", "lease_term_months"}
 
 
+def test_every_assumption_belongs_to_one_field_of_the_table():
+    emitted = {code for macro, code in _emitted()[0] if macro == "assumption"}
+    owners = [code for f in FIELDS for code in f.assumed]
+    assert sorted(owners) == sorted(set(owners)), "a note belongs to one field"
+    assert set(owners) == emitted
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_code_without_wording_raises_instead_of_showing_the_code(lang):
     for kind in ("assumption", "warning", "suggestion"):
@@ -239,3 +246,17 @@ def test_the_refusals_added_for_this_check_read_in_both_languages(lang):
     for text in texts:
         assert "lease_term" not in text and "own_use" not in text and "seq_len" not in text
         assert bool(re.search(r"[\u4e00-\u9fff]", text)) == (lang == "zh"), text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("limit", sorted({f.limit for f in FIELDS if f.limit}))
+def test_a_refusal_states_the_limits_the_parser_checks(limit, lang):
+    """The numbers of a bad value's wording come from advisor/request/fields.py, not the template."""
+    entry = re.search(rf'"{limit}": _\("([^"]*)"', (templates_dir() / "phrases.j2").read_text())[1]
+    text = RequestError("bad_value", lang, word="x", what=limit).message()
+    low, high = bounds(limit)["low"], bounds(limit)["high"]
+    shown = pct if limit == "own_utilisation" else num
+    for name, value in (("low", low), ("high", high)):
+        if f"%({name})s" in entry:
+            assert shown(value) in text, (name, value, text)
+    assert not re.search(r"\d", re.sub(r"`[^`]*`|%\(\w+\)s|%%", "", entry)), f"a number typed in the wording: {entry}"

@@ -22,7 +22,8 @@ class Field:
     whole: bool = False
     # The refusal's wording key in phrases.j2 `bad_value` (fields sharing a limit share a key).
     limit: str | None = None
-    # The note (phrases.j2 `assumption`) the parser leaves when it assumes the value.
+    # The notes (phrases.j2 `assumption`) left when the value is assumed, by the parser or, for
+    # the deadline, the planner (tests/test_message_codes.py: every assumption is one field's).
     assumed: tuple[str, ...] = ()
 
     def ok(self, value: float) -> bool:
@@ -33,10 +34,6 @@ class Field:
         if self.high is not None and value > self.high:
             return False
         return not self.whole or value == int(value)
-
-    def bounds(self) -> dict:
-        """The limits as the refusal states them."""
-        return {"low": self.low, "high": self.high}
 
 
 MAX_DEADLINE_DAYS = 3650
@@ -60,17 +57,17 @@ FIELDS: tuple[Field, ...] = (
     Field("data_language"),
     Field("epochs", above=0, high=1000, limit="epochs", assumed=("epochs",)),
     # time and money
-    Field("deadline_days", above=0, high=MAX_DEADLINE_DAYS, limit="deadline"),
+    Field("deadline_days", above=0, high=MAX_DEADLINE_DAYS, limit="deadline", assumed=("horizon",)),
     Field("budget", above=0, high=1e12, limit="budget"),
     Field("currency", assumed=("currency",)),
     Field("lease_term_months", low=1, high=120, whole=True, limit="lease_term"),
     Field("rent_or_buy"),
     Field("own_use_months", low=1, high=120, limit="own_use"),
-    Field("own_utilisation", low=0.05, high=1, limit="own_use"),
+    Field("own_utilisation", low=0.05, high=1, limit="own_utilisation"),
     Field("cost_first"),
     Field("speed_first"),
     # the hardware
-    Field("gpu", assumed=("precision_fp16",)),
+    Field("gpu"),
     Field("gpu_count", low=1, high=200_000, whole=True, limit="gpu_count"),
     Field("nodes", low=1, high=25_000, whole=True, limit="gpu_count"),
     Field("city", assumed=("market_china",)),
@@ -100,3 +97,10 @@ FLAGS = ("moe", "finetune", "cost_first", "speed_first", "opt_in_backward", "hsd
 
 def field(name: str) -> Field:
     return BY_NAME[name]
+
+
+def bounds(limit: str) -> dict:
+    """The limits a refusal of `limit` states (phrases.j2 `bad_value`), from its first field;
+    none for a limit the table lacks (its wording is missing too, and says so)."""
+    row = next((f for f in FIELDS if f.limit == limit), Field(limit))
+    return {"low": row.low, "high": row.high}

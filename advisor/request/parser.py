@@ -269,6 +269,9 @@ class RequestError(ValueError):
     def __init__(self, kind: str, lang: str = "en", **details):
         self.kind = kind
         self.lang = lang
+        if kind == "bad_value" and "what" in details:
+            # the limits the refusal states are the ones the parser checks
+            details = fields.bounds(details["what"]) | details
         # Words echoed back come from the user: no control, bidi or backtick characters.
         self.details = {k: clean(v) if isinstance(v, str) else v for k, v in details.items()}
         super().__init__(self.message(lang))
@@ -711,7 +714,7 @@ class _Parse:
         def utilisation(m: re.Match) -> None:
             value = float(m["n"] or m["n2"]) / 100
             if not fields.field("own_utilisation").ok(value):
-                self.fail("bad_value", word=m[0].strip(), what="own_use")
+                self.fail("bad_value", word=m[0].strip(), what="own_utilisation")
             self.set("own_utilisation", value, m[0])
 
         sc.take(
