@@ -48,6 +48,11 @@ def written(guess: float, back: Callable[[str], float], value: float) -> str | N
     return None
 
 
+def exact(value: float) -> str:
+    """`value` as the shortest decimal that reads back as it (repr when none of 12 decimals does)."""
+    return written(value, float, value) or repr(value)
+
+
 def scaled(value: float, units, scale_of: Callable[[str], float], times: float = 1, decimals: int = 3) -> str:
     """`value` in the largest unit that writes it exactly with at most `decimals` decimals:
     `scale_of(suffix)` is the factor the parser applies to that suffix, `times` what it divides
@@ -59,7 +64,7 @@ def scaled(value: float, units, scale_of: Callable[[str], float], times: float =
         text = written(value * times / size, lambda s, f=factor: float(s) * f / times, value)
         if text is not None and len(text.partition(".")[2]) <= decimals:
             return text + suffix
-    return written(value * times, lambda s: float(s) / times, value) or repr(value * times)
+    return written(value * times, lambda s: float(s) / times, value) or exact(value * times)
 
 
 def _si(suffix: str) -> float:
@@ -75,7 +80,7 @@ def _deadline(days: float, zh: bool) -> str:
         count = written(days / size, lambda s, f=size: float(s) * f, days)
         if count is not None and len(count.partition(".")[2]) <= 2:
             return count + suffix
-    return written(days, float, days) + ("天" if zh else "d")
+    return exact(days) + ("天" if zh else "d")
 
 
 def language(request: TrainingRequest) -> str:
@@ -168,7 +173,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("data", data_language(d.language, zh))
     if "epochs" in given:
         # the form's data field reads as data: epochs alone go with the rest
-        add("data" if "data" in given else "other", written(r.epochs, float, r.epochs) + ("轮" if zh else " epochs"))
+        add("data" if "data" in given else "other", exact(r.epochs) + ("轮" if zh else " epochs"))
 
     # time and money
     if "deadline_days" in given:
@@ -198,7 +203,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     if "own_use_months" in given:
         add("other", f"用{r.own_use_months}个月" if zh else f"keep it busy {r.own_use_months} months")
     if "own_utilisation" in given:
-        share = written(r.own_utilisation * 100, lambda s: float(s) / 100, r.own_utilisation)
+        share = written(r.own_utilisation * 100, lambda s: float(s) / 100, r.own_utilisation) or exact(
+            r.own_utilisation * 100
+        )
         add("other", f"利用率{share}%" if zh else f"{share}% use")
 
     # the hardware

@@ -91,12 +91,30 @@ FIELDS: tuple[Field, ...] = (
 )
 
 BY_NAME = {f.name: f for f in FIELDS}
-# Fields that are flags: giving one twice agrees, so no refusal ever names it.
-FLAGS = ("moe", "finetune", "cost_first", "speed_first", "opt_in_backward", "hsdp")
 
 
 def field(name: str) -> Field:
     return BY_NAME[name]
+
+
+# The order notes are listed in (the "Assumed" lines): the model, the sequence, the data, the
+# method, the numerics, the money; then any the planner adds.
+NOTE_ORDER = (
+    *field("params_b").assumed,
+    *field("seq_len").assumed,
+    *field("data").assumed,
+    *field("epochs").assumed,
+    *field("method").assumed,
+    *field("lora_rank").assumed,
+    *field("lora_targets").assumed,
+    *field("precision").assumed,
+    *field("optimizer").assumed,
+    *field("currency").assumed,
+    *field("city").assumed,
+    *field("deadline_days").assumed,
+)
+# Fields that are flags: giving one twice agrees, so no refusal ever names it.
+FLAGS = ("moe", "finetune", "cost_first", "speed_first", "opt_in_backward", "hsdp")
 
 
 def bounds(limit: str) -> dict:
