@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from advisor.planning.advice import FREE_ACCESS
-from advisor.request.fields import BY_NAME, FIELDS, FLAGS, bounds
+from advisor.request.fields import BY_NAME, FIELDS, bounds
 from advisor.request.model import Note
 from advisor.request.parser import RequestError
 from advisor.resources import data_dir, templates_dir
@@ -138,7 +138,7 @@ def _parser_fields() -> set[str]:
 def _codes_and_fields() -> tuple[set[tuple[str, str]], list[str]]:
     """Every code, plus the field names and limits the table says a refusal can name."""
     emitted, opaque = _emitted()
-    emitted |= {("field_name", f.name) for f in FIELDS if f.name not in FLAGS}
+    emitted |= {("field_name", f.name) for f in FIELDS if not f.flag}
     emitted |= {("bad_value", f.limit) for f in FIELDS if f.limit}
     return emitted | _availability(), opaque
 

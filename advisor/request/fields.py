@@ -1,10 +1,12 @@
 """The request's fields in one table: each field's limits, the wording key of its refusal and
-the note it leaves when assumed. The parser checks values against it (`check`), the form's
-check and the refusals read the same limits, and templates/phrases.j2 words each field
-(`field_name`) and each limit (`bad_value`), with the limits passed in from here.
+the notes it leaves when assumed. The parser checks values against it (`_validate`), the
+form's check and the refusals read the same limits, templates/phrases.j2 words each field
+(`field_name`) and each limit (`bad_value`) with the limits passed in from here, and the notes
+are listed in its order.
 
-Adding a field is one row here, its words in the parser, and its wording in phrases.j2
-(tests/test_message_codes.py fails while a field or a limit has none).
+Adding a field is one row here, its words in the parser and in advisor/request/canonical.py,
+and its wording in phrases.j2: tests/test_message_codes.py fails while a field or a limit has
+no wording, tests/test_canonical.py while the row has no words to generate or does not read back.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class Field:
     whole: bool = False
     # The refusal's wording key in phrases.j2 `bad_value` (fields sharing a limit share a key).
     limit: str | None = None
+    # A flag (`hsdp`, `cheapest`): said twice it agrees, so no refusal ever names it.
+    flag: bool = False
     # The notes (phrases.j2 `assumption`) left when the value is assumed, by the parser or, for
     # the deadline, the planner (tests/test_message_codes.py: every assumption is one field's).
     assumed: tuple[str, ...] = ()
@@ -46,10 +50,10 @@ FIELDS: tuple[Field, ...] = (
     Field("active_params_b", above=0, limit="active"),
     Field("model"),
     Field("unknown_model"),
-    Field("moe"),
+    Field("moe", flag=True),
     # the method
     Field("method", assumed=("method_default", "method_pretrain", "method_from_rank")),
-    Field("finetune"),
+    Field("finetune", flag=True),
     Field("lora_rank", low=1, high=4096, whole=True, limit="lora_rank", assumed=("lora_rank",)),
     Field("lora_targets", assumed=("lora_targets",)),
     # the data
@@ -64,8 +68,8 @@ FIELDS: tuple[Field, ...] = (
     Field("rent_or_buy"),
     Field("own_use_months", low=1, high=120, limit="own_use"),
     Field("own_utilisation", low=0.05, high=1, limit="own_utilisation"),
-    Field("cost_first"),
-    Field("speed_first"),
+    Field("cost_first", flag=True),
+    Field("speed_first", flag=True),
     # the hardware
     Field("gpu"),
     Field("gpu_count", low=1, high=200_000, whole=True, limit="gpu_count"),
@@ -74,7 +78,7 @@ FIELDS: tuple[Field, ...] = (
     # the training setup
     Field("precision", assumed=("precision_bf16", "precision_fp16")),
     Field("optimizer", assumed=("optimizer",)),
-    Field("opt_in_backward"),
+    Field("opt_in_backward", flag=True),
     Field("seq_len", low=16, high=10_000_000, limit="seq_len", assumed=("seq_len",)),
     Field("micro_batch", low=1, high=4096, limit="micro_batch"),
     Field("global_batch", low=1, high=10_000_000, limit="global_batch"),
@@ -84,7 +88,7 @@ FIELDS: tuple[Field, ...] = (
     Field("ep", **LAYOUT_DEGREE),
     Field("vpp", **LAYOUT_DEGREE),
     Field("cp", **LAYOUT_DEGREE),
-    Field("hsdp"),
+    Field("hsdp", flag=True),
     Field("offload"),
     Field("recompute"),
     Field("lang"),
@@ -113,8 +117,6 @@ NOTE_ORDER = (
     *field("city").assumed,
     *field("deadline_days").assumed,
 )
-# Fields that are flags: giving one twice agrees, so no refusal ever names it.
-FLAGS = ("moe", "finetune", "cost_first", "speed_first", "opt_in_backward", "hsdp")
 
 
 def bounds(limit: str) -> dict:
