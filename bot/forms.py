@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 from advisor import catalog
+from advisor.request.canonical import data_language, language, parts
 from advisor.request.parser import RequestError, parse
 from advisor.text.render import phrase, render
 
-FIELDS = ("model", "method", "data", "deadline", "budget", "gpu", "lang")
+FIELDS = ("model", "method", "data", "deadline", "budget", "gpu", "other", "lang")
 
 
 def _initial(values: dict | None) -> dict:
@@ -61,17 +62,17 @@ def values(view: dict) -> dict:
 
 
 def request_text(values: dict) -> str:
-    parts = [values["model"] or "", values["method"] or ""]
-    if values["data"]:
-        parts.append(values["data"])
-    if values["deadline"]:
-        parts.append(values["deadline"])
+    words = [values["model"] or "", values["method"] or ""]
+    words += [values[k] for k in ("data", "deadline") if values[k]]
+    # the rest before the budget: a currency word after an amount would be read as the amount's
+    if values.get("other"):
+        words.append(values["other"])
     if values["budget"]:
-        parts.append(f"budget {values['budget']}")
+        words.append(f"budget {values['budget']}")
     if values["gpu"] and values["gpu"] != "any":
-        parts.append(f"gpu {values['gpu']}")
-    parts.append(f"lang {values['lang'] or 'en'}")
-    return " ".join(p for p in parts if p)
+        words.append(f"gpu {values['gpu']}")
+    words.append(f"lang {values['lang'] or 'en'}")
+    return " ".join(w for w in words if w)
 
 
 def validate(values: dict) -> dict[str, str]:
@@ -101,29 +102,39 @@ def validate(values: dict) -> dict[str, str]:
         try:
             parse(request_text(values), lang)
         except RequestError as err:
-            errors["model"] = err.message(lang)[:300]
+            # the free-text field is at fault when the form reads without it
+            field = "model"
+            if values.get("other"):
+                try:
+                    parse(request_text(values | {"other": None}), lang)
+                    field = "other"
+                except RequestError:
+                    pass
+            errors[field] = err.message(lang)[:300]
     return errors
 
 
 def initial_values(request_text: str) -> dict:
-    """A stored request as the form's initial values (the Re-plan button)."""
+    """A stored request as the form's initial values (the Re-plan button): the parts of its
+    canonical form (advisor/request/canonical.py), so the form submitted unchanged reads back
+    as the same request."""
     r = parse(request_text)
-    data = None
-    if r.data:
-        amount, unit = r.data.amount, r.data.unit
-        data = {
-            "bytes": f"{amount / 1e9:g}GB",
-            "tokens": f"{amount / 1e9:g}B tokens",
-            "samples": f"{amount:g} samples",
-        }[unit]
-        if r.epochs != 1:
-            data += f" {r.epochs:g} epochs"
+    groups: dict[str, list[str]] = {}
+    for group, text in parts(r):
+        groups.setdefault(group, []).append(text)
+    # The form is read field by field, not as prose: the language of cleaned text is said.
+    if r.data and r.data.unit == "bytes" and r.data.language and "data" in groups:
+        spoken = data_language(r.data.language, language(r) == "zh")
+        if spoken not in groups["data"]:
+            groups["data"].append(spoken)
+    joined = {group: " ".join(texts) for group, texts in groups.items()}
     return {
-        "model": r.model or f"{r.params_b:g}B" + (f"-A{r.active_params_b:g}B" if r.is_moe else ""),
+        "model": joined.get("model"),
         "method": r.method,
-        "data": data,
-        "deadline": f"{r.deadline_days:g}d" if r.deadline_days else None,
-        "budget": f"{r.budget.amount:g} {r.budget.currency}" if r.budget else None,
-        "gpu": r.gpu,
+        "data": joined.get("data"),
+        "deadline": joined.get("deadline"),
+        "budget": joined.get("budget"),
+        "gpu": r.gpu if "gpu" in groups else None,
+        "other": joined.get("other"),
         "lang": r.lang,
     }

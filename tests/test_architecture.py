@@ -5,6 +5,7 @@ must hold in their head."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,3 +130,18 @@ def test_the_readme_quick_start_runs_what_ci_runs():
         if line and not line.startswith(("#", "set ", "cd ", "python3 -m pip", "source .ci/"))
     ]
     assert quick.split(" && ")[1:] == ci
+
+
+def test_docs_architecture_lists_every_module_and_no_module_that_is_gone():
+    """docs/architecture.md is a newcomer's map: every module of advisor/ and bot/ is on it by
+    its path, and every path on it is a module that exists."""
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    listed = set(re.findall(r"`((?:advisor|bot)/[\w/]+\.py)`", doc))
+    # Alembic's revision files are named by the migrations/ entry, not one by one.
+    modules = {
+        p.relative_to(ROOT).as_posix()
+        for p in _modules().values()
+        if p.name != "__init__.py" and "migrations/versions" not in p.as_posix()
+    }
+    assert not modules - listed, f"modules missing from docs/architecture.md: {sorted(modules - listed)}"
+    assert not listed - modules, f"docs/architecture.md names modules that do not exist: {sorted(listed - modules)}"

@@ -9,7 +9,7 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.estimate import best_layout, estimate_for, parallel_splits
-from advisor.engine.layout import Layout
+from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import estimate_memory
 from advisor.engine.setup import PinnedKnobs
 from advisor.engine.shapes import count_params, generic_shape
@@ -24,7 +24,7 @@ from cases import MEMORY_CASES, TIME_CASES  # noqa: E402
 def _mem(text, **layout):
     req = parse(text)
     gpu = catalog.get_gpu(req.gpu)
-    lay = Layout(
+    lay = ModelSplit(
         gpu=gpu.name,
         gpu_count=req.gpu_count or 1,
         gpus_per_node=min(8, req.gpu_count or 1),

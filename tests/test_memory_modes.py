@@ -4,7 +4,7 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.frameworks import FSDP2, MEGATRON
-from advisor.engine.layout import Layout
+from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import (
     EAGER_LOSS_BYTES,
     FSDP_PP_UNSHARDED_BYTES,
@@ -22,7 +22,7 @@ H100 = catalog.get_gpu("H100")
 
 def _layout(**kw):
     base = dict(gpu=H100.name, gpu_count=8, gpus_per_node=8, nodes=1, dp=8, zero_stage=3, micro_batch=1)
-    return Layout(**(base | kw))
+    return ModelSplit(**(base | kw))
 
 
 def test_op_level_selective_keeps_half_the_matmul_outputs():

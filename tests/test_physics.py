@@ -14,7 +14,7 @@ from advisor.engine.estimate import (
     parallel_splits,
 )
 from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framework_for
-from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
+from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.setup import PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
 from advisor.engine.throughput import estimate_throughput
@@ -24,7 +24,7 @@ from advisor.request.parser import parse
 
 def _layout(gpu, count, **knobs):
     per = min(count, gpu.gpus_per_server)
-    return Layout(gpu=gpu.name, gpu_count=count, gpus_per_node=per, nodes=count // per, **knobs)
+    return ModelSplit(gpu=gpu.name, gpu_count=count, gpus_per_node=per, nodes=count // per, **knobs)
 
 
 def _pinned(setup, **knobs):

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from bot import forms
+
 pytestmark = pytest.mark.usefixtures("settled_fake")
 
 
@@ -66,7 +68,7 @@ def test_gpu_alone_opens_a_form_then_fills_it(bot, fake_slack):
     assert filled["args"]["external_id"] == external
     view = filled["args"]["view"]
     view = json.loads(view) if isinstance(view, str) else view
-    assert view["callback_id"] == "gpu_request" and len(view["blocks"]) == 7
+    assert view["callback_id"] == "gpu_request" and len(view["blocks"]) == len(forms.FIELDS)
 
 
 def test_form_submission_with_a_bad_field_gets_an_inline_error(bot, fake_slack, drain):

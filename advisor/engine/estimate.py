@@ -33,7 +33,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from advisor.engine.frameworks import FSDP2, framework_for, pipeline_schedule
-from advisor.engine.layout import MICROBATCHES_PER_STAGE, Layout
+from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
@@ -83,7 +83,7 @@ BATCH_GROWTH_EXPOSED, BATCH_GROWTH_TOLERANCE = 0.10, 0.03
 
 
 class Estimate(BaseModel):
-    layout: Layout
+    layout: ModelSplit
     memory: MemoryBreakdown
     throughput: Throughput
     fits: bool
@@ -109,7 +109,7 @@ class ParallelSplit(NamedTuple):
 
 
 class Candidate(NamedTuple):
-    layout: Layout
+    layout: ModelSplit
     memory: MemoryBreakdown
     fits: bool
 
@@ -315,7 +315,7 @@ def largest_fitting_micro_batch(
             # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
             batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
         schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
-        layout = Layout(
+        layout = ModelSplit(
             gpu=gpu.name,
             gpu_count=count,
             gpus_per_node=per_node,
@@ -370,7 +370,7 @@ def _finish(
     m: ModelShape,
     setup: TrainingSetup,
     gpu: GPU,
-    layout: Layout,
+    layout: ModelSplit,
     mem: MemoryBreakdown,
     network: str | None,
     checks: list[str],

@@ -12,7 +12,9 @@ from pydantic import BaseModel
 MICROBATCHES_PER_STAGE = 4
 
 
-class Layout(BaseModel):
+class ModelSplit(BaseModel):
+    """How one run is split over its GPUs (the `layout` of a plan's JSON)."""
+
     gpu: str
     gpu_count: int
     gpus_per_node: int

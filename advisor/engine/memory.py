@@ -22,7 +22,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from advisor.engine.frameworks import FSDP2, MEGATRON
-from advisor.engine.layout import Layout
+from advisor.engine.layout import ModelSplit
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -208,7 +208,7 @@ class ModelStates(NamedTuple):
     notes: list[dict]
 
 
-def parameters_on_this_gpu(c: ParamCounts, layout: Layout) -> ParamShard:
+def parameters_on_this_gpu(c: ParamCounts, layout: ModelSplit) -> ParamShard:
     tp, pp, ep = layout.tp, layout.pp, max(1, layout.ep)
     block = c.total - c.embedding - c.output - c.extra - c.experts
     embed = c.embedding + (c.output if pp == 1 else 0)
@@ -224,7 +224,7 @@ def parameters_on_this_gpu(c: ParamCounts, layout: Layout) -> ParamShard:
     )
 
 
-def shard_ranks(layout: Layout) -> int:
+def shard_ranks(layout: ModelSplit) -> int:
     """Ranks the model states are sharded over: the data-parallel ranks times the context-
     parallel ones (both hold the same weights; Megatron's distributed optimizer and FSDP shard
     over both), or under HSDP only the data-parallel ranks of one server (sharded inside it,
@@ -260,7 +260,7 @@ def states_floor_bytes(c: ParamCounts, setup: TrainingSetup, count: int) -> floa
     return c.total * per_param / count
 
 
-def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard) -> ModelStates:
+def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard) -> ModelStates:
     """Every parameter trains. ZeRO-1 shards the optimizer states over the data-parallel
     ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (ZeRO paper Sec 5); routed
     experts shard over the data-parallel ranks that hold the same experts (dp / ep)."""
@@ -306,7 +306,7 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: Layout, s
 
 
 def adapter_states(
-    m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard
+    m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
 ) -> ModelStates:
     """LoRA and QLoRA: a frozen base (bf16, or NF4 linear layers for QLoRA) and small fp32
     adapters with their gradients and optimizer states; ZeRO-3 shards the frozen base."""
@@ -331,14 +331,16 @@ def adapter_states(
     return ModelStates(weights, trainable_here * ADAPTER_GRADIENT_BYTES, trainable_here * adapter_opt, trainable, notes)
 
 
-def model_states(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: Layout, shard: ParamShard) -> ModelStates:
+def model_states(
+    m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
+) -> ModelStates:
     if setup.is_peft:
         return adapter_states(m, c, setup, layout, shard)
     return full_training_states(c, setup, layout, shard)
 
 
 def offload_to_host(
-    states: ModelStates, m: ModelShape, setup: TrainingSetup, layout: Layout, shard: ParamShard
+    states: ModelStates, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
 ) -> tuple[ModelStates, float]:
     """The states left on the GPU and the bytes moved to host memory.
 
@@ -364,7 +366,7 @@ def offload_to_host(
     return ModelStates(weights, gradients, optimizer, trainable, notes), host
 
 
-def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU) -> tuple[float, dict]:
+def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> tuple[float, dict]:
     """Activations of the most loaded (first) stage, with the logits, and the note on them.
 
     With 1F1B the first stage keeps min(pp, microbatches) micro-batches of its layers/pp
@@ -412,7 +414,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: 
 
 
 def overheads(
-    activations: float, m: ModelShape, setup: TrainingSetup, layout: Layout, shard: ParamShard
+    activations: float, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
 ) -> tuple[float, float]:
     """(all overheads, the CUDA context and NCCL part of them), in bytes: allocator
     fragmentation, ZeRO-3's gathered layers, and what nvidia-smi shows beyond PyTorch's
@@ -424,7 +426,7 @@ def overheads(
     return other + context, context
 
 
-def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU) -> MemoryBreakdown:
+def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
     """Memory of the most loaded GPU, in GiB: the parts above, added up."""
     c = count_params(m)
     shard = parameters_on_this_gpu(c, layout)

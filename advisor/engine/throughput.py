@@ -32,7 +32,7 @@ import math
 
 from pydantic import BaseModel
 
-from advisor.engine.layout import Layout
+from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, flash_attention, lora_params_per_layer
 from advisor.engine.roofline import stage_time
 from advisor.engine.setup import TrainingSetup
@@ -245,7 +245,7 @@ def base_weight_bytes(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> tu
 
 
 def estimate_throughput(
-    m: ModelShape, setup: TrainingSetup, layout: Layout, gpu: GPU, network: str | None = None
+    m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU, network: str | None = None
 ) -> Throughput:
     """Seconds per optimizer step on one GPU, term by term, and the speed that follows.
 

@@ -115,7 +115,7 @@ from pydantic import BaseModel
 
 from advisor import db as dbmod
 from advisor.market import store
-from advisor.market.layouts import LAYOUTS, Layout, read_date
+from advisor.market.layouts import LAYOUTS, PriceFileFormat, read_date
 from advisor.text.safe import clean, redact_url, redact_urls_in
 
 FEED_MAX_BYTES = 64 * 1024 * 1024
@@ -177,7 +177,7 @@ class ParsedFile(BaseModel):
 # Reading and validating
 
 
-def detect_layout(header: list[str], path: str = "", as_of: str | None = None, line: int = 1) -> Layout:
+def detect_layout(header: list[str], path: str = "", as_of: str | None = None, line: int = 1) -> PriceFileFormat:
     """The registered layout whose columns the header row (on `line`) has; ImportProblem if none."""
     cols = {h.strip() for h in header}
     missing = {layout.name: layout.missing(cols, as_of) for layout in LAYOUTS.values()}

@@ -263,7 +263,9 @@ def offer_terms(rec: dict[str, str], gpus: int) -> dict:
 
 
 @dataclass(frozen=True)
-class Layout:
+class PriceFileFormat:
+    """One format of price file the importer reads (a file's `layout`, as stored and reported)."""
+
     name: str  # stored in observations.layout and reported as the kind of file
     title: str  # how messages name it ("SkyPilot layout")
     source: str  # the source rows get unless the import names another
@@ -289,7 +291,7 @@ class Layout:
         return [c for c in self.columns if c not in header and not (c == "date" and as_of and self.undated_ok)]
 
 
-SKYPILOT = Layout(
+SKYPILOT = PriceFileFormat(
     name="skypilot",
     title="SkyPilot",
     source="skypilot",
@@ -299,7 +301,9 @@ SKYPILOT = Layout(
     once_key=_skypilot_key,
     twice=_skypilot_twice,
 )
-QUOTES = Layout(name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows, undated_ok=True)
+QUOTES = PriceFileFormat(
+    name="quotes", title="quote", source="quote", columns=QUOTE_REQUIRED, rows=_quote_rows, undated_ok=True
+)
 
 # SkyPilot's own catalog files (catalogs/v<N>/<cloud>/vms.csv): advisor/market/skypilot_catalog.py.
 
@@ -318,7 +322,7 @@ def _catalog_finish(partial: list[dict], ctx: dict) -> tuple[list[dict], list[st
     return _catalog.finish(partial, ctx, gpu_name=_catalog_gpu, count_fixes=GPU_COUNT_FIXES, cite=SKYPILOT_CITE)
 
 
-SKYPILOT_CATALOG = Layout(
+SKYPILOT_CATALOG = PriceFileFormat(
     name="skypilot_catalog",
     title="SkyPilot catalog (vms.csv)",
     source="skypilot",
@@ -331,6 +335,6 @@ SKYPILOT_CATALOG = Layout(
 )
 
 # Detection tries them in this order; the first whose columns are all there wins.
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}
+LAYOUTS: dict[str, PriceFileFormat] = {layout.name: layout for layout in (SKYPILOT, QUOTES, SKYPILOT_CATALOG)}
 SNAPSHOT_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.snapshot)
 WHOLE_LAYOUTS: tuple[str, ...] = tuple(name for name, layout in LAYOUTS.items() if layout.whole)

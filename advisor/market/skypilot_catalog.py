@@ -37,7 +37,7 @@ them). Rules:
   refuses the file with its line; nothing is written.
 * Rows go in with source ``skypilot-<cloud>``: each cloud is its own snapshot source, so a cloud
   whose catalog could not be fetched keeps its last prices. A file is the whole list of its cloud
-  on its date (``Layout.whole``): a second file of the same cloud and date replaces the first,
+  on its date (``PriceFileFormat.whole``): a second file of the same cloud and date replaces the first,
   offers it no longer lists included.
 """
 

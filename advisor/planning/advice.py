@@ -22,6 +22,7 @@ from advisor.planning.planner import (
     suggest,
     with_infrastructure,
 )
+from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import RequestError, parse
 from advisor.text.render import phrase, render, word
@@ -53,6 +54,7 @@ class Advice(BaseModel):
     def to_json(self) -> dict:
         lang = self.request.lang
         out: dict = {"request": _worded_json(self.request.model_dump(mode="json"), "assumptions", lang)}
+        out["request"]["canonical"] = canonical(self.request)
         warnings = [word(lang, w) for w in self.warnings]
         warning_codes = [w.model_dump(mode="json") for w in self.warnings]
         p = self.plan

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
+from advisor.request import fields
 from advisor.request.model import (
     BYTES_PER_TOKEN,
     TOKENS_PER_SAMPLE,
@@ -268,6 +269,9 @@ class RequestError(ValueError):
     def __init__(self, kind: str, lang: str = "en", **details):
         self.kind = kind
         self.lang = lang
+        if kind == "bad_value" and "what" in details:
+            # the limits the refusal states are the ones the parser checks
+            details = fields.bounds(details["what"]) | details
         # Words echoed back come from the user: no control, bidi or backtick characters.
         self.details = {k: clean(v) if isinstance(v, str) else v for k, v in details.items()}
         super().__init__(self.message(lang))
@@ -363,7 +367,7 @@ class _Scanner:
 _CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
 
 
-def _chinese_prose(text: str) -> bool:
+def chinese_prose(text: str) -> bool:
     """Whether a request is written as Chinese prose: at least two Chinese characters besides
     city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
     English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
@@ -579,7 +583,7 @@ class _Parse:
                 value = _cn_num(raw)
             elif raw and not raw.startswith("-"):
                 value = _num(raw)
-            if value is None or value != int(value) or not 1 <= value <= 1024:
+            if value is None or not fields.field(field).ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="layout")
             self.set(field, int(value), m[0])
 
@@ -663,7 +667,7 @@ class _Parse:
         def term(m: re.Match) -> None:
             n = float(m["n"]) if m["n"] else (_cn_num(m["cn"]) if m["cn"] else 1)
             value = n * 12 if (m["unit"] or "").lower().startswith(("y", "年")) else n
-            if not 1 <= value <= 120 or value != int(value):
+            if not fields.field("lease_term_months").ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="lease_term")
             self.set("lease_term_months", int(value), m[0])
 
@@ -695,7 +699,7 @@ class _Parse:
             n = float(m["n"]) if m["n"] else _cn_num(m.groupdict().get("cn") or "")
             unit = (m["unit"] or "").lower()
             value = n * 12 if unit.startswith(("y", "年")) else n
-            if not 1 <= value <= 120:
+            if not fields.field("own_use_months").ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_use_months", int(round(value)), m[0])
 
@@ -709,8 +713,8 @@ class _Parse:
 
         def utilisation(m: re.Match) -> None:
             value = float(m["n"] or m["n2"]) / 100
-            if not 0.05 <= value <= 1:
-                self.fail("bad_value", word=m[0].strip(), what="own_use")
+            if not fields.field("own_utilisation").ok(value):
+                self.fail("bad_value", word=m[0].strip(), what="own_utilisation")
             self.set("own_utilisation", value, m[0])
 
         sc.take(
@@ -895,91 +899,139 @@ class _Parse:
         )
         sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省", lambda m: s("cost_first", True, m[0]))
 
-    # -- defaults, checks and the request -----------------------------------------
+    # -- the request: what was typed checked, what was not assumed, what follows derived --
     def _finish(self) -> TrainingRequest:
-        f, words, lang = self.fields, self.words, self.lang
+        f = self.fields
+        shape = catalog.find_model(f["model"]) if "model" in f else None
+        gpu = catalog.find_gpu(f["gpu"]) if "gpu" in f else None
+        self._validate(shape, gpu)
         notes: list[Note] = []
+        v = self._defaults(shape, gpu, notes)
+        v |= self._derived(shape, gpu, v, notes)
+        # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
+        notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
+        return self._request(v, gpu, notes)
+
+    def _validate(self, shape, gpu) -> None:
+        """Refuse what was typed that cannot be: contradictions, what is missing, values outside
+        the field table's limits."""
+        f, words = self.fields, self.words
+
+        def check(name: str, value, ok: bool = True) -> None:
+            if value is not None and not (ok and fields.field(name).ok(value)):
+                self.fail("bad_value", word=words.get(name, ""), what=fields.field(name).limit)
+
+        if shape is not None and "params_b" in f and abs(f["params_b"] - shape.params_b) / shape.params_b > 0.15:
+            self.fail("conflict", first=words["model"], second=words["params_b"], field="params_b")
+        if shape is None and "params_b" not in f:
+            self.fail("missing_size")
+        if shape is None and f.get("moe") and "active_params_b" not in f:
+            self.fail("missing_active")
+        params = shape.params_b if shape else f["params_b"]
+        active = shape.active_params_b if shape else f.get("active_params_b", params)
+        check("params_b", params)
+        check("active_params_b", active, active <= params)
+        if "nodes" in f:
+            check("nodes", f["nodes"])
+            if gpu is None:
+                self.fail("nodes_need_gpu", word=words["nodes"])
+            if "gpu_count" in f and f["gpu_count"] != f["nodes"] * gpu.gpus_per_server:
+                self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
+        check("gpu_count", f.get("gpu_count"))
+        check("seq_len", f.get("seq_len"))
+        check("epochs", f.get("epochs"))
+        if "data" in f:
+            check("data", f["data"][0])
+        if f.get("finetune") and f.get("method") in ("pretrain", "continued-pretrain"):
+            self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
+        peft = f.get("method") in ("lora", "qlora") or ("method" not in f and not f.get("finetune"))
+        if "lora_rank" in f:
+            if peft:
+                check("lora_rank", f["lora_rank"])
+            else:
+                method_word = words["method"] if "method" in f else words["finetune"]
+                self.fail("conflict", first=method_word, second=words["lora_rank"], field="lora_rank")
+        check("deadline_days", f.get("deadline_days"))
+        if "budget" in f:
+            value, budget_currency = f["budget"]
+            check("budget", value)
+            if f.get("currency") and budget_currency and budget_currency != f["currency"]:
+                self.fail("conflict", first=words["currency"], second=words["budget"], field="currency")
+        check("micro_batch", f.get("micro_batch"))
+        check("global_batch", f.get("global_batch"))
+
+    def _defaults(self, shape, gpu, notes: list[Note]) -> dict:
+        """What was not typed, each assumed value leaving its note (fields.py `assumed`)."""
+        f = self.fields
 
         def note(name: str, **kw) -> None:
             notes.append(Note(kind="assumption", code=name, params=kw))
 
-        def check(field: str, ok: bool, what: str | None = None) -> None:
-            if not ok:
-                self.fail("bad_value", word=words.get(field, ""), what=what or field)
-
-        # model size
-        shape = catalog.find_model(f["model"]) if "model" in f else None
-        if shape is not None:
-            if "params_b" in f and abs(f["params_b"] - shape.params_b) / shape.params_b > 0.15:
-                self.fail("conflict", first=words["model"], second=words["params_b"], field="params_b")
-            f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
-        if "params_b" not in f:
-            self.fail("missing_size")
         if "unknown_model" in f:
             moe_sized = "active_params_b" in f and f["active_params_b"] < f["params_b"]
             note("unknown_moe_model" if moe_sized else "unknown_model", model=f["unknown_model"])
-        if f.get("moe") and "active_params_b" not in f:
-            self.fail("missing_active")
-        params = f["params_b"]
-        active = f.get("active_params_b", params)
-        check("params_b", 0.01 <= params <= 20000, "size")
-        check("active_params_b", 0 < active <= params, "active")
-
-        gpu = catalog.find_gpu(f["gpu"]) if "gpu" in f else None
-        count = f.get("gpu_count")
-        if "nodes" in f:
-            check("nodes", 1 <= f["nodes"] <= 25_000, "gpu_count")
-            if gpu is None:
-                self.fail("nodes_need_gpu", word=words["nodes"])
-            if count is not None and count != f["nodes"] * gpu.gpus_per_server:
-                self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
-            count = f["nodes"] * gpu.gpus_per_server
-        check("gpu_count", count is None or 1 <= count <= 200_000)
-
         seq = f.get("seq_len")
         if seq is None:
             seq = min(4096, shape.max_seq) if shape else 4096
             note("seq_len", seq=seq)
-        seq = int(seq)
-        check("seq_len", 16 <= seq <= 10_000_000)
+        if "data" in f and "epochs" not in f:
+            note("epochs")
+        if "data" not in f:
+            note("no_data")
+        precision = f.get("precision")
+        if precision is None:
+            precision = "fp16" if gpu is not None and not gpu.supports_bf16 else "bf16"
+            note("precision_fp16" if precision == "fp16" else "precision_bf16", gpu=gpu.name if gpu else None)
+        if "optimizer" not in f:
+            note("optimizer")
+        currency = f.get("currency")
+        if "budget" in f:
+            currency = currency or f["budget"][1] or "CNY"
+        if currency is None:
+            currency = "CNY"
+            note("currency")
+        return {"seq": int(seq), "epochs": f.get("epochs", 1.0), "precision": precision, "currency": currency}
 
-        # data -> tokens, after epochs
-        epochs = f.get("epochs", 1.0)
-        check("epochs", 0 < epochs <= 1000)
+    def _derived(self, shape, gpu, v: dict, notes: list[Note]) -> dict:
+        """What follows from the rest: the model's sizes, the GPU count of whole servers, the
+        tokens of the data, the method a data size implies, the market of a currency."""
+        f, words = self.fields, self.words
+
+        def note(name: str, **kw) -> None:
+            notes.append(Note(kind="assumption", code=name, params=kw))
+
+        if shape is not None:  # a named model gives its sizes, as if typed
+            f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
+        params = f["params_b"]
+        active = f.get("active_params_b", params)
+        count = f["nodes"] * gpu.gpus_per_server if "nodes" in f else f.get("gpu_count")
         data = unique = tokens = bytes_per_token = tokens_per_sample = None
         if "data" in f:
             amount, unit = f["data"]
-            check("data", 0 < amount <= 1e18, "data")
             language = f.get("data_language")
             if unit == "bytes":
                 # From words about the data, else from the request's own prose, never from the
                 # reply language (a Chinese locale or `lang zh`) nor a city name, so the same
                 # text plans the same everywhere.
-                basis = "words" if language else ("prose" if _chinese_prose(self.text) else "default")
+                basis = "words" if language else ("prose" if chinese_prose(self.text) else "default")
                 language = language or ("zh" if basis == "prose" else "en")
                 bytes_per_token = BYTES_PER_TOKEN[language]
                 unique = amount / bytes_per_token
                 note("bytes_per_token", bpt=bytes_per_token, language=language, basis=basis)
             elif unit == "samples":
-                tokens_per_sample = min(TOKENS_PER_SAMPLE, seq)
+                tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
                 unique = amount * tokens_per_sample
                 note("tokens_per_sample", tps=tokens_per_sample)
             else:
                 unique = amount
             data = DataSize(amount=amount, unit=unit, language=language)
-            tokens = unique * epochs
-            check("data", tokens <= 1e16, "data")
-            if "epochs" not in f:
-                note("epochs")
-        else:
-            note("no_data")
+            tokens = unique * v["epochs"]
+            if tokens > fields.MAX_TOKENS:
+                self.fail("bad_value", word=words.get("data", ""), what=fields.field("data").limit)
 
-        # method and LoRA
-        method = f.get("method")
-        if f.get("finetune") and method in ("pretrain", "continued-pretrain"):
-            self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
-        if method is None and f.get("finetune"):
-            method = "full-finetune"
+        # the method: a data size of pre-training size implies it (a default that reads the tokens)
+        method = f.get("method") or ("full-finetune" if f.get("finetune") else None)
+        if "method" not in f and f.get("finetune"):
             words["method"] = words["finetune"]
         if method is None:
             if "lora_rank" in f:
@@ -999,65 +1051,55 @@ class _Parse:
             if targets is None:
                 targets = "all"
                 note("lora_targets")
-            check("lora_rank", 1 <= rank <= 4096)
-        elif "lora_rank" in f:
-            self.fail("conflict", first=words["method"], second=words["lora_rank"], field="lora_rank")
-
-        precision = f.get("precision")
-        if precision is None:
-            precision = "fp16" if gpu is not None and not gpu.supports_bf16 else "bf16"
-            note("precision_" + precision, gpu=gpu.name if gpu else None)
-        optimizer = f.get("optimizer", "adamw")
-        if "optimizer" not in f:
-            note("optimizer")
-
-        deadline = f.get("deadline_days")
-        check("deadline_days", deadline is None or 0 < deadline <= 3650, "deadline")
-
-        # money and market
-        currency = f.get("currency")
+        market = "global" if v["currency"] == "USD" and "city" not in f else "china"
+        if market == "china" and "city" not in f:
+            note("market_china")
         budget = None
         if "budget" in f:
             value, budget_currency = f["budget"]
-            check("budget", 0 < value <= 1e12, "budget")
-            if currency and budget_currency and budget_currency != currency:
-                self.fail("conflict", first=words["currency"], second=words["budget"], field="currency")
-            currency = currency or budget_currency or "CNY"
-            budget = Budget(amount=value, currency=budget_currency or currency)
-        if currency is None:
-            currency = "CNY"
-            note("currency")
-        market = "global" if currency == "USD" and "city" not in f else "china"
-        if market == "china" and "city" not in f:
-            note("market_china")
+            budget = Budget(amount=value, currency=budget_currency or v["currency"])
+        return {
+            "params": params,
+            "active": active,
+            "count": count,
+            "data": data,
+            "unique": unique,
+            "tokens": tokens,
+            "bytes_per_token": bytes_per_token,
+            "tokens_per_sample": tokens_per_sample,
+            "method": method,
+            "rank": rank,
+            "targets": targets,
+            "market": market,
+            "budget": budget,
+        }
 
-        check("micro_batch", 1 <= f.get("micro_batch", 1) <= 4096)
-        check("global_batch", 1 <= f.get("global_batch", 1) <= 10_000_000)
-
+    def _request(self, v: dict, gpu, notes: list[Note]) -> TrainingRequest:
+        f = self.fields
         return TrainingRequest(
             text=self.text,
-            params_b=params,
-            active_params_b=active,
+            params_b=v["params"],
+            active_params_b=v["active"],
             model=f.get("model"),
-            method=method,
-            lora_rank=rank,
-            lora_targets=targets,
-            data=data,
-            bytes_per_token=bytes_per_token,
-            tokens_per_sample=tokens_per_sample,
-            unique_tokens=unique,
-            tokens=tokens,
-            epochs=epochs,
-            deadline_days=deadline,
-            budget=budget,
+            method=v["method"],
+            lora_rank=v["rank"],
+            lora_targets=v["targets"],
+            data=v["data"],
+            bytes_per_token=v["bytes_per_token"],
+            tokens_per_sample=v["tokens_per_sample"],
+            unique_tokens=v["unique"],
+            tokens=v["tokens"],
+            epochs=v["epochs"],
+            deadline_days=f.get("deadline_days"),
+            budget=v["budget"],
             cost_first=bool(f.get("cost_first")),
             speed_first=bool(f.get("speed_first")),
             gpu=gpu.name if gpu else None,
-            gpu_count=count,
-            precision=precision,
-            optimizer=optimizer,
+            gpu_count=v["count"],
+            precision=v["precision"],
+            optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
-            seq_len=seq,
+            seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
             zero_stage=f.get("zero_stage"),
@@ -1073,10 +1115,10 @@ class _Parse:
             own_use_months=f.get("own_use_months"),
             lease_term_months=f.get("lease_term_months"),
             own_utilisation=f.get("own_utilisation"),
-            currency=currency,
+            currency=v["currency"],
             city=f.get("city"),
-            market=market,
-            lang=lang,
+            market=v["market"],
+            lang=self.lang,
             assumptions=notes,
             user_set=sorted(k for k in f if k not in ("moe", "data_language")),
         )
@@ -1208,4 +1250,27 @@ def parse_followup(
         f.pop("active_params_b", None)
     f.update(changed)
     base.words.update(delta.words)
-    return base._finish(), sorted(changed)
+    request = base._finish()
+    # Only what moved: a what-if repeating a value the request already had is no change.
+    try:
+        before = _Parse(original, reply_lang).run()
+    except RequestError:  # an original no longer complete on its own: every change is news
+        return request, sorted(changed)
+    return request, sorted(name for name in changed if _moved(name, before, request))
+
+
+# The request fields a parser field shows in, where they differ ("nodes" is a GPU count).
+_SHOWN_AS = {
+    "nodes": ("gpu_count",),
+    "finetune": ("method",),
+    "model": ("model", "params_b", "active_params_b"),
+    "unknown_model": ("params_b", "active_params_b"),
+    "moe": ("active_params_b",),
+    "data": ("data", "tokens"),
+    "data_language": ("data", "tokens"),
+    "epochs": ("epochs", "tokens"),
+}
+
+
+def _moved(name: str, before: TrainingRequest, after: TrainingRequest) -> bool:
+    return any(getattr(before, a) != getattr(after, a) for a in _SHOWN_AS.get(name, (name,)))

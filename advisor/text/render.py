@@ -113,7 +113,24 @@ def environment(lang: str) -> Environment:
     env.filters["worded"] = lambda note: word(lang, note)
     # A price's provider: a vendor's name as it is, the data's generic words in the reader's language.
     env.filters["provider"] = lambda name: phrase(lang, "provider_name", name)
+    # A code with no wording fails loudly: a reader must never see the bare code.
+    env.globals.update(unworded=unworded, pick=pick)
     return env
+
+
+class UnwordedCode(LookupError):
+    """A message code (or one of its values) that no template words."""
+
+
+def unworded(macro: str, code) -> str:
+    raise UnwordedCode(f"no wording for {macro} code {code!r} (templates/phrases.j2 or checks.j2)")
+
+
+def pick(wording: dict, key, macro: str) -> str:
+    """`wording[key]`, or UnwordedCode when the template has no wording for that key."""
+    if key not in wording:
+        unworded(macro, key)
+    return wording[key]
 
 
 def render(name: str, lang: str, **context) -> str:

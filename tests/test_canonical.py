@@ -1,0 +1,174 @@
+"""request.canonical (CONTRACT section 6): every parsed request written back in its own
+language, numbers as people type them, reads back as the same request; the Re-plan form is
+pre-filled from it and submits unchanged; a what-if lists only the fields it changed."""
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from advisor.request.canonical import canonical
+from advisor.request.fields import FIELDS
+from advisor.request.parser import RequestError, parse, parse_followup
+from bot import forms
+
+
+def _same(a, b) -> dict:
+    """The fields two requests differ in (their text aside). A note's `basis` may move from
+    "prose" to "words" (canonical.py says the data's language when too few words are left to
+    be prose): the data reads the same."""
+    da, db = a.model_dump(exclude={"text"}), b.model_dump(exclude={"text"})
+    for d in (da, db):
+        for note in d["assumptions"]:
+            if note["code"] == "bytes_per_token" and note["params"].get("basis") == "prose":
+                note["params"]["basis"] = "words"
+    return {k: (da[k], db[k]) for k in da if da[k] != db[k]}
+
+
+def _round_trip(text: str) -> str:
+    r = parse(text)
+    written = canonical(r)
+    assert _same(r, parse(written, r.lang)) == {}, written
+    return written
+
+
+# The Done-when list of issue 24: English, Chinese and both; budgets in 万 and millions; epochs,
+# samples, layouts, buy and usage words, fixed hardware and preferences. Numbers as typed.
+WRITTEN_BACK = {
+    "70B full-finetune 1TB 14d budget": "70B full-finetune 1TB 14d cheapest",
+    "70B full-finetune 1TB 14d budget ¥1000000": "70B full-finetune 1TB 14d budget ¥1M",
+    "70B 1TB 14d budget 1.2M usd": "70B 1TB 14d budget $1.2M",
+    "预算100万 70B 全量微调 1TB 14天": "70B 全量微调 1TB数据 14天 预算100万",
+    "qwen3-235b-a22b lora 5万条 3轮 2周 预算120万元": "qwen3-235b-a22b lora 5万条 3轮 14天 预算120万",
+    "13B 全量微调 200GB数据 7天 预算10万": "13B 全量微调 200GB数据 7天 预算10万",
+    "7b lora 20GB 3d on 2x4090": "7B lora 20GB 3d 2x RTX4090",
+    "671B-A37B pretrain 1T tokens 30d on 512xH800 ep 8": "671B-A37B pretrain 1T tokens 30d 512x H800 expert parallel 8",
+    "70b 100GB 7d on 64xH800 tp 8 pp 4 vpp 2 cp 2 hsdp": "70B 100GB 7d 64x H800 tp 8 pp 4 vpp 2 cp 2 hsdp",
+    "70B lora 50k samples 2 epochs 36h $20k usd": "70B lora 50k samples 2 epochs 1.5d usd budget 20k",
+    "70B 1TB 14d yearly buy keep it busy 24 months 60% use": (
+        "70B 1TB 14d 1-year lease buy keep it busy 24 months 60% use"
+    ),
+    "70B 1TB 1个月起租 14天": "70B 1TB数据 14天 1个月起租",
+    "70B 1TB 包年 14天 购买 用两年 利用率60%": "70B 1TB数据 14天 租期1年 购买 用24个月 利用率60%",
+    "7b sft 1TB 2 nodes of H800 5d shenzhen fastest": "7B sft 1TB 5d 2 nodes of H800 city shenzhen fastest",
+    "foo-30b-a3b lora 10GB 3d": "foo-30B-A3B lora 10GB 3d",
+    "70B 1TB chinese data 14d seq 8192 mbs 2 gbs 512 zero3 offload recompute selective fp8 adamw8bit lang zh": (
+        "70B 1TB chinese data 14d seq 8192 mbs 2 gbs 512 zero3 offload recompute selective fp8 adamw8bit lang zh"
+    ),
+    "32B 全参微调 3000亿token 中文数据 2个月 上海 尽快": "32B 全量微调 3000亿词元 中文数据 60天 上海 尽快",
+}
+
+
+@pytest.mark.parametrize("text", sorted(WRITTEN_BACK))
+def test_a_request_is_written_back_as_typed_and_reads_back_the_same(text):
+    assert _round_trip(text) == WRITTEN_BACK[text]
+
+
+# Words for each field of advisor/request/fields.py, in English and Chinese (None: a field the
+# parser fills from other words, generated with them).
+WORDS = {
+    "params_b": (["0.5B", "1.5B", "7B", "13B", "70B", "405B", "671B-A37B", "30B-A3B"], ["7B", "70B", "671B-A37B"]),
+    "active_params_b": None,
+    "model": (["llama3-70b", "qwen3-235b-a22b", "qwen2.5-72b"], ["qwen2.5-72b", "deepseek-v3"]),
+    "unknown_model": (["foo-72b", "bar-30b-a3b"], ["foo-72b"]),
+    "moe": (["moe 671B active 37B"], ["混合专家 671B 激活37B"]),
+    "method": (["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"], ["预训练", "全量微调", "lora"]),
+    "finetune": (["sft", "fine-tune"], ["微调"]),
+    "lora_rank": (["lora r=8", "qlora rank 64"], ["lora 秩8"]),
+    "lora_targets": (["lora targets qv", "lora targets attn"], ["lora targets qv"]),
+    "data": (
+        ["1TB", "500GB", "1.5TB", "300B tokens", "2T tokens", "50k samples", "120000 samples"],
+        ["1TB数据", "200GB数据", "3000亿token", "5万条", "10w条"],
+    ),
+    "data_language": (["1TB chinese data", "2TB english", "300GB code"], ["500GB 中文数据", "1TB 英文数据"]),
+    "epochs": (["3 epochs", "1.5 epochs"], ["3轮", "两轮"]),
+    "deadline_days": (["14d", "2w", "3mo", "36h", "30 days", "10.5d"], ["14天", "2周", "3个月", "5小时"]),
+    "budget": (
+        ["budget ¥1.2M", "budget $200k", "budget 500k", "budget 1000000", "budget of $2.5M"],
+        ["预算100万", "预算120万元", "预算20万美元", "预算1亿", "预算50万人民币"],
+    ),
+    "currency": (["usd", "cny"], ["美元", "人民币"]),
+    "lease_term_months": (["1-month lease", "yearly", "3-month lease", "monthly"], ["1个月起租", "包年", "租3个月"]),
+    "rent_or_buy": (["rent", "buy"], ["租用", "购买"]),
+    "own_use_months": (["buy keep it busy 24 months", "buy use them for 2 years"], ["购买 用两年", "购买 用24个月"]),
+    "own_utilisation": (["buy 60% use", "buy 75.5% busy"], ["购买 利用率60%"]),
+    "cost_first": (["cheapest", "budget"], ["最省"]),
+    "speed_first": (["fastest", "asap"], ["尽快"]),
+    "gpu": (["on H800", "on A100-80GB", "gpu H20"], ["用H800", "用H20"]),
+    "gpu_count": (["16xH800", "on 8 GPUs", "64 x H100"], ["16卡H800", "8卡"]),
+    "nodes": (["on 2 nodes of H800", "4 servers of H20"], ["2台服务器 H800"]),
+    "city": (["shenzhen", "city beijing"], ["深圳", "杭州"]),
+    "precision": (["bf16", "fp8", "pure-bf16"], ["fp16"]),
+    "optimizer": (["adamw8bit", "lion"], ["adamw"]),
+    "opt_in_backward": (["opt-in-bwd"], ["opt-in-bwd"]),
+    "seq_len": (["seq 8192", "seq 32k", "8k context"], ["序列长度8192", "上下文32k"]),
+    "micro_batch": (["mbs 2"], ["mbs 4"]),
+    "global_batch": (["gbs 512", "batch 1024"], ["gbs 256"]),
+    "zero_stage": (["zero3", "ddp", "fsdp", "zero1"], ["zero2"]),
+    "tp": (["tp 8", "tensor parallel 4"], ["张量并行8"]),
+    "pp": (["pp 4"], ["流水线并行4"]),
+    "ep": (["ep 8"], ["专家并行8"]),
+    "vpp": (["pp 4 vpp 2"], ["pp 2 vpp 2"]),
+    "cp": (["cp 2", "cp 1"], ["cp 2"]),
+    "hsdp": (["hsdp"], ["混合分片"]),
+    "offload": (["offload", "offload all"], ["卸载", "卸载全部"]),
+    "recompute": (["recompute full", "recompute selective", "recompute none"], ["重计算"]),
+    "lang": (["lang zh"], ["lang en"]),
+}
+
+
+def test_every_field_of_the_table_has_words_to_generate():
+    assert set(WORDS) == {f.name for f in FIELDS}
+
+
+@st.composite
+def requests(draw):
+    zh = draw(st.booleans())
+    pick = 1 if zh else 0
+    fields = [name for name, words in WORDS.items() if words and name not in ("params_b", "model", "unknown_model")]
+    size = draw(st.sampled_from([w for name in ("params_b", "model", "unknown_model") for w in WORDS[name][pick]]))
+    chosen = draw(st.lists(st.sampled_from(fields), max_size=6, unique=True))
+    words = [size] + [draw(st.sampled_from(WORDS[name][pick])) for name in chosen]
+    return " ".join(draw(st.permutations(words)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(requests())
+def test_generated_requests_read_back_the_same_through_canonical(text):
+    try:
+        r = parse(text)
+    except RequestError:
+        assume(False)
+    assert _same(r, parse(canonical(r), r.lang)) == {}, (text, canonical(r))
+
+
+def _replanned(text: str):
+    values = forms.initial_values(text)
+    assert forms.validate(values) == {}, values
+    return parse(text), parse(forms.request_text(values), values["lang"])
+
+
+@pytest.mark.parametrize("text", sorted(WRITTEN_BACK))
+def test_the_replan_form_submitted_unchanged_plans_the_same_request(text):
+    before, after = _replanned(text)
+    # the form's method and language are always sent: they become given, the values stay
+    diff = _same(before, after)
+    assert set(diff) <= {"user_set", "assumptions"}, diff
+    assert set(after.user_set) - set(before.user_set) <= {"method", "lang"}
+    kept = {n.code for n in before.assumptions} - {"method_default", "method_pretrain", "method_from_rank"}
+    assert kept <= {n.code for n in after.assumptions}
+
+
+def test_a_million_yuan_budget_prefills_as_typed_and_passes_the_forms_check():
+    values = forms.initial_values("预算100万 70B 全量微调 1TB 14天")
+    assert values["budget"] == "100万"
+    values = forms.initial_values("70B full-finetune 1TB 14d budget ¥1000000")
+    assert values["budget"] == "¥1M"
+    assert forms.validate(values) == {}
+
+
+def test_a_whatif_lists_only_the_fields_it_changed():
+    replanned = forms.request_text(forms.initial_values("70B full-finetune 1TB 30d budget ¥1M"))
+    _, changed = parse_followup(replanned, "what if 30 days and 2 epochs?")
+    assert changed == ["epochs"]
+    _, changed = parse_followup(replanned, "what if lora, 30 days?")
+    assert changed == ["method"]
