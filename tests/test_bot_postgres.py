@@ -20,7 +20,6 @@ from test_bot import (  # noqa: F401  (collected here too: run on Postgres)
 from test_surfaces import test_app_home_lists_recent_plans_with_links  # noqa: F401
 from test_threads import test_replan_button_answers_in_the_same_thread  # noqa: F401
 
-
 # As in test_bot: a fake with no calls recorded; replies still in flight land before the next test.
 pytestmark = pytest.mark.usefixtures("settled_fake")
 
