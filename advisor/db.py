@@ -162,7 +162,9 @@ def engine(url: str | None = None) -> Engine:
             made = sa.create_engine(
                 _sqlalchemy_url(url),
                 isolation_level="AUTOCOMMIT",
-                pool_pre_ping=True,  # a connection Postgres dropped (a restart) is replaced, not handed out
+                # No ping before each checkout (a round trip on every ack): a connection Postgres
+                # dropped (a restart) fails once, and the pool then replaces all its connections.
+                pool_pre_ping=False,
                 pool_size=int(os.environ.get("GPU_ADVISOR_DB_POOL") or 5),
                 max_overflow=20,
                 pool_timeout=10,

@@ -34,8 +34,17 @@ def workspace_lang(workspace: str, path: str | None = None) -> str | None:
 
 def guess(user: str, workspace: str, path: str | None = None) -> str | None:
     """The user's remembered language, else their workspace's (one open of the file: an ack's)."""
-    with _opened(path) as db:
-        return _user_lang(db, user, workspace) or (_majority(db, workspace) if workspace else None)
+    if not workspace:
+        with _opened(path) as db:
+            return _user_lang(db, user)
+    with _opened(path) as db:  # one query: an ack's
+        mine, zh, en = db.execute(
+            'SELECT (SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
+            " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'zh'),"
+            " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'en')",
+            [workspace, user, workspace, workspace],
+        ).fetchone()
+    return mine or ("zh" if zh > en else "en" if en > zh else None)
 
 
 def _user_lang(db: dbmod.Database, user: str, workspace: str = "") -> str | None:

@@ -209,8 +209,11 @@ def fresh_postgres(tmp_path_factory) -> tuple[str, str]:
 
     server = _postgres_server(tmp_path_factory)
     name = f"t{os.getpid()}_{next(_dbs)}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(server, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+    except psycopg.Error as err:
+        raise RuntimeError(f"the tests' Postgres does not answer: {type(err).__name__}") from None
     return server.rsplit("/", 1)[0] + "/" + name, server
 
 
