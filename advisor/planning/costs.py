@@ -425,30 +425,14 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 )
             )
         lead = gpu.purchase_lead_weeks
-        if req.rent_or_buy == "buy" and lead and req.deadline_days and req.deadline_days < lead[0] * 7:
-            # Bought servers arrive after the deadline even at the shortest published lead time.
-            notes.append(
-                _note(
-                    "buy_after_deadline",
-                    gpu=gpu.name,
-                    low=lead[0],
-                    high=lead[1],
-                    as_of=gpu.purchase_lead_as_of,
-                    deadline=req.deadline_days,
-                )
-            )
-        elif req.rent_or_buy == "buy" and lead and days and days < lead[0] * 7 and not own_months:
-            # A job shorter than even the shortest delivery time: rent it; buy for the work after it.
-            notes.append(
-                _note(
-                    "buy_job_shorter_than_lead",
-                    gpu=gpu.name,
-                    low=lead[0],
-                    high=lead[1],
-                    as_of=gpu.purchase_lead_as_of,
-                    days=days,
-                )
-            )
+        if req.rent_or_buy == "buy" and lead:
+            published = {"gpu": gpu.name, "low": lead[0], "high": lead[1], "as_of": gpu.purchase_lead_as_of}
+            if req.deadline_days and req.deadline_days < lead[0] * 7:
+                # Bought servers arrive after the deadline even at the shortest published lead time.
+                notes.append(_note("buy_after_deadline", deadline=req.deadline_days, **published))
+            elif days and days < lead[0] * 7 and not own_months:
+                # A job shorter than even the shortest delivery time: rent it; buy for the work after it.
+                notes.append(_note("buy_job_shorter_than_lead", days=days, **published))
         horizon = own_months or OWNERSHIP_RANK_MONTHS
         ownership_cost = capex - _residual_at(capex, horizon) + opex_year * horizon / 12
         if own_months and per_hour:

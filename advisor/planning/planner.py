@@ -10,6 +10,7 @@ total rent, or by time when the user asks for speed.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel
@@ -269,13 +270,13 @@ def _brief(p: Plan | None, horizon: float | None = None) -> dict | None:
     return out
 
 
-def _access(req: TrainingRequest, gpu: str) -> tuple[int, str]:
+def _access(req: TrainingRequest, gpu: str) -> tuple[int, int]:
     """How hard a part is to get in the team's market (ACCESS_RANK), then an earlier `since`
     (sold there legally for less time) sorting after a later one."""
     g = catalog.get_gpu(gpu)
     code = g.china_access if req.market == "china" else g.global_access
     since = (g.china_access_since if req.market == "china" else g.global_access_since) or ""
-    return ACCESS_RANK.get(code or "", 3), "".join(chr(255 - ord(c)) for c in since)
+    return ACCESS_RANK.get(code or "", 3), -dt.date.fromisoformat(since).toordinal() if since else 0
 
 
 def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | None]:
