@@ -210,8 +210,8 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
-        if budget is not None and on_time:
-            in_budget += _fastest_within_budget(req, m, setup, book, horizon, budget)
+        if budget is not None and on_time and alternatives:  # the answer's fallback, not a sub-search's
+            in_budget += _fastest_within_budget(req, m, setup, book, horizon, budget, plans)
         in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
         if budget is not None and on_time and in_budget:
             conflict = "budget"
@@ -338,26 +338,37 @@ def _single_server(
 
 
 def _fastest_within_budget(
-    req: TrainingRequest, m: ModelShape, setup: TrainingSetup, book: PriceBook, horizon: float, budget: float
+    req: TrainingRequest,
+    m: ModelShape,
+    setup: TrainingSetup,
+    book: PriceBook,
+    horizon: float,
+    budget: float,
+    tried: list[Plan],
 ) -> list[Plan]:
     """Plans at every count of each GPU type below the one its deadline needs, so that the budget
     fallback is the fastest plan within the budget, not the fastest among the few counts the
-    deadline search happened to try. A GPU type stops at the second count over the budget."""
+    deadline search happened to try (the plans it did try are reused). Rent is not monotone in the
+    count (a long job on few GPUs pays more months), so every count is looked at; a GPU type stops
+    at the second count over the budget once one was within it."""
     out: list[Plan] = []
+    known = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
     for gpu in candidate_gpus(req) if not req.gpu_count else []:
-        over = 0
+        over, seen_within = 0, False
         for count in candidate_counts(gpu, MAX_GPUS):
-            if not layout_fits(m, setup, gpu, count):
-                continue
-            plan = make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget)
+            plan = known.get((gpu.name, count))
+            if plan is None:
+                if not layout_fits(m, setup, gpu, count):
+                    continue
+                plan = make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget)
             if not plan.priced(req):
                 break
             if plan.within_budget:
-                over = 0
+                over, seen_within = 0, True
                 out.append(plan)
             else:
                 over += 1
-                if over >= 2:
+                if over >= 2 and seen_within:
                     break
             if plan.meets_deadline:
                 break
