@@ -358,18 +358,18 @@ def cmd_work(args) -> int:
     import signal
     import threading
 
-    from bot import answers, clients, logs, pool, work
+    from bot import answers, clients, dispatcher, logs, planner_pool
     from bot.settings import Settings
 
     logs.setup()
     if args.planners:
         os.environ["GPU_ADVISOR_PLAN_WORKERS"] = str(args.planners)
     os.environ.setdefault("WEB_CONCURRENCY", "1")
-    dispatcher = work.start(clients.for_workspaces(Settings.from_env()))
-    pool.start(answers.ready)
+    running = dispatcher.start(clients.for_workspaces(Settings.from_env()))
+    planner_pool.start(answers.ready)
     import logging
 
-    logging.getLogger("gpu_advisor.bot").info("worker %s taking jobs", dispatcher.owner if dispatcher else "?")
+    logging.getLogger("gpu_advisor.bot").info("worker %s taking jobs", running.owner if running else "?")
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -77,7 +77,7 @@ sa.Table(
 
 _NOW = sa.text("CURRENT_TIMESTAMP")
 
-# The bot's job store (bot/jobstore.py): every acked Slack request.
+# The bot's job store (bot/job_queue.py): every acked Slack request.
 BOT_JOBS = sa.Table(
     "bot_jobs",
     METADATA,

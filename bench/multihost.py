@@ -365,7 +365,7 @@ def main() -> None:
         posts = _wait_answered(fake, burst.acked, args.wait)
         time.sleep(5)
         counts = subprocess.run(
-            [sys.executable, "-c", "from bot.jobstore import Jobs; print(Jobs().counts())"],
+            [sys.executable, "-c", "from bot.job_queue import JobQueue; print(JobQueue().counts())"],
             env=env,
             cwd=ROOT,
             capture_output=True,

@@ -1,4 +1,4 @@
-"""The core's answers as Slack messages, computed in the planning processes (bot/pool.py):
+"""The core's answers as Slack messages, computed in the planning processes (bot/planner_pool.py):
 plain data in, plain data out. Block Kit is built from the core's data by bot/blocks.py."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import os
 from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
-from bot import clients, work
+from bot import clients, dispatcher
 from bot.clients import for_workspaces, installation_store, web_client
 from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
@@ -51,8 +51,8 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
     for listeners in (commands, events, actions, modal, home):
         listeners.register(app)
     lifecycle.register(app, store)
-    # The planners take every acked request from the job store (bot/work.py); this also
+    # The planners take every acked request from the job store (bot/dispatcher.py); this also
     # finishes what a crash or restart left. GPU_ADVISOR_PLAN=0: this host only acks and
     # enqueues (`gpu-advisor work` processes plan).
-    work.start(for_workspaces(settings), plans=os.environ.get("GPU_ADVISOR_PLAN", "1") != "0")
+    dispatcher.start(for_workspaces(settings), plans=os.environ.get("GPU_ADVISOR_PLAN", "1") != "0")
     return app

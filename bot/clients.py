@@ -36,7 +36,7 @@ def web_client(settings: Settings, token: str | None = None, timeout: float | No
 def job_client(api_url: str, token: str | None, timeout: float | None = None) -> WebClient:
     """The client a planning process posts with: no handler sleeps there (a Retry-After for one
     channel must not hold a process other channels' answers wait for). Its failures go back to
-    the job queue with their backoff (bot/work.py), per job and so per channel."""
+    the job queue with their backoff (bot/dispatcher.py), per job and so per channel."""
     return WebClient(token=token, base_url=api_url, timeout=int(timeout or 30), retry_handlers=[])
 
 

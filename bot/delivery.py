@@ -5,7 +5,7 @@ never reach the log.
 that runs again (after a timeout, a connection error or a crash) first looks for its own post in
 the channel, so a retry never doubles it. Failures that may pass (429, 5xx, timeouts, connection
 errors, an unreadable history) raise `PostProblem(retry=True)` and the job goes back to the queue
-with its backoff (bot/work.py); others (not_in_channel, ...) raise `PostProblem(retry=False)`."""
+with its backoff (bot/dispatcher.py); others (not_in_channel, ...) raise `PostProblem(retry=False)`."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def settle_s() -> float:
     """How long a post another run began may still be under way (the Slack timeout and a margin)."""
     import os
 
-    from bot.jobstore import POST_MARGIN_S
+    from bot.job_queue import POST_MARGIN_S
 
     return float(os.environ.get("GPU_ADVISOR_SLACK_TIMEOUT") or 30) + POST_MARGIN_S
 
@@ -124,9 +124,9 @@ def send(
     and posts only when it is not there."""
     fence = None
     if job is not None and owner:
-        from bot.jobstore import Jobs
+        from bot.job_queue import JobQueue
 
-        fence = Jobs()
+        fence = JobQueue()
         verdict, ts = fence.begin_post(job, owner, settle_s())
         if verdict == "posted":
             log.info("job %s had already posted in %s (ts %s): not posting again", job, channel, ts)

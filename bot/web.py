@@ -13,7 +13,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import answers, clients, digests, pool, work
+from bot import answers, clients, digests, dispatcher, planner_pool
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -58,7 +58,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
     def healthz():
         # 503 while a planning process of this worker has died and the pool is not replaced
         # yet, while the database does not answer, or while the dispatcher stopped going round
-        found = work.problems()
+        found = dispatcher.problems()
         if found:
             error = "planning pool broken" if found == ["planner died"] else "; ".join(found)
             return {"ok": False, "error": error, "host": os.uname().nodename}, 503
@@ -87,16 +87,16 @@ def warm_web() -> None:
 
 
 def _worker_ready(_worker) -> None:
-    """A gunicorn worker, its app built (the job dispatcher runs in it, bot/work.py): warm what
+    """A gunicorn worker, its app built (the job dispatcher runs in it, bot/dispatcher.py): warm what
     the acks use, then take connections while its planning processes start in the background
     (a job waits in the pool's queue, never in an ack)."""
     warm_web()
-    threading.Thread(target=pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
+    threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
 def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
-    # The workers read it too, to size their planning pools (bot/pool.py planners).
+    # The workers read it too, to size their planning pools (bot/planner_pool.py planners).
     os.environ.setdefault("WEB_CONCURRENCY", "2")
     # The schema made current and the reference prices seeded once, here, before the port is
     # bound: a worker's first ack never waits for a migration. No connection crosses the fork.

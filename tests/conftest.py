@@ -69,9 +69,9 @@ def drain():
     (and posted what it posts): see pool_drain.py."""
     from pool_drain import drain as drain_pool
 
-    from bot import pool
+    from bot import planner_pool
 
-    return lambda: drain_pool(pool.pool())
+    return lambda: drain_pool(planner_pool.pool())
 
 
 @pytest.fixture

@@ -27,11 +27,11 @@ pytestmark = pytest.mark.usefixtures("settled_fake")
 def _new_pool():
     """The planning processes read the store from their environment when they start: a pool
     started for another store is replaced."""
-    from bot import pool
+    from bot import planner_pool
 
-    if pool._pool is not None and pool._pool_pid == os.getpid():
-        pool._pool.shutdown(wait=True, cancel_futures=True)
-    pool._pool = None
+    if planner_pool._pool is not None and planner_pool._pool_pid == os.getpid():
+        planner_pool._pool.shutdown(wait=True, cancel_futures=True)
+    planner_pool._pool = None
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +53,9 @@ def postgres_bot_env(tmp_path_factory, bot_env):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-    from bot import work
+    from bot import dispatcher
 
-    work.store().url = None
+    dispatcher.store().url = None
     assert not must_not_exist.exists(), "a SQLite file was written with DATABASE_URL set"
     drop_postgres(url, server)
 

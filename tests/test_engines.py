@@ -76,9 +76,9 @@ def test_prices_import_plan_and_digest_on_both_engines(database, cli):
 
 
 def test_jobs_are_claimed_once_by_many_claimers_at_once(database):
-    from bot.jobstore import Jobs
+    from bot.job_queue import JobQueue
 
-    jobs = Jobs()
+    jobs = JobQueue()
     jobs.ensure()
     ids = [jobs.add("plan", {"n": i}, key=f"k{i}", team="T1") for i in range(60)]
     assert jobs.add("plan", {"n": 0}, key="k0", team="T1") is None  # a replay
@@ -100,10 +100,10 @@ def test_jobs_are_claimed_once_by_many_claimers_at_once(database):
 
 
 def test_a_lapsed_lease_in_the_databases_clock_is_taken_over_and_the_old_run_is_fenced(database, monkeypatch):
-    from bot.jobstore import Jobs
+    from bot.job_queue import JobQueue
 
     monkeypatch.setenv("GPU_ADVISOR_JOB_LEASE_S", "0.5")
-    jobs = Jobs()
+    jobs = JobQueue()
     jobs.ensure()
     job = jobs.add("plan", {}, key="k", team="T1")
     (first,) = jobs.claim("host-a", 5)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def quick_retries(monkeypatch):
-    # read by the dispatcher (bot/work.py) in this process at each dispatch
+    # read by the dispatcher (bot/dispatcher.py) in this process at each dispatch
     monkeypatch.setenv("GPU_ADVISOR_SLACK_TIMEOUT", "2")
     monkeypatch.setenv("GPU_ADVISOR_RETRY_BASE_S", "0.3")
 

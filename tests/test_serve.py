@@ -111,11 +111,11 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
     ],
 )
 def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
-    from bot import pool
+    from bot import planner_pool
 
     for name in ("WEB_CONCURRENCY", "GPU_ADVISOR_PLAN_WORKERS"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
-    assert pool.planners() == expected
+    assert planner_pool.planners() == expected

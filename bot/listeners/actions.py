@@ -9,8 +9,8 @@ import json
 import logging
 
 from advisor.text.render import phrase
-from bot import conversations, forms, work
-from bot.jobstore import Busy
+from bot import conversations, dispatcher, forms
+from bot.job_queue import Busy
 from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -50,7 +50,7 @@ def show_part(ack, body, action, client):
     user = (body.get("user") or {}).get("id", "")
     try:
         # One job per part of one card, whoever clicks: a second click finds its key taken.
-        job = work.enqueue(
+        job = dispatcher.enqueue(
             "part",
             {"channel": channel, "ts": ts, "request_text": conv.request_text, "which": which, "lang": conv.lang},
             key=f"part:{team}:{channel}:{message_ts}:{which}",

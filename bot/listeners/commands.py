@@ -18,10 +18,10 @@ from advisor.market.store import open_store
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import blocks, delivery, digests, subscriptions, work
+from bot import blocks, delivery, digests, dispatcher, subscriptions
 from bot.clients import job_client
 from bot.forms import fill_form, form_id, open_loading
-from bot.jobstore import Busy
+from bot.job_queue import Busy
 from bot.threads import reply_lang
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -34,7 +34,7 @@ def _is_help(text: str) -> bool:
 def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str, dict] | None]:
     """`/gpu digest subscribe|unsubscribe|time HH:MM|now` in a channel: the ack's words and the
     job that does the work (None when there is nothing to do). Nothing is written here: the
-    ack path writes only the job (bot/work.py); the job tells the user if it cannot be done."""
+    ack path writes only the job (bot/dispatcher.py); the job tells the user if it cannot be done."""
     words = text.split()
     action = words[1].lower() if len(words) > 1 else ""
     team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id", "")
@@ -78,7 +78,7 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
 
 def _subscribed(team: str, channel: str) -> bool:
     """A read (never waits on a writer in WAL mode); a subscribe still in the queue counts."""
-    return any(s.channel == channel for s in subscriptions.of_workspace(team)) or work.pending(
+    return any(s.channel == channel for s in subscriptions.of_workspace(team)) or dispatcher.pending(
         "digest_setting", team, channel
     )
 
@@ -126,7 +126,7 @@ def on_gpu(ack, command, client, context):
     key = f"command:{team}:{command['trigger_id']}" if command.get("trigger_id") else None
     try:
         if not text:
-            if not work.record_done("form", key, team):
+            if not dispatcher.record_done("form", key, team):
                 ack()
                 return
             # The trigger expires 3 s after the command: open a small view now, fill it after.
@@ -140,13 +140,13 @@ def on_gpu(ack, command, client, context):
         # process learned earlier (bot/locales.py; no Web API call); from Slack after it.
         lang = reply_lang(text, user=user, team=team)
         if _is_help(text):
-            if work.record_done("help", key, team):
+            if dispatcher.record_done("help", key, team):
                 ack(text=render("help.txt.j2", lang))
                 _help_in_locale(client, text, user, team, lang, response_url)
             else:
                 ack()
         elif command_word == "quote":
-            job = work.enqueue(
+            job = dispatcher.enqueue(
                 "quote",
                 {"channel": channel, "user": user, "text": text, "lang": None, "response_url": response_url},
                 key,
@@ -155,10 +155,13 @@ def on_gpu(ack, command, client, context):
             _ack(ack, phrase(lang, "judging", file="bot") if job else None)
         elif command_word == "digest":
             words, todo = digest_command(text, command, lang)
-            done = work.enqueue(todo[0], todo[1], key, team) if todo else work.record_done("digest", key, team)
+            if todo:
+                done = dispatcher.enqueue(todo[0], todo[1], key, team)
+            else:
+                done = dispatcher.record_done("digest", key, team)
             _ack(ack, words if done else None)
         elif command_word == "prices":
-            if work.record_done("prices", key, team):
+            if dispatcher.record_done("prices", key, team):
                 msg = prices_command(text, lang, team)
                 ack(text=msg["text"], blocks=msg["blocks"] or None)
                 _prices_in_locale(client, text, user, lang, team, response_url)
@@ -167,7 +170,7 @@ def on_gpu(ack, command, client, context):
         else:
             # No parse here: the planning process reads the request and, when it cannot, replaces
             # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
-            job = work.enqueue(
+            job = dispatcher.enqueue(
                 "plan",
                 {
                     "team": team,

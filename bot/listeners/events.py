@@ -15,8 +15,8 @@ import re
 
 from advisor.request.parser import RequestError, parse
 from advisor.text.render import phrase
-from bot import conversations, work
-from bot.jobstore import Busy
+from bot import conversations, dispatcher
+from bot.job_queue import Busy
 from bot.threads import reply_lang, thread_key
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -57,7 +57,7 @@ def on_message(event, body, client, context):
     if conv is None:
         if event.get("parent_user_id") and event.get("parent_user_id") == context.bot_user_id:
             # Under one of our answers whose thread is not stored yet (posted a moment ago): kept
-            # as a job that waits for the thread (bot/jobs.py follow, pending_thread).
+            # as a job that waits for the thread (bot/tasks.py follow, pending_thread).
             _follow(client, team, channel, thread, "", {}, event, mentioned=False, pending_thread=True)
         return  # else a thread that is not under one of our answers
     _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=False)
@@ -121,10 +121,10 @@ def _follow(
 
 def _job(client, team, channel, user, text, event, kind, args):
     """Record the job, once per message whatever Slack retries or delivers twice (its key is the
-    message). A locked database holds this thread at most jobstore.ACK_BUSY_S; past it the user
+    message). A locked database holds this thread at most job_queue.ACK_BUSY_S; past it the user
     is asked to say it again, so follow-ups never pin every listener thread."""
     try:
-        work.enqueue(kind, args, key=f"message:{team}:{channel}:{event['ts']}", team=team)
+        dispatcher.enqueue(kind, args, key=f"message:{team}:{channel}:{event['ts']}", team=team)
     except Busy:
         try:
             client.chat_postEphemeral(

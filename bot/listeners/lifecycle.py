@@ -7,7 +7,7 @@ import logging
 from contextlib import closing
 
 from advisor.market.store import delete_owner, open_store
-from bot import conversations, locales, subscriptions, work
+from bot import conversations, dispatcher, locales, subscriptions
 
 log = logging.getLogger("gpu_advisor.bot")
 
@@ -18,7 +18,7 @@ def forget(team: str, installation_store=None, enterprise: str | None = None) ->
     threads = conversations.forget_workspace(team)
     subs = subscriptions.forget_workspace(team)
     locales.forget_workspace(team)
-    work.store().forget_workspace(team)
+    dispatcher.store().forget_workspace(team)
     quotes = _forget_quotes(team)
     log.info(
         "workspace %s removed: %d threads, %d subscriptions, %d recorded quotes deleted", team, threads, subs, quotes

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from advisor.text.render import phrase
-from bot import forms, work
-from bot.jobstore import Busy
+from bot import dispatcher, forms
+from bot.job_queue import Busy
 
 
 def submit_gpu_form(ack, view, body, client, context):
@@ -23,7 +23,7 @@ def submit_gpu_form(ack, view, body, client, context):
     team = (body.get("team") or {}).get("id") or context.team_id or ""
     trigger = body.get("trigger_id")
     try:  # recorded as a job before the ack; a locked database: the form says so and stays open
-        work.enqueue(
+        dispatcher.enqueue(
             "plan",
             {
                 "team": team,

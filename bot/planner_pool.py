@@ -83,7 +83,7 @@ def pool() -> ProcessPoolExecutor:
 
 
 def submit(fn, *args) -> Future:
-    """Run a job (bot/jobs.py) in the pool and return at once. The job plans, posts and stores
+    """Run a job (bot/tasks.py) in the pool and return at once. The job plans, posts and stores
     by itself: Bolt runs every listener on one small thread pool (slack_bolt
     listener_executor), and the web process's GIL is shared by every ack, so nothing heavy may
     happen there."""

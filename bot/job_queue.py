@@ -1,5 +1,5 @@
 """Durable work: every acked Slack request is a job row before the ack returns, and the
-planners take their work from here (bot/work.py), so a crash, a restart or a dead host finishes
+planners take their work from here (bot/dispatcher.py), so a crash, a restart or a dead host finishes
 what was acked, exactly once.
 
 The store is the shared database (advisor/db.py): the SQLite file on one host, or Postgres
@@ -9,7 +9,7 @@ longer.
 
 A job is claimed with a lease (owner, lease_until), on Postgres with FOR UPDATE SKIP LOCKED so
 hosts claiming at once never take the same job or wait on each other. Leases are in the
-database's clock (never a host's), and renewed by a thread of their own (bot/work.py). A lease
+database's clock (never a host's), and renewed by a thread of their own (bot/dispatcher.py). A lease
 that runs out (the owner was killed, its host died) makes the job claimable again, with its
 attempt count raised. Every change of a claimed job names its owner, so a run that lost its
 lease changes nothing, and the post itself is fenced (`begin_post`): the job records a post
@@ -66,7 +66,7 @@ def _job(r) -> Job:
     return Job(id=r[0], kind=r[1], team=r[2], args=json.loads(r[3]), attempts=r[4], created_at=r[5], key=r[6])
 
 
-class Jobs:
+class JobQueue:
     """The job store in the shared database (DATABASE_URL, else the SQLite file GPU_ADVISOR_DB,
     else `path`)."""
 
@@ -278,6 +278,3 @@ class Jobs:
         with self._db(5.0) as db:
             return {r[0]: r[1] for r in db.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall()}
 
-
-# The name of the releases before Postgres (tests and callers that name it).
-SQLiteJobs = Jobs

@@ -1,4 +1,4 @@
-"""The job store's contract (bot/jobstore.py), the small interface a server database would
+"""The job store's contract (bot/job_queue.py), the small interface a server database would
 implement: replays by key, atomic claims with a lease, takeover after a crash, a short busy
 timeout in the ack path."""
 
@@ -13,9 +13,9 @@ import pytest
 @pytest.fixture
 def store(database):
     """The job store on a SQLite file, then on Postgres (the `database` fixture)."""
-    from bot.jobstore import Jobs
+    from bot.job_queue import JobQueue
 
-    jobs = Jobs(database.path)
+    jobs = JobQueue(database.path)
     jobs.ensure()
     jobs.kind = database.kind
     return jobs
@@ -29,7 +29,7 @@ def test_a_key_is_recorded_once(store):
 
 
 def test_a_claim_is_taken_once_and_taken_over_when_its_lease_lapses(store):
-    from bot.jobstore import lease_s
+    from bot.job_queue import lease_s
 
     job = store.add("plan", {"text": "7b lora"}, team="T1")
     (got,) = store.claim("worker-a", 5)
@@ -61,7 +61,7 @@ def test_uninstall_forgets_the_workspaces_jobs(store):
 
 @pytest.mark.slow  # holds a real write lock for its timeout
 def test_the_ack_path_waits_half_a_second_at_most(store):
-    from bot.jobstore import Busy
+    from bot.job_queue import Busy
 
     if store.kind != "sqlite":
         pytest.skip("SQLite's write lock (Postgres takes no table lock for an insert)")

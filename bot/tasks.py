@@ -1,5 +1,5 @@
-"""The work behind each Slack request, run in the planning processes (bot/pool.py) for a job
-of the job store (bot/jobstore.py, dispatched by bot/work.py): plan or answer, post to Slack,
+"""The work behind each Slack request, run in the planning processes (bot/planner_pool.py) for a job
+of the job store (bot/job_queue.py, dispatched by bot/dispatcher.py): plan or answer, post to Slack,
 remember the thread, tell the user when a post fails. Arguments are plain data; `slack`
 carries the token and Web API URL of the workspace the request came from (over the pipe, never
 on disk).
@@ -346,7 +346,7 @@ def run(
     key: str | None = None,
     retry_after_cap_s: float = RETRY_AFTER_CAP_S,
 ) -> dict:
-    """Run one job of the store (bot/work.py calls this in a planning process)."""
+    """Run one job of the store (bot/dispatcher.py calls this in a planning process)."""
     try:
         KINDS[kind](
             slack, Run(job=job, attempt=attempt, final=final, since=since, team=team, owner=owner, key=key), **args

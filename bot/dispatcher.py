@@ -1,6 +1,6 @@
 """From the job store to the planners: listeners record each acked request as a job
 (`enqueue`, the only thing they write in the ack path), and one dispatcher thread per web
-process claims due jobs and hands them to the planning processes (bot/pool.py).
+process claims due jobs and hands them to the planning processes (bot/planner_pool.py).
 
 - Exactly once: a claim is atomic across processes; a job is done only once its run returned;
   a job whose owner died (its lease lapsed: kill -9, host crash) runs again, and a run after
@@ -27,8 +27,8 @@ import sqlalchemy as sa
 
 from advisor import db as dbmod
 from advisor.text.render import phrase
-from bot import delivery, jobs, pool
-from bot.jobstore import Busy, Job, Jobs, lease_s
+from bot import delivery, planner_pool, tasks
+from bot.job_queue import Busy, Job, JobQueue, lease_s
 from bot.threads import reply_lang
 
 log = logging.getLogger("gpu_advisor.bot")
@@ -40,17 +40,17 @@ HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
 LOCAL_KINDS = {"digest_setting"}
 ClientFor = Callable[[str], object]
 
-_store = Jobs()
+_store = JobQueue()
 _dispatcher: Dispatcher | None = None
 _lock = threading.Lock()
 
 
-def store() -> Jobs:
+def store() -> JobQueue:
     return _store
 
 
 def enqueue(kind: str, args: dict, key: str | None = None, team: str = "") -> int | None:
-    """Record a job (in the ack path: raises jobstore.Busy past a short wait); None for a replay."""
+    """Record a job (in the ack path: raises job_queue.Busy past a short wait); None for a replay."""
     job = _store.add(kind, args, key=key, team=team)
     if _dispatcher is not None and job is not None:
         _dispatcher.wake()
@@ -88,14 +88,14 @@ def start(client_for: ClientFor, plans: bool = True) -> Dispatcher | None:
 
 
 def healthy() -> bool:
-    return pool.healthy()
+    return planner_pool.healthy()
 
 
 def problems() -> list[str]:
     """What /healthz reports: a dead planning process, a database that does not answer, a
     dispatcher that stopped going round."""
     found = []
-    if not pool.healthy():
+    if not planner_pool.healthy():
         found.append("planner died")
     down = dbmod.ping(_store.url)
     if down:
@@ -115,12 +115,12 @@ def _env_float(name: str, default: float) -> float:
 
 
 class Dispatcher:
-    def __init__(self, jobstore: Jobs, client_for: ClientFor):
-        self.store, self.client_for = jobstore, client_for
+    def __init__(self, jobs: JobQueue, client_for: ClientFor):
+        self.store, self.client_for = jobs, client_for
         self.pid = os.getpid()
         self.owner = f"{os.uname().nodename}:{self.pid}:{uuid.uuid4().hex[:8]}"
         self._round_at = time.monotonic()
-        self.slots = pool.planners() * 2
+        self.slots = planner_pool.planners() * 2
         self.inflight: dict[int, Job] = {}
         self.results: queue.Queue = queue.Queue()
         self._wake = threading.Event()
@@ -176,10 +176,10 @@ class Dispatcher:
         if finished:
             self.store.finish(*finished, owner=self.owner)
         now = time.time()
-        if pool.broken():
+        if planner_pool.broken():
             self._broken_since = self._broken_since or now
             if now - self._broken_since >= HEAL_S:
-                pool.pool()  # replaced even with no job waiting (a job would replace it at once)
+                planner_pool.pool()  # replaced even with no job waiting (a job would replace it at once)
         else:
             self._broken_since = None
         free = self.slots - len(self.inflight)
@@ -198,12 +198,12 @@ class Dispatcher:
         if client is None:  # the workspace is gone (uninstalled)
             self.store.fail(job.id, "no installation", owner=self.owner)
             return
-        slack = jobs.SlackAccess(
+        slack = tasks.SlackAccess(
             api_url=client.base_url, token=client.token, timeout=_env_float("GPU_ADVISOR_SLACK_TIMEOUT", 30)
         )
         final = job.attempts >= max_attempts()
         fn_args = (
-            jobs.run,
+            tasks.run,
             job.id,
             job.kind,
             job.args,
@@ -215,15 +215,15 @@ class Dispatcher:
             job.team,
             self.owner,
             job.key,
-            _env_float("GPU_ADVISOR_RETRY_AFTER_CAP_S", jobs.RETRY_AFTER_CAP_S),
+            _env_float("GPU_ADVISOR_RETRY_AFTER_CAP_S", tasks.RETRY_AFTER_CAP_S),
         )
         if job.kind in LOCAL_KINDS:  # small SQLite writes: here, one at a time, in order
             future = self._local.submit(*fn_args)
         else:
             try:
-                future = pool.submit(*fn_args)
+                future = planner_pool.submit(*fn_args)
             except (BrokenProcessPool, RuntimeError):
-                future = pool.submit(*fn_args)  # pool() replaced the broken pool
+                future = planner_pool.submit(*fn_args)  # pool() replaced the broken pool
         self.inflight[job.id] = job
 
         def done(f, job=job):
