@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from slack_client import SlackSender  # noqa: E402
-from slack_fake import FakeSlack  # noqa: E402
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench-token"
@@ -100,6 +99,52 @@ def _measure(url: str, fake, n: int, concurrency: int, first: int = 0) -> list[f
         return list(pool.map(one, range(n)))
 
 
+def probe(url: str, fake_url: str, n: int, concurrency: int, first: int = 0, secret: str = SECRET) -> list[float]:
+    """`_measure` from a client process of its own (`--probe`): the ack times of `n` signed
+    /gpu. A benchmark whose fake Slack runs in its own process (to count the posts) would
+    otherwise time our acks with a client that shares its GIL with the fake receiving the
+    answers to them, which the bare app never posts."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--probe",
+            url,
+            "--fake-url",
+            fake_url,
+            "--requests",
+            str(n),
+            "--concurrency",
+            str(concurrency),
+            "--first",
+            str(first),
+            "--secret",
+            secret,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [float(x) for x in done.stdout.split()]
+
+
+def _probe_main(args) -> None:
+    global SECRET
+    SECRET = args.secret
+    fake = _ResponseUrls(args.fake_url)
+    print(" ".join(f"{ms:.3f}" for ms in _measure(args.probe, fake, args.requests, args.concurrency, args.first)))
+
+
+class _ResponseUrls:
+    """What SlackSender needs of a fake to build a command: its response URLs."""
+
+    def __init__(self, api_url: str):
+        self.base = api_url.removesuffix("/api/")
+
+    def response_url(self, name: str) -> str:
+        return f"{self.base}/response/{name}"
+
+
 def _summary(ms: list[float]) -> tuple[float, float]:
     ms = sorted(ms)
     return statistics.median(ms), ms[max(0, int(round(0.99 * len(ms))) - 1)]
@@ -110,7 +155,14 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--probe", metavar="URL", help="only send the requests to URL, print the ack times (ms)")
+    ap.add_argument("--fake-url", default="http://127.0.0.1:9/api/")
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--secret", default=SECRET)
     args = ap.parse_args()
+    if args.probe:
+        _probe_main(args)
+        return
     # The fake Web API stands in for Slack's servers, which are not on the bot's machine: it
     # runs in its own process at the lowest priority, so parsing the answers ours posts does
     # not take CPU from the acks being timed (the bare app posts nothing).
@@ -119,9 +171,7 @@ def main() -> None:
         [*idle, sys.executable, str(ROOT / "tests" / "slack_fake.py")], stdout=subprocess.PIPE, text=True
     )
     fake_url = fake_proc.stdout.readline().strip()
-    fake = FakeSlack()  # only for building response URLs that point at the real fake
-    fake.server.server_close()
-    fake.response_url = lambda name: fake_url.removesuffix("/api/") + f"/response/{name}"
+    fake = _ResponseUrls(fake_url)
     db = Path(tempfile.mkdtemp()) / "bench.db"
     env = dict(
         os.environ,

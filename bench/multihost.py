@@ -255,13 +255,13 @@ def _dump(path: Path, fake, burst: Burst, posts: collections.Counter) -> None:
 
 
 def _latency(url: str, fake, n: int, concurrency: int, first: int) -> list[float]:
-    import ack_latency
-    from ack_latency import _measure, _quiet
+    """Ack times of `n` /gpu, sent by a client process of its own: this process also runs the
+    fake Slack, which parses the answers our planners post (the bare app posts none), and a
+    client sharing its GIL timed ours 1.5 to 2 times slower than they were."""
+    from ack_latency import _quiet, probe
 
     _quiet(120)  # not timed while the planners still work on the previous requests
-
-    ack_latency.SECRET = SECRET
-    return _measure(url, fake, n, concurrency, first=first)
+    return probe(url, fake.url, n, concurrency, first, SECRET)
 
 
 def _report(name: str, burst: Burst, posts: collections.Counter, digests: collections.Counter, extra: str) -> str:

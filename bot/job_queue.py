@@ -30,7 +30,7 @@ from advisor import db as dbmod
 
 log = logging.getLogger("gpu_advisor.bot")
 # The ack path waits at most this long for the database.
-ACK_BUSY_S = 0.5
+ACK_BUSY_S = dbmod.ACK_WAIT_S
 # A running job whose owner stopped renewing for this long is taken over.
 DEFAULT_LEASE_S = 30.0
 # Done and failed jobs are kept a day: their keys deduplicate replays (trigger_id) meanwhile.
@@ -78,27 +78,18 @@ class JobQueue:
 
     @contextlib.contextmanager
     def _db(self, wait_s: float = 30.0) -> Iterator[dbmod.Database]:
-        """A pooled connection that waits at most `wait_s` for a lock (SQLite's busy timeout,
-        Postgres's lock and statement timeouts)."""
+        """A pooled connection that waits at most `wait_s` for a lock (SQLite's busy timeout;
+        Postgres's lock timeout, advisor/db.py PG_LOCK_TIMEOUT_MS: no table lock is taken on
+        bot_jobs). The ack path does not come here (`add`: advisor/db.py ack_insert)."""
         db = dbmod.Database(self._url())
-        ack = False
         try:
-            # Postgres: no table lock is taken on bot_jobs, and every connection waits at most
-            # advisor/db.py PG_LOCK_TIMEOUT_MS for a row lock; an insert is one round trip.
-            ack = wait_s == ACK_BUSY_S
             if not db.postgres:
                 db.raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
-                if ack:
-                    # An ack never runs a WAL checkpoint (an fsync of the database file): the
-                    # other connections (the dispatcher, the planners) do them.
-                    db.raw.execute("PRAGMA wal_autocheckpoint=0")
             yield db
         finally:
             try:
                 if not db.postgres:
                     db.raw.execute(f"PRAGMA busy_timeout={dbmod.BUSY_MS}")
-                    if ack:
-                        db.raw.execute("PRAGMA wal_autocheckpoint=1000")
             except Exception:  # a broken connection: the pool drops it
                 pass
             db.close()
@@ -114,16 +105,16 @@ class JobQueue:
     def add(self, kind: str, args: dict, key: str | None = None, team: str = "", state: str = "queued") -> int | None:
         """Record a job; its id, or None when `key` was recorded before (a replay). Raises Busy
         when the database does not take it within ACK_BUSY_S."""
+        url = self._url()
+        now = dbmod.now_sql(dbmod.is_postgres(url))
+        done = now if state == "done" else "NULL"
         try:
-            with self._db(ACK_BUSY_S) as db:
-                now = db.now_sql()
-                done = now if state == "done" else "NULL"
-                row = db.execute(
-                    "INSERT INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
-                    f" VALUES (?, ?, ?, ?, ?, {now}, {done}) ON CONFLICT DO NOTHING RETURNING id",
-                    [key, team, kind, json.dumps(args), state],
-                ).fetchone()
-                return row[0] if row else None
+            return dbmod.ack_insert(
+                "INSERT INTO bot_jobs (key, team, kind, args, state, created_at, finished_at)"
+                f" VALUES (?, ?, ?, ?, ?, {now}, {done}) ON CONFLICT DO NOTHING",
+                [key, team, kind, json.dumps(args), state],
+                url,
+            )
         except sa.exc.DBAPIError as err:
             if "no such table" in str(err) or "does not exist" in str(err):  # a new store: made once
                 self.ensure()
@@ -265,11 +256,11 @@ class JobQueue:
     def pending(self, kind: str, team: str) -> list[dict]:
         """The arguments of the jobs of `kind` for `team` not yet done (a read: never waits)."""
         try:
-            with self._db(ACK_BUSY_S) as db:
-                rows = db.execute(
-                    "SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')",
-                    [kind, team],
-                ).fetchall()
+            rows = dbmod.ack_read(
+                "SELECT args FROM bot_jobs WHERE kind = ? AND team = ? AND state IN ('queued', 'running')",
+                [kind, team],
+                self._url(),
+            )
         except sa.exc.DBAPIError:
             return []
         return [json.loads(r[0]) for r in rows]

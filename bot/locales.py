@@ -33,17 +33,21 @@ def workspace_lang(workspace: str, path: str | None = None) -> str | None:
 
 
 def guess(user: str, workspace: str, path: str | None = None) -> str | None:
-    """The user's remembered language, else their workspace's (one open of the file: an ack's)."""
+    """The user's remembered language, else their workspace's: one query on the ack path's
+    connection (advisor/db.py ack_read), since an ack reads it."""
+    url = "sqlite:///" + path if path else None
     if not workspace:
-        with _opened(path) as db:
-            return _user_lang(db, user)
-    with _opened(path) as db:  # one query: an ack's
-        mine, zh, en = db.execute(
-            'SELECT (SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
-            " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'zh'),"
-            " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'en')",
-            [workspace, user, workspace, workspace],
-        ).fetchone()
+        rows = dbmod.ack_read(
+            'SELECT lang FROM user_locales WHERE "user" = ? ORDER BY seen_at DESC LIMIT 1', [user], url
+        )
+        return rows[0][0] if rows else None
+    mine, zh, en = dbmod.ack_read(
+        'SELECT (SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
+        " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'zh'),"
+        " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'en')",
+        [workspace, user, workspace, workspace],
+        url,
+    )[0]
     return mine or ("zh" if zh > en else "en" if en > zh else None)
 
 

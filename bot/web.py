@@ -3,6 +3,7 @@ GET /healthz; gunicorn runs it with threads (the Procfile's web process)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 
@@ -91,6 +92,11 @@ def _worker_ready(_worker) -> None:
     the acks use, then take connections while its planning processes start in the background
     (a job waits in the pool's queue, never in an ack)."""
     warm_web()
+    # What the worker loaded so far (modules, catalogs, templates: about 160,000 objects, four
+    # times a bare Bolt app's) lives as long as it does. Frozen, the cyclic collector never
+    # scans it again; before, a collection that did paused every ack in flight for 20-80 ms.
+    gc.collect()
+    gc.freeze()
     threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
