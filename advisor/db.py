@@ -118,6 +118,8 @@ def _private(path: str) -> None:
 
 
 PG_LOCK_TIMEOUT_MS = 10000
+# What an ack may wait for the database; past it the user is asked to send the request again.
+ACK_WAIT_S = 0.5
 WAL_SWITCH_TRIES = 20  # about 10 s in all (assumed ample: the switch itself takes milliseconds)
 BUSY_MS = 30000
 
@@ -143,19 +145,22 @@ def _sqlite_setup(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL"))
 
 
-_engines: dict[tuple[str, int], Engine] = {}
+_engines: dict[tuple[str, int, bool], Engine] = {}
 _engines_lock = threading.Lock()
 # url -> how many times `dispose` closed it: a thread's ack connection older than that is
 # reopened (a test that removed the file; never a connection to a file that is gone).
 _disposed: dict[str, int] = {}
 
 
-def engine(url: str | None = None) -> Engine:
+def engine(url: str | None = None, ack: bool = False) -> Engine:
     """The engine of `url` (DATABASE_URL or GPU_ADVISOR_DB) in this process: made once, after a
     fork made again (a pool's connections never cross processes). Connections are in
-    autocommit: a transaction is what `Database.writing()` (or `begin()`) opens."""
+    autocommit: a transaction is what `Database.writing()` (or `begin()`) opens. On Postgres
+    `ack` gives the ack path's own pool, whose connections wait ACK_WAIT_S for a lock, not
+    PG_LOCK_TIMEOUT_MS (Slack gives an ack 3 s)."""
     url = url or database_url()
-    key = (url, os.getpid())
+    ack = ack and is_postgres(url)
+    key = (url, os.getpid(), ack)
     with _engines_lock:
         found = _engines.get(key)
         if found is not None:
@@ -168,7 +173,8 @@ def engine(url: str | None = None) -> Engine:
                 # No ping before each checkout (a round trip on every ack): a connection Postgres
                 # dropped (a restart) fails once, and the pool then replaces all its connections.
                 pool_pre_ping=False,
-                pool_size=int(os.environ.get("GPU_ADVISOR_DB_POOL") or 5),
+                # the ack pool: one connection for each web thread
+                pool_size=int(os.environ.get("WEB_THREADS" if ack else "GPU_ADVISOR_DB_POOL") or (8 if ack else 5)),
                 max_overflow=20,
                 pool_timeout=10,
                 pool_recycle=1800,
@@ -177,7 +183,7 @@ def engine(url: str | None = None) -> Engine:
                     "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
                     # Nothing waits long for a lock held by another host (a stuck migration, a
                     # long import): the ack path is told "busy", the rest tries again.
-                    "options": f"-c lock_timeout={PG_LOCK_TIMEOUT_MS}",
+                    "options": f"-c lock_timeout={int(ACK_WAIT_S * 1000) if ack else PG_LOCK_TIMEOUT_MS}",
                 },
             )
         else:
@@ -207,11 +213,12 @@ def dispose(url: str | None = None) -> None:
     """Close this process's pooled connections of `url` (tests that remove a file; shutdown)."""
     url = url or database_url()
     with _engines_lock:
-        found = _engines.pop((url, os.getpid()), None)
+        found = [_engines.pop((url, os.getpid(), ack), None) for ack in (False, True)]
     _current.discard((url, os.getpid()))
     _disposed[url] = _disposed.get(url, 0) + 1
-    if found is not None:
-        found.dispose()
+    for made in found:
+        if made is not None:
+            made.dispose()
 
 
 # ----------------------------------------------------------------------------------------
@@ -673,8 +680,6 @@ def writing(db: Database) -> contextlib.AbstractContextManager[None]:
 # ----------------------------------------------------------------------------------------
 # The ack path
 
-# What an ack may wait for the database; past it the user is asked to send the request again.
-ACK_WAIT_S = 0.5
 # An ack that finds the SQLite file locked tries again after this long, growing to the cap.
 # SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25 ... ms between tries, so under a
 # burst of acks that each hold the write lock well under a millisecond, the unlucky ones slept
@@ -729,10 +734,10 @@ def _ack_run(sql: str, params: list | tuple, url: str, write: bool):
     result objects cost CPU and hand-offs of the GIL that count under a burst on two CPUs. A
     write is one step of the driver (no RETURNING, whose row would come back before the
     statement ends), so SQLite's write lock is released before this thread waits for the GIL
-    again, and the file is never held by a thread that is not running. Postgres keeps its pool
-    (a restart invalidates the pooled connections there)."""
+    again, and the file is never held by a thread that is not running. Postgres keeps a pool
+    (a restart invalidates the pooled connections there): the ack pool of `engine`."""
     if is_postgres(url):
-        with Database(url) as db:
+        with Database(url, engine(url, ack=True)) as db:
             return list(db.execute(sql, params).fetchall())
     conn = _ack_sqlite(url)
     deadline = time.monotonic() + ACK_WAIT_S

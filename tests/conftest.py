@@ -86,7 +86,7 @@ def settled_fake(fake_slack, drain):
 class BotServer:
     """The real Bolt app behind Flask, served over HTTP on loopback in this process."""
 
-    def __init__(self, fake, db_path):
+    def __init__(self, fake):
         import threading
 
         from werkzeug.serving import make_server
@@ -120,11 +120,92 @@ def bot_env(tmp_path_factory):
             os.environ[k] = v
 
 
+def _new_pool():
+    """The planning processes read the store from their environment when they start: a pool
+    started for another store is replaced."""
+    from bot import planner_pool
+
+    if planner_pool._pool is not None and planner_pool._pool_pid == os.getpid():
+        planner_pool._pool.shutdown(wait=True, cancel_futures=True)
+    planner_pool._pool = None
+
+
+def pytest_generate_tests(metafunc):
+    """Every test of the Slack suites (those on the `bot` fixture) runs on both engines, all of
+    a module's SQLite runs first, then its Postgres runs (one planning pool per engine and
+    module); `@pytest.mark.sqlite_only(reason)` keeps one on SQLite alone."""
+    if "bot_engine" in metafunc.fixturenames:
+        only = metafunc.definition.get_closest_marker("sqlite_only")
+        engines = ["sqlite"] if only else ["sqlite", "postgres"]
+        metafunc.parametrize("bot_engine", engines, indirect=True, scope="module")
+
+
+_bot_postgres: dict = {}  # the Postgres the bot_engine fixture has set now, if any
+
+
+@pytest.fixture(scope="module")
+def bot_engine(request, bot_env, tmp_path_factory, fake_slack):
+    """The store of the Slack suites: the real Bolt app over HTTP and its planning processes,
+    on the session's SQLite file, then on a fresh database on the tests' Postgres (DATABASE_URL,
+    and a SQLite path that must never be written). Where Postgres cannot be started the
+    Postgres half is skipped with the reason.
+
+    What runs on both: every test on the `bot` fixture (the slash command, threads and
+    follow-ups, buttons, App Home, quotes, digest settings, retries and replays, Slack faults):
+    each one acks by writing a job, plans from it and stores threads, quotes and locales, which
+    is the code that differs between the engines (a locked database too: SQLite's write lock
+    held by another process, or a lock on the jobs table in Postgres). Tests of a module that
+    are not on the bot run once, on SQLite, even while the module's Postgres half is set up.
+    Marked `sqlite_only`: the OAuth flow (test_oauth.py, on slack_sdk's SQLite stores; the
+    shared SQLAlchemy stores are test_engines.py's). The store, job and digest suites run on
+    both through the `database` fixture below.
+
+    The fake Slack's channel histories are emptied first: a job that posts again looks for its
+    own earlier post there, and job ids start again from 1 in a new database."""
+    fake_slack.history.clear()
+    if request.param == "sqlite":
+        if os.environ.pop("DATABASE_URL", None):
+            _new_pool()
+        yield SimpleNamespace(kind="sqlite", path=str(bot_env), url=None)
+        return
+    try:
+        url, server = fresh_postgres(tmp_path_factory)
+    except RuntimeError as err:
+        pytest.skip(f"Postgres could not be started: {err}")
+    must_not_exist = tmp_path_factory.mktemp("pgbot") / "must-not-exist.db"
+    os.environ.update(DATABASE_URL=url, GPU_ADVISOR_DB=str(must_not_exist))
+    _bot_postgres["url"] = url
+    _new_pool()
+    try:
+        yield SimpleNamespace(kind="postgres", path=None, url=url)
+    finally:
+        _new_pool()
+        _bot_postgres.clear()
+        os.environ.pop("DATABASE_URL", None)
+        os.environ["GPU_ADVISOR_DB"] = str(bot_env)
+        from bot import dispatcher
+
+        dispatcher.store().url = None
+        drop_postgres(url, server)
+    assert not must_not_exist.exists(), "a SQLite file was written with DATABASE_URL set"
+
+
 @pytest.fixture(autouse=True)
-def _no_remembered_locales(request):
+def _no_remembered_locales(request, monkeypatch):
     """Each bot test starts with no user's language remembered (bot/locales.py): the language of
-    an ack depends on who the workspace has met, which must not be whichever test ran before."""
-    if "bot" in request.fixturenames or "oauth_bot" in request.fixturenames:
+    an ack depends on who the workspace has met, which must not be whichever test ran before.
+    A test of the same module that is not on the bot runs on its own store, never on the
+    Postgres database the module's bot tests run on now (the fixture outlives them)."""
+    if "bot_engine" not in request.fixturenames and _bot_postgres:
+        monkeypatch.delenv("DATABASE_URL", raising=False)
+        monkeypatch.setenv("GPU_ADVISOR_DB", str(request.getfixturevalue("bot_env")))
+    if "bot_engine" in request.fixturenames:
+        from advisor import db as dbmod
+
+        request.getfixturevalue("bot_engine")
+        with dbmod.connect() as db:
+            db.execute("DELETE FROM user_locales")
+    elif "oauth_bot" in request.fixturenames:
         import sqlite_utils
 
         db = sqlite_utils.Database(request.getfixturevalue("bot_env"))  # the tests' file only
@@ -135,17 +216,26 @@ def _no_remembered_locales(request):
 
 
 @pytest.fixture(scope="module")
-def bot(fake_slack, bot_env):
+def bot(fake_slack, bot_engine):
     sys.path.insert(0, str(Path(__file__).parent))
     from slack_client import SlackSender
 
-    server = BotServer(fake_slack, bot_env)
+    server = BotServer(fake_slack)
     yield SlackSender(server.url, SECRET, fake_slack), server
     server.stop()
 
 
 @pytest.fixture
-def answered(bot, fake_slack, bot_env):
+def bot_store(bot_engine):
+    """A connection to the store the Slack suites run on now (closed after the test)."""
+    from advisor import db as dbmod
+
+    with dbmod.connect() as db:
+        yield db
+
+
+@pytest.fixture
+def answered(bot, fake_slack):
     """A posted answer and the ts Slack gave it (read back from the thread store)."""
     import time
 

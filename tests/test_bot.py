@@ -187,12 +187,12 @@ def test_failed_post_is_logged_without_secrets(fake_slack, caplog):
     assert BOT_TOKEN not in caplog.text
 
 
-def test_follow_up_survives_a_restart(fake_slack, bot_env, answered, bot):
+def test_follow_up_survives_a_restart(fake_slack, answered, bot):
     from conftest import BotServer
     from slack_client import SlackSender
 
     _, first = bot
-    fresh = BotServer(fake_slack, bot_env)  # a new app and process state over the same database
+    fresh = BotServer(fake_slack)  # a new app and process state over the same database
     try:
         sender = SlackSender(fresh.url, SECRET, fake_slack)
         sender.thread_message("what if 30 days?", answered)

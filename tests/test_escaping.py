@@ -118,11 +118,11 @@ def test_quote_reply_in_channel_and_its_fallback_are_escaped(bot, settled_fake, 
             assert b["text"]["text"].count("```") % 2 == 0  # no payload opens or closes a fence
 
 
-def test_prices_ack_escapes_vendor_names(bot, settled_fake, bot_env):
+def test_prices_ack_escapes_vendor_names(bot, settled_fake):
     from advisor.market.quotes import parse_quote, record
     from advisor.market.store import open_store
 
-    with closing(open_store(str(bot_env))) as db:
+    with closing(open_store()) as db:  # the store the bot runs on
         record(parse_quote("8xH800 ¥20000/month <!channel>"), db, "TPRICES")
     send, _ = bot
     status, body = send.command("prices H800", team="TPRICES")
@@ -130,13 +130,13 @@ def test_prices_ack_escapes_vendor_names(bot, settled_fake, bot_env):
     assert status == 200 and "&lt;!channel&gt;" in body and "<!channel>" not in body
 
 
-def test_plan_citing_a_quotes_vendor_is_escaped(bot, settled_fake, bot_env):
+def test_plan_citing_a_quotes_vendor_is_escaped(bot, settled_fake):
     from advisor.market.prices import price_book
     from advisor.market.quotes import parse_quote, record
     from advisor.market.store import open_store
     from advisor.planning.advice import advise
 
-    with closing(open_store(str(bot_env))) as db:
+    with closing(open_store()) as db:  # the store the bot runs on
         record(parse_quote("8xH800 ¥800/month <https://evil.example|click>"), db, "TPLAN")
         book = price_book(db, "TPLAN")
     send, _ = bot

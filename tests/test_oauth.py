@@ -61,6 +61,7 @@ def test_install_then_requests_use_that_workspaces_token(oauth_bot, fake_slack):
     assert post["authorization"] == "Bearer xoxb-T2-token" and post["args"]["channel"] == "C2"
 
 
+@pytest.mark.sqlite_only("the OAuth app runs on slack_sdk's SQLite stores, beside the bot's SQLite file")
 def test_a_workspace_never_sees_another_workspaces_plans(oauth_bot, fake_slack, answered, drain):
     send, url = oauth_bot
     _install(url, fake_slack, "T2")

@@ -125,8 +125,7 @@ def test_cli_shows_its_own_quotes_as_yours_and_no_one_elses(cli, tmp_path):
     assert all(s["provider"] != "OtherTeamSecret" for s in plan["cost"]["price_sources"])
 
 
-def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, bot_env, drain):
-    import sqlite3
+def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, bot_store, drain):
     import time
 
     send, _ = bot
@@ -145,7 +144,7 @@ def test_two_workspaces_over_http_see_only_their_own_quotes(bot, settled_fake, b
     # uninstalling A deletes A's quotes, B's stay
     drain()  # B's plan and quote are stored before A goes
     assert send.event({"type": "app_uninstalled"}, team="TQA")[0] == 200
-    db = sqlite3.connect(bot_env)
+    db = bot_store
     deadline = time.time() + 20
     while time.time() < deadline and db.execute("SELECT count(*) FROM observations WHERE owner = 'TQA'").fetchone()[0]:
         time.sleep(0.1)
@@ -187,9 +186,7 @@ def test_a_quote_is_laid_out_like_the_card_verdict_first(bot, settled_fake, drai
     assert "Recorded: Acme Compute's quote now prices your team's plans on H800-SXM-80GB" in text
 
 
-def test_a_quote_without_a_vendor_is_judged_not_recorded_and_asks_for_the_name(bot, settled_fake, bot_env, drain):
-    import sqlite3
-
+def test_a_quote_without_a_vendor_is_judged_not_recorded_and_asks_for_the_name(bot, settled_fake, bot_store, drain):
     send, _ = bot
     send.command("quote 8卡H800 每月9万", team="TQN", channel="CQN")
     msg = _post_in(settled_fake, "CQN")
@@ -198,8 +195,7 @@ def test_a_quote_without_a_vendor_is_judged_not_recorded_and_asks_for_the_name(b
     assert msg["blocks"][0]["text"]["text"].startswith("*8 × H800-SXM-80GB 每卡时 ¥15.4，是市场价")
     assert "未记录：这是谁的报价？" in text and "`/gpu quote 8卡H800 每月9万 某云`" in text
     assert "试点" in text and "每卡时" in text  # Chinese throughout
-    db = sqlite3.connect(bot_env)
-    assert db.execute("SELECT count(*) FROM observations WHERE owner = 'TQN'").fetchone()[0] == 0
+    assert bot_store.execute("SELECT count(*) FROM observations WHERE owner = 'TQN'").fetchone()[0] == 0
 
 
 def test_a_card_priced_from_a_quote_names_it_and_remove_withdraws_it(bot, settled_fake, drain):

@@ -173,18 +173,24 @@ def test_bad_headers_are_refused_before_the_body_is_read(bot, settled_fake):
 # -- a database locked by another process ----------------------------------------------------
 
 
-def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_env, answered):
+def test_a_locked_database_never_holds_an_ack(bot, settled_fake, bot_engine, answered):
+    """Another process holds SQLite's write lock, or on Postgres a lock on the jobs table that
+    every insert waits for (a stuck migration)."""
     send, _ = bot
+    if bot_engine.kind == "sqlite":
+        lock = (
+            "import sqlite3\n"
+            f"db = sqlite3.connect({bot_engine.path!r}, isolation_level=None)\n"
+            "db.execute('BEGIN IMMEDIATE')\n"
+        )
+    else:
+        lock = (
+            "import psycopg\n"
+            f"db = psycopg.connect({bot_engine.url!r})\n"
+            "db.execute('LOCK TABLE bot_jobs IN EXCLUSIVE MODE')\n"
+        )
     locker = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            (
-                "import sqlite3, sys, time\n"
-                f"db = sqlite3.connect({str(bot_env)!r}, isolation_level=None)\n"
-                "db.execute('BEGIN IMMEDIATE'); print('locked', flush=True); time.sleep(8); db.execute('ROLLBACK')\n"
-            ),
-        ],
+        [sys.executable, "-c", lock + "import time; print('locked', flush=True); time.sleep(8); db.rollback()\n"],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -165,16 +165,13 @@ def test_new_plan_button_opens_the_form(bot, fake_slack):
     assert view["callback_id"] == "gpu_request"
 
 
-def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_env):
-    import sqlite3
-
+def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_store):
     send, _ = bot
     status, body = send.command("quote 8xH800 ¥20000/month 12 months cheapco")
     assert status == 200 and "quote" in body.lower()
     post = fake_slack.wait_for("chat.postMessage")[0]
     assert "cheapco" in _text(post) and "too cheap to be true" in _text(post)
-    db = sqlite3.connect(bot_env)
-    row = db.execute(
+    row = bot_store.execute(
         "select price, unit, provider from observations where source = 'quote' and provider = 'cheapco'"
     ).fetchone()
     assert row == (2500.0, "gpu-month", "cheapco")  # per GPU: 20000 / 8
