@@ -15,8 +15,10 @@ import collections
 import csv
 import datetime as dt
 import io
+import json
 import logging
 import os
+import threading
 import time
 import zoneinfo
 from collections.abc import Callable
@@ -35,6 +37,9 @@ log = logging.getLogger("gpu_advisor.digest")
 ClientFor = Callable[[str], WebClient | None]
 TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
 STALE_CLAIM_S = 600  # a claim older than this was left by a crash
+# A feed fetch claimed this long ago and never finished was left by a clock that died (a fetch
+# of every configured feed takes a minute or two at most; assumed).
+FETCH_STALE_S = 900
 METADATA_EVENT = "gpu_advisor_digest"
 PER_CHANNEL_GAP_S = 1.0
 _last_post: dict[str, float] = {}
@@ -378,28 +383,80 @@ def post_due(
     return sent
 
 
+def fetch_once(feeds: list[str], today: str, owner: str) -> list[str] | None:
+    """Today's fetch of the price feeds, once across every clock (several hosts may run one):
+    the clock that claims the day in the shared store (`feed_fetches`) fetches and records the
+    feeds that failed; the others read them. None while another clock's fetch is under way. A
+    failed fetch, or one whose clock died (claimed FETCH_STALE_S ago and never finished), is
+    taken over by the next clock that looks (a compare-and-set: by one of them)."""
+    with _opened() as db:
+        now = db.now_sql()
+        taken = db.execute(
+            f"INSERT INTO feed_fetches (date, state, owner, claimed_at) VALUES (?, 'fetching', ?, {now})"
+            " ON CONFLICT DO NOTHING",
+            [today, owner],
+        ).rowcount
+        if not taken:
+            state, problems, claimed_at, at = db.execute(
+                f"SELECT state, problems, claimed_at, {now} FROM feed_fetches WHERE date = ?", [today]
+            ).fetchone()
+            if state == "done":
+                return json.loads(problems)
+            if state == "failed" or at - claimed_at > FETCH_STALE_S:
+                taken = db.execute(
+                    f"UPDATE feed_fetches SET state = 'fetching', owner = ?, claimed_at = {now}"
+                    " WHERE date = ? AND state = ? AND claimed_at = ?",
+                    [owner, today, state, claimed_at],
+                ).rowcount
+            if not taken:
+                return None
+    log.info("%s fetches the price feeds for %s", owner, today)
+    try:
+        store = open_store()
+        try:
+            # Dated in the digest's time zone (a catalog has no date column); conditional
+            # requests; failed feeds named, their URLs redacted.
+            problems = fetch_feeds(store, feeds, as_of=today).problems
+        finally:
+            store.conn.close()
+    except BaseException:
+        with _opened() as db:
+            db.execute("UPDATE feed_fetches SET state = 'failed' WHERE date = ? AND owner = ?", [today, owner])
+        raise
+    with _opened() as db:
+        db.execute(
+            "UPDATE feed_fetches SET state = 'done', problems = ? WHERE date = ? AND owner = ?",
+            [json.dumps(problems), today, owner],
+        )
+    return problems
+
+
 def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
-    """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
-    feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
+    """The scheduler process (the Procfile's `clock`, on one host or several): every `interval`
+    seconds fetch the price feeds once a day (`fetch_once`) and post what is due. While another
+    clock fetches, nothing is posted: today's digest waits for today's prices. `stop` (a
+    threading.Event) ends it."""
     feeds = feeds if feeds is not None else configured_feeds()
+    owner = f"{os.uname().nodename}:{os.getpid()}:{id(threading.current_thread()):x}"
     fetched_on: str | None = None
     problems: list[str] = []
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
+        waiting = False
         if feeds and fetched_on != today:
             try:
-                store = open_store()
-                # Dated in the digest's time zone (a catalog has no date column); conditional
-                # requests; failed feeds named, their URLs redacted.
-                problems = fetch_feeds(store, feeds, as_of=today).problems
-                store.conn.close()
-                fetched_on = today
+                found = fetch_once(feeds, today, owner)
+                if found is None:
+                    waiting = True
+                else:
+                    problems, fetched_on = found, today
             except Exception:  # the clock lives on: the next round tries again
                 log.exception("price fetch failed")
-        try:
-            post_due(client_for, problems=problems)
-        except Exception:
-            log.exception("digest run failed")
+        if not waiting:
+            try:
+                post_due(client_for, problems=problems)
+            except Exception:
+                log.exception("digest run failed")
         if stop is not None:
             stop.wait(interval)
         else:
