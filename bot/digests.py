@@ -23,8 +23,10 @@ import time
 import zoneinfo
 from collections.abc import Callable
 
+import sqlalchemy as sa
 from slack_sdk import WebClient
 
+from advisor import db as dbmod
 from advisor.market import digest as digestmod
 from advisor.market.chart import history_png
 from advisor.market.imports import configured_feeds, fetch_feeds
@@ -440,6 +442,7 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
     owner = f"{os.uname().nodename}:{os.getpid()}:{id(threading.current_thread()):x}"
     fetched_on: str | None = None
     problems: list[str] = []
+    log.info("clock %s started (store %s)", owner, dbmod.redact(dbmod.database_url()))
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
         waiting = False
@@ -450,11 +453,15 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
                     waiting = True
                 else:
                     problems, fetched_on = found, today
+            except sa.exc.DBAPIError as err:  # the database is away (a restart): the next round
+                log.warning("price fetch: database %s", type(err.orig or err).__name__)
             except Exception:  # the clock lives on: the next round tries again
                 log.exception("price fetch failed")
         if not waiting:
             try:
                 post_due(client_for, problems=problems)
+            except sa.exc.DBAPIError as err:
+                log.warning("digest run: database %s", type(err.orig or err).__name__)
             except Exception:
                 log.exception("digest run failed")
         if stop is not None:

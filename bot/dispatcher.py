@@ -78,6 +78,8 @@ def start(client_for: ClientFor, plans: bool = True) -> Dispatcher | None:
         # Every table the acks read is migrated now, never inside an ack.
         _store.ensure()
         if not plans:
+            host, store_url = os.uname().nodename, dbmod.redact(_store.url)
+            log.info("web process %s:%d acks and enqueues only (store %s)", host, os.getpid(), store_url)
             return None
         if _dispatcher is None or _dispatcher.pid != os.getpid():
             _dispatcher = Dispatcher(_store, client_for)
