@@ -94,7 +94,7 @@ def ours_memory(case):
     est = _estimate(req)
     _SUBSETS[case.row] = subsets(req, est)
     mem = est.memory
-    gib = {"torch": mem.allocated, "reserved": mem.reserved}.get(case.reading, mem.total)
+    gib = {"torch": mem.allocated, "reserved": mem.reserved, "nvidia-smi": mem.nvidia_smi}[case.reading]
     return gib * GB_PER_GIB
 
 

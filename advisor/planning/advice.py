@@ -110,6 +110,7 @@ class Advice(BaseModel):
             "other": mem.other,
             "total": mem.total,
             "usable": e.usable_gib,
+            "readings": {"allocated": mem.allocated, "reserved": mem.reserved, "nvidia_smi": mem.nvidia_smi},
             "host_ram_for_offload": mem.host_ram_gib,
             "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.notes],
         }
