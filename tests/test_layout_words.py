@@ -28,6 +28,8 @@ def _ask(cli, text, *extra):
         ("671B-A37B pretrain 1T tokens ep 8", {"ep": 8}),
         ("671B-A37B 预训练 1T tokens 专家并行16", {"ep": 16}),
         ("7B sft 1GB 3 ep tp 2", {"tp": 2, "epochs": 3}),  # "3 ep" stays three epochs
+        ("mixtral-8x7b pretrain 1T tokens mbs 4 gbs 512 ep 8", {"ep": 8}),  # a degree after a number
+        ("mixtral-8x7b sft 1GB 2 ep ep 8", {"ep": 8, "epochs": 2}),
         ("70B full-finetune 100GB 7d fsdp2", {"zero_stage": 3}),
     ],
 )

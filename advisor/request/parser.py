@@ -597,7 +597,9 @@ class _Parse:
             rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
             lambda m: degree(_Merged(m)),
         )
-        # "3 ep" is three epochs (read later): `ep` after a number is not a degree
+        # "3 ep" is three epochs (read later): `ep` after a number is a degree only when a
+        # degree follows it ("gbs 512 ep 8")
+        sc.take(rf"{L}(?P<en>ep)\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)))
         sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
         # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
         sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.set("hsdp", True, m[0]))
