@@ -109,6 +109,15 @@ def test_the_text_answer_names_the_framework_and_its_schedule(cli):
     assert "context parallel 2" in out and "HSDP" in out
 
 
+def test_lora_on_a_pipeline_names_the_framework_its_speed_assumes(cli):
+    data = _ask(cli, "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 on 8xH100")
+    assert data["plan"]["framework"] == "Megatron-Core"
+    assert any("Megatron-Core's pipeline schedule" in w and "19%" in w for w in data["warnings"])
+    # without a pipeline there is nothing to warn about
+    flat = _ask(cli, "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 1 pp 1 on 8xH100")
+    assert not any("pipeline schedule" in w for w in flat["warnings"])
+
+
 def test_fixed_virtual_stages_are_kept(cli):
     plan = _ask(cli, "70B full-finetune 100GB 7d on 64xH800 tp 8 pp 4 vpp 2")["plan"]
     assert (plan["tp"], plan["pp"], plan["virtual_stages"], plan["pipeline_schedule"]) == (8, 4, 2, "interleaved-1f1b")
