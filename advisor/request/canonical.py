@@ -25,7 +25,14 @@ BYTE_UNITS = (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6))
 # A deadline: days as people type them, else months, weeks or hours where days are not whole.
 EN_TIME = (("d", 1), ("mo", 30), ("w", 7), ("h", 1 / 24))
 ZH_TIME = (("天", 1), ("个月", 30), ("周", 7), ("小时", 1 / 24))
-ZH_DEGREES = {"tp": "张量并行", "pp": "流水线并行", "ep": "专家并行", "vpp": "虚拟流水线并行", "cp": "上下文并行"}
+ZH_DEGREES = {
+    "tp": "张量并行",
+    "pp": "流水线并行",
+    "ep": "专家并行",
+    "vpp": "虚拟流水线并行",
+    "cp": "上下文并行",
+    "dp": "数据并行",
+}
 EN_DEGREES = {"ep": "expert parallel "}
 CITIES_ZH = {
     "shenzhen": "深圳",
@@ -222,7 +229,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", f"gbs {r.global_batch}")
     if "zero_stage" in given:
         add("other", "ddp" if r.zero_stage == 0 else f"zero{r.zero_stage}")
-    for degree in ("tp", "pp", "ep", "vpp", "cp"):
+    for degree in ("tp", "pp", "ep", "vpp", "cp", "dp"):
         if degree in given:
             # `ep` after a number reads as epochs (`3 ep`): the expert degree is said in words
             name = (ZH_DEGREES if zh else EN_DEGREES).get(degree, degree + " ")

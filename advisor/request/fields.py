@@ -87,6 +87,7 @@ FIELDS: tuple[Field, ...] = (
     Field("pp", **LAYOUT_DEGREE),
     Field("ep", **LAYOUT_DEGREE),
     Field("vpp", **LAYOUT_DEGREE),
+    Field("dp", low=1, high=200_000, whole=True, limit="layout"),
     Field("cp", **LAYOUT_DEGREE),
     Field("hsdp", flag=True),
     Field("offload"),

@@ -520,8 +520,13 @@ class _Parse:
             rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
             lambda m: s("global_batch", _num(m[1]), m[0]),
         )
-        sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
-        sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
+        sc.take(rf"{L}zero[\s_\-]?(?:stage[\s_\-]?)?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
+        def fsdp(m: re.Match) -> None:
+            s("zero_stage", 3, m[0])
+            if m[1]:  # `fsdp 64`: ZeRO-3 over 64 data-parallel ranks (the FSDP column of tables)
+                s("dp", int(m[1]), m[0])
+
+        sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?(?:\s+(\d+))?{R}", fsdp)
         sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
         sc.take(
             rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
@@ -566,13 +571,17 @@ class _Parse:
             "cp": "cp",
             "context": "cp",
             "vpp": "vpp",
+            "vp": "vpp",  # NeMo's tables call it VP
             "virtual": "vpp",
+            "dp": "dp",
+            "data": "dp",
             "张量": "tp",
             "流水线": "pp",
             "流水": "pp",
             "专家": "ep",
             "上下文": "cp",
             "虚拟流水线": "vpp",
+            "数据": "dp",
         }
 
         def degree(m: re.Match) -> None:
@@ -588,13 +597,21 @@ class _Parse:
             self.set(field, int(value), m[0])
 
         en = (
-            r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
+            r"(?P<en>tp|pp|cp|vpp|vp|dp|(?:tensor|pipeline|expert|context|data)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
             r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)"
         )
         value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
+        # Degrees written together, as tables print them: `tp2pp4`, `TP4PP8CP2`
+        sc.take(
+            rf"{L}(?:(?:tp|pp|cp|vpp|dp)\d+){{2,}}{R}",
+            lambda m: [
+                degree(_Merged(part, zh=None))
+                for part in re.finditer(r"(?P<en>tp|pp|cp|vpp|dp)(?P<n>\d+)", m[0], re.IGNORECASE)
+            ],
+        )
         sc.take(
             rf"{L}{en}{value}"
-            rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
+            rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文|数据)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
             lambda m: degree(_Merged(m)),
         )
         # "3 ep" is three epochs (read later): `ep` after a number is a degree only when a
@@ -1109,6 +1126,7 @@ class _Parse:
             pp=f.get("pp"),
             ep=f.get("ep"),
             vpp=f.get("vpp"),
+            dp=f.get("dp"),
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
