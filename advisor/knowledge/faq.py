@@ -20,12 +20,14 @@ the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import tomllib
 import unicodedata
 from collections import Counter
 from functools import cache
 
+import numpy as np
 from jinja2 import Template
 from pydantic import BaseModel
 
@@ -76,6 +78,15 @@ KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
 VERBATIM_BONUS = 1.25
 # An unknown ASCII word one slip from known words counts for them at this weight.
 TYPO_WEIGHT = 0.7
+# A term's idf is bm25s's over whole topics times (key idf / idf) ** KEY_IDF_POWER, where the key
+# idf counts only the topics whose title, example questions or keywords hold the term: a word
+# that many answers mention in passing ("pcie", 卡) is still rare among what topics are about.
+KEY_IDF_POWER = 0.5
+# One aspect of a question (a word, its stem, its concepts, its bigrams: "张量并行" gives 张量, 并行,
+# 张量并行, @tensor_parallel, @parallel) counts its strongest term fully and its others at this
+# weight, so a topic that holds two aspects of a question beats one that holds one aspect in
+# five forms ("PCIe版的卡能做张量并行吗": NVLink vs PCIe, not the parallelism topic).
+ASPECT_REST = 0.5
 
 # The reported score squashes the raw BM25 score into 0..1: raw / (raw + SCORE_HALF).
 SCORE_HALF = 5.0
@@ -642,9 +653,10 @@ def _ascii_groups(text: str) -> list[list[str]]:
     return [[p for p in re.split(r"[-_./+]", m.group()) if p] for m in _ASCII_WORD.finditer(text)]
 
 
-def _ascii_tokens(text: str) -> list[str]:
-    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours."""
-    out: list[str] = []
+def _ascii_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours, each with
+    the span of the text it comes from."""
+    out: list[tuple[str, int, int]] = []
     previous, end = None, 0
     for match in _ASCII_WORD.finditer(text):
         if text[end : match.start()].strip():
@@ -656,26 +668,29 @@ def _ascii_tokens(text: str) -> list[str]:
                 previous = None
                 continue
             word = _stem(part)
-            out.append(word)
+            out.append((word, match.start(), match.end()))
             if previous:
-                out.append(f"~{previous} {word}")
-            previous = word
+                out.append((f"~{previous[0]} {word}", previous[1], match.end()))
+            previous = (word, match.start())
             split = _ALPHA_DIGIT.match(part)
             if split:
-                out.append(_stem(split.group(1)))
+                out.append((_stem(split.group(1)), match.start(), match.end()))
         if len(parts) > 1:
-            out.append(_stem("".join(parts)))
+            out.append((_stem("".join(parts)), match.start(), match.end()))
     return out
 
 
-def _chinese_tokens(text: str) -> list[str]:
-    out: list[str] = []
+def _chinese_tokens(text: str) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
     tokenizer = _jieba()
-    for run in _CJK_RUN.findall(text):
-        words = [w for w in tokenizer.lcut_for_search(run) if w not in _ZH_STOP]
+    for run in _CJK_RUN.finditer(text):
+        at, chars = run.start(), run.group()
+        words = [(w, at + a, at + b) for w, a, b in tokenizer.tokenize(chars, mode="search") if w not in _ZH_STOP]
         out.extend(words)
-        seen = set(words) | _ZH_STOP
-        out.extend("~" + run[i : i + 2] for i in range(len(run) - 1) if run[i : i + 2] not in seen)
+        seen = {w for w, _, _ in words} | _ZH_STOP
+        out.extend(
+            ("~" + chars[i : i + 2], at + i, at + i + 2) for i in range(len(chars) - 1) if chars[i : i + 2] not in seen
+        )
     return out
 
 
@@ -714,14 +729,19 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def _tokens(text: str) -> list[str]:
-    """The index terms of a text: words, Chinese words, ~bigrams and @concepts."""
-    text = _normalise(text)
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    """The index terms of a normalised text (words, Chinese words, ~bigrams and @concepts), each
+    with the span of the text it comes from."""
     out = _ascii_tokens(text) + _chinese_tokens(text)
     pattern, concepts = _synonym_matcher()
     for match in pattern.finditer(text):
-        out.extend(concepts[match.group()])
+        out.extend((concept, match.start(), match.end()) for concept in concepts[match.group()])
     return out
+
+
+def _tokens(text: str) -> list[str]:
+    """The index terms of a text."""
+    return [term for term, _, _ in _spans(_normalise(text))]
 
 
 # --------------------------------------------------------------------------- index
@@ -745,6 +765,7 @@ class _Index:
         import bm25s
 
         self.docs: list[dict[str, float]] = []
+        self.keydocs: list[set[str]] = []  # each topic's terms outside its answer
         vocabulary: set[str] = set()
         corpus: list[list[str]] = []
         # A title or example question asked word for word is answered by its topic.
@@ -757,6 +778,7 @@ class _Index:
                 "answer": [t.answer_en, t.answer_zh],
             }
             tf: Counter = Counter()
+            keyterms: set[str] = set()
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
             for field, texts in fields.items():
@@ -764,9 +786,12 @@ class _Index:
                 for text in texts:
                     for term in _tokens(text):
                         tf[term] += repeat
+                        if field != "answer":
+                            keyterms.add(term)
                     for parts in _ascii_groups(_normalise(text)):
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
             self.docs.append(dict(tf))
+            self.keydocs.append(keyterms)
             corpus.append([term for term, count in sorted(tf.items()) for _ in range(count)])
             for text in [t.title_en, t.title_zh] + t.questions_en + t.questions_zh:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
@@ -778,6 +803,12 @@ class _Index:
             bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
         )
         self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
+        everywhere = Counter(term for doc in self.docs for term in doc)
+        in_keys = Counter(term for doc in self.keydocs for term in doc)
+        self.key_idf = {
+            term: (self._lucene_idf(in_keys[term]) / self._lucene_idf(everywhere[term])) ** KEY_IDF_POWER
+            for term in terms
+        }
         # bm25s's Lucene formula leaves out BM25's (k1 + 1) factor: put it back.
         self._scale = K1 + 1
         # Spelling slips ("loar" for "lora", "infinband"): every word of the topics,
@@ -786,6 +817,9 @@ class _Index:
         for word in vocabulary:
             for variant in _deletions(word):
                 self.near.setdefault(variant, set()).add(word)
+
+    def _lucene_idf(self, df: int) -> float:
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
 
     def correct(self, word: str) -> list[str]:
         """The index terms of the topic words one slip away from an unknown ASCII word."""
@@ -803,14 +837,21 @@ class _Index:
 
     def scores(self, query_terms: dict[str, float]) -> list[float]:
         """The BM25 score of every topic, in the file's order: bm25s scores each term, weighted
-        by the query term's kind."""
-        total = None
+        by the query term's kind and its key idf; the terms of one aspect of the question (see
+        ASPECT_REST; a plain dict of terms has none: each term is its own) are summed with the
+        strongest first."""
+        aspect_of = getattr(query_terms, "aspect", {})
+        aspects: dict[object, list[np.ndarray]] = {}
         for term, qw in query_terms.items():
             if term not in self.idf:
                 continue
-            part = self.bm25.get_scores([term]) * (qw * self._scale)
-            total = part if total is None else total + part
-        return [0.0] * self.n if total is None else [float(x) for x in total]
+            part = self.bm25.get_scores([term]) * (qw * self._scale * self.key_idf[term])
+            aspects.setdefault(aspect_of.get(term, term), []).append(part)
+        total = np.zeros(self.n)
+        for parts in aspects.values():
+            strongest = np.max(parts, axis=0)
+            total += strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest)
+        return [float(x) for x in total]
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")
@@ -912,28 +953,62 @@ def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
     return out
 
 
-def _query_terms(question: str, plan: dict | None = None) -> dict[str, float]:
-    """Query terms with their weights; a misspelt word stands for its corrections; a number of
-    the thread's plan for that plan field."""
+class _Query(dict):
+    """A question's terms with their weights, and for each term the aspect of the question it
+    comes from (`aspect`: term -> number)."""
+
+    aspect: dict[str, int]
+
+
+def _aspects(spans: list[tuple[str, int, int]]) -> list[int]:
+    """For each span, its aspect: the words and concepts whose spans overlap are one aspect
+    ("张量并行": 张量, 并行, 张量并行, @tensor_parallel, @parallel), and a pair or bigram belongs to
+    the first aspect it overlaps."""
+    anchors = sorted((a, b) for term, a, b in spans if _kind(term) != "bigram")
+    groups: list[list[int]] = []  # [start, end] of each aspect, in text order
+    for a, b in anchors:
+        if groups and a < groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], b)
+        else:
+            groups.append([a, b])
+    out = []
+    for _, a, b in spans:
+        found = next((i for i, (ga, gb) in enumerate(groups) if a < gb and ga < b), None)
+        if found is None:
+            groups.append([a, b])
+            found = len(groups) - 1
+        out.append(found)
+    return out
+
+
+def _query_terms(question: str, plan: dict | None = None) -> _Query:
+    """Query terms with their weights and aspects; a misspelt word stands for its corrections; a
+    number of the thread's plan for that plan field."""
     index = _index()
-    terms: dict[str, float] = {}
-    for name in _plan_fields_asked(question, plan):
-        terms[PLAN_TERM + name] = PLAN_WEIGHT
+    text = _normalise(question)
+    terms = _Query()
+    terms.aspect = {}
 
-    def add(term: str, weight: float) -> None:
+    def add(term: str, weight: float, aspect: int) -> None:
         terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
+        terms.aspect.setdefault(term, aspect)
 
+    spans = _spans(text)
+    aspects = _aspects(spans)
+    for name in _plan_fields_asked(question, plan):
+        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan number an aspect of its own
     misspelt = set()
-    for parts in _ascii_groups(_normalise(question)):
-        for word in parts:
+    for match in _ASCII_WORD.finditer(text):
+        for word in (p for p in re.split(r"[-_./+]", match.group()) if p):
             fixes = index.correct(word)
             if fixes:
                 misspelt.add(_stem(word))
+                aspect = next((x for (_, a, _), x in zip(spans, aspects) if a == match.start()), -1 - len(terms))
                 for fix in fixes:
-                    add(fix, TYPO_WEIGHT / len(fixes))
-    for term in _tokens(question):
+                    add(fix, TYPO_WEIGHT / len(fixes), aspect)
+    for (term, _, _), aspect in zip(spans, aspects):
         if term not in misspelt:
-            add(term, KIND_WEIGHTS[_kind(term)])
+            add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
 
 
