@@ -6,6 +6,10 @@ ASCII words with light stemming plus pairs of neighbouring words, Chinese words 
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
 bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
 word one letter slip away from a topic word ("loar", "infinband") counts for that word.
+Two changes to plain BM25 find the topic a question is about when its words are spread over
+several topics: the terms that come from one aspect of the question (a word with its concepts
+and bigrams) count about once (ASPECT_REST), and a term's idf is weighed by how many topics are
+about it, not how many answers mention it (KEY_IDF_POWER).
 Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
 second, most of it jieba's dictionary; the planning processes call it when they start, so the
 first question is not the one that waits) and an answer then takes about a millisecond. Under
@@ -80,12 +84,14 @@ VERBATIM_BONUS = 1.25
 TYPO_WEIGHT = 0.7
 # A term's idf is bm25s's over whole topics times (key idf / idf) ** KEY_IDF_POWER, where the key
 # idf counts only the topics whose title, example questions or keywords hold the term: a word
-# that many answers mention in passing ("pcie", 卡) is still rare among what topics are about.
+# that many answers mention in passing ("pcie", 卡) is still rare among what topics are about
+# (six questions of the development sets gained, none lost: docs/bench.md).
 KEY_IDF_POWER = 0.5
 # One aspect of a question (a word, its stem, its concepts, its bigrams: "张量并行" gives 张量, 并行,
 # 张量并行, @tensor_parallel, @parallel) counts its strongest term fully and its others at this
 # weight, so a topic that holds two aspects of a question beats one that holds one aspect in
-# five forms ("PCIe版的卡能做张量并行吗": NVLink vs PCIe, not the parallelism topic).
+# five forms ("pcie 机型做 tensor parallel 行不行": NVLink vs PCIe, not the parallelism topic; three
+# questions of faq_eval.toml's tuning set gained, none lost anywhere).
 ASPECT_REST = 0.5
 
 # The reported score squashes the raw BM25 score into 0..1: raw / (raw + SCORE_HALF).
@@ -781,6 +787,7 @@ class _Index:
             keyterms: set[str] = set()
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(PLAN_TERM + name)
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
