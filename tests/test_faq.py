@@ -408,3 +408,11 @@ def test_fourth_held_out_set():
     misses = [q["text"] for q in _FOURTH if q not in right]
     assert len(_FOURTH) == 44 and {q["lang"] for q in _FOURTH} == {"en", "zh"}
     assert len(right) >= 32, misses
+
+
+def test_a_text_of_the_plan_quoted_stands_for_its_field_and_8x400g_is_no_8():
+    terms = faq._query_terms("why did it pick 8x400G for the network?", THREAD_PLAN)
+    assert "@plan:network" in terms
+    assert not {"@plan:gpus_per_node", "@plan:tp", "@plan:storage_read_gb_s"} & set(terms)  # not "8"
+    assert "@plan:network" not in faq._query_terms("why did it pick RoCE for the network?", THREAD_PLAN)
+    assert "@plan:network" not in faq._query_terms("why did it pick 8x400G for the network?", None)

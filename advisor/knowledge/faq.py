@@ -288,6 +288,26 @@ _EN_STOP = frozenset(
         "d",
         "m",
         "like",
+        # the first halves of "isn't", "doesn't", "won't"
+        "isn",
+        "aren",
+        "doesn",
+        "don",
+        "didn",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+        "shouldn",
+        "couldn",
+        "hasn",
+        "haven",
+        # question frames: "what happens if", "how long does it usually take"
+        "happen",
+        "happens",
+        "happened",
+        "usually",
+        "typically",
         "thing",
     ]
 )
@@ -433,7 +453,7 @@ _ZH_STOP = frozenset(
 # ASCII forms match whole words (case-insensitive); Chinese forms match as substrings.
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "ram": ("ram", "host memory", "system memory", "dram", "内存", "主机内存"),
-    "vram": ("vram", "gpu memory", "显存", "hbm"),
+    "vram": ("vram", "gpu memory", "显存", "hbm", "oom", "out of memory", "爆显存"),
     "bandwidth": ("bandwidth", "带宽"),
     "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁"),
     "buy": ("buy", "buying", "purchase", "own", "owning", "买", "购买", "自购", "采购"),
@@ -508,7 +528,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "contract": ("contract", "term", "commit", "committing", "合同", "签约", "租期", "长约"),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
-    "deploy": ("deploy", "deployment", "setup", "set up", "部署", "上线", "环境搭建", "交付"),
+    "deploy": ("deploy", "deployment", "setup", "set up", "hand over", "handover", "部署", "上线", "环境搭建", "交付"),
     "start": ("start", "first run", "开始", "开训", "开跑"),
     "parallel": ("parallel", "parallelism", "并行"),
     "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
@@ -572,10 +592,42 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "estimate": ("estimate", "estimated", "estimation", "calculate", "估算", "估计", "估", "算出来"),
     "measured": ("measured", "measure", "actual", "real", "实测", "实际"),
     "mfu": ("mfu", "utilization", "utilisation", "利用率"),
-    "failure": ("failure", "failures", "fail", "broken", "break", "故障", "坏卡", "坏了", "宕机"),
-    "repair": ("repair", "replace", "replacement", "fix", "修复", "更换", "换卡", "维修"),
+    "failure": (
+        "failure",
+        "failures",
+        "fail",
+        "broken",
+        "break",
+        "die",
+        "dies",
+        "died",
+        "dead",
+        "故障",
+        "坏卡",
+        "坏了",
+        "宕机",
+    ),
+    "repair": ("repair", "replace", "replacement", "fix", "修复", "修好", "更换", "换卡", "维修", "保修"),
     "sla": ("sla", "uptime", "ops", "运维"),
-    "billing": ("billing", "billed", "charge", "charged", "bill", "计费", "扣费", "扣钱", "收费"),
+    "billing": (
+        "billing",
+        "billed",
+        "charge",
+        "charged",
+        "bill",
+        "per minute",
+        "per second",
+        "by the minute",
+        "by the second",
+        "计费",
+        "扣费",
+        "扣钱",
+        "收费",
+        "付费",
+        "按分钟",
+        "按秒",
+    ),
+    "compute": ("compute", "tflops", "flops", "算力"),
     "stop": ("stopped", "shutdown", "shut down", "停机", "关机", "停掉"),
     "trial": ("trial", "pilot", "test", "testing", "试跑", "试用", "测试"),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
@@ -934,12 +986,18 @@ PLAN_NUMBERS = (
     "breakeven_months",
     "params_b",
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])", re.I)
+# The plan's text fields whose words with a digit, quoted in a question ("why 8x400G?"), stand for
+# that field in the same way (the card shows them; "gpu" is left out: a model name such as
+# "H100" is asked about far more often than the plan's choice of it).
+PLAN_TEXTS = ("network", "interconnect")
+# "8x400G" is eight links of 400G, not a quoted 8: a count glued to "x" and a number is no number.
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])(?!x\d)", re.I)
 
 
 def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
     """The plan fields whose number the question quotes (as the card rounds it: 12.52 days is
-    "13 days"; ¥5,077,848 may be "5.08M" or "508万"). Small counts (1 to 3) say too little."""
+    "13 days"; ¥5,077,848 may be "5.08M" or "508万"), or whose text it quotes (PLAN_TEXTS). Small
+    counts (1 to 3) say too little."""
     if not plan:
         return []
     scale = {"万": 1e4, "k": 1e3, "m": 1e6, None: 1}  # "70B" is params_b 70: no scale for B
@@ -957,7 +1015,15 @@ def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
             continue
         if any(abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0) for v in said if v > 3):
             out.append(name)
+    words = {p for parts in _ascii_groups(_normalise(question)) for p in parts}
+    out.extend(name for name in PLAN_TEXTS if isinstance(plan.get(name), str) and words & _plan_words(plan[name]))
     return out
+
+
+def _plan_words(value: str) -> set[str]:
+    """The words of a plan's text value that name it rather than any plan: three characters or
+    more with a digit ("8x400g", "400"), not "roce" or "nvlink", which any question may say."""
+    return {p for parts in _ascii_groups(_normalise(value)) for p in parts if len(p) >= 3 and re.search(r"\d", p)}
 
 
 class _Query(dict):
