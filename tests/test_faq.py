@@ -72,14 +72,15 @@ def test_eval_questions_are_not_the_topics_own():
 
 def test_top1_on_held_out_paraphrases():
     """Questions written after the matcher was tuned (faq_eval.toml, held_out): 41 of 45
-    were answered with their topic when they were written, and 41 of 45 with bm25s."""
+    were answered with their topic when they were written, and 41 of 45 with bm25s; 43 of 47
+    with the two topics of issue 25's round four and their two questions."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"])] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"]).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
     report = "misses:\n  " + "\n  ".join(
         f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})" for q in HELD_OUT if q not in top1
     )
-    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 40 of 45: one slip from today's 41
+    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 42 of 47: one slip from today's 43
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 
