@@ -1038,7 +1038,7 @@ def _aspects(spans: list[tuple[str, int, int]]) -> list[int]:
     ("张量并行": 张量, 并行, 张量并行, @tensor_parallel, @parallel), and a pair or bigram belongs to
     the first aspect it overlaps."""
     anchors = sorted((a, b) for term, a, b in spans if _kind(term) != "bigram")
-    groups: list[list[int]] = []  # [start, end] of each aspect, in text order
+    groups: list[list[int]] = []  # [start, end] of each aspect; the anchors' first, in text order
     for a, b in anchors:
         if groups and a < groups[-1][1]:
             groups[-1][1] = max(groups[-1][1], b)
@@ -1069,7 +1069,7 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
     spans = _spans(text)
     aspects = _aspects(spans)
     for name in _plan_fields_asked(question, plan):
-        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan number an aspect of its own
+        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
     misspelt = set()
     for match in _ASCII_WORD.finditer(text):
         for word in (p for p in re.split(r"[-_./+]", match.group()) if p):
