@@ -119,6 +119,18 @@ SURE_SCORE = 0.50
 # Below this score (raw BM25 about 1.7) nothing is shown as a best guess: the reply says
 # there is no answer and names the closest topics.
 MATCH_SCORE = 0.25
+# A question that spans two topics ("数据加载成了瓶颈，GPU利用率只有40%": MFU and CPU cores; "ckpt放本地盘还是
+# 放共享存储": local NVMe and checkpoints) gets a short second part from the runner-up when the
+# runner-up scores at least SECOND_RATIO of the best topic and at least SECOND_SHARE of its score
+# comes from aspects of the question that are about it (a word or concept of its title or keywords)
+# and that the best topic holds at less than SECOND_WEAKER of its strength. Chosen on the tuning
+# set (faq_eval.toml [[q]]), where the runner-up scores at least half of the best topic for 79 of
+# the 175 questions answered right: with the aspect test 14 of them get a second part, and 3 whose
+# topic ranked second are answered; 0.4-0.6, 0.2-0.4 and 0.33-0.67 move that by one or two
+# questions and up to ten second parts, and no off-topic question is confident (docs/bench.md).
+SECOND_RATIO = 0.5
+SECOND_SHARE = 0.3
+SECOND_WEAKER = 0.5
 
 
 class TopicRef(BaseModel):
@@ -135,6 +147,7 @@ class FaqAnswer(BaseModel):
     alternatives: list[TopicRef]
     used_plan: bool
     lang: str
+    second: TopicRef | None = None  # the topic of the reply's second part, when it has one
 
 
 class Topic(BaseModel):
@@ -150,10 +163,24 @@ class Topic(BaseModel):
     plan_zh: str = ""
     plan_fields: list[str] = []
     sources: list[str] = []
+    # The answer in one sentence, for a reply's second part, where the answer's own first
+    # sentence does not stand alone ("No.") or runs long.
+    brief_en: str = ""
+    brief_zh: str = ""
 
     def title(self, lang: str) -> str:
         return self.title_zh if lang == "zh" else self.title_en
 
+    def brief(self, lang: str) -> str:
+        """The answer in one sentence: `brief_*` where given, else the answer's first sentence."""
+        if lang == "zh":
+            return self.brief_zh or _FIRST_ZH.match(self.answer_zh).group()
+        return self.brief_en or _SENTENCE_END.split(self.answer_en, maxsplit=1)[0]
+
+
+# Where an English sentence ends: a stop and a space, not the stop of "e.g." or "i.e.".
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+")
+_FIRST_ZH = re.compile(r"[^。！？]*[。！？]?")
 
 # --------------------------------------------------------------------------- tokens
 
@@ -824,6 +851,9 @@ class _Index:
 
         self.docs: list[dict[str, float]] = []
         self.keydocs: list[set[str]] = []  # each topic's terms outside its answer
+        # each topic's terms of its titles, keywords and plan fields: what it is about, without the
+        # frames of its example questions ("is X enough", "what else")
+        self.about: list[set[str]] = []
         vocabulary: set[str] = set()
         corpus: list[list[str]] = []
         # A title or example question asked word for word is answered by its topic.
@@ -851,6 +881,10 @@ class _Index:
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
             self.docs.append(dict(tf))
             self.keydocs.append(keyterms)
+            self.about.append(
+                {PLAN_TERM + name for name in t.plan_fields}
+                | {term for text in [t.title_en, t.title_zh, *t.keywords] for term in _tokens(text)}
+            )
             corpus.append([term for term, count in sorted(tf.items()) for _ in range(count)])
             for text in [t.title_en, t.title_zh] + t.questions_en + t.questions_zh:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
@@ -895,22 +929,28 @@ class _Index:
         return [term for term in query_terms if term in self.idf and doc.get(term)]
 
     def scores(self, query_terms: dict[str, float]) -> list[float]:
-        """The BM25 score of every topic, in the file's order: bm25s scores each term, weighted
-        by the query term's kind and its key idf; the terms of one aspect of the question (see
-        ASPECT_REST; a plain dict of terms has none: each term is its own) are summed with the
-        strongest first."""
+        """The BM25 score of every topic, in the file's order: the sum of `aspect_scores`."""
+        return [float(x) for x in self.aspect_scores(query_terms)[1].sum(axis=0)]
+
+    def aspect_scores(self, query_terms: dict[str, float]) -> tuple[list[list[str]], np.ndarray]:
+        """The aspects of the question (see ASPECT_REST; a plain dict of terms has none: each term
+        is its own), each as its terms the index knows, and the score every topic gets from each:
+        one row per aspect, one column per topic in the file's order. bm25s scores each term,
+        weighted by the query term's kind and its key idf, and an aspect's terms are summed with
+        the strongest first."""
         aspect_of = getattr(query_terms, "aspect", {})
-        aspects: dict[object, list[np.ndarray]] = {}
+        aspects: dict[object, list[tuple[str, np.ndarray]]] = {}
         for term, qw in query_terms.items():
             if term not in self.idf:
                 continue
             part = self.bm25.get_scores([term]) * (qw * self._scale * self.key_idf[term])
-            aspects.setdefault(aspect_of.get(term, term), []).append(part)
-        total = np.zeros(self.n)
-        for parts in aspects.values():
+            aspects.setdefault(aspect_of.get(term, term), []).append((term, part))
+        rows = []
+        for found in aspects.values():
+            parts = [part for _, part in found]
             strongest = np.max(parts, axis=0)
-            total += strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest)
-        return [float(x) for x in total]
+            rows.append(strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest))
+        return [[term for term, _ in found] for found in aspects.values()], np.array(rows).reshape(len(rows), self.n)
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")
@@ -1095,10 +1135,13 @@ def rank(question: str, terms: dict[str, float] | None = None, verbatim: bool = 
     A topic's own title or example question, asked word for word, puts that topic first
     (two of the 360 example questions would otherwise lose to a close neighbour);
     `verbatim=False` turns that off, so tests measure the retrieval alone."""
-    index = _index()
-    scores = index.scores(_query_terms(question) if terms is None else terms)
-    own = index.verbatim.get(_verbatim_key(question) or "-") if verbatim else None
+    return _ranked(question, _index().scores(_query_terms(question) if terms is None else terms), verbatim)
+
+
+def _ranked(question: str, scores: list[float], verbatim: bool = True) -> list[tuple[str, float]]:
+    own = _index().verbatim.get(_verbatim_key(question) or "-") if verbatim else None
     if own is not None:
+        scores = [*scores]
         scores[own] = max(scores) * VERBATIM_BONUS
     ids = [t.id for t in _topics()]
     return sorted(zip(ids, scores), key=lambda p: -p[1])
@@ -1158,6 +1201,29 @@ def _foreign_words(question: str, terms: dict[str, float]) -> list[str]:
     ]
 
 
+def _second_topic(question: str, aspects: list[list[str]], matrix: np.ndarray, ranked: list[tuple[str, float]]) -> int | None:
+    """The position of the runner-up topic when the question spans it and the best topic (see
+    SECOND_RATIO): it scores close to the best, and a share of its score comes from aspects of the
+    question that it is about and the best topic holds much less. None for a topic's own example
+    question, which is about that topic alone."""
+    index = _index()
+    if index.verbatim.get(_verbatim_key(question) or "-") is not None:
+        return None
+    position = {t.id: i for i, t in enumerate(_topics())}
+    best, runner = position[ranked[0][0]], position[ranked[1][0]]
+    totals = matrix.sum(axis=0)
+    if totals[best] <= 0 or totals[runner] < SECOND_RATIO * totals[best]:
+        return None
+    about = index.about[runner]
+    own = sum(
+        row[runner]
+        for terms, row in zip(aspects, matrix)
+        if row[best] < SECOND_WEAKER * row[runner]
+        and any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY and t in about for t in terms)
+    )
+    return runner if own >= SECOND_SHARE * totals[runner] else None
+
+
 def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
@@ -1168,17 +1234,25 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
     question = question or ""
     lang = lang or language_of(question)
     terms = _query_terms(question, plan)
-    ranked = rank(question, terms)
+    aspects, matrix = _index().aspect_scores(terms)
+    ranked = _ranked(question, [float(x) for x in matrix.sum(axis=0)])
     by_id = {t.id: t for t in _topics()}
-    (best_id, best), (_, second) = ranked[0], ranked[1]
+    (best_id, best), (_, second), (_, third) = ranked[:3]
     score = best / (best + SCORE_HALF)
-    margin = (best - second) / best if best else 0.0
-    confident = (
+    sure_enough = (
         score >= MIN_SCORE
-        and margin >= MIN_MARGIN
         and _on_topic(question, terms, best_id)
         and (score >= SURE_SCORE or not _foreign_words(question, terms))
     )
+    runner = _second_topic(question, aspects, matrix, ranked) if sure_enough else None
+    also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0]) else None
+    # Sure of one topic when it stands clear of the runner-up; of a question that spans two
+    # (a second part) when the pair stands clear of the third topic.
+    confident = sure_enough and (
+        best - second >= MIN_MARGIN * best or (also is not None and second - third >= MIN_MARGIN * second)
+    )
+    if not confident:
+        also = None
     matched = score >= MATCH_SCORE
     topic = by_id[best_id]
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
@@ -1192,6 +1266,9 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         body=topic.answer_zh if lang == "zh" else topic.answer_en,
         note=note,
         alternatives=[a.title for a in alternatives],
+        also_title=also.title(lang) if also else "",
+        also_text=also.brief(lang) if also else "",
+        also_note=plan_note(also.id, plan, lang) if also and plan is not None else "",
     )
     return FaqAnswer(
         topic=best_id,
@@ -1202,4 +1279,5 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         alternatives=alternatives,
         used_plan=bool(note),
         lang=lang,
+        second=TopicRef(id=also.id, title=also.title(lang)) if also else None,
     )
