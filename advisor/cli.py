@@ -94,6 +94,7 @@ def cmd_faq(args) -> int:
                 "confident": found.confident,
                 "title": found.title,
                 "alternatives": [a.model_dump() for a in found.alternatives],
+                "second": found.second.model_dump() if found.second else None,
             }
         )
     else:

@@ -306,18 +306,25 @@ _FRESH = {
 THREAD_PLAN = {**PLAN, "gpu": "H100-SXM5-80GB", "gpu_count": 224, "nodes": 28, "days": 13, "ram_gib_per_node": 1280}
 
 
+def _holds_the_facts(q: dict, got: faq.FaqAnswer) -> bool:
+    """The reply holds the facts asked for: its first part or its second ("Also relevant") comes
+    from the question's topic or one of the others (`also`) whose answer holds them."""
+    parts = {got.topic} | ({got.second.id} if got.second else set())
+    return bool(parts & {q["topic"], *q.get("also", [])})
+
+
 @pytest.mark.parametrize(
     "name,floor",
     [
-        ("", 16),  # scored once: 13 of 20 before issue 25, 14 after round one; then development data (17)
+        ("", 18),  # scored once: 13 of 20 before issue 25, 14 after round one; then development data (19)
         ("b", 19),  # scored once: 17 before, 17 after round two; then development data (20)
-        ("c", 17),  # scored once: 17 before, 16 after round three; 17 once two generic keywords went, 18 in round four
+        ("c", 19),  # scored once: 17 before, 16 after round three; development data since (20 with second parts)
     ],
 )
 def test_fresh_held_out_sets(name, floor):
     """docs/bench.md tells how each set was written and scored. None reached 18 of 20 on its one
     honest scoring; the floors keep what is there now, one question of slack."""
-    got = [q for q in _FRESH[name] if faq.answer(q["text"], plan=THREAD_PLAN).topic == q["topic"]]
+    got = [q for q in _FRESH[name] if _holds_the_facts(q, faq.answer(q["text"], plan=THREAD_PLAN))]
     misses = [q["text"] for q in _FRESH[name] if q not in got]
     assert len(_FRESH[name]) == 20 and len(got) >= floor, misses
 
@@ -407,16 +414,16 @@ _LATER = {
 @pytest.mark.parametrize(
     "name,size,floor",
     [
-        ("d", 44, 37),  # scored once: 30 of 44 before round four, 33 after; then development data (38)
+        ("d", 44, 40),  # scored once: 30 of 44 before round four, 33 after; then development data (41)
         ("e", 20, 19),  # scored once, after round five: 20 of 20 (main before round four: 17)
     ],
 )
 def test_held_out_sets_of_rounds_four_and_five(name, size, floor):
     """docs/bench.md tells how each set was written and scored; a question counts when the answer
-    is its topic or one of the others (`also`) whose answer holds the facts. The floors keep
-    today's figures with one question of slack."""
+    is its topic or one of the others (`also`) whose answer holds the facts, in the reply's first
+    part or its second. The floors keep today's figures with one question of slack."""
     questions = _LATER[name]
-    right = [q for q in questions if faq.answer(q["text"], plan=THREAD_PLAN).topic in {q["topic"], *q.get("also", [])}]
+    right = [q for q in questions if _holds_the_facts(q, faq.answer(q["text"], plan=THREAD_PLAN))]
     misses = [q["text"] for q in questions if q not in right]
     assert len(questions) == size and {q["lang"] for q in questions} == {"en", "zh"}
     assert len(right) >= floor, misses
@@ -428,3 +435,86 @@ def test_a_text_of_the_plan_quoted_stands_for_its_field_and_8x400g_is_no_8():
     assert not {"@plan:gpus_per_node", "@plan:tp", "@plan:storage_read_gb_s"} & set(terms)  # not "8"
     assert "@plan:network" not in faq._query_terms("why did it pick RoCE for the network?", THREAD_PLAN)
     assert "@plan:network" not in faq._query_terms("why did it pick 8x400G for the network?", None)
+
+
+# -- issue 25, round six: a question that spans two topics gets a second part ---------------------
+
+
+@pytest.mark.parametrize(
+    "question,first,second",
+    [
+        # development data (faq_heldout_2026_12d.toml): the topic that holds the fact ranked second
+        ("we keep hitting OOM at 8k context on the 80GB cards, what are our options?", None, "activation_recompute"),
+        ("ckpt放本地盘还是放共享存储", "local_nvme", "checkpoint_storage"),
+        ("按量付费是按分钟扣还是按小时扣", "monthly_vs_hourly", "billing_granularity"),
+    ],
+)
+def test_a_question_that_spans_two_topics_gets_both(question, first, second):
+    got = faq.answer(question, plan=THREAD_PLAN)
+    assert got.confident and got.second is not None and got.second.id == second, (got.topic, got.second)
+    assert first is None or got.topic == first
+    topic = next(t for t in TOPICS if t.id == second)
+    lang = faq.language_of(question)
+    last = got.answer.split("\n\n")[-1]
+    assert last.startswith("另外，关于“" if lang == "zh" else "Also relevant – ") and topic.title(lang) in last
+    assert topic.brief(lang) in last and faq.plan_note(second, THREAD_PLAN, lang) in last
+    assert bool(CJK.search(last)) == (lang == "zh")
+
+
+def test_the_second_part_speaks_the_replys_language():
+    got = faq.answer("ckpt放本地盘还是放共享存储", lang="en", plan=THREAD_PLAN)
+    assert got.second and got.answer.split("\n\n")[-1].startswith("Also relevant – Where checkpoints go: ")
+    assert not CJK.search(got.answer)
+
+
+def test_a_confident_single_topic_answer_stays_as_it_was():
+    """The runner-up far behind, or holding nothing the best topic lacks: no second part, and the
+    text is the plan note and the topic's answer alone."""
+    for question, topic in [
+        ("How much host RAM do the servers need?", "ram_sizing"),
+        ("why NVLink?", "nvlink_vs_pcie"),
+    ]:
+        got = faq.answer(question, plan=THREAD_PLAN)
+        body = next(t for t in TOPICS if t.id == topic).answer_en
+        assert got.topic == topic and got.confident and got.second is None
+        assert got.answer == f"{faq.plan_note(topic, THREAD_PLAN, 'en')}\n\n{body}"
+
+
+def test_no_second_part_for_chatter_off_topic_or_unsure_replies():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("faq_speed", Path(__file__).parent.parent / "bench" / "faq_speed.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for text in THREAD_CHATTER + bench.OFF_TOPIC + ["asdf qwer", "谢谢"]:
+        got = faq.answer(text, plan=THREAD_PLAN)
+        assert got.second is None and "Also relevant" not in got.answer and "另外，关于" not in got.answer, text
+    unsure = [q for q in EVAL if not faq.answer(q["text"]).confident]
+    assert unsure and all(faq.answer(q["text"]).second is None for q in unsure)
+
+
+def test_second_parts_are_few_on_the_tuning_set():
+    """A second part is for questions that span two topics: on the tuning set it goes to 14 of the
+    175 questions answered right (docs/bench.md); a rule that fires on many more is noise."""
+    got = [(q, faq.answer(q["text"])) for q in EVAL]
+    right = [(q, a) for q, a in got if a.topic == q["topic"]]
+    assert sum(a.second is not None for _, a in right) <= 0.12 * len(right)
+    assert sum(_holds_the_facts(q, a) for q, a in got) > len(right)  # and it answers some that the first part missed
+
+
+@pytest.mark.parametrize("topic", TOPICS, ids=lambda t: t.id)
+def test_every_topic_has_a_short_brief_in_both_languages(topic):
+    """The second part is one sentence: long enough to say something, short enough to stay a side note."""
+    en, zh = topic.brief("en"), topic.brief("zh")
+    assert 40 <= len(en) <= 300 and en.endswith((".", ")")) and not CJK.search(en), en
+    assert 20 <= len(zh) <= 150 and zh.endswith("。") and CJK.search(zh), zh
+
+
+def test_the_slack_reply_shows_the_second_part_as_its_own_paragraph():
+    from bot import blocks
+
+    got = faq.answer("ckpt放本地盘还是放共享存储", plan=THREAD_PLAN)
+    msg = blocks.faq(got.answer)
+    shown = "\n\n".join(b["text"]["text"] for b in msg["blocks"])
+    assert shown.split("\n\n")[-1].startswith("另外，关于“checkpoint存在哪里”：")
+    assert len(got.answer) <= 1500 and blocks.visible_chars(msg) <= 1500

@@ -10,6 +10,9 @@ Two changes to plain BM25 find the topic a question is about when its words are 
 several topics: the terms that come from one aspect of the question (a word with its concepts
 and bigrams) count about once (ASPECT_REST), and a term's idf is weighed by how many topics are
 about it, not how many answers mention it (KEY_IDF_POWER).
+A question that spans two topics, the runner-up close behind and about an aspect of the question
+the best topic lacks, gets a short second part from it (its answer in one sentence and its note on
+the plan).
 Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
 second, most of it jieba's dictionary; the planning processes call it when they start, so the
 first question is not the one that waits) and an answer then takes about a millisecond. Under
@@ -1201,7 +1204,9 @@ def _foreign_words(question: str, terms: dict[str, float]) -> list[str]:
     ]
 
 
-def _second_topic(question: str, aspects: list[list[str]], matrix: np.ndarray, ranked: list[tuple[str, float]]) -> int | None:
+def _second_topic(
+    question: str, aspects: list[list[str]], matrix: np.ndarray, ranked: list[tuple[str, float]]
+) -> int | None:
     """The position of the runner-up topic when the question spans it and the best topic (see
     SECOND_RATIO): it scores close to the best, and a share of its score comes from aspects of the
     question that it is about and the best topic holds much less. None for a topic's own example
@@ -1227,8 +1232,9 @@ def _second_topic(question: str, aspects: list[list[str]], matrix: np.ndarray, r
 def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
-    note on that plan follows the general answer. Never raises on odd questions: when
-    unsure, the text says so and names the closest topics."""
+    note on that plan follows the general answer. A question that spans two topics (see
+    SECOND_RATIO) gets a short second part from the runner-up (`second`). Never raises on odd
+    questions: when unsure, the text says so and names the closest topics."""
     if lang not in (None, "en", "zh"):
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
