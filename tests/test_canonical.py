@@ -48,7 +48,7 @@ WRITTEN_BACK = {
         "70B 1TB 14d 1-year lease buy keep it busy 24 months 60% use"
     ),
     "70B 1TB 1个月起租 14天": "70B 1TB数据 14天 1个月起租",
-    "70B 1TB 包年 14天 购买 用两年 利用率60%": "70B 1TB数据 14天 租期1年 购买 用24个月 利用率60%",
+    "70B 1TB 包年 14天 购买 用两年 利用率60%": "70B 1TB数据 14天 1年起租 购买 用24个月 利用率60%",
     "7b sft 1TB 2 nodes of H800 5d shenzhen fastest": "7B sft 1TB 5d 2 nodes of H800 city shenzhen fastest",
     "foo-30b-a3b lora 10GB 3d": "foo-30B-A3B lora 10GB 3d",
     "70B 1TB chinese data 14d seq 8192 mbs 2 gbs 512 zero3 offload recompute selective fp8 adamw8bit lang zh": (

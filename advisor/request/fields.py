@@ -99,10 +99,14 @@ LAYOUT_DEGREE = dict(low=1, high=1024, whole=True, limit="layout")
 # A parallel degree's key: `tensor parallel`, `tensor-model-parallel size`, `tensor parallelism degree`.
 _PARALLEL = "-(parallel(ism)?|model-parallel)(-(size|degree))?"
 _ZH_PARALLEL = "(模型)?并行(度|大小)?"
-# Month and year units of the lease term and of own use (the value is months).
-_MONTHS = (
-    Word(1, en=("month", "months", "mo"), zh=("个月", "月")),
-    Word(12, en=("year", "years", "yr", "yrs"), zh=("年",)),
+# Month and year units of the lease term (`3-month lease`) and of own use (`24 months`): the
+# same spellings, the first the one each is written with (the value is months).
+_MONTHS = ("month", "months", "mo")
+_YEARS = ("year", "years", "yr", "yrs")
+_TERM_UNITS = (Word(1, en=_MONTHS, zh=("个月", "月")), Word(12, en=_YEARS, zh=("年",)))
+_USE_UNITS = (
+    Word(1, en=("months", "month", "mo"), zh=("个月", "月")),
+    Word(12, en=("years", "year", "yr", "yrs"), zh=("年",)),
 )
 
 
@@ -278,7 +282,7 @@ FIELDS: tuple[Field, ...] = (
         limit="lease_term",
         # the words after a term: `3-month lease`, `1个月起租` (the parser has those before it)
         keys=Word(en=("lease", "term", "contract", "minimum"), zh=("起租", "租期", "合约", "闭口")),
-        units=_MONTHS,
+        units=_TERM_UNITS,
         # a term in one word: `monthly`, `包年`
         choices=(
             Word(1, en=("monthly", "month-to-month"), zh=("包月", "月租", "按月租", "按月")),
@@ -300,7 +304,7 @@ FIELDS: tuple[Field, ...] = (
         high=120,
         limit="own_use",
         keys=Word(en=("keep it busy", "keep them busy", "use it", "use them", "own use"), zh=("用", "使用", "自用")),
-        units=_MONTHS,
+        units=_USE_UNITS,
         examples=Word(en=("keep it busy 24 months",), zh=("用两年",)),
     ),
     Field(
@@ -331,7 +335,7 @@ FIELDS: tuple[Field, ...] = (
         high=200_000,
         whole=True,
         limit="gpu_count",
-        units=(Word(1, en=("gpus", "gpu", "cards", "card"), zh=("卡", "张卡", "块卡")),),
+        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡")),),
         examples=Word(en=("on 8xH800",), zh=("8卡H800",)),
         shown="gpus",
     ),

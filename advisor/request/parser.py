@@ -713,10 +713,12 @@ class _Parse:
 
         after, before = row.keys, fields.LEASE_LEAD
         en_units, zh_units = _all(row.units, "en"), _all(row.units, "zh")
+        # after `lease of` a unit is a word, not `mo`: `monthly lease 3mo` is a 3-month deadline
+        words = spelled([w for u in row.units for w in u.en if len(w) > 2])
         n = rf"(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))"
         sc.take(
             rf"{L}(?P<n>\d+)[\s\-]*(?P<unit>{en_units})[\s\-]*(?:{_en(after)}){R}"
-            rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{en_units}){R}",
+            rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{words}){R}",
             lambda m: counted(_Merged(m, cn=None)),
         )
         sc.take(
