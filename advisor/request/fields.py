@@ -76,6 +76,8 @@ class Field:
     # money, gpus or plain; and the request's attributes it shows in, where they differ.
     shown: str = "plain"
     shows_in: tuple[str, ...] = ()
+    # Whether the answer names its choices in words (phrases.j2 `choice`: `full-finetune`, `Shenzhen`).
+    worded: bool = False
 
     def ok(self, value: float) -> bool:
         if self.low is not None and value < self.low:
@@ -137,6 +139,7 @@ FIELDS: tuple[Field, ...] = (
     # the method
     Field(
         "method",
+        worded=True,
         assumed=("method_default", "method_pretrain", "method_from_rank"),
         choices=(
             Word("qlora", en=("qlora",)),
@@ -177,6 +180,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "lora_targets",
+        worded=True,
         assumed=("lora_targets",),
         keys=Word(en=("targets", "target")),
         choices=(Word("qv", en=("qv", r"q\+v")), Word("attn", en=("attn", "attention")), Word("all", en=("all",))),
@@ -292,6 +296,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "rent_or_buy",
+        worded=True,
         choices=(
             Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
             Word("buy", en=("buy", "purchase", "own", "buying"), zh=("购买", "自购", "采购", "买")),
@@ -358,6 +363,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "city",
+        worded=True,
         assumed=("market_china",),
         keys=Word(en=("city",)),
         choices=(

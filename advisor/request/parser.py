@@ -892,7 +892,7 @@ class _Parse:
         def city(name: str, word: str) -> None:
             value = value_of(row.choices, name)
             if value is None:
-                self.fail("unknown_city", name=name, known=", ".join(c.en[0] for c in row.choices))
+                self.fail("unknown_city", name=name, known=[c.value for c in row.choices])
             s("city", value, word)
 
         sc.take(rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
@@ -1260,18 +1260,7 @@ def parse_followup(
     return request, sorted(name for name in changed if _moved(name, before, request))
 
 
-# The request fields a parser field shows in, where they differ ("nodes" is a GPU count).
-_SHOWN_AS = {
-    "nodes": ("gpu_count",),
-    "finetune": ("method",),
-    "model": ("model", "params_b", "active_params_b"),
-    "unknown_model": ("params_b", "active_params_b"),
-    "moe": ("active_params_b",),
-    "data": ("data", "tokens"),
-    "data_language": ("data", "tokens"),
-    "epochs": ("epochs", "tokens"),
-}
-
-
 def _moved(name: str, before: TrainingRequest, after: TrainingRequest) -> bool:
-    return any(getattr(before, a) != getattr(after, a) for a in _SHOWN_AS.get(name, (name,)))
+    """Whether a field changed the request: its own attribute, or those it shows in (fields.py
+    `shows_in`: "nodes" is a GPU count)."""
+    return any(getattr(before, a) != getattr(after, a) for a in fields.field(name).shows_in or (name,))
