@@ -619,8 +619,8 @@ class _Parse:
         sc = self.scan
         rows = [fields.field(name) for name in fields.DEGREES]
         keys = [k for row in rows for k in row.keys.en]
-        # `3 ep` is three epochs (read later): a key that is also an epoch unit is a degree
-        # only where no number stands before it
+        # `3 ep` is three epochs (read later): a key that is also an epoch unit (`ep`) is read
+        # apart, as a degree where a number follows it ("gbs 512 ep 8") or none stands before it
         epochs = fields.field("epochs").units
         clash = [k for k in keys if value_of(epochs, k) is not None]
 
@@ -644,7 +644,9 @@ class _Parse:
             rf"{L}{en}{value}|(?P<zh>{zh})\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
             lambda m: degree(_Merged(m)),
         )
-        sc.take(rf"(?<!\d\s){L}(?P<en>{spelled(clash)}){value}", lambda m: degree(_Merged(m, zh=None)))
+        clashing = spelled(clash)
+        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"(?<!\d\s){L}(?P<en>{clashing}){value}", lambda m: degree(_Merged(m, zh=None)))
         # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
         self._choose("hsdp")
 
