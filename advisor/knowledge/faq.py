@@ -6,6 +6,10 @@ ASCII words with light stemming plus pairs of neighbouring words, Chinese words 
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
 bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
 word one letter slip away from a topic word ("loar", "infinband") counts for that word.
+Two changes to plain BM25 find the topic a question is about when its words are spread over
+several topics: the terms that come from one aspect of the question (a word with its concepts
+and bigrams) count about once (ASPECT_REST), and a term's idf is weighed by how many topics are
+about it, not how many answers mention it (KEY_IDF_POWER).
 Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
 second, most of it jieba's dictionary; the planning processes call it when they start, so the
 first question is not the one that waits) and an answer then takes about a millisecond. Under
@@ -20,12 +24,14 @@ the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import tomllib
 import unicodedata
 from collections import Counter
 from functools import cache
 
+import numpy as np
 from jinja2 import Template
 from pydantic import BaseModel
 
@@ -76,6 +82,17 @@ KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
 VERBATIM_BONUS = 1.25
 # An unknown ASCII word one slip from known words counts for them at this weight.
 TYPO_WEIGHT = 0.7
+# A term's idf is bm25s's over whole topics times (key idf / idf) ** KEY_IDF_POWER, where the key
+# idf counts only the topics whose title, example questions or keywords hold the term: a word
+# that many answers mention in passing ("pcie", 卡) is still rare among what topics are about
+# (six questions of the development sets gained, none lost: docs/bench.md).
+KEY_IDF_POWER = 0.5
+# One aspect of a question (a word, its stem, its concepts, its bigrams: "张量并行" gives 张量, 并行,
+# 张量并行, @tensor_parallel, @parallel) counts its strongest term fully and its others at this
+# weight, so a topic that holds two aspects of a question beats one that holds one aspect in
+# five forms ("pcie 机型做 tensor parallel 行不行": NVLink vs PCIe, not the parallelism topic; three
+# questions of faq_eval.toml's tuning set gained, none lost anywhere).
+ASPECT_REST = 0.5
 
 # The reported score squashes the raw BM25 score into 0..1: raw / (raw + SCORE_HALF).
 SCORE_HALF = 5.0
@@ -271,6 +288,26 @@ _EN_STOP = frozenset(
         "d",
         "m",
         "like",
+        # the first halves of "isn't", "doesn't", "won't"
+        "isn",
+        "aren",
+        "doesn",
+        "don",
+        "didn",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+        "shouldn",
+        "couldn",
+        "hasn",
+        "haven",
+        # question frames: "what happens if", "how long does it usually take"
+        "happen",
+        "happens",
+        "happened",
+        "usually",
+        "typically",
         "thing",
     ]
 )
@@ -416,7 +453,7 @@ _ZH_STOP = frozenset(
 # ASCII forms match whole words (case-insensitive); Chinese forms match as substrings.
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "ram": ("ram", "host memory", "system memory", "dram", "内存", "主机内存"),
-    "vram": ("vram", "gpu memory", "显存", "hbm"),
+    "vram": ("vram", "gpu memory", "显存", "hbm", "oom", "out of memory", "爆显存"),
     "bandwidth": ("bandwidth", "带宽"),
     "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁"),
     "buy": ("buy", "buying", "purchase", "own", "owning", "买", "购买", "自购", "采购"),
@@ -491,7 +528,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     "contract": ("contract", "term", "commit", "committing", "合同", "签约", "租期", "长约"),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
-    "deploy": ("deploy", "deployment", "setup", "set up", "部署", "上线", "环境搭建", "交付"),
+    "deploy": ("deploy", "deployment", "setup", "set up", "hand over", "handover", "部署", "上线", "环境搭建", "交付"),
     "start": ("start", "first run", "开始", "开训", "开跑"),
     "parallel": ("parallel", "parallelism", "并行"),
     "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
@@ -555,10 +592,42 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "estimate": ("estimate", "estimated", "estimation", "calculate", "估算", "估计", "估", "算出来"),
     "measured": ("measured", "measure", "actual", "real", "实测", "实际"),
     "mfu": ("mfu", "utilization", "utilisation", "利用率"),
-    "failure": ("failure", "failures", "fail", "broken", "break", "故障", "坏卡", "坏了", "宕机"),
-    "repair": ("repair", "replace", "replacement", "fix", "修复", "更换", "换卡", "维修"),
+    "failure": (
+        "failure",
+        "failures",
+        "fail",
+        "broken",
+        "break",
+        "die",
+        "dies",
+        "died",
+        "dead",
+        "故障",
+        "坏卡",
+        "坏了",
+        "宕机",
+    ),
+    "repair": ("repair", "replace", "replacement", "fix", "修复", "修好", "更换", "换卡", "维修", "保修"),
     "sla": ("sla", "uptime", "ops", "运维"),
-    "billing": ("billing", "billed", "charge", "charged", "bill", "计费", "扣费", "扣钱", "收费"),
+    "billing": (
+        "billing",
+        "billed",
+        "charge",
+        "charged",
+        "bill",
+        "per minute",
+        "per second",
+        "by the minute",
+        "by the second",
+        "计费",
+        "扣费",
+        "扣钱",
+        "收费",
+        "付费",
+        "按分钟",
+        "按秒",
+    ),
+    "compute": ("compute", "tflops", "flops", "算力"),
     "stop": ("stopped", "shutdown", "shut down", "停机", "关机", "停掉"),
     "trial": ("trial", "pilot", "test", "testing", "试跑", "试用", "测试"),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
@@ -642,9 +711,10 @@ def _ascii_groups(text: str) -> list[list[str]]:
     return [[p for p in re.split(r"[-_./+]", m.group()) if p] for m in _ASCII_WORD.finditer(text)]
 
 
-def _ascii_tokens(text: str) -> list[str]:
-    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours."""
-    out: list[str] = []
+def _ascii_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours, each with
+    the span of the text it comes from."""
+    out: list[tuple[str, int, int]] = []
     previous, end = None, 0
     for match in _ASCII_WORD.finditer(text):
         if text[end : match.start()].strip():
@@ -656,26 +726,29 @@ def _ascii_tokens(text: str) -> list[str]:
                 previous = None
                 continue
             word = _stem(part)
-            out.append(word)
+            out.append((word, match.start(), match.end()))
             if previous:
-                out.append(f"~{previous} {word}")
-            previous = word
+                out.append((f"~{previous[0]} {word}", previous[1], match.end()))
+            previous = (word, match.start())
             split = _ALPHA_DIGIT.match(part)
             if split:
-                out.append(_stem(split.group(1)))
+                out.append((_stem(split.group(1)), match.start(), match.end()))
         if len(parts) > 1:
-            out.append(_stem("".join(parts)))
+            out.append((_stem("".join(parts)), match.start(), match.end()))
     return out
 
 
-def _chinese_tokens(text: str) -> list[str]:
-    out: list[str] = []
+def _chinese_tokens(text: str) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
     tokenizer = _jieba()
-    for run in _CJK_RUN.findall(text):
-        words = [w for w in tokenizer.lcut_for_search(run) if w not in _ZH_STOP]
+    for run in _CJK_RUN.finditer(text):
+        at, chars = run.start(), run.group()
+        words = [(w, at + a, at + b) for w, a, b in tokenizer.tokenize(chars, mode="search") if w not in _ZH_STOP]
         out.extend(words)
-        seen = set(words) | _ZH_STOP
-        out.extend("~" + run[i : i + 2] for i in range(len(run) - 1) if run[i : i + 2] not in seen)
+        seen = {w for w, _, _ in words} | _ZH_STOP
+        out.extend(
+            ("~" + chars[i : i + 2], at + i, at + i + 2) for i in range(len(chars) - 1) if chars[i : i + 2] not in seen
+        )
     return out
 
 
@@ -714,14 +787,19 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def _tokens(text: str) -> list[str]:
-    """The index terms of a text: words, Chinese words, ~bigrams and @concepts."""
-    text = _normalise(text)
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    """The index terms of a normalised text (words, Chinese words, ~bigrams and @concepts), each
+    with the span of the text it comes from."""
     out = _ascii_tokens(text) + _chinese_tokens(text)
     pattern, concepts = _synonym_matcher()
     for match in pattern.finditer(text):
-        out.extend(concepts[match.group()])
+        out.extend((concept, match.start(), match.end()) for concept in concepts[match.group()])
     return out
+
+
+def _tokens(text: str) -> list[str]:
+    """The index terms of a text."""
+    return [term for term, _, _ in _spans(_normalise(text))]
 
 
 # --------------------------------------------------------------------------- index
@@ -745,6 +823,7 @@ class _Index:
         import bm25s
 
         self.docs: list[dict[str, float]] = []
+        self.keydocs: list[set[str]] = []  # each topic's terms outside its answer
         vocabulary: set[str] = set()
         corpus: list[list[str]] = []
         # A title or example question asked word for word is answered by its topic.
@@ -757,16 +836,21 @@ class _Index:
                 "answer": [t.answer_en, t.answer_zh],
             }
             tf: Counter = Counter()
+            keyterms: set[str] = set()
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(PLAN_TERM + name)
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
                     for term in _tokens(text):
                         tf[term] += repeat
+                        if field != "answer":
+                            keyterms.add(term)
                     for parts in _ascii_groups(_normalise(text)):
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
             self.docs.append(dict(tf))
+            self.keydocs.append(keyterms)
             corpus.append([term for term, count in sorted(tf.items()) for _ in range(count)])
             for text in [t.title_en, t.title_zh] + t.questions_en + t.questions_zh:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
@@ -778,6 +862,12 @@ class _Index:
             bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
         )
         self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
+        everywhere = Counter(term for doc in self.docs for term in doc)
+        in_keys = Counter(term for doc in self.keydocs for term in doc)
+        self.key_idf = {
+            term: (self._lucene_idf(in_keys[term]) / self._lucene_idf(everywhere[term])) ** KEY_IDF_POWER
+            for term in terms
+        }
         # bm25s's Lucene formula leaves out BM25's (k1 + 1) factor: put it back.
         self._scale = K1 + 1
         # Spelling slips ("loar" for "lora", "infinband"): every word of the topics,
@@ -786,6 +876,9 @@ class _Index:
         for word in vocabulary:
             for variant in _deletions(word):
                 self.near.setdefault(variant, set()).add(word)
+
+    def _lucene_idf(self, df: int) -> float:
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
 
     def correct(self, word: str) -> list[str]:
         """The index terms of the topic words one slip away from an unknown ASCII word."""
@@ -803,14 +896,21 @@ class _Index:
 
     def scores(self, query_terms: dict[str, float]) -> list[float]:
         """The BM25 score of every topic, in the file's order: bm25s scores each term, weighted
-        by the query term's kind."""
-        total = None
+        by the query term's kind and its key idf; the terms of one aspect of the question (see
+        ASPECT_REST; a plain dict of terms has none: each term is its own) are summed with the
+        strongest first."""
+        aspect_of = getattr(query_terms, "aspect", {})
+        aspects: dict[object, list[np.ndarray]] = {}
         for term, qw in query_terms.items():
             if term not in self.idf:
                 continue
-            part = self.bm25.get_scores([term]) * (qw * self._scale)
-            total = part if total is None else total + part
-        return [0.0] * self.n if total is None else [float(x) for x in total]
+            part = self.bm25.get_scores([term]) * (qw * self._scale * self.key_idf[term])
+            aspects.setdefault(aspect_of.get(term, term), []).append(part)
+        total = np.zeros(self.n)
+        for parts in aspects.values():
+            strongest = np.max(parts, axis=0)
+            total += strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest)
+        return [float(x) for x in total]
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")
@@ -886,12 +986,18 @@ PLAN_NUMBERS = (
     "breakeven_months",
     "params_b",
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])", re.I)
+# The plan's text fields whose words with a digit, quoted in a question ("why 8x400G?"), stand for
+# that field in the same way (the card shows them; "gpu" is left out: a model name such as
+# "H100" is asked about far more often than the plan's choice of it).
+PLAN_TEXTS = ("network", "interconnect")
+# "8x400G" is eight links of 400G, not a quoted 8: a count glued to "x" and a number is no number.
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])(?!x\d)", re.I)
 
 
 def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
     """The plan fields whose number the question quotes (as the card rounds it: 12.52 days is
-    "13 days"; ¥5,077,848 may be "5.08M" or "508万"). Small counts (1 to 3) say too little."""
+    "13 days"; ¥5,077,848 may be "5.08M" or "508万"), or whose text it quotes (PLAN_TEXTS). Small
+    counts (1 to 3) say too little."""
     if not plan:
         return []
     scale = {"万": 1e4, "k": 1e3, "m": 1e6, None: 1}  # "70B" is params_b 70: no scale for B
@@ -909,31 +1015,73 @@ def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
             continue
         if any(abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0) for v in said if v > 3):
             out.append(name)
+    words = {p for parts in _ascii_groups(_normalise(question)) for p in parts}
+    out.extend(name for name in PLAN_TEXTS if isinstance(plan.get(name), str) and words & _plan_words(plan[name]))
     return out
 
 
-def _query_terms(question: str, plan: dict | None = None) -> dict[str, float]:
-    """Query terms with their weights; a misspelt word stands for its corrections; a number of
-    the thread's plan for that plan field."""
+def _plan_words(value: str) -> set[str]:
+    """The words of a plan's text value that name it rather than any plan: three characters or
+    more with a digit ("8x400g", "400"), not "roce" or "nvlink", which any question may say."""
+    return {p for parts in _ascii_groups(_normalise(value)) for p in parts if len(p) >= 3 and re.search(r"\d", p)}
+
+
+class _Query(dict):
+    """A question's terms with their weights, and for each term the aspect of the question it
+    comes from (`aspect`: term -> number)."""
+
+    aspect: dict[str, int]
+
+
+def _aspects(spans: list[tuple[str, int, int]]) -> list[int]:
+    """For each span, its aspect: the words and concepts whose spans overlap are one aspect
+    ("张量并行": 张量, 并行, 张量并行, @tensor_parallel, @parallel), and a pair or bigram belongs to
+    the first aspect it overlaps."""
+    anchors = sorted((a, b) for term, a, b in spans if _kind(term) != "bigram")
+    groups: list[list[int]] = []  # [start, end] of each aspect; the anchors' first, in text order
+    for a, b in anchors:
+        if groups and a < groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], b)
+        else:
+            groups.append([a, b])
+    out = []
+    for _, a, b in spans:
+        found = next((i for i, (ga, gb) in enumerate(groups) if a < gb and ga < b), None)
+        if found is None:
+            groups.append([a, b])
+            found = len(groups) - 1
+        out.append(found)
+    return out
+
+
+def _query_terms(question: str, plan: dict | None = None) -> _Query:
+    """Query terms with their weights and aspects; a misspelt word stands for its corrections; a
+    number of the thread's plan for that plan field."""
     index = _index()
-    terms: dict[str, float] = {}
-    for name in _plan_fields_asked(question, plan):
-        terms[PLAN_TERM + name] = PLAN_WEIGHT
+    text = _normalise(question)
+    terms = _Query()
+    terms.aspect = {}
 
-    def add(term: str, weight: float) -> None:
+    def add(term: str, weight: float, aspect: int) -> None:
         terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
+        terms.aspect.setdefault(term, aspect)
 
+    spans = _spans(text)
+    aspects = _aspects(spans)
+    for name in _plan_fields_asked(question, plan):
+        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
     misspelt = set()
-    for parts in _ascii_groups(_normalise(question)):
-        for word in parts:
+    for match in _ASCII_WORD.finditer(text):
+        for word in (p for p in re.split(r"[-_./+]", match.group()) if p):
             fixes = index.correct(word)
             if fixes:
                 misspelt.add(_stem(word))
+                aspect = next((x for (_, a, _), x in zip(spans, aspects) if a == match.start()), -1 - len(terms))
                 for fix in fixes:
-                    add(fix, TYPO_WEIGHT / len(fixes))
-    for term in _tokens(question):
+                    add(fix, TYPO_WEIGHT / len(fixes), aspect)
+    for (term, _, _), aspect in zip(spans, aspects):
         if term not in misspelt:
-            add(term, KIND_WEIGHTS[_kind(term)])
+            add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
 
 

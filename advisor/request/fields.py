@@ -112,6 +112,10 @@ _USE_UNITS = (
 )
 
 
+# ZeRO-3 as FSDP names it; followed by a number it also gives the data-parallel ranks (`fsdp 64`).
+FSDP = ("fsdp", "fsdp2", "fsdp-full-shard", "fsdp2-full-shard")
+
+
 def _flag(en: Spellings, zh: Spellings = ()) -> tuple[Word, ...]:
     return (Word(True, en=en, zh=zh),)
 
@@ -438,10 +442,10 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "zero_stage",
         choices=(
-            Word(3, en=("zero3", "zero-3", "fsdp", "fsdp2", "fsdp-full-shard", "fsdp2-full-shard")),
-            Word(2, en=("zero2", "zero-2")),
-            Word(1, en=("zero1", "zero-1")),
-            Word(0, en=("ddp", "zero0", "zero-0")),
+            Word(3, en=("zero3", "zero-3", "zero-stage-3", *FSDP)),
+            Word(2, en=("zero2", "zero-2", "zero-stage-2")),
+            Word(1, en=("zero1", "zero-1", "zero-stage-1")),
+            Word(0, en=("ddp", "zero0", "zero-0", "zero-stage-0")),
         ),
         examples=Word(en=("zero3",)),
     ),
@@ -467,9 +471,19 @@ FIELDS: tuple[Field, ...] = (
         "vpp",
         **LAYOUT_DEGREE,
         keys=Word(
-            en=("vpp", "virtual-(pipeline|pp)(-(stages?|size|degree))?"),
+            # NeMo's tables call it VP
+            en=("vpp", "vp", "virtual-(pipeline|pp)(-(stages?|size|degree))?"),
             zh=("虚拟流水线并行", "虚拟流水线" + _ZH_PARALLEL),
         ),
+    ),
+    # the data-parallel ranks (`dp 8`; `fsdp 64` is ZeRO-3 over 64 ranks): up to a GPU count
+    Field(
+        "dp",
+        low=1,
+        high=200_000,
+        whole=True,
+        limit="layout",
+        keys=Word(en=("dp", "data" + _PARALLEL), zh=("数据并行", "数据" + _ZH_PARALLEL)),
     ),
     Field(
         "cp", **LAYOUT_DEGREE, keys=Word(en=("cp", "context" + _PARALLEL), zh=("上下文并行", "上下文" + _ZH_PARALLEL))
@@ -511,7 +525,7 @@ def field(name: str) -> Field:
 
 
 # The parallel degrees a user may fix, in the order request.canonical writes them.
-DEGREES = ("tp", "pp", "ep", "vpp", "cp")
+DEGREES = ("tp", "pp", "ep", "vpp", "cp", "dp")
 # The words before a lease term's number (`lease of 3 months`, `租3个月`); its row's keys are
 # the words after it (`3-month lease`, `3个月起租`).
 LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签"))

@@ -576,6 +576,12 @@ class _Parse:
                 rf"{L}(?:{_en(fields.field(name).keys)})\s*[:=]?\s*{NUM}{R}",
                 lambda m, name=name: s(name, _num(m[1]), m[0]),
             )
+
+        def fsdp(m: re.Match) -> None:
+            s("zero_stage", 3, m[0])
+            s("dp", int(m[1]), m[0])  # `fsdp 64`: ZeRO-3 over 64 data-parallel ranks (the FSDP column of tables)
+
+        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+){R}", fsdp)
         self._choose("zero_stage")
         offload = fields.field("offload")
         sc.take(
@@ -640,6 +646,12 @@ class _Parse:
         en = rf"(?P<en>{spelled([k for k in keys if k not in clash])})"
         zh = spelled([k for row in rows for k in row.keys.zh])
         value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
+        # Degrees written together, as tables print them: `tp2pp4`, `TP4PP8CP2` (the short keys)
+        joined = spelled([row.keys.en[0] for row in rows if row.keys.en[0].isalpha()])
+        sc.take(
+            rf"{L}(?:(?:{joined})\d+){{2,}}{R}",
+            lambda m: [degree(_Merged(part, zh=None)) for part in re.finditer(rf"(?P<en>{joined})(?P<n>\d+)", m[0])],
+        )
         sc.take(
             rf"{L}{en}{value}|(?P<zh>{zh})\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
             lambda m: degree(_Merged(m)),
@@ -1110,6 +1122,7 @@ class _Parse:
             pp=f.get("pp"),
             ep=f.get("ep"),
             vpp=f.get("vpp"),
+            dp=f.get("dp"),
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
