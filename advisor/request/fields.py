@@ -78,6 +78,8 @@ class Field:
     shows_in: tuple[str, ...] = ()
     # Whether the answer names its choices in words (phrases.j2 `choice`: `full-finetune`, `Shenzhen`).
     worded: bool = False
+    # The words a what-if scales it by (`double the data`, `预算减半`; parser `_relative_change`).
+    scaled: Word = NO_WORDS
 
     def ok(self, value: float) -> bool:
         if self.low is not None and value < self.low:
@@ -222,6 +224,7 @@ FIELDS: tuple[Field, ...] = (
         examples=Word(en=("1TB", "300B tokens", "50k samples"), zh=("1TB数据", "3000亿token", "5万条")),
         shown="tokens",
         shows_in=("data", "tokens"),
+        scaled=Word(en=("data", "dataset", "tokens"), zh=("数据量", "数据")),
     ),
     Field(
         "data_language",
@@ -260,6 +263,7 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("14d", "2w", "3mo"), zh=("14天", "两周", "3个月")),
         shown="days",
+        scaled=Word(en=("deadline", "time"), zh=("期限", "时间", "工期")),
     ),
     Field(
         "budget",
@@ -275,6 +279,7 @@ FIELDS: tuple[Field, ...] = (
         signs=(Word("CNY", en=("¥",)), Word("USD", en=("$",))),
         examples=Word(en=("budget ¥500k", "$200k"), zh=("预算50万", "预算20万美元")),
         shown="money",
+        scaled=Word(en=("budget",), zh=("预算",)),
     ),
     Field(
         "currency",

@@ -1205,10 +1205,9 @@ _FACTORS = (
     (r"triple|3x|三倍", 3.0),
     (r"half|halve|halved|一半|减半|砍半", 0.5),
 )
-_SCALED_FIELDS = (
-    ("data", r"data(?:set)?|tokens|数据量?"),
-    ("budget", r"budget|预算"),
-    ("deadline_days", r"deadline|time|期限|时间|工期"),
+# The fields a what-if scales, with their words (advisor/request/fields.py `scaled`).
+_SCALED_FIELDS = tuple(
+    (f.name, spelled(f.scaled.en + f.scaled.zh)) for f in fields.FIELDS if f.scaled.en or f.scaled.zh
 )
 
 
