@@ -151,39 +151,18 @@ FILLER = {
 }
 
 
-# Words that may follow "on"/"用"/"with" without being a GPU name.
-NOT_GPU_WORDS = {
-    "lora",
-    "qlora",
-    "fsdp",
-    "bf16",
-    "fp16",
-    "fp8",
-    "fp32",
-    "pure-bf16",
-    "adamw",
-    "adamw8bit",
-    "lion",
-    "sgd",
-    "offload",
-    "recompute",
-    "full",
-    "sft",
-    "pretrain",
-    "cpt",
-    "usd",
-    "cny",
-    "rmb",
-    "dpo",
-    "orpo",
-    "kto",
-    "simpo",
-    "ipo",
-    "ppo",
-    "grpo",
-    "rlhf",
-    "rlaif",
-}
+# Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
+# text while training (PPO, GRPO): not planned, and said so, not misread.
+UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif")
+# Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
+# table's training words ("with qlora", "用fp8"), read later.
+NOT_GPU_WORDS = frozenset(
+    word
+    for name in ("method", "finetune", "precision", "optimizer", "zero_stage", "currency", "offload", "recompute")
+    for w in (*fields.field(name).choices, fields.field(name).keys)
+    for word in w.en
+    if re.fullmatch(r"[a-z][a-z0-9.\-]*", word)
+) | frozenset(UNSUPPORTED_METHODS)
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
 WHATIF_FILLER = frozenset(
     {
@@ -664,11 +643,7 @@ class _Parse:
 
     def _methods(self) -> None:
         sc = self.scan
-        # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or
-        # generate text while training (PPO, GRPO): not planned, and said so, not misread.
-        sc.take(
-            rf"{L}(dpo|orpo|kto|simpo|ipo|ppo|grpo|rlhf|rlaif){R}", lambda m: self.fail("unsupported_method", word=m[1])
-        )
+        sc.take(rf"{L}({'|'.join(UNSUPPORTED_METHODS)}){R}", lambda m: self.fail("unsupported_method", word=m[1]))
         self._choose("method")
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
