@@ -358,7 +358,7 @@ FIELDS: tuple[Field, ...] = (
         low=1,
         high=25_000,
         whole=True,
-        limit="gpu_count",
+        limit="nodes",
         units=(
             Word(
                 1,
