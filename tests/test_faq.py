@@ -348,6 +348,29 @@ def test_a_number_of_the_plan_leads_to_the_topic_that_speaks_of_it():
     assert faq.answer("why 1280 GiB of RAM per server?", plan=THREAD_PLAN).topic == "ram_sizing"
 
 
+def test_a_quoted_number_stands_only_for_plan_fields_of_its_unit():
+    """Round seven: on the tuning set under the plan, "70b" read as 71.5 GiB per GPU, "8 gpu" as
+    8 GB/s of storage and "13B" as 13 days; the unit after a number now says which fields it can be."""
+    assert faq._plan_fields_asked("how big is a checkpoint for a 70b run", THREAD_PLAN) == ["params_b"]
+    assert faq._plan_fields_asked("is 2tb local ssd enough for an 8 gpu node", THREAD_PLAN) == ["gpus_per_node"]
+    assert faq._plan_fields_asked("13B模型大概要什么配置", THREAD_PLAN) == []
+    assert faq._plan_fields_asked("is 1.28 TB of RAM per box a lot?", THREAD_PLAN) == ["ram_gib_per_node"]
+    assert set(faq._plan_fields_asked("why 8?", THREAD_PLAN)) == {"gpus_per_node", "tp", "storage_read_gb_s"}
+
+
+def test_a_plan_number_does_not_pull_a_question_its_words_answer_elsewhere():
+    """The plan's 70B led "is FP8 stable enough for a 70B fine-tune..." (development set f) to the
+    topic about 70B models; its other words stand clear on precision, so the number steps aside.
+    Where the words alone are not sure, the number still leads (1280 GiB: RAM sizing)."""
+    question = "is FP8 stable enough for a 70B fine-tune or do we stay on bf16?"
+    assert "70b" in faq._query_terms(question, THREAD_PLAN).plan_words
+    assert faq.answer(question, plan=THREAD_PLAN).topic == "precision_fp8_bf16"
+    assert faq.answer("why 1280 GiB of RAM per server?", plan=THREAD_PLAN).topic == "ram_sizing"
+    # "take ... days" only asks how long: it points nowhere, so the plan's days keep the question off
+    # the topic about lead times
+    assert faq.answer("why does it take 13 days?", plan=THREAD_PLAN).topic != "time_to_first_run"
+
+
 def test_the_planning_processes_build_the_index_before_the_first_question(tmp_path):
     """Review 2026-12-01 (N13): the first FAQ answer after a start took 4 s (the index was built
     on first use). bot.answers.ready, which every planning process runs when it starts, builds it."""

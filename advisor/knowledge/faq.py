@@ -1565,29 +1565,86 @@ PLAN_TEXTS = ("network", "interconnect")
 _NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])(?!x\d)", re.I)
 
 
+# The unit written after a quoted number says which plan fields it can be: "70B" is the model size and
+# not the 71.5 GiB per GPU, "8 GB/s" the storage and not the 8 GPUs per node, "40%" off a quote no
+# 38% MFU unless MFU is what the question is about. A bare number may be any field, as before. On the
+# tuning set (faq_eval.toml) under the test plan, 14 questions quote a plan number; 9 of them had
+# their number read as a field of another unit (70B as 71.5 GiB, "8 gpu" as 8 GB/s, "13B" as 13 days).
+_UNITS = (
+    ("params", re.compile(r"[-\s]*(?:b(?![a-z/])|billion|亿)")),
+    ("gbps", re.compile(r"[-\s]*(?:gb/s|gbps|gib/s|g/s)")),
+    ("mem", re.compile(r"[-\s]*(?:gib|gb|g)(?![a-z/])")),
+    ("tb", re.compile(r"[-\s]*(?:tib|tb|t)(?![a-z/])")),
+    ("pct", re.compile(r"\s*%")),
+    ("days", re.compile(r"[-\s]*(?:days?|天)")),
+    ("kw", re.compile(r"[-\s]*(?:kw|千瓦)")),
+    ("gpus", re.compile(r"[-\s]*(?:x\s*)?(?:gpus?|cards?|卡|张|[abhl]\d{2,3}|rtx)")),
+    ("nodes", re.compile(r"[-\s]*(?:nodes?|servers?|boxes|box|machines?|hosts?|台|节点)")),
+    ("cores", re.compile(r"[-\s]*(?:cores?|vcpus?|threads?|(?:个|颗)?核)")),
+    ("months", re.compile(r"[-\s]*(?:months?|个月|月)")),
+    ("hours", re.compile(r"[-\s]*(?:gpu[-\s]?hours?|card[-\s]?hours?|卡时|h(?![a-z]))")),
+)
+_FIELD_UNIT = {
+    "params_b": "params",
+    "mem_per_gpu_gib": "mem",
+    "gpu_mem_gib": "mem",
+    "ram_gib_per_node": "mem",
+    "storage_read_gb_s": "gbps",
+    "nvme_tb_per_node": "tb",
+    "mfu_pct": "pct",
+    "days": "days",
+    "power_kw_per_node": "kw",
+    "gpu_count": "gpus",
+    "gpus_per_node": "gpus",
+    "nodes": "nodes",
+    "cpu_cores_per_node": "cores",
+    "breakeven_months": "months",
+    "gpu_hours": "hours",
+}
+# A terabyte of host memory is a thousand of the plan's GiB ("1.28 TB of RAM" is 1280 GiB).
+_ALSO_AS = {"tb": (("mem", 1000),)}
+
+
 def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
     """The plan fields whose number the question quotes (as the card rounds it: 12.52 days is
-    "13 days"; ¥5,077,848 may be "5.08M" or "508万"), or whose text it quotes (PLAN_TEXTS). Small
-    counts (1 to 3) say too little."""
+    "13 days"; ¥5,077,848 may be "5.08M" or "508万") in a unit that fits the field (_UNITS), or
+    whose text it quotes (PLAN_TEXTS). Small counts (1 to 3) say too little."""
+    return list(dict.fromkeys(name for name, _ in _plan_quotes(question, plan)))
+
+
+def _plan_quotes(question: str, plan: dict | None) -> list[tuple[str, tuple[int, int] | None]]:
+    """Each plan field the question quotes (see `_plan_fields_asked`) with the span of the number
+    that quotes it in the normalised question (None for a quoted text)."""
     if not plan:
         return []
     scale = {"万": 1e4, "k": 1e3, "m": 1e6, None: 1}  # "70B" is params_b 70: no scale for B
-    said = []
-    for m in _NUMBER.finditer(_normalise(question)):
+    text = _normalise(question)
+    # each number with its unit (None when bare) and its span
+    said: list[tuple[float, str | None, tuple[int, int]]] = []
+    for m in _NUMBER.finditer(text):
         try:
             value = float(m.group(1).replace(",", "")) * scale[(m.group(2) or "").lower() or None]
         except ValueError:
             continue
-        said.append(value)
-    out = []
+        unit = None if m.group(2) else next((u for u, rx in _UNITS if rx.match(text, m.end())), None)
+        said.append((value, unit, m.span()))
+        said.extend((value * factor, other, m.span()) for other, factor in _ALSO_AS.get(unit, ()))
+    out: list[tuple[str, tuple[int, int] | None]] = []
     for name in PLAN_NUMBERS:
         value = plan.get(name)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 3:
             continue
-        if any(abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0) for v in said if v > 3):
-            out.append(name)
-    words = {p for parts in _ascii_groups(_normalise(question)) for p in parts}
-    out.extend(name for name in PLAN_TEXTS if isinstance(plan.get(name), str) and words & _plan_words(plan[name]))
+        out.extend(
+            (name, span)
+            for v, unit, span in said
+            if v > 3
+            and unit in (None, _FIELD_UNIT.get(name))
+            and abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0)
+        )
+    words = {p for parts in _ascii_groups(text) for p in parts}
+    out.extend(
+        (name, None) for name in PLAN_TEXTS if isinstance(plan.get(name), str) and words & _plan_words(plan[name])
+    )
     return out
 
 
@@ -1602,6 +1659,9 @@ class _Query(dict):
     comes from (`aspect`: term -> number)."""
 
     aspect: dict[str, int]
+    # the words of the question that are a quoted plan number ("70b" of "our 70B" under a 70B plan):
+    # they speak of the plan, not of a topic, when the question's other words stand clear
+    plan_words: set[str]
 
 
 def _aspects(spans: list[tuple[str, int, int]]) -> list[int]:
@@ -1632,6 +1692,7 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
     text = _normalise(question)
     terms = _Query()
     terms.aspect = {}
+    terms.plan_words = set()
 
     def add(term: str, weight: float, aspect: int) -> None:
         terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
@@ -1639,8 +1700,11 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
 
     spans = _spans(text)
     aspects = _aspects(spans)
-    for name in _plan_fields_asked(question, plan):
+    quotes = _plan_quotes(question, plan)
+    for name in dict.fromkeys(name for name, _ in quotes):
         add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
+    numbers = [span for _, span in quotes if span]
+    terms.plan_words = {t for t, a, b in spans if _kind(t) != "bigram" and any(a < y and x < b for x, y in numbers)}
     misspelt = set()
     for match in _ASCII_WORD.finditer(text):
         for word in (p for p in re.split(r"[-_./+]", match.group()) if p):
@@ -1757,6 +1821,31 @@ def _second_topic(
     return runner if own >= SECOND_SHARE * totals[runner] else None
 
 
+def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
+    """The question's aspects without its quoted plan numbers (the plan fields and the number's own
+    word, "70b") when its other words already stand clear on a topic: a score a question with words of
+    its own needs (SURE_SCORE) and the margin of a confident answer (MIN_MARGIN); else all of them.
+    ("we keep hitting OOM at 8k context on the 80GB cards": without "80gb" the rest leans weakly on
+    "8k", so the plan's GPU memory stays in.) A plan number leads to the topics whose answer speaks
+    of that field ("why 13 days?"), but it should not pull a question whose words are about
+    something else ("is FP8 stable enough for our 70B?") to the topic about 70B models."""
+    quoted = terms.plan_words
+    words = [
+        i
+        for i, found in enumerate(aspects)
+        if not all(t.startswith(PLAN_TERM) or t in quoted or _kind(t) == "bigram" for t in found)
+    ]
+    # what the words are about: "how long"/"days" alone point nowhere ("why does it take 13 days?")
+    about = [i for i in words if any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY for t in aspects[i])]
+    if len(words) == len(aspects) or not about:
+        return aspects, matrix
+    totals = np.sort(matrix[about].sum(axis=0))[::-1]
+    best, runner = float(totals[0]), float(totals[1])
+    if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best:
+        return [aspects[i] for i in words], matrix[words]
+    return aspects, matrix
+
+
 def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
@@ -1768,7 +1857,7 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
     question = question or ""
     lang = lang or language_of(question)
     terms = _query_terms(question, plan)
-    aspects, matrix = _index().aspect_scores(terms)
+    aspects, matrix = _content_first(terms, *_index().aspect_scores(terms))
     ranked = _ranked(question, [float(x) for x in matrix.sum(axis=0)])
     by_id = {t.id: t for t in _topics()}
     (best_id, best), (_, second), (_, third) = ranked[:3]
