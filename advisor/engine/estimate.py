@@ -317,9 +317,7 @@ def largest_fitting_micro_batch(
             # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
             batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
         schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
-        # Every field is worked out here from checked inputs: built without re-validation, as the
-        # search builds tens of thousands of them (bench/speed.py).
-        layout = ModelSplit.model_construct(
+        layout = ModelSplit(
             gpu=gpu.name,
             gpu_count=count,
             gpus_per_node=per_node,

@@ -480,7 +480,7 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
         "nvidia_smi_gib": (allocated + cache + extra.context) / GIB,
         "cache_share": ALLOCATOR_CACHE,
     }
-    return MemoryBreakdown.model_construct(  # plain numbers worked out above (speed: the search)
+    return MemoryBreakdown(
         weights=states.weights / GIB,
         gradients=states.gradients / GIB,
         optimizer=states.optimizer / GIB,

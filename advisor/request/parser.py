@@ -295,6 +295,7 @@ def _gpu_names() -> str:
 _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
 
 
+@cache
 def _model_names() -> str:
     return _alternation(catalog.model_spellings())
 
@@ -313,6 +314,11 @@ def spelled(spellings, literal: bool = False) -> str:
     optional space, dash or underscore, " " any spaces, groups not capturing; longest first,
     so a Chinese word inside a longer one (预训练 in 继续预训练) loses to it. `literal` for signs
     such as `$`."""
+    return _spelled(tuple(spellings), literal)
+
+
+@cache  # the table is fixed: each row's pattern is built once, not at every parse
+def _spelled(spellings: tuple[str, ...], literal: bool) -> str:
     out = []
     for word in sorted(spellings, key=len, reverse=True):
         word = word.lower()
