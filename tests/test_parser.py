@@ -370,6 +370,14 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         ("70B 全量微调 1TB 14天 2台服务器 H800", "H800-SXM-80GB", 16),
         ("70B sft 1TB 4个节点 H100", "H100-SXM5-80GB", 32),
         ("70B sft 1TB on 16xH800 2 nodes", "H800-SXM-80GB", 16),
+        # 台 counts machines, as Chinese teams count them
+        ("70B 全量微调 1TB 14天 用4台H800", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 两台H800服务器", "H800-SXM-80GB", 16),
+        ("70B 全量微调 1TB 14天 H800服务器4台", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 4台8卡H800", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 2台4卡A100", "A100-SXM4-80GB", 8),
+        ("70B 全量微调 1TB 14天 4机32卡 H800", "H800-SXM-80GB", 32),
+        ("7b lora 20GB 3天 用一台4090", "RTX4090-24GB", 1),  # a consumer card's 台 is a card
     ],
 )
 def test_whole_servers_count_their_gpus(text, gpu, count):

@@ -488,7 +488,8 @@ class _Parse:
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
         alt = _gpu_names()
-        sep = r"\s*(?:x|\*|卡|张|块|台)?\s*"
+        sep = r"\s*(?:x|\*|卡|张|块)?\s*"
+        self._zh_servers(alt)
 
         def gpu(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
@@ -533,6 +534,32 @@ class _Parse:
             rf"|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
             r"(?P<name>[a-z][a-z0-9.\-]*)",
             unknown,
+        )
+
+    def _zh_servers(self, alt: str) -> None:
+        """Servers as Chinese teams count them: 台 counts machines ("4台H800", "H800服务器4台",
+        "4台8卡H800" is 32 GPUs, "4机32卡" 32 GPUs on 4 machines); a consumer card's 台 stays a
+        card count ("用一台4090")."""
+        n = rf"(?P<n>\d+|{CN_NUM})"
+
+        def servers(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
+            self.set("gpu", found.name, m[0])
+            if m["per"]:
+                self.set("gpu_count", count * int(m["per"]), m[0])
+            elif found.consumer:
+                self.set("gpu_count", count, m[0])
+            else:
+                self.set("nodes", count, m[0])
+
+        self.scan.take(
+            rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
+        )
+        self.scan.take(rf"(?:用|使用)?(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)", servers)
+        self.scan.take(
+            rf"{n}\s*(?:台|机)\s*(?P<total>\d+)\s*卡",
+            lambda m: self.set("gpu_count", int(m["total"]), m[0]),
         )
 
     def _models(self) -> None:
