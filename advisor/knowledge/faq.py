@@ -165,6 +165,9 @@ class Topic(BaseModel):
     plan_en: str = ""
     plan_zh: str = ""
     plan_fields: list[str] = []
+    # the plan fields whose figure the answer explains how to change (GPU memory per card:
+    # recompute, sharding), for a question that quotes the figure and asks to bring it down
+    levers: list[str] = []
     sources: list[str] = []
     # The answer in one sentence, for a reply's second part, where the answer's own first
     # sentence does not stand alone ("No.") or runs long.
@@ -494,7 +497,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "系统内存",
         "memory per node",
     ),
-    "vram": ("vram", "gpu memory", "显存", "hbm", "oom", "out of memory", "爆显存"),
+    "vram": (
+        "vram",
+        "gpu memory",
+        "显存",
+        "hbm",
+        "oom",
+        "out of memory",
+        "爆显存",
+    ),
     "bandwidth": ("bandwidth", "带宽"),
     "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁", "租卡", "租机器", "租服务器"),
     "buy": (
@@ -804,6 +815,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "能用上",
         "交付周期",
         "ready to train",
+        "signing",
+        "signed",
+        "sign the contract",
+        "签完",
+        "签合同",
+        "签了合同",
+        "purchase order",
+        "loss curve",
+        "loss curves",
+        "开工",
     ),
     "start": ("start", "first run", "开始", "开训", "开跑"),
     "parallel": (
@@ -849,6 +870,22 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "前功尽弃",
         "白跑",
         "白训",
+        "from scratch",
+        "start again",
+        "starting over",
+        "wasted",
+        "lose everything",
+        "lost everything",
+        "redo everything",
+        "白费",
+        "白干",
+        "从头开始",
+        "重新跑",
+        "重跑",
+        "从零开始",
+        "接着来",
+        "续上",
+        "断点续训",
     ),
     "dataloading": (
         "dataloader",
@@ -965,6 +1002,30 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "xid",
         "ecc error",
         "ecc errors",
+        "crashed",
+        "crashes",
+        "crashing",
+        "goes down",
+        "went down",
+        "go down",
+        "gone down",
+        "falls over",
+        "fell over",
+        "fall over",
+        "hang",
+        "hung",
+        "hangs",
+        "node failure",
+        "hardware failure",
+        "挂了",
+        "挂掉",
+        "挂一台",
+        "出故障",
+        "坏掉",
+        "掉节点",
+        "宕掉",
+        "死机",
+        "报错退出",
     ),
     "repair": (
         "repair",
@@ -1007,6 +1068,17 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "keep paying",
         "计不计费",
         "算钱",
+        "照样扣",
+        "照扣",
+        "还扣",
+        "还收",
+        "还要钱",
+        "计时",
+        "算时长",
+        "pay for",
+        "paying for",
+        "still charged",
+        "still billed",
     ),
     "compute": ("compute", "tflops", "flops", "算力"),
     "stop": (
@@ -1027,6 +1099,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "power off",
         "turned off",
         "switched off",
+        "idle",
+        "idling",
+        "sitting idle",
+        "not running",
+        "闲着",
+        "闲置",
+        "空闲",
+        "没跑任务",
+        "不跑的时候",
+        "没在跑",
     ),
     "trial": (
         "trial",
@@ -1044,6 +1126,20 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "验收",
         "压测",
         "acceptance test",
+        "try out",
+        "trial run",
+        "dry run",
+        "test drive",
+        "试试",
+        "试一下",
+        "试一试",
+        "试水",
+        "摸底",
+        "小规模",
+        "small scale",
+        "small-scale",
+        "先租一台",
+        "先跑一下",
     ),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
     "export": (
@@ -1208,6 +1304,40 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     # a date the run must meet
     "deadline": ("deadline", "ddl", "due date", "截止", "工期", "交付日期"),
+    # GPU memory that is short, and asking for some back: the topics that explain how to save it
+    # hold these words ("显存不够", "省显存")
+    "memsave": (
+        "headroom",
+        "squeeze",
+        "oom",
+        "out of memory",
+        "爆显存",
+        "tight on memory",
+        "memory pressure",
+        "显存吃紧",
+        "显存紧张",
+        "显存不够",
+        "显存快满",
+        "显存满了",
+        "free up memory",
+        "save memory",
+        "saving memory",
+        "reduce memory",
+        "cut memory",
+        "memory saving",
+        "memory-saving",
+        "fit in memory",
+        "fit into memory",
+        "省显存",
+        "降显存",
+        "挤一挤",
+        "挤出",
+        "腾出",
+        "塞下",
+        "塞得下",
+        "放得下",
+        "装得下",
+    ),
     # long sequences, which are what activations grow with
     "long_context": (
         "long context",
@@ -1402,6 +1532,9 @@ class _Index:
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
                 keyterms.add(PLAN_TERM + name)
+            for name in t.levers:  # what of a plan the topic's answer tells how to change
+                tf[LEVER_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(LEVER_TERM + name)
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
@@ -1535,6 +1668,15 @@ def _kind(term: str) -> str:
 # answer speaks of it (their plan_fields), at this weight.
 PLAN_TERM = "@plan:"
 PLAN_WEIGHT = 2.0
+# A quoted plan figure that the question asks to change ("we're at 71.5 of 80 GB, how do we get
+# headroom back?", "13天能不能压下来") is asked of the topics that tell how to change it (`levers`),
+# not of the one that tells where it comes from: its plan term becomes this one.
+LEVER_TERM = "@lever:"
+_CHANGE = re.compile(
+    r"(?<![a-z])(?:reduc\w*|lower\w*|cut\w*|shrink\w*|bring\w* (?:\w+ )?down|get\w* (?:\w+ )?(?:down|back)|"
+    r"push\w* (?:\w+ )?(?:up|down)|rais\w*|boost\w*|improv\w*|increas\w*|free\w* up|squeez\w*|headroom|trick\w*)"
+    r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|往上|挤一挤|腾出|省"
+)
 PLAN_NUMBERS = (
     "gpu_count",
     "nodes",
@@ -1702,8 +1844,12 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
     spans = _spans(text)
     aspects = _aspects(spans)
     quotes = _plan_quotes(question, plan)
+    # a figure asked to change, or GPU memory that is short ("OOM on the 80GB cards")
+    change = _CHANGE.search(text) or any(term == "@memsave" for term, _, _ in spans)
+    levers = _levers() if change else set()
     for name in dict.fromkeys(name for name, _ in quotes):
-        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
+        term = (LEVER_TERM if name in levers else PLAN_TERM) + name
+        add(term, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
     numbers = [span for _, span in quotes if span]
     terms.plan_words = {t for t, a, b in spans if _kind(t) != "bigram" and any(a < y and x < b for x, y in numbers)}
     misspelt = set()
@@ -1719,6 +1865,12 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
         if term not in misspelt:
             add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
+
+
+@cache
+def _levers() -> frozenset[str]:
+    """The plan fields some topic tells how to change."""
+    return frozenset(name for t in _topics() for name in t.levers)
 
 
 def _verbatim_key(text: str) -> str:
