@@ -199,6 +199,14 @@ _ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
 
 _EN_STOP = frozenset(
     [
+        # when in a run something happened ("it hung halfway"): it says nothing of what happened
+        "halfway",
+        "midway",
+        "mid-run",
+        # how much, not of what ("do we lose everything?")
+        "everything",
+        "anything",
+        "something",
         "a",
         "an",
         "the",
@@ -347,6 +355,11 @@ _EN_STOP = frozenset(
 
 _ZH_STOP = frozenset(
     [
+        # when in a run something happened ("中途挂了", "跑到一半"): it says nothing of what happened
+        "中途",
+        "半路",
+        "一半",
+        "前面",
         # fillers that ask nothing by themselves ("会不会", "啥意思", "一堆")
         "不会",
         "会不会",
@@ -816,9 +829,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "交付周期",
         "ready to train",
         "signing",
-        "signed",
         "sign the contract",
-        "签完",
         "签合同",
         "签了合同",
         "purchase order",
@@ -1002,7 +1013,6 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "xid",
         "ecc error",
         "ecc errors",
-        "crashed",
         "crashes",
         "crashing",
         "goes down",
@@ -1011,6 +1021,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "gone down",
         "falls over",
         "fell over",
+        "falling over",
+        "going down",
         "fall over",
         "hang",
         "hung",
@@ -1135,9 +1147,6 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "试一试",
         "试水",
         "摸底",
-        "小规模",
-        "small scale",
-        "small-scale",
         "先租一台",
         "先跑一下",
     ),
@@ -1258,6 +1267,24 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "传过去",
         "公网",
         "专线",
+        # the phrasal verbs ("get it to the cluster", "send it over"), which carry no noun of moving
+        "get it to",
+        "get it onto",
+        "get it over",
+        "get it across",
+        "get them to",
+        "get the data to",
+        "get the data onto",
+        "get our data to",
+        "send it over",
+        "send the data",
+        "move it to",
+        "move it over",
+        "copy it over",
+        "copy it to",
+        "传到",
+        "导到",
+        "导过去",
     ),
     # when buying pays for itself
     "breakeven": (
@@ -1675,7 +1702,7 @@ LEVER_TERM = "@lever:"
 _CHANGE = re.compile(
     r"(?<![a-z])(?:reduc\w*|lower\w*|cut\w*|shrink\w*|bring\w* (?:\w+ )?down|get\w* (?:\w+ )?(?:down|back)|"
     r"push\w* (?:\w+ )?(?:up|down)|rais\w*|boost\w*|improv\w*|increas\w*|free\w* up|squeez\w*|headroom|trick\w*)"
-    r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|往上|挤一挤|腾出|省"
+    r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|挤一挤|腾出|省"
 )
 PLAN_NUMBERS = (
     "gpu_count",
