@@ -379,12 +379,40 @@ def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
     assert "@lever:mem_per_gpu_gib" in asked and "@plan:mem_per_gpu_gib" not in asked
     assert "@plan:mem_per_gpu_gib" in faq._query_terms("why 71.5 GB per GPU?", THREAD_PLAN)
     assert "@lever:mem_per_gpu_gib" not in faq._query_terms("we're at 71.5 GB per GPU, how do we bring it down?", None)
+    # the figure and its unit ("13 days") stand for the topics that change the days, not those of lead time
+    assert faq.answer("13 days is too long, how do we bring it down?", plan=THREAD_PLAN).topic in {
+        "data_size_to_gpu_count",
+        "training_time_estimate",
+    }
     # development data (sets d and g): the figure pulled both to why_70b_needs_8_gpus before
     for question in (
         "we keep hitting OOM at 8k context on the 80GB cards, what are our options?",
         "we're at 71.5 of 80 GB per card, any cheap tricks to get some headroom back?",
     ):
         assert faq.answer(question, plan=THREAD_PLAN).topic in {"activation_recompute", "zero_fsdp_offload"}, question
+
+
+@pytest.mark.parametrize(
+    "question,topics",
+    [
+        # round eight's everyday words, one family each; on main before it every one of these was
+        # unsure or went elsewhere
+        ("are we billed while the machines sit idle?", {"billing_granularity"}),
+        ("机器闲置的时候照样扣钱吗", {"billing_granularity"}),
+        ("先租一台试试水，测什么", {"pilot_plan"}),
+        ("from signing to the first loss curve, how long?", {"time_to_first_run"}),
+        ("显存不够，挤一挤能不能塞下", {"activation_recompute", "zero_fsdp_offload"}),
+        ("what's the quickest way to get it to their cluster", {"data_transfer_ingress"}),
+        ("机器挂了，服务商多久能修好", {"sla_failure_repair"}),
+        ("任务中途挂掉，前面跑的是不是白费了", {"checkpoint_storage"}),
+        ("one of the nodes keeps falling over, is that on the vendor?", {"sla_failure_repair"}),
+        ("最少要租几个月", {"monthly_vs_hourly"}),
+        ("we doubled the nodes and it didn't get twice as fast", {"multi_node_scaling_loss"}),
+    ],
+)
+def test_everyday_words_of_failure_billing_pilots_and_memory(question, topics):
+    got = faq.answer(question, plan=THREAD_PLAN)
+    assert got.confident and _holds_the_facts({"topic": "", "also": sorted(topics)}, got), (got.topic, got.second)
 
 
 def test_the_planning_processes_build_the_index_before_the_first_question(tmp_path):

@@ -1831,9 +1831,15 @@ def _plan_quotes(question: str, plan: dict | None) -> list[tuple[str, tuple[int,
             value = float(m.group(1).replace(",", "")) * scale[(m.group(2) or "").lower() or None]
         except ValueError:
             continue
-        unit = None if m.group(2) else next((u for u, rx in _UNITS if rx.match(text, m.end())), None)
-        said.append((value, unit, m.span()))
-        said.extend((value * factor, other, m.span()) for other, factor in _ALSO_AS.get(unit, ()))
+        unit, end = None, m.end()
+        if not m.group(2):
+            found = next(((u, rx.match(text, m.end())) for u, rx in _UNITS if rx.match(text, m.end())), None)
+            if found:
+                unit, end = found[0], found[1].end()
+        # the span covers the unit too: "days" of "13 days" is the quoted figure's, as "13" is
+        span = (m.start(), end)
+        said.append((value, unit, span))
+        said.extend((value * factor, other, span) for other, factor in _ALSO_AS.get(unit, ()))
     out: list[tuple[str, tuple[int, int] | None]] = []
     for name in PLAN_NUMBERS:
         value = plan.get(name)
@@ -1923,8 +1929,11 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
                 aspect = next((x for (_, a, _), x in zip(spans, aspects) if a == match.start()), -1 - len(terms))
                 for fix in fixes:
                     add(fix, TYPO_WEIGHT / len(fixes), aspect)
-    for (term, _, _), aspect in zip(spans, aspects):
-        if term not in misspelt:
+    # a figure asked to change stands for its lever topics alone: its number and unit ("13 days")
+    # would pull back to the topics that speak of days at all
+    changed = [span for name, span in quotes if span and name in levers]
+    for (term, a, b), aspect in zip(spans, aspects):
+        if term not in misspelt and not any(a < y and x < b for x, y in changed):
             add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
 
