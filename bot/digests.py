@@ -15,6 +15,7 @@ import collections
 import csv
 import datetime as dt
 import io
+import json
 import logging
 import os
 import time
@@ -35,6 +36,9 @@ log = logging.getLogger("gpu_advisor.digest")
 ClientFor = Callable[[str], WebClient | None]
 TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
 STALE_CLAIM_S = 600  # a claim older than this was left by a crash
+# A day's feed fetch claimed longer ago than this was left by a clock that died mid-fetch: another
+# clock fetches (each feed's whole exchange is bounded by its --timeout; several feeds, assumed).
+FEED_STALE_S = 900
 METADATA_EVENT = "gpu_advisor_digest"
 PER_CHANNEL_GAP_S = 1.0
 _last_post: dict[str, float] = {}
@@ -378,26 +382,79 @@ def post_due(
     return sent
 
 
+def claim_fetch(date: str, now: float) -> bool:
+    """Whether this clock fetches `date`'s feeds: the first to claim the day does, or the next
+    after a claim went stale (its clock died mid-fetch)."""
+    with _opened() as db, db.writing():
+        table = db["feed_fetches"]
+        if table.insert({"date": date, "state": "fetching", "claimed_at": now, "problems": "[]"}, ignore=True):
+            return True
+        lock = " FOR UPDATE" if db.postgres else ""
+        row = next(db.query(f"SELECT * FROM feed_fetches WHERE date = ?{lock}", [date]), None)
+        if row is not None and row["state"] == "fetching" and now - row["claimed_at"] > FEED_STALE_S:
+            table.update(date, {"claimed_at": now})
+            return True
+        return False
+
+
+def fetched(date: str) -> list[str] | None:
+    """The problems of `date`'s finished fetch (failed feeds), or None while none has finished."""
+    with _opened() as db:
+        row = next(db.query("SELECT state, problems FROM feed_fetches WHERE date = ?", [date]), None)
+    return json.loads(row["problems"]) if row is not None and row["state"] == "done" else None
+
+
+def _end_fetch(date: str, problems: list[str] | None) -> None:
+    """Record the fetch as done with its problems, or (None) give the day back so that the next
+    round of any clock tries again."""
+    with _opened() as db, db.writing():
+        if problems is None:
+            db.execute("DELETE FROM feed_fetches WHERE date = ? AND state = 'fetching'", [date])
+        else:
+            db["feed_fetches"].update(date, {"state": "done", "problems": json.dumps(problems)})
+
+
+def _fetch_once(feeds: list[str], today: str) -> list[str] | None:
+    """Today's feed problems once today's feeds are in the store (fetched here, or by another
+    clock on the same store); None while another clock is still fetching them."""
+    if not claim_fetch(today, time.time()):
+        return fetched(today)
+    try:
+        store = open_store()
+        # Dated in the digest's time zone (a catalog has no date column); conditional requests;
+        # failed feeds named, their URLs redacted.
+        problems = fetch_feeds(store, feeds, as_of=today).problems
+        store.conn.close()
+    except Exception:
+        _end_fetch(today, None)
+        raise
+    _end_fetch(today, problems)
+    return problems
+
+
 def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
-    feeds once a day and post what is due. `stop` (a threading.Event) ends it."""
+    feeds once a day and post what is due. `stop` (a threading.Event) ends it. Several clocks
+    on one store fetch each day's feeds once (`claim_fetch`), and a clock whose fellow is still
+    fetching waits for it before posting, so every digest of the day reads the same prices."""
     feeds = feeds if feeds is not None else configured_feeds()
     fetched_on: str | None = None
     problems: list[str] = []
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
+        waiting = False
         if feeds and fetched_on != today:
             try:
-                store = open_store()
-                # Dated in the digest's time zone (a catalog has no date column); conditional
-                # requests; failed feeds named, their URLs redacted.
-                problems = fetch_feeds(store, feeds, as_of=today).problems
-                store.conn.close()
-                fetched_on = today
+                found = _fetch_once(feeds, today)
+                if found is None:
+                    waiting = True
+                else:
+                    problems, fetched_on = found, today
             except Exception:  # the clock lives on: the next round tries again
                 log.exception("price fetch failed")
         try:
-            post_due(client_for, problems=problems)
+            if not waiting:
+                post_due(client_for, problems=problems)
         except Exception:
             log.exception("digest run failed")
         if stop is not None:

@@ -6,6 +6,7 @@ keeps its prices. The files and their provenance: tests/data/skypilot_catalog/RE
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import http.server
@@ -295,15 +296,24 @@ class CatalogHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def catalog_server():
+@contextlib.contextmanager
+def catalog_serving():
+    """A catalog server on loopback: its host:port, the files of `serve`, the requests in `log`."""
     CatalogHandler.files, CatalogHandler.log = {}, []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), CatalogHandler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
-    yield f"127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def catalog_server():
+    with catalog_serving() as host:
+        yield host
 
 
 def serve(aws: Path, gcp: Path | None, lam: Path) -> None:
