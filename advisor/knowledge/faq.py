@@ -165,6 +165,9 @@ class Topic(BaseModel):
     plan_en: str = ""
     plan_zh: str = ""
     plan_fields: list[str] = []
+    # the plan fields whose figure the answer explains how to change (GPU memory per card:
+    # recompute, sharding), for a question that quotes the figure and asks to bring it down
+    levers: list[str] = []
     sources: list[str] = []
     # The answer in one sentence, for a reply's second part, where the answer's own first
     # sentence does not stand alone ("No.") or runs long.
@@ -196,6 +199,14 @@ _ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
 
 _EN_STOP = frozenset(
     [
+        # when in a run something happened ("it hung halfway"): it says nothing of what happened
+        "halfway",
+        "midway",
+        "mid-run",
+        # how much, not of what ("do we lose everything?")
+        "everything",
+        "anything",
+        "something",
         "a",
         "an",
         "the",
@@ -344,6 +355,11 @@ _EN_STOP = frozenset(
 
 _ZH_STOP = frozenset(
     [
+        # when in a run something happened ("中途挂了", "跑到一半"): it says nothing of what happened
+        "中途",
+        "半路",
+        "一半",
+        "前面",
         # fillers that ask nothing by themselves ("会不会", "啥意思", "一堆")
         "不会",
         "会不会",
@@ -494,7 +510,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "系统内存",
         "memory per node",
     ),
-    "vram": ("vram", "gpu memory", "显存", "hbm", "oom", "out of memory", "爆显存"),
+    "vram": (
+        "vram",
+        "gpu memory",
+        "显存",
+        "hbm",
+        "oom",
+        "out of memory",
+        "爆显存",
+    ),
     "bandwidth": ("bandwidth", "带宽"),
     "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁", "租卡", "租机器", "租服务器"),
     "buy": (
@@ -557,6 +581,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "钱少",
         "预算有限",
         "预算紧",
+        "spend",
+        "to spend",
+        "花多少钱",
     ),
     "night": (
         "night",
@@ -708,8 +735,21 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "冷板",
         "浸没",
         "immersion",
+        "running hot",
+        "runs hot",
+        "too hot",
+        "hot spots",
+        "太热",
+        "温度太高",
     ),
-    "liquid": ("liquid", "液冷"),
+    "liquid": (
+        "liquid",
+        "液冷",
+        "water cooling",
+        "water-cooled",
+        "water cooled",
+        "水冷",
+    ),
     "air": ("air cooling", "air-cooled", "风冷"),
     "rack": ("rack", "racks", "cabinet", "机柜", "单柜"),
     "datacenter": (
@@ -783,6 +823,14 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "minimum term",
         "签多久",
         "签几个月",
+        "最少要租",
+        "至少租",
+        "最短租期",
+        "最短",
+        "几个月起",
+        "shortest term",
+        "shortest rental",
+        "minimum rental",
     ),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
     "deploy": (
@@ -804,6 +852,19 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "能用上",
         "交付周期",
         "ready to train",
+        "signing",
+        "sign the contract",
+        "签合同",
+        "签了合同",
+        "purchase order",
+        "loss curve",
+        "loss curves",
+        "开工",
+        "asap",
+        "as soon as possible",
+        "尽快",
+        "马上开",
+        "下周就",
     ),
     "start": ("start", "first run", "开始", "开训", "开跑"),
     "parallel": (
@@ -849,6 +910,22 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "前功尽弃",
         "白跑",
         "白训",
+        "from scratch",
+        "start again",
+        "starting over",
+        "wasted",
+        "lose everything",
+        "lost everything",
+        "redo everything",
+        "白费",
+        "白干",
+        "从头开始",
+        "重新跑",
+        "重跑",
+        "从零开始",
+        "接着来",
+        "续上",
+        "断点续训",
     ),
     "dataloading": (
         "dataloader",
@@ -965,6 +1042,31 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "xid",
         "ecc error",
         "ecc errors",
+        "crashes",
+        "crashing",
+        "goes down",
+        "went down",
+        "go down",
+        "gone down",
+        "falls over",
+        "fell over",
+        "falling over",
+        "going down",
+        "fall over",
+        "hang",
+        "hung",
+        "hangs",
+        "node failure",
+        "hardware failure",
+        "挂了",
+        "挂掉",
+        "挂一台",
+        "出故障",
+        "坏掉",
+        "掉节点",
+        "宕掉",
+        "死机",
+        "报错退出",
     ),
     "repair": (
         "repair",
@@ -1007,6 +1109,17 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "keep paying",
         "计不计费",
         "算钱",
+        "照样扣",
+        "照扣",
+        "还扣",
+        "还收",
+        "还要钱",
+        "计时",
+        "算时长",
+        "pay for",
+        "paying for",
+        "still charged",
+        "still billed",
     ),
     "compute": ("compute", "tflops", "flops", "算力"),
     "stop": (
@@ -1027,6 +1140,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "power off",
         "turned off",
         "switched off",
+        "idle",
+        "idling",
+        "sitting idle",
+        "not running",
+        "闲着",
+        "闲置",
+        "空闲",
+        "没跑任务",
+        "不跑的时候",
+        "没在跑",
     ),
     "trial": (
         "trial",
@@ -1044,6 +1167,18 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "验收",
         "压测",
         "acceptance test",
+        "烤机",
+        "try out",
+        "trial run",
+        "dry run",
+        "test drive",
+        "试试",
+        "试一下",
+        "试一试",
+        "试水",
+        "摸底",
+        "先租一台",
+        "先跑一下",
     ),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
     "export": (
@@ -1094,7 +1229,26 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "国产卡",
         "国产算力",
     ),
-    "scaling": ("scaling", "scale", "linear", "扩展", "线性", "加卡", "scale out", "scale-out", "加机器", "效率损失"),
+    "scaling": (
+        "scaling",
+        "scale",
+        "linear",
+        "扩展",
+        "线性",
+        "加卡",
+        "scale out",
+        "scale-out",
+        "加机器",
+        "效率损失",
+        "doubled",
+        "double the nodes",
+        "double the gpus",
+        "twice as fast",
+        "twice the gpus",
+        "翻倍",
+        "加倍",
+        "多一倍",
+    ),
     "communication": ("communication", "all-reduce", "allreduce", "nccl", "通信"),
     "precision": (
         "precision",
@@ -1162,6 +1316,24 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "传过去",
         "公网",
         "专线",
+        # the phrasal verbs ("get it to the cluster", "send it over"), which carry no noun of moving
+        "get it to",
+        "get it onto",
+        "get it over",
+        "get it across",
+        "get them to",
+        "get the data to",
+        "get the data onto",
+        "get our data to",
+        "send it over",
+        "send the data",
+        "move it to",
+        "move it over",
+        "copy it over",
+        "copy it to",
+        "传到",
+        "导到",
+        "导过去",
     ),
     # when buying pays for itself
     "breakeven": (
@@ -1192,6 +1364,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "水分",
         "虚标",
         "阉割",
+        "gotcha",
+        "under market",
+        "below market",
+        "way under",
+        "低于市场价",
     ),
     # capacity the provider may take back
     "spot": (
@@ -1208,6 +1385,40 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     ),
     # a date the run must meet
     "deadline": ("deadline", "ddl", "due date", "截止", "工期", "交付日期"),
+    # GPU memory that is short, and asking for some back: the topics that explain how to save it
+    # hold these words ("显存不够", "省显存")
+    "memsave": (
+        "headroom",
+        "squeeze",
+        "oom",
+        "out of memory",
+        "爆显存",
+        "tight on memory",
+        "memory pressure",
+        "显存吃紧",
+        "显存紧张",
+        "显存不够",
+        "显存快满",
+        "显存满了",
+        "free up memory",
+        "save memory",
+        "saving memory",
+        "reduce memory",
+        "cut memory",
+        "memory saving",
+        "memory-saving",
+        "fit in memory",
+        "fit into memory",
+        "省显存",
+        "降显存",
+        "挤一挤",
+        "挤出",
+        "腾出",
+        "塞下",
+        "塞得下",
+        "放得下",
+        "装得下",
+    ),
     # long sequences, which are what activations grow with
     "long_context": (
         "long context",
@@ -1402,6 +1613,9 @@ class _Index:
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
                 keyterms.add(PLAN_TERM + name)
+            for name in t.levers:  # what of a plan the topic's answer tells how to change
+                tf[LEVER_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(LEVER_TERM + name)
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
@@ -1535,6 +1749,15 @@ def _kind(term: str) -> str:
 # answer speaks of it (their plan_fields), at this weight.
 PLAN_TERM = "@plan:"
 PLAN_WEIGHT = 2.0
+# A quoted plan figure that the question asks to change ("we're at 71.5 of 80 GB, how do we get
+# headroom back?", "13天能不能压下来") is asked of the topics that tell how to change it (`levers`),
+# not of the one that tells where it comes from: its plan term becomes this one.
+LEVER_TERM = "@lever:"
+_CHANGE = re.compile(
+    r"(?<![a-z])(?:reduc\w*|lower\w*|cut\w*|shrink\w*|bring\w* (?:\w+ )?down|get\w* (?:\w+ )?(?:down|back)|"
+    r"push\w* (?:\w+ )?(?:up|down)|rais\w*|boost\w*|improv\w*|increas\w*|free\w* up|squeez\w*|headroom|trick\w*)"
+    r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|挤一挤|腾出|省"
+)
 PLAN_NUMBERS = (
     "gpu_count",
     "nodes",
@@ -1627,9 +1850,15 @@ def _plan_quotes(question: str, plan: dict | None) -> list[tuple[str, tuple[int,
             value = float(m.group(1).replace(",", "")) * scale[(m.group(2) or "").lower() or None]
         except ValueError:
             continue
-        unit = None if m.group(2) else next((u for u, rx in _UNITS if rx.match(text, m.end())), None)
-        said.append((value, unit, m.span()))
-        said.extend((value * factor, other, m.span()) for other, factor in _ALSO_AS.get(unit, ()))
+        unit, end = None, m.end()
+        if not m.group(2):
+            found = next(((u, rx.match(text, m.end())) for u, rx in _UNITS if rx.match(text, m.end())), None)
+            if found:
+                unit, end = found[0], found[1].end()
+        # the span covers the unit too: "days" of "13 days" is the quoted figure's, as "13" is
+        span = (m.start(), end)
+        said.append((value, unit, span))
+        said.extend((value * factor, other, span) for other, factor in _ALSO_AS.get(unit, ()))
     out: list[tuple[str, tuple[int, int] | None]] = []
     for name in PLAN_NUMBERS:
         value = plan.get(name)
@@ -1702,8 +1931,12 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
     spans = _spans(text)
     aspects = _aspects(spans)
     quotes = _plan_quotes(question, plan)
+    # a figure asked to change, or GPU memory that is short ("OOM on the 80GB cards")
+    change = _CHANGE.search(text) or any(term == "@memsave" for term, _, _ in spans)
+    levers = _levers() if change else set()
     for name in dict.fromkeys(name for name, _ in quotes):
-        add(PLAN_TERM + name, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
+        term = (LEVER_TERM if name in levers else PLAN_TERM) + name
+        add(term, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
     numbers = [span for _, span in quotes if span]
     terms.plan_words = {t for t, a, b in spans if _kind(t) != "bigram" and any(a < y and x < b for x, y in numbers)}
     misspelt = set()
@@ -1715,10 +1948,19 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
                 aspect = next((x for (_, a, _), x in zip(spans, aspects) if a == match.start()), -1 - len(terms))
                 for fix in fixes:
                     add(fix, TYPO_WEIGHT / len(fixes), aspect)
-    for (term, _, _), aspect in zip(spans, aspects):
-        if term not in misspelt:
+    # a figure asked to change stands for its lever topics alone: its number and unit ("13 days")
+    # would pull back to the topics that speak of days at all
+    changed = [span for name, span in quotes if span and name in levers]
+    for (term, a, b), aspect in zip(spans, aspects):
+        if term not in misspelt and not any(a < y and x < b for x, y in changed):
             add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
+
+
+@cache
+def _levers() -> frozenset[str]:
+    """The plan fields some topic tells how to change."""
+    return frozenset(name for t in _topics() for name in t.levers)
 
 
 def _verbatim_key(text: str) -> str:
