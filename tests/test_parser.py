@@ -399,3 +399,19 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         "70B full-finetune 1TB 14d budget", "what if we use 2 nodes?", plan_gpu="H800-SXM-80GB"
     )
     assert (request.gpu, request.gpu_count) == ("H800-SXM-80GB", 16) and changed == ["nodes"]
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        ("7B 从零训练 2万亿token 30天", "method", "pretrain"),
+        ("7B 从零开始训练 2万亿token 30天", "method", "pretrain"),
+        ("deepseek-r1-distill-qwen-32b lora 10万条对话 3天", "model", "qwen2.5-32b"),
+        ("deepseek-r1-distill-llama-8b sft 10GB 7d", "model", "llama3.1-8b"),
+        # the question around a request is not a word to refuse
+        ("我们有8张A800 想微调 qwen-14b 数据20GB 多久", "gpu_count", 8),
+        ("how long will it take to sft 70b on 1TB with 64 H100", "gpu_count", 64),
+    ],
+)
+def test_what_teams_type_around_a_request(text, field, value):
+    assert getattr(parse(text), field) == value

@@ -155,7 +155,11 @@ FIELDS: tuple[Field, ...] = (
                 en=("continued-pretrain", "continued-pre-train", "continued-pre-training", "cpt"),
                 zh=("继续预训练", "增量预训练", "二次预训练"),
             ),
-            Word("pretrain", en=("pretrain", "pre-train", "pre-training", "from-scratch"), zh=("预训练", "从头训练")),
+            Word(
+                "pretrain",
+                en=("pretrain", "pre-train", "pre-training", "from-scratch"),
+                zh=("预训练", "从头训练", "从零训练", "从零开始训练", "从头开始训练"),
+            ),
             Word(
                 "full-finetune",
                 en=("full-finetune", "full-fine-tune", "full-fine-tuning", "full-ft", "full"),

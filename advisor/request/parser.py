@@ -148,6 +148,16 @@ FILLER = {
     "推荐",
     "看看",
     "算一下",
+    # "how long", "多久": the answer's time is what they ask for
+    "how",
+    "long",
+    "will",
+    "it",
+    "take",
+    "多久",
+    "要多久",
+    "需要多久",
+    "多长时间",
 }
 
 
