@@ -411,6 +411,7 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         # the question around a request is not a word to refuse
         ("我们有8张A800 想微调 qwen-14b 数据20GB 多久", "gpu_count", 8),
         ("how long will it take to sft 70b on 1TB with 64 H100", "gpu_count", 64),
+        ("70B QLoRA 单卡 A100 80G 能跑吗", "gpu_count", 1),
     ],
 )
 def test_what_teams_type_around_a_request(text, field, value):

@@ -148,6 +148,14 @@ FILLER = {
     "推荐",
     "看看",
     "算一下",
+    # "can it run?", "能跑吗": whether it fits is what the answer says
+    "能跑吗",
+    "能不能跑",
+    "跑得动吗",
+    "够不够",
+    "行不行",
+    "可以吗",
+    "done",
     # "how long", "多久": the answer's time is what they ask for
     "how",
     "long",
@@ -510,7 +518,7 @@ class _Parse:
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)|{L})(?P<name>{alt})s?{R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*|{L})(?P<name>{alt})s?{R}"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
