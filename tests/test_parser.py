@@ -1,5 +1,7 @@
 """The request language of CONTRACT section 3, English, Chinese and mixed."""
 
+import datetime
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -416,3 +418,34 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
 )
 def test_what_teams_type_around_a_request(text, field, value):
     assert getattr(parse(text), field) == value
+
+
+@pytest.mark.parametrize(
+    "said,days",
+    [
+        ("by friday", 3),  # Tuesday 1 December 2026
+        ("by next friday", 10),
+        ("due tue", 7),  # the same weekday is next week's
+        ("周五前", 3),
+        ("下周五", 10),
+        ("月底前", 30),
+        ("by end of month", 30),
+        ("before dec 20", 19),
+        ("by the 20th of december", 19),
+        ("by 2026-12-20", 19),
+        ("12月20日前", 19),
+        ("by jan 15", 45),  # said in December: next year's
+        ("年底前", 30),
+    ],
+)
+def test_a_deadline_said_as_a_day_counts_from_today(said, days):
+    today = datetime.date(2026, 12, 1)
+    r = parse(f"7b lora 20GB {said}", today=today)
+    assert r.deadline_days == days
+    noted = next(n.params for n in r.assumptions if n.code == "deadline_date")
+    assert noted["date"] == str(today + datetime.timedelta(days=days)) and noted["today"] == "2026-12-01"
+
+
+def test_a_deadline_day_already_past_is_refused():
+    with pytest.raises(RequestError):
+        parse("7b lora 20GB by 2026-11-20", today=datetime.date(2026, 12, 1))

@@ -8,8 +8,12 @@ left over. Defaults it fills in are listed in `request.assumptions`.
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
+import os
 import re
 import unicodedata
+import zoneinfo
 from collections.abc import Callable
 from functools import cache
 
@@ -27,6 +31,22 @@ from advisor.text.render import phrase
 from advisor.text.safe import clean
 
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+# A deadline given as a date ("by Friday", "月底前", "before Dec 20") counts its days from today in
+# the team's time zone (the digest's, Beijing unless GPU_ADVISOR_TZ is set).
+TEAM_TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
+EN_WEEKDAYS = {
+    **dict.fromkeys(("monday", "mon"), 0),
+    **dict.fromkeys(("tuesday", "tue", "tues"), 1),
+    **dict.fromkeys(("wednesday", "wed"), 2),
+    **dict.fromkeys(("thursday", "thu", "thur", "thurs"), 3),
+    **dict.fromkeys(("friday", "fri"), 4),
+    **dict.fromkeys(("saturday", "sat"), 5),
+    **dict.fromkeys(("sunday", "sun"), 6),
+}
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+EN_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name} | {
+    name: i for i, name in enumerate(calendar.month_name) if name
+}
 CN_DIGITS = "零一二两三四五六七八九十百"
 CN_NUM = rf"([{CN_DIGITS}]+)"
 L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
@@ -444,8 +464,10 @@ def _detect_lang(text: str) -> str:
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
-    def __init__(self, text: str, lang: str | None = None):
+    def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None):
         self.text = text
+        self.today = today or dt.datetime.now(TEAM_TZ).date()
+        self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
@@ -855,7 +877,71 @@ class _Parse:
         self.set("data", (_num(m[2]) * scale, "bytes"), m[0])
 
     # -- time -----------------------------------------------------------------------
+    def _deadline_date(self) -> None:
+        """A deadline said as a day: a weekday (`by Friday`, `next fri`, `周五前`, `下周五`), the end
+        of the month or year (`by end of month`, `月底前`, `年底`), a date (`before Dec 20`,
+        `by 2026-12-20`, `12月20日前`): its days from today, noted with the date."""
+        today = self.today
+
+        def on(day: dt.date, word: str) -> None:
+            if day <= today:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            self.deadline_date = day
+            self.set("deadline_days", float((day - today).days), word)
+
+        def weekday(target: int, next_week: bool, word: str) -> None:
+            if next_week:  # the named day of next week (Monday to Sunday)
+                day = today + dt.timedelta(days=7 - today.weekday() + target)
+            else:
+                day = today + dt.timedelta(days=(target - today.weekday() - 1) % 7 + 1)
+            on(day, word)
+
+        def month_end(word: str) -> None:
+            last = calendar.monthrange(today.year, today.month)[1]
+            on(dt.date(today.year, today.month, last), word)
+
+        def date(month: int, mday: int, word: str, year: int | None = None) -> None:
+            try:
+                day = dt.date(year or today.year, month, mday)
+                if year is None and day <= today:
+                    day = day.replace(year=today.year + 1)  # "by Jan 15" said in December
+            except ValueError:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            on(day, word)
+
+        by = r"(?:by|before|until|till|due)\s+"
+        days = "|".join(sorted(EN_WEEKDAYS, key=len, reverse=True))
+        months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
+        sc = self.scan
+        sc.take(
+            rf"{L}{by}(?:(this|next)\s+)?({days}){R}",
+            lambda m: weekday(EN_WEEKDAYS[m[2]], m[1] == "next", m[0]),
+        )
+        sc.take(
+            r"(下)?(?:周|星期|礼拜)([一二三四五六日天])(?:前|之前|以前)?",
+            lambda m: weekday(ZH_WEEKDAYS[m[2]], bool(m[1]), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?month|month[\s\-]end|eom){R}|(?:本月|这个月)?月底(?:前|之前)?",
+            lambda m: month_end(m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?year|year[\s\-]end|eoy){R}|(?:今年)?年底(?:前|之前)?",
+            lambda m: on(dt.date(today.year, 12, 31), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({months})\.?{R}",
+            lambda m: date(EN_MONTHS[m[2][:3].title()], int(m[1]), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?{R}",
+            lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0]),
+        )
+        sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
+        sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
+
     def _deadline(self) -> None:
+        self._deadline_date()
         units = fields.field("deadline_days").units
 
         def deadline(value: float, unit: str, word: str, negative: bool) -> None:
@@ -1041,6 +1127,13 @@ class _Parse:
         def note(name: str, **kw) -> None:
             notes.append(Note(kind="assumption", code=name, params=kw))
 
+        if self.deadline_date is not None:
+            note(
+                "deadline_date",
+                date=self.deadline_date.isoformat(),
+                today=self.today.isoformat(),
+                days=f["deadline_days"],
+            )
         if shape is not None:  # a named model gives its sizes, as if typed
             f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
         params = f["params_b"]
@@ -1214,15 +1307,16 @@ def detect_lang(text: str) -> str:
     return value_of(fields.field("lang").choices, forced[1]) if forced else _detect_lang(norm)
 
 
-def parse(text: str, lang: str | None = None) -> TrainingRequest:
+def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
-    `lang` forces the reply language (the --lang flag, a Slack user's locale)."""
+    `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
+    day a dated deadline counts from (today in the team's time zone)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang).run()
+    return _Parse(text, lang, today).run()
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
