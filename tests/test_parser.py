@@ -414,10 +414,20 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         ("我们有8张A800 想微调 qwen-14b 数据20GB 多久", "gpu_count", 8),
         ("how long will it take to sft 70b on 1TB with 64 H100", "gpu_count", 64),
         ("70B QLoRA 单卡 A100 80G 能跑吗", "gpu_count", 1),
+        ("we have 16 A100 40GB, can we full finetune 13b on 20GB", "gpu_count", 16),
+        # a ceiling on the money is the budget
+        ("finetune qwen2.5-72b-instruct, 30GB chinese, 10 days, 50万以内", "budget", (500_000, "CNY")),
+        ("Qwen3-32B 全参微调 30亿token 10天 不超过50万", "budget", (500_000, "CNY")),
+        ("70B sft 10GB 7天 5000元以内", "budget", (5_000, "CNY")),
+        ("70B sft 10GB 7d under $20k", "budget", (20_000, "USD")),
+        ("7b lora 5万条以内 3天", "budget", None),  # 条 counts samples
     ],
 )
 def test_what_teams_type_around_a_request(text, field, value):
-    assert getattr(parse(text), field) == value
+    got = getattr(parse(text), field)
+    if field == "budget" and got is not None:
+        got = (got.amount, got.currency)
+    assert got == value
 
 
 @pytest.mark.parametrize(

@@ -168,7 +168,9 @@ FILLER = {
     "推荐",
     "看看",
     "算一下",
-    # "can it run?", "能跑吗": whether it fits is what the answer says
+    # "we have 16 A100s, can we...", "can it run?", "能跑吗": whether it fits is what the answer says
+    "have",
+    "can",
     "能跑吗",
     "能不能跑",
     "跑得动吗",
@@ -749,6 +751,26 @@ class _Parse:
         self.scan.take(
             rf"(?:{L}(?:{_en(row.keys)}){verb}|(?:{_zh(row.keys)}){cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?",
             budget,
+        )
+        # A ceiling said around an amount of money: "50万以内", "不超过50万", "控制在30万以下",
+        # "under $20k", "at most 50k usd". In Chinese 万 after the number is money here (a count
+        # of samples says 条 after it); in English a sign or a currency must say it.
+        not_a_count = r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))"
+        zh_money = rf"(?P<n>{NUM})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
+        zh_yuan = rf"(?P<n>{NUM})\s*(?P<u>)(?P<cur>{_all(row.units, 'zh')})"  # "5000元"
+        at_most, below = r"(?:不超过|不到|最多|控制在|低于|少于)\s*", r"\s*(?:以内|之内|以下)"
+        for pattern in (
+            rf"{at_most}{zh_money}{not_a_count}(?:{below})?",
+            rf"{at_most}{zh_yuan}(?:{below})?",
+            rf"{zh_money}{not_a_count}{below}",
+            rf"{zh_yuan}{below}",
+        ):
+            self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
+        ceiling = r"(?:under|below|less\s+than|at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|within)\s+"
+        self.scan.take(
+            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>k|m|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|(?P<n2>{NUM})\s*(?P<u2>k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
+            lambda m: budget(_Merged(m, neg=None)),
         )
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
