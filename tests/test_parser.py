@@ -415,6 +415,10 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         ("how long will it take to sft 70b on 1TB with 64 H100", "gpu_count", 64),
         ("70B QLoRA 单卡 A100 80G 能跑吗", "gpu_count", 1),
         ("we have 16 A100 40GB, can we full finetune 13b on 20GB", "gpu_count", 16),
+        ("8x H100 80GB SXM, 70B lora, 2B tokens — how many days?", "gpu_count", 8),
+        ("What would it take to pretrain a 13B on 1T tokens in 3 weeks?", "deadline_days", 21),
+        ("7B模型LoRA微调，数据量2万条，希望3天内完成，预算5000元", "deadline_days", 3),
+        ("想在4090上qlora微调14b，10万条数据", "gpu", "RTX4090-24GB"),
         # a ceiling on the money is the budget
         ("finetune qwen2.5-72b-instruct, 30GB chinese, 10 days, 50万以内", "budget", (500_000, "CNY")),
         ("Qwen3-32B 全参微调 30亿token 10天 不超过50万", "budget", (500_000, "CNY")),

@@ -171,6 +171,16 @@ FILLER = {
     # "we have 16 A100s, can we...", "can it run?", "能跑吗": whether it fits is what the answer says
     "have",
     "can",
+    "what",
+    "would",
+    "many",
+    "数据量",
+    "希望",
+    "上",
+    # the form factor after a GPU's name ("H100 80GB SXM"): the catalog's part is the SXM one
+    "sxm",
+    "sxm4",
+    "sxm5",
     "能跑吗",
     "能不能跑",
     "跑得动吗",
@@ -418,7 +428,7 @@ class _Scanner:
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
-        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”]+", self.s)
+        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]+", self.s)
         known = FILLER | filler
         cjk_fillers = sorted((w for w in known if not w.isascii()), key=len, reverse=True)
         out = []
