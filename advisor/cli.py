@@ -16,6 +16,7 @@ from contextlib import closing
 from advisor.market.prices import ConfigError, price_book
 from advisor.market.store import open_store
 from advisor.planning import advice
+from advisor.request.fields import help_words
 from advisor.request.parser import RequestError, detect_lang, leading_command
 from advisor.text.render import phrase
 
@@ -40,7 +41,7 @@ def _leading_command(args, text: str, lang: str) -> int | None:
     words = text.split()
     first = leading_command(text)
     if first == "help":
-        print(render("help.txt.j2", lang))
+        print(render("help.txt.j2", lang, words=help_words(lang)))
         return 0
     if first == "prices":
         args.gpu = " ".join(words[1:]) or None
@@ -94,6 +95,7 @@ def cmd_faq(args) -> int:
                 "confident": found.confident,
                 "title": found.title,
                 "alternatives": [a.model_dump() for a in found.alternatives],
+                "second": found.second.model_dump() if found.second else None,
             }
         )
     else:

@@ -144,16 +144,15 @@ sa.Table(
     sa.Column("next_attempt_at", sa.Float, nullable=False, server_default="0"),
     sa.Column("ts", sa.Text),
 )
-# The clocks' daily fetch of the price feeds (revision 0005): one row per day, taken by the
-# first clock; the others wait for it and read the feeds' problems it recorded.
+# One row a day: which clock fetches the price feeds (several clocks on one store fetch them once),
+# and what the fetch found wrong (the digests name failed feeds).
 sa.Table(
     "feed_fetches",
     METADATA,
     sa.Column("date", sa.Text, primary_key=True),
-    sa.Column("state", sa.Text, nullable=False),  # fetching, done, failed
-    sa.Column("owner", sa.Text, nullable=False),
-    sa.Column("claimed_at", sa.Float, nullable=False),  # the database's clock
-    sa.Column("problems", sa.Text, nullable=False, server_default="[]"),  # JSON: the failed feeds
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("claimed_at", sa.Float, nullable=False),
+    sa.Column("problems", sa.Text, nullable=False, server_default="[]"),
 )
 sa.Table(
     "digest_now",

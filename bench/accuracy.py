@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
+    HELD_OUT_THROUGHPUT,
     MEMORY_CASES,
     NOT_EXPRESSIBLE,
     POINT_MEMORY_CASES,
@@ -94,7 +95,7 @@ def ours_memory(case):
     est = _estimate(req)
     _SUBSETS[case.row] = subsets(req, est)
     mem = est.memory
-    gib = {"torch": mem.allocated, "reserved": mem.reserved}.get(case.reading, mem.total)
+    gib = {"torch": mem.allocated, "reserved": mem.reserved, "nvidia-smi": mem.nvidia_smi}[case.reading]
     return gib * GB_PER_GIB
 
 
@@ -268,11 +269,14 @@ def main() -> int:
     card_rows, _ = build_rows(CARD_RUNS, [])
     point_rows, point_mem_rows = build_rows(POINT_TIME_CASES, POINT_MEMORY_CASES)
     held_rows, _ = build_rows(HELD_OUT, [])
+    automodel_rows, _ = build_rows(HELD_OUT_THROUGHPUT, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
     print("\n### Summary: held-out published runs\n")
     print(summary_table(held_rows))
+    print("\n### Summary: held-out throughput (NeMo Automodel, read after the engine was built)\n")
+    print(summary_table(automodel_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -281,6 +285,9 @@ def main() -> int:
     points = markdown(point_rows, point_mem_rows).split("Rows the request language")[0]
     points = points.replace("### Training time and throughput", "### Published points: throughput and time")
     print(points.replace("### Peak memory per GPU", "### Published points: peak memory"))
+    print()
+    automodel = markdown(automodel_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(automodel.replace("### Training time and throughput", "### Held-out throughput: NeMo Automodel"))
     return 0
 
 

@@ -318,6 +318,75 @@ HELD_OUT = [
 ]
 
 
+# A second held-out set, read after the engine of issue 22 was built and never used to fit it:
+# NeMo Automodel's performance summary (NVIDIA-NeMo/Automodel docs/performance-summary.md,
+# "Last Updated 2025-10-02"; DGX-H100, bf16, mock data, a fake balanced gate for MoE routing),
+# each row written with the layout the table states.
+_AUTOMODEL = "NVIDIA-NeMo/Automodel docs/performance-summary.md (2025-10-02): "
+HELD_OUT_THROUGHPUT = [
+    TimeCase(
+        "Automodel Qwen3 MoE 30B (8 GPUs)",
+        "qwen3-30b-a3b pretrain 1T tokens ep 8 seq 4096 mbs 4 gbs 512 zero3 tp 1 pp 1 on 8xH100",
+        tokens_per_s_per_gpu=12040,
+        note=_AUTOMODEL + "GBS 512, MBS 4, EP 8, FSDP 8, TE + DeepEP",
+    ),
+    TimeCase(
+        "Automodel GPT-OSS 20B (8 GPUs)",
+        "gpt-oss-20b pretrain 1T tokens seq 4096 mbs 2 gbs 256 zero3 tp 1 pp 1 on 8xH100",
+        tokens_per_s_per_gpu=13058,
+        note=_AUTOMODEL + "GBS 256, MBS 2, FSDP 8, TE + DeepEP + FlexAttn",
+    ),
+    TimeCase(
+        "Automodel GPT-OSS 120B (64 GPUs)",
+        "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 2 gbs 512 zero3 tp 1 pp 1 on 64xH100",
+        tokens_per_s_per_gpu=7626,
+        note=_AUTOMODEL + "GBS 512, MBS 2, FSDP 64",
+    ),
+    TimeCase(
+        "Automodel DeepSeek V3 (1024 GPUs)",
+        "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 8192 zero3 tp 1 pp 4 ep 64 vpp 8 on 1024xH100",
+        tokens_per_s_per_gpu=865,
+        note=_AUTOMODEL + "GBS 8192, MBS 1, PP 4, EP 64, VP 8, FSDP 256",
+    ),
+    TimeCase(
+        "Automodel DeepSeek V3 (256 GPUs)",
+        "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 512 zero3 tp 1 pp 4 ep 64 vpp 8 on 256xH100",
+        tokens_per_s_per_gpu=1002,
+        note=_AUTOMODEL + "GBS 512, MBS 1, PP 4, EP 64, VP 8, FSDP 64",
+    ),
+    TimeCase(
+        "Automodel Kimi K2 (256 GPUs)",
+        "kimi-k2 pretrain 1T tokens seq 4096 mbs 1 gbs 512 zero3 tp 1 pp 8 ep 32 vpp 4 on 256xH100",
+        tokens_per_s_per_gpu=924,
+        note=_AUTOMODEL + "GBS 512, MBS 1, PP 8, EP 32, VP 4, FSDP 32",
+    ),
+    TimeCase(
+        "Automodel Llama3 8B LoRA (1 GPU)",
+        "llama3-8b lora 1B tokens seq 4096 mbs 2 gbs 32 on 1xH100",
+        tokens_per_s_per_gpu=12473,
+        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, MBS 2",
+    ),
+    TimeCase(
+        "Automodel Qwen2.5 7B LoRA (1 GPU)",
+        "qwen2.5-7b lora 1B tokens seq 4096 mbs 2 gbs 32 on 1xH100",
+        tokens_per_s_per_gpu=14110,
+        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, MBS 2",
+    ),
+    TimeCase(
+        "Automodel Llama3 70B LoRA (TP2 PP4, 8 GPUs)",
+        "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 vpp 10 on 8xH100",
+        tokens_per_s_per_gpu=658.6,
+        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, TP 2, PP 4, VP 10; a PyTorch-native pipeline"
+        " (the answer warns that it plans Megatron's)",
+    ),
+    TimeCase(
+        "Automodel Qwen2.5 32B LoRA (PP4, 8 GPUs)",
+        "qwen2.5-32b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 1 pp 4 vpp 8 on 8xH100",
+        tokens_per_s_per_gpu=1950.9,
+        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, PP 4, VP 8, FSDP 2",
+    ),
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.

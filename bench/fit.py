@@ -1,6 +1,6 @@
 """Fit the constants the physics leaves free, on the calibration rows only.
 
-Run by hand:  python bench/fit.py [--per-framework]
+Run by hand:  python bench/fit.py [--per-framework] [--memory]
 The free constants: one framework factor shared by every framework and the per-step jitter
 (advisor/engine/throughput.py FRAMEWORK_EFFICIENCY, STEP_JITTER_S), fitted together on a grid
 to the smallest sum of the throughput and time medians; with --per-framework, also each
@@ -9,6 +9,9 @@ the rows it runs is 1, for a number of memory passes of unfused elementwise oper
 (advisor/engine/roofline.py UNFUSED_PASSES). Throughput rows are
 bench/calibration/published_points.csv (throughput kind) and bench/cases.py TIME_CASES
 (tokens/s, MFU, TFLOP/s); time rows the GPU-hours and days of those and of CARD_RUNS.
+With --memory, the allocator's cache (advisor/engine/memory.py ALLOCATOR_CACHE) on a grid, to
+the smallest median error of the memory rows read as reserved or with nvidia-smi (the rows
+read with max_memory_allocated do not depend on it).
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import accuracy  # noqa: E402
 import points  # noqa: E402
-from cases import CARD_RUNS, TIME_CASES  # noqa: E402
+from cases import CARD_RUNS, MEMORY_CASES, POINT_MEMORY_CASES, TIME_CASES  # noqa: E402
 
-from advisor.engine import roofline, throughput  # noqa: E402
+from advisor.engine import memory, roofline, throughput  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
 
 PASSES_GRID = (2.0,)
@@ -89,7 +92,24 @@ def main() -> int:
     print("best shared:", best)
     if "--per-framework" in sys.argv:
         per_framework()
+    if "--memory" in sys.argv:
+        allocator_cache()
     return 0
+
+
+CACHE_GRID = (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)
+
+
+def allocator_cache() -> None:
+    rows = [c for c in MEMORY_CASES + POINT_MEMORY_CASES if c.reading != "torch"]
+    best = None
+    for cache in CACHE_GRID:
+        memory.ALLOCATOR_CACHE = cache
+        med = statistics.median(abs(accuracy.ours_memory(c) / c.measured_gb - 1) for c in rows)
+        print(f"allocator cache {cache}: median error {med:.1%} over {len(rows)} reserved and nvidia-smi rows")
+        if best is None or med < best[0]:
+            best = (med, cache)
+    print("best allocator cache:", best)
 
 
 UNFUSED_DEFAULT = 2.0

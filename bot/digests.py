@@ -18,7 +18,6 @@ import io
 import json
 import logging
 import os
-import threading
 import time
 import zoneinfo
 from collections.abc import Callable
@@ -39,9 +38,9 @@ log = logging.getLogger("gpu_advisor.digest")
 ClientFor = Callable[[str], WebClient | None]
 TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
 STALE_CLAIM_S = 600  # a claim older than this was left by a crash
-# A feed fetch claimed this long ago and never finished was left by a clock that died (a fetch
-# of every configured feed takes a minute or two at most; assumed).
-FETCH_STALE_S = 900
+# A day's feed fetch claimed longer ago than this was left by a clock that died mid-fetch: another
+# clock fetches (each feed's whole exchange is bounded by its --timeout; several feeds, assumed).
+FEED_STALE_S = 900
 METADATA_EVENT = "gpu_advisor_digest"
 PER_CHANNEL_GAP_S = 1.0
 _last_post: dict[str, float] = {}
@@ -385,70 +384,71 @@ def post_due(
     return sent
 
 
-def fetch_once(feeds: list[str], today: str, owner: str) -> list[str] | None:
-    """Today's fetch of the price feeds, once across every clock (several hosts may run one):
-    the clock that claims the day in the shared store (`feed_fetches`) fetches and records the
-    feeds that failed; the others read them. None while another clock's fetch is under way. A
-    failed fetch, or one whose clock died (claimed FETCH_STALE_S ago and never finished), is
-    taken over by the next clock that looks (a compare-and-set: by one of them)."""
+def claim_fetch(date: str, now: float) -> bool:
+    """Whether this clock fetches `date`'s feeds: the first to claim the day does, or the next
+    after a claim went stale (its clock died mid-fetch)."""
+    with _opened() as db, db.writing():
+        table = db["feed_fetches"]
+        if table.insert({"date": date, "state": "fetching", "claimed_at": now, "problems": "[]"}, ignore=True):
+            return True
+        lock = " FOR UPDATE" if db.postgres else ""
+        row = next(db.query(f"SELECT * FROM feed_fetches WHERE date = ?{lock}", [date]), None)
+        if row is not None and row["state"] == "fetching" and now - row["claimed_at"] > FEED_STALE_S:
+            table.update(date, {"claimed_at": now})
+            return True
+        return False
+
+
+def fetched(date: str) -> list[str] | None:
+    """The problems of `date`'s finished fetch (failed feeds), or None while none has finished."""
     with _opened() as db:
-        now = db.now_sql()
-        taken = db.execute(
-            f"INSERT INTO feed_fetches (date, state, owner, claimed_at) VALUES (?, 'fetching', ?, {now})"
-            " ON CONFLICT DO NOTHING",
-            [today, owner],
-        ).rowcount
-        if not taken:
-            state, problems, claimed_at, at = db.execute(
-                f"SELECT state, problems, claimed_at, {now} FROM feed_fetches WHERE date = ?", [today]
-            ).fetchone()
-            if state == "done":
-                return json.loads(problems)
-            if state == "failed" or at - claimed_at > FETCH_STALE_S:
-                taken = db.execute(
-                    f"UPDATE feed_fetches SET state = 'fetching', owner = ?, claimed_at = {now}"
-                    " WHERE date = ? AND state = ? AND claimed_at = ?",
-                    [owner, today, state, claimed_at],
-                ).rowcount
-            if not taken:
-                return None
-    log.info("%s fetches the price feeds for %s", owner, today)
+        row = next(db.query("SELECT state, problems FROM feed_fetches WHERE date = ?", [date]), None)
+    return json.loads(row["problems"]) if row is not None and row["state"] == "done" else None
+
+
+def _end_fetch(date: str, problems: list[str] | None) -> None:
+    """Record the fetch as done with its problems, or (None) give the day back so that the next
+    round of any clock tries again."""
+    with _opened() as db, db.writing():
+        if problems is None:
+            db.execute("DELETE FROM feed_fetches WHERE date = ? AND state = 'fetching'", [date])
+        else:
+            db["feed_fetches"].update(date, {"state": "done", "problems": json.dumps(problems)})
+
+
+def _fetch_once(feeds: list[str], today: str) -> list[str] | None:
+    """Today's feed problems once today's feeds are in the store (fetched here, or by another
+    clock on the same store); None while another clock is still fetching them."""
+    if not claim_fetch(today, time.time()):
+        return fetched(today)
     try:
         store = open_store()
-        try:
-            # Dated in the digest's time zone (a catalog has no date column); conditional
-            # requests; failed feeds named, their URLs redacted.
-            problems = fetch_feeds(store, feeds, as_of=today).problems
-        finally:
-            store.conn.close()
-    except BaseException:
-        with _opened() as db:
-            db.execute("UPDATE feed_fetches SET state = 'failed' WHERE date = ? AND owner = ?", [today, owner])
+        # Dated in the digest's time zone (a catalog has no date column); conditional requests;
+        # failed feeds named, their URLs redacted.
+        problems = fetch_feeds(store, feeds, as_of=today).problems
+        store.conn.close()
+    except Exception:
+        _end_fetch(today, None)
         raise
-    with _opened() as db:
-        db.execute(
-            "UPDATE feed_fetches SET state = 'done', problems = ? WHERE date = ? AND owner = ?",
-            [json.dumps(problems), today, owner],
-        )
+    _end_fetch(today, problems)
     return problems
 
 
 def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
-    """The scheduler process (the Procfile's `clock`, on one host or several): every `interval`
-    seconds fetch the price feeds once a day (`fetch_once`) and post what is due. While another
-    clock fetches, nothing is posted: today's digest waits for today's prices. `stop` (a
-    threading.Event) ends it."""
+    """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
+    feeds once a day and post what is due. `stop` (a threading.Event) ends it. Several clocks
+    on one store fetch each day's feeds once (`claim_fetch`), and a clock whose fellow is still
+    fetching waits for it before posting, so every digest of the day reads the same prices."""
     feeds = feeds if feeds is not None else configured_feeds()
-    owner = f"{os.uname().nodename}:{os.getpid()}:{id(threading.current_thread()):x}"
     fetched_on: str | None = None
     problems: list[str] = []
-    log.info("clock %s started (store %s)", owner, dbmod.redact(dbmod.database_url()))
+    log.info("clock %s:%d started (store %s)", os.uname().nodename, os.getpid(), dbmod.redact(dbmod.database_url()))
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
         waiting = False
         if feeds and fetched_on != today:
             try:
-                found = fetch_once(feeds, today, owner)
+                found = _fetch_once(feeds, today)
                 if found is None:
                     waiting = True
                 else:
@@ -457,13 +457,13 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
                 log.warning("price fetch: database %s", type(err.orig or err).__name__)
             except Exception:  # the clock lives on: the next round tries again
                 log.exception("price fetch failed")
-        if not waiting:
-            try:
+        try:
+            if not waiting:
                 post_due(client_for, problems=problems)
-            except sa.exc.DBAPIError as err:
-                log.warning("digest run: database %s", type(err.orig or err).__name__)
-            except Exception:
-                log.exception("digest run failed")
+        except sa.exc.DBAPIError as err:
+            log.warning("digest run: database %s", type(err.orig or err).__name__)
+        except Exception:
+            log.exception("digest run failed")
         if stop is not None:
             stop.wait(interval)
         else:

@@ -12,6 +12,7 @@ from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
+from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
 from bot import answers, clients, digests, dispatcher, planner_pool
@@ -84,7 +85,7 @@ def warm_web() -> None:
         phrase(lang, "working", "", file="bot")
         phrase(lang, "judging", file="bot")
         phrase(lang, "button", "replan", file="slack/card")
-        render("help.txt.j2", lang)
+        render("help.txt.j2", lang, words=help_words(lang))
 
 
 def _worker_ready(_worker) -> None:

@@ -257,3 +257,52 @@ def test_price_books_are_one_shared_book_and_a_bounded_lru_of_owners_with_quotes
         assert len(prices._books) == 2  # the bound: the least recently used book was dropped
         assert {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")} >= {"vendor-TC"}
         assert "vendor-TA" not in {p.provider for p in books["TC"].offers("rent_month", "H100-SXM5-80GB", "global")}
+
+
+def test_a_days_feed_fetch_is_claimed_once_and_taken_over_when_stale(database):
+    from bot import digests
+
+    now = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        verdicts = list(pool.map(lambda _: digests.claim_fetch("2026-12-01", now), range(8)))
+    assert verdicts.count(True) == 1
+    assert digests.fetched("2026-12-01") is None  # claimed, not finished: the others wait
+    assert digests._fetch_once(["skypilot"], "2026-12-01") is None  # and fetch nothing themselves
+    assert digests.claim_fetch("2026-12-01", now + digests.FEED_STALE_S + 1)  # its clock died
+    digests._end_fetch("2026-12-01", ["aws: HTTP 500"])
+    assert digests.fetched("2026-12-01") == ["aws: HTTP 500"]
+    assert not digests.claim_fetch("2026-12-01", now + 10 * digests.FEED_STALE_S)  # done is done
+    assert digests.claim_fetch("2026-12-02", now)  # the next day is claimed again
+
+
+def test_two_clocks_fetch_the_days_feeds_once(database, monkeypatch):
+    """Two clocks on one store (two hosts): each feed is fetched by one of them, once a day."""
+    import datetime as dt
+
+    from test_skypilot_catalog import AWS_FEB, GCP_V8, LAMBDA_V5, CatalogHandler, catalog_serving, feeds_env, serve
+
+    from bot import digests
+
+    with catalog_serving() as host:
+        for name, value in feeds_env(host).items():
+            monkeypatch.setenv(name, value)
+        serve(AWS_FEB, GCP_V8, LAMBDA_V5)
+        stop = threading.Event()
+        clocks = [
+            threading.Thread(
+                target=digests.clock, kwargs={"client_for": lambda workspace: None, "interval": 0.05, "stop": stop}
+            )
+            for _ in range(2)
+        ]
+        for c in clocks:
+            c.start()
+        today = dt.datetime.now(digests.TZ).date().isoformat()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and digests.fetched(today) is None:
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few more rounds of both clocks
+        stop.set()
+        for c in clocks:
+            c.join(10)
+        assert digests.fetched(today) == []
+        assert sorted(path for path, _ in CatalogHandler.log) == sorted(CatalogHandler.files)

@@ -56,7 +56,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 45
+    assert len(ids) == len(TOPICS) == 47
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -72,14 +72,15 @@ def test_eval_questions_are_not_the_topics_own():
 
 def test_top1_on_held_out_paraphrases():
     """Questions written after the matcher was tuned (faq_eval.toml, held_out): 41 of 45
-    were answered with their topic when they were written, and 41 of 45 with bm25s."""
+    were answered with their topic when they were written, and 41 of 45 with bm25s; 43 of 47
+    with the two topics of issue 25's round four and their two questions."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"])] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"]).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
     report = "misses:\n  " + "\n  ".join(
         f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})" for q in HELD_OUT if q not in top1
     )
-    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 40 of 45: one slip from today's 41
+    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 42 of 47: one slip from today's 43
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 
@@ -305,18 +306,25 @@ _FRESH = {
 THREAD_PLAN = {**PLAN, "gpu": "H100-SXM5-80GB", "gpu_count": 224, "nodes": 28, "days": 13, "ram_gib_per_node": 1280}
 
 
+def _holds_the_facts(q: dict, got: faq.FaqAnswer) -> bool:
+    """The reply holds the facts asked for: its first part or its second ("Also relevant") comes
+    from the question's topic or one of the others (`also`) whose answer holds them."""
+    parts = {got.topic} | ({got.second.id} if got.second else set())
+    return bool(parts & {q["topic"], *q.get("also", [])})
+
+
 @pytest.mark.parametrize(
     "name,floor",
     [
-        ("", 16),  # scored once: 13 of 20 before issue 25, 14 after round one; then development data (17)
+        ("", 18),  # scored once: 13 of 20 before issue 25, 14 after round one; then development data (19)
         ("b", 19),  # scored once: 17 before, 17 after round two; then development data (20)
-        ("c", 16),  # scored once: 17 before, 16 after round three; 17 once two generic keywords went
+        ("c", 19),  # scored once: 17 before, 16 after round three; development data since (20 with second parts)
     ],
 )
 def test_fresh_held_out_sets(name, floor):
     """docs/bench.md tells how each set was written and scored. None reached 18 of 20 on its one
     honest scoring; the floors keep what is there now, one question of slack."""
-    got = [q for q in _FRESH[name] if faq.answer(q["text"], plan=THREAD_PLAN).topic == q["topic"]]
+    got = [q for q in _FRESH[name] if _holds_the_facts(q, faq.answer(q["text"], plan=THREAD_PLAN))]
     misses = [q["text"] for q in _FRESH[name] if q not in got]
     assert len(_FRESH[name]) == 20 and len(got) >= floor, misses
 
@@ -340,6 +348,73 @@ def test_a_number_of_the_plan_leads_to_the_topic_that_speaks_of_it():
     assert faq.answer("why 1280 GiB of RAM per server?", plan=THREAD_PLAN).topic == "ram_sizing"
 
 
+def test_a_quoted_number_stands_only_for_plan_fields_of_its_unit():
+    """Round seven: on the tuning set under the plan, "70b" read as 71.5 GiB per GPU, "8 gpu" as
+    8 GB/s of storage and "13B" as 13 days; the unit after a number now says which fields it can be."""
+    assert faq._plan_fields_asked("how big is a checkpoint for a 70b run", THREAD_PLAN) == ["params_b"]
+    assert faq._plan_fields_asked("is 2tb local ssd enough for an 8 gpu node", THREAD_PLAN) == ["gpus_per_node"]
+    assert faq._plan_fields_asked("13B模型大概要什么配置", THREAD_PLAN) == []
+    assert faq._plan_fields_asked("is 1.28 TB of RAM per box a lot?", THREAD_PLAN) == ["ram_gib_per_node"]
+    assert set(faq._plan_fields_asked("why 8?", THREAD_PLAN)) == {"gpus_per_node", "tp", "storage_read_gb_s"}
+
+
+def test_a_plan_number_does_not_pull_a_question_its_words_answer_elsewhere():
+    """The plan's 70B led "is FP8 stable enough for a 70B fine-tune..." (development set f) to the
+    topic about 70B models; its other words stand clear on precision, so the number steps aside.
+    Where the words alone are not sure, the number still leads (1280 GiB: RAM sizing)."""
+    question = "is FP8 stable enough for a 70B fine-tune or do we stay on bf16?"
+    assert "70b" in faq._query_terms(question, THREAD_PLAN).plan_words
+    assert faq.answer(question, plan=THREAD_PLAN).topic == "precision_fp8_bf16"
+    assert faq.answer("why 1280 GiB of RAM per server?", plan=THREAD_PLAN).topic == "ram_sizing"
+    # "take ... days" only asks how long: it points nowhere, so the plan's days keep the question off
+    # the topic about lead times
+    assert faq.answer("why does it take 13 days?", plan=THREAD_PLAN).topic != "time_to_first_run"
+
+
+def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
+    """Round eight: a quoted GPU memory figure led to the topic that explains it (why 70B needs 8
+    GPUs) even when the question asks how to bring it down; asked so, or with memory short (OOM), it
+    stands for the topics that tell how (`levers`). Asked why, it still stands for the figure."""
+    asked = faq._query_terms("we're at 71.5 GB per GPU, how do we bring it down?", THREAD_PLAN)
+    assert "@lever:mem_per_gpu_gib" in asked and "@plan:mem_per_gpu_gib" not in asked
+    assert "@plan:mem_per_gpu_gib" in faq._query_terms("why 71.5 GB per GPU?", THREAD_PLAN)
+    assert "@lever:mem_per_gpu_gib" not in faq._query_terms("we're at 71.5 GB per GPU, how do we bring it down?", None)
+    # the figure and its unit ("13 days") stand for the topics that change the days, not those of lead time
+    assert faq.answer("13 days is too long, how do we bring it down?", plan=THREAD_PLAN).topic in {
+        "data_size_to_gpu_count",
+        "training_time_estimate",
+    }
+    # development data (sets d and g): the figure pulled both to why_70b_needs_8_gpus before
+    for question in (
+        "we keep hitting OOM at 8k context on the 80GB cards, what are our options?",
+        "we're at 71.5 of 80 GB per card, any cheap tricks to get some headroom back?",
+    ):
+        assert faq.answer(question, plan=THREAD_PLAN).topic in {"activation_recompute", "zero_fsdp_offload"}, question
+
+
+@pytest.mark.parametrize(
+    "question,topics",
+    [
+        # round eight's everyday words, one family each; on main before it every one of these was
+        # unsure or went elsewhere
+        ("are we billed while the machines sit idle?", {"billing_granularity"}),
+        ("机器闲置的时候照样扣钱吗", {"billing_granularity"}),
+        ("先租一台试试水，测什么", {"pilot_plan"}),
+        ("from signing to the first loss curve, how long?", {"time_to_first_run"}),
+        ("显存不够，挤一挤能不能塞下", {"activation_recompute", "zero_fsdp_offload"}),
+        ("what's the quickest way to get it to their cluster", {"data_transfer_ingress"}),
+        ("机器挂了，服务商多久能修好", {"sla_failure_repair"}),
+        ("任务中途挂掉，前面跑的是不是白费了", {"checkpoint_storage"}),
+        ("one of the nodes keeps falling over, is that on the vendor?", {"sla_failure_repair"}),
+        ("最少要租几个月", {"monthly_vs_hourly"}),
+        ("we doubled the nodes and it didn't get twice as fast", {"multi_node_scaling_loss"}),
+    ],
+)
+def test_everyday_words_of_failure_billing_pilots_and_memory(question, topics):
+    got = faq.answer(question, plan=THREAD_PLAN)
+    assert got.confident and _holds_the_facts({"topic": "", "also": sorted(topics)}, got), (got.topic, got.second)
+
+
 def test_the_planning_processes_build_the_index_before_the_first_question(tmp_path):
     """Review 2026-12-01 (N13): the first FAQ answer after a start took 4 s (the index was built
     on first use). bot.answers.ready, which every planning process runs when it starts, builds it."""
@@ -354,3 +429,161 @@ def test_the_planning_processes_build_the_index_before_the_first_question(tmp_pa
     env = {**os.environ, "GPU_ADVISOR_DB": str(tmp_path / "ready.db")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr[-2000:]
+
+
+# -- issue 25, round four: aspects, key idf, two new topics, a fourth held-out set ---------------
+
+
+def test_the_forms_of_one_word_are_one_aspect_and_other_words_are_others():
+    terms = faq._query_terms("PCIe版的卡能做张量并行吗")
+    forms = ["张量", "并行", "张量并行", "@tensor_parallel", "@parallel"]
+    assert {terms.aspect[t] for t in forms} == {terms.aspect["张量并行"]}
+    assert terms.aspect["pcie"] == terms.aspect["@pcie"] != terms.aspect["张量并行"]
+    english = faq._query_terms("can a pcie box do tensor parallel")
+    assert english.aspect["tensor"] == english.aspect["parallel"] == english.aspect["@tensor_parallel"]
+    assert english.aspect["pcie"] != english.aspect["tensor"]
+
+
+def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
+    """Summed term by term (a plain dict: every term its own aspect), tensor parallelism's five
+    forms outweigh PCIe; by aspect, the topic that holds both wins."""
+    question = "pcie 机型做 tensor parallel 行不行"
+    terms = faq._query_terms(question)
+    assert faq.rank(question, dict(terms))[0][0] == "parallelism_strategies"
+    assert faq.rank(question, terms)[0][0] == "nvlink_vs_pcie"
+
+
+def test_a_word_only_answers_mention_weighs_more_than_one_topics_are_about():
+    key_idf = faq._index().key_idf
+    assert key_idf["pcie"] > key_idf["nvlink"] >= 1.0  # pcie: in many answers, few topics' keys
+    assert key_idf["@plan:days"] == 1.0  # plan fields are keys only
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        ("how long does it take to push 20TB to the cluster over a 1 Gbit line?", "data_transfer_ingress"),
+        ("数据从办公室传到云上要多久", "data_transfer_ingress"),
+        ("can old and new GPUs share one training job?", "mixed_gpu_generations"),
+        ("老卡和新卡能混训吗", "mixed_gpu_generations"),
+    ],
+)
+def test_the_new_topics_answer_their_questions(question, topic):
+    assert faq.answer(question).topic == topic
+
+
+_LATER = {
+    name: tomllib.loads((Path(__file__).parent / f"faq_heldout_2026_12{name}.toml").read_text("utf-8"))["q"]
+    for name in ("d", "e", "f", "g", "h")
+}
+
+
+@pytest.mark.parametrize(
+    "name,size,floor",
+    [
+        ("d", 44, 40),  # scored once: 30 of 44 before round four, 33 after; then development data (41)
+        ("e", 20, 19),  # scored once, after round five: 20 of 20 (main before round four: 17)
+        ("f", 44, 39),  # written before round six: 32 of 44 before it, 35 at its one scoring after; 40 since
+        ("g", 46, 43),  # written before round seven: 38 of 46 before it, 39 after; development data since (44)
+        ("h", 42, 33),  # written before round eight: 33 of 42 before it, 34 at its one scoring after
+    ],
+)
+def test_held_out_sets_of_rounds_four_to_eight(name, size, floor):
+    """docs/bench.md tells how each set was written and scored; a question counts when the answer
+    is its topic or one of the others (`also`) whose answer holds the facts, in the reply's first
+    part or its second. The floors keep today's figures with one question of slack."""
+    questions = _LATER[name]
+    right = [q for q in questions if _holds_the_facts(q, faq.answer(q["text"], plan=THREAD_PLAN))]
+    misses = [q["text"] for q in questions if q not in right]
+    assert len(questions) == size and {q["lang"] for q in questions} == {"en", "zh"}
+    assert len(right) >= floor, misses
+
+
+def test_a_text_of_the_plan_quoted_stands_for_its_field_and_8x400g_is_no_8():
+    terms = faq._query_terms("why did it pick 8x400G for the network?", THREAD_PLAN)
+    assert "@plan:network" in terms
+    assert not {"@plan:gpus_per_node", "@plan:tp", "@plan:storage_read_gb_s"} & set(terms)  # not "8"
+    assert "@plan:network" not in faq._query_terms("why did it pick RoCE for the network?", THREAD_PLAN)
+    assert "@plan:network" not in faq._query_terms("why did it pick 8x400G for the network?", None)
+
+
+# -- issue 25, round six: a question that spans two topics gets a second part ---------------------
+
+
+@pytest.mark.parametrize(
+    "question,first,second",
+    [
+        # development data (faq_heldout_2026_12d.toml): the topic that holds the fact ranked second
+        ("ckpt放本地盘还是放共享存储", "local_nvme", "checkpoint_storage"),
+        ("按量付费是按分钟扣还是按小时扣", "monthly_vs_hourly", "billing_granularity"),
+    ],
+)
+def test_a_question_that_spans_two_topics_gets_both(question, first, second):
+    got = faq.answer(question, plan=THREAD_PLAN)
+    assert got.confident and got.second is not None and got.second.id == second, (got.topic, got.second)
+    assert first is None or got.topic == first
+    topic = next(t for t in TOPICS if t.id == second)
+    lang = faq.language_of(question)
+    last = got.answer.split("\n\n")[-1]
+    assert last.startswith("另外，关于“" if lang == "zh" else "Also relevant – ") and topic.title(lang) in last
+    assert topic.brief(lang) in last and faq.plan_note(second, THREAD_PLAN, lang) in last
+    assert bool(CJK.search(last)) == (lang == "zh")
+
+
+def test_the_second_part_speaks_the_replys_language():
+    got = faq.answer("ckpt放本地盘还是放共享存储", lang="en", plan=THREAD_PLAN)
+    assert got.second and got.answer.split("\n\n")[-1].startswith("Also relevant – Where checkpoints go: ")
+    assert not CJK.search(got.answer)
+
+
+def test_a_confident_single_topic_answer_stays_as_it_was():
+    """The runner-up far behind, or holding nothing the best topic lacks: no second part, and the
+    text is the plan note and the topic's answer alone."""
+    for question, topic in [
+        ("How much host RAM do the servers need?", "ram_sizing"),
+        ("why NVLink?", "nvlink_vs_pcie"),
+    ]:
+        got = faq.answer(question, plan=THREAD_PLAN)
+        body = next(t for t in TOPICS if t.id == topic).answer_en
+        assert got.topic == topic and got.confident and got.second is None
+        assert got.answer == f"{faq.plan_note(topic, THREAD_PLAN, 'en')}\n\n{body}"
+
+
+def test_no_second_part_for_chatter_off_topic_or_unsure_replies():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("faq_speed", Path(__file__).parent.parent / "bench" / "faq_speed.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for text in THREAD_CHATTER + bench.OFF_TOPIC + ["asdf qwer", "谢谢"]:
+        got = faq.answer(text, plan=THREAD_PLAN)
+        assert got.second is None and "Also relevant" not in got.answer and "另外，关于" not in got.answer, text
+    unsure = [q for q in EVAL if not faq.answer(q["text"]).confident]
+    assert unsure and all(faq.answer(q["text"]).second is None for q in unsure)
+
+
+def test_second_parts_are_few_on_the_tuning_set():
+    """A second part is for questions that span two topics: on the tuning set it goes to 14 of the
+    175 questions answered right (docs/bench.md); a rule that fires on many more is noise."""
+    got = [(q, faq.answer(q["text"])) for q in EVAL]
+    right = [(q, a) for q, a in got if a.topic == q["topic"]]
+    assert sum(a.second is not None for _, a in right) <= 0.12 * len(right)
+    assert sum(_holds_the_facts(q, a) for q, a in got) > len(right)  # and it answers some that the first part missed
+
+
+@pytest.mark.parametrize("topic", TOPICS, ids=lambda t: t.id)
+def test_every_topic_has_a_short_brief_in_both_languages(topic):
+    """The second part is one sentence: long enough to say something, short enough to stay a side note."""
+    en, zh = topic.brief("en"), topic.brief("zh")
+    assert 40 <= len(en) <= 300 and en.endswith((".", ")")) and not CJK.search(en), en
+    assert 20 <= len(zh) <= 150 and zh.endswith("。") and CJK.search(zh), zh
+
+
+def test_the_slack_reply_shows_the_second_part_as_its_own_paragraph():
+    from bot import blocks
+
+    got = faq.answer("ckpt放本地盘还是放共享存储", plan=THREAD_PLAN)
+    msg = blocks.faq(got.answer)
+    shown = "\n\n".join(b["text"]["text"] for b in msg["blocks"])
+    assert shown.split("\n\n")[-1].startswith("另外，关于“checkpoint存在哪里”：")
+    assert len(got.answer) <= 1500 and blocks.visible_chars(msg) <= 1500

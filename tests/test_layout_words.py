@@ -28,6 +28,16 @@ def _ask(cli, text, *extra):
         ("671B-A37B pretrain 1T tokens ep 8", {"ep": 8}),
         ("671B-A37B 预训练 1T tokens 专家并行16", {"ep": 16}),
         ("7B sft 1GB 3 ep tp 2", {"tp": 2, "epochs": 3}),  # "3 ep" stays three epochs
+        ("mixtral-8x7b pretrain 1T tokens mbs 4 gbs 512 ep 8", {"ep": 8}),  # a degree after a number
+        # layouts as published tables write them: NeMo's VP, the FSDP column, degrees run together
+        ("70B pretrain 1T tokens TP=2 PP=4 VP=5", {"tp": 2, "pp": 4, "vpp": 5}),
+        ("70B pretrain 1T tokens tp4pp4cp2", {"tp": 4, "pp": 4, "cp": 2}),
+        ("70B pretrain 1T tokens dp 8", {"dp": 8}),
+        ("70B pretrain 1T tokens data parallel 8", {"dp": 8}),
+        ("70B 预训练 1T tokens 数据并行8", {"dp": 8}),
+        ("70B pretrain 1T tokens fsdp 64", {"dp": 64, "zero_stage": 3}),
+        ("70B pretrain 1T tokens ZeRO stage 1", {"zero_stage": 1}),
+        ("mixtral-8x7b sft 1GB 2 ep ep 8", {"ep": 8, "epochs": 2}),
         ("70B full-finetune 100GB 7d fsdp2", {"zero_stage": 3}),
     ],
 )
@@ -105,6 +115,29 @@ def test_the_text_answer_names_the_framework_and_its_schedule(cli):
     assert "framework: Megatron-Core, interleaved 1F1B with 2 model chunks per stage" in out
     out = cli("ask", "70B full-finetune 100GB 7d on 64xH800 hsdp seq 8192 cp 2").stdout
     assert "context parallel 2" in out and "HSDP" in out
+
+
+def test_a_fixed_data_parallel_degree_is_planned_as_given(cli):
+    plan = _ask(cli, "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 8192 fsdp 256 tp 1 pp 4 ep 64 on 1024xH100")
+    plan = plan["plan"]
+    assert (plan["tp"], plan["pp"], plan["dp"], plan["ep"], plan["zero_stage"]) == (1, 4, 256, 64, 3)
+    # an open request keeps it: the count is the data-parallel ranks times the model-parallel ones
+    plan = _ask(cli, "70B full-finetune 100GB 7d dp 8")["plan"]
+    assert plan["dp"] == 8 and plan["gpu_count"] == 8 * plan["tp"] * plan["pp"] * plan["cp"]
+
+
+def test_a_data_parallel_degree_that_does_not_fit_the_count_is_refused(cli):
+    out = cli("ask", "70B pretrain 1T tokens dp 3 on 64xH100")
+    assert out.returncode == 2 and "`dp 3` does not fit 64 GPUs" in out.stderr + out.stdout
+
+
+def test_lora_on_a_pipeline_names_the_framework_its_speed_assumes(cli):
+    data = _ask(cli, "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 on 8xH100")
+    assert data["plan"]["framework"] == "Megatron-Core"
+    assert any("Megatron-Core's pipeline schedule" in w and "19%" in w for w in data["warnings"])
+    # without a pipeline there is nothing to warn about
+    flat = _ask(cli, "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 1 pp 1 on 8xH100")
+    assert not any("pipeline schedule" in w for w in flat["warnings"])
 
 
 def test_fixed_virtual_stages_are_kept(cli):

@@ -6,9 +6,13 @@ from advisor import catalog
 from advisor.engine.frameworks import FSDP2, MEGATRON
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import (
+    ALLOCATOR_CACHE,
+    CUDA_CONTEXT_GIB,
     EAGER_LOSS_BYTES,
+    FRAGMENTATION,
     FSDP_PP_UNSHARDED_BYTES,
     GIB,
+    NCCL_BUFFERS_GIB,
     estimate_memory,
     layer_activation_bytes_per_token,
     parameters_on_this_gpu,
@@ -82,3 +86,35 @@ def test_hsdp_shards_only_inside_a_server():
     fsdp = estimate_memory(LLAMA8, setup, _layout(**big), H100)
     hsdp = estimate_memory(LLAMA8, setup, _layout(**big, hsdp=True), H100)
     assert hsdp.optimizer == pytest.approx(fsdp.optimizer * 8, rel=1e-6)
+
+
+def test_readings_allocated_reserved_and_nvidia_smi():
+    # Llama 3.1 8B pretraining at 1024 tokens on 8 H100 under ZeRO-1 (no gathered layers, room
+    # left on the card): what must fit is
+    # the tensors + 5% of the activations + context; max_memory_allocated() is the tensors
+    # alone; max_memory_reserved() adds 40% of the activations; nvidia-smi adds the context.
+    setup = TrainingSetup(method="pretrain", seq_len=1024)
+    mem = estimate_memory(LLAMA8, setup, _layout(zero_stage=1, framework=MEGATRON), H100)
+    assert mem.nvidia_smi < H100.usable_memory_gib
+    tensors = mem.weights + mem.gradients + mem.optimizer + mem.activations
+    context = CUDA_CONTEXT_GIB + NCCL_BUFFERS_GIB
+    assert mem.total == pytest.approx(tensors + FRAGMENTATION * mem.activations + context)
+    assert mem.allocated == pytest.approx(tensors)
+    assert mem.reserved == pytest.approx(tensors + ALLOCATOR_CACHE * mem.activations)
+    assert mem.nvidia_smi == pytest.approx(mem.reserved + context)
+    assert mem.notes[-1] == {
+        "kind": "readings",
+        "allocated_gib": pytest.approx(mem.allocated),
+        "reserved_gib": pytest.approx(mem.reserved),
+        "nvidia_smi_gib": pytest.approx(mem.nvidia_smi),
+        "cache_share": ALLOCATOR_CACHE,
+    }
+
+
+def test_a_reserved_reading_never_exceeds_the_card():
+    # 8B pretraining at 4 sequences of 8192 on one GPU with no recompute: the activations alone
+    # are far past 80 GB, so the cache a reserved reading could show is cut to the card.
+    setup = TrainingSetup(method="pretrain", seq_len=8192)
+    mem = estimate_memory(LLAMA8, setup, _layout(gpu_count=8, dp=8, zero_stage=3, micro_batch=2), H100)
+    assert mem.nvidia_smi <= max(H100.usable_memory_gib, mem.total) + 1e-9
+    assert mem.reserved >= mem.allocated + FRAGMENTATION * mem.activations - 1e-9

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from advisor.planning.advice import FREE_ACCESS
-from advisor.request.fields import BY_NAME, FIELDS, bounds
+from advisor.request.fields import BY_NAME, FIELDS, HELP, bounds
 from advisor.request.model import Note
 from advisor.request.parser import RequestError
 from advisor.resources import data_dir, templates_dir
@@ -140,6 +140,9 @@ def _codes_and_fields() -> tuple[set[tuple[str, str]], list[str]]:
     emitted, opaque = _emitted()
     emitted |= {("field_name", f.name) for f in FIELDS if not f.flag}
     emitted |= {("bad_value", f.limit) for f in FIELDS if f.limit}
+    emitted |= {("field_label", f.name) for f in FIELDS}
+    emitted |= {("choice", f"{f.name}.{c.value}") for f in FIELDS if f.worded for c in f.choices}
+    emitted |= {("help_group", group) for group, _ in HELP}
     return emitted | _availability(), opaque
 
 
@@ -170,7 +173,7 @@ def _worded() -> set[tuple[str, str]]:
         text = checks if file == "checks" else _section(phrases, macro)
         out.update((macro, code) for code in re.findall(rf'\b{var} == "(\w+)"', text))
     for table, macro in re.findall(r'pick\((\{[^{}]*\}), [\w.]+, "(\w+)"\)', phrases):
-        out.update((macro, key) for key in re.findall(r'"(\w+)": _\(', table))
+        out.update((macro, key) for key in re.findall(r'"([\w.\-]+)": _\(', table))
     return out
 
 

@@ -1,5 +1,7 @@
 """The request language of CONTRACT section 3, English, Chinese and mixed."""
 
+import datetime
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -370,6 +372,14 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         ("70B 全量微调 1TB 14天 2台服务器 H800", "H800-SXM-80GB", 16),
         ("70B sft 1TB 4个节点 H100", "H100-SXM5-80GB", 32),
         ("70B sft 1TB on 16xH800 2 nodes", "H800-SXM-80GB", 16),
+        # 台 counts machines, as Chinese teams count them
+        ("70B 全量微调 1TB 14天 用4台H800", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 两台H800服务器", "H800-SXM-80GB", 16),
+        ("70B 全量微调 1TB 14天 H800服务器4台", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 4台8卡H800", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 2台4卡A100", "A100-SXM4-80GB", 8),
+        ("70B 全量微调 1TB 14天 4机32卡 H800", "H800-SXM-80GB", 32),
+        ("7b lora 20GB 3天 用一台4090", "RTX4090-24GB", 1),  # a consumer card's 台 is a card
     ],
 )
 def test_whole_servers_count_their_gpus(text, gpu, count):
@@ -391,3 +401,65 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         "70B full-finetune 1TB 14d budget", "what if we use 2 nodes?", plan_gpu="H800-SXM-80GB"
     )
     assert (request.gpu, request.gpu_count) == ("H800-SXM-80GB", 16) and changed == ["nodes"]
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        ("7B 从零训练 2万亿token 30天", "method", "pretrain"),
+        ("7B 从零开始训练 2万亿token 30天", "method", "pretrain"),
+        ("deepseek-r1-distill-qwen-32b lora 10万条对话 3天", "model", "qwen2.5-32b"),
+        ("deepseek-r1-distill-llama-8b sft 10GB 7d", "model", "llama3.1-8b"),
+        # the question around a request is not a word to refuse
+        ("我们有8张A800 想微调 qwen-14b 数据20GB 多久", "gpu_count", 8),
+        ("how long will it take to sft 70b on 1TB with 64 H100", "gpu_count", 64),
+        ("70B QLoRA 单卡 A100 80G 能跑吗", "gpu_count", 1),
+        ("we have 16 A100 40GB, can we full finetune 13b on 20GB", "gpu_count", 16),
+        ("8x H100 80GB SXM, 70B lora, 2B tokens — how many days?", "gpu_count", 8),
+        ("What would it take to pretrain a 13B on 1T tokens in 3 weeks?", "deadline_days", 21),
+        ("7B模型LoRA微调，数据量2万条，希望3天内完成，预算5000元", "deadline_days", 3),
+        ("想在4090上qlora微调14b，10万条数据", "gpu", "RTX4090-24GB"),
+        # a ceiling on the money is the budget
+        ("finetune qwen2.5-72b-instruct, 30GB chinese, 10 days, 50万以内", "budget", (500_000, "CNY")),
+        ("Qwen3-32B 全参微调 30亿token 10天 不超过50万", "budget", (500_000, "CNY")),
+        ("70B sft 10GB 7天 5000元以内", "budget", (5_000, "CNY")),
+        ("70B sft 10GB 7d under $20k", "budget", (20_000, "USD")),
+        ("7b lora 5万条以内 3天", "budget", None),  # 条 counts samples
+    ],
+)
+def test_what_teams_type_around_a_request(text, field, value):
+    got = getattr(parse(text), field)
+    if field == "budget" and got is not None:
+        got = (got.amount, got.currency)
+    assert got == value
+
+
+@pytest.mark.parametrize(
+    "said,days",
+    [
+        ("by friday", 3),  # Tuesday 1 December 2026
+        ("by next friday", 10),
+        ("due tue", 7),  # the same weekday is next week's
+        ("周五前", 3),
+        ("下周五", 10),
+        ("月底前", 30),
+        ("by end of month", 30),
+        ("before dec 20", 19),
+        ("by the 20th of december", 19),
+        ("by 2026-12-20", 19),
+        ("12月20日前", 19),
+        ("by jan 15", 45),  # said in December: next year's
+        ("年底前", 30),
+    ],
+)
+def test_a_deadline_said_as_a_day_counts_from_today(said, days):
+    today = datetime.date(2026, 12, 1)
+    r = parse(f"7b lora 20GB {said}", today=today)
+    assert r.deadline_days == days
+    noted = next(n.params for n in r.assumptions if n.code == "deadline_date")
+    assert noted["date"] == str(today + datetime.timedelta(days=days)) and noted["today"] == "2026-12-01"
+
+
+def test_a_deadline_day_already_past_is_refused():
+    with pytest.raises(RequestError):
+        parse("7b lora 20GB by 2026-11-20", today=datetime.date(2026, 12, 1))

@@ -6,6 +6,7 @@ keeps its prices. The files and their provenance: tests/data/skypilot_catalog/RE
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import http.server
@@ -295,15 +296,24 @@ class CatalogHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def catalog_server():
+@contextlib.contextmanager
+def catalog_serving():
+    """A catalog server on loopback: its host:port, the files of `serve`, the requests in `log`."""
     CatalogHandler.files, CatalogHandler.log = {}, []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), CatalogHandler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
-    yield f"127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def catalog_server():
+    with catalog_serving() as host:
+        yield host
 
 
 def serve(aws: Path, gcp: Path | None, lam: Path) -> None:
@@ -485,52 +495,3 @@ def test_the_clock_fetches_the_catalog_dated_in_the_digest_time_zone(tmp_path, m
         dates = {r["as_of"] for r in db["observations"].rows_where("layout = 'skypilot_catalog'", select="as_of")}
     assert dates == {today}
     assert stored_offers(db_path, "skypilot-aws") == expected_offers(AWS_FEB, "aws")
-
-
-def test_two_clocks_fetch_the_feeds_once_a_day_and_both_read_what_failed(database, monkeypatch, catalog_server):
-    """Two clocks on one store (two hosts, on both engines): one fetch of each feed for the day;
-    the other clock reads the feeds that failed (GCP's catalog is missing here) from the store."""
-    import datetime as dt
-    import time
-
-    from advisor import db as dbmod
-    from bot import digests
-
-    for name, value in feeds_env(catalog_server).items():
-        monkeypatch.setenv(name, value)
-    serve(AWS_FEB, None, LAMBDA_V5)
-    stop = threading.Event()
-    clocks = [
-        threading.Thread(
-            target=digests.clock, kwargs={"client_for": lambda workspace: None, "interval": 0.05, "stop": stop}
-        )
-        for _ in range(2)
-    ]
-    for c in clocks:
-        c.start()
-    today = dt.datetime.now(digests.TZ).date().isoformat()
-
-    def fetched():
-        with dbmod.connect() as db:
-            row = db.execute("SELECT state, problems FROM feed_fetches WHERE date = ?", [today]).fetchone()
-        return row if row and row[0] == "done" else None
-
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not fetched():
-            time.sleep(0.05)
-        time.sleep(0.5)  # ten more rounds of each clock: none fetches again
-    finally:
-        stop.set()
-        for c in clocks:
-            c.join(10)
-    _, problems = fetched()
-    assert sorted(path for path, _ in CatalogHandler.log) == [
-        "/catalogs/v8/aws/vms.csv",
-        "/catalogs/v8/gcp/vms.csv",
-        "/catalogs/v8/lambda/vms.csv",
-    ]
-    assert any("gcp" in p for p in json.loads(problems))
-    assert digests.fetch_once(["skypilot"], today, "a third clock") == json.loads(problems)
-    assert len(CatalogHandler.log) == 3
-    assert stored_offers(None, "skypilot-aws") == expected_offers(AWS_FEB, "aws")

@@ -257,6 +257,8 @@ def parallel_splits(
             if (count // (tp * cp)) % pp:
                 continue
             dp = count // (tp * pp * cp)
+            if pin.dp and dp != pin.dp:
+                continue
             least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
             if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue

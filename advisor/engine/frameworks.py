@@ -27,6 +27,12 @@ MIN_LAYERS_PER_CHUNK = 2  # assumed
 # so (e.g. DeepSeek-V3's recipes with one layer per virtual stage; --num-layers-per-virtual-
 # pipeline-stage 1).
 PINNED_MIN_LAYERS_PER_CHUNK = 1
+# LoRA on a pipeline is planned on Megatron-Core's schedules (NeMo: Llama 2 70B LoRA on TP2 x PP4
+# over 8 H100 at 705 model TFLOP/s a GPU in FP8, NeMo docs performance_summary.md, 24.07). A
+# PyTorch-native stack runs the same layout far slower: NeMo Automodel measured Llama 3 70B
+# LoRA on TP2 x PP4 over 8 H100 in bf16 at 190 TFLOP/s a GPU, 19% of the peak
+# (NVIDIA-NeMo/Automodel docs/performance-summary.md, 2025-10-02). The answer quotes it.
+NATIVE_LORA_PIPELINE_MFU = 0.19
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:

@@ -66,8 +66,19 @@ NF4_BYTES = (4 + 0.127) / 8
 # 1.3 GiB of context on its GPU; recent CUDA lazy loading needs less (assumed 1.0 GiB).
 CUDA_CONTEXT_GIB = 1.0
 NCCL_BUFFERS_GIB = 0.5  # NCCL communicator buffers when there is more than one GPU (assumed)
-# Caching-allocator fragmentation on activations and temporaries (Megatron adds 5%).
+# Caching-allocator fragmentation on activations and temporaries (Megatron adds 5%): the part
+# of the cache that cannot be handed back, so it counts towards what must fit.
 FRAGMENTATION = 0.05
+# What torch.cuda.max_memory_reserved() shows beyond the peak allocation while the card has
+# room: the caching allocator keeps freed blocks of the transient tensors (activations,
+# gathered layers) instead of returning them, and releases them only when an allocation would
+# otherwise fail. As a share of those transient bytes, fitted by bench/fit.py --memory on the
+# calibration rows read as reserved or with nvidia-smi (torchtitan M01-M03 and PEFT's method
+# comparison M08-M09 alone give 0.32-0.59; the FSDP and DeepSpeed nvidia-smi rows 0.5-1.1);
+# llama-recipes' 70B FSDP run reads 42 GB allocated against 63 GB reserved (meta-llama/llama-
+# cookbook issue 120), so FSDP1 can hold far more. A reading, not a need: it is shown, never
+# used to decide what fits.
+ALLOCATOR_CACHE = 0.4
 # ZeRO-Offload keeps one gradient bucket on the GPU: DeepSpeed's reduce_bucket_size default of
 # 5e8 elements of 2 bytes, which we assume spread over the data-parallel ranks.
 OFFLOAD_BUCKET_ELEMENTS, OFFLOAD_BUCKET_BYTES = 5e8, 2
@@ -94,19 +105,28 @@ class MemoryBreakdown(BaseModel):
     other: float
     total: float
     context: float  # the part of `other` that torch.cuda.max_memory_allocated() does not see
+    fragmentation: float  # the part of `other` inside the allocator's cache, not allocated
+    cache: float  # what max_memory_reserved() adds to the peak allocation while there is room
     host_ram_gib: float  # CPU memory per GPU that offloaded states need
     trainable_params: float
     notes: list[dict]  # the arithmetic as numbers; templates/explain.<lang>.j2 words it
 
     @property
     def allocated(self) -> float:
-        return self.total - self.context
+        """What torch.cuda.max_memory_allocated() reports: the tensors alone."""
+        return self.total - self.context - self.fragmentation
 
     @property
     def reserved(self) -> float:
-        """What torch.cuda.max_memory_reserved() reports: the allocations and the caching
-        allocator's fragmentation (counted in `other`), not the CUDA context."""
-        return self.total - self.context
+        """What torch.cuda.max_memory_reserved() reports: the allocations and the blocks the
+        caching allocator keeps (at least the fragmentation counted in `total`), never more
+        than the card holds beside the CUDA context."""
+        return self.allocated + self.cache
+
+    @property
+    def nvidia_smi(self) -> float:
+        """What nvidia-smi shows for the process: the reserved memory and the CUDA context."""
+        return self.reserved + self.context
 
 
 def _act_bytes(precision: str) -> int:
@@ -413,17 +433,33 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     return activations + logits, note
 
 
+class Overheads(NamedTuple):
+    """In bytes: the ZeRO-3 gathered layers (allocated), the allocator's fragmentation and the
+    CUDA context with NCCL buffers (both in what must fit), and the cache a reserved reading
+    shows."""
+
+    gathered: float
+    fragmentation: float
+    context: float
+    cache: float
+
+    @property
+    def other(self) -> float:
+        return self.gathered + self.fragmentation + self.context
+
+
 def overheads(
-    activations: float, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
-) -> tuple[float, float]:
-    """(all overheads, the CUDA context and NCCL part of them), in bytes: allocator
-    fragmentation, ZeRO-3's gathered layers, and what nvidia-smi shows beyond PyTorch's
-    allocations."""
-    other = activations * FRAGMENTATION
+    activations: float, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard, gpu: GPU
+) -> Overheads:
+    """Allocator fragmentation, ZeRO-3's gathered layers, what nvidia-smi shows beyond
+    PyTorch's allocations, and the blocks a reserved reading keeps."""
+    gathered = 0.0
     if layout.zero_stage == 3 and not setup.is_peft:
-        other += ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
+        gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)
-    return other + context, context
+    fragmentation = activations * FRAGMENTATION
+    cache = max(fragmentation, ALLOCATOR_CACHE * (activations + gathered))
+    return Overheads(gathered=gathered, fragmentation=fragmentation, context=context, cache=cache)
 
 
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
@@ -432,17 +468,29 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
     shard = parameters_on_this_gpu(c, layout)
     states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
-    other, context = overheads(activations, m, setup, layout, shard)
-    total = states.weights + states.gradients + states.optimizer + activations + other
+    extra = overheads(activations, m, setup, layout, shard, gpu)
+    total = states.weights + states.gradients + states.optimizer + activations + extra.other
+    allocated = total - extra.context - extra.fragmentation
+    # A reserved reading cannot exceed the card (the allocator frees its cache before failing).
+    cache = min(extra.cache, max(extra.fragmentation, gpu.usable_memory_gib * GIB - extra.context - allocated))
+    readings = {
+        "kind": "readings",
+        "allocated_gib": allocated / GIB,
+        "reserved_gib": (allocated + cache) / GIB,
+        "nvidia_smi_gib": (allocated + cache + extra.context) / GIB,
+        "cache_share": ALLOCATOR_CACHE,
+    }
     return MemoryBreakdown(
         weights=states.weights / GIB,
         gradients=states.gradients / GIB,
         optimizer=states.optimizer / GIB,
         activations=activations / GIB,
-        other=other / GIB,
+        other=extra.other / GIB,
         total=total / GIB,
-        context=context / GIB,
+        context=extra.context / GIB,
+        fragmentation=extra.fragmentation / GIB,
+        cache=cache / GIB,
         host_ram_gib=host / GIB,
         trainable_params=states.trainable_params,
-        notes=[*states.notes, activation_note],
+        notes=[*states.notes, activation_note, readings],
     )

@@ -31,6 +31,7 @@ class PinnedKnobs(BaseModel):
     pp: int | None = None
     ep: int | None = None
     vpp: int | None = None  # virtual pipeline stages (interleaved 1F1B model chunks per stage)
+    dp: int | None = None  # data-parallel ranks (`dp 64`, `fsdp 64`)
     cp: int | None = None  # context parallel: each sequence split over cp GPUs
     hsdp: bool = False  # ZeRO-3 sharded inside a server, replicated across servers
     zero_stage: int | None = None

@@ -6,6 +6,13 @@ ASCII words with light stemming plus pairs of neighbouring words, Chinese words 
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
 bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
 word one letter slip away from a topic word ("loar", "infinband") counts for that word.
+Two changes to plain BM25 find the topic a question is about when its words are spread over
+several topics: the terms that come from one aspect of the question (a word with its concepts
+and bigrams) count about once (ASPECT_REST), and a term's idf is weighed by how many topics are
+about it, not how many answers mention it (KEY_IDF_POWER).
+A question that spans two topics, the runner-up close behind and about an aspect of the question
+the best topic lacks, gets a short second part from it (its answer in one sentence and its note on
+the plan).
 Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
 second, most of it jieba's dictionary; the planning processes call it when they start, so the
 first question is not the one that waits) and an answer then takes about a millisecond. Under
@@ -20,12 +27,14 @@ the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import tomllib
 import unicodedata
 from collections import Counter
 from functools import cache
 
+import numpy as np
 from jinja2 import Template
 from pydantic import BaseModel
 
@@ -76,6 +85,17 @@ KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
 VERBATIM_BONUS = 1.25
 # An unknown ASCII word one slip from known words counts for them at this weight.
 TYPO_WEIGHT = 0.7
+# A term's idf is bm25s's over whole topics times (key idf / idf) ** KEY_IDF_POWER, where the key
+# idf counts only the topics whose title, example questions or keywords hold the term: a word
+# that many answers mention in passing ("pcie", 卡) is still rare among what topics are about
+# (six questions of the development sets gained, none lost: docs/bench.md).
+KEY_IDF_POWER = 0.5
+# One aspect of a question (a word, its stem, its concepts, its bigrams: "张量并行" gives 张量, 并行,
+# 张量并行, @tensor_parallel, @parallel) counts its strongest term fully and its others at this
+# weight, so a topic that holds two aspects of a question beats one that holds one aspect in
+# five forms ("pcie 机型做 tensor parallel 行不行": NVLink vs PCIe, not the parallelism topic; three
+# questions of faq_eval.toml's tuning set gained, none lost anywhere).
+ASPECT_REST = 0.5
 
 # The reported score squashes the raw BM25 score into 0..1: raw / (raw + SCORE_HALF).
 SCORE_HALF = 5.0
@@ -102,6 +122,18 @@ SURE_SCORE = 0.50
 # Below this score (raw BM25 about 1.7) nothing is shown as a best guess: the reply says
 # there is no answer and names the closest topics.
 MATCH_SCORE = 0.25
+# A question that spans two topics ("数据加载成了瓶颈，GPU利用率只有40%": MFU and CPU cores; "ckpt放本地盘还是
+# 放共享存储": local NVMe and checkpoints) gets a short second part from the runner-up when the
+# runner-up scores at least SECOND_RATIO of the best topic and at least SECOND_SHARE of its score
+# comes from aspects of the question that are about it (a word or concept of its title or keywords)
+# and that the best topic holds at less than SECOND_WEAKER of its strength. Chosen on the tuning
+# set (faq_eval.toml [[q]]), where the runner-up scores at least half of the best topic for 79 of
+# the 175 questions answered right: with the aspect test 14 of them get a second part, and 3 whose
+# topic ranked second are answered; 0.4-0.6, 0.2-0.4 and 0.33-0.67 move that by one or two
+# questions and up to ten second parts, and no off-topic question is confident (docs/bench.md).
+SECOND_RATIO = 0.5
+SECOND_SHARE = 0.3
+SECOND_WEAKER = 0.5
 
 
 class TopicRef(BaseModel):
@@ -118,6 +150,7 @@ class FaqAnswer(BaseModel):
     alternatives: list[TopicRef]
     used_plan: bool
     lang: str
+    second: TopicRef | None = None  # the topic of the reply's second part, when it has one
 
 
 class Topic(BaseModel):
@@ -132,11 +165,28 @@ class Topic(BaseModel):
     plan_en: str = ""
     plan_zh: str = ""
     plan_fields: list[str] = []
+    # the plan fields whose figure the answer explains how to change (GPU memory per card:
+    # recompute, sharding), for a question that quotes the figure and asks to bring it down
+    levers: list[str] = []
     sources: list[str] = []
+    # The answer in one sentence, for a reply's second part, where the answer's own first
+    # sentence does not stand alone ("No.") or runs long.
+    brief_en: str = ""
+    brief_zh: str = ""
 
     def title(self, lang: str) -> str:
         return self.title_zh if lang == "zh" else self.title_en
 
+    def brief(self, lang: str) -> str:
+        """The answer in one sentence: `brief_*` where given, else the answer's first sentence."""
+        if lang == "zh":
+            return self.brief_zh or _FIRST_ZH.match(self.answer_zh).group()
+        return self.brief_en or _SENTENCE_END.split(self.answer_en, maxsplit=1)[0]
+
+
+# Where an English sentence ends: a stop and a space, not the stop of "e.g." or "i.e.".
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+")
+_FIRST_ZH = re.compile(r"[^。！？]*[。！？]?")
 
 # --------------------------------------------------------------------------- tokens
 
@@ -149,6 +199,14 @@ _ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
 
 _EN_STOP = frozenset(
     [
+        # when in a run something happened ("it hung halfway"): it says nothing of what happened
+        "halfway",
+        "midway",
+        "mid-run",
+        # how much, not of what ("do we lose everything?")
+        "everything",
+        "anything",
+        "something",
         "a",
         "an",
         "the",
@@ -271,12 +329,37 @@ _EN_STOP = frozenset(
         "d",
         "m",
         "like",
+        # the first halves of "isn't", "doesn't", "won't"
+        "isn",
+        "aren",
+        "doesn",
+        "don",
+        "didn",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+        "shouldn",
+        "couldn",
+        "hasn",
+        "haven",
+        # question frames: "what happens if", "how long does it usually take"
+        "happen",
+        "happens",
+        "happened",
+        "usually",
+        "typically",
         "thing",
     ]
 )
 
 _ZH_STOP = frozenset(
     [
+        # when in a run something happened ("中途挂了", "跑到一半"): it says nothing of what happened
+        "中途",
+        "半路",
+        "一半",
+        "前面",
         # fillers that ask nothing by themselves ("会不会", "啥意思", "一堆")
         "不会",
         "会不会",
@@ -415,13 +498,57 @@ _ZH_STOP = frozenset(
 # so a question and a topic meet even when they use different words or languages.
 # ASCII forms match whole words (case-insensitive); Chinese forms match as substrings.
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "ram": ("ram", "host memory", "system memory", "dram", "内存", "主机内存"),
-    "vram": ("vram", "gpu memory", "显存", "hbm"),
+    "ram": (
+        "ram",
+        "host memory",
+        "system memory",
+        "dram",
+        "内存",
+        "主机内存",
+        "主存",
+        "内存条",
+        "系统内存",
+        "memory per node",
+    ),
+    "vram": (
+        "vram",
+        "gpu memory",
+        "显存",
+        "hbm",
+        "oom",
+        "out of memory",
+        "爆显存",
+    ),
     "bandwidth": ("bandwidth", "带宽"),
-    "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁"),
-    "buy": ("buy", "buying", "purchase", "own", "owning", "买", "购买", "自购", "采购"),
-    "monthly": ("monthly", "per month", "包月", "月付", "按月"),
-    "hourly": ("hourly", "per hour", "on-demand", "on demand", "按小时", "按量", "按时"),
+    "rent": ("rent", "renting", "rental", "lease", "租", "租用", "租赁", "租卡", "租机器", "租服务器"),
+    "buy": (
+        "buy",
+        "buying",
+        "purchase",
+        "own",
+        "owning",
+        "买",
+        "购买",
+        "自购",
+        "采购",
+        "自己买",
+        "买卡",
+        "买机器",
+        "买断",
+    ),
+    "monthly": ("monthly", "per month", "包月", "月付", "按月", "包年", "包年包月", "月租", "年付", "annual", "yearly"),
+    "hourly": (
+        "hourly",
+        "per hour",
+        "on-demand",
+        "on demand",
+        "按小时",
+        "按量",
+        "按时",
+        "pay as you go",
+        "pay-as-you-go",
+        "按需",
+    ),
     "price": (
         "price",
         "cost",
@@ -439,9 +566,58 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "开销",
         "开支",
     ),
-    "budget": ("budget", "money", "预算", "经费", "资金"),
-    "night": ("night", "night-time", "overnight", "evening", "off-peak", "夜间", "晚上", "夜里", "闲时"),
-    "storage": ("storage", "nas", "nfs", "file system", "filesystem", "存储", "文件系统"),
+    "budget": (
+        "budget",
+        "money",
+        "预算",
+        "经费",
+        "资金",
+        "tight budget",
+        "low budget",
+        "on a budget",
+        "shoestring",
+        "没钱",
+        "钱不多",
+        "钱少",
+        "预算有限",
+        "预算紧",
+        "spend",
+        "to spend",
+        "花多少钱",
+    ),
+    "night": (
+        "night",
+        "night-time",
+        "overnight",
+        "evening",
+        "off-peak",
+        "夜间",
+        "晚上",
+        "夜里",
+        "闲时",
+        "半夜",
+        "凌晨",
+        "谷时",
+        "低谷",
+    ),
+    "storage": (
+        "storage",
+        "nas",
+        "nfs",
+        "file system",
+        "filesystem",
+        "存储",
+        "文件系统",
+        "ceph",
+        "juicefs",
+        "weka",
+        "共享盘",
+        "shared drive",
+        "i/o",
+        "io-bound",
+        "读写",
+        "读盘",
+    ),
     "pfs": (
         "parallel file system",
         "parallel file systems",
@@ -452,15 +628,128 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "cpfs",
         "并行文件系统",
     ),
-    "network": ("network", "networking", "ethernet", "infiniband", "roce", "网络", "以太网", "组网"),
+    "network": (
+        "network",
+        "networking",
+        "ethernet",
+        "infiniband",
+        "roce",
+        "网络",
+        "以太网",
+        "组网",
+        "fabric",
+        "rdma",
+        "ib",
+        "connectx",
+        "mellanox",
+        "参数面",
+        "计算网络",
+        "无损网络",
+    ),
     "nvlink": ("nvlink", "nvswitch", "sxm"),
     "pcie": ("pcie", "pci-e"),
-    "cpu": ("cpu", "cpus", "vcpu", "vcpus", "cores", "处理器", "核数", "核心"),
-    "disk": ("nvme", "ssd", "local disk", "本地盘", "固态", "硬盘"),
-    "power": ("power", "kw", "electricity", "供电", "功耗", "电力", "用电", "功率"),
-    "electricity_price": ("electricity", "power bill", "power cost", "电费", "电价"),
-    "cooling": ("cooling", "cooled", "散热", "冷却"),
-    "liquid": ("liquid", "液冷"),
+    "cpu": (
+        "cpu",
+        "cpus",
+        "vcpu",
+        "vcpus",
+        "cores",
+        "处理器",
+        "核数",
+        "核心",
+        "threads",
+        "线程数",
+        "物理核",
+        "逻辑核",
+        "双路",
+        "几核",
+        "多少核",
+        "个核",
+        "核不够",
+        "核太少",
+        "核够",
+        "cpu-bound",
+        "cpu bound",
+    ),
+    "disk": (
+        "nvme",
+        "ssd",
+        "local disk",
+        "本地盘",
+        "固态",
+        "硬盘",
+        "数据盘",
+        "本地存储",
+        "local storage",
+        "local drive",
+        "local drives",
+        "scratch space",
+        "nvme盘",
+    ),
+    "power": (
+        "power",
+        "kw",
+        "electricity",
+        "供电",
+        "功耗",
+        "电力",
+        "用电",
+        "功率",
+        "千瓦",
+        "pdu",
+        "amps",
+        "circuit",
+        "breaker",
+        "电不够",
+        "供电能力",
+    ),
+    "electricity_price": (
+        "electricity",
+        "power bill",
+        "power cost",
+        "电费",
+        "电价",
+        "度电",
+        "一度电",
+        "千瓦时",
+        "energy bill",
+        "energy cost",
+        "utility bill",
+    ),
+    "cooling": (
+        "cooling",
+        "cooled",
+        "散热",
+        "冷却",
+        "heat",
+        "overheat",
+        "overheating",
+        "thermal",
+        "thermals",
+        "过热",
+        "发热",
+        "降频",
+        "throttle",
+        "throttling",
+        "空调",
+        "冷板",
+        "浸没",
+        "immersion",
+        "running hot",
+        "runs hot",
+        "too hot",
+        "hot spots",
+        "太热",
+        "温度太高",
+    ),
+    "liquid": (
+        "liquid",
+        "液冷",
+        "water cooling",
+        "water-cooled",
+        "water cooled",
+        "水冷",
+    ),
     "air": ("air cooling", "air-cooled", "风冷"),
     "rack": ("rack", "racks", "cabinet", "机柜", "单柜"),
     "datacenter": (
@@ -474,8 +763,34 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "机房",
         "托管",
         "数据中心",
+        "on-premise",
+        "on-premises",
+        "on premise",
+        "bare metal",
+        "bare-metal",
+        "裸金属",
+        "物理机",
+        "自建机房",
+        "独立服务器",
     ),
-    "cloud": ("cloud", "aliyun", "aws", "云", "公有云", "阿里云"),
+    "cloud": (
+        "cloud",
+        "aliyun",
+        "aws",
+        "云",
+        "公有云",
+        "阿里云",
+        "gcp",
+        "azure",
+        "上云",
+        "云上",
+        "腾讯云",
+        "华为云",
+        "火山引擎",
+        "云厂商",
+        "hyperscaler",
+        "hyperscalers",
+    ),
     "quote": (
         "quote",
         "quotes",
@@ -488,12 +803,79 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "服务商",
         "供应商",
         "厂商",
+        "报的价",
+        "开价",
+        "出价",
     ),
-    "contract": ("contract", "term", "commit", "committing", "合同", "签约", "租期", "长约"),
+    "contract": (
+        "contract",
+        "term",
+        "commit",
+        "committing",
+        "合同",
+        "签约",
+        "租期",
+        "长约",
+        "起租",
+        "lock-in",
+        "locked in",
+        "commitment",
+        "minimum term",
+        "签多久",
+        "签几个月",
+        "最少要租",
+        "至少租",
+        "最短租期",
+        "最短",
+        "几个月起",
+        "shortest term",
+        "shortest rental",
+        "minimum rental",
+    ),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
-    "deploy": ("deploy", "deployment", "setup", "set up", "部署", "上线", "环境搭建", "交付"),
+    "deploy": (
+        "deploy",
+        "deployment",
+        "setup",
+        "set up",
+        "hand over",
+        "handover",
+        "部署",
+        "上线",
+        "环境搭建",
+        "交付",
+        "up and running",
+        "go live",
+        "go-live",
+        "到货",
+        "上架",
+        "能用上",
+        "交付周期",
+        "ready to train",
+        "signing",
+        "sign the contract",
+        "签合同",
+        "签了合同",
+        "purchase order",
+        "loss curve",
+        "loss curves",
+        "开工",
+        "asap",
+        "as soon as possible",
+        "尽快",
+        "马上开",
+        "下周就",
+    ),
     "start": ("start", "first run", "开始", "开训", "开跑"),
-    "parallel": ("parallel", "parallelism", "并行"),
+    "parallel": (
+        "parallel",
+        "parallelism",
+        "并行",
+        "模型并行",
+        "model parallel",
+        "model parallelism",
+        "3d parallelism",
+    ),
     "tensor_parallel": ("tensor parallel", "tensor parallelism", "tp", "张量并行"),
     "pipeline_parallel": ("pipeline parallel", "pipeline parallelism", "pp", "流水线并行", "流水线"),
     "data_parallel": ("data parallel", "data parallelism", "dp", "数据并行"),
@@ -516,6 +898,34 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "接着训",
         "接着跑",
         "从断点",
+        "start over",
+        "lose progress",
+        "lost progress",
+        "lost work",
+        "lose work",
+        "redo",
+        "重来",
+        "从头训",
+        "从头再来",
+        "前功尽弃",
+        "白跑",
+        "白训",
+        "from scratch",
+        "start again",
+        "starting over",
+        "wasted",
+        "lose everything",
+        "lost everything",
+        "redo everything",
+        "白费",
+        "白干",
+        "从头开始",
+        "重新跑",
+        "重跑",
+        "从零开始",
+        "接着来",
+        "续上",
+        "断点续训",
     ),
     "dataloading": (
         "dataloader",
@@ -528,7 +938,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "喂数据",
         "预处理",
     ),
-    "checkpoint": ("checkpoint", "checkpoints", "ckpt", "检查点", "存档", "断点"),
+    "checkpoint": ("checkpoint", "checkpoints", "ckpt", "检查点", "存档", "断点", "snapshot", "snapshots", "快照"),
     "params": ("parameter", "parameters", "param", "params", "参数", "参数量"),
     "bytes": ("byte", "bytes", "字节"),
     "optimizer": ("optimizer", "optimiser", "adam", "adamw", "优化器"),
@@ -541,26 +951,235 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "全参",
         "全量微调",
         "全参微调",
+        "full parameter",
+        "full-parameter",
+        "全量",
+        "全参数",
     ),
     "finetune": ("fine-tune", "fine-tuning", "finetune", "finetuning", "sft", "微调"),
-    "lora": ("lora", "peft", "adapter"),
-    "quant": ("4bit", "4-bit", "nf4", "quantization", "quantized", "量化"),
+    "lora": ("lora", "peft", "adapter", "adapters", "低秩"),
+    "quant": (
+        "4bit",
+        "4-bit",
+        "nf4",
+        "quantization",
+        "quantized",
+        "量化",
+        "int4",
+        "int8",
+        "8bit",
+        "8-bit",
+        "4比特",
+        "bnb",
+        "bitsandbytes",
+    ),
     "offload": ("offload", "offloading", "卸载", "卸到"),
-    "zero": ("zero", "zero1", "zero2", "zero3", "zero-1", "zero-2", "zero-3", "fsdp", "deepspeed"),
-    "recompute": ("recompute", "recomputation", "gradient checkpointing", "activation checkpointing", "重计算"),
+    "zero": (
+        "zero",
+        "zero1",
+        "zero2",
+        "zero3",
+        "zero-1",
+        "zero-2",
+        "zero-3",
+        "fsdp",
+        "deepspeed",
+        "zero stage",
+        "分片",
+    ),
+    "recompute": (
+        "recompute",
+        "recomputation",
+        "gradient checkpointing",
+        "activation checkpointing",
+        "重计算",
+        "梯度检查点",
+        "激活重算",
+        "重算",
+        "grad ckpt",
+        "selective recompute",
+        "选择性重计算",
+    ),
     "activation": ("activation", "activations", "激活", "激活值"),
     "slow": ("slow", "slower", "slowdown", "慢", "变慢", "拖慢", "降速"),
     "speed": ("speed", "fast", "faster", "throughput", "速度", "快", "吞吐"),
     "days": ("days", "day", "天数", "多少天", "几天"),
     "estimate": ("estimate", "estimated", "estimation", "calculate", "估算", "估计", "估", "算出来"),
-    "measured": ("measured", "measure", "actual", "real", "实测", "实际"),
-    "mfu": ("mfu", "utilization", "utilisation", "利用率"),
-    "failure": ("failure", "failures", "fail", "broken", "break", "故障", "坏卡", "坏了", "宕机"),
-    "repair": ("repair", "replace", "replacement", "fix", "修复", "更换", "换卡", "维修"),
-    "sla": ("sla", "uptime", "ops", "运维"),
-    "billing": ("billing", "billed", "charge", "charged", "bill", "计费", "扣费", "扣钱", "收费"),
-    "stop": ("stopped", "shutdown", "shut down", "停机", "关机", "停掉"),
-    "trial": ("trial", "pilot", "test", "testing", "试跑", "试用", "测试"),
+    "measured": (
+        "measured",
+        "measure",
+        "actual",
+        "real",
+        "实测",
+        "实际",
+        "in practice",
+        "reality",
+        "真跑",
+        "跑出来",
+        "实际跑",
+        "for real",
+    ),
+    "mfu": ("mfu", "utilization", "utilisation", "利用率", "跑满", "用满", "吃满", "跑不满", "打满"),
+    "failure": (
+        "failure",
+        "failures",
+        "fail",
+        "broken",
+        "break",
+        "die",
+        "dies",
+        "died",
+        "dead",
+        "故障",
+        "坏卡",
+        "坏了",
+        "宕机",
+        "宕了",
+        "崩了",
+        "掉卡",
+        "掉线",
+        "flaky",
+        "xid",
+        "ecc error",
+        "ecc errors",
+        "crashes",
+        "crashing",
+        "goes down",
+        "went down",
+        "go down",
+        "gone down",
+        "falls over",
+        "fell over",
+        "falling over",
+        "going down",
+        "fall over",
+        "hang",
+        "hung",
+        "hangs",
+        "node failure",
+        "hardware failure",
+        "挂了",
+        "挂掉",
+        "挂一台",
+        "出故障",
+        "坏掉",
+        "掉节点",
+        "宕掉",
+        "死机",
+        "报错退出",
+    ),
+    "repair": (
+        "repair",
+        "replace",
+        "replacement",
+        "fix",
+        "修复",
+        "修好",
+        "更换",
+        "换卡",
+        "维修",
+        "保修",
+        "rma",
+        "报修",
+        "售后",
+        "换新",
+        "repaired",
+    ),
+    "sla": ("sla", "uptime", "ops", "运维", "response time", "响应时间", "on-call", "值守", "7x24"),
+    "billing": (
+        "billing",
+        "billed",
+        "charge",
+        "charged",
+        "bill",
+        "per minute",
+        "per second",
+        "by the minute",
+        "by the second",
+        "计费",
+        "扣费",
+        "扣钱",
+        "收费",
+        "付费",
+        "按分钟",
+        "按秒",
+        "收钱",
+        "付钱",
+        "still pay",
+        "keep paying",
+        "计不计费",
+        "算钱",
+        "照样扣",
+        "照扣",
+        "还扣",
+        "还收",
+        "还要钱",
+        "计时",
+        "算时长",
+        "pay for",
+        "paying for",
+        "still charged",
+        "still billed",
+    ),
+    "compute": ("compute", "tflops", "flops", "算力"),
+    "stop": (
+        "stopped",
+        "shutdown",
+        "shut down",
+        "停机",
+        "关机",
+        "停掉",
+        "停了",
+        "关了",
+        "停着",
+        "关掉",
+        "暂停",
+        "pause",
+        "paused",
+        "powered off",
+        "power off",
+        "turned off",
+        "switched off",
+        "idle",
+        "idling",
+        "sitting idle",
+        "not running",
+        "闲着",
+        "闲置",
+        "空闲",
+        "没跑任务",
+        "不跑的时候",
+        "没在跑",
+    ),
+    "trial": (
+        "trial",
+        "pilot",
+        "test",
+        "testing",
+        "试跑",
+        "试用",
+        "测试",
+        "poc",
+        "proof of concept",
+        "burn-in",
+        "burn in",
+        "smoke test",
+        "验收",
+        "压测",
+        "acceptance test",
+        "烤机",
+        "try out",
+        "trial run",
+        "dry run",
+        "test drive",
+        "试试",
+        "试一下",
+        "试一试",
+        "试水",
+        "摸底",
+        "先租一台",
+        "先跑一下",
+    ),
     "profile": ("profile", "profiling", "nsys", "nsight", "profiler"),
     "export": (
         "export control",
@@ -579,25 +1198,238 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "限售",
         "被限",
         "禁",
+        "sanction",
+        "sanctions",
+        "embargo",
+        "entity list",
+        "制裁",
+        "管制",
+        "黑名单",
+        "实体清单",
+        "水货",
+        "grey market",
+        "gray market",
     ),
     "china": ("china", "chinese market", "国内", "中国"),
     "consumer": ("consumer", "gaming", "geforce", "rtx", "消费级", "游戏卡"),
-    "domestic": ("domestic", "ascend", "huawei", "npu", "国产", "昇腾", "华为"),
-    "scaling": ("scaling", "scale", "linear", "扩展", "线性", "加卡"),
+    "domestic": (
+        "domestic",
+        "ascend",
+        "huawei",
+        "npu",
+        "国产",
+        "昇腾",
+        "华为",
+        "信创",
+        "寒武纪",
+        "cambricon",
+        "海光",
+        "hygon",
+        "昆仑芯",
+        "国产卡",
+        "国产算力",
+    ),
+    "scaling": (
+        "scaling",
+        "scale",
+        "linear",
+        "扩展",
+        "线性",
+        "加卡",
+        "scale out",
+        "scale-out",
+        "加机器",
+        "效率损失",
+        "doubled",
+        "double the nodes",
+        "double the gpus",
+        "twice as fast",
+        "twice the gpus",
+        "翻倍",
+        "加倍",
+        "多一倍",
+    ),
     "communication": ("communication", "all-reduce", "allreduce", "nccl", "通信"),
-    "precision": ("precision", "bf16", "fp16", "fp8", "fp4", "精度"),
+    "precision": (
+        "precision",
+        "bf16",
+        "fp16",
+        "fp8",
+        "fp4",
+        "精度",
+        "half precision",
+        "low precision",
+        "mixed precision",
+        "半精度",
+        "低精度",
+        "混合精度",
+    ),
     "tokens": ("token", "tokens", "语料"),
     "dataset": ("dataset", "data size", "corpus", "tb of data", "gb of data", "数据集", "数据量", "数据有", "的数据"),
     "gpu_count": ("how many gpus", "gpu count", "number of gpus", "几张卡", "多少张卡", "卡数", "多少卡", "几卡"),
     "gpu": ("gpu", "gpus", "card", "cards", "显卡", "卡", "n卡"),
-    "framework": ("framework", "toolkit", "框架", "工具包"),
+    "framework": ("framework", "toolkit", "框架", "工具包", "stack", "library", "trainer", "训练框架"),
     "memory_bw": ("memory bandwidth", "hbm bandwidth", "显存带宽"),
     "capacity": ("capacity", "容量"),
     "topology": ("topo", "topology", "拓扑"),
-    "new_gen": ("b200", "blackwell", "gb200", "h200", "新一代", "新卡"),
-    "model_size": ("model size", "模型规模", "参数规模", "规模", "量级"),
+    "new_gen": (
+        "b200",
+        "blackwell",
+        "gb200",
+        "h200",
+        "新一代",
+        "新卡",
+        "b300",
+        "gb300",
+        "rubin",
+        "下一代",
+        "新款",
+        "next gen",
+        "next-gen",
+    ),
+    "model_size": ("model size", "模型规模", "参数规模", "规模", "量级", "多大的模型", "模型大小", "how big a model"),
     "cluster": ("cluster", "集群"),
     "train": ("train", "training", "训练"),
+    # moving the data: the everyday verbs for it ("搬数据", "拉到集群", "rsync it over")
+    "transfer": (
+        "upload",
+        "uploading",
+        "transfer",
+        "transfers",
+        "migrate",
+        "migration",
+        "rsync",
+        "rclone",
+        "ossutil",
+        "ship disks",
+        "move the data",
+        "moving the data",
+        "copy the data",
+        "上传",
+        "传输",
+        "迁移",
+        "拷贝",
+        "搬",
+        "拉到",
+        "拉过去",
+        "拷过去",
+        "传过去",
+        "公网",
+        "专线",
+        # the phrasal verbs ("get it to the cluster", "send it over"), which carry no noun of moving
+        "get it to",
+        "get it onto",
+        "get it over",
+        "get it across",
+        "get them to",
+        "get the data to",
+        "get the data onto",
+        "get our data to",
+        "send it over",
+        "send the data",
+        "move it to",
+        "move it over",
+        "copy it over",
+        "copy it to",
+        "传到",
+        "导到",
+        "导过去",
+    ),
+    # when buying pays for itself
+    "breakeven": (
+        "break even",
+        "break-even",
+        "breakeven",
+        "pay back",
+        "payback",
+        "pays for itself",
+        "pay for itself",
+        "pay off",
+        "回本",
+        "回本周期",
+        "收回成本",
+    ),
+    # a quote that looks too good
+    "suspicious": (
+        "too good to be true",
+        "red flag",
+        "red flags",
+        "catch",
+        "lowball",
+        "scam",
+        "suspicious",
+        "猫腻",
+        "套路",
+        "有坑",
+        "水分",
+        "虚标",
+        "阉割",
+        "gotcha",
+        "under market",
+        "below market",
+        "way under",
+        "低于市场价",
+    ),
+    # capacity the provider may take back
+    "spot": (
+        "spot",
+        "preemptible",
+        "interruptible",
+        "reclaimed",
+        "竞价",
+        "竞价实例",
+        "抢占",
+        "抢占式",
+        "可抢占",
+        "被回收",
+    ),
+    # a date the run must meet
+    "deadline": ("deadline", "ddl", "due date", "截止", "工期", "交付日期"),
+    # GPU memory that is short, and asking for some back: the topics that explain how to save it
+    # hold these words ("显存不够", "省显存")
+    "memsave": (
+        "headroom",
+        "squeeze",
+        "oom",
+        "out of memory",
+        "爆显存",
+        "tight on memory",
+        "memory pressure",
+        "显存吃紧",
+        "显存紧张",
+        "显存不够",
+        "显存快满",
+        "显存满了",
+        "free up memory",
+        "save memory",
+        "saving memory",
+        "reduce memory",
+        "cut memory",
+        "memory saving",
+        "memory-saving",
+        "fit in memory",
+        "fit into memory",
+        "省显存",
+        "降显存",
+        "挤一挤",
+        "挤出",
+        "腾出",
+        "塞下",
+        "塞得下",
+        "放得下",
+        "装得下",
+    ),
+    # long sequences, which are what activations grow with
+    "long_context": (
+        "long context",
+        "context length",
+        "sequence length",
+        "seq len",
+        "seqlen",
+        "长上下文",
+        "长序列",
+        "序列长度",
+    ),
 }
 
 
@@ -642,9 +1474,10 @@ def _ascii_groups(text: str) -> list[list[str]]:
     return [[p for p in re.split(r"[-_./+]", m.group()) if p] for m in _ASCII_WORD.finditer(text)]
 
 
-def _ascii_tokens(text: str) -> list[str]:
-    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours."""
-    out: list[str] = []
+def _ascii_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Stemmed words, compounds joined ("zero-3" -> "zero3") and ~pairs of neighbours, each with
+    the span of the text it comes from."""
+    out: list[tuple[str, int, int]] = []
     previous, end = None, 0
     for match in _ASCII_WORD.finditer(text):
         if text[end : match.start()].strip():
@@ -656,26 +1489,29 @@ def _ascii_tokens(text: str) -> list[str]:
                 previous = None
                 continue
             word = _stem(part)
-            out.append(word)
+            out.append((word, match.start(), match.end()))
             if previous:
-                out.append(f"~{previous} {word}")
-            previous = word
+                out.append((f"~{previous[0]} {word}", previous[1], match.end()))
+            previous = (word, match.start())
             split = _ALPHA_DIGIT.match(part)
             if split:
-                out.append(_stem(split.group(1)))
+                out.append((_stem(split.group(1)), match.start(), match.end()))
         if len(parts) > 1:
-            out.append(_stem("".join(parts)))
+            out.append((_stem("".join(parts)), match.start(), match.end()))
     return out
 
 
-def _chinese_tokens(text: str) -> list[str]:
-    out: list[str] = []
+def _chinese_tokens(text: str) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
     tokenizer = _jieba()
-    for run in _CJK_RUN.findall(text):
-        words = [w for w in tokenizer.lcut_for_search(run) if w not in _ZH_STOP]
+    for run in _CJK_RUN.finditer(text):
+        at, chars = run.start(), run.group()
+        words = [(w, at + a, at + b) for w, a, b in tokenizer.tokenize(chars, mode="search") if w not in _ZH_STOP]
         out.extend(words)
-        seen = set(words) | _ZH_STOP
-        out.extend("~" + run[i : i + 2] for i in range(len(run) - 1) if run[i : i + 2] not in seen)
+        seen = {w for w, _, _ in words} | _ZH_STOP
+        out.extend(
+            ("~" + chars[i : i + 2], at + i, at + i + 2) for i in range(len(chars) - 1) if chars[i : i + 2] not in seen
+        )
     return out
 
 
@@ -691,12 +1527,13 @@ def _synonym_matcher() -> tuple[re.Pattern, dict[str, tuple[str, ...]]]:
     """One pattern for every synonym form (longest first), and for each form the concepts
     it stands for, including those of shorter forms inside it ("显存带宽" is also 显存)."""
     forms = sorted({f for fs in SYNONYMS.values() for f in fs}, key=len, reverse=True)
+    # compiled once each: there are more forms than re's own cache holds, and recompiling them
+    # for every form took start-up from about one second to twenty-five
+    compiled = {f: re.compile(_form_pattern(f)) for f in forms}
     concepts = {}
     for form in forms:
         concepts[form] = tuple(
-            "@" + concept
-            for concept, group in SYNONYMS.items()
-            if any(re.search(_form_pattern(f), form) for f in group)
+            "@" + concept for concept, group in SYNONYMS.items() if any(compiled[f].search(form) for f in group)
         )
     cjk = [re.escape(f) for f in forms if _CJK_RUN.search(f)]
     ascii_ = [re.escape(f) for f in forms if not _CJK_RUN.search(f)]
@@ -714,14 +1551,25 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def _tokens(text: str) -> list[str]:
-    """The index terms of a text: words, Chinese words, ~bigrams and @concepts."""
-    text = _normalise(text)
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    """The index terms of a normalised text (words, Chinese words, ~bigrams and @concepts), each
+    with the span of the text it comes from."""
     out = _ascii_tokens(text) + _chinese_tokens(text)
     pattern, concepts = _synonym_matcher()
     for match in pattern.finditer(text):
-        out.extend(concepts[match.group()])
+        out.extend((concept, match.start(), match.end()) for concept in concepts[match.group()])
+    out.extend(("@cpu", m.start(), m.end()) for m in _CORES.finditer(text))
     return out
+
+
+# A count of 核 ("128核", "64 个核") is CPU cores: 核 alone is too short a form to match anywhere
+# (核对, 核算, 审核), but glued to a number it means nothing else in a server spec.
+_CORES = re.compile(r"\d\s*(?:个|颗)?\s*核")
+
+
+def _tokens(text: str) -> list[str]:
+    """The index terms of a text."""
+    return [term for term, _, _ in _spans(_normalise(text))]
 
 
 # --------------------------------------------------------------------------- index
@@ -745,6 +1593,10 @@ class _Index:
         import bm25s
 
         self.docs: list[dict[str, float]] = []
+        self.keydocs: list[set[str]] = []  # each topic's terms outside its answer
+        # each topic's terms of its titles, keywords and plan fields: what it is about, without the
+        # frames of its example questions ("is X enough", "what else")
+        self.about: list[set[str]] = []
         vocabulary: set[str] = set()
         corpus: list[list[str]] = []
         # A title or example question asked word for word is answered by its topic.
@@ -757,16 +1609,28 @@ class _Index:
                 "answer": [t.answer_en, t.answer_zh],
             }
             tf: Counter = Counter()
+            keyterms: set[str] = set()
             for name in t.plan_fields:  # what of a plan the topic's answer speaks of
                 tf[PLAN_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(PLAN_TERM + name)
+            for name in t.levers:  # what of a plan the topic's answer tells how to change
+                tf[LEVER_TERM + name] += FIELD_REPEAT["keywords"]
+                keyterms.add(LEVER_TERM + name)
             for field, texts in fields.items():
                 repeat = FIELD_REPEAT[field]
                 for text in texts:
                     for term in _tokens(text):
                         tf[term] += repeat
+                        if field != "answer":
+                            keyterms.add(term)
                     for parts in _ascii_groups(_normalise(text)):
                         vocabulary.update(p for p in parts if _TYPO_WORD.fullmatch(p))
             self.docs.append(dict(tf))
+            self.keydocs.append(keyterms)
+            self.about.append(
+                {PLAN_TERM + name for name in t.plan_fields}
+                | {term for text in [t.title_en, t.title_zh, *t.keywords] for term in _tokens(text)}
+            )
             corpus.append([term for term, count in sorted(tf.items()) for _ in range(count)])
             for text in [t.title_en, t.title_zh] + t.questions_en + t.questions_zh:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
@@ -778,6 +1642,12 @@ class _Index:
             bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
         )
         self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
+        everywhere = Counter(term for doc in self.docs for term in doc)
+        in_keys = Counter(term for doc in self.keydocs for term in doc)
+        self.key_idf = {
+            term: (self._lucene_idf(in_keys[term]) / self._lucene_idf(everywhere[term])) ** KEY_IDF_POWER
+            for term in terms
+        }
         # bm25s's Lucene formula leaves out BM25's (k1 + 1) factor: put it back.
         self._scale = K1 + 1
         # Spelling slips ("loar" for "lora", "infinband"): every word of the topics,
@@ -786,6 +1656,9 @@ class _Index:
         for word in vocabulary:
             for variant in _deletions(word):
                 self.near.setdefault(variant, set()).add(word)
+
+    def _lucene_idf(self, df: int) -> float:
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
 
     def correct(self, word: str) -> list[str]:
         """The index terms of the topic words one slip away from an unknown ASCII word."""
@@ -802,15 +1675,28 @@ class _Index:
         return [term for term in query_terms if term in self.idf and doc.get(term)]
 
     def scores(self, query_terms: dict[str, float]) -> list[float]:
-        """The BM25 score of every topic, in the file's order: bm25s scores each term, weighted
-        by the query term's kind."""
-        total = None
+        """The BM25 score of every topic, in the file's order: the sum of `aspect_scores`."""
+        return [float(x) for x in self.aspect_scores(query_terms)[1].sum(axis=0)]
+
+    def aspect_scores(self, query_terms: dict[str, float]) -> tuple[list[list[str]], np.ndarray]:
+        """The aspects of the question (see ASPECT_REST; a plain dict of terms has none: each term
+        is its own), each as its terms the index knows, and the score every topic gets from each:
+        one row per aspect, one column per topic in the file's order. bm25s scores each term,
+        weighted by the query term's kind and its key idf, and an aspect's terms are summed with
+        the strongest first."""
+        aspect_of = getattr(query_terms, "aspect", {})
+        aspects: dict[object, list[tuple[str, np.ndarray]]] = {}
         for term, qw in query_terms.items():
             if term not in self.idf:
                 continue
-            part = self.bm25.get_scores([term]) * (qw * self._scale)
-            total = part if total is None else total + part
-        return [0.0] * self.n if total is None else [float(x) for x in total]
+            part = self.bm25.get_scores([term]) * (qw * self._scale * self.key_idf[term])
+            aspects.setdefault(aspect_of.get(term, term), []).append((term, part))
+        rows = []
+        for found in aspects.values():
+            parts = [part for _, part in found]
+            strongest = np.max(parts, axis=0)
+            rows.append(strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest))
+        return [[term for term, _ in found] for found in aspects.values()], np.array(rows).reshape(len(rows), self.n)
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")
@@ -863,6 +1749,15 @@ def _kind(term: str) -> str:
 # answer speaks of it (their plan_fields), at this weight.
 PLAN_TERM = "@plan:"
 PLAN_WEIGHT = 2.0
+# A quoted plan figure that the question asks to change ("we're at 71.5 of 80 GB, how do we get
+# headroom back?", "13天能不能压下来") is asked of the topics that tell how to change it (`levers`),
+# not of the one that tells where it comes from: its plan term becomes this one.
+LEVER_TERM = "@lever:"
+_CHANGE = re.compile(
+    r"(?<![a-z])(?:reduc\w*|lower\w*|cut\w*|shrink\w*|bring\w* (?:\w+ )?down|get\w* (?:\w+ )?(?:down|back)|"
+    r"push\w* (?:\w+ )?(?:up|down)|rais\w*|boost\w*|improv\w*|increas\w*|free\w* up|squeez\w*|headroom|trick\w*)"
+    r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|挤一挤|腾出|省"
+)
 PLAN_NUMBERS = (
     "gpu_count",
     "nodes",
@@ -886,55 +1781,186 @@ PLAN_NUMBERS = (
     "breakeven_months",
     "params_b",
 )
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])", re.I)
+# The plan's text fields whose words with a digit, quoted in a question ("why 8x400G?"), stand for
+# that field in the same way (the card shows them; "gpu" is left out: a model name such as
+# "H100" is asked about far more often than the plan's choice of it).
+PLAN_TEXTS = ("network", "interconnect")
+# "8x400G" is eight links of 400G, not a quoted 8: a count glued to "x" and a number is no number.
+_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(万|k|m)?(?![\d])(?!x\d)", re.I)
+
+
+# The unit written after a quoted number says which plan fields it can be: "70B" is the model size and
+# not the 71.5 GiB per GPU, "8 GB/s" the storage and not the 8 GPUs per node, "40%" off a quote no
+# 38% MFU unless MFU is what the question is about. A bare number may be any field, as before. On the
+# tuning set (faq_eval.toml) under the test plan, 14 questions quote a plan number; 9 of them had
+# their number read as a field of another unit (70B as 71.5 GiB, "8 gpu" as 8 GB/s, "13B" as 13 days).
+_UNITS = (
+    ("params", re.compile(r"[-\s]*(?:b(?![a-z/])|billion|亿)")),
+    ("gbps", re.compile(r"[-\s]*(?:gb/s|gbps|gib/s|g/s)")),
+    ("mem", re.compile(r"[-\s]*(?:gib|gb|g)(?![a-z/])")),
+    ("tb", re.compile(r"[-\s]*(?:tib|tb|t)(?![a-z/])")),
+    ("pct", re.compile(r"\s*%")),
+    ("days", re.compile(r"[-\s]*(?:days?|天)")),
+    ("kw", re.compile(r"[-\s]*(?:kw|千瓦)")),
+    ("gpus", re.compile(r"[-\s]*(?:x\s*)?(?:gpus?|cards?|卡|张|[abhl]\d{2,3}|rtx)")),
+    ("nodes", re.compile(r"[-\s]*(?:nodes?|servers?|boxes|box|machines?|hosts?|台|节点)")),
+    ("cores", re.compile(r"[-\s]*(?:cores?|vcpus?|threads?|(?:个|颗)?核)")),
+    ("months", re.compile(r"[-\s]*(?:months?|个月|月)")),
+    ("hours", re.compile(r"[-\s]*(?:gpu[-\s]?hours?|card[-\s]?hours?|卡时|h(?![a-z]))")),
+)
+_FIELD_UNIT = {
+    "params_b": "params",
+    "mem_per_gpu_gib": "mem",
+    "gpu_mem_gib": "mem",
+    "ram_gib_per_node": "mem",
+    "storage_read_gb_s": "gbps",
+    "nvme_tb_per_node": "tb",
+    "mfu_pct": "pct",
+    "days": "days",
+    "power_kw_per_node": "kw",
+    "gpu_count": "gpus",
+    "gpus_per_node": "gpus",
+    "nodes": "nodes",
+    "cpu_cores_per_node": "cores",
+    "breakeven_months": "months",
+    "gpu_hours": "hours",
+}
+# A terabyte of host memory is a thousand of the plan's GiB ("1.28 TB of RAM" is 1280 GiB).
+_ALSO_AS = {"tb": (("mem", 1000),)}
 
 
 def _plan_fields_asked(question: str, plan: dict | None) -> list[str]:
     """The plan fields whose number the question quotes (as the card rounds it: 12.52 days is
-    "13 days"; ¥5,077,848 may be "5.08M" or "508万"). Small counts (1 to 3) say too little."""
+    "13 days"; ¥5,077,848 may be "5.08M" or "508万") in a unit that fits the field (_UNITS), or
+    whose text it quotes (PLAN_TEXTS). Small counts (1 to 3) say too little."""
+    return list(dict.fromkeys(name for name, _ in _plan_quotes(question, plan)))
+
+
+def _plan_quotes(question: str, plan: dict | None) -> list[tuple[str, tuple[int, int] | None]]:
+    """Each plan field the question quotes (see `_plan_fields_asked`) with the span of the number
+    that quotes it in the normalised question (None for a quoted text)."""
     if not plan:
         return []
     scale = {"万": 1e4, "k": 1e3, "m": 1e6, None: 1}  # "70B" is params_b 70: no scale for B
-    said = []
-    for m in _NUMBER.finditer(_normalise(question)):
+    text = _normalise(question)
+    # each number with its unit (None when bare) and its span
+    said: list[tuple[float, str | None, tuple[int, int]]] = []
+    for m in _NUMBER.finditer(text):
         try:
             value = float(m.group(1).replace(",", "")) * scale[(m.group(2) or "").lower() or None]
         except ValueError:
             continue
-        said.append(value)
-    out = []
+        unit, end = None, m.end()
+        if not m.group(2):
+            found = next(((u, rx.match(text, m.end())) for u, rx in _UNITS if rx.match(text, m.end())), None)
+            if found:
+                unit, end = found[0], found[1].end()
+        # the span covers the unit too: "days" of "13 days" is the quoted figure's, as "13" is
+        span = (m.start(), end)
+        said.append((value, unit, span))
+        said.extend((value * factor, other, span) for other, factor in _ALSO_AS.get(unit, ()))
+    out: list[tuple[str, tuple[int, int] | None]] = []
     for name in PLAN_NUMBERS:
         value = plan.get(name)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 3:
             continue
-        if any(abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0) for v in said if v > 3):
-            out.append(name)
+        out.extend(
+            (name, span)
+            for v, unit, span in said
+            if v > 3
+            and unit in (None, _FIELD_UNIT.get(name))
+            and abs(v - value) <= max(0.06 * value, 0.5 if value < 20 else 0)
+        )
+    words = {p for parts in _ascii_groups(text) for p in parts}
+    out.extend(
+        (name, None) for name in PLAN_TEXTS if isinstance(plan.get(name), str) and words & _plan_words(plan[name])
+    )
     return out
 
 
-def _query_terms(question: str, plan: dict | None = None) -> dict[str, float]:
-    """Query terms with their weights; a misspelt word stands for its corrections; a number of
-    the thread's plan for that plan field."""
+def _plan_words(value: str) -> set[str]:
+    """The words of a plan's text value that name it rather than any plan: three characters or
+    more with a digit ("8x400g", "400"), not "roce" or "nvlink", which any question may say."""
+    return {p for parts in _ascii_groups(_normalise(value)) for p in parts if len(p) >= 3 and re.search(r"\d", p)}
+
+
+class _Query(dict):
+    """A question's terms with their weights, and for each term the aspect of the question it
+    comes from (`aspect`: term -> number)."""
+
+    aspect: dict[str, int]
+    # the words of the question that are a quoted plan number ("70b" of "our 70B" under a 70B plan):
+    # they speak of the plan, not of a topic, when the question's other words stand clear
+    plan_words: set[str]
+
+
+def _aspects(spans: list[tuple[str, int, int]]) -> list[int]:
+    """For each span, its aspect: the words and concepts whose spans overlap are one aspect
+    ("张量并行": 张量, 并行, 张量并行, @tensor_parallel, @parallel), and a pair or bigram belongs to
+    the first aspect it overlaps."""
+    anchors = sorted((a, b) for term, a, b in spans if _kind(term) != "bigram")
+    groups: list[list[int]] = []  # [start, end] of each aspect; the anchors' first, in text order
+    for a, b in anchors:
+        if groups and a < groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], b)
+        else:
+            groups.append([a, b])
+    out = []
+    for _, a, b in spans:
+        found = next((i for i, (ga, gb) in enumerate(groups) if a < gb and ga < b), None)
+        if found is None:
+            groups.append([a, b])
+            found = len(groups) - 1
+        out.append(found)
+    return out
+
+
+def _query_terms(question: str, plan: dict | None = None) -> _Query:
+    """Query terms with their weights and aspects; a misspelt word stands for its corrections; a
+    number of the thread's plan for that plan field."""
     index = _index()
-    terms: dict[str, float] = {}
-    for name in _plan_fields_asked(question, plan):
-        terms[PLAN_TERM + name] = PLAN_WEIGHT
+    text = _normalise(question)
+    terms = _Query()
+    terms.aspect = {}
+    terms.plan_words = set()
 
-    def add(term: str, weight: float) -> None:
+    def add(term: str, weight: float, aspect: int) -> None:
         terms[term] = min(terms.get(term, 0.0) + weight, 2 * weight)
+        terms.aspect.setdefault(term, aspect)
 
+    spans = _spans(text)
+    aspects = _aspects(spans)
+    quotes = _plan_quotes(question, plan)
+    # a figure asked to change, or GPU memory that is short ("OOM on the 80GB cards")
+    change = _CHANGE.search(text) or any(term == "@memsave" for term, _, _ in spans)
+    levers = _levers() if change else set()
+    for name in dict.fromkeys(name for name, _ in quotes):
+        term = (LEVER_TERM if name in levers else PLAN_TERM) + name
+        add(term, PLAN_WEIGHT, -1 - len(terms))  # each plan field an aspect of its own
+    numbers = [span for _, span in quotes if span]
+    terms.plan_words = {t for t, a, b in spans if _kind(t) != "bigram" and any(a < y and x < b for x, y in numbers)}
     misspelt = set()
-    for parts in _ascii_groups(_normalise(question)):
-        for word in parts:
+    for match in _ASCII_WORD.finditer(text):
+        for word in (p for p in re.split(r"[-_./+]", match.group()) if p):
             fixes = index.correct(word)
             if fixes:
                 misspelt.add(_stem(word))
+                aspect = next((x for (_, a, _), x in zip(spans, aspects) if a == match.start()), -1 - len(terms))
                 for fix in fixes:
-                    add(fix, TYPO_WEIGHT / len(fixes))
-    for term in _tokens(question):
-        if term not in misspelt:
-            add(term, KIND_WEIGHTS[_kind(term)])
+                    add(fix, TYPO_WEIGHT / len(fixes), aspect)
+    # a figure asked to change stands for its lever topics alone: its number and unit ("13 days")
+    # would pull back to the topics that speak of days at all
+    changed = [span for name, span in quotes if span and name in levers]
+    for (term, a, b), aspect in zip(spans, aspects):
+        if term not in misspelt and not any(a < y and x < b for x, y in changed):
+            add(term, KIND_WEIGHTS[_kind(term)], aspect)
     return terms
+
+
+@cache
+def _levers() -> frozenset[str]:
+    """The plan fields some topic tells how to change."""
+    return frozenset(name for t in _topics() for name in t.levers)
 
 
 def _verbatim_key(text: str) -> str:
@@ -947,10 +1973,13 @@ def rank(question: str, terms: dict[str, float] | None = None, verbatim: bool = 
     A topic's own title or example question, asked word for word, puts that topic first
     (two of the 360 example questions would otherwise lose to a close neighbour);
     `verbatim=False` turns that off, so tests measure the retrieval alone."""
-    index = _index()
-    scores = index.scores(_query_terms(question) if terms is None else terms)
-    own = index.verbatim.get(_verbatim_key(question) or "-") if verbatim else None
+    return _ranked(question, _index().scores(_query_terms(question) if terms is None else terms), verbatim)
+
+
+def _ranked(question: str, scores: list[float], verbatim: bool = True) -> list[tuple[str, float]]:
+    own = _index().verbatim.get(_verbatim_key(question) or "-") if verbatim else None
     if own is not None:
+        scores = [*scores]
         scores[own] = max(scores) * VERBATIM_BONUS
     ids = [t.id for t in _topics()]
     return sorted(zip(ids, scores), key=lambda p: -p[1])
@@ -1010,27 +2039,86 @@ def _foreign_words(question: str, terms: dict[str, float]) -> list[str]:
     ]
 
 
+def _second_topic(
+    question: str, aspects: list[list[str]], matrix: np.ndarray, ranked: list[tuple[str, float]]
+) -> int | None:
+    """The position of the runner-up topic when the question spans it and the best topic (see
+    SECOND_RATIO): it scores close to the best, and a share of its score comes from aspects of the
+    question that it is about and the best topic holds much less. None for a topic's own example
+    question, which is about that topic alone."""
+    index = _index()
+    if index.verbatim.get(_verbatim_key(question) or "-") is not None:
+        return None
+    position = {t.id: i for i, t in enumerate(_topics())}
+    best, runner = position[ranked[0][0]], position[ranked[1][0]]
+    totals = matrix.sum(axis=0)
+    if totals[best] <= 0 or totals[runner] < SECOND_RATIO * totals[best]:
+        return None
+    about = index.about[runner]
+    own = sum(
+        row[runner]
+        for terms, row in zip(aspects, matrix)
+        if row[best] < SECOND_WEAKER * row[runner]
+        and any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY and t in about for t in terms)
+    )
+    return runner if own >= SECOND_SHARE * totals[runner] else None
+
+
+def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
+    """The question's aspects without its quoted plan numbers (the plan fields and the number's own
+    word, "70b") when its other words already stand clear on a topic: a score a question with words of
+    its own needs (SURE_SCORE) and the margin of a confident answer (MIN_MARGIN); else all of them.
+    ("we keep hitting OOM at 8k context on the 80GB cards": without "80gb" the rest leans weakly on
+    "8k", so the plan's GPU memory stays in.) A plan number leads to the topics whose answer speaks
+    of that field ("why 13 days?"), but it should not pull a question whose words are about
+    something else ("is FP8 stable enough for our 70B?") to the topic about 70B models."""
+    quoted = terms.plan_words
+    words = [
+        i
+        for i, found in enumerate(aspects)
+        if not all(t.startswith(PLAN_TERM) or t in quoted or _kind(t) == "bigram" for t in found)
+    ]
+    # what the words are about: "how long"/"days" alone point nowhere ("why does it take 13 days?")
+    about = [i for i in words if any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY for t in aspects[i])]
+    if len(words) == len(aspects) or not about:
+        return aspects, matrix
+    totals = np.sort(matrix[about].sum(axis=0))[::-1]
+    best, runner = float(totals[0]), float(totals[1])
+    if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best:
+        return [aspects[i] for i in words], matrix[words]
+    return aspects, matrix
+
+
 def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
-    note on that plan follows the general answer. Never raises on odd questions: when
-    unsure, the text says so and names the closest topics."""
+    note on that plan follows the general answer. A question that spans two topics (see
+    SECOND_RATIO) gets a short second part from the runner-up (`second`). Never raises on odd
+    questions: when unsure, the text says so and names the closest topics."""
     if lang not in (None, "en", "zh"):
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
     lang = lang or language_of(question)
     terms = _query_terms(question, plan)
-    ranked = rank(question, terms)
+    aspects, matrix = _content_first(terms, *_index().aspect_scores(terms))
+    ranked = _ranked(question, [float(x) for x in matrix.sum(axis=0)])
     by_id = {t.id: t for t in _topics()}
-    (best_id, best), (_, second) = ranked[0], ranked[1]
+    (best_id, best), (_, second), (_, third) = ranked[:3]
     score = best / (best + SCORE_HALF)
-    margin = (best - second) / best if best else 0.0
-    confident = (
+    sure_enough = (
         score >= MIN_SCORE
-        and margin >= MIN_MARGIN
         and _on_topic(question, terms, best_id)
         and (score >= SURE_SCORE or not _foreign_words(question, terms))
     )
+    runner = _second_topic(question, aspects, matrix, ranked) if sure_enough else None
+    also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0]) else None
+    # Sure of one topic when it stands clear of the runner-up; of a question that spans two
+    # (a second part) when the pair stands clear of the third topic.
+    confident = sure_enough and (
+        best - second >= MIN_MARGIN * best or (also is not None and second - third >= MIN_MARGIN * second)
+    )
+    if not confident:
+        also = None
     matched = score >= MATCH_SCORE
     topic = by_id[best_id]
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
@@ -1044,6 +2132,9 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         body=topic.answer_zh if lang == "zh" else topic.answer_en,
         note=note,
         alternatives=[a.title for a in alternatives],
+        also_title=also.title(lang) if also else "",
+        also_text=also.brief(lang) if also else "",
+        also_note=plan_note(also.id, plan, lang) if also and plan is not None else "",
     )
     return FaqAnswer(
         topic=best_id,
@@ -1054,4 +2145,5 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None) -> 
         alternatives=alternatives,
         used_plan=bool(note),
         lang=lang,
+        second=TopicRef(id=also.id, title=also.title(lang)) if also else None,
     )

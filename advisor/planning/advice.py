@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
+from advisor.engine.frameworks import MEGATRON, NATIVE_LORA_PIPELINE_MFU
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
@@ -110,6 +111,7 @@ class Advice(BaseModel):
             "other": mem.other,
             "total": mem.total,
             "usable": e.usable_gib,
+            "readings": {"allocated": mem.allocated, "reserved": mem.reserved, "nvidia_smi": mem.nvidia_smi},
             "host_ram_for_offload": mem.host_ram_gib,
             "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.notes],
         }
@@ -326,6 +328,8 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
             out.append(_note("warning", "low_mfu_batch", batch=req.global_batch, suggest=4 * req.global_batch))
     if "exposed_communication" in checks:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
+    if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON:
+        out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
     return out
 
 

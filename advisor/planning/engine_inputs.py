@@ -32,6 +32,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         pp=request.pp,
         ep=request.ep,
         vpp=request.vpp,
+        dp=request.dp,
         cp=request.cp,
         hsdp=request.hsdp,
     )
@@ -54,7 +55,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     run, as (reason, values), or None. Checked before planning, so a pinned layout is either
     evaluated exactly as given or refused with its reason (CONTRACT section 3). `gpus`: the GPU
     types the planner may use; the request's own when it names one."""
-    pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp")}
+    pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp", "dp")}
     if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload") or request.cp):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
@@ -82,6 +83,9 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "ep_experts", {"ep": ep, "experts": m.moe_experts}
     if vpp > 1 and pp == 1:
         return "vpp_needs_pp", {"vpp": vpp}
+    if request.dp and request.gpu_count and request.gpu_count % (request.dp * tp * pp * (request.cp or 1)):
+        # the data-parallel ranks times the model-parallel degrees are the GPUs
+        return "dp_count", {"dp": request.dp, "count": request.gpu_count, "model": tp * pp * (request.cp or 1)}
     if vpp > 1 and m.layers // (pp * vpp) < PINNED_MIN_LAYERS_PER_CHUNK:
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]

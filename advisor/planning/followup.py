@@ -22,6 +22,7 @@ from advisor.knowledge import faq
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning.advice import Advice, advise, advise_request, plan_context
+from advisor.request import fields
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
 from advisor.text.render import big, money, num, render
@@ -405,24 +406,24 @@ def _whatif(
 
 
 def _value(name: str, req, lang: str) -> str:
+    """A field's value in a what-if's "what changed", as its row says to show it (fields.py `shown`)."""
     if req is None:
         return "?"
-    if name == "deadline_days":
+    shown = fields.field(name).shown
+    if shown == "days":
         return (
             render("slack/value.j2", lang, kind="days", value=num(req.deadline_days, 2)) if req.deadline_days else "—"
         )
-    if name == "data":
+    if shown == "tokens":
         return render("slack/value.j2", lang, kind="tokens", value=big(req.tokens, lang)) if req.tokens else "—"
-    if name == "epochs":
+    if shown == "epochs":
         tokens = big(req.tokens, lang) if req.tokens else "—"
         return render("slack/value.j2", lang, kind="epochs", epochs=num(req.epochs, 2), value=tokens)
-    if name == "params_b":
+    if shown == "size":
         return f"{num(req.params_b)}B"
-    if name == "budget":
+    if shown == "money":
         return money(req.budget.amount, req.budget.currency) if req.budget else "—"
-    if name == "currency":
-        return req.currency
-    if name in ("gpu", "gpu_count", "nodes"):
+    if shown == "gpus":
         return f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
     value = getattr(req, name, None)
     return "—" if value is None else str(value)

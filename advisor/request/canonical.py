@@ -11,30 +11,36 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from advisor import catalog
+from advisor.request import fields
 from advisor.request.model import TrainingRequest
 from advisor.request.parser import SCALE, chinese_prose
 
 # Units a number may be written with, largest first, as the parser reads each kind: the first
 # that writes it exactly in few digits wins (1,200,000 -> 1.2M, 120万; 1,234,567 -> 1234567).
+# These are the number's scale (advisor/request/parser.py SCALE); the words of each field's
+# units and choices are its row's first spellings (advisor/request/fields.py).
 ZH_UNITS = (("万亿", 1e12), ("亿", 1e8), ("万", 1e4), ("", 1))
 SIZE_UNITS = (("B", 1e9),)
 TOKEN_UNITS = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3), ("", 1))
 SAMPLE_UNITS = (("M", 1e6), ("k", 1e3), ("", 1))
 BUDGET_UNITS = (("B", 1e9), ("M", 1e6), ("k", 1e3), ("", 1))
-BYTE_UNITS = (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6))
-# A deadline: days as people type them, else months, weeks or hours where days are not whole.
-EN_TIME = (("d", 1), ("mo", 30), ("w", 7), ("h", 1 / 24))
-ZH_TIME = (("天", 1), ("个月", 30), ("周", 7), ("小时", 1 / 24))
-ZH_DEGREES = {"tp": "张量并行", "pp": "流水线并行", "ep": "专家并行", "vpp": "虚拟流水线并行", "cp": "上下文并行"}
-EN_DEGREES = {"ep": "expert parallel "}
-CITIES_ZH = {
-    "shenzhen": "深圳",
-    "chengdu": "成都",
-    "beijing": "北京",
-    "shanghai": "上海",
-    "guangzhou": "广州",
-    "hangzhou": "杭州",
-}
+
+
+def _row(name: str) -> fields.Field:
+    return fields.field(name)
+
+
+def _say(name: str, value, zh: bool) -> str:
+    """A choice of a row as it is written in the request's language."""
+    return _row(name).choice(value).written("zh" if zh else "en")
+
+
+def _key(name: str, zh: bool) -> str:
+    return _row(name).keys.written("zh" if zh else "en")
+
+
+def _unit(name: str, value, zh: bool) -> str:
+    return _row(name).unit(value).written("zh" if zh else "en")
 
 
 def written(guess: float, back: Callable[[str], float], value: float) -> str | None:
@@ -71,16 +77,26 @@ def _si(suffix: str) -> float:
     return SCALE[suffix.lower()]
 
 
+def _byte_units() -> list[tuple[str, float]]:
+    """The data's byte units as written (`TB`), largest first."""
+    units = [u for u in _row("data").units if u.value[0] == "bytes"]
+    return [(u.en[0], u.value[1]) for u in sorted(units, key=lambda u: -u.value[1])]
+
+
 def _bytes(suffix: str) -> float:
-    return {"P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6}[suffix[0]]
+    return dict(_byte_units())[suffix]
 
 
 def _deadline(days: float, zh: bool) -> str:
-    for suffix, size in ZH_TIME if zh else EN_TIME:
-        count = written(days / size, lambda s, f=size: float(s) * f, days)
+    """Days as people type them, else months, weeks or hours where days are not whole (the
+    row's units in its order)."""
+    lang = "zh" if zh else "en"
+    units = _row("deadline_days").units
+    for unit in units:
+        count = written(days / unit.value, lambda s, f=unit.value: float(s) * f, days)
         if count is not None and len(count.partition(".")[2]) <= 2:
-            return count + suffix
-    return exact(days) + ("天" if zh else "d")
+            return count + unit.written(lang)
+    return exact(days) + units[0].written(lang)
 
 
 def language(request: TrainingRequest) -> str:
@@ -133,54 +149,39 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         named = [n.params["model"] for n in r.assumptions if n.code in ("unknown_model", "unknown_moe_model")]
         add("model", f"{named[0]}-{sized}" if named else sized)
     elif "active_params_b" in given:
-        add("model", ("激活" if zh else "active ") + size(r.active_params_b))
+        add("model", _key("active_params_b", zh) + ("" if zh else " ") + size(r.active_params_b))
 
     # the method; the rank first, as `lora r=8` reads as a rank alone
     if "lora_rank" in given:
-        add("other", f"秩{r.lora_rank}" if zh else f"r={r.lora_rank}")
+        add("other", _key("lora_rank", zh) + ("" if zh else "=") + str(r.lora_rank))
     if "method" in given:
-        add(
-            "method",
-            {
-                "pretrain": "预训练" if zh else "pretrain",
-                "continued-pretrain": "继续预训练" if zh else "continued-pretrain",
-                "full-finetune": "全量微调" if zh else "full-finetune",
-                "lora": "lora",
-                "qlora": "qlora",
-            }[r.method],
-        )
+        add("method", _say("method", r.method, zh))
     if "finetune" in given:
-        add("method", "微调" if zh else "sft")
+        add("method", _say("finetune", True, zh))
     if "lora_targets" in given:
-        add("other", f"targets {r.lora_targets}")
+        add("other", f"{_key('lora_targets', False)} {_say('lora_targets', r.lora_targets, False)}")
 
     # the data
     if "data" in given:
         d = r.data
         if d.unit == "bytes":
-            add("data", scaled(d.amount, BYTE_UNITS, _bytes) + ("数据" if zh else ""))
-        elif d.unit == "tokens":
-            add(
-                "data",
-                scaled(d.amount, ZH_UNITS, _si) + "词元" if zh else scaled(d.amount, TOKEN_UNITS, _si) + " tokens",
-            )
+            add("data", scaled(d.amount, _byte_units(), _bytes) + ("数据" if zh else ""))
         else:
-            add(
-                "data",
-                scaled(d.amount, ZH_UNITS, _si) + "条" if zh else scaled(d.amount, SAMPLE_UNITS, _si) + " samples",
-            )
+            numbers = ZH_UNITS if zh else TOKEN_UNITS if d.unit == "tokens" else SAMPLE_UNITS
+            add("data", scaled(d.amount, numbers, _si) + ("" if zh else " ") + _unit("data", (d.unit, 1), zh))
         if d.language and (d.unit != "bytes" or _data_language_given(r)):
             add("data", data_language(d.language, zh))
     if "epochs" in given:
         # the form's data field reads as data: epochs alone go with the rest
-        add("data" if "data" in given else "other", exact(r.epochs) + ("轮" if zh else " epochs"))
+        epochs = exact(r.epochs) + ("" if zh else " ") + _unit("epochs", 1, zh)
+        add("data" if "data" in given else "other", epochs)
 
     # time and money
     if "deadline_days" in given:
         add("deadline", _deadline(r.deadline_days, zh))
     # before the budget, which would read a currency word after it as its own
     if "currency" in given:
-        add("other", {"CNY": "人民币", "USD": "美元"}[r.currency] if zh else r.currency.lower())
+        add("other", _say("currency", r.currency, zh))
     if "budget" in given:
         b = r.budget
         amount = scaled(b.amount, ZH_UNITS if zh else BUDGET_UNITS, _si)
@@ -189,71 +190,78 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         if "currency" in given or (zh and b.currency == "CNY"):
             add("budget", amount)
         elif zh:
-            add("budget", amount + "美元")
+            add("budget", amount + _unit("budget", b.currency, zh))
         else:
-            add("budget", {"CNY": "¥", "USD": "$"}[b.currency] + amount)
+            sign = next(s for s in _row("budget").signs if s.value == b.currency)
+            add("budget", sign.written("en") + amount)
     if "lease_term_months" in given:
         months = r.lease_term_months
-        if zh:
-            add("other", f"租期{months // 12}年" if months % 12 == 0 else f"{months}个月起租")
-        else:
-            add("other", f"{months // 12}-year lease" if months % 12 == 0 else f"{months}-month lease")
+        n, unit = (months // 12, 12) if months % 12 == 0 else (months, 1)
+        term = _unit("lease_term_months", unit, zh)
+        add(
+            "other",
+            f"{n}{term}{_key('lease_term_months', zh)}" if zh else f"{n}-{term} {_key('lease_term_months', zh)}",
+        )
     if "rent_or_buy" in given:
-        add("other", {"rent": "租用", "buy": "购买"}[r.rent_or_buy] if zh else r.rent_or_buy)
+        add("other", _say("rent_or_buy", r.rent_or_buy, zh))
     if "own_use_months" in given:
-        add("other", f"用{r.own_use_months}个月" if zh else f"keep it busy {r.own_use_months} months")
+        months = f"{r.own_use_months}{'' if zh else ' '}{_unit('own_use_months', 1, zh)}"
+        add("other", f"{_key('own_use_months', zh)}{'' if zh else ' '}{months}")
     if "own_utilisation" in given:
         share = written(r.own_utilisation * 100, lambda s: float(s) / 100, r.own_utilisation) or exact(
             r.own_utilisation * 100
         )
-        add("other", f"利用率{share}%" if zh else f"{share}% use")
+        busy = _key("own_utilisation", zh)
+        add("other", f"{busy}{share}%" if zh else f"{share}% {busy}")
 
     # the hardware
     out.extend(_hardware(r, given, zh))
     if "city" in given:
-        add("other", CITIES_ZH[r.city] if zh else f"city {r.city}")
+        add("other", _say("city", r.city, zh) if zh else f"{_key('city', zh)} {_say('city', r.city, zh)}")
 
     # the training setup
-    if "seq_len" in given:
-        add("other", f"序列长度{r.seq_len}" if zh else f"seq {r.seq_len}")
-    if "micro_batch" in given:
-        add("other", f"mbs {r.micro_batch}")
-    if "global_batch" in given:
-        add("other", f"gbs {r.global_batch}")
+    for name in ("seq_len", "micro_batch", "global_batch"):
+        if name in given:
+            add("other", _key(name, zh) + ("" if zh and _row(name).keys.zh else " ") + str(getattr(r, name)))
     if "zero_stage" in given:
-        add("other", "ddp" if r.zero_stage == 0 else f"zero{r.zero_stage}")
-    for degree in ("tp", "pp", "ep", "vpp", "cp"):
+        add("other", _say("zero_stage", r.zero_stage, zh))
+    for degree in fields.DEGREES:
         if degree in given:
-            # `ep` after a number reads as epochs (`3 ep`): the expert degree is said in words
-            name = (ZH_DEGREES if zh else EN_DEGREES).get(degree, degree + " ")
-            add("other", f"{name}{getattr(r, degree) or 1}")
+            key = _key(degree, zh)
+            add("other", f"{key}{'' if zh else ' '}{getattr(r, degree) or 1}")
     if "hsdp" in given:
-        add("other", "hsdp")
+        add("other", _say("hsdp", True, zh))
     # before `offload`, which would read `offload opt` as what to offload
     if "opt_in_backward" in given:
-        add("other", "opt-in-bwd")
-    if "offload" in given:
-        add("other", ("卸载" if zh else "offload") + ({"all": "全部" if zh else " all"}.get(r.offload, "")))
-    if "recompute" in given:
-        add("other", "重计算" if zh and r.recompute == "full" else f"recompute {r.recompute}")
+        add("other", _say("opt_in_backward", True, zh))
+    for name in ("offload", "recompute"):
+        if name in given:
+            add("other", _keyed(name, getattr(r, name), zh))
     if "precision" in given:
-        add("other", r.precision)
+        add("other", _say("precision", r.precision, zh))
     if "optimizer" in given:
-        add("other", r.optimizer)
-    if "cost_first" in given:
-        add("other", "最省" if zh else "cheapest")
-    if "speed_first" in given:
-        add("other", "尽快" if zh else "fastest")
+        add("other", _say("optimizer", r.optimizer, zh))
+    for flag in ("cost_first", "speed_first"):
+        if flag in given:
+            add("other", _say(flag, True, zh))
     if "lang" in given:
-        add("lang", f"lang {r.lang}")
+        add("lang", f"{_key('lang', zh)} {_say('lang', r.lang, zh)}")
     return _prose_language(r, out)
 
 
 def data_language(code: str, zh: bool) -> str:
     """Words that say the data's language."""
-    if zh:
-        return {"en": "英文数据", "zh": "中文数据", "code": "代码数据"}[code]
-    return {"en": "english data", "zh": "chinese data", "code": "code data"}[code]
+    return _say("data_language", code, zh) + ("数据" if zh else " data")
+
+
+def _keyed(name: str, value, zh: bool) -> str:
+    """A key and the choice it names (`offload all`, `卸载全部`): the key alone for the first
+    choice, which it means alone; in English words where the language has no word for it."""
+    row = _row(name)
+    lang = "zh" if zh and (value == row.choices[0].value or row.choice(value).zh) else "en"
+    if value == row.choices[0].value:
+        return row.keys.written(lang)
+    return row.keys.written(lang) + ("" if lang == "zh" else " ") + row.choice(value).written(lang)
 
 
 def _data_language_given(r: TrainingRequest) -> bool:
@@ -274,11 +282,14 @@ def _hardware(r: TrainingRequest, given: set[str], zh: bool) -> list[tuple[str, 
         if gpu and "gpu" in given:
             out.append(("other", f"{r.gpu_count}张{gpu}" if zh else f"{r.gpu_count}x {gpu}"))
         else:
-            out.append(("other", f"{r.gpu_count}卡" if zh else f"{r.gpu_count} GPUs"))
+            out.append(("other", f"{r.gpu_count}{'' if zh else ' '}{_unit('gpu_count', 1, zh)}"))
     if "nodes" in given:
         nodes = r.gpu_count // catalog.get_gpu(r.gpu).gpus_per_server
         named = "" if "gpu_count" in given else f" {gpu}"
-        out.append(("other", f"{nodes}台服务器{named}" if zh else f"{nodes} nodes{' of' + named if named else ''}"))
+        servers = _unit("nodes", 1, zh)
+        out.append(
+            ("other", f"{nodes}{servers}{named}" if zh else f"{nodes} {servers}{' of' + named if named else ''}")
+        )
     elif "gpu" in given and "gpu_count" not in given:
         out.append(("gpu", f"用{gpu}" if zh else f"on {gpu}"))
     return out

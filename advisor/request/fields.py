@@ -1,17 +1,51 @@
-"""The request's fields in one table: each field's limits, the wording key of its refusal and
-the notes it leaves when assumed. The parser checks values against it (`_validate`), the
-form's check and the refusals read the same limits, templates/phrases.j2 words each field
-(`field_name`) and each limit (`bad_value`) with the limits passed in from here, and the notes
-are listed in its order.
+"""The request's fields in one table: each field's words in English and Chinese, its units and
+conversions, its limits, the wording key of its refusal and the notes it leaves when assumed.
 
-Adding a field is one row here, its words in the parser and in advisor/request/canonical.py,
-and its wording in phrases.j2: tests/test_message_codes.py fails while a field or a limit has
-no wording, tests/test_canonical.py while the row has no words to generate or does not read back.
+Everything that knows a field reads its row: the parser builds its patterns from the words
+(advisor/request/parser.py) and checks values against the limits, request.canonical writes each
+value with its first spelling (advisor/request/canonical.py), the form's check and the refusals
+state the same limits, `help` lists each row's examples, the what-if says what changed with the
+row's `shown` kind, and templates/phrases.j2 words each field (`field_name`, `field_label`), each
+choice (`choice`) and each limit (`bad_value`), all keyed by the names here. The notes are
+listed in the table's order.
+
+Adding a word is one spelling in a row; adding a field is one row, its pattern in the parser's
+scan order and its wording in phrases.j2: tests/test_message_codes.py fails while a field, a
+choice or a limit has no wording, tests/test_fields.py while a spelling does not read as its
+value, tests/test_canonical.py while a row's values do not read back through request.canonical.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+# A spelling is a regular expression over the lowercased, NFKC-normalised request in which
+# "-" stands for an optional space, dash or underscore (`fine-tune`: "finetune", "fine tune",
+# "fine_tune") and " " for any run of spaces. The first spelling of each language is plain
+# text: it is how request.canonical writes the value back (English's when Chinese has none).
+Spellings = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Word:
+    """One value and its spellings in English and Chinese (a choice: `lora`; a unit: `weeks` = 7
+    days; a key that names the field before its number: `budget`, `预算`)."""
+
+    value: Any = None
+    en: Spellings = ()
+    zh: Spellings = ()
+
+    def spellings(self, lang: str) -> Spellings:
+        return self.zh if lang == "zh" else self.en
+
+    def written(self, lang: str) -> str:
+        """How request.canonical writes it in `lang`: the first spelling, English's when the
+        language has none."""
+        return (self.spellings(lang) or self.en)[0]
+
+
+NO_WORDS = Word()
 
 
 @dataclass(frozen=True)
@@ -29,6 +63,23 @@ class Field:
     # The notes (phrases.j2 `assumption`) left when the value is assumed, by the parser or, for
     # the deadline, the planner (tests/test_message_codes.py: every assumption is one field's).
     assumed: tuple[str, ...] = ()
+    # Its words: the keys that name it before a value, the values it takes in words (a key
+    # said alone means the first), the units its numbers are written in (their value is what
+    # one unit is worth), the signs written before a number (`¥`, `$`).
+    keys: Word = NO_WORDS
+    choices: tuple[Word, ...] = ()
+    units: tuple[Word, ...] = ()
+    signs: tuple[Word, ...] = ()
+    # Examples `help` lists (each parses as this field; tests/test_fields.py).
+    examples: Word = NO_WORDS
+    # How a what-if shows its value (advisor/planning/followup.py): days, tokens, epochs, size,
+    # money, gpus or plain; and the request's attributes it shows in, where they differ.
+    shown: str = "plain"
+    shows_in: tuple[str, ...] = ()
+    # Whether the answer names its choices in words (phrases.j2 `choice`: `full-finetune`, `Shenzhen`).
+    worded: bool = False
+    # The words a what-if scales it by (`double the data`, `预算减半`; parser `_relative_change`).
+    scaled: Word = NO_WORDS
 
     def ok(self, value: float) -> bool:
         if self.low is not None and value < self.low:
@@ -39,59 +90,440 @@ class Field:
             return False
         return not self.whole or value == int(value)
 
+    def choice(self, value) -> Word:
+        return next(c for c in self.choices if c.value == value)
+
+    def unit(self, value) -> Word:
+        return next(u for u in self.units if u.value == value)
+
 
 MAX_DEADLINE_DAYS = 3650
 MAX_TOKENS = 1e16
 LAYOUT_DEGREE = dict(low=1, high=1024, whole=True, limit="layout")
+# A parallel degree's key: `tensor parallel`, `tensor-model-parallel size`, `tensor parallelism degree`.
+_PARALLEL = "-(parallel(ism)?|model-parallel)(-(size|degree))?"
+_ZH_PARALLEL = "(模型)?并行(度|大小)?"
+# Month and year units of the lease term (`3-month lease`) and of own use (`24 months`): the
+# same spellings, the first the one each is written with (the value is months).
+_MONTHS = ("month", "months", "mo")
+_YEARS = ("year", "years", "yr", "yrs")
+_TERM_UNITS = (Word(1, en=_MONTHS, zh=("个月", "月")), Word(12, en=_YEARS, zh=("年",)))
+_USE_UNITS = (
+    Word(1, en=("months", "month", "mo"), zh=("个月", "月")),
+    Word(12, en=("years", "year", "yr", "yrs"), zh=("年",)),
+)
+
+
+# ZeRO-3 as FSDP names it; followed by a number it also gives the data-parallel ranks (`fsdp 64`).
+FSDP = ("fsdp", "fsdp2", "fsdp-full-shard", "fsdp2-full-shard")
+
+
+def _flag(en: Spellings, zh: Spellings = ()) -> tuple[Word, ...]:
+    return (Word(True, en=en, zh=zh),)
+
 
 FIELDS: tuple[Field, ...] = (
     # the model
-    Field("params_b", low=0.01, high=20_000, limit="size", assumed=("unknown_model", "unknown_moe_model")),
-    Field("active_params_b", above=0, limit="active"),
-    Field("model"),
-    Field("unknown_model"),
-    Field("moe", flag=True),
+    Field(
+        "params_b",
+        low=0.01,
+        high=20_000,
+        limit="size",
+        assumed=("unknown_model", "unknown_moe_model"),
+        keys=Word(en=("total",), zh=("总参数量", "总参数", "总参")),
+        examples=Word(en=("70B", "671B-A37B"), zh=("70B", "671B-A37B")),
+        shown="size",
+    ),
+    Field("active_params_b", above=0, limit="active", keys=Word(en=("active",), zh=("激活参数", "激活"))),
+    Field(
+        "model",
+        examples=Word(en=("qwen2.5-72b",), zh=("qwen2.5-72b",)),
+        shows_in=("model", "params_b", "active_params_b"),
+    ),
+    Field("unknown_model", shows_in=("params_b", "active_params_b")),
+    Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
-    Field("method", assumed=("method_default", "method_pretrain", "method_from_rank")),
-    Field("finetune", flag=True),
-    Field("lora_rank", low=1, high=4096, whole=True, limit="lora_rank", assumed=("lora_rank",)),
-    Field("lora_targets", assumed=("lora_targets",)),
+    Field(
+        "method",
+        worded=True,
+        assumed=("method_default", "method_pretrain", "method_from_rank"),
+        choices=(
+            Word("qlora", en=("qlora",)),
+            Word("lora", en=("lora",)),
+            Word(
+                "continued-pretrain",
+                en=("continued-pretrain", "continued-pre-train", "continued-pre-training", "cpt"),
+                zh=("继续预训练", "增量预训练", "二次预训练"),
+            ),
+            Word(
+                "pretrain",
+                en=("pretrain", "pre-train", "pre-training", "from-scratch"),
+                zh=("预训练", "从头训练", "从零训练", "从零开始训练", "从头开始训练"),
+            ),
+            Word(
+                "full-finetune",
+                en=("full-finetune", "full-fine-tune", "full-fine-tuning", "full-ft", "full"),
+                zh=("全量微调", "全参数微调", "全参微调", "全参", "全量"),
+            ),
+        ),
+        examples=Word(
+            en=("pretrain", "cpt", "lora", "qlora"), zh=("预训练", "继续预训练", "全量微调", "LoRA", "QLoRA")
+        ),
+    ),
+    # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" is LoRA; alone they read
+    # as full fine-tuning
+    Field(
+        "finetune",
+        flag=True,
+        choices=_flag(("sft", "fine-tune", "fine-tuning"), ("微调",)),
+        examples=Word(en=("sft",), zh=("微调",)),
+        shows_in=("method",),
+    ),
+    Field(
+        "lora_rank",
+        low=1,
+        high=4096,
+        whole=True,
+        limit="lora_rank",
+        assumed=("lora_rank",),
+        keys=Word(en=("r", "rank", "lora-r", "lora-rank"), zh=("秩",)),
+    ),
+    Field(
+        "lora_targets",
+        worded=True,
+        assumed=("lora_targets",),
+        keys=Word(en=("targets", "target")),
+        choices=(Word("qv", en=("qv", r"q\+v")), Word("attn", en=("attn", "attention")), Word("all", en=("all",))),
+    ),
     # the data
-    Field("data", above=0, high=1e18, limit="data", assumed=("no_data", "bytes_per_token", "tokens_per_sample")),
-    Field("data_language"),
-    Field("epochs", above=0, high=1000, limit="epochs", assumed=("epochs",)),
+    Field(
+        "data",
+        above=0,
+        high=1e18,
+        limit="data",
+        assumed=("no_data", "bytes_per_token", "tokens_per_sample"),
+        # (kind, what one unit is worth): tokens and samples take a number's scale (`300B`, `5万`)
+        units=(
+            Word(("tokens", 1), en=("tokens", "token", "toks", "tok"), zh=("词元",)),
+            Word(
+                ("samples", 1),
+                en=(
+                    "samples",
+                    "sample",
+                    "examples",
+                    "example",
+                    "conversations",
+                    "conversation",
+                    "dialogues",
+                    "dialogue",
+                ),
+                zh=("条", "个样本", "样本", "条数据", "条样本", "条对话"),
+            ),
+            # in Chinese a bare `T` or `P` needs 数据 or 语料 after it ("1T" alone is a model size)
+            Word(("bytes", 1e15), en=("PB",), zh=("PB", "P")),
+            Word(("bytes", 1e12), en=("TB",), zh=("TB", "T")),
+            Word(("bytes", 1e9), en=("GB", "G"), zh=("GB", "G")),
+            Word(("bytes", 1e6), en=("MB",)),
+        ),
+        examples=Word(en=("1TB", "300B tokens", "50k samples"), zh=("1TB数据", "3000亿token", "5万条")),
+        shown="tokens",
+        shows_in=("data", "tokens"),
+        scaled=Word(en=("data", "dataset", "tokens"), zh=("数据量", "数据")),
+    ),
+    Field(
+        "data_language",
+        choices=(
+            Word("en", en=("english",), zh=("英文",)),
+            Word("zh", en=("chinese",), zh=("中文",)),
+            Word("code", en=("code",), zh=("代码",)),
+        ),
+        examples=Word(en=("chinese data",), zh=("中文数据",)),
+        shows_in=("data", "tokens"),
+    ),
+    Field(
+        "epochs",
+        above=0,
+        high=1000,
+        limit="epochs",
+        assumed=("epochs",),
+        units=(Word(1, en=("epochs", "epoch", "eps", "ep"), zh=("轮", "遍", "个epoch")),),
+        examples=Word(en=("3 epochs",), zh=("3轮",)),
+        shown="epochs",
+        shows_in=("epochs", "tokens"),
+    ),
     # time and money
-    Field("deadline_days", above=0, high=MAX_DEADLINE_DAYS, limit="deadline", assumed=("horizon",)),
-    Field("budget", above=0, high=1e12, limit="budget"),
-    Field("currency", assumed=("currency",)),
-    Field("lease_term_months", low=1, high=120, whole=True, limit="lease_term"),
-    Field("rent_or_buy"),
-    Field("own_use_months", low=1, high=120, limit="own_use"),
-    Field("own_utilisation", low=0.05, high=1, limit="own_utilisation"),
-    Field("cost_first", flag=True),
-    Field("speed_first", flag=True),
+    Field(
+        "deadline_days",
+        above=0,
+        high=MAX_DEADLINE_DAYS,
+        limit="deadline",
+        assumed=("horizon", "deadline_date"),
+        # the first of each is how request.canonical writes a deadline, days first
+        units=(
+            Word(1, en=("d", "days", "day"), zh=("天", "日")),
+            Word(30, en=("mo", "months", "month", "mos"), zh=("个月", "月")),
+            Word(7, en=("w", "weeks", "week", "wks", "wk"), zh=("周", "个星期", "星期", "个礼拜", "礼拜")),
+            Word(1 / 24, en=("h", "hours", "hour", "hrs", "hr"), zh=("小时", "个小时")),
+        ),
+        examples=Word(en=("14d", "2w", "3mo"), zh=("14天", "两周", "3个月")),
+        shown="days",
+        scaled=Word(en=("deadline", "time"), zh=("期限", "时间", "工期")),
+    ),
+    Field(
+        "budget",
+        above=0,
+        high=1e12,
+        limit="budget",
+        keys=Word(en=("budget",), zh=("预算",)),
+        # a currency said after the amount, and the sign before it
+        units=(
+            Word("CNY", en=("cny", "rmb"), zh=("元", "人民币", "块")),
+            Word("USD", en=("usd",), zh=("美元", "美金")),
+        ),
+        signs=(Word("CNY", en=("¥",)), Word("USD", en=("$",))),
+        examples=Word(en=("budget ¥500k", "$200k"), zh=("预算50万", "预算20万美元")),
+        shown="money",
+        scaled=Word(en=("budget",), zh=("预算",)),
+    ),
+    Field(
+        "currency",
+        assumed=("currency",),
+        choices=(Word("CNY", en=("cny", "rmb"), zh=("人民币",)), Word("USD", en=("usd",), zh=("美元",))),
+        examples=Word(en=("usd",), zh=("美元",)),
+    ),
+    Field(
+        "lease_term_months",
+        low=1,
+        high=120,
+        whole=True,
+        limit="lease_term",
+        # the words after a term: `3-month lease`, `1个月起租` (the parser has those before it)
+        keys=Word(en=("lease", "term", "contract", "minimum"), zh=("起租", "租期", "合约", "闭口")),
+        units=_TERM_UNITS,
+        # a term in one word: `monthly`, `包年`
+        choices=(
+            Word(1, en=("monthly", "month-to-month"), zh=("包月", "月租", "按月租", "按月")),
+            Word(12, en=("yearly", "annual", "annually"), zh=("包年", "年租", "按年租", "按年")),
+        ),
+        examples=Word(en=("1-month lease", "yearly"), zh=("1个月起租", "包年")),
+    ),
+    Field(
+        "rent_or_buy",
+        worded=True,
+        choices=(
+            Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
+            Word("buy", en=("buy", "purchase", "own", "buying"), zh=("购买", "自购", "采购", "买")),
+        ),
+        examples=Word(en=("rent", "buy"), zh=("租", "买")),
+    ),
+    Field(
+        "own_use_months",
+        low=1,
+        high=120,
+        limit="own_use",
+        keys=Word(en=("keep it busy", "keep them busy", "use it", "use them", "own use"), zh=("用", "使用", "自用")),
+        units=_USE_UNITS,
+        examples=Word(en=("keep it busy 24 months",), zh=("用两年",)),
+    ),
+    Field(
+        "own_utilisation",
+        low=0.05,
+        high=1,
+        limit="own_utilisation",
+        keys=Word(en=("use", "used", "busy", "utilisation", "utilization"), zh=("利用率", "使用率")),
+        examples=Word(en=("60% use",), zh=("利用率60%",)),
+    ),
+    Field(
+        "cost_first",
+        flag=True,
+        choices=_flag(("cheapest", "cheap", "cost"), ("最省", "便宜", "省钱")),
+        examples=Word(en=("budget",), zh=("预算",)),
+    ),
+    Field(
+        "speed_first",
+        flag=True,
+        choices=_flag(("fastest", "fast", "speed", "asap", "urgent"), ("尽快", "最快", "加急", "越快越好")),
+        examples=Word(en=("fast",), zh=("尽快",)),
+    ),
     # the hardware
-    Field("gpu"),
-    Field("gpu_count", low=1, high=200_000, whole=True, limit="gpu_count"),
-    Field("nodes", low=1, high=25_000, whole=True, limit="gpu_count"),
-    Field("city", assumed=("market_china",)),
+    Field("gpu", examples=Word(en=("gpu H20",), zh=("用H20",)), shown="gpus"),
+    Field(
+        "gpu_count",
+        low=1,
+        high=200_000,
+        whole=True,
+        limit="gpu_count",
+        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡")),),
+        examples=Word(en=("on 8xH800",), zh=("8卡H800",)),
+        shown="gpus",
+    ),
+    Field(
+        "nodes",
+        low=1,
+        high=25_000,
+        whole=True,
+        limit="nodes",
+        units=(
+            Word(
+                1,
+                en=("nodes", "node", "servers", "server", "machines", "machine"),
+                zh=("台服务器", "台机器", "台节点", "个节点", "节点"),
+            ),
+        ),
+        examples=Word(en=("on 2 nodes of H800",), zh=("2台服务器 H800",)),
+        shown="gpus",
+        shows_in=("gpu_count",),
+    ),
+    Field(
+        "city",
+        worded=True,
+        assumed=("market_china",),
+        keys=Word(en=("city",)),
+        choices=(
+            Word("shenzhen", en=("shenzhen",), zh=("深圳",)),
+            Word("chengdu", en=("chengdu",), zh=("成都",)),
+            Word("beijing", en=("beijing",), zh=("北京",)),
+            Word("shanghai", en=("shanghai",), zh=("上海",)),
+            Word("guangzhou", en=("guangzhou",), zh=("广州",)),
+            Word("hangzhou", en=("hangzhou",), zh=("杭州",)),
+        ),
+        examples=Word(en=("city shenzhen",), zh=("深圳", "成都")),
+    ),
     # the training setup
-    Field("precision", assumed=("precision_bf16", "precision_fp16")),
-    Field("optimizer", assumed=("optimizer",)),
-    Field("opt_in_backward", flag=True),
-    Field("seq_len", low=16, high=10_000_000, limit="seq_len", assumed=("seq_len",)),
-    Field("micro_batch", low=1, high=4096, limit="micro_batch"),
-    Field("global_batch", low=1, high=10_000_000, limit="global_batch"),
-    Field("zero_stage"),
-    Field("tp", **LAYOUT_DEGREE),
-    Field("pp", **LAYOUT_DEGREE),
-    Field("ep", **LAYOUT_DEGREE),
-    Field("vpp", **LAYOUT_DEGREE),
-    Field("cp", **LAYOUT_DEGREE),
-    Field("hsdp", flag=True),
-    Field("offload"),
-    Field("recompute"),
-    Field("lang"),
+    Field(
+        "precision",
+        assumed=("precision_bf16", "precision_fp16"),
+        choices=(
+            Word("pure-bf16", en=("pure-bf16",), zh=("纯bf16",)),
+            Word("bf16", en=("bf16",)),
+            Word("fp16", en=("fp16",)),
+            Word("fp8", en=("fp8",)),
+            Word("fp32", en=("fp32",)),
+        ),
+        examples=Word(en=("bf16", "fp8")),
+    ),
+    Field(
+        "optimizer",
+        assumed=("optimizer",),
+        choices=(
+            Word(
+                "adamw8bit",
+                en=("adamw8bit", "(paged-)?adamw?-8-bits?", "(paged-)?8-bits?-adamw?"),
+            ),
+            Word("adamw", en=("adamw", "adam")),
+            Word("lion", en=("lion",)),
+            Word("sgd", en=("sgd",)),
+        ),
+        examples=Word(en=("adamw8bit",)),
+    ),
+    Field(
+        "opt_in_backward",
+        flag=True,
+        choices=_flag(("opt-in-bwd", "optimizer-in-backward", "fused-optimizer")),
+    ),
+    Field(
+        "seq_len",
+        low=16,
+        high=10_000_000,
+        limit="seq_len",
+        assumed=("seq_len",),
+        keys=Word(
+            en=("seq", "sequence", "seq-len", "seq-length", "sequence-len", "sequence-length", "context", "ctx"),
+            zh=("序列长度", "序列", "上下文长度", "上下文"),
+        ),
+        examples=Word(en=("seq 4096",), zh=("序列长度4096",)),
+    ),
+    Field(
+        "micro_batch",
+        low=1,
+        high=4096,
+        limit="micro_batch",
+        keys=Word(en=("mbs", "micro-batch", "micro-batch-size")),
+        examples=Word(en=("mbs 2",)),
+    ),
+    Field(
+        "global_batch",
+        low=1,
+        high=10_000_000,
+        limit="global_batch",
+        keys=Word(en=("gbs", "global-batch", "global-batch-size", "batch", "batch-size", "bs")),
+    ),
+    Field(
+        "zero_stage",
+        choices=(
+            Word(3, en=("zero3", "zero-3", "zero-stage-3", *FSDP)),
+            Word(2, en=("zero2", "zero-2", "zero-stage-2")),
+            Word(1, en=("zero1", "zero-1", "zero-stage-1")),
+            Word(0, en=("ddp", "zero0", "zero-0", "zero-stage-0")),
+        ),
+        examples=Word(en=("zero3",)),
+    ),
+    Field(
+        "tp",
+        **LAYOUT_DEGREE,
+        keys=Word(en=("tp", "tensor" + _PARALLEL), zh=("张量并行", "张量" + _ZH_PARALLEL)),
+        examples=Word(en=("tp 8",), zh=("张量并行8",)),
+    ),
+    Field(
+        "pp",
+        **LAYOUT_DEGREE,
+        keys=Word(en=("pp", "pipeline" + _PARALLEL), zh=("流水线并行", "流水线" + _ZH_PARALLEL, "流水" + _ZH_PARALLEL)),
+        examples=Word(en=("pp 4",), zh=("流水线并行4",)),
+    ),
+    # `expert parallel` is written out: `ep` after a number is epochs (`3 ep`)
+    Field(
+        "ep",
+        **LAYOUT_DEGREE,
+        keys=Word(en=("expert parallel", "ep", "expert" + _PARALLEL), zh=("专家并行", "专家" + _ZH_PARALLEL)),
+    ),
+    Field(
+        "vpp",
+        **LAYOUT_DEGREE,
+        keys=Word(
+            # NeMo's tables call it VP
+            en=("vpp", "vp", "virtual-(pipeline|pp)(-(stages?|size|degree))?"),
+            zh=("虚拟流水线并行", "虚拟流水线" + _ZH_PARALLEL),
+        ),
+    ),
+    # the data-parallel ranks (`dp 8`; `fsdp 64` is ZeRO-3 over 64 ranks): up to a GPU count
+    Field(
+        "dp",
+        low=1,
+        high=200_000,
+        whole=True,
+        limit="layout",
+        keys=Word(en=("dp", "data" + _PARALLEL), zh=("数据并行", "数据" + _ZH_PARALLEL)),
+    ),
+    Field(
+        "cp", **LAYOUT_DEGREE, keys=Word(en=("cp", "context" + _PARALLEL), zh=("上下文并行", "上下文" + _ZH_PARALLEL))
+    ),
+    # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
+    Field("hsdp", flag=True, choices=_flag(("hsdp",), ("混合分片",))),
+    Field(
+        "offload",
+        keys=Word(en=("offload", "cpu-offload"), zh=("卸载", "cpu卸载")),
+        choices=(
+            Word("optimizer", en=("optimizer", "opt")),
+            Word("all", en=("all", "everything", "params"), zh=("全部",)),
+        ),
+        examples=Word(en=("offload",), zh=("卸载",)),
+    ),
+    Field(
+        "recompute",
+        keys=Word(en=("recompute", "activation-checkpointing", "gradient-checkpointing", "grad-ckpt"), zh=("重计算",)),
+        choices=(
+            Word("full", en=("full", "on")),
+            Word("selective", en=("selective",)),
+            Word("none", en=("none", "off")),
+        ),
+        examples=Word(en=("recompute full",), zh=("重计算",)),
+    ),
+    Field(
+        "lang",
+        keys=Word(en=("lang",)),
+        choices=(Word("en", en=("en",)), Word("zh", en=("zh",))),
+        examples=Word(en=("lang zh",), zh=("lang en",)),
+    ),
 )
 
 BY_NAME = {f.name: f for f in FIELDS}
@@ -100,6 +532,12 @@ BY_NAME = {f.name: f for f in FIELDS}
 def field(name: str) -> Field:
     return BY_NAME[name]
 
+
+# The parallel degrees a user may fix, in the order request.canonical writes them.
+DEGREES = ("tp", "pp", "ep", "vpp", "cp", "dp")
+# The words before a lease term's number (`lease of 3 months`, `租3个月`); its row's keys are
+# the words after it (`3-month lease`, `3个月起租`).
+LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签"))
 
 # The order notes are listed in (the "Assumed" lines): the model, the sequence, the data, the
 # method, the numerics, the money; then any the planner adds.
@@ -124,3 +562,29 @@ def bounds(limit: str) -> dict:
     none for a limit the table lacks (its wording is missing too, and says so)."""
     row = next((f for f in FIELDS if f.limit == limit), Field(limit))
     return {"low": row.low, "high": row.high}
+
+
+# The groups `help` lists the examples in (templates/help.txt.j2 words each group's name).
+HELP = (
+    ("model", ("params_b", "model")),
+    ("method", ("method", "finetune")),
+    ("data", ("data", "data_language", "epochs")),
+    ("deadline", ("deadline_days",)),
+    ("budget", ("cost_first", "budget")),
+    ("hardware", ("gpu_count", "nodes", "gpu")),
+    ("numerics", ("precision", "optimizer")),
+    ("layout", ("seq_len", "micro_batch", "zero_stage", "tp", "pp", "offload", "recompute")),
+    (
+        "preferences",
+        ("rent_or_buy", "lease_term_months", "own_use_months", "own_utilisation", "currency", "city", "speed_first"),
+    ),
+    ("language", ("lang",)),
+)
+
+
+def help_words(lang: str) -> list[tuple[str, list[str]]]:
+    """`help`'s examples by group, in `lang` (English's where a field has none in it)."""
+    return [
+        (group, [w for name in names for w in (field(name).examples.spellings(lang) or field(name).examples.en)])
+        for group, names in HELP
+    ]

@@ -78,11 +78,13 @@ class TrainingRequest(BaseModel):
     micro_batch: int | None = None
     global_batch: int | None = None
     zero_stage: int | None = None
-    # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`); None: the planner chooses.
+    # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`, `dp 64`); None: the planner
+    # chooses.
     tp: int | None = None
     pp: int | None = None
     ep: int | None = None
     vpp: int | None = None
+    dp: int | None = None
     # Context parallel degree (`cp 2`) and hybrid sharding (`hsdp`), as the user fixed them.
     cp: int | None = None
     hsdp: bool = False

@@ -8,8 +8,12 @@ left over. Defaults it fills in are listed in `request.assumptions`.
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
+import os
 import re
 import unicodedata
+import zoneinfo
 from collections.abc import Callable
 from functools import cache
 
@@ -27,6 +31,22 @@ from advisor.text.render import phrase
 from advisor.text.safe import clean
 
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+# A deadline given as a date ("by Friday", "月底前", "before Dec 20") counts its days from today in
+# the team's time zone (the digest's, Beijing unless GPU_ADVISOR_TZ is set).
+TEAM_TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
+EN_WEEKDAYS = {
+    **dict.fromkeys(("monday", "mon"), 0),
+    **dict.fromkeys(("tuesday", "tue", "tues"), 1),
+    **dict.fromkeys(("wednesday", "wed"), 2),
+    **dict.fromkeys(("thursday", "thu", "thur", "thurs"), 3),
+    **dict.fromkeys(("friday", "fri"), 4),
+    **dict.fromkeys(("saturday", "sat"), 5),
+    **dict.fromkeys(("sunday", "sun"), 6),
+}
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+EN_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name} | {
+    name: i for i, name in enumerate(calendar.month_name) if name
+}
 CN_DIGITS = "零一二两三四五六七八九十百"
 CN_NUM = rf"([{CN_DIGITS}]+)"
 L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
@@ -148,42 +168,54 @@ FILLER = {
     "推荐",
     "看看",
     "算一下",
+    # "we have 16 A100s, can we...", "can it run?", "能跑吗": whether it fits is what the answer says
+    "have",
+    "can",
+    "what",
+    "would",
+    "many",
+    "数据量",
+    "希望",
+    "上",
+    # the form factor after a GPU's name ("H100 80GB SXM"): the catalog's part is the SXM one
+    "sxm",
+    "sxm4",
+    "sxm5",
+    "能跑吗",
+    "能不能跑",
+    "能不能",
+    "能否",
+    "可不可以",
+    "跑得动吗",
+    "够不够",
+    "行不行",
+    "可以吗",
+    "done",
+    # "how long", "多久": the answer's time is what they ask for
+    "how",
+    "long",
+    "will",
+    "it",
+    "take",
+    "多久",
+    "要多久",
+    "需要多久",
+    "多长时间",
 }
 
 
-# Words that may follow "on"/"用"/"with" without being a GPU name.
-NOT_GPU_WORDS = {
-    "lora",
-    "qlora",
-    "fsdp",
-    "bf16",
-    "fp16",
-    "fp8",
-    "fp32",
-    "pure-bf16",
-    "adamw",
-    "adamw8bit",
-    "lion",
-    "sgd",
-    "offload",
-    "recompute",
-    "full",
-    "sft",
-    "pretrain",
-    "cpt",
-    "usd",
-    "cny",
-    "rmb",
-    "dpo",
-    "orpo",
-    "kto",
-    "simpo",
-    "ipo",
-    "ppo",
-    "grpo",
-    "rlhf",
-    "rlaif",
-}
+# Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
+# text while training (PPO, GRPO): not planned, and said so, not misread.
+UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif")
+# Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
+# table's training words ("with qlora", "用fp8"), read later.
+NOT_GPU_WORDS = frozenset(
+    word
+    for name in ("method", "finetune", "precision", "optimizer", "zero_stage", "currency", "offload", "recompute")
+    for w in (*fields.field(name).choices, fields.field(name).keys)
+    for word in w.en
+    if re.fullmatch(r"[a-z][a-z0-9.\-]*", word)
+) | frozenset(UNSUPPORTED_METHODS)
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
 WHATIF_FILLER = frozenset(
     {
@@ -316,6 +348,7 @@ def _gpu_names() -> str:
 _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
 
 
+@cache
 def _model_names() -> str:
     return _alternation(catalog.model_spellings())
 
@@ -327,6 +360,57 @@ def _alternation(spellings: list[str]) -> str:
         pieces = re.findall(r"[a-z]+|\d+(?:\.\d+)?|[^a-z\d\s_\-]", name.lower())
         parts.append(r"[\s_\-]?".join(re.escape(p) for p in pieces))
     return "|".join(parts)
+
+
+def spelled(spellings, literal: bool = False) -> str:
+    """A regex alternation of a table row's spellings (advisor/request/fields.py): "-" an
+    optional space, dash or underscore, " " any spaces, groups not capturing; longest first,
+    so a Chinese word inside a longer one (预训练 in 继续预训练) loses to it. `literal` for signs
+    such as `$`."""
+    return _spelled(tuple(spellings), literal)
+
+
+@cache  # the table is fixed: each row's pattern is built once, not at every parse
+def _spelled(spellings: tuple[str, ...], literal: bool) -> str:
+    out = []
+    for word in sorted(spellings, key=len, reverse=True):
+        word = word.lower()
+        if literal:
+            out.append(re.escape(word))
+            continue
+        word = re.sub(r"\((?!\?)", "(?:", word)
+        out.append(word.replace("-", r"[\s_\-]?").replace(" ", r"\s+"))
+    return "|".join(out)
+
+
+def _en(word: fields.Word) -> str:
+    return spelled(word.en)
+
+
+def _zh(word: fields.Word) -> str:
+    return spelled(word.zh)
+
+
+def _all(words, lang: str) -> str:
+    """One alternation of the spellings in `lang` of several words (a row's choices or units)."""
+    return spelled([s for w in words for s in w.spellings(lang)])
+
+
+@cache
+def _compiled(spellings: tuple[str, ...], literal: bool) -> re.Pattern:
+    return re.compile(spelled(spellings, literal))
+
+
+def spells(word: fields.Word, text: str, literal: bool = False) -> bool:
+    """Whether `text` is one of the spellings of `word`."""
+    return bool(_compiled(word.en + word.zh, literal).fullmatch(text.strip()))
+
+
+def value_of(words, text: str | None, literal: bool = False):
+    """The value of the word (a choice, unit or sign of a row) that `text` spells; None if none."""
+    if text is None:
+        return None
+    return next((w.value for w in words if spells(w, text, literal)), None)
 
 
 class _Scanner:
@@ -347,7 +431,7 @@ class _Scanner:
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
-        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”]+", self.s)
+        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]+", self.s)
         known = FILLER | filler
         cjk_fillers = sorted((w for w in known if not w.isascii()), key=len, reverse=True)
         out = []
@@ -377,6 +461,17 @@ def chinese_prose(text: str) -> bool:
     return cjk >= 2 and cjk >= 2 * english
 
 
+def _lang_pattern() -> str:
+    row = fields.field("lang")
+    return rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*({_all(row.choices, 'en')}){R}"
+
+
+def _choice_pattern(row: fields.Field) -> str:
+    """A row's choices wherever they stand: English words bounded, Chinese ones not."""
+    zh = _all(row.choices, "zh")
+    return rf"{L}(?:{_all(row.choices, 'en')}){R}" + (f"|(?:{zh})" if zh else "")
+
+
 def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
@@ -384,8 +479,10 @@ def _detect_lang(text: str) -> str:
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
-    def __init__(self, text: str, lang: str | None = None):
+    def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None):
         self.text = text
+        self.today = today or dt.datetime.now(TEAM_TZ).date()
+        self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
@@ -411,7 +508,7 @@ class _Parse:
     def read(self, filler: frozenset[str] = frozenset()) -> None:
         """Fill `fields` from the text; refuse any word left over (besides `filler`)."""
         sc = self.scan
-        sc.take(rf"{L}lang\s*[:=]?\s*(en|zh){R}", lambda m: self.set("lang", m[1], m[0]))
+        sc.take(_lang_pattern(), lambda m: self.set("lang", value_of(fields.field("lang").choices, m[1]), m[0]))
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
@@ -446,7 +543,8 @@ class _Parse:
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
         alt = _gpu_names()
-        sep = r"\s*(?:x|\*|卡|张|块|台)?\s*"
+        sep = r"\s*(?:x|\*|卡|张|块)?\s*"
+        self._zh_servers(alt)
 
         def gpu(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
@@ -457,21 +555,23 @@ class _Parse:
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)|{L})(?P<name>{alt})s?{R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*|{L})(?P<name>{alt})s?{R}"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
 
         # a count with no type: "8 GPUs", "16卡" fixes the count, the planner picks the type
+        count = fields.field("gpu_count").units
         self.scan.take(
-            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:gpus?{R}|cards?{R}|卡|张卡|块卡)",
+            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})",
             lambda m: self.set("gpu_count", int(_num(m[1])), m[0]),
         )
 
         # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
+        nodes = fields.field("nodes").units
         self.scan.take(
-            rf"{L}(?:on\s+)?(\d+)\s*(?:nodes?|servers?|machines?){R}(?:\s+of{R})?"
-            rf"|(\d+|{CN_NUM})\s*(?:台(?:机器|服务器|节点)|个?节点)",
+            rf"{L}(?:on\s+)?(\d+)\s*(?:{_all(nodes, 'en')}){R}(?:\s+of{R})?"
+            rf"|(\d+|{CN_NUM})\s*(?:{_all(nodes, 'zh')})",
             lambda m: self.set(
                 "nodes", int(_num(m[1] or m[2]) if (m[1] or m[2])[0].isdigit() else _cn_num(m[2])), m[0]
             ),
@@ -491,6 +591,32 @@ class _Parse:
             unknown,
         )
 
+    def _zh_servers(self, alt: str) -> None:
+        """Servers as Chinese teams count them: 台 counts machines ("4台H800", "H800服务器4台",
+        "4台8卡H800" is 32 GPUs, "4机32卡" 32 GPUs on 4 machines); a consumer card's 台 stays a
+        card count ("用一台4090")."""
+        n = rf"(?P<n>\d+|{CN_NUM})"
+
+        def servers(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
+            self.set("gpu", found.name, m[0])
+            if m["per"]:
+                self.set("gpu_count", count * int(m["per"]), m[0])
+            elif found.consumer:
+                self.set("gpu_count", count, m[0])
+            else:
+                self.set("nodes", count, m[0])
+
+        self.scan.take(
+            rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
+        )
+        self.scan.take(rf"(?:用|使用)?(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)", servers)
+        self.scan.take(
+            rf"{n}\s*(?:台|机)\s*(?P<total>\d+)\s*卡",
+            lambda m: self.set("gpu_count", int(m["total"]), m[0]),
+        )
+
     def _models(self) -> None:
         alt = _model_names()
 
@@ -503,80 +629,77 @@ class _Parse:
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
         self._layout_words()
+        seq = fields.field("seq_len").keys
         sc.take(
-            rf"{L}(?:seq(?:uence)?(?:[\s_\-]?len(?:gth)?)?|context|ctx)\s*[:=]?\s*{NUM}\s*(k)?{R}"
-            rf"|(?:序列长度|序列|上下文长度|上下文)\s*[:=]?\s*{NUM}\s*(k)?",
+            rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?",
             lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]),
         )
-        sc.take(
-            rf"{L}{NUM}\s*k\s*(?:context|ctx|seq){R}|{NUM}\s*k\s*上下文",
+        sc.take(  # `8k context`: the key after the number
+            rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
             lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]),
         )
+        for name in ("micro_batch", "global_batch"):
+            sc.take(
+                rf"{L}(?:{_en(fields.field(name).keys)})\s*[:=]?\s*{NUM}{R}",
+                lambda m, name=name: s(name, _num(m[1]), m[0]),
+            )
+
+        def fsdp(m: re.Match) -> None:
+            s("zero_stage", 3, m[0])
+            s("dp", int(m[1]), m[0])  # `fsdp 64`: ZeRO-3 over 64 data-parallel ranks (the FSDP column of tables)
+
+        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+){R}", fsdp)
+        self._choose("zero_stage")
+        offload = fields.field("offload")
         sc.take(
-            rf"{L}(?:mbs|micro[\s_\-]?batch(?:[\s_\-]?size)?)\s*[:=]?\s*{NUM}{R}",
-            lambda m: s("micro_batch", _num(m[1]), m[0]),
+            rf"{L}(?:{_en(offload.keys)})(?:[\s_\-]+({_all(offload.choices, 'en')}))?{R}"
+            rf"|(?:{_zh(offload.keys)})({_all(offload.choices, 'zh')})?",
+            lambda m: s("offload", self._said(offload, m[1] or m[2]), m[0]),
         )
+        recompute = fields.field("recompute")
         sc.take(
-            rf"{L}(?:gbs|global[\s_\-]?batch(?:[\s_\-]?size)?|batch(?:[\s_\-]?size)?|bs)\s*[:=]?\s*{NUM}{R}",
-            lambda m: s("global_batch", _num(m[1]), m[0]),
+            rf"{L}(?:{_en(recompute.keys)})(?:\s*[:=]?\s*({_all(recompute.choices, 'en')}))?{R}"
+            rf"|(?:{_zh(recompute.keys)})",
+            lambda m: s("recompute", self._said(recompute, m[1]), m[0]),
         )
-        sc.take(rf"{L}zero[\s_\-]?([0-3]){R}", lambda m: s("zero_stage", int(m[1]), m[0]))
-        sc.take(rf"{L}fsdp2?(?:[\s_\-]?full[\s_\-]?shard)?{R}", lambda m: s("zero_stage", 3, m[0]))
-        sc.take(rf"{L}ddp{R}", lambda m: s("zero_stage", 0, m[0]))
+        self._choose("precision")
+        self._choose("optimizer")
+        self._choose("opt_in_backward")
+        rank = fields.field("lora_rank").keys
         sc.take(
-            rf"{L}(?:cpu[\s_\-]?)?offload(?:[\s_\-]+(all|everything|optimizer|opt|params))?{R}|(?:cpu)?卸载(全部)?",
-            lambda m: s("offload", "all" if (m[1] in ("all", "everything", "params") or m[2]) else "optimizer", m[0]),
-        )
-        sc.take(
-            rf"{L}(?:recompute|(?:activation|gradient)[\s_\-]?checkpointing|grad[\s_\-]?ckpt)"
-            rf"(?:\s*[:=]?\s*(full|selective|none|off|on))?{R}|重计算",
-            lambda m: s("recompute", {"off": "none", "on": "full", None: "full"}.get(m[1], m[1]), m[0]),
-        )
-        sc.take(rf"{L}pure[\s_\-]?bf16{R}|纯bf16", lambda m: s("precision", "pure-bf16", m[0]))
-        sc.take(rf"{L}(bf16|fp16|fp8|fp32){R}", lambda m: s("precision", m[1], m[0]))
-        sc.take(
-            rf"{L}(?:paged[\s_\-]?)?(?:adamw?[\s_\-]?8[\s_\-]?bits?|8[\s_\-]?bits?[\s_\-]?adamw?){R}",
-            lambda m: s("optimizer", "adamw8bit", m[0]),
-        )
-        sc.take(rf"{L}(adamw?|lion|sgd){R}", lambda m: s("optimizer", {"adam": "adamw"}.get(m[1], m[1]), m[0]))
-        sc.take(
-            rf"{L}(?:opt[\s_\-]?in[\s_\-]?bwd|optimizer[\s_\-]?in[\s_\-]?backward|fused[\s_\-]?optimizer){R}",
-            lambda m: s("opt_in_backward", True, m[0]),
-        )
-        sc.take(
-            rf"{L}(?:r|rank|lora[\s_\-]?r(?:ank)?)\s*=?\s*(\d+){R}|秩\s*=?\s*(\d+)",
+            rf"{L}(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)",
             lambda m: s("lora_rank", int(m[1] or m[2]), m[0]),
         )
+        targets = fields.field("lora_targets")
         sc.take(
-            rf"{L}targets?\s*[:=]?\s*(qv|q\+v|attn|attention|all){R}",
-            lambda m: s("lora_targets", {"q+v": "qv", "attention": "attn"}.get(m[1], m[1]), m[0]),
+            rf"{L}(?:{_en(targets.keys)})\s*[:=]?\s*({_all(targets.choices, 'en')}){R}",
+            lambda m: s("lora_targets", value_of(targets.choices, m[1]), m[0]),
         )
+
+    def _choose(self, name: str) -> None:
+        """A row whose values are words (`lora`, `bf16`, `深圳`): any of its choices."""
+        row = fields.field(name)
+        self.scan.take(_choice_pattern(row), lambda m: self.set(name, value_of(row.choices, m[0]), m[0]))
+
+    @staticmethod
+    def _said(row: fields.Field, word: str | None):
+        """The choice a key's word names (`offload all`); the key alone means the first."""
+        return row.choices[0].value if word is None else value_of(row.choices, word)
 
     def _layout_words(self) -> None:
         """Parallel degrees the user fixes: `tp 8`, `pp=4`, `ep8`, `vpp 2`, `张量并行8`,
         `流水线并行4`; `cp`/`hsdp` are refused (not modelled), a bad degree too."""
         sc = self.scan
-        names = {
-            "tp": "tp",
-            "tensor": "tp",
-            "pp": "pp",
-            "pipeline": "pp",
-            "ep": "ep",
-            "expert": "ep",
-            "cp": "cp",
-            "context": "cp",
-            "vpp": "vpp",
-            "virtual": "vpp",
-            "张量": "tp",
-            "流水线": "pp",
-            "流水": "pp",
-            "专家": "ep",
-            "上下文": "cp",
-            "虚拟流水线": "vpp",
-        }
+        rows = [fields.field(name) for name in fields.DEGREES]
+        keys = [k for row in rows for k in row.keys.en]
+        # `3 ep` is three epochs (read later): a key that is also an epoch unit (`ep`) is read
+        # apart, as a degree where a number follows it ("gbs 512 ep 8") or none stands before it
+        epochs = fields.field("epochs").units
+        clash = [k for k in keys if value_of(epochs, k) is not None]
 
         def degree(m: re.Match) -> None:
-            field = names[(m["en"] or m["zh"]).split()[0].split("-")[0].split("_")[0]]
+            key = (m["en"] or m["zh"]).strip()
+            field = next(row.name for row in rows if spells(row.keys, key))
             raw = m["n"]
             value = None
             if raw and raw[0] in CN_DIGITS:
@@ -587,51 +710,41 @@ class _Parse:
                 self.fail("bad_value", word=m[0].strip(), what="layout")
             self.set(field, int(value), m[0])
 
-        en = (
-            r"(?P<en>tp|pp|cp|vpp|(?:tensor|pipeline|expert|context)[\s_\-]?(?:parallel(?:ism)?|model[\s_\-]?parallel)"
-            r"(?:[\s_\-]?(?:size|degree))?|virtual[\s_\-]?(?:pipeline|pp)(?:[\s_\-]?(?:stages?|size|degree))?)"
-        )
+        en = rf"(?P<en>{spelled([k for k in keys if k not in clash])})"
+        zh = spelled([k for row in rows for k in row.keys.zh])
         value = rf"(?:\s*[:=]?\s*(?P<n>-?{NUM}|{CN_NUM}))?{R}"
+        # Degrees written together, as tables print them: `tp2pp4`, `TP4PP8CP2` (the short keys)
+        joined = spelled([row.keys.en[0] for row in rows if row.keys.en[0].isalpha()])
         sc.take(
-            rf"{L}{en}{value}"
-            rf"|(?P<zh>虚拟流水线|张量|流水线|流水|专家|上下文)(?:模型)?并行(?:度|大小)?\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
+            rf"{L}(?:(?:{joined})\d+){{2,}}{R}",
+            lambda m: [degree(_Merged(part, zh=None)) for part in re.finditer(rf"(?P<en>{joined})(?P<n>\d+)", m[0])],
+        )
+        sc.take(
+            rf"{L}{en}{value}|(?P<zh>{zh})\s*[:=为]?\s*(?P<n2>\d+|{CN_NUM})?",
             lambda m: degree(_Merged(m)),
         )
-        # "3 ep" is three epochs (read later): `ep` after a number is not a degree
-        sc.take(rf"(?<!\d\s){L}(?P<en>ep){value}", lambda m: degree(_Merged(m, zh=None)))
+        clashing = spelled(clash)
+        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"(?<!\d\s){L}(?P<en>{clashing}){value}", lambda m: degree(_Merged(m, zh=None)))
         # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
-        sc.take(rf"{L}hsdp{R}|混合分片", lambda m: self.set("hsdp", True, m[0]))
+        self._choose("hsdp")
 
     def _methods(self) -> None:
-        sc, s = self.scan, self.set
-        # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or
-        # generate text while training (PPO, GRPO): not planned, and said so, not misread.
-        sc.take(
-            rf"{L}(dpo|orpo|kto|simpo|ipo|ppo|grpo|rlhf|rlaif){R}", lambda m: self.fail("unsupported_method", word=m[1])
-        )
-        sc.take(rf"{L}qlora{R}", lambda m: s("method", "qlora", m[0]))
-        sc.take(rf"{L}lora{R}", lambda m: s("method", "lora", m[0]))
-        sc.take(
-            rf"{L}(?:continued[\s_\-]?pre[\s_\-]?train(?:ing)?|cpt){R}|继续预训练|增量预训练|二次预训练",
-            lambda m: s("method", "continued-pretrain", m[0]),
-        )
-        sc.take(
-            rf"{L}(?:pre[\s_\-]?train(?:ing)?|from[\s_\-]scratch){R}|预训练|从头训练",
-            lambda m: s("method", "pretrain", m[0]),
-        )
-        sc.take(
-            rf"{L}(?:full[\s_\-]?(?:fine[\s_\-]?tun(?:e|ing)|ft)|full){R}|全量微调|全参数?微调|全参|全量",
-            lambda m: s("method", "full-finetune", m[0]),
-        )
+        sc = self.scan
+        sc.take(rf"{L}({'|'.join(UNSUPPORTED_METHODS)}){R}", lambda m: self.fail("unsupported_method", word=m[1]))
+        self._choose("method")
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
-        sc.take(rf"{L}(?:fine[\s_\-]?tun(?:e|ing)|sft){R}|微调", lambda m: s("finetune", True, m[0]))
+        self._choose("finetune")
 
     # -- money ----------------------------------------------------------------------
     def _budget(self) -> None:
+        row = fields.field("budget")
+        sign = spelled([s for w in row.signs for s in w.en], literal=True)
+        currency_words = _all(row.units, "en") + "|" + _all(row.units, "zh")
         amount = (
-            rf"(?P<neg>-)?\s*(?P<sym>[¥$])?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
-            r"\s*(?P<cur>cny|rmb|usd|元|人民币|美元|美金|块)?"
+            rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
+            rf"\s*(?P<cur>{currency_words})?"
         )
 
         def budget(m: re.Match) -> None:
@@ -641,19 +754,40 @@ class _Parse:
             value = _amount(m["n"], m["u"])
             if m["neg"]:
                 self.fail("bad_value", word=m[0].strip(), what="budget")
-            currency = None
-            if m["sym"] == "$" or m["cur"] in ("usd", "美元", "美金"):
-                currency = "USD"
-            elif m["sym"] == "¥" or m["cur"]:
-                currency = "CNY"
+            # a sign and a word may both say it (`$20k usd`); dollars if either says dollars
+            said = {value_of(row.signs, m["sym"], literal=True), value_of(row.units, m["cur"])} - {None}
+            currency = "USD" if "USD" in said else ("CNY" if said else None)
             self.set("budget", (value, currency), m[0])
 
         verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"  # "budget of $20k", "预算降到50万"
         cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为)?"
-        self.scan.take(rf"(?:{L}budget{verb}|预算{cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?", budget)
         self.scan.take(
-            rf"(?P<neg>-)?(?P<sym>[¥$])\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>cny|rmb|usd|元|人民币|美元|美金|块)(?![a-z])",
+            rf"(?:{L}(?:{_en(row.keys)}){verb}|(?:{_zh(row.keys)}){cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?",
+            budget,
+        )
+        # A ceiling said around an amount of money: "50万以内", "不超过50万", "控制在30万以下",
+        # "under $20k", "at most 50k usd". In Chinese 万 after the number is money here (a count
+        # of samples says 条 after it); in English a sign or a currency must say it.
+        not_a_count = r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))"
+        zh_money = rf"(?P<n>{NUM})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
+        zh_yuan = rf"(?P<n>{NUM})\s*(?P<u>)(?P<cur>{_all(row.units, 'zh')})"  # "5000元"
+        at_most, below = r"(?:不超过|不到|最多|控制在|低于|少于)\s*", r"\s*(?:以内|之内|以下)"
+        for pattern in (
+            rf"{at_most}{zh_money}{not_a_count}(?:{below})?",
+            rf"{at_most}{zh_yuan}(?:{below})?",
+            rf"{zh_money}{not_a_count}{below}",
+            rf"{zh_yuan}{below}",
+        ):
+            self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
+        ceiling = r"(?:under|below|less\s+than|at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|within)\s+"
+        self.scan.take(
+            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>k|m|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|(?P<n2>{NUM})\s*(?P<u2>k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
+            lambda m: budget(_Merged(m, neg=None)),
+        )
+        self.scan.take(
+            rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>{currency_words})(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
 
@@ -663,30 +797,34 @@ class _Parse:
         `租3个月`, `租期一年`, `年租`, `包年`, `包月`: the term in months. Before the deadline
         words, which would read "1个月" as a deadline, and before 租 (rent)."""
         sc = self.scan
+        row = fields.field("lease_term_months")
 
-        def term(m: re.Match) -> None:
-            n = float(m["n"]) if m["n"] else (_cn_num(m["cn"]) if m["cn"] else 1)
-            value = n * 12 if (m["unit"] or "").lower().startswith(("y", "年")) else n
-            if not fields.field("lease_term_months").ok(value):
-                self.fail("bad_value", word=m[0].strip(), what="lease_term")
-            self.set("lease_term_months", int(value), m[0])
+        def term(months: float, word: str) -> None:
+            if not row.ok(months):
+                self.fail("bad_value", word=word.strip(), what="lease_term")
+            self.set("lease_term_months", int(months), word)
 
+        def counted(m: re.Match) -> None:
+            n = float(m["n"]) if m["n"] else _cn_num(m["cn"])
+            term(n * value_of(row.units, m["unit"]), m[0])
+
+        after, before = row.keys, fields.LEASE_LEAD
+        en_units, zh_units = _all(row.units, "en"), _all(row.units, "zh")
+        # after `lease of` a unit is a word, not `mo`: `monthly lease 3mo` is a 3-month deadline
+        words = spelled([w for u in row.units for w in u.en if len(w) > 2])
         n = rf"(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))"
         sc.take(
-            rf"{L}(?P<n>\d+)[\s\-]*(?P<unit>months?|mo|years?|yr)[\s\-]*(?:lease|term|contract|minimum){R}"
-            rf"|{L}(?:lease|term)\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>months?|years?){R}",
-            lambda m: term(_Merged(m, cn=None)),
+            rf"{L}(?P<n>\d+)[\s\-]*(?P<unit>{en_units})[\s\-]*(?:{_en(after)}){R}"
+            rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{words}){R}",
+            lambda m: counted(_Merged(m, cn=None)),
         )
         sc.take(
-            rf"{L}(?:(?P<mo>monthly|month-to-month)|(?P<yr>yearly|annual|annually))(?:\s+(?:lease|term|contract))?{R}",
-            lambda m: term(_Merged(m, n="1", cn=None, unit="y" if m["yr"] else "m")),
+            rf"{L}(?P<w>{_all(row.choices, 'en')})(?:\s+(?:{_en(after)}))?{R}",
+            lambda m: term(value_of(row.choices, m["w"]), m[0]),
         )
-        sc.take(rf"{n}\s*(?:个)?(?P<unit>月|年)\s*(?:起租|租期|合约|闭口)", term)
-        sc.take(rf"(?:租期|起租|租|合约|签)\s*{n}\s*(?:个)?(?P<unit>月|年)", term)
-        sc.take(
-            r"(?P<yr>包年|年租|按年租?)|(?P<mo>包月|月租|按月租?)",
-            lambda m: term(_Merged(m, n="1", cn=None, unit="年" if m["yr"] else "月")),
-        )
+        sc.take(rf"{n}\s*(?P<unit>{zh_units})\s*(?:{_zh(after)})", counted)
+        sc.take(rf"(?:{_zh(before)})\s*{n}\s*(?P<unit>{zh_units})", counted)
+        sc.take(_all(row.choices, "zh"), lambda m: term(value_of(row.choices, m[0]), m[0]))
 
     # -- the team's own use of bought GPUs (issue 15; advisor/planning/costs.py) ----------
     def _own_use(self) -> None:
@@ -694,65 +832,71 @@ class _Parse:
         team's own use; `60% use`, `利用率60%`: how busy. Before the deadline words, which would
         read "24 months" as a deadline."""
         sc = self.scan
+        row = fields.field("own_use_months")
 
         def months(m: re.Match) -> None:
             n = float(m["n"]) if m["n"] else _cn_num(m.groupdict().get("cn") or "")
-            unit = (m["unit"] or "").lower()
-            value = n * 12 if unit.startswith(("y", "年")) else n
-            if not fields.field("own_use_months").ok(value):
+            value = n * value_of(row.units, m["unit"])
+            if not row.ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_use_months", int(round(value)), m[0])
 
-        unit = r"(?P<unit>months?|mo|years?|yrs?)"
         sc.take(
-            rf"{L}(?:keep\s+(?:it|them)\s+busy|use\s+(?:it|them)|own\s+use)\s+(?:for\s+)?"
-            rf"(?P<n>\d+)\s*{unit}{R}",
+            rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?P<n>\d+)\s*(?P<unit>{_all(row.units, 'en')}){R}",
             months,
         )
-        sc.take(rf"(?:用|使用|自用)(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?:个)?(?P<unit>年|月)", months)
+        sc.take(
+            rf"(?:{_zh(row.keys)})(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?P<unit>{_all(row.units, 'zh')})", months
+        )
+        busy = fields.field("own_utilisation")
 
         def utilisation(m: re.Match) -> None:
             value = float(m["n"] or m["n2"]) / 100
-            if not fields.field("own_utilisation").ok(value):
+            if not busy.ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_utilisation")
             self.set("own_utilisation", value, m[0])
 
         sc.take(
-            rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:use|used|busy|utili[sz]ation){R}"
-            rf"|(?:利用率|使用率)\s*(?P<n2>\d+(?:\.\d+)?)\s*%",
+            rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:{_en(busy.keys)}){R}"
+            rf"|(?:{_zh(busy.keys)})\s*(?P<n2>\d+(?:\.\d+)?)\s*%",
             utilisation,
         )
 
     # -- data -----------------------------------------------------------------------
     def _data(self) -> None:
         sc, s = self.scan, self.set
+        row = fields.field("data")
+
+        def units(kind: str, lang: str) -> str:
+            return _all([u for u in row.units if u.value[0] == kind], lang)
+
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:tokens?|toks?{R}|词元)",
+            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:(?:{units('tokens', 'en')}){R}"
+            rf"|{units('tokens', 'zh')})",
             lambda m: self._data_amount(m, m[2], m[3], "tokens"),
         )
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:samples?{R}|examples?{R}|conversations?{R}|dialogues?{R}"
-            r"|个?样本|条(?:数据|样本|对话)?)",
+            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:(?:{units('samples', 'en')}){R}"
+            rf"|{units('samples', 'zh')})",
             lambda m: self._data_amount(m, m[2], m[3], "samples"),
         )
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*(?:(pb|tb|gb|mb|g){R}|(p|t|g)(?=\s*(?:数据|语料)))", lambda m: self._data_bytes(m)
+            rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}|({units('bytes', 'zh')})(?=\s*(?:数据|语料)))",
+            lambda m: self._data_bytes(m),
         )
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
+        spoken = fields.field("data_language").choices
+        en, zh = _all(spoken, "en"), _all(spoken, "zh")
         sc.take(
-            rf"{L}(english|chinese|code)(?:[\s_\-]?(?:data|text|corpus))?{R}|(英文|中文|代码)(?:数据|语料|文本)"
-            rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?(英文|中文|代码)(?:的)?",
-            lambda m: s(
-                "data_language",
-                {"english": "en", "英文": "en", "chinese": "zh", "中文": "zh", "code": "code", "代码": "code"}[
-                    m[1] or m[2] or m[3]
-                ],
-                m[0],
-            ),
+            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}|({zh})(?:数据|语料|文本)"
+            rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?({zh})(?:的)?",
+            lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3]), m[0]),
         )
+        epochs = fields.field("epochs").units
+        en, zh = _all(epochs, "en"), _all(epochs, "zh")
         sc.take(
-            rf"{L}{NUM}\s*(?:epochs?|eps?){R}|{NUM}\s*(?:轮|遍|个epoch)|{CN_NUM}\s*(?:轮|遍)",
+            rf"{L}{NUM}\s*(?:{en}){R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
             lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]),
         )
 
@@ -764,55 +908,91 @@ class _Parse:
     def _data_bytes(self, m: re.Match) -> None:
         if m["neg"]:
             self.fail("bad_value", word=m[0].strip(), what="data")
-        unit = (m[3] or m[4])[0]
-        scale = {"p": 1e15, "t": 1e12, "g": 1e9, "m": 1e6}[unit]
+        _, scale = value_of(fields.field("data").units, m[3] or m[4])
         self.set("data", (_num(m[2]) * scale, "bytes"), m[0])
 
     # -- time -----------------------------------------------------------------------
+    def _deadline_date(self) -> None:
+        """A deadline said as a day: a weekday (`by Friday`, `next fri`, `周五前`, `下周五`), the end
+        of the month or year (`by end of month`, `月底前`, `年底`), a date (`before Dec 20`,
+        `by 2026-12-20`, `12月20日前`): its days from today, noted with the date."""
+        today = self.today
+
+        def on(day: dt.date, word: str) -> None:
+            if day <= today:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            self.deadline_date = day
+            self.set("deadline_days", float((day - today).days), word)
+
+        def weekday(target: int, next_week: bool, word: str) -> None:
+            if next_week:  # the named day of next week (Monday to Sunday)
+                day = today + dt.timedelta(days=7 - today.weekday() + target)
+            else:
+                day = today + dt.timedelta(days=(target - today.weekday() - 1) % 7 + 1)
+            on(day, word)
+
+        def month_end(word: str) -> None:
+            last = calendar.monthrange(today.year, today.month)[1]
+            on(dt.date(today.year, today.month, last), word)
+
+        def date(month: int, mday: int, word: str, year: int | None = None) -> None:
+            try:
+                day = dt.date(year or today.year, month, mday)
+                if year is None and day <= today:
+                    day = day.replace(year=today.year + 1)  # "by Jan 15" said in December
+            except ValueError:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            on(day, word)
+
+        by = r"(?:by|before|until|till|due)\s+"
+        days = "|".join(sorted(EN_WEEKDAYS, key=len, reverse=True))
+        months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
+        sc = self.scan
+        sc.take(
+            rf"{L}{by}(?:(this|next)\s+)?({days}){R}",
+            lambda m: weekday(EN_WEEKDAYS[m[2]], m[1] == "next", m[0]),
+        )
+        sc.take(
+            r"(下)?(?:周|星期|礼拜)([一二三四五六日天])(?:前|之前|以前)?",
+            lambda m: weekday(ZH_WEEKDAYS[m[2]], bool(m[1]), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?month|month[\s\-]end|eom){R}|(?:本月|这个月)?月底(?:前|之前)?",
+            lambda m: month_end(m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?year|year[\s\-]end|eoy){R}|(?:今年)?年底(?:前|之前)?",
+            lambda m: on(dt.date(today.year, 12, 31), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({months})\.?{R}",
+            lambda m: date(EN_MONTHS[m[2][:3].title()], int(m[1]), m[0]),
+        )
+        sc.take(
+            rf"{L}{by}({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?{R}",
+            lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0]),
+        )
+        sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
+        sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
+
     def _deadline(self) -> None:
-        units = {
-            "d": 1,
-            "day": 1,
-            "days": 1,
-            "天": 1,
-            "日": 1,
-            "w": 7,
-            "wk": 7,
-            "wks": 7,
-            "week": 7,
-            "weeks": 7,
-            "周": 7,
-            "星期": 7,
-            "个星期": 7,
-            "个礼拜": 7,
-            "礼拜": 7,
-            "h": 1 / 24,
-            "hr": 1 / 24,
-            "hrs": 1 / 24,
-            "hour": 1 / 24,
-            "hours": 1 / 24,
-            "小时": 1 / 24,
-            "个小时": 1 / 24,
-            "mo": 30,
-            "mos": 30,
-            "month": 30,
-            "months": 30,
-            "个月": 30,
-            "月": 30,
-        }
+        self._deadline_date()
+        units = fields.field("deadline_days").units
 
         def deadline(value: float, unit: str, word: str, negative: bool) -> None:
             if negative:
                 self.fail("bad_value", word=word.strip(), what="deadline")
-            self.set("deadline_days", value * units[unit], word)
+            self.set("deadline_days", value * value_of(units, unit), word)
 
         self.scan.take(
-            rf"{L}(-)?{NUM}\s*(days?|d|weeks?|wks?|w|hours?|hrs?|h|months?|mos?){R}",
+            rf"{L}(-)?{NUM}\s*({_all(units, 'en')}){R}",
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
         )
-        self.scan.take(rf"{L}(?:a|an|one)\s+(day|week|month){R}", lambda m: deadline(1, m[1], m[0], False))
+        # "a day", "an hour": a word, not a letter ("a d" is no deadline)
+        words = spelled([w for u in units for w in u.en if len(w) > 2])
+        self.scan.take(rf"{L}(?:a|an|one)\s+({words}){R}", lambda m: deadline(1, m[1], m[0], False))
         self.scan.take(
-            rf"(?:(-)?{NUM}|{CN_NUM})\s*(个小时|小时|个星期|个礼拜|礼拜|星期|个月|天|日|周|月)",
+            rf"(?:(-)?{NUM}|{CN_NUM})\s*({_all(units, 'zh')})",
             lambda m: deadline(_num(m[2]) if m[2] else _cn_num(m[3]), m[4], m[0], bool(m[1])),
         )
 
@@ -837,11 +1017,12 @@ class _Parse:
             lambda m: self.fail("unknown_model_name", word=m[0].strip()),
         )
         sc.take(rf"{L}{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", moe)
+        active = fields.field("active_params_b").keys
         sc.take(
-            rf"(?:{L}active|激活(?:参数)?)\s*{NUM}\s*(b|m|亿){R}",
+            rf"(?:{L}(?:{_en(active)})|(?:{_zh(active)}))\s*{NUM}\s*(b|m|亿){R}",
             lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]),
         )
-        sc.take(rf"{L}moe{R}|混合专家", lambda m: self.set("moe", True, m[0]))
+        self._choose("moe")
 
         def size(m: re.Match) -> None:
             if m["neg"]:
@@ -856,48 +1037,29 @@ class _Parse:
         # the empty `neg` group is for size(), as no minus sign can follow a name
         variant = r"(?:[_\-](?:chat|instruct|base|it|hf))?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
+        total = fields.field("params_b").keys
         sc.take(
-            rf"(?:总参(?:数量?)?\s*|{L}total\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
+            rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
             rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])",
             size,
         )
 
     def _preferences(self) -> None:
         sc, s = self.scan, self.set
-        sc.take(rf"{L}(?:rent|rental|lease|renting){R}|租用|租赁|租", lambda m: s("rent_or_buy", "rent", m[0]))
-        sc.take(rf"{L}(?:buy|purchase|own|buying){R}|购买|自购|采购|买", lambda m: s("rent_or_buy", "buy", m[0]))
-        sc.take(
-            rf"{L}(cny|rmb|usd){R}|(人民币|美元)",
-            lambda m: s("currency", {"cny": "CNY", "rmb": "CNY", "人民币": "CNY"}.get(m[1] or m[2], "USD"), m[0]),
-        )
-        cities = {
-            "shenzhen": "shenzhen",
-            "深圳": "shenzhen",
-            "chengdu": "chengdu",
-            "成都": "chengdu",
-            "beijing": "beijing",
-            "北京": "beijing",
-            "shanghai": "shanghai",
-            "上海": "shanghai",
-            "guangzhou": "guangzhou",
-            "广州": "guangzhou",
-            "hangzhou": "hangzhou",
-            "杭州": "hangzhou",
-        }
-        names = "|".join(k for k in cities if k.isascii())
-        cn_names = "|".join(k for k in cities if not k.isascii())
+        self._choose("rent_or_buy")
+        self._choose("currency")
+        row = fields.field("city")
 
         def city(name: str, word: str) -> None:
-            if name not in cities:
-                self.fail("unknown_city", name=name, known=", ".join(k for k in cities if k.isascii()))
-            s("city", cities[name], word)
+            value = value_of(row.choices, name)
+            if value is None:
+                self.fail("unknown_city", name=name, known=[c.value for c in row.choices])
+            s("city", value, word)
 
-        sc.take(rf"{L}city\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
-        sc.take(rf"{L}({names}){R}|({cn_names})", lambda m: city(m[1] or m[2], m[0]))
-        sc.take(
-            rf"{L}(?:fast|fastest|speed|asap|urgent){R}|尽快|最快|加急|越快越好", lambda m: s("speed_first", True, m[0])
-        )
-        sc.take(rf"{L}(?:cheap|cheapest|cost){R}|便宜|省钱|最省", lambda m: s("cost_first", True, m[0]))
+        sc.take(rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*([a-z]+){R}", lambda m: city(m[1], m[0]))
+        self._choose("city")
+        self._choose("speed_first")
+        self._choose("cost_first")
 
     # -- the request: what was typed checked, what was not assumed, what follows derived --
     def _finish(self) -> TrainingRequest:
@@ -1000,6 +1162,13 @@ class _Parse:
         def note(name: str, **kw) -> None:
             notes.append(Note(kind="assumption", code=name, params=kw))
 
+        if self.deadline_date is not None:
+            note(
+                "deadline_date",
+                date=self.deadline_date.isoformat(),
+                today=self.today.isoformat(),
+                days=f["deadline_days"],
+            )
         if shape is not None:  # a named model gives its sizes, as if typed
             f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
         params = f["params_b"]
@@ -1107,6 +1276,7 @@ class _Parse:
             pp=f.get("pp"),
             ep=f.get("ep"),
             vpp=f.get("vpp"),
+            dp=f.get("dp"),
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
@@ -1168,19 +1338,20 @@ def leading_command(text: str) -> str | None:
 def detect_lang(text: str) -> str:
     """The reply language a text asks for: `lang en|zh` if present, else Chinese if it has any."""
     norm = unicodedata.normalize("NFKC", text).lower()
-    forced = re.search(rf"{L}lang\s*[:=]?\s*(en|zh){R}", norm)
-    return forced[1] if forced else _detect_lang(norm)
+    forced = re.search(_lang_pattern(), norm)
+    return value_of(fields.field("lang").choices, forced[1]) if forced else _detect_lang(norm)
 
 
-def parse(text: str, lang: str | None = None) -> TrainingRequest:
+def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
-    `lang` forces the reply language (the --lang flag, a Slack user's locale)."""
+    `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
+    day a dated deadline counts from (today in the team's time zone)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang).run()
+    return _Parse(text, lang, today).run()
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
@@ -1189,10 +1360,9 @@ _FACTORS = (
     (r"triple|3x|三倍", 3.0),
     (r"half|halve|halved|一半|减半|砍半", 0.5),
 )
-_SCALED_FIELDS = (
-    ("data", r"data(?:set)?|tokens|数据量?"),
-    ("budget", r"budget|预算"),
-    ("deadline_days", r"deadline|time|期限|时间|工期"),
+# The fields a what-if scales, with their words (advisor/request/fields.py `scaled`).
+_SCALED_FIELDS = tuple(
+    (f.name, spelled(f.scaled.en + f.scaled.zh)) for f in fields.FIELDS if f.scaled.en or f.scaled.zh
 )
 
 
@@ -1259,18 +1429,7 @@ def parse_followup(
     return request, sorted(name for name in changed if _moved(name, before, request))
 
 
-# The request fields a parser field shows in, where they differ ("nodes" is a GPU count).
-_SHOWN_AS = {
-    "nodes": ("gpu_count",),
-    "finetune": ("method",),
-    "model": ("model", "params_b", "active_params_b"),
-    "unknown_model": ("params_b", "active_params_b"),
-    "moe": ("active_params_b",),
-    "data": ("data", "tokens"),
-    "data_language": ("data", "tokens"),
-    "epochs": ("epochs", "tokens"),
-}
-
-
 def _moved(name: str, before: TrainingRequest, after: TrainingRequest) -> bool:
-    return any(getattr(before, a) != getattr(after, a) for a in _SHOWN_AS.get(name, (name,)))
+    """Whether a field changed the request: its own attribute, or those it shows in (fields.py
+    `shows_in`: "nodes" is a GPU count)."""
+    return any(getattr(before, a) != getattr(after, a) for a in fields.field(name).shows_in or (name,))

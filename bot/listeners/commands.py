@@ -15,6 +15,7 @@ from slack_sdk.webhook import WebhookClient
 from advisor import catalog
 from advisor.market.prices import current_prices, price_book
 from advisor.market.store import open_store
+from advisor.request.fields import help_words
 from advisor.request.parser import detect_lang, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
@@ -141,7 +142,7 @@ def on_gpu(ack, command, client, context):
         lang = reply_lang(text, user=user, team=team)
         if _is_help(text):
             if dispatcher.record_done("help", key, team):
-                ack(text=render("help.txt.j2", lang))
+                ack(text=render("help.txt.j2", lang, words=help_words(lang)))
                 _help_in_locale(client, text, user, team, lang, response_url)
             else:
                 ack()
@@ -215,7 +216,9 @@ def _help_in_locale(client, text: str, user: str, team: str, guess: str, respons
     differs from the guess, the help in it replaces the ack."""
     lang = reply_lang(text, job_client(client.base_url, client.token, 5), user, team)
     if lang != guess and response_url:
-        delivery.tell_user(client, "", user, render("help.txt.j2", lang), response_url, replace=True)
+        delivery.tell_user(
+            client, "", user, render("help.txt.j2", lang, words=help_words(lang)), response_url, replace=True
+        )
 
 
 def register(app) -> None:

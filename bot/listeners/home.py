@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from advisor.request.fields import help_words
 from advisor.text.render import render
 from bot import blocks, conversations, subscriptions
 from bot.threads import reply_lang, thread_place
@@ -32,7 +33,7 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
             "slack/home.json.j2",
             lang,
             plans=plans,
-            help=render("help.txt.j2", lang),
+            help=render("help.txt.j2", lang, words=help_words(lang)),
             new_plan=blocks.new_plan_button(lang),
             subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)],
         )

@@ -1,13 +1,12 @@
-"""feed_fetches: the daily fetch of the price feeds, once per day across every clock (several
-hosts may each run `gpu-advisor clock`).
+"""feed_fetches: the clock that fetches a day's price feeds claims the day, so that several
+clocks on one store fetch them once (bot/digests.py `clock`).
 
 Revision ID: 0005
 Revises: 0004
 """
 
+import sqlalchemy as sa
 from alembic import op
-
-from advisor import schema
 
 revision = "0005"
 down_revision = "0004"
@@ -16,4 +15,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    schema.METADATA.tables["feed_fetches"].create(op.get_bind(), checkfirst=True)
+    from advisor import schema
+
+    bind = op.get_bind()
+    if not sa.inspect(bind).has_table("feed_fetches"):
+        schema.METADATA.tables["feed_fetches"].create(bind)
