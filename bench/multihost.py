@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import http.client
 import os
 import signal
 import subprocess
@@ -154,7 +155,7 @@ class Burst:
             t0 = time.perf_counter()
             try:
                 status, text = self._send(url, body)
-            except OSError:
+            except (OSError, http.client.HTTPException):  # refused, or cut off by the kill -9
                 status, text = 0, ""
             ms = (time.perf_counter() - t0) * 1000
             if status == 200 and not any(b in text for b in BUSY):
@@ -179,7 +180,7 @@ class Burst:
                 status, text = self._send(other[0], body)
                 with self.lock:
                     self.replays += 1
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 pass
 
     def run(self, n: int, concurrency: int, retried: float, faults: dict) -> None:
