@@ -161,11 +161,12 @@ def bot_engine(request, bot_env, tmp_path_factory, fake_slack):
     both through the `database` fixture below.
 
     The fake Slack's channel histories are emptied first: a job that posts again looks for its
-    own earlier post there, and job ids start again from 1 in a new database."""
-    fake_slack.history.clear()
+    own earlier post there, and job ids start again from 1 in a new database. That is done
+    after the planning pool of the store before is replaced (it waits for their last posts)."""
     if request.param == "sqlite":
         if os.environ.pop("DATABASE_URL", None):
             _new_pool()
+        fake_slack.history.clear()
         yield SimpleNamespace(kind="sqlite", path=str(bot_env), url=None)
         return
     try:
@@ -176,6 +177,7 @@ def bot_engine(request, bot_env, tmp_path_factory, fake_slack):
     os.environ.update(DATABASE_URL=url, GPU_ADVISOR_DB=str(must_not_exist))
     _bot_postgres["url"] = url
     _new_pool()
+    fake_slack.history.clear()
     try:
         yield SimpleNamespace(kind="postgres", path=None, url=url)
     finally:
