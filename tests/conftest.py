@@ -187,7 +187,9 @@ def bot_engine(request, bot_env, tmp_path_factory, fake_slack):
         os.environ["GPU_ADVISOR_DB"] = str(bot_env)
         from bot import dispatcher
 
-        dispatcher.store().url = None
+        # Back on the session's file, fixed: a dispatcher left running in this process must not
+        # follow DATABASE_URL into the store of a later test on the `database` fixture.
+        dispatcher.store().url = "sqlite:///" + str(bot_env)
         drop_postgres(url, server)
     assert not must_not_exist.exists(), "a SQLite file was written with DATABASE_URL set"
 
