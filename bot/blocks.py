@@ -427,7 +427,7 @@ def details(result, which: str) -> dict:
                 ],
             )
         )
-        notes = [phrase(lang, "mem_note", n, file="explain") for n in m.notes]
+        notes = [phrase(lang, "mem_note", n, file="explain") for n in m.explained]
         if notes:
             blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
     elif which == "servers":

@@ -102,7 +102,7 @@ def test_readings_allocated_reserved_and_nvidia_smi():
     assert mem.allocated == pytest.approx(tensors)
     assert mem.reserved == pytest.approx(tensors + ALLOCATOR_CACHE * mem.activations)
     assert mem.nvidia_smi == pytest.approx(mem.reserved + context)
-    assert mem.notes[-1] == {
+    assert mem.explained[-1] == {
         "kind": "readings",
         "allocated_gib": pytest.approx(mem.allocated),
         "reserved_gib": pytest.approx(mem.reserved),

@@ -128,6 +128,19 @@ class MemoryBreakdown(BaseModel):
         """What nvidia-smi shows for the process: the reserved memory and the CUDA context."""
         return self.reserved + self.context
 
+    @property
+    def explained(self) -> list[dict]:
+        """The arithmetic notes and, last, the three readings (built here, not for every layout
+        the search tries)."""
+        readings = {
+            "kind": "readings",
+            "allocated_gib": self.allocated,
+            "reserved_gib": self.reserved,
+            "nvidia_smi_gib": self.nvidia_smi,
+            "cache_share": ALLOCATOR_CACHE,
+        }
+        return [*self.notes, readings]
+
 
 def _act_bytes(precision: str) -> int:
     return ACTIVATION_BYTES_FP32 if precision == "fp32" else ACTIVATION_BYTES
@@ -433,33 +446,17 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     return activations + logits, note
 
 
-class Overheads(NamedTuple):
-    """In bytes: the ZeRO-3 gathered layers (allocated), the allocator's fragmentation and the
-    CUDA context with NCCL buffers (both in what must fit), and the cache a reserved reading
-    shows."""
-
-    gathered: float
-    fragmentation: float
-    context: float
-    cache: float
-
-    @property
-    def other(self) -> float:
-        return self.gathered + self.fragmentation + self.context
-
-
 def overheads(
-    activations: float, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard, gpu: GPU
-) -> Overheads:
-    """Allocator fragmentation, ZeRO-3's gathered layers, what nvidia-smi shows beyond
-    PyTorch's allocations, and the blocks a reserved reading keeps."""
+    activations: float, m: ModelShape, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
+) -> tuple[float, float, float]:
+    """(ZeRO-3's gathered layers, the allocator's fragmentation, the CUDA context and NCCL
+    buffers), in bytes: the gathered layers are allocated; fragmentation and the context are
+    not, and count towards what must fit."""
     gathered = 0.0
     if layout.zero_stage == 3 and not setup.is_peft:
         gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)
-    fragmentation = activations * FRAGMENTATION
-    cache = max(fragmentation, ALLOCATOR_CACHE * (activations + gathered))
-    return Overheads(gathered=gathered, fragmentation=fragmentation, context=context, cache=cache)
+    return gathered, activations * FRAGMENTATION, context
 
 
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
@@ -468,29 +465,23 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
     shard = parameters_on_this_gpu(c, layout)
     states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
-    extra = overheads(activations, m, setup, layout, shard, gpu)
-    total = states.weights + states.gradients + states.optimizer + activations + extra.other
-    allocated = total - extra.context - extra.fragmentation
-    # A reserved reading cannot exceed the card (the allocator frees its cache before failing).
-    cache = min(extra.cache, max(extra.fragmentation, gpu.usable_memory_gib * GIB - extra.context - allocated))
-    readings = {
-        "kind": "readings",
-        "allocated_gib": allocated / GIB,
-        "reserved_gib": (allocated + cache) / GIB,
-        "nvidia_smi_gib": (allocated + cache + extra.context) / GIB,
-        "cache_share": ALLOCATOR_CACHE,
-    }
+    gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
+    allocated = states.weights + states.gradients + states.optimizer + activations + gathered
+    # The blocks a reserved reading keeps: at least the fragmentation, never more than the card
+    # holds (the allocator frees its cache before an allocation fails).
+    room = gpu.usable_memory_gib * GIB - context - allocated
+    cache = min(max(fragmentation, ALLOCATOR_CACHE * (activations + gathered)), max(fragmentation, room))
     return MemoryBreakdown(
         weights=states.weights / GIB,
         gradients=states.gradients / GIB,
         optimizer=states.optimizer / GIB,
         activations=activations / GIB,
-        other=extra.other / GIB,
-        total=total / GIB,
-        context=extra.context / GIB,
-        fragmentation=extra.fragmentation / GIB,
+        other=(gathered + fragmentation + context) / GIB,
+        total=(allocated + fragmentation + context) / GIB,
+        context=context / GIB,
+        fragmentation=fragmentation / GIB,
         cache=cache / GIB,
         host_ram_gib=host / GIB,
         trainable_params=states.trainable_params,
-        notes=[*states.notes, activation_note, readings],
+        notes=[*states.notes, activation_note],
     )

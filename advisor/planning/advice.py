@@ -113,7 +113,7 @@ class Advice(BaseModel):
             "usable": e.usable_gib,
             "readings": {"allocated": mem.allocated, "reserved": mem.reserved, "nvidia_smi": mem.nvidia_smi},
             "host_ram_for_offload": mem.host_ram_gib,
-            "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.notes],
+            "arithmetic": [phrase(lang, "mem_note", n, file="explain") for n in mem.explained],
         }
         has_data = e.tokens is not None
         out["training"] = {
