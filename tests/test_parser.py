@@ -379,6 +379,8 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         ("70B 全量微调 1TB 14天 4台8卡H800", "H800-SXM-80GB", 32),
         ("70B 全量微调 1TB 14天 2台4卡A100", "A100-SXM4-80GB", 8),
         ("70B 全量微调 1TB 14天 4机32卡 H800", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 H800 8卡 4台", "H800-SXM-80GB", 32),
+        ("70B 全量微调 1TB 14天 4台8卡服务器 H800", "H800-SXM-80GB", 32),
         ("7b lora 20GB 3天 用一台4090", "RTX4090-24GB", 1),  # a consumer card's 台 is a card
     ],
 )

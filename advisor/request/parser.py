@@ -593,7 +593,7 @@ class _Parse:
 
     def _zh_servers(self, alt: str) -> None:
         """Servers as Chinese teams count them: 台 counts machines ("4台H800", "H800服务器4台",
-        "4台8卡H800" is 32 GPUs, "4机32卡" 32 GPUs on 4 machines); a consumer card's 台 stays a
+        "4台8卡H800" and "H800 8卡 4台" are 32 GPUs, "4机32卡" 32 GPUs on 4 machines); a consumer card's 台 stays a
         card count ("用一台4090")."""
         n = rf"(?P<n>\d+|{CN_NUM})"
 
@@ -612,10 +612,15 @@ class _Parse:
             rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
         )
         self.scan.take(rf"(?:用|使用)?(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)", servers)
-        self.scan.take(
-            rf"{n}\s*(?:台|机)\s*(?P<total>\d+)\s*卡",
-            lambda m: self.set("gpu_count", int(m["total"]), m[0]),
-        )
+        # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
+        self.scan.take(rf"{n}\s*机\s*(?P<total>\d+)\s*卡", lambda m: self.set("gpu_count", int(m["total"]), m[0]))
+
+        def per_server(m: re.Match) -> None:
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
+            self.set("gpu_count", count * int(m["per"]), m[0])
+
+        self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:服务器|机器)?", per_server)
+        self.scan.take(rf"(?P<per>\d+)\s*卡(?:服务器|机器)?\s*[x*]?\s*{n}\s*台", per_server)
 
     def _models(self) -> None:
         alt = _model_names()
