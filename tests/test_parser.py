@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.request.model import DataSize
 from advisor.request.parser import RequestError, parse, parse_followup
 from advisor.text.render import word
 
@@ -421,6 +422,9 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         ("What would it take to pretrain a 13B on 1T tokens in 3 weeks?", "deadline_days", 21),
         ("7B模型LoRA微调，数据量2万条，希望3天内完成，预算5000元", "deadline_days", 3),
         ("想在4090上qlora微调14b，10万条数据", "gpu", "RTX4090-24GB"),
+        ("continue pretraining llama3 8b on 50B tokens of chinese, 2 weeks", "method", "continued-pretrain"),
+        ("lora fine tune mistral 7b 10k rows in 6 hours", "data", DataSize(amount=10_000, unit="samples")),
+        ("full fine-tune 13B model, 100k instructions, 7d", "data", DataSize(amount=100_000, unit="samples")),
         # a ceiling on the money is the budget
         ("finetune qwen2.5-72b-instruct, 30GB chinese, 10 days, 50万以内", "budget", (500_000, "CNY")),
         ("Qwen3-32B 全参微调 30亿token 10天 不超过50万", "budget", (500_000, "CNY")),
