@@ -425,6 +425,10 @@ def test_a_followup_in_servers_counts_in_the_plans_gpu():
         ("continue pretraining llama3 8b on 50B tokens of chinese, 2 weeks", "method", "continued-pretrain"),
         ("lora fine tune mistral 7b 10k rows in 6 hours", "data", DataSize(amount=10_000, unit="samples")),
         ("full fine-tune 13B model, 100k instructions, 7d", "data", DataSize(amount=100_000, unit="samples")),
+        # the samples' mean length, when the team knows it
+        ("SFT Qwen2.5 7B, 200k samples avg 2k tokens, 1 day", "tokens", 200_000 * 2_000),
+        ("7b sft 10k samples 1500 tokens each 2d", "tokens", 10_000 * 1_500),
+        ("7b sft 5万条 每条2000 token 3天", "tokens", 50_000 * 2_000),
         # a ceiling on the money is the budget
         ("finetune qwen2.5-72b-instruct, 30GB chinese, 10 days, 50万以内", "budget", (500_000, "CNY")),
         ("Qwen3-32B 全参微调 30亿token 10天 不超过50万", "budget", (500_000, "CNY")),
@@ -469,3 +473,8 @@ def test_a_deadline_said_as_a_day_counts_from_today(said, days):
 def test_a_deadline_day_already_past_is_refused():
     with pytest.raises(RequestError):
         parse("7b lora 20GB by 2026-11-20", today=datetime.date(2026, 12, 1))
+
+
+def test_a_mean_sample_length_needs_a_count_of_samples():
+    with pytest.raises(RequestError):
+        parse("7b sft 10GB avg 2k tokens 2d")

@@ -169,6 +169,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         else:
             numbers = ZH_UNITS if zh else TOKEN_UNITS if d.unit == "tokens" else SAMPLE_UNITS
             add("data", scaled(d.amount, numbers, _si) + ("" if zh else " ") + _unit("data", (d.unit, 1), zh))
+        if "tokens_per_sample" in given and d.unit == "samples":
+            n = exact(r.tokens_per_sample)
+            add("data", f"每条{n} token" if zh else f"avg {n} tokens")
         if d.language and (d.unit != "bytes" or _data_language_given(r)):
             add("data", data_language(d.language, zh))
     if "epochs" in given:

@@ -247,6 +247,16 @@ FIELDS: tuple[Field, ...] = (
         shows_in=("data", "tokens"),
         scaled=Word(en=("data", "dataset", "tokens"), zh=("数据量", "数据")),
     ),
+    # The mean length of the samples a count of samples names (`50k samples avg 2k tokens`); assumed
+    # TOKENS_PER_SAMPLE when not said (advisor/request/model.py).
+    Field(
+        "tokens_per_sample",
+        above=0,
+        high=1_000_000,
+        limit="tokens_per_sample",
+        examples=Word(en=("50k samples avg 2k tokens",), zh=("5万条 每条2000 token",)),
+        shows_in=("data", "tokens"),
+    ),
     Field(
         "data_language",
         choices=(

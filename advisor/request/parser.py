@@ -875,6 +875,20 @@ class _Parse:
         def units(kind: str, lang: str) -> str:
             return _all([u for u in row.units if u.value[0] == kind], lang)
 
+        # The samples' mean length: "avg 2k tokens", "2k tokens each", "每条2000 token", before
+        # the token counts, which would read it as the data's size
+        def per_sample(m: re.Match) -> None:
+            s("tokens_per_sample", _amount(m["n"], m["u"]), m[0])
+
+        token = rf"(?:{units('tokens', 'en')}|{units('tokens', 'zh')})"
+        for pattern in (
+            rf"{L}(?:avg|average|mean)\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
+            rf"(?:\s+(?:each|per\s+(?:sample|example|row|conversation)))?{R}",
+            rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s+(?:each|per\s+(?:sample|example|row|conversation)){R}",
+            rf"(?:平均)?每条(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"平均(?:约)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+        ):
+            sc.take(pattern, per_sample)
         sc.take(
             rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:(?:{units('tokens', 'en')}){R}"
             rf"|{units('tokens', 'zh')})",
@@ -1109,6 +1123,8 @@ class _Parse:
         check("epochs", f.get("epochs"))
         if "data" in f:
             check("data", f["data"][0])
+        # a mean length goes with a count of samples ("50k samples avg 2k tokens")
+        check("tokens_per_sample", f.get("tokens_per_sample"), f.get("data", (0, ""))[1] == "samples")
         if f.get("finetune") and f.get("method") in ("pretrain", "continued-pretrain"):
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
         peft = f.get("method") in ("lora", "qlora") or ("method" not in f and not f.get("finetune"))
@@ -1193,9 +1209,11 @@ class _Parse:
                 unique = amount / bytes_per_token
                 note("bytes_per_token", bpt=bytes_per_token, language=language, basis=basis)
             elif unit == "samples":
-                tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
+                tokens_per_sample = f.get("tokens_per_sample")
+                if tokens_per_sample is None:
+                    tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
+                    note("tokens_per_sample", tps=tokens_per_sample)
                 unique = amount * tokens_per_sample
-                note("tokens_per_sample", tps=tokens_per_sample)
             else:
                 unique = amount
             data = DataSize(amount=amount, unit=unit, language=language)
