@@ -110,6 +110,7 @@ WORDS = {
     "ep": (["ep 8"], ["专家并行8"]),
     "vpp": (["pp 4 vpp 2"], ["pp 2 vpp 2"]),
     "dp": (["dp 8", "fsdp 16"], ["数据并行8"]),
+    "tokens_per_sample": (["50k samples avg 2k tokens", "10k rows 1500 tokens each"], ["5万条 每条2000 token"]),
     "cp": (["cp 2", "cp 1"], ["cp 2"]),
     "hsdp": (["hsdp"], ["混合分片"]),
     "offload": (["offload", "offload all"], ["卸载", "卸载全部"]),

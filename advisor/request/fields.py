@@ -595,7 +595,7 @@ def bounds(limit: str) -> dict:
 HELP = (
     ("model", ("params_b", "model")),
     ("method", ("method", "finetune")),
-    ("data", ("data", "data_language", "epochs")),
+    ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),
     ("hardware", ("gpu_count", "nodes", "gpu")),
