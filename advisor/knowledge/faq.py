@@ -1758,29 +1758,9 @@ _CHANGE = re.compile(
     r"push\w* (?:\w+ )?(?:up|down)|rais\w*|boost\w*|improv\w*|increas\w*|free\w* up|squeez\w*|headroom|trick\w*)"
     r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|挤一挤|腾出|省"
 )
-PLAN_NUMBERS = (
-    "gpu_count",
-    "nodes",
-    "gpus_per_node",
-    "tp",
-    "pp",
-    "dp",
-    "zero_stage",
-    "mem_per_gpu_gib",
-    "gpu_mem_gib",
-    "days",
-    "gpu_hours",
-    "mfu_pct",
-    "cpu_cores_per_node",
-    "ram_gib_per_node",
-    "nvme_tb_per_node",
-    "storage_read_gb_s",
-    "power_kw_per_node",
-    "rent_total",
-    "buy_capex",
-    "breakeven_months",
-    "params_b",
-)
+# The plan's figures a question may quote as numbers: every plan key but its words.
+PLAN_WORDS = ("gpu", "network", "interconnect", "currency", "decision", "method")
+PLAN_NUMBERS = tuple(k for k in PLAN_KEYS if k not in PLAN_WORDS)
 # The plan's text fields whose words with a digit, quoted in a question ("why 8x400G?"), stand for
 # that field in the same way (the card shows them; "gpu" is left out: a model name such as
 # "H100" is asked about far more often than the plan's choice of it).
