@@ -265,6 +265,15 @@ def _latency(url: str, fake, n: int, concurrency: int, first: int) -> list[float
     return probe(url, fake.url, n, concurrency, first, SECRET)
 
 
+def _latency_note(engine: str, bare: list[float], ours: list[float]) -> str:
+    (b50, b99), (o50, o99) = _summary(bare), _summary(ours)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"ack p99 on {engine}: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}"
+        f" (p50 {b50:.1f} and {o50:.1f} ms; load average after it {load})"
+    )
+
+
 def _report(name: str, burst: Burst, posts: collections.Counter, digests: collections.Counter, extra: str) -> str:
     answered_once = sum(1 for t in burst.acked if posts[t] == 1)
     twice = sum(1 for t in burst.acked if posts[t] > 1)
@@ -278,6 +287,10 @@ def _report(name: str, burst: Burst, posts: collections.Counter, digests: collec
     )
 
 
+class _LatencyDone(Exception):
+    """--latency-only: the latency halves were measured; the burst is not run."""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=500)
@@ -285,6 +298,7 @@ def main() -> None:
     ap.add_argument("--retried", type=float, default=0.1)
     ap.add_argument("--latency", type=int, default=200)
     ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--latency-only", action="store_true", help="the ack latency halves only: no burst, no faults")
     ap.add_argument("--wait", type=float, default=300, help="seconds to wait for every answer")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
@@ -338,11 +352,12 @@ def main() -> None:
         for r in range(2):
             lat_bare += _latency(f"http://127.0.0.1:{bare_port}", fake, args.latency // 2, args.concurrency, 10_000 + r)
             lat_ours += _latency(urls[0], fake, args.latency // 2, args.concurrency, 20_000 + r * 1000)
-        (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
-        notes.append(f"ack p99 on Postgres: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
+        notes.append(_latency_note("Postgres", lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
         early_digests = _digests(fake)  # the clocks post at their first round
         fake.reset()
+        if args.latency_only:
+            raise _LatencyDone
 
         burst = Burst(fake, urls)
 
@@ -383,6 +398,8 @@ def main() -> None:
                 f"{time.time() - t0:.0f} s; SQLite file written: {(work / 'must-not-exist.db').exists()}",
             )
         )
+    except _LatencyDone:
+        pass
     finally:
         for p in procs:
             _kill9(p)
@@ -443,11 +460,12 @@ def main() -> None:
                 lat_ours += _latency(
                     f"http://127.0.0.1:{port}", fake, args.latency // 2, args.concurrency, 40_000 + r * 1000
                 )
-            (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
-            notes.append(f"ack p99 on SQLite: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
+            notes.append(_latency_note("SQLite", lat_bare, lat_ours))
             _wait_answered(fake, set(), 1)
             early_digests = _digests(fake)
             fake.reset()
+            if args.latency_only:
+                raise _LatencyDone
             burst = Burst(fake, [f"http://127.0.0.1:{port}"])
             t0 = time.time()
             burst.run(args.requests, args.concurrency, 0, {})
@@ -461,6 +479,8 @@ def main() -> None:
                     f"{time.time() - t0:.0f} s",
                 )
             )
+        except _LatencyDone:
+            pass
         finally:
             for p in procs:
                 _kill9(p)

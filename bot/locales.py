@@ -35,19 +35,27 @@ def workspace_lang(workspace: str, path: str | None = None) -> str | None:
 def guess(user: str, workspace: str, path: str | None = None) -> str | None:
     """The user's remembered language, else their workspace's: one query on the ack path's
     connection (advisor/db.py ack_read), since an ack reads it."""
-    url = "sqlite:///" + path if path else None
+    sql, args = guess_query(user, workspace)
+    return guessed(dbmod.ack_read(f"SELECT {sql}", args, "sqlite:///" + path if path else None)[0])
+
+
+def guess_query(user: str, workspace: str) -> tuple[str, list]:
+    """What `guess` reads, as a select list and its parameters (one row: the user's language,
+    the workspace's count of zh and of en readers), for an ack that reads it in the statement
+    that records its job (advisor/db.py ack_insert)."""
     if not workspace:
-        rows = dbmod.ack_read(
-            'SELECT lang FROM user_locales WHERE "user" = ? ORDER BY seen_at DESC LIMIT 1', [user], url
-        )
-        return rows[0][0] if rows else None
-    mine, zh, en = dbmod.ack_read(
-        'SELECT (SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
+        return '(SELECT lang FROM user_locales WHERE "user" = ? ORDER BY seen_at DESC LIMIT 1), 0, 0', [user]
+    return (
+        '(SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
         " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'zh'),"
         " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'en')",
         [workspace, user, workspace, workspace],
-        url,
-    )[0]
+    )
+
+
+def guessed(row: tuple) -> str | None:
+    """`guess` from the row of `guess_query`."""
+    mine, zh, en = row
     return mine or ("zh" if zh > en else "en" if en > zh else None)
 
 
