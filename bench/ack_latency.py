@@ -16,6 +16,7 @@ import argparse
 import os
 import shutil
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,15 +91,30 @@ def _cpu_ticks_below(root: int) -> int:
     return total
 
 
-def _quiet(limit_s: float = 600) -> None:
-    """Wait until this run's own processes use less than 5% of one CPU over a second: our
-    planning of the previous batch is done. Other tenants' load on a shared machine is not
-    waited for (it may never end); both apps are timed under it, in alternating halves."""
+def _jobs_left(store: str) -> int:
+    """Jobs not yet done in our store (a SQLite file, or a postgresql:// URL)."""
+    sql = "SELECT count(*) FROM bot_jobs WHERE state IN ('queued', 'running')"
+    if store.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(store, connect_timeout=5) as conn:
+            return conn.execute(sql).fetchone()[0]
+    with closing(sqlite3.connect(store, timeout=5)) as conn:
+        return conn.execute(sql).fetchone()[0]
+
+
+def _quiet(limit_s: float = 600, store: str | None = None) -> None:
+    """Wait until every job in `store` is done and this run's own processes use less than 5% of
+    one CPU over a second: our planning of the previous batch is over. Other tenants' load on a
+    shared machine is not waited for (it may never end, and planners at idle priority would
+    look idle while it starves them); both apps are timed under it, in alternating batches."""
+    deadline = time.time() + limit_s
+    while store and _jobs_left(store) and time.time() < deadline:
+        time.sleep(0.5)
     if not Path("/proc/self/stat").exists():
-        time.sleep(20)
+        time.sleep(5)
         return
     hz = os.sysconf("SC_CLK_TCK")
-    deadline = time.time() + limit_s
     while time.time() < deadline:
         before = _cpu_ticks_below(os.getpid())
         time.sleep(1.0)
@@ -233,7 +250,7 @@ def main() -> None:
         for r in range(args.rounds):
             row = {}
             for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
-                _quiet()
+                _quiet(store=str(db))
                 row[name] = _measure(urls[name], fake, args.requests, args.concurrency, first=r * args.requests)
             rounds.append(row)
             print(f"round {r + 1} done", file=sys.stderr)

@@ -256,13 +256,13 @@ def _dump(path: Path, fake, burst: Burst, posts: collections.Counter) -> None:
     )
 
 
-def _latency(url: str, fake, n: int, concurrency: int, first: int) -> list[float]:
+def _latency(url: str, fake, n: int, concurrency: int, first: int, store: str) -> list[float]:
     """Ack times of `n` /gpu, sent by a client process of its own: this process also runs the
     fake Slack, which parses the answers our planners post (the bare app posts none), and a
     client sharing its GIL timed ours 1.5 to 2 times slower than they were."""
     from ack_latency import _quiet, probe
 
-    _quiet(120)  # not timed while our planners still work on the previous requests
+    _quiet(120, store)  # not timed while our planners still work on the previous requests
     return probe(url, fake.url, n, concurrency, first, SECRET)
 
 
@@ -270,7 +270,7 @@ LATENCY_BATCH = 100
 
 
 def _latency_batches(
-    bare: str, ours: str, fake, n: int, concurrency: int, first: int
+    bare: str, ours: str, fake, n: int, concurrency: int, first: int, store: str
 ) -> tuple[list[float], list[float]]:
     """`n` acks of each app in batches of LATENCY_BATCH, the two apps taking turns and each
     turn's order alternating, so that neither is timed only at one moment of the machine's load."""
@@ -279,9 +279,9 @@ def _latency_batches(
         batch = min(n, LATENCY_BATCH)
         for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
             if name == "bare":
-                lat_bare += _latency(bare, fake, batch, concurrency, first + r * 1000)
+                lat_bare += _latency(bare, fake, batch, concurrency, first + r * 1000, store)
             else:
-                lat_ours += _latency(ours, fake, batch, concurrency, first + 5_000 + r * 1000)
+                lat_ours += _latency(ours, fake, batch, concurrency, first + 5_000 + r * 1000, store)
     return lat_bare, lat_ours
 
 
@@ -353,7 +353,7 @@ def _postgres_run(args, work: Path, fake, rows: list, notes: list) -> None:
         time.sleep(8)  # planners warm
         # Ack latency, before the faults: the bare app and web host A, taking turns.
         lat_bare, lat_ours = _latency_batches(
-            f"http://127.0.0.1:{bare_port}", urls[0], fake, args.latency, args.concurrency, 10_000
+            f"http://127.0.0.1:{bare_port}", urls[0], fake, args.latency, args.concurrency, 10_000, url
         )
         notes.append(_latency_note("Postgres", lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
@@ -466,6 +466,7 @@ def _sqlite_run(args, work: Path, fake, rows: list, notes: list) -> None:
             args.latency,
             args.concurrency,
             30_000,
+            str(work / "one-host.db"),
         )
         notes.append(_latency_note(f"SQLite ({sqlite_layout})", lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
