@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import pg_cluster  # noqa: E402
-from ack_latency import _port, _summary, request_text  # noqa: E402
+from ack_latency import _port, _quiet, _summary, probe, request_text  # noqa: E402
 from slack_client import SlackSender  # noqa: E402
 from slack_fake import FakeSlack  # noqa: E402
 
@@ -256,13 +256,12 @@ def _dump(path: Path, fake, burst: Burst, posts: collections.Counter) -> None:
     )
 
 
-def _latency(url: str, fake, n: int, concurrency: int, first: int, store: str) -> list[float]:
+def _latency(url: str, fake, n: int, concurrency: int, first: int, store: str | None) -> list[float]:
     """Ack times of `n` /gpu, sent by a client process of its own: this process also runs the
     fake Slack, which parses the answers our planners post (the bare app posts none), and a
     client sharing its GIL timed ours 1.5 to 2 times slower than they were."""
-    from ack_latency import _quiet, probe
-
-    _quiet(120, store)  # not timed while our planners still work on the previous requests
+    if store:
+        _quiet(120, store)  # not timed while our planners still work on the previous requests
     return probe(url, fake.url, n, concurrency, first, SECRET)
 
 
@@ -270,18 +269,30 @@ LATENCY_BATCH = 100
 
 
 def _latency_batches(
-    bare: str, ours: str, fake, n: int, concurrency: int, first: int, store: str
+    bare: str, ours: str, fake, n: int, concurrency: int, first: int, store: str, paused: list | None = None
 ) -> tuple[list[float], list[float]]:
-    """`n` acks of each app in batches of LATENCY_BATCH, the two apps taking turns and each
-    turn's order alternating, so that neither is timed only at one moment of the machine's load."""
+    """`n` acks of each app in batches of LATENCY_BATCH after 20 of each not timed (the first
+    requests of a process open its connections), the two apps taking turns and each turn's
+    order alternating, so that neither is timed only at one moment of the machine's load.
+    `paused`: `work` processes stopped (SIGSTOP) while ours is timed and let go after, as if they
+    ran on machines of their own (the jobs wait in the store meanwhile)."""
+    _latency(bare, fake, 20, concurrency, first + 900, store)  # warm-up, as bench/ack_latency.py: not timed
+    _latency(ours, fake, 20, concurrency, first + 950, store)
     lat_bare, lat_ours = [], []
     for r in range(max(1, n // LATENCY_BATCH)):
         batch = min(n, LATENCY_BATCH)
         for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
             if name == "bare":
                 lat_bare += _latency(bare, fake, batch, concurrency, first + r * 1000, store)
-            else:
-                lat_ours += _latency(ours, fake, batch, concurrency, first + 5_000 + r * 1000, store)
+                continue
+            _quiet(120, store)
+            for proc in paused or []:
+                os.killpg(proc.pid, signal.SIGSTOP)
+            try:
+                lat_ours += _latency(ours, fake, batch, concurrency, first + 5_000 + r * 1000, None)
+            finally:
+                for proc in paused or []:
+                    os.killpg(proc.pid, signal.SIGCONT)
     return lat_bare, lat_ours
 
 
@@ -353,9 +364,16 @@ def _postgres_run(args, work: Path, fake, rows: list, notes: list) -> None:
         time.sleep(8)  # planners warm
         # Ack latency, before the faults: the bare app and web host A, taking turns.
         lat_bare, lat_ours = _latency_batches(
-            f"http://127.0.0.1:{bare_port}", urls[0], fake, args.latency, args.concurrency, 10_000, url
+            f"http://127.0.0.1:{bare_port}",
+            urls[0],
+            fake,
+            args.latency,
+            args.concurrency,
+            10_000,
+            url,
+            workers if args.pause_work else None,
         )
-        notes.append(_latency_note("Postgres", lat_bare, lat_ours))
+        notes.append(_latency_note("Postgres" + (", work paused" if args.pause_work else ""), lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
         early_digests = _digests(fake)  # the clocks post at their first round
         fake.reset()
@@ -467,8 +485,10 @@ def _sqlite_run(args, work: Path, fake, rows: list, notes: list) -> None:
             args.concurrency,
             30_000,
             str(work / "one-host.db"),
+            [procs[1]] if args.pause_work and args.sqlite_work else None,
         )
-        notes.append(_latency_note(f"SQLite ({sqlite_layout})", lat_bare, lat_ours))
+        paused = ", work paused" if args.pause_work and args.sqlite_work else ""
+        notes.append(_latency_note(f"SQLite ({sqlite_layout}{paused})", lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
         early_digests = _digests(fake)
         fake.reset()
@@ -502,6 +522,11 @@ def main() -> None:
     ap.add_argument("--latency-only", action="store_true", help="the ack latency alone: no burst, no faults")
     ap.add_argument("--sqlite-work", action="store_true", help="on SQLite, `serve --no-plan` and a `work` process plan")
     ap.add_argument("--skip-postgres", action="store_true")
+    ap.add_argument(
+        "--pause-work",
+        action="store_true",
+        help="stop the `work` processes while our acks are timed, as if they ran on other machines",
+    )
     ap.add_argument("--wait", type=float, default=300, help="seconds to wait for every answer")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
