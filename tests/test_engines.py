@@ -185,6 +185,10 @@ def test_an_ack_records_its_job_and_reads_the_users_language_together(database):
     claimed = [j.args["key"] for j in jobs.claim("w", 10)]
     assert claimed == ["command:TA:1", "command:TA:2", "command:TB:3", "command::4"]
     assert jobs.add_reading("plan", {}, "command:TA:6", "TA")[1] is None  # nothing read
+    locales.remember("U5", "zh", "TC")
+    locales.remember("U6", "en", "TC")
+    assert ack("command:TC:7", "U9", "TC")[1] is None  # a tie: English, as for a user no one knows
+    assert ack("command:TC:8", "U6", "TC")[1] == "en"
 
 
 def test_an_ack_connection_the_server_cut_fails_once_and_every_thread_reconnects(database):
