@@ -1,6 +1,7 @@
 """Several hosts on one Postgres, with faults, and the same burst on SQLite on one host.
 
 Run by hand:  python bench/multihost.py [--requests 500] [--concurrency 20] [--retried 0.1]
+              [--latency 400] [--latency-only] [--sqlite-work] [--pause-work]
 Results go into docs/reliability.md ("Several hosts").
 
 On loopback: a throwaway PostgreSQL (tests/pg_cluster.py), the fake Slack Web API
@@ -13,7 +14,9 @@ web host (not restarted: a load balancer sends its traffic to the other), kill -
 post carrying its job key), one digest per subscribed channel and day with both clocks running,
 no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run
 (`--latency` acks of each, in turns of 100; `--latency-only` measures that alone).
-Then the same burst on SQLite with one `serve` (planning too) and one clock.
+Then the same burst on SQLite with one `serve` (planning too; `--sqlite-work`: `serve --no-plan`
+beside a `work` process) and one clock. `--pause-work` stops the `work` processes while our acks
+are timed, as if they ran on machines of their own.
 """
 
 from __future__ import annotations
