@@ -323,6 +323,7 @@ HELD_OUT = [
 # "Last Updated 2025-10-02"; DGX-H100, bf16, mock data, a fake balanced gate for MoE routing),
 # each row written with the layout the table states.
 _AUTOMODEL = "NVIDIA-NeMo/Automodel docs/performance-summary.md (2025-10-02): "
+_AUTOMODEL_2026 = "NVIDIA-NeMo/Automodel docs/performance-summary.mdx (at 36044ad3d, read 2026-12-01): "
 HELD_OUT_THROUGHPUT = [
     TimeCase(
         "Automodel Qwen3 MoE 30B (8 GPUs)",
@@ -374,16 +375,52 @@ HELD_OUT_THROUGHPUT = [
     ),
     TimeCase(
         "Automodel Llama3 70B LoRA (TP2 PP4, 8 GPUs)",
-        "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 vpp 10 on 8xH100",
+        "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 vpp 10 recompute full on 8xH100",
         tokens_per_s_per_gpu=658.6,
         note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, TP 2, PP 4, VP 10; a PyTorch-native pipeline"
-        " (the answer warns that it plans Megatron's)",
+        " (the answer warns that it plans Megatron's); its recipe checkpoints every layer"
+        " (activation_checkpointing: true, examples/llm_finetune/llama3_3/"
+        "custom_llama3_3_70b_instruct_peft_benchmark.yaml at b34d4fb76)",
     ),
     TimeCase(
         "Automodel Qwen2.5 32B LoRA (PP4, 8 GPUs)",
-        "qwen2.5-32b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 1 pp 4 vpp 8 on 8xH100",
+        "qwen2.5-32b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 1 pp 4 vpp 8 fsdp 2 recompute full on 8xH100",
         tokens_per_s_per_gpu=1950.9,
-        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, PP 4, VP 8, FSDP 2",
+        note=_AUTOMODEL + "fine-tuning (LoRA), GBS 32, PP 4, VP 8, FSDP 2; its recipe checkpoints"
+        " every layer (examples/llm_finetune/qwen/qwen2_5_32b_peft_benchmark.yaml at b6238cebc)",
+    ),
+    # The same table as it stands in 2026 (NVIDIA-NeMo/Automodel at 36044ad3d, docs/performance-
+    # summary.mdx): the 70B and 32B LoRA rows re-run on tensor parallel x FSDP2 without a pipeline,
+    # on one and two servers, and a dense 70B pre-training row on context parallel. Every recipe
+    # (examples/llm_benchmark/) checkpoints every layer and compiles.
+    *(
+        TimeCase(
+            f"Automodel 2026 {name} LoRA (TP2 FSDP{fsdp}, {gpus} GPUs)",
+            f"{model} lora 1B tokens seq 4096 mbs 2 gbs 32 tp 2 fsdp {fsdp} recompute full on {gpus}xH100",
+            tokens_per_s_per_gpu=measured,
+            note=_AUTOMODEL_2026 + f"fine-tuning (LoRA r16 on every projection), GBS 32, MBS 2, TP 2, FSDP {fsdp};"
+            f" recipe {recipe}",
+        )
+        for name, model, fsdp, gpus, measured, recipe in (
+            ("Llama3 70B", "llama3-70b", 4, 8, 1091.85, "llama3_3/custom_llama3_3_70b_instruct_peft_benchmark.yaml"),
+            ("Qwen2.5 32B", "qwen2.5-32b", 4, 8, 2250.31, "qwen/custom_qwen2_5_32b_peft_benchmark.yaml"),
+            (
+                "Llama3 70B",
+                "llama3-70b",
+                8,
+                16,
+                984.85,
+                "llama3_3/custom_llama3_3_70b_instruct_peft_benchmark_2nodes.yaml",
+            ),
+            ("Qwen2.5 32B", "qwen2.5-32b", 8, 16, 2072.89, "qwen/custom_qwen2_5_32b_peft_benchmark_2nodes.yaml"),
+        )
+    ),
+    TimeCase(
+        "Automodel 2026 Llama3 70B pre-training (CP2 FSDP32, 64 GPUs)",
+        "llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 128 cp 2 fsdp 32 recompute full on 64xH100",
+        tokens_per_s_per_gpu=866.77,
+        note=_AUTOMODEL_2026 + "GBS 128, MBS 1, CP 2, FSDP 32, TE + fsdp2_prefetch; recipe"
+        " llama3_3/custom_llama3_1_70b_pretrain_benchmark_8nodes.yaml",
     ),
 ]
 

@@ -90,7 +90,8 @@ def test_frameworks_run_only_what_they_support():
     assert framework_for(full, 1, 1, 1, 2, "none") == DEEPSPEED
     assert framework_for(full, 1, 2, 1, 1, "optimizer") is None  # DeepSpeed offload: no pipeline
     assert framework_for(full, 1, 1, 1, 1, "all") is None  # ZeRO-Infinity needs ZeRO-3
-    assert framework_for(lora, 4, 1, 1, 3, "none") is None
+    assert framework_for(lora, 4, 1, 1, 1, "none") == MEGATRON  # NeMo's PEFT on Megatron
+    assert framework_for(lora, 2, 1, 1, 3, "none") == FSDP2  # NeMo Automodel: LoRA on TP2 x FSDP4
     req = parse("70B full-finetune 100GB on 64xH800")
     gpu, shape, setup = catalog.get_gpu(req.gpu), model_shape(req), training_setup(req)
     for offload in ("none", "optimizer", "all"):
