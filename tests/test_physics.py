@@ -215,3 +215,23 @@ def test_pinned_layout_is_kept_and_unsupported_pins_refused():
     qreq = parse("70B qlora 100GB on 8xH800")
     with pytest.raises(ValueError):
         best_layout(model_shape(qreq), _pinned(training_setup(qreq), tp=2), gpu, 8)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7B lora 10GB 3d seq 2048 on 1xRTX4090",
+        "8B lora 10GB 3d seq 4096 on 1xA100-40GB",
+        "7B qlora 10GB 3d seq 16384 on 1xH100",
+        "8B full-finetune 10GB 3d seq 4096 on 1xA100-40GB",  # DeepSpeed with offload
+    ],
+)
+def test_hf_and_deepspeed_plans_recompute_whole_layers_or_nothing(text):
+    """Selective recompute is Megatron's and torchtitan's; HF PEFT/TRL and DeepSpeed checkpoint
+    whole layers, so their plans say none or full (the selective one would be planned too fast)."""
+    req = parse(text)
+    est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+    assert est.layout.framework in (PEFT, DEEPSPEED) and est.layout.recompute == "full", est.layout
+    pinned = parse(text + " recompute selective")
+    kept = best_layout(model_shape(pinned), training_setup(pinned), catalog.get_gpu(pinned.gpu), pinned.gpu_count)
+    assert kept.layout.recompute == "selective"  # what the user fixes is kept
