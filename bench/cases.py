@@ -424,6 +424,98 @@ HELD_OUT_THROUGHPUT = [
     ),
 ]
 
+# A third held-out set, read on 2026-12-01 after the engine was built and never used to fit it:
+# Megatron-Bridge's performance summary (NVIDIA-NeMo/Megatron-Bridge at 067f987df,
+# docs/performance-summary-archive.md; NeMo containers 26.02 to 26.06, pre-training on mock data,
+# forced load balancing for MoE routing), every DGX-H100 and DGX-B200 row of a model in the
+# catalogue, each with the layout the table states (Megatron-Core: ZeRO-1, the distributed
+# optimizer). MXFP8 is read as fp8. Not expressible: the Nemotron 3 rows (hybrid Mamba-MoE, not
+# in the catalogue), NVFP4.
+_BRIDGE = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md (at 067f987df), NeMo "
+HELD_OUT_MEGATRON = [
+    TimeCase(f"Megatron-Bridge {name}", request, tokens_per_s_per_gpu=measured, note=_BRIDGE + note)
+    for name, request, measured, note in (
+        (
+            "Llama 3.1 405B FP8 (1024 H100)",
+            "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 1536 tp 8 pp 8 cp 2 vpp 8 zero1 fp8 on 1024xH100",
+            326,
+            "26.06: GBS 1536, TP 8, PP 8, CP 2, VP 8",
+        ),
+        (
+            "Llama 3 70B FP8 (64 H100)",
+            "llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 256 tp 4 pp 8 vpp 5 zero1 fp8 on 64xH100",
+            1664,
+            "26.04.01: GBS 256, TP 4, PP 8, VP 5",
+        ),
+        (
+            "Llama 3 70B SFT FP8 (32 H100)",
+            "llama3-70b full-finetune 1B tokens seq 4096 mbs 1 gbs 32 tp 4 pp 4 vpp 5 zero1 fp8 on 32xH100",
+            1638,
+            "26.06 SFT: GBS 32, TP 4, PP 4, VP 5",
+        ),
+        (
+            "Llama 3 70B LoRA FP8 (8 H100)",
+            "llama3-70b lora 1B tokens seq 4096 mbs 1 gbs 32 tp 2 pp 4 vpp 20 fp8 on 8xH100",
+            2643,
+            "26.06 LoRA: GBS 32, TP 2, PP 4, VP 20",
+        ),
+        (
+            "Qwen3 30B-A3B FP8 (16 H100, EP 16)",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 1 ep 16 zero1 fp8 on 16xH100",
+            8826,
+            "26.06: GBS 1024, EP 16",
+        ),
+        (
+            "Qwen3 30B-A3B FP8 (16 H100, PP 2 EP 8)",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 2 vpp 12 ep 8 zero1 fp8 on 16xH100",
+            9058,
+            "26.02.01: GBS 1024, PP 2, VP 12, EP 8",
+        ),
+        (
+            "GPT-OSS 120B BF16 (64 H100)",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 1 gbs 1280 tp 1 pp 4 ep 8 zero1 on 64xH100",
+            5824,
+            "26.04.01: GBS 1280, PP 4, EP 8",
+        ),
+        (
+            "DeepSeek-V3 MXFP8 (256 B200, PP 8 EP 32)",
+            "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 4096 tp 1 pp 8 vpp 2 ep 32 zero1 fp8 on 256xB200",
+            3328,
+            "26.04.01: GBS 4096, PP 8, VP 2, EP 32",
+        ),
+        (
+            "DeepSeek-V3 MXFP8 (256 B200, PP 16 EP 8)",
+            "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 4096 tp 1 pp 16 ep 8 zero1 fp8 on 256xB200",
+            2815,
+            "26.04: GBS 4096, PP 16, EP 8",
+        ),
+        (
+            "GPT-OSS 120B BF16 (64 B200, EP 8)",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 1280 tp 1 pp 1 ep 8 zero1 on 64xB200",
+            13568,
+            "26.04.01: GBS 1280, MBS 4, EP 8",
+        ),
+        (
+            "GPT-OSS 120B BF16 (64 B200, EP 64)",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 1280 tp 1 pp 1 ep 64 zero1 on 64xB200",
+            8047,
+            "26.02: GBS 1280, MBS 4, EP 64",
+        ),
+        (
+            "Qwen3 30B-A3B MXFP8 (8 B200)",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 1 ep 8 zero1 fp8 on 8xB200",
+            27136,
+            "26.04.01: GBS 512, MBS 4, EP 8",
+        ),
+        (
+            "Qwen3 235B-A22B MXFP8 (256 B200)",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 8192 tp 1 pp 8 ep 8 zero1 fp8 on 256xB200",
+            3776,
+            "26.04.01: GBS 8192, PP 8, EP 8",
+        ),
+    )
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.
