@@ -235,3 +235,23 @@ def test_hf_and_deepspeed_plans_recompute_whole_layers_or_nothing(text):
     pinned = parse(text + " recompute selective")
     kept = best_layout(model_shape(pinned), training_setup(pinned), catalog.get_gpu(pinned.gpu), pinned.gpu_count)
     assert kept.layout.recompute == "selective"  # what the user fixes is kept
+
+
+def test_megatron_moe_pays_host_launches_per_local_expert():
+    """Hand-worked: Qwen3-30B-A3B (48 MoE layers, 128 experts) on PP2 x EP8 in FP8 holds 16
+    experts on 24 layers; each pays 2 GEMMs x (forward + 2 backward) + 2 x 2 FP8 casts = 10
+    launches of 20 us: 24 * 16 * 10 * 20 us = 76.8 ms a micro-batch. FSDP2 (one grouped kernel,
+    NeMo Automodel) and bf16 without recompute (6 launches) differ as the counts say."""
+    from advisor.engine.shapes import count_params
+    from advisor.engine.throughput import expert_launch_s
+
+    req = parse("qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 2 ep 8 zero1 fp8 on 16xH100")
+    m, setup = model_shape(req), training_setup(req)
+    est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
+    c = count_params(m)
+    assert est.layout.framework == MEGATRON and c.moe_layers == 48
+    assert expert_launch_s(m, setup, est.layout, c) == pytest.approx(24 * 16 * 10 * 20e-6)
+    bf16 = setup.model_copy(update={"precision": "bf16"})
+    assert expert_launch_s(m, bf16, est.layout, c) == pytest.approx(24 * 16 * 6 * 20e-6)
+    fsdp = est.layout.model_copy(update={"framework": FSDP2})
+    assert expert_launch_s(m, setup, fsdp, c) == 0.0
