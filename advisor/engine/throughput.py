@@ -57,8 +57,9 @@ FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # per local expert (general_grouped_gemm over multi-stream cuBLAS) and, in FP8, quantizes each
 # expert's input apart. So each local expert costs host time a layer and micro-batch, whatever
 # its token count: its two GEMMs (gate/up and down) forward, again under full recompute, and
-# twice backward (input and weight gradients), plus in FP8 a cast before each. Megatron-Core's
-# MoE report names this host-boundedness (arXiv 2603.07685, "Compute Wall"). 20 us a launch of
+# twice backward (input and weight gradients; once for a frozen expert under LoRA), plus in
+# FP8 a cast before each. Megatron-Core's MoE report names this host-boundedness (arXiv
+# 2603.07685, "Compute Wall"). 20 us a launch of
 # eager PyTorch through TE is assumed, not fitted on the calibration set, which has no MoE
 # throughput row; it was chosen after reading Megatron-Bridge's table (docs/accuracy.md).
 MEGATRON_EXPERT_LAUNCH_S = 20e-6
@@ -202,7 +203,8 @@ def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: 
     if not m.is_moe or layout.framework != MEGATRON:
         return 0.0
     fwd = 2 if layout.recompute == "full" else 1
-    launches = EXPERT_GEMMS * (fwd + 2) + (EXPERT_GEMMS * (fwd + 1) if setup.precision == "fp8" else 0)
+    bwd = 1 if setup.is_peft else 2  # a frozen expert has no weight gradient
+    launches = EXPERT_GEMMS * (fwd + bwd) + (EXPERT_GEMMS * (fwd + 1) if setup.precision == "fp8" else 0)
     local = m.moe_experts / max(1, layout.ep)
     return c.moe_layers / layout.pp * local * launches * MEGATRON_EXPERT_LAUNCH_S
 
