@@ -478,6 +478,13 @@ HELD_OUT_MEGATRON = [
             "26.04.01: GBS 1280, PP 4, EP 8",
         ),
         (
+            "Qwen3 235B-A22B FP8 (256 H100, TP 2 PP 8 EP 32)",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 8192 tp 2 pp 8 vpp 4 ep 32 zero1 fp8 on 256xH100",
+            1712,
+            "26.04.01: GBS 8192, TP 2, PP 8, VP 4, EP 32 (experts folded over tensor and data-parallel ranks;"
+            " stated only after the first scoring)",
+        ),
+        (
             "DeepSeek-V3 MXFP8 (256 B200, PP 8 EP 32)",
             "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 4096 tp 1 pp 8 vpp 2 ep 32 zero1 fp8 on 256xB200",
             3328,

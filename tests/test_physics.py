@@ -255,3 +255,23 @@ def test_megatron_moe_pays_host_launches_per_local_expert():
     assert expert_launch_s(m, bf16, est.layout, c) == pytest.approx(24 * 16 * 6 * 20e-6)
     fsdp = est.layout.model_copy(update={"framework": FSDP2})
     assert expert_launch_s(m, setup, fsdp, c) == 0.0
+
+
+def test_experts_fold_over_tensor_and_data_parallel_ranks():
+    """Megatron-Core's parallel folding: Qwen3 235B on 256 H100 as TP2 x PP8 leaves 16
+    data-parallel ranks, and its 32 expert ranks fold over the 32 tensor x data-parallel ranks
+    (Megatron-Bridge's published layout): 4 experts a GPU, each held by one rank (expert dp 1),
+    the weights of 128 / 32 experts on a stage. ep 64 divides neither and is refused."""
+    req = parse("qwen3-235b-a22b pretrain 1T tokens tp 2 pp 8 ep 32 zero1 on 256xH100")
+    m, setup = model_shape(req), training_setup(req)
+    est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
+    lay = est.layout
+    assert (lay.tp, lay.pp, lay.dp, lay.ep) == (2, 8, 16, 32) and lay.folded and lay.expert_dp == 1
+    assert not _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).folded
+    assert _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).expert_dp == 2
+    from advisor.planning.advice import advise_request
+    from advisor.request.parser import RequestError
+
+    with pytest.raises(RequestError) as info:
+        advise_request(parse("qwen3-235b-a22b pretrain 1T tokens tp 2 pp 8 ep 64 on 256xH100"), book=None)
+    assert info.value.details["reason"] == "ep_dp" and info.value.details["ranks"] == 32

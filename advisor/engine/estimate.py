@@ -263,6 +263,8 @@ def parallel_splits(
             if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
             eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
+            if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
+                continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
                 stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp == 1 else zeros)
                 for zero in stages:

@@ -295,7 +295,7 @@ def estimate_throughput(
     # Sec 2.2), and one optimizer step.
     tokens_mb = setup.seq_len * layout.micro_batch
     cp = max(1, layout.cp)
-    expert_dp_shard = max(1, dp // ep) if layout.zero_stage >= 1 else 1
+    expert_dp_shard = layout.expert_dp if layout.zero_stage >= 1 else 1
     dense_shard = dp if layout.zero_stage >= 1 else 1
     if setup.is_peft:
         optimizer_params = trainable_params(m, setup, c) / (tp * pp * dense_shard)
@@ -329,7 +329,7 @@ def estimate_throughput(
     bubble = (pp - 1) / v * t_mb
     intra = intra_node_gb_s(gpu) * 1e9
     dp_per_node = max(1, min(dp, per_node // tp))
-    ep_per_node = max(1, min(ep, per_node // tp))
+    ep_per_node = max(1, min(ep, per_node if layout.folded else per_node // tp))
 
     tensor_s = 0.0
     if tp > 1:
@@ -364,7 +364,7 @@ def estimate_throughput(
     # dp_per_node / ep_per_node ranks on a server (one when the experts span the server), so
     # its gathers and reduce-scatters cross on that many NICs (expert review N3).
     dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
-    expert_dp = max(1, dp // ep)
+    expert_dp = layout.expert_dp
     expert_bw = collective_gb_s(gpu, net, expert_dp, max(1, dp_per_node // ep_per_node)) * 1e9
     grad_b = GRAD_REDUCE_BYTES.get(setup.precision, GRAD_REDUCE_BYTES_DEFAULT)
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
