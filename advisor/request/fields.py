@@ -168,12 +168,31 @@ FIELDS: tuple[Field, ...] = (
             Word(
                 "pretrain",
                 en=("pretrain", "pre-train", "pre-training", "from-scratch"),
-                zh=("预训练", "从头训练", "从零训练", "从零开始训练", "从头开始训练"),
+                zh=(
+                    "预训练",
+                    "从头训练",
+                    "从零训练",
+                    "从零开始训练",
+                    "从头开始训练",
+                    "从头预训练",
+                    "从零预训练",
+                    "从零开始预训练",
+                    "从头开始预训练",
+                ),
             ),
             Word(
                 "full-finetune",
-                en=("full-finetune", "full-fine-tune", "full-fine-tuning", "full-ft", "full"),
-                zh=("全量微调", "全参数微调", "全参微调", "全参", "全量"),
+                en=(
+                    "full-finetune",
+                    "full-fine-tune",
+                    "full-fine-tuning",
+                    "full-ft",
+                    "full-parameter",
+                    "full-param",
+                    "full-params",
+                    "full",
+                ),
+                zh=("全量微调", "全参数微调", "全参微调", "全参数", "全参", "全量"),
             ),
         ),
         examples=Word(
@@ -185,7 +204,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "finetune",
         flag=True,
-        choices=_flag(("sft", "fine-tune", "fine-tuning"), ("微调",)),
+        choices=_flag(("sft", "fine-tune", "fine-tuning", "ft"), ("微调",)),
         examples=Word(en=("sft",), zh=("微调",)),
         shows_in=("method",),
     ),
@@ -224,8 +243,14 @@ FIELDS: tuple[Field, ...] = (
                     "example",
                     "conversations",
                     "conversation",
+                    "convos",
+                    "convo",
                     "dialogues",
                     "dialogue",
+                    "dialogs",
+                    "dialog",
+                    "chats",
+                    "entries",
                     "rows",
                     "row",
                     "records",
@@ -234,7 +259,7 @@ FIELDS: tuple[Field, ...] = (
                     "instruction",
                     "prompts",
                 ),
-                zh=("条", "个样本", "样本", "条数据", "条样本", "条对话"),
+                zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话"),
             ),
             # in Chinese a bare `T` or `P` needs 数据 or 语料 after it ("1T" alone is a model size)
             Word(("bytes", 1e15), en=("PB",), zh=("PB", "P")),
@@ -260,7 +285,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "data_language",
         choices=(
-            Word("en", en=("english",), zh=("英文",)),
+            Word("en", en=("english",), zh=("英文", "英语")),
             Word("zh", en=("chinese",), zh=("中文",)),
             Word("code", en=("code",), zh=("代码",)),
         ),
@@ -301,11 +326,12 @@ FIELDS: tuple[Field, ...] = (
         above=0,
         high=1e12,
         limit="budget",
-        keys=Word(en=("budget",), zh=("预算",)),
+        # `max budget`, `budget cap`: the budget is a cap whichever way it is said
+        keys=Word(en=("budget", "max-budget", "maximum-budget", "budget-cap"), zh=("预算",)),
         # a currency said after the amount, and the sign before it
         units=(
-            Word("CNY", en=("cny", "rmb"), zh=("元", "人民币", "块")),
-            Word("USD", en=("usd",), zh=("美元", "美金")),
+            Word("CNY", en=("cny", "rmb", "yuan"), zh=("元", "人民币", "块")),
+            Word("USD", en=("usd", "dollars", "dollar", "bucks"), zh=("美元", "美金", "美刀")),
         ),
         signs=(Word("CNY", en=("¥",)), Word("USD", en=("$",))),
         examples=Word(en=("budget ¥500k", "$200k"), zh=("预算50万", "预算20万美元")),
@@ -363,7 +389,10 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "cost_first",
         flag=True,
-        choices=_flag(("cheapest", "cheap", "cost"), ("最省", "便宜", "省钱")),
+        choices=_flag(
+            ("cheapest", "cheap", "cost", "tight-budget", "limited-budget", "low-budget", "budget is tight"),
+            ("最省", "便宜", "省钱", "预算有限", "预算紧张", "预算不多"),
+        ),
         examples=Word(en=("budget",), zh=("预算",)),
     ),
     Field(
@@ -380,7 +409,8 @@ FIELDS: tuple[Field, ...] = (
         high=200_000,
         whole=True,
         limit="gpu_count",
-        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡")),),
+        # a bare 张 counts GPUs too (`A800 64张`), not pictures (`5000张图片`)
+        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡", "张(?![图照])")),),
         examples=Word(en=("on 8xH800",), zh=("8卡H800",)),
         shown="gpus",
     ),

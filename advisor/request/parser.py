@@ -59,6 +59,14 @@ SCALE = {
     "b": 1e9,
     "t": 1e12,
     "w": 1e4,
+    # written out: "2 billion tokens", "$50 thousand"
+    "thousand": 1e3,
+    "million": 1e6,
+    "mn": 1e6,
+    "mil": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "trillion": 1e12,
     "千": 1e3,
     "万": 1e4,
     "十万": 1e5,
@@ -71,6 +79,30 @@ SCALE = {
     "万亿": 1e12,
 }
 CN_UNITS = "万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千"
+# a number's scale as a word, before a unit or currency ("2 billion tokens", "50 thousand usd")
+SCALE_WORDS = r"(?:thousand|million|billion|trillion|mil|mn|bn)(?![a-z])"
+# A number in Chinese numerals, read only with a scale after it ("五百万", "一万条", "两千亿token").
+CN_SCALED = rf"[{CN_DIGITS}]+(?=\s*(?:{CN_UNITS}))"
+# Small numbers written out in English ("two weeks", "three epochs").
+EN_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
+EN_NUM = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
 
 # Words that carry no meaning of their own ("70B model on 8 GPUs within 14 days").
 FILLER = {
@@ -201,21 +233,81 @@ FILLER = {
     "要多久",
     "需要多久",
     "多长时间",
+    # the chatter around a request in Slack ("hey, can you plan ...? a week is fine, pls")
+    "hey",
+    "hi",
+    "you",
+    "is",
+    "are",
+    "be",
+    "our",
+    "some",
+    "like",
+    "stay",
+    "should",
+    "fine",
+    "ok",
+    "option",
+    "options",
+    "w/",
+    "thanks",
+    "thx",
+    "job",
+    "run",
+    "over",
+    "just",
+    "帮忙",
+    "搞定",
+    "估一下",
+    "估算",
+    "估计",
+    "评估",
+    "算下",
+    "算算",
+    "测算",
+    "给",
+    "拿",
+    "是",
+    "团队",
+    "小团队",
+    "公司",
+    "就行",
+    "就好",
+    "不急",
+    "请问",
+    "麻烦",
+    "多少",
+    "集群",
+    # "quote in usd", "美元报价": what the prices are in is read from the currency
+    "quote",
+    "报价",
+    # the data's file format says nothing about its size ("20 GB jsonl")
+    "jsonl",
+    "json",
+    "csv",
+    "parquet",
+    "txt",
 }
 
 
 # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
 # text while training (PPO, GRPO): not planned, and said so, not misread.
-UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif")
+UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif", "preference", "reward-model")
+# Preference data and rewards in Chinese ("偏好数据2万对", "奖励模型"): the same methods
+ZH_UNSUPPORTED_METHODS = ("偏好", "奖励模型", "强化学习")
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
-# table's training words ("with qlora", "用fp8"), read later.
-NOT_GPU_WORDS = frozenset(
-    word
-    for name in ("method", "finetune", "precision", "optimizer", "zero_stage", "currency", "offload", "recompute")
-    for w in (*fields.field(name).choices, fields.field(name).keys)
-    for word in w.en
-    if re.fullmatch(r"[a-z][a-z0-9.\-]*", word)
-) | frozenset(UNSUPPORTED_METHODS)
+# table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
+NOT_GPU_WORDS = (
+    frozenset(
+        word.lower()
+        for row in fields.FIELDS
+        for w in (*row.choices, row.keys, *row.units)
+        for word in w.en
+        if re.fullmatch(r"[a-zA-Z][a-zA-Z0-9.\-]*", word)
+    )
+    | frozenset(UNSUPPORTED_METHODS)
+    | frozenset(FILLER)
+)
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
 WHATIF_FILLER = frozenset(
     {
@@ -438,7 +530,8 @@ class _Scanner:
             self.read[start:end] = b"\x01" * (end - start)
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
-        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]+", self.s)
+        # a full stop ends a sentence, not a number ("a week is fine. cheapest pls", "1.5k")
+        words = re.split(r"(?:[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]|\.(?=\s|$))+", self.s)
         known = FILLER | filler
         cjk_fillers = sorted((w for w in known if not w.isascii()), key=len, reverse=True)
         out = []
@@ -483,6 +576,27 @@ def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
+# What kind of samples a count names ("80k instruction samples", "10k chat examples").
+SAMPLE_KINDS = "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|dialogue|conversation"
+# The data's nouns and the words around them that only say what the data is about ("cleaned
+# text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
+# text, another language, preference or reward data, a number, a time, a city.
+_EN_DATA = "data|text|corpus|dataset|documents|docs"
+_EN_NOT_ABOUT = (
+    "image|images|video|videos|audio|speech|vision|visual|multimodal|multi-modal|picture|pictures|photo|photos"
+    "|french|german|japanese|korean|spanish|russian|arabic|multilingual|preference|reward"
+)
+_EN_ABOUT = rf"(?!(?:{_EN_NOT_ABOUT})(?![a-z]))[a-z]{{2,}}"
+_ZH_DATA = "数据集|数据(?!中心)|语料|文本|网页"
+_ZH_ABOUT = (
+    "(?!中文|英文|英语|代码|图|像|视频|音|照|多模态|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
+    "|[零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff]"
+)
+
+# "we'd like", "it's": the contraction carries no meaning here
+_CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
+
+
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
@@ -491,6 +605,7 @@ class _Parse:
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
+        norm = _CONTRACTION.sub("", norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
@@ -540,6 +655,7 @@ class _Parse:
         self._deadline()
         self._sizes()
         self._preferences()
+        self._about_the_data()
         leftovers = sc.leftovers(filler)
         if leftovers:
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
@@ -559,19 +675,23 @@ class _Parse:
             count = m["count"] or m["count2"] or ("1" if m["one"] or m["one_zh"] else None)
             if count:
                 self.set("gpu_count", int(_num(count)), m[0])
+            elif m["cn_count"]:
+                self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*|{L})(?P<name>{alt})s?{R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
+            rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?{R}"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
 
-        # a count with no type: "8 GPUs", "16卡" fixes the count, the planner picks the type
+        # a count with no type: "8 GPUs", "16卡", "八卡" fixes the count, the planner picks the type
         count = fields.field("gpu_count").units
         self.scan.take(
-            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})",
-            lambda m: self.set("gpu_count", int(_num(m[1])), m[0]),
+            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
+            rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
+            lambda m: self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0]),
         )
 
         # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
@@ -615,6 +735,21 @@ class _Parse:
             else:
                 self.set("nodes", count, m[0])
 
+        # "8卡H800 4台": 卡 before the name says a server's GPUs when it is a whole server's count
+        # (4 servers of 8), the GPUs of all servers when it is that many servers' (16卡H800 2台)
+        def each_or_all(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
+            per = int(_num(m["per"])) if m["per"][0].isdigit() else int(_cn_num(m["per"]))
+            self.set("gpu", found.name, m[0])
+            self.set("nodes", count, m[0])
+            self.set("gpu_count", per * count if per == found.gpus_per_server else per, m[0])
+
+        self.scan.take(
+            rf"(?P<per>\d+|{CN_NUM[1:-1]})\s*卡\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*[x*]?\s*{n}\s*台"
+            rf"(?:服务器|机器|节点)?",
+            each_or_all,
+        )
         self.scan.take(
             rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
         )
@@ -624,7 +759,11 @@ class _Parse:
             servers,
         )
         # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
-        self.scan.take(rf"{n}\s*机\s*(?P<total>\d+)\s*卡", lambda m: self.set("gpu_count", int(m["total"]), m[0]))
+        def machines(m: re.Match) -> None:
+            total = m["total"]
+            self.set("gpu_count", int(total) if total.isdigit() else int(_cn_num(total)), m[0])
+
+        self.scan.take(rf"(?:{n}|单|一)\s*机\s*(?P<total>\d+|{CN_NUM[1:-1]})\s*卡", machines)
 
         def per_server(m: re.Match) -> None:
             count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
@@ -748,7 +887,10 @@ class _Parse:
 
     def _methods(self) -> None:
         sc = self.scan
-        sc.take(rf"{L}({'|'.join(UNSUPPORTED_METHODS)}){R}", lambda m: self.fail("unsupported_method", word=m[1]))
+        sc.take(
+            rf"{L}({spelled(UNSUPPORTED_METHODS)}){R}|({'|'.join(ZH_UNSUPPORTED_METHODS)})",
+            lambda m: self.fail("unsupported_method", word=m[1] or m[2]),
+        )
         self._choose("method")
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
@@ -759,10 +901,9 @@ class _Parse:
         row = fields.field("budget")
         sign = spelled([s for w in row.signs for s in w.en], literal=True)
         currency_words = _all(row.units, "en") + "|" + _all(row.units, "zh")
-        amount = (
-            rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
-            rf"\s*(?P<cur>{currency_words})?"
-        )
+        number = rf"{NUM}|{CN_SCALED}"  # "50万", "五十万"
+        scale = rf"{CN_UNITS}|{SCALE_WORDS}|k|m|w|b"
+        amount = rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{number})\s*(?P<u>{scale})?\s*(?P<cur>{currency_words})?"
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
@@ -776,8 +917,12 @@ class _Parse:
             currency = "USD" if "USD" in said else ("CNY" if said else None)
             self.set("budget", (value, currency), m[0])
 
-        verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"  # "budget of $20k", "预算降到50万"
-        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为)?"
+        # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
+        verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"
+        verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
+        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?(?:大概|大约|约|差不多)?"
+        # "tight budget", "预算有限": cost first, before the key alone would read the same
+        self._choose("cost_first")
         self.scan.take(
             rf"(?:{L}(?:{_en(row.keys)}){verb}|(?:{_zh(row.keys)}){cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?",
             budget,
@@ -786,7 +931,7 @@ class _Parse:
         # "under $20k", "at most 50k usd". In Chinese 万 after the number is money here (a count
         # of samples says 条 after it); in English a sign or a currency must say it.
         not_a_count = r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))"
-        zh_money = rf"(?P<n>{NUM})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
+        zh_money = rf"(?P<n>{number})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
         zh_yuan = rf"(?P<n>{NUM})\s*(?P<u>)(?P<cur>{_all(row.units, 'zh')})"  # "5000元"
         at_most, below = r"(?:不超过|不到|最多|控制在|低于|少于)\s*", r"\s*(?:以内|之内|以下)"
         for pattern in (
@@ -798,13 +943,14 @@ class _Parse:
             self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
         ceiling = r"(?:under|below|less\s+than|at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|within)\s+"
         self.scan.take(
-            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>k|m|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|(?P<n2>{NUM})\s*(?P<u2>k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
+            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{SCALE_WORDS}|k|m|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|(?P<n2>{NUM})\s*(?P<u2>{SCALE_WORDS}|k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
             lambda m: budget(_Merged(m, neg=None)),
         )
         self.scan.take(
-            rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>{currency_words})(?![a-z])",
+            rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{scale})?(?P<cur>)(?![a-z0-9])"
+            rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*(?P<cur2>{currency_words})"
+            rf"(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
 
@@ -893,23 +1039,29 @@ class _Parse:
             s("tokens_per_sample", _amount(m["n"], m["u"]), m[0])
 
         token = rf"(?:{units('tokens', 'en')}|{units('tokens', 'zh')})"
+        sample = units("samples", "en")
+        each = rf"(?:each|per\s+(?:{sample})|/\s*(?:{sample})|on\s+average|avg)"
         for pattern in (
-            rf"{L}(?:avg|average|mean)\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
-            rf"(?:\s+(?:each|per\s+(?:sample|example|row|conversation)))?{R}",
-            rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s+(?:each|per\s+(?:sample|example|row|conversation)){R}",
-            rf"(?:平均)?每条(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
-            rf"平均(?:约)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
+            rf"\s*{token}(?:\s*{each})?{R}",
+            rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
         ):
             sc.take(pattern, per_sample)
+        # "2B tokens", "2 billion tokens", "五亿token"; "1万多条", "80k+ samples", "80k instruction samples"
+        number = rf"(?P<neg>-)?(?P<n>{NUM}|{CN_SCALED})"
+        more = r"(?:多|余|\+)?"
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:(?:{units('tokens', 'en')}){R}"
-            rf"|{units('tokens', 'zh')})",
-            lambda m: self._data_amount(m, m[2], m[3], "tokens"),
+            rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|b|t)?{more}\s*(?:个\s*)?"
+            rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
+            lambda m: self._data_amount(m, m["n"], m["u"], "tokens"),
         )
+        kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+)?"
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:(?:{units('samples', 'en')}){R}"
+            rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
-            lambda m: self._data_amount(m, m[2], m[3], "samples"),
+            lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
         )
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
         sc.take(
@@ -919,17 +1071,33 @@ class _Parse:
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
         spoken = fields.field("data_language").choices
         en, zh = _all(spoken, "en"), _all(spoken, "zh")
+        # ... with what the data is around it: "高质量中文数据", "中文网页文本", "100GB 中文 数据"
         sc.take(
-            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}|({zh})(?:数据|语料|文本)"
+            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}"
+            rf"|(?:(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,6}}?的?)?({zh})\s*(?:{_ZH_ABOUT}{{1,6}}?的?)?\s*(?:{_ZH_DATA})"
             rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?({zh})(?:的)?",
             lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3]), m[0]),
         )
         epochs = fields.field("epochs").units
         en, zh = _all(epochs, "en"), _all(epochs, "zh")
         sc.take(
-            rf"{L}{NUM}\s*(?:{en}){R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
-            lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]),
+            rf"{L}(?:{NUM}|({EN_NUM}))\s*(?:{en}){R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
+            lambda m: s("epochs", self._epochs(m), m[0]),
         )
+
+    @staticmethod
+    def _epochs(m: re.Match) -> float:
+        if m[2]:
+            return float(EN_NUMBERS[m[2]])
+        number = m[1] or m[3]
+        return _num(number) if number else _cn_num(m[4])
+
+    def _about_the_data(self) -> None:
+        """What the data is, said around its noun ("200GB of cleaned text", "行业数据"): read last,
+        so only words nothing else reads are taken; a modality the bot does not plan (images,
+        audio) or another language is left for the refusal, not read past."""
+        self.scan.take(rf"{L}(?:{_EN_ABOUT}[\s\-]+){{1,2}}(?:{_EN_DATA}){R}", lambda m: None)
+        self.scan.take(rf"(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,8}}?的?\s*(?:{_ZH_DATA})", lambda m: None)
 
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
         if m["neg"]:
@@ -1016,16 +1184,35 @@ class _Parse:
             self.set("deadline_days", value * value_of(units, unit), word)
 
         self.scan.take(
-            rf"{L}(-)?{NUM}\s*({_all(units, 'en')}){R}",
+            rf"{L}(-)?{NUM}[\s\-]*({_all(units, 'en')}){R}",  # "14d", "3 weeks", "a 3-day job"
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
         )
-        # "a day", "an hour": a word, not a letter ("a d" is no deadline)
+        # "a day", "two weeks", "half a day": a word, not a letter ("a d" is no deadline)
         words = spelled([w for u in units for w in u.en if len(w) > 2])
-        self.scan.take(rf"{L}(?:a|an|one)\s+({words}){R}", lambda m: deadline(1, m[1], m[0], False))
+        self.scan.take(
+            rf"{L}({EN_NUM})[\s\-]+({words}){R}", lambda m: deadline(EN_NUMBERS[m[1]], m[2], m[0], False)
+        )
+        self.scan.take(
+            rf"{L}(?:half\s+(?:a\s+)?|(?:a\s+)?half[\s\-]+)({words}){R}", lambda m: deadline(0.5, m[1], m[0], False)
+        )
+        self.scan.take(rf"{L}(?:a|an)\s+({words}){R}", lambda m: deadline(1, m[1], m[0], False))
+        # "半天", "半个月", "一个半月", "两天半": half a unit, or a unit and a half
+        zh = _all(units, "zh")
+        n = rf"\d+|{CN_NUM[1:-1]}"
+        self.scan.take(
+            rf"(?:(?P<n>{n})\s*(?:个)?)?半\s*(?:个)?(?P<u>{zh})|(?P<n2>{n})\s*(?P<u2>{zh})半",
+            lambda m: deadline(self._and_a_half(_Merged(m)["n"]), _Merged(m)["u"], m[0], False),
+        )
         self.scan.take(
             rf"(?:(-)?{NUM}|{CN_NUM})\s*({_all(units, 'zh')})",
             lambda m: deadline(_num(m[2]) if m[2] else _cn_num(m[3]), m[4], m[0], bool(m[1])),
         )
+
+    @staticmethod
+    def _and_a_half(number: str | None) -> float:
+        if number is None:
+            return 0.5
+        return (_num(number) if number[0].isdigit() else _cn_num(number)) + 0.5
 
     # -- model size -----------------------------------------------------------------
     def _sizes(self) -> None:
@@ -1077,6 +1264,15 @@ class _Parse:
 
     def _preferences(self) -> None:
         sc, s = self.scan, self.set
+        # "buy or rent?", "租还是买划算": a question the answer's rent-or-buy decision answers, no
+        # preference (rent and buy together would contradict each other)
+        own = fields.field("rent_or_buy").choices
+        en, zh = _all(own, "en"), _all(own, "zh")
+        sc.take(
+            rf"{L}(?:should\s+we\s+)?(?:{en})\s*(?:or|vs\.?|versus|/)\s*(?:{en}){R}"
+            rf"|(?:是)?(?:{zh})\s*(?:还是|或者|或|vs|和)\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?",
+            lambda m: None,
+        )
         self._choose("rent_or_buy")
         self._choose("currency")
         row = fields.field("city")
