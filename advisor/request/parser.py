@@ -292,7 +292,10 @@ FILLER = {
 
 # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
 # text while training (PPO, GRPO): not planned, and said so, not misread.
-UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif", "preference", "reward-model")
+UNSUPPORTED_METHODS = (
+    *("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif"),
+    *("preference", "reward-model"),  # "20k preference pairs": preference tuning, whatever its name
+)
 # Preference data and rewards in Chinese ("偏好数据2万对", "奖励模型"): the same methods
 ZH_UNSUPPORTED_METHODS = ("偏好", "奖励模型", "强化学习")
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
@@ -758,6 +761,7 @@ class _Parse:
             rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)",
             servers,
         )
+
         # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
         def machines(m: re.Match) -> None:
             total = m["total"]
@@ -920,7 +924,8 @@ class _Parse:
         # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
         verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"
         verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
-        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?(?:大概|大约|约|差不多)?"
+        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
+        cn_verb += r"(?:大概|大约|约|差不多)?"
         # "tight budget", "预算有限": cost first, before the key alone would read the same
         self._choose("cost_first")
         self.scan.take(
@@ -1189,9 +1194,7 @@ class _Parse:
         )
         # "a day", "two weeks", "half a day": a word, not a letter ("a d" is no deadline)
         words = spelled([w for u in units for w in u.en if len(w) > 2])
-        self.scan.take(
-            rf"{L}({EN_NUM})[\s\-]+({words}){R}", lambda m: deadline(EN_NUMBERS[m[1]], m[2], m[0], False)
-        )
+        self.scan.take(rf"{L}({EN_NUM})[\s\-]+({words}){R}", lambda m: deadline(EN_NUMBERS[m[1]], m[2], m[0], False))
         self.scan.take(
             rf"{L}(?:half\s+(?:a\s+)?|(?:a\s+)?half[\s\-]+)({words}){R}", lambda m: deadline(0.5, m[1], m[0], False)
         )
