@@ -7,6 +7,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from advisor import catalog
+
 HERE = Path(__file__).parent
 # the day the set was written for: relative deadlines ("by next Friday") count from it
 TODAY = datetime.date(2026, 12, 2)
@@ -38,6 +40,7 @@ _SETS = {
     "ep": "ep",
     "rent_or_buy": "rent_or_buy",
     "currency": "currency",
+    "precision": "precision",
 }
 # set on the way to an expected field: a method word, a count in servers, a model's shape
 _ALONGSIDE = {
@@ -78,11 +81,20 @@ def _actual(req: dict, key: str, today: datetime.date):
     return req.get(key)
 
 
+def _same_model(want: str, got: str | None) -> bool:
+    """The catalogue's entry for the name expected (its names and aliases: Llama 3.3 70B is Llama
+    3.1 70B's shape, a DeepSeek-R1 distill its base's), else the name's letters in the one read."""
+    if got is None:
+        return False
+    entry = catalog.find_model(want)
+    return entry.name == got if entry else _letters(want) in _letters(got)
+
+
 def _equal(key: str, want, got) -> bool:
     if got is None:
         return False
     if key == "model":
-        return _letters(want) in _letters(got)
+        return _same_model(want, got)
     if key in ("params_b", "active_params_b"):
         return abs(got - want) <= 0.05 * want  # model cards round their sizes
     if key == "deadline_days":
@@ -101,10 +113,13 @@ def judge(case: dict, req: dict | None, today: datetime.date = TODAY) -> tuple[s
     if refuse:
         return "misread", ["planned, should be refused"]
     want = case["want"]
+    # A model found by name brings its catalogued sizes, counted from its shape (embeddings in
+    # the active count, where cards leave them out: gpt-oss-20b's "3.6B" is 4.19B here)
+    named = "model" in want and _same_model(want["model"], req.get("model"))
     wrong = [
         f"{k}: want {v!r}, got {_actual(req, k, today)!r}"
         for k, v in want.items()
-        if not _equal(k, v, _actual(req, k, today))
+        if not (named and k in ("params_b", "active_params_b")) and not _equal(k, v, _actual(req, k, today))
     ]
     said = {_SETS[k] for k in want if k in _SETS}
     extra = [

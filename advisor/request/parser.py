@@ -579,6 +579,8 @@ def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
+# A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat").
+VARIANT = r"[_\-\s](?:instruct|chat|base|it|hf|thinking)"
 # What kind of samples a count names ("80k instruction samples", "10k chat examples").
 SAMPLE_KINDS = "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|dialogue|conversation"
 # The data's nouns and the words around them that only say what the data is about ("cleaned
@@ -782,7 +784,8 @@ class _Parse:
         def model(m: re.Match) -> None:
             self.set("model", catalog.find_model(m[1]).name, m[0])
 
-        self.scan.take(rf"{L}({alt}){R}", model)
+        # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
+        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}", model)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
@@ -1256,7 +1259,7 @@ class _Parse:
 
         # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
         # the empty `neg` group is for size(), as no minus sign can follow a name
-        variant = r"(?:[_\-](?:chat|instruct|base|it|hf))?"  # "7b-chat", "qwen1.5-14b-base"
+        variant = rf"(?:{VARIANT})?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
         total = fields.field("params_b").keys
         sc.take(
