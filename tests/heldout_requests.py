@@ -1,6 +1,8 @@
 """Scoring of the unseen request sets (tests/requests_heldout_*.toml): each request is read
-right (every expected field equal, nothing else read), refused (the parser said why), or
-misread (a plan from a wrong reading: the worst outcome, since nobody is told)."""
+right (every expected field equal, nothing else read), noted (right, but a model the catalogue
+lacks planned as a generic one of the size in its name, which the answer says), refused (the
+parser said why), or misread (a plan from a wrong reading: the worst outcome, since nobody is
+told)."""
 
 import datetime
 import re
@@ -105,7 +107,7 @@ def _equal(key: str, want, got) -> bool:
 
 
 def judge(case: dict, req: dict | None, today: datetime.date = TODAY) -> tuple[str, list[str]]:
-    """("right"|"refused"|"misread", what differs). `req` is the parsed request's JSON, None
+    """("right"|"noted"|"refused"|"misread", what differs). `req` is the parsed request's JSON, None
     when the request was refused."""
     refuse = case.get("expect") == "refused"
     if req is None:
@@ -113,13 +115,24 @@ def judge(case: dict, req: dict | None, today: datetime.date = TODAY) -> tuple[s
     if refuse:
         return "misread", ["planned, should be refused"]
     want = case["want"]
+    model = want.get("model")
     # A model found by name brings its catalogued sizes, counted from its shape (embeddings in
-    # the active count, where cards leave them out: gpt-oss-20b's "3.6B" is 4.19B here)
-    named = "model" in want and _same_model(want["model"], req.get("model"))
+    # the active count, where cards leave them out: gpt-oss-20b's "3.6B" is 4.19B here). One the
+    # catalogue lacks is planned as a generic model of the size in its name and noted so
+    # (CONTRACT section 3): read right, its shape approximate and said to be, within the
+    # rounding of the size in its name (Baichuan2-13B is 13.9B).
+    named = model is not None and _same_model(model, req.get("model"))
+    noted = (
+        model is not None
+        and req.get("model") is None
+        and "unknown_model" in req.get("user_set", [])
+        and abs(req["params_b"] - want["params_b"]) <= 0.10 * want["params_b"]
+    )
+    sized = ("model", "params_b", "active_params_b") if named or noted else ()
     wrong = [
         f"{k}: want {v!r}, got {_actual(req, k, today)!r}"
         for k, v in want.items()
-        if not (named and k in ("params_b", "active_params_b")) and not _equal(k, v, _actual(req, k, today))
+        if k not in sized and not _equal(k, v, _actual(req, k, today))
     ]
     said = {_SETS[k] for k in want if k in _SETS}
     extra = [
@@ -127,4 +140,6 @@ def judge(case: dict, req: dict | None, today: datetime.date = TODAY) -> tuple[s
         for name in req.get("user_set", [])
         if name not in said and _ALONGSIDE.get(name) not in said
     ]
-    return ("misread" if wrong or extra else "right"), wrong + extra
+    if wrong or extra:
+        return "misread", wrong + extra
+    return ("noted" if noted else "right"), []
