@@ -252,9 +252,16 @@ FILLER = {
     "w/",
     "thanks",
     "thx",
+    "looking",
+    "planning",
+    "prefer",
+    "preferably",
+    "do",
+    "doing",
+    "estimate",
+    "possible",
     "job",
     "run",
-    "over",
     "just",
     "帮忙",
     "搞定",
@@ -276,6 +283,13 @@ FILLER = {
     "不急",
     "请问",
     "麻烦",
+    "老板",
+    "领导",
+    "评估一下",
+    "看下",
+    "看一下",
+    "让",
+    "训",
     "多少",
     "集群",
     # "quote in usd", "美元报价": what the prices are in is read from the currency
@@ -443,6 +457,16 @@ def _gpu_names() -> str:
 _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
 
 
+# Families whose releases are planned by the size in their name when the catalogue lacks them.
+UNCATALOGUED_FAMILIES = ("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder")
+
+
+@cache
+def _families() -> str:
+    families = {m.family for m in catalog.models()} | set(UNCATALOGUED_FAMILIES)
+    return "|".join(re.escape(f) for f in sorted(families, key=len, reverse=True))
+
+
 @cache
 def _model_names() -> str:
     return _alternation(catalog.model_spellings())
@@ -579,23 +603,30 @@ def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
+# Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
+_GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
 # A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat").
 VARIANT = r"[_\-\s](?:instruct|chat|base|it|hf|thinking)"
 # What kind of samples a count names ("80k instruction samples", "10k chat examples").
-SAMPLE_KINDS = "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|dialogue|conversation"
+SAMPLE_KINDS = (
+    "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
+    "|math|coding|reasoning|domain|synthetic|human|high-quality"
+)
 # The data's nouns and the words around them that only say what the data is about ("cleaned
 # text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
 # text, another language, preference or reward data, a number, a time, a city.
 _EN_DATA = "data|text|corpus|dataset|documents|docs"
 _EN_NOT_ABOUT = (
-    "image|images|video|videos|audio|speech|vision|visual|multimodal|multi-modal|picture|pictures|photo|photos"
-    "|french|german|japanese|korean|spanish|russian|arabic|multilingual|preference|reward"
+    "image|images|video|videos|audio|speech|voice|music|vision|visual|multimodal|multi-modal|picture|pictures"
+    "|photo|photos|ocr|tabular|time-series|timeseries|sensor|preference|reward"
+    "|french|german|korean|arabic|hindi|thai|dutch|greek|hebrew|persian|urdu|swahili"
+    "|[a-z]+(?:ese|ish|ian|lingual)"  # japanese, spanish, russian, multilingual: another language
 )
 _EN_ABOUT = rf"(?!(?:{_EN_NOT_ABOUT})(?![a-z]))[a-z]{{2,}}"
-_ZH_DATA = "数据集|数据(?!中心)|语料|文本|网页"
+_ZH_DATA = "数据集|数据(?!中心)|语料|文本|文档|网页"
 _ZH_ABOUT = (
-    "(?!中文|英文|英语|代码|图|像|视频|音|照|多模态|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
-    "|[零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff]"
+    "(?:(?!代码|图|像|视频|音|照|多模态|表格|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
+    "|[文语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"  # 文, 语: a language (日文, 韩语)
 )
 
 # "we'd like", "it's": the contraction carries no meaning here
@@ -686,7 +717,7 @@ class _Parse:
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
             rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
-            rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?{R}"
+            rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?(?:{R}|(?=[x*]\d))"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
@@ -709,10 +740,15 @@ class _Parse:
             ),
         )
 
+        models = re.compile(rf"(?:{_model_names()}){R}")
+
         def unknown(m: re.Match) -> None:
             name = m["name"]
-            if name in NOT_GPU_WORDS or catalog.find_model(name):
-                self.scan.keep = True  # "用lora", "with qlora": a method or model, read later
+            # "用lora", "with qlora", "on llama 3.1 70b", "on about 80k": a word read later, or
+            # left for the refusal of words nobody reads; only a GPU-like name is an unknown GPU
+            gpu_like = re.search(r"\d", name) or _GPU_WORDS.fullmatch(name)
+            if name in NOT_GPU_WORDS or not gpu_like or models.match(self.scan.s, m.start("name")):
+                self.scan.keep = True
                 return
             self.fail("unknown_gpu", name=name, known=_known_gpus())
 
@@ -1053,6 +1089,7 @@ class _Parse:
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
+            rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
             rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
             rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
         ):
@@ -1065,31 +1102,33 @@ class _Parse:
             rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
             lambda m: self._data_amount(m, m["n"], m["u"], "tokens"),
         )
-        kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+)?"
+        kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
             lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
         )
-        # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
-        sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}|({units('bytes', 'zh')})(?=\s*(?:数据|语料)))",
-            lambda m: self._data_bytes(m),
-        )
-        # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
+        # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size),
+        # or the data's language before that ("1T中文语料")
         spoken = fields.field("data_language").choices
         en, zh = _all(spoken, "en"), _all(spoken, "zh")
-        # ... with what the data is around it: "高质量中文数据", "中文网页文本", "100GB 中文 数据"
+        sc.take(
+            rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}"
+            rf"|({units('bytes', 'zh')})(?=\s*(?:(?:{zh})\s*)?(?:数据|语料|文本)))",
+            lambda m: self._data_bytes(m),
+        )
+        # Words about the data say its language: "chinese", "中文数据", "数据是中文的", with what
+        # the data is around them ("高质量中文数据", "中文网页文本", "100GB 中文 数据", "语料500G中文")
         sc.take(
             rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}"
             rf"|(?:(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,6}}?的?)?({zh})\s*(?:{_ZH_ABOUT}{{1,6}}?的?)?\s*(?:{_ZH_DATA})"
-            rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?({zh})(?:的)?",
+            rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?",
             lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3]), m[0]),
         )
         epochs = fields.field("epochs").units
         en, zh = _all(epochs, "en"), _all(epochs, "zh")
-        sc.take(
-            rf"{L}(?:{NUM}|({EN_NUM}))\s*(?:{en}){R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
+        sc.take(  # "3 epochs", "three epochs", "1 epoch over 5GB", "3轮"
+            rf"{L}(?:{NUM}|({EN_NUM}))\s*(?:{en})(?:\s+over)?{R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
             lambda m: s("epochs", self._epochs(m), m[0]),
         )
 
@@ -1261,6 +1300,11 @@ class _Parse:
         # the empty `neg` group is for size(), as no minus sign can follow a name
         variant = rf"(?:{VARIANT})?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
+        # "qwen 72b", "baichuan2 13b": a family's name apart from the size (not any word: "a 7b")
+        sc.take(
+            rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*)\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
+            named_size,
+        )
         total = fields.field("params_b").keys
         sc.take(
             rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
