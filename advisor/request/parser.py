@@ -285,6 +285,8 @@ FILLER = {
     "麻烦",
     "老板",
     "领导",
+    "多少钱",
+    "钱",
     "评估一下",
     "看下",
     "看一下",
@@ -465,6 +467,28 @@ UNCATALOGUED_FAMILIES = ("baichuan", "internlm", "chatglm", "falcon", "olmo", "m
 def _families() -> str:
     families = {m.family for m in catalog.models()} | set(UNCATALOGUED_FAMILIES)
     return "|".join(re.escape(f) for f in sorted(families, key=len, reverse=True))
+
+
+def _release(name: str, params_b: float) -> catalog.ModelShape | None:
+    """The one catalogued release a versioned family name and a size name ("qwen3 235b" is
+    Qwen3-235B-A22B, a mixture of experts: planned as a dense 235B it would cost ten times the
+    compute); None when the name has no version ("llama 70b": Llama 2 or 3?) or several fit."""
+    if not re.search(r"\d", name):
+        return None
+    words = re.split(r"[\s_\-]+", name.lower().strip("-_ "))
+
+    def begins(release: str) -> bool:
+        # the name's words begin the release's and the version ends there: "qwen3" begins
+        # qwen3-235b-a22b, "qwen2" neither qwen2.5-72b nor qwen2_5-72b (a bare number goes on)
+        parts = re.split(r"[\s_\-]+", release.lower())
+        return parts[: len(words)] == words and len(parts) > len(words) and not parts[len(words)].isdigit()
+
+    fits = {
+        m.name: m
+        for m in catalog.models()
+        if any(begins(n) for n in (m.name, *m.aliases)) and abs(m.params_b - params_b) <= 0.03 * params_b
+    }
+    return next(iter(fits.values())) if len(fits) == 1 else None
 
 
 @cache
@@ -993,6 +1017,7 @@ class _Parse:
         )
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{scale})?(?P<cur>)(?![a-z0-9])"
+            r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "$250k max"
             rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*(?P<cur2>{currency_words})"
             rf"(?![a-z])",
             lambda m: budget(_Merged(m)),
@@ -1230,6 +1255,11 @@ class _Parse:
                 self.fail("bad_value", word=word.strip(), what="deadline")
             self.set("deadline_days", value * value_of(units, unit), word)
 
+        # a ceiling on the time is the deadline: "in less than a week", "under 10 days", "不超过两周"
+        self.scan.take(
+            rf"{L}(?:in\s+)?(?:less\s+than|under|no\s+more\s+than|at\s+most)(?=\s+(?:a|an|\d))", lambda m: None
+        )
+        self.scan.take(r"(?:不超过|不到|最多)(?=\s*[\d一二两三四五六七八九十半])", lambda m: None)
         self.scan.take(
             rf"{L}(-)?{NUM}[\s\-]*({_all(units, 'en')}){R}",  # "14d", "3 weeks", "a 3-day job"
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
@@ -1294,7 +1324,11 @@ class _Parse:
 
         def named_size(m: re.Match) -> None:
             size(m)
-            self.set("unknown_model", m["name"], m[0])
+            release = _release(m["name"], self.fields["params_b"])
+            if release is not None:
+                self.set("model", release.name, m[0])
+            else:
+                self.set("unknown_model", m["name"], m[0])
 
         # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
         # the empty `neg` group is for size(), as no minus sign can follow a name
