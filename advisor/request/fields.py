@@ -418,8 +418,8 @@ FIELDS: tuple[Field, ...] = (
         high=200_000,
         whole=True,
         limit="gpu_count",
-        # a bare 张 counts GPUs too (`A800 64张`), not pictures (`5000张图片`)
-        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡", "张(?![图照])")),),
+        # a bare 张 counts GPUs too (`A800 64张`), not pictures (`5000张图片`) nor begins 张量 (tensor)
+        units=(Word(1, en=("GPUs", "GPU", "cards", "card"), zh=("卡", "张卡", "块卡", "张(?![图照量])")),),
         examples=Word(en=("on 8xH800",), zh=("8卡H800",)),
         shown="gpus",
     ),
