@@ -1452,20 +1452,23 @@ def _jieba():
     return tokenizer
 
 
+@cache
+def _snowball():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
 def _stem(word: str) -> str:
+    """Snowball's English stem ("dying" and "died" are "die", "saving" is "save", "crashed" is "crash"),
+    British spellings first made American; a word with a digit (a model name, "h20s", "4090s") only
+    loses its plural s."""
     word = word.replace("isation", "ization").replace("centre", "center")
-    if len(word) > 6 and word.endswith("ly"):  # "legally", "eventually": the adjective
-        word = word[:-2]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 5 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 5 and word.endswith("ed"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]
+    if word.isalpha():
+        return _snowball().stemWord(word)
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
     return word
 
 
@@ -1559,7 +1562,41 @@ def _spans(text: str) -> list[tuple[str, int, int]]:
     for match in pattern.finditer(text):
         out.extend((concept, match.start(), match.end()) for concept in concepts[match.group()])
     out.extend(("@cpu", m.start(), m.end()) for m in _CORES.finditer(text))
+    return out + _stemmed_concepts(text, out)
+
+
+def _stemmed_concepts(text: str, found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The concepts of English synonym forms met in another inflection: a run of the text's words
+    whose stems are a form's stems ("crashed" for "crash", "locking in" for "locked in", "redoing"
+    for "redo"), where the form itself did not already give that concept there."""
+    table, longest = _stemmed_forms()
+    words = [(_stem(m.group()), m.start(), m.end()) for m in _PLAIN_WORD.finditer(text)]
+    out = []
+    for i in range(len(words)):
+        for n in range(1, min(longest, len(words) - i) + 1):
+            a, b = words[i][1], words[i + n - 1][2]
+            out.extend(
+                (concept, a, b)
+                for concept in table.get(tuple(w for w, _, _ in words[i : i + n]), ())
+                if not any(term == concept and x <= a and b <= y for term, x, y in found)
+            )
     return out
+
+
+_PLAIN_WORD = re.compile(r"[a-z0-9]+")
+
+
+@cache
+def _stemmed_forms() -> tuple[dict[tuple[str, ...], tuple[str, ...]], int]:
+    """Each English synonym form as the stems of its words, with the concepts it stands for, and the
+    most words a form has."""
+    table: dict[tuple[str, ...], set[str]] = {}
+    for concept, group in SYNONYMS.items():
+        for form in group:
+            words = tuple(_stem(w) for w in _PLAIN_WORD.findall(form))
+            if words and not _CJK_RUN.search(form):
+                table.setdefault(words, set()).add("@" + concept)
+    return {k: tuple(sorted(v)) for k, v in table.items()}, max(map(len, table))
 
 
 # A count of 核 ("128核", "64 个核") is CPU cores: 核 alone is too short a form to match anywhere
