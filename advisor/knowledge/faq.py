@@ -33,6 +33,7 @@ import tomllib
 import unicodedata
 from collections import Counter
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 from jinja2 import Template
@@ -134,6 +135,12 @@ MATCH_SCORE = 0.25
 SECOND_RATIO = 0.5
 SECOND_SHARE = 0.3
 SECOND_WEAKER = 0.5
+# The questions asked of each topic (its example questions and the labelled questions of
+# data/faq/asked.toml, `_Asked`) score it beside its own text at this weight, the sum divided by
+# (1 + ASKED_WEIGHT) so that scores keep the scale the thresholds above were chosen on. Scored set by
+# set with that set's questions left out of the examples, 0.2-0.4 is a plateau (docs/bench.md,
+# round nine).
+ASKED_WEIGHT = 0.3
 
 
 class TopicRef(BaseModel):
@@ -1711,29 +1718,65 @@ class _Index:
         doc = self.docs[topic_index]
         return [term for term in query_terms if term in self.idf and doc.get(term)]
 
-    def scores(self, query_terms: dict[str, float]) -> list[float]:
-        """The BM25 score of every topic, in the file's order: the sum of `aspect_scores`."""
-        return [float(x) for x in self.aspect_scores(query_terms)[1].sum(axis=0)]
+    def aspect_matrix(self, query_terms: dict[str, float], aspects: list[list[str]]) -> np.ndarray:
+        """The score every topic's own text gets from each aspect of the question: one row per aspect,
+        one column per topic in the file's order. bm25s scores each term, weighted by the query
+        term's kind and its key idf."""
+        return _aspect_rows(
+            [
+                [self.bm25.get_scores([t]) * (query_terms[t] * self._scale * self.key_idf[t]) for t in found if t in self.idf]
+                for found in aspects
+            ],
+            self.n,
+        )
 
-    def aspect_scores(self, query_terms: dict[str, float]) -> tuple[list[list[str]], np.ndarray]:
-        """The aspects of the question (see ASPECT_REST; a plain dict of terms has none: each term
-        is its own), each as its terms the index knows, and the score every topic gets from each:
-        one row per aspect, one column per topic in the file's order. bm25s scores each term,
-        weighted by the query term's kind and its key idf, and an aspect's terms are summed with
-        the strongest first."""
-        aspect_of = getattr(query_terms, "aspect", {})
-        aspects: dict[object, list[tuple[str, np.ndarray]]] = {}
-        for term, qw in query_terms.items():
-            if term not in self.idf:
-                continue
-            part = self.bm25.get_scores([term]) * (qw * self._scale * self.key_idf[term])
-            aspects.setdefault(aspect_of.get(term, term), []).append((term, part))
-        rows = []
-        for found in aspects.values():
-            parts = [part for _, part in found]
-            strongest = np.max(parts, axis=0)
-            rows.append(strongest + ASPECT_REST * (np.sum(parts, axis=0) - strongest))
-        return [[term for term, _ in found] for found in aspects.values()], np.array(rows).reshape(len(rows), self.n)
+
+def _aspect_rows(parts: list[list[np.ndarray]], n: int) -> np.ndarray:
+    """One row per aspect from the score arrays of its terms: the strongest fully, the rest at
+    ASPECT_REST; an aspect with no term the index knows scores nothing."""
+    rows = []
+    for found in parts:
+        strongest = np.max(found, axis=0) if found else np.zeros(n)
+        rows.append(strongest + ASPECT_REST * (np.sum(found, axis=0) - strongest) if found else strongest)
+    return np.array(rows).reshape(len(rows), n)
+
+
+class _Asked:
+    """The questions asked of each topic, its own example questions and those of
+    data/faq/asked.toml, as one BM25 document per topic (Lucene's idf over these documents): a
+    question that reads like questions asked before meets their topic even in words the topic's
+    own text lacks. Indexed without the examples of one set (`leave_out`), it scores that set on
+    questions it has not seen."""
+
+    def __init__(self, topics: tuple[Topic, ...], leave_out: str | None = None):
+        import bm25s
+
+        position = {t.id: i for i, t in enumerate(topics)}
+        texts: list[list[str]] = [t.questions_en + t.questions_zh for t in topics]
+        self.verbatim: dict[str, int] = {}  # an example asked word for word is answered by its topic
+        # a question of the set left out goes with it, though another set asks it too
+        gone = {_verbatim_key(q["text"]) for q in _examples() if q["set"] == leave_out}
+        for q in _examples():
+            if _verbatim_key(q["text"]) not in gone:
+                texts[position[q["topic"]]].append(q["text"])
+                self.verbatim.setdefault(_verbatim_key(q["text"]), position[q["topic"]])
+        docs = [[term for text in group for term in _tokens(text)] for group in texts]
+        self.n = len(docs)
+        self.terms = sorted({term for doc in docs for term in doc})
+        ids = {term: i for i, term in enumerate(self.terms)}
+        self.bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", idf_method="lucene")
+        self.bm25.index(
+            bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in docs], vocab=ids), show_progress=False
+        )
+        self.known = frozenset(self.terms)
+
+    def aspect_matrix(self, query_terms: dict[str, float], aspects: list[list[str]]) -> np.ndarray:
+        """As `_Index.aspect_matrix`, over the questions asked of each topic."""
+        scale = K1 + 1  # the (k1 + 1) factor that bm25s's Lucene formula leaves out
+        return _aspect_rows(
+            [[self.bm25.get_scores([t]) * (query_terms[t] * scale) for t in found if t in self.known] for found in aspects],
+            self.n,
+        )
 
 
 _TYPO_WORD = re.compile(r"[a-z]{4,}")
@@ -1764,11 +1807,23 @@ def _index() -> _Index:
     return _Index(_topics())
 
 
+@cache
+def _examples() -> tuple[dict, ...]:
+    with open(data_dir() / "faq" / "asked.toml", "rb") as fh:
+        return tuple(tomllib.load(fh)["q"])
+
+
+@cache
+def _asked(leave_out: str | None = None) -> _Asked:
+    return _Asked(_topics(), leave_out)
+
+
 def prepare() -> None:
     """Build the index (topics, jieba's dictionary, bm25s) now, so the first question after a
     start is answered as fast as the rest: the planning processes call it when they start
     (bot/answers.py `ready`)."""
     _index()
+    _asked()
     _synonym_matcher()
     _tokens("warm 预热")
 
@@ -1984,17 +2039,53 @@ def _verbatim_key(text: str) -> str:
     return "".join(ch for ch in _normalise(text) if ch.isalnum())
 
 
-def rank(question: str, terms: dict[str, float] | None = None, verbatim: bool = True) -> list[tuple[str, float]]:
-    """Every topic id with its raw BM25 score, best first (ties keep the file's order).
+def _verbatim(question: str, leave_out: str | None = None) -> int | None:
+    """The position of the topic whose title or example question, or whose asked question (but
+    `leave_out`'s), the question is word for word; None when it is none of them."""
+    key = _verbatim_key(question) or "-"
+    own = _index().verbatim.get(key)
+    return own if own is not None else _asked(leave_out).verbatim.get(key)
 
-    A topic's own title or example question, asked word for word, puts that topic first
-    (two of the 360 example questions would otherwise lose to a close neighbour);
+
+class _Scores(NamedTuple):
+    aspects: list[list[str]]  # the question's aspects, each as its terms that either index knows
+    own: np.ndarray  # the score of each topic's own text from each aspect (a row per aspect)
+    fused: np.ndarray  # the same with the questions asked of each topic (ASKED_WEIGHT)
+
+
+def _scores(terms: dict[str, float], leave_out: str | None = None) -> _Scores:
+    """The question's aspects (see ASPECT_REST; a plain dict of terms has none: each term is its own)
+    and the score each gives every topic, from its own text and with the questions asked of it."""
+    index, asked = _index(), _asked(leave_out)
+    aspect_of = getattr(terms, "aspect", {})
+    groups: dict[object, list[str]] = {}
+    for term in terms:
+        if term in index.idf or term in asked.known:
+            groups.setdefault(aspect_of.get(term, term), []).append(term)
+    aspects = list(groups.values())
+    own = index.aspect_matrix(terms, aspects)
+    fused = (own + ASKED_WEIGHT * asked.aspect_matrix(terms, aspects)) / (1 + ASKED_WEIGHT)
+    return _Scores(aspects, own, fused)
+
+
+def rank(
+    question: str, terms: dict[str, float] | None = None, verbatim: bool = True, leave_out: str | None = None
+) -> list[tuple[str, float]]:
+    """Every topic id with its raw BM25 score (its own text and the questions asked of it), best
+    first (ties keep the file's order); `leave_out` names a set of data/faq/asked.toml whose
+    questions are not among those asked.
+
+    A topic's own title or example question, or a question asked of it, asked word for word puts
+    that topic first (two of the 360 example questions would otherwise lose to a close neighbour);
     `verbatim=False` turns that off, so tests measure the retrieval alone."""
-    return _ranked(question, _index().scores(_query_terms(question) if terms is None else terms), verbatim)
+    scores = _scores(_query_terms(question) if terms is None else terms, leave_out)
+    return _ranked(question, [float(x) for x in scores.fused.sum(axis=0)], verbatim, leave_out)
 
 
-def _ranked(question: str, scores: list[float], verbatim: bool = True) -> list[tuple[str, float]]:
-    own = _index().verbatim.get(_verbatim_key(question) or "-") if verbatim else None
+def _ranked(
+    question: str, scores: list[float], verbatim: bool = True, leave_out: str | None = None
+) -> list[tuple[str, float]]:
+    own = _verbatim(question, leave_out) if verbatim else None
     if own is not None:
         scores = [*scores]
         scores[own] = max(scores) * VERBATIM_BONUS
@@ -2033,20 +2124,22 @@ def plan_note(topic_id: str, plan: dict, lang: str) -> str:
     return template.render(**context).strip()
 
 
-def _on_topic(question: str, terms: dict[str, float], topic_id: str) -> bool:
-    """The topic shares a real word or concept with the question, not only "how long" or
-    loose Chinese characters. A topic's own example question is always on topic."""
-    if _index().verbatim.get(_verbatim_key(question) or "-") == topic_id:
-        return True
+def _on_topic(question: str, terms: dict[str, float], topic_id: str, leave_out: str | None = None) -> bool:
+    """The topic's own text shares a real word or concept with the question, not only "how long" or
+    loose Chinese characters. A topic's own example question, or one asked of it, is always on
+    topic."""
     position = [t.id for t in _topics()].index(topic_id)
+    if _verbatim(question, leave_out) == position:
+        return True
     shared = _index().matched(terms, position)
     return any(_kind(term) in ("word", "concept") and term not in ASKING_ONLY for term in shared)
 
 
-def _foreign_words(question: str, terms: dict[str, float]) -> list[str]:
-    """The question's words no topic uses: not numbers or model names ("4x", "h20"), not the
-    forms of a synonym group ("overnight"), not a word for word example question."""
-    if _index().verbatim.get(_verbatim_key(question) or "-") is not None:
+def _foreign_words(question: str, terms: dict[str, float], leave_out: str | None = None) -> list[str]:
+    """The question's words no topic's own text uses: not numbers or model names ("4x", "h20"),
+    not the forms of a synonym group ("overnight"), not a word for word example question. (A word
+    only a question asked before holds, a place name in one of them, is still foreign.)"""
+    if _verbatim(question, leave_out) is not None:
         return []
     _, concepts = _synonym_matcher()
     return [
@@ -2057,14 +2150,20 @@ def _foreign_words(question: str, terms: dict[str, float]) -> list[str]:
 
 
 def _second_topic(
-    question: str, aspects: list[list[str]], matrix: np.ndarray, ranked: list[tuple[str, float]]
+    question: str,
+    aspects: list[list[str]],
+    matrix: np.ndarray,
+    ranked: list[tuple[str, float]],
+    leave_out: str | None = None,
 ) -> int | None:
     """The position of the runner-up topic when the question spans it and the best topic (see
     SECOND_RATIO): it scores close to the best, and a share of its score comes from aspects of the
-    question that it is about and the best topic holds much less. None for a topic's own example
-    question, which is about that topic alone."""
+    question that it is about and the best topic holds much less. `matrix` is the topics' own text's
+    (`_Scores.own`): what a topic is about is its own text, while questions asked of it often touch
+    a neighbour too ("ckpt放本地盘还是放共享存储" is asked of checkpoints). None for an example
+    question asked word for word, which is about its topic alone."""
     index = _index()
-    if index.verbatim.get(_verbatim_key(question) or "-") is not None:
+    if _verbatim(question, leave_out) is not None:
         return None
     position = {t.id: i for i, t in enumerate(_topics())}
     best, runner = position[ranked[0][0]], position[ranked[1][0]]
@@ -2081,14 +2180,15 @@ def _second_topic(
     return runner if own >= SECOND_SHARE * totals[runner] else None
 
 
-def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) -> tuple[list[list[str]], np.ndarray]:
-    """The question's aspects without its quoted plan numbers (the plan fields and the number's own
+def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) -> list[int]:
+    """The rows (aspects) of the question to score: those without its quoted plan numbers (the plan fields and the number's own
     word, "70b") when its other words already stand clear on a topic: a score a question with words of
     its own needs (SURE_SCORE) and the margin of a confident answer (MIN_MARGIN); else all of them.
     ("we keep hitting OOM at 8k context on the 80GB cards": without "80gb" the rest leans weakly on
     "8k", so the plan's GPU memory stays in.) A plan number leads to the topics whose answer speaks
     of that field ("why 13 days?"), but it should not pull a question whose words are about
     something else ("is FP8 stable enough for our 70B?") to the topic about 70B models."""
+    every = list(range(len(aspects)))
     quoted = terms.plan_words
     words = [
         i
@@ -2098,37 +2198,48 @@ def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) 
     # what the words are about: "how long"/"days" alone point nowhere ("why does it take 13 days?")
     about = [i for i in words if any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY for t in aspects[i])]
     if len(words) == len(aspects) or not about:
-        return aspects, matrix
+        return every
     totals = np.sort(matrix[about].sum(axis=0))[::-1]
     best, runner = float(totals[0]), float(totals[1])
-    if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best:
-        return [aspects[i] for i in words], matrix[words]
-    return aspects, matrix
+    return words if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best else every
 
 
-def answer(question: str, lang: str | None = None, plan: dict | None = None) -> FaqAnswer:
+def answer(
+    question: str, lang: str | None = None, plan: dict | None = None, leave_out: str | None = None
+) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
     note on that plan follows the general answer. A question that spans two topics (see
     SECOND_RATIO) gets a short second part from the runner-up (`second`). Never raises on odd
-    questions: when unsure, the text says so and names the closest topics."""
+    questions: when unsure, the text says so and names the closest topics. `leave_out` names a
+    set of data/faq/asked.toml whose questions are not among those asked, so tests and benchmarks
+    score that set on questions the FAQ has not seen."""
     if lang not in (None, "en", "zh"):
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
     lang = lang or language_of(question)
     terms = _query_terms(question, plan)
-    aspects, matrix = _content_first(terms, *_index().aspect_scores(terms))
-    ranked = _ranked(question, [float(x) for x in matrix.sum(axis=0)])
+    scores = _scores(terms, leave_out)
+    rows = _content_first(terms, scores.aspects, scores.fused)
+    aspects, own = [scores.aspects[i] for i in rows], scores.own[rows]
+    ranked = _ranked(question, [float(x) for x in scores.fused[rows].sum(axis=0)], leave_out=leave_out)
     by_id = {t.id: t for t in _topics()}
     (best_id, best), (_, second), (_, third) = ranked[:3]
-    score = best / (best + SCORE_HALF)
+    # How sure, from the best topic's own text: the thresholds were chosen on it, and a word that only
+    # a question asked before holds (a place name in "成都电价真的便宜吗") proves nothing of an
+    # off-topic question ("上海到成都的机票多少钱"). An example asked word for word is sure.
+    position = [t.id for t in _topics()].index(best_id)
+    sure = best if _verbatim(question, leave_out) is not None else float(own[:, position].sum())
+    score = sure / (sure + SCORE_HALF)
     sure_enough = (
         score >= MIN_SCORE
-        and _on_topic(question, terms, best_id)
-        and (score >= SURE_SCORE or not _foreign_words(question, terms))
+        and _on_topic(question, terms, best_id, leave_out)
+        and (score >= SURE_SCORE or not _foreign_words(question, terms, leave_out))
     )
-    runner = _second_topic(question, aspects, matrix, ranked) if sure_enough else None
-    also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0]) else None
+    runner = _second_topic(question, aspects, own, ranked, leave_out) if sure_enough else None
+    also = (
+        _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0], leave_out) else None
+    )
     # Sure of one topic when it stands clear of the runner-up; of a question that spans two
     # (a second part) when the pair stands clear of the third topic.
     confident = sure_enough and (
