@@ -1722,12 +1722,9 @@ class _Index:
         """The score every topic's own text gets from each aspect of the question: one row per aspect,
         one column per topic in the file's order. bm25s scores each term, weighted by the query
         term's kind and its key idf."""
+        weight = {t: query_terms[t] * self._scale * self.key_idf[t] for t in query_terms if t in self.idf}
         return _aspect_rows(
-            [
-                [self.bm25.get_scores([t]) * (query_terms[t] * self._scale * self.key_idf[t]) for t in found if t in self.idf]
-                for found in aspects
-            ],
-            self.n,
+            [[self.bm25.get_scores([t]) * weight[t] for t in found if t in weight] for found in aspects], self.n
         )
 
 
@@ -1772,10 +1769,10 @@ class _Asked:
 
     def aspect_matrix(self, query_terms: dict[str, float], aspects: list[list[str]]) -> np.ndarray:
         """As `_Index.aspect_matrix`, over the questions asked of each topic."""
-        scale = K1 + 1  # the (k1 + 1) factor that bm25s's Lucene formula leaves out
+        # (k1 + 1): the factor that bm25s's Lucene formula leaves out
+        weight = {t: query_terms[t] * (K1 + 1) for t in query_terms if t in self.known}
         return _aspect_rows(
-            [[self.bm25.get_scores([t]) * (query_terms[t] * scale) for t in found if t in self.known] for found in aspects],
-            self.n,
+            [[self.bm25.get_scores([t]) * weight[t] for t in found if t in weight] for found in aspects], self.n
         )
 
 
@@ -2181,9 +2178,10 @@ def _second_topic(
 
 
 def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) -> list[int]:
-    """The rows (aspects) of the question to score: those without its quoted plan numbers (the plan fields and the number's own
-    word, "70b") when its other words already stand clear on a topic: a score a question with words of
-    its own needs (SURE_SCORE) and the margin of a confident answer (MIN_MARGIN); else all of them.
+    """The rows (aspects) of the question to score: those without its quoted plan numbers (the plan
+    fields and the number's own word, "70b") when its other words already stand clear on a topic: a
+    score a question with words of its own needs (SURE_SCORE) and the margin of a confident answer
+    (MIN_MARGIN); else all of them.
     ("we keep hitting OOM at 8k context on the 80GB cards": without "80gb" the rest leans weakly on
     "8k", so the plan's GPU memory stays in.) A plan number leads to the topics whose answer speaks
     of that field ("why 13 days?"), but it should not pull a question whose words are about
@@ -2204,9 +2202,7 @@ def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) 
     return words if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best else every
 
 
-def answer(
-    question: str, lang: str | None = None, plan: dict | None = None, leave_out: str | None = None
-) -> FaqAnswer:
+def answer(question: str, lang: str | None = None, plan: dict | None = None, leave_out: str | None = None) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
     note on that plan follows the general answer. A question that spans two topics (see
@@ -2237,9 +2233,7 @@ def answer(
         and (score >= SURE_SCORE or not _foreign_words(question, terms, leave_out))
     )
     runner = _second_topic(question, aspects, own, ranked, leave_out) if sure_enough else None
-    also = (
-        _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0], leave_out) else None
-    )
+    also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0], leave_out) else None
     # Sure of one topic when it stands clear of the runner-up; of a question that spans two
     # (a second part) when the pair stands clear of the third topic.
     confident = sure_enough and (
