@@ -1811,7 +1811,7 @@ def _examples() -> tuple[dict, ...]:
 
 
 @cache
-def _asked(leave_out: str | None = None) -> _Asked:
+def _asked(leave_out: str | None) -> _Asked:
     return _Asked(_topics(), leave_out)
 
 
@@ -1820,7 +1820,7 @@ def prepare() -> None:
     start is answered as fast as the rest: the planning processes call it when they start
     (bot/answers.py `ready`)."""
     _index()
-    _asked()
+    _asked(None)
     _synonym_matcher()
     _tokens("warm 预热")
 
