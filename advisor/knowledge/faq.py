@@ -1466,17 +1466,38 @@ def _snowball():
     return snowballstemmer.stemmer("english")
 
 
-@cache
 def _stem(word: str) -> str:
-    """Snowball's English stem ("dying" and "died" are "die", "saving" is "save", "crashed" is "crash"),
-    British spellings first made American; a word with a digit (a model name, "h20s", "4090s") only
-    loses its plural s."""
     word = word.replace("isation", "ization").replace("centre", "center")
-    if word.isalpha():
-        return _snowball().stemWord(word)
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+    if len(word) > 6 and word.endswith("ly"):  # "legally", "eventually": the adjective
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 5 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
     return word
+
+
+@cache
+def _snowball():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def _form_stem(word: str) -> str:
+    """Snowball's English stem, for matching synonym forms in other inflections ("dying" and "died"
+    are "die", "crashed" is "crash"). Index terms keep the light `_stem`: Snowball's conflations
+    there ("parallelism" with "parallel") moved answers the synonym groups already settle (round
+    nine: "why does the plan need a parallel filesystem?" lost its confidence), while a form matched
+    by its stem can only add the concept the form stands for."""
+    return _snowball().stemWord(word) if word.isalpha() else word
 
 
 def _ascii_groups(text: str) -> list[list[str]]:
@@ -1577,7 +1598,7 @@ def _stemmed_concepts(text: str, found: list[tuple[str, int, int]]) -> list[tupl
     whose stems are a form's stems ("crashed" for "crash", "locking in" for "locked in", "redoing"
     for "redo"), where the form itself did not already give that concept there."""
     table, longest = _stemmed_forms()
-    words = [(_stem(m.group()), m.start(), m.end()) for m in _PLAIN_WORD.finditer(text)]
+    words = [(_form_stem(m.group()), m.start(), m.end()) for m in _PLAIN_WORD.finditer(text)]
     out = []
     for i in range(len(words)):
         for n in range(1, min(longest, len(words) - i) + 1):
@@ -1600,7 +1621,7 @@ def _stemmed_forms() -> tuple[dict[tuple[str, ...], tuple[str, ...]], int]:
     table: dict[tuple[str, ...], set[str]] = {}
     for concept, group in SYNONYMS.items():
         for form in group:
-            words = tuple(_stem(w) for w in _PLAIN_WORD.findall(form))
+            words = tuple(_form_stem(w) for w in _PLAIN_WORD.findall(form))
             if words and not _CJK_RUN.search(form):
                 table.setdefault(words, set()).add("@" + concept)
     return {k: tuple(sorted(v)) for k, v in table.items()}, max(map(len, table))
