@@ -1,10 +1,14 @@
 """Bilingual FAQ: answers a follow-up question from data/faq/topics.toml.
 
 Retrieval is BM25 from the bm25s library (k1 1.5, b 0.75, Lucene's idf) over each topic's titles, example questions and
-keywords in both languages, with the answer texts at a lower weight. Terms are lower-case
+keywords in both languages, with the answer texts at a lower weight, and beside it BM25 over the
+questions asked of each topic (its example questions and the labelled questions of
+data/faq/asked.toml, ASKED_WEIGHT), so that a question worded like those asked before meets their
+topic in words its own text lacks. Terms are lower-case
 ASCII words with light stemming plus pairs of neighbouring words, Chinese words from
 jieba (search mode) plus Chinese character bigrams, and concept tokens from a small
-bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租. An unknown English
+bilingual synonym map, so that 显存 meets "vram" and "rent" meets 租; an English form of the map
+counts in its other inflections too (Snowball's stems: "crashed", "dying"). An unknown English
 word one letter slip away from a topic word ("loar", "infinband") counts for that word.
 Two changes to plain BM25 find the topic a question is about when its words are spread over
 several topics: the terms that come from one aspect of the question (a word with its concepts
@@ -12,14 +16,15 @@ and bigrams) count about once (ASPECT_REST), and a term's idf is weighed by how 
 about it, not how many answers mention it (KEY_IDF_POWER).
 A question that spans two topics, the runner-up close behind and about an aspect of the question
 the best topic lacks, gets a short second part from it (its answer in one sentence and its note on
-the plan).
+the plan). How sure a reply is, and whether it has a second part, is read from the topics' own text.
 Nothing is downloaded; the index is built from the topics file by `prepare()` (about a
 second, most of it jieba's dictionary; the planning processes call it when they start, so the
 first question is not the one that waits) and an answer then takes about a millisecond. Under
 a plan, a number of the plan quoted in the question ("why 1280 GiB of RAM?") also stands for
 that plan field, which leads to the topics whose answer speaks of it.
 
-Public: `answer(question, lang=None, plan=None) -> FaqAnswer` for the CLI and the bot;
+Public: `answer(question, lang=None, plan=None, leave_out=None) -> FaqAnswer` for the CLI and the bot
+(`leave_out`, a set of asked.toml left out of the questions asked, for tests and benchmarks);
 `rank`, `topics`, `language_of` and `plan_note` for tests and benchmarks. The wording of
 the reply (unsure, no answer, alternatives) lives in templates/faq.j2.
 """
@@ -152,7 +157,7 @@ class FaqAnswer(BaseModel):
     topic: str
     title: str
     answer: str
-    score: float
+    score: float  # how well the best topic's own text matches the question, 0..1 (SCORE_HALF)
     confident: bool
     alternatives: list[TopicRef]
     used_plan: bool
@@ -1655,8 +1660,6 @@ class _Index:
     the (k1 + 1) factor that Lucene's formula drops put back, the scores are plain BM25's."""
 
     def __init__(self, topics: tuple[Topic, ...]):
-        import bm25s
-
         self.docs: list[dict[str, float]] = []
         self.keydocs: list[set[str]] = []  # each topic's terms outside its answer
         # each topic's terms of its titles, keywords and plan fields: what it is about, without the
@@ -1701,11 +1704,7 @@ class _Index:
                 self.verbatim.setdefault(_verbatim_key(text), len(self.docs) - 1)
         self.n = len(self.docs)
         terms = sorted({term for doc in self.docs for term in doc})
-        ids = {term: i for i, term in enumerate(terms)}
-        self.bm25 = bm25s.BM25(k1=K1 * REPEAT_SCALE, b=B, method="lucene", idf_method="lucene")
-        self.bm25.index(
-            bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
-        )
+        self.term_scores = _TermScores(corpus, K1 * REPEAT_SCALE)
         self.idf = dict.fromkeys(terms, 1.0)  # the terms the index knows
         everywhere = Counter(term for doc in self.docs for term in doc)
         in_keys = Counter(term for doc in self.keydocs for term in doc)
@@ -1745,8 +1744,30 @@ class _Index:
         term's kind and its key idf."""
         weight = {t: query_terms[t] * self._scale * self.key_idf[t] for t in query_terms if t in self.idf}
         return _aspect_rows(
-            [[self.bm25.get_scores([t]) * weight[t] for t in found if t in weight] for found in aspects], self.n
+            [[self.term_scores(t) * weight[t] for t in found if t in weight] for found in aspects], self.n
         )
+
+
+class _TermScores:
+    """bm25s's sparse BM25 (Lucene's idf) over one corpus of term lists, a document per topic:
+    called with a term, the score of every document for it, kept once asked (a question's terms
+    recur from question to question, and scoring them was a quarter of an answer's time)."""
+
+    def __init__(self, corpus: list[list[str]], k1: float):
+        import bm25s
+
+        ids = {term: i for i, term in enumerate(sorted({term for doc in corpus for term in doc}))}
+        self.bm25 = bm25s.BM25(k1=k1, b=B, method="lucene", idf_method="lucene")
+        self.bm25.index(
+            bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in corpus], vocab=ids), show_progress=False
+        )
+        self.kept: dict[str, np.ndarray] = {}
+
+    def __call__(self, term: str) -> np.ndarray:
+        found = self.kept.get(term)
+        if found is None:
+            found = self.kept[term] = self.bm25.get_scores([term])
+        return found
 
 
 def _aspect_rows(parts: list[list[np.ndarray]], n: int) -> np.ndarray:
@@ -1767,8 +1788,6 @@ class _Asked:
     questions it has not seen."""
 
     def __init__(self, topics: tuple[Topic, ...], leave_out: str | None = None):
-        import bm25s
-
         position = {t.id: i for i, t in enumerate(topics)}
         texts: list[list[str]] = [t.questions_en + t.questions_zh for t in topics]
         self.verbatim: dict[str, int] = {}  # an example asked word for word is answered by its topic
@@ -1780,20 +1799,15 @@ class _Asked:
                 self.verbatim.setdefault(_verbatim_key(q["text"]), position[q["topic"]])
         docs = [[term for text in group for term in _tokens(text)] for group in texts]
         self.n = len(docs)
-        self.terms = sorted({term for doc in docs for term in doc})
-        ids = {term: i for i, term in enumerate(self.terms)}
-        self.bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", idf_method="lucene")
-        self.bm25.index(
-            bm25s.tokenization.Tokenized(ids=[[ids[t] for t in doc] for doc in docs], vocab=ids), show_progress=False
-        )
-        self.known = frozenset(self.terms)
+        self.known = frozenset(term for doc in docs for term in doc)
+        self.term_scores = _TermScores(docs, K1)
 
     def aspect_matrix(self, query_terms: dict[str, float], aspects: list[list[str]]) -> np.ndarray:
         """As `_Index.aspect_matrix`, over the questions asked of each topic."""
         # (k1 + 1): the factor that bm25s's Lucene formula leaves out
         weight = {t: query_terms[t] * (K1 + 1) for t in query_terms if t in self.known}
         return _aspect_rows(
-            [[self.bm25.get_scores([t]) * weight[t] for t in found if t in weight] for found in aspects], self.n
+            [[self.term_scores(t) * weight[t] for t in found if t in weight] for found in aspects], self.n
         )
 
 
