@@ -383,11 +383,25 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         ("70B 全量微调 1TB 14天 H800 8卡 4台", "H800-SXM-80GB", 32),
         ("70B 全量微调 1TB 14天 4台8卡服务器 H800", "H800-SXM-80GB", 32),
         ("7b lora 20GB 3天 用一台4090", "RTX4090-24GB", 1),  # a consumer card's 台 is a card
+        ("7B 预训练 1T token 30天 16张H800 2台服务器", "H800-SXM-80GB", 16),  # the count before the name
     ],
 )
 def test_whole_servers_count_their_gpus(text, gpu, count):
     r = parse(text)
     assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+@pytest.mark.parametrize(
+    "text,deadline,dp",
+    [
+        ("llama2-7b pretrain 2.2T tokens mbs 2 fsdp on A100-80GB 52.7d", 52.7, None),  # not `fsdp 52`
+        ("7B pretrain 1T tokens fsdp 52.7d", 52.7, None),
+        ("7B pretrain 1T tokens fsdp 64 on 64xH100 7d", 7, 64),
+    ],
+)
+def test_a_key_reads_only_the_number_beside_it(text, deadline, dp):
+    r = parse(text)
+    assert (r.deadline_days, r.dp, r.zero_stage) == (deadline, dp, 3)
 
 
 @pytest.mark.parametrize(

@@ -418,17 +418,24 @@ class _Scanner:
         self.s = text
         self.lang = lang
         self.keep = False  # a handler sets it to leave its match for a later pattern
+        self.read = bytearray(len(text))  # the characters an earlier pattern read
 
-    def take(self, pattern: str, handle: Callable[[re.Match], None]) -> None:
+    def take(self, pattern: str, handle: Callable[[re.Match], None], unread: bool = False) -> None:
+        """`unread`: a key and its number must have stood side by side; a match over characters
+        read before joins words the text kept apart (`fsdp on A100-80GB 52.7d` is not `fsdp 52`).
+        Patterns that read a unit or currency already taken (`budget 1.2M usd`) leave it False."""
         for match in list(re.finditer(pattern, self.s)):
-            if self.s[match.start() : match.end()].strip() == "":
+            start, end = match.span()
+            if unread and any(self.read[start:end]):
+                continue
+            if self.s[start:end].strip() == "":
                 continue  # already consumed by an overlapping match
             handle(match)
             if self.keep:
                 self.keep = False
                 continue
-            start, end = match.span()
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
+            self.read[start:end] = b"\x01" * (end - start)
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
         words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]+", self.s)
@@ -611,7 +618,11 @@ class _Parse:
         self.scan.take(
             rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
         )
-        self.scan.take(rf"(?:用|使用)?(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)", servers)
+        # (not when a count comes before the name: "16张H800 2台服务器" is 16 GPUs on 2 servers)
+        self.scan.take(
+            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)",
+            servers,
+        )
         # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
         self.scan.take(rf"{n}\s*机\s*(?P<total>\d+)\s*卡", lambda m: self.set("gpu_count", int(m["total"]), m[0]))
 
@@ -647,13 +658,14 @@ class _Parse:
             sc.take(
                 rf"{L}(?:{_en(fields.field(name).keys)})\s*[:=]?\s*{NUM}{R}",
                 lambda m, name=name: s(name, _num(m[1]), m[0]),
+                unread=True,
             )
 
         def fsdp(m: re.Match) -> None:
             s("zero_stage", 3, m[0])
             s("dp", int(m[1]), m[0])  # `fsdp 64`: ZeRO-3 over 64 data-parallel ranks (the FSDP column of tables)
 
-        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+){R}", fsdp)
+        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+)(?!\.\d){R}", fsdp, unread=True)
         self._choose("zero_stage")
         offload = fields.field("offload")
         sc.take(
@@ -729,7 +741,7 @@ class _Parse:
             lambda m: degree(_Merged(m)),
         )
         clashing = spelled(clash)
-        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)), unread=True)
         sc.take(rf"(?<!\d\s){L}(?P<en>{clashing}){value}", lambda m: degree(_Merged(m, zh=None)))
         # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
         self._choose("hsdp")
