@@ -224,6 +224,7 @@ def test_pinned_layout_is_kept_and_unsupported_pins_refused():
         "8B lora 10GB 3d seq 4096 on 1xA100-40GB",
         "7B qlora 10GB 3d seq 16384 on 1xH100",
         "8B full-finetune 10GB 3d seq 4096 on 1xA100-40GB",  # DeepSpeed with offload
+        "405B lora 50GB 5d seq 4096 tp 2 zero3 on 112xH100",  # LoRA on FSDP2: Automodel, torchtune
     ],
 )
 def test_hf_and_deepspeed_plans_recompute_whole_layers_or_nothing(text):
@@ -231,7 +232,7 @@ def test_hf_and_deepspeed_plans_recompute_whole_layers_or_nothing(text):
     whole layers, so their plans say none or full (the selective one would be planned too fast)."""
     req = parse(text)
     est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
-    assert est.layout.framework in (PEFT, DEEPSPEED) and est.layout.recompute == "full", est.layout
+    assert est.layout.framework in (PEFT, DEEPSPEED, FSDP2) and est.layout.recompute == "full", est.layout
     pinned = parse(text + " recompute selective")
     kept = best_layout(model_shape(pinned), training_setup(pinned), catalog.get_gpu(pinned.gpu), pinned.gpu_count)
     assert kept.layout.recompute == "selective"  # what the user fixes is kept

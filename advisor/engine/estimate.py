@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, SELECTIVE_RECOMPUTE, framework_for, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, framework_for, has_selective_recompute, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
@@ -365,8 +365,8 @@ def candidate_layouts(
                 continue
         framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         for recompute in levels:
-            if recompute == "selective" and len(levels) > 1 and framework not in SELECTIVE_RECOMPUTE:
-                continue  # HF and DeepSpeed checkpoint whole layers
+            if recompute == "selective" and len(levels) > 1 and not has_selective_recompute(framework, setup):
+                continue  # HF, DeepSpeed and the PyTorch-native LoRA stacks checkpoint whole layers
             candidate = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute)
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:

@@ -36,12 +36,17 @@ PINNED_MIN_LAYERS_PER_CHUNK = 1
 # LoRA on TP2 x PP4 over 8 H100 in bf16 at 190 TFLOP/s a GPU, 19% of the peak
 # (NVIDIA-NeMo/Automodel docs/performance-summary.md, 2025-10-02). The answer quotes it.
 NATIVE_LORA_PIPELINE_MFU = 0.19
-# Selective recompute (only attention's softmax and dropout recomputed) is Megatron's
-# --recompute-granularity selective (Korthikanti et al. 2022) and torchtitan's op-level
-# activation checkpointing. HF Transformers' gradient_checkpointing and DeepSpeed's activation
-# checkpointing save a layer's input alone and recompute the whole layer (HF docs, "Gradient
-# checkpointing"; DeepSpeed docs, "Activation Checkpointing"), so there recompute is none or full.
-SELECTIVE_RECOMPUTE = (MEGATRON, FSDP2)
+
+
+def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool:
+    """Selective recompute (only attention's softmax and dropout recomputed) is Megatron's
+    --recompute-granularity selective (Korthikanti et al. 2022) and torchtitan's op-level
+    activation checkpointing. HF Transformers' gradient_checkpointing and DeepSpeed's activation
+    checkpointing save a layer's input alone and recompute the whole layer (HF docs, "Gradient
+    checkpointing"; DeepSpeed docs, "Activation Checkpointing"), and so do the PyTorch-native
+    stacks that run LoRA on FSDP2 (NeMo Automodel's recipes: activation_checkpointing: true;
+    torchtune): there recompute is none or full."""
+    return framework == MEGATRON or (framework == FSDP2 and not setup.is_peft)
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
