@@ -145,46 +145,48 @@ def _sqlite_setup(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous=" + ("FULL" if os.environ.get("GPU_ADVISOR_JOBS_SYNC") == "full" else "NORMAL"))
 
 
-_engines: dict[tuple[str, int, bool], Engine] = {}
+_engines: dict[tuple[str, int], Engine] = {}
 _engines_lock = threading.Lock()
-# url -> how many times `dispose` closed it: a thread's ack connection older than that is
-# reopened (a test that removed the file; never a connection to a file that is gone).
-_disposed: dict[str, int] = {}
+# url -> raised by `dispose`, and by an ack connection found broken (Postgres restarted): a
+# thread's ack connection older than that is reopened (a test that removed the file; never a
+# connection to a file that is gone, or to a server that went away).
+_ack_epoch: dict[str, int] = {}
 
 
-def engine(url: str | None = None, ack: bool = False) -> Engine:
+def _pg_connect_args(lock_timeout_ms: int) -> dict:
+    host = os.uname().nodename
+    return {
+        "connect_timeout": 3,
+        "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
+        # Nothing waits long for a lock held by another host (a stuck migration, a long import):
+        # the ack path is told "busy", the rest tries again.
+        "options": f"-c lock_timeout={lock_timeout_ms}",
+    }
+
+
+def engine(url: str | None = None) -> Engine:
     """The engine of `url` (DATABASE_URL or GPU_ADVISOR_DB) in this process: made once, after a
     fork made again (a pool's connections never cross processes). Connections are in
-    autocommit: a transaction is what `Database.writing()` (or `begin()`) opens. On Postgres
-    `ack` gives the ack path's own pool, whose connections wait ACK_WAIT_S for a lock, not
-    PG_LOCK_TIMEOUT_MS (Slack gives an ack 3 s)."""
+    autocommit: a transaction is what `Database.writing()` (or `begin()`) opens. The ack path
+    has connections of its own (`_ack_conn`)."""
     url = url or database_url()
-    ack = ack and is_postgres(url)
-    key = (url, os.getpid(), ack)
+    key = (url, os.getpid())
     with _engines_lock:
         found = _engines.get(key)
         if found is not None:
             return found
         if is_postgres(url):
-            host = os.uname().nodename
             made = sa.create_engine(
                 _sqlalchemy_url(url),
                 isolation_level="AUTOCOMMIT",
-                # No ping before each checkout (a round trip on every ack): a connection Postgres
+                # No ping before each checkout (a round trip each time): a connection Postgres
                 # dropped (a restart) fails once, and the pool then replaces all its connections.
                 pool_pre_ping=False,
-                # the ack pool: one connection for each web thread
-                pool_size=int(os.environ.get("WEB_THREADS" if ack else "GPU_ADVISOR_DB_POOL") or (8 if ack else 5)),
+                pool_size=int(os.environ.get("GPU_ADVISOR_DB_POOL") or 5),
                 max_overflow=20,
                 pool_timeout=10,
                 pool_recycle=1800,
-                connect_args={
-                    "connect_timeout": 3,
-                    "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
-                    # Nothing waits long for a lock held by another host (a stuck migration, a
-                    # long import): the ack path is told "busy", the rest tries again.
-                    "options": f"-c lock_timeout={int(ACK_WAIT_S * 1000) if ack else PG_LOCK_TIMEOUT_MS}",
-                },
+                connect_args=_pg_connect_args(PG_LOCK_TIMEOUT_MS),
             )
         else:
             path = sqlite_file(url) or db_path()
@@ -213,12 +215,11 @@ def dispose(url: str | None = None) -> None:
     """Close this process's pooled connections of `url` (tests that remove a file; shutdown)."""
     url = url or database_url()
     with _engines_lock:
-        found = [_engines.pop((url, os.getpid(), ack), None) for ack in (False, True)]
+        made = _engines.pop((url, os.getpid()), None)
     _current.discard((url, os.getpid()))
-    _disposed[url] = _disposed.get(url, 0) + 1
-    for made in found:
-        if made is not None:
-            made.dispose()
+    _ack_epoch[url] = _ack_epoch.get(url, 0) + 1
+    if made is not None:
+        made.dispose()
 
 
 # ----------------------------------------------------------------------------------------
@@ -686,28 +687,52 @@ def writing(db: Database) -> contextlib.AbstractContextManager[None]:
 # 50 to 100 ms (the ack p99 was three times a bare Bolt app's).
 ACK_RETRY_S, ACK_RETRY_CAP_S = 0.0002, 0.002
 _ack_local = threading.local()
+# The ack connections a forked child inherited: kept, never closed there (closing a Postgres
+# connection ends the server's session, which the parent still uses).
+_inherited: list[dict] = []
 
 
-def _ack_sqlite(url: str) -> sqlite3.Connection:
-    """This thread's own connection to the SQLite file for the ack path, opened once: no busy
-    timeout (`_ack_run` waits itself), no WAL checkpoint (an fsync of the whole file; the other
-    connections run them), the same synchronous setting as every connection."""
+def _libpq_url(url: str) -> str:
+    """`url` as libpq reads it: a SQLAlchemy-style scheme (postgresql+psycopg) without its driver."""
+    scheme, rest = url.split(":", 1)
+    return scheme.split("+", 1)[0] + ":" + rest
+
+
+def _ack_conn(url: str):
+    """This thread's own connection for the ack path, opened once (`_open_ack`) and again after
+    `dispose` or a broken connection (`_ack_epoch`)."""
     conns = getattr(_ack_local, "conns", None)
-    if conns is None or _ack_local.pid != os.getpid():  # a fork inherits no connection
+    if conns is None or _ack_local.pid != os.getpid():  # a fork starts with none of its own
+        if conns:
+            _inherited.append(conns)
         conns = _ack_local.conns = {}
         _ack_local.pid = os.getpid()
-    generation = _disposed.get(url, 0)
     found = conns.get(url)
-    if found is None or found[0] != generation:  # none yet, or `dispose` was called since
-        if found is not None:
-            found[1].close()
-        connect(url=url).close()  # the file made 0600 and its schema current, once per process
-        conn = sqlite3.connect(sqlite_file(url), timeout=0, isolation_level=None, check_same_thread=False)
-        _sqlite_setup(conn)
-        conn.execute("PRAGMA busy_timeout=0")
-        conn.execute("PRAGMA wal_autocheckpoint=0")
-        found = conns[url] = (generation, conn)
+    if found is None or found[0] != _ack_epoch.get(url, 0):
+        for other, (epoch, conn) in list(conns.items()):  # this one, and any other gone stale
+            if epoch != _ack_epoch.get(other, 0):
+                del conns[other]
+                with contextlib.suppress(Exception):
+                    conn.close()
+        found = conns[url] = (_ack_epoch.get(url, 0), _open_ack(url))
     return found[1]
+
+
+def _open_ack(url: str):
+    """SQLite: no busy timeout (`_ack_run` waits itself), no WAL checkpoint (an fsync of the
+    whole file; the other connections run them), the same synchronous setting as every
+    connection. Postgres: psycopg in autocommit, whose statements wait ACK_WAIT_S for a lock,
+    not PG_LOCK_TIMEOUT_MS (Slack gives an ack 3 s)."""
+    connect(url=url).close()  # the schema current (and the SQLite file made 0600), once per process
+    if is_postgres(url):
+        import psycopg
+
+        return psycopg.connect(_libpq_url(url), autocommit=True, **_pg_connect_args(int(ACK_WAIT_S * 1000)))
+    conn = sqlite3.connect(sqlite_file(url), timeout=0, isolation_level=None, check_same_thread=False)
+    _sqlite_setup(conn)
+    conn.execute("PRAGMA busy_timeout=0")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
+    return conn
 
 
 def ack_read(sql: str, params: list | tuple = (), url: str | None = None) -> list[tuple]:
@@ -715,31 +740,42 @@ def ack_read(sql: str, params: list | tuple = (), url: str | None = None) -> lis
     return _ack_run(sql, params, url or database_url(), write=False)
 
 
-def ack_insert(sql: str, params: list | tuple = (), url: str | None = None) -> int | None:
+def ack_insert(
+    sql: str, params: list | tuple = (), url: str | None = None, read: tuple[str, list] | None = None
+) -> tuple[int | None, tuple | None]:
     """An `INSERT ... ON CONFLICT DO NOTHING` of the ack path, committed when this returns: the
-    new row's id, or None when the row was there already (see `_ack_run`)."""
+    new row's id (None when the row was there already), and the row of `read`, what the ack also
+    reads (a select list of scalar expressions over other tables, and its parameters; None
+    without one). On Postgres the two are one statement (a WITH that inserts), so one round
+    trip; on SQLite two steps of the driver. See `_ack_run`."""
     url = url or database_url()
     if is_postgres(url):
-        rows = _ack_run(sql + " RETURNING id", params, url, write=True)
-        return rows[0][0] if rows else None
-    return _ack_run(sql, params, url, write=True)
+        if read is None:
+            rows = _ack_run(sql + " RETURNING id", params, url, write=True)
+            return (rows[0][0] if rows else None), None
+        both = f"WITH inserted AS ({sql} RETURNING id) SELECT (SELECT id FROM inserted), {read[0]}"
+        row = _ack_run(both, [*params, *read[1]], url, write=True)[0]
+        return row[0], tuple(row[1:])
+    new = _ack_run(sql, params, url, write=True)
+    if read is None:
+        return new, None
+    return new, tuple(_ack_run(f"SELECT {read[0]}", read[1], url, write=False)[0])
 
 
 def _ack_run(sql: str, params: list | tuple, url: str, write: bool):
     """One statement of the ack path. It waits at most ACK_WAIT_S for a lock (Postgres: its
     lock timeout), else raises sqlalchemy's DBAPIError as `Database.execute` does.
 
-    On SQLite it runs on a connection this thread keeps (`_ack_sqlite`), straight through the
-    driver: a pooled checkout, the two PRAGMAs that set and reset its timeout, and SQLAlchemy's
-    result objects cost CPU and hand-offs of the GIL that count under a burst on two CPUs. A
-    write is one step of the driver (no RETURNING, whose row would come back before the
-    statement ends), so SQLite's write lock is released before this thread waits for the GIL
-    again, and the file is never held by a thread that is not running. Postgres keeps a pool
-    (a restart invalidates the pooled connections there): the ack pool of `engine`."""
+    It runs on a connection this thread keeps (`_ack_conn`), straight through the driver: a
+    pooled checkout and SQLAlchemy's result objects (on SQLite also the two PRAGMAs that set
+    and reset the busy timeout) cost CPU and hand-offs of the GIL that count under a burst on
+    two CPUs (docs/reliability.md, "Ack latency"). On SQLite a write is one step of the driver
+    (no RETURNING, whose row would come back before the statement ends), so SQLite's write lock
+    is released before this thread waits for the GIL again, and the file is never held by a
+    thread that is not running."""
+    conn = _ack_conn(url)
     if is_postgres(url):
-        with Database(url, engine(url, ack=True)) as db:
-            return list(db.execute(sql, params).fetchall())
-    conn = _ack_sqlite(url)
+        return _ack_postgres(conn, sql, params, url)
     deadline = time.monotonic() + ACK_WAIT_S
     pause = ACK_RETRY_S
     while True:
@@ -758,6 +794,18 @@ def _ack_run(sql: str, params: list | tuple, url: str, write: bool):
             raise sa.exc.DBAPIError.instance(sql, params, err, sqlite3.Error, hide_parameters=True) from err
         time.sleep(pause)
         pause = min(pause * 1.5, ACK_RETRY_CAP_S)
+
+
+def _ack_postgres(conn, sql: str, params: list | tuple, url: str) -> list[tuple]:
+    import psycopg
+
+    try:
+        cur = conn.execute(_pg_sql(sql, False), _params(params, True))
+        return cur.fetchall() if cur.description else []
+    except psycopg.Error as err:
+        if conn.broken:  # the server went away (a restart): every thread's connection is stale
+            _ack_epoch[url] = _ack_epoch.get(url, 0) + 1
+        raise sa.exc.DBAPIError.instance(sql, params, err, psycopg.Error, hide_parameters=True) from err
 
 
 def _ack_failed(url: str, conn: sqlite3.Connection, err: sqlite3.Error) -> None:

@@ -5,8 +5,8 @@ Run by hand:  python bench/ack_latency.py [--requests 200] [--concurrency 10] [-
 Target: our p99 at most 1.5 times the bare app's. Results go into docs/bench.md.
 
 Both servers run side by side; each round sends the requests to one, then the other (the
-order alternates), and waits for the machine to be quiet again before the next batch, so that
-neither app is timed while our planning of the previous batch still runs. A p99 of 200 samples
+order alternates), and waits for this run's processes to be idle again before the next batch,
+so that neither app is timed while our planning of the previous batch still runs. A p99 of 200 samples
 is its second-worst sample and moves a lot between runs: the summary pools all rounds.
 """
 
@@ -16,6 +16,7 @@ import argparse
 import os
 import shutil
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,22 +68,57 @@ def _start(cmd: list[str], env: dict, port: int) -> subprocess.Popen:
     raise SystemExit(f"{cmd} did not start")
 
 
-def _quiet(limit_s: float = 600) -> None:
-    """Wait until the CPUs are at least 90% idle over half a second (Linux /proc/stat)."""
+def _cpu_ticks_below(root: int) -> int:
+    """CPU used so far (clock ticks) by the processes under `root`: the servers this run started,
+    their gunicorn workers and planning processes (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
+        children.setdefault(int(fields[1]), []).append(int(name))
+        ticks[int(name)] = int(fields[11]) + int(fields[12])  # utime + stime (proc(5))
+    total, todo = 0, list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        total += ticks.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
 
-    def idle_total() -> tuple[int, int]:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-        return fields[3] + fields[4], sum(fields)
 
-    if not Path("/proc/stat").exists():
-        time.sleep(20)
-        return
+def _jobs_left(store: str) -> int:
+    """Jobs not yet done in our store (a SQLite file, or a postgresql:// URL)."""
+    sql = "SELECT count(*) FROM bot_jobs WHERE state IN ('queued', 'running')"
+    if store.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(store, connect_timeout=5) as conn:
+            return conn.execute(sql).fetchone()[0]
+    with closing(sqlite3.connect(store, timeout=5)) as conn:
+        return conn.execute(sql).fetchone()[0]
+
+
+def _quiet(limit_s: float = 600, store: str | None = None) -> None:
+    """Wait until every job in `store` is done and this run's own processes use less than 5% of
+    one CPU over a second: our planning of the previous batch is over. Other tenants' load on a
+    shared machine is not waited for (it may never end, and planners at idle priority would
+    look idle while it starves them); both apps are timed under it, in alternating batches."""
     deadline = time.time() + limit_s
-    while time.time() < deadline:
-        i0, t0 = idle_total()
+    while store and _jobs_left(store) and time.time() < deadline:
         time.sleep(0.5)
-        i1, t1 = idle_total()
-        if (i1 - i0) >= 0.9 * max(1, t1 - t0):
+    if not Path("/proc/self/stat").exists():
+        time.sleep(5)
+        return
+    hz = os.sysconf("SC_CLK_TCK")
+    while time.time() < deadline:
+        before = _cpu_ticks_below(os.getpid())
+        time.sleep(1.0)
+        if _cpu_ticks_below(os.getpid()) - before < 0.05 * hz:
             return
 
 
@@ -90,7 +127,8 @@ def _measure(url: str, fake, n: int, concurrency: int, first: int = 0) -> list[f
 
     def one(i: int) -> float:
         t0 = time.perf_counter()
-        status, body = sender.command(request_text(first + i))
+        # a trigger of its own: the same one from another batch's client would be a replay
+        status, body = sender.command(request_text(first + i), serial=f"{os.getpid()}-{first + i}")
         if status != 200:
             raise SystemExit(f"{url}: status {status}: {body[:200]}")
         return (time.perf_counter() - t0) * 1000
@@ -213,7 +251,7 @@ def main() -> None:
         for r in range(args.rounds):
             row = {}
             for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
-                _quiet()
+                _quiet(store=str(db))
                 row[name] = _measure(urls[name], fake, args.requests, args.concurrency, first=r * args.requests)
             rounds.append(row)
             print(f"round {r + 1} done", file=sys.stderr)

@@ -11,7 +11,8 @@ sent again to the other host (a retry or replay that lands elsewhere). Mid-burst
 web host (not restarted: a load balancer sends its traffic to the other), kill -9 of one planner
 (not restarted), and a Postgres restart. Then: every acked request answered exactly once (one
 post carrying its job key), one digest per subscribed channel and day with both clocks running,
-no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run.
+no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run
+(`--latency` acks of each, in turns of 100; `--latency-only` measures that alone).
 Then the same burst on SQLite with one `serve` (planning too) and one clock.
 """
 
@@ -37,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import pg_cluster  # noqa: E402
-from ack_latency import _port, _summary, request_text  # noqa: E402
+from ack_latency import _port, _quiet, _summary, probe, request_text  # noqa: E402
 from slack_client import SlackSender  # noqa: E402
 from slack_fake import FakeSlack  # noqa: E402
 
@@ -255,14 +256,53 @@ def _dump(path: Path, fake, burst: Burst, posts: collections.Counter) -> None:
     )
 
 
-def _latency(url: str, fake, n: int, concurrency: int, first: int) -> list[float]:
+def _latency(url: str, fake, n: int, concurrency: int, first: int, store: str | None) -> list[float]:
     """Ack times of `n` /gpu, sent by a client process of its own: this process also runs the
     fake Slack, which parses the answers our planners post (the bare app posts none), and a
     client sharing its GIL timed ours 1.5 to 2 times slower than they were."""
-    from ack_latency import _quiet, probe
-
-    _quiet(120)  # not timed while the planners still work on the previous requests
+    if store:
+        _quiet(120, store)  # not timed while our planners still work on the previous requests
     return probe(url, fake.url, n, concurrency, first, SECRET)
+
+
+LATENCY_BATCH = 100
+
+
+def _latency_batches(
+    bare: str, ours: str, fake, n: int, concurrency: int, first: int, store: str, paused: list | None = None
+) -> tuple[list[float], list[float]]:
+    """`n` acks of each app in batches of LATENCY_BATCH after 20 of each not timed (the first
+    requests of a process open its connections), the two apps taking turns and each turn's
+    order alternating, so that neither is timed only at one moment of the machine's load.
+    `paused`: `work` processes stopped (SIGSTOP) while ours is timed and let go after, as if they
+    ran on machines of their own (the jobs wait in the store meanwhile)."""
+    _latency(bare, fake, 20, concurrency, first + 900, store)  # warm-up, as bench/ack_latency.py: not timed
+    _latency(ours, fake, 20, concurrency, first + 950, store)
+    lat_bare, lat_ours = [], []
+    for r in range(max(1, n // LATENCY_BATCH)):
+        batch = min(n, LATENCY_BATCH)
+        for name in ("bare", "ours") if r % 2 == 0 else ("ours", "bare"):
+            if name == "bare":
+                lat_bare += _latency(bare, fake, batch, concurrency, first + r * 1000, store)
+                continue
+            _quiet(120, store)
+            for proc in paused or []:
+                os.killpg(proc.pid, signal.SIGSTOP)
+            try:
+                lat_ours += _latency(ours, fake, batch, concurrency, first + 5_000 + r * 1000, None)
+            finally:
+                for proc in paused or []:
+                    os.killpg(proc.pid, signal.SIGCONT)
+    return lat_bare, lat_ours
+
+
+def _latency_note(engine: str, bare: list[float], ours: list[float]) -> str:
+    (b50, b99), (o50, o99) = _summary(bare), _summary(ours)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"ack p99 on {engine}: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}"
+        f" (p50 {b50:.1f} and {o50:.1f} ms; load average after it {load})"
+    )
 
 
 def _report(name: str, burst: Burst, posts: collections.Counter, digests: collections.Counter, extra: str) -> str:
@@ -278,19 +318,8 @@ def _report(name: str, burst: Burst, posts: collections.Counter, digests: collec
     )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=500)
-    ap.add_argument("--concurrency", type=int, default=20)
-    ap.add_argument("--retried", type=float, default=0.1)
-    ap.add_argument("--latency", type=int, default=200)
-    ap.add_argument("--skip-sqlite", action="store_true")
-    ap.add_argument("--wait", type=float, default=300, help="seconds to wait for every answer")
-    args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
-    work.chmod(0o755)  # the cluster runs as the user postgres
-    fake = FakeSlack().start()
-    rows, notes = [], []
+def _postgres_run(args, work: Path, fake, rows: list, notes: list) -> None:
+    """The several-hosts run on Postgres, with the faults mid-burst."""
     procs: list[subprocess.Popen] = []
     pg_dir = work / "pg"
     try:
@@ -333,16 +362,23 @@ def main() -> None:
         procs.append(bare)
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         time.sleep(8)  # planners warm
-        # Ack latency, before the faults: the bare app and web host A, alternating halves.
-        lat_bare, lat_ours = [], []
-        for r in range(2):
-            lat_bare += _latency(f"http://127.0.0.1:{bare_port}", fake, args.latency // 2, args.concurrency, 10_000 + r)
-            lat_ours += _latency(urls[0], fake, args.latency // 2, args.concurrency, 20_000 + r * 1000)
-        (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
-        notes.append(f"ack p99 on Postgres: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
+        # Ack latency, before the faults: the bare app and web host A, taking turns.
+        lat_bare, lat_ours = _latency_batches(
+            f"http://127.0.0.1:{bare_port}",
+            urls[0],
+            fake,
+            args.latency,
+            args.concurrency,
+            10_000,
+            url,
+            workers if args.pause_work else None,
+        )
+        notes.append(_latency_note("Postgres" + (", work paused" if args.pause_work else ""), lat_bare, lat_ours))
         _wait_answered(fake, set(), 1)
         early_digests = _digests(fake)  # the clocks post at their first round
         fake.reset()
+        if args.latency_only:
+            return
 
         burst = Burst(fake, urls)
 
@@ -388,82 +424,121 @@ def main() -> None:
             _kill9(p)
         if not os.environ.get("BENCH_KEEP_PG"):
             pg_cluster.stop(pg_dir, "immediate")
-    if not args.skip_sqlite:
-        fake.reset()
-        fake.history.clear()
-        procs = []
-        try:
-            env = _env(fake.url, {"GPU_ADVISOR_DB": str(work / "one-host.db")})
-            subprocess.run(
+
+
+def _sqlite_run(args, work: Path, fake, rows: list, notes: list) -> None:
+    """The same burst on SQLite on one host."""
+    procs: list[subprocess.Popen] = []
+    try:
+        env = _env(fake.url, {"GPU_ADVISOR_DB": str(work / "one-host.db")})
+        sqlite_layout = "serve --no-plan and work" if args.sqlite_work else "serve plans"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "advisor.cli",
+                "prices",
+                "import",
+                str(ROOT / "tests" / "data" / "skypilot" / "2023-06-15.csv"),
+            ],
+            env=env,
+            check=True,
+            cwd=work,
+            capture_output=True,
+        )
+        _subscribe(env)
+        port = _port()
+        env1 = dict(env, WEB_CONCURRENCY="2", GPU_ADVISOR_PLAN_WORKERS="1")
+        if args.sqlite_work:  # the several-hosts layout on one host: as many planners, in `work`
+            procs.append(_spawn(["serve", "--no-plan"], env1, work / "sqlite-web.log", port))
+            procs.append(_spawn(["work"], dict(env, GPU_ADVISOR_PLAN_WORKERS="2"), work / "sqlite-work.log"))
+        else:
+            procs.append(_spawn(["serve"], env1, work / "sqlite-web.log", port))
+        procs.append(_spawn(["clock"], env, work / "sqlite-clock.log"))
+        time.sleep(8)
+        bare_port = _port()
+        procs.append(
+            _start_bare(
                 [
                     sys.executable,
                     "-m",
-                    "advisor.cli",
-                    "prices",
-                    "import",
-                    str(ROOT / "tests" / "data" / "skypilot" / "2023-06-15.csv"),
+                    "gunicorn",
+                    "-w",
+                    "2",
+                    "-k",
+                    "gthread",
+                    "--threads",
+                    "8",
+                    "-b",
+                    f"127.0.0.1:{bare_port}",
+                    "bench.bare_app:create()",
                 ],
-                env=env,
-                check=True,
-                cwd=work,
-                capture_output=True,
+                dict(env, PORT=str(bare_port)),
+                bare_port,
             )
-            _subscribe(env)
-            port = _port()
-            env1 = dict(env, WEB_CONCURRENCY="2", GPU_ADVISOR_PLAN_WORKERS="1")
-            procs.append(_spawn(["serve"], env1, work / "sqlite-web.log", port))
-            procs.append(_spawn(["clock"], env, work / "sqlite-clock.log"))
-            time.sleep(8)
-            bare_port = _port()
-            procs.append(
-                _start_bare(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gunicorn",
-                        "-w",
-                        "2",
-                        "-k",
-                        "gthread",
-                        "--threads",
-                        "8",
-                        "-b",
-                        f"127.0.0.1:{bare_port}",
-                        "bench.bare_app:create()",
-                    ],
-                    dict(env, PORT=str(bare_port)),
-                    bare_port,
-                )
+        )
+        lat_bare, lat_ours = _latency_batches(
+            f"http://127.0.0.1:{bare_port}",
+            f"http://127.0.0.1:{port}",
+            fake,
+            args.latency,
+            args.concurrency,
+            30_000,
+            str(work / "one-host.db"),
+            [procs[1]] if args.pause_work and args.sqlite_work else None,
+        )
+        paused = ", work paused" if args.pause_work and args.sqlite_work else ""
+        notes.append(_latency_note(f"SQLite ({sqlite_layout}{paused})", lat_bare, lat_ours))
+        _wait_answered(fake, set(), 1)
+        early_digests = _digests(fake)
+        fake.reset()
+        if args.latency_only:
+            return
+        burst = Burst(fake, [f"http://127.0.0.1:{port}"])
+        t0 = time.time()
+        burst.run(args.requests, args.concurrency, 0, {})
+        posts = _wait_answered(fake, burst.acked, args.wait)
+        rows.append(
+            _report(
+                f"SQLite: 1 host ({sqlite_layout}, clock)",
+                burst,
+                posts,
+                early_digests + _digests(fake),
+                f"{time.time() - t0:.0f} s",
             )
-            lat_bare, lat_ours = [], []
-            for r in range(2):
-                lat_bare += _latency(
-                    f"http://127.0.0.1:{bare_port}", fake, args.latency // 2, args.concurrency, 30_000 + r
-                )
-                lat_ours += _latency(
-                    f"http://127.0.0.1:{port}", fake, args.latency // 2, args.concurrency, 40_000 + r * 1000
-                )
-            (_, b99), (_, o99) = _summary(lat_bare), _summary(lat_ours)
-            notes.append(f"ack p99 on SQLite: bare Bolt {b99:.1f} ms, ours {o99:.1f} ms, ratio {o99 / b99:.2f}")
-            _wait_answered(fake, set(), 1)
-            early_digests = _digests(fake)
-            fake.reset()
-            burst = Burst(fake, [f"http://127.0.0.1:{port}"])
-            t0 = time.time()
-            burst.run(args.requests, args.concurrency, 0, {})
-            posts = _wait_answered(fake, burst.acked, args.wait)
-            rows.append(
-                _report(
-                    "SQLite: 1 host (serve plans, clock)",
-                    burst,
-                    posts,
-                    early_digests + _digests(fake),
-                    f"{time.time() - t0:.0f} s",
-                )
-            )
-        finally:
-            for p in procs:
-                _kill9(p)
+        )
+    finally:
+        for p in procs:
+            _kill9(p)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=500)
+    ap.add_argument("--concurrency", type=int, default=20)
+    ap.add_argument("--retried", type=float, default=0.1)
+    ap.add_argument("--latency", type=int, default=200)
+    ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--latency-only", action="store_true", help="the ack latency alone: no burst, no faults")
+    ap.add_argument("--sqlite-work", action="store_true", help="on SQLite, `serve --no-plan` and a `work` process plan")
+    ap.add_argument("--skip-postgres", action="store_true")
+    ap.add_argument(
+        "--pause-work",
+        action="store_true",
+        help="stop the `work` processes while our acks are timed, as if they ran on other machines",
+    )
+    ap.add_argument("--wait", type=float, default=300, help="seconds to wait for every answer")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
+    work.chmod(0o755)  # the cluster runs as the user postgres
+    fake = FakeSlack().start()
+    rows, notes = [], []
+    if not args.skip_postgres:
+        _postgres_run(args, work, fake, rows, notes)
+    if not args.skip_sqlite:
+        fake.reset()
+        fake.history.clear()
+        _sqlite_run(args, work, fake, rows, notes)
     fake.stop()
     print(
         f"{args.requests} signed /gpu, {args.concurrency} at a time, {args.retried:.0%} sent again to the other host;"

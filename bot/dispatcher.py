@@ -27,9 +27,9 @@ import sqlalchemy as sa
 
 from advisor import db as dbmod
 from advisor.text.render import phrase
-from bot import delivery, planner_pool, tasks
+from bot import delivery, locales, planner_pool, tasks
 from bot.job_queue import Busy, Job, JobQueue, lease_s
-from bot.threads import reply_lang
+from bot.threads import reply_lang, stated_lang
 
 log = logging.getLogger("gpu_advisor.bot")
 POLL_S = 1.0
@@ -55,6 +55,21 @@ def enqueue(kind: str, args: dict, key: str | None = None, team: str = "") -> in
     if _dispatcher is not None and job is not None:
         _dispatcher.wake()
     return job
+
+
+def enqueue_replying(
+    kind: str, args: dict, key: str | None, team: str, text: str, user: str, done: bool = False
+) -> tuple[int | None, str]:
+    """`enqueue` (with `done`: `record_done`), and the language to answer `text` from `user` in
+    (bot/threads.py reply_lang, no Web API call): where the text does not give it, the user's
+    remembered one is read in the statement that records the job, so the ack is one round trip
+    to Postgres, not two (docs/reliability.md, "Ack latency")."""
+    stated = stated_lang(text)
+    read = locales.guess_query(user, team) if not stated and user else None
+    job, row = _store.add_reading(kind, args, key, team, "done" if done else "queued", read)
+    if _dispatcher is not None and job is not None and not done:
+        _dispatcher.wake()
+    return job, stated or (locales.guessed(row) if row else None) or "en"
 
 
 def record_done(kind: str, key: str | None, team: str = "") -> bool:

@@ -105,6 +105,19 @@ class JobQueue:
     def add(self, kind: str, args: dict, key: str | None = None, team: str = "", state: str = "queued") -> int | None:
         """Record a job; its id, or None when `key` was recorded before (a replay). Raises Busy
         when the database does not take it within ACK_BUSY_S."""
+        return self.add_reading(kind, args, key, team, state)[0]
+
+    def add_reading(
+        self,
+        kind: str,
+        args: dict,
+        key: str | None = None,
+        team: str = "",
+        state: str = "queued",
+        read: tuple[str, list] | None = None,
+    ) -> tuple[int | None, tuple | None]:
+        """`add`, and the row of `read` (a select list and its parameters, advisor/db.py
+        ack_insert): what the ack also reads, in the same statement on Postgres."""
         url = self._url()
         now = dbmod.now_sql(dbmod.is_postgres(url))
         done = now if state == "done" else "NULL"
@@ -114,11 +127,12 @@ class JobQueue:
                 f" VALUES (?, ?, ?, ?, ?, {now}, {done}) ON CONFLICT DO NOTHING",
                 [key, team, kind, json.dumps(args), state],
                 url,
+                read,
             )
         except sa.exc.DBAPIError as err:
             if "no such table" in str(err) or "does not exist" in str(err):  # a new store: made once
                 self.ensure()
-                return self.add(kind, args, key, team, state)
+                return self.add_reading(kind, args, key, team, state, read)
             raise Busy(type(err.orig).__name__ if err.orig is not None else str(err)) from err
 
     def claim(self, owner: str, limit: int = 1, now: float | None = None) -> list[Job]:
@@ -268,4 +282,3 @@ class JobQueue:
     def counts(self) -> dict[str, int]:
         with self._db(5.0) as db:
             return {r[0]: r[1] for r in db.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall()}
-

@@ -35,20 +35,29 @@ def workspace_lang(workspace: str, path: str | None = None) -> str | None:
 def guess(user: str, workspace: str, path: str | None = None) -> str | None:
     """The user's remembered language, else their workspace's: one query on the ack path's
     connection (advisor/db.py ack_read), since an ack reads it."""
-    url = "sqlite:///" + path if path else None
+    sql, args = guess_query(user, workspace)
+    return guessed(dbmod.ack_read(f"SELECT {sql}", args, "sqlite:///" + path if path else None)[0])
+
+
+def guess_query(user: str, workspace: str) -> tuple[str, list]:
+    """What `guess` reads, as one scalar expression and its parameters, for an ack that reads it
+    in the statement that records its job (advisor/db.py ack_insert). The workspace's readers
+    are counted only for a user not remembered there (COALESCE stops at its first value on both
+    engines): a returning user costs one key lookup however big the workspace."""
     if not workspace:
-        rows = dbmod.ack_read(
-            'SELECT lang FROM user_locales WHERE "user" = ? ORDER BY seen_at DESC LIMIT 1', [user], url
-        )
-        return rows[0][0] if rows else None
-    mine, zh, en = dbmod.ack_read(
-        'SELECT (SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
-        " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'zh'),"
-        " (SELECT count(*) FROM user_locales WHERE workspace = ? AND lang = 'en')",
-        [workspace, user, workspace, workspace],
-        url,
-    )[0]
-    return mine or ("zh" if zh > en else "en" if en > zh else None)
+        return '(SELECT lang FROM user_locales WHERE "user" = ? ORDER BY seen_at DESC LIMIT 1)', [user]
+    zh, en = (f"sum(CASE WHEN lang = '{lang}' THEN 1 ELSE 0 END)" for lang in ("zh", "en"))
+    return (
+        'COALESCE((SELECT lang FROM user_locales WHERE workspace = ? AND "user" = ?),'
+        f" (SELECT CASE WHEN {zh} > {en} THEN 'zh' WHEN {en} > {zh} THEN 'en' END"
+        " FROM user_locales WHERE workspace = ?))",
+        [workspace, user, workspace],
+    )
+
+
+def guessed(row: tuple) -> str | None:
+    """`guess` from the row of `guess_query`."""
+    return row[0]
 
 
 def _user_lang(db: dbmod.Database, user: str, workspace: str = "") -> str | None:

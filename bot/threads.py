@@ -10,13 +10,22 @@ from bot import locales
 _LANG_WORD = re.compile(r"(?<![a-z])lang\s*[:=]?\s*(en|zh)(?![a-z])", re.I)
 
 
+def stated_lang(text: str) -> str | None:
+    """The language the text itself gives (`lang en|zh` in it, or Chinese text); None: it is the
+    user's own (`reply_lang`)."""
+    if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
+        return detect_lang(text or "")
+    return None
+
+
 def reply_lang(text: str, client=None, user: str | None = None, team: str = "") -> str:
     """`lang en|zh` in the text wins; then Chinese text; then the user's Slack locale: a
     users.info call when `client` is given (never before an ack), remembered for every process
     (bot/locales.py); without a client, what was remembered, or for a user met for the first time
     what most of the workspace (`team`) reads. English when nothing is known."""
-    if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
-        return detect_lang(text or "")
+    stated = stated_lang(text)
+    if stated:
+        return stated
     if not user:
         return "en"
     if client is not None:

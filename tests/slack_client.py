@@ -49,8 +49,12 @@ class SlackSender:
         except urllib.error.HTTPError as err:
             return err.code, err.read().decode()
 
-    def command(self, text: str, channel: str = "C1", user: str = "U1", team: str = "T1", **kw):
-        n = next(_ids)
+    def command(
+        self, text: str, channel: str = "C1", user: str = "U1", team: str = "T1", serial: str | None = None, **kw
+    ):
+        """A signed /gpu; `serial` names its trigger and response URL (default: this process's next
+        number, which a second process would repeat: a replay)."""
+        n = serial or next(_ids)
         form = {
             "command": "/gpu",
             "text": text,

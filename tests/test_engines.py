@@ -158,6 +158,73 @@ def test_threads_subscriptions_and_locales_keyed_by_workspace_and_user(database)
     assert subscriptions.unsubscribe("T1", "C1") and conversations.forget_workspace("T1") == 1
 
 
+def test_an_ack_records_its_job_and_reads_the_users_language_together(database):
+    """The ack's write and read (bot/dispatcher.py enqueue_replying): one statement on Postgres,
+    the same answers on both engines. A replay records nothing and still reads the language."""
+    from bot import locales
+    from bot.job_queue import JobQueue
+
+    jobs = JobQueue()
+    jobs.ensure()
+    locales.remember("U1", "zh", "TA")
+    locales.remember("U2", "zh", "TA")
+    locales.remember("U3", "en", "TA")
+
+    def ack(key, user, team, state="queued"):
+        job, row = jobs.add_reading("plan", {"key": key}, key, team, state, locales.guess_query(user, team))
+        return job, locales.guessed(row)
+
+    first, lang = ack("command:TA:1", "U3", "TA")
+    assert first is not None and lang == "en"
+    assert ack("command:TA:1", "U3", "TA") == (None, "en")  # a replay
+    assert ack("command:TA:2", "U9", "TA")[1] == "zh"  # met for the first time: most of TA reads zh
+    assert ack("command:TB:3", "U9", "TB")[1] is None  # nothing known
+    assert ack("command::4", "U1", "")[1] == "zh"  # no workspace: the user's language anywhere
+    assert ack("command:TA:5", "U1", "TA", state="done")[0] is not None
+    assert jobs.counts() == {"queued": 4, "done": 1}
+    claimed = [j.args["key"] for j in jobs.claim("w", 10)]
+    assert claimed == ["command:TA:1", "command:TA:2", "command:TB:3", "command::4"]
+    assert jobs.add_reading("plan", {}, "command:TA:6", "TA")[1] is None  # nothing read
+    locales.remember("U5", "zh", "TC")
+    locales.remember("U6", "en", "TC")
+    assert ack("command:TC:7", "U9", "TC")[1] is None  # a tie: English, as for a user no one knows
+    assert ack("command:TC:8", "U6", "TC")[1] == "en"
+
+
+def test_an_ack_connection_the_server_cut_fails_once_and_every_thread_reconnects(database):
+    """Each thread keeps its own connection for the ack path (advisor/db.py _ack_conn). When
+    Postgres ends them (a restart, an operator's pg_terminate_backend), the ack that finds its
+    connection broken is told busy, and every other thread opens a new one before its next ack
+    instead of failing too, as a pool would replace all its connections."""
+    if database.kind != "postgres":
+        pytest.skip("Postgres ends sessions; a SQLite file has none")
+    import psycopg
+
+    from bot.job_queue import Busy, JobQueue
+
+    jobs = JobQueue()
+    jobs.ensure()
+    one, other = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+    assert one.submit(jobs.add, "plan", {}).result() and other.submit(jobs.add, "plan", {}).result()
+    name = database.url.rsplit("/", 1)[1]
+    with psycopg.connect(database.url, autocommit=True) as admin:
+        mine = admin.execute("SELECT pg_backend_pid()").fetchone()[0]
+        cut = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> %s"
+        assert admin.execute(cut, [name, mine]).fetchall()
+        gone = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> %s"
+        deadline = time.time() + 10
+        while admin.execute(gone, [name, mine]).fetchone()[0] and time.time() < deadline:
+            time.sleep(0.05)
+    with pytest.raises(Busy):
+        one.submit(jobs.add, "plan", {}).result()
+    assert other.submit(jobs.add, "plan", {}).result() is not None
+    assert one.submit(jobs.add, "plan", {}).result() is not None
+    with psycopg.connect(database.url) as admin:
+        assert admin.execute("SELECT count(*) FROM bot_jobs").fetchone()[0] == 4
+    one.shutdown()
+    other.shutdown()
+
+
 def test_slack_installations_and_oauth_states_are_shared(database):
     from slack_sdk.oauth.installation_store import Installation
 

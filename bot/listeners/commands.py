@@ -16,7 +16,7 @@ from advisor import catalog
 from advisor.market.prices import current_prices, price_book
 from advisor.market.store import open_store
 from advisor.request.fields import help_words
-from advisor.request.parser import detect_lang, leading_command
+from advisor.request.parser import leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
 from bot import blocks, delivery, digests, dispatcher, subscriptions
@@ -120,7 +120,6 @@ def on_gpu(ack, command, client, context):
     past it the user is asked to send it again). The job's key is the trigger_id, so a replayed
     command is answered once."""
     text = (command.get("text") or "").strip()
-    lang = detect_lang(text)
     channel, user = command["channel_id"], command["user_id"]
     team = command.get("team_id") or context.team_id or ""
     response_url = command.get("response_url")
@@ -138,23 +137,27 @@ def on_gpu(ack, command, client, context):
             return
         command_word = leading_command(text)
         # A zh-CN user typing English words still reads Chinese: before the ack, the locale any
-        # process learned earlier (bot/locales.py; no Web API call); from Slack after it.
-        lang = reply_lang(text, user=user, team=team)
+        # process learned earlier (bot/locales.py; no Web API call), read with the job's insert
+        # where there is one (dispatcher.enqueue_replying); from Slack after the ack.
         if _is_help(text):
-            if dispatcher.record_done("help", key, team):
+            done, lang = dispatcher.enqueue_replying("help", {}, key, team, text, user, done=True)
+            if done:
                 ack(text=render("help.txt.j2", lang, words=help_words(lang)))
                 _help_in_locale(client, text, user, team, lang, response_url)
             else:
                 ack()
         elif command_word == "quote":
-            job = dispatcher.enqueue(
+            job, lang = dispatcher.enqueue_replying(
                 "quote",
                 {"channel": channel, "user": user, "text": text, "lang": None, "response_url": response_url},
                 key,
                 team,
+                text,
+                user,
             )
             _ack(ack, phrase(lang, "judging", file="bot") if job else None)
         elif command_word == "digest":
+            lang = reply_lang(text, user=user, team=team)
             words, todo = digest_command(text, command, lang)
             if todo:
                 done = dispatcher.enqueue(todo[0], todo[1], key, team)
@@ -162,7 +165,8 @@ def on_gpu(ack, command, client, context):
                 done = dispatcher.record_done("digest", key, team)
             _ack(ack, words if done else None)
         elif command_word == "prices":
-            if dispatcher.record_done("prices", key, team):
+            done, lang = dispatcher.enqueue_replying("prices", {}, key, team, text, user, done=True)
+            if done:
                 msg = prices_command(text, lang, team)
                 ack(text=msg["text"], blocks=msg["blocks"] or None)
                 _prices_in_locale(client, text, user, lang, team, response_url)
@@ -171,7 +175,7 @@ def on_gpu(ack, command, client, context):
         else:
             # No parse here: the planning process reads the request and, when it cannot, replaces
             # this note with the explanation (jobs.plan). The ack stays as cheap as a bare one.
-            job = dispatcher.enqueue(
+            job, lang = dispatcher.enqueue_replying(
                 "plan",
                 {
                     "team": team,
@@ -183,10 +187,12 @@ def on_gpu(ack, command, client, context):
                 },
                 key,
                 team,
+                text,
+                user,
             )
             _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
     except Busy:
-        ack(text=phrase(lang, "try_again", file="bot"))
+        ack(text=phrase(reply_lang(text, user=user, team=team), "try_again", file="bot"))
 
 
 def _ack(ack, text: str | None) -> None:
