@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
+    HELD_OUT_MEGATRON,
     HELD_OUT_THROUGHPUT,
     MEMORY_CASES,
     NOT_EXPRESSIBLE,
@@ -270,6 +271,7 @@ def main() -> int:
     point_rows, point_mem_rows = build_rows(POINT_TIME_CASES, POINT_MEMORY_CASES)
     held_rows, _ = build_rows(HELD_OUT, [])
     automodel_rows, _ = build_rows(HELD_OUT_THROUGHPUT, [])
+    bridge_rows, _ = build_rows(HELD_OUT_MEGATRON, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -277,6 +279,8 @@ def main() -> int:
     print(summary_table(held_rows))
     print("\n### Summary: held-out throughput (NeMo Automodel, read after the engine was built)\n")
     print(summary_table(automodel_rows))
+    print("\n### Summary: held-out throughput (Megatron-Bridge, read after the engine was built)\n")
+    print(summary_table(bridge_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -288,6 +292,9 @@ def main() -> int:
     print()
     automodel = markdown(automodel_rows, []).split("### Peak memory per GPU")[0].rstrip()
     print(automodel.replace("### Training time and throughput", "### Held-out throughput: NeMo Automodel"))
+    print()
+    bridge = markdown(bridge_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(bridge.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge"))
     return 0
 
 

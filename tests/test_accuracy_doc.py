@@ -1,5 +1,5 @@
 """docs/accuracy.md's summary tables are what bench/accuracy.py prints now: the "ours" column of
-every kind and subset, for the calibration set and both held-out sets (the comparator columns
+every kind and subset, for the calibration set and the held-out sets (the comparator columns
 need the bench extra, so they are left out)."""
 
 import re
@@ -36,10 +36,12 @@ def test_the_summary_tables_are_the_scripts():
     point_rows, point_mem_rows = accuracy.build_rows(cases.POINT_TIME_CASES, cases.POINT_MEMORY_CASES)
     held_rows, _ = accuracy.build_rows(cases.HELD_OUT, [])
     automodel_rows, _ = accuracy.build_rows(cases.HELD_OUT_THROUGHPUT, [])
+    bridge_rows, _ = accuracy.build_rows(cases.HELD_OUT_MEGATRON, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     for title, rows in (
         ("### Summary: calibration", calibration),
         ("### Summary: held-out published runs", held_rows),
-        ("### Summary: held-out throughput", automodel_rows),
+        ("### Summary: held-out throughput (NeMo", automodel_rows),
+        ("### Summary: held-out throughput (Megatron", bridge_rows),
     ):
         assert _ours(_section(doc, title)) == _ours(accuracy.summary_table(rows)), title

@@ -171,7 +171,6 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
         ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_chunks", ["vpp 16", "128 model chunks"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
-        ("70B lora 20GB 3d on 64xH800 tp 8 zero3", "no_framework", ["Megatron"]),
     ],
 )
 def test_combinations_that_cannot_run_are_refused_with_the_reason(cli, text, reason, words):

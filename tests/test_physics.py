@@ -90,7 +90,8 @@ def test_frameworks_run_only_what_they_support():
     assert framework_for(full, 1, 1, 1, 2, "none") == DEEPSPEED
     assert framework_for(full, 1, 2, 1, 1, "optimizer") is None  # DeepSpeed offload: no pipeline
     assert framework_for(full, 1, 1, 1, 1, "all") is None  # ZeRO-Infinity needs ZeRO-3
-    assert framework_for(lora, 4, 1, 1, 3, "none") is None
+    assert framework_for(lora, 4, 1, 1, 1, "none") == MEGATRON  # NeMo's PEFT on Megatron
+    assert framework_for(lora, 2, 1, 1, 3, "none") == FSDP2  # NeMo Automodel: LoRA on TP2 x FSDP4
     req = parse("70B full-finetune 100GB on 64xH800")
     gpu, shape, setup = catalog.get_gpu(req.gpu), model_shape(req), training_setup(req)
     for offload in ("none", "optimizer", "all"):
@@ -214,3 +215,64 @@ def test_pinned_layout_is_kept_and_unsupported_pins_refused():
     qreq = parse("70B qlora 100GB on 8xH800")
     with pytest.raises(ValueError):
         best_layout(model_shape(qreq), _pinned(training_setup(qreq), tp=2), gpu, 8)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7B lora 10GB 3d seq 2048 on 1xRTX4090",
+        "8B lora 10GB 3d seq 4096 on 1xA100-40GB",
+        "7B qlora 10GB 3d seq 16384 on 1xH100",
+        "8B full-finetune 10GB 3d seq 4096 on 1xA100-40GB",  # DeepSpeed with offload
+        "405B lora 50GB 5d seq 4096 tp 2 zero3 on 112xH100",  # LoRA on FSDP2: Automodel, torchtune
+    ],
+)
+def test_hf_and_deepspeed_plans_recompute_whole_layers_or_nothing(text):
+    """Selective recompute is Megatron's and torchtitan's; HF PEFT/TRL and DeepSpeed checkpoint
+    whole layers, so their plans say none or full (the selective one would be planned too fast)."""
+    req = parse(text)
+    est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+    assert est.layout.framework in (PEFT, DEEPSPEED, FSDP2) and est.layout.recompute == "full", est.layout
+    pinned = parse(text + " recompute selective")
+    kept = best_layout(model_shape(pinned), training_setup(pinned), catalog.get_gpu(pinned.gpu), pinned.gpu_count)
+    assert kept.layout.recompute == "selective"  # what the user fixes is kept
+
+
+def test_megatron_moe_pays_host_launches_per_local_expert():
+    """Hand-worked: Qwen3-30B-A3B (48 MoE layers, 128 experts) on PP2 x EP8 in FP8 holds 16
+    experts on 24 layers; each pays 2 GEMMs x (forward + 2 backward) + 2 x 2 FP8 casts = 10
+    launches of 20 us: 24 * 16 * 10 * 20 us = 76.8 ms a micro-batch. FSDP2 (one grouped kernel,
+    NeMo Automodel) and bf16 without recompute (6 launches) differ as the counts say."""
+    from advisor.engine.shapes import count_params
+    from advisor.engine.throughput import expert_launch_s
+
+    req = parse("qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 2 ep 8 zero1 fp8 on 16xH100")
+    m, setup = model_shape(req), training_setup(req)
+    est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
+    c = count_params(m)
+    assert est.layout.framework == MEGATRON and c.moe_layers == 48
+    assert expert_launch_s(m, setup, est.layout, c) == pytest.approx(24 * 16 * 10 * 20e-6)
+    bf16 = setup.model_copy(update={"precision": "bf16"})
+    assert expert_launch_s(m, bf16, est.layout, c) == pytest.approx(24 * 16 * 6 * 20e-6)
+    fsdp = est.layout.model_copy(update={"framework": FSDP2})
+    assert expert_launch_s(m, setup, fsdp, c) == 0.0
+
+
+def test_experts_fold_over_tensor_and_data_parallel_ranks():
+    """Megatron-Core's parallel folding: Qwen3 235B on 256 H100 as TP2 x PP8 leaves 16
+    data-parallel ranks, and its 32 expert ranks fold over the 32 tensor x data-parallel ranks
+    (Megatron-Bridge's published layout): 4 experts a GPU, each held by one rank (expert dp 1),
+    the weights of 128 / 32 experts on a stage. ep 64 divides neither and is refused."""
+    req = parse("qwen3-235b-a22b pretrain 1T tokens tp 2 pp 8 ep 32 zero1 on 256xH100")
+    m, setup = model_shape(req), training_setup(req)
+    est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
+    lay = est.layout
+    assert (lay.tp, lay.pp, lay.dp, lay.ep) == (2, 8, 16, 32) and lay.folded and lay.expert_dp == 1
+    assert not _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).folded
+    assert _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).expert_dp == 2
+    from advisor.planning.advice import advise_request
+    from advisor.request.parser import RequestError
+
+    with pytest.raises(RequestError) as info:
+        advise_request(parse("qwen3-235b-a22b pretrain 1T tokens tp 2 pp 8 ep 64 on 256xH100"), book=None)
+    assert info.value.details["reason"] == "ep_dp" and info.value.details["ranks"] == 32

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, framework_for, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, framework_for, has_selective_recompute, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
@@ -263,6 +263,8 @@ def parallel_splits(
             if not pin.pp and most_seqs is not None and dp * least > most_seqs:
                 continue
             eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
+            if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
+                continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
                 stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp == 1 else zeros)
                 for zero in stages:
@@ -361,7 +363,10 @@ def candidate_layouts(
             if not least.fits:
                 yield least
                 continue
+        framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         for recompute in levels:
+            if recompute == "selective" and len(levels) > 1 and not has_selective_recompute(framework, setup):
+                continue  # HF, DeepSpeed and the PyTorch-native LoRA stacks checkpoint whole layers
             candidate = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute)
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:

@@ -3,13 +3,16 @@
 Megatron-LM / Megatron-Core: tensor, pipeline (1F1B and interleaved 1F1B with virtual
     stages) and expert parallel; its distributed optimizer shards the optimizer states over
     the data-parallel ranks, i.e. ZeRO-1 (Megatron-Core docs, "Distributed Optimizer").
-    LoRA with tensor or pipeline parallelism runs there too (NeMo / Megatron-Bridge PEFT).
+    LoRA with tensor or pipeline parallelism and ZeRO-1 runs there too (NeMo / Megatron-Bridge
+    PEFT).
 DeepSpeed: ZeRO-1/2/3 and ZeRO-Offload/-Infinity without tensor parallelism; its pipeline
     engine accepts only ZeRO-1 (DeepSpeed docs, "Pipeline Parallelism": ZeRO-2 and -3 are
     incompatible with pipeline parallelism), so offload and ZeRO-2 here mean pp = 1.
     ZeRO-Infinity (offloading the weights too) needs ZeRO-3.
 FSDP2 / torchtitan: ZeRO-3 (fully_shard), or ZeRO-2 (reshard_after_forward=False), composed
     with tensor, pipeline (1F1B and Interleaved1F1B) and expert parallel (torchtitan docs).
+    LoRA composes with them there too: NeMo Automodel, a PyTorch-native stack, publishes LoRA on
+    TP2 x FSDP4 and on PP4 x FSDP2 (docs/performance-summary.md, 2025-10-02).
 HF PEFT / TRL: LoRA and QLoRA over DDP, DeepSpeed or FSDP (FSDP-QLoRA, Answer.AI 2024). The
     4-bit base of QLoRA has no tensor- or pipeline-parallel implementation (bitsandbytes).
 """
@@ -35,6 +38,17 @@ PINNED_MIN_LAYERS_PER_CHUNK = 1
 NATIVE_LORA_PIPELINE_MFU = 0.19
 
 
+def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool:
+    """Selective recompute (only attention's softmax and dropout recomputed) is Megatron's
+    --recompute-granularity selective (Korthikanti et al. 2022) and torchtitan's op-level
+    activation checkpointing. HF Transformers' gradient_checkpointing and DeepSpeed's activation
+    checkpointing save a layer's input alone and recompute the whole layer (HF docs, "Gradient
+    checkpointing"; DeepSpeed docs, "Activation Checkpointing"), and so do the PyTorch-native
+    stacks that run LoRA on FSDP2 (NeMo Automodel's recipes: activation_checkpointing: true;
+    torchtune): there recompute is none or full."""
+    return framework == MEGATRON or (framework == FSDP2 and not setup.is_peft)
+
+
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
     """The framework that runs this combination, or None when none does."""
     model_parallel = tp > 1 or pp > 1 or ep > 1
@@ -47,7 +61,7 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
     if setup.is_peft:
         if not model_parallel:
             return PEFT
-        return MEGATRON if zero <= 1 else None
+        return MEGATRON if zero <= 1 else FSDP2
     if zero >= 2:
         return FSDP2 if (model_parallel or zero == 3) else DEEPSPEED
     return MEGATRON

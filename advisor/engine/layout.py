@@ -22,7 +22,11 @@ class ModelSplit(BaseModel):
     tp: int = 1
     pp: int = 1
     dp: int = 1
-    ep: int = 1  # expert parallel (MoE): experts spread over this many data-parallel ranks
+    # expert parallel (MoE): experts spread over this many data-parallel ranks, or, when it is
+    # more than dp, over tensor- and data-parallel ranks together (Megatron-Core's MoE parallel
+    # folding: EP x expert-DP = TP x DP with expert tensor parallel 1; Liu et al. 2025, "MoE
+    # Parallel Folding", and Megatron-Core's MoE docs)
+    ep: int = 1
     cp: int = 1  # context parallel: each sequence split over this many GPUs (ring attention)
     hsdp: bool = False  # ZeRO-3 sharded over a server's ranks, replicated across servers
     zero_stage: int = 1
@@ -35,6 +39,15 @@ class ModelSplit(BaseModel):
     virtual_stages: int = 1
     pipeline_schedule: Literal["none", "1f1b", "interleaved-1f1b"] = "none"
     framework: str = ""
+
+    @property
+    def folded(self) -> bool:
+        return self.ep > self.dp
+
+    @property
+    def expert_dp(self) -> int:
+        """Ranks that hold the same experts, over which their ZeRO shards and gradients go."""
+        return max(1, (self.tp * self.dp if self.folded else self.dp) // max(1, self.ep))
 
     @property
     def microbatches_per_step(self) -> int:

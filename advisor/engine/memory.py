@@ -298,7 +298,7 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: ModelSpli
     ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights (ZeRO paper Sec 5); routed
     experts shard over the data-parallel ranks that hold the same experts (dp / ep)."""
     dp, zero = shard_ranks(layout), layout.zero_stage
-    expert_dp = max(1, dp // max(1, layout.ep))
+    expert_dp = layout.expert_dp
     w_bytes, g_bytes, _ = _STATE[setup.precision]
     if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
         g_bytes = MAIN_GRAD_BYTES

@@ -32,6 +32,7 @@ import math
 
 from pydantic import BaseModel
 
+from advisor.engine.frameworks import MEGATRON
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, flash_attention, lora_params_per_layer
 from advisor.engine.roofline import stage_time
@@ -49,6 +50,20 @@ from advisor.engine.specs import GPU, ModelShape
 # (NeMo's LoRA row runs on Megatron).
 FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.76, "DeepSpeed": 0.76, "HF PEFT/TRL": 0.76}
 FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
+# Megatron-Core's MoE layer waits for the host once a layer: its token dispatcher copies the
+# number of tokens per expert to the host (the all-to-all splits and the m_splits of Transformer
+# Engine's GroupedLinear are host lists; megatron/core/transformer/moe/token_dispatcher.py), so
+# the GPU cannot run ahead of the launches that follow. GroupedLinear then runs one cuBLAS GEMM
+# per local expert (general_grouped_gemm over multi-stream cuBLAS) and, in FP8, quantizes each
+# expert's input apart. So each local expert costs host time a layer and micro-batch, whatever
+# its token count: its two GEMMs (gate/up and down) forward, again under full recompute, and
+# twice backward (input and weight gradients; once for a frozen expert under LoRA), plus in
+# FP8 a cast before each. Megatron-Core's MoE report names this host-boundedness (arXiv
+# 2603.07685, "Compute Wall"). 20 us a launch of
+# eager PyTorch through TE is assumed, not fitted on the calibration set, which has no MoE
+# throughput row; it was chosen after reading Megatron-Bridge's table (docs/accuracy.md).
+MEGATRON_EXPERT_LAUNCH_S = 20e-6
+EXPERT_GEMMS = 2
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
@@ -182,6 +197,18 @@ def intra_node_gb_s(gpu: GPU) -> float:
     return gpu.intra_node_bw_gb_s / (4 if gpu.consumer else 2)
 
 
+def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
+    """Host time of one micro-batch's per-expert launches on one GPU that the GPU waits for
+    (Megatron-Core only: MEGATRON_EXPERT_LAUNCH_S)."""
+    if not m.is_moe or layout.framework != MEGATRON:
+        return 0.0
+    fwd = 2 if layout.recompute == "full" else 1
+    bwd = 1 if setup.is_peft else 2  # a frozen expert has no weight gradient
+    launches = EXPERT_GEMMS * (fwd + bwd) + (EXPERT_GEMMS * (fwd + 1) if setup.precision == "fp8" else 0)
+    local = m.moe_experts / max(1, layout.ep)
+    return c.moe_layers / layout.pp * local * launches * MEGATRON_EXPERT_LAUNCH_S
+
+
 def nic_gb_s(gpu: GPU, network: str) -> float:
     """One GPU's share of the server's NICs, one direction. A PCIe card shares the host's
     PCIe link with its NIC (one NIC per two cards behind a PCIe switch; assumed), so it gets
@@ -268,7 +295,7 @@ def estimate_throughput(
     # Sec 2.2), and one optimizer step.
     tokens_mb = setup.seq_len * layout.micro_batch
     cp = max(1, layout.cp)
-    expert_dp_shard = max(1, dp // ep) if layout.zero_stage >= 1 else 1
+    expert_dp_shard = layout.expert_dp if layout.zero_stage >= 1 else 1
     dense_shard = dp if layout.zero_stage >= 1 else 1
     if setup.is_peft:
         optimizer_params = trainable_params(m, setup, c) / (tp * pp * dense_shard)
@@ -295,14 +322,14 @@ def estimate_throughput(
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
-    t_mb = stage.microbatch_s / framework_eff
+    t_mb = stage.microbatch_s / framework_eff + expert_launch_s(m, setup, layout, c)
     compute = m_steps * t_mb + stage.optimizer_s
     # The node's efficiency: ideal time at peak over the time the roofline gives.
     node = (m_steps * tokens_mb / cp * hw_f / (tp * pp * peak)) / compute
     bubble = (pp - 1) / v * t_mb
     intra = intra_node_gb_s(gpu) * 1e9
     dp_per_node = max(1, min(dp, per_node // tp))
-    ep_per_node = max(1, min(ep, per_node // tp))
+    ep_per_node = max(1, min(ep, per_node if layout.folded else per_node // tp))
 
     tensor_s = 0.0
     if tp > 1:
@@ -337,7 +364,7 @@ def estimate_throughput(
     # dp_per_node / ep_per_node ranks on a server (one when the experts span the server), so
     # its gathers and reduce-scatters cross on that many NICs (expert review N3).
     dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
-    expert_dp = max(1, dp // ep)
+    expert_dp = layout.expert_dp
     expert_bw = collective_gb_s(gpu, net, expert_dp, max(1, dp_per_node // ep_per_node)) * 1e9
     grad_b = GRAD_REDUCE_BYTES.get(setup.precision, GRAD_REDUCE_BYTES_DEFAULT)
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)

@@ -121,6 +121,8 @@ def _hardware_problem(request: TrainingRequest, gpu: GPU, tp: int, pp: int, ep: 
     if count % (tp * pp * cp):
         return "split_count", {"tp": tp * cp, "pp": pp, "count": count, "gpu": gpu.name}
     dp = count // (tp * pp * cp)
-    if ep > 1 and dp % ep:
-        return "ep_dp", {"ep": ep, "dp": dp, "count": count}
+    # Experts spread over data-parallel ranks, or folded over tensor and data-parallel ranks
+    # together (advisor/engine/layout.py ModelSplit.ep)
+    if ep > 1 and (dp % ep if ep <= dp else (tp * dp) % ep):
+        return "ep_dp", {"ep": ep, "dp": dp, "count": count, "ranks": tp * dp}
     return None

@@ -59,6 +59,14 @@ SCALE = {
     "b": 1e9,
     "t": 1e12,
     "w": 1e4,
+    # written out: "2 billion tokens", "$50 thousand"
+    "thousand": 1e3,
+    "million": 1e6,
+    "mn": 1e6,
+    "mil": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "trillion": 1e12,
     "千": 1e3,
     "万": 1e4,
     "十万": 1e5,
@@ -71,6 +79,30 @@ SCALE = {
     "万亿": 1e12,
 }
 CN_UNITS = "万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千"
+# a number's scale as a word, before a unit or currency ("2 billion tokens", "50 thousand usd")
+SCALE_WORDS = r"(?:thousand|million|billion|trillion|mil|mn|bn)(?![a-z])"
+# A number in Chinese numerals, read only with a scale after it ("五百万", "一万条", "两千亿token").
+CN_SCALED = rf"[{CN_DIGITS}]+(?=\s*(?:{CN_UNITS}))"
+# Small numbers written out in English ("two weeks", "three epochs").
+EN_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
+EN_NUM = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
 
 # Words that carry no meaning of their own ("70B model on 8 GPUs within 14 days").
 FILLER = {
@@ -201,21 +233,103 @@ FILLER = {
     "要多久",
     "需要多久",
     "多长时间",
+    # the chatter around a request in Slack ("hey, can you plan ...? a week is fine, pls")
+    "hey",
+    "hi",
+    "you",
+    "is",
+    "are",
+    "be",
+    "our",
+    "some",
+    "like",
+    "stay",
+    "should",
+    "fine",
+    "ok",
+    "option",
+    "options",
+    "w/",
+    "thanks",
+    "thx",
+    "looking",
+    "planning",
+    "could",
+    "size",
+    "prefer",
+    "preferably",
+    "do",
+    "doing",
+    "estimate",
+    "possible",
+    "job",
+    "run",
+    "just",
+    "帮忙",
+    "搞定",
+    "估一下",
+    "估算",
+    "估计",
+    "评估",
+    "算下",
+    "算算",
+    "测算",
+    "给",
+    "拿",
+    "是",
+    "团队",
+    "小团队",
+    "公司",
+    "就行",
+    "就好",
+    "不急",
+    "请问",
+    "麻烦",
+    "老板",
+    "领导",
+    "多少钱",
+    "钱",
+    "能",
+    "评估一下",
+    "看下",
+    "看一下",
+    "让",
+    "训",
+    "多少",
+    "集群",
+    # "quote in usd", "美元报价": what the prices are in is read from the currency
+    "quote",
+    "报价",
+    # the data's file format says nothing about its size ("20 GB jsonl")
+    "jsonl",
+    "json",
+    "csv",
+    "parquet",
+    "txt",
 }
 
 
 # Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
 # text while training (PPO, GRPO): not planned, and said so, not misread.
-UNSUPPORTED_METHODS = ("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif")
+UNSUPPORTED_METHODS = (
+    *("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif"),
+    *("preference", "reward-model"),  # "20k preference pairs": preference tuning, whatever its name
+)
+# Preference data and rewards in Chinese ("偏好数据2万对", "奖励模型"): the same methods
+ZH_UNSUPPORTED_METHODS = ("偏好", "奖励模型", "强化学习")
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
-# table's training words ("with qlora", "用fp8"), read later.
-NOT_GPU_WORDS = frozenset(
-    word
-    for name in ("method", "finetune", "precision", "optimizer", "zero_stage", "currency", "offload", "recompute")
-    for w in (*fields.field(name).choices, fields.field(name).keys)
-    for word in w.en
-    if re.fullmatch(r"[a-z][a-z0-9.\-]*", word)
-) | frozenset(UNSUPPORTED_METHODS)
+# table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
+NOT_GPU_WORDS = (
+    frozenset(
+        word.lower()
+        for row in fields.FIELDS
+        for w in (*row.choices, row.keys, *row.units)
+        for word in w.en
+        if re.fullmatch(r"[a-zA-Z][a-zA-Z0-9.\-]*", word)
+    )
+    | frozenset(UNSUPPORTED_METHODS)
+    | frozenset(FILLER)
+)
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
 WHATIF_FILLER = frozenset(
     {
@@ -348,6 +462,38 @@ def _gpu_names() -> str:
 _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
 
 
+# Families whose releases are planned by the size in their name when the catalogue lacks them.
+UNCATALOGUED_FAMILIES = ("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder")
+
+
+@cache
+def _families() -> str:
+    families = {m.family for m in catalog.models()} | set(UNCATALOGUED_FAMILIES)
+    return "|".join(re.escape(f) for f in sorted(families, key=len, reverse=True))
+
+
+def _release(name: str, params_b: float) -> catalog.ModelShape | None:
+    """The one catalogued release a versioned family name and a size name ("qwen3 235b" is
+    Qwen3-235B-A22B, a mixture of experts: planned as a dense 235B it would cost ten times the
+    compute); None when the name has no version ("llama 70b": Llama 2 or 3?) or several fit."""
+    if not re.search(r"\d", name):
+        return None
+    words = re.split(r"[\s_\-]+", name.lower().strip("-_ "))
+
+    def begins(release: str) -> bool:
+        # the name's words begin the release's and the version ends there: "qwen3" begins
+        # qwen3-235b-a22b, "qwen2" neither qwen2.5-72b nor qwen2_5-72b (a bare number goes on)
+        parts = re.split(r"[\s_\-]+", release.lower())
+        return parts[: len(words)] == words and len(parts) > len(words) and not parts[len(words)].isdigit()
+
+    fits = {
+        m.name: m
+        for m in catalog.models()
+        if any(begins(n) for n in (m.name, *m.aliases)) and abs(m.params_b - params_b) <= 0.03 * params_b
+    }
+    return next(iter(fits.values())) if len(fits) == 1 else None
+
+
 @cache
 def _model_names() -> str:
     return _alternation(catalog.model_spellings())
@@ -418,20 +564,28 @@ class _Scanner:
         self.s = text
         self.lang = lang
         self.keep = False  # a handler sets it to leave its match for a later pattern
+        self.read = bytearray(len(text))  # the characters an earlier pattern read
 
-    def take(self, pattern: str, handle: Callable[[re.Match], None]) -> None:
+    def take(self, pattern: str, handle: Callable[[re.Match], None], unread: bool = False) -> None:
+        """`unread`: a key and its number must have stood side by side; a match over characters
+        read before joins words the text kept apart (`fsdp on A100-80GB 52.7d` is not `fsdp 52`).
+        Patterns that read a unit or currency already taken (`budget 1.2M usd`) leave it False."""
         for match in list(re.finditer(pattern, self.s)):
-            if self.s[match.start() : match.end()].strip() == "":
+            start, end = match.span()
+            if unread and any(self.read[start:end]):
+                continue
+            if self.s[start:end].strip() == "":
                 continue  # already consumed by an overlapping match
             handle(match)
             if self.keep:
                 self.keep = False
                 continue
-            start, end = match.span()
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
+            self.read[start:end] = b"\x01" * (end - start)
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
-        words = re.split(r"[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]+", self.s)
+        # a full stop ends a sentence, not a number ("a week is fine. cheapest pls", "1.5k")
+        words = re.split(r"(?:[\s,，。;；、!！?？:：()（）\[\]\"'“”—–…]|\.(?=\s|$))+", self.s)
         known = FILLER | filler
         cjk_fillers = sorted((w for w in known if not w.isascii()), key=len, reverse=True)
         out = []
@@ -476,6 +630,36 @@ def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
+# Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
+_GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
+# A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat").
+VARIANT = r"[_\-\s](?:instruct|chat|base|it|hf|thinking)"
+# What kind of samples a count names ("80k instruction samples", "10k chat examples").
+SAMPLE_KINDS = (
+    "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
+    "|math|coding|reasoning|domain|synthetic|human|high-quality"
+)
+# The data's nouns and the words around them that only say what the data is about ("cleaned
+# text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
+# text, another language, preference or reward data, a number, a time, a city.
+_EN_DATA = "data|text|corpus|dataset|documents|docs"
+_EN_NOT_ABOUT = (
+    "image|images|video|videos|audio|speech|voice|music|vision|visual|multimodal|multi-modal|picture|pictures"
+    "|photo|photos|ocr|tabular|time-series|timeseries|sensor|preference|reward"
+    "|french|german|korean|arabic|hindi|thai|dutch|greek|hebrew|persian|urdu|swahili"
+    "|[a-z]+(?:ese|ish|ian|lingual)"  # japanese, spanish, russian, multilingual: another language
+)
+_EN_ABOUT = rf"(?!(?:{_EN_NOT_ABOUT})(?![a-z]))[a-z]{{2,}}"
+_ZH_DATA = "数据集|数据(?!中心)|语料|文本|文档|网页"
+_ZH_ABOUT = (
+    "(?:(?!代码|图|像|视频|音|照|多模态|表格|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
+    "|[文语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"  # 文, 语: a language (日文, 韩语)
+)
+
+# "we'd like", "it's": the contraction carries no meaning here
+_CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
+
+
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
@@ -484,6 +668,7 @@ class _Parse:
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
+        norm = _CONTRACTION.sub("", norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
@@ -533,6 +718,7 @@ class _Parse:
         self._deadline()
         self._sizes()
         self._preferences()
+        self._about_the_data()
         leftovers = sc.leftovers(filler)
         if leftovers:
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
@@ -552,19 +738,23 @@ class _Parse:
             count = m["count"] or m["count2"] or ("1" if m["one"] or m["one_zh"] else None)
             if count:
                 self.set("gpu_count", int(_num(count)), m[0])
+            elif m["cn_count"]:
+                self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
 
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*|{L})(?P<name>{alt})s?{R}"
+            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
+            rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?(?:{R}|(?=[x*]\d))"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
         )
 
-        # a count with no type: "8 GPUs", "16卡" fixes the count, the planner picks the type
+        # a count with no type: "8 GPUs", "16卡", "八卡" fixes the count, the planner picks the type
         count = fields.field("gpu_count").units
         self.scan.take(
-            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})",
-            lambda m: self.set("gpu_count", int(_num(m[1])), m[0]),
+            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
+            rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
+            lambda m: self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0]),
         )
 
         # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
@@ -577,10 +767,15 @@ class _Parse:
             ),
         )
 
+        models = re.compile(rf"(?:{_model_names()}){R}")
+
         def unknown(m: re.Match) -> None:
             name = m["name"]
-            if name in NOT_GPU_WORDS or catalog.find_model(name):
-                self.scan.keep = True  # "用lora", "with qlora": a method or model, read later
+            # "用lora", "with qlora", "on llama 3.1 70b", "on about 80k": a word read later, or
+            # left for the refusal of words nobody reads; only a GPU-like name is an unknown GPU
+            gpu_like = re.search(r"\d", name) or _GPU_WORDS.fullmatch(name)
+            if name in NOT_GPU_WORDS or not gpu_like or models.match(self.scan.s, m.start("name")):
+                self.scan.keep = True
                 return
             self.fail("unknown_gpu", name=name, known=_known_gpus())
 
@@ -608,12 +803,36 @@ class _Parse:
             else:
                 self.set("nodes", count, m[0])
 
+        # "8卡H800 4台": 卡 before the name says a server's GPUs when it is a whole server's count
+        # (4 servers of 8), the GPUs of all servers when it is that many servers' (16卡H800 2台)
+        def each_or_all(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
+            per = int(_num(m["per"])) if m["per"][0].isdigit() else int(_cn_num(m["per"]))
+            self.set("gpu", found.name, m[0])
+            self.set("nodes", count, m[0])
+            self.set("gpu_count", per * count if per == found.gpus_per_server else per, m[0])
+
+        self.scan.take(
+            rf"(?P<per>\d+|{CN_NUM[1:-1]})\s*卡\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*[x*]?\s*{n}\s*台"
+            rf"(?:服务器|机器|节点)?",
+            each_or_all,
+        )
         self.scan.take(
             rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
         )
-        self.scan.take(rf"(?:用|使用)?(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)", servers)
+        # (not when a count comes before the name: "16张H800 2台服务器" is 16 GPUs on 2 servers)
+        self.scan.take(
+            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)",
+            servers,
+        )
+
         # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
-        self.scan.take(rf"{n}\s*机\s*(?P<total>\d+)\s*卡", lambda m: self.set("gpu_count", int(m["total"]), m[0]))
+        def machines(m: re.Match) -> None:
+            total = m["total"]
+            self.set("gpu_count", int(total) if total.isdigit() else int(_cn_num(total)), m[0])
+
+        self.scan.take(rf"(?:{n}|单|一)\s*机\s*(?P<total>\d+|{CN_NUM[1:-1]})\s*卡", machines)
 
         def per_server(m: re.Match) -> None:
             count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
@@ -628,7 +847,8 @@ class _Parse:
         def model(m: re.Match) -> None:
             self.set("model", catalog.find_model(m[1]).name, m[0])
 
-        self.scan.take(rf"{L}({alt}){R}", model)
+        # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
+        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}", model)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
@@ -647,13 +867,14 @@ class _Parse:
             sc.take(
                 rf"{L}(?:{_en(fields.field(name).keys)})\s*[:=]?\s*{NUM}{R}",
                 lambda m, name=name: s(name, _num(m[1]), m[0]),
+                unread=True,
             )
 
         def fsdp(m: re.Match) -> None:
             s("zero_stage", 3, m[0])
             s("dp", int(m[1]), m[0])  # `fsdp 64`: ZeRO-3 over 64 data-parallel ranks (the FSDP column of tables)
 
-        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+){R}", fsdp)
+        sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+)(?!\.\d){R}", fsdp, unread=True)
         self._choose("zero_stage")
         offload = fields.field("offload")
         sc.take(
@@ -729,14 +950,17 @@ class _Parse:
             lambda m: degree(_Merged(m)),
         )
         clashing = spelled(clash)
-        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)))
+        sc.take(rf"{L}(?P<en>{clashing})\s*[:=]?\s*(?P<n>{NUM}){R}", lambda m: degree(_Merged(m, zh=None)), unread=True)
         sc.take(rf"(?<!\d\s){L}(?P<en>{clashing}){value}", lambda m: degree(_Merged(m, zh=None)))
         # HSDP: sharded inside a server, replicated across servers (FSDP2's 2-D device mesh)
         self._choose("hsdp")
 
     def _methods(self) -> None:
         sc = self.scan
-        sc.take(rf"{L}({'|'.join(UNSUPPORTED_METHODS)}){R}", lambda m: self.fail("unsupported_method", word=m[1]))
+        sc.take(
+            rf"{L}({spelled(UNSUPPORTED_METHODS)}){R}|({'|'.join(ZH_UNSUPPORTED_METHODS)})",
+            lambda m: self.fail("unsupported_method", word=m[1] or m[2]),
+        )
         self._choose("method")
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
@@ -747,10 +971,9 @@ class _Parse:
         row = fields.field("budget")
         sign = spelled([s for w in row.signs for s in w.en], literal=True)
         currency_words = _all(row.units, "en") + "|" + _all(row.units, "zh")
-        amount = (
-            rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?"
-            rf"\s*(?P<cur>{currency_words})?"
-        )
+        number = rf"{NUM}|{CN_SCALED}"  # "50万", "五十万"
+        scale = rf"{CN_UNITS}|{SCALE_WORDS}|k|m|w|b"
+        amount = rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{number})\s*(?P<u>{scale})?\s*(?P<cur>{currency_words})?"
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
@@ -764,8 +987,13 @@ class _Parse:
             currency = "USD" if "USD" in said else ("CNY" if said else None)
             self.set("budget", (value, currency), m[0])
 
-        verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"  # "budget of $20k", "预算降到50万"
-        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为)?"
+        # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
+        verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"
+        verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
+        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
+        cn_verb += r"(?:大概|大约|约|差不多)?"
+        # "tight budget", "预算有限": cost first, before the key alone would read the same
+        self._choose("cost_first")
         self.scan.take(
             rf"(?:{L}(?:{_en(row.keys)}){verb}|(?:{_zh(row.keys)}){cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?",
             budget,
@@ -774,7 +1002,7 @@ class _Parse:
         # "under $20k", "at most 50k usd". In Chinese 万 after the number is money here (a count
         # of samples says 条 after it); in English a sign or a currency must say it.
         not_a_count = r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))"
-        zh_money = rf"(?P<n>{NUM})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
+        zh_money = rf"(?P<n>{number})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
         zh_yuan = rf"(?P<n>{NUM})\s*(?P<u>)(?P<cur>{_all(row.units, 'zh')})"  # "5000元"
         at_most, below = r"(?:不超过|不到|最多|控制在|低于|少于)\s*", r"\s*(?:以内|之内|以下)"
         for pattern in (
@@ -786,13 +1014,15 @@ class _Parse:
             self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
         ceiling = r"(?:under|below|less\s+than|at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|within)\s+"
         self.scan.take(
-            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>k|m|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|(?P<n2>{NUM})\s*(?P<u2>k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
+            rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{SCALE_WORDS}|k|m|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|(?P<n2>{NUM})\s*(?P<u2>{SCALE_WORDS}|k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))",
             lambda m: budget(_Merged(m, neg=None)),
         )
         self.scan.take(
-            rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w|b)?(?P<cur>)(?![a-z0-9])"
-            rf"|{L}(?P<neg2>-)?(?P<n2>{NUM})\s*(?P<u2>{CN_UNITS}|k|m|w)?\s*(?P<cur2>{currency_words})(?![a-z])",
+            rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{scale})?(?P<cur>)(?![a-z0-9])"
+            r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "$250k max"
+            rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*(?P<cur2>{currency_words})"
+            rf"(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
 
@@ -881,43 +1111,68 @@ class _Parse:
             s("tokens_per_sample", _amount(m["n"], m["u"]), m[0])
 
         token = rf"(?:{units('tokens', 'en')}|{units('tokens', 'zh')})"
+        sample = units("samples", "en")
+        each = rf"(?:each|per\s+(?:{sample})|/\s*(?:{sample})|on\s+average|avg)"
         for pattern in (
-            rf"{L}(?:avg|average|mean)\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
-            rf"(?:\s+(?:each|per\s+(?:sample|example|row|conversation)))?{R}",
-            rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s+(?:each|per\s+(?:sample|example|row|conversation)){R}",
-            rf"(?:平均)?每条(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
-            rf"平均(?:约)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
+            rf"\s*{token}(?:\s*{each})?{R}",
+            rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
+            rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
         ):
             sc.take(pattern, per_sample)
+        # "2B tokens", "2 billion tokens", "五亿token"; "1万多条", "80k+ samples", "80k instruction samples"
+        number = rf"(?P<neg>-)?(?P<n>{NUM}|{CN_SCALED})"
+        more = r"(?:多|余|\+)?"
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|b|t)?\s*(?:个\s*)?(?:(?:{units('tokens', 'en')}){R}"
-            rf"|{units('tokens', 'zh')})",
-            lambda m: self._data_amount(m, m[2], m[3], "tokens"),
+            rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|b|t)?{more}\s*(?:个\s*)?"
+            rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
+            lambda m: self._data_amount(m, m["n"], m["u"], "tokens"),
         )
+        kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
         sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*({CN_UNITS}|k|m|w)?\s*(?:(?:{units('samples', 'en')}){R}"
+            rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
-            lambda m: self._data_amount(m, m[2], m[3], "samples"),
+            lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
         )
-        # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size)
-        sc.take(
-            rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}|({units('bytes', 'zh')})(?=\s*(?:数据|语料)))",
-            lambda m: self._data_bytes(m),
-        )
-        # Words about the data say its language: "chinese", "中文数据", "数据是中文的".
+        # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size),
+        # or the data's language before that ("1T中文语料")
         spoken = fields.field("data_language").choices
         en, zh = _all(spoken, "en"), _all(spoken, "zh")
         sc.take(
-            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}|({zh})(?:数据|语料|文本)"
-            rf"|(?:数据|语料)(?:都|主要)?(?:是|为)?({zh})(?:的)?",
+            rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}"
+            rf"|({units('bytes', 'zh')})(?=\s*(?:(?:{zh})\s*)?(?:数据|语料|文本)))",
+            lambda m: self._data_bytes(m),
+        )
+        # Words about the data say its language: "chinese", "中文数据", "数据是中文的", with what
+        # the data is around them ("高质量中文数据", "中文网页文本", "100GB 中文 数据", "语料500G中文")
+        sc.take(
+            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}"
+            rf"|(?:(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,6}}?的?)?({zh})\s*(?:{_ZH_ABOUT}{{1,6}}?的?)?\s*(?:{_ZH_DATA})"
+            rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?",
             lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3]), m[0]),
         )
         epochs = fields.field("epochs").units
         en, zh = _all(epochs, "en"), _all(epochs, "zh")
-        sc.take(
-            rf"{L}{NUM}\s*(?:{en}){R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
-            lambda m: s("epochs", _num(m[1] or m[2]) if (m[1] or m[2]) else _cn_num(m[3]), m[0]),
+        sc.take(  # "3 epochs", "three epochs", "1 epoch over 5GB", "3轮"
+            rf"{L}(?:{NUM}|({EN_NUM}))\s*(?:{en})(?:\s+over)?{R}|{NUM}\s*(?:{zh})|{CN_NUM}\s*(?:{zh})",
+            lambda m: s("epochs", self._epochs(m), m[0]),
         )
+
+    @staticmethod
+    def _epochs(m: re.Match) -> float:
+        if m[2]:
+            return float(EN_NUMBERS[m[2]])
+        number = m[1] or m[3]
+        return _num(number) if number else _cn_num(m[4])
+
+    def _about_the_data(self) -> None:
+        """What the data is, said around its noun ("200GB of cleaned text", "行业数据"): read last,
+        so only words nothing else reads are taken; a modality the bot does not plan (images,
+        audio) or another language is left for the refusal, not read past."""
+        self.scan.take(rf"{L}(?:{_EN_ABOUT}[\s\-]+){{1,2}}(?:{_EN_DATA}){R}", lambda m: None)
+        self.scan.take(rf"(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,8}}?的?\s*(?:{_ZH_DATA})", lambda m: None)
 
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
         if m["neg"]:
@@ -1003,17 +1258,39 @@ class _Parse:
                 self.fail("bad_value", word=word.strip(), what="deadline")
             self.set("deadline_days", value * value_of(units, unit), word)
 
+        # a ceiling on the time is the deadline: "in less than a week", "under 10 days", "不超过两周"
         self.scan.take(
-            rf"{L}(-)?{NUM}\s*({_all(units, 'en')}){R}",
+            rf"{L}(?:in\s+)?(?:less\s+than|under|no\s+more\s+than|at\s+most)(?=\s+(?:a|an|\d))", lambda m: None
+        )
+        self.scan.take(r"(?:不超过|不到|最多)(?=\s*[\d一二两三四五六七八九十半])", lambda m: None)
+        self.scan.take(
+            rf"{L}(-)?{NUM}[\s\-]*({_all(units, 'en')}){R}",  # "14d", "3 weeks", "a 3-day job"
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
         )
-        # "a day", "an hour": a word, not a letter ("a d" is no deadline)
+        # "a day", "two weeks", "half a day": a word, not a letter ("a d" is no deadline)
         words = spelled([w for u in units for w in u.en if len(w) > 2])
-        self.scan.take(rf"{L}(?:a|an|one)\s+({words}){R}", lambda m: deadline(1, m[1], m[0], False))
+        self.scan.take(rf"{L}({EN_NUM})[\s\-]+({words}){R}", lambda m: deadline(EN_NUMBERS[m[1]], m[2], m[0], False))
+        self.scan.take(
+            rf"{L}(?:half\s+(?:a\s+)?|(?:a\s+)?half[\s\-]+)({words}){R}", lambda m: deadline(0.5, m[1], m[0], False)
+        )
+        self.scan.take(rf"{L}(?:a|an)\s+({words}){R}", lambda m: deadline(1, m[1], m[0], False))
+        # "半天", "半个月", "一个半月", "两天半": half a unit, or a unit and a half
+        zh = _all(units, "zh")
+        n = rf"\d+|{CN_NUM[1:-1]}"
+        self.scan.take(
+            rf"(?:(?P<n>{n})\s*(?:个)?)?半\s*(?:个)?(?P<u>{zh})|(?P<n2>{n})\s*(?P<u2>{zh})半",
+            lambda m: deadline(self._and_a_half(_Merged(m)["n"]), _Merged(m)["u"], m[0], False),
+        )
         self.scan.take(
             rf"(?:(-)?{NUM}|{CN_NUM})\s*({_all(units, 'zh')})",
             lambda m: deadline(_num(m[2]) if m[2] else _cn_num(m[3]), m[4], m[0], bool(m[1])),
         )
+
+    @staticmethod
+    def _and_a_half(number: str | None) -> float:
+        if number is None:
+            return 0.5
+        return (_num(number) if number[0].isdigit() else _cn_num(number)) + 0.5
 
     # -- model size -----------------------------------------------------------------
     def _sizes(self) -> None:
@@ -1050,12 +1327,21 @@ class _Parse:
 
         def named_size(m: re.Match) -> None:
             size(m)
-            self.set("unknown_model", m["name"], m[0])
+            release = _release(m["name"], self.fields["params_b"])
+            if release is not None:
+                self.set("model", release.name, m[0])
+            else:
+                self.set("unknown_model", m["name"], m[0])
 
         # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
         # the empty `neg` group is for size(), as no minus sign can follow a name
-        variant = r"(?:[_\-](?:chat|instruct|base|it|hf))?"  # "7b-chat", "qwen1.5-14b-base"
+        variant = rf"(?:{VARIANT})?"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
+        # "qwen 72b", "baichuan2 13b": a family's name apart from the size (not any word: "a 7b")
+        sc.take(
+            rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*)\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
+            named_size,
+        )
         total = fields.field("params_b").keys
         sc.take(
             rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
@@ -1065,6 +1351,15 @@ class _Parse:
 
     def _preferences(self) -> None:
         sc, s = self.scan, self.set
+        # "buy or rent?", "租还是买划算": a question the answer's rent-or-buy decision answers, no
+        # preference (rent and buy together would contradict each other)
+        own = fields.field("rent_or_buy").choices
+        en, zh = _all(own, "en"), _all(own, "zh")
+        sc.take(
+            rf"{L}(?:should\s+we\s+)?(?:{en})\s*(?:or|vs\.?|versus|/)\s*(?:{en}){R}"
+            rf"|(?:是)?(?:{zh})\s*(?:还是|或者|或|vs|和)\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?",
+            lambda m: None,
+        )
         self._choose("rent_or_buy")
         self._choose("currency")
         row = fields.field("city")
