@@ -99,10 +99,13 @@ def _start_logged(cmd, env, port, log) -> subprocess.Popen:
     raise SystemExit(f"{cmd} did not start: see {log}")
 
 
-def _start_bare(cmd, env, port) -> subprocess.Popen:
-    """The bare Bolt app, in a session of its own (so that kill -9 of its group ends it)."""
+def _start_bare(env, port, workers: int) -> subprocess.Popen:
+    """The bare Bolt app under gunicorn (the web host's threads), in a session of its own (so
+    that kill -9 of its group ends it)."""
+    cmd = [sys.executable, "-m", "gunicorn", "-w", str(workers), "-k", "gthread", "--threads", "8"]
+    cmd += ["-b", f"127.0.0.1:{port}", "bench.bare_app:create()"]
     log = Path(tempfile.gettempdir()) / f"gpu-advisor-bare-{port}.log"
-    return _start_logged(cmd, env, port, log)
+    return _start_logged(cmd, dict(env, PORT=str(port)), port, log)
 
 
 def _kill9(proc: subprocess.Popen) -> None:
@@ -344,24 +347,7 @@ def _postgres_run(args, work: Path, fake, rows: list, notes: list) -> None:
         clocks = [_spawn(["clock"], env, work / f"clock{i}.log") for i in range(2)]
         procs += web + workers + clocks
         bare_port = _port()
-        bare = _start_bare(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "-w",
-                "1",
-                "-k",
-                "gthread",
-                "--threads",
-                "8",
-                "-b",
-                f"127.0.0.1:{bare_port}",
-                "bench.bare_app:create()",
-            ],
-            dict(env, PORT=str(bare_port)),
-            bare_port,
-        )
+        bare = _start_bare(env, bare_port, 1)
         procs.append(bare)
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         time.sleep(8)  # planners warm
@@ -460,26 +446,7 @@ def _sqlite_run(args, work: Path, fake, rows: list, notes: list) -> None:
         procs.append(_spawn(["clock"], env, work / "sqlite-clock.log"))
         time.sleep(8)
         bare_port = _port()
-        procs.append(
-            _start_bare(
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "-w",
-                    "2",
-                    "-k",
-                    "gthread",
-                    "--threads",
-                    "8",
-                    "-b",
-                    f"127.0.0.1:{bare_port}",
-                    "bench.bare_app:create()",
-                ],
-                dict(env, PORT=str(bare_port)),
-                bare_port,
-            )
-        )
+        procs.append(_start_bare(env, bare_port, 2))
         lat_bare, lat_ours = _latency_batches(
             f"http://127.0.0.1:{bare_port}",
             f"http://127.0.0.1:{port}",
