@@ -49,6 +49,7 @@ def row(text: str, book: PriceBook) -> str:
     if p is None:
         return f"| `{text}` | no plan | | | | | | |"
     layout = f"tp{p['tp']} pp{p['pp']} dp{p['dp']} ep{p['ep']} ZeRO-{p['zero_stage']} {p['recompute']}"
+    layout += f" grads {p['grad_reduce']}"
     schedule = p["pipeline_schedule"] + (f" v{p['virtual_stages']}" if p["virtual_stages"] > 1 else "")
     days = f"{t['days']:.1f}" if t["days"] else "–"
     mfu = f"{t['mfu']:.0%}" if t["mfu"] is not None else "–"

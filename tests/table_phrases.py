@@ -18,6 +18,7 @@ CHOICE_FRAMES = {
     "lora_targets": ("lora {k} {w}", None),
     "offload": ("{k} {w}", "{k}{w}"),
     "recompute": ("{k} {w}", "{k}{w}"),
+    "grad_reduce": ("{k} {w}", "{k}{w}"),
     "lang": ("{k} {w}", None),
     "data_language": ("1TB {w} data", "1TB {w}数据"),
     "moe": ("{w} 671B active 37B", "{w} 671B 激活37B"),

@@ -115,6 +115,7 @@ WORDS = {
     "hsdp": (["hsdp"], ["混合分片"]),
     "offload": (["offload", "offload all"], ["卸载", "卸载全部"]),
     "recompute": (["recompute full", "recompute selective", "recompute none"], ["重计算"]),
+    "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
     "lang": (["lang zh"], ["lang en"]),
 }
 

@@ -9,7 +9,7 @@ import pytest
 from advisor import catalog
 from advisor.engine.estimate import estimate_for
 from advisor.engine.shapes import count_params
-from advisor.engine.throughput import GRAD_REDUCE_BYTES_DEFAULT, NETWORK_GBPS, ZERO3_GATHERS_PER_MICROBATCH
+from advisor.engine.throughput import GRAD_REDUCE_BYTES, NETWORK_GBPS, ZERO3_GATHERS_PER_MICROBATCH
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
 
@@ -34,7 +34,7 @@ def test_expert_zero3_traffic_crosses_one_nic_per_expert_group():
     experts_here = c.experts / 8
     expert_dp = 256 // 8
     ring = (expert_dp - 1) / expert_dp
-    per_mb = (ZERO3_GATHERS_PER_MICROBATCH * 2 + GRAD_REDUCE_BYTES_DEFAULT) * experts_here * ring
+    per_mb = (ZERO3_GATHERS_PER_MICROBATCH * 2 + GRAD_REDUCE_BYTES["fp32"]) * experts_here * ring
     one_nic = NETWORK_GBPS[est.throughput.network] * 1e9
     expert_seconds = lay.microbatches_per_step * per_mb / one_nic
     assert est.throughput.step["step_s"] >= expert_seconds

@@ -11,6 +11,10 @@ The search policy, in order:
   3. per split, recompute none, selective, full (`recompute_levels`), each with the largest
      micro-batch that fits (`largest_fitting_micro_batch`); more recompute is tried only
      while the micro-batch that fits is 1 (it trades speed for memory we may not need);
+     gradients in fp32; on Megatron-Core in bf16 or fp8, where every layout with fp32
+     gradients needs full recompute or none fits, gradients reduced in bf16 are tried too
+     (`grad_reduce_levels`): NVIDIA's performance recipes reduce in bf16 rather than
+     recompute whole layers;
   4. of the candidates that fit with headroom, the fastest wins (`best_layout`); when none
      fits at all, the one that needs the least memory.
 Knobs the user set are kept as given (`TrainingSetup.pinned`).
@@ -32,9 +36,9 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, framework_for, has_selective_recompute, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, MEGATRON, framework_for, has_selective_recompute, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
-from advisor.engine.memory import GIB, MemoryBreakdown, estimate_memory, states_floor_bytes
+from advisor.engine.memory import GIB, MAIN_GRAD_PRECISIONS, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -66,6 +70,14 @@ MAX_PIPELINE_STAGES = 32
 # the user asks (assumed).
 SEARCHED_ZERO_STAGES = (1, 3)
 RECOMPUTE_LEVELS = ("none", "selective", "full")
+# Gradient reduction dtypes: fp32 first (numerically safest: Megatron-LM's default with --bf16,
+# NeMo's bf16_mixed and torchtitan's); bf16 halves the main_grad buffer and the gradient traffic
+# and is what NVIDIA's Megatron-Bridge performance recipes run, bf16 and fp8 alike, so that
+# Llama 3.1 405B on TP8 x PP8 x CP2 needs no recompute (perf_recipes/_common.py `_perf_precision`
+# sets grad_reduce_in_fp32 False; read at commit 067f987df, 2026-08). Tried only where fp32
+# gradients need full recompute or do not fit, and only on Megatron-Core, whose buffer it shrinks:
+# a plan does not trade fp32 accumulation for a percent of speed.
+GRAD_REDUCE_LEVELS = ("fp32", "bf16")
 OFFLOAD_LEVELS = ("none", "optimizer", "all")
 # The most GPUs any plan uses, the same cap for the planner and for counts the user gives
 # none of: 16,384 (Llama 3 405B's cluster).
@@ -276,6 +288,18 @@ def recompute_levels(setup: TrainingSetup) -> tuple[str, ...]:
     return (setup.pinned.recompute,) if setup.pinned.recompute else RECOMPUTE_LEVELS
 
 
+def grad_reduce_levels(setup: TrainingSetup, framework: str | None) -> tuple[str, ...]:
+    """The gradient dtypes to try, the safest first: the user's, fp16's own, or fp32 then
+    (Megatron-Core in bf16 or fp8) bf16."""
+    if setup.precision == "fp16":
+        return ("fp16",)
+    if setup.pinned.grad_reduce:
+        return (setup.pinned.grad_reduce,)
+    if framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
+        return GRAD_REDUCE_LEVELS
+    return GRAD_REDUCE_LEVELS[:1]
+
+
 def offload_levels(setup: TrainingSetup) -> tuple[str, ...]:
     return (setup.pinned.offload,) if setup.pinned.offload else OFFLOAD_LEVELS
 
@@ -302,6 +326,7 @@ def largest_fitting_micro_batch(
     offload: str,
     recompute: str,
     only_one: bool = False,
+    grad_reduce: str = "fp32",
 ) -> Candidate:
     """Micro-batches grow until one no longer fits (memory grows with the micro-batch): the
     last that fits, or the first tried when none does (`only_one`: the first alone)."""
@@ -333,6 +358,7 @@ def largest_fitting_micro_batch(
             zero_stage=split.zero_stage,
             offload=offload,
             recompute=recompute,
+            grad_reduce=grad_reduce,
             micro_batch=mbs,
             global_batch=batch,
             virtual_stages=virtual,
@@ -349,25 +375,41 @@ def largest_fitting_micro_batch(
 
 
 def candidate_layouts(
-    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str, capped: bool = True
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    offload: str,
+    capped: bool = True,
+    second_grads: bool = False,
 ) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
-    need, so it stops once a micro-batch above 1 fits."""
+    need, so it stops once a micro-batch above 1 fits. Gradients in the first dtype
+    `grad_reduce_levels` gives; `second_grads`: in the one tried second instead (bf16 on
+    Megatron-Core), only on the splits that have one."""
     levels = recompute_levels(setup)
     for split in parallel_splits(m, setup, gpu, count, offload, capped):
+        framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+        grads = grad_reduce_levels(setup, framework)
+        if second_grads and len(grads) < 2:
+            continue
+        grad_reduce = grads[1] if second_grads else grads[0]
         if len(levels) > 1:
             # The least memory this split can need (full recompute, one sequence): when even
             # that does not fit, no level will.
-            least = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, levels[-1], only_one=True)
+            least = largest_fitting_micro_batch(
+                m, setup, gpu, count, split, offload, levels[-1], only_one=True, grad_reduce=grad_reduce
+            )
             if not least.fits:
                 yield least
                 continue
-        framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         for recompute in levels:
             if recompute == "selective" and len(levels) > 1 and not has_selective_recompute(framework, setup):
                 continue  # HF, DeepSpeed and the PyTorch-native LoRA stacks checkpoint whole layers
-            candidate = largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute)
+            candidate = largest_fitting_micro_batch(
+                m, setup, gpu, count, split, offload, recompute, grad_reduce=grad_reduce
+            )
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:
                 break
@@ -455,7 +497,9 @@ def _grow_batch(
         grown = setup.model_copy(update={"batch_scale": scale})
         lay = found.layout
         split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage)
-        candidate = largest_fitting_micro_batch(m, grown, gpu, count, split, lay.offload, lay.recompute)
+        candidate = largest_fitting_micro_batch(
+            m, grown, gpu, count, split, lay.offload, lay.recompute, grad_reduce=lay.grad_reduce
+        )
         if candidate is not None and candidate.fits:
             speed = estimate_throughput(m, grown, candidate.layout, gpu, network).tokens_per_s_per_gpu
             tried.append((speed, grown, candidate))
@@ -471,14 +515,24 @@ def _search(
     least_memory: Candidate | None = None
     for offload in offload_levels(setup):
         fastest: tuple[float, Candidate] | None = None
-        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
-            if not candidate.fits:
-                if least_memory is None or candidate.memory.total < least_memory.memory.total:
-                    least_memory = candidate
-                continue
-            speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
-            if fastest is None or speed > fastest[0]:
-                fastest = (speed, candidate)
+        for second_grads in (False, True):
+            # bf16 gradients only where every layout with fp32 ones needs full recompute (unless
+            # the user fixed it) or none fits: a plan does not trade fp32 accumulation for a
+            # percent of speed
+            if (
+                second_grads
+                and fastest is not None
+                and (fastest[1].layout.recompute != "full" or setup.pinned.recompute)
+            ):
+                break
+            for candidate in candidate_layouts(m, setup, gpu, count, offload, capped, second_grads):
+                if not candidate.fits:
+                    if least_memory is None or candidate.memory.total < least_memory.memory.total:
+                        least_memory = candidate
+                    continue
+                speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
+                if fastest is None or speed > fastest[0]:
+                    fastest = (speed, candidate)
         if fastest is not None:
             return fastest[1]
     return least_memory
@@ -493,7 +547,8 @@ def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bo
         c.fits
         for offload in offload_levels(setup)
         if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
-        for c in candidate_layouts(m, setup, gpu, count, offload)
+        for second_grads in (False, True)
+        for c in candidate_layouts(m, setup, gpu, count, offload, second_grads=second_grads)
     )
 
 

@@ -32,6 +32,8 @@ class ModelSplit(BaseModel):
     zero_stage: int = 1
     offload: Literal["none", "optimizer", "all"] = "none"
     recompute: Literal["none", "selective", "full"] = "none"
+    # The dtype gradients are accumulated and reduced in (fp16 runs keep fp16 gradients).
+    grad_reduce: Literal["fp32", "bf16", "fp16"] = "fp32"
     micro_batch: int = 1
     global_batch: int | None = None
     # Model chunks per pipeline stage (interleaved 1F1B; 1 is plain 1F1B), the schedule and

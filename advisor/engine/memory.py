@@ -39,10 +39,12 @@ _STATE = {
     "pure-bf16": (2, 2, 0),
     "fp32": (4, 4, 0),
 }
-# Megatron-Core accumulates bf16 (and fp8) gradients in an fp32 main_grad buffer
-# (accumulate_allreduce_grads_in_fp32, set with --bf16): 4 bytes a parameter, as its
-# theoretical_memory_usage.py counts (6 + 12/dp bytes with the distributed optimizer).
-MAIN_GRAD_BYTES = 4
+# Megatron-Core accumulates bf16 (and fp8) gradients in a main_grad buffer of the dtype they
+# are reduced in: fp32 by default (accumulate_allreduce_grads_in_fp32, set with --bf16), 4 bytes
+# a parameter, as its theoretical_memory_usage.py counts (6 + 12/dp bytes with the distributed
+# optimizer); bf16, 2 bytes, where the plan reduces in bf16 as NVIDIA's performance recipes do
+# (layout.grad_reduce; Megatron-Bridge perf_recipes/_common.py `_perf_precision`).
+MAIN_GRAD_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 MAIN_GRAD_PRECISIONS = ("bf16", "fp8")
 # Optimizer moments per parameter (AdamW: m and v; Lion and SGD with momentum: one).
 _MOMENTS = {"adamw": 2, "adamw8bit": 2, "lion": 1, "sgd": 1}
@@ -301,7 +303,7 @@ def full_training_states(c: ParamCounts, setup: TrainingSetup, layout: ModelSpli
     expert_dp = layout.expert_dp
     w_bytes, g_bytes, _ = _STATE[setup.precision]
     if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
-        g_bytes = MAIN_GRAD_BYTES
+        g_bytes = MAIN_GRAD_BYTES[layout.grad_reduce]
     opt_bytes = optimizer_bytes_per_param(setup)
     weights = shard.dense * w_bytes / (dp if zero == 3 else 1) + shard.experts * w_bytes / (
         expert_dp if zero == 3 else 1

@@ -14,6 +14,9 @@ Precision = Literal["bf16", "pure-bf16", "fp16", "fp8", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "lion", "sgd"]
 Offload = Literal["none", "optimizer", "all"]
 Recompute = Literal["none", "selective", "full"]
+# The dtype gradients are accumulated and reduced in: fp32 (Megatron-LM with --bf16, NeMo's and
+# torchtitan's defaults) or bf16 (NVIDIA's Megatron-Bridge performance recipes).
+GradReduce = Literal["fp32", "bf16"]
 LoraTargets = Literal["qv", "attn", "all"]
 
 # LoRA rank and target modules when the user names none: every linear layer, as QLoRA found
@@ -37,6 +40,7 @@ class PinnedKnobs(BaseModel):
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None
+    grad_reduce: GradReduce | None = None
     micro_batch: int | None = None
 
 

@@ -137,13 +137,14 @@ TP_ACTIVATION_BYTES = 2
 # back, s*b*h values of 2 bytes, split over the tensor-parallel ranks (scatter/gather
 # optimisation, Narayanan et al. 2021, Sec 4.1); v times with v virtual stages.
 PP_P2P_PER_MICROBATCH = 2
-# Data parallel, in bytes per parameter: bf16 weights (4 in fp32); gradients reduced in fp32
-# for bf16 and fp8 (Megatron sets accumulate_allreduce_grads_in_fp32 with --bf16; torchtitan's
-# mixed_precision_reduce defaults to float32), in 2 bytes for fp16 (Megatron's fp16 default).
+# Data parallel, in bytes per parameter: bf16 weights (4 in fp32); gradients in the dtype the
+# layout reduces them in (`ModelSplit.grad_reduce`): fp32 for bf16 and fp8 by default (Megatron
+# sets accumulate_allreduce_grads_in_fp32 with --bf16; torchtitan's mixed_precision_reduce
+# defaults to float32), bf16 where the plan reduces in bf16 as NVIDIA's performance recipes
+# do, 2 bytes for fp16 (Megatron's fp16 default).
 PARAM_COMM_BYTES = {"fp32": 4}
 PARAM_COMM_BYTES_DEFAULT = 2
-GRAD_REDUCE_BYTES = {"fp16": 2}
-GRAD_REDUCE_BYTES_DEFAULT = 4
+GRAD_REDUCE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 # ZeRO-3 / FSDP gathers each layer's parameters in the forward and again in the backward of
 # every micro-batch (FSDP2's default reshard_after_forward=True; DeepSpeed ZeRO-3 re-gathers
 # too), and reduce-scatters the gradients every micro-batch (ZeRO paper Sec 7: 3x the
@@ -366,7 +367,7 @@ def estimate_throughput(
     dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
     expert_dp = layout.expert_dp
     expert_bw = collective_gb_s(gpu, net, expert_dp, max(1, dp_per_node // ep_per_node)) * 1e9
-    grad_b = GRAD_REDUCE_BYTES.get(setup.precision, GRAD_REDUCE_BYTES_DEFAULT)
+    grad_b = GRAD_REDUCE_BYTES[layout.grad_reduce]
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
     trainable = trainable_params(m, setup, c)
     if setup.is_peft:

@@ -88,6 +88,7 @@ class Advice(BaseModel):
             "zero_stage": lay.zero_stage,
             "offload": lay.offload,
             "recompute": lay.recompute,
+            "grad_reduce": lay.grad_reduce,
             "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch,
             "fits": e.fits,

@@ -27,6 +27,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         zero_stage=request.zero_stage if request.given("zero_stage") else None,
         offload=request.offload if request.given("offload") else None,
         recompute=request.recompute,
+        grad_reduce=request.grad_reduce,
         micro_batch=request.micro_batch or None,
         tp=request.tp,
         pp=request.pp,

@@ -240,6 +240,13 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     for name in ("offload", "recompute"):
         if name in given:
             add("other", _keyed(name, getattr(r, name), zh))
+    if "grad_reduce" in given:  # said with its dtype, whichever it is
+        add(
+            "other",
+            _key("grad_reduce", zh)
+            + ("" if zh else " ")
+            + _row("grad_reduce").choice(r.grad_reduce).written("zh" if zh else "en"),
+        )
     if "precision" in given:
         add("other", _say("precision", r.precision, zh))
     if "optimizer" in given:

@@ -584,6 +584,28 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("recompute full",), zh=("重计算",)),
     ),
+    # The dtype gradients are accumulated and reduced in: `grads fp32` keeps fp32 (the default),
+    # `grads bf16` halves Megatron's main_grad buffer and the gradient traffic, as NVIDIA's
+    # performance recipes run; a choice is always said with it (`bf16 grads` too)
+    Field(
+        "grad_reduce",
+        keys=Word(
+            en=(
+                "grads",
+                "gradients",
+                "grad-reduce(-dtype)?",
+                "gradient-reduce(-dtype)?",
+                "grad(ient)?-reduction",
+                "grad-dtype",
+            ),
+            zh=("梯度规约", "梯度精度", "梯度"),
+        ),
+        choices=(
+            Word("fp32", en=("fp32", "float32"), zh=("fp32", "float32")),
+            Word("bf16", en=("bf16", "bfloat16"), zh=("bf16", "bfloat16")),
+        ),
+        examples=Word(en=("grads bf16",), zh=("梯度规约bf16",)),
+    ),
     Field(
         "lang",
         keys=Word(en=("lang",)),
@@ -639,7 +661,7 @@ HELP = (
     ("budget", ("cost_first", "budget")),
     ("hardware", ("gpu_count", "nodes", "gpu")),
     ("numerics", ("precision", "optimizer")),
-    ("layout", ("seq_len", "micro_batch", "zero_stage", "tp", "pp", "offload", "recompute")),
+    ("layout", ("seq_len", "micro_batch", "zero_stage", "tp", "pp", "offload", "recompute", "grad_reduce")),
     (
         "preferences",
         ("rent_or_buy", "lease_term_months", "own_use_months", "own_utilisation", "currency", "city", "speed_first"),

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.engine.setup import LoraTargets, Method, Offload, Optimizer, Precision, Recompute
+from advisor.engine.setup import GradReduce, LoraTargets, Method, Offload, Optimizer, Precision, Recompute
 
 Lang = Literal["en", "zh"]
 
@@ -90,6 +90,8 @@ class TrainingRequest(BaseModel):
     hsdp: bool = False
     offload: Offload = "none"
     recompute: Recompute | None = None
+    # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.
+    grad_reduce: GradReduce | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None
     # The team's own use of bought GPUs beyond this job (issue 15): `keep it busy 24 months`,
     # `用两年`, `60% use`; None: only this job is weighed (advisor/planning/costs.py).

@@ -888,6 +888,14 @@ class _Parse:
             rf"|(?:{_zh(recompute.keys)})",
             lambda m: s("recompute", self._said(recompute, m[1]), m[0]),
         )
+        # before the precision, which would read `grads bf16`'s dtype as the run's own
+        grads = fields.field("grad_reduce")
+        dtype_en, dtype_zh = _all(grads.choices, "en"), _all(grads.choices, "zh")
+        sc.take(
+            rf"{L}(?:{_en(grads.keys)})\s*[:=]?\s*({dtype_en}){R}|{L}({dtype_en})[\s_\-]+(?:{_en(grads.keys)}){R}"
+            rf"|(?:{_zh(grads.keys)})\s*[:=用]?\s*({dtype_zh})|({dtype_zh})\s*(?:{_zh(grads.keys)})",
+            lambda m: s("grad_reduce", value_of(grads.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
         self._choose("precision")
         self._choose("optimizer")
         self._choose("opt_in_backward")
@@ -1599,6 +1607,7 @@ class _Parse:
             hsdp=bool(f.get("hsdp")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
+            grad_reduce=f.get("grad_reduce"),
             rent_or_buy=f.get("rent_or_buy"),
             own_use_months=f.get("own_use_months"),
             lease_term_months=f.get("lease_term_months"),
