@@ -23,6 +23,7 @@ from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
     HELD_OUT_MEGATRON,
+    HELD_OUT_MEGATRON_2511,
     HELD_OUT_THROUGHPUT,
     MEMORY_CASES,
     NOT_EXPRESSIBLE,
@@ -272,6 +273,7 @@ def main() -> int:
     held_rows, _ = build_rows(HELD_OUT, [])
     automodel_rows, _ = build_rows(HELD_OUT_THROUGHPUT, [])
     bridge_rows, _ = build_rows(HELD_OUT_MEGATRON, [])
+    bridge_2511_rows, _ = build_rows(HELD_OUT_MEGATRON_2511, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -281,6 +283,8 @@ def main() -> int:
     print(summary_table(automodel_rows))
     print("\n### Summary: held-out throughput (Megatron-Bridge, read after the engine was built)\n")
     print(summary_table(bridge_rows))
+    print("\n### Summary: held-out throughput (Megatron-Bridge 25.11, an older container)\n")
+    print(summary_table(bridge_2511_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -295,6 +299,9 @@ def main() -> int:
     print()
     bridge = markdown(bridge_rows, []).split("### Peak memory per GPU")[0].rstrip()
     print(bridge.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge"))
+    print()
+    older = markdown(bridge_2511_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(older.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge 25.11"))
     return 0
 
 

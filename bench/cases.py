@@ -523,6 +523,90 @@ HELD_OUT_MEGATRON = [
     )
 ]
 
+# A fourth held-out set, scored once on 2026-12-02 before any change it could prompt: the same
+# archive's older section, NeMo container 25.11 (DGX-H100 and DGX-B200; the GB200/GB300 rows need
+# NVL72, which the catalogue lacks), each row with its stated layout. Older software: the same
+# layouts ran up to 1.7x slower than in the 26.x containers (Qwen3 30B-A3B on 16 H100: 5,275
+# against 9,058 tokens/s), so these test how far a plan's figure holds for a team a release behind.
+_BRIDGE_2511 = _BRIDGE + "25.11 "
+HELD_OUT_MEGATRON_2511 = [
+    TimeCase(f"Megatron-Bridge 25.11 {name}", request, tokens_per_s_per_gpu=measured, note=_BRIDGE_2511 + note)
+    for name, request, measured, note in (
+        (
+            "Llama 3 8B FP8 (8 H100, FSDP 8)",
+            "llama3-8b pretrain 1T tokens seq 8192 mbs 1 gbs 128 fsdp 8 fp8 on 8xH100",
+            14451,
+            "DGX-H100: FP8-CS, GBS 128, MBS 1, FSDP 8",
+        ),
+        (
+            "Llama 3 70B FP8 (64 H100)",
+            "llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 128 tp 4 pp 8 vpp 5 zero1 fp8 on 64xH100",
+            1602,
+            "DGX-H100: FP8-CS, GBS 128, TP 4, PP 8, VP 5",
+        ),
+        (
+            "Llama 3.1 405B FP8 (1024 H100)",
+            "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 512 tp 8 pp 8 cp 2 vpp 8 zero1 fp8 on 1024xH100",
+            292,
+            "DGX-H100: FP8-CS, GBS 512, TP 8, PP 8, CP 2, VP 8",
+        ),
+        (
+            "GPT-OSS 120B BF16 (64 H100, PP 4 EP 8)",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 4 ep 8 zero1 on 64xH100",
+            5630,
+            "DGX-H100: BF16, GBS 512, MBS 4, PP 4, EP 8",
+        ),
+        (
+            "Qwen3 30B-A3B FP8 (16 H100, PP 2 EP 8)",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 2 gbs 512 tp 1 pp 2 vpp 24 ep 8 zero1 fp8 on 16xH100",
+            5275,
+            "DGX-H100: FP8-CS, GBS 512, MBS 2, PP 2, VP 24, EP 8",
+        ),
+        (
+            "Qwen3 235B-A22B FP8 (256 H100)",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 2 pp 8 vpp 4 ep 32 zero1 fp8 on 256xH100",
+            1575,
+            "DGX-H100: FP8-CS, GBS 2048, TP 2, PP 8, VP 4, EP 32",
+        ),
+        (
+            "Llama 3 8B FP8 (8 B200)",
+            "llama3-8b pretrain 1T tokens seq 8192 mbs 2 gbs 128 tp 1 pp 1 zero1 fp8 on 8xB200",
+            30624,
+            "DGX-B200: FP8-CS, GBS 128, MBS 2",
+        ),
+        (
+            "Llama 3.1 405B FP8 (128 B200)",
+            "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 64 tp 4 pp 8 cp 2 vpp 8 zero1 fp8 on 128xB200",
+            661,
+            "DGX-B200: FP8-CS, GBS 64, TP 4, PP 8, CP 2, VP 8",
+        ),
+        (
+            "DeepSeek-V3 with MTP MXFP8 (256 B200, PP 16 EP 8)",
+            "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 1 pp 16 ep 8 zero1 fp8 on 256xB200",
+            2139,
+            "DGX-B200: FP8-MX, GBS 2048, PP 16, VP 1, EP 8, with MTP",
+        ),
+        (
+            "GPT-OSS 120B BF16 (64 B200, EP 8)",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 1 ep 8 zero1 on 64xB200",
+            8213,
+            "DGX-B200: BF16, GBS 512, MBS 4, EP 8",
+        ),
+        (
+            "Qwen3 30B-A3B MXFP8 (8 B200)",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 512 tp 1 pp 1 ep 8 zero1 fp8 on 8xB200",
+            9299,
+            "DGX-B200: FP8-MX, GBS 512, MBS 1, EP 8",
+        ),
+        (
+            "Qwen3 235B-A22B MXFP8 (64 B200, PP 8 EP 8)",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 8 vpp 2 ep 8 zero1 fp8 on 64xB200",
+            3269,
+            "DGX-B200: FP8-MX, GBS 1024, PP 8, VP 2, EP 8",
+        ),
+    )
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.
