@@ -36,6 +36,12 @@ PINNED_MIN_LAYERS_PER_CHUNK = 1
 # LoRA on TP2 x PP4 over 8 H100 in bf16 at 190 TFLOP/s a GPU, 19% of the peak
 # (NVIDIA-NeMo/Automodel docs/performance-summary.md, 2025-10-02). The answer quotes it.
 NATIVE_LORA_PIPELINE_MFU = 0.19
+# MoE throughput moves with the software release far more than dense throughput: Megatron-Bridge
+# measured the same Qwen3 30B-A3B layout (16 H100, FP8, PP2 x VP12 x EP8, GBS 1024) at 5,113
+# tokens/s a GPU in NeMo 26.02 and 9,058 in 26.02.01, where its dense Llama 3 70B FP8 row moved
+# from 1,621 to 1,639 over the same releases (NVIDIA-NeMo/Megatron-Bridge
+# docs/performance-summary-archive.md, commit 067f987df). MoE answers quote the spread.
+MOE_RELEASE_SPREAD_TOKENS_S = (5113, 9058)
 
 
 def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool:

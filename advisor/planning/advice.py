@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
-from advisor.engine.frameworks import MEGATRON, NATIVE_LORA_PIPELINE_MFU
+from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
@@ -331,6 +331,18 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON:
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
+    if req.is_moe:
+        slow, fast = MOE_RELEASE_SPREAD_TOKENS_S
+        out.append(
+            _note(
+                "warning",
+                "moe_release_spread",
+                slow=slow,
+                fast=fast,
+                ratio=fast / slow,
+                days=est.days and est.days * fast / slow,
+            )
+        )
     return out
 
 
