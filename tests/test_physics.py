@@ -17,7 +17,7 @@ from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framewor
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.setup import PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
-from advisor.engine.throughput import estimate_throughput
+from advisor.engine.throughput import ATTENTION_FLOPS_PER_LAYER_TOKEN_Q, estimate_throughput, flops_per_token
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
 
@@ -276,3 +276,37 @@ def test_experts_fold_over_tensor_and_data_parallel_ranks():
     with pytest.raises(RequestError) as info:
         advise_request(parse("qwen3-235b-a22b pretrain 1T tokens tp 2 pp 8 ep 64 on 256xH100"), book=None)
     assert info.value.details["reason"] == "ep_dp" and info.value.details["ranks"] == 32
+
+
+# -- local attention (issue 22: the models of 2025-26) -------------------------------------
+
+
+def test_a_sliding_window_sees_its_window_once_past_it():
+    # GPT-OSS: 18 of 36 layers see the last 128 tokens. At 4096 tokens a local query sees
+    # 128 - 128 * 127 / 8192 = 126.02 keys on average, a full one 2048.5.
+    m = catalog.find_model("gpt-oss-120b")
+    local = 128 - 128 * 127 / (2 * 4096)
+    assert m.mean_keys(4096) == pytest.approx(0.5 * local + 0.5 * 4097 / 2)
+    assert m.attention_share(4096) == pytest.approx(m.mean_keys(4096) / (4097 / 2))
+
+
+def test_chunked_attention_sees_the_causal_part_of_its_chunk():
+    # Llama 4: 36 of 48 layers attend within chunks of 8192; at 32768 tokens (4 whole chunks)
+    # a chunked query sees 8193 / 2 keys on average; at 8192 tokens or fewer, the whole sequence.
+    m = catalog.find_model("llama4-maverick")
+    assert m.mean_keys(32768) == pytest.approx(0.75 * 8193 / 2 + 0.25 * 32769 / 2)
+    assert m.attention_share(8192) == 1.0
+    # a partial last chunk: 10000 tokens = one chunk of 8192 and 1808 tokens
+    expected_local = (8192 * 8193 / 2 + 1808 * 1809 / 2) / 10000
+    assert m.mean_keys(10000) == pytest.approx(0.75 * expected_local + 0.25 * 10001 / 2)
+
+
+def test_local_layers_cut_the_attention_flops_and_time():
+    gemma = catalog.find_model("gemma3-27b")
+    full = gemma.model_copy(update={"local_attention_layers": 0, "name": "gemma3-27b-full"})
+    setup = TrainingSetup(method="full-finetune", seq_len=32768)
+    local_flops, _ = flops_per_token(gemma, setup, "none")
+    full_flops, _ = flops_per_token(full, setup, "none")
+    q = gemma.heads * gemma.head_dim
+    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * gemma.layers * 32768 * q
+    assert full_flops - local_flops == pytest.approx(attention * (1 - gemma.attention_share(32768)))

@@ -226,7 +226,8 @@ def stage_time(
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape."""
     key = (
-        m.name, m.layers, m.hidden, m.moe_experts, gpu.name, precision, method, lora_rank, lora_targets, seq,
+        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
+        precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, flash, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
     )  # fmt: skip
     found = _CACHE.get(key)
@@ -242,9 +243,6 @@ def stage_time(
 
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
     (
-        _,
-        _,
-        _,
         _,
         _,
         precision,
@@ -287,11 +285,12 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         if peft:
             for lin in lora_linears(m, tokens, tp, rank, targets):
                 gemm += gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype) * (fwd_passes + 2)
-        # Attention core: causal, so half the scores (keys over the whole sequence with cp).
+        # Attention core: causal, so half the scores (keys over the whole sequence with cp);
+        # local windows or chunks see fewer keys, averaged over the layers (ModelShape.mean_keys).
         qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim if m.uses_mla else m.head_dim
         v = m.mla_v_head_dim if m.uses_mla else m.head_dim
         heads = m.heads / tp
-        fwd_flops = 2 * tokens * (seq / 2) * (qk + v) * heads
+        fwd_flops = 2 * tokens * (seq / 2) * m.attention_share(seq) * (qk + v) * heads
         peak = gpu.peak_tflops(other_dtype) * 1e12
         if flash:
             attn = fwd_flops / (peak * ETA_ATTN_FWD) * fwd_passes

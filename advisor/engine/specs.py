@@ -123,6 +123,13 @@ class ModelShape(BaseModel):
     mla_qk_rope_head_dim: int = 0
     mla_v_head_dim: int = 0
     extra_params_b: float = 0.0
+    # Layers whose queries see only a local span of keys (data/models.toml header): a sliding
+    # window of the last `local_attention_span` tokens (GPT-OSS, Gemma 3) or the causal part of
+    # a fixed chunk of that many (Llama 4's chunked attention); the other layers see the whole
+    # sequence.
+    local_attention_layers: int = 0
+    local_attention_span: int = 0
+    local_attention_kind: Literal["sliding", "chunked"] = "sliding"
     as_of: str = ""
     unverified: list[str] = Field(default_factory=list)
     notes: str = ""
@@ -136,3 +143,25 @@ class ModelShape(BaseModel):
     @property
     def uses_mla(self) -> bool:
         return self.mla_kv_lora_rank > 0
+
+    def mean_keys(self, seq: int) -> float:
+        """Keys a query attends to, averaged over the layers and the positions of a causal
+        sequence of `seq` tokens: (seq + 1) / 2 with full attention; with a sliding window w,
+        min(i, w) at position i, w - w(w - 1) / 2seq on average once seq >= w; in chunks of c,
+        (c + 1) / 2 when seq fills whole chunks."""
+        full = (seq + 1) / 2
+        span = self.local_attention_span
+        if not self.local_attention_layers or not span or span >= seq:
+            return full
+        if self.local_attention_kind == "chunked":
+            whole, rest = divmod(seq, span)
+            local = (whole * span * (span + 1) / 2 + rest * (rest + 1) / 2) / seq
+        else:
+            local = span - span * (span - 1) / (2 * seq)
+        share = self.local_attention_layers / self.layers
+        return share * local + (1 - share) * full
+
+    def attention_share(self, seq: int) -> float:
+        """The attention core's work against full causal attention over `seq` tokens (1 without
+        local layers)."""
+        return self.mean_keys(seq) / ((seq + 1) / 2)

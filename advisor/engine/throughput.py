@@ -244,7 +244,8 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
     # matmul); the output head is a matmul even when tied.
     n = active_count(m, c) - c.embedding + (c.embedding if m.tied_embeddings else 0)
     q = m.heads * (m.head_dim if not m.uses_mla else m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim)
-    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * m.layers * setup.seq_len * q
+    # Layers with a local window or chunk do the share of that work their keys give.
+    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * m.layers * setup.seq_len * q * m.attention_share(setup.seq_len)
     weight_passes = FLOPS_PER_PARAM_PEFT if setup.is_peft else FLOPS_PER_PARAM_FULL
     model = weight_passes * n + attention
     extra = 0.0
