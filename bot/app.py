@@ -12,6 +12,7 @@ from slack_bolt import App
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from bot import clients, dispatcher
+from bot.acks import AckWaitingExecutor, give_signalling_ack
 from bot.clients import for_workspaces, installation_store, web_client
 from bot.listeners import actions, commands, events, home, lifecycle, modal
 from bot.settings import Settings
@@ -41,13 +42,21 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
             installation_store=store,
             state_store=clients.state_store(),
         )
-        app = App(client=web_client(settings), signing_secret=settings.signing_secret, oauth_settings=oauth)
+        app = App(
+            client=web_client(settings),
+            signing_secret=settings.signing_secret,
+            oauth_settings=oauth,
+            listener_executor=AckWaitingExecutor(),
+        )
     else:
         app = App(
             client=web_client(settings, settings.bot_token),
             signing_secret=settings.signing_secret,
             request_verification_enabled=not socket_mode,
+            listener_executor=AckWaitingExecutor(),
         )
+    # Slack hears the ack when it is made, not at Bolt's next 10 ms look (bot/acks.py).
+    app.use(give_signalling_ack)
     for listeners in (commands, events, actions, modal, home):
         listeners.register(app)
     lifecycle.register(app, store)
