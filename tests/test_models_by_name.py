@@ -43,7 +43,14 @@ def test_gpt_oss_is_not_a_dense_120b():
 
 
 def test_unknown_name_without_a_size_asks_for_the_size():
-    for text in ("kimi-k3 lora 20GB 2d", "mixtral-8x99b lora 20GB 2d", "grok-2 lora 1GB 1d"):
+    # a name that gives only the active parameters (Hunyuan-A13B is 80B in all) is no dense 13B
+    for text in (
+        "kimi-k3 lora 20GB 2d",
+        "mixtral-8x99b lora 20GB 2d",
+        "grok-2 lora 1GB 1d",
+        "hunyuan-a13b lora 1GB 1d",
+        "hunyuan-a13b-instruct lora 1GB 1d",
+    ):
         with pytest.raises(RequestError) as e:
             parse(text)
         assert e.value.kind == "unknown_model_name", text
@@ -61,3 +68,10 @@ def test_an_ordinary_unknown_word_is_still_an_unknown_word():
     with pytest.raises(RequestError) as e:
         parse("70B lora 1GB 2d blah")
     assert e.value.kind == "unknown_word"
+
+
+def test_deepseek_v3_2_is_the_v3_shape():
+    # continued pre-training of V3.1-Terminus with sparse attention on the same MoE and MLA shape
+    for name in ("deepseek-v3.2", "deepseek-v3.2-exp"):
+        req = parse(f"{name} lora 1GB 1d")
+        assert (req.model, req.params_b, req.active_params_b) == ("deepseek-v3", 671, 37)

@@ -1321,6 +1321,12 @@ class _Parse:
             lambda m: self.fail("unknown_model_name", word=m[0].strip()),
         )
         sc.take(rf"{L}{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", moe)
+        # "hunyuan-a13b": a name that gives only the active parameters: the total is asked for, never
+        # read as a dense model of the active size
+        sc.take(
+            rf"{L}(?:[a-z][a-z0-9.]*[_\-])+a\d+(?:\.\d+)?b(?:[_\-][a-z0-9.]+)*{R}",
+            lambda m: self.fail("unknown_model_name", word=m[0].strip()),
+        )
         active = fields.field("active_params_b").keys
         sc.take(
             rf"(?:{L}(?:{_en(active)})|(?:{_zh(active)}))\s*{NUM}\s*(b|m|亿){R}",
