@@ -576,7 +576,10 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "recompute",
-        keys=Word(en=("recompute", "activation-checkpointing", "gradient-checkpointing", "grad-ckpt"), zh=("重计算",)),
+        keys=Word(
+            en=("recompute", "activation-checkpointing", "gradient-checkpointing", "grad-ckpt"),
+            zh=("重计算", "激活重计算", "梯度检查点", "激活检查点"),
+        ),
         choices=(
             Word("full", en=("full", "on")),
             Word("selective", en=("selective",)),
