@@ -35,8 +35,9 @@ UNIT_FRAMES = {
 }
 KEY_FRAMES = {
     "seq_len": ("{w} 2048", "{w}2048", 2048),
-    "micro_batch": ("{w} 2", None, 2),
-    "global_batch": ("{w} 256", None, 256),
+    "micro_batch": ("{w} 2", "{w}2", 2),
+    "global_batch": ("{w} 256", "{w}256", 256),
+    "grad_accum": ("{w} 4", "{w}4", 4),
     "lora_rank": ("lora {w}=8", "lora {w}8", 8),
     "tp": ("{w} 2", "{w}2", 2),
     "pp": ("{w} 2", "{w}2", 2),

@@ -102,8 +102,8 @@ WORDS = {
     "optimizer": (["adamw8bit", "lion"], ["adamw"]),
     "opt_in_backward": (["opt-in-bwd"], ["opt-in-bwd"]),
     "seq_len": (["seq 8192", "seq 32k", "8k context"], ["序列长度8192", "上下文32k"]),
-    "micro_batch": (["mbs 2"], ["mbs 4"]),
-    "global_batch": (["gbs 512", "batch 1024"], ["gbs 256"]),
+    "micro_batch": (["mbs 2", "per device batch size 4"], ["mbs 4", "单卡批大小4"]),
+    "global_batch": (["gbs 512", "batch 1024"], ["gbs 256", "全局批256"]),
     "zero_stage": (["zero3", "ddp", "fsdp", "zero1"], ["zero2"]),
     "tp": (["tp 8", "tensor parallel 4"], ["张量并行8"]),
     "pp": (["pp 4"], ["流水线并行4"]),
@@ -115,6 +115,7 @@ WORDS = {
     "hsdp": (["hsdp"], ["混合分片"]),
     "offload": (["offload", "offload all"], ["卸载", "卸载全部"]),
     "recompute": (["recompute full", "recompute selective", "recompute none"], ["重计算"]),
+    "grad_accum": (["ga 4", "gradient accumulation 8"], ["梯度累积4"]),
     "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
     "lang": (["lang zh"], ["lang en"]),
 }

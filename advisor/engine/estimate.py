@@ -209,6 +209,8 @@ def global_batch(setup: TrainingSetup, layout_dp: int, mbs: int, seqs: int, pp: 
     every rank, and to 4 micro-batches per pipeline stage."""
     if setup.global_batch:
         return setup.global_batch
+    if setup.pinned.grad_accum:
+        return layout_dp * mbs * setup.pinned.grad_accum
     step = layout_dp * mbs
     least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
     return max(step * least, math.ceil(seqs / step) * step)
@@ -272,7 +274,9 @@ def parallel_splits(
             if pin.dp and dp != pin.dp:
                 continue
             least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
-            if not pin.pp and most_seqs is not None and dp * least > most_seqs:
+            if pin.grad_accum and pp > 1 and not pin.pp and pin.grad_accum < least:
+                continue  # the accumulation the user fixed leaves a pipeline too few micro-batches
+            if not pin.pp and most_seqs is not None and dp * max(least, pin.grad_accum or 0) > most_seqs:
                 continue
             eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
@@ -306,11 +310,19 @@ def offload_levels(setup: TrainingSetup) -> tuple[str, ...]:
 
 def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iterator[int]:
     """The user's micro-batch, or powers of two that do not inflate the default global batch
-    of `seqs` sequences (with a pipeline, that leave it 4 micro-batches per stage)."""
+    of `seqs` sequences (with a pipeline, that leave it 4 micro-batches per stage; with the
+    accumulation the user fixed, that many). A global batch and an accumulation the user both
+    fixed leave one micro-batch on each split, or none where they do not divide."""
+    ga = setup.pinned.grad_accum
+    if ga and setup.global_batch:
+        mbs, rest = divmod(setup.global_batch, dp * ga)
+        if mbs and not rest and setup.pinned.micro_batch in (None, mbs):
+            yield mbs
+        return
     if setup.pinned.micro_batch:
         yield setup.pinned.micro_batch
         return
-    least = MICROBATCHES_PER_STAGE * pp if pp > 1 else 1
+    least = ga or (MICROBATCHES_PER_STAGE * pp if pp > 1 else 1)
     for mbs in _MICRO_BATCH_SIZES:
         if mbs > 1 and dp * mbs * least > seqs:
             return
@@ -327,9 +339,10 @@ def largest_fitting_micro_batch(
     recompute: str,
     only_one: bool = False,
     grad_reduce: str = "fp32",
-) -> Candidate:
+) -> Candidate | None:
     """Micro-batches grow until one no longer fits (memory grows with the micro-batch): the
-    last that fits, or the first tried when none does (`only_one`: the first alone)."""
+    last that fits, or the first tried when none does (`only_one`: the first alone); None when
+    no micro-batch can make the user's global batch on this split."""
     per_node = min(count, gpu.gpus_per_server)
     limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
@@ -340,7 +353,7 @@ def largest_fitting_micro_batch(
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):
         batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
         vpp = setup.pinned.vpp
-        if vpp and split.pp > 1 and not setup.global_batch:
+        if vpp and split.pp > 1 and not setup.global_batch and not setup.pinned.grad_accum:
             # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
             batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
         schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
@@ -401,6 +414,8 @@ def candidate_layouts(
             least = largest_fitting_micro_batch(
                 m, setup, gpu, count, split, offload, levels[-1], only_one=True, grad_reduce=grad_reduce
             )
+            if least is None:
+                continue
             if not least.fits:
                 yield least
                 continue
@@ -410,6 +425,8 @@ def candidate_layouts(
             candidate = largest_fitting_micro_batch(
                 m, setup, gpu, count, split, offload, recompute, grad_reduce=grad_reduce
             )
+            if candidate is None:
+                break
             yield candidate
             if candidate.fits and candidate.layout.micro_batch > 1:
                 break
@@ -470,7 +487,7 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
         checks.append("batch_above_rule")
     if found is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
-    if found.fits and not setup.global_batch and not setup.pinned.micro_batch:
+    if found.fits and not setup.global_batch and not setup.pinned.micro_batch and not setup.pinned.grad_accum:
         grown = _grow_batch(m, setup, gpu, count, network, found)
         if grown is not None:
             setup, found = grown

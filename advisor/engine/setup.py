@@ -42,6 +42,8 @@ class PinnedKnobs(BaseModel):
     recompute: Recompute | None = None
     grad_reduce: GradReduce | None = None
     micro_batch: int | None = None
+    # micro-batches each data-parallel rank accumulates a step: the global batch is dp x mbs x ga
+    grad_accum: int | None = None
 
 
 class TrainingSetup(BaseModel):

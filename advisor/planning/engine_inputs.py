@@ -29,6 +29,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         recompute=request.recompute,
         grad_reduce=request.grad_reduce,
         micro_batch=request.micro_batch or None,
+        grad_accum=request.grad_accum,
         tp=request.tp,
         pp=request.pp,
         ep=request.ep,
@@ -56,6 +57,10 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     run, as (reason, values), or None. Checked before planning, so a pinned layout is either
     evaluated exactly as given or refused with its reason (CONTRACT section 3). `gpus`: the GPU
     types the planner may use; the request's own when it names one."""
+    step = (request.grad_accum or 0) * (request.micro_batch or 1)
+    if request.global_batch and step and request.global_batch % step:
+        # every data-parallel rank runs ga micro-batches of mbs sequences a step
+        return "batch_accum", {"gbs": request.global_batch, "ga": request.grad_accum, "mbs": request.micro_batch or 1}
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp", "dp")}
     if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload") or request.cp):
         return None

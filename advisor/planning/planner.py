@@ -491,7 +491,20 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         # Offload is already tried by the layout search when nothing else fits.
         variants = []
         knobs = [
-            k for k in ("micro_batch", "recompute", "zero_stage", "offload", "tp", "pp", "ep", "vpp") if req.given(k)
+            k
+            for k in (
+                "micro_batch",
+                "grad_accum",
+                "recompute",
+                "grad_reduce",
+                "zero_stage",
+                "offload",
+                "tp",
+                "pp",
+                "ep",
+                "vpp",
+            )
+            if req.given(k)
         ]
         if knobs:
             variants.append(
@@ -500,7 +513,9 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                     ", ".join(knobs),
                     {
                         "micro_batch": None,
+                        "grad_accum": None,
                         "recompute": None,
+                        "grad_reduce": None,
                         "zero_stage": None,
                         "offload": "none",
                         "tp": None,

@@ -504,15 +504,49 @@ FIELDS: tuple[Field, ...] = (
         low=1,
         high=4096,
         limit="micro_batch",
-        keys=Word(en=("mbs", "micro-batch", "micro-batch-size")),
+        keys=Word(
+            # HF Trainer's and DeepSpeed's names for it too
+            en=(
+                "mbs",
+                "micro-batch",
+                "micro-batch-size",
+                "per-device-(train-)?batch-size",
+                "per-gpu-batch(-size)?",
+                "train-micro-batch-size-per-gpu",
+            ),
+            zh=("微批", "单卡批大小", "每卡批大小"),
+        ),
         examples=Word(en=("mbs 2",)),
+    ),
+    # micro-batches a data-parallel rank accumulates a step (HF Trainer's
+    # gradient_accumulation_steps, NeMo's GA): the global batch is dp x mbs x ga
+    Field(
+        "grad_accum",
+        low=1,
+        high=4096,
+        whole=True,
+        limit="grad_accum",
+        keys=Word(
+            en=(
+                "ga",
+                "grad-accum(-steps)?",
+                "gradient-accumulation(-steps)?",
+                "grad-accumulation(-steps)?",
+                "accumulation-steps",
+            ),
+            zh=("梯度累积", "梯度累加", "梯度累计"),
+        ),
+        examples=Word(en=("ga 8",), zh=("梯度累积8",)),
     ),
     Field(
         "global_batch",
         low=1,
         high=10_000_000,
         limit="global_batch",
-        keys=Word(en=("gbs", "global-batch", "global-batch-size", "batch", "batch-size", "bs")),
+        keys=Word(
+            en=("gbs", "global-batch", "global-batch-size", "batch", "batch-size", "bs"),
+            zh=("全局批", "全局批大小", "全局批量", "批大小"),
+        ),
     ),
     Field(
         "zero_stage",
@@ -664,7 +698,10 @@ HELP = (
     ("budget", ("cost_first", "budget")),
     ("hardware", ("gpu_count", "nodes", "gpu")),
     ("numerics", ("precision", "optimizer")),
-    ("layout", ("seq_len", "micro_batch", "zero_stage", "tp", "pp", "offload", "recompute", "grad_reduce")),
+    (
+        "layout",
+        ("seq_len", "micro_batch", "grad_accum", "zero_stage", "tp", "pp", "offload", "recompute", "grad_reduce"),
+    ),
     (
         "preferences",
         ("rent_or_buy", "lease_term_months", "own_use_months", "own_utilisation", "currency", "city", "speed_first"),

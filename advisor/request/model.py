@@ -77,6 +77,9 @@ class TrainingRequest(BaseModel):
     seq_len: int = 4096
     micro_batch: int | None = None
     global_batch: int | None = None
+    # micro-batches each data-parallel rank accumulates a step (`ga 8`, HF's
+    # gradient_accumulation_steps); None: the planner's
+    grad_accum: int | None = None
     zero_stage: int | None = None
     # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`, `dp 64`); None: the planner
     # chooses.

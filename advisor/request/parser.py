@@ -863,10 +863,12 @@ class _Parse:
             rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
             lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]),
         )
-        for name in ("micro_batch", "global_batch"):
+        for name in ("micro_batch", "global_batch", "grad_accum"):
+            keys = fields.field(name).keys
+            zh = rf"|(?:{_zh(keys)})\s*[:=]?\s*{NUM}" if keys.zh else ""
             sc.take(
-                rf"{L}(?:{_en(fields.field(name).keys)})\s*[:=]?\s*{NUM}{R}",
-                lambda m, name=name: s(name, _num(m[1]), m[0]),
+                rf"{L}(?:{_en(keys)})\s*[:=]?\s*{NUM}{R}{zh}",
+                lambda m, name=name: s(name, _num(m[1] or m[2]), m[0]),
                 unread=True,
             )
 
@@ -1451,6 +1453,7 @@ class _Parse:
                 self.fail("conflict", first=words["currency"], second=words["budget"], field="currency")
         check("micro_batch", f.get("micro_batch"))
         check("global_batch", f.get("global_batch"))
+        check("grad_accum", f.get("grad_accum"))
 
     def _defaults(self, shape, gpu, notes: list[Note]) -> dict:
         """What was not typed, each assumed value leaving its note (fields.py `assumed`)."""
@@ -1603,6 +1606,7 @@ class _Parse:
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
+            grad_accum=int(f["grad_accum"]) if "grad_accum" in f else None,
             zero_stage=f.get("zero_stage"),
             tp=f.get("tp"),
             pp=f.get("pp"),
