@@ -577,9 +577,14 @@ def details(result, which: str) -> dict:
             )
         blocks[0] = _section(f"*{title}*\n" + ("\n".join(lines) if lines else _p(lang, "no_alternatives")))
     elif which == "checklist":
-        text = render("checklist.txt.j2", lang)
+        # the plan's own checks (its GPU count, fabric, storage, term), then its warnings
+        text = render("checklist.txt.j2", lang, a=result)
         items = [line.strip().removeprefix("- ") for line in text.splitlines()[1:] if line.strip()]
-        blocks[0] = _section(f"*{title}*\n" + "\n".join(f"• {x}" for x in items))
+        blocks[0] = _section(f"*{title}*\n" + "\n".join(f"• {for_slack(x)}" for x in items))
+        warnings = [word(lang, w) for w in result.warnings]
+        if warnings:
+            heading = _p(lang, "title", "warnings")
+            blocks.append(_section(f"*{heading}*\n" + "\n".join(f"⚠️ {for_slack(w)}" for w in warnings)))
     text = _plain_of(blocks)
     return {"text": text[:MAX_FALLBACK], "blocks": blocks}
 

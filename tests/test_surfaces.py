@@ -22,7 +22,7 @@ def _text(call):
     [
         ("show_costs", "Rent by the"),
         ("show_alternatives", "Other options"),
-        ("show_checklist", "nvidia-smi topo -m"),
+        ("show_checklist", "pilot first: about"),  # the plan's own checks, with its pilot's hours
         ("show_math", "GFLOP"),
         ("show_servers", "vCPUs"),
     ],
@@ -33,6 +33,29 @@ def test_buttons_post_their_part_in_the_thread(bot, fake_slack, answered, action
     assert status == 200
     post = fake_slack.wait_for("chat.postMessage")[0]
     assert post["args"]["thread_ts"] == answered and expect in _text(post)
+
+
+def test_the_checklist_button_lists_the_plans_warnings_too(bot, fake_slack, answered):
+    # what the text answer prints under "Warnings" reaches Slack before signing as well
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+    from advisor.planning.advice import advise
+    from advisor.text.render import word
+
+    send, _ = bot
+    send.button("show_checklist", answered)
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    blocks = post["args"]["blocks"]
+    blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
+    warnings_block = blocks[-1]["text"]["text"]
+    assert warnings_block.startswith("*Warnings*")
+    db = open_store()
+    try:
+        expected = advise("70B full-finetune 1TB 14d budget", book=price_book(db, "T1")).warnings
+    finally:
+        db.close()
+    shown = html.unescape(warnings_block)
+    assert expected and all(word("en", w) in shown for w in expected)
 
 
 def test_rfq_button_uploads_a_file_in_the_thread(bot, fake_slack, answered):
