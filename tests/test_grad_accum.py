@@ -7,8 +7,9 @@ import pytest
 from advisor import catalog
 from advisor.cli import main
 from advisor.engine.estimate import best_layout
+from advisor.planning.advice import advise_request
 from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
-from advisor.request.parser import parse
+from advisor.request.parser import RequestError, parse
 
 H100 = catalog.get_gpu("H100")
 
@@ -55,3 +56,30 @@ def test_a_global_batch_the_accumulation_does_not_divide_is_refused_with_why(cap
     assert main(["ask", "7B lora 10GB 3d gbs 61 ga 4"]) == 2
     out = capsys.readouterr()
     assert "multiple of 4" in out.out + out.err
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        # both fix the batch only over a known number of ranks
+        ("7B lora 10GB 3d gbs 64 ga 4", "batch_accum_count"),
+        # 1536 / (8 data-parallel ranks x 4) is 48 sequences a micro-batch, not the 1 asked
+        (
+            "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 1536 tp 8 pp 8 cp 2 vpp 8 zero1 fp8 ga 4 on 1024xH100",
+            "batch_ranks",
+        ),
+    ],
+)
+def test_a_batch_the_layout_cannot_make_is_refused_with_why(capsys, book, text, reason):
+    assert main(["ask", text]) == 2
+    out = capsys.readouterr()
+    assert "internal error" not in out.err and "`ga 4` alone" in out.err
+    with pytest.raises(RequestError) as refused:
+        advise_request(parse(text), book)
+    assert refused.value.details["reason"] == reason
+
+
+def test_a_table_row_with_its_accumulation_is_planned_as_stated():
+    # NeMo 25.11's Llama 3 70B row: GBS 128, MBS 1, TP 4, PP 8, VP 5, GA 64 on 64 H100
+    lay = _plan("llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 128 tp 4 pp 8 vpp 5 zero1 fp8 ga 64", 64)
+    assert (lay.dp, lay.micro_batch, lay.microbatches_per_step, lay.global_batch) == (2, 1, 64, 128)

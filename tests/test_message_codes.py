@@ -98,6 +98,9 @@ def _codes(rel: str, call: ast.Call):
         kind = _literals(_arg(call, 0, "kind")) or []
         if "bad_value" in kind:
             yield "bad_value", _arg(call, 99, "what")
+        reason = _arg(call, 99, "reason")
+        if "layout" in kind and isinstance(reason, ast.Constant):
+            yield "layout", reason  # a refusal the planner raises itself (layout_problem's are read above)
         if "conflict" in kind:
             yield "field_name", _arg(call, 99, "field")
     elif name == "add" and rel in ("advisor/planning/checklist.py", "advisor/market/quotes.py"):

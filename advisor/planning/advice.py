@@ -417,7 +417,14 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         raise RequestError("layout", request.lang, reason=reason, **values)
     if request.gpu and request.gpu_count:
         gpu = catalog.get_gpu(request.gpu)
-        est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
+        try:
+            est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
+        except ValueError:
+            if not (request.global_batch and request.grad_accum):
+                raise
+            # no split of the count leaves each data-parallel rank a whole micro-batch
+            batch = {"gbs": request.global_batch, "ga": request.grad_accum, "mbs": request.micro_batch or 1}
+            raise RequestError("layout", request.lang, reason="batch_ranks", count=request.gpu_count, **batch) from None
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
         budget = (
             book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
