@@ -150,3 +150,13 @@ def test_asking_what_the_plan_costs_shows_its_rent_worked_out(summary, book, que
 @pytest.mark.parametrize("question", ["can we do it faster?", "faster please", "有没有更便宜的显卡"])
 def test_more_ways_to_ask_for_faster_or_cheaper(summary, book, question):
     assert follow_up(REQUEST, summary, question, book=book).changed == ["deadline_days"]
+
+
+def test_a_what_if_on_a_knob_the_planner_chose_shows_its_choice_before(book):
+    # the planner chose bf16 gradients and no recompute for NVIDIA's 405B FP8 layout
+    request = "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 1536 tp 8 pp 8 cp 2 vpp 8 zero1 fp8 on 1024xH100"
+    summary = plan_context(advise(request, book=book))
+    reply = follow_up(request, summary, "what if grads fp32?", book=book)
+    assert {"name": "grad_reduce", "before": "bf16", "after": "fp32"} in reply.changes
+    reply = follow_up(request, summary, "what if recompute full?", book=book)
+    assert {"name": "recompute", "before": "none", "after": "full"} in reply.changes

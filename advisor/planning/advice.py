@@ -385,6 +385,11 @@ def plan_context(result: Advice) -> dict:
         pp=lay.pp,
         dp=lay.dp,
         zero_stage=lay.zero_stage,
+        # the planner's own layout choices, a what-if's "before" where the user set none
+        recompute=lay.recompute,
+        grad_reduce=lay.grad_reduce,
+        micro_batch=lay.micro_batch,
+        grad_accum=lay.microbatches_per_step,
         mem_per_gpu_gib=round(e.memory.total, 1),
         gpu_mem_gib=round(e.usable_gib, 1),
         days=round(e.days, 2) if e.days else None,

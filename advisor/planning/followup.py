@@ -374,6 +374,8 @@ def _whatif(
     for c in changes:
         if c["name"] in ("gpu", "gpu_count", "nodes") and c["before"] == "—" and summary.get("gpu"):
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
+        elif c["before"] == "—" and summary.get(c["name"]) is not None:
+            c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
     first_warnings = advise_request(original, book).warnings if original is not None else []
     warnings = _new_warnings(first_warnings, result)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
