@@ -76,6 +76,8 @@ PLAN_KEYS = (
     "breakeven_months",
     "method",
     "params_b",
+    "precision",
+    "grad_reduce",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).

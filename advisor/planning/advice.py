@@ -385,6 +385,7 @@ def plan_context(result: Advice) -> dict:
         pp=lay.pp,
         dp=lay.dp,
         zero_stage=lay.zero_stage,
+        precision=e.precision,
         # the planner's own layout choices, a what-if's "before" where the user set none
         recompute=lay.recompute,
         grad_reduce=lay.grad_reduce,
