@@ -17,7 +17,7 @@ PLAIN = re.compile(r"[\w\s\-+.¥$%]+")
 CHOICE_FRAMES = {
     "lora_targets": ("lora {k} {w}", None),
     "offload": ("{k} {w}", "{k}{w}"),
-    "recompute": ("{k} {w}", "{k}{w}"),
+    "recompute": ("{k} {w}", "{w}{k}"),
     "grad_reduce": ("{k} {w}", "{k}{w}"),
     "lang": ("{k} {w}", None),
     "data_language": ("1TB {w} data", "1TB {w}数据"),

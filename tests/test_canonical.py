@@ -114,7 +114,10 @@ WORDS = {
     "cp": (["cp 2", "cp 1"], ["cp 2"]),
     "hsdp": (["hsdp"], ["混合分片"]),
     "offload": (["offload", "offload all"], ["卸载", "卸载全部"]),
-    "recompute": (["recompute full", "recompute selective", "recompute none"], ["重计算"]),
+    "recompute": (
+        ["recompute full", "recompute selective", "recompute none"],
+        ["重计算", "选择性重计算", "不做重计算"],
+    ),
     "grad_accum": (["ga 4", "gradient accumulation 8"], ["梯度累积4"]),
     "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
     "lang": (["lang zh"], ["lang en"]),

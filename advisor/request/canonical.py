@@ -237,9 +237,14 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     # before `offload`, which would read `offload opt` as what to offload
     if "opt_in_backward" in given:
         add("other", _say("opt_in_backward", True, zh))
-    for name in ("offload", "recompute"):
-        if name in given:
-            add("other", _keyed(name, getattr(r, name), zh))
+    if "offload" in given:
+        add("other", _keyed("offload", r.offload, zh))
+    if "recompute" in given:
+        if zh and r.recompute != _row("recompute").choices[0].value:
+            # Chinese says the choice first: 选择性重计算, 不做重计算
+            add("other", _row("recompute").choice(r.recompute).written("zh") + _key("recompute", zh))
+        else:
+            add("other", _keyed("recompute", r.recompute, zh))
     if "grad_reduce" in given:  # said with its dtype, whichever it is
         add(
             "other",

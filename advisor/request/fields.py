@@ -614,10 +614,11 @@ FIELDS: tuple[Field, ...] = (
             en=("recompute", "activation-checkpointing", "gradient-checkpointing", "grad-ckpt"),
             zh=("重计算", "激活重计算", "梯度检查点", "激活检查点"),
         ),
+        # Chinese says the choice first (全量重计算, 选择性重计算, 不重计算)
         choices=(
-            Word("full", en=("full", "on")),
-            Word("selective", en=("selective",)),
-            Word("none", en=("none", "off")),
+            Word("full", en=("full", "on"), zh=("全量", "完全", "全部")),
+            Word("selective", en=("selective",), zh=("选择性", "选择")),
+            Word("none", en=("none", "off"), zh=("不做", "不", "关闭", "无")),
         ),
         examples=Word(en=("recompute full",), zh=("重计算",)),
     ),

@@ -885,10 +885,11 @@ class _Parse:
             lambda m: s("offload", self._said(offload, m[1] or m[2]), m[0]),
         )
         recompute = fields.field("recompute")
+        zh_choice = _all(recompute.choices, "zh")
         sc.take(
             rf"{L}(?:{_en(recompute.keys)})(?:\s*[:=]?\s*({_all(recompute.choices, 'en')}))?{R}"
-            rf"|(?:{_zh(recompute.keys)})",
-            lambda m: s("recompute", self._said(recompute, m[1]), m[0]),
+            rf"|({zh_choice})?\s*(?:{_zh(recompute.keys)})\s*({zh_choice})?",
+            lambda m: s("recompute", self._said(recompute, m[1] or m[2] or m[3]), m[0]),
         )
         # before the precision, which would read `grads bf16`'s dtype as the run's own
         grads = fields.field("grad_reduce")
