@@ -432,9 +432,20 @@ HELD_OUT_THROUGHPUT = [
 # optimizer). MXFP8 is read as fp8. Not expressible: the Nemotron 3 rows (hybrid Mamba-MoE, not
 # in the catalogue), NVFP4.
 _BRIDGE = "NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md (at 067f987df), NeMo "
-HELD_OUT_MEGATRON = [
-    TimeCase(f"Megatron-Bridge {name}", request, tokens_per_s_per_gpu=measured, note=_BRIDGE + note)
-    for name, request, measured, note in (
+
+
+def _bridge_cases(label: str, note: str, rows) -> list[TimeCase]:
+    """Megatron-Bridge's table rows as cases: (name, request, tokens/s a GPU, the row's note)."""
+    return [
+        TimeCase(f"{label} {name}", request, tokens_per_s_per_gpu=measured, note=note + row_note)
+        for name, request, measured, row_note in rows
+    ]
+
+
+HELD_OUT_MEGATRON = _bridge_cases(
+    "Megatron-Bridge",
+    _BRIDGE,
+    (
         (
             "Llama 3.1 405B FP8 (1024 H100)",
             "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 1536 tp 8 pp 8 cp 2 vpp 8 zero1 fp8 on 1024xH100",
@@ -520,18 +531,18 @@ HELD_OUT_MEGATRON = [
             3776,
             "26.04.01: GBS 8192, PP 8, EP 8",
         ),
-    )
-]
+    ),
+)
 
 # A fourth held-out set, scored once on 2026-12-02 before any change it could prompt: the same
 # archive's older section, NeMo container 25.11 (DGX-H100 and DGX-B200; the GB200/GB300 rows need
 # NVL72, which the catalogue lacks), each row with its stated layout. Older software: the same
 # layouts ran up to 1.7x slower than in the 26.x containers (Qwen3 30B-A3B on 16 H100: 5,275
 # against 9,058 tokens/s), so these test how far a plan's figure holds for a team a release behind.
-_BRIDGE_2511 = _BRIDGE + "25.11 "
-HELD_OUT_MEGATRON_2511 = [
-    TimeCase(f"Megatron-Bridge 25.11 {name}", request, tokens_per_s_per_gpu=measured, note=_BRIDGE_2511 + note)
-    for name, request, measured, note in (
+HELD_OUT_MEGATRON_2511 = _bridge_cases(
+    "Megatron-Bridge 25.11",
+    _BRIDGE + "25.11 ",
+    (
         (
             "Llama 3 8B FP8 (8 H100, FSDP 8)",
             "llama3-8b pretrain 1T tokens seq 8192 mbs 1 gbs 128 fsdp 8 fp8 on 8xH100",
@@ -604,8 +615,8 @@ HELD_OUT_MEGATRON_2511 = [
             3269,
             "DGX-B200: FP8-MX, GBS 1024, PP 8, VP 2, EP 8",
         ),
-    )
-]
+    ),
+)
 
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and

@@ -12,7 +12,7 @@ from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_l
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
-from advisor.planning.engine_inputs import layout_problem, model_shape, training_setup
+from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
 from advisor.planning.planner import (
     DEFAULT_HORIZON_DAYS,
     Plan,
@@ -429,7 +429,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
             if not (request.global_batch and request.grad_accum):
                 raise
             # no split of the count leaves each data-parallel rank a whole micro-batch
-            batch = {"gbs": request.global_batch, "ga": request.grad_accum, "mbs": request.micro_batch or 1}
+            batch = batch_values(request)
             raise RequestError("layout", request.lang, reason="batch_ranks", count=request.gpu_count, **batch) from None
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
         budget = (

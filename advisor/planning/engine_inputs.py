@@ -52,19 +52,23 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
     )
 
 
+def batch_values(request: TrainingRequest) -> dict:
+    """The batch the user fixed, as the refusals of a global batch and an accumulation word it."""
+    return {"gbs": request.global_batch, "ga": request.grad_accum, "mbs": request.micro_batch or 1}
+
+
 def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> tuple[str, dict] | None:
     """Why the layout the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`, `zero3`, `offload`) cannot
     run, as (reason, values), or None. Checked before planning, so a pinned layout is either
     evaluated exactly as given or refused with its reason (CONTRACT section 3). `gpus`: the GPU
     types the planner may use; the request's own when it names one."""
     step = (request.grad_accum or 0) * (request.micro_batch or 1)
-    batch = {"gbs": request.global_batch, "ga": request.grad_accum, "mbs": request.micro_batch or 1}
     if request.global_batch and step and request.global_batch % step:
         # every data-parallel rank runs ga micro-batches of mbs sequences a step
-        return "batch_accum", batch
+        return "batch_accum", batch_values(request)
     if request.global_batch and step and not request.gpu_count:
         # both fix the batch only over a known number of data-parallel ranks
-        return "batch_accum_count", batch
+        return "batch_accum_count", batch_values(request)
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp", "dp")}
     if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload") or request.cp):
         return None
