@@ -388,31 +388,24 @@ def largest_fitting_micro_batch(
 
 
 def candidate_layouts(
-    m: ModelShape,
-    setup: TrainingSetup,
-    gpu: GPU,
-    count: int,
-    offload: str,
-    capped: bool = True,
-    second_grads: bool = False,
+    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str, capped: bool = True
 ) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits. Gradients in the first dtype
-    `grad_reduce_levels` gives; `second_grads`: in the one tried second instead (bf16 on
-    Megatron-Core), only on the splits that have one."""
+    `grad_reduce_levels` gives; where that does not fit at a level and the second (bf16 on
+    Megatron-Core) would, the second's candidate too (`_search` weighs it only where every
+    layout needs full recompute with the first)."""
     levels = recompute_levels(setup)
+    limit = gpu.usable_memory_gib * HEADROOM
     for split in parallel_splits(m, setup, gpu, count, offload, capped):
         framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         grads = grad_reduce_levels(setup, framework)
-        if second_grads and len(grads) < 2:
-            continue
-        grad_reduce = grads[1] if second_grads else grads[0]
         if len(levels) > 1:
-            # The least memory this split can need (full recompute, one sequence): when even
-            # that does not fit, no level will.
+            # The least memory this split can need (full recompute, the smallest gradients, one
+            # sequence): when even that does not fit, no level will.
             least = largest_fitting_micro_batch(
-                m, setup, gpu, count, split, offload, levels[-1], only_one=True, grad_reduce=grad_reduce
+                m, setup, gpu, count, split, offload, levels[-1], only_one=True, grad_reduce=grads[-1]
             )
             if least is None:
                 continue
@@ -423,11 +416,19 @@ def candidate_layouts(
             if recompute == "selective" and len(levels) > 1 and not has_selective_recompute(framework, setup):
                 continue  # HF, DeepSpeed and the PyTorch-native LoRA stacks checkpoint whole layers
             candidate = largest_fitting_micro_batch(
-                m, setup, gpu, count, split, offload, recompute, grad_reduce=grad_reduce
+                m, setup, gpu, count, split, offload, recompute, grad_reduce=grads[0]
             )
             if candidate is None:
                 break
             yield candidate
+            # bf16 gradients take half the fp32 main_grad buffer off the same layout: worked out
+            # only where that makes one sequence fit
+            if (
+                len(grads) > 1
+                and not candidate.fits
+                and candidate.memory.total - candidate.memory.gradients / 2 <= limit
+            ):
+                yield largest_fitting_micro_batch(m, setup, gpu, count, split, offload, recompute, grad_reduce=grads[1])
             if candidate.fits and candidate.layout.micro_batch > 1:
                 break
 
@@ -531,27 +532,24 @@ def _search(
 ) -> Candidate | None:
     least_memory: Candidate | None = None
     for offload in offload_levels(setup):
-        fastest: tuple[float, Candidate] | None = None
-        for second_grads in (False, True):
-            # bf16 gradients only where every layout with fp32 ones needs full recompute (unless
-            # the user fixed it) or none fits: a plan does not trade fp32 accumulation for a
-            # percent of speed
-            if (
-                second_grads
-                and fastest is not None
-                and (fastest[1].layout.recompute != "full" or setup.pinned.recompute)
-            ):
-                break
-            for candidate in candidate_layouts(m, setup, gpu, count, offload, capped, second_grads):
-                if not candidate.fits:
-                    if least_memory is None or candidate.memory.total < least_memory.memory.total:
-                        least_memory = candidate
-                    continue
-                speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
-                if fastest is None or speed > fastest[0]:
-                    fastest = (speed, candidate)
-        if fastest is not None:
-            return fastest[1]
+        # the fastest with the first gradient dtype, and with bf16 gradients the search chose itself
+        fastest: dict[bool, tuple[float, Candidate]] = {}
+        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
+            if not candidate.fits:
+                if least_memory is None or candidate.memory.total < least_memory.memory.total:
+                    least_memory = candidate
+                continue
+            speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
+            second = candidate.layout.grad_reduce == "bf16" and not setup.pinned.grad_reduce
+            if second not in fastest or speed > fastest[second][0]:
+                fastest[second] = (speed, candidate)
+        first = fastest.get(False)
+        # bf16 gradients only where every layout with fp32 ones needs full recompute (unless the
+        # user fixed it) or none fits: a plan does not trade fp32 accumulation for a percent of speed
+        if True in fastest and (first is None or (first[1].layout.recompute == "full" and not setup.pinned.recompute)):
+            first = max(filter(None, (first, fastest[True])), key=lambda f: f[0])
+        if first is not None:
+            return first[1]
     return least_memory
 
 
@@ -564,8 +562,7 @@ def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bo
         c.fits
         for offload in offload_levels(setup)
         if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
-        for second_grads in (False, True)
-        for c in candidate_layouts(m, setup, gpu, count, offload, second_grads=second_grads)
+        for c in candidate_layouts(m, setup, gpu, count, offload)
     )
 
 
