@@ -618,6 +618,98 @@ HELD_OUT_MEGATRON_2511 = _bridge_cases(
     ),
 )
 
+# A fifth held-out set, scored once on 2026-12-02 before any change it could prompt: NeMo's own
+# performance pages, older than the Megatron-Bridge ones and never read for the engine.
+# (a) Long sequences with context parallelism: Llama 2 7B in FP8 on DGX-H100, NeMo 24.03.01,
+# 4K to 1M tokens a sequence (NVIDIA/NeMo docs/source/performance/performance_long_sequence.md,
+# at 8cfedd72). The page gives model TFLOP/s a GPU; they are turned into tokens/s with the
+# formula NeMo used then (Megatron-LM's, attention counted over the whole sequence: NeMo added
+# the causal halving on 2025-08-09, commit 6251117f), which NeMo 24.07's Llama 2 7B row checks:
+# 16,847 tokens/s at 776 TFLOP/s is 46.1 GFLOP a token, the formula's figure at 4K.
+# The page's DGX-B200 Llama 3 8B table is left out: its TP x PP x DP x CP is a quarter of its
+# GPU count on every row, so its layouts cannot be read.
+_NEMO_LONG = (
+    "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md (at 8cfedd72), NeMo 24.03.01, DGX-H100, FP8: "
+)
+
+
+def _llama2_7b_model_flops(seq: int) -> float:
+    """Model FLOPs a token of Llama 2 7B as NeMo 24.x counted them (nemo/utils/flops_formulas.py
+    `llama2` before commit 6251117f): L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h))."""
+    layers, hidden, ffn, vocab = 32, 4096, 11008, 32000
+    return layers * hidden**2 * (12 + 12 + 18 * ffn / hidden + 12 * seq / hidden + 6 * vocab / (layers * hidden))
+
+
+HELD_OUT_NEMO = [
+    TimeCase(
+        f"NeMo long sequence Llama 2 7B {seq // 1024}K (TP {tp} PP {pp} CP {cp}, {gpus} H100)",
+        f"llama2-7b pretrain 1T tokens seq {seq} mbs 1 gbs {gbs} tp {tp} pp {pp} cp {cp} zero1 fp8 on {gpus}xH100",
+        tokens_per_s_per_gpu=tflops * 1e12 / _llama2_7b_model_flops(seq),
+        note=_NEMO_LONG + f"batch {gbs}, TP {tp}, PP {pp}, DP {dp}, CP {cp}: {tflops} model TFLOP/s a GPU",
+    )
+    for seq, gpus, gbs, tp, pp, dp, cp, tflops in (
+        (4096, 4, 1024, 1, 1, 4, 1, 768),
+        (8192, 8, 512, 1, 2, 4, 1, 730),
+        (16384, 16, 256, 2, 1, 8, 1, 660),
+        (32768, 32, 128, 2, 1, 8, 2, 610),
+        (65536, 64, 64, 4, 1, 8, 2, 574),
+        (131072, 128, 32, 4, 1, 8, 4, 555),
+        (262144, 256, 16, 4, 1, 8, 8, 549),
+        (524288, 512, 8, 8, 1, 4, 16, 549),
+        (1048576, 1024, 4, 8, 1, 4, 32, 536),
+    )
+]
+# (b) NeMo 25.02 pre-training in FP8 on DGX-B200 (NeMo Framework user guide, "Performance",
+# https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html,
+# read 2026-12-02), every row of a model in the catalogue with its stated layout. The page swaps
+# GBS and MBS on the Mixtral 8x22B row (GBS 1, MBS 64); read as GBS 64, MBS 1, as NeMo's
+# scripts/performance/README.md states it and GA 16 requires.
+_NEMO_2502 = (
+    "NeMo Framework user guide, Performance (docs.nvidia.com/nemo-framework/user-guide/latest/performance/"
+    "performance_summary.html, read 2026-12-02), NeMo 25.02, DGX-B200, FP8: "
+)
+HELD_OUT_NEMO += [
+    TimeCase(f"NeMo 25.02 {name}", request, tokens_per_s_per_gpu=measured, note=_NEMO_2502 + row_note)
+    for name, request, measured, row_note in (
+        (
+            "GPT-3 175B (512 B200)",
+            "gpt3-175b pretrain 1T tokens seq 2048 mbs 2 gbs 2048 tp 4 pp 4 vpp 6 zero1 fp8 on 512xB200",
+            1600,
+            "GBS 2048, MBS 2, TP 4, PP 4, VP 6",
+        ),
+        (
+            "Llama 3 8B (8 B200)",
+            "llama3-8b pretrain 1T tokens seq 8192 mbs 2 gbs 128 tp 1 pp 1 zero1 fp8 on 8xB200",
+            26006,
+            "GBS 128, MBS 2",
+        ),
+        (
+            "Llama 3 70B (64 B200)",
+            "llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 128 tp 2 pp 4 cp 2 vpp 5 zero1 fp8 on 64xB200",
+            3062,
+            "GBS 128, TP 2, PP 4, CP 2, VP 5",
+        ),
+        (
+            "Llama 3.1 405B (128 B200)",
+            "llama3.1-405b pretrain 1T tokens seq 8192 mbs 1 gbs 64 tp 4 pp 8 cp 2 vpp 8 zero1 fp8 on 128xB200",
+            625,
+            "GBS 64, TP 4, PP 8, CP 2, VP 8",
+        ),
+        (
+            "Mixtral 8x7B (64 B200, EP 8)",
+            "mixtral-8x7b pretrain 1T tokens seq 4096 mbs 2 gbs 256 tp 1 pp 1 ep 8 zero1 fp8 on 64xB200",
+            15457,
+            "GBS 256, MBS 2, EP 8",
+        ),
+        (
+            "Mixtral 8x22B 64K (256 B200, TP 2 PP 4 CP 8 EP 8)",
+            "mixtral-8x22b pretrain 1T tokens seq 65536 mbs 1 gbs 64 tp 2 pp 4 cp 8 vpp 14 ep 8 zero1 fp8 on 256xB200",
+            2232,
+            "GBS 64, MBS 1, seq 65536, TP 2, PP 4, CP 8, VP 14, EP 8",
+        ),
+    )
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.
