@@ -8,7 +8,7 @@ from advisor.request.parser import RequestError, parse
 
 # (name typed, published total B, published active B, tolerance). Published figures: the
 # sources in data/models.toml; where the publisher leaves the embedding out of the active
-# count (gpt-oss, GLM-4.5) the tolerance allows for it.
+# count (gpt-oss, GLM-4.5, MiniMax-M2) the tolerance allows for it.
 PUBLISHED = [
     ("mixtral-8x22b", 141, 39, 0.03),
     ("kimi-k2", 1040, 32, 0.05),
@@ -24,6 +24,12 @@ PUBLISHED = [
     ("qwen3-30b-a3b", 30.5, 3.3, 0.02),
     ("qwen3-14b", 14.8, 14.8, 0.02),
     ("qwen3-coder-480b-a35b", 480, 35, 0.02),
+    ("minimax-m2", 230, 10, 0.11),
+    ("dbrx", 132, 36, 0.02),
+    ("phi-3-mini", 3.8, 3.8, 0.02),
+    ("phi-3-medium", 14, 14, 0.02),
+    ("gemma-2-9b", 9.24, 9.24, 0.02),
+    ("gemma-2-27b", 27.2, 27.2, 0.02),
 ]
 
 
