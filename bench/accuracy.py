@@ -23,6 +23,7 @@ from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
     HELD_OUT_MEGATRON,
+    HELD_OUT_LLAMA3,
     HELD_OUT_MEGATRON_2511,
     HELD_OUT_NEMO,
     HELD_OUT_THROUGHPUT,
@@ -275,7 +276,7 @@ def main() -> int:
     automodel_rows, _ = build_rows(HELD_OUT_THROUGHPUT, [])
     bridge_rows, _ = build_rows(HELD_OUT_MEGATRON, [])
     bridge_2511_rows, _ = build_rows(HELD_OUT_MEGATRON_2511, [])
-    nemo_rows, _ = build_rows(HELD_OUT_NEMO, [])
+    nemo_rows, _ = build_rows(HELD_OUT_NEMO + HELD_OUT_LLAMA3, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -287,7 +288,7 @@ def main() -> int:
     print(summary_table(bridge_rows))
     print("\n### Summary: held-out throughput (Megatron-Bridge 25.11, an older container)\n")
     print(summary_table(bridge_2511_rows))
-    print("\n### Summary: held-out throughput (NeMo 24.03 long sequences and 25.02 on B200)\n")
+    print("\n### Summary: held-out throughput (NeMo 24.03 long sequences, NeMo 25.02 on B200, Llama 3 405B 4D)\n")
     print(summary_table(nemo_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
@@ -308,7 +309,11 @@ def main() -> int:
     print(older.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge 25.11"))
     print()
     nemo = markdown(nemo_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(nemo.replace("### Training time and throughput", "### Held-out throughput: NeMo long sequences and 25.02"))
+    print(
+        nemo.replace(
+            "### Training time and throughput", "### Held-out throughput: NeMo long sequences, NeMo 25.02, Llama 3 405B"
+        )
+    )
     return 0
 
 

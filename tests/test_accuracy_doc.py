@@ -38,7 +38,7 @@ def test_the_summary_tables_are_the_scripts():
     automodel_rows, _ = accuracy.build_rows(cases.HELD_OUT_THROUGHPUT, [])
     bridge_rows, _ = accuracy.build_rows(cases.HELD_OUT_MEGATRON, [])
     older_rows, _ = accuracy.build_rows(cases.HELD_OUT_MEGATRON_2511, [])
-    nemo_rows, _ = accuracy.build_rows(cases.HELD_OUT_NEMO, [])
+    nemo_rows, _ = accuracy.build_rows(cases.HELD_OUT_NEMO + cases.HELD_OUT_LLAMA3, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     for title, rows in (
         ("### Summary: calibration", calibration),
