@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
-    HELD_OUT_MEGATRON,
     HELD_OUT_LLAMA3,
+    HELD_OUT_MEGATRON,
     HELD_OUT_MEGATRON_2511,
     HELD_OUT_NEMO,
     HELD_OUT_THROUGHPUT,
