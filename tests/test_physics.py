@@ -13,7 +13,7 @@ from advisor.engine.estimate import (
     hardware_precision,
     parallel_splits,
 )
-from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framework_for
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framework_for, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.setup import PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
@@ -118,6 +118,16 @@ def test_plans_name_framework_schedule_and_enough_micro_batches():
             assert lay.virtual_stages == 1 or lay.framework in (MEGATRON, FSDP2)
         else:
             assert lay.pipeline_schedule == "none"
+
+
+def test_end_chunks_may_hold_a_layer_fewer():
+    # Llama 3.1 405B: 126 layers are 64 chunks of 2 with the embedding and the loss each in a
+    # layer's place (Megatron-Bridge's PP 8 x VP 8; Meta's PP 16 needs 4 chunks a stage).
+    assert pipeline_schedule(MEGATRON, 126, 16, 32) == ("interleaved-1f1b", 4)
+    assert pipeline_schedule(MEGATRON, 125, 16, 32) == ("interleaved-1f1b", 2)
+    assert pipeline_schedule(FSDP2, 62, 8, 16) == ("interleaved-1f1b", 4)
+    assert pipeline_schedule(DEEPSPEED, 126, 16, 32) == ("1f1b", 1)
+    assert pipeline_schedule(MEGATRON, 126, 16, 24) == ("1f1b", 1)  # micro-batches not a multiple of pp
 
 
 def test_interleaving_costs_activation_memory():

@@ -26,6 +26,12 @@ MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtit
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
 MIN_LAYERS_PER_CHUNK = 2  # assumed
+# The embedding and the loss each take a layer's place in the split, so the first and last
+# chunks may hold one transformer layer fewer: Megatron-Bridge splits Llama 3.1 405B's 126 layers
+# so (account_for_embedding/loss_in_pipeline_split, recipes/llama/h100/llama3.py at 067f987df),
+# and runs them as 64 chunks on PP 8 x VP 8 (perf_recipes/llama/h100/llama31.py); Meta takes a
+# layer off its first and last stages too (Llama 3 paper, Sec 3.3.2).
+END_CHUNK_LAYERS_SPARED = 2
 # A chunk size the user fixes (`vpp N`) may go down to one layer: Megatron-Core runs MoE models
 # so (e.g. DeepSeek-V3's recipes with one layer per virtual stage; --num-layers-per-virtual-
 # pipeline-stage 1).
@@ -78,8 +84,9 @@ def pipeline_schedule(
 ) -> tuple[str, int]:
     """(schedule, virtual stages). Megatron-Core and torchtitan interleave when the
     micro-batches divide by the stages (Megatron's requirement) and every chunk gets at least
-    MIN_LAYERS_PER_CHUNK layers (uneven first and last stages allowed, as Megatron-Core's
-    --decoder-first/last-pipeline-num-layers do); DeepSpeed's pipeline engine runs plain 1F1B.
+    MIN_LAYERS_PER_CHUNK layers, the first and last chunks one fewer where the embedding and
+    the loss take their place (END_CHUNK_LAYERS_SPARED); DeepSpeed's pipeline engine runs plain
+    1F1B.
     `pinned`: the virtual stages the user fixed (`vpp N`; checked runnable beforehand by
     advisor/planning/engine_inputs.py `layout_problem`), kept as given."""
     if pp == 1:
@@ -88,6 +95,6 @@ def pipeline_schedule(
         return ("interleaved-1f1b", pinned) if pinned > 1 else ("1f1b", 1)
     if framework in (MEGATRON, FSDP2) and microbatches % pp == 0:
         for v in VIRTUAL_STAGE_CHOICES:
-            if layers >= pp * v * MIN_LAYERS_PER_CHUNK:
+            if layers + END_CHUNK_LAYERS_SPARED >= pp * v * MIN_LAYERS_PER_CHUNK:
                 return "interleaved-1f1b", v
     return "1f1b", 1
