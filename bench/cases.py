@@ -308,6 +308,23 @@ HELD_OUT = [
         gpu_hours=2.664e6,
         note="DeepSeek-V3 technical report: 2,664K H800 GPU-hours on 2,048 H800s",
     ),
+    # Added 2026-12-02 (fifth session), scored once before any change: DeepSeek-V2's training
+    # cost per trillion tokens on its H800 cluster, for itself and the dense DeepSeek 67B (the
+    # 42.5% saving the README states is their ratio). The GPU count is not given: the V3
+    # report's 2,048 H800 assumed. DeepSeek LLM 67B is not catalogued: its size alone.
+    TimeCase(
+        "DeepSeek-V2 (per trillion tokens)",
+        "deepseek-v2 pretrain 1T tokens seq 4096 on 2048xH800",
+        gpu_hours=172.8e3,
+        note="DeepSeek-V2 paper (arXiv 2405.04434), Sec 3.2: 172.8K H800 GPU-hours per trillion"
+        " tokens; GPU count assumed",
+    ),
+    TimeCase(
+        "DeepSeek 67B dense (per trillion tokens)",
+        "67B pretrain 1T tokens seq 4096 on 2048xH800",
+        gpu_hours=300.6e3,
+        note="same paper and section: 300.6K H800 GPU-hours per trillion tokens; GPU count assumed",
+    ),
     TimeCase(
         "DeepSeek-V3 from its size alone",
         "671B-A37B pretrain 14.8T tokens 60d fp8 on H800",

@@ -25,6 +25,8 @@ PUBLISHED = [
     ("qwen3-14b", 14.8, 14.8, 0.02),
     ("qwen3-coder-480b-a35b", 480, 35, 0.02),
     ("minimax-m2", 230, 10, 0.11),
+    ("deepseek-v2", 236, 21, 0.02),
+    ("deepseek-coder-v2", 236, 21, 0.02),
     ("dbrx", 132, 36, 0.02),
     ("phi-3-mini", 3.8, 3.8, 0.02),
     ("phi-3-medium", 14, 14, 0.02),
@@ -56,6 +58,8 @@ def test_unknown_name_without_a_size_asks_for_the_size():
         "grok-2 lora 1GB 1d",
         "hunyuan-a13b lora 1GB 1d",
         "hunyuan-a13b-instruct lora 1GB 1d",
+        "deepseek-v2-lite lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
+        "phi-3-small lora 1GB 1d",
     ):
         with pytest.raises(RequestError) as e:
             parse(text)

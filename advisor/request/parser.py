@@ -634,6 +634,9 @@ def _detect_lang(text: str) -> str:
 _GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
 # A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat").
 VARIANT = r"[_\-\s](?:instruct|chat|base|it|hf|thinking)"
+# A smaller or larger sibling of a catalogued release ("deepseek-v2-lite", "qwen-max") is not
+# that release: left to be refused as an unknown model, which asks for its size.
+SIBLING = r"[_\-](?:lite|mini|small|tiny|nano|micro|air|flash|pro|max|plus|turbo|large|medium|ultra)(?![a-z0-9])"
 # What kind of samples a count names ("80k instruction samples", "10k chat examples").
 SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
@@ -848,7 +851,7 @@ class _Parse:
             self.set("model", catalog.find_model(m[1]).name, m[0])
 
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
-        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}", model)
+        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}(?!{SIBLING})", model)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
