@@ -27,6 +27,7 @@ from cases import (  # noqa: E402
     HELD_OUT_MEGATRON_2511,
     HELD_OUT_NEMO,
     HELD_OUT_THROUGHPUT,
+    HELD_OUT_TORCHTITAN,
     MEMORY_CASES,
     NOT_EXPRESSIBLE,
     POINT_MEMORY_CASES,
@@ -277,6 +278,7 @@ def main() -> int:
     bridge_rows, _ = build_rows(HELD_OUT_MEGATRON, [])
     bridge_2511_rows, _ = build_rows(HELD_OUT_MEGATRON_2511, [])
     nemo_rows, _ = build_rows(HELD_OUT_NEMO + HELD_OUT_LLAMA3, [])
+    titan_rows, _ = build_rows(HELD_OUT_TORCHTITAN, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -290,6 +292,8 @@ def main() -> int:
     print(summary_table(bridge_2511_rows))
     print("\n### Summary: held-out throughput (NeMo 24.03 long sequences, NeMo 25.02 on B200, Llama 3 405B 4D)\n")
     print(summary_table(nemo_rows))
+    print("\n### Summary: held-out throughput (torchtitan long sequences and 405B, on FlashAttention-2)\n")
+    print(summary_table(titan_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -314,6 +318,9 @@ def main() -> int:
             "### Training time and throughput", "### Held-out throughput: NeMo long sequences, NeMo 25.02, Llama 3 405B"
         )
     )
+    print()
+    titan = markdown(titan_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(titan.replace("### Training time and throughput", "### Held-out throughput: torchtitan"))
     return 0
 
 

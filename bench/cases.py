@@ -746,21 +746,77 @@ HELD_OUT_LLAMA3 = [
     for gpus, dp, tflops, mfu in ((8192, 64, 430, 0.43), (16384, 128, 400, 0.41))
 ]
 
+# A seventh held-out set: torchtitan's long-sequence and 405B tables (pytorch/torchtitan
+# docs/performance.md at d4c86e375, Tables 2, 5 and 6; torch nightly 2024-12-23, torchtitan
+# 9dec370), the same page whose Tables 1, 3 and 4 are calibration points, never read before.
+# Scored once on 2026-12-02 as the tables state them, then again with the attention kernels
+# their stack ran (`attention fa2`: torchtitan called F.scaled_dot_product_attention, which on
+# Hopper then ran the FlashAttention-2 backend; see POINT_LAYOUT). Every row compiles, runs
+# Float8 linears (`fp8`) and checkpoints every layer. Table 5 splits each rank's 32 sequences
+# into torchtitan's default of as many micro-batches as pipeline stages (8: mbs 4), interleaved
+# with its default 2 stages a rank; Table 6 runs 1F1B on 8 micro-batches of 1. Their H100s are
+# 96 GB HBM2e parts at 500 W, slower than the SXM5 planned here (the page's own footnote).
+_TORCHTITAN = "pytorch/torchtitan docs/performance.md (at d4c86e375): "
+HELD_OUT_TORCHTITAN = [
+    *(
+        TimeCase(
+            f"torchtitan Llama 3.1 8B {seq // 1024}K (FSDP {fsdp} CP {cp}, 8 H100)",
+            f"llama3.1-8b pretrain 1T tokens seq {seq} mbs 1 gbs {fsdp} fsdp {fsdp}"
+            + (f" cp {cp}" if cp > 1 else "")
+            + " recompute full fp8 attention fa2 on 8xH100",
+            tokens_per_s_per_gpu=measured,
+            note=_TORCHTITAN + f"Table 2 (FSDP + CP + compile + Float8, full AC, local batch 1): FSDP {fsdp}, CP {cp}",
+        )
+        for fsdp, cp, seq, measured in (
+            (8, 1, 32768, 3890),
+            (4, 2, 65536, 2540),
+            (2, 4, 131072, 1071),
+            (1, 8, 262144, 548),
+        )
+    ),
+    *(
+        TimeCase(
+            f"torchtitan Llama 3.1 405B {schedule} (FSDP 8 TP 8 PP 8, 512 H100)",
+            f"llama3.1-405b pretrain 1T tokens seq 8192 mbs 4 gbs 256 fsdp 8 tp 8 pp 8 vpp {vpp}"
+            " recompute full fp8 attention fa2 on 512xH100",
+            tokens_per_s_per_gpu=measured,
+            note=_TORCHTITAN + f"Table 5 (3D + compile + Float8 + AsyncTP, full AC, local batch 32): {schedule}",
+        )
+        for schedule, vpp, measured in (("1F1B", 1, 100), ("interleaved 1F1B", 2, 128))
+    ),
+    *(
+        TimeCase(
+            f"torchtitan Llama 3.1 405B {seq // 1024}K (FSDP {fsdp} CP {cp} TP 8 PP 8, 512 H100)",
+            f"llama3.1-405b pretrain 1T tokens seq {seq} mbs 1 gbs {8 * fsdp} fsdp {fsdp}"
+            + (f" cp {cp}" if cp > 1 else "")
+            + " tp 8 pp 8 vpp 1 recompute full fp8 attention fa2 on 512xH100",
+            tokens_per_s_per_gpu=measured,
+            note=_TORCHTITAN
+            + f"Table 6 (4D + compile + Float8 + AsyncTP + 1F1B, full AC, local batch 8): FSDP {fsdp}, CP {cp}",
+        )
+        for fsdp, cp, seq, measured in ((8, 1, 32768, 76), (4, 2, 65536, 47), (2, 4, 131072, 31), (1, 8, 262144, 16))
+    ),
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.
 POINT_LAYOUT = {
     # torchtitan's, llm-foundry's and fms-fsdp's tables are 1-D FSDP (no tensor parallel)
     **dict.fromkeys(
-        ("T01", "T02", "T03", "T04", "T05", "T06", "T08", "T09", "T11", "T19", "T20", "T21", "T22", "M01", "M02"),
+        ("T01", "T02", "T03", "T04", "T08", "T09", "T11", "T19", "T20", "T21", "T22"),
         "tp 1",
     ),  # fmt: skip
+    # torchtitan's H100 tables ran PyTorch's SDPA on a nightly of 2024-12-23, whose default on
+    # Hopper was then the FlashAttention-2 backend (cuDNN's made opt-in by pytorch/pytorch#138522;
+    # SDPA at 329 TFLOP/s against cuDNN's 631 on an H100 in pytorch/pytorch#142132, 2024-12-05)
+    **dict.fromkeys(("T05", "T06", "M01", "M02"), "tp 1 attention fa2"),
     "T07": "tp 1 hsdp",  # fms-fsdp: HSDP
     "T10": "tp 1 hsdp",
     "T15": "cp 2",  # NeMo: TP1 PP1 CP2
     "T16": "tp 4 pp 4 cp 2 vpp 5",  # NeMo: TP4 PP4 CP2 VP5
     "T17": "tp 4 pp 4",  # NeMo SFT: TP4 PP4
-    "M03": "tp 8",  # torchtitan: FSDP 32, TP 8
+    "M03": "tp 8 attention fa2",  # torchtitan: FSDP 32, TP 8
 }
 # torch.cuda.max_memory_reserved() (torchtitan, PEFT's method comparison) or not stated
 # (InternLM): compared with our allocated figure plus fragmentation, the CUDA context left out.
@@ -825,8 +881,8 @@ WORST_EXPLAINED = {
     " we plan HF PEFT's unfused adapters for LoRA without model parallelism",
     "T17": "NeMo's packed-SFT FP8 run on 16 GPUs: only 32 sequences"
     " a step on TP4 PP4 (2 micro-batches per stage interleaved) is slower in our bubble model than NeMo's",
-    "T05": "torchtitan without torch.compile on H100 (eager kernels, 34% MFU), where fms-fsdp's and"
-    " llm-foundry's H100 rows (compiled, fused) reach 44-46%: the request does not say whether it compiles",
+    "T05": "torchtitan without torch.compile on 500 W HBM2e H100s (its page's footnote), eager kernels:"
+    " the request says neither; its FlashAttention-2 attention is stated (`attention fa2`)",
     "T06": "as T05",
     "MPT-7B (the run)": "restarts and evaluation on the real run: 24% below the llm-foundry benchmark (shared"
     " calibration README)",

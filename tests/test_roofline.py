@@ -48,7 +48,7 @@ def test_fp8_applies_to_linear_layers_only():
     h100 = catalog.get_gpu("H100")
     c = count_params(m)
     kw = dict(method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1, pp=1, ep=1, cp=1,
-              recompute="none", optimizer_params=8e9 / 8, flash=True)  # fmt: skip
+              recompute="none", optimizer_params=8e9 / 8, attention="best")  # fmt: skip
     bf16 = rf.stage_time(m, c, h100, precision="bf16", **kw)
     fp8 = rf.stage_time(m, c, h100, precision="fp8", **kw)
     # the attention core is the same; GEMMs faster but not 2x (the output head stays bf16);
@@ -64,7 +64,7 @@ def test_context_parallel_halves_a_gpus_tokens():
     h100 = catalog.get_gpu("H100")
     c = count_params(m)
     kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1,
-              pp=1, ep=1, recompute="none", optimizer_params=1e9, flash=True)  # fmt: skip
+              pp=1, ep=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
     one, two = rf.stage_time(m, c, h100, cp=1, **kw), rf.stage_time(m, c, h100, cp=2, **kw)
     assert two.gemm_s == pytest.approx(one.gemm_s / 2, rel=0.02)
     assert two.attention_s == pytest.approx(one.attention_s / 2, rel=1e-6)

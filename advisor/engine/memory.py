@@ -153,6 +153,12 @@ def flash_attention(gpu: GPU, precision: str) -> bool:
     return gpu.architecture not in ("Volta", "Turing") and precision != "fp32"
 
 
+def attention_kernel(gpu: GPU, setup: TrainingSetup) -> str:
+    """The attention kernels the step runs: "eager" where no fused kernel runs, else the
+    setup's choice ("best" for the GPU, or "fa2"). Both fused kinds keep the same activations."""
+    return setup.attention if flash_attention(gpu, setup.precision) else "eager"
+
+
 def layer_activation_bytes_per_token(
     m: ModelShape, seq: int, precision: str, recompute: str, flash: bool, op_level: bool = False
 ) -> float:

@@ -55,6 +55,13 @@ ETA_HBM = 0.8
 # backward makes 2.5x the forward's matmul FLOPs (5 matmuls against 2, Dao 2023 Sec 3.1.2).
 ETA_ATTN_FWD, ETA_ATTN_BWD = 0.6, 0.45
 ATTN_BWD_FLOPS_RATIO = 2.5
+# On Hopper and newer those are the kernels written for them (FlashAttention-3, cuDNN's fused
+# attention, which Transformer Engine calls and PyTorch's SDPA picks there from 2.11). The
+# FlashAttention-2 kernels run at about half: "only 35% utilization on the H100" (Shah et al.
+# 2024, abstract); SDPA's FA2 backend at 329 TFLOP/s against cuDNN's 631 and FA3's 632 on an H100
+# (pytorch/pytorch#142132, 2024-12). Forward 0.33; the backward assumed at the same ratio (0.24).
+ETA_ATTN_FA2_NEW_GPU = {"fwd": 0.33, "bwd": 0.24}
+FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
 # Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
 # fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix.
 ETA_ATTN_EAGER, EAGER_SCORE_PASSES = 0.2, 4
@@ -117,6 +124,22 @@ def mamf(gpu: GPU, dtype: str) -> float:
     """Largest fraction of the `dtype` peak a matmul reaches on this GPU (MAMF above)."""
     table = MAMF.get(gpu.architecture) or MAMF_ASSUMED_BY_VENDOR.get(gpu.vendor) or MAMF_ASSUMED
     return table.get(dtype, MAMF_ASSUMED.get(dtype, MAMF_ASSUMED["bf16"]))
+
+
+def attention_efficiency(gpu: GPU, kernel: str) -> tuple[float, float]:
+    """(forward, backward) fraction of peak the fused attention kernels reach: the best kernels
+    for the GPU ("best"), or FlashAttention-2's ("fa2"), which only Hopper and newer outrun."""
+    if kernel == "fa2" and gpu.architecture in FA2_SLOW_ARCHITECTURES:
+        return ETA_ATTN_FA2_NEW_GPU["fwd"], ETA_ATTN_FA2_NEW_GPU["bwd"]
+    return ETA_ATTN_FWD, ETA_ATTN_BWD
+
+
+def fa2_time_factor(gpu: GPU, attention_share: float) -> float:
+    """How much longer a step whose attention core is `attention_share` of its compute takes on
+    FlashAttention-2 than on the GPU's best kernels (a forward and its backward, as above)."""
+    (best_f, best_b), (fa2_f, fa2_b) = attention_efficiency(gpu, "best"), attention_efficiency(gpu, "fa2")
+    ratio = (1 / fa2_f + ATTN_BWD_FLOPS_RATIO / fa2_b) / (1 / best_f + ATTN_BWD_FLOPS_RATIO / best_b)
+    return 1 + attention_share * (ratio - 1)
 
 
 def tile_efficiency(m: float, n: float) -> float:
@@ -220,7 +243,7 @@ def stage_time(
     cp: int,
     recompute: str,
     optimizer_params: float,
-    flash: bool,
+    attention: str,
     framework: str = "",
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
@@ -228,7 +251,7 @@ def stage_time(
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
-        micro_batch, tp, pp, ep, cp, recompute, flash, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
+        micro_batch, tp, pp, ep, cp, recompute, attention, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -256,7 +279,7 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         ep,
         cp,
         recompute,
-        flash,
+        attention,
         passes,
     ) = key
     peft = method in ("lora", "qlora")
@@ -292,9 +315,10 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         heads = m.heads / tp
         fwd_flops = 2 * tokens * (seq / 2) * m.attention_share(seq) * (qk + v) * heads
         peak = gpu.peak_tflops(other_dtype) * 1e12
-        if flash:
-            attn = fwd_flops / (peak * ETA_ATTN_FWD) * fwd_passes
-            attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * ETA_ATTN_BWD)
+        if attention != "eager":
+            eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
+            attn = fwd_flops / (peak * eta_fwd) * fwd_passes
+            attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
         else:
             attn = (fwd_passes + ATTN_BWD_FLOPS_RATIO) * fwd_flops / (peak * ETA_ATTN_EAGER)
             attn += EAGER_SCORE_PASSES * tokens * seq * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm

@@ -55,6 +55,11 @@ class TrainingSetup(BaseModel):
     lora_targets: LoraTargets = DEFAULT_LORA_TARGETS
     # Optimizer step fused into the backward pass (torchtune optimizer_in_bwd).
     opt_in_backward: bool = False
+    # The fused attention kernels: the best the GPU has under current software ("best":
+    # FlashAttention-3 or cuDNN on Hopper and newer, FlashAttention-2 before), or
+    # FlashAttention-2 where the user runs it ("fa2": HF's flash_attention_2, PyTorch's SDPA
+    # before 2.11 on Hopper).
+    attention: Literal["best", "fa2"] = "best"
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate

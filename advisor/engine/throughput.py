@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from advisor.engine.frameworks import MEGATRON
 from advisor.engine.layout import ModelSplit
-from advisor.engine.memory import NF4_BYTES, flash_attention, lora_params_per_layer
+from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params_per_layer
 from advisor.engine.roofline import stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
@@ -176,6 +176,8 @@ class Throughput(BaseModel):
     # Seconds per optimizer step on one GPU: compute, pipeline bubble, each communication
     # term in full and the part of it left exposed, and the step.
     step: dict[str, float]
+    # Share of a micro-batch's compute in the attention core: what the attention kernels decide.
+    attention_share: float = 0.0
     notes: list[dict]  # the arithmetic as numbers; templates/explain.<lang>.j2 words it
 
     @property
@@ -319,7 +321,7 @@ def estimate_throughput(
         cp=cp,
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
-        flash=flash_attention(gpu, setup.precision),
+        attention=attention_kernel(gpu, setup),
         framework=layout.framework,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
@@ -505,5 +507,6 @@ def estimate_throughput(
         goodput=goodput,
         network=net,
         step=step,
+        attention_share=stage.attention_s / stage.microbatch_s if stage.microbatch_s else 0.0,
         notes=notes,
     )

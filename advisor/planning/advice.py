@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU
+from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
@@ -27,6 +28,10 @@ from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import RequestError, parse
 from advisor.text.render import phrase, render, word
+
+# Where attention is this share of a step's compute or more, the answer says what running it on
+# FlashAttention-2 instead would cost (about 1.13x the time at this share; assumed threshold).
+ATTENTION_KERNEL_SHARE = 0.15
 
 # How a GPU reaches a market (data/gpus.toml codes) that needs no warning: made there, sold
 # there freely, or an older part no export rule names.
@@ -331,6 +336,19 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON:
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
+    arch = catalog.get_gpu(gpu).architecture
+    if req.attention is None and arch in FA2_SLOW_ARCHITECTURES and thr.attention_share >= ATTENTION_KERNEL_SHARE:
+        factor = fa2_time_factor(catalog.get_gpu(gpu), thr.attention_share)
+        out.append(
+            _note(
+                "warning",
+                "attention_kernel",
+                share=thr.attention_share,
+                factor=factor,
+                days=est.days and est.days * factor,
+                architecture=arch,
+            )
+        )
     if req.is_moe:
         slow, fast = MOE_RELEASE_SPREAD_TOKENS_S
         out.append(

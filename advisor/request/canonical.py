@@ -252,6 +252,13 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             + ("" if zh else " ")
             + _row("grad_reduce").choice(r.grad_reduce).written("zh" if zh else "en"),
         )
+    if "attention" in given:  # said with its kernel, whichever it is
+        add(
+            "other",
+            _key("attention", zh)
+            + ("" if zh else " ")
+            + _row("attention").choice(r.attention).written("zh" if zh else "en"),
+        )
     if "precision" in given:
         add("other", _say("precision", r.precision, zh))
     if "optimizer" in given:

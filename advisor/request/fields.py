@@ -644,6 +644,38 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("grads bf16",), zh=("梯度规约bf16",)),
     ),
+    # The attention kernels the team runs: FlashAttention-2 (`attention fa2`, HF's
+    # flash_attention_2) runs attention at about half the speed of the kernels written for
+    # Hopper and newer; `fa3` (FlashAttention-3, cuDNN, Transformer Engine) is the default said
+    # aloud. Either may be said alone.
+    Field(
+        "attention",
+        keys=Word(
+            en=("attention", "attn", "attention-kernels?", "attention-backend"),
+            zh=("注意力算子", "注意力内核", "注意力"),
+        ),
+        choices=(
+            Word(
+                "fa2",
+                en=("fa2", "flash-attn-2", "flash-attention-2", "flashattention-2", "flash-attn2"),
+                zh=("fa2", "flash-attn-2", "flash-attention-2", "flashattention-2"),
+            ),
+            Word(
+                "fa3",
+                en=(
+                    "fa3",
+                    "flash-attn-3",
+                    "flash-attention-3",
+                    "flashattention-3",
+                    "cudnn",
+                    "te",
+                    "transformer-engine",
+                ),
+                zh=("fa3", "flash-attn-3", "flash-attention-3", "flashattention-3", "cudnn", "te"),
+            ),
+        ),
+        examples=Word(en=("attention fa2",), zh=("注意力fa2",)),
+    ),
     Field(
         "lang",
         keys=Word(en=("lang",)),
@@ -701,7 +733,18 @@ HELP = (
     ("numerics", ("precision", "optimizer")),
     (
         "layout",
-        ("seq_len", "micro_batch", "grad_accum", "zero_stage", "tp", "pp", "offload", "recompute", "grad_reduce"),
+        (
+            "seq_len",
+            "micro_batch",
+            "grad_accum",
+            "zero_stage",
+            "tp",
+            "pp",
+            "offload",
+            "recompute",
+            "grad_reduce",
+            "attention",
+        ),
     ),
     (
         "preferences",

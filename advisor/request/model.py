@@ -95,6 +95,8 @@ class TrainingRequest(BaseModel):
     recompute: Recompute | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.
     grad_reduce: GradReduce | None = None
+    # The attention kernels the team runs (`attention fa2`); None: the best for the GPU.
+    attention: Literal["fa2", "fa3"] | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None
     # The team's own use of bought GPUs beyond this job (issue 15): `keep it busy 24 months`,
     # `用两年`, `60% use`; None: only this job is weighed (advisor/planning/costs.py).

@@ -902,6 +902,15 @@ class _Parse:
             rf"|(?:{_zh(grads.keys)})\s*[:=用]?\s*({dtype_zh})|({dtype_zh})\s*(?:{_zh(grads.keys)})",
             lambda m: s("grad_reduce", value_of(grads.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
+        # the attention kernels, keyed (`attention fa2`, `注意力fa2`) or a kernel's own name alone
+        attn = fields.field("attention")
+        kernels_en, kernels_zh = _all(attn.choices, "en"), _all(attn.choices, "zh")
+        alone = spelled([w for c in attn.choices for w in c.en if w not in ("cudnn", "te", "transformer-engine")])
+        sc.take(
+            rf"{L}(?:{_en(attn.keys)})\s*[:=]?\s*({kernels_en}){R}|{L}({kernels_en})[\s_\-]+(?:{_en(attn.keys)}){R}"
+            rf"|(?:{_zh(attn.keys)})\s*[:=用]?\s*({kernels_zh})|{L}({alone}){R}",
+            lambda m: s("attention", value_of(attn.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
         self._choose("precision")
         self._choose("optimizer")
         self._choose("opt_in_backward")
@@ -1622,6 +1631,7 @@ class _Parse:
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             grad_reduce=f.get("grad_reduce"),
+            attention=f.get("attention"),
             rent_or_buy=f.get("rent_or_buy"),
             own_use_months=f.get("own_use_months"),
             lease_term_months=f.get("lease_term_months"),
