@@ -53,6 +53,8 @@ PLAN = {
     "breakeven_months": 26,
     "method": "full-finetune",
     "params_b": 70,
+    "attention_pct": 12,
+    "attention_fa2_factor": 1.1,
 }
 
 
@@ -62,7 +64,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 47
+    assert len(ids) == len(TOPICS) == 48
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 

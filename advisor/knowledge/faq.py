@@ -78,6 +78,8 @@ PLAN_KEYS = (
     "params_b",
     "precision",
     "grad_reduce",
+    "attention_pct",
+    "attention_fa2_factor",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).
