@@ -80,3 +80,16 @@ def test_no_kernel_note_where_attention_is_small_or_the_gpu_runs_fa2_at_its_best
     a100 = _ask(cli, LONG.replace("H100", "A100-80GB"))
     for answer in (short, a100):
         assert "attention_kernel" not in [w["code"] for w in answer["warning_codes"]]
+
+
+def test_a_what_if_on_fa2_in_the_thread_shows_the_kernels_and_the_longer_run(book):
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+
+    summary = plan_context(advise(LONG, book=book))
+    assert (summary["attention"], summary["attention_pct"]) == ("fa3", pytest.approx(66, abs=5))
+    reply = follow_up(LONG, summary, "what if we use flash_attention_2?", book=book)
+    assert reply.kind == "whatif" and reply.changes == [{"name": "attention", "before": "fa3", "after": "fa2"}]
+    assert reply.after["days"] > 1.4 * reply.before["days"]
+    # on an A100 FlashAttention-2 is already the kernel planned
+    assert plan_context(advise(LONG.replace("H100", "A100-80GB"), book=book))["attention"] == "fa2"

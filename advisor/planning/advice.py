@@ -420,6 +420,8 @@ def plan_context(result: Advice) -> dict:
         decision=p.costs.decision,
         breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
         fits=e.fits,
+        # the kernels the plan ran attention on, a what-if's "before" where the user said none
+        attention=r.attention or ("fa3" if gpu.architecture in FA2_SLOW_ARCHITECTURES else "fa2"),
         attention_pct=round(e.throughput.attention_share * 100) if e.days else None,
         attention_fa2_factor=round(fa2_time_factor(gpu, e.throughput.attention_share), 2)
         if e.days and r.attention != "fa2"
