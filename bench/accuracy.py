@@ -23,6 +23,7 @@ from cases import (  # noqa: E402
     CARD_RUNS,
     HELD_OUT,
     HELD_OUT_LLAMA3,
+    HELD_OUT_LLMFOUNDRY,
     HELD_OUT_MEGATRON,
     HELD_OUT_MEGATRON_2511,
     HELD_OUT_NEMO,
@@ -279,6 +280,7 @@ def main() -> int:
     bridge_2511_rows, _ = build_rows(HELD_OUT_MEGATRON_2511, [])
     nemo_rows, _ = build_rows(HELD_OUT_NEMO + HELD_OUT_LLAMA3, [])
     titan_rows, _ = build_rows(HELD_OUT_TORCHTITAN, [])
+    foundry_rows, _ = build_rows(HELD_OUT_LLMFOUNDRY, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -294,6 +296,8 @@ def main() -> int:
     print(summary_table(nemo_rows))
     print("\n### Summary: held-out throughput (torchtitan long sequences and 405B, on FlashAttention-2)\n")
     print(summary_table(titan_rows))
+    print("\n### Summary: held-out throughput (llm-foundry MPT, H100 and A100)\n")
+    print(summary_table(foundry_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -321,6 +325,9 @@ def main() -> int:
     print()
     titan = markdown(titan_rows, []).split("### Peak memory per GPU")[0].rstrip()
     print(titan.replace("### Training time and throughput", "### Held-out throughput: torchtitan"))
+    print()
+    foundry = markdown(foundry_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(foundry.replace("### Training time and throughput", "### Held-out throughput: llm-foundry"))
     return 0
 
 

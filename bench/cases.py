@@ -798,6 +798,42 @@ HELD_OUT_TORCHTITAN = [
     ),
 ]
 
+# An eighth held-out set: llm-foundry's MPT benchmark tables (mosaicml/llm-foundry
+# scripts/train/benchmarking/README.md, read at 061f2c7ce6), the page calibration points T19-T22
+# come from; every other row of a catalogued model (MPT-7B and MPT-70B; the 1B-30B rows are MPT
+# shapes the catalogue lacks, whose generic stand-ins differ in vocabulary and depth), H100 and
+# A100 80GB, 1-D FSDP as the tables state (`tp 1`), full recompute where they checkpoint.
+# Scored once on 2026-12-02 as the tables state them, and with the kernels MPT ran: "our models
+# use Flash Attention" (the page), FlashAttention-2's kernels or their Triton port, neither
+# written for Hopper (`attention fa2`; on A100 the same as the best).
+_LLMFOUNDRY = "mosaicml/llm-foundry scripts/train/benchmarking/README.md (at 061f2c7ce6): "
+HELD_OUT_LLMFOUNDRY = [
+    TimeCase(
+        f"llm-foundry {model.upper()} {seq // 1024}K ({gpus} {gpu.split('-')[0]})",
+        f"{model} pretrain 1T tokens seq {seq} mbs {mbs} gbs {gbs} fsdp tp 1 recompute {'full' if ac else 'none'}"
+        + (" pure-bf16" if pure else "")
+        + f" attention fa2 on {gpus}x{gpu}",
+        tokens_per_s_per_gpu=measured,
+        note=_LLMFOUNDRY + f"{gpu.split('-')[0]} 80GB table: seq {seq}, {gpus} GPUs, MBS {mbs}, GBS {gbs},"
+        f" activation checkpointing {ac}",
+    )
+    for model, seq, gpus, gpu, mbs, gbs, ac, pure, measured in (
+        ("mpt-7b", 65536, 8, "H100", 1, 16, True, False, 1956),
+        ("mpt-7b", 32768, 8, "H100", 2, 32, True, False, 3318),
+        ("mpt-7b", 8192, 8, "H100", 8, 128, True, False, 6935),
+        ("mpt-7b", 4096, 8, "H100", 16, 256, True, False, 8611),
+        ("mpt-7b", 1024, 8, "H100", 64, 1024, True, False, 10203),
+        ("mpt-70b", 2048, 32, "H100", 2, 1024, True, False, 882),
+        ("mpt-7b", 65536, 8, "A100-80GB", 1, 16, True, False, 1013),
+        ("mpt-7b", 32768, 8, "A100-80GB", 2, 32, True, False, 1672),
+        ("mpt-7b", 16384, 8, "A100-80GB", 4, 64, True, False, 2453),
+        ("mpt-7b", 4096, 8, "A100-80GB", 16, 256, True, False, 3684),
+        ("mpt-7b", 2048, 8, "A100-80GB", 6, 96, False, False, 4641),
+        ("mpt-7b", 1024, 8, "A100-80GB", 64, 1024, True, False, 4357),
+        ("mpt-70b", 2048, 32, "A100-80GB", 2, 1024, True, True, 373),
+    )
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.
