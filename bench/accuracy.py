@@ -26,6 +26,7 @@ from cases import (  # noqa: E402
     HELD_OUT_LLMFOUNDRY,
     HELD_OUT_MEGATRON,
     HELD_OUT_MEGATRON_2511,
+    HELD_OUT_MOE_ZOO,
     HELD_OUT_NEMO,
     HELD_OUT_THROUGHPUT,
     HELD_OUT_TORCHTITAN,
@@ -281,6 +282,7 @@ def main() -> int:
     nemo_rows, _ = build_rows(HELD_OUT_NEMO + HELD_OUT_LLAMA3, [])
     titan_rows, _ = build_rows(HELD_OUT_TORCHTITAN, [])
     foundry_rows, _ = build_rows(HELD_OUT_LLMFOUNDRY, [])
+    zoo_rows, _ = build_rows(HELD_OUT_MOE_ZOO, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -298,6 +300,8 @@ def main() -> int:
     print(summary_table(titan_rows))
     print("\n### Summary: held-out throughput (llm-foundry MPT, H100 and A100)\n")
     print(summary_table(foundry_rows))
+    print("\n### Summary: held-out throughput (Megatron-Core MoE model zoo, Qwen3 235B)\n")
+    print(summary_table(zoo_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -328,6 +332,9 @@ def main() -> int:
     print()
     foundry = markdown(foundry_rows, []).split("### Peak memory per GPU")[0].rstrip()
     print(foundry.replace("### Training time and throughput", "### Held-out throughput: llm-foundry"))
+    print()
+    zoo = markdown(zoo_rows, []).split("### Peak memory per GPU")[0].rstrip()
+    print(zoo.replace("### Training time and throughput", "### Held-out throughput: Megatron-Core MoE model zoo"))
     return 0
 
 

@@ -834,6 +834,28 @@ HELD_OUT_LLMFOUNDRY = [
     )
 ]
 
+# A ninth held-out set: Megatron-Core's MoE model zoo, Qwen3 235B-A22B in BF16 on 256 H100
+# (yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md, read 2026-12-02), each row
+# with the layout it states; tokens/s from its step time (GBS 2048 x 4,096 tokens / step / 256).
+# Scored once on 2026-12-02. The rows differ in what the engine does not model: the token
+# dispatcher (DeepEP against all-to-all) and Megatron's own FSDP. The row with 1F1B overlap of
+# the dispatch is left out (a scheduling option the request cannot say).
+_MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md: Qwen3 235B BF16, 256 H100, "
+HELD_OUT_MOE_ZOO = [
+    TimeCase(
+        f"MoE zoo Qwen3 235B ({name})",
+        f"qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs {mbs} gbs 2048 {layout} on 256xH100",
+        tokens_per_s_per_gpu=2048 * 4096 / step / 256,
+        note=_MOE_ZOO + f"{name}: step {step} s",
+    )
+    for name, layout, mbs, step in (
+        ("DeepEP, TP 2 PP 8 VP 4 EP 32", "tp 2 pp 8 vpp 4 ep 32 zero1 recompute selective", 1, 19.7),
+        ("DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4", "tp 2 pp 1 ep 8 fsdp recompute full", 4, 17.6),
+        ("all-to-all, TP 2 PP 32 VP 3 EP 8", "tp 2 pp 32 vpp 3 ep 8 zero1 recompute selective", 1, 24.2),
+        ("DeepEP, TP 4 PP 8 VP 4 EP 8, no recompute", "tp 4 pp 8 vpp 4 ep 8 zero1 recompute none", 1, 29.0),
+    )
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.

@@ -41,6 +41,7 @@ def test_the_summary_tables_are_the_scripts():
     nemo_rows, _ = accuracy.build_rows(cases.HELD_OUT_NEMO + cases.HELD_OUT_LLAMA3, [])
     titan_rows, _ = accuracy.build_rows(cases.HELD_OUT_TORCHTITAN, [])
     foundry_rows, _ = accuracy.build_rows(cases.HELD_OUT_LLMFOUNDRY, [])
+    zoo_rows, _ = accuracy.build_rows(cases.HELD_OUT_MOE_ZOO, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     for title, rows in (
         ("### Summary: calibration", calibration),
@@ -51,5 +52,6 @@ def test_the_summary_tables_are_the_scripts():
         ("### Summary: held-out throughput (NeMo 24.03", nemo_rows),
         ("### Summary: held-out throughput (torchtitan", titan_rows),
         ("### Summary: held-out throughput (llm-foundry", foundry_rows),
+        ("### Summary: held-out throughput (Megatron-Core MoE", zoo_rows),
     ):
         assert _ours(_section(doc, title)) == _ours(accuracy.summary_table(rows)), title

@@ -97,6 +97,15 @@ def test_one_layer_per_virtual_stage_is_planned(cli):
     assert (plan["pp"], plan["virtual_stages"], plan["pipeline_schedule"]) == (2, 24, "interleaved-1f1b")
 
 
+def test_the_embedding_and_the_loss_may_fill_the_end_chunks(cli):
+    # Megatron-MoE-ModelZoo runs Qwen3 235B's 94 layers on PP 32 x VP 3: 96 chunks, the first and
+    # last holding the embedding and the loss; 97 chunks would leave one empty
+    plan = _ask(cli, "qwen3-235b-a22b pretrain 1T tokens seq 4096 gbs 2048 tp 2 pp 32 vpp 3 ep 8 on 256xH100")["plan"]
+    assert (plan["pp"], plan["virtual_stages"]) == (32, 3)
+    out = cli("ask", "qwen3-235b-a22b pretrain 1T tokens seq 4096 gbs 2048 tp 2 pp 32 vpp 4 ep 8 on 256xH100")
+    assert out.returncode == 2 and "128 model chunks" in out.stderr
+
+
 def test_cp_1_is_no_context_parallelism():
     assert parse("70B full-finetune 100GB 7d cp 1").tp is None
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor import catalog
 from advisor.engine.estimate import MIN_LAYERS_PER_STAGE
-from advisor.engine.frameworks import PINNED_MIN_LAYERS_PER_CHUNK, framework_for
+from advisor.engine.frameworks import END_CHUNK_LAYERS_SPARED, PINNED_MIN_LAYERS_PER_CHUNK, framework_for
 from advisor.engine.setup import DEFAULT_LORA_RANK, DEFAULT_LORA_TARGETS, PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
 from advisor.engine.specs import GPU, ModelShape
@@ -101,7 +101,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     if request.dp and request.gpu_count and request.gpu_count % (request.dp * tp * pp * (request.cp or 1)):
         # the data-parallel ranks times the model-parallel degrees are the GPUs
         return "dp_count", {"dp": request.dp, "count": request.gpu_count, "model": tp * pp * (request.cp or 1)}
-    if vpp > 1 and m.layers // (pp * vpp) < PINNED_MIN_LAYERS_PER_CHUNK:
+    # the embedding and the loss may take the place of a layer in the first and last chunks
+    if vpp > 1 and m.layers + END_CHUNK_LAYERS_SPARED < pp * vpp * PINNED_MIN_LAYERS_PER_CHUNK:
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
