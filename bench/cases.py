@@ -763,7 +763,7 @@ HELD_OUT_TORCHTITAN = [
             f"torchtitan Llama 3.1 8B {seq // 1024}K (FSDP {fsdp} CP {cp}, 8 H100)",
             f"llama3.1-8b pretrain 1T tokens seq {seq} mbs 1 gbs {fsdp} fsdp {fsdp}"
             + (f" cp {cp}" if cp > 1 else "")
-            + " recompute full fp8 attention fa2 on 8xH100",
+            + " recompute full fp8 compile attention fa2 on 8xH100",
             tokens_per_s_per_gpu=measured,
             note=_TORCHTITAN + f"Table 2 (FSDP + CP + compile + Float8, full AC, local batch 1): FSDP {fsdp}, CP {cp}",
         )
@@ -778,7 +778,7 @@ HELD_OUT_TORCHTITAN = [
         TimeCase(
             f"torchtitan Llama 3.1 405B {schedule} (FSDP 8 TP 8 PP 8, 512 H100)",
             f"llama3.1-405b pretrain 1T tokens seq 8192 mbs 4 gbs 256 fsdp 8 tp 8 pp 8 vpp {vpp}"
-            " recompute full fp8 attention fa2 on 512xH100",
+            " recompute full fp8 compile attention fa2 on 512xH100",
             tokens_per_s_per_gpu=measured,
             note=_TORCHTITAN + f"Table 5 (3D + compile + Float8 + AsyncTP, full AC, local batch 32): {schedule}",
         )
@@ -789,7 +789,7 @@ HELD_OUT_TORCHTITAN = [
             f"torchtitan Llama 3.1 405B {seq // 1024}K (FSDP {fsdp} CP {cp} TP 8 PP 8, 512 H100)",
             f"llama3.1-405b pretrain 1T tokens seq {seq} mbs 1 gbs {8 * fsdp} fsdp {fsdp}"
             + (f" cp {cp}" if cp > 1 else "")
-            + " tp 8 pp 8 vpp 1 recompute full fp8 attention fa2 on 512xH100",
+            + " tp 8 pp 8 vpp 1 recompute full fp8 compile attention fa2 on 512xH100",
             tokens_per_s_per_gpu=measured,
             note=_TORCHTITAN
             + f"Table 6 (4D + compile + Float8 + AsyncTP + 1F1B, full AC, local batch 8): FSDP {fsdp}, CP {cp}",
@@ -862,15 +862,17 @@ HELD_OUT_MOE_ZOO = [
 POINT_LAYOUT = {
     # torchtitan's, llm-foundry's and fms-fsdp's tables are 1-D FSDP (no tensor parallel)
     **dict.fromkeys(
-        ("T01", "T02", "T03", "T04", "T08", "T09", "T11", "T19", "T20", "T21", "T22"),
+        ("T01", "T02", "T03", "T04", "T19", "T20", "T21", "T22"),
         "tp 1",
     ),  # fmt: skip
+    # fms-fsdp's rows compile (its table's torch.compile column: Y)
+    **dict.fromkeys(("T08", "T09", "T11"), "tp 1 compile"),
     # torchtitan's H100 tables ran PyTorch's SDPA on a nightly of 2024-12-23, whose default on
     # Hopper was then the FlashAttention-2 backend (cuDNN's made opt-in by pytorch/pytorch#138522;
     # SDPA at 329 TFLOP/s against cuDNN's 631 on an H100 in pytorch/pytorch#142132, 2024-12-05)
     **dict.fromkeys(("T05", "T06", "M01", "M02"), "tp 1 attention fa2"),
-    "T07": "tp 1 hsdp",  # fms-fsdp: HSDP
-    "T10": "tp 1 hsdp",
+    "T07": "tp 1 hsdp compile",  # fms-fsdp: HSDP
+    "T10": "tp 1 hsdp compile",
     "T15": "cp 2",  # NeMo: TP1 PP1 CP2
     "T16": "tp 4 pp 4 cp 2 vpp 5",  # NeMo: TP4 PP4 CP2 VP5
     "T17": "tp 4 pp 4",  # NeMo SFT: TP4 PP4

@@ -85,6 +85,9 @@ ELEMENT_BYTES = 2
 # keyed by framework name.
 UNFUSED_PASSES = {"Megatron-Core": 1.0}
 UNFUSED_PASSES_DEFAULT = 2.0
+# A compiled model (torch.compile, `compile`) fuses them into one pass, as Megatron's kernels do:
+# torchtitan measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s eager and 6,667 compiled
+# (docs/performance.md at d4c86e375, Table 1).
 # The loss: logits written, read by the softmax and the gradient written (3 passes of
 # tokens x vocabulary, bf16; fused vocab-parallel cross entropy in Megatron, chunked in
 # torchtune; assumed 3).
@@ -124,6 +127,12 @@ def mamf(gpu: GPU, dtype: str) -> float:
     """Largest fraction of the `dtype` peak a matmul reaches on this GPU (MAMF above)."""
     table = MAMF.get(gpu.architecture) or MAMF_ASSUMED_BY_VENDOR.get(gpu.vendor) or MAMF_ASSUMED
     return table.get(dtype, MAMF_ASSUMED.get(dtype, MAMF_ASSUMED["bf16"]))
+
+
+def unfused_passes(framework: str, compiled: bool) -> float:
+    """Memory passes an elementwise operator makes: one where the stack fuses them (Megatron-Core,
+    or a compiled model), else the framework's eager count."""
+    return 1.0 if compiled else UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT)
 
 
 def attention_efficiency(gpu: GPU, kernel: str) -> tuple[float, float]:
@@ -245,13 +254,14 @@ def stage_time(
     optimizer_params: float,
     attention: str,
     framework: str = "",
+    compiled: bool = False,
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
-        micro_batch, tp, pp, ep, cp, recompute, attention, UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT),
+        micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled),
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:

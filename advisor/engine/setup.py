@@ -60,6 +60,8 @@ class TrainingSetup(BaseModel):
     # FlashAttention-2 where the user runs it ("fa2": HF's flash_attention_2, PyTorch's SDPA
     # before 2.11 on Hopper).
     attention: Literal["best", "fa2"] = "best"
+    # The model is compiled (torch.compile) or its elementwise operators otherwise fused.
+    compiled: bool = False
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate

@@ -323,6 +323,7 @@ def estimate_throughput(
         optimizer_params=optimizer_params,
         attention=attention_kernel(gpu, setup),
         framework=layout.framework,
+        compiled=setup.compiled,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step

@@ -46,6 +46,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         lora_targets=request.lora_targets or DEFAULT_LORA_TARGETS,
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
+        compiled=request.compile,
         seq_len=request.seq_len,
         global_batch=request.global_batch or None,
         tokens=request.tokens,

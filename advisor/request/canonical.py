@@ -237,6 +237,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     # before `offload`, which would read `offload opt` as what to offload
     if "opt_in_backward" in given:
         add("other", _say("opt_in_backward", True, zh))
+    if "compile" in given:
+        add("other", _say("compile", True, zh))
     if "offload" in given:
         add("other", _keyed("offload", r.offload, zh))
     if "recompute" in given:

@@ -487,6 +487,10 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(("opt-in-bwd", "optimizer-in-backward", "fused-optimizer")),
     ),
+    # The stack compiles the model (torch.compile) or otherwise fuses its elementwise operators:
+    # norms, activations and residual adds then pass over memory once, as Megatron-Core's fused
+    # kernels do (advisor/engine/roofline.py UNFUSED_PASSES)
+    Field("compile", flag=True, choices=_flag(("compile", "torch.compile", "torch-compile", "compiled"), ("编译",))),
     Field(
         "seq_len",
         low=16,

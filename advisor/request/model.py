@@ -74,6 +74,8 @@ class TrainingRequest(BaseModel):
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     opt_in_backward: bool = False
+    # The stack compiles (`compile`, torch.compile): elementwise operators fused.
+    compile: bool = False
     seq_len: int = 4096
     micro_batch: int | None = None
     global_batch: int | None = None

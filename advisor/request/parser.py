@@ -914,6 +914,7 @@ class _Parse:
         self._choose("precision")
         self._choose("optimizer")
         self._choose("opt_in_backward")
+        self._choose("compile")
         rank = fields.field("lora_rank").keys
         sc.take(
             rf"{L}(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)",
@@ -1616,6 +1617,7 @@ class _Parse:
             precision=v["precision"],
             optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
+            compile=bool(f.get("compile")),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
