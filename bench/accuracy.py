@@ -270,38 +270,38 @@ def worst_table(rows, n=10) -> str:
     return "\n".join(out)
 
 
+# The held-out throughput sets, each read after the engine was built: (what its summary says,
+# the title of its table of rows, its cases).
+HELD_OUT_SETS = (
+    ("NeMo Automodel, read after the engine was built", "NeMo Automodel", HELD_OUT_THROUGHPUT),
+    ("Megatron-Bridge, read after the engine was built", "Megatron-Bridge", HELD_OUT_MEGATRON),
+    ("Megatron-Bridge 25.11, an older container", "Megatron-Bridge 25.11", HELD_OUT_MEGATRON_2511),
+    (
+        "NeMo 24.03 long sequences, NeMo 25.02 on B200, Llama 3 405B 4D",
+        "NeMo long sequences, NeMo 25.02, Llama 3 405B",
+        HELD_OUT_NEMO + HELD_OUT_LLAMA3,
+    ),
+    ("torchtitan long sequences and 405B, on FlashAttention-2", "torchtitan", HELD_OUT_TORCHTITAN),
+    ("llm-foundry MPT, H100 and A100", "llm-foundry", HELD_OUT_LLMFOUNDRY),
+    ("Megatron-Core MoE model zoo, Qwen3 235B", "Megatron-Core MoE model zoo", HELD_OUT_MOE_ZOO),
+)
+
+
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
     card_rows, _ = build_rows(CARD_RUNS, [])
     point_rows, point_mem_rows = build_rows(POINT_TIME_CASES, POINT_MEMORY_CASES)
     held_rows, _ = build_rows(HELD_OUT, [])
-    automodel_rows, _ = build_rows(HELD_OUT_THROUGHPUT, [])
-    bridge_rows, _ = build_rows(HELD_OUT_MEGATRON, [])
-    bridge_2511_rows, _ = build_rows(HELD_OUT_MEGATRON_2511, [])
-    nemo_rows, _ = build_rows(HELD_OUT_NEMO + HELD_OUT_LLAMA3, [])
-    titan_rows, _ = build_rows(HELD_OUT_TORCHTITAN, [])
-    foundry_rows, _ = build_rows(HELD_OUT_LLMFOUNDRY, [])
-    zoo_rows, _ = build_rows(HELD_OUT_MOE_ZOO, [])
+    sets = [(summary, title, build_rows(cases, [])[0]) for summary, title, cases in HELD_OUT_SETS]
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
     print("\n### Summary: held-out published runs\n")
     print(summary_table(held_rows))
-    print("\n### Summary: held-out throughput (NeMo Automodel, read after the engine was built)\n")
-    print(summary_table(automodel_rows))
-    print("\n### Summary: held-out throughput (Megatron-Bridge, read after the engine was built)\n")
-    print(summary_table(bridge_rows))
-    print("\n### Summary: held-out throughput (Megatron-Bridge 25.11, an older container)\n")
-    print(summary_table(bridge_2511_rows))
-    print("\n### Summary: held-out throughput (NeMo 24.03 long sequences, NeMo 25.02 on B200, Llama 3 405B 4D)\n")
-    print(summary_table(nemo_rows))
-    print("\n### Summary: held-out throughput (torchtitan long sequences and 405B, on FlashAttention-2)\n")
-    print(summary_table(titan_rows))
-    print("\n### Summary: held-out throughput (llm-foundry MPT, H100 and A100)\n")
-    print(summary_table(foundry_rows))
-    print("\n### Summary: held-out throughput (Megatron-Core MoE model zoo, Qwen3 235B)\n")
-    print(summary_table(zoo_rows))
+    for summary, _, rows in sets:
+        print(f"\n### Summary: held-out throughput ({summary})\n")
+        print(summary_table(rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -310,31 +310,10 @@ def main() -> int:
     points = markdown(point_rows, point_mem_rows).split("Rows the request language")[0]
     points = points.replace("### Training time and throughput", "### Published points: throughput and time")
     print(points.replace("### Peak memory per GPU", "### Published points: peak memory"))
-    print()
-    automodel = markdown(automodel_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(automodel.replace("### Training time and throughput", "### Held-out throughput: NeMo Automodel"))
-    print()
-    bridge = markdown(bridge_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(bridge.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge"))
-    print()
-    older = markdown(bridge_2511_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(older.replace("### Training time and throughput", "### Held-out throughput: Megatron-Bridge 25.11"))
-    print()
-    nemo = markdown(nemo_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(
-        nemo.replace(
-            "### Training time and throughput", "### Held-out throughput: NeMo long sequences, NeMo 25.02, Llama 3 405B"
-        )
-    )
-    print()
-    titan = markdown(titan_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(titan.replace("### Training time and throughput", "### Held-out throughput: torchtitan"))
-    print()
-    foundry = markdown(foundry_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(foundry.replace("### Training time and throughput", "### Held-out throughput: llm-foundry"))
-    print()
-    zoo = markdown(zoo_rows, []).split("### Peak memory per GPU")[0].rstrip()
-    print(zoo.replace("### Training time and throughput", "### Held-out throughput: Megatron-Core MoE model zoo"))
+    for _, title, rows in sets:
+        print()
+        table = markdown(rows, []).split("### Peak memory per GPU")[0].rstrip()
+        print(table.replace("### Training time and throughput", f"### Held-out throughput: {title}"))
     return 0
 
 

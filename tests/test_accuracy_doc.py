@@ -35,23 +35,15 @@ def test_the_summary_tables_are_the_scripts():
     card_rows, _ = accuracy.build_rows(cases.CARD_RUNS, [])
     point_rows, point_mem_rows = accuracy.build_rows(cases.POINT_TIME_CASES, cases.POINT_MEMORY_CASES)
     held_rows, _ = accuracy.build_rows(cases.HELD_OUT, [])
-    automodel_rows, _ = accuracy.build_rows(cases.HELD_OUT_THROUGHPUT, [])
-    bridge_rows, _ = accuracy.build_rows(cases.HELD_OUT_MEGATRON, [])
-    older_rows, _ = accuracy.build_rows(cases.HELD_OUT_MEGATRON_2511, [])
-    nemo_rows, _ = accuracy.build_rows(cases.HELD_OUT_NEMO + cases.HELD_OUT_LLAMA3, [])
-    titan_rows, _ = accuracy.build_rows(cases.HELD_OUT_TORCHTITAN, [])
-    foundry_rows, _ = accuracy.build_rows(cases.HELD_OUT_LLMFOUNDRY, [])
-    zoo_rows, _ = accuracy.build_rows(cases.HELD_OUT_MOE_ZOO, [])
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
+    held_out = [
+        (f"### Summary: held-out throughput ({summary})", accuracy.build_rows(rows, [])[0])
+        for summary, _, rows in accuracy.HELD_OUT_SETS
+    ]
+    assert len(held_out) == 7
     for title, rows in (
         ("### Summary: calibration", calibration),
         ("### Summary: held-out published runs", held_rows),
-        ("### Summary: held-out throughput (NeMo", automodel_rows),
-        ("### Summary: held-out throughput (Megatron-Bridge,", bridge_rows),
-        ("### Summary: held-out throughput (Megatron-Bridge 25.11", older_rows),
-        ("### Summary: held-out throughput (NeMo 24.03", nemo_rows),
-        ("### Summary: held-out throughput (torchtitan", titan_rows),
-        ("### Summary: held-out throughput (llm-foundry", foundry_rows),
-        ("### Summary: held-out throughput (Megatron-Core MoE", zoo_rows),
+        *held_out,
     ):
         assert _ours(_section(doc, title)) == _ours(accuracy.summary_table(rows)), title

@@ -247,20 +247,11 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", _row("recompute").choice(r.recompute).written("zh") + _key("recompute", zh))
         else:
             add("other", _keyed("recompute", r.recompute, zh))
-    if "grad_reduce" in given:  # said with its dtype, whichever it is
-        add(
-            "other",
-            _key("grad_reduce", zh)
-            + ("" if zh else " ")
-            + _row("grad_reduce").choice(r.grad_reduce).written("zh" if zh else "en"),
-        )
-    if "attention" in given:  # said with its kernel, whichever it is
-        add(
-            "other",
-            _key("attention", zh)
-            + ("" if zh else " ")
-            + _row("attention").choice(r.attention).written("zh" if zh else "en"),
-        )
+    # said with their choice, whichever it is: the gradients' dtype, the attention kernels
+    for name in ("grad_reduce", "attention"):
+        if name in given:
+            choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")
+            add("other", _key(name, zh) + ("" if zh else " ") + choice)
     if "precision" in given:
         add("other", _say("precision", r.precision, zh))
     if "optimizer" in given:
