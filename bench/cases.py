@@ -643,18 +643,32 @@ HELD_OUT_MEGATRON_2511 = _bridge_cases(
 # formula NeMo used then (Megatron-LM's, attention counted over the whole sequence: NeMo added
 # the causal halving on 2025-08-09, commit 6251117f), which NeMo 24.07's Llama 2 7B row checks:
 # 16,847 tokens/s at 776 TFLOP/s is 46.1 GFLOP a token, the formula's figure at 4K.
-# The page's DGX-B200 Llama 3 8B table is left out: its TP x PP x DP x CP is a quarter of its
-# GPU count on every row, so its layouts cannot be read.
+# Its DGX-B200 Llama 3 8B table (NeMo 25.04.rc2, FP8) is read from the page's first version
+# (NVIDIA/NeMo commit 14d427f575, 2025-04-28), whose GPU counts are TP x CP x DP; the next
+# version (19fadb67b0) multiplied the counts by four but kept the degrees and the figures.
+# Scored once on 2026-12-02, the first time its layouts could be read; NeMo's Llama 3 formula of
+# then, attention over the whole sequence.
 _NEMO_LONG = (
     "NVIDIA/NeMo docs/source/performance/performance_long_sequence.md (at 8cfedd72), NeMo 24.03.01, DGX-H100, FP8: "
 )
 
 
+def _nemo_model_flops(seq: int, layers: int, hidden: int, groups_share: float, ffn: int, vocab: int) -> float:
+    """Model FLOPs a token as NeMo counted them before commit 6251117f (nemo/utils/flops_formulas.py
+    `llama2`, `llama3`): L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h))."""
+    return (
+        layers
+        * hidden**2
+        * (12 + 12 * groups_share + 18 * ffn / hidden + 12 * seq / hidden + 6 * vocab / (layers * hidden))
+    )
+
+
 def _llama2_7b_model_flops(seq: int) -> float:
-    """Model FLOPs a token of Llama 2 7B as NeMo 24.x counted them (nemo/utils/flops_formulas.py
-    `llama2` before commit 6251117f): L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h))."""
-    layers, hidden, ffn, vocab = 32, 4096, 11008, 32000
-    return layers * hidden**2 * (12 + 12 + 18 * ffn / hidden + 12 * seq / hidden + 6 * vocab / (layers * hidden))
+    return _nemo_model_flops(seq, 32, 4096, 1.0, 11008, 32000)
+
+
+def _llama3_8b_model_flops(seq: int) -> float:
+    return _nemo_model_flops(seq, 32, 4096, 8 / 32, 14336, 128256)
 
 
 HELD_OUT_NEMO = [
@@ -674,6 +688,27 @@ HELD_OUT_NEMO = [
         (262144, 256, 16, 4, 1, 8, 8, 549),
         (524288, 512, 8, 8, 1, 4, 16, 549),
         (1048576, 1024, 4, 8, 1, 4, 32, 536),
+    )
+]
+HELD_OUT_NEMO += [
+    TimeCase(
+        f"NeMo long sequence Llama 3 8B {seq // 1024}K (TP {tp} CP {cp}, {tp * cp * dp} B200)",
+        f"llama3-8b pretrain 1T tokens seq {seq} mbs 1 gbs {gbs} tp {tp}"
+        + (f" cp {cp}" if cp > 1 else "")
+        + f" zero1 fp8 on {tp * cp * dp}xB200",
+        tokens_per_s_per_gpu=tflops * 1e12 / _llama3_8b_model_flops(seq),
+        note="NVIDIA/NeMo docs/source/performance/performance_long_sequence.md (at 14d427f575), NeMo 25.04.rc2,"
+        f" DGX-B200, FP8: batch {gbs}, TP {tp}, CP {cp}, DP {dp}: {tflops} model TFLOP/s a GPU",
+    )
+    for seq, gbs, tp, cp, dp, tflops in (
+        (8192, 512, 1, 1, 2, 1671),
+        (16384, 256, 1, 1, 4, 1717),
+        (32768, 128, 1, 2, 4, 1624),
+        (65536, 64, 1, 4, 4, 1600),
+        (131072, 32, 2, 4, 4, 1588),
+        (262144, 16, 4, 4, 4, 1590),
+        (524288, 8, 4, 8, 4, 1619),
+        (1048576, 4, 4, 16, 4, 1608),
     )
 ]
 # (b) NeMo 25.02 pre-training in FP8 on DGX-B200 (NeMo Framework user guide, "Performance",
