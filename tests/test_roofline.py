@@ -94,3 +94,33 @@ def test_the_request_says_the_model_compiles():
     assert training_setup(parse("8b full-finetune 1GB 1d compile")).compiled
     assert training_setup(parse("8b 全量微调 1GB 1天 编译")).compiled
     assert not training_setup(parse("8b full-finetune 1GB 1d")).compiled
+
+
+def test_samples_shorter_than_the_sequence_attend_within_themselves():
+    from advisor.engine.setup import TrainingSetup
+    from advisor.engine.throughput import flops_per_token
+
+    m = catalog.find_model("llama3.1-8b")
+    h100 = catalog.get_gpu("H100")
+    kw = dict(precision="bf16", method="full-finetune", lora_rank=16, lora_targets="all", seq=4096, micro_batch=1,
+              tp=1, pp=1, ep=1, cp=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
+    whole = rf.stage_time(m, count_params(m), h100, **kw)
+    samples = rf.stage_time(m, count_params(m), h100, context=1024, **kw)
+    # causal keys: (1024 / 2) against (4096 / 2) a query, the same tokens through the same GEMMs
+    assert samples.attention_s == pytest.approx(whole.attention_s / 4)
+    assert (samples.gemm_s, samples.memory_s) == (whole.gemm_s, whole.memory_s)
+    # the model FLOPs count the same keys: 12 L s q with s the sample, not the sequence
+    full = flops_per_token(m, TrainingSetup(seq_len=4096), "none")[0]
+    short = flops_per_token(m, TrainingSetup(seq_len=4096, sample_tokens=1024), "none")[0]
+    assert full - short == pytest.approx(12 * m.layers * (4096 - 1024) * m.heads * m.head_dim)
+
+
+def test_a_sample_count_with_its_length_plans_attention_within_the_samples():
+    from advisor.planning.engine_inputs import training_setup
+    from advisor.request.parser import parse
+
+    short = parse("8b full-finetune 50k samples avg 1k tokens 1d")
+    assert training_setup(short).attention_context == 1000
+    assert "attention_per_sample" in [n.code for n in short.assumptions]
+    assert training_setup(parse("8b full-finetune 50M tokens 1d")).attention_context == 4096
+    assert training_setup(parse("8b full-finetune 50k samples avg 6k tokens seq 4096 1d")).attention_context == 4096

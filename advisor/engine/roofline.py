@@ -255,13 +255,14 @@ def stage_time(
     attention: str,
     framework: str = "",
     compiled: bool = False,
+    context: int | None = None,
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
-        micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled),
+        micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -291,6 +292,7 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         recompute,
         attention,
         passes,
+        context,
     ) = key
     peft = method in ("lora", "qlora")
     linear_dtype = (
@@ -318,12 +320,13 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         if peft:
             for lin in lora_linears(m, tokens, tp, rank, targets):
                 gemm += gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype) * (fwd_passes + 2)
-        # Attention core: causal, so half the scores (keys over the whole sequence with cp);
-        # local windows or chunks see fewer keys, averaged over the layers (ModelShape.mean_keys).
+        # Attention core: causal, so half the scores (keys over the whole sequence with cp, or over
+        # the sample where samples are shorter: `context`); local windows or chunks see fewer
+        # keys, averaged over the layers (ModelShape.mean_keys).
         qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim if m.uses_mla else m.head_dim
         v = m.mla_v_head_dim if m.uses_mla else m.head_dim
         heads = m.heads / tp
-        fwd_flops = 2 * tokens * (seq / 2) * m.attention_share(seq) * (qk + v) * heads
+        fwd_flops = 2 * tokens * (context / 2) * m.attention_share(context) * (qk + v) * heads
         peak = gpu.peak_tflops(other_dtype) * 1e12
         if attention != "eager":
             eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
@@ -331,7 +334,7 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
             attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
         else:
             attn = (fwd_passes + ATTN_BWD_FLOPS_RATIO) * fwd_flops / (peak * ETA_ATTN_EAGER)
-            attn += EAGER_SCORE_PASSES * tokens * seq * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
+            attn += EAGER_SCORE_PASSES * tokens * context * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
         # Bandwidth-bound operators, per token of this GPU (sequence parallel splits the norms
         # and residuals over tp).
         h = m.hidden

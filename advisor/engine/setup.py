@@ -62,6 +62,15 @@ class TrainingSetup(BaseModel):
     attention: Literal["best", "fa2"] = "best"
     # The model is compiled (torch.compile) or its elementwise operators otherwise fused.
     compiled: bool = False
+    # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
+    # (packed with document masking, or one per sequence); None: across the whole sequence.
+    sample_tokens: int | None = None
+
+    @property
+    def attention_context(self) -> int:
+        """The tokens a query's keys come from: the sequence, or the sample within it."""
+        return min(self.seq_len, self.sample_tokens or self.seq_len)
+
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate

@@ -247,7 +247,9 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
     n = active_count(m, c) - c.embedding + (c.embedding if m.tied_embeddings else 0)
     q = m.heads * (m.head_dim if not m.uses_mla else m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim)
     # Layers with a local window or chunk do the share of that work their keys give.
-    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * m.layers * setup.seq_len * q * m.attention_share(setup.seq_len)
+    # Samples shorter than the sequence attend within themselves (setup.attention_context).
+    ctx = setup.attention_context
+    attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * m.layers * ctx * q * m.attention_share(ctx)
     weight_passes = FLOPS_PER_PARAM_PEFT if setup.is_peft else FLOPS_PER_PARAM_FULL
     model = weight_passes * n + attention
     extra = 0.0
@@ -324,6 +326,7 @@ def estimate_throughput(
         attention=attention_kernel(gpu, setup),
         framework=layout.framework,
         compiled=setup.compiled,
+        context=setup.attention_context,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step

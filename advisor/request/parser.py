@@ -1539,6 +1539,9 @@ class _Parse:
                 if tokens_per_sample is None:
                     tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
                     note("tokens_per_sample", tps=tokens_per_sample)
+                if tokens_per_sample < v["seq"]:
+                    # samples shorter than a sequence: each attends within itself
+                    note("attention_per_sample", tps=tokens_per_sample, seq=v["seq"])
                 unique = amount * tokens_per_sample
             else:
                 unique = amount
