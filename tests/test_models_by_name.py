@@ -60,6 +60,7 @@ def test_unknown_name_without_a_size_asks_for_the_size():
         "hunyuan-a13b-instruct lora 1GB 1d",
         "deepseek-v2-lite lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
         "phi-3-small lora 1GB 1d",
+        "minimax-m2.1 lora 1GB 1d",  # a later release: not MiniMax-M2 with a stray ".1"
     ):
         with pytest.raises(RequestError) as e:
             parse(text)

@@ -851,7 +851,8 @@ class _Parse:
             self.set("model", catalog.find_model(m[1]).name, m[0])
 
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
-        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}(?!{SIBLING})", model)
+        # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1")
+        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}(?!{SIBLING}|\.\d)", model)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
