@@ -277,8 +277,8 @@ HELD_OUT_SETS = (
     ("Megatron-Bridge, read after the engine was built", "Megatron-Bridge", HELD_OUT_MEGATRON),
     ("Megatron-Bridge 25.11, an older container", "Megatron-Bridge 25.11", HELD_OUT_MEGATRON_2511),
     (
-        "NeMo 24.03 long sequences, NeMo 25.02 on B200, Llama 3 405B 4D",
-        "NeMo long sequences, NeMo 25.02, Llama 3 405B",
+        "NeMo long sequences on H100 and B200, NeMo 24.07 fine-tuning, NeMo 25.02 on B200, Llama 3 405B 4D",
+        "NeMo long sequences, NeMo 24.07 fine-tuning, NeMo 25.02, Llama 3 405B",
         HELD_OUT_NEMO + HELD_OUT_LLAMA3,
     ),
     ("torchtitan long sequences and 405B, on FlashAttention-2", "torchtitan", HELD_OUT_TORCHTITAN),
