@@ -60,7 +60,7 @@ ATTN_BWD_FLOPS_RATIO = 2.5
 # FlashAttention-2 kernels run at about half: "only 35% utilization on the H100" (Shah et al.
 # 2024, abstract); SDPA's FA2 backend at 329 TFLOP/s against cuDNN's 631 and FA3's 632 on an H100
 # (pytorch/pytorch#142132, 2024-12). Forward 0.33; the backward assumed at the same ratio (0.24).
-ETA_ATTN_FA2_NEW_GPU = {"fwd": 0.33, "bwd": 0.24}
+ETA_ATTN_FA2_FWD, ETA_ATTN_FA2_BWD = 0.33, 0.24
 FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
 # Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
 # fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix.
@@ -85,9 +85,6 @@ ELEMENT_BYTES = 2
 # keyed by framework name.
 UNFUSED_PASSES = {"Megatron-Core": 1.0}
 UNFUSED_PASSES_DEFAULT = 2.0
-# A compiled model (torch.compile, `compile`) fuses them into one pass, as Megatron's kernels do:
-# torchtitan measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s eager and 6,667 compiled
-# (docs/performance.md at d4c86e375, Table 1).
 # The loss: logits written, read by the softmax and the gradient written (3 passes of
 # tokens x vocabulary, bf16; fused vocab-parallel cross entropy in Megatron, chunked in
 # torchtune; assumed 3).
@@ -131,7 +128,9 @@ def mamf(gpu: GPU, dtype: str) -> float:
 
 def unfused_passes(framework: str, compiled: bool) -> float:
     """Memory passes an elementwise operator makes: one where the stack fuses them (Megatron-Core,
-    or a compiled model), else the framework's eager count."""
+    or a model compiled with torch.compile: torchtitan measured Llama 3.1 8B on 8 H100 at 5,762
+    tokens/s eager and 6,667 compiled, docs/performance.md at d4c86e375, Table 1), else the
+    framework's eager count."""
     return 1.0 if compiled else UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT)
 
 
@@ -139,7 +138,7 @@ def attention_efficiency(gpu: GPU, kernel: str) -> tuple[float, float]:
     """(forward, backward) fraction of peak the fused attention kernels reach: the best kernels
     for the GPU ("best"), or FlashAttention-2's ("fa2"), which only Hopper and newer outrun."""
     if kernel == "fa2" and gpu.architecture in FA2_SLOW_ARCHITECTURES:
-        return ETA_ATTN_FA2_NEW_GPU["fwd"], ETA_ATTN_FA2_NEW_GPU["bwd"]
+        return ETA_ATTN_FA2_FWD, ETA_ATTN_FA2_BWD
     return ETA_ATTN_FWD, ETA_ATTN_BWD
 
 

@@ -65,12 +65,6 @@ class TrainingSetup(BaseModel):
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None
-
-    @property
-    def attention_context(self) -> int:
-        """The tokens a query's keys come from: the sequence, or the sample within it."""
-        return min(self.seq_len, self.sample_tokens or self.seq_len)
-
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate
@@ -78,6 +72,11 @@ class TrainingSetup(BaseModel):
     # `best_layout`): 1 is the default rule; never set from the request.
     batch_scale: float = 1.0
     pinned: PinnedKnobs = PinnedKnobs()
+
+    @property
+    def attention_context(self) -> int:
+        """The tokens a query's keys come from: the sequence, or the sample within it."""
+        return min(self.seq_len, self.sample_tokens or self.seq_len)
 
     @property
     def is_peft(self) -> bool:

@@ -336,9 +336,10 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON:
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
-    arch = catalog.get_gpu(gpu).architecture
+    spec = catalog.get_gpu(gpu)
+    arch = spec.architecture
     if req.attention is None and arch in FA2_SLOW_ARCHITECTURES and thr.attention_share >= ATTENTION_KERNEL_SHARE:
-        factor = fa2_time_factor(catalog.get_gpu(gpu), thr.attention_share)
+        factor = fa2_time_factor(spec, thr.attention_share)
         out.append(
             _note(
                 "warning",
