@@ -55,7 +55,13 @@ def test_card_is_a_summary_with_fields_context_and_buttons(bot, fake_slack):
     gpus, servers = re.search(r"(\d[\d,]*) × .*\n(\d+) servers × 8", fields[0]["text"]).groups()
     assert int(gpus.replace(",", "")) == int(servers) * 8
     # the framework that runs the plan, under the servers (issue 22)
-    assert fields[0]["text"].split("\n")[-1] in ("Megatron-Core", "FSDP2/torchtitan", "DeepSpeed", "HF PEFT/TRL")
+    assert fields[0]["text"].split("\n")[-1] in (
+        "Megatron-Core",
+        "FSDP2/torchtitan",
+        "DeepSpeed",
+        "HF PEFT/TRL",
+        "HF Transformers/TRL",
+    )
     assert re.search(r"\b\d+(\.\d)? of 14 days", fields[1]["text"])
     assert re.search(r"¥\d{1,3}(,\d{3})+", fields[3]["text"])  # thousands separators
     context = msg["blocks"][2]["elements"][0]["text"]

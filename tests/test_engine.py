@@ -71,9 +71,10 @@ def test_qlora_base_is_nf4_with_double_quantisation():
 
 
 def test_recompute_and_micro_batch_move_activations_the_right_way():
-    none, _ = _mem("llama3.1-8b sft on 1xH100", recompute="none", micro_batch=4)
-    full, _ = _mem("llama3.1-8b sft on 1xH100", recompute="full", micro_batch=4)
-    small, _ = _mem("llama3.1-8b sft on 1xH100", recompute="none", micro_batch=1)
+    # the loss in chunks, so that the layers' activations dominate
+    none, _ = _mem("llama3.1-8b sft chunked-loss on 1xH100", recompute="none", micro_batch=4)
+    full, _ = _mem("llama3.1-8b sft chunked-loss on 1xH100", recompute="full", micro_batch=4)
+    small, _ = _mem("llama3.1-8b sft chunked-loss on 1xH100", recompute="none", micro_batch=1)
     assert full.activations < none.activations / 5
     assert small.activations < none.activations
 

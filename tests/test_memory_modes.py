@@ -3,7 +3,7 @@
 import pytest
 
 from advisor import catalog
-from advisor.engine.frameworks import FSDP2, MEGATRON
+from advisor.engine.frameworks import FSDP2, HF, MEGATRON, PEFT, framework_for
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import (
     ALLOCATOR_CACHE,
@@ -13,9 +13,11 @@ from advisor.engine.memory import (
     FSDP_PP_UNSHARDED_BYTES,
     GIB,
     NCCL_BUFFERS_GIB,
+    Kernels,
     estimate_memory,
     layer_activation_bytes_per_token,
     parameters_on_this_gpu,
+    stack_kernels,
 )
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import count_params
@@ -118,3 +120,82 @@ def test_a_reserved_reading_never_exceeds_the_card():
     mem = estimate_memory(LLAMA8, setup, _layout(gpu_count=8, dp=8, zero_stage=3, micro_batch=2), H100)
     assert mem.nvidia_smi <= max(H100.usable_memory_gib, mem.total) + 1e-9
     assert mem.reserved >= mem.allocated + FRAGMENTATION * mem.activations - 1e-9
+
+
+LLAMA3B = catalog.find_model("llama3.2-3b")
+A100 = catalog.get_gpu("A100-80GB")
+
+
+def test_eager_rmsnorm_and_silu_keep_what_fused_kernels_do_not():
+    # Llama 3.2 3B: h 3072, ffn 8192. Eager (full training) against compiled: each of the two
+    # norms keeps its fp32 input (2 bytes more than bf16) and the normalised bf16 copy (2), and
+    # SwiGLU keeps silu(gate) (2 x ffn): 2 x 3072 x 4 + 2 x 8192 = 40,960 bytes a token and layer.
+    eager = layer_activation_bytes_per_token(
+        LLAMA3B, 4096, "bf16", "none", True, kernels=Kernels(eager_norms=True, eager_activation=True)
+    )
+    fused = layer_activation_bytes_per_token(LLAMA3B, 4096, "bf16", "none", True)
+    assert eager - fused == 2 * 3072 * 4 + 2 * 8192
+    # a frozen norm scale (LoRA) keeps no normalised copy: 2 bytes an element less per norm
+    frozen = layer_activation_bytes_per_token(
+        LLAMA3B,
+        4096,
+        "bf16",
+        "none",
+        True,
+        kernels=Kernels(eager_norms=True, eager_activation=True, norm_trains=False),
+    )
+    assert eager - frozen == 2 * 3072 * 2
+
+
+def test_sdpa_keeps_repeated_kv_and_a_copy_of_its_output():
+    # Llama 3.1 8B: q 4096, kv 1024. K and V repeated to 32 heads: 2 x 2 x (4096 - 1024) bytes;
+    # the transposed output copy the output projection keeps: 2 x 4096.
+    native = layer_activation_bytes_per_token(
+        LLAMA8, 8192, "bf16", "none", True, kernels=Kernels(native_attention=True)
+    )
+    fused = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True)
+    assert native - fused == 2 * 2 * (4096 - 1024) + 2 * 4096
+
+
+def test_megatron_fused_swiglu_keeps_three_ffn_tensors():
+    # fused: the gate and up outputs (its input) and its output (the down projection's input)
+    per_token = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True)
+    attention = 2 * 4096 + 2 * 4096 + 2 * (4096 + 2 * 1024) + 2 * 4096
+    assert per_token == attention + 2 * 4096 + 2 * 4096 + 3 * 2 * 14336
+
+
+def test_which_stack_runs_which_kernels():
+    eager = TrainingSetup(method="full-finetune")
+    assert stack_kernels(MEGATRON, eager) == Kernels()
+    assert stack_kernels(HF, eager) == Kernels(eager_norms=True, eager_activation=True, native_attention=True)
+    # torchtitan's own fused RMSNorm kernel; compiling fuses the activation too
+    assert stack_kernels(FSDP2, eager) == Kernels(eager_activation=True, native_attention=True)
+    compiled = TrainingSetup(method="lora", compiled=True)
+    assert stack_kernels(PEFT, compiled) == Kernels(native_attention=True, norm_trains=False)
+
+
+def test_full_fine_tuning_on_plain_data_parallel_runs_the_hf_stack():
+    full = TrainingSetup(method="full-finetune")
+    assert framework_for(full, 1, 1, 1, 0, "none") == HF
+    assert framework_for(full, 1, 1, 1, 1, "none") == MEGATRON  # the distributed optimizer
+    assert framework_for(TrainingSetup(method="full-finetune", precision="fp8"), 1, 1, 1, 0, "none") == MEGATRON
+    assert framework_for(TrainingSetup(method="pretrain"), 1, 1, 1, 0, "none") == MEGATRON
+
+
+def _three_b(**kw):
+    setup = TrainingSetup(method="full-finetune", precision="pure-bf16", seq_len=4096, **kw)
+    layout = ModelSplit(
+        gpu=A100.name, gpu_count=1, gpus_per_node=1, nodes=1, dp=1, zero_stage=0, micro_batch=2, framework=HF
+    )
+    return estimate_memory(LLAMA3B, setup, layout, A100)
+
+
+def test_compiling_and_chunking_the_loss_save_what_torchtune_measured():
+    # torchtune README "Optimization flags" (Llama 3.2 3B, 2 x 4,096 tokens, A100, no recompute):
+    # packed 60.0 GiB, + compile 51.0 (9.0 saved), + chunked cross entropy 42.9 (8.1 saved)
+    eager, compiled = _three_b(), _three_b(compiled=True)
+    chunked = _three_b(compiled=True, chunked_loss=True)
+    assert eager.allocated - compiled.allocated == pytest.approx(9.0, rel=0.1)
+    assert compiled.allocated - chunked.allocated == pytest.approx(8.1, rel=0.1)
+    # the loss chunked: 8,192 tokens x 128,256 logits x (4 + 4) bytes less, exactly
+    assert (compiled.activations - chunked.activations) * GIB == pytest.approx(8192 * 128256 * EAGER_LOSS_BYTES)

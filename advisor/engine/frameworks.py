@@ -15,6 +15,11 @@ FSDP2 / torchtitan: ZeRO-3 (fully_shard), or ZeRO-2 (reshard_after_forward=False
     TP2 x FSDP4 and on PP4 x FSDP2 (docs/performance-summary.md, 2025-10-02).
 HF PEFT / TRL: LoRA and QLoRA over DDP, DeepSpeed or FSDP (FSDP-QLoRA, Answer.AI 2024). The
     4-bit base of QLoRA has no tensor- or pipeline-parallel implementation (bitsandbytes).
+HF Transformers / TRL (torchtune, LLaMA-Factory alike): full fine-tuning in 16 bits on one GPU or
+    plain DDP, the layout those recipes run. Megatron-Core shards its optimizer states whenever
+    there is more than one rank (its distributed optimizer, ZeRO-1), and runs FP8 through
+    Transformer Engine, so plain data parallelism without ZeRO, in 16 bits, is planned on the
+    PyTorch-native stack, eager unless compiled.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 from advisor.engine.setup import TrainingSetup
 
 MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
+HF = "HF Transformers/TRL"
 # Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
@@ -76,6 +82,8 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
         return MEGATRON if zero <= 1 else FSDP2
     if zero >= 2:
         return FSDP2 if (model_parallel or zero == 3) else DEEPSPEED
+    if not model_parallel and zero == 0 and setup.method == "full-finetune" and setup.precision != "fp8":
+        return HF
     return MEGATRON
 
 

@@ -144,6 +144,35 @@ class MemoryBreakdown(BaseModel):
         return [*self.notes, readings]
 
 
+class Kernels(NamedTuple):
+    """How the stack runs a layer's small operators, which sets what it keeps for backward.
+    The default is Megatron-Core's: fused norms and SwiGLU, Transformer Engine attention."""
+
+    eager_norms: bool = False  # RMSNorm as separate PyTorch operators
+    eager_activation: bool = False  # SwiGLU's SiLU and product as separate operators
+    native_attention: bool = False  # PyTorch SDPA: K/V repeated to the query heads, output copied
+    norm_trains: bool = True  # the norms' scales train (full training), not frozen (LoRA)
+
+
+FUSED = Kernels()
+
+
+def stack_kernels(framework: str | None, setup: TrainingSetup) -> Kernels:
+    """Megatron-Core runs fused kernels. The other stacks run PyTorch's modules with SDPA, eager
+    unless compiled (torch.compile, or Liger's kernels, fuse the norms and the activation, not
+    SDPA's inputs); torchtitan's RMSNorm is its own fused kernel (its Llama configs:
+    norm_type = "fused_rmsnorm", train_configs/llama2_13b.toml at 157a12c5)."""
+    if framework == MEGATRON:
+        return FUSED
+    eager = not setup.compiled
+    return Kernels(
+        eager_norms=eager and framework != FSDP2,
+        eager_activation=eager,
+        native_attention=True,
+        norm_trains=not setup.is_peft,
+    )
+
+
 def _act_bytes(precision: str) -> int:
     return ACTIVATION_BYTES_FP32 if precision == "fp32" else ACTIVATION_BYTES
 
@@ -160,17 +189,28 @@ def attention_kernel(gpu: GPU, setup: TrainingSetup) -> str:
 
 
 def layer_activation_bytes_per_token(
-    m: ModelShape, seq: int, precision: str, recompute: str, flash: bool, op_level: bool = False
+    m: ModelShape,
+    seq: int,
+    precision: str,
+    recompute: str,
+    flash: bool,
+    op_level: bool = False,
+    kernels: Kernels = FUSED,
 ) -> float:
     """Bytes one transformer layer keeps for backward, per token, without tensor parallelism.
 
     Korthikanti et al. 2022 count 34*h (+5*a*s without flash) bytes for a GPT block with a
-    4h GELU MLP and dropout; the same bookkeeping for the modern block gives:
+    4h GELU MLP and dropout; the same bookkeeping for the modern block, on fused kernels
+    (Transformer Engine, Megatron-Core), gives:
       attention: norm input 2h, QKV input 2h, q/k/v kept by flash attention 2(q+2kv),
                  attention output (also the o-proj input) 2q;
-      MLP:       norm input 2h, gate/up input 2h, and 2 bytes for each of gate output, up
-                 output, activation output and down-proj input (4 tensors of ffn width)
-                 for SwiGLU, or 2 (fc1 output, fc2 input) for a GELU MLP.
+      MLP:       norm input 2h, gate/up input 2h, the fused SwiGLU's input (gate and up
+                 outputs, 2 tensors of ffn width) and its output, the down-proj input: 3
+                 tensors (Megatron's bias_swiglu saves its input alone); a GELU MLP keeps 2
+                 (fc1 output, fc2 input).
+    `kernels` adds what PyTorch-native stacks keep beyond that (`Kernels`): eager norms' fp32
+    inputs and normalised copies, SwiGLU's activation output, SDPA's repeated K/V and the
+    copied attention output.
     Selective recompute drops the attention core (only matters without flash attention) and
     recomputes the activation function (one ffn-width tensor less).
     `op_level`: torchtitan's selective recompute is per operator (its "op" policy saves the
@@ -202,14 +242,40 @@ def layer_activation_bytes_per_token(
         # recompute module): the latents and the attention output, not q, k and v.
         latents = m.mla_q_lora_rank + m.mla_kv_lora_rank + m.mla_qk_rope_head_dim
         attention = 2 * h + lin * h + 2 * latents + lin * m.heads * m.mla_v_head_dim
-    ffn_tensors = 4 if m.ffn_type == "swiglu" else 2
+    ffn_tensors = 3 if m.ffn_type == "swiglu" else 2
+    if m.ffn_type == "swiglu" and kernels.eager_activation:
+        ffn_tensors += 1  # silu(gate) kept for the product's backward
     if recompute == "selective":
         ffn_tensors -= 1
     mlp = 2 * h + lin * h + 2 * (ffn_tensors - 1) * ffn + lin * ffn
     core = 0.0
     if not flash and recompute != "selective":
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
-    return e * (attention + mlp + core)
+    return e * (attention + mlp + core) + native_extra_bytes(m, precision, kernels)
+
+
+def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float:
+    """Bytes a layer keeps per token on a PyTorch-native stack beyond the fused kernels' count.
+
+    Eager RMSNorm (HF LlamaRMSNorm, torchtune's RMSNorm) upcasts its input and keeps the fp32
+    copy for the backward of x * rsqrt(mean(x^2)): 4 bytes where the fused kernel keeps the
+    2-byte input; and, where the norm's scale trains, the normalised 2-byte tensor for the
+    scale's gradient. Two norms a layer. torchtune measured what compiling saves on Llama 3.2
+    3B (README "Optimization flags": 60.0 -> 51.0 GiB at 2 x 4,096 tokens, 28 layers): 13.7h
+    bytes a token and layer, against 13.3h here (the norms' 8h and SiLU's output 2 x 8,192).
+    PyTorch's SDPA gets K and V repeated to the query heads (HF's and torchtitan's repeat_kv,
+    torchtune's expand: a copy) and keeps them; the output is transposed into a contiguous copy
+    that the output projection keeps, beside the one SDPA keeps. Transformer Engine takes
+    grouped K/V and reshapes its output in place.
+    """
+    extra = 0.0
+    if kernels.eager_norms and m.norm == "rmsnorm":  # F.layer_norm is one fused kernel even in eager
+        wide = ACTIVATION_BYTES_FP32 - ACTIVATION_BYTES if precision != "fp32" else 0
+        extra += 2 * m.hidden * (wide + (_act_bytes(precision) if kernels.norm_trains else 0))
+    if kernels.native_attention and not m.uses_mla:
+        q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
+        extra += _act_bytes(precision) * (2 * (q - kv) + q)
+    return extra
 
 
 def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
@@ -420,7 +486,13 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     act_bytes = _act_bytes(setup.precision)
     flash = flash_attention(gpu, setup.precision)
     per_token = layer_activation_bytes_per_token(
-        m, setup.seq_len, setup.precision, layout.recompute, flash, op_level=layout.framework == FSDP2
+        m,
+        setup.seq_len,
+        setup.precision,
+        layout.recompute,
+        flash,
+        op_level=layout.framework == FSDP2,
+        kernels=stack_kernels(layout.framework, setup),
     )
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:
@@ -434,12 +506,15 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
         activations = (layer_inputs + per_token * tokens) / tp
     else:
         activations = per_token * tokens * layers_here * inflight / tp
-    # Logits: bf16 logits kept for the loss; the fp32 loss is computed in chunks
-    # (torchtune CEWithChunkedOutputLoss; Megatron's fused vocab-parallel cross entropy).
-    # torchtitan's loss upcasts the whole logits to fp32 (its loss_fn: cross_entropy of
-    # pred.float()) and its gradient is fp32 too: 4 + 4 more bytes a logit (EAGER_LOSS_BYTES).
+    # Logits: bf16 logits kept for the loss; Megatron's fused vocab-parallel cross entropy, or
+    # a loss computed in chunks (`chunked loss`: torchtune's CEWithChunkedOutputLoss, Liger's
+    # fused linear cross entropy), adds nothing of that size. PyTorch-native stacks otherwise
+    # upcast the whole logits (HF Transformers' ForCausalLMLoss and torchtitan's loss_fn:
+    # logits.float()) and the gradient is fp32 too: 4 + 4 more bytes a logit
+    # (EAGER_LOSS_BYTES). torchtune measured chunking save 8.1 GiB on Llama 3.2 3B at 2 x 4,096
+    # tokens (README "Optimization flags"), against 7.8 GiB here.
     logits = tokens * m.vocab * act_bytes / tp
-    if layout.framework == FSDP2 and setup.precision != "fp32":
+    if layout.framework != MEGATRON and not setup.chunked_loss and setup.precision != "fp32":
         logits += tokens * m.vocab * EAGER_LOSS_BYTES / tp
     note = {
         "kind": "activations",

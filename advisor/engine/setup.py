@@ -62,6 +62,9 @@ class TrainingSetup(BaseModel):
     attention: Literal["best", "fa2"] = "best"
     # The model is compiled (torch.compile) or its elementwise operators otherwise fused.
     compiled: bool = False
+    # The loss is computed over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's
+    # fused linear cross entropy), never upcast all at once.
+    chunked_loss: bool = False
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None

@@ -47,6 +47,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
+        chunked_loss=request.chunked_loss,
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,

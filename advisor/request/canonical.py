@@ -239,6 +239,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", _say("opt_in_backward", True, zh))
     if "compile" in given:
         add("other", _say("compile", True, zh))
+    if "chunked_loss" in given:
+        add("other", _say("chunked_loss", True, zh))
     if "offload" in given:
         add("other", _keyed("offload", r.offload, zh))
     if "recompute" in given:

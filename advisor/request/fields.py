@@ -491,6 +491,17 @@ FIELDS: tuple[Field, ...] = (
     # norms, activations and residual adds then pass over memory once, as Megatron-Core's fused
     # kernels do (advisor/engine/roofline.py UNFUSED_PASSES)
     Field("compile", flag=True, choices=_flag(("compile", "torch.compile", "torch-compile", "compiled"), ("编译",))),
+    # The loss runs over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's fused
+    # linear cross entropy) instead of upcasting them all to fp32 at once
+    # (advisor/engine/memory.py EAGER_LOSS_BYTES)
+    Field(
+        "chunked_loss",
+        flag=True,
+        choices=_flag(
+            ("chunked-loss", "chunked-ce", "chunked-cross-entropy", "fused-linear-cross-entropy"),
+            ("分块损失", "分块交叉熵"),
+        ),
+    ),
     Field(
         "seq_len",
         low=16,

@@ -76,6 +76,8 @@ class TrainingRequest(BaseModel):
     opt_in_backward: bool = False
     # The stack compiles (`compile`, torch.compile): elementwise operators fused.
     compile: bool = False
+    # The loss runs over chunks of the logits (`chunked loss`), not on all of them upcast at once.
+    chunked_loss: bool = False
     seq_len: int = 4096
     micro_batch: int | None = None
     global_batch: int | None = None

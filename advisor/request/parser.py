@@ -916,6 +916,7 @@ class _Parse:
         self._choose("optimizer")
         self._choose("opt_in_backward")
         self._choose("compile")
+        self._choose("chunked_loss")
         rank = fields.field("lora_rank").keys
         sc.take(
             rf"{L}(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)",
@@ -1622,6 +1623,7 @@ class _Parse:
             optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
             compile=bool(f.get("compile")),
+            chunked_loss=bool(f.get("chunked_loss")),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
