@@ -174,13 +174,13 @@ MEMORY_CASES += [
     ),
     MemoryCase(
         "Llama 3.2 3B full fine-tune, packed 4096, no AC (1x A100)",
-        "llama3.2-3b full-finetune pure-bf16 mbs 2 seq 4096 recompute none on 1xA100-80GB",
+        "llama3.2-3b full-finetune pure-bf16 mbs 2 gbs 2 seq 4096 recompute none on 1xA100-80GB",
         64.42,
         "torch",
     ),
     MemoryCase(
         "Llama 3.2 3B full fine-tune, packed 4096 + compile + chunked CE + AC (1x A100)",
-        "llama3.2-3b full-finetune pure-bf16 mbs 2 seq 4096 recompute full compile chunked-loss on 1xA100-80GB",
+        "llama3.2-3b full-finetune pure-bf16 mbs 2 gbs 2 seq 4096 recompute full compile chunked-loss on 1xA100-80GB",
         26.74,
         "torch",
     ),
@@ -943,6 +943,9 @@ POINT_LAYOUT = {
     # litgpt's fine-tuning scripts compute the head and the loss in chunks (finetune/lora.py:
     # lm_head_chunk_size=128, chunked_cross_entropy)
     **dict.fromkeys(("M04", "M05", "M06", "M07"), "chunked-loss"),
+    # PEFT's method comparison steps the optimizer after every batch of 4 (method_comparison/
+    # MetaMathQA/run.py: optimizer.zero_grad(), forward, backward, step)
+    **dict.fromkeys(("M08", "M09"), "gbs 4"),
 }
 # torch.cuda.max_memory_reserved() (torchtitan, PEFT's method comparison) or not stated
 # (InternLM): compared with our allocated figure plus fragmentation, the CUDA context left out.

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, MEGATRON
+from advisor.engine.frameworks import FSDP2, HF, MEGATRON
 from advisor.engine.layout import ModelSplit
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -542,6 +542,21 @@ def overheads(
     return gathered, activations * FRAGMENTATION, context
 
 
+def gradients_freed_between_steps(setup: TrainingSetup, layout: ModelSplit) -> bool:
+    """PyTorch-native loops free the gradients after each optimizer step (zero_grad(set_to_none=
+    True), PyTorch's default since 2.0), so with one micro-batch a step they are not alive while
+    the forward's activations are: the backward frees a layer's activations as it writes that
+    layer's gradients. Megatron-Core keeps a contiguous gradient buffer, DeepSpeed its gradient
+    partitions; accumulating micro-batches keeps the gradients too."""
+    return (
+        layout.framework in (HF, FSDP2)
+        and not setup.is_peft
+        and not setup.opt_in_backward
+        and layout.offload == "none"
+        and layout.microbatches_per_step == 1
+    )
+
+
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
     """Memory of the most loaded GPU, in GiB: the parts above, added up."""
     c = count_params(m)
@@ -549,6 +564,13 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
     states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
     gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
+    notes = [*states.notes, activation_note]
+    if gradients_freed_between_steps(setup, layout):
+        # The peak holds the larger of the two: all the activations at the start of the
+        # backward, or all the gradients at its end (linear in between).
+        counted = max(0.0, states.gradients - activations)
+        notes.append({"kind": "grads_freed", "gradients_gib": states.gradients / GIB, "counted_gib": counted / GIB})
+        states = states._replace(gradients=counted)
     allocated = states.weights + states.gradients + states.optimizer + activations + gathered
     # The blocks a reserved reading keeps: at least the fragmentation, never more than the card
     # holds (the allocator frees its cache before an allocation fails).
@@ -566,5 +588,5 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
         cache=cache / GIB,
         host_ram_gib=host / GIB,
         trainable_params=states.trainable_params,
-        notes=[*states.notes, activation_note],
+        notes=notes,
     )
