@@ -26,8 +26,10 @@ from cases import (  # noqa: E402
     HELD_OUT_LLMFOUNDRY,
     HELD_OUT_MEGATRON,
     HELD_OUT_MEGATRON_2511,
+    HELD_OUT_MEMORY,
     HELD_OUT_MOE_ZOO,
     HELD_OUT_NEMO,
+    HELD_OUT_OOM,
     HELD_OUT_THROUGHPUT,
     HELD_OUT_TORCHTITAN,
     MEMORY_CASES,
@@ -287,6 +289,23 @@ HELD_OUT_SETS = (
 )
 
 
+def oom_lines() -> list[str]:
+    """Runs that ran out of memory: whether the plan, as run (no offload), would fit."""
+    out = []
+    for row, request in HELD_OUT_OOM:
+        req = parse(request)
+        est = _estimate(req)
+        usable = catalog.get_gpu(req.gpu).usable_memory_gib
+        if est.fits and est.layout.offload == "none":
+            verdict = f"planned as fitting ({est.memory.total:.1f} of {usable:.1f} GiB), where it ran out"
+        elif est.fits:
+            verdict = f"does not fit as run: fits only with offload {est.layout.offload}"
+        else:
+            verdict = f"does not fit ({est.memory.total:.1f} of {usable:.1f} GiB)"
+        out.append(f"- {row}: {verdict}")
+    return out
+
+
 def main() -> int:
     argparse.ArgumentParser(description=__doc__).parse_args()
     time_rows, mem_rows = build_rows()
@@ -294,6 +313,7 @@ def main() -> int:
     point_rows, point_mem_rows = build_rows(POINT_TIME_CASES, POINT_MEMORY_CASES)
     held_rows, _ = build_rows(HELD_OUT, [])
     sets = [(summary, title, build_rows(cases, [])[0]) for summary, title, cases in HELD_OUT_SETS]
+    _, held_mem_rows = build_rows([], HELD_OUT_MEMORY)
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -302,6 +322,8 @@ def main() -> int:
     for summary, _, rows in sets:
         print(f"\n### Summary: held-out throughput ({summary})\n")
         print(summary_table(rows))
+    print("\n### Summary: held-out memory (litgpt's config hub)\n")
+    print(summary_table(held_mem_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -314,6 +336,11 @@ def main() -> int:
         print()
         table = markdown(rows, []).split("### Peak memory per GPU")[0].rstrip()
         print(table.replace("### Training time and throughput", f"### Held-out throughput: {title}"))
+    print()
+    table = markdown([], held_mem_rows).split("### Peak memory per GPU")[1].split("Rows the request language")[0]
+    print("### Held-out memory: litgpt's config hub" + table.rstrip())
+    print("\nThe same table's runs that ran out of memory on their cards:\n")
+    print("\n".join(oom_lines()))
     return 0
 
 

@@ -919,6 +919,61 @@ HELD_OUT_MOE_ZOO = [
     )
 ]
 
+# A held-out memory set, read after the engine counted activations per stack (sixth session) and
+# scored once before any change it could prompt: the rows of litgpt's config-hub table
+# (Lightning-AI/litgpt config_hub/finetune/README.md at 26857050fe3f, "Peak memory": litgpt's
+# finetune scripts print torch.cuda.max_memory_allocated() / 1e9) for catalogued models that are
+# not calibration points (M04-M07 are this table's rows too), each with its config's settings
+# (config_hub/finetune/<model>/<method>.yaml at the same commit: bf16-true, AdamW, Alpaca2k at
+# most 512 tokens, the head and the loss in chunks, no activation checkpointing). Not
+# expressible: LoRA dropout (0.05-0.1) and LoRA on the output head (`lora_head: true` where
+# `targets all` is written). Left out: the full fine-tuning rows on one A10G, whose peaks are
+# below their own model states (Llama 3.2 1B: 1.24B x 8 bytes of pure-bf16 AdamW = 9.9 GB against
+# 8.70 GB printed; 3B 25.7 GB against 16.51 on a 24 GB card), so not a reading of that run.
+_LITGPT = "Lightning-AI/litgpt config_hub/finetune/README.md (at 26857050fe3f): "
+HELD_OUT_MEMORY = [
+    MemoryCase(
+        f"litgpt {name} (1x A10G)",
+        f"{model} {method} r={rank} targets {targets} pure-bf16 mbs {mbs} seq 512 recompute none chunked-loss"
+        " on 1xA10G",
+        measured,
+        "torch",
+        _LITGPT + f"{config}, micro-batch {mbs}, {measured} GB",
+    )
+    for name, model, method, rank, targets, mbs, measured, config in (
+        ("Gemma 2 9B QLoRA", "gemma2-9b", "qlora", 16, "all", 1, 20.92, "gemma2-9b/qlora.yaml"),
+        ("Llama 2 7B QLoRA", "llama2-7b", "qlora", 32, "qv", 2, 13.68, "llama-2-7b/qlora.yaml"),
+        ("Llama 3.1 8B QLoRA", "llama3.1-8b", "qlora", 32, "qv", 2, 17.41, "llama-3.1-8b/qlora.yaml"),
+        ("Llama 3.2 1B LoRA", "llama3.2-1b", "lora", 32, "qv", 1, 4.49, "llama-3.2-1B/lora.yaml"),
+        ("Llama 3.2 1B QLoRA", "llama3.2-1b", "qlora", 32, "qv", 2, 5.53, "llama-3.2-1B/qlora.yaml"),
+        ("Llama 3.2 3B QLoRA", "llama3.2-3b", "qlora", 32, "qv", 2, 10.30, "llama-3.2-3B/qlora.yaml"),
+        ("Mistral 7B QLoRA", "mistral-7b", "qlora", 32, "qv", 2, 14.29, "mistral-7b/qlora.yaml"),
+        ("Phi-3-mini LoRA", "phi-3-mini", "lora", 8, "all", 4, 19.75, "phi-3/lora.yaml"),
+        ("Phi-3-mini QLoRA", "phi-3-mini", "qlora", 8, "all", 4, 19.13, "phi-3/qlora.yaml"),
+        ("TinyLlama LoRA", "tinyllama-1.1b", "lora", 32, "all", 8, 13.50, "tiny-llama/lora.yaml"),
+        ("TinyLlama QLoRA", "tinyllama-1.1b", "qlora", 32, "all", 8, 16.24, "tiny-llama/qlora.yaml"),
+    )
+]
+# The same table's out-of-memory rows: runs that did not fit, which a plan must not call fitting.
+HELD_OUT_OOM = [
+    (
+        "litgpt Gemma 2 9B LoRA r=16 (1x A10G)",
+        "gemma2-9b lora r=16 targets all pure-bf16 mbs 1 seq 512 recompute none chunked-loss on 1xA10G",
+    ),
+    (
+        "litgpt Llama 3.1 8B full (1x A10G)",
+        "llama3.1-8b full-finetune pure-bf16 mbs 4 seq 512 recompute none chunked-loss on 1xA10G",
+    ),
+    (
+        "litgpt Llama 2 7B full (4x A10G, FSDP)",
+        "llama2-7b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 chunked-loss on 4xA10G",
+    ),
+    (
+        "litgpt Llama 3 8B full (4x A10G, FSDP)",
+        "llama3.1-8b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 chunked-loss on 4xA10G",
+    ),
+]
+
 # shared/calibration/published_points.csv (copied into bench/calibration), each row already a
 # request; the layout its source states is added where the request column leaves it out, and
 # memory peaks say how they were read.

@@ -41,6 +41,7 @@ def test_the_summary_tables_are_the_scripts():
         for summary, _, rows in accuracy.HELD_OUT_SETS
     ]
     assert len(held_out) == 7
+    held_out.append(("### Summary: held-out memory", accuracy.build_rows([], cases.HELD_OUT_MEMORY)[1]))
     for title, rows in (
         ("### Summary: calibration", calibration),
         ("### Summary: held-out published runs", held_rows),
