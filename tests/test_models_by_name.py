@@ -86,3 +86,16 @@ def test_deepseek_v3_2_is_the_v3_shape():
     for name in ("deepseek-v3.2", "deepseek-v3.2-exp"):
         req = parse(f"{name} lora 1GB 1d")
         assert (req.model, req.params_b, req.active_params_b) == ("deepseek-v3", 671, 37)
+
+
+@pytest.mark.parametrize(
+    "text, model",
+    [
+        ("Qwen/Qwen2.5-7B-Instruct lora 10GB 2d", "qwen2.5-7b"),
+        ("meta-llama/Llama-3.1-8B-Instruct lora 10GB 2d", "llama3.1-8b"),
+        ("deepseek-ai/DeepSeek-V3 full-finetune 100GB 14d", "deepseek-v3"),
+        ("mistralai/Mistral-7B-v0.1 qlora 5GB", "mistral-7b"),
+    ],
+)
+def test_a_hugging_face_repository_id_names_its_model(text, model):
+    assert parse(text).model == model

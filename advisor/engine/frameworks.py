@@ -28,6 +28,8 @@ from advisor.engine.setup import TrainingSetup
 
 MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
 HF = "HF Transformers/TRL"
+# The stack a framework belongs to, as the request names it (`request.stack`).
+STACK_OF = {MEGATRON: "megatron", DEEPSPEED: "deepspeed", FSDP2: "torchtitan", PEFT: "hf", HF: "hf"}
 # Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
@@ -68,7 +70,10 @@ def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
-    """The framework that runs this combination, or None when none does."""
+    """The framework that runs this combination, or None when none does; on the stack the user
+    named (`setup.stack`), only what that stack runs."""
+    if setup.stack is not None:
+        return on_stack(setup, tp, pp, ep, zero, offload)
     model_parallel = tp > 1 or pp > 1 or ep > 1
     if offload != "none":
         if tp > 1 or pp > 1 or ep > 1 or (offload == "all" and zero != 3):
@@ -85,6 +90,40 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
     if not model_parallel and zero == 0 and setup.method == "full-finetune" and setup.precision != "fp8":
         return HF
     return MEGATRON
+
+
+def on_stack(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:
+    """What the named stack runs, from its documentation:
+    - Megatron-Core (NeMo, Megatron-Bridge): tensor, pipeline, expert and context parallel over
+      its distributed optimizer (ZeRO-1) or Megatron-FSDP (ZeRO-2/3, Megatron-Bridge's
+      `use_megatron_fsdp`), LoRA through Megatron-Bridge's PEFT; no CPU offload of the states in
+      its recipes, no 4-bit QLoRA base.
+    - DeepSpeed: ZeRO-0..3 and ZeRO-Offload/-Infinity on HF models, its pipeline engine with
+      ZeRO-1 only; LoRA/QLoRA through HF PEFT on top; no tensor or expert parallelism here.
+    - HF Transformers/TRL (torchtune, LLaMA-Factory, axolotl): data parallel over DDP, FSDP or
+      DeepSpeed ZeRO, with offload; no tensor, pipeline or expert parallelism.
+    - torchtitan: FSDP2 (or DDP) with tensor, pipeline, context and expert parallel; no LoRA, no
+      offload."""
+    model_parallel = tp > 1 or pp > 1 or ep > 1
+    if setup.stack == "megatron":
+        if offload != "none" or setup.method == "qlora":
+            return None
+        return MEGATRON
+    if setup.stack == "deepspeed":
+        if tp > 1 or ep > 1 or (pp > 1 and (zero > 1 or offload != "none")) or (offload == "all" and zero != 3):
+            return None
+        return PEFT if setup.is_peft else DEEPSPEED
+    if setup.stack == "hf":
+        if model_parallel or (offload == "all" and zero != 3):
+            return None
+        if setup.is_peft:
+            return PEFT
+        # the HF Trainer shards optimizer states and gradients, and offloads, through DeepSpeed
+        return DEEPSPEED if zero in (1, 2) or offload != "none" else HF
+    # torchtitan
+    if setup.is_peft or offload != "none":
+        return None
+    return FSDP2
 
 
 def pipeline_schedule(

@@ -65,6 +65,8 @@ class TrainingSetup(BaseModel):
     # The loss is computed over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's
     # fused linear cross entropy), never upcast all at once.
     chunked_loss: bool = False
+    # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
+    stack: Literal["megatron", "deepspeed", "hf", "torchtitan"] | None = None
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
-from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU
+from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
@@ -408,6 +408,7 @@ def plan_context(result: Advice) -> dict:
         # the planner's own layout choices, a what-if's "before" where the user set none
         recompute=lay.recompute,
         grad_reduce=lay.grad_reduce,
+        stack=r.stack or STACK_OF.get(lay.framework),
         micro_batch=lay.micro_batch,
         grad_accum=lay.microbatches_per_step,
         mem_per_gpu_gib=round(e.memory.total, 1),

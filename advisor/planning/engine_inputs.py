@@ -48,6 +48,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
         chunked_loss=request.chunked_loss,
+        stack=request.stack,
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
@@ -76,7 +77,9 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         # both fix the batch only over a known number of data-parallel ranks
         return "batch_accum_count", batch_values(request)
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp", "dp")}
-    if not any(pins.values()) and not (request.given("zero_stage") or request.given("offload") or request.cp):
+    if not any(pins.values()) and not (
+        request.given("zero_stage") or request.given("offload") or request.cp or request.stack
+    ):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
     m = model_shape(request)
@@ -111,6 +114,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:
+        return "stack_cannot", {"stack": request.stack, "method": request.method}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):
         return "no_framework", {
             "zero": zeros[0] if len(zeros) == 1 else None,

@@ -250,6 +250,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         else:
             add("other", _keyed("recompute", r.recompute, zh))
     # said with their choice, whichever it is: the gradients' dtype, the attention kernels
+    if "stack" in given:
+        add("other", _say("stack", r.stack, zh))
     for name in ("grad_reduce", "attention"):
         if name in given:
             choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")

@@ -691,6 +691,39 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("attention fa2",), zh=("注意力fa2",)),
     ),
+    # The training stack the team runs (advisor/engine/frameworks.py `framework_for`): the layout
+    # search then tries only what that stack runs, and plans its kernels and memory. Said alone
+    # (`deepspeed`, `llama-factory`) or keyed (`framework megatron`, `框架deepspeed`).
+    Field(
+        "stack",
+        keys=Word(en=("framework", "stack", "training-framework"), zh=("训练框架", "框架")),
+        choices=(
+            Word(
+                "megatron",
+                en=("megatron", "megatron-lm", "megatron-core", "mcore", "megatron-bridge", "nemo"),
+                zh=("megatron", "megatron-lm", "megatron-core", "nemo"),
+            ),
+            Word("deepspeed", en=("deepspeed",), zh=("deepspeed",)),
+            Word(
+                "hf",
+                en=(
+                    "hf",
+                    "huggingface",
+                    "hugging-face",
+                    "transformers",
+                    "trl",
+                    "accelerate",
+                    "torchtune",
+                    "llama-factory",
+                    "llamafactory",
+                    "axolotl",
+                ),
+                zh=("hf", "huggingface", "transformers", "trl", "torchtune", "llama-factory", "llamafactory"),
+            ),
+            Word("torchtitan", en=("torchtitan",), zh=("torchtitan",)),
+        ),
+        examples=Word(en=("deepspeed", "framework megatron"), zh=("框架deepspeed",)),
+    ),
     Field(
         "lang",
         keys=Word(en=("lang",)),
@@ -759,6 +792,7 @@ HELP = (
             "recompute",
             "grad_reduce",
             "attention",
+            "stack",
         ),
     ),
     (

@@ -78,6 +78,9 @@ class TrainingRequest(BaseModel):
     compile: bool = False
     # The loss runs over chunks of the logits (`chunked loss`), not on all of them upcast at once.
     chunked_loss: bool = False
+    # The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`); None: the
+    # planner chooses the framework with the layout.
+    stack: Literal["megatron", "deepspeed", "hf", "torchtitan"] | None = None
     seq_len: int = 4096
     micro_batch: int | None = None
     global_batch: int | None = None

@@ -50,6 +50,7 @@ EN_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name} | {
 CN_DIGITS = "零一二两三四五六七八九十百"
 CN_NUM = rf"([{CN_DIGITS}]+)"
 L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
+HUB_ORG = r"[a-z0-9][a-z0-9._\-]*"  # a Hugging Face organisation ("meta-llama", "deepseek-ai")
 R = r"(?![a-z0-9])"  # right edge
 
 SCALE = {
@@ -851,8 +852,9 @@ class _Parse:
             self.set("model", catalog.find_model(m[1]).name, m[0])
 
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
-        # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1")
-        self.scan.take(rf"{L}({alt})(?:{VARIANT})?{R}(?!{SIBLING}|\.\d)", model)
+        # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1");
+        # a Hugging Face repository id names its organisation first ("Qwen/Qwen2.5-7B-Instruct")
+        self.scan.take(rf"{L}(?:{HUB_ORG}/)?({alt})(?:{VARIANT})?{R}(?!{SIBLING}|\.\d)", model)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
@@ -911,6 +913,14 @@ class _Parse:
             rf"{L}(?:{_en(attn.keys)})\s*[:=]?\s*({kernels_en}){R}|{L}({kernels_en})[\s_\-]+(?:{_en(attn.keys)}){R}"
             rf"|(?:{_zh(attn.keys)})\s*[:=用]?\s*({kernels_zh})|{L}({alone}){R}",
             lambda m: s("attention", value_of(attn.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
+        # the training stack, keyed (`framework megatron`, `框架deepspeed`) or its name alone
+        stack = fields.field("stack")
+        stacks_en, stacks_zh = _all(stack.choices, "en"), _all(stack.choices, "zh")
+        sc.take(
+            rf"{L}(?:{_en(stack.keys)})\s*[:=]?\s*({stacks_en}){R}"
+            rf"|(?:{_zh(stack.keys)})\s*[:：=用]?\s*({stacks_zh})|{L}({stacks_en}){R}",
+            lambda m: s("stack", value_of(stack.choices, m[1] or m[2] or m[3]), m[0]),
         )
         self._choose("precision")
         self._choose("optimizer")
@@ -1624,6 +1634,7 @@ class _Parse:
             opt_in_backward=bool(f.get("opt_in_backward")),
             compile=bool(f.get("compile")),
             chunked_loss=bool(f.get("chunked_loss")),
+            stack=f.get("stack"),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,

@@ -1,0 +1,105 @@
+"""The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`): read from the
+request, planned only on what that stack runs, named in the answer, refused with why."""
+
+import json
+
+import pytest
+
+from advisor.cli import main
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, MEGATRON, PEFT, framework_for
+from advisor.engine.setup import TrainingSetup
+from advisor.planning.advice import advise, plan_context
+from advisor.planning.followup import follow_up
+from advisor.request.parser import parse
+
+
+@pytest.mark.parametrize(
+    "text, stack",
+    [
+        ("13B full-finetune 50GB 3d deepspeed", "deepspeed"),
+        ("70B lora 100GB 7d framework megatron", "megatron"),
+        ("70B lora 100GB 7d framework: nemo", "megatron"),
+        ("8B lora 10GB 2d llama-factory", "hf"),
+        ("qwen2.5-7b lora 10GB transformers", "hf"),
+        ("8B full-finetune 10GB 2d torchtune", "hf"),
+        ("70B pretrain 1T tokens torchtitan", "torchtitan"),
+        ("13B 全量微调 50GB 3天 框架deepspeed", "deepspeed"),
+        ("13B 全量微调 50GB 3天 训练框架 megatron", "megatron"),
+        ("13B full-finetune 50GB 3d", None),
+        ("Llama-2-7b-hf lora 10GB 2d", None),  # the checkpoint's suffix is not the stack
+    ],
+)
+def test_the_stack_is_read_alone_or_keyed(text, stack):
+    assert parse(text).stack == stack
+
+
+def _setup(stack, method="full-finetune", precision="bf16"):
+    return TrainingSetup(method=method, precision=precision, stack=stack)
+
+
+def test_each_stack_runs_only_its_own_layouts():
+    # Megatron-Core: its model parallelism and distributed optimizer or Megatron-FSDP, no offload
+    assert framework_for(_setup("megatron"), 8, 4, 1, 1, "none") == MEGATRON
+    assert framework_for(_setup("megatron"), 1, 1, 1, 3, "none") == MEGATRON
+    assert framework_for(_setup("megatron"), 1, 1, 1, 2, "optimizer") is None
+    assert framework_for(_setup("megatron", "qlora"), 1, 1, 1, 0, "none") is None
+    # DeepSpeed: ZeRO and offload, its pipeline with ZeRO-1 only, no tensor parallelism
+    assert framework_for(_setup("deepspeed"), 1, 1, 1, 3, "all") == DEEPSPEED
+    assert framework_for(_setup("deepspeed"), 1, 4, 1, 1, "none") == DEEPSPEED
+    assert framework_for(_setup("deepspeed"), 1, 4, 1, 2, "none") is None
+    assert framework_for(_setup("deepspeed"), 2, 1, 1, 1, "none") is None
+    assert framework_for(_setup("deepspeed", "lora"), 1, 1, 1, 3, "none") == PEFT
+    # the HF Trainer: data parallel only; ZeRO-1/2 and offload through DeepSpeed
+    assert framework_for(_setup("hf"), 1, 1, 1, 0, "none") == HF
+    assert framework_for(_setup("hf"), 1, 1, 1, 3, "none") == HF
+    assert framework_for(_setup("hf"), 1, 1, 1, 2, "none") == DEEPSPEED
+    assert framework_for(_setup("hf"), 1, 2, 1, 0, "none") is None
+    # torchtitan: FSDP2 with model parallelism, no LoRA, no offload
+    assert framework_for(_setup("torchtitan"), 8, 4, 1, 3, "none") == FSDP2
+    assert framework_for(_setup("torchtitan", "lora"), 1, 1, 1, 3, "none") is None
+    assert framework_for(_setup("torchtitan"), 1, 1, 1, 3, "optimizer") is None
+
+
+def test_the_plan_runs_on_the_stack_asked_for(book):
+    for text, framework in (
+        ("13B full-finetune 50GB 3d deepspeed usd", {DEEPSPEED}),
+        ("13B full-finetune 50GB 3d hf usd", {HF, DEEPSPEED}),
+        ("70B lora 100GB 7d megatron usd", {MEGATRON}),
+        ("70B full-finetune 1TB 14d torchtitan usd", {FSDP2}),
+    ):
+        plan = advise(text, book=book).plan
+        assert plan.estimate.layout.framework in framework, text
+        lay = plan.estimate.layout
+        if "hf" in text or "deepspeed" in text:
+            assert lay.tp == lay.pp == lay.ep == 1
+
+
+def test_the_answer_names_the_stack_and_json_carries_it(capsys):
+    assert main(["ask", "13B full-finetune 50GB 3d deepspeed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["request"]["stack"] == "deepspeed" and out["plan"]["framework"] == DEEPSPEED
+    assert main(["ask", "13B full-finetune 50GB 3d deepspeed"]) == 0
+    assert "on DeepSpeed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("13B full-finetune 50GB 3d deepspeed tp 2", "DeepSpeed does not run this"),
+        ("8B lora 10GB 2d torchtitan", "torchtitan does not run this"),
+        ("70B full-finetune 1TB 14d megatron offload", "Megatron-Core does not run this"),
+        ("8B lora 10GB 2d hf pp 2", "runs data parallel only"),
+        ("13B 全量微调 50GB 3天 框架deepspeed tp 2", "DeepSpeed 跑不了"),
+    ],
+)
+def test_a_layout_the_stack_cannot_run_is_refused_with_why(capsys, text, says):
+    assert main(["ask", text]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_what_if_on_the_stack_shows_the_planned_one_before(book):
+    request = "13B full-finetune 50GB 3d usd"
+    summary = plan_context(advise(request, book=book))
+    reply = follow_up(request, summary, "what if we used deepspeed?", book=book)
+    assert reply.kind == "whatif"
+    assert {"name": "stack", "before": "megatron", "after": "deepspeed"} in reply.changes
