@@ -476,6 +476,11 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                     ]
                 }
             )
+    if result.best is not None and request.stack is None:
+        # the framework came with the layout: say which, and how to name the team's own
+        framework = result.best.estimate.layout.framework
+        note = Note(kind="assumption", code="stack", params={"framework": framework})
+        request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
     if result.best is not None:  # a team's recorded quote that prices the plan is named as one
         mark_quoted(result.best.costs.price_sources, book, result.best.gpu)
     return Advice(request=request, result=result, warnings=_warnings(request, result))

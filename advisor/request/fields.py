@@ -696,6 +696,7 @@ FIELDS: tuple[Field, ...] = (
     # (`deepspeed`, `llama-factory`) or keyed (`framework megatron`, `框架deepspeed`).
     Field(
         "stack",
+        assumed=("stack",),
         keys=Word(en=("framework", "stack", "training-framework"), zh=("训练框架", "框架")),
         choices=(
             Word(
