@@ -80,6 +80,7 @@ PLAN_KEYS = (
     "grad_reduce",
     "attention_pct",
     "attention_fa2_factor",
+    "framework",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).

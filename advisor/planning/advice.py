@@ -409,6 +409,7 @@ def plan_context(result: Advice) -> dict:
         recompute=lay.recompute,
         grad_reduce=lay.grad_reduce,
         stack=r.stack or STACK_OF.get(lay.framework),
+        framework=lay.framework,
         micro_batch=lay.micro_batch,
         grad_accum=lay.microbatches_per_step,
         mem_per_gpu_gib=round(e.memory.total, 1),
