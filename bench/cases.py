@@ -186,25 +186,29 @@ MEMORY_CASES += [
     ),
     MemoryCase(
         "Llama 2 7B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
-        "llama2-7b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss on 1xA100-40GB",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
+        " lora_dropout=0.05 on 1xA100-40GB",
         21.3,
         "torch",
     ),
     MemoryCase(
         "Llama 2 7B LoRA r=8 q,v, mbs 2 (litgpt, A100 40GB)",
-        "llama2-7b lora r=8 targets qv pure-bf16 mbs 2 seq 1304 recompute none chunked-loss on 1xA100-40GB",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 2 seq 1304 recompute none chunked-loss"
+        " lora_dropout=0.05 on 1xA100-40GB",
         29.07,
         "torch",
     ),
     MemoryCase(
         "Llama 2 7B QLoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
-        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss on 1xA100-40GB",
+        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
+        " lora_dropout=0.05 on 1xA100-40GB",
         14.14,
         "torch",
     ),
     MemoryCase(
         "Llama 2 13B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
-        "llama2-13b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss on 1xA100-40GB",
+        "llama2-13b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
+        " lora_dropout=0.05 on 1xA100-40GB",
         38.12,
         "torch",
     ),
@@ -942,24 +946,24 @@ _LITGPT = "Lightning-AI/litgpt config_hub/finetune/README.md (at 26857050fe3f): 
 HELD_OUT_MEMORY = [
     MemoryCase(
         f"litgpt {name} (1x A10G)",
-        f"{model} {method} r={rank} targets {targets} pure-bf16 mbs {mbs} seq 512 recompute none chunked-loss"
-        " on 1xA10G",
+        f"{model} {method} r={rank} targets {targets} lora_dropout={dropout} pure-bf16 mbs {mbs} seq 512"
+        " recompute none chunked-loss on 1xA10G",
         measured,
         "torch",
         _LITGPT + f"{config}, micro-batch {mbs}, {measured} GB",
     )
-    for name, model, method, rank, targets, mbs, measured, config in (
-        ("Gemma 2 9B QLoRA", "gemma2-9b", "qlora", 16, "all", 1, 20.92, "gemma2-9b/qlora.yaml"),
-        ("Llama 2 7B QLoRA", "llama2-7b", "qlora", 32, "qv", 2, 13.68, "llama-2-7b/qlora.yaml"),
-        ("Llama 3.1 8B QLoRA", "llama3.1-8b", "qlora", 32, "qv", 2, 17.41, "llama-3.1-8b/qlora.yaml"),
-        ("Llama 3.2 1B LoRA", "llama3.2-1b", "lora", 32, "qv", 1, 4.49, "llama-3.2-1B/lora.yaml"),
-        ("Llama 3.2 1B QLoRA", "llama3.2-1b", "qlora", 32, "qv", 2, 5.53, "llama-3.2-1B/qlora.yaml"),
-        ("Llama 3.2 3B QLoRA", "llama3.2-3b", "qlora", 32, "qv", 2, 10.30, "llama-3.2-3B/qlora.yaml"),
-        ("Mistral 7B QLoRA", "mistral-7b", "qlora", 32, "qv", 2, 14.29, "mistral-7b/qlora.yaml"),
-        ("Phi-3-mini LoRA", "phi-3-mini", "lora", 8, "all", 4, 19.75, "phi-3/lora.yaml"),
-        ("Phi-3-mini QLoRA", "phi-3-mini", "qlora", 8, "all", 4, 19.13, "phi-3/qlora.yaml"),
-        ("TinyLlama LoRA", "tinyllama-1.1b", "lora", 32, "all", 8, 13.50, "tiny-llama/lora.yaml"),
-        ("TinyLlama QLoRA", "tinyllama-1.1b", "qlora", 32, "all", 8, 16.24, "tiny-llama/qlora.yaml"),
+    for name, model, method, rank, targets, dropout, mbs, measured, config in (
+        ("Gemma 2 9B QLoRA", "gemma2-9b", "qlora", 16, "all", 0.1, 1, 20.92, "gemma2-9b/qlora.yaml"),
+        ("Llama 2 7B QLoRA", "llama2-7b", "qlora", 32, "qv", 0.05, 2, 13.68, "llama-2-7b/qlora.yaml"),
+        ("Llama 3.1 8B QLoRA", "llama3.1-8b", "qlora", 32, "qv", 0.05, 2, 17.41, "llama-3.1-8b/qlora.yaml"),
+        ("Llama 3.2 1B LoRA", "llama3.2-1b", "lora", 32, "qv", 0.05, 1, 4.49, "llama-3.2-1B/lora.yaml"),
+        ("Llama 3.2 1B QLoRA", "llama3.2-1b", "qlora", 32, "qv", 0.05, 2, 5.53, "llama-3.2-1B/qlora.yaml"),
+        ("Llama 3.2 3B QLoRA", "llama3.2-3b", "qlora", 32, "qv", 0.05, 2, 10.30, "llama-3.2-3B/qlora.yaml"),
+        ("Mistral 7B QLoRA", "mistral-7b", "qlora", 32, "qv", 0.05, 2, 14.29, "mistral-7b/qlora.yaml"),
+        ("Phi-3-mini LoRA", "phi-3-mini", "lora", 8, "all", 0.05, 4, 19.75, "phi-3/lora.yaml"),
+        ("Phi-3-mini QLoRA", "phi-3-mini", "qlora", 8, "all", 0.05, 4, 19.13, "phi-3/qlora.yaml"),
+        ("TinyLlama LoRA", "tinyllama-1.1b", "lora", 32, "all", 0.05, 8, 13.50, "tiny-llama/lora.yaml"),
+        ("TinyLlama QLoRA", "tinyllama-1.1b", "qlora", 32, "all", 0.05, 8, 16.24, "tiny-llama/qlora.yaml"),
     )
 ]
 # The same table's out-of-memory rows: runs that did not fit, which a plan must not call fitting.
@@ -1005,7 +1009,7 @@ POINT_LAYOUT = {
     "M03": "tp 8 attention fa2 compile",  # torchtitan: FSDP 32, TP 8, compiled
     # litgpt's fine-tuning scripts compute the head and the loss in chunks (finetune/lora.py:
     # lm_head_chunk_size=128, chunked_cross_entropy)
-    **dict.fromkeys(("M04", "M05", "M06", "M07"), "chunked-loss"),
+    **dict.fromkeys(("M04", "M05", "M06", "M07"), "chunked-loss lora_dropout=0.05"),
     # PEFT's method comparison steps the optimizer after every batch of 4 (method_comparison/
     # MetaMathQA/run.py: optimizer.zero_grad(), forward, backward, step)
     **dict.fromkeys(("M08", "M09"), "gbs 4"),

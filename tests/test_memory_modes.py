@@ -223,3 +223,28 @@ def test_one_micro_batch_a_step_frees_the_gradients_under_the_activations():
         gpu=A100.name, gpu_count=1, gpus_per_node=1, nodes=1, dp=1, zero_stage=0, micro_batch=2, global_batch=2
     )
     assert estimate_memory(LLAMA3B, setup, megatron.model_copy(update={"framework": MEGATRON}), A100).gradients > 5
+
+
+def test_lora_dropout_keeps_a_dropped_copy_and_a_mask_of_each_adapted_input():
+    from advisor.engine.memory import lora_dropout_bytes
+
+    # Llama 3.1 8B, every linear adapted: inputs q, k, v, gate, up (h 4096 each), o (q 4096),
+    # down (ffn 14336); 2 bytes of the dropped copy + 1 of the mask each
+    setup = TrainingSetup(method="lora", lora_targets="all", lora_dropout=0.1)
+    assert lora_dropout_bytes(LLAMA8, setup) == 3 * (5 * 4096 + 4096 + 14336)
+    assert lora_dropout_bytes(LLAMA8, setup.model_copy(update={"lora_targets": "qv"})) == 3 * 2 * 4096
+    # no dropout: the adapter reads the input its base layer keeps anyway
+    assert lora_dropout_bytes(LLAMA8, setup.model_copy(update={"lora_dropout": 0.0})) == 0
+    assert lora_dropout_bytes(LLAMA8, TrainingSetup(method="full-finetune", lora_dropout=0.1)) == 0
+
+
+def test_the_request_reads_lora_dropout_for_adapters_only():
+    from advisor.request.parser import RequestError, parse
+
+    assert parse("8b lora lora_dropout=0.05 10GB").lora_dropout == 0.05
+    assert parse("8b qlora dropout 0.1 10GB").lora_dropout == 0.1
+    assert parse("8b lora 10GB").lora_dropout == 0.0
+    with pytest.raises(RequestError):
+        parse("8b full-finetune dropout 0.1 10GB")
+    with pytest.raises(RequestError):
+        parse("8b lora dropout 1.5 10GB")

@@ -58,8 +58,10 @@ FROZEN_BYTES, FROZEN_BYTES_FP32 = 2, 4
 # Adapters train in fp32 under autocast (PEFT's autocast_adapter_dtype default): 4 B weights
 # and 4 B gradients.
 ADAPTER_WEIGHT_BYTES = ADAPTER_GRADIENT_BYTES = 4
-# Activations in 2 bytes (bf16/fp16, Korthikanti's unit), 4 in fp32.
+# Activations in 2 bytes (bf16/fp16, Korthikanti's unit), 4 in fp32; a dropout mask in 1
+# (a bool tensor, as PyTorch's native dropout keeps it; Korthikanti counts 1 byte too).
 ACTIVATION_BYTES, ACTIVATION_BYTES_FP32 = 2, 4
+DROPOUT_MASK_BYTES = 1
 # QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per
 # parameter (Dettmers et al. 2023, QLoRA, Sec 2 "Double Quantization").
 NF4_BYTES = (4 + 0.127) / 8
@@ -278,6 +280,23 @@ def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float
     return extra
 
 
+def adapted_inputs(m: ModelShape, targets: str) -> list[int]:
+    """The input width of each linear module LoRA adapts in a layer (Hu et al. 2021)."""
+    h, q = m.hidden, m.heads * m.head_dim
+    ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
+    return {"qv": [h, h], "attn": [h, h, h, q], "all": [h, h, h, q, h, h, ffn]}[targets]
+
+
+def lora_dropout_bytes(m: ModelShape, setup: TrainingSetup) -> float:
+    """Bytes a layer keeps per token for LoRA's dropout: each adapted module drops its own copy
+    of its input (PEFT's lora_dropout, one nn.Dropout a module) and keeps that copy for the
+    adapter's A and the 1-byte mask for the dropout's backward (3 bytes an input element);
+    with no dropout the adapter reuses the input its base layer already keeps."""
+    if not setup.is_peft or setup.lora_dropout <= 0:
+        return 0.0
+    return (ACTIVATION_BYTES + DROPOUT_MASK_BYTES) * sum(adapted_inputs(m, setup.lora_targets))
+
+
 def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
     """Adapter parameters of one layer (Hu et al. 2021, LoRA: A is r x in, B is out x r)."""
     h = m.hidden
@@ -493,7 +512,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
         flash,
         op_level=layout.framework == FSDP2,
         kernels=stack_kernels(layout.framework, setup),
-    )
+    ) + lora_dropout_bytes(m, setup)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:
         # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's

@@ -53,6 +53,7 @@ class TrainingSetup(BaseModel):
     optimizer: Optimizer = "adamw"
     lora_rank: int = DEFAULT_LORA_RANK
     lora_targets: LoraTargets = DEFAULT_LORA_TARGETS
+    lora_dropout: float = 0.0  # dropout on the adapters' inputs (PEFT's default 0)
     # Optimizer step fused into the backward pass (torchtune optimizer_in_bwd).
     opt_in_backward: bool = False
     # The fused attention kernels: the best the GPU has under current software ("best":

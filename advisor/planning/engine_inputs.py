@@ -44,6 +44,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         optimizer=request.optimizer,
         lora_rank=request.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=request.lora_targets or DEFAULT_LORA_TARGETS,
+        lora_dropout=request.lora_dropout,
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,

@@ -158,6 +158,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("method", _say("method", r.method, zh))
     if "finetune" in given:
         add("method", _say("finetune", True, zh))
+    if "lora_dropout" in given:
+        add("other", f"{_key('lora_dropout', False)} {r.lora_dropout:g}")
     if "lora_targets" in given:
         add("other", f"{_key('lora_targets', False)} {_say('lora_targets', r.lora_targets, False)}")
 
@@ -249,10 +251,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", _row("recompute").choice(r.recompute).written("zh") + _key("recompute", zh))
         else:
             add("other", _keyed("recompute", r.recompute, zh))
-    # said with their choice, whichever it is: the gradients' dtype, the attention kernels
-    if "stack" in given:
-        add("other", _say("stack", r.stack, zh))
-    for name in ("grad_reduce", "attention"):
+    # said with their key, whichever choice: the gradients' dtype, the attention kernels, the
+    # stack (`framework hf`: a bare `hf` after a model name reads as the checkpoint's suffix)
+    for name in ("grad_reduce", "attention", "stack"):
         if name in given:
             choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")
             add("other", _key(name, zh) + ("" if zh else " ") + choice)

@@ -219,6 +219,17 @@ FIELDS: tuple[Field, ...] = (
         assumed=("lora_rank",),
         keys=Word(en=("r", "rank", "lora-r", "lora-rank"), zh=("秩",)),
     ),
+    # Dropout on each adapter's input (PEFT's lora_dropout; 0 by default, recipes often 0.05-0.1):
+    # each adapted module keeps its dropped-out input and mask for the backward
+    # (advisor/engine/memory.py `lora_dropout_bytes`).
+    Field(
+        "lora_dropout",
+        low=0,
+        high=0.9,
+        limit="lora_dropout",
+        keys=Word(en=("lora_dropout", "dropout"), zh=("dropout",)),
+        examples=Word(en=("lora_dropout=0.05",), zh=("dropout 0.1",)),
+    ),
     Field(
         "lora_targets",
         worded=True,
@@ -774,7 +785,7 @@ def bounds(limit: str) -> dict:
 # The groups `help` lists the examples in (templates/help.txt.j2 words each group's name).
 HELP = (
     ("model", ("params_b", "model")),
-    ("method", ("method", "finetune")),
+    ("method", ("method", "finetune", "lora_dropout")),
     ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),

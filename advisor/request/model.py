@@ -59,6 +59,7 @@ class TrainingRequest(BaseModel):
     method: Method = "full-finetune"
     lora_rank: int | None = None
     lora_targets: LoraTargets | None = None
+    lora_dropout: float = 0.0
     data: DataSize | None = None
     bytes_per_token: float | None = None
     tokens_per_sample: int | None = None

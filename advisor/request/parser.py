@@ -927,6 +927,11 @@ class _Parse:
         self._choose("opt_in_backward")
         self._choose("compile")
         self._choose("chunked_loss")
+        dropout = fields.field("lora_dropout").keys
+        sc.take(
+            rf"{L}(?:{_en(dropout)})\s*[:=]?\s*(\d*\.?\d+){R}|(?:{_zh(dropout)})\s*[:=]?\s*(\d*\.?\d+)",
+            lambda m: s("lora_dropout", float(m[1] or m[2]), m[0]),
+        )
         rank = fields.field("lora_rank").keys
         sc.take(
             rf"{L}(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)",
@@ -1471,6 +1476,12 @@ class _Parse:
             else:
                 method_word = words["method"] if "method" in f else words["finetune"]
                 self.fail("conflict", first=method_word, second=words["lora_rank"], field="lora_rank")
+        if "lora_dropout" in f:
+            if peft:
+                check("lora_dropout", f["lora_dropout"])
+            else:
+                method_word = words["method"] if "method" in f else words["finetune"]
+                self.fail("conflict", first=method_word, second=words["lora_dropout"], field="lora_dropout")
         check("deadline_days", f.get("deadline_days"))
         if "budget" in f:
             value, budget_currency = f["budget"]
@@ -1633,6 +1644,7 @@ class _Parse:
             optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
             compile=bool(f.get("compile")),
+            lora_dropout=f.get("lora_dropout", 0.0),
             chunked_loss=bool(f.get("chunked_loss")),
             stack=f.get("stack"),
             seq_len=v["seq"],
