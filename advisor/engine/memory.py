@@ -280,13 +280,6 @@ def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float
     return extra
 
 
-def adapted_inputs(m: ModelShape, targets: str) -> list[int]:
-    """The input width of each linear module LoRA adapts in a layer (Hu et al. 2021)."""
-    h, q = m.hidden, m.heads * m.head_dim
-    ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
-    return {"qv": [h, h], "attn": [h, h, h, q], "all": [h, h, h, q, h, h, ffn]}[targets]
-
-
 def lora_dropout_bytes(m: ModelShape, setup: TrainingSetup) -> float:
     """Bytes a layer keeps per token for LoRA's dropout: each adapted module drops its own copy
     of its input (PEFT's lora_dropout, one nn.Dropout a module) and keeps that copy for the
@@ -294,20 +287,24 @@ def lora_dropout_bytes(m: ModelShape, setup: TrainingSetup) -> float:
     with no dropout the adapter reuses the input its base layer already keeps."""
     if not setup.is_peft or setup.lora_dropout <= 0:
         return 0.0
-    return (ACTIVATION_BYTES + DROPOUT_MASK_BYTES) * sum(adapted_inputs(m, setup.lora_targets))
+    return (ACTIVATION_BYTES + DROPOUT_MASK_BYTES) * sum(i for i, _ in adapted_linears(m, setup.lora_targets))
 
 
-def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
-    """Adapter parameters of one layer (Hu et al. 2021, LoRA: A is r x in, B is out x r)."""
+def adapted_linears(m: ModelShape, targets: str) -> list[tuple[int, int]]:
+    """(input, output) widths of each linear module LoRA adapts in a layer."""
     h = m.hidden
     q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
     ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
-    linears = {
+    return {
         "qv": [(h, q), (h, kv)],
         "attn": [(h, q), (h, kv), (h, kv), (q, h)],
         "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
     }[targets]
-    return sum(rank * (i + o) for i, o in linears)
+
+
+def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
+    """Adapter parameters of one layer (Hu et al. 2021, LoRA: A is r x in, B is out x r)."""
+    return sum(rank * (i + o) for i, o in adapted_linears(m, targets))
 
 
 class ParamShard(NamedTuple):
