@@ -1470,18 +1470,13 @@ class _Parse:
         if f.get("finetune") and f.get("method") in ("pretrain", "continued-pretrain"):
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
         peft = f.get("method") in ("lora", "qlora") or ("method" not in f and not f.get("finetune"))
-        if "lora_rank" in f:
-            if peft:
-                check("lora_rank", f["lora_rank"])
-            else:
-                method_word = words["method"] if "method" in f else words["finetune"]
+        if not peft and ("lora_rank" in f or "lora_dropout" in f):  # an adapter's knobs need one
+            method_word = words["method"] if "method" in f else words["finetune"]
+            if "lora_rank" in f:
                 self.fail("conflict", first=method_word, second=words["lora_rank"], field="lora_rank")
-        if "lora_dropout" in f:
-            if peft:
-                check("lora_dropout", f["lora_dropout"])
-            else:
-                method_word = words["method"] if "method" in f else words["finetune"]
-                self.fail("conflict", first=method_word, second=words["lora_dropout"], field="lora_dropout")
+            self.fail("conflict", first=method_word, second=words["lora_dropout"], field="lora_dropout")
+        check("lora_rank", f.get("lora_rank"))
+        check("lora_dropout", f.get("lora_dropout"))
         check("deadline_days", f.get("deadline_days"))
         if "budget" in f:
             value, budget_currency = f["budget"]
@@ -1578,7 +1573,7 @@ class _Parse:
         if "method" not in f and f.get("finetune"):
             words["method"] = words["finetune"]
         if method is None:
-            if "lora_rank" in f:
+            if "lora_rank" in f or "lora_dropout" in f:
                 method = "lora"
                 note("method_from_rank")
             elif tokens is not None and tokens >= 50e9:
