@@ -50,6 +50,7 @@ EN_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name} | {
 CN_DIGITS = "零一二两三四五六七八九十百"
 CN_NUM = rf"([{CN_DIGITS}]+)"
 L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
+PROBABILITY = r"\d*\.\d+|[01]"
 HUB_ORG = r"[a-z0-9][a-z0-9._\-]*"  # a Hugging Face organisation ("meta-llama", "deepseek-ai")
 R = r"(?![a-z0-9])"  # right edge
 
@@ -929,7 +930,8 @@ class _Parse:
         self._choose("chunked_loss")
         dropout = fields.field("lora_dropout").keys
         sc.take(
-            rf"{L}(?:{_en(dropout)})\s*[:=]?\s*(\d*\.?\d+){R}|(?:{_zh(dropout)})\s*[:=]?\s*(\d*\.?\d+)",
+            # a probability: a decimal, or 0 or 1 ("dropout 10GB" is a data size after a bare key)
+            rf"{L}(?:{_en(dropout)})\s*[:=]?\s*({PROBABILITY}){R}|(?:{_zh(dropout)})\s*[:=]?\s*({PROBABILITY}){R}",
             lambda m: s("lora_dropout", float(m[1] or m[2]), m[0]),
         )
         rank = fields.field("lora_rank").keys
