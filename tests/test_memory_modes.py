@@ -248,3 +248,6 @@ def test_the_request_reads_lora_dropout_for_adapters_only():
         parse("8b full-finetune dropout 0.1 10GB")
     with pytest.raises(RequestError):
         parse("8b lora dropout 1.5 10GB")
+    assert parse("8b lora dropout .05 10GB").lora_dropout == 0.05
+    with pytest.raises(RequestError):  # a bare key before a data size is not a dropout of 10
+        parse("8b lora dropout 10GB")
