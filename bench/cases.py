@@ -7,7 +7,7 @@ listed in NOT_EXPRESSIBLE with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -731,6 +731,12 @@ HELD_OUT_NEMO += [
         (1048576, 4, 4, 16, 4, 1608),
     )
 ]
+# NeMo 24.07's LoRA config adapts the fused QKV projection at rank 32 without dropout
+# (examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml at 070a0bb168:
+# lora_tuning target_modules ['attention_qkv'], adapter_dim 32, adapter_dropout 0.0), said after
+# the stack became a request word (sixth session); `targets qv` is the nearest the request says.
+_NEMO_LORA = "r=32 targets qv"
+
 # (c) The rest of NeMo 24.07's fine-tuning table (the page calibration points T14-T18 come from,
 # NVIDIA/NeMo docs/source/performance/performance_summary.md at 070a0bb168): SFT and LoRA in FP8
 # on DGX-H100, SQuAD packed to 4,096 tokens. SQuAD's samples are a few hundred tokens, so each
@@ -747,8 +753,8 @@ HELD_OUT_NEMO += [
     for name, request, tp, pp, measured in (
         ("Llama 2 7B SFT", "llama2-7b full-finetune", 1, 1, 17120),
         ("Llama 2 13B SFT", "llama2-13b full-finetune", 1, 4, 9741),
-        ("Llama 2 13B LoRA", "llama2-13b lora", 1, 1, 14161),
-        ("Llama 2 70B LoRA", "llama2-70b lora", 2, 4, 2557),
+        ("Llama 2 13B LoRA", f"llama2-13b lora {_NEMO_LORA}", 1, 1, 14161),
+        ("Llama 2 70B LoRA", f"llama2-70b lora {_NEMO_LORA}", 2, 4, 2557),
     )
 ]
 # (b) NeMo 25.02 pre-training in FP8 on DGX-B200 (NeMo Framework user guide, "Performance",
@@ -801,6 +807,10 @@ HELD_OUT_NEMO += [
         ),
     )
 ]
+# NeMo runs Megatron-Core: every row says so (`megatron`, since the stack became a request word,
+# sixth session); it moves the fine-tuning rows that have no model parallelism, planned on HF
+# PEFT's unfused adapters before.
+HELD_OUT_NEMO = [replace(c, request=c.request.replace(" on ", " megatron on ", 1)) for c in HELD_OUT_NEMO]
 
 # A sixth held-out set, scored once on 2026-12-02 before any change it could prompt: Meta's 4D
 # layouts for Llama 3 405B (Llama 3 paper, Grattafiori et al. 2024, Table 4; the same figures on
@@ -1003,9 +1013,12 @@ POINT_LAYOUT = {
     **dict.fromkeys(("T05", "T06", "M01", "M02"), "tp 1 attention fa2"),
     "T07": "tp 1 hsdp compile",  # fms-fsdp: HSDP
     "T10": "tp 1 hsdp compile",
-    "T15": "cp 2",  # NeMo: TP1 PP1 CP2
-    "T16": "tp 4 pp 4 cp 2 vpp 5",  # NeMo: TP4 PP4 CP2 VP5
-    "T17": "tp 4 pp 4",  # NeMo SFT: TP4 PP4
+    # NeMo's rows run on Megatron-Core (`megatron`: said since the stack became a request word)
+    "T14": "megatron",
+    "T15": "cp 2 megatron",  # NeMo: TP1 PP1 CP2
+    "T16": "tp 4 pp 4 cp 2 vpp 5 megatron",  # NeMo: TP4 PP4 CP2 VP5
+    "T17": "tp 4 pp 4 megatron",  # NeMo SFT: TP4 PP4
+    "T18": "megatron " + _NEMO_LORA,  # NeMo LoRA on Megatron, its config's adapters
     "M03": "tp 8 attention fa2 compile",  # torchtitan: FSDP 32, TP 8, compiled
     # litgpt's fine-tuning scripts compute the head and the loss in chunks (finetune/lora.py:
     # lm_head_chunk_size=128, chunked_cross_entropy)
@@ -1073,8 +1086,9 @@ WORST_EXPLAINED = {
     " elements by default) on the GPU; we keep two layers",
     "Llama-2-70B FSDP + LoRA r=8 all-linear (8x H100)": "nvidia-smi of a card the allocator filled (80 GB of 80):"
     " an upper bound, not the need",
-    "T18": "NeMo's LoRA runs fused adapter kernels on Megatron;"
-    " we plan HF PEFT's unfused adapters for LoRA without model parallelism",
+    "T18": "SQuAD packed to 4,096 tokens: its samples of a few hundred tokens attend within themselves,"
+    " but their mean length is not published, so attention over all 4,096 is planned (about a sixth of"
+    " the step)",
     "T17": "NeMo's packed-SFT FP8 run on 16 GPUs: only 32 sequences"
     " a step on TP4 PP4 (2 micro-batches per stage interleaved) is slower in our bubble model than NeMo's",
     "T05": "torchtitan without torch.compile on 500 W HBM2e H100s (its page's footnote), eager kernels:"
