@@ -363,8 +363,8 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
             for i, t in enumerate(layer(is_moe)):
                 totals[i] += count * t
     gemm, attn, mem = (t / pp for t in totals)
-    # Output head and loss, spread over the stages.
-    head = gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + 2)
+    # Output head and loss, spread over the stages; a frozen head (LoRA) has no weight gradient.
+    head = gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms)
     gemm += head / pp
     mem += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm / pp
     if method == "qlora":
