@@ -251,3 +251,19 @@ def test_the_request_reads_lora_dropout_for_adapters_only():
     assert parse("8b lora dropout .05 10GB").lora_dropout == 0.05
     with pytest.raises(RequestError):  # a bare key before a data size is not a dropout of 10
         parse("8b lora dropout 10GB")
+
+
+def test_fsdp_shards_the_adapters_too():
+    # LoRA on 8 GPUs: under ZeRO-3 (FSDP) the adapters' weights, gradients and optimizer states
+    # are sharded 8 ways like any trained parameter; ZeRO-1 shards only their optimizer states
+    from advisor.engine.memory import lora_params_per_layer
+
+    setup = TrainingSetup(method="lora", lora_rank=16, lora_targets="all")
+    adapters = lora_params_per_layer(LLAMA8, 16, "all") * LLAMA8.layers
+    ddp = estimate_memory(LLAMA8, setup, _layout(zero_stage=0, framework=PEFT), H100)
+    zero1 = estimate_memory(LLAMA8, setup, _layout(zero_stage=1, framework=PEFT), H100)
+    fsdp = estimate_memory(LLAMA8, setup, _layout(zero_stage=3, framework=PEFT), H100)
+    assert ddp.gradients * GIB == pytest.approx(adapters * 4)
+    assert fsdp.gradients == pytest.approx(ddp.gradients / 8)
+    assert zero1.gradients == ddp.gradients and zero1.optimizer == pytest.approx(ddp.optimizer / 8)
+    assert fsdp.optimizer == pytest.approx(ddp.optimizer / 8)

@@ -432,7 +432,9 @@ def adapter_states(
     m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: ModelSplit, shard: ParamShard
 ) -> ModelStates:
     """LoRA and QLoRA: a frozen base (bf16, or NF4 linear layers for QLoRA) and small fp32
-    adapters with their gradients and optimizer states; ZeRO-3 shards the frozen base."""
+    adapters with their gradients and optimizer states. ZeRO-3 (FSDP) shards the frozen base,
+    and the adapters shard like any trained parameter (ZeRO paper Sec 5): their optimizer
+    states from ZeRO-1, their gradients from ZeRO-2, their weights under ZeRO-3."""
     tp, pp = layout.tp, layout.pp
     trainable = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
     trainable_here = trainable / (tp * pp)
@@ -446,12 +448,15 @@ def adapter_states(
         frozen_bytes = FROZEN_BYTES_FP32 if setup.precision == "fp32" else FROZEN_BYTES
         weights = shard.total * frozen_bytes
         notes.append({"kind": "frozen", "params_b": shard.total / 1e9, "bytes": frozen_bytes})
-    if layout.zero_stage == 3:
-        weights /= layout.dp
+    dp, zero = shard_ranks(layout), layout.zero_stage
+    if zero == 3:
+        weights /= dp
     adapter_opt = _MOMENTS[setup.optimizer] * (MOMENT_BYTES_8BIT if setup.optimizer == "adamw8bit" else MOMENT_BYTES)
-    weights += trainable_here * ADAPTER_WEIGHT_BYTES
+    weights += trainable_here * ADAPTER_WEIGHT_BYTES / (dp if zero == 3 else 1)
+    gradients = trainable_here * ADAPTER_GRADIENT_BYTES / (dp if zero >= 2 else 1)
+    optimizer = trainable_here * adapter_opt / (dp if zero >= 1 else 1)
     notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
-    return ModelStates(weights, trainable_here * ADAPTER_GRADIENT_BYTES, trainable_here * adapter_opt, trainable, notes)
+    return ModelStates(weights, gradients, optimizer, trainable, notes)
 
 
 def model_states(
