@@ -267,3 +267,16 @@ def test_fsdp_shards_the_adapters_too():
     assert fsdp.gradients == pytest.approx(ddp.gradients / 8)
     assert zero1.gradients == ddp.gradients and zero1.optimizer == pytest.approx(ddp.optimizer / 8)
     assert fsdp.optimizer == pytest.approx(ddp.optimizer / 8)
+
+
+def test_adapters_of_a_pure_bf16_model_are_bf16():
+    # PEFT upcasts adapters to fp32 (4 + 4 bytes and two 4-byte moments); a model kept all in
+    # bf16 (torchtune, litgpt bf16-true) trains them in bf16 (2 + 2 and two 2-byte moments)
+    from advisor.engine.memory import lora_params_per_layer
+
+    adapters = lora_params_per_layer(LLAMA8, 16, "all") * LLAMA8.layers
+    mixed = estimate_memory(LLAMA8, TrainingSetup(method="lora"), _layout(zero_stage=0, framework=PEFT), H100)
+    pure = TrainingSetup(method="lora", precision="pure-bf16")
+    bf16 = estimate_memory(LLAMA8, pure, _layout(zero_stage=0, framework=PEFT), H100)
+    assert mixed.gradients * GIB == pytest.approx(adapters * 4) and bf16.gradients * GIB == pytest.approx(adapters * 2)
+    assert mixed.optimizer * GIB == pytest.approx(adapters * 8) and bf16.optimizer * GIB == pytest.approx(adapters * 4)

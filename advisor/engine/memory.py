@@ -56,8 +56,10 @@ MOMENT_BYTES, MOMENT_BYTES_8BIT, MOMENT_BYTES_PURE_BF16 = 4, 1, 2
 # only the linear layers (bitsandbytes Linear4bit); norms and embeddings stay in bf16.
 FROZEN_BYTES, FROZEN_BYTES_FP32 = 2, 4
 # Adapters train in fp32 under autocast (PEFT's autocast_adapter_dtype default): 4 B weights
-# and 4 B gradients.
-ADAPTER_WEIGHT_BYTES = ADAPTER_GRADIENT_BYTES = 4
+# and 4 B gradients; in a model kept all in bf16 (pure-bf16: torchtune's dtype bf16, litgpt's
+# bf16-true) they are created in bf16 too, 2 B each, with bf16 optimizer moments.
+ADAPTER_BYTES = 4
+ADAPTER_BYTES_PURE_BF16 = 2
 # Activations in 2 bytes (bf16/fp16, Korthikanti's unit), 4 in fp32; a dropout mask in 1
 # (a bool tensor, as PyTorch's native dropout keeps it; Korthikanti counts 1 byte too).
 ACTIVATION_BYTES, ACTIVATION_BYTES_FP32 = 2, 4
@@ -451,11 +453,17 @@ def adapter_states(
     dp, zero = shard_ranks(layout), layout.zero_stage
     if zero == 3:
         weights /= dp
-    adapter_opt = _MOMENTS[setup.optimizer] * (MOMENT_BYTES_8BIT if setup.optimizer == "adamw8bit" else MOMENT_BYTES)
-    weights += trainable_here * ADAPTER_WEIGHT_BYTES / (dp if zero == 3 else 1)
-    gradients = trainable_here * ADAPTER_GRADIENT_BYTES / (dp if zero >= 2 else 1)
+    pure = setup.precision == "pure-bf16"
+    if setup.optimizer == "adamw8bit":
+        per_moment = MOMENT_BYTES_8BIT
+    else:
+        per_moment = MOMENT_BYTES_PURE_BF16 if pure else MOMENT_BYTES
+    adapter_opt = _MOMENTS[setup.optimizer] * per_moment
+    adapter_bytes = ADAPTER_BYTES_PURE_BF16 if pure else ADAPTER_BYTES
+    weights += trainable_here * adapter_bytes / (dp if zero == 3 else 1)
+    gradients = trainable_here * adapter_bytes / (dp if zero >= 2 else 1)
     optimizer = trainable_here * adapter_opt / (dp if zero >= 1 else 1)
-    notes.append({"kind": "adapters", "params_m": trainable / 1e6, "optimizer": adapter_opt})
+    notes.append({"kind": "adapters", "params_m": trainable / 1e6, "bytes": adapter_bytes, "optimizer": adapter_opt})
     return ModelStates(weights, gradients, optimizer, trainable, notes)
 
 
