@@ -103,3 +103,11 @@ def test_a_what_if_on_the_stack_shows_the_planned_one_before(book):
     reply = follow_up(request, summary, "what if we used deepspeed?", book=book)
     assert reply.kind == "whatif"
     assert {"name": "stack", "before": "megatron", "after": "deepspeed"} in reply.changes
+
+
+def test_lora_on_a_pipeline_is_warned_about_unless_the_team_runs_megatron(capsys):
+    assert main(["ask", "70B lora 100GB 7d on 8xH100 tp 2 pp 4"]) == 0
+    out = capsys.readouterr().out
+    assert "LoRA on a pipeline" in out and "say `hf`" in out
+    assert main(["ask", "70B lora 100GB 7d on 8xH100 tp 2 pp 4 megatron"]) == 0
+    assert "LoRA on a pipeline" not in capsys.readouterr().out

@@ -334,7 +334,7 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
             out.append(_note("warning", "low_mfu_batch", batch=req.global_batch, suggest=4 * req.global_batch))
     if "exposed_communication" in checks:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
-    if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON:
+    if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON and req.stack != "megatron":
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
     spec = catalog.get_gpu(gpu)
     arch = spec.architecture
