@@ -18,6 +18,8 @@ Recompute = Literal["none", "selective", "full"]
 # torchtitan's defaults) or bf16 (NVIDIA's Megatron-Bridge performance recipes).
 GradReduce = Literal["fp32", "bf16"]
 LoraTargets = Literal["qv", "attn", "all"]
+# The training stack a team names (advisor/engine/frameworks.py `on_stack`).
+Stack = Literal["megatron", "deepspeed", "hf", "torchtitan"]
 
 # LoRA rank and target modules when the user names none: every linear layer, as QLoRA found
 # adapting all of them needed to match full fine-tuning (Dettmers et al. 2023), at a common
@@ -67,7 +69,7 @@ class TrainingSetup(BaseModel):
     # fused linear cross entropy), never upcast all at once.
     chunked_loss: bool = False
     # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
-    stack: Literal["megatron", "deepspeed", "hf", "torchtitan"] | None = None
+    stack: Stack | None = None
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None

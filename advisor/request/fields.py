@@ -225,7 +225,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "lora_dropout",
         low=0,
-        high=0.9,
+        high=0.9,  # a sanity cap (assumed): recipes use 0-0.1, and 1 would drop every input
         limit="lora_dropout",
         keys=Word(en=("lora_dropout", "dropout"), zh=("dropout",)),
         examples=Word(en=("lora_dropout=0.05",), zh=("dropout 0.1",)),

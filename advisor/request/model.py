@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.engine.setup import GradReduce, LoraTargets, Method, Offload, Optimizer, Precision, Recompute
+from advisor.engine.setup import GradReduce, LoraTargets, Method, Offload, Optimizer, Precision, Recompute, Stack
 
 Lang = Literal["en", "zh"]
 
@@ -81,7 +81,7 @@ class TrainingRequest(BaseModel):
     chunked_loss: bool = False
     # The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`); None: the
     # planner chooses the framework with the layout.
-    stack: Literal["megatron", "deepspeed", "hf", "torchtitan"] | None = None
+    stack: Stack | None = None
     seq_len: int = 4096
     micro_batch: int | None = None
     global_batch: int | None = None
