@@ -160,3 +160,36 @@ def test_a_what_if_on_a_knob_the_planner_chose_shows_its_choice_before(book):
     assert {"name": "grad_reduce", "before": "fp32", "after": "bf16"} in reply.changes
     reply = follow_up(request, summary, "what if recompute full?", book=book)
     assert {"name": "recompute", "before": "selective", "after": "full"} in reply.changes
+
+
+@pytest.mark.parametrize(
+    "question,says",
+    [
+        ("what if 14 days?", "That is what the plan already assumes"),  # the request's own deadline
+        ("what if {stack}?", "already has training framework {stack}"),  # the planner's own stack
+        ("用{stack}呢", "方案本来就是训练框架 {stack}"),
+    ],
+)
+def test_a_what_if_that_repeats_the_plan_says_so_instead_of_replanning(summary, book, question, says):
+    stack = summary["stack"]
+    reply = follow_up(REQUEST, summary, question.format(stack=stack), book=book)
+    assert reply.kind == "unchanged" and reply.advice is None
+    assert says.format(stack=stack) in reply.text
+    if "{stack}" in question:  # another stack is a change
+        other = "deepspeed" if stack != "deepspeed" else "megatron"
+        assert follow_up(REQUEST, summary, question.format(stack=other), book=book).kind in ("whatif", "question")
+
+
+def test_the_plans_own_gpu_type_is_no_change_and_another_is(summary, book):
+    reply = follow_up(REQUEST, summary, f"what if on {summary['gpu']}?", book=book)
+    assert reply.kind == "unchanged" and summary["gpu"] in reply.text
+    other = "A800-SXM4-80GB" if summary["gpu"] != "A800-SXM4-80GB" else "H800-SXM-80GB"
+    assert follow_up(REQUEST, summary, f"what if on {other}?", book=book).kind == "whatif"
+
+
+def test_an_unchanged_reply_is_posted_as_plain_text(summary, book):
+    from bot.answers import follow
+
+    out = follow(REQUEST, summary, "what if 14 days?", None, book)
+    assert out["kind"] == "unchanged"
+    assert "nothing changes" in out["message"]["text"]

@@ -152,3 +152,16 @@ def test_exchange_rate_is_configuration_with_its_date(cli):
     assert data["cost"]["fx"] == {"usd_cny": 8.0, "as_of": "2026-11-01", "source": "GPU_ADVISOR_USD_CNY setting"}
     bad = cli("ask", "70B full-finetune 1TB 14d", env={"GPU_ADVISOR_USD_CNY": "lots"})
     assert bad.returncode == 2 and "GPU_ADVISOR_USD_CNY" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_alternative_called_cheaper_costs_less_than_the_plan(cli):
+    # 24 H100 finish within a day billed by the day; 16 take 1.5 days billed as two: fewer GPUs
+    # rent for more here, so they are not offered as "cheaper, slower"
+    for text in ("13B full-finetune 50GB 3d usd megatron", "70B full-finetune 1TB 14d budget", "7b lora 20GB 3d"):
+        data = _ask(cli, text)
+        for alt in data["alternatives"]:
+            if alt["why"] == "cheaper_slower":
+                assert alt["cost"] < data["cost"]["rent_total"], (text, alt)
+    data = _ask(cli, "13B full-finetune 50GB 3d usd megatron")
+    assert data["plan"]["gpu_count"] == 24 and data["training"]["days"] < 1
+    assert all(a["why"] != "cheaper_slower" for a in data["alternatives"])

@@ -174,7 +174,7 @@ ASKS_THE_COST = re.compile(
 
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "market", "explain", "quote", "question", "silent"]
+    kind: Literal["whatif", "unchanged", "market", "explain", "quote", "question", "silent"]
     lang: str
     changed: list[str] = []
     changes: list[dict] = []  # {"name", "before", "after"}, worded
@@ -360,13 +360,6 @@ def _whatif(
     request_text: str, summary: dict, request, changed: list[str], lang: str, book: PriceBook, kind: str = "whatif"
 ) -> FollowUp:
     try:
-        result = advise_request(request, book)
-    except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
-        return FollowUp(kind="question", lang=lang, changed=changed, text=err.message(lang))
-    after = plan_context(result)
-    before = {k: summary.get(k) for k in COMPARED}
-    after_cmp = {k: after.get(k) for k in COMPARED}
-    try:
         original = parse(request_text, lang)
     except RequestError:
         original = None
@@ -376,6 +369,19 @@ def _whatif(
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
+    if _already(changes, request, summary):
+        # "what if 14 days?" under a 14-day plan, "what if megatron?" on a Megatron plan: say so
+        # rather than show a plan against itself
+        shown = [c for i, c in enumerate(changes) if c["after"] not in [d["after"] for d in changes[:i]]]
+        text = render("followup.txt.j2", lang, kind="unchanged", changes=shown)
+        return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, text=text)
+    try:
+        result = advise_request(request, book)
+    except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
+        return FollowUp(kind="question", lang=lang, changed=changed, text=err.message(lang))
+    after = plan_context(result)
+    before = {k: summary.get(k) for k in COMPARED}
+    after_cmp = {k: after.get(k) for k in COMPARED}
     first_warnings = advise_request(original, book).warnings if original is not None else []
     warnings = _new_warnings(first_warnings, result)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
@@ -405,6 +411,17 @@ def _whatif(
         after=after_cmp,
         text=text,
     )
+
+
+def _already(changes: list[dict], request, summary: dict) -> bool:
+    """Whether a what-if only repeats the plan: no field of the request moved, or each one it
+    names is what the planner had already chosen (a GPU type without a count: the plan's GPU)."""
+    for c in changes:
+        if c["name"] == "gpu" and request.gpu_count is None and request.gpu == summary.get("gpu"):
+            continue
+        if c["before"] != c["after"]:
+            return False
+    return True
 
 
 def _value(name: str, req, lang: str) -> str:

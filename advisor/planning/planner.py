@@ -611,7 +611,10 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
         key=key,
     )
     slower = [p for p in priced if p.gpu == best.gpu and p.estimate.layout.gpu_count < best.estimate.layout.gpu_count]
-    add(slower[0] if slower else None, "cheaper_slower")
+    # fewer GPUs rent for more where billing rounds up to whole days or a larger order gets a
+    # cheaper offer: then such a plan is not "cheaper", only on fewer servers
+    cheaper = [p for p in slower if best.rent is None or (p.rent is not None and p.rent < best.rent)]
+    add(cheaper[0] if cheaper else None, "cheaper_slower")
     others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
     add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
     add(
