@@ -99,3 +99,36 @@ def test_deepseek_v3_2_is_the_v3_shape():
 )
 def test_a_hugging_face_repository_id_names_its_model(text, model):
     assert parse(text).model == model
+
+
+@pytest.mark.parametrize(
+    "text, model",
+    [
+        ("qwen2.5-72b-instruct-awq lora 10GB", "qwen2.5-72b"),
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 qlora 1GB", "qwen2.5-7b"),
+        ("qwen3-32b-fp8 lora 1GB", "qwen3-32b"),
+        ("llama3.1-8b-instruct-bnb-4bit qlora 1GB", "llama3.1-8b"),
+    ],
+)
+def test_a_checkpoint_quantized_for_serving_is_its_model_trained_from_16_bits(text, model):
+    req = parse(text)
+    assert req.model == model and req.precision == "bf16"
+    note = next(n for n in req.assumptions if n.code == "quantized_checkpoint")
+    assert note.params["model"] == model
+
+
+@pytest.mark.parametrize(
+    "text, model",
+    [
+        ("qwen3-235b-a22b-instruct-2507 lora 1GB", "qwen3-235b-a22b"),
+        ("llama2-7b-chat-hf lora 1GB", "llama2-7b"),
+    ],
+)
+def test_a_checkpoint_names_variants_one_after_another(text, model):
+    req = parse(text)
+    assert req.model == model and not any(n.code == "quantized_checkpoint" for n in req.assumptions)
+
+
+def test_hf_apart_from_the_name_is_the_stack():
+    assert parse("qwen2.5-72b hf lora 10GB").stack == "hf"
+    assert parse("qwen2.5-72b-hf lora 10GB").stack is None

@@ -138,6 +138,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "model",
         examples=Word(en=("qwen2.5-72b",), zh=("qwen2.5-72b",)),
+        assumed=("quantized_checkpoint",),
         shows_in=("model", "params_b", "active_params_b"),
     ),
     Field("unknown_model", shows_in=("params_b", "active_params_b")),
@@ -761,6 +762,7 @@ LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约",
 # method, the numerics, the money; then any the planner adds.
 NOTE_ORDER = (
     *field("params_b").assumed,
+    *field("model").assumed,
     *field("seq_len").assumed,
     *field("data").assumed,
     *field("epochs").assumed,

@@ -634,8 +634,15 @@ def _detect_lang(text: str) -> str:
 
 # Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
 _GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
-# A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat").
-VARIANT = r"[_\-\s](?:instruct|chat|base|it|hf|thinking)"
+# A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat",
+# "qwen3-235b-a22b-instruct-2507"); `hf` only joined to the name, as alone it names the stack.
+VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking)|[_\-](?:hf|\d{4}(?![0-9])))"
+# A checkpoint quantized for serving ("qwen2.5-72b-instruct-awq", "-gptq-int4", "-fp8"): the same
+# model, whose training starts from its 16-bit weights (said among the assumptions).
+QUANTIZED = (
+    r"[_\-](?P<quant>awq|gptq|int4|int8|w4a16|w8a8|fp8|nf4|gguf|mlx|bnb[_\-]4bit|4bit|8bit)"
+    r"(?:[_\-](?:int4|int8|4bit|8bit))?"
+)
 # A smaller or larger sibling of a catalogued release ("deepseek-v2-lite", "qwen-max") is not
 # that release: left to be refused as an unknown model, which asks for its size.
 SIBLING = r"[_\-](?:lite|mini|small|tiny|nano|micro|air|flash|pro|max|plus|turbo|large|medium|ultra)(?![a-z0-9])"
@@ -680,6 +687,7 @@ class _Parse:
         self.scan = _Scanner(norm, self.lang)
         self.fields: dict = {}
         self.words: dict[str, str] = {}
+        self.quantized = ""  # the checkpoint's name when it was quantized for serving
 
     def fail(self, kind: str, **details):
         raise RequestError(kind, self.lang, **details)
@@ -851,11 +859,15 @@ class _Parse:
 
         def model(m: re.Match) -> None:
             self.set("model", catalog.find_model(m[1]).name, m[0])
+            if m["quant"]:
+                self.quantized = m[0].strip()
 
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
         # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1");
         # a Hugging Face repository id names its organisation first ("Qwen/Qwen2.5-7B-Instruct")
-        self.scan.take(rf"{L}(?:{HUB_ORG}/)?({alt})(?:{VARIANT})?{R}(?!{SIBLING}|\.\d)", model)
+        self.scan.take(
+            rf"{L}(?:{HUB_ORG}/)?({alt})(?:{VARIANT})*(?:{QUANTIZED})?(?:{VARIANT})*{R}(?!{SIBLING}|\.\d)", model
+        )
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
@@ -1384,7 +1396,7 @@ class _Parse:
 
         # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
         # the empty `neg` group is for size(), as no minus sign can follow a name
-        variant = rf"(?:{VARIANT})?"  # "7b-chat", "qwen1.5-14b-base"
+        variant = rf"(?:{VARIANT})*"  # "7b-chat", "qwen1.5-14b-base"
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
         # "qwen 72b", "baichuan2 13b": a family's name apart from the size (not any word: "a 7b")
         sc.take(
@@ -1536,6 +1548,8 @@ class _Parse:
                 today=self.today.isoformat(),
                 days=f["deadline_days"],
             )
+        if self.quantized:
+            note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
             f["params_b"], f["active_params_b"] = shape.params_b, shape.active_params_b
         params = f["params_b"]
