@@ -306,3 +306,24 @@ def test_buying_for_a_job_shorter_than_the_lead_time_says_rent(book):
     assert "buy_job_shorter_than_lead" in [w["code"] for w in out["warning_codes"]]
     kept = advise("13B full-finetune 200GB on 8xH100 buy keep it busy 36 months", book=book).to_json()
     assert "buy_job_shorter_than_lead" not in [w["code"] for w in kept["warning_codes"]]
+
+
+def test_no_count_of_any_gpu_within_the_budget_is_faster_than_the_fallback(book):
+    # Rent is not monotone in the count: here 256 Ascend 910B are within 1M, 384-448 over it and
+    # 512 within again (a cheaper term); the fallback is the fastest of every count priced.
+    from advisor.engine.estimate import best_layout, candidate_counts, layout_fits
+    from advisor.planning import planner
+    from advisor.planning.engine_inputs import model_shape, training_setup
+
+    text = "70B full-finetune 1TB 7d budget ¥1M"
+    fallback = advise(text, book=book).to_json()["cost"]["budget_fallback"]
+    req = parse(text)
+    m, setup, budget = model_shape(req), training_setup(req), planner._budget(req, book)
+    for gpu in planner.candidate_gpus(req):
+        for count in candidate_counts(gpu, planner.MAX_GPUS)[::-1]:
+            if not layout_fits(m, setup, gpu, count):
+                continue
+            plan = planner.make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, 7, budget)
+            if plan.priced(req) and plan.within_budget:
+                assert plan.days >= fallback["days"] * (1 - 1e-9), (gpu.name, count, plan.days, fallback)
+                break  # smaller counts of this GPU are slower still

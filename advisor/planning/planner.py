@@ -346,33 +346,35 @@ def _fastest_within_budget(
     budget: float,
     tried: list[Plan],
 ) -> list[Plan]:
-    """Plans at every count of each GPU type below the one its deadline needs, so that the budget
-    fallback is the fastest plan within the budget, not the fastest among the few counts the
-    deadline search happened to try (the plans it did try are reused). Rent is not monotone in the
-    count (a long job on few GPUs pays more months), so every count is looked at; a GPU type stops
-    at the second count over the budget once one was within it."""
-    out: list[Plan] = []
+    """The fastest plan within the budget, looked for below the count each GPU type's deadline
+    search reached, so that the budget fallback is not only the fastest among the few counts that
+    search happened to try (the plans it did try are reused). Rent is not monotone in the count
+    (terms, order sizes, whole months of a long job) but time is: each type's counts are priced
+    from the largest down, and its first within the budget is its fastest. The types go fastest
+    first, and a type stops at a count no faster than the best plan found so far."""
     known = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
-    for gpu in candidate_gpus(req) if not req.gpu_count else []:
-        over, seen_within = 0, False
-        for count in candidate_counts(gpu, MAX_GPUS):
+    within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None]
+    best = min(within, key=lambda p: p.days, default=None)
+    reached: dict[str, list[Plan]] = {}
+    for p in tried:
+        if p.days is not None:
+            reached.setdefault(p.gpu, []).append(p)
+    by_speed = sorted(reached.values(), key=lambda ps: min(p.days for p in ps))
+    for plans in by_speed if not req.gpu_count else []:
+        gpu = catalog.get_gpu(plans[0].gpu)
+        low, high = min(p.estimate.layout.gpu_count for p in plans), max(p.estimate.layout.gpu_count for p in plans)
+        for count in reversed([c for c in candidate_counts(gpu, MAX_GPUS) if low <= c <= high]):
             plan = known.get((gpu.name, count))
             if plan is None:
                 if not layout_fits(m, setup, gpu, count):
                     continue
                 plan = make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget)
-            if not plan.priced(req):
+            if plan.days is None or (best is not None and plan.days >= best.days):
                 break
-            if plan.within_budget:
-                over, seen_within = 0, True
-                out.append(plan)
-            else:
-                over += 1
-                if over >= 2 and seen_within:
-                    break
-            if plan.meets_deadline:
+            if plan.priced(req) and plan.within_budget:
+                best = plan
                 break
-    return out
+    return [best] if best is not None else []
 
 
 def _nearest_priced(best: Plan, plans: list[Plan]) -> Plan | None:
