@@ -504,7 +504,7 @@ def details(result, which: str) -> dict:
                     "cost_field",
                 )
             )
-        if c.term_options and len(c.term_options) > 1:
+        if c.term_options and len(c.term_options) > 1 and c.term_options[0]["total"] is not None:
             # Issue 21: every term a team could sign, side by side, stated by a source or assumed.
             lines = [
                 _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"])

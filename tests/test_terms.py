@@ -327,3 +327,18 @@ def test_no_count_of_any_gpu_within_the_budget_is_faster_than_the_fallback(book)
             if plan.priced(req) and plan.within_budget:
                 assert plan.days >= fallback["days"] * (1 - 1e-9), (gpu.name, count, plan.days, fallback)
                 break  # smaller counts of this GPU are slower still
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_plan_without_data_on_a_leased_gpu_renders_without_term_totals(book, lang):
+    # no data, so no job length: the rent is per GPU-hour and no term has a total to show
+    from advisor.planning.advice import render_text
+    from bot.blocks import card
+
+    result = advise("qwen2.5-72b-instruct qlora r=64 seq 8192 on 1xH100", lang, book=book)
+    costs = result.to_json()["cost"]
+    assert costs["rent_total"] is None and costs["rent_term"] is None
+    assert costs["term_options"] and all(o["total"] is None for o in costs["term_options"])
+    text = render_text(result)
+    assert "1 month: ?" not in text and "1个月：?" not in text
+    assert "terms" not in json.dumps(card(result)["blocks"]).lower()
