@@ -526,6 +526,8 @@ def test_the_chatter_around_a_request_is_not_a_word_to_refuse(text, expect):
         ("7b lora 1TB 英文网页文本 3天", "en"),
         ("7b lora 语料300G中文 3天", "zh"),
         ("7b lora 2T中文语料 30天", "zh"),  # a bare T with the data's words after it is bytes
+        ("70B sft 500GB 中文 10天 lang en", "zh"),  # the language alone, in an English reply
+        ("70B sft 500GB 英文 10天", "en"),
     ],
 )
 def test_what_the_data_is_said_around_its_noun(text, language):
@@ -712,3 +714,18 @@ def test_unseen_requests_of_2026_12_read_right_and_none_is_misread():
         outcomes.setdefault(verdict, []).append(f"{case['text']}: {why}")
     assert not outcomes.get("misread"), outcomes["misread"]
     assert len(outcomes.get("right", [])) >= 71
+
+
+@pytest.mark.parametrize(
+    "text,lang",
+    [
+        ("用中文回答 7b lora 20GB 3d", "zh"),
+        ("7b lora 20GB 3天 用英文回答", "en"),
+        ("7b lora 20GB 3d reply in chinese", "zh"),
+        ("7b lora 20GB 3d lang zh", "zh"),
+    ],
+)
+def test_the_reply_language_asked_in_words(text, lang):
+    from advisor.request.parser import detect_lang
+
+    assert parse(text).lang == lang and detect_lang(text) == lang

@@ -618,8 +618,17 @@ def chinese_prose(text: str) -> bool:
 
 
 def _lang_pattern() -> str:
+    """`lang zh`, or the reply's language asked in words: "reply in chinese", "用英文回答"."""
     row = fields.field("lang")
-    return rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*({_all(row.choices, 'en')}){R}"
+    return (
+        rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*({_all(row.choices, 'en')}){R}"
+        rf"|{L}(?:reply|answer|respond)\s+in\s+(english|chinese){R}|(?:请)?(?:用|以)?(英文|中文|英语)(?:回答|回复|答复)"
+    )
+
+
+def _lang_word(m: re.Match) -> str:
+    word = m[1] or m[2] or m[3]
+    return {"english": "en", "英文": "en", "英语": "en", "chinese": "zh", "中文": "zh"}.get(word, word)
 
 
 def _choice_pattern(row: fields.Field) -> str:
@@ -706,7 +715,9 @@ class _Parse:
     def read(self, filler: frozenset[str] = frozenset()) -> None:
         """Fill `fields` from the text; refuse any word left over (besides `filler`)."""
         sc = self.scan
-        sc.take(_lang_pattern(), lambda m: self.set("lang", value_of(fields.field("lang").choices, m[1]), m[0]))
+        sc.take(
+            _lang_pattern(), lambda m: self.set("lang", value_of(fields.field("lang").choices, _lang_word(m)), m[0])
+        )
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
@@ -1205,8 +1216,9 @@ class _Parse:
         sc.take(
             rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}"
             rf"|(?:(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,6}}?的?)?({zh})\s*(?:{_ZH_ABOUT}{{1,6}}?的?)?\s*(?:{_ZH_DATA})"
-            rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?",
-            lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3]), m[0]),
+            rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?"
+            rf"|(?<![\u4e00-\u9fff])({zh})(?![\u4e00-\u9fff])",  # alone: "500GB 中文 10天"
+            lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
         epochs = fields.field("epochs").units
         en, zh = _all(epochs, "en"), _all(epochs, "zh")
@@ -1732,7 +1744,7 @@ def detect_lang(text: str) -> str:
     """The reply language a text asks for: `lang en|zh` if present, else Chinese if it has any."""
     norm = unicodedata.normalize("NFKC", text).lower()
     forced = re.search(_lang_pattern(), norm)
-    return value_of(fields.field("lang").choices, forced[1]) if forced else _detect_lang(norm)
+    return value_of(fields.field("lang").choices, _lang_word(forced)) if forced else _detect_lang(norm)
 
 
 def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> TrainingRequest:
