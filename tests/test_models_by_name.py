@@ -132,3 +132,19 @@ def test_a_checkpoint_names_variants_one_after_another(text, model):
 def test_hf_apart_from_the_name_is_the_stack():
     assert parse("qwen2.5-72b hf lora 10GB").stack == "hf"
     assert parse("qwen2.5-72b-hf lora 10GB").stack is None
+
+
+@pytest.mark.parametrize(
+    "text, model, params_b",
+    [
+        ("Mistral-7B-Instruct-v0.3 lora 10k samples", "mistral-7b", None),  # a revision: the same shape
+        ("internlm2_5-20b-chat 全参微调 5万条", None, 20),  # not catalogued: its size, said so
+        ("THUDM/chatglm3-6b lora 5千条", None, 6),
+        ("mistral-nemo-12b lora 1GB", None, 12),  # "nemo" inside a name is not the NeMo stack
+    ],
+)
+def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
+    req = parse(text)
+    assert req.model == model and req.stack is None
+    if params_b:
+        assert req.params_b == params_b and any(n.code == "unknown_model" for n in req.assumptions)

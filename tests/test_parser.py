@@ -729,3 +729,17 @@ def test_the_reply_language_asked_in_words(text, lang):
     from advisor.request.parser import detect_lang
 
     assert parse(text).lang == lang and detect_lang(text) == lang
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count",
+    [
+        ("70B sft 100GB on 2x8 H800", "H800-SXM-80GB", 16),  # servers x GPUs each
+        ("70B sft 100GB on 4*8xH100", "H100-SXM5-80GB", 32),
+        ("7B lora 20GB 昇腾910B 8卡", "Ascend-910B-64GB", 8),
+        ("7B lora 20GB 用华为910B 16卡", "Ascend-910B-64GB", 16),
+    ],
+)
+def test_gpus_as_teams_write_them(text, gpu, count):
+    req = parse(text)
+    assert (req.gpu, req.gpu_count) == (gpu, count)

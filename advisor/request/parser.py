@@ -644,8 +644,9 @@ def _detect_lang(text: str) -> str:
 # Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
 _GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
 # A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat",
-# "qwen3-235b-a22b-instruct-2507"); `hf` only joined to the name, as alone it names the stack.
-VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking)|[_\-](?:hf|\d{4}(?![0-9])))"
+# "qwen3-235b-a22b-instruct-2507", "mistral-7b-instruct-v0.3"); `hf` only joined to the name, as
+# alone it names the stack.
+VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking)|[_\-](?:hf|\d{4}(?![0-9])|v\d+(?:\.\d+)*))"
 # A checkpoint quantized for serving ("qwen2.5-72b-instruct-awq", "-gptq-int4", "-fp8"): the same
 # model, whose training starts from its 16-bit weights (said among the assumptions).
 QUANTIZED = (
@@ -765,6 +766,19 @@ class _Parse:
             elif m["cn_count"]:
                 self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
 
+        # "2x8 H800": servers x GPUs each
+        def servers_by_gpus(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            servers, per = int(m["servers"]), int(m["per"])
+            self.set("gpu", found.name, m[0])
+            self.set("gpu_count", servers * per, m[0])
+            if per == found.gpus_per_server:
+                self.set("nodes", servers, m[0])
+
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
+            servers_by_gpus,
+        )
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
             rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
@@ -943,7 +957,8 @@ class _Parse:
         stacks_en, stacks_zh = _all(stack.choices, "en"), _all(stack.choices, "zh")
         sc.take(
             rf"{L}(?:{_en(stack.keys)})\s*[:=]?\s*({stacks_en}){R}"
-            rf"|(?:{_zh(stack.keys)})\s*[:：=用]?\s*({stacks_zh})|{L}({stacks_en}){R}",
+            # alone only as a word of its own: "mistral-nemo-12b" is a model, not NeMo
+            rf"|(?:{_zh(stack.keys)})\s*[:：=用]?\s*({stacks_zh})|(?<![a-z0-9._/\-])({stacks_en})(?![a-z0-9_\-])",
             lambda m: s("stack", value_of(stack.choices, m[1] or m[2] or m[3]), m[0]),
         )
         self._choose("precision")
@@ -1406,10 +1421,13 @@ class _Parse:
             else:
                 self.set("unknown_model", m["name"], m[0])
 
-        # "qwen2-72b", "internlm2_20b": a model the catalogue lacks, planned by its size (noted);
+        # "qwen2-72b", "internlm2_5-20b", "THUDM/chatglm3-6b": a model the catalogue lacks, planned by its size (noted);
         # the empty `neg` group is for size(), as no minus sign can follow a name
         variant = rf"(?:{VARIANT})*"  # "7b-chat", "qwen1.5-14b-base"
-        sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}", named_size)
+        sc.take(
+            rf"{L}(?:{HUB_ORG}/)?(?P<name>[a-z][a-z0-9._\-]*?)[_\-]?(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
+            named_size,
+        )
         # "qwen 72b", "baichuan2 13b": a family's name apart from the size (not any word: "a 7b")
         sc.take(
             rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*)\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
