@@ -278,7 +278,14 @@ def parallel_splits(
                 continue  # the accumulation the user fixed leaves a pipeline too few micro-batches
             if not pin.pp and most_seqs is not None and dp * max(least, pin.grad_accum or 0) > most_seqs:
                 continue
-            eps = [pin.ep] if pin.ep else expert_degrees(m, dp, max(1, per_node // tp))
+            # QLoRA's 4-bit experts run data parallel only (framework_for): ZeRO-3 shards them
+            eps = (
+                [pin.ep]
+                if pin.ep
+                else [1]
+                if setup.method == "qlora"
+                else expert_degrees(m, dp, max(1, per_node // tp))
+            )
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
                 continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
@@ -483,9 +490,13 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
     and `checks` says so ("batch_above_rule")."""
     setup, checks = hardware_precision(setup, gpu)
     found = _search(m, setup, gpu, count, network, capped=True)
-    if found is None:
-        found = _search(m, setup, gpu, count, network, capped=False)
-        checks.append("batch_above_rule")
+    if found is None or (not found.fits and _batch_rule_binds(m, setup, count)):
+        # nothing within the batch rule fits: a larger batch (more data-parallel ranks, each
+        # holding less of a mixture of experts) may
+        wider = _search(m, setup, gpu, count, network, capped=False)
+        if found is None or (wider is not None and wider.fits):
+            found = wider
+            checks.append("batch_above_rule")
     if found is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
     if found.fits and not setup.global_batch and not setup.pinned.micro_batch and not setup.pinned.grad_accum:
@@ -553,16 +564,25 @@ def _search(
     return least_memory
 
 
+def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:
+    """Whether the batch rule leaves out any split at this count: a split needs dp x its
+    micro-batches sequences a step, at most count x MICROBATCHES_PER_STAGE (`parallel_splits`)."""
+    if setup.global_batch:
+        return False
+    return largest_batch_tokens(m, setup, count) / setup.seq_len < count * MICROBATCHES_PER_STAGE
+
+
 def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
-    """Whether any layout within the batch rule fits at this count (the search stops at the
-    first that does)."""
+    """Whether any layout fits at this count, within the batch rule or, as `best_layout` then
+    looks, above it (the search stops at the first that does)."""
     setup, _ = hardware_precision(setup, gpu)
     floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
     return any(
         c.fits
+        for capped in ((True, False) if _batch_rule_binds(m, setup, count) else (True,))
         for offload in offload_levels(setup)
         if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
-        for c in candidate_layouts(m, setup, gpu, count, offload)
+        for c in candidate_layouts(m, setup, gpu, count, offload, capped)
     )
 
 

@@ -441,18 +441,22 @@ def adapter_states(
     trainable = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
     trainable_here = trainable / (tp * pp)
     notes: list[dict] = []
+    dp, zero = shard_ranks(layout), layout.zero_stage
+    # ZeRO-3 shards the frozen base over the ranks that hold the same part: the data-parallel
+    # ranks for the dense part, only the expert data-parallel ones for routed experts (dp / ep)
+    dense_ranks, expert_ranks = (dp, layout.expert_dp) if zero == 3 else (1, 1)
     if setup.method == "qlora":
-        linear = (shard.block - m.layers * c.norms_per_layer) / pp / tp + shard.experts
-        rest = shard.total - linear
-        weights = linear * NF4_BYTES + rest * FROZEN_BYTES
-        notes.append({"kind": "frozen_nf4", "linear_b": linear / 1e9, "nf4": NF4_BYTES, "rest_b": rest / 1e9})
+        linear = (shard.block - m.layers * c.norms_per_layer) / pp / tp
+        rest = shard.dense - linear
+        weights = (linear * NF4_BYTES + rest * FROZEN_BYTES) / dense_ranks + shard.experts * NF4_BYTES / expert_ranks
+        linear += shard.experts
+        notes.append(
+            {"kind": "frozen_nf4", "linear_b": linear / 1e9, "nf4": NF4_BYTES, "rest_b": (shard.total - linear) / 1e9}
+        )
     else:
         frozen_bytes = FROZEN_BYTES_FP32 if setup.precision == "fp32" else FROZEN_BYTES
-        weights = shard.total * frozen_bytes
+        weights = (shard.dense / dense_ranks + shard.experts / expert_ranks) * frozen_bytes
         notes.append({"kind": "frozen", "params_b": shard.total / 1e9, "bytes": frozen_bytes})
-    dp, zero = shard_ranks(layout), layout.zero_stage
-    if zero == 3:
-        weights /= dp
     pure = setup.precision == "pure-bf16"
     if setup.optimizer == "adamw8bit":
         per_moment = MOMENT_BYTES_8BIT
