@@ -743,3 +743,31 @@ def test_the_reply_language_asked_in_words(text, lang):
 def test_gpus_as_teams_write_them(text, gpu, count):
     req = parse(text)
     assert (req.gpu, req.gpu_count) == (gpu, count)
+
+
+@pytest.mark.parametrize(
+    "text,deadline,budget",
+    [
+        ("7b lora 20GB 2w usd", 14, None),  # two weeks, priced in dollars
+        ("7b lora 20GB 3w usd", 21, None),
+        ("7b lora 20GB 3d 2w元", 3, 20_000),  # 2万 yuan: joined to its currency
+        ("7b lora 20GB budget 2w usd", None, 20_000),  # after the budget's key
+    ],
+)
+def test_w_is_weeks_unless_money_says_so(text, deadline, budget):
+    req = parse(text)
+    assert req.deadline_days == deadline
+    assert (req.budget.amount if req.budget else None) == budget
+
+
+@pytest.mark.parametrize(
+    "text,lang",
+    [
+        ("70B full-finetune 1TB 14d budget 1千万", "en"),  # a Chinese unit in an amount
+        ("70B full-finetune 1TB 14d budget 50万", "en"),
+        ("7b lora 20GB 3d budget 5000元", "en"),
+        ("70B full-finetune 1TB 14d 预算1千万", "zh"),  # a Chinese word
+    ],
+)
+def test_an_english_request_with_a_chinese_amount_is_answered_in_english(text, lang):
+    assert parse(text).lang == lang

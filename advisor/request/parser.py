@@ -637,8 +637,13 @@ def _choice_pattern(row: fields.Field) -> str:
     return rf"{L}(?:{_all(row.choices, 'en')}){R}" + (f"|(?:{zh})" if zh else "")
 
 
+# A number's Chinese unit or currency inside English ("budget 50万", "1千万", "5000元") does not
+# make a request Chinese: its other words do.
+_CN_AMOUNT = re.compile(r"\d[\d.,]*\s*(?:[十百千万亿]+)?\s*(?:元|块|人民币)?")
+
+
 def _detect_lang(text: str) -> str:
-    return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+    return "zh" if re.search(r"[\u4e00-\u9fff]", _CN_AMOUNT.sub(" ", text)) else "en"
 
 
 # Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
@@ -1102,7 +1107,9 @@ class _Parse:
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{scale})?(?P<cur>)(?![a-z0-9])"
             r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "$250k max"
-            rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*(?P<cur2>{currency_words})"
+            # "2w" (2万, 20,000) is money before a currency only when joined to it: "2w usd" is two
+            # weeks in dollars, "2w元" and "预算2w usd" are money
+            rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w(?!\s))?\s*(?P<cur2>{currency_words})"
             rf"(?![a-z])",
             lambda m: budget(_Merged(m)),
         )
