@@ -165,3 +165,16 @@ def test_an_alternative_called_cheaper_costs_less_than_the_plan(cli):
     data = _ask(cli, "13B full-finetune 50GB 3d usd megatron")
     assert data["plan"]["gpu_count"] == 24 and data["training"]["days"] < 1
     assert all(a["why"] != "cheaper_slower" for a in data["alternatives"])
+
+
+def test_the_plan_is_not_dearer_than_a_larger_count_of_its_gpu_that_sheds_offload(cli):
+    # 1 and 2 H800 need the optimizer offloaded and about the same GPU-hours; 8 need neither and
+    # fewer: the search goes past the first count that meets the deadline while offload lasts
+    text = "qwen2.5-coder-32b full sft 2B tokens 10 days"
+    data = _ask(cli, text)
+    plan = data["plan"]
+    assert plan["offload"] == "none"
+    for count in (1, 2, 4, 8, 16):
+        fixed = _ask(cli, f"{text} on {count}x{plan['gpu']}")
+        if fixed["plan"]["meets_deadline"] and fixed["cost"]["rent_total"]:
+            assert data["cost"]["rent_total"] <= fixed["cost"]["rent_total"] * 1.001, count

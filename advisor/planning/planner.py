@@ -440,9 +440,11 @@ def _plans_for_gpu(
         if plan.meets_deadline and beyond is None:
             # A larger count can only rent for less when it needs fewer GPU-hours, as it did
             # from the count before this one (memory freed for less recompute or a larger
-            # micro-batch); otherwise stop here.
+            # micro-batch), or may yet when this count still offloads or recomputes whole layers
+            # (the first count tried has no trend to read); otherwise stop here.
             prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
-            scaling_up = prev is not None and est.gpu_hours is not None and est.gpu_hours <= prev
+            memory_bound = est.layout.offload != "none" or est.layout.recompute == "full"
+            scaling_up = prev is None or memory_bound or (est.gpu_hours is not None and est.gpu_hours <= prev)
             beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
     return tried, len(estimates.keys() | fitting.keys())
 
