@@ -342,3 +342,15 @@ def test_a_plan_without_data_on_a_leased_gpu_renders_without_term_totals(book, l
     text = render_text(result)
     assert "1 month: ?" not in text and "1个月：?" not in text
     assert "terms" not in json.dumps(card(result)["blocks"]).lower()
+
+
+def test_gpus_given_that_only_lease_by_the_month_for_a_short_job_name_a_cheaper_gpu(book):
+    # 64 H100 in China lease by the month: a job of minutes pays a month of eight servers
+    out = advise("7b lora 1万条 on 64xH100", "en", book=book).to_json()
+    assert out["cost"]["rent_term"]["job_days"] < 1 and out["cost"]["rent_total"] > 100_000
+    other = next(s for s in out["suggestions"] if s["change"] == "other_gpu")
+    assert other["value"] < 0.01 and other["cost"] < out["cost"]["rent_total"] / 100
+    assert any("under 1% of the rent" in w for w in out["warnings"])
+    # a job that uses its month has nothing to add
+    busy = advise("70B full-finetune 500GB on 64xH800", "en", book=book).to_json()
+    assert not any(s["change"] == "other_gpu" for s in busy["suggestions"])

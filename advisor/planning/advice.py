@@ -442,6 +442,18 @@ def plan_context(result: Advice) -> dict:
     return ctx
 
 
+# A lease the job leaves mostly idle: it runs under this share of the term paid (assumed: a third).
+IDLE_TERM_SHARE = 1 / 3
+
+
+def _mostly_idle_term(plan) -> bool:
+    """The GPUs given are only leased by the month and the job uses a small part of the term (a
+    40-hour job on an H100 leased in China pays a month of a whole server): worth naming the GPU
+    type that does the job for far less (`suggest`'s other_gpu)."""
+    term = plan.costs.rent_term
+    return bool(term and term["job_days"] < IDLE_TERM_SHARE * term["months_paid"] * 30)
+
+
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     shape = model_shape(request)
     problem = layout_problem(request, candidate_gpus(request))
@@ -464,7 +476,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         )
         plan = with_infrastructure(request, make_plan(request, shape, gpu, est, book, horizon, budget))
         result = PlanResult(best=plan, alternatives=[], considered=1, horizon_days=horizon, conflict=None)
-        if not est.fits or not plan.meets_deadline:
+        if not est.fits or not plan.meets_deadline or _mostly_idle_term(plan):
             result.suggestions = suggest(request, shape, book, result)
     else:
         result = search(request, shape, book)

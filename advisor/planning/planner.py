@@ -587,7 +587,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             and found.rent
             and (not works(best) or found.rent * OTHER_GPU_RENT_RATIO <= best.rent)
         ):
-            share = round(found.rent / best.rent, 2)
+            share = round(found.rent / best.rent, 4)
             out.insert(min(1, len(out)), Suggestion(change="other_gpu", value=share, plan=found))
     return out[:3]
 
