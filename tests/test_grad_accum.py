@@ -83,3 +83,23 @@ def test_a_table_row_with_its_accumulation_is_planned_as_stated():
     # NeMo 25.11's Llama 3 70B row: GBS 128, MBS 1, TP 4, PP 8, VP 5, GA 64 on 64 H100
     lay = _plan("llama3-70b pretrain 1T tokens seq 8192 mbs 1 gbs 128 tp 4 pp 8 vpp 5 zero1 fp8 ga 64", 64)
     assert (lay.dp, lay.micro_batch, lay.microbatches_per_step, lay.global_batch) == (2, 1, 64, 128)
+
+
+@pytest.mark.parametrize(
+    "text, count",
+    [("qwen3-235b-a22b sft 50M tokens gbs 128", None), ("7b full-finetune 1GB gbs 96 on 24xH800", 24)],
+)
+def test_a_global_batch_is_whole_micro_batches_on_every_data_parallel_rank(book, text, count):
+    out = advise_request(parse(text), book).to_json()["plan"]
+    assert count in (None, out["gpu_count"])
+    assert out["global_batch"] % (out["dp"] * out["micro_batch"]) == 0
+
+
+def test_a_global_batch_no_split_divides_is_refused_with_why(capsys, book):
+    text = "7b full-finetune 1GB gbs 100 on 24xH800"
+    assert main(["ask", text]) == 2
+    out = capsys.readouterr()
+    assert "internal error" not in out.err and "`gbs 100` leaves no whole micro-batch on 24 GPUs" in out.err
+    with pytest.raises(RequestError) as refused:
+        advise_request(parse(text), book)
+    assert refused.value.details["reason"] == "batch_split"

@@ -326,14 +326,19 @@ def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iter
         if mbs and not rest and setup.pinned.micro_batch in (None, mbs):
             yield mbs
         return
+    # a global batch the user fixed is whole micro-batches on every data-parallel rank (Megatron
+    # asserts global_batch_size % (micro_batch_size x dp) == 0)
+    whole = (lambda mbs: setup.global_batch % (dp * mbs) == 0) if setup.global_batch else (lambda mbs: True)
     if setup.pinned.micro_batch:
-        yield setup.pinned.micro_batch
+        if whole(setup.pinned.micro_batch):
+            yield setup.pinned.micro_batch
         return
     least = ga or (MICROBATCHES_PER_STAGE * pp if pp > 1 else 1)
     for mbs in _MICRO_BATCH_SIZES:
         if mbs > 1 and dp * mbs * least > seqs:
             return
-        yield mbs
+        if whole(mbs):
+            yield mbs
 
 
 def largest_fitting_micro_batch(

@@ -465,11 +465,14 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         try:
             est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
         except ValueError:
-            if not (request.global_batch and request.grad_accum):
+            if not request.global_batch:
                 raise
             # no split of the count leaves each data-parallel rank a whole micro-batch
             batch = batch_values(request)
-            raise RequestError("layout", request.lang, reason="batch_ranks", count=request.gpu_count, **batch) from None
+            count = request.gpu_count
+            if request.grad_accum:
+                raise RequestError("layout", request.lang, reason="batch_ranks", count=count, **batch) from None
+            raise RequestError("layout", request.lang, reason="batch_split", count=count, **batch) from None
         horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
         budget = (
             book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
