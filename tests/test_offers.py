@@ -412,7 +412,7 @@ def test_a_fixed_gpu_type_that_costs_over_twice_the_best_plan_names_the_other_ty
     others = [s for s in fixed.result.suggestions if s.change == "other_gpu"]
     if best.plan.rent * 2 <= fixed.plan.rent:
         assert others and others[0].plan.gpu == best.plan.gpu
-        assert others[0].value == round(best.plan.rent / fixed.plan.rent, 2)
+        assert others[0].value == round(best.plan.rent / fixed.plan.rent, 4)
         assert any("Another GPU type does this job for" in w for w in fixed.to_json()["warnings"])
     else:
         assert not others

@@ -178,3 +178,13 @@ def test_the_plan_is_not_dearer_than_a_larger_count_of_its_gpu_that_sheds_offloa
         fixed = _ask(cli, f"{text} on {count}x{plan['gpu']}")
         if fixed["plan"]["meets_deadline"] and fixed["cost"]["rent_total"]:
             assert data["cost"]["rent_total"] <= fixed["cost"]["rent_total"] * 1.001, count
+
+
+def test_outside_china_the_china_market_parts_are_not_planned_unless_named(cli):
+    from advisor import catalog
+
+    data = _ask(cli, "moe 400B active 20B pretrain 5T tokens usd budget $10M")
+    for gpu in [data["plan"]["gpu"]] + [a["gpu"] for a in data["alternatives"]]:
+        assert catalog.get_gpu(gpu).global_access != "china_part", gpu
+    named = _ask(cli, "70B full-finetune 100GB usd on 64xH800")
+    assert named["plan"]["gpu"] == "H800-SXM-80GB"

@@ -152,9 +152,16 @@ def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
+    """The GPU named, or every GPU of the team's market; outside China not the China-market
+    parts (A800, H800: made for China's export rules, few providers elsewhere rent them, and
+    their prices there are estimates from the H100's), which a team can still name."""
     if req.gpu:
         return [catalog.get_gpu(req.gpu)]
-    return [g for g in catalog.gpus() if req.market in g.markets]
+    return [
+        g
+        for g in catalog.gpus()
+        if req.market in g.markets and not (req.market == "global" and g.global_access == "china_part")
+    ]
 
 
 # Ranking rule: PCIe cards (L40S, H100/A800 PCIe, consumer cards) are never preferred for
