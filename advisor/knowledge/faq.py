@@ -56,6 +56,8 @@ PLAN_KEYS = (
     "tp",
     "pp",
     "dp",
+    "ep",
+    "cp",
     "zero_stage",
     "mem_per_gpu_gib",
     "gpu_mem_gib",

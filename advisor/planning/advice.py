@@ -403,6 +403,8 @@ def plan_context(result: Advice) -> dict:
         tp=lay.tp,
         pp=lay.pp,
         dp=lay.dp,
+        ep=lay.ep,
+        cp=lay.cp,
         zero_stage=lay.zero_stage,
         precision=e.precision,
         # the planner's own layout choices, a what-if's "before" where the user set none
