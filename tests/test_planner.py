@@ -188,3 +188,12 @@ def test_outside_china_the_china_market_parts_are_not_planned_unless_named(cli):
         assert catalog.get_gpu(gpu).global_access != "china_part", gpu
     named = _ask(cli, "70B full-finetune 100GB usd on 64xH800")
     assert named["plan"]["gpu"] == "H800-SXM-80GB"
+
+
+def test_fp8_asked_for_plans_only_on_gpus_with_fp8_tensor_cores(cli):
+    from advisor import catalog
+
+    data = _ask(cli, "70B pretrain 1T tokens fp8 30d")
+    for gpu in [data["plan"]["gpu"]] + [a["gpu"] for a in data["alternatives"]]:
+        assert catalog.get_gpu(gpu).fp8_dense_tflops > 0, gpu
+    assert data["request"]["precision"] == "fp8"

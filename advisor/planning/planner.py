@@ -152,15 +152,19 @@ def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
-    """The GPU named, or every GPU of the team's market; outside China not the China-market
-    parts (A800, H800: made for China's export rules, few providers elsewhere rent them, and
-    their prices there are estimates from the H100's), which a team can still name."""
+    """The GPU named, or every GPU of the team's market that runs the precision asked for;
+    outside China not the China-market parts (A800, H800: made for China's export rules, few
+    providers elsewhere rent them, and their prices there are estimates from the H100's), which
+    a team can still name."""
     if req.gpu:
         return [catalog.get_gpu(req.gpu)]
     return [
         g
         for g in catalog.gpus()
-        if req.market in g.markets and not (req.market == "global" and g.global_access == "china_part")
+        if req.market in g.markets
+        and not (req.market == "global" and g.global_access == "china_part")
+        # FP8 asked for: only GPUs with FP8 tensor cores (a named one without is planned in bf16, said)
+        and not (req.precision == "fp8" and g.fp8_dense_tflops <= 0)
     ]
 
 
