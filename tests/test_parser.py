@@ -771,3 +771,11 @@ def test_w_is_weeks_unless_money_says_so(text, deadline, budget):
 )
 def test_an_english_request_with_a_chinese_amount_is_answered_in_english(text, lang):
     assert parse(text).lang == lang
+
+
+@pytest.mark.parametrize(
+    "text,seq",
+    [("7b lora 1GB seq 32k", 32768), ("7b lora 1GB 8k context", 8192), ("7b lora 1GB 上下文128k", 131072)],
+)
+def test_a_sequence_length_in_k_counts_1024s(text, seq):
+    assert parse(text).seq_len == seq

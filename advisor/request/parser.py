@@ -904,13 +904,18 @@ class _Parse:
         sc, s = self.scan, self.set
         self._layout_words()
         seq = fields.field("seq_len").keys
+
+        def tokens(n: str, k: str | None) -> int:
+            # a context of "32k" is 32,768 tokens: sequence lengths are counted in 1,024s
+            return round(_num(n) * 1024) if k else int(_num(n))
+
         sc.take(
             rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?",
-            lambda m: s("seq_len", _amount(m[1] or m[3], m[2] or m[4]), m[0]),
+            lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
         sc.take(  # `8k context`: the key after the number
             rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
-            lambda m: s("seq_len", _amount(m[1] or m[2], "k"), m[0]),
+            lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
         )
         for name in ("micro_batch", "global_batch", "grad_accum"):
             keys = fields.field(name).keys
