@@ -347,3 +347,23 @@ def test_a_price_written_with_an_exponent_is_read_whole_and_refused(cli, text):
     """`$1e308/hr` was read as ¥308 an hour from a vendor called "$1e"."""
     out = cli("quote", text)
     assert out.returncode == 2, (out.stdout, out.stderr)
+
+
+@pytest.mark.parametrize(
+    "text,word,nearest",
+    [
+        ("70b fulll finetune 1tb 14d", "fulll", "full"),
+        ("llama3-70B lroa 10k samples", "lroa", "lora"),
+        ("70b full finetune 1tb 14dys", "14dys", "14days"),
+        ("7b lora 20GB 3d asdfgh", "asdfgh", ""),  # nothing near: no guess
+    ],
+)
+def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, nearest):
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "unknown_word" and refused.value.details["word"] == word
+    assert refused.value.details["nearest"] == nearest
+    message = refused.value.message("en")
+    assert (f"did you mean `{nearest}`?" in message) == bool(nearest)

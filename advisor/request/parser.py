@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import difflib
 import os
 import re
 import unicodedata
@@ -642,6 +643,32 @@ def _choice_pattern(row: fields.Field) -> str:
 _CN_AMOUNT = re.compile(r"\d[\d.,]*\s*(?:[十百千万亿]+)?\s*(?:元|块|人民币)?")
 
 
+@cache
+def _request_words() -> tuple[str, ...]:
+    """The English words of the request language (every field's keys, choices and units) and the
+    catalogued model and GPU names: what a typo is compared with."""
+    words = {
+        w.lower()
+        for f in fields.FIELDS
+        for word in (f.keys, *f.choices, *f.units)
+        for w in word.en
+        if len(w) >= 3 and re.fullmatch(r"[a-z][a-z0-9.\-]*", w.lower())
+    }
+    words |= {m.name.lower() for m in catalog.models()}
+    words |= {a.lower() for g in catalog.gpus() for a in (g.name, *g.aliases) if a.isascii()}
+    return tuple(sorted(words))
+
+
+def _nearest_word(word: str) -> str:
+    """The request word a typo most likely meant ("fulll" -> "full", "14dys" -> "14days"), or ''.
+    A number before the word is kept; only close matches count (difflib ratio 0.75, assumed)."""
+    number, rest = re.fullmatch(r"([\d.]*)(.*)", word).groups()
+    if len(rest) < 3 or not rest.isascii():
+        return ""
+    match = difflib.get_close_matches(rest, _request_words(), n=1, cutoff=0.75)
+    return number + match[0] if match and match[0] != rest else ""
+
+
 def _detect_lang(text: str) -> str:
     return "zh" if re.search(r"[\u4e00-\u9fff]", _CN_AMOUNT.sub(" ", text)) else "en"
 
@@ -754,7 +781,7 @@ class _Parse:
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
             if "params_b" not in self.fields and "model" not in self.fields and _MODEL_LIKE.fullmatch(leftovers[0]):
                 self.fail("unknown_model_name", word=leftovers[0])
-            self.fail("unknown_word", word=leftovers[0])
+            self.fail("unknown_word", word=leftovers[0], nearest=_nearest_word(leftovers[0]))
 
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
