@@ -354,3 +354,11 @@ def test_gpus_given_that_only_lease_by_the_month_for_a_short_job_name_a_cheaper_
     # a job that uses its month has nothing to add
     busy = advise("70B full-finetune 500GB on 64xH800", "en", book=book).to_json()
     assert not any(s["change"] == "other_gpu" for s in busy["suggestions"])
+
+
+@pytest.mark.parametrize("share,far", [(0.006, True), (0.024, False)])
+def test_a_rent_below_capex_is_far_under_only_when_it_is(share, far):
+    from advisor.text.render import phrase
+
+    text = phrase("en", "warning", "rent_below_capex", gpu="H100", share=share, floor=0.025, provider="X")
+    assert ("far under" in text) == far and "under the 2.5%" in text
