@@ -253,7 +253,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     own_months = getattr(req, "own_use_months", None)
     own_util = getattr(req, "own_utilisation", None)
 
-    rented = rent.rent_plan(book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, req.lease_term_months)
+    host_gb = est.memory.host_ram_gib * 2**30 / 1e9
+    rented = rent.rent_plan(
+        book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, req.lease_term_months, host_gb_per_gpu=host_gb
+    )
     likely = rented.headline
     storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
     extra = storage_total or 0

@@ -32,6 +32,11 @@ YEAR_MONTHS = 12
 RESERVED_DISCOUNT = 0.30
 # Whole-server and cluster offers rent whole servers of this many GPUs (the toml's convention).
 GPUS_PER_SERVER = 8
+# A per-GPU cloud instance gets its share of the host's memory, with a hard cap: 60-120 GB a card
+# on aigate (docs.aigate.cc "GPU选型", RTX 3090/4090/4090D rows) and 50 GB a 4090 on gpufree
+# (gpufree.cn "开发机实例"), both read 2026-12-02. A plan that offloads more than this a GPU to
+# host memory needs whole servers (assumed: the larger figure, 120 GB).
+INSTANCE_RAM_GB_PER_GPU = 120
 # Billing granularity -> hours a started unit bills.
 BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
 # Sibling classes for the estimate rule (advisor/market/prices.py).
@@ -134,14 +139,18 @@ def rent_plan(
     nodes: int,
     days: float | None,
     asked_term: int | None = None,
+    host_gb_per_gpu: float = 0.0,
 ) -> Rent:
     """Price `gpus` GPUs of `gpu` on `nodes` servers for `days` in `market`, in `cur`.
 
     An offer delivers the plan when it is not an index, one order gets all the GPUs and a
     multi-server plan gets a cluster fabric (Price.why_not). When none does, the estimate rule:
     the per-server leases (server or cluster offers) of that GPU, or of its sibling class, one
-    per server. Never an index or a single-card listing."""
+    per server. Never an index or a single-card listing. `host_gb_per_gpu`: the host memory a GPU
+    of the plan offloads to, past which per-GPU instances cannot deliver it."""
     rows = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, gpu, market, rentable=True)]
+    if host_gb_per_gpu > INSTANCE_RAM_GB_PER_GPU:  # offloaded states a cloud instance cannot hold
+        rows = [p for p in rows if p.offer_kind != "instance"]
     out = Rent(asked_term=asked_term, basis="term" if (days or 0) > TERM_BASIS_DAYS or nodes > 1 else "on_demand")
     out.stated_terms = sorted({t for p in rows for t in p.lease_terms})
     deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
