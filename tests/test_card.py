@@ -206,3 +206,13 @@ def test_first_command_after_serve_starts_is_acked_within_3_seconds(fake_slack, 
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
+
+
+def test_gpus_given_that_cost_many_times_another_type_say_so_on_the_card(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    msg = card(advise("7b lora 1万条 on 64xH100", "en", book=book))
+    head = msg["blocks"][1]["text"]["text"]
+    assert "*Another GPU type*" in head and "H800" in head
+    assert "Another GPU type" not in json.dumps(card(advise("7b lora 20GB 3d", "en", book=book)))
