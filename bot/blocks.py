@@ -180,7 +180,7 @@ def status(result) -> tuple[str, dict]:
         return "meets_deadline", {"deadline": deadline}
     if budget:
         return "meets_budget", {"budget": budget}
-    if e.days is None:
+    if e.days is None or (r.gpu and r.gpu_count):  # the GPUs given: nothing was chosen as cheapest
         return "fits", {}
     return "cheapest", {"horizon": days_text(result.result.horizon_days, lang)}
 

@@ -216,3 +216,11 @@ def test_gpus_given_that_cost_many_times_another_type_say_so_on_the_card(book):
     head = msg["blocks"][1]["text"]["text"]
     assert "*Another GPU type*" in head and "H800" in head
     assert "Another GPU type" not in json.dumps(card(advise("7b lora 20GB 3d", "en", book=book)))
+
+
+def test_gpus_given_without_a_deadline_are_not_called_the_cheapest_plan(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import status
+
+    assert status(advise("7b lora 20GB on 2xH800", "en", book=book))[0] == "fits"
+    assert status(advise("7b lora 20GB", "en", book=book))[0] == "cheapest"
