@@ -105,3 +105,10 @@ def test_moe_models_have_fewer_active_params():
     assert v3.is_moe and v3.active_params_b < v3.params_b / 10
     # published: 671B parameters, 37B activated per token (DeepSeek-V3 technical report)
     assert v3.params_b == pytest.approx(671, rel=0.01) and v3.active_params_b == pytest.approx(37, rel=0.02)
+
+
+def test_the_rtx_4090_d_is_the_4090_with_114_of_its_128_sms():
+    d, full = catalog.find_gpu("4090D"), catalog.find_gpu("4090")
+    assert d.name == "RTX4090D-24GB" and catalog.find_gpu("RTX 4090 D") == d
+    assert d.bf16_dense_tflops == pytest.approx(full.bf16_dense_tflops * 114 / 128, rel=0.01)
+    assert d.memory_gb == full.memory_gb and d.markets == ["china"]
