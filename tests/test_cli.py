@@ -192,3 +192,9 @@ def test_entry_point_exits_2_on_bad_input_without_a_traceback(tmp_path):
     assert "frobnicate" in refused.stderr and "Traceback" not in refused.stderr
     unknown = _real(command, "frobnicate", tmp_path=tmp_path)  # argparse's own refusal
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+
+
+def test_an_ascend_plan_names_its_own_runtime_and_collectives(cli):
+    out = cli("ask", "70B full-finetune 100GB on 64x910B")
+    assert out.returncode == 0
+    assert "CANN runtime context and HCCL buffers" in out.stdout and "CUDA context" not in out.stdout
