@@ -85,6 +85,11 @@ def cmd_faq(args) -> int:
     from advisor.knowledge import faq
 
     text = " ".join(args.text)
+    if not text.strip():  # input it cannot use: exit 2 with what works, as `ask` does
+        from advisor.text.render import phrase
+
+        print(phrase(args.lang or "en", "empty_question"), file=sys.stderr)
+        return 2
     found = faq.answer(text, lang=args.lang)
     if args.json:
         _print_json(

@@ -198,3 +198,9 @@ def test_an_ascend_plan_names_its_own_runtime_and_collectives(cli):
     out = cli("ask", "70B full-finetune 100GB on 64x910B")
     assert out.returncode == 0
     assert "CANN runtime context and HCCL buffers" in out.stdout and "CUDA context" not in out.stdout
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_an_empty_question_is_input_it_cannot_use(cli, text):
+    out = cli("faq", text)
+    assert out.returncode == 2 and "gpu-advisor faq" in out.stderr and "Traceback" not in out.stderr
