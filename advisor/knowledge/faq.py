@@ -1576,7 +1576,10 @@ def _synonym_matcher() -> tuple[re.Pattern, dict[str, tuple[str, ...]]]:
     concepts = {}
     for form in forms:
         concepts[form] = tuple(
-            "@" + concept for concept, group in SYNONYMS.items() if any(compiled[f].search(form) for f in group)
+            # a form inside another is a substring of it first (the cheap test before the pattern)
+            "@" + concept
+            for concept, group in SYNONYMS.items()
+            if any(f in form and compiled[f].search(form) for f in group)
         )
     cjk = [re.escape(f) for f in forms if _CJK_RUN.search(f)]
     ascii_ = [re.escape(f) for f in forms if not _CJK_RUN.search(f)]
