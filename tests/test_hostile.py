@@ -367,3 +367,14 @@ def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, neare
     assert refused.value.details["nearest"] == nearest
     message = refused.value.message("en")
     assert (f"did you mean `{nearest}`?" in message) == bool(nearest)
+
+
+@pytest.mark.parametrize("text,n", [("70B sft 1.2T 60d", "1.2"), ("70B 全量微调 1T 30天", "1")])
+def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "data_unit"
+    assert f"`{n}T tokens`" in refused.value.message("en") and f"`{n}TB`" in refused.value.message("zh")
+    assert parse(text.replace(f"{n}T", f"{n}T tokens")).tokens == float(n) * 1e12

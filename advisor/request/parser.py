@@ -1450,7 +1450,12 @@ class _Parse:
         def size(m: re.Match) -> None:
             if m["neg"]:
                 self.fail("bad_value", word=m[0].strip(), what="size")
-            self.set("params_b", _amount(m["n"], m["u"]) / 1e9, m[0])
+            value = _amount(m["n"], m["u"]) / 1e9
+            if (m["u"] or "").lower() == "t" and "params_b" in self.fields and self.fields["params_b"] != value:
+                # "70B sft 1.2T": a second size in trillions after the model's is the data, unsaid
+                # in what: ask rather than guess between tokens and terabytes
+                self.fail("data_unit", word=m[0].strip(), n=m["n"])
+            self.set("params_b", value, m[0])
 
         def named_size(m: re.Match) -> None:
             size(m)
