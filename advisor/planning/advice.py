@@ -24,6 +24,7 @@ from advisor.planning.planner import (
     suggest,
     with_infrastructure,
 )
+from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import RequestError, parse
@@ -453,7 +454,7 @@ def _mostly_idle_term(plan) -> bool:
     40-hour job on an H100 leased in China pays a month of a whole server): worth naming the GPU
     type that does the job for far less (`suggest`'s other_gpu)."""
     term = plan.costs.rent_term
-    return bool(term and term["job_days"] < IDLE_TERM_SHARE * term["months_paid"] * 30)
+    return bool(term and term["job_days"] < IDLE_TERM_SHARE * term["months_paid"] * DAYS_PER_MONTH)
 
 
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
+from advisor.engine.memory import GIB
 from advisor.market.prices import PriceBook
 from advisor.planning import rent
 from advisor.planning.infra import storage_need
@@ -253,7 +254,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     own_months = getattr(req, "own_use_months", None)
     own_util = getattr(req, "own_utilisation", None)
 
-    host_gb = est.memory.host_ram_gib * 2**30 / 1e9
+    host_gb = est.memory.host_ram_gib * GIB / 1e9
     rented = rent.rent_plan(
         book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, req.lease_term_months, host_gb_per_gpu=host_gb
     )

@@ -628,8 +628,9 @@ def _lang_pattern() -> str:
 
 
 def _lang_word(m: re.Match) -> str:
-    word = m[1] or m[2] or m[3]
-    return {"english": "en", "英文": "en", "英语": "en", "chinese": "zh", "中文": "zh"}.get(word, word)
+    """The `lang` code a _lang_pattern match asks for; a language named in words is read as the
+    data-language row spells it ("english", "英文" -> en)."""
+    return m[1] or value_of(fields.field("data_language").choices, m[2] or m[3])
 
 
 def _choice_pattern(row: fields.Field) -> str:
