@@ -198,18 +198,44 @@ def _sort_key(req: TrainingRequest):
     return key
 
 
+class _Estimates:
+    """Each GPU type and count's layout search and fit check, worked out once a search: the
+    deadline search, the budget fallback and the one-server option look at the same counts."""
+
+    def __init__(self, m: ModelShape, setup: TrainingSetup):
+        self.m, self.setup = m, setup
+        self._at: dict[tuple[str, int], Estimate] = {}
+        self._fits: dict[tuple[str, int], bool] = {}
+
+    def at(self, gpu: GPU, count: int) -> Estimate:
+        key = (gpu.name, count)
+        if key not in self._at:
+            self._at[key] = best_layout(self.m, self.setup, gpu, count)
+        return self._at[key]
+
+    def fits(self, gpu: GPU, count: int) -> bool:
+        key = (gpu.name, count)
+        if key not in self._fits:
+            known = self._at.get(key)
+            self._fits[key] = (known is not None and known.fits) or layout_fits(self.m, self.setup, gpu, count)
+        return self._fits[key]
+
+    def evaluated(self, gpu: GPU) -> int:
+        return len({c for name, c in self._at.keys() | self._fits.keys() if name == gpu.name})
+
+
 def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: bool = True) -> PlanResult:
     horizon = req.deadline_days or DEFAULT_HORIZON_DAYS
     budget = _budget(req, book)
     setup = training_setup(req)
+    known = _Estimates(m, setup)
     plans: list[Plan] = []
     considered = 0
     for gpu in candidate_gpus(req):
         # Every count tried that fits: the smallest, the slower ones a budget may afford, those
         # that meet the deadline (a larger one may cost the same or less and finish sooner).
-        tried, evaluated = _plans_for_gpu(req, m, setup, gpu, book, horizon, budget)
-        plans.extend(tried)
-        considered += evaluated
+        plans.extend(_plans_for_gpu(req, known, gpu, book, horizon, budget))
+        considered += known.evaluated(gpu)
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.priced(req)]
     key = _sort_key(req)
     conflict = None
@@ -222,13 +248,13 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
         if budget is not None and on_time and alternatives:  # the answer's fallback, not a sub-search's
-            in_budget += _fastest_within_budget(req, m, setup, book, horizon, budget, plans)
+            in_budget += _fastest_within_budget(req, known, book, horizon, budget, plans)
         in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
         if budget is not None and on_time and in_budget:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
         best = on_time[0] if on_time else (min(plans, key=lambda p: p.days or float("inf")) if plans else None)
-    single = _single_server(req, m, setup, book, horizon, budget, plans) if alternatives else None
+    single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
         lora = _peft_alternative(req, m, book, best)
@@ -322,8 +348,7 @@ def _one_server_first(req: TrainingRequest, best: Plan, single: Plan, horizon: f
 
 def _single_server(
     req: TrainingRequest,
-    m: ModelShape,
-    setup: TrainingSetup,
+    known: _Estimates,
     book: PriceBook,
     horizon: float,
     budget: float | None,
@@ -337,8 +362,8 @@ def _single_server(
         count = gpu.gpus_per_server
         if (gpu.name, count) in seen or (req.gpu_count and req.gpu_count <= count):
             continue
-        if layout_fits(m, setup, gpu, count):
-            pool.append(make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget))
+        if known.fits(gpu, count):
+            pool.append(make_plan(req, known.m, gpu, known.at(gpu, count), book, horizon, budget))
     pool = [p for p in pool if p.estimate.fits and p.days is not None]
     if not pool:
         return None
@@ -350,8 +375,7 @@ def _single_server(
 
 def _fastest_within_budget(
     req: TrainingRequest,
-    m: ModelShape,
-    setup: TrainingSetup,
+    known: _Estimates,
     book: PriceBook,
     horizon: float,
     budget: float,
@@ -363,7 +387,7 @@ def _fastest_within_budget(
     (terms, order sizes, whole months of a long job) but time is: each type's counts are priced
     from the largest down, and its first within the budget is its fastest. The types go fastest
     first, and a type stops at a count no faster than the best plan found so far."""
-    known = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
+    planned = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
     within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None]
     best = min(within, key=lambda p: p.days, default=None)
     reached: dict[str, list[Plan]] = {}
@@ -375,11 +399,11 @@ def _fastest_within_budget(
         gpu = catalog.get_gpu(plans[0].gpu)
         low, high = min(p.estimate.layout.gpu_count for p in plans), max(p.estimate.layout.gpu_count for p in plans)
         for count in reversed([c for c in candidate_counts(gpu, MAX_GPUS) if low <= c <= high]):
-            plan = known.get((gpu.name, count))
+            plan = planned.get((gpu.name, count))
             if plan is None:
-                if not layout_fits(m, setup, gpu, count):
+                if not known.fits(gpu, count):
                     continue
-                plan = make_plan(req, m, gpu, best_layout(m, setup, gpu, count), book, horizon, budget)
+                plan = make_plan(req, known.m, gpu, known.at(gpu, count), book, horizon, budget)
             if plan.days is None or (best is not None and plan.days >= best.days):
                 break
             if plan.priced(req) and plan.within_budget:
@@ -398,30 +422,15 @@ def _nearest_priced(best: Plan, plans: list[Plan]) -> Plan | None:
 
 def _plans_for_gpu(
     req: TrainingRequest,
-    m: ModelShape,
-    setup: TrainingSetup,
+    known: _Estimates,
     gpu: GPU,
     book: PriceBook,
     horizon: float,
     budget: float | None,
-) -> tuple[list[Plan], int]:
-    """The plans worth keeping for one GPU type, each faster than every smaller count's, and
-    how many counts were evaluated."""
+) -> list[Plan]:
+    """The plans worth keeping for one GPU type, each faster than every smaller count's."""
     counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
-    estimates: dict[int, Estimate] = {}
-    fitting: dict[int, bool] = {}
-
-    def at(count: int) -> Estimate:
-        if count not in estimates:
-            estimates[count] = best_layout(m, setup, gpu, count)
-        return estimates[count]
-
-    def fits(count: int) -> bool:
-        if count not in fitting:
-            fitting[count] = count in estimates and estimates[count].fits or layout_fits(m, setup, gpu, count)
-        return fitting[count]
-
-    start = _smallest_fitting(counts, gpu.gpus_per_server, fits)
+    start = _smallest_fitting(counts, gpu.gpus_per_server, lambda count: known.fits(gpu, count))
     tried: list[Plan] = []
     skip_below = 0.0
     beyond: int | None = None  # counts still to try once one meets the deadline
@@ -434,12 +443,12 @@ def _plans_for_gpu(
             beyond -= 1
         elif count < skip_below and count != counts[-1]:
             continue
-        if not fits(count):
+        if not known.fits(gpu, count):
             continue
-        est = at(count)
+        est = known.at(gpu, count)
         if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
             continue  # more GPUs, no faster: never a better plan
-        plan = make_plan(req, m, gpu, est, book, horizon, budget)
+        plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
         tried.append(plan)
         if len(tried) == 1 and est.days:
             # Jump close to the count the deadline needs instead of trying each one; at most
@@ -457,7 +466,7 @@ def _plans_for_gpu(
             memory_bound = est.layout.offload != "none" or est.layout.recompute == "full"
             scaling_up = prev is None or memory_bound or (est.gpu_hours is not None and est.gpu_hours <= prev)
             beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
-    return tried, len(estimates.keys() | fitting.keys())
+    return tried
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
