@@ -44,7 +44,7 @@ def test_slash_command_acks_at_once_and_posts_the_plan(bot, fake_slack):
 
 def test_bad_request_gets_an_ephemeral_explanation_and_no_post(bot, fake_slack, drain):
     send, _ = bot
-    status, body = send.command("70B frobnicate 1TB")
+    status, body = send.command("frobnicate 1TB")
     assert status == 200 and "Planning" in body  # the ack does not parse: it stays as cheap as a bare one
     # the planning process puts the explanation in place of that note, to the user alone
     told = fake_slack.wait_for_response()

@@ -90,7 +90,7 @@ def test_terminal_answer_shows_understanding_and_arithmetic(cli):
 
 
 def test_bad_input_exits_2_with_a_short_explanation(cli):
-    for text in ("70B frobnicate", "70B on 8xH300", "70B 14d 30d", "", "70B budget -5"):
+    for text in ("frobnicate 14d", "70B on 8xH300", "70B 14d 30d", "", "70B budget -5"):
         out = cli("ask", text, "--json")
         assert out.returncode == 2, text
         assert out.stdout == ""
@@ -187,7 +187,7 @@ def test_entry_point_answers_and_exits_0(command, tmp_path):
 
 def test_entry_point_exits_2_on_bad_input_without_a_traceback(tmp_path):
     command = [sys.executable, "-m", "advisor.cli"]
-    refused = _real(command, "ask", "70B frobnicate", tmp_path=tmp_path)
+    refused = _real(command, "ask", "frobnicate 14d", tmp_path=tmp_path)
     assert refused.returncode == 2 and refused.stdout == ""
     assert "frobnicate" in refused.stderr and "Traceback" not in refused.stderr
     unknown = _real(command, "frobnicate", tmp_path=tmp_path)  # argparse's own refusal

@@ -355,7 +355,7 @@ def test_a_price_written_with_an_exponent_is_read_whole_and_refused(cli, text):
         ("70b fulll finetune 1tb 14d", "fulll", "full"),
         ("llama3-70B lroa 10k samples", "lroa", "lora"),
         ("70b full finetune 1tb 14dys", "14dys", "14days"),
-        ("7b lora 20GB 3d asdfgh", "asdfgh", ""),  # nothing near: no guess
+        ("asdfgh lora 20GB 3d", "asdfgh", ""),  # nothing near: no guess
     ],
 )
 def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, nearest):

@@ -75,10 +75,10 @@ def test_unknown_name_with_a_size_says_how_it_is_planned():
     assert any(n.code == "unknown_moe_model" for n in moe.assumptions)
 
 
-def test_an_ordinary_unknown_word_is_still_an_unknown_word():
-    with pytest.raises(RequestError) as e:
-        parse("70B lora 1GB 2d blah")
-    assert e.value.kind == "unknown_word"
+def test_an_ordinary_unknown_word_is_read_past_and_said_not_taken_for_a_model():
+    r = parse("70B lora 1GB 2d blah")
+    assert (r.params_b, r.model) == (70, None)
+    assert [n.params["words"] for n in r.assumptions if n.code == "read_past"] == [["blah"]]
 
 
 def test_deepseek_v3_2_is_the_v3_shape():

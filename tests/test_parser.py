@@ -135,7 +135,7 @@ def test_case_and_order_do_not_matter():
 @pytest.mark.parametrize(
     "text,kind,word",
     [
-        ("70B frobnicate 1TB", "unknown_word", "frobnicate"),
+        ("70B lora 1TB not on 4090", "unknown_word", "not"),
         ("70B on 8xH300", "unknown_gpu", None),
         ("70B on 0xH100", "bad_value", None),
         ("-70B sft", "bad_value", None),
@@ -779,3 +779,53 @@ def test_an_english_request_with_a_chinese_amount_is_answered_in_english(text, l
 )
 def test_a_sequence_length_in_k_counts_1024s(text, seq):
     assert parse(text).seq_len == seq
+
+
+@pytest.mark.parametrize(
+    "text,words,check",
+    [
+        # the expert review: one unknown word sank a whole request
+        (
+            "we already own 16 A100 80GB, 13B full finetune 20B tokens, how long?",
+            ["already"],
+            lambda r: (r.gpu_count, r.params_b, r.method, r.tokens) == (16, 13, "full-finetune", 20e9),
+        ),
+        (
+            "我们要微调一个qwen2.5-32b，大概5万条客服对话，每条1500 token左右，希望3天内完成，预算5万以内",
+            ["客服对话"],
+            lambda r: (
+                (r.model, r.data.amount, r.tokens_per_sample, r.deadline_days, r.budget.amount)
+                == ("qwen2.5-32b", 50_000, 1500, 3, 50_000)
+            ),
+        ),
+        ("hey team, 7b lora 20GB 3d for our chatbot thanks", ["team", "chatbot"], lambda r: r.method == "lora"),
+    ],
+)
+def test_words_that_cannot_change_the_plan_are_read_past_and_said(text, words, check):
+    r = parse(text)
+    assert [n.params["words"] for n in r.assumptions if n.code == "read_past"] == [words]
+    assert check(r), r
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("70B lora 1TB 14d not on 4090", "not"),  # a negation reverses what follows it
+        ("70B lora 1TB 14d 不要4090", "不"),  # 要 alone is filler
+        ("7b lora 1TB image data 3d", "image"),  # not text: its bytes per token are unknown
+        ("7b lora 1TB 视频数据 3天", "视频"),
+        ("0.5B budget 3 samples", "samples"),  # a request word left over was not placed
+        ("70B lroa 1TB 14d", "lroa"),  # a typo of the method, read past, would plan another method
+        ("70B lora 1TB 14d foo7", "foo7"),  # a number whose meaning was not found
+    ],
+)
+def test_words_that_may_change_the_plan_are_still_refused(text, word):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "unknown_word" and info.value.details["word"] == word
+
+
+def test_a_request_of_unknown_words_alone_is_refused_on_the_first():
+    with pytest.raises(RequestError) as info:
+        parse("hello there")
+    assert info.value.kind == "unknown_word" and info.value.details["word"] == "hello"

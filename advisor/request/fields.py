@@ -142,6 +142,9 @@ FIELDS: tuple[Field, ...] = (
         shows_in=("model", "params_b", "active_params_b"),
     ),
     Field("unknown_model", shows_in=("params_b", "active_params_b")),
+    # words of a whole request that are not the request language's and could not change the plan
+    # (advisor/request/parser.py `_may_change_plan`): read past, and said
+    Field("read_past", assumed=("read_past",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -761,6 +764,7 @@ LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约",
 # The order notes are listed in (the "Assumed" lines): the model, the sequence, the data, the
 # method, the numerics, the money; then any the planner adds.
 NOTE_ORDER = (
+    *field("read_past").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

@@ -229,6 +229,8 @@ FILLER = {
     # "how long", "多久": the answer's time is what they ask for
     "how",
     "long",
+    "finish",
+    "finished",
     "will",
     "it",
     "take",
@@ -711,6 +713,49 @@ _ZH_ABOUT = (
     "|[文语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"  # 文, 语: a language (日文, 韩语)
 )
 
+# Words a request is not read past (the expert review asked that an unknown word no longer sink a
+# whole request, only be said): a negation ("not on 4090", "不要4090"), a word with a digit (a
+# number whose meaning we did not find), a typo of a request word of four letters or more, and
+# what the data is when it is not text in a language we know (another modality or language).
+_NEGATION = re.compile(r"no|not|non|without|except|never|dont|don't|avoid|exclude|excluding|instead|rather")
+_ZH_NEGATION = re.compile(r"不|别|没|无|非|除")
+_ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏好|(?<![中英汉])[文语]")
+
+
+READ_PAST_SHOWN = 6  # the words read past that the answer names (the rest are alike)
+
+
+@cache
+def _weighty_words() -> frozenset[str]:
+    """The request words whose typo would change the plan most if read past: the method, and the
+    catalogued GPU and model names (a typo near "compile" or "none" is more likely an ordinary
+    word, "complete", "done")."""
+    return frozenset(w.lower() for name in ("method", "finetune") for c in fields.field(name).choices for w in c.en) | {
+        w for w in _request_words() if catalog.find_gpu(w) or catalog.find_model(w)
+    }
+
+
+@cache
+def _zh_request_words() -> frozenset[str]:
+    return frozenset(w for f in fields.FIELDS for word in (f.keys, *f.choices, *f.units) for w in word.zh)
+
+
+def _may_change_plan(word: str) -> bool:
+    """Whether a word left over may change the plan: then the request is refused, not read past.
+    A request word itself left over ("samples" after a number read as the budget) was not placed."""
+    if re.search(r"\d", word) or word in _zh_request_words():
+        return True
+    if word.isascii():
+        rest = word.strip(".-_'")
+        return bool(
+            _NEGATION.fullmatch(rest)
+            or re.fullmatch(_EN_NOT_ABOUT, rest)
+            or rest in _request_words()
+            or _nearest_word(rest) in _weighty_words()
+        )
+    return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word))
+
+
 # "we'd like", "it's": the contraction carries no meaning here
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
 
@@ -731,6 +776,7 @@ class _Parse:
         self.fields: dict = {}
         self.words: dict[str, str] = {}
         self.quantized = ""  # the checkpoint's name when it was quantized for serving
+        self.read_past: list[str] = []  # words a whole request was read without (`_may_change_plan`)
 
     def fail(self, kind: str, **details):
         raise RequestError(kind, self.lang, **details)
@@ -743,11 +789,12 @@ class _Parse:
         self.words[field] = word
 
     def run(self) -> TrainingRequest:
-        self.read()
+        self.read(tolerant=True)
         return self._finish()
 
-    def read(self, filler: frozenset[str] = frozenset()) -> None:
-        """Fill `fields` from the text; refuse any word left over (besides `filler`)."""
+    def read(self, filler: frozenset[str] = frozenset(), tolerant: bool = False) -> None:
+        """Fill `fields` from the text; refuse any word left over (besides `filler`), or with
+        `tolerant` (a whole request) only those `_leftover` says may change the plan."""
         sc = self.scan
         sc.take(
             _lang_pattern(), lambda m: self.set("lang", value_of(fields.field("lang").choices, _lang_word(m)), m[0])
@@ -779,10 +826,14 @@ class _Parse:
         self._about_the_data()
         leftovers = sc.leftovers(filler)
         if leftovers:
+            sized = "params_b" in self.fields or "model" in self.fields
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
-            if "params_b" not in self.fields and "model" not in self.fields and _MODEL_LIKE.fullmatch(leftovers[0]):
+            if not sized and _MODEL_LIKE.fullmatch(leftovers[0]):
                 self.fail("unknown_model_name", word=leftovers[0])
-            self.fail("unknown_word", word=leftovers[0], nearest=_nearest_word(leftovers[0]))
+            refused = leftovers if not (tolerant and sized) else [w for w in leftovers if _may_change_plan(w)]
+            if refused:
+                self.fail("unknown_word", word=refused[0], nearest=_nearest_word(refused[0]))
+            self.read_past = leftovers
 
     # -- hardware -------------------------------------------------------------------
     def _gpus(self) -> None:
@@ -1520,6 +1571,8 @@ class _Parse:
         notes: list[Note] = []
         v = self._defaults(shape, gpu, notes)
         v |= self._derived(shape, gpu, v, notes)
+        if self.read_past:
+            notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
@@ -1866,7 +1919,7 @@ def parse_followup(
     if not changed and not scaled:
         raise RequestError("no_change", reply_lang)  # a question: the original is not read again
     base = _Parse(original, reply_lang)
-    base.read()
+    base.read(tolerant=True)
     f = base.fields
     if scaled:
         field, factor = scaled
