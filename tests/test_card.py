@@ -224,3 +224,10 @@ def test_gpus_given_without_a_deadline_are_not_called_the_cheapest_plan(book):
 
     assert status(advise("7b lora 20GB on 2xH800", "en", book=book))[0] == "fits"
     assert status(advise("7b lora 20GB", "en", book=book))[0] == "cheapest"
+
+
+def test_words_read_past_are_named_on_the_card(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "hey team, 7b lora 20GB 3d for our chatbot thanks")
+    context = next(b for b in msg["blocks"] if b["type"] == "context")["elements"][0]["text"]
+    assert 'skipped "team", "chatbot" (not words I know)' in context
