@@ -376,3 +376,19 @@ def test_a_plan_offloading_more_than_an_instance_holds_is_not_priced_on_instance
     # without offload the same GPUs rent as instances
     light = advise("7b lora 20GB on 2xA100-40GB", "en", book=book).to_json()
     assert light["cost"]["rent_offer"]["offer"] == "instance"
+
+
+def test_a_month_of_one_card_asked_for_bills_one_card_not_a_server():
+    """`单卡4090 包月` had been billed as 8 cards for 12 months (the only monthly offer was a year's
+    lease of whole servers): a per-card package from the instance list is the likely month."""
+    book = _book(
+        _row(gpu="RTX4090-24GB", provider="channel", price=900.0, terms="12m", min_term_months=12, max_gpus=40),
+        _row(gpu="RTX4090-24GB", provider="cloud", kind="rent_hour", unit="gpu-hour", price=2.0, offer_kind="instance"),
+    )
+    month = rent.rent_plan(book, "RTX4090-24GB", "china", "CNY", 1, 1, 0.1, asked_term=1)
+    h = month.headline
+    assert (h.term_months, h.months_paid, h.billed_gpus, h.term_stated) == (1, 1, 1, False)
+    assert h.total == pytest.approx(2.0 * rent.HOURS_PER_MONTH * (1 - rent.RESERVED_DISCOUNT))
+    # a whole server still takes the stated lease of servers
+    server = rent.rent_plan(book, "RTX4090-24GB", "china", "CNY", 8, 1, 0.1, asked_term=12)
+    assert (server.headline.price.provider, server.headline.billed_gpus) == ("channel", 8)

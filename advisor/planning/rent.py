@@ -179,10 +179,11 @@ def rent_plan(
     cluster = [_hourly(p, value(p), gpus, days, "cluster") for p in hourly if p.offer_kind == "cluster"]
     on_demand = [_hourly(p, value(p), gpus, days, "on_demand") for p in hourly if p.offer_kind != "cluster"]
     leases = [(p, value(p), "") for p in monthly]
-    if out.basis == "term":
-        # A long job with only on-demand lists on record, or one smaller than a server (which a
-        # server lease bills whole): a lease is estimated from the lists at the reserved discount
-        # (RESERVED_DISCOUNT), its term assumed. The guide's monthly package for single cards.
+    if out.basis == "term" or asked_term:
+        # A long job (or a term asked for) with only on-demand lists on record, or one smaller than
+        # a server (which a server lease bills whole): a lease is estimated from the lists at the
+        # reserved discount (RESERVED_DISCOUNT), its term assumed. The guide's monthly package for
+        # single cards.
         derived = [
             p
             for p in hourly
@@ -232,6 +233,20 @@ def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | No
     return [_monthly(p, v, gpus, days, term, is_stated, r) for p, v, r in pool]
 
 
+def _likely_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> Priced | None:
+    """The likely lease at `term`. Fewer GPUs than a server: a per-card package (estimated from
+    the instance lists) where it bills less than a stated lease of whole servers, which bills
+    GPUs the plan does not use."""
+    pool = _pool_at(leases, gpus, days, term)
+    likely = _lower_median(pool) if pool else None
+    per_card = [_monthly(p, v, gpus, days, term, False, r) for p, v, r in leases if r and p.offer_kind == "instance"]
+    if gpus < GPUS_PER_SERVER and per_card:
+        card = _lower_median(per_card)
+        if likely is None or (card.total or math.inf) < (likely.total or math.inf):
+            likely = card
+    return likely
+
+
 def _term_options(
     leases: list[tuple[Price, float, str]],
     gpus: int,
@@ -253,10 +268,9 @@ def _term_options(
         terms.add(asked_term)
     out: dict[int, Priced] = {}
     for term in sorted(terms):
-        pool = _pool_at(leases, gpus, days, term)
-        if not pool:
+        q = _likely_at(leases, gpus, days, term)
+        if q is None:
             continue
-        q = _lower_median(pool)
         paid = q.months_paid if q.months_paid is not None else term
         kept = out.get(paid)
         if kept is None or (q.total or 0) < (kept.total or 0) or term == asked_term:
