@@ -197,3 +197,16 @@ def test_fp8_asked_for_plans_only_on_gpus_with_fp8_tensor_cores(cli):
     for gpu in [data["plan"]["gpu"]] + [a["gpu"] for a in data["alternatives"]]:
         assert catalog.get_gpu(gpu).fp8_dense_tflops > 0, gpu
     assert data["request"]["precision"] == "fp8"
+
+
+def test_asap_takes_the_cheapest_plan_as_fast_as_the_fastest_not_any_price(cli):
+    """`7B lora 10k samples ASAP` had been 4 H200 leased for a month (¥94,000) to save minutes
+    on a job one H800 does for about ¥2 by the hour."""
+    from advisor.planning import planner
+
+    fast, plain = _ask(cli, "7B lora 10k samples ASAP"), _ask(cli, "7B lora 10k samples")
+    assert fast["request"]["speed_first"] and fast["cost"]["rent_total"] < 10 * plain["cost"]["rent_total"]
+    fastest = min([a["days"] for a in fast["alternatives"] if a["days"]] + [fast["training"]["days"]])
+    bound = max(fastest * (1 + planner.SPEED_SLACK), fastest + planner.SPEED_SLACK_HOURS / 24)
+    assert fast["training"]["days"] <= bound
+    assert "fastest first" in cli("ask", "7B lora 10k samples ASAP").stdout
