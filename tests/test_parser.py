@@ -829,3 +829,25 @@ def test_a_request_of_unknown_words_alone_is_refused_on_the_first():
     with pytest.raises(RequestError) as info:
         parse("hello there")
     assert info.value.kind == "unknown_word" and info.value.details["word"] == "hello"
+
+
+@pytest.mark.parametrize(
+    "text,seq,days",
+    [
+        ("7B sft 100k samples 32k context 3 days", 32768, 3),  # the key after the number, then a deadline
+        ("7B sft 100k samples seq 32k long context 3 days", 32768, 3),  # said twice, once with its length
+        ("7B sft 100k samples context 8192 3 days", 8192, 3),
+        ("7b sft 1TB 上下文32k 3天", 32768, 3),
+    ],
+)
+def test_a_context_length_is_its_number_and_a_time_after_it_is_the_deadline(text, seq, days):
+    r = parse(text)
+    assert (r.seq_len, r.deadline_days) == (seq, days)
+
+
+@pytest.mark.parametrize("text", ["7B sft 100k samples long context 3 days", "7b sft 1TB 长上下文 3天"])
+def test_long_context_without_its_length_asks_for_it(text):
+    """`long context 3 days` had been read as a 3-token sequence."""
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "context_length" and "seq 32k" in info.value.message("en")

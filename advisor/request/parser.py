@@ -988,13 +988,21 @@ class _Parse:
             # a context of "32k" is 32,768 tokens: sequence lengths are counted in 1,024s
             return round(_num(n) * 1024) if k else int(_num(n))
 
-        sc.take(
-            rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?",
-            lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
-        )
-        sc.take(  # `8k context`: the key after the number
+        sc.take(  # `32k context`: the key after the number (first: `32k context 3 days`)
             rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
             lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
+        )
+        # a time after the key is the deadline, not a length (`long context 3 days`)
+        time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?|天|日|周|小时|个月|星期))"
+        sc.take(
+            rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}{time_next}"
+            rf"|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?{time_next}",
+            lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
+        )
+        # `long context` with no length: the length decides the activations, so it is asked for
+        sc.take(
+            rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|长?上下文",
+            lambda m: None if "seq_len" in self.fields else self.fail("context_length", word=m[0].strip()),
         )
         for name in ("micro_batch", "global_batch", "grad_accum"):
             keys = fields.field(name).keys
