@@ -484,9 +484,10 @@ def test_a_deadline_said_as_a_day_counts_from_today(said, days):
     assert noted["date"] == str(today + datetime.timedelta(days=days)) and noted["today"] == "2026-12-01"
 
 
-def test_a_deadline_day_already_past_is_refused():
-    with pytest.raises(RequestError):
+def test_a_deadline_day_already_past_is_refused_as_past():
+    with pytest.raises(RequestError) as info:
         parse("7b lora 20GB by 2026-11-20", today=datetime.date(2026, 12, 1))
+    assert info.value.kind == "deadline_past" and "has already passed (today is 2026-12-01" in info.value.message("en")
 
 
 def test_a_mean_sample_length_needs_a_count_of_samples():
@@ -851,3 +852,32 @@ def test_long_context_without_its_length_asks_for_it(text):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "context_length" and "seq 32k" in info.value.message("en")
+
+
+@pytest.mark.parametrize(
+    "text,days",
+    [
+        # Wednesday 2026-12-02
+        ("7B full finetune 1B tokens within a fortnight", 14),
+        ("7B 全量微调 10亿token 本周内", 4),  # to Sunday
+        ("7b lora 1GB by end of this week", 4),
+        ("7b lora 1GB by next week", 11),  # to the Sunday of next week
+        ("7b lora 1GB by tomorrow", 1),
+        ("7B模型 继续预训练 100GB中文数据 10个工作日", 14),  # ten weekdays on
+        ("7b lora 1GB 10 working days", 14),
+        ("7b lora 1GB 下个月15号前", 44),
+        ("7b lora 1GB by end of Q1", 119),
+        ("7b lora 1GB 第一季度末前", 119),
+        ("7b lora 1GB 下周五", 9),  # a weekday is still a weekday
+    ],
+)
+def test_deadlines_teams_write_as_weeks_workdays_and_quarters(text, days):
+    r = parse(text, today=datetime.date(2026, 12, 2))
+    assert r.deadline_days == days and not [n for n in r.assumptions if n.code == "read_past"]
+
+
+@pytest.mark.parametrize("text,word", [("7b lora 1GB this weekend", "weekend"), ("7b lora 1GB 年后", "年后")])
+def test_a_time_the_deadline_rules_do_not_read_is_refused_not_read_past(text, word):
+    with pytest.raises(RequestError) as info:
+        parse(text, today=datetime.date(2026, 12, 2))
+    assert info.value.details["word"] == word

@@ -340,6 +340,7 @@ FIELDS: tuple[Field, ...] = (
             Word(30, en=("mo", "months", "month", "mos"), zh=("个月", "月")),
             Word(7, en=("w", "weeks", "week", "wks", "wk"), zh=("周", "个星期", "星期", "个礼拜", "礼拜")),
             Word(1 / 24, en=("h", "hours", "hour", "hrs", "hr"), zh=("小时", "个小时")),
+            Word(14, en=("fortnight", "fortnights")),
         ),
         examples=Word(en=("14d", "2w", "3mo"), zh=("14天", "两周", "3个月")),
         shown="days",

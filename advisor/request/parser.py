@@ -715,11 +715,15 @@ _ZH_ABOUT = (
 
 # Words a request is not read past (the expert review asked that an unknown word no longer sink a
 # whole request, only be said): a negation ("not on 4090", "不要4090"), a word with a digit (a
-# number whose meaning we did not find), a typo of a request word of four letters or more, and
-# what the data is when it is not text in a language we know (another modality or language).
+# number whose meaning we did not find), a time the deadline rules did not read, a request word
+# left unplaced or a typo of a weighty one, and what the data is when it is not text in a language
+# we know (another modality or language).
 _NEGATION = re.compile(r"no|not|non|without|except|never|dont|don't|avoid|exclude|excluding|instead|rather")
 _ZH_NEGATION = re.compile(r"不|别|没|无|非|除")
 _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏好|(?<![中英汉])[文语]")
+# A time the deadline rules did not read ("本周", "tomorrow") would change the plan too.
+_TIME_WORDS = re.compile(r"tomorrow|today|tonight|weekends?|quarter|eod|eow|noon|morning|afternoon|evening|midnight")
+_ZH_TIME = re.compile(r"[周月年天日号时季]")
 
 
 READ_PAST_SHOWN = 6  # the words read past that the answer names (the rest are alike)
@@ -749,11 +753,12 @@ def _may_change_plan(word: str) -> bool:
         rest = word.strip(".-_'")
         return bool(
             _NEGATION.fullmatch(rest)
+            or _TIME_WORDS.fullmatch(rest)
             or re.fullmatch(_EN_NOT_ABOUT, rest)
             or rest in _request_words()
             or _nearest_word(rest) in _weighty_words()
         )
-    return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word))
+    return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word))
 
 
 # "we'd like", "it's": the contraction carries no meaning here
@@ -1375,7 +1380,7 @@ class _Parse:
 
         def on(day: dt.date, word: str) -> None:
             if day <= today:
-                self.fail("bad_value", word=word.strip(), what="deadline")
+                self.fail("deadline_past", word=word.strip(), today=str(today))
             self.deadline_date = day
             self.set("deadline_days", float((day - today).days), word)
 
@@ -1429,6 +1434,46 @@ class _Parse:
         )
         sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
         sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
+
+        def next_month_day(mday: int, word: str) -> None:
+            year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+            date(month, mday, word, year)
+
+        sc.take(r"下个?月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: next_month_day(int(m[1]), m[0]))
+
+        def week_end(weeks_on: int, word: str) -> None:  # the Sunday of this week, or of the next
+            on(today + dt.timedelta(days=6 - today.weekday() + 7 * weeks_on), word)
+
+        sc.take(
+            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?this\s+week{R}|(?:本周|这周|这个星期|本星期)(?:内|之内|结束前|底前)?(?![一二三四五六日天])",
+            lambda m: week_end(0, m[0]),
+        )
+        sc.take(
+            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?next\s+week{R}|下周(?:内|之内|结束前|底前)?(?![一二三四五六日天])",
+            lambda m: week_end(1, m[0]),
+        )
+        sc.take(rf"{L}(?:{by})?tomorrow{R}|明天(?:前|之前|以前)?", lambda m: on(today + dt.timedelta(days=1), m[0]))
+
+        def working_days(n: int, word: str) -> None:  # n weekdays on from today
+            day = today
+            while n > 0:
+                day += dt.timedelta(days=1)
+                n -= day.weekday() < 5
+            on(day, word)
+
+        sc.take(
+            rf"{L}(\d+)\s*(?:working|business|work)[\s\-]*days?{R}|(?:(\d+)|{CN_NUM})\s*个?工作日(?:内|之内)?",
+            lambda m: working_days(int(m[1] or m[2]) if (m[1] or m[2]) else int(_cn_num(m[3])), m[0]),
+        )
+
+        def quarter_end(q: int, word: str) -> None:  # the next end of that quarter
+            day = dt.date(today.year, 3 * q, calendar.monthrange(today.year, 3 * q)[1])
+            on(day if day > today else day.replace(year=today.year + 1), word)
+
+        sc.take(
+            rf"{L}(?:{by})?(?:the\s+)?(?:end\s+of\s+)?q([1-4])(?:\s+end)?{R}|(?:第)?([1-4一二三四])季度(?:末|底)?(?:前|之前)?",
+            lambda m: quarter_end(int(m[1]) if m[1] else "一二三四1234".index(m[2]) % 4 + 1, m[0]),
+        )
 
     def _deadline(self) -> None:
         self._deadline_date()
