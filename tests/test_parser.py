@@ -881,3 +881,26 @@ def test_a_time_the_deadline_rules_do_not_read_is_refused_not_read_past(text, wo
     with pytest.raises(RequestError) as info:
         parse(text, today=datetime.date(2026, 12, 2))
     assert info.value.details["word"] == word
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70B full finetune 50GB 7d one server only",
+        "70B full finetune 50GB 7d single node",
+        "70B 全量微调 50GB 7天 单机",
+    ],
+)
+def test_one_server_only_is_a_constraint(text):
+    assert parse(text).one_server
+
+
+def test_one_server_with_more_gpus_than_a_server_is_a_contradiction():
+    with pytest.raises(RequestError) as info:
+        parse("70B lora 50GB 7d on 16xH800 one server only")
+    assert info.value.kind == "conflict"
+
+
+def test_eight_cards_in_one_machine_are_gpus_not_the_constraint():
+    r = parse("7b lora 20GB 3d 单机八卡")
+    assert r.gpu_count == 8 and not r.one_server

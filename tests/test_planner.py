@@ -210,3 +210,11 @@ def test_asap_takes_the_cheapest_plan_as_fast_as_the_fastest_not_any_price(cli):
     bound = max(fastest * (1 + planner.SPEED_SLACK), fastest + planner.SPEED_SLACK_HOURS / 24)
     assert fast["training"]["days"] <= bound
     assert "fastest first" in cli("ask", "7B lora 10k samples ASAP").stdout
+
+
+def test_one_server_only_keeps_every_plan_inside_one_server(cli):
+    data = _ask(cli, "70B full finetune 50GB 7d one server only")
+    assert data["request"]["one_server"] and data["plan"]["nodes"] == 1
+    assert all(a["gpu_count"] <= 8 for a in data["alternatives"])
+    # without it, the deadline takes more servers
+    assert _ask(cli, "70B full finetune 50GB 7d")["plan"]["nodes"] > 1

@@ -424,7 +424,7 @@ def _fastest_within_budget(
     for plans in by_speed if not req.gpu_count else []:
         gpu = catalog.get_gpu(plans[0].gpu)
         low, high = min(p.estimate.layout.gpu_count for p in plans), max(p.estimate.layout.gpu_count for p in plans)
-        for count in reversed([c for c in candidate_counts(gpu, MAX_GPUS) if low <= c <= high]):
+        for count in reversed([c for c in candidate_counts(gpu, _most_gpus(req, gpu)) if low <= c <= high]):
             plan = planned.get((gpu.name, count))
             if plan is None:
                 if not known.fits(gpu, count):
@@ -455,7 +455,7 @@ def _plans_for_gpu(
     budget: float | None,
 ) -> list[Plan]:
     """The plans worth keeping for one GPU type, each faster than every smaller count's."""
-    counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, MAX_GPUS)
+    counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, _most_gpus(req, gpu))
     start = _smallest_fitting(counts, gpu.gpus_per_server, lambda count: known.fits(gpu, count))
     tried: list[Plan] = []
     skip_below = 0.0
@@ -493,6 +493,11 @@ def _plans_for_gpu(
             scaling_up = prev is None or memory_bound or (est.gpu_hours is not None and est.gpu_hours <= prev)
             beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
     return tried
+
+
+def _most_gpus(req: TrainingRequest, gpu: GPU) -> int:
+    """The most GPUs a plan may take: one server's with `one server only`."""
+    return gpu.gpus_per_server if req.one_server else MAX_GPUS
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:

@@ -236,6 +236,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", f"{key}{'' if zh else ' '}{getattr(r, degree) or 1}")
     if "hsdp" in given:
         add("other", _say("hsdp", True, zh))
+    if "one_server" in given:
+        add("other", _say("one_server", True, zh))
     # before `offload`, which would read `offload opt` as what to offload
     if "opt_in_backward" in given:
         add("other", _say("opt_in_backward", True, zh))

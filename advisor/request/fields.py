@@ -456,6 +456,16 @@ FIELDS: tuple[Field, ...] = (
         shown="gpus",
         shows_in=("gpu_count",),
     ),
+    # `one server only`, `单机`: the plan stays inside one server (no inter-server fabric to rent)
+    Field(
+        "one_server",
+        flag=True,
+        choices=_flag(
+            ("one-server-only", "single-server", "single-node", "one-server", "one-node", "single-machine"),
+            ("单机", "单台服务器", "单节点"),
+        ),
+        examples=Word(en=("one server only",), zh=("单机",)),
+    ),
     Field(
         "city",
         worded=True,
@@ -796,7 +806,7 @@ HELP = (
     ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),
-    ("hardware", ("gpu_count", "nodes", "gpu")),
+    ("hardware", ("gpu_count", "nodes", "gpu", "one_server")),
     ("numerics", ("precision", "optimizer")),
     (
         "layout",

@@ -99,6 +99,8 @@ class TrainingRequest(BaseModel):
     # Context parallel degree (`cp 2`) and hybrid sharding (`hsdp`), as the user fixed them.
     cp: int | None = None
     hsdp: bool = False
+    # `one server only`: the planner counts GPUs up to one server's
+    one_server: bool = False
     offload: Offload = "none"
     recompute: Recompute | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.

@@ -229,6 +229,7 @@ FILLER = {
     # "how long", "多久": the answer's time is what they ask for
     "how",
     "long",
+    "only",
     "finish",
     "finished",
     "will",
@@ -744,10 +745,20 @@ def _zh_request_words() -> frozenset[str]:
     return frozenset(w for f in fields.FIELDS for word in (f.keys, *f.choices, *f.units) for w in word.zh)
 
 
+@cache
+def _short_request_words() -> frozenset[str]:
+    """The request language's words of one or two letters (`yr`, `mo`, `tp`), which the typo list
+    leaves out."""
+    return frozenset(
+        w.lower() for f in fields.FIELDS for word in (f.keys, *f.choices, *f.units) for w in word.en if len(w) < 3
+    )
+
+
 def _may_change_plan(word: str) -> bool:
     """Whether a word left over may change the plan: then the request is refused, not read past.
     A request word itself left over ("samples" after a number read as the budget) was not placed."""
-    if re.search(r"\d", word) or word in _zh_request_words():
+    # a fragment ("-in-bwd" of "opt-in-bwd" after `offload opt`) is a word cut by a rule: not chatter
+    if re.search(r"\d", word) or word in _zh_request_words() or word[0] in "-_./" or word[-1] in "-_/":
         return True
     if word.isascii():
         rest = word.strip(".-_'")
@@ -756,6 +767,7 @@ def _may_change_plan(word: str) -> bool:
             or _TIME_WORDS.fullmatch(rest)
             or re.fullmatch(_EN_NOT_ABOUT, rest)
             or rest in _request_words()
+            or rest in _short_request_words()
             or _nearest_word(rest) in _weighty_words()
         )
     return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word))
@@ -818,6 +830,7 @@ class _Parse:
             lambda m: self.fail("architecture", word=m[0].strip()),
         )
         self._gpus()
+        self._choose("one_server")  # after `单机八卡`, which gives the GPUs
         self._models()
         self._knobs()
         self._methods()
@@ -993,16 +1006,16 @@ class _Parse:
             # a context of "32k" is 32,768 tokens: sequence lengths are counted in 1,024s
             return round(_num(n) * 1024) if k else int(_num(n))
 
-        sc.take(  # `32k context`: the key after the number (first: `32k context 3 days`)
-            rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
-            lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
-        )
         # a time after the key is the deadline, not a length (`long context 3 days`)
-        time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?|天|日|周|小时|个月|星期))"
+        time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期))"
         sc.take(
             rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}{time_next}"
             rf"|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
+        )
+        sc.take(  # `32k context`: the key after the number
+            rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
+            lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
         )
         # `long context` with no length: the length decides the activations, so it is asked for
         sc.take(
@@ -1656,6 +1669,17 @@ class _Parse:
             if "gpu_count" in f and f["gpu_count"] != f["nodes"] * gpu.gpus_per_server:
                 self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
         check("gpu_count", f.get("gpu_count"))
+        if (
+            f.get("one_server")
+            and gpu is not None
+            and (f.get("nodes", 1) > 1 or f.get("gpu_count", 0) > gpu.gpus_per_server)
+        ):
+            self.fail(
+                "conflict",
+                first=words.get("nodes") or words["gpu_count"],
+                second=words["one_server"],
+                field="gpu_count",
+            )
         check("seq_len", f.get("seq_len"))
         check("epochs", f.get("epochs"))
         if "data" in f:
@@ -1851,6 +1875,7 @@ class _Parse:
             dp=f.get("dp"),
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
+            one_server=bool(f.get("one_server")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             grad_reduce=f.get("grad_reduce"),
