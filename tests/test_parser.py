@@ -904,3 +904,18 @@ def test_one_server_with_more_gpus_than_a_server_is_a_contradiction():
 def test_eight_cards_in_one_machine_are_gpus_not_the_constraint():
     r = parse("7b lora 20GB 3d 单机八卡")
     assert r.gpu_count == 8 and not r.one_server
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        ("we have 2 servers of 8xA800, 32B sft 500k samples", "gpu_count", 16),  # was a contradiction
+        ("7b lora 1GB on 2 nodes with 8 H100 each", "gpu_count", 16),
+        ("/gpu 70B full-finetune 1TB 14d budget", "params_b", 70),  # the Slack form pasted whole
+        ("<@U12345> 70B full-finetune 1TB 14d budget", "params_b", 70),  # a mention of the bot
+        ("千亿参数模型预训练 1万亿token 3个月", "params_b", 100),
+        ("8B sft 1万条 每条3万token 3天", "tokens_per_sample", 30_000),
+    ],
+)
+def test_hardware_sizes_and_lengths_as_teams_write_them(text, field, value):
+    assert getattr(parse(text), field) == value

@@ -773,6 +773,8 @@ def _may_change_plan(word: str) -> bool:
     return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word))
 
 
+_PASTED = re.compile(r"^\s*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
+
 # "we'd like", "it's": the contraction carries no meaning here
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
 
@@ -786,6 +788,8 @@ class _Parse:
         self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = _CONTRACTION.sub("", norm)
+        # the Slack form pasted whole ("/gpu 70B ..."), a mention of the bot ("<@U123> 70B ...")
+        norm = _PASTED.sub(" ", norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
@@ -879,6 +883,13 @@ class _Parse:
 
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
+            servers_by_gpus,
+        )
+        # "2 servers of 8xA800", "on 4 nodes with 8 H100 each": the same, in words
+        servers = _all(fields.field("nodes").units, "en")
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:{servers})\s+(?:of|with)\s+(?P<per>\d+)"
+            rf"\s*(?:x|\*)?\s*(?P<name>{alt})s?(?:\s+each)?{R}",
             servers_by_gpus,
         )
         self.scan.take(
@@ -1316,8 +1327,8 @@ class _Parse:
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
-            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
-            rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千)?\s*(?:个)?\s*{token}",
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
         ):
             sc.take(pattern, per_sample)
         # "2B tokens", "2 billion tokens", "五亿token"; "1万多条", "80k+ samples", "80k instruction samples"
@@ -1600,6 +1611,11 @@ class _Parse:
             rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
             rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])",
             size,
+        )
+        # "千亿参数", "万亿级模型": a scale alone before 参数 is the size (100B, 1T)
+        sc.take(
+            rf"(?<![\d{CN_DIGITS}])(万亿|千亿|百亿)(?:级别?|规模)?(?:的)?(?:参数|模型)",
+            lambda m: self.set("params_b", SCALE[m[1]] / 1e9, m[0]),
         )
 
     def _preferences(self) -> None:
