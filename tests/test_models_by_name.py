@@ -148,3 +148,20 @@ def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
     assert req.model == model and req.stack is None
     if params_b:
         assert req.params_b == params_b and any(n.code == "unknown_model" for n in req.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,model,params,active",
+    [
+        ("Gemma 3 4B lora 10k samples 2 days", None, 4, 4),  # a version apart from the family
+        ("Baichuan 2 13B lora 10k samples 2 days", None, 13, 13),
+        ("Mistral 7B v0.3 lora 10k samples 2 days", "mistral-7b", 7.24, 7.24),
+        ("mistral small 24b qlora 40k samples 2d", None, 24, 24),  # not "did you mean mistral-7b?"
+        ("ERNIE 4.5 300B-A47B lora 10k samples 2 days", None, 300, 47),
+        ("gemma 3 27b lora 10k samples 2 days", "gemma3-27b", 27.01, 27.01),
+    ],
+)
+def test_names_as_vendors_write_them_with_spaces(text, model, params, active):
+    r = parse(text)
+    assert (r.model, r.params_b, r.active_params_b) == (model, params, active)
+    assert not [n for n in r.assumptions if n.code == "read_past"]

@@ -469,7 +469,13 @@ _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-
 
 
 # Families whose releases are planned by the size in their name when the catalogue lacks them.
-UNCATALOGUED_FAMILIES = ("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder")
+UNCATALOGUED_FAMILIES = (
+    *("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder"),
+    *("ernie", "hunyuan", "yi", "granite", "command-r", "nemotron", "mimo", "seed-oss"),
+)
+# A family's version or tier written apart from its name, as vendors write it: "Gemma 3 4B",
+# "Baichuan 2 13B", "Mistral Small 24B", "ERNIE 4.5 300B-A47B".
+FAMILY_VERSION = r"(?:\s+(?:\d+(?:\.\d+)?|small|medium|large|mini|nano|pro|flash|air|max|plus|turbo|lite))?"
 
 
 @cache
@@ -482,9 +488,10 @@ def _release(name: str, params_b: float) -> catalog.ModelShape | None:
     """The one catalogued release a versioned family name and a size name ("qwen3 235b" is
     Qwen3-235B-A22B, a mixture of experts: planned as a dense 235B it would cost ten times the
     compute); None when the name has no version ("llama 70b": Llama 2 or 3?) or several fit."""
-    if not re.search(r"\d", name):
+    name = re.sub(r"(?<=[a-z])\s+(?=\d)", "", name.lower())  # "gemma 3" is gemma3
+    if not re.search(r"\d", name) and not re.search(r"\s", name.strip()):
         return None
-    words = re.split(r"[\s_\-]+", name.lower().strip("-_ "))
+    words = re.split(r"[\s_\-]+", name.strip("-_ "))
 
     def begins(release: str) -> bool:
         # the name's words begin the release's and the version ends there: "qwen3" begins
@@ -682,7 +689,7 @@ _GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
 # A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat",
 # "qwen3-235b-a22b-instruct-2507", "mistral-7b-instruct-v0.3"); `hf` only joined to the name, as
 # alone it names the stack.
-VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking)|[_\-](?:hf|\d{4}(?![0-9])|v\d+(?:\.\d+)*))"
+VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking|v\d+(?:\.\d+)*)|[_\-](?:hf|\d{4}(?![0-9])))"
 # A checkpoint quantized for serving ("qwen2.5-72b-instruct-awq", "-gptq-int4", "-fp8"): the same
 # model, whose training starts from its 16-bit weights (said among the assumptions).
 QUANTIZED = (
@@ -1557,6 +1564,10 @@ class _Parse:
             self.set("unknown_model", m["name"], m[0])
 
         sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", named_moe)
+        sc.take(
+            rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*{FAMILY_VERSION})\s+{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}",
+            named_moe,
+        )
         # "mixtral-8x99b": experts x size names no active count: asked for, not guessed as dense
         sc.take(
             rf"{L}(?:[a-z][a-z0-9.]*[_\-])*\d+x\d+(?:\.\d+)?b(?:[_\-][a-z0-9.]+)*{R}",
@@ -1603,7 +1614,7 @@ class _Parse:
         )
         # "qwen 72b", "baichuan2 13b": a family's name apart from the size (not any word: "a 7b")
         sc.take(
-            rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*)\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
+            rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*{FAMILY_VERSION})\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
             named_size,
         )
         total = fields.field("params_b").keys
