@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from advisor.request.parser import detect_lang
 from bot import locales
@@ -16,6 +17,11 @@ def stated_lang(text: str) -> str | None:
     if _LANG_WORD.search(text or "") or detect_lang(text or "") == "zh":
         return detect_lang(text or "")
     return None
+
+
+# Reads of the remembered locale that meet a passing lock (a SQLite writer) are tried again.
+GUESS_TRIES = 3
+GUESS_RETRY_S = 0.05
 
 
 def reply_lang(text: str, client=None, user: str | None = None, team: str = "") -> str:
@@ -36,10 +42,12 @@ def reply_lang(text: str, client=None, user: str | None = None, team: str = "") 
             return lang
         except Exception:  # no users:read scope, a transient failure or a locked file: what we knew
             pass
-    try:
-        return locales.guess(user, team) or "en"
-    except Exception:  # the store cannot be read: English rather than no answer
-        return "en"
+    for _ in range(GUESS_TRIES):
+        try:
+            return locales.guess(user, team) or "en"
+        except Exception:  # a passing lock (another process writing): once more, shortly
+            time.sleep(GUESS_RETRY_S)
+    return "en"  # the store cannot be read: English rather than no answer
 
 
 def thread_key(team: str, channel: str, thread_ts: str) -> str:

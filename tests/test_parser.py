@@ -919,3 +919,26 @@ def test_eight_cards_in_one_machine_are_gpus_not_the_constraint():
 )
 def test_hardware_sizes_and_lengths_as_teams_write_them(text, field, value):
     assert getattr(parse(text), field) == value
+
+
+@pytest.mark.parametrize(
+    "text,total,months",
+    [
+        ("13B sft 5B tokens budget 2 million CNY per month", 2_000_000, 1),  # no deadline: the 30 days planned
+        ("13B sft 5B tokens 60d budget $50k/month", 100_000, 2),
+        ("13B sft 5B tokens 月预算20万 45天", 400_000, 2),  # 45 days start a second month
+        ("13B sft 5B tokens 每月预算20万", 200_000, 1),
+    ],
+)
+def test_a_budget_by_the_month_is_that_much_for_each_month_of_the_deadline(text, total, months):
+    r = parse(text)
+    assert r.budget.amount == total
+    assert [n.params["months"] for n in r.assumptions if n.code == "budget_monthly"] == [months]
+
+
+@pytest.mark.parametrize("text", ["7B full finetune 1B tokens $2/hr", "7B sft 1B tokens 2元/卡时"])
+def test_a_price_per_hour_is_not_taken_for_the_jobs_budget(text):
+    """`$2/hr` had been a $2 cap on the whole job."""
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "hourly_budget"

@@ -361,6 +361,7 @@ FIELDS: tuple[Field, ...] = (
         signs=(Word("CNY", en=("¥",)), Word("USD", en=("$",))),
         examples=Word(en=("budget ¥500k", "$200k"), zh=("预算50万", "预算20万美元")),
         shown="money",
+        assumed=("budget_monthly",),
         scaled=Word(en=("budget",), zh=("预算",)),
     ),
     Field(
@@ -786,6 +787,7 @@ NOTE_ORDER = (
     *field("lora_targets").assumed,
     *field("precision").assumed,
     *field("optimizer").assumed,
+    *field("budget").assumed,
     *field("currency").assumed,
     *field("city").assumed,
     *field("deadline_days").assumed,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import difflib
+import math
 import os
 import re
 import unicodedata
@@ -804,7 +805,10 @@ class _Parse:
         self.fields: dict = {}
         self.words: dict[str, str] = {}
         self.quantized = ""  # the checkpoint's name when it was quantized for serving
-        self.read_past: list[str] = []  # words a whole request was read without (`_may_change_plan`)
+        self.read_past: list[str] = []
+        self.budget_monthly = (
+            False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
+        )
 
     def fail(self, kind: str, **details):
         raise RequestError(kind, self.lang, **details)
@@ -1188,11 +1192,16 @@ class _Parse:
         number = rf"{NUM}|{CN_SCALED}"  # "50万", "五十万"
         scale = rf"{CN_UNITS}|{SCALE_WORDS}|k|m|w|b"
         amount = rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{number})\s*(?P<u>{scale})?\s*(?P<cur>{currency_words})?"
+        # a budget by the month ("budget 2 million CNY per month", "每月预算20万"): the job's is
+        # that much for each month of the deadline (`_derived`)
+        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z]))?"
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
                 self.set("cost_first", True, m[0])
                 return
+            if isinstance(m, re.Match) and (m["pm"] or m["pm_zh"]):
+                self.budget_monthly = True
             value = _amount(m["n"], m["u"])
             if m["neg"]:
                 self.fail("bad_value", word=m[0].strip(), what="budget")
@@ -1208,8 +1217,15 @@ class _Parse:
         cn_verb += r"(?:大概|大约|约|差不多)?"
         # "tight budget", "预算有限": cost first, before the key alone would read the same
         self._choose("cost_first")
+        # a price an hour is not the job's budget ("$2/hr", "2元/卡时"): asked for as one
         self.scan.take(
-            rf"(?:{L}(?:{_en(row.keys)}){verb}|(?:{_zh(row.keys)}){cn_verb})(?:\s*[:=]?\s*{amount}(?![a-z0-9]))?",
+            rf"(?:{sign})\s*{NUM}\s*(?:{currency_words})?\s*(?:/|per\s+|an?\s+)\s*(?:gpu[\s\-]?)?(?:hr|hour|h)(?![a-z])"
+            rf"|{NUM}\s*(?:{currency_words})\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s\-]?)?(?:hr|hour|h|卡时|小时|卡小时)(?![a-z])",
+            lambda m: self.fail("hourly_budget", word=m[0].strip()),
+        )
+        self.scan.take(
+            rf"(?:{L}(?:{_en(row.keys)}){verb}|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)}){cn_verb})"
+            rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]))?",
             budget,
         )
         # A ceiling said around an amount of money: "50万以内", "不超过50万", "控制在30万以下",
@@ -1844,6 +1860,11 @@ class _Parse:
         budget = None
         if "budget" in f:
             value, budget_currency = f["budget"]
+            if self.budget_monthly:
+                # each month the deadline (or the 30 days planned without one) starts
+                months = max(1, math.ceil((f.get("deadline_days") or 30) / 30 - 1e-9))
+                note("budget_monthly", monthly=value, months=months, currency=budget_currency or v["currency"])
+                value *= months
             budget = Budget(amount=value, currency=budget_currency or v["currency"])
         return {
             "params": params,
