@@ -218,3 +218,24 @@ def test_one_server_only_keeps_every_plan_inside_one_server(cli):
     assert all(a["gpu_count"] <= 8 for a in data["alternatives"])
     # without it, the deadline takes more servers
     assert _ask(cli, "70B full finetune 50GB 7d")["plan"]["nodes"] > 1
+
+
+def test_suggestions_and_checks_stay_within_reason(cli):
+    # eight 4090s would take about nine years: no "allow 3,261 days"
+    hopeless = _ask(cli, "70B full-finetune 1TB 14d on 4090")
+    assert not [w for w in hopeless["warning_codes"] if w["code"] == "longer_deadline"]
+    # a plan that does not fit has no rent to compare another GPU type's with
+    unfit = _ask(cli, "deepseek-v3 lora 10k samples on 8xH20")
+    other = [w for w in unfit["warning_codes"] if w["code"] == "other_gpu"]
+    assert other and other[0]["params"]["value"] is None
+    assert "times this plan's rent" not in cli("ask", "deepseek-v3 lora 10k samples on 8xH20").stdout
+    # a ten-minute job is its own pilot (it had been "pilot first: about 0 hours")
+    short = _ask(cli, "7B lora 10k samples on 1xH200")
+    assert "pilot_whole_job" in [c["code"] for c in short["checklist"]]
+
+
+def test_a_lora_alternative_saves_money_or_time(cli):
+    for text in ("70B full finetune 1TB 3 days budget $10k", "13B full-finetune 200GB 7d", "70B full-finetune 1TB 14d"):
+        data = _ask(cli, text)
+        for alt in (a for a in data["alternatives"] if a["why"] == "lora"):
+            assert alt["cost"] < data["cost"]["rent_total"] or alt["days"] < data["training"]["days"], text

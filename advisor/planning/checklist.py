@@ -13,6 +13,8 @@ from advisor import catalog
 # doc/PERFORMANCE.md); across servers a healthy ring all-reduce reaches most of the per-GPU NIC
 # line rate. 80% is the acceptance threshold used here (assumed; vendors state their own).
 NCCL_BUSBW_SHARE = 0.8
+# A job shorter than this many hours is its own pilot: a tenth of it says nothing ("about 0 hours").
+PILOT_MIN_JOB_HOURS = 2
 # A pilot is never longer than a tenth of the job, and at most this many days.
 PILOT_SHARE = 0.1
 PILOT_MAX_DAYS = 3
@@ -82,7 +84,9 @@ def items(advice) -> list[dict]:
         add("fio_read", gb_s=infra.storage_read_gb_per_s, shared=infra.shared_storage == "parallel_fs")
     add("backup")
     days = p.estimate.days
-    if days:
+    if days and days * 24 < PILOT_MIN_JOB_HOURS:
+        add("pilot_whole_job", hours=round(days * 24, 2))
+    elif days:
         pilot = min(PILOT_MAX_DAYS, days * PILOT_SHARE)
         profiler = "msprof" if huawei else ("rocprof" if vendor == "amd" else "nsys")
         add("pilot", hours=round(pilot * 24, 1), days=days, profiler=profiler)

@@ -11,6 +11,7 @@ total rent, or by time when the user asks for speed.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Literal
 
 from pydantic import BaseModel
@@ -260,7 +261,8 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
         lora = _peft_alternative(req, m, book, best)
-        if lora is not None:
+        # an alternative is worth a line only where it saves money or time
+        if lora is not None and (_cheaper(lora, best) or (lora.days or math.inf) < (best.days or math.inf)):
             alts = alts[:4] + [lora]
     if single is not None and best is not None and _one_server_first(req, best, single, horizon):
         alts = [single.model_copy(update={"label": "one_server"})] + [
@@ -514,6 +516,10 @@ def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:
     return None
 
 
+def _cheaper(a: Plan, b: Plan) -> bool:
+    return a.rent is not None and (b.rent is None or a.rent < b.rent)
+
+
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
     """The same job as LoRA on the best plan's GPU type: far less memory, often fewer GPUs."""
     lora = req.model_copy(
@@ -525,11 +531,22 @@ def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best
     return found.model_copy(update={"label": "lora"})
 
 
+# A longer deadline is a fix only while it is a plan a team could run: a year at most (assumed;
+# "allow 3,261 days" on eight 4090s had been offered as one).
+LONGER_DEADLINE_MAX_DAYS = 365
+
+
 def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanResult) -> list[Suggestion]:
     """When nothing fits or the deadline cannot be met, the cheapest changes that would work."""
     out: list[Suggestion] = []
     best = result.best
-    if best is not None and best.estimate.fits and not best.meets_deadline and best.days:
+    if (
+        best is not None
+        and best.estimate.fits
+        and not best.meets_deadline
+        and best.days
+        and best.days <= LONGER_DEADLINE_MAX_DAYS
+    ):
         out.append(Suggestion(change="longer_deadline", value=round(best.days + 0.5), plan=best))
     wider = None
     if req.gpu_count and best is not None and (not best.estimate.fits or not best.meets_deadline):
@@ -638,7 +655,8 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             and found.rent
             and (not works(best) or found.rent * OTHER_GPU_RENT_RATIO <= best.rent)
         ):
-            share = round(found.rent / best.rent, 4)
+            # a plan that does not fit has no rent to compare with: the other type runs the job
+            share = round(found.rent / best.rent, 4) if best.estimate.fits else None
             out.insert(min(1, len(out)), Suggestion(change="other_gpu", value=share, plan=found))
     return out[:3]
 
