@@ -73,6 +73,7 @@ WORDS = {
     "unknown_model": (["foo-72b", "bar-30b-a3b"], ["foo-72b"]),
     "read_past": None,
     "one_server": (["one server only", "single node"], ["单机"]),
+    "owned": (["our own gpus"], ["自有显卡"]),
     "moe": (["moe 671B active 37B"], ["混合专家 671B 激活37B"]),
     "method": (["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"], ["预训练", "全量微调", "lora"]),
     "finetune": (["sft", "fine-tune"], ["微调"]),

@@ -787,8 +787,8 @@ def test_a_sequence_length_in_k_counts_1024s(text, seq):
     [
         # the expert review: one unknown word sank a whole request
         (
-            "we already own 16 A100 80GB, 13B full finetune 20B tokens, how long?",
-            ["already"],
+            "hey, 13B full finetune 20B tokens on 16 A100 80GB, how long? cheers",
+            ["cheers"],
             lambda r: (r.gpu_count, r.params_b, r.method, r.tokens) == (16, 13, "full-finetune", 20e9),
         ),
         (
@@ -942,3 +942,18 @@ def test_a_price_per_hour_is_not_taken_for_the_jobs_budget(text):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "hourly_budget"
+
+
+@pytest.mark.parametrize(
+    "text,owned",
+    [
+        ("我们团队有16张A800，想做70B的LoRA微调，数据20万条，要多久？", True),
+        ("70B lora 50k samples, we own 16 A100 already", True),
+        ("we have 2 servers of 8xA800, 32B sft 500k samples", True),
+        ("we have 50k samples, 7b lora 3d", False),  # having data is not having GPUs
+        ("7b full-finetune 1GB buy keep it busy 24 months", False),
+    ],
+)
+def test_gpus_the_team_has_are_its_own(text, owned):
+    r = parse(text)
+    assert r.owned == owned and (r.rent_or_buy != "buy" or not owned)

@@ -239,3 +239,12 @@ def test_a_lora_alternative_saves_money_or_time(cli):
         data = _ask(cli, text)
         for alt in (a for a in data["alternatives"] if a["why"] == "lora"):
             assert alt["cost"] < data["cost"]["rent_total"] or alt["days"] < data["training"]["days"], text
+
+
+def test_a_team_with_its_own_gpus_gets_time_not_a_rent_decision(cli):
+    text = "70B lora 50k samples, we own 16 A100 already"
+    out = cli("ask", text).stdout
+    assert "on your own GPUs" in out.splitlines()[0] and "rent about" not in out.splitlines()[0]
+    assert "decision: run it on the GPUs you have" in out
+    data = _ask(cli, text)
+    assert data["request"]["owned"] and not [w for w in data["warning_codes"] if w["code"] == "other_gpu"]

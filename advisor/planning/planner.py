@@ -644,7 +644,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         found = search(open_req, m, book, alternatives=False).best
         if works(found) and found.gpu != req.gpu:
             out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
-    elif req.gpu and best is not None and best.rent:
+    elif req.gpu and best is not None and best.rent and not req.owned:  # own GPUs: no rent to save
         # The GPU type the user fixed misses the deadline, or costs over twice what the same job
         # costs on the best GPU type for it: say so, with that plan and its share of the rent.
         open_req = req.model_copy(update={"gpu": None, "gpu_count": None})

@@ -238,6 +238,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", _say("hsdp", True, zh))
     if "one_server" in given:
         add("other", _say("one_server", True, zh))
+    if "owned" in given:
+        add("other", _say("owned", True, zh))
     # before `offload`, which would read `offload opt` as what to offload
     if "opt_in_backward" in given:
         add("other", _say("opt_in_backward", True, zh))

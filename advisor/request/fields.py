@@ -457,6 +457,9 @@ FIELDS: tuple[Field, ...] = (
         shown="gpus",
         shows_in=("gpu_count",),
     ),
+    # `we already own 16 A100`, `我们有16张A800`: the team's own GPUs; rent and purchase are only
+    # compared (the parser reads it before the GPUs it names: advisor/request/parser.py `_owned`)
+    Field("owned", flag=True, assumed=("owned",), choices=_flag(("our-own-gpus", "in-house-gpus"), ("自有显卡",))),
     # `one server only`, `单机`: the plan stays inside one server (no inter-server fabric to rent)
     Field(
         "one_server",
@@ -787,6 +790,7 @@ NOTE_ORDER = (
     *field("lora_targets").assumed,
     *field("precision").assumed,
     *field("optimizer").assumed,
+    *field("owned").assumed,
     *field("budget").assumed,
     *field("currency").assumed,
     *field("city").assumed,

@@ -101,6 +101,8 @@ class TrainingRequest(BaseModel):
     hsdp: bool = False
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
+    # `we already own 16 A100`: the GPUs are the team's; rent and purchase only compared
+    owned: bool = False
     offload: Offload = "none"
     recompute: Recompute | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.

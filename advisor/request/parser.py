@@ -844,6 +844,7 @@ class _Parse:
             rf"(?:[_\-][a-z0-9.\-]*)?{R}",
             lambda m: self.fail("architecture", word=m[0].strip()),
         )
+        self._owned()
         self._gpus()
         self._choose("one_server")  # after `单机八卡`, which gives the GPUs
         self._models()
@@ -869,6 +870,21 @@ class _Parse:
             self.read_past = leftovers
 
     # -- hardware -------------------------------------------------------------------
+    def _owned(self) -> None:
+        """GPUs the team has ("we already own 16 A100", "we have 2 servers of 8xA800", "我们有16张
+        A800"): a verb of having right before a count of GPUs or servers, so "we have 50k samples"
+        and "own use" stay what they were."""
+        alt = _gpu_names()
+        en_units = _all(fields.field("gpu_count").units, "en") + "|" + _all(fields.field("nodes").units, "en")
+        zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
+        self.scan.take(
+            rf"{L}(?:we\s+|i\s+)?(?:already\s+)?(?:own|have|got)(?:\s+already)?"
+            rf"(?=\s+(?:\d+|a|one|two)\s*(?:x\s*|\s+)?(?:{alt}|{en_units}|servers?\s+of)(?![a-z0-9]))"
+            rf"|(?:已经)?(?:有|拥有|自有|现有|手上有|手头有)(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
+            lambda m: self.set("owned", True, m[0]),
+        )
+        self._choose("owned")
+
     def _gpus(self) -> None:
         alt = _gpu_names()
         sep = r"\s*(?:x|\*|卡|张|块)?\s*"
@@ -1680,6 +1696,8 @@ class _Parse:
         notes: list[Note] = []
         v = self._defaults(shape, gpu, notes)
         v |= self._derived(shape, gpu, v, notes)
+        if f.get("owned"):
+            notes.append(Note(kind="assumption", code="owned"))
         if self.read_past:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
@@ -1924,6 +1942,7 @@ class _Parse:
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             one_server=bool(f.get("one_server")),
+            owned=bool(f.get("owned")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
             grad_reduce=f.get("grad_reduce"),
