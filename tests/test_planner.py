@@ -248,3 +248,11 @@ def test_a_team_with_its_own_gpus_gets_time_not_a_rent_decision(cli):
     assert "decision: run it on the GPUs you have" in out
     data = _ask(cli, text)
     assert data["request"]["owned"] and not [w for w in data["warning_codes"] if w["code"] == "other_gpu"]
+
+
+def test_a_size_alone_is_planned_without_offload_where_a_count_runs_it(cli):
+    """`70B` alone had been two 4090s streaming 1.3 TB of host memory: with no data there is no
+    time to show how slow offloading is, so the plan is the cheapest hour that does not offload."""
+    for text in ("70B", "405B full-finetune"):
+        data = _ask(cli, text)
+        assert data["plan"]["offload"] == "none", text

@@ -190,6 +190,12 @@ def pcie_at_scale(req: TrainingRequest, p: Plan) -> bool:
 
 def _sort_key(req: TrainingRequest):
     def key(p: Plan):
+        if req.tokens is None:
+            # No data, so no time to weigh: the rate an hour, and a plan that offloads after every
+            # plan that does not (its rate hides how slow it is: `70B` alone had been two 4090s
+            # streaming 1.3 TB of host memory)
+            hourly = (p.costs.rent_per_gpu_hour or float("inf")) * p.estimate.layout.gpu_count
+            return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", hourly, 0.0)
         rent = p.rent if p.rent is not None else float("inf")
         if req.rent_or_buy == "buy":  # issue 15: a buyer's plans rank by the cost of owning them
             rent = p.costs.ownership_cost if p.costs.ownership_cost is not None else float("inf")
@@ -478,6 +484,12 @@ def _plans_for_gpu(
             continue  # more GPUs, no faster: never a better plan
         plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
         tried.append(plan)
+        if req.tokens is None:
+            # no data, no deadline to meet: the smallest count, and the smallest that runs
+            # without offloading (an offloading plan is far slower than its memory says)
+            if est.layout.offload == "none":
+                break
+            continue
         if len(tried) == 1 and est.days:
             # Jump close to the count the deadline needs instead of trying each one; at most
             # MAX_JUMP times the first count when its plan is flagged inefficient (low MFU: an
