@@ -165,3 +165,15 @@ def test_names_as_vendors_write_them_with_spaces(text, model, params, active):
     r = parse(text)
     assert (r.model, r.params_b, r.active_params_b) == (model, params, active)
     assert not [n for n in r.assumptions if n.code == "read_past"]
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-vl-7b", "internvl2-26b", "llava-1.5-13b"])
+def test_a_vision_language_checkpoint_says_what_is_not_counted(name):
+    """`qwen2.5-vl-7b` had been planned as a text model with no word about images."""
+    r = parse(f"{name} lora 10k samples 2d")
+    noted = [n for n in r.assumptions if n.code == "vision_language"]
+    assert len(noted) == 1 and name.startswith(noted[0].params["model"])
+
+
+def test_a_text_model_has_no_vision_note():
+    assert not any(n.code == "vision_language" for n in parse("qwen2.5-72b lora 10k samples 2d").assumptions)

@@ -781,6 +781,10 @@ def _may_change_plan(word: str) -> bool:
     return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word))
 
 
+# A vision-language checkpoint ("qwen2.5-vl-7b", "internvl2-26b", "llava-1.5-13b"): planned as its
+# language model, and said so (its vision encoder and the image tokens are not counted).
+_VISION = re.compile(r"(?:^|[\s_\-])(?:vl|vlm|vision|visual|omni|mm)(?:$|[\s_\-\d])|internvl|llava|cogvlm|minicpm-v")
+
 _PASTED = re.compile(r"^\s*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
 # "we'd like", "it's": the contraction carries no meaning here
@@ -1777,6 +1781,8 @@ class _Parse:
         if "unknown_model" in f:
             moe_sized = "active_params_b" in f and f["active_params_b"] < f["params_b"]
             note("unknown_moe_model" if moe_sized else "unknown_model", model=f["unknown_model"])
+            if _VISION.search(f["unknown_model"]):
+                note("vision_language", model=f["unknown_model"])
         seq = f.get("seq_len")
         if seq is None:
             seq = min(4096, shape.max_seq) if shape else 4096
