@@ -957,3 +957,42 @@ def test_a_price_per_hour_is_not_taken_for_the_jobs_budget(text):
 def test_gpus_the_team_has_are_its_own(text, owned):
     r = parse(text)
     assert r.owned == owned and (r.rent_or_buy != "buy" or not owned)
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        # each had been read past and planned against what it says (a second probe of the tolerant reading)
+        ("70B lora 200GB 5d we can't use 4090", "not"),  # the 4090 had become the fixed GPU
+        ("70B lora 200GB 5d anything but H20", "anything"),
+        ("70B lora 200GB 5天 避免H20", "避免"),
+        ("70B lora 200GB 5d price matters more than speed", "matters"),
+        ("70B lora 200GB 5d at least 64 GPUs", "least"),
+        ("70B lora 200GB 5d more than one server is fine", "more"),
+        ("70B lora 200GB overnight", "overnight"),
+        ("70B lora 200GB in a few days", "few"),
+        ("70B lora 200GB 5d in the US", "us"),
+        ("70B lora 200GB 5d run it twice", "twice"),
+        ("70B full-finetune 1TB compressed 14d", "compressed"),
+        ("70B lora 200GB 5d, they have 16 A100", "they"),
+        ("70B lora 200GB 5天 客户有16张A800", "客户"),
+        ("70B lora 200GB 5d with InfiniBand", "infiniband"),
+        ("7B 对齐训练 20GB 3天", "对齐"),
+    ],
+)
+def test_words_that_bend_the_request_are_refused_not_read_past(text, word):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.details.get("word") == word
+
+
+@pytest.mark.parametrize("text", ["70B lora 200GB 5d long documents", "70B lora 200GB 5天 长文本"])
+def test_long_documents_ask_for_the_sequence_length(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "context_length"
+
+
+def test_own_data_is_not_a_wish_to_buy_and_priorities_in_chinese():
+    assert parse("70B lora 200GB 5d on our own data").rent_or_buy is None
+    assert parse("70B lora 200GB 5d 速度优先").speed_first and parse("70B lora 200GB 5d 成本优先").cost_first

@@ -391,7 +391,7 @@ FIELDS: tuple[Field, ...] = (
         worded=True,
         choices=(
             Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
-            Word("buy", en=("buy", "purchase", "own", "buying"), zh=("购买", "自购", "采购", "买")),
+            Word("buy", en=("buy", "purchase", "buying"), zh=("购买", "自购", "采购", "买")),
         ),
         examples=Word(en=("rent", "buy"), zh=("租", "买")),
     ),
@@ -417,14 +417,17 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(
             ("cheapest", "cheap", "cost", "tight-budget", "limited-budget", "low-budget", "budget is tight"),
-            ("最省", "便宜", "省钱", "预算有限", "预算紧张", "预算不多"),
+            ("最省", "便宜", "省钱", "预算有限", "预算紧张", "预算不多", "成本优先"),
         ),
         examples=Word(en=("budget",), zh=("预算",)),
     ),
     Field(
         "speed_first",
         flag=True,
-        choices=_flag(("fastest", "fast", "speed", "asap", "urgent"), ("尽快", "最快", "加急", "越快越好")),
+        choices=_flag(
+            ("fastest", "fast", "speed", "asap", "urgent", "speed-first"),
+            ("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用"),
+        ),
         examples=Word(en=("fast",), zh=("尽快",)),
     ),
     # the hardware

@@ -727,8 +727,34 @@ _ZH_ABOUT = (
 # number whose meaning we did not find), a time the deadline rules did not read, a request word
 # left unplaced or a typo of a weighty one, and what the data is when it is not text in a language
 # we know (another modality or language).
-_NEGATION = re.compile(r"no|not|non|without|except|never|dont|don't|avoid|exclude|excluding|instead|rather")
-_ZH_NEGATION = re.compile(r"不|别|没|无|非|除")
+_NEGATION = re.compile(
+    r"no|not|non|nor|without|w/o|except|never|cannot|avoid|exclude[ds]?|excluding|instead|rather|but|other|besides"
+    r"|banned|ban|skip|forget|no-go|nogo|anything|else"
+)
+_ZH_NEGATION = re.compile(r"不|别|没|无|非|除|避免|禁|去掉|拒绝|免谈|算了|以外|之外")
+# Words that bend what sits next to them or ask for what the request language has no word for
+# (the second probe of the tolerant reading, /tmp/probe9, found each planned wrongly when read
+# past): comparisons and bounds ("at least 64 GPUs", "more than 14d is ok"), conditions ("fp8 if
+# possible"), other people's GPUs, money that is not this job's budget, repeated runs, places and
+# clouds, kinds of GPU and network, data counted otherwise ("1TB compressed"), other methods.
+_RISKY = re.compile(
+    r"than|more|less|least|most|minimum|min|maximum|max|up|over|above|below|under|if|unless|either|or|maybe"
+    r"|possible|possibly|needed|necessary|should|wait|they|their|customers?|clients?|order|ordered|spent|spend"
+    r"|last|previous|twice|thrice|seeds?|sweeps?|ablations?|runs|times|each|per|every|weekly|daily|annual"
+    r"|hourly|on-demand|pay|euros?|eur|gbp|pounds?|hk|jpy|yen|sgd|overnight|christmas|sprint|soon|cob"
+    r"|january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|few|couple|several|compressed|gzipped|gzip|zstd"
+    r"|tokenized|raw|dedup|deduped|duplicates?|merge|merging|distill|distillation|distilled|qat|freeze|frozen"
+    r"|us|usa|eu|europe|european|america|singapore|japan|korea|hong|kong|overseas|abroad|aws|azure|gcp|google"
+    r"|aliyun|alibaba|tencent|oracle|lambda|runpod|nvidia|amd|hopper|ampere|blackwell|consumer|datacenter|pcie"
+    r"|nvl|infiniband|ib|roce|nvlink|ethernet|network|flexible|unlimited|matters?|important|cheaper|faster"
+    r"|slower|better|newer|older|compared|similar"
+)
+_ZH_RISKY = re.compile(
+    r"以上|以下|至少|最多|最少|客户|他们|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
+    r"|英伟达|国产|信创|美国|欧洲|海外|国外|新加坡|日本|香港|阿里|腾讯|华为云|火山|百度|按量|网络|充足|不限|魔改|节|旦|早"
+    r"|评测|超参|组|如果|的话|是否|比|更|等"
+)
 _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏好|(?<![中英汉])[文语]")
 # A time the deadline rules did not read ("本周", "tomorrow") would change the plan too.
 _TIME_WORDS = re.compile(r"tomorrow|today|tonight|weekends?|quarter|eod|eow|noon|morning|afternoon|evening|midnight")
@@ -772,13 +798,16 @@ def _may_change_plan(word: str) -> bool:
         rest = word.strip(".-_'")
         return bool(
             _NEGATION.fullmatch(rest)
+            or _RISKY.fullmatch(rest)
             or _TIME_WORDS.fullmatch(rest)
             or re.fullmatch(_EN_NOT_ABOUT, rest)
             or rest in _request_words()
             or rest in _short_request_words()
             or _nearest_word(rest) in _weighty_words()
         )
-    return bool(_ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word))
+    return bool(
+        _ZH_NEGATION.search(word) or _ZH_NOT_TEXT.search(word) or _ZH_TIME.search(word) or _ZH_RISKY.search(word)
+    )
 
 
 # A vision-language checkpoint ("qwen2.5-vl-7b", "internvl2-26b", "llava-1.5-13b"): planned as its
@@ -799,6 +828,7 @@ class _Parse:
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
+        norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
         norm = _CONTRACTION.sub("", norm)
         # the Slack form pasted whole ("/gpu 70B ..."), a mention of the bot ("<@U123> 70B ...")
         norm = _PASTED.sub(" ", norm)
@@ -882,9 +912,10 @@ class _Parse:
         en_units = _all(fields.field("gpu_count").units, "en") + "|" + _all(fields.field("nodes").units, "en")
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
-            rf"{L}(?:we\s+|i\s+)?(?:already\s+)?(?:own|have|got)(?:\s+already)?"
+            rf"{L}(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?"
             rf"(?=\s+(?:\d+|a|one|two)\s*(?:x\s*|\s+)?(?:{alt}|{en_units}|servers?\s+of)(?![a-z0-9]))"
-            rf"|(?:已经)?(?:有|拥有|自有|现有|手上有|手头有)(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
+            rf"|(?:(?:我们|我|团队|公司|我司|自己)(?:已经|手上|手头)?(?:有|拥有)|已有|现有|自有)"
+            rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
         self._choose("owned")
@@ -1061,7 +1092,8 @@ class _Parse:
         )
         # `long context` with no length: the length decides the activations, so it is asked for
         sc.take(
-            rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|长?上下文",
+            rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|{L}long[\s\-]?(?:documents?|docs?|sequences?|texts?){R}"
+            r"|长?上下文|超?长文本|长序列",
             lambda m: None if "seq_len" in self.fields else self.fail("context_length", word=m[0].strip()),
         )
         for name in ("micro_batch", "global_batch", "grad_accum"):
@@ -1220,7 +1252,7 @@ class _Parse:
             if m["n"] is None:
                 self.set("cost_first", True, m[0])
                 return
-            if isinstance(m, re.Match) and (m["pm"] or m["pm_zh"]):
+            if isinstance(m, re.Match) and (m["pm"] or m["pm_zh"] or m["pm_en"]):
                 self.budget_monthly = True
             value = _amount(m["n"], m["u"])
             if m["neg"]:
@@ -1244,7 +1276,7 @@ class _Parse:
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
         self.scan.take(
-            rf"(?:{L}(?:{_en(row.keys)}){verb}|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)}){cn_verb})"
+            rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)}){cn_verb})"
             rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]))?",
             budget,
         )
