@@ -272,7 +272,8 @@ def card(result) -> dict:
         per_day = (
             cash(c.rent_per_gpu_hour * lay.gpu_count * 24, c.currency) if (c.rent_per_gpu_hour and not days) else ""
         )
-        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, rent or per_day))
+        paid = "" if r.owned else (rent or per_day)  # the team's own GPUs cost no rent
+        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")
@@ -299,24 +300,20 @@ def card(result) -> dict:
         )
         budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
         term = c.rent_term or {}  # issue 21: the term the headline pays, stated by its source or assumed
-        fields.append(
-            _field(
-                lang,
-                "rent",
-                _p(
-                    lang,
-                    "rent_value",
-                    shown_rent,
-                    c.rent_option if rent else "",
-                    budget,
-                    per_day,
-                    term.get("min_term_months", 0) if rent else 0,
-                    term.get("term_stated", True),
-                ),
-            )
+        rent_value = _p(
+            lang,
+            "rent_value",
+            shown_rent,
+            c.rent_option if rent else "",
+            budget,
+            per_day,
+            term.get("min_term_months", 0) if rent else 0,
+            term.get("term_stated", True),
         )
+        fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
-        fields.append(_field(lang, "decision", _p(lang, "decision_value", c.decision, c.decision_reason, capex)))
+        decision = _p(lang, "decision_value", c.decision, c.decision_reason, capex)
+        fields.append(_field(lang, "decision", _p(lang, "owned_decision") if r.owned else decision))
         alt = _best_alternative(result)
         if alt is not None:
             a_gpus, a_days, a_rent = _plan_words(alt, lang)
@@ -334,7 +331,7 @@ def card(result) -> dict:
         gpus, days, rent = _plan_words(p, lang)
         if lang == "en":
             status_words = status_words[:1].lower() + status_words[1:]
-        text = _p(lang, "fallback", gpus, days, rent, status_words)
+        text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words)
     else:
         text = header.lstrip("✅⚠️ ").strip() + "."
     return {"text": text[:MAX_FALLBACK], "blocks": blocks}

@@ -231,3 +231,11 @@ def test_words_read_past_are_named_on_the_card(bot, fake_slack):
     msg, _ = _card(fake_slack, send, "hey team, 7b lora 20GB 3d for our chatbot thanks")
     context = next(b for b in msg["blocks"] if b["type"] == "context")["elements"][0]["text"]
     assert 'skipped "team", "chatbot" (not words I know)' in context
+
+
+def test_a_card_for_gpus_the_team_has_shows_no_rent_to_pay(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "70B lora 50k samples 3d, we own 16 A100 already")
+    lines = _lines(msg["blocks"])
+    assert any(line.startswith("none: your GPUs") for line in lines), lines
+    assert "Run it on the GPUs you have" in lines and "to rent" not in msg["text"]
