@@ -967,7 +967,6 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B lora 200GB 5d anything but H20", "anything"),
         ("70B lora 200GB 5天 避免H20", "避免"),
         ("70B lora 200GB 5d price matters more than speed", "matters"),
-        ("70B lora 200GB 5d at least 64 GPUs", "least"),
         ("70B lora 200GB 5d more than one server is fine", "more"),
         ("70B lora 200GB overnight", "overnight"),
         ("70B lora 200GB in a few days", "few"),
@@ -996,3 +995,24 @@ def test_long_documents_ask_for_the_sequence_length(text):
 def test_own_data_is_not_a_wish_to_buy_and_priorities_in_chinese():
     assert parse("70B lora 200GB 5d on our own data").rent_or_buy is None
     assert parse("70B lora 200GB 5d 速度优先").speed_first and parse("70B lora 200GB 5d 成本优先").cost_first
+
+
+@pytest.mark.parametrize(
+    "text,gpu,low,high",
+    [
+        ("70B lora 200GB 5d up to 64 GPUs", None, None, 64),
+        ("70B lora 200GB 5d at least 16 H800", "H800-SXM-80GB", 16, None),
+        ("70B lora 200GB 5天 64卡以内", None, None, 64),  # had been read as exactly 64
+        ("70B lora 200GB 5天 至少16张卡", None, 16, None),
+        ("70B lora 200GB 5天 最多32张H800", "H800-SXM-80GB", None, 32),
+    ],
+)
+def test_bounds_on_the_gpu_count_leave_the_count_to_the_planner(text, gpu, low, high):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count, r.min_gpus, r.max_gpus) == (gpu, None, low, high)
+
+
+def test_a_count_outside_its_bounds_is_a_contradiction():
+    with pytest.raises(RequestError) as info:
+        parse("7b lora 20GB 3d on 16xH800 up to 8 GPUs")
+    assert info.value.kind == "conflict"

@@ -256,3 +256,10 @@ def test_a_size_alone_is_planned_without_offload_where_a_count_runs_it(cli):
     for text in ("70B", "405B full-finetune"):
         data = _ask(cli, text)
         assert data["plan"]["offload"] == "none", text
+
+
+def test_the_planner_keeps_within_the_teams_bounds_on_the_gpu_count(cli):
+    capped = _ask(cli, "70B full-finetune 1TB 14d up to 64 GPUs")
+    assert capped["plan"]["gpu_count"] <= 64 and all(a["gpu_count"] <= 64 for a in capped["alternatives"])
+    floored = _ask(cli, "7b lora 20GB 3d at least 16 GPUs")
+    assert floored["plan"]["gpu_count"] >= 16 and all(a["gpu_count"] >= 16 for a in floored["alternatives"])

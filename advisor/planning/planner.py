@@ -394,7 +394,7 @@ def _single_server(
     seen = {(p.gpu, p.estimate.layout.gpu_count) for p in pool}
     for gpu in candidate_gpus(req):
         count = gpu.gpus_per_server
-        if (gpu.name, count) in seen or (req.gpu_count and req.gpu_count <= count):
+        if (gpu.name, count) in seen or (req.gpu_count and req.gpu_count <= count) or count not in _counts(req, gpu):
             continue
         if known.fits(gpu, count):
             pool.append(make_plan(req, known.m, gpu, known.at(gpu, count), book, horizon, budget))
@@ -432,7 +432,7 @@ def _fastest_within_budget(
     for plans in by_speed if not req.gpu_count else []:
         gpu = catalog.get_gpu(plans[0].gpu)
         low, high = min(p.estimate.layout.gpu_count for p in plans), max(p.estimate.layout.gpu_count for p in plans)
-        for count in reversed([c for c in candidate_counts(gpu, _most_gpus(req, gpu)) if low <= c <= high]):
+        for count in reversed([c for c in _counts(req, gpu) if low <= c <= high]):
             plan = planned.get((gpu.name, count))
             if plan is None:
                 if not known.fits(gpu, count):
@@ -463,7 +463,7 @@ def _plans_for_gpu(
     budget: float | None,
 ) -> list[Plan]:
     """The plans worth keeping for one GPU type, each faster than every smaller count's."""
-    counts = [req.gpu_count] if req.gpu_count else candidate_counts(gpu, _most_gpus(req, gpu))
+    counts = _counts(req, gpu)
     start = _smallest_fitting(counts, gpu.gpus_per_server, lambda count: known.fits(gpu, count))
     tried: list[Plan] = []
     skip_below = 0.0
@@ -509,9 +509,13 @@ def _plans_for_gpu(
     return tried
 
 
-def _most_gpus(req: TrainingRequest, gpu: GPU) -> int:
-    """The most GPUs a plan may take: one server's with `one server only`."""
-    return gpu.gpus_per_server if req.one_server else MAX_GPUS
+def _counts(req: TrainingRequest, gpu: GPU) -> list[int]:
+    """The counts a plan may take: the one given, or the grid within one server (`one server
+    only`) and the team's bounds (`up to 64 GPUs`, `至少16张卡`)."""
+    if req.gpu_count:
+        return [req.gpu_count]
+    most = min(gpu.gpus_per_server if req.one_server else MAX_GPUS, req.max_gpus or MAX_GPUS)
+    return [c for c in candidate_counts(gpu, most) if (req.min_gpus or 1) <= c <= most]
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:

@@ -236,6 +236,12 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", f"{key}{'' if zh else ' '}{getattr(r, degree) or 1}")
     if "hsdp" in given:
         add("other", _say("hsdp", True, zh))
+    for bound, in_en, in_zh in (
+        ("max_gpus", "up to {} GPUs", "{}卡以内"),
+        ("min_gpus", "at least {} GPUs", "至少{}张卡"),
+    ):
+        if bound in given:
+            add("other", (in_zh if zh else in_en).format(getattr(r, bound)))
     if "one_server" in given:
         add("other", _say("one_server", True, zh))
     if "owned" in given:

@@ -443,6 +443,9 @@ FIELDS: tuple[Field, ...] = (
         examples=Word(en=("on 8xH800",), zh=("8卡H800",)),
         shown="gpus",
     ),
+    # bounds on the count the planner chooses: `up to 64 GPUs`, `64卡以内`; `at least 16 GPUs`, `16卡以上`
+    Field("max_gpus", low=1, high=200_000, whole=True, limit="gpu_count", shown="gpus"),
+    Field("min_gpus", low=1, high=200_000, whole=True, limit="gpu_count", shown="gpus"),
     Field(
         "nodes",
         low=1,

@@ -101,6 +101,9 @@ class TrainingRequest(BaseModel):
     hsdp: bool = False
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
+    # `up to 64 GPUs` / `at least 16 GPUs` (`64卡以内`, `16卡以上`): bounds on the count it chooses
+    max_gpus: int | None = None
+    min_gpus: int | None = None
     # `we already own 16 A100`: the GPUs are the team's; rent and purchase only compared
     owned: bool = False
     offload: Offload = "none"

@@ -925,6 +925,34 @@ class _Parse:
         sep = r"\s*(?:x|\*|卡|张|块)?\s*"
         self._zh_servers(alt)
 
+        # a bound on the count ("up to 64 GPUs", "at least 16 H800", "64卡以内", "至少16张卡"), with
+        # or without the type: the planner picks the count within it
+        count = fields.field("gpu_count").units
+        cards = rf"(?:(?:{_all(count, 'en')}){R}|(?P<name>{alt})s?{R})"
+
+        def zh_cards(suffix: str) -> str:
+            return rf"(?:张|块)?(?:卡|显卡|gpu|(?P<name{suffix}>{alt}))"
+
+        def bound(field: str, m, name: str | None) -> None:
+            if name:
+                self.set("gpu", catalog.find_gpu(name).name, m[0])
+            self.set(field, int(m["n"] or m["n2"]), m[0])
+
+        most = r"up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|max(?:imum)?(?:\s+of)?"
+        least = r"at\s+least|min(?:imum)?(?:\s+of)?|no\s+fewer\s+than|no\s+less\s+than"
+        for field, en, zh_before, zh_after in (
+            ("max_gpus", most, r"最多|不超过|至多", r"以内|之内|以下"),
+            ("min_gpus", least, r"至少|最少|不少于", r"以上"),
+        ):
+            self.scan.take(
+                rf"{L}(?:{en})\s+(?P<n>\d+)(?P<n2>)\s*(?:x\s*)?{cards}",
+                lambda m, field=field: bound(field, m, m["name"]),
+            )
+            self.scan.take(
+                rf"(?:{zh_before})\s*(?P<n>\d+)\s*{zh_cards('')}|(?P<n2>\d+)\s*{zh_cards('2')}\s*(?:{zh_after})",
+                lambda m, field=field: bound(field, m, m["name"] or m["name2"]),
+            )
+
         def gpu(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
             self.set("gpu", found.name, m[0])
@@ -1766,6 +1794,13 @@ class _Parse:
             if "gpu_count" in f and f["gpu_count"] != f["nodes"] * gpu.gpus_per_server:
                 self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
         check("gpu_count", f.get("gpu_count"))
+        check("max_gpus", f.get("max_gpus"))
+        check("min_gpus", f.get("min_gpus"))
+        low, high, given = f.get("min_gpus", 1), f.get("max_gpus", float("inf")), f.get("gpu_count")
+        if low > high or (given is not None and not low <= given <= high):
+            bounded = "min_gpus" if "min_gpus" in f and (low > high or given < low) else "max_gpus"
+            first = words.get("gpu_count") or words["min_gpus"]
+            self.fail("conflict", first=first, second=words[bounded], field="gpu_count")
         if (
             f.get("one_server")
             and gpu is not None
@@ -1980,6 +2015,8 @@ class _Parse:
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             one_server=bool(f.get("one_server")),
+            max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
+            min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
