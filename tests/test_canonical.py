@@ -75,6 +75,7 @@ WORDS = {
     "one_server": (["one server only", "single node"], ["单机"]),
     "owned": (["our own gpus"], ["自有显卡"]),
     "max_gpus": (["up to 64 GPUs"], ["64卡以内"]),
+    "hourly_only": (["pay as you go", "on-demand"], ["按量付费"]),
     "min_gpus": (["at least 16 GPUs"], ["至少16张卡"]),
     "moe": (["moe 671B active 37B"], ["混合专家 671B 激活37B"]),
     "method": (["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"], ["预训练", "全量微调", "lora"]),

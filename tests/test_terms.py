@@ -7,6 +7,7 @@ books of hand-made offers where the arithmetic is checked by hand."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -392,3 +393,22 @@ def test_a_month_of_one_card_asked_for_bills_one_card_not_a_server():
     # a whole server still takes the stated lease of servers
     server = rent.rent_plan(book, "RTX4090-24GB", "china", "CNY", 8, 1, 0.1, asked_term=12)
     assert (server.headline.price.provider, server.headline.billed_gpus) == ("channel", 8)
+
+
+def test_pay_as_you_go_prices_hourly_offers_only():
+    """`hourly billing only`/`按量付费` had been read past and a month priced for a 4.5-day job."""
+    book = _book(
+        _row(provider="lease", price=8000.0),
+        _row(provider="cloud", kind="rent_hour", unit="gpu-hour", price=15.0, offer_kind="cluster", max_gpus=64),
+    )
+    term = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 16, 2, 4.5)
+    hourly = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 16, 2, 4.5, hourly_only=True)
+    assert hourly.basis == "on_demand" and not hourly.options
+    assert (hourly.headline.option, hourly.headline.price.provider) == ("hourly", "cloud")
+    assert hourly.headline.total == pytest.approx(15.0 * 16 * math.ceil(4.5 * 24))
+    assert term.basis == "term"
+
+
+@pytest.mark.parametrize("text", ["70B lora 200GB 5d pay as you go", "70B lora 200GB 5天 按量付费"])
+def test_pay_as_you_go_is_a_request_word(text):
+    assert parse(text).hourly_only

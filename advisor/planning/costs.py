@@ -256,7 +256,16 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
 
     host_gb = est.memory.host_ram_gib * GIB / 1e9
     rented = rent.rent_plan(
-        book, gpu.name, mkt, cur, lay.gpu_count, lay.nodes, days, req.lease_term_months, host_gb_per_gpu=host_gb
+        book,
+        gpu.name,
+        mkt,
+        cur,
+        lay.gpu_count,
+        lay.nodes,
+        days,
+        req.lease_term_months,
+        host_gb_per_gpu=host_gb,
+        hourly_only=req.hourly_only,
     )
     likely = rented.headline
     storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)

@@ -140,6 +140,7 @@ def rent_plan(
     days: float | None,
     asked_term: int | None = None,
     host_gb_per_gpu: float = 0.0,
+    hourly_only: bool = False,
 ) -> Rent:
     """Price `gpus` GPUs of `gpu` on `nodes` servers for `days` in `market`, in `cur`.
 
@@ -147,11 +148,14 @@ def rent_plan(
     multi-server plan gets a cluster fabric (Price.why_not). When none does, the estimate rule:
     the per-server leases (server or cluster offers) of that GPU, or of its sibling class, one
     per server. Never an index or a single-card listing. `host_gb_per_gpu`: the host memory a GPU
-    of the plan offloads to, past which per-GPU instances cannot deliver it."""
-    rows = [p for kind in ("rent_hour", "rent_month") for p in book.offers(kind, gpu, market, rentable=True)]
+    of the plan offloads to, past which per-GPU instances cannot deliver it. `hourly_only` (`pay as
+    you go`): hourly offers alone, on the hourly basis, whatever the job's length."""
+    kinds = ("rent_hour",) if hourly_only else ("rent_hour", "rent_month")
+    rows = [p for kind in kinds for p in book.offers(kind, gpu, market, rentable=True)]
     if host_gb_per_gpu > INSTANCE_RAM_GB_PER_GPU:  # offloaded states a cloud instance cannot hold
         rows = [p for p in rows if p.offer_kind != "instance"]
-    out = Rent(asked_term=asked_term, basis="term" if (days or 0) > TERM_BASIS_DAYS or nodes > 1 else "on_demand")
+    long_or_wide = (days or 0) > TERM_BASIS_DAYS or nodes > 1
+    out = Rent(asked_term=asked_term, basis="term" if long_or_wide and not hourly_only else "on_demand")
     out.stated_terms = sorted({t for p in rows for t in p.lease_terms})
     deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
     if not deliver:
@@ -160,7 +164,7 @@ def rent_plan(
                 continue
             servers = [
                 p
-                for kind in ("rent_hour", "rent_month")
+                for kind in kinds
                 for p in book.offers(kind, basis_gpu, market, rentable=True)
                 if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, GPUS_PER_SERVER)
             ]

@@ -242,6 +242,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     ):
         if bound in given:
             add("other", (in_zh if zh else in_en).format(getattr(r, bound)))
+    if "hourly_only" in given:
+        add("other", _say("hourly_only", True, zh))
     if "one_server" in given:
         add("other", _say("one_server", True, zh))
     if "owned" in given:

@@ -395,6 +395,16 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("rent", "buy"), zh=("租", "买")),
     ),
+    # `pay as you go`, `按量付费`: priced on hourly offers only, never a lease (issue 21's terms aside)
+    Field(
+        "hourly_only",
+        flag=True,
+        choices=_flag(
+            ("pay-as-you-go", "on-demand", "hourly-billing", "billed-hourly", "by-the-hour", "hourly-only"),
+            ("按量付费", "按量计费", "按小时计费", "按小时付费"),
+        ),
+        examples=Word(en=("pay as you go",), zh=("按量付费",)),
+    ),
     Field(
         "own_use_months",
         low=1,
@@ -838,7 +848,16 @@ HELP = (
     ),
     (
         "preferences",
-        ("rent_or_buy", "lease_term_months", "own_use_months", "own_utilisation", "currency", "city", "speed_first"),
+        (
+            "rent_or_buy",
+            "lease_term_months",
+            "hourly_only",
+            "own_use_months",
+            "own_utilisation",
+            "currency",
+            "city",
+            "speed_first",
+        ),
     ),
     ("language", ("lang",)),
 )

@@ -99,6 +99,8 @@ class TrainingRequest(BaseModel):
     # Context parallel degree (`cp 2`) and hybrid sharding (`hsdp`), as the user fixed them.
     cp: int | None = None
     hsdp: bool = False
+    # `pay as you go`, `按量付费`: rent priced on hourly offers only
+    hourly_only: bool = False
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
     # `up to 64 GPUs` / `at least 16 GPUs` (`64卡以内`, `16卡以上`): bounds on the count it chooses

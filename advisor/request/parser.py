@@ -885,6 +885,7 @@ class _Parse:
         self._knobs()
         self._methods()
         self._budget()
+        self._choose("hourly_only")  # before the lease words: `on-demand` is no term
         self._lease_term()
         self._own_use()
         self._data()
@@ -1794,6 +1795,10 @@ class _Parse:
             if "gpu_count" in f and f["gpu_count"] != f["nodes"] * gpu.gpus_per_server:
                 self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
         check("gpu_count", f.get("gpu_count"))
+        if f.get("hourly_only") and "lease_term_months" in f:
+            self.fail(
+                "conflict", first=words["lease_term_months"], second=words["hourly_only"], field="lease_term_months"
+            )
         check("max_gpus", f.get("max_gpus"))
         check("min_gpus", f.get("min_gpus"))
         low, high, given = f.get("min_gpus", 1), f.get("max_gpus", float("inf")), f.get("gpu_count")
@@ -2015,6 +2020,7 @@ class _Parse:
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             one_server=bool(f.get("one_server")),
+            hourly_only=bool(f.get("hourly_only")),
             max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
