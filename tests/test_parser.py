@@ -1016,3 +1016,30 @@ def test_a_count_outside_its_bounds_is_a_contradiction():
     with pytest.raises(RequestError) as info:
         parse("7b lora 20GB 3d on 16xH800 up to 8 GPUs")
     assert info.value.kind == "conflict"
+
+
+@pytest.mark.parametrize(
+    "text,amount,months",
+    [("13B full-finetune 100GB 60d $50k/month", 100_000, 2), ("13B full-finetune 100GB $50k/month", 50_000, 1)],
+)
+def test_an_amount_by_the_month_without_the_word_budget(text, amount, months):
+    r = parse(text)
+    assert r.budget.amount == amount and [n.params["months"] for n in r.assumptions if n.code == "budget_monthly"] == [
+        months
+    ]
+
+
+def test_a_mention_then_the_pasted_command():
+    assert parse("<@U123ABC> /gpu 7b lora 20GB 3d").params_b == 7
+
+
+def test_a_price_per_card_hour_in_chinese_is_no_budget():
+    with pytest.raises(RequestError) as info:
+        parse("13B 全量微调 100GB数据 每卡时2元")
+    assert info.value.kind == "hourly_budget"
+
+
+def test_bounds_that_cross_name_both():
+    with pytest.raises(RequestError) as info:
+        parse("13B full-finetune 100GB at least 16 GPUs up to 8 GPUs")
+    assert {info.value.details["first"], info.value.details["second"]} == {"at least 16 gpus", "up to 8 gpus"}

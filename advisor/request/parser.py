@@ -814,7 +814,7 @@ def _may_change_plan(word: str) -> bool:
 # language model, and said so (its vision encoder and the image tokens are not counted).
 _VISION = re.compile(r"(?:^|[\s_\-])(?:vl|vlm|vision|visual|omni|mm)(?:$|[\s_\-\d])|internvl|llava|cogvlm|minicpm-v")
 
-_PASTED = re.compile(r"^\s*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
+_PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
 # "we'd like", "it's": the contraction carries no meaning here
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
@@ -1281,7 +1281,7 @@ class _Parse:
             if m["n"] is None:
                 self.set("cost_first", True, m[0])
                 return
-            if isinstance(m, re.Match) and (m["pm"] or m["pm_zh"] or m["pm_en"]):
+            if any(_group(m, g) for g in ("pm", "pm_zh", "pm_en")):
                 self.budget_monthly = True
             value = _amount(m["n"], m["u"])
             if m["neg"]:
@@ -1301,7 +1301,8 @@ class _Parse:
         # a price an hour is not the job's budget ("$2/hr", "2元/卡时"): asked for as one
         self.scan.take(
             rf"(?:{sign})\s*{NUM}\s*(?:{currency_words})?\s*(?:/|per\s+|an?\s+)\s*(?:gpu[\s\-]?)?(?:hr|hour|h)(?![a-z])"
-            rf"|{NUM}\s*(?:{currency_words})\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s\-]?)?(?:hr|hour|h|卡时|小时|卡小时)(?![a-z])",
+            rf"|{NUM}\s*(?:{currency_words})\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s\-]?)?(?:hr|hour|h|卡时|小时|卡小时)(?![a-z])"
+            rf"|每(?:卡)?(?:小)?时\s*{NUM}\s*(?:{currency_words})?",
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
         self.scan.take(
@@ -1331,6 +1332,7 @@ class _Parse:
         )
         self.scan.take(
             rf"(?P<neg>-)?(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{scale})?(?P<cur>)(?![a-z0-9])"
+            rf"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z]))?"  # "$50k/month": by the month
             r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "$250k max"
             # "2w" (2万, 20,000) is money before a currency only when joined to it: "2w usd" is two
             # weeks in dollars, "2w元" and "预算2w usd" are money
@@ -1803,9 +1805,11 @@ class _Parse:
         check("min_gpus", f.get("min_gpus"))
         low, high, given = f.get("min_gpus", 1), f.get("max_gpus", float("inf")), f.get("gpu_count")
         if low > high or (given is not None and not low <= given <= high):
-            bounded = "min_gpus" if "min_gpus" in f and (low > high or given < low) else "max_gpus"
-            first = words.get("gpu_count") or words["min_gpus"]
-            self.fail("conflict", first=first, second=words[bounded], field="gpu_count")
+            if low > high:
+                first, second = words["min_gpus"], words["max_gpus"]
+            else:
+                first, second = words["gpu_count"], words["min_gpus" if given < low else "max_gpus"]
+            self.fail("conflict", first=first, second=second, field="gpu_count")
         if (
             f.get("one_server")
             and gpu is not None
@@ -2057,6 +2061,12 @@ class _Merged:
                 value = self._m[key + "2"]
             return value
         return self._m[key]
+
+
+def _group(m, name: str) -> str | None:
+    """A named group of a match (or of a _Merged one) that the pattern may not have."""
+    match = m._m if isinstance(m, _Merged) else m
+    return match[name] if name in match.re.groupindex else None
 
 
 def _known_gpus() -> str:
