@@ -970,7 +970,7 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B lora 200GB 5d more than one server is fine", "more"),
         ("70B lora 200GB overnight", "overnight"),
         ("70B lora 200GB in a few days", "few"),
-        ("70B lora 200GB 5d in the US", "us"),
+        ("70B lora 200GB 5d in the US", "in the us"),
         ("70B lora 200GB 5d run it twice", "twice"),
         ("70B full-finetune 1TB compressed 14d", "compressed"),
         ("70B lora 200GB 5d, they have 16 A100", "they"),
@@ -1043,3 +1043,50 @@ def test_bounds_that_cross_name_both():
     with pytest.raises(RequestError) as info:
         parse("13B full-finetune 100GB at least 16 GPUs up to 8 GPUs")
     assert {info.value.details["first"], info.value.details["second"]} == {"at least 16 gpus", "up to 8 gpus"}
+
+
+@pytest.mark.parametrize(
+    "text,days",
+    [("7b lora 20GB 下个月底", 60), ("7b lora 20GB 1月15日前", 44), ("7b lora 20GB before Dec 20", 18)],
+)
+def test_chinese_and_yearless_deadlines_ahead(text, days):
+    assert parse(text, today=datetime.date(2026, 12, 2)).deadline_days == days
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("7b lora 20GB 上个月底前", "deadline_past"),
+        ("7b lora 20GB 12月1日前", "deadline_past"),  # yesterday, not next year's
+        ("7b lora 20GB before Nov 20", "deadline_past"),
+        ("7b lora 20GB 下下周", "unknown_word"),  # had been read as next week
+        ("7b lora 20GB 预算10万以上", "unknown_word"),  # a floor on the budget is no cap
+        ("7b lora 20GB 租两台", "unknown_word"),
+        ("7b lora 20GB at least 16 GPUs one server only", "conflict"),
+    ],
+)
+def test_times_and_counts_that_had_been_misread_are_refused(text, kind):
+    with pytest.raises(RequestError) as info:
+        parse(text, today=datetime.date(2026, 12, 2))
+    assert info.value.kind == kind
+
+
+def test_fewer_than_is_a_cap_below_it_and_everyday_phrases_read():
+    assert parse("7b lora 20GB 少于16张卡").max_gpus == 15
+    assert parse("7b lora 20GB as soon as possible").speed_first
+    assert parse("7b lora 20GB for us").params_b == 7  # "us" here is not the United States
+    with pytest.raises(RequestError) as info:
+        parse("7b lora 20GB at least 14d")
+    assert info.value.details["nearest"] == ""  # "least" is no typo of "lease"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Gemma 3 4B lora 10k samples 2d", "Baichuan 2 13B lora 10k samples 2d", "ERNIE 4.5 300B-A47B lora 10k samples 2d"],
+)
+def test_names_with_spaces_are_written_back_so_they_read_again(text):
+    from advisor.request.canonical import canonical
+
+    r = parse(text)
+    again = parse(canonical(r))
+    assert (again.params_b, again.active_params_b) == (r.params_b, r.active_params_b)

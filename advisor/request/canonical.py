@@ -147,7 +147,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         total = size(r.params_b)
         sized = f"{total}-A{size(r.active_params_b)}" if "active_params_b" in given else total
         named = [n.params["model"] for n in r.assumptions if n.code in ("unknown_model", "unknown_moe_model")]
-        add("model", f"{named[0]}-{sized}" if named else sized)
+        # a name written with spaces ("gemma 3") is read back apart from its size
+        joiner = " " if named and " " in named[0] else "-"
+        add("model", f"{named[0]}{joiner}{sized}" if named else sized)
     elif "active_params_b" in given:
         add("model", _key("active_params_b", zh) + ("" if zh else " ") + size(r.active_params_b))
 

@@ -435,7 +435,7 @@ FIELDS: tuple[Field, ...] = (
         "speed_first",
         flag=True,
         choices=_flag(
-            ("fastest", "fast", "speed", "asap", "urgent", "speed-first"),
+            ("fastest", "fast", "speed", "asap", "urgent", "speed-first", "as-soon-as-possible"),
             ("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用"),
         ),
         examples=Word(en=("fast",), zh=("尽快",)),

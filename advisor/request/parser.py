@@ -741,17 +741,17 @@ _RISKY = re.compile(
     r"than|more|less|least|most|minimum|min|maximum|max|up|over|above|below|under|if|unless|either|or|maybe"
     r"|possible|possibly|needed|necessary|should|wait|they|their|customers?|clients?|order|ordered|spent|spend"
     r"|last|previous|twice|thrice|seeds?|sweeps?|ablations?|runs|times|each|per|every|weekly|daily|annual"
-    r"|hourly|on-demand|pay|euros?|eur|gbp|pounds?|hk|jpy|yen|sgd|overnight|christmas|sprint|soon|cob"
+    r"|hourly|on-demand|pay|euros?|eur|gbp|pounds?|hk|jpy|yen|sgd|overnight|christmas|sprint|cob"
     r"|january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|few|couple|several|compressed|gzipped|gzip|zstd"
     r"|tokenized|raw|dedup|deduped|duplicates?|merge|merging|distill|distillation|distilled|qat|freeze|frozen"
-    r"|us|usa|eu|europe|european|america|singapore|japan|korea|hong|kong|overseas|abroad|aws|azure|gcp|google"
+    r"|usa|eu|europe|european|america|singapore|japan|korea|hong|kong|overseas|abroad|aws|azure|gcp|google"
     r"|aliyun|alibaba|tencent|oracle|lambda|runpod|nvidia|amd|hopper|ampere|blackwell|consumer|datacenter|pcie"
     r"|nvl|infiniband|ib|roce|nvlink|ethernet|network|flexible|unlimited|matters?|important|cheaper|faster"
     r"|slower|better|newer|older|compared|similar"
 )
 _ZH_RISKY = re.compile(
-    r"以上|以下|至少|最多|最少|客户|他们|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
+    r"以上|以下|以|至少|最多|最少|少于|多于|超过|客户|他们|下下|上个|两台|几台|台|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
     r"|英伟达|国产|信创|美国|欧洲|海外|国外|新加坡|日本|香港|阿里|腾讯|华为云|火山|百度|按量|网络|充足|不限|魔改|节|旦|早"
     r"|评测|超参|组|如果|的话|是否|比|更|等"
 )
@@ -901,7 +901,9 @@ class _Parse:
                 self.fail("unknown_model_name", word=leftovers[0])
             refused = leftovers if not (tolerant and sized) else [w for w in leftovers if _may_change_plan(w)]
             if refused:
-                self.fail("unknown_word", word=refused[0], nearest=_nearest_word(refused[0]))
+                word = refused[0]
+                bends = any(rx.fullmatch(word) for rx in (_RISKY, _NEGATION, _TIME_WORDS))  # no typo ("least")
+                self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word))
             self.read_past = leftovers
 
     # -- hardware -------------------------------------------------------------------
@@ -941,6 +943,18 @@ class _Parse:
 
         most = r"up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|max(?:imum)?(?:\s+of)?"
         least = r"at\s+least|min(?:imum)?(?:\s+of)?|no\s+fewer\s+than|no\s+less\s+than"
+        # fewer than N: at most N - 1
+        self.scan.take(
+            rf"{L}(?:fewer|less)\s+than\s+(?P<n>\d+)(?P<n2>)\s*(?:x\s*)?{cards}|(?:少于|低于|不到)\s*(?P<n3>\d+)\s*{zh_cards('3')}",
+            lambda m: (
+                self.set("max_gpus", int(m["n"] or m["n3"]) - 1, m[0])
+                if not (m["name"] or m["name3"])
+                else (
+                    self.set("gpu", catalog.find_gpu(m["name"] or m["name3"]).name, m[0]),
+                    self.set("max_gpus", int(m["n"] or m["n3"]) - 1, m[0]),
+                )
+            ),
+        )
         for field, en, zh_before, zh_after in (
             ("max_gpus", most, r"最多|不超过|至多", r"以内|之内|以下"),
             ("min_gpus", least, r"至少|最少|不少于", r"以上"),
@@ -1528,11 +1542,12 @@ class _Parse:
         def date(month: int, mday: int, word: str, year: int | None = None) -> None:
             try:
                 day = dt.date(year or today.year, month, mday)
-                if year is None and day <= today:
+                recently_past = year is None and 0 <= (today - day).days <= RECENTLY_PAST_DAYS
+                if year is None and day <= today and not recently_past:
                     day = day.replace(year=today.year + 1)  # "by Jan 15" said in December
             except ValueError:
                 self.fail("bad_value", word=word.strip(), what="deadline")
-            on(day, word)
+            on(day, word)  # a day that passed lately is refused there as past
 
         by = r"(?:by|before|until|till|due)\s+"
         days = "|".join(sorted(EN_WEEKDAYS, key=len, reverse=True))
@@ -1543,9 +1558,19 @@ class _Parse:
             lambda m: weekday(EN_WEEKDAYS[m[2]], m[1] == "next", m[0]),
         )
         sc.take(
+            r"下下(?:周|星期|礼拜)", lambda m: self.fail("unknown_word", word=m[0], nearest="")
+        )  # two weeks on: said as days
+        sc.take(
             r"(下)?(?:周|星期|礼拜)([一二三四五六日天])(?:前|之前|以前)?",
             lambda m: weekday(ZH_WEEKDAYS[m[2]], bool(m[1]), m[0]),
         )
+
+        def next_month_end(word: str) -> None:
+            year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+            on(dt.date(year, month, calendar.monthrange(year, month)[1]), word)
+
+        sc.take(r"下个?月底(?:前|之前)?", lambda m: next_month_end(m[0]))
+        sc.take(r"上个?月(?:底|末)?(?:前|之前)?", lambda m: self.fail("deadline_past", word=m[0], today=str(today)))
         sc.take(
             rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?month|month[\s\-]end|eom){R}|(?:本月|这个月)?月底(?:前|之前)?",
             lambda m: month_end(m[0]),
@@ -1753,6 +1778,10 @@ class _Parse:
         self._choose("city")
         self._choose("speed_first")
         self._choose("cost_first")
+        # "in the US" is a place the market table lacks ("for us" is not)
+        sc.take(
+            rf"{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}", lambda m: self.fail("unknown_word", word=m[0].strip(), nearest="")
+        )
 
     # -- the request: what was typed checked, what was not assumed, what follows derived --
     def _finish(self) -> TrainingRequest:
@@ -1810,14 +1839,13 @@ class _Parse:
             else:
                 first, second = words["gpu_count"], words["min_gpus" if given < low else "max_gpus"]
             self.fail("conflict", first=first, second=second, field="gpu_count")
-        if (
-            f.get("one_server")
-            and gpu is not None
-            and (f.get("nodes", 1) > 1 or f.get("gpu_count", 0) > gpu.gpus_per_server)
+        per_server = gpu.gpus_per_server if gpu is not None else 8
+        if f.get("one_server") and (
+            f.get("nodes", 1) > 1 or f.get("gpu_count", 0) > per_server or f.get("min_gpus", 0) > per_server
         ):
             self.fail(
                 "conflict",
-                first=words.get("nodes") or words["gpu_count"],
+                first=words.get("nodes") or words.get("gpu_count") or words["min_gpus"],
                 second=words["one_server"],
                 field="gpu_count",
             )
@@ -2067,6 +2095,11 @@ def _group(m, name: str) -> str | None:
     """A named group of a match (or of a _Merged one) that the pattern may not have."""
     match = m._m if isinstance(m, _Merged) else m
     return match[name] if name in match.re.groupindex else None
+
+
+# A day without a year that passed this many days ago or fewer is past ("12月1日前" said on the 2nd),
+# not next year's (assumed: a deadline is seldom set more than ten months ahead by its day alone).
+RECENTLY_PAST_DAYS = 60
 
 
 def _known_gpus() -> str:
