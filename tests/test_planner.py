@@ -246,8 +246,12 @@ def test_a_team_with_its_own_gpus_gets_time_not_a_rent_decision(cli):
     out = cli("ask", text).stdout
     assert "on your own GPUs" in out.splitlines()[0] and "rent about" not in out.splitlines()[0]
     assert "decision: run it on the GPUs you have" in out
-    data = _ask(cli, text)
+    data = _ask(cli, text + " budget 5000")
     assert data["request"]["owned"] and not [w for w in data["warning_codes"] if w["code"] == "other_gpu"]
+    # no lease, purchase, budget or market to warn about on GPUs the team has
+    moot = {"budget", "term_assumed", "grey_channel", "availability", "estimated_prices", "breakeven_past_life"}
+    assert not moot & {w["code"] for w in data["warning_codes"]}
+    assert not [c for c in data["checklist"] if c["code"].startswith(("contract_", "buy_"))]
 
 
 def test_a_size_alone_is_planned_without_offload_where_a_count_runs_it(cli):

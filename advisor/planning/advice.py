@@ -192,6 +192,10 @@ def _note(kind: str, code: str, **params) -> Note:
     return Note(kind=kind, code=code, params=params)
 
 
+# Warnings about paying for GPUs, moot on GPUs the team has (request.owned).
+OWNED_MOOT = frozenset({"budget", "no_price", "tie_access"})
+
+
 def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     out = []
     p = result.best
@@ -292,6 +296,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cur=req.currency,
             )
         )
+    if req.owned:  # the team's own GPUs: no offer, term, budget or market to warn about
+        return [w for w in out if w.code not in OWNED_MOOT]
     if any(s["estimate"] for s in p.costs.price_sources):
         out.append(_note("warning", "estimated_prices"))
     out.extend(_availability_notes(req, [p, *result.alternatives]))

@@ -93,6 +93,8 @@ def items(advice) -> list[dict]:
     else:
         add("pilot_unsized")
     offer = costs.rent_offer or {}
+    if req.owned:  # no lease to sign, nothing to buy: the team's own GPUs
+        return out
     add("contract_sla")
     add("contract_exit", term=offer.get("min_term_months") or 0, stated=offer.get("term_stated", True))
     add("contract_billing", billing=offer.get("billing") or "")
