@@ -267,3 +267,10 @@ def test_the_planner_keeps_within_the_teams_bounds_on_the_gpu_count(cli):
     assert capped["plan"]["gpu_count"] <= 64 and all(a["gpu_count"] <= 64 for a in capped["alternatives"])
     floored = _ask(cli, "7b lora 20GB 3d at least 16 GPUs")
     assert floored["plan"]["gpu_count"] >= 16 and all(a["gpu_count"] >= 16 for a in floored["alternatives"])
+
+
+def test_asap_without_a_deadline_looks_past_the_counts_a_cost_search_tries(cli):
+    """`13B full-finetune 100GB asap` had come out as the same 5.7-day plan as without asap."""
+    fast = _ask(cli, "13B full-finetune 100GB asap")
+    plain = _ask(cli, "13B full-finetune 100GB")
+    assert fast["training"]["days"] < plain["training"]["days"] / 2

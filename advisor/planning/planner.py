@@ -33,6 +33,9 @@ DEFAULT_HORIZON_DAYS = 30
 # counts of the grid are priced too: a larger one may rent for the same or less and finish
 # sooner (assumed two).
 COUNTS_BEYOND_DEADLINE = 2
+# `asap` with no deadline: the counts past the 30-day horizon's are priced while each is faster
+# (up to this many; assumed), so "fastest" is not only the counts a cost search happened to try.
+COUNTS_BEYOND_FOR_SPEED = 6
 # The first jump toward the count a deadline needs goes at most this many times the smallest
 # count that fits (assumed: three octaves of the count grid).
 MAX_JUMP = 8
@@ -506,6 +509,8 @@ def _plans_for_gpu(
             memory_bound = est.layout.offload != "none" or est.layout.recompute == "full"
             scaling_up = prev is None or memory_bound or (est.gpu_hours is not None and est.gpu_hours <= prev)
             beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
+            if req.speed_first and not req.deadline_days:
+                beyond = COUNTS_BEYOND_FOR_SPEED
     return tried
 
 
