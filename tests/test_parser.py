@@ -1090,3 +1090,16 @@ def test_names_with_spaces_are_written_back_so_they_read_again(text):
     r = parse(text)
     again = parse(canonical(r))
     assert (again.params_b, again.active_params_b) == (r.params_b, r.active_params_b)
+
+
+@pytest.mark.parametrize(
+    "text,seq,code",
+    [
+        ("8B sft 1万条 每条3万token 3天", 32768, "seq_from_samples"),  # had been 4096, the samples cut silently
+        ("llama2-7b sft 10k samples avg 20k tokens 3d", 4096, "seq_len"),  # the model's own 4K is the most
+        ("7b sft 10k samples avg 2k tokens 3d", 4096, "seq_len"),
+    ],
+)
+def test_samples_longer_than_the_default_sequence_are_trained_whole(text, seq, code):
+    r = parse(text)
+    assert r.seq_len == seq and code in [n.code for n in r.assumptions]

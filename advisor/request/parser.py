@@ -1888,8 +1888,15 @@ class _Parse:
             if _VISION.search(f["unknown_model"]):
                 note("vision_language", model=f["unknown_model"])
         seq = f.get("seq_len")
+        tps = f.get("tokens_per_sample")
+        whole = 2 ** math.ceil(math.log2(tps)) if tps else 0
+        if seq is None and DEFAULT_SEQ < whole <= (shape.max_seq if shape else MAX_SEQ_FROM_SAMPLES):
+            # samples longer than the default sequence ("每条3万token") are trained whole: the
+            # sequence is the power of two that holds one, within what the model was trained on
+            seq = whole
+            note("seq_from_samples", seq=seq, tps=tps)
         if seq is None:
-            seq = min(4096, shape.max_seq) if shape else 4096
+            seq = min(DEFAULT_SEQ, shape.max_seq) if shape else DEFAULT_SEQ
             note("seq_len", seq=seq)
         if "data" in f and "epochs" not in f:
             note("epochs")
@@ -2100,6 +2107,13 @@ def _group(m, name: str) -> str | None:
 # A day without a year that passed this many days ago or fewer is past ("12月1日前" said on the 2nd),
 # not next year's (assumed: a deadline is seldom set more than ten months ahead by its day alone).
 RECENTLY_PAST_DAYS = 60
+
+
+# The sequence a request is planned at when none is given (tokens).
+DEFAULT_SEQ = 4096
+# The longest sequence raised to for long samples of a model the catalogue lacks (its context
+# length unknown; assumed 128K, the long-context models of 2025).
+MAX_SEQ_FROM_SAMPLES = 131_072
 
 
 def _known_gpus() -> str:
