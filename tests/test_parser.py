@@ -1103,3 +1103,12 @@ def test_names_with_spaces_are_written_back_so_they_read_again(text):
 def test_samples_longer_than_the_default_sequence_are_trained_whole(text, seq, code):
     r = parse(text)
     assert r.seq_len == seq and code in [n.code for n in r.assumptions]
+
+
+def test_skipped_words_are_quoted_and_listed_the_readers_way():
+    from advisor.text.render import word
+
+    r = parse("hey team, 7b lora 20GB 3d for our chatbot thanks", lang="zh")
+    note = next(n for n in r.assumptions if n.code == "read_past")
+    assert "“team”、“chatbot”" in word("zh", note)
+    assert '"team", "chatbot"' in word("en", note)
