@@ -167,7 +167,7 @@ def test_names_as_vendors_write_them_with_spaces(text, model, params, active):
     assert not [n for n in r.assumptions if n.code == "read_past"]
 
 
-@pytest.mark.parametrize("name", ["qwen2.5-vl-7b", "internvl2-26b", "llava-1.5-13b"])
+@pytest.mark.parametrize("name", ["qwen2.5-vl-7b", "internvl2-26b", "llava-1.5-13b", "llava 7b"])
 def test_a_vision_language_checkpoint_says_what_is_not_counted(name):
     """`qwen2.5-vl-7b` had been planned as a text model with no word about images."""
     r = parse(f"{name} lora 10k samples 2d")

@@ -473,6 +473,7 @@ _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-
 UNCATALOGUED_FAMILIES = (
     *("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder"),
     *("ernie", "hunyuan", "yi", "granite", "command-r", "nemotron", "mimo", "seed-oss"),
+    *("llava", "internvl", "cogvlm"),  # vision-language: planned as their language model, said (`_VISION`)
 )
 # A family's version or tier written apart from its name, as vendors write it: "Gemma 3 4B",
 # "Baichuan 2 13B", "Mistral Small 24B", "ERNIE 4.5 300B-A47B".
