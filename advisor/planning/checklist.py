@@ -13,7 +13,8 @@ from advisor import catalog
 # doc/PERFORMANCE.md); across servers a healthy ring all-reduce reaches most of the per-GPU NIC
 # line rate. 80% is the acceptance threshold used here (assumed; vendors state their own).
 NCCL_BUSBW_SHARE = 0.8
-# A job shorter than this many hours is its own pilot: a tenth of it says nothing ("about 0 hours").
+# A job shorter than this many hours is its own pilot: a tenth of it says nothing ("about 0 hours";
+# assumed: two hours).
 PILOT_MIN_JOB_HOURS = 2
 # A pilot is never longer than a tenth of the job, and at most this many days.
 PILOT_SHARE = 0.1

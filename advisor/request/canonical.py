@@ -244,19 +244,11 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     ):
         if bound in given:
             add("other", (in_zh if zh else in_en).format(getattr(r, bound)))
-    if "hourly_only" in given:
-        add("other", _say("hourly_only", True, zh))
-    if "one_server" in given:
-        add("other", _say("one_server", True, zh))
-    if "owned" in given:
-        add("other", _say("owned", True, zh))
-    # before `offload`, which would read `offload opt` as what to offload
-    if "opt_in_backward" in given:
-        add("other", _say("opt_in_backward", True, zh))
-    if "compile" in given:
-        add("other", _say("compile", True, zh))
-    if "chunked_loss" in given:
-        add("other", _say("chunked_loss", True, zh))
+    # flags said by their word; `opt_in_backward` before `offload`, which would read `offload opt`
+    # as what to offload
+    for flag in ("hourly_only", "one_server", "owned", "opt_in_backward", "compile", "chunked_loss"):
+        if flag in given:
+            add("other", _say(flag, True, zh))
     if "offload" in given:
         add("other", _keyed("offload", r.offload, zh))
     if "recompute" in given:
