@@ -182,6 +182,8 @@ def status(result) -> tuple[str, dict]:
         return "meets_budget", {"budget": budget}
     if e.days is None or (r.gpu and r.gpu_count):  # the GPUs given: nothing was chosen as cheapest
         return "fits", {}
+    if r.speed_first:  # `asap`: the cheapest of the plans as fast as the fastest
+        return "fastest", {}
     return "cheapest", {"horizon": days_text(result.result.horizon_days, lang)}
 
 

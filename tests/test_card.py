@@ -239,3 +239,9 @@ def test_a_card_for_gpus_the_team_has_shows_no_rent_to_pay(bot, fake_slack):
     lines = _lines(msg["blocks"])
     assert any(line.startswith("none: your GPUs") for line in lines), lines
     assert "Run it on the GPUs you have" in lines and "to rent" not in msg["text"]
+
+
+def test_an_asap_card_says_fast_not_cheapest_within_30_days(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "7B lora 10k samples ASAP")
+    assert msg["blocks"][0]["text"]["text"] == "✅ As fast as it goes, for the least"
