@@ -109,6 +109,7 @@ WORDS = {
     "opt_in_backward": (["opt-in-bwd"], ["opt-in-bwd"]),
     "compile": (["compile", "torch.compile"], ["编译"]),
     "chunked_loss": (["chunked-loss", "chunked cross entropy"], ["分块损失"]),
+    "old_bitsandbytes": (["bnb-0.42", "old bitsandbytes", "bitsandbytes-0.43.1"], ["旧版bitsandbytes"]),
     "lora_dropout": (["lora_dropout=0.05"], ["dropout 0.1"]),
     "stack": (["deepspeed", "framework megatron", "llama-factory"], ["框架deepspeed", "torchtune"]),
     "seq_len": (["seq 8192", "seq 32k", "8k context"], ["序列长度8192", "上下文32k"]),

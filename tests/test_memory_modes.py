@@ -14,8 +14,10 @@ from advisor.engine.memory import (
     GIB,
     NCCL_BUFFERS_GIB,
     Kernels,
+    LinearInputs,
     estimate_memory,
     layer_activation_bytes_per_token,
+    linear_inputs_kept,
     parameters_on_this_gpu,
     stack_kernels,
 )
@@ -233,7 +235,7 @@ def test_lora_dropout_keeps_a_dropped_copy_and_a_mask_of_each_adapted_input():
     setup = TrainingSetup(method="lora", lora_targets="all", lora_dropout=0.1)
     assert lora_dropout_bytes(LLAMA8, setup) == 3 * (5 * 4096 + 4096 + 14336)
     assert lora_dropout_bytes(LLAMA8, setup.model_copy(update={"lora_targets": "qv"})) == 3 * 2 * 4096
-    # no dropout: the adapter reads the input its base layer keeps anyway
+    # no dropout: the adapter keeps the undropped input, counted with the layer's (below)
     assert lora_dropout_bytes(LLAMA8, setup.model_copy(update={"lora_dropout": 0.0})) == 0
     assert lora_dropout_bytes(LLAMA8, TrainingSetup(method="full-finetune", lora_dropout=0.1)) == 0
 
@@ -280,3 +282,50 @@ def test_adapters_of_a_pure_bf16_model_are_bf16():
     bf16 = estimate_memory(LLAMA8, pure, _layout(zero_stage=0, framework=PEFT), H100)
     assert mixed.gradients * GIB == pytest.approx(adapters * 4) and bf16.gradients * GIB == pytest.approx(adapters * 2)
     assert mixed.optimizer * GIB == pytest.approx(adapters * 8) and bf16.optimizer * GIB == pytest.approx(adapters * 4)
+
+
+def test_frozen_base_layers_keep_no_inputs_of_their_own():
+    # Llama 3.1 8B, fused kernels: a linear keeps its input only for its weight's gradient, so a
+    # LoRA layer adapting q and v without dropout keeps the QKV input (for the adapters' A) but
+    # not the gate/up input (2h) nor the down input (2 ffn): 2 x 4096 + 2 x 14336 bytes a token less
+    full = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True)
+    qv = linear_inputs_kept(TrainingSetup(method="lora", lora_targets="qv"))
+    assert qv == LinearInputs(qkv=True, o=False, gate_up=False, down=False)
+    lora = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True, inputs=qv)
+    assert full - lora == 2 * 4096 + 2 * 14336
+    # with dropout the adapters keep their dropped copies instead (lora_dropout_bytes): the base
+    # layers keep none, the QKV input 2h goes too
+    dropped = linear_inputs_kept(TrainingSetup(method="lora", lora_targets="all", lora_dropout=0.05))
+    assert dropped == LinearInputs(False, False, False, False)
+    assert full - layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True, inputs=dropped) == (
+        2 * 4096 + 2 * 4096 + 2 * 14336
+    )
+    # every linear adapted, no dropout: every input kept, as in full training
+    assert linear_inputs_kept(TrainingSetup(method="lora", lora_targets="all")) == LinearInputs()
+    # on SDPA the output projection's contiguous copy of the attention output goes with it (2q)
+    native = Kernels(native_attention=True, norm_trains=False)
+    kept = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True, kernels=native)
+    frozen = layer_activation_bytes_per_token(LLAMA8, 8192, "bf16", "none", True, kernels=native, inputs=qv)
+    assert kept - frozen == 2 * 4096 + 2 * 14336 + 2 * 4096
+
+
+def test_qlora_on_old_bitsandbytes_keeps_every_4bit_layer_input():
+    # bitsandbytes before 0.43.2 saved each 4-bit matmul's input (PR #1270): as full training
+    old = TrainingSetup(method="qlora", lora_targets="qv", lora_dropout=0.05, bnb_keeps_inputs=True)
+    assert linear_inputs_kept(old) == LinearInputs()
+    assert linear_inputs_kept(old.model_copy(update={"bnb_keeps_inputs": False})) == LinearInputs(
+        False, False, False, False
+    )
+    # the flag is QLoRA's alone: bf16 LoRA keeps what it keeps on any bitsandbytes
+    assert linear_inputs_kept(old.model_copy(update={"method": "lora"})) == LinearInputs(False, False, False, False)
+    # end to end, Llama 2 7B QLoRA on an A10G at 2 x 512 tokens: the old matmul keeps the QKV,
+    # gate/up (h 4096 each) and down (ffn 11008) inputs of 32 layers, and the eager SDPA output
+    # copy (4096), 2 bytes each
+    seven = catalog.find_model("llama2-7b")
+    a10g = catalog.get_gpu("A10G")
+    one = ModelSplit(gpu=a10g.name, gpu_count=1, gpus_per_node=1, nodes=1, dp=1, zero_stage=0, micro_batch=2)
+    one = one.model_copy(update={"framework": PEFT, "recompute": "none"})
+    new = old.model_copy(update={"bnb_keeps_inputs": False, "seq_len": 512})
+    extra = estimate_memory(seven, new.model_copy(update={"bnb_keeps_inputs": True}), one, a10g).activations
+    extra -= estimate_memory(seven, new, one, a10g).activations
+    assert extra * GIB == pytest.approx(2 * 512 * 32 * 2 * (4096 + 4096 + 11008 + 4096), rel=1e-6)

@@ -148,6 +148,41 @@ class MemoryBreakdown(BaseModel):
         return [*self.notes, readings]
 
 
+class LinearInputs(NamedTuple):
+    """Which linear layers' inputs a layer keeps for backward. A linear keeps its input only for
+    its weight's gradient: PyTorch saves mm's first operand only when the second requires grad
+    (tools/autograd/gen_variable_type.py `guard_for`), and Transformer Engine's Linear saves it
+    only when its weight trains. A frozen base layer of LoRA keeps none; its adapter keeps the
+    same input for A's gradient when there is no dropout (with dropout, the dropped copy:
+    `lora_dropout_bytes`). The attention output is kept anyway, by the attention kernel."""
+
+    qkv: bool = True
+    o: bool = True
+    gate_up: bool = True
+    down: bool = True
+
+
+ALL_INPUTS = LinearInputs()
+# The modules of a layer each `lora_targets` adapts (as `adapted_linears` lists them)
+_ADAPTED = {"qv": {"q", "v"}, "attn": {"q", "k", "v", "o"}, "all": {"q", "k", "v", "o", "gate", "up", "down"}}
+
+
+def linear_inputs_kept(setup: TrainingSetup) -> LinearInputs:
+    """Full training keeps every linear input; LoRA only those its adapters reuse. QLoRA on
+    bitsandbytes before 0.43.2 kept every 4-bit layer's input as well (its MatMul4Bit saved A
+    whenever A needed a gradient; bitsandbytes PR #1270, 2024-07-16, "the bug that caused a lot
+    of memory issues with QLoRA")."""
+    if not setup.is_peft or (setup.method == "qlora" and setup.bnb_keeps_inputs):
+        return ALL_INPUTS
+    reused = _ADAPTED[setup.lora_targets] if setup.lora_dropout <= 0 else set()
+    return LinearInputs(
+        qkv=bool(reused & {"q", "k", "v"}),
+        o="o" in reused,
+        gate_up=bool(reused & {"gate", "up"}),
+        down="down" in reused,
+    )
+
+
 class Kernels(NamedTuple):
     """How the stack runs a layer's small operators, which sets what it keeps for backward.
     The default is Megatron-Core's: fused norms and SwiGLU, Transformer Engine attention."""
@@ -200,6 +235,7 @@ def layer_activation_bytes_per_token(
     flash: bool,
     op_level: bool = False,
     kernels: Kernels = FUSED,
+    inputs: LinearInputs = ALL_INPUTS,
 ) -> float:
     """Bytes one transformer layer keeps for backward, per token, without tensor parallelism.
 
@@ -215,6 +251,8 @@ def layer_activation_bytes_per_token(
     `kernels` adds what PyTorch-native stacks keep beyond that (`Kernels`): eager norms' fp32
     inputs and normalised copies, SwiGLU's activation output, SDPA's repeated K/V and the
     copied attention output.
+    `inputs`: the linear inputs kept for weight gradients (`linear_inputs_kept`); LoRA's frozen
+    base layers keep none of their own.
     Selective recompute drops the attention core (only matters without flash attention) and
     recomputes the activation function (one ffn-width tensor less).
     `op_level`: torchtitan's selective recompute is per operator (its "op" policy saves the
@@ -239,26 +277,27 @@ def layer_activation_bytes_per_token(
     # cast, 1 byte (TE Linear saves the quantised input; DeepSeek-V3 report Sec 3.3.2 caches
     # activations in FP8 too): the QKV, output, gate/up and down projections' inputs.
     lin = 1 if precision == "fp8" else 2
-    attention = 2 * h + lin * h + 2 * (q + 2 * kv) + lin * q
+    qkv_in = lin * h if inputs.qkv else 0
+    attention = 2 * h + qkv_in + 2 * (q + 2 * kv) + lin * q
     if m.uses_mla and recompute != "none":
         # MLA: recompute the up-projections of q, k and v in the backward and keep only the
         # compressed latents (DeepSeek-V3 report Sec 3.2.3; Megatron-Core's mla_up_proj
         # recompute module): the latents and the attention output, not q, k and v.
         latents = m.mla_q_lora_rank + m.mla_kv_lora_rank + m.mla_qk_rope_head_dim
-        attention = 2 * h + lin * h + 2 * latents + lin * m.heads * m.mla_v_head_dim
+        attention = 2 * h + qkv_in + 2 * latents + lin * m.heads * m.mla_v_head_dim
     ffn_tensors = 3 if m.ffn_type == "swiglu" else 2
     if m.ffn_type == "swiglu" and kernels.eager_activation:
         ffn_tensors += 1  # silu(gate) kept for the product's backward
     if recompute == "selective":
         ffn_tensors -= 1
-    mlp = 2 * h + lin * h + 2 * (ffn_tensors - 1) * ffn + lin * ffn
+    mlp = 2 * h + (lin * h if inputs.gate_up else 0) + 2 * (ffn_tensors - 1) * ffn + (lin * ffn if inputs.down else 0)
     core = 0.0
     if not flash and recompute != "selective":
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
-    return e * (attention + mlp + core) + native_extra_bytes(m, precision, kernels)
+    return e * (attention + mlp + core) + native_extra_bytes(m, precision, kernels, inputs.o)
 
 
-def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float:
+def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels, o_input: bool = True) -> float:
     """Bytes a layer keeps per token on a PyTorch-native stack beyond the fused kernels' count.
 
     Eager RMSNorm (HF LlamaRMSNorm, torchtune's RMSNorm) upcasts its input and keeps the fp32
@@ -269,7 +308,8 @@ def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float
     bytes a token and layer, against 13.3h here (the norms' 8h and SiLU's output 2 x 8,192).
     PyTorch's SDPA gets K and V repeated to the query heads (HF's and torchtitan's repeat_kv,
     torchtune's expand: a copy) and keeps them; the output is transposed into a contiguous copy
-    that the output projection keeps, beside the one SDPA keeps. Transformer Engine takes
+    that the output projection keeps (where it keeps its input: `o_input`), beside the one SDPA
+    keeps. Transformer Engine takes
     grouped K/V and reshapes its output in place.
     """
     extra = 0.0
@@ -278,7 +318,7 @@ def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels) -> float
         extra += 2 * m.hidden * (wide + (_act_bytes(precision) if kernels.norm_trains else 0))
     if kernels.native_attention and not m.uses_mla:
         q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
-        extra += _act_bytes(precision) * (2 * (q - kv) + q)
+        extra += _act_bytes(precision) * (2 * (q - kv) + (q if o_input else 0))
     return extra
 
 
@@ -286,7 +326,7 @@ def lora_dropout_bytes(m: ModelShape, setup: TrainingSetup) -> float:
     """Bytes a layer keeps per token for LoRA's dropout: each adapted module drops its own copy
     of its input (PEFT's lora_dropout, one nn.Dropout a module) and keeps that copy for the
     adapter's A and the 1-byte mask for the dropout's backward (3 bytes an input element);
-    with no dropout the adapter reuses the input its base layer already keeps."""
+    with no dropout the adapter keeps the input itself (`linear_inputs_kept`)."""
     if not setup.is_peft or setup.lora_dropout <= 0:
         return 0.0
     return (ACTIVATION_BYTES + DROPOUT_MASK_BYTES) * sum(i for i, _ in adapted_linears(m, setup.lora_targets))
@@ -526,6 +566,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
         flash,
         op_level=layout.framework == FSDP2,
         kernels=stack_kernels(layout.framework, setup),
+        inputs=linear_inputs_kept(setup),
     ) + lora_dropout_bytes(m, setup)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:

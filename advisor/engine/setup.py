@@ -68,6 +68,9 @@ class TrainingSetup(BaseModel):
     # The loss is computed over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's
     # fused linear cross entropy), never upcast all at once.
     chunked_loss: bool = False
+    # QLoRA on bitsandbytes before 0.43.2, whose 4-bit matmul kept its input for a weight
+    # gradient it never computes (bitsandbytes PR #1270, merged 2024-07-16).
+    bnb_keeps_inputs: bool = False
     # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
     stack: Stack | None = None
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself

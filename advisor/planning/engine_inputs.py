@@ -49,6 +49,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
         chunked_loss=request.chunked_loss,
+        bnb_keeps_inputs=request.old_bitsandbytes,
         stack=request.stack,
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len

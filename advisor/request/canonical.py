@@ -246,7 +246,15 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", (in_zh if zh else in_en).format(getattr(r, bound)))
     # flags said by their word; `opt_in_backward` before `offload`, which would read `offload opt`
     # as what to offload
-    for flag in ("hourly_only", "one_server", "owned", "opt_in_backward", "compile", "chunked_loss"):
+    for flag in (
+        "hourly_only",
+        "one_server",
+        "owned",
+        "opt_in_backward",
+        "compile",
+        "chunked_loss",
+        "old_bitsandbytes",
+    ):
         if flag in given:
             add("other", _say(flag, True, zh))
     if "offload" in given:

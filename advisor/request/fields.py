@@ -548,6 +548,20 @@ FIELDS: tuple[Field, ...] = (
             ("分块损失", "分块交叉熵"),
         ),
     ),
+    # QLoRA on bitsandbytes before 0.43.2, which kept every 4-bit layer's input for backward
+    # (advisor/engine/memory.py `linear_inputs_kept`); litgpt pinned 0.42.0 through 2024
+    Field(
+        "old_bitsandbytes",
+        flag=True,
+        choices=_flag(
+            (
+                "old-bitsandbytes",
+                "(old|legacy)-(bnb|bitsandbytes)",
+                r"(bnb|bitsandbytes)-0\.(3\d|40|41|42|43\.0|43\.1)(\.\d+)?",
+            ),
+            ("旧版bitsandbytes", "旧版bnb"),
+        ),
+    ),
     Field(
         "seq_len",
         low=16,

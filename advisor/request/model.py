@@ -79,6 +79,8 @@ class TrainingRequest(BaseModel):
     compile: bool = False
     # The loss runs over chunks of the logits (`chunked loss`), not on all of them upcast at once.
     chunked_loss: bool = False
+    # QLoRA on bitsandbytes before 0.43.2 (`bnb-0.42`), which kept each 4-bit layer's input.
+    old_bitsandbytes: bool = False
     # The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`); None: the
     # planner chooses the framework with the layout.
     stack: Stack | None = None

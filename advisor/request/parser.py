@@ -879,6 +879,7 @@ class _Parse:
             rf"(?:[_\-][a-z0-9.\-]*)?{R}",
             lambda m: self.fail("architecture", word=m[0].strip()),
         )
+        self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._owned()
         self._gpus()
         self._choose("one_server")  # after `单机八卡`, which gives the GPUs
@@ -2046,6 +2047,7 @@ class _Parse:
             compile=bool(f.get("compile")),
             lora_dropout=f.get("lora_dropout", 0.0),
             chunked_loss=bool(f.get("chunked_loss")),
+            old_bitsandbytes=bool(f.get("old_bitsandbytes")),
             stack=f.get("stack"),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
