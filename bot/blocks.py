@@ -151,6 +151,14 @@ def _plan_words(plan, lang: str) -> tuple[str, str, str]:
     return gpus_text(lay.gpu_count, plan.gpu, lang), days_text(plan.days, lang), cash(plan.rent, plan.costs.currency)
 
 
+def _misses(result, plan) -> bool | str:
+    """What an alternative misses: the deadline (True), the days of the horizon a request
+    without one is planned within, or nothing (False)."""
+    if plan.meets_deadline:
+        return False
+    return True if result.request.deadline_days else days_text(result.result.horizon_days, result.request.lang)
+
+
 def status(result) -> tuple[str, dict]:
     """The card's status against the request: (code, the numbers its header quotes)."""
     r, p = result.request, result.plan
@@ -579,7 +587,7 @@ def details(result, which: str) -> dict:
                     num(a.estimate.gpu_hours),
                     a_rent,
                     num(a.estimate.memory.total),
-                    not a.meets_deadline,
+                    _misses(result, a),
                 )
             )
         blocks[0] = _section(f"*{title}*\n" + ("\n".join(lines) if lines else _p(lang, "no_alternatives")))

@@ -245,3 +245,18 @@ def test_an_asap_card_says_fast_not_cheapest_within_30_days(bot, fake_slack):
     send, _ = bot
     msg, _ = _card(fake_slack, send, "7B lora 10k samples ASAP")
     assert msg["blocks"][0]["text"]["text"] == "✅ As fast as it goes, for the least"
+
+
+def test_an_alternative_past_the_horizon_of_a_request_without_a_deadline_is_not_late(book, cli):
+    """With no deadline the plans are sought within 30 days: an alternative past them had been
+    said to miss "the deadline" the team never gave."""
+    from advisor.planning.advice import advise
+    from bot.blocks import details
+
+    text = "405B full-finetune 10TB"
+    shown = json.dumps(details(advise(text, "en", book=book), "alternatives"))
+    assert "the horizon without a deadline" in shown and "misses the deadline" not in shown
+    answer = cli("ask", text).stdout
+    assert "(over 30 days, the horizon without a deadline)" in answer and "misses the deadline" not in answer
+    late = json.dumps(details(advise(text + " 20d", "en", book=book), "alternatives"))
+    assert "misses the deadline" in late and "horizon" not in late

@@ -269,6 +269,18 @@ def test_the_planner_keeps_within_the_teams_bounds_on_the_gpu_count(cli):
     assert floored["plan"]["gpu_count"] >= 16 and all(a["gpu_count"] >= 16 for a in floored["alternatives"])
 
 
+def test_a_cap_on_the_gpu_count_that_misses_the_deadline_says_so_and_how_many_would_do(cli):
+    """`up to 64 GPUs` had been told to "add GPUs" with no count past the cap that would do."""
+    capped = _ask(cli, "70B full-finetune 1TB 14d up to 64 GPUs")
+    assert "on at most 64 GPUs as you asked" in capped["warnings"][0]
+    more = [s for s in capped["suggestions"] if s["change"] == "more_gpus"]
+    assert more and more[0]["gpu_count"] > 64 and more[0]["meets_deadline"]
+    # a cap the plan meets the deadline within gets neither
+    roomy = _ask(cli, "70B full-finetune 1TB 60d up to 512 GPUs")
+    assert not any("as you asked" in w for w in roomy["warnings"])
+    assert not any(s["change"] == "more_gpus" for s in roomy["suggestions"])
+
+
 def test_asap_without_a_deadline_looks_past_the_counts_a_cost_search_tries(cli):
     """`13B full-finetune 100GB asap` had come out as the same 5.7-day plan as without asap."""
     fast = _ask(cli, "13B full-finetune 100GB asap")

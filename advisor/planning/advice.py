@@ -214,7 +214,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
             )
         )
     if req.deadline_days and est.days and est.days > req.deadline_days:
-        out.append(_note("warning", "deadline", days=est.days, deadline=req.deadline_days))
+        out.append(_note("warning", "deadline", days=est.days, deadline=req.deadline_days, most=req.max_gpus))
     if result.conflict == "budget":
         d, b = result.nearest_deadline, result.nearest_budget
         out.append(

@@ -570,15 +570,12 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     ):
         out.append(Suggestion(change="longer_deadline", value=round(best.days + 0.5), plan=best))
     wider = None
-    if req.gpu_count and best is not None and (not best.estimate.fits or not best.meets_deadline):
-        # Hardware given: the same GPU type at the count that fits and meets the deadline.
-        wider = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
-        if (
-            wider is not None
-            and wider.estimate.fits
-            and wider.meets_deadline
-            and wider.estimate.layout.gpu_count > req.gpu_count
-        ):
+    cap = req.gpu_count or req.max_gpus
+    if cap and best is not None and (not best.estimate.fits or not best.meets_deadline):
+        # Hardware given, or a most GPUs (`up to 64 GPUs`): the count past it that fits and meets
+        # the deadline, on the same GPU type where one is given.
+        wider = search(req.model_copy(update={"gpu_count": None, "max_gpus": None}), m, book, alternatives=False).best
+        if wider is not None and wider.estimate.fits and wider.meets_deadline and wider.estimate.layout.gpu_count > cap:
             out.insert(0, Suggestion(change="more_gpus", value=wider.estimate.layout.gpu_count, plan=wider))
     if best is None or not best.estimate.fits:
         # Offload is already tried by the layout search when nothing else fits.
