@@ -186,15 +186,13 @@ MEMORY_CASES += [
     ),
     MemoryCase(
         "Llama 2 7B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
-        "llama2-7b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
-        " lora_dropout=0.05 on 1xA100-40GB",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none litgpt lora_dropout=0.05 on 1xA100-40GB",
         21.3,
         "torch",
     ),
     MemoryCase(
         "Llama 2 7B LoRA r=8 q,v, mbs 2 (litgpt, A100 40GB)",
-        "llama2-7b lora r=8 targets qv pure-bf16 mbs 2 seq 1304 recompute none chunked-loss"
-        " lora_dropout=0.05 on 1xA100-40GB",
+        "llama2-7b lora r=8 targets qv pure-bf16 mbs 2 seq 1304 recompute none litgpt lora_dropout=0.05 on 1xA100-40GB",
         29.07,
         "torch",
     ),
@@ -202,14 +200,14 @@ MEMORY_CASES += [
         "Llama 2 7B QLoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
         # lit-gpt in 2023-10 left bitsandbytes unpinned (requirements-all.txt at 0cc02afa1dca):
         # 0.41.x then, whose 4-bit matmul kept its input
-        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
+        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none litgpt"
         " lora_dropout=0.05 bnb-0.41 on 1xA100-40GB",
         14.14,
         "torch",
     ),
     MemoryCase(
         "Llama 2 13B LoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
-        "llama2-13b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none chunked-loss"
+        "llama2-13b lora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none litgpt"
         " lora_dropout=0.05 on 1xA100-40GB",
         38.12,
         "torch",
@@ -961,7 +959,7 @@ HELD_OUT_MEMORY = [
     MemoryCase(
         f"litgpt {name} (1x A10G)",
         f"{model} {method} r={rank} targets {targets} lora_dropout={dropout} pure-bf16 mbs {mbs} seq 512"
-        f" recompute none chunked-loss{' bnb-0.42' if method == 'qlora' else ''} on 1xA10G",
+        f" recompute none litgpt{' bnb-0.42' if method == 'qlora' else ''} on 1xA10G",
         measured,
         "torch",
         _LITGPT + f"{config}, micro-batch {mbs}, {measured} GB",
@@ -984,19 +982,19 @@ HELD_OUT_MEMORY = [
 HELD_OUT_OOM = [
     (
         "litgpt Gemma 2 9B LoRA r=16 (1x A10G)",
-        "gemma2-9b lora r=16 targets all pure-bf16 mbs 1 seq 512 recompute none chunked-loss on 1xA10G",
+        "gemma2-9b lora r=16 targets all pure-bf16 mbs 1 seq 512 recompute none litgpt on 1xA10G",
     ),
     (
         "litgpt Llama 3.1 8B full (1x A10G)",
-        "llama3.1-8b full-finetune pure-bf16 mbs 4 seq 512 recompute none chunked-loss on 1xA10G",
+        "llama3.1-8b full-finetune pure-bf16 mbs 4 seq 512 recompute none litgpt on 1xA10G",
     ),
     (
         "litgpt Llama 2 7B full (4x A10G, FSDP)",
-        "llama2-7b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 chunked-loss on 4xA10G",
+        "llama2-7b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 litgpt on 4xA10G",
     ),
     (
         "litgpt Llama 3 8B full (4x A10G, FSDP)",
-        "llama3.1-8b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 chunked-loss on 4xA10G",
+        "llama3.1-8b full-finetune pure-bf16 mbs 4 gbs 64 seq 512 recompute none zero3 litgpt on 4xA10G",
     ),
 ]
 
@@ -1024,9 +1022,9 @@ POINT_LAYOUT = {
     "T17": "tp 4 pp 4 megatron",  # NeMo SFT: TP4 PP4
     "T18": "megatron " + _NEMO_LORA,  # NeMo LoRA on Megatron, its config's adapters
     "M03": "tp 8 attention fa2 compile",  # torchtitan: FSDP 32, TP 8, compiled
-    # litgpt's fine-tuning scripts compute the head and the loss in chunks (finetune/lora.py:
-    # lm_head_chunk_size=128, chunked_cross_entropy)
-    **dict.fromkeys(("M04", "M05", "M06", "M07"), "chunked-loss lora_dropout=0.05"),
+    # litgpt's own rows: its stack (the head and the loss in chunks, the output head untied) and
+    # its configs' LoRA dropout
+    **dict.fromkeys(("M04", "M05", "M06", "M07"), "litgpt lora_dropout=0.05"),
     # PEFT's method comparison steps the optimizer after every batch of 4 (method_comparison/
     # MetaMathQA/run.py: optimizer.zero_grad(), forward, backward, step)
     **dict.fromkeys(("M08", "M09"), "gbs 4"),

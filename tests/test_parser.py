@@ -1112,3 +1112,34 @@ def test_skipped_words_are_quoted_and_listed_the_readers_way():
     note = next(n for n in r.assumptions if n.code == "read_past")
     assert "“team”、“chatbot”" in word("zh", note)
     assert '"team", "chatbot"' in word("en", note)
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("7b lora 20GB 3d lr 2e-5", ["lr 2e-5"]),
+        ("7b lora 20GB 3d learning rate 1e-4 warmup 100", ["learning rate 1e-4", "warmup 100"]),
+        ("7b lora 20GB 3天 学习率2e-5", ["学习率2e-5"]),
+    ],
+)
+def test_optimizer_hyperparameters_are_read_and_said_to_change_nothing(text, words):
+    r = parse(text)
+    assert [n.params["words"] for n in r.assumptions if n.code == "hyperparameters"] == [words]
+    without = text
+    for w in words:
+        without = without.replace(w, "")
+    base = parse(without)
+    assert (r.data.amount, r.data.unit, r.deadline_days, r.lora_dropout) == (base.data.amount, "bytes", 3, 0)
+
+
+@pytest.mark.parametrize(
+    "text, field, value",
+    [
+        ("7b lora 1e5 samples 3d", "data", ("samples", 1e5)),
+        ("7b pretrain 2.5e9 tokens 3d", "data", ("tokens", 2.5e9)),
+        ("70B full-finetune 1TB 14d on Ascend", "gpu", "Ascend-910B-64GB"),
+    ],
+)
+def test_numbers_in_e_notation_and_ascend_alone(text, field, value):
+    got = getattr(parse(text), field)
+    assert ((got.unit, got.amount) if field == "data" else got) == value

@@ -1,4 +1,4 @@
-"""The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`): read from the
+"""The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`, `litgpt`): read from the
 request, planned only on what that stack runs, named in the answer, refused with why."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from advisor.cli import main
-from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, MEGATRON, PEFT, framework_for
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, LITGPT, MEGATRON, PEFT, framework_for
 from advisor.engine.setup import TrainingSetup
 from advisor.planning.advice import advise, plan_context
 from advisor.planning.followup import follow_up
@@ -23,6 +23,7 @@ from advisor.request.parser import parse
         ("qwen2.5-7b lora 10GB transformers", "hf"),
         ("8B full-finetune 10GB 2d torchtune", "hf"),
         ("70B pretrain 1T tokens torchtitan", "torchtitan"),
+        ("llama3.2-1b qlora 1GB lit-gpt", "litgpt"),
         ("13B 全量微调 50GB 3天 框架deepspeed", "deepspeed"),
         ("13B 全量微调 50GB 3天 训练框架 megatron", "megatron"),
         ("13B full-finetune 50GB 3d", None),
@@ -58,6 +59,24 @@ def test_each_stack_runs_only_its_own_layouts():
     assert framework_for(_setup("torchtitan"), 8, 4, 1, 3, "none") == FSDP2
     assert framework_for(_setup("torchtitan", "lora"), 1, 1, 1, 3, "none") is None
     assert framework_for(_setup("torchtitan"), 1, 1, 1, 3, "optimizer") is None
+    # litgpt: DDP or FSDP full shard, nothing else
+    assert framework_for(_setup("litgpt", "qlora"), 1, 1, 1, 0, "none") == LITGPT
+    assert framework_for(_setup("litgpt"), 1, 1, 1, 3, "none") == LITGPT
+    assert framework_for(_setup("litgpt"), 1, 1, 1, 2, "none") is None
+    assert framework_for(_setup("litgpt"), 2, 1, 1, 3, "none") is None
+    assert framework_for(_setup("litgpt"), 1, 1, 1, 3, "optimizer") is None
+
+
+def test_litgpt_unties_the_output_head_and_chunks_the_loss():
+    from advisor.engine.shapes import count_params
+    from advisor.planning.engine_inputs import model_shape, training_setup
+
+    # Llama 3.2 1B ties its head to the embedding (128,256 x 2,048); litgpt keeps a copy apart
+    tied, apart = (parse(f"llama3.2-1b lora 1GB{s}") for s in ("", " litgpt"))
+    assert count_params(model_shape(apart)).total - count_params(model_shape(tied)).total == 128256 * 2048
+    assert training_setup(apart).chunked_loss and not training_setup(tied).chunked_loss
+    # an untied model is unchanged
+    assert model_shape(parse("llama2-7b lora 1GB litgpt")) == model_shape(parse("llama2-7b lora 1GB"))
 
 
 def test_the_plan_runs_on_the_stack_asked_for(book):
@@ -89,6 +108,7 @@ def test_the_answer_names_the_stack_and_json_carries_it(capsys):
         ("8B lora 10GB 2d torchtitan", "torchtitan does not run this"),
         ("70B full-finetune 1TB 14d megatron offload", "Megatron-Core does not run this"),
         ("8B lora 10GB 2d hf pp 2", "runs data parallel only"),
+        ("8B lora 10GB 2d litgpt tp 2", "litgpt does not run this"),
         ("13B 全量微调 50GB 3天 框架deepspeed tp 2", "DeepSpeed 跑不了"),
     ],
 )

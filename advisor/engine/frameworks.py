@@ -20,6 +20,9 @@ HF Transformers / TRL (torchtune, LLaMA-Factory alike): full fine-tuning in 16 b
     there is more than one rank (its distributed optimizer, ZeRO-1), and runs FP8 through
     Transformer Engine, so plain data parallelism without ZeRO, in 16 bits, is planned on the
     PyTorch-native stack, eager unless compiled.
+litgpt (Lightning Fabric): its own PyTorch-native models, fine-tuned (full, LoRA, QLoRA) or
+    pre-trained on one GPU, DDP or FSDP full shard; no tensor or pipeline parallel, no offload in
+    its scripts (litgpt finetune/*.py, pretrain.py). Planned only where the team names it.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from advisor.engine.setup import TrainingSetup
 
 MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
 HF = "HF Transformers/TRL"
+LITGPT = "litgpt/Lightning Fabric"
 # The stack a framework belongs to, as the request names it (`request.stack`).
-STACK_OF = {MEGATRON: "megatron", DEEPSPEED: "deepspeed", FSDP2: "torchtitan", PEFT: "hf", HF: "hf"}
+STACK_OF = {MEGATRON: "megatron", DEEPSPEED: "deepspeed", FSDP2: "torchtitan", PEFT: "hf", HF: "hf", LITGPT: "litgpt"}
 # Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
@@ -103,8 +107,11 @@ def on_stack(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload
     - HF Transformers/TRL (torchtune, LLaMA-Factory, axolotl): data parallel over DDP, FSDP or
       DeepSpeed ZeRO, with offload; no tensor, pipeline or expert parallelism.
     - torchtitan: FSDP2 (or DDP) with tensor, pipeline, context and expert parallel; no LoRA, no
-      offload."""
+      offload.
+    - litgpt: DDP or FSDP full shard (ZeRO-0 or -3), no model parallelism, no offload."""
     model_parallel = tp > 1 or pp > 1 or ep > 1
+    if setup.stack == "litgpt":
+        return None if model_parallel or offload != "none" or zero in (1, 2) else LITGPT
     if setup.stack == "megatron":
         if offload != "none" or setup.method == "qlora":
             return None

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, HF, MEGATRON
+from advisor.engine.frameworks import FSDP2, HF, LITGPT, MEGATRON
 from advisor.engine.layout import ModelSplit
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -623,7 +623,7 @@ def gradients_freed_between_steps(setup: TrainingSetup, layout: ModelSplit) -> b
     layer's gradients. Megatron-Core keeps a contiguous gradient buffer, DeepSpeed its gradient
     partitions; accumulating micro-batches keeps the gradients too."""
     return (
-        layout.framework in (HF, FSDP2)
+        layout.framework in (HF, FSDP2, LITGPT)
         and not setup.is_peft
         and not setup.opt_in_backward
         and layout.offload == "none"

@@ -19,7 +19,7 @@ Recompute = Literal["none", "selective", "full"]
 GradReduce = Literal["fp32", "bf16"]
 LoraTargets = Literal["qv", "attn", "all"]
 # The training stack a team names (advisor/engine/frameworks.py `on_stack`).
-Stack = Literal["megatron", "deepspeed", "hf", "torchtitan"]
+Stack = Literal["megatron", "deepspeed", "hf", "torchtitan", "litgpt"]
 
 # LoRA rank and target modules when the user names none: every linear layer, as QLoRA found
 # adapting all of them needed to match full fine-tuning (Dettmers et al. 2023), at a common

@@ -48,7 +48,13 @@ from advisor.engine.specs import GPU, ModelShape
 # PyTorch's unfused operators counted in the roofline (UNFUSED_PASSES 2), so one shared factor,
 # fitted again with STEP_OVERHEAD_S below; DeepSpeed and the HF stacks have no row of their own
 # (NeMo's LoRA row runs on Megatron).
-FRAMEWORK_EFFICIENCY = {"Megatron-Core": 0.76, "FSDP2/torchtitan": 0.76, "DeepSpeed": 0.76, "HF PEFT/TRL": 0.76}
+FRAMEWORK_EFFICIENCY = {
+    "Megatron-Core": 0.76,
+    "FSDP2/torchtitan": 0.76,
+    "DeepSpeed": 0.76,
+    "HF PEFT/TRL": 0.76,
+    "litgpt/Lightning Fabric": 0.76,
+}
 FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # Megatron-Core's MoE layer waits for the host once a layer: its token dispatcher copies the
 # number of tokens per expert to the host (the all-to-all splits and the m_splits of Transformer

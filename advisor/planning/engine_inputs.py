@@ -16,9 +16,14 @@ from advisor.request.model import TrainingRequest
 
 def model_shape(request: TrainingRequest) -> ModelShape:
     """The catalogued shape of a named model; a generated one for a bare size."""
-    if request.model:
-        return catalog.find_model(request.model)
-    return generic_shape(request.params_b, request.active_params_b)
+    shape = (
+        catalog.find_model(request.model) if request.model else generic_shape(request.params_b, request.active_params_b)
+    )
+    if request.stack == "litgpt" and shape.tied_embeddings:
+        # litgpt keeps the output head apart from the embedding: its checkpoint conversion copies
+        # the tied embedding into lm_head.weight (litgpt scripts/convert_hf_checkpoint.py)
+        return shape.model_copy(update={"tied_embeddings": False})
+    return shape
 
 
 def training_setup(request: TrainingRequest) -> TrainingSetup:
@@ -48,7 +53,9 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
-        chunked_loss=request.chunked_loss,
+        # litgpt's scripts always run the head and the loss in chunks (lm_head_chunk_size=128,
+        # chunked_cross_entropy in litgpt finetune/lora.py)
+        chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
         stack=request.stack,
         sample_tokens=round(request.tokens_per_sample)

@@ -145,6 +145,9 @@ FIELDS: tuple[Field, ...] = (
     # words of a whole request that are not the request language's and could not change the plan
     # (advisor/request/parser.py `_may_change_plan`): read past, and said
     Field("read_past", assumed=("read_past",), shows_in=()),
+    # Optimizer hyperparameters (`lr 2e-5`, `warmup 100`, `学习率2e-5`): read and left aside, as
+    # they change no GPU count, memory or time planned here
+    Field("hyperparameters", assumed=("hyperparameters",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -782,6 +785,7 @@ FIELDS: tuple[Field, ...] = (
                 zh=("hf", "huggingface", "transformers", "trl", "torchtune", "llama-factory", "llamafactory"),
             ),
             Word("torchtitan", en=("torchtitan",), zh=("torchtitan",)),
+            Word("litgpt", en=("litgpt", "lit-gpt"), zh=("litgpt",)),
         ),
         examples=Word(en=("deepspeed", "framework megatron"), zh=("框架deepspeed",)),
     ),
@@ -810,6 +814,7 @@ LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约",
 # method, the numerics, the money; then any the planner adds.
 NOTE_ORDER = (
     *field("read_past").assumed,
+    *field("hyperparameters").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

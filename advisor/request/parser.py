@@ -32,7 +32,8 @@ from advisor.request.model import (
 from advisor.text.render import phrase
 from advisor.text.safe import clean
 
-NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+# `1e5`, `2.5e9`: engineers' numbers; a positive exponent only (`2e-5` is a learning rate)
+NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,2}(?![\d\-]))?|\.\d+)"
 # A deadline given as a date ("by Friday", "月底前", "before Dec 20") counts its days from today in
 # the team's time zone (the digest's, Beijing unless GPU_ADVISOR_TZ is set).
 TEAM_TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
@@ -841,6 +842,7 @@ class _Parse:
         self.words: dict[str, str] = {}
         self.quantized = ""  # the checkpoint's name when it was quantized for serving
         self.read_past: list[str] = []
+        self.hyperparameters: list[str] = []
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -1118,6 +1120,16 @@ class _Parse:
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
         self._layout_words()
+        # Optimizer hyperparameters change no GPU count, memory or time planned here: read and
+        # said (`lr 2e-5`, `warmup 100`, `weight decay 0.1`, `学习率2e-5`). Not `dropout`, which
+        # is LoRA's and keeps memory, nor `seed`.
+        value = r"(?:\d+(?:\.\d+)?(?:e[+\-]?\d+)?%?|\.\d+)"
+        sc.take(
+            rf"{L}(?:lr|learning[\s_\-]?rate|warm[\s_\-]?up(?:[\s_\-]?(?:steps|ratio))?|weight[\s_\-]?decay|wd"
+            rf"|max[\s_\-]?grad[\s_\-]?norm|grad(?:ient)?[\s_\-]?clip(?:ping)?)\s*[:=]?\s*{value}{R}"
+            rf"|(?:学习率|预热步数|预热|权重衰减|梯度裁剪)\s*[:=：]?\s*{value}",
+            lambda m: self.hyperparameters.append(m[0].strip()),
+        )
         seq = fields.field("seq_len").keys
 
         def tokens(n: str, k: str | None) -> int:
@@ -1798,6 +1810,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="owned"))
         if self.read_past:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
+        if self.hyperparameters:
+            notes.append(Note(kind="assumption", code="hyperparameters", params={"words": self.hyperparameters}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
