@@ -1143,3 +1143,57 @@ def test_optimizer_hyperparameters_are_read_and_said_to_change_nothing(text, wor
 def test_numbers_in_e_notation_and_ascend_alone(text, field, value):
     got = getattr(parse(text), field)
     assert ((got.unit, got.amount) if field == "data" else got) == value
+
+
+@pytest.mark.parametrize(
+    "text, field, value",
+    [
+        # compound Chinese numerals, said as people say them
+        ("7b lora 两万五千条", "data", ("samples", 25000)),
+        ("7b lora 一万五千条", "data", ("samples", 15000)),
+        ("7b lora 1万5千条", "data", ("samples", 15000)),
+        ("7b lora 三万五条", "data", ("samples", 35000)),
+        ("7b 全参 两千五百万token", "data", ("tokens", 25_000_000)),
+        ("7b lora 1万条 预算一千五", "budget", (1500, "CNY")),
+        ("7b lora 1万条 预算五百块", "budget", (500, "CNY")),
+        ("qwen2.5-7b 全参 20万条 2周 预算2万刀", "budget", (20000, "USD")),
+        ("qwen2.5-72b 全参 50万条 两周 100万预算", "budget", (1_000_000, "CNY")),
+        ("34B lora 100k samples 1 week half a million rmb", "budget", (500_000, "CNY")),
+        # counts and times in words
+        ("千卡H800 预训练 70B 3T token", "gpu_count", 1000),
+        ("7b lora 5万条 双卡4090", "gpu_count", 2),
+        ("72b full ft 500k samples 2 weeks on thirty-two H800", "gpu_count", 32),
+        ("70b 全参 50万条 两周 8卡H800*4", "gpu_count", 32),
+        ("7b lora 50k samples two and a half days", "deadline_days", 2.5),
+        ("qwen2.5-72b 全参微调 半年 50万条", "deadline_days", 180),
+        ("70B 全参 100万条 一个季度", "deadline_days", 90),
+        # lease terms said with "for" or 包
+        ("70B full-finetune 10B tokens on 16xH800 rent for 2 months", "lease_term_months", 2),
+        ("7b lora 50k samples on 8xH800 lease for 3 months", "lease_term_months", 3),
+        ("70B 全参 10B token 用16张H800 包两个月", "lease_term_months", 2),
+        ("7b lora 50k samples 租半年", "lease_term_months", 6),
+    ],
+)
+def test_numbers_and_terms_said_in_words_are_read_whole(text, field, value):
+    r = parse(text)
+    got = getattr(r, field)
+    if field == "data":
+        got = (got.unit, got.amount)
+    elif field == "budget":
+        got = (got.amount, got.currency)
+    assert got == value
+    assert not [n for n in r.assumptions if n.code == "read_past"]
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("7b lora 5万条 三天半多一点", "多一点"),
+        ("70b lora 100k samples, 2 weeks, budget 1.5 lakh", "lakh"),
+        ("7b lora 50k samples three days or so give or take a couple", "couple"),
+    ],
+)
+def test_a_leftover_that_holds_a_number_is_refused_not_read_past(text, word):
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert word in str(e.value) or e.value.kind == "unknown_word"

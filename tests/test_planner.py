@@ -286,3 +286,12 @@ def test_asap_without_a_deadline_looks_past_the_counts_a_cost_search_tries(cli):
     fast = _ask(cli, "13B full-finetune 100GB asap")
     plain = _ask(cli, "13B full-finetune 100GB")
     assert fast["training"]["days"] < plain["training"]["days"] / 2
+
+
+def test_part_of_a_server_gives_way_to_the_whole_server_when_that_rents_for_less(cli):
+    """`on H20` had been 4 H20 on a month's lease of the whole server (¥46,017, 2.7 days), where
+    8 H20 take a day on an hourly offer for about ¥1,450."""
+    data = _ask(cli, "qwen2.5-32b full-finetune 300k samples on H20")
+    fixed = _ask(cli, "qwen2.5-32b full-finetune 300k samples on 4xH20")
+    assert data["plan"]["gpu_count"] == 8
+    assert data["cost"]["rent_total"] < fixed["cost"]["rent_total"] and data["training"]["days"] < fixed["training"]["days"]

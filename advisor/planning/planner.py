@@ -511,6 +511,15 @@ def _plans_for_gpu(
             beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
             if req.speed_first and not req.deadline_days:
                 beyond = COUNTS_BEYOND_FOR_SPEED
+    # Part of a server: offers that bill whole servers charge for all of it, so the whole server
+    # may rent for the same or less and finish sooner (`qwen2.5-32b full-finetune on H20` had
+    # been 4 H20 on a month's lease, where 8 take a day on an hourly offer).
+    whole = gpu.gpus_per_server
+    part = tried and req.tokens is not None and tried[-1].estimate.layout.gpu_count < whole
+    if part and whole in counts and known.fits(gpu, whole):
+        est = known.at(gpu, whole)
+        if est.days and tried[-1].days and est.days < tried[-1].days:
+            tried.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
     return tried
 
 

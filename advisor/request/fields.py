@@ -808,7 +808,7 @@ def field(name: str) -> Field:
 DEGREES = ("tp", "pp", "ep", "vpp", "cp", "dp")
 # The words before a lease term's number (`lease of 3 months`, `租3个月`); its row's keys are
 # the words after it (`3-month lease`, `3个月起租`).
-LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签"))
+LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签", "包"))
 
 # The order notes are listed in (the "Assumed" lines): the model, the sequence, the data, the
 # method, the numerics, the money; then any the planner adds.

@@ -455,6 +455,102 @@ def _cn_num(text: str) -> float:
     return float(total + current)
 
 
+_CN_DIGIT_VALUE = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_CN_SMALL_UNIT = {"十": 10, "百": 100, "千": 1000}
+
+
+def _cn_section(text: str) -> int:
+    """A Chinese numeral below 10,000 (`两千五百` -> 2500); a last digit right after 千 or 百
+    counts in the unit below it, as people say it (`一千五` -> 1500, `三百五` -> 350)."""
+    total, current, last_unit = 0, 0, 0
+    for ch in text:
+        if ch in _CN_DIGIT_VALUE:
+            current = _CN_DIGIT_VALUE[ch]
+            if ch in "零〇":
+                last_unit = 0
+        elif ch in _CN_SMALL_UNIT:
+            last_unit = _CN_SMALL_UNIT[ch]
+            total += (current or 1) * last_unit
+            current = 0
+    if current and last_unit >= 100:
+        current *= last_unit // 10
+    return total + current
+
+
+def _cn_whole(text: str) -> int:
+    """A Chinese numeral with 万 and 亿 (`两万五千` -> 25000, `两千五百万` -> 25,000,000); a last
+    digit right after 万 counts in thousands (`三万五` -> 35000)."""
+    total = 0
+    for unit, scale in (("亿", 10**8), ("万", 10**4)):
+        if unit in text:
+            head, text = text.split(unit, 1)
+            total += (_cn_section(head) or 1) * scale
+            if len(text) == 1 and text in _CN_DIGIT_VALUE and text not in "零〇":
+                return total + _CN_DIGIT_VALUE[text] * scale // 10
+    return total + _cn_section(text)
+
+
+_EN_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_EN_UNITS = {w: i for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)}
+
+
+def _spelled_numbers(text: str) -> str:
+    """Numbers said in words that the rules read only in digits, written in digits: compound
+    Chinese numerals (`两万五千条`, `两千五百万token`, `三万五条`, `预算一千五`), `千卡`/`万卡`/`双卡`,
+    Chinese numerals before 块/元, `刀` (slang for US dollars), `thirty-two`, `two and a half`,
+    `half a million`. The simple forms (`五十万`, `两周`, `十六卡`) the rules read as they are."""
+    text = re.sub(
+        r"[零〇一二两三四五六七八九十百千万亿]*[千万亿][零〇一二两三四五六七八九十百千万亿]*",
+        lambda m: str(_cn_whole(m[0])) if re.search(r"[千万亿][零〇一二两三四五六七八九十百]", m[0]) else m[0],
+        text,
+    )
+    text = re.sub(
+        r"(?<![零〇一二两三四五六七八九十百千万亿\d])(千|万)(?=\s*(?:卡|张卡))",
+        lambda m: "1000" if m[1] == "千" else "10000",
+        text,
+    )
+    text = re.sub(r"(?<![零〇一二两三四五六七八九十百千万亿\d])双(?=\s*(?:卡|机|台))", "2", text)
+    text = re.sub(
+        r"(?<![零〇一二两三四五六七八九十百千万亿\d])([零一二两三四五六七八九十百]+)(?=\s*(?:块|元))",
+        lambda m: str(_cn_section(m[1])),
+        text,
+    )
+    # digits with Chinese units inside (`1万5千条`, `2千5百万`)
+    text = re.sub(
+        r"(?<![\d.])(\d+)万(\d)千",
+        lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
+        text,
+    )
+    text = re.sub(r"(\d[\d.,]*\s*(?:[千万亿]|[kmw])?)\s*刀(?!片)", r"\1美元", text)
+    # the amount before its word (`100万预算`, `100w预算`): said the other way round
+    text = re.sub(r"(?<![\d.])(\d[\d.,]*\s*(?:[千万亿]|[kmw])?(?:元|块|美元|美金)?)\s*的?预算", r"预算\1", text)
+    tens, units = "|".join(_EN_TENS), "|".join(_EN_UNITS)
+    text = re.sub(rf"(?<![a-z])({tens})[\s\-]({units})(?![a-z])", lambda m: str(_EN_TENS[m[1]] + _EN_UNITS[m[2]]), text)
+    text = re.sub(
+        rf"(?<![a-z0-9.])(\d+|{units}|ten|eleven|twelve)\s+and\s+a\s+half(?![a-z])",
+        lambda m: f"{_EN_UNITS.get(m[1]) or EN_NUMBERS.get(m[1]) or m[1]}.5",
+        text,
+    )
+    text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion)(?![a-z])", r"0.5 \1", text)
+    # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
+    text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
+    text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
+    return re.sub(
+        r"(?<![第\d零〇一二两三四五六七八九十])(一|两|三|四|\d)个?季度(?!末|初|底)",
+        lambda m: f"{3 * (_CN_DIGIT_VALUE.get(m[1]) or int(m[1]))}个月",
+        text,
+    )
+
+
 def _amount(number: str, unit: str | None) -> float:
     value = _cn_num(number) if number and number[0] in CN_DIGITS else _num(number)
     return value * SCALE[(unit or "").lower()]
@@ -790,11 +886,25 @@ def _short_request_words() -> frozenset[str]:
     )
 
 
+# Numbers said in words, and money said in slang: a leftover holding one is part of an amount, a
+# count or a time that no rule read whole (`两万五千条` had been read as 5,000 samples, `two and a
+# half days` as half a day, `预算2万刀` as ¥20,000, `千卡H800` as any count), so it may change the plan.
+_ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万亿半双壹贰叁肆伍陆柒捌玖拾佰仟刀块毛]")
+_EN_NUMBER = re.compile(
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+    r"|hundreds?|thousands?|millions?|billions?|trillions?|half|quarter|dozens?|lakhs?|crores?|grand|bucks?"
+    r"|couple|single|double|dual|twice|triple|k|m|b|bn|mn|w|kw)(?:-\w+)?"
+)
+
+
 def _may_change_plan(word: str) -> bool:
     """Whether a word left over may change the plan: then the request is refused, not read past.
     A request word itself left over ("samples" after a number read as the budget) was not placed."""
     # a fragment ("-in-bwd" of "opt-in-bwd" after `offload opt`) is a word cut by a rule: not chatter
-    if re.search(r"\d", word) or word in _zh_request_words() or word[0] in "-_./" or word[-1] in "-_/":
+    if re.search(r"\d", word) or word in _zh_request_words() or word[0] in "-_./*" or word[-1] in "-_/*":
+        return True
+    if _ZH_NUMERAL.search(word) or _EN_NUMBER.fullmatch(word.strip(".-_'")):
         return True
     if word.isascii():
         rest = word.strip(".-_'")
@@ -834,6 +944,7 @@ class _Parse:
         norm = _CONTRACTION.sub("", norm)
         # the Slack form pasted whole ("/gpu 70B ..."), a mention of the bot ("<@U123> 70B ...")
         norm = _PASTED.sub(" ", norm)
+        norm = _spelled_numbers(norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
@@ -976,7 +1087,13 @@ class _Parse:
             found = catalog.find_gpu(m["name"])
             self.set("gpu", found.name, m[0])
             count = m["count"] or m["count2"] or ("1" if m["one"] or m["one_zh"] else None)
-            if count:
+            if m["count"] and m["count2"]:
+                # "8卡H800*4": GPUs a server, times servers
+                per, servers = int(_num(m["count"])), int(m["count2"])
+                self.set("gpu_count", per * servers, m[0])
+                if per == found.gpus_per_server:
+                    self.set("nodes", servers, m[0])
+            elif count:
                 self.set("gpu_count", int(_num(count)), m[0])
             elif m["cn_count"]:
                 self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
@@ -1395,6 +1512,12 @@ class _Parse:
             rf"{L}(?P<n>\d+)[\s\-]*(?P<unit>{en_units})[\s\-]*(?:{_en(after)}){R}"
             rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{words}){R}",
             lambda m: counted(_Merged(m, cn=None)),
+        )
+        # "rent for 2 months", "lease them for a year": the term, not a deadline
+        sc.take(
+            rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
+            rf"\s+for\s+(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
+            lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m[0]),
         )
         sc.take(
             rf"{L}(?P<w>{_all(row.choices, 'en')})(?:\s+(?:{_en(after)}))?{R}",
