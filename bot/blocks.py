@@ -489,6 +489,9 @@ def details(result, which: str) -> dict:
     elif which == "costs":
         fields = []
         if c.rent_hourly_total:
+            # what the offer bills (whole servers, whole days) where that is more than the job runs
+            billed = c.rent_hourly_total / c.rent_per_gpu_hour
+            over = billed > (e.gpu_hours or 0) * 1.01
             fields.append(
                 _field(
                     lang,
@@ -499,6 +502,8 @@ def details(result, which: str) -> dict:
                         cash(c.rent_per_gpu_hour, c.currency),
                         num(e.gpu_hours),
                         cash(c.rent_hourly_total, c.currency),
+                        num(billed) if over else None,
+                        num(e.gpu_hours) if over else None,
                     ),
                     "cost_field",
                 )

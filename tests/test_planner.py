@@ -294,4 +294,27 @@ def test_part_of_a_server_gives_way_to_the_whole_server_when_that_rents_for_less
     data = _ask(cli, "qwen2.5-32b full-finetune 300k samples on H20")
     fixed = _ask(cli, "qwen2.5-32b full-finetune 300k samples on 4xH20")
     assert data["plan"]["gpu_count"] == 8
-    assert data["cost"]["rent_total"] < fixed["cost"]["rent_total"] and data["training"]["days"] < fixed["training"]["days"]
+    assert (
+        data["cost"]["rent_total"] < fixed["cost"]["rent_total"]
+        and data["training"]["days"] < fixed["training"]["days"]
+    )
+
+
+def test_what_an_offer_bills_beyond_the_job_is_shown_and_said(cli):
+    """A buyer who checks `price x GPU-hours` had found the total off by up to 11x: the offer
+    bills whole days of whole servers. A month's lease of a 20-minute job had said nothing."""
+    day_billed = cli("ask", "deepseek-v3 full-finetune 1B tokens 7d budget $100k").stdout
+    line = next(x for x in day_billed.splitlines() if "rent by the hour" in x)
+    assert "GPU-hours billed" in line and "billed by the day" in line and "the job itself runs" in line
+
+    def codes(data):
+        return {w["code"] for w in data["warning_codes"]}
+
+    one = _ask(cli, "llama3-8b lora 50k samples on 1xH100 3-month lease")
+    assert "whole_server_billed" in codes(one) and one["cost"]["rent_offer"]["billed_gpus"] == 8
+    assert "lease_mostly_idle" not in codes(one)  # the term was asked for: term_paid says it
+    idle = _ask(cli, "deepseek-v3 lora 50k samples 14d")
+    if idle["cost"]["rent_option"] == "monthly":
+        assert "lease_mostly_idle" in codes(idle)
+    short = _ask(cli, "7b lora 20GB 3d")
+    assert not {"whole_server_billed", "lease_mostly_idle"} & codes(short)

@@ -173,6 +173,7 @@ def _offer_json(q: rent.Priced, estimated: bool) -> dict:
         "interconnect": p.fabric or None,
         "interconnect_gbps": p.fabric_gbps or None,
         "min_term_months": q.term_months,
+        "billed_gpus": q.billed_gpus,  # whole servers for a server or cluster offer
         "terms": p.terms.split(),
         "term_stated": q.term_stated,
         "basis": q.basis,
@@ -207,6 +208,11 @@ def _residual_at(capex: float, months: float) -> float:
     share at the end of the useful life (assumed; no resale series on record)."""
     life = USEFUL_LIFE_MONTHS[0]
     return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
+
+
+# A lease whose job uses under a quarter of the months paid is said to be mostly idle, whatever
+# its term (assumed: a team can often get daily or hourly billing for a short job by asking).
+IDLE_LEASE_SHARE = 0.25
 
 
 def _note(code: str, **params) -> Note:
@@ -327,6 +333,37 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                         stated=likely.term_stated,
                     )
                 )
+        if likely.billed_gpus > lay.gpu_count:
+            # the offer bills whole servers: say what is paid for beside what the plan uses
+            notes.append(
+                _note(
+                    "whole_server_billed",
+                    gpu=gpu.name,
+                    used=lay.gpu_count,
+                    billed=likely.billed_gpus,
+                    provider=p.provider,
+                    cur=cur,
+                    total=likely.total,
+                )
+            )
+        if (
+            likely.option == "monthly"
+            and likely.months_paid
+            and days
+            and days / (likely.months_paid * rent.DAYS_PER_MONTH) < IDLE_LEASE_SHARE
+            and not req.owned
+            and not req.lease_term_months  # a term the team asked for: `term_paid` says what it pays
+        ):
+            notes.append(
+                _note(
+                    "lease_mostly_idle",
+                    days=days,
+                    months=likely.months_paid,
+                    share=days / (likely.months_paid * rent.DAYS_PER_MONTH),
+                    total=likely.total,
+                    cur=cur,
+                )
+            )
         if req.lease_term_months and not rented.asked_term_sold:
             notes.append(
                 _note(
