@@ -318,3 +318,13 @@ def test_what_an_offer_bills_beyond_the_job_is_shown_and_said(cli):
         assert "lease_mostly_idle" in codes(idle)
     short = _ask(cli, "7b lora 20GB 3d")
     assert not {"whole_server_billed", "lease_mostly_idle"} & codes(short)
+
+
+def test_without_a_deadline_a_slow_plan_on_given_gpus_gets_no_deadline_fixes(cli):
+    """The 30-day horizon is the planner's: `on 8xH100` with no deadline had been told to "allow
+    about 119 days" or rent 40 GPUs. A plan of years still gets its fix."""
+    slow = _ask(cli, "7B pretrain 1T tokens on 8xH100")
+    assert slow["training"]["days"] > 30
+    assert not [s for s in slow["suggestions"] if s["change"] in ("longer_deadline", "more_gpus")]
+    years = _ask(cli, "70B full-finetune 1TB on 8x4090")
+    assert years["training"]["days"] > 365 and [s for s in years["suggestions"] if s["change"] == "gpu_type"]

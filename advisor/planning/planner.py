@@ -570,17 +570,21 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     """When nothing fits or the deadline cannot be met, the cheapest changes that would work."""
     out: list[Suggestion] = []
     best = result.best
-    if (
-        best is not None
-        and best.estimate.fits
-        and not best.meets_deadline
-        and best.days
-        and best.days <= LONGER_DEADLINE_MAX_DAYS
-    ):
+
+    # Without a deadline the 30-day horizon is the planner's, not the team's: a plan past it is
+    # slow, not late, so no fix is offered for the time alone (a count fixed with no deadline had
+    # been told to "allow about 119 days" or rent 40 GPUs), unless it takes over a year.
+    def late_plan(p: Plan) -> bool:
+        if p.meets_deadline:
+            return False
+        return bool(req.deadline_days) or (p.days or 0) > LONGER_DEADLINE_MAX_DAYS
+
+    late = best is not None and late_plan(best)
+    if best is not None and best.estimate.fits and late and best.days and best.days <= LONGER_DEADLINE_MAX_DAYS:
         out.append(Suggestion(change="longer_deadline", value=round(best.days + 0.5), plan=best))
     wider = None
     cap = req.gpu_count or req.max_gpus
-    if cap and best is not None and (not best.estimate.fits or not best.meets_deadline):
+    if cap and best is not None and (not best.estimate.fits or late):
         # Hardware given, or a most GPUs (`up to 64 GPUs`): the count past it that fits and meets
         # the deadline, on the same GPU type where one is given.
         wider = search(req.model_copy(update={"gpu_count": None, "max_gpus": None}), m, book, alternatives=False).best
@@ -655,7 +659,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                 out.append(Suggestion(change=change, value=value, plan=found))
 
     def works(p):
-        return p is not None and p.estimate.fits and p.meets_deadline
+        return p is not None and p.estimate.fits and not late_plan(p)
 
     same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
     if (
