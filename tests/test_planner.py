@@ -328,3 +328,12 @@ def test_without_a_deadline_a_slow_plan_on_given_gpus_gets_no_deadline_fixes(cli
     assert not [s for s in slow["suggestions"] if s["change"] in ("longer_deadline", "more_gpus")]
     years = _ask(cli, "70B full-finetune 1TB on 8x4090")
     assert years["training"]["days"] > 365 and [s for s in years["suggestions"] if s["change"] == "gpu_type"]
+
+
+def test_a_buyers_budget_verdict_is_held_against_the_purchase(cli):
+    """`budget_verdict` had compared a buyer's budget with the rent: "within" where the text said
+    the purchase was over it, null where nothing was rented."""
+    over = _ask(cli, "buy 70B pretrain 1T tokens 60d $5M")
+    assert over["cost"]["buy_capex"] > 5e6 and over["cost"]["budget_verdict"] == "over"
+    within = _ask(cli, "70B full finetune 20B tokens 14d buy budget ¥5M")
+    assert within["cost"]["buy_capex"] <= 5e6 and within["cost"]["budget_verdict"] == "within"

@@ -436,6 +436,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     channel = None
     if capex:
         channel = "grey" if (mkt == "china" and gpu.china_access in GREY_IN_CHINA) else "official"
+    if req.budget and req.rent_or_buy == "buy":
+        # a buyer's budget caps the purchase, not a rent (Plan.spend): held against the capex
+        budget = book.convert(req.budget.amount, req.budget.currency, cur)
+        budget_verdict = None if capex is None else ("within" if capex <= budget else "over")
     power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
     own_use = None
     electricity = _electricity(book, req, cur)
