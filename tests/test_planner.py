@@ -337,3 +337,20 @@ def test_a_buyers_budget_verdict_is_held_against_the_purchase(cli):
     assert over["cost"]["buy_capex"] > 5e6 and over["cost"]["budget_verdict"] == "over"
     within = _ask(cli, "70B full finetune 20B tokens 14d buy budget ¥5M")
     assert within["cost"]["buy_capex"] <= 5e6 and within["cost"]["budget_verdict"] == "within"
+
+
+def test_a_rent_the_answer_doubts_does_not_pick_the_headline_over_a_close_sound_one(cli):
+    """1,792 Ascend 910B had led `buy or rent? 70B pretrain 2T tokens 60d` on a rent the same
+    answer called 0.6% of the servers' price a month ("ask what is cut before you plan on it"),
+    over 384 H800 at 5% more."""
+    data = _ask(cli, "70B pretrain 2T tokens 60d")
+    codes = {w["code"]: w["params"] for w in data["warning_codes"]}
+    if "tie_doubted_rent" in codes:
+        tie = codes["tie_doubted_rent"]
+        assert data["plan"]["gpu"] == tie["gpu"] != tie["other"]
+        assert tie["more"] <= 0.10 and tie["share"] < 0.0125
+    else:  # no sound plan within a tenth: the doubted one leads, and says it is doubted
+        assert "rent_below_capex" in codes
+    # a GPU the team names is planned on as asked
+    named = _ask(cli, "70B pretrain 2T tokens 60d on 910B")
+    assert named["plan"]["gpu"] == "Ascend-910B-64GB"

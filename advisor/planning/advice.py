@@ -193,7 +193,7 @@ def _note(kind: str, code: str, **params) -> Note:
 
 
 # Warnings about paying for GPUs, moot on GPUs the team has (request.owned).
-OWNED_MOOT = frozenset({"budget", "no_price", "tie_access"})
+OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent"})
 
 
 def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
@@ -277,7 +277,9 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cur=req.currency,
             )
         )
-    if result.tie:
+    if result.tie and result.tie.get("kind") == "doubted_rent":
+        out.append(_note("warning", "tie_doubted_rent", **{k: v for k, v in result.tie.items() if k != "kind"}))
+    elif result.tie:
         out.append(_note("warning", "tie_access", **result.tie))
     if est.memory.host_ram_gib > 0:
         out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))

@@ -81,6 +81,11 @@ ALTERNATIVE_COST_RATIO = 10
 # Two plans whose rent differs by less than this share are a tie, broken toward the part that is
 # easier to get where the team is (issue 21).
 TIE_SHARE = 0.01
+# A plan priced on a rent the answer itself doubts (under half of what a lessor needs a month to
+# recover the servers: costs.py `rent_below_capex`) leads only where no plan on an undoubted rent
+# costs within this share more (assumed: a tenth, the spread of a vendor's quote). 1,792 Ascend
+# 910B at a rent flagged "ask what is cut" had led over 384 H800 costing 5% more.
+DOUBTED_RENT_SHARE = 0.10
 # How easily a part is had, by its data/gpus.toml access code (lower is easier): made or sold
 # freely there first, then an installed base rented under a licence rule, then parts that need a
 # licence nobody has shown. Within one code, the part sold there legally for longer (a later
@@ -256,6 +261,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         if req.speed_first:
             feasible = _fast_enough_first(feasible)
         best, tie = _break_tie(req, feasible)
+        best, tie = _doubted_rent_gives_way(req, feasible, best, tie)
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
@@ -372,6 +378,40 @@ def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | N
         "other_access": getattr(g_old, field),
         "since": getattr(g_new, field + "_since", None),
         "other_since": getattr(g_old, field + "_since", None),
+    }
+
+
+def _doubted_rent(p: Plan) -> float | None:
+    """The rent's share of the servers' price a month where the answer doubts it (under half
+    the floor a lessor needs), else None."""
+    for n in p.costs.notes:
+        if n.code == "rent_below_capex" and n.params["share"] < n.params["floor"] / 2:
+            return n.params["share"]
+    return None
+
+
+def _doubted_rent_gives_way(
+    req: TrainingRequest, ranked: list[Plan], best: Plan, tie: dict | None
+) -> tuple[Plan, dict | None]:
+    """`best`, unless its rent is doubted and a plan on an undoubted rent costs within
+    DOUBTED_RENT_SHARE more: then that one, and why."""
+    share = _doubted_rent(best)
+    if share is None or best.rent is None or req.speed_first or req.rent_or_buy == "buy" or req.gpu:
+        return best, tie
+    sound = [
+        p
+        for p in ranked
+        if p.rent is not None and p.rent <= best.rent * (1 + DOUBTED_RENT_SHARE) and not _doubted_rent(p)
+    ]
+    if not sound:
+        return best, tie
+    lead = sound[0]  # ranked: the first is the best of them by the request's own order
+    return lead, {
+        "kind": "doubted_rent",
+        "gpu": lead.gpu,
+        "other": best.gpu,
+        "share": share,
+        "more": lead.rent / best.rent - 1,
     }
 
 
