@@ -177,3 +177,23 @@ def test_a_vision_language_checkpoint_says_what_is_not_counted(name):
 
 def test_a_text_model_has_no_vision_note():
     assert not any(n.code == "vision_language" for n in parse("qwen2.5-72b lora 10k samples 2d").assumptions)
+
+
+@pytest.mark.parametrize(
+    "text, typed, model",
+    [
+        ("deepseek-r1 lora 5万条", "deepseek-r1", "deepseek-v3"),
+        ("llama3-8b lora 10GB", "llama3-8b", "llama3.1-8b"),
+    ],
+)
+def test_another_release_planned_on_a_catalogued_shape_is_said(text, typed, model):
+    r = parse(text)
+    assert r.model == model
+    assert [n.params for n in r.assumptions if n.code == "model_as"] == [{"typed": typed, "model": model}]
+
+
+@pytest.mark.parametrize(
+    "text", ["Meta-Llama-3.1-8B-Instruct lora 10GB", "Qwen/Qwen2.5-7B-Instruct lora 1GB", "qwen2.5-72b lora 1GB"]
+)
+def test_a_spelling_of_the_catalogued_release_is_not_a_note(text):
+    assert not [n for n in parse(text).assumptions if n.code == "model_as"]

@@ -142,7 +142,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
 
     # the model
     if "model" in given:
-        add("model", r.model)
+        # another release planned on the catalogued shape keeps the name typed, and so its note
+        typed = [n.params["typed"] for n in r.assumptions if n.code == "model_as"]
+        add("model", typed[0].replace(" ", "-") if typed else r.model)
     elif "params_b" in given:
         total = size(r.params_b)
         sized = f"{total}-A{size(r.active_params_b)}" if "active_params_b" in given else total
@@ -189,7 +191,19 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     # before the budget, which would read a currency word after it as its own
     if "currency" in given:
         add("other", _say("currency", r.currency, zh))
-    if "budget" in given:
+    monthly = [n.params["monthly"] for n in r.assumptions if n.code == "budget_monthly"]
+    if "budget" in given and monthly:
+        # a budget by the month is written by the month: read again, it is that much a month of
+        # the deadline, as it was
+        b = r.budget
+        amount = scaled(monthly[0], ZH_UNITS if zh else BUDGET_UNITS, _si)
+        if zh:
+            unit = "" if b.currency == "CNY" else _unit("budget", b.currency, zh)
+            add("other", f"每月预算{amount}{unit}")
+        else:
+            sign = next(s for s in _row("budget").signs if s.value == b.currency)
+            add("other", f"budget {sign.written('en')}{amount} per month")
+    elif "budget" in given:
         b = r.budget
         amount = scaled(b.amount, ZH_UNITS if zh else BUDGET_UNITS, _si)
         # after a currency word the amount stands alone; in Chinese a yuan amount does (CNY is

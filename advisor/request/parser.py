@@ -926,6 +926,16 @@ def _may_change_plan(word: str) -> bool:
 # language model, and said so (its vision encoder and the image tokens are not counted).
 _VISION = re.compile(r"(?:^|[\s_\-])(?:vl|vlm|vision|visual|omni|mm)(?:$|[\s_\-\d])|internvl|llava|cogvlm|minicpm-v")
 
+_CHECKPOINT_WORDS = re.compile(r"(?:^meta|instruct|chat|base|hf|it|preview)")
+
+
+def _release_key(name: str) -> str:
+    """A model name without its spelling and checkpoint kind (`Meta-Llama-3.1-8B-Instruct` ->
+    `llama318b`): two names alike here are one release."""
+    name = re.sub(r"[^a-z0-9]", "", name.lower().split("/")[-1])
+    return _CHECKPOINT_WORDS.sub("", name)
+
+
 _PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
 # "we'd like", "it's": the contraction carries no meaning here
@@ -2021,6 +2031,10 @@ class _Parse:
         def note(name: str, **kw) -> None:
             notes.append(Note(kind="assumption", code=name, params=kw))
 
+        if shape and "model" in self.words and _release_key(self.words["model"]) != _release_key(shape.name):
+            # another release planned on a catalogued shape (`llama3-8b` on Llama 3.1 8B's,
+            # `deepseek-r1` on DeepSeek-V3's): said, not silent
+            note("model_as", typed=self.words["model"], model=shape.name)
         if "unknown_model" in f:
             moe_sized = "active_params_b" in f and f["active_params_b"] < f["params_b"]
             note("unknown_moe_model" if moe_sized else "unknown_model", model=f["unknown_model"])
