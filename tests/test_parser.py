@@ -1197,3 +1197,10 @@ def test_a_leftover_that_holds_a_number_is_refused_not_read_past(text, word):
     with pytest.raises(RequestError) as e:
         parse(text)
     assert word in str(e.value) or e.value.kind == "unknown_word"
+
+
+def test_the_understood_lines_read_as_english(cli):
+    """`deadline: 1 days`, `a 8B-parameter`, `0.0833 days` for two hours."""
+    one = cli("ask", "8B lora 10GB 1d").stdout
+    assert "deadline:   one day" in one and "8B-parameter dense decoder" in one and "a 8B" not in one
+    assert "deadline:   2 hours" in cli("ask", "8B lora 10GB 2h").stdout
