@@ -362,7 +362,7 @@ def details(result, which: str) -> dict:
     alternatives, checklist."""
     lang = result.request.lang
     p = result.plan
-    title = _p(lang, "title", which)
+    title = _p(lang, "title", "checklist_owned" if which == "checklist" and result.request.owned else which)
     blocks = [_section(f"*{title}*")]
     if p is None:
         return plain(render("answer.txt.j2", lang, a=result, r=result.request, e=None, p=None, checklist=False))

@@ -354,3 +354,16 @@ def test_a_rent_the_answer_doubts_does_not_pick_the_headline_over_a_close_sound_
     # a GPU the team names is planned on as asked
     named = _ask(cli, "70B pretrain 2T tokens 60d on 910B")
     assert named["plan"]["gpu"] == "Ascend-910B-64GB"
+
+
+def test_the_checks_for_gpus_the_team_has_speak_of_starting_not_signing(cli):
+    """The team's own servers had got "Before you sign", "on each offered server", "before the
+    term starts" and "then commit to the full term"."""
+    own = cli("ask", "we have 2 servers of 8xA800, 70B full-finetune 10B tokens").stdout
+    checks = own.split("Before you start", 1)[1].split("\n\n", 1)[0]
+    assert "Before you sign" not in own and "each server" in checks and "before the run starts" in checks
+    assert not any(w in checks for w in ("offered", "term", "contract", "ask for"))
+    rented = cli("ask", "70B full-finetune 10B tokens on 16xA800").stdout
+    assert (
+        "Before you sign" in rented and "on each offered server" in rented and "then commit to the full term" in rented
+    )

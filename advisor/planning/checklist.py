@@ -36,7 +36,8 @@ def items(advice) -> list[dict]:
     out: list[dict] = []
 
     def add(code: str, **params) -> None:
-        out.append({"code": code, "params": params})
+        # on GPUs the team has there is no offer, term or lessor: the checks say so (`owned`)
+        out.append({"code": code, "params": params | ({"owned": True} if req.owned else {})})
 
     per_node = lay.gpus_per_node
     vendor = (gpu.vendor or "").lower()
