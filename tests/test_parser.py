@@ -1204,3 +1204,24 @@ def test_the_understood_lines_read_as_english(cli):
     one = cli("ask", "8B lora 10GB 1d").stdout
     assert "deadline:   one day" in one and "8B-parameter dense decoder" in one and "a 8B" not in one
     assert "deadline:   2 hours" in cli("ask", "8B lora 10GB 2h").stdout
+
+
+@pytest.mark.parametrize(
+    "text, field, value",
+    [
+        ("7b lora twenty thousand samples", "data", ("samples", 20000)),
+        ("7b 全参 3kw token 一周", "data", ("tokens", 30_000_000)),
+        ("14B 继续预训练 数据量大概2个T", "data", ("bytes", 2e12)),
+        ("7b lora 3万条 后天", "deadline_days", 2),
+        ("7b lora 50k samples fortnight", "deadline_days", 14),
+        ("70b 全参 50万条 2周 h800 4机", "gpu_count", 32),
+    ],
+)
+def test_shorthand_teams_write_is_read(text, field, value):
+    got = getattr(parse(text), field)
+    assert ((got.unit, got.amount) if field == "data" else got) == value
+
+
+def test_a_day_of_a_month_before_a_currency_word_is_the_date():
+    r = parse("qwen2.5-7b full-finetune 200k samples before Dec 20 usd", today=datetime.date(2026, 12, 3))
+    assert r.deadline_days == 17 and r.budget is None and r.currency == "USD"

@@ -469,7 +469,7 @@ FIELDS: tuple[Field, ...] = (
             Word(
                 1,
                 en=("nodes", "node", "servers", "server", "machines", "machine"),
-                zh=("台服务器", "台机器", "台节点", "个节点", "节点"),
+                zh=("台服务器", "台机器", "台节点", "个节点", "节点", "机"),
             ),
         ),
         examples=Word(en=("on 2 nodes of H800",), zh=("2台服务器 H800",)),

@@ -541,6 +541,25 @@ def _spelled_numbers(text: str) -> str:
         text,
     )
     text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion)(?![a-z])", r"0.5 \1", text)
+    # a number word before its scale (`twenty thousand samples`, `two million tokens`)
+    small = {**_EN_UNITS, **_EN_TENS, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "hundred": 100}
+    text = re.sub(
+        rf"(?<![a-z])({'|'.join(small)})\s+(thousand|million|billion)(?![a-z])",
+        lambda m: f"{small[m[1]]} {m[2]}",
+        text,
+    )
+    # Chinese shorthand: `3kw` is 3千万 (kw = 千万), `2个T` of data is 2 TB; 后天 is in two days
+    text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*kw(?![a-z])", r"\1千万", text)
+    text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?![a-z])", r"\1tb", text)
+    text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
+    # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
+    months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
+    text = re.sub(
+        rf"(?<![a-z])((?:{months})\.?\s+\d{{1,2}})(?:st|nd|rd|th)?(?=\s+(?:usd|cny|rmb|eur|dollars?|yuan)(?![a-z]))",
+        r"\1,",
+        text,
+    )
+    text = re.sub(r"(?<![a-z])(?:in\s+)?(?:a\s+)?fortnight(?![a-z])", "2 weeks", text)
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
