@@ -532,7 +532,11 @@ def _spelled_numbers(text: str) -> str:
     )
     text = re.sub(r"(\d[\d.,]*\s*(?:[千万亿]|[kmw])?)\s*刀(?!片)", r"\1美元", text)
     # the amount before its word (`100万预算`, `100w预算`): said the other way round
-    text = re.sub(r"(?<![\d.])(\d[\d.,]*\s*(?:[千万亿]|[kmw])?(?:元|块|美元|美金)?)\s*的?预算", r"预算\1", text)
+    text = re.sub(
+        r"(?<![\d.])(\d[\d.,]*\s*(?:[千万亿]|[kmw])?(?:元|块|美元|美金)?)\s*的?预算(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$])",
+        r"预算\1",
+        text,
+    )
     tens, units = "|".join(_EN_TENS), "|".join(_EN_UNITS)
     text = re.sub(rf"(?<![a-z])({tens})[\s\-]({units})(?![a-z])", lambda m: str(_EN_TENS[m[1]] + _EN_UNITS[m[2]]), text)
     text = re.sub(
@@ -736,14 +740,22 @@ class _Scanner:
 _CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
 
 
+_LATIN_TERMS = frozenset(
+    {"lora", "qlora", "sft", "dpo", "token", "tokens", "gpu", "gpus", "moe", "fp8", "bf16", "usd", "cny", "rmb"}
+)
+
+
 def chinese_prose(text: str) -> bool:
     """Whether a request is written as Chinese prose: at least two Chinese characters besides
     city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
     English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
     norm = _CN_CITIES.sub(" ", unicodedata.normalize("NFKC", text).lower())
     cjk = len(re.findall(r"[\u4e00-\u9fff]", norm))
-    english = len(re.findall(r"(?<![a-z0-9.])[a-z][a-z\-]+", norm))
-    return cjk >= 2 and cjk >= 2 * english
+    # names and terms both languages write in Latin letters are not English prose: a model's
+    # name (`qwen2.5-72b-instruct`), `lora`, `token` (`qwen2.5-72b lora 10万条 两周` is Chinese)
+    words = re.findall(r"(?<![a-z0-9.\-])[a-z][a-z0-9.\-]*", norm)
+    english = [w for w in words if not re.search(r"\d", w) and w not in _LATIN_TERMS]
+    return cjk >= 2 and cjk >= 2 * len(english)
 
 
 def _lang_pattern() -> str:
