@@ -210,3 +210,15 @@ def test_a_whatif_lists_only_the_fields_it_changed():
     assert changed == ["epochs"]
     _, changed = parse_followup(replanned, "what if lora, 30 days?")
     assert changed == ["method"]
+
+
+@pytest.mark.parametrize(
+    "text, written",
+    [
+        ("qwen2.5-72b-instruct lora 10万条 两周", "qwen2.5-72b lora 10万条 14天"),
+        ("qwen2.5-14b lora 2周 5万条 每条2000 token", "qwen2.5-14b lora 5万条 每条2000 token 14天"),
+        ("7b lora 20GB 3d budget 1k usd", "7B lora 20GB 3d budget $1k"),
+    ],
+)
+def test_a_request_is_written_back_in_the_language_it_was_written_in(text, written):
+    assert canonical(parse(text)) == written
