@@ -3,6 +3,8 @@
 import json
 import sqlite3
 
+import pytest
+
 
 def _ask(cli, text, *extra):
     out = cli("ask", text, "--json", *extra)
@@ -367,3 +369,18 @@ def test_the_checks_for_gpus_the_team_has_speak_of_starting_not_signing(cli):
     assert (
         "Before you sign" in rented and "on each offered server" in rented and "then commit to the full term" in rented
     )
+
+
+def test_own_use_is_held_against_renting_the_same_use_as_it_would_be_rented(cli):
+    """Three years of own use had been held against a 1-month lease rate paid for only the 70%
+    of months in use: a lease bills every month, at the rate of the term the use covers."""
+    data = _ask(cli, "7B pretrain 1T tokens buy on 8xH100 use them for 3 years 70% use")
+    own = data["cost"]["own_use"]
+    terms = {o["months"]: o for o in data["cost"]["term_options"] or []}
+    if own["rent_basis"] == "lease":
+        assert own["rent_term_months"] <= 36
+        per_month = terms[own["rent_term_months"]]["per_gpu_month"] if own["rent_term_months"] in terms else None
+        if per_month:
+            assert own["rent_cost"] == pytest.approx(per_month * 8 * 36, rel=0.01)
+    else:
+        assert own["rent_basis"] == "hourly"

@@ -491,8 +491,28 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         ownership_cost = capex - _residual_at(capex, horizon) + opex_year * horizon / 12
         if own_months and per_hour:
             own_cost = capex - _residual_at(capex, own_months) + opex_year * own_months / 12
-            rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months
-            own_use = {"months": own_months, "utilisation": utilisation, "own_cost": own_cost, "rent_cost": rent_cost}
+            # Renting the same use: by the hour, only the hours used; on a lease, every month of
+            # the term whatever the use, at the rate of the longest term the use covers (a 3-year
+            # use had been priced at a 1-month rate for only the 70% of months in use).
+            ways = []
+            if likely and likely.option == "hourly":
+                ways.append((per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0))
+            leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= own_months]
+            if leases:
+                lease = max(leases, key=lambda o: (o.term_months, -o.per_gpu_hour))
+                months = own_months
+                ways.append((lease.per_gpu_hour * HOURS_PER_MONTH * buy_gpus * months, "lease", lease.term_months))
+            if not ways:
+                ways.append((per_hour * buy_gpus * HOURS_PER_MONTH * own_months, "lease", min_term))
+            rent_cost, basis, term = min(ways)
+            own_use = {
+                "months": own_months,
+                "utilisation": utilisation,
+                "own_cost": own_cost,
+                "rent_cost": rent_cost,
+                "rent_basis": basis,  # hourly: the hours in use; lease: every month of the use
+                "rent_term_months": term,
+            }
 
     if rent_total is None and capex is None:
         decision, reason = "rent", "no_price"
