@@ -384,3 +384,12 @@ def test_own_use_is_held_against_renting_the_same_use_as_it_would_be_rented(cli)
             assert own["rent_cost"] == pytest.approx(per_month * 8 * 36, rel=0.01)
     else:
         assert own["rent_basis"] == "hourly"
+
+
+def test_a_gpu_no_count_of_which_fits_is_not_told_to_add_gpus(cli):
+    """`qwen3-235b-a22b LoRA微调 5万条 用16张4090` had said "add GPUs", then "no count of 4090s
+    works", then "QLoRA on 2 x 4090 works"."""
+    data = _ask(cli, "qwen3-235b-a22b lora 50k samples on 16x4090")
+    if any(s["change"] == "gpu_type" for s in data["suggestions"]):
+        no_fit = [w for w in data["warnings"] if w.startswith("Does not fit")]
+        assert no_fit and "Add GPUs" not in no_fit[0]

@@ -211,6 +211,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 usable=est.usable_gib,
                 gpu=est.layout.gpu,
                 count=est.layout.gpu_count,
+                # no count of this GPU runs it (the gpu_type fix says so): "add GPUs" would not help
+                hopeless=any(sg.change == "gpu_type" for sg in result.suggestions),
             )
         )
     if req.deadline_days and est.days and est.days > req.deadline_days:
