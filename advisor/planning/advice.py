@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.engine.estimate import HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
+from advisor.engine.estimate import HEADROOM, HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.market.prices import PriceBook
@@ -209,6 +209,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 "no_fit",
                 total=est.memory.total,
                 usable=est.usable_gib,
+                room=est.usable_gib * HEADROOM,  # what a plan may use: 5% stays free
                 gpu=est.layout.gpu,
                 count=est.layout.gpu_count,
                 # no count of this GPU runs it (the gpu_type fix says so): "add GPUs" would not help
