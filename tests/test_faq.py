@@ -690,3 +690,37 @@ def test_a_word_only_an_asked_question_holds_does_not_make_an_off_topic_question
     off-topic question about a flight to Chengdu stays unsure."""
     got = faq.answer("上海到成都的机票多少钱")
     assert not got.confident and got.score < faq.SURE_SCORE
+
+
+# -- a user study's follow-ups that went to the wrong topic (2026-12-02) -------------------------------
+
+
+@pytest.mark.parametrize(
+    "question,topics,confident,holds",
+    [
+        # each went elsewhere before (in brackets); `holds`: a phrase the reply must carry, from the
+        # answer text added for it; `confident` None: the right topic first is enough (a near tie)
+        ("能用竞价实例省钱吗", {"offpeak_night_pricing"}, True, "竞价"),  # small_budget
+        ("A800 vs H800 差多少", {"h20_vs_h800_vs_h100"}, True, "3倍"),  # export controls
+        ("A800 or H800 for a 13B full finetune", {"h20_vs_h800_vs_h100"}, None, "about 3×"),  # export controls
+        ("do we really need NVLink if we're only doing LoRA on a 7B", {"nvlink_vs_pcie"}, True, "PCIe"),  # LoRA vs full
+        ("what if we have 4 weeks instead of 2", {"data_size_to_gpu_count"}, True, "GPU-hours about the same"),
+        ("工期放到两个月能便宜多少", {"data_size_to_gpu_count"}, True, "按整月"),  # unrelated topics before
+        ("how should we preprocess / tokenize the data before training", {"data_transfer_ingress"}, True, "20 seconds"),
+        ("1TB文本tokenize要多久", {"data_transfer_ingress"}, True, "20秒"),  # data size to GPU count
+        ("whats the lead time on H100s in china rn", {"time_to_first_run"}, True, "weeks to months"),  # export
+        ("GPU利用率一直上不去 data loader 卡住", {"cpu_cores_per_gpu", "storage_bandwidth"}, True, None),  # MFU
+        ("租赁合同有哪些坑要注意", {"sla_failure_repair"}, True, "押金"),  # right topic, no contract terms
+        ("how much vram for full finetune of 7b", {"memory_per_param"}, True, "16 bytes"),  # LoRA vs full
+        ("单机需要IB吗", {"internode_network"}, True, "单台服务器不需要"),  # expert parallelism, unsure
+        ("how many tokens per second per GPU should we expect", {"data_size_to_gpu_count"}, True, "9,400"),
+        ("4090能做70b的lora吗", {"consumer_cards_4090"}, True, "35-40GB"),  # QLoRA
+        ("why do you recommend 64 GPUs, that seems like a lot", {"data_size_to_gpu_count"}, True, None),  # unsure
+        ("4机32卡怎么测nccl带宽", {"internode_network", "pilot_plan"}, True, "nccl-tests"),  # shared bandwidth
+    ],
+)
+def test_follow_ups_a_user_study_found_misrouted(question, topics, confident, holds):
+    got = faq.answer(question)
+    assert got.topic in topics, (got.topic, got.second, got.score)
+    assert confident is None or got.confident == confident, (got.topic, got.score)
+    assert holds is None or holds in got.answer, got.answer
