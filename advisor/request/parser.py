@@ -563,7 +563,8 @@ def _spelled_numbers(text: str) -> str:
         r"\1,",
         text,
     )
-    text = re.sub(r"(?<![a-z])(?:in\s+)?(?:a\s+)?fortnight(?![a-z])", "2 weeks", text)
+    # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
+    text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
