@@ -260,3 +260,15 @@ def test_an_alternative_past_the_horizon_of_a_request_without_a_deadline_is_not_
     assert "(over 30 days, the horizon without a deadline)" in answer and "misses the deadline" not in answer
     late = json.dumps(details(advise(text + " 20d", "en", book=book), "alternatives"))
     assert "misses the deadline" in late and "horizon" not in late
+
+
+def test_a_lease_the_job_hardly_uses_says_so_beside_its_price_on_the_card(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    a = advise("deepseek-v3 lora 50k samples 14d", "en", book=book)
+    rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*"))
+    if any(w.code == "lease_mostly_idle" for w in a.warnings):
+        assert "-day job uses" in rent
+    else:
+        assert "-day job uses" not in rent
