@@ -396,9 +396,16 @@ def test_a_gpu_no_count_of_which_fits_is_not_told_to_add_gpus(cli):
 
 
 def test_a_plan_within_the_card_but_not_its_headroom_says_why_it_is_refused(cli):
-    """"Does not fit: needs 23.3 GiB ... a RTX4090 has 24 GiB" contradicted itself: the 5% kept
+    """ "Does not fit: needs 23.3 GiB ... a RTX4090 has 24 GiB" contradicted itself: the 5% kept
     free was not said."""
     data = _ask(cli, "qwen2.5-7b lora 100k samples avg 2k tokens 2 epochs on a single 4090")
     mem = data["memory_gib_per_gpu"]
     if not data["plan"]["fits"] and mem["total"] <= mem["usable"]:
         assert any(w.startswith("Too tight to plan on") and "5%" in w for w in data["warnings"])
+
+
+def test_a_card_without_bf16_does_not_win_a_tie_over_one_with_it(cli):
+    """A year's lease of a V100 (fp16 only) had won over a 4090 at the same rent, as the part
+    "easier to get"."""
+    data = _ask(cli, "7b lora 20k samples a week 1-month lease")
+    assert data["plan"]["gpu"] != "V100-SXM2-32GB"

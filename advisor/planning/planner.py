@@ -366,6 +366,10 @@ def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | N
     if best.rent is None or req.speed_first or req.rent_or_buy == "buy":
         return best, None
     ties = [p for p in ranked[1:] if p.rent is not None and abs(p.rent - best.rent) <= TIE_SHARE * best.rent]
+    # a card without bf16 (Volta: fp16 with loss scaling, for weights trained in bf16) never wins
+    # a tie over one with it (a year's lease of a V100 had won over a 4090 at the same rent)
+    if catalog.get_gpu(best.gpu).bf16_dense_tflops > 0:
+        ties = [p for p in ties if catalog.get_gpu(p.gpu).bf16_dense_tflops > 0]
     easier = min(ties, key=lambda p: _access(req, p.gpu), default=None)
     if easier is None or easier.gpu == best.gpu or _access(req, easier.gpu) >= _access(req, best.gpu):
         return best, None
