@@ -1225,3 +1225,10 @@ def test_shorthand_teams_write_is_read(text, field, value):
 def test_a_day_of_a_month_before_a_currency_word_is_the_date():
     r = parse("qwen2.5-7b full-finetune 200k samples before Dec 20 usd", today=datetime.date(2026, 12, 3))
     assert r.deadline_days == 17 and r.budget is None and r.currency == "USD"
+
+
+def test_a_dollar_budget_moving_the_market_abroad_is_said():
+    r = parse("预算20万美元 70B 全量微调 500亿token 30天")
+    assert r.market == "global" and "market_from_budget" in [n.code for n in r.assumptions]
+    assert "market_from_budget" not in [n.code for n in parse("70B full-finetune 1TB 14d usd").assumptions]
+    assert parse("70B full-finetune 1TB 14d budget $2M shenzhen").market == "china"

@@ -492,7 +492,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "city",
         worded=True,
-        assumed=("market_china",),
+        assumed=("market_china", "market_from_budget"),
         keys=Word(en=("city",)),
         choices=(
             Word("shenzhen", en=("shenzhen",), zh=("深圳",)),

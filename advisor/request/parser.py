@@ -2177,6 +2177,9 @@ class _Parse:
         market = "global" if v["currency"] == "USD" and "city" not in f else "china"
         if market == "china" and "city" not in f:
             note("market_china")
+        elif market == "global" and "currency" not in f:
+            # dollars said only in the budget (`预算20万美元`): the market follows them, said
+            note("market_from_budget")
         budget = None
         if "budget" in f:
             value, budget_currency = f["budget"]
