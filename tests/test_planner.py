@@ -409,3 +409,10 @@ def test_a_card_without_bf16_does_not_win_a_tie_over_one_with_it(cli):
     "easier to get"."""
     data = _ask(cli, "7b lora 20k samples a week 1-month lease")
     assert data["plan"]["gpu"] != "V100-SXM2-32GB"
+
+
+def test_a_plan_on_amd_gpus_checks_the_stack_on_rocm(cli):
+    data = _ask(cli, "7b qlora 5GB 2d usd on 1xMI300X")
+    codes = [c["code"] for c in data["checklist"]]
+    assert "rocm_stack" in codes
+    assert "rocm_stack" not in [c["code"] for c in _ask(cli, "7b qlora 5GB 2d usd on 1xH100")["checklist"]]

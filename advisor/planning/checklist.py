@@ -55,6 +55,11 @@ def items(advice) -> list[dict]:
     if huawei:
         # The stack is CANN (torch_npu, MindSpeed), not CUDA: the code is ported before the term.
         add("ascend_port", low=ASCEND_PORT_WEEKS[0], high=ASCEND_PORT_WEEKS[1])
+    elif vendor == "amd":
+        # ROCm runs PyTorch, but CUDA-only kernels and libraries a stack may lean on do not
+        # (QLoRA's 4-bit library, bitsandbytes, was built for CUDA first; FlashAttention has a
+        # separate ROCm port): proved in the pilot, as the Ascend port is
+        add("rocm_stack", qlora=req.method == "qlora")
     if lay.nodes > 1 and huawei:
         gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
         add("hccl_allreduce", gpus=lay.gpu_count, nodes=lay.nodes, gbps=gbps, busbw=gbps / 8 * NCCL_BUSBW_SHARE)
