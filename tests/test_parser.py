@@ -1232,3 +1232,18 @@ def test_a_dollar_budget_moving_the_market_abroad_is_said():
     assert r.market == "global" and "market_from_budget" in [n.code for n in r.assumptions]
     assert "market_from_budget" not in [n.code for n in parse("70B full-finetune 1TB 14d usd").assumptions]
     assert parse("70B full-finetune 1TB 14d budget $2M shenzhen").market == "china"
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("qwen2.5-72b 全参微调 50万条 两周 预算100万 不要4090", "不按“不要什么”来排除"),
+        ("70B lora 100GB 7d not on 4090", "not on what to leave out"),
+        ("deepseek-r1 蒸馏 7b 全参 80万条", "蒸馏本身不单独规划"),
+        ("7b distillation 10GB 3d", "distillation is not planned as such"),
+    ],
+)
+def test_a_negation_or_distillation_is_refused_with_why(text, says):
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert says in str(e.value)

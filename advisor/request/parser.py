@@ -1060,7 +1060,15 @@ class _Parse:
             if refused:
                 word = refused[0]
                 bends = any(rx.fullmatch(word) for rx in (_RISKY, _NEGATION, _TIME_WORDS))  # no typo ("least")
-                self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word))
+                # why it is refused, where a reason helps more than "did not understand"
+                why = (
+                    "negation"
+                    if _NEGATION.fullmatch(word) or (not word.isascii() and _ZH_NEGATION.search(word))
+                    else "distillation"
+                    if re.fullmatch(r"distill(?:ation|ed)?", word) or "蒸馏" in word
+                    else ""
+                )
+                self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word), why=why)
             self.read_past = leftovers
 
     # -- hardware -------------------------------------------------------------------
