@@ -1247,3 +1247,10 @@ def test_a_negation_or_distillation_is_refused_with_why(text, says):
     with pytest.raises(RequestError) as e:
         parse(text)
     assert says in str(e.value)
+
+
+@pytest.mark.parametrize("text", ["7b 全参微调 5万条 预算 10万 两周 A800或者H800", "7b lora 20GB 3d on A800 or H800"])
+def test_a_choice_between_two_gpus_is_refused_as_a_choice_not_a_contradiction(text):
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert e.value.kind == "gpu_choice"

@@ -991,6 +991,7 @@ class _Parse:
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
         self.scan = _Scanner(norm, self.lang)
+        self.norm = norm  # the text as the rules read it, before any is taken
         self.fields: dict = {}
         self.words: dict[str, str] = {}
         self.quantized = ""  # the checkpoint's name when it was quantized for serving
@@ -1006,6 +1007,11 @@ class _Parse:
     def set(self, field: str, value, word: str) -> None:
         word = word.strip()
         if field in self.fields and self.fields[field] != value:
+            if field == "gpu" and re.search(
+                rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|/|\bor\b)\s*{re.escape(word)}", self.norm
+            ):
+                # "A800或者H800": a choice between two types, not a contradiction
+                self.fail("gpu_choice", first=self.words[field], second=word)
             self.fail("conflict", first=self.words[field], second=word, field=field)
         self.fields[field] = value
         self.words[field] = word
