@@ -1254,3 +1254,10 @@ def test_a_choice_between_two_gpus_is_refused_as_a_choice_not_a_contradiction(te
     with pytest.raises(RequestError) as e:
         parse(text)
     assert e.value.kind == "gpu_choice"
+
+
+@pytest.mark.parametrize("text", ["7B 8卡 2台服务器 H800", "7B 8卡 2台 H800"])
+def test_gpus_a_server_then_servers_then_the_type(text):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == ("H800-SXM-80GB", 16)
+    assert not [n for n in r.assumptions if n.code == "read_past"]

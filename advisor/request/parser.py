@@ -1252,7 +1252,9 @@ class _Parse:
             each_or_all,
         )
         self.scan.take(
-            rf"(?:用|使用)?{n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?", servers
+            # not after "8卡 ": "8卡 2台 H800" is 2 servers of 8 (per_server below)
+            rf"(?:用|使用)?(?<!卡)(?<!卡\s){n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?",
+            servers,
         )
         # (not when a count comes before the name: "16张H800 2台服务器" is 16 GPUs on 2 servers)
         self.scan.take(
@@ -1272,7 +1274,7 @@ class _Parse:
             self.set("gpu_count", count * int(m["per"]), m[0])
 
         self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:服务器|机器)?", per_server)
-        self.scan.take(rf"(?P<per>\d+)\s*卡(?:服务器|机器)?\s*[x*]?\s*{n}\s*台", per_server)
+        self.scan.take(rf"(?P<per>\d+)\s*卡(?:服务器|机器)?\s*[x*]?\s*{n}\s*台(?:服务器|机器|节点)?", per_server)
 
     def _models(self) -> None:
         alt = _model_names()
