@@ -1261,3 +1261,21 @@ def test_gpus_a_server_then_servers_then_the_type(text):
     r = parse(text)
     assert (r.gpu, r.gpu_count) == ("H800-SXM-80GB", 16)
     assert not [n for n in r.assumptions if n.code == "read_past"]
+
+
+@pytest.mark.parametrize(
+    "text, field, value",
+    [
+        ("13B full finetune 100GB 7d on eight H100s", "gpu_count", 8),
+        ("13B full finetune 100GB 7d on one hundred twenty-eight H100s", "gpu_count", 128),
+        ("7b lora 20k samples a week and a half", "deadline_days", 10.5),
+        ("7B 全量微调 三十来万条 一周", "data", ("samples", 300000)),
+        ("13B 全量微调 100GB 五一前", "deadline_days", 149),
+        ("千问72B 全量微调 10万条 两周", "params_b", 72),
+        ("零一万物 yi-34b lora 2万条 五天", "model", "yi-34b"),
+        ("7B 全量微调 100GB 一周 半精度", "deadline_days", 7),
+    ],
+)
+def test_names_holidays_and_counts_in_words_after_the_number_pass(text, field, value):
+    got = getattr(parse(text, today=datetime.date(2026, 12, 3)), field)
+    assert ((got.unit, got.amount) if field == "data" else got) == value

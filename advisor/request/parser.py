@@ -545,6 +545,35 @@ def _spelled_numbers(text: str) -> str:
         text,
     )
     text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion)(?![a-z])", r"0.5 \1", text)
+    text = re.sub(r"(?<![a-z])an?\s+(day|week|month)\s+and\s+a\s+half(?![a-z])", r"1.5 \1s", text)
+    text = re.sub(r"(?<![a-z])half[\s\-]precision(?![a-z])", "", text)  # 16-bit: the default
+    # a count in words before what it counts (`on eight H100s`, `sixteen GPUs`, `one hundred
+    # twenty-eight H100s`); not `one`, which the one-server words and "one H100" read themselves
+    counted = r"(?=\s+(?:[a-z]+\d|\d|gpus?|cards?|servers?|nodes?|machines?|h\d|a\d|b\d|l\d|mi\d|rtx))"
+    words = {
+        **_EN_UNITS,
+        **_EN_TENS,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+        "thirteen": 13,
+        "fourteen": 14,
+        "fifteen": 15,
+        "sixteen": 16,
+        "seventeen": 17,
+        "eighteen": 18,
+        "nineteen": 19,
+    }
+    text = re.sub(
+        rf"(?<![a-z0-9.])(one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+(?:and\s+)?(\d{{1,2}}))?(?![a-z0-9]){counted}",
+        lambda m: str(_EN_UNITS[m[1]] * 100 + int(m[2] or 0)),
+        text,
+    )
+    text = re.sub(
+        rf"(?<![a-z0-9.])(?:(one|two|three|four|five|six|seven|eight|nine)\s+hundred\s+(?:and\s+)?)?({'|'.join(words)})(?![a-z]){counted}",
+        lambda m: m[0] if not m[1] and m[2] == "one" else str((_EN_UNITS[m[1]] * 100 if m[1] else 0) + words[m[2]]),
+        text,
+    )
     # a number word before its scale (`twenty thousand samples`, `two million tokens`)
     small = {**_EN_UNITS, **_EN_TENS, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "hundred": 100}
     text = re.sub(
@@ -565,6 +594,11 @@ def _spelled_numbers(text: str) -> str:
     )
     # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
+    # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
+    text = re.sub(r"([零一二两三四五六七八九十百\d])来(?=[万千亿])", r"\1", text)
+    # holidays teams count to (`双十一前`, `五一前`): their dates, which the date rules read
+    for holiday, date in (("双十一", "11月11日"), ("五一", "5月1日"), ("国庆", "10月1日"), ("元旦", "1月1日")):
+        text = re.sub(rf"{holiday}(?=\s*(?:之前|以前|前))", date, text)
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
@@ -922,6 +956,9 @@ def _short_request_words() -> frozenset[str]:
 # count or a time that no rule read whole (`两万五千条` had been read as 5,000 samples, `two and a
 # half days` as half a day, `预算2万刀` as ¥20,000, `千卡H800` as any count), so it may change the plan.
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万亿半双壹贰叁肆伍陆柒捌玖拾佰仟刀块毛]")
+# Names with a numeral in them (Qwen's 千问, 01.AI's 零一万物, Baichuan's 百川, ERNIE's 文心一言):
+# chatter beside a size, not a number
+_ZH_NAMES = re.compile(r"通义千问|千问|零一万物|百川|文心一言|千帆|百度|一下|一起|一定|一般|一直|半精度|单精度|双精度")
 _EN_NUMBER = re.compile(
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -936,7 +973,7 @@ def _may_change_plan(word: str) -> bool:
     # a fragment ("-in-bwd" of "opt-in-bwd" after `offload opt`) is a word cut by a rule: not chatter
     if re.search(r"\d", word) or word in _zh_request_words() or word[0] in "-_./*" or word[-1] in "-_/*":
         return True
-    if _ZH_NUMERAL.search(word) or _EN_NUMBER.fullmatch(word.strip(".-_'")):
+    if _ZH_NUMERAL.search(_ZH_NAMES.sub("", word)) or _EN_NUMBER.fullmatch(word.strip(".-_'")):
         return True
     if word.isascii():
         rest = word.strip(".-_'")
