@@ -1279,3 +1279,20 @@ def test_gpus_a_server_then_servers_then_the_type(text):
 def test_names_holidays_and_counts_in_words_after_the_number_pass(text, field, value):
     got = getattr(parse(text, today=datetime.date(2026, 12, 3)), field)
     assert ((got.unit, got.amount) if field == "data" else got) == value
+
+
+@pytest.mark.parametrize(
+    "text, field, value",
+    [
+        ("70B 全量微调 1TB 两周 4机8卡H800", "gpu_count", 32),
+        ("70B 全量微调 1TB 两周 4机32卡H800", "gpu_count", 32),
+        ("70b lora 1TB 两机八卡A800", "gpu_count", 16),
+        ("7B lora 1万条 三天 俩4090", "gpu_count", 2),
+        ("13B 全量微调 100GB 俩礼拜", "deadline_days", 14),
+        ("7B lora 两万条 三天 预算两万刀", "budget", (20000, "USD")),
+        ("万一超预算怎么办 7b lora 1万条 三天", "deadline_days", 3),
+    ],
+)
+def test_machines_and_colloquial_amounts(text, field, value):
+    got = getattr(parse(text), field)
+    assert ((got.amount, got.currency) if field == "budget" else got) == value

@@ -416,3 +416,11 @@ def test_a_plan_on_amd_gpus_checks_the_stack_on_rocm(cli):
     codes = [c["code"] for c in data["checklist"]]
     assert "rocm_stack" in codes
     assert "rocm_stack" not in [c["code"] for c in _ask(cli, "7b qlora 5GB 2d usd on 1xH100")["checklist"]]
+
+
+def test_a_lease_term_without_a_deadline_is_the_time_planned_within(cli):
+    """`rent for 2 months` had become a 60-day deadline, then (read as a term) a 30-day plan that
+    still paid two months: the months paid for are the time to plan within."""
+    data = _ask(cli, "70B full finetune 1TB rent for 2 months")
+    assert data["request"]["lease_term_months"] == 2 and data["request"]["deadline_days"] is None
+    assert 30 < data["training"]["days"] <= 60

@@ -15,10 +15,10 @@ from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
 from advisor.planning.planner import (
-    DEFAULT_HORIZON_DAYS,
     Plan,
     PlanResult,
     candidate_gpus,
+    horizon_days,
     make_plan,
     search,
     suggest,
@@ -487,7 +487,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
             if request.grad_accum:
                 raise RequestError("layout", request.lang, reason="batch_ranks", count=count, **batch) from None
             raise RequestError("layout", request.lang, reason="batch_split", count=count, **batch) from None
-        horizon = request.deadline_days or DEFAULT_HORIZON_DAYS
+        horizon = horizon_days(request)
         budget = (
             book.convert(request.budget.amount, request.budget.currency, request.currency) if request.budget else None
         )
@@ -502,7 +502,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                 update={
                     "assumptions": [
                         *request.assumptions,
-                        Note(kind="assumption", code="horizon", params={"days": DEFAULT_HORIZON_DAYS}),
+                        Note(kind="assumption", code="horizon", params={"days": horizon_days(request)}),
                     ]
                 }
             )

@@ -239,8 +239,18 @@ class _Estimates:
         return len({c for name, c in self._at.keys() | self._fits.keys() if name == gpu.name})
 
 
+def horizon_days(req: TrainingRequest) -> float:
+    """The time a plan is sought within: the deadline; without one, the lease term the team asked
+    for (`rent for 2 months`: the months it pays for anyway), else DEFAULT_HORIZON_DAYS."""
+    if req.deadline_days:
+        return req.deadline_days
+    if req.lease_term_months:
+        return req.lease_term_months * 30  # rent.DAYS_PER_MONTH
+    return DEFAULT_HORIZON_DAYS
+
+
 def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: bool = True) -> PlanResult:
-    horizon = req.deadline_days or DEFAULT_HORIZON_DAYS
+    horizon = horizon_days(req)
     budget = _budget(req, book)
     setup = training_setup(req)
     known = _Estimates(m, setup)

@@ -509,7 +509,7 @@ def _spelled_numbers(text: str) -> str:
     Chinese numerals before 块/元, `刀` (slang for US dollars), `thirty-two`, `two and a half`,
     `half a million`. The simple forms (`五十万`, `两周`, `十六卡`) the rules read as they are."""
     text = re.sub(
-        r"[零〇一二两三四五六七八九十百千万亿]*[千万亿][零〇一二两三四五六七八九十百千万亿]*",
+        r"(?<![零〇一二两三四五六七八九十百千万亿])[〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*[千万亿][零〇一二两三四五六七八九十百千万亿]*",
         lambda m: str(_cn_whole(m[0])) if re.search(r"[千万亿][零〇一二两三四五六七八九十百]", m[0]) else m[0],
         text,
     )
@@ -530,10 +530,18 @@ def _spelled_numbers(text: str) -> str:
         lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
         text,
     )
+    text = re.sub(
+        r"(?<![零〇一二两三四五六七八九十百千万亿])([〇一二两三四五六七八九十百]+)([千万亿]?)\s*刀(?!片)",
+        lambda m: f"{_cn_section(m[1])}{m[2]}美元",
+        text,
+    )
     text = re.sub(r"(\d[\d.,]*\s*(?:[千万亿]|[kmw])?)\s*刀(?!片)", r"\1美元", text)
+    # 俩 is 两个 (two of them): `俩礼拜`, `俩4090`
+    text = re.sub(r"俩(?=\s*\d)", "2张", text)
+    text = text.replace("俩", "两个")
     # the amount before its word (`100万预算`, `100w预算`): said the other way round
     text = re.sub(
-        r"(?<![\d.])(\d[\d.,]*\s*(?:[千万亿]|[kmw])?(?:元|块|美元|美金)?)\s*的?预算(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$])",
+        r"(?<![a-z\d.])(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$])",
         r"预算\1",
         text,
     )
@@ -588,7 +596,7 @@ def _spelled_numbers(text: str) -> str:
     # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
     months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
     text = re.sub(
-        rf"(?<![a-z])((?:{months})\.?\s+\d{{1,2}})(?:st|nd|rd|th)?(?=\s+(?:usd|cny|rmb|eur|dollars?|yuan)(?![a-z]))",
+        rf"(?<![a-z])((?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+20\d\d)?)(?=\s+(?:usd|cny|rmb|eur|dollars?|yuan)(?![a-z]))",
         r"\1,",
         text,
     )
@@ -955,10 +963,16 @@ def _short_request_words() -> frozenset[str]:
 # Numbers said in words, and money said in slang: a leftover holding one is part of an amount, a
 # count or a time that no rule read whole (`两万五千条` had been read as 5,000 samples, `two and a
 # half days` as half a day, `预算2万刀` as ¥20,000, `千卡H800` as any count), so it may change the plan.
-_ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万亿半双壹贰叁肆伍陆柒捌玖拾佰仟刀块毛]")
+_ZH_NUMERAL = re.compile(
+    r"[零〇二两三四五六七八九十百千万亿半双俩壹贰叁肆伍陆柒捌玖拾佰仟刀块毛]|一(?=[十百千万亿个台张块卡天周月年条点])"
+)
+# The most GPUs one server holds (8-GPU boards; 16 on a few): "4机8卡" is 8 a machine
+MAX_GPUS_PER_SERVER = 8
 # Names with a numeral in them (Qwen's 千问, 01.AI's 零一万物, Baichuan's 百川, ERNIE's 文心一言):
 # chatter beside a size, not a number
-_ZH_NAMES = re.compile(r"通义千问|千问|零一万物|百川|文心一言|千帆|百度|一下|一起|一定|一般|一直|半精度|单精度|双精度")
+_ZH_NAMES = re.compile(
+    r"通义千问|千问|零一万物|百川|文心一言|千帆|百度|一下|一起|一定|一般|一直|万一|半精度|单精度|双精度"
+)
 _EN_NUMBER = re.compile(
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -1299,10 +1313,15 @@ class _Parse:
             servers,
         )
 
-        # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each
+        # "4机32卡" counts the GPUs of all machines; "4台8卡" and "8卡 4台" the GPUs of each, and
+        # so does "4机8卡": a count no more than a server holds is each machine's (4 x 8 = 32)
         def machines(m: re.Match) -> None:
             total = m["total"]
-            self.set("gpu_count", int(total) if total.isdigit() else int(_cn_num(total)), m[0])
+            count = int(total) if total.isdigit() else int(_cn_num(total))
+            n = m["n"] and (int(_num(m["n"])) if m["n"][0].isdigit() else int(_cn_num(m["n"])))
+            if n and n > 1 and count <= MAX_GPUS_PER_SERVER:
+                count *= n
+            self.set("gpu_count", count, m[0])
 
         self.scan.take(rf"(?:{n}|单|一)\s*机\s*(?P<total>\d+|{CN_NUM[1:-1]})\s*卡", machines)
 
@@ -1398,7 +1417,9 @@ class _Parse:
         dtype_en, dtype_zh = _all(grads.choices, "en"), _all(grads.choices, "zh")
         sc.take(
             rf"{L}(?:{_en(grads.keys)})\s*[:=]?\s*({dtype_en}){R}|{L}({dtype_en})[\s_\-]+(?:{_en(grads.keys)}){R}"
-            rf"|(?:{_zh(grads.keys)})\s*[:=用]?\s*({dtype_zh})|({dtype_zh})\s*(?:{_zh(grads.keys)})",
+            # the dtype before the key, unless it is the run's own (`纯bf16`) or the key has its own
+            rf"|(?:{_zh(grads.keys)})\s*[:=用]?\s*({dtype_zh})"
+            rf"|(?<!纯)({dtype_zh})\s*(?:{_zh(grads.keys)})(?!\s*[:=用]?\s*(?:{dtype_zh}))",
             lambda m: s("grad_reduce", value_of(grads.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
         # the attention kernels, keyed (`attention fa2`, `注意力fa2`) or a kernel's own name alone
