@@ -424,3 +424,10 @@ def test_a_lease_term_without_a_deadline_is_the_time_planned_within(cli):
     data = _ask(cli, "70B full finetune 1TB rent for 2 months")
     assert data["request"]["lease_term_months"] == 2 and data["request"]["deadline_days"] is None
     assert 30 < data["training"]["days"] <= 60
+
+
+def test_a_plan_smaller_than_a_server_is_priced_on_offers_that_bill_just_its_gpus(cli):
+    """`on 1x H100 usd` had been priced at the median of a pool whose whole-server lists bill eight
+    cards ($12 for a 23-minute job, where a per-GPU instance rents it for about $1.2-2.7)."""
+    data = _ask(cli, "7b lora 20k samples on 1x H100 usd")
+    assert data["cost"]["rent_offer"]["billed_gpus"] == 1

@@ -211,6 +211,12 @@ def rent_plan(
         cheapest_term = _cheapest(out.options)
         if out.basis == "on_demand":
             hourly_pool = on_demand + cluster
+            # fewer GPUs than a server: where offers bill just those GPUs, the likely rent is theirs,
+            # not a median pulled up by whole servers billed for idle cards (1 H100 had been priced
+            # at $12 on whole-server lists where a per-GPU instance rents it for $1.21)
+            exact = [q for q in hourly_pool if q.billed_gpus == gpus]
+            if gpus < GPUS_PER_SERVER and exact:
+                hourly_pool = exact
             candidates = [_lower_median(hourly_pool)] if hourly_pool else []
         else:
             candidates = [_lower_median(cluster)] if cluster else []
