@@ -1296,3 +1296,11 @@ def test_names_holidays_and_counts_in_words_after_the_number_pass(text, field, v
 def test_machines_and_colloquial_amounts(text, field, value):
     got = getattr(parse(text), field)
     assert ((got.amount, got.currency) if field == "budget" else got) == value
+
+
+@pytest.mark.parametrize(
+    "text", ["70b full finetune 2B tokens by mid-January", "70b full finetune 2B tokens by end-of-march"]
+)
+def test_a_month_inside_a_joined_word_is_refused_not_read_past(text):
+    with pytest.raises(RequestError):
+        parse(text)

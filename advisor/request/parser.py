@@ -981,6 +981,9 @@ _EN_NUMBER = re.compile(
 )
 
 
+_MONTH_WORDS = frozenset(m.lower() for m in EN_MONTHS)
+
+
 def _may_change_plan(word: str) -> bool:
     """Whether a word left over may change the plan: then the request is refused, not read past.
     A request word itself left over ("samples" after a number read as the budget) was not placed."""
@@ -996,6 +999,8 @@ def _may_change_plan(word: str) -> bool:
             or _RISKY.fullmatch(rest)
             or _TIME_WORDS.fullmatch(rest)
             or re.fullmatch(_EN_NOT_ABOUT, rest)
+            # a month inside a joined word (`mid-january`, `end-of-march`) is a date no rule read
+            or any(_RISKY.fullmatch(part) for part in rest.split("-") if part in _MONTH_WORDS)
             or rest in _request_words()
             or rest in _short_request_words()
             or _nearest_word(rest) in _weighty_words()
