@@ -431,3 +431,11 @@ def test_a_plan_smaller_than_a_server_is_priced_on_offers_that_bill_just_its_gpu
     cards ($12 for a 23-minute job, where a per-GPU instance rents it for about $1.2-2.7)."""
     data = _ask(cli, "7b lora 20k samples on 1x H100 usd")
     assert data["cost"]["rent_offer"]["billed_gpus"] == 1
+
+
+def test_asap_is_not_at_a_price_out_of_all_proportion(cli):
+    """`70b full finetune 2B tokens ASAP usd` had been 32 B200 on a 12-month lease ($1.19M) to
+    finish in 7 hours, where 40 H100 take 12 hours for about $2,300."""
+    data = _ask(cli, "70b full finetune 2B tokens ASAP usd")
+    plain = _ask(cli, "70b full finetune 2B tokens usd")
+    assert data["cost"]["rent_total"] < 20 * plain["cost"]["rent_total"]

@@ -352,6 +352,12 @@ def _access(req: TrainingRequest, gpu: str) -> tuple[int, int]:
 # to save minutes on a ¥2 job.
 SPEED_SLACK = 0.1
 SPEED_SLACK_HOURS = 2.0
+# Nor at a price out of all proportion: where the cheapest plan as fast as the fastest costs over
+# SPEED_COST_RATIO times a plan at most SPEED_TIME_FACTOR times as slow, that plan leads (assumed:
+# an order of magnitude for at most double the time; `70b full finetune 2B tokens ASAP usd` had
+# been 32 B200 on a 12-month lease, $1.19M, to finish in 7 hours where 40 H100 take 12 for $2,256).
+SPEED_COST_RATIO = 10
+SPEED_TIME_FACTOR = 2
 
 
 def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
@@ -366,6 +372,10 @@ def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     if not near:
         return ranked
     lead = min(near, key=lambda p: (p.rent, p.days))
+    within = [p for p in timed if p.days <= fastest * SPEED_TIME_FACTOR and p.rent is not None]
+    cheap = min(within, key=lambda p: (p.rent, p.days))
+    if lead.rent > SPEED_COST_RATIO * cheap.rent:
+        lead = cheap
     return [lead] + [p for p in ranked if p is not lead]
 
 
