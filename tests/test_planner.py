@@ -439,3 +439,10 @@ def test_asap_is_not_at_a_price_out_of_all_proportion(cli):
     data = _ask(cli, "70b full finetune 2B tokens ASAP usd")
     plain = _ask(cli, "70b full finetune 2B tokens usd")
     assert data["cost"]["rent_total"] < 20 * plain["cost"]["rent_total"]
+
+
+def test_pcie_cards_do_not_lead_large_pretraining_through_a_tie_break(cli):
+    """`70B pretrain 1T tokens on 4096 GPUs` had headlined 512 servers of RTX5090: the doubted-rent
+    tie-break skipped the ranking rule that puts PCIe cards at scale last."""
+    data = _ask(cli, "70B pretrain 1T tokens on 4096 GPUs")
+    assert "PCIe" not in data["plan"].get("form_factor", "") and not data["plan"]["gpu"].startswith("RTX")

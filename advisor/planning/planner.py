@@ -281,7 +281,9 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         if budget is not None and on_time and in_budget:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
-        best = on_time[0] if on_time else (min(plans, key=lambda p: p.days or float("inf")) if plans else None)
+        # none on time: the fastest, PCIe cards at scale after the rest as in every ranking here
+        fastest = min(plans, key=lambda p: (pcie_at_scale(req, p), p.days or float("inf"))) if plans else None
+        best = on_time[0] if on_time else fastest
     single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
@@ -425,7 +427,10 @@ def _doubted_rent_gives_way(
     sound = [
         p
         for p in ranked
-        if p.rent is not None and p.rent <= best.rent * (1 + DOUBTED_RENT_SHARE) and not _doubted_rent(p)
+        if p.rent is not None
+        and p.rent <= best.rent * (1 + DOUBTED_RENT_SHARE)
+        and not _doubted_rent(p)
+        and pcie_at_scale(req, p) <= pcie_at_scale(req, best)  # the ranking's own order first
     ]
     if not sound:
         return best, tie
