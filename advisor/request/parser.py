@@ -501,6 +501,20 @@ _EN_TENS = {
     "ninety": 90,
 }
 _EN_UNITS = {w: i for i, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)}
+_EN_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+# one to ninety: the counts said in words that the number pass writes in digits
+_EN_WORD_NUMBERS = {**_EN_UNITS, **_EN_TENS, **{w: i for i, w in enumerate(_EN_TEENS, 10)}}
 
 
 def _spelled_numbers(text: str) -> str:
@@ -558,20 +572,7 @@ def _spelled_numbers(text: str) -> str:
     # a count in words before what it counts (`on eight H100s`, `sixteen GPUs`, `one hundred
     # twenty-eight H100s`); not `one`, which the one-server words and "one H100" read themselves
     counted = r"(?=\s+(?:[a-z]+\d|\d|gpus?|cards?|servers?|nodes?|machines?|h\d|a\d|b\d|l\d|mi\d|rtx))"
-    words = {
-        **_EN_UNITS,
-        **_EN_TENS,
-        "ten": 10,
-        "eleven": 11,
-        "twelve": 12,
-        "thirteen": 13,
-        "fourteen": 14,
-        "fifteen": 15,
-        "sixteen": 16,
-        "seventeen": 17,
-        "eighteen": 18,
-        "nineteen": 19,
-    }
+    words = _EN_WORD_NUMBERS
     text = re.sub(
         rf"(?<![a-z0-9.])(one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+(?:and\s+)?(\d{{1,2}}))?(?![a-z0-9]){counted}",
         lambda m: str(_EN_UNITS[m[1]] * 100 + int(m[2] or 0)),
@@ -583,7 +584,7 @@ def _spelled_numbers(text: str) -> str:
         text,
     )
     # a number word before its scale (`twenty thousand samples`, `two million tokens`)
-    small = {**_EN_UNITS, **_EN_TENS, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "hundred": 100}
+    small = {**_EN_WORD_NUMBERS, "hundred": 100}
     text = re.sub(
         rf"(?<![a-z])({'|'.join(small)})\s+(thousand|million|billion)(?![a-z])",
         lambda m: f"{small[m[1]]} {m[2]}",
