@@ -1304,3 +1304,9 @@ def test_machines_and_colloquial_amounts(text, field, value):
 def test_a_month_inside_a_joined_word_is_refused_not_read_past(text):
     with pytest.raises(RequestError):
         parse(text)
+
+
+def test_after_the_data_key_a_w_is_ten_thousand_samples_not_weeks():
+    r = parse("72b全参，数据50w，2周，100w预算")
+    assert (r.data.unit, r.data.amount, r.deadline_days, r.budget.amount) == ("samples", 500000, 14, 1_000_000)
+    assert parse("7b lora 20GB 2w").deadline_days == 14

@@ -594,6 +594,8 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*kw(?![a-z])", r"\1千万", text)
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?![a-z])", r"\1tb", text)
     text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
+    # `数据50w`: after the data's key a w is 万 samples, not weeks
+    text = re.sub(r"(数据量?|样本量?)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*w(?![a-z])", r"\1\2万条", text)
     # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
     months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
     text = re.sub(
