@@ -561,9 +561,10 @@ def _spelled_numbers(text: str) -> str:
     )
     tens, units = "|".join(_EN_TENS), "|".join(_EN_UNITS)
     text = re.sub(rf"(?<![a-z])({tens})[\s\-]({units})(?![a-z])", lambda m: str(_EN_TENS[m[1]] + _EN_UNITS[m[2]]), text)
+    words = "|".join(_EN_WORD_NUMBERS)
     text = re.sub(
-        rf"(?<![a-z0-9.])(\d+|{units}|ten|eleven|twelve)\s+and\s+a\s+half(?![a-z])",
-        lambda m: f"{_EN_UNITS.get(m[1]) or EN_NUMBERS.get(m[1]) or m[1]}.5",
+        rf"(?<![a-z0-9.])(\d+|{words})\s+and\s+a\s+half(?![a-z])",
+        lambda m: f"{_EN_WORD_NUMBERS.get(m[1], m[1])}.5",
         text,
     )
     text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion)(?![a-z])", r"0.5 \1", text)
@@ -572,15 +573,14 @@ def _spelled_numbers(text: str) -> str:
     # a count in words before what it counts (`on eight H100s`, `sixteen GPUs`, `one hundred
     # twenty-eight H100s`); not `one`, which the one-server words and "one H100" read themselves
     counted = r"(?=\s+(?:[a-z]+\d|\d|gpus?|cards?|servers?|nodes?|machines?|h\d|a\d|b\d|l\d|mi\d|rtx))"
-    words = _EN_WORD_NUMBERS
     text = re.sub(
-        rf"(?<![a-z0-9.])(one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+(?:and\s+)?(\d{{1,2}}))?(?![a-z0-9]){counted}",
-        lambda m: str(_EN_UNITS[m[1]] * 100 + int(m[2] or 0)),
+        rf"(?<![a-z0-9.])({units})\s+hundred(?:\s+(?:and\s+)?(\d{{1,2}}|{words}))?(?![a-z0-9]){counted}",
+        lambda m: str(_EN_UNITS[m[1]] * 100 + int(_EN_WORD_NUMBERS.get(m[2], m[2] or 0))),
         text,
     )
     text = re.sub(
-        rf"(?<![a-z0-9.])(?:(one|two|three|four|five|six|seven|eight|nine)\s+hundred\s+(?:and\s+)?)?({'|'.join(words)})(?![a-z]){counted}",
-        lambda m: m[0] if not m[1] and m[2] == "one" else str((_EN_UNITS[m[1]] * 100 if m[1] else 0) + words[m[2]]),
+        rf"(?<![a-z0-9.])({words})(?![a-z]){counted}",
+        lambda m: m[0] if m[1] == "one" else str(_EN_WORD_NUMBERS[m[1]]),
         text,
     )
     # a number word before its scale (`twenty thousand samples`, `two million tokens`)
@@ -969,8 +969,6 @@ def _short_request_words() -> frozenset[str]:
 _ZH_NUMERAL = re.compile(
     r"[零〇二两三四五六七八九十百千万亿半双俩壹贰叁肆伍陆柒捌玖拾佰仟刀块毛]|一(?=[十百千万亿个台张块卡天周月年条点])"
 )
-# The most GPUs one server holds (8-GPU boards; 16 on a few): "4机8卡" is 8 a machine
-MAX_GPUS_PER_SERVER = 8
 # Names with a numeral in them (Qwen's 千问, 01.AI's 零一万物, Baichuan's 百川, ERNIE's 文心一言):
 # chatter beside a size, not a number
 _ZH_NAMES = re.compile(
@@ -1327,7 +1325,7 @@ class _Parse:
             total = m["total"]
             count = int(total) if total.isdigit() else int(_cn_num(total))
             n = m["n"] and (int(_num(m["n"])) if m["n"][0].isdigit() else int(_cn_num(m["n"])))
-            if n and n > 1 and count <= MAX_GPUS_PER_SERVER:
+            if n and n > 1 and count <= max(g.gpus_per_server for g in catalog.gpus()):
                 count *= n
             self.set("gpu_count", count, m[0])
 
