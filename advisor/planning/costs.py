@@ -346,22 +346,17 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     total=likely.total,
                 )
             )
+        used = days / (likely.months_paid * rent.DAYS_PER_MONTH) if likely.months_paid and days else None
         if (
             likely.option == "monthly"
-            and likely.months_paid
-            and days
-            and days / (likely.months_paid * rent.DAYS_PER_MONTH) < IDLE_LEASE_SHARE
+            and used is not None
+            and used < IDLE_LEASE_SHARE
             and not req.owned
             and not req.lease_term_months  # a term the team asked for: `term_paid` says what it pays
         ):
             notes.append(
                 _note(
-                    "lease_mostly_idle",
-                    days=days,
-                    months=likely.months_paid,
-                    share=days / (likely.months_paid * rent.DAYS_PER_MONTH),
-                    total=likely.total,
-                    cur=cur,
+                    "lease_mostly_idle", days=days, months=likely.months_paid, share=used, total=likely.total, cur=cur
                 )
             )
         if req.lease_term_months and not rented.asked_term_sold:

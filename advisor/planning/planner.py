@@ -24,6 +24,7 @@ from advisor.market.prices import PriceBook
 from advisor.planning.costs import Costs, plan_costs
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
+from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.model import TrainingRequest
 
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
@@ -245,7 +246,7 @@ def horizon_days(req: TrainingRequest) -> float:
     if req.deadline_days:
         return req.deadline_days
     if req.lease_term_months:
-        return req.lease_term_months * 30  # rent.DAYS_PER_MONTH
+        return req.lease_term_months * DAYS_PER_MONTH
     return DEFAULT_HORIZON_DAYS
 
 
