@@ -13,6 +13,7 @@ from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NAT
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
+from advisor.planning.costs import IDLE_LEASE_SHARE
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
 from advisor.planning.planner import (
     Plan,
@@ -456,16 +457,12 @@ def plan_context(result: Advice) -> dict:
     return ctx
 
 
-# A lease the job leaves mostly idle: it runs under this share of the term paid (assumed: a third).
-IDLE_TERM_SHARE = 1 / 3
-
-
 def _mostly_idle_term(plan) -> bool:
     """The GPUs given are only leased by the month and the job uses a small part of the term (a
     40-hour job on an H100 leased in China pays a month of a whole server): worth naming the GPU
     type that does the job for far less (`suggest`'s other_gpu)."""
     term = plan.costs.rent_term
-    return bool(term and term["job_days"] < IDLE_TERM_SHARE * term["months_paid"] * DAYS_PER_MONTH)
+    return bool(term and term["job_days"] < IDLE_LEASE_SHARE * term["months_paid"] * DAYS_PER_MONTH)
 
 
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:

@@ -210,9 +210,10 @@ def _residual_at(capex: float, months: float) -> float:
     return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
 
 
-# A lease whose job uses under a quarter of the months paid is said to be mostly idle, whatever
-# its term (assumed: a team can often get daily or hourly billing for a short job by asking).
-IDLE_LEASE_SHARE = 0.25
+# A lease whose job uses under a third of the months paid is said to be mostly idle, whatever its
+# term (assumed: a team can often get daily or hourly billing for a short job by asking). The
+# warning on the rent and the other-GPU suggestion (advice._mostly_idle_term) both use it.
+IDLE_LEASE_SHARE = 1 / 3
 
 
 def _note(code: str, **params) -> Note:
