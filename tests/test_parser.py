@@ -405,7 +405,7 @@ def test_a_key_reads_only_the_number_beside_it(text, deadline, dp):
 
 
 @pytest.mark.parametrize(
-    "text,kind", [("70B sft 1TB on 2 nodes", "nodes_need_gpu"), ("70B sft 1TB on 8xH800 2 nodes", "conflict")]
+    "text,kind", [("70B sft 1TB on 2 nodes", "nodes_need_gpu"), ("70B sft 1TB on 12xH800 2 nodes", "conflict")]
 )
 def test_servers_without_a_gpu_type_or_against_the_count_are_explained(text, kind):
     with pytest.raises(RequestError) as info:
@@ -473,6 +473,9 @@ def test_what_teams_type_around_a_request(text, field, value):
         ("by 2026-12-20", 19),
         ("12月20日前", 19),
         ("by jan 15", 45),  # said in December: next year's
+        ("by Jan 15 2027", 45),  # with its year
+        ("by January 15, 2027 usd", 45),
+        ("by 15 March 2027", 104),
         ("年底前", 30),
     ],
 )
@@ -911,6 +914,10 @@ def test_eight_cards_in_one_machine_are_gpus_not_the_constraint():
     [
         ("we have 2 servers of 8xA800, 32B sft 500k samples", "gpu_count", 16),  # was a contradiction
         ("7b lora 1GB on 2 nodes with 8 H100 each", "gpu_count", 16),
+        ("70B full-finetune 1TB on four 8xH800 nodes", "gpu_count", 32),  # the server's shape first
+        ("70B full-finetune 1TB 14d on 2x 8xH100 servers", "gpu_count", 16),
+        ("70B full-finetune 1TB 14d on 3 8xH100 boxes", "gpu_count", 24),
+        ("70B full-finetune 1TB on 8xH800 on 4 nodes", "gpu_count", 32),  # one server's GPUs, four times
         ("/gpu 70B full-finetune 1TB 14d budget", "params_b", 70),  # the Slack form pasted whole
         ("<@U12345> 70B full-finetune 1TB 14d budget", "params_b", 70),  # a mention of the bot
         ("千亿参数模型预训练 1万亿token 3个月", "params_b", 100),
@@ -1310,3 +1317,9 @@ def test_after_the_data_key_a_w_is_ten_thousand_samples_not_weeks():
     r = parse("72b全参，数据50w，2周，100w预算")
     assert (r.data.unit, r.data.amount, r.deadline_days, r.budget.amount) == ("samples", 500000, 14, 1_000_000)
     assert parse("7b lora 20GB 2w").deadline_days == 14
+
+
+def test_a_count_that_is_not_a_servers_worth_against_the_nodes_is_a_contradiction_quoted_cleanly():
+    with pytest.raises(RequestError) as info:
+        parse("70B full-finetune 1TB on 16xH800 on 4 nodes")
+    assert info.value.kind == "conflict" and '"on 4 nodes"' in info.value.message("en")

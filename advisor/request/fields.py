@@ -468,7 +468,7 @@ FIELDS: tuple[Field, ...] = (
         units=(
             Word(
                 1,
-                en=("nodes", "node", "servers", "server", "machines", "machine"),
+                en=("nodes", "node", "servers", "server", "machines", "machine", "boxes", "box"),
                 zh=("台服务器", "台机器", "台节点", "个节点", "节点", "机"),
             ),
         ),

@@ -1062,7 +1062,7 @@ class _Parse:
         raise RequestError(kind, self.lang, **details)
 
     def set(self, field: str, value, word: str) -> None:
-        word = word.strip()
+        word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
         if field in self.fields and self.fields[field] != value:
             if field == "gpu" and re.search(
                 rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|/|\bor\b)\s*{re.escape(word)}", self.norm
@@ -1220,12 +1220,18 @@ class _Parse:
             if per == found.gpus_per_server:
                 self.set("nodes", servers, m[0])
 
+        # "on four 8xH800 nodes", "2x 8xH100 servers": the server's shape before its noun
+        servers = _all(fields.field("nodes").units, "en")
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:x\s*)?(?P<per>\d+)\s*(?:x|\*)\s*"
+            rf"(?P<name>{alt})s?\s+(?:{servers}){R}",
+            servers_by_gpus,
+        )
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
             servers_by_gpus,
         )
         # "2 servers of 8xA800", "on 4 nodes with 8 H100 each": the same, in words
-        servers = _all(fields.field("nodes").units, "en")
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:{servers})\s+(?:of|with)\s+(?P<per>\d+)"
             rf"\s*(?:x|\*)?\s*(?P<name>{alt})s?(?:\s+each)?{R}",
@@ -1838,13 +1844,14 @@ class _Parse:
             rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?year|year[\s\-]end|eoy){R}|(?:今年)?年底(?:前|之前)?",
             lambda m: on(dt.date(today.year, 12, 31), m[0]),
         )
+        year = r"(?:,?\s+(20\d\d))?"  # `by Jan 15, 2027`: the year when given
         sc.take(
-            rf"{L}{by}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({months})\.?{R}",
-            lambda m: date(EN_MONTHS[m[2][:3].title()], int(m[1]), m[0]),
+            rf"{L}{by}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({months})\.?{year}{R}",
+            lambda m: date(EN_MONTHS[m[2][:3].title()], int(m[1]), m[0], int(m[3]) if m[3] else None),
         )
         sc.take(
-            rf"{L}{by}({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?{R}",
-            lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0]),
+            rf"{L}{by}({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?{year}{R}",
+            lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0], int(m[3]) if m[3] else None),
         )
         sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
         sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
@@ -2084,6 +2091,8 @@ class _Parse:
             check("nodes", f["nodes"])
             if gpu is None:
                 self.fail("nodes_need_gpu", word=words["nodes"])
+            if "gpu_count" in f and f["gpu_count"] == gpu.gpus_per_server and f["nodes"] > 1:
+                f["gpu_count"] = f["nodes"] * gpu.gpus_per_server  # "8xH800 on 4 nodes": the server, four times
             if "gpu_count" in f and f["gpu_count"] != f["nodes"] * gpu.gpus_per_server:
                 self.fail("conflict", first=words["gpu_count"], second=words["nodes"], field="gpu_count")
         check("gpu_count", f.get("gpu_count"))
