@@ -636,6 +636,7 @@ def whatif(reply) -> dict:
         after=_summary_words(reply.after, lang, reply.currency),
         why=reply.why,
         warnings=reply.warnings,
+        show_buy="rent_or_buy" in reply.changed,
     )
     head, _, rest = text.partition("\n\n")
     fields = [f for f in rest.split("\n\n") if f.strip()]
@@ -663,6 +664,7 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
         "days": days_text(s.get("days"), lang),
         "memory": num(s.get("mem_per_gpu_gib")),
         "rent": rent,
+        "buy": cash(s.get("buy_capex"), currency),
     }
 
 

@@ -193,3 +193,108 @@ def test_an_unchanged_reply_is_posted_as_plain_text(summary, book):
     out = follow(REQUEST, summary, "what if 14 days?", None, book)
     assert out["kind"] == "unchanged"
     assert "nothing changes" in out["message"]["text"]
+
+
+# -- what a probe of ~380 thread replies found (2026-12-02) -----------------------------------
+
+
+def _thread(text, book):
+    return text, plan_context(advise(text, book=book))
+
+
+@pytest.mark.parametrize(
+    "question,before,after",
+    [
+        ("what about Chinese data?", "English (250B tokens)", "Chinese (312B tokens)"),
+        ("用中文数据呢", "英文（2,500亿 token）", "中文（3,125亿 token）"),
+    ],
+)
+def test_a_data_language_what_if_moves_the_tokens_and_is_not_called_unchanged(summary, book, question, before, after):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and {"name": "data_language", "before": before, "after": after} in reply.changes
+    assert reply.after["gpu_hours"] > reply.before["gpu_hours"]
+
+
+def test_a_question_about_the_global_batch_is_not_a_move_abroad(summary, book):
+    assert follow_up(REQUEST, summary, "why global batch 224?", book=book).kind != "market"
+    assert follow_up(REQUEST, summary, "what about global clouds?", book=book).kind == "market"
+
+
+@pytest.mark.parametrize(
+    "text,question,currency",
+    [("13B full-finetune 200GB 7d budget ¥100k", "in USD?", "USD"), ("7b lora 50k samples 3d $5k", "in CNY?", "CNY")],
+)
+def test_another_currency_converts_the_budget_instead_of_refusing(book, text, question, currency):
+    reply = follow_up(*_thread(text, book), question, book=book)
+    assert reply.kind == "market" and reply.currency == currency
+    budget = next(c for c in reply.changes if c["name"] == "budget")
+    assert budget["after"].startswith("$" if currency == "USD" else "¥")
+    assert reply.advice.request.budget.currency == currency
+
+
+def test_a_buy_what_if_shows_what_buying_costs_and_the_old_rent_in_its_own_currency(summary, book):
+    reply = follow_up(REQUEST, summary, "what if we buy instead?", book=book)
+    assert reply.kind == "whatif" and {"name": "rent_or_buy", "before": "—", "after": "buy"} in reply.changes
+    buy = next(line for line in reply.text.splitlines() if line.strip().startswith("buy:"))
+    assert f"¥{summary['buy_capex']:,}" in buy and reply.after["buy_capex"] and "¥" in buy.split("->")[1]
+    usd = follow_up(REQUEST, summary, "in USD?", book=book)
+    rent = next(line for line in usd.text.splitlines() if line.strip().startswith("rent:"))
+    assert rent.split("->")[0].strip().endswith(f"¥{summary['rent_total']:,}") and "$" in rent.split("->")[1]
+
+
+def test_a_what_if_naming_the_gpus_the_team_has_keeps_their_count(book):
+    owned = _thread("we already own 16 A100 80GB, 13B full finetune 20B tokens", book)
+    reply = follow_up(*owned, "can we use fp8 on A100?", book=book)
+    assert reply.after["gpu_count"] == 16
+    fixed = _thread("llama3-8b full-finetune 50k samples 2d on 8xRTX4090", book)
+    assert follow_up(*fixed, "what if we buy the 4090s?", book=book).after["gpu_count"] == 8
+
+
+@pytest.mark.parametrize(
+    "question,count",
+    [("with 64 GPUs?", 64), ("用64卡呢", 64), ("用8台呢", 64), ("再加4台呢", 64), ("16 more GPUs?", 48)],
+)
+def test_counts_under_servers_fixed_in_chinese_replace_them_or_add_to_them(book, question, count):
+    thread = _thread("8卡H800 4台 70B 全参微调 500GB数据 20天", book)
+    reply = follow_up(*thread, question, book=book)
+    assert reply.kind == "whatif" and reply.after["gpu_count"] == count
+
+
+def test_a_count_in_a_question_of_cost_is_not_read_as_more(book):
+    thread = _thread("8卡H800 4台 70B 全参微调 500GB数据 20天", book)
+    assert follow_up(*thread, "用64卡要多少钱", book=book).after["gpu_count"] == 64
+
+
+@pytest.mark.parametrize(
+    "question,says",
+    [
+        ("is ¥8,000 per GPU-month a good price?", "¥8,000 per GPU-month for H800-SXM-80GB"),
+        ("这个价格贵吗 每月9万", "8 × H800-SXM-80GB 每月 ¥90,000"),
+    ],
+)
+def test_a_price_without_a_gpu_is_judged_as_a_price_for_the_plans_gpu(summary, book, question, says):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "quote" and says in reply.text and "H800-SXM-80GB" in reply.text.rsplit("`", 2)[-2]
+    assert "cheapest price on record" not in reply.text and "这个价格贵吗" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,change", [("按量付费呢", ("hourly_only", "否", "是")), ("pay as you go?", ("hourly_only", "no", "yes"))]
+)
+def test_a_yes_or_no_change_is_worded_not_printed_as_python(book, question, change):
+    reply = follow_up(*_thread("671B-A37B pretrain 2T tokens 60d budget ¥50M", book), question, book=book)
+    name, before, after = change
+    assert {"name": name, "before": before, "after": after} in reply.changes
+
+
+@pytest.mark.parametrize(
+    "question", ["what if the budget were ¥10M?", "要是预算只有1000万呢", "what if budget is only ¥10M"]
+)
+def test_a_new_budget_is_only_a_budget_not_also_cost_first(book, question):
+    reply = follow_up(*_thread("671B-A37B pretrain 2T tokens 60d budget ¥50M", book), question, book=book)
+    assert [c["name"] for c in reply.changes] == ["budget"]
+
+
+@pytest.mark.parametrize("question", ["为什么要IB", "为什么要NVLink"])
+def test_a_chinese_question_with_a_latin_term_is_answered_unmentioned(summary, book, question):
+    assert follow_up(REQUEST, summary, question, book=book, mentioned=False).kind == "question"

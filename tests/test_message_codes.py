@@ -145,6 +145,8 @@ def _codes_and_fields() -> tuple[set[tuple[str, str]], list[str]]:
     emitted |= {("bad_value", f.limit) for f in FIELDS if f.limit}
     emitted |= {("field_label", f.name) for f in FIELDS}
     emitted |= {("choice", f"{f.name}.{c.value}") for f in FIELDS if f.worded for c in f.choices}
+    if any(f.flag for f in FIELDS):  # a what-if's "pay as you go no → yes" (advisor/planning/followup.py)
+        emitted |= {("choice", "flag.True"), ("choice", "flag.False")}
     emitted |= {("help_group", group) for group, _ in HELP}
     return emitted | _availability(), opaque
 

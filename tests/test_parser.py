@@ -1068,7 +1068,7 @@ def test_chinese_and_yearless_deadlines_ahead(text, days):
         ("7b lora 20GB before Nov 20", "deadline_past"),
         ("7b lora 20GB 下下周", "unknown_word"),  # had been read as next week
         ("7b lora 20GB 预算10万以上", "unknown_word"),  # a floor on the budget is no cap
-        ("7b lora 20GB 租两台", "unknown_word"),
+        ("7b lora 20GB 租两台", "nodes_need_gpu"),  # two servers of which GPU?
         ("7b lora 20GB at least 16 GPUs one server only", "conflict"),
     ],
 )

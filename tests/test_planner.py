@@ -439,3 +439,11 @@ def test_pcie_cards_do_not_lead_large_pretraining_through_a_tie_break(cli):
     tie-break skipped the ranking rule that puts PCIe cards at scale last."""
     data = _ask(cli, "70B pretrain 1T tokens on 4096 GPUs")
     assert "PCIe" not in data["plan"].get("form_factor", "") and not data["plan"]["gpu"].startswith("RTX")
+
+
+def test_with_no_price_on_record_the_plan_is_not_the_largest_cluster_for_being_fastest(cli):
+    """Paid by the hour in China, no offer prices a DeepSeek-V3 LoRA: 896 V100s had led for
+    finishing in five minutes. Unpriced plans rank by GPU-hours at the hardware's price."""
+    data = _ask(cli, "deepseek-v3 lora 50k samples 5d pay as you go")
+    assert data["cost"]["rent_total"] is None and data["plan"]["gpu_count"] <= 64
+    assert data["plan"]["gpu"] != "V100-SXM2-16GB"

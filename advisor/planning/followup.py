@@ -25,10 +25,10 @@ from advisor.planning.advice import Advice, advise, advise_request, plan_context
 from advisor.request import fields
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
-from advisor.text.render import big, money, num, render
+from advisor.text.render import big, money, num, phrase, render
 
 # Headline numbers compared between the first plan and the what-if.
-COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total")
+COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total", "buy_capex")
 
 # Asking where a number of the plan comes from ("how did you get 13 days?", "显存怎么算的").
 ASKS_HOW = re.compile(
@@ -63,12 +63,12 @@ QUESTION = re.compile(
 )
 # Words of the plan's subject: an unmentioned question is ours only when it uses one.
 DOMAIN = re.compile(
-    r"\b(?:gpus?|cards?|nvlink|pcie|infiniband|ib|roce|rdma|network|bandwidth|ram|memory|vram|hbm|gib|gb|tb"
+    r"(?<![a-z0-9])(?:gpus?|cards?|nvlink|pcie|infiniband|ib|roce|rdma|network|bandwidth|ram|memory|vram|hbm|gib|gb|tb"
     r"|servers?|nodes?|racks?|power|cooling|price|prices|pricing|cost|costs|rent|renting|buy|buying|lease|spot"
     r"|on-demand|cloud|idc|vendor|quote|sla|billing|data|dataset|tokens?|train(?:ing)?|fine-?tun\w*|lora|qlora"
     r"|pretrain\w*|checkpoints?|storage|nvme|disk|batch|epochs?|deadline|budget|throughput|mfu|flops?|precision"
     r"|bf16|fp8|fp16|zero|deepspeed|megatron|fsdp|parallel\w*|offload|plan|h800|h100|h200|h20|a100|a800|4090|910b"
-    r"|ascend|cuda|nccl|driver|framework|model|params?|parameters?)\b"
+    r"|ascend|cuda|nccl|driver|framework|model|params?|parameters?)(?![a-z0-9])"
     r"|显存|内存|卡|服务器|节点|机柜|功耗|散热|价格|报价|成本|费用|租|买|云|机房|数据|训练|微调|检查点|存储|网络|带宽|预算"
     r"|期限|精度|并行|模型|参数|方案",
     re.I,
@@ -86,7 +86,7 @@ HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b
 # Another market: a cloud, a currency.
 MARKET = re.compile(
     r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
-    r"|dollars?|usd|global|international)\b|美元|美金|海外|国外|美国|亚马逊",
+    r"|dollars?|usd|global(?!\s*(?:batch|step|norm|rank|size))|international)\b|美元|美金|海外|国外|美国|亚马逊",
     re.I,
 )
 CHINA = re.compile(r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl)\b|人民币|国内|阿里云", re.I)
@@ -115,6 +115,9 @@ AROUND_A_CHANGE = (
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
     (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
+    # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
+    (r"\b(budget)\s+(?:(?:were|was|is|of|at|becomes?|goes|drops?|cut)\s+)*(?:(?:only|just|to)\s+)*", r"\1 "),
+    (r"(预算)\s*(?:只有|只剩|才|是|为|有|变成|降到|砍到)\s*", r"\1"),
     (r"\busing\b", " on "),
     (r"\bwe had\b|\bwe have\b", " "),
     (
@@ -141,7 +144,7 @@ _QUICK_LEAD = (
     r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*"
 )
 _QUICK_TAIL = r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
-_QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何)?\s*(?:更|再)?"
+_QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何|能)?\s*(?:更|再)?"
 _QUICK_ZH_TAIL = r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择|显卡|卡|配置|服务器)?(?:吗|呢|吧|么)?\W*$"
 CHEAPER = re.compile(
     _QUICK_LEAD
@@ -216,16 +219,17 @@ def follow_up(
     if not message or CHATTER.match(message):
         return silent
     if PRICE.search(message) and HAS_AMOUNT.search(message):
-        judged = _judge(message, reply_lang, book)
+        judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
     if request_text and MARKET.search(message) or (request_text and CHINA.search(message)):
         change = "usd" if MARKET.search(message) else "cny"
-        try:
-            request, changed = parse_followup(request_text, change, reply_lang, plan_gpu=summary.get("gpu"))
-            return _whatif(request_text, summary, request, changed, reply_lang, book, kind="market")
-        except RequestError:
-            pass
+        for text in (change, _budget_in(request_text, change.upper(), book)):
+            try:
+                request, changed = parse_followup(request_text, text, reply_lang, plan_gpu=summary.get("gpu"))
+                return _whatif(request_text, summary, request, changed, reply_lang, book, kind="market")
+            except RequestError:
+                continue
     if request_text:
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         read = None if ASKS_THE_COST.match(message) else read_whatif(request_text, summary, message, reply_lang)
@@ -265,6 +269,19 @@ def follow_up(
     )
 
 
+def _budget_in(request_text: str, currency: str, book: PriceBook) -> str:
+    """The change "in USD?" makes to a request budgeted in yuan (or back): the currency, and the
+    budget converted at the book's rate, so the two do not contradict each other."""
+    try:
+        budget = parse(request_text).budget
+    except RequestError:
+        return ""
+    if budget is None or budget.currency == currency:
+        return ""
+    amount = book.convert(budget.amount, budget.currency, currency)
+    return f"{currency.lower()} budget {round(amount)} {currency.lower()}"
+
+
 def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
     """(the new request, the fields changed) when `message` is a what-if on the thread's plan,
     else None. Read as written first; then without the words around the change ("how much
@@ -285,9 +302,29 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
     return None
 
 
+# "4 more servers?", "再加4台呢", "add 16 GPUs": a count on top of the plan's
+MORE = re.compile(
+    r"(?:\badd\s+|(?:再|多)(?:加|增加|来)?\s*|加\s*)?(\d+)\s*(?:more\s+)?"
+    r"(gpus?|cards?|servers?|nodes?|machines?|台(?:服务器|机器)?|张卡?|块卡?|卡)(?:\s+more)?",
+    re.I,
+)
+ADDED = re.compile(r"\badd\b|\bmore\b|\bextra\b|\badditional\b|再|(?<!多)多(?!少)|加(?!速|快)", re.I)
+
+
+def _more(summary: dict, message: str) -> str | None:
+    """ "4 more servers?" as the count it makes: the plan's servers or GPUs plus that many."""
+    found = MORE.search(message)
+    if not found or not ADDED.search(message) or not summary.get("gpu_count"):
+        return None
+    servers = re.match(r"servers?|nodes?|machines?|台", found[2], re.I)
+    if servers:
+        return f"{(summary.get('nodes') or 0) + int(found[1])} nodes"
+    return f"{summary['gpu_count'] + int(found[1])} gpus"
+
+
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
-    quick = _faster_or_cheaper(request_text, summary, message)
+    quick = _faster_or_cheaper(request_text, summary, message) or _more(summary, message)
     if quick:
         return [quick]
     stripped = message
@@ -335,7 +372,9 @@ def _section_text(result: Advice, part: str) -> str:
 _ASKING_A_PRICE = re.compile(
     r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|\s*(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
     r"|good(?:\s+price)?|a\s+good\s+price|too\s+much|rip[- ]?off)?\s*(?:price)?\s*[?？!！。]*\s*$"
-    r"|(?:合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$",
+    r"|(?:合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$"
+    r"|^\s*(?:这个|这|那个|那)?(?:价格|报价|价钱|租金|价)?(?:贵吗|贵不贵|合理吗|划算吗|便宜吗|正常吗|靠谱吗)\s*[,，]?\s*"
+    r"|(?<=\S)\s+(?:a\s+)?(?:fair|good|reasonable|ok(?:ay)?)(?:\s+price)?(?=\s+for\b)",
     re.I,
 )
 
@@ -345,14 +384,22 @@ def _as_quote(message: str) -> str:
     return re.sub(r"\s+", " ", _ASKING_A_PRICE.sub("", message)).strip() or message
 
 
-def _judge(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+def _judge(message: str, lang: str, book: PriceBook, gpu: str | None = None) -> FollowUp | None:
+    """A price to judge; one that names no GPU is a price for the plan's (`gpu`)."""
+    example = _as_quote(message)
     try:
         quote = parse_quote(message, lang)
     except RequestError:
-        return None
+        if not gpu:
+            return None
+        try:
+            quote = parse_quote(f"{message} {gpu}", lang)
+        except RequestError:
+            return None
+        example = f"{example} {gpu}"
     quote = quote.model_copy(update={"vendor": ""})
     judgement = judge(quote, book)
-    text = render("slack/quote_reply.md.j2", lang, j=judgement, example=_as_quote(message))
+    text = render("slack/quote_reply.md.j2", lang, j=judgement, example=example)
     return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
 
 
@@ -396,6 +443,8 @@ def _whatif(
         r=request,
         warnings=warnings,
         currency=request.currency,
+        before_currency=summary.get("currency") or request.currency,
+        why=why,
     )
     return FollowUp(
         kind=kind,
@@ -445,6 +494,16 @@ def _value(name: str, req, lang: str) -> str:
     if shown == "gpus":
         return f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
     value = getattr(req, name, None)
+    if name == "data_language":  # what the language moves is the tokens the bytes hold
+        tokens = big(req.tokens, lang) if req.tokens else "—"
+        value = req.data.language if req.data else None
+        said = phrase(lang, "choice", name, value) if value else "—"
+        tokens = render("slack/value.j2", lang, kind="tokens", value=tokens)
+        return f"{said}（{tokens}）" if lang == "zh" else f"{said} ({tokens})"
+    if isinstance(value, bool):
+        return phrase(lang, "choice", "flag", value)
+    if name == "rent_or_buy" and value:
+        return phrase(lang, "choice", name, value)
     return "—" if value is None else str(value)
 
 

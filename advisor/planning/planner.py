@@ -205,11 +205,16 @@ def _sort_key(req: TrainingRequest):
             # streaming 1.3 TB of host memory)
             hourly = (p.costs.rent_per_gpu_hour or float("inf")) * p.estimate.layout.gpu_count
             return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", hourly, 0.0)
-        rent = p.rent if p.rent is not None else float("inf")
-        if req.rent_or_buy == "buy":  # issue 15: a buyer's plans rank by the cost of owning them
-            rent = p.costs.ownership_cost if p.costs.ownership_cost is not None else float("inf")
+        rent = p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent  # issue 15: a buyer's by owning
+        unpriced = rent is None
+        if unpriced:
+            # after every priced plan; among themselves by GPU-hours at the hardware's price, the
+            # nearest thing to a rent on record (896 V100s had won an hourly what-if for being fastest)
+            capex = p.costs.buy_capex
+            hours = p.estimate.gpu_hours
+            rent = capex / p.estimate.layout.gpu_count * hours if capex and hours else float("inf")
         days = p.days if p.days is not None else float("inf")
-        return (pcie_at_scale(req, p),) + ((days, rent) if req.speed_first else (rent, days))
+        return (pcie_at_scale(req, p),) + ((days, unpriced, rent) if req.speed_first else (unpriced, rent, days))
 
     return key
 

@@ -318,6 +318,7 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("chinese data",), zh=("中文数据",)),
         shows_in=("data", "tokens"),
+        worded=True,
     ),
     Field(
         "epochs",
@@ -469,7 +470,7 @@ FIELDS: tuple[Field, ...] = (
             Word(
                 1,
                 en=("nodes", "node", "servers", "server", "machines", "machine", "boxes", "box"),
-                zh=("台服务器", "台机器", "台节点", "个节点", "节点", "机"),
+                zh=("台服务器", "台机器", "台节点", "个节点", "节点", "机", "台"),
             ),
         ),
         examples=Word(en=("on 2 nodes of H800",), zh=("2台服务器 H800",)),

@@ -2438,9 +2438,9 @@ def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> T
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
 _FACTORS = (
-    (r"double|twice|2x|翻倍|加倍|翻一倍|两倍", 2.0),
-    (r"triple|3x|三倍", 3.0),
-    (r"half|halve|halved|一半|减半|砍半", 0.5),
+    (r"doubles|doubled|double|twice|2x|翻倍|加倍|翻一倍|两倍", 2.0),
+    (r"triples|tripled|triple|3x|三倍", 3.0),
+    (r"halves|halved|halve|half|一半|减半|砍半", 0.5),
 )
 # The fields a what-if scales, with their words (advisor/request/fields.py `scaled`).
 _SCALED_FIELDS = tuple(
@@ -2454,7 +2454,7 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     for factor_words, factor in _FACTORS:
         for field, field_words in _SCALED_FIELDS:
             pattern = (
-                rf"{L}(?:{factor_words})\s*(?:the\s+|our\s+)?(?:{field_words}){R}"
+                rf"{L}(?:{factor_words})\s*(?:as\s+(?:much|many)\s+)?(?:the\s+|our\s+)?(?:{field_words}){R}"
                 rf"|(?:{field_words})\s*(?:{factor_words})(?![a-z0-9])"
             )
             found = re.search(pattern, norm)
@@ -2491,8 +2491,10 @@ def parse_followup(
     if "method" in changed and changed["method"] not in ("lora", "qlora"):
         f.pop("lora_rank", None)
         f.pop("lora_targets", None)
-    if ("gpu" in changed or "nodes" in changed) and "gpu_count" not in changed:
-        f.pop("gpu_count", None)  # another GPU type: let the planner size it
+    if "gpu_count" in changed and "nodes" not in changed:
+        f.pop("nodes", None)  # "with 64 GPUs?" under "4台": the new count, not a contradiction
+    if ("nodes" in changed or changed.get("gpu", f.get("gpu")) != f.get("gpu")) and "gpu_count" not in changed:
+        f.pop("gpu_count", None)  # another GPU type: let the planner size it (the same type keeps its count)
     if "nodes" in changed and "gpu" not in changed and "gpu" not in f and plan_gpu:
         f["gpu"] = plan_gpu
     if ("params_b" in changed or "active_params_b" in changed) and "model" not in changed:
