@@ -1323,3 +1323,57 @@ def test_a_count_that_is_not_a_servers_worth_against_the_nodes_is_a_contradictio
     with pytest.raises(RequestError) as info:
         parse("70B full-finetune 1TB on 16xH800 on 4 nodes")
     assert info.value.kind == "conflict" and '"on 4 nodes"' in info.value.message("en")
+
+
+# -- what a probe of ~230 Chinese requests found (2026-12-02) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        ("72B 增量预训练 500GB 一个月 预算每月10万", "budget", 100_000),  # `10万` had been the model size
+        ("7B 全参微调 5万条 3天 每月10万", "budget", 100_000),
+        ("72B 全参微调 5万条 两周 4090 24G 8卡", "gpu_count", 8),  # the card's own memory: the card
+        ("7b lora 5万条 3天 A100 40G", "gpu", "A100-SXM4-40GB"),
+        ("7B 全参微调 3万条 手上有4张4090", "owned", True),
+        ("手上只有4张4090，想全参微调7B，数据3万条，多久能跑完？", "owned", True),
+        ("有8卡A100 80G一台，能不能LoRA微调Qwen2.5-72B？数据1万条", "owned", True),
+        ("72B 全参微调 10万条 两周 张量并行8 流水线并行2 H800 16卡", "gpu_count", 16),
+        ("72B 全参微调 10万条 两周 tp 8 pp 2 H800 16卡", "pp", 2),
+        ("7B 预训练 2个T tokens 半年", "tokens", 2e12),
+        ("70B 全参微调 10万条 两周 预算50个w", "budget", 500_000),
+        ("70B 全参微调 10万条 两周 预算1个亿", "budget", 1e8),
+    ],
+)
+def test_chinese_requests_as_teams_write_them(text, field, value):
+    r = parse(text)
+    got = getattr(r, field)
+    assert (got.amount if field == "budget" else got) == value
+    assert not [n for n in r.assumptions if n.code == "read_past"]
+
+
+def test_a_monthly_budget_said_after_its_key_is_monthly():
+    assert "budget_monthly" in [n.code for n in parse("72B 增量预训练 500GB 一个月 预算每月10万").assumptions]
+
+
+def test_spring_festival_is_the_next_lunar_new_year():
+    assert parse("7B 全参微调 10万条 春节前", today=datetime.date(2026, 12, 2)).deadline_days == 66  # 2027-02-06
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("7B lora 5万条 3天 3090", "unknown_gpu"),
+        ("7B lora 5万条 3天 A6000", "unknown_gpu"),
+        ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
+        ("70B 全参微调 50万条 两周 国产卡", "unknown_gpu"),
+        ("7B lora 5万条 3天 4090 48G", "gpu_memory"),  # a modded card is not the catalogue's
+        ("32B qlora 1万条 两天 24G显存", "gpu_memory"),
+        ("72B 全参微调 30万条 两周 自有机器", "nodes_need_gpu"),
+        ("7B 全参微调 5万条 这周末", "unknown_word"),  # a weekend is no deadline rule's (`this weekend`)
+    ],
+)
+def test_cards_and_times_no_rule_reads_are_refused_by_name(text, kind):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == kind

@@ -84,6 +84,15 @@ SCALE = {
     "万亿": 1e12,
 }
 CN_UNITS = "万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千"
+# Lunar New Year's Day, the deadline `春节前` counts to: its Gregorian dates to 2030 (Fact Monster,
+# "Chinese New Year Dates", factmonster.com/id/A0192339, 2017; 2031 from memory, not confirmed)
+SPRING_FESTIVALS = tuple(
+    dt.date(*d) for d in ((2026, 2, 17), (2027, 2, 6), (2028, 1, 26), (2029, 2, 13), (2030, 2, 3), (2031, 1, 23))
+)
+# A number right after a layout key is its degree, not a GPU count (`pp 2 H800 16卡`, `流水线并行2 H800`)
+NOT_A_DEGREE = "".join(f"(?<!{k}{sp})" for k in ("tp", "pp", "dp", "ep", "cp") for sp in (" ", "=", ":")) + (
+    r"(?<!并行)(?<!并行 )(?<!并行=)"
+)
 # a number's scale as a word, before a unit or currency ("2 billion tokens", "50 thousand usd")
 SCALE_WORDS = r"(?:thousand|million|billion|trillion|mil|mn|bn)(?![a-z])"
 # A number in Chinese numerals, read only with a scale after it ("五百万", "一万条", "两千亿token").
@@ -238,6 +247,8 @@ FILLER = {
     "it",
     "take",
     "多久",
+    "跑完",
+    "做完",
     "要多久",
     "需要多久",
     "多长时间",
@@ -592,7 +603,9 @@ def _spelled_numbers(text: str) -> str:
     )
     # Chinese shorthand: `3kw` is 3千万 (kw = 千万), `2个T` of data is 2 TB; 后天 is in two days
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*kw(?![a-z])", r"\1千万", text)
+    text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?=\s*(?:tokens?|词元))", r"\1t", text)  # `2个T tokens`
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?![a-z])", r"\1tb", text)
+    text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*(w|万|亿)", r"\1\2", text)  # `50个w`, `1个亿`
     text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
     # `数据50w`: after the data's key a w is 万 samples, not weeks
     text = re.sub(r"(数据量?|样本量?)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*w(?![a-z])", r"\1\2万条", text)
@@ -610,6 +623,17 @@ def _spelled_numbers(text: str) -> str:
     # holidays teams count to (`双十一前`, `五一前`): their dates, which the date rules read
     for holiday, date in (("双十一", "11月11日"), ("五一", "5月1日"), ("国庆", "10月1日"), ("元旦", "1月1日")):
         text = re.sub(rf"{holiday}(?=\s*(?:之前|以前|前))", date, text)
+
+    # a card's memory after its name (`4090 24G`, `A800 80G显存`): the catalogue's own is the card
+    # itself; another (`4090 48G`, a modded card) is said as memory, which the GPU rules refuse
+    def card_memory(m: re.Match) -> str:
+        gpu = catalog.find_gpu(m[1])
+        if gpu and round(gpu.memory_gb) == int(m[2]):
+            return m[1]
+        variant = catalog.find_gpu(f"{m[1]}-{m[2]}gb")  # `A100 40G`: the 40 GB A100
+        return variant.name.lower() if variant else f"{m[1]} 显存{m[2]}g"
+
+    text = re.sub(rf"(?<![a-z0-9])({_gpu_names()})\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?![a-z0-9])", card_memory, text)
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
@@ -1145,11 +1169,17 @@ class _Parse:
         self.scan.take(
             rf"{L}(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?"
             rf"(?=\s+(?:\d+|a|one|two)\s*(?:x\s*|\s+)?(?:{alt}|{en_units}|servers?\s+of)(?![a-z0-9]))"
-            rf"|(?:(?:我们|我|团队|公司|我司|自己)(?:已经|手上|手头)?(?:有|拥有)|已有|现有|自有)"
+            rf"|(?:(?:我们|我|团队|公司|我司|自己)?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)|(?:我们|我|团队|公司|我司|自己)(?:只)?(?:有|拥有)"
+            rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
         self._choose("owned")
+        # "自有机器" with no GPU named: whose machines?
+        self.scan.take(
+            r"(?:自有|自己的|已有)(?:的)?(?:机器|服务器|集群|显卡|卡|gpu)(?!\s*\d)",
+            lambda m: self.fail("nodes_need_gpu", word=m[0]),
+        )
 
     def _gpus(self) -> None:
         alt = _gpu_names()
@@ -1239,7 +1269,7 @@ class _Parse:
         )
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
+            rf"(?:{L}{NOT_A_DEGREE}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
             rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?(?:{R}|(?=[x*]\d))"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
             gpu,
@@ -1280,6 +1310,19 @@ class _Parse:
             rf"|{L}\d+\s*(?:x|\*|卡|张|块)\s*|用)"
             r"(?P<name>[a-z][a-z0-9.\-]*)",
             unknown,
+        )
+        # a memory size instead of a card (`24G显存`, `4090 48G`): the catalogue's cards by their own
+        self.scan.take(
+            r"显存\s*(\d{2,3})\s*g(?:b)?(?![a-z0-9])|(?<![\d.])(\d{2,3})\s*g(?:b)?\s*显存",
+            lambda m: self.fail("gpu_memory", word=f"{m[1] or m[2]}G", gb=m[1] or m[2]),
+        )
+        # a card the catalogue lacks, named bare (`3090`, `A6000`, `910C`, `海光DCU`, `国产卡`): refused with
+        # the cards it has, never read past (the catalogued names were read above)
+        self.scan.take(
+            rf"{L}(?P<name>(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti|d|s|\s*super)?|a[2-6]000|mi\d{{3}}[a-z]?|910[a-z]\d?"
+            rf"|v100s|p100|p40|t4|k80|l4|l20|l40|a10g?|a30|a40){R}"
+            rf"|(?P<zh>海光\s*dcu|海光|国产卡|国产显卡|国产gpu|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z]))",
+            lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
         )
 
     def _zh_servers(self, alt: str) -> None:
@@ -1554,7 +1597,7 @@ class _Parse:
             if m["n"] is None:
                 self.set("cost_first", True, m[0])
                 return
-            if any(_group(m, g) for g in ("pm", "pm_zh", "pm_en")):
+            if any(_group(m, g) for g in ("pm", "pm_zh", "pm_en", "pm_after")):
                 self.budget_monthly = True
             value = _amount(m["n"], m["u"])
             if m["neg"]:
@@ -1579,8 +1622,16 @@ class _Parse:
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
         self.scan.take(
-            rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)}){cn_verb})"
+            rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}"
+            rf"|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)})(?P<pm_after>\s*每个?月)?{cn_verb})"
             rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]))?",
+            budget,
+        )
+        # "每月10万", "一个月5万块": money by the month without the word budget (万 or a currency
+        # says money; a count of samples says 条)
+        self.scan.take(
+            rf"(?P<pm_zh>每个?月|一个月)\s*(?P<neg>)(?P<sym>)(?P<n>{number})\s*(?P<u>万|千|w|k)?\s*"
+            rf"(?P<cur>{_all(row.units, 'zh')})?(?(u)|(?(cur)|(?!)))(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))",
             budget,
         )
         # A ceiling said around an amount of money: "50万以内", "不超过50万", "控制在30万以下",
@@ -1862,11 +1913,16 @@ class _Parse:
 
         sc.take(r"下个?月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: next_month_day(int(m[1]), m[0]))
 
+        def spring_festival(word: str) -> None:  # the next Lunar New Year's Day (a table: lunar)
+            on(next(day for day in SPRING_FESTIVALS if day > today), word)
+
+        sc.take(r"(?:春节|过年|农历新年|大年初一)(?:之前|以前|前)", lambda m: spring_festival(m[0]))
+
         def week_end(weeks_on: int, word: str) -> None:  # the Sunday of this week, or of the next
             on(today + dt.timedelta(days=6 - today.weekday() + 7 * weeks_on), word)
 
         sc.take(
-            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?this\s+week{R}|(?:本周|这周|这个星期|本星期)(?:内|之内|结束前|底前)?(?![一二三四五六日天])",
+            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?this\s+week{R}|(?:本周|这周|这个星期|本星期)(?:内|之内|结束前|底前)?(?![一二三四五六日天末])",
             lambda m: week_end(0, m[0]),
         )
         sc.take(
@@ -2009,7 +2065,9 @@ class _Parse:
         )
         total = fields.field("params_b").keys
         sc.take(
-            rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>b|m|t|{CN_UNITS})"
+            rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*"
+            # 万 and 千 are a size only before 参数 or 模型 (`10万` alone is money or samples)
+            rf"(?P<u>b|m|t|万亿|千亿|百亿|十亿|亿|(?:千万|百万|十万|万|千)(?=\s*(?:参数|模型)))"
             rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])",
             size,
         )
