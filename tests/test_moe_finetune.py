@@ -40,13 +40,56 @@ def test_qlora_experts_keep_four_bits_sharded_over_every_rank():
     assert est.memory.weights == pytest.approx(expected, rel=0.03)
 
 
-def test_a_mixture_of_experts_that_fits_only_above_the_batch_rule_is_still_planned():
-    # 10k samples leave a batch of a few sequences under the rule (1,000 steps): the data-parallel
-    # ranks that shard Qwen3 235B's experts over 8 GPUs need more, and the plan says so
+def test_a_mixture_of_experts_on_few_sequences_folds_its_experts_over_tensor_ranks():
+    # 10k samples leave a batch of a few sequences under the rule (1,000 steps): too few
+    # data-parallel ranks to spread Qwen3 235B's experts over 8 GPUs, so they are folded over
+    # the tensor-parallel ranks (Megatron-Core's parallel folding) and the batch stays in the rule
     req, est = _at("qwen3-235b-a22b lora 1万条 on 8xH800")
-    assert est.fits and est.layout.ep == 8 and "batch_above_rule" in est.checks
+    assert est.fits and est.layout.ep == 8 and est.layout.folded and "batch_above_rule" not in est.checks
 
 
 def test_full_sft_of_a_large_moe_on_little_data_gets_a_plan(book):
     out = advise("qwen3-235b-a22b sft 50k samples 10d", book=book).to_json()
     assert out["plan"]["fits"] and out["plan"]["ep"] > 1
+
+
+# -- experts under tensor and context parallelism (an engineer's probe, 2026-12-02) -------------
+
+
+def test_experts_not_spread_are_split_over_the_tensor_ranks():
+    # ep 1 under tp 8: Megatron-Core splits each expert over the tensor group as the roofline
+    # does (expert_tensor_parallel_size = tp), so Mixtral's 46.7B frozen weights are 1/8 a GPU,
+    # not its 45B of experts whole on every one
+    req, est = _at("mixtral-8x7b lora 100M tokens on 8xH100 tp 8 ep 1")
+    lay = est.layout
+    assert (lay.tp, lay.ep, lay.expert_tp, lay.expert_dp) == (8, 1, 8, 1)
+    params = count_params(model_shape(req)).total
+    assert est.memory.weights == pytest.approx(params * FROZEN_BYTES / 8 / GIB, rel=0.03) and est.fits
+
+
+def test_expert_shards_go_over_the_tensor_context_and_data_ranks_that_hold_them():
+    # Megatron-Core's parallel folding: EP x ETP x EDP = TP x CP x DP
+    from advisor.engine.layout import ModelSplit
+
+    def split(**k):
+        return ModelSplit(gpu="H100-SXM5-80GB", gpu_count=64, gpus_per_node=8, nodes=8, **k)
+
+    assert split(tp=1, pp=1, dp=8, cp=4, ep=8).expert_dp == 4  # cp 4: a quarter of the states each
+    assert split(tp=2, pp=1, dp=32, ep=8).expert_dp == 8  # each expert on both tensor ranks
+    assert split(tp=8, pp=1, dp=8, ep=64).expert_dp == 1  # folded over all 64
+
+
+def test_a_stated_tensor_degree_finds_the_folded_expert_degree_that_fits():
+    # gpt-oss-120b at tp 8 on 64 GPUs: 8 data-parallel ranks hold 16 experts each and do not
+    # fit; ep 64 folded over tp x dp does (the answer had said "needs 216 GiB, add GPUs")
+    _, est = _at("gpt-oss-120b full-finetune 1B tokens on 64xH100 tp 8")
+    assert est.fits and est.layout.ep == 64 and est.layout.folded
+
+
+def test_context_parallel_ranks_alone_still_shard_the_optimizer():
+    # cp 8 on 8 GPUs leaves dp 1, but the 8 ranks hold the same weights: ZeRO-1 shards the
+    # states over them (8.03B x 12 B / 8 = 11.2 GiB), so the plan fits instead of "add GPUs"
+    req, est = _at("llama3-8b full-finetune 1B tokens on 8xH100 megatron cp 8 seq 32768 mbs 1")
+    assert est.fits and est.layout.zero_stage >= 1
+    params = count_params(model_shape(req)).total
+    assert est.memory.optimizer == pytest.approx(params * 12 / 8 / GIB, rel=0.05)

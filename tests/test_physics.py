@@ -279,7 +279,9 @@ def test_experts_fold_over_tensor_and_data_parallel_ranks():
     lay = est.layout
     assert (lay.tp, lay.pp, lay.dp, lay.ep) == (2, 8, 16, 32) and lay.folded and lay.expert_dp == 1
     assert not _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).folded
-    assert _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).expert_dp == 2
+    # ep 8 under tp 2: each expert whole on a rank (expert tp 1), so the 2 x 16 tensor x data
+    # ranks hold 8 expert shards 4 times over (EP x ETP x EDP = TP x CP x DP)
+    assert _layout(catalog.get_gpu("H100"), 256, tp=2, pp=8, dp=16, ep=8).expert_dp == 4
     from advisor.planning.advice import advise_request
     from advisor.request.parser import RequestError
 

@@ -220,18 +220,21 @@ def _divisors(n: int, limit: int) -> list[int]:
     return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
 
 
-def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int) -> list[int]:
+def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int, tp: int = 1) -> list[int]:
     """Expert-parallel degrees: the largest that divides the experts and stays inside the
-    server's NVLink domain, and the largest across servers (for the search to weigh the
-    all-to-all over the network against memory)."""
+    server's NVLink domain, the largest across servers (for the search to weigh the
+    all-to-all over the network against memory) and, under tensor parallelism, the largest
+    folded over the tensor and data ranks (Megatron-Core's parallel folding: `tp 8` on 64 GPUs
+    holds a 128-expert model only at ep 32, not at the 8 data-parallel ranks' ep 8)."""
     if not m.is_moe:
         return [1]
     whole = math.gcd(dp, m.moe_experts)
     inside = max(d for d in _divisors(whole, ranks_per_node))
+    folded = math.gcd(tp * dp, m.moe_experts) if tp > 1 else whole
     # Degrees between (DeepSeek-V3's 64 over 8 servers, report Sec 3.2) only when the user
     # fixes them (`ep 64`): trying them too costs the open plan a sixth of its time for plans
     # within a few percent of the two tried (bench/speed.py; assumed).
-    return sorted({inside, whole})
+    return sorted({inside, whole, folded})
 
 
 def parallel_splits(
@@ -284,12 +287,14 @@ def parallel_splits(
                 if pin.ep
                 else [1]
                 if setup.method == "qlora"
-                else expert_degrees(m, dp, max(1, per_node // tp))
+                else expert_degrees(m, dp, max(1, per_node // tp), tp)
             )
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
                 continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
-                stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp == 1 else zeros)
+                # one rank per replica has nothing to shard (context-parallel ranks hold the same
+                # weights, so the distributed optimizer shards over them too: memory.shard_ranks)
+                stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp * cp == 1 else zeros)
                 for zero in stages:
                     if framework_for(setup, tp, pp, ep, zero, offload) is not None:
                         yield ParallelSplit(tp, pp, dp, ep, zero)

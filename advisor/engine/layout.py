@@ -47,9 +47,19 @@ class ModelSplit(BaseModel):
         return self.ep > self.dp
 
     @property
+    def expert_tp(self) -> int:
+        """Ranks one expert's matrices are split over: the tensor-parallel group when experts are
+        not spread (ep 1), else none (Megatron-Core's expert_tensor_parallel_size, as its MoE
+        recipes set it; roofline.py splits the expert GEMMs the same way)."""
+        return self.tp if max(1, self.ep) == 1 else 1
+
+    @property
     def expert_dp(self) -> int:
-        """Ranks that hold the same experts, over which their ZeRO shards and gradients go."""
-        return max(1, (self.tp * self.dp if self.folded else self.dp) // max(1, self.ep))
+        """Ranks that hold the same expert shard, over which its ZeRO shards and gradients go:
+        a stage's tensor x context x data ranks over expert x expert-tensor ranks (Megatron-Core's
+        parallel folding: EP x ETP x EDP = TP x CP x DP)."""
+        ranks = self.tp * max(1, self.cp) * self.dp
+        return max(1, ranks // (max(1, self.ep) * self.expert_tp))
 
     @property
     def microbatches_per_step(self) -> int:

@@ -385,7 +385,7 @@ def parameters_on_this_gpu(c: ParamCounts, layout: ModelSplit) -> ParamShard:
     return ParamShard(
         block=block,
         dense=(block / pp + embed + c.extra - extra_experts) / tp,
-        experts=c.experts / (pp * ep) + extra_experts / ep,
+        experts=(c.experts / (pp * ep) + extra_experts / ep) / layout.expert_tp,
     )
 
 

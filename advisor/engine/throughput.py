@@ -372,21 +372,23 @@ def estimate_throughput(
         per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
         pipeline_s = m_steps * per_mb / bw
 
-    # Data parallel and ZeRO: non-expert parameters over dp ranks, routed experts over dp/ep.
-    # Each group's collectives run at its own bus bandwidth: the dense group spreads over the
-    # NICs of its dp_per_node ranks on a server; an expert shard's data-parallel group has only
-    # dp_per_node / ep_per_node ranks on a server (one when the experts span the server), so
-    # its gathers and reduce-scatters cross on that many NICs (expert review N3).
+    # Data parallel and ZeRO: non-expert parameters over dp ranks, routed experts over their
+    # expert-data-parallel ranks (layout.expert_dp). Each group's collectives run at its own bus
+    # bandwidth: the dense group spreads over the NICs of its dp_per_node ranks on a server; an
+    # expert shard's group has only the server's GPUs over its expert x expert-tensor ranks on a
+    # server (one when the experts span the server), so its gathers and reduce-scatters cross on
+    # that many NICs (expert review N3).
     dp_bw = collective_gb_s(gpu, net, dp, dp_per_node) * 1e9
     expert_dp = layout.expert_dp
-    expert_bw = collective_gb_s(gpu, net, expert_dp, max(1, dp_per_node // ep_per_node)) * 1e9
+    expert_on_node = max(1, min(expert_dp, per_node // min(per_node, max(1, ep) * layout.expert_tp)))
+    expert_bw = collective_gb_s(gpu, net, expert_dp, expert_on_node) * 1e9
     grad_b = GRAD_REDUCE_BYTES[layout.grad_reduce]
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
     trainable = trainable_params(m, setup, c)
     if setup.is_peft:
         grads = (trainable / (tp * pp), 0.0)
     else:
-        grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep))
+        grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep * layout.expert_tp))
     # Seconds of (dense, expert) traffic for `bytes_dense`, `bytes_expert` per rank.
     dense_g, expert_g = grads[0] * ring(dp), grads[1] * ring(expert_dp)
 
@@ -400,7 +402,7 @@ def estimate_throughput(
         # own NIC (FSDP2 HSDP: reduce-scatter, then all-reduce across the replicate dimension).
         shard, replicas = dp_per_node, dp // dp_per_node
         dense_w, expert_w = base_weight_bytes(m, setup, c)
-        weights = dense_w / (tp * pp) + expert_w / (pp * ep)
+        weights = dense_w / (tp * pp) + expert_w / (pp * ep * layout.expert_tp)
         all_grads = (grads[0] + grads[1]) * grad_b
         per_mb_s = (ZERO3_GATHERS_PER_MICROBATCH * weights + all_grads) * ring(shard) / intra
         per_step_s = 2 * ring(replicas) * all_grads / shard / (nic_gb_s(gpu, net) * 1e9)
@@ -411,14 +413,14 @@ def estimate_throughput(
         dense_w, expert_w = base_weight_bytes(m, setup, c)
         per_step_s = seconds(
             dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
-            expert_w / (pp * ep) * ring(expert_dp) + expert_g * grad_b,
+            expert_w / (pp * ep * layout.expert_tp) * ring(expert_dp) + expert_g * grad_b,
         )
     elif layout.zero_stage == 3:
         dense_w, expert_w = base_weight_bytes(m, setup, c)
         gathers = ZERO3_GATHERS_PER_MICROBATCH
         per_mb_s = seconds(
             gathers * dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
-            gathers * expert_w / (pp * ep) * ring(expert_dp) + expert_g * grad_b,
+            gathers * expert_w / (pp * ep * layout.expert_tp) * ring(expert_dp) + expert_g * grad_b,
         )
     elif layout.zero_stage == 2:
         per_mb_s = seconds(dense_g * grad_b, expert_g * grad_b)
