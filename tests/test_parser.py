@@ -384,6 +384,11 @@ def test_scaling_what_the_plan_does_not_have_is_a_question():
         ("70B 全量微调 1TB 14天 4台8卡服务器 H800", "H800-SXM-80GB", 32),
         ("7b lora 20GB 3天 用一台4090", "RTX4090-24GB", 1),  # a consumer card's 台 is a card
         ("7B 预训练 1T token 30天 16张H800 2台服务器", "H800-SXM-80GB", 16),  # the count before the name
+        # NVIDIA's systems by name: 8 SXM GPUs a server
+        ("70B lora 1B tokens 7d on 2 DGX H100", "H100-SXM5-80GB", 16),
+        ("70B lora 1B tokens 7d on a DGX H200", "H200-SXM-141GB", 8),
+        ("70B sft 1B tokens 7d 4x HGX B200 servers", "B200-SXM-180GB", 32),
+        ("70B lora 1B tokens 7天 2台DGX A100", "A100-SXM4-80GB", 16),
     ],
 )
 def test_whole_servers_count_their_gpus(text, gpu, count):
@@ -477,6 +482,10 @@ def test_what_teams_type_around_a_request(text, field, value):
         ("by January 15, 2027 usd", 45),
         ("by 15 March 2027", 104),
         ("年底前", 30),
+        ("deadline Jan 10", 40),  # the key before a date
+        ("deadline: friday", 3),
+        ("no later than Dec 20", 19),
+        ("due by March 1", 90),
     ],
 )
 def test_a_deadline_said_as_a_day_counts_from_today(said, days):
@@ -487,9 +496,10 @@ def test_a_deadline_said_as_a_day_counts_from_today(said, days):
     assert noted["date"] == str(today + datetime.timedelta(days=days)) and noted["today"] == "2026-12-01"
 
 
-def test_a_deadline_day_already_past_is_refused_as_past():
+@pytest.mark.parametrize("said", ["by 2026-11-20", "by yesterday", "yesterday", "昨天之前", "by last week"])
+def test_a_deadline_day_already_past_is_refused_as_past(said):
     with pytest.raises(RequestError) as info:
-        parse("7b lora 20GB by 2026-11-20", today=datetime.date(2026, 12, 1))
+        parse(f"7b lora 20GB {said}", today=datetime.date(2026, 12, 1))
     assert info.value.kind == "deadline_past" and "has already passed (today is 2026-12-01" in info.value.message("en")
 
 
@@ -624,6 +634,12 @@ def test_deadlines_in_words(said, days):
         ("7b lora 20GB 3d 不超过三十万", (300_000, "CNY"), False),
         ("7b lora 20GB 3d tight budget", None, True),
         ("7b lora 20GB 3d 预算紧张，大概3万块", (30_000, "CNY"), True),
+        ("7b lora 20GB 3d budget $200k max", (200_000, "USD"), False),
+        ("7b lora 20GB 3d budget USD 20k", (20_000, "USD"), False),
+        ("7b lora 20GB 3d budget rmb 300k", (300_000, "CNY"), False),
+        ("7b lora 20GB 3d 50k budget", (50_000, "CNY"), False),  # the amount before the key
+        ("7b lora 20GB 3d $50k budget", (50_000, "USD"), False),
+        ("7b lora 20GB 3d budget", None, True),  # the key alone: cost first
     ],
 )
 def test_budgets_as_people_say_them(text, budget, cost_first):

@@ -95,6 +95,8 @@ def test_the_users_term_is_the_headline_and_a_term_nobody_sells_is_said():
         ("70B 全量微调 1TB 6天 租3个月", 3, 6),
         ("70B 全量微调 1TB 6天 年租", 12, 6),
         ("70B 全量微调 1TB 6天 包年", 12, 6),
+        ("70B full-finetune 1TB 14d rent 1 year", 12, 14),
+        ("70B full-finetune 1TB 14d lease 6 months", 6, 14),
     ],
 )
 def test_lease_term_words_in_english_and_chinese(text, months, days):

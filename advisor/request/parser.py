@@ -1250,8 +1250,23 @@ class _Parse:
             if per == found.gpus_per_server:
                 self.set("nodes", servers, m[0])
 
-        # "on four 8xH800 nodes", "2x 8xH100 servers": the server's shape before its noun
         servers = _all(fields.field("nodes").units, "en")
+
+        # "on 2 DGX H100", "an HGX H200", "2台DGX A100": NVIDIA's 8-GPU servers by their system name
+        # (DGX/HGX H100, H200, B200, A100 and A800 boards hold 8 SXM GPUs; the catalogue's own count)
+        def systems(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            count = int(m["servers"]) if m["servers"] else 1
+            self.set("gpu", found.name, m[0])
+            self.set("gpu_count", count * found.gpus_per_server, m[0])
+            self.set("nodes", count, m[0])
+
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+|用|使用)?(?:{L}(?P<servers>\d+)\s*(?:x\s*|台\s*)?|{L}(?:an?|one)\s+|{L})"
+            rf"[dh]gx[\s\-]*(?P<name>{alt})s?(?:\s+(?:{servers}|systems?))?{R}",
+            systems,
+        )
+        # "on four 8xH800 nodes", "2x 8xH100 servers": the server's shape before its noun
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:x\s*)?(?P<per>\d+)\s*(?:x|\*)\s*"
             rf"(?P<name>{alt})s?\s+(?:{servers}){R}",
@@ -1588,7 +1603,12 @@ class _Parse:
         currency_words = _all(row.units, "en") + "|" + _all(row.units, "zh")
         number = rf"{NUM}|{CN_SCALED}"  # "50万", "五十万"
         scale = rf"{CN_UNITS}|{SCALE_WORDS}|k|m|w|b"
-        amount = rf"(?P<neg>-)?\s*(?P<sym>{sign})?\s*(?P<n>{number})\s*(?P<u>{scale})?\s*(?P<cur>{currency_words})?"
+        # "budget USD 20k": a currency word before the number says it as a sign would
+        amount = (
+            rf"(?P<neg>-)?\s*(?:(?P<sym>{sign})|(?P<cur0>{currency_words})(?=\s*\d))?\s*(?P<n>{number})\s*(?P<u>{scale})?"
+            rf"\s*(?P<cur>{currency_words})?"
+        )
+        most = r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "budget $200k max"
         # a budget by the month ("budget 2 million CNY per month", "每月预算20万"): the job's is
         # that much for each month of the deadline (`_derived`)
         per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z]))?"
@@ -1603,7 +1623,8 @@ class _Parse:
             if m["neg"]:
                 self.fail("bad_value", word=m[0].strip(), what="budget")
             # a sign and a word may both say it (`$20k usd`); dollars if either says dollars
-            said = {value_of(row.signs, m["sym"], literal=True), value_of(row.units, m["cur"])} - {None}
+            said = {value_of(row.signs, m["sym"], literal=True), value_of(row.units, m["cur"])}
+            said = (said | {value_of(row.units, _group(m, "cur0"))}) - {None}
             currency = "USD" if "USD" in said else ("CNY" if said else None)
             self.set("budget", (value, currency), m[0])
 
@@ -1621,10 +1642,18 @@ class _Parse:
             rf"|每(?:卡)?(?:小)?时\s*{NUM}\s*(?:{currency_words})?",
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
+        # the amount before the key: "50k budget", "$200k budget", "a 50万 budget" ("7b budget" is
+        # a model size and a budget key, so no b here)
+        self.scan.take(
+            rf"{L}(?P<neg>)(?:(?P<sym>{sign})\s*)?(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*"
+            rf"(?P<cur>{currency_words})?"
+            rf"\s+(?:{_en(row.keys)}){R}",
+            budget,
+        )
         self.scan.take(
             rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}"
             rf"|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)})(?P<pm_after>\s*每个?月)?{cn_verb})"
-            rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]))?",
+            rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]){most})?",
             budget,
         )
         # "每月10万", "一个月5万块": money by the month without the word budget (万 or a currency
@@ -1692,10 +1721,10 @@ class _Parse:
             rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{words}){R}",
             lambda m: counted(_Merged(m, cn=None)),
         )
-        # "rent for 2 months", "lease them for a year": the term, not a deadline
+        # "rent for 2 months", "lease them for a year", "rent 1 year": the term, not a deadline
         sc.take(
             rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
-            rf"\s+for\s+(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
+            rf"\s+(?:for\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
             lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m[0]),
         )
         sc.take(
@@ -1865,7 +1894,8 @@ class _Parse:
                 self.fail("bad_value", word=word.strip(), what="deadline")
             on(day, word)  # a day that passed lately is refused there as past
 
-        by = r"(?:by|before|until|till|due)\s+"
+        # "deadline Jan 10", "deadline: Friday", "no later than Dec 20", "due by"
+        by = r"(?:by|before|until|till|due(?:\s+by)?|no\s+later\s+than|deadline(?:\s+(?:is|of|on))?\s*:?)\s+"
         days = "|".join(sorted(EN_WEEKDAYS, key=len, reverse=True))
         months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
         sc = self.scan
@@ -1930,6 +1960,11 @@ class _Parse:
             lambda m: week_end(1, m[0]),
         )
         sc.take(rf"{L}(?:{by})?tomorrow{R}|明天(?:前|之前|以前)?", lambda m: on(today + dt.timedelta(days=1), m[0]))
+        sc.take(
+            # a past day only as a deadline: "bought last year" says when, not by when
+            rf"{L}(?:(?:{by})?yesterday|{by}last\s+(?:week|month|year)){R}|(?:昨天|前天)(?:前|之前|以前)?",
+            lambda m: self.fail("deadline_past", word=m[0], today=str(today)),
+        )
 
         def working_days(n: int, word: str) -> None:  # n weekdays on from today
             day = today
