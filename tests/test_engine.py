@@ -9,7 +9,7 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.estimate import best_layout, estimate_for, parallel_splits
-from advisor.engine.layout import ModelSplit
+from advisor.engine.layout import ModelSplit, sequence_multiple
 from advisor.engine.memory import estimate_memory
 from advisor.engine.setup import PinnedKnobs
 from advisor.engine.shapes import count_params, generic_shape
@@ -131,6 +131,19 @@ def test_parallel_splits_divide_the_gpus_and_shard_only_with_data_parallel():
     for s in splits:
         assert s.tp * s.pp * s.dp == 16
         assert s.zero_stage == 0 if s.dp == 1 else s.zero_stage in (1, 3)
+
+
+def test_the_search_splits_a_sequence_only_into_whole_chunks():
+    """Sequence parallel splits the tokens over tp, load-balanced context parallel into 2 x cp
+    chunks (layout.sequence_multiple): 4,100 tokens split over tp 4 (1,025 each), not over 8."""
+    gpu = catalog.get_gpu("H800")
+    req = parse("70B sft 100GB on 16xH800 seq 4100")
+    assert {s.tp for s in parallel_splits(model_shape(req), training_setup(req), gpu, 16)} == {1, 2, 4}
+    # cp 2 at 4,100 tokens: 4 chunks of 1,025, each GPU's 2,050 tokens split over tp 2 only
+    setup = training_setup(req).model_copy(update={"pinned": PinnedKnobs(cp=2)})
+    assert {s.tp for s in parallel_splits(model_shape(req), setup, gpu, 16)} == {1, 2}
+    assert sequence_multiple(1, 1) == 1 and sequence_multiple(4, 1) == 8 and sequence_multiple(4, 8) == 32
+    assert sequence_multiple(3, 2) == 6 and sequence_multiple(1, 8) == 8
 
 
 def test_parameter_counts_follow_every_field_of_the_shape():

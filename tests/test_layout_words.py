@@ -4,6 +4,7 @@ warnings the text answer carries: physics checks, availability notes, hopeless h
 data's language, and the PCIe ranking rule."""
 
 import json
+import re
 
 import pytest
 
@@ -191,6 +192,48 @@ def test_combinations_that_cannot_run_are_refused_with_the_reason(cli, text, rea
     with pytest.raises(RequestError) as info:
         _advise(text)  # refused before any price is read
     assert info.value.details["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    "text,reason,words,fix",
+    [
+        # Megatron asserts seq % (2 x cp) == 0: 32,769 tokens do not cut into 8 chunks
+        ("llama3-70b full-finetune 1B tokens on 64xH100 cp 4 seq 32769", "seq_split", ["cp 4", "multiple of 8"], 32768),
+        # the default 4,096 tokens do not cut into 6 chunks either
+        ("llama3-70b full-finetune 1B tokens on 48xH100 cp 3", "seq_split", ["cp 3", "multiple of 6"], 4092),
+        # sequence parallel splits each rank's seq / cp tokens again over tp: 32,784 / 4 / 8 is not whole
+        ("llama3-70b full-finetune 1B tokens on 64xH100 cp 4 tp 8 seq 32784", "seq_split", ["tp 8", "of 32"], 32768),
+        ("llama3-70b 全量微调 1B tokens 用64卡H100 上下文并行4 seq 4100", "seq_split", ["cp 4"], 4096),
+    ],
+)
+def test_a_sequence_the_cp_and_tp_ranks_cannot_split_is_refused_naming_them(text, reason, words, fix):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    err = info.value
+    assert err.kind == "layout" and err.details["reason"] == reason
+    for w in words:
+        assert w in err.message("en"), err.message("en")
+    assert "上下文并行" in err.message("zh") or "序列并行" in err.message("zh")
+    assert f"seq {fix}" in err.message("en")
+    fixed = parse(re.sub(r"seq \d+", "", text) + f" seq {fix}")  # the length it suggests is read
+    assert fixed.seq_len == fix
+
+
+def test_a_gpu_count_the_context_parallel_ranks_do_not_divide_names_cp():
+    with pytest.raises(RequestError) as info:
+        parse("llama3-70b full-finetune 1B tokens on 64xH100 cp 3 seq 4098")
+    err = info.value
+    assert err.details["reason"] == "cp_count" and err.details["ranks"] == 3
+    assert "`cp 3`" in err.message("en") and "64 GPUs" in err.message("en")
+    assert "`tp 3`" not in err.message("en")  # it had read "`tp 3` times `pp 1`"
+    assert parse("llama3-70b pretrain 1T tokens seq 32768 on 64xH100 cp 4").cp == 4  # its example
+
+
+def test_sequences_that_split_are_kept():
+    # without cp a stated tp is planned as given (sequence parallel's split is the search's check)
+    assert parse("llama3-70b full-finetune 1B tokens on 64xH100 tp 8 seq 4100").tp == 8
+    assert parse("llama3-70b full-finetune 1B tokens on 64xH100 cp 4 tp 8 seq 32768").cp == 4
+    assert parse("llama3-70b full-finetune 1B tokens on 48xH100 cp 3 seq 6144").cp == 3
 
 
 def _advise(text):

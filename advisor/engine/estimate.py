@@ -5,7 +5,8 @@ The search policy, in order:
      where it has bf16 (V100 runs fp16); each downgrade is named in `Estimate.checks`;
   1. offload: none first; optimizer offload, then everything, only when nothing fits without;
   2. the parallel splits (`parallel_splits`): tensor parallel inside the NVLink domain
-     dividing the heads and KV heads, pipeline stages, experts inside the server and (when
+     dividing the heads and KV heads (and, with sequence and context parallel, the sequence:
+     `layout.sequence_multiple`), pipeline stages, experts inside the server and (when
      more divide) across servers, ZeRO-1 or ZeRO-3 over data parallel; only combinations a
      framework runs (advisor/engine/frameworks.py), with at least 4 micro-batches per stage;
   3. per split, recompute none, selective, full (`recompute_levels`), each with the largest
@@ -37,7 +38,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from advisor.engine.frameworks import FSDP2, MEGATRON, framework_for, has_selective_recompute, pipeline_schedule
-from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
+from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit, sequence_multiple
 from advisor.engine.memory import GIB, MAIN_GRAD_PRECISIONS, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
@@ -261,6 +262,8 @@ def parallel_splits(
     for tp in tps:
         if count % (tp * cp) or m.heads % tp or kv % tp:
             continue
+        if not pin.tp and setup.seq_len % sequence_multiple(cp, tp):
+            continue  # the sequence does not split into whole chunks over the cp x tp ranks
         # A pinned pipeline needs stages of at least MIN_LAYERS_PER_STAGE layers (uneven
         # first and last stages as Megatron-Core's --decoder-first/last-pipeline-num-layers).
         pps = (

@@ -3,6 +3,7 @@ ZeRO stage, offload, recompute and micro-batch."""
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel
@@ -10,6 +11,19 @@ from pydantic import BaseModel
 # A pipeline runs at least 4 micro-batches per stage a step, enough to keep the 1F1B bubble
 # small (assumed; Narayanan et al. 2021 keep m >> p); the layout search holds every plan to it.
 MICROBATCHES_PER_STAGE = 4
+
+
+def sequence_multiple(cp: int, tp: int) -> int:
+    """The number a sequence's length must be a multiple of to split over `cp` context-parallel
+    and `tp` sequence-parallel ranks. Load-balanced causal context parallelism cuts a sequence
+    into 2 x cp chunks, two to a rank (Megatron-LM arguments.py: "seq-length should be a
+    multiple of 2 * context-parallel-size"; TransformerEngine issue 1368); sequence parallelism,
+    on with tensor parallelism here, then splits each rank's seq / cp tokens over the tp ranks
+    (Megatron-Core tensor_parallel/mappings.py `_split_along_first_dim` asserts they divide).
+    torchtitan asks for a multiple of tp x 2 x cp (ParallelDims.seq_len_divisor), twice this
+    at most: the power-of-two sequences teams run meet both."""
+    cp, tp = max(1, cp), max(1, tp)
+    return math.lcm(2 * cp if cp > 1 else 1, cp * tp)
 
 
 class ModelSplit(BaseModel):

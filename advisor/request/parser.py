@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
+from advisor.engine.layout import sequence_multiple
 from advisor.request import fields
 from advisor.request.model import (
     BYTES_PER_TOKEN,
@@ -2151,6 +2152,12 @@ class _Parse:
         notes: list[Note] = []
         v = self._defaults(shape, gpu, notes)
         v |= self._derived(shape, gpu, v, notes)
+        # cp and tp degrees the sequence and the GPUs must split into (engine/layout.py)
+        cp, tp, pp = f.get("cp", 1), f.get("tp") or 1, f.get("pp") or 1
+        if cp > 1 and v["seq"] % (k := sequence_multiple(cp, tp)):
+            self.fail("layout", reason="seq_split", cp=cp, tp=tp, seq=v["seq"], multiple=k, fit=v["seq"] // k * k or k)
+        if cp > 1 and v["count"] and v["count"] % (cp * tp * pp):
+            self.fail("layout", reason="cp_count", cp=cp, tp=tp, pp=pp, count=v["count"], ranks=cp * tp * pp)
         if f.get("owned"):
             notes.append(Note(kind="assumption", code="owned"))
         if self.read_past:
