@@ -414,3 +414,44 @@ def test_pay_as_you_go_prices_hourly_offers_only():
 @pytest.mark.parametrize("text", ["70B lora 200GB 5d pay as you go", "70B lora 200GB 5天 按量付费"])
 def test_pay_as_you_go_is_a_request_word(text):
     assert parse(text).hourly_only
+
+
+# ----------------------------------------------------------------------------------------
+# A lease sold only on a term far longer than the job (a buyer's probe, 2026-12-02)
+
+
+def test_a_gpu_leased_only_for_five_years_is_priced_at_that_term_not_left_unpriced():
+    # one 4-server cluster lease, 60 months closed: a 3-month job on it pays 60 months, and the
+    # decision weighs that against owning the same GPUs as long
+    rows = [
+        _row(
+            provider="c",
+            price=16_000.0,
+            min_term_months=60,
+            terms="60m",
+            offer_kind="cluster",
+            max_gpus=512,
+            interconnect="ib",
+        ),
+        _row(kind="buy_server", unit="server", price=2_000_000.0, provider="m", gpus=8),
+    ]
+    out = advise("70B full-finetune 300B tokens 14d on 32xH800", book=_book(*rows)).to_json()
+    c = out["cost"]
+    assert c["rent_option"] == "monthly" and c["monthly_min_term_months"] == 60
+    assert c["rent_monthly_total"] == pytest.approx(16_000 * 32 * 60)
+    assert c["decision_reason"] == "long_lease_only"
+    # owning the 4 servers (and their cluster network) for 60 months: capex less its 10% residual,
+    # plus 5% of capex a year of operations (no power or hosting price in this book), 1.15 x capex,
+    # about 10.6M against 30.72M of lease
+    own = c["buy_capex"] * (1 - costsmod.RESIDUAL_SHARE + 5 * costsmod.OPS_SHARE_OF_CAPEX)
+    assert own < c["rent_total"] / 2
+    assert c["decision"] == "buy"
+    codes = [w["code"] for w in out["warning_codes"]]
+    assert "term_paid" in codes
+
+
+def test_a_short_job_with_servers_priced_but_no_rent_says_to_ask_for_a_rental_quote():
+    rows = [_row(kind="buy_server", unit="server", price=2_000_000.0, provider="m", gpus=8)]
+    out = advise("13B full-finetune 10B tokens 7d on 16xH800", book=_book(*rows)).to_json()
+    assert out["cost"]["rent_total"] is None
+    assert (out["cost"]["decision"], out["cost"]["decision_reason"]) == ("rent", "no_rent_price")

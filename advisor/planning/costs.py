@@ -510,6 +510,11 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 "rent_term_months": term,
             }
 
+    # the only lease that delivers binds the team for far longer than the job (China's H200
+    # clusters: five years closed): renting is then a purchase by instalments, weighed against
+    # owning the same GPUs for the same months
+    bound_term = likely.term_months if likely and likely.option == "monthly" else 0
+    long_lease = bool(days and bound_term >= rent.YEAR_MONTHS and bound_term > job_months)
     if rent_total is None and capex is None:
         decision, reason = "rent", "no_price"
     elif own_use:
@@ -529,8 +534,14 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             notes.append(
                 _note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_RANK_MONTHS)
             )
+    elif long_lease and capex and rent_total is not None:
+        own_term = capex - _residual_at(capex, bound_term) + opex_year * bound_term / 12
+        decision, reason = ("buy" if own_term < rent_total else "rent"), "long_lease_only"
     elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
         decision, reason = "buy", "breakeven"
+    elif rent_total is None and (days or 0) < 180:
+        # a short job with servers priced but no rent on record: rent, once a vendor quotes it
+        decision, reason = "rent", "no_rent_price"
     else:
         decision = "rent"
         reason = "short_job" if (days or 0) < 180 else ("breakeven_long" if breakeven else "no_buy_price")

@@ -196,6 +196,13 @@ def rent_plan(
         leases += [(p, value(p) * HOURS_PER_MONTH * (1 - RESERVED_DISCOUNT), "reserved_discount") for p in derived]
 
     out.options = _term_options(leases, gpus, days, asked_term, out.stated_terms)
+    if not out.options and not hourly and leases:
+        # Every offer that delivers is a lease sold only on a longer term (China's H200 clusters:
+        # five years closed, market-2026-12.md C6/C7): that term priced, idle months and all, not
+        # "no price on record" for GPUs that are on offer.
+        shortest = min((t for p, _, _ in leases for t in p.lease_terms), default=None)
+        q = _likely_at(leases, gpus, days, shortest) if shortest else None
+        out.options = [q] if q is not None else []
     by_term = {o.term_months: o for o in out.options}
 
     if asked_term:
