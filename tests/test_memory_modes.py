@@ -329,3 +329,51 @@ def test_qlora_on_old_bitsandbytes_keeps_every_4bit_layer_input():
     extra = estimate_memory(seven, new.model_copy(update={"bnb_keeps_inputs": True}), one, a10g).activations
     extra -= estimate_memory(seven, new, one, a10g).activations
     assert extra * GIB == pytest.approx(2 * 512 * 32 * 2 * (4096 + 4096 + 11008 + 4096), rel=1e-6)
+
+
+# -- offload of a QLoRA base: the 4-bit weights, on the host and over PCIe -------------------
+
+
+def _offloaded(method: str, dp: int):
+    from advisor.engine.throughput import estimate_throughput
+
+    m = catalog.find_model("llama3.1-70b")
+    gpu = catalog.get_gpu("A100")
+    setup = TrainingSetup(method=method, precision="bf16", seq_len=2048, lora_rank=16, tokens=1e8)
+    lay = ModelSplit(
+        gpu=gpu.name,
+        gpu_count=dp,
+        gpus_per_node=min(8, dp),
+        nodes=max(1, dp // 8),
+        dp=dp,
+        zero_stage=3,
+        offload="all",
+        recompute="full",
+        micro_batch=1,
+        global_batch=dp * 8,
+        framework=PEFT,
+    )
+    return estimate_memory(m, setup, lay, gpu), estimate_throughput(m, setup, lay, gpu).step["offload_s"]
+
+
+def test_qlora_offload_streams_its_nf4_layers_not_16_bit_copies():
+    """ZeRO-3 offload of QLoRA keeps the NF4 base on the host and streams it in as stored
+    (bitsandbytes dequantises on the GPU a matmul at a time): the two layers on the GPU and the
+    bytes over PCIe are 4-bit, about a quarter of LoRA's bf16 base (NF4 with double
+    quantisation: 4.127 bits)."""
+    qlora, q_pcie = _offloaded("qlora", 8)
+    lora, l_pcie = _offloaded("lora", 8)
+    ratio = (4 + 0.127) / 8 / 2
+    assert qlora.weights == pytest.approx(lora.weights * ratio, rel=0.02)  # it was 2 bytes a parameter
+    # the host holds the NF4 linear layers and the 16-bit embedding and head
+    assert lora.host_ram_gib * ratio < qlora.host_ram_gib < lora.host_ram_gib * 0.35
+    # the streamed weights dominate the PCIe term (the adapters' traffic is tiny)
+    assert q_pcie < l_pcie * 0.3
+
+
+def test_offloaded_weights_come_in_as_each_rank_partition():
+    """Each rank copies in only its ZeRO-3 partition, what it offloaded; the rest arrives by the
+    all-gather: twice the ranks, about half the bytes over each GPU's PCIe link."""
+    _, eight = _offloaded("lora", 8)
+    _, sixteen = _offloaded("lora", 16)
+    assert sixteen < eight * 0.6

@@ -540,10 +540,27 @@ def offload_to_host(
         notes.append({"kind": "offload_optimizer"})
     if layout.offload == "all":
         host += weights
-        layer = (shard.block / m.layers) / layout.tp * _STATE[setup.precision][0]
+        layer = (shard.block / m.layers) / layout.tp * stored_bytes_per_param(m, setup)
         weights = OFFLOAD_LAYERS_ON_GPU * layer
         notes.append({"kind": "offload_all"})
     return ModelStates(weights, gradients, optimizer, trainable, notes), host
+
+
+def stored_bytes_per_param(m: ModelShape, setup: TrainingSetup) -> float:
+    """Bytes a layer's weights take as offload keeps them on the host and streams them back in,
+    per parameter: the training dtype's (fp8 with its extra copy, fp32), LoRA's frozen base in
+    the compute dtype, and QLoRA's linear layers in NF4 as stored, beside its 16-bit norms:
+    bitsandbytes dequantises a Linear4bit on the GPU, one matmul at a time (Dettmers et al.
+    2023, Sec 3), so the host holds and the bus carries the 4-bit weights (`adapter_states`)."""
+    if setup.method == "qlora":
+        c = count_params(m)
+        # a layer's non-expert part (`ParamShard.block`), of which the norms stay 16-bit
+        layer = c.layer_dense_part + (c.shared_mlp_per_layer if c.moe_layers else c.dense_mlp_per_layer)
+        norms = c.norms_per_layer / layer if layer else 0.0
+        return NF4_BYTES * (1 - norms) + FROZEN_BYTES * norms
+    if setup.is_peft:
+        return FROZEN_BYTES_FP32 if setup.precision == "fp32" else FROZEN_BYTES
+    return _STATE[setup.precision][0]
 
 
 def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> tuple[float, dict]:

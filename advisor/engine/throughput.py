@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from advisor.engine.frameworks import MEGATRON
 from advisor.engine.layout import ModelSplit
-from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params_per_layer
+from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params_per_layer, shard_ranks
 from advisor.engine.roofline import stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
@@ -124,9 +124,9 @@ PCIE_GBPS_UNKNOWN_GEN = 25.0  # assumed PCIe 4
 CPU_ADAM_PARAMS_PER_S = 1e9
 # Offload traffic per trainable parameter and step: 16-bit gradients out and 16-bit weights
 # back (Ren et al. 2021, ZeRO-Offload: 2M + 2M bytes for M parameters). With offload "all"
-# the weights also come in twice a step, 2 bytes each (forward and backward; assumed).
+# the weights also come in twice a step, as stored (forward and backward; assumed).
 OFFLOAD_BYTES_PER_PARAM = 4
-STREAMED_WEIGHT_BYTES, WEIGHT_PASSES_PER_STEP = 2, 2
+WEIGHT_PASSES_PER_STEP = 2
 # A step makes three matmul passes over the weights per token (forward, input gradient,
 # weight gradient), 2 FLOPs a multiply-add each: 6N (Kaplan et al. 2020). LoRA and QLoRA skip
 # the weight-gradient matmul of the frozen base (4N). Full recompute adds a second forward,
@@ -462,7 +462,14 @@ def estimate_throughput(
         pcie = PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN) * 1e9
         offload_s = local * OFFLOAD_BYTES_PER_PARAM / pcie + local / CPU_ADAM_PARAMS_PER_S
         if layout.offload == "all":
-            offload_s += c.total / (tp * pp) * STREAMED_WEIGHT_BYTES * WEIGHT_PASSES_PER_STEP / pcie
+            # ZeRO-Infinity and FSDP's CPU offload copy in each rank's own partition of the
+            # weights, what it offloaded (memory.offload_to_host), and all-gather the rest over
+            # NCCL (the `data` term): bf16 or fp32 weights, LoRA's frozen base, QLoRA's NF4.
+            dense_b, expert_b = base_weight_bytes(m, setup, c)
+            ranks = shard_ranks(layout) if layout.zero_stage == 3 else 1
+            experts = max(1, layout.ep) * layout.expert_tp * (layout.expert_dp if layout.zero_stage == 3 else 1)
+            own = dense_b / (tp * pp * ranks) + expert_b / (pp * experts)
+            offload_s += own * WEIGHT_PASSES_PER_STEP / pcie
 
     exposed = {
         "tensor": TP_EXPOSED * tensor_s + context_exposed,
