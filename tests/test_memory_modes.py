@@ -377,3 +377,33 @@ def test_offloaded_weights_come_in_as_each_rank_partition():
     _, eight = _offloaded("lora", 8)
     _, sixteen = _offloaded("lora", 16)
     assert sixteen < eight * 0.6
+
+
+# -- fp32 attention: SDPA's memory-efficient kernel on PyTorch-native stacks ----------------
+
+
+def _per_token_h(framework: str, seq: int, precision: str = "fp32") -> float:
+    setup = TrainingSetup(method="full-finetune", precision=precision, seq_len=seq, tokens=1e9)
+    lay = ModelSplit(gpu=H100.name, gpu_count=8, gpus_per_node=8, nodes=1, dp=8, zero_stage=3, framework=framework)
+    notes = estimate_memory(LLAMA8, setup, lay, H100).notes
+    return next(n for n in notes if n["kind"] == "activations")["per_token_h"]
+
+
+def test_fp32_attention_keeps_scores_only_where_no_fused_kernel_runs():
+    """FlashAttention takes 16-bit inputs only; in fp32 PyTorch's SDPA runs its memory-efficient
+    kernel (fp16/fp32 on every CUDA GPU), which keeps no score matrix, so a PyTorch-native
+    stack's activations per token do not grow with the sequence. Transformer Engine has no fp32
+    fused attention: Megatron-Core keeps the scores, 5 a s bytes more per token at 16 bits
+    (Korthikanti et al. 2022, Table 2), twice that in fp32."""
+    from advisor.engine.memory import attention_kernel, score_free_attention
+
+    assert _per_token_h(HF, 8192) == pytest.approx(_per_token_h(HF, 4096))
+    grown = _per_token_h(MEGATRON, 8192) - _per_token_h(MEGATRON, 4096)
+    assert grown * LLAMA8.hidden == pytest.approx(2 * 5 * LLAMA8.heads * 4096)
+    assert _per_token_h(MEGATRON, 4096) > _per_token_h(MEGATRON, 4096, "bf16") * 3
+    setup = TrainingSetup(method="full-finetune", precision="fp32", seq_len=4096)
+    assert attention_kernel(H100, setup, FSDP2) == "mem_efficient"
+    assert attention_kernel(H100, setup, MEGATRON) == "eager"
+    assert attention_kernel(H100, setup.model_copy(update={"precision": "bf16"}), HF) == "best"
+    v100 = catalog.get_gpu("V100")
+    assert score_free_attention(v100, "fp16", HF) and not score_free_attention(v100, "fp16", MEGATRON)

@@ -63,7 +63,11 @@ ATTN_BWD_FLOPS_RATIO = 2.5
 ETA_ATTN_FA2_FWD, ETA_ATTN_FA2_BWD = 0.33, 0.24
 FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
 # Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
-# fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix.
+# fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix. PyTorch
+# SDPA's memory-efficient kernel (the PyTorch-native stacks there: memory.score_free_attention)
+# tiles like FlashAttention and writes no scores; in fp32 from Ampere it multiplies in three TF32
+# passes (xFormers/PyTorch mem_eff gemm_kernel_utils.h, OpMultiplyAddFastF32), a third of
+# FlashAttention's 0.6 of the TF32 peak: the same fifth, without the score passes (assumed).
 ETA_ATTN_EAGER, EAGER_SCORE_PASSES = 0.2, 4
 # Bandwidth-bound work of one layer's forward, in tensor elements per token (2 bytes each):
 # two RMSNorms (read and write h each: 4h), two residual adds (read 2h, write h: 6h), rotary
@@ -327,13 +331,14 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         heads = m.heads / tp
         fwd_flops = 2 * tokens * (context / 2) * m.attention_share(context) * (qk + v) * heads
         peak = gpu.peak_tflops(other_dtype) * 1e12
-        if attention != "eager":
+        if attention not in ("eager", "mem_efficient"):
             eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
             attn = fwd_flops / (peak * eta_fwd) * fwd_passes
             attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
         else:
             attn = (fwd_passes + ATTN_BWD_FLOPS_RATIO) * fwd_flops / (peak * ETA_ATTN_EAGER)
-            attn += EAGER_SCORE_PASSES * tokens * context * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
+            if attention == "eager":  # SDPA's memory-efficient kernel never writes the scores
+                attn += EAGER_SCORE_PASSES * tokens * context * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
         # Bandwidth-bound operators, per token of this GPU (sequence parallel splits the norms
         # and residuals over tp).
         h = m.hidden
