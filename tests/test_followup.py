@@ -17,7 +17,14 @@ def summary(book):
     "question,part",
     [
         ("how did you get 13 days?", "time"),
-        ("why so many GPUs?", "time"),
+        ("why so many GPUs?", "gpus"),
+        ("why 8 GPUs?", "gpus"),
+        ("为什么是8卡", "gpus"),
+        ("where does 0.91 days come from?", "time"),
+        ("why ¥1,560?", "costs"),
+        ("这个数字哪来的", "overview"),
+        ("why not H20?", None),
+        ("why H800?", None),
         ("13天是怎么算的", "time"),
         ("where does the ¥683,706 come from", "costs"),
         ("租金怎么算的", "costs"),
@@ -27,7 +34,7 @@ def summary(book):
         ("how much RAM per node?", None),
         ("what if we had 30 days?", None),
         ("how do we get more GPUs?", None),
-        ("how did you come up with 256 GPUs?", "time"),
+        ("how did you come up with 256 GPUs?", "gpus"),
     ],
 )
 def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
@@ -298,3 +305,109 @@ def test_a_new_budget_is_only_a_budget_not_also_cost_first(book, question):
 @pytest.mark.parametrize("question", ["为什么要IB", "为什么要NVLink"])
 def test_a_chinese_question_with_a_latin_term_is_answered_unmentioned(summary, book, question):
     assert follow_up(REQUEST, summary, question, book=book, mentioned=False).kind == "question"
+
+
+LORA = "70B lora 1B tokens 7d"
+
+
+@pytest.fixture
+def lora(book):
+    return plan_context(advise(LORA, book=book))
+
+
+@pytest.mark.parametrize("question", ["why {n} GPUs?", "为什么是{n}卡"])
+def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(lora, book, question):
+    count = lora["gpu_count"]
+    reply = follow_up(LORA, lora, question.format(n=count), book=book)
+    assert reply.kind == "explain" and reply.part == "gpus"
+    lines = [line.strip() for line in reply.text.splitlines() if line.startswith("  ")]  # one row per count
+    chosen = [line for line in lines if line.startswith(f"{count} ")]
+    assert len(chosen) == 1 and f"{lora['rent_total']:,}" in chosen[0] and f"{lora['gpu_hours']:,}" in chosen[0]
+    # the counts around it, each re-planned on the same GPU with its own numbers
+    for other in (count // 2, count * 2):
+        row = next(line for line in lines if line.startswith(f"{other} "))
+        assert row != chosen[0] and "GiB" in row
+    assert lora["gpu"] in reply.text
+
+
+def test_why_the_rent_leads_with_its_sum(lora, book):
+    rent = f"¥{lora['rent_total']:,}"
+    reply = follow_up(LORA, lora, f"why {rent}?", book=book)
+    assert reply.kind == "explain" and reply.part == "costs"
+    first = reply.text.splitlines()[0]
+    assert first.startswith(rent) and f"{lora['gpu_hours']:,}" in first
+
+
+@pytest.mark.parametrize("question,lang", [("这个数字哪来的", "zh"), ("where do these numbers come from?", "en")])
+def test_a_question_about_the_plans_numbers_gives_each_with_its_sum(lora, book, question, lang):
+    reply = follow_up(LORA, lora, question, book=book)
+    assert reply.kind == "explain" and reply.part == "overview" and reply.lang == lang
+    for shown in (f"{lora['gpu_hours']:,}", f"¥{lora['rent_total']:,}", f"{lora['mem_per_gpu_gib']:g}"):
+        assert shown in reply.text
+    assert "70B" not in reply.text  # the plan's numbers, not an FAQ essay
+
+
+@pytest.mark.parametrize(
+    "question,part",
+    [
+        ("what storage do we need?", "servers"),
+        ("需要多大存储", "servers"),
+        ("which vendor should we use?", "vendor"),
+        ("找哪家租", "vendor"),
+        ("what are the risks?", "risks"),
+        ("有什么风险", "risks"),
+        ("can you write an RFQ?", "rfq"),
+        ("给我一份询价单", "rfq"),
+    ],
+)
+def test_questions_a_part_of_the_plan_answers_get_that_part(lora, book, question, part):
+    from advisor.planning.advice import render_checklist, render_rfq
+
+    reply = follow_up(LORA, lora, question, book=book)
+    assert reply.kind == "part" and reply.part == part
+    result = reply.advice
+    assert result.plan.gpu == lora["gpu"]
+    if part == "servers":
+        assert f"{lora['storage_read_gb_s']:g} GB/s" in reply.text and f"{lora['ram_gib_per_node']} GiB" in reply.text
+    elif part == "vendor":
+        priced = result.plan.costs.rent_offer["provider"]
+        line = next(line for line in reply.text.splitlines() if priced in line or "AutoDL" in line)
+        assert "<-" in line or "←" in line or "报价" in line or "方案" in line
+    elif part == "risks":
+        assert render_checklist(result) in reply.text
+    else:
+        assert render_rfq(result) in reply.text
+
+
+@pytest.mark.parametrize("question,gpu", [("why not H20?", "H20-96GB"), ("为什么不用A100", "A100-SXM4-80GB")])
+def test_why_not_a_gpu_compares_that_gpu_under_this_request(lora, book, question, gpu):
+    reply = follow_up(LORA, lora, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith(gpu.split("-")[0])
+    other = reply.advice.plan
+    # the comparison names both GPUs and the other plan's own rent and count
+    assert other.gpu in reply.why and lora["gpu"] in reply.why
+    assert f"¥{other.costs.rent_total:,.0f}" in reply.why and f"¥{lora['rent_total']:,}" in reply.why
+
+
+def test_how_much_on_aws_names_the_provider_and_keeps_the_plans_chip(lora, book):
+    from advisor.market.prices import SIBLINGS
+
+    reply = follow_up(LORA, lora, "how much on AWS?", book=book)
+    p = reply.advice.plan
+    assert reply.kind == "market" and p.costs.currency == "USD"
+    assert p.gpu in (lora["gpu"], SIBLINGS.get(lora["gpu"]))  # not whatever the global market ranks first
+    assert p.costs.rent_offer["provider"] in reply.why and "AWS" in reply.why
+
+
+def test_a_provider_in_the_plans_own_market_says_what_it_has(lora, book):
+    reply = follow_up(LORA, lora, "how much on Alibaba Cloud?", book=book)
+    assert reply.kind == "market" and "Alibaba" in reply.text
+    assert reply.advice.plan.costs.rent_offer["provider"] in reply.text
+
+
+def test_a_job_under_an_hour_is_shown_in_minutes_not_zero_days(book):
+    text = "7b lora 10M tokens 1d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "with 64 GPUs?", book=book)
+    assert reply.kind == "whatif"
+    time_line = next(line for line in reply.text.splitlines() if line.strip().startswith("time:"))
+    assert "0 days" not in time_line and "minute" in time_line

@@ -4,7 +4,11 @@
 - another market ("how much on AWS?", "in dollars?") to a re-plan in that market;
 - a what-if ("what if 30 days?", "用LoRA呢?") to the planner, saying what changed and why
   the GPU changed when it did;
-- "how did you get 13 days?" to that part of the plan's arithmetic, one-line answer first;
+- "why not H20?" to a re-plan on that GPU, said as a comparison with the chosen plan;
+- "how did you get 13 days?", "why ¥1,560?", "这个数字哪来的" to that part of the plan's arithmetic,
+  one-line answer first; "why 8 GPUs?" to the plan on the counts around the chosen one;
+- the plan's servers and storage, its vendors (the offers on record that can deliver it), its
+  risks (warnings and checks) and its request for quote to those parts of the plan (`kind="part"`);
 - the rest to the FAQ, answered only when the match is confident or the bot was @mentioned.
 
 The bot speaks only when spoken to: thanks, agreement and chatter get `kind="silent"`.
@@ -19,9 +23,9 @@ from typing import Literal
 from pydantic import BaseModel
 
 from advisor.knowledge import faq
-from advisor.market.prices import PriceBook
+from advisor.market.prices import SIBLINGS, PriceBook
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
-from advisor.planning.advice import Advice, advise, advise_request, plan_context
+from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.request import fields
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
@@ -30,20 +34,85 @@ from advisor.text.render import big, money, num, phrase, render
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total", "buy_capex")
 
-# Asking where a number of the plan comes from ("how did you get 13 days?", "显存怎么算的").
+# Asking where a number of the plan comes from ("how did you get 13 days?", "why 8 GPUs?", "why
+# ¥1,560?", "显存怎么算的", "这个数字哪来的"). "why not ..." is a comparison, not this.
 ASKS_HOW = re.compile(
     r"how (?:did|do) you (?:get|come up with|arrive at|work out)|where (?:does|do|did) .* come from"
-    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much)"
-    r"|怎么算|怎么来的|怎么得出|怎么估|如何算|为什么(?:要|是|需要)?\s*\d",
+    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much|so long)"
+    r"|\bwhy\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)[^?？]{0,30}?(?:[¥$]\s*\d|(?<![A-Za-z\d])\d)"
+    r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵)",
     re.I,
 )
 # Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is
-# memory, "256 GPUs" is time: the count is what meets the deadline).
+# memory, "256 GPUs" the count). None of them ("where do these numbers come from?"): the overview.
 EXPLAINED = (
     ("memory", r"memory|gib|vram|显存"),
-    ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算"),
-    ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|卡时|时间|多久|卡|台"),
+    ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算|贵"),
+    (
+        "gpus",
+        r"\d[\d,]*\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|machines?)\b|so many (?:gpus|cards|nodes|servers)"
+        r"|\d+\s*(?:张|块|台)?(?:卡|台)|这么多(?:卡|台|张)|卡数|几张卡|几台",
+    ),
+    (
+        "servers",
+        r"\bram\b|\bcpus?\b|vcpu|nvme|storage|network|infiniband|\bib\b|power|kw\b|内存|存储|网络|硬盘|功耗|电",
+    ),
+    ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|卡|台"),
 )
+# Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
+# "can you write an RFQ?"); first match wins.
+PLAN_PARTS = (
+    (
+        "rfq",
+        r"\brfq\b|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
+        r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)",
+    ),
+    (
+        "vendor",
+        r"which (?:vendor|provider|cloud|supplier)|what (?:vendor|provider|cloud|supplier)"
+        r"|(?:vendor|provider|supplier)s?\b.{0,20}(?:should|recommend|use|pick|choose|go with)"
+        r"|where (?:should|can|do) (?:we|i) (?:rent|get|buy|lease)|who (?:should|can) (?:we|i) (?:rent|lease)"
+        r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租",
+    ),
+    (
+        "risks",
+        r"\brisks?\b|\brisky\b|what could go wrong|watch out|pitfalls?|gotchas?|caveats?|风险|坑|注意(?:什么|事项|哪些)"
+        r"|要注意|隐患",
+    ),
+    (
+        "servers",
+        r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}\b(?:storage|disk|nvme|ram|cpus?|network"
+        r"|power|cooling|servers? (?:spec|config))|(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
+        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜)"
+        r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:多大|多少|什么|怎么配|配多少)",
+    ),
+)
+# "why not H20?", "为什么不用H20": a re-plan on that GPU, said as a comparison with the plan.
+WHY_NOT = re.compile(
+    r"^\W*(?:but\s+|and\s+|so\s+)?(?:why (?:not|no|don'?t (?:we|you)(?: use| pick| go with)?|didn'?t you"
+    r"(?: use| pick| choose| go with)?|wasn'?t)\s+(?:use\s+|using\s+|pick\s+|the\s+|an?\s+)?"
+    r"|(?:为什么|为啥|干嘛|怎么)(?:不|没)(?:用|选|上|考虑|推荐)?)",
+    re.I,
+)
+# A cloud or provider named, the market it sells in and how its offers name it.
+PROVIDERS = (
+    (r"\baws\b|amazon|亚马逊", "AWS", "global"),
+    (r"\bgcp\b|google", "GCP", "global"),
+    (r"azure|微软", "Azure", "global"),
+    (r"\blambda\b", "Lambda", "global"),
+    (r"runpod", "RunPod", "global"),
+    (r"coreweave", "CoreWeave", "global"),
+    (r"\boracle\b|\boci\b", "Oracle", "global"),
+    (r"nebius", "Nebius", "global"),
+    (r"vast\.?ai", "Vast.ai", "global"),
+    (r"alibaba|aliyun|阿里云|阿里", "Alibaba", "china"),
+    (r"tencent|腾讯", "Tencent", "china"),
+    (r"autodl", "AutoDL", "china"),
+    (r"volcano|volcengine|火山", "火山引擎", "china"),
+    (r"天翼云|ctyun", "天翼云", "china"),
+)
+RENT_KINDS = ("rent_hour", "rent_month")
 
 # Thanks, agreement and acknowledgements: never answered (a person talking to people).
 CHATTER = re.compile(
@@ -89,7 +158,10 @@ MARKET = re.compile(
     r"|dollars?|usd|global(?!\s*(?:batch|step|norm|rank|size))|international)\b|美元|美金|海外|国外|美国|亚马逊",
     re.I,
 )
-CHINA = re.compile(r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl)\b|人民币|国内|阿里云", re.I)
+CHINA = re.compile(
+    r"\b(?:china|cny|rmb|yuan|renminbi|aliyun|alibaba|autodl|tencent|volcengine)\b|人民币|国内|阿里云|腾讯云|火山引擎|天翼云",
+    re.I,
+)
 
 # The words around a what-if that ask what it would cost or whether it works ("how much would it
 # cost on A800?", "can we do it with 128 GPUs?", "A800上要多少钱", "用128卡能做吗"): the request
@@ -177,7 +249,7 @@ ASKS_THE_COST = re.compile(
 
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "unchanged", "market", "explain", "quote", "question", "silent"]
+    kind: Literal["whatif", "unchanged", "market", "explain", "part", "quote", "question", "silent"]
     lang: str
     changed: list[str] = []
     changes: list[dict] = []  # {"name", "before", "after"}, worded
@@ -189,7 +261,8 @@ class FollowUp(BaseModel):
     before: dict = {}
     after: dict = {}
     faq: dict | None = None
-    part: str | None = None  # for "explain": time, memory or costs
+    part: str | None = None  # "explain": time, memory, costs, gpus, servers, overview; "part": servers,
+    # vendor, risks, rfq
     judgement: QuoteJudgement | None = None
     text: str  # the reply as plain text ('' when silent)
 
@@ -222,30 +295,35 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
-    if request_text and MARKET.search(message) or (request_text and CHINA.search(message)):
-        change = "usd" if MARKET.search(message) else "cny"
-        for text in (change, _budget_in(request_text, change.upper(), book)):
-            try:
-                request, changed = parse_followup(request_text, text, reply_lang, plan_gpu=summary.get("gpu"))
-                return _whatif(request_text, summary, request, changed, reply_lang, book, kind="market")
-            except RequestError:
-                continue
+    if request_text and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
+        market = _market(request_text, summary, message, reply_lang, book)
+        if market is not None:
+            return market
     if request_text:
-        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
-        read = None if ASKS_THE_COST.match(message) else read_whatif(request_text, summary, message, reply_lang)
-        if read is not None:
-            return _whatif(request_text, summary, *read, reply_lang, book)
-        part = explained_part(message) or ("costs" if ASKS_THE_COST.match(message) else None)
+        part = explained_part(message)
         if part:
-            result = advise(request_text, reply_lang, book=book)
-            if result.plan is not None:
-                return FollowUp(
-                    kind="explain",
-                    lang=reply_lang,
-                    advice=result,
-                    part=part,
-                    text=render("followup.txt.j2", reply_lang, kind="explain", section=_section_text(result, part)),
-                )
+            explained = _explain(request_text, summary, part, reply_lang, book)
+            if explained is not None:
+                return explained
+        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
+        why_not = WHY_NOT.match(message)
+        if ASKS_THE_COST.match(message):
+            read = None
+        elif why_not:
+            read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
+        else:
+            read = read_whatif(request_text, summary, message, reply_lang)
+        if read is not None:
+            return _whatif(request_text, summary, *read, reply_lang, book, why_not=bool(why_not))
+        asked = plan_part(message)
+        if asked and (mentioned or not TO_A_PERSON.match(message)):
+            answered = _plan_part(request_text, summary, asked, reply_lang, book)
+            if answered is not None:
+                return answered
+        if ASKS_THE_COST.match(message):
+            explained = _explain(request_text, summary, "costs", reply_lang, book)
+            if explained is not None:
+                return explained
     found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
     data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
     if not mentioned and not (
@@ -404,8 +482,17 @@ def _judge(message: str, lang: str, book: PriceBook, gpu: str | None = None) -> 
 
 
 def _whatif(
-    request_text: str, summary: dict, request, changed: list[str], lang: str, book: PriceBook, kind: str = "whatif"
+    request_text: str,
+    summary: dict,
+    request,
+    changed: list[str],
+    lang: str,
+    book: PriceBook,
+    kind: str = "whatif",
+    why_not: bool = False,
 ) -> FollowUp:
+    """The plan under the changed request against the first. `why_not`: the user asked why the
+    plan does not use what they named ("why not H20?"): the reply says how that plan compares."""
     try:
         original = parse(request_text, lang)
     except RequestError:
@@ -429,10 +516,28 @@ def _whatif(
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}
-    first_warnings = advise_request(original, book).warnings if original is not None else []
+    first = advise_request(original, book) if original is not None else None
+    first_warnings = first.warnings if first is not None else []
     warnings = _new_warnings(first_warnings, result)
+    # The summary keeps days to two decimals (a 20-minute job is "0.01 days"): the times compared
+    # are the plans' own, the first one's when re-planning it gives the plan the thread shows.
+    if result.plan is not None and result.plan.estimate.days:
+        after_cmp.update(days=result.plan.estimate.days, gpu_hours=result.plan.estimate.gpu_hours)
+    fp = first.plan if first is not None else None
+    if (
+        fp is not None
+        and fp.estimate.days
+        and (fp.gpu, fp.estimate.layout.gpu_count)
+        == (
+            summary.get("gpu"),
+            summary.get("gpu_count"),
+        )
+    ):
+        before.update(days=fp.estimate.days, gpu_hours=fp.estimate.gpu_hours)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
+    if why_not and result.plan is not None:
+        why = _why_not(summary, result, lang)
     text = render(
         "followup.txt.j2",
         lang,
@@ -555,8 +660,250 @@ def _why_gpu(summary: dict, result: Advice, lang: str) -> str:
 
 
 def explained_part(message: str) -> str | None:
-    """ "memory", "costs" or "time" when the message asks how a number of the plan was worked
-    out, else None."""
+    """ "memory", "costs", "gpus", "servers" or "time" when the message asks how that number of the
+    plan was worked out, "overview" when it names none ("这个数字哪来的"), else None."""
     if not ASKS_HOW.search(message or ""):
         return None
-    return next((part for part, words in EXPLAINED if re.search(words, message, re.I)), None)
+    return next((part for part, words in EXPLAINED if re.search(words, message, re.I)), "overview")
+
+
+def plan_part(message: str) -> str | None:
+    """ "servers", "vendor", "risks" or "rfq" when the message asks for that part of the plan."""
+    return next((part for part, words in PLAN_PARTS if re.search(words, message or "", re.I)), None)
+
+
+def _provider(message: str) -> tuple[str, str] | None:
+    """(how its offers name it, its market) of the cloud or provider the message names."""
+    return next(((name, market) for words, name, market in PROVIDERS if re.search(words, message, re.I)), None)
+
+
+def _explain(request_text: str, summary: dict, part: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """That part of the plan's arithmetic: its section (time, memory, costs, servers), the
+    headline numbers each with its sum (overview), or the plan on the counts around its own (gpus)."""
+    result = advise(request_text, lang, book=book)
+    p = result.plan
+    if p is None:
+        return None
+    e, c = p.estimate, p.costs
+    if part in ("time", "memory", "costs"):
+        section = _section_text(result, part)
+        text = render("followup.txt.j2", lang, kind="explain", section=section, part=part, e=e, c=c, p=p)
+    elif part == "servers":
+        text = render("followup.txt.j2", lang, kind="servers", p=p, e=e, c=c, I=p.infra)
+    elif part == "gpus":
+        text = render(
+            "followup.txt.j2",
+            lang,
+            kind="gpus",
+            p=p,
+            e=e,
+            c=c,
+            r=result.request,
+            fixed=bool(result.request.gpu_count),
+            around=_counts_around(request_text, result, lang, book),
+        )
+    else:
+        text = render("followup.txt.j2", lang, kind="overview", p=p, e=e, c=c, r=result.request)
+    return FollowUp(kind="explain", lang=lang, advice=result, part=part, text=text)
+
+
+def _counts_around(request_text: str, result: Advice, lang: str, book: PriceBook) -> list[dict]:
+    """The plan on half and twice its GPU count, same GPU: why the planner stopped where it did."""
+    p = result.plan
+    count = p.estimate.layout.gpu_count
+    out = []
+    for n in sorted({max(1, count // 2), count * 2} - {count}):
+        try:
+            request, _ = parse_followup(request_text, f"{n} gpus on {p.gpu}", lang, plan_gpu=p.gpu)
+            other = advise_request(request, book).plan
+        except RequestError:
+            continue
+        if other is None:
+            continue
+        out.append(_plan_row(other))
+    return out
+
+
+def _plan_row(p) -> dict:
+    """A plan's numbers as a comparison line shows them."""
+    e = p.estimate
+    return {
+        "gpu": p.gpu,
+        "count": e.layout.gpu_count,
+        "nodes": e.layout.nodes,
+        "days": e.days,
+        "gpu_hours": e.gpu_hours,
+        "memory": e.memory.total,
+        "usable": e.usable_gib,
+        "fits": e.fits,
+        "meets": p.meets_deadline,
+        "within_budget": p.within_budget,
+        "rent": p.costs.rent_total,
+        "currency": p.costs.currency,
+    }
+
+
+def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The part of the plan a question asks for: its servers and storage, the offers on record
+    that can deliver it, its risks (warnings and checks), its request for quote."""
+    result = advise(request_text, lang, book=book)
+    p = result.plan
+    if p is None:
+        return None
+    if part == "rfq":
+        text = render("followup.txt.j2", lang, kind="rfq", rfq=render_rfq(result))
+    elif part == "risks":
+        text = render(
+            "followup.txt.j2", lang, kind="risks", warnings=result.warnings, checklist=render_checklist(result)
+        )
+    elif part == "vendor":
+        text = render("followup.txt.j2", lang, kind="vendor", p=p, offers=_offers(result, book), c=p.costs)
+    else:
+        text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra)
+    return FollowUp(kind="part", lang=lang, advice=result, part=part, text=text)
+
+
+def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> list[dict]:
+    """The rent offers on record for the plan's GPU in its market (of one provider when named),
+    cheapest first, each with why it cannot deliver the plan in one order (None: it can)."""
+    p, r = result.plan, result.request
+    lay = p.estimate.layout
+    priced = (p.costs.rent_offer or {}).get("provider")
+    rows = []
+    for kind in RENT_KINDS:
+        for o in book.offers(kind, p.gpu, r.market, rentable=True):
+            if provider and provider.lower() not in o.provider.lower():
+                continue
+            rows.append(
+                {
+                    "provider": o.provider,
+                    "kind": kind,
+                    "price": o.price,
+                    "currency": o.currency,
+                    "per_hour": book.convert(o.price, o.currency, r.currency) / (730 if kind == "rent_month" else 1),
+                    "as_of": o.as_of,
+                    "estimate": o.estimate,
+                    "min_term_months": o.min_term_months,
+                    "billing": o.billing,
+                    "why_not": o.why_not(lay.gpu_count, lay.nodes),
+                    "priced": o.provider == priced,
+                }
+            )
+    rows.sort(key=lambda o: (o["why_not"] is not None, o["per_hour"]))
+    return rows[:8]
+
+
+def _market(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "how much on AWS?", "in USD?", "on Alibaba Cloud?": the plan re-planned in that market, on
+    the plan's own GPU where that market (the provider named) offers it, else on its sibling (the
+    H800's H100), else on the market's best; the reply names the provider the price is from and,
+    when a provider is named, its own price for the GPU."""
+    named = _provider(message)
+    change = ("usd" if named[1] == "global" else "cny") if named else ("usd" if MARKET.search(message) else "cny")
+    market = "global" if change == "usd" else "china"
+    plan_gpu = summary.get("gpu")
+
+    def offered(gpu: str | None) -> bool:
+        if not gpu:
+            return False
+        return any(
+            not named or named[0].lower() in o.provider.lower()
+            for kind in RENT_KINDS
+            for o in book.offers(kind, gpu, market, rentable=True)
+        )
+
+    keep = (
+        plan_gpu
+        if offered(plan_gpu)
+        else SIBLINGS.get(plan_gpu or "")
+        if offered(SIBLINGS.get(plan_gpu or ""))
+        else None
+    )
+    changes = (f"{change} on {keep}",) if keep else ()
+    for text in (*changes, change, _budget_in(request_text, change.upper(), book)):
+        if not text:
+            continue
+        try:
+            request, changed = parse_followup(request_text, text, lang, plan_gpu=plan_gpu)
+        except RequestError:
+            continue
+        reply = _whatif(request_text, summary, request, changed, lang, book, kind="market")
+        if reply.kind == "unchanged" and named:
+            # "on Alibaba Cloud?" under a plan already in that market: the plan, and what that provider asks
+            reply = reply.model_copy(update={"kind": "market", "advice": advise(request_text, lang, book=book)})
+        if reply.advice is None or reply.advice.plan is None:
+            return reply
+        p = reply.advice.plan
+        own = None
+        if named:
+            mine = _offers(reply.advice, book, named[0])
+            own = next((o for o in mine if o["why_not"] is None), mine[0] if mine else None)
+        line = render(
+            "slack/value.j2",
+            lang,
+            kind="market",
+            market=market,
+            provider=named[0] if named else "",
+            plan_gpu=plan_gpu,
+            gpu=p.gpu,
+            kept=keep == p.gpu and keep == plan_gpu and "currency" in reply.changed,
+            provider_gpus=sorted(
+                {
+                    g
+                    for g in book.gpus()
+                    for kind in RENT_KINDS
+                    for o in book.offers(kind, g, market, rentable=True)
+                    if named and named[0].lower() in o.provider.lower()
+                }
+            ),
+            sibling=bool(keep) and keep == p.gpu and keep != plan_gpu,
+            plan_offered=offered(plan_gpu),
+            offer=(p.costs.rent_offer or {}).get("provider"),
+            offer_as_of=(p.costs.rent_offer or {}).get("as_of") or "",
+            own=own,
+            own_price=money(own["price"], own["currency"]) if own else "",
+            own_total=money(own["price"] * p.estimate.gpu_hours, own["currency"])
+            if own and own["kind"] == "rent_hour" and p.estimate.gpu_hours
+            else "",
+            gpu_hours=num(p.estimate.gpu_hours) if p.estimate.gpu_hours else "",
+        )
+        why = "\n".join(x for x in (line.strip(), reply.why) if x)
+        if not reply.changed or not reply.after:
+            return reply.model_copy(update={"why": why, "text": why})
+        text = render(
+            "followup.txt.j2",
+            lang,
+            kind="whatif",
+            changed=reply.changed,
+            before=reply.before,
+            after=reply.after,
+            r=request,
+            warnings=reply.warnings,
+            currency=reply.currency,
+            before_currency=reply.before_currency,
+            why=why,
+        )
+        return reply.model_copy(update={"why": why, "text": text})
+    return None
+
+
+def _why_not(summary: dict, result: Advice, lang: str) -> str:
+    """ "why not H20?": how the plan on what was named compares with the chosen one (it does not
+    fit, misses the deadline or the budget, costs more, or costs less but was not chosen)."""
+    p = result.plan
+    row = _plan_row(p)
+    rent, old_rent = p.costs.rent_total, summary.get("rent_total")
+    return render(
+        "slack/value.j2",
+        lang,
+        kind="why_not",
+        new=row,
+        old_gpu=summary.get("gpu"),
+        old_count=summary.get("gpu_count"),
+        old_days=summary.get("days"),
+        old_rent=money(old_rent, summary.get("currency") or p.costs.currency) if old_rent else "",
+        rent=money(rent, p.costs.currency) if rent else "",
+        ratio=num(rent / old_rent, 2) if rent and old_rent and summary.get("currency") == p.costs.currency else "",
+        deadline=result.request.deadline_days,
+        same=p.gpu == summary.get("gpu"),
+    ).strip()
