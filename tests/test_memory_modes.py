@@ -407,3 +407,5 @@ def test_fp32_attention_keeps_scores_only_where_no_fused_kernel_runs():
     assert attention_kernel(H100, setup.model_copy(update={"precision": "bf16"}), HF) == "best"
     v100 = catalog.get_gpu("V100")
     assert score_free_attention(v100, "fp16", HF) and not score_free_attention(v100, "fp16", MEGATRON)
+    # HF's BLOOM and MPT add ALiBi to eager scores: no SDPA kernel to fall back to
+    assert not score_free_attention(H100, "fp32", HF, "alibi") and score_free_attention(H100, "bf16", HF, "alibi")

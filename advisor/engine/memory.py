@@ -221,25 +221,28 @@ def flash_attention(gpu: GPU, precision: str) -> bool:
     return gpu.architecture not in ("Volta", "Turing") and precision != "fp32"
 
 
-def score_free_attention(gpu: GPU, precision: str, framework: str | None) -> bool:
+def score_free_attention(gpu: GPU, precision: str, framework: str | None, position: str = "rope") -> bool:
     """Whether the attention kernel keeps no score matrix: FlashAttention, or, where it cannot run
     (fp32, Volta, Turing), PyTorch SDPA's memory-efficient kernel, which takes fp16 and fp32 on
     every CUDA GPU and bf16 from Ampere (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
     can_use_mem_efficient_attention; on ROCm its aotriton kernel, fp32 too) and keeps, as
     FlashAttention does, q, k, v, the output and the log-sum-exp. The PyTorch-native stacks call
     SDPA; Megatron-Core's Transformer Engine has fused kernels for 16-bit inputs only and falls
-    back to its unfused attention, which keeps the scores."""
-    return flash_attention(gpu, precision) or (framework != MEGATRON and gpu.vendor.lower() in ("nvidia", "amd"))
+    back to its unfused attention, which keeps the scores. So do HF Transformers' ALiBi models
+    (BLOOM and MPT there add the bias to eager scores: modeling_bloom.py `alibi.baddbmm`)."""
+    if flash_attention(gpu, precision):
+        return True
+    return framework != MEGATRON and position != "alibi" and gpu.vendor.lower() in ("nvidia", "amd")
 
 
-def attention_kernel(gpu: GPU, setup: TrainingSetup, framework: str | None = None) -> str:
+def attention_kernel(gpu: GPU, setup: TrainingSetup, framework: str | None = None, position: str = "rope") -> str:
     """The attention kernels the step runs: the setup's choice ("best" for the GPU, or "fa2")
     where FlashAttention runs; "mem_efficient" where a PyTorch-native stack's SDPA falls back
     to its memory-efficient kernel (`score_free_attention`); "eager" where no fused kernel runs.
     All but eager keep the same activations."""
     if flash_attention(gpu, setup.precision):
         return setup.attention
-    return "mem_efficient" if score_free_attention(gpu, setup.precision, framework) else "eager"
+    return "mem_efficient" if score_free_attention(gpu, setup.precision, framework, position) else "eager"
 
 
 def layer_activation_bytes_per_token(
@@ -589,7 +592,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     """
     tp, pp = layout.tp, layout.pp
     act_bytes = _act_bytes(setup.precision)
-    flash = score_free_attention(gpu, setup.precision, layout.framework)
+    flash = score_free_attention(gpu, setup.precision, layout.framework, m.position)
     per_token = layer_activation_bytes_per_token(
         m,
         setup.seq_len,

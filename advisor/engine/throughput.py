@@ -329,7 +329,7 @@ def estimate_throughput(
         cp=cp,
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
-        attention=attention_kernel(gpu, setup, layout.framework),
+        attention=attention_kernel(gpu, setup, layout.framework, m.position),
         framework=layout.framework,
         compiled=setup.compiled,
         context=setup.attention_context,
