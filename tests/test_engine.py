@@ -146,6 +146,19 @@ def test_the_search_splits_a_sequence_only_into_whole_chunks():
     assert sequence_multiple(3, 2) == 6 and sequence_multiple(1, 8) == 8
 
 
+def test_a_sequence_past_the_models_published_context_is_flagged():
+    """Llama 2 was released with 4,096 tokens of context (data/models.toml max_seq): a 32K
+    sequence is planned, and the estimate says it is beyond what the model was trained on; a
+    bare size has no published context, so nothing is said."""
+    gpu = catalog.get_gpu("H100")
+    long = parse("llama2-7b full-finetune 1B tokens on 8xH100 seq 32768")
+    assert "seq_beyond_context" in best_layout(model_shape(long), training_setup(long), gpu, 8).checks
+    short = parse("llama2-7b full-finetune 1B tokens on 8xH100 seq 4096")
+    assert "seq_beyond_context" not in best_layout(model_shape(short), training_setup(short), gpu, 8).checks
+    bare = parse("7B full-finetune 1B tokens on 8xH100 seq 262144")
+    assert "seq_beyond_context" not in best_layout(model_shape(bare), training_setup(bare), gpu, 8).checks
+
+
 def test_parameter_counts_follow_every_field_of_the_shape():
     shape = catalog.find_model("llama3.1-8b")
     wider_vocab = shape.model_copy(update={"vocab": 2 * shape.vocab})

@@ -467,6 +467,11 @@ def _finish(
     fits = mem.total <= usable * HEADROOM
     hours = days = flops = None
     checks = list(checks)
+    if m.family != "generic" and setup.seq_len > m.max_seq:
+        # longer than the context the model was released with (data/models.toml max_seq, from its
+        # config or paper): the memory and time hold, but the positions beyond it were never
+        # trained (RoPE scaling or learned positions to extend first); a bare size knows none
+        checks.append("seq_beyond_context")
     if setup.tokens:
         flops = setup.tokens * thr.model_flops_per_token
         wall_s = setup.tokens / (thr.tokens_per_s_per_gpu * layout.gpu_count) / thr.goodput
