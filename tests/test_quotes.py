@@ -19,6 +19,11 @@ from advisor.request.parser import RequestError
         ("报价 8xA800 4.5万/月 某厂商", "A800-SXM4-80GB", 8, 45000, "month", False, None, "CNY"),
         ("8卡H800 每月9万 3个月 某云", "H800-SXM-80GB", 8, 90000, "month", False, 3, "CNY"),
         ("8卡H20 每卡时5.5元 某IDC", "H20-96GB", 8, 5.5, "hour", True, None, "CNY"),
+        # the count after the name, and terms said in words
+        ("H800 8卡 月租6.9万 包年 华东云", "H800-SXM-80GB", 8, 69000, "month", False, 12, "CNY"),
+        ("8xH800 每月7万 至少签一年 某IDC", "H800-SXM-80GB", 8, 70000, "month", False, 12, "CNY"),
+        ("8xH800 每月7万 起租3个月 某IDC", "H800-SXM-80GB", 8, 70000, "month", False, 3, "CNY"),
+        ("H100 x 16 GPUs $2.4/hr per GPU vendorZ", "H100-SXM5-80GB", 16, 2.4, "hour", True, None, "USD"),
     ],
 )
 def test_quotes_are_read(text, gpu, gpus, price, per, per_gpu, term, cur):
@@ -46,6 +51,23 @@ def test_a_quote_without_a_count_is_read_the_way_nearer_the_market(cli, text, re
     data = json.loads(cli("quote", text, "--json").stdout)
     assert data["reading"] == reading and data["quote"]["gpus"] == gpus
     assert 0.5 < data["market_ratio"] < 2
+
+
+def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read():
+    assert parse_quote("H800 8卡 月租6.9万 包年 华东云").vendor == "华东云"
+    assert parse_quote("8xH800 每月7万 至少签一年 某IDC").vendor == "某IDC"
+
+
+def test_a_count_with_a_price_far_too_low_for_them_all_is_read_per_gpu(cli):
+    # $2.5 an hour for eight H100 would be a tenth of any offer on record; $2.5 for each is near it
+    each = json.loads(cli("quote", "8xH100 $2.5/hr", "--json").stdout)
+    assert each["reading"] == "per_gpu_each" and each["per_gpu_hour"] == 2.5 and each["quote"]["gpus"] == 8
+    assert "read as the price of each GPU" in cli("quote", "8xH100 $2.5/hr").stdout
+    # $20 an hour is the server's: as written; "per server" says so whatever the price
+    whole = json.loads(cli("quote", "8xH100 $20/hr", "--json").stdout)
+    assert whole["reading"] is None and whole["per_gpu_hour"] == 2.5
+    said = json.loads(cli("quote", "8xH100 $2.5/hr per server", "--json").stdout)
+    assert said["reading"] is None and said["per_gpu_hour"] == pytest.approx(2.5 / 8)
 
 
 def test_a_quote_with_a_count_or_per_gpu_is_taken_as_written(cli):
@@ -89,6 +111,17 @@ def test_a_recorded_quote_changes_the_next_plan(cli):
     lease = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800", "--json").stdout)["cost"]
     assert lease["rent_offer"]["provider"] == "lease-idc" and lease["rent_per_gpu_month"] == 5000
     assert lease["rent_term"] == {**lease["rent_term"], "months_paid": 1, "term_stated": True}
+
+
+def test_the_teams_own_quote_leads_the_rent_even_above_the_market_median(cli):
+    # the quote says the team's plans use it from now on: an hourly server quote a little above
+    # the market's median is the rent the plan shows, the market's offers in the range beside it
+    before = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)["cost"]
+    above = round(before["rent_per_gpu_hour"] * 1.1, 2)
+    cli("quote", f"8xH800 ¥{above}/gpu/hour our-idc")
+    after = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)["cost"]
+    assert after["rent_offer"]["provider"] == "our-idc" and after["rent_per_gpu_hour"] == above
+    assert after["rent_range"]["low"] < after["rent_range"]["likely"]
 
 
 from hypothesis import given, settings  # noqa: E402

@@ -19,7 +19,7 @@ from advisor import catalog
 from advisor.market import store
 from advisor.market.layouts import market_of
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, price_book
-from advisor.request.parser import RequestError, _gpu_names, detect_lang
+from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang
 from advisor.text.safe import clean
 
 # A rent below what the same servers cost to own (hardware over 36 months, plus power and
@@ -42,6 +42,10 @@ _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
 # What a quote may say. GPUs: 1 to 100,000 (the largest clusters). A term: one day to ten
 # years. The price, once per GPU-hour, must be in the store's plausible band (store.check_row).
 MAX_GPUS = 100_000
+# A counted quote not said per GPU ("8xH100 $2.5/hr") is read per GPU when the price of them all
+# would be under a fifth of the market's per GPU and the price of each is within 2x of it
+# (assumed: the suspicious verdict starts far higher, at 80% of owning, so a real bargain stays one).
+ABSURD_SHARE, EACH_BAND = 0.2, 2.0
 MIN_TERM_MONTHS, MAX_TERM_MONTHS = 1 / 31, 120
 
 
@@ -57,6 +61,7 @@ class Quote(BaseModel):
     term_months: float | None
     lang: str
     count_given: bool = True  # False: "H100 $2.5/hr" says neither 8x nor per GPU (see settle)
+    whole_said: bool = False  # "per server", "整机", "每台": the price is of all the GPUs quoted
 
 
 class QuoteJudgement(BaseModel):
@@ -75,7 +80,9 @@ class QuoteJudgement(BaseModel):
     # leases), "hour_servers" (hourly whole-server offers) or "hour_offers" (hourly offers that
     # deliver as many GPUs); None when nothing like it is on record.
     compared_with: str | None = None
-    reading: str | None = None  # "per_gpu" | "per_server" when the quote did not say which
+    # "per_gpu" | "per_server" when the quote gave no count, "per_gpu_each" when it gave a count
+    # but its price is read per GPU; None when the quote said which
+    reading: str | None = None
     signs: list[str]  # kinds of warning sign, worded by the template
     # What to ask the vendor, as checks (templates/checks.j2 words each code): built from what is
     # quoted (the GPU's server topology, one server or several, the term), the pilot sized to the
@@ -127,11 +134,17 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
 def _parse_quote(text: str, lang: str) -> Quote:
     norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x").strip()
     norm = re.sub(r"^quote\s+|^报价\s*", "", norm)
-    gpu_m = re.search(rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])", norm)
+    # the count before the name ("8xH800", "8卡H800") or after it ("H800 8卡", "H100 x 8 GPUs")
+    gpu_m = re.search(
+        rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])"
+        r"(?:\s*(?:x|\*)?\s*(\d+)\s*(?:卡|张|gpus?|cards?)(?![a-z]))?",
+        norm,
+    )
     if not gpu_m:
         raise RequestError("quote", lang, word=text.strip()[:60])
     gpu = catalog.find_gpu(gpu_m[2])
-    gpus = int(gpu_m[1][:12]) if gpu_m[1] else gpu.gpus_per_server  # 12 digits: absurd already
+    count = gpu_m[1] or gpu_m[3]
+    gpus = int(count[:12]) if count else gpu.gpus_per_server  # 12 digits: absurd already
     rest = norm[: gpu_m.start()] + " " + norm[gpu_m.end() :]
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
@@ -157,11 +170,27 @@ def _parse_quote(text: str, lang: str) -> Quote:
     per = "month" if period in ("month", "mo", "月", "个月") else "hour"
     per_gpu = bool(card) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
     rest = rest[: price_m.start()] + " " + rest[price_m.end() :]
-    term_m = re.search(rf"{_NUM}\s*(months?|mo|个月|years?|yr|年)", rest)
+    whole = re.search(r"(?:per|/|a|for\s+the)\s*(?:server|node|box|machine)(?![a-z])|整机|每台|一台", rest)
+    if whole:
+        rest = rest[: whole.start()] + " " + rest[whole.end() :]
+    # the term: "3 months", "1 year", "签一年", "至少签两年", "起租3个月", "包年" (a year's lease), "包月"
+    term_m = re.search(
+        rf"(?:{_NUM}|(?P<cn>[一二两三四五六七八九十]+))\s*(?P<unit>months?|mo|个月|years?|yr|年)(?:起租|起签|起)?"
+        r"|(?P<word>包年|年租|年签|包月|月租起)",
+        rest,
+    )
     term = None
     if term_m:
-        term = float(term_m[1].replace(",", "")) * (12 if term_m[2] in ("year", "years", "yr", "年") else 1)
+        if term_m["word"]:
+            term = 1.0 if "月" in term_m["word"] else 12.0
+        else:
+            n = float(term_m[1].replace(",", "")) if term_m[1] else float(_cn_num(term_m["cn"]))
+            term = n * (12 if term_m["unit"] in ("year", "years", "yr", "年") else 1)
         rest = rest[: term_m.start()] + " " + rest[term_m.end() :]
+    # words about the term that are not the vendor's name
+    rest = re.sub(
+        r"至少|最少|起租|签约?|合同|合约|租期|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?)(?![a-z0-9\-])", " ", rest
+    )
     vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from"))
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I) if vendor else None
     vendor = found[0] if found else vendor  # as the user wrote it; "" when no vendor is named
@@ -176,18 +205,31 @@ def _parse_quote(text: str, lang: str) -> Quote:
         per_gpu=per_gpu,
         term_months=term,
         lang=lang,
-        count_given=bool(gpu_m[1]),
+        count_given=bool(count),
+        whole_said=bool(whole) and not per_gpu,
     )
 
 
 def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -> tuple[Quote, str | None]:
     """A quote that gives neither a GPU count nor "per GPU" ("H100 $2.5/hr", "H800 9万/月") is read
     as the price of one GPU or of one whole server, whichever is nearer the market price for
-    that GPU (one GPU when there is none on record); the reply says which."""
-    if q.count_given or q.per_gpu:
-        return q, None
-    gpu = catalog.get_gpu(q.gpu)
+    that GPU (one GPU when there is none on record); the reply says which. One with a count but
+    not "per GPU" ("8xH100 $2.5/hr") is the price of them all unless the price of each is far
+    nearer the market ($2.5 for eight H100 an hour would be a tenth of any offer on record)."""
     market = market_per_gpu_hour
+    if q.per_gpu or q.whole_said:
+        return q, None
+    if q.count_given:
+        # read per GPU only when the price of them all would be absurd and the price of each is
+        # a market price: a cheap whole offer must stay cheap, for the verdict to say so
+        each = (
+            market
+            and q.gpus > 1
+            and per_offer_hour / q.gpus < ABSURD_SHARE * market
+            and 1 / EACH_BAND <= per_offer_hour / market <= EACH_BAND
+        )
+        return (q.model_copy(update={"per_gpu": True}), "per_gpu_each") if each else (q, None)
+    gpu = catalog.get_gpu(q.gpu)
     per_server_reading = (
         market
         and gpu.gpus_per_server > 1

@@ -232,11 +232,27 @@ def rent_plan(
         if not candidates and on_demand:
             candidates = [_lower_median(on_demand)]
         headline = _cheapest(candidates)
+    # The team's own quote that delivers the plan is the rent it can sign: it leads, whatever the
+    # market's median (`quote` says its plans use it from then on); the market's offers stay in
+    # the range beside it.
+    own = [_own_quote(p, value(p), gpus, days, asked_term) for p in deliver if p.owner and not out.estimate_rule]
+    if own:
+        headline = _cheapest(own)
     out.headline = headline
     if headline is not None:
         same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
         out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
     return out
+
+
+def _own_quote(p: Price, value: float, gpus: int, days: float | None, asked_term: int | None) -> Priced:
+    """A quote the team recorded, priced as it was offered: by the hour, or on its own stated term
+    (else the term asked for, else the job's months)."""
+    if p.kind == "rent_hour":
+        return _hourly(p, value, gpus, days, "cluster" if p.offer_kind == "cluster" else "on_demand")
+    stated = p.lease_terms
+    term = stated[0] if stated else (asked_term or job_months(days))
+    return _monthly(p, value, gpus, days, term, bool(stated))
 
 
 def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> list[Priced]:
