@@ -447,3 +447,14 @@ def test_with_no_price_on_record_the_plan_is_not_the_largest_cluster_for_being_f
     data = _ask(cli, "deepseek-v3 lora 50k samples 5d pay as you go")
     assert data["cost"]["rent_total"] is None and data["plan"]["gpu_count"] <= 64
     assert data["plan"]["gpu"] != "V100-SXM2-16GB"
+
+
+def test_a_sequence_past_the_models_released_context_is_warned_about(cli):
+    # Llama 2 was released at 4,096 tokens: a plan at 32,768 is sized for that length and says
+    # the positions past 4,096 were never trained; Llama 3.1 (131,072) is not warned
+    out = json.loads(cli("ask", "llama2-7b lora 1B tokens 7d seq 32768", "--json").stdout)
+    warned = [w for w in out["warning_codes"] if w["code"] == "seq_beyond_context"]
+    assert warned and warned[0]["params"]["context"] == 4096 and warned[0]["params"]["seq"] == 32768
+    assert "never trained" in cli("ask", "llama2-7b lora 1B tokens 7d seq 32768").stdout
+    longer = json.loads(cli("ask", "llama3.1-8b lora 1B tokens 7d seq 32768", "--json").stdout)
+    assert "seq_beyond_context" not in [w["code"] for w in longer["warning_codes"]]

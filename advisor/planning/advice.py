@@ -320,6 +320,12 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         out.append(_note("warning", "fp8_downgrade", gpu=gpu, precision=est.precision))
     if "bf16_unsupported" in checks:
         out.append(_note("warning", "bf16_unsupported", gpu=gpu))
+    if "seq_beyond_context" in checks:  # the engine's check against the model's released context
+        shape = catalog.find_model(req.model) if req.model else None
+        if shape is not None:
+            out.append(
+                _note("warning", "seq_beyond_context", model=shape.display, seq=req.seq_len, context=shape.max_seq)
+            )
     if "batch_above_rule" in checks:
         out.append(
             _note(
