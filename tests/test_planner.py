@@ -458,3 +458,14 @@ def test_a_sequence_past_the_models_released_context_is_warned_about(cli):
     assert "never trained" in cli("ask", "llama2-7b lora 1B tokens 7d seq 32768").stdout
     longer = json.loads(cli("ask", "llama3.1-8b lora 1B tokens 7d seq 32768", "--json").stdout)
     assert "seq_beyond_context" not in [w["code"] for w in longer["warning_codes"]]
+
+
+def test_one_gpu_and_a_job_of_hours_are_said_as_such(cli):
+    text = cli("ask", "7b lora 100M tokens 1d on 1xH100").stdout
+    assert "on 1 GPU," in text and "x 1 GPU)" in text and "1 GPUs" not in text
+    rfq = cli("ask", "7b lora 100M tokens 1d on 1xH100", "--rfq").stdout
+    assert "to finish within 1 day." in rfq and "Planned run: 1 GPU for about" in rfq
+    # a job of hours asks for hours of use, indented under its heading, not "0.0 months"
+    term = rfq.split("\nTerm\n", 1)[1].splitlines()
+    assert term[0].startswith("  ") and "hours of use" in term[0] and "0.0 months" not in rfq
+    assert term[1].startswith("  state the billing granularity")
