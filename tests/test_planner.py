@@ -340,6 +340,15 @@ def test_a_buyers_budget_verdict_is_held_against_the_purchase(cli):
     assert within["cost"]["buy_capex"] <= 5e6 and within["cost"]["budget_verdict"] == "within"
 
 
+def test_a_buyers_budget_fallback_costs_the_purchase_as_the_text_says_it(cli):
+    # the fallback within a buyer's budget had carried its rent as its cost, the text its capex
+    data = _ask(cli, "buy 70B full-finetune 1TB 14d budget ¥5M")
+    fallback = data["cost"]["budget_fallback"]
+    assert fallback and fallback["cost"] <= 5e6 and data["cost"]["budget_verdict"] == "over"
+    text = cli("ask", "buy 70B full-finetune 1TB 14d budget ¥5M").stdout
+    assert f"¥{fallback['cost']:,.0f}" in text
+
+
 def test_a_rent_the_answer_doubts_does_not_pick_the_headline_over_a_close_sound_one(cli):
     """1,792 Ascend 910B had led `buy or rent? 70B pretrain 2T tokens 60d` on a rent the same
     answer called 0.6% of the servers' price a month ("ask what is cut before you plan on it"),
@@ -349,6 +358,10 @@ def test_a_rent_the_answer_doubts_does_not_pick_the_headline_over_a_close_sound_
     tie = codes["tie_doubted_rent"]
     assert data["plan"]["gpu"] == tie["gpu"] != tie["other"]
     assert tie["more"] <= 0.10 and tie["share"] < 0.0125
+    # over the budget as well: the plan shown against the budget is the sound one too
+    over = _ask(cli, "70B pretrain 2T tokens 60d budget ¥100k")
+    codes = {w["code"]: w["params"] for w in over["warning_codes"]}
+    assert "budget" in codes and over["plan"]["gpu"] == codes["tie_doubted_rent"]["gpu"] == tie["gpu"]
     # a GPU the team names is planned on as asked
     named = _ask(cli, "70B pretrain 2T tokens 60d on 910B")
     assert named["plan"]["gpu"] == "Ascend-910B-64GB"

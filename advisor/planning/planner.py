@@ -290,6 +290,8 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         # none on time: the fastest, PCIe cards at scale after the rest as in every ranking here
         fastest = min(plans, key=lambda p: (pcie_at_scale(req, p), p.days or float("inf"))) if plans else None
         best = on_time[0] if on_time else fastest
+        if on_time:  # over the budget too, a doubted rent gives way to a sound one within reach
+            best, tie = _doubted_rent_gives_way(req, on_time, best, tie)
     single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
@@ -307,11 +309,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives:
         best = with_infrastructure(req, best)
     if best is not None and alternatives:
-        fallback = _brief(nearest_budget) if conflict == "budget" else None
+        fallback = _brief(nearest_budget, req=req) if conflict == "budget" else None
         best = best.model_copy(
             update={
                 "costs": best.costs.model_copy(
-                    update={"single_server": _brief(single, horizon), "budget_fallback": fallback}
+                    update={"single_server": _brief(single, horizon, req), "budget_fallback": fallback}
                 )
             }
         )
@@ -334,11 +336,13 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     return result
 
 
-def _brief(p: Plan | None, horizon: float | None = None) -> dict | None:
-    """A plan in the few numbers cost.single_server and cost.budget_fallback carry."""
+def _brief(p: Plan | None, horizon: float | None = None, req: TrainingRequest | None = None) -> dict | None:
+    """A plan in the few numbers cost.single_server and cost.budget_fallback carry; `cost` is what
+    the team spends on it (the purchase when it buys, Plan.spend), as the text says it."""
     if p is None:
         return None
-    out = {"gpu": p.gpu, "gpu_count": p.estimate.layout.gpu_count, "days": p.days, "cost": p.rent}
+    cost = p.spend(req) if req is not None else p.rent
+    out = {"gpu": p.gpu, "gpu_count": p.estimate.layout.gpu_count, "days": p.days, "cost": cost}
     if horizon is not None:
         out["meets_deadline"] = p.days is not None and p.days <= horizon
     return out
