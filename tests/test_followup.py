@@ -322,7 +322,7 @@ def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(lora, book, q
     assert reply.kind == "explain" and reply.part == "gpus"
     lines = [line.strip() for line in reply.text.splitlines() if line.startswith("  ")]  # one row per count
     chosen = [line for line in lines if line.startswith(f"{count} ")]
-    assert len(chosen) == 1 and f"{lora['rent_total']:,}" in chosen[0] and f"{lora['gpu_hours']:,}" in chosen[0]
+    assert len(chosen) == 1 and f"{lora['rent_total']:,}" in chosen[0] and f"{lora['gpu_hours']:,.0f}" in chosen[0]
     # the counts around it, each re-planned on the same GPU with its own numbers
     for other in (count // 2, count * 2):
         row = next(line for line in lines if line.startswith(f"{other} "))
@@ -335,14 +335,14 @@ def test_why_the_rent_leads_with_its_sum(lora, book):
     reply = follow_up(LORA, lora, f"why {rent}?", book=book)
     assert reply.kind == "explain" and reply.part == "costs"
     first = reply.text.splitlines()[0]
-    assert first.startswith(rent) and f"{lora['gpu_hours']:,}" in first
+    assert first.startswith(rent) and f"{lora['gpu_hours']:,.0f}" in first
 
 
 @pytest.mark.parametrize("question,lang", [("这个数字哪来的", "zh"), ("where do these numbers come from?", "en")])
 def test_a_question_about_the_plans_numbers_gives_each_with_its_sum(lora, book, question, lang):
     reply = follow_up(LORA, lora, question, book=book)
     assert reply.kind == "explain" and reply.part == "overview" and reply.lang == lang
-    for shown in (f"{lora['gpu_hours']:,}", f"¥{lora['rent_total']:,}", f"{lora['mem_per_gpu_gib']:g}"):
+    for shown in (f"{lora['gpu_hours']:,.0f}", f"¥{lora['rent_total']:,}", f"{lora['mem_per_gpu_gib']:g}"):
         assert shown in reply.text
     assert "70B" not in reply.text  # the plan's numbers, not an FAQ essay
 
@@ -411,3 +411,9 @@ def test_a_job_under_an_hour_is_shown_in_minutes_not_zero_days(book):
     assert reply.kind == "whatif"
     time_line = next(line for line in reply.text.splitlines() if line.strip().startswith("time:"))
     assert "0 days" not in time_line and "minute" in time_line
+
+
+def test_a_job_of_hours_keeps_its_numbers_in_the_thread(book):
+    # the thread's summary had rounded a two-hour job to 0 days and 0 GPU-hours
+    short = plan_context(advise("7b lora 100M tokens 1d on 1xH100", book=book))
+    assert 0 < short["days"] < 0.2 and 1 < short["gpu_hours"] < 5 and short["gpu_hours"] != round(short["gpu_hours"])

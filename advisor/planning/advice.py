@@ -435,8 +435,9 @@ def plan_context(result: Advice) -> dict:
         grad_accum=lay.microbatches_per_step,
         mem_per_gpu_gib=round(e.memory.total, 1),
         gpu_mem_gib=round(e.usable_gib, 1),
-        days=round(e.days, 2) if e.days else None,
-        gpu_hours=round(e.gpu_hours) if e.gpu_hours else None,
+        # as shown, and a job of hours not stored as 0 days and 0 GPU-hours
+        days=(round(e.days, 2) if e.days >= 1 else float(f"{e.days:.3g}")) if e.days else None,
+        gpu_hours=(round(e.gpu_hours) if e.gpu_hours >= 100 else float(f"{e.gpu_hours:.3g}")) if e.gpu_hours else None,
         mfu_pct=round(e.throughput.mfu * 100) if e.days else None,
         interconnect=f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
         rent_total=round(p.costs.rent_total) if p.costs.rent_total else None,
