@@ -482,3 +482,17 @@ def test_one_gpu_and_a_job_of_hours_are_said_as_such(cli):
     term = rfq.split("\nTerm\n", 1)[1].splitlines()
     assert term[0].startswith("  ") and "hours of use" in term[0] and "0.0 months" not in rfq
     assert term[1].startswith("  state the billing granularity")
+
+
+def test_a_buy_decision_over_the_teams_own_use_is_not_warned_against(cli):
+    # a 3-year use priced against a 12-month lease paid every month: buying wins, and the
+    # break-even is worked out against the same lease, not against renting only the hours in use
+    data = _ask(cli, "70B full-finetune 1TB 30d use them for 3 years")
+    cost = data["cost"]
+    assert cost["own_use"]["rent_basis"] == "lease" and cost["decision"] == "buy"
+    assert "breakeven_past_life" not in [w["code"] for w in data["warning_codes"]]
+    assert cost["breakeven_months"] < 48
+    assert (
+        "break-even against leasing every month of the use"
+        in cli("ask", "70B full-finetune 1TB 30d use them for 3 years").stdout
+    )

@@ -459,8 +459,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             own_month = opex_year / 12
             if rent_month > own_month:
                 breakeven = (capex - residual) / (rent_month - own_month)
-        if breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]:
-            notes.append(_note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
+        breakeven_at = len(notes)  # its warning goes here, once the team's own use is weighed
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
         if per_month and buy_gpus and per_month * buy_gpus / capex < RENT_CAPEX_FLOOR:
@@ -509,6 +508,13 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 "rent_basis": basis,  # hourly: the hours in use; lease: every month of the use
                 "rent_term_months": term,
             }
+            # the break-even on the same renting the decision weighs (a lease pays every month,
+            # not the hours in use): the warning had said "renting is safer" beside "buy"
+            rent_month = rent_cost / own_months
+            own_month = opex_year / 12
+            breakeven = (capex - residual) / (rent_month - own_month) if rent_month > own_month else None
+        if breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]:
+            notes.insert(breakeven_at, _note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
 
     # the only lease that delivers binds the team for far longer than the job (China's H200
     # clusters: five years closed): renting is then a purchase by instalments, weighed against
