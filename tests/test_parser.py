@@ -951,6 +951,10 @@ def test_hardware_sizes_and_lengths_as_teams_write_them(text, field, value):
         ("13B sft 5B tokens 60d budget $50k/month", 100_000, 2),
         ("13B sft 5B tokens 月预算20万 45天", 400_000, 2),  # 45 days start a second month
         ("13B sft 5B tokens 每月预算20万", 200_000, 1),
+        ("13B sft 5B tokens budget ¥300k monthly", 300_000, 1),  # "monthly" after the amount
+        # no deadline, a lease term: each month of the term asked for
+        ("13B sft 5B tokens budget ¥300k/month 3-month lease", 900_000, 3),
+        ("13B sft 5B tokens 预算每月30万 租6个月", 1_800_000, 6),
     ],
 )
 def test_a_budget_by_the_month_is_that_much_for_each_month_of_the_deadline(text, total, months):

@@ -1612,7 +1612,7 @@ class _Parse:
         most = r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "budget $200k max"
         # a budget by the month ("budget 2 million CNY per month", "每月预算20万"): the job's is
         # that much for each month of the deadline (`_derived`)
-        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z]))?"
+        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z]))?"
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
@@ -2373,8 +2373,10 @@ class _Parse:
         if "budget" in f:
             value, budget_currency = f["budget"]
             if self.budget_monthly:
-                # each month the deadline (or the 30 days planned without one) starts
-                months = max(1, math.ceil((f.get("deadline_days") or 30) / 30 - 1e-9))
+                # each month the deadline starts; without one, the lease term asked for (the months
+                # the plan is sought within: planner.horizon_days), else the 30 days planned
+                days = f.get("deadline_days") or 30 * (f.get("lease_term_months") or 1)
+                months = max(1, math.ceil(days / 30 - 1e-9))
                 note("budget_monthly", monthly=value, months=months, currency=budget_currency or v["currency"])
                 value *= months
             budget = Budget(amount=value, currency=budget_currency or v["currency"])
