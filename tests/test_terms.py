@@ -455,3 +455,18 @@ def test_a_short_job_with_servers_priced_but_no_rent_says_to_ask_for_a_rental_qu
     out = advise("13B full-finetune 10B tokens 7d on 16xH800", book=_book(*rows)).to_json()
     assert out["cost"]["rent_total"] is None
     assert (out["cost"]["decision"], out["cost"]["decision_reason"]) == ("rent", "no_rent_price")
+
+
+def test_pay_as_you_go_is_suggested_only_where_an_hourly_offer_delivers():
+    lease = _row(provider="lessor", price=9_000.0, min_term_months=1, terms="1m")
+    small = _row(kind="rent_hour", unit="gpu-hour", provider="cloud", price=12.0, offer_kind="instance", max_gpus=4)
+
+    def idle(*rows):
+        out = advise("70B lora 1B tokens 7d on 8xH800", book=_book(*rows)).to_json()
+        return next(w["params"] for w in out["warning_codes"] if w["code"] == "lease_mostly_idle")
+
+    # the hourly instance holds only 4 GPUs: the plan's 8 cannot be had by the hour
+    assert idle(lease, small)["hourly"] is False
+    # one that holds 8, dearer than the month's lease for this day's job (8 x 22 h x ¥1,000 > ¥72,000)
+    big = _row(kind="rent_hour", unit="gpu-hour", provider="cloud", price=1000.0, offer_kind="instance", max_gpus=8)
+    assert idle(lease, big)["hourly"] is True

@@ -357,7 +357,13 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         ):
             notes.append(
                 _note(
-                    "lease_mostly_idle", days=days, months=likely.months_paid, share=used, total=likely.total, cur=cur
+                    "lease_mostly_idle",
+                    days=days,
+                    months=likely.months_paid,
+                    share=used,
+                    total=likely.total,
+                    cur=cur,
+                    hourly=rented.hourly_offers > 0,
                 )
             )
         if req.lease_term_months and not rented.asked_term_sold:

@@ -72,6 +72,7 @@ class Rent:
     asked_term: int | None = None
     asked_term_sold: bool = True  # an offer is on record at the user's term (stated or not)
     basis: str = "on_demand"  # on_demand | term
+    hourly_offers: int = 0  # hourly offers that can deliver the plan (`pay as you go` has them)
 
 
 def job_months(days: float | None) -> int:
@@ -180,6 +181,7 @@ def rent_plan(
 
     monthly = [p for p in deliver if p.kind == "rent_month"]
     hourly = [p for p in deliver if p.kind == "rent_hour"]
+    out.hourly_offers = 0 if out.estimate_rule else len(hourly)
     cluster = [_hourly(p, value(p), gpus, days, "cluster") for p in hourly if p.offer_kind == "cluster"]
     on_demand = [_hourly(p, value(p), gpus, days, "on_demand") for p in hourly if p.offer_kind != "cluster"]
     leases = [(p, value(p), "") for p in monthly]
