@@ -496,3 +496,14 @@ def test_a_buy_decision_over_the_teams_own_use_is_not_warned_against(cli):
         "break-even against leasing every month of the use"
         in cli("ask", "70B full-finetune 1TB 30d use them for 3 years").stdout
     )
+
+
+def test_pay_as_you_go_past_any_hourly_order_says_so_and_prices_the_lease(cli):
+    # no hourly offer in China delivers hundreds of GPUs in one order: the answer says how large an
+    # hourly order the market has and what the job costs leased by the month
+    data = _ask(cli, "72B full-finetune 1TB 14d pay as you go")
+    assert data["cost"]["rent_total"] is None
+    note = next(w["params"] for w in data["warning_codes"] if w["code"] == "hourly_unavailable")
+    assert note["largest"] < data["plan"]["gpu_count"] and note["n_cost"] > 0
+    leased = _ask(cli, "72B full-finetune 1TB 14d")
+    assert (note["n_gpu"], note["n_count"]) == (leased["plan"]["gpu"], leased["plan"]["gpu_count"])

@@ -268,10 +268,12 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         out.append(_note("warning", "no_price", gpu=p.gpu))
     if p.rent is None and result.nearest_priced is not None:
         n = result.nearest_priced
+        largest = result.hourly_largest or {}
         out.append(
             _note(
                 "warning",
-                "nearest_priced",
+                "hourly_unavailable" if result.hourly_largest else "nearest_priced",
+                **({"largest": largest["gpus"], "largest_gpu": largest["gpu"]} if largest else {}),
                 gpu=p.gpu,
                 count=est.layout.gpu_count,
                 n_gpu=n.gpu,

@@ -136,6 +136,9 @@ class PlanResult(BaseModel):
     single_server: Plan | None = None  # the best plan on one server (issue 21)
     tie: dict | None = None  # a tie broken toward the part easier to get: {gpu, other, codes}
     nearest_priced: Plan | None = None  # when the best plan has no rent on record: the nearest that has
+    # `pay as you go` with no hourly offer that delivers the plan: the largest hourly order on
+    # record in the market {gpus, gpu}, and nearest_priced is the plan leased by the month instead
+    hourly_largest: dict | None = None
 
 
 def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
@@ -303,9 +306,16 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         alts = [single.model_copy(update={"label": "one_server"})] + [
             a for a in alts if (a.gpu, a.estimate.layout.gpu_count) != (single.gpu, single.estimate.layout.gpu_count)
         ][:4]
-    nearest_priced = None
+    nearest_priced = hourly_largest = None
     if alternatives and best is not None and best.rent is None:
         nearest_priced = _nearest_priced(best, plans + [a for a in alts if a.rent is not None])
+        if req.hourly_only and nearest_priced is None:
+            # nothing rents this by the hour: what leasing it would take, and how large an hourly
+            # order the market has
+            nearest_priced = search(req.model_copy(update={"hourly_only": False}), m, book, alternatives=False).best
+            if nearest_priced is not None and nearest_priced.rent is None:
+                nearest_priced = None
+            hourly_largest = _largest_hourly_order(book, req.market)
     if alternatives:
         best = with_infrastructure(req, best)
     if best is not None and alternatives:
@@ -328,6 +338,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         single_server=single,
         tie=tie,
         nearest_priced=nearest_priced,
+        hourly_largest=hourly_largest,
     )
     # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
     # type may do the job for far less).
@@ -526,6 +537,13 @@ def _fastest_within_budget(
                 best = plan
                 break
     return [best] if best is not None else []
+
+
+def _largest_hourly_order(book: PriceBook, market: str) -> dict | None:
+    """The most GPUs one hourly offer in `market` delivers in one order, and of which GPU."""
+    offers = [p for g in catalog.gpus() for p in book.offers("rent_hour", g.name, market, rentable=True)]
+    top = max(offers, key=lambda p: p.max_gpus, default=None)
+    return {"gpus": top.max_gpus, "gpu": top.gpu} if top else None
 
 
 def _nearest_priced(best: Plan, plans: list[Plan]) -> Plan | None:
