@@ -507,3 +507,10 @@ def test_pay_as_you_go_past_any_hourly_order_says_so_and_prices_the_lease(cli):
     assert note["largest"] < data["plan"]["gpu_count"] and note["n_cost"] > 0
     leased = _ask(cli, "72B full-finetune 1TB 14d")
     assert (note["n_gpu"], note["n_count"]) == (leased["plan"]["gpu"], leased["plan"]["gpu_count"])
+
+
+def test_a_buyers_headline_gives_the_purchase_not_a_rent(cli):
+    first = cli("ask", "buy 70B full-finetune 1TB 14d").stdout.splitlines()[0]
+    capex = _ask(cli, "buy 70B full-finetune 1TB 14d")["cost"]["buy_capex"]
+    assert f"to buy about ¥{capex:,.0f}" in first and "rent" not in first
+    assert "购置约" in cli("ask", "买 70B 全量微调 1TB 14天").stdout.splitlines()[0]
