@@ -1002,7 +1002,6 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B full-finetune 1TB compressed 14d", "compressed"),
         ("70B lora 200GB 5d, they have 16 A100", "they"),
         ("70B lora 200GB 5天 客户有16张A800", "客户"),
-        ("70B lora 200GB 5d with InfiniBand", "infiniband"),
         ("7B 对齐训练 20GB 3天", "对齐"),
     ],
 )

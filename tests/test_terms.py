@@ -470,3 +470,43 @@ def test_pay_as_you_go_is_suggested_only_where_an_hourly_offer_delivers():
     # one that holds 8, dearer than the month's lease for this day's job (8 x 22 h x ¥1,000 > ¥72,000)
     big = _row(kind="rent_hour", unit="gpu-hour", provider="cloud", price=1000.0, offer_kind="instance", max_gpus=8)
     assert idle(lease, big)["hourly"] is True
+
+
+# ----------------------------------------------------------------------------------------
+# The fabric the team asks for (`infiniband`, `IB网络`, `roce`)
+
+
+@pytest.mark.parametrize(
+    "text,fabric",
+    [
+        ("70B full-finetune 1TB 14d infiniband", "ib"),
+        ("70B full-finetune 1TB 14d on roce", "roce"),
+        ("70B 全量微调 1TB 14天 IB网络", "ib"),
+        ("70B 全量微调 1TB 14天 RoCE组网", "roce"),
+    ],
+)
+def test_the_fabric_between_servers_is_read_in_both_languages(text, fabric):
+    assert parse(text).fabric == fabric
+
+
+def test_rent_prefers_cluster_offers_on_the_fabric_asked_for():
+    rows = [
+        _row(provider="ib-co", price=9_000.0, offer_kind="cluster", max_gpus=512, fabric="ib"),
+        _row(provider="roce-co", price=8_000.0, offer_kind="cluster", max_gpus=512, fabric="roce"),
+    ]
+    said = {}
+    for fabric in ("", " infiniband", " roce"):
+        out = advise(f"70B full-finetune 1TB 30d on 64xH800{fabric}", book=_book(*rows)).to_json()
+        said[fabric] = (out["cost"]["rent_offer"]["provider"], out["infra"]["network"]["inter_node"]["asked"])
+        assert "fabric_unpriced" not in [w["code"] for w in out["warning_codes"]]
+    # unsaid: the cheaper; said: the offer on that fabric, and the network sized on it
+    assert said == {"": ("roce-co", None), " infiniband": ("ib-co", "ib"), " roce": ("roce-co", "roce")}
+    only_roce = advise("70B full-finetune 1TB 30d on 64xH800 infiniband", book=_book(rows[1])).to_json()
+    assert "fabric_unpriced" in [w["code"] for w in only_roce["warning_codes"]]
+
+
+def test_ascend_asked_on_infiniband_is_planned_on_roce_and_says_why(book):
+    out = advise("70B full-finetune 1TB 14d on 910B infiniband", book=book).to_json()
+    codes = [w["code"] for w in out["warning_codes"]]
+    assert "fabric_not_sold" in codes and "fabric_unpriced" not in codes
+    assert out["infra"]["network"]["inter_node"]["fabric"] == "roce"

@@ -322,6 +322,9 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         out.append(_note("warning", "fp8_downgrade", gpu=gpu, precision=est.precision))
     if "bf16_unsupported" in checks:
         out.append(_note("warning", "bf16_unsupported", gpu=gpu))
+    nic = catalog.get_gpu(gpu).nic_fabric
+    if req.fabric and nic and req.fabric != nic and est.layout.nodes > 1:  # Ascend servers: RoCE only
+        out.append(_note("warning", "fabric_not_sold", gpu=gpu, asked=req.fabric, fabric=nic))
     if "seq_beyond_context" in checks:  # the engine's check against the model's released context
         shape = catalog.find_model(req.model) if req.model else None
         if shape is not None:

@@ -273,8 +273,11 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         req.lease_term_months,
         host_gb_per_gpu=host_gb,
         hourly_only=req.hourly_only,
+        fabric=req.fabric if gpu.nic_fabric in ("", req.fabric) else None,  # Ascend: RoCE whatever asked
     )
     likely = rented.headline
+    if rented.fabric_on_record is False:
+        notes.append(_note("fabric_unpriced", fabric=req.fabric, gpu=gpu.name))
     storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
     extra = storage_total or 0
     rent_offer = rent_range = rent_term = None

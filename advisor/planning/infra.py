@@ -148,7 +148,8 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
         network["inter_node"] = {
             "gbps_per_gpu": gbps,
             "tbps_per_node": gbps * per_node / 1000,
-            "fabric": gpu.nic_fabric or None,
+            "fabric": gpu.nic_fabric or None,  # a GPU sold on one fabric only (Ascend: RoCE)
+            "asked": req.fabric,  # the fabric the team asked for (`infiniband`, `roce`)
         }
         reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
     power = gpu.server_power_kw

@@ -73,6 +73,7 @@ class Rent:
     asked_term_sold: bool = True  # an offer is on record at the user's term (stated or not)
     basis: str = "on_demand"  # on_demand | term
     hourly_offers: int = 0  # hourly offers that can deliver the plan (`pay as you go` has them)
+    fabric_on_record: bool | None = None  # the fabric asked for: an offer that delivers states it
 
 
 def job_months(days: float | None) -> int:
@@ -142,6 +143,7 @@ def rent_plan(
     asked_term: int | None = None,
     host_gb_per_gpu: float = 0.0,
     hourly_only: bool = False,
+    fabric: str | None = None,
 ) -> Rent:
     """Price `gpus` GPUs of `gpu` on `nodes` servers for `days` in `market`, in `cur`.
 
@@ -175,6 +177,11 @@ def rent_plan(
                 break
     if not deliver:
         return out
+    if fabric and nodes > 1 and not out.estimate_rule:
+        # the fabric the team asked for (`infiniband`): the offers that state it, where any deliver
+        on_it = [p for p in deliver if p.fabric == fabric]
+        out.fabric_on_record = bool(on_it)
+        deliver = on_it or deliver
 
     def value(p: Price) -> float:
         return book.convert(p.price, p.currency, cur)

@@ -490,6 +490,16 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("one server only",), zh=("单机",)),
     ),
+    # `infiniband`, `roce`, `IB网络`: the fabric between servers the team wants (rent prefers offers on it)
+    Field(
+        "fabric",
+        worded=True,
+        choices=(
+            Word("ib", en=("infiniband", "ib-network", "ib"), zh=("ib网络", "ib组网", "infiniband网络")),
+            Word("roce", en=("roce", "rocev2", "roce-v2"), zh=("roce网络", "roce组网", "以太网组网")),
+        ),
+        examples=Word(en=("infiniband",), zh=("IB网络",)),
+    ),
     Field(
         "city",
         worded=True,
@@ -848,7 +858,7 @@ HELP = (
     ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),
-    ("hardware", ("gpu_count", "nodes", "gpu", "one_server")),
+    ("hardware", ("gpu_count", "nodes", "gpu", "one_server", "fabric")),
     ("numerics", ("precision", "optimizer")),
     (
         "layout",

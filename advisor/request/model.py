@@ -103,6 +103,7 @@ class TrainingRequest(BaseModel):
     hsdp: bool = False
     # `pay as you go`, `按量付费`: rent priced on hourly offers only
     hourly_only: bool = False
+    fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
     # `up to 64 GPUs` / `at least 16 GPUs` (`64卡以内`, `16卡以上`): bounds on the count it chooses

@@ -2125,6 +2125,12 @@ class _Parse:
             lambda m: None,
         )
         self._choose("rent_or_buy")
+        # the fabric: Chinese spellings first (`ib网络` holds the English `ib`)
+        row = fields.field("fabric")
+        sc.take(
+            rf"(?:{_all(row.choices, 'zh')})|{L}(?:{_all(row.choices, 'en')}){R}",
+            lambda m: s("fabric", value_of(row.choices, m[0]), m[0]),
+        )
         self._choose("currency")
         row = fields.field("city")
 
@@ -2448,6 +2454,7 @@ class _Parse:
             grad_reduce=f.get("grad_reduce"),
             attention=f.get("attention"),
             rent_or_buy=f.get("rent_or_buy"),
+            fabric=f.get("fabric"),
             own_use_months=f.get("own_use_months"),
             lease_term_months=f.get("lease_term_months"),
             own_utilisation=f.get("own_utilisation"),
