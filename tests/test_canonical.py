@@ -223,3 +223,23 @@ def test_a_whatif_lists_only_the_fields_it_changed():
 )
 def test_a_request_is_written_back_in_the_language_it_was_written_in(text, written):
     assert canonical(parse(text)) == written
+
+
+@pytest.mark.parametrize(
+    "text,written",
+    [
+        ("70B lora 1B tokens by Jan 10", "by 2027-01-10"),
+        ("70B lora 1B tokens by friday", "by 2026-12-04"),
+        ("70B lora 10亿token 春节前", "2027年2月6日前"),
+        ("70B lora 10亿token 2027年3月1日前", "2027年3月1日前"),
+    ],
+)
+def test_a_deadline_said_as_a_day_is_written_back_as_that_day(text, written):
+    # as days it would move the deadline each day the request is asked again
+    import datetime
+
+    today = datetime.date(2026, 12, 3)
+    r = parse(text, today=today)
+    assert written in canonical(r)
+    later = parse(canonical(r), today=today + datetime.timedelta(days=1))
+    assert later.deadline_days == r.deadline_days - 1

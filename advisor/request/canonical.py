@@ -187,7 +187,13 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
 
     # time and money
     if "deadline_days" in given:
-        add("deadline", _deadline(r.deadline_days, zh))
+        # a deadline said as a day is written as that day, so asking again later keeps the day
+        day = next((n.params["date"] for n in r.assumptions if n.code == "deadline_date"), None)
+        if day:
+            y, m, d = (int(x) for x in day.split("-"))
+            add("deadline", f"{y}年{m}月{d}日前" if zh else f"by {day}")
+        else:
+            add("deadline", _deadline(r.deadline_days, zh))
     # before the budget, which would read a currency word after it as its own
     if "currency" in given:
         add("other", _say("currency", r.currency, zh))

@@ -1936,6 +1936,10 @@ class _Parse:
             lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0], int(m[3]) if m[3] else None),
         )
         sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
+        sc.take(
+            r"(20\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?(?:前|之前|以前)?",
+            lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])),
+        )
         sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
 
         def next_month_day(mday: int, word: str) -> None:
