@@ -229,7 +229,7 @@ def test_a_request_is_written_back_in_the_language_it_was_written_in(text, writt
     "text,written",
     [
         ("70B lora 1B tokens by Jan 10", "by 2027-01-10"),
-        ("70B lora 1B tokens by friday", "by 2026-12-04"),
+        ("70B lora 1B tokens by next friday", "by 2026-12-11"),
         ("70B lora 10亿token 春节前", "2027年2月6日前"),
         ("70B lora 10亿token 2027年3月1日前", "2027年3月1日前"),
     ],
