@@ -417,3 +417,17 @@ def test_a_job_of_hours_keeps_its_numbers_in_the_thread(book):
     # the thread's summary had rounded a two-hour job to 0 days and 0 GPU-hours
     short = plan_context(advise("7b lora 100M tokens 1d on 1xH100", book=book))
     assert 0 < short["days"] < 0.2 and 1 < short["gpu_hours"] < 5 and short["gpu_hours"] != round(short["gpu_hours"])
+
+
+@pytest.mark.parametrize("question", ["why H800?", "why this GPU?", "为什么选H800", "为什么用这个卡"])
+def test_why_the_plans_own_gpu_lists_the_best_plan_on_each_other_type(lora, book, question):
+    reply = follow_up(LORA, lora, question, book=book)
+    assert reply.kind == "explain" and reply.part == "gpu_type"
+    others = {a.gpu for a in reply.advice.result.alternatives if a.gpu != lora["gpu"]}
+    assert others and all(g in reply.text for g in others)
+    assert lora["gpu"] in reply.text.splitlines()[0]
+
+
+def test_why_another_gpu_is_answered_as_why_not(lora, book):
+    reply = follow_up(LORA, lora, "why A800?", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("A800")

@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from advisor import catalog
 from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
@@ -93,6 +94,14 @@ WHY_NOT = re.compile(
     r"^\W*(?:but\s+|and\s+|so\s+)?(?:why (?:not|no|don'?t (?:we|you)(?: use| pick| go with)?|didn'?t you"
     r"(?: use| pick| choose| go with)?|wasn'?t)\s+(?:use\s+|using\s+|pick\s+|the\s+|an?\s+)?"
     r"|(?:为什么|为啥|干嘛|怎么)(?:不|没)(?:用|选|上|考虑|推荐)?)",
+    re.I,
+)
+# "why H800?", "why this GPU?", "为什么选H800", "为什么用这个卡": why the plan's own GPU type (a GPU
+# other than the plan's is "why not", above). The GPU named, if any, is group `gpu`.
+WHY_THIS_GPU = re.compile(
+    r"^\W*(?:but\s+|and\s+|so\s+)?why\s+(?:(?:did|do)\s+you\s+)?(?:(?:pick|choose|chose|use|go\s+with|recommend)\s+)?"
+    r"(?:(?:this|that|the)\s+(?:gpu|card|chip|accelerator)s?|(?P<gpu>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*))\s*\??\s*$"
+    r"|^\W*(?:为什么|为啥|干嘛)(?:要)?(?:选|用|是|推荐)(?:了)?\s*(?:这个|这款|这种|这张)?(?:卡|显卡|gpu|GPU|(?P<gpu_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*))\s*[?？]?\s*$",
     re.I,
 )
 # A cloud or provider named, the market it sells in and how its offers name it.
@@ -299,6 +308,18 @@ def follow_up(
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
             return market
+    if request_text and summary.get("gpu"):
+        why = WHY_THIS_GPU.match(message)
+        named = why and (why["gpu"] or why["gpu_zh"])
+        named_gpu = catalog.find_gpu(named.strip()) if named else None
+        if why and (not named or (named_gpu is not None and named_gpu.name == summary["gpu"])):
+            explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
+            if explained is not None:
+                return explained
+        elif why and named_gpu is not None:  # "why A100?" under an H800 plan: as "why not A100?"
+            read = read_whatif(request_text, summary, named, reply_lang)
+            if read is not None:
+                return _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
     if request_text:
         part = explained_part(message)
         if part:
@@ -702,6 +723,14 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
             fixed=bool(result.request.gpu_count),
             around=_counts_around(request_text, result, lang, book),
         )
+    elif part == "gpu_type":
+        # the best plan on each other GPU type the planner weighed, cheapest first
+        others: dict[str, dict] = {}
+        for a in result.result.alternatives:
+            if a.gpu != p.gpu and a.method == p.method and a.gpu not in others:
+                others[a.gpu] = _plan_row(a)
+        rows = sorted(others.values(), key=lambda o: (o["rent"] is None, o["rent"] or 0))
+        text = render("followup.txt.j2", lang, kind="gpu_type", p=p, e=e, c=c, r=result.request, others=rows)
     else:
         text = render("followup.txt.j2", lang, kind="overview", p=p, e=e, c=c, r=result.request)
     return FollowUp(kind="explain", lang=lang, advice=result, part=part, text=text)
