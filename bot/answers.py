@@ -9,7 +9,7 @@ from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
 from advisor.planning.advice import advise, plan_context, render_rfq
-from advisor.planning.followup import follow_up
+from advisor.planning.followup import _counts_around, _offers, follow_up
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase
 from bot import blocks
@@ -46,10 +46,35 @@ def follow(
     if reply.kind in ("whatif", "market"):
         msg = blocks.whatif(reply)
     elif reply.kind == "explain":
-        msg = blocks.explain(reply)
+        # "why 8 GPUs?": the rows the text reply shows, which the FollowUp does not carry
+        rows = _counts_around(request_text, reply.advice, reply.lang, book) if reply.part == "gpus" else None
+        msg = blocks.explain(reply, rows)
+    elif reply.kind == "part" and reply.part == "rfq":
+        # "can you write an RFQ?": a file in the thread, as the card's button uploads it; the
+        # message is posted only where the upload fails
+        rfq = render_rfq(reply.advice) or ""
+        return {
+            "ok": True,
+            "kind": reply.kind,
+            "message": blocks.rfq(rfq, reply.lang),
+            "file": _rfq_file(rfq, reply.lang),
+        }
+    elif reply.kind == "part":
+        offers = _offers(reply.advice, book) if reply.part == "vendor" else None
+        msg = blocks.part(reply, offers)
     else:
         msg = blocks.plain(reply.text)
     return {"ok": True, "kind": reply.kind, "message": msg}
+
+
+def _rfq_file(text: str, lang: str) -> dict:
+    """The request for quote as the file uploaded in a thread: its text, name, title, comment."""
+    return {
+        "text": text,
+        "filename": phrase(lang, "rfq_file", file="slack/card"),
+        "title": phrase(lang, "title", "rfq", file="slack/card"),
+        "comment": phrase(lang, "rfq_comment", file="slack/card"),
+    }
 
 
 def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
@@ -57,13 +82,8 @@ def part(request_text: str, which: str, lang: str, book: PriceBook) -> dict:
     options, the checklist, or the RFQ (text for a file, with its name and comment)."""
     result = advise(request_text, lang, book=book)
     if which == "rfq":
-        return {
-            "ok": True,
-            "text": render_rfq(result) or "",
-            "filename": phrase(lang, "rfq_file", file="slack/card"),
-            "title": phrase(lang, "title", "rfq", file="slack/card"),
-            "comment": phrase(lang, "rfq_comment", file="slack/card"),
-        }
+        rfq = render_rfq(result) or ""
+        return {"ok": True, "file": _rfq_file(rfq, lang), "message": blocks.rfq(rfq, lang)}
     return {"ok": True, "message": blocks.details(result, which)}
 
 

@@ -6,9 +6,15 @@ every word from templates/slack/card.j2 in the reader's language.
   line, the buttons. Nothing in it is parsed out of terminal text.
 - `details`: what a button posts in the thread (the arithmetic, the servers, rent vs buy, the
   other options, the checklist), never what the card already shows.
-- `whatif`, `plain`: thread replies.
+- thread replies: `whatif` (a what-if, another market, "why not H20?" answered first),
+  `explain` (a number's arithmetic; "why 8 GPUs?" as the plan at the counts around it;
+  "where do these numbers come from?" as each number with its sum), `part` (the servers and
+  storage, the offers on record, the risks a question asks for), `rfq` (the request for
+  quote where it cannot be uploaded as a file), `plain` (FAQ, quotes, errors). Their words are
+  templates/slack/card.j2's and templates/slack/thread.j2's.
 
-Numbers are written one way everywhere (`days`, `cash`, `count`). Text that comes from users
+Numbers are written one way everywhere (`days_text`: templates/explain.j2's `duration`, the
+rule of the text replies too; `cash`, `count`). Text that comes from users
 (a model name they typed, a vendor, their question) is escaped in one place: `esc`.
 """
 
@@ -40,11 +46,11 @@ def esc(text) -> str:
 
 # -- numbers, one way everywhere --------------------------------------------------------------
 def days_text(days: float | None, lang: str) -> str:
-    """13 days, 7.8 days, 1 day: two significant figures, like the terminal answer."""
+    """13 days, 7.8 days, 1 day; 22 hours under a day, 14 minutes under an hour: the one rule
+    of the terminal answer and the thread's text replies (templates/explain.j2 `duration`)."""
     if days is None:
         return ""
-    shown = num(days, 2)
-    return _p(lang, "days", shown, 1 if shown == "1" else 2)
+    return phrase(lang, "duration", days, file="explain")
 
 
 def cash(value: float | None, currency: str) -> str:
@@ -296,7 +302,8 @@ def card(result) -> dict:
                     lang,
                     "time_value",
                     days,
-                    num(e.days, 2) if e.days else "",
+                    # "7.8 of 14 days"; under a day the duration itself ("22 hours of 7 days")
+                    (num(e.days, 2) if e.days >= 1 else days) if e.days else "",
                     num(r.deadline_days, 2) if r.deadline_days else "",
                 ),
             )
@@ -602,15 +609,37 @@ def details(result, which: str) -> dict:
         blocks[0] = _section(f"*{title}*\n" + ("\n".join(lines) if lines else _p(lang, "no_alternatives")))
     elif which == "checklist":
         # the plan's own checks (its GPU count, fabric, storage, term), then its warnings
-        text = render("checklist.txt.j2", lang, a=result)
-        items = [line.strip().removeprefix("- ") for line in text.splitlines()[1:] if line.strip()]
-        blocks[0] = _section(f"*{title}*\n" + "\n".join(f"• {for_slack(x)}" for x in items))
-        warnings = [word(lang, w) for w in result.warnings]
+        blocks = _lines_sections(title, _checklist_lines(result))
+        warnings = _warning_lines(result)
         if warnings:
-            heading = _p(lang, "title", "warnings")
-            blocks.append(_section(f"*{heading}*\n" + "\n".join(f"⚠️ {for_slack(w)}" for w in warnings)))
+            blocks.extend(_lines_sections(_p(lang, "title", "warnings"), warnings))
     text = _plain_of(blocks)
     return {"text": text[:MAX_FALLBACK], "blocks": blocks}
+
+
+def _lines_sections(title: str, lines: list[str]) -> list[dict]:
+    """`lines` under a bold `title`, in as many sections as Block Kit's 3,000 characters a
+    section need (a long checklist or many warnings never lose their end)."""
+    blocks, buf = [], f"*{title}*" if title else ""
+    for line in lines:
+        if buf and len(buf) + 1 + len(line) > MAX_SECTION:
+            blocks.append(_section(buf))
+            buf = ""
+        buf = f"{buf}\n{line}" if buf else line
+    if buf:
+        blocks.append(_section(buf))
+    return blocks
+
+
+def _checklist_lines(result) -> list[str]:
+    """The plan's own checks before signing (or starting, on the team's own GPUs), one a line."""
+    text = render("checklist.txt.j2", result.request.lang, a=result)
+    items = [line.strip().removeprefix("- ") for line in text.splitlines()[1:] if line.strip()]
+    return [f"• {for_slack(x)}" for x in items]
+
+
+def _warning_lines(result) -> list[str]:
+    return [f"⚠️ {for_slack(word(result.request.lang, w))}" for w in result.warnings]
 
 
 def _plain_of(blocks: list[dict]) -> str:
@@ -640,12 +669,21 @@ def whatif(reply) -> dict:
     )
     head, _, rest = text.partition("\n\n")
     fields = [f for f in rest.split("\n\n") if f.strip()]
-    blocks = [_section(head, fields[:8])]
+    # "why not H20?": the comparison is the answer, so it leads, the plans' numbers under it;
+    # otherwise why the GPU changed, or which offer the market's rent is from and what the
+    # provider named asks ("how much on AWS?"), stands under the numbers, never in small print.
+    why_not = bool(reply.why) and reply.kind == "whatif" and bool({"gpu", "gpu_count", "nodes"} & set(reply.changed))
+    if why_not:
+        blocks = [_section(esc(reply.why), fields[:8])]
+    else:
+        blocks = [_section(head, fields[:8])]
+        if reply.why:
+            blocks.append(_section(esc(reply.why)))
     notes = [word(lang, w) for w in reply.warnings]
-    if reply.why:
-        notes.insert(0, reply.why)
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
+    if why_not:
+        return {"text": reply.why[:MAX_FALLBACK], "blocks": blocks}
     # The fallback carries the result too (notifications, screen readers): "…: 96 × H100, 29 days, ¥2,200,000"
     after = _summary_words(reply.after, lang, reply.currency)
     result = _p(lang, "fix_plan", after["gpus"], after["days"], after["rent"]) if reply.after.get("gpu") else ""
@@ -668,8 +706,18 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
     }
 
 
-def explain(reply) -> dict:
-    """ "how did you get 13 days?": the one-line answer first, then that part of the arithmetic."""
+def explain(reply, rows: list[dict] | None = None) -> dict:
+    """ "how did you get 13 days?": the one-line answer first, then that part of the arithmetic.
+    "why 8 GPUs?" (part `gpus`): the plan against the same GPU at the counts in `rows` (the
+    core's comparison rows, advisor/planning/followup.py `_plan_row`); "where do these numbers
+    come from?" (`overview`): each headline number with its sum; "how is the RAM worked out?"
+    (`servers`): the servers with the reason for each size."""
+    if reply.part == "gpus":
+        return _counts(reply, rows or [])
+    if reply.part == "overview":
+        return _overview(reply)
+    if reply.part == "servers":
+        return details(reply.advice, "servers")
     msg = details(reply.advice, "math")
     # no title: the one-line answer is the first thing read
     msg["blocks"][0]["text"]["text"] = msg["blocks"][0]["text"]["text"].split("\n", 1)[-1]
@@ -699,6 +747,173 @@ def explain(reply) -> dict:
             first = msg["blocks"][0]["text"]["text"]
     msg["text"] = re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first)[:MAX_FALLBACK]
     return msg
+
+
+def _t(lang: str, macro: str, *args, **kwargs) -> str:
+    return phrase(lang, macro, *args, file="slack/thread", **kwargs)
+
+
+def _counts(reply, rows: list[dict]) -> dict:
+    """ "why 8 GPUs?": why the planner stopped at its count, then one line per count of the same
+    GPU (time, GPU-hours, memory, rent), the plan's own marked."""
+    result, lang = reply.advice, reply.lang
+    p, r = result.plan, result.request
+    e, c, lay = p.estimate, p.costs, p.estimate.layout
+    own = {
+        "count": lay.gpu_count,
+        "days": e.days,
+        "gpu_hours": e.gpu_hours,
+        "memory": e.memory.total,
+        "usable": e.usable_gib,
+        "fits": e.fits,
+        "meets": p.meets_deadline,
+        "within_budget": p.within_budget,
+        "rent": c.rent_total,
+        "currency": c.currency,
+        "chosen": True,
+    }
+    shown = sorted([o for o in rows if o["count"] != lay.gpu_count] + [own], key=lambda o: o["count"])
+    intro = _t(
+        lang,
+        "gpus_intro",
+        gpus_text(lay.gpu_count, p.gpu, lang),
+        bool(r.gpu_count),
+        num(r.deadline_days) if r.deadline_days else "",
+    )
+    lines = [
+        "• "
+        + _t(
+            lang,
+            "count_row",
+            count(o["count"]),
+            days_text(o["days"], lang) or "?",
+            num(o["gpu_hours"]),
+            num(o["memory"]),
+            num(o["usable"]),
+            cash(o["rent"], o["currency"]) if o["rent"] else "",
+            o["fits"],
+            o["meets"],
+            o["within_budget"],
+            o.get("chosen", False),
+        )
+        for o in shown
+    ]
+    if len(shown) == 1:
+        lines.append(_t(lang, "no_counts"))
+    blocks = _lines_sections("", [intro, *lines])
+    blocks.append(_context(_t(lang, "count_rule")))
+    return {"text": re.sub(r"[*]", "", intro)[:MAX_FALLBACK], "blocks": blocks}
+
+
+def _overview(reply) -> dict:
+    """ "where do these numbers come from?": the time, the GPUs, the memory and the rent, each
+    as a field with its sum, and how to ask for one's full arithmetic."""
+    result, lang = reply.advice, reply.lang
+    p, r = result.plan, result.request
+    e, c, lay, t = p.estimate, p.costs, p.estimate.layout, p.estimate.throughput
+    fields = []
+    if e.days and e.tokens:
+        value = _t(
+            lang,
+            "overview_time",
+            days_text(e.days, lang),
+            big(e.tokens, lang),
+            num(t.tokens_per_s_per_gpu),
+            pct(t.mfu),
+            count(lay.gpu_count),
+            num(e.gpu_hours),
+        )
+        fields.append(_field(lang, "time", value))
+    fields.append(_field(lang, "gpus", _t(lang, "overview_gpus", count(lay.gpu_count), p.gpu, bool(r.gpu_count))))
+    m = e.memory
+    memory = _t(
+        lang,
+        "overview_memory",
+        num(m.total),
+        num(e.usable_gib),
+        num(m.weights),
+        num(m.gradients),
+        num(m.optimizer),
+        num(m.activations),
+        num(m.other),
+    )
+    fields.append(_field(lang, "memory", memory))
+    if c.rent_total and c.rent_option == "hourly" and c.rent_per_gpu_hour and e.gpu_hours:
+        rent = _t(
+            lang,
+            "overview_hourly",
+            cash(c.rent_total, c.currency),
+            cash(c.rent_per_gpu_hour, c.currency),
+            num(e.gpu_hours),
+        )
+        fields.append(_field(lang, "rent", rent))
+    elif c.rent_total and c.rent_per_gpu_month:
+        rent = _t(lang, "overview_monthly", cash(c.rent_total, c.currency), cash(c.rent_per_gpu_month, c.currency))
+        fields.append(_field(lang, "rent", rent))
+    title = _t(lang, "overview_title")
+    blocks = [_section(f"*{title}*", fields), _context(_t(lang, "overview_ask", count(lay.gpu_count)))]
+    first = fields[0].split("\n", 1)[-1]
+    return {"text": re.sub(r"[*]", "", f"{title} {first}")[:MAX_FALLBACK], "blocks": blocks}
+
+
+def part(reply, offers: list[dict] | None = None) -> dict:
+    """A part of the plan a thread question asks for (a FollowUp of kind "part"): its servers and
+    storage ("what storage do we need?"), the offers on record for it ("which vendor?", `offers`:
+    the core's rows, advisor/planning/followup.py `_offers`), its risks (warnings, then the checks).
+    The request for quote is `rfq` (uploaded as a file, as the card's button does)."""
+    result, lang = reply.advice, reply.lang
+    p = result.plan
+    if reply.part == "vendor":
+        return _vendors(result, lang, offers or [])
+    if reply.part == "risks":
+        warnings = _warning_lines(result)
+        blocks = _lines_sections(_t(lang, "risks_title"), warnings or [_t(lang, "no_risks")])
+        owned = "checklist_owned" if result.request.owned else "checklist"
+        blocks.extend(_lines_sections(_p(lang, "title", owned), _checklist_lines(result)))
+        return {"text": _plain_of(blocks)[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS]}
+    msg = details(result, "servers")
+    c = p.costs
+    if c.storage_total:
+        # what the storage costs beside what it is: the question was what storage the job needs
+        value = _t(lang, "storage_cost", cash(c.storage_total, c.currency), num(c.storage_tb), c.storage_kind)
+        fields = next(b for b in msg["blocks"] if b.get("fields"))["fields"]
+        fields.append({"type": "mrkdwn", "text": f"*{_t(lang, 'storage_cost_field')}*\n{value}"})
+        msg["text"] = _plain_of(msg["blocks"])[:MAX_FALLBACK]
+    return msg
+
+
+def _vendors(result, lang: str, offers: list[dict]) -> dict:
+    """ "which vendor should we use?": each offer on record as a field (price, term, date, whether
+    it can deliver the plan in one order, the one the plan is priced from), cheapest first."""
+    p = result.plan
+    lay = p.estimate.layout
+    if not offers:
+        blocks = [_section(_t(lang, "no_offers", p.gpu))]
+    else:
+        fields = []
+        for o in offers[:10]:
+            lines = [
+                f"*{esc(phrase(lang, 'provider_name', o['provider']))}*",
+                _t(lang, "offer_price", cash(o["price"], o["currency"]), o["kind"], o.get("min_term_months") or 0),
+                esc(_t(lang, "offer_date", o["as_of"], o.get("estimate", False))),
+                _t(lang, "offer_note", o.get("why_not")),
+                _t(lang, "offer_priced") if o.get("priced") else "",
+            ]
+            fields.append("\n".join(x for x in lines if x))
+        intro = _t(lang, "vendor_intro", p.gpu, count(lay.gpu_count), servers_text(lay.nodes, lang))
+        blocks = [_section(intro, fields)]
+    blocks.append(_context(_t(lang, "vendor_advice")))
+    first = blocks[0]["text"]["text"]
+    return {"text": re.sub(r"[*]", "", first)[:MAX_FALLBACK], "blocks": blocks}
+
+
+def rfq(text: str, lang: str) -> dict:
+    """The request for quote as a message, where it could not be uploaded as a file (the card's
+    button and "can you write an RFQ?" upload it): what it is, then the document itself."""
+    title = _p(lang, "title", "rfq")
+    head = _section(f"*{title}*\n{_p(lang, 'rfq_comment')}")
+    body = plain(text)["blocks"]
+    return {"text": f"{title}: {_p(lang, 'rfq_comment')}"[:MAX_FALLBACK], "blocks": [head, *body][:MAX_BLOCKS]}
 
 
 def faq(text: str) -> dict:

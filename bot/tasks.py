@@ -178,6 +178,8 @@ def follow(
         return
     if reply["message"] is None:
         return  # thanks, agreement, chatter: not for us
+    if reply.get("file") and _upload(client, channel, thread, reply["file"]):
+        return  # "can you write an RFQ?": the file, as the card's button posts it
     try:
         _send(client, run, channel, reply["message"], thread_ts=thread)
     except PostProblem as err:
@@ -188,22 +190,28 @@ def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str,
     """A button: post one part of the plan in its thread; the RFQ as a file."""
     client = slack.client()
     payload = answers.part(request_text, which, lang, answers.prices_for(run.team))
-    if which == "rfq":
-        try:
-            # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
-            client.files_upload_v2(
-                channel=channel,
-                thread_ts=ts,
-                content=payload["text"],
-                filename=payload.get("filename", "request-for-quote.txt"),
-                title=payload.get("title", "Request for quote"),
-                initial_comment=payload.get("comment"),
-            )
-            return
-        except Exception as err:
-            log.warning("RFQ upload to %s failed: %s", channel, type(err).__name__)
-            payload = {"message": {"text": payload["text"][:3000], "blocks": []}}
+    if payload.get("file") and _upload(client, channel, ts, payload["file"]):
+        return
     _send(client, run, channel, payload["message"], thread_ts=ts)
+
+
+def _upload(client, channel: str, thread: str, file: dict) -> bool:
+    """Upload a file (the request for quote) in a thread; False when Slack refused it (the
+    caller posts its message instead)."""
+    try:
+        # files_upload_v2: files.getUploadURLExternal, the upload, files.completeUploadExternal
+        client.files_upload_v2(
+            channel=channel,
+            thread_ts=thread,
+            content=file["text"],
+            filename=file.get("filename", "request-for-quote.txt"),
+            title=file.get("title", "Request for quote"),
+            initial_comment=file.get("comment"),
+        )
+        return True
+    except Exception as err:
+        log.warning("upload to %s failed: %s", channel, type(err).__name__)
+        return False
 
 
 def quote(

@@ -1,0 +1,206 @@
+"""Thread follow-ups as Block Kit, on the real app over HTTP with the fake Web API: the parts of
+the plan a question asks for (servers and storage, vendors, risks; the request for quote as a
+file, as the card's button uploads it), "why 224 GPUs?" and "where do these numbers come from?"
+with their own content, a job under a day in hours and minutes on every surface, "why not H20?"
+answered first and a provider's own price said in the reply, not in small print."""
+
+import html
+import json
+import re
+import time
+from contextlib import closing
+
+import pytest
+
+from bot.blocks import check_limits
+
+pytestmark = pytest.mark.usefixtures("settled_fake")
+
+REQUEST = "70B full-finetune 1TB 14d budget"  # what the `answered` fixture posts
+
+
+def _blocks(post) -> list[dict]:
+    b = post["args"]["blocks"]
+    return json.loads(b) if isinstance(b, str) else b
+
+
+def _ask(send, fake, question: str, thread: str) -> dict:
+    """The one reply to `question` in the thread, checked against Block Kit's limits."""
+    send.thread_message(question, thread)
+    post = fake.wait_for("chat.postMessage")[0]
+    fake.reset()
+    blocks = _blocks(post)
+    assert post["args"]["thread_ts"] == thread
+    assert check_limits({"text": post["args"]["text"], "blocks": blocks}) == []
+    assert "```" not in json.dumps(blocks)
+    return {"text": html.unescape(post["args"]["text"]), "blocks": blocks}
+
+
+def _shown(block) -> str:
+    """A block's text and fields as a reader sees them (& < > unescaped)."""
+    parts = [(block.get("text") or {}).get("text", "")]
+    parts += [f["text"] for f in block.get("fields", [])]
+    parts += [e.get("text", "") for e in block.get("elements", []) if isinstance(e.get("text"), str)]
+    return html.unescape("\n".join(x for x in parts if x))
+
+
+def _advice(lang="en"):
+    """The plan the thread is about, as the bot plans it (the workspace's price book)."""
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+    from advisor.planning.advice import advise
+
+    with closing(open_store()) as db:
+        return advise(REQUEST, lang, book=price_book(db, "T1"))
+
+
+def _summary(thread: str) -> dict:
+    from bot import conversations
+    from bot.threads import thread_key
+
+    return conversations.load(thread_key("T1", "C1", thread)).summary
+
+
+def test_the_parts_of_the_plan_a_question_asks_for_come_as_block_kit(bot, fake_slack, answered):
+    from advisor.text.render import money, phrase, word
+
+    send, _ = bot
+    result = _advice()
+    p, c = result.plan, result.plan.costs
+
+    storage = _ask(send, fake_slack, "what storage do we need?", answered)
+    fields = [f["text"] for b in storage["blocks"] for f in b.get("fields", [])]
+    assert f"*RAM*\n{p.infra.ram_gib_per_node:,} GiB" in fields
+    assert any(
+        f.startswith(f"*Storage for data and checkpoints*\n{money(c.storage_total, c.currency)}: ") for f in fields
+    )
+
+    vendor = _ask(send, fake_slack, "which vendor should we use?", answered)
+    first = vendor["blocks"][0]
+    assert first["text"]["text"].startswith(f"*Offers on record for {p.gpu} in this market*")
+    offers = [_shown({"fields": [f]}) for f in first["fields"]]
+    assert offers and all(re.search(r"per GPU-(hour|month)", o) for o in offers)  # one offer a field
+    priced = phrase("en", "provider_name", c.rent_offer["provider"])
+    marked = [o for o in offers if "✅ the plan's price" in o]
+    assert len(marked) == 1 and marked[0].startswith(f"*{priced}*"), offers
+    assert "`/gpu quote ...`" in _shown(vendor["blocks"][-1])  # what to do with them, under the offers
+
+    risks = _ask(send, fake_slack, "what are the risks?", answered)
+    heads = [b["text"]["text"].split("\n", 1)[0] for b in risks["blocks"]]
+    assert heads[0] == "*Risks in this plan*" and "*Before you sign*" in heads
+    shown = "\n".join(_shown(b) for b in risks["blocks"])
+    assert result.warnings and all(f"⚠️ {word('en', w)}" in shown for w in result.warnings)
+    assert "nvidia-smi topo -m" in shown  # the plan's own checks follow
+
+
+def test_an_rfq_question_uploads_the_rfq_as_the_button_does(bot, fake_slack, answered, drain):
+    from advisor.planning.advice import render_rfq
+
+    send, _ = bot
+    send.thread_message("can you write an RFQ?", answered)
+    done = fake_slack.wait_for("files.completeUploadExternal")[0]["args"]
+    assert done["thread_ts"] == answered and done["channel_id"] == "C1"
+    assert done["initial_comment"].startswith("A request for quote to send to vendors")
+    assert fake_slack.uploads[0]["body"].decode() == render_rfq(_advice())
+    drain()
+    assert fake_slack.calls_of("chat.postMessage") == []  # the file is the reply
+    fake_slack.reset()
+
+    # Slack refuses the upload: the RFQ is posted in the thread instead, as Block Kit
+    fake_slack.fail("files.getUploadURLExternal", status=200, body={"ok": False, "error": "missing_scope"}, headers={})
+    reply = _ask(send, fake_slack, "send us the RFQ please", answered)
+    assert reply["blocks"][0]["text"]["text"].startswith("*Request for quote*\n")
+    assert "Bill of materials, per server" in "\n".join(_shown(b) for b in reply["blocks"])
+
+
+@pytest.mark.parametrize(
+    "question,row,chosen",
+    [
+        ("why {n} GPUs?", r"• \*([\d,]+) GPUs:\*", "← *this plan*"),
+        ("为什么是{n}卡", r"• \*([\d,]+) 张卡：\*", "← *本方案*"),
+    ],
+)
+def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(bot, fake_slack, answered, question, row, chosen):
+    send, _ = bot
+    s = _summary(answered)
+    n = s["gpu_count"]
+    reply = _ask(send, fake_slack, question.format(n=n), answered)
+    text = reply["blocks"][0]["text"]["text"]
+    counts = [int(x.replace(",", "")) for x in re.findall(row, text)]
+    assert counts == [n // 2, n, n * 2], text  # the same GPU at half and twice the count, in order
+    mine = next(line for line in text.splitlines() if line.startswith(f"• *{n:,} "))
+    assert f"¥{s['rent_total']:,}" in mine and mine.endswith(chosen)
+    assert sum(chosen in line for line in text.splitlines()) == 1
+    assert "GFLOP" not in json.dumps(reply["blocks"], ensure_ascii=False)  # not the generic arithmetic
+    assert reply["text"].startswith(f"{n} × {s['gpu']}")
+
+
+@pytest.mark.parametrize(
+    "question,labels",
+    [
+        ("where do these numbers come from?", ["Time", "GPUs", "Memory per GPU", "Rent"]),
+        ("这个数字哪来的", ["时长", "卡数", "每卡显存", "租金"]),
+    ],
+)
+def test_where_the_numbers_come_from_gives_each_with_its_sum(bot, fake_slack, answered, question, labels):
+    send, _ = bot
+    s = _summary(answered)
+    reply = _ask(send, fake_slack, question, answered)
+    fields = reply["blocks"][0]["fields"]
+    assert [f["text"].split("\n", 1)[0] for f in fields] == [f"*{x}*" for x in labels]
+    time_, gpus, memory, rent = (f["text"].split("\n", 1)[1] for f in fields)
+    assert f"{s['gpu_hours']:,}" in time_ and s["gpu"] in gpus
+    assert f"{s['mem_per_gpu_gib']:g}" in memory and memory.count(" + ") == 4  # weights + ... + other
+    assert rent.startswith((f"¥{s['rent_total']:,}: ", f"¥{s['rent_total']:,}："))
+    assert "GFLOP" not in json.dumps(reply["blocks"], ensure_ascii=False)
+
+
+def test_a_job_under_an_hour_reads_in_minutes_on_the_card_and_in_the_thread(bot, fake_slack):
+    from bot import conversations
+
+    send, _ = bot
+    before = {c.key for c in conversations.recent("T1", limit=100)}
+    send.command("7b lora 10M tokens 1d")
+    card = fake_slack.wait_for("chat.postMessage")[0]
+    shown = "\n".join(_shown(b) for b in _blocks(card))
+    assert re.search(r"about \d+ minutes, ¥", shown), shown
+    assert re.search(r"\*Time\*\n\d+ minutes of 1 day", shown), shown
+    assert not re.search(r"\b0(\.\d+)? days?\b", shown)
+    deadline = time.time() + 30
+    while not (new := [c for c in conversations.recent("T1", limit=100) if c.key not in before]):
+        assert time.time() < deadline, "the answer was not stored"
+        time.sleep(0.05)
+    thread = new[0].key.split(":")[2]
+    fake_slack.reset()
+
+    whatif = _ask(send, fake_slack, "with 64 GPUs?", thread)
+    times = next(f["text"] for f in whatif["blocks"][0]["fields"] if f["text"].startswith("*Time*"))
+    assert re.fullmatch(r"\*Time\*\n\d+ minutes → (under a minute|\d+ minutes?)", times), times
+    explained = _ask(send, fake_slack, "how did you get the time?", thread)
+    assert re.match(r"\d+ minutes because", explained["text"]), explained["text"]
+
+
+@pytest.mark.parametrize("question,lead", [("why not H20?", "On H20-96GB "), ("为什么不用H20", "用 H20-96GB")])
+def test_why_not_a_gpu_leads_with_the_comparison(bot, fake_slack, answered, question, lead):
+    send, _ = bot
+    s = _summary(answered)
+    reply = _ask(send, fake_slack, question, answered)
+    first = reply["blocks"][0]
+    said = html.unescape(first["text"]["text"])
+    assert said.startswith(lead) and s["gpu"] in said and f"¥{s['rent_total']:,}" in said
+    assert reply["text"].startswith(lead)  # the notification carries the answer
+    gpus = first["fields"][0]["text"]
+    assert re.search(rf"{s['gpu_count']} × {s['gpu']} → [\d,]+ × H20-96GB", gpus), gpus
+    assert all(b["type"] != "context" or lead not in _shown(b) for b in reply["blocks"])
+
+
+def test_how_much_on_aws_says_the_providers_price_in_the_reply(bot, fake_slack, answered):
+    send, _ = bot
+    reply = _ask(send, fake_slack, "how much on AWS?", answered)
+    assert [b["type"] for b in reply["blocks"][:2]] == ["section", "section"]
+    said = _shown(reply["blocks"][1])
+    assert re.search(
+        r"At the price of AWS[^,]*, \$[\d.]+ per GPU-hour \([\d-]+\), the plan's [\d,]+ GPU-hours cost \$[\d,]+", said
+    )
+    assert "The rent is priced from" in said
+    assert re.fullmatch(r"\*Rent\*\n¥[\d,]+ → \$[\d,]+", reply["blocks"][0]["fields"][3]["text"])
