@@ -718,6 +718,10 @@ def explain(reply, rows: list[dict] | None = None) -> dict:
         return _overview(reply)
     if reply.part == "servers":
         return details(reply.advice, "servers")
+    if reply.part not in ("time", "memory", "costs"):
+        # a part this layout does not know yet ("why H800?": `gpu_type`): the core's own words,
+        # never the arithmetic of another part
+        return plain(reply.text)
     msg = details(reply.advice, "math")
     # no title: the one-line answer is the first thing read
     msg["blocks"][0]["text"]["text"] = msg["blocks"][0]["text"]["text"].split("\n", 1)[-1]

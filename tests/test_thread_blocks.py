@@ -204,3 +204,13 @@ def test_how_much_on_aws_says_the_providers_price_in_the_reply(bot, fake_slack, 
     )
     assert "The rent is priced from" in said
     assert re.fullmatch(r"\*Rent\*\n¥[\d,]+ → \$[\d,]+", reply["blocks"][0]["fields"][3]["text"])
+
+
+def test_an_explanation_the_layout_does_not_know_is_the_cores_text_not_other_arithmetic(bot, fake_slack, answered):
+    # "why H800?" (the plan's own GPU type, part `gpu_type`): its text, not the time and memory sums
+    send, _ = bot
+    s = _summary(answered)
+    reply = _ask(send, fake_slack, f"why {s['gpu'].split('-')[0]}?", answered)
+    shown = "\n".join(_shown(b) for b in reply["blocks"])
+    assert shown.startswith(f"{s['gpu']} is the cheapest GPU type found that meets the request"), shown
+    assert "GFLOP" not in shown
