@@ -289,7 +289,9 @@ def card(result) -> dict:
             cash(c.rent_per_gpu_hour * lay.gpu_count * 24, c.currency) if (c.rent_per_gpu_hour and not days) else ""
         )
         paid = "" if r.owned else (rent or per_day)  # the team's own GPUs cost no rent
-        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid))
+        # a buyer's plan is said by its purchase, as the text answer's headline says it
+        capex = cash(c.buy_capex, c.currency) if r.rent_or_buy == "buy" and c.buy_capex and not r.owned else ""
+        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, capex))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")
@@ -352,7 +354,8 @@ def card(result) -> dict:
         gpus, days, rent = _plan_words(p, lang)
         if lang == "en":
             status_words = status_words[:1].lower() + status_words[1:]
-        text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words)
+        capex = cash(p.costs.buy_capex, p.costs.currency) if r.rent_or_buy == "buy" and p.costs.buy_capex else ""
+        text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words, "" if r.owned else capex)
     else:
         text = header.lstrip("✅⚠️ ").strip() + "."
     return {"text": text[:MAX_FALLBACK], "blocks": blocks}

@@ -274,3 +274,17 @@ def test_a_lease_the_job_hardly_uses_says_so_beside_its_price_on_the_card(book):
         f["text"] for blk in card(short)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*")
     )
     assert "-day job uses" not in rent
+
+
+def test_a_buyers_card_leads_with_the_purchase_not_a_rent(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card, cash
+
+    result = advise("buy 70B full-finetune 1TB 14d", "en", book=book)
+    msg = card(result)
+    capex = cash(result.plan.costs.buy_capex, "CNY")
+    line = msg["blocks"][1]["text"]["text"].splitlines()[0]
+    assert f"{capex} to buy" in line and "to rent" not in line
+    assert f"{capex} to buy" in msg["text"]
+    zh = card(advise("买 70B 全量微调 1TB 14天", book=book))
+    assert "购置" in zh["text"] and "租金" not in zh["blocks"][1]["text"]["text"].splitlines()[0]
