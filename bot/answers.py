@@ -9,7 +9,7 @@ from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
 from advisor.planning.advice import advise, plan_context, render_rfq
-from advisor.planning.followup import _counts_around, _offers, follow_up
+from advisor.planning.followup import follow_up
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase
 from bot import blocks
@@ -46,9 +46,7 @@ def follow(
     if reply.kind in ("whatif", "market"):
         msg = blocks.whatif(reply)
     elif reply.kind == "explain":
-        # "why 8 GPUs?": the rows the text reply shows, which the FollowUp does not carry
-        rows = _counts_around(request_text, reply.advice, reply.lang, book) if reply.part == "gpus" else None
-        msg = blocks.explain(reply, rows)
+        msg = blocks.explain(reply, reply.rows if reply.part == "gpus" else None)
     elif reply.kind == "part" and reply.part == "rfq":
         # "can you write an RFQ?": a file in the thread, as the card's button uploads it; the
         # message is posted only where the upload fails
@@ -60,8 +58,7 @@ def follow(
             "file": _rfq_file(rfq, reply.lang),
         }
     elif reply.kind == "part":
-        offers = _offers(reply.advice, book) if reply.part == "vendor" else None
-        msg = blocks.part(reply, offers)
+        msg = blocks.part(reply, reply.rows if reply.part == "vendor" else None)
     else:
         msg = blocks.plain(reply.text)
     return {"ok": True, "kind": reply.kind, "message": msg}

@@ -273,6 +273,9 @@ class FollowUp(BaseModel):
     part: str | None = None  # "explain": time, memory, costs, gpus, servers, overview; "part": servers,
     # vendor, risks, rfq
     judgement: QuoteJudgement | None = None
+    # the rows a reply lays out, for the Slack blocks: "gpus" the plan at the counts around its own,
+    # "gpu_type" the best plan on each other GPU type, "vendor" the offers on record
+    rows: list[dict] = []
     text: str  # the reply as plain text ('' when silent)
 
     def to_json(self) -> dict:
@@ -706,12 +709,14 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
     if p is None:
         return None
     e, c = p.estimate, p.costs
+    rows: list[dict] = []
     if part in ("time", "memory", "costs"):
         section = _section_text(result, part)
         text = render("followup.txt.j2", lang, kind="explain", section=section, part=part, e=e, c=c, p=p)
     elif part == "servers":
         text = render("followup.txt.j2", lang, kind="servers", p=p, e=e, c=c, I=p.infra)
     elif part == "gpus":
+        rows = _counts_around(request_text, result, lang, book)
         text = render(
             "followup.txt.j2",
             lang,
@@ -721,7 +726,7 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
             c=c,
             r=result.request,
             fixed=bool(result.request.gpu_count),
-            around=_counts_around(request_text, result, lang, book),
+            around=rows,
         )
     elif part == "gpu_type":
         # the best plan on each other GPU type the planner weighed, cheapest first
@@ -733,7 +738,7 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
         text = render("followup.txt.j2", lang, kind="gpu_type", p=p, e=e, c=c, r=result.request, others=rows)
     else:
         text = render("followup.txt.j2", lang, kind="overview", p=p, e=e, c=c, r=result.request)
-    return FollowUp(kind="explain", lang=lang, advice=result, part=part, text=text)
+    return FollowUp(kind="explain", lang=lang, advice=result, part=part, rows=rows, text=text)
 
 
 def _counts_around(request_text: str, result: Advice, lang: str, book: PriceBook) -> list[dict]:
@@ -779,6 +784,7 @@ def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: Pri
     p = result.plan
     if p is None:
         return None
+    rows: list[dict] = []
     if part == "rfq":
         text = render("followup.txt.j2", lang, kind="rfq", rfq=render_rfq(result))
     elif part == "risks":
@@ -786,10 +792,11 @@ def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: Pri
             "followup.txt.j2", lang, kind="risks", warnings=result.warnings, checklist=render_checklist(result)
         )
     elif part == "vendor":
-        text = render("followup.txt.j2", lang, kind="vendor", p=p, offers=_offers(result, book), c=p.costs)
+        rows = _offers(result, book)
+        text = render("followup.txt.j2", lang, kind="vendor", p=p, offers=rows, c=p.costs)
     else:
         text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra)
-    return FollowUp(kind="part", lang=lang, advice=result, part=part, text=text)
+    return FollowUp(kind="part", lang=lang, advice=result, part=part, rows=rows, text=text)
 
 
 def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> list[dict]:
