@@ -332,7 +332,7 @@ def card(result) -> dict:
         # a lease the job hardly uses says so beside its price (the warning says what to ask)
         idle = next((n.params for n in result.warnings if n.code == "lease_mostly_idle"), None)
         if idle and rent:
-            rent_value += _p(lang, "idle_lease", num(idle["days"], 2), idle["share"])
+            rent_value += _p(lang, "idle_lease", days_text(idle["days"], lang), idle["share"])
         fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
         decision = _p(lang, "decision_value", c.decision, c.decision_reason, capex)

@@ -268,12 +268,12 @@ def test_a_lease_the_job_hardly_uses_says_so_beside_its_price_on_the_card(book):
 
     a = advise("deepseek-v3 lora 50k samples 14d", "en", book=book)
     rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*"))
-    assert any(w.code == "lease_mostly_idle" for w in a.warnings) and "-day job uses" in rent
+    assert any(w.code == "lease_mostly_idle" for w in a.warnings) and "use " in rent and "of it" in rent
     short = advise("7b lora 20GB 3d", "en", book=book)  # rented by the hour: nothing idle to say
     rent = next(
         f["text"] for blk in card(short)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*")
     )
-    assert "-day job uses" not in rent
+    assert "of it" not in rent
 
 
 def test_a_buyers_card_leads_with_the_purchase_not_a_rent(book):
