@@ -1396,3 +1396,37 @@ def test_cards_and_times_no_rule_reads_are_refused_by_name(text, kind):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(
+    "text,deadline,budget",
+    [
+        # a date, then the budget: the date's day is no amount before the key
+        ("70B full-finetune 10B tokens by 2026-12-20 budget ¥500k", 19, 500_000),
+        ("70B full-finetune 10B tokens by Dec 20 budget ¥500k", 19, 500_000),
+        ("7B lora 50k samples deadline Jan 10 budget 1万", 40, 10_000),
+        ("7B lora 50k samples by 2027-01-10 budget 10k", 40, 10_000),
+    ],
+)
+def test_a_date_deadline_then_a_budget(text, deadline, budget):
+    r = parse(text, today=datetime.date(2026, 12, 1))
+    assert (r.deadline_days, r.budget.amount) == (deadline, budget)
+
+
+def test_this_friday_is_a_deadline_without_by():
+    r = parse("70B full finetune 10B tokens, need it done this Friday", today=datetime.date(2026, 12, 1))
+    assert r.deadline_days == 3
+
+
+@pytest.mark.parametrize(
+    "text,size,tokens",
+    [
+        ("7B cpt 20B chinese tokens 1 week", 7, 20e9),
+        ("qwen2.5-72b cpt 100B chinese tokens 1 month", 72.7, 100e9),
+        ("70B cpt on 200 billion chinese tokens 1 month", 70, 200e9),
+        ("13B pretrain 1T english web tokens 30d", 13, 1e12),
+    ],
+)
+def test_the_datas_language_between_an_amount_and_tokens(text, size, tokens):
+    r = parse(text)
+    assert (round(r.params_b, 1), r.tokens) == (size, tokens) and r.data.language in ("zh", "en")

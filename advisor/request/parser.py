@@ -617,6 +617,14 @@ def _spelled_numbers(text: str) -> str:
         r"\1,",
         text,
     )
+    # the data's language between an amount and its unit (`20B chinese tokens`, `200 billion
+    # english tokens`): said after it, as the data rules read it (`20B tokens of chinese`)
+    text = re.sub(
+        r"(?<![a-z0-9.])(\d[\d.,]*\s*(?:[kmbt]|thousand|million|billion|trillion))\s+"
+        r"((?:chinese|english|code|multilingual)(?:\s+(?:web|text|data))*)\s+(tokens?)(?![a-z])",
+        r"\1 \3 of \2",
+        text,
+    )
     # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
@@ -1644,10 +1652,11 @@ class _Parse:
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
         # the amount before the key: "50k budget", "$200k budget", "a 50万 budget" ("7b budget" is
-        # a model size and a budget key, so no b here)
+        # a model size and a budget key, so no b here); money only with a sign, a scale or a
+        # currency ("Dec 20 budget ¥500k" is a date, then the budget)
         self.scan.take(
-            rf"{L}(?P<neg>)(?:(?P<sym>{sign})\s*)?(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*"
-            rf"(?P<cur>{currency_words})?"
+            rf"(?<![a-z0-9.\-/])(?P<neg>)(?:(?P<sym>{sign})\s*)?(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?\s*"
+            rf"(?P<cur>{currency_words})?(?(sym)|(?(u)|(?(cur)|(?!))))"
             rf"\s+(?:{_en(row.keys)}){R}",
             budget,
         )
@@ -1901,8 +1910,8 @@ class _Parse:
         months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
         sc = self.scan
         sc.take(
-            rf"{L}{by}(?:(this|next)\s+)?({days}){R}",
-            lambda m: weekday(EN_WEEKDAYS[m[2]], m[1] == "next", m[0]),
+            rf"{L}{by}(?:(this|next)\s+)?({days}){R}|{L}(?:(this|next)\s+)({days}){R}",
+            lambda m: weekday(EN_WEEKDAYS[m[2] or m[4]], (m[1] or m[3]) == "next", m[0]),
         )
         sc.take(
             r"下下(?:周|星期|礼拜)", lambda m: self.fail("unknown_word", word=m[0], nearest="")
