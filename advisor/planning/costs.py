@@ -552,6 +552,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif long_lease and capex and rent_total is not None:
         own_term = capex - _residual_at(capex, bound_term) + opex_year * bound_term / 12
         decision, reason = ("buy" if own_term < rent_total else "rent"), "long_lease_only"
+        if decision == "buy":  # its break-even was against renting by the hour, which cannot deliver this
+            notes = [n for n in notes if n.code != "breakeven_past_life"]
     elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
         decision, reason = "buy", "breakeven"
     elif rent_total is None and (days or 0) < 180:
