@@ -340,6 +340,8 @@ def card(result) -> dict:
         alt = _best_alternative(result)
         if alt is not None:
             a_gpus, a_days, a_rent = _plan_words(alt, lang)
+            if r.rent_or_buy == "buy" and alt.costs.buy_capex:  # a buyer's alternatives by their purchase
+                a_rent = _p(lang, "to_buy", cash(alt.costs.buy_capex, alt.costs.currency))
             fields.append(
                 _field(lang, "alternative", _p(lang, "alternative_value", alt.label or "", a_gpus, a_days, a_rent))
             )

@@ -514,3 +514,26 @@ def test_a_buyers_headline_gives_the_purchase_not_a_rent(cli):
     capex = _ask(cli, "buy 70B full-finetune 1TB 14d")["cost"]["buy_capex"]
     assert f"to buy about ¥{capex:,.0f}" in first and "rent" not in first
     assert "购置约" in cli("ask", "买 70B 全量微调 1TB 14天").stdout.splitlines()[0]
+
+
+def test_a_buy_over_a_binding_lease_is_not_warned_against_by_an_hourly_break_even(cli):
+    # 70B full fine-tuning on 4090s offloads more than a per-GPU instance holds: only a 12-month
+    # server lease delivers it, and owning the cards as long costs less
+    data = _ask(cli, "70B full finetune 1B tokens on 8x4090")
+    cost = data["cost"]
+    assert (cost["decision"], cost["decision_reason"], cost["monthly_min_term_months"]) == (
+        "buy",
+        "long_lease_only",
+        12,
+    )
+    codes = {w["code"]: w["params"] for w in data["warning_codes"]}
+    assert "breakeven_past_life" not in codes and codes["lease_mostly_idle"]["hourly"] is False
+
+
+def test_a_buyers_alternatives_are_priced_by_their_purchase(cli):
+    data = _ask(cli, "70B full finetune 10B tokens 2 weeks buy budget 300万")
+    text = cli("ask", "70B full finetune 10B tokens 2 weeks buy budget 300万").stdout
+    alts = text.split("\nAlternatives\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert alts and all(line.endswith("to buy") or "to buy (" in line for line in alts)
+    capexes = {a["gpu"]: a for a in data["alternatives"]}
+    assert capexes  # the JSON lists them too
