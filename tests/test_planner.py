@@ -537,3 +537,16 @@ def test_a_buyers_alternatives_are_priced_by_their_purchase(cli):
     assert alts and all(line.endswith("to buy") or "to buy (" in line for line in alts)
     capexes = {a["gpu"]: a for a in data["alternatives"]}
     assert capexes  # the JSON lists them too
+
+
+def test_the_rfq_estimate_of_a_lease_adds_up_as_written(cli):
+    # it had said "¥355,501 ... based on ¥11.8 per GPU-hour" beside 6,264 GPU-hours (¥74k)
+    data = _ask(cli, "70B full-finetune 100GB 7d budget 50万")
+    cost = data["cost"]
+    assert cost["rent_option"] == "monthly"
+    rfq = cli("ask", "--rfq", "70B full-finetune 100GB 7d budget 50万").stdout
+    line = next(x for x in rfq.splitlines() if "to rent by the month" in x)
+    months = cost["rent_term"]["months_paid"]
+    gpus = round(cost["rent_monthly_total"] / cost["rent_per_gpu_month"] / months)
+    assert f"¥{cost['rent_per_gpu_month']:,.0f} per GPU-month x {gpus} GPUs x {months} month" in line
+    assert f"¥{cost['rent_total']:,.0f}" in line and f"¥{cost['storage_total']:,.0f} of storage" in line
