@@ -56,6 +56,10 @@ def test_a_quote_without_a_count_is_read_the_way_nearer_the_market(cli, text, re
 def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read():
     assert parse_quote("H800 8卡 月租6.9万 包年 华东云").vendor == "华东云"
     assert parse_quote("8xH800 每月7万 至少签一年 某IDC").vendor == "某IDC"
+    q = parse_quote("vendorX H100 8x $2.5/hr")
+    assert (q.vendor, q.gpus) == ("vendorX", 8)
+    q = parse_quote("acme H200 8xH200 per server $25/hr 1 year minimum")
+    assert (q.vendor, q.gpus, q.term_months, q.whole_said) == ("acme", 8, 12, True)
 
 
 def test_a_count_with_a_price_far_too_low_for_them_all_is_read_per_gpu(cli):

@@ -137,7 +137,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # the count before the name ("8xH800", "8卡H800") or after it ("H800 8卡", "H100 x 8 GPUs")
     gpu_m = re.search(
         rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])"
-        r"(?:\s*(?:x|\*)?\s*(\d+)\s*(?:卡|张|gpus?|cards?)(?![a-z]))?",
+        r"(?:\s*(?:x|\*)?\s*(\d+)\s*(?:卡|张|gpus?|cards?|x(?![a-z0-9]))(?![a-z]))?",
         norm,
     )
     if not gpu_m:
@@ -146,6 +146,8 @@ def _parse_quote(text: str, lang: str) -> Quote:
     count = gpu_m[1] or gpu_m[3]
     gpus = int(count[:12]) if count else gpu.gpus_per_server  # 12 digits: absurd already
     rest = norm[: gpu_m.start()] + " " + norm[gpu_m.end() :]
+    # the GPU said again ("acme H200 8xH200 ..."): not the vendor's name
+    rest = re.sub(rf"(?<![a-z0-9])(?:\d+\s*[x*]\s*)?(?:{_gpu_names()})(?![a-z0-9])", " ", rest)
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
         r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)",
