@@ -240,19 +240,20 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         )
     elif req.budget and not p.within_budget and p.spend(req) is None and result.nearest_priced is not None:
         n = result.nearest_priced
-        out.append(
-            _note(
-                "warning",
-                "budget_unpriced",
-                budget=req.budget.amount,
-                currency=req.budget.currency,
-                gpu=n.gpu,
-                count=n.estimate.layout.gpu_count,
-                days=n.days,
-                cost=n.spend(req) or n.rent,
-                cur=req.currency,
+        if not result.hourly_largest:  # else `hourly_unavailable` below gives the same plan
+            out.append(
+                _note(
+                    "warning",
+                    "budget_unpriced",
+                    budget=req.budget.amount,
+                    currency=req.budget.currency,
+                    gpu=n.gpu,
+                    count=n.estimate.layout.gpu_count,
+                    days=n.days,
+                    cost=n.spend(req) or n.rent,
+                    cur=req.currency,
+                )
             )
-        )
     elif req.budget and not p.within_budget:
         out.append(
             _note(

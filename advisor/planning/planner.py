@@ -548,7 +548,10 @@ def _largest_hourly_order(book: PriceBook, market: str) -> dict | None:
 
 def _nearest_priced(best: Plan, plans: list[Plan]) -> Plan | None:
     """When the best plan has no rent on record: the plan with a rent whose time is nearest."""
-    priced = [p for p in plans if p.rent is not None and p.days is not None and p.estimate.fits]
+    # the same job: a LoRA alternative to a full fine-tune is no price for it
+    priced = [
+        p for p in plans if p.rent is not None and p.days is not None and p.estimate.fits and p.method == best.method
+    ]
     if not priced or best.days is None:
         return None
     return min(priced, key=lambda p: (abs(p.days - best.days), p.rent))
