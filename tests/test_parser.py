@@ -1430,3 +1430,17 @@ def test_this_friday_is_a_deadline_without_by():
 def test_the_datas_language_between_an_amount_and_tokens(text, size, tokens):
     r = parse(text)
     assert (round(r.params_b, 1), r.tokens) == (size, tokens) and r.data.language in ("zh", "en")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7B 预训练 500亿token 8卡A100 要几天",
+        "qwen2.5 32b 做lora 2万条 4张H100 需要多少小时",
+        "lora finetune qwen2.5 32b, 20k samples, 4 x H100, how many hours?",
+        "我们公司有两台8卡A800服务器，想对Qwen2.5-72B做LoRA微调，10万条数据，大概要几天",
+    ],
+)
+def test_asking_how_long_it_takes_is_no_deadline(text):
+    r = parse(text)
+    assert r.deadline_days is None and r.gpu_count
