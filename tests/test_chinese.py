@@ -322,3 +322,19 @@ def test_the_workspace_language_is_its_majority_and_a_tie_says_nothing(tmp_path)
     locales.remember("C", "zh", "TW", db)
     assert locales.workspace_lang("TW", db) == "zh"
     assert locales.workspace_lang("OTHER", db) is None
+
+
+@pytest.mark.parametrize(
+    "text,speed,cost",
+    [
+        ("qwen2.5-72b 做个lora 大概10万条数据 两周内搞定 钱不是问题", True, False),
+        ("qwen2.5-72b lora 10万条 两周 经费有限", False, True),
+        ("70B lora 1B tokens 7d money is no object", True, False),
+    ],
+)
+def test_money_no_object_is_speed_first_and_limited_funds_cost_first(text, speed, cost):
+    # "钱不是问题" had been refused as a negation quoted "不问题"; "经费有限" read past as "经费限"
+    from advisor.request.parser import parse
+
+    r = parse(text)
+    assert (r.speed_first, r.cost_first) == (speed, cost)

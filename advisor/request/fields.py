@@ -431,7 +431,7 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(
             ("cheapest", "cheap", "cost", "tight-budget", "limited-budget", "low-budget", "budget is tight"),
-            ("最省", "便宜", "省钱", "预算有限", "预算紧张", "预算不多", "成本优先"),
+            ("最省", "便宜", "省钱", "预算有限", "预算紧张", "预算不多", "成本优先", "经费有限", "经费紧张", "钱不多"),
         ),
         examples=Word(en=("budget",), zh=("预算",)),
     ),
@@ -439,8 +439,8 @@ FIELDS: tuple[Field, ...] = (
         "speed_first",
         flag=True,
         choices=_flag(
-            ("fastest", "fast", "speed", "asap", "urgent", "speed-first", "as-soon-as-possible"),
-            ("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用"),
+            ("fastest", "fast", "speed", "asap", "urgent", "speed-first", "as-soon-as-possible", "money is no object"),
+            ("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用", "钱不是问题", "不差钱"),
         ),
         examples=Word(en=("fast",), zh=("尽快",)),
     ),
