@@ -431,3 +431,30 @@ def test_why_the_plans_own_gpu_lists_the_best_plan_on_each_other_type(lora, book
 def test_why_another_gpu_is_answered_as_why_not(lora, book):
     reply = follow_up(LORA, lora, "why A800?", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("A800")
+
+
+@pytest.mark.parametrize(
+    "question,kind,part",
+    [
+        ("what's the lease term?", "explain", "costs"),
+        ("is that price per month?", "explain", "costs"),
+        ("这个价格含存储吗", "explain", "costs"),
+        ("does the rent include storage?", "explain", "costs"),
+        ("供应商是谁", "part", "vendor"),
+        ("who is the vendor?", "part", "vendor"),
+    ],
+)
+def test_questions_on_the_rents_terms_and_vendor_are_answered_from_the_plan(summary, book, question, kind, part):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == (kind, part)
+
+
+@pytest.mark.parametrize("message", ["budget is 30万 now", "our budget is now ¥300k"])
+def test_a_change_said_to_hold_now_is_a_whatif(summary, book, message):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["budget"]
+
+
+def test_gpus_the_team_says_it_already_owns_are_a_whatif(summary, book):
+    reply = follow_up(REQUEST, summary, "we own 8 A800 already", book=book)
+    assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu_count == 8

@@ -74,7 +74,8 @@ PLAN_PARTS = (
         r"which (?:vendor|provider|cloud|supplier)|what (?:vendor|provider|cloud|supplier)"
         r"|(?:vendor|provider|supplier)s?\b.{0,20}(?:should|recommend|use|pick|choose|go with)"
         r"|where (?:should|can|do) (?:we|i) (?:rent|get|buy|lease)|who (?:should|can) (?:we|i) (?:rent|lease)"
-        r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租",
+        r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租"
+        r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)",
     ),
     (
         "risks",
@@ -88,6 +89,14 @@ PLAN_PARTS = (
         r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜)"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:多大|多少|什么|怎么配|配多少)",
     ),
+)
+# Questions about the rent's terms ("what's the lease term?", "is that price per month?", "这个价格含存储吗"):
+# the plan's cost section answers them.
+ASKS_THE_TERMS = re.compile(
+    r"lease term|minimum term|\bterm\b.{0,15}\?|per (?:month|hour|gpu)\b.{0,10}\?|(?:price|rent|cost)\b.{0,20}"
+    r"(?:per month|per hour|monthly|hourly|include|includ)|includ\w* storage|租期|起租|每月还是|按月还是|按小时还是"
+    r"|(?:价格|租金|报价|费用)(?:里)?(?:含|包含|包括)|含(?:不含)?存储|是按月|是按小时",
+    re.I,
 )
 # "why not H20?", "为什么不用H20": a re-plan on that GPU, said as a comparison with the plan.
 WHY_NOT = re.compile(
@@ -344,7 +353,7 @@ def follow_up(
             answered = _plan_part(request_text, summary, asked, reply_lang, book)
             if answered is not None:
                 return answered
-        if ASKS_THE_COST.match(message):
+        if ASKS_THE_COST.match(message) or ASKS_THE_TERMS.search(message):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained

@@ -353,6 +353,10 @@ NOT_GPU_WORDS = (
 # Words that only frame a follow-up what-if ("what if we had 30 days?", "用LoRA呢?").
 WHATIF_FILLER = frozenset(
     {
+        # "budget is 30万 now", "we own 8 A800 already": when the change holds
+        "now",
+        "already",
+        "actually",
         "what",
         "if",
         "about",
