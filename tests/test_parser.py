@@ -486,6 +486,12 @@ def test_what_teams_type_around_a_request(text, field, value):
         ("deadline: friday", 3),
         ("no later than Dec 20", 19),
         ("due by March 1", 90),
+        ("by end of January", 61),
+        ("by mid-January", 45),
+        ("by 12/20", 19),
+        ("by Christmas", 24),
+        ("圣诞节前", 24),
+        ("by end of next month", 61),
     ],
 )
 def test_a_deadline_said_as_a_day_counts_from_today(said, days):

@@ -1952,6 +1952,22 @@ class _Parse:
             lambda m: date(EN_MONTHS[m[1][:3].title()], int(m[2]), m[0], int(m[3]) if m[3] else None),
         )
         sc.take(rf"{L}{by}(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){R}", lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])))
+        # "by 12/20" (month/day, as both US and Chinese teams write it), "by Christmas"
+        sc.take(rf"{L}{by}(\d{{1,2}})/(\d{{1,2}}){R}(?!/)", lambda m: date(int(m[1]), int(m[2]), m[0]))
+        sc.take(rf"{L}(?:{by})?christmas{R}|圣诞(?:节)?(?:前|之前)", lambda m: date(12, 25, m[0]))
+
+        def named_month(month: int, mday: int | None, word: str) -> None:  # "by end of January", "mid-January"
+            year = today.year if month >= today.month else today.year + 1
+            date(month, mday or calendar.monthrange(year, month)[1], word, year)
+
+        sc.take(
+            rf"{L}{by}(?:the\s+)?(?:(end)\s+of|(mid)[\s\-]*)\s*({months})\.?{R}",
+            lambda m: named_month(EN_MONTHS[m[3][:3].title()], 15 if m[2] else None, m[0]),
+        )
+        sc.take(
+            rf"{L}{by}(?:the\s+)?end\s+of\s+next\s+month{R}",
+            lambda m: next_month_end(m[0]),
+        )
         sc.take(
             r"(20\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?(?:前|之前|以前)?",
             lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])),
