@@ -1448,3 +1448,11 @@ def test_the_datas_language_between_an_amount_and_tokens(text, size, tokens):
 def test_asking_how_long_it_takes_is_no_deadline(text):
     r = parse(text)
     assert r.deadline_days is None and r.gpu_count
+
+
+@pytest.mark.parametrize(
+    "text,count",
+    [("70B lora 1B tokens 7d on a couple of H100s", 2), ("7b lora 20GB 3d on a pair of 4090s", 2)],
+)
+def test_a_couple_of_gpus_is_two(text, count):
+    assert parse(text).gpu_count == count

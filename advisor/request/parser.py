@@ -629,6 +629,8 @@ def _spelled_numbers(text: str) -> str:
         r"\1 \3 of \2",
         text,
     )
+    # `a couple of H100s`, `a pair of 4090s`: two
+    text = re.sub(r"(?<![a-z])(?:a\s+)?(?:couple|pair)\s+of\s+(?=[a-z]*\d|gpus?|cards?|servers?|nodes?)", "2 ", text)
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
     text = re.sub(r"(?<![a-z])how\s+many\s+(?:hours|days|weeks|gpu[\s\-]?hours)(?![a-z])", " ", text)
     text = re.sub(r"(?:大概|大约)?(?:要|需要|得)?(?:几|多少)个?(?:天|小时|周|星期|卡时)", " ", text)
