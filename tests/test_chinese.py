@@ -338,3 +338,19 @@ def test_money_no_object_is_speed_first_and_limited_funds_cost_first(text, speed
 
     r = parse(text)
     assert (r.speed_first, r.cost_first) == (speed, cost)
+
+
+@pytest.mark.parametrize(
+    "text,model",
+    [
+        ("通义千问2.5-72B lora 10万条 两周", "qwen2.5-72b"),
+        ("千问3-32B lora 1万条 3天", "qwen3-32b"),
+        ("千问2.5 72B lora 1万条 3天", "qwen2.5-72b"),
+        ("深度求索V3 lora 1万条 14天", "deepseek-v3"),
+        ("智谱GLM-4.5 lora 1万条 14天", "glm-4.5"),
+    ],
+)
+def test_model_families_by_their_chinese_names(text, model):
+    from advisor.request.parser import parse
+
+    assert parse(text).model == model

@@ -629,6 +629,11 @@ def _spelled_numbers(text: str) -> str:
         r"\1 \3 of \2",
         text,
     )
+    # Chinese names of model families (`通义千问2.5-72B`, `千问3-32B`, `深度求索V3`): the catalogue's
+    text = re.sub(r"(?:通义)?千问\s*(?=\d|[\s\-]*\d)", "qwen", text)
+    text = re.sub(r"(?:通义)?千问(?![\da-z])", "qwen ", text)
+    text = re.sub(r"深度求索\s*[\-]?\s*(?=v\d|r\d)", "deepseek-", text)
+    text = re.sub(r"智谱\s*(?=glm)", "", text)
     # `a couple of H100s`, `a pair of 4090s`: two
     text = re.sub(r"(?<![a-z])(?:a\s+)?(?:couple|pair)\s+of\s+(?=[a-z]*\d|gpus?|cards?|servers?|nodes?)", "2 ", text)
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
