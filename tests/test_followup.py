@@ -1,5 +1,7 @@
 """Follow-ups in a plan's thread: what-ifs, "how did you get that number?" and FAQ questions."""
 
+import re
+
 import pytest
 
 from advisor.planning.advice import advise, plan_context
@@ -458,3 +460,13 @@ def test_a_change_said_to_hold_now_is_a_whatif(summary, book, message):
 def test_gpus_the_team_says_it_already_owns_are_a_whatif(summary, book):
     reply = follow_up(REQUEST, summary, "we own 8 A800 already", book=book)
     assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu_count == 8
+
+
+@pytest.mark.parametrize(
+    "message,lang", [("用中文回答", "zh"), ("lang zh", "zh"), ("in English please", "en"), ("answer in chinese", "zh")]
+)
+def test_asking_for_another_language_gives_the_plans_numbers_in_it(lora, book, message, lang):
+    reply = follow_up(LORA, lora, message, book=book)
+    assert (reply.kind, reply.part, reply.lang) == ("explain", "overview", lang)
+    assert f"{lora['gpu_hours']:,.0f}" in reply.text
+    assert bool(re.search(r"[\u4e00-\u9fff]", reply.text)) == (lang == "zh")

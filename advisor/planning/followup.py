@@ -98,6 +98,12 @@ ASKS_THE_TERMS = re.compile(
     r"|(?:价格|租金|报价|费用)(?:里)?(?:含|包含|包括)|含(?:不含)?存储|是按月|是按小时",
     re.I,
 )
+# "用中文回答", "in English please", "lang zh": the plan's numbers again in that language.
+LANG_SWITCH = re.compile(
+    r"^\W*(?:(?:please\s+)?(?:answer|reply|respond|say it|write)\s+in\s+(?P<en>chinese|english)"
+    r"|in\s+(?P<en2>chinese|english)(?:\s+please)?|lang\s+(?P<code>zh|en)|(?:请)?用(?P<zh>中文|英文)(?:回答|回复|说|写)?(?:吧|一下)?)\W*$",
+    re.I,
+)
 # "why not H20?", "为什么不用H20": a re-plan on that GPU, said as a comparison with the plan.
 WHY_NOT = re.compile(
     r"^\W*(?:but\s+|and\s+|so\s+)?(?:why (?:not|no|don'?t (?:we|you)(?: use| pick| go with)?|didn'?t you"
@@ -320,6 +326,14 @@ def follow_up(
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
             return market
+    switch = LANG_SWITCH.match(message) if request_text else None
+    if switch:
+        word = (switch["en"] or switch["en2"] or switch["code"] or switch["zh"]).lower()
+        explained = _explain(
+            request_text, summary, "overview", "zh" if word in ("chinese", "zh", "中文") else "en", book
+        )
+        if explained is not None:
+            return explained
     if request_text and summary.get("gpu"):
         why = WHY_THIS_GPU.match(message)
         named = why and (why["gpu"] or why["gpu_zh"])
