@@ -470,3 +470,13 @@ def test_asking_for_another_language_gives_the_plans_numbers_in_it(lora, book, m
     assert (reply.kind, reply.part, reply.lang) == ("explain", "overview", lang)
     assert f"{lora['gpu_hours']:,.0f}" in reply.text
     assert bool(re.search(r"[\u4e00-\u9fff]", reply.text)) == (lang == "zh")
+
+
+@pytest.mark.parametrize("message", ["how much if we buy?", "买的话多少钱"])
+def test_how_much_to_buy_prices_this_plans_gpus(summary, book, message):
+    # it had searched again by purchase price: another GPU, and a 60-month lease as its rent
+    reply = follow_up(REQUEST, summary, message, book=book)
+    plan = reply.advice.plan
+    assert reply.kind == "whatif" and reply.advice.request.rent_or_buy == "buy"
+    assert (plan.gpu, plan.estimate.layout.gpu_count) == (summary["gpu"], summary["gpu_count"])
+    assert plan.costs.buy_capex

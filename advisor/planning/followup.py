@@ -423,6 +423,13 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
                 request, _ = parse_followup(request_text, f"{change} on {plan_gpu}", lang, plan_gpu=plan_gpu)
             except RequestError:
                 pass
+        # "how much if we buy?": the purchase of this plan's GPUs, not a new search ranked by capex
+        count = summary.get("gpu_count")
+        if changed == ["rent_or_buy"] and request.rent_or_buy == "buy" and plan_gpu and count and not request.gpu:
+            try:
+                request, _ = parse_followup(request_text, f"{change} on {count}x{plan_gpu}", lang, plan_gpu=plan_gpu)
+            except RequestError:
+                pass
         return request, changed
     return None
 
