@@ -563,3 +563,11 @@ def test_the_nearest_priced_plan_is_the_same_job_not_its_lora_alternative(cli):
     full = _ask(cli, "qwen2.5-72b full finetune 200k samples 10 days budget ¥500k")
     assert (leased["n_gpu"], leased["n_count"]) == (full["plan"]["gpu"], full["plan"]["gpu_count"])
     assert leased["n_cost"] == pytest.approx(full["cost"]["rent_total"])
+
+
+def test_a_plan_that_does_not_fit_does_not_suggest_what_the_request_already_does(cli):
+    qlora = cli("ask", "qwen2.5-72b qlora 20k samples on a single 4090").stdout
+    line = next(x for x in qlora.splitlines() if "Does not fit" in x)
+    assert "`qlora`" not in line and "`offload`" in line
+    lora = cli("ask", "qwen2.5-72b lora 20k samples on a single 4090").stdout
+    assert "`qlora`" in next(x for x in lora.splitlines() if "Does not fit" in x)

@@ -215,6 +215,9 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 count=est.layout.gpu_count,
                 # no count of this GPU runs it (the gpu_type fix says so): "add GPUs" would not help
                 hopeless=any(sg.change == "gpu_type" for sg in result.suggestions),
+                # what the request already does is no hint: `qlora` asked, everything offloaded
+                qlora=req.method == "qlora",
+                offloaded=est.layout.offload == "all",
             )
         )
     if req.deadline_days and est.days and est.days > req.deadline_days:
