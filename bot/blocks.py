@@ -290,8 +290,8 @@ def card(result) -> dict:
         )
         paid = "" if r.owned else (rent or per_day)  # the team's own GPUs cost no rent
         # a buyer's plan is said by its purchase, as the text answer's headline says it
-        capex = cash(c.buy_capex, c.currency) if r.rent_or_buy == "buy" and c.buy_capex and not r.owned else ""
-        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, capex))
+        bought = cash(c.buy_capex, c.currency) if r.rent_or_buy == "buy" and c.buy_capex and not r.owned else ""
+        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")
@@ -356,8 +356,7 @@ def card(result) -> dict:
         gpus, days, rent = _plan_words(p, lang)
         if lang == "en":
             status_words = status_words[:1].lower() + status_words[1:]
-        capex = cash(p.costs.buy_capex, p.costs.currency) if r.rent_or_buy == "buy" and p.costs.buy_capex else ""
-        text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words, "" if r.owned else capex)
+        text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words, bought)
     else:
         text = header.lstrip("✅⚠️ ").strip() + "."
     return {"text": text[:MAX_FALLBACK], "blocks": blocks}
@@ -767,21 +766,7 @@ def _counts(reply, rows: list[dict]) -> dict:
     GPU (time, GPU-hours, memory, rent), the plan's own marked."""
     result, lang = reply.advice, reply.lang
     p, r = result.plan, result.request
-    e, c, lay = p.estimate, p.costs, p.estimate.layout
-    own = {
-        "count": lay.gpu_count,
-        "days": e.days,
-        "gpu_hours": e.gpu_hours,
-        "memory": e.memory.total,
-        "usable": e.usable_gib,
-        "fits": e.fits,
-        "meets": p.meets_deadline,
-        "within_budget": p.within_budget,
-        "rent": c.rent_total,
-        "currency": c.currency,
-        "chosen": True,
-    }
-    shown = sorted([o for o in rows if o["count"] != lay.gpu_count] + [own], key=lambda o: o["count"])
+    lay = p.estimate.layout
     intro = _t(
         lang,
         "gpus_intro",
@@ -805,9 +790,9 @@ def _counts(reply, rows: list[dict]) -> dict:
             o["within_budget"],
             o.get("chosen", False),
         )
-        for o in shown
+        for o in rows
     ]
-    if len(shown) == 1:
+    if len(rows) == 1:
         lines.append(_t(lang, "no_counts"))
     blocks = _lines_sections("", [intro, *lines])
     blocks.append(_context(_t(lang, "count_rule")))

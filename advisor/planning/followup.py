@@ -746,7 +746,9 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
     elif part == "servers":
         text = render("followup.txt.j2", lang, kind="servers", p=p, e=e, c=c, I=p.infra)
     elif part == "gpus":
-        rows = _counts_around(request_text, result, lang, book)
+        # the counts around the plan's own, and its own marked: the rows the text and Slack lay out
+        own = {**_plan_row(p), "chosen": True}
+        rows = sorted([*_counts_around(request_text, result, lang, book), own], key=lambda o: o["count"])
         text = render(
             "followup.txt.j2",
             lang,
