@@ -152,9 +152,11 @@ def _best_alternative(result):
     return alts[0] if alts else None
 
 
-def _plan_words(plan, lang: str) -> tuple[str, str, str]:
+def _plan_words(plan, lang: str, buy: bool = False) -> tuple[str, str, str]:
+    """Its GPUs, time and cost: the rent, or the purchase for a team that buys (`buy`)."""
     lay = plan.estimate.layout
-    return gpus_text(lay.gpu_count, plan.gpu, lang), days_text(plan.days, lang), cash(plan.rent, plan.costs.currency)
+    cost = plan.costs.buy_capex if buy and plan.costs.buy_capex else plan.rent
+    return gpus_text(lay.gpu_count, plan.gpu, lang), days_text(plan.days, lang), cash(cost, plan.costs.currency)
 
 
 def _misses(result, plan) -> bool | str:
@@ -233,10 +235,11 @@ def _fix_lines(result, code: str) -> list[str]:
             out.append(_p(lang, "fix", "no_fit", ""))
     elif code == "conflict":
         d, b = result.result.nearest_deadline, result.result.nearest_budget
+        buying = result.request.rent_or_buy == "buy"  # the budget is held against the purchase
         if d:
-            out.append(_p(lang, "fix", "meets_deadline", _p(lang, "plan_words", *_plan_words(d, lang))))
+            out.append(_p(lang, "fix", "meets_deadline", _p(lang, "plan_words", *_plan_words(d, lang, buying))))
         if b:
-            out.append(_p(lang, "fix", "within_budget", _p(lang, "plan_words", *_plan_words(b, lang))))
+            out.append(_p(lang, "fix", "within_budget", _p(lang, "plan_words", *_plan_words(b, lang, buying))))
     elif code == "over_budget":
         plan = result.plan
         out.append(_p(lang, "fix", "cheaper", "", value=cash(plan.spend(result.request), plan.costs.currency)))

@@ -288,3 +288,14 @@ def test_a_buyers_card_leads_with_the_purchase_not_a_rent(book):
     assert f"{capex} to buy" in msg["text"]
     zh = card(advise("买 70B 全量微调 1TB 14天", book=book))
     assert "购置" in zh["text"] and "租金" not in zh["blocks"][1]["text"]["text"].splitlines()[0]
+
+
+def test_a_buyers_card_holds_both_plans_of_a_conflict_at_their_purchase(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card, cash
+
+    result = advise("buy 70B full finetune 10B tokens 2 weeks budget 300万", "en", book=book)
+    assert result.result.conflict == "budget"
+    head = card(result)["blocks"][1]["text"]["text"]
+    fallback = result.result.nearest_budget
+    assert cash(fallback.costs.buy_capex, "CNY") in head and cash(fallback.rent, "CNY") not in head
