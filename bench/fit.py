@@ -28,7 +28,7 @@ import accuracy  # noqa: E402
 import points  # noqa: E402
 from cases import CARD_RUNS, MEMORY_CASES, POINT_MEMORY_CASES, TIME_CASES  # noqa: E402
 
-from advisor.engine import memory, roofline, throughput  # noqa: E402
+from advisor.engine import estimate, memory, roofline, throughput  # noqa: E402
 from advisor.request.parser import parse  # noqa: E402
 
 PASSES_GRID = (2.0,)
@@ -63,6 +63,7 @@ def set_constants(passes: float, factors: dict[str, float], overhead: float | No
     roofline.UNFUSED_PASSES.update({"Megatron-Core": 1.0})
     roofline.UNFUSED_PASSES_DEFAULT = passes
     roofline._CACHE.clear()
+    estimate._best_layout.cache_clear()  # searches are kept per shape: forget those of the last constants
     throughput.FRAMEWORK_EFFICIENCY.update(factors)
 
 
@@ -105,6 +106,7 @@ def allocator_cache() -> None:
     best = None
     for cache in CACHE_GRID:
         memory.ALLOCATOR_CACHE = cache
+        estimate._best_layout.cache_clear()
         med = statistics.median(abs(accuracy.ours_memory(c) / c.measured_gb - 1) for c in rows)
         print(f"allocator cache {cache}: median error {med:.1%} over {len(rows)} reserved and nvidia-smi rows")
         if best is None or med < best[0]:

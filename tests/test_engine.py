@@ -241,3 +241,23 @@ def test_held_out_published_runs_generalise():
     assert all(0.33 < r < 2.5 for r in given.values()), given
     assert 1 / 1.5 < given["DeepSeek-V3 from its size alone"] < 1.5
     assert len(asked_open) >= 6 and statistics.median(asked_open) <= 0.25
+
+
+def test_kept_searches_answer_each_question_as_a_fresh_search_would():
+    """Searches are kept per model, setup, GPU and count (estimate.SEARCHES_KEPT): asking again
+    gives the same answer, and questions that differ in one knob or one GPU spec are not confused."""
+    from advisor.engine import estimate
+
+    req = parse("13b full-finetune 20B tokens on 8xH100 bf16")
+    m, setup, gpu = model_shape(req), training_setup(req), catalog.get_gpu(req.gpu)
+    first = best_layout(m, setup, gpu, 8)
+    assert best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), 8) is first
+    pinned = parse("13b full-finetune 20B tokens on 8xH100 bf16 tp 8")
+    assert best_layout(model_shape(pinned), training_setup(pinned), gpu, 8).layout.tp == 8
+    assert first.layout.tp != 8
+    smaller = gpu.model_copy(update={"memory_gb": 40.0, "usable_memory_gib": 36.0})
+    estimate._best_layout.cache_clear()
+    fresh_small = best_layout(m, setup, smaller, 8)
+    assert best_layout(m, setup, gpu, 8).memory.total == first.memory.total
+    assert best_layout(m, setup, smaller, 8) is fresh_small
+    assert fresh_small.layout != first.layout or fresh_small.fits != first.fits

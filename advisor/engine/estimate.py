@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -500,13 +501,44 @@ def _finish(
     )
 
 
+class _Asked:
+    """One layout question as a cache key: the model, setup and GPU are frozen but hold lists,
+    so they are compared by their JSON; the objects ride along for the search."""
+
+    __slots__ = ("m", "setup", "gpu", "count", "network", "_key", "_hash")
+
+    def __init__(self, m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None):
+        self.m, self.setup, self.gpu, self.count, self.network = m, setup, gpu, count, network
+        self._key = (m.model_dump_json(), setup.model_dump_json(), gpu.model_dump_json(), count, network)
+        self._hash = hash(self._key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Asked) and self._key == other._key
+
+
+# Searches kept per shape, setup, GPU and count: a thread's follow-ups ("what if 30 days?") and
+# the next team's 7B LoRA ask about the same counts again. An Estimate is a few kilobytes
+# (assumed bound: a few megabytes in all).
+SEARCHES_KEPT = 1024
+
+
 def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None = None) -> Estimate:
     """The fastest candidate that fits, offloading only when nothing fits without it; when
     nothing fits at all, the candidate that needs the least memory. Layouts are compared by
     step time alone; goodput and the final figures are worked out for the winner only. When
     the count is too large for the batch rule (more ranks than sequences), the batch grows
-    and `checks` says so ("batch_above_rule")."""
-    setup, checks = hardware_precision(setup, gpu)
+    and `checks` says so ("batch_above_rule"). Answers are kept (`SEARCHES_KEPT`); callers
+    must not change the Estimate they get."""
+    return _best_layout(_Asked(m, setup, gpu, count, network))
+
+
+@lru_cache(maxsize=SEARCHES_KEPT)
+def _best_layout(asked: _Asked) -> Estimate:
+    m, gpu, count, network = asked.m, asked.gpu, asked.count, asked.network
+    setup, checks = hardware_precision(asked.setup, gpu)
     found = _search(m, setup, gpu, count, network, capped=True)
     if found is None or (not found.fits and _batch_rule_binds(m, setup, count)):
         # nothing within the batch rule fits: a larger batch (more data-parallel ranks, each
@@ -592,8 +624,14 @@ def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:
 
 def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
     """Whether any layout fits at this count, within the batch rule or, as `best_layout` then
-    looks, above it (the search stops at the first that does)."""
-    setup, _ = hardware_precision(setup, gpu)
+    looks, above it (the search stops at the first that does). Kept like `best_layout`."""
+    return _layout_fits(_Asked(m, setup, gpu, count, None))
+
+
+@lru_cache(maxsize=SEARCHES_KEPT)
+def _layout_fits(asked: _Asked) -> bool:
+    m, gpu, count = asked.m, asked.gpu, asked.count
+    setup, _ = hardware_precision(asked.setup, gpu)
     floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
     return any(
         c.fits

@@ -581,6 +581,26 @@ def stored_bytes_per_param(m: ModelShape, setup: TrainingSetup) -> float:
     return _STATE[setup.precision][0]
 
 
+def _per_token_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> float:
+    """A layer's bytes per token, kept like the states (`_split_cache`)."""
+    cache = _split_cache(m, setup)
+    key = ("per_token", gpu.name, gpu.architecture, layout.framework, layout.recompute)
+    found = cache.get(key)
+    if found is None:
+        flash = score_free_attention(gpu, setup.precision, layout.framework, m.position)
+        found = cache[key] = layer_activation_bytes_per_token(
+            m,
+            setup.seq_len,
+            setup.precision,
+            layout.recompute,
+            flash,
+            op_level=layout.framework == FSDP2,
+            kernels=stack_kernels(layout.framework, setup),
+            inputs=linear_inputs_kept(setup),
+        ) + lora_dropout_bytes(m, setup)
+    return found
+
+
 def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> tuple[float, dict]:
     """Activations of the most loaded (first) stage, with the logits, and the note on them.
 
@@ -592,17 +612,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     """
     tp, pp = layout.tp, layout.pp
     act_bytes = _act_bytes(setup.precision)
-    flash = score_free_attention(gpu, setup.precision, layout.framework, m.position)
-    per_token = layer_activation_bytes_per_token(
-        m,
-        setup.seq_len,
-        setup.precision,
-        layout.recompute,
-        flash,
-        op_level=layout.framework == FSDP2,
-        kernels=stack_kernels(layout.framework, setup),
-        inputs=linear_inputs_kept(setup),
-    ) + lora_dropout_bytes(m, setup)
+    per_token = _per_token_of_split(m, setup, layout, gpu)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:
         # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's
@@ -666,11 +676,40 @@ def gradients_freed_between_steps(setup: TrainingSetup, layout: ModelSplit) -> b
     )
 
 
+# The layout search asks about one model and setup thousands of times in a row, trying each
+# split at several recompute levels and micro-batches: a split's states do not depend on
+# either, nor a layer's bytes per token on the split, so both are kept for the model and setup
+# last asked about (both frozen, compared by identity).
+_last_asked: tuple[ModelShape | None, TrainingSetup | None, dict] = (None, None, {})
+
+
+def _split_cache(m: ModelShape, setup: TrainingSetup) -> dict:
+    global _last_asked
+    seen_m, seen_setup, cache = _last_asked
+    if seen_m is not m or seen_setup is not setup:
+        cache = {}
+        _last_asked = (m, setup, cache)
+    return cache
+
+
+def _states_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit) -> tuple[ParamShard, ModelStates, float]:
+    cache = _split_cache(m, setup)
+    key = (
+        layout.tp, layout.pp, layout.dp, layout.ep, layout.cp, layout.hsdp, layout.zero_stage, layout.offload,
+        layout.grad_reduce, layout.framework, layout.gpus_per_node, layout.gpu_count,
+    )  # fmt: skip
+    found = cache.get(key)
+    if found is None:
+        c = count_params(m)
+        shard = parameters_on_this_gpu(c, layout)
+        states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
+        found = cache[key] = (shard, states, host)
+    return found
+
+
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
     """Memory of the most loaded GPU, in GiB: the parts above, added up."""
-    c = count_params(m)
-    shard = parameters_on_this_gpu(c, layout)
-    states, host = offload_to_host(model_states(m, c, setup, layout, shard), m, setup, layout, shard)
+    shard, states, host = _states_of_split(m, setup, layout)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
     gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
     notes = [*states.notes, activation_note]
