@@ -181,6 +181,8 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
         ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_chunks", ["vpp 16", "128 model chunks"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
+        # sequence parallel, on with tp, splits each sequence over the tp ranks
+        ("70B full-finetune 100GB 7d on 64xH800 tp 8 seq 4100", "seq_split", ["`tp 8`", "multiple of 8", "seq 4096"]),
     ],
 )
 def test_combinations_that_cannot_run_are_refused_with_the_reason(cli, text, reason, words):
@@ -230,8 +232,7 @@ def test_a_gpu_count_the_context_parallel_ranks_do_not_divide_names_cp():
 
 
 def test_sequences_that_split_are_kept():
-    # without cp a stated tp is planned as given (sequence parallel's split is the search's check)
-    assert parse("llama3-70b full-finetune 1B tokens on 64xH100 tp 8 seq 4100").tp == 8
+    assert parse("llama3-70b full-finetune 1B tokens on 64xH100 tp 4 seq 4100").tp == 4
     assert parse("llama3-70b full-finetune 1B tokens on 64xH100 cp 4 tp 8 seq 32768").cp == 4
     assert parse("llama3-70b full-finetune 1B tokens on 48xH100 cp 3 seq 6144").cp == 3
 

@@ -105,6 +105,11 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
             return problem
     if m.heads % tp or kv % tp:
         return "tp_heads", {"tp": tp, "heads": m.heads, "kv": kv}
+    if tp > 1 and not request.cp and request.seq_len % tp:
+        # sequence parallelism, on with tp, splits each sequence over the tp ranks (with cp the
+        # parser checks both: layout.sequence_multiple)
+        fit = request.seq_len // tp * tp or tp
+        return "seq_split", {"cp": 1, "tp": tp, "seq": request.seq_len, "multiple": tp, "fit": fit}
     # Stages need not divide the layers evenly (Megatron-Core sets the first and last stages'
     # layers apart, --decoder-first/last-pipeline-num-layers), but each needs a few.
     if pp > 1 and m.layers // pp < MIN_LAYERS_PER_STAGE:
