@@ -4,6 +4,8 @@ catalogue lacks: never planned as that many dense parameters without saying so."
 import pytest
 
 from advisor import catalog
+from advisor.engine.estimate import best_layout
+from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import RequestError, parse
 
 # (name typed, published total B, published active B, tolerance). Published figures: the
@@ -183,7 +185,7 @@ def test_a_text_model_has_no_vision_note():
     "text, typed, model",
     [
         ("deepseek-r1 lora 5万条", "deepseek-r1", "deepseek-v3"),
-        ("llama3-8b lora 10GB", "llama3-8b", "llama3.1-8b"),
+        ("llama3.3-70b lora 10GB", "llama3.3-70b", "llama3.1-70b"),
     ],
 )
 def test_another_release_planned_on_a_catalogued_shape_is_said(text, typed, model):
@@ -197,3 +199,20 @@ def test_another_release_planned_on_a_catalogued_shape_is_said(text, typed, mode
 )
 def test_a_spelling_of_the_catalogued_release_is_not_a_note(text):
     assert not [n for n in parse(text).assumptions if n.code == "model_as"]
+
+
+def estimate_checks(text):
+    r = parse(text)
+    return best_layout(model_shape(r), training_setup(r), catalog.get_gpu(r.gpu), r.gpu_count).checks
+
+
+def test_llama_3_is_its_own_entry_with_its_8k_context():
+    """Llama 3 (April 2024) has Llama 3.1's shape but was trained on 8,192-token sequences:
+    longer ones are planned and warned about, as for any model past its context."""
+    r = parse("llama3-8b lora 10GB seq 16384")
+    assert r.model == "llama3-8b" and not [n for n in r.assumptions if n.code == "model_as"]
+    assert model_shape(r).max_seq == 8192
+    assert model_shape(parse("llama3.1-8b lora 10GB")).max_seq == 131072
+    long = estimate_checks("llama3-8b lora 1B tokens seq 16384 on 8xH100")
+    assert "seq_beyond_context" in long
+    assert "seq_beyond_context" not in estimate_checks("llama3.1-8b lora 1B tokens seq 16384 on 8xH100")
