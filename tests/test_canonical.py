@@ -109,6 +109,7 @@ WORDS = {
     "precision": (["bf16", "fp8", "pure-bf16"], ["fp16"]),
     "optimizer": (["adamw8bit", "lion"], ["adamw"]),
     "opt_in_backward": (["opt-in-bwd"], ["opt-in-bwd"]),
+    "tf32": (["tf32", "allow-tf32"], ["tf32"]),
     "compile": (["compile", "torch.compile"], ["编译"]),
     "chunked_loss": (["chunked-loss", "chunked cross entropy"], ["分块损失"]),
     "old_bitsandbytes": (["bnb-0.42", "old bitsandbytes", "bitsandbytes-0.43.1"], ["旧版bitsandbytes"]),

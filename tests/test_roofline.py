@@ -124,3 +124,43 @@ def test_a_sample_count_with_its_length_plans_attention_within_the_samples():
     assert "attention_per_sample" in [n.code for n in short.assumptions]
     assert training_setup(parse("8b full-finetune 50M tokens 1d")).attention_context == 4096
     assert training_setup(parse("8b full-finetune 50k samples avg 6k tokens seq 4096 1d")).attention_context == 4096
+
+
+def test_fp32_runs_at_the_fp32_rate_unless_tf32_is_allowed():
+    """PyTorch leaves TF32 off for fp32 matmuls (since 1.12): `fp32` is timed at the CUDA-core
+    FP32 peak, `tf32` at the TF32 tensor-core peak; a GPU without TF32 (V100) is the same both ways."""
+    from advisor import catalog
+    from advisor.engine.estimate import best_layout
+    from advisor.planning.engine_inputs import model_shape, training_setup
+    from advisor.request.parser import parse
+
+    def speed(text):
+        r = parse(text)
+        est = best_layout(model_shape(r), training_setup(r), catalog.get_gpu(r.gpu), r.gpu_count)
+        return est.throughput.tokens_per_s_per_gpu
+
+    h100 = catalog.get_gpu("H100-SXM5-80GB")
+    assert h100.peak_tflops("fp32") == h100.fp32_tflops < h100.peak_tflops("tf32") == h100.tf32_dense_tflops
+    fp32 = speed("7b full-finetune 1B tokens fp32 on 8xH100")
+    tf32 = speed("7b full-finetune 1B tokens fp32 tf32 on 8xH100")
+    bf16 = speed("7b full-finetune 1B tokens bf16 on 8xH100")
+    # the matmuls carry most of the step: the ratio approaches the peaks' (494.7 / 66.9 = 7.4)
+    assert 4 < tf32 / fp32 < h100.tf32_dense_tflops / h100.fp32_tflops
+    assert tf32 < bf16
+    assert speed("7b full-finetune 1B tokens fp32 on 8xV100") == speed("7b full-finetune 1B tokens tf32 on 8xV100")
+
+
+def test_fp32_says_what_it_assumes_of_tf32():
+    from advisor.request.canonical import canonical
+    from advisor.request.parser import parse
+
+    r = parse("7b full-finetune 1B tokens fp32 on 8xA100")
+    assert r.precision == "fp32" and not r.tf32
+    assert "fp32_matmuls" in [n.code for n in r.assumptions]
+    alone = parse("7b full-finetune 1B tokens tf32 on 8xA100")
+    assert alone.precision == "fp32" and alone.tf32
+    assert "fp32_matmuls" not in [n.code for n in alone.assumptions]
+    assert parse(canonical(alone)).tf32  # the canonical form keeps it
+    # V100 has no TF32: nothing to say; bf16 with `tf32` keeps bf16
+    assert "fp32_matmuls" not in [n.code for n in parse("7b full-finetune 1B tokens fp32 on 8xV100").assumptions]
+    assert not parse("7b full-finetune 1B tokens bf16 tf32 on 8xA100").tf32

@@ -481,7 +481,7 @@ def _finish(
         # MFU against the bf16 peak, as fp8 runs are usually compared.
         if (
             thr.tokens_per_s_per_gpu * thr.model_flops_per_token
-            < LOW_MFU * gpu.peak_tflops("bf16" if setup.precision == "fp8" else setup.precision) * 1e12
+            < LOW_MFU * gpu.peak_tflops("bf16" if setup.precision == "fp8" else setup.matmul_dtype) * 1e12
         ):
             checks.append("low_mfu")
         if thr.exposed_comm_share > HIGH_EXPOSED_COMM:

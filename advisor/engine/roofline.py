@@ -301,11 +301,11 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
     linear_dtype = (
         "fp8" if precision == "fp8" and gpu.fp8_dense_tflops > 0 else ("fp16" if precision == "fp16" else "bf16")
     )
-    if precision == "fp32":
-        linear_dtype = "fp32"
+    if precision in ("fp32", "tf32"):
+        linear_dtype = precision
     other_dtype = "bf16" if linear_dtype in ("fp8", "bf16") else linear_dtype
     hbm = gpu.memory_bw_tb_s * 1e12 * ETA_HBM
-    e_bytes = 4 if precision == "fp32" else ELEMENT_BYTES
+    e_bytes = 4 if precision in ("fp32", "tf32") else ELEMENT_BYTES
     tokens = seq * mbs / cp  # tokens this GPU holds (context parallel splits the sequence)
     # Backward GEMMs per forward GEMM: input and weight gradients, or only the input's for a
     # frozen base (LoRA); full recompute reruns the forward.
@@ -330,7 +330,10 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         v = m.mla_v_head_dim if m.uses_mla else m.head_dim
         heads = m.heads / tp
         fwd_flops = 2 * tokens * (context / 2) * m.attention_share(context) * (qk + v) * heads
-        peak = gpu.peak_tflops(other_dtype) * 1e12
+        # SDPA's memory-efficient kernel multiplies fp32 on TF32 tensor cores whatever allow_tf32
+        # says (its three-pass fp32 emulation, above); eager attention's matmuls follow the flag
+        fp32_on_tf32 = attention == "mem_efficient" and other_dtype == "fp32"
+        peak = gpu.peak_tflops("tf32" if fp32_on_tf32 else other_dtype) * 1e12
         if attention not in ("eager", "mem_efficient"):
             eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
             attn = fwd_flops / (peak * eta_fwd) * fwd_passes

@@ -52,6 +52,10 @@ class TrainingSetup(BaseModel):
     model_config = ConfigDict(frozen=True)
     method: Method = "full-finetune"
     precision: Precision = "bf16"
+    # fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32 = True, HF
+    # Trainer's tf32=True). PyTorch has left it off by default since 1.12 (its CUDA semantics
+    # notes, "TensorFloat-32 (TF32) on Ampere (and later) devices"): fp32 then runs at the FP32 rate.
+    tf32: bool = False
     optimizer: Optimizer = "adamw"
     lora_rank: int = DEFAULT_LORA_RANK
     lora_targets: LoraTargets = DEFAULT_LORA_TARGETS
@@ -88,6 +92,11 @@ class TrainingSetup(BaseModel):
     def attention_context(self) -> int:
         """The tokens a query's keys come from: the sequence, or the sample within it."""
         return min(self.seq_len, self.sample_tokens or self.seq_len)
+
+    @property
+    def matmul_dtype(self) -> str:
+        """The dtype matmuls run at: the precision's, or "tf32" for fp32 with TF32 allowed."""
+        return "tf32" if self.precision == "fp32" and self.tf32 else self.precision
 
     @property
     def is_peft(self) -> bool:

@@ -76,8 +76,10 @@ class GPU(BaseModel):
         """Dense tensor-core peak for the compute precision of training."""
         if precision == "fp8" and self.fp8_dense_tflops > 0:
             return self.fp8_dense_tflops
-        if precision == "fp32":
+        if precision == "tf32":
             return self.tf32_dense_tflops or self.fp32_tflops
+        if precision == "fp32":  # CUDA cores: PyTorch's default for fp32 matmuls (setup.tf32)
+            return self.fp32_tflops
         if precision == "fp16":
             return self.fp16_dense_tflops
         return self.bf16_dense_tflops or self.fp16_dense_tflops

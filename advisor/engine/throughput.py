@@ -294,7 +294,7 @@ def estimate_throughput(
     """
     net = network or default_network(gpu)
     model_f, hw_f = flops_per_token(m, setup, layout.recompute)
-    peak = gpu.peak_tflops(setup.precision) * 1e12
+    peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
     c = count_params(m)
     notes: list[dict] = []
     tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
@@ -317,7 +317,7 @@ def estimate_throughput(
         m,
         c,
         gpu,
-        precision=setup.precision,
+        precision=setup.matmul_dtype,
         method=setup.method,
         lora_rank=setup.lora_rank,
         lora_targets=setup.lora_targets,

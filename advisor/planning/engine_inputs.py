@@ -46,6 +46,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
     return TrainingSetup(
         method=request.method,
         precision=request.precision,
+        tf32=request.tf32,
         optimizer=request.optimizer,
         lora_rank=request.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=request.lora_targets or DEFAULT_LORA_TARGETS,

@@ -273,6 +273,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "one_server",
         "owned",
         "opt_in_backward",
+        "tf32",
         "compile",
         "chunked_loss",
         "old_bitsandbytes",

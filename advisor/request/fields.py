@@ -518,7 +518,7 @@ FIELDS: tuple[Field, ...] = (
     # the training setup
     Field(
         "precision",
-        assumed=("precision_bf16", "precision_fp16"),
+        assumed=("precision_bf16", "precision_fp16", "fp32_matmuls"),
         choices=(
             Word("pure-bf16", en=("pure-bf16",), zh=("纯bf16",)),
             Word("bf16", en=("bf16",)),
@@ -528,6 +528,9 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("bf16", "fp8")),
     ),
+    # fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32, HF Trainer's
+    # tf32=True); PyTorch leaves it off by default since 1.12, so plain fp32 runs at the FP32 rate
+    Field("tf32", flag=True, choices=_flag(("tf32", "allow-tf32", "allow_tf32"))),
     Field(
         "optimizer",
         assumed=("optimizer",),

@@ -73,6 +73,8 @@ class TrainingRequest(BaseModel):
     gpu: str | None = None
     gpu_count: int | None = None
     precision: Precision = "bf16"
+    # fp32 matmuls on TF32 tensor cores (`tf32`); without it fp32 runs at the FP32 rate
+    tf32: bool = False
     optimizer: Optimizer = "adamw"
     opt_in_backward: bool = False
     # The stack compiles (`compile`, torch.compile): elementwise operators fused.

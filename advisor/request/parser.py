@@ -1534,6 +1534,7 @@ class _Parse:
             lambda m: s("stack", value_of(stack.choices, m[1] or m[2] or m[3]), m[0]),
         )
         self._choose("precision")
+        self._choose("tf32")
         self._choose("optimizer")
         self._choose("opt_in_backward")
         self._choose("compile")
@@ -2326,6 +2327,10 @@ class _Parse:
         if "data" not in f:
             note("no_data")
         precision = f.get("precision")
+        if precision is None and f.get("tf32"):
+            precision = "fp32"  # `tf32` alone: fp32 training with TF32 matmuls
+        if precision == "fp32" and not f.get("tf32") and (gpu is None or gpu.tf32_dense_tflops > gpu.fp32_tflops):
+            note("fp32_matmuls", gpu=gpu.name if gpu else None)
         if precision is None:
             precision = "fp16" if gpu is not None and not gpu.supports_bf16 else "bf16"
             note("precision_fp16" if precision == "fp16" else "precision_bf16", gpu=gpu.name if gpu else None)
@@ -2468,6 +2473,7 @@ class _Parse:
             gpu=gpu.name if gpu else None,
             gpu_count=v["count"],
             precision=v["precision"],
+            tf32=bool(f.get("tf32")) and v["precision"] == "fp32",
             optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
             compile=bool(f.get("compile")),
