@@ -63,6 +63,7 @@ def set_constants(passes: float, factors: dict[str, float], overhead: float | No
     roofline.UNFUSED_PASSES.update({"Megatron-Core": 1.0})
     roofline.UNFUSED_PASSES_DEFAULT = passes
     roofline._CACHE.clear()
+    roofline._PARTS.clear()
     estimate._best_layout.cache_clear()  # searches are kept per shape: forget those of the last constants
     throughput.FRAMEWORK_EFFICIENCY.update(factors)
 

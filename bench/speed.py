@@ -53,6 +53,7 @@ def _forget() -> None:
     estimate._best_layout.cache_clear()
     estimate._layout_fits.cache_clear()
     roofline._CACHE.clear()
+    roofline._PARTS.clear()
 
 
 def _time(fn, text: str, rounds: int, cold: bool) -> tuple[float, float]:

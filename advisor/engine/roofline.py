@@ -278,7 +278,44 @@ def stage_time(
     return found._replace(optimizer_s=optimizer)
 
 
+class _StageParts(NamedTuple):
+    """A stage's micro-batch time split by how recompute scales it: `*_fwd` once per forward
+    pass (full recompute runs two), `fwd_mem` the forward's bandwidth-bound operators (selective
+    recompute reruns them too), the rest once."""
+
+    gemm_fwd: float
+    gemm_rest: float
+    attn_fwd: float
+    attn_rest: float
+    fwd_mem: float
+    mem_fwd: float
+    mem_rest: float
+
+
+_PARTS: dict[tuple, _StageParts] = {}
+
+
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
+    """The stage time at the key's recompute level, from the parts of its shape (the recompute
+    level only scales them: one key's parts serve all three levels)."""
+    recompute = key[12]
+    shape = key[:12] + key[13:]
+    parts = _PARTS.get(shape)
+    if parts is None:
+        parts = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
+    # Full recompute reruns the forward; selective reruns the cheap operators (activation
+    # function, norms) as well.
+    fwd_passes = 2 if recompute == "full" else 1
+    rerun = 1 if recompute in ("selective", "full") else 0
+    return StageTime(
+        parts.gemm_fwd * fwd_passes + parts.gemm_rest,
+        parts.attn_fwd * fwd_passes + parts.attn_rest,
+        parts.fwd_mem * (1 + rerun + BWD_BYTES_RATIO) + parts.mem_fwd * fwd_passes + parts.mem_rest,
+        0.0,
+    )
+
+
+def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _StageParts:
     (
         _,
         _,
@@ -292,11 +329,10 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         pp,
         ep,
         cp,
-        recompute,
         attention,
         passes,
         context,
-    ) = key
+    ) = shape
     peft = method in ("lora", "qlora")
     linear_dtype = (
         "fp8" if precision == "fp8" and gpu.fp8_dense_tflops > 0 else ("fp16" if precision == "fp16" else "bf16")
@@ -308,21 +344,24 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
     e_bytes = 4 if precision in ("fp32", "tf32") else ELEMENT_BYTES
     tokens = seq * mbs / cp  # tokens this GPU holds (context parallel splits the sequence)
     # Backward GEMMs per forward GEMM: input and weight gradients, or only the input's for a
-    # frozen base (LoRA); full recompute reruns the forward.
+    # frozen base (LoRA); each forward pass runs each GEMM once.
     bwd_gemms = 1 if peft else 2
-    fwd_passes = 2 if recompute == "full" else 1
 
-    def layer(moe_layer: bool) -> tuple[float, float, float]:
-        gemm = mem = 0.0
+    def layer(moe_layer: bool) -> tuple[float, ...]:
+        gemm = gemm_rest = cast = cast_rest = 0.0
         for lin in layer_linears(m, tokens, tp, ep, moe_layer):
             dtype = linear_dtype if lin.fp8 else other_dtype
             t = gemm_seconds(lin.m, lin.n, lin.k, gpu, dtype, lin.count)
-            gemm += t * (fwd_passes + bwd_gemms)
-            if dtype == "fp8":
-                mem += FP8_CAST_BYTES * lin.count * lin.m * (lin.k * fwd_passes + lin.n) / hbm
+            gemm += t
+            gemm_rest += t * bwd_gemms
+            if dtype == "fp8":  # the input cast each forward pass, the output's once
+                cast += FP8_CAST_BYTES * lin.count * lin.m * lin.k / hbm
+                cast_rest += FP8_CAST_BYTES * lin.count * lin.m * lin.n / hbm
         if peft:
             for lin in lora_linears(m, tokens, tp, rank, targets):
-                gemm += gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype) * (fwd_passes + 2)
+                t = gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype)
+                gemm += t
+                gemm_rest += 2 * t
         # Attention core: causal, so half the scores (keys over the whole sequence with cp, or over
         # the sample where samples are shorter: `context`); local windows or chunks see fewer
         # keys, averaged over the layers (ModelShape.mean_keys).
@@ -336,12 +375,15 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         peak = gpu.peak_tflops("tf32" if fp32_on_tf32 else other_dtype) * 1e12
         if attention not in ("eager", "mem_efficient"):
             eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
-            attn = fwd_flops / (peak * eta_fwd) * fwd_passes
-            attn += ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
+            attn = fwd_flops / (peak * eta_fwd)
+            attn_rest = ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
         else:
-            attn = (fwd_passes + ATTN_BWD_FLOPS_RATIO) * fwd_flops / (peak * ETA_ATTN_EAGER)
+            attn = fwd_flops / (peak * ETA_ATTN_EAGER)
+            attn_rest = ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * ETA_ATTN_EAGER)
             if attention == "eager":  # SDPA's memory-efficient kernel never writes the scores
-                attn += EAGER_SCORE_PASSES * tokens * context * heads * e_bytes * (fwd_passes + BWD_BYTES_RATIO) / hbm
+                scores = EAGER_SCORE_PASSES * tokens * context * heads * e_bytes / hbm
+                attn += scores
+                attn_rest += scores * BWD_BYTES_RATIO
         # Bandwidth-bound operators, per token of this GPU (sequence parallel splits the norms
         # and residuals over tp).
         h = m.hidden
@@ -357,25 +399,22 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         else:
             elems += act * m.ffn_hidden / tp
         fwd_mem = passes * elems * tokens * e_bytes / hbm
-        # Selective recompute reruns the cheap operators (activation function, norms); full
-        # recompute the whole forward.
-        rerun = 1 if recompute in ("selective", "full") else 0
-        mem += fwd_mem * (1 + rerun + BWD_BYTES_RATIO)
-        return gemm, attn, mem
+        return gemm, gemm_rest, attn, attn_rest, fwd_mem, cast, cast_rest
 
     n_moe = c.moe_layers
     n_dense = m.layers - n_moe
-    totals = [0.0, 0.0, 0.0]
+    totals = [0.0] * 7
     for count, is_moe in ((n_dense, False), (n_moe, True)):
         if count:
             for i, t in enumerate(layer(is_moe)):
                 totals[i] += count * t
-    gemm, attn, mem = (t / pp for t in totals)
+    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest = (t / pp for t in totals)
     # Output head and loss, spread over the stages; a frozen head (LoRA) has no weight gradient.
-    head = gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms)
-    gemm += head / pp
-    mem += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm / pp
-    if method == "qlora":
+    gemm_rest += gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms) / pp
+    mem_rest += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm / pp
+    if method == "qlora":  # the 4-bit weights dequantised each forward pass and once backward
         linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / (tp * pp)
-        mem += NF4_DEQUANT_BYTES * linear_params * (fwd_passes + 1) / hbm
-    return StageTime(gemm, attn, mem, 0.0)
+        dequant = NF4_DEQUANT_BYTES * linear_params / hbm
+        mem_fwd += dequant
+        mem_rest += dequant
+    return _StageParts(gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest)
