@@ -90,6 +90,20 @@ def cmd_faq(args) -> int:
 
         print(phrase(args.lang or "en", "empty_question"), file=sys.stderr)
         return 2
+    from advisor.planning.followup import gpu_prices
+
+    # "how much is an H100 per hour?": the offers on record, as a thread would answer it
+    with closing(open_store()) as db:
+        priced = gpu_prices(text, args.lang or detect_lang(text), price_book(db, LOCAL_OWNER))
+    if priced is not None:
+        if args.json:
+            _print_json(
+                {"topic": "prices", "answer": priced.text, "score": 1.0, "confident": True, "title": "",
+                 "alternatives": [], "second": None, "gpu": priced.part, "prices": priced.rows}
+            )  # fmt: skip
+        else:
+            print(priced.text)
+        return 0
     found = faq.answer(text, lang=args.lang)
     if args.json:
         _print_json(

@@ -59,6 +59,8 @@ def follow(
         }
     elif reply.kind == "part":
         msg = blocks.part(reply, reply.rows if reply.part == "vendor" else None)
+    elif reply.kind == "prices":  # "how much is an H100 per hour?": as `/gpu prices H100` lays them out
+        msg = blocks.prices(reply.rows, reply.part, reply.lang)
     else:
         msg = blocks.plain(reply.text)
     return {"ok": True, "kind": reply.kind, "message": msg}

@@ -1,5 +1,6 @@
 """Follow-ups in a plan's thread: what-ifs, "how did you get that number?" and FAQ questions."""
 
+import json
 import re
 
 import pytest
@@ -480,3 +481,41 @@ def test_how_much_to_buy_prices_this_plans_gpus(summary, book, message):
     assert reply.kind == "whatif" and reply.advice.request.rent_or_buy == "buy"
     assert (plan.gpu, plan.estimate.layout.gpu_count) == (summary["gpu"], summary["gpu_count"])
     assert plan.costs.buy_capex
+
+
+@pytest.mark.parametrize(
+    "question,gpu,kinds,markets",
+    [
+        ("how much does an H100 cost per hour?", "H100-SXM5-80GB", {"rent_hour", "offpeak_hour"}, None),
+        ("H100一小时多少钱", "H100-SXM5-80GB", {"rent_hour", "offpeak_hour"}, None),  # not a 1-hour deadline
+        ("what do H20s rent for?", "H20-96GB", None, None),
+        ("H20月租多少", "H20-96GB", {"rent_month"}, None),
+        ("what's the going rate for 4090s", "RTX4090-24GB", None, None),
+        ("H200 hourly price in the US?", "H200-SXM-141GB", {"rent_hour", "offpeak_hour"}, {"global"}),
+        ("Ascend 910B 价格", "Ascend-910B-64GB", None, None),
+    ],
+)
+def test_a_gpus_price_is_answered_with_the_offers_on_record(summary, book, question, gpu, kinds, markets):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "prices" and reply.part == gpu, (reply.kind, reply.text[:200])
+    offers = [o for g in reply.rows for o in g["offers"]]
+    assert offers and all(kinds is None or o["kind"] in kinds for o in offers)
+    assert all(markets is None or o["market"] in markets for o in offers)
+    assert f"/gpu prices {gpu}" in reply.text
+    assert offers[0]["as_of"] in reply.text  # each offer with its date
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how much would it cost on A800?", "A800上要多少钱", "how much on H100?", "用H20要多少钱", "8卡H800每月9万合理吗"],
+)
+def test_a_price_of_the_job_on_a_gpu_is_not_a_price_list(summary, book, question):
+    assert follow_up(REQUEST, summary, question, book=book).kind in ("whatif", "quote")
+
+
+def test_a_price_question_without_a_plan_is_answered_from_the_price_store(cli):
+    out = cli("faq", "--json", "how much is an H800 server to buy?")
+    found = json.loads(out.stdout)
+    assert found["topic"] == "prices" and found["gpu"] == "H800-SXM-80GB" and found["confident"]
+    assert "To buy" in found["answer"] and "a server of 8 GPUs" in found["answer"]
+    assert cli("faq", "why NVLink?").stdout.strip()  # other questions still go to the FAQ

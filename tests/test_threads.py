@@ -57,6 +57,7 @@ def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, ans
         ("in dollars?", "currency CNY → USD"),
         ("double the data?", "data 250B tokens → 500B tokens"),
         ("how did you get the memory per GPU?", "GiB per GPU: weights, gradients"),
+        ("how much is an H100 per hour?", "prices on record for H100-SXM5-80GB"),  # the GPU's, not the plan's
     ],
 )
 def test_routing(bot, fake_slack, answered, question, expect):

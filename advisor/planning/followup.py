@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.knowledge import faq
-from advisor.market.prices import SIBLINGS, PriceBook
+from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.request import fields
@@ -187,6 +187,90 @@ CHINA = re.compile(
     re.I,
 )
 
+# The price of a GPU type ("how much is an H100 per hour?", "what do H20s rent for", "H100一小时多少钱",
+# "H20月租什么价"): the offers on record, not a change to the plan (the request language would read
+# "一小时" as a one-hour deadline) and not a quote to judge (no amount).
+GPU_PRICE = re.compile(
+    r"\b(?:prices?|pricing|rates?|costs?|rent(?:s|ing)? for|go(?:es)? for|hourly|monthly|how much)\b"
+    r"|多少钱|什么价|啥价|价格|价钱|行情|租金|(?:一|每)(?:个)?(?:小时|月)(?:要|得)?多少|(?:时|月)租",
+    re.I,
+)
+IN_THE_US = re.compile(r"\b(?-i:US|USA)\b|\bin (?:the )?(?:us|usa|states)\b", re.I)
+HOURLY = re.compile(r"\b(?:hourly|per (?:gpu[- ]?)?hour|an hour|/\s*h(?:r|our)?)\b|小时|时租|卡时", re.I)
+MONTHLY = re.compile(r"\b(?:monthly|per month|a month|/\s*mo(?:nth)?)\b|(?:每|一)(?:个)?月|月租|包月", re.I)
+# The job, not the GPU: "how much would it cost on A800?", "what would we pay on H20?", "how much on
+# H100?", "A800上要多少钱", "用H20要多少钱" are what-ifs on the plan.
+THE_JOB = re.compile(
+    r"\b(?:it|this|that|the (?:job|plan|training|run)|we|our)\b|\b(?-i:us)\b"
+    r"|\b(?:on|with|using|switch(?:ing)? to|move to)\s+(?:an?\s+|the\s+)?(?:\d+\s*[x×]?\s*)?(?:nvidia\s+)?"
+    r"[a-z]{0,5}\s?-?\d{2,4}"
+    r"|(?:用|在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*[a-z]{0,5}\s?\d{2,4}|\d{2,4}[a-z]?\s*(?:上|的话)"
+    r"|(?:这个|这次)(?:任务|训练|方案)",
+    re.I,
+)
+# A GPU named in a message: a maker's prefix, letters and a 2-4 digit number ("H100", "rtx 4090",
+# "Ascend 910B", "A800-80GB"), as the catalogue spells it.
+_GPU_WORD = re.compile(
+    r"(?<![a-z0-9])(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*[a-z]{0,3}\s?-?\d{2,4}[a-z]?"
+    r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*",
+    re.I,
+)
+
+
+def gpu_named(message: str) -> str | None:
+    """The catalogue name of the first GPU a message names, if any."""
+    for m in _GPU_WORD.finditer(message):
+        # the word as matched, without a word before it ("for 4090s") and without a plural ("H20s")
+        for word in (m[0], m[0].split()[-1]):
+            found = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
+            if found is not None:
+                return found.name
+    return None
+
+
+def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "how much is an H100 per hour?": the GPU's offers on record, both markets, cheapest first,
+    each with its provider, terms, date and age; None when the message asks no GPU's price."""
+    if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
+        return None
+    gpu = gpu_named(message)
+    if gpu is None:
+        return None
+    # the market and the billing period asked about, if any ("in the US", "hourly", "月租")
+    markets = (
+        ("global",)
+        if MARKET.search(message) or IN_THE_US.search(message)
+        else ("china",)
+        if CHINA.search(message)
+        else ("china", "global")
+    )
+    kinds = (
+        ("rent_hour", "offpeak_hour")
+        if HOURLY.search(message)
+        else ("rent_month",)
+        if MONTHLY.search(message)
+        else ("rent_hour", "rent_month", "offpeak_hour")
+    )
+    groups = [
+        g | {"offers": [o for o in g["offers"] if o["market"] in markets and o["kind"] in kinds][:PRICES_IN_A_REPLY]}
+        for g in current_prices(book, gpu, per_gpu=None)
+    ]
+    # what buying costs too: a team asking a GPU's price may be asking what one costs to own
+    bought = [
+        {"kind": kind, "price": o.price, "currency": o.currency, "gpus": o.gpus, "provider": o.provider,
+         "as_of": o.as_of, "estimate": o.estimate, "market": market}
+        for market in markets
+        for kind in ("buy_server", "buy_card")
+        for o in sorted(book.offers(kind, gpu, market), key=lambda o: book.convert(o.price, o.currency, "USD"))[:1]
+    ]  # fmt: skip
+    text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, reply=True)
+    return FollowUp(kind="prices", lang=lang, part=gpu, rows=groups, text=text)
+
+
+# Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
+PRICES_IN_A_REPLY = 8
+
+
 # The words around a what-if that ask what it would cost or whether it works ("how much would it
 # cost on A800?", "can we do it with 128 GPUs?", "A800上要多少钱", "用128卡能做吗"): the request
 # language reads the change, not the question around it, so they are dropped before it is read
@@ -273,7 +357,7 @@ ASKS_THE_COST = re.compile(
 
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "unchanged", "market", "explain", "part", "quote", "question", "silent"]
+    kind: Literal["whatif", "unchanged", "market", "explain", "part", "quote", "prices", "question", "silent"]
     lang: str
     changed: list[str] = []
     changes: list[dict] = []  # {"name", "before", "after"}, worded
@@ -286,10 +370,11 @@ class FollowUp(BaseModel):
     after: dict = {}
     faq: dict | None = None
     part: str | None = None  # "explain": time, memory, costs, gpus, servers, overview; "part": servers,
-    # vendor, risks, rfq
+    # vendor, risks, rfq; "prices": the GPU asked about
     judgement: QuoteJudgement | None = None
     # the rows a reply lays out, for the Slack blocks: "gpus" the plan at the counts around its own,
-    # "gpu_type" the best plan on each other GPU type, "vendor" the offers on record
+    # "gpu_type" the best plan on each other GPU type, "vendor" the offers on record, "prices" the
+    # GPU's price groups (market.prices.current_prices)
     rows: list[dict] = []
     text: str  # the reply as plain text ('' when silent)
 
@@ -322,6 +407,9 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    priced = gpu_prices(message, reply_lang, book)
+    if priced is not None:
+        return priced
     if request_text and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
