@@ -444,3 +444,18 @@ def test_a_buyers_budget_is_held_against_what_the_servers_cost(book):
     roomy = advise("70b full-finetune 2TB 30d budget ¥100M buy", book=book).to_json()
     assert roomy["cost"]["buy_capex"] <= 100_000_000
     assert "budget_vs_deadline" not in [w["code"] for w in roomy["warning_codes"]]
+
+
+def test_a_job_that_uses_a_sliver_of_the_lease_says_the_far_cheaper_gpu_under_its_headline(book):
+    """A 3-minute LoRA on H100, leased in China only by the month, headlines a month of a whole
+    server: the GPU type that does it for a tenth of that or less is said on the next line."""
+    from advisor.planning.advice import advise, render_text
+
+    fixed = advise("7b lora 10k samples on H100", book=book)
+    others = [s for s in fixed.result.suggestions if s.change == "other_gpu"]
+    lines = render_text(fixed).splitlines()
+    # the reference seed leases H100 in China only by the month (an H800 rents by the hour)
+    assert others and others[0].value is not None and others[0].value <= 0.1
+    assert lines[1].startswith("  ! ") and others[0].plan.gpu in lines[1], lines[:3]
+    cheap = advise("7b lora 20GB 3d", book=book)  # nothing far cheaper: the headline stands alone
+    assert not render_text(cheap).splitlines()[1].strip()
