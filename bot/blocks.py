@@ -320,7 +320,8 @@ def card(result) -> dict:
             if rent_range and rent_range["high"] > rent_range["low"]
             else rent
         )
-        budget = cash(r.budget.amount, r.budget.currency) if r.budget else ""
+        # a buyer's budget is held against the purchase (the status line says how it stands), not the rent
+        budget = cash(r.budget.amount, r.budget.currency) if r.budget and r.rent_or_buy != "buy" else ""
         term = c.rent_term or {}  # issue 21: the term the headline pays, stated by its source or assumed
         rent_value = _p(
             lang,

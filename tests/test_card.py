@@ -299,3 +299,17 @@ def test_a_buyers_card_holds_both_plans_of_a_conflict_at_their_purchase(book):
     head = card(result)["blocks"][1]["text"]["text"]
     fallback = result.result.nearest_budget
     assert cash(fallback.costs.buy_capex, "CNY") in head and cash(fallback.rent, "CNY") not in head
+
+
+def test_a_buyers_rent_field_does_not_set_the_budget_beside_the_rent(book):
+    """The budget is held against the purchase: a buyer's Rent field gives the rent alone (it had
+    read "¥…, budget ¥3,000,000" beside a lease the team is not taking); a renter's keeps it."""
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    def rent_field(text):
+        fields = [f["text"] for b in card(advise(text, "en", book=book))["blocks"] for f in b.get("fields", [])]
+        return next(f for f in fields if f.startswith("*Rent*"))
+
+    assert "budget" not in rent_field("buy 70B full-finetune 1TB 14d budget 3000000")
+    assert "budget ¥3,000,000" in rent_field("70B full-finetune 1TB 14d budget 3000000")
