@@ -112,6 +112,11 @@ def serve(settings: Settings) -> None:
 
     open_store().close()
     dbmod.dispose()
+    # Warmed here too (no thread, no connection): each worker forks with the imports, the parser's
+    # tables and the compiled templates, so its own warm-up before its first connection is short
+    # (the port is bound before the workers boot, and a loaded host had taken over 3 s to ack the
+    # first command).
+    warm_web()
 
     class _Gunicorn(BaseApplication):
         def load_config(self):
