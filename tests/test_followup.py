@@ -519,3 +519,26 @@ def test_a_price_question_without_a_plan_is_answered_from_the_price_store(cli):
     assert found["topic"] == "prices" and found["gpu"] == "H800-SXM-80GB" and found["confident"]
     assert "To buy" in found["answer"] and "a server of 8 GPUs" in found["answer"]
     assert cli("faq", "why NVLink?").stdout.strip()  # other questions still go to the FAQ
+
+
+@pytest.mark.parametrize(
+    "question,kind,changed",
+    [
+        ("how long does it take?", "explain", None),  # the plan's own time
+        ("训练要多久", "explain", None),
+        ("how long does it take on 4 cards?", "whatif", ("gpu_count", "4 × H800-SXM-80GB")),
+        ("用4张卡要多久", "whatif", ("gpu_count", "4 × H800-SXM-80GB")),  # 多久 is not "4 more"
+        ("we can wait 3 weeks", "whatif", ("deadline_days", "21 days")),
+        ("我们可以等3周", "whatif", ("deadline_days", "21 天")),
+        ("换成A800要多少钱", "whatif", ("gpu", "A800-SXM4-80GB")),
+        ("怎么这么贵", "explain", None),
+    ],
+)
+def test_how_long_waiting_and_asking_the_price_on_another_gpu(book, question, kind, changed):
+    text = "全参微调 Qwen2.5-14B，10亿 token，用 8卡H800，7天"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == kind, (reply.kind, reply.text[:200])
+    if changed:
+        assert [(c["name"], c["after"]) for c in reply.changes] == [changed]
+    if question in ("how long does it take?", "训练要多久"):
+        assert reply.part == "time"

@@ -42,7 +42,11 @@ ASKS_HOW = re.compile(
     r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much|so long)"
     r"|\bwhy\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)[^?？]{0,30}?(?:[¥$]\s*\d|(?<![A-Za-z\d])\d)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
-    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵)",
+    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵)|怎么(?:要)?这么(?:多|久|贵)"
+    # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
+    r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
+    r"(?: to (?:train|finish|run))?\W*$|^\W*how long\W*$"
+    r"|^\W*(?:这个|整个)?(?:训练|任务|方案|跑完|训完)?(?:总共|一共|大概)?(?:要|需要|得)?(?:花)?(?:多久|多长时间)(?:呢|啊|能跑完|能训完)?\W*$",
     re.I,
 )
 # Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is
@@ -85,7 +89,7 @@ PLAN_PARTS = (
     (
         "servers",
         r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}\b(?:storage|disk|nvme|ram|cpus?|network"
-        r"|power|cooling|servers? (?:spec|config))|(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
+        r"|power|cooling|servers? (?:spec|config))|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
         r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜)"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:多大|多少|什么|怎么配|配多少)",
     ),
@@ -298,6 +302,19 @@ AROUND_A_CHANGE = (
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
     (r"\b(budget)\s+(?:(?:were|was|is|of|at|becomes?|goes|drops?|cut)\s+)*(?:(?:only|just|to)\s+)*", r"\1 "),
     (r"(预算)\s*(?:只有|只剩|才|是|为|有|变成|降到|砍到)\s*", r"\1"),
+    (
+        r"\bhow long (?:(?:does|will|would|did|might)\s+)?(?:it|that|this|the (?:job|run|training|plan))?\s*"
+        r"(?:take|run)?(?:\s+to (?:train|finish|run))?",
+        " ",
+    ),
+    (r"(?:要|需要|得)?(?:花)?(?:多久|多长时间)", " "),
+    # "we can wait 3 weeks", "we could live with 30 days", "我们可以等3周": a deadline
+    (
+        r"\b(?:we|i)\s+(?:can|could|would|will|are (?:ok|okay|fine|happy) to)\s+"
+        r"(?:wait|live with|afford(?: to wait)?|take)\b",
+        " ",
+    ),
+    (r"(?:我们|咱们)?(?:可以|能|最多|愿意)(?:再)?等(?:得起)?", " "),
     (r"\busing\b", " on "),
     (r"\bwe had\b|\bwe have\b", " "),
     (
@@ -528,7 +545,10 @@ MORE = re.compile(
     r"(gpus?|cards?|servers?|nodes?|machines?|台(?:服务器|机器)?|张卡?|块卡?|卡)(?:\s+more)?",
     re.I,
 )
-ADDED = re.compile(r"\badd\b|\bmore\b|\bextra\b|\badditional\b|再|(?<!多)多(?!少)|加(?!速|快)", re.I)
+# (多 in 多久, 多大, 多长 and 多少 asks how long, big or many, not for more)
+ADDED = re.compile(
+    r"\badd\b|\bmore\b|\bextra\b|\badditional\b|再|(?<!多)多(?!少|久|大|长|快|慢|高|远|贵)|加(?!速|快)", re.I
+)
 
 
 def _more(summary: dict, message: str) -> str | None:

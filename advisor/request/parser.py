@@ -1315,6 +1315,12 @@ class _Parse:
 
         # a count with no type: "8 GPUs", "16卡", "八卡" fixes the count, the planner picks the type
         count = fields.field("gpu_count").units
+        # one, in words: "on a single GPU", "one card", "single-GPU", "on a GPU"
+        self.scan.take(
+            rf"{L}(?:(?:on|using|with)\s+(?:a\s+)?)?(?:single|one)(?:\s+|-)(?:{_all(count, 'en')}){R}"
+            rf"|{L}on\s+an?\s+(?:{_all(count, 'en')}){R}",
+            lambda m: self.set("gpu_count", 1, m[0]),
+        )
         self.scan.take(
             rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
             rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
