@@ -571,3 +571,21 @@ def test_a_plan_that_does_not_fit_does_not_suggest_what_the_request_already_does
     assert "`qlora`" not in line and "`offload`" in line
     lora = cli("ask", "qwen2.5-72b lora 20k samples on a single 4090").stdout
     assert "`qlora`" in next(x for x in lora.splitlines() if "Does not fit" in x)
+
+
+def test_each_server_reads_and_writes_its_share_of_the_jobs_storage_traffic(book):
+    """A checkpoint of a model trained over many servers is written shard by shard, each server
+    its own: each server needs its share of the write rate, the shared storage all of it (the
+    DeepSeek-V3 plan had asked every one of 24 servers for the 31 GB/s the whole job writes)."""
+    from advisor.planning.advice import advise, render_rfq
+    from advisor.planning.infra import STORAGE_FLOOR_GB_S
+
+    big = advise("70B full-finetune 1TB 14d", book=book).plan
+    st = big.infra.reasons["storage"]
+    nodes = big.estimate.layout.nodes
+    assert nodes > 1 and st["nodes"] == nodes
+    share = max(st["read_gb_s"], st["write_gb_s"]) / nodes
+    assert big.infra.storage_read_gb_per_s == round(max(STORAGE_FLOOR_GB_S, share), 1)
+    assert big.infra.storage_read_gb_per_s < st["write_gb_s"]  # a 980 GB checkpoint in 5 minutes is 3.3 GB/s
+    rfq = render_rfq(advise("70B full-finetune 1TB 14d", book=book))
+    assert f"{st['write_gb_s']:.3g} GB/s in all" in rfq

@@ -76,14 +76,16 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, li
 
 
 class StorageNeed(BaseModel):
-    """What the job keeps and reads: the dataset, one checkpoint, and the read rate shared
-    storage must sustain (the largest of the floor, the dataset read burst and the checkpoint write)."""
+    """What the job keeps and reads: the dataset, one checkpoint, the rates the whole job reads
+    its data and writes a checkpoint at (what shared storage must sustain in all), and what
+    each server must reach: the largest of the floor and its share of those rates (every rank
+    reads its own batches and writes its own checkpoint shard)."""
 
     data_bytes: float
     checkpoint_bytes: float
     dataset_read_gb_s: float
     write_gb_s: float
-    read_gb_s: float
+    read_gb_s: float  # each server's
 
 
 def storage_need(req: TrainingRequest, est: Estimate) -> StorageNeed:
@@ -99,7 +101,7 @@ def storage_need(req: TrainingRequest, est: Estimate) -> StorageNeed:
         checkpoint_bytes=ckpt_bytes,
         dataset_read_gb_s=read,
         write_gb_s=write,
-        read_gb_s=round(max(STORAGE_FLOOR_GB_S, read, write), 1),
+        read_gb_s=round(max(STORAGE_FLOOR_GB_S, read / est.layout.nodes, write / est.layout.nodes), 1),
     )
 
 
@@ -136,6 +138,7 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
         "write_gb_s": need.write_gb_s,
         "write_s": CHECKPOINT_WRITE_S,
         "read_burst": STORAGE_READ_BURST,
+        "nodes": lay.nodes,
     }
 
     network = {
