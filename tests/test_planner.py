@@ -589,3 +589,14 @@ def test_each_server_reads_and_writes_its_share_of_the_jobs_storage_traffic(book
     assert big.infra.storage_read_gb_per_s < st["write_gb_s"]  # a 980 GB checkpoint in 5 minutes is 3.3 GB/s
     rfq = render_rfq(advise("70B full-finetune 1TB 14d", book=book))
     assert f"{st['write_gb_s']:.3g} GB/s in all" in rfq
+
+
+def test_no_over_budget_warning_without_a_price(book):
+    """A GPU with no price in the market ('on H20 usd'): no price is said, never an over-budget
+    warning at a cost of '?'."""
+    from advisor.planning.advice import advise
+
+    out = advise("70B full-finetune 2B tokens budget $150k 21d on H20 usd", book=book)
+    assert out.plan.spend(out.request) is None
+    codes = [w.code for w in out.warnings]
+    assert "no_price" in codes and "budget" not in codes

@@ -257,7 +257,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                     cur=req.currency,
                 )
             )
-    elif req.budget and not p.within_budget:
+    elif req.budget and not p.within_budget and p.spend(req) is not None:  # no price: `no_price` says so
         out.append(
             _note(
                 "warning",
