@@ -322,3 +322,17 @@ def test_local_layers_cut_the_attention_flops_and_time():
     q = gemma.heads * gemma.head_dim
     attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * gemma.layers * 32768 * q
     assert full_flops - local_flops == pytest.approx(attention * (1 - gemma.attention_share(32768)))
+
+
+def test_the_default_fabric_is_what_the_host_pcie_feeds_not_the_year_sold():
+    """An A800 is an A100 on the same PCIe Gen4 host: both are timed on HDR 200 (it had been NDR
+    400 for the A800, sold from 2022, so the same chip was 1.6x faster as 'A800'); Gen5 hosts on
+    NDR 400; the Ascend 910B on its own 200GE RoCE ports."""
+    from advisor import catalog
+    from advisor.engine.throughput import default_network, nic_ceiling_gbps
+
+    assert default_network(catalog.get_gpu("A100-SXM4-80GB")) == default_network(catalog.get_gpu("A800-SXM4-80GB"))
+    assert default_network(catalog.get_gpu("A800-SXM4-80GB")) == "hdr200"
+    assert default_network(catalog.get_gpu("H800-SXM-80GB")) == "ndr400"
+    assert default_network(catalog.get_gpu("Ascend-910B-64GB")) == "roce200"
+    assert nic_ceiling_gbps(catalog.get_gpu("A100-SXM4-80GB")) == 200

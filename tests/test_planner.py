@@ -600,3 +600,17 @@ def test_no_over_budget_warning_without_a_price(book):
     assert out.plan.spend(out.request) is None
     codes = [w.code for w in out.warnings]
     assert "no_price" in codes and "budget" not in codes
+
+
+def test_the_same_rent_for_a_much_shorter_wait_wins_the_tie(book):
+    """On an hourly offer twice the GPUs cost about the same GPU-hours: 8 H800 in 14 days for
+    0.1% more than 4 in 29 days is the plan, and the answer says why."""
+    from advisor.planning.advice import advise
+    from advisor.planning.planner import FASTER_TIE, TIE_SHARE
+
+    out = advise("continued pretrain qwen3-8b 100B tokens monthly budget 200k cny 2 months", book=book)
+    tie = out.result.tie
+    assert tie and tie["kind"] == "faster"
+    assert out.plan.estimate.layout.gpu_count == tie["count"] > tie["other_count"]
+    assert tie["days"] <= FASTER_TIE * tie["other_days"] and tie["more"] <= TIE_SHARE
+    assert "tie_faster" in [w.code for w in out.warnings]

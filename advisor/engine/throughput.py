@@ -114,9 +114,10 @@ STRAGGLER_PER_DOUBLING = 0.01
 # class clusters, 200 Gb/s HDR for A100-class (DGX H100 / DGX A100 reference designs), 100 Gb
 # RoCE for consumer cards.
 NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce200": 25.0, "roce100": 12.5}
-# The fabric assumed when the user names none: NDR for data-centre GPUs released from 2022
-# (the H100 generation's reference design), HDR before, 100 Gb RoCE for consumer cards (assumed).
-NDR_FROM_RELEASE_YEAR = 2022
+# The most a GPU's NIC carries is what its host's PCIe feeds: a 400 Gb/s ConnectX-7 port needs
+# PCIe Gen5 x16 (NVIDIA ConnectX-7 datasheet); Gen4 x16 (about 252 Gb/s a direction) feeds a
+# 200 Gb/s HDR port, as in the DGX A100 reference design; Gen3 x16 a 100 Gb/s one.
+NIC_GBPS_BY_PCIE_GEN = {5: 400, 4: 200, 3: 100}
 # ZeRO-Offload: host-device copies over PCIe and DeepSpeed's CPU Adam (Ren et al. 2021)
 # at about 1e9 parameters a second per GPU's share of cores (assumed).
 PCIE_GBPS = {3: 12.0, 4: 25.0, 5: 50.0}
@@ -191,12 +192,25 @@ class Throughput(BaseModel):
         return self.step["exposed_s"] / self.step["step_s"] if self.step["step_s"] else 0.0
 
 
+def nic_ceiling_gbps(gpu: GPU) -> int:
+    """The most Gb/s per GPU its server's NICs can carry: the part's own ports where it has them
+    (Ascend 910B: 200GE RoCE), else what its PCIe generation feeds (NIC_GBPS_BY_PCIE_GEN): an
+    A800 is an A100, on the same Gen4 host, whatever year it was sold."""
+    if gpu.max_nic_gbps:
+        return int(gpu.max_nic_gbps)
+    return NIC_GBPS_BY_PCIE_GEN.get(gpu.pcie_gen, 400 if gpu.pcie_gen > 5 else 100)
+
+
 def default_network(gpu: GPU) -> str:
-    if gpu.consumer:
+    """The fabric assumed when the user names none: 100 Gb RoCE for consumer cards (assumed),
+    else the fastest the host feeds: NDR 400 on Gen5 hosts (the DGX H100 design), HDR 200 on
+    Gen4 (DGX A100), RoCE at the part's own ports."""
+    ceiling = nic_ceiling_gbps(gpu)
+    if gpu.consumer or ceiling < 200:
         return "roce100"
-    if gpu.max_nic_gbps and gpu.max_nic_gbps < 400:  # the part's own ports (Ascend 910B: 200GE RoCE)
-        return "roce200" if gpu.max_nic_gbps >= 200 else "roce100"
-    return "ndr400" if gpu.release_year >= NDR_FROM_RELEASE_YEAR else "hdr200"
+    if ceiling < 400:
+        return "roce200" if gpu.nic_fabric == "roce" or gpu.max_nic_gbps else "hdr200"
+    return "ndr400"
 
 
 def intra_node_gb_s(gpu: GPU) -> float:

@@ -194,7 +194,7 @@ def _note(kind: str, code: str, **params) -> Note:
 
 
 # Warnings about paying for GPUs, moot on GPUs the team has (request.owned).
-OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent"})
+OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent", "tie_faster"})
 
 
 def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
@@ -289,6 +289,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         )
     if result.tie and result.tie.get("kind") == "doubted_rent":
         out.append(_note("warning", "tie_doubted_rent", **{k: v for k, v in result.tie.items() if k != "kind"}))
+    elif result.tie and result.tie.get("kind") == "faster":
+        out.append(_note("warning", "tie_faster", **{k: v for k, v in result.tie.items() if k != "kind"}))
     elif result.tie:
         out.append(_note("warning", "tie_access", **result.tie))
     if est.memory.host_ram_gib > 0:

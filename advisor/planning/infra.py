@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate, hardware_precision
-from advisor.engine.throughput import estimate_throughput
+from advisor.engine.throughput import estimate_throughput, nic_ceiling_gbps
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.model import TrainingRequest
 
@@ -67,7 +67,7 @@ def size_network(req: TrainingRequest, gpu: GPU, est: Estimate) -> tuple[int, li
     shape, (setup, _) = model_shape(req), hardware_precision(training_setup(req), gpu)
     options = []
     speeds = (("roce100", 100), ("roce200" if gpu.nic_fabric == "roce" else "hdr200", 200), ("ndr400", 400))
-    for name, gbps in [(n, g) for n, g in speeds if not gpu.max_nic_gbps or g <= gpu.max_nic_gbps]:
+    for name, gbps in [(n, g) for n, g in speeds if g <= nic_ceiling_gbps(gpu)]:
         thr = estimate_throughput(shape, setup, est.layout, gpu, name)
         options.append({"gbps": gbps, "speed": thr.tokens_per_s_per_gpu, "share": 1 - thr.exposed_comm_share})
     fastest = max(o["speed"] for o in options)

@@ -82,6 +82,9 @@ ALTERNATIVE_COST_RATIO = 10
 # Two plans whose rent differs by less than this share are a tie, broken toward the part that is
 # easier to get where the team is (issue 21).
 TIE_SHARE = 0.01
+# Within such a tie, a plan that finishes in this share of the time or less wins it (assumed: a
+# quarter sooner is worth saying; a team pays no more to wait less).
+FASTER_TIE = 0.75
 # A plan priced on a rent the answer itself doubts (under half of what a lessor needs a month to
 # recover the servers: costs.py `rent_below_capex`) leads only where no plan on an undoubted rent
 # costs within this share more (assumed: a tenth, the spread of a vendor's quote). 1,792 Ascend
@@ -409,6 +412,22 @@ def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | N
     if best.rent is None or req.speed_first or req.rent_or_buy == "buy":
         return best, None
     ties = [p for p in ranked[1:] if p.rent is not None and abs(p.rent - best.rent) <= TIE_SHARE * best.rent]
+    # the same money for a much shorter wait (8 H800 in 14 days against 4 in 29, on the same
+    # hourly offer): the faster one, whatever the part
+    sooner = [p for p in ties if p.days and best.days and p.days <= FASTER_TIE * best.days]
+    if sooner:
+        faster = min(sooner, key=lambda p: p.days)
+        return faster, {
+            "kind": "faster",
+            "gpu": faster.gpu,
+            "count": faster.estimate.layout.gpu_count,
+            "days": faster.days,
+            "other": best.gpu,
+            "other_count": best.estimate.layout.gpu_count,
+            "other_days": best.days,
+            "more": faster.rent / best.rent - 1,
+            "cur": req.currency,
+        }
     # a card without bf16 (Volta: fp16 with loss scaling, for weights trained in bf16) never wins
     # a tie over one with it (a year's lease of a V100 had won over a 4090 at the same rent)
     if catalog.get_gpu(best.gpu).bf16_dense_tflops > 0:
