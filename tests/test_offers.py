@@ -457,5 +457,6 @@ def test_a_job_that_uses_a_sliver_of_the_lease_says_the_far_cheaper_gpu_under_it
     # the reference seed leases H100 in China only by the month (an H800 rents by the hour)
     assert others and others[0].value is not None and others[0].value <= 0.1
     assert lines[1].startswith("  ! ") and others[0].plan.gpu in lines[1], lines[:3]
+    assert render_text(fixed).count(lines[1].strip()) == 1  # not again among the warnings
     cheap = advise("7b lora 20GB 3d", book=book)  # nothing far cheaper: the headline stands alone
     assert not render_text(cheap).splitlines()[1].strip()
