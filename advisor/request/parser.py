@@ -978,6 +978,9 @@ _ZH_RISKY = re.compile(
     r"|评测|超参|组|如果|的话|是否|比|更|等"
 )
 _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏好|(?<![中英汉])[文语]")
+# "today", "by tonight", "下班前": what is left of a working day at most (assumed; the bot does not
+# know the hour the team works to)
+TODAY_HOURS = 8
 # A time the deadline rules did not read ("本周", "tomorrow") would change the plan too.
 _TIME_WORDS = re.compile(r"tomorrow|today|tonight|weekends?|quarter|eod|eow|noon|morning|afternoon|evening|midnight")
 _ZH_TIME = re.compile(r"[周月年天日号时季]")
@@ -1085,6 +1088,7 @@ class _Parse:
         self.text = text
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
+        self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
         norm = _CONTRACTION.sub("", norm)
@@ -1191,7 +1195,8 @@ class _Parse:
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
             rf"{L}(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?"
-            rf"(?=\s+(?:\d+|a|one|two)\s*(?:x\s*|\s+)?(?:{alt}|{en_units}|servers?\s+of)(?![a-z0-9]))"
+            rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
+            rf"(?:{alt}|{en_units}|servers?\s+of)s?(?![a-z0-9]))"
             rf"|(?:(?:我们|我|团队|公司|我司|自己)?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)|(?:我们|我|团队|公司|我司|自己)(?:只)?(?:有|拥有)"
             rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
@@ -1267,7 +1272,7 @@ class _Parse:
         # "2x8 H800": servers x GPUs each
         def servers_by_gpus(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
-            servers, per = int(m["servers"]), int(m["per"])
+            servers, per = int(m["servers"] or 1), int(m["per"])  # "a single 8xA800 server": one
             self.set("gpu", found.name, m[0])
             self.set("gpu_count", servers * per, m[0])
             if per == found.gpus_per_server:
@@ -1289,9 +1294,11 @@ class _Parse:
             rf"[dh]gx[\s\-]*(?P<name>{alt})s?(?:\s+(?:{servers}|systems?))?{R}",
             systems,
         )
-        # "on four 8xH800 nodes", "2x 8xH100 servers": the server's shape before its noun
+        # "on four 8xH800 nodes", "2x 8xH100 servers", "a single 8xA800 server": the server's shape
+        # before its noun
         self.scan.take(
-            rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:x\s*)?(?P<per>\d+)\s*(?:x|\*)\s*"
+            rf"(?:{L}(?:on|using|with)\s+)?(?:{L}(?P<servers>\d+)\s*(?:x\s*)?|{L}(?:an?\s+single|single|one|an?)\s+)"
+            rf"(?P<per>\d+)\s*(?:x|\*)\s*"
             rf"(?P<name>{alt})s?\s+(?:{servers}){R}",
             servers_by_gpus,
         )
@@ -2011,6 +2018,16 @@ class _Parse:
             lambda m: week_end(1, m[0]),
         )
         sc.take(rf"{L}(?:{by})?tomorrow{R}|明天(?:前|之前|以前)?", lambda m: on(today + dt.timedelta(days=1), m[0]))
+
+        def later_today(word: str) -> None:  # the bot does not know the hour the team works to
+            self.today_word = word.strip()
+            self.set("deadline_days", TODAY_HOURS / 24, word)
+
+        sc.take(
+            rf"{L}(?:{by})?(?:today|tonight|end\s+of\s+(?:the\s+)?day|eod|close\s+of\s+business|cob){R}"
+            r"|(?:今天|今晚|今日|当天)(?:下班)?(?:前|之前|以前|之内|内)?|下班(?:前|之前|以前)",
+            lambda m: later_today(m[0]),
+        )
         sc.take(
             # a past day only as a deadline: "bought last year" says when, not by when
             rf"{L}(?:(?:{by})?yesterday|{by}last\s+(?:week|month|year)){R}|(?:昨天|前天)(?:前|之前|以前)?",
@@ -2365,6 +2382,8 @@ class _Parse:
                 today=self.today.isoformat(),
                 days=f["deadline_days"],
             )
+        if self.today_word is not None:
+            note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
         if self.quantized:
             note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
