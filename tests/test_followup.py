@@ -542,3 +542,18 @@ def test_how_long_waiting_and_asking_the_price_on_another_gpu(book, question, ki
         assert [(c["name"], c["after"]) for c in reply.changes] == [changed]
     if question in ("how long does it take?", "训练要多久"):
         assert reply.part == "time"
+
+
+@pytest.mark.parametrize(
+    "request_text", ["用LoRA微调Qwen2.5-72B，数据5亿token，预算20万，15天内完成", "70B full-finetune 1TB 14d"]
+)
+def test_cheaper_never_answers_with_a_dearer_plan(book, request_text):
+    """ "cheaper?" re-plans with twice the time; where that costs no less (an hourly plan keeps its
+    GPU-hours), the plan is already the cheapest and the reply says so."""
+    first = advise(request_text, book=book)
+    reply = follow_up(request_text, plan_context(first), "cheaper?", book=book)
+    if reply.kind == "whatif":
+        assert reply.advice.plan.rent < first.plan.rent
+    else:
+        assert reply.kind == "unchanged" and "already the cheapest" in reply.text
+        assert reply.advice.plan.rent >= first.plan.rent * 0.99

@@ -27,6 +27,7 @@ from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
+from advisor.planning.planner import TIE_SHARE
 from advisor.request import fields
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
@@ -466,7 +467,8 @@ def follow_up(
         else:
             read = read_whatif(request_text, summary, message, reply_lang)
         if read is not None:
-            return _whatif(request_text, summary, *read, reply_lang, book, why_not=bool(why_not))
+            reply = _whatif(request_text, summary, *read, reply_lang, book, why_not=bool(why_not))
+            return _no_cheaper(summary, message, reply) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
             answered = _plan_part(request_text, summary, asked, reply_lang, book)
@@ -573,6 +575,28 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     stripped = re.sub(r"\s+", " ", stripped).strip(" ?？!！。.,，")
     # the question's words left out first: "what would it cost" is not "cost first"
     return [stripped, message] if stripped and stripped != message else [message]
+
+
+def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None:
+    """ "cheaper?" where twice the time costs no less (billed by the GPU-hour the GPU-hours stay;
+    a monthly lease bills whole months): the plan is already the cheapest, said so, never a
+    dearer plan shown as the cheaper one."""
+    first = summary.get("rent_total")
+    plan = reply.advice.plan if reply.advice else None
+    if not CHEAPER.match(message) or not first or plan is None or plan.rent is None:
+        return None
+    if plan.rent < first * (1 - TIE_SHARE):
+        return None
+    text = render(
+        "followup.txt.j2",
+        reply.lang,
+        kind="no_cheaper",
+        first=money(first, summary.get("currency") or plan.costs.currency),
+        rent=money(plan.rent, plan.costs.currency),
+        days=plan.days,
+        option=plan.costs.rent_option,
+    )
+    return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
 
 
 def _faster_or_cheaper(request_text: str, summary: dict, message: str) -> str | None:
