@@ -685,7 +685,9 @@ def _whatif(
         original = None
     changes = [_change(name, original, request, lang) for name in changed]
     for c in changes:
-        if c["name"] in ("gpu", "gpu_count", "nodes") and c["before"] == "—" and summary.get("gpu"):
+        # the GPUs as planned, not as the request left them ("on RTX 4090" without a count: the 8 chosen)
+        unsaid = c["before"] == "—" or (original is not None and original.gpu_count is None)
+        if c["name"] in ("gpu", "gpu_count", "nodes") and unsaid and summary.get("gpu"):
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
@@ -720,6 +722,13 @@ def _whatif(
         )
     ):
         before.update(days=fp.estimate.days, gpu_hours=fp.estimate.gpu_hours)
+    meets = result.plan is not None and result.plan.meets_deadline and result.plan.within_budget
+    if meets and _same_plan(before, after_cmp) and not why_not and not SAME_PLAN_SAYS_MORE & set(changed):
+        # "what if we had 30 days?" under a 6-hour plan: the same plan, said in a line, not a
+        # table of equal columns
+        shown = [c for i, c in enumerate(changes) if c["after"] not in [d["after"] for d in changes[:i]]]
+        text = render("followup.txt.j2", lang, kind="same_plan", changes=shown, p=result.plan)
+        return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
     if why_not and result.plan is not None:
@@ -751,6 +760,29 @@ def _whatif(
         after=after_cmp,
         text=text,
     )
+
+
+def _same_plan(before: dict, after: dict) -> bool:
+    """The same GPUs for the same rent and time (within a percent): the change moved nothing."""
+    if not after.get("gpu") or (before.get("gpu"), before.get("gpu_count")) != (
+        after.get("gpu"),
+        after.get("gpu_count"),
+    ):
+        return False
+    for key in ("rent_total", "days"):
+        a, b = before.get(key), after.get(key)
+        if (a is None) != (b is None) or (a is not None and abs(a - b) > SAME_SHARE * max(abs(a), abs(b))):
+            return False
+    return True
+
+
+# Two plans whose rent and time differ by less than this share are the same plan to a reader.
+SAME_SHARE = 0.01
+# Changes whose answer is more than the plan (buying shows the purchase, a market its prices).
+# Nor a precision or method the hardware or planner turned down (fp8 on an A100): the reply says why.
+SAME_PLAN_SAYS_MORE = frozenset(
+    {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack"}
+)
 
 
 def _already(changes: list[dict], request, summary: dict) -> bool:
