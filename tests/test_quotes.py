@@ -308,3 +308,18 @@ def test_prices_are_grouped_by_kind_and_term_with_ages(bot, settled_fake):
         )
     every = json.loads(send.command("prices", team="TPG")[1])
     assert all(len(b.get("fields", [])) <= 10 for b in every["blocks"]) and len(every["blocks"]) <= 50
+
+
+@pytest.mark.parametrize(
+    "text,gpus,price,per,per_gpu,vendor",
+    [
+        ("8卡H800一个月12万合理吗", 8, 120000, "month", False, ""),  # 一个月, as 每月
+        ("8x H800 for ¥120k a month, fair?", 8, 120000, "month", False, ""),  # "a month"
+        ("is $2.10/hr per H100 on Lambda a good price?", 8, 2.1, "hour", True, "Lambda"),  # per H100: per GPU
+        ("A800每卡每小时6块钱贵不贵 某云", 8, 6, "hour", True, "某云"),  # 块钱 a currency, 贵不贵 a question
+        ("quote 8xH100 $2.5/hr Good Cloud", 8, 2.5, "hour", False, "Good Cloud"),  # not a question: the name kept
+    ],
+)
+def test_quotes_said_as_people_ask_about_them(text, gpus, price, per, per_gpu, vendor):
+    q = parse_quote(text)
+    assert (q.gpus, q.price, q.per, q.per_gpu, q.vendor) == (gpus, price, per, per_gpu, vendor)

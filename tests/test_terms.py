@@ -510,3 +510,17 @@ def test_ascend_asked_on_infiniband_is_planned_on_roce_and_says_why(book):
     codes = [w["code"] for w in out["warning_codes"]]
     assert "fabric_not_sold" in codes and "fabric_unpriced" not in codes
     assert out["infra"]["network"]["inter_node"]["fabric"] == "roce"
+
+
+def test_a_job_of_hours_on_gpus_leased_only_for_years_asks_for_a_short_rental_not_a_purchase():
+    """A 56-minute run had been told to buy 16 H200 because the only lease binds 60 months: a job
+    under a week on such a lease is a short rental to ask a vendor for (decision rent, reason
+    no_short_term), never the purchase."""
+    rows = [
+        _row(provider="c", price=16_000.0, min_term_months=60, terms="60m", offer_kind="cluster", max_gpus=512),
+        _row(kind="buy_server", unit="server", price=2_000_000.0, provider="m", gpus=8),
+    ]
+    out = advise("70B full-finetune 1B tokens on 32xH800", book=_book(*rows)).to_json()
+    c = out["cost"]
+    assert out["training"]["days"] < costsmod.SHORT_TERM_JOB_DAYS
+    assert (c["decision"], c["decision_reason"]) == ("rent", "no_short_term")

@@ -149,16 +149,16 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # the GPU said again ("acme H200 8xH200 ..."): not the vendor's name
     rest = re.sub(rf"(?<![a-z0-9])(?:\d+\s*[x*]\s*)?(?:{_gpu_names()})(?![a-z0-9])", " ", rest)
     price_m = re.search(
-        rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(元|cny|rmb|usd|美元)?\s*(?:/|per|每)\s*"
-        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)",
+        rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(块钱|元|块|cny|rmb|usd|美元)?\s*(?:/|per\b|an?\b|每个?|一个?)\s*"
+        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)(?![a-z])",
         rest,
     )
     if price_m:
         sym, number, scale, unit, card, period = price_m.groups()
     else:  # the unit first, as Chinese quotes often put it: "每月9万", "月租4.5万", "每卡时5.5元"
         price_m = re.search(
-            rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|每小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
-            r"\s*(元|cny|rmb|usd|美元)?",
+            rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|一个月|每小时|一小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
+            r"\s*(块钱|元|块|cny|rmb|usd|美元)?",
             rest,
         )
         if not price_m:
@@ -170,7 +170,11 @@ def _parse_quote(text: str, lang: str) -> Quote:
     if price <= 0:
         raise RequestError("quote", lang, word=text.strip()[:60])
     per = "month" if period in ("month", "mo", "月", "个月") else "hour"
-    per_gpu = bool(card) or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
+    per_gpu = (
+        bool(card)
+        or bool(re.search(r"每卡|per\s*gpu|/\s*gpu|/\s*card", rest))
+        or bool(re.search(rf"(?:per|/|each)\s*(?:{_gpu_names()})(?![a-z0-9])", norm))  # "$2.10/hr per H100"
+    )
     rest = rest[: price_m.start()] + " " + rest[price_m.end() :]
     whole = re.search(r"(?:per|/|a|for\s+the)\s*(?:server|node|box|machine)(?![a-z])|整机|每台|一台", rest)
     if whole:
@@ -192,6 +196,18 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # words about the term that are not the vendor's name
     rest = re.sub(
         r"至少|最少|起租|签约?|合同|合约|租期|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?)(?![a-z0-9\-])", " ", rest
+    )
+    # the question around a quote asked in a thread ("is ... a good price?", "...合理吗") is not a vendor
+    asked = re.search(r"[?？]|(?<![a-z])(?:fair|reasonable|good (?:price|deal))(?![a-z])|合理|贵不贵|划算|值不值", norm)
+    rest = (
+        rest
+        if not asked
+        else re.sub(
+            r"(?<![a-z])(?:is|are|it|that|a|an|fair|reasonable|ok(?:ay)?|good|price|deal|cheap|expensive|too|much|on|at)"
+            r"(?![a-z])|[?？!！。]|(?:贵不贵|便不便宜|划不划算|值不值|合不合理|合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?",
+            " ",
+            rest,
+        )
     )
     vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from"))
     found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I) if vendor else None

@@ -138,6 +138,12 @@ class Costs(BaseModel):
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
 
 
+# A job shorter than this on GPUs leased only for a year or more asks for a short rental, not
+# the lease or a purchase (assumed: a week, what daily and weekly rentals serve; a longer job on
+# such a lease is weighed against owning the GPUs as long, `long_lease_only`).
+SHORT_TERM_JOB_DAYS = 7
+
+
 def _src(p, role: str) -> dict:
     """`role` is a key worded by templates/explain.j2."""
     return {
@@ -549,6 +555,11 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             notes.append(
                 _note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_RANK_MONTHS)
             )
+    elif long_lease and (days or 0) < SHORT_TERM_JOB_DAYS:
+        # a job of hours or days on GPUs leased only for years: neither the lease nor owning the
+        # servers is the answer (a 56-minute run had been told to buy 16 H200): a short rental,
+        # quoted by a vendor, or another GPU type (the answer names one when it is far cheaper)
+        decision, reason = "rent", "no_short_term"
     elif long_lease and capex and rent_total is not None:
         own_term = capex - _residual_at(capex, bound_term) + opex_year * bound_term / 12
         decision, reason = ("buy" if own_term < rent_total else "rent"), "long_lease_only"

@@ -634,9 +634,10 @@ def _section_text(result: Advice, part: str) -> str:
 
 # The question around a price ("is ... fair?", "...合理吗"): left out of the `/gpu quote` example.
 _ASKING_A_PRICE = re.compile(
-    r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|\s*(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
+    r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|(?:^|\s+)(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
     r"|good(?:\s+price)?|a\s+good\s+price|too\s+much|rip[- ]?off)?\s*(?:price)?\s*[?？!！。]*\s*$"
-    r"|(?:合理|贵|便宜|划算|值|正常|靠谱)(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$"
+    r"|(?:贵不贵|便不便宜|划不划算|值不值|合不合理|合理不合理|正不正常|靠不靠谱|合理|贵|便宜|划算|值|正常|靠谱)"
+    r"(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$"
     r"|^\s*(?:这个|这|那个|那)?(?:价格|报价|价钱|租金|价)?(?:贵吗|贵不贵|合理吗|划算吗|便宜吗|正常吗|靠谱吗)\s*[,，]?\s*"
     r"|(?<=\S)\s+(?:a\s+)?(?:fair|good|reasonable|ok(?:ay)?)(?:\s+price)?(?=\s+for\b)",
     re.I,
