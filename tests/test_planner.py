@@ -614,3 +614,10 @@ def test_the_same_rent_for_a_much_shorter_wait_wins_the_tie(book):
     assert out.plan.estimate.layout.gpu_count == tie["count"] > tie["other_count"]
     assert tie["days"] <= FASTER_TIE * tie["other_days"] and tie["more"] <= TIE_SHARE
     assert "tie_faster" in [w.code for w in out.warnings]
+
+
+def test_asap_without_a_deadline_does_not_also_say_cheapest_first(book):
+    from advisor.planning.advice import advise, render_text
+
+    text = render_text(advise("Qwen3 32B LoRA 10k samples asap", book=book))
+    assert "fastest first" in text and "the cheapest plan that finishes within" not in text

@@ -517,7 +517,11 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                 update={
                     "assumptions": [
                         *request.assumptions,
-                        Note(kind="assumption", code="horizon", params={"days": horizon_days(request)}),
+                        Note(
+                            kind="assumption",
+                            code="horizon",
+                            params={"days": horizon_days(request), "speed": request.speed_first},
+                        ),
                     ]
                 }
             )
