@@ -563,3 +563,15 @@ def test_cheaper_never_answers_with_a_dearer_plan(book, request_text):
     else:
         assert reply.kind == "unchanged" and "already the cheapest" in reply.text
         assert reply.advice.plan.rent >= first.plan.rent * 0.99
+
+
+def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
+    """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
+    text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"
+    first = advise(text, book=book)
+    others = {a.gpu for a in first.result.alternatives} - {first.plan.gpu}
+    said = [w for w in first.warnings if w.code == "availability" and set(w.params["gpus"]) & others]
+    assert said, "the answer itself names the alternatives' supply; the risks reply must not"
+    reply = follow_up(text, plan_context(first), "有什么风险", book=book)
+    assert reply.kind == "part" and reply.part == "risks"
+    assert not [g for g in others if f"{g} 供货" in reply.text or f"{g}、" in reply.text]

@@ -986,7 +986,7 @@ def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: Pri
         text = render("followup.txt.j2", lang, kind="rfq", rfq=render_rfq(result))
     elif part == "risks":
         text = render(
-            "followup.txt.j2", lang, kind="risks", warnings=result.warnings, checklist=render_checklist(result)
+            "followup.txt.j2", lang, kind="risks", warnings=_own_risks(result), checklist=render_checklist(result)
         )
     elif part == "vendor":
         rows = _offers(result, book)
@@ -994,6 +994,20 @@ def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: Pri
     else:
         text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra)
     return FollowUp(kind="part", lang=lang, advice=result, part=part, rows=rows, text=text)
+
+
+def _own_risks(result: Advice) -> list[Note]:
+    """The plan's warnings, availability said of its own GPU only ("what are the risks?" under an
+    Ascend plan had led with A100, A800 and H20 supply, the alternatives' parts)."""
+    gpu = result.plan.gpu if result.plan else None
+    out = []
+    for w in result.warnings:
+        if w.code == "availability" and gpu:
+            if gpu not in w.params.get("gpus", []):
+                continue
+            w = w.model_copy(update={"params": {**w.params, "gpus": [gpu]}})
+        out.append(w)
+    return out
 
 
 def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> list[dict]:
