@@ -621,3 +621,18 @@ def test_asap_without_a_deadline_does_not_also_say_cheapest_first(book):
 
     text = render_text(advise("Qwen3 32B LoRA 10k samples asap", book=book))
     assert "fastest first" in text and "the cheapest plan that finishes within" not in text
+
+
+def test_alternatives_and_fixes_over_the_budget_say_so(book):
+    from advisor.planning.advice import advise, render_text
+
+    out = advise("DeepSeek-V3.2 lora 1万条 8xH20 3天 预算5万", book=book)
+    over = [s for s in out.result.suggestions if s.plan and s.plan.rent and not s.plan.within_budget]
+    text = render_text(out)
+    for s in over:
+        assert f"¥{s.plan.rent:,.0f}，超出预算" in text
+    alt = advise("llama-3.1-8b full ft 10GB chinese text 2 epochs budget 5000元", book=book)
+    lines = render_text(alt).splitlines()
+    for a in alt.result.alternatives:
+        line = next(x for x in lines if f"{a.estimate.layout.gpu_count} x {a.gpu}," in x)
+        assert ("(over the budget)" in line) == (not a.within_budget), line
