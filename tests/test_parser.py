@@ -1468,3 +1468,20 @@ def test_asking_how_long_it_takes_is_no_deadline(text):
 )
 def test_a_couple_of_gpus_is_two(text, count):
     assert parse(text).gpu_count == count
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用deepseek-r1蒸馏数据微调qwen3-8b，20万条，3天",
+        "deepseek-r1 671b 蒸馏到 qwen3-8b 20万条 3天",
+        "finetune qwen3-8b on data distilled from deepseek-r1, 200k samples, 3 days",
+        "qwen3-8b full finetune on deepseek-r1 generated data 200k samples 3d",
+    ],
+)
+def test_a_teachers_outputs_are_the_data_and_the_student_is_planned(text):
+    """SFT of a small model on a big one's outputs, as Chinese teams do with R1 (it had been refused
+    as two models named): the student is planned, the teacher said as the data's source."""
+    r = parse(text)
+    assert r.model == "qwen3-8b"
+    assert [n.params for n in r.assumptions if n.code == "teacher_data"] == [{"teacher": "deepseek-r1"}]

@@ -138,7 +138,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "model",
         examples=Word(en=("qwen2.5-72b",), zh=("qwen2.5-72b",)),
-        assumed=("quantized_checkpoint", "vision_language", "model_as"),
+        assumed=("quantized_checkpoint", "vision_language", "model_as", "teacher_data"),
         shows_in=("model", "params_b", "active_params_b"),
     ),
     Field("unknown_model", shows_in=("params_b", "active_params_b")),

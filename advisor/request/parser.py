@@ -1089,6 +1089,7 @@ class _Parse:
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
+        self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
         norm = _CONTRACTION.sub("", norm)
@@ -1446,6 +1447,22 @@ class _Parse:
             if m["quant"]:
                 self.quantized = m[0].strip()
 
+        # a teacher's outputs as the data ("用deepseek-r1蒸馏数据微调qwen3-8b", "data distilled from
+        # deepseek-r1", "deepseek-r1 蒸馏到 qwen3-8b"): the data, not the model trained (the
+        # teacher's own inference to make them is not planned; said)
+        def teacher(m: re.Match) -> None:
+            self.teacher = m["t"].strip()  # as typed: deepseek-r1 has deepseek-v3's shape
+
+        t = rf"(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?"
+        for said in (
+            rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
+            rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
+            rf"{L}(?:(?:data|samples|outputs?|traces?|answers?)\s+)?(?:distilled|generated|synthesi[sz]ed)\s+"
+            rf"(?:from|by|with)\s+{t}{R}",
+            rf"{L}{t}(?:-|\s+)(?:distilled|generated|synthetic)\s+(?:data|samples|traces){R}",
+            rf"{L}distill(?:ed|ing)?\s+(?:from\s+)?{t}\s+(?:into|to){R}",
+        ):
+            self.scan.take(said, teacher)
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
         # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1");
         # a Hugging Face repository id names its organisation first ("Qwen/Qwen2.5-7B-Instruct")
@@ -2384,6 +2401,8 @@ class _Parse:
             )
         if self.today_word is not None:
             note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
+        if self.teacher is not None:
+            note("teacher_data", teacher=self.teacher)
         if self.quantized:
             note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
