@@ -636,3 +636,14 @@ def test_alternatives_and_fixes_over_the_budget_say_so(book):
     for a in alt.result.alternatives:
         line = next(x for x in lines if f"{a.estimate.layout.gpu_count} x {a.gpu}," in x)
         assert ("(over the budget)" in line) == (not a.within_budget), line
+
+
+def test_a_fix_is_tried_on_the_count_the_team_gave_first(book):
+    """LoRA of gpt-oss-20b does not fit one RTX 5090; QLoRA does, on that one card: the fix says so
+    (it had said QLoRA on four cards)."""
+    from advisor.planning.advice import advise
+
+    out = advise("gpt-oss-20b lora 50k samples on a single RTX 5090", book=book)
+    assert not out.plan.estimate.fits
+    qlora = next(s for s in out.result.suggestions if s.change == "qlora")
+    assert qlora.plan.estimate.layout.gpu_count == 1 and qlora.plan.estimate.fits

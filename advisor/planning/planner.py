@@ -772,8 +772,13 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         if req.seq_len > 512:
             variants.append(("shorter_seq", req.seq_len // 2, {"seq_len": req.seq_len // 2}))
         for change, value, update in variants:
-            # Let the planner choose the count too: the change alone may still need more cards.
-            found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
+            # On the count the team gave first (QLoRA on its one card, not on four); where the
+            # change alone is not enough there, the planner chooses the count too.
+            found = None
+            if req.gpu_count:
+                found = search(req.model_copy(update=update), m, book, alternatives=False).best
+            if found is None or not found.estimate.fits:
+                found = search(req.model_copy(update=update | {"gpu_count": None}), m, book, alternatives=False).best
             if found is not None and found.estimate.fits:
                 out.append(Suggestion(change=change, value=value, plan=found))
 
