@@ -575,3 +575,12 @@ def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     reply = follow_up(text, plan_context(first), "有什么风险", book=book)
     assert reply.kind == "part" and reply.part == "risks"
     assert not [g for g in others if f"{g} 供货" in reply.text or f"{g}、" in reply.text]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how much per GPU-hour are you assuming?", "what rate did you use?", "what's the monthly rent?", "每卡时多少钱"],
+)
+def test_the_rate_the_plan_is_priced_at_is_answered_from_its_costs(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs"), (reply.kind, reply.text[:150])

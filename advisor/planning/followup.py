@@ -97,6 +97,15 @@ PLAN_PARTS = (
 )
 # Questions about the rent's terms ("what's the lease term?", "is that price per month?", "这个价格含存储吗"):
 # the plan's cost section answers them.
+# The rate the plan is priced at ("how much per GPU-hour are you assuming?", "what's the monthly
+# rent?", "每卡时多少钱"), asked without naming another GPU: the cost section, not a what-if.
+ASKS_THE_RATE = re.compile(
+    r"(?:per|a|an)\s+gpu[- ]?hour.{0,30}(?:assum|use|using|priced|pay)"
+    r"|(?:what|which)\s+(?:rate|price)\s+(?:did|do|are|is)"
+    r"|^\W*what(?:'s| is| would be)\s+the\s+(?:monthly|hourly|daily)\s+(?:rent|cost|price|rate)\W*$"
+    r"|^\W*(?:每卡时|每卡每小时|每小时|每月|月租|一个月)(?:要|是|大概)?多少(?:钱)?\W*$|按什么价|单价(?:是)?多少",
+    re.I,
+)
 ASKS_THE_TERMS = re.compile(
     r"lease term|minimum term|\bterm\b.{0,15}\?|per (?:month|hour|gpu)\b.{0,10}\?|(?:price|rent|cost)\b.{0,20}"
     r"(?:per month|per hour|monthly|hourly|include|includ)|includ\w* storage|租期|起租|每月还是|按月还是|按小时还是"
@@ -460,7 +469,7 @@ def follow_up(
                 return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         why_not = WHY_NOT.match(message)
-        if ASKS_THE_COST.match(message):
+        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message):
             read = None
         elif why_not:
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
@@ -474,7 +483,7 @@ def follow_up(
             answered = _plan_part(request_text, summary, asked, reply_lang, book)
             if answered is not None:
                 return answered
-        if ASKS_THE_COST.match(message) or ASKS_THE_TERMS.search(message):
+        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message) or ASKS_THE_TERMS.search(message):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
