@@ -584,3 +584,13 @@ def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
 def test_the_rate_the_plan_is_priced_at_is_answered_from_its_costs(summary, book, question):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert (reply.kind, reply.part) == ("explain", "costs"), (reply.kind, reply.text[:150])
+
+
+def test_the_servers_reply_of_a_many_server_plan_gives_the_totals(book):
+    text = "70B full-finetune 1TB 14d"
+    first = advise(text, book=book)
+    infra, nodes = first.plan.infra, first.plan.estimate.layout.nodes
+    reply = follow_up(text, plan_context(first), "how many racks and how much power?", book=book)
+    assert nodes > 1 and "In all" in reply.text
+    kw = nodes * infra.power_kw_per_node
+    assert f"{nodes} servers: {kw:,.0f} kW" in reply.text or f"{nodes} servers: {kw:,.3g} kW" in reply.text
