@@ -267,7 +267,14 @@ def test_a_what_if_naming_the_gpus_the_team_has_keeps_their_count(book):
 
 @pytest.mark.parametrize(
     "question,count",
-    [("with 64 GPUs?", 64), ("用64卡呢", 64), ("用8台呢", 64), ("再加4台呢", 64), ("16 more GPUs?", 48)],
+    [
+        ("with 64 GPUs?", 64),
+        ("用64卡呢", 64),
+        ("用8台呢", 64),
+        ("再加4台呢", 64),
+        ("16 more GPUs?", 48),
+        ("再加一台呢", 40),
+    ],
 )
 def test_counts_under_servers_fixed_in_chinese_replace_them_or_add_to_them(book, question, count):
     thread = _thread("8卡H800 4台 70B 全参微调 500GB数据 20天", book)

@@ -552,7 +552,7 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
 
 # "4 more servers?", "再加4台呢", "add 16 GPUs": a count on top of the plan's
 MORE = re.compile(
-    r"(?:\badd\s+|(?:再|多)(?:加|增加|来)?\s*|加\s*)?(\d+)\s*(?:more\s+)?"
+    r"(?:\badd\s+|(?:再|多)(?:加|增加|来)?\s*|加\s*)?(\d+|[一二两三四五六七八九十])\s*(?:more\s+)?"
     r"(gpus?|cards?|servers?|nodes?|machines?|台(?:服务器|机器)?|张卡?|块卡?|卡)(?:\s+more)?",
     re.I,
 )
@@ -567,10 +567,15 @@ def _more(summary: dict, message: str) -> str | None:
     found = MORE.search(message)
     if not found or not ADDED.search(message) or not summary.get("gpu_count"):
         return None
+    n = int(found[1]) if found[1].isdigit() else CN_SMALL[found[1]]
     servers = re.match(r"servers?|nodes?|machines?|台", found[2], re.I)
     if servers:
-        return f"{(summary.get('nodes') or 0) + int(found[1])} nodes"
-    return f"{summary['gpu_count'] + int(found[1])} gpus"
+        return f"{(summary.get('nodes') or 0) + n} nodes"
+    return f"{summary['gpu_count'] + n} gpus"
+
+
+# "再加一台", "多两张卡": the count in words
+CN_SMALL = {c: i for i, c in enumerate("一二三四五六七八九十", 1)} | {"两": 2}
 
 
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
