@@ -601,3 +601,12 @@ def test_the_servers_reply_of_a_many_server_plan_gives_the_totals(book):
     assert nodes > 1 and "In all" in reply.text
     kw = nodes * infra.power_kw_per_node
     assert f"{nodes} servers: {kw:,.0f} kW" in reply.text or f"{nodes} servers: {kw:,.3g} kW" in reply.text
+
+
+@pytest.mark.parametrize("question", ["H20和H800哪个好", "H800 vs H20?", "H20 or H800, which is better?"])
+def test_which_of_two_gpus_is_better_compares_the_plan_on_the_other(book, question):
+    text = "用LoRA微调Qwen2.5-72B，数据5亿token，预算20万，15天内完成"
+    first = advise(text, book=book)
+    assert first.plan.gpu == "H800-SXM-80GB"
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert reply.kind == "whatif" and reply.changed == ["gpu"] and reply.advice.plan.gpu == "H20-96GB"

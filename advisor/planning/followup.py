@@ -231,6 +231,27 @@ _GPU_WORD = re.compile(
 )
 
 
+WHICH_BETTER = re.compile(
+    r"\bwhich\b.{0,30}\b(?:better|best|faster|cheaper|pick|choose|should)\b|\bvs\.?\b|\bversus\b|\bor\b.{0,40}\bbetter\b"
+    r"|哪个(?:更)?(?:好|快|便宜|划算|合适)|选哪个|还是.{0,12}(?:好|选|用)",
+    re.I,
+)
+
+
+def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
+    """In a message naming two GPU types, one of them the plan's: the other one, as written."""
+    found = {}
+    for m in _GPU_WORD.finditer(message):
+        for word in (m[0], m[0].split()[-1]):
+            gpu = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
+            if gpu is not None:
+                found.setdefault(gpu.name, word)
+                break
+    if plan_gpu not in found or len(found) != 2:
+        return None
+    return next(word for name, word in found.items() if name != plan_gpu)
+
+
 def gpu_named(message: str) -> str | None:
     """The catalogue name of the first GPU a message names, if any."""
     for m in _GPU_WORD.finditer(message):
@@ -459,6 +480,13 @@ def follow_up(
                 return explained
         elif why and named_gpu is not None:  # "why A100?" under an H800 plan: as "why not A100?"
             read = read_whatif(request_text, summary, named, reply_lang)
+            if read is not None:
+                return _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
+        # "H20和H800哪个好", "H20 or H800, which is better?" with the plan's GPU one of them: the
+        # plan on the other, compared ("why not H20?")
+        other = _the_other_gpu(message, summary["gpu"]) if WHICH_BETTER.search(message) else None
+        if other is not None:
+            read = read_whatif(request_text, summary, other, reply_lang)
             if read is not None:
                 return _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
     if request_text:
