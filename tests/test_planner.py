@@ -647,3 +647,16 @@ def test_a_fix_is_tried_on_the_count_the_team_gave_first(book):
     assert not out.plan.estimate.fits
     qlora = next(s for s in out.result.suggestions if s.change == "qlora")
     assert qlora.plan.estimate.layout.gpu_count == 1 and qlora.plan.estimate.fits
+
+
+def test_availability_is_said_of_each_part_and_of_what_rents_here(book):
+    """Two parts under one note are 'them'; a part priced from a China rental is not said to have
+    no China rental on record (L40S, leased by an IDC)."""
+    from advisor.planning.advice import advise, render_text
+
+    text = render_text(advise("llama-3.1-8b full ft 10GB chinese text 2 epochs budget 5000元", book=book))
+    for line in text.splitlines():
+        if "availability:" in line and ", " in line.split("availability:")[0]:
+            assert " sell them " in line or " they " in line, line
+    l40s = render_text(advise("Gemma 3 12B full finetune 200M tokens by Jan 15 on 4x L40S", book=book))
+    assert "no China rental is on record" not in l40s

@@ -402,10 +402,17 @@ def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
     date naming its GPUs, worded by the templates. Parts that reach the market freely get none."""
     china = req.market == "china"
     groups: dict[tuple[str, str], list[str]] = {}
+    # a part the catalogue knows no China rental of, but priced here from one (L40S leased by an
+    # IDC): what rents there is installed stock, as the text then says
+    rented = {
+        plan.gpu for plan in plans if any(s["role"] in ("rent_hour", "rent_month") for s in plan.costs.price_sources)
+    }
     for name in dict.fromkeys(plan.gpu for plan in plans):
         gpu = catalog.get_gpu(name)
         access = gpu.china_access if china else gpu.global_access
         since = gpu.china_access_since if china else gpu.global_access_since
+        if china and access == "licence" and name in rented:
+            access = "licence_rented"
         if access not in FREE_ACCESS:
             groups.setdefault((access, since), []).append(name)
     return [
