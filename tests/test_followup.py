@@ -610,3 +610,14 @@ def test_which_of_two_gpus_is_better_compares_the_plan_on_the_other(book, questi
     assert first.plan.gpu == "H800-SXM-80GB"
     reply = follow_up(text, plan_context(first), question, book=book)
     assert reply.kind == "whatif" and reply.changed == ["gpu"] and reply.advice.plan.gpu == "H20-96GB"
+
+
+def test_fp8_asked_of_a_plan_on_a_gpu_without_it_says_so(book):
+    text = "pretrain Qwen3-30B-A3B from scratch on 1T tokens, 60 days, China"
+    first = advise(text, book=book)
+    from advisor import catalog
+
+    assert not catalog.get_gpu(first.plan.gpu).fp8_dense_tflops  # the plan is on a part without fp8
+    reply = follow_up(text, plan_context(first), "should we use FP8?", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu != first.plan.gpu
+    assert f"{first.plan.gpu} has no FP8 tensor cores" in reply.text

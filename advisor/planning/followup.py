@@ -906,10 +906,13 @@ def _why_gpu(summary: dict, result: Advice, lang: str) -> str:
     if p is None or not summary.get("gpu") or summary["gpu"] == p.gpu:
         return ""
     old = next((a for a in result.result.alternatives if a.gpu == summary["gpu"] and a.method == p.method), None)
+    # fp8 asked of a plan whose GPU has no fp8 tensor cores (an Ascend 910B, an A100): that first
+    no_fp8 = result.request.precision == "fp8" and not catalog.get_gpu(summary["gpu"]).fp8_dense_tflops
     return render(
         "slack/value.j2",
         lang,
         kind="why_gpu",
+        no_fp8=no_fp8,
         old=summary["gpu"],
         new=p.gpu,
         old_plan=old,
