@@ -621,3 +621,12 @@ def test_fp8_asked_of_a_plan_on_a_gpu_without_it_says_so(book):
     reply = follow_up(text, plan_context(first), "should we use FP8?", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu != first.plan.gpu
     assert f"{first.plan.gpu} has no FP8 tensor cores" in reply.text
+
+
+def test_why_not_another_method_is_not_worded_as_a_gpu_choice(book):
+    text = "QLoRA Llama 3.1 8B on 1 GPU, 50M tokens, usd, 3 days"
+    summary = plan_context(advise(text, book=book))
+    method = follow_up(text, summary, "why not full fine-tune?", book=book)
+    assert method.changed == ["method"] and "was chosen" not in method.text
+    gpu = follow_up(text, summary, "why not H100?", book=book)
+    assert gpu.changes[0]["before"] == f"1 × {summary['gpu']}"  # the plan's GPU, not the bare count

@@ -729,7 +729,7 @@ def _whatif(
     changes = [_change(name, original, request, lang) for name in changed]
     for c in changes:
         # the GPUs as planned, not as the request left them ("on RTX 4090" without a count: the 8 chosen)
-        unsaid = c["before"] == "—" or (original is not None and original.gpu_count is None)
+        unsaid = c["before"] == "—" or (original is not None and (original.gpu_count is None or original.gpu is None))
         if c["name"] in ("gpu", "gpu_count", "nodes") and unsaid and summary.get("gpu"):
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
@@ -774,7 +774,8 @@ def _whatif(
         return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
-    if why_not and result.plan is not None:
+    if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
+        # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
         why = _why_not(summary, result, lang)
     text = render(
         "followup.txt.j2",
