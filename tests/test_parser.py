@@ -1401,7 +1401,7 @@ def test_spring_festival_is_the_next_lunar_new_year():
         ("7B lora 5万条 3天 3090", "unknown_gpu"),
         ("7B lora 5万条 3天 A6000", "unknown_gpu"),
         ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
-        ("70B 全参微调 50万条 两周 国产卡", "unknown_gpu"),
+        ("70B 全参微调 50万条 两周 寒武纪", "unknown_gpu"),
         ("7B lora 5万条 3天 4090 48G", "gpu_memory"),  # a modded card is not the catalogue's
         ("32B qlora 1万条 两天 24G显存", "gpu_memory"),
         ("72B 全参微调 30万条 两周 自有机器", "nodes_need_gpu"),
@@ -1485,3 +1485,10 @@ def test_a_teachers_outputs_are_the_data_and_the_student_is_planned(text):
     r = parse(text)
     assert r.model == "qwen3-8b"
     assert [n.params for n in r.assumptions if n.code == "teacher_data"] == [{"teacher": "deepseek-r1"}]
+
+
+@pytest.mark.parametrize("text", ["70B 全参微调 50万条 两周 国产卡", "7b lora 20GB 3d 只要国产算力"])
+def test_a_domestic_card_is_the_catalogues_ascend_and_said(text):
+    r = parse(text)
+    assert r.gpu == "Ascend-910B-64GB"
+    assert [n.code for n in r.assumptions if n.code == "domestic_gpu"] == ["domestic_gpu"]

@@ -472,7 +472,7 @@ FIELDS: tuple[Field, ...] = (
         examples=Word(en=("fast",), zh=("尽快",)),
     ),
     # the hardware
-    Field("gpu", examples=Word(en=("gpu H20",), zh=("用H20",)), shown="gpus"),
+    Field("gpu", examples=Word(en=("gpu H20",), zh=("用H20",)), shown="gpus", assumed=("domestic_gpu",)),
     Field(
         "gpu_count",
         low=1,
@@ -867,6 +867,7 @@ NOTE_ORDER = (
     *field("precision").assumed,
     *field("optimizer").assumed,
     *field("owned").assumed,
+    *field("gpu").assumed,
     *field("budget").assumed,
     *field("currency").assumed,
     *field("city").assumed,

@@ -981,6 +981,8 @@ _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏�
 # "today", "by tonight", "下班前": what is left of a working day at most (assumed; the bot does not
 # know the hour the team works to)
 TODAY_HOURS = 8
+# "国产卡" (a domestic accelerator): the only one the catalogue holds
+DOMESTIC_GPU = "Ascend-910B-64GB"
 # A time the deadline rules did not read ("本周", "tomorrow") would change the plan too.
 _TIME_WORDS = re.compile(r"tomorrow|today|tonight|weekends?|quarter|eod|eow|noon|morning|afternoon|evening|midnight")
 _ZH_TIME = re.compile(r"[周月年天日号时季]")
@@ -1090,6 +1092,7 @@ class _Parse:
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
+        self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
         norm = _CONTRACTION.sub("", norm)
@@ -1368,12 +1371,19 @@ class _Parse:
             r"显存\s*(\d{2,3})\s*g(?:b)?(?![a-z0-9])|(?<![\d.])(\d{2,3})\s*g(?:b)?\s*显存",
             lambda m: self.fail("gpu_memory", word=f"{m[1] or m[2]}G", gb=m[1] or m[2]),
         )
+
+        # "国产卡", "只要国产算力": the one domestic accelerator the catalogue holds (Ascend 910B), said
+        def domestic(m: re.Match) -> None:
+            self.domestic_word = m[0].strip()
+            self.set("gpu", DOMESTIC_GPU, m[0])
+
+        self.scan.take(r"(?:只要|只用|要用|用)?国产(?:卡|显卡|gpu|GPU|算力|芯片|加速卡)", domestic)
         # a card the catalogue lacks, named bare (`3090`, `A6000`, `910C`, `海光DCU`, `国产卡`): refused with
         # the cards it has, never read past (the catalogued names were read above)
         self.scan.take(
             rf"{L}(?P<name>(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti|d|s|\s*super)?|a[2-6]000|mi\d{{3}}[a-z]?|910[a-z]\d?"
             rf"|v100s|p100|p40|t4|k80|l4|l20|l40|a10g?|a30|a40){R}"
-            rf"|(?P<zh>海光\s*dcu|海光|国产卡|国产显卡|国产gpu|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z]))",
+            rf"|(?P<zh>海光\s*dcu|海光|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z]))",
             lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
         )
 
@@ -2403,6 +2413,8 @@ class _Parse:
             note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
         if self.teacher is not None:
             note("teacher_data", teacher=self.teacher)
+        if self.domestic_word is not None:
+            note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
         if self.quantized:
             note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
