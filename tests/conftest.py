@@ -164,8 +164,11 @@ def bot_engine(request, bot_env, tmp_path_factory, fake_slack):
     own earlier post there, and job ids start again from 1 in a new database. That is done
     after the planning pool of the store before is replaced (it waits for their last posts)."""
     if request.param == "sqlite":
-        if os.environ.pop("DATABASE_URL", None):
-            _new_pool()
+        os.environ.pop("DATABASE_URL", None)
+        # always a pool of this store: one a test of another module started in this process while
+        # its own DATABASE_URL was set would plan that store's jobs (its job 1 "owned by another
+        # run") and never this one's
+        _new_pool()
         fake_slack.history.clear()
         yield SimpleNamespace(kind="sqlite", path=str(bot_env), url=None)
         return
