@@ -109,6 +109,7 @@ def test_mixture_of_experts(text):
         ("7b lora 20GB 3d on one GPU", "gpu_count", 1),
         ("7b lora 20GB 3d single-gpu", "gpu_count", 1),
         ("7b lora 20GB 3d on a GPU", "gpu_count", 1),
+        ("32b lora 3万条 4090 最多16张", "max_gpus", 16),  # the bound after the type, 张 alone
         ("7b lora 5000 samples on 1x4090 by tonight", "deadline_days", 8 / 24),
         ("7b lora 5000条 单卡4090 今天下班前", "deadline_days", 8 / 24),
         ("qwen3-235b-a22b 全量微调 5万条 不着急", "cost_first", True),

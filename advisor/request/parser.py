@@ -1224,7 +1224,8 @@ class _Parse:
         cards = rf"(?:(?:{_all(count, 'en')}){R}|(?P<name>{alt})s?{R})"
 
         def zh_cards(suffix: str) -> str:
-            return rf"(?:张|块)?(?:卡|显卡|gpu|(?P<name{suffix}>{alt}))"
+            # "最多16张卡", "最多16张H800", and after the type "4090 最多16张"
+            return rf"(?:(?:张|块)?(?:卡|显卡|gpu|(?P<name{suffix}>{alt}))|(?:张|块)(?![卡显]))"
 
         def bound(field: str, m, name: str | None) -> None:
             if name:
