@@ -27,7 +27,6 @@ from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
-from advisor.planning.planner import TIE_SHARE
 from advisor.request import fields
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
@@ -238,15 +237,22 @@ WHICH_BETTER = re.compile(
 )
 
 
-def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
-    """In a message naming two GPU types, one of them the plan's: the other one, as written."""
-    found = {}
+def _gpus_named(message: str) -> dict[str, str]:
+    """The GPU types a message names: catalogue name -> the word as written, in order. A match is
+    tried as it stands, without a word before it ("for 4090s") and without a plural ("H20s")."""
+    found: dict[str, str] = {}
     for m in _GPU_WORD.finditer(message):
         for word in (m[0], m[0].split()[-1]):
             gpu = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
             if gpu is not None:
                 found.setdefault(gpu.name, word)
                 break
+    return found
+
+
+def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
+    """In a message naming two GPU types, one of them the plan's: the other one, as written."""
+    found = _gpus_named(message)
     if plan_gpu not in found or len(found) != 2:
         return None
     return next(word for name, word in found.items() if name != plan_gpu)
@@ -254,13 +260,7 @@ def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
 
 def gpu_named(message: str) -> str | None:
     """The catalogue name of the first GPU a message names, if any."""
-    for m in _GPU_WORD.finditer(message):
-        # the word as matched, without a word before it ("for 4090s") and without a plural ("H20s")
-        for word in (m[0], m[0].split()[-1]):
-            found = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
-            if found is not None:
-                return found.name
-    return None
+    return next(iter(_gpus_named(message)), None)
 
 
 def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
@@ -627,7 +627,7 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
     plan = reply.advice.plan if reply.advice else None
     if not CHEAPER.match(message) or not first or plan is None or plan.rent is None:
         return None
-    if plan.rent < first * (1 - TIE_SHARE):
+    if plan.rent < first * (1 - SAME_SHARE):
         return None
     text = render(
         "followup.txt.j2",
