@@ -279,7 +279,8 @@ def stage_time(
 
 
 class _StageParts(NamedTuple):
-    """A stage's micro-batch time split by how recompute scales it: `*_fwd` once per forward
+    """A micro-batch's time through every layer (a stage's is this over pp), split by how
+    recompute scales it: `*_fwd` once per forward
     pass (full recompute runs two), `fwd_mem` the forward's bandwidth-bound operators (selective
     recompute reruns them too), the rest once."""
 
@@ -298,11 +299,14 @@ _PARTS: dict[tuple, _StageParts] = {}
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
     """The stage time at the key's recompute level, from the parts of its shape (the recompute
     level only scales them: one key's parts serve all three levels)."""
-    recompute = key[12]
-    shape = key[:12] + key[13:]
-    parts = _PARTS.get(shape)
-    if parts is None:
-        parts = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
+    pp, recompute = key[9], key[12]
+    # The parts of one stage are the whole model's over pp (layers, head and loss spread evenly):
+    # worked out once for every pipeline depth.
+    shape = key[:9] + key[10:12] + key[13:]
+    whole = _PARTS.get(shape)
+    if whole is None:
+        whole = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
+    parts = _StageParts(*(t / pp for t in whole))
     # Full recompute reruns the forward; selective reruns the cheap operators (activation
     # function, norms) as well.
     fwd_passes = 2 if recompute == "full" else 1
@@ -326,7 +330,6 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         seq,
         mbs,
         tp,
-        pp,
         ep,
         cp,
         attention,
@@ -408,12 +411,13 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         if count:
             for i, t in enumerate(layer(is_moe)):
                 totals[i] += count * t
-    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest = (t / pp for t in totals)
-    # Output head and loss, spread over the stages; a frozen head (LoRA) has no weight gradient.
-    gemm_rest += gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms) / pp
-    mem_rest += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm / pp
+    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest = totals
+    # Output head and loss (spread over the stages by the caller); a frozen head (LoRA) has no
+    # weight gradient.
+    gemm_rest += gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms)
+    mem_rest += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm
     if method == "qlora":  # the 4-bit weights dequantised each forward pass and once backward
-        linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / (tp * pp)
+        linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / tp
         dequant = NF4_DEQUANT_BYTES * linear_params / hbm
         mem_fwd += dequant
         mem_rest += dequant
