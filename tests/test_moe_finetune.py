@@ -49,8 +49,11 @@ def test_a_mixture_of_experts_on_few_sequences_folds_its_experts_over_tensor_ran
 
 
 def test_full_sft_of_a_large_moe_on_little_data_gets_a_plan(book):
+    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
+
     out = advise("qwen3-235b-a22b sft 50k samples 10d", book=book).to_json()
-    assert out["plan"]["fits"] and out["plan"]["ep"] > 1
+    host = out["memory_gib_per_gpu"]["host_ram_for_offload"] * out["plan"]["gpus_per_node"]
+    assert out["plan"]["fits"] and out["training"]["days"] <= 10 and host <= MAX_OFFLOAD_GIB_PER_SERVER
 
 
 # -- experts under tensor and context parallelism (an engineer's probe, 2026-12-02) -------------
@@ -93,3 +96,51 @@ def test_context_parallel_ranks_alone_still_shard_the_optimizer():
     assert est.fits and est.layout.zero_stage >= 1
     params = count_params(model_shape(req)).total
     assert est.memory.optimizer == pytest.approx(params * 12 / 8 / GIB, rel=0.05)
+
+
+# -- offloading a mixture of experts (thirteenth session) ----------------------------------------
+
+
+def test_a_moe_too_big_for_the_cards_offloads_its_states_like_a_dense_model():
+    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
+
+    # gpt-oss-120b full fine-tune on one 8 x H100 server: the states (117B x 16 bytes) need 219 GiB
+    # a GPU on any split; with the optimizer states on the CPU (ZeRO-3, experts sharded like any
+    # layer) it fits. Expert parallelism had been forced on every MoE split, and ZeRO-Offload runs
+    # none, so the plan had said "does not fit".
+    _, est = _at("gpt-oss-120b full-finetune 200M tokens on 8xH100")
+    lay = est.layout
+    assert est.fits and lay.offload != "none" and lay.ep == 1 and lay.zero_stage == 3
+    assert 0 < est.memory.host_ram_gib * lay.gpus_per_node <= MAX_OFFLOAD_GIB_PER_SERVER
+
+
+def test_a_plan_that_needs_more_ram_than_a_server_has_is_not_planned(book):
+    # a 1T-parameter LoRA had been headlined on one server of 8 consumer cards streaming 1.9 TiB
+    # of weights from host RAM: more than a standard server's 2 TB, so it is not a plan
+    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
+
+    out = advise("Kimi K2 lora, 100M tokens, 1 week, budget ¥300k", book=book).to_json()
+    host = out["memory_gib_per_gpu"]["host_ram_for_offload"] * out["plan"]["gpus_per_node"]
+    assert host <= MAX_OFFLOAD_GIB_PER_SERVER
+
+
+def test_offloaded_states_must_fit_in_a_servers_ram():
+    # Kimi K2 (1T) full fine-tune on one GPU: 15 TiB of states offloaded, more than an 8-GPU
+    # server's 2 TB holds, so nothing fits however little the card itself holds; the answer says why
+    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
+
+    _, est = _at("kimi-k2 full-finetune 10k samples on 1x4090")
+    assert not est.fits
+    assert est.memory.total < est.usable_gib and est.memory.host_ram_gib > MAX_OFFLOAD_GIB_PER_SERVER
+
+
+def test_the_no_fit_warning_names_the_servers_ram(cli):
+    out = cli("ask", "kimi-k2 full-finetune 10k samples on 1x4090").stdout
+    assert "more than a standard 8-GPU server holds" in out and "Too tight" not in out
+
+
+def test_one_gpu_offloads_its_weights_under_zero3():
+    # ZeRO-Infinity: parameters offloaded need stage 3 even with one data-parallel rank, so a 70B
+    # full fine-tune runs on one A100 with 1 TB of host RAM (slowly); it had found no layout
+    _, est = _at("70B full-finetune 1GB on 1xA100-80GB")
+    assert est.fits and est.layout.offload == "all" and est.layout.zero_stage == 3

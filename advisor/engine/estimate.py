@@ -48,6 +48,11 @@ from advisor.engine.throughput import Throughput, estimate_throughput
 
 # Keep 5% of the card free: allocator spikes and fragmentation beyond our estimate (assumed).
 HEADROOM = 0.95
+# Offloaded states a server holds in its RAM: an 8-GPU server ships with 2 TB (NVIDIA DGX H100
+# and H200: 2 TB system memory); 1.5 TiB of it for the states leaves the rest to the OS, page
+# cache and pinned buffers (assumed). Two-socket boards take up to 8 TB (32 DIMMs of 256 GB,
+# ServeTheHome), but servers that size are rarely rented: a plan that needs more says so.
+MAX_OFFLOAD_GIB_PER_SERVER = 1536
 # Global batch when the user gives none, in tokens: 4M for pre-training (Llama 2 paper,
 # Sec 2.2), growing to 2,048 tokens a GPU on big clusters (Llama 3 405B: 16M tokens on 16K
 # GPUs, Llama 3 paper Sec 3.4.1), and 0.5M for fine-tuning (128 sequences of 4096; assumed).
@@ -126,6 +131,14 @@ class Candidate(NamedTuple):
     layout: ModelSplit
     memory: MemoryBreakdown
     fits: bool
+
+
+def memory_fits(memory: MemoryBreakdown, gpu: GPU, gpus_per_node: int) -> bool:
+    """The card holds what it must with headroom, and the server's RAM what is offloaded."""
+    return (
+        memory.total <= gpu.usable_memory_gib * HEADROOM
+        and memory.host_ram_gib * gpus_per_node <= MAX_OFFLOAD_GIB_PER_SERVER
+    )
 
 
 def _powers_of_two(limit: int) -> list[int]:
@@ -285,20 +298,23 @@ def parallel_splits(
                 continue  # the accumulation the user fixed leaves a pipeline too few micro-batches
             if not pin.pp and most_seqs is not None and dp * max(least, pin.grad_accum or 0) > most_seqs:
                 continue
-            # QLoRA's 4-bit experts run data parallel only (framework_for): ZeRO-3 shards them
+            # QLoRA's 4-bit experts, and offloaded states (ZeRO-Offload runs no expert parallel:
+            # framework_for), run data parallel only: ZeRO-3 shards the experts
             eps = (
                 [pin.ep]
                 if pin.ep
                 else [1]
-                if setup.method == "qlora"
+                if setup.method == "qlora" or offload != "none"
                 else expert_degrees(m, dp, max(1, per_node // tp), tp)
             )
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
                 continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
                 # one rank per replica has nothing to shard (context-parallel ranks hold the same
-                # weights, so the distributed optimizer shards over them too: memory.shard_ranks)
-                stages = (pin.zero_stage,) if pin.zero_stage is not None else ((0,) if dp * cp == 1 else zeros)
+                # weights, so the distributed optimizer shards over them too: memory.shard_ranks),
+                # but offloading the weights is ZeRO-3 even on one GPU (ZeRO-Infinity)
+                alone = (3,) if offload == "all" else (0,)
+                stages = (pin.zero_stage,) if pin.zero_stage is not None else (alone if dp * cp == 1 else zeros)
                 for zero in stages:
                     if framework_for(setup, tp, pp, ep, zero, offload) is not None:
                         yield ParallelSplit(tp, pp, dp, ep, zero)
@@ -365,7 +381,6 @@ def largest_fitting_micro_batch(
     last that fits, or the first tried when none does (`only_one`: the first alone); None when
     no micro-batch can make the user's global batch on this split."""
     per_node = min(count, gpu.gpus_per_server)
-    limit = gpu.usable_memory_gib * HEADROOM
     fitting = None
     framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
     if setup.pinned.hsdp and split.zero_stage == 3:
@@ -400,7 +415,7 @@ def largest_fitting_micro_batch(
             framework=framework,
         )
         memory = estimate_memory(m, setup, layout, gpu)
-        if memory.total > limit:
+        if not memory_fits(memory, gpu, per_node):
             return fitting or Candidate(layout, memory, fits=False)
         fitting = Candidate(layout, memory, fits=True)
         if only_one:
@@ -465,7 +480,7 @@ def _finish(
 ) -> Estimate:
     thr = estimate_throughput(m, setup, layout, gpu, network)
     usable = gpu.usable_memory_gib
-    fits = mem.total <= usable * HEADROOM
+    fits = memory_fits(mem, gpu, layout.gpus_per_node)
     hours = days = flops = None
     checks = list(checks)
     if m.family != "generic" and setup.seq_len > m.max_seq:
@@ -622,21 +637,23 @@ def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:
     return largest_batch_tokens(m, setup, count) / setup.seq_len < count * MICROBATCHES_PER_STAGE
 
 
-def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int) -> bool:
+def layout_fits(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, resident: bool = False) -> bool:
     """Whether any layout fits at this count, within the batch rule or, as `best_layout` then
-    looks, above it (the search stops at the first that does). Kept like `best_layout`."""
-    return _layout_fits(_Asked(m, setup, gpu, count, None))
+    looks, above it (the search stops at the first that does); `resident`: without offloading
+    (unless the user asked for it). Kept like `best_layout`."""
+    return _layout_fits(_Asked(m, setup, gpu, count, None), resident)
 
 
 @lru_cache(maxsize=SEARCHES_KEPT)
-def _layout_fits(asked: _Asked) -> bool:
+def _layout_fits(asked: _Asked, resident: bool) -> bool:
     m, gpu, count = asked.m, asked.gpu, asked.count
     setup, _ = hardware_precision(asked.setup, gpu)
     floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
+    offloads = offload_levels(setup)[:1] if resident else offload_levels(setup)
     return any(
         c.fits
         for capped in ((True, False) if _batch_rule_binds(m, setup, count) else (True,))
-        for offload in offload_levels(setup)
+        for offload in offloads
         if offload != "none" or floor_gib <= gpu.usable_memory_gib * HEADROOM
         for c in candidate_layouts(m, setup, gpu, count, offload, capped)
     )

@@ -8,7 +8,14 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from advisor import catalog
-from advisor.engine.estimate import HEADROOM, HIGH_EXPOSED_COMM, LOW_MFU, Estimate, best_layout
+from advisor.engine.estimate import (
+    HEADROOM,
+    HIGH_EXPOSED_COMM,
+    LOW_MFU,
+    MAX_OFFLOAD_GIB_PER_SERVER,
+    Estimate,
+    best_layout,
+)
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.market.prices import PriceBook
@@ -218,6 +225,9 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 # what the request already does is no hint: `qlora` asked, everything offloaded
                 qlora=req.method == "qlora",
                 offloaded=est.layout.offload == "all",
+                host=est.memory.host_ram_gib * est.layout.gpus_per_node,
+                host_cap=MAX_OFFLOAD_GIB_PER_SERVER,
+                method=req.method,
             )
         )
     if req.deadline_days and est.days and est.days > req.deadline_days:
@@ -294,7 +304,14 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     elif result.tie:
         out.append(_note("warning", "tie_access", **result.tie))
     if est.memory.host_ram_gib > 0:
-        out.append(_note("warning", "offload", host=est.memory.host_ram_gib * est.layout.gpus_per_node))
+        out.append(
+            _note(
+                "warning",
+                "offload",
+                host=est.memory.host_ram_gib * est.layout.gpus_per_node,
+                weights=est.layout.offload == "all",
+            )
+        )
     out.extend(_physics_notes(req, est))
     for sg in result.suggestions:
         plan = sg.plan

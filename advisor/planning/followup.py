@@ -773,7 +773,7 @@ def _whatif(
         text = render("followup.txt.j2", lang, kind="same_plan", changes=shown, p=result.plan)
         return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
-    why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, lang)
+    why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
         # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
         why = _why_not(summary, result, lang)
@@ -900,13 +900,17 @@ def _change(name: str, before, after, lang: str) -> dict:
     return {"name": name, "before": _value(name, before, lang), "after": _value(name, after, lang)}
 
 
-def _why_gpu(summary: dict, result: Advice, lang: str) -> str:
-    """When the GPU changed: the first GPU under the new request, from the alternatives the
-    planner weighed (its count, time and rent), so the reader sees why it lost."""
+def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
+    """When the GPU changed: the first GPU under the new request (its count, time and rent), so
+    the reader sees why it lost: from the alternatives the planner weighed, or, when it is not
+    among the five shown, planned on that GPU."""
     p = result.plan
     if p is None or not summary.get("gpu") or summary["gpu"] == p.gpu:
         return ""
     old = next((a for a in result.result.alternatives if a.gpu == summary["gpu"] and a.method == p.method), None)
+    if old is None:
+        on_old = result.request.model_copy(update={"gpu": summary["gpu"], "gpu_count": None})
+        old = advise_request(on_old, book).plan
     # fp8 asked of a plan whose GPU has no fp8 tensor cores (an Ascend 910B, an A100): that first
     no_fp8 = result.request.precision == "fp8" and not catalog.get_gpu(summary["gpu"]).fp8_dense_tflops
     return render(

@@ -30,9 +30,8 @@ from advisor.request.model import TrainingRequest
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
 # within 30 days (stated in the answer's assumptions).
 DEFAULT_HORIZON_DAYS = 30
-# Once a count meets the deadline with fewer GPU-hours than the count before it, the next two
-# counts of the grid are priced too: a larger one may rent for the same or less and finish
-# sooner (assumed two).
+# Once a count meets the deadline, the next two counts of the grid are priced too: a larger one
+# may rent for the same or less and finish sooner (assumed two).
 COUNTS_BEYOND_DEADLINE = 2
 # `asap` with no deadline: the counts past the 30-day horizon's are priced while each is faster
 # (up to this many; assumed), so "fastest" is not only the counts a cost search happened to try.
@@ -233,6 +232,7 @@ class _Estimates:
         self.m, self.setup = m, setup
         self._at: dict[tuple[str, int], Estimate] = {}
         self._fits: dict[tuple[str, int], bool] = {}
+        self._resident: dict[tuple[str, int], bool] = {}
 
     def at(self, gpu: GPU, count: int) -> Estimate:
         key = (gpu.name, count)
@@ -246,6 +246,16 @@ class _Estimates:
             known = self._at.get(key)
             self._fits[key] = (known is not None and known.fits) or layout_fits(self.m, self.setup, gpu, count)
         return self._fits[key]
+
+    def fits_resident(self, gpu: GPU, count: int) -> bool:
+        """Whether a layout fits at this count without offloading its states."""
+        key = (gpu.name, count)
+        if key not in self._resident:
+            known = self._at.get(key)
+            self._resident[key] = (known is not None and known.fits and known.layout.offload == "none") or layout_fits(
+                self.m, self.setup, gpu, count, resident=True
+            )
+        return self._resident[key]
 
     def evaluated(self, gpu: GPU) -> int:
         return len({c for name, c in self._at.keys() | self._fits.keys() if name == gpu.name})
@@ -589,6 +599,7 @@ def _plans_for_gpu(
     start = _smallest_fitting(counts, gpu.gpus_per_server, lambda count: known.fits(gpu, count))
     tried: list[Plan] = []
     skip_below = 0.0
+    jumped = False  # whether the search has jumped towards the deadline's count
     beyond: int | None = None  # counts still to try once one meets the deadline
     for count in counts if start is not None else []:
         if count < start:
@@ -612,22 +623,30 @@ def _plans_for_gpu(
             if est.layout.offload == "none":
                 break
             continue
-        if len(tried) == 1 and est.days:
-            # Jump close to the count the deadline needs instead of trying each one; at most
-            # MAX_JUMP times the first count when its plan is flagged inefficient (low MFU: an
-            # MoE whose expert traffic swamps a few servers), as the counts above it are faster.
-            skip_below = 0.7 * count * est.days / horizon
-            if "low_mfu" in est.checks:
-                skip_below = min(skip_below, MAX_JUMP * count)
+        if not jumped and est.days:
+            resident = None
+            if est.layout.offload != "none" and not known.setup.pinned.offload:
+                # an offloading plan's speed says nothing of the counts that hold their states on
+                # the GPUs: go on from the smallest of those, and jump from its plan
+                above = [c for c in counts if c > count]
+                resident = _smallest_fitting(above, gpu.gpus_per_server, lambda c: known.fits_resident(gpu, c))
+            if resident is not None:
+                skip_below = resident
+                continue  # nor does it say when to stop: that is read from the counts above
+            else:
+                # Jump close to the count the deadline needs instead of trying each one; at most
+                # MAX_JUMP times the first count when its plan is flagged inefficient (low MFU:
+                # an MoE whose expert traffic swamps a few servers), as the counts above it are
+                # faster.
+                jumped = True
+                skip_below = 0.7 * count * est.days / horizon
+                if "low_mfu" in est.checks:
+                    skip_below = min(skip_below, MAX_JUMP * count)
         if plan.meets_deadline and beyond is None:
-            # A larger count can only rent for less when it needs fewer GPU-hours, as it did
-            # from the count before this one (memory freed for less recompute or a larger
-            # micro-batch), or may yet when this count still offloads or recomputes whole layers
-            # (the first count tried has no trend to read); otherwise stop here.
-            prev = tried[-2].estimate.gpu_hours if len(tried) > 1 else None
-            memory_bound = est.layout.offload != "none" or est.layout.recompute == "full"
-            scaling_up = prev is None or memory_bound or (est.gpu_hours is not None and est.gpu_hours <= prev)
-            beyond = COUNTS_BEYOND_DEADLINE if scaling_up else 0
+            # A larger count may rent for less: it needs fewer GPU-hours once memory is freed for
+            # less recompute or a larger micro-batch, or it is billed at a cheaper offer (whole
+            # servers, an order-size tier); the next counts of the grid are priced too.
+            beyond = COUNTS_BEYOND_DEADLINE
             if req.speed_first and not req.deadline_days:
                 beyond = COUNTS_BEYOND_FOR_SPEED
     # Part of a server: offers that bill whole servers charge for all of it, so the whole server
