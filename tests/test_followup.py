@@ -38,6 +38,12 @@ def summary(book):
         ("what if we had 30 days?", None),
         ("how do we get more GPUs?", None),
         ("how did you come up with 256 GPUs?", "gpus"),
+        ("why 1280 GiB RAM?", "servers"),
+        ("why ZeRO-3?", None),
+        ("why tensor parallel 8?", None),
+        ("why this many GPUs?", "gpus"),
+        ("why so slow?", "time"),
+        ("为什么这么慢", "time"),
     ],
 )
 def test_which_part_of_the_arithmetic_a_question_asks_about(question, part):
@@ -630,3 +636,26 @@ def test_why_not_another_method_is_not_worded_as_a_gpu_choice(book):
     assert method.changed == ["method"] and "was chosen" not in method.text
     gpu = follow_up(text, summary, "why not H100?", book=book)
     assert gpu.changes[0]["before"] == f"1 × {summary['gpu']}"  # the plan's GPU, not the bare count
+
+
+@pytest.mark.parametrize(
+    "question,kind,part,shown",
+    [
+        # "per GPU?" had read as a question on the rent's terms: the cost section
+        ("how much memory per GPU?", "explain", "memory", "GiB per GPU"),
+        ("显存多少?", "explain", "memory", "每卡"),
+        ("how many servers?", "explain", "gpus", "H800"),
+        ("monthly lease price?", "explain", "costs", "per GPU-month"),
+        # the digit of a layout word is no figure to trace, nor a what-if: the FAQ, with the plan
+        ("why ZeRO-3?", "question", None, "ZeRO stage"),
+    ],
+)
+def test_questions_on_the_plans_own_numbers_get_that_number(summary, book, question, kind, part, shown):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == (kind, part) and shown in reply.text
+
+
+def test_a_buy_or_rent_answer_in_chinese_says_the_decision_in_chinese(book):
+    text = "7B LoRA 1B tokens 1 day"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "买还是租?", "zh", book=book)
+    assert "建议是：租用" in reply.text and "rent" not in reply.text

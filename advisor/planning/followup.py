@@ -39,31 +39,58 @@ COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib",
 # ¥1,560?", "显存怎么算的", "这个数字哪来的"). "why not ..." is a comparison, not this.
 ASKS_HOW = re.compile(
     r"how (?:did|do) you (?:get|come up with|arrive at|work out)|where (?:does|do|did) .* come from"
-    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much|so long)"
+    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much|so long|so slow)"
+    r"|why (?:this|that|these|those) many|why (?:so|this|that) (?:expensive|pricey|costly)"
     r"|\bwhy\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)[^?？]{0,30}?(?:[¥$]\s*\d|(?<![A-Za-z\d])\d)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
-    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵)|怎么(?:要)?这么(?:多|久|贵)"
+    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵|慢)|怎么(?:要)?这么(?:多|久|贵|慢)"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
     r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
     r"(?: to (?:train|finish|run))?\W*$|^\W*how long\W*$"
     r"|^\W*(?:这个|整个)?(?:训练|任务|方案|跑完|训完)?(?:总共|一共|大概)?(?:要|需要|得)?(?:花)?(?:多久|多长时间)(?:呢|啊|能跑完|能训完)?\W*$",
     re.I,
 )
+# The plan's memory or count, asked outright ("how much memory per GPU?", "显存多少", "how many
+# servers?", "几台"): its arithmetic, not the rent ("per GPU?" had read as a question on terms).
+ASKS_MEMORY = re.compile(
+    r"how much (?:gpu |vram |card )?memory|memory (?:per|a|on each) (?:gpu|card)|\bvram\b.{0,15}(?:need|use|per|how)"
+    r"|显存(?:要|需要|占用|用)?(?:多少|多大|够不够|够吗)|每(?:张)?卡(?:的)?显存",
+    re.I,
+)
+ASKS_COUNT = re.compile(
+    r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$",
+    re.I,
+)
+# "why ZeRO-3?", "why tensor parallel 8?", "为什么用ZeRO": a layout choice, which the FAQ explains
+# with the plan's own numbers (its digit is the layout's, not a figure to trace, and not a what-if).
+WHY_LAYOUT = re.compile(
+    r"^\W*(?:but\s+|and\s+|so\s+)?why\b(?!\s+not\b).{0,25}?\b(?:zero|fsdp|tensor[- ]parallel\w*|pipeline\w*"
+    r"|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*|activation checkpoint\w*|offload\w*)",
+    re.I,
+)
+# Layout words with their degree ("ZeRO-3", "tp 8"): not a number of the plan to explain.
+LAYOUT_NUMBER = re.compile(
+    r"zero[- ]?\d|stage[- ]?\d|\b(?:tp|pp|ep|dp|cp|vpp)\s*=?\s*\d+"
+    r"|(?:tensor|pipeline|expert|data|context)[- ]parallel(?:ism)?\s*(?:of\s*)?=?\s*\d+",
+    re.I,
+)
 # Which part of the arithmetic the question is about; first match wins ("63.5 GiB per GPU" is
 # memory, "256 GPUs" the count). None of them ("where do these numbers come from?"): the overview.
 EXPLAINED = (
+    ("servers", r"\bram\b|host (?:ram|memory)|system memory|(?<!显)内存"),
     ("memory", r"memory|gib|vram|显存"),
     ("costs", r"cost|rent|price|money|spend|budget|[¥$]|钱|费用|租金|价格|成本|预算|贵"),
     (
         "gpus",
-        r"\d[\d,]*\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|machines?)\b|so many (?:gpus|cards|nodes|servers)"
+        r"\d[\d,]*\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|machines?)\b"
+        r"|(?:so|this|that) many (?:gpus|cards|nodes|servers)"
         r"|\d+\s*(?:张|块|台)?(?:卡|台)|这么多(?:卡|台|张)|卡数|几张卡|几台",
     ),
     (
         "servers",
         r"\bram\b|\bcpus?\b|vcpu|nvme|storage|network|infiniband|\bib\b|power|kw\b|内存|存储|网络|硬盘|功耗|电",
     ),
-    ("time", r"days?|hours?|time|long|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|卡|台"),
+    ("time", r"days?|hours?|time|long|slow|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|慢|卡|台"),
 )
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
 # "can you write an RFQ?"); first match wins.
@@ -90,7 +117,7 @@ PLAN_PARTS = (
         "servers",
         r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}\b(?:storage|disk|nvme|ram|cpus?|network"
         r"|power|cooling|servers? (?:spec|config))|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
-        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜)"
+        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电)"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:多大|多少|什么|怎么配|配多少)",
     ),
 )
@@ -102,11 +129,13 @@ ASKS_THE_RATE = re.compile(
     r"(?:per|a|an)\s+gpu[- ]?hour.{0,30}(?:assum|use|using|priced|pay)"
     r"|(?:what|which)\s+(?:rate|price)\s+(?:did|do|are|is)"
     r"|^\W*what(?:'s| is| would be)\s+the\s+(?:monthly|hourly|daily)\s+(?:rent|cost|price|rate)\W*$"
+    r"|^\W*(?:the\s+)?(?:monthly|hourly|daily)\s+(?:lease|rent(?:al)?)?\s*(?:price|cost|rate)?\W*$"
     r"|^\W*(?:每卡时|每卡每小时|每小时|每月|月租|一个月)(?:要|是|大概)?多少(?:钱)?\W*$|按什么价|单价(?:是)?多少",
     re.I,
 )
 ASKS_THE_TERMS = re.compile(
-    r"lease term|minimum term|\bterm\b.{0,15}\?|per (?:month|hour|gpu)\b.{0,10}\?|(?:price|rent|cost)\b.{0,20}"
+    r"lease term|minimum term|\bterm\b.{0,15}\?|^\W*(?:is\s+(?:it|that|this)\s+)?per (?:month|hour|gpu)\b.{0,10}\?"
+    r"|(?:price|rent|cost)\b.{0,20}"
     r"(?:per month|per hour|monthly|hourly|include|includ)|includ\w* storage|租期|起租|每月还是|按月还是|按小时还是"
     r"|(?:价格|租金|报价|费用)(?:里)?(?:含|包含|包括)|含(?:不含)?存储|是按月|是按小时",
     re.I,
@@ -495,8 +524,23 @@ def follow_up(
             explained = _explain(request_text, summary, part, reply_lang, book)
             if explained is not None:
                 return explained
-        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         why_not = WHY_NOT.match(message)
+        for asked_number, part in ((ASKS_MEMORY, "memory"), (ASKS_COUNT, "gpus")):
+            if asked_number.search(message) and not why_not:
+                explained = _explain(request_text, summary, part, reply_lang, book)
+                if explained is not None:
+                    return explained
+        if WHY_LAYOUT.match(message):
+            found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
+            data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
+            if data.get("confident"):
+                return FollowUp(
+                    kind="question",
+                    lang=reply_lang,
+                    faq=data,
+                    text=render("followup.txt.j2", reply_lang, kind="question", f=data),
+                )
+        # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message):
             read = None
         elif why_not:
@@ -931,7 +975,8 @@ def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
 def explained_part(message: str) -> str | None:
     """ "memory", "costs", "gpus", "servers" or "time" when the message asks how that number of the
     plan was worked out, "overview" when it names none ("这个数字哪来的"), else None."""
-    if not ASKS_HOW.search(message or ""):
+    message = LAYOUT_NUMBER.sub(" ", message or "")
+    if not ASKS_HOW.search(message):
         return None
     return next((part for part, words in EXPLAINED if re.search(words, message, re.I)), "overview")
 
