@@ -531,15 +531,9 @@ def follow_up(
                 if explained is not None:
                     return explained
         if WHY_LAYOUT.match(message):
-            found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
-            data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
+            data = _faq(message, summary, reply_lang)
             if data.get("confident"):
-                return FollowUp(
-                    kind="question",
-                    lang=reply_lang,
-                    faq=data,
-                    text=render("followup.txt.j2", reply_lang, kind="question", f=data),
-                )
+                return _faq_reply(data, reply_lang)
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message):
             read = None
@@ -559,8 +553,7 @@ def follow_up(
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
-    found = faq.answer(message, lang=reply_lang, plan=_as_shown(summary) if summary else None)
-    data = found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
+    data = _faq(message, summary, reply_lang)
     if not mentioned and not (
         data.get("confident") and QUESTION.search(message) and DOMAIN.search(message) and not TO_A_PERSON.match(message)
     ):
@@ -577,9 +570,17 @@ def follow_up(
             faq=data,
             text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
         )
-    return FollowUp(
-        kind="question", lang=reply_lang, faq=data, text=render("followup.txt.j2", reply_lang, kind="question", f=data)
-    )
+    return _faq_reply(data, reply_lang)
+
+
+def _faq(message: str, summary: dict | None, lang: str) -> dict:
+    """The FAQ's best answer to the message, with the thread's plan for its numbers."""
+    found = faq.answer(message, lang=lang, plan=_as_shown(summary) if summary else None)
+    return found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
+
+
+def _faq_reply(data: dict, lang: str) -> FollowUp:
+    return FollowUp(kind="question", lang=lang, faq=data, text=render("followup.txt.j2", lang, kind="question", f=data))
 
 
 def _budget_in(request_text: str, currency: str, book: PriceBook) -> str:
