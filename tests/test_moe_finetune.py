@@ -4,7 +4,7 @@ that hold them, and a small data set's batch rule does not leave a model that fi
 import pytest
 
 from advisor import catalog
-from advisor.engine.estimate import best_layout
+from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER, best_layout
 from advisor.engine.memory import FROZEN_BYTES, GIB, NF4_BYTES
 from advisor.engine.shapes import count_params
 from advisor.planning.advice import advise
@@ -49,8 +49,6 @@ def test_a_mixture_of_experts_on_few_sequences_folds_its_experts_over_tensor_ran
 
 
 def test_full_sft_of_a_large_moe_on_little_data_gets_a_plan(book):
-    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
-
     out = advise("qwen3-235b-a22b sft 50k samples 10d", book=book).to_json()
     host = out["memory_gib_per_gpu"]["host_ram_for_offload"] * out["plan"]["gpus_per_node"]
     assert out["plan"]["fits"] and out["training"]["days"] <= 10 and host <= MAX_OFFLOAD_GIB_PER_SERVER
@@ -102,8 +100,6 @@ def test_context_parallel_ranks_alone_still_shard_the_optimizer():
 
 
 def test_a_moe_too_big_for_the_cards_offloads_its_states_like_a_dense_model():
-    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
-
     # gpt-oss-120b full fine-tune on one 8 x H100 server: the states (117B x 16 bytes) need 219 GiB
     # a GPU on any split; with the optimizer states on the CPU (ZeRO-3, experts sharded like any
     # layer) it fits. Expert parallelism had been forced on every MoE split, and ZeRO-Offload runs
@@ -117,8 +113,6 @@ def test_a_moe_too_big_for_the_cards_offloads_its_states_like_a_dense_model():
 def test_a_plan_that_needs_more_ram_than_a_server_has_is_not_planned(book):
     # a 1T-parameter LoRA had been headlined on one server of 8 consumer cards streaming 1.9 TiB
     # of weights from host RAM: more than a standard server's 2 TB, so it is not a plan
-    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
-
     out = advise("Kimi K2 lora, 100M tokens, 1 week, budget ¥300k", book=book).to_json()
     host = out["memory_gib_per_gpu"]["host_ram_for_offload"] * out["plan"]["gpus_per_node"]
     assert host <= MAX_OFFLOAD_GIB_PER_SERVER
@@ -127,8 +121,6 @@ def test_a_plan_that_needs_more_ram_than_a_server_has_is_not_planned(book):
 def test_offloaded_states_must_fit_in_a_servers_ram():
     # Kimi K2 (1T) full fine-tune on one GPU: 15 TiB of states offloaded, more than an 8-GPU
     # server's 2 TB holds, so nothing fits however little the card itself holds; the answer says why
-    from advisor.engine.estimate import MAX_OFFLOAD_GIB_PER_SERVER
-
     _, est = _at("kimi-k2 full-finetune 10k samples on 1x4090")
     assert not est.fits
     assert est.memory.total < est.usable_gib and est.memory.host_ram_gib > MAX_OFFLOAD_GIB_PER_SERVER

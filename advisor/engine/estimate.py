@@ -52,6 +52,7 @@ HEADROOM = 0.95
 # and H200: 2 TB system memory); 1.5 TiB of it for the states leaves the rest to the OS, page
 # cache and pinned buffers (assumed). Two-socket boards take up to 8 TB (32 DIMMs of 256 GB,
 # ServeTheHome), but servers that size are rarely rented: a plan that needs more says so.
+SERVER_RAM_TB = 2
 MAX_OFFLOAD_GIB_PER_SERVER = 1536
 # Global batch when the user gives none, in tokens: 4M for pre-training (Llama 2 paper,
 # Sec 2.2), growing to 2,048 tokens a GPU on big clusters (Llama 3 405B: 16M tokens on 16K

@@ -13,6 +13,7 @@ from advisor.engine.estimate import (
     HIGH_EXPOSED_COMM,
     LOW_MFU,
     MAX_OFFLOAD_GIB_PER_SERVER,
+    SERVER_RAM_TB,
     Estimate,
     best_layout,
 )
@@ -227,6 +228,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 offloaded=est.layout.offload == "all",
                 host=est.memory.host_ram_gib * est.layout.gpus_per_node,
                 host_cap=MAX_OFFLOAD_GIB_PER_SERVER,
+                server_ram_tb=SERVER_RAM_TB,
                 method=req.method,
             )
         )
