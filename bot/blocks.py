@@ -176,6 +176,9 @@ def status(result) -> tuple[str, dict]:
     e = p.estimate
     deadline = num(r.deadline_days, 2) if r.deadline_days else ""
     if not e.fits:
+        no_fit = next((w.params for w in result.warnings if w.code == "no_fit"), {})
+        if no_fit.get("host_cap") and no_fit["host"] > no_fit["host_cap"] and e.memory.total <= e.usable_gib:
+            return "no_fit_ram", {}  # the cards hold their share; the server's RAM not what is offloaded
         return "no_fit", {}
     if r.deadline_days and e.days and e.days > r.deadline_days:
         return "misses_deadline", {"deadline": deadline, "days": days_text(e.days, lang)}
@@ -216,7 +219,7 @@ def _budget_in(result) -> float:
 def _fix_lines(result, code: str) -> list[str]:
     lang = result.request.lang
     out = []
-    if code in ("misses_deadline", "no_fit"):
+    if code in ("misses_deadline", "no_fit", "no_fit_ram"):
         for sg in (result.result.suggestions if result.result else [])[:2]:
             words = _plan_words(sg.plan, lang) if sg.plan else None
             if sg.change == "longer_deadline" or words is None:
@@ -231,7 +234,7 @@ def _fix_lines(result, code: str) -> list[str]:
             elif isinstance(value, (int, float)):
                 value = count(value)
             out.append(_p(lang, "fix", sg.change, plan, value=value))
-        if not out and code == "no_fit":
+        if not out and code in ("no_fit", "no_fit_ram"):
             out.append(_p(lang, "fix", "no_fit", ""))
     elif code == "conflict":
         d, b = result.result.nearest_deadline, result.result.nearest_budget
@@ -247,7 +250,7 @@ def _fix_lines(result, code: str) -> list[str]:
         out.append(_p(lang, "fix", "no_price", ""))
     elif code == "nothing":
         out.append(_p(lang, "fix", "nothing", ""))
-    if code not in ("misses_deadline", "no_fit"):
+    if code not in ("misses_deadline", "no_fit", "no_fit_ram"):
         # the GPUs given do the job, but another type does it for a fraction of the rent (a short
         # job on GPUs leased only by the month): the card says so, not only the thread
         other = next(
@@ -313,7 +316,8 @@ def card(result) -> dict:
                 ),
             )
         )
-        fields.append(_field(lang, "memory", _p(lang, "memory_value", num(e.memory.total), num(e.usable_gib), e.fits)))
+        memory = _p(lang, "memory_value", num(e.memory.total), num(e.usable_gib), e.fits, code == "no_fit_ram")
+        fields.append(_field(lang, "memory", memory))
         rent_range = c.rent_range  # low / likely / high from the offers that can deliver the plan
         shown_rent = (
             f"{cash(rent_range['low'], c.currency)}–{cash(rent_range['high'], c.currency)}"

@@ -313,3 +313,15 @@ def test_a_buyers_rent_field_does_not_set_the_budget_beside_the_rent(book):
 
     assert "budget" not in rent_field("buy 70B full-finetune 1TB 14d budget 3000000")
     assert "budget ¥3,000,000" in rent_field("70B full-finetune 1TB 14d budget 3000000")
+
+
+def test_a_plan_whose_offloaded_states_outgrow_the_servers_ram_says_so_on_the_card(book):
+    """The card had said "Does not fit in GPU memory" over "13 of 31.8 GiB": the card held its
+    share; the 1.9 TiB offloaded to the server's RAM was what did not fit."""
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    text = json.dumps(card(advise("kimi-k2 lora 50k samples on a single RTX 5090", "en", book=book)))
+    assert "Does not fit in the servers' RAM" in text and "the card holds it" in text
+    plain = json.dumps(card(advise("qwen2.5-72b qlora 20k samples seq 32768 on a single 4090", "en", book=book)))
+    assert "Does not fit in GPU memory" in plain and "the card holds it" not in plain
