@@ -685,3 +685,11 @@ def test_the_count_search_jumps_from_a_plan_that_holds_its_states_not_one_that_o
     # plan stays on the 1,792 GPUs that finish in 49 days for less than 1,024 in 86
     out = _ask(cli, "1T-A32B pretrain 10T tokens 90d usd")
     assert out["plan"]["offload"] == "none" and out["training"]["days"] < 60
+
+
+def test_an_offloading_count_that_meets_the_deadline_for_less_is_not_jumped_over(cli):
+    # 34B fp8 on H100 under DeepSpeed ZeRO-3: 8 GPUs with the optimizer on the CPU finish in 6.8 of
+    # the 10 days for about ¥75k; the search had jumped from one offloading GPU straight to the 16
+    # that hold their states, and planned them for twice the rent
+    out = _ask(cli, "34b full finetune 40GB fp8 on H100 deepspeed zero3 10 days")
+    assert out["plan"]["gpu_count"] == 8 and out["training"]["days"] <= 10

@@ -624,24 +624,25 @@ def _plans_for_gpu(
                 break
             continue
         if not jumped and est.days:
+            # Jump close to the count the deadline needs instead of trying each one; at most
+            # MAX_JUMP times the count when its plan is flagged inefficient (low MFU: an MoE whose
+            # expert traffic swamps a few servers), as the counts above it are faster.
+            jump = 0.7 * count * est.days / horizon
+            if "low_mfu" in est.checks:
+                jump = min(jump, MAX_JUMP * count)
             resident = None
             if est.layout.offload != "none" and not known.setup.pinned.offload:
-                # an offloading plan's speed says nothing of the counts that hold their states on
-                # the GPUs: go on from the smallest of those, and jump from its plan
                 above = [c for c in counts if c > count]
                 resident = _smallest_fitting(above, gpu.gpus_per_server, lambda c: known.fits_resident(gpu, c))
             if resident is not None:
-                skip_below = resident
-                continue  # nor does it say when to stop: that is read from the counts above
-            else:
-                # Jump close to the count the deadline needs instead of trying each one; at most
-                # MAX_JUMP times the first count when its plan is flagged inefficient (low MFU:
-                # an MoE whose expert traffic swamps a few servers), as the counts above it are
-                # faster.
-                jumped = True
-                skip_below = 0.7 * count * est.days / horizon
-                if "low_mfu" in est.checks:
-                    skip_below = min(skip_below, MAX_JUMP * count)
+                # an offloading plan's speed says little of the counts that hold their states on
+                # the GPUs: never past the smallest of those, which jumps again from its own plan;
+                # nor when to stop (an offloading count that meets the deadline is kept, and may
+                # be the cheapest)
+                skip_below = min(jump, resident)
+                continue
+            jumped = True
+            skip_below = jump
         if plan.meets_deadline and beyond is None:
             # A larger count may rent for less: it needs fewer GPU-hours once memory is freed for
             # less recompute or a larger micro-batch, or it is billed at a cheaper offer (whole
