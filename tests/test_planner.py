@@ -693,3 +693,17 @@ def test_an_offloading_count_that_meets_the_deadline_for_less_is_not_jumped_over
     # that hold their states, and planned them for twice the rent
     out = _ask(cli, "34b full finetune 40GB fp8 on H100 deepspeed zero3 10 days")
     assert out["plan"]["gpu_count"] == 8 and out["training"]["days"] <= 10
+
+
+def test_a_dataset_larger_than_a_servers_nvme_is_cached_by_share(cli):
+    # 15T tokens (60 TB) over 1,792 servers: each had been sized to cache all of it (72.5 TB each);
+    # past the 30.7 TB an 8-GPU server ships with, each caches its share and the whole streams
+    # from the parallel file system; a 1TB fine-tune still caches the whole dataset
+    from advisor.planning.infra import LOCAL_CACHE_MAX_TB
+
+    big = _ask(cli, "405B pretrain 15T tokens 90d usd")
+    assert big["infra"]["nvme_tb_per_node"] < LOCAL_CACHE_MAX_TB
+    assert "streams from the parallel file system" in cli("ask", "405B pretrain 15T tokens 90d usd").stdout
+    small = _ask(cli, "7b lora 20GB 3d")
+    assert "streams from the parallel file system" not in cli("ask", "7b lora 20GB 3d").stdout
+    assert small["infra"]["nvme_tb_per_node"] >= 2
