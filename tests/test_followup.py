@@ -659,3 +659,18 @@ def test_a_buy_or_rent_answer_in_chinese_says_the_decision_in_chinese(book):
     text = "7B LoRA 1B tokens 1 day"
     reply = follow_up(text, plan_context(advise(text, book=book)), "买还是租?", "zh", book=book)
     assert "建议是：租用" in reply.text and "rent" not in reply.text
+
+
+def test_more_time_never_gives_a_dearer_plan(book):
+    # the search under 60 days had landed on 256 Ascend for ¥817k over the thread's 320 for ¥756k,
+    # which already meets 60 days
+    text = "deepseek-v3 full finetune 200B tokens 30 days"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "what if we had 60 days?", book=book)
+    assert reply.kind == "unchanged" and f"{summary['gpu_count']} x" in reply.text
+
+
+def test_faster_is_not_held_to_a_deadline_the_team_never_gave(book):
+    text = "405B pretrain 15T tokens 90d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "faster?", book=book)
+    assert reply.kind == "whatif" and "Misses the deadline" not in reply.text

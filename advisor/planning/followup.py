@@ -542,7 +542,11 @@ def follow_up(
         else:
             read = read_whatif(request_text, summary, message, reply_lang)
         if read is not None:
-            reply = _whatif(request_text, summary, *read, reply_lang, book, why_not=bool(why_not))
+            # "faster?" and "cheaper?" are read as a deadline the bot chose, not one the team gave
+            implied = bool(FASTER.match(message) or CHEAPER.match(message))
+            reply = _whatif(
+                request_text, summary, *read, reply_lang, book, why_not=bool(why_not), implied_deadline=implied
+            )
             return _no_cheaper(summary, message, reply) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
@@ -764,9 +768,12 @@ def _whatif(
     book: PriceBook,
     kind: str = "whatif",
     why_not: bool = False,
+    implied_deadline: bool = False,
 ) -> FollowUp:
     """The plan under the changed request against the first. `why_not`: the user asked why the
-    plan does not use what they named ("why not H20?"): the reply says how that plan compares."""
+    plan does not use what they named ("why not H20?"): the reply says how that plan compares.
+    `implied_deadline`: the new deadline is the bot's reading of "faster?", so no warning holds
+    the plan to it."""
     try:
         original = parse(request_text, lang)
     except RequestError:
@@ -795,6 +802,8 @@ def _whatif(
     first = advise_request(original, book) if original is not None else None
     first_warnings = first.warnings if first is not None else []
     warnings = _new_warnings(first_warnings, result)
+    if implied_deadline:
+        warnings = [w for w in warnings if w.code != "deadline"]
     # The summary keeps days to two decimals (a 20-minute job is "0.01 days"): the times compared
     # are the plans' own, the first one's when re-planning it gives the plan the thread shows.
     if result.plan is not None and result.plan.estimate.days:
@@ -811,6 +820,21 @@ def _whatif(
     ):
         before.update(days=fp.estimate.days, gpu_hours=fp.estimate.gpu_hours)
     meets = result.plan is not None and result.plan.meets_deadline and result.plan.within_budget
+    # More time never makes the plan dearer: where the search under the new deadline lands on a
+    # dearer plan (the count search is not monotone in it), the thread's plan still meets it
+    if (
+        changed == ["deadline_days"]
+        and fp is not None
+        and result.plan is not None
+        and request.deadline_days
+        and fp.estimate.days
+        and fp.estimate.days <= request.deadline_days
+        and fp.within_budget
+        and fp.rent is not None
+        and result.plan.rent is not None
+        and result.plan.rent > fp.rent
+    ):
+        result, meets, after_cmp = first, True, before
     if meets and _same_plan(before, after_cmp) and not why_not and not SAME_PLAN_SAYS_MORE & set(changed):
         # "what if we had 30 days?" under a 6-hour plan: the same plan, said in a line, not a
         # table of equal columns
