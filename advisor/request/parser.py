@@ -569,9 +569,11 @@ def _spelled_numbers(text: str) -> str:
     # 俩 is 两个 (two of them): `俩礼拜`, `俩4090`
     text = re.sub(r"俩(?=\s*\d)", "2张", text)
     text = text.replace("俩", "两个")
-    # the amount before its word (`100万预算`, `100w预算`): said the other way round
+    # the amount before its word (`100万预算`, `100w预算`): said the other way round (not an amount
+    # the key already stands before, nor `预算有限`, a word of its own: `预算5000元 预算有限`)
     text = re.sub(
-        r"(?<![a-z\d.])(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$])",
+        r"(?<![a-z\d.])(?<!预算)(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算"
+        r"(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$]|有限|紧张|不多)",
         r"预算\1",
         text,
     )
@@ -1191,16 +1193,16 @@ class _Parse:
 
     # -- hardware -------------------------------------------------------------------
     def _owned(self) -> None:
-        """GPUs the team has ("we already own 16 A100", "we have 2 servers of 8xA800", "我们有16张
-        A800"): a verb of having right before a count of GPUs or servers, so "we have 50k samples"
-        and "own use" stay what they were."""
+        """GPUs the team has ("we already own 16 A100", "we have 2 servers of 8xA800", "on our 2 DGX
+        H100", "我们有16张A800"): a verb of having, or "our", right before a count of GPUs or servers,
+        so "we have 50k samples" and "own use" stay what they were."""
         alt = _gpu_names()
         en_units = _all(fields.field("gpu_count").units, "en") + "|" + _all(fields.field("nodes").units, "en")
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
-            rf"{L}(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?"
+            rf"{L}(?:(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?|our)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
-            rf"(?:{alt}|{en_units}|servers?\s+of)s?(?![a-z0-9]))"
+            rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
             rf"|(?:(?:我们|我|团队|公司|我司|自己)?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)|(?:我们|我|团队|公司|我司|自己)(?:只)?(?:有|拥有)"
             rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
