@@ -1505,3 +1505,8 @@ def test_a_budget_and_budget_is_tight_are_both_read(text):
     r = parse(text)
     assert r.budget.amount == 5000 and r.cost_first
     assert not [a for a in r.assumptions if a.code == "read_past"]
+
+
+def test_the_word_for_deadline_beside_its_number_is_not_said_skipped():
+    r = parse("用200万预算训练13B模型全参微调,数据500GB中文,期限20天")
+    assert r.deadline_days == 20 and not [a for a in r.assumptions if a.code == "read_past"]

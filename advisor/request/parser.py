@@ -194,6 +194,8 @@ FILLER = {
     "约",
     "大约",
     "截止",
+    "期限",  # "期限20天": the deadline's own word beside its number
+    "工期",
     "参数",
     "做",
     "跑",
