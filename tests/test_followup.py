@@ -674,3 +674,10 @@ def test_faster_is_not_held_to_a_deadline_the_team_never_gave(book):
     text = "405B pretrain 15T tokens 90d usd"
     reply = follow_up(text, plan_context(advise(text, book=book)), "faster?", book=book)
     assert reply.kind == "whatif" and "Misses the deadline" not in reply.text
+
+
+def test_a_what_if_without_a_rent_on_record_says_so_in_its_row(book):
+    text = "qwen3-30b-a3b lora 20B tokens 7 days"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "what if we use 16 GPUs?", book=book)
+    row = next(line for line in reply.text.splitlines() if line.strip().startswith("rent:"))
+    assert "?" not in row and ("no offer on record" in row or "¥" in row.split("->")[1])
