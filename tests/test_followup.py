@@ -681,3 +681,9 @@ def test_a_what_if_without_a_rent_on_record_says_so_in_its_row(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "what if we use 16 GPUs?", book=book)
     row = next(line for line in reply.text.splitlines() if line.strip().startswith("rent:"))
     assert "?" not in row and ("no offer on record" in row or "¥" in row.split("->")[1])
+
+
+def test_the_plans_fabric_is_worded_in_the_replys_language(summary, book):
+    # an English plan asked "为什么要InfiniBand?" had quoted its fabric in English ("rail-optimised")
+    reply = follow_up(REQUEST, summary, "为什么要InfiniBand?", book=book)
+    assert "多轨" in reply.text and "rail-optimised" not in reply.text

@@ -497,6 +497,8 @@ def plan_context(result: Advice) -> dict:
             nvme_tb_per_node=p.infra.nvme_tb_per_node,
             storage_read_gb_s=p.infra.storage_read_gb_per_s,
             network=phrase(r.lang, "inter", p.infra.network, file="explain"),
+            # the fabric as data, so a follow-up in the other language words it in its own
+            network_spec=p.infra.network,
             power_kw_per_node=p.infra.power_kw_per_node,
         )
     return ctx

@@ -579,7 +579,7 @@ def follow_up(
 
 def _faq(message: str, summary: dict | None, lang: str) -> dict:
     """The FAQ's best answer to the message, with the thread's plan for its numbers."""
-    found = faq.answer(message, lang=lang, plan=_as_shown(summary) if summary else None)
+    found = faq.answer(message, lang=lang, plan=_as_shown(summary, lang) if summary else None)
     return found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
 
 
@@ -708,12 +708,15 @@ def _faster_or_cheaper(request_text: str, summary: dict, message: str) -> str | 
     return f"{max(0.5, round(days, 1)):g} days"
 
 
-def _as_shown(summary: dict) -> dict:
+def _as_shown(summary: dict, lang: str) -> dict:
     """The plan's numbers as the card shows them (days to two significant figures), so the
-    FAQ's note on this plan says "13 days" where the card does, not "12.52"."""
+    FAQ's note on this plan says "13 days" where the card does, not "12.52"; its fabric worded in
+    the reply's language (threads stored before it was kept as data keep their wording)."""
     out = dict(summary)
     if out.get("days"):
         out["days"] = float(num(out["days"], 2).replace(",", ""))
+    if out.get("network_spec"):
+        out["network"] = phrase(lang, "inter", out["network_spec"], file="explain")
     return out
 
 
