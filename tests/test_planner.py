@@ -407,10 +407,14 @@ def test_a_plan_within_the_card_but_not_its_headroom_says_why_it_is_refused(cli)
     free was not said."""
     # (seq 11264: with the weights offloaded, as ZeRO-3 now may on one GPU, the activations alone
     # fall between the 5% headroom and the card; the request had been "avg 2k tokens 2 epochs")
-    data = _ask(cli, "qwen2.5-7b lora 100k samples seq 11264 on a single 4090")
+    text = "qwen2.5-7b lora 100k samples seq 11264 on a single 4090"
+    data = _ask(cli, text)
     mem = data["memory_gib_per_gpu"]
     assert not data["plan"]["fits"] and mem["total"] <= mem["usable"]
     assert any(w.startswith("Too tight to plan on") and "5%" in w for w in data["warnings"])
+    # the memory line itself says so too: "23.5 of 24 usable" had read as fitting
+    line = next(x for x in cli("ask", text).stdout.splitlines() if "usable" in x and "weights" in x)
+    assert "more than a plan may use" in line
 
 
 def test_a_card_without_bf16_does_not_win_a_tie_over_one_with_it(cli):
