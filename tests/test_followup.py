@@ -687,3 +687,9 @@ def test_the_plans_fabric_is_worded_in_the_replys_language(summary, book):
     # an English plan asked "为什么要InfiniBand?" had quoted its fabric in English ("rail-optimised")
     reply = follow_up(REQUEST, summary, "为什么要InfiniBand?", book=book)
     assert "多轨" in reply.text and "rail-optimised" not in reply.text
+
+
+def test_why_pcie_on_cards_without_nvlink_says_they_have_none(book):
+    text = "70B LoRA on 8x4090 100M tokens"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "why PCIe?", book=book)
+    assert "no NVLink" in reply.text and "NVLink mainly speeds up" not in reply.text
