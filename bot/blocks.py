@@ -253,11 +253,9 @@ def _fix_lines(result, code: str) -> list[str]:
     if code not in ("misses_deadline", "no_fit", "no_fit_ram"):
         # the GPUs given do the job, but another type does it for a fraction of the rent (a short
         # job on GPUs leased only by the month): the card says so, not only the thread
-        other = next(
-            (sg for sg in (result.result.suggestions if result.result else []) if sg.change == "other_gpu"), None
-        )
-        if other is not None and other.plan is not None:
-            out.append(_p(lang, "fix", "other_gpu", _p(lang, "fix_plan", *_plan_words(other.plan, lang))))
+        for sg in result.result.suggestions if result.result else []:
+            if sg.change in ("other_gpu", "other_count") and sg.plan is not None:
+                out.append(_p(lang, "fix", sg.change, _p(lang, "fix_plan", *_plan_words(sg.plan, lang))))
     return [line for line in out if line]
 
 

@@ -711,3 +711,14 @@ def test_a_dataset_larger_than_a_servers_nvme_is_cached_by_share(cli):
     small = _ask(cli, "7b lora 20GB 3d")
     assert "streams from the parallel file system" not in cli("ask", "7b lora 20GB 3d").stdout
     assert small["infra"]["nvme_tb_per_node"] >= 2
+
+
+def test_a_count_the_team_fixed_that_leases_a_month_for_minutes_names_the_count_that_rents_by_the_hour(cli):
+    # 32 H800 leased by the month (¥276,000) for an 18-minute LoRA, where 4 rent by the hour for
+    # about ¥71: the answer says so under its headline, in both languages
+    out = _ask(cli, "32B LoRA 100k samples on 32xH800 5 days")
+    other = next(w for w in out["warning_codes"] if w["code"] == "other_count")
+    assert other["params"]["value"] < 0.01 and other["params"]["count"] < 32
+    head = cli("ask", "32B LoRA 100k samples on 32xH800 5 days").stdout.splitlines()[1]
+    assert "Another count of the same GPU" in head
+    assert "同型号换个卡数" in cli("ask", "32B LoRA 10w条 4机32卡 H800 5天").stdout

@@ -121,6 +121,7 @@ class Suggestion(BaseModel):
         "longer_deadline",
         "gpu_type",
         "other_gpu",
+        "other_count",
     ]
     value: int | float | str | None = None
     plan: Plan | None = None
@@ -833,6 +834,18 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             # a plan that does not fit has no rent to compare with: the other type runs the job
             share = round(found.rent / best.rent, 4) if best.estimate.fits else None
             out.insert(min(1, len(out)), Suggestion(change="other_gpu", value=share, plan=found))
+    if req.gpu and req.gpu_count and works(best) and best.rent and not req.owned:
+        # The count the team fixed rents for over twice what the same GPU type costs at the count
+        # the planner would choose (32 H800 leased a month for an 18-minute job, where 8 rent by
+        # the hour): say so, with that plan and its share of the rent.
+        found = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
+        if (
+            works(found)
+            and found.estimate.layout.gpu_count != req.gpu_count
+            and found.rent
+            and found.rent * OTHER_GPU_RENT_RATIO <= best.rent
+        ):
+            out.append(Suggestion(change="other_count", value=round(found.rent / best.rent, 4), plan=found))
     return out[:3]
 
 
