@@ -693,3 +693,19 @@ def test_why_pcie_on_cards_without_nvlink_says_they_have_none(book):
     text = "70B LoRA on 8x4090 100M tokens"
     reply = follow_up(text, plan_context(advise(text, book=book)), "why PCIe?", book=book)
     assert "no NVLink" in reply.text and "NVLink mainly speeds up" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "text,question,changed",
+    [
+        ("70B full-finetune 1TB 14d budget", "H100 or H800?", ["gpu"]),
+        ("70B full-finetune 1TB 14d budget", "would A100 be cheaper?", ["gpu"]),
+        ("70B LoRA on 8x4090 100M tokens", "would A100 be faster?", ["gpu"]),
+        ("70B LoRA on 8x4090 100M tokens", "用A100快吗?", ["gpu"]),
+        ("70B LoRA on 8x4090 100M tokens", "can we do full fine-tune on these?", ["method"]),
+    ],
+)
+def test_short_comparisons_are_the_plan_on_the_gpu_or_method_named(book, text, question, changed):
+    # each had been "I could not tell what to do with that" ("用A100快吗" the FAQ on mixing GPUs)
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.changed == changed

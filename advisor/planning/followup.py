@@ -153,6 +153,14 @@ WHY_NOT = re.compile(
     r"|(?:为什么|为啥|干嘛|怎么)(?:不|没)(?:用|选|上|考虑|推荐)?)",
     re.I,
 )
+# "would A100 be cheaper?", "is H20 faster?", "用A100快吗", "换H20会便宜吗": the plan on the GPU named,
+# compared ("why not A100?")
+WOULD_GPU_BE = re.compile(
+    r"^\W*(?:would|will|is|are|could)\s+(?:an?\s+|the\s+)?\S+(?:\s+\S+)?\s+(?:be\s+)?"
+    r"(?:cheaper|faster|better|quicker|enough)\W*$"
+    r"|^\W*(?:用|换|换成|改用)\S+?(?:会|能)?(?:更)?(?:快|便宜|好|划算)(?:吗|不|么|些吗|一点吗)?\W*$",
+    re.I,
+)
 # "why H800?", "why this GPU?", "为什么选H800", "为什么用这个卡": why the plan's own GPU type (a GPU
 # other than the plan's is "why not", above). The GPU named, if any, is group `gpu`.
 WHY_THIS_GPU = re.compile(
@@ -261,6 +269,7 @@ _GPU_WORD = re.compile(
 
 WHICH_BETTER = re.compile(
     r"\bwhich\b.{0,30}\b(?:better|best|faster|cheaper|pick|choose|should)\b|\bvs\.?\b|\bversus\b|\bor\b.{0,40}\bbetter\b"
+    r"|^\W*\S+\s+(?:or|还是)\s+\S+\W*$"
     r"|哪个(?:更)?(?:好|快|便宜|划算|合适)|选哪个|还是.{0,12}(?:好|选|用)",
     re.I,
 )
@@ -358,6 +367,9 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "can we do full fine-tune on these?": the method, on the plan's own GPUs
+    (r"\b(?:can|could|should)\s+(?:we|i|you)\s+(?:do|run|use|try)\b", " "),
+    (r"\bon\s+(?:these|those|them|the same)(?:\s+(?:gpus|cards|servers|machines))?\b", " "),
     (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
     (r"\b(budget)\s+(?:(?:were|was|is|of|at|becomes?|goes|drops?|cut)\s+)*(?:(?:only|just|to)\s+)*", r"\1 "),
@@ -514,6 +526,10 @@ def follow_up(
         # "H20和H800哪个好", "H20 or H800, which is better?" with the plan's GPU one of them: the
         # plan on the other, compared ("why not H20?")
         other = _the_other_gpu(message, summary["gpu"]) if WHICH_BETTER.search(message) else None
+        if other is None and WOULD_GPU_BE.match(message):
+            named = _gpus_named(message)
+            if len(named) == 1 and summary["gpu"] not in named:
+                other = next(iter(named.values()))
         if other is not None:
             read = read_whatif(request_text, summary, other, reply_lang)
             if read is not None:
