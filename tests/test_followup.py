@@ -389,7 +389,8 @@ def test_questions_a_part_of_the_plan_answers_get_that_part(lora, book, question
     result = reply.advice
     assert result.plan.gpu == lora["gpu"]
     if part == "servers":
-        assert f"{lora['storage_read_gb_s']:g} GB/s" in reply.text and f"{lora['ram_gib_per_node']} GiB" in reply.text
+        # a storage question leads with the storage line alone (the whole spec: "server spec?")
+        assert f"{lora['storage_read_gb_s']:g} GB/s" in reply.text
     elif part == "vendor":
         priced = result.plan.costs.rent_offer["provider"]
         line = next(line for line in reply.text.splitlines() if priced in line or "AutoDL" in line)
@@ -709,3 +710,21 @@ def test_short_comparisons_are_the_plan_on_the_gpu_or_method_named(book, text, q
     # each had been "I could not tell what to do with that" ("用A100快吗" the FAQ on mixing GPUs)
     reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
     assert reply.kind == "whatif" and reply.changed == changed
+
+
+@pytest.mark.parametrize(
+    "question,shown,left_out",
+    [
+        ("how much power?", "kW per server", "NVMe"),
+        ("功耗多少?", "kW", "NVMe"),
+        ("why 1280 GiB RAM?", "RAM 1280 GiB", "kW per server"),
+        ("what storage do we need?", "storage read", "kW per server"),
+        ("what server spec do we need?", "kW per server", None),  # the whole spec
+    ],
+)
+def test_a_question_on_one_server_figure_gets_that_line(summary, book, question, shown, left_out):
+    # every hardware question had got the same whole server block
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert shown in reply.text and (left_out is None or left_out not in reply.text)
+    if left_out is None:
+        assert "NVMe" in reply.text

@@ -92,6 +92,23 @@ EXPLAINED = (
     ),
     ("time", r"days?|hours?|time|long|slow|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|慢|卡|台"),
 )
+# Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
+# NVMe?"): that line alone leads the reply; none or several, the whole spec.
+SERVER_TOPICS = (
+    ("power", r"power|\bkw\b|electric|cooling|rack|功耗|电|散热|机柜"),
+    ("network", r"network|infiniband|\bib\b|roce|\bnics?\b|网络|网卡"),
+    ("nvme", r"nvme|local (?:disk|ssd)|硬盘|本地盘"),
+    ("storage", r"storage|checkpoint|parallel file|存储"),
+    ("cpu_ram", r"\bram\b|host memory|system memory|\bcpus?\b|vcpu|cores?\b|(?<!显)内存|核"),
+)
+
+
+def server_topic(message: str) -> str | None:
+    """The one line of the servers' spec a message asks about, or None."""
+    found = [topic for topic, words in SERVER_TOPICS if re.search(words, message or "", re.I)]
+    return found[0] if len(found) == 1 else None
+
+
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
 # "can you write an RFQ?"); first match wins.
 PLAN_PARTS = (
@@ -537,7 +554,7 @@ def follow_up(
     if request_text:
         part = explained_part(message)
         if part:
-            explained = _explain(request_text, summary, part, reply_lang, book)
+            explained = _explain(request_text, summary, part, reply_lang, book, lead=server_topic(message))
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
@@ -566,7 +583,7 @@ def follow_up(
             return _no_cheaper(summary, message, reply) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
-            answered = _plan_part(request_text, summary, asked, reply_lang, book)
+            answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
             if answered is not None:
                 return answered
         if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message) or ASKS_THE_TERMS.search(message):
@@ -1035,9 +1052,12 @@ def _provider(message: str) -> tuple[str, str] | None:
     return next(((name, market) for words, name, market in PROVIDERS if re.search(words, message, re.I)), None)
 
 
-def _explain(request_text: str, summary: dict, part: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """That part of the plan's arithmetic: its section (time, memory, costs, servers), the
-    headline numbers each with its sum (overview), or the plan on the counts around its own (gpus)."""
+def _explain(
+    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: str | None = None
+) -> FollowUp | None:
+    """That part of the plan's arithmetic: its section (time, memory, costs, servers: `lead`, the
+    line asked about), the headline numbers each with its sum (overview), or the plan on the counts
+    around its own (gpus)."""
     result = advise(request_text, lang, book=book)
     p = result.plan
     if p is None:
@@ -1048,7 +1068,7 @@ def _explain(request_text: str, summary: dict, part: str, lang: str, book: Price
         section = _section_text(result, part)
         text = render("followup.txt.j2", lang, kind="explain", section=section, part=part, e=e, c=c, p=p)
     elif part == "servers":
-        text = render("followup.txt.j2", lang, kind="servers", p=p, e=e, c=c, I=p.infra)
+        text = render("followup.txt.j2", lang, kind="servers", p=p, e=e, c=c, I=p.infra, lead=lead)
     elif part == "gpus":
         # the counts around the plan's own, and its own marked: the rows the text and Slack lay out
         own = {**_plan_row(p), "chosen": True}
@@ -1113,9 +1133,12 @@ def _plan_row(p) -> dict:
     }
 
 
-def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """The part of the plan a question asks for: its servers and storage, the offers on record
-    that can deliver it, its risks (warnings and checks), its request for quote."""
+def _plan_part(
+    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: str | None = None
+) -> FollowUp | None:
+    """The part of the plan a question asks for: its servers and storage (`lead`: only the line
+    asked about), the offers on record that can deliver it, its risks (warnings and checks), its
+    request for quote."""
     result = advise(request_text, lang, book=book)
     p = result.plan
     if p is None:
@@ -1131,7 +1154,7 @@ def _plan_part(request_text: str, summary: dict, part: str, lang: str, book: Pri
         rows = _offers(result, book)
         text = render("followup.txt.j2", lang, kind="vendor", p=p, offers=rows, c=p.costs)
     else:
-        text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra)
+        text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra, lead=lead)
     return FollowUp(kind="part", lang=lang, advice=result, part=part, rows=rows, text=text)
 
 
