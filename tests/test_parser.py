@@ -1510,3 +1510,11 @@ def test_a_budget_and_budget_is_tight_are_both_read(text):
 def test_the_word_for_deadline_beside_its_number_is_not_said_skipped():
     r = parse("用200万预算训练13B模型全参微调,数据500GB中文,期限20天")
     assert r.deadline_days == 20 and not [a for a in r.assumptions if a.code == "read_past"]
+
+
+@pytest.mark.parametrize("text", ["我们有4张A100 qwen3-8b 全量微调 5万条 三天 不要4090", "7b lora 20GB 3d no 4090s"])
+def test_a_gpu_type_ruled_out_is_refused_as_a_negation_not_a_contradiction(text):
+    # "不要4090" had been read as a second GPU type: '"4张a100" and "4090" contradict each other'
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.details.get("why") == "negation"

@@ -1220,6 +1220,14 @@ class _Parse:
     def _gpus(self) -> None:
         alt = _gpu_names()
         sep = r"\s*(?:x|\*|卡|张|块)?\s*"
+        # a GPU type ruled out ("不要4090", "no 4090s", "without H20"): refused as a negation, not
+        # read as a second GPU type that contradicts the first
+        self.scan.take(
+            rf"(?:{L}(?P<en>no|not|without|except|avoid)\s+(?:on\s+|the\s+|any\s+)?"
+            rf"|(?P<zh>不要|不用|别用|不想用|不考虑|不能用|除了)\s*)(?:{alt})s?{R}",
+            # the negation itself is the word not understood ("不要": 要 alone is filler)
+            lambda m: self.fail("unknown_word", word=m["en"] or m["zh"][0], nearest="", why="negation"),
+        )
         self._zh_servers(alt)
 
         # a bound on the count ("up to 64 GPUs", "at least 16 H800", "64卡以内", "至少16张卡"), with
