@@ -1481,6 +1481,7 @@ def test_a_couple_of_gpus_is_two(text, count):
         "deepseek-r1 671b 蒸馏到 qwen3-8b 20万条 3天",
         "finetune qwen3-8b on data distilled from deepseek-r1, 200k samples, 3 days",
         "qwen3-8b full finetune on deepseek-r1 generated data 200k samples 3d",
+        "deepseek-r1 distill data into qwen3-8b, 300k samples avg 4k tokens, 4 days",
     ],
 )
 def test_a_teachers_outputs_are_the_data_and_the_student_is_planned(text):

@@ -1484,6 +1484,8 @@ class _Parse:
             rf"(?:from|by|with)\s+{t}{R}",
             rf"{L}{t}(?:-|\s+)(?:distilled|generated|synthetic)\s+(?:data|samples|traces){R}",
             rf"{L}distill(?:ed|ing)?\s+(?:from\s+)?{t}\s+(?:into|to){R}",
+            # "deepseek-r1 distill data into qwen3-8b", "r1 distillation into qwen3-8b"
+            rf"{L}{t}\s+distill(?:ed|ing|ation)?(?:\s+(?:data|samples|outputs|traces))?\s+(?:into|to){R}",
         ):
             self.scan.take(said, teacher)
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
