@@ -722,3 +722,10 @@ def test_a_count_the_team_fixed_that_leases_a_month_for_minutes_names_the_count_
     head = cli("ask", "32B LoRA 100k samples on 32xH800 5 days").stdout.splitlines()[1]
     assert "Another count of the same GPU" in head
     assert "同型号换个卡数" in cli("ask", "32B LoRA 10w条 4机32卡 H800 5天").stdout
+
+
+def test_the_nearest_priced_plan_does_not_say_no_rent_is_on_record_beside_prices_on_record(cli):
+    # "No rent on record for 16 x H200" stood beside "Prices for H200 are on record, but none from an
+    # offer that can deliver 16 GPUs": the first now says no offer rents the plan
+    out = cli("ask", "3B pretrain 300 billion tokens a fortnight, on-demand, infiniband").stdout
+    assert "No rent on record for" not in out
