@@ -200,7 +200,7 @@ MEMORY_CASES += [
         "Llama 2 7B QLoRA r=8 q,v, mbs 1 (litgpt, A100 40GB)",
         # lit-gpt in 2023-10 left bitsandbytes unpinned (requirements-all.txt at 0cc02afa1dca):
         # 0.41.x then, whose 4-bit matmul kept its input
-        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none litgpt"
+        "llama2-7b qlora r=8 targets qv pure-bf16 mbs 1 seq 1304 recompute none litgpt-0.4"
         " lora_dropout=0.05 bnb-0.41 on 1xA100-40GB",
         14.14,
         "torch",
@@ -949,7 +949,8 @@ HELD_OUT_MOE_ZOO = [
 # (config_hub/finetune/<model>/<method>.yaml at the same commit: bf16-true, AdamW, Alpaca2k at
 # most 512 tokens, the head and the loss in chunks, no activation checkpointing; bitsandbytes
 # pinned to 0.42.0 from 2024-03-15 to 2024-12-28, litgpt pyproject.toml, so every QLoRA row here
-# ran the 4-bit matmul that kept its input: `bnb-0.42`). Not
+# ran the 4-bit matmul that kept its input: `bnb-0.42`; and every row predates litgpt 0.5.0,
+# whose QLoRA swaps in bitsandbytes' StableEmbedding: `litgpt-0.4`). Not
 # expressible: LoRA dropout (0.05-0.1) and LoRA on the output head (`lora_head: true` where
 # `targets all` is written). Left out: the full fine-tuning rows on one A10G, whose peaks are
 # below their own model states (Llama 3.2 1B: 1.24B x 8 bytes of pure-bf16 AdamW = 9.9 GB against
@@ -959,7 +960,7 @@ HELD_OUT_MEMORY = [
     MemoryCase(
         f"litgpt {name} (1x A10G)",
         f"{model} {method} r={rank} targets {targets} lora_dropout={dropout} pure-bf16 mbs {mbs} seq 512"
-        f" recompute none litgpt{' bnb-0.42' if method == 'qlora' else ''} on 1xA10G",
+        f" recompute none litgpt{'-0.4 bnb-0.42' if method == 'qlora' else ''} on 1xA10G",
         measured,
         "torch",
         _LITGPT + f"{config}, micro-batch {mbs}, {measured} GB",

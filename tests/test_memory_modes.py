@@ -3,7 +3,7 @@
 import pytest
 
 from advisor import catalog
-from advisor.engine.frameworks import FSDP2, HF, MEGATRON, PEFT, framework_for
+from advisor.engine.frameworks import FSDP2, HF, LITGPT, MEGATRON, PEFT, framework_for
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import (
     ALLOCATOR_CACHE,
@@ -13,6 +13,7 @@ from advisor.engine.memory import (
     FSDP_PP_UNSHARDED_BYTES,
     GIB,
     NCCL_BUFFERS_GIB,
+    NF4_BYTES,
     Kernels,
     LinearInputs,
     estimate_memory,
@@ -329,6 +330,59 @@ def test_qlora_on_old_bitsandbytes_keeps_every_4bit_layer_input():
     extra = estimate_memory(seven, new.model_copy(update={"bnb_keeps_inputs": True}), one, a10g).activations
     extra -= estimate_memory(seven, new, one, a10g).activations
     assert extra * GIB == pytest.approx(2 * 512 * 32 * 2 * (4096 + 4096 + 11008 + 4096), rel=1e-6)
+
+
+def test_litgpt_qlora_holds_the_last_micro_batchs_inputs_and_two_embedding_tables():
+    # Llama 2 7B QLoRA in litgpt on an A10G at 2 x 512 tokens (litgpt's config hub row): on
+    # bitsandbytes 0.42 the previous micro-batch's 4-bit layer inputs are still held when the
+    # next forward ends (QKV and gate/up h 4096 each, output projection 32 x 128, down 11008,
+    # 32 layers, and the head's 4096 once, 2 bytes a value)...
+    seven = catalog.find_model("llama2-7b")
+    a10g = catalog.get_gpu("A10G")
+    one = ModelSplit(gpu=a10g.name, gpu_count=1, gpus_per_node=1, nodes=1, dp=1, zero_stage=0, micro_batch=2)
+    setup = TrainingSetup(method="qlora", lora_targets="qv", lora_dropout=0.05, seq_len=512, precision="pure-bf16")
+
+    def mem(framework, **kw):
+        layout = one.model_copy(update={"framework": framework})
+        return estimate_memory(seven, setup.model_copy(update=kw), layout, a10g)
+
+    old_litgpt, new_litgpt = mem(LITGPT, bnb_keeps_inputs=True), mem(LITGPT)
+    stale = old_litgpt.activations - new_litgpt.activations
+    stale -= mem(PEFT, bnb_keeps_inputs=True).activations - mem(PEFT).activations
+    assert stale * GIB == pytest.approx(2 * 1024 * ((4096 + 4096 + 4096 + 11008) * 32 + 4096), rel=1e-6)
+    # ...litgpt quantises the output head as well (32,000 x 4,096 in NF4, not bf16), and from
+    # 0.5.0 keeps the token embedding it swapped out beside the gradient of the StableEmbedding
+    # that replaced it: two 32,000 x 4,096 x 2-byte tables
+    head, table = 32000 * 4096, 32000 * 4096 * 2 / GIB
+    nf4_head = head * (NF4_BYTES - 2) / GIB
+    peft, before_05 = mem(PEFT), mem(LITGPT, old_litgpt=True)
+    assert before_05.weights - peft.weights == pytest.approx(nf4_head, rel=1e-6)
+    assert new_litgpt.weights - before_05.weights == pytest.approx(table, rel=1e-6)
+    assert new_litgpt.gradients - before_05.gradients == pytest.approx(table, rel=1e-6)
+    # bf16 LoRA in litgpt swaps and quantises nothing
+    lora = setup.model_copy(update={"method": "lora"})
+    assert estimate_memory(seven, lora, one.model_copy(update={"framework": LITGPT}), a10g).weights == (
+        estimate_memory(seven, lora, one.model_copy(update={"framework": PEFT}), a10g).weights
+    )
+
+
+def test_qlora_dequantises_its_largest_4bit_weight_for_each_matmul():
+    """The largest weight, dequantised: transformers keeps the head in 16 bits, so the MLP's
+    4,096 x 14,336 in bf16 for Llama 3.1 8B on a current bitsandbytes; quantised from fp16
+    (bitsandbytes 0.42, and Lightning's plugin always) an fp16 copy and its bf16 cast; litgpt's
+    quantised head (128,256 x 4,096) is the largest there."""
+    from advisor.engine.memory import dequantised_weight_bytes
+
+    c = count_params(LLAMA8)
+    setup = TrainingSetup(method="qlora", precision="bf16")
+    one = _layout(gpu_count=1, dp=1, zero_stage=0, gpus_per_node=1)
+    assert dequantised_weight_bytes(LLAMA8, c, setup, one) == 4096 * 14336 * 2
+    old = setup.model_copy(update={"bnb_keeps_inputs": True})
+    assert dequantised_weight_bytes(LLAMA8, c, old, one) == 4096 * 14336 * 4
+    litgpt = one.model_copy(update={"framework": LITGPT})
+    assert dequantised_weight_bytes(LLAMA8, c, setup, litgpt) == 128256 * 4096 * 4
+    assert dequantised_weight_bytes(LLAMA8, c, setup, one.model_copy(update={"tp": 2, "dp": 1})) == 4096 * 14336
+    assert dequantised_weight_bytes(LLAMA8, c, setup.model_copy(update={"method": "lora"}), one) == 0
 
 
 # -- offload of a QLoRA base: the 4-bit weights, on the host and over PCIe -------------------

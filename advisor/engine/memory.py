@@ -67,6 +67,13 @@ DROPOUT_MASK_BYTES = 1
 # QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per
 # parameter (Dettmers et al. 2023, QLoRA, Sec 2 "Double Quantization").
 NF4_BYTES = (4 + 0.127) / 8
+# Bytes a 4-bit weight takes while a matmul runs on it: bitsandbytes dequantises the whole
+# weight for each matmul, forward and backward (Dettmers et al. 2023, Sec 3), into the dtype it
+# was quantised from, then casts it to the compute dtype where the two differ. bitsandbytes
+# before 0.43 quantised from fp16 whatever the model's dtype (Params4bit.cuda: `.half()`), and
+# Lightning's plugin, which litgpt runs, still does (`_Linear4bit._quantize_weight`), so a bf16
+# run holds an fp16 and a bf16 copy at once; a current bitsandbytes quantises from bf16.
+DEQUANTISED_BYTES, DEQUANTISED_BYTES_FROM_FP16 = 2, 2 + 2
 # CUDA context plus cuBLAS/NCCL workspaces, present in nvidia-smi readings but not in
 # torch.cuda.max_memory_allocated(). The HF "model memory anatomy" guide measures about
 # 1.3 GiB of context on its GPU; recent CUDA lazy loading needs less (assumed 1.0 GiB).
@@ -505,6 +512,10 @@ def adapter_states(
     dense_ranks, expert_ranks = (dp, layout.expert_dp) if zero == 3 else (1, 1)
     if setup.method == "qlora":
         linear = (shard.block - m.layers * c.norms_per_layer) / pp / tp
+        if layout.framework == LITGPT:
+            # Lightning's bitsandbytes plugin turns every nn.Linear into a Linear4bit, the output
+            # head too; transformers keeps lm_head in 16 bits (`get_keys_to_not_convert`)
+            linear += c.output
         rest = shard.dense - linear
         weights = (linear * NF4_BYTES + rest * FROZEN_BYTES) / dense_ranks + shard.experts * NF4_BYTES / expert_ranks
         linear += shard.experts
@@ -661,6 +672,56 @@ def overheads(
     return gathered, activations * FRAGMENTATION, context
 
 
+def stale_input_bytes(m: ModelShape, setup: TrainingSetup, layout: ModelSplit) -> float:
+    """Bytes of the previous micro-batch's 4-bit layer inputs still held at the end of a forward.
+
+    bitsandbytes before 0.43.2 kept each Linear4bit's input as an attribute of its autograd
+    node (MatMul4Bit: `ctx.tensors = (A, B)`, not save_for_backward; PR #1270), and such an
+    attribute lives as long as the graph does, not until the node's backward. litgpt's loop
+    keeps the last micro-batch's `logits` and `loss`, and with them its graph, until the next
+    forward has returned (litgpt/finetune/lora.py fit(), v0.5.13), so that forward ends with
+    the previous one's inputs still there: per token and layer the QKV and gate/up input (h
+    each), the output projection's (heads x head_dim) and the down projection's (ffn), and
+    the head's (h) once, 2 bytes each. A loop that lets the graph go before the next forward
+    (Hugging Face Trainer's training_step) holds them only through its own backward."""
+    if layout.framework != LITGPT or setup.method != "qlora" or not setup.bnb_keeps_inputs:
+        return 0.0
+    q = m.heads * m.head_dim
+    ffn = m.moe_ffn_hidden * (m.moe_top_k + m.moe_shared_experts) if m.is_moe else m.ffn_hidden
+    tokens = setup.seq_len * layout.micro_batch
+    return ACTIVATION_BYTES * tokens * ((2 * m.hidden + q + ffn) * m.layers + m.hidden)
+
+
+def dequantised_weight_bytes(m: ModelShape, c: ParamCounts, setup: TrainingSetup, layout: ModelSplit) -> float:
+    """Bytes of the largest 4-bit weight dequantised for a matmul (`DEQUANTISED_BYTES`), held
+    for that matmul only; the head's backward (or the last layer's, where the head stays in 16
+    bits) runs as the backward starts, beside every activation. The projections' widths: QKV
+    (litgpt fuses it, transformers runs q apart), the MLP's (one expert's in an MoE) and
+    litgpt's quantised head; each split over the tensor-parallel ranks."""
+    if setup.method != "qlora":
+        return 0.0
+    h, q, kv = m.hidden, m.heads * m.head_dim, m.kv_heads * m.head_dim
+    ffn = max(m.ffn_hidden, m.moe_ffn_hidden * max(1, m.moe_shared_experts) if m.is_moe else 0)
+    litgpt = layout.framework == LITGPT
+    largest = max(h * ffn, h * (q + 2 * kv if litgpt else q), c.output if litgpt else 0.0)
+    per_value = DEQUANTISED_BYTES_FROM_FP16 if litgpt or setup.bnb_keeps_inputs else DEQUANTISED_BYTES
+    return largest * per_value / layout.tp
+
+
+def swapped_embedding_bytes(m: ModelShape, setup: TrainingSetup, layout: ModelSplit) -> float:
+    """Bytes of one token-embedding table in bf16 where litgpt's QLoRA holds two more of them.
+
+    With bitsandbytes quantisation litgpt replaces the token embedding by bitsandbytes'
+    StableEmbedding after it has marked only the adapters trainable (litgpt/finetune/lora.py
+    main(), from v0.5.0, 2024-10-04, to v0.5.13): the old table stays referenced by a local
+    variable for the whole run, and the new one trains, so every backward writes its gradient,
+    which the optimizer (built before the swap) never clears. litgpt runs quantised models on
+    one GPU only."""
+    if layout.framework != LITGPT or setup.method != "qlora" or setup.old_litgpt:
+        return 0.0
+    return m.vocab * m.hidden * FROZEN_BYTES
+
+
 def gradients_freed_between_steps(setup: TrainingSetup, layout: ModelSplit) -> bool:
     """PyTorch-native loops free the gradients after each optimizer step (zero_grad(set_to_none=
     True), PyTorch's default since 2.0), so with one micro-batch a step they are not alive while
@@ -711,8 +772,20 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
     """Memory of the most loaded GPU, in GiB: the parts above, added up."""
     shard, states, host = _states_of_split(m, setup, layout)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
-    gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
     notes = [*states.notes, activation_note]
+    stale = stale_input_bytes(m, setup, layout)
+    if stale:
+        activations += stale
+        notes.append({"kind": "stale_inputs", "gib": stale / GIB})
+    table = swapped_embedding_bytes(m, setup, layout)
+    if table:
+        states = states._replace(weights=states.weights + table, gradients=states.gradients + table)
+        notes.append({"kind": "swapped_embedding", "gib": table / GIB})
+    gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
+    dequantised = dequantised_weight_bytes(m, count_params(m), setup, layout)
+    if dequantised:
+        gathered += dequantised
+        notes.append({"kind": "dequantised", "gib": dequantised / GIB})
     if gradients_freed_between_steps(setup, layout):
         # The peak holds the larger of the two: all the activations at the start of the
         # backward, or all the gradients at its end (linear in between).

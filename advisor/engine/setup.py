@@ -75,6 +75,8 @@ class TrainingSetup(BaseModel):
     # QLoRA on bitsandbytes before 0.43.2, whose 4-bit matmul kept its input for a weight
     # gradient it never computes (bitsandbytes PR #1270, merged 2024-07-16).
     bnb_keeps_inputs: bool = False
+    # litgpt before 0.5.0 (2024-10-04), before its QLoRA swapped in bitsandbytes' StableEmbedding.
+    old_litgpt: bool = False
     # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
     stack: Stack | None = None
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself

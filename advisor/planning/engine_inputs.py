@@ -58,6 +58,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         # chunked_cross_entropy in litgpt finetune/lora.py)
         chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
+        old_litgpt=request.old_litgpt,
         stack=request.stack,
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len

@@ -277,6 +277,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "compile",
         "chunked_loss",
         "old_bitsandbytes",
+        "old_litgpt",
     ):
         if flag in given:
             add("other", _say(flag, True, zh))

@@ -606,6 +606,13 @@ FIELDS: tuple[Field, ...] = (
             ("旧版bitsandbytes", "旧版bnb"),
         ),
     ),
+    # litgpt before 0.5.0, whose QLoRA had not yet swapped in bitsandbytes' StableEmbedding
+    # (advisor/engine/memory.py `swapped_embedding_bytes`); the word names the stack too
+    Field(
+        "old_litgpt",
+        flag=True,
+        choices=_flag(("litgpt-0.4", r"(litgpt|lit-gpt)-0\.[0-4](\.\d+)?"), ("旧版litgpt",)),
+    ),
     Field(
         "seq_len",
         low=16,

@@ -83,6 +83,8 @@ class TrainingRequest(BaseModel):
     chunked_loss: bool = False
     # QLoRA on bitsandbytes before 0.43.2 (`bnb-0.42`), which kept each 4-bit layer's input.
     old_bitsandbytes: bool = False
+    # litgpt before 0.5.0 (`litgpt-0.4`), whose QLoRA kept its token embedding (no StableEmbedding).
+    old_litgpt: bool = False
     # The training stack the team runs (`deepspeed`, `megatron`, `hf`, `torchtitan`); None: the
     # planner chooses the framework with the layout.
     stack: Stack | None = None

@@ -1157,6 +1157,7 @@ class _Parse:
             lambda m: self.fail("architecture", word=m[0].strip()),
         )
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
+        self._choose("old_litgpt")
         self._owned()
         self._gpus()
         self._choose("one_server")  # after `单机八卡`, which gives the GPUs
@@ -2551,7 +2552,8 @@ class _Parse:
             lora_dropout=f.get("lora_dropout", 0.0),
             chunked_loss=bool(f.get("chunked_loss")),
             old_bitsandbytes=bool(f.get("old_bitsandbytes")),
-            stack=f.get("stack"),
+            old_litgpt=bool(f.get("old_litgpt")),
+            stack=f.get("stack") or ("litgpt" if f.get("old_litgpt") else None),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
