@@ -1508,6 +1508,17 @@ def test_a_budget_and_budget_is_tight_are_both_read(text):
     assert not [a for a in r.assumptions if a.code == "read_past"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["7B 100w预算 30天", "7B 100万预算 30 天", "7B 全量微调 10B token 100w预算 4周", "7b lora 1万条 5000元预算 3d"],
+)
+def test_an_amount_before_the_budget_word_then_a_deadline(text):
+    # `100w预算 30天` had read `预算 30` as the budget and refused `天`: a number with a unit of
+    # time after the word is the deadline
+    r = parse(text)
+    assert r.budget.amount in (1_000_000, 5000) and r.deadline_days in (30, 28, 3)
+
+
 def test_the_word_for_deadline_beside_its_number_is_not_said_skipped():
     r = parse("用200万预算训练13B模型全参微调,数据500GB中文,期限20天")
     assert r.deadline_days == 20 and not [a for a in r.assumptions if a.code == "read_past"]

@@ -572,10 +572,12 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"俩(?=\s*\d)", "2张", text)
     text = text.replace("俩", "两个")
     # the amount before its word (`100万预算`, `100w预算`): said the other way round (not an amount
-    # the key already stands before, nor `预算有限`, a word of its own: `预算5000元 预算有限`)
+    # the key already stands before, nor `预算有限`, a word of its own: `预算5000元 预算有限`); a
+    # number with a unit of time after the key is the deadline (`100w预算 30天`), not its amount
     text = re.sub(
         r"(?<![a-z\d.])(?<!预算)(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算"
-        r"(?!\s*[:：]?\s*[\d零一二两三四五六七八九十¥$]|有限|紧张|不多)",
+        r"(?!\s*[:：]?\s*(?:[¥$]|(?>[\d零一二两三四五六七八九十][\d.,零一二两三四五六七八九十百千万亿]*)"
+        r"(?!\s*(?:天|日|周|星期|礼拜|个月|月|小时|年|days?|weeks?|months?|hours?|d|h)(?![a-z])))|有限|紧张|不多)",
         r"预算\1",
         text,
     )
