@@ -7,6 +7,7 @@ import pytest
 
 from advisor.planning.advice import advise, plan_context
 from advisor.planning.followup import explained_part, follow_up
+from advisor.text.render import money
 
 REQUEST = "70B full-finetune 1TB 14d budget"
 
@@ -245,12 +246,23 @@ def test_a_question_about_the_global_batch_is_not_a_move_abroad(summary, book):
     "text,question,currency",
     [("13B full-finetune 200GB 7d budget ¥100k", "in USD?", "USD"), ("7b lora 50k samples 3d $5k", "in CNY?", "CNY")],
 )
-def test_another_currency_converts_the_budget_instead_of_refusing(book, text, question, currency):
-    reply = follow_up(*_thread(text, book), question, book=book)
-    assert reply.kind == "market" and reply.currency == currency
-    budget = next(c for c in reply.changes if c["name"] == "budget")
-    assert budget["after"].startswith("$" if currency == "USD" else "¥")
-    assert reply.advice.request.budget.currency == currency
+def test_another_currency_converts_the_plan_and_its_budget_at_the_rate_on_record(book, text, question, currency):
+    # "in USD?" asks for the same plan's money in dollars, not a plan on another market's GPUs
+    thread = _thread(text, book)
+    reply = follow_up(*thread, question, book=book)
+    assert reply.kind == "explain" and reply.part == "currency" and reply.advice.plan.gpu == thread[1]["gpu"]
+    c, rate = reply.advice.plan.costs, book.usd_cny
+    rent = next(line for line in reply.text.splitlines() if line.startswith("• rent:"))
+    budget = next(line for line in reply.text.splitlines() if line.startswith("• your budget:"))
+    to_cur = (lambda x: x / rate) if currency == "USD" else (lambda x: x * rate)
+    sign = "$" if currency == "USD" else "¥"
+    assert rent.endswith(money(to_cur(c.rent_total), currency)) and sign in rent
+    amount = reply.advice.request.budget.amount
+    assert budget.endswith(money(to_cur(amount), currency))
+    # naming the market re-plans there
+    moved = follow_up(*thread, f"plan it in {'USD on global clouds' if currency == 'USD' else 'China'}", book=book)
+    assert moved.kind == "market" and moved.currency == currency
+    assert next(c for c in moved.changes if c["name"] == "budget")["after"].startswith(sign)
 
 
 def test_a_buy_what_if_shows_what_buying_costs_and_the_old_rent_in_its_own_currency(summary, book):
@@ -258,7 +270,7 @@ def test_a_buy_what_if_shows_what_buying_costs_and_the_old_rent_in_its_own_curre
     assert reply.kind == "whatif" and {"name": "rent_or_buy", "before": "—", "after": "buy"} in reply.changes
     buy = next(line for line in reply.text.splitlines() if line.strip().startswith("buy:"))
     assert f"¥{summary['buy_capex']:,}" in buy and reply.after["buy_capex"] and "¥" in buy.split("->")[1]
-    usd = follow_up(REQUEST, summary, "in USD?", book=book)
+    usd = follow_up(REQUEST, summary, "in USD on global clouds?", book=book)
     rent = next(line for line in usd.text.splitlines() if line.strip().startswith("rent:"))
     assert rent.split("->")[0].strip().endswith(f"¥{summary['rent_total']:,}") and "$" in rent.split("->")[1]
 

@@ -54,7 +54,7 @@ def test_a_mixed_conversation_gets_answers_only_where_asked(bot, fake_slack, ans
     "question,expect",
     [
         ("8卡H800每月9万合理吗", "是市场价"),
-        ("in dollars?", "currency CNY → USD"),
+        ("in dollars?", "The same plan in US dollars, at"),  # converted, not re-planned abroad
         ("double the data?", "data 250B tokens → 500B tokens"),
         ("how did you get the memory per GPU?", "GiB per GPU: weights, gradients"),
         ("how much is an H100 per hour?", "prices on record for H100-SXM5-80GB"),  # the GPU's, not the plan's

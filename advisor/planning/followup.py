@@ -254,6 +254,23 @@ CHINA = re.compile(
     re.I,
 )
 
+# The same plan's money in the other currency ("in CNY?", "how much is that in dollars?",
+# "换成人民币是多少", "折合多少美元"): converted at the book's rate, not re-planned in another market
+CONVERT = re.compile(
+    r"\b(?:in|to|into)\s+(?:cny|rmb|yuan|renminbi|usd|(?:us\s*)?dollars?)\b"
+    r"|(?:换成|换算成?|折合成?|折算成?|兑换成?|算成)\s*(?:人民币|美元|美金|rmb|cny|usd)"
+    r"|(?:人民币|美元|美金)\s*(?:是|算|合)?\s*多少|多少(?:钱)?\s*(?:人民币|美元|美金)",
+    re.I,
+)
+TO_CNY = re.compile(r"\b(?:cny|rmb|yuan|renminbi)\b|人民币", re.I)
+# A market or cloud named beside the currency ("in USD on AWS", "国内人民币价格"): a re-plan there
+MARKET_NAMED = re.compile(
+    r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|china|u\.s\.|america|global"
+    r"|international|aliyun|alibaba|autodl|tencent|volcengine|market|cloud|plan|re-?plan)\b"
+    r"|国内|海外|国外|美国|阿里云|腾讯云|火山引擎|天翼云|亚马逊|规划|方案|市场",
+    re.I,
+)
+
 # The price of a GPU type ("how much is an H100 per hour?", "what do H20s rent for", "H100一小时多少钱",
 # "H20月租什么价"): the offers on record, not a change to the plan (the request language would read
 # "一小时" as a one-hour deadline) and not a quote to judge (no amount).
@@ -516,6 +533,10 @@ def follow_up(
     priced = gpu_prices(message, reply_lang, book)
     if priced is not None:
         return priced
+    if request_text and CONVERT.search(message) and not MARKET_NAMED.search(message) and not _provider(message):
+        converted = _converted(request_text, summary, message, reply_lang, book)
+        if converted is not None:
+            return converted
     if request_text and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
@@ -1202,8 +1223,41 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
     return rows[:8]
 
 
+def _converted(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "in CNY?" under a plan in dollars (or back): the plan's rent, hourly rate and purchase at
+    the book's exchange rate, and how to re-plan on the other market's own offers instead."""
+    to = "CNY" if TO_CNY.search(message) else "USD"
+    result = advise(request_text, lang, book=book)
+    p = result.plan
+    if p is None or p.costs.currency == to:
+        return None
+    c = p.costs
+
+    def conv(amount: float | None) -> dict | None:
+        return None if amount is None else {"from": amount, "to": book.convert(amount, c.currency, to)}
+
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="converted",
+        cur=c.currency,
+        to=to,
+        rate=book.usd_cny,
+        fx_as_of=book.fx_as_of,
+        rent=conv(c.rent_total),
+        hourly=conv(c.rent_per_gpu_hour),
+        monthly=conv(c.rent_per_gpu_month),
+        buy=conv(c.buy_capex),
+        budget=conv(book.convert(result.request.budget.amount, result.request.budget.currency, c.currency))
+        if result.request.budget
+        else None,
+        gpu=p.gpu,
+    )
+    return FollowUp(kind="explain", lang=lang, advice=result, part="currency", text=text)
+
+
 def _market(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """ "how much on AWS?", "in USD?", "on Alibaba Cloud?": the plan re-planned in that market, on
+    """ "how much on AWS?", "plan it in USD on global clouds", "on Alibaba Cloud?": the plan re-planned in that market, on
     the plan's own GPU where that market (the provider named) offers it, else on its sibling (the
     H800's H100), else on the market's best; the reply names the provider the price is from and,
     when a provider is named, its own price for the GPU."""
