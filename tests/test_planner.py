@@ -729,3 +729,28 @@ def test_the_nearest_priced_plan_does_not_say_no_rent_is_on_record_beside_prices
     # offer that can deliver 16 GPUs": the first now says no offer rents the plan
     out = cli("ask", "3B pretrain 300 billion tokens a fortnight, on-demand, infiniband").stdout
     assert "No rent on record for" not in out
+
+
+def test_a_gpu_type_nothing_prices_is_searched_only_when_no_priced_plan_meets_the_request(book):
+    """No rent or purchase of the 16 GB V100 is on record in mainland China: none of its plans can be chosen
+    or shown beside a priced plan that meets the request, so the search leaves it for last and
+    skips it then; a request nothing priced meets searches it too (its plan may be the fastest)."""
+    from advisor import catalog
+    from advisor.planning.engine_inputs import model_shape
+    from advisor.planning.planner import _ever_priced, search
+    from advisor.request.parser import parse
+
+    china = parse("7b lora 20GB 3d")
+    assert not _ever_priced(book, china, catalog.get_gpu("V100-SXM2-16GB"))
+    assert _ever_priced(book, china, catalog.get_gpu("H800-SXM-80GB"))
+    # priced from its sibling's leases (advisor/planning/rent.py)
+    assert _ever_priced(book, parse("7b lora 20GB 3d on A800"), catalog.get_gpu("A800-SXM4-80GB"))
+    met = search(china, model_shape(china), book)
+    assert met.best.meets_deadline and met.best.priced(china)
+    named = parse("7b lora 20GB 3d on V100-SXM2-16GB")
+    alone = search(named, model_shape(named), book)
+    unmet = parse("7b lora 20GB 3d 预算1元")
+    everything = search(unmet, model_shape(unmet), book)
+    assert everything.best is not None and not everything.best.within_budget
+    # searched: the unmet request weighs more layouts than the met one by at least that V100's own
+    assert everything.considered >= met.considered + alone.considered

@@ -1257,10 +1257,10 @@ def _converted(request_text: str, summary: dict, message: str, lang: str, book: 
 
 
 def _market(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """ "how much on AWS?", "plan it in USD on global clouds", "on Alibaba Cloud?": the plan re-planned in that market, on
-    the plan's own GPU where that market (the provider named) offers it, else on its sibling (the
-    H800's H100), else on the market's best; the reply names the provider the price is from and,
-    when a provider is named, its own price for the GPU."""
+    """ "how much on AWS?", "plan it in USD on global clouds", "on Alibaba Cloud?": the plan
+    re-planned in that market, on the plan's own GPU where that market (the provider named)
+    offers it, else on its sibling (the H800's H100), else on the market's best; the reply names
+    the provider the price is from and, when a provider is named, its own price for the GPU."""
     named = _provider(message)
     change = ("usd" if named[1] == "global" else "cny") if named else ("usd" if MARKET.search(message) else "cny")
     market = "global" if change == "usd" else "china"

@@ -20,7 +20,7 @@ from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
 from advisor.engine.setup import TrainingSetup
-from advisor.market.prices import PriceBook
+from advisor.market.prices import SIBLINGS, PriceBook
 from advisor.planning.costs import Costs, plan_costs
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
@@ -279,11 +279,18 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     known = _Estimates(m, setup)
     plans: list[Plan] = []
     considered = 0
-    for gpu in candidate_gpus(req):
-        # Every count tried that fits: the smallest, the slower ones a budget may afford, those
-        # that meet the deadline (a larger one may cost the same or less and finish sooner).
-        plans.extend(_plans_for_gpu(req, known, gpu, book, horizon, budget))
-        considered += known.evaluated(gpu)
+    gpus = candidate_gpus(req)
+    # A GPU type with no price on record in the market can give no plan that is chosen or shown
+    # beside one that meets the request: it is searched only when none does.
+    unpriced = [] if req.gpu else [g for g in gpus if not _ever_priced(book, req, g)]
+    for pass_gpus in ([g for g in gpus if g not in unpriced], unpriced):
+        if pass_gpus is unpriced and any(p.meets_deadline and p.within_budget and p.priced(req) for p in plans):
+            break
+        for gpu in pass_gpus:
+            # Every count tried that fits: the smallest, the slower ones a budget may afford, those
+            # that meet the deadline (a larger one may cost the same or less and finish sooner).
+            plans.extend(_plans_for_gpu(req, known, gpu, book, horizon, budget))
+            considered += known.evaluated(gpu)
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.priced(req)]
     key = _sort_key(req)
     conflict = None
@@ -359,6 +366,18 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _ever_priced(book: PriceBook, req: TrainingRequest, gpu: GPU) -> bool:
+    """Whether any price on record could price a plan on `gpu` in the team's market: a rent of it
+    or of its sibling (advisor/planning/rent.py prices one from the other), or a purchase."""
+    rent_kinds = ("rent_hour",) if req.hourly_only else ("rent_hour", "rent_month")
+    names = [n for n in (gpu.name, SIBLINGS.get(gpu.name)) if n]
+    if req.rent_or_buy != "buy" and any(
+        book.offers(kind, name, req.market, rentable=True) for kind in rent_kinds for name in names
+    ):
+        return True
+    return any(book.offers(kind, gpu.name, req.market) for kind in ("buy_server", "buy_card"))
 
 
 def _brief(p: Plan | None, horizon: float | None = None, req: TrainingRequest | None = None) -> dict | None:
