@@ -20,11 +20,11 @@ from advisor import catalog
 from advisor.catalog import GPU, ModelShape
 from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
 from advisor.engine.setup import TrainingSetup
-from advisor.market.prices import SIBLINGS, PriceBook
+from advisor.market.prices import PriceBook
 from advisor.planning.costs import Costs, plan_costs
 from advisor.planning.engine_inputs import training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
-from advisor.planning.rent import DAYS_PER_MONTH
+from advisor.planning.rent import DAYS_PER_MONTH, can_rent
 from advisor.request.model import TrainingRequest
 
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
@@ -282,7 +282,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     gpus = candidate_gpus(req)
     # A GPU type with no price on record in the market can give no plan that is chosen or shown
     # beside one that meets the request: it is searched only when none does.
-    unpriced = [] if req.gpu else [g for g in gpus if not _ever_priced(book, req, g)]
+    unpriced = [] if req.gpu else [g for g in gpus if not _ever_priced(book, req, g, _fewest(req, known, g) or 1)]
     for pass_gpus in ([g for g in gpus if g not in unpriced], unpriced):
         if pass_gpus is unpriced and any(p.meets_deadline and p.within_budget and p.priced(req) for p in plans):
             break
@@ -368,16 +368,14 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     return result
 
 
-def _ever_priced(book: PriceBook, req: TrainingRequest, gpu: GPU) -> bool:
-    """Whether any price on record could price a plan on `gpu` in the team's market: a rent of it
-    or of its sibling (advisor/planning/rent.py prices one from the other), or a purchase."""
-    rent_kinds = ("rent_hour",) if req.hourly_only else ("rent_hour", "rent_month")
-    names = [n for n in (gpu.name, SIBLINGS.get(gpu.name)) if n]
-    if req.rent_or_buy != "buy" and any(
-        book.offers(kind, name, req.market, rentable=True) for kind in rent_kinds for name in names
-    ):
-        return True
-    return any(book.offers(kind, gpu.name, req.market) for kind in ("buy_server", "buy_card"))
+def _ever_priced(book: PriceBook, req: TrainingRequest, gpu: GPU, count: int = 1) -> bool:
+    """Whether any price on record could price a plan of `count` or more `gpu` in the team's
+    market as `Plan.priced` asks: a rent that delivers them (advisor/planning/rent.py `can_rent`,
+    its sibling's server leases included), or for a buyer a purchase."""
+    if req.rent_or_buy == "buy":
+        return any(book.offers(kind, gpu.name, req.market) for kind in ("buy_server", "buy_card"))
+    nodes = max(1, math.ceil(count / gpu.gpus_per_server))
+    return can_rent(book, gpu.name, req.market, count, nodes, req.hourly_only)
 
 
 def _brief(p: Plan | None, horizon: float | None = None, req: TrainingRequest | None = None) -> dict | None:
@@ -616,7 +614,7 @@ def _plans_for_gpu(
 ) -> list[Plan]:
     """The plans worth keeping for one GPU type, each faster than every smaller count's."""
     counts = _counts(req, gpu)
-    start = _smallest_fitting(counts, gpu.gpus_per_server, lambda count: known.fits(gpu, count))
+    start = _fewest(req, known, gpu)
     tried: list[Plan] = []
     skip_below = 0.0
     jumped = False  # whether the search has jumped towards the deadline's count
@@ -689,6 +687,11 @@ def _counts(req: TrainingRequest, gpu: GPU) -> list[int]:
         return [req.gpu_count]
     most = min(gpu.gpus_per_server if req.one_server else MAX_GPUS, req.max_gpus or MAX_GPUS)
     return [c for c in candidate_counts(gpu, most) if (req.min_gpus or 1) <= c <= most]
+
+
+def _fewest(req: TrainingRequest, known: _Estimates, gpu: GPU) -> int | None:
+    """The smallest count of `gpu` that fits the job (`_plans_for_gpu` starts there)."""
+    return _smallest_fitting(_counts(req, gpu), gpu.gpus_per_server, lambda count: known.fits(gpu, count))
 
 
 def _smallest_fitting(counts: list[int], per_server: int, fits) -> int | None:

@@ -153,28 +153,11 @@ def rent_plan(
     per server. Never an index or a single-card listing. `host_gb_per_gpu`: the host memory a GPU
     of the plan offloads to, past which per-GPU instances cannot deliver it. `hourly_only` (`pay as
     you go`): hourly offers alone, on the hourly basis, whatever the job's length."""
-    kinds = ("rent_hour",) if hourly_only else ("rent_hour", "rent_month")
-    rows = [p for kind in kinds for p in book.offers(kind, gpu, market, rentable=True)]
-    if host_gb_per_gpu > INSTANCE_RAM_GB_PER_GPU:  # offloaded states a cloud instance cannot hold
-        rows = [p for p in rows if p.offer_kind != "instance"]
     long_or_wide = (days or 0) > TERM_BASIS_DAYS or nodes > 1
     out = Rent(asked_term=asked_term, basis="term" if long_or_wide and not hourly_only else "on_demand")
-    out.stated_terms = sorted({t for p in rows for t in p.lease_terms})
-    deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
-    if not deliver:
-        for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
-            if not basis_gpu:
-                continue
-            servers = [
-                p
-                for kind in kinds
-                for p in book.offers(kind, basis_gpu, market, rentable=True)
-                if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, GPUS_PER_SERVER)
-            ]
-            if servers:
-                deliver, out.estimate_rule = servers, {"rule": rule, "basis_gpu": basis_gpu}
-                out.stated_terms = sorted({t for p in servers for t in p.lease_terms})
-                break
+    deliver, out.estimate_rule, out.stated_terms = _delivering(
+        book, gpu, market, gpus, nodes, hourly_only, host_gb_per_gpu
+    )
     if not deliver:
         return out
     if fabric and nodes > 1 and not out.estimate_rule:
@@ -252,6 +235,40 @@ def rent_plan(
         same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
         out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
     return out
+
+
+def _delivering(
+    book: PriceBook, gpu: str, market: str, gpus: int, nodes: int, hourly_only: bool, host_gb_per_gpu: float = 0.0
+) -> tuple[list[Price], dict | None, list[int]]:
+    """The offers a plan's rent is drawn from (`rent_plan`), the estimate rule when they are
+    per-server leases standing in for an offer that delivers it, and every term the offers
+    looked at state. Fewer offers deliver as the count grows (each order's size, the cluster
+    fabric, a server per server), so none at a count means none at any larger one."""
+    kinds = ("rent_hour",) if hourly_only else ("rent_hour", "rent_month")
+    rows = [p for kind in kinds for p in book.offers(kind, gpu, market, rentable=True)]
+    if host_gb_per_gpu > INSTANCE_RAM_GB_PER_GPU:  # offloaded states a cloud instance cannot hold
+        rows = [p for p in rows if p.offer_kind != "instance"]
+    terms = sorted({t for p in rows for t in p.lease_terms})
+    deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
+    if deliver:
+        return deliver, None, terms
+    for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
+        if not basis_gpu:
+            continue
+        servers = [
+            p
+            for kind in kinds
+            for p in book.offers(kind, basis_gpu, market, rentable=True)
+            if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, GPUS_PER_SERVER)
+        ]
+        if servers:
+            return servers, {"rule": rule, "basis_gpu": basis_gpu}, sorted({t for p in servers for t in p.lease_terms})
+    return [], None, terms
+
+
+def can_rent(book: PriceBook, gpu: str, market: str, gpus: int, nodes: int, hourly_only: bool) -> bool:
+    """Whether any offer on record could price `gpus` or more GPUs of `gpu` (`_delivering`)."""
+    return bool(_delivering(book, gpu, market, gpus, nodes, hourly_only)[0])
 
 
 def _own_quote(p: Price, value: float, gpus: int, days: float | None, asked_term: int | None) -> Priced:
