@@ -740,3 +740,34 @@ def test_a_question_on_one_server_figure_gets_that_line(summary, book, question,
     assert shown in reply.text and (left_out is None or left_out not in reply.text)
     if left_out is None:
         assert "NVMe" in reply.text
+
+
+@pytest.mark.parametrize("chatter", ["cool thanks", "谢谢，很有帮助", "好的 收到", "lol this is great", "👍", "ok!!"])
+def test_thanks_strung_together_or_an_emoji_get_no_answer_even_when_mentioned(summary, book, chatter):
+    # "cool thanks" had got the cooling answer, "好的 收到" the list of what the bot can do
+    assert follow_up(REQUEST, summary, chatter, book=book, mentioned=True).kind == "silent"
+
+
+@pytest.mark.parametrize("question", ["ok, cheaper?", "好的，那换成H20呢", "nice. why nvlink?"])
+def test_a_question_after_thanks_is_still_answered(summary, book, question):
+    assert follow_up(REQUEST, summary, question, book=book).kind != "silent"
+
+
+@pytest.mark.parametrize("question", ["USD?", "美元？"])
+def test_a_currency_alone_converts_like_in_usd(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "explain" and reply.part == "currency" and reply.advice.plan.gpu == summary["gpu"]
+
+
+def test_a_budget_in_the_other_currency_is_converted_in_the_plans_market(book):
+    text = "13B full-finetune 200GB 7d budget ¥100k"
+    thread = _thread(text, book)
+    reply = follow_up(*thread, "如果预算是2万美元呢", book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.advice.request.market == "china"
+    budget = reply.advice.request.budget
+    assert budget.currency == "CNY" and budget.amount == pytest.approx(20_000 * book.usd_cny, abs=1)
+    # a cloud named beside it still moves the plan abroad
+    abroad = follow_up(*thread, "what if the budget were $20k on AWS?", book=book)
+    assert abroad.kind == "market" and abroad.advice.request.market == "global"
+    # the first plan's GPU has no price there: said in words, not a bare "?"
+    assert "?." not in abroad.text and "?" not in abroad.why

@@ -206,13 +206,20 @@ PROVIDERS = (
 RENT_KINDS = ("rent_hour", "rent_month")
 
 # Thanks, agreement and acknowledgements: never answered (a person talking to people).
+_THANKS = (
+    r"(?:thanks?(?: you)?|thank you|thx|ty|cheers|great|nice|cool|awesome|perfect|ok(?:ay)?|k|sure|yes|yep|yeah"
+    r"|no|nope|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:|lol|haha+|wow"
+    r"|(?:this is |that'?s |very )?(?:great|helpful|useful|awesome|super helpful|really helpful)"
+    r"|谢谢|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+|(?:很|非常|挺)?有(?:帮助|用)|太好了|厉害|牛)"
+)
+# Thanks and acknowledgements, alone or strung together ("cool thanks", "好的 收到", "谢谢，很有帮助"),
+# or a message of emoji and punctuation alone ("👍"): nothing to answer
 CHATTER = re.compile(
-    r"^\W*(?:thanks?(?: you)?|thx|ty|cheers|great|nice|cool|awesome|perfect|ok(?:ay)?|k|sure|yes|yep|yeah|no|nope"
-    r"|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:"
-    r"|谢谢|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+)"
-    r"(?:[\s,.!~。！，]*(?:a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|，|,)?)*"
+    rf"^\W*{_THANKS}"
+    rf"(?:[\s,.!~。！，]*(?:{_THANKS}|a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|，|,)?)*"
     r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)"
-    r"|就这样|就这么定了|就用这个))?\W*$",
+    r"|就这样|就这么定了|就用这个))?\W*$"
+    r"|^[^\w?？]+$",
     re.I,
 )
 # A message that reads as a question.
@@ -243,6 +250,7 @@ PRICE = re.compile(
     re.I,
 )
 HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b|\d[\d,.]*\s*(?:万|元|块)", re.I)
+BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # Another market: a cloud, a currency.
 MARKET = re.compile(
     r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
@@ -259,7 +267,8 @@ CHINA = re.compile(
 CONVERT = re.compile(
     r"\b(?:in|to|into)\s+(?:cny|rmb|yuan|renminbi|usd|(?:us\s*)?dollars?)\b"
     r"|(?:换成|换算成?|折合成?|折算成?|兑换成?|算成)\s*(?:人民币|美元|美金|rmb|cny|usd)"
-    r"|(?:人民币|美元|美金)\s*(?:是|算|合)?\s*多少|多少(?:钱)?\s*(?:人民币|美元|美金)",
+    r"|(?:人民币|美元|美金)\s*(?:是|算|合)?\s*多少|多少(?:钱)?\s*(?:人民币|美元|美金)"
+    r"|^\W*(?:usd|cny|rmb|(?:us\s*)?dollars?|yuan|美元|美金|人民币)\W*$",
     re.I,
 )
 TO_CNY = re.compile(r"\b(?:cny|rmb|yuan|renminbi)\b|人民币", re.I)
@@ -537,7 +546,9 @@ def follow_up(
         converted = _converted(request_text, summary, message, reply_lang, book)
         if converted is not None:
             return converted
-    if request_text and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
+    # "如果预算是2万美元呢", "what if the budget were $20k?": a budget in another currency, not a move abroad
+    budget_in = BUDGET_WORD.search(message) and HAS_AMOUNT.search(message) and not _provider(message)
+    if request_text and not budget_in and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
             return market
@@ -595,6 +606,8 @@ def follow_up(
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
         else:
             read = read_whatif(request_text, summary, message, reply_lang)
+        if read is not None and budget_in:
+            read = _budget_kept_in_market(request_text, summary, message, read, reply_lang, book)
         if read is not None:
             # "faster?" and "cheaper?" are read as a deadline the bot chose, not one the team gave
             implied = bool(FASTER.match(message) or CHEAPER.match(message))
@@ -652,6 +665,23 @@ def _budget_in(request_text: str, currency: str, book: PriceBook) -> str:
         return ""
     amount = book.convert(budget.amount, budget.currency, currency)
     return f"{currency.lower()} budget {round(amount)} {currency.lower()}"
+
+
+def _budget_kept_in_market(
+    request_text: str, summary: dict, message: str, read: tuple, lang: str, book: PriceBook
+) -> tuple:
+    """A budget said in the other currency ("如果预算是2万美元呢" under a plan in yuan) is that
+    budget converted, in the plan's market: dollars alone move a new request abroad, not a
+    thread's plan. A market or cloud named beside it still does."""
+    request, changed = read
+    plan_currency = summary.get("currency")
+    if not plan_currency or request.currency == plan_currency or MARKET_NAMED.search(message) or not request.budget:
+        return read
+    amount = book.convert(request.budget.amount, request.budget.currency, plan_currency)
+    try:
+        return parse_followup(request_text, f"budget {round(amount)} {plan_currency.lower()}", lang)
+    except RequestError:
+        return read
 
 
 def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
