@@ -342,6 +342,15 @@ def card(result) -> dict:
         fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
         decision = _p(lang, "decision_value", c.decision, c.decision_reason, capex)
+        if c.rent_instead:  # a buyer sees what renting the job instead costs
+            ri = c.rent_instead
+            decision += _p(
+                lang,
+                "rent_instead",
+                gpus_text(ri["gpu_count"], ri["gpu"], lang),
+                days_text(ri["days"], lang),
+                cash(ri["cost"], c.currency),
+            )
         fields.append(_field(lang, "decision", _p(lang, "owned_decision") if r.owned else decision))
         alt = _best_alternative(result)
         if alt is not None:

@@ -104,7 +104,8 @@ def test_mention_outside_a_thread_answers_in_its_thread(bot, fake_slack):
     (status, _), event = send.mention("7b lora 20GB 3d")
     reply = _posted(fake_slack)[0]
     assert reply["args"]["thread_ts"] == event["ts"]
-    assert "RTX4090" in _text(reply) or "H800" in _text(reply)
+    # a plan (which GPU depends on the quotes other tests recorded in the shared store)
+    assert re.match(r"\d+ × [\w.-]+ for about .+ to rent", _text(reply))
 
 
 def test_retries_and_duplicate_events_reply_once(bot, fake_slack, answered, drain):

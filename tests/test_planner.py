@@ -754,3 +754,18 @@ def test_a_gpu_type_nothing_prices_is_searched_only_when_no_priced_plan_meets_th
     assert everything.best is not None and not everything.best.within_budget
     # searched: the unmet request weighs more layouts than the met one by at least that V100's own
     assert everything.considered >= met.considered + alone.considered
+
+
+def test_a_buyer_sees_what_renting_the_job_instead_costs(cli):
+    """The bought GPUs' own rent can be a 60-month lease for a two-month job: the comparison a
+    buyer weighs is the cheapest rental plan for the same job."""
+    data = _ask(cli, "7B pretrain 1T tokens 3 months buy")
+    instead = data["cost"]["rent_instead"]
+    assert instead and instead["cost"] > 0 and instead["meets_deadline"] and instead["days"] <= 90
+    rented = _ask(cli, "7B pretrain 1T tokens 3 months")
+    assert rented["cost"]["rent_instead"] is None
+    # the same job as the planner rents it: the same GPU, count and rent
+    assert (instead["gpu"], instead["gpu_count"]) == (rented["plan"]["gpu"], rented["plan"]["gpu_count"])
+    assert instead["cost"] == pytest.approx(rented["cost"]["rent_total"], rel=1e-6)
+    text = cli("ask", "7B pretrain 1T tokens 3 months buy").stdout
+    assert "renting instead: the cheapest rental plan for this job is" in text

@@ -480,6 +480,11 @@ def plan_context(result: Advice) -> dict:
         interconnect=f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
         rent_total=round(p.costs.rent_total) if p.costs.rent_total else None,
         buy_capex=round(p.costs.buy_capex) if p.costs.buy_capex else None,
+        # a buyer's job on the cheapest rental plan (costs.rent_instead)
+        rent_instead_total=round(p.costs.rent_instead["cost"]) if p.costs.rent_instead else None,
+        rent_instead_gpus=f"{p.costs.rent_instead['gpu_count']} x {p.costs.rent_instead['gpu']}"
+        if p.costs.rent_instead
+        else None,
         decision=p.costs.decision,
         breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
         fits=e.fits,

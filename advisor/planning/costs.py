@@ -104,6 +104,9 @@ class Costs(BaseModel):
     term_options: list[dict] | None = None
     single_server: dict | None = None
     budget_fallback: dict | None = None
+    # a buyer's job on the cheapest rental plan instead (gpu, gpu_count, days, cost): the rent of
+    # the bought configuration can be a long lease that hardly fits the job
+    rent_instead: dict | None = None
     budget_verdict: str | None = None  # within | within_likely_over_high | over (None: no budget)
     buy_kind: str | None = None  # workstation | servers
     buy_gpus: int | None = None

@@ -344,7 +344,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         best = best.model_copy(
             update={
                 "costs": best.costs.model_copy(
-                    update={"single_server": _brief(single, horizon, req), "budget_fallback": fallback}
+                    update={
+                        "single_server": _brief(single, horizon, req),
+                        "budget_fallback": fallback,
+                        "rent_instead": _rent_instead(req, m, book, horizon),
+                    }
                 )
             }
         )
@@ -366,6 +370,18 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu):
         result.suggestions = suggest(req, m, book, result)
     return result
+
+
+def _rent_instead(req: TrainingRequest, m: ModelShape, book: PriceBook, horizon: float) -> dict | None:
+    """A buyer's job on the cheapest rental plan that meets it: what buying is weighed against
+    (the bought GPUs' own rent can be a years-long lease for a two-month job)."""
+    if req.rent_or_buy != "buy" or req.owned:
+        return None
+    renting = req.model_copy(update={"rent_or_buy": None})
+    found = search(renting, m, book, alternatives=False).best
+    if found is None or found.rent is None:
+        return None
+    return _brief(found, horizon, renting)
 
 
 def _ever_priced(book: PriceBook, req: TrainingRequest, gpu: GPU, count: int = 1) -> bool:
