@@ -354,3 +354,13 @@ def test_model_families_by_their_chinese_names(text, model):
     from advisor.request.parser import parse
 
     assert parse(text).model == model
+
+
+def test_sentences_strung_together_keep_no_space_after_a_chinese_full_stop():
+    # "的报价。 租金按": sentences a template joins with a space, as English does
+    assert (
+        render._spaced("zh", "没有报价。 租金按 AutoDL 计算！ 好？ 是； 否")
+        == "没有报价。租金按 AutoDL 计算！好？是；否"
+    )
+    assert render._spaced("zh", "模型：      13B") == "模型：      13B"  # the aligned columns stay
+    assert render._spaced("en", "No offer. The rent") == "No offer. The rent"

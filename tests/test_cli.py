@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -204,3 +205,17 @@ def test_an_ascend_plan_names_its_own_runtime_and_collectives(cli):
 def test_an_empty_question_is_input_it_cannot_use(cli, text):
     out = cli("faq", text)
     assert out.returncode == 2 and "gpu-advisor faq" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_offloading_plan_says_why_no_hourly_offer_rents_it_and_what_does_not_fit(cli):
+    """8 H800 for a 70B full fine-tune offload about 122 GB a GPU to the host, more than the
+    cloud instances on record give a GPU: the monthly lease's warning says so. A plan that the
+    cards hold but the servers' RAM does not says which of the two is short."""
+    out = cli("ask", "70B full-finetune 0.1B tokens on 8xH800")
+    assert out.returncode == 0
+    assert re.search(r"at most 120 GB of host memory a GPU, and this plan offloads about 1\d\d GB", out.stdout)
+    short = cli("ask", "qwen3-235b-a22b full-finetune 50k samples on 8xH20")
+    head = short.stdout.splitlines()[0]
+    assert "(DOES NOT FIT in the servers' RAM)" in head
+    assert "what is offloaded does not fit in the servers' RAM" in short.stdout
+    assert "more than a plan may use" not in short.stdout

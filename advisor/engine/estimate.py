@@ -119,6 +119,12 @@ class Estimate(BaseModel):
     def speed(self) -> float:
         return self.throughput.tokens_per_s_per_gpu * self.layout.gpu_count
 
+    @property
+    def host_ram_short(self) -> bool:
+        """Does not fit only because the servers' RAM cannot hold what is offloaded (`memory_fits`):
+        the cards hold their share with headroom."""
+        return not self.fits and self.memory.total <= self.usable_gib * HEADROOM
+
 
 class ParallelSplit(NamedTuple):
     tp: int

@@ -376,6 +376,13 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     total=likely.total,
                     cur=cur,
                     hourly=rented.hourly_offers > 0,
+                    # hourly instances that would deliver it but for the host memory it offloads to
+                    ram_gb=round(host_gb)
+                    if not rented.hourly_offers
+                    and host_gb > rent.INSTANCE_RAM_GB_PER_GPU
+                    and rent.can_rent(book, gpu.name, mkt, lay.gpu_count, lay.nodes, True)
+                    else None,
+                    ram_cap=rent.INSTANCE_RAM_GB_PER_GPU,
                 )
             )
         if req.lease_term_months and not rented.asked_term_sold:

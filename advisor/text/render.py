@@ -138,7 +138,16 @@ def render(name: str, lang: str, **context) -> str:
     env = environment(lang)
     text = env.get_template(name).render(**context).strip()
     # Optional parts leave runs of blank lines behind: one blank line separates sections.
-    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text)
+    return _spaced(lang, re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text))
+
+
+# Sentences a template strings together are joined with a space, which Chinese does not put after
+# its full-width stops ("的报价。 租金按").
+_AFTER_ZH_STOP = re.compile(r"([。！？；])[ \t]+(?=\S)")
+
+
+def _spaced(lang: str, text: str) -> str:
+    return _AFTER_ZH_STOP.sub(r"\1", text) if lang == "zh" else text
 
 
 def word(lang: str, note) -> str:
@@ -150,4 +159,4 @@ def phrase(lang: str, macro: str, *args, file: str = "phrases", **kwargs) -> str
     """One short phrase in `lang`, a macro of templates/<file>.j2 (phrases by default)."""
     env = environment(lang)
     module = env.get_template(f"{file}.j2").module
-    return str(getattr(module, macro)(*args, **kwargs)).strip()
+    return _spaced(lang, str(getattr(module, macro)(*args, **kwargs)).strip())
