@@ -1530,3 +1530,22 @@ def test_a_gpu_type_ruled_out_is_refused_as_a_negation_not_a_contradiction(text)
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.details.get("why") == "negation"
+
+
+@pytest.mark.parametrize(
+    "text,gpu,others",
+    [
+        ("13B full-finetune 1B tokens on 8xA100", "A100-SXM4-80GB", ["A100-SXM4-40GB"]),
+        ("我们有16张A100，全量微调72B", "A100-SXM4-80GB", ["A100-SXM4-40GB"]),
+        ("7b lora 1GB on 2xV100", "V100-SXM2-32GB", ["V100-SXM2-16GB"]),
+        ("13B full-finetune 1B tokens on 8xA100-40GB", "A100-SXM4-40GB", None),
+        ("13B full-finetune 1B tokens on 8x A100 80G", "A100-SXM4-80GB", None),
+        ("7b lora 1GB on H100 SXM", "H100-SXM5-80GB", None),
+    ],
+)
+def test_a_bare_family_name_says_which_part_it_is_planned_as(text, gpu, others):
+    # teams that own 40 GB A100s had been planned on the 80 GB card without a word
+    r = parse(text)
+    assert r.gpu == gpu
+    said = [a.params for a in r.assumptions if a.code == "gpu_variant"]
+    assert said == ([{"typed": gpu.split("-")[0], "gpu": gpu, "others": others}] if others else [])

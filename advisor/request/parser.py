@@ -2433,6 +2433,10 @@ class _Parse:
             note("teacher_data", teacher=self.teacher)
         if self.domestic_word is not None:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
+        if gpu is not None and "gpu" in words:
+            others = _other_variants(self.text, gpu)
+            if others:
+                note("gpu_variant", typed=gpu.name.split("-")[0], gpu=gpu.name, others=others)
         if self.quantized:
             note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
@@ -2694,6 +2698,16 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
             if found:
                 return norm[: found.start()] + " " + norm[found.end() :], (field, factor)
     return change, None
+
+
+def _other_variants(text: str, gpu) -> list[str]:
+    """The catalogue's other parts of the family a bare name (`A100`, `V100`) also names, where
+    the request gives the part no memory size or form: "A100" is planned as the 80 GB SXM card,
+    said."""
+    family = gpu.name.split("-")[0]
+    if re.search(rf"{re.escape(family)}[\s\-_]*(?:sxm\d?|pcie|nvl)?[\s\-_]*(?:\d+\s*g|sxm|pcie|nvl)", text, re.I):
+        return []  # a size or form typed after the family name (`A100 40G`, `a100-80gb`, `H100 SXM`)
+    return [g.name for g in catalog.gpus() if g.name != gpu.name and g.name.split("-")[0] == family]
 
 
 def parse_followup(
