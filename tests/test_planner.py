@@ -769,3 +769,12 @@ def test_a_buyer_sees_what_renting_the_job_instead_costs(cli):
     assert instead["cost"] == pytest.approx(rented["cost"]["rent_total"], rel=1e-6)
     text = cli("ask", "7B pretrain 1T tokens 3 months buy").stdout
     assert "renting instead: the cheapest rental plan for this job is" in text
+
+
+def test_the_budget_conflict_names_the_plan_the_answer_leads_with(cli):
+    # a doubted Ascend rent gives way to H800 in the headline: the "meets the deadline" half of
+    # the warning had still named the Ascend plan
+    data = _ask(cli, "70B full-finetune 50B tokens 14d budget ¥300k 3-month lease")
+    conflict = next(w for w in data["warnings"] if w.startswith("Deadline and budget cannot both hold"))
+    plan = data["plan"]
+    assert f"Meets the deadline: {plan['gpu_count']} x {plan['gpu']}," in conflict

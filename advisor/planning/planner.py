@@ -316,6 +316,8 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         best = on_time[0] if on_time else fastest
         if on_time:  # over the budget too, a doubted rent gives way to a sound one within reach
             best, tie = _doubted_rent_gives_way(req, on_time, best, tie)
+            if conflict == "budget":
+                nearest_deadline = best  # the warning names the plan the answer leads with
     single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
