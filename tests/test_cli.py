@@ -219,3 +219,14 @@ def test_an_offloading_plan_says_why_no_hourly_offer_rents_it_and_what_does_not_
     assert "(DOES NOT FIT in the servers' RAM)" in head
     assert "what is offloaded does not fit in the servers' RAM" in short.stdout
     assert "more than a plan may use" not in short.stdout
+
+
+def test_a_purchase_priced_from_the_other_market_says_so(cli):
+    # a US buyer's 4090 purchase came from a Chinese retail listing without a word
+    out = cli("ask", "gemma-2-27b sft 100k samples 5d usd", "--json")
+    data = json.loads(out.stdout)
+    assert data["plan"]["gpu"] and data["cost"]["buy_capex"]
+    sources = [s for s in data["cost"]["price_sources"] if s["role"].startswith("buy")]
+    other = [s for s in sources if s["currency"] == "CNY"]
+    said = [w for w in data["warnings"] if "No purchase price of" in w and "mainland China, converted" in w]
+    assert bool(other) == bool(said)

@@ -454,6 +454,12 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             sources.append(_src(card, "buy_card"))
     if capex and servers > 1:
         capex *= 1 + CLUSTER_EXTRA
+    bought_from = server or (None if not capex else card)
+    if bought_from is not None and bought_from.market != mkt:
+        # no purchase price in the team's market: the other market's, converted (PriceBook.best)
+        notes.append(
+            _note("buy_price_other_market", gpu=gpu.name, market=bought_from.market, provider=bought_from.provider)
+        )
     channel = None
     if capex:
         channel = "grey" if (mkt == "china" and gpu.china_access in GREY_IN_CHINA) else "official"
