@@ -572,10 +572,7 @@ def test_what_the_data_is_said_around_its_noun(text, language):
 @pytest.mark.parametrize(
     "text,word",
     [
-        ("7b lora 1TB image data 3d", "image"),
-        ("7b lora 1TB speech corpus 3d", "speech"),
         ("7b lora 1TB vietnamese text 3d", "vietnamese"),  # another language: its bytes per token are unknown
-        ("7b lora 1TB 视频数据 3天", "视频"),
         ("7b lora 1TB 韩语语料 3天", "韩语"),
         ("7b lora 1TB 多模态数据 3天", "多模态"),
     ],
@@ -584,6 +581,23 @@ def test_data_that_is_not_text_in_a_known_language_is_refused_not_read_past(text
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "unknown_word" and info.value.details["word"] == word
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("7b lora 1TB image data 3d", "image"),
+        ("7b lora 1TB speech corpus 3d", "speech"),
+        ("7b lora 1TB 视频数据 3天", "视频"),
+        ("qwen2.5-vl-7b 微调 10万张图片", "图片"),
+        ("7b lora 50k images", "images"),
+    ],
+)
+def test_images_video_or_audio_are_refused_saying_only_text_is_planned(text, word):
+    # "I did not understand 'image'" had not said why, and quoted "10万图片", never typed
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "modality" and info.value.details["word"] == word
 
 
 @pytest.mark.parametrize(
@@ -851,8 +865,6 @@ def test_words_that_cannot_change_the_plan_are_read_past_and_said(text, words, c
     [
         ("70B lora 1TB 14d not on 4090", "not"),  # a negation reverses what follows it
         ("70B lora 1TB 14d 不要4090", "不"),  # 要 alone is filler
-        ("7b lora 1TB image data 3d", "image"),  # not text: its bytes per token are unknown
-        ("7b lora 1TB 视频数据 3天", "视频"),
         ("0.5B budget 3 samples", "samples"),  # a request word left over was not placed
         ("70B lroa 1TB 14d", "lroa"),  # a typo of the method, read past, would plan another method
         ("70B lora 1TB 14d foo7", "foo7"),  # a number whose meaning was not found

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from advisor import catalog
 from advisor.request import fields
 from advisor.request.model import TrainingRequest
-from advisor.request.parser import SCALE, chinese_prose
+from advisor.request.parser import SCALE, other_variants, chinese_prose
 
 # Units a number may be written with, largest first, as the parser reads each kind: the first
 # that writes it exactly in few digits wins (1,200,000 -> 1.2M, 120万; 1,234,567 -> 1234567).
@@ -326,15 +326,21 @@ def _data_language_given(r: TrainingRequest) -> bool:
     return any(n.code == "bytes_per_token" and n.params.get("basis") == "words" for n in r.assumptions)
 
 
-def _gpu_name(name: str) -> str:
-    """The GPU as people name it (`H800`, not `H800-SXM-80GB`): its first alias."""
+def _gpu_name(name: str, bare: bool = True) -> str:
+    """The GPU as people name it (`H800`, not `H800-SXM-80GB`): its first alias; where that names
+    a family of parts (`A100`) and the request named the part, the first alias that names it
+    (`A100-80GB`), so the request reads back without the `gpu_variant` note."""
     gpu = catalog.get_gpu(name)
-    return gpu.aliases[0] if gpu.aliases and catalog.find_gpu(gpu.aliases[0]) == gpu else name
+    names = [a for a in gpu.aliases if catalog.find_gpu(a) == gpu]
+    if not bare:
+        names = [a for a in names if not other_variants(a, gpu)] or [name]
+    return names[0] if names else name
 
 
 def _hardware(r: TrainingRequest, given: set[str], zh: bool) -> list[tuple[str, str]]:
     """The GPUs: the form's GPU field holds a type alone; a count or servers go with the rest."""
-    gpu = _gpu_name(r.gpu) if r.gpu else None
+    bare = any(n.code == "gpu_variant" for n in r.assumptions)
+    gpu = _gpu_name(r.gpu, bare) if r.gpu else None
     out = []
     if "gpu_count" in given:
         if gpu and "gpu" in given:

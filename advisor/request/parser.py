@@ -1152,6 +1152,13 @@ class _Parse:
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
             lambda m: self.fail("inference", word=m[1] or m[2]),
         )
+        # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
+        # not planned here; said, with what to give instead
+        sc.take(
+            rf"{L}(images?|videos?|audio|speech|pictures?|photos?)(?:\s+(?:data|dataset|samples|clips|files))?{R}"
+            r"|(图片|图像|照片|视频|音频|语音)",
+            lambda m: self.fail("modality", word=(m[1] or m[2]).strip()),
+        )
         # Encoder-only and encoder-decoder families: the shapes and FLOPs here are for decoders.
         sc.take(
             rf"{L}((?:flan[\s_\-]?)?(?:bert|roberta|deberta|electra|albert|t5|mt5|bart|mbart|ul2))"
@@ -2434,7 +2441,7 @@ class _Parse:
         if self.domestic_word is not None:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
         if gpu is not None and "gpu" in words:
-            others = _other_variants(self.text, gpu)
+            others = other_variants(self.text, gpu)
             if others:
                 note("gpu_variant", typed=gpu.name.split("-")[0], gpu=gpu.name, others=others)
         if self.quantized:
@@ -2700,7 +2707,7 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     return change, None
 
 
-def _other_variants(text: str, gpu) -> list[str]:
+def other_variants(text: str, gpu) -> list[str]:
     """The catalogue's other parts of the family a bare name (`A100`, `V100`) also names, where
     the request gives the part no memory size or form: "A100" is planned as the 80 GB SXM card,
     said."""
