@@ -13,7 +13,7 @@ from collections.abc import Callable
 from advisor import catalog
 from advisor.request import fields
 from advisor.request.model import TrainingRequest
-from advisor.request.parser import SCALE, other_variants, chinese_prose
+from advisor.request.parser import SCALE, chinese_prose, other_variants
 
 # Units a number may be written with, largest first, as the parser reads each kind: the first
 # that writes it exactly in few digits wins (1,200,000 -> 1.2M, 120万; 1,234,567 -> 1234567).
