@@ -1561,3 +1561,13 @@ def test_a_bare_family_name_says_which_part_it_is_planned_as(text, gpu, others):
     assert r.gpu == gpu
     said = [a.params for a in r.assumptions if a.code == "gpu_variant"]
     assert said == ([{"typed": gpu.split("-")[0], "gpu": gpu, "others": others}] if others else [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["qwen3-8b lora 5万条 明天下班前", "qwen3-8b lora 5万条 明天中午", "8b lora 50k samples by tomorrow evening"],
+)
+def test_a_time_of_tomorrow_is_tomorrows_deadline(text):
+    # `明天下班前` had been refused as two deadlines, 明天 and 下班前
+    r = parse(text)
+    assert r.deadline_days == 1 and [a.code for a in r.assumptions if a.code == "deadline_date"]

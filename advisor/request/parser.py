@@ -2069,7 +2069,12 @@ class _Parse:
             rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?next\s+week{R}|下周(?:内|之内|结束前|底前)?(?![一二三四五六日天])",
             lambda m: week_end(1, m[0]),
         )
-        sc.take(rf"{L}(?:{by})?tomorrow{R}|明天(?:前|之前|以前)?", lambda m: on(today + dt.timedelta(days=1), m[0]))
+        # a time of tomorrow ("明天下班前", "明天中午", "by tomorrow evening") is tomorrow's deadline
+        sc.take(
+            rf"{L}(?:{by})?tomorrow(?:\s+(?:morning|noon|evening|night|eod))?{R}"
+            r"|明天(?:早上|上午|中午|下午|傍晚|晚上|下班)?(?:前|之前|以前)?",
+            lambda m: on(today + dt.timedelta(days=1), m[0]),
+        )
 
         def later_today(word: str) -> None:  # the bot does not know the hour the team works to
             self.today_word = word.strip()
