@@ -804,6 +804,7 @@ def _counts(reply, rows: list[dict]) -> dict:
             o["meets"],
             o["within_budget"],
             o.get("chosen", False),
+            o.get("months"),
         )
         for o in rows
     ]

@@ -1181,6 +1181,10 @@ def _plan_row(p) -> dict:
         "within_budget": p.within_budget,
         "rent": p.costs.rent_total,
         "currency": p.costs.currency,
+        # how the rent is billed, and the months a lease bills (a count no hourly offer delivers
+        # jumps to a month's lease: "8 GPUs ¥249, 16 GPUs ¥139,193" says why)
+        "option": p.costs.rent_option,
+        "months": (p.costs.rent_term or {}).get("months_paid") if p.costs.rent_option == "monthly" else None,
     }
 
 
