@@ -771,3 +771,12 @@ def test_a_budget_in_the_other_currency_is_converted_in_the_plans_market(book):
     assert abroad.kind == "market" and abroad.advice.request.market == "global"
     # the first plan's GPU has no price there: said in words, not a bare "?"
     assert "?." not in abroad.text and "?" not in abroad.why
+
+
+def test_the_counts_around_the_plan_say_how_each_rent_is_billed(book):
+    reply = follow_up(*_thread("qwen3-32b sft 2亿token 5天", book), "why this many GPUs?", book=book)
+    assert reply.kind == "explain" and reply.part == "gpus" and reply.rows
+    for row in (r for r in reply.rows if r["rent"]):
+        line = next(x for x in reply.text.splitlines() if x.strip().startswith(f"{row['count']} GPU"))
+        said = "(by the hour)" if row["option"] == "hourly" else "billed by the month"
+        assert said in line, line
