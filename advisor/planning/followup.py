@@ -770,6 +770,7 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         rent=money(plan.rent, plan.costs.currency),
         days=plan.days,
         option=plan.costs.rent_option,
+        method=reply.advice.request.method,
     )
     return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
 
