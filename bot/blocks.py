@@ -472,7 +472,8 @@ def details(result, which: str) -> dict:
                 ],
             )
         )
-        notes = [phrase(lang, "mem_note", n, file="explain") for n in m.explained]
+        ascend = lay.gpu.startswith("Ascend")  # torch_npu and npu-smi there
+        notes = [phrase(lang, "mem_note", n, ascend, file="explain") for n in m.explained]
         if notes:
             blocks.append(_context("\n".join(f"• {n}" for n in notes if n)))
     elif which == "servers":
