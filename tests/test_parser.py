@@ -1571,3 +1571,10 @@ def test_a_time_of_tomorrow_is_tomorrows_deadline(text):
     # `明天下班前` had been refused as two deadlines, 明天 and 下班前
     r = parse(text)
     assert r.deadline_days == 1 and [a.code for a in r.assumptions if a.code == "deadline_date"]
+
+
+@pytest.mark.parametrize("change", ["序列长度改成8192呢", "上下文改成8k", "把序列长度改为8192", "seq to 8192?"])
+def test_a_sequence_length_changed_with_a_verb_is_a_what_if(change):
+    # these had got an essay on context parallelism instead of the plan at 8,192 tokens
+    request, changed = parse_followup("13B 全量微调 200GB数据 7天", change)
+    assert changed == ["seq_len"] and request.seq_len == 8192

@@ -398,6 +398,7 @@ WHATIF_FILLER = frozenset(
         "make",
         "s",  # it's, what's
         "如果",
+        "把",  # "把序列长度改为8192": the object of the change before it
         "改成",
         "换成",
         "改用",
@@ -1527,9 +1528,11 @@ class _Parse:
 
         # a time after the key is the deadline, not a length (`long context 3 days`)
         time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期))"
+        # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
+        zh_set = r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到)?"
         sc.take(
-            rf"{L}(?:{_en(seq)})\s*[:=]?\s*{NUM}\s*(k)?{R}{time_next}"
-            rf"|(?:{_zh(seq)})\s*[:=]?\s*{NUM}\s*(k)?{time_next}",
+            rf"{L}(?:{_en(seq)})\s*(?:[:=]|to)?\s*{NUM}\s*(k)?{R}{time_next}"
+            rf"|(?:{_zh(seq)})\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
         sc.take(  # `32k context`: the key after the number
