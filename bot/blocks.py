@@ -685,7 +685,9 @@ def whatif(reply) -> dict:
         after=_summary_words(reply.after, lang, reply.currency),
         why=reply.why,
         warnings=reply.warnings,
-        show_buy="rent_or_buy" in reply.changed,
+        # a buyer's thread compares purchases on every what-if
+        show_buy="rent_or_buy" in reply.changed
+        or bool(reply.advice and reply.advice.request and reply.advice.request.rent_or_buy == "buy"),
     )
     head, _, rest = text.partition("\n\n")
     fields = [f for f in rest.split("\n\n") if f.strip()]
