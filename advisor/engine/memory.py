@@ -773,19 +773,21 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
     shard, states, host = _states_of_split(m, setup, layout)
     activations, activation_note = activation_memory(m, setup, layout, gpu)
     notes = [*states.notes, activation_note]
-    stale = stale_input_bytes(m, setup, layout)
-    if stale:
-        activations += stale
-        notes.append({"kind": "stale_inputs", "gib": stale / GIB})
-    table = swapped_embedding_bytes(m, setup, layout)
-    if table:
-        states = states._replace(weights=states.weights + table, gradients=states.gradients + table)
-        notes.append({"kind": "swapped_embedding", "gib": table / GIB})
+    dequantised = 0.0
+    if setup.method == "qlora":  # what bitsandbytes and litgpt hold beside the states (the search asks often)
+        stale = stale_input_bytes(m, setup, layout)
+        if stale:
+            activations += stale
+            notes.append({"kind": "stale_inputs", "gib": stale / GIB})
+        table = swapped_embedding_bytes(m, setup, layout)
+        if table:
+            states = states._replace(weights=states.weights + table, gradients=states.gradients + table)
+            notes.append({"kind": "swapped_embedding", "gib": table / GIB})
+        dequantised = dequantised_weight_bytes(m, count_params(m), setup, layout)
+        if dequantised:
+            notes.append({"kind": "dequantised", "gib": dequantised / GIB})
     gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
-    dequantised = dequantised_weight_bytes(m, count_params(m), setup, layout)
-    if dequantised:
-        gathered += dequantised
-        notes.append({"kind": "dequantised", "gib": dequantised / GIB})
+    gathered += dequantised
     if gradients_freed_between_steps(setup, layout):
         # The peak holds the larger of the two: all the activations at the start of the
         # backward, or all the gradients at its end (linear in between).
