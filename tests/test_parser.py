@@ -1578,3 +1578,20 @@ def test_a_sequence_length_changed_with_a_verb_is_a_what_if(change):
     # these had got an essay on context parallelism instead of the plan at 8,192 tokens
     request, changed = parse_followup("13B 全量微调 200GB数据 7天", change)
     assert changed == ["seq_len"] and request.seq_len == 8192
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("13B 全量微调 10万条 3天 预算50万欧元", "欧元"),
+        ("13B 全量微调 10万条 3天 预算50万欧", "欧"),
+        ("13B 全量微调 10万条 3天 预算50万港币", "港币"),
+        ("13B full-finetune 100k samples 3d budget 500k euros", "euros"),
+        ("13B full-finetune 100k samples 3d budget €500k", "€"),
+    ],
+)
+def test_money_in_another_currency_is_refused_not_read_as_yuan(text, word):
+    # `预算50万欧元` had been a ¥500,000 budget with 欧元 "read past, the plan does not depend on it"
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "currency_unsupported" and info.value.details["word"] == word

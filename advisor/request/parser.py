@@ -1153,6 +1153,13 @@ class _Parse:
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
             lambda m: self.fail("inference", word=m[1] or m[2]),
         )
+        # Money in another currency: prices here are in yuan or dollars, and a budget read as yuan
+        # ("预算50万欧元" had been ¥500,000 with 欧元 read past) would be off by the exchange rate
+        sc.take(
+            r"(?<![a-z])(euros?|eur|gbp|pounds?(?:\s+sterling)?|hkd|jpy|yen|krw|rubles?)(?![a-z])|([€£])"
+            r"|(欧元|欧(?!洲)|英镑|港币|港元|日元|日币|韩元|新加坡元|卢布)",
+            lambda m: self.fail("currency_unsupported", word=(m[1] or m[2] or m[3]).strip()),
+        )
         # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
         # not planned here; said, with what to give instead
         sc.take(
