@@ -1595,3 +1595,9 @@ def test_money_in_another_currency_is_refused_not_read_as_yuan(text, word):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "currency_unsupported" and info.value.details["word"] == word
+
+
+@pytest.mark.parametrize("text", ["7B 预训练 1T token 1年", "7B 预训练 1T token 一年", "7B pretrain 1T tokens 1 year"])
+def test_a_year_is_a_deadline(text):
+    # `1年` had been refused ("I did not understand 1年"), a common pre-training horizon
+    assert parse(text).deadline_days == 365

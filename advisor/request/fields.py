@@ -345,6 +345,8 @@ FIELDS: tuple[Field, ...] = (
             Word(7, en=("w", "weeks", "week", "wks", "wk"), zh=("周", "个星期", "星期", "个礼拜", "礼拜")),
             Word(1 / 24, en=("h", "hours", "hour", "hrs", "hr"), zh=("小时", "个小时")),
             Word(14, en=("fortnight", "fortnights")),
+            # a year of 365 days (`1年`, `一年`, `1 year`): a pre-training horizon
+            Word(365, en=("years", "year", "yr", "yrs"), zh=("年",)),
         ),
         examples=Word(en=("14d", "2w", "3mo"), zh=("14天", "两周", "3个月")),
         shown="days",
