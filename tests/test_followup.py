@@ -780,3 +780,11 @@ def test_the_counts_around_the_plan_say_how_each_rent_is_billed(book):
         line = next(x for x in reply.text.splitlines() if x.strip().startswith(f"{row['count']} GPU"))
         said = "(by the hour)" if row["option"] == "hourly" else "billed by the month"
         assert said in line, line
+
+
+@pytest.mark.parametrize("question", ["rent for 3 months?", "how much to rent for just 1 month?"])
+def test_renting_for_some_months_is_a_lease_term_not_a_deadline(summary, book, question):
+    # "rent for 3 months?" had moved the deadline to 90 days and planned a 60-month lease
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.changed == ["lease_term_months"]
+    assert reply.text.startswith("What if: lease term as planned -> ") and " month" in reply.text.splitlines()[0]

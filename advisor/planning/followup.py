@@ -403,7 +403,12 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\bwhat(?:'s| is| would be| will be)\s+the\s+(?:cost|price|rent|bill)", " "),
-    (r"\b(?:the\s+)?(?:cost|price|rent|bill)\s+(?=on\b|with\b|for\b|if\b|using\b)", " "),
+    # ("rent for 3 months" is a lease term, kept)
+    (
+        r"\b(?:the\s+)?(?:cost|price|rent|bill)\s+(?=on\b|with\b|if\b|using\b"
+        r"|for\b(?!\s+(?:(?:just|only)\s+)?(?:\d+|a|one)\s*(?:months?|mo|years?|yr)\b))",
+        " ",
+    ),
     (
         r"\b(?:can|could|should|would|shall)\s+(?:we|i|you)\s+(?:do|run|train|finish|make)"
         r"\s+(?:it|this|that|the (?:job|run|training))(?:\s+(?:work|happen))?",
@@ -1029,6 +1034,13 @@ def _value(name: str, req, lang: str) -> str:
         return phrase(lang, "choice", "flag", value)
     if name == "rent_or_buy" and value:
         return phrase(lang, "choice", name, value)
+    if name in ("lease_term_months", "own_use_months"):
+        # months, said ("— -> 1" had been a what-if's first line); no term asked: the plan's choice
+        return (
+            render("slack/value.j2", lang, kind="months", value=value)
+            if value
+            else phrase(lang, "choice", "unsaid", None)
+        )
     return "—" if value is None else str(value)
 
 

@@ -1824,7 +1824,7 @@ class _Parse:
         # "rent for 2 months", "lease them for a year", "rent 1 year": the term, not a deadline
         sc.take(
             rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
-            rf"\s+(?:for\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
+            rf"\s+(?:for\s+)?(?:(?:just|only)\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
             lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m[0]),
         )
         sc.take(
