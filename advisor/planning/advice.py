@@ -278,6 +278,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 currency=req.budget.currency,
                 cost=p.spend(req),
                 cur=req.currency,
+                # hardware the team fixed is this plan, not the cheapest of many
+                fixed=bool(req.gpu_count or req.owned),
             )
         )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
