@@ -788,3 +788,8 @@ def test_renting_for_some_months_is_a_lease_term_not_a_deadline(summary, book, q
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.changed == ["lease_term_months"]
     assert reply.text.startswith("What if: lease term as planned -> ") and " month" in reply.text.splitlines()[0]
+
+
+def test_thanks_with_a_particle_and_by_the_hour_in_two_characters(summary, book):
+    assert follow_up(REQUEST, summary, "谢谢啦", book=book).kind == "silent"  # it had got the list of what the bot can do
+    assert follow_up(REQUEST, summary, "按量呢", book=book).changed == ["hourly_only"]  # it had got an FAQ on terms

@@ -216,7 +216,7 @@ _THANKS = (
 # or a message of emoji and punctuation alone ("👍"): nothing to answer
 CHATTER = re.compile(
     rf"^\W*{_THANKS}"
-    rf"(?:[\s,.!~。！，]*(?:{_THANKS}|a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|，|,)?)*"
+    rf"(?:[\s,.!~。！，]*(?:{_THANKS}|a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|啦|哦|噢|喔|嘛|，|,)?)*"
     r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)"
     r"|就这样|就这么定了|就用这个))?\W*$"
     r"|^[^\w?？]+$",

@@ -407,7 +407,7 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(
             ("pay-as-you-go", "on-demand", "hourly-billing", "billed-hourly", "by-the-hour", "hourly-only"),
-            ("按量付费", "按量计费", "按小时计费", "按小时付费"),
+            ("按量付费", "按量计费", "按小时计费", "按小时付费", "按量", "按小时租"),
         ),
         examples=Word(en=("pay as you go",), zh=("按量付费",)),
     ),
