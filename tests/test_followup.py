@@ -267,7 +267,7 @@ def test_another_currency_converts_the_plan_and_its_budget_at_the_rate_on_record
 
 def test_a_buy_what_if_shows_what_buying_costs_and_the_old_rent_in_its_own_currency(summary, book):
     reply = follow_up(REQUEST, summary, "what if we buy instead?", book=book)
-    assert reply.kind == "whatif" and {"name": "rent_or_buy", "before": "—", "after": "buy"} in reply.changes
+    assert reply.kind == "whatif" and {"name": "rent_or_buy", "before": "as planned", "after": "buy"} in reply.changes
     buy = next(line for line in reply.text.splitlines() if line.strip().startswith("buy:"))
     assert f"¥{summary['buy_capex']:,}" in buy and reply.after["buy_capex"] and "¥" in buy.split("->")[1]
     usd = follow_up(REQUEST, summary, "in USD on global clouds?", book=book)
@@ -791,5 +791,7 @@ def test_renting_for_some_months_is_a_lease_term_not_a_deadline(summary, book, q
 
 
 def test_thanks_with_a_particle_and_by_the_hour_in_two_characters(summary, book):
-    assert follow_up(REQUEST, summary, "谢谢啦", book=book).kind == "silent"  # it had got the list of what the bot can do
+    assert (
+        follow_up(REQUEST, summary, "谢谢啦", book=book).kind == "silent"
+    )  # it had got the list of what the bot can do
     assert follow_up(REQUEST, summary, "按量呢", book=book).changed == ["hourly_only"]  # it had got an FAQ on terms

@@ -988,7 +988,7 @@ SAME_SHARE = 0.01
 # Changes whose answer is more than the plan (buying shows the purchase, a market its prices).
 # Nor a precision or method the hardware or planner turned down (fp8 on an A100): the reply says why.
 SAME_PLAN_SAYS_MORE = frozenset(
-    {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack"}
+    {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack", "fabric"}
 )
 
 
@@ -1032,8 +1032,8 @@ def _value(name: str, req, lang: str) -> str:
         return f"{said}（{tokens}）" if lang == "zh" else f"{said} ({tokens})"
     if isinstance(value, bool):
         return phrase(lang, "choice", "flag", value)
-    if name == "rent_or_buy" and value:
-        return phrase(lang, "choice", name, value)
+    if name in ("rent_or_buy", "fabric"):
+        return phrase(lang, "choice", name, value) if value else phrase(lang, "choice", "unsaid", None)
     if name in ("lease_term_months", "own_use_months"):
         # months, said ("— -> 1" had been a what-if's first line); no term asked: the plan's choice
         return (
