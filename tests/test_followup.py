@@ -795,3 +795,12 @@ def test_thanks_with_a_particle_and_by_the_hour_in_two_characters(summary, book)
         follow_up(REQUEST, summary, "谢谢啦", book=book).kind == "silent"
     )  # it had got the list of what the bot can do
     assert follow_up(REQUEST, summary, "按量呢", book=book).changed == ["hourly_only"]  # it had got an FAQ on terms
+
+
+def test_a_use_of_our_own_shows_owning_against_renting_over_it(book):
+    # "如果用两年呢" had said the plan stays the same, without the comparison a request with
+    # `用两年` shows
+    reply = follow_up(*_thread("7B 预训练 1T tokens 1个月 买还是租划算", book), "如果用两年呢", book=book)
+    assert reply.kind == "explain" and reply.part == "costs"
+    assert reply.advice.plan.costs.own_use and reply.advice.plan.costs.own_use["months"] == 24
+    assert "自用 24 个月" in reply.text

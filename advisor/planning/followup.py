@@ -28,6 +28,7 @@ from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.request import fields
+from advisor.request.canonical import canonical
 from advisor.request.model import Note
 from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
 from advisor.text.render import big, money, num, phrase, render
@@ -613,6 +614,11 @@ def follow_up(
             read = read_whatif(request_text, summary, message, reply_lang)
         if read is not None and budget_in:
             read = _budget_kept_in_market(request_text, summary, message, read, reply_lang, book)
+        if read is not None and read[1] and set(read[1]) <= {"own_use_months", "own_utilisation"}:
+            # "如果用两年呢", "at 60% use?": the same plan, owned against rented over that use
+            explained = _explain(canonical(read[0]), summary, "costs", reply_lang, book)
+            if explained is not None:
+                return explained
         if read is not None:
             # "faster?" and "cheaper?" are read as a deadline the bot chose, not one the team gave
             implied = bool(FASTER.match(message) or CHEAPER.match(message))
