@@ -1073,10 +1073,7 @@ def _new_warnings(first: list[Note], result: Advice) -> list[Note]:
 
 
 def _change(name: str, before, after, lang: str) -> dict:
-    change = {"name": name, "before": _value(name, before, lang), "after": _value(name, after, lang)}
-    if after is not None and getattr(after, name, None) is True:
-        change["flag"] = True  # a word switched on (`按量付费`): its name says it, not "yes"
-    return change
+    return {"name": name, "before": _value(name, before, lang), "after": _value(name, after, lang)}
 
 
 def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
