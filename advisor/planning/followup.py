@@ -1039,13 +1039,13 @@ def _value(name: str, req, lang: str) -> str:
     if isinstance(value, bool):
         return phrase(lang, "choice", "flag", value)
     if name in ("rent_or_buy", "fabric"):
-        return phrase(lang, "choice", name, value) if value else phrase(lang, "choice", "unsaid", None)
+        return phrase(lang, "choice", name, value) if value else render("slack/value.j2", lang, kind="as_planned")
     if name in ("lease_term_months", "own_use_months"):
         # months, said ("— -> 1" had been a what-if's first line); no term asked: the plan's choice
         return (
             render("slack/value.j2", lang, kind="months", value=value)
             if value
-            else phrase(lang, "choice", "unsaid", None)
+            else render("slack/value.j2", lang, kind="as_planned")
         )
     return "—" if value is None else str(value)
 
