@@ -1005,7 +1005,7 @@ def quote(j, recorded: bool, example: str = "") -> dict:
     cur = q.currency
     vendor = esc(q.vendor) if q.vendor else ""
     gpus = gpus_text(q.gpus, q.gpu, lang)
-    ratio = num(j.market_ratio, 2) if j.market_ratio else ""
+    ratio = num(j.market_ratio, 3) if j.market_ratio else ""  # 1.02, not "1x" beside a verdict above
     market = cash(j.market_per_gpu_hour, cur) if j.market_per_gpu_hour else ""
     head = _q(lang, "verdict", j.verdict, vendor, cash(j.per_gpu_hour, cur), gpus, market, ratio)
     if j.reading:
