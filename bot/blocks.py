@@ -725,6 +725,7 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
         "memory": num(s.get("mem_per_gpu_gib")),
         "rent": rent,
         "buy": cash(s.get("buy_capex"), currency),
+        "framework": s.get("framework") or "",
     }
 
 

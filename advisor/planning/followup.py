@@ -34,7 +34,7 @@ from advisor.request.parser import RequestError, detect_lang, parse, parse_follo
 from advisor.text.render import big, money, num, phrase, render
 
 # Headline numbers compared between the first plan and the what-if.
-COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total", "buy_capex")
+COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total", "buy_capex", "framework")
 
 # Asking where a number of the plan comes from ("how did you get 13 days?", "why 8 GPUs?", "why
 # ¥1,560?", "显存怎么算的", "这个数字哪来的"). "why not ..." is a comparison, not this.
