@@ -1601,3 +1601,13 @@ def test_money_in_another_currency_is_refused_not_read_as_yuan(text, word):
 def test_a_year_is_a_deadline(text):
     # `1年` had been refused ("I did not understand 1年"), a common pre-training horizon
     assert parse(text).deadline_days == 365
+
+
+@pytest.mark.parametrize(
+    "text,word", [("13B 全量微调 200GB数据 7天 阿里云", "阿里云"), ("70B lora 50k samples 3d on aws", "aws")]
+)
+def test_one_cloud_named_is_refused_saying_how_to_ask_for_its_price(text, word):
+    # it had been "I did not understand 阿里云" with the two fixed examples
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "cloud_named" and info.value.details["word"] == word

@@ -1153,6 +1153,13 @@ class _Parse:
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
             lambda m: self.fail("inference", word=m[1] or m[2]),
         )
+        # One cloud named: a plan is priced on its market's offers, not one provider's (a thread's
+        # "how much on AWS?" gives that provider's price beside it)
+        sc.take(
+            r"(?<![a-z])(aws|azure|gcp|google\s+cloud|aliyun|alibaba\s+cloud|tencent\s+cloud|volcengine|coreweave|runpod)(?![a-z])"
+            r"|(阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)",
+            lambda m: self.fail("cloud_named", word=(m[1] or m[2]).strip()),
+        )
         # Money in another currency: prices here are in yuan or dollars, and a budget read as yuan
         # ("预算50万欧元" had been ¥500,000 with 欧元 read past) would be off by the exchange rate
         sc.take(
