@@ -229,4 +229,4 @@ def test_a_purchase_priced_from_the_other_market_says_so(cli):
     sources = [s for s in data["cost"]["price_sources"] if s["role"].startswith("buy")]
     other = [s for s in sources if s["currency"] == "CNY"]
     said = [w for w in data["warnings"] if "No purchase price of" in w and "mainland China, converted" in w]
-    assert bool(other) == bool(said)
+    assert other and said  # the plan's purchase is a Chinese listing on record, so the warning is due

@@ -443,18 +443,18 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     buy_gpus = lay.gpu_count if workstation else servers * gpu.gpus_per_server
     capex = None
     server = None if workstation else book.best("buy_server", gpu.name, mkt, cur)
+    bought_from = server
     if server:
         board = MODULE_SHARE_OF_SERVER if server.unit == "module" else 1.0
         capex = book.value(server, cur) / max(1, server.gpus) * buy_gpus / board
         sources.append(_src(server, "buy_module" if server.unit == "module" else "buy_server"))
     else:
-        card = book.best("buy_card", gpu.name, mkt, cur)
+        card = bought_from = book.best("buy_card", gpu.name, mkt, cur)
         if card:
             capex = book.value(card, cur) * buy_gpus / GPU_SHARE_OF_SERVER
             sources.append(_src(card, "buy_card"))
     if capex and servers > 1:
         capex *= 1 + CLUSTER_EXTRA
-    bought_from = server or (None if not capex else card)
     if bought_from is not None and bought_from.market != mkt:
         # no purchase price in the team's market: the other market's, converted (PriceBook.best)
         notes.append(

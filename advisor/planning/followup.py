@@ -273,13 +273,15 @@ CONVERT = re.compile(
     re.I,
 )
 TO_CNY = re.compile(r"\b(?:cny|rmb|yuan|renminbi)\b|人民币", re.I)
-# A market or cloud named beside the currency ("in USD on AWS", "国内人民币价格"): a re-plan there
-MARKET_NAMED = re.compile(
-    r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|china|u\.s\.|america|global"
-    r"|international|aliyun|alibaba|autodl|tencent|volcengine|market|cloud|plan|re-?plan)\b"
-    r"|国内|海外|国外|美国|阿里云|腾讯云|火山引擎|天翼云|亚马逊|规划|方案|市场",
-    re.I,
-)
+# The currency words of MARKET and CHINA: with them left out, what those still find is a market or
+# a cloud named ("in USD on AWS", "国内人民币价格"), a re-plan there, not a conversion
+CURRENCY_WORD = re.compile(r"\b(?:usd|cny|rmb|yuan|renminbi|(?:us\s*)?dollars?)\b|人民币|美元|美金", re.I)
+
+
+def _market_named(message: str) -> bool:
+    rest = CURRENCY_WORD.sub(" ", message)
+    return bool(MARKET.search(rest) or CHINA.search(rest) or _provider(message))
+
 
 # The price of a GPU type ("how much is an H100 per hour?", "what do H20s rent for", "H100一小时多少钱",
 # "H20月租什么价"): the offers on record, not a change to the plan (the request language would read
@@ -548,7 +550,7 @@ def follow_up(
     priced = gpu_prices(message, reply_lang, book)
     if priced is not None:
         return priced
-    if request_text and CONVERT.search(message) and not MARKET_NAMED.search(message) and not _provider(message):
+    if request_text and CONVERT.search(message) and not _market_named(message):
         converted = _converted(request_text, summary, message, reply_lang, book)
         if converted is not None:
             return converted
@@ -686,7 +688,7 @@ def _budget_kept_in_market(
     thread's plan. A market or cloud named beside it still does."""
     request, changed = read
     plan_currency = summary.get("currency")
-    if not plan_currency or request.currency == plan_currency or MARKET_NAMED.search(message) or not request.budget:
+    if not plan_currency or request.currency == plan_currency or _market_named(message) or not request.budget:
         return read
     amount = book.convert(request.budget.amount, request.budget.currency, plan_currency)
     try:
