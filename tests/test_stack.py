@@ -131,3 +131,32 @@ def test_lora_on_a_pipeline_is_warned_about_unless_the_team_runs_megatron(capsys
     assert "LoRA on a pipeline" in out and "say `hf`" in out
     assert main(["ask", "70B lora 100GB 7d on 8xH100 tp 2 pp 4 megatron"]) == 0
     assert "LoRA on a pipeline" not in capsys.readouterr().out
+
+
+def test_lora_inside_one_server_stays_on_peft_unless_another_stack_is_much_faster(book):
+    # 8B LoRA on 2 H800: Megatron-Core's PP2 runs a few percent faster than PEFT over DDP, too
+    # little for a second toolchain; the answer says what the other stack would give
+    from advisor.engine.estimate import PEFT_STACK_SLACK
+
+    kept = advise("8B lora 2B tokens 2d on 2xH800", book=book)
+    est = kept.plan.estimate
+    assert est.layout.framework == PEFT and est.layout.pp == 1
+    faster, ratio = est.faster_stack
+    assert faster == MEGATRON and 1 < ratio <= 1 + PEFT_STACK_SLACK
+    note = next(a for a in kept.request.assumptions if a.code == "stack_kept")
+    assert note.params == {"framework": PEFT, "faster": MEGATRON, "more": pytest.approx(ratio - 1)}
+    # the team that names Megatron gets a layout at least as fast as the one it was told of
+    pinned = advise("8B lora 2B tokens 2d on 2xH800 megatron", book=book).plan.estimate
+    assert pinned.layout.framework == MEGATRON and pinned.faster_stack is None
+    assert pinned.throughput.tokens_per_s_per_gpu >= est.throughput.tokens_per_s_per_gpu * ratio * (1 - 1e-9)
+
+
+def test_lora_far_faster_on_a_pipeline_or_across_servers_keeps_the_faster_layout(book):
+    # 70B LoRA on 8 H800: PEFT over ZeRO-3 is about 30% slower than TP2 x PP4, beyond the slack
+    one = advise("70B lora 100M tokens 2d on 8xH800", book=book).plan.estimate
+    assert one.layout.framework == MEGATRON and one.faster_stack is None
+    hf = advise("70B lora 100M tokens 2d on 8xH800 hf", book=book).plan.estimate
+    assert hf.throughput.tokens_per_s_per_gpu < 0.85 * one.throughput.tokens_per_s_per_gpu
+    # across servers the fastest layout leads, whatever its stack
+    many = advise("13B lora 200GB 7d on 56xAscend-910B", book=book).plan.estimate
+    assert many.layout.framework == MEGATRON and many.faster_stack is None

@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, MEGATRON, framework_for, has_selective_recompute, pipeline_schedule
+from advisor.engine.frameworks import FSDP2, MEGATRON, PEFT, framework_for, has_selective_recompute, pipeline_schedule
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit, sequence_multiple
 from advisor.engine.memory import GIB, MAIN_GRAD_PRECISIONS, MemoryBreakdown, estimate_memory, states_floor_bytes
 from advisor.engine.setup import TrainingSetup
@@ -100,6 +100,14 @@ LOW_MFU, HIGH_EXPOSED_COMM = 0.20, 0.30
 # The batch grows when communication takes more than a tenth of the step, and the smallest
 # batch within 3% of the fastest is kept (assumed).
 BATCH_GROWTH_EXPOSED, BATCH_GROWTH_TOLERANCE = 0.10, 0.03
+# LoRA and QLoRA inside one server stay on the HF PEFT/TRL stack (data parallel over DDP, FSDP
+# or ZeRO) unless a model-parallel layout on another stack (Megatron-Core's pipeline, FSDP2 with
+# tensor parallel) runs more than this share faster: that layout costs the team a second
+# toolchain and checkpoint conversion both ways, for a job most teams run on PEFT with one
+# launcher on one machine (assumed: a sixth of the speed; an 8B LoRA had been planned on a
+# Megatron pipeline over 2 GPUs to save 4% against one GPU on PEFT). Across servers the faster
+# layout is kept: teams running LoRA on several servers run those stacks already.
+PEFT_STACK_SLACK = 0.15
 
 
 class Estimate(BaseModel):
@@ -114,6 +122,9 @@ class Estimate(BaseModel):
     flops: float | None
     precision: str  # what the GPU runs: the request's, or its downgrade
     checks: list[str] = []  # precision downgrades and sanity warnings, as codes
+    # Where a PEFT job was kept on the PEFT stack (PEFT_STACK_SLACK): the faster layout's
+    # framework and how much faster it runs (tokens/s ratio)
+    faster_stack: tuple[str, float] | None = None
 
     @property
     def speed(self) -> float:
@@ -561,13 +572,13 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
 def _best_layout(asked: _Asked) -> Estimate:
     m, gpu, count, network = asked.m, asked.gpu, asked.count, asked.network
     setup, checks = hardware_precision(asked.setup, gpu)
-    found = _search(m, setup, gpu, count, network, capped=True)
+    found, stack = _search(m, setup, gpu, count, network, capped=True) or (None, None)
     if found is None or (not found.fits and _batch_rule_binds(m, setup, count)):
         # nothing within the batch rule fits: a larger batch (more data-parallel ranks, each
         # holding less of a mixture of experts) may
-        wider = _search(m, setup, gpu, count, network, capped=False)
+        wider, wider_stack = _search(m, setup, gpu, count, network, capped=False) or (None, None)
         if found is None or (wider is not None and wider.fits):
-            found = wider
+            found, stack = wider, wider_stack
             checks.append("batch_above_rule")
     if found is None:  # no combination runs at all (a pinned layout no framework supports)
         raise ValueError("unsupported_layout")
@@ -576,7 +587,8 @@ def _best_layout(asked: _Asked) -> Estimate:
         if grown is not None:
             setup, found = grown
             checks.append("batch_grown")
-    return _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+    est = _finish(m, setup, gpu, found.layout, found.memory, network, checks)
+    return est.model_copy(update={"faster_stack": stack}) if stack else est
 
 
 def _grow_batch(
@@ -612,11 +624,15 @@ def _grow_batch(
 
 def _search(
     m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None, capped: bool
-) -> Candidate | None:
+) -> tuple[Candidate, tuple[str, float] | None] | None:
+    """The fastest fitting candidate (else the one needing least memory), and for a PEFT job kept
+    on the PEFT stack, the faster stack it gave up and by how much."""
     least_memory: Candidate | None = None
+    weigh_stack = setup.is_peft and setup.stack is None and count <= gpu.gpus_per_server
     for offload in offload_levels(setup):
         # the fastest with the first gradient dtype, and with bf16 gradients the search chose itself
         fastest: dict[bool, tuple[float, Candidate]] = {}
+        on_peft: tuple[float, Candidate] | None = None
         for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
             if not candidate.fits:
                 if least_memory is None or candidate.memory.total < least_memory.memory.total:
@@ -626,14 +642,18 @@ def _search(
             second = candidate.layout.grad_reduce == "bf16" and not setup.pinned.grad_reduce
             if second not in fastest or speed > fastest[second][0]:
                 fastest[second] = (speed, candidate)
+            if weigh_stack and candidate.layout.framework == PEFT and (on_peft is None or speed > on_peft[0]):
+                on_peft = (speed, candidate)
         first = fastest.get(False)
         # bf16 gradients only where every layout with fp32 ones needs full recompute (unless the
         # user fixed it) or none fits: a plan does not trade fp32 accumulation for a percent of speed
         if True in fastest and (first is None or (first[1].layout.recompute == "full" and not setup.pinned.recompute)):
             first = max(filter(None, (first, fastest[True])), key=lambda f: f[0])
         if first is not None:
-            return first[1]
-    return least_memory
+            if on_peft is not None and on_peft[1] is not first[1] and on_peft[0] >= first[0] * (1 - PEFT_STACK_SLACK):
+                return on_peft[1], (first[1].layout.framework, first[0] / on_peft[0])
+            return first[1], None
+    return (least_memory, None) if least_memory is not None else None
 
 
 def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:

@@ -563,8 +563,15 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
             )
     if result.best is not None and request.stack is None:
         # the framework came with the layout: say which, and how to name the team's own
-        framework = result.best.estimate.layout.framework
-        note = Note(kind="assumption", code="stack", params={"framework": framework})
+        est = result.best.estimate
+        note = Note(kind="assumption", code="stack", params={"framework": est.layout.framework})
+        if est.faster_stack:  # a PEFT job kept on PEFT: what the faster stack would give
+            faster, ratio = est.faster_stack
+            note = Note(
+                kind="assumption",
+                code="stack_kept",
+                params={"framework": est.layout.framework, "faster": faster, "more": ratio - 1},
+            )
         request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
     if result.best is not None:  # a team's recorded quote that prices the plan is named as one
         mark_quoted(result.best.costs.price_sources, book, result.best.gpu)

@@ -809,7 +809,7 @@ FIELDS: tuple[Field, ...] = (
     # (`deepspeed`, `llama-factory`) or keyed (`framework megatron`, `框架deepspeed`).
     Field(
         "stack",
-        assumed=("stack",),
+        assumed=("stack", "stack_kept"),
         keys=Word(en=("framework", "stack", "training-framework"), zh=("训练框架", "框架")),
         choices=(
             Word(
