@@ -32,7 +32,7 @@ import math
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import MEGATRON
+from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params_per_layer, shard_ranks
 from advisor.engine.roofline import stage_time
@@ -70,6 +70,24 @@ FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 # throughput row; it was chosen after reading Megatron-Bridge's table (docs/accuracy.md).
 MEGATRON_EXPERT_LAUNCH_S = 20e-6
 EXPERT_GEMMS = 2
+# The stacks that run a Hugging Face model as written (HF Transformers/TRL and PEFT, DeepSpeed
+# on HF models, litgpt's LLaMAMoE) loop over the experts in Python: for each expert that got
+# tokens, transformers' eager MoE block finds its tokens (`torch.where` on the routing mask: a
+# nonzero, so a host sync that keeps the GPU from running ahead), gathers them, runs gate, up
+# and down projections with the activation and product, scales by the routing weight and adds
+# back (`index_add_`): about 11 eager operators (Qwen3MoeSparseMoeBlock, transformers 4.5x;
+# transformers 5's default grouped_mm backend needs PyTorch 2.9 and is not what LoRA stacks ran
+# through 2025-26). LoRA on an expert's three projections adds 4 each (A, B, scale, add). Each
+# operator costs host time (20 us, as above, assumed), again under full recompute, and its
+# backward about as many (assumed one backward kernel each). Users measure these stacks on
+# Qwen3-30B-A3B at 1.6x to 10x the time of a dense ~32B model on the same data and GPUs
+# (hiyouga/LlamaFactory#7921, ZeRO-3 LoRA: 4 h against 2.5 h for QwQ-32B; modelscope/ms-swift#6061:
+# 20 days against 2 for Qwen2.5-VL-32B; LlamaFactory#9697 and #8038: GPU busy 10-20% of the time),
+# where its FLOPs alone would make it 10x faster.
+EAGER_EXPERT_LOOP = (PEFT, HF, DEEPSPEED, LITGPT)
+EAGER_EXPERT_OPS = 11
+LORA_OPS_PER_LINEAR = 4
+EXPERT_LINEARS = 3
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
@@ -221,14 +239,21 @@ def intra_node_gb_s(gpu: GPU) -> float:
 
 
 def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
-    """Host time of one micro-batch's per-expert launches on one GPU that the GPU waits for
-    (Megatron-Core only: MEGATRON_EXPERT_LAUNCH_S)."""
-    if not m.is_moe or layout.framework != MEGATRON:
+    """Host time of one micro-batch's per-expert launches on one GPU that the GPU waits for:
+    Megatron-Core's per-expert GEMMs (MEGATRON_EXPERT_LAUNCH_S), or the Python loop over the
+    experts of the stacks that run the Hugging Face model as written (EAGER_EXPERT_LOOP)."""
+    if not m.is_moe:
         return 0.0
     fwd = 2 if layout.recompute == "full" else 1
+    local = m.moe_experts / max(1, layout.ep)
+    if layout.framework in EAGER_EXPERT_LOOP:
+        adapted = EXPERT_LINEARS if setup.is_peft and setup.lora_targets == "all" else 0
+        ops = EAGER_EXPERT_OPS + LORA_OPS_PER_LINEAR * adapted
+        return c.moe_layers / layout.pp * local * ops * (fwd + 1) * MEGATRON_EXPERT_LAUNCH_S
+    if layout.framework != MEGATRON:
+        return 0.0
     bwd = 1 if setup.is_peft else 2  # a frozen expert has no weight gradient
     launches = EXPERT_GEMMS * (fwd + bwd) + (EXPERT_GEMMS * (fwd + 1) if setup.precision == "fp8" else 0)
-    local = m.moe_experts / max(1, layout.ep)
     return c.moe_layers / layout.pp * local * launches * MEGATRON_EXPERT_LAUNCH_S
 
 
@@ -350,7 +375,8 @@ def estimate_throughput(
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
-    t_mb = stage.microbatch_s / framework_eff + expert_launch_s(m, setup, layout, c)
+    launch_s = expert_launch_s(m, setup, layout, c)
+    t_mb = stage.microbatch_s / framework_eff + launch_s
     compute = m_steps * t_mb + stage.optimizer_s
     # The node's efficiency: ideal time at peak over the time the roofline gives.
     node = (m_steps * tokens_mb / cp * hw_f / (tp * pp * peak)) / compute
@@ -515,6 +541,7 @@ def estimate_throughput(
     goodput = 1 / (1 + failures_per_day * HOURS_LOST_PER_FAILURE / 24 + CHECKPOINT_OVERHEAD)
     step = {
         "compute_s": compute,
+        "launch_s": m_steps * launch_s,  # of compute: the host's per-expert launches
         "bubble_s": bubble,
         "tensor_s": tensor_s,
         "context_s": context_s,

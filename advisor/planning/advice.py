@@ -19,6 +19,7 @@ from advisor.engine.estimate import (
 )
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
+from advisor.engine.throughput import EAGER_EXPERT_LOOP
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
@@ -42,6 +43,10 @@ from advisor.text.render import phrase, render, word
 # Where attention is this share of a step's compute or more, the answer says what running it on
 # FlashAttention-2 instead would cost (about 1.13x the time at this share; assumed threshold).
 ATTENTION_KERNEL_SHARE = 0.15
+# Where a mixture of experts on a stack that loops over its experts in Python spends this share
+# of a step on the host's launches or more, the answer says so and what runs it faster (assumed:
+# a quarter of the time).
+EXPERT_LOOP_SHARE = 0.25
 
 # How a GPU reaches a market (data/gpus.toml codes) that needs no warning: made there, sold
 # there freely, or an older part no export rule names.
@@ -402,7 +407,10 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
                 architecture=arch,
             )
         )
-    if req.is_moe:
+    launch_share = thr.step.get("launch_s", 0.0) / thr.step["step_s"] if thr.step["step_s"] else 0.0
+    if req.is_moe and est.layout.framework in EAGER_EXPERT_LOOP and launch_share >= EXPERT_LOOP_SHARE:
+        out.append(_note("warning", "moe_expert_loop", share=launch_share, framework=est.layout.framework))
+    if req.is_moe and est.layout.framework == MEGATRON:
         slow, fast = MOE_RELEASE_SPREAD_TOKENS_S
         out.append(
             _note(
