@@ -143,9 +143,11 @@ PCIE_GBPS_UNKNOWN_GEN = 25.0  # assumed PCIe 4
 CPU_ADAM_PARAMS_PER_S = 1e9
 # Offload traffic per trainable parameter and step: 16-bit gradients out and 16-bit weights
 # back (Ren et al. 2021, ZeRO-Offload: 2M + 2M bytes for M parameters). With offload "all"
-# the weights also come in twice a step, as stored (forward and backward; assumed).
+# the weights come in, as stored, for every pass over them: each micro-batch's forward (twice
+# under full recompute) and its backward, since ZeRO-3 frees a layer's gathered weights after
+# use (ZeRO-Infinity, Rajbhandari et al. 2021, Sec 5: parameters fetched per layer, per pass);
+# prefetching hides that stream behind the micro-batch's compute as far as COMM_OVERLAP allows.
 OFFLOAD_BYTES_PER_PARAM = 4
-WEIGHT_PASSES_PER_STEP = 2
 # A step makes three matmul passes over the weights per token (forward, input gradient,
 # weight gradient), 2 FLOPs a multiply-add each: 6N (Kaplan et al. 2020). LoRA and QLoRA skip
 # the weight-gradient matmul of the frozen base (4N). Full recompute adds a second forward,
@@ -509,7 +511,8 @@ def estimate_throughput(
             ranks = shard_ranks(layout) if layout.zero_stage == 3 else 1
             experts = max(1, layout.ep) * layout.expert_tp * (layout.expert_dp if layout.zero_stage == 3 else 1)
             own = dense_b / (tp * pp * ranks) + expert_b / (pp * experts)
-            offload_s += own * WEIGHT_PASSES_PER_STEP / pcie
+            passes = (2 if layout.recompute == "full" else 1) + 1
+            offload_s += m_steps * max(0.0, own * passes / pcie - COMM_OVERLAP * t_mb)
 
     exposed = {
         "tensor": TP_EXPOSED * tensor_s + context_exposed,
