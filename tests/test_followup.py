@@ -292,6 +292,11 @@ def test_a_what_if_naming_the_gpus_the_team_has_keeps_their_count(book):
         ("再加4台呢", 64),
         ("16 more GPUs?", 48),
         ("再加一台呢", 40),
+        # "加到", "扩到", "scale to": the count it becomes, not a count on top
+        ("如果加到6台呢", 48),
+        ("扩到6台呢", 48),
+        ("增加到48卡呢", 48),
+        ("what if we scale to 6 servers?", 48),
     ],
 )
 def test_counts_under_servers_fixed_in_chinese_replace_them_or_add_to_them(book, question, count):
@@ -804,3 +809,11 @@ def test_a_use_of_our_own_shows_owning_against_renting_over_it(book):
     assert reply.kind == "explain" and reply.part == "costs"
     assert reply.advice.plan.costs.own_use and reply.advice.plan.costs.own_use["months"] == 24
     assert "自用 24 个月" in reply.text
+
+
+@pytest.mark.parametrize("question,field,value", [("单卡行吗", "gpu_count", 1), ("seq改成8k呢", "seq_len", 8192)])
+def test_short_chinese_changes_are_read(book, question, field, value):
+    thread = _thread("qwen2.5-7b lora 5万条 3天", book)
+    reply = follow_up(*thread, question, book=book)
+    assert reply.kind in ("whatif", "unchanged") and field in reply.changed
+    assert getattr(reply.advice.request, field) == value

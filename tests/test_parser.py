@@ -1013,6 +1013,10 @@ def test_a_price_per_hour_is_not_taken_for_the_jobs_budget(text):
         ("qwen3-32b full 40GB 3d on our 16 H100", True),
         ("our 50k samples, 7b lora 3d", False),
         ("7b full-finetune 1GB buy keep it busy 24 months", False),
+        # where they stand and how idle they are, between the owner and the count
+        ("qwen2.5-7b 全参 1亿token 一周 我们IDC里有闲置的16张A800", True),
+        ("7b lora 10GB 3天 公司内部有空闲的两台8卡H800", True),
+        ("7b lora 10GB 3天 我们集群上有64张910B", True),
     ],
 )
 def test_gpus_the_team_has_are_its_own(text, owned):
@@ -1611,3 +1615,39 @@ def test_one_cloud_named_is_refused_saying_how_to_ask_for_its_price(text, word):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "cloud_named" and info.value.details["word"] == word
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        # no bound on the GPUs is the planner's choice, not a negation to refuse
+        ("7b lora 5万条 3天 卡不限", "gpu", None),
+        ("7b lora 5万条 3天 卡数不限", "gpu_count", None),
+        ("7b lora 5万条 3天 不限卡型", "gpu", None),
+        # a length in thousands after 每条 is tokens; characters are 3 bytes at 3.2 bytes a token
+        ("7b lora 5万条 每条4k 3天", "tokens_per_sample", 4000),
+        ("7b lora 5万条 平均每条300字 3天", "tokens_per_sample", 281),
+        ("7b lora 5万条 每条300个汉字 3天", "tokens_per_sample", 281),
+        # the type, then GPUs a server times servers
+        ("7b lora 5万条 3天 A800 8卡*2", "gpu_count", 16),
+        ("7b lora 5万条 3天 H800 8卡 x 4", "gpu_count", 32),
+    ],
+)
+def test_colloquial_chinese_forms_are_read(text, field, value):
+    assert getattr(parse(text), field) == value
+
+
+@pytest.mark.parametrize(
+    "text,days",
+    [
+        ("7b lora 5万条 明年3月1日前", 88),  # 2027-03-01 from 2026-12-03
+        ("7b lora 5万条 明年12月1日前", 363),  # next year's, not this year's December
+        ("7b lora 5万条 下个月中旬前", 43),  # 2027-01-15
+        ("7b lora 5万条 下个月上旬", 38),  # 2027-01-10
+        ("7b lora 5万条 本月下旬", 28),  # 2026-12-31
+    ],
+)
+def test_chinese_dates_by_year_and_thirds_of_a_month(text, days):
+    import datetime as dt
+
+    assert parse(text, today=dt.date(2026, 12, 3)).deadline_days == days

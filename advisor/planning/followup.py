@@ -736,8 +736,22 @@ ADDED = re.compile(
 )
 
 
+# "加到4台呢", "扩到32张卡", "scale to 4 servers": the count it becomes, not a count on top
+TO_COUNT = re.compile(
+    r"(?:(?:再|增|追)?加|增加|扩|扩展|扩容|提|升|涨)\s*到\s*|\b(?:increase|scale|grow|go|bump)\s+(?:it\s+)?(?:up\s+)?to\s+",
+    re.I,
+)
+
+
 def _more(summary: dict, message: str) -> str | None:
-    """ "4 more servers?" as the count it makes: the plan's servers or GPUs plus that many."""
+    """ "4 more servers?" as the count it makes: the plan's servers or GPUs plus that many;
+    "加到4台" as that count itself."""
+    to = TO_COUNT.search(message)
+    found = MORE.match(message, to.end()) if to else None
+    if found and summary.get("gpu_count"):
+        n = int(found[1]) if found[1].isdigit() else CN_SMALL[found[1]]
+        servers = re.match(r"servers?|nodes?|machines?|台", found[2], re.I)
+        return f"{n} nodes" if servers else f"{n} gpus"
     found = MORE.search(message)
     if not found or not ADDED.search(message) or not summary.get("gpu_count"):
         return None

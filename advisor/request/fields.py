@@ -250,7 +250,7 @@ FIELDS: tuple[Field, ...] = (
         above=0,
         high=1e18,
         limit="data",
-        assumed=("no_data", "bytes_per_token", "tokens_per_sample", "attention_per_sample"),
+        assumed=("no_data", "bytes_per_token", "tokens_per_sample", "chars_per_sample", "attention_per_sample"),
         # (kind, what one unit is worth): tokens and samples take a number's scale (`300B`, `5万`)
         units=(
             Word(("tokens", 1), en=("tokens", "token", "toks", "tok"), zh=("词元",)),

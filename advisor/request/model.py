@@ -31,6 +31,9 @@ class Note(BaseModel):
 # README "压缩率"): large-vocabulary tokenizers give 3.8-4.1 bytes/token on cc100-en and
 # Llama 3 gives 3.2 bytes/token on cc100-zh-Hans. Code: no measured figure found, 3.5 is a guess.
 BYTES_PER_TOKEN = {"en": 4.0, "zh": 3.2, "code": 3.5}
+# A Chinese character takes 3 bytes in UTF-8 (the CJK Unified Ideographs, U+4E00-U+9FFF: Unicode
+# Standard, UTF-8 encoding form), so a length in characters is 3 / 3.2 tokens a character.
+ZH_CHAR_BYTES = 3
 # Tokens per training sample when the data is given as a sample count: a typical
 # instruction-tuning conversation. No published average covers every dataset: a guess.
 TOKENS_PER_SAMPLE = 1000

@@ -25,6 +25,7 @@ from advisor.request import fields
 from advisor.request.model import (
     BYTES_PER_TOKEN,
     TOKENS_PER_SAMPLE,
+    ZH_CHAR_BYTES,
     Budget,
     DataSize,
     Note,
@@ -951,6 +952,13 @@ _ZH_ABOUT = (
     "|[文语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"  # 文, 语: a language (日文, 韩语)
 )
 
+# Who has the GPUs, where they stand, and how idle they are, between which "有" still means the
+# team's own cards ("我们IDC里有闲置的16张A800": planned on them, not rented). Someone else's
+# ("客户有16张A800", "they have") bends the plan and is refused (tests/test_parser.py).
+_ZH_OWNER = "我们|我|团队|公司|我司|自己"
+_ZH_PLACE = "idc|机房|集群|数据中心|内部|公司"
+_ZH_IDLE = "(?:闲置|空闲|现成|空着|闲着|富余|多余)的?"
+
 # Words a request is not read past (the expert review asked that an unknown word no longer sink a
 # whole request, only be said): a negation ("not on 4090", "不要4090"), a word with a digit (a
 # number whose meaning we did not find), a time the deadline rules did not read, a request word
@@ -1100,6 +1108,7 @@ class _Parse:
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
+        self.sample_chars: float | None = None  # "每条300字": the samples' mean length in characters
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
         norm = _CONTRACTION.sub("", norm)
@@ -1180,6 +1189,14 @@ class _Parse:
             rf"(?:[_\-][a-z0-9.\-]*)?{R}",
             lambda m: self.fail("architecture", word=m[0].strip()),
         )
+        # "卡不限", "不限卡型", "卡数随意", "any GPU": no bound on the GPUs, which is the default (the
+        # planner's choice); read before the counts, and never as a negation to refuse
+        sc.take(
+            r"(?:显卡|卡型|型号|卡数|卡的数量|数量|卡|gpu)\s*(?:不限|不限制|随意|随便|都行|无所谓)"
+            r"|不限(?:卡型|型号|卡数|显卡|卡|gpu)"
+            rf"|{L}any\s+(?:gpus?|cards?|gpu\s+type|number\s+of\s+gpus){R}",
+            lambda m: None,
+        )
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._choose("old_litgpt")
         self._owned()
@@ -1230,8 +1247,9 @@ class _Parse:
             rf"{L}(?:(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?|our)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
-            rf"|(?:(?:我们|我|团队|公司|我司|自己)?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)|(?:我们|我|团队|公司|我司|自己)(?:只)?(?:有|拥有)"
-            rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)"
+            rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)"
+            rf"|(?:{_ZH_OWNER})(?:的)?(?:(?:{_ZH_PLACE})(?:里面|里|中|上)?)?(?:已经)?(?:只)?(?:有|拥有)"
+            rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)(?:\s*{_ZH_IDLE})?"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
@@ -1348,6 +1366,11 @@ class _Parse:
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
             servers_by_gpus,
         )
+        # "A800 8卡*2", "H800 8卡 x 4": the type, then GPUs a server times servers
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<name>{alt})s?\s*(?P<per>\d+)\s*卡\s*[x*]\s*(?P<servers>\d+){R}",
+            servers_by_gpus,
+        )
         # "2 servers of 8xA800", "on 4 nodes with 8 H100 each": the same, in words
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:{servers})\s+(?:of|with)\s+(?P<per>\d+)"
@@ -1367,7 +1390,9 @@ class _Parse:
         # one, in words: "on a single GPU", "one card", "single-GPU", "on a GPU"
         self.scan.take(
             rf"{L}(?:(?:on|using|with)\s+(?:a\s+)?)?(?:single|one)(?:\s+|-)(?:{_all(count, 'en')}){R}"
-            rf"|{L}on\s+an?\s+(?:{_all(count, 'en')}){R}",
+            rf"|{L}on\s+an?\s+(?:{_all(count, 'en')}){R}"
+            # "单卡行吗", "单卡能跑吗": one card, where 单卡 alone is no "per card" (单卡显存, 单卡80G)
+            r"|(?:用|只用)?单卡(?=\s*(?:$|[，,。？?！!]|行|可以|能|呢|够|跑|训|吗))",
             lambda m: self.set("gpu_count", 1, m[0]),
         )
         self.scan.take(
@@ -1545,7 +1570,7 @@ class _Parse:
         # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
         zh_set = r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到)?"
         sc.take(
-            rf"{L}(?:{_en(seq)})\s*(?:[:=]|to)?\s*{NUM}\s*(k)?{R}{time_next}"
+            rf"{L}(?:{_en(seq)})\s*(?:[:=]|to)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
             rf"|(?:{_zh(seq)})\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
@@ -1901,8 +1926,23 @@ class _Parse:
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
             rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
             rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            # "每条4k": a length in thousands after 每条 is tokens
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)"
+            r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
         ):
             sc.take(pattern, per_sample)
+
+        # "每条300字", "平均300个汉字": Chinese characters, 3 bytes each in UTF-8, at the bytes a
+        # token Chinese text takes (BYTES_PER_TOKEN["zh"], the same source)
+        def per_sample_chars(m: re.Match) -> None:
+            self.sample_chars = _amount(m["n"] or m["n2"], m["u"] or m["u2"])
+            s("tokens_per_sample", round(self.sample_chars * ZH_CHAR_BYTES / BYTES_PER_TOKEN["zh"]), m[0])
+
+        sc.take(
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*"
+            rf"(?:汉字|中文字|字符|字)|平均(?:长度)?(?:约|为)?\s*(?P<n2>{NUM})\s*(?P<u2>k|千|万)?\s*(?:个)?\s*(?:汉字|中文字|字符|字)",
+            per_sample_chars,
+        )
         # "2B tokens", "2 billion tokens", "五亿token"; "1万多条", "80k+ samples", "80k instruction samples"
         number = rf"(?P<neg>-)?(?P<n>{NUM}|{CN_SCALED})"
         more = r"(?:多|余|\+)?"
@@ -2023,6 +2063,20 @@ class _Parse:
             on(dt.date(year, month, calendar.monthrange(year, month)[1]), word)
 
         sc.take(r"下个?月底(?:前|之前)?", lambda m: next_month_end(m[0]))
+        # "下个月中旬前", "本月下旬": the thirds of a month (上旬 days 1-10, 中旬 11-20, 下旬 21 to
+        # the end): by the 10th, the 15th (mid-month, as `mid-January` is read) and the last day
+
+        def third(next_month: bool, which: str, word: str) -> None:
+            year, month = today.year, today.month
+            if next_month:
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            last = calendar.monthrange(year, month)[1]
+            on(dt.date(year, month, {"上": 10, "中": 15, "下": last}[which]), word)
+
+        sc.take(
+            r"(下个?月|本月|这个月)([上中下])旬(?:前|之前|以前)?",
+            lambda m: third(m[1].startswith("下"), m[2], m[0]),
+        )
         sc.take(r"上个?月(?:底|末)?(?:前|之前)?", lambda m: self.fail("deadline_past", word=m[0], today=str(today)))
         sc.take(
             rf"{L}{by}(?:the\s+)?(?:end\s+of\s+(?:the\s+)?month|month[\s\-]end|eom){R}|(?:本月|这个月)?月底(?:前|之前)?",
@@ -2061,6 +2115,10 @@ class _Parse:
         sc.take(
             r"(20\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?(?:前|之前|以前)?",
             lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])),
+        )
+        sc.take(
+            r"明年\s*(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?",
+            lambda m: date(int(m[1]), int(m[2]), m[0], today.year + 1),
         )
         sc.take(r"(\d{1,2})月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: date(int(m[1]), int(m[2]), m[0]))
 
@@ -2491,6 +2549,8 @@ class _Parse:
                 if tokens_per_sample is None:
                     tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
                     note("tokens_per_sample", tps=tokens_per_sample)
+                elif self.sample_chars:
+                    note("chars_per_sample", chars=self.sample_chars, tps=tokens_per_sample, bpt=BYTES_PER_TOKEN["zh"])
                 if tokens_per_sample < v["seq"]:
                     # samples shorter than a sequence: each attends within itself
                     note("attention_per_sample", tps=tokens_per_sample, seq=v["seq"])
