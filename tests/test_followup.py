@@ -817,3 +817,23 @@ def test_short_chinese_changes_are_read(book, question, field, value):
     reply = follow_up(*thread, question, book=book)
     assert reply.kind in ("whatif", "unchanged") and field in reply.changed
     assert getattr(reply.advice.request, field) == value
+
+
+def test_why_the_plans_family_explains_and_a_count_on_another_gpu_replans_on_it(book):
+    # the plan is on A100-SXM4-40GB; a bare "A100" names its family, so it asks why this GPU
+    thread = _thread("qwen2.5-7b lora 5万条 3天", book)
+    assert thread[1]["gpu"] == "A100-SXM4-40GB"
+    why = follow_up(*thread, "为什么是A100", book=book)
+    assert why.kind == "explain" and why.part == "gpu_type"
+    # "换成A800要几台": the count on A800, a what-if, not this plan's count explained
+    other = follow_up(*thread, "换成A800要几台", book=book)
+    assert other.kind == "whatif" and other.after["gpu"] == "A800-SXM4-80GB"
+    assert follow_up(*thread, "要几台", book=book).part == "gpus"
+
+
+def test_faster_on_a_job_of_hours_doubles_the_gpus(book):
+    thread = _thread("qwen2.5-7b lora 5万条 3天", book)
+    assert thread[1]["days"] < 1
+    reply = follow_up(*thread, "能不能再快点", book=book)
+    assert reply.kind == "whatif" and reply.after["gpu_count"] == 2 * thread[1]["gpu_count"]
+    assert reply.after["days"] < thread[1]["days"]

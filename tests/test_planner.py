@@ -778,3 +778,19 @@ def test_the_budget_conflict_names_the_plan_the_answer_leads_with(cli):
     conflict = next(w for w in data["warnings"] if w.startswith("Deadline and budget cannot both hold"))
     plan = data["plan"]
     assert f"Meets the deadline: {plan['gpu_count']} x {plan['gpu']}," in conflict
+
+
+def test_over_budget_without_a_deadline_says_no_slower_plan_fits_either(book):
+    """`不着急` with a budget no plan meets: the warning had said "the cheapest plan that meets the
+    deadline" though none was given. It says no count comes within the budget however long it
+    runs (the budget fallback looked down to the fewest GPUs that fit and found none), and the
+    days the plan was sought within."""
+    from advisor.planning.advice import advise
+
+    out = advise("70B 预训练 不着急 预算300万 数据1.5T token", book=book)
+    assert out.result.nearest_budget is None and out.plan.meets_deadline
+    warning = next(w for w in out.warnings if w.code == "budget")
+    assert warning.params["horizon"] == out.result.horizon_days == 30
+    assert not any(p.within_budget for p in [out.plan, *out.result.alternatives])
+    dated = advise("70B 预训练 30天 预算300万 数据1.5T token", book=book)
+    assert next(w for w in dated.warnings if w.code == "budget").params["horizon"] is None

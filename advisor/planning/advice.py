@@ -285,6 +285,9 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cur=req.currency,
                 # hardware the team fixed is this plan, not the cheapest of many
                 fixed=bool(req.gpu_count or req.owned),
+                # no deadline: the plan is the planner's horizon's, and no slower count came within
+                # the budget either (`_fastest_within_budget` looks down to the fewest that fit)
+                horizon=None if req.deadline_days or not p.meets_deadline else result.horizon_days,
             )
         )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):

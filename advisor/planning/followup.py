@@ -30,7 +30,7 @@ from advisor.planning.advice import Advice, advise, advise_request, plan_context
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note
-from advisor.request.parser import RequestError, detect_lang, parse, parse_followup
+from advisor.request.parser import RequestError, detect_lang, other_variants, parse, parse_followup
 from advisor.text.render import big, money, num, phrase, render
 
 # Headline numbers compared between the first plan and the what-if.
@@ -334,6 +334,12 @@ def _gpus_named(message: str) -> dict[str, str]:
     return found
 
 
+def _names_the_plans(word: str, gpu, plan_gpu: str) -> bool:
+    """Whether a GPU as written names the plan's part: the same part, or a bare family name
+    ("A100") whose variants include it (the plan's A100-SXM4-40GB)."""
+    return plan_gpu == gpu.name or plan_gpu in other_variants(word, gpu)
+
+
 def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
     """In a message naming two GPU types, one of them the plan's: the other one, as written."""
     found = _gpus_named(message)
@@ -431,6 +437,13 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"(?:要|需要|得)?(?:花)?(?:多久|多长时间)", " "),
+    # "换成A800要几台", "how many would we need on H100?": the count asked of the changed plan
+    (r"(?:的话)?(?:要|需要|得)(?:用)?(?:几|多少)(?:台|张|块|个)?(?:卡|服务器|机器|节点)?", " "),
+    (
+        r"\bhow many(?:\s+(?:gpus|cards|servers|nodes|machines))?"
+        r"(?:\s+(?:would|will|do|does)\s+(?:we|it|i)\s+(?:need|take))?",
+        " ",
+    ),
     # "we can wait 3 weeks", "we could live with 30 days", "我们可以等3周": a deadline
     (
         r"\b(?:we|i)\s+(?:can|could|would|will|are (?:ok|okay|fine|happy) to)\s+"
@@ -572,7 +585,7 @@ def follow_up(
         why = WHY_THIS_GPU.match(message)
         named = why and (why["gpu"] or why["gpu_zh"])
         named_gpu = catalog.find_gpu(named.strip()) if named else None
-        if why and (not named or (named_gpu is not None and named_gpu.name == summary["gpu"])):
+        if why and (not named or (named_gpu is not None and _names_the_plans(named, named_gpu, summary["gpu"]))):
             explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
             if explained is not None:
                 return explained
@@ -593,13 +606,18 @@ def follow_up(
                 return _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
     if request_text:
         part = explained_part(message)
-        if part:
+        # "换成A800要几台": a count asked on another GPU is that GPU's plan, not this one's count
+        elsewhere = summary.get("gpu") and any(
+            not _names_the_plans(word, catalog.get_gpu(name), summary["gpu"])
+            for name, word in _gpus_named(message).items()
+        )
+        if part and not (part == "gpus" and elsewhere):
             explained = _explain(request_text, summary, part, reply_lang, book, lead=server_topic(message))
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
         for asked_number, part in ((ASKS_MEMORY, "memory"), (ASKS_COUNT, "gpus")):
-            if asked_number.search(message) and not why_not:
+            if asked_number.search(message) and not why_not and not (part == "gpus" and elsewhere):
                 explained = _explain(request_text, summary, part, reply_lang, book)
                 if explained is not None:
                     return explained
@@ -802,6 +820,10 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
     return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
 
 
+# The shortest deadline a "faster?" asks for (assumed: half a day, the finest a deadline is said in)
+FASTER_FLOOR_DAYS = 0.5
+
+
 def _faster_or_cheaper(request_text: str, summary: dict, message: str) -> str | None:
     """ "faster?": about half the plan's time; "cheaper?": twice the time the plan may take (a
     cheaper plan only comes from more time). With the GPUs fixed by the request: twice or half
@@ -817,7 +839,11 @@ def _faster_or_cheaper(request_text: str, summary: dict, message: str) -> str | 
         count = original.gpu_count * 2 if faster else max(1, original.gpu_count // 2)
         return f"{count} gpus"
     days = summary["days"] / 2 if faster else max(summary["days"], original.deadline_days or 0) * 2
-    return f"{max(0.5, round(days, 1)):g} days"
+    if faster and days < FASTER_FLOOR_DAYS and summary.get("gpu_count"):
+        # a job of hours: half a day is no deadline to it ("能不能再快点" on 1.3 hours had been
+        # "unchanged at 0.5 days"), so twice the GPUs
+        return f"{summary['gpu_count'] * 2} gpus"
+    return f"{max(FASTER_FLOOR_DAYS, round(days, 1)):g} days"
 
 
 def _as_shown(summary: dict, lang: str) -> dict:
