@@ -66,7 +66,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 50
+    assert len(ids) == len(TOPICS) == 52
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -354,6 +354,9 @@ HELD_OUT_FLOORS = {
     # written on 2026-12-03 from a probe's questions (helper-22), scored once: 15 of 23 (10 confident);
     # 17 after a few keywords (burn-in, 理论值), its examples in data/faq/asked.toml left out
     "faq_heldout_2026_12j.toml": 16,
+    # written on 2026-12-03 by a probe before it read data/faq (helper-26), scored once: 27 of 28
+    # (26 confident); 28 after the mid-run failure topic and a few pilot keywords
+    "faq_heldout_2026_12k.toml": 27,
 }
 # A set added later, until its one scoring sets its floor: three in four right, so the test runs on it
 # and catches a broken retrieval without deciding the figure the scoring reports.
@@ -450,7 +453,7 @@ def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
         ("显存不够，挤一挤能不能塞下", {"activation_recompute", "zero_fsdp_offload"}),
         ("what's the quickest way to get it to their cluster", {"data_transfer_ingress"}),
         ("机器挂了，服务商多久能修好", {"sla_failure_repair"}),
-        ("任务中途挂掉，前面跑的是不是白费了", {"checkpoint_storage"}),
+        ("任务中途挂掉，前面跑的是不是白费了", {"checkpoint_storage", "failure_mid_run"}),
         ("one of the nodes keeps falling over, is that on the vendor?", {"sla_failure_repair"}),
         ("最少要租几个月", {"monthly_vs_hourly"}),
         ("we doubled the nodes and it didn't get twice as fast", {"multi_node_scaling_loss"}),
