@@ -1651,3 +1651,16 @@ def test_chinese_dates_by_year_and_thirds_of_a_month(text, days):
     import datetime as dt
 
     assert parse(text, today=dt.date(2026, 12, 3)).deadline_days == days
+
+
+def test_ddp_keeps_the_whole_model_on_every_gpu(book):
+    """`ddp` had been ZeRO-0 on a Megatron pipeline, and ZeRO-0 with DeepSpeed's optimizer offload:
+    PyTorch's DDP splits nothing and offloads nothing, so a 7B full fine-tune with 8-bit Adam that
+    needs 80.3 GiB a GPU that way is said not to fit on 80 GB cards."""
+    from advisor.planning.advice import advise
+
+    r = parse("qwen2.5-7b full-finetune 1e8 tokens ddp on 8xA800 adamw8bit")
+    assert (r.zero_stage, r.tp, r.pp) == (0, 1, 1)
+    plan = advise("qwen2.5-7b full-finetune 1e8 tokens ddp on 8xA800 adamw8bit", book=book).plan.estimate
+    assert (plan.layout.tp, plan.layout.pp, plan.layout.zero_stage, plan.layout.offload) == (1, 1, 0, "none")
+    assert not plan.fits

@@ -355,7 +355,11 @@ def grad_reduce_levels(setup: TrainingSetup, framework: str | None) -> tuple[str
 
 
 def offload_levels(setup: TrainingSetup) -> tuple[str, ...]:
-    return (setup.pinned.offload,) if setup.pinned.offload else OFFLOAD_LEVELS
+    """The offload the user fixed, else every level; with ZeRO-0 fixed (`ddp`, `zero0`) none:
+    DeepSpeed's offload runs on the ZeRO optimizer (stages 1-3), and DDP keeps all on the GPU."""
+    if setup.pinned.offload:
+        return (setup.pinned.offload,)
+    return ("none",) if setup.pinned.zero_stage == 0 else OFFLOAD_LEVELS
 
 
 def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iterator[int]:

@@ -682,7 +682,7 @@ FIELDS: tuple[Field, ...] = (
             Word(3, en=("zero3", "zero-3", "zero-stage-3", *FSDP)),
             Word(2, en=("zero2", "zero-2", "zero-stage-2")),
             Word(1, en=("zero1", "zero-1", "zero-stage-1")),
-            Word(0, en=("ddp", "zero0", "zero-0", "zero-stage-0")),
+            Word(0, en=("zero0", "zero-0", "zero-stage-0", "ddp")),
         ),
         examples=Word(en=("zero3",)),
     ),

@@ -1599,12 +1599,20 @@ class _Parse:
 
         sc.take(rf"{L}(?:{spelled(fields.FSDP)})\s+(\d+)(?!\.\d){R}", fsdp, unread=True)
         self._choose("zero_stage")
+        # `ddp`: PyTorch's DistributedDataParallel keeps the whole model and its states on every
+        # GPU, so no tensor or pipeline split either (it had been planned as ZeRO-0 on a
+        # Megatron pipeline); ZeRO-0 offloads nothing (engine `offload_levels`)
+        ddp = self.words.get("zero_stage", "").strip() == "ddp"
         offload = fields.field("offload")
         sc.take(
             rf"{L}(?:{_en(offload.keys)})(?:[\s_\-]+({_all(offload.choices, 'en')}))?{R}"
             rf"|(?:{_zh(offload.keys)})({_all(offload.choices, 'zh')})?",
             lambda m: s("offload", self._said(offload, m[1] or m[2]), m[0]),
         )
+        if ddp:
+            for name, value in (("tp", 1), ("pp", 1)):
+                if name not in self.fields:
+                    s(name, value, self.words["zero_stage"])
         recompute = fields.field("recompute")
         zh_choice = _all(recompute.choices, "zh")
         sc.take(
