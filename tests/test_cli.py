@@ -201,6 +201,18 @@ def test_an_ascend_plan_names_its_own_runtime_and_collectives(cli):
     assert "CANN runtime context and HCCL buffers" in out.stdout and "CUDA context" not in out.stdout
 
 
+@pytest.mark.parametrize(
+    "text,line",
+    [
+        ("32B 全量微调 50GB 两周 IB组网", "由我选择，机间 InfiniBand"),
+        ("32B full-finetune 50GB 14d roce", "RoCE between servers"),
+    ],
+)
+def test_the_fabric_asked_for_is_read_back(cli, text, line):
+    out = cli("ask", text)
+    assert out.returncode == 0 and line in out.stdout.split("\n\n")[1]
+
+
 @pytest.mark.parametrize("text", ["", "   "])
 def test_an_empty_question_is_input_it_cannot_use(cli, text):
     out = cli("faq", text)
