@@ -1631,10 +1631,15 @@ def test_one_cloud_named_is_refused_saying_how_to_ask_for_its_price(text, word):
         # the type, then GPUs a server times servers
         ("7b lora 5万条 3天 A800 8卡*2", "gpu_count", 16),
         ("7b lora 5万条 3天 H800 8卡 x 4", "gpu_count", 32),
+        # a choice after the recompute key ends there: 不 here starts 不赶时间 (it had been "none")
+        ("7B 全量重计算 不赶时间", "recompute", "full"),
+        ("7B 重计算 不赶时间", "recompute", "full"),
+        ("7B 重计算关闭", "recompute", "none"),
     ],
 )
 def test_colloquial_chinese_forms_are_read(text, field, value):
-    assert getattr(parse(text), field) == value
+    r = parse(text)
+    assert getattr(r, field) == value and not any(a.code == "read_past" for a in r.assumptions)
 
 
 @pytest.mark.parametrize(

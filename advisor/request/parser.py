@@ -1617,7 +1617,8 @@ class _Parse:
         zh_choice = _all(recompute.choices, "zh")
         sc.take(
             rf"{L}(?:{_en(recompute.keys)})(?:\s*[:=]?\s*({_all(recompute.choices, 'en')}))?{R}"
-            rf"|({zh_choice})?\s*(?:{_zh(recompute.keys)})\s*({zh_choice})?",
+            # a choice after the key ends there: "重计算 不赶时间" is recompute, then no hurry
+            rf"|({zh_choice})?\s*(?:{_zh(recompute.keys)})\s*(?:({zh_choice})(?![\u4e00-\u9fff]))?",
             lambda m: s("recompute", self._said(recompute, m[1] or m[2] or m[3]), m[0]),
         )
         # before the precision, which would read `grads bf16`'s dtype as the run's own
