@@ -765,19 +765,14 @@ def _more(summary: dict, message: str) -> str | None:
     """ "4 more servers?" as the count it makes: the plan's servers or GPUs plus that many;
     "加到4台" as that count itself."""
     to = TO_COUNT.search(message)
-    found = MORE.match(message, to.end()) if to else None
-    if found and summary.get("gpu_count"):
-        n = int(found[1]) if found[1].isdigit() else CN_SMALL[found[1]]
-        servers = re.match(r"servers?|nodes?|machines?|台", found[2], re.I)
-        return f"{n} nodes" if servers else f"{n} gpus"
-    found = MORE.search(message)
-    if not found or not ADDED.search(message) or not summary.get("gpu_count"):
+    absolute = MORE.match(message, to.end()) if to else None
+    found = absolute or MORE.search(message)
+    if not found or not (absolute or ADDED.search(message)) or not summary.get("gpu_count"):
         return None
     n = int(found[1]) if found[1].isdigit() else CN_SMALL[found[1]]
-    servers = re.match(r"servers?|nodes?|machines?|台", found[2], re.I)
-    if servers:
-        return f"{(summary.get('nodes') or 0) + n} nodes"
-    return f"{summary['gpu_count'] + n} gpus"
+    if re.match(r"servers?|nodes?|machines?|台", found[2], re.I):
+        return f"{n if absolute else (summary.get('nodes') or 0) + n} nodes"
+    return f"{n if absolute else summary['gpu_count'] + n} gpus"
 
 
 # "再加一台", "多两张卡": the count in words
