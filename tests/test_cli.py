@@ -213,6 +213,17 @@ def test_the_fabric_asked_for_is_read_back(cli, text, line):
     assert out.returncode == 0 and line in out.stdout.split("\n\n")[1]
 
 
+@pytest.mark.parametrize(
+    "text,says",
+    [("你好", "为训练任务规划 GPU 服务器"), ("hello!", "plans the GPU servers"), ("怎么用？", "为训练任务规划")],
+)
+def test_a_greeting_alone_gets_the_help(cli, text, says):
+    out = cli("ask", text)
+    assert out.returncode == 0 and says in out.stdout
+    # inside a request a greeting is one more word read past
+    assert "GPU-hours" in cli("ask", "hello 7b lora 1GB 1d").stdout
+
+
 @pytest.mark.parametrize("text", ["", "   "])
 def test_an_empty_question_is_input_it_cannot_use(cli, text):
     out = cli("faq", text)

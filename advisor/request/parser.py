@@ -2746,9 +2746,22 @@ COMMAND_WORDS = {
 }
 
 
+# A greeting or a how-do-I-use-this on its own asks for the help ("你好" had been "I did not
+# understand 你好"); inside a request it is read as any other word.
+ASKS_FOR_HELP = re.compile(
+    r"\s*(?:hi|hello|hey|yo|hiya|good\s+(?:morning|afternoon|evening)|how\s+(?:do\s+i|to)\s+use\s+(?:this|it|you)"
+    r"|what\s+can\s+you\s+do|usage|你好|您好|嗨|哈喽|哈啰|在吗|在不在|怎么用|如何使用|用法|你能做什么)"
+    r"[\s!！。.~～?？,，]*",
+    re.I,
+)
+
+
 def leading_command(text: str) -> str | None:
-    """ "help", "prices", "quote" or "digest" when the text starts with that command, else None."""
+    """ "help", "prices", "quote" or "digest" when the text starts with that command, else None;
+    "help" too for a greeting alone (ASKS_FOR_HELP)."""
     words = (text or "").split()
+    if words and ASKS_FOR_HELP.fullmatch(text):
+        return "help"
     return COMMAND_WORDS.get(words[0].lower()) if words else None
 
 
