@@ -1217,9 +1217,11 @@ class _Parse:
         leftovers = sc.leftovers(filler)
         if leftovers:
             sized = "params_b" in self.fields or "model" in self.fields
-            # "kimi-k3": a word shaped like a model name, with no size given: ask for the size
-            if not sized and _MODEL_LIKE.fullmatch(leftovers[0]):
-                self.fail("unknown_model_name", word=leftovers[0])
+            # "kimi-k3": a word shaped like a model name, with no size given: ask for the size; a
+            # piece of one whose middle another rule took ("-01" of "minimax-text-01") names it whole
+            whole = next((t for t in self.norm.split() if leftovers[0] in t), leftovers[0])
+            if not sized and (_MODEL_LIKE.fullmatch(leftovers[0]) or _MODEL_LIKE.fullmatch(whole)):
+                self.fail("unknown_model_name", word=whole if _MODEL_LIKE.fullmatch(whole) else leftovers[0])
             refused = leftovers if not (tolerant and sized) else [w for w in leftovers if _may_change_plan(w)]
             if refused:
                 word = refused[0]
