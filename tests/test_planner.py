@@ -794,3 +794,14 @@ def test_over_budget_without_a_deadline_says_no_slower_plan_fits_either(book):
     assert not any(p.within_budget for p in [out.plan, *out.result.alternatives])
     dated = advise("70B 预训练 30天 预算300万 数据1.5T token", book=book)
     assert next(w for w in dated.warnings if w.code == "budget").params["horizon"] is None
+
+
+def test_a_purchase_that_never_pays_back_says_so_not_a_count_of_centuries(cli):
+    """A 7B LoRA on a V100 pays back its purchase after some 5,000 months at 70% use: the answer
+    had printed the count; past ten years it says the purchase never pays back in the hardware's life."""
+    out = cli("ask", "Qwen2.5-7B lora 30k samples on V100")
+    assert out.returncode == 0
+    data = json.loads(cli("ask", "Qwen2.5-7B lora 30k samples on V100", "--json").stdout)
+    assert data["cost"]["breakeven_months"] > 120
+    assert "over ten years (never within the hardware's life)" in out.stdout and "Buying never pays back" in out.stdout
+    assert f"{data['cost']['breakeven_months']:,.0f} months" not in out.stdout
