@@ -805,3 +805,14 @@ def test_a_purchase_that_never_pays_back_says_so_not_a_count_of_centuries(cli):
     assert data["cost"]["breakeven_months"] > 120
     assert "over ten years (never within the hardware's life)" in out.stdout and "Buying never pays back" in out.stdout
     assert f"{data['cost']['breakeven_months']:,.0f} months" not in out.stdout
+
+
+def test_the_threads_rent_or_buy_answer_says_never_too(book):
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+
+    request = "Qwen2.5-7B lora 30k samples on V100"
+    summary = plan_context(advise(request, book=book))
+    assert summary["breakeven_never"] is True
+    reply = follow_up(request, summary, "rent or buy?", book=book, mentioned=True)
+    assert "Buying never pays off here" in reply.text and "months of continuous use" not in reply.text

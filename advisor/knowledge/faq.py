@@ -76,6 +76,7 @@ PLAN_KEYS = (
     "currency",
     "decision",
     "breakeven_months",
+    "breakeven_never",
     "method",
     "params_b",
     "precision",

@@ -36,6 +36,9 @@ BUY_PAYBACK_MONTHS = 18
 # Useful life of training GPUs: 4-5 years (issue 15; the accounting lives of 4-6 years the
 # hyperscalers state are the usual reference; not re-read here). The shorter end is used.
 USEFUL_LIFE_MONTHS = (48, 60)
+# A break-even past this many months is said as "never pays back", not as a count (assumed: ten
+# years, twice the longer useful life; "5,183 months" had been printed)
+NEVER_PAYS_BACK_MONTHS = 120
 # When the user asks to buy, plans are ranked by the cost of owning over this many months (issue
 # 15: "3-4-year cost of ownership"), or over the team's stated use.
 OWNERSHIP_RANK_MONTHS = 36
@@ -139,6 +142,10 @@ class Costs(BaseModel):
     gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
     module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
+
+    @property
+    def never_pays_back(self) -> bool:
+        return self.breakeven_months is not None and self.breakeven_months > NEVER_PAYS_BACK_MONTHS
 
 
 # A job shorter than this on GPUs leased only for a year or more asks for a short rental, not
@@ -545,7 +552,15 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             own_month = opex_year / 12
             breakeven = (capex - residual) / (rent_month - own_month) if rent_month > own_month else None
         if breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]:
-            notes.insert(breakeven_at, _note("breakeven_past_life", months=breakeven, life=USEFUL_LIFE_MONTHS[0] // 12))
+            notes.insert(
+                breakeven_at,
+                _note(
+                    "breakeven_past_life",
+                    months=breakeven,
+                    life=USEFUL_LIFE_MONTHS[0] // 12,
+                    never=breakeven > NEVER_PAYS_BACK_MONTHS,
+                ),
+            )
 
     # the only lease that delivers binds the team for far longer than the job (China's H200
     # clusters: five years closed): renting is then a purchase by instalments, weighed against
