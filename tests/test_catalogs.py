@@ -24,6 +24,8 @@ CONTRACT_GPUS = {
     "V100": "V100-SXM2-32GB",
     "RTX4090": "RTX4090-24GB",
     "4090": "RTX4090-24GB",
+    "RTX3090": "RTX3090-24GB",
+    "3090": "RTX3090-24GB",
     "RTX5090": "RTX5090-32GB",
     "MI300X": "MI300X-192GB",
     "910B": "Ascend-910B-64GB",
@@ -71,6 +73,9 @@ def test_consumer_cards_use_fp32_accumulate_rate():
     rtx = catalog.get_gpu("4090")
     assert rtx.consumer and rtx.nvlink_domain == 1
     assert rtx.bf16_dense_tflops == pytest.approx(165, rel=0.02)
+    # GeForce Ampere: half the 142 TFLOPS of FP16 accumulate, and no FP8
+    ampere = catalog.get_gpu("3090")
+    assert ampere.consumer and ampere.bf16_dense_tflops == pytest.approx(142 / 2) and ampere.fp8_dense_tflops == 0
 
 
 @pytest.mark.parametrize(

@@ -801,6 +801,16 @@ def test_gpus_as_teams_write_them(text, gpu, count):
     assert (req.gpu, req.gpu_count) == (gpu, count)
 
 
+def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
+    r = parse("7B lora 5万条 3天 2张3090")
+    assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")
+    # a card's bare number followed by a count of data or money is that count, not the card
+    counted = parse("7b lora 3090条数据")
+    assert (counted.data.amount, counted.data.unit, counted.gpu) == (3090, "samples", None)
+    assert parse("7b lora 4090 samples 1d on 2x4090").data.amount == 4090
+    assert parse("7b lora 1万条 预算4090元").budget.amount == 4090
+
+
 @pytest.mark.parametrize(
     "text,deadline,budget",
     [
@@ -1419,7 +1429,7 @@ def test_spring_festival_is_the_next_lunar_new_year():
 @pytest.mark.parametrize(
     "text,kind",
     [
-        ("7B lora 5万条 3天 3090", "unknown_gpu"),
+        ("7B lora 5万条 3天 3080", "unknown_gpu"),
         ("7B lora 5万条 3天 A6000", "unknown_gpu"),
         ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
         ("70B 全参微调 50万条 两周 寒武纪", "unknown_gpu"),

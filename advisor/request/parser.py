@@ -681,8 +681,18 @@ def _amount(number: str, unit: str | None) -> float:
 
 
 @cache
+def _not_a_card() -> str:
+    """After a card's bare number ("3090", "4090"): a count of data or money, which makes the number
+    that count ("3090条数据", "4090 samples", "4090元"), not a card."""
+    units = [u for u in fields.field("data").units if u.value[0] in ("samples", "tokens")]
+    return rf"(?!\s*(?:(?:{_all(units, 'en')})(?![a-z])|{_all(units, 'zh')}|条|个|元|块钱|rmb|cny|usd|美元))"
+
+
+@cache
 def _gpu_names() -> str:
-    return _alternation(catalog.gpu_spellings())
+    names = catalog.gpu_spellings()
+    bare = [rf"{re.escape(n)}{_not_a_card()}" for n in names if n.isdigit()]
+    return "|".join([*bare, _alternation([n for n in names if not n.isdigit()])])
 
 
 # A leftover word shaped like a model name: letters, then a separator or digits ("kimi-k3",
@@ -1447,7 +1457,7 @@ class _Parse:
         # the cards it has, never read past (the catalogued names were read above)
         self.scan.take(
             rf"{L}(?P<name>(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti|d|s|\s*super)?|a[2-6]000|mi\d{{3}}[a-z]?|910[a-z]\d?"
-            rf"|v100s|p100|p40|t4|k80|l4|l20|l40|a10g?|a30|a40){R}"
+            rf"|v100s|p100|p40|t4|k80|l4|l20|l40|a10g?|a30|a40){R}{_not_a_card()}"
             rf"|(?P<zh>海光\s*dcu|海光|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z]))",
             lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
         )
