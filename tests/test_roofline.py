@@ -14,6 +14,19 @@ def test_large_bf16_gemm_runs_at_the_mamf_fraction_of_peak():
     assert t == pytest.approx(2 * 8192**3 / (989e12 * 0.803), rel=1e-3)
 
 
+def test_a_card_with_its_own_matmul_reading_runs_at_that_fraction():
+    # H20: 142.25 TFLOPS measured of 148 rated (power to spare: 0.961); L4: 59.4 of 121 (72 W: 0.491)
+    h20, l4 = catalog.get_gpu("H20"), catalog.get_gpu("L4")
+    assert rf.mamf(h20, "bf16") == pytest.approx(142.25 / 148)
+    assert rf.mamf(l4, "bf16") == pytest.approx(59.4 / 121)
+    # FP8 runs at the same clock: Hopper's FP8 fraction scaled by the card's over Hopper's BF16 one
+    assert rf.mamf(h20, "fp8") == pytest.approx(0.709 * (142.25 / 148) / 0.803)
+    # a reading above the rated peak (RTX 5090, boost clocks) counts as the rated peak
+    assert rf.mamf(catalog.get_gpu("RTX5090"), "bf16") == 1.0
+    t = rf.gemm_seconds(8192, 8192, 8192, h20, "bf16")
+    assert t == pytest.approx(2 * 8192**3 / (142.25e12), rel=1e-3)
+
+
 def test_tile_quantisation_wastes_the_rest_of_the_last_tile():
     # M = 129 needs two 128-row tiles: 129 / 256 of them are useful.
     assert rf.tile_efficiency(129, 128) == pytest.approx(129 / 256)

@@ -125,9 +125,20 @@ class StageTime(NamedTuple):
 
 
 def mamf(gpu: GPU, dtype: str) -> float:
-    """Largest fraction of the `dtype` peak a matmul reaches on this GPU (MAMF above)."""
+    """Largest fraction of the `dtype` peak a matmul reaches on this GPU: its own measured BF16
+    rate where the catalogue has one, else its architecture's (MAMF above). A card's power limit
+    sets the clock its tensor cores sustain, so the fraction differs within one architecture (the
+    catalogue's readings: H20 0.96, RTX 4090 0.97, L40S 0.74, H100 PCIe 0.66, L4 0.49, against
+    the H100 SXM's 0.80); FP8 runs at that clock too, so its fraction is scaled alike (assumed).
+    Capped at the rated peak: clocks above it are not promised."""
     table = MAMF.get(gpu.architecture) or MAMF_ASSUMED_BY_VENDOR.get(gpu.vendor) or MAMF_ASSUMED
-    return table.get(dtype, MAMF_ASSUMED.get(dtype, MAMF_ASSUMED["bf16"]))
+    rated = table.get(dtype, MAMF_ASSUMED.get(dtype, MAMF_ASSUMED["bf16"]))
+    if not gpu.matmul_bf16_measured_tflops or not gpu.bf16_dense_tflops:
+        return rated
+    measured = min(1.0, gpu.matmul_bf16_measured_tflops / gpu.bf16_dense_tflops)
+    if dtype == "bf16":
+        return measured
+    return min(1.0, rated * measured / table.get("bf16", MAMF_ASSUMED["bf16"]))
 
 
 def unfused_passes(framework: str, compiled: bool) -> float:

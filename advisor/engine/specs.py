@@ -67,6 +67,10 @@ class GPU(BaseModel):
     # Weeks from order to delivery of a server, as published on purchase_lead_as_of ([] = none found).
     purchase_lead_weeks: list[int] = Field(default_factory=list)
     purchase_lead_as_of: str = ""
+    # The best BF16 matmul rate measured on this part (TFLOPS, large square matmuls), where one
+    # was read and the MAMF table has no measurement of it: what its clocks sustain under its
+    # power limit (0 = none: the architecture's fraction is used).
+    matmul_bf16_measured_tflops: float = 0.0
     as_of: str
     unverified: list[str] = Field(default_factory=list)
     notes: str = ""
