@@ -451,6 +451,41 @@ def test_offloaded_weights_come_in_as_each_rank_partition():
     assert one == pytest.approx(states_only["offload_s"] + stream, rel=1e-3)
 
 
+def test_on_a_pcie_card_the_copies_from_host_queue_behind_the_gathers_on_its_one_link():
+    """Eight L4s (PCIe, no NVLink), Llama 3.1 70B LoRA on 512-token sequences, every state offloaded: each rank
+    copies in its eighth of the bf16 base (17.6 GB) three times a micro-batch (two forwards under
+    full recompute, one backward) at 25 GB/s, and the seven other eighths arrive by all-gather over
+    the same x16 link. Only the compute left after the gathers hides the copies (had been hidden
+    as if the card had a second link). The gathers themselves run at what PCIe 4 carries one way
+    (25 GB/s, not half the 64 GB/s both-ways figure)."""
+    from advisor.engine.throughput import (
+        COMM_OVERLAP,
+        PCIE_GBPS,
+        base_weight_bytes,
+        estimate_throughput,
+        intra_node_gb_s,
+    )
+
+    l4 = catalog.get_gpu("L4")
+    assert intra_node_gb_s(l4) == PCIE_GBPS[4] == 25.0
+    m = catalog.find_model("llama3.1-70b")
+    setup = TrainingSetup(method="lora", precision="bf16", seq_len=512, lora_rank=16, tokens=1e8)
+    dense_b, expert_b = base_weight_bytes(m, setup, count_params(m))
+    lay = ModelSplit(
+        gpu=l4.name, gpu_count=8, gpus_per_node=8, nodes=1, dp=8, zero_stage=3, offload="all",
+        recompute="full", micro_batch=1, global_batch=8, framework=PEFT,
+    )  # fmt: skip
+    states = ModelSplit(**{**lay.model_dump(), "offload": "optimizer"})
+    with_weights = estimate_throughput(m, setup, lay, l4).step
+    states_only = estimate_throughput(m, setup, states, l4).step
+    t_mb, gathers = states_only["compute_s"], states_only["data_s"]  # one micro-batch a step
+    copies = (dense_b + expert_b) / 8 * 3 / (PCIE_GBPS[4] * 1e9)
+    window = max(0.0, COMM_OVERLAP * t_mb - gathers)
+    assert with_weights["offload_s"] == pytest.approx(states_only["offload_s"] + max(0.0, copies - window), rel=1e-3)
+    # short sequences: the gathers fill the micro-batch's compute, and the copies show in full
+    assert window == 0.0 and with_weights["offload_s"] > states_only["offload_s"] + 0.99 * copies
+
+
 # -- fp32 attention: SDPA's memory-efficient kernel on PyTorch-native stacks ----------------
 
 

@@ -234,10 +234,15 @@ def default_network(gpu: GPU) -> str:
 
 
 def intra_node_gb_s(gpu: GPU) -> float:
-    """One direction inside a server: NVLink figures are bidirectional, so half. GeForce cards
+    """One direction inside a server: NVLink figures are bidirectional, so half; a PCIe card
+    gets no more than what its link carries one way in practice (PCIE_GBPS). GeForce cards
     have no peer-to-peer: traffic is staged through host memory and crosses PCIe twice
     (NVIDIA disables P2P on GeForce since the RTX 40 series; assumed half again)."""
-    return gpu.intra_node_bw_gb_s / (4 if gpu.consumer else 2)
+    if gpu.consumer:
+        return gpu.intra_node_bw_gb_s / 4
+    if gpu.intra_node == "PCIe":
+        return min(gpu.intra_node_bw_gb_s / 2, PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN))
+    return gpu.intra_node_bw_gb_s / 2
 
 
 def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
@@ -512,7 +517,12 @@ def estimate_throughput(
             experts = max(1, layout.ep) * layout.expert_tp * (layout.expert_dp if layout.zero_stage == 3 else 1)
             own = dense_b / (tp * pp * ranks) + expert_b / (pp * experts)
             passes = (2 if layout.recompute == "full" else 1) + 1
-            offload_s += m_steps * max(0.0, own * passes / pcie - COMM_OVERLAP * t_mb)
+            # On a PCIe card the gathers from the other ranks come in over the same x16 link as
+            # the copies from host memory: they queue behind each other, and only what is left
+            # of the micro-batch's compute after the gathers hides the copies.
+            on_link = per_mb_s if gpu.intra_node == "PCIe" and dp > 1 else 0.0
+            window = max(0.0, COMM_OVERLAP * t_mb - on_link)
+            offload_s += m_steps * max(0.0, own * passes / pcie - window)
 
     exposed = {
         "tensor": TP_EXPOSED * tensor_s + context_exposed,
