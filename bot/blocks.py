@@ -295,7 +295,8 @@ def card(result) -> dict:
         paid = "" if r.owned else (rent or per_day)  # the team's own GPUs cost no rent
         # a buyer's plan is said by its purchase, as the text answer's headline says it
         bought = cash(c.buy_capex, c.currency) if r.rent_or_buy == "buy" and c.buy_capex and not r.owned else ""
-        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought))
+        lease = (c.rent_term or {}).get("months_paid", 0) if (c.rent_term or {}).get("mostly_idle") else 0
+        lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought, lease))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")

@@ -215,7 +215,10 @@ def test_gpus_given_that_cost_many_times_another_type_say_so_on_the_card(book):
 
     msg = card(advise("7b lora 1万条 on 64xH100", "en", book=book))
     head = msg["blocks"][1]["text"]["text"]
-    assert "*Another GPU type*" in head and "H800" in head
+    other = next(line for line in head.splitlines() if line.startswith("*Another GPU type*"))
+    assert "H100" not in other
+    # the month's lease of 64 H100s that a job of minutes uses is said beside its price
+    assert "(a 1-month lease)" in head.splitlines()[0]
     assert "Another GPU type" not in json.dumps(card(advise("7b lora 20GB 3d", "en", book=book)))
 
 

@@ -253,3 +253,18 @@ def test_a_purchase_priced_from_the_other_market_says_so(cli):
     other = [s for s in sources if s["currency"] == "CNY"]
     said = [w for w in data["warnings"] if "No purchase price of" in w and "mainland China, converted" in w]
     assert other and said  # the plan's purchase is a Chinese listing on record, so the warning is due
+
+
+def test_a_lease_the_job_hardly_uses_is_said_in_the_headline(cli):
+    """A 5-hour job on one H100 in China can only be rented as a month of a whole server: the
+    headline's rent says it is that lease, and how much of it the job uses (a user read the
+    bare ¥75,000 as a bug)."""
+    head = cli("ask", "llama 3.3 70b qlora on a single H100, 20k samples").stdout.splitlines()[0]
+    assert re.search(r"rent about ¥[\d,]+ \(a 1-month lease, of which the job uses [\d.]+ hours\)$", head)
+    hourly = cli("ask", "7b lora 20GB 3d").stdout.splitlines()[0]
+    assert "lease" not in hourly
+
+
+def test_a_gpu_without_bf16_says_fp16_in_what_was_understood(cli):
+    out = cli("ask", "kimi-k2 qlora 2万条 预算10万 用V100").stdout
+    assert "数值设置：  fp16" in out and "bf16 计算" not in out

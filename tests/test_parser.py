@@ -801,6 +801,33 @@ def test_gpus_as_teams_write_them(text, gpu, count):
     assert (req.gpu, req.gpu_count) == (gpu, count)
 
 
+@pytest.mark.parametrize(
+    "text,method,rank",
+    [
+        ("fine-tune Qwen/Qwen3-32B with LoRA rank 64 on 100k samples, seq 8192", "lora", 64),
+        ("fine-tune qwen3-32b with QLoRA rank 16 100k samples", "qlora", 16),
+        ("qwen3-32b 微调 lora-r 32 10万条", "lora", 32),
+    ],
+)
+def test_a_rank_said_with_lora_names_the_method(text, method, rank):
+    r = parse(text)
+    assert (r.method, r.lora_rank) == (method, rank)
+
+
+def test_a_rank_beside_another_method_is_still_a_contradiction():
+    assert _refusal("full-finetune qwen3-32b lora rank 64 100k samples")[0] == "conflict"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["qwen3-14b 全参微调 5万条 用2台4090服务器", "qwen3-14b full finetune 50k samples on 2 4090 servers"],
+)
+def test_servers_of_consumer_cards_are_whole_servers(text):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == ("RTX4090-24GB", 16)
+    assert parse("7b lora 1万条 用一台4090").gpu_count == 1  # 台 alone counts the cards
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

@@ -331,6 +331,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 "min_term_months": likely.term_months,
                 "months_paid": likely.months_paid,
                 "term_stated": likely.term_stated,
+                # the headline says the lease beside its total when the job uses little of it
+                "mostly_idle": days / (likely.months_paid * rent.DAYS_PER_MONTH) < IDLE_LEASE_SHARE,
             }
             if not likely.term_stated:
                 notes.append(

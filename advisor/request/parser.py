@@ -1118,6 +1118,7 @@ class _Parse:
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
+        self.rank_names: tuple[str, str] | None = None  # "LoRA rank 64": the method, and its words
         self.sample_chars: float | None = None  # "每条300字": the samples' mean length in characters
         norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x")
         norm = re.sub(r"n['’]t(?![a-z])", " not", norm)  # "can't use 4090": a negation, not "t"
@@ -1383,6 +1384,17 @@ class _Parse:
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<name>{alt})s?\s*(?P<per>\d+)\s*卡\s*[x*]\s*(?P<servers>\d+){R}",
             servers_by_gpus,
         )
+
+        # "on 2 4090 servers", "two H800 nodes": whole servers of that type, as the catalogue fills them
+        def servers_of(m: re.Match) -> None:
+            found = catalog.find_gpu(m["name"])
+            self.set("gpu", found.name, m[0])
+            self.set("nodes", int(m["servers"]), m[0])
+
+        self.scan.take(
+            rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s+(?P<name>{alt})s?\s+(?:{servers}){R}",
+            servers_of,
+        )
         # "2 servers of 8xA800", "on 4 nodes with 8 H100 each": the same, in words
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:{servers})\s+(?:of|with)\s+(?P<per>\d+)"
@@ -1474,7 +1486,7 @@ class _Parse:
             self.set("gpu", found.name, m[0])
             if m["per"]:
                 self.set("gpu_count", count * int(m["per"]), m[0])
-            elif found.consumer:
+            elif found.consumer and not re.search("服务器|机器|节点|整机", m[0]):
                 self.set("gpu_count", count, m[0])
             else:
                 self.set("nodes", count, m[0])
@@ -1674,10 +1686,14 @@ class _Parse:
             lambda m: s("lora_dropout", float(m[1] or m[2]), m[0]),
         )
         rank = fields.field("lora_rank").keys
-        sc.take(
-            rf"{L}(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)",
-            lambda m: s("lora_rank", int(m[1] or m[2]), m[0]),
-        )
+
+        def rank_of(m: re.Match) -> None:
+            s("lora_rank", int(m[1] or m[2]), m[0])
+            # "fine-tune X with LoRA rank 64": the key names the method where no other word does
+            if "lora" in m[0].lower():
+                self.rank_names = ("qlora" if "qlora" in m[0].lower() else "lora", m[0].strip())
+
+        sc.take(rf"{L}(?:q?lora[\s\-_]?)?(?:{_en(rank)})\s*=?\s*(\d+){R}|(?:{_zh(rank)})\s*=?\s*(\d+)", rank_of)
         targets = fields.field("lora_targets")
         sc.take(
             rf"{L}(?:{_en(targets.keys)})\s*[:=]?\s*({_all(targets.choices, 'en')}){R}",
@@ -2453,6 +2469,8 @@ class _Parse:
         check("tokens_per_sample", f.get("tokens_per_sample"), f.get("data", (0, ""))[1] == "samples")
         if f.get("finetune") and f.get("method") in ("pretrain", "continued-pretrain"):
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
+        if "method" not in f and self.rank_names:
+            f["method"], words["method"] = self.rank_names
         peft = f.get("method") in ("lora", "qlora") or ("method" not in f and not f.get("finetune"))
         if not peft and ("lora_rank" in f or "lora_dropout" in f):  # an adapter's knobs need one
             method_word = words["method"] if "method" in f else words["finetune"]
