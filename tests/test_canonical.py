@@ -73,6 +73,7 @@ WORDS = {
     "unknown_model": (["foo-72b", "bar-30b-a3b"], ["foo-72b"]),
     "read_past": None,
     "hyperparameters": None,
+    "offpeak": None,
     "one_server": (["one server only", "single node"], ["单机"]),
     "owned": (["our own gpus"], ["自有显卡"]),
     "max_gpus": (["up to 64 GPUs"], ["64卡以内"]),

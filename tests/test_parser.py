@@ -828,6 +828,48 @@ def test_servers_of_consumer_cards_are_whole_servers(text):
     assert parse("7b lora 1万条 用一台4090").gpu_count == 1  # 台 alone counts the cards
 
 
+@pytest.mark.parametrize(
+    "text,seq",
+    [
+        ("llama3.1-8b long context extension to 128k, 5B tokens", 131072),
+        ("llama-3.3-70b-instruct lora 3万条 长度8192 用H20", 8192),
+        ("Qwen3-32B LoRA 长上下文32k 1万条", 32768),
+    ],
+)
+def test_a_context_length_said_the_ways_teams_say_it(text, seq):
+    r = parse(text)
+    assert r.seq_len == seq and not [n for n in r.assumptions if n.code == "read_past"]
+    assert parse("7b lora 1万条 平均长度2000 token").tokens_per_sample == 2000  # a sample's, not the sequence's
+
+
+@pytest.mark.parametrize(
+    "text,days",
+    [
+        ("8B full 30B tokens cheapest that finishes by March usd", 88),  # before March: 2027-03-01
+        ("70B 全量微调 1000亿token 3月底前完成 预算100万", 118),  # 2027-03-31
+        ("7b lora 1万条 1月中旬前", 43),  # 2027-01-15
+        ("7b lora 1万条 2月前", 60),  # 2027-02-01
+    ],
+)
+def test_a_month_said_as_the_deadline(text, days):
+    assert parse(text, today=datetime.date(2026, 12, 3)).deadline_days == days
+
+
+def test_a_budget_by_the_month_in_chinese_and_one_server_without_a_type():
+    assert "budget_monthly" in [n.code for n in parse("13B 全量微调 100GB 30天 预算10万元/月").assumptions]
+    r = parse("一台服务器能跑吗 32B LoRA 10万条 5天")
+    assert r.one_server and r.gpu is None
+    assert _refusal("72B 全参微调 30万条 两周 自有机器")[0] == "nodes_need_gpu"
+
+
+@pytest.mark.parametrize("text", ["8B 全量微调 50亿token 3天 预算2万 闲时", "8B full-finetune 5B tokens 3d off-peak"])
+def test_off_peak_is_read_and_said(text):
+    r = parse(text)
+    assert [n.params["words"] for n in r.assumptions if n.code == "offpeak"] and not [
+        n for n in r.assumptions if n.code == "read_past"
+    ]
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

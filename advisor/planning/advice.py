@@ -338,6 +338,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cost=plan.rent if plan else None,
                 cur=req.currency,
                 over_budget=bool(req.budget and plan and plan.rent is not None and not plan.within_budget),
+                deadline=bool(req.deadline_days),
             )
         )
     if req.owned:  # the team's own GPUs: no offer, term, budget or market to warn about

@@ -148,6 +148,9 @@ FIELDS: tuple[Field, ...] = (
     # Optimizer hyperparameters (`lr 2e-5`, `warmup 100`, `学习率2e-5`): read and left aside, as
     # they change no GPU count, memory or time planned here
     Field("hyperparameters", assumed=("hyperparameters",), shows_in=()),
+    # Off-peak, night-time or spot capacity (`off-peak`, `spot`, `闲时`, `竞价`): read and said; the plan
+    # keeps the regular rate, and the off-peak price on record shows beside it in the costs
+    Field("offpeak", assumed=("offpeak",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -865,6 +868,7 @@ LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约",
 NOTE_ORDER = (
     *field("read_past").assumed,
     *field("hyperparameters").assumed,
+    *field("offpeak").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

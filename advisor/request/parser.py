@@ -1136,6 +1136,7 @@ class _Parse:
         self.quantized = ""  # the checkpoint's name when it was quantized for serving
         self.read_past: list[str] = []
         self.hyperparameters: list[str] = []
+        self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -1583,6 +1584,11 @@ class _Parse:
             rf"|(?:学习率|预热步数|预热|权重衰减|梯度裁剪)\s*[:=：]?\s*{value}",
             lambda m: self.hyperparameters.append(m[0].strip()),
         )
+        sc.take(
+            rf"{L}(?:off[\s\-]?peak|spot(?:[\s\-]instances?)?|preemptible|night[\s\-]?time|idle[\s\-]?time)(?:\s+(?:prices?|pricing|rates?|hours|gpus?|capacity))?{R}"
+            r"|闲时(?:算力|价格|价|时段)?|夜间(?:价格|价|时段|算力)|竞价(?:实例|卡)?|抢占式(?:实例)?",
+            lambda m: self.offpeak.append(m[0].strip()),
+        )
         seq = fields.field("seq_len").keys
 
         def tokens(n: str, k: str | None) -> int:
@@ -1593,9 +1599,11 @@ class _Parse:
         time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期))"
         # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
         zh_set = r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到)?"
+        # `long context extension to 128k`, `长上下文32k`, `长度8192` (not a sample's mean length: `平均长度`)
         sc.take(
-            rf"{L}(?:{_en(seq)})\s*(?:[:=]|to)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
-            rf"|(?:{_zh(seq)})\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
+            rf"{L}(?:long[\s\-]?)?(?:{_en(seq)})(?:[\s\-]+(?:extension|window|length))?"
+            rf"\s*(?:[:=]|to|of|up\s+to)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
+            rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
         sc.take(  # `32k context`: the key after the number
@@ -1779,7 +1787,7 @@ class _Parse:
         most = r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "budget $200k max"
         # a budget by the month ("budget 2 million CNY per month", "每月预算20万"): the job's is
         # that much for each month of the deadline (`_derived`)
-        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z]))?"
+        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z])|\s*(?:/|每)\s*个?月(?![底末初中]))?"
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
@@ -2100,6 +2108,20 @@ class _Parse:
             on(dt.date(year, month, calendar.monthrange(year, month)[1]), word)
 
         sc.take(r"下个?月底(?:前|之前)?", lambda m: next_month_end(m[0]))
+
+        def named_month(month: int, mday: int | None, word: str) -> None:  # "by end of January", "mid-January"
+            year = today.year if month >= today.month else today.year + 1
+            date(month, mday or calendar.monthrange(year, month)[1], word, year)
+
+        # "3月底前", "3月中旬前", "3月前": the last day, the 15th (10th, last) or the first day of that month
+        sc.take(
+            r"(?<!\d)(\d{1,2})\s*月(?:份)?(?:(底|末)|([上中下])旬|初)?(?:前|之前|以前)(?![\d个])",
+            lambda m: (
+                named_month(int(m[1]), {"上": 10, "中": 15}.get(m[3]) if m[3] else (None if m[2] else 1), m[0])
+                if 1 <= int(m[1]) <= 12
+                else self.fail("bad_value", word=m[0], what="deadline")
+            ),
+        )
         # "下个月中旬前", "本月下旬": the thirds of a month (上旬 days 1-10, 中旬 11-20, 下旬 21 to
         # the end): by the 10th, the 15th (mid-month, as `mid-January` is read) and the last day
 
@@ -2137,10 +2159,6 @@ class _Parse:
         sc.take(rf"{L}{by}(\d{{1,2}})/(\d{{1,2}}){R}(?!/)", lambda m: date(int(m[1]), int(m[2]), m[0]))
         sc.take(rf"{L}(?:{by})?christmas{R}|圣诞(?:节)?(?:前|之前)", lambda m: date(12, 25, m[0]))
 
-        def named_month(month: int, mday: int | None, word: str) -> None:  # "by end of January", "mid-January"
-            year = today.year if month >= today.month else today.year + 1
-            date(month, mday or calendar.monthrange(year, month)[1], word, year)
-
         sc.take(
             rf"{L}{by}(?:the\s+)?(?:(end)\s+of|(mid)[\s\-]*)\s*({months})\.?{R}",
             lambda m: named_month(EN_MONTHS[m[3][:3].title()], 15 if m[2] else None, m[0]),
@@ -2149,6 +2167,8 @@ class _Parse:
             rf"{L}{by}(?:the\s+)?end\s+of\s+next\s+month{R}",
             lambda m: next_month_end(m[0]),
         )
+        # "by March": before the month begins, its first day (the cautious reading; the date is noted)
+        sc.take(rf"{L}{by}({months})\.?{R}(?!\s*\d)", lambda m: named_month(EN_MONTHS[m[1][:3].title()], 1, m[0]))
         sc.take(
             r"(20\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?(?:前|之前|以前)?",
             lambda m: date(int(m[2]), int(m[3]), m[0], int(m[1])),
@@ -2406,6 +2426,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         if self.hyperparameters:
             notes.append(Note(kind="assumption", code="hyperparameters", params={"words": self.hyperparameters}))
+        if self.offpeak:
+            notes.append(Note(kind="assumption", code="offpeak", params={"words": self.offpeak}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
@@ -2429,6 +2451,10 @@ class _Parse:
         active = shape.active_params_b if shape else f.get("active_params_b", params)
         check("params_b", params)
         check("active_params_b", active, active <= params)
+        if "nodes" in f and gpu is None and f["nodes"] == 1 and not f.get("owned") and "gpu_count" not in f:
+            # "一台服务器能跑吗", "on one node": one server of whichever GPU type (`one server only`)
+            del f["nodes"]
+            f["one_server"], words["one_server"] = True, words.pop("nodes")
         if "nodes" in f:
             check("nodes", f["nodes"])
             if gpu is None:
