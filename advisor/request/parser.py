@@ -1787,7 +1787,10 @@ class _Parse:
         most = r"(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?"  # "budget $200k max"
         # a budget by the month ("budget 2 million CNY per month", "每月预算20万"): the job's is
         # that much for each month of the deadline (`_derived`)
-        per_month = r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z])|\s*(?:/|每)\s*个?月(?![底末初中]))?"
+        per_month = (
+            r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z])"
+            r"|\s*(?:/|每)\s*个?月(?![底末初中]))?"
+        )
 
         def budget(m: re.Match) -> None:
             if m["n"] is None:
