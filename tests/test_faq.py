@@ -66,7 +66,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 52
+    assert len(ids) == len(TOPICS) == 54
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -357,6 +357,10 @@ HELD_OUT_FLOORS = {
     # written on 2026-12-03 by a probe before it read data/faq (helper-26), scored once: 27 of 28
     # (26 confident); 28 after the mid-run failure topic and a few pilot keywords
     "faq_heldout_2026_12k.toml": 27,
+    # written on 2026-12-04 by a helper before the topics changed (questions before renting, probes 43
+    # and 45's misrouted ones among them), scored once: 16 of 25 (12 confident); 25 (23 confident)
+    # after the batch-size and lease-payment topics, the corrected monthly topic and a few words
+    "faq_heldout_2026_12l.toml": 24,
 }
 # A set added later, until its one scoring sets its floor: three in four right, so the test runs on it
 # and catches a broken retrieval without deciding the figure the scoring reports.
@@ -495,13 +499,19 @@ def test_the_forms_of_one_word_are_one_aspect_and_other_words_are_others():
 
 def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
     """Summed term by term (a plain dict: every term its own aspect), tensor parallelism's five
-    forms outweigh PCIe in the topics' own text; by aspect, the topic that holds both wins. (The
-    question is set d's, left out of the questions asked, else it is answered word for word; those
-    asked of NVLink vs PCIe in other sets ("PCIe版的卡能做张量并行吗") lead there term by term too.)"""
+    forms bring the parallelism topic level with NVLink vs PCIe in the topics' own text (ahead of it
+    with 52 topics; half a percent behind since the 54th changed every idf a little); by aspect, the
+    topic that holds both wins clearly. (The question is set d's, left out of the questions asked,
+    else it is answered word for word; those asked of NVLink vs PCIe in other sets ("PCIe版的卡能做
+    张量并行吗") lead there term by term too.)"""
     question = "pcie 机型做 tensor parallel 行不行"
     terms = faq._query_terms(question)
+    ids = [t.id for t in TOPICS]
     by_term = faq._scores(dict(terms), SET_D).own.sum(axis=0)
-    assert TOPICS[int(by_term.argmax())].id == "parallelism_strategies"
+    assert by_term[ids.index("parallelism_strategies")] >= 0.99 * by_term.max()
+    by_aspect = faq._scores(terms, SET_D).own.sum(axis=0)
+    assert ids[int(by_aspect.argmax())] == "nvlink_vs_pcie"
+    assert by_aspect[ids.index("parallelism_strategies")] <= 0.9 * by_aspect.max()
     assert faq.rank(question, terms, leave_out=SET_D)[0][0] == "nvlink_vs_pcie"
 
 
@@ -540,7 +550,6 @@ def test_a_text_of_the_plan_quoted_stands_for_its_field_and_8x400g_is_no_8():
     [
         # development data (faq_heldout_2026_12d.toml): the topic that holds the fact ranked second
         ("ckpt放本地盘还是放共享存储", "local_nvme", "checkpoint_storage"),
-        ("按量付费是按分钟扣还是按小时扣", "monthly_vs_hourly", "billing_granularity"),
     ],
 )
 def test_a_question_that_spans_two_topics_gets_both(question, first, second):
@@ -553,6 +562,13 @@ def test_a_question_that_spans_two_topics_gets_both(question, first, second):
     assert last.startswith("另外，关于“" if lang == "zh" else "Also relevant – ") and topic.title(lang) in last
     assert topic.brief(lang) in last and faq.plan_note(second, THREAD_PLAN, lang) in last
     assert bool(CJK.search(last)) == (lang == "zh")
+
+
+def test_a_billing_question_in_renting_words_finds_billing_first():
+    """ "按量付费是按分钟扣还是按小时扣" was answered by the monthly-vs-hourly topic with billing as its second
+    part; 按量付费 and 按分钟 are billing words now (sixteenth session), and billing answers it alone."""
+    got = faq.answer("按量付费是按分钟扣还是按小时扣", plan=THREAD_PLAN, leave_out=SET_D)
+    assert got.confident and got.topic == "billing_granularity", (got.topic, got.second)
 
 
 def test_the_second_part_speaks_the_replys_language():

@@ -216,6 +216,8 @@ _CJK_RUN = re.compile(f"[{_CJK_CHAR}]+")
 _CHINESE_HINT = re.compile(f"[{_CJK_CHAR}\u3000-\u303f\uff00-\uffef]")
 _ASCII_WORD = re.compile(r"[a-z0-9#]+(?:[-_./+][a-z0-9#]+)*")
 _ALPHA_DIGIT = re.compile(r"^([a-z]{3,})(\d+)$")
+# A count of GPUs written onto their name ("8xh800", "8x4090"): the name counts as a word of its own.
+_COUNT_TIMES = re.compile(r"^\d+x([a-z]*\d+[a-z]*)$")
 
 _EN_STOP = frozenset(
     [
@@ -380,6 +382,9 @@ _ZH_STOP = frozenset(
         "半路",
         "一半",
         "前面",
+        # "watch out for" ("租卡要注意什么坑"): jieba also cuts it out of 注意力 (attention), which led a
+        # question about renting pitfalls to the attention kernels; 注意力 itself stays a word
+        "注意",
         # fillers that ask nothing by themselves ("会不会", "啥意思", "一堆")
         "不会",
         "会不会",
@@ -518,6 +523,9 @@ _ZH_STOP = frozenset(
 # so a question and a topic meet even when they use different words or languages.
 # ASCII forms match whole words (case-insensitive); Chinese forms match as substrings.
 SYNONYMS: dict[str, tuple[str, ...]] = {
+    # what can go wrong in a deal ("租卡要注意什么坑", "what's the catch"): 坑 alone is one character,
+    # which counts little as a term
+    "pitfall": ("pitfall", "pitfalls", "trap", "traps", "gotcha", "gotchas", "坑", "踩坑", "猫腻", "注意事项"),
     "ram": (
         "ram",
         "host memory",
@@ -1540,6 +1548,9 @@ def _ascii_tokens(text: str) -> list[tuple[str, int, int]]:
             split = _ALPHA_DIGIT.match(part)
             if split:
                 out.append((_stem(split.group(1)), match.start(), match.end()))
+            counted = _COUNT_TIMES.match(part)
+            if counted:
+                out.append((_stem(counted.group(1)), match.start(), match.end()))
         if len(parts) > 1:
             out.append((_stem("".join(parts)), match.start(), match.end()))
     return out
