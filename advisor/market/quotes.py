@@ -18,25 +18,23 @@ from pydantic import BaseModel, Field
 from advisor import catalog
 from advisor.market import store
 from advisor.market.layouts import market_of
+from advisor.market.owning import Owning, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, price_book
 from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang
 from advisor.text.safe import clean
 
-# A rent below what the same servers cost to own (hardware over 36 months, plus power and
-# hosting) cannot pay for the hardware: the vendor saves elsewhere (shared network or
+# A rent below what the same servers cost to own (advisor/market/owning.py, the planner's
+# purchase arithmetic: the servers over 36 months less their resale value then, plus power,
+# hosting and upkeep) cannot pay for the hardware: the vendor saves elsewhere (shared network or
 # storage, thin support) or the quote leaves costs out. The Chengdu guide states the rule as
 # "monthly rent under a third of the purchase price", which every normal rent meets (a month
 # is 2.5-4% of the price), so we use the cost of owning instead.
-OWNERSHIP_MONTHS = 36
 SUSPICIOUS_BELOW_OWNING = 0.8
 # Our own bands around the market for the same kind of offer (no published rule): the median of
 # the like offers on record (`like_offers`), so one outlier listing does not set it; 30% above it
 # is worth negotiating, 30% below it is worth asking what is left out.
 EXPENSIVE_ABOVE_MARKET = 1.3
 CHEAP_BELOW_MARKET = 0.7
-# PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
-DEFAULT_PUE = 1.5
-
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?)"  # 1e308 is one (absurd) number, not "1" and "e308"
 _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
 # What a quote may say. GPUs: 1 to 100,000 (the largest clusters). A term: one day to ten
@@ -61,7 +59,34 @@ class Quote(BaseModel):
     term_months: float | None
     lang: str
     count_given: bool = True  # False: "H100 $2.5/hr" says neither 8x nor per GPU (see settle)
-    whole_said: bool = False  # "per server", "整机", "每台": the price is of all the GPUs quoted
+    whole_said: bool = False  # "per server", "整机", "每台", "/台/月": the price is of one whole server
+    # The servers said ("4台", "2 servers"; None: not said) and the GPUs in each: "4台 8卡A100" is
+    # 32 GPUs on 4 servers of 8. A price said per server ("每台每月3.2万", "69000元/台/月", "per
+    # server per month") is of one server's GPUs (`priced_gpus`).
+    servers: int | None = None
+    server_gpus: int = 1
+    # Terms the quote states beside its price (None: not said): the deposit in months of rent
+    # (押一付一: 1, "deposit 2 months": 2), how many months each payment covers (押一付三, 按季付: 3),
+    # the share of the contract paid upfront ("25% upfront"), the off-peak discount ("20% off-peak
+    # discount nights", 闲时8折: 0.2) and the fabric between the servers ("IB组网": "ib", "RoCE": "roce").
+    deposit_months: float | None = None
+    pay_every_months: float | None = None
+    upfront_share: float | None = None
+    offpeak_discount: float | None = None
+    fabric: str | None = None
+
+    @property
+    def priced_gpus(self) -> int:
+        """How many GPUs the price is of: one (per GPU), one server's, or all the GPUs quoted."""
+        if self.per_gpu:
+            return 1
+        if self.whole_said:
+            return max(1, min(self.gpus, self.server_gpus))
+        return self.gpus
+
+    @property
+    def nodes(self) -> int:
+        return self.servers or max(1, math.ceil(self.gpus / max(1, self.server_gpus)))
 
 
 class QuoteJudgement(BaseModel):
@@ -74,11 +99,17 @@ class QuoteJudgement(BaseModel):
     market_price: dict | None = Field(default=None, exclude=True)
     market_ratio: float | None
     monthly_total: float
+    # Owning the same GPUs a month, by the planner's purchase arithmetic (advisor/market/owning.py):
+    # the servers over OWNERSHIP_MONTHS less their resale value then, power, hosting and upkeep;
+    # `owning` holds each part.
     owning_per_month: float | None
+    owning: Owning | None = None
     verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
     # What the market reference is (issue 15, like with like): "month_leases" (monthly server
-    # leases), "hour_servers" (hourly whole-server offers) or "hour_offers" (hourly offers that
-    # deliver as many GPUs); None when nothing like it is on record.
+    # leases), "hour_servers" (hourly whole-server offers), "hour_offers" (hourly offers that
+    # deliver as many GPUs) or "cluster_offers" (offers that deliver as many GPUs on several
+    # servers joined by a cluster fabric, for a quote that states one); None when nothing like it
+    # is on record.
     compared_with: str | None = None
     # "per_gpu" | "per_server" when the quote gave no count, "per_gpu_each" when it gave a count
     # but its price is read per GPU; None when the quote said which
@@ -88,47 +119,163 @@ class QuoteJudgement(BaseModel):
     # quoted (the GPU's server topology, one server or several, the term), the pilot sized to the
     # job when a plan is known, else to the term.
     questions: list[dict] = []
+    # The cash the quote's terms tie up, in its currency (None: the term is not said): the deposit
+    # (its months of the monthly rent of all the GPUs), each payment (its months of that rent),
+    # what is paid at signing (the deposit and the first payment), the upfront share of the
+    # whole term's rent (None as well when no term is said), and the GPU-hour off-peak.
+    deposit_cash: float | None = None
+    payment_cash: float | None = None
+    at_signing_cash: float | None = None
+    upfront_cash: float | None = None
+    offpeak_per_gpu_hour: float | None = None
     recorded: bool = False
     # The thresholds the warning signs quote ("more than 30% above ...").
     above_market_margin: ClassVar[float] = EXPENSIVE_ABOVE_MARKET - 1
     below_market_margin: ClassVar[float] = 1 - CHEAP_BELOW_MARKET
 
 
+# The example every quote refusal shows (it must read: tests/test_quote_terms.py).
+EXAMPLE = "8xH800 ¥95000/month 3 months vendorX"
+
+
+def _plausible(per_gpu_price: float, currency: str, per: str) -> bool:
+    """Whether a price per GPU-hour or GPU-month is in the store's plausible band (store.check_row)."""
+    try:
+        store.check_row(
+            {
+                "as_of": dt.date.today().isoformat(),
+                "price": per_gpu_price,
+                "currency": currency,
+                "unit": f"gpu-{per}",
+                "priced": 1,
+            }
+        )
+    except ValueError:
+        return False
+    return True
+
+
 def parse_quote(text: str, lang: str | None = None) -> Quote:
     """Read a quote; RequestError (the friendly refusal) for anything it cannot use, including
-    zero or absurd GPU counts, prices and terms. The text is cleaned first (advisor/text/safe.py):
-    the vendor name and the stored text carry no control, bidi-override or backtick characters."""
+    zero or absurd GPU counts, prices and terms ("quote_price" when the price is the problem). The
+    text is cleaned first (advisor/text/safe.py): the vendor name and the stored text carry no
+    control, bidi-override or backtick characters."""
     text = clean(text)
     lang = lang or detect_lang(text)
     q = _parse_quote(text, lang)
     refuse = RequestError("quote", lang, word=text.strip()[:60])
-    if not 1 <= q.gpus <= MAX_GPUS:
+    if not 1 <= q.gpus <= MAX_GPUS or (q.servers is not None and not 1 <= q.servers <= q.gpus):
         raise refuse
     if q.term_months is not None and not (
         math.isfinite(q.term_months) and MIN_TERM_MONTHS <= q.term_months <= MAX_TERM_MONTHS
     ):
         raise refuse
     if not math.isfinite(q.price) or q.price <= 0:
-        raise refuse
-    # The lowest reading of a price without a count (one GPU or a whole server, see settle) and
-    # the stated one must both be plausible per GPU.
+        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=True)
+    # The readings of the price a quote allows must be plausible per GPU: both the price of one GPU
+    # and of a whole server when it gives no count (see settle); when it gives a count but does
+    # not say per GPU, at least one of the price of them all and the price of each (settle reads
+    # it per GPU when only that one is).
     gpu = catalog.get_gpu(q.gpu)
-    counts = {q.gpus} if (q.count_given or q.per_gpu) else {1, max(1, gpu.gpus_per_server)}
-    for n in counts:
-        per_gpu = q.price if q.per_gpu else q.price / n
-        try:
-            store.check_row(
-                {
-                    "as_of": dt.date.today().isoformat(),
-                    "price": per_gpu,
-                    "currency": q.currency,
-                    "unit": f"gpu-{q.per}",
-                    "priced": 1,
-                }
-            )
-        except ValueError:
-            raise refuse from None
+    if q.per_gpu or q.whole_said:
+        readings, need = {q.priced_gpus}, all
+    elif q.count_given:
+        readings, need = {q.gpus, 1}, any
+    else:
+        readings, need = {1, max(1, gpu.gpus_per_server)}, all
+    if not need(_plausible(q.price / n, q.currency, q.per) for n in readings):
+        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=False)
     return q
+
+
+_CN_DIGITS = "一二两三四五六七八九十"
+_SMALL = rf"(\d+(?:\.\d+)?|[{_CN_DIGITS}]+|one|two|three|four|five|six|twelve)"
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "twelve": 12}
+_CADENCE = {
+    "月": 1,
+    "季": 3,
+    "季度": 3,
+    "半年": 6,
+    "年": 12,
+    "monthly": 1,
+    "quarterly": 3,
+    "semi-annually": 6,
+    "semiannually": 6,
+    "half-yearly": 6,
+    "annually": 12,
+    "yearly": 12,
+}
+
+
+def _small(word: str) -> float:
+    """A small count as written: "2", "2.5", "二", "两", "two"."""
+    if word in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[word])
+    if word[0].isdigit():
+        return float(word)
+    return float(_cn_num(word))
+
+
+def _read_terms(rest: str) -> tuple[str, dict]:
+    """The terms a quote states beside its price, and the text without them (they are not the
+    vendor's name): the deposit (押一付一, 押金2个月, "deposit 2 months", "2-month deposit"), how
+    often it is paid (押一付三, 按季付, 月付, "paid quarterly"), the share paid upfront ("25%
+    upfront", 预付30%), an off-peak discount ("20% off-peak discount nights", "off-peak 20% off",
+    闲时8折) and the fabric ("IB组网", "InfiniBand", "RoCE")."""
+    terms: dict = {}
+
+    def take(pattern: str, read) -> None:
+        nonlocal rest
+        m = re.search(pattern, rest)
+        if m:
+            read(m)
+            rest = rest[: m.start()] + " " + rest[m.end() :]
+
+    def deposit_and_cadence(m):
+        terms["deposit_months"] = _small(m[1])
+        terms["pay_every_months"] = _small(m[2])
+
+    take(rf"押\s*{_SMALL}\s*付\s*{_SMALL}", deposit_and_cadence)
+    take(rf"押金\s*{_SMALL}\s*个?月", lambda m: terms.setdefault("deposit_months", _small(m[1])))
+    take(
+        rf"(?<![a-z])(?:security\s+)?deposit\s*(?:of\s*)?{_SMALL}\s*(?:-\s*)?months?(?![a-z])"
+        rf"|(?<![a-z0-9.]){_SMALL}\s*(?:-\s*)?months?'?\s*(?:of\s+)?(?:security\s+)?deposit(?![a-z])",
+        lambda m: terms.setdefault("deposit_months", _small(m[1] or m[2])),
+    )
+    take(
+        r"(?:按|每)?(半年|季度|季|月|年)\s*(?:付款?|支付|结算?|交)(?![一二两三四五六七八九十\d])",
+        lambda m: terms.setdefault("pay_every_months", float(_CADENCE[m[1]])),
+    )
+    take(
+        r"(?<![a-z])(?:paid|payable|billed|invoiced|payments?|pay)\s+(?:in\s+advance\s+)?"
+        r"(monthly|quarterly|semi-?annually|half-yearly|annually|yearly)(?![a-z])(?:\s+in\s+advance)?"
+        r"|(?<![a-z])(monthly|quarterly|semi-?annual|half-yearly|annual|yearly)\s+(?:payments?|billing|in\s+advance)(?![a-z])",
+        lambda m: terms.setdefault(
+            "pay_every_months", float(_CADENCE.get(m[1] or m[2], _CADENCE.get((m[1] or m[2]) + "ly", 12)))
+        ),
+    )
+    take(
+        rf"(?<![\d.]){_NUM}\s*%\s*(?:(?:is\s+)?(?:paid\s+)?(?:upfront|up-front|up\s+front|prepaid|prepayment|in\s+advance)"
+        r"|(?:预付|首付|预付款))"
+        rf"|(?:upfront|prepay(?:ment)?|预付款?|首付)\s*{_NUM}\s*%",
+        lambda m: terms.setdefault("upfront_share", float((m[1] or m[2]).replace(",", "")) / 100),
+    )
+    take(
+        rf"(?<![\d.]){_NUM}\s*%\s*(?:off\s+)?(?:off-?peak|night(?:time)?|overnight)\s*(?:discount|off)?"
+        r"(?:\s*(?:at\s+|during\s+(?:the\s+)?)?(?:nights?|weekends?|night-?time))?"
+        rf"|(?:off-?peak|night(?:time)?)\s*(?:discount\s*(?:of\s*)?)?{_NUM}\s*%\s*(?:off|discount)?",
+        lambda m: terms.setdefault("offpeak_discount", float((m[1] or m[2]).replace(",", "")) / 100),
+    )
+    take(
+        r"(?:闲时|夜间|晚间)\s*(\d+(?:\.\d+)?)\s*折",
+        lambda m: terms.setdefault("offpeak_discount", round(1 - float(m[1]) / (10 if float(m[1]) < 10 else 100), 4)),
+    )
+    take(
+        r"(?:\d+\s*g(?:b(?:ps)?)?\s*)?(?<![a-z0-9])(ib|infiniband|roce|rdma)(?![a-z0-9])\s*(?:v2\s*)?"
+        r"(?:组网|网络|互联|集群|fabric|network(?:ing)?|cluster)?",
+        lambda m: terms.setdefault("fabric", "ib" if m[1] in ("ib", "infiniband") else "roce"),
+    )
+    return rest, terms
 
 
 def _parse_quote(text: str, lang: str) -> Quote:
@@ -148,27 +295,32 @@ def _parse_quote(text: str, lang: str) -> Quote:
     rest = norm[: gpu_m.start()] + " " + norm[gpu_m.end() :]
     # the GPU said again ("acme H200 8xH200 ..."): not the vendor's name
     rest = re.sub(rf"(?<![a-z0-9])(?:\d+\s*[x*]\s*)?(?:{_gpu_names()})(?![a-z0-9])", " ", rest)
+    rest, terms = _read_terms(rest)
+    # the price, its currency and period, and what it is of: "¥95000/month", "5.5元/卡/小时",
+    # "69000元/台/月", "1.4万/台·月", "87000 CNY per server per month"
     price_m = re.search(
         rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(块钱|元|块|cny|rmb|usd|美元)?\s*(?:/|per\b|an?\b|每个?|一个?)\s*"
-        r"(gpu|card|卡)?\s*[-/]?\s*(month|mo|月|个月|hour|hr|h|小时|时)(?![a-z])",
+        r"(?:(gpu|card|卡)|(server|node|machine|box|台|机))?\s*(?:[-/·・]|per\b|每|a\b)?\s*"
+        r"(month|mo|月|个月|hour|hr|h|小时|时)(?![a-z])",
         rest,
     )
     if price_m:
-        sym, number, scale, unit, card, period = price_m.groups()
-    else:  # the unit first, as Chinese quotes often put it: "每月9万", "月租4.5万", "每卡时5.5元"
+        sym, number, scale, unit, card, server, period = price_m.groups()
+    else:  # the unit first, as Chinese quotes often put it: "每月9万", "月租4.5万", "每卡时5.5元", "每台每月3.2万"
         price_m = re.search(
-            rf"(每卡每月|每卡时|每卡每小时|每月|月租|每个月|一个月|每小时|一小时|时租)\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?"
-            r"\s*(块钱|元|块|cny|rmb|usd|美元)?",
+            r"(每卡每月|每卡时|每卡每小时|每台每月|每台月租|每台每小时|每月|月租|每个月|一个月|每小时|一小时|时租)"
+            rf"\s*([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(块钱|元|块|cny|rmb|usd|美元)?",
             rest,
         )
         if not price_m:
             raise RequestError("quote", lang, word=text.strip()[:60])
         lead, sym, number, scale, unit = price_m.groups()
         card, period = ("卡" if "卡" in lead else None), ("月" if "月" in lead else "时")
+        server = "台" if "台" in lead else None
     currency = "USD" if sym == "$" or unit in ("usd", "美元") else "CNY"
     price = float(number.replace(",", "")) * _SCALE[(scale or "").lower()]
     if price <= 0:
-        raise RequestError("quote", lang, word=text.strip()[:60])
+        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=True)
     per = "month" if period in ("month", "mo", "月", "个月") else "hour"
     per_gpu = (
         bool(card)
@@ -179,23 +331,48 @@ def _parse_quote(text: str, lang: str) -> Quote:
     whole = re.search(r"(?:per|/|a|for\s+the)\s*(?:server|node|box|machine)(?![a-z])|整机|每台|一台", rest)
     if whole:
         rest = rest[: whole.start()] + " " + rest[whole.end() :]
-    # the term: "3 months", "1 year", "签一年", "至少签两年", "起租3个月", "包年" (a year's lease), "包月"
+    # the servers: "4台", "2台服务器", "4机32卡", "2 servers", "4 nodes of"
+    servers_m = re.search(
+        rf"(?<![a-z0-9.])(\d+|[{_CN_DIGITS}]+)\s*(?:台(?:服务器|机器)?|机(?![房柜器])"
+        r"|(?:servers?|nodes?|machines?|boxes)(?![a-z])(?:\s+(?:of|with)(?![a-z]))?)",
+        rest,
+    )
+    servers = None
+    per_server = max(1, gpu.gpus_per_server)
+    server_gpus = min(gpus, per_server)
+    if servers_m:
+        servers = int(servers_m[1][:9]) if servers_m[1][0].isdigit() else int(_cn_num(servers_m[1]))
+        rest = rest[: servers_m.start()] + " " + rest[servers_m.end() :]
+        if not count:
+            gpus, server_gpus = servers * per_server, per_server
+        elif gpus <= per_server:  # "4台 8卡A100": 8 in each of 4 servers
+            gpus, server_gpus = servers * gpus, gpus
+        else:  # "4机32卡": 32 in all
+            server_gpus = max(1, math.ceil(gpus / max(1, servers)))
+    # the term: "3 months", "1 year", "2-year", "签一年", "至少签两年", "起租3个月", "半年", "包年" (a
+    # year's lease), "包月"
     term_m = re.search(
-        rf"(?:{_NUM}|(?P<cn>[一二两三四五六七八九十]+))\s*(?P<unit>months?|mo|个月|years?|yr|年)(?:起租|起签|起)?"
-        r"|(?P<word>包年|年租|年签|包月|月租起)",
+        rf"(?:{_NUM}|(?P<cn>[{_CN_DIGITS}]+))\s*(?:-\s*)?(?P<unit>months?|mo|个月|years?|yrs?|年)(?P<half>半)?(?:起租|起签|起)?"
+        r"|(?P<word>包年|年租|年签|包月|月租起|半年|half\s+a\s+year|half-year)",
         rest,
     )
     term = None
     if term_m:
         if term_m["word"]:
-            term = 1.0 if "月" in term_m["word"] else 12.0
+            term = (
+                1.0 if "月" in term_m["word"] else 6.0 if "半" in term_m["word"] or "half" in term_m["word"] else 12.0
+            )
         else:
             n = float(term_m[1].replace(",", "")) if term_m[1] else float(_cn_num(term_m["cn"]))
-            term = n * (12 if term_m["unit"] in ("year", "years", "yr", "年") else 1)
+            term = n * (12 if term_m["unit"] in ("year", "years", "yr", "yrs", "年") else 1)
+            term += 6 if term_m["half"] else 0
         rest = rest[: term_m.start()] + " " + rest[term_m.end() :]
-    # words about the term that are not the vendor's name
+    # words about the term or the price that are not the vendor's name
     rest = re.sub(
-        r"至少|最少|起租|签约?|合同|合约|租期|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?)(?![a-z0-9\-])", " ", rest
+        r"至少|最少|起租|签约?|合同|合约|租期|单价|价格|租金|报价"
+        r"|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?|commitment|committed|contract)(?![a-z0-9\-])",
+        " ",
+        rest,
     )
     # the question around a quote asked in a thread ("is ... a good price?", "...合理吗") is not a vendor
     asked = re.search(r"[?？]|(?<![a-z])(?:fair|reasonable|good (?:price|deal))(?![a-z])|合理|贵不贵|划算|值不值", norm)
@@ -209,9 +386,10 @@ def _parse_quote(text: str, lang: str) -> Quote:
             rest,
         )
     )
-    vendor = " ".join(w for w in re.split(r"[\s,，]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from"))
-    found = re.search(re.escape(vendor), unicodedata.normalize("NFKC", text), re.I) if vendor else None
-    vendor = found[0] if found else vendor  # as the user wrote it; "" when no vendor is named
+    words = [
+        w for w in re.split(r"[\s,，;；、]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from", "with")
+    ]
+    vendor = " ".join(_as_written(w, text) for w in words)
     return Quote(
         text=text,
         vendor=vendor[:60],
@@ -223,9 +401,18 @@ def _parse_quote(text: str, lang: str) -> Quote:
         per_gpu=per_gpu,
         term_months=term,
         lang=lang,
-        count_given=bool(count),
-        whole_said=bool(whole) and not per_gpu,
+        count_given=bool(count) or servers is not None,
+        whole_said=(bool(whole) or bool(server)) and not per_gpu,
+        servers=servers,
+        server_gpus=server_gpus,
+        **terms,
     )
+
+
+def _as_written(word: str, text: str) -> str:
+    """A word of the vendor's name in the case the user wrote it ("江苏某IDC", not "江苏某idc")."""
+    found = re.search(re.escape(word), unicodedata.normalize("NFKC", text).replace("×", "x"), re.I)
+    return found[0] if found else word
 
 
 def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -> tuple[Quote, str | None]:
@@ -239,12 +426,16 @@ def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -
         return q, None
     if q.count_given:
         # read per GPU only when the price of them all would be absurd and the price of each is
-        # a market price: a cheap whole offer must stay cheap, for the verdict to say so
-        each = (
-            market
-            and q.gpus > 1
-            and per_offer_hour / q.gpus < ABSURD_SHARE * market
-            and 1 / EACH_BAND <= per_offer_hour / market <= EACH_BAND
+        # a market price: a cheap whole offer must stay cheap, for the verdict to say so; or
+        # when the price of them all is no plausible price at all ("256xH100 $1.85/hr": under a
+        # cent a GPU-hour) and the price of each is (parse_quote refuses a quote where neither is)
+        each = q.gpus > 1 and (
+            not _plausible(q.price / q.gpus, q.currency, q.per)
+            or (
+                market
+                and per_offer_hour / q.gpus < ABSURD_SHARE * market
+                and 1 / EACH_BAND <= per_offer_hour / market <= EACH_BAND
+            )
         )
         return (q.model_copy(update={"per_gpu": True}), "per_gpu_each") if each else (q, None)
     gpu = catalog.get_gpu(q.gpu)
@@ -284,6 +475,25 @@ def like_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int) -> 
     return [p for p in book.offers("rent_hour", gpu, market, rentable=True) if p.max_gpus >= min(gpus, 8)]
 
 
+def cluster_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int, nodes: int, fabric: str) -> list:
+    """The offers on record a quote of several servers on a cluster fabric ("4台 8卡A100 ... IB组网")
+    is compared with: those of the same period (a monthly quote with monthly leases) that deliver
+    as many GPUs on as many servers in one order on a cluster fabric (Price.why_not), of the GPU
+    or else of its sibling class; those on the same fabric when there are any."""
+    kind = "rent_month" if per == "month" else "rent_hour"
+    for name in (gpu, SIBLINGS.get(gpu)):
+        if not name:
+            continue
+        ok = [
+            p
+            for p in book.offers(kind, name, market, rentable=True)
+            if p.why_not(gpus, nodes) is None and (p.offer_kind == "cluster" or p.fabric in store.CLUSTER_FABRICS)
+        ]
+        if ok:
+            return [p for p in ok if p.fabric == fabric] or ok
+    return []
+
+
 def _market_reference(book: PriceBook, offers: list, currency: str):
     """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
     if not offers:
@@ -319,7 +529,7 @@ def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:
     add("quote_included")
     per_server = max(1, gpu.gpus_per_server)
     vendor, intra = (gpu.vendor or "").lower(), (gpu.intra_node or "").lower()
-    in_one = min(q.gpus, per_server)
+    in_one = min(q.gpus, q.server_gpus, per_server)
     if in_one > 1:
         if vendor == "amd":
             add("topo_xgmi", gpus=in_one)
@@ -329,7 +539,7 @@ def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:
             add("topo_nvlink", gpus=in_one)
         else:
             add("topo_pcie", gpus=in_one, consumer=bool(gpu.consumer))
-    servers = math.ceil(q.gpus / per_server)
+    servers = max(q.nodes, math.ceil(q.gpus / per_server))
     if servers > 1:
         add("oversubscription", nodes=servers)
     if vendor == "nvidia" and not gpu.consumer:
@@ -354,21 +564,31 @@ def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:
 
 def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudgement:
     """Against the market the quote's currency belongs to (CNY: China, USD: global clouds), like
-    with like (`like_offers`). `job_days`: the plan's days when the quote is asked about under a
-    plan (the pilot is sized to the job)."""
+    with like (`like_offers`; `cluster_offers` for several servers on a stated cluster fabric).
+    `job_days`: the plan's days when the quote is asked about under a plan (the pilot is sized to
+    the job)."""
     market = market_of(q.currency)
     gpu = catalog.get_gpu(q.gpu)
     per_offer_hour = q.price / (HOURS_PER_MONTH if q.per == "month" else 1)
     count = q.gpus if (q.count_given or q.per_gpu) else 1
-    market_price, market_value = _market_reference(book, like_offers(book, gpu.name, market, q.per, count), q.currency)
+    signs = []
+    clustered = q.fabric in store.CLUSTER_FABRICS and q.nodes > 1
+    like = cluster_offers(book, gpu.name, market, q.per, q.gpus, q.nodes, q.fabric or "") if clustered else []
+    if clustered and not like:
+        signs.append("no_cluster_offer")
+    market_price, market_value = _market_reference(
+        book, like or like_offers(book, gpu.name, market, q.per, count), q.currency
+    )
     q, reading = settle(q, per_offer_hour, market_value)
-    if q.gpus != count:  # read as a whole server: compare with offers that deliver one
+    if q.gpus != count and not like:  # read as a whole server: compare with offers that deliver one
         market_price, market_value = _market_reference(
             book, like_offers(book, gpu.name, market, q.per, q.gpus), q.currency
         )
     compared_with = (
         None
         if market_price is None
+        else "cluster_offers"
+        if like
         else (
             "month_leases"
             if market_price.kind == "rent_month"
@@ -377,24 +597,16 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
             else "hour_offers"
         )
     )
-    per_gpu_hour = per_offer_hour if q.per_gpu else per_offer_hour / q.gpus
+    per_gpu_hour = per_offer_hour / q.priced_gpus
     pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     ratio = per_gpu_hour / market_value if market_value else None
     monthly_total = per_gpu_hour * q.gpus * HOURS_PER_MONTH
-    server = book.best("buy_server", gpu.name, market, q.currency)
-    owning = None
-    if server:
-        # Owning the same number of GPUs as the quote (a share of a server for fewer than a
-        # server's worth, not a whole server for one GPU).
-        servers = q.gpus / gpu.gpus_per_server
-        capex = book.value(server, q.currency) / max(1, server.gpus) * q.gpus
-        kwh = book.value(book.best("electricity", "", market, q.currency), q.currency) or 0.0
-        pue = book.best("pue", "", market, "")
-        power = gpu.server_power_kw * servers * HOURS_PER_MONTH * (pue.price if pue else DEFAULT_PUE) * kwh
-        owning = capex / OWNERSHIP_MONTHS + power
-    signs = []
+    # Owning the same number of GPUs as the quote (a share of a server for fewer than a server's
+    # worth, not a whole server for one GPU), by the planner's purchase arithmetic.
+    owned = owning(book, gpu, q.gpus, market, q.currency)
+    own = owned.per_month if owned else None
     verdict = "unknown" if ratio is None else "fair"
-    if owning and monthly_total < SUSPICIOUS_BELOW_OWNING * owning:
+    if own and monthly_total < SUSPICIOUS_BELOW_OWNING * own:
         signs.append("below_owning")
         verdict = "suspicious"
     if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
@@ -405,6 +617,8 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         verdict = "cheap"
     if q.term_months and q.term_months >= 12:
         signs.append("long_term")
+    deposit = q.deposit_months * monthly_total if q.deposit_months else None
+    payment = q.pay_every_months * monthly_total if q.pay_every_months else None
     return QuoteJudgement(
         quote=q,
         per_gpu_hour=per_gpu_hour,
@@ -415,7 +629,8 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
         if market_price
         else None,
-        owning_per_month=owning,
+        owning_per_month=own,
+        owning=owned,
         market_price={"provider": market_price.provider, "as_of": market_price.as_of, "estimate": market_price.estimate}
         if market_price
         else None,
@@ -424,6 +639,13 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         questions=vendor_questions(q, job_days),
         reading=reading,
         compared_with=compared_with,
+        deposit_cash=deposit,
+        payment_cash=payment,
+        # what signing takes: the deposit and the first payment (a month's rent when the quote
+        # says no payment cadence)
+        at_signing_cash=deposit + (payment or monthly_total) if deposit else None,
+        upfront_cash=q.upfront_share * monthly_total * q.term_months if q.upfront_share and q.term_months else None,
+        offpeak_per_gpu_hour=per_gpu_hour * (1 - q.offpeak_discount) if q.offpeak_discount else None,
     )
 
 
@@ -439,20 +661,44 @@ def record(q: Quote, db: sqlite_utils.Database, owner: str | None, today: dt.dat
         "market": market_of(q.currency),
         "provider": q.vendor,
         "offer": f"{q.gpus}x{q.gpu}",
-        "price": q.price if q.per_gpu else q.price / q.gpus,
+        "price": q.price / q.priced_gpus,
         "currency": q.currency,
         "unit": f"gpu-{q.per}",
         "min_term_months": int(q.term_months or 0),
         "as_of": (today or dt.date.today()).isoformat(),
         "cite": f"vendor quote: {q.text}",
-        "note": "recorded with /gpu quote",
+        "note": "; ".join(["recorded with /gpu quote", *_terms_said(q)]),
         "owner": owner,
         # What it is an offer of (issue 15): the GPUs quoted come in one order.
         "max_gpus": q.gpus,
-        "offer_kind": "server" if q.gpus >= 8 else "instance",
+        # several servers on a stated cluster fabric are a cluster (prices.Price.why_not)
+        "offer_kind": "cluster"
+        if q.nodes > 1 and q.fabric in store.CLUSTER_FABRICS
+        else "server"
+        if q.gpus >= 8
+        else "instance",
+        "fabric": q.fabric or "",
         "billing": "month" if q.per == "month" else "hour",
     }
     return store.write_rows(db, [row]) == 1
+
+
+def _terms_said(q: Quote) -> list[str]:
+    """The quote's terms beside its price, for the stored row's note (plain English, not shown)."""
+    out = []
+    if q.servers:
+        out.append(f"{q.nodes} servers of {q.server_gpus} GPUs")
+    if q.deposit_months:
+        out.append(f"deposit {q.deposit_months:g} months")
+    if q.pay_every_months:
+        out.append(f"paid every {q.pay_every_months:g} months")
+    if q.upfront_share:
+        out.append(f"{q.upfront_share:.0%} upfront")
+    if q.offpeak_discount:
+        out.append(f"{q.offpeak_discount:.0%} off-peak discount")
+    if q.fabric:
+        out.append(f"fabric {q.fabric}")
+    return out
 
 
 def quote_answer(

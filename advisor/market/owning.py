@@ -1,0 +1,152 @@
+"""What owning the servers for a number of GPUs costs: their purchase price and the monthly cost
+of owning and running them, by the purchase arithmetic of the planner (advisor/planning/costs.py,
+`plan_costs`): a module (an 8-GPU board) price divided by the board's share of a server, a card
+price by the cards' share, 15% more for a cluster's switches and optics past one server; power at
+the owned servers' utilisation and the PUE on record, hosting per kW-month, upkeep as a share of
+the price a year, and the resale value left after the months owned.
+
+The market wing cannot import the planner (pyproject.toml, import-linter layers), so the
+planner's constants are repeated here; tests/test_quote_terms.py holds them equal to the
+planner's and checks a quote's owning figure against a plan's purchase of the same servers.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from advisor.catalog import GPU
+from advisor.market.prices import Price, PriceBook
+
+# The planner's assumptions (advisor/planning/costs.py, where each is explained).
+OWNED_UTILISATION = 0.70
+OPS_SHARE_OF_CAPEX = 0.05
+GPU_SHARE_OF_SERVER = 0.5
+MODULE_SHARE_OF_SERVER = 0.76
+USEFUL_LIFE_MONTHS = (48, 60)
+RESIDUAL_SHARE = 0.10
+WORKSTATION_MAX_CARDS = 4
+DEFAULT_PUE = 1.5
+CLUSTER_EXTRA = 0.15
+# The planner ranks a purchase by its cost of owning over this many months (OWNERSHIP_RANK_MONTHS).
+OWNERSHIP_MONTHS = 36
+# Without a city, the planner prices power at the market's national figure (costs.CITY_POWER_REGIONS).
+NATIONAL_REGIONS = ("CN", "US")
+
+
+class Owning(BaseModel):
+    """Owning the servers (or workstation) `gpus` GPUs need over `months`, in `currency`: each
+    figure is of all that is bought, but `per_month`, which is of the `gpus` GPUs only (`share`
+    of `total_per_month` when they fill less than a server)."""
+
+    gpus: int
+    servers: int  # the servers bought (0: a workstation of cards)
+    server_gpus: int  # GPUs in each
+    share: float  # the quote's GPUs over the GPUs bought
+    basis: str  # "module" | "server" | "card": the price the purchase is priced from
+    basis_price: float  # that price as on record, in `currency` (a module or server: for its `basis_gpus`)
+    basis_gpus: int
+    board_share: float  # what the price is divided by: MODULE_SHARE_OF_SERVER, GPU_SHARE_OF_SERVER or 1
+    cluster_extra: float  # 0, or CLUSTER_EXTRA past one server
+    capex: float
+    months: int
+    resale: float  # what the hardware is still worth after `months`
+    utilisation: float
+    pue: float
+    kwh_price: float | None
+    power_month: float
+    hosting_month: float
+    upkeep_month: float
+    upkeep_share: float = OPS_SHARE_OF_CAPEX  # of the price, a year
+    total_per_month: float
+    per_month: float
+    provider: str
+    as_of: str
+    currency: str
+
+
+def residual_at(capex: float, months: float) -> float:
+    """What bought hardware is worth after `months`: straight-line from capex down to the residual
+    share at the end of the useful life (the planner's `_residual_at`)."""
+    life = USEFUL_LIFE_MONTHS[0]
+    return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
+
+
+def electricity(book: PriceBook, market: str, currency: str) -> Price | None:
+    """The market's national electricity price, as the planner picks it for a request without a city."""
+    offers = book.offers("electricity", "", market)
+    for key in NATIONAL_REGIONS:
+        matches = [p for p in offers if key.lower() in p.region.lower()]
+        if matches:
+            return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
+    return book.best("electricity", "", market, currency)
+
+
+def owning(
+    book: PriceBook,
+    gpu: GPU,
+    gpus: int,
+    market: str,
+    currency: str,
+    months: int = OWNERSHIP_MONTHS,
+    utilisation: float = OWNED_UTILISATION,
+) -> Owning | None:
+    """Owning the servers `gpus` GPUs need (a workstation for up to four PCIe or consumer cards),
+    a month over `months`: the capex less its resale value after `months`, plus power, hosting and
+    upkeep. None when no purchase price of the GPU is on record."""
+    per_server = max(1, gpu.gpus_per_server)
+    pcie = gpu.consumer or "pcie" in (gpu.form_factor or "").lower()
+    workstation = pcie and gpus <= WORKSTATION_MAX_CARDS
+    servers = 0 if workstation else math.ceil(gpus / per_server)
+    buy_gpus = gpus if workstation else servers * per_server
+    price = None if workstation else book.best("buy_server", gpu.name, market, currency)
+    if price:
+        basis = "module" if price.unit == "module" else "server"
+        board = MODULE_SHARE_OF_SERVER if basis == "module" else 1.0
+        capex = book.value(price, currency) / max(1, price.gpus) * buy_gpus / board
+    else:
+        price = book.best("buy_card", gpu.name, market, currency)
+        if not price:
+            return None
+        basis, board = "card", GPU_SHARE_OF_SERVER
+        capex = book.value(price, currency) * buy_gpus / board
+    extra = CLUSTER_EXTRA if servers > 1 else 0.0
+    capex *= 1 + extra
+    kw = gpu.server_power_kw * (buy_gpus / per_server if workstation else servers)
+    power = electricity(book, market, currency)
+    pue = book.best("pue", "", market, "")
+    pue_v = pue.price if pue else DEFAULT_PUE
+    kwh = book.value(power, currency)
+    power_year = kw * 8760 * utilisation * pue_v * kwh if kwh else 0.0
+    hosting = book.best("hosting", "", market, currency)
+    hosting_year = kw * 12 * book.value(hosting, currency) if hosting and hosting.unit == "kw-month" else 0.0
+    upkeep_year = capex * OPS_SHARE_OF_CAPEX
+    resale = residual_at(capex, months)
+    total = capex - resale + (power_year + hosting_year + upkeep_year) * months / 12
+    share = gpus / buy_gpus
+    return Owning(
+        gpus=gpus,
+        servers=servers,
+        server_gpus=per_server,
+        share=share,
+        basis=basis,
+        basis_price=book.value(price, currency),
+        basis_gpus=max(1, price.gpus),
+        board_share=board,
+        cluster_extra=extra,
+        capex=capex,
+        months=months,
+        resale=resale,
+        utilisation=utilisation,
+        pue=pue_v,
+        kwh_price=kwh,
+        power_month=power_year / 12,
+        hosting_month=hosting_year / 12,
+        upkeep_month=upkeep_year / 12,
+        total_per_month=total / months,
+        per_month=total / months * share,
+        provider=price.provider,
+        as_of=price.as_of,
+        currency=currency,
+    )
