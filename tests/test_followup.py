@@ -837,3 +837,35 @@ def test_faster_on_a_job_of_hours_doubles_the_gpus(book):
     reply = follow_up(*thread, "能不能再快点", book=book)
     assert reply.kind == "whatif" and reply.after["gpu_count"] == 2 * thread[1]["gpu_count"]
     assert reply.after["days"] < thread[1]["days"]
+
+
+@pytest.mark.parametrize(
+    "question,field,value",
+    [
+        ("what if samples are 4k tokens each?", "tokens_per_sample", 4000),
+        ("what if each sample is 4000 tokens?", "tokens_per_sample", 4000),
+        ("what about 4 of them?", "gpu_count", 4),
+        ("is it faster on a 5090?", "gpu", "RTX5090-32GB"),
+    ],
+)
+def test_english_changes_said_in_passing_are_read(book, question, field, value):
+    # a probe had these answered with FAQ text ("0.0 days"), the rack-power topic, or "could not tell"
+    thread = _thread("fine tune qwen3 32b on 50k chat samples in 5 days, cheapest", book)
+    reply = follow_up(*thread, question, book=book)
+    assert reply.kind in ("whatif", "unchanged") and field in reply.changed
+    assert getattr(reply.advice.request, field) == value
+
+
+def test_speed_and_cost_by_the_day_are_the_plans_own_sections(book):
+    thread = _thread("fine tune qwen3 32b on 50k chat samples in 5 days, cheapest", book)
+    for question in ("tokens per second?", "每秒多少token", "what's the MFU?"):
+        reply = follow_up(*thread, question, book=book)
+        assert reply.part == "time" and "tokens/s per GPU" in reply.text or "每卡每秒" in reply.text
+    assert follow_up(*thread, "how much does it cost to run per day?", book=book).part == "costs"
+
+
+def test_a_fabric_asked_of_a_one_server_plan_is_answered_not_replanned(book):
+    thread = _thread("fine tune qwen3 32b on 50k chat samples in 5 days, cheapest", book)
+    assert thread[1]["nodes"] == 1
+    reply = follow_up(*thread, "do we need infiniband?", book=book)
+    assert reply.kind == "question" and "one node" in reply.text

@@ -58,6 +58,17 @@ ASKS_MEMORY = re.compile(
     r"|显存(?:要|需要|占用|用)?(?:多少|多大|够不够|够吗)|每(?:张)?卡(?:的)?显存",
     re.I,
 )
+# The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
+# "how much a day?"): the time or the cost section, with its arithmetic.
+ASKS_SPEED = re.compile(
+    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s",
+    re.I,
+)
+ASKS_PER_DAY = re.compile(
+    r"(?:cost|rent|price|spend|burn)\w*\b.{0,25}\b(?:per|a|each)\s+day\b|\bdaily\s+(?:cost|rent|burn|spend)"
+    r"|(?:每天|一天|每日)(?:要|大概|大约)?(?:花|的)?(?:多少钱|费用|成本|租金|花费)",
+    re.I,
+)
 ASKS_COUNT = re.compile(
     r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$",
     re.I,
@@ -452,6 +463,21 @@ AROUND_A_CHANGE = (
     ),
     (r"(?:我们|咱们)?(?:可以|能|最多|愿意)(?:再)?等(?:得起)?", " "),
     (r"\busing\b", " on "),
+    # "what about 4 of them?": that many of the plan's GPUs
+    (r"\b(\d+)\s+of\s+(?:them|those|these)\b", r"\1 gpus"),
+    # "is it faster on a 5090?", "would that be cheaper on an H20?": the GPU named is the change
+    (r"\b(?:is|would|will)\s+(?:it|that|this)\s+(?:be\s+)?(?:any\s+)?(?:faster|quicker|slower|cheaper|better)\b", " "),
+    (r"\bon\s+an?\s+(?=(?:rtx\s*)?\d|[a-z]{1,3}\d)", " on "),
+    # "what if samples are 4k tokens each?", "each sample is 4000 tokens": the samples' mean length
+    (
+        r"\b(?:the\s+)?(?:samples?|examples?|rows?|conversations?)\s+(?:are|were|average|of)\s+(?:about\s+|~)?"
+        r"(\d+(?:\.\d+)?\s*k?)\s*tokens?(?:\s+each)?",
+        r" avg \1 tokens ",
+    ),
+    (
+        r"\beach\s+(?:sample|example|row|conversation)\s+(?:is|was|has)\s+(?:about\s+|~)?(\d+(?:\.\d+)?\s*k?)\s*tokens?",
+        r" avg \1 tokens ",
+    ),
     (r"\bwe had\b|\bwe have\b", " "),
     (
         r"(?:要|需要|得)?(?:花)?多少钱|(?:成本|租金|价格|费用|花费|开销)(?:是|大概|大约|要)?多少|多少(?:成本|租金|费用)"
@@ -616,7 +642,12 @@ def follow_up(
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
-        for asked_number, part in ((ASKS_MEMORY, "memory"), (ASKS_COUNT, "gpus")):
+        for asked_number, part in (
+            (ASKS_MEMORY, "memory"),
+            (ASKS_COUNT, "gpus"),
+            (ASKS_SPEED, "time"),
+            (ASKS_PER_DAY, "costs"),
+        ):
             if asked_number.search(message) and not why_not and not (part == "gpus" and elsewhere):
                 explained = _explain(request_text, summary, part, reply_lang, book)
                 if explained is not None:
@@ -632,6 +663,12 @@ def follow_up(
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
         else:
             read = read_whatif(request_text, summary, message, reply_lang)
+        if read is not None and read[1] == ["fabric"] and summary.get("nodes", 1) <= 1:
+            # "do we need infiniband?" on one server: nothing between servers to choose; the answer
+            # on the network, with this plan's numbers
+            data = _faq(message, summary, reply_lang)
+            if data.get("confident"):
+                return _faq_reply(data, reply_lang)
         if read is not None and budget_in:
             read = _budget_kept_in_market(request_text, summary, message, read, reply_lang, book)
         if read is not None and read[1] and set(read[1]) <= {"own_use_months", "own_utilisation"}:
