@@ -318,7 +318,7 @@ THE_JOB = re.compile(
 # A GPU named in a message: a maker's prefix, letters and a 2-4 digit number ("H100", "rtx 4090",
 # "Ascend 910B", "A800-80GB"), as the catalogue spells it.
 _GPU_WORD = re.compile(
-    r"(?<![a-z0-9])(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*[a-z]{0,3}\s?-?\d{2,4}[a-z]?"
+    r"(?<![a-z0-9])(?:\d{1,4}\s*[x×*]\s*)?(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*[a-z]{0,3}\s?-?\d{2,4}[a-z]?"
     r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*",
     re.I,
 )
@@ -334,10 +334,12 @@ WHICH_BETTER = re.compile(
 
 def _gpus_named(message: str) -> dict[str, str]:
     """The GPU types a message names: catalogue name -> the word as written, in order. A match is
-    tried as it stands, without a word before it ("for 4090s") and without a plural ("H20s")."""
+    tried as it stands, without a word before it ("for 4090s"), without its count ("8xH800") and
+    without a plural ("H20s")."""
     found: dict[str, str] = {}
     for m in _GPU_WORD.finditer(message):
-        for word in (m[0], m[0].split()[-1]):
+        # "8xH800": the GPU after its count
+        for word in (m[0], m[0].split()[-1], re.sub(r"^\d{1,4}\s*[x×*]\s*", "", m[0])):
             gpu = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
             if gpu is not None:
                 found.setdefault(gpu.name, word)
