@@ -7,9 +7,7 @@ import json
 
 import pytest
 
-from advisor.market import owning
 from advisor.market.quotes import EXAMPLE, parse_quote
-from advisor.planning import costs
 from advisor.request.parser import RequestError
 
 
@@ -185,35 +183,6 @@ def test_an_absurd_price_is_refused_as_a_price():
 
 
 # -- item 7: owning the same servers, by the planner's purchase arithmetic --------------------------
-
-
-def test_the_owning_constants_are_the_planners():
-    """advisor/market/owning.py repeats the planner's assumptions (the market wing cannot import
-    the planner): they must stay the same."""
-    assert (
-        owning.OWNED_UTILISATION,
-        owning.OPS_SHARE_OF_CAPEX,
-        owning.GPU_SHARE_OF_SERVER,
-        owning.MODULE_SHARE_OF_SERVER,
-        owning.USEFUL_LIFE_MONTHS,
-        owning.RESIDUAL_SHARE,
-        owning.WORKSTATION_MAX_CARDS,
-        owning.DEFAULT_PUE,
-        owning.CLUSTER_EXTRA,
-        owning.OWNERSHIP_MONTHS,
-    ) == (
-        costs.OWNED_UTILISATION,
-        costs.OPS_SHARE_OF_CAPEX,
-        costs.GPU_SHARE_OF_SERVER,
-        costs.MODULE_SHARE_OF_SERVER,
-        costs.USEFUL_LIFE_MONTHS,
-        costs.RESIDUAL_SHARE,
-        costs.WORKSTATION_MAX_CARDS,
-        costs.DEFAULT_PUE,
-        costs.CLUSTER_EXTRA,
-        costs.OWNERSHIP_RANK_MONTHS,
-    )
-    assert owning.residual_at(1000.0, 36) == costs._residual_at(1000.0, 36)
 
 
 @pytest.mark.parametrize(

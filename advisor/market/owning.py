@@ -5,9 +5,9 @@ price by the cards' share, 15% more for a cluster's switches and optics past one
 the owned servers' utilisation and the PUE on record, hosting per kW-month, upkeep as a share of
 the price a year, and the resale value left after the months owned.
 
-The market wing cannot import the planner (pyproject.toml, import-linter layers), so the
-planner's constants are repeated here; tests/test_quote_terms.py holds them equal to the
-planner's and checks a quote's owning figure against a plan's purchase of the same servers.
+The assumptions of owning live here, where the quote judge (market) and the planner
+(advisor/planning/costs.py, which imports them) both read them; tests/test_quote_terms.py checks
+a quote's owning figure against a plan's purchase of the same servers.
 """
 
 from __future__ import annotations
@@ -19,17 +19,33 @@ from pydantic import BaseModel
 from advisor.catalog import GPU
 from advisor.market.prices import Price, PriceBook
 
-# The planner's assumptions (advisor/planning/costs.py, where each is explained).
+# A bought cluster's use after this job: a team with a steady queue keeps it about 70% busy
+# (assumed; the guides' rule is to buy only for work lasting two years or more).
 OWNED_UTILISATION = 0.70
+# Yearly operations (spares, support, an engineer's share) as a share of capex (assumed).
 OPS_SHARE_OF_CAPEX = 0.05
+# GPUs are 40-60% of a server's total cost (source guide, Chengdu): a server priced from
+# cards alone is the card price / 0.5.
 GPU_SHARE_OF_SERVER = 0.5
+# An 8-GPU board (HGX module) is not a server: the chassis, CPUs, memory and NICs come on top.
+# The GPUs are about 0.76 of an 8 x H100 node with InfiniBand NICs: $317k for the node (Thinkmate
+# quote, 2024-08) against 8 x about $30k per GPU ("mid-2026", rough), both in
+# shared/notes/market-2026-12.md (P9, P10). A module price is divided by it.
 MODULE_SHARE_OF_SERVER = 0.76
+# Useful life of training GPUs: 4-5 years (issue 15; the accounting lives of 4-6 years the
+# hyperscalers state are the usual reference; not re-read here). The shorter end is used.
 USEFUL_LIFE_MONTHS = (48, 60)
+# What the hardware is still worth at the end of its useful life, as a share of capex (assumed;
+# no resale series on record).
 RESIDUAL_SHARE = 0.10
+# A workstation holds up to this many consumer or workstation (PCIe) cards; more go in servers.
 WORKSTATION_MAX_CARDS = 4
+# PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
 DEFAULT_PUE = 1.5
+# Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
 CLUSTER_EXTRA = 0.15
-# The planner ranks a purchase by its cost of owning over this many months (OWNERSHIP_RANK_MONTHS).
+# A purchase is weighed by its cost of owning over this many months (issue 15: "3-4-year cost of
+# ownership"; the planner ranks "buy" plans by it unless the team states its use).
 OWNERSHIP_MONTHS = 36
 # Without a city, the planner prices power at the market's national figure (costs.CITY_POWER_REGIONS).
 NATIONAL_REGIONS = ("CN", "US")
@@ -68,7 +84,7 @@ class Owning(BaseModel):
 
 def residual_at(capex: float, months: float) -> float:
     """What bought hardware is worth after `months`: straight-line from capex down to the residual
-    share at the end of the useful life (the planner's `_residual_at`)."""
+    share at the end of the useful life (assumed; no resale series on record)."""
     life = USEFUL_LIFE_MONTHS[0]
     return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
 

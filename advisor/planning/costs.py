@@ -10,51 +10,38 @@ from pydantic import BaseModel
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
 from advisor.engine.memory import GIB
+from advisor.market.owning import (
+    CLUSTER_EXTRA,
+    DEFAULT_PUE,
+    GPU_SHARE_OF_SERVER,
+    MODULE_SHARE_OF_SERVER,
+    OPS_SHARE_OF_CAPEX,
+    OWNED_UTILISATION,
+    OWNERSHIP_MONTHS,
+    RESIDUAL_SHARE,
+    USEFUL_LIFE_MONTHS,
+    WORKSTATION_MAX_CARDS,
+    residual_at,
+)
 from advisor.market.prices import PriceBook
 from advisor.planning import rent
 from advisor.planning.infra import storage_need
 from advisor.request.model import Note, TrainingRequest
 
 HOURS_PER_MONTH = rent.HOURS_PER_MONTH
-# A bought cluster's use after this job: a team with a steady queue keeps it about 70% busy
-# (assumed; the guides' rule is to buy only for work lasting two years or more).
-OWNED_UTILISATION = 0.70
-# Yearly operations (spares, support, an engineer's share) as a share of capex (assumed).
-OPS_SHARE_OF_CAPEX = 0.05
-# GPUs are 40-60% of a server's total cost (source guide, Chengdu): a server priced from
-# cards alone is the card price / 0.5.
-GPU_SHARE_OF_SERVER = 0.5
-# An 8-GPU board (HGX module) is not a server: the chassis, CPUs, memory and NICs come on top.
-# The GPUs are about 0.76 of an 8 x H100 node with InfiniBand NICs: $317k for the node (Thinkmate
-# quote, 2024-08) against 8 x about $30k per GPU ("mid-2026", rough), both in
-# shared/notes/market-2026-12.md (P9, P10). A module price is divided by it.
-MODULE_SHARE_OF_SERVER = 0.76
 # The guides' rule of thumb for first-year cost of ownership: 1.6-1.8x hardware.
 GUIDE_TCO_RULE = (1.6, 1.8)
 # Buy only when the servers pay back within this many months of steady use (assumed).
 BUY_PAYBACK_MONTHS = 18
-# Useful life of training GPUs: 4-5 years (issue 15; the accounting lives of 4-6 years the
-# hyperscalers state are the usual reference; not re-read here). The shorter end is used.
-USEFUL_LIFE_MONTHS = (48, 60)
 # A break-even past this many months is said as "never pays back", not as a count (assumed: ten
 # years, twice the longer useful life; "5,183 months" had been printed)
 NEVER_PAYS_BACK_MONTHS = 120
-# When the user asks to buy, plans are ranked by the cost of owning over this many months (issue
-# 15: "3-4-year cost of ownership"), or over the team's stated use.
-OWNERSHIP_RANK_MONTHS = 36
 # "Clearly cheaper": renting costs under this share of owning over the same months (assumed).
 RENT_CLEARLY_CHEAPER = 0.8
-# What the hardware is still worth at the end of its useful life, as a share of capex (assumed;
-# no resale series on record).
-RESIDUAL_SHARE = 0.10
 # Parts that need a US export licence for mainland China (data/gpus.toml `china_access`): a new
 # one bought there comes through a grey channel.
 GREY_IN_CHINA = ("licence_rented", "licence")
-# A workstation holds up to this many consumer or workstation (PCIe) cards; more go in servers.
-WORKSTATION_MAX_CARDS = 4
 
-# PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
-DEFAULT_PUE = 1.5
 # A parallel file system sells read throughput with capacity: 125 MB/s per TiB is the lower of
 # the tiers priced in data/reference_prices.toml (FSx for Lustre persistent SSD 125; Alibaba CPFS
 # 200), so the capacity a plan's read rate needs is not underestimated.
@@ -67,8 +54,6 @@ TB_PER_TIB = 2**40 / 1e12
 # Lessors recover the hardware over 3-4 years, so a monthly rent well under about 2.5% of the
 # purchase price deserves questions (data/faq/topics.toml, judging prices; after seed 001).
 RENT_CAPEX_FLOOR = 0.025
-# Multi-node clusters also buy switches, optics and storage: 15% of server capex (assumed).
-CLUSTER_EXTRA = 0.15
 # Where owned servers would be hosted: the electricity price regions that cover each city
 # (matched against the `region` of the reference prices). Without a city, the national
 # average.
@@ -126,7 +111,7 @@ class Costs(BaseModel):
     useful_life_months: list[int] = list(USEFUL_LIFE_MONTHS)
     residual_value: float | None = None
     own_use: dict | None = None  # the team's own use: months and utilisation, and the comparison
-    ownership_cost: float | None = None  # owning over OWNERSHIP_RANK_MONTHS (or the stated use): capex
+    ownership_cost: float | None = None  # owning over OWNERSHIP_MONTHS (or the stated use): capex
     # less the residual left, plus operations; ranks "buy" plans
     decision: str
     decision_reason: str
@@ -217,13 +202,6 @@ def _term_option(q: rent.Priced, storage: float) -> dict:
         "as_of": q.price.as_of,
         "rule": q.rule or None,
     }
-
-
-def _residual_at(capex: float, months: float) -> float:
-    """What bought hardware is worth after `months`: straight-line from capex down to the residual
-    share at the end of the useful life (assumed; no resale series on record)."""
-    life = USEFUL_LIFE_MONTHS[0]
-    return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
 
 
 # A lease whose job uses under a third of the months paid is said to be mostly idle, whatever its
@@ -522,10 +500,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             elif days and days < lead[0] * 7 and not own_months:
                 # A job shorter than even the shortest delivery time: rent it; buy for the work after it.
                 notes.append(_note("buy_job_shorter_than_lead", days=days, **published))
-        horizon = own_months or OWNERSHIP_RANK_MONTHS
-        ownership_cost = capex - _residual_at(capex, horizon) + opex_year * horizon / 12
+        horizon = own_months or OWNERSHIP_MONTHS
+        ownership_cost = capex - residual_at(capex, horizon) + opex_year * horizon / 12
         if own_months and per_hour:
-            own_cost = capex - _residual_at(capex, own_months) + opex_year * own_months / 12
+            own_cost = capex - residual_at(capex, own_months) + opex_year * own_months / 12
             # Renting the same use: by the hour, only the hours used; on a lease, every month of
             # the term whatever the use, at the rate of the longest term the use covers (a 3-year
             # use had been priced at a 1-month rate for only the 70% of months in use).
@@ -583,18 +561,16 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif req.rent_or_buy == "buy" and capex:
         decision, reason = "buy", "asked_buy"
         # Push back when renting the same GPUs, as busy, is clearly cheaper over the ranking horizon.
-        rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * OWNERSHIP_RANK_MONTHS if per_hour else None
+        rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * OWNERSHIP_MONTHS if per_hour else None
         if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:
-            notes.append(
-                _note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_RANK_MONTHS)
-            )
+            notes.append(_note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_MONTHS))
     elif long_lease and (days or 0) < SHORT_TERM_JOB_DAYS:
         # a job of hours or days on GPUs leased only for years: neither the lease nor owning the
         # servers is the answer (a 56-minute run had been told to buy 16 H200): a short rental,
         # quoted by a vendor, or another GPU type (the answer names one when it is far cheaper)
         decision, reason = "rent", "no_short_term"
     elif long_lease and capex and rent_total is not None:
-        own_term = capex - _residual_at(capex, bound_term) + opex_year * bound_term / 12
+        own_term = capex - residual_at(capex, bound_term) + opex_year * bound_term / 12
         decision, reason = ("buy" if own_term < rent_total else "rent"), "long_lease_only"
         if decision == "buy":  # its break-even was against renting by the hour, which cannot deliver this
             notes = [n for n in notes if n.code != "breakeven_past_life"]
