@@ -128,6 +128,17 @@ def test_a_14_day_job_on_a_3_month_minimum_pays_3_months():
     assert [o.term_months for o in priced.options] == [3]  # no 1-month lease is on record
 
 
+def test_an_hourly_rate_sold_on_a_term_bills_the_term_a_short_job_does_not_fill():
+    """A reserved rate ('$2.10/GPU-hr, 1 year': a recorded quote keeps its minimum term) bills the
+    year's hours however short the job; a buyer had seen a 3-day job priced at it by the hour."""
+    reserved = row(**{**SERVER, "price": 2.1, "min_term_months": 12})
+    q = rent.rent_plan(book_of(reserved), "H800-SXM-80GB", "china", "CNY", 8, 1, 3).headline
+    assert q.total == pytest.approx(2.1 * 8 * 12 * rent.HOURS_PER_MONTH) and q.months_paid == 12
+    # with an offer sold by the hour beside it, the 3-day job goes there
+    both = rent.rent_plan(book_of(reserved, row(**INSTANCE)), "H800-SXM-80GB", "china", "CNY", 8, 1, 3)
+    assert both.headline.price.provider == "marketplace"
+
+
 def test_day_billing_rounds_up_to_whole_days():
     block = row(**{**CLUSTER, "billing": "day"})
     q = rent.rent_plan(book_of(block), "H800-SXM-80GB", "china", "CNY", 8, 1, 1.2).headline

@@ -89,15 +89,19 @@ def _billed_gpus(p: Price, gpus: int) -> int:
 
 def _hourly(p: Price, value: float, gpus: int, days: float | None, basis: str, rule: str = "") -> Priced:
     """An hourly offer bills the wall time rounded up to its billing unit (a day-billed capacity
-    block bills whole days)."""
+    block bills whole days); one sold with a minimum term (a reserved rate: `1 year` on a quote)
+    bills at least that term's hours, whatever the job uses."""
     billed = _billed_gpus(p, gpus)
     total = None
+    committed = None
     if days:
         step = BILLING_HOURS.get(p.billing, 1)
         wall = days * 24
         hours = math.ceil(wall / step - 1e-9) * step if step else wall
+        if p.min_term_months and hours < p.min_term_months * HOURS_PER_MONTH:
+            hours, committed = p.min_term_months * HOURS_PER_MONTH, p.min_term_months
         total = value * billed * hours
-    return Priced(p, total, value, "hourly", None, 0, True, basis, billed, rule)
+    return Priced(p, total, value, "hourly", committed, committed or 0, True, basis, billed, rule)
 
 
 def _monthly(p: Price, per_gpu_month: float, gpus: int, days: float | None, term: int, stated: bool, rule="") -> Priced:
