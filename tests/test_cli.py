@@ -268,3 +268,8 @@ def test_a_lease_the_job_hardly_uses_is_said_in_the_headline(cli):
 def test_a_gpu_without_bf16_says_fp16_in_what_was_understood(cli):
     out = cli("ask", "kimi-k2 qlora 2万条 预算10万 用V100").stdout
     assert "数值设置：  fp16" in out and "bf16 计算" not in out
+
+
+def test_the_break_even_says_the_use_the_team_gave(cli):
+    out = cli("ask", "70B full 300B tokens 45d buy 60% use usd").stdout
+    assert "break-even against renting at 60% use" in out and "at 70% use" not in out

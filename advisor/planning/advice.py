@@ -502,6 +502,7 @@ def plan_context(result: Advice) -> dict:
         decision=p.costs.decision,
         breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
         breakeven_never=p.costs.never_pays_back,
+        owned_utilisation=p.costs.owned_utilisation,
         fits=e.fits,
         # the kernels the plan ran attention on, a what-if's "before" where the user said none
         attention=r.attention or ("fa3" if gpu.architecture in FA2_SLOW_ARCHITECTURES else "fa2"),

@@ -122,7 +122,7 @@ class Costs(BaseModel):
     # they made; class attributes, so not part of the JSON.
     ops_share: ClassVar[float] = OPS_SHARE_OF_CAPEX
     guide_tco_rule: ClassVar[tuple[float, float]] = GUIDE_TCO_RULE
-    owned_utilisation: ClassVar[float] = OWNED_UTILISATION
+    owned_utilisation: float = OWNED_UTILISATION  # the owned servers' use: the team's (`60% use`) or assumed
     payback_months: ClassVar[int] = BUY_PAYBACK_MONTHS
     gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
     module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
@@ -613,6 +613,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         power_cost_year=power_year,
         hosting_cost_year=hosting_year,
         breakeven_months=breakeven,
+        owned_utilisation=utilisation,
         residual_value=residual,
         own_use=own_use,
         ownership_cost=ownership_cost,
