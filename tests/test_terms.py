@@ -524,3 +524,23 @@ def test_a_job_of_hours_on_gpus_leased_only_for_years_asks_for_a_short_rental_no
     c = out["cost"]
     assert out["training"]["days"] < costsmod.SHORT_TERM_JOB_DAYS
     assert (c["decision"], c["decision_reason"]) == ("rent", "no_short_term")
+
+
+def test_a_cluster_sold_only_for_years_is_priced_beside_server_leases_on_the_terms_a_job_can_sign():
+    """China's H200 clusters are leased for five years; a 3-month job had been shown only that
+    bill (¥107.6M). The servers' own leases, one per server, price the short terms beside it (the
+    estimate rule, said), and a term asked for is priced from them; a server lease sold only for
+    as long is not priced at 3 months."""
+    rows = [
+        _row(gpu="H200-SXM-141GB", provider="c", price=16_000.0, min_term_months=60, terms="60m",
+             offer_kind="cluster", max_gpus=512, fabric="roce"),
+        _row(gpu="H200-SXM-141GB", provider="s", price=11_750.0, offer_kind="server", max_gpus=8),
+        _row(gpu="H200-SXM-141GB", provider="long", price=9_000.0, min_term_months=60, terms="60m",
+             offer_kind="server", max_gpus=8),
+    ]  # fmt: skip
+    priced = rent.rent_plan(_book(*rows), "H200-SXM-141GB", "china", "CNY", 112, 14, 89, asked_term=3)
+    terms = {o.term_months: o for o in priced.options}
+    assert set(terms) == {3, 60}
+    assert terms[3].price.provider == "s" and terms[3].total == pytest.approx(11_750.0 * 112 * 3)
+    assert terms[60].price.provider == "c"
+    assert priced.headline is terms[3] and priced.estimate_rule["rule"] == "server_leases"

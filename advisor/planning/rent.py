@@ -68,6 +68,8 @@ class Rent:
     options: list[Priced] = field(default_factory=list)  # one per term, shortest first
     range_pool: list[Priced] = field(default_factory=list)
     estimate_rule: dict | None = None
+    # the estimate rule behind the shorter terms priced beside a cluster sold only on a long one
+    short_term_rule: dict | None = None
     stated_terms: list[int] = field(default_factory=list)  # every term a source states for the GPU
     asked_term: int | None = None
     asked_term_sold: bool = True  # an offer is on record at the user's term (stated or not)
@@ -195,10 +197,23 @@ def rent_plan(
     if not out.options and not hourly and leases:
         # Every offer that delivers is a lease sold only on a longer term (China's H200 clusters:
         # five years closed, market-2026-12.md C6/C7): that term priced, idle months and all, not
-        # "no price on record" for GPUs that are on offer.
+        # "no price on record" for GPUs that are on offer; and beside it the servers' own leases,
+        # one per server, on the terms the job could sign (the estimate rule of `_delivering`),
+        # so a three-month job is not shown only a five-year bill.
         shortest = min((t for p, _, _ in leases for t in p.lease_terms), default=None)
         q = _likely_at(leases, gpus, days, shortest) if shortest else None
-        out.options = [q] if q is not None else []
+        servers, rule = ([], None) if out.estimate_rule else _server_leases(book, gpu, market, gpus, ("rent_month",))
+        # (not the delivering leases themselves, nor any a source sells only on as long a term)
+        estimated = [
+            (p, value(p), rule["rule"])
+            for p in servers
+            if p.why_not(gpus, nodes) is not None and not (shortest and p.lease_terms and p.lease_terms[0] >= shortest)
+        ]
+        short = _term_options(estimated, gpus, days, asked_term, sorted({t for p in servers for t in p.lease_terms}))
+        short = [o for o in short if shortest is None or o.term_months < shortest]
+        out.options = short + ([q] if q is not None else [])
+        if short:
+            out.short_term_rule = {"rule": rule["rule"], "basis_gpu": rule["basis_gpu"]}
     by_term = {o.term_months: o for o in out.options}
 
     if asked_term:
@@ -235,6 +250,8 @@ def rent_plan(
     if own:
         headline = _cheapest(own)
     out.headline = headline
+    if headline is not None and out.short_term_rule and headline.rule == out.short_term_rule["rule"]:
+        out.estimate_rule = out.short_term_rule  # the headline is a per-server estimate: said so
     if headline is not None:
         same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
         out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
@@ -256,6 +273,17 @@ def _delivering(
     deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
     if deliver:
         return deliver, None, terms
+    servers, rule = _server_leases(book, gpu, market, gpus, kinds)
+    if servers:
+        return servers, rule, sorted({t for p in servers for t in p.lease_terms})
+    return [], None, terms
+
+
+def _server_leases(
+    book: PriceBook, gpu: str, market: str, gpus: int, kinds: tuple[str, ...]
+) -> tuple[list[Price], dict | None]:
+    """Whole-server offers of `gpu` (else of its sibling class) that stand in, one per server, for
+    an offer of all the plan's GPUs, and the rule that says so."""
     for basis_gpu, rule in ((gpu, "server_leases"), (SIBLINGS.get(gpu), "sibling_server_leases")):
         if not basis_gpu:
             continue
@@ -266,8 +294,8 @@ def _delivering(
             if p.offer_kind in ("server", "cluster") and p.max_gpus >= min(gpus, GPUS_PER_SERVER)
         ]
         if servers:
-            return servers, {"rule": rule, "basis_gpu": basis_gpu}, sorted({t for p in servers for t in p.lease_terms})
-    return [], None, terms
+            return servers, {"rule": rule, "basis_gpu": basis_gpu}
+    return [], None
 
 
 def can_rent(book: PriceBook, gpu: str, market: str, gpus: int, nodes: int, hourly_only: bool) -> bool:
