@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from advisor import catalog
+from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
@@ -1123,6 +1124,8 @@ def _value(name: str, req, lang: str) -> str:
             if value
             else render("slack/value.j2", lang, kind="as_planned")
         )
+    if name == "lora_rank" and value is None and req.method in ("lora", "qlora"):
+        value = DEFAULT_LORA_RANK  # the rank an adapter plan used when none was said ("— -> 32" had read)
     return "—" if value is None else str(value)
 
 
@@ -1173,9 +1176,9 @@ def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
         old=summary["gpu"],
         new=p.gpu,
         old_plan=old,
-        old_days=num(old.days, 2) if old and old.days else "",
+        old_days=phrase(lang, "duration", old.days, file="explain") if old and old.days else "",
         old_rent=money(old.rent, old.costs.currency) if old and old.rent else "",
-        old_count=f"{old.estimate.layout.gpu_count:,}" if old else "",
+        old_count=old.estimate.layout.gpu_count if old else 0,
         meets=bool(old and old.meets_deadline),
     )
 
