@@ -1372,9 +1372,13 @@ def test_a_day_of_a_month_before_a_currency_word_is_the_date():
 
 
 def test_a_dollar_budget_moving_the_market_abroad_is_said():
-    r = parse("预算20万美元 70B 全量微调 500亿token 30天")
+    r = parse("70B full-finetune 50B tokens 30d budget $200k")
     assert r.market == "global" and "market_from_budget" in [n.code for n in r.assumptions]
     assert "market_from_budget" not in [n.code for n in parse("70B full-finetune 1TB 14d usd").assumptions]
+    # written in Chinese, a dollar cap is a mainland team's: mainland prices, converted, said
+    zh = parse("预算20万美元 70B 全量微调 500亿token 30天")
+    assert (zh.market, zh.currency) == ("china", "USD") and "market_kept_chinese" in [n.code for n in zh.assumptions]
+    assert parse("预算20万美元 70B 全量微调 500亿token 30天 usd").market == "global"
     assert parse("70B full-finetune 1TB 14d budget $2M shenzhen").market == "china"
 
 

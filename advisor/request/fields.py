@@ -535,7 +535,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "city",
         worded=True,
-        assumed=("market_china", "market_from_budget"),
+        assumed=("market_china", "market_from_budget", "market_kept_chinese"),
         keys=Word(en=("city",)),
         choices=(
             Word("shenzhen", en=("shenzhen",), zh=("深圳",)),

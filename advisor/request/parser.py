@@ -2652,8 +2652,13 @@ class _Parse:
             if targets is None:
                 targets = "all"
                 note("lora_targets")
-        market = "global" if v["currency"] == "USD" and "city" not in f else "china"
-        if market == "china" and "city" not in f:
+        # dollars said only in a budget of a request written in Chinese (`预算15万美元`): a mainland
+        # team's cap, so mainland GPUs and prices, converted (a buyer probe read the move abroad as wrong)
+        kept = v["currency"] == "USD" and "currency" not in f and "city" not in f and detect_lang(self.text) == "zh"
+        market = "global" if v["currency"] == "USD" and "city" not in f and not kept else "china"
+        if kept:
+            note("market_kept_chinese")
+        elif market == "china" and "city" not in f:
             note("market_china")
         elif market == "global" and "currency" not in f:
             # dollars said only in the budget (`预算20万美元`): the market follows them, said
