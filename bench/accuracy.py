@@ -30,6 +30,8 @@ from cases import (  # noqa: E402
     HELD_OUT_MOE_ZOO,
     HELD_OUT_NEMO,
     HELD_OUT_OOM,
+    HELD_OUT_PROBE_MEMORY,
+    HELD_OUT_PROBE_TIME,
     HELD_OUT_THROUGHPUT,
     HELD_OUT_TORCHTITAN,
     MEMORY_CASES,
@@ -286,6 +288,11 @@ HELD_OUT_SETS = (
     ("torchtitan long sequences and 405B, on FlashAttention-2", "torchtitan", HELD_OUT_TORCHTITAN),
     ("llm-foundry MPT, H100 and A100", "llm-foundry", HELD_OUT_LLMFOUNDRY),
     ("Megatron-Core MoE model zoo, Qwen3 235B", "Megatron-Core MoE model zoo", HELD_OUT_MOE_ZOO),
+    (
+        "OLMo-core, torchao, ms-swift, FlagPerf, JetMoE: read by a probe in the sixteenth session",
+        "OLMo-core, torchao, ms-swift, FlagPerf, JetMoE",
+        HELD_OUT_PROBE_TIME,
+    ),
 )
 
 
@@ -314,6 +321,7 @@ def main() -> int:
     held_rows, _ = build_rows(HELD_OUT, [])
     sets = [(summary, title, build_rows(cases, [])[0]) for summary, title, cases in HELD_OUT_SETS]
     _, held_mem_rows = build_rows([], HELD_OUT_MEMORY)
+    _, probe_mem_rows = build_rows([], HELD_OUT_PROBE_MEMORY)
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -324,6 +332,8 @@ def main() -> int:
         print(summary_table(rows))
     print("\n### Summary: held-out memory (litgpt's config hub)\n")
     print(summary_table(held_mem_rows))
+    print("\n### Summary: held-out memory (torchao, ms-swift, FlagPerf: read by a probe in the sixteenth session)\n")
+    print(summary_table(probe_mem_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -341,6 +351,9 @@ def main() -> int:
     print("### Held-out memory: litgpt's config hub" + table.rstrip())
     print("\nThe same table's runs that ran out of memory on their cards:\n")
     print("\n".join(oom_lines()))
+    print()
+    table = markdown([], probe_mem_rows).split("### Peak memory per GPU")[1].split("Rows the request language")[0]
+    print("### Held-out memory: torchao, ms-swift, FlagPerf" + table.rstrip())
     return 0
 
 

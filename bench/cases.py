@@ -1036,6 +1036,29 @@ POINT_RESERVED = ("M01", "M02", "M03", "M08", "M09", "M10", "M11")
 GB_PER_GIB = 2**30 / 1e9
 
 
+def _probe_2026_12():
+    """bench/calibration/heldout_2026_12_probe.csv (README there): throughput, time and memory."""
+    import csv
+    from pathlib import Path
+
+    time_cases, memory_cases = [], []
+    readings = {"peak_mem_reserved_gib": "reserved", "mem_gib_nvsmi": "nvidia-smi"}
+    with (Path(__file__).resolve().parent / "calibration" / "heldout_2026_12_probe.csv").open() as f:
+        for row in csv.DictReader(f):
+            value, note = float(row["measured"]), f"{row['source']}: {row['notes']}"
+            if row["metric"] == "tokens_per_s_per_gpu":
+                time_cases.append(TimeCase(row["name"], row["request"], tokens_per_s_per_gpu=value, note=note))
+            elif row["metric"] == "days":
+                time_cases.append(TimeCase(row["name"], row["request"], days=value, note=note))
+            else:
+                gb, reading = value * GB_PER_GIB, readings[row["metric"]]
+                memory_cases.append(MemoryCase(row["name"], row["request"], gb, reading, note))
+    return time_cases, memory_cases
+
+
+HELD_OUT_PROBE_TIME, HELD_OUT_PROBE_MEMORY = _probe_2026_12()
+
+
 def _points():
     import csv
     from pathlib import Path
