@@ -273,3 +273,12 @@ def test_a_gpu_without_bf16_says_fp16_in_what_was_understood(cli):
 def test_the_break_even_says_the_use_the_team_gave(cli):
     out = cli("ask", "70B full 300B tokens 45d buy 60% use usd").stdout
     assert "break-even against renting at 60% use" in out and "at 70% use" not in out
+
+
+def test_over_budget_names_an_alternative_within_both(cli):
+    """A buyer over budget had been told only the cheapest full fine-tune's cost, while LoRA shown
+    below it met both the deadline and the budget."""
+    out = cli("ask", "qwen2.5-72b full 50B tokens 21d usd rent budget $20k").stdout
+    line = next(x for x in out.splitlines() if "Over budget" in x)
+    assert "LoRA instead of full fine-tuning comes within both" in line
+    assert re.search(r"\$[\d,]+\.$", line)

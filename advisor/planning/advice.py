@@ -275,6 +275,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 )
             )
     elif req.budget and not p.within_budget and p.spend(req) is not None:  # no price: `no_price` says so
+        # an alternative shown below that meets both (LoRA instead of full fine-tuning): named here
+        fits = next((a for a in result.alternatives if a.within_budget and a.meets_deadline and a.rent), None)
         out.append(
             _note(
                 "warning",
@@ -283,6 +285,15 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 currency=req.budget.currency,
                 cost=p.spend(req),
                 cur=req.currency,
+                within=None
+                if fits is None
+                else {
+                    "label": fits.label,
+                    "count": fits.estimate.layout.gpu_count,
+                    "gpu": fits.gpu,
+                    "days": fits.days,
+                    "cost": fits.spend(req) or fits.rent,
+                },
                 # hardware the team fixed is this plan, not the cheapest of many
                 fixed=bool(req.gpu_count or req.owned),
                 # no deadline: the plan is the planner's horizon's, and no slower count came within
