@@ -869,3 +869,11 @@ def test_a_fabric_asked_of_a_one_server_plan_is_answered_not_replanned(book):
     assert thread[1]["nodes"] == 1
     reply = follow_up(*thread, "do we need infiniband?", book=book)
     assert reply.kind == "question" and "one node" in reply.text
+
+
+def test_one_server_that_meets_nothing_is_not_called_the_cheapest_that_meets_the_request(book):
+    thread = _thread("70B full-finetune 1TB 14d budget ¥500k", book)
+    reply = follow_up(*thread, "can we do it on one server?", book=book)
+    assert reply.kind == "whatif" and not reply.advice.plan.meets_deadline
+    assert "cheapest plan that meets" not in reply.text and "no plan meets the deadline now" in reply.text
+    assert "which misses the deadline too" in reply.text

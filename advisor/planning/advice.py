@@ -299,6 +299,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 # no deadline: the plan is the planner's horizon's, and no slower count came within
                 # the budget either (`_fastest_within_budget` looks down to the fewest that fit)
                 horizon=None if req.deadline_days or not p.meets_deadline else result.horizon_days,
+                # a deadline no plan meets (one server asked for): the plan shown is no deadline's
+                misses=bool(req.deadline_days and not p.meets_deadline),
             )
         )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):

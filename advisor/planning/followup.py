@@ -1180,6 +1180,7 @@ def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
         old_rent=money(old.rent, old.costs.currency) if old and old.rent else "",
         old_count=old.estimate.layout.gpu_count if old else 0,
         meets=bool(old and old.meets_deadline),
+        new_meets=p.meets_deadline,
     )
 
 
