@@ -62,6 +62,11 @@ ATTN_BWD_FLOPS_RATIO = 2.5
 # (pytorch/pytorch#142132, 2024-12). Forward 0.33; the backward assumed at the same ratio (0.24).
 ETA_ATTN_FA2_FWD, ETA_ATTN_FA2_BWD = 0.33, 0.24
 FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
+# AMD's best attention kernels on MI300X (aiter's assembly v3, BF16, head dim 128, sequences of
+# 4k and more) reach 510-590 TFLOP/s forward and 400-550 backward of its 1,307 peak (ROCm/aiter
+# op_tests/cpp/mha/README.md at 0403bcdf, "More performance test results", PR #1270): 0.42 and
+# 0.36 of peak, against the 0.6 and 0.45 of NVIDIA's kernels above.
+ETA_ATTN_BY_ARCHITECTURE = {"CDNA 3": (0.42, 0.36)}
 # Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
 # fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix. PyTorch
 # SDPA's memory-efficient kernel (the PyTorch-native stacks there: memory.score_free_attention)
@@ -154,7 +159,7 @@ def attention_efficiency(gpu: GPU, kernel: str) -> tuple[float, float]:
     for the GPU ("best"), or FlashAttention-2's ("fa2"), which only Hopper and newer outrun."""
     if kernel == "fa2" and gpu.architecture in FA2_SLOW_ARCHITECTURES:
         return ETA_ATTN_FA2_FWD, ETA_ATTN_FA2_BWD
-    return ETA_ATTN_FWD, ETA_ATTN_BWD
+    return ETA_ATTN_BY_ARCHITECTURE.get(gpu.architecture, (ETA_ATTN_FWD, ETA_ATTN_BWD))
 
 
 def fa2_time_factor(gpu: GPU, attention_share: float) -> float:
