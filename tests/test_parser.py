@@ -1503,6 +1503,8 @@ def test_spring_festival_is_the_next_lunar_new_year():
     "text,kind",
     [
         ("7B lora 5万条 3天 3080", "unknown_gpu"),
+        ("qwen3-32b lora on mac studio", "unknown_gpu"),  # had been planned on 910B, "mac studio" read past
+        ("qwen3-8b qlora 1万条 用M3 Max", "unknown_gpu"),
         ("7B lora 5万条 3天 A6000", "unknown_gpu"),
         ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
         ("70B 全参微调 50万条 两周 寒武纪", "unknown_gpu"),

@@ -1471,7 +1471,10 @@ class _Parse:
         self.scan.take(
             rf"{L}(?P<name>(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti|d|s|\s*super)?|a[2-6]000|mi\d{{3}}[a-z]?|910[a-z]\d?"
             rf"|v100s|p100|p40|t4|k80|l4|l20|l40|a10g?|a30|a40){R}{_not_a_card()}"
-            rf"|(?P<zh>海光\s*dcu|海光|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z]))",
+            rf"|(?P<zh>海光\s*dcu|海光|寒武纪|昆仑芯|摩尔线程|沐曦|燧原|壁仞|(?<![a-z])dcu(?![a-z])"
+            # Apple silicon: no CUDA, not a training server this plans
+            rf"|(?<![a-z])mac\s*(?:studio|mini|pro|book(?:\s*pro)?)?(?![a-z])|(?<![a-z])m[1-4]\s*(?:max|ultra|pro)(?![a-z])"
+            rf"|apple\s*silicon|苹果(?:电脑|芯片)?)",
             lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
         )
 
