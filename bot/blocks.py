@@ -762,7 +762,21 @@ def explain(reply, rows: list[dict] | None = None) -> dict:
     elif reply.part == "costs":
         msg = details(reply.advice, "costs")
         c, e = reply.advice.plan.costs, reply.advice.estimate
-        if c.rent_total and c.rent_per_gpu_hour and e.gpu_hours:
+        months = (c.rent_term or {}).get("months_paid")
+        if c.rent_total and c.rent_option == "monthly" and c.rent_per_gpu_month and months and c.rent_monthly_total:
+            # a lease: the rate by the month, the GPUs billed and the months paid (the hourly rate times
+            # the job's GPU-hours had not added up to the total)
+            gpus = round(c.rent_monthly_total / c.rent_per_gpu_month / months)
+            first = _p(
+                reply.lang,
+                "cost_answer_monthly",
+                cash(c.rent_total, c.currency),
+                cash(c.rent_per_gpu_month, c.currency),
+                count(gpus),
+                months,
+            )
+            msg["blocks"][0]["text"]["text"] = first
+        elif c.rent_total and c.rent_option == "hourly" and c.rent_per_gpu_hour and e.gpu_hours:
             first = _p(
                 reply.lang,
                 "cost_answer",

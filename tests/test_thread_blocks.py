@@ -155,6 +155,19 @@ def test_where_the_numbers_come_from_gives_each_with_its_sum(bot, fake_slack, an
     assert "GFLOP" not in json.dumps(reply["blocks"], ensure_ascii=False)
 
 
+def test_the_rent_of_a_lease_adds_up_to_its_total(bot, fake_slack, answered):
+    """The plan is a month's lease of 224 H800: its rate by the month times the GPUs times the
+    months paid, plus storage, is the total (the hourly equivalent times the job's GPU-hours had
+    been shown, less than half of it)."""
+    send, _ = bot
+    s = _summary(answered)
+    first = _ask(send, fake_slack, "where does the rent come from?", answered)["blocks"][0]["text"]["text"]
+    m = re.match(r"\*¥([\d,]+)\*: ¥([\d,]+) per GPU-month × ([\d,]+) GPUs × (\d+) months?, plus storage", first)
+    assert m, first
+    total, rate, gpus, months = (int(g.replace(",", "")) for g in m.groups())
+    assert total == round(s["rent_total"]) and rate * gpus * months < total < rate * gpus * months * 1.05
+
+
 def test_a_job_under_an_hour_reads_in_minutes_on_the_card_and_in_the_thread(bot, fake_slack):
     from bot import conversations
 
