@@ -870,6 +870,22 @@ def test_off_peak_is_read_and_said(text):
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70B full-finetune 1TB 14d budget owned 128xH800",
+        "our own 16 H100 70b lora 1GB",
+        "7B 预训练 2T tokens 用我们自己的 64卡A800 30天",
+        "7B 预训练 2T tokens 用自己的64卡A800 30天",
+        "65B 预训练 1.4万亿token 用我们自有的2048卡A100-80GB",
+    ],
+)
+def test_gpus_said_as_owned_in_more_words_are_the_teams(text):
+    # these had been priced as rented ("skipped 'owned'", "略过了 '自己'")
+    assert parse(text).owned
+    assert not parse("7B 预训练 2T tokens 30天 我们的数据 64卡A800").owned  # our data, not our GPUs
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

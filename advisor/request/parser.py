@@ -1258,12 +1258,13 @@ class _Parse:
         en_units = _all(fields.field("gpu_count").units, "en") + "|" + _all(fields.field("nodes").units, "en")
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
-            rf"{L}(?:(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?|our)"
+            rf"{L}(?:(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?|our(?:\s+own)?|owned)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
             rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)"
             rf"|(?:{_ZH_OWNER})(?:的)?(?:(?:{_ZH_PLACE})(?:里面|里|中|上)?)?(?:已经)?(?:只)?(?:有|拥有)"
-            rf"|已有|现有|自有|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)(?:\s*{_ZH_IDLE})?"
+            rf"|(?:(?:用|使用|在)?(?:{_ZH_OWNER})(?:自己)?(?:的)?)?(?:已有|现有|自有)(?:的)?"
+            rf"|(?:用|使用|在)?(?:{_ZH_OWNER})(?:自己)?的|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)(?:\s*{_ZH_IDLE})?"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
