@@ -877,3 +877,10 @@ def test_one_server_that_meets_nothing_is_not_called_the_cheapest_that_meets_the
     assert reply.kind == "whatif" and not reply.advice.plan.meets_deadline
     assert "cheapest plan that meets" not in reply.text and "no plan meets the deadline now" in reply.text
     assert "which misses the deadline too" in reply.text
+
+
+def test_a_gpu_that_holds_the_job_at_no_count_is_said_so_and_the_plan_kept(book):
+    thread = _thread("帮我算一下 千亿参数模型 预训练 3000亿token 一个月 预算200万", book)
+    reply = follow_up(*thread, "用4090呢", book=book)
+    assert "RTX4090-24GB 跑不了这个任务" in reply.text and "?" not in reply.text
+    assert f"{thread[1]['gpu_count']} × {thread[1]['gpu']}" in reply.text

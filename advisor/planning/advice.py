@@ -214,7 +214,10 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     out = []
     p = result.best
     if p is None:
-        return [_note("warning", "nothing_fits")]
+        # a GPU type the team named fits nowhere at any count; LoRA words only where they apply
+        return [
+            _note("warning", "nothing_fits", gpu=req.gpu, adapters=req.method in ("lora", "qlora", "full-finetune"))
+        ]
     est = p.estimate
     if not est.fits:
         out.append(

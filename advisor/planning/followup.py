@@ -972,6 +972,10 @@ def _whatif(
         result = advise_request(request, book)
     except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
         return FollowUp(kind="question", lang=lang, changed=changed, text=err.message(lang))
+    if result.plan is None and "gpu" in changed and request.gpu and summary.get("gpu"):
+        # "用4090呢" for a job no count of 4090 holds: said so, the plan kept ("0 × ?" had been shown)
+        text = render("followup.txt.j2", lang, kind="gpu_no_fit", gpu=request.gpu, s=summary)
+        return FollowUp(kind="question", lang=lang, changed=changed, changes=changes, text=text)
     after = plan_context(result)
     before = {k: summary.get(k) for k in COMPARED}
     after_cmp = {k: after.get(k) for k in COMPARED}
