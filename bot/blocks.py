@@ -191,6 +191,8 @@ def status(result) -> tuple[str, dict]:
         if not p.within_budget and spend is not None:
             limit = spend - _budget_in(result)
             return "over_budget", {"budget": budget, "over": cash(limit, p.costs.currency)}
+    if r.rent_or_buy == "buy" and any(w.code in ("buy_after_deadline", "buy_lead_unknown") for w in result.warnings):
+        return "bought_too_late", {"deadline": deadline}  # the servers' published lead time is longer
     if not p.priced(r):
         return "no_price", {"gpu": p.gpu}
     if deadline and budget:

@@ -114,7 +114,8 @@ def test_a_buyers_card_holds_the_budget_against_the_purchase(bot, fake_slack, bo
     msg, _ = _card(fake_slack, send, text)
     capex = advise(text, book=book).plan.costs.buy_capex
     assert capex and capex <= 8_000_000
-    assert msg["blocks"][0]["text"]["text"] == "✅ Meets your 30-day deadline and budget"
+    # H100 servers' published lead time is 8-20 weeks: bought ones arrive after the 30 days
+    assert msg["blocks"][0]["text"]["text"] == "⚠️ Bought servers arrive after the 30-day deadline: rent for this job"
     decision = next(line for line in _lines(msg["blocks"]) if line.startswith("Buy: "))
     assert decision.startswith(f"Buy: you asked to buy (${capex:,.0f} up front); renting instead: $")
 
@@ -329,3 +330,14 @@ def test_a_plan_whose_offloaded_states_outgrow_the_servers_ram_says_so_on_the_ca
     assert "Does not fit in the servers' RAM" in text and "the card holds it" in text
     plain = json.dumps(card(advise("qwen2.5-72b qlora 20k samples seq 32768 on a single 4090", "en", book=book)))
     assert "Does not fit in GPU memory" in plain and "the card holds it" not in plain
+
+
+def test_a_purchase_that_cannot_arrive_by_the_deadline_says_so_in_the_header(book):
+    """A 5-day job bought on V100 (no delivery time on record) and a 14-day one on H100 (8-20
+    weeks published) had been headed 'Meets your deadline'."""
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    for request in ("mixtral-8x22b sft 100k samples 5d buy", "70B full-finetune 100GB 14d buy on 64xH100"):
+        head = card(advise(request, "en", book=book))["blocks"][0]["text"]["text"]
+        assert head.startswith("⚠️ Bought servers arrive after the") and "rent for this job" in head, head

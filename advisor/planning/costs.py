@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from advisor import catalog
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate
 from advisor.engine.memory import GIB
@@ -492,6 +493,17 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 )
             )
         lead = gpu.purchase_lead_weeks
+        shortest = min((g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks), default=None)
+        if (
+            req.rent_or_buy == "buy"
+            and not lead
+            and shortest
+            and req.deadline_days
+            and req.deadline_days < shortest * 7
+        ):
+            # no delivery time on record for this part, and the deadline is shorter than the shortest
+            # published for any server here: a purchase cannot be counted on for it
+            notes.append(_note("buy_lead_unknown", gpu=gpu.name, deadline=req.deadline_days, weeks=shortest))
         if req.rent_or_buy == "buy" and lead:
             published = {"gpu": gpu.name, "low": lead[0], "high": lead[1], "as_of": gpu.purchase_lead_as_of}
             if req.deadline_days and req.deadline_days < lead[0] * 7:
