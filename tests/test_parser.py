@@ -886,6 +886,14 @@ def test_gpus_said_as_owned_in_more_words_are_the_teams(text):
     assert not parse("7B 预训练 2T tokens 30天 我们的数据 64卡A800").owned  # our data, not our GPUs
 
 
+def test_a_samples_length_before_the_budget_key_is_not_the_budget():
+    # "每条4k 预算…" had moved 4k behind 预算 as an amount said before its key
+    r = parse("Qwen3-32B 全参 20万条 每条4k 预算每月10万 两个月")
+    assert r.tokens_per_sample == 4000 and "budget_monthly" in [n.code for n in r.assumptions]
+    assert parse("Qwen3-32B 全参 20万条 每条4k 预算30万 年租").budget.amount == 300_000
+    assert parse("7b lora 1万条 100万预算 30天").budget.amount == 1_000_000
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

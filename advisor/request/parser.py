@@ -577,7 +577,8 @@ def _spelled_numbers(text: str) -> str:
     # the key already stands before, nor `预算有限`, a word of its own: `预算5000元 预算有限`); a
     # number with a unit of time after the key is the deadline (`100w预算 30天`), not its amount
     text = re.sub(
-        r"(?<![a-z\d.])(?<!预算)(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算"
+        r"(?<![a-z\d.])(?<!预算)(?<!每条)(?<!每个样本)(?<!条数据)(?<!每段对话)"  # not a sample's length (`每条4k`)
+        r"(\d[\d.,]*\s*(?:(?:[千万亿]|[kmw])(?:元|块|美元|美金)?|元|块|美元|美金))\s*的?预算"
         r"(?!\s*[:：]?\s*(?:[¥$]|(?>[\d零一二两三四五六七八九十][\d.,零一二两三四五六七八九十百千万亿]*)"
         r"(?!\s*(?:天|日|周|星期|礼拜|个月|月|小时|年|days?|weeks?|months?|hours?|d|h)(?![a-z])))|有限|紧张|不多)",
         r"预算\1",
