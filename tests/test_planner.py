@@ -816,3 +816,14 @@ def test_the_threads_rent_or_buy_answer_says_never_too(book):
     assert summary["breakeven_never"] is True
     reply = follow_up(request, summary, "rent or buy?", book=book, mentioned=True)
     assert "Buying never pays off here" in reply.text and "months of continuous use" not in reply.text
+
+
+def test_the_rack_a_plan_asks_for_carries_its_own_servers(book):
+    """A one-server order had asked vendors for a rack of 39 kW (a dense rack's worth of servers):
+    the rack carries the plan's servers, up to a dense rack's worth."""
+    from advisor.planning.advice import advise
+
+    one = advise("qwen3-32b full-finetune 200k samples 5d on 8xA800", book=book).plan.infra
+    assert one.rack_kw == one.power_kw_per_node
+    many = advise("70B full-finetune 1TB 14d on 64xH800", book=book).plan.infra
+    assert many.rack_kw == min(40, many.servers_per_rack * many.power_kw_per_node)

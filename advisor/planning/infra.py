@@ -180,7 +180,9 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
         network=network,
         power_kw_per_node=power,
         servers_per_rack=servers_per_rack,
-        rack_kw=min(DENSE_RACK_KW, servers_per_rack * power),
+        # what one rack must carry for this plan: its servers, up to a dense rack's worth (a one-server
+        # order had asked the vendor for a 39 kW rack)
+        rack_kw=min(DENSE_RACK_KW, min(servers_per_rack, max(1, lay.nodes)) * power),
         cooling="liquid" if power > 12 or gpu.tdp_w >= 1000 else "air",
         reasons=reasons,
     )
