@@ -894,6 +894,17 @@ def test_a_samples_length_before_the_budget_key_is_not_the_budget():
     assert parse("7b lora 1万条 100万预算 30天").budget.amount == 1_000_000
 
 
+def test_more_ways_a_chinese_lead_writes_a_request():
+    # each had been refused: 就 before the amount, a length before 长度, a short distill name,
+    # a choice of two GPUs with 和, and a lease's payment terms in a request
+    assert parse("预算就30万，能跑DeepSeek-R1-Distill-70B的LoRA吗").budget.amount == 300_000
+    assert parse("预算就30万，能跑DeepSeek-R1-Distill-70B的LoRA吗").model == "llama3.1-70b"
+    assert parse("qwen3-32b全参sft 20w条 2k长度 8卡h800").seq_len == 2048
+    assert _refusal("昇腾910B和H800哪个划算 70B lora 1万条")[0] == "gpu_choice"
+    terms = parse("押一付三 租两台8卡A800 做Qwen3-14B全参 30万条")
+    assert [n.params["words"] for n in terms.assumptions if n.code == "payment_terms"] == [["押一付三"]]
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

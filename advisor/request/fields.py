@@ -151,6 +151,9 @@ FIELDS: tuple[Field, ...] = (
     # Off-peak, night-time or spot capacity (`off-peak`, `spot`, `闲时`, `竞价`): read and said; the plan
     # keeps the regular rate, and the off-peak price on record shows beside it in the costs
     Field("offpeak", assumed=("offpeak",), shows_in=()),
+    # A lease's deposit and payment terms (`押一付三`, `按季付`, `deposit 2 months`): read and said; they
+    # change no plan, and `quote` reads them on a vendor's price
+    Field("payment_terms", assumed=("payment_terms",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -869,6 +872,7 @@ NOTE_ORDER = (
     *field("read_past").assumed,
     *field("hyperparameters").assumed,
     *field("offpeak").assumed,
+    *field("payment_terms").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

@@ -1138,6 +1138,7 @@ class _Parse:
         self.read_past: list[str] = []
         self.hyperparameters: list[str] = []
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
+        self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -1149,9 +1150,10 @@ class _Parse:
         word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
         if field in self.fields and self.fields[field] != value:
             if field == "gpu" and re.search(
-                rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|/|\bor\b)\s*{re.escape(word)}", self.norm
+                rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)\s*{re.escape(word)}",
+                self.norm,
             ):
-                # "A800或者H800": a choice between two types, not a contradiction
+                # "A800或者H800", "910B和H800哪个划算": a choice between two types, not a contradiction
                 self.fail("gpu_choice", first=self.words[field], second=word)
             self.fail("conflict", first=self.words[field], second=word, field=field)
         self.fields[field] = value
@@ -1594,6 +1596,11 @@ class _Parse:
             r"|闲时(?:算力|价格|价|时段)?|夜间(?:价格|价|时段|算力)|竞价(?:实例|卡)?|抢占式(?:实例)?",
             lambda m: self.offpeak.append(m[0].strip()),
         )
+        sc.take(
+            rf"押[一二三四五六七八九十\d]+付[一二三四五六七八九十\d]+|按(?:季|月|年|半年)(?:度)?(?:付款|付|支付)|预付[一二三四五六七八九十\d]+个?月"
+            rf"|{L}(?:deposit\s+(?:of\s+)?\d+\s+months?|\d+\s+months?\s+deposit|paid\s+(?:quarterly|monthly|annually|yearly)){R}",
+            lambda m: self.payment_terms.append(m[0].strip()),
+        )
         seq = fields.field("seq_len").keys
 
         def tokens(n: str, k: str | None) -> int:
@@ -1611,8 +1618,8 @@ class _Parse:
             rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
-        sc.take(  # `32k context`: the key after the number
-            rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)})",
+        sc.take(  # `32k context`, `2k长度`: the key after the number
+            rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)}|长度)",
             lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
         )
         # `long context` with no length: the length decides the activations, so it is asked for
@@ -1815,7 +1822,7 @@ class _Parse:
         # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
         verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"
         verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
-        cn_verb = r"(?:降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
+        cn_verb = r"(?:就|就是|降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
         cn_verb += r"(?:大概|大约|约|差不多)?"
         # "tight budget", "预算有限": cost first, before the key alone would read the same
         self._choose("cost_first")
@@ -2436,6 +2443,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="hyperparameters", params={"words": self.hyperparameters}))
         if self.offpeak:
             notes.append(Note(kind="assumption", code="offpeak", params={"words": self.offpeak}))
+        if self.payment_terms:
+            notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
