@@ -884,3 +884,14 @@ def test_a_gpu_that_holds_the_job_at_no_count_is_said_so_and_the_plan_kept(book)
     reply = follow_up(*thread, "用4090呢", book=book)
     assert "RTX4090-24GB 跑不了这个任务" in reply.text and "?" not in reply.text
     assert f"{thread[1]['gpu_count']} × {thread[1]['gpu']}" in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,field,value",
+    [("用三年的话买划算吗", "own_use_months", 36), ("如果利用率只有30%呢", "own_utilisation", 0.3)],
+)
+def test_a_use_said_around_a_question_is_the_same_plans_owning_against_renting(book, question, field, value):
+    # these had got the generic rent-or-buy text, and the MFU topic
+    reply = follow_up(*_thread("7B 预训练 1T tokens 1个月 买还是租", book), question, book=book)
+    assert reply.kind == "explain" and reply.part == "costs"
+    assert getattr(reply.advice.request, field) == pytest.approx(value)

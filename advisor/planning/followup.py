@@ -445,6 +445,12 @@ AROUND_A_CHANGE = (
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
     (r"\b(budget)\s+(?:(?:were|was|is|of|at|becomes?|goes|drops?|cut)\s+)*(?:(?:only|just|to)\s+)*", r"\1 "),
     (r"(预算)\s*(?:只有|只剩|才|是|为|有|变成|降到|砍到)\s*", r"\1"),
+    # "如果利用率只有30%呢": the owned servers' use, as the request says it (`利用率30%`)
+    (r"(利用率|使用率)\s*(?:只有|只|才|是|为|变成|降到|到)\s*", r"\1"),
+    # "用三年的话买划算吗", "is it worth buying if we use it 3 years?": the use; the same plan's
+    # owning against renting over it answers (not a plan ranked by purchase)
+    (r"(?:的话)?\s*(?:买|购买)?(?:划算|合算|值得|值)(?:吗|不|么|呢)?|划不划算|值不值(?:得)?", " "),
+    (r"\bis it worth (?:it|buying)\b", " "),
     (
         r"\bhow long (?:(?:does|will|would|did|might)\s+)?(?:it|that|this|the (?:job|run|training|plan))?\s*"
         r"(?:take|run)?(?:\s+to (?:train|finish|run))?",
