@@ -905,6 +905,12 @@ def test_more_ways_a_chinese_lead_writes_a_request():
     assert [n.params["words"] for n in terms.assumptions if n.code == "payment_terms"] == [["押一付三"]]
 
 
+def test_the_network_a_team_has_is_said_not_read_as_data():
+    # "25G以太网" had been 25 GB of data, refused beside the 50万条
+    r = parse("我们有4台8卡A800，没有IB，只有25G以太网，Qwen3-32B全参微调 50万条")
+    assert r.owned and r.data.unit == "samples" and "network_said" in [n.code for n in r.assumptions]
+
+
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
     r = parse("7B lora 5万条 3天 2张3090")
     assert (r.gpu, r.gpu_count, r.data.amount, r.data.unit) == ("RTX3090-24GB", 2, 50_000, "samples")

@@ -154,6 +154,8 @@ FIELDS: tuple[Field, ...] = (
     # A lease's deposit and payment terms (`押一付三`, `按季付`, `deposit 2 months`): read and said; they
     # change no plan, and `quote` reads them on a vendor's price
     Field("payment_terms", assumed=("payment_terms",), shows_in=()),
+    # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
+    Field("network_said", assumed=("network_said",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -873,6 +875,7 @@ NOTE_ORDER = (
     *field("hyperparameters").assumed,
     *field("offpeak").assumed,
     *field("payment_terms").assumed,
+    *field("network_said").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

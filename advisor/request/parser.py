@@ -1139,6 +1139,7 @@ class _Parse:
         self.hyperparameters: list[str] = []
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
+        self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -1595,6 +1596,13 @@ class _Parse:
             rf"{L}(?:off[\s\-]?peak|spot(?:[\s\-]instances?)?|preemptible|night[\s\-]?time|idle[\s\-]?time)(?:\s+(?:prices?|pricing|rates?|hours|gpus?|capacity))?{R}"
             r"|闲时(?:算力|价格|价|时段)?|夜间(?:价格|价|时段|算力)|竞价(?:实例|卡)?|抢占式(?:实例)?",
             lambda m: self.offpeak.append(m[0].strip()),
+        )
+        # the network the team has ("只有25G以太网", "100Gb RoCE between servers"): said, not a data size;
+        # the plan shows the network it needs, and a slower one makes a multi-server plan slower
+        sc.take(
+            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*{NUM}\s*g(?:b|bps)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网)"
+            rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}",
+            lambda m: self.network_said.append(m[0].strip(" ，,")),
         )
         sc.take(
             rf"押[一二三四五六七八九十\d]+付[一二三四五六七八九十\d]+|按(?:季|月|年|半年)(?:度)?(?:付款|付|支付)|预付[一二三四五六七八九十\d]+个?月"
@@ -2445,6 +2453,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="offpeak", params={"words": self.offpeak}))
         if self.payment_terms:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
+        if self.network_said:
+            notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
