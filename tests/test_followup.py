@@ -895,3 +895,14 @@ def test_a_use_said_around_a_question_is_the_same_plans_owning_against_renting(b
     reply = follow_up(*_thread("7B 预训练 1T tokens 1个月 买还是租", book), question, book=book)
     assert reply.kind == "explain" and reply.part == "costs"
     assert getattr(reply.advice.request, field) == pytest.approx(value)
+
+
+def test_a_purchase_the_team_asked_for_is_not_called_the_bots_recommendation(book):
+    reply = follow_up(*_thread("70B 全量微调 1TB数据 14天 预算50万 买", book), "回本要多久?", book=book)
+    assert "你要求购买" in reply.text and "我们的建议是：购买" not in reply.text
+
+
+def test_a_budget_fallback_that_runs_for_years_is_not_offered(book):
+    result = advise("70B 全量微调 1TB数据 14天 预算50万 买", book=book)
+    fallback = result.result.nearest_budget
+    assert fallback is None or fallback.days <= 280  # twenty times the 14 days at most

@@ -516,6 +516,7 @@ def plan_context(result: Advice) -> dict:
         if p.costs.rent_instead
         else None,
         decision=p.costs.decision,
+        decision_reason=p.costs.decision_reason,
         breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
         breakeven_never=p.costs.never_pays_back,
         owned_utilisation=p.costs.owned_utilisation,

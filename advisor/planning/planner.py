@@ -108,6 +108,12 @@ ACCESS_RANK = {
 }
 
 
+# The budget fallback: a plan within the budget is offered only while it runs at most this many
+# times the deadline, and at most a year (assumed: past that it is no plan a team would take).
+FALLBACK_MAX_DEADLINES = 20
+FALLBACK_MAX_DAYS = 365
+
+
 class Suggestion(BaseModel):
     """The cheapest change that makes an impossible request work."""
 
@@ -308,6 +314,10 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         if budget is not None and on_time and alternatives:  # the answer's fallback, not a sub-search's
             in_budget += _fastest_within_budget(req, known, book, horizon, budget, plans)
         in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
+        # a plan within the budget that runs many times the deadline, or for years, is no fallback a
+        # team can use ("8 x RTX 5090, 2,267 days" had been offered for a 14-day job)
+        useful = min(FALLBACK_MAX_DEADLINES * (req.deadline_days or horizon), FALLBACK_MAX_DAYS)
+        in_budget = [p for p in in_budget if p.days is not None and p.days <= useful]
         if budget is not None and on_time and in_budget:
             conflict = "budget"
             nearest_deadline, nearest_budget = on_time[0], in_budget[0]
