@@ -266,7 +266,8 @@ HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # Another market: a cloud, a currency.
 MARKET = re.compile(
-    r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america"
+    r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america|abroad|overseas"
+    r"|in (?:the )?(?:us|usa|states|west)"
     r"|dollars?|usd|global(?!\s*(?:batch|step|norm|rank|size))|international)\b|美元|美金|海外|国外|美国|亚马逊",
     re.I,
 )
