@@ -195,6 +195,13 @@ def status(result) -> tuple[str, dict]:
         return "bought_too_late", {"deadline": deadline}  # the servers' published lead time is longer
     if not p.priced(r):
         return "no_price", {"gpu": p.gpu}
+    # a lease the job hardly uses where another GPU type or count does it for a tenth of the rent or
+    # less: not a green header (a 41-minute job had read "✅" beside ¥75,000 against ¥46)
+    cheaper = [w for w in result.warnings if w.code in ("other_gpu", "other_count")]
+    if (p.costs.rent_term or {}).get("mostly_idle") and any(
+        w.params.get("value") is not None and w.params["value"] <= 0.1 for w in cheaper
+    ):
+        return "idle_lease", {}
     if deadline and budget:
         return "meets_both", {"deadline": deadline}
     if deadline:

@@ -341,3 +341,12 @@ def test_a_purchase_that_cannot_arrive_by_the_deadline_says_so_in_the_header(boo
     for request in ("mixtral-8x22b sft 100k samples 5d buy", "70B full-finetune 100GB 14d buy on 64xH100"):
         head = card(advise(request, "en", book=book))["blocks"][0]["text"]["text"]
         assert head.startswith("⚠️ Bought servers arrive after the") and "rent for this job" in head, head
+
+
+def test_a_lease_the_job_hardly_uses_beside_a_far_cheaper_plan_is_not_headed_green(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    head = card(advise("7b lora 1GB 1d on 8xH100 asap", "en", book=book))["blocks"][0]["text"]["text"]
+    assert head.startswith("⚠️ Meets the deadline on a lease it hardly uses")
+    assert card(advise("7b lora 20GB 3d", "en", book=book))["blocks"][0]["text"]["text"].startswith("✅")
