@@ -448,10 +448,14 @@ def test_buying_says_its_delivery_time_and_when_it_comes_after_the_deadline(book
 def test_a_buyers_budget_is_held_against_what_the_servers_cost(book):
     # A GPU with a purchase price and no rental price is still a plan for a buyer, and the
     # budget conflict names the capex, never an unknown rent.
-    out = advise("70b full-finetune 2TB 30d budget ¥2M buy", book=book).to_json()
+    out = advise("70b full-finetune 2TB 30d budget ¥10M buy", book=book).to_json()
     conflict = next(w for w in out["warning_codes"] if w["code"] == "budget_vs_deadline")
-    assert conflict["params"]["d_cost"] is not None and conflict["params"]["d_cost"] > 2_000_000
-    assert conflict["params"]["b_cost"] <= 2_000_000
+    assert conflict["params"]["d_cost"] is not None and conflict["params"]["d_cost"] > 10_000_000
+    assert conflict["params"]["b_cost"] <= 10_000_000
+    # ¥2M buys only a plan of over two years for a 30-day job: no fallback, the overrun said
+    tight = advise("70b full-finetune 2TB 30d budget ¥2M buy", book=book).to_json()
+    assert "budget_vs_deadline" not in [w["code"] for w in tight["warning_codes"]]
+    assert next(w for w in tight["warning_codes"] if w["code"] == "budget")["params"]["cost"] > 2_000_000
     roomy = advise("70b full-finetune 2TB 30d budget ¥100M buy", book=book).to_json()
     assert roomy["cost"]["buy_capex"] <= 100_000_000
     assert "budget_vs_deadline" not in [w["code"] for w in roomy["warning_codes"]]
