@@ -802,9 +802,11 @@ def test_a_purchase_that_never_pays_back_says_so_not_a_count_of_centuries(cli):
     out = cli("ask", "Qwen2.5-7B lora 30k samples on V100")
     assert out.returncode == 0
     data = json.loads(cli("ask", "Qwen2.5-7B lora 30k samples on V100", "--json").stdout)
-    assert data["cost"]["breakeven_months"] > 120
+    # past ten years, or never at all where owning's running costs alone are above the rent
+    months = data["cost"]["breakeven_months"]
+    assert months is None or months > 120
     assert "over ten years (never within the hardware's life)" in out.stdout and "Buying never pays back" in out.stdout
-    assert f"{data['cost']['breakeven_months']:,.0f} months" not in out.stdout
+    assert months is None or f"{months:,.0f} months" not in out.stdout
 
 
 def test_the_threads_rent_or_buy_answer_says_never_too(book):

@@ -129,9 +129,14 @@ class Costs(BaseModel):
     module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
 
+    # owning's running costs alone are above the rent, so there is no break-even (breakeven_months None)
+    running_above_rent: bool = False
+
     @property
     def never_pays_back(self) -> bool:
-        return self.breakeven_months is not None and self.breakeven_months > NEVER_PAYS_BACK_MONTHS
+        return self.running_above_rent or (
+            self.breakeven_months is not None and self.breakeven_months > NEVER_PAYS_BACK_MONTHS
+        )
 
 
 # A job shorter than this on GPUs leased only for a year or more asks for a short rental, not
@@ -151,18 +156,27 @@ def _src(p, role: str) -> dict:
         "as_of": p.as_of,
         "estimate": p.estimate,
         "source": p.cite,
+        "region": p.region if role == "electricity" else "",
     }
 
 
 def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
-    """The city's electricity price when we have one, else the market's national average."""
+    """The city's electricity price when we have one, else the market's national average, else
+    the middle (lower median) of the regions on record: without a city the servers' site is not
+    known, and the cheapest region (Inner Mongolia, 0.335 CNY) had been taken unsaid beside a
+    coastal hosting price. The price's region is said with it (`_src`)."""
     offers = book.offers("electricity", "", req.market)
     wanted = CITY_POWER_REGIONS.get(req.city or "", ("CN", "US"))
     for key in wanted:
-        matches = [p for p in offers if key.lower() in p.region.lower()]
+        matches = [
+            p for p in offers if key.lower() == p.region.lower() or (req.city and key.lower() in p.region.lower())
+        ]
         if matches:
             return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
-    return book.best("electricity", "", req.market, currency)
+    if not offers:
+        return None
+    ranked = sorted(offers, key=lambda p: book.convert(p.price, p.currency, currency))
+    return ranked[(len(ranked) - 1) // 2]
 
 
 def _offer_json(q: rent.Priced, estimated: bool) -> dict:
@@ -456,6 +470,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         budget = book.convert(req.budget.amount, req.budget.currency, cur)
         budget_verdict = None if capex is None else ("within" if capex <= budget else "over")
     power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
+    never = False  # owning costs more a month to run than renting: no break-even at all
     own_use = None
     electricity = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
@@ -478,6 +493,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             own_month = opex_year / 12
             if rent_month > own_month:
                 breakeven = (capex - residual) / (rent_month - own_month)
+            else:
+                never = True  # owning's running costs alone are above the rent: it never pays back
         breakeven_at = len(notes)  # its warning goes here, once the team's own use is weighed
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
@@ -543,14 +560,15 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             rent_month = rent_cost / own_months
             own_month = opex_year / 12
             breakeven = (capex - residual) / (rent_month - own_month) if rent_month > own_month else None
-        if breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]:
+            never = rent_month <= own_month
+        if never or (breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]):
             notes.insert(
                 breakeven_at,
                 _note(
                     "breakeven_past_life",
                     months=breakeven,
                     life=USEFUL_LIFE_MONTHS[0] // 12,
-                    never=breakeven > NEVER_PAYS_BACK_MONTHS,
+                    never=never or breakeven > NEVER_PAYS_BACK_MONTHS,
                 ),
             )
 
@@ -625,6 +643,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         power_cost_year=power_year,
         hosting_cost_year=hosting_year,
         breakeven_months=breakeven,
+        running_above_rent=never,
         owned_utilisation=utilisation,
         residual_value=residual,
         own_use=own_use,
