@@ -90,13 +90,17 @@ def residual_at(capex: float, months: float) -> float:
 
 
 def electricity(book: PriceBook, market: str, currency: str) -> Price | None:
-    """The market's national electricity price, as the planner picks it for a request without a city."""
+    """The electricity price for servers whose site is not known: the market's national average,
+    else the middle (lower median) of the regions on record (the cheapest region, Inner Mongolia's,
+    had been taken unsaid beside a coastal hosting price). The planner uses it without a city."""
     offers = book.offers("electricity", "", market)
-    for key in NATIONAL_REGIONS:
-        matches = [p for p in offers if key.lower() in p.region.lower()]
-        if matches:
-            return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
-    return book.best("electricity", "", market, currency)
+    national = [p for p in offers if p.region.lower() in (r.lower() for r in NATIONAL_REGIONS)]
+    if national:
+        return min(national, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
+    if not offers:
+        return None
+    ranked = sorted(offers, key=lambda p: book.convert(p.price, p.currency, currency))
+    return ranked[(len(ranked) - 1) // 2]
 
 
 def owning(

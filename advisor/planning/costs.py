@@ -24,6 +24,7 @@ from advisor.market.owning import (
     WORKSTATION_MAX_CARDS,
     residual_at,
 )
+from advisor.market.owning import electricity as owning_electricity
 from advisor.market.prices import PriceBook
 from advisor.planning import rent
 from advisor.planning.infra import storage_need
@@ -161,22 +162,16 @@ def _src(p, role: str) -> dict:
 
 
 def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
-    """The city's electricity price when we have one, else the market's national average, else
-    the middle (lower median) of the regions on record: without a city the servers' site is not
-    known, and the cheapest region (Inner Mongolia, 0.335 CNY) had been taken unsaid beside a
-    coastal hosting price. The price's region is said with it (`_src`)."""
-    offers = book.offers("electricity", "", req.market)
-    wanted = CITY_POWER_REGIONS.get(req.city or "", ("CN", "US"))
-    for key in wanted:
-        matches = [
-            p for p in offers if key.lower() == p.region.lower() or (req.city and key.lower() in p.region.lower())
-        ]
-        if matches:
-            return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
-    if not offers:
-        return None
-    ranked = sorted(offers, key=lambda p: book.convert(p.price, p.currency, currency))
-    return ranked[(len(ranked) - 1) // 2]
+    """The city's electricity price when we have one, else the price for an unknown site
+    (`owning.electricity`: the national average, else the middle of the regions on record). The
+    price's region is said with it (`_src`)."""
+    if req.city:
+        offers = book.offers("electricity", "", req.market)
+        for key in CITY_POWER_REGIONS.get(req.city, ()):
+            matches = [p for p in offers if key.lower() in p.region.lower()]
+            if matches:
+                return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
+    return owning_electricity(book, req.market, currency)
 
 
 def _offer_json(q: rent.Priced, estimated: bool) -> dict:
