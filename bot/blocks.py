@@ -683,6 +683,10 @@ def _plain_of(blocks: list[dict]) -> str:
 
 
 # -- thread replies ------------------------------------------------------------------------------
+# What a what-if's plan misses, said first in bold (advisor/planning/advice.py warning codes).
+WHATIF_VERDICTS = ("deadline", "budget", "budget_vs_deadline")
+
+
 def whatif(reply) -> dict:
     """A what-if reply: what changed (deadline 14 -> 30 days), the new plan against the first
     as fields, why the GPU changed, and warnings that are new."""
@@ -705,13 +709,19 @@ def whatif(reply) -> dict:
     # otherwise why the GPU changed, or which offer the market's rent is from and what the
     # provider named asks ("how much on AWS?"), stands under the numbers, never in small print.
     why_not = bool(reply.why) and reply.kind == "whatif" and bool({"gpu", "gpu_count", "nodes"} & set(reply.changed))
+    # the answer to "can we…?" leads in bold, not in the small print under the numbers: whether the
+    # new plan misses the deadline or the budget (and so does the notification's text)
+    verdicts = [w for w in reply.warnings if w.code in WHATIF_VERDICTS]
+    verdict = " ".join(f"*{esc(word(lang, w))}*" for w in verdicts)
+    if verdict:
+        head = f"{verdict}\n{head}"
     if why_not:
         blocks = [_section(esc(reply.why), fields[:8])]
     else:
         blocks = [_section(head, fields[:8])]
         if reply.why:
             blocks.append(_section(esc(reply.why)))
-    notes = [word(lang, w) for w in reply.warnings]
+    notes = [word(lang, w) for w in reply.warnings if w not in verdicts]
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
     if why_not:

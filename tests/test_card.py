@@ -350,3 +350,17 @@ def test_a_lease_the_job_hardly_uses_beside_a_far_cheaper_plan_is_not_headed_gre
     head = card(advise("7b lora 1GB 1d on 8xH100 asap", "en", book=book))["blocks"][0]["text"]["text"]
     assert head.startswith("⚠️ Meets the deadline on a lease it hardly uses")
     assert card(advise("7b lora 20GB 3d", "en", book=book))["blocks"][0]["text"]["text"].startswith("✅")
+
+
+def test_a_what_if_that_misses_the_deadline_says_so_first_in_bold(book):
+    """'can we do it with 128 GPUs?' had answered in the seventh grey line under the numbers."""
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+    from bot.blocks import whatif
+
+    request = "deepseek-v3 cpt 200B tokens 30d"
+    summary = plan_context(advise(request, "en", book=book))
+    msg = whatif(follow_up(request, summary, "can we do it with 128 GPUs?", "en", book=book))
+    first = msg["blocks"][0]["text"]["text"]
+    assert first.startswith("*Misses the deadline:") and msg["text"].startswith("Misses the deadline:")
+    assert "Misses the deadline" not in json.dumps(msg["blocks"][1:])
