@@ -242,8 +242,11 @@ def test_buy_is_scaled_to_the_plan(book):
     big = advise("70B full-finetune 200GB 30d on 16xH100", book=book).to_json()["cost"]
     assert (big["buy_kind"], big["buy_servers"], big["buy_gpus"]) == ("servers", 2, 16)
     one = advise("70B full-finetune 200GB 30d on 8xH100", book=book).to_json()["cost"]
-    # Two servers cost twice one, plus the cluster extras (switches, optics, storage).
-    assert big["buy_capex"] == pytest.approx(2 * one["buy_capex"] * (1 + costsmod.CLUSTER_EXTRA))
+    # Two servers cost twice one, plus the cluster extras (switches, optics, storage); the one
+    # server offloads its optimizer and buys the memory for it on top
+    assert big["buy_host_ram_cost"] is None and one["buy_host_ram_cost"] > 0
+    servers = one["buy_capex"] - one["buy_host_ram_cost"]
+    assert big["buy_capex"] == pytest.approx(2 * servers * (1 + costsmod.CLUSTER_EXTRA))
 
 
 def test_a_break_even_past_the_useful_life_is_warned(book):

@@ -523,18 +523,20 @@ def test_a_buyers_headline_gives_the_purchase_not_a_rent(cli):
     assert "购置约" in cli("ask", "买 70B 全量微调 1TB 14天").stdout.splitlines()[0]
 
 
-def test_a_buy_over_a_binding_lease_is_not_warned_against_by_an_hourly_break_even(cli):
+def test_a_binding_lease_is_weighed_against_owning_the_servers_with_their_offload_memory(cli):
     # 70B full fine-tuning on 4090s offloads more than a per-GPU instance holds: only a 12-month
-    # server lease delivers it, and owning the cards as long costs less
+    # server lease delivers it. Owning the same server as long had cost less while its price left
+    # out the 1.1 TiB of memory the offloaded states need; with it, the lease is cheaper.
     data = _ask(cli, "70B full finetune 1B tokens on 8x4090")
     cost = data["cost"]
     assert (cost["decision"], cost["decision_reason"], cost["monthly_min_term_months"]) == (
-        "buy",
+        "rent",
         "long_lease_only",
         12,
     )
+    assert cost["buy_host_ram_gib"] > 1024 and cost["buy_capex"] > cost["rent_total"]
     codes = {w["code"]: w["params"] for w in data["warning_codes"]}
-    assert "breakeven_past_life" not in codes and codes["lease_mostly_idle"]["hourly"] is False
+    assert codes["lease_mostly_idle"]["hourly"] is False
 
 
 def test_a_buyers_alternatives_are_priced_by_their_purchase(cli):
@@ -829,3 +831,26 @@ def test_the_rack_a_plan_asks_for_carries_its_own_servers(book):
     assert one.rack_kw == one.power_kw_per_node
     many = advise("70B full-finetune 1TB 14d on 64xH800", book=book).plan.infra
     assert many.rack_kw == min(40, many.servers_per_rack * many.power_kw_per_node)
+
+
+def test_a_purchase_that_offloads_buys_the_host_memory_its_states_need(cli):
+    # one RTX 5090 holding a 32B full fine-tune only by streaming its states from host memory:
+    # the workstation's price had been the card's alone, beside 640 GiB of RAM it must have
+    data = _ask(cli, "qwen3-32b full-finetune 1B tokens on 1x5090 buy")
+    plan, cost, mem = data["plan"], data["cost"], data["memory_gib_per_gpu"]
+    assert plan["offload"] != "none" and cost["buy_kind"] == "workstation"
+    ram = next(s for s in cost["price_sources"] if s["role"] == "host_ram")
+    fx = data["cost"]["fx"]["usd_cny"]
+    # the offloaded states of the one card, 10% more for pinned buffers (infra.OFFLOAD_PINNED_MARGIN)
+    assert cost["buy_host_ram_gib"] == pytest.approx(mem["host_ram_for_offload"] * 1.1, rel=1e-3)
+    assert cost["buy_host_ram_cost"] == pytest.approx(cost["buy_host_ram_gib"] * ram["price"] * fx, rel=1e-3)
+    card = next(s for s in cost["price_sources"] if s["role"] == "buy_card")
+    assert cost["buy_capex"] == pytest.approx(card["price"] / 0.5 + cost["buy_host_ram_cost"], rel=1e-3)
+    text = cli("ask", "qwen3-32b full-finetune 1B tokens on 1x5090 buy").stdout
+    assert f"of which ¥{cost['buy_host_ram_cost']:,.0f} is" in text and "server memory per GB" in text
+    # the workstation draws its card's share of a server, on no rack
+    assert data["infra"]["power_kw_per_node"] == pytest.approx(6 / 8)
+    assert "kW for the workstation" in text and "per rack" not in text
+    # a purchase that offloads nothing buys no memory on top
+    resident = _ask(cli, "7b qlora 10k samples on 1x4090 buy")["cost"]
+    assert resident["buy_host_ram_gib"] is None and resident["buy_host_ram_cost"] is None

@@ -51,6 +51,12 @@ OWNERSHIP_MONTHS = 36
 NATIONAL_REGIONS = ("CN", "US")
 
 
+def is_workstation(gpu: GPU, gpus: int) -> bool:
+    """Whether `gpus` of this GPU are bought (and sized) as a workstation rather than servers:
+    up to WORKSTATION_MAX_CARDS consumer or PCIe cards; SXM/OAM parts come on 8-GPU boards."""
+    return (gpu.consumer or "pcie" in (gpu.form_factor or "").lower()) and gpus <= WORKSTATION_MAX_CARDS
+
+
 class Owning(BaseModel):
     """Owning the servers (or workstation) `gpus` GPUs need over `months`, in `currency`: each
     figure is of all that is bought, but `per_month`, which is of the `gpus` GPUs only (`share`
@@ -116,8 +122,7 @@ def owning(
     a month over `months`: the capex less its resale value after `months`, plus power, hosting and
     upkeep. None when no purchase price of the GPU is on record."""
     per_server = max(1, gpu.gpus_per_server)
-    pcie = gpu.consumer or "pcie" in (gpu.form_factor or "").lower()
-    workstation = pcie and gpus <= WORKSTATION_MAX_CARDS
+    workstation = is_workstation(gpu, gpus)
     servers = 0 if workstation else math.ceil(gpus / per_server)
     buy_gpus = gpus if workstation else servers * per_server
     price = None if workstation else book.best("buy_server", gpu.name, market, currency)

@@ -21,13 +21,13 @@ from advisor.market.owning import (
     OWNERSHIP_MONTHS,
     RESIDUAL_SHARE,
     USEFUL_LIFE_MONTHS,
-    WORKSTATION_MAX_CARDS,
+    is_workstation,
     residual_at,
 )
 from advisor.market.owning import electricity as owning_electricity
 from advisor.market.prices import PriceBook
 from advisor.planning import rent
-from advisor.planning.infra import storage_need
+from advisor.planning.infra import OFFLOAD_PINNED_MARGIN, storage_need
 from advisor.request.model import Note, TrainingRequest
 
 HOURS_PER_MONTH = rent.HOURS_PER_MONTH
@@ -105,6 +105,10 @@ class Costs(BaseModel):
     buy_lead_weeks: list[int] | None = None  # [low, high] order to delivery (data/gpus.toml), None: none on record
     buy_lead_as_of: str | None = None
     buy_capex: float | None
+    # host memory bought beyond what the box ships with, for the states the plan offloads (GiB),
+    # and its price (in buy_capex)
+    buy_host_ram_gib: float | None = None
+    buy_host_ram_cost: float | None = None
     buy_tco_first_year: float | None
     guide_tco_range: list[float] | None
     power_cost_year: float | None
@@ -432,10 +436,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         else:
             budget_verdict = "over"
 
-    # Buying what the plan needs: a workstation for 1-4 consumer or workstation (PCIe) cards,
+    # Buying what the plan needs: a workstation for a few consumer or workstation (PCIe) cards,
     # else whole servers (SXM/OAM parts come on 8-GPU boards), with cluster extras past one server.
-    pcie = gpu.consumer or "pcie" in (gpu.form_factor or "").lower()
-    workstation = pcie and lay.gpu_count <= WORKSTATION_MAX_CARDS
+    workstation = is_workstation(gpu, lay.gpu_count)
     servers = 0 if workstation else max(lay.nodes, math.ceil(lay.gpu_count / gpu.gpus_per_server))
     buy_gpus = lay.gpu_count if workstation else servers * gpu.gpus_per_server
     capex = None
@@ -452,6 +455,18 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             sources.append(_src(card, "buy_card"))
     if capex and servers > 1:
         capex *= 1 + CLUSTER_EXTRA
+    ram_gib = ram_cost = None
+    if capex and lay.offload != "none":
+        # A server or workstation is priced as it ships, with host memory for the GPUs' own needs
+        # (infra.RAM_PER_GPU_MEMORY); the offloaded states need theirs bought on top (a one-card
+        # 32B full fine-tune: 540 GiB, more than the card). Dated DDR5 RDIMM price, the other
+        # market's converted where the team's has none.
+        ram = book.best("host_ram", "", mkt, cur)
+        if ram:
+            ram_gib = est.memory.host_ram_gib * lay.gpu_count * (1 + OFFLOAD_PINNED_MARGIN)
+            ram_cost = ram_gib * book.value(ram, cur)
+            capex += ram_cost
+            sources.append(_src(ram, "host_ram"))
     if bought_from is not None and bought_from.market != mkt:
         # no purchase price in the team's market: the other market's, converted (PriceBook.best)
         notes.append(
@@ -493,13 +508,14 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         breakeven_at = len(notes)  # its warning goes here, once the team's own use is weighed
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
-        if per_month and buy_gpus and per_month * buy_gpus / capex < RENT_CAPEX_FLOOR:
+        servers_capex = capex - (ram_cost or 0)  # what a lessor recovers: the servers as they ship
+        if per_month and buy_gpus and per_month * buy_gpus / servers_capex < RENT_CAPEX_FLOOR:
             # A listing far below what lessors must charge to recover the hardware.
             notes.append(
                 _note(
                     "rent_below_capex",
                     gpu=gpu.name,
-                    share=per_month * buy_gpus / capex,
+                    share=per_month * buy_gpus / servers_capex,
                     floor=RENT_CAPEX_FLOOR,
                     provider=likely.price.provider if likely else "",
                 )
@@ -633,6 +649,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         buy_lead_weeks=(gpu.purchase_lead_weeks or None) if capex else None,
         buy_lead_as_of=(gpu.purchase_lead_as_of or None) if capex else None,
         buy_capex=capex,
+        buy_host_ram_gib=ram_gib,
+        buy_host_ram_cost=ram_cost,
         buy_tco_first_year=tco,
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
         power_cost_year=power_year,

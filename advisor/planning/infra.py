@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate, hardware_precision
 from advisor.engine.throughput import estimate_throughput, nic_ceiling_gbps
+from advisor.market.owning import is_workstation
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.model import TrainingRequest
 
@@ -19,8 +20,9 @@ VCPU_PER_GPU = 8
 VCPU_PER_GPU_PRETRAIN = 12
 VCPU_OFFLOAD_EXTRA = 8
 # Host RAM at least twice the node's GPU memory (source guide, Shenzhen), plus offloaded
-# states and 10% for pinned transfer buffers.
+# states and 10% for pinned transfer buffers (assumed).
 RAM_PER_GPU_MEMORY = 2.0
+OFFLOAD_PINNED_MARGIN = 0.1
 # Parallel file system floor of 2 GB/s read (source guide, Shenzhen), three times the
 # average dataset read rate for bursts, and writing a full checkpoint within 5 minutes.
 STORAGE_FLOOR_GB_S = 2.0
@@ -121,7 +123,7 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
 
     gpu_mem = gpu.usable_memory_gib * per_node
     offload = est.memory.host_ram_gib * per_node
-    ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * 1.1, 64))
+    ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * (1 + OFFLOAD_PINNED_MARGIN), 64))
     reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload, "factor": RAM_PER_GPU_MEMORY}
 
     need = storage_need(req, est)
@@ -162,9 +164,12 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
             "asked": req.fabric,  # the fabric the team asked for (`infiniband`, `roce`)
         }
         reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
-    power = gpu.server_power_kw
+    # a workstation of a few PCIe cards draws their share of a server's power (costs.py prices the same)
+    workstation = is_workstation(gpu, lay.gpu_count)
+    power = gpu.server_power_kw * (per_node / gpu.gpus_per_server if workstation else 1)
     servers_per_rack = max(1, int(DENSE_RACK_KW // power))
     reasons["power"] = {
+        "workstation": workstation,
         "kw": power,
         "legacy_kw": LEGACY_RACK_KW,
         "legacy_fit": int(LEGACY_RACK_KW // power),
