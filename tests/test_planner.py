@@ -854,3 +854,31 @@ def test_a_purchase_that_offloads_buys_the_host_memory_its_states_need(cli):
     # a purchase that offloads nothing buys no memory on top
     resident = _ask(cli, "7b qlora 10k samples on 1x4090 buy")["cost"]
     assert resident["buy_host_ram_gib"] is None and resident["buy_host_ram_cost"] is None
+
+
+def test_a_plan_with_no_room_before_its_deadline_gives_way_to_more_of_the_same_gpu(cli):
+    # 24 H800 leased for 3 months finish in 81.4 of 90 days, with no room for a restart, the trial
+    # run or the estimate's own error; 40 of them, leased for 2 months, cost under 10% more
+    data = _ask(cli, "7B pretrain 2T tokens 90d on H800 budget 5M CNY")
+    plan, days = data["plan"], data["training"]["days"]
+    note = next(w["params"] for w in data["warning_codes"] if w["code"] == "tight_gave_way")
+    assert (note["gpu"], note["count"]) == (plan["gpu"], plan["gpu_count"]) == ("H800-SXM-80GB", 40)
+    assert note["days"] > 0.9 * 90 >= days == pytest.approx(note["other_days"])
+    assert note["other_count"] == 24 and 0 < note["more"] <= 0.10
+    text = cli("ask", "7B pretrain 2T tokens 90d on H800 budget 5M CNY").stdout
+    assert "40 x H800-SXM-80GB is planned" in text and "leaves no room for a restart" in text
+
+
+def test_a_plan_with_no_room_names_the_roomy_plan_when_it_costs_more(cli):
+    # 48 Ascend 910B in 89 of 90 days: a plan with a tenth of the time free costs over 10% more,
+    # so the tight plan stays and the answer names the roomy one with its price
+    data = _ask(cli, "从零预训练一个7B模型，1T token，3个月，预算500万")
+    note = next(w["params"] for w in data["warning_codes"] if w["code"] == "tight_deadline")
+    assert data["training"]["days"] == pytest.approx(note["days"]) and note["days"] > 81
+    assert note["other_days"] <= 81 and note["more"] > 0.10 and note["cost"] > data["cost"]["rent_total"]
+    assert "tight_gave_way" not in {w["code"] for w in data["warning_codes"]}
+    # a plan with room, or one the team fixed, gets neither
+    for text in ("7B pretrain 1T tokens 100d", "7B pretrain 1T tokens 120d on 8xH800"):
+        data = _ask(cli, text)
+        assert not {"tight_deadline", "tight_gave_way"} & {w["code"] for w in data["warning_codes"]}, text
+    assert _ask(cli, "7B pretrain 1T tokens 120d on 8xH800")["training"]["days"] > 0.9 * 120

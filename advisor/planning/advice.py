@@ -207,7 +207,7 @@ def _note(kind: str, code: str, **params) -> Note:
 
 
 # Warnings about paying for GPUs, moot on GPUs the team has (request.owned).
-OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent", "tie_faster"})
+OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent", "tie_faster", "tight_gave_way"})
 
 
 def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
@@ -331,6 +331,10 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         out.append(_note("warning", "tie_faster", **{k: v for k, v in result.tie.items() if k != "kind"}))
     elif result.tie:
         out.append(_note("warning", "tie_access", **result.tie))
+    if result.tight and result.tight.get("led"):
+        out.append(_note("warning", "tight_gave_way", **result.tight))
+    elif result.tight:
+        out.append(_note("warning", "tight_deadline", **result.tight))
     if est.memory.host_ram_gib > 0:
         out.append(
             _note(

@@ -89,6 +89,12 @@ FASTER_TIE = 0.75
 # costs within this share more (assumed: a tenth, the spread of a vendor's quote). 1,792 Ascend
 # 910B at a rent flagged "ask what is cut" had led over 384 H800 costing 5% more.
 DOUBTED_RENT_SHARE = 0.10
+# A plan that needs over 90% of the time to its deadline has no room for its own error (the
+# engine's median on published runs it was not fitted to is about 10%, docs/accuracy.md), a
+# restart or the trial run the checklist asks for: a plan that leaves a tenth of the time free
+# leads when it costs at most ROOMY_SHARE more (assumed, as DOUBTED_RENT_SHARE), else it is named.
+DEADLINE_SLACK = 0.10
+ROOMY_SHARE = 0.10
 # How easily a part is had, by its data/gpus.toml access code (lower is easier): made or sold
 # freely there first, then an installed base rented under a licence rule, then parts that need a
 # licence nobody has shown. Within one code, the part sold there legally for longer (a later
@@ -148,6 +154,9 @@ class PlanResult(BaseModel):
     # `pay as you go` with no hourly offer that delivers the plan: the largest hourly order on
     # record in the market {gpus, gpu}, and nearest_priced is the plan leased by the month instead
     hourly_largest: dict | None = None
+    # a plan that finishes within DEADLINE_SLACK of its deadline: {days, deadline, and the cheapest
+    # plan with the slack (gpu, count, days, cost, more), or what gave way to it (`led`)}
+    tight: dict | None = None
 
 
 def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
@@ -301,13 +310,14 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
-    tie = None
+    tie = tight = None
     if feasible:
         feasible.sort(key=key)
         if req.speed_first:
             feasible = _fast_enough_first(feasible)
         best, tie = _break_tie(req, feasible)
         best, tie = _doubted_rent_gives_way(req, feasible, best, tie)
+        best, tight = _roomy_gives_way(req, feasible, best)
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
@@ -376,6 +386,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         tie=tie,
         nearest_priced=nearest_priced,
         hourly_largest=hourly_largest,
+        tight=tight,
     )
     # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
     # type may do the job for far less).
@@ -538,6 +549,49 @@ def _doubted_rent_gives_way(
         "share": share,
         "more": lead.rent / best.rent - 1,
     }
+
+
+def _spend(req: TrainingRequest, p: Plan) -> float | None:
+    """What the ranking weighs a plan by: the rent, or for a buyer owning it (_sort_key)."""
+    return p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent
+
+
+def _roomy_gives_way(req: TrainingRequest, ranked: list[Plan], best: Plan) -> tuple[Plan, dict | None]:
+    """`best`, unless it needs over 1 - DEADLINE_SLACK of the time to the deadline and more of the
+    same GPU leave that much free for at most ROOMY_SHARE more: then that plan. Either way, what
+    was weighed (None when `best` has room, or the team fixed the hardware or wants speed first)."""
+    deadline = req.deadline_days
+    if not deadline or best.days is None or best.days <= (1 - DEADLINE_SLACK) * deadline:
+        return best, None
+    if req.speed_first or req.gpu_count or req.owned:
+        return best, None
+    roomy = [
+        p
+        for p in ranked
+        if p.days is not None
+        and p.days <= (1 - DEADLINE_SLACK) * deadline
+        and _spend(req, p) is not None
+        and (not _doubted_rent(p) or _doubted_rent(best))  # not onto a rent the answer doubts
+        and pcie_at_scale(req, p) <= pcie_at_scale(req, best)
+    ]
+    tight = {"days": best.days, "deadline": deadline, "cur": req.currency}
+    if not roomy:
+        return best, tight
+    best_cost = _spend(req, best)
+
+    def more(p: Plan) -> float | None:
+        return _spend(req, p) / best_cost - 1 if best_cost else None
+
+    # only more of the same GPU leads in its place (the vendor, the stack and the fabric stay);
+    # another part with room is named
+    same = [p for p in roomy if p.gpu == best.gpu]
+    lead = same[0] if same else roomy[0]
+    cost = _spend(req, lead)
+    tight.update(gpu=lead.gpu, count=lead.estimate.layout.gpu_count, other_days=lead.days, cost=cost, more=more(lead))
+    if same and tight["more"] is not None and tight["more"] <= ROOMY_SHARE:
+        tight.update(led=True, other_gpu=best.gpu, other_count=best.estimate.layout.gpu_count)
+        return lead, tight
+    return best, tight
 
 
 def _one_server_first(req: TrainingRequest, best: Plan, single: Plan, horizon: float) -> bool:
