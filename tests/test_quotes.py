@@ -323,3 +323,25 @@ def test_prices_are_grouped_by_kind_and_term_with_ages(bot, settled_fake):
 def test_quotes_said_as_people_ask_about_them(text, gpus, price, per, per_gpu, vendor):
     q = parse_quote(text)
     assert (q.gpus, q.price, q.per, q.per_gpu, q.vendor) == (gpus, price, per, per_gpu, vendor)
+
+
+def test_a_count_priced_each_within_the_offers_on_record_is_read_per_gpu(cli):
+    # $2.1 an hour for eight H100 is $0.26 a GPU-hour, far under every offer; $2.1 each sits among
+    # the offers on record (from under $2 to over $4): read per GPU, and no quote of $0.26 is kept
+    # to price the team's plans
+    data = json.loads(cli("quote", "8xH100 $2.1/hr 3 months Acme", "--json").stdout)
+    assert data["reading"] == "per_gpu_each" and data["per_gpu_hour"] == 2.1 and data["quote"]["vendor"] == "Acme"
+    plan = json.loads(cli("ask", "3B pretrain 200B tokens 3 months usd on 8xH100", "--json").stdout)
+    assert plan["cost"]["rent_per_gpu_hour"] >= 1.9
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8xH100 $2.1/hr 3 months singapore Acme",
+        "8xH100 $2.1/hr 3 months Acme in Singapore",
+        "8卡H800 每月7万 新加坡 Acme",
+    ],
+)
+def test_where_the_servers_are_is_not_the_vendors_name(text):
+    assert parse_quote(text).vendor == "Acme"

@@ -19,7 +19,7 @@ from advisor import catalog
 from advisor.market import store
 from advisor.market.layouts import market_of
 from advisor.market.owning import Owning, owning
-from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, price_book
+from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, Price, PriceBook, price_book
 from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang
 from advisor.text.safe import clean
 
@@ -41,10 +41,17 @@ _SCALE = {"": 1, "k": 1e3, "w": 1e4, "万": 1e4, "m": 1e6}
 # years. The price, once per GPU-hour, must be in the store's plausible band (store.check_row).
 MAX_GPUS = 100_000
 # A counted quote not said per GPU ("8xH100 $2.5/hr") is read per GPU when the price of them all
-# would be under a fifth of the market's per GPU and the price of each is within 2x of it
-# (assumed: the suspicious verdict starts far higher, at 80% of owning, so a real bargain stays one).
+# would be under a fifth of the market's per GPU and the price of each is within 2x of the offers
+# on record, cheapest to dearest (assumed: the suspicious verdict starts far higher, at 80% of
+# owning, so a real bargain stays one). "8xH100 $2.1/hr" had been read as $0.26 a GPU-hour beside
+# $1.99 offers, for falling outside 2x of the median, and then priced the team's plans.
 ABSURD_SHARE, EACH_BAND = 0.2, 2.0
 MIN_TERM_MONTHS, MAX_TERM_MONTHS = 1 / 31, 120
+_PLACES = (
+    r"(?<![a-z])(?:in\s+)?(?:singapore|sg|hong\s*kong|hk|japan|tokyo|korea|seoul|taiwan|europe|eu|germany|frankfurt"
+    r"|us|usa|u\.s\.|america|us-east|us-west|virginia|texas|california|oregon|overseas|abroad)(?![a-z])"
+    r"|(?:在)?(?:新加坡|香港|日本|东京|韩国|台湾|欧洲|德国|美国|美东|美西|海外|国外)"
+)
 
 
 class Quote(BaseModel):
@@ -367,6 +374,9 @@ def _parse_quote(text: str, lang: str) -> Quote:
             term = n * (12 if term_m["unit"] in ("year", "years", "yr", "yrs", "年") else 1)
             term += 6 if term_m["half"] else 0
         rest = rest[: term_m.start()] + " " + rest[term_m.end() :]
+    # where the servers are is not the vendor's name ("... 3 months singapore" had recorded a
+    # vendor called Singapore); the quote is judged in its currency's market
+    rest = re.sub(_PLACES, " ", rest)
     # words about the term or the price that are not the vendor's name
     rest = re.sub(
         r"至少|最少|起租|签约?|合同|合约|租期|单价|价格|租金|报价"
@@ -415,13 +425,17 @@ def _as_written(word: str, text: str) -> str:
     return found[0] if found else word
 
 
-def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -> tuple[Quote, str | None]:
+def settle(
+    q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None, span: tuple[float, float] | None = None
+) -> tuple[Quote, str | None]:
     """A quote that gives neither a GPU count nor "per GPU" ("H100 $2.5/hr", "H800 9万/月") is read
     as the price of one GPU or of one whole server, whichever is nearer the market price for
     that GPU (one GPU when there is none on record); the reply says which. One with a count but
     not "per GPU" ("8xH100 $2.5/hr") is the price of them all unless the price of each is far
-    nearer the market ($2.5 for eight H100 an hour would be a tenth of any offer on record)."""
+    nearer the market ($2.5 for eight H100 an hour would be a tenth of any offer on record).
+    `span`: the cheapest and dearest like offers per GPU-hour (the market price alone when None)."""
     market = market_per_gpu_hour
+    low, high = span or (market, market)
     if q.per_gpu or q.whole_said:
         return q, None
     if q.count_given:
@@ -434,7 +448,7 @@ def settle(q: Quote, per_offer_hour: float, market_per_gpu_hour: float | None) -
             or (
                 market
                 and per_offer_hour / q.gpus < ABSURD_SHARE * market
-                and 1 / EACH_BAND <= per_offer_hour / market <= EACH_BAND
+                and low / EACH_BAND <= per_offer_hour <= high * EACH_BAND
             )
         )
         return (q.model_copy(update={"per_gpu": True}), "per_gpu_each") if each else (q, None)
@@ -494,19 +508,30 @@ def cluster_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int, 
     return []
 
 
-def _market_reference(book: PriceBook, offers: list, currency: str):
-    """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
-    if not offers:
-        return None, None
-    hourly = sorted(
+def _hourly(book: PriceBook, offers: list, currency: str) -> list[tuple[float, Price]]:
+    """The offers by their price per GPU-hour in `currency`, cheapest first."""
+    return sorted(
         (
             (book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1), p)
             for p in offers
         ),
         key=lambda vp: vp[0],
     )
+
+
+def _market_reference(book: PriceBook, offers: list, currency: str):
+    """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
+    if not offers:
+        return None, None
+    hourly = _hourly(book, offers, currency)
     value, price = hourly[(len(hourly) - 1) // 2]
     return price, value
+
+
+def _market_span(book: PriceBook, offers: list, currency: str) -> tuple[float, float] | None:
+    """The cheapest and dearest like offers per GPU-hour in `currency`."""
+    hourly = _hourly(book, offers, currency)
+    return (hourly[0][0], hourly[-1][0]) if hourly else None
 
 
 # The pilot before signing (as advisor/planning/checklist.py sizes it for a plan): a tenth of the
@@ -576,10 +601,9 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     like = cluster_offers(book, gpu.name, market, q.per, q.gpus, q.nodes, q.fabric or "") if clustered else []
     if clustered and not like:
         signs.append("no_cluster_offer")
-    market_price, market_value = _market_reference(
-        book, like or like_offers(book, gpu.name, market, q.per, count), q.currency
-    )
-    q, reading = settle(q, per_offer_hour, market_value)
+    offers = like or like_offers(book, gpu.name, market, q.per, count)
+    market_price, market_value = _market_reference(book, offers, q.currency)
+    q, reading = settle(q, per_offer_hour, market_value, _market_span(book, offers, q.currency))
     if q.gpus != count and not like:  # read as a whole server: compare with offers that deliver one
         market_price, market_value = _market_reference(
             book, like_offers(book, gpu.name, market, q.per, q.gpus), q.currency
