@@ -882,3 +882,14 @@ def test_a_plan_with_no_room_names_the_roomy_plan_when_it_costs_more(cli):
         data = _ask(cli, text)
         assert not {"tight_deadline", "tight_gave_way"} & {w["code"] for w in data["warning_codes"]}, text
     assert _ask(cli, "7B pretrain 1T tokens 120d on 8xH800")["training"]["days"] > 0.9 * 120
+
+
+def test_one_server_on_a_long_job_rents_by_the_hour_where_that_costs_less_than_any_lease(cli):
+    # 47 days on one B200 server: a 12-month lease (its idle months billed) had been the price at
+    # 5.5 times the hours on record
+    data = _ask(cli, "3B pretrain 2T tokens 3 months on B200 usd")
+    cost = data["cost"]
+    assert data["plan"]["nodes"] == 1 and data["training"]["days"] > 30
+    assert cost["rent_option"] == "hourly" and cost["rent_total"] <= cost["rent_range"]["low"] * 1.2
+    leases = [o["total"] for o in cost["term_options"] or [] if o.get("total")]
+    assert all(cost["rent_total"] < t for t in leases)
