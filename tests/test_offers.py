@@ -478,3 +478,17 @@ def test_a_job_that_uses_a_sliver_of_the_lease_says_the_far_cheaper_gpu_under_it
     assert render_text(fixed).count(lines[1].strip()) == 1  # not again among the warnings
     cheap = advise("7b lora 20GB 3d", book=book)  # nothing far cheaper: the headline stands alone
     assert not render_text(cheap).splitlines()[1].strip()
+
+
+def test_buying_counts_the_training_after_delivery_against_the_deadline(book):
+    # 8 weeks of delivery (H100's shortest published lead time) fits 60 days, the training after it does not
+    out = advise("13B full-finetune 200GB 60d on 16xH100 buy usd", book=book).to_json()
+    days = out["training"]["days"]
+    assert 56 <= 60 < 56 + days
+    late = next(w["params"] for w in out["warning_codes"] if w["code"] == "buy_after_deadline")
+    assert late["training"] == pytest.approx(days) and late["low"] == 8
+    assert any("and the job then trains for" in w for w in out["warnings"])
+    # no lead time on record for H800: the shortest published (8 weeks) and the training after it
+    unknown = advise("3B pretrain 2T tokens 90d on 16xH800 buy", book=book).to_json()
+    note = next(w["params"] for w in unknown["warning_codes"] if w["code"] == "buy_lead_unknown")
+    assert note["weeks"] * 7 <= 90 < note["weeks"] * 7 + note["training"]

@@ -527,16 +527,20 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             and not lead
             and shortest
             and req.deadline_days
-            and req.deadline_days < shortest * 7
+            and req.deadline_days < shortest * 7 + (days or 0)
         ):
             # no delivery time on record for this part, and the deadline is shorter than the shortest
-            # published for any server here: a purchase cannot be counted on for it
-            notes.append(_note("buy_lead_unknown", gpu=gpu.name, deadline=req.deadline_days, weeks=shortest))
+            # published for any server here and the training after it: a purchase cannot be counted on
+            notes.append(
+                _note("buy_lead_unknown", gpu=gpu.name, deadline=req.deadline_days, weeks=shortest, training=days)
+            )
         if req.rent_or_buy == "buy" and lead:
             published = {"gpu": gpu.name, "low": lead[0], "high": lead[1], "as_of": gpu.purchase_lead_as_of}
-            if req.deadline_days and req.deadline_days < lead[0] * 7:
-                # Bought servers arrive after the deadline even at the shortest published lead time.
-                notes.append(_note("buy_after_deadline", deadline=req.deadline_days, **published))
+            if req.deadline_days and req.deadline_days < lead[0] * 7 + (days or 0):
+                # Bought servers arrive, and train the job, after the deadline even at the shortest
+                # published lead time (53 days of training had fitted a 90-day deadline unsaid
+                # beside 8 weeks of delivery)
+                notes.append(_note("buy_after_deadline", deadline=req.deadline_days, training=days, **published))
             elif days and days < lead[0] * 7 and not own_months:
                 # A job shorter than even the shortest delivery time: rent it; buy for the work after it.
                 notes.append(_note("buy_job_shorter_than_lead", days=days, **published))
