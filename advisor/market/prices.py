@@ -16,6 +16,9 @@ from advisor.market import reference, store
 
 # Hours in a month, the convention of data/reference_prices.toml (8,760 h / 12).
 HOURS_PER_MONTH = 730
+# Days in a month, on the same convention (30.4): a month billed covers the hours its rate was
+# divided over (a 30.06-day job had paid two months of a rate set per 730 hours).
+DAYS_PER_MONTH = HOURS_PER_MONTH / 24
 # Sibling GPU classes, for the estimate rule of plans and the quote judge when a GPU has no server
 # lease on record: the H800 is the H100's die with NVLink cut to 400 GB/s and the A800 the A100's
 # (data/gpus.toml), leased as the same class (assumed: no H800/A800 server lease was found,

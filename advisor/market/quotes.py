@@ -19,7 +19,7 @@ from advisor import catalog
 from advisor.market import store
 from advisor.market.layouts import market_of
 from advisor.market.owning import Owning, owning
-from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, Price, PriceBook, price_book
+from advisor.market.prices import DAYS_PER_MONTH, HOURS_PER_MONTH, SIBLINGS, Price, PriceBook, price_book
 from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang
 from advisor.text.safe import clean
 
@@ -538,7 +538,6 @@ def _market_span(book: PriceBook, offers: list, currency: str) -> tuple[float, f
 # job, or of the quoted term, at most this many days.
 PILOT_SHARE = 0.1
 PILOT_MAX_DAYS = 3
-DAYS_PER_MONTH = 365 / 12
 
 
 def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:

@@ -18,8 +18,8 @@ from advisor.market import prices
 from advisor.market.prices import Price, PriceBook
 
 HOURS_PER_MONTH = prices.HOURS_PER_MONTH
-# A month of a job, for counting the months a lease bills: 30 days (a lease bills started months).
-DAYS_PER_MONTH = 30
+# A month of a job, for counting the months a lease bills (a lease bills started months).
+DAYS_PER_MONTH = prices.DAYS_PER_MONTH
 # A job longer than this (days), or on two or more servers, is priced from term or cluster offers.
 TERM_BASIS_DAYS = 30
 # Terms always shown side by side for a job shorter than three months (issue 21), and the year.
