@@ -36,6 +36,10 @@ COUNTS_BEYOND_DEADLINE = 2
 # `asap` with no deadline: the counts past the 30-day horizon's are priced while each is faster
 # (up to this many; assumed), so "fastest" is not only the counts a cost search happened to try.
 COUNTS_BEYOND_FOR_SPEED = 6
+# A plan leased by the month pays whole months: the counts that bring the job into each of the
+# next few fewer months are priced too (56 Ascend 910B in 111 days, four months, had led over 112
+# in 57 days, two months, for 5% less).
+FEWER_MONTHS_TRIED = 3
 # The first jump toward the count a deadline needs goes at most this many times the smallest
 # count that fits (assumed: three octaves of the count grid).
 MAX_JUMP = 8
@@ -750,6 +754,7 @@ def _plans_for_gpu(
             beyond = COUNTS_BEYOND_DEADLINE
             if req.speed_first and not req.deadline_days:
                 beyond = COUNTS_BEYOND_FOR_SPEED
+    tried += _fewer_months(req, known, gpu, book, horizon, budget, tried, counts)
     # Part of a server: offers that bill whole servers charge for all of it, so the whole server
     # may rent for the same or less and finish sooner (`qwen2.5-32b full-finetune on H20` had
     # been 4 H20 on a month's lease, where 8 take a day on an hourly offer).
@@ -760,6 +765,47 @@ def _plans_for_gpu(
         if est.days and tried[-1].days and est.days < tried[-1].days:
             tried.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
     return tried
+
+
+def _fewer_months(
+    req: TrainingRequest,
+    known: _Estimates,
+    gpu: GPU,
+    book: PriceBook,
+    horizon: float,
+    budget: float | None,
+    tried: list[Plan],
+    counts: list[int],
+) -> list[Plan]:
+    """Beside the cheapest plan that meets the deadline on a monthly lease: for each of the next
+    FEWER_MONTHS_TRIED fewer months billed, the smallest count of the grid that finishes within
+    them (the time scaling as one over the count), where it is faster than every count tried."""
+    meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
+    if req.gpu_count or not meeting:
+        return []
+    base = min(meeting, key=lambda p: p.rent)
+    term = base.costs.rent_term
+    if (
+        base.costs.rent_option != "monthly"
+        or not term
+        or term["months_paid"] < 2
+        or term["job_months"] < term["months_paid"]
+    ):
+        return []  # one month, or a minimum term that bills idle months whatever the count
+    out: list[Plan] = []
+    have = {p.estimate.layout.gpu_count for p in tried}
+    count = base.estimate.layout.gpu_count
+    for months in range(term["months_paid"] - 1, max(0, term["months_paid"] - 1 - FEWER_MONTHS_TRIED), -1):
+        need = count * base.days / (months * DAYS_PER_MONTH)
+        target = next((c for c in counts if c >= need), None)
+        if target is None or target in have or not known.fits(gpu, target):
+            continue
+        est = known.at(gpu, target)
+        if not est.days or est.days >= min(p.days for p in tried + out if p.days):
+            continue
+        have.add(target)
+        out.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
+    return out
 
 
 def _counts(req: TrainingRequest, gpu: GPU) -> list[int]:
