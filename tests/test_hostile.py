@@ -369,7 +369,16 @@ def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, neare
     assert (f"did you mean `{nearest}`?" in message) == bool(nearest)
 
 
-@pytest.mark.parametrize("text,n", [("70B sft 1.2T 60d", "1.2"), ("70B 全量微调 1T 30天", "1")])
+@pytest.mark.parametrize(
+    "text,n",
+    [
+        ("70B sft 1.2T 60d", "1.2"),
+        ("70B 全量微调 1T 30天", "1"),
+        # before the data's words too: "2T 中文数据" had been read as 2 TB (625B tokens), silently
+        ("3B 预训练 2T 中文数据 3个月", "2"),
+        ("14B-A2B 预训练 4T中文语料", "4"),
+    ],
+)
 def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
     from advisor.request.parser import RequestError, parse
 

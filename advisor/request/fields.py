@@ -296,9 +296,10 @@ FIELDS: tuple[Field, ...] = (
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话"),
             ),
-            # in Chinese a bare `T` or `P` needs 数据 or 语料 after it ("1T" alone is a model size)
+            # in Chinese a bare `P` needs 数据 or 语料 after it ("1P" alone is no size); a bare `T` is
+            # never bytes: "2T 中文数据" is tokens as often as terabytes, and is asked (parser.size)
             Word(("bytes", 1e15), en=("PB",), zh=("PB", "P")),
-            Word(("bytes", 1e12), en=("TB",), zh=("TB", "T")),
+            Word(("bytes", 1e12), en=("TB",), zh=("TB",)),
             Word(("bytes", 1e9), en=("GB", "G"), zh=("GB", "G")),
             Word(("bytes", 1e6), en=("MB",)),
         ),
