@@ -387,3 +387,24 @@ def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
     assert refused.value.kind == "data_unit"
     assert f"`{n}T tokens`" in refused.value.message("en") and f"`{n}TB`" in refused.value.message("zh")
     assert parse(text.replace(f"{n}T", f"{n}T tokens")).tokens == float(n) * 1e12
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("3B pretrain 2T tokens 3 months H200 singapore", "singapore"),
+        ("3B pretrain 2T tokens 3 months SG region H100", "sg region"),
+        ("7b lora 20GB 3d in the US", "in the us"),
+        ("3B 预训练 2T token 3个月 新加坡", "新加坡"),
+    ],
+)
+def test_a_place_outside_mainland_china_asks_for_the_global_market(text, word):
+    # "SG" had been skipped as a word the plan does not depend on, and planned in mainland China
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "place_abroad" and refused.value.details["word"] == word
+    assert "`usd`" in refused.value.message("en") and "`usd`" in refused.value.message("zh")
+    # with dollars said, the place is the global market's
+    assert parse(text + " usd").market == "global"

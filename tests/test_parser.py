@@ -565,7 +565,7 @@ def test_the_chatter_around_a_request_is_not_a_word_to_refuse(text, expect):
         ("7b lora 1TB 高质量中文语料 3天", "zh"),
         ("7b lora 1TB 英文网页文本 3天", "en"),
         ("7b lora 语料300G中文 3天", "zh"),
-        ("7b lora 2T中文语料 30天", "zh"),  # a bare T with the data's words after it is bytes
+        ("7b lora 2P中文语料 30天", "zh"),  # a bare P with the data's words after it is bytes (a bare T is asked)
         ("70B sft 500GB 中文 10天 lang en", "zh"),  # the language alone, in an English reply
         ("70B sft 500GB 英文 10天", "en"),
     ],

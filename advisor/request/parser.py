@@ -998,6 +998,12 @@ _RISKY = re.compile(
     r"|nvl|infiniband|ib|roce|nvlink|ethernet|network|flexible|unlimited|matters?|important|cheaper|faster"
     r"|slower|better|newer|older|compared|similar"
 )
+# Places outside mainland China a team may name for its servers (parser: `abroad`)
+_PLACES_EN = (
+    r"singapore|sg|hong\s*kong|hk|japan|tokyo|korea|seoul|taiwan|europe|eu|germany|frankfurt|usa|u\.s\.a\.?|america"
+    r"|us-east|us-west|overseas|abroad"
+)
+_PLACES_ZH = r"新加坡|香港|日本|东京|韩国|首尔|台湾|欧洲|德国|美国|美东|美西|海外|国外"
 _ZH_RISKY = re.compile(
     r"以上|以下|以|至少|最多|最少|少于|多于|超过|客户|他们|下下|上个|两台|几台|台|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
     r"|英伟达|国产|信创|美国|欧洲|海外|国外|新加坡|日本|香港|阿里|腾讯|华为云|火山|百度|按量|网络|充足|不限|魔改|节|旦|早"
@@ -2423,9 +2429,20 @@ class _Parse:
         self._choose("city")
         self._choose("speed_first")
         self._choose("cost_first")
-        # "in the US" is a place the market table lacks ("for us" is not)
+        # A place outside mainland China ("singapore", "SG region", "in the US", "新加坡"): the prices
+        # on record are of two markets, mainland China and the global clouds, so it is the global
+        # market where dollars are said, and otherwise asked for ("SG" had been skipped as a word
+        # the plan does not depend on, and planned in mainland China)
+        said_usd = re.search(r"(?<![a-z])usd(?![a-z])|\$|美元|美金", self.norm)
+
+        def abroad(m: re.Match) -> None:
+            if not said_usd:
+                self.fail("place_abroad", word=m[0].strip())
+
         sc.take(
-            rf"{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}", lambda m: self.fail("unknown_word", word=m[0].strip(), nearest="")
+            rf"{L}(?:in\s+(?:the\s+)?)?(?:{_PLACES_EN})(?:\s+region)?{R}|{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}"
+            rf"|(?:在)?(?:{_PLACES_ZH})(?:地区|区域|机房)?",
+            abroad,
         )
 
     # -- the request: what was typed checked, what was not assumed, what follows derived --
