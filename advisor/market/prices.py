@@ -118,10 +118,14 @@ class PriceBook:
         self._history: dict[tuple, list[Price]] = {}
         for key, group in self._by_key.items():
             newest = max(_as_date(p.as_of) for p in group)
-            old = [p for p in group if (newest - _as_date(p.as_of)).days > HISTORY_DAYS]
+            # one pass (a membership test against the old rows compared every field of every
+            # pair: 150,000 back-filled rows had taken nine CPU-minutes per book)
+            current, old = [], []
+            for p in group:
+                (old if (newest - _as_date(p.as_of)).days > HISTORY_DAYS else current).append(p)
             if old:
                 self._history[key] = old
-                self._by_key[key] = [p for p in group if p not in old]
+                self._by_key[key] = current
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
         if from_cur == to_cur or not from_cur:
