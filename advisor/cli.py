@@ -292,10 +292,12 @@ def cmd_digest(args) -> int:
             )
         )
     if args.post:
+        settings = _bot_settings("clock")
+        if settings is None:
+            return 2
         from bot import clients, digests
-        from bot.settings import Settings
 
-        sent = digests.post_due(clients.for_workspaces(Settings.from_env()), date=date, ignore_time=True)
+        sent = digests.post_due(clients.for_workspaces(settings), date=date, ignore_time=True)
         print(f"posted to {sent} channel(s)", file=sys.stderr)
     return 0
 
@@ -306,7 +308,13 @@ def _bot_settings(mode: str):
     from bot.settings import Settings
 
     settings = Settings.from_env()
-    missing = settings.missing_for_http() if mode == "serve" else settings.missing_for_socket()
+    missing = (
+        settings.missing_for_http()
+        if mode == "serve"
+        else settings.missing_for_posting()
+        if mode in ("work", "clock")
+        else settings.missing_for_socket()
+    )
     if missing:
         print(phrase("en", "missing_settings", mode=mode, missing=missing, file="cli"), file=sys.stderr)
         return None
@@ -343,12 +351,14 @@ def cmd_socket(args) -> int:
 
 
 def cmd_clock(args) -> int:
+    settings = _bot_settings("clock")
+    if settings is None:
+        return 2
     from bot import clients, digests, logs
-    from bot.settings import Settings
 
     logs.setup()
     interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
-    digests.clock(clients.for_workspaces(Settings.from_env()), interval=interval)
+    digests.clock(clients.for_workspaces(settings), interval=interval)
     return 0
 
 
@@ -379,14 +389,16 @@ def cmd_work(args) -> int:
     import signal
     import threading
 
+    settings = _bot_settings("work")
+    if settings is None:
+        return 2
     from bot import answers, clients, dispatcher, logs, planner_pool
-    from bot.settings import Settings
 
     logs.setup()
     if args.planners:
         os.environ["GPU_ADVISOR_PLAN_WORKERS"] = str(args.planners)
     os.environ.setdefault("WEB_CONCURRENCY", "1")
-    running = dispatcher.start(clients.for_workspaces(Settings.from_env()))
+    running = dispatcher.start(clients.for_workspaces(settings))
     planner_pool.start(answers.ready)
     import logging
 

@@ -213,6 +213,7 @@ class Dispatcher:
     def _submit(self, job: Job) -> None:
         client = self.client_for(job.team)
         if client is None:  # the workspace is gone (uninstalled)
+            log.warning("job %s (%s) failed: no Slack installation for its workspace", job.id, job.kind)
             self.store.fail(job.id, "no installation", owner=self.owner)
             return
         slack = tasks.SlackAccess(

@@ -43,6 +43,11 @@ class Settings:
         token = () if self.oauth else (("SLACK_BOT_TOKEN", self.bot_token),)
         return [name for name, value in (*token, ("SLACK_SIGNING_SECRET", self.signing_secret)) if not value]
 
+    def missing_for_posting(self) -> list[str]:
+        """`work` and `clock` post to Slack: a bot token, or OAuth's client id and secret (each
+        workspace's token then comes from its installation)."""
+        return [] if self.oauth or self.bot_token else ["SLACK_BOT_TOKEN"]
+
     def missing_for_socket(self) -> list[str]:
         return [
             name

@@ -98,7 +98,10 @@ def _worker_ready(_worker) -> None:
     # scans it again; before, a collection that did paused every ack in flight for 20-80 ms.
     gc.collect()
     gc.freeze()
-    threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
+    if os.environ.get("GPU_ADVISOR_PLAN", "1") != "0":
+        # a host that only acks (`serve --no-plan`) plans nothing: no idle planners (about 180 MB
+        # each), and none whose death would fail /healthz with nobody to replace it
+        threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
 def serve(settings: Settings) -> None:

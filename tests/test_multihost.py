@@ -114,6 +114,10 @@ def test_two_hosts_answer_once_share_threads_and_finish_a_dead_hosts_jobs(postgr
     b = Host(fake_slack, postgres, tmp_path, "web-b", "serve", "--no-plan")
     hosts = [a, b]
     try:
+        # the host that only acks starts no planning processes (idle, each ~180 MB, and one that
+        # died had failed /healthz with nobody to replace it); the planning host does
+        assert _wait(lambda: _planners(a), 60)
+        assert not _planners(b)
         to_a, to_b = SlackSender(a.url, SECRET, fake_slack), SlackSender(b.url, SECRET, fake_slack)
         # 1. The same signed command on both hosts (Slack's retry, a replay): answered once.
         status, body = to_a.command("7b lora 20GB 3d", channel="CM1")
@@ -154,6 +158,12 @@ def test_two_hosts_answer_once_share_threads_and_finish_a_dead_hosts_jobs(postgr
         for h in hosts:
             h.kill()
             h.log.close()
+
+
+def _planners(host: Host) -> list[str]:
+    """The planning processes (multiprocessing's spawned children) in a host's session."""
+    out = subprocess.run(["ps", "-o", "args=", "-s", str(host.proc.pid)], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if "multiprocessing" in line]
 
 
 def _replay(sender, trigger: str, channel: str) -> tuple[int, str]:

@@ -99,6 +99,19 @@ def test_serve_and_socket_say_what_to_set(tmp_path):
         assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("args", [["work"], ["clock"], ["digest", "--post"]])
+def test_work_and_clock_refuse_to_start_without_a_way_to_post(tmp_path, args):
+    # a `work` started without Slack credentials had logged "taking jobs", then failed every job
+    # it took without a word; a clock had skipped every due channel silently
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
+    env |= {"PYTHONPATH": str(ROOT), "GPU_ADVISOR_DB": str(tmp_path / "db.sqlite")}
+    out = subprocess.run(
+        [sys.executable, "-m", "advisor.cli", *args], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert out.returncode == 2, out.stderr
+    assert "SLACK_BOT_TOKEN" in out.stderr and "SLACK_CLIENT_ID" in out.stderr and "Traceback" not in out.stderr
+
+
 @pytest.mark.parametrize(
     "env,cpus,expected",
     [
