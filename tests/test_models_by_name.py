@@ -34,6 +34,10 @@ PUBLISHED = [
     ("phi-3-medium", 14, 14, 0.02),
     ("gemma-2-9b", 9.24, 9.24, 0.02),
     ("gemma-2-27b", 27.2, 27.2, 0.02),
+    # a probe's published runs had planned these as generic MoE shapes (72 experts for Moonlight's
+    # 64 with MLA, 40 for Grok-1's 8): Moonshot's 16B / 3B; xAI's 314B (active shape-derived)
+    ("moonlight-16b-a3b", 16, 3, 0.03),
+    ("grok-1", 314, 83.8, 0.02),
 ]
 
 
