@@ -30,6 +30,8 @@ from cases import (  # noqa: E402
     HELD_OUT_MOE_ZOO,
     HELD_OUT_NEMO,
     HELD_OUT_OOM,
+    HELD_OUT_PROBE2_MEMORY,
+    HELD_OUT_PROBE2_TIME,
     HELD_OUT_PROBE_MEMORY,
     HELD_OUT_PROBE_TIME,
     HELD_OUT_THROUGHPUT,
@@ -293,6 +295,12 @@ HELD_OUT_SETS = (
         "OLMo-core, torchao, ms-swift, FlagPerf, JetMoE",
         HELD_OUT_PROBE_TIME,
     ),
+    (
+        "NVIDIA DGX Cloud recipes, MindSpeed-LLM, ms-swift scripts, LLaMA-Factory: "
+        "read by a probe in the seventeenth session",
+        "DGX Cloud recipes, MindSpeed-LLM, ms-swift scripts, LLaMA-Factory",
+        HELD_OUT_PROBE2_TIME,
+    ),
 )
 
 
@@ -322,6 +330,7 @@ def main() -> int:
     sets = [(summary, title, build_rows(cases, [])[0]) for summary, title, cases in HELD_OUT_SETS]
     _, held_mem_rows = build_rows([], HELD_OUT_MEMORY)
     _, probe_mem_rows = build_rows([], HELD_OUT_PROBE_MEMORY)
+    _, probe2_mem_rows = build_rows([], HELD_OUT_PROBE2_MEMORY)
     calibration = time_rows + mem_rows + card_rows + point_rows + point_mem_rows
     print("### Summary: calibration (all of shared/calibration)\n")
     print(summary_table(calibration))
@@ -334,6 +343,10 @@ def main() -> int:
     print(summary_table(held_mem_rows))
     print("\n### Summary: held-out memory (torchao, ms-swift, FlagPerf: read by a probe in the sixteenth session)\n")
     print(summary_table(probe_mem_rows))
+    print(
+        "\n### Summary: held-out memory (ms-swift scripts, LLaMA-Factory: read by a probe in the seventeenth session)\n"
+    )
+    print(summary_table(probe2_mem_rows))
     print("\n### The ten worst calibration cases\n")
     print(worst_table(calibration))
     print()
@@ -354,6 +367,9 @@ def main() -> int:
     print()
     table = markdown([], probe_mem_rows).split("### Peak memory per GPU")[1].split("Rows the request language")[0]
     print("### Held-out memory: torchao, ms-swift, FlagPerf" + table.rstrip())
+    print()
+    table = markdown([], probe2_mem_rows).split("### Peak memory per GPU")[1].split("Rows the request language")[0]
+    print("### Held-out memory: ms-swift scripts, LLaMA-Factory" + table.rstrip())
     return 0
 
 

@@ -1036,14 +1036,14 @@ POINT_RESERVED = ("M01", "M02", "M03", "M08", "M09", "M10", "M11")
 GB_PER_GIB = 2**30 / 1e9
 
 
-def _probe_2026_12():
-    """bench/calibration/heldout_2026_12_probe.csv (README there): throughput, time and memory."""
+def _probe_2026_12(name: str = "heldout_2026_12_probe.csv"):
+    """bench/calibration/<name> (README there): throughput, time and memory."""
     import csv
     from pathlib import Path
 
     time_cases, memory_cases = [], []
     readings = {"peak_mem_reserved_gib": "reserved", "mem_gib_nvsmi": "nvidia-smi"}
-    with (Path(__file__).resolve().parent / "calibration" / "heldout_2026_12_probe.csv").open() as f:
+    with (Path(__file__).resolve().parent / "calibration" / name).open() as f:
         for row in csv.DictReader(f):
             value, note = float(row["measured"]), f"{row['source']}: {row['notes']}"
             if row["metric"] == "tokens_per_s_per_gpu":
@@ -1057,6 +1057,7 @@ def _probe_2026_12():
 
 
 HELD_OUT_PROBE_TIME, HELD_OUT_PROBE_MEMORY = _probe_2026_12()
+HELD_OUT_PROBE2_TIME, HELD_OUT_PROBE2_MEMORY = _probe_2026_12("heldout_2026_12_probe2.csv")
 
 
 def _points():
