@@ -516,3 +516,25 @@ def test_fp32_attention_keeps_scores_only_where_no_fused_kernel_runs():
     assert score_free_attention(v100, "fp16", HF) and not score_free_attention(v100, "fp16", MEGATRON)
     # HF's BLOOM and MPT add ALiBi to eager scores: no SDPA kernel to fall back to
     assert not score_free_attention(H100, "fp32", HF, "alibi") and score_free_attention(H100, "bf16", HF, "alibi")
+
+
+def test_megatron_offloads_the_optimizer_shard_and_keeps_the_gradients():
+    """Megatron-Core's optimizer CPU offload (ms-swift's `--optimizer_cpu_offload`) moves the
+    distributed optimizer's shard alone. Hand-worked: Qwen2.5-72B on TP8, one data-parallel rank:
+    each GPU's 1/8 of the parameters x 12 bytes (fp32 main weights and two moments) goes to the
+    host; the gradient buffer stays, the same as without offload (ZeRO-Offload had taken both)."""
+    from advisor.engine.frameworks import on_stack
+
+    m = catalog.find_model("qwen2.5-72b")
+    a100 = catalog.get_gpu("A100")
+    setup = TrainingSetup(method="full-finetune", precision="bf16", seq_len=8192, stack="megatron")
+    assert on_stack(setup, 8, 1, 1, 1, "optimizer") == MEGATRON
+    assert on_stack(setup, 8, 1, 1, 1, "all") is None  # never the weights
+    lay = dict(gpu=a100.name, gpu_count=8, gpus_per_node=8, nodes=1, tp=8, dp=1, zero_stage=1)
+    lay |= dict(recompute="full", micro_batch=1, framework=MEGATRON)
+    kept = estimate_memory(m, setup, ModelSplit(**lay), a100)
+    off = estimate_memory(m, setup, ModelSplit(**(lay | {"offload": "optimizer"})), a100)
+    shard = parameters_on_this_gpu(count_params(m), ModelSplit(**lay))
+    assert off.host_ram_gib * GIB == pytest.approx((shard.dense + shard.experts) * 12, rel=0.02)
+    assert off.optimizer == 0 and off.gradients == pytest.approx(kept.gradients)
+    assert off.total == pytest.approx(kept.total - kept.optimizer, rel=0.01)

@@ -106,7 +106,7 @@ def test_the_answer_names_the_stack_and_json_carries_it(capsys):
     [
         ("13B full-finetune 50GB 3d deepspeed tp 2", "DeepSpeed does not run this"),
         ("8B lora 10GB 2d torchtitan", "torchtitan does not run this"),
-        ("70B full-finetune 1TB 14d megatron offload", "Megatron-Core does not run this"),
+        ("70B full-finetune 1TB 14d megatron offload all", "Megatron-Core does not run this"),
         ("8B lora 10GB 2d hf pp 2", "runs data parallel only"),
         ("8B lora 10GB 2d litgpt tp 2", "litgpt does not run this"),
         ("13B 全量微调 50GB 3天 框架deepspeed tp 2", "DeepSpeed 跑不了"),

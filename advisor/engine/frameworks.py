@@ -100,8 +100,10 @@ def on_stack(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload
     """What the named stack runs, from its documentation:
     - Megatron-Core (NeMo, Megatron-Bridge): tensor, pipeline, expert and context parallel over
       its distributed optimizer (ZeRO-1) or Megatron-FSDP (ZeRO-2/3, Megatron-Bridge's
-      `use_megatron_fsdp`), LoRA through Megatron-Bridge's PEFT; no CPU offload of the states in
-      its recipes, no 4-bit QLoRA base.
+      `use_megatron_fsdp`), LoRA through Megatron-Bridge's PEFT; the distributed optimizer's
+      states offloaded to the CPU, where the team says so (`--optimizer-cpu-offload`, its
+      HybridDeviceOptimizer: megatron/core/optimizer/cpu_offloading, as ms-swift runs it), never
+      the weights; no 4-bit QLoRA base.
     - DeepSpeed: ZeRO-0..3 and ZeRO-Offload/-Infinity on HF models, its pipeline engine with
       ZeRO-1 only; LoRA/QLoRA through HF PEFT on top; no tensor or expert parallelism here.
     - HF Transformers/TRL (torchtune, LLaMA-Factory, axolotl): data parallel over DDP, FSDP or
@@ -113,7 +115,7 @@ def on_stack(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload
     if setup.stack == "litgpt":
         return None if model_parallel or offload != "none" or zero in (1, 2) else LITGPT
     if setup.stack == "megatron":
-        if offload != "none" or setup.method == "qlora":
+        if setup.method == "qlora" or (offload != "none" and (offload == "all" or setup.is_peft or zero > 1)):
             return None
         return MEGATRON
     if setup.stack == "deepspeed":

@@ -556,13 +556,20 @@ def offload_to_host(
     ZeRO-Offload keeps optimizer states and gradients in host memory and steps on the CPU
     (Ren et al. 2021); the GPU keeps a gradient bucket. ZeRO-Infinity (offload "all") also
     moves the weights and streams them in, a layer ahead (Rajbhandari et al. 2021).
+    Megatron-Core's optimizer offload moves the distributed optimizer's shard (fp32 main weights
+    and moments) alone: the gradient buffer stays on the GPU, copied out once a step
+    (megatron/core/optimizer/cpu_offloading, HybridDeviceOptimizer).
     """
     if layout.offload == "none":
         return states, 0.0
     weights, gradients, optimizer, trainable, notes = states
     notes = list(notes)
     host = 0.0
-    if optimizer > 0:  # offload "optimizer" or "all"
+    if optimizer > 0 and layout.framework == MEGATRON:
+        host += optimizer
+        optimizer = 0.0
+        notes.append({"kind": "offload_optimizer_states"})
+    elif optimizer > 0:  # offload "optimizer" or "all"
         host += optimizer + gradients
         optimizer = 0.0
         gradients = min(gradients, OFFLOAD_BUCKET_ELEMENTS * OFFLOAD_BUCKET_BYTES / max(1, layout.dp))
