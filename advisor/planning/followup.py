@@ -847,13 +847,15 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
     plan = reply.advice.plan if reply.advice else None
     if not CHEAPER.match(message) or not first or plan is None or plan.rent is None:
         return None
-    if plan.rent < first * (1 - SAME_SHARE):
+    same = (plan.gpu, plan.estimate.layout.gpu_count) == (summary.get("gpu"), summary.get("gpu_count"))
+    if plan.rent < first * (1 - SAME_SHARE) and not same:
+        # (the same GPUs are the same plan: a rent of ¥23.6 had read as under the ¥24 stored)
         return None
     text = render(
         "followup.txt.j2",
         reply.lang,
         kind="no_cheaper",
-        first=money(first, summary.get("currency") or plan.costs.currency),
+        first=money(plan.rent if same else first, summary.get("currency") or plan.costs.currency),
         rent=money(plan.rent, plan.costs.currency),
         days=plan.days,
         option=plan.costs.rent_option,
