@@ -345,3 +345,10 @@ def test_a_count_priced_each_within_the_offers_on_record_is_read_per_gpu(cli):
 )
 def test_where_the_servers_are_is_not_the_vendors_name(text):
     assert parse_quote(text).vendor == "Acme"
+
+
+def test_the_pilot_names_the_vendors_own_profiler(cli):
+    # an Ascend quote had been told to profile with nsys, an NVIDIA tool (the planner said msprof)
+    ascend = cli("quote", "8卡910B 每月1.4万 3个月", "--lang", "en").stdout
+    assert "profile a step with msprof" in ascend and "nsys" not in ascend
+    assert "profile a step with nsys" in cli("quote", "8xH100 $2.1/hr 3 months").stdout

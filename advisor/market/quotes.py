@@ -572,11 +572,15 @@ def vendor_questions(q: Quote, job_days: float | None = None) -> list[dict]:
         add("rvs_stress")
     else:
         add("burn_in")
+    # the vendor's own profiler (Ascend: msprof; the planner's checklist names the same)
+    profiler = "msprof" if vendor == "huawei" else ("rocprof" if vendor == "amd" else "nsys")
     if job_days:
-        add("pilot", hours=round(min(PILOT_MAX_DAYS, job_days * PILOT_SHARE) * 24, 1), days=job_days)
+        hours = round(min(PILOT_MAX_DAYS, job_days * PILOT_SHARE) * 24, 1)
+        add("pilot", hours=hours, days=job_days, profiler=profiler)
     elif q.term_months:
         term_days = q.term_months * DAYS_PER_MONTH
-        add("pilot_term", hours=round(min(PILOT_MAX_DAYS, term_days * PILOT_SHARE) * 24, 1), term=q.term_months)
+        hours = round(min(PILOT_MAX_DAYS, term_days * PILOT_SHARE) * 24, 1)
+        add("pilot_term", hours=hours, term=q.term_months, profiler=profiler)
     else:
         add("pilot_unsized")
     add("contract_sla")
