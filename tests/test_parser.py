@@ -1792,3 +1792,20 @@ def test_ddp_keeps_the_whole_model_on_every_gpu(book):
     plan = advise("qwen2.5-7b full-finetune 1e8 tokens ddp on 8xA800 adamw8bit", book=book).plan.estimate
     assert (plan.layout.tp, plan.layout.pp, plan.layout.zero_stage, plan.layout.offload) == (1, 1, 0, "none")
     assert not plan.fits
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3B dense pretrain 2TB chinese and english data 3mo",
+        "3B pretrain 2TB bilingual corpus 3 months",
+        "从零预训练3B模型 2TB 中英文 3个月",
+        "从零预训练3B模型 2TB 中英文数据 3个月",
+    ],
+)
+def test_a_bilingual_corpus_is_read_as_both_languages(text):
+    # "chinese and english data" had been refused as two languages contradicting each other, and
+    # 中英文 read past: the mix is 3.6 bytes a token, between Chinese's 3.2 and English's 4.0
+    r = parse(text)
+    assert r.data.language == "zh-en" and r.bytes_per_token == 3.6
+    assert r.tokens == pytest.approx(2e12 / 3.6)

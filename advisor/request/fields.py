@@ -324,6 +324,13 @@ FIELDS: tuple[Field, ...] = (
             Word("en", en=("english",), zh=("英文", "英语")),
             Word("zh", en=("chinese",), zh=("中文",)),
             Word("code", en=("code",), zh=("代码",)),
+            # bilingual corpora ("chinese and english data" had been refused as a contradiction
+            # of two languages, 中英文 read past)
+            Word(
+                "zh-en",
+                en=("chinese and english", "english and chinese", "chinese-english", "bilingual", "chinese/english"),
+                zh=("中英文", "中英", "中英混合", "中英双语", "中英文混合"),
+            ),
         ),
         examples=Word(en=("chinese data",), zh=("中文数据",)),
         shows_in=("data", "tokens"),

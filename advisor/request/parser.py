@@ -2040,6 +2040,12 @@ class _Parse:
             rf"|({units('bytes', 'zh')})(?=\s*(?:(?:{zh})\s*)?(?:数据|语料|文本)))",
             lambda m: self._data_bytes(m),
         )
+        # a bilingual corpus first: "中英文数据" holds 英文数据, which the rule below would take
+        both = [w for w in spoken if w.value == "zh-en"]
+        sc.take(
+            rf"{L}(?:{_all(both, 'en')}){R}|(?:{_all(both, 'zh')})",
+            lambda m: s("data_language", "zh-en", m[0]),
+        )
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的", with what
         # the data is around them ("高质量中文数据", "中文网页文本", "100GB 中文 数据", "语料500G中文")
         sc.take(
