@@ -68,6 +68,8 @@ def cmd_ask(args) -> int:
     except RequestError as err:
         print(err.message(lang), file=sys.stderr)
         return 2
+    if args.follow_up:
+        return _thread(text, result, args, book)
     if args.json:
         _print_json(result.to_json())
     elif args.rfq:
@@ -78,6 +80,38 @@ def cmd_ask(args) -> int:
         print(rfq)
     else:
         print(advice.render_text(result))
+    return 0
+
+
+def _thread(text: str, result, args, book) -> int:
+    """The plan, then each `--follow-up` message answered in its thread as the bot answers it:
+    against the plan the thread stores (the first answer's), the bot spoken to."""
+    from advisor.planning.followup import follow_up
+
+    summary = advice.plan_context(result)
+    replies = [(m, follow_up(text, summary, m, args.lang, book=book)) for m in args.follow_up]
+    if args.json:
+        _print_json(
+            {
+                "plan": result.to_json(),
+                "follow_ups": [
+                    {
+                        "message": m,
+                        "kind": r.kind,
+                        "part": r.part,
+                        "changes": r.changes,
+                        "text": r.text,
+                        "plan": r.advice.to_json() if r.advice is not None and r.kind in ("whatif", "market") else None,
+                    }
+                    for m, r in replies
+                ],
+            }
+        )
+        return 0
+    print(advice.render_text(result))
+    for message, reply in replies:
+        print(f"\n> {message}\n")
+        print(reply.text or phrase(args.lang or reply.lang, "thread_silent"))
     return 0
 
 
@@ -423,6 +457,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print the recommendation as JSON")
     ask.add_argument("--lang", choices=["en", "zh"], help="reply language")
     ask.add_argument("--rfq", action="store_true", help="print a vendor-ready request for quote for the plan")
+    ask.add_argument(
+        "--follow-up",
+        action="append",
+        default=[],
+        metavar="MESSAGE",
+        help='a message in the plan\'s thread ("what if 30 days?"), answered as the bot answers it; repeat for more',
+    )
     ask.set_defaults(func=cmd_ask)
 
     prices = sub.add_parser("prices", help="the price store: import price lists, show current prices")

@@ -282,3 +282,20 @@ def test_over_budget_names_an_alternative_within_both(cli):
     line = next(x for x in out.splitlines() if "Over budget" in x)
     assert "LoRA instead of full fine-tuning comes within both" in line
     assert re.search(r"\$[\d,]+\.$", line)
+
+
+def test_ask_answers_follow_ups_in_the_plans_thread(cli):
+    # the bot's thread replies without Slack: each message against the plan the thread stores
+    out = cli("ask", "70B full-finetune 1TB 14d", "--follow-up", "what if we had 30 days?", "--follow-up", "thanks")
+    assert out.returncode == 0, out.stderr
+    plan, whatif, thanks = out.stdout.split("\n> ")
+    assert "What if: deadline 14 days -> 30 days" in whatif and "(no reply" in thanks
+    data = json.loads(
+        cli("ask", "70B full-finetune 1TB 14d", "--json", "--follow-up", "what if we had 30 days?").stdout
+    )
+    first, (reply,) = data["plan"], data["follow_ups"]
+    assert reply["kind"] == "whatif" and {"name": "deadline_days", "before": "14 days", "after": "30 days"} in [
+        {k: c[k] for k in ("name", "before", "after")} for c in reply["changes"]
+    ]
+    assert reply["plan"]["request"]["deadline_days"] == 30 and first["request"]["deadline_days"] == 14
+    assert reply["plan"]["cost"]["rent_total"] < first["cost"]["rent_total"]
