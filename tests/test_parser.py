@@ -1809,3 +1809,17 @@ def test_a_bilingual_corpus_is_read_as_both_languages(text):
     r = parse(text)
     assert r.data.language == "zh-en" and r.bytes_per_token == 3.6
     assert r.tokens == pytest.approx(2e12 / 3.6)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "14B MoE (2B active) pretrain 4T tokens 6 months",
+        "14B total 2B active moe pretrain 4T tokens 6 months",
+        "14B moe 2B activated params pretrain 4T tokens 6 months",
+    ],
+)
+def test_the_active_count_before_its_key_is_the_active_parameters(text):
+    # as model cards write it; "2B active" had been read as a second model size, a contradiction
+    r = parse(text)
+    assert (r.params_b, r.active_params_b) == (14.0, 2.0)

@@ -2358,6 +2358,12 @@ class _Parse:
             rf"(?:{L}(?:{_en(active)})|(?:{_zh(active)}))\s*{NUM}\s*(b|m|亿){R}",
             lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]),
         )
+        # the count before its key, as model cards write it: "14B MoE (2B active)", "14B total 2B
+        # active", "2B activated" (had been read as a second, contradicting model size)
+        sc.take(
+            rf"{L}{NUM}\s*(b|m)\s+(?:{_en(active)}|activated)(?:\s+param(?:eter)?s?)?{R}",
+            lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]),
+        )
         self._choose("moe")
 
         def size(m: re.Match) -> None:
