@@ -1823,3 +1823,19 @@ def test_the_active_count_before_its_key_is_the_active_parameters(text):
     # as model cards write it; "2B active" had been read as a second model size, a contradiction
     r = parse(text)
     assert (r.params_b, r.active_params_b) == (14.0, 2.0)
+
+
+@pytest.mark.parametrize(
+    "text,seq",
+    [
+        ("qwen3-32b cpt 200B tokens max seq len 32768 1 month", 32768),
+        ("qwen3-32b cpt 200B tokens max_length 8192 1 month", 8192),
+        ("7b lora 20GB 3d cutoff_len 2048", 2048),
+    ],
+)
+def test_the_trainers_own_sequence_words_set_the_sequence(text, seq):
+    assert parse(text).seq_len == seq
+
+
+def test_hourly_alone_is_pay_as_you_go():
+    assert parse("7b lora 20GB 3d on 8xA100-80GB hourly").hourly_only
