@@ -843,6 +843,7 @@ def _counts(reply, rows: list[dict]) -> dict:
             o["within_budget"],
             o.get("chosen", False),
             o.get("months"),
+            o.get("nodes"),
         )
         for o in rows
     ]

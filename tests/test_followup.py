@@ -919,3 +919,17 @@ def test_a_budget_fallback_that_runs_for_years_is_not_offered(book):
 def test_the_us_said_in_english_moves_the_plan_abroad(book, question):
     reply = follow_up(*_thread("70B full-finetune 1TB 14d budget", book), question, book=book)
     assert reply.kind == "market" and reply.advice.request.market == "global"
+
+
+def test_how_many_servers_says_the_servers_of_each_count(book):
+    # "how many nodes?" had been answered in GPUs alone: each count of several servers says them
+    text = "3B pretrain 2T tokens 3 months"
+    first = advise(text, book=book)
+    from advisor import catalog
+
+    per = catalog.get_gpu(first.plan.gpu).gpus_per_server
+    for question, said in (("how many nodes?", "GPUs on {n} servers"), ("要几台服务器", "张卡（{n} 台服务器）")):
+        reply = follow_up(text, plan_context(first), question, book=book)
+        assert reply.part == "gpus"
+        several = [r for r in reply.rows if r["count"] > per]
+        assert several and all(said.format(n=r["nodes"]) in reply.text for r in several)
