@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.planning.planner import DEADLINE_SLACK
 from advisor.text.render import big, money, num, pct, phrase, render, sci, word
 from advisor.text.safe import for_slack
 
@@ -202,6 +203,11 @@ def status(result) -> tuple[str, dict]:
         w.params.get("value") is not None and w.params["value"] <= 0.1 for w in cheaper
     ):
         return "idle_lease", {}
+    tight = next((w.params for w in result.warnings if w.code == "tight_deadline"), None)
+    if tight and tight["days"] > (1 - DEADLINE_SLACK / 2) * tight["deadline"]:
+        # under half the planner's margin left before the deadline (119 of 120 days): not a green
+        # header; with more, the warning in the details says it
+        return "tight_deadline", {"deadline": deadline, "days": days_text(e.days, lang)}
     if deadline and budget:
         return "meets_both", {"deadline": deadline}
     if deadline:

@@ -123,7 +123,8 @@ def test_a_buyers_card_holds_the_budget_against_the_purchase(bot, fake_slack, bo
 def test_chinese_card_is_chinese(bot, fake_slack):
     send, _ = bot
     msg, _ = _card(fake_slack, send, "13B 全量微调 200GB数据 7天 预算100万")
-    assert msg["blocks"][0]["text"]["text"] == "✅ 满足 7 天的期限和预算"
+    # 6.7 of the 7 days: under half the planner's margin left, so not a green header
+    assert msg["blocks"][0]["text"]["text"] == "⚠️ 勉强赶上 7 天的期限（约 6.7 天）：没有重启的余量"
     visible = " ".join(_lines(msg["blocks"]))
     for english in ("Rent", "days", "servers", "Assumed", "Prices", "by the hour", "budget"):
         assert english not in visible, english
@@ -229,6 +230,19 @@ def test_gpus_given_without_a_deadline_are_not_called_the_cheapest_plan(book):
 
     assert status(advise("7b lora 20GB on 2xH800", "en", book=book))[0] == "fits"
     assert status(advise("7b lora 20GB", "en", book=book))[0] == "cheapest"
+
+
+def test_a_plan_with_no_room_before_its_deadline_is_not_headed_green(book):
+    # 8 H800 in 119 of 120 days had been headed "✅ Meets your 120-day deadline"
+    from advisor.planning.advice import advise
+    from bot.blocks import card, status
+
+    result = advise("7B pretrain 1T tokens 120d", "en", book=book)
+    code, params = status(result)
+    assert code == "tight_deadline" and params["deadline"] == "120"
+    head = json.dumps(card(result), ensure_ascii=False)
+    assert "Only just meets your 120-day deadline" in head and "✅" not in head
+    assert status(advise("7B pretrain 1T tokens 100d", "en", book=book))[0] == "meets_deadline"
 
 
 def test_words_read_past_are_named_on_the_card(bot, fake_slack):
