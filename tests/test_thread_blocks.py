@@ -116,8 +116,8 @@ def test_an_rfq_question_uploads_the_rfq_as_the_button_does(bot, fake_slack, ans
 @pytest.mark.parametrize(
     "question,row,chosen",
     [
-        ("why {n} GPUs?", r"• \*([\d,]+) GPUs:\*", "← *this plan*"),
-        ("为什么是{n}卡", r"• \*([\d,]+) 张卡：\*", "← *本方案*"),
+        ("why {n} GPUs?", r"• \*([\d,]+) GPUs(?: on ([\d,]+) servers?)?:\*", "← *this plan*"),
+        ("为什么是{n}卡", r"• \*([\d,]+) 张卡(?:（([\d,]+) 台服务器）)?：\*", "← *本方案*"),
     ],
 )
 def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(bot, fake_slack, answered, question, row, chosen):
@@ -126,8 +126,11 @@ def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(bot, fake_sla
     n = s["gpu_count"]
     reply = _ask(send, fake_slack, question.format(n=n), answered)
     text = reply["blocks"][0]["text"]["text"]
-    counts = [int(x.replace(",", "")) for x in re.findall(row, text)]
+    rows = re.findall(row, text)
+    counts = [int(gpus.replace(",", "")) for gpus, _ in rows]
     assert counts == [n // 2, n, n * 2], text  # the same GPU at half and twice the count, in order
+    per_server = n // s["nodes"]
+    assert [int(servers or 1) for _, servers in rows] == [-(-c // per_server) for c in counts], text
     mine = next(line for line in text.splitlines() if line.startswith(f"• *{n:,} "))
     assert f"¥{s['rent_total']:,}" in mine and mine.endswith(chosen)
     assert sum(chosen in line for line in text.splitlines()) == 1
