@@ -492,3 +492,27 @@ def test_buying_counts_the_training_after_delivery_against_the_deadline(book):
     unknown = advise("3B pretrain 2T tokens 90d on 16xH800 buy", book=book).to_json()
     note = next(w["params"] for w in unknown["warning_codes"] if w["code"] == "buy_lead_unknown")
     assert note["weeks"] * 7 <= 90 < note["weeks"] * 7 + note["training"]
+
+
+@pytest.mark.parametrize(
+    "fabric,gbps,name",
+    [("ib", 400, "InfiniBand"), ("roce", 100, "RoCE"), ("efa", 400, "EFA"), ("ib", 12.5, "InfiniBand")],
+)
+def test_the_network_named_and_tested_is_the_priced_offers(fabric, gbps, name):
+    # a plan priced on an InfiniBand 400 cluster had named RoCE at 100 Gb/s and asked ib_write_bw for 100
+    book = book_of(row(provider="fabric-co", offer_kind="cluster", max_gpus=512, fabric=fabric, fabric_gbps=gbps))
+    out = advise("70B full-finetune 1TB 14d on 32xH800", book=book).to_json()
+    inter = out["infra"]["network"]["inter_node"]
+    need = inter["gbps_per_gpu"]
+    assert out["cost"]["rent_offer"]["interconnect"] == fabric and need > 0
+    assert inter["offer"] == {"fabric": fabric, "gbps": gbps, "provider": "fabric-co"}
+    text = out["infra"]["network"]["inter_node_text"]
+    assert text.startswith(f"{name}, {need} Gb/s per GPU")
+    if gbps > need:
+        assert f"the offer priced comes with {gbps:g} Gb/s per GPU, more than this job needs" in text
+    elif gbps < need:
+        assert f"the offer priced has only {gbps:g} Gb/s per GPU" in text
+    checks = {c["code"]: c for c in out["checklist"]}
+    assert checks["nccl_allreduce"]["params"]["gbps"] == gbps  # the vendor held to what it offers
+    assert ("ib_write_bw" in checks) == (fabric != "efa")  # RDMA verbs; EFA is proved by nccl-tests
+    assert ("roce_pfc_ecn" in checks) == (fabric == "roce")

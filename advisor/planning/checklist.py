@@ -67,8 +67,12 @@ def items(advice) -> list[dict]:
         add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
     elif lay.nodes > 1:
-        gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
-        fabric = (costs.rent_offer or {}).get("interconnect") or ""
+        inter = infra.network["inter_node"] if infra else {}
+        offer = inter.get("offer") or {}
+        # the vendor is held to the speed its offer states; else to the speed the plan needs
+        gbps = offer.get("gbps") or inter.get("gbps_per_gpu") or 0
+        gbps = int(gbps) if float(gbps).is_integer() else gbps
+        fabric = offer.get("fabric") or ""
         add(
             "nccl_allreduce",
             gpus=lay.gpu_count,
@@ -77,7 +81,8 @@ def items(advice) -> list[dict]:
             busbw=gbps / 8 * NCCL_BUSBW_SHARE,
             amd=vendor == "amd",
         )
-        add("ib_write_bw", gbps=gbps, rails=per_node)
+        if fabric in ("ib", "roce", ""):  # RDMA verbs; EFA and TCPX are proved by the NCCL test above
+            add("ib_write_bw", gbps=gbps, rails=per_node)
         if fabric in ("roce", ""):
             add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)

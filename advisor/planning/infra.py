@@ -10,6 +10,7 @@ from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate, hardware_precision
 from advisor.engine.throughput import estimate_throughput, nic_ceiling_gbps
 from advisor.market.owning import is_workstation
+from advisor.market.store import CLUSTER_FABRICS
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.model import TrainingRequest
 
@@ -110,7 +111,8 @@ def storage_need(req: TrainingRequest, est: Estimate) -> StorageNeed:
     )
 
 
-def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infrastructure:
+def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate, offer: dict | None = None) -> Infrastructure:
+    """`offer`: the rent priced (costs.Costs.rent_offer); the fabric it states is the one named."""
     lay = est.layout
     per_node = lay.gpus_per_node
     reasons: dict[str, dict] = {}
@@ -163,6 +165,14 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate) -> Infras
             "fabric": gpu.nic_fabric or None,  # a GPU sold on one fabric only (Ascend: RoCE)
             "asked": req.fabric,  # the fabric the team asked for (`infiniband`, `roce`)
         }
+        if offer and offer.get("interconnect") in CLUSTER_FABRICS:
+            # what the priced offer comes with, said beside what the job needs (a plan priced on an
+            # InfiniBand 400 offer had named RoCE at 100 Gb/s and asked ib_write_bw for 100)
+            network["inter_node"]["offer"] = {
+                "fabric": offer["interconnect"],
+                "gbps": offer.get("interconnect_gbps") or None,
+                "provider": offer.get("provider") or "",
+            }
         reasons["network"] = {"options": options, "chosen": gbps, "tolerance": NETWORK_SPEED_TOLERANCE}
     # a workstation of a few PCIe cards draws their share of a server's power (costs.py prices the same)
     workstation = is_workstation(gpu, lay.gpu_count)

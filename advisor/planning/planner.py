@@ -183,7 +183,8 @@ def make_plan(
 def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
     if plan is None or plan.infra is not None:
         return plan
-    return plan.model_copy(update={"infra": plan_infrastructure(req, catalog.get_gpu(plan.gpu), plan.estimate)})
+    infra = plan_infrastructure(req, catalog.get_gpu(plan.gpu), plan.estimate, plan.costs.rent_offer)
+    return plan.model_copy(update={"infra": infra})
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
