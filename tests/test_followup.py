@@ -721,6 +721,21 @@ def test_why_pcie_on_cards_without_nvlink_says_they_have_none(book):
 
 
 @pytest.mark.parametrize(
+    "text,question,link",
+    [
+        ("3B pretrain 2T tokens 3 months on 64x910B", "why NVLink?", "HCCS"),
+        ("3B 预训练 2T token 3个月 用64张910B", "为什么要NVLink", "HCCS"),
+        ("13B full-finetune 200GB 7d on 8xMI300X usd", "why NVLink?", "InfinityFabric"),
+    ],
+)
+def test_why_nvlink_under_cards_of_another_link_names_theirs(book, text, question, link):
+    # a 910B plan had been told NVLink "mainly speeds up gradient and shard exchange"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert link in reply.text and ("no NVLink" in reply.text or "没有NVLink" in reply.text)
+    assert "NVLink mainly speeds up" not in reply.text and "NVLink主要用于" not in reply.text
+
+
+@pytest.mark.parametrize(
     "text,question,changed",
     [
         ("70B full-finetune 1TB 14d budget", "H100 or H800?", ["gpu"]),
