@@ -226,6 +226,18 @@ def test_a_multi_server_plan_rents_a_parallel_file_system_sized_for_its_read_rat
     assert cost["storage_total"] == pytest.approx(pfs[0]["price"] * by_rate * months, rel=0.01)
 
 
+def test_the_parallel_file_system_gives_one_server_the_rate_its_fio_check_asks(book):
+    # a 3B pre-training run on 8 servers had priced 8 TB (0.9 GB/s) against a 2 GB/s fio test per server
+    out = advise("3B pretrain 2T tokens 3 months on 64xH800", book=book).to_json()
+    cost, infra = out["cost"], out["infra"]
+    why = infra["reasons"]["storage"]
+    assert cost["storage_kind"] == "storage_pfs" and max(why["write_gb_s"], why["read_gb_s"]) < 1
+    fio = next(c for c in out["checklist"] if c["code"] == "fio_read")
+    delivered_gb_s = cost["storage_tb"] / costsmod.TB_PER_TIB * costsmod.PFS_MB_S_PER_TIB / 1000
+    assert fio["params"]["gb_s"] == infra["storage_read_gb_per_s"] == 2
+    assert delivered_gb_s == pytest.approx(2)
+
+
 def test_one_server_keeps_data_in_object_storage_sized_by_what_it_stores(book):
     out = advise("7b lora 20GB 3d", book=book).to_json()
     assert out["plan"]["nodes"] == 1 and out["cost"]["storage_kind"] == "storage"
