@@ -57,6 +57,8 @@ PLAN = {
     "params_b": 70,
     "attention_pct": 12,
     "attention_fa2_factor": 1.1,
+    "dpo_ref_gib_per_gpu": 3.7,
+    "dpo_days_per_b_tokens": 0.41,
 }
 
 
@@ -66,7 +68,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 54
+    assert len(ids) == len(TOPICS) == 55
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 

@@ -759,6 +759,11 @@ def test_short_comparisons_are_the_plan_on_the_gpu_or_method_named(book, text, q
         ("why 1280 GiB RAM?", "RAM 1280 GiB", "kW per server"),
         ("what storage do we need?", "storage read", "kW per server"),
         ("what server spec do we need?", "kW per server", None),  # the whole spec
+        # the part named alone had been "I could not tell what to do with that"
+        ("storage?", "storage read", "kW per server"),
+        ("and the network?", "between nodes", "storage read"),
+        ("存储呢", "存储读带宽", "kW"),
+        ("power?", "kW per server", "NVMe"),
     ],
 )
 def test_a_question_on_one_server_figure_gets_that_line(summary, book, question, shown, left_out):
@@ -948,3 +953,27 @@ def test_how_many_servers_says_the_servers_of_each_count(book):
         assert reply.part == "gpus"
         several = [r for r in reply.rows if r["count"] > per]
         assert several and all(said.format(n=r["nodes"]) in reply.text for r in several)
+
+
+@pytest.mark.parametrize(
+    "text,question",
+    [
+        ("70B full-finetune 1TB 14d", "what about DPO after?"),
+        ("70B full-finetune 1TB 14d", "DPO需要多少显存"),
+        ("qwen2.5-7b lora 20k samples 2d", "然后做DPO呢"),
+    ],
+)
+def test_dpo_after_the_plan_is_worked_from_its_own_numbers(book, text, question):
+    # "what about DPO after?" had been "I could not tell what to do with that"
+    advice = advise(text, book=book)
+    ctx = plan_context(advice)
+    reply = follow_up(text, ctx, question, book=book)
+    p = advice.plan
+    peft = p.method in ("lora", "qlora")
+    assert ctx["dpo_ref_gib_per_gpu"] == (0 if peft else round(p.estimate.memory.weights, 1))
+    # a reference forward pass (2N) on top of 6N, or of LoRA's 4N
+    per_b = p.estimate.days / (advice.request.tokens / 1e9) * (6 / 4 if peft else 8 / 6)
+    assert ctx["dpo_days_per_b_tokens"] == pytest.approx(per_b, rel=0.01)
+    shown = f"{per_b:.1f}" if per_b >= 1 else f"{per_b * 24:.1f}"
+    assert shown in reply.text and p.gpu in reply.text
+    assert ("DPO" in reply.text) and "could not tell" not in reply.text

@@ -84,6 +84,8 @@ PLAN_KEYS = (
     "attention_pct",
     "attention_fa2_factor",
     "framework",
+    "dpo_ref_gib_per_gpu",
+    "dpo_days_per_b_tokens",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).
