@@ -12,6 +12,7 @@ from advisor.engine.memory import (
     FRAGMENTATION,
     FSDP_PP_UNSHARDED_BYTES,
     GIB,
+    MEGATRON_LOSS_BYTES,
     NCCL_BUFFERS_GIB,
     NF4_BYTES,
     Kernels,
@@ -70,12 +71,12 @@ def test_torchtitan_loss_upcasts_the_logits():
     setup = TrainingSetup(method="pretrain", seq_len=8192)
     fsdp = estimate_memory(LLAMA8, setup, _layout(framework=FSDP2), H100)
     megatron = estimate_memory(LLAMA8, setup, _layout(framework=MEGATRON, zero_stage=1), H100)
-    extra = 8192 * LLAMA8.vocab * EAGER_LOSS_BYTES / GIB
+    extra = 8192 * LLAMA8.vocab * (EAGER_LOSS_BYTES - MEGATRON_LOSS_BYTES) / GIB
     logits = [n for n in fsdp.notes if n["kind"] == "activations"][0]["logits_gib"]
     logits_m = [n for n in megatron.notes if n["kind"] == "activations"][0]["logits_gib"]
-    # 8192 tokens x 128,256 logits x (4 + 4) bytes: 7.8 GiB more than Megatron's fused loss
+    # 8192 tokens x 128,256 logits x (4 + 4) bytes, against Megatron's fp32 softmax (4): 3.9 GiB more
     assert logits == pytest.approx(logits_m + extra, rel=1e-9)
-    assert extra == pytest.approx(8192 * 128256 * 8 / 2**30)
+    assert extra == pytest.approx(8192 * 128256 * (8 - 4) / 2**30)
 
 
 def test_context_parallel_divides_activations():
@@ -538,3 +539,60 @@ def test_megatron_offloads_the_optimizer_shard_and_keeps_the_gradients():
     assert off.host_ram_gib * GIB == pytest.approx((shard.dense + shard.experts) * 12, rel=0.02)
     assert off.optimizer == 0 and off.gradients == pytest.approx(kept.gradients)
     assert off.total == pytest.approx(kept.total - kept.optimizer, rel=0.01)
+
+
+QWEN3_MOE = catalog.find_model("qwen3-30b-a3b")
+
+
+def test_routed_experts_keep_their_permuted_input_for_each_expert_a_token_goes_to():
+    """Qwen3-30B-A3B (h 2048, 32 heads of 128, 4 KV heads, 128 experts of 768, top-8), bf16, no
+    recompute, fused kernels: attention 2h + 2h + 2(q + 2kv) + 2q = 26,624 bytes a token; MLP
+    2h + 2h + the SwiGLU's 3 tensors of 8 x 768 (36,864) + the permuted tokens the grouped fc1
+    keeps, 8 copies of 2h (32,768): 104,448 in all."""
+    per_token = layer_activation_bytes_per_token(QWEN3_MOE, 4096, "bf16", "none", True)
+    assert per_token == 26_624 + 4096 + 4096 + 36_864 + 32_768
+
+
+def test_megatron_cross_entropy_keeps_an_fp32_softmax_beside_the_logits():
+    """Megatron-Core's vocab-parallel cross entropy casts its logits shard to fp32 and keeps the
+    softmax for the backward: Llama 3.1 8B at 1 x 8,192 tokens on TP2, 128,256 / 2 logits a
+    token x (2 + 4) bytes = 5.87 GiB."""
+    setup = TrainingSetup(method="full-finetune", precision="bf16", seq_len=8192, stack="megatron")
+    lay = _layout(tp=2, dp=4, zero_stage=1, recompute="full", framework=MEGATRON)
+    note = next(n for n in estimate_memory(LLAMA8, setup, lay, H100).notes if n["kind"] == "activations")
+    assert note["logits_gib"] * GIB == pytest.approx(8192 * 128_256 / 2 * (2 + 4))
+
+
+def test_with_pipeline_stages_the_logits_sit_on_the_last_stage():
+    """Llama 3.1 8B (32 layers) on PP4, no recompute, 1 x 4,096 tokens, 8 micro-batches: the
+    first stage keeps 4 micro-batches of its 8 layers, the last one micro-batch of its 8 layers
+    and the logits (4,096 x 128,256 x 6 bytes = 2.94 GiB); the larger of the two is charged."""
+    setup = TrainingSetup(method="full-finetune", precision="bf16", seq_len=4096, stack="megatron")
+    lay = _layout(pp=4, dp=2, zero_stage=1, recompute="none", framework=MEGATRON, global_batch=16)
+    lay = lay.model_copy(update={"pipeline_schedule": "1f1b"})
+    per_token = layer_activation_bytes_per_token(LLAMA8, 4096, "bf16", "none", True)
+    first, last = per_token * 4096 * 8 * 4, per_token * 4096 * 8 + 4096 * 128_256 * 6
+    mem = estimate_memory(LLAMA8, setup, lay, H100)
+    assert mem.activations * GIB == pytest.approx(max(first, last))
+    assert first > last  # here the first stage's four micro-batches weigh more
+
+
+def test_lora_on_every_linear_adapts_each_routed_expert():
+    """ms-swift's Megatron all-linear takes the experts' TEGroupedLinear and gives each local
+    expert its own A and B. Qwen3-30B-A3B, rank 32: 3 x 32 x (2048 + 768) = 270,336 adapter
+    parameters an expert, x 128 experts x 48 layers = 1.66B; on EP4 (expert data-parallel 1) a
+    GPU holds a quarter, in bf16 with an fp32 main_grad and 12 bytes of optimizer: 18 bytes."""
+    from advisor.engine.memory import lora_params
+
+    setup = TrainingSetup(method="lora", lora_rank=32, lora_targets="all", seq_len=8192, stack="megatron")
+    dense, experts = lora_params(QWEN3_MOE, setup)
+    assert experts == 270_336 * 128 * 48
+    lay = _layout(gpu_count=4, dp=4, ep=4, zero_stage=1, recompute="full", framework=MEGATRON)
+    attn_only = setup.model_copy(update={"lora_targets": "attn"})
+    assert lora_params(QWEN3_MOE, attn_only)[1] == 0
+    full = estimate_memory(QWEN3_MOE, setup, lay, H100)
+    states = (full.weights + full.gradients + full.optimizer) * GIB
+    base = estimate_memory(QWEN3_MOE, attn_only, lay, H100)
+    base_states = (base.weights + base.gradients + base.optimizer) * GIB
+    dense_extra = (dense - lora_params(QWEN3_MOE, attn_only)[0]) * (2 + 4 + 12 / 4)
+    assert states - base_states == pytest.approx(experts / 4 * 18 + dense_extra, rel=1e-6)

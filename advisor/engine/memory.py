@@ -108,6 +108,8 @@ FSDP_PP_UNSHARDED_BYTES = 2 + 2
 # An unchunked fp32 cross entropy: the fp32 copy of the logits and its gradient (assumed 4 + 4
 # bytes a logit beyond the bf16 logits).
 EAGER_LOSS_BYTES = 8
+# Megatron-Core's cross entropy: the fp32 softmax it keeps for the backward (`activation_memory`).
+MEGATRON_LOSS_BYTES = 4
 
 
 class MemoryBreakdown(BaseModel):
@@ -316,6 +318,13 @@ def layer_activation_bytes_per_token(
     if recompute == "selective":
         ffn_tensors -= 1
     mlp = 2 * h + (lin * h if inputs.gate_up else 0) + 2 * (ffn_tensors - 1) * ffn + (lin * ffn if inputs.down else 0)
+    if m.is_moe and inputs.gate_up:
+        # The routed experts' first GEMM takes the permuted tokens, one copy of each token for
+        # each expert it goes to, and keeps them for its weight gradient: top-k tensors of
+        # hidden width beside the router's and shared experts' input counted above
+        # (Megatron-Core experts.py TEGroupedMLP.forward: linear_fc1(permuted_local_hidden_
+        # states, tokens_per_expert); transformers' expert loop indexes a copy per expert).
+        mlp += lin * h * m.moe_top_k
     core = 0.0
     if not flash and recompute != "selective":
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
@@ -372,6 +381,25 @@ def adapted_linears(m: ModelShape, targets: str) -> list[tuple[int, int]]:
 def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
     """Adapter parameters of one layer (Hu et al. 2021, LoRA: A is r x in, B is out x r)."""
     return sum(rank * (i + o) for i, o in adapted_linears(m, targets))
+
+
+def lora_params(m: ModelShape, setup: TrainingSetup) -> tuple[float, float]:
+    """(non-expert, routed-expert) adapter parameters of the whole model.
+
+    Adapting every linear layer of a mixture of experts adapts each routed expert's own gate, up
+    and down projections: PEFT's all-linear finds every nn.Linear, one a projection of each
+    expert in transformers' MoE blocks (Qwen3MoeSparseMoeBlock's ModuleList of MLPs); ms-swift's
+    Megatron all-linear takes TEGroupedLinear too (swift/megatron/utils/utils.py
+    find_all_linears) and gives it grouped adapters, an A and a B for each local expert
+    (swift/megatron/tuners/lora.py update_layer: TEGroupedLinear(num_gemms=...), before
+    ms-swift's 94dd3c87c moved it to mcore-bridge). Qwen3-30B-A3B at rank 32: 1.26B adapter
+    parameters in its experts, against 6.7M in its attention."""
+    dense = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
+    if not m.is_moe or "gate" not in _ADAPTED[setup.lora_targets]:
+        return dense, 0.0
+    matrices = 3 if m.ffn_type == "swiglu" else 2
+    per_expert = matrices * setup.lora_rank * (m.hidden + m.moe_ffn_hidden)
+    return dense, per_expert * m.moe_experts * count_params(m).moe_layers
 
 
 class ParamShard(NamedTuple):
@@ -503,8 +531,12 @@ def adapter_states(
     and the adapters shard like any trained parameter (ZeRO paper Sec 5): their optimizer
     states from ZeRO-1, their gradients from ZeRO-2, their weights under ZeRO-3."""
     tp, pp = layout.tp, layout.pp
-    trainable = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
-    trainable_here = trainable / (tp * pp)
+    dense_adapters, expert_adapters = lora_params(m, setup)
+    trainable = dense_adapters + expert_adapters
+    # the routed experts' adapters split as their experts do, over pp x ep (x the expert-
+    # tensor ranks), and shard over the expert-data-parallel ranks
+    experts_here = expert_adapters / (pp * max(1, layout.ep) * layout.expert_tp)
+    dense_here = dense_adapters / (tp * pp)
     notes: list[dict] = []
     dp, zero = shard_ranks(layout), layout.zero_stage
     # ZeRO-3 shards the frozen base over the ranks that hold the same part: the data-parallel
@@ -532,10 +564,21 @@ def adapter_states(
     else:
         per_moment = MOMENT_BYTES_PURE_BF16 if pure else MOMENT_BYTES
     adapter_opt = _MOMENTS[setup.optimizer] * per_moment
-    adapter_bytes = ADAPTER_BYTES_PURE_BF16 if pure else ADAPTER_BYTES
-    weights += trainable_here * adapter_bytes / (dp if zero == 3 else 1)
-    gradients = trainable_here * adapter_bytes / (dp if zero >= 2 else 1)
-    optimizer = trainable_here * adapter_opt / (dp if zero >= 1 else 1)
+    adapter_bytes = grad_bytes = ADAPTER_BYTES_PURE_BF16 if pure else ADAPTER_BYTES
+    if layout.framework == MEGATRON and setup.precision in MAIN_GRAD_PRECISIONS:
+        # Megatron-Core builds the adapters with the model's config, so in its bf16 params_dtype
+        # (ms-swift's TEGroupedLinear/TELinear adapters), and treats them as any trained
+        # parameter: an fp32 main_grad in its gradient buffer and the distributed optimizer's
+        # fp32 main copy beside the moments (as `full_training_states`).
+        adapter_bytes, grad_bytes = _STATE["bf16"][0], MAIN_GRAD_BYTES[layout.grad_reduce]
+        adapter_opt = optimizer_bytes_per_param(setup)
+    expert_dp = layout.expert_dp
+    weights += dense_here * adapter_bytes / (dp if zero == 3 else 1)
+    weights += experts_here * adapter_bytes / (expert_dp if zero == 3 else 1)
+    gradients = dense_here * grad_bytes / (dp if zero >= 2 else 1)
+    gradients += experts_here * grad_bytes / (expert_dp if zero >= 2 else 1)
+    optimizer = dense_here * adapter_opt / (dp if zero >= 1 else 1)
+    optimizer += experts_here * adapter_opt / (expert_dp if zero >= 1 else 1)
     notes.append({"kind": "adapters", "params_m": trainable / 1e6, "bytes": adapter_bytes, "optimizer": adapter_opt})
     return ModelStates(weights, gradients, optimizer, trainable, notes)
 
@@ -653,6 +696,22 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     logits = tokens * m.vocab * act_bytes / tp
     if layout.framework != MEGATRON and not setup.chunked_loss and setup.precision != "fp32":
         logits += tokens * m.vocab * EAGER_LOSS_BYTES / tp
+    elif layout.framework == MEGATRON and setup.precision != "fp32":
+        # Megatron-Core's vocab-parallel cross entropy, fused or not, takes an fp32 copy of its
+        # logits shard and keeps it, turned into the softmax in place, for the backward
+        # (megatron/core/tensor_parallel/cross_entropy.py calculate_logits_max: `.float()`;
+        # fusions/fused_cross_entropy.py: save_for_backward(exp_logits)), beside the 16-bit
+        # logits while the loss runs and the 16-bit gradient cast from it after.
+        logits += tokens * m.vocab * MEGATRON_LOSS_BYTES / tp
+    if pp > 1:
+        # The logits are the last stage's, which keeps one micro-batch in flight under 1F1B (it
+        # runs each backward right after its forward; Narayanan et al. 2021, Sec 2.2), the
+        # interleaved schedule's share elsewhere: the most loaded stage is the first or the last.
+        last_inflight = 1 if layout.virtual_stages == 1 else inflight
+        last = activations * last_inflight / inflight
+        if layout.recompute == "full":
+            last = (m.hidden * act_bytes * tokens * layers_here * last_inflight + per_token * tokens) / tp
+        activations, logits = max((activations, 0.0), (last, logits), key=sum)
     note = {
         "kind": "activations",
         "per_token_h": per_token / m.hidden,

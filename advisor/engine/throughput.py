@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT
 from advisor.engine.layout import ModelSplit
-from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params_per_layer, shard_ranks
+from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params, shard_ranks
 from advisor.engine.roofline import stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
@@ -313,7 +313,7 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
 def trainable_params(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> float:
     """Trainable parameters: all of them, or LoRA's adapters (Hu et al. 2021)."""
     if setup.is_peft:
-        return lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
+        return sum(lora_params(m, setup))
     return c.total
 
 
@@ -356,7 +356,11 @@ def estimate_throughput(
     expert_dp_shard = layout.expert_dp if layout.zero_stage >= 1 else 1
     dense_shard = dp if layout.zero_stage >= 1 else 1
     if setup.is_peft:
-        optimizer_params = trainable_params(m, setup, c) / (tp * pp * dense_shard)
+        # the routed experts' adapters live with their experts (memory.lora_params)
+        dense_adapters, expert_adapters = lora_params(m, setup)
+        optimizer_params = dense_adapters / (tp * pp * dense_shard) + expert_adapters / (
+            pp * ep * layout.expert_tp * expert_dp_shard
+        )
     else:
         optimizer_params = (c.total - c.experts) / (tp * pp * dense_shard) + c.experts / (pp * ep * expert_dp_shard)
     stage = stage_time(
@@ -433,7 +437,8 @@ def estimate_throughput(
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
     trainable = trainable_params(m, setup, c)
     if setup.is_peft:
-        grads = (trainable / (tp * pp), 0.0)
+        dense_adapters, expert_adapters = lora_params(m, setup)
+        grads = (dense_adapters / (tp * pp), expert_adapters / (pp * ep * layout.expert_tp))
     else:
         grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep * layout.expert_tp))
     # Seconds of (dense, expert) traffic for `bytes_dense`, `bytes_expert` per rank.
