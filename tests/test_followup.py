@@ -935,7 +935,11 @@ def test_a_budget_fallback_that_runs_for_years_is_not_offered(book):
     assert fallback is None or fallback.days <= 280  # twenty times the 14 days at most
 
 
-@pytest.mark.parametrize("question", ["How about in the US?", "what if we rented in the US?"])
+@pytest.mark.parametrize(
+    "question",
+    # a place abroad ("what about Singapore?" had been "I could not tell what to do with that")
+    ["How about in the US?", "what if we rented in the US?", "what about Singapore?", "新加坡呢", "in Europe?"],
+)
 def test_the_us_said_in_english_moves_the_plan_abroad(book, question):
     reply = follow_up(*_thread("70B full-finetune 1TB 14d budget", book), question, book=book)
     assert reply.kind == "market" and reply.advice.request.market == "global"

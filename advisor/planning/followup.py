@@ -31,7 +31,15 @@ from advisor.planning.advice import Advice, advise, advise_request, plan_context
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note
-from advisor.request.parser import RequestError, detect_lang, other_variants, parse, parse_followup
+from advisor.request.parser import (
+    PLACES_ABROAD_EN,
+    PLACES_ABROAD_ZH,
+    RequestError,
+    detect_lang,
+    other_variants,
+    parse,
+    parse_followup,
+)
 from advisor.text.render import big, money, num, phrase, render
 
 # Headline numbers compared between the first plan and the what-if.
@@ -268,11 +276,12 @@ PRICE = re.compile(
 )
 HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b|\d[\d,.]*\s*(?:万|元|块)", re.I)
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
-# Another market: a cloud, a currency.
+# Another market: a cloud, a currency, a place outside mainland China ("what about Singapore?").
 MARKET = re.compile(
     r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america|abroad|overseas"
     r"|in (?:the )?(?:us|usa|states|west)"
-    r"|dollars?|usd|global(?!\s*(?:batch|step|norm|rank|size))|international)\b|美元|美金|海外|国外|美国|亚马逊",
+    rf"|dollars?|usd|global(?!\s*(?:batch|step|norm|rank|size))|international|{PLACES_ABROAD_EN})\b"
+    rf"|美元|美金|亚马逊|{PLACES_ABROAD_ZH}",
     re.I,
 )
 CHINA = re.compile(

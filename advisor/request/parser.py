@@ -999,11 +999,11 @@ _RISKY = re.compile(
     r"|slower|better|newer|older|compared|similar"
 )
 # Places outside mainland China a team may name for its servers (parser: `abroad`)
-_PLACES_EN = (
+PLACES_ABROAD_EN = (
     r"singapore|sg|hong\s*kong|hk|japan|tokyo|korea|seoul|taiwan|europe|eu|germany|frankfurt|usa|u\.s\.a\.?|america"
     r"|us-east|us-west|overseas|abroad"
 )
-_PLACES_ZH = r"新加坡|香港|日本|东京|韩国|首尔|台湾|欧洲|德国|美国|美东|美西|海外|国外"
+PLACES_ABROAD_ZH = r"新加坡|香港|日本|东京|韩国|首尔|台湾|欧洲|德国|美国|美东|美西|海外|国外"
 _ZH_RISKY = re.compile(
     r"以上|以下|以|至少|最多|最少|少于|多于|超过|客户|他们|下下|上个|两台|几台|台|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
     r"|英伟达|国产|信创|美国|欧洲|海外|国外|新加坡|日本|香港|阿里|腾讯|华为云|火山|百度|按量|网络|充足|不限|魔改|节|旦|早"
@@ -2452,8 +2452,8 @@ class _Parse:
                 self.fail("place_abroad", word=m[0].strip())
 
         sc.take(
-            rf"{L}(?:in\s+(?:the\s+)?)?(?:{_PLACES_EN})(?:\s+region)?{R}|{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}"
-            rf"|(?:在)?(?:{_PLACES_ZH})(?:地区|区域|机房)?",
+            rf"{L}(?:in\s+(?:the\s+)?)?(?:{PLACES_ABROAD_EN})(?:\s+region)?{R}|{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}"
+            rf"|(?:在)?(?:{PLACES_ABROAD_ZH})(?:地区|区域|机房)?",
             abroad,
         )
 
