@@ -658,6 +658,31 @@ def test_deadlines_in_words(said, days):
 
 
 @pytest.mark.parametrize(
+    "said,days,low",
+    [
+        ("3-6 months", 180, 90),
+        ("within 3 to 6 months", 180, 90),
+        ("2-3 days", 3, 2),
+        ("1~2 weeks", 14, 7),
+        ("3到6个月", 180, 90),
+        ("2-3天", 3, 2),
+    ],
+)
+def test_a_range_of_time_is_its_later_end_said_with_the_earlier(said, days, low):
+    # "3-6 months" had been refused ("I did not understand '3-'")
+    req = parse(f"7b lora 20GB {said}")
+    note = next(n for n in req.notes if n.code == "deadline_range")
+    assert req.deadline_days == days and note.params["low_days"] == low and note.params["words"] == said
+
+
+@pytest.mark.parametrize("said", ["6-3 months", "0-2 weeks"])
+def test_a_range_of_time_backwards_or_from_zero_is_refused(said):
+    with pytest.raises(RequestError) as e:
+        parse(f"7b lora 20GB {said}")
+    assert e.value.kind == "bad_value"
+
+
+@pytest.mark.parametrize(
     "text,budget,cost_first",
     [
         ("7b lora 20GB 3d max budget 8000 dollars", (8000, "USD"), False),

@@ -1146,6 +1146,7 @@ class _Parse:
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
+        self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -2288,6 +2289,22 @@ class _Parse:
                 self.fail("bad_value", word=word.strip(), what="deadline")
             self.set("deadline_days", value * value_of(units, unit), word)
 
+        def span(low: str, high: str, unit: str, word: str) -> None:
+            lo, hi = _num(low), _num(high)
+            if not 0 < lo < hi:
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            self.deadline_range = {"words": word.strip(), "low_days": lo * value_of(units, unit)}
+            deadline(hi, unit, word, False)
+
+        # a range of time is its later end, said with the earlier one to ask about: "3-6 months",
+        # "within 3 to 6 months", "3到6个月"
+        self.scan.take(
+            rf"{L}(?:within\s+|in\s+)?{NUM}\s*(?:-|–|~|to)\s*{NUM}[\s\-]*({_all(units, 'en')}){R}",
+            lambda m: span(m[1], m[2], m[3], m[0]),
+        )
+        # not "3-6月" (March to June) nor "1-5日" (days of a month)
+        zh_spans = spelled([s for w in units for s in w.spellings("zh") if s not in ("月", "日")])
+        self.scan.take(rf"{NUM}\s*(?:-|–|~|到|至)\s*{NUM}\s*({zh_spans})", lambda m: span(m[1], m[2], m[3], m[0]))
         # a ceiling on the time is the deadline: "in less than a week", "under 10 days", "不超过两周"
         self.scan.take(
             rf"{L}(?:in\s+)?(?:less\s+than|under|no\s+more\s+than|at\s+most)(?=\s+(?:a|an|\d))", lambda m: None
@@ -2484,6 +2501,14 @@ class _Parse:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
+        if self.deadline_range and "deadline_days" in f:
+            notes.append(
+                Note(
+                    kind="assumption",
+                    code="deadline_range",
+                    params={**self.deadline_range, "days": f["deadline_days"]},
+                )
+            )
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
