@@ -1864,3 +1864,12 @@ def test_the_trainers_own_sequence_words_set_the_sequence(text, seq):
 
 def test_hourly_alone_is_pay_as_you_go():
     assert parse("7b lora 20GB 3d on 8xA100-80GB hourly").hourly_only
+
+
+@pytest.mark.parametrize("text", ["qwen3-32b cpt 200B tokens 32k 1 month", "qwen3-32b 增量预训练 200B token 32k 1个月"])
+def test_a_bare_count_of_thousands_asks_length_or_samples(text):
+    # a bare "32k" had got the generic "I did not understand"
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert e.value.kind == "unknown_word" and e.value.details["why"] == "bare_thousands"
+    assert e.value.details["word"] == "32k"

@@ -1255,6 +1255,9 @@ class _Parse:
                     if _NEGATION.fullmatch(word) or (not word.isascii() and _ZH_NEGATION.search(word))
                     else "distillation"
                     if re.fullmatch(r"distill(?:ation|ed)?", word) or "蒸馏" in word
+                    # "qwen3-32b cpt 200B 32k": a length or a count, unsaid which
+                    else "bare_thousands"
+                    if re.fullmatch(r"\d+(?:\.\d+)?k", word)
                     else ""
                 )
                 self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word), why=why)
