@@ -967,6 +967,8 @@ def test_w_is_weeks_unless_money_says_so(text, deadline, budget):
         ("70B full-finetune 1TB 14d budget 1千万", "en"),  # a Chinese unit in an amount
         ("70B full-finetune 1TB 14d budget 50万", "en"),
         ("7b lora 20GB 3d budget 5000元", "en"),
+        ("3B pretrain 2T tokens 3 months budget 50万美元", "en"),  # a Chinese currency word
+        ("7b lora 20GB 3d budget 2000美金", "en"),
         ("70B full-finetune 1TB 14d 预算1千万", "zh"),  # a Chinese word
     ],
 )

@@ -892,8 +892,8 @@ def _choice_pattern(row: fields.Field) -> str:
 
 
 # A number's Chinese unit or currency inside English ("budget 50万", "1千万", "5000元") does not
-# make a request Chinese: its other words do.
-_CN_AMOUNT = re.compile(r"\d[\d.,]*\s*(?:[十百千万亿]+)?\s*(?:元|块|人民币)?")
+# make a request Chinese: its other words do ("budget 50万美元" had been answered in Chinese).
+_CN_AMOUNT = re.compile(r"\d[\d.,]*\s*(?:[十百千万亿]+)?\s*(?:美元|美金|元|块|人民币)?")
 
 
 @cache
