@@ -59,6 +59,7 @@ PLAN = {
     "attention_fa2_factor": 1.1,
     "dpo_ref_gib_per_gpu": 3.7,
     "dpo_days_per_b_tokens": 0.41,
+    "useful_life_months": 48,
 }
 
 

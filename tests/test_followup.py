@@ -981,3 +981,14 @@ def test_dpo_after_the_plan_is_worked_from_its_own_numbers(book, text, question)
     shown = f"{per_b:.1f}" if per_b >= 1 else f"{per_b * 24:.1f}"
     assert shown in reply.text and p.gpu in reply.text
     assert ("DPO" in reply.text) and "could not tell" not in reply.text
+
+
+@pytest.mark.parametrize("question", ["rent vs buy?", "租还是买"])
+def test_rent_or_buy_past_the_useful_life_says_rent_not_a_count_to_aim_for(book, question):
+    # "Buying pays off after about 90 months ...; if you cannot keep them that busy that long, rent"
+    text = "3B pretrain 2T tokens 3 months usd on H100"
+    ctx = plan_context(advise(text, book=book))
+    assert not ctx["breakeven_never"] and ctx["breakeven_months"] > ctx["useful_life_months"] == 48
+    reply = follow_up(text, ctx, question, book=book)
+    assert ("useful life of about 4 years: rent" in reply.text) or ("超过硬件约 4 年的使用寿命：租用" in reply.text)
+    assert "if you cannot keep them that busy" not in reply.text

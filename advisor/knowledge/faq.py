@@ -86,6 +86,7 @@ PLAN_KEYS = (
     "framework",
     "dpo_ref_gib_per_gpu",
     "dpo_days_per_b_tokens",
+    "useful_life_months",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).

@@ -20,6 +20,7 @@ from advisor.engine.estimate import (
 from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.engine.throughput import EAGER_EXPERT_LOOP
+from advisor.market.owning import USEFUL_LIFE_MONTHS
 from advisor.market.prices import PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
@@ -529,6 +530,7 @@ def plan_context(result: Advice) -> dict:
         decision_reason=p.costs.decision_reason,
         breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
         breakeven_never=p.costs.never_pays_back,
+        useful_life_months=USEFUL_LIFE_MONTHS[0],  # a break-even past it is no reason to buy
         owned_utilisation=p.costs.owned_utilisation,
         fits=e.fits,
         # the kernels the plan ran attention on, a what-if's "before" where the user said none
