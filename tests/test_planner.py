@@ -32,6 +32,16 @@ def test_open_request_gets_a_full_plan(cli):
         assert "china" in catalog.get_gpu(gpu).markets
 
 
+def test_host_ram_is_the_2x_rule_up_to_what_servers_ship_with_plus_offloaded_states(cli):
+    # the 2x rule had asked 2,880 GiB of a B200 server for a 3B model (DGX B200 ships 2 TB)
+    big = _ask(cli, "3B pretrain 2T tokens 3 months on B200 usd")["infra"]
+    assert big["ram_gib_per_node"] == 2048 and big["reasons"]["ram"]["shipped_gib"] == 2048
+    small = _ask(cli, "3B pretrain 2T tokens 3 months on H100 usd")["infra"]
+    rule = 2 * small["reasons"]["ram"]["gpu_memory_gib"]
+    assert rule < 2048 and small["ram_gib_per_node"] == -(-rule // 64) * 64
+    assert small["reasons"]["ram"]["shipped_gib"] is None
+
+
 def test_usd_request_plans_on_global_clouds(cli):
     data = _ask(cli, "70B full-finetune 1TB 14d usd")
     assert data["cost"]["currency"] == "USD" and data["request"]["market"] == "global"

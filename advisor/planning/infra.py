@@ -23,6 +23,10 @@ VCPU_OFFLOAD_EXTRA = 8
 # Host RAM at least twice the node's GPU memory (source guide, Shenzhen), plus offloaded
 # states and 10% for pinned transfer buffers (assumed).
 RAM_PER_GPU_MEMORY = 2.0
+# ... up to what 8-GPU servers ship with, enough for a job that offloads nothing: 2 TB (NVIDIA DGX
+# H100/H200 and DGX B200 user guides: 2 TB of DDR5, the B200 upgradable to 4 TB; the 2x rule had
+# asked 2,880 GiB of a B200 server for a 3B model).
+RAM_SHIPPED_GIB = 2048
 OFFLOAD_PINNED_MARGIN = 0.1
 # Parallel file system floor of 2 GB/s read (source guide, Shenzhen), three times the
 # average dataset read rate for bursts, and writing a full checkpoint within 5 minutes.
@@ -125,8 +129,14 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate, offer: di
 
     gpu_mem = gpu.usable_memory_gib * per_node
     offload = est.memory.host_ram_gib * per_node
-    ram = int(_round_up(max(RAM_PER_GPU_MEMORY * gpu_mem, 64) + offload * (1 + OFFLOAD_PINNED_MARGIN), 64))
-    reasons["ram"] = {"gpu_memory_gib": gpu_mem, "offload_gib": offload, "factor": RAM_PER_GPU_MEMORY}
+    by_rule = RAM_PER_GPU_MEMORY * gpu_mem
+    ram = int(_round_up(max(min(by_rule, RAM_SHIPPED_GIB), 64) + offload * (1 + OFFLOAD_PINNED_MARGIN), 64))
+    reasons["ram"] = {
+        "gpu_memory_gib": gpu_mem,
+        "offload_gib": offload,
+        "factor": RAM_PER_GPU_MEMORY,
+        "shipped_gib": RAM_SHIPPED_GIB if by_rule > RAM_SHIPPED_GIB else None,
+    }
 
     need = storage_need(req, est)
     ckpt_bytes, data_bytes, storage = need.checkpoint_bytes, need.data_bytes, need.read_gb_s
