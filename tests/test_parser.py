@@ -1066,6 +1066,11 @@ def test_long_context_without_its_length_asks_for_it(text):
         ("7b lora 1GB 下个月15号前", 44),
         ("7b lora 1GB by end of Q1", 119),
         ("7b lora 1GB 第一季度末前", 119),
+        # a quarter without its end, before it begins (as "by March"); the quarter under way, its end
+        ("7b lora 1GB by Q2", 120),
+        ("7b lora 1GB 第二季度前", 120),
+        ("7b lora 1GB by end of Q2", 210),
+        ("7b lora 1GB by Q4", 29),
         ("7b lora 1GB 下周五", 9),  # a weekday is still a weekday
     ],
 )

@@ -2274,13 +2274,22 @@ class _Parse:
             lambda m: working_days(int(m[1] or m[2]) if (m[1] or m[2]) else int(_cn_num(m[3])), m[0]),
         )
 
-        def quarter_end(q: int, word: str) -> None:  # the next end of that quarter
-            day = dt.date(today.year, 3 * q, calendar.monthrange(today.year, 3 * q)[1])
-            on(day if day > today else day.replace(year=today.year + 1), word)
+        def quarter(q: int, word: str, end: bool) -> None:
+            """ "by end of Q2" / "二季度末": its last day; "by Q2" / "二季度前": before it begins, its
+            first day, the cautious reading "by March" has (a buyer had read the two conventions as
+            at odds); the quarter under way, its end; a quarter past, next year's."""
+            last = dt.date(today.year, 3 * q, calendar.monthrange(today.year, 3 * q)[1])
+            first = dt.date(today.year, 3 * q - 2, 1)
+            if end or first <= today <= last:
+                on(last if last >= today else last.replace(year=today.year + 1), word)
+            else:
+                on(first if first > today else first.replace(year=today.year + 1), word)
 
         sc.take(
-            rf"{L}(?:{by})?(?:the\s+)?(?:end\s+of\s+)?q([1-4])(?:\s+end)?{R}|(?:第)?([1-4一二三四])季度(?:末|底)?(?:前|之前)?",
-            lambda m: quarter_end(int(m[1]) if m[1] else "一二三四1234".index(m[2]) % 4 + 1, m[0]),
+            rf"{L}(?:{by})?(?:the\s+)?(end\s+of\s+)?q([1-4])(\s+end)?{R}|(?:第)?([1-4一二三四])季度(末|底)?(?:前|之前)?",
+            lambda m: quarter(
+                int(m[2]) if m[2] else "一二三四1234".index(m[4]) % 4 + 1, m[0], bool(m[1] or m[3] or m[5])
+            ),
         )
 
     def _deadline(self) -> None:
