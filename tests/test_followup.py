@@ -992,3 +992,19 @@ def test_rent_or_buy_past_the_useful_life_says_rent_not_a_count_to_aim_for(book,
     reply = follow_up(text, ctx, question, book=book)
     assert ("useful life of about 4 years: rent" in reply.text) or ("超过硬件约 4 年的使用寿命：租用" in reply.text)
     assert "if you cannot keep them that busy" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "text,question",
+    [("7b lora 20GB 3d on 8x4090", "buy instead?"), ("3B pretrain 2T tokens 3 months", "buy instead?")],
+)
+def test_buy_instead_gives_a_verdict_from_the_plans_own_costs(book, text, question):
+    # under "buy", the what-if had shown identical rows and "buy: ¥120,000" with no verdict
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    c = reply.advice.plan.costs
+    line = next(x for x in reply.text.splitlines() if x.startswith("For this job alone"))
+    assert f"¥{round(c.rent_total):,}" in line and f"¥{round(c.buy_capex):,}" in line
+    if c.never_pays_back:
+        assert line.endswith("buying never pays back at this use. Rent.")
+    else:
+        assert f"about {c.breakeven_months:.1f} months" in line

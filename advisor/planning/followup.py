@@ -1061,6 +1061,7 @@ def _whatif(
         currency=request.currency,
         before_currency=summary.get("currency") or request.currency,
         why=why,
+        costs=result.plan.costs if result.plan else None,
     )
     return FollowUp(
         kind=kind,
