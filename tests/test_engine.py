@@ -87,11 +87,12 @@ def test_offload_moves_optimizer_to_host():
 def test_flops_are_6nd_plus_attention_and_lora_skips_weight_gradients():
     req = parse("llama3.1-8b sft seq 4096 on 1xH100")
     shape = model_shape(req)
-    model, hw = flops_per_token(shape, training_setup(req), "full")
+    model, hw, attention = flops_per_token(shape, training_setup(req), "full")
     n = count_params(shape).total - count_params(shape).embedding
     assert model == pytest.approx(6 * n + 12 * 32 * 4096 * 4096)
     assert hw == pytest.approx(model + 2 * n + 4 * 32 * 4096 * 4096)
-    lora_model, _ = flops_per_token(shape, training_setup(parse("llama3.1-8b lora seq 4096 on 1xH100")), "none")
+    assert attention == pytest.approx(12 * 32 * 4096 * 4096)  # over the whole sequence, as PaLM's MFU
+    lora_model, _, _ = flops_per_token(shape, training_setup(parse("llama3.1-8b lora seq 4096 on 1xH100")), "none")
     assert lora_model == pytest.approx(4 * n + 12 * 32 * 4096 * 4096)
 
 

@@ -353,8 +353,8 @@ def test_local_layers_cut_the_attention_flops_and_time():
     gemma = catalog.find_model("gemma3-27b")
     full = gemma.model_copy(update={"local_attention_layers": 0, "name": "gemma3-27b-full"})
     setup = TrainingSetup(method="full-finetune", seq_len=32768)
-    local_flops, _ = flops_per_token(gemma, setup, "none")
-    full_flops, _ = flops_per_token(full, setup, "none")
+    local_flops, _, _ = flops_per_token(gemma, setup, "none")
+    full_flops, _, _ = flops_per_token(full, setup, "none")
     q = gemma.heads * gemma.head_dim
     attention = ATTENTION_FLOPS_PER_LAYER_TOKEN_Q * gemma.layers * 32768 * q
     assert full_flops - local_flops == pytest.approx(attention * (1 - gemma.attention_share(32768)))

@@ -291,8 +291,10 @@ def ring(n: int) -> float:
     return (n - 1) / n
 
 
-def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float]:
-    """(model FLOPs, hardware FLOPs) per trained token."""
+def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float, float]:
+    """(model FLOPs, hardware FLOPs, the attention's part of the model FLOPs) per trained token.
+    Attention is counted over the whole sequence, as PaLM's MFU counts it (Chowdhery et al. 2022,
+    appendix B: 6N + 12·L·H·Q·T); under a causal mask the kernels compute about half of it."""
     c = count_params(m)
     # Matmul parameters a token meets: active parameters minus the embedding lookup (not a
     # matmul); the output head is a matmul even when tied.
@@ -307,7 +309,7 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
     extra = 0.0
     if recompute == "full":
         extra = FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES
-    return model, model + extra
+    return model, model + extra, attention
 
 
 def trainable_params(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> float:
@@ -339,7 +341,7 @@ def estimate_throughput(
     or expert group has min(size, gpus_per_node / tp) ranks on each server.
     """
     net = network or default_network(gpu)
-    model_f, hw_f = flops_per_token(m, setup, layout.recompute)
+    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute)
     peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
     c = count_params(m)
     notes: list[dict] = []
@@ -571,7 +573,14 @@ def estimate_throughput(
         "step_s": step_s,
     }
 
-    notes.append({"kind": "flops", "model_gflop": model_f / 1e9, "hardware_gflop": hw_f / 1e9})
+    notes.append(
+        {
+            "kind": "flops",
+            "model_gflop": model_f / 1e9,
+            "hardware_gflop": hw_f / 1e9,
+            "attention_gflop": attention_f / 1e9,
+        }
+    )
     shown = {k: v for k, v in eff.items() if v < EFFICIENCY_SHOWN_BELOW}
     notes.append({"kind": "efficiency", "factors": shown, "hfu": hfu})
     notes.append({"kind": "goodput", "goodput": goodput, "failures_per_day": failures_per_day, "gpus": n_gpu})
