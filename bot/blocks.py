@@ -690,7 +690,7 @@ def _plain_of(blocks: list[dict]) -> str:
 
 # -- thread replies ------------------------------------------------------------------------------
 # What a what-if's plan misses, said first in bold (advisor/planning/advice.py warning codes).
-WHATIF_VERDICTS = ("deadline", "budget", "budget_vs_deadline")
+WHATIF_VERDICTS = ("deadline", "budget", "budget_vs_deadline", "buy_verdict")
 
 
 def whatif(reply) -> dict:

@@ -1002,9 +1002,14 @@ def test_buy_instead_gives_a_verdict_from_the_plans_own_costs(book, text, questi
     # under "buy", the what-if had shown identical rows and "buy: ¥120,000" with no verdict
     reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
     c = reply.advice.plan.costs
-    line = next(x for x in reply.text.splitlines() if x.startswith("For this job alone"))
+    line = next(x for x in reply.text.splitlines() if "For this job alone" in x)
     assert f"¥{round(c.rent_total):,}" in line and f"¥{round(c.buy_capex):,}" in line
     if c.never_pays_back:
         assert line.endswith("buying never pays back at this use. Rent.")
     else:
         assert f"about {c.breakeven_months:.1f} months" in line
+    # in Slack it leads the reply in bold, as a missed deadline does
+    from bot import blocks
+
+    head = blocks.whatif(reply)["blocks"][0]["text"]["text"]
+    assert head.startswith("*For this job alone")

@@ -1006,6 +1006,13 @@ def _whatif(
     warnings = _new_warnings(first_warnings, result)
     if implied_deadline:
         warnings = [w for w in warnings if w.code != "deadline"]
+    costs = result.plan.costs if result.plan else None
+    if "rent_or_buy" in changed and costs and costs.buy_capex and costs.rent_total:
+        # "buy instead?": what renting this job costs against buying, and when buying would pay
+        # back, leading the reply (it had shown identical rows and the capex alone)
+        verdict = {"rent": costs.rent_total, "capex": costs.buy_capex, "cur": costs.currency}
+        verdict |= {"never": costs.never_pays_back, "months": costs.breakeven_months, "use": costs.owned_utilisation}
+        warnings = [Note(kind="warning", code="buy_verdict", params=verdict), *warnings]
     # The summary keeps days to two decimals (a 20-minute job is "0.01 days"): the times compared
     # are the plans' own, the first one's when re-planning it gives the plan the thread shows.
     if result.plan is not None and result.plan.estimate.days:
@@ -1061,7 +1068,6 @@ def _whatif(
         currency=request.currency,
         before_currency=summary.get("currency") or request.currency,
         why=why,
-        costs=result.plan.costs if result.plan else None,
     )
     return FollowUp(
         kind=kind,
