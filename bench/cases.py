@@ -56,10 +56,14 @@ TIME_CASES = [
     ),
     TimeCase(
         "BLOOM-176B",
-        "bloom-176b pretrain 366B tokens seq 2048 recompute full on 384xA100-80GB",
+        "bloom-176b pretrain 366B tokens seq 2048 tp 4 pp 12 mbs 2 gbs 2048 zero1 recompute full on 384xA100-80GB",
         gpu_hours=1082990,
         days=118,
         hw_tflops=150,
+        note="the run's layout from its launch script (bigscience-workshop/bigscience"
+        " train/tr11-176B-ml/tr11-176B-ml.slurm: TP_SIZE=4, PP_SIZE=12, MICRO_BATCH_SIZE=2,"
+        " GLOBAL_BATCH_SIZE=2048, --checkpoint-activations, DeepSpeed's bf16 optimizer 'its own zero"
+        " stage 1 equivalent'); its batch ramp-up from 192 over the first 20B tokens is not planned",
     ),
     TimeCase(
         "TinyLlama-1.1B (per 300B tokens)",
@@ -233,7 +237,9 @@ CARD_RUNS = [
         note="bigcode/starcoder card: 512 A100, 24 days; generic 15.5B shape (the real one has MQA)",
     ),
     TimeCase("Phi-2 (2.7B)", "2.7B pretrain 1.4T tokens seq 2048 on 96xA100-80GB", days=14),
-    TimeCase("Phi-3-medium (14B)", "14B pretrain 4.8T tokens seq 4096 on 512xH100", days=42),
+    # the card names its model, which the catalogue holds (data/models.toml): its shape, not a
+    # generic 14B's (40 layers and a 32K vocabulary, not 38 and 128K)
+    TimeCase("Phi-3-medium (14B)", "phi-3-medium pretrain 4.8T tokens seq 4096 on 512xH100", days=42),
     TimeCase("SmolLM3-3B", "3.08B pretrain 11.2T tokens seq 4096 on 384xH100", days=24),
     TimeCase(
         "Pythia-1B (per 300B tokens)",
@@ -255,9 +261,10 @@ CARD_RUNS = [
     ),
     TimeCase(
         "MPT-7B (the run)",
-        "mpt-7b pretrain 1T tokens seq 2048 lion fsdp on 440xA100-40GB",
+        "mpt-7b pretrain 1T tokens seq 2048 gbs 1760 lion fsdp on 440xA100-40GB",
         days=9.5,
-        note="mosaicml/mpt-7b card: 440 A100-40GB, about 9.5 days, FSDP, LION; restarts included",
+        note="mosaicml/mpt-7b card: 440 A100-40GB, about 9.5 days, FSDP, LION; restarts included;"
+        " 'trained for 1T tokens (with batch size 1760 and sequence length 2048)' (Data Mix)",
     ),
 ]
 
@@ -1030,6 +1037,14 @@ POINT_LAYOUT = {
     # MetaMathQA/run.py: optimizer.zero_grad(), forward, backward, step)
     **dict.fromkeys(("M08", "M09"), "gbs 4"),
 }
+# Rows written as a bare size whose source names a model the catalogue holds (data/models.toml):
+# planned on that model's published shape, not a generic one of its size. A generic 3.8B is 24
+# layers with a 128K-token vocabulary whose input table (0.39B) does no matmul work; Phi-3-mini
+# is 32 layers with a 32K vocabulary, so 16% more FLOPs a token.
+POINT_MODEL = {
+    "G04": "phi-3-mini",  # Phi-3-mini-4k-instruct's card (June 2024): 512 H100, 10 days, 4.9T tokens
+    "G05": "phi-4",  # microsoft/phi-4's card: 1920 H100, 21 days, 9.8T tokens
+}
 # torch.cuda.max_memory_reserved() (torchtitan, PEFT's method comparison) or not stated
 # (InternLM): compared with our allocated figure plus fragmentation, the CUDA context left out.
 POINT_RESERVED = ("M01", "M02", "M03", "M08", "M09", "M10", "M11")
@@ -1067,7 +1082,10 @@ def _points():
     time_cases, memory_cases = [], []
     with (Path(__file__).resolve().parent / "calibration" / "published_points.csv").open() as f:
         for row in csv.DictReader(f):
-            request = (row["request"] + " " + POINT_LAYOUT.get(row["id"], "")).strip()
+            request = row["request"]
+            if row["id"] in POINT_MODEL:  # the size the row was written with -> the model it names
+                request = POINT_MODEL[row["id"]] + " " + request.split(" ", 1)[1]
+            request = (request + " " + POINT_LAYOUT.get(row["id"], "")).strip()
             label = f"{row['id']} {row['request'].split(' on ')[0][:48]}"
             value = float(row["measured"])
             if row["kind"] == "throughput":
