@@ -1013,3 +1013,11 @@ def test_buy_instead_gives_a_verdict_from_the_plans_own_costs(book, text, questi
 
     head = blocks.whatif(reply)["blocks"][0]["text"]["text"]
     assert head.startswith("*For this job alone")
+
+
+def test_a_price_per_gpu_hour_asked_in_a_thread_is_not_said_twice(book):
+    # "$2.5 per GPU-hour for H100-SXM5-80GB is $2.5 per GPU-hour, 0.58x the ..."
+    text = "3B pretrain 2T tokens 3 months usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "is $2.5/hr for H100 fair?", book=book)
+    first = reply.text.splitlines()[0]
+    assert first.startswith("*$2.5 per GPU-hour for H100-SXM5-80GB: ") and first.count("per GPU-hour") == 1
