@@ -671,7 +671,7 @@ def test_deadlines_in_words(said, days):
 def test_a_range_of_time_is_its_later_end_said_with_the_earlier(said, days, low):
     # "3-6 months" had been refused ("I did not understand '3-'")
     req = parse(f"7b lora 20GB {said}")
-    note = next(n for n in req.notes if n.code == "deadline_range")
+    note = next(n for n in req.assumptions if n.code == "deadline_range")
     assert req.deadline_days == days and note.params["low_days"] == low and note.params["words"] == said
 
 
