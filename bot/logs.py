@@ -22,10 +22,23 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+# Libraries that speak below WARNING about their own workings (bm25s announces every index it
+# builds, alembic each migration step, matplotlib its font cache): quiet unless LOG_LEVEL asks
+# for DEBUG.
+QUIET = ("alembic", "bm25s", "jieba", "matplotlib", "PIL", "urllib3")
+
+
 def setup(level: str | None = None) -> None:
+    """One handler on the root logger, at LOG_LEVEL (INFO): the handler itself filters by level,
+    so a library that sets its own logger to DEBUG (bm25s does, at import) cannot print below it."""
+    level = (level or os.environ.get("LOG_LEVEL") or "INFO").upper()
     handler = logging.StreamHandler()
     handler.addFilter(RedactSecrets())
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(level)
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level or os.environ.get("LOG_LEVEL", "INFO"))
+    root.setLevel(level)
+    if root.getEffectiveLevel() > logging.DEBUG:
+        for name in QUIET:
+            logging.getLogger(name).setLevel(logging.WARNING)
