@@ -390,6 +390,9 @@ def cmd_clock(args) -> int:
         return 2
     from bot import clients, digests, logs
 
+    # The store reached (and its schema made current) before the first round: a DATABASE_URL
+    # that cannot work is said at once (exit 2); a database that goes away later is waited for.
+    open_store().close()
     logs.setup()
     interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
     digests.clock(clients.for_workspaces(settings), interval=interval)
@@ -533,13 +536,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The numbers the environment may set (CONTRACT section 2): name -> (a whole number, an example).
+# Checked before any command runs, so a typo (PORT=5552B) is named, not an internal error.
+NUMERIC_ENV = {
+    "PORT": (True, "3000"),
+    "WEB_CONCURRENCY": (True, "2"),
+    "WEB_THREADS": (True, "8"),
+    "GPU_ADVISOR_PLAN_WORKERS": (True, "2"),
+    "GPU_ADVISOR_DB_POOL": (True, "5"),
+    "GPU_ADVISOR_JOB_ATTEMPTS": (True, "6"),
+    "GPU_ADVISOR_PRICE_BOOKS": (True, "32"),
+    "GPU_ADVISOR_JOB_LEASE_S": (False, "30"),
+    "GPU_ADVISOR_CLOCK_INTERVAL_S": (False, "30"),
+    "GPU_ADVISOR_SLACK_TIMEOUT": (False, "30"),
+    "GPU_ADVISOR_RETRY_BASE_S": (False, "1"),
+    "GPU_ADVISOR_RETRY_AFTER_CAP_S": (False, "60"),
+}
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def env_problem(environ=None) -> str | None:
+    """What is wrong with the numbers (and the log level) the environment sets, in words; None
+    when nothing is. An empty value is unset (the default)."""
+    environ = os.environ if environ is None else environ
+    for name, (whole, example) in NUMERIC_ENV.items():
+        raw = (environ.get(name) or "").strip()
+        if not raw:
+            continue
+        try:
+            number = int(raw) if whole else float(raw)
+            ok = 0 < number < (65536 if name == "PORT" else float("inf"))  # NaN and inf fail too
+        except ValueError:
+            ok = False
+        if not ok:
+            return phrase("en", "bad_env_number", name, ascii(raw[:40]), whole, example, file="cli")
+    level = (environ.get("LOG_LEVEL") or "").strip()
+    if level and level.upper() not in LOG_LEVELS:
+        return phrase("en", "bad_log_level", ascii(level[:40]), file="cli")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    from advisor.db import Unreachable
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = env_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except (UsageError, ConfigError) as err:
         print(str(err), file=sys.stderr)
+        return 2
+    except Unreachable as err:  # a closed port, a wrong password, no such database: configuration
+        print(phrase("en", "database_unreachable", err.parts(), file="cli"), file=sys.stderr)
+        if os.environ.get("GPU_ADVISOR_DEBUG"):
+            traceback.print_exc()
         return 2
     except KeyboardInterrupt:
         return 1

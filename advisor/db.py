@@ -248,6 +248,56 @@ def _params(params: Any, postgres: bool) -> Any:
     return tuple(_pg_value(v) for v in params) if postgres else tuple(params)
 
 
+class Unreachable(sa.exc.OperationalError):
+    """The store could not be connected to: a closed port, a wrong user or password, a database
+    that does not exist, a SQLite file that cannot be opened. Still an OperationalError (what
+    runs on retries it as before); the command line says it as a configuration problem
+    (`explain`), never with the password."""
+
+    def __init__(self, url: str, err: sa.exc.DBAPIError):
+        super().__init__(err.statement, None, err.orig, hide_parameters=True)
+        self.url = url
+
+    def __reduce__(self):  # crosses process boundaries (a planning process's error)
+        return Unreachable, (self.url, sa.exc.OperationalError(self.statement, None, self.orig, True))
+
+    def parts(self) -> dict:
+        """Where the store is, without the password, and why it did not answer."""
+        url = self.url
+        reason = str(self.orig or "").strip().splitlines()[0] if str(self.orig or "").strip() else "no reason given"
+        if not is_postgres(url):
+            return {"postgres": False, "file": sqlite_file(url) or "", "reason": reason}
+        try:
+            parts = urlsplit(url)
+            port = parts.port or 5432
+        except ValueError:
+            parts, port = None, "?"
+        password = parts.password if parts is not None else None
+        # libpq's words: 'connection failed: connection to server at "h", port 5 failed: FATAL:  why'
+        reason = re.sub(r"^.*? port \d+ failed: ", "", reason.removeprefix("connection failed: "))
+        reason = re.sub(r"^FATAL:\s+", "", reason)
+        if password:
+            reason = reason.replace(password, "***")
+        low = reason.lower()
+        kind = (
+            "database"
+            if "database" in low and "does not exist" in low
+            else "login"
+            if any(w in low for w in ("password", "role", "pg_hba", "authentication"))
+            else "server"
+        )
+        return {
+            "postgres": True,
+            "where": redact(url),
+            "host": (parts.hostname if parts is not None else None) or "localhost",
+            "port": port,
+            "database": ((parts.path if parts is not None else "") or "/").lstrip("/") or "(the user's own)",
+            "user": (parts.username if parts is not None else None) or "(the system user)",
+            "reason": reason,
+            "kind": kind,
+        }
+
+
 class Database:
     """One connection from the engine's pool, with the calls the stores make."""
 
@@ -256,7 +306,10 @@ class Database:
         self.url = url or database_url()
         self.postgres = self.engine.dialect.name == "postgresql"
         self.dialect = self.engine.dialect.name
-        self._sa = self.engine.connect()
+        try:
+            self._sa = self.engine.connect()
+        except sa.exc.OperationalError as err:
+            raise Unreachable(self.url, err) from err
         self.raw = self._sa.connection.dbapi_connection
         self._depth = 0
         self._savepoints = 0

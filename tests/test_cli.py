@@ -299,3 +299,106 @@ def test_ask_answers_follow_ups_in_the_plans_thread(cli):
     ]
     assert reply["plan"]["request"]["deadline_days"] == 30 and first["request"]["deadline_days"] == 14
     assert reply["plan"]["cost"]["rent_total"] < first["cost"]["rent_total"]
+
+
+# ----------------------------------------------------------------------------------------
+# Configuration the processes cannot work with: said as such (exit 2), never "internal error"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+def test_a_closed_database_port_is_a_configuration_error_that_names_where(cli):
+    port = _closed_port()
+    done = cli("migrate", env={"DATABASE_URL": f"postgresql://advisor:s3cr3t-pw@127.0.0.1:{port}/gpuadv"})
+    assert done.returncode == 2, done.stderr
+    err = done.stderr
+    assert "could not reach the database" in err and "internal error" not in err
+    assert f"server 127.0.0.1, port {port}, database gpuadv, user advisor" in err
+    assert "Connection refused" in err and "is running on 127.0.0.1 port" in err
+    assert "s3cr3t-pw" not in done.stdout + err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "user,database,said,hint",
+    [
+        ("postgres", "no_such_db", 'database "no_such_db" does not exist', "createdb -h 127.0.0.1"),
+        ("no_such_role", "postgres", 'role "no_such_role" does not exist', "refused the login"),
+    ],
+)
+def test_a_missing_database_or_login_on_a_real_postgres_says_what_to_check(
+    cli, tmp_path_factory, user, database, said, hint
+):
+    from urllib.parse import urlsplit
+
+    from conftest import _postgres_server
+
+    try:
+        server = urlsplit(_postgres_server(tmp_path_factory))
+    except RuntimeError as err:
+        pytest.skip(f"Postgres could not be started: {err}")
+    url = f"postgresql://{user}:pa55-w0rd@{server.hostname}:{server.port}/{database}"
+    done = cli("migrate", env={"DATABASE_URL": url})
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr and hint in done.stderr
+    assert f"port {server.port}, database {database}, user {user}" in done.stderr
+    assert "pa55-w0rd" not in done.stdout + done.stderr and "internal error" not in done.stderr
+
+
+def test_a_sqlite_file_that_cannot_be_opened_names_the_file(cli, tmp_path):
+    where = tmp_path / "no-such-folder" / "store.db"
+    done = cli("prices", "show", env={"GPU_ADVISOR_DB": str(where)})
+    assert done.returncode == 2, done.stderr
+    assert f"could not open the SQLite database {where}" in done.stderr and "folder exists" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "name,value,said",
+    [
+        ("PORT", "5552B", "PORT must be a whole number above zero, such as PORT=3000, not '5552B'"),
+        ("PORT", "70000", "such as PORT=3000, not '70000'"),
+        ("WEB_THREADS", "eight", "WEB_THREADS must be a whole number above zero, such as WEB_THREADS=8"),
+        ("GPU_ADVISOR_JOB_LEASE_S", "30s", "GPU_ADVISOR_JOB_LEASE_S must be a number above zero, such as"),
+        ("GPU_ADVISOR_CLOCK_INTERVAL_S", "0", "GPU_ADVISOR_CLOCK_INTERVAL_S must be a number above zero"),
+        ("LOG_LEVEL", "loud", "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
+    ],
+)
+def test_a_bad_number_in_the_environment_is_named_with_an_example(tmp_path, name, value, said):
+    # as deployed: the entry point in a process of its own, with the Slack settings serve needs
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GPU_ADVISOR_DB=str(tmp_path / "db.sqlite"))
+    env |= {"SLACK_BOT_TOKEN": "xoxb-1-2", "SLACK_SIGNING_SECRET": "not-a-real-secret", name: value}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr and "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "db.sqlite").exists()  # refused before anything started
+
+
+@pytest.mark.parametrize("command", ["serve", "work", "clock"])
+def test_the_long_running_processes_stop_at_start_on_a_store_they_cannot_reach(tmp_path, command):
+    # a clock had started anyway and logged "digest run: database OperationalError" every round
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SLACK_BOT_TOKEN="xoxb-1-2", SLACK_SIGNING_SECRET="not-a-secret-x")
+    env |= {"DATABASE_URL": f"postgresql://advisor:s3cr3t-pw@127.0.0.1:{_closed_port()}/gpuadv", "PORT": "3999"}
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor.cli", command],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "could not reach the database" in done.stderr and "s3cr3t-pw" not in done.stderr
+    assert "Traceback" not in done.stderr
