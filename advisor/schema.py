@@ -143,6 +143,8 @@ sa.Table(
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
     sa.Column("next_attempt_at", sa.Float, nullable=False, server_default="0"),
     sa.Column("ts", sa.Text),
+    # Added by revision 0006: host:pid of the clock that posted it (NULL: found posted in the channel).
+    sa.Column("posted_by", sa.Text),
 )
 # One row a day: which clock fetches the price feeds (several clocks on one store fetch them once),
 # and what the fetch found wrong (the digests name failed feeds).

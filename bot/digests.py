@@ -111,12 +111,19 @@ def release_now(workspace: str, channel: str, at: float) -> None:
         db.execute("DELETE FROM digest_now WHERE workspace = ? AND channel = ? AND at = ?", [workspace, channel, at])
 
 
-def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None) -> None:
+def me() -> str:
+    """This process as logs and the delivery rows name it: host:pid."""
+    return f"{os.uname().nodename}:{os.getpid()}"
+
+
+def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = None, by: str | None = None) -> None:
+    """Mark the day's delivery sent (`by`: the process that posted it; None when an earlier run's
+    post was found in the channel) or failed, with its backoff."""
     key = (workspace, channel, date)
     with _opened() as db, db.writing():
         table = db["digest_deliveries"]
         if ok:
-            table.update(key, {"state": "sent", "ts": ts})
+            table.update(key, {"state": "sent", "ts": ts, "posted_by": by})
             return
         attempts = table.get(key)["attempts"] + 1
         backoff = min(3600, 60 * 2**attempts)
@@ -318,6 +325,12 @@ def deliver(
             return False
         if ts:
             _finish(sub.workspace, sub.channel, day, True, ts)
+            log.info(
+                "digest %s for %s found already posted in %s (an earlier run): marked sent",
+                day,
+                sub.workspace,
+                sub.channel,
+            )
             return False
     msg, files, comment = compose(date, sub.lang, problems)
     try:
@@ -334,7 +347,18 @@ def deliver(
             _finish(sub.workspace, sub.channel, day, False)
         return False
     if not force:
-        _finish(sub.workspace, sub.channel, day, True, resp["ts"])
+        _finish(sub.workspace, sub.channel, day, True, resp["ts"], me())
+    # Which clock posted which channel's digest (several clocks on one store): no token, no text.
+    log.info(
+        "digest %s %s posted to %s by %s (workspace %s, day %s%s)",
+        date,
+        sub.lang,
+        sub.channel,
+        me(),
+        sub.workspace,
+        day,
+        ", now" if force else "",
+    )
     if files:
         try:
             _pace(sub.channel)

@@ -82,6 +82,68 @@ def test_digest_is_posted_once_with_its_chart(store, client, fake_slack):
 
 
 @pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
+def test_each_posted_digest_is_logged_and_its_row_names_the_clock_that_posted_it(store, client, fake_slack, caplog):
+    import logging
+    import os
+
+    from bot import digests
+
+    _subscribe("CLOG1", lang="en")
+    _subscribe("CLOG2", lang="zh", workspace="T2")
+    with caplog.at_level(logging.INFO, logger="gpu_advisor.digest"):
+        assert _run(client) == 2
+    me = f"{os.uname().nodename}:{os.getpid()}"
+    lines = [r.getMessage() for r in caplog.records if r.name == "gpu_advisor.digest"]
+    assert any(m.startswith(f"digest 2023-06-15 en posted to CLOG1 by {me} (workspace T1, day ") for m in lines), lines
+    assert any(m.startswith(f"digest 2023-06-15 zh posted to CLOG2 by {me} (workspace T2, day ") for m in lines), lines
+    assert not any("xoxb" in m for m in lines)
+    with _connect(store) as db:
+        rows = db.execute("SELECT channel, state, posted_by, ts FROM digest_deliveries ORDER BY channel").fetchall()
+    assert [(r[0], r[1], r[2]) for r in rows] == [("CLOG1", "sent", me), ("CLOG2", "sent", me)]
+    assert all(r[3] for r in rows)
+    # a run after a crash that finds the post in the channel marks it sent, posting nothing: no one
+    # is named as its poster but the log says it was found
+    with _connect(store) as db:
+        db.execute(
+            "UPDATE digest_deliveries SET state = 'sending', posted_by = NULL, claimed_at = ? WHERE channel = 'CLOG1'",
+            [time.time() - digests.STALE_CLAIM_S - 60],
+        )
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="gpu_advisor.digest"):
+        assert _run(client) == 0
+    assert any("found already posted in CLOG1" in r.getMessage() for r in caplog.records)
+    with _connect(store) as db:
+        assert db.execute("SELECT state, posted_by FROM digest_deliveries WHERE channel = 'CLOG1'").fetchone() == (
+            "sent",
+            None,
+        )
+
+
+def test_revision_0006_adds_the_posting_clock_to_deliveries_made_before_it(store):
+    from advisor import db as dbmod
+    from advisor import migrations
+
+    with _connect(store) as db:
+        db["digest_deliveries"].insert(
+            {
+                "workspace": "T1",
+                "channel": "COLD",
+                "date": "2026-12-01",
+                "state": "sent",
+                "claimed_at": 1.0,
+                "ts": "1.1",
+            }
+        )
+        db.execute("ALTER TABLE digest_deliveries DROP COLUMN posted_by")  # the table as 0005 left it
+        db.execute("UPDATE alembic_version SET version_num = '0005'")
+        assert migrations.upgrade(db) == migrations.HEAD
+        assert "posted_by" in {c.name for c in db["digest_deliveries"].columns}
+        row = db.execute("SELECT state, ts, posted_by FROM digest_deliveries WHERE channel = 'COLD'").fetchone()
+    assert tuple(row) == ("sent", "1.1", None)
+    dbmod._current.clear()
+
+
+@pytest.mark.slow  # each digest waits a second before its chart (per-channel pacing)
 def test_digest_waits_for_the_channels_time(store, client, fake_slack):
     import datetime as dt
 
