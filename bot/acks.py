@@ -7,11 +7,21 @@ requests queue behind it (docs/reliability.md, "Ack latency"). Here a global mid
 each request an Ack that signals when called, and the executor's `submit` returns only once the
 listener it starts has acked or ended: Bolt's first look finds the ack. What the listener does
 after its ack goes on in the pool thread, as before.
+
+Each request also gets one log line (`Trace`), written once the response is sent and the
+listener has ended, by whichever thread finishes last (never before the ack has gone out): the
+host and process, the surface, the workspace, what the request became (the job's key, "replay:
+already answered", "busy") and the ack's time from the request's arrival (`begin`, bot/web.py)
+to the listener's ack. No token, signature or user text; no database round trip. A message event
+the bot stays out of (chatter in a channel) is logged at DEBUG.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from slack_bolt.context.ack import Ack
@@ -21,28 +31,131 @@ ACK_WAIT_S = 3.0
 # Bolt's default pool for listeners (slack_bolt App: ThreadPoolExecutor(max_workers=5)).
 LISTENER_THREADS = 5
 
+log = logging.getLogger("gpu_advisor.requests")
+_HOST = os.uname().nodename
+# The request thread's ack, trace and arrival time (Bolt's request thread); the trace of the
+# request a listener thread runs now (`note` finds it there).
 _request = threading.local()
+_listener = threading.local()
+_SHOWN = 40  # at most this much of any one value Slack sent is logged
+
+
+class Trace:
+    """One Slack request, for its log line: written once every part it waits for is done (the
+    response sent, over HTTP; the listener ended, when one took the request), so that neither the
+    ack nor the thread that sends it ever waits on the log."""
+
+    __slots__ = ("surface", "team", "started", "acked", "outcome", "waiting", "_lock")
+
+    def __init__(self, surface: str, team: str, started: float, web: bool):
+        self.surface, self.team, self.started = surface, team, started
+        self.acked: float | None = None
+        self.outcome: str | None = None
+        self.waiting = {"response"} if web else set()
+        self._lock = threading.Lock()
+
+    def wait_for(self, part: str) -> None:
+        with self._lock:
+            self.waiting.add(part)
+
+    def done(self, part: str) -> None:
+        with self._lock:
+            if part not in self.waiting:
+                return
+            self.waiting.discard(part)
+            last = not self.waiting
+        if last:
+            self.emit()
+
+    def emit(self) -> None:
+        quiet = self.outcome is None and self.surface.startswith("event")
+        level = logging.DEBUG if quiet else logging.INFO
+        if not log.isEnabledFor(level):
+            return
+        took = f"acked in {(self.acked - self.started) * 1000:.1f} ms" if self.acked is not None else "not acked"
+        log.log(
+            level,
+            "slack %s team %s on %s:%d: %s; %s",
+            self.surface,
+            self.team or "-",
+            _HOST,
+            os.getpid(),
+            self.outcome or "nothing queued",
+            took,
+        )
+
+
+def _cut(value) -> str:
+    return str(value)[:_SHOWN].replace("\n", " ")
+
+
+def _surface(body: dict) -> str:
+    """command /gpu, event app_mention, action show_costs, view gpu_request..."""
+    if "command" in body:
+        return "command " + _cut(body["command"])
+    kind = body.get("type") or "request"
+    if kind == "event_callback":
+        return "event " + _cut((body.get("event") or {}).get("type", "?"))
+    if kind == "block_actions":
+        actions = body.get("actions") or [{}]
+        return "action " + _cut(actions[0].get("action_id", "?"))
+    if kind in ("view_submission", "view_closed"):
+        return "view " + _cut((body.get("view") or {}).get("callback_id", "?"))
+    return _cut(kind)
+
+
+def begin() -> None:
+    """A request arrived over HTTP (bot/web.py, before its signature is checked): its ack is
+    timed from now, and its line waits for the response to be sent (`end`)."""
+    _request.started = time.perf_counter()
+    _request.trace = None
+
+
+def _nothing() -> None:
+    pass
+
+
+def end():
+    """Bolt made the response: what to call once it is sent (Flask's call_on_close)."""
+    trace = getattr(_request, "trace", None)
+    _request.trace = _request.started = None
+    return _nothing if trace is None else (lambda: trace.done("response"))
+
+
+def note(outcome: str) -> None:
+    """What the request being handled in this thread became (bot/dispatcher.py): a job's key,
+    a replay, busy. Outside a request, nothing."""
+    trace = getattr(_listener, "trace", None) or getattr(_request, "trace", None)
+    if trace is not None:
+        trace.outcome = outcome if trace.outcome is None else f"{trace.outcome}; {outcome}"
 
 
 class SignallingAck(Ack):
-    """Bolt's Ack that also sets `done` when called."""
+    """Bolt's Ack that also sets `done` when called (and times the first call)."""
 
-    def __init__(self):
+    def __init__(self, trace: Trace | None = None):
         super().__init__()
         self.done = threading.Event()
+        self.trace = trace
 
     def __call__(self, *args, **kwargs):
         response = super().__call__(*args, **kwargs)
+        if self.trace is not None and self.trace.acked is None:
+            self.trace.acked = time.perf_counter()
         self.done.set()
         return response
 
 
-def give_signalling_ack(context, next) -> None:
+def give_signalling_ack(context, body, next) -> None:
     """Global middleware, in the request thread before Bolt runs a listener: the request's ack,
-    remembered for this thread's next `submit`."""
-    ack = SignallingAck()
+    remembered for this thread's next `submit`, and its trace."""
+    started = getattr(_request, "started", None)
+    team = context.team_id or context.enterprise_id or ""
+    trace = Trace(_surface(body or {}), _cut(team), started or time.perf_counter(), web=started is not None)
+    ack = SignallingAck(trace)
     context["ack"] = ack
     _request.ack = ack
+    _request.trace = trace
     next()
 
 
@@ -58,12 +171,19 @@ class AckWaitingExecutor(ThreadPoolExecutor):
         _request.ack = None
         if ack is None:
             return super().submit(fn, *args, **kwargs)
+        trace = ack.trace
+        if trace is not None:
+            trace.wait_for("listener")  # what the request became is known when the listener ends
 
         def run():
+            _listener.trace = trace
             try:
                 return fn(*args, **kwargs)
             finally:
                 ack.done.set()  # an error or no ack at all: Bolt's own handling takes over
+                _listener.trace = None
+                if trace is not None:
+                    trace.done("listener")
 
         future = super().submit(run)
         ack.done.wait(ACK_WAIT_S)

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 from advisor import db as dbmod
 from advisor.text.render import phrase
-from bot import delivery, locales, planner_pool, tasks
+from bot import acks, delivery, locales, planner_pool, tasks
 from bot.job_queue import Busy, Job, JobQueue, lease_s
 from bot.threads import reply_lang, stated_lang
 
@@ -49,9 +49,26 @@ def store() -> JobQueue:
     return _store
 
 
+def _noted(kind: str, key: str | None, job: int | None, done: bool = False) -> None:
+    """What the Slack request became, for its log line (bot/acks.py): no database round trip."""
+    if job is None:
+        acks.note("replay: already answered")
+    else:
+        acks.note(f"{'answered in the ack' if done else 'queued'} {kind} job {job} {key or ''}".rstrip())
+
+
+def _add(kind: str, args: dict, key: str | None, team: str, state: str = "queued", read=None):
+    try:
+        return _store.add_reading(kind, args, key, team, state, read)
+    except Busy:
+        acks.note("busy: asked to send it again")
+        raise
+
+
 def enqueue(kind: str, args: dict, key: str | None = None, team: str = "") -> int | None:
     """Record a job (in the ack path: raises job_queue.Busy past a short wait); None for a replay."""
-    job = _store.add(kind, args, key=key, team=team)
+    job = _add(kind, args, key, team)[0]
+    _noted(kind, key, job)
     if _dispatcher is not None and job is not None:
         _dispatcher.wake()
     return job
@@ -66,7 +83,8 @@ def enqueue_replying(
     to Postgres, not two (docs/reliability.md, "Ack latency")."""
     stated = stated_lang(text)
     read = locales.guess_query(user, team) if not stated and user else None
-    job, row = _store.add_reading(kind, args, key, team, "done" if done else "queued", read)
+    job, row = _add(kind, args, key, team, "done" if done else "queued", read)
+    _noted(kind, key, job, done)
     if _dispatcher is not None and job is not None and not done:
         _dispatcher.wake()
     return job, stated or (locales.guessed(row) if row else None) or "en"
@@ -75,7 +93,9 @@ def enqueue_replying(
 def record_done(kind: str, key: str | None, team: str = "") -> bool:
     """Record an answered-in-the-ack request by its key (replays are answered once); False for a
     replay."""
-    return _store.add(kind, {}, key=key, team=team, state="done") is not None
+    job = _add(kind, {}, key, team, "done")[0]
+    _noted(kind, key, job, done=True)
+    return job is not None
 
 
 def pending(kind: str, team: str, channel: str) -> bool:

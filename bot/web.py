@@ -15,7 +15,7 @@ from slack_sdk.signature import SignatureVerifier
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import answers, clients, digests, dispatcher, planner_pool
+from bot import acks, answers, clients, digests, dispatcher, planner_pool
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -34,6 +34,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
 
     @web.post("/slack/events")
     def slack_events():
+        acks.begin()  # the ack's time in the request's log line counts from here
         # The size first (nothing read yet), then the signature over the raw bytes, before any
         # parsing: a bad header is a 401, never a 500.
         if (request.content_length or 0) > MAX_BODY_BYTES:
@@ -46,7 +47,13 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
             body, timestamp, request.headers.get("X-Slack-Signature", "")
         ):
             return _REFUSED
-        return handler.handle(request)
+        try:
+            response = handler.handle(request)
+        except BaseException:
+            acks.end()()
+            raise
+        response.call_on_close(acks.end())  # its log line once the ack is sent (bot/acks.py)
+        return response
 
     @web.get("/slack/install")
     def slack_install():

@@ -147,6 +147,48 @@ def test_own_messages_are_ignored(bot, fake_slack, answered, drain):
     assert fake_slack.calls_of("chat.postMessage") == [reply] and reply["args"]["thread_ts"] == answered
 
 
+def test_each_slack_request_is_one_log_line_without_secrets_or_the_users_text(bot, fake_slack, answered, drain, caplog):
+    import os
+
+    send, _ = bot
+    caplog.set_level(logging.DEBUG, logger="gpu_advisor.requests")
+    me = f"{os.uname().nodename}:{os.getpid()}"
+    text = "70B full-finetune 1TB 14d budget for the project called Zebra-Quartz-Omega"
+    serial = f"log{time.time_ns()}"
+    assert send.command(text, serial=serial)[0] == 200
+    assert send.command(text, serial=serial)[0] == 200  # Slack's replay of the same command
+    (_, _), event = send.thread_message("what if 30 days?", answered)
+    send.thread_message("lunch at noon?", "1234.5678")  # chatter in a thread that is not ours
+    send.button("show_costs", answered)
+
+    def lines():
+        return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "gpu_advisor.requests"]
+
+    deadline = time.time() + 20
+    while len(lines()) < 5 and time.time() < deadline:
+        time.sleep(0.05)
+    got = lines()
+    assert len(got) == 5, got
+    took = r"; acked in \d+\.\d ms$"
+    head = f"^slack (command /gpu|event message|action show_costs) team T1 on {re.escape(me)}: "
+    assert all(re.match(head, m) and re.search(took, m) for _, m in got), got
+    info = [m for level, m in got if level == logging.INFO]
+    assert any(re.search(rf": queued plan job \d+ command:T1:trigger{serial};", m) for m in info), info
+    assert sum("slack command /gpu" in m and ": replay: already answered;" in m for m in info) == 1
+    assert any(
+        f"slack event message team T1 on {me}: queued follow job " in m and f"message:T1:C1:{event['ts']};" in m
+        for m in info
+    )
+    assert any(m.startswith(f"slack action show_costs team T1 on {me}: queued part job ") for m in info)
+    # the chatter the bot stays out of is logged below INFO (every message of every channel)
+    assert [m for level, m in got if level == logging.DEBUG] == [next(m for _, m in got if "nothing queued" in m)]
+    everything = caplog.text
+    assert SECRET not in everything and BOT_TOKEN not in everything and "v0=" not in everything
+    assert "Zebra" not in everything and "what if 30" not in everything and "lunch" not in everything
+    _posted(fake_slack, 3)  # the plan, the what-if and the costs, before the next test looks
+    drain()
+
+
 def test_forged_and_stale_signatures_are_refused(bot, fake_slack, drain):
     send, _ = bot
     status, _ = send.command("7b lora 20GB 3d", secret="not-the-secret")

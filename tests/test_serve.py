@@ -1,6 +1,7 @@
 """`gpu-advisor serve` as deployed: gunicorn with two worker processes over one SQLite file."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -80,6 +81,13 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     log.seek(0)
     text = log.read()
     assert BOT_TOKEN not in text and SECRET not in text
+    # gunicorn sends the ack, then each request's line is written (bot/acks.py): the command, the
+    # event and its retries (answered once: replays)
+    assert re.search(
+        r"slack command /gpu team T1 on \S+:\d+: queued plan job \d+ command:T1:trigger\w+; acked in", text
+    )
+    assert re.search(r"slack event message team T1 on \S+:\d+: queued follow job \d+ message:T1:C1:", text)
+    assert len(re.findall(r"slack event message team T1 on \S+: replay: already answered", text)) == 3
 
 
 def test_serve_and_socket_say_what_to_set(tmp_path):
