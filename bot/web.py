@@ -111,6 +111,17 @@ def _worker_ready(_worker) -> None:
         threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
+def control_socket(port: int) -> str:
+    """The path of this `serve`'s gunicorn control socket (`gunicornc -s PATH`, gunicorn 25.1 and
+    newer): one per port, in gunicorn's own folder for it ($XDG_RUNTIME_DIR, else ~/.gunicorn).
+    gunicorn's default is one path per user (gunicorn.ctl), so a second `serve` on the machine
+    removed the first's socket and took the path, and whichever stopped first removed the other's."""
+    folder = os.environ.get("XDG_RUNTIME_DIR") or ""
+    if not os.path.isdir(folder):
+        folder = os.path.join(os.path.expanduser("~"), ".gunicorn")
+    return os.path.join(folder, f"gpu-advisor-{port}.ctl")
+
+
 def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process."""
     # The workers read it too, to size their planning pools (bot/planner_pool.py planners).
@@ -136,6 +147,8 @@ def serve(settings: Settings) -> None:
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
+            if "control_socket" in self.cfg.settings:  # gunicorn 25.1+: one per serve, not per user
+                self.cfg.set("control_socket", control_socket(settings.port))
             # Each worker builds its app (and its job dispatcher) after the fork; no thread is
             # started in the master, where it would not survive the fork.
             self.cfg.set("post_worker_init", _worker_ready)

@@ -140,3 +140,69 @@ def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expec
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     assert planner_pool.planners() == expected
+
+
+@pytest.mark.slow  # starts gunicorn twice
+def test_two_serves_on_one_machine_keep_their_own_gunicorn_control_sockets(fake_slack, tmp_path):
+    # gunicorn 25.1+ made one control socket per user (~/.gunicorn/gunicorn.ctl): a second serve
+    # removed the first's and took its path, and whichever stopped first removed the other's
+    control = pytest.importorskip("gunicorn.ctl.client")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "DATABASE_URL")}
+    env |= dict(
+        HOME=str(home),
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_slack.url,
+        WEB_CONCURRENCY="1",
+        GPU_ADVISOR_PLAN="0",
+        GPU_ADVISOR_DB=str(tmp_path / "web.db"),
+        PYTHONPATH=str(ROOT),
+    )
+    serves = []
+    try:
+        for name in ("a", "b"):
+            port = _free_port()
+            log = open(tmp_path / f"serve-{name}.log", "w+")
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "advisor.cli", "serve"],
+                env=dict(env, PORT=str(port)),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=tmp_path,
+            )
+            serves.append((proc, port, log))
+            deadline = time.time() + 90
+            while time.time() < deadline:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
+                        if resp.status == 200:
+                            break
+                except OSError:
+                    time.sleep(0.3)
+            else:
+                log.seek(0)
+                raise AssertionError(f"serve {name} did not come up: " + log.read()[-3000:])
+
+        def master_pid(port):
+            path = home / ".gunicorn" / f"gpu-advisor-{port}.ctl"
+            deadline = time.time() + 30
+            while not path.exists() and time.time() < deadline:
+                time.sleep(0.2)
+            with control.ControlClient(str(path), timeout=10) as client:
+                return client.send_command("show stats")["pid"]
+
+        (a, port_a, _), (b, port_b, _) = serves
+        assert master_pid(port_a) == a.pid and master_pid(port_b) == b.pid  # each answers for itself
+        assert not (home / ".gunicorn" / "gunicorn.ctl").exists()
+        a.terminate()
+        a.wait(timeout=30)
+        assert not (home / ".gunicorn" / f"gpu-advisor-{port_a}.ctl").exists()
+        assert master_pid(port_b) == b.pid  # the other's is still there, still its own
+    finally:
+        for proc, _, log in serves:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=30)
+            log.close()
