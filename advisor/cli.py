@@ -394,9 +394,81 @@ def cmd_clock(args) -> int:
     # that cannot work is said at once (exit 2); a database that goes away later is waited for.
     open_store().close()
     logs.setup()
+    from bot import heartbeats
+
+    heartbeats.start("clock")
     interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
     digests.clock(clients.for_workspaces(settings), interval=interval)
     return 0
+
+
+def cmd_health(args) -> int:
+    """The processes live on the store (their heartbeats, bot/heartbeats.py), for people and
+    supervisors: exit 1 when the store does not answer or a kind `--need`s more live processes."""
+    import sqlalchemy as sa
+
+    from advisor import db as dbmod
+    from bot import heartbeats
+
+    needs: list[tuple[str, int]] = []
+    for need in args.need:
+        kind, _, count = need.partition("=")
+        if kind not in heartbeats.KINDS or (count and (not count.isdigit() or int(count) < 1)):
+            raise UsageError(
+                f"gpu-advisor: --need takes a kind of process ({', '.join(heartbeats.KINDS)}) and, after =,"
+                f" how many must be live: --need work or --need work=2, not {need!r}"
+            )
+        needs.append((kind, int(count or 1)))
+    url = dbmod.database_url()
+    where = dbmod.redact(url)
+    problem, found = None, []
+    path = dbmod.sqlite_file(url)
+    if path is not None and not os.path.exists(path):  # a health check never makes a store
+        problem = f"no database file {path} (GPU_ADVISOR_DB; DATABASE_URL for PostgreSQL)"
+    else:
+        try:
+            with dbmod.Database(url) as db:
+                if heartbeats.TABLE in db.table_names():
+                    found = heartbeats.processes(db)
+                else:
+                    problem = "no process_heartbeats table: the store is older than this release (gpu-advisor migrate)"
+        except dbmod.Unreachable as err:
+            problem = phrase("en", "database_unreachable", err.parts(), file="cli").removeprefix("gpu-advisor: ")
+        except sa.exc.DBAPIError as err:
+            problem = f"the database did not answer: {type(err.orig or err).__name__}"
+    live: dict[str, int] = {}
+    for p in found:
+        if p.well:
+            live[p.kind] = live.get(p.kind, 0) + 1
+    verdicts = [(kind, n, live.get(kind, 0) >= n) for kind, n in needs]
+    ok = problem is None and all(v[2] for v in verdicts)
+    if args.json:
+        _print_json(
+            {
+                "ok": ok,
+                "store": where,
+                "database": "ok" if problem is None else problem,
+                "live": live,
+                "processes": [
+                    {
+                        "kind": p.kind,
+                        "host": p.host,
+                        "pid": p.pid,
+                        "up_s": round(p.now - p.started_at, 1),
+                        "seen_s_ago": round(p.now - p.last_seen, 1),
+                        "live": p.live,
+                        "problem": p.problem,
+                    }
+                    for p in found
+                ],
+                "needs": [{"kind": k, "at_least": n, "live": live.get(k, 0), "ok": good} for k, n, good in verdicts],
+            }
+        )
+    else:
+        from advisor.text.render import render
+
+        print(render("health.txt.j2", "en", where=where, problem=problem, processes=found, live=live, needs=verdicts))
+    return 0 if ok else 1
 
 
 def cmd_migrate(args) -> int:
@@ -439,12 +511,16 @@ def cmd_work(args) -> int:
     planner_pool.start(answers.ready)
     import logging
 
+    from bot import heartbeats
+
+    beat = heartbeats.start("work", dispatcher.own_problem)
     logging.getLogger("gpu_advisor.bot").info("worker %s taking jobs", running.owner if running else "?")
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     while not stop.wait(1.0):
         pass
+    beat.stop()  # gone at once from `gpu-advisor health`, not after three missed beats
     return 0
 
 
@@ -531,6 +607,18 @@ def build_parser() -> argparse.ArgumentParser:
     mig.set_defaults(func=cmd_migrate)
     clock = sub.add_parser("clock", help="the scheduler: daily price feeds and digests (the Procfile's clock)")
     clock.set_defaults(func=cmd_clock)
+    health = sub.add_parser(
+        "health", help="the live serve, work and clock processes on the store; exit 1 when one needed is missing"
+    )
+    health.add_argument(
+        "--need",
+        action="append",
+        default=[],
+        metavar="KIND[=N]",
+        help="exit 1 unless at least N (1) processes of KIND (serve, work, clock, socket) are live and well; repeat",
+    )
+    health.add_argument("--json", action="store_true")
+    health.set_defaults(func=cmd_health)
     socket = sub.add_parser("socket", help="Slack Socket Mode, for local development")
     socket.set_defaults(func=cmd_socket)
     return parser
@@ -551,6 +639,7 @@ NUMERIC_ENV = {
     "GPU_ADVISOR_SLACK_TIMEOUT": (False, "30"),
     "GPU_ADVISOR_RETRY_BASE_S": (False, "1"),
     "GPU_ADVISOR_RETRY_AFTER_CAP_S": (False, "60"),
+    "GPU_ADVISOR_HEARTBEAT_S": (False, "5"),
 }
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 

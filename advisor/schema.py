@@ -156,6 +156,19 @@ sa.Table(
     sa.Column("claimed_at", sa.Float, nullable=False),
     sa.Column("problems", sa.Text, nullable=False, server_default="[]"),
 )
+# Each long-running process's heartbeat (bot/heartbeats.py): times in the database's clock.
+sa.Table(
+    "process_heartbeats",
+    METADATA,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("host", sa.Text, nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("started_at", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    sa.Column("every_s", sa.Float, nullable=False),
+    sa.Column("problem", sa.Text, nullable=False, server_default=""),
+)
 sa.Table(
     "digest_now",
     METADATA,

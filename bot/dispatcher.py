@@ -142,6 +142,15 @@ def problems() -> list[str]:
     return found
 
 
+def own_problem() -> str:
+    """What is wrong with this process's planning, for its heartbeat (bot/heartbeats.py): '' when
+    nothing; the database is not asked (the heartbeat's own write is that question)."""
+    found = [] if planner_pool.healthy() else ["planner died"]
+    if _dispatcher is not None and _dispatcher.pid == os.getpid() and _dispatcher.stalled():
+        found.append("dispatcher stalled")
+    return "; ".join(found)
+
+
 def max_attempts() -> int:
     """Tries per job before the user is told (GPU_ADVISOR_JOB_ATTEMPTS)."""
     return max(1, int(os.environ.get("GPU_ADVISOR_JOB_ATTEMPTS") or MAX_ATTEMPTS))

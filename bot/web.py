@@ -12,10 +12,11 @@ from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
+from advisor import db as dbmod
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import acks, answers, clients, digests, dispatcher, planner_pool
+from bot import acks, answers, clients, digests, dispatcher, heartbeats, planner_pool
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -71,7 +72,14 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         if found:
             error = "planning pool broken" if found == ["planner died"] else "; ".join(found)
             return {"ok": False, "error": error, "host": os.uname().nodename}, 503
-        return {"ok": True, "host": os.uname().nodename}
+        # The processes of every kind live and well on the store (bot/heartbeats.py): a `serve
+        # --no-plan` host's answers wait for `work` processes.
+        try:
+            with dbmod.Database(dispatcher.store()._url()) as db:
+                live = heartbeats.live_counts(db)
+        except Exception:  # the store just answered the ping: a moment's fault, said as unknown
+            live = None
+        return {"ok": True, "host": os.uname().nodename, "live": live}
 
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
@@ -79,6 +87,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         threading.Thread(
             target=digests.clock, args=(clients.for_workspaces(settings),), name="gpu-advisor-clock", daemon=True
         ).start()
+        heartbeats.start("clock")
     return web
 
 
@@ -100,6 +109,7 @@ def _worker_ready(_worker) -> None:
     the acks use, then take connections while its planning processes start in the background
     (a job waits in the pool's queue, never in an ack)."""
     warm_web()
+    heartbeats.start("serve", dispatcher.own_problem)  # each web worker is a live `serve` process
     # What the worker loaded so far (modules, catalogs, templates: about 160,000 objects, four
     # times a bare Bolt app's) lives as long as it does. Frozen, the cyclic collector never
     # scans it again; before, a collection that did paused every ack in flight for 20-80 ms.
@@ -128,7 +138,6 @@ def serve(settings: Settings) -> None:
     os.environ.setdefault("WEB_CONCURRENCY", "2")
     # The schema made current and the reference prices seeded once, here, before the port is
     # bound: a worker's first ack never waits for a migration. No connection crosses the fork.
-    from advisor import db as dbmod
     from advisor.market.store import open_store
 
     open_store().close()

@@ -249,7 +249,9 @@ def test_healthz(bot):
 
     _, server = bot
     with urllib.request.urlopen(server.url + "/healthz", timeout=10) as resp:
-        assert resp.status == 200 and json.loads(resp.read())["ok"] is True
+        health = json.loads(resp.read())
+    assert resp.status == 200 and health["ok"] is True
+    assert isinstance(health["live"], dict)  # the live processes by kind (bot/heartbeats.py)
 
 
 def test_replies_never_contain_secrets(bot, fake_slack):
