@@ -654,7 +654,8 @@ def env_problem(environ=None) -> str | None:
             continue
         try:
             number = int(raw) if whole else float(raw)
-            ok = 0 < number < (65536 if name == "PORT" else float("inf"))  # NaN and inf fail too
+            # NaN and inf fail too; PORT=0 (any free port) is gunicorn's to take, and harmless elsewhere
+            ok = 0 <= number < 65536 if name == "PORT" else 0 < number < float("inf")
         except ValueError:
             ok = False
         if not ok:

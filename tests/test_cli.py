@@ -357,10 +357,16 @@ def test_a_sqlite_file_that_cannot_be_opened_names_the_file(cli, tmp_path):
     assert f"could not open the SQLite database {where}" in done.stderr and "folder exists" in done.stderr
 
 
+def test_port_0_is_a_port_for_every_command(cli):
+    # a process manager may set PORT for every process it starts (tests/test_multihost.py: 0 for `work`)
+    done = cli("prices", "show", "H100", env={"PORT": "0"})
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize(
     "name,value,said",
     [
-        ("PORT", "5552B", "PORT must be a whole number above zero, such as PORT=3000, not '5552B'"),
+        ("PORT", "5552B", "PORT must be a port number (0 to 65535), such as PORT=3000, not '5552B'"),
         ("PORT", "70000", "such as PORT=3000, not '70000'"),
         ("WEB_THREADS", "eight", "WEB_THREADS must be a whole number above zero, such as WEB_THREADS=8"),
         ("GPU_ADVISOR_JOB_LEASE_S", "30s", "GPU_ADVISOR_JOB_LEASE_S must be a number above zero, such as"),
