@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import threading
 
 from flask import Flask, request
@@ -121,6 +122,10 @@ def _worker_ready(_worker) -> None:
         threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
+# A Unix socket's path holds at most 107 bytes on Linux (sun_path), fewer elsewhere.
+UNIX_PATH_MAX = 100
+
+
 def control_socket(port: int) -> str:
     """The path of this `serve`'s gunicorn control socket (`gunicornc -s PATH`, gunicorn 25.1 and
     newer): one per port, in gunicorn's own folder for it ($XDG_RUNTIME_DIR, else ~/.gunicorn).
@@ -129,7 +134,10 @@ def control_socket(port: int) -> str:
     folder = os.environ.get("XDG_RUNTIME_DIR") or ""
     if not os.path.isdir(folder):
         folder = os.path.join(os.path.expanduser("~"), ".gunicorn")
-    return os.path.join(folder, f"gpu-advisor-{port}.ctl")
+    path = os.path.join(folder, f"gpu-advisor-{port}.ctl")
+    if len(os.fsencode(path)) > UNIX_PATH_MAX:  # a deep home: the temp folder, named by user too
+        path = os.path.join(tempfile.gettempdir(), f"gpu-advisor-{os.getuid()}-{port}.ctl")
+    return path
 
 
 def serve(settings: Settings) -> None:

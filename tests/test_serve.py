@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -146,9 +147,12 @@ def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expec
 def test_two_serves_on_one_machine_keep_their_own_gunicorn_control_sockets(fake_slack, tmp_path):
     # gunicorn 25.1+ made one control socket per user (~/.gunicorn/gunicorn.ctl): a second serve
     # removed the first's and took its path, and whichever stopped first removed the other's
+    import tempfile
+    from pathlib import Path
+
     control = pytest.importorskip("gunicorn.ctl.client")
-    home = tmp_path / "home"
-    home.mkdir()
+    # a short home: a Unix socket's path holds about 100 bytes, and tmp_path under xdist is longer
+    home = Path(tempfile.mkdtemp(prefix="ga-home-", dir="/tmp"))
     env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "DATABASE_URL")}
     env |= dict(
         HOME=str(home),
@@ -206,3 +210,22 @@ def test_two_serves_on_one_machine_keep_their_own_gunicorn_control_sockets(fake_
                 proc.terminate()
                 proc.wait(timeout=30)
             log.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_control_socket_path_too_long_for_a_unix_socket_goes_to_the_temp_folder(monkeypatch, tmp_path):
+    import tempfile
+
+    from bot.web import UNIX_PATH_MAX, control_socket
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("HOME", "/srv/home")
+    assert control_socket(3000) == "/srv/home/.gunicorn/gpu-advisor-3000.ctl"
+    deep = "/srv/" + "x" * 120
+    monkeypatch.setenv("HOME", deep)
+    path = control_socket(3000)
+    assert path == f"{tempfile.gettempdir()}/gpu-advisor-{os.getuid()}-3000.ctl" and len(path) <= UNIX_PATH_MAX
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert control_socket(3001) == str(runtime / "gpu-advisor-3001.ctl")
