@@ -231,21 +231,21 @@ CARD_RUNS = [
     ),
     TimeCase(
         "StarCoderBase-15.5B",
-        "15.5B pretrain 1T tokens seq 8192 on 512xA100-80GB",
+        "starcoderbase pretrain 1T tokens seq 8192 on 512xA100-80GB",
         gpu_hours=320256,
         days=24,
-        note="bigcode/starcoder card: 512 A100, 24 days; generic 15.5B shape (the real one has MQA)",
+        note="bigcode/starcoder card: 512 A100, 24 days; its catalogued shape (multi-query attention)",
     ),
-    TimeCase("Phi-2 (2.7B)", "2.7B pretrain 1.4T tokens seq 2048 on 96xA100-80GB", days=14),
-    # the card names its model, which the catalogue holds (data/models.toml): its shape, not a
-    # generic 14B's (40 layers and a 32K vocabulary, not 38 and 128K)
+    # Each card names its model, which the catalogue holds (data/models.toml): its shape, not a
+    # generic one of its size (Phi-3-medium: 40 layers and a 32K vocabulary, not 38 and 128K)
+    TimeCase("Phi-2 (2.7B)", "phi-2 pretrain 1.4T tokens seq 2048 on 96xA100-80GB", days=14),
     TimeCase("Phi-3-medium (14B)", "phi-3-medium pretrain 4.8T tokens seq 4096 on 512xH100", days=42),
-    TimeCase("SmolLM3-3B", "3.08B pretrain 11.2T tokens seq 4096 on 384xH100", days=24),
+    TimeCase("SmolLM3-3B", "smollm3-3b pretrain 11.2T tokens seq 4096 on 384xH100", days=24),
     TimeCase(
         "Pythia-1B (per 300B tokens)",
-        "1B pretrain 300B tokens seq 2048 on 64xA100-40GB",
+        "pythia-1b pretrain 300B tokens seq 2048 on 64xA100-40GB",
         gpu_hours=4830,
-        note="GPU count not published; 64 assumed",
+        note="GPU count not in the paper's table; 64 as its config's comment says (models/1B/pythia-1b.yml)",
     ),
     TimeCase(
         "Llama 3.2 1B",
@@ -1044,6 +1044,12 @@ POINT_LAYOUT = {
 POINT_MODEL = {
     "G04": "phi-3-mini",  # Phi-3-mini-4k-instruct's card (June 2024): 512 H100, 10 days, 4.9T tokens
     "G05": "phi-4",  # microsoft/phi-4's card: 1920 H100, 21 days, 9.8T tokens
+    "G03": "phi-1.5",  # microsoft/phi-1_5's card: 32 A100-40G, 8 days, 150B tokens
+    "G06": "phi-4-mini",  # Phi-4-mini-instruct's card: 512 A100-80G, 21 days, 5T tokens
+    "G07": "stablelm-3b-4e1t",  # its card: 256 A100 40GB, about 30 days, 4 x 1T tokens
+    # the Llama 2 paper's 34B (never released): Code Llama 34B was initialized from its weights,
+    # so the catalogue's codellama-34b shape (alias llama2-34b) is its shape
+    "G08": "llama2-34b",
 }
 # torch.cuda.max_memory_reserved() (torchtitan, PEFT's method comparison) or not stated
 # (InternLM): compared with our allocated figure plus fragmentation, the CUDA context left out.
@@ -1110,13 +1116,13 @@ WORST_EXPLAINED = {
     "G02": "the same card: distillation included (10% MFU implied)",
     "G03": "phi-1.5's 8 days imply 18% MFU on A100-40GB: the card's"
     " training time covers more than the 150B tokens (data generation, restarts); not a throughput figure",
-    "Pythia-1B (per 300B tokens)": "GPT-NeoX in fp16 with 2021 kernels (no FlashAttention): 4830 GPU-hours imply"
-    " about 25% MFU; our roofline assumes today's fused attention",
+    "Pythia-1B (per 300B tokens)": "GPT-NeoX with 2021 kernels, full activation checkpointing in its config: 4830"
+    " GPU-hours imply about 35% MFU on its own shape; our roofline assumes today's fused attention",
     "Phi-3-medium (14B)": "the card's 42 days probably include post-training (shared/calibration caveats)",
     "SmolLM3-3B": "24 days on 384 H100 imply 26% MFU with nanotron; the blog's time covers three stages and"
     " long-context extension, and our 3B plan reaches the benchmark efficiency of larger models",
-    "StarCoderBase-15.5B": "multi-query attention and FIM on Megatron-LM 2023 at 8K context; generic shape and"
-    " today's kernels make us 40% fast on the wall clock",
+    "StarCoderBase-15.5B": "FIM on Megatron-LM 2023 at 8K context; on its own multi-query shape today's kernels"
+    " still make us a third fast on the wall clock",
     "G04": "Phi-3-mini's 10 days: post-training likely included (as Phi-3-medium)",
     "G05": "Phi-4's 21 days on 1920 H100: the card's time, not the run's throughput",
     "G07": "StableLM-3B on AWS P4d (400 Gb/s EFA, gpt-neox): 30 days include"

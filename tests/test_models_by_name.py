@@ -38,6 +38,17 @@ PUBLISHED = [
     # 64 with MLA, 40 for Grok-1's 8): Moonshot's 16B / 3B; xAI's 314B (active shape-derived)
     ("moonlight-16b-a3b", 16, 3, 0.03),
     ("grok-1", 314, 83.8, 0.02),
+    # the calibration rows' own models (eighteenth session): Microsoft's nominal 1.3B and 2.7B for
+    # phi-1.5 and Phi-2 are below the checkpoints' 1.42B and 2.78B (hence the tolerance)
+    ("phi-1.5", 1.3, 1.3, 0.10),
+    ("phi-2", 2.7, 2.7, 0.04),
+    ("phi-4-mini", 3.8, 3.8, 0.02),
+    ("stablelm-3b-4e1t", 2.795443200, 2.795443200, 0.001),
+    ("pythia-1b", 1.011781632, 1.011781632, 0.001),
+    ("starcoderbase", 15.5, 15.5, 0.02),
+    ("smollm3-3b", 3.08, 3.08, 0.02),
+    ("codellama-34b", 34, 34, 0.02),
+    ("llama2-34b", 34, 34, 0.02),
 ]
 
 
