@@ -1021,3 +1021,21 @@ def test_a_price_per_gpu_hour_asked_in_a_thread_is_not_said_twice(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "is $2.5/hr for H100 fair?", book=book)
     first = reply.text.splitlines()[0]
     assert first.startswith("*$2.5 per GPU-hour for H100-SXM5-80GB: ") and first.count("per GPU-hour") == 1
+
+
+@pytest.mark.parametrize(
+    "question,factor,given",
+    [
+        ("fewer GPUs, say 512?", None, 512),
+        ("what about fewer GPUs?", 0.5, None),
+        ("more GPUs?", 2, None),
+        ("少点卡呢", 0.5, None),
+    ],
+)
+def test_fewer_or_more_gpus_re_plans_at_the_count_given_or_half_or_twice(book, question, factor, given):
+    # "fewer GPUs, say 512?" had got a FAQ on doubling the GPUs; "fewer GPUs?" "could not tell"
+    text = "70B pretrain 15T tokens by end of Q2 budget $20M usd"
+    ctx = plan_context(advise(text, book=book))
+    reply = follow_up(text, ctx, question, book=book)
+    assert reply.kind == "whatif" and "gpu_count" in reply.changed
+    assert reply.advice.plan.estimate.layout.gpu_count == (given or int(ctx["gpu_count"] * factor))

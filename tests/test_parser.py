@@ -1880,3 +1880,15 @@ def test_a_bare_count_of_thousands_asks_length_or_samples(text):
         parse(text)
     assert e.value.kind == "unknown_word" and e.value.details["why"] == "bare_thousands"
     assert e.value.details["word"] == "32k"
+
+
+def test_tokens_with_their_language_between_count_and_unit():
+    # "5000亿中文token" had been read as a second model size beside qwen2.5-72b
+    req = parse("用5000亿中文token继续预训练qwen2.5-72b，预算300万，3个月内完成")
+    assert req.tokens == 5e11 and req.data.language == "zh" and req.model == "qwen2.5-72b"
+
+
+def test_next_year_before_a_month_end():
+    req = parse("7b lora 1GB 明年3月底前", today=datetime.date(2026, 12, 2))
+    assert req.deadline_days == 119
+    assert parse("7b lora 1GB 明年12月前", today=datetime.date(2026, 12, 2)).deadline_days == 364

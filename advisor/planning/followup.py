@@ -838,10 +838,37 @@ def _more(summary: dict, message: str) -> str | None:
 # "再加一台", "多两张卡": the count in words
 CN_SMALL = {c: i for i, c in enumerate("一二三四五六七八九十", 1)} | {"两": 2}
 
+# "fewer GPUs, say 512?", "fewer GPUs?", "少点卡呢", "more GPUs?": the count given, else half or
+# twice the plan's (each had been "I could not tell what to do with that" or a FAQ)
+FEWER_OR_MORE = re.compile(
+    r"(?:(?P<fewer>\bfewer|\bless|少点|少一点|少一些|更少的?|减少|少用)|(?P<more>\bmore|多点|多一点|多一些|更多的?))\s*"
+    r"(?P<what>gpus?|cards?|servers?|nodes?|machines?|台(?:服务器|机器)?|张?卡)",
+    re.I,
+)
+
+
+def _fewer_or_more(summary: dict, message: str) -> str | None:
+    found = FEWER_OR_MORE.search(message)
+    count, nodes = summary.get("gpu_count"), summary.get("nodes") or 1
+    if not found or not count:
+        return None
+    servers = bool(re.match(r"servers?|nodes?|machines?|台", found["what"], re.I))
+    given = re.search(r"(\d[\d,]*)", message[found.end() :])
+    if given:
+        n = int(given[1].replace(",", ""))
+    else:
+        now = nodes if servers else count
+        n = max(1, now // 2) if found["fewer"] else now * 2
+    return f"{n} nodes" if servers else f"{n} gpus"
+
 
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
-    quick = _faster_or_cheaper(request_text, summary, message) or _more(summary, message)
+    quick = (
+        _faster_or_cheaper(request_text, summary, message)
+        or _more(summary, message)
+        or _fewer_or_more(summary, message)
+    )
     if quick:
         return [quick]
     stripped = message

@@ -2024,6 +2024,17 @@ class _Parse:
         # "2B tokens", "2 billion tokens", "五亿token"; "1万多条", "80k+ samples", "80k instruction samples"
         number = rf"(?P<neg>-)?(?P<n>{NUM}|{CN_SCALED})"
         more = r"(?:多|余|\+)?"
+        spoken = fields.field("data_language").choices
+
+        def tokens_in(m: re.Match) -> None:  # "5000亿中文token": the count and the data's language
+            self._data_amount(m, m["n"], m["u"], "tokens")
+            s("data_language", value_of(spoken, m["lang"]), m[0])
+
+        sc.take(
+            rf"{number}\s*(?P<u>{CN_UNITS})?{more}\s*(?:个\s*)?(?P<lang>{_all(spoken, 'zh')})\s*"
+            rf"(?:{units('tokens', 'zh')}|(?:{units('tokens', 'en')}){R})",
+            tokens_in,
+        )
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|b|t)?{more}\s*(?:个\s*)?"
             rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
@@ -2037,7 +2048,6 @@ class _Parse:
         )
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size),
         # or the data's language before that ("1T中文语料")
-        spoken = fields.field("data_language").choices
         en, zh = _all(spoken, "en"), _all(spoken, "zh")
         sc.take(
             rf"{L}(?P<neg>-)?{NUM}\s*(?:({units('bytes', 'en')}){R}"
@@ -2148,16 +2158,20 @@ class _Parse:
 
         sc.take(r"下个?月底(?:前|之前)?", lambda m: next_month_end(m[0]))
 
-        def named_month(month: int, mday: int | None, word: str) -> None:  # "by end of January", "mid-January"
-            year = today.year if month >= today.month else today.year + 1
+        def named_month(month: int, mday: int | None, word: str, next_year: bool = False) -> None:
+            """ "by end of January", "mid-January"; "明年3月底前" in next year whatever the month."""
+            year = today.year + 1 if next_year or month < today.month else today.year
             date(month, mday or calendar.monthrange(year, month)[1], word, year)
 
-        # "3月底前", "3月中旬前", "3月前": the last day, the 15th (10th, last) or the first day of that month
+        # "3月底前", "3月中旬前", "3月前", "明年3月底前": the last day, the 15th (10th, last) or the
+        # first day of that month
         sc.take(
-            r"(?<!\d)(\d{1,2})\s*月(?:份)?(?:(底|末)|([上中下])旬|初)?(?:前|之前|以前)(?![\d个])",
+            r"(明年\s*)?(?<!\d)(\d{1,2})\s*月(?:份)?(?:(底|末)|([上中下])旬|初)?(?:前|之前|以前)(?![\d个])",
             lambda m: (
-                named_month(int(m[1]), {"上": 10, "中": 15}.get(m[3]) if m[3] else (None if m[2] else 1), m[0])
-                if 1 <= int(m[1]) <= 12
+                named_month(
+                    int(m[2]), {"上": 10, "中": 15}.get(m[4]) if m[4] else (None if m[3] else 1), m[0], bool(m[1])
+                )
+                if 1 <= int(m[2]) <= 12
                 else self.fail("bad_value", word=m[0], what="deadline")
             ),
         )
