@@ -60,6 +60,11 @@ PLAN = {
     "dpo_ref_gib_per_gpu": 3.7,
     "dpo_days_per_b_tokens": 0.41,
     "useful_life_months": 48,
+    "power_kwh_month": 90000,
+    "power_cost_month": 48600,
+    "power_price": 0.54,
+    "power_region": "Sichuan",
+    "pue": 1.5,
 }
 
 

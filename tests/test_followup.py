@@ -1039,3 +1039,19 @@ def test_fewer_or_more_gpus_re_plans_at_the_count_given_or_half_or_twice(book, q
     reply = follow_up(text, ctx, question, book=book)
     assert reply.kind == "whatif" and "gpu_count" in reply.changed
     assert reply.advice.plan.estimate.layout.gpu_count == (given or int(ctx["gpu_count"] * factor))
+
+
+def test_power_and_rent_or_buy_under_owned_gpus_use_the_plans_market_and_ownership(book):
+    # a USD plan on the team's own H100 had been told Inner Mongolia's CNY power price and
+    # "our recommendation is: renting"
+    text = "we already own 32 H100, continued pretraining llama3-70b on 300B tokens of code, 3 months, usd"
+    advice = advise(text, book=book)
+    ctx = plan_context(advice)
+    c = advice.plan.costs
+    assert ctx["owned"] and ctx["power_price"] == c.electricity_per_kwh and ctx["pue"] == c.pue
+    kwh = advice.plan.infra.power_kw_per_node * ctx["nodes"] * c.pue * 730
+    assert ctx["power_kwh_month"] == round(kwh) and ctx["power_cost_month"] == round(kwh * c.electricity_per_kwh)
+    power = follow_up(text, ctx, "what does running it on our own cost us in power?", book=book).text
+    assert f"${ctx['power_cost_month']:,}" in power and "USD/kWh" in power and "CNY" not in power.split("\n\n")[0]
+    verdict = follow_up(text, ctx, "rent vs buy?", book=book).text
+    assert verdict.startswith("These are your own GPUs") and "our recommendation is: renting" not in verdict

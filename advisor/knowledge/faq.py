@@ -87,6 +87,12 @@ PLAN_KEYS = (
     "dpo_ref_gib_per_gpu",
     "dpo_days_per_b_tokens",
     "useful_life_months",
+    "owned",
+    "power_kwh_month",
+    "power_cost_month",
+    "power_price",
+    "power_region",
+    "pue",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).

@@ -21,7 +21,7 @@ from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NAT
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.engine.throughput import EAGER_EXPERT_LOOP
 from advisor.market.owning import USEFUL_LIFE_MONTHS
-from advisor.market.prices import PriceBook
+from advisor.market.prices import HOURS_PER_MONTH, PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
@@ -488,7 +488,7 @@ def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
 def plan_context(result: Advice) -> dict:
     """The plan's headline numbers under the names FAQ answers and follow-ups quote."""
     p, r = result.plan, result.request
-    ctx = {"method": r.method, "params_b": r.params_b, "currency": r.currency}
+    ctx = {"method": r.method, "params_b": r.params_b, "currency": r.currency, "owned": bool(r.owned)}
     if p is None:
         return ctx
     e, lay = p.estimate, p.estimate.layout
@@ -558,6 +558,16 @@ def plan_context(result: Advice) -> dict:
             network_spec=p.infra.network,
             power_kw_per_node=p.infra.power_kw_per_node,
         )
+        if p.costs.electricity_per_kwh and p.costs.pue:
+            # the plan's servers at full load, at the PUE and electricity price its owning costs use
+            kwh = p.infra.power_kw_per_node * lay.nodes * p.costs.pue * HOURS_PER_MONTH
+            ctx.update(
+                power_kwh_month=round(kwh),
+                power_cost_month=round(kwh * p.costs.electricity_per_kwh),
+                power_price=p.costs.electricity_per_kwh,
+                power_region=p.costs.electricity_region,
+                pue=p.costs.pue,
+            )
     return ctx
 
 

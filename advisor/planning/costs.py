@@ -112,6 +112,10 @@ class Costs(BaseModel):
     buy_tco_first_year: float | None
     guide_tco_range: list[float] | None
     power_cost_year: float | None
+    # the electricity and PUE the owning costs use, for a thread's "what does power cost us?"
+    electricity_per_kwh: float | None = None
+    electricity_region: str = ""
+    pue: float | None = None
     hosting_cost_year: float | None
     breakeven_months: float | None
     useful_life_months: list[int] = list(USEFUL_LIFE_MONTHS)
@@ -660,6 +664,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         buy_tco_first_year=tco,
         guide_tco_range=[capex * GUIDE_TCO_RULE[0], capex * GUIDE_TCO_RULE[1]] if capex else None,
         power_cost_year=power_year,
+        electricity_per_kwh=book.value(electricity, cur) if electricity else None,
+        electricity_region=electricity.region if electricity else "",
+        pue=pue.price if pue else DEFAULT_PUE,
         hosting_cost_year=hosting_year,
         breakeven_months=breakeven,
         running_above_rent=never,
