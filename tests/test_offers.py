@@ -534,3 +534,17 @@ def test_the_network_named_and_tested_is_the_priced_offers(fabric, gbps, name):
     assert checks["nccl_allreduce"]["params"]["gbps"] == gbps  # the vendor held to what it offers
     assert ("ib_write_bw" in checks) == (fabric != "efa")  # RDMA verbs; EFA is proved by nccl-tests
     assert ("roce_pfc_ecn" in checks) == (fabric == "roce")
+
+
+def test_a_job_at_the_edge_of_its_last_billed_month_says_what_a_slip_costs(book):
+    # a 30.1-day job on a 30.4-day month had been priced one month with no word on the margin
+    out = advise("3B pretrain 2T tokens 45 days on 128x910B", book=book).to_json()
+    term = out["cost"]["rent_term"]
+    edge = next(w for w in out["warning_codes"] if w["code"] == "lease_edge")["params"]
+    spare = term["months_paid"] * 730 / 24 - term["job_days"]
+    assert term["months_paid"] == term["job_months"] and 0 <= spare < 0.1 * term["job_days"]
+    assert edge["spare"] == pytest.approx(spare) and edge["months"] == term["months_paid"]
+    text = next(w for w in out["warnings"] if "another month is billed" in w)
+    assert f"slower than planned, another month is billed, about ¥{round(edge['extra']):,}" in text
+    roomy = advise("3B pretrain 2T tokens 45 days on 256x910B", book=book).to_json()
+    assert "lease_edge" not in [w["code"] for w in roomy["warning_codes"]]

@@ -226,6 +226,11 @@ def _term_option(q: rent.Priced, storage: float) -> dict:
 # term (assumed: a team can often get daily or hourly billing for a short job by asking). The
 # warning on the rent and the other-GPU suggestion (advice._mostly_idle_term) both use it.
 IDLE_LEASE_SHARE = 1 / 3
+# A job that fills its last billed month within this share of its own length bills another month
+# when it runs that much slower than planned: the engine's median error on published runs it had
+# not seen is 10-17% (docs/accuracy.md), so a 30.2-day job on a 30.4-day month is said to be at
+# the edge (assumed: the same 10% the planner keeps before a deadline).
+LEASE_EDGE_SHARE = 0.10
 
 
 def _note(code: str, **params) -> Note:
@@ -332,6 +337,18 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 # the headline says the lease beside its total when the job uses little of it
                 "mostly_idle": days / (likely.months_paid * rent.DAYS_PER_MONTH) < IDLE_LEASE_SHARE,
             }
+            spare = likely.months_paid * rent.DAYS_PER_MONTH - days
+            if likely.months_paid == job_months and 0 <= spare < LEASE_EDGE_SHARE * days:
+                notes.append(
+                    _note(
+                        "lease_edge",
+                        days=days,
+                        months=likely.months_paid,
+                        spare=spare,
+                        extra=likely.total / likely.months_paid,
+                        cur=cur,
+                    )
+                )
             if not likely.term_stated:
                 notes.append(
                     _note(
