@@ -285,6 +285,8 @@ def test_the_teams_own_use_changes_the_comparison(book):
     for text in (
         "13B full-finetune 200GB 7d on 8xH100 buy keep it busy 24 months 60% use",
         "13B 全量微调 200GB 7天 8xH100 买 用两年 利用率60%",
+        # had been refused as two deadlines beside "by Q2"
+        "13B full-finetune 200GB by Q2 on 8xH100 buy, we'd keep the cluster busy 24 months at 60% use",
     ):
         req = parse(text)
         assert (req.own_use_months, req.own_utilisation) == (24, 0.6)

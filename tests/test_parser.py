@@ -1892,3 +1892,20 @@ def test_next_year_before_a_month_end():
     req = parse("7b lora 1GB 明年3月底前", today=datetime.date(2026, 12, 2))
     assert req.deadline_days == 119
     assert parse("7b lora 1GB 明年12月前", today=datetime.date(2026, 12, 2)).deadline_days == 364
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        (
+            "我们是40人的创业公司，想用5000亿token中文数据继续预训练qwen2.5-72b，预算300万，3个月内完成",
+            "40人的创业公司",
+        ),
+        ("we are a 40-person startup, 7b lora 20GB 3d", "a 40-person startup"),
+    ],
+)
+def test_who_the_team_is_is_read_past_and_said(text, said):
+    # "我们是40人的创业公司" had refused the whole request ("我没看懂“40人创业”")
+    req = parse(text)
+    assert [n.params["words"] for n in req.assumptions if n.code == "read_past"] == [[said]]
+    assert req.gpu_count is None

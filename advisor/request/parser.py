@@ -1220,6 +1220,13 @@ class _Parse:
             rf"|{L}any\s+(?:gpus?|cards?|gpu\s+type|number\s+of\s+gpus){R}",
             lambda m: None,
         )
+        # who the team is ("we are a 40-person startup", "我们是40人的创业公司"): read past and said,
+        # before any rule takes its number as a count of GPUs or data
+        sc.take(
+            rf"{L}(?:a\s+)?\d+[\s\-]*(?:person|people|member|employee|engineer)s?(?:[\s\-]+(?:startup|team|company|lab|shop))?{R}"
+            r"|\d+\s*(?:个人|人|名员工)(?:左右)?的?\s*(?:创业公司|初创公司|创业团队|小团队|团队|公司|实验室|创业)",
+            lambda m: self.read_past.append(m[0].strip()),
+        )
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._choose("old_litgpt")
         self._owned()
@@ -1261,7 +1268,7 @@ class _Parse:
                     else ""
                 )
                 self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word), why=why)
-            self.read_past = leftovers
+            self.read_past += leftovers
 
     # -- hardware -------------------------------------------------------------------
     def _owned(self) -> None:
