@@ -110,9 +110,12 @@ def test_a_recorded_quote_changes_the_next_plan(cli):
     after = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
     assert after["cost"]["rent_per_gpu_hour"] == 4 < before["cost"]["rent_per_gpu_hour"]
     assert any(s["provider"] == "bargain-idc" for s in after["cost"]["price_sources"])
-    # ... and a monthly lease quote a multi-server job, on the terms it states (issue 21).
+    # ... and a monthly lease quote a multi-server job asked on a lease, on the terms it states
+    # (issue 21); asked on no term, the cheaper hourly quote prices each server
     cli("quote", "8xH800 ¥40000/month 1 month lease-idc")
-    lease = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800", "--json").stdout)["cost"]
+    hourly = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800", "--json").stdout)["cost"]
+    assert hourly["rent_offer"]["provider"] == "bargain-idc" and hourly["rent_per_gpu_hour"] == 4
+    lease = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800 1-month lease", "--json").stdout)["cost"]
     assert lease["rent_offer"]["provider"] == "lease-idc" and lease["rent_per_gpu_month"] == 5000
     assert lease["rent_term"] == {**lease["rent_term"], "months_paid": 1, "term_stated": True}
 

@@ -238,9 +238,10 @@ def rent_plan(
             candidates = [_lower_median(hourly_pool)] if hourly_pool else []
         else:
             candidates = [_lower_median(cluster)] if cluster else []
-            if on_demand and nodes == 1:
-                # one server on a long job: by the hour, where that costs less than the leases on
-                # record (a 47-day B200 job had been priced on a 12-month lease at 5.5x its hours)
+            if on_demand:
+                # a long job by the hour, where that costs less than the leases on record (a 47-day
+                # B200 job had been priced on a 12-month lease at 5.5x its hours; two servers of it,
+                # estimated server by server, at 4x)
                 exact = [q for q in on_demand if q.billed_gpus == gpus]
                 candidates.append(_lower_median(exact if gpus < GPUS_PER_SERVER and exact else on_demand))
         if cheapest_term:
