@@ -1055,3 +1055,13 @@ def test_power_and_rent_or_buy_under_owned_gpus_use_the_plans_market_and_ownersh
     assert f"${ctx['power_cost_month']:,}" in power and "USD/kWh" in power and "CNY" not in power.split("\n\n")[0]
     verdict = follow_up(text, ctx, "rent vs buy?", book=book).text
     assert verdict.startswith("These are your own GPUs") and "our recommendation is: renting" not in verdict
+
+
+def test_buying_asked_with_what_and_the_network_test_of_an_ascend_plan(book):
+    # "如果买的话买什么" had been "这句话我不知道该怎么处理"; an Ascend plan had been told nccl-tests
+    text = "3B 预训练 2T token 3个月 用64张910B"
+    ctx = plan_context(advise(text, book=book))
+    buy = follow_up(text, ctx, "如果买的话买什么", book=book)
+    assert buy.kind == "whatif" and buy.changed == ["rent_or_buy"]
+    net = follow_up(text, ctx, "网络用IB还是RoCE", book=book).text.split("\n\n")[0]
+    assert "hccl_test" in net and "nccl-tests" not in net

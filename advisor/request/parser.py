@@ -418,6 +418,7 @@ WHATIF_FILLER = frozenset(
         "试试",
         "改",
         "行不行",
+        "什么",  # "如果买的话买什么": the change is the buying
         "可以吗",
         "能",
         "只",
