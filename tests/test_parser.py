@@ -1909,3 +1909,11 @@ def test_who_the_team_is_is_read_past_and_said(text, said):
     req = parse(text)
     assert [n.params["words"] for n in req.assumptions if n.code == "read_past"] == [[said]]
     assert req.gpu_count is None
+
+
+@pytest.mark.parametrize("text", ["7b lora 20GB 3d usd singapore", "7b lora 20GB 3d 新加坡 美元"])
+def test_a_place_abroad_with_dollars_says_the_prices_are_not_by_region(text):
+    # "Singapore" had been read past in silence: no offer on record is marked by region
+    req = parse(text)
+    note = next(n for n in req.assumptions if n.code == "place_global")
+    assert req.market == "global" and note.params["words"] in ("singapore", "新加坡")

@@ -388,7 +388,7 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "currency",
-        assumed=("currency",),
+        assumed=("currency", "place_global"),
         choices=(Word("CNY", en=("cny", "rmb"), zh=("人民币",)), Word("USD", en=("usd",), zh=("美元",))),
         examples=Word(en=("usd",), zh=("美元",)),
     ),

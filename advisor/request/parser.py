@@ -1148,6 +1148,7 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
+        self.place_abroad: str | None = None  # "Singapore": the global clouds, not split by region
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
@@ -2501,6 +2502,7 @@ class _Parse:
         def abroad(m: re.Match) -> None:
             if not said_usd:
                 self.fail("place_abroad", word=m[0].strip())
+            self.place_abroad = m[0].strip()
 
         sc.take(
             rf"{L}(?:in\s+(?:the\s+)?)?(?:{PLACES_ABROAD_EN})(?:\s+region)?{R}|{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}"
@@ -2535,6 +2537,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
+        if self.place_abroad:
+            notes.append(Note(kind="assumption", code="place_global", params={"words": self.place_abroad}))
         if self.deadline_range and "deadline_days" in f:
             notes.append(
                 Note(
