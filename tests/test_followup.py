@@ -1065,3 +1065,11 @@ def test_buying_asked_with_what_and_the_network_test_of_an_ascend_plan(book):
     assert buy.kind == "whatif" and buy.changed == ["rent_or_buy"]
     net = follow_up(text, ctx, "网络用IB还是RoCE", book=book).text.split("\n\n")[0]
     assert "hccl_test" in net and "nccl-tests" not in net
+
+
+@pytest.mark.parametrize("question", ["为什么选A100不选H800？", "why A100 and not H800?", "why A100 over H800"])
+def test_why_this_gpu_and_not_that_one_compares_with_the_one_passed_over(book, question):
+    # "为什么选A100不选H800" had got the generic FAQ, arguing H800 was cheaper per PFLOPS
+    text = "qwen2.5-72b 继续预训练 5000亿token 3个月 用A100"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("H800")

@@ -195,6 +195,15 @@ WHY_NOT = re.compile(
     r"|(?:为什么|为啥|干嘛|怎么)(?:不|没)(?:用|选|上|考虑|推荐)?)",
     re.I,
 )
+# "why A100 and not H800?", "why A100 over H800?", "为什么选A100不选H800", "为什么用A100而不是H800": a why-not
+# of the GPU passed over (it had got the generic FAQ, arguing for the other GPU)
+WHY_THIS_NOT_THAT = re.compile(
+    r"^\W*why\s+(?:(?:did\s+you\s+)?(?:pick|choose|use|go\s+with)\s+)?[a-z]*\s?-?\d{2,4}[a-z0-9\-]*"
+    r"\s*,?\s+(?:and\s+)?(?:not|over|instead\s+of|rather\s+than)\s+(?P<other>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*)\W*$"
+    r"|^\W*(?:为什么|为啥)(?:要)?(?:选|用|是)\s*[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*\s*(?:而)?(?:不选|不用|不是|没选)\s*"
+    r"(?P<other_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*)\W*$",
+    re.I,
+)
 # "would A100 be cheaper?", "is H20 faster?", "用A100快吗", "换H20会便宜吗": the plan on the GPU named,
 # compared ("why not A100?")
 WOULD_GPU_BE = re.compile(
@@ -602,6 +611,8 @@ def follow_up(
     answers); otherwise chatter and unsure FAQ matches get a silent reply."""
     reply_lang = lang or detect_lang(message)
     message = (message or "").strip()
+    # "why A100 and not H800?", "为什么选A100不选H800": the plan on the GPU passed over, compared
+    message = WHY_THIS_NOT_THAT.sub(lambda m: f"why not {m['other'] or m['other_zh']}?", message)
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message):
         return silent
