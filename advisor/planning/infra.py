@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from advisor.catalog import GPU
 from advisor.engine.estimate import Estimate, hardware_precision
-from advisor.engine.throughput import estimate_throughput, nic_ceiling_gbps
+from advisor.engine.throughput import HOURS_LOST_PER_FAILURE, estimate_throughput, nic_ceiling_gbps
 from advisor.market.owning import is_workstation
 from advisor.market.store import CLUSTER_FABRICS
 from advisor.planning.engine_inputs import model_shape, training_setup
@@ -36,9 +36,9 @@ CHECKPOINT_WRITE_S = 300
 # Across servers the 5-minute write lands on each server's NVMe (the two local checkpoints sized
 # below) and drains to shared storage in the background before the next one: NVIDIA Resiliency
 # Extension's local and asynchronous checkpointing. Shared storage then takes a whole checkpoint
-# in the interval, 30 minutes (assumed: the half hour lost per failure in engine/throughput.py's
-# goodput); a 671B model's checkpoint had sized 275 TB of parallel file system, a third of the rent.
-CHECKPOINT_DRAIN_S = 1800
+# in the interval, the half hour lost per failure in the engine's goodput (an interval of about
+# that); a 671B model's checkpoint had sized 275 TB of parallel file system, a third of the rent.
+CHECKPOINT_DRAIN_S = HOURS_LOST_PER_FAILURE * 3600
 # Local NVMe caches the dataset with 20% more for shards and indexes (assumed), while the whole
 # fits the NVMe an 8-GPU server ships with (NVIDIA DGX H100: 8 x 3.84 TB U.2 for data cache);
 # a larger dataset streams from the parallel file system and each server caches its share.
@@ -101,6 +101,7 @@ class StorageNeed(BaseModel):
     checkpoint_bytes: float
     dataset_read_gb_s: float
     write_gb_s: float  # what shared storage must take in all
+    write_s: float  # in how long: drained from the servers' NVMe, or written straight on one server
     read_gb_s: float  # each server's
     local_write_gb_s: float = 0.0  # each server's NVMe, where the checkpoint drains from
 
@@ -113,12 +114,14 @@ def storage_need(req: TrainingRequest, est: Estimate) -> StorageNeed:
     if est.days and req.tokens:
         read = req.tokens * (req.bytes_per_token or 4.0) / (est.days * 86400) / 1e9 * STORAGE_READ_BURST
     nodes = est.layout.nodes
-    write = ckpt_bytes / (CHECKPOINT_DRAIN_S if nodes > 1 else CHECKPOINT_WRITE_S) / 1e9
+    write_s = CHECKPOINT_DRAIN_S if nodes > 1 else CHECKPOINT_WRITE_S
+    write = ckpt_bytes / write_s / 1e9
     return StorageNeed(
         data_bytes=data_bytes,
         checkpoint_bytes=ckpt_bytes,
         dataset_read_gb_s=read,
         write_gb_s=write,
+        write_s=write_s,
         read_gb_s=round(max(STORAGE_FLOOR_GB_S, read / nodes, write / nodes), 1),
         local_write_gb_s=ckpt_bytes / nodes / CHECKPOINT_WRITE_S / 1e9 if nodes > 1 else 0.0,
     )
@@ -166,7 +169,7 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate, offer: di
         "read_gb_s": need.dataset_read_gb_s,
         "checkpoint_tb": ckpt_bytes / 1e12,
         "write_gb_s": need.write_gb_s,
-        "write_s": CHECKPOINT_DRAIN_S if lay.nodes > 1 else CHECKPOINT_WRITE_S,
+        "write_s": need.write_s,
         "local_write_gb_s": need.local_write_gb_s,
         "local_write_s": CHECKPOINT_WRITE_S,
         "read_burst": STORAGE_READ_BURST,
