@@ -89,3 +89,9 @@ def gpu_spellings() -> list[str]:
 
 def model_spellings() -> list[str]:
     return _spellings(models())
+
+
+@cache
+def software(key: str) -> dict:
+    """A software support fact of data/software.toml (status, since, source, as_of)."""
+    return _load("software.toml")[key]

@@ -314,7 +314,7 @@ def card(result) -> dict:
         lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought, lease))
         lines.extend(_fix_lines(result, code))
         fields.append(
-            _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{lay.framework}")
+            _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{result.framework}")
         )
         fields.append(
             _field(
@@ -481,7 +481,7 @@ def details(result, which: str) -> dict:
                             lay.zero_stage,
                             lay.micro_batch,
                             lay.global_batch,
-                            lay.framework,
+                            result.framework,
                         ),
                         "math_field",
                     )

@@ -17,7 +17,16 @@ from advisor.engine.estimate import (
     Estimate,
     best_layout,
 )
-from advisor.engine.frameworks import MEGATRON, MOE_RELEASE_SPREAD_TOKENS_S, NATIVE_LORA_PIPELINE_MFU, STACK_OF
+from advisor.engine.frameworks import (
+    DEEPSPEED,
+    FSDP2,
+    HF,
+    MEGATRON,
+    MOE_RELEASE_SPREAD_TOKENS_S,
+    NATIVE_LORA_PIPELINE_MFU,
+    PEFT,
+    STACK_OF,
+)
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.engine.throughput import EAGER_EXPERT_LOOP
 from advisor.market.owning import USEFUL_LIFE_MONTHS
@@ -59,6 +68,32 @@ DPO_TIME_FACTOR = {"full": 8 / 6, "peft": 6 / 4}
 # there freely, or an older part no export rule names.
 FREE_ACCESS = ("domestic", "open", "not_named")
 
+# What runs a layout on Ascend: the CUDA stacks do not, so an Ascend plan names its own.
+# MindSpeed-LLM trains on torch_npu with a Megatron backend (TP/PP/DP/CP/EP) and an FSDP2 backend
+# (FSDP, EP, CP; no tensor or pipeline split) (Ascend/MindSpeed-LLM docs/zh/introduction.md and
+# docs_guide.md, gitcode, read 2026-12; hiascend.com article 2026-02-10); DeepSpeed runs on Ascend
+# NPUs natively (DeepSpeed's accelerator setup guide, "Run DeepSpeed model on Huawei Ascend NPU",
+# deepspeedai/DeepSpeed PR 6445); HF Transformers/PEFT run on torch_npu. torchtitan on Ascend was
+# not confirmed in the sources read.
+ASCEND_MEGATRON = "MindSpeed-LLM (Megatron backend, torch_npu)"
+ASCEND_FSDP2 = "MindSpeed-LLM (FSDP2 backend, torch_npu)"
+ASCEND_TORCH = "MindSpeed-LLM (torch_npu)"
+
+
+def shown_framework(framework: str, gpu: str, tp: int = 1, pp: int = 1) -> str:
+    """The framework a plan names: on Ascend, the stack that runs the layout there."""
+    if not framework or not gpu.startswith("Ascend"):
+        return framework
+    if framework == MEGATRON:
+        return ASCEND_MEGATRON
+    if framework == FSDP2:
+        # its FSDP2 backend splits no tensor or pipeline: with them, which MindSpeed-LLM backend
+        # runs FSDP2's ZeRO-3 is not confirmed
+        return ASCEND_FSDP2 if tp == 1 and pp == 1 else ASCEND_TORCH
+    if framework in (DEEPSPEED, PEFT, HF):
+        return f"{framework} (torch_npu)"
+    return framework
+
 
 class Advice(BaseModel):
     request: TrainingRequest
@@ -78,6 +113,14 @@ class Advice(BaseModel):
     @property
     def estimate(self) -> Estimate | None:
         return self.plan.estimate if self.plan else None
+
+    @property
+    def framework(self) -> str:
+        """The framework the plan names: the engine's, or on Ascend the stack that runs it there."""
+        if self.plan is None:
+            return ""
+        lay = self.plan.estimate.layout
+        return shown_framework(lay.framework, self.plan.gpu, lay.tp, lay.pp)
 
     def to_json(self) -> dict:
         lang = self.request.lang
@@ -119,7 +162,7 @@ class Advice(BaseModel):
             "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch,
             "fits": e.fits,
-            "framework": lay.framework,
+            "framework": lay.framework,  # the CONTRACT's names; the text names Ascend's own (self.framework)
             "pipeline_schedule": lay.pipeline_schedule,
             "virtual_stages": lay.virtual_stages,
             "micro_batches_per_step": lay.microbatches_per_step,
@@ -425,6 +468,10 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON and req.stack != "megatron":
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
     spec = catalog.get_gpu(gpu)
+    if req.method == "qlora" and spec.vendor == "AMD":
+        # QLoRA's 4-bit base is bitsandbytes, whose ROCm support is recent (data/software.toml)
+        bnb = catalog.software("bitsandbytes_rocm")
+        out.append(_note("warning", "qlora_rocm", gpu=gpu, since=bnb["since"], until=bnb["experimental_until"]))
     arch = spec.architecture
     if req.attention is None and arch in FA2_SLOW_ARCHITECTURES and thr.attention_share >= ATTENTION_KERNEL_SHARE:
         factor = fa2_time_factor(spec, thr.attention_share)
@@ -509,7 +556,7 @@ def plan_context(result: Advice) -> dict:
         recompute=lay.recompute,
         grad_reduce=lay.grad_reduce,
         stack=r.stack or STACK_OF.get(lay.framework),
-        framework=lay.framework,
+        framework=result.framework,
         micro_batch=lay.micro_batch,
         grad_accum=lay.microbatches_per_step,
         mem_per_gpu_gib=round(e.memory.total, 1),
@@ -624,13 +671,15 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
     if result.best is not None and request.stack is None:
         # the framework came with the layout: say which, and how to name the team's own
         est = result.best.estimate
-        note = Note(kind="assumption", code="stack", params={"framework": est.layout.framework})
+        lay = est.layout
+        framework = shown_framework(lay.framework, lay.gpu, lay.tp, lay.pp)  # on Ascend, what runs there
+        note = Note(kind="assumption", code="stack", params={"framework": framework})
         if est.faster_stack:  # a PEFT job kept on PEFT: what the faster stack would give
             faster, ratio = est.faster_stack
             note = Note(
                 kind="assumption",
                 code="stack_kept",
-                params={"framework": est.layout.framework, "faster": faster, "more": ratio - 1},
+                params={"framework": framework, "faster": shown_framework(faster, lay.gpu), "more": ratio - 1},
             )
         request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
     if result.best is not None:  # a team's recorded quote that prices the plan is named as one

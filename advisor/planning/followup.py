@@ -27,6 +27,7 @@ from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
+from advisor.planning import reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.request import fields
 from advisor.request.canonical import canonical
@@ -82,11 +83,53 @@ ASKS_COUNT = re.compile(
     r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$",
     re.I,
 )
-# "why ZeRO-3?", "why tensor parallel 8?", "为什么用ZeRO": a layout choice, which the FAQ explains
-# with the plan's own numbers (its digit is the layout's, not a figure to trace, and not a what-if).
+# "why ZeRO-3?", "why pipeline 8?", "why offload?", "为什么流水线并行是8", "为什么要卸载到CPU": a layout
+# choice, answered with the same GPUs without it (its digit is the layout's, not a figure to trace,
+# and not a what-if; it had got the generic FAQ or the plan's overview)
 WHY_LAYOUT = re.compile(
-    r"^\W*(?:but\s+|and\s+|so\s+)?why\b(?!\s+not\b).{0,25}?\b(?:zero|fsdp|tensor[- ]parallel\w*|pipeline\w*"
-    r"|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*|activation checkpoint\w*|offload\w*)",
+    r"^\W*(?:but\s+|and\s+|so\s+)?(?:why\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)|how come\b).{0,25}?"
+    r"\b(?:zero|fsdp|hsdp|tensor[- ]parallel\w*|pipeline\w*|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*"
+    r"|activation checkpoint\w*|gradient checkpoint\w*|offload\w*)"
+    r"|^\W*(?:那|但|可是)?(?:为什么|为啥|干嘛|怎么)(?:要|是|需要|用|选|会|得)?(?!不|没).{0,12}?"
+    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片)",
+    re.I,
+)
+# "why so much RAM?", "为什么内存要这么大", "why 2 TB of RAM?": the host RAM rule and its inputs
+WHY_RAM = re.compile(
+    r"(?:why|how come)\b.{0,30}(?:\bram\b|host memory|system memory)"
+    r"|(?:为什么|为啥|怎么)(?!.{0,8}显存).{0,10}(?<!显)内存",
+    re.I,
+)
+# "why RoCE? we only have 25G ethernet", "we only have 25G ethernet", "为什么要RoCE": what the plan
+# needs between servers, and the plan on one server, which needs none (had got the network FAQ)
+WHY_FABRIC = re.compile(
+    r"(?:why|how come|do we (?:really )?need)\b.{0,30}(?:infiniband|\bib\b|roce|rdma|fabric|network between)"
+    r"|\b(?:only|just)\s+(?:have|got)\b.{0,25}(?:ethernet|gbe|\d+\s*g(?:b|bps)?\b|network)"
+    r"|(?:为什么|为啥|干嘛|一定)(?:要|需要|得|用)?.{0,10}(?:infiniband|ib|roce|rdma|组网)"
+    r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)",
+    re.I,
+)
+# "can we rent it for 90 days straight?", "AutoDL能连续租90天吗？有什么风险": the plan's offer over the
+# whole run (how it is sold and billed, what could go wrong; had got one line or the time FAQ)
+RENT_THE_WHOLE_RUN = re.compile(
+    r"\b(?:rent|lease|run|keep|book|reserve)\w*\b.{0,30}\b(?:\d+\s*(?:days?|weeks?|months?)\s+)?"
+    r"(?:straight|continuous(?:ly)?|in a row|non-?stop|uninterrupted|the whole (?:run|job|time))"
+    r"|连续(?:租|用|跑|训练)|(?:租|用|跑)(?:满|够)?\s*\d+\s*(?:天|个月|周).{0,8}(?:风险|稳定|会不会|能不能|可以吗|行吗|吗)",
+    re.I,
+)
+# "昇腾上torchtitan能跑吗", "does DeepSpeed run on Ascend?": what runs the plan's layout there
+STACK_ON_ASCEND = re.compile(
+    r"(?:torchtitan|fsdp2?|deepspeed|megatron|pytorch|cuda|peft|transformers|llama-factory|mindspeed).{0,20}"
+    r"(?:run|work|support)\w*.{0,20}(?:ascend|910b?|npu)"
+    r"|(?:ascend|910b?|npu|昇腾).{0,12}(?:torchtitan|fsdp2?|deepspeed|megatron|pytorch|cuda|peft|transformers|llama-factory|mindspeed)"
+    r".{0,12}(?:能跑|能用|跑得|支持|可以|行|run|work|support)"
+    r"|(?:torchtitan|fsdp2?|deepspeed|megatron|pytorch|cuda|peft|transformers|llama-factory|mindspeed).{0,8}"
+    r"(?:能|可以|支持).{0,4}(?:在)?(?:昇腾|ascend|910b?|npu)",
+    re.I,
+)
+# "does bitsandbytes even work on ROCm?": QLoRA's 4-bit kernels on an AMD part
+BNB_ON_ROCM = re.compile(
+    r"(?:bitsandbytes|\bbnb\b|qlora|4-?bit|nf4).{0,40}(?:rocm|amd|mi\d{3})|(?:rocm|amd|mi\d{3}).{0,40}(?:bitsandbytes|\bbnb\b|qlora|nf4)",
     re.I,
 )
 # Layout words with their degree ("ZeRO-3", "tp 8"): not a number of the plan to explain.
@@ -616,6 +659,11 @@ def follow_up(
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message):
         return silent
+    reason = _reason_asked(message, summary) if request_text else None
+    if reason:
+        answered = _reason(request_text, reason, message, reply_lang, book)
+        if answered is not None:
+            return answered
     if PRICE.search(message) and HAS_AMOUNT.search(message):
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
@@ -642,13 +690,14 @@ def follow_up(
         if explained is not None:
             return explained
     if request_text and summary.get("gpu"):
-        why = WHY_THIS_GPU.match(message)
+        # "why MI300X? does bitsandbytes even work on ROCm?": the first question decides
+        why = WHY_THIS_GPU.match(message) or WHY_THIS_GPU.match(_first_question(message))
         named = why and (why["gpu"] or why["gpu_zh"])
         named_gpu = catalog.find_gpu(named.strip()) if named else None
         if why and (not named or (named_gpu is not None and _names_the_plans(named, named_gpu, summary["gpu"]))):
             explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
             if explained is not None:
-                return explained
+                return _and_the_rest(explained, request_text, message, reply_lang, book)
         elif why and named_gpu is not None:  # "why A100?" under an H800 plan: as "why not A100?"
             read = read_whatif(request_text, summary, named, reply_lang)
             if read is not None:
@@ -686,10 +735,6 @@ def follow_up(
                 explained = _explain(request_text, summary, part, reply_lang, book)
                 if explained is not None:
                     return explained
-        if WHY_LAYOUT.match(message):
-            data = _faq(message, summary, reply_lang)
-            if data.get("confident"):
-                return _faq_reply(data, reply_lang)
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
         if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message):
             read = None
@@ -1274,6 +1319,83 @@ def _provider(message: str) -> tuple[str, str] | None:
     return next(((name, market) for words, name, market in PROVIDERS if re.search(words, message, re.I)), None)
 
 
+def _first_question(message: str) -> str:
+    """A message's first question, its mark kept ("why MI300X? does ... work?" -> "why MI300X?")."""
+    found = re.match(r"[^?？]*[?？]", message)
+    return found[0] if found else message
+
+
+def _and_the_rest(reply: FollowUp, request_text: str, message: str, lang: str, book: PriceBook) -> FollowUp:
+    """A reply to a message's first question, with the plan's reason for the question after it
+    ("why MI300X? does bitsandbytes even work on ROCm?": the GPU, then QLoRA on ROCm)."""
+    rest = message[len(_first_question(message)) :].strip()
+    what = _reason_asked(rest, {}) if rest else None
+    more = _reason(request_text, what, rest, lang, book) if what else None
+    if more is None:
+        return reply
+    return reply.model_copy(update={"text": f"{reply.text}\n\n{more.text}"})
+
+
+def _reason_asked(message: str, summary: dict) -> str | None:
+    """Which of the plan's reasons a message asks for (advisor/planning/reasons.py), if any."""
+    if RENT_THE_WHOLE_RUN.search(message):
+        return "rental"
+    if STACK_ON_ASCEND.search(message):
+        return "stack"
+    if WHY_LAYOUT.match(message):
+        return "layout"
+    if WHY_RAM.search(message):
+        return "ram"
+    if WHY_FABRIC.search(message) and (summary.get("nodes", 2) > 1 or reasons.HAVE_LINK.search(message)):
+        # (a one-server plan asked "do we need infiniband?" keeps the FAQ's answer on its numbers)
+        return "network"
+    if BNB_ON_ROCM.search(message) and not WHY_THIS_GPU.match(_first_question(message)):
+        return "software"
+    return None
+
+
+def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The plan's own reason for a layout choice, its host RAM, its network, its offer over the
+    whole run, or what runs it on its GPU (reasons.py's numbers, templates/reasons.txt.j2)."""
+    result = advise(request_text, lang, book=book)
+    p = result.plan
+    if p is None:
+        return None
+    if what == "layout":
+        data = reasons.layout_reason(result, *reasons.knob_asked(message))
+    elif what == "ram":
+        data = reasons.ram_reason(result)
+    elif what == "network":
+        data = reasons.network_reason(result, _one_server(request_text, result, lang, book), message)
+    elif what == "rental":
+        named = _provider(message)
+        if named:  # "AutoDL能连续租90天吗": that provider's own offer for the plan's GPU, if any
+            mine = _offers(result, book, named[0])
+            own = next((o for o in mine if o["why_not"] is None), mine[0] if mine else None)
+            named = {"provider": own["provider"] if own else named[0], "offer": own}
+        data = reasons.rental_reason(result, named)
+    else:
+        data = reasons.software_reason(result, message)
+    if data is None:
+        return None
+    text = render("reasons.txt.j2", lang, kind=what, r=data)
+    return FollowUp(kind="explain", lang=lang, advice=result, part=what, text=text)
+
+
+def _one_server(request_text: str, result: Advice, lang: str, book: PriceBook):
+    """The best plan on one server: the planner's own, else the plan's GPUs cut to one server."""
+    p = result.plan
+    single = result.result.single_server
+    if single is not None or p.estimate.layout.nodes <= 1:
+        return single
+    per_node = p.estimate.layout.gpus_per_node
+    try:
+        request, _ = parse_followup(request_text, f"{per_node} gpus on {p.gpu}", lang, plan_gpu=p.gpu)
+    except RequestError:
+        return None
+    return advise_request(request, book).plan
+
+
 def _explain(
     request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: str | None = None
 ) -> FollowUp | None:
@@ -1420,6 +1542,7 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
                     "estimate": o.estimate,
                     "min_term_months": o.min_term_months,
                     "billing": o.billing,
+                    "max_gpus": o.max_gpus,
                     "why_not": o.why_not(lay.gpu_count, lay.nodes),
                     "priced": o.provider == priced,
                 }

@@ -1,0 +1,277 @@
+"""Why a plan is as it is, from its own numbers, for the questions a thread asks of it:
+
+- a layout choice ("why pipeline 8?", "why ZeRO-3?", "为什么要卸载到CPU"): the same GPUs with that
+  choice taken away (or set as asked), searched again by the engine, against the plan: the memory
+  a GPU would need and whether it fits, the days, and what the choice costs the plan (the bubble,
+  the traffic, the offload's share of the step);
+- the host RAM ("why so much RAM?"): the rule the plan sized it with and its inputs;
+- the network between servers ("we only have 25G ethernet"): what the plan needs there, and the
+  best plan on one server, which needs none;
+- the rent's offer over a long run ("can we rent it for 90 days straight?"): how it is billed and
+  sold, its age, and what is not on record;
+- what runs the plan on its GPU ("昇腾上torchtitan能跑吗", "does bitsandbytes work on ROCm?").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from advisor import catalog
+from advisor.engine.estimate import Estimate, best_layout
+from advisor.planning.advice import Advice, shown_framework
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.infra import OFFLOAD_PINNED_MARGIN
+
+# The layout knob a question names, first match wins ("why ZeRO-3 and not pipeline?" is ZeRO).
+KNOBS = (
+    ("offload", r"offload|卸载|cpu\s*内存里"),
+    ("zero", r"\bzero\b|zero[- ]?\d|\bfsdp|\bhsdp|分片"),
+    ("pp", r"pipeline|\bpp\b|流水"),
+    ("tp", r"tensor|\btp\b|张量"),
+    ("ep", r"expert[- ]parallel|\bep\b|专家并行"),
+    ("recompute", r"recompute|activation checkpoint|gradient checkpoint|重计算|激活检查点|梯度检查点"),
+)
+# The degree or stage written after the knob's word ("pp 8", "ZeRO-3", "流水线并行是8")
+_DEGREE = re.compile(r"[^\d]{0,12}?(\d+)")
+
+
+def knob_asked(message: str) -> tuple[str, int | None] | None:
+    """The layout knob a message asks about and the value it names, if any."""
+    for knob, words in KNOBS:
+        found = re.search(words, message or "", re.I)
+        if found:
+            value = _DEGREE.match(message, found.end()) if knob in ("pp", "tp", "ep", "zero") else None
+            digits = re.search(r"\d+", found[0])
+            number = int(digits[0]) if digits else int(value[1]) if value else None
+            return knob, number
+    return None
+
+
+def _searched(result: Advice, **pins) -> Estimate | None:
+    """The plan's GPUs and count searched again with these knobs pinned, the rest chosen as the
+    planner chooses them; None when no framework runs that combination."""
+    p, req = result.plan, result.request
+    setup = training_setup(req)
+    setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update=pins)})
+    try:
+        return best_layout(model_shape(req), setup, catalog.get_gpu(p.gpu), p.estimate.layout.gpu_count)
+    except ValueError:
+        return None
+
+
+def _alternative(knob: str, plan_value, asked: int | None) -> dict | None:
+    """The pins of the layout compared with the plan's: the value asked where the plan has another,
+    else the knob taken away (no pipeline, no tensor or expert split, one ZeRO stage less, no
+    offload, no recompute); None when the plan does not use the knob and none was asked."""
+    if knob == "zero":
+        if asked is not None and asked != plan_value and 0 <= asked <= 3:
+            return {"zero_stage": asked}
+        return {"zero_stage": plan_value - 1} if plan_value > 0 else None
+    if knob in ("pp", "tp", "ep"):
+        if asked is not None and asked != plan_value and asked >= 1:
+            return {knob: asked}
+        return {knob: 1} if plan_value > 1 else None
+    if knob == "offload":
+        return {"offload": "none"} if plan_value != "none" else None
+    return {"recompute": "none"} if plan_value != "none" else None
+
+
+def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
+    """What a layout choice buys the plan, as numbers for `templates/reasons.txt.j2`."""
+    p = result.plan
+    if p is None:
+        return None
+    e = p.estimate
+    lay, step = e.layout, e.throughput.step
+    value = {
+        "pp": lay.pp,
+        "tp": lay.tp,
+        "ep": lay.ep,
+        "zero": lay.zero_stage,
+        "offload": lay.offload,
+        "recompute": lay.recompute,
+    }[knob]
+    pins = _alternative(knob, value, asked)
+    other = _searched(result, **pins) if pins else None
+    gpu = catalog.get_gpu(p.gpu)
+
+    def share(seconds: float) -> float:
+        return seconds / step["step_s"] if step.get("step_s") else 0.0
+
+    return {
+        "knob": knob,
+        "value": value,
+        "asked": asked,
+        "asked_other": asked is not None and asked != value and knob != "offload",
+        "pins": pins or {},
+        "gpu": p.gpu,
+        "count": lay.gpu_count,
+        "per_node": lay.gpus_per_node,
+        "nodes": lay.nodes,
+        "dp": lay.dp,
+        "chunks": lay.virtual_stages,
+        "plan_memory": e.memory.total,
+        "usable": e.usable_gib,
+        "plan_days": e.days,
+        # what the choice costs the plan's step (advisor/engine/throughput.py's step terms)
+        "bubble": share(step.get("bubble_s", 0.0)),
+        "sends": share(step.get("pipeline_s", 0.0)),
+        "tensor": share(step.get("tensor_s", 0.0)),
+        "exposed": share(step.get("exposed_s", 0.0)),
+        "offload_share": 1 - e.throughput.efficiency.get("offload", 1.0),
+        "host_gib": e.memory.host_ram_gib,
+        "states_gib": e.memory.weights + e.memory.gradients + e.memory.optimizer,
+        "intra": f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
+        "other": None
+        if other is None
+        else {
+            "memory": other.memory.total,
+            "usable": other.usable_gib,
+            "fits": other.fits,
+            "host_short": other.host_ram_short,
+            "days": other.days,
+            "tp": other.layout.tp,
+            "pp": other.layout.pp,
+            "zero": other.layout.zero_stage,
+            "offload": other.layout.offload,
+        },
+    }
+
+
+def ram_reason(result: Advice) -> dict | None:
+    """The host RAM rule the plan used, with its inputs (advisor/planning/infra.py)."""
+    p = result.plan
+    if p is None or p.infra is None:
+        return None
+    r = p.infra.reasons["ram"]
+    return {
+        "ram": p.infra.ram_gib_per_node,
+        "gpu_memory": r["gpu_memory_gib"],
+        "factor": r["factor"],
+        "by_rule": r["factor"] * r["gpu_memory_gib"],
+        "shipped": r.get("shipped_gib"),
+        "offload": r["offload_gib"],
+        "per_gpu_offload": p.estimate.memory.host_ram_gib,
+        "per_node": p.estimate.layout.gpus_per_node,
+        "margin": OFFLOAD_PINNED_MARGIN,
+    }
+
+
+# The link a team says it has between servers ("we only have 25G ethernet", "只有25G以太网"), Gb/s
+HAVE_LINK = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:gbe\b|(?:g|gb|gbps|gbit|gb/s|g/s)?\s*(?:ethernet|以太网|网络|网卡|网|eth\b|nics?\b|links?\b))",
+    re.I,
+)
+
+
+def network_reason(result: Advice, single, message: str = "") -> dict | None:
+    """What the plan needs between servers (its fabric and how much of each step that leaves to
+    compute), the link the team says it has against it, and `single`, the best plan on one server,
+    which needs no fabric at all."""
+    p = result.plan
+    if p is None or p.infra is None:
+        return None
+    net = p.infra.reasons.get("network") or {}
+    have = HAVE_LINK.search(message or "")
+    per_node = p.estimate.layout.gpus_per_node
+    slowest = min((o["gbps"] for o in net.get("options") or []), default=None)
+    return {
+        # the team's link per server, per GPU, and as a share of the slowest option weighed
+        "have": float(have[1]) if have else None,
+        "have_per_gpu": float(have[1]) / per_node if have else None,
+        "have_share": float(have[1]) / per_node / slowest if have and slowest else None,
+        "nodes": p.estimate.layout.nodes,
+        "per_node": p.estimate.layout.gpus_per_node,
+        "count": p.estimate.layout.gpu_count,
+        "gpu": p.gpu,
+        "days": p.estimate.days,
+        "rent": p.costs.rent_total,
+        "currency": p.costs.currency,
+        "network": p.infra.network,
+        "options": net.get("options") or [],
+        "chosen": net.get("chosen"),
+        "owned": bool(result.request.owned),
+        "single": None
+        if single is None
+        else {
+            "gpu": single.gpu,
+            "count": single.estimate.layout.gpu_count,
+            "days": single.estimate.days,
+            "fits": single.estimate.fits,
+            "meets": single.meets_deadline,
+            "rent": single.costs.rent_total,
+            "memory": single.estimate.memory.total,
+            "usable": single.estimate.usable_gib,
+        },
+        "deadline": result.request.deadline_days,
+    }
+
+
+def rental_reason(result: Advice, named: dict | None = None, today: date | None = None) -> dict | None:
+    """How the plan's offer is sold and billed, for a question on renting it for the whole run;
+    `named`: the provider the question names, when another, with its offer on record (or None)."""
+    p = result.plan
+    if p is None or not p.costs.rent_offer:
+        return None
+    o = p.costs.rent_offer
+    as_of = str(o.get("as_of") or "")
+    try:
+        year, month = (int(x) for x in as_of.split("-")[:2])
+        age = ((today or date.today()) - date(year, month, 1)).days // 30
+    except ValueError:
+        age = None
+    return {
+        "provider": o["provider"],
+        "gpu": p.gpu,
+        "offer": o.get("offer") or "",
+        "billing": o.get("billing"),
+        "terms": o.get("terms") or [],
+        "min_term": o.get("min_term_months") or 0,
+        "term_stated": o.get("term_stated"),
+        "max_gpus": o.get("max_gpus") or 0,
+        "count": p.estimate.layout.gpu_count,
+        "days": p.estimate.days,
+        "option": p.costs.rent_option,
+        "as_of": as_of,
+        "age_months": age,
+        "estimated": o.get("estimated"),
+        "price": o.get("price"),
+        "currency": o.get("currency"),
+        "unit": o.get("unit"),
+        "named": named if named and named["provider"] != o["provider"] else None,
+    }
+
+
+# The stack a question names ("昇腾上torchtitan能跑吗"), first match wins
+STACKS = (
+    ("torchtitan", r"torchtitan"),
+    ("deepspeed", r"deepspeed"),
+    ("megatron", r"megatron|mindspeed"),
+    ("cuda", r"\bcuda\b"),
+    ("fsdp", r"fsdp"),
+    ("pytorch", r"pytorch|torch_npu|transformers|peft|llama-factory|trl\b"),
+)
+
+
+def software_reason(result: Advice, message: str) -> dict | None:
+    """What runs the plan on its GPU, for a question on a stack there ("does torchtitan run on
+    Ascend?", "does bitsandbytes work on ROCm?"), with the facts of data/software.toml."""
+    p = result.plan
+    if p is None:
+        return None
+    lay = p.estimate.layout
+    return {
+        "gpu": p.gpu,
+        "ascend": p.gpu.startswith("Ascend"),
+        "amd": catalog.get_gpu(p.gpu).vendor == "AMD",
+        "qlora": result.request.method == "qlora",
+        "asked": next((name for name, words in STACKS if re.search(words, message or "", re.I)), None),
+        "bnb_asked": bool(re.search(r"bitsandbytes|\bbnb\b|qlora|nf4|4-?bit", message or "", re.I)),
+        "framework": shown_framework(lay.framework, p.gpu, lay.tp, lay.pp),
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "zero": lay.zero_stage,
+        "bnb": catalog.software("bitsandbytes_rocm"),
+        "titan": catalog.software("torchtitan_ascend"),
+    }

@@ -1,0 +1,115 @@
+"""Why-questions in a plan's thread answered with the plan's own reason (advisor/planning/reasons.py):
+a layout choice against the same GPUs without it, the host RAM rule, the network between servers,
+a long rental, what runs the plan on its GPU. Each had got a generic FAQ or the plan's overview."""
+
+import re
+
+import pytest
+
+from advisor.planning.advice import advise, plan_context, render_text
+from advisor.planning.followup import follow_up
+from advisor.text.render import num
+
+OWNED_H100 = "we already own 32 H100, continued pretraining llama3-70b on 300B tokens of code, 3 months, usd"
+OFFLOADED = "DeepSeek-V3 全量微调 50亿token 一个半月 预算200万"
+OWNED_A800 = "我们有16张A800，qwen2.5-72b LoRA微调 5万条客服对话 每条1500 token 3轮，两周内"
+QLORA_AMD = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, budget $500, by Friday"
+
+
+def _thread(text, book):
+    first = advise(text, book=book)
+    return first, plan_context(first)
+
+
+@pytest.mark.parametrize(
+    "question,label", [("why pipeline 8?", "pipeline parallel 8"), ("为什么流水线并行是8", "流水线并行 8")]
+)
+def test_why_the_pipeline_compares_the_same_gpus_without_it(book, question, label):
+    first, summary = _thread(OWNED_H100, book)
+    assert first.plan.estimate.layout.pp == 8
+    reply = follow_up(OWNED_H100, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "layout")
+    # the plan's own memory, and the layout searched again without a pipeline
+    assert label in reply.text and num(first.plan.estimate.memory.total) in reply.text
+    assert re.search(r"pipeline parallel 1|流水线并行 1", reply.text)
+    assert re.search(r"bubble|气泡", reply.text)
+
+
+def test_why_a_zero_stage_the_plan_does_not_use_says_what_it_uses(book):
+    first, summary = _thread(OWNED_H100, book)
+    reply = follow_up(OWNED_H100, summary, "why ZeRO-3?", book=book)
+    assert f"runs ZeRO-{first.plan.estimate.layout.zero_stage}, not ZeRO-3" in reply.text
+    assert "With ZeRO-3 on the same 32 x H100-SXM5-80GB" in reply.text
+
+
+@pytest.mark.parametrize("question", ["为什么要卸载到CPU", "why offload?"])
+def test_why_offload_says_what_would_not_fit_without_it(book, question):
+    first, summary = _thread(OFFLOADED, book)
+    p = first.plan
+    assert p.estimate.layout.offload != "none"
+    reply = follow_up(OFFLOADED, summary, question, book=book)
+    assert reply.part == "layout"
+    usable = num(p.estimate.usable_gib)
+    found = re.search(r"(?:needs|需要) ([\d,.]+) GiB", reply.text)
+    assert found and float(found[1].replace(",", "")) > p.estimate.usable_gib and usable in reply.text
+    assert num(p.estimate.memory.host_ram_gib) in reply.text  # what offloading keeps in host RAM
+
+
+def test_a_layout_the_plan_does_not_use_is_said_so(book):
+    text = "7B LoRA 1B tokens 1 day"
+    first, summary = _thread(text, book)
+    assert first.plan.estimate.layout.offload == "none"
+    reply = follow_up(text, summary, "why offload?", book=book)
+    assert "uses no offload" in reply.text and num(first.plan.estimate.memory.total) in reply.text
+
+
+@pytest.mark.parametrize("question", ["why so much RAM?", "为什么内存要这么大"])
+def test_why_so_much_ram_gives_the_rule_and_its_inputs(book, question):
+    first, summary = _thread(OFFLOADED, book)
+    infra = first.plan.infra
+    reply = follow_up(OFFLOADED, summary, question, book=book)
+    assert reply.part == "ram" and str(infra.ram_gib_per_node) in reply.text
+    assert str(round(infra.reasons["ram"]["gpu_memory_gib"])) in reply.text
+    assert str(round(infra.reasons["ram"]["offload_gib"])) in reply.text  # the offloaded states on top
+
+
+@pytest.mark.parametrize(
+    "question,per_gpu,one_server",
+    [
+        ("we only have 25G ethernet", "3.12 Gb/s per GPU", "On one server it needs no fabric at all: 8 x A800"),
+        ("为什么要RoCE，我们只有25G以太网", "每卡 3.12 Gb/s", "放在一台服务器上就完全不需要机间网络：8 × A800"),
+    ],
+)
+def test_only_slow_ethernet_gets_what_the_plan_needs_and_the_one_server_option(book, question, per_gpu, one_server):
+    first, summary = _thread(OWNED_A800, book)
+    assert first.plan.estimate.layout.nodes == 2
+    reply = follow_up(OWNED_A800, summary, question, book=book)
+    assert reply.part == "network" and per_gpu in reply.text and one_server in reply.text
+
+
+def test_an_ascend_plan_names_what_runs_there_and_answers_torchtitan(book):
+    text = "llama3-70b 全量微调 100亿token 一个月 买还是租划算 用两年 利用率60% 预算800万"
+    first, summary = _thread(text, book)
+    assert first.plan.gpu.startswith("Ascend")
+    assert first.framework.startswith("MindSpeed-LLM") and f"训练框架：{first.framework}" in render_text(first)
+    reply = follow_up(text, summary, "昇腾上torchtitan能跑吗", book=book)
+    assert reply.part == "stack" and "未证实" in reply.text and first.framework in reply.text
+    assert "DeepSpeed 原生支持昇腾" in follow_up(text, summary, "昇腾上DeepSpeed能跑吗", book=book).text
+
+
+def test_why_an_amd_gpu_for_qlora_gives_the_reason_and_the_bitsandbytes_caveat(book):
+    first, summary = _thread(QLORA_AMD, book)
+    assert first.plan.gpu.startswith("MI300X")
+    assert any(w.code == "qlora_rocm" for w in first.warnings)  # the plan itself carries it
+    reply = follow_up(QLORA_AMD, summary, "why MI300X? does bitsandbytes even work on ROCm?", book=book)
+    assert "cheapest GPU type" in reply.text and "officially supported from 0.50.0" in reply.text
+
+
+def test_renting_for_the_whole_run_says_how_the_offer_is_sold_and_what_is_not_on_record(book):
+    text = "从头预训练一个 总参30B 激活3B 的MoE，1万亿token中英文数据，预算500万，3月底前"
+    first, summary = _thread(text, book)
+    offer = first.plan.costs.rent_offer
+    reply = follow_up(text, summary, f"{offer['provider']}能连续租90天吗？有什么风险", book=book)
+    assert reply.part == "rental" and "风险" in reply.text and "记录中没有的" in reply.text
+    english = follow_up(text, summary, "can we rent it for 90 days straight?", book=book)
+    assert english.part == "rental" and "Not on record" in english.text and offer["as_of"] in english.text
