@@ -596,3 +596,28 @@ def test_lora_on_every_linear_adapts_each_routed_expert():
     base_states = (base.weights + base.gradients + base.optimizer) * GIB
     dense_extra = (dense - lora_params(QWEN3_MOE, attn_only)[0]) * (2 + 4 + 12 / 4)
     assert states - base_states == pytest.approx(experts / 4 * 18 + dense_extra, rel=1e-6)
+
+
+def test_experts_split_over_the_tensor_ranks_keep_every_token_routed_to_them():
+    """Mixtral 8x7B (h 4096, top-2) on TP8 with EP1: each expert's matrices are split over the 8
+    tensor ranks, so Megatron-Core gathers the dispatched tokens over them and the grouped fc1
+    keeps all of them, 2 copies of 2h bytes a token of the whole sequence, where sequence
+    parallelism leaves the rest 1/8: 7 x 2 x 2 x 4096 = 114,688 bytes a token before the / tp.
+    With no recompute, 1 x 4,096 tokens, PP2 (16 layers, 2 micro-batches in flight): 114,688 x
+    4,096 x 16 x 2 / 8 = 1.75 GiB more than the same split with experts over 8 expert ranks would
+    charge for that tensor; spread over expert ranks (EP8) nothing is gathered."""
+    from advisor.engine.memory import expert_gather_bytes_per_token
+
+    mixtral = catalog.find_model("mixtral-8x7b")
+    setup = TrainingSetup(method="pretrain", precision="bf16", seq_len=4096, stack="megatron")
+    lay = _layout(gpu_count=32, nodes=4, tp=8, pp=2, dp=2, zero_stage=1, recompute="none", framework=MEGATRON)
+    lay = lay.model_copy(update={"pipeline_schedule": "1f1b", "global_batch": 64})
+    assert expert_gather_bytes_per_token(mixtral, setup, lay) == 7 * 2 * 2 * 4096
+    assert expert_gather_bytes_per_token(mixtral, setup, lay.model_copy(update={"ep": 2})) == 0
+    with_gather = estimate_memory(mixtral, setup, lay, H100).activations * GIB
+    per_token = layer_activation_bytes_per_token(mixtral, 4096, "bf16", "none", True)
+    logits = 4096 * mixtral.vocab * (2 + MEGATRON_LOSS_BYTES) / 8
+    first = (per_token + 7 * 2 * 2 * 4096) * 4096 * 16 * 2 / 8
+    last = (per_token + 7 * 2 * 2 * 4096) * 4096 * 16 / 8 + logits
+    assert with_gather == pytest.approx(max(first, last))
+    assert first > last  # the first stage's two micro-batches, with 1.75 GiB of gathered inputs

@@ -662,6 +662,28 @@ def _per_token_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit,
     return found
 
 
+def expert_gather_bytes_per_token(m: ModelShape, setup: TrainingSetup, layout: ModelSplit) -> float:
+    """Bytes a layer keeps per token, before the division by tp, for the routed experts' input
+    gathered over the ranks an expert's matrices are split over.
+
+    Sequence parallelism leaves each tensor-parallel rank 1/tp of the tokens, but an expert split
+    over `expert_tp` ranks needs every token routed to it on each of them: Megatron-Core gathers
+    the dispatched tokens over the expert-tensor group before the experts run (core_v0.13.0
+    megatron/core/transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher.
+    dispatch_postprocess: gather_from_sequence_parallel_region(global_input_tokens,
+    group=self.tp_group); the allgather dispatcher gathers over tp x ep, token_dispatch), and the
+    grouped fc1 keeps that gathered, permuted input for its weight gradient (TEGroupedMLP.forward).
+    So the top-k copies of hidden width counted in `layer_activation_bytes_per_token` are expert_tp
+    times as many on each rank: (expert_tp - 1) more of them, here, in the same per-token unit.
+    Experts spread over expert-parallel ranks (expert_tp 1) take their tokens by all-to-all alone.
+    Counted where that source shows it, on Megatron-Core."""
+    etp = layout.expert_tp
+    if layout.framework != MEGATRON or not m.is_moe or etp <= 1 or not linear_inputs_kept(setup).gate_up:
+        return 0.0
+    lin = 1 if setup.precision == "fp8" else 2  # the fp8 cast, as in layer_activation_bytes_per_token
+    return _act_bytes(setup.precision) / ACTIVATION_BYTES * lin * m.hidden * m.moe_top_k * (etp - 1)
+
+
 def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> tuple[float, dict]:
     """Activations of the most loaded (first) stage, with the logits, and the note on them.
 
@@ -673,7 +695,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     """
     tp, pp = layout.tp, layout.pp
     act_bytes = _act_bytes(setup.precision)
-    per_token = _per_token_of_split(m, setup, layout, gpu)
+    per_token = _per_token_of_split(m, setup, layout, gpu) + expert_gather_bytes_per_token(m, setup, layout)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
     if layout.virtual_stages > 1:
         # The interleaved schedule keeps more in flight: (1 + (p-1)/(p*v)) times 1F1B's
