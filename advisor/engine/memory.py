@@ -863,17 +863,19 @@ def buffer_remap_peak(setup: TrainingSetup, layout: ModelSplit, shard: ParamShar
     gradient dtype are allocated whole, and only then is each parameter copied in and its own
     tensor freed (core_v0.13.0 megatron/core/distributed/param_and_grad_buffer.py
     _ParamAndGradBuffer.__init__: torch.zeros param_data and grad_data, then `param.data =
-    new_param_data ... del old_param_data`). The peak is the bf16 weights and the gradient buffer
-    (`states`) plus the bf16 originals of the buffer being filled, less the gradient buffer of
-    the experts while the dense buffer is filled. The optimizer's states come after. It exceeds
+    new_param_data ... del old_param_data`). The peak is the weights and the gradient buffer
+    plus the originals of the buffer being filled, less the gradient buffer of the experts
+    while the dense buffer is filled. The optimizer's states come after. It exceeds
     the training peak only where the optimizer's shard is small or offloaded and the activations
     are few (full recompute); LoRA moves its small adapters alone."""
     if layout.framework != MEGATRON or setup.is_peft or (layout.zero_stage < 1 and layout.offload == "none"):
         return 0.0
-    w_bytes = _STATE[setup.precision][0]
+    # the parameters in their own dtype: bf16 under FP8 too, whose fp8 weight copies Transformer
+    # Engine makes at the first forward (the third byte of `_STATE`'s fp8 weights), after this
+    w_bytes = _STATE["bf16" if setup.precision == "fp8" else setup.precision][0]
     g_bytes = states.gradients / shard.total if shard.total else 0.0
     dense_first = w_bytes * shard.dense - g_bytes * shard.experts
-    return states.weights + states.gradients + max(dense_first, w_bytes * shard.experts)
+    return w_bytes * shard.total + states.gradients + max(dense_first, w_bytes * shard.experts)
 
 
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
