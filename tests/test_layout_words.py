@@ -180,7 +180,7 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),
         ("70B full-finetune 100GB 7d on 64xH800 vpp 2", "vpp_needs_pp", ["pipeline"]),
         ("70B full-finetune 100GB 7d on 64xH800 pp 8 vpp 16", "vpp_chunks", ["vpp 16", "128 model chunks"]),
-        ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload", "no_framework", ["DeepSpeed"]),
+        ("70B full-finetune 100GB 7d on 64xH800 tp 8 offload all", "no_framework", ["DeepSpeed"]),
         # sequence parallel, on with tp, splits each sequence over the tp ranks
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 seq 4100", "seq_split", ["`tp 8`", "multiple of 8", "seq 4096"]),
     ],

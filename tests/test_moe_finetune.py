@@ -108,12 +108,13 @@ def test_context_parallel_ranks_alone_still_shard_the_optimizer():
 
 def test_a_moe_too_big_for_the_cards_offloads_its_states_like_a_dense_model():
     # gpt-oss-120b full fine-tune on one 8 x H100 server: the states (117B x 16 bytes) need 219 GiB
-    # a GPU on any split; with the optimizer states on the CPU (ZeRO-3, experts sharded like any
-    # layer) it fits. Expert parallelism had been forced on every MoE split, and ZeRO-Offload runs
-    # none, so the plan had said "does not fit".
+    # a GPU on any split; with the optimizer states on the CPU it fits, on ZeRO-3 with the experts
+    # sharded like any layer or on Megatron-Core with its experts spread (its optimizer offload
+    # keeps expert parallel). It had said "does not fit".
     _, est = _at("gpt-oss-120b full-finetune 200M tokens on 8xH100")
     lay = est.layout
-    assert est.fits and lay.offload != "none" and lay.ep == 1 and lay.zero_stage == 3
+    assert est.fits and lay.offload != "none"
+    assert (lay.ep == 1 and lay.zero_stage == 3) or (lay.framework == "Megatron-Core" and lay.zero_stage <= 1)
     assert 0 < est.memory.host_ram_gib * lay.gpus_per_node <= MAX_OFFLOAD_GIB_PER_SERVER
 
 

@@ -89,7 +89,13 @@ def test_frameworks_run_only_what_they_support():
     assert framework_for(full, 1, 4, 1, 1, "none") == MEGATRON  # distributed optimizer = ZeRO-1
     assert framework_for(full, 1, 4, 1, 3, "none") == FSDP2  # ZeRO-3 with stages: torchtitan
     assert framework_for(full, 1, 1, 1, 2, "none") == DEEPSPEED
-    assert framework_for(full, 1, 2, 1, 1, "optimizer") is None  # DeepSpeed offload: no pipeline
+    # offload with model parallel: Megatron-Core's optimizer offload (ZeRO-1), never ZeRO-Offload
+    assert framework_for(full, 1, 2, 1, 1, "optimizer") == MEGATRON
+    assert framework_for(full, 1, 1, 8, 1, "optimizer") == MEGATRON
+    assert framework_for(full, 2, 1, 1, 3, "optimizer") is None
+    assert framework_for(full, 2, 1, 1, 1, "all") is None  # Megatron never offloads the weights
+    assert framework_for(lora, 2, 1, 1, 1, "optimizer") is None
+    assert framework_for(full, 1, 1, 1, 3, "optimizer") == DEEPSPEED  # ZeRO-Offload
     assert framework_for(full, 1, 1, 1, 1, "all") is None  # ZeRO-Infinity needs ZeRO-3
     assert framework_for(lora, 4, 1, 1, 1, "none") == MEGATRON  # NeMo's PEFT on Megatron
     assert framework_for(lora, 2, 1, 1, 3, "none") == FSDP2  # NeMo Automodel: LoRA on TP2 x FSDP4

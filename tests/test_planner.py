@@ -574,14 +574,15 @@ def test_the_rfq_estimate_of_a_lease_adds_up_as_written(cli):
 
 
 def test_the_nearest_priced_plan_is_the_same_job_not_its_lora_alternative(cli):
-    # full fine-tuning paid by the hour, no hourly order holding its offloaded states: the price
-    # beside it had been the LoRA alternative's ¥611 on the same cards, "over" a ¥500k budget
-    data = _ask(cli, "qwen2.5-72b full finetune 200k samples 10 days budget ¥500k pay as you go")
+    # full fine-tuning paid by the hour, no hourly order holding its offloaded states (DeepSpeed
+    # offloads gradients too): the price beside it had been the LoRA alternative's ¥611 on the
+    # same cards, "over" a ¥500k budget
+    data = _ask(cli, "qwen2.5-72b full finetune 200k samples 10 days budget ¥500k pay as you go deepspeed")
     codes = {w["code"]: w["params"] for w in data["warning_codes"]}
     assert data["cost"]["rent_total"] is None and "hourly_unavailable" in codes
     assert "budget_unpriced" not in codes
     leased = codes["hourly_unavailable"]
-    full = _ask(cli, "qwen2.5-72b full finetune 200k samples 10 days budget ¥500k")
+    full = _ask(cli, "qwen2.5-72b full finetune 200k samples 10 days budget ¥500k deepspeed")
     assert (leased["n_gpu"], leased["n_count"]) == (full["plan"]["gpu"], full["plan"]["gpu_count"])
     assert leased["n_cost"] == pytest.approx(full["cost"]["rent_total"])
 

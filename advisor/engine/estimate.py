@@ -316,13 +316,14 @@ def parallel_splits(
                 continue  # the accumulation the user fixed leaves a pipeline too few micro-batches
             if not pin.pp and most_seqs is not None and dp * max(least, pin.grad_accum or 0) > most_seqs:
                 continue
-            # QLoRA's 4-bit experts, and offloaded states (ZeRO-Offload runs no expert parallel:
-            # framework_for), run data parallel only: ZeRO-3 shards the experts
+            # QLoRA's 4-bit experts, and weights offloaded (ZeRO-Infinity runs no expert parallel:
+            # framework_for), run data parallel only: ZeRO-3 shards the experts. The optimizer
+            # offloaded keeps expert parallel on Megatron-Core (framework_for), not on ZeRO-Offload.
             eps = (
                 [pin.ep]
                 if pin.ep
                 else [1]
-                if setup.method == "qlora" or offload != "none"
+                if setup.method == "qlora" or offload == "all"
                 else expert_degrees(m, dp, max(1, per_node // tp), tp)
             )
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):

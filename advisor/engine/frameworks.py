@@ -80,9 +80,16 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
         return on_stack(setup, tp, pp, ep, zero, offload)
     model_parallel = tp > 1 or pp > 1 or ep > 1
     if offload != "none":
-        if tp > 1 or pp > 1 or ep > 1 or (offload == "all" and zero != 3):
+        if not model_parallel:
+            return None if offload == "all" and zero != 3 else (PEFT if setup.is_peft else DEEPSPEED)
+        # Model parallel with states offloaded: Megatron-Core's optimizer offload alone (its
+        # distributed optimizer's shard on the CPU, `--optimizer-cpu-offload`: on_stack), for full
+        # training; ZeRO-Offload runs no tensor, pipeline or expert parallelism. An MoE too large
+        # for its GPUs had been planned on DeepSpeed ZeRO-3 at 2% MFU (Kimi K2 on 80 H800) where
+        # Megatron's TP8 PP8 with the optimizer on the CPU fits 64 and runs twice as fast.
+        if offload == "all" or setup.is_peft or zero > 1:
             return None
-        return PEFT if setup.is_peft else DEEPSPEED
+        return MEGATRON
     if setup.method == "qlora":
         return None if model_parallel else PEFT
     if setup.is_peft:
@@ -101,7 +108,7 @@ def on_stack(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload
     - Megatron-Core (NeMo, Megatron-Bridge): tensor, pipeline, expert and context parallel over
       its distributed optimizer (ZeRO-1) or Megatron-FSDP (ZeRO-2/3, Megatron-Bridge's
       `use_megatron_fsdp`), LoRA through Megatron-Bridge's PEFT; the distributed optimizer's
-      states offloaded to the CPU, where the team says so (`--optimizer-cpu-offload`, its
+      states offloaded to the CPU (`--optimizer-cpu-offload`, its
       HybridDeviceOptimizer: megatron/core/optimizer/cpu_offloading, as ms-swift runs it), never
       the weights; no 4-bit QLoRA base.
     - DeepSpeed: ZeRO-0..3 and ZeRO-Offload/-Infinity on HF models, its pipeline engine with
