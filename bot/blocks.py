@@ -951,7 +951,7 @@ def _vendors(result, lang: str, offers: list[dict]) -> dict:
                 f"*{esc(phrase(lang, 'provider_name', o['provider']))}*",
                 _t(lang, "offer_price", cash(o["price"], o["currency"]), o["kind"], o.get("min_term_months") or 0),
                 esc(_t(lang, "offer_date", o["as_of"], o.get("estimate", False))),
-                _t(lang, "offer_note", o.get("why_not")),
+                _t(lang, "offer_note", o.get("why_not"), o.get("unused"), o.get("months_paid")),
                 _t(lang, "offer_priced") if o.get("priced") else "",
             ]
             fields.append("\n".join(x for x in lines if x))

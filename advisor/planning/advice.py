@@ -354,6 +354,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 horizon=None if req.deadline_days or not p.meets_deadline else result.horizon_days,
                 # a deadline no plan meets (one server asked for): the plan shown is no deadline's
                 misses=bool(req.deadline_days and not p.meets_deadline),
+                # no plan within the budget at any length: the least the job costs
+                floor=result.budget_floor,
             )
         )
     if not p.costs.known and not any(n.code == "no_qualifying_offer" for n in p.costs.notes):
@@ -587,6 +589,17 @@ def plan_context(result: Advice) -> dict:
         if e.days and r.attention != "fa2"
         else None,
     )
+    offer = p.costs.rent_offer
+    if offer:
+        # the offer and basis the rent is priced on, so a what-if can say when its own moved
+        ctx.update(
+            offer_provider=offer["provider"],
+            offer_kind=offer["offer"],
+            offer_fabric=offer["interconnect"],
+            offer_estimated=offer["estimated"],
+            offer_option=p.costs.rent_option,
+            offer_rate=p.costs.rent_per_gpu_month if p.costs.rent_option == "monthly" else p.costs.rent_per_gpu_hour,
+        )
     if e.days and r.tokens:
         peft = r.method in ("lora", "qlora")
         # the reference copy is the weights as the plan shards them (0 with adapters)

@@ -56,6 +56,9 @@ TB_PER_TIB = 2**40 / 1e12
 # Lessors recover the hardware over 3-4 years, so a monthly rent well under about 2.5% of the
 # purchase price deserves questions (data/faq/topics.toml, judging prices; after seed 001).
 RENT_CAPEX_FLOOR = 0.025
+# A rent under half that floor is doubted outright ("ask what is cut before you plan on it"): it
+# prices an alternative, never a choice (planner.py; assumed: half).
+DOUBTED_SHARE_OF_FLOOR = 0.5
 # Where owned servers would be hosted: the electricity price regions that cover each city
 # (matched against the `region` of the reference prices). Without a city, the national
 # average.
@@ -142,6 +145,14 @@ class Costs(BaseModel):
     running_above_rent: bool = False
 
     @property
+    def rent_doubted(self) -> float | None:
+        """The rent's share of the servers' price a month where it is doubted outright, else None."""
+        for n in self.notes:
+            if n.code == "rent_below_capex" and n.params["share"] < n.params["floor"] * DOUBTED_SHARE_OF_FLOOR:
+                return n.params["share"]
+        return None
+
+    @property
     def never_pays_back(self) -> bool:
         return self.running_above_rent or (
             self.breakeven_months is not None and self.breakeven_months > NEVER_PAYS_BACK_MONTHS
@@ -205,6 +216,24 @@ def _offer_json(q: rent.Priced, estimated: bool) -> dict:
         "unit": p.unit,
         "as_of": p.as_of,
         "source": p.cite,
+    }
+
+
+def _range_end(q: rent.Priced, storage: float) -> dict:
+    """The offer a range's end is priced on (a high end six times the likely one had been
+    unexplained): who, what kind, on which basis and rate, and its total with storage."""
+    p = q.price
+    return {
+        "provider": p.provider,
+        "offer": p.offer_kind or "",
+        "interconnect": p.fabric or None,
+        "max_gpus": p.max_gpus,
+        "option": q.option,
+        "basis": q.basis,
+        "months_paid": q.months_paid,
+        "per_gpu_hour": q.per_gpu_hour,
+        "per_gpu_month": q.per_gpu_hour * HOURS_PER_MONTH,
+        "total": q.total + storage,
     }
 
 
@@ -319,13 +348,18 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         if rented.options and (likely.option == "monthly" or rented.basis == "term"):
             term_options = [_term_option(q, extra) for q in rented.options]
         if likely.total is not None:
-            totals = sorted(q.total for q in rented.range_pool)
+            ends = sorted(rented.range_pool + [likely], key=lambda q: q.total)
             rent_range = {
-                "low": min(totals[0], likely.total) + extra,
+                "low": ends[0].total + extra,
                 "likely": likely.total + extra,
-                "high": max(totals[-1], likely.total) + extra,
+                "high": ends[-1].total + extra,
                 "offers": len(rented.range_pool),
                 "currency": cur,
+                "low_offer": _range_end(ends[0], extra) if ends[0].total < likely.total else None,
+                # (None where the headline is the high end)
+                "high_offer": _range_end(ends[-1], extra) if ends[-1].total > likely.total else None,
+                # the plan at a cluster's rate where its own offer states no fabric (rent.Rent.cluster_rate)
+                "cluster": _range_end(rented.cluster_rate, extra) if rented.cluster_rate else None,
             }
         if likely.months_paid is not None and days:
             rent_term = {
@@ -430,6 +464,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     basis_gpu=rented.estimate_rule["basis_gpu"],
                     count=lay.gpu_count,
                     nodes=lay.nodes,
+                    cluster=rent_range["cluster"] if rent_range else None,
+                    likely=rent_range["likely"] if rent_range else None,
+                    cur=cur,
                 )
             )
     elif book.offers("rent_hour", gpu.name, mkt) or book.offers("rent_month", gpu.name, mkt):
@@ -453,6 +490,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     currency=req.budget.currency,
                     likely=rent_range["likely"],
                     high=rent_range["high"],
+                    high_offer=rent_range["high_offer"],
                     cur=cur,
                 )
             )

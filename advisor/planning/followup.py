@@ -17,6 +17,7 @@ The bot speaks only when spoken to: thanks, agreement and chatter get `kind="sil
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Literal
 
@@ -29,6 +30,7 @@ from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
+from advisor.planning.rent import as_sold, job_months
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note
@@ -1090,6 +1092,11 @@ def _whatif(
     if implied_deadline:
         warnings = [w for w in warnings if w.code != "deadline"]
     costs = result.plan.costs if result.plan else None
+    moved = _offer_moved(summary, after)
+    if moved:
+        # the same GPU-months on another offer or basis (a per-server estimate against a cluster
+        # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512
+        warnings = [Note(kind="warning", code="offer_changed", params=moved), *warnings]
     if "rent_or_buy" in changed and costs and costs.buy_capex and costs.rent_total:
         # "buy instead?": what renting this job costs against buying, and when buying would pay
         # back, leading the reply (it had shown identical rows and the capex alone)
@@ -1166,6 +1173,25 @@ def _whatif(
         after=after_cmp,
         text=text,
     )
+
+
+OFFER_KEYS = ("offer_provider", "offer_kind", "offer_fabric", "offer_estimated", "offer_option", "offer_rate")
+
+
+def _offer_moved(before: dict, after: dict) -> dict | None:
+    """Both plans' offers where the what-if's rent is priced on another offer or basis than the
+    first's (a thread stored before the offer was kept says nothing)."""
+    if not before.get("offer_provider") or not after.get("offer_provider"):
+        return None
+    same = all(before.get(k) == after.get(k) for k in OFFER_KEYS if k != "offer_rate")
+    if same:
+        return None
+    return {
+        "before": {k.removeprefix("offer_"): before.get(k) for k in OFFER_KEYS},
+        "after": {k.removeprefix("offer_"): after.get(k) for k in OFFER_KEYS},
+        "cur": after.get("currency"),
+        "before_cur": before.get("currency"),
+    }
 
 
 def _same_plan(before: dict, after: dict) -> bool:
@@ -1522,15 +1548,27 @@ def _own_risks(result: Advice) -> list[Note]:
 
 def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> list[dict]:
     """The rent offers on record for the plan's GPU in its market (of one provider when named),
-    cheapest first, each with why it cannot deliver the plan in one order (None: it can)."""
+    cheapest for this plan first, each with what the plan would cost on it as it is sold, why it
+    cannot deliver the plan in one order (`why_not`, None: it can) and, for one that can and costs
+    less than the plan's price, why the plan is not priced on it (`unused`: "term", its term bills
+    months the job does not use; "likely", the plan takes the middle of the offers that deliver)."""
     p, r = result.plan, result.request
     lay = p.estimate.layout
     priced = (p.costs.rent_offer or {}).get("provider")
+    storage = p.costs.storage_total or 0
+    plan_rent = p.costs.rent_total - storage if p.costs.rent_total is not None else None
     rows = []
     for kind in RENT_KINDS:
         for o in book.offers(kind, p.gpu, r.market, rentable=True):
             if provider and provider.lower() not in o.provider.lower():
                 continue
+            why_not = o.why_not(lay.gpu_count, lay.nodes)
+            sold = as_sold(book, o, r.currency, lay.gpu_count, p.estimate.days)
+            total = sold.total if why_not is None else None
+            unused = None
+            if total is not None and plan_rent is not None and o.provider != priced and total < plan_rent:
+                job = job_months(p.estimate.days)
+                unused = "term" if sold.months_paid and sold.months_paid > job else "likely"
             rows.append(
                 {
                     "provider": o.provider,
@@ -1543,11 +1581,16 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
                     "min_term_months": o.min_term_months,
                     "billing": o.billing,
                     "max_gpus": o.max_gpus,
-                    "why_not": o.why_not(lay.gpu_count, lay.nodes),
+                    "why_not": why_not,
+                    "total": total,
+                    "months_paid": sold.months_paid,
+                    "unused": unused,
                     "priced": o.provider == priced,
                 }
             )
-    rows.sort(key=lambda o: (o["why_not"] is not None, o["per_hour"]))
+    rows.sort(
+        key=lambda o: (o["why_not"] is not None, o["total"] if o["total"] is not None else math.inf, o["per_hour"])
+    )
     return rows[:8]
 
 

@@ -89,14 +89,15 @@ TIE_SHARE = 0.01
 # quarter sooner is worth saying; a team pays no more to wait less).
 FASTER_TIE = 0.75
 # A plan priced on a rent the answer itself doubts (under half of what a lessor needs a month to
-# recover the servers: costs.py `rent_below_capex`) leads only where no plan on an undoubted rent
-# costs within this share more (assumed: a tenth, the spread of a vendor's quote). 1,792 Ascend
-# 910B at a rent flagged "ask what is cut" had led over 384 H800 costing 5% more.
-DOUBTED_RENT_SHARE = 0.10
+# recover the servers: costs.py `rent_below_capex`, Costs.rent_doubted) never chooses where a plan
+# on an undoubted rent meets the same request: not the headline, the budget fallback, the one-server
+# plan or a what-if's switch. It stays an alternative, with the warning that names it. 1,792 Ascend
+# 910B at a rent flagged "ask what is cut" had led over 384 H800 costing 5% more; at 7% or more it
+# had still led, and answered a two-year buy-or-rent question.
 # A plan that needs over 90% of the time to its deadline has no room for its own error (the
 # engine's median on published runs it was not fitted to is about 10%, docs/accuracy.md), a
 # restart or the trial run the checklist asks for: a plan that leaves a tenth of the time free
-# leads when it costs at most ROOMY_SHARE more (assumed, as DOUBTED_RENT_SHARE), else it is named.
+# leads when it costs at most ROOMY_SHARE more (assumed: a tenth, the spread of a vendor's quote), else it is named.
 DEADLINE_SLACK = 0.10
 ROOMY_SHARE = 0.10
 # How easily a part is had, by its data/gpus.toml access code (lower is easier): made or sold
@@ -161,6 +162,8 @@ class PlanResult(BaseModel):
     # a plan that finishes within DEADLINE_SLACK of its deadline: {days, deadline, and the cheapest
     # plan with the slack (gpu, count, days, cost, more), or what gave way to it (`led`)}
     tight: dict | None = None
+    # no plan within the budget at any length: the least the job costs, above it (`_budget_floor`)
+    budget_floor: dict | None = None
 
 
 def _budget(req: TrainingRequest, book: PriceBook) -> float | None:
@@ -328,6 +331,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
         if budget is not None and on_time and alternatives:  # the answer's fallback, not a sub-search's
             in_budget += _fastest_within_budget(req, known, book, horizon, budget, plans)
+        in_budget = _sound_first(in_budget)
         in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
         # a plan within the budget that runs many times the deadline, or for years, is no fallback a
         # team can use ("8 x RTX 5090, 2,267 days" had been offered for a 14-day job)
@@ -343,6 +347,16 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
             best, tie = _doubted_rent_gives_way(req, on_time, best, tie)
             if conflict == "budget":
                 nearest_deadline = best  # the warning names the plan the answer leads with
+    floor = None
+    if (
+        budget is not None
+        and conflict is None
+        and alternatives
+        and req.rent_or_buy != "buy"
+        and not (best and best.within_budget)
+    ):
+        floor = _budget_floor(req, plans)
+        floor = floor if floor and floor["cost"] > budget else None
     single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
@@ -392,6 +406,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         nearest_priced=nearest_priced,
         hourly_largest=hourly_largest,
         tight=tight,
+        budget_floor=floor,
     )
     # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
     # type may do the job for far less).
@@ -458,19 +473,25 @@ SPEED_COST_RATIO = 10
 SPEED_TIME_FACTOR = 2
 
 
+def _as_fast(p: Plan, fastest: Plan) -> bool:
+    """`p` finishes as soon as `fastest` for the team (SPEED_SLACK, SPEED_SLACK_HOURS)."""
+    if p.days is None or fastest.days is None:
+        return False
+    return p.days <= max(fastest.days * (1 + SPEED_SLACK), fastest.days + SPEED_SLACK_HOURS / 24)
+
+
 def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     """`ranked` fastest first, with the cheapest plan as fast as the fastest (SPEED_SLACK) moved
     to the front."""
     timed = [p for p in ranked if p.days is not None]
     if not timed:
         return ranked
-    fastest = min(p.days for p in timed)
-    bound = max(fastest * (1 + SPEED_SLACK), fastest + SPEED_SLACK_HOURS / 24)
-    near = [p for p in timed if p.days <= bound and p.rent is not None]
+    fastest = min(timed, key=lambda p: p.days)
+    near = [p for p in timed if _as_fast(p, fastest) and p.rent is not None]
     if not near:
         return ranked
     lead = min(near, key=lambda p: (p.rent, p.days))
-    within = [p for p in timed if p.days <= fastest * SPEED_TIME_FACTOR and p.rent is not None]
+    within = [p for p in timed if p.days <= fastest.days * SPEED_TIME_FACTOR and p.rent is not None]
     cheap = min(within, key=lambda p: (p.rent, p.days))
     if lead.rent > SPEED_COST_RATIO * cheap.rent:
         lead = cheap
@@ -520,29 +541,30 @@ def _break_tie(req: TrainingRequest, ranked: list[Plan]) -> tuple[Plan, dict | N
 
 
 def _doubted_rent(p: Plan) -> float | None:
-    """The rent's share of the servers' price a month where the answer doubts it (under half
-    the floor a lessor needs), else None."""
-    for n in p.costs.notes:
-        if n.code == "rent_below_capex" and n.params["share"] < n.params["floor"] / 2:
-            return n.params["share"]
-    return None
+    """The rent's share of the servers' price a month where the answer doubts it, else None."""
+    return p.costs.rent_doubted
+
+
+def _sound_first(plans: list[Plan]) -> list[Plan]:
+    """The plans on a rent the answer does not doubt, or all of them where every one is doubted."""
+    return [p for p in plans if not _doubted_rent(p)] or plans
 
 
 def _doubted_rent_gives_way(
     req: TrainingRequest, ranked: list[Plan], best: Plan, tie: dict | None
 ) -> tuple[Plan, dict | None]:
-    """`best`, unless its rent is doubted and a plan on an undoubted rent costs within
-    DOUBTED_RENT_SHARE more: then that one, and why."""
+    """`best`, unless its rent is doubted and a plan on an undoubted rent is in `ranked` (asked
+    for speed first: one as fast): then the first of those, and why."""
     share = _doubted_rent(best)
-    if share is None or best.rent is None or req.speed_first or req.rent_or_buy == "buy" or req.gpu:
+    if share is None or best.rent is None or req.rent_or_buy == "buy" or req.gpu:
         return best, tie
     sound = [
         p
         for p in ranked
         if p.rent is not None
-        and p.rent <= best.rent * (1 + DOUBTED_RENT_SHARE)
         and not _doubted_rent(p)
         and pcie_at_scale(req, p) <= pcie_at_scale(req, best)  # the ranking's own order first
+        and (not req.speed_first or _as_fast(p, best))
     ]
     if not sound:
         return best, tie
@@ -628,7 +650,7 @@ def _single_server(
     pool = [p for p in pool if p.estimate.fits and p.days is not None]
     if not pool:
         return None
-    in_time = [p for p in pool if p.days <= ONE_SERVER_DEADLINE_SLACK * horizon and p.rent is not None]
+    in_time = _sound_first([p for p in pool if p.days <= ONE_SERVER_DEADLINE_SLACK * horizon and p.rent is not None])
     if in_time:
         return min(in_time, key=lambda p: (p.rent, p.days))
     return min(pool, key=lambda p: (p.days, p.rent if p.rent is not None else float("inf")))
@@ -649,7 +671,7 @@ def _fastest_within_budget(
     from the largest down, and its first within the budget is its fastest. The types go fastest
     first, and a type stops at a count no faster than the best plan found so far."""
     planned = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
-    within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None]
+    within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None and not _doubted_rent(p)]
     best = min(within, key=lambda p: p.days, default=None)
     reached: dict[str, list[Plan]] = {}
     for p in tried:
@@ -659,7 +681,7 @@ def _fastest_within_budget(
     for plans in by_speed if not req.gpu_count else []:
         gpu = catalog.get_gpu(plans[0].gpu)
         low, high = min(p.estimate.layout.gpu_count for p in plans), max(p.estimate.layout.gpu_count for p in plans)
-        for count in reversed([c for c in _counts(req, gpu) if low <= c <= high]):
+        for count in reversed([c for c in _counts(req, gpu, book) if low <= c <= high]):
             plan = planned.get((gpu.name, count))
             if plan is None:
                 if not known.fits(gpu, count):
@@ -668,9 +690,40 @@ def _fastest_within_budget(
             if plan.days is None or (best is not None and plan.days >= best.days):
                 break
             if plan.priced(req) and plan.within_budget:
-                best = plan
+                # a doubted rent is within no budget (its smaller counts are on the same rate)
+                best = best if _doubted_rent(plan) else plan
                 break
     return [best] if best is not None else []
+
+
+def _budget_floor(req: TrainingRequest, plans: list[Plan]) -> dict | None:
+    """The least the job can cost at any length: among the plans priced (each GPU type from its
+    fewest GPUs that fit, where GPU-hours are fewest), the job's GPU-hours at the cheapest rate on
+    record that delivers that plan (the low end of its range), no idle hours billed. Rent scales with
+    GPU-hours, not with the wait, so a budget under it fits no plan however long it runs. Plans that
+    hold their states on the GPUs, where any does (one 4090 streaming a 72B's states from host memory
+    for centuries is no plan to quote a floor on)."""
+    rows = []
+    priced = [p for p in plans if p.costs.rent_per_gpu_hour and p.estimate.gpu_hours]
+    resident = [p for p in priced if p.estimate.layout.offload == "none"] or priced
+    for p in _sound_first(resident):
+        rate, provider = p.costs.rent_per_gpu_hour, p.costs.rent_offer["provider"]
+        low = (p.costs.rent_range or {}).get("low_offer")
+        if low and low["per_gpu_hour"] < rate:
+            rate, provider = low["per_gpu_hour"], low["provider"]
+        rows.append((p.estimate.gpu_hours * rate, p, rate, provider))
+    if not rows:
+        return None
+    cost, p, rate, provider = min(rows, key=lambda r: r[0])
+    return {
+        "cost": cost,
+        "gpu": p.gpu,
+        "gpu_count": p.estimate.layout.gpu_count,
+        "gpu_hours": p.estimate.gpu_hours,
+        "rate": rate,
+        "provider": provider,
+        "cur": req.currency,
+    }
 
 
 def _largest_hourly_order(book: PriceBook, market: str) -> dict | None:
@@ -700,7 +753,7 @@ def _plans_for_gpu(
     budget: float | None,
 ) -> list[Plan]:
     """The plans worth keeping for one GPU type, each faster than every smaller count's."""
-    counts = _counts(req, gpu)
+    counts = _counts(req, gpu, book)
     start = _fewest(req, known, gpu)
     tried: list[Plan] = []
     skip_below = 0.0
@@ -809,13 +862,25 @@ def _fewer_months(
     return out
 
 
-def _counts(req: TrainingRequest, gpu: GPU) -> list[int]:
+def _counts(req: TrainingRequest, gpu: GPU, book: PriceBook | None = None) -> list[int]:
     """The counts a plan may take: the one given, or the grid within one server (`one server
-    only`) and the team's bounds (`up to 64 GPUs`, `至少16张卡`)."""
+    only`) and the team's bounds (`up to 64 GPUs`, `至少16张卡`), and with `book` the most whole
+    servers each cluster offer of `gpu` delivers in one order: a count one server past an order's
+    limit can only be estimated server by server (1,024 H100 had been planned on an offer whose
+    orders stop at 1,016, which the grid never tried)."""
     if req.gpu_count:
         return [req.gpu_count]
     most = min(gpu.gpus_per_server if req.one_server else MAX_GPUS, req.max_gpus or MAX_GPUS)
-    return [c for c in candidate_counts(gpu, most) if (req.min_gpus or 1) <= c <= most]
+    counts = set(candidate_counts(gpu, most))
+    if book is not None and not req.one_server:
+        per = gpu.gpus_per_server
+        kinds = ("rent_hour",) if req.hourly_only else ("rent_hour", "rent_month")
+        for kind in kinds:
+            for o in book.offers(kind, gpu.name, req.market, rentable=True):
+                cap = o.max_gpus // per * per
+                if cap > per and o.why_not(cap, cap // per) is None:
+                    counts.add(min(cap, most))
+    return sorted(c for c in counts if (req.min_gpus or 1) <= c <= most)
 
 
 def _fewest(req: TrainingRequest, known: _Estimates, gpu: GPU) -> int | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from advisor.market import prices
 from advisor.market.prices import Price, PriceBook
+from advisor.market.store import CLUSTER_FABRICS
 
 HOURS_PER_MONTH = prices.HOURS_PER_MONTH
 # A month of a job, for counting the months a lease bills (a lease bills started months).
@@ -76,6 +77,14 @@ class Rent:
     basis: str = "on_demand"  # on_demand | term
     hourly_offers: int = 0  # hourly offers that can deliver the plan (`pay as you go` has them)
     fabric_on_record: bool | None = None  # the fabric asked for: an offer that delivers states it
+    # a multi-server plan estimated on a per-server offer that states no cluster fabric: the plan at
+    # the rate of a cluster on record that states one (None: the headline states one, or none is)
+    cluster_rate: Priced | None = None
+
+
+def has_cluster_fabric(p: Price) -> bool:
+    """An offer of servers joined on one cluster fabric (a cluster, or a stated IB/RoCE/EFA...)."""
+    return p.offer_kind == "cluster" or p.fabric in CLUSTER_FABRICS
 
 
 def job_months(days: float | None) -> int:
@@ -261,6 +270,11 @@ def rent_plan(
     if headline is not None:
         same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
         out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
+        if out.estimate_rule and nodes > 1 and not has_cluster_fabric(headline.price):
+            # servers with no fabric stated are no cluster: the rate of a cluster on record that
+            # states one (a smaller order, priced server by server) is said beside the estimate
+            on_fabric = [q for q in out.range_pool if has_cluster_fabric(q.price) and q.total is not None]
+            out.cluster_rate = _lower_median(on_fabric) if on_fabric else None
     return out
 
 
@@ -307,6 +321,12 @@ def _server_leases(
 def can_rent(book: PriceBook, gpu: str, market: str, gpus: int, nodes: int, hourly_only: bool) -> bool:
     """Whether any offer on record could price `gpus` or more GPUs of `gpu` (`_delivering`)."""
     return bool(_delivering(book, gpu, market, gpus, nodes, hourly_only)[0])
+
+
+def as_sold(book: PriceBook, p: Price, cur: str, gpus: int, days: float | None) -> Priced:
+    """One offer priced for the whole plan as it is sold (by the hour, or on its own stated term,
+    else the job's months), whether or not it can deliver it: a vendor list's "for this plan"."""
+    return _own_quote(p, book.convert(p.price, p.currency, cur), gpus, days, None)
 
 
 def _own_quote(p: Price, value: float, gpus: int, days: float | None, asked_term: int | None) -> Priced:
