@@ -645,7 +645,8 @@ def test_which_of_two_gpus_is_better_compares_the_plan_on_the_other(book, questi
 
 
 def test_fp8_asked_of_a_plan_on_a_gpu_without_it_says_so(book):
-    text = "pretrain Qwen3-30B-A3B from scratch on 1T tokens, 60 days, China"
+    # (an A100 plan: the Ascend plan this had used is no longer chosen on its doubted rent)
+    text = "continued pretraining qwen2.5-72b on 500B tokens of chinese data, budget ¥3M, 3 months"
     first = advise(text, book=book)
     from advisor import catalog
 
@@ -693,7 +694,10 @@ def test_more_time_never_gives_a_dearer_plan(book):
     text = "deepseek-v3 full finetune 200B tokens 30 days"
     summary = plan_context(advise(text, book=book))
     reply = follow_up(text, summary, "what if we had 60 days?", book=book)
-    assert reply.kind == "unchanged" and f"{summary['gpu_count']} x" in reply.text
+    if reply.kind == "unchanged":
+        assert f"{summary['gpu_count']} x" in reply.text
+    else:  # another plan only where it costs no more (a plan of 28 days had no room under 30)
+        assert reply.after["rent_total"] <= summary["rent_total"]
 
 
 def test_faster_is_not_held_to_a_deadline_the_team_never_gave(book):

@@ -129,3 +129,25 @@ def test_a_budget_no_plan_meets_at_any_length_gets_the_floor(book):
     # a budget a slower plan meets gets that plan, not a floor
     met = advise("72B 预训练 2T token 两周 预算1500万", book=book)
     assert "floor" not in _codes(met).get("budget", {}) or _codes(met)["budget"]["floor"] is None
+
+
+OWNED = "we already own 32 H100, continued pretraining llama3-70b on 300B tokens of code, 3 months, usd"
+
+
+def test_more_gpus_than_the_team_owns_rents_only_the_extra(book):
+    summary = plan_context(advise(OWNED, book=book))
+    reply = follow_up(OWNED, summary, "can we do it with 48 GPUs?", book=book)
+    extra = next(w for w in reply.warnings if w.code == "owned_extra").params
+    assert (extra["owned"], extra["extra"]) == (32, 16)
+    whole = reply.advice.plan.costs.rent_total
+    assert 0 < extra["rent"] < whole * 0.5  # 16 of 48 rented, not all 48
+    assert reply.after["rent_total"] == extra["rent"] and reply.before["rent_total"] == 0
+    assert "only the 16 more are rented" in reply.text
+
+
+def test_the_rfqs_storage_per_server_and_in_all_do_not_contradict(book):
+    from advisor.planning.advice import render_rfq
+
+    result = advise(OWNED, book=book)
+    line = next(x for x in render_rfq(result).splitlines() if "shared storage" in x)
+    assert "to any one server, tested alone" in line and "with every server at once" in line

@@ -30,7 +30,7 @@ from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
-from advisor.planning.rent import as_sold, job_months
+from advisor.planning.rent import as_sold, job_months, rent_plan
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note
@@ -1092,7 +1092,13 @@ def _whatif(
     if implied_deadline:
         warnings = [w for w in warnings if w.code != "deadline"]
     costs = result.plan.costs if result.plan else None
-    moved = _offer_moved(summary, after)
+    extra = _owned_extra(summary, result, book)
+    if extra:
+        # "can we do it with 48 GPUs?" on 32 the team owns: only the 16 more are rented (the rent
+        # of all 48 had been shown, no word of the 32 owned)
+        before["rent_total"], after_cmp["rent_total"] = 0.0, extra["rent"]  # the owned rent nothing
+        warnings = [Note(kind="warning", code="owned_extra", params=extra), *warnings]
+    moved = None if extra else _offer_moved(summary, after)
     if moved:
         # the same GPU-months on another offer or basis (a per-server estimate against a cluster
         # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512
@@ -1173,6 +1179,32 @@ def _whatif(
         after=after_cmp,
         text=text,
     )
+
+
+def _owned_extra(summary: dict, result: Advice, book: PriceBook) -> dict | None:
+    """On GPUs the team owns, a what-if on more of the same GPU: the rent of the GPUs past those
+    owned, for the new plan's days, on the offers that deliver that many (rent.rent_plan)."""
+    p = result.plan
+    owned = summary.get("gpu_count")
+    if not summary.get("owned") or p is None or p.gpu != summary.get("gpu") or not owned or not p.estimate.days:
+        return None
+    more = p.estimate.layout.gpu_count - owned
+    if more <= 0:
+        return None
+    r = result.request
+    nodes = math.ceil(more / p.estimate.layout.gpus_per_node)
+    rented = rent_plan(book, p.gpu, r.market, r.currency, more, nodes, p.estimate.days)
+    q = rented.headline
+    return {
+        "owned": owned,
+        "extra": more,
+        "gpu": p.gpu,
+        "days": p.estimate.days,
+        "rent": q.total if q else None,
+        "provider": q.price.provider if q else None,
+        "estimated": rented.estimate_rule is not None,
+        "cur": r.currency,
+    }
 
 
 OFFER_KEYS = ("offer_provider", "offer_kind", "offer_fabric", "offer_estimated", "offer_option", "offer_rate")

@@ -315,6 +315,10 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
             plans.extend(_plans_for_gpu(req, known, gpu, book, horizon, budget))
             considered += known.evaluated(gpu)
     feasible = [p for p in plans if p.meets_deadline and p.within_budget and p.priced(req)]
+    if feasible and all(_doubted(req, p) for p in feasible):
+        # within the budget only on a rent the answer doubts: no plan meets both (the doubted one
+        # stays an alternative, and `_doubted_rent_gives_way` names it)
+        feasible = []
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
@@ -331,7 +335,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         in_budget = [p for p in plans if p.within_budget and p.priced(req)]
         if budget is not None and on_time and alternatives:  # the answer's fallback, not a sub-search's
             in_budget += _fastest_within_budget(req, known, book, horizon, budget, plans)
-        in_budget = _sound_first(in_budget)
+        in_budget = [p for p in in_budget if not _doubted(req, p)]
         in_budget.sort(key=lambda p: p.days if p.days is not None else float("inf"))
         # a plan within the budget that runs many times the deadline, or for years, is no fallback a
         # team can use ("8 x RTX 5090, 2,267 days" had been offered for a 14-day job)
@@ -545,6 +549,16 @@ def _doubted_rent(p: Plan) -> float | None:
     return p.costs.rent_doubted
 
 
+def _doubted_counts(req: TrainingRequest) -> bool:
+    """Whether a doubted rent may choose: the team named the GPU, or buys (ranked by owning)."""
+    return bool(req.gpu) or req.rent_or_buy == "buy"
+
+
+def _doubted(req: TrainingRequest, p: Plan) -> bool:
+    """`p` is on a doubted rent, and that may choose nothing for this request."""
+    return _doubted_rent(p) is not None and not _doubted_counts(req)
+
+
 def _sound_first(plans: list[Plan]) -> list[Plan]:
     """The plans on a rent the answer does not doubt, or all of them where every one is doubted."""
     return [p for p in plans if not _doubted_rent(p)] or plans
@@ -556,7 +570,7 @@ def _doubted_rent_gives_way(
     """`best`, unless its rent is doubted and a plan on an undoubted rent is in `ranked` (asked
     for speed first: one as fast): then the first of those, and why."""
     share = _doubted_rent(best)
-    if share is None or best.rent is None or req.rent_or_buy == "buy" or req.gpu:
+    if share is None or best.rent is None or _doubted_counts(req):
         return best, tie
     sound = [
         p
@@ -671,7 +685,7 @@ def _fastest_within_budget(
     from the largest down, and its first within the budget is its fastest. The types go fastest
     first, and a type stops at a count no faster than the best plan found so far."""
     planned = {(p.gpu, p.estimate.layout.gpu_count): p for p in tried}
-    within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None and not _doubted_rent(p)]
+    within = [p for p in tried if p.within_budget and p.priced(req) and p.days is not None and not _doubted(req, p)]
     best = min(within, key=lambda p: p.days, default=None)
     reached: dict[str, list[Plan]] = {}
     for p in tried:
@@ -691,7 +705,7 @@ def _fastest_within_budget(
                 break
             if plan.priced(req) and plan.within_budget:
                 # a doubted rent is within no budget (its smaller counts are on the same rate)
-                best = best if _doubted_rent(plan) else plan
+                best = best if _doubted(req, plan) else plan
                 break
     return [best] if best is not None else []
 
