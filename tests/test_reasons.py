@@ -88,7 +88,7 @@ def test_only_slow_ethernet_gets_what_the_plan_needs_and_the_one_server_option(b
 
 
 def test_an_ascend_plan_names_what_runs_there_and_answers_torchtitan(book):
-    text = "llama3-70b 全量微调 100亿token 一个月 买还是租划算 用两年 利用率60% 预算800万"
+    text = "llama3-70b 全量微调 100亿token 一个月 用昇腾910B 预算800万"
     first, summary = _thread(text, book)
     assert first.plan.gpu.startswith("Ascend")
     assert first.framework.startswith("MindSpeed-LLM") and f"训练框架：{first.framework}" in render_text(first)
