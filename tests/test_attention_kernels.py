@@ -33,7 +33,7 @@ def test_fa2_time_factor_is_the_attention_share_times_the_kernels_ratio():
 def test_only_the_attention_core_slows_on_fa2():
     m = catalog.find_model("llama3.1-8b")
     kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=32768, micro_batch=1,
-              tp=1, pp=1, ep=1, cp=1, recompute="none", optimizer_params=1e9)  # fmt: skip
+              tp=1, pp=1, ep=1, etp=1, cp=1, recompute="none", optimizer_params=1e9)  # fmt: skip
     best = rf.stage_time(m, count_params(m), H100, attention="best", **kw)
     fa2 = rf.stage_time(m, count_params(m), H100, attention="fa2", **kw)
     assert (fa2.gemm_s, fa2.memory_s) == (best.gemm_s, best.memory_s)

@@ -44,6 +44,12 @@ WRITTEN_BACK = {
     "7b lora 20GB 3d on 2x4090": "7B lora 20GB 3d 2x RTX4090",
     "671B-A37B pretrain 1T tokens 30d on 512xH800 ep 8": "671B-A37B pretrain 1T tokens 30d 512x H800 expert parallel 8",
     "70b 100GB 7d on 64xH800 tp 8 pp 4 vpp 2 cp 2 hsdp": "70B 100GB 7d 64x H800 tp 8 pp 4 vpp 2 cp 2 hsdp",
+    "235B-A22B pretrain 1T tokens 30d on 64xH100 tp 4 ep 8 expert tp 1": (
+        "235B-A22B pretrain 1T tokens 30d 64x H100 tp 4 expert parallel 8 etp 1"
+    ),
+    "235B-A22B 预训练 1T tokens 30天 64xH100 张量并行4 专家并行8 专家张量并行4": (
+        "235B-A22B 预训练 1万亿词元 30天 64张H100 张量并行4 专家并行8 专家张量并行4"
+    ),
     "70B lora 50k samples 2 epochs 36h $20k usd": "70B lora 50k samples 2 epochs 1.5d usd budget 20k",
     "70B 1TB 14d yearly buy keep it busy 24 months 60% use": (
         "70B 1TB 14d 1-year lease buy keep it busy 24 months 60% use"
@@ -126,6 +132,7 @@ WORDS = {
     "tp": (["tp 8", "tensor parallel 4"], ["张量并行8"]),
     "pp": (["pp 4"], ["流水线并行4"]),
     "ep": (["ep 8"], ["专家并行8"]),
+    "etp": (["etp 1", "expert tp 2", "expert-tensor-parallel-size 1"], ["专家张量并行1", "专家张量并行度2"]),
     "vpp": (["pp 4 vpp 2"], ["pp 2 vpp 2"]),
     "dp": (["dp 8", "fsdp 16"], ["数据并行8"]),
     "tokens_per_sample": (["50k samples avg 2k tokens", "10k rows 1500 tokens each"], ["5万条 每条2000 token"]),

@@ -50,7 +50,7 @@ def test_fp8_gemm_runs_at_the_fp8_mamf_of_the_fp8_peak():
 def test_expert_gemms_are_grouped_by_tokens_per_expert():
     v3 = catalog.find_model("deepseek-v3")
     # 4096 tokens, top-8 of 256 experts, ep 64: 4 local experts, 4096*8/4 = 8192 tokens each.
-    experts = [lin for lin in rf.layer_linears(v3, 4096, tp=1, ep=64, moe_layer=True) if lin.count > 1]
+    experts = [lin for lin in rf.layer_linears(v3, 4096, tp=1, ep=64, moe_layer=True, etp=1) if lin.count > 1]
     assert all(lin.count == 4 and lin.m == 8192 for lin in experts)
     up, down = experts
     assert (up.n, up.k, down.n, down.k) == (2 * 2048, 7168, 7168, 2048)
@@ -60,8 +60,8 @@ def test_fp8_applies_to_linear_layers_only():
     m = catalog.find_model("llama3.1-8b")
     h100 = catalog.get_gpu("H100")
     c = count_params(m)
-    kw = dict(method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1, pp=1, ep=1, cp=1,
-              recompute="none", optimizer_params=8e9 / 8, attention="best")  # fmt: skip
+    kw = dict(method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1, pp=1, ep=1,
+              etp=1, cp=1, recompute="none", optimizer_params=8e9 / 8, attention="best")  # fmt: skip
     bf16 = rf.stage_time(m, c, h100, precision="bf16", **kw)
     fp8 = rf.stage_time(m, c, h100, precision="fp8", **kw)
     # the attention core is the same; GEMMs faster but not 2x (the output head stays bf16);
@@ -77,7 +77,7 @@ def test_context_parallel_halves_a_gpus_tokens():
     h100 = catalog.get_gpu("H100")
     c = count_params(m)
     kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1,
-              pp=1, ep=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
+              pp=1, ep=1, etp=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
     one, two = rf.stage_time(m, c, h100, cp=1, **kw), rf.stage_time(m, c, h100, cp=2, **kw)
     assert two.gemm_s == pytest.approx(one.gemm_s / 2, rel=0.02)
     assert two.attention_s == pytest.approx(one.attention_s / 2, rel=1e-6)
@@ -90,7 +90,7 @@ def test_a_compiled_model_passes_over_memory_once_as_megatron_does():
     m = catalog.find_model("llama3.1-8b")
     h100 = catalog.get_gpu("H100")
     kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=2,
-              tp=1, pp=1, ep=1, cp=1, recompute="none", optimizer_params=1e9, attention="best",
+              tp=1, pp=1, ep=1, etp=1, cp=1, recompute="none", optimizer_params=1e9, attention="best",
               framework="FSDP2/torchtitan")  # fmt: skip
     eager = rf.stage_time(m, count_params(m), h100, compiled=False, **kw)
     fused = rf.stage_time(m, count_params(m), h100, compiled=True, **kw)
@@ -116,7 +116,7 @@ def test_samples_shorter_than_the_sequence_attend_within_themselves():
     m = catalog.find_model("llama3.1-8b")
     h100 = catalog.get_gpu("H100")
     kw = dict(precision="bf16", method="full-finetune", lora_rank=16, lora_targets="all", seq=4096, micro_batch=1,
-              tp=1, pp=1, ep=1, cp=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
+              tp=1, pp=1, ep=1, etp=1, cp=1, recompute="none", optimizer_params=1e9, attention="best")  # fmt: skip
     whole = rf.stage_time(m, count_params(m), h100, **kw)
     samples = rf.stage_time(m, count_params(m), h100, context=1024, **kw)
     # causal keys: (1024 / 2) against (4096 / 2) a query, the same tokens through the same GEMMs

@@ -143,6 +143,7 @@ class ParallelSplit(NamedTuple):
     dp: int
     ep: int
     zero_stage: int
+    etp: int = 1  # expert tensor parallel (ModelSplit.expert_tp)
 
 
 class Candidate(NamedTuple):
@@ -270,6 +271,22 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int, tp: int = 1) -> 
     return sorted({inside, whole, folded})
 
 
+def expert_tensor_degrees(setup: TrainingSetup, tp: int, cp: int, dp: int, ep: int, framework: str | None) -> list[int]:
+    """Ranks each expert's matrices split over (ModelSplit.expert_tp). Without expert parallelism
+    the experts split like the dense layers, over tp. With it, the user's `etp`, else whole
+    experts (1) and, where Megatron-Core runs the split, its default of tp too (core_v0.10.0 on,
+    arguments.py; earlier releases split experts over tp always): a tensor-parallel expert
+    holds a tp-th of its weights where whole ones leave the states too big, at the cost of the
+    expert-tensor all-gathers (throughput.py). Megatron-Core needs etp x ep to divide the stage's
+    tp x cp x dp ranks (parallel_state.py: the decoder world size is not divisible by
+    expert_tensor_model_pipeline_parallel size otherwise); only it runs etp > 1 beside ep here."""
+    pinned = setup.pinned.etp
+    if ep <= 1:
+        return [tp] if pinned in (None, tp) else []
+    tried = [pinned] if pinned else ([1, tp] if tp > 1 else [1])
+    return [e for e in tried if (tp * cp * dp) % (ep * e) == 0 and (e == 1 or framework == MEGATRON)]
+
+
 def parallel_splits(
     m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str = "none", capped: bool = True
 ) -> Iterator[ParallelSplit]:
@@ -335,8 +352,10 @@ def parallel_splits(
                 alone = (3,) if offload == "all" else (0,)
                 stages = (pin.zero_stage,) if pin.zero_stage is not None else (alone if dp * cp == 1 else zeros)
                 for zero in stages:
-                    if framework_for(setup, tp, pp, ep, zero, offload) is not None:
-                        yield ParallelSplit(tp, pp, dp, ep, zero)
+                    framework = framework_for(setup, tp, pp, ep, zero, offload)
+                    if framework is not None:
+                        for etp in expert_tensor_degrees(setup, tp, cp, dp, ep, framework):
+                            yield ParallelSplit(tp, pp, dp, ep, zero, etp)
 
 
 def recompute_levels(setup: TrainingSetup) -> tuple[str, ...]:
@@ -425,6 +444,7 @@ def largest_fitting_micro_batch(
             pp=split.pp,
             dp=split.dp,
             ep=split.ep,
+            expert_tp=split.etp,
             cp=setup.pinned.cp or 1,
             hsdp=setup.pinned.hsdp and split.zero_stage == 3,
             zero_stage=split.zero_stage,
@@ -614,7 +634,7 @@ def _grow_batch(
     while base * scale <= cap * (1 + 1e-9):
         grown = setup.model_copy(update={"batch_scale": scale})
         lay = found.layout
-        split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage)
+        split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage, lay.expert_tp)
         candidate = largest_fitting_micro_batch(
             m, grown, gpu, count, split, lay.offload, lay.recompute, grad_reduce=lay.grad_reduce
         )

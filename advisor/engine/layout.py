@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 # A pipeline runs at least 4 micro-batches per stage a step, enough to keep the 1F1B bubble
 # small (assumed; Narayanan et al. 2021 keep m >> p); the layout search holds every plan to it.
@@ -41,6 +41,13 @@ class ModelSplit(BaseModel):
     # folding: EP x expert-DP = TP x DP with expert tensor parallel 1; Liu et al. 2025, "MoE
     # Parallel Folding", and Megatron-Core's MoE docs)
     ep: int = 1
+    # expert tensor parallel (Megatron-Core's --expert-tensor-parallel-size, ETP): ranks one
+    # expert's matrices are split over. Without expert parallelism the experts split like the
+    # dense layers, over tp (set so by the validator below); with it, 1 (experts whole, as
+    # Megatron-Core's MoE recipes set it) or tp (Megatron-Core's default when unset, from
+    # core_v0.10.0 on: arguments.py `if args.expert_tensor_parallel_size is None: ... =
+    # args.tensor_model_parallel_size`).
+    expert_tp: int = 1
     cp: int = 1  # context parallel: each sequence split over this many GPUs (ring attention)
     hsdp: bool = False  # ZeRO-3 sharded over a server's ranks, replicated across servers
     zero_stage: int = 1
@@ -56,16 +63,15 @@ class ModelSplit(BaseModel):
     pipeline_schedule: Literal["none", "1f1b", "interleaved-1f1b"] = "none"
     framework: str = ""
 
+    @model_validator(mode="after")
+    def _experts_split_like_dense_without_ep(self) -> ModelSplit:
+        if max(1, self.ep) == 1:
+            self.expert_tp = self.tp
+        return self
+
     @property
     def folded(self) -> bool:
         return self.ep > self.dp
-
-    @property
-    def expert_tp(self) -> int:
-        """Ranks one expert's matrices are split over: the tensor-parallel group when experts are
-        not spread (ep 1), else none (Megatron-Core's expert_tensor_parallel_size, as its MoE
-        recipes set it; roofline.py splits the expert GEMMs the same way)."""
-        return self.tp if max(1, self.ep) == 1 else 1
 
     @property
     def expert_dp(self) -> int:

@@ -845,7 +845,7 @@ def _states_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit) ->
     cache = _split_cache(m, setup)
     key = (
         layout.tp, layout.pp, layout.dp, layout.ep, layout.cp, layout.hsdp, layout.zero_stage, layout.offload,
-        layout.grad_reduce, layout.framework, layout.gpus_per_node, layout.gpu_count,
+        layout.grad_reduce, layout.framework, layout.gpus_per_node, layout.gpu_count, layout.expert_tp,
     )  # fmt: skip
     found = cache.get(key)
     if found is None:

@@ -198,10 +198,10 @@ class Linear(NamedTuple):
     fp8: bool = True  # a linear layer Transformer Engine runs in fp8
 
 
-def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: bool) -> list[Linear]:
+def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: bool, etp: int) -> list[Linear]:
     """The forward GEMMs of one layer on one GPU for `tokens` tokens (Megatron's split: column-
     parallel QKV and gate/up over tp, row-parallel output and down projections; experts over
-    ep, tensor-parallel inside only without ep)."""
+    ep, each expert's matrices over its `etp` expert-tensor ranks)."""
     h = m.hidden
     out: list[Linear] = []
     if m.uses_mla:
@@ -225,11 +225,13 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     if m.moe_shared_experts:
         shared = m.moe_shared_experts * m.moe_ffn_hidden
         out += [Linear(tokens, up * shared / tp, h), Linear(tokens, h, shared / tp)]
-    expert_tp = tp if ep == 1 else 1
-    copies = tokens * m.moe_top_k * expert_tp / tp  # routed token copies this GPU computes
+    # Routed token copies this GPU computes: its tokens' top-k copies (tokens / tp under
+    # sequence parallelism), gathered from its etp expert-tensor peers (Megatron-Core's
+    # MoEAlltoAllTokenDispatcher all-gathers the dispatched tokens over the expert-tensor group).
+    copies = tokens * m.moe_top_k * etp / tp
     local = m.moe_experts / ep
     per_expert = copies / local
-    f = m.moe_ffn_hidden / expert_tp
+    f = m.moe_ffn_hidden / etp
     out += [Linear(per_expert, up * f, h, count=local), Linear(per_expert, h, f, count=local)]
     return out
 
@@ -274,14 +276,16 @@ def stage_time(
     attention: str,
     framework: str = "",
     compiled: bool = False,
+    etp: int,
     context: int | None = None,
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
-    time spread over the stages as Megatron balances them), cached per shape."""
+    time spread over the stages as Megatron balances them), cached per shape. `etp`: the
+    layout's expert-tensor degree (ModelSplit.expert_tp)."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
-        micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq,
+        micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -290,7 +294,9 @@ def stage_time(
     hbm = gpu.memory_bw_tb_s * 1e12 * ETA_HBM
     optimizer = OPTIMIZER_STEP_BYTES * optimizer_params / hbm
     if precision == "fp8" and gpu.fp8_dense_tflops > 0:
-        optimizer += FP8_WEIGHT_CAST_BYTES * (c.total - c.embedding - c.output) / (tp * pp * max(1, ep)) / hbm
+        # the weights this GPU holds: the dense layers' over tp x pp, the experts' over pp x ep x etp
+        cast = (c.total - c.embedding - c.output - c.experts) / (tp * pp) + c.experts / (pp * max(1, ep) * etp)
+        optimizer += FP8_WEIGHT_CAST_BYTES * cast / hbm
     return found._replace(optimizer_s=optimizer)
 
 
@@ -351,6 +357,7 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         attention,
         passes,
         context,
+        etp,
     ) = shape
     peft = method in ("lora", "qlora")
     linear_dtype = (
@@ -368,7 +375,7 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
 
     def layer(moe_layer: bool) -> tuple[float, ...]:
         gemm = gemm_rest = cast = cast_rest = 0.0
-        for lin in layer_linears(m, tokens, tp, ep, moe_layer):
+        for lin in layer_linears(m, tokens, tp, ep, moe_layer, etp):
             dtype = linear_dtype if lin.fp8 else other_dtype
             t = gemm_seconds(lin.m, lin.n, lin.k, gpu, dtype, lin.count)
             gemm += t
@@ -411,10 +418,9 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         act = SWIGLU_ELEMS if m.ffn_type == "swiglu" else GELU_ELEMS
         elems = (NORM_ELEMS + RESIDUAL_ELEMS) * h / tp + ROPE_PASSES * (q + kv) / tp
         if moe_layer:
-            expert_tp = tp if ep == 1 else 1
-            elems += act * m.moe_ffn_hidden * (m.moe_top_k * expert_tp / tp) / expert_tp
+            elems += act * m.moe_ffn_hidden * (m.moe_top_k * etp / tp) / etp
             elems += act * m.moe_shared_experts * m.moe_ffn_hidden / tp
-            elems += PERMUTE_ELEMS * m.moe_top_k * h * expert_tp / tp
+            elems += PERMUTE_ELEMS * m.moe_top_k * h * etp / tp
         else:
             elems += act * m.ffn_hidden / tp
         fwd_mem = passes * elems * tokens * e_bytes / hbm

@@ -35,6 +35,7 @@ class PinnedKnobs(BaseModel):
     tp: int | None = None
     pp: int | None = None
     ep: int | None = None
+    etp: int | None = None  # expert tensor parallel (Megatron-Core's --expert-tensor-parallel-size)
     vpp: int | None = None  # virtual pipeline stages (interleaved 1F1B model chunks per stage)
     dp: int | None = None  # data-parallel ranks (`dp 64`, `fsdp 64`)
     cp: int | None = None  # context parallel: each sequence split over cp GPUs

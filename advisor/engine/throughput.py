@@ -364,7 +364,9 @@ def estimate_throughput(
             pp * ep * layout.expert_tp * expert_dp_shard
         )
     else:
-        optimizer_params = (c.total - c.experts) / (tp * pp * dense_shard) + c.experts / (pp * ep * expert_dp_shard)
+        optimizer_params = (c.total - c.experts) / (tp * pp * dense_shard) + c.experts / (
+            pp * ep * layout.expert_tp * expert_dp_shard
+        )
     stage = stage_time(
         m,
         c,
@@ -378,6 +380,7 @@ def estimate_throughput(
         tp=tp,
         pp=pp,
         ep=ep,
+        etp=layout.expert_tp,
         cp=cp,
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
@@ -396,12 +399,24 @@ def estimate_throughput(
     bubble = (pp - 1) / v * t_mb
     intra = intra_node_gb_s(gpu) * 1e9
     dp_per_node = max(1, min(dp, per_node // tp))
-    ep_per_node = max(1, min(ep, per_node if layout.folded else per_node // tp))
+    # Megatron-Core orders the expert ranks expert-tensor first, then expert, then expert-data
+    # (core_v0.10.0 on: parallel_state.py builds the expert RankGenerator with
+    # tp=expert_tensor_parallel_size, its order tp-ep-dp-pp), so an expert group has
+    # per_node / etp ranks on a server; other stacks spread experts over data-parallel ranks,
+    # tp apart, unless folded over the tensor ranks too.
+    ep_stride = layout.expert_tp if layout.framework == MEGATRON or layout.folded else tp
+    ep_per_node = max(1, min(ep, per_node // ep_stride))
 
     tensor_s = 0.0
     if tp > 1:
         allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
-        per_mb = allreduces * (m.layers / pp) * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
+        # Half of a layer's all-reduces are its attention block's, half its MLP's (Shoeybi et al.
+        # 2019, Sec 3: one each way for each). With expert parallelism an MoE layer's routed
+        # experts exchange their token copies instead (the dispatch and the expert-tensor
+        # collectives below); only shared experts, split over tp, keep the MLP's half.
+        routed_only = c.moe_layers if ep > 1 and not m.moe_shared_experts else 0
+        layers_on_tp = m.layers - routed_only / 2
+        per_mb = allreduces * (layers_on_tp / pp) * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
         tensor_s = m_steps * per_mb / intra
 
     # Context parallel (ring attention, Megatron-Core's CP): each layer passes its K and V chunk
@@ -509,6 +524,17 @@ def estimate_throughput(
             remote = min(remote, node_limit * (1 - ep_per_node / ep))
         nic = nic_gb_s(gpu, net) * 1e9
         expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
+        # Expert tensor parallel: after the all-to-all each rank all-gathers its expert-tensor
+        # peers' copies, and reduce-scatters the experts' outputs back before the combine (and the
+        # reverse in the backward): Megatron-Core's MoEAlltoAllTokenDispatcher,
+        # gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region over
+        # the expert-tensor group (token_dispatcher.py, core_v0.12.0). A ring moves (etp - 1) of
+        # its own top-k copies each time, as many times as the all-to-all runs; over NVLink while
+        # the expert-tensor group sits in a server (it is the innermost), else over the NIC.
+        etp = layout.expert_tp
+        if etp > 1:
+            etp_bw = intra if etp <= per_node else nic
+            expert_s += m_steps * per_copy * m.moe_top_k * (etp - 1) / etp_bw
 
     offload_s = 0.0
     if layout.offload != "none":

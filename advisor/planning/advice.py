@@ -152,6 +152,7 @@ class Advice(BaseModel):
             "pp": lay.pp,
             "dp": lay.dp,
             "ep": lay.ep,
+            "etp": lay.expert_tp,
             "cp": lay.cp,
             "hsdp": lay.hsdp,
             "sharding": "hsdp" if lay.hsdp else ("zero3" if lay.zero_stage == 3 else f"zero{lay.zero_stage}"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from advisor import catalog
 from advisor.engine.estimate import MIN_LAYERS_PER_STAGE
-from advisor.engine.frameworks import END_CHUNK_LAYERS_SPARED, PINNED_MIN_LAYERS_PER_CHUNK, framework_for
+from advisor.engine.frameworks import END_CHUNK_LAYERS_SPARED, MEGATRON, PINNED_MIN_LAYERS_PER_CHUNK, framework_for
 from advisor.engine.setup import DEFAULT_LORA_RANK, DEFAULT_LORA_TARGETS, PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
 from advisor.engine.specs import GPU, ModelShape
@@ -38,6 +38,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         tp=request.tp,
         pp=request.pp,
         ep=request.ep,
+        etp=request.etp,
         vpp=request.vpp,
         dp=request.dp,
         cp=request.cp,
@@ -87,7 +88,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     if request.global_batch and step and not request.gpu_count:
         # both fix the batch only over a known number of data-parallel ranks
         return "batch_accum_count", batch_values(request)
-    pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "vpp", "dp")}
+    pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "etp", "vpp", "dp")}
     if not any(pins.values()) and not (
         request.given("zero_stage") or request.given("offload") or request.cp or request.stack
     ):
@@ -120,6 +121,14 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "ep_dense", {"ep": ep}
     if ep > 1 and m.moe_experts % ep:
         return "ep_experts", {"ep": ep, "experts": m.moe_experts}
+    etp = request.etp
+    if etp and not m.is_moe:
+        return "etp_dense", {"etp": etp}
+    if etp and etp != tp and request.ep == 1:
+        # without expert parallelism the experts split like the dense layers (layout.ModelSplit)
+        return "etp_needs_ep", {"etp": etp, "tp": tp}
+    zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
+    offload = request.offload if request.given("offload") else "none"
     if vpp > 1 and pp == 1:
         return "vpp_needs_pp", {"vpp": vpp}
     if request.dp and request.gpu_count and request.gpu_count % (request.dp * tp * pp * (request.cp or 1)):
@@ -128,8 +137,6 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     # the embedding and the loss may take the place of a layer in the first and last chunks
     if vpp > 1 and m.layers + END_CHUNK_LAYERS_SPARED < pp * vpp * PINNED_MIN_LAYERS_PER_CHUNK:
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
-    zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
-    offload = request.offload if request.given("offload") else "none"
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:
         return "stack_cannot", {"stack": request.stack, "method": request.method}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):
@@ -141,6 +148,14 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
             "ep": ep,
             "method": request.method,
         }
+    if (
+        etp
+        and etp > 1
+        and (ep > 1 or etp != tp)
+        and all(framework_for(setup, tp, pp, max(ep, 2), z, offload) != MEGATRON for z in zeros)
+    ):
+        # etp > 1 beside expert parallelism is planned on Megatron-Core only (estimate.py)
+        return "etp_framework", {"etp": etp}
     if request.gpu:
         gpus = [catalog.get_gpu(request.gpu)]
     if not gpus:
@@ -167,4 +182,9 @@ def _hardware_problem(request: TrainingRequest, gpu: GPU, tp: int, pp: int, ep: 
     # together (advisor/engine/layout.py ModelSplit.ep)
     if ep > 1 and (dp % ep if ep <= dp else (tp * dp) % ep):
         return "ep_dp", {"ep": ep, "dp": dp, "count": count, "ranks": tp * dp}
+    # Megatron-Core lays expert tensor x expert x expert-data parallel over a stage's tensor x
+    # context x data-parallel ranks (parallel_state.py: etp x ep must divide them)
+    etp, ranks = request.etp, tp * cp * dp
+    if ep > 1 and etp and ranks % (ep * etp):
+        return "etp_ranks", {"etp": etp, "ep": ep, "ranks": ranks, "count": count}
     return None

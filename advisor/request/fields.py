@@ -749,6 +749,16 @@ FIELDS: tuple[Field, ...] = (
         **LAYOUT_DEGREE,
         keys=Word(en=("expert parallel", "ep", "expert" + _PARALLEL), zh=("专家并行", "专家" + _ZH_PARALLEL)),
     ),
+    # expert tensor parallel: ranks each expert's matrices split over (Megatron-Core's
+    # --expert-tensor-parallel-size); `expert tp` is read before `tp`, the longer word first
+    Field(
+        "etp",
+        **LAYOUT_DEGREE,
+        keys=Word(
+            en=("etp", "expert tp", "expert-tp", "expert-tensor" + _PARALLEL),
+            zh=("专家张量并行", "专家张量" + _ZH_PARALLEL),
+        ),
+    ),
     Field(
         "vpp",
         **LAYOUT_DEGREE,
@@ -900,7 +910,7 @@ def field(name: str) -> Field:
 
 
 # The parallel degrees a user may fix, in the order request.canonical writes them.
-DEGREES = ("tp", "pp", "ep", "vpp", "cp", "dp")
+DEGREES = ("tp", "pp", "ep", "etp", "vpp", "cp", "dp")
 # The words before a lease term's number (`lease of 3 months`, `租3个月`); its row's keys are
 # the words after it (`3-month lease`, `3个月起租`).
 LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签", "包"))

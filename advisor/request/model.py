@@ -99,11 +99,12 @@ class TrainingRequest(BaseModel):
     # gradient_accumulation_steps); None: the planner's
     grad_accum: int | None = None
     zero_stage: int | None = None
-    # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `vpp 2`, `dp 64`); None: the planner
+    # Layout degrees the user fixed (`tp 8`, `pp 4`, `ep 8`, `etp 1`, `vpp 2`, `dp 64`); None: the planner
     # chooses.
     tp: int | None = None
     pp: int | None = None
     ep: int | None = None
+    etp: int | None = None  # expert tensor parallel (`etp 1`, Megatron-Core's ETP)
     vpp: int | None = None
     dp: int | None = None
     # Context parallel degree (`cp 2`) and hybrid sharding (`hsdp`), as the user fixed them.

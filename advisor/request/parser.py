@@ -2846,6 +2846,7 @@ class _Parse:
             tp=f.get("tp"),
             pp=f.get("pp"),
             ep=f.get("ep"),
+            etp=f.get("etp"),
             vpp=f.get("vpp"),
             dp=f.get("dp"),
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
