@@ -808,9 +808,12 @@ HELD_OUT_NEMO += [
         ),
         (
             "Mixtral 8x22B 64K (256 B200, TP 2 PP 4 CP 8 EP 8)",
-            "mixtral-8x22b pretrain 1T tokens seq 65536 mbs 1 gbs 64 tp 2 pp 4 cp 8 vpp 14 ep 8 zero1 fp8 on 256xB200",
+            "mixtral-8x22b pretrain 1T tokens seq 65536 mbs 1 gbs 64 tp 2 pp 4 cp 8 vpp 14 ep 8 etp 1 zero1 fp8"
+            " on 256xB200",
             2232,
-            "GBS 64, MBS 1, seq 65536, TP 2, PP 4, CP 8, VP 14, EP 8",
+            "GBS 64, MBS 1, seq 65536, TP 2, PP 4, CP 8, VP 14, EP 8; ETP 1 from the config NeMo 25.02 ran it with"
+            " (NVIDIA/NeMo v2.2.0 at 7192a2c9, scripts/llm/performance/recommended_model_configs/"
+            "model_configs_b200.csv: etp_size 1)",
         ),
     )
 ]
@@ -928,11 +931,12 @@ HELD_OUT_LLMFOUNDRY = [
 
 # A ninth held-out set: Megatron-Core's MoE model zoo, Qwen3 235B-A22B in BF16 on 256 H100
 # (yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md, read 2026-12-02), each row
-# with the layout it states; tokens/s from its step time (GBS 2048 x 4,096 tokens / step / 256).
+# with the layout it states (its ETP column: 1 on every row); tokens/s from its step time
+# (GBS 2048 x 4,096 tokens / step / 256).
 # Scored once on 2026-12-02. The rows differ in what the engine does not model: the token
 # dispatcher (DeepEP against all-to-all) and Megatron's own FSDP. The row with 1F1B overlap of
 # the dispatch is left out (a scheduling option the request cannot say).
-_MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md: Qwen3 235B BF16, 256 H100, "
+_MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md: Qwen3 235B BF16, 256 H100, ETP 1, "
 HELD_OUT_MOE_ZOO = [
     TimeCase(
         f"MoE zoo Qwen3 235B ({name})",
@@ -941,10 +945,10 @@ HELD_OUT_MOE_ZOO = [
         note=_MOE_ZOO + f"{name}: step {step} s",
     )
     for name, layout, mbs, step in (
-        ("DeepEP, TP 2 PP 8 VP 4 EP 32", "tp 2 pp 8 vpp 4 ep 32 zero1 recompute selective", 1, 19.7),
-        ("DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4", "tp 2 pp 1 ep 8 fsdp recompute full", 4, 17.6),
-        ("all-to-all, TP 2 PP 32 VP 3 EP 8", "tp 2 pp 32 vpp 3 ep 8 zero1 recompute selective", 1, 24.2),
-        ("DeepEP, TP 4 PP 8 VP 4 EP 8, no recompute", "tp 4 pp 8 vpp 4 ep 8 zero1 recompute none", 1, 29.0),
+        ("DeepEP, TP 2 PP 8 VP 4 EP 32", "tp 2 pp 8 vpp 4 ep 32 etp 1 zero1 recompute selective", 1, 19.7),
+        ("DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4", "tp 2 pp 1 ep 8 etp 1 fsdp recompute full", 4, 17.6),
+        ("all-to-all, TP 2 PP 32 VP 3 EP 8", "tp 2 pp 32 vpp 3 ep 8 etp 1 zero1 recompute selective", 1, 24.2),
+        ("DeepEP, TP 4 PP 8 VP 4 EP 8, no recompute", "tp 4 pp 8 vpp 4 ep 8 etp 1 zero1 recompute none", 1, 29.0),
     )
 ]
 

@@ -477,7 +477,13 @@ def candidate_layouts(
     layout needs full recompute with the first)."""
     levels = recompute_levels(setup)
     limit = gpu.usable_memory_gib * HEADROOM
+    # Splits whose whole experts (etp 1) fit without trading speed for memory: there a tensor-
+    # parallel expert only adds its all-gathers and thinner GEMMs (Megatron-Core's MoE README:
+    # "Use ETP=1 for MoE (better GEMM efficiency, less communication)"), so etp = tp is not tried.
+    whole_experts_fit: set[ParallelSplit] = set()
     for split in parallel_splits(m, setup, gpu, count, offload, capped):
+        if split.etp > 1 and split.ep > 1 and not setup.pinned.etp and split._replace(etp=1) in whole_experts_fit:
+            continue
         framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         grads = grad_reduce_levels(setup, framework)
         if len(levels) > 1:
@@ -499,6 +505,8 @@ def candidate_layouts(
             )
             if candidate is None:
                 break
+            if candidate.fits and recompute == levels[0]:
+                whole_experts_fit.add(split)
             yield candidate
             # bf16 gradients take half the fp32 main_grad buffer off the same layout: worked out
             # only where that makes one sequence fit
