@@ -478,6 +478,8 @@ def details(result, which: str) -> dict:
                             lay.tp,
                             lay.pp,
                             lay.dp,
+                            lay.ep,
+                            lay.expert_tp,
                             lay.zero_stage,
                             lay.micro_batch,
                             lay.global_batch,
