@@ -1581,7 +1581,7 @@ def test_spring_festival_is_the_next_lunar_new_year():
         ("7B lora 5万条 3天 A6000", "unknown_gpu"),
         ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
         ("70B 全参微调 50万条 两周 寒武纪", "unknown_gpu"),
-        ("7B lora 5万条 3天 4090 48G", "gpu_memory"),  # a modded card is not the catalogue's
+        ("7B lora 5万条 3天 4090 48G", "modded_4090"),  # a modded card is not the catalogue's
         ("32B qlora 1万条 两天 24G显存", "gpu_memory"),
         ("72B 全参微调 30万条 两周 自有机器", "nodes_need_gpu"),
         ("7B 全参微调 5万条 这周末", "unknown_word"),  # a weekend is no deadline rule's (`this weekend`)
@@ -1917,3 +1917,138 @@ def test_a_place_abroad_with_dollars_says_the_prices_are_not_by_region(text):
     req = parse(text)
     note = next(n for n in req.assumptions if n.code == "place_global")
     assert req.market == "global" and note.params["words"] in ("singapore", "新加坡")
+
+
+@pytest.mark.parametrize(
+    "text,field,high,low",
+    [
+        ("5090 x4 继续预训练 llama3-8b 中文语料 大概30-50GB，一个月内，预算15万", "data", 50e9, "30gb"),
+        ("7B lora 1万条 预算5-20万", "budget", 200_000, "预算5万"),
+        ("7B lora 5万到10万条", "data", 100_000, "5万条"),
+        ("7-14B lora 1万条 4090", "params_b", 14, "7b"),
+        ("8B-70B finetuning on 32xH100 usd buy keep it busy 18 months 60% use", "params_b", 70, "8b"),
+        ("7B sft 1B tokens budget 10-20k usd", "budget", 20_000, "budget 10k usd"),
+        ("70B full-finetune 1TB 14d $10k-$20k", "budget", 20_000, "$10k"),
+        ("7B sft 1-2B tokens 3d", "data", 2e9, "1b tokens"),
+    ],
+)
+def test_a_range_of_data_money_or_size_is_its_upper_end_said_with_the_lower(text, field, high, low):
+    # "30-50GB", "预算5-20万", "7-14B" had been refused ("I did not understand '30-'")
+    r = parse(text)
+    value = {"data": lambda: r.data.amount, "budget": lambda: r.budget.amount, "params_b": lambda: r.params_b}[field]()
+    assert value == pytest.approx(high)
+    note = next(n for n in r.assumptions if n.code == "range_upper")
+    assert note.params["low"] == low
+
+
+def test_the_lower_end_of_a_range_asked_in_a_thread_is_planned():
+    req, changed = parse_followup("7B lora 1万条 预算5-20万", "预算5万呢？")
+    assert req.budget.amount == 50_000 and changed == ["budget"]
+    assert "range_upper" not in [n.code for n in req.assumptions]  # the upper end is no longer planned
+
+
+def test_a_backwards_range_is_not_read_as_one():
+    assert _refusal("7b lora 50-30GB")[0] == "unknown_word"
+
+
+@pytest.mark.parametrize(
+    "text,samples,tps",
+    [
+        ("实验室有两张3090，想对qwen2.5-14b做qlora，数据5万条左右，每条大概2k token，两周内能跑完吗", 50_000, 2000),
+        ("7b lora 1万条 平均长度2k 4090", 10_000, 2000),
+        ("全参微调 qwen3-4b，4卡5090，数据量 20w 条，每条平均 1500 token，2 epoch", 200_000, 1500),
+        ("7b lora 5万条 每条平均长度约为1500 token", 50_000, 1500),
+    ],
+)
+def test_samples_and_their_length_in_the_words_people_write(text, samples, tps):
+    # each had been refused: "2k token" against "5万条", "平均长度2k", the "条" of "20w 条"
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (samples, "samples", tps)
+
+
+@pytest.mark.parametrize(
+    "text,amount,currency",
+    [
+        ("7B 全参微调 10万条 经费10万", 100_000, "CNY"),
+        ("课题组经费大概10万块，想全参微调一个7B的模型", 100_000, "CNY"),
+        ("grant 20万人民币 增量预训练 3B 模型 100亿token 3个月内", 200_000, "CNY"),
+    ],
+)
+def test_a_labs_grant_is_its_budget(text, amount, currency):
+    r = parse(text)
+    assert (r.budget.amount, r.budget.currency) == (amount, currency)
+
+
+@pytest.mark.parametrize("text", ["7B finetunes 1B tokens", "7B fine-tunes 1B tokens"])
+def test_finetunes_is_fine_tuning(text):
+    assert parse(text).method == "full-finetune"
+
+
+@pytest.mark.parametrize("said", ["over 2 weeks", "in 2 weeks", "within 2 weeks", "across two weeks"])
+def test_the_time_a_job_is_spread_over_is_its_deadline(said):
+    assert parse(f"7B sft 1B tokens {said}").deadline_days == 14
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "continued pretraining of qwen2.5-32b on 300B tokens of code, 8 weeks, budget $400k, usd,"
+        " we'd rather buy if it pays back within 18 months",
+        "32b cpt 300B tokens 8 weeks usd buy, 18-month payback",
+        "qwen2.5-32b cpt 300B tokens 8周 预算300万 买 回本周期18个月",
+        "qwen2.5-32b cpt 300B tokens 8周 买 18个月内能回本",
+    ],
+)
+def test_a_payback_horizon_is_the_use_buying_is_weighed_over_not_a_deadline(text):
+    # "8 weeks" and "18 months" had been read as two deadlines that contradict each other
+    r = parse(text)
+    assert (r.deadline_days, r.own_use_months) == (56, 18)
+
+
+def test_rather_than_is_still_refused():
+    with pytest.raises(RequestError):
+        parse("7b sft 1B tokens we rather rent than buy")
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("7B lora 1万条 4090 48G魔改版", "4090 48g魔改版"),
+        ("7b lora 1万条 4090D 48GB", "4090d 48gb"),
+        ("7b lora 1万条 魔改4090", "魔改4090"),
+        ("7b lora 10k samples on modded 4090s", "modded 4090s"),
+    ],
+)
+def test_the_modded_48gb_4090_is_said_not_catalogued_with_what_to_type(text, word):
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert (e.value.kind, e.value.details["word"]) == ("modded_4090", word)
+    assert "`4090`" in e.value.message("en") and "`L40S`" in e.value.message("en")
+    assert "L40S" in e.value.message("zh")
+    assert not parse("7b lora 1万条 4090 24G").owned  # the stock card's own memory is the card
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我们实验室有4张4090 7b lora 1万条",
+        "手上3张4090 想 qlora qwen2.5-32b 数据3000条",
+        "组里有8张A800 7b lora 1万条",
+        "课题组有4张A100 7b lora 1万条",
+        "实验室有两张3090，想对qwen2.5-14b做qlora，数据5万条",
+        "we have 16 H100s in house 13B full finetune 1B tokens",
+        "our lab owns 4x A800 7b lora 10k samples",
+        "the lab has 8 A100 7b lora 10k samples",
+    ],
+)
+def test_cards_a_lab_holds_are_its_own_in_every_common_wording(text):
+    # these had been priced as rented ("skipped 实验室", "skipped house")
+    assert parse(text).owned
+
+
+@pytest.mark.parametrize("text", ["7b lora on 8 H800 in-house data 10k samples", "客户有16张A800 7b lora 1万条"])
+def test_in_house_data_and_a_customers_cards_are_not_the_teams_cards(text):
+    try:
+        assert not parse(text).owned
+    except RequestError as e:
+        assert e.kind == "unknown_word"  # someone else's GPUs bend the plan: refused

@@ -144,7 +144,8 @@ FIELDS: tuple[Field, ...] = (
     Field("unknown_model", shows_in=("params_b", "active_params_b")),
     # words of a whole request that are not the request language's and could not change the plan
     # (advisor/request/parser.py `_may_change_plan`): read past, and said
-    Field("read_past", assumed=("read_past",), shows_in=()),
+    # and a range of data, money or size ("30-50GB", "预算5-20万", "7-14B"), planned on its upper end
+    Field("read_past", assumed=("read_past", "range_upper"), shows_in=()),
     # Optimizer hyperparameters (`lr 2e-5`, `warmup 100`, `学习率2e-5`): read and left aside, as
     # they change no GPU count, memory or time planned here
     Field("hyperparameters", assumed=("hyperparameters",), shows_in=()),
@@ -221,7 +222,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "finetune",
         flag=True,
-        choices=_flag(("sft", "fine-tune", "fine-tuning", "ft"), ("微调",)),
+        choices=_flag(("sft", "fine-tune", "fine-tuning", "fine-tunes", "ft"), ("微调",)),
         examples=Word(en=("sft",), zh=("微调",)),
         shows_in=("method",),
     ),
@@ -374,7 +375,11 @@ FIELDS: tuple[Field, ...] = (
         high=1e12,
         limit="budget",
         # `max budget`, `budget cap`: the budget is a cap whichever way it is said
-        keys=Word(en=("budget", "max-budget", "maximum-budget", "budget-cap"), zh=("预算",)),
+        # a lab's grant is its budget (`经费10万`, `课题经费`, `grant ¥200k`)
+        keys=Word(
+            en=("budget", "max-budget", "maximum-budget", "budget-cap", "grant"),
+            zh=("预算", "课题经费", "项目经费", "科研经费", "经费"),
+        ),
         # a currency said after the amount, and the sign before it
         units=(
             Word("CNY", en=("cny", "rmb", "yuan"), zh=("元", "人民币", "块")),
@@ -442,8 +447,19 @@ FIELDS: tuple[Field, ...] = (
                 "use it",
                 "use them",
                 "own use",
+                # buying must pay back within the months said: the use it is weighed over
+                "pays back within",
+                "pays back in",
+                "pay back within",
+                "pay back in",
+                "payback within",
+                "payback period of",
+                "payback period",
+                "payback of",
+                "breaks even within",
+                "break even within",
             ),
-            zh=("用", "使用", "自用"),
+            zh=("用", "使用", "自用", "回本周期", "回本期"),
         ),
         units=_USE_UNITS,
         examples=Word(en=("keep it busy 24 months",), zh=("用两年",)),

@@ -623,7 +623,7 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*(w|万|亿)", r"\1\2", text)  # `50个w`, `1个亿`
     text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
     # `数据50w`: after the data's key a w is 万 samples, not weeks
-    text = re.sub(r"(数据量?|样本量?)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*w(?![a-z])", r"\1\2万条", text)
+    text = re.sub(r"(数据量?|样本量?)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*w(?![a-z])(?:\s*条)?", r"\1\2万条", text)
     # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
     months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
     text = re.sub(
@@ -663,6 +663,8 @@ def _spelled_numbers(text: str) -> str:
         gpu = catalog.find_gpu(m[1])
         if gpu and round(gpu.memory_gb) == int(m[2]):
             return m[1]
+        if gpu and gpu.name.startswith("RTX4090") and m[2] == "48":
+            return m[0]  # the modded 48 GB 4090: named by the GPU rules, which say it is not catalogued
         variant = catalog.find_gpu(f"{m[1]}-{m[2]}gb")  # `A100 40G`: the 40 GB A100
         return variant.name.lower() if variant else f"{m[1]} 显存{m[2]}g"
 
@@ -814,10 +816,14 @@ class _Scanner:
         self.keep = False  # a handler sets it to leave its match for a later pattern
         self.read = bytearray(len(text))  # the characters an earlier pattern read
 
-    def take(self, pattern: str, handle: Callable[[re.Match], None], unread: bool = False) -> None:
+    def take(
+        self, pattern: str, handle: Callable[[re.Match], None], unread: bool = False, only: str | None = None
+    ) -> None:
         """`unread`: a key and its number must have stood side by side; a match over characters
         read before joins words the text kept apart (`fsdp on A100-80GB 52.7d` is not `fsdp 52`).
-        Patterns that read a unit or currency already taken (`budget 1.2M usd`) leave it False."""
+        Patterns that read a unit or currency already taken (`budget 1.2M usd`) leave it False.
+        `only`: the group that is taken; the rest of the match is left for later rules (a
+        range's lower end is taken, its upper end and sign are left)."""
         for match in list(re.finditer(pattern, self.s)):
             start, end = match.span()
             if unread and any(self.read[start:end]):
@@ -828,6 +834,8 @@ class _Scanner:
             if self.keep:
                 self.keep = False
                 continue
+            if only:
+                start, end = match.span(only)
             self.s = self.s[:start] + " " * (end - start) + self.s[end:]
             self.read[start:end] = b"\x01" * (end - start)
 
@@ -967,8 +975,8 @@ _ZH_ABOUT = (
 # Who has the GPUs, where they stand, and how idle they are, between which "有" still means the
 # team's own cards ("我们IDC里有闲置的16张A800": planned on them, not rented). Someone else's
 # ("客户有16张A800", "they have") bends the plan and is refused (tests/test_parser.py).
-_ZH_OWNER = "我们|我|团队|公司|我司|自己"
-_ZH_PLACE = "idc|机房|集群|数据中心|内部|公司"
+_ZH_OWNER = "我们|我|团队|公司|我司|自己|实验室|课题组|研究组|小组|组里|组内|本组|单位|学校|学院"
+_ZH_PLACE = "idc|机房|集群|数据中心|内部|公司|实验室|课题组|组"
 _ZH_IDLE = "(?:闲置|空闲|现成|空着|闲着|富余|多余)的?"
 
 # Words a request is not read past (the expert review asked that an unknown word no longer sink a
@@ -1067,6 +1075,9 @@ _EN_NUMBER = re.compile(
 )
 
 
+# A lab's group names ("课题组", "研究组", "组里"): chatter, though 组 alone may count runs or servers
+_ZH_TEAMS = re.compile(r"课题组|研究组|项目组|小组|组里|组内|本组|我们组")
+
 _MONTH_WORDS = frozenset(m.lower() for m in EN_MONTHS)
 
 
@@ -1078,6 +1089,9 @@ def _may_change_plan(word: str) -> bool:
         return True
     if _ZH_NUMERAL.search(_ZH_NAMES.sub("", word)) or _EN_NUMBER.fullmatch(word.strip(".-_'")):
         return True
+    word = _ZH_TEAMS.sub("", word)  # "课题组", "组里": who asks, not a 组 of runs
+    if not word:
+        return False
     if word.isascii():
         rest = word.strip(".-_'")
         return bool(
@@ -1148,6 +1162,7 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
+        self.ranges: list[dict] = []  # "30-50GB", "预算5-20万", "7-14B": planned on the upper end, said
         self.place_abroad: str | None = None  # "Singapore": the global clouds, not split by region
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
@@ -1229,6 +1244,7 @@ class _Parse:
             r"|\d+\s*(?:个人|人|名员工)(?:左右)?的?\s*(?:创业公司|初创公司|创业团队|小团队|团队|公司|实验室|创业)",
             lambda m: self.read_past.append(m[0].strip()),
         )
+        self._ranges()
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._choose("old_litgpt")
         self._owned()
@@ -1272,6 +1288,40 @@ class _Parse:
                 self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word), why=why)
             self.read_past += leftovers
 
+    def _ranges(self) -> None:
+        """A range of data, money or model size ("30-50GB", "预算5-20万", "budget 10-20k usd",
+        "7-14B", "8B-70B", "1-2万条"): the upper end is planned, as a range of time is (the more
+        data, money or parameters, the surer the plan holds); the lower end is blanked here so
+        the rules read the upper end where it stands, and said with how to ask for it. Before
+        every rule; time ranges are the deadline's (`3-6 months`)."""
+        scale = rf"{CN_UNITS}|{SCALE_WORDS}|k|m|b|t|w"
+        data_units = _all(fields.field("data").units, "en") + "|" + _all(fields.field("data").units, "zh")
+        money = _all(fields.field("budget").units, "en") + "|" + _all(fields.field("budget").units, "zh")
+        sign = spelled([s for w in fields.field("budget").signs for s in w.en], literal=True)
+        # what must follow the upper end for the range to be one of these (a scale of money or
+        # size, a unit of data, a currency): "2-3 days", "3-6月" and "4-8卡" stay the rules' own
+        after = rf"(?=\s*(?:{data_units}|{money}|参数|模型|params?|parameters)|(?<=[bmtkw万千亿])(?![a-z0-9]))"
+        self.scan.take(
+            rf"(?<![a-z0-9.\-/])(?P<sym>{sign})?\s*(?P<gone>(?P<lo>{NUM})\s*(?P<lu>{scale})?\s*(?:-|–|~|～|到|至|\s+to\s+)"
+            # one sign stays before the upper end: "$10k-$20k" is read "$20k", "10k-$20k" too
+            rf"\s*(?(sym)(?:{sign})?))\s*(?P<sym2>(?(sym)|(?:{sign})))?\s*(?P<hi>{NUM})\s*(?P<hu>{scale})?{after}",
+            self._range,
+            only="gone",  # the lower end and the dash: the sign and the upper end are left for the rules
+        )
+
+    def _range(self, m: re.Match) -> None:
+        if not 0 < _amount(m["lo"], m["lu"] or m["hu"]) < _amount(m["hi"], m["hu"]):
+            self.scan.keep = True  # not a range ("50-30GB"): the rules refuse its pieces as before
+            return
+        unit = m["hu"] or ""
+        self.ranges.append(
+            {
+                "words": m[0].strip(),
+                "high": f"{m['hi']}{unit}",
+                "low": f"{m['lo']}{m['lu'] or unit}",
+            }
+        )
+
     # -- hardware -------------------------------------------------------------------
     def _owned(self) -> None:
         """GPUs the team has ("we already own 16 A100", "we have 2 servers of 8xA800", "on our 2 DGX
@@ -1281,15 +1331,25 @@ class _Parse:
         en_units = _all(fields.field("gpu_count").units, "en") + "|" + _all(fields.field("nodes").units, "en")
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
-            rf"{L}(?:(?:we|i|our\s+(?:team|company|lab))\s+(?:already\s+)?(?:own|have|got)(?:\s+already)?|our(?:\s+own)?|owned)"
+            rf"{L}(?:(?:we|i|(?:our|the)\s+(?:team|company|lab|group|org|organi[sz]ation|university|department|startup))"
+            rf"\s+(?:already\s+)?(?:own|owns|have|has|got|possess|possesses)(?:\s+already)?|our(?:\s+own)?|owned)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
-            rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:只)?(?:有|拥有)"
+            rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:现在|目前)?(?:只)?(?:有|拥有)"
+            # the hands alone hold them: "手上3张4090"
+            rf"|(?:{_ZH_OWNER})?(?:手上|手头|手里)"
             rf"|(?:{_ZH_OWNER})(?:的)?(?:(?:{_ZH_PLACE})(?:里面|里|中|上)?)?(?:已经)?(?:只)?(?:有|拥有)"
             rf"|(?:(?:用|使用|在)?(?:{_ZH_OWNER})(?:自己)?(?:的)?)?(?:已有|现有|自有)(?:的)?"
             rf"|(?:用|使用|在)?(?:{_ZH_OWNER})(?:自己)?的|(?:^|(?<=[\s，,。；;]))(?:只|就)?有)(?:\s*{_ZH_IDLE})?"
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
+        )
+        # "16 H100s in house", "8 A800 on-prem": the GPUs named just before stand in the team's own room
+        self.scan.take(
+            rf"(?:{alt}|gpus?|cards?)s?\s+(?P<here>in[\s\-]house|on[\s\-]prem(?:ises?)?){R}"
+            r"(?!\s+(?:data|dataset|corpus|text|documents|samples))",  # "in-house data" is the data's
+            lambda m: self.set("owned", True, m["here"]),
+            only="here",
         )
         self._choose("owned")
         # "自有机器" with no GPU named: whose machines?
@@ -1308,6 +1368,16 @@ class _Parse:
             rf"|(?P<zh>不要|不用|别用|不想用|不考虑|不能用|除了)\s*)(?:{alt})s?{R}",
             # the negation itself is the word not understood ("不要": 要 alone is filler)
             lambda m: self.fail("unknown_word", word=m["en"] or m["zh"][0], nearest="", why="negation"),
+        )
+        # the 48 GB RTX 4090 (a 4090 or 4090D rebuilt with 48 GB by third parties, sold in China):
+        # no maker publishes its figures, so it is not catalogued; said, with what to type instead
+        self.scan.take(
+            r"(?<![a-z0-9.])(?:rtx\s*)?4090\s*d?\s*(?:显存\s*)?48\s*g(?:b)?(?:\s*显存)?(?:\s*的?\s*(?:魔改[版款]?|modded|mod))?(?![a-z0-9])"
+            r"|(?<![a-z0-9.])48\s*g(?:b)?\s*(?:的|版|显存)?\s*(?:魔改[版款]?(?:的)?\s*)?(?:rtx\s*)?4090\s*d?(?![a-z0-9])"
+            r"|魔改[版款]?(?:的)?\s*(?:48\s*g(?:b)?\s*(?:的|版)?\s*)?(?:rtx\s*)?4090\s*d?(?![a-z0-9])"
+            r"|(?<![a-z0-9.])(?:rtx\s*)?4090\s*d?\s*魔改[版款]?"
+            r"|(?<![a-z])(?:modded|modified)\s+(?:48\s*gb?\s+)?(?:rtx\s*)?4090d?s?(?![a-z0-9])",
+            lambda m: self.fail("modded_4090", word=m[0].strip()),
         )
         self._zh_servers(alt)
 
@@ -1963,18 +2033,33 @@ class _Parse:
         row = fields.field("own_use_months")
 
         def months(m: re.Match) -> None:
-            n = float(m["n"]) if m["n"] else _cn_num(m.groupdict().get("cn") or "")
+            n = float(m["n"]) if m["n"] else _cn_num(_group(m, "cn") or "")
             value = n * value_of(row.units, m["unit"])
             if not row.ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_use")
             self.set("own_use_months", int(round(value)), m[0])
 
+        # "if it pays back within 18 months": the condition is the horizon's own wording
+        sc.take(
+            rf"{L}(?:if|when|as\s+long\s+as|provided)\s+(?:it|they|buying|that)(?=\s+(?:{_en(row.keys)}))",
+            lambda m: None,
+        )
         sc.take(
             rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?P<n>\d+)\s*(?P<unit>{_all(row.units, 'en')}){R}",
             months,
         )
         sc.take(
             rf"(?:{_zh(row.keys)})(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?P<unit>{_all(row.units, 'zh')})", months
+        )
+        # a payback horizon said after its number or as a condition: "18个月回本", "两年内能回本",
+        # "an 18-month payback", "if it pays back within 18 months" (a horizon for the buy
+        # decision, not a deadline)
+        sc.take(
+            rf"(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?P<unit>{_all(row.units, 'zh')})"
+            r"\s*(?:内|之内|以内)?\s*(?:能|可以|就)?回本"
+            rf"|{L}(?P<n2>\d+)[\s\-]*(?P<unit2>{_all(row.units, 'en')})[\s\-]+"
+            rf"(?:payback|pay[\s\-]?back|break[\s\-]?even){R}",
+            lambda m: months(_Merged(m)),
         )
         busy = fields.field("own_utilisation")
 
@@ -2006,15 +2091,17 @@ class _Parse:
         token = rf"(?:{units('tokens', 'en')}|{units('tokens', 'zh')})"
         sample = units("samples", "en")
         each = rf"(?:each|per\s+(?:{sample})|/\s*(?:{sample})|on\s+average|avg)"
+        # the hedges people put before a mean length ("每条大概2k token", "平均长度约为1500")
+        about = r"(?:平均)?(?:长度)?(?:大概|大约|约为|约|差不多|为|是|在)?\s*"
         for pattern in (
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
-            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
-            rf"平均(?:长度)?(?:约|为)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
-            # "每条4k": a length in thousands after 每条 is tokens
-            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千)"
+            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            rf"平均(?:长度)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            # "每条4k", "平均长度2k": a length in thousands after 每条 or 平均长度 is tokens
+            rf"(?:(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?|平均长度){about}\s*(?P<n>{NUM})\s*(?P<u>k|千)"
             r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
         ):
             sc.take(pattern, per_sample)
@@ -2340,6 +2427,12 @@ class _Parse:
         # not "3-6月" (March to June) nor "1-5日" (days of a month)
         zh_spans = spelled([s for w in units for s in w.spellings("zh") if s not in ("月", "日")])
         self.scan.take(rf"{NUM}\s*(?:-|–|~|到|至)\s*{NUM}\s*({zh_spans})", lambda m: span(m[1], m[2], m[3], m[0]))
+        # the time the job is spread over is the deadline: "over 2 weeks", "across a month"
+        self.scan.take(
+            rf"{L}(?:over|across|spread\s+over)"
+            rf"(?=\s+(?:\d|a\s|an\s|the\s+next|{EN_NUM})[^,;]*?(?:{_all(units, 'en')}){R})",
+            lambda m: None,
+        )
         # a ceiling on the time is the deadline: "in less than a week", "under 10 days", "不超过两周"
         self.scan.take(
             rf"{L}(?:in\s+)?(?:less\s+than|under|no\s+more\s+than|at\s+most)(?=\s+(?:a|an|\d))", lambda m: None
@@ -2473,6 +2566,8 @@ class _Parse:
             rf"|(?:是)?(?:{zh})\s*(?:还是|或者|或|vs|和)\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?",
             lambda m: None,
         )
+        # "we'd rather buy": the preference itself, not a negation ("rather than" stays one)
+        sc.take(rf"{L}(?:would\s+)?rather(?=\s+(?:{_all(own, 'en')}){R}(?!.*\bthan\b))", lambda m: None)
         self._choose("rent_or_buy")
         # the fabric: Chinese spellings first (`ib网络` holds the English `ib`)
         row = fields.field("fabric")
@@ -2547,6 +2642,22 @@ class _Parse:
                     params={**self.deadline_range, "days": f["deadline_days"]},
                 )
             )
+        for said in self.ranges:
+            # the field whose words hold the upper end; none when a what-if changed it since
+            word = next(
+                (self.words[k] for k in ("data", "budget", "params_b") if said["high"] in self.words.get(k, "")), None
+            )
+            if word is not None:
+                # as typed: no space after a sign or between a Chinese key and its number ("预算5万")
+                joined = re.compile(r"(?<=[$¥\u4e00-\u9fff])\s+(?=\d)")
+                low = joined.sub("", word.replace(said["high"], said["low"], 1))
+                notes.append(
+                    Note(
+                        kind="assumption",
+                        code="range_upper",
+                        params={"words": said["words"], "high": joined.sub("", word), "low": low},
+                    )
+                )
         # Notes in the table's order of fields (advisor/request/fields.py), whichever step left them.
         notes.sort(key=lambda n: fields.NOTE_ORDER.index(n.code))
         return self._request(v, gpu, notes)
