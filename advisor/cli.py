@@ -66,8 +66,17 @@ def cmd_ask(args) -> int:
     try:
         result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
-        print(err.message(lang), file=sys.stderr)
-        return 2
+        # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
+        answered = advice.faq_instead(text, args.lang)
+        if answered is None:
+            print(err.message(lang), file=sys.stderr)
+            return 2
+        found, reply = answered
+        if args.json:
+            _print_json({"faq": found.model_dump() | {"answer": reply}})
+        else:
+            print(reply)
+        return 0
     if args.follow_up:
         return _thread(text, result, args, book)
     if args.json:

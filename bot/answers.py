@@ -8,7 +8,7 @@ from contextlib import closing
 from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
-from advisor.planning.advice import advise, plan_context, render_rfq
+from advisor.planning.advice import advise, faq_instead, plan_context, render_rfq
 from advisor.planning.followup import follow_up
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase
@@ -30,7 +30,10 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     try:
         result = advise(text, lang, book=book)
     except RequestError as err:
-        return {"ok": False, "error": err.message(lang or err.lang)}
+        answered = faq_instead(text, lang)  # a question with no plan in it: the FAQ answers
+        if answered is None:
+            return {"ok": False, "error": err.message(lang or err.lang)}
+        return {"ok": True, "lang": answered[0].lang, "message": blocks.plain(answered[1]), "summary": None}
     summary = plan_context(result)
     return {"ok": True, "lang": result.request.lang, "message": blocks.card(result), "summary": summary}
 

@@ -113,6 +113,8 @@ def plan(
     except PostProblem as err:
         _give_up_or_raise(err, run, client, channel, user, lang, response_url)
         return
+    if payload["summary"] is None:  # a question the FAQ answered: no plan for a thread to ask about
+        return
     conversations.save(
         conversations.Conversation(
             key=thread_key(team, channel, thread_ts or ts),

@@ -260,3 +260,14 @@ def test_replies_never_contain_secrets(bot, fake_slack):
     _posted(fake_slack, 1)
     for call in fake_slack.calls:
         assert BOT_TOKEN not in json.dumps(call["args"]) and SECRET not in json.dumps(call["args"])
+
+
+def test_a_first_question_with_no_plan_is_answered_from_the_faq_in_the_channel(bot, fake_slack, drain):
+    send, _ = bot
+    status, _ = send.command("is fp8 safe for fine-tuning?")
+    assert status == 200
+    post = _posted(fake_slack)[0]
+    # the FAQ's answer where a plan would stand, and how to ask for one (had been "I did not understand 'safe'")
+    assert post["args"]["channel"] == "C1" and "BF16" in _text(post) and "/gpu 70B full-finetune" in _text(post)
+    drain()
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1  # one answer, no error beside it

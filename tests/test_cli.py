@@ -408,3 +408,29 @@ def test_the_long_running_processes_stop_at_start_on_a_store_they_cannot_reach(t
     assert done.returncode == 2, done.stderr[-2000:]
     assert "could not reach the database" in done.stderr and "s3cr3t-pw" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        ("what's MFU and what number should I expect on H100s?", "mfu_meaning"),
+        ("is fp8 safe for fine-tuning?", "precision_fp8_bf16"),
+        ("do I need InfiniBand for 16 GPUs?", "internode_network"),
+        ("can I mix A100 and H100 in one training job?", "mixed_gpu_generations"),
+        ("H20现在还能买到吗？910B交货期多久？", "export_controls_china"),
+    ],
+)
+def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, question, topic):
+    # each had been refused with exit 2 ("I did not understand 'mfu'", "I plan one GPU type at a time")
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == topic and found["confident"]
+    text = cli("ask", question)
+    assert text.returncode == 0 and re.search(r"`/gpu 70B (full-finetune|全参微调) 1TB 14", text.stdout)
+
+
+@pytest.mark.parametrize("text", ["lora on 4090 for 2 weeks", "what's the weather in paris?", "70B on 8xH300?"])
+def test_a_request_without_a_size_or_a_question_the_faq_is_unsure_of_is_still_refused(cli, text):
+    out = cli("ask", text)
+    assert out.returncode == 2 and out.stdout == "" and "/gpu" in out.stderr

@@ -29,6 +29,7 @@ from advisor.engine.frameworks import (
 )
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.engine.throughput import EAGER_EXPERT_LOOP
+from advisor.knowledge import faq
 from advisor.market.owning import USEFUL_LIFE_MONTHS
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook
 from advisor.market.quotes import mark_quoted
@@ -47,7 +48,7 @@ from advisor.planning.planner import (
 from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
-from advisor.request.parser import RequestError, parse
+from advisor.request.parser import RequestError, asks, holds_a_plan, parse
 from advisor.text.render import phrase, render, word
 
 # Where attention is this share of a step's compute or more, the answer says what running it on
@@ -529,6 +530,19 @@ def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
         _note("warning", "availability", gpus=gpus, access=access, since=since, market=req.market)
         for (access, since), gpus in groups.items()
     ]
+
+
+def faq_instead(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] | None:
+    """A first message that is a question with no plan in it (no model, no data: "what's MFU
+    and what should I expect on H100s?", "H20现在还能买到吗？"), which the request language refuses:
+    the FAQ's answer, as a thread reply gives it, and how to ask for a plan; None when the
+    message holds a plan, is no question, or the FAQ is not confident (the refusal says more)."""
+    if holds_a_plan(text) or not asks(text):
+        return None
+    found = faq.answer(text, lang)
+    if not found.confident:
+        return None
+    return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
 
 
 def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:

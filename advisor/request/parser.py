@@ -3064,6 +3064,40 @@ def detect_lang(text: str) -> str:
     return value_of(fields.field("lang").choices, _lang_word(forced)) if forced else _detect_lang(norm)
 
 
+class _Probe(_Parse):
+    """What a message names, read without refusing anything (`holds_a_plan`)."""
+
+    def fail(self, kind: str, **details) -> None:
+        return None
+
+    def set(self, field: str, value, word: str) -> None:
+        self.fields.setdefault(field, value)
+
+
+def holds_a_plan(text: str) -> bool:
+    """Whether a message names what a plan is made of: a model (its size or name) or data. A
+    first message without either ("what's MFU on H100s?", "H20还能买到吗？") is a question."""
+    probe = _Probe(text)
+    for step in (probe._owned, probe._gpus, probe._models, probe._budget, probe._data, probe._deadline, probe._sizes):
+        try:
+            step()
+        except (RequestError, KeyError, TypeError, ValueError):
+            continue  # a rule that needs what a refusal would have stopped: the rest still read
+    return bool({"model", "params_b", "data"} & probe.fields.keys())
+
+
+# A message asked as a question: a question mark, a question word first, or a Chinese question
+# particle or word ("吗", "多久", "能不能")
+_ASKS = re.compile(
+    r"[?？]|^\s*(?:what|whats|how|why|which|when|where|who|is|are|can|could|do|does|did|should|shall|will|would|any)"
+    r"(?![a-z])|吗|呢|什么|怎么|如何|多少|多久|多大|哪|是否|能不能|可不可以|要不要|有没有|会不会|行不行|为啥|为什么"
+)
+
+
+def asks(text: str) -> bool:
+    return bool(_ASKS.search(_PASTED.sub(" ", unicodedata.normalize("NFKC", text).lower())))
+
+
 def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
