@@ -312,6 +312,8 @@ def card(result) -> dict:
         bought = cash(c.buy_capex, c.currency) if r.rent_or_buy == "buy" and c.buy_capex and not r.owned else ""
         lease = (c.rent_term or {}).get("months_paid", 0) if (c.rent_term or {}).get("mostly_idle") else 0
         lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought, lease))
+        if result.china_by_default:
+            lines.append(_p(lang, "china_by_default"))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{result.framework}")

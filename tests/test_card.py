@@ -378,3 +378,9 @@ def test_a_what_if_that_misses_the_deadline_says_so_first_in_bold(book):
     first = msg["blocks"][0]["text"]["text"]
     assert first.startswith("*Misses the deadline:") and msg["text"].startswith("Misses the deadline:")
     assert "Misses the deadline" not in json.dumps(msg["blocks"][1:])
+
+
+def test_an_english_request_without_a_currency_says_on_the_card_how_to_get_dollars(bot, fake_slack):
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, "7B sft 1B tokens, 8 H100s")
+    assert any("add `usd`" in line for line in _lines(msg["blocks"]))

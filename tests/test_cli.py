@@ -260,7 +260,7 @@ def test_a_lease_the_job_hardly_uses_is_said_in_the_headline(cli):
     headline's rent says it is that lease, and how much of it the job uses (a user read the
     bare ¥75,000 as a bug)."""
     head = cli("ask", "llama 3.3 70b qlora on a single H100, 20k samples").stdout.splitlines()[0]
-    assert re.search(r"rent about ¥[\d,]+ \(a 1-month lease, of which the job uses [\d.]+ hours\)$", head)
+    assert re.search(r"rent about ¥[\d,]+ \(a 1-month lease, of which the job uses [\d.]+ hours\)(;|$)", head)
     hourly = cli("ask", "7b lora 20GB 3d").stdout.splitlines()[0]
     assert "lease" not in hourly
 
@@ -434,3 +434,20 @@ def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, quest
 def test_a_request_without_a_size_or_a_question_the_faq_is_unsure_of_is_still_refused(cli, text):
     out = cli("ask", text)
     assert out.returncode == 2 and out.stdout == "" and "/gpu" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ("7B sft 1B tokens, 8 H100s", True),
+        ("7B sft 1B tokens, 8 H100s usd", False),
+        ("7B sft 1B tokens, 8 H100s city shenzhen", False),
+        ("7B 全参微调 1B tokens 8张H100", False),
+        ("7B sft 1B tokens, we have 8 H100s", False),  # the team's own GPUs: no rent to price
+    ],
+)
+def test_an_english_request_without_a_currency_says_its_cny_market_and_usd_on_the_first_line(cli, text, said):
+    # an English request had been priced in yuan on mainland leases with nothing on the first line saying so
+    first = cli("ask", text).stdout.splitlines()[0]
+    assert ("add `usd`" in first) is said
+    assert ("加上 `usd`" in cli("ask", text, "--lang", "zh").stdout.splitlines()[0]) is said

@@ -48,7 +48,7 @@ from advisor.planning.planner import (
 from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
-from advisor.request.parser import RequestError, asks, holds_a_plan, parse
+from advisor.request.parser import RequestError, asks, detect_lang, holds_a_plan, parse
 from advisor.text.render import phrase, render, word
 
 # Where attention is this share of a step's compute or more, the answer says what running it on
@@ -110,6 +110,19 @@ class Advice(BaseModel):
         from advisor.planning import checklist
 
         return checklist.items(self)
+
+    @property
+    def china_by_default(self) -> bool:
+        """Priced on the mainland-China market in CNY only because a request in English said no
+        currency and no place (CONTRACT section 3): the answer's first line says so, and `usd`."""
+        r = self.request
+        assumed = {n.code for n in r.assumptions}
+        return (
+            r.market == "china"
+            and not r.owned
+            and {"currency", "market_china"} <= assumed
+            and detect_lang(r.text) == "en"
+        )
 
     @property
     def estimate(self) -> Estimate | None:
