@@ -61,7 +61,7 @@ WRITTEN_BACK = {
     "70B 1TB chinese data 14d seq 8192 mbs 2 gbs 512 zero3 offload recompute selective fp8 adamw8bit lang zh": (
         "70B 1TB chinese data 14d seq 8192 mbs 2 gbs 512 zero3 offload recompute selective fp8 adamw8bit lang zh"
     ),
-    "32B 全参微调 3000亿token 中文数据 2个月 上海 尽快": "32B 全量微调 3000亿词元 中文数据 60天 上海 尽快",
+    "32B 全参微调 3000亿token 中文数据 2个月 上海 尽快": "32B 全量微调 3000亿token 中文数据 60天 上海 尽快",
 }
 
 

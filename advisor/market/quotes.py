@@ -359,7 +359,8 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # the term: "3 months", "1 year", "2-year", "签一年", "至少签两年", "起租3个月", "半年", "包年" (a
     # year's lease), "包月"
     term_m = re.search(
-        rf"(?:{_NUM}|(?P<cn>[{_CN_DIGITS}]+))\s*(?:-\s*)?(?P<unit>months?|mo|个月|years?|yrs?|年)(?P<half>半)?(?:起租|起签|起)?"
+        # "租6个月": the verb before the term is no part of the vendor's name
+        rf"(?:(?:租用?|租赁|包)\s*)?(?:{_NUM}|(?P<cn>[{_CN_DIGITS}]+))\s*(?:-\s*)?(?P<unit>months?|mo|个月|years?|yrs?|年)(?P<half>半)?(?:起租|起签|起)?"
         r"|(?P<word>包年|年租|年签|包月|月租起|半年|half\s+a\s+year|half-year)",
         rest,
     )
@@ -489,6 +490,17 @@ def like_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int) -> 
     return [p for p in book.offers("rent_hour", gpu, market, rentable=True) if p.max_gpus >= min(gpus, 8)]
 
 
+def term_offers(book: PriceBook, gpu: str, market: str, term_months: float) -> list:
+    """The offers on record of the GPU sold on the quote's term (its source states that term, by
+    the hour or the month): [] when none is."""
+    return [
+        p
+        for kind in ("rent_hour", "rent_month")
+        for p in book.offers(kind, gpu, market, rentable=True)
+        if term_months in p.lease_terms or p.min_term_months == term_months
+    ]
+
+
 def cluster_offers(book: PriceBook, gpu: str, market: str, per: str, gpus: int, nodes: int, fabric: str) -> list:
     """The offers on record a quote of several servers on a cluster fabric ("4台 8卡A100 ... IB组网")
     is compared with: those of the same period (a monthly quote with monthly leases) that deliver
@@ -604,10 +616,14 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     like = cluster_offers(book, gpu.name, market, q.per, q.gpus, q.nodes, q.fabric or "") if clustered else []
     if clustered and not like:
         signs.append("no_cluster_offer")
-    offers = like or like_offers(book, gpu.name, market, q.per, count)
+    # a quote on a term ("12 months") against the offers on record sold on that term, where there are
+    # any: a reserved price is not an on-demand one (a 12-month H200 at $2.5/h had been judged
+    # against the on-demand median of $5.4)
+    termed = [] if like or not q.term_months else term_offers(book, gpu.name, market, q.term_months)
+    offers = like or termed or like_offers(book, gpu.name, market, q.per, count)
     market_price, market_value = _market_reference(book, offers, q.currency)
     q, reading = settle(q, per_offer_hour, market_value, _market_span(book, offers, q.currency))
-    if q.gpus != count and not like:  # read as a whole server: compare with offers that deliver one
+    if q.gpus != count and not like and not termed:  # read as a whole server: compare with offers that deliver one
         market_price, market_value = _market_reference(
             book, like_offers(book, gpu.name, market, q.per, q.gpus), q.currency
         )
@@ -616,6 +632,8 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         if market_price is None
         else "cluster_offers"
         if like
+        else "term_offers"
+        if termed
         else (
             "month_leases"
             if market_price.kind == "rent_month"

@@ -262,7 +262,8 @@ FIELDS: tuple[Field, ...] = (
         assumed=("no_data", "bytes_per_token", "tokens_per_sample", "chars_per_sample", "attention_per_sample"),
         # (kind, what one unit is worth): tokens and samples take a number's scale (`300B`, `5万`)
         units=(
-            Word(("tokens", 1), en=("tokens", "token", "toks", "tok"), zh=("词元",)),
+            # Chinese ML users write token: written back as typed, 词元 read too
+            Word(("tokens", 1), en=("tokens", "token", "toks", "tok"), zh=("token", "词元")),
             Word(
                 ("samples", 1),
                 en=(
