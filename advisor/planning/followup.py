@@ -163,16 +163,17 @@ EXPLAINED = (
 SERVER_TOPICS = (
     ("power", r"power|\bkw\b|electric|cooling|rack|功耗|电|散热|机柜"),
     ("network", r"network|infiniband|\bib\b|roce|\bnics?\b|网络|网卡"),
-    ("nvme", r"nvme|local (?:disk|ssd)|硬盘|本地盘"),
+    ("nvme", r"nvme|\bdisks?\b|\bssds?\b|硬盘|本地盘|磁盘"),
     ("storage", r"storage|checkpoint|parallel file|存储"),
     ("cpu_ram", r"\bram\b|host memory|system memory|\bcpus?\b|vcpu|cores?\b|(?<!显)内存|核"),
 )
 
 
-def server_topic(message: str) -> str | None:
-    """The one line of the servers' spec a message asks about, or None."""
-    found = [topic for topic, words in SERVER_TOPICS if re.search(words, message or "", re.I)]
-    return found[0] if len(found) == 1 else None
+def server_topic(message: str) -> tuple[str, ...] | None:
+    """The lines of the servers' spec a message asks about ("RAM and disk per node?": both), or
+    None for the whole spec (none named, or most of it)."""
+    found = tuple(topic for topic, words in SERVER_TOPICS if re.search(words, message or "", re.I))
+    return found if 0 < len(found) <= 2 else None
 
 
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
@@ -180,7 +181,7 @@ def server_topic(message: str) -> str | None:
 PLAN_PARTS = (
     (
         "rfq",
-        r"\brfq\b|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
+        r"(?<![a-z])rfq(?![a-z])|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
         r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)",
     ),
     (
@@ -555,6 +556,24 @@ AROUND_A_CHANGE = (
         r"\beach\s+(?:sample|example|row|conversation)\s+(?:is|was|has)\s+(?:about\s+|~)?(\d+(?:\.\d+)?\s*k?)\s*tokens?",
         r" avg \1 tokens ",
     ),
+    # "能不能用更长的序列 8k", "can we use longer sequences, 8k?": the sequence length it names
+    (
+        r"(?:能不能|可不可以|能否|可以)?\s*(?:用|换成?|改成?)?\s*(?:更长|更短|长一点|短一点|长一些|短一些)的?\s*(?=序列|上下文)",
+        " ",
+    ),
+    (
+        r"\b(?:(?:longer|shorter|bigger|larger)\s+)?(?:sequences?|seq(?:uence)?\s+len(?:gth)?|context(?:\s+length)?)"
+        r"\s*(?:of|at|to|,|=|:)?\s*(?:about\s+|~)?(\d+(?:\.\d+)?\s*k)\b",
+        r" seq \1 ",
+    ),
+    # "预算只有5万怎么办", "what should we do if the budget is $5k?": the change, not the question
+    (r"(?:那|该|要|应该)?(?:怎么办|怎么弄|咋办|怎么处理)|\bwhat (?:should|can|do) (?:we|i) do\b", " "),
+    # "买4张5090划算还是一直租划算", "buy 4 5090s or keep renting?": the purchase, weighed against renting
+    (
+        # ("买还是租?" alone is the rent-or-buy question, the FAQ's with the plan's numbers)
+        r"还是(?:一直|继续|长期)(?:租|租用|租着)(?:用)?|\bor (?:keep|continue) rent(?:ing)?(?: (?:them|it))?\b",
+        " ",
+    ),
     (r"\bwe had\b|\bwe have\b", " "),
     (
         r"(?:要|需要|得)?(?:花)?多少钱|(?:成本|租金|价格|费用|花费|开销)(?:是|大概|大约|要)?多少|多少(?:成本|租金|费用)"
@@ -670,6 +689,12 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    term = lease_term_asked(message) if request_text and summary.get("gpu") else None
+    if term and not ASKS_THE_RATE.search(message) and not BUYING.search(message):
+        others = [name for name in _gpus_named(message) if name != summary["gpu"]]
+        leased = None if others else _lease_term(request_text, summary, term, reply_lang, book)
+        if leased is not None:
+            return leased
     priced = gpu_prices(message, reply_lang, book)
     if priced is not None:
         return priced
@@ -763,6 +788,8 @@ def follow_up(
             reply = _whatif(
                 request_text, summary, *read, reply_lang, book, why_not=bool(why_not), implied_deadline=implied
             )
+            if FASTER.match(message):
+                reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
             return _no_cheaper(summary, message, reply) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
@@ -858,6 +885,96 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
                 pass
         return request, changed
     return None
+
+
+# A lease term asked of the plan ("what if we rent 1-year lease?", "lease for 6 months instead?",
+# "按月租的话，3个月多少钱", "租3个月多少钱", "包年呢"): the plan on the table priced on that term, its
+# deadline and GPUs kept ("3个月" had been read as a 90-day deadline and the job re-planned on 4 GPUs
+# at 7% MFU). The term with its number first: "按月租的话，3个月" is three months, not one.
+_TERM_NUMBER = r"\d+|a|an|one|two|three|four|six|twelve"
+_TERM_NUMBER_ZH = r"\d+|半|[一二两三四五六七八九十]+"
+LEASE_TERM = re.compile(
+    rf"\b(?:rent|leas|contract|commit|reserv|sign)\w*\b[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
+    rf"|\b(?P<n2>{_TERM_NUMBER})[\s-]*(?P<u2>months?|mo|years?|yr)[\s-]+(?:lease|term|contract|reservation|commitment|rental)"
+    rf"|(?:租|签|起租|租期|合同|合约|租约)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
+    rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
+    re.I,
+)
+# A term in one word: "monthly lease?", "rent it by the year", "包月呢", "按年租"
+LEASE_TERM_WORD = re.compile(
+    r"\b(?P<w>monthly|yearly|annual)\s+(?:lease|term|contract|rent|rental|basis|billing|reservation)"
+    r"|\b(?:rent|leas)\w*\s+(?:it\s+|them\s+)?(?P<w2>monthly|yearly|annually|by the (?:month|year))"
+    r"|(?P<zw>包月|包年|按月租|按年租|按月|按年|年租)",
+    re.I,
+)
+_TERM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12, "半": 0.5}
+
+
+def _zh_number(text: str) -> float | None:
+    """一 .. 九十九 (and 两, 半) as a number."""
+    if text in _TERM_WORDS:
+        return _TERM_WORDS[text]
+    tens, _, ones = text.partition("十")
+    if "十" not in text:
+        return CN_SMALL.get(text)
+    return (CN_SMALL.get(tens, 1) if tens else 1) * 10 + (CN_SMALL.get(ones, 0) if ones else 0)
+
+
+# Buying beside a term ("buy or rent for a year?", "买还是租一年"): rent against buy, not a lease's price
+BUYING = re.compile(r"\b(?:buy|buying|purchas\w*|own)\b|买|购", re.I)
+
+
+def lease_term_asked(message: str) -> int | None:
+    """The lease term in months a message asks the plan to be priced on, or None."""
+    found = LEASE_TERM.search(message or "")
+    if found:
+        n = found["n"] or found["n2"] or found["zn"] or found["zn2"]
+        unit = (found["u"] or found["u2"] or found["zu"] or found["zu2"]).lower()
+        value = float(n) if n.isdigit() else _TERM_WORDS.get(n.lower()) or _zh_number(n)
+        if value is None:
+            return None
+        months = value * 12 if unit.startswith(("y", "年")) else value
+        return round(months) if months >= 1 else None
+    word = LEASE_TERM_WORD.search(message or "")
+    if word:
+        said = (word["w"] or word["w2"] or word["zw"]).lower()
+        return 1 if "month" in said or "月" in said else 12
+    return None
+
+
+def _lease_term(request_text: str, summary: dict, months: int, lang: str, book: PriceBook) -> FollowUp | None:
+    """The plan on the table (its GPUs, its layout, its deadline) rented on a lease of `months`:
+    the total on that term, the offer and whether a source states the term, the other terms on
+    record, and the thread's plan as it was priced."""
+    gpu, count = summary.get("gpu"), summary.get("gpu_count")
+    if not gpu or not count:
+        return None
+    try:
+        request, _ = parse_followup(
+            request_text, f"rent {count} gpus on {gpu} {months}-month lease", lang, plan_gpu=gpu
+        )
+    except RequestError:
+        return None
+    result = advise_request(request, book)
+    p = result.plan
+    if p is None:
+        return None
+    first = advise(request_text, lang, book=book)
+    warnings = _new_warnings(first.warnings, result)
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="lease_term",
+        months=months,
+        p=p,
+        c=p.costs,
+        deadline=request.deadline_days,
+        first=first.plan,
+        warnings=warnings,
+    )
+    return FollowUp(
+        kind="whatif", lang=lang, changed=["lease_term_months"], advice=result, warnings=warnings, text=text
+    )
 
 
 # "4 more servers?", "再加4台呢", "add 16 GPUs": a count on top of the plan's
@@ -960,6 +1077,47 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         method=reply.advice.request.method,
     )
     return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
+
+
+def _faster_within_budget(
+    request_text: str, summary: dict, reply: FollowUp, lang: str, book: PriceBook
+) -> FollowUp | None:
+    """ "faster?" under a budget, where the faster plan breaks it ("快一点呢" on a ¥20k budget had
+    gone from ¥897 to ¥72,350): the fastest plan within the budget that is faster than the thread's,
+    else the thread's plan as that, each with what going faster costs beyond the budget. None when
+    the request has no budget or the faster plan keeps to it."""
+    p = reply.advice.plan if reply.advice else None
+    if p is None or p.within_budget or not p.rent:
+        return None
+    try:
+        original = parse(request_text, lang)
+    except RequestError:
+        return None
+    if original.budget is None:
+        return None
+    cur = p.costs.currency
+    first = summary.get("rent_total")
+    beyond = {
+        "count": p.estimate.layout.gpu_count,
+        "gpu": p.gpu,
+        "days": p.days,
+        "rent": p.rent,
+        "times": p.rent / first if first and summary.get("currency", cur) == cur else None,
+    }
+    budget = book.convert(original.budget.amount, original.budget.currency, cur)
+    nearest = reply.advice.result.nearest_budget
+    days = summary.get("days")
+    if nearest is not None and nearest.days and days and nearest.days < days * (1 - SAME_SHARE):
+        change = f"{nearest.estimate.layout.gpu_count} gpus on {nearest.gpu}"
+        try:
+            request, changed = parse_followup(request_text, change, lang, plan_gpu=summary.get("gpu"))
+        except RequestError:
+            return None
+        within = _whatif(request_text, summary, request, changed, lang, book, implied_deadline=True)
+        line = render("followup.txt.j2", lang, kind="faster_budget", budget=budget, cur=cur, beyond=beyond)
+        return within.model_copy(update={"text": f"{within.text.rstrip()}\n{line.strip()}"})
+    text = render("followup.txt.j2", lang, kind="fastest_in_budget", budget=budget, cur=cur, beyond=beyond, s=summary)
+    return FollowUp(kind="unchanged", lang=lang, advice=reply.advice, text=text)
 
 
 # The shortest deadline a "faster?" asks for (assumed: half a day, the finest a deadline is said in)
@@ -1144,7 +1302,11 @@ def _whatif(
         # "what if we had 30 days?" under a 6-hour plan: the same plan, said in a line, not a
         # table of equal columns
         shown = [c for i, c in enumerate(changes) if c["after"] not in [d["after"] for d in changes[:i]]]
-        text = render("followup.txt.j2", lang, kind="same_plan", changes=shown, p=result.plan)
+        # a budget said under a plan that costs a fraction of it ("预算只有5万怎么办" on ¥3,829): the
+        # two amounts side by side, so the reader sees how much room is left
+        budget = request.budget if changed == ["budget"] and request.budget else None
+        room = budget.amount if budget and budget.currency == result.plan.costs.currency else None
+        text = render("followup.txt.j2", lang, kind="same_plan", changes=shown, p=result.plan, budget=room)
         return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
@@ -1455,7 +1617,7 @@ def _one_server(request_text: str, result: Advice, lang: str, book: PriceBook):
 
 
 def _explain(
-    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: str | None = None
+    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: tuple[str, ...] | None = None
 ) -> FollowUp | None:
     """That part of the plan's arithmetic: its section (time, memory, costs, servers: `lead`, the
     line asked about), the headline numbers each with its sum (overview), or the plan on the counts
@@ -1540,7 +1702,7 @@ def _plan_row(p) -> dict:
 
 
 def _plan_part(
-    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: str | None = None
+    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: tuple[str, ...] | None = None
 ) -> FollowUp | None:
     """The part of the plan a question asks for: its servers and storage (`lead`: only the line
     asked about), the offers on record that can deliver it, its risks (warnings and checks), its

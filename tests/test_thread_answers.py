@@ -1,0 +1,107 @@
+"""Thread questions answered from the plan on the table: a lease term priced on the same plan,
+"faster?" within the budget, a budget set beside the plan's rent, the RFQ, the servers' disks, a
+longer sequence and buying another card (probe 55's findings 3, 4, 8, 9 and 11)."""
+
+import pytest
+
+from advisor.planning.advice import advise, plan_context
+from advisor.planning.followup import follow_up, lease_term_asked
+from advisor.text.render import money
+
+MOE = "qwen3-30b-a3b 全参微调 20亿token 10天内 用H800"
+BUY = "qwen2.5-72b lora 5B tokens 2 weeks usd buy"
+
+
+def _thread(book, text):
+    return text, plan_context(advise(text, book=book))
+
+
+@pytest.mark.parametrize(
+    "message,months",
+    [
+        ("按月租的话，3个月多少钱", 3),
+        ("租3个月多少钱", 3),
+        ("包月呢", 1),
+        ("包年呢", 12),
+        ("签半年呢", 6),
+        ("租一年多少钱", 12),
+        ("what if we rent 1-year lease?", 12),
+        ("what if we lease for 6 months instead?", 6),
+        ("a 12-month contract?", 12),
+        ("monthly lease?", 1),
+        # a deadline, a rate or no term at all
+        ("3个月内能完成吗", None),
+        ("what if 3 months?", None),
+        ("月租多少钱", None),
+        ("what if we had 30 days?", None),
+    ],
+)
+def test_a_lease_term_is_read_with_its_number_first(message, months):
+    assert lease_term_asked(message) == months
+
+
+@pytest.mark.parametrize("message,months", [("按月租的话，3个月多少钱", 3), ("包年呢", 12)])
+def test_a_lease_term_prices_the_plan_on_the_table_and_keeps_the_deadline(book, message, months):
+    text, summary = _thread(book, MOE)
+    reply = follow_up(text, summary, message, "zh", book=book)
+    p = reply.advice.plan
+    assert (p.gpu, p.estimate.layout.gpu_count) == (summary["gpu"], summary["gpu_count"])
+    assert reply.advice.request.deadline_days == 10  # "3个月" had become a 90-day deadline
+    assert p.costs.rent_term["months_paid"] == months
+    per_month = p.costs.rent_per_gpu_month * summary["gpu_count"] * months
+    assert p.rent == pytest.approx(per_month, rel=0.01)
+    assert money(p.rent, "CNY") in reply.text and "10 天" in reply.text
+
+
+def test_a_lease_asked_under_a_purchase_is_priced_as_a_lease_not_against_a_horizon_never_said(book):
+    text, summary = _thread(book, BUY)
+    for message, months in (("what if we rent 1-year lease?", 12), ("what if we lease for 6 months instead?", 6)):
+        reply = follow_up(text, summary, message, "en", book=book)
+        p = reply.advice.plan
+        assert p.gpu == summary["gpu"] and p.costs.rent_term["months_paid"] == months
+        assert "36 months" not in reply.text and money(p.rent, "USD") in reply.text
+
+
+def test_faster_stays_within_the_budget_and_says_what_faster_costs_beyond_it(book):
+    text, summary = _thread(book, "1.5B 预训练 20B tokens 预算2万 lang zh")
+    for message, lang in (("快一点呢", "zh"), ("faster?", "en")):
+        reply = follow_up(text, summary, message, lang, book=book)
+        p = reply.advice.plan
+        assert p.within_budget and p.rent <= 20_000
+        assert p.days <= summary["days"]
+        # the faster plan beyond the budget is named, with its rent
+        beyond = advise(f"{text} {max(0.5, round(summary['days'] / 2, 1)):g}天", book=book).result.best
+        assert not beyond.within_budget and money(beyond.rent, "CNY") in reply.text
+
+
+def test_a_budget_far_above_the_plans_rent_says_so_beside_it(book):
+    text, summary = _thread(book, "增量预训练 qwen3-8b 中文数据 50GB 一个月 预算8万")
+    reply = follow_up(text, summary, "预算只有5万怎么办", "zh", book=book)
+    assert "¥50,000" in reply.text and money(summary["rent_total"], "CNY") in reply.text and "够用" in reply.text
+
+
+def test_the_rfq_is_asked_for_in_chinese_beside_a_chinese_particle(book):
+    text, summary = _thread(book, MOE)
+    reply = follow_up(text, summary, "RFQ里要写哪些东西", "zh", book=book)
+    assert (reply.kind, reply.part) == ("part", "rfq")
+
+
+def test_ram_and_disk_asked_together_get_both_lines(book):
+    text, summary = _thread(book, BUY)
+    reply = follow_up(text, summary, "how much RAM and disk per node?", "en", book=book)
+    assert "RAM" in reply.text and "NVMe" in reply.text and "power" not in reply.text
+
+
+@pytest.mark.parametrize("message", ["能不能用更长的序列 8k", "can we use longer sequences, 8k?"])
+def test_a_longer_sequence_is_a_what_if_on_the_sequence(book, message):
+    text, summary = _thread(book, "qwen2.5-7b 全参微调 10万条 用4张4090")
+    reply = follow_up(text, summary, message, book=book)
+    assert reply.advice is not None and reply.advice.request.seq_len == 8192
+
+
+def test_buying_another_card_or_renting_on_is_the_purchase_against_the_rent(book):
+    text, summary = _thread(book, "qwen2.5-7b 全参微调 10万条 用4张4090")
+    reply = follow_up(text, summary, "买4张5090划算还是一直租划算", "zh", book=book)
+    p = reply.advice.plan
+    assert (p.gpu, p.estimate.layout.gpu_count) == ("RTX5090-32GB", 4) and reply.advice.request.rent_or_buy == "buy"
+    assert money(p.costs.buy_capex, "CNY") in reply.text
