@@ -105,3 +105,75 @@ def test_buying_another_card_or_renting_on_is_the_purchase_against_the_rent(book
     p = reply.advice.plan
     assert (p.gpu, p.estimate.layout.gpu_count) == ("RTX5090-32GB", 4) and reply.advice.request.rent_or_buy == "buy"
     assert money(p.costs.buy_capex, "CNY") in reply.text
+
+
+QWEN32_ON_3 = "手上3张4090 想 qlora qwen2.5-32b 数据3000条"
+
+
+def test_serving_is_said_as_not_planned_with_a_sizing_from_the_weights_and_cache(book):
+    text, summary = _thread(book, "GLM-4.5 lora 3亿token 一周内 H800 包年")
+    reply = follow_up(text, summary, "训练完还要部署推理，要多少卡", "zh", book=book)
+    assert (reply.kind, reply.part) == ("explain", "inference")
+    assert "不出方案" in reply.text and "估计" in reply.text
+    # 355B of bf16 weights do not fit one 8 x H800 server: two
+    assert "2 台服务器" in reply.text and "5-10个工作日" not in reply.text
+
+
+def test_grpo_gets_the_rollout_engine_and_reference_model_not_dpo(book):
+    text, summary = _thread(book, MOE)
+    reply = follow_up(text, summary, "后面还要做GRPO，显存要留多少", "zh", book=book)
+    assert reply.part == "rl" and "DPO" not in reply.text and "vLLM" in reply.text
+    assert f"{summary['mem_per_gpu_gib']:.1f}" in reply.text
+
+
+def test_colocation_elsewhere_says_what_the_plan_assumed_and_that_nothing_is_on_record_there(book):
+    text, summary = _thread(book, "H100 vs renting: 16 GPUs, 13B continued pretraining, 500B tokens, 3 months, usd")
+    reply = follow_up(text, summary, "what about colocation in Europe? power price?", "en", book=book)
+    assert "already assumes" not in reply.text
+    hosting = next(s for s in reply.advice.plan.costs.price_sources if s["role"] == "hosting")
+    price = money(hosting["price"], hosting["currency"])
+    assert price in reply.text and "Nothing on the price record is for Europe" in reply.text
+    asked = follow_up(text, summary, "what colo price did you assume?", "en", book=book)
+    assert "per kW-month" in asked.text and hosting["as_of"] in asked.text
+
+
+def test_mfu_is_defined_with_the_plans_own_causes(book):
+    text, summary = _thread(book, "8B lora 2B tokens 5 days usd")
+    reply = follow_up(text, summary, "what's MFU and why is yours so high/low?", "en", book=book)
+    t = reply.advice.plan.estimate.throughput
+    assert reply.part == "mfu" and f"MFU is {round(t.mfu * 100)}%" in reply.text
+    assert "model FLOPs utilisation" in reply.text  # the definition follows
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "what depreciation did you assume, and what's it worth after 3 years?",
+        "should we finance the servers or lease them? what depreciation schedule?",
+    ],
+)
+def test_depreciation_has_its_own_answer_from_the_buy_figures(book, message):
+    text, summary = _thread(book, BUY)
+    reply = follow_up(text, summary, message, "en", book=book)
+    capex = reply.advice.plan.costs.buy_capex
+    assert reply.part == "depreciation" and "押" not in reply.text
+    # straight-line to 10% over 48 months: after 36 months 32.5% is left
+    assert money(capex * (1 - 0.9 * 36 / 48), "USD") in reply.text
+
+
+def test_a_wall_circuit_is_weighed_against_the_plans_draw_rounded(book):
+    text, summary = _thread(book, QWEN32_ON_3)
+    reply = follow_up(text, summary, "学校机房只有220V 功率够不够", "zh", book=book)
+    assert reply.part == "circuit" and "2.2 kW" in reply.text and "3.52 kW" in reply.text
+    assert "1.6875" not in reply.text
+    text, summary = _thread(book, MOE)  # an 8-GPU server at 10.2 kW: no wall circuit holds it
+    reply = follow_up(text, summary, "学校机房只有220V 功率够不够", "zh", book=book)
+    assert "不够" in reply.text and "三相" in reply.text
+
+
+def test_an_odd_count_says_what_tensor_and_pipeline_splits_need(book):
+    text, summary = _thread(book, QWEN32_ON_3)
+    reply = follow_up(text, summary, "3张卡可以吗，是不是要偶数", "zh", book=book)
+    # qwen2.5-32b: 40 heads, 8 KV heads, 64 layers; the plan is data parallel over 3
+    assert reply.part == "odd_count" and "奇偶都行" in reply.text and "40 个注意力头" in reply.text
+    assert "数据 3" in reply.text

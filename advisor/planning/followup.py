@@ -28,7 +28,7 @@ from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
-from advisor.planning import reasons
+from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.planning.rent import as_sold, job_months, rent_plan
 from advisor.request import fields
@@ -683,6 +683,13 @@ def follow_up(
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
+        if answered is not None:
+            return answered
+    # serving, RL, the power and colocation prices, MFU, depreciation, a wall circuit, an odd count:
+    # from the plan's numbers (a place named had read as a move to that market)
+    what = plan_answers.asked(message) if request_text and summary.get("gpu") else None
+    if what:
+        answered = _plan_answer(request_text, summary, what, message, reply_lang, book)
         if answered is not None:
             return answered
     if PRICE.search(message) and HAS_AMOUNT.search(message):
@@ -1599,6 +1606,52 @@ def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBo
     if data is None:
         return None
     text = render("reasons.txt.j2", lang, kind=what, r=data)
+    return FollowUp(kind="explain", lang=lang, advice=result, part=what, text=text)
+
+
+# The FAQ topic whose general answer follows the plan's numbers
+PLAN_ANSWER_TOPICS = {"hosting": "colocation_price", "mfu": "mfu_meaning", "depreciation": "depreciation_financing"}
+# "3张卡可以吗", "would 5 GPUs work?": the count asked
+COUNT_ASKED = re.compile(r"(\d+)\s*(?:张|块|个)?\s*(?:卡|显卡|gpus?|cards?)", re.I)
+
+
+def _plan_answer(
+    request_text: str, summary: dict, what: str, message: str, lang: str, book: PriceBook
+) -> FollowUp | None:
+    """A question the plan's numbers answer (advisor/planning/plan_answers.py), followed by the
+    FAQ's general answer where one belongs to it."""
+    result = advise(request_text, lang, book=book)
+    if result.plan is None:
+        return None
+    if what == "inference":
+        data = plan_answers.inference(result)
+    elif what == "rl":
+        data = plan_answers.rl(result)
+    elif what == "hosting":
+        data = plan_answers.hosting(result, book, message)
+    elif what == "mfu":
+        data = plan_answers.mfu(result)
+    elif what == "depreciation":
+        data = plan_answers.depreciation(result, message)
+    elif what == "circuit":
+        data = plan_answers.circuit(result, message)
+    else:
+        found = COUNT_ASKED.search(message)
+        count = int(found[1]) if found else result.plan.estimate.layout.gpu_count
+        on = None
+        if count != result.plan.estimate.layout.gpu_count:
+            try:
+                request, _ = parse_followup(request_text, f"{count} gpus on {result.plan.gpu}", lang)
+                on = advise_request(request, book).plan
+            except RequestError:
+                on = None
+        data = plan_answers.odd_count(result, count, on)
+    if data is None:
+        return None
+    text = render("plan_answers.txt.j2", lang, kind=what, r=data).strip()
+    topic = next((t for t in faq.topics() if t.id == PLAN_ANSWER_TOPICS.get(what)), None)
+    if topic is not None:
+        text = f"{text}\n\n{topic.answer_zh if lang == 'zh' else topic.answer_en}"
     return FollowUp(kind="explain", lang=lang, advice=result, part=what, text=text)
 
 

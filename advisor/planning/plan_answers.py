@@ -1,0 +1,361 @@
+"""Thread questions the plan's own numbers answer beyond its sections, as numbers for
+`templates/plan_answers.txt.j2`:
+
+- serving the model after training ("训练完还要部署推理，要多少卡"): not planned here, so a rough
+  sizing from the model's weights and KV cache at a stated context and concurrency, said as a guess;
+- RL after the fine-tune ("后面还要做GRPO，显存要留多少"): what the rollout engine and the reference
+  model add to the plan's memory per GPU;
+- the power and colocation prices the plan assumed, and what is on record for a place asked about
+  ("what colo price did you assume?", "colocation in Europe? power price?");
+- MFU, defined on the plan's own numbers and the causes its step breakdown gives;
+- the depreciation and residual value the buy figures use ("what's it worth after 3 years?");
+- a wall circuit ("学校机房只有220V 功率够不够") against the plan's power draw;
+- an odd GPU count ("3张卡可以吗，是不是要偶数"): what tensor and pipeline splits need, and the plan
+  on that count.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from advisor import catalog
+from advisor.market.owning import RESIDUAL_SHARE, USEFUL_LIFE_MONTHS, residual_at
+from advisor.market.prices import PriceBook
+from advisor.planning.advice import Advice
+from advisor.planning.engine_inputs import model_shape
+
+GIB = 2**30
+
+# Which question a message asks, first match wins.
+ASKED = (
+    (
+        "inference",
+        r"推理|部署|上线服务|\binference\b|\bserv(?:e|ing)\b.{0,30}\b(?:model|it|users?|requests?|traffic|gpus?)"
+        r"|\bdeploy\w*",
+    ),
+    # (the names beside Chinese: "做GRPO，" has no word boundary)
+    ("rl", r"(?<![a-z])(?:grpo|ppo|rlhf|rloo|dapo)(?![a-z])|reinforcement learning|强化学习|\brollouts?\b"),
+    (
+        "circuit",
+        r"(?<![\d.])(?:110|120|220|230|240)\s*v(?![a-z])|单相|民用电|(?:普通|家用|墙上的?)插座"
+        r"|\b(?:wall|household) (?:socket|outlet|circuit)",
+    ),
+    (
+        "hosting",
+        r"\bcolo(?:cation)?\b|托管费|托管价|机房托管|\bhosting (?:price|cost|rate|fee)|power price|electricity price"
+        r"|price of (?:power|electricity)|电价|电费单价|电费多少钱一度|\bper kwh\b|每度电",
+    ),
+    (
+        "depreciation",
+        r"depreciat\w*|折旧|残值|residual value|resale value|worth after|finance the servers|融资租赁|分期",
+    ),
+    # (the MFU asked alone, "what's the MFU?", is the time section's figure)
+    (
+        "mfu",
+        r"\bmfu\b.{0,40}\b(?:why|mean\w*|high|low|define|definition)\b|\b(?:why|how come)\b.{0,30}\bmfu\b"
+        r"|mfu.{0,12}(?:为什么|是什么|什么意思|怎么这么|偏低|偏高|这么低|这么高)|(?:为什么|为啥).{0,12}mfu",
+    ),
+    (
+        "odd_count",
+        r"偶数|奇数|\bodd (?:number|count)\b|\beven number\b|power of (?:2|two)|2的(?:幂|倍数|次方)"
+        r"|\b(?:3|5|7|9|three|five|seven) (?:gpus|cards)\b.{0,25}(?:ok|okay|work|possible|fine|enough)\b",
+    ),
+)
+
+# Serving (assumed, said as such): sequences of SERVE_CONTEXT tokens, SERVE_CONCURRENCY at once, and
+# vLLM's default share of each GPU's memory for weights and cache (`gpu_memory_utilization` 0.9,
+# vLLM engine arguments).
+SERVE_CONTEXT = 8192
+SERVE_CONCURRENCY = 16
+SERVE_MEMORY_SHARE = 0.9
+# bf16 weights and cache: 2 bytes an element
+BF16 = 2
+
+# Tokens in flight a GRPO rollout batch holds in its KV cache, as a unit of the reply (assumed:
+# e.g. 64 completions of 1,500 tokens; the reply scales per 100k)
+ROLLOUT_TOKENS = 100_000
+
+# A wall circuit: volts x amps, held to 80% for a load that runs for hours (the US NEC's rule for
+# continuous loads, 210.19(A) and 210.20(A): the circuit rated at 125% of the continuous load;
+# taken here for any single-phase circuit, assumed). Mainland China's sockets and plugs are rated
+# 10 A and 16 A (GB/T 2099.1, GB/T 1002).
+CIRCUIT_AMPS = (10, 16)
+CONTINUOUS_SHARE = 0.8
+# A three-phase feed at 380 V (line to line) 32 A, for a server past a wall circuit: sqrt(3) x V x A
+THREE_PHASE = (380, 32)
+
+# The places a hosting or power price may be asked for, as the regions on record may name them
+PLACES = (
+    ("Europe", r"europe|\beu\b|frankfurt|london|amsterdam|paris|dublin|germany|\buk\b|nordic|欧洲|德国|英国|法国|荷兰"),
+    ("US", r"\bus\b|\busa\b|america|virginia|美国"),
+    ("Hong Kong", r"hong kong|香港"),
+    ("CN", r"china|mainland|国内|中国"),
+)
+
+
+def asked(message: str) -> str | None:
+    """Which of these questions a message asks, if any."""
+    return next((what for what, words in ASKED if re.search(words, message or "", re.I)), None)
+
+
+def _kv_bytes_per_token(m) -> float:
+    """KV cache bytes a token holds over all layers in bf16: K and V, each KV head's head_dim per
+    layer (2 x layers x kv_heads x head_dim x 2 bytes); under multi-head latent attention the
+    compressed latent and the decoupled RoPE key per layer (DeepSeek-V2, section 2.1.3)."""
+    if m.mla_kv_lora_rank:
+        return m.layers * (m.mla_kv_lora_rank + m.mla_qk_rope_head_dim) * BF16
+    return 2 * m.layers * m.kv_heads * m.head_dim * BF16
+
+
+def _serving_gpus(m, gpu, gib: float) -> tuple[int, int | None]:
+    """GPUs that hold `gib` of weights and cache at SERVE_MEMORY_SHARE of each: a tensor parallel
+    degree vLLM runs (a power of two that divides the heads), else whole servers (pipeline across
+    them); the servers, or None within one."""
+    need = math.ceil(gib / (gpu.usable_memory_gib * SERVE_MEMORY_SHARE))
+    gpus = next((n for n in (1, 2, 4, 8) if n >= need and m.heads % n == 0 and n <= gpu.gpus_per_server), None)
+    if gpus is not None:
+        return gpus, None
+    servers = math.ceil(need / max(1, gpu.gpus_per_server))
+    return servers * max(1, gpu.gpus_per_server), servers
+
+
+def inference(result: Advice) -> dict | None:
+    """A rough serving size on the plan's GPU: bf16 weights plus the KV cache of SERVE_CONCURRENCY
+    sequences of SERVE_CONTEXT tokens, over SERVE_MEMORY_SHARE of each GPU, rounded up to a tensor
+    parallel degree that divides the attention heads."""
+    p = result.plan
+    if p is None:
+        return None
+    m = model_shape(result.request)
+    gpu = catalog.get_gpu(p.gpu)
+    weights = m.params_b * 1e9 * BF16 / GIB
+    kv_token = _kv_bytes_per_token(m)
+    kv = kv_token * SERVE_CONTEXT * SERVE_CONCURRENCY / GIB
+    per_gpu = gpu.usable_memory_gib * SERVE_MEMORY_SHARE
+    gpus, servers = _serving_gpus(m, gpu, weights + kv)
+    return {
+        "gpu": p.gpu,
+        "params_b": m.params_b,
+        "weights_gib": weights,
+        "kv_kib_per_token": kv_token / 1024,
+        "context": SERVE_CONTEXT,
+        "concurrency": SERVE_CONCURRENCY,
+        "kv_gib": kv,
+        "per_gpu_gib": per_gpu,
+        "share": SERVE_MEMORY_SHARE,
+        "gpus": gpus,
+        "servers": servers,
+        "train_gpus": p.estimate.layout.gpu_count,
+        "moe": bool(m.moe_experts),
+        "active_b": m.active_params_b,
+    }
+
+
+def rl(result: Advice) -> dict | None:
+    """What GRPO/PPO add to the plan's GPUs: the reference model (the weights as the plan shards
+    them; none with adapters, the base with the adapter off), the rollout engine's bf16 weights at
+    the plan's tensor degree, and the KV cache per ROLLOUT_TOKENS tokens in flight."""
+    p = result.plan
+    if p is None:
+        return None
+    e = p.estimate
+    m = model_shape(result.request)
+    peft = result.request.method in ("lora", "qlora")
+    tp = max(1, e.layout.tp)
+    rollout_weights = m.params_b * 1e9 * BF16 / tp / GIB
+    kv = _kv_bytes_per_token(m) * ROLLOUT_TOKENS / tp / GIB
+    free = max(0.0, e.usable_gib - e.memory.total)
+    gpu = catalog.get_gpu(p.gpu)
+    separate, _ = _serving_gpus(m, gpu, (m.params_b * 1e9 * BF16 + _kv_bytes_per_token(m) * ROLLOUT_TOKENS) / GIB)
+    return {
+        "gpu": p.gpu,
+        "count": e.layout.gpu_count,
+        "memory": e.memory.total,
+        "usable": e.usable_gib,
+        "free": free,
+        "peft": peft,
+        "reference": 0.0 if peft else e.memory.weights,
+        "tp": tp,
+        "rollout_weights": rollout_weights,
+        "rollout_tokens": ROLLOUT_TOKENS,
+        "kv": kv,
+        "colocated": rollout_weights + kv + (0.0 if peft else e.memory.weights),
+        "fits": rollout_weights + kv + (0.0 if peft else e.memory.weights) <= free,
+        "separate_gpus": separate,
+    }
+
+
+def _place(message: str) -> str | None:
+    return next((name for name, words in PLACES if re.search(words, message or "", re.I)), None)
+
+
+def _region_matches(region: str, place: str) -> bool:
+    words = dict(PLACES)[place]
+    return bool(re.search(words, region or "", re.I)) or region.lower() == place.lower()
+
+
+def hosting(result: Advice, book: PriceBook, message: str) -> dict | None:
+    """The electricity and hosting prices the plan's owning figures use, with their sources, and
+    for a place asked about the offers on record there (none: said, with the regions that are)."""
+    p = result.plan
+    if p is None:
+        return None
+    c = p.costs
+    sources = {s["role"]: s for s in c.price_sources}
+    place = _place(message)
+    everywhere = {
+        kind: [o for m in ("china", "global") for o in book.offers(kind, "", m)] for kind in ("hosting", "electricity")
+    }
+    there = (
+        {kind: [o for o in offers if _region_matches(o.region, place)] for kind, offers in everywhere.items()}
+        if place
+        else {}
+    )
+    kw = (p.infra.power_kw_per_node if p.infra else 0) * max(1, p.estimate.layout.nodes)
+    return {
+        "currency": c.currency,
+        "electricity": sources.get("electricity"),
+        "hosting": sources.get("hosting"),
+        "pue": c.pue,
+        "utilisation": c.owned_utilisation,
+        "power_year": c.power_cost_year,
+        "hosting_year": c.hosting_cost_year,
+        "kw": kw,
+        "place": place,
+        "there": there,
+        "hosting_regions": sorted({o.region for o in everywhere["hosting"] if o.region}),
+        "power_regions": sorted({o.region for o in everywhere["electricity"] if o.region}),
+    }
+
+
+def mfu(result: Advice) -> dict | None:
+    """The plan's MFU and its causes: the kernels' efficiency on one GPU, then the step's shares
+    that are not compute (the pipeline bubble, communication left exposed, offload copies), and
+    recompute, which runs FLOPs MFU does not count."""
+    p = result.plan
+    if p is None:
+        return None
+    t = p.estimate.throughput
+    step = t.step
+    gpu = catalog.get_gpu(p.gpu)
+    total = step.get("step_s") or 0.0
+
+    def share(key: str) -> float:
+        return step.get(key, 0.0) / total if total else 0.0
+
+    return {
+        "gpu": p.gpu,
+        "mfu": t.mfu,
+        "hfu": t.hfu,
+        "tokens_per_s": t.tokens_per_s_per_gpu,
+        "model_gflop": t.model_flops_per_token / 1e9,
+        "hardware_gflop": t.hardware_flops_per_token / 1e9,
+        "node": t.efficiency.get("node"),
+        "compute": share("compute_s"),
+        "bubble": share("bubble_s"),
+        "exposed": share("exposed_s"),
+        "offload": share("offload_s"),
+        "launch": share("launch_s"),
+        "recompute": 1 - t.model_flops_per_token / t.hardware_flops_per_token if t.hardware_flops_per_token else 0.0,
+        "consumer": bool(gpu.consumer),
+        "count": p.estimate.layout.gpu_count,
+    }
+
+
+def depreciation(result: Advice, message: str) -> dict | None:
+    """The straight-line depreciation and residual value the plan's buy figures use, and what the
+    servers are worth after the years asked (three when none is said)."""
+    p = result.plan
+    if p is None or not p.costs.buy_capex:
+        return None
+    c = p.costs
+    found = re.search(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?(?:years?|yrs?|年)", message or "", re.I)
+    years = float(found[1]) if found else 3.0
+    life = USEFUL_LIFE_MONTHS[0]
+    return {
+        "currency": c.currency,
+        "capex": c.buy_capex,
+        "life_months": life,
+        "life_high_months": USEFUL_LIFE_MONTHS[1],
+        "residual_share": RESIDUAL_SHARE,
+        "per_month": c.buy_capex * (1 - RESIDUAL_SHARE) / life,
+        "years": years,
+        "worth": residual_at(c.buy_capex, years * 12),
+        "worth_share": residual_at(1.0, years * 12),
+        "decision": c.decision,
+        "breakeven": c.breakeven_months,
+    }
+
+
+def circuit(result: Advice, message: str) -> dict | None:
+    """A single-phase circuit at the volts asked (220 V when none is said) at 10 A and 16 A,
+    against the plan's draw: per server (or workstation) and in all."""
+    p = result.plan
+    if p is None or not p.infra:
+        return None
+    found = re.search(r"(?<![\d.])(\d{3})\s*v(?![a-z])", message or "", re.I)
+    volts = int(found[1]) if found else 220
+    per_node = p.infra.power_kw_per_node
+    nodes = max(1, p.estimate.layout.nodes)
+    circuits = [
+        {
+            "amps": a,
+            "kw": volts * a / 1000,
+            "continuous": volts * a * CONTINUOUS_SHARE / 1000,
+            "needed": math.ceil(per_node * nodes / (volts * a * CONTINUOUS_SHARE / 1000)),
+        }
+        for a in CIRCUIT_AMPS
+    ]
+    v3, a3 = THREE_PHASE
+    return {
+        "volts": volts,
+        "per_node": per_node,
+        "nodes": nodes,
+        "total": per_node * nodes,
+        "workstation": bool(p.infra.reasons.get("power", {}).get("workstation")),
+        "circuits": circuits,
+        "share": CONTINUOUS_SHARE,
+        "three_phase": {"volts": v3, "amps": a3, "kw": math.sqrt(3) * v3 * a3 / 1000},
+    }
+
+
+def odd_count(result: Advice, count: int, on_count) -> dict | None:
+    """What `count` GPUs allow: data parallel (ZeRO, FSDP) on any count; tensor parallel only where
+    the count divides the attention and KV heads (Megatron-Core and vLLM require it); pipeline
+    stages where it divides the layers (an uneven split needs the framework's own option). With
+    `on_count`, the plan on that many of the plan's GPUs."""
+    p = result.plan
+    if p is None:
+        return None
+    m = model_shape(result.request)
+    lay = p.estimate.layout
+    return {
+        "count": count,
+        "gpu": p.gpu,
+        "heads": m.heads,
+        "kv_heads": m.kv_heads,
+        "layers": m.layers,
+        "tp_ok": m.heads % count == 0 and m.kv_heads % count == 0,
+        "pp_ok": m.layers % count == 0,
+        "plan_count": lay.gpu_count,
+        "plan_tp": lay.tp,
+        "plan_pp": lay.pp,
+        "plan_dp": lay.dp,
+        "zero": lay.zero_stage,
+        "on": None
+        if on_count is None
+        else {
+            "count": on_count.estimate.layout.gpu_count,
+            "tp": on_count.estimate.layout.tp,
+            "pp": on_count.estimate.layout.pp,
+            "dp": on_count.estimate.layout.dp,
+            "zero": on_count.estimate.layout.zero_stage,
+            "days": on_count.days,
+            "rent": on_count.rent,
+            "currency": on_count.costs.currency,
+            "fits": on_count.estimate.fits,
+            "memory": on_count.estimate.memory.total,
+            "usable": on_count.estimate.usable_gib,
+        },
+    }
