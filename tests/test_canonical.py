@@ -48,7 +48,7 @@ WRITTEN_BACK = {
         "235B-A22B pretrain 1T tokens 30d 64x H100 tp 4 expert parallel 8 etp 1"
     ),
     "235B-A22B 预训练 1T tokens 30天 64xH100 张量并行4 专家并行8 专家张量并行4": (
-        "235B-A22B 预训练 1万亿词元 30天 64张H100 张量并行4 专家并行8 专家张量并行4"
+        "235B-A22B 预训练 1万亿token 30天 64张H100 张量并行4 专家并行8 专家张量并行4"
     ),
     "70B lora 50k samples 2 epochs 36h $20k usd": "70B lora 50k samples 2 epochs 1.5d usd budget 20k",
     "70B 1TB 14d yearly buy keep it busy 24 months 60% use": (

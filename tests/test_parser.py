@@ -2052,3 +2052,28 @@ def test_in_house_data_and_a_customers_cards_are_not_the_teams_cards(text):
         assert not parse(text).owned
     except RequestError as e:
         assert e.kind == "unknown_word"  # someone else's GPUs bend the plan: refused
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7B 全量微调 10万条 经费10万 用什么卡比较划算",
+        "课题组经费大概10万块，想全参微调一个7B的模型，sft数据10万条，用什么卡比较划算？租还是买？",
+        "7B 全量微调 10万条 选哪种卡合适",
+    ],
+)
+def test_which_gpu_asked_is_the_question_the_plan_answers(text):
+    req = parse(text)
+    assert req.gpu is None and req.params_b == 7
+
+
+@pytest.mark.parametrize(
+    "text, days",
+    [
+        ("70B full finetune 200B tokens over the year usd", 365),
+        ("7B lora 1B tokens within the next month", 30),
+        ("7B lora 1B tokens in the coming week", 7),
+    ],
+)
+def test_the_unit_named_with_the_is_one_of_it(text, days):
+    assert parse(text).deadline_days == days

@@ -1237,6 +1237,12 @@ class _Parse:
             rf"|{L}any\s+(?:gpus?|cards?|gpu\s+type|number\s+of\s+gpus){R}",
             lambda m: None,
         )
+        # "用什么卡比较划算", "选哪种卡合适", "买啥显卡": which GPU is the question the plan answers
+        sc.take(
+            r"(?:用|选|买|租|上)?\s*(?:什么|哪种|哪个|哪款|哪类|啥)\s*(?:显卡|卡型|型号|卡|gpu)"
+            r"(?:\s*(?:比较|最|更)?\s*(?:划算|便宜|合适|好|省钱))?",
+            lambda m: None,
+        )
         # who the team is ("we are a 40-person startup", "我们是40人的创业公司"): read past and said,
         # before any rule takes its number as a count of GPUs or data
         sc.take(
@@ -2432,6 +2438,11 @@ class _Parse:
             rf"{L}(?:over|across|spread\s+over)"
             rf"(?=\s+(?:\d|a\s|an\s|the\s+next|{EN_NUM})[^,;]*?(?:{_all(units, 'en')}){R})",
             lambda m: None,
+        )
+        # "over the year", "within the next month": one of that unit
+        self.scan.take(
+            rf"{L}(?:over|across|within|in)\s+the\s+(?:next\s+|coming\s+)?(year|month|week){R}",
+            lambda m: deadline(1, m[1], m[0], False),
         )
         # a ceiling on the time is the deadline: "in less than a week", "under 10 days", "不超过两周"
         self.scan.take(
