@@ -231,10 +231,11 @@ def test_an_empty_question_is_input_it_cannot_use(cli, text):
 
 
 def test_an_offloading_plan_says_why_no_hourly_offer_rents_it_and_what_does_not_fit(cli):
-    """8 H800 for a 70B full fine-tune offload about 122 GB a GPU to the host, more than the
-    cloud instances on record give a GPU: the monthly lease's warning says so. A plan that the
-    cards hold but the servers' RAM does not says which of the two is short."""
-    out = cli("ask", "70B full-finetune 0.1B tokens on 8xH800")
+    """8 H800 for a 70B full fine-tune on DeepSpeed offload about 122 GB a GPU to the host (its
+    gradients too), more than the cloud instances on record give a GPU: the monthly lease's
+    warning says so. A plan that the cards hold but the servers' RAM does not says which of the
+    two is short."""
+    out = cli("ask", "70B full-finetune 0.1B tokens on 8xH800 deepspeed")
     assert out.returncode == 0
     assert re.search(r"at most 120 GB of host memory a GPU, and this plan offloads about 1\d\d GB", out.stdout)
     short = cli("ask", "qwen3-235b-a22b full-finetune 50k samples on 8xH20")

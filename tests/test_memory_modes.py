@@ -615,7 +615,7 @@ def test_experts_split_over_the_tensor_ranks_keep_every_token_routed_to_them():
     lay = _layout(gpu_count=32, nodes=4, tp=8, pp=2, dp=2, zero_stage=1, recompute="none", framework=MEGATRON)
     lay = lay.model_copy(update={"pipeline_schedule": "1f1b", "global_batch": 64})
     assert expert_gather_bytes_per_token(mixtral, setup, lay) == 7 * 2 * 2 * 4096
-    assert expert_gather_bytes_per_token(mixtral, setup, lay.model_copy(update={"ep": 2})) == 0
+    assert expert_gather_bytes_per_token(mixtral, setup, lay.model_copy(update={"ep": 2, "expert_tp": 1})) == 0
     with_gather = estimate_memory(mixtral, setup, lay, H100).activations * GIB
     per_token = layer_activation_bytes_per_token(mixtral, 4096, "bf16", "none", True)
     logits = 4096 * mixtral.vocab * (2 + MEGATRON_LOSS_BYTES) / 8
