@@ -341,6 +341,8 @@ def parallel_splits(
                 if pin.ep
                 else [1]
                 if setup.method == "qlora" or offload == "all"
+                else sorted({1, *expert_degrees(m, dp, max(1, per_node // tp), tp)})
+                if offload != "none"  # ZeRO-Offload's data parallel beside Megatron's experts spread
                 else expert_degrees(m, dp, max(1, per_node // tp), tp)
             )
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):

@@ -1308,7 +1308,7 @@ class _Parse:
         # size, a unit of data, a currency): "2-3 days", "3-6月" and "4-8卡" stay the rules' own
         after = rf"(?=\s*(?:{data_units}|{money}|参数|模型|params?|parameters)|(?<=[bmtkw万千亿])(?![a-z0-9]))"
         self.scan.take(
-            rf"(?<![a-z0-9.\-/])(?P<sym>{sign})?\s*(?P<gone>(?P<lo>{NUM})\s*(?P<lu>{scale})?\s*(?:-|–|~|～|到|至|\s+to\s+)"
+            rf"(?<![a-z0-9._\-/])(?P<sym>{sign})?\s*(?P<gone>(?P<lo>{NUM})\s*(?P<lu>{scale})?\s*(?:-|–|~|～|到|至|\s+to\s+)"
             # one sign stays before the upper end: "$10k-$20k" is read "$20k", "10k-$20k" too
             rf"\s*(?(sym)(?:{sign})?))\s*(?P<sym2>(?(sym)|(?:{sign})))?\s*(?P<hi>{NUM})\s*(?P<hu>{scale})?{after}",
             self._range,
