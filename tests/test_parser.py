@@ -2077,3 +2077,11 @@ def test_which_gpu_asked_is_the_question_the_plan_answers(text):
 )
 def test_the_unit_named_with_the_is_one_of_it(text, days):
     assert parse(text).deadline_days == days
+
+
+def test_a_card_named_after_a_hardware_word_keeps_the_market_word_after_it():
+    # "用4090 usd" had been a budget of $4,090 and no GPU
+    for text in ("13B full finetune 10B tokens 用4090 usd", "13B full finetune 10B tokens on 4090 usd"):
+        req = parse(text)
+        assert req.gpu == "RTX4090-24GB" and req.budget is None
+    assert parse("13B full finetune 10B tokens budget 4090 usd").budget.amount == 4090
