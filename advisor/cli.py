@@ -7,6 +7,7 @@ stderr, no traceback), 1 anything else.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -405,9 +406,9 @@ def cmd_clock(args) -> int:
     logs.setup()
     from bot import heartbeats
 
-    heartbeats.start("clock")
-    interval = float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
-    digests.clock(clients.for_workspaces(settings), interval=interval)
+    interval = digests.interval_s()
+    beat = heartbeats.start("clock", rounds_every=interval)
+    digests.clock(clients.for_workspaces(settings), interval=interval, on_round=beat.round_done)
     return 0
 
 
@@ -445,10 +446,7 @@ def cmd_health(args) -> int:
             problem = phrase("en", "database_unreachable", err.parts(), file="cli").removeprefix("gpu-advisor: ")
         except sa.exc.DBAPIError as err:
             problem = f"the database did not answer: {type(err.orig or err).__name__}"
-    live: dict[str, int] = {}
-    for p in found:
-        if p.well:
-            live[p.kind] = live.get(p.kind, 0) + 1
+    live = heartbeats.live_of(found)
     verdicts = [(kind, n, live.get(kind, 0) >= n) for kind, n in needs]
     ok = problem is None and all(v[2] for v in verdicts)
     if args.json:
@@ -467,6 +465,7 @@ def cmd_health(args) -> int:
                         "seen_s_ago": round(p.now - p.last_seen, 1),
                         "live": p.live,
                         "problem": p.problem,
+                        "last_round": p.last_round(),
                     }
                     for p in found
                 ],
@@ -476,7 +475,9 @@ def cmd_health(args) -> int:
     else:
         from advisor.text.render import render
 
-        print(render("health.txt.j2", "en", where=where, problem=problem, processes=found, live=live, needs=verdicts))
+        # A clock whose rounds fail or stopped shows that as its problem (the template shows one)
+        shown = [dataclasses.replace(p, problem="; ".join(filter(None, (p.problem, p.round_trouble)))) for p in found]
+        print(render("health.txt.j2", "en", where=where, problem=problem, processes=shown, live=live, needs=verdicts))
     return 0 if ok else 1
 
 

@@ -168,6 +168,11 @@ sa.Table(
     sa.Column("last_seen", sa.Float, nullable=False),
     sa.Column("every_s", sa.Float, nullable=False),
     sa.Column("problem", sa.Text, nullable=False, server_default=""),
+    # A clock's digest rounds: when the last one ended (the database's clock; NULL before the
+    # first), its pace, and what went wrong in it ('' when nothing). NULL pace: not a clock.
+    sa.Column("round_at", sa.Float),
+    sa.Column("round_every_s", sa.Float),
+    sa.Column("round_problem", sa.Text),
 )
 sa.Table(
     "digest_now",

@@ -309,9 +309,11 @@ def deliver(
     problems: list[str] | None = None,
     force: bool = False,
     day: str | None = None,
+    failed: list[str] | None = None,
 ) -> bool:
     """Post `date`'s digest (the newest snapshot's) to the channel, once for the calendar `day`
-    (today in the subscription's time zone): whatever is imported that day, one digest."""
+    (today in the subscription's time zone): whatever is imported that day, one digest. A post
+    Slack refused or that failed adds its error to `failed`."""
     now = time.time()
     day = day or calendar_day(sub)
     verdict = claim(sub.workspace, sub.channel, day, now) if not force else "new"
@@ -343,6 +345,8 @@ def deliver(
         )
     except Exception as err:
         log.warning("digest to %s failed: %s", sub.channel, _error_name(err))
+        if failed is not None:
+            failed.append(_error_name(err))
         if not force:
             _finish(sub.workspace, sub.channel, day, False)
         return False
@@ -389,9 +393,11 @@ def post_due(
     date: str | None = None,
     ignore_time: bool = False,
     problems: list[str] | None = None,
+    failed: list[str] | None = None,
 ) -> int:
     """Post the digest to every subscribed channel whose time has come today (every channel with
-    `ignore_time`), once per channel and date; returns how many were posted.
+    `ignore_time`), once per channel and date; returns how many were posted (the errors of those
+    that failed go to `failed`).
     `client_for(workspace)` gives a WebClient for that workspace (bot/clients.py for_workspaces)."""
     now = now or dt.datetime.now(TZ)
     if now.tzinfo is None:
@@ -403,7 +409,7 @@ def post_due(
         if not ignore_time and local.strftime("%H:%M") < sub.post_time:
             continue
         client = client_for(sub.workspace)
-        if client is not None and deliver(client, sub, date, problems, day=local.date().isoformat()):
+        if client is not None and deliver(client, sub, date, problems, day=local.date().isoformat(), failed=failed):
             sent += 1
     return sent
 
@@ -458,18 +464,37 @@ def _fetch_once(feeds: list[str], today: str) -> list[str] | None:
     return problems
 
 
-def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[str] | None = None) -> None:
+def interval_s() -> float:
+    """Seconds between the clock's rounds (GPU_ADVISOR_CLOCK_INTERVAL_S)."""
+    return float(os.environ.get("GPU_ADVISOR_CLOCK_INTERVAL_S") or 30)
+
+
+def clock(
+    client_for: ClientFor,
+    interval: float | None = None,
+    stop=None,
+    feeds: list[str] | None = None,
+    on_round: Callable[[str], object] | None = None,
+) -> None:
     """The scheduler process (the Procfile's `clock`): every `interval` seconds fetch the price
     feeds once a day and post what is due. `stop` (a threading.Event) ends it. Several clocks
     on one store fetch each day's feeds once (`claim_fetch`), and a clock whose fellow is still
-    fetching waits for it before posting, so every digest of the day reads the same prices."""
+    fetching waits for it before posting, so every digest of the day reads the same prices.
+    `on_round` hears how each round ended ('' when well; its heartbeat records it, bot/heartbeats.py):
+    a round fails when the fetch or the digest run raised, or while the last round that tried to
+    post tried and posted nothing (Slack or the token down; the rounds between, whose channels
+    wait out their backoff, try nothing and say so too). One channel that refuses (the bot
+    removed from it) does not fail a round that posted to others."""
+    interval = interval_s() if interval is None else interval
     feeds = feeds if feeds is not None else configured_feeds()
     fetched_on: str | None = None
     problems: list[str] = []
+    posting = ""  # what the last round that tried to post found: '' when it posted one
     log.info("clock %s:%d started (store %s)", os.uname().nodename, os.getpid(), dbmod.redact(dbmod.database_url()))
     while stop is None or not stop.is_set():
         today = dt.datetime.now(TZ).date().isoformat()
         waiting = False
+        went_wrong: list[str] = []
         if feeds and fetched_on != today:
             try:
                 found = _fetch_once(feeds, today)
@@ -479,15 +504,25 @@ def clock(client_for: ClientFor, interval: float = 30.0, stop=None, feeds: list[
                     problems, fetched_on = found, today
             except sa.exc.DBAPIError as err:  # the database is away (a restart): the next round
                 log.warning("price fetch: database %s", type(err.orig or err).__name__)
-            except Exception:  # the clock lives on: the next round tries again
+                went_wrong.append(f"price fetch: database {type(err.orig or err).__name__}")
+            except Exception as err:  # the clock lives on: the next round tries again
                 log.exception("price fetch failed")
+                went_wrong.append(f"price fetch failed: {type(err).__name__}")
         try:
             if not waiting:
-                post_due(client_for, problems=problems)
+                failed: list[str] = []
+                if post_due(client_for, problems=problems, failed=failed):
+                    posting = ""
+                elif failed:
+                    posting = f"none of the {len(failed)} digests due was posted ({failed[-1]})"
         except sa.exc.DBAPIError as err:
             log.warning("digest run: database %s", type(err.orig or err).__name__)
-        except Exception:
+            went_wrong.append(f"digest run: database {type(err.orig or err).__name__}")
+        except Exception as err:
             log.exception("digest run failed")
+            went_wrong.append(f"digest run failed: {type(err).__name__}")
+        if on_round is not None:
+            on_round("; ".join(filter(None, [*went_wrong, posting])))
         if stop is not None:
             stop.wait(interval)
         else:

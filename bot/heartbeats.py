@@ -7,7 +7,12 @@ database's clock (no host's clock counts, as for job leases), the pace it promis
 wrong with it now ('' when nothing: a `work` whose planning process died, or whose dispatcher
 stopped going round, still beats and says so). A process is live while its row is younger than
 three of its beats; a `work` that stops on SIGTERM deletes its row, one killed goes quiet. Rows
-quiet for a day are pruned by any process that beats. No row holds a secret."""
+quiet for a day are pruned by any process that beats. No row holds a secret.
+
+A clock also records each digest round as it ends (`round_done`): when, in the database's clock,
+and what went wrong ('' when nothing). A clock is well only while its last round went well and
+ended within its interval plus GPU_ADVISOR_CLOCK_GRACE_S (counted from its start before the
+first), so a clock that beats but can no longer post is not counted."""
 
 from __future__ import annotations
 
@@ -27,10 +32,18 @@ LIVE_BEATS = 3  # a row younger than this many of its beats is a live process
 KEEP_S = 86400  # quiet rows are pruned after a day
 PRUNE_EVERY = 100  # beats between prunes
 KINDS = ("serve", "work", "clock", "socket")
+# How late a clock's round may be past its interval. Assumed: a round posts every due channel
+# one Web API call after another (each up to GPU_ADVISOR_SLACK_TIMEOUT, 30 s) and fetches the
+# day's feeds first, so minutes, not seconds.
+DEFAULT_ROUND_GRACE_S = 300.0
 
 
 def every_s() -> float:
     return float(os.environ.get("GPU_ADVISOR_HEARTBEAT_S") or DEFAULT_EVERY_S)
+
+
+def round_grace_s() -> float:
+    return float(os.environ.get("GPU_ADVISOR_CLOCK_GRACE_S") or DEFAULT_ROUND_GRACE_S)
 
 
 @dataclass(frozen=True)
@@ -43,14 +56,42 @@ class Process:
     every_s: float
     problem: str
     now: float  # the database's clock when read
+    round_at: float | None = None
+    round_every_s: float | None = None  # None: not a process with rounds
+    round_problem: str | None = None
 
     @property
     def live(self) -> bool:
         return self.now - self.last_seen <= LIVE_BEATS * self.every_s
 
     @property
+    def round_trouble(self) -> str:
+        """What is wrong with this clock's rounds: its last failed, or none ended for longer than
+        its interval and the grace; '' when nothing (and for processes without rounds)."""
+        if self.round_every_s is None:
+            return ""
+        if self.round_problem:
+            return f"last digest round failed: {self.round_problem}"
+        since = self.now - (self.round_at if self.round_at is not None else self.started_at)
+        if since > self.round_every_s + round_grace_s():
+            first = " since it started" if self.round_at is None else ""
+            return f"no digest round ended for {since:.0f} s{first} (every {self.round_every_s:g} s)"
+        return ""
+
+    @property
     def well(self) -> bool:
-        return self.live and not self.problem
+        return self.live and not self.problem and not self.round_trouble
+
+    def last_round(self) -> dict | None:
+        """The last round, for `health --json` and /healthz (None: a process without rounds)."""
+        if self.round_every_s is None:
+            return None
+        return {
+            "s_ago": None if self.round_at is None else round(self.now - self.round_at, 1),
+            "every_s": self.round_every_s,
+            "ok": not self.round_trouble,
+            "problem": self.round_trouble,
+        }
 
     @property
     def name(self) -> str:
@@ -60,9 +101,16 @@ class Process:
 class Heartbeat:
     """This process's row, written every `every` seconds by a daemon thread once started."""
 
-    def __init__(self, kind: str, check: Callable[[], str] | None = None, every: float | None = None):
+    def __init__(
+        self,
+        kind: str,
+        check: Callable[[], str] | None = None,
+        every: float | None = None,
+        rounds_every: float | None = None,
+    ):
         self.kind, self.check = kind, check
         self.every = every or every_s()
+        self.rounds_every = rounds_every  # a clock's round interval
         self.host, self.pid = os.uname().nodename, os.getpid()
         # host:pid alone could repeat (containers that share a host name, each with its pid 1)
         self.id = f"{self.host}:{self.pid}:{kind}:{uuid.uuid4().hex[:8]}"
@@ -90,12 +138,7 @@ class Heartbeat:
         try:
             with dbmod.Database() as db:
                 now = db.now_sql()
-                db.execute(
-                    f"INSERT INTO {TABLE} (id, kind, host, pid, started_at, last_seen, every_s, problem)"
-                    f" VALUES (?, ?, ?, ?, {now}, {now}, ?, ?) ON CONFLICT (id) DO UPDATE SET"
-                    " last_seen = excluded.last_seen, every_s = excluded.every_s, problem = excluded.problem",
-                    [self.id, self.kind, self.host, self.pid, self.every, self._problem()],
-                )
+                self._upsert(db, now)
                 if self._beats % PRUNE_EVERY == 0:
                     db.execute(f"DELETE FROM {TABLE} WHERE last_seen < {now} - ?", [KEEP_S])
         except Exception as err:
@@ -109,6 +152,32 @@ class Heartbeat:
         self._beats += 1
         return True
 
+    def _upsert(self, db: dbmod.Database, now: str, round_problem: str | None = None) -> None:
+        """This process's row, seen now; with `round_problem`, a round that ended now too."""
+        sets = "last_seen = excluded.last_seen, every_s = excluded.every_s, problem = excluded.problem, "
+        sets += "round_every_s = excluded.round_every_s"
+        ended = "NULL"
+        if round_problem is not None:
+            ended = now
+            sets += ", round_at = excluded.round_at, round_problem = excluded.round_problem"
+        db.execute(
+            f"INSERT INTO {TABLE} (id, kind, host, pid, started_at, last_seen, every_s, problem, round_at,"
+            f" round_every_s, round_problem) VALUES (?, ?, ?, ?, {now}, {now}, ?, ?, {ended}, ?, ?)"
+            f" ON CONFLICT (id) DO UPDATE SET {sets}",
+            [self.id, self.kind, self.host, self.pid, self.every, self._problem(), self.rounds_every, round_problem],
+        )
+
+    def round_done(self, problem: str = "") -> bool:
+        """A clock's round ended now, well ('') or with `problem`; False when the store did not
+        take it (then the round's time grows old and `health --need clock` fails after the grace)."""
+        try:
+            with dbmod.Database() as db:
+                self._upsert(db, db.now_sql(), problem[:200])
+        except Exception as err:
+            log.warning("%s %s:%d: round not recorded: %s", self.kind, self.host, self.pid, type(err).__name__)
+            return False
+        return True
+
     def stop(self) -> None:
         """A clean stop: the row goes at once (a supervisor asking then sees the process gone)."""
         self._stop.set()
@@ -119,27 +188,43 @@ class Heartbeat:
             log.warning("%s: heartbeat row not removed: %s", self.kind, type(err).__name__)
 
 
-def start(kind: str, check: Callable[[], str] | None = None) -> Heartbeat:
-    """Beat for this process from now on (the schema is current: every process migrates first)."""
-    return Heartbeat(kind, check).start()
+def start(kind: str, check: Callable[[], str] | None = None, rounds_every: float | None = None) -> Heartbeat:
+    """Beat for this process from now on (the schema is current: every process migrates first);
+    a clock gives its round interval and reports each round (`Heartbeat.round_done`)."""
+    return Heartbeat(kind, check, rounds_every=rounds_every).start()
 
 
-def processes(db: dbmod.Database, within_s: float = 3600.0) -> list[Process]:
+# Rows read to find the live ones: any beat slower than a third of this would be missed.
+LIVE_WITHIN_S = 3600.0
+
+
+def processes(db: dbmod.Database, within_s: float = LIVE_WITHIN_S) -> list[Process]:
     """The processes seen within `within_s` seconds (live or gone quiet), newest kind by kind."""
     now = db.now_sql()
     rows = db.execute(
-        f"SELECT kind, host, pid, started_at, last_seen, every_s, problem, {now} FROM {TABLE}"
+        f"SELECT kind, host, pid, started_at, last_seen, every_s, problem, {now}, round_at, round_every_s,"
+        f" round_problem FROM {TABLE}"
         f" WHERE last_seen >= {now} - ? ORDER BY kind, host, pid",
         [within_s],
     ).fetchall()
     return [Process(*row) for row in rows]
 
 
+def live_of(found: list[Process]) -> dict[str, int]:
+    """How many of `found` are live and well, kind by kind."""
+    counts: dict[str, int] = {}
+    for p in found:
+        if p.well:
+            counts[p.kind] = counts.get(p.kind, 0) + 1
+    return counts
+
+
 def live_counts(db: dbmod.Database) -> dict[str, int]:
-    """How many processes of each kind are live and well now (for /healthz): one query."""
-    now = db.now_sql()
-    rows = db.execute(
-        f"SELECT kind, COUNT(*) FROM {TABLE} WHERE last_seen >= {now} - {LIVE_BEATS} * every_s AND problem = ''"
-        " GROUP BY kind"
-    ).fetchall()
-    return {str(kind): int(n) for kind, n in rows}
+    """How many processes of each kind are live and well now: one query."""
+    return live_of(processes(db))
+
+
+def clock_rounds(found: list[Process]) -> list[dict]:
+    """The last rounds of the live clocks among `found` (for /healthz): host, pid, and
+    `Process.last_round`."""
+    return [{"host": p.host, "pid": p.pid, **p.last_round()} for p in found if p.live and p.round_every_s is not None]

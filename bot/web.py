@@ -77,18 +77,29 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         # --no-plan` host's answers wait for `work` processes.
         try:
             with dbmod.Database(dispatcher.store()._url()) as db:
-                live = heartbeats.live_counts(db)
+                found = heartbeats.processes(db)
         except Exception:  # the store just answered the ping: a moment's fault, said as unknown
-            live = None
-        return {"ok": True, "host": os.uname().nodename, "live": live}
+            return {"ok": True, "host": os.uname().nodename, "live": None, "clocks": None}
+        # The clocks' last digest rounds are shown, not judged here: a clock that fails to post
+        # is no reason to take this web host out of a load balancer (`health --need clock` is).
+        return {
+            "ok": True,
+            "host": os.uname().nodename,
+            "live": heartbeats.live_of(found),
+            "clocks": heartbeats.clock_rounds(found),
+        }
 
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one
         # worker only (WEB_CONCURRENCY=1); the SQLite claims still prevent double posts.
+        beat = heartbeats.start("clock", rounds_every=digests.interval_s())
         threading.Thread(
-            target=digests.clock, args=(clients.for_workspaces(settings),), name="gpu-advisor-clock", daemon=True
+            target=digests.clock,
+            args=(clients.for_workspaces(settings),),
+            kwargs={"on_round": beat.round_done},
+            name="gpu-advisor-clock",
+            daemon=True,
         ).start()
-        heartbeats.start("clock")
     return web
 
 

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -65,6 +66,120 @@ def test_heartbeats_say_which_processes_are_live_and_well(database, cli):
     assert heartbeats.Heartbeat("serve", every=60).beat()
     with dbmod.Database() as db:
         assert db.execute("SELECT COUNT(*) FROM process_heartbeats WHERE problem <> ''").fetchone()[0] == 0
+
+
+def test_a_clock_is_well_while_its_digest_rounds_go_well_and_keep_coming(database, cli, monkeypatch):
+    from advisor import db as dbmod
+    from bot import heartbeats
+
+    monkeypatch.setenv("GPU_ADVISOR_CLOCK_GRACE_S", "20")
+    assert cli("migrate").returncode == 0
+    clock = heartbeats.Heartbeat("clock", every=60, rounds_every=30)
+    work = heartbeats.Heartbeat("work", every=60)
+    assert clock.beat() and work.beat()
+
+    def report():
+        done = cli("health", "--need", "clock", "--json")
+        rounds = [p["last_round"] for p in json.loads(done.stdout)["processes"]]
+        return done.returncode, rounds
+
+    # just started, no round yet: well until its interval and the grace have passed
+    assert report() == (0, [{"s_ago": None, "every_s": 30.0, "ok": True, "problem": ""}, None])
+    assert clock.round_done("")
+    code, (last, _) = report()
+    assert code == 0 and last["ok"] and 0 <= last["s_ago"] < 10
+    assert clock.round_done("digest run: database OperationalError")
+    code, (last, _) = report()
+    assert (
+        code == 1
+        and not last["ok"]
+        and last["problem"] == "last digest round failed: digest run: database OperationalError"
+    )
+    code, out = _health(cli, "--need", "clock")
+    assert code == 1 and "PROBLEM: last digest round failed: digest run: database OperationalError" in out
+    assert "live and well: work 1" in out and "need clock 1: MISSING (0 live and well)" in out
+    with dbmod.Database() as db:
+        assert heartbeats.live_counts(db) == {"work": 1}
+        assert [(r["pid"], r["ok"]) for r in heartbeats.clock_rounds(heartbeats.processes(db))] == [
+            (os.getpid(), False)
+        ]
+    assert clock.round_done("") and report()[0] == 0
+    # beating still, but its last round ended longer ago than its interval and the grace
+    with dbmod.Database() as db:
+        db.execute("UPDATE process_heartbeats SET round_at = round_at - 51 WHERE kind = 'clock'")
+    code, (last, _) = report()
+    assert code == 1 and last["problem"].startswith("no digest round ended for 5") and "(every 30 s)" in last["problem"]
+    # no round at all since it started, longer ago than that
+    with dbmod.Database() as db:
+        db.execute("UPDATE process_heartbeats SET round_at = NULL, started_at = started_at - 51 WHERE kind = 'clock'")
+    code, (last, _) = report()
+    assert code == 1 and last["s_ago"] is None and "since it started" in last["problem"]
+    monkeypatch.setenv("GPU_ADVISOR_CLOCK_GRACE_S", "100")
+    assert report()[0] == 0  # within the grace after all
+
+
+def test_a_store_made_before_clock_rounds_gets_their_columns_with_its_rows(database, cli):
+    """A store at revision 0007 (process_heartbeats without the round columns, a row in it):
+    `migrate` adds them and keeps the row, on both engines."""
+    from advisor import db as dbmod
+    from bot import heartbeats
+
+    assert cli("migrate").returncode == 0
+    assert heartbeats.Heartbeat("work", every=60).beat()
+    with dbmod.Database() as db:
+        for column in ("round_at", "round_every_s", "round_problem"):
+            db.execute(f"ALTER TABLE process_heartbeats DROP COLUMN {column}")
+        db.execute("UPDATE alembic_version SET version_num = '0007'")
+    done = cli("migrate")
+    assert done.returncode == 0 and "from 0007 to revision 0008" in done.stderr, done.stderr
+    with dbmod.Database() as db:
+        (work,) = heartbeats.processes(db)
+    assert work.kind == "work" and work.round_every_s is None and work.well
+
+
+def test_the_clock_says_how_each_round_ended(database, fake_slack, monkeypatch):
+    """A real clock on the store, posting to the fake Slack: a round that posts is well; rounds
+    after one whose every due post Slack refused say so until one posts again; a store that does
+    not answer fails the round."""
+    from advisor.market.imports import import_file
+    from advisor.market.store import open_store
+    from bot import digests, subscriptions
+    from bot.clients import web_client
+    from bot.settings import Settings
+
+    db = open_store()
+    import_file(db, str(ROOT / "tests" / "data" / "skypilot" / "2023-06-15.csv"))
+    db.conn.close()
+    fake_slack.reset()
+    fake_slack.history.clear()
+    client = web_client(Settings(api_url=fake_slack.url), "xoxb-clock-test")
+    sub = subscriptions.Subscription(workspace="T1", channel="CR1", lang="en", post_time="00:00")
+    subscriptions.subscribe(sub)
+
+    def rounds(n):
+        heard, stop = [], threading.Event()
+
+        def on_round(problem):
+            heard.append(problem)
+            if len(heard) == n:
+                stop.set()
+
+        digests.clock(lambda team: client, interval=0.01, stop=stop, feeds=[], on_round=on_round)
+        return heard
+
+    fake_slack.fail("chat.postMessage", status=200, body={"ok": False, "error": "not_in_channel"})
+    # the post refused; the next round finds the channel backing off and tries nothing
+    assert rounds(2) == ["none of the 1 digests due was posted (not_in_channel)"] * 2
+    with digests._opened() as store:
+        store.execute("UPDATE digest_deliveries SET next_attempt_at = 0")
+    assert rounds(1) == [""]  # posted on the retry
+    assert len(fake_slack.top_level_posts("CR1")) == 2  # the refused post (the fake records it) and this
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("DATABASE_URL", f"postgresql://ops@127.0.0.1:{port}/db")
+    (problem,) = rounds(1)
+    assert problem.startswith("digest run: database ")
 
 
 def test_health_fails_when_the_store_does_not_answer_and_refuses_unknown_kinds(cli, tmp_path):
@@ -141,6 +256,12 @@ def test_serve_work_and_clock_beat_and_a_killed_worker_is_seen_gone(fake_slack, 
         pids = {p["kind"]: p["pid"] for p in report["processes"]}
         assert pids["work"] == procs["work"].pid and pids["clock"] == procs["clock"].pid
         assert healthz()["live"] == {"clock": 1, "serve": 1, "work": 1}
+        # the clock's first round has ended, and went well (nothing subscribed)
+        (clock,) = [p for p in report["processes"] if p["kind"] == "clock"]
+        assert clock["last_round"]["ok"] and clock["last_round"]["every_s"] == 30
+        (shown,) = healthz()["clocks"]
+        assert shown["pid"] == procs["clock"].pid and shown["ok"] and shown["s_ago"] is not None
+        assert all(p["last_round"] is None for p in report["processes"] if p["kind"] != "clock")
         os.killpg(procs["work"].pid, signal.SIGKILL)  # the planning host dies
         procs["work"].wait(timeout=30)
         deadline = time.time() + 20
