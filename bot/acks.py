@@ -8,6 +8,12 @@ each request an Ack that signals when called, and the executor's `submit` return
 listener it starts has acked or ended: Bolt's first look finds the ack. What the listener does
 after its ack goes on in the pool thread, as before.
 
+A listener registered with the `inline` listener middleware (/gpu) skips even that hand-off: it
+runs in the request thread, and what it does after its ack goes to the pool through `after`.
+Measured under a burst, the two hand-offs of the GIL (request thread to pool thread and back)
+took 1.5 ms at the median and 5-8 ms on the slowest acks (docs/reliability.md, nineteenth
+session).
+
 Each request also gets one log line (`Trace`), written once the response is sent and the
 listener has ended, by whichever thread finishes last (never before the ack has gone out): the
 host and process, the surface, the workspace, what the request became (the job's key, "replay:
@@ -159,16 +165,45 @@ def give_signalling_ack(context, body, next) -> None:
     next()
 
 
+def inline(next) -> None:
+    """Listener middleware (in the request thread, just before Bolt submits the listener): run
+    this listener in the request thread. Only for listeners whose every step after the ack goes
+    through `after`: the response leaves when the listener returns."""
+    _request.inline = True
+    next()
+
+
+def after(fn, *args) -> None:
+    """What a listener does after its ack (a Web API call): on the listener pool when the
+    listener runs in the request thread (`inline`), so the response does not wait for it; else
+    here and now (the listener already runs on the pool)."""
+    pool = getattr(_listener, "pool", None)
+    if pool is None:
+        fn(*args)
+        return
+
+    def run():
+        try:
+            fn(*args)
+        except Exception:  # no listener around it any more: Bolt's error handler does not see it
+            log.exception("after the ack: %s failed", getattr(fn, "__name__", "work"))
+
+    pool.submit(run)
+
+
 class AckWaitingExecutor(ThreadPoolExecutor):
     """Runs listeners on a pool; `submit` from a request thread with a pending ack returns once the
-    listener acked (or ended, or ACK_WAIT_S passed). Other submits (lazy listeners) return at once."""
+    listener acked (or ended, or ACK_WAIT_S passed); one marked `inline` runs in the calling
+    thread. Other submits (lazy listeners, `after`) return at once."""
 
     def __init__(self, max_workers: int = LISTENER_THREADS):
         super().__init__(max_workers=max_workers, thread_name_prefix="bolt-listener")
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         ack = getattr(_request, "ack", None)
+        here = getattr(_request, "inline", False)
         _request.ack = None
+        _request.inline = False
         if ack is None:
             return super().submit(fn, *args, **kwargs)
         trace = ack.trace
@@ -177,14 +212,22 @@ class AckWaitingExecutor(ThreadPoolExecutor):
 
         def run():
             _listener.trace = trace
+            _listener.pool = self if here else None
             try:
                 return fn(*args, **kwargs)
             finally:
                 ack.done.set()  # an error or no ack at all: Bolt's own handling takes over
-                _listener.trace = None
+                _listener.trace = _listener.pool = None
                 if trace is not None:
                     trace.done("listener")
 
+        if here:
+            done: Future = Future()
+            try:
+                done.set_result(run())
+            except BaseException as err:  # Bolt's wrapper handles the listener's own errors
+                done.set_exception(err)
+            return done
         future = super().submit(run)
         ack.done.wait(ACK_WAIT_S)
         return future

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from slack_bolt import App, BoltRequest
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.acks import AckWaitingExecutor, SignallingAck, give_signalling_ack
+from bot.acks import AckWaitingExecutor, SignallingAck, after, give_signalling_ack, inline
 
 
 def _app() -> App:
@@ -101,3 +101,83 @@ def test_a_submit_without_a_pending_ack_returns_at_once():
     release.set()
     assert future.result(10)
     executor.shutdown()
+
+
+def test_an_inline_listener_runs_in_the_request_thread_and_its_work_after_the_ack_on_the_pool(monkeypatch):
+    import slack_bolt.listener.thread_runner as runner
+
+    request_thread, naps = threading.current_thread(), []
+    real_sleep = time.sleep
+    monkeypatch.setattr(
+        runner.time,
+        "sleep",
+        lambda s: (naps.append(s) if threading.current_thread() is request_thread else None, real_sleep(s)),
+    )
+    app = _app()
+    ran_in, later_in = [], []
+    release, finished = threading.Event(), threading.Event()
+
+    def later(word):
+        later_in.append((threading.current_thread(), word))
+        release.wait(10)  # a slow Web API call after the ack
+        finished.set()
+
+    @app.command("/gpu", middleware=[inline])
+    def listener(ack):
+        ran_in.append(threading.current_thread())
+        ack(text="working")
+        after(later, "locale")
+
+    response = app.dispatch(_command("70B"))
+    assert (response.status, response.body) == (200, "working")
+    assert ran_in == [request_thread] and naps == []  # no hand-off, and Bolt never napped
+    assert not finished.is_set()  # the response did not wait for the work after the ack
+    release.set()
+    assert finished.wait(10)
+    assert [w for _, w in later_in] == ["locale"] and later_in[0][0] is not request_thread
+
+
+def test_an_inline_listener_that_fails_before_its_ack_gets_bolts_answer_and_the_next_runs_on_the_pool():
+    app = _app()
+    threads = []
+
+    @app.command("/gpu", middleware=[inline])
+    def failing(ack):
+        raise RuntimeError("boom")
+
+    @app.command("/other")
+    def pooled(ack):
+        threads.append(threading.current_thread())
+        after(threads.append, "now")  # not inline: runs here and now
+        ack()
+
+    assert app.dispatch(_command("70B")).status == 500
+    other = BoltRequest(
+        body=urlencode({"command": "/other", "text": "x", "team_id": "T1", "user_id": "U1", "channel_id": "C1"}),
+        headers={"content-type": ["application/x-www-form-urlencoded"]},
+    )
+    assert app.dispatch(other).status == 200
+    assert threads[1] == "now" and threads[0] is not threading.current_thread()  # the flag did not stick
+
+
+def test_work_after_the_ack_that_fails_is_logged(caplog):
+    app = _app()
+    done = threading.Event()
+
+    def broken():
+        try:
+            raise ValueError("users.info down")
+        finally:
+            done.set()
+
+    @app.command("/gpu", middleware=[inline])
+    def listener(ack):
+        ack()
+        after(broken)
+
+    assert app.dispatch(_command("70B")).status == 200
+    assert done.wait(10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and "after the ack: broken failed" not in caplog.text:
+        time.sleep(0.01)
+    assert "after the ack: broken failed" in caplog.text

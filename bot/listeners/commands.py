@@ -19,7 +19,7 @@ from advisor.request.fields import help_words
 from advisor.request.parser import leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import blocks, delivery, digests, dispatcher, subscriptions
+from bot import acks, blocks, delivery, digests, dispatcher, subscriptions
 from bot.clients import job_client
 from bot.forms import fill_form, form_id, open_loading
 from bot.job_queue import Busy
@@ -111,10 +111,10 @@ def prices_command(text: str, lang: str, team: str) -> dict:
 
 
 def on_gpu(ack, command, client, context):
-    """Ack at once, then hand the work on. One listener, not Bolt's lazy listeners: Bolt answers
-    Slack as soon as ack() is called while this function goes on in its thread, and a lazy
-    listener would copy the request and take a second thread from the same small pool that runs
-    every ack (measured in bench/ack_latency.py).
+    """Ack at once, then hand the work on. It runs in the request thread (acks.inline), so the
+    response leaves when it returns: whatever it does after its ack (a Web API call) goes to the
+    listener pool through acks.after. Not Bolt's lazy listeners, which copy the request and take
+    a second thread from the same small pool (measured in bench/ack_latency.py).
 
     Before the ack: no Web API call, and no SQLite write but the job (a short busy timeout:
     past it the user is asked to send it again). The job's key is the trigger_id, so a replayed
@@ -129,11 +129,8 @@ def on_gpu(ack, command, client, context):
             if not dispatcher.record_done("form", key, team):
                 ack()
                 return
-            # The trigger expires 3 s after the command: open a small view now, fill it after.
             ack()
-            # The loading view speaks the user's remembered locale; the form, filled after, asks Slack.
-            open_loading(client, command["trigger_id"], form_id(command), reply_lang(text, user=user, team=team))
-            fill_form(client, form_id(command), json.dumps({"channel": channel}), reply_lang(text, client, user, team))
+            acks.after(_open_form, client, command, text, user, team)
             return
         command_word = leading_command(text)
         # A zh-CN user typing English words still reads Chinese: before the ack, the locale any
@@ -143,7 +140,7 @@ def on_gpu(ack, command, client, context):
             done, lang = dispatcher.enqueue_replying("help", {}, key, team, text, user, done=True)
             if done:
                 ack(text=render("help.txt.j2", lang, words=help_words(lang)))
-                _help_in_locale(client, text, user, team, lang, response_url)
+                acks.after(_help_in_locale, client, text, user, team, lang, response_url)
             else:
                 ack()
         elif command_word == "quote":
@@ -169,7 +166,7 @@ def on_gpu(ack, command, client, context):
             if done:
                 msg = prices_command(text, lang, team)
                 ack(text=msg["text"], blocks=msg["blocks"] or None)
-                _prices_in_locale(client, text, user, lang, team, response_url)
+                acks.after(_prices_in_locale, client, text, user, lang, team, response_url)
             else:
                 ack()
         else:
@@ -193,6 +190,14 @@ def on_gpu(ack, command, client, context):
             _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
     except Busy:
         ack(text=phrase(reply_lang(text, user=user, team=team), "try_again", file="bot"))
+
+
+def _open_form(client, command: dict, text: str, user: str, team: str) -> None:
+    """After the ack of an empty /gpu: the trigger expires 3 s after the command, so a small
+    view opens now (in the user's remembered locale) and the form fills it after (asking Slack)."""
+    form = form_id(command)
+    open_loading(client, command["trigger_id"], form, reply_lang(text, user=user, team=team))
+    fill_form(client, form, json.dumps({"channel": command["channel_id"]}), reply_lang(text, client, user, team))
 
 
 def _ack(ack, text: str | None) -> None:
@@ -228,4 +233,5 @@ def _help_in_locale(client, text: str, user: str, team: str, guess: str, respons
 
 
 def register(app) -> None:
-    app.command("/gpu")(on_gpu)
+    # in the request thread: every step after its ack goes through acks.after
+    app.command("/gpu", middleware=[acks.inline])(on_gpu)
