@@ -11,7 +11,7 @@ after its ack goes on in the pool thread, as before.
 A listener registered with the `inline` listener middleware (/gpu) skips even that hand-off: it
 runs in the request thread, and what it does after its ack goes to the pool through `after`.
 Measured under a burst, the two hand-offs of the GIL (request thread to pool thread and back)
-took 1.5 ms at the median and 5-8 ms on the slowest acks (docs/reliability.md, nineteenth
+took 1.3-1.5 ms at the median and 6-8 ms in the slowest acks (docs/reliability.md, nineteenth
 session).
 
 Each request also gets one log line (`Trace`), written once the response is sent and the
