@@ -3,6 +3,7 @@ answer doubts, a budget nothing meets, and the vendor list beside the plan (prob
 
 import pytest
 
+from advisor.market import owning
 from advisor.planning import planner
 from advisor.planning.advice import advise, plan_context, render_text
 from advisor.planning.followup import follow_up
@@ -150,3 +151,37 @@ def test_the_rfqs_storage_per_server_and_in_all_do_not_contradict(book):
     result = advise(OWNED, book=book)
     line = next(x for x in render_rfq(result).splitlines() if "shared storage" in x)
     assert "to any one server, tested alone" in line and "with every server at once" in line
+
+
+@pytest.mark.parametrize("months", [6, 12, 24, 36])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70B full finetune, 200B tokens, 12 months, on 2 nodes of H200, buy, usd, keep it busy {m} months",
+        "13B 全量微调 500亿token 用16卡H800 买 用{m}个月",
+    ],
+)
+def test_over_a_stated_use_buying_is_advised_exactly_when_the_break_even_falls_within_it(book, text, months):
+    """A 12-month use had been told to buy beside a 16-month break-even: the owning figure resold a
+    year-old cluster for 78% of its price while the break-even recovered the price less 10%."""
+    c = advise(text.format(m=months), book=book).plan.costs
+    use = c.own_use
+    assert use and use["months"] == months
+    running_month = (c.power_cost_year or 0) / 12 + (c.hosting_cost_year or 0) / 12 + c.buy_capex * c.ops_share / 12
+    # the owning figure printed is the sum the verdict used: the price less its resale then, plus running
+    assert use["own_cost"] == pytest.approx(c.buy_capex - use["resale"] + running_month * months)
+    assert use["resale"] < c.buy_capex * 0.72  # a used server never resells for what a new one costs
+    within = c.breakeven_months is not None and c.breakeven_months <= months
+    assert (c.decision == "buy") == within == (use["own_cost"] < use["rent_cost"])
+    if c.breakeven_months:
+        # at the break-even, owning and renting the same months cost the same
+        m = c.breakeven_months
+        rent_month = use["rent_cost"] / months
+        own_then = c.buy_capex * (1 - owning.resale_share(m)) + running_month * m
+        assert own_then == pytest.approx(rent_month * m, rel=0.01)
+
+
+def test_resale_falls_with_age_and_a_used_server_never_fetches_its_price():
+    shares = [owning.resale_share(m) for m in (0, 6, 12, 24, 36, 48, 60, 120)]
+    assert shares == sorted(shares, reverse=True) and shares[0] < 1 and shares[-1] > 0
+    assert owning.resale_share(owning.USEFUL_LIFE_MONTHS[0]) == owning.RESIDUAL_SHARE

@@ -12,6 +12,7 @@ import math
 import pytest
 
 from advisor.market import store
+from advisor.market.owning import resale_share
 from advisor.market.prices import PriceBook
 from advisor.planning import costs as costsmod
 from advisor.planning import rent
@@ -441,10 +442,10 @@ def test_a_gpu_leased_only_for_five_years_is_priced_at_that_term_not_left_unpric
     assert c["rent_option"] == "monthly" and c["monthly_min_term_months"] == 60
     assert c["rent_monthly_total"] == pytest.approx(16_000 * 32 * 60)
     assert c["decision_reason"] == "long_lease_only"
-    # owning the 4 servers (and their cluster network) for 60 months: capex less its 10% residual,
-    # plus 5% of capex a year of operations (no power or hosting price in this book), 1.15 x capex,
-    # about 10.6M against 30.72M of lease
-    own = c["buy_capex"] * (1 - costsmod.RESIDUAL_SHARE + 5 * costsmod.OPS_SHARE_OF_CAPEX)
+    # owning the 4 servers (and their cluster network) for 60 months: capex less what it resells
+    # for then, plus 5% of capex a year of operations (no power or hosting price in this book),
+    # about 1.06 x capex, some 9.8M against 30.72M of lease
+    own = c["buy_capex"] * (1 - resale_share(60) + 5 * costsmod.OPS_SHARE_OF_CAPEX)
     assert own < c["rent_total"] / 2
     assert c["decision"] == "buy"
     codes = [w["code"] for w in out["warning_codes"]]

@@ -35,9 +35,15 @@ MODULE_SHARE_OF_SERVER = 0.76
 # Useful life of training GPUs: 4-5 years (issue 15; the accounting lives of 4-6 years the
 # hyperscalers state are the usual reference; not re-read here). The shorter end is used.
 USEFUL_LIFE_MONTHS = (48, 60)
-# What the hardware is still worth at the end of its useful life, as a share of capex (assumed;
-# no resale series on record).
-RESIDUAL_SHARE = 0.10
+# What bought GPUs resell for: a used working unit fetches 72% of a new one of the same vintage,
+# and a unit's price falls with its age by these factors at 0-4 years (SpotWire GPU Cluster
+# Valuator dataset, valuator_data.json, methodology v0.6, as of 2026-06-04, CC-BY-4.0: the
+# "used_working" condition factor and the H100 80GB PCIe vintage curve, SpotWire's anchor curve,
+# not one measured for each part). Applied to the whole server (assumed: no server resale series
+# on record). A straight line from capex to 10% had resold a year-old cluster for 78% of its price,
+# so a 12-month use showed buying cheaper beside a 16-month break-even.
+USED_RESALE_SHARE = 0.72
+VINTAGE_BY_YEAR = (1.0, 0.78, 0.60, 0.46, 0.35)
 # A workstation holds up to this many consumer or workstation (PCIe) cards; more go in servers.
 WORKSTATION_MAX_CARDS = 4
 # PUE when no figure is on record: China's 2025 national target (data/reference_prices.toml).
@@ -88,11 +94,48 @@ class Owning(BaseModel):
     currency: str
 
 
+def resale_share(months: float) -> float:
+    """What bought hardware resells for after `months`, as a share of its price: the used-unit
+    share times the vintage factor at that age, straight between the years on record, and past
+    the last year falling by that year's ratio (VINTAGE_BY_YEAR, SpotWire)."""
+    years = max(0.0, months / 12)
+    last = len(VINTAGE_BY_YEAR) - 1
+    if years >= last:
+        vintage = VINTAGE_BY_YEAR[last] * (VINTAGE_BY_YEAR[last] / VINTAGE_BY_YEAR[last - 1]) ** (years - last)
+    else:
+        i = int(years)
+        vintage = VINTAGE_BY_YEAR[i] + (VINTAGE_BY_YEAR[i + 1] - VINTAGE_BY_YEAR[i]) * (years - i)
+    return USED_RESALE_SHARE * vintage
+
+
+# What the hardware is still worth at the end of its useful life, as a share of capex.
+RESIDUAL_SHARE = resale_share(USEFUL_LIFE_MONTHS[0])
+
+
 def residual_at(capex: float, months: float) -> float:
-    """What bought hardware is worth after `months`: straight-line from capex down to the residual
-    share at the end of the useful life (assumed; no resale series on record)."""
-    life = USEFUL_LIFE_MONTHS[0]
-    return capex * (1 - (1 - RESIDUAL_SHARE) * min(1.0, months / life))
+    """What bought hardware resells for after `months` of use (resale_share)."""
+    return capex * resale_share(months)
+
+
+def breakeven_months(capex: float, saving_per_month: float, horizon: float) -> float | None:
+    """The months of use after which owning costs no more than renting: the capex less what it
+    resells for then, against the rent saved a month net of owning's running costs
+    (`saving_per_month`). The capex not recovered grows ever slower (the resale curve flattens)
+    while the saving grows in a straight line, so they cross once; None when they do not within
+    `horizon` months."""
+    if saving_per_month <= 0:
+        return None
+
+    def owning_ahead(m: float) -> bool:
+        return capex - residual_at(capex, m) <= saving_per_month * m
+
+    if not owning_ahead(horizon):
+        return None
+    low, high = 0.0, float(horizon)
+    while high - low > 0.01:  # bisection to a third of a day
+        mid = (low + high) / 2
+        low, high = (low, mid) if owning_ahead(mid) else (mid, high)
+    return high
 
 
 def electricity(book: PriceBook, market: str, currency: str) -> Price | None:

@@ -21,6 +21,7 @@ from advisor.market.owning import (
     OWNERSHIP_MONTHS,
     RESIDUAL_SHARE,
     USEFUL_LIFE_MONTHS,
+    breakeven_months,
     is_workstation,
     residual_at,
 )
@@ -141,7 +142,8 @@ class Costs(BaseModel):
     module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
 
-    # owning's running costs alone are above the rent, so there is no break-even (breakeven_months None)
+    # owning never costs less than renting within NEVER_PAYS_BACK_MONTHS (its running costs alone
+    # can be above the rent), so there is no break-even (breakeven_months None)
     running_above_rent: bool = False
 
     @property
@@ -154,9 +156,7 @@ class Costs(BaseModel):
 
     @property
     def never_pays_back(self) -> bool:
-        return self.running_above_rent or (
-            self.breakeven_months is not None and self.breakeven_months > NEVER_PAYS_BACK_MONTHS
-        )
+        return self.running_above_rent
 
 
 # A job shorter than this on GPUs leased only for a year or more asks for a short rental, not
@@ -541,7 +541,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         budget = book.convert(req.budget.amount, req.budget.currency, cur)
         budget_verdict = None if capex is None else ("within" if capex <= budget else "over")
     power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
-    never = False  # owning costs more a month to run than renting: no break-even at all
+    never = False  # owning never catches up with renting: no break-even at all
     own_use = None
     electricity = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
@@ -560,12 +560,12 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         tco = capex + opex_year
         residual = capex * RESIDUAL_SHARE
         if per_hour:
+            # the months after which owning (capex less its resale then, plus running costs) costs
+            # less than renting the same GPUs by the hour for the hours in use; none within ten
+            # years, or running costs alone above the rent: it never pays back
             rent_month = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation
-            own_month = opex_year / 12
-            if rent_month > own_month:
-                breakeven = (capex - residual) / (rent_month - own_month)
-            else:
-                never = True  # owning's running costs alone are above the rent: it never pays back
+            breakeven = breakeven_months(capex, rent_month - opex_year / 12, NEVER_PAYS_BACK_MONTHS)
+            never = breakeven is None
         breakeven_at = len(notes)  # its warning goes here, once the team's own use is weighed
         if channel == "grey":
             notes.append(_note("grey_channel", gpu=gpu.name))
@@ -627,16 +627,16 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 "months": own_months,
                 "utilisation": utilisation,
                 "own_cost": own_cost,
+                "resale": residual_at(capex, own_months),  # what the servers resell for at the end of the use
                 "rent_cost": rent_cost,
                 "rent_basis": basis,  # hourly: the hours in use; lease: every month of the use
                 "rent_term_months": term,
             }
-            # the break-even on the same renting the decision weighs (a lease pays every month,
-            # not the hours in use): the warning had said "renting is safer" beside "buy"
-            rent_month = rent_cost / own_months
-            own_month = opex_year / 12
-            breakeven = (capex - residual) / (rent_month - own_month) if rent_month > own_month else None
-            never = rent_month <= own_month
+            # the break-even on the same renting and the same resale the decision weighs (a lease
+            # pays every month, not the hours in use), so it falls within the use exactly when
+            # owning is the cheaper: "buy" had been said beside a break-even past the use
+            breakeven = breakeven_months(capex, rent_cost / own_months - opex_year / 12, NEVER_PAYS_BACK_MONTHS)
+            never = breakeven is None
         if never or (breakeven is not None and breakeven > USEFUL_LIFE_MONTHS[0]):
             notes.insert(
                 breakeven_at,
@@ -644,7 +644,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     "breakeven_past_life",
                     months=breakeven,
                     life=USEFUL_LIFE_MONTHS[0] // 12,
-                    never=never or breakeven > NEVER_PAYS_BACK_MONTHS,
+                    never=never,
                 ),
             )
 
@@ -656,7 +656,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     if rent_total is None and capex is None:
         decision, reason = "rent", "no_price"
     elif own_use:
-        decision = "buy" if own_use["own_cost"] < own_use["rent_cost"] else "rent"
+        # the break-even within the use is owning the cheaper over it (breakeven_months)
+        decision = "buy" if breakeven is not None and breakeven <= own_months else "rent"
         reason = "own_use"
         if req.rent_or_buy == "buy" and decision == "rent":
             notes.append(
