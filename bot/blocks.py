@@ -585,7 +585,11 @@ def details(result, which: str) -> dict:
         if c.storage_total:
             fields.append(_field(lang, "storage", cash(c.storage_total, c.currency), "cost_field"))
         if c.buy_capex:
-            fields.append(_field(lang, "buy", _p(lang, "buy_value", cash(c.buy_capex, c.currency)), "cost_field"))
+            fields.append(
+                _field(
+                    lang, "buy", _p(lang, "buy_value", cash(c.buy_capex, c.currency), c.buy_price_market), "cost_field"
+                )
+            )
             fields.append(
                 _field(
                     lang,

@@ -1,6 +1,8 @@
 """The plan's money as a buyer reads it: which offer a rent and its range rest on, a rent the
 answer doubts, a budget nothing meets, and the vendor list beside the plan (probe 54)."""
 
+import json
+
 import pytest
 
 from advisor.market import owning
@@ -185,3 +187,39 @@ def test_resale_falls_with_age_and_a_used_server_never_fetches_its_price():
     shares = [owning.resale_share(m) for m in (0, 6, 12, 24, 36, 48, 60, 120)]
     assert shares == sorted(shares, reverse=True) and shares[0] < 1 and shares[-1] > 0
     assert owning.resale_share(owning.USEFUL_LIFE_MONTHS[0]) == owning.RESIDUAL_SHARE
+
+
+def test_a_purchase_is_priced_in_the_buyers_market_wherever_one_is_on_record(book):
+    """A US buyer's 8 A100 had been priced from China's grey-channel server (1.15M CNY, CMIS)
+    though a US A100 card price is on record: a server price elsewhere went before a card price
+    in the team's own market."""
+    from advisor import catalog
+
+    checked = 0
+    for gpu in catalog.gpus():
+        for market, cur in (("china", "CNY"), ("global", "USD")):
+            for workstation in (False, True):
+                kinds = ("buy_card",) if workstation else ("buy_server", "buy_card")
+                price = owning.purchase_price(book, gpu, market, cur, workstation)
+                if any(book.offers(k, gpu.name, market) for k in kinds):
+                    assert price.market == market, (gpu.name, market)
+                    checked += 1
+                elif price is not None:
+                    assert price.market != market
+    assert checked > 20
+    result = advise("qwen2.5-72b lora 5B tokens 2 weeks usd buy", book=book)
+    c = result.plan.costs
+    assert c.buy_price_market is None
+    assert all(s["currency"] == "USD" for s in c.price_sources if s["role"].startswith("buy"))
+
+
+def test_a_purchase_priced_from_the_other_market_says_so_beside_the_price(book):
+    from bot.blocks import details
+
+    result = advise("7b lora 1B tokens on 4xRTX4090 usd buy", lang="en", book=book)
+    assert result.plan.costs.buy_price_market == "china"  # no US RTX 4090 purchase price is on record
+    text = render_text(result)
+    said = "(a mainland-China price, converted: none is on record in your market)"
+    assert said in text.splitlines()[0] and f"capex {said}" in text
+    assert "(a mainland-China price, converted)" in json.dumps(details(result, "costs"))
+    assert "converted" not in render_text(advise("7b lora 1B tokens on 8xH100 usd buy", lang="en", book=book))

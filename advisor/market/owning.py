@@ -63,6 +63,21 @@ def is_workstation(gpu: GPU, gpus: int) -> bool:
     return (gpu.consumer or "pcie" in (gpu.form_factor or "").lower()) and gpus <= WORKSTATION_MAX_CARDS
 
 
+def purchase_price(book: PriceBook, gpu: GPU, market: str, currency: str, workstation: bool) -> Price | None:
+    """The price servers (or a workstation's cards) are bought at: a server or module price, else a
+    card price, in the team's market; only where that market has neither, the other market's,
+    converted (the caller says so). China's grey-channel A100 server had priced a US buyer's
+    purchase where a US A100 card price is on record."""
+    kinds = ("buy_card",) if workstation else ("buy_server", "buy_card")
+    other = "global" if market == "china" else "china"
+    for mkt in (market, other):
+        for kind in kinds:
+            price = book.best(kind, gpu.name, mkt, currency, elsewhere=False)
+            if price:
+                return price
+    return None
+
+
 class Owning(BaseModel):
     """Owning the servers (or workstation) `gpus` GPUs need over `months`, in `currency`: each
     figure is of all that is bought, but `per_month`, which is of the `gpus` GPUs only (`share`
@@ -168,15 +183,14 @@ def owning(
     workstation = is_workstation(gpu, gpus)
     servers = 0 if workstation else math.ceil(gpus / per_server)
     buy_gpus = gpus if workstation else servers * per_server
-    price = None if workstation else book.best("buy_server", gpu.name, market, currency)
-    if price:
+    price = purchase_price(book, gpu, market, currency, workstation)
+    if not price:
+        return None
+    if price.kind == "buy_server":
         basis = "module" if price.unit == "module" else "server"
         board = MODULE_SHARE_OF_SERVER if basis == "module" else 1.0
         capex = book.value(price, currency) / max(1, price.gpus) * buy_gpus / board
     else:
-        price = book.best("buy_card", gpu.name, market, currency)
-        if not price:
-            return None
         basis, board = "card", GPU_SHARE_OF_SERVER
         capex = book.value(price, currency) * buy_gpus / board
     extra = CLUSTER_EXTRA if servers > 1 else 0.0

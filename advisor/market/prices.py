@@ -132,13 +132,13 @@ class PriceBook:
             return amount
         return amount * self.usd_cny if from_cur == "USD" else amount / self.usd_cny
 
-    def best(self, kind: str, gpu: str, market: str, currency: str) -> Price | None:
+    def best(self, kind: str, gpu: str, market: str, currency: str, *, elsewhere: bool = True) -> Price | None:
         """The cheapest confirmed price (else the cheapest estimate) in the market.
 
         Rentals come from the user's market only; purchase and operating prices fall back to
-        the other market, converted, when the user's market has none."""
+        the other market, converted, when the user's market has none (not with `elsewhere` False)."""
         other = "global" if market == "china" else "china"
-        for mkt in [market] if kind.startswith(("rent", "offpeak")) else [market, other]:
+        for mkt in [market] if kind.startswith(("rent", "offpeak")) or not elsewhere else [market, other]:
             offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0 and not p.indicative]
             if offers:
                 pool = [p for p in offers if not p.estimate] or offers

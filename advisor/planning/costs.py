@@ -23,6 +23,7 @@ from advisor.market.owning import (
     USEFUL_LIFE_MONTHS,
     breakeven_months,
     is_workstation,
+    purchase_price,
     residual_at,
 )
 from advisor.market.owning import electricity as owning_electricity
@@ -106,6 +107,9 @@ class Costs(BaseModel):
     buy_gpus: int | None = None
     buy_servers: int | None = None
     buy_channel: str | None = None  # official | grey (mainland China, export-controlled parts)
+    # the other market a purchase is priced from (converted) where the team's has none on record
+    # (warning buy_price_other_market); None: the team's own market, or no purchase price
+    buy_price_market: str | None = None
     buy_lead_weeks: list[int] | None = None  # [low, high] order to delivery (data/gpus.toml), None: none on record
     buy_lead_as_of: str | None = None
     buy_capex: float | None
@@ -503,17 +507,14 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     servers = 0 if workstation else max(lay.nodes, math.ceil(lay.gpu_count / gpu.gpus_per_server))
     buy_gpus = lay.gpu_count if workstation else servers * gpu.gpus_per_server
     capex = None
-    server = None if workstation else book.best("buy_server", gpu.name, mkt, cur)
-    bought_from = server
-    if server:
-        board = MODULE_SHARE_OF_SERVER if server.unit == "module" else 1.0
-        capex = book.value(server, cur) / max(1, server.gpus) * buy_gpus / board
-        sources.append(_src(server, "buy_module" if server.unit == "module" else "buy_server"))
-    else:
-        card = bought_from = book.best("buy_card", gpu.name, mkt, cur)
-        if card:
-            capex = book.value(card, cur) * buy_gpus / GPU_SHARE_OF_SERVER
-            sources.append(_src(card, "buy_card"))
+    bought_from = purchase_price(book, gpu, mkt, cur, workstation)
+    if bought_from and bought_from.kind == "buy_server":
+        board = MODULE_SHARE_OF_SERVER if bought_from.unit == "module" else 1.0
+        capex = book.value(bought_from, cur) / max(1, bought_from.gpus) * buy_gpus / board
+        sources.append(_src(bought_from, "buy_module" if bought_from.unit == "module" else "buy_server"))
+    elif bought_from:
+        capex = book.value(bought_from, cur) * buy_gpus / GPU_SHARE_OF_SERVER
+        sources.append(_src(bought_from, "buy_card"))
     if capex and servers > 1:
         capex *= 1 + CLUSTER_EXTRA
     ram_gib = ram_cost = None
@@ -712,6 +713,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         buy_gpus=buy_gpus if capex else None,
         buy_servers=servers if capex else None,
         buy_channel=channel,
+        buy_price_market=bought_from.market if capex and bought_from.market != mkt else None,
         buy_lead_weeks=(gpu.purchase_lead_weeks or None) if capex else None,
         buy_lead_as_of=(gpu.purchase_lead_as_of or None) if capex else None,
         buy_capex=capex,
