@@ -272,7 +272,9 @@ def _note(kind: str, code: str, **params) -> Note:
 
 
 # Warnings about paying for GPUs, moot on GPUs the team has (request.owned).
-OWNED_MOOT = frozenset({"budget", "no_price", "tie_access", "tie_doubted_rent", "tie_faster", "tight_gave_way"})
+OWNED_MOOT = frozenset(
+    {"budget", "no_price", "tie_access", "tie_doubted_rent", "tie_faster", "tie_sturdier", "tight_gave_way"}
+)
 
 
 def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
@@ -392,6 +394,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cur=req.currency,
             )
         )
+    if result.sturdier:
+        out.append(_note("warning", "tie_sturdier", **result.sturdier))
     if result.tie and result.tie.get("kind") == "doubted_rent":
         out.append(_note("warning", "tie_doubted_rent", **{k: v for k, v in result.tie.items() if k != "kind"}))
     elif result.tie and result.tie.get("kind") == "faster":

@@ -100,6 +100,19 @@ FASTER_TIE = 0.75
 # leads when it costs at most ROOMY_SHARE more (assumed: a tenth, the spread of a vendor's quote), else it is named.
 DEADLINE_SLACK = 0.10
 ROOMY_SHARE = 0.10
+# Rent alone had led with plans a team would not run while its budget allowed a sound one: 8 RTX
+# 5090 streaming DeepSeek-V3's 1.37 TB of weights from host memory at 9% MFU, 8.4 days for ¥14.5k,
+# within a ¥1M budget that 8 A100 (2.3 days, ¥25k) fit; 8 RTX 4090 for 15 days at $993 against
+# 4 B200 for 2 days at $1,173. A plan that leans on consumer cards or on offloading its states to
+# host memory (fragile: consumer cards have no ECC memory, datacentre support or NVLink; offloaded
+# states cross PCIe every step) gives way to one that leans on fewer of them when that one costs
+# at most STURDY_SHARE more, or, under a budget, when what it costs more is at most
+# STURDY_BUDGET_SHARE of the budget (assumed: a quarter more is within the spread of vendors'
+# quotes for one plan; a twentieth of a budget is money the team set aside anyway). The answer
+# says what was weighed (warning `tie_sturdier`).
+STURDY_SHARE = 0.25
+STURDY_BUDGET_SHARE = 0.05
+OFFLOAD_RANK = {"none": 0, "optimizer": 1, "all": 2}
 # How easily a part is had, by its data/gpus.toml access code (lower is easier): made or sold
 # freely there first, then an installed base rented under a licence rule, then parts that need a
 # licence nobody has shown. Within one code, the part sold there legally for longer (a later
@@ -155,6 +168,8 @@ class PlanResult(BaseModel):
     suggestions: list[Suggestion] = []
     single_server: Plan | None = None  # the best plan on one server (issue 21)
     tie: dict | None = None  # a tie broken toward the part easier to get: {gpu, other, codes}
+    # a fragile plan that gave way to a sturdier one (`_sturdier_gives_way`): what was weighed
+    sturdier: dict | None = None
     nearest_priced: Plan | None = None  # when the best plan has no rent on record: the nearest that has
     # `pay as you go` with no hourly offer that delivers the plan: the largest hourly order on
     # record in the market {gpus, gpu}, and nearest_priced is the plan leased by the month instead
@@ -322,13 +337,14 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
-    tie = tight = None
+    tie = tight = sturdier = None
     if feasible:
         feasible.sort(key=key)
         if req.speed_first:
             feasible = _fast_enough_first(feasible)
         best, tie = _break_tie(req, feasible)
         best, tie = _doubted_rent_gives_way(req, feasible, best, tie)
+        best, tie, sturdier = _sturdier_gives_way(req, feasible, best, tie, budget)
         best, tight = _roomy_gives_way(req, feasible, best)
     else:
         on_time = sorted([p for p in plans if p.meets_deadline], key=lambda p: (not p.priced(req), key(p)))
@@ -407,6 +423,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         nearest_budget=nearest_budget,
         single_server=single,
         tie=tie,
+        sturdier=sturdier,
         nearest_priced=nearest_priced,
         hourly_largest=hourly_largest,
         tight=tight,
@@ -590,6 +607,74 @@ def _doubted_rent_gives_way(
         "share": share,
         "more": lead.rent / best.rent - 1,
     }
+
+
+def _fragility(p: Plan) -> tuple[bool, int]:
+    """What a plan leans on that a team would rather not: consumer cards, then states offloaded to
+    host memory (OFFLOAD_RANK); lower is sturdier."""
+    return catalog.get_gpu(p.gpu).consumer, OFFLOAD_RANK[p.estimate.layout.offload]
+
+
+def _sturdier_gives_way(
+    req: TrainingRequest, ranked: list[Plan], best: Plan, tie: dict | None, budget: float | None
+) -> tuple[Plan, dict | None, dict | None]:
+    """`best`, unless it is fragile (`_fragility`) and a plan in `ranked` that leans on less of it,
+    on a rent the answer does not doubt, costs at most STURDY_SHARE more or, under a budget, at
+    most STURDY_BUDGET_SHARE of the budget more: then the sturdiest of those (the cheapest among
+    equals), the tie (a doubted rent's said against the new lead, any other moot) and what was
+    weighed. Not where the team named the GPU, owns it, buys, or asks for speed (the fastest plan
+    is chosen by time)."""
+    if req.gpu or req.owned or req.speed_first or req.rent_or_buy == "buy" or best.rent is None:
+        return best, tie, None
+    fragile = _fragility(best)
+    if fragile == (False, 0):
+        return best, tie, None
+    allowed = best.rent * (1 + STURDY_SHARE)
+    if budget is not None:
+        allowed = max(allowed, best.rent + STURDY_BUDGET_SHARE * budget)
+    sturdier = [
+        p
+        for p in ranked
+        if p.rent is not None
+        and p.rent <= allowed
+        and _fragility(p) < fragile
+        and all(a <= b for a, b in zip(_fragility(p), fragile, strict=True))  # less on each count
+        and not _doubted_rent(p)
+        and pcie_at_scale(req, p) <= pcie_at_scale(req, best)
+        and p.days is not None
+    ]
+    if not sturdier:
+        return best, tie, None
+    lead = min(sturdier, key=lambda p: (_fragility(p), p.rent, p.days))
+    if tie and tie.get("kind") == "doubted_rent":
+        # the doubted plan is still the cheaper on paper: said against the plan that leads now
+        tie = tie | {"gpu": lead.gpu, "more": (1 + tie["more"]) * lead.rent / best.rent - 1}
+    else:
+        tie = None  # it weighed the plan that gave way
+    return (
+        lead,
+        tie,
+        {
+            "gpu": lead.gpu,
+            "count": lead.estimate.layout.gpu_count,
+            "days": lead.days,
+            "cost": lead.rent,
+            "other": best.gpu,
+            "other_count": best.estimate.layout.gpu_count,
+            "other_days": best.days,
+            "other_cost": best.rent,
+            "more": lead.rent / best.rent - 1,
+            "budget_share": (lead.rent - best.rent) / budget if budget else None,
+            "consumer": fragile[0] and not _fragility(lead)[0],
+            "offload": best.estimate.layout.offload,
+            "lead_offload": lead.estimate.layout.offload,
+            "other_mfu": best.estimate.throughput.mfu,
+            "mfu": lead.estimate.throughput.mfu,
+            "rule_share": STURDY_SHARE,
+            "rule_budget_share": STURDY_BUDGET_SHARE,
+            "cur": req.currency,
+        },
+    )
 
 
 def _spend(req: TrainingRequest, p: Plan) -> float | None:
