@@ -67,6 +67,11 @@ def cmd_ask(args) -> int:
     try:
         result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
+        # two GPU types named as a choice ("H200 vs B200"): the job planned on each, side by side
+        compared = advice.compare(text, args.lang, book=book) if err.kind == "gpu_choice" else None
+        if compared is not None:
+            _print_json(compared.to_json()) if args.json else print(advice.render_comparison(compared))
+            return 0
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
         answered = advice.faq_instead(text, args.lang)
         if answered is None:

@@ -8,7 +8,7 @@ from contextlib import closing
 from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
-from advisor.planning.advice import advise, faq_instead, plan_context, render_rfq
+from advisor.planning.advice import advise, compare, faq_instead, plan_context, render_comparison, render_rfq
 from advisor.planning.followup import follow_up
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase
@@ -30,6 +30,14 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     try:
         result = advise(text, lang, book=book)
     except RequestError as err:
+        compared = compare(text, lang, book=book) if err.kind == "gpu_choice" else None
+        if compared is not None:  # "H200 vs B200": the job planned on each, side by side
+            return {
+                "ok": True,
+                "lang": compared.lang,
+                "message": blocks.plain(render_comparison(compared)),
+                "summary": None,
+            }
         answered = faq_instead(text, lang)  # a question with no plan in it: the FAQ answers
         if answered is None:
             return {"ok": False, "error": err.message(lang or err.lang)}

@@ -384,3 +384,13 @@ def test_an_english_request_without_a_currency_says_on_the_card_how_to_get_dolla
     send, _ = bot
     msg, _ = _card(fake_slack, send, "7B sft 1B tokens, 8 H100s")
     assert any("add `usd`" in line for line in _lines(msg["blocks"]))
+
+
+def test_a_two_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
+    from bot import answers
+
+    out = answers.answer("H200 vs B200 for a 70B model, full finetune 50B tokens within 30 days, usd", "en", book)
+    assert out["ok"] and out["summary"] is None
+    assert check_limits(out["message"]) == []
+    said = json.dumps(out["message"])
+    assert "side by side" in said and "H200-SXM-141GB" in said and "B200-SXM-180GB" in said

@@ -452,3 +452,37 @@ def test_an_english_request_without_a_currency_says_its_cny_market_and_usd_on_th
     first = cli("ask", text).stdout.splitlines()[0]
     assert ("add `usd`" in first) is said
     assert ("加上 `usd`" in cli("ask", text, "--lang", "zh").stdout.splitlines()[0]) is said
+
+
+@pytest.mark.parametrize(
+    "text, gpus",
+    [
+        (
+            "H200 vs B200 for a 70B model, which should we rent? full finetune 50B tokens within 30 days, usd",
+            ("H200", "B200"),
+        ),
+        ("grant 20万人民币 增量预训练 3B 模型 100亿token 用A800还是4090划算 3个月内", ("A800", "RTX4090")),
+        ("13B lora 2亿token H800或H20 包年", ("H800", "H20")),
+    ],
+)
+def test_two_gpu_types_named_as_a_choice_are_each_planned_side_by_side(cli, text, gpus):
+    """A comparison had been refused: 'I plan one GPU type at a time'."""
+    out = cli("ask", text, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)["comparison"]
+    planned = [o["plan"]["gpu"] for o in data["options"]]
+    assert [g.split("-")[0] for g in planned] == list(gpus)
+    spends = {o["plan"]["gpu"]: o["cost"]["rent_total"] for o in data["options"]}
+    cheaper = data["verdict"]["cheaper"]
+    assert cheaper["gpu"] == min(spends, key=spends.get)
+    assert cheaper["saves"] == pytest.approx(max(spends.values()) - min(spends.values()))
+    days = {o["plan"]["gpu"]: o["training"]["days"] for o in data["options"]}
+    assert data["verdict"]["faster"]["gpu"] == min(days, key=days.get)
+    text_out = cli("ask", text, "--lang", "en")
+    assert text_out.returncode == 0 and f"cheaper: {cheaper['gpu']}" in text_out.stdout
+    assert all(g in text_out.stdout.splitlines()[0] for g in planned)
+
+
+def test_a_contradiction_that_is_no_choice_is_still_refused(cli):
+    out = cli("ask", "70B full-finetune 1TB on 8xH800 on 8xH20")
+    assert out.returncode == 2

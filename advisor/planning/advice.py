@@ -566,6 +566,96 @@ def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
     return advise_request(parse(text, lang), book)
 
 
+class Comparison(BaseModel):
+    """A request that names two GPU types as a choice ("H200 vs B200", "A800还是4090划算"): the
+    request planned on each, side by side."""
+
+    text: str
+    lang: str
+    options: list[Advice]
+
+    def sides(self) -> list[dict]:
+        """Each option's figures the comparison quotes: the plan's GPUs, time, what the team
+        spends (the purchase when it buys, else the rent), the rate and GPU-hours that make it,
+        the GPU's peak and the plan's MFU (None where the option has no plan)."""
+        out = []
+        for a in self.options:
+            p, r = a.plan, a.request
+            if p is None:
+                out.append({"gpu": r.gpu, "plan": False})
+                continue
+            e = p.estimate
+            g = catalog.get_gpu(p.gpu)
+            out.append(
+                {
+                    "gpu": p.gpu,
+                    "plan": True,
+                    "count": e.layout.gpu_count,
+                    "days": e.days,
+                    "gpu_hours": e.gpu_hours,
+                    "spend": p.spend(r),
+                    "buy": r.rent_or_buy == "buy",
+                    "per_gpu_hour": p.costs.rent_per_gpu_hour,
+                    "hourly": p.costs.rent_option == "hourly",  # the rent is the rate x GPU-hours
+                    "peak_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops,
+                    "mfu": e.throughput.mfu if e.days else None,
+                    "memory_gib": e.usable_gib,
+                    "offload": e.layout.offload,
+                    "fits": e.fits,
+                    "meets_deadline": p.meets_deadline,
+                    "within_budget": p.within_budget,
+                    "currency": p.costs.currency,
+                }
+            )
+        return out
+
+    def verdict(self) -> dict:
+        """Which option is cheaper and which faster, and by how much (None where it cannot be
+        said: an option without a plan, a price or a time)."""
+        a, b = self.sides()
+        out: dict = {"cheaper": None, "faster": None}
+        if a["plan"] and b["plan"] and a["spend"] and b["spend"] and a["spend"] != b["spend"]:
+            lo, hi = sorted((a, b), key=lambda x: x["spend"])
+            out["cheaper"] = {
+                "gpu": lo["gpu"],
+                "saves": hi["spend"] - lo["spend"],
+                "share": 1 - lo["spend"] / hi["spend"],
+            }
+        if a["plan"] and b["plan"] and a["days"] and b["days"] and a["days"] != b["days"]:
+            lo, hi = sorted((a, b), key=lambda x: x["days"])
+            out["faster"] = {"gpu": lo["gpu"], "days_saved": hi["days"] - lo["days"], "times": hi["days"] / lo["days"]}
+        return out
+
+    def to_json(self) -> dict:
+        return {"comparison": {"options": [a.to_json() for a in self.options], "verdict": self.verdict()}}
+
+
+def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Comparison | None:
+    """The request planned once on each of the two GPU types it names as a choice, or None when it
+    names no such choice (the refusal stands). Each side is the answer that request with only that
+    GPU gets; where either side is refused (no plan in it: "can I mix A100 and H100?"), None, and
+    the FAQ or the refusal answers."""
+    try:
+        parse(text, lang)
+    except RequestError as err:
+        if err.kind != "gpu_choice":
+            return None
+    else:
+        return None
+    try:
+        options = [advise_request(parse(text, lang, gpu_pick=pick), book) for pick in (0, 1)]
+    except RequestError:
+        return None
+    return Comparison(text=text, lang=options[0].request.lang, options=options)
+
+
+def render_comparison(result: Comparison) -> str:
+    heads = [render_text(a, checklist=False).split("\n", 1)[0] for a in result.options]
+    return render(
+        "comparison.txt.j2", result.lang, c=result, sides=result.sides(), verdict=result.verdict(), heads=heads
+    )
+
+
 def plan_context(result: Advice) -> dict:
     """The plan's headline numbers under the names FAQ answers and follow-ups quote."""
     p, r = result.plan, result.request

@@ -1139,8 +1139,11 @@ _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
-    def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None):
+    def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None):
         self.text = text
+        # a choice between two GPU types ("H200 vs B200", "A800还是4090"): which one this parse
+        # keeps (0 the first, 1 the second; None: the choice is refused as `gpu_choice`)
+        self.gpu_pick = gpu_pick
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
@@ -1184,9 +1187,14 @@ class _Parse:
                 rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)\s*{re.escape(word)}",
                 self.norm,
             ):
-                # "A800或者H800", "910B和H800哪个划算": a choice between two types, not a contradiction
-                self.fail("gpu_choice", first=self.words[field], second=word)
-            self.fail("conflict", first=self.words[field], second=word, field=field)
+                # "A800或者H800", "910B和H800哪个划算": a choice between two types, not a contradiction;
+                # planned one type per parse (advice.compare)
+                if self.gpu_pick is None:
+                    self.fail("gpu_choice", first=self.words[field], second=word)
+                if self.gpu_pick == 0:
+                    return
+            else:
+                self.fail("conflict", first=self.words[field], second=word, field=field)
         self.fields[field] = value
         self.words[field] = word
 
@@ -3115,16 +3123,19 @@ def asks(text: str) -> bool:
     return bool(_ASKS.search(_PASTED.sub(" ", unicodedata.normalize("NFKC", text).lower())))
 
 
-def parse(text: str, lang: str | None = None, today: dt.date | None = None) -> TrainingRequest:
+def parse(
+    text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None
+) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
     `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
-    day a dated deadline counts from (today in the team's time zone)."""
+    day a dated deadline counts from (today in the team's time zone); `gpu_pick` which of two GPU
+    types named as a choice to keep (else the choice is refused, kind `gpu_choice`)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang, today).run()
+    return _Parse(text, lang, today, gpu_pick).run()
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
