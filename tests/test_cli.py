@@ -246,8 +246,9 @@ def test_an_offloading_plan_says_why_no_hourly_offer_rents_it_and_what_does_not_
 
 
 def test_a_purchase_priced_from_the_other_market_says_so(cli):
-    # a US buyer's 4090 purchase came from a Chinese retail listing without a word
-    out = cli("ask", "gemma-2-27b sft 100k samples 5d usd", "--json")
+    # a US buyer's 4090 purchase came from a Chinese retail listing without a word (no US 4090
+    # purchase price is on record)
+    out = cli("ask", "gemma-2-27b sft 100k samples 5d usd on 4x4090", "--json")
     data = json.loads(out.stdout)
     assert data["plan"]["gpu"] and data["cost"]["buy_capex"]
     sources = [s for s in data["cost"]["price_sources"] if s["role"].startswith("buy")]

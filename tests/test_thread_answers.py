@@ -157,8 +157,8 @@ def test_depreciation_has_its_own_answer_from_the_buy_figures(book, message):
     reply = follow_up(text, summary, message, "en", book=book)
     capex = reply.advice.plan.costs.buy_capex
     assert reply.part == "depreciation" and "押" not in reply.text
-    # straight-line to 10% over 48 months: after 36 months 32.5% is left
-    assert money(capex * (1 - 0.9 * 36 / 48), "USD") in reply.text
+    # the resale the buy figures use: 72% of new x the vintage factor at 3 years (0.46)
+    assert money(capex * 0.72 * 0.46, "USD") in reply.text
 
 
 def test_a_wall_circuit_is_weighed_against_the_plans_draw_rounded(book):

@@ -20,7 +20,7 @@ import math
 import re
 
 from advisor import catalog
-from advisor.market.owning import RESIDUAL_SHARE, USEFUL_LIFE_MONTHS, residual_at
+from advisor.market.owning import RESIDUAL_SHARE, USED_RESALE_SHARE, USEFUL_LIFE_MONTHS, residual_at
 from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice
 from advisor.planning.engine_inputs import model_shape
@@ -264,7 +264,7 @@ def mfu(result: Advice) -> dict | None:
 
 
 def depreciation(result: Advice, message: str) -> dict | None:
-    """The straight-line depreciation and residual value the plan's buy figures use, and what the
+    """The resale value the plan's buy figures use (owning.resale_share), and what the
     servers are worth after the years asked (three when none is said)."""
     p = result.plan
     if p is None or not p.costs.buy_capex:
@@ -279,6 +279,7 @@ def depreciation(result: Advice, message: str) -> dict | None:
         "life_months": life,
         "life_high_months": USEFUL_LIFE_MONTHS[1],
         "residual_share": RESIDUAL_SHARE,
+        "used_share": USED_RESALE_SHARE,
         "per_month": c.buy_capex * (1 - RESIDUAL_SHARE) / life,
         "years": years,
         "worth": residual_at(c.buy_capex, years * 12),
