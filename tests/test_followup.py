@@ -1080,3 +1080,12 @@ def test_why_this_gpu_and_not_that_one_compares_with_the_one_passed_over(book, q
     text = "qwen2.5-72b 继续预训练 5000亿token 3个月 用A100"
     reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("H800")
+
+
+def test_a_gpu_change_with_its_count_is_said_once(book):
+    # "那如果是8张3090呢？" had read "显卡 4 × RTX4090 -> 8 × RTX3090、显卡数量 4 × RTX4090 -> 8 × RTX3090"
+    text = "qwen2.5-7b 全参微调 10万条 用4张4090"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "那如果是8张3090呢？", book=book)
+    header = next(line for line in reply.text.splitlines() if line.startswith("假如"))
+    assert header.count("8 × RTX3090") == 1

@@ -1234,6 +1234,15 @@ def _whatif(
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
+    # the GPUs and their count read as one change ("8 × RTX3090" for both): said once
+    said: set[tuple[str, str]] = set()
+    kept = []
+    for c in changes:
+        if c["name"] in ("gpu", "gpu_count", "nodes") and (c["before"], c["after"]) in said:
+            continue
+        said.add((c["before"], c["after"]))
+        kept.append(c)
+    changes = kept
     if _already(changes, request, summary):
         # "what if 14 days?" under a 14-day plan, "what if megatron?" on a Megatron plan: say so
         # rather than show a plan against itself
