@@ -2,6 +2,7 @@
 that frameworks run, real head counts, counts that scale, and what the hardware can do."""
 
 import itertools
+import math
 
 import pytest
 
@@ -378,3 +379,13 @@ def test_the_default_fabric_is_what_the_host_pcie_feeds_not_the_year_sold():
     assert default_network(catalog.get_gpu("H800-SXM-80GB")) == "ndr400"
     assert default_network(catalog.get_gpu("Ascend-910B-64GB")) == "roce200"
     assert nic_ceiling_gbps(catalog.get_gpu("A100-SXM4-80GB")) == 200
+
+
+def test_the_efficiency_factors_multiply_out_to_the_hardware_utilisation():
+    # a chain had read "node 0.58 = 0.56 of peak": the per-step overhead was left out
+    req = parse("qwen2.5-7b lora 30k samples on 4x4090")
+    est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu(req.gpu), req.gpu_count)
+    t = est.throughput
+    product = math.prod(t.efficiency.values())
+    hfu = next(n["hfu"] for n in t.notes if n["kind"] == "efficiency")
+    assert product == pytest.approx(hfu, rel=1e-6)

@@ -578,6 +578,9 @@ def estimate_throughput(
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
     step_s = running / scale_eff + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
+    # the per-step overhead and jitter, so the factors multiply out to the step (a chain had read
+    # "node 0.58 = 0.56 of peak")
+    eff["step"] = running / scale_eff / step_s
     exposed_s = sum(exposed.values())  # communication only; offload_s is counted apart
     tokens_per_s = tokens_mb * m_steps / (tp * pp * cp) / step_s
     hfu = tokens_per_s * hw_f / peak
