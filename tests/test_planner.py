@@ -970,3 +970,9 @@ def test_a_team_that_names_its_gpus_or_wants_speed_keeps_the_plan_it_asked_for(b
     assert "tie_sturdier" not in [w.code for w in result.warnings]
     if "4090" in text:
         assert result.plan.gpu == "RTX4090-24GB"
+
+
+def test_a_one_server_rfq_asks_local_storage_not_a_shared_one(cli):
+    # the RFQ had read "shared storage: local NVMe" for a job on one server
+    out = cli("ask", "qwen3-30b-a3b full-finetune 2B tokens 10d on 8xH800", "--rfq").stdout
+    assert "storage: the server's local NVMe" in out and "shared storage: local NVMe" not in out
