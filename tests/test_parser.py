@@ -2085,3 +2085,11 @@ def test_a_card_named_after_a_hardware_word_keeps_the_market_word_after_it():
         req = parse(text)
         assert req.gpu == "RTX4090-24GB" and req.budget is None
     assert parse("13B full finetune 10B tokens budget 4090 usd").budget.amount == 4090
+
+
+def test_either_of_two_gpus_parses_with_the_word_between_them():
+    # "H100 or A100 for ..." had been refused on "or" once a side was picked (advice.compare)
+    for pick, gpu in ((0, "H100-SXM5-80GB"), (1, "A100-SXM4-80GB")):
+        assert parse("H100 or A100 for 13b sft 20GB usd", gpu_pick=pick).gpu == gpu
+    with pytest.raises(RequestError):
+        parse("13b sft 20GB usd or maybe not")

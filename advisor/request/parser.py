@@ -1144,6 +1144,7 @@ class _Parse:
         # a choice between two GPU types ("H200 vs B200", "A800还是4090"): which one this parse
         # keeps (0 the first, 1 the second; None: the choice is refused as `gpu_choice`)
         self.gpu_pick = gpu_pick
+        self.choice_word: str | None = None
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
@@ -1183,10 +1184,12 @@ class _Parse:
     def set(self, field: str, value, word: str) -> None:
         word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
         if field in self.fields and self.fields[field] != value:
-            if field == "gpu" and re.search(
-                rf"{re.escape(self.words[field])}\s*(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)\s*{re.escape(word)}",
+            choice = field == "gpu" and re.search(
+                rf"{re.escape(self.words[field])}\s*(或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)\s*{re.escape(word)}",
                 self.norm,
-            ):
+            )
+            if choice:
+                self.choice_word = choice[1]  # "or" between the two: not chatter to refuse
                 # "A800或者H800", "910B和H800哪个划算": a choice between two types, not a contradiction;
                 # planned one type per parse (advice.compare)
                 if self.gpu_pick is None:
@@ -1282,7 +1285,7 @@ class _Parse:
         self._sizes()
         self._preferences()
         self._about_the_data()
-        leftovers = sc.leftovers(filler)
+        leftovers = [w for w in sc.leftovers(filler) if w != self.choice_word]
         if leftovers:
             sized = "params_b" in self.fields or "model" in self.fields
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size; a
