@@ -373,3 +373,15 @@ def test_the_verb_of_renting_before_a_term_is_not_the_vendors_name():
     # "租 某算力" had been recorded as the vendor
     assert parse_quote("8卡H20 每月5万 租6个月 某算力").vendor == "某算力"
     assert parse_quote("8卡H20 每月5万 租6个月 某算力").term_months == 6
+
+
+def test_a_quote_dearer_for_the_job_than_any_market_offer_is_said_not_used(cli):
+    # a 3-month lease quote had priced a one-day job at ¥225,005 (16 GPUs on a month's lease once
+    # the planner fled it) where the market rents 8 H800 by the hour for about ¥2,000
+    before = json.loads(cli("ask", "13b sft 20GB on 8xH800", "--json").stdout)["cost"]
+    cli("quote", "8卡H800 每月7.5万 租3个月 某云")
+    after = json.loads(cli("ask", "13b sft 20GB on 8xH800", "--json").stdout)
+    assert after["cost"]["rent_total"] == pytest.approx(before["rent_total"])
+    said = next(w for w in after["warning_codes"] if w["code"] == "own_quote_dearer")
+    assert said["params"]["provider"] == "某云" and said["params"]["months"] == 3
+    assert said["params"]["total"] > 100 * said["params"]["market"]

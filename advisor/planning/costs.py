@@ -457,6 +457,18 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     option=likely.option,
                 )
             )
+        if rented.own_quote_dearer is not None:
+            mine = rented.own_quote_dearer
+            notes.append(
+                _note(
+                    "own_quote_dearer",
+                    provider=mine.price.provider,
+                    total=mine.total + extra,
+                    months=mine.months_paid,
+                    market=likely.total + extra,
+                    cur=cur,
+                )
+            )
         if likely.rule == "reserved_discount":
             notes.append(_note("reserved_discount", gpu=gpu.name, discount=rent.RESERVED_DISCOUNT))
         if rented.estimate_rule:

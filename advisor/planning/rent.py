@@ -80,6 +80,8 @@ class Rent:
     # a multi-server plan estimated on a per-server offer that states no cluster fabric: the plan at
     # the rate of a cluster on record that states one (None: the headline states one, or none is)
     cluster_rate: Priced | None = None
+    # the team's own quote, where it would cost this job more than the market's rent that leads
+    own_quote_dearer: Priced | None = None
 
 
 def has_cluster_fabric(p: Price) -> bool:
@@ -258,12 +260,20 @@ def rent_plan(
         if not candidates and on_demand:
             candidates = [_lower_median(on_demand)]
         headline = _cheapest(candidates)
-    # The team's own quote that delivers the plan is the rent it can sign: it leads, whatever the
-    # market's median (`quote` says its plans use it from then on); the market's offers stay in
-    # the range beside it.
+    # The team's own quote that delivers the plan is the rent it can sign: it leads, even above
+    # the market's median (`quote` says its plans use it from then on), the market's offers in the
+    # range beside it; unless it costs this job more than every market offer would (a 3-month
+    # quote had priced a one-day job at ¥225,005 beside ¥1,961 by the hour): then it is said beside.
     own = [_own_quote(p, value(p), gpus, days, asked_term) for p in deliver if p.owner and not out.estimate_rule]
     if own:
-        headline = _cheapest(own)
+        mine = _cheapest(own)
+        # the market's offers on terms the job itself needs, not the longer ones it would leave idle
+        fits_job = [o for o in out.options if days is None or o.term_months <= job_months(days)]
+        market = [q.total for q in on_demand + cluster + fits_job if q.total is not None and not q.price.owner]
+        if mine.total is None or not market or mine.total <= max(market):
+            headline = mine
+        else:
+            out.own_quote_dearer = mine
     out.headline = headline
     if headline is not None and out.short_term_rule and headline.rule == out.short_term_rule["rule"]:
         out.estimate_rule = out.short_term_rule  # the headline is a per-server estimate: said so
