@@ -538,6 +538,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         ram = book.best("host_ram", "", mkt, cur)
         if ram:
             ram_gib = est.memory.host_ram_gib * lay.gpu_count * (1 + OFFLOAD_PINNED_MARGIN)
+            # a "64 GB" module holds 64 GiB (JEDEC memory capacities are binary): per GiB as priced
             ram_cost = ram_gib * book.value(ram, cur)
             capex += ram_cost
             sources.append(_src(ram, "host_ram"))
