@@ -2093,3 +2093,10 @@ def test_either_of_two_gpus_parses_with_the_word_between_them():
         assert parse("H100 or A100 for 13b sft 20GB usd", gpu_pick=pick).gpu == gpu
     with pytest.raises(RequestError):
         parse("13b sft 20GB usd or maybe not")
+
+
+@pytest.mark.parametrize(
+    "text", ["which is better for 70b lora, H100 or H200?", "70b lora 10万条 H100和H200哪个更划算"]
+)
+def test_which_of_two_gpus_is_better_is_the_comparisons_question(text):
+    assert {parse(text, gpu_pick=pick).gpu for pick in (0, 1)} == {"H100-SXM5-80GB", "H200-SXM-141GB"}

@@ -1254,6 +1254,12 @@ class _Parse:
             rf"|{L}any\s+(?:gpus?|cards?|gpu\s+type|number\s+of\s+gpus){R}",
             lambda m: None,
         )
+        # "which is better", "which one is cheaper" beside two GPU types: the comparison's question
+        sc.take(
+            rf"{L}which(?:\s+one)?(?:\s+(?:is|would\s+be|will\s+be))?\s+(?:better|cheaper|faster|best|cheapest|fastest)"
+            rf"(?:\s+(?:for|value))?{R}|(?:哪个|哪一个|哪种)(?:更|比较|最)?(?:好|划算|便宜|快|合适)",
+            lambda m: None,
+        )
         # "用什么卡比较划算", "选哪种卡合适", "买啥显卡": which GPU is the question the plan answers
         sc.take(
             r"(?:用|选|买|租|上)?\s*(?:什么|哪种|哪个|哪款|哪类|啥)\s*(?:显卡|卡型|型号|卡|gpu)"
