@@ -70,7 +70,17 @@ def cmd_ask(args) -> int:
         # two GPU types named as a choice ("H200 vs B200"): the job planned on each, side by side
         compared = advice.compare(text, args.lang, book=book) if err.kind == "gpu_choice" else None
         if compared is not None:
-            _print_json(compared.to_json()) if args.json else print(advice.render_comparison(compared))
+            said = phrase(args.lang or lang, "comparison_no_thread")
+            if args.json:
+                # each follow-up answered as the bot would: a comparison keeps no thread to reply in
+                out = compared.to_json()
+                if args.follow_up:
+                    out["follow_ups"] = [{"message": m, "kind": "silent", "text": said} for m in args.follow_up]
+                _print_json(out)
+            else:
+                print(advice.render_comparison(compared))
+                for message in args.follow_up or []:
+                    print(f"\n> {message}\n\n{said}")
             return 0
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
         answered = advice.faq_instead(text, args.lang)

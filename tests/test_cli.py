@@ -487,3 +487,13 @@ def test_two_gpu_types_named_as_a_choice_are_each_planned_side_by_side(cli, text
 def test_a_contradiction_that_is_no_choice_is_still_refused(cli):
     out = cli("ask", "70B full-finetune 1TB on 8xH800 on 8xH20")
     assert out.returncode == 2
+
+
+def test_a_follow_up_under_a_comparison_says_it_keeps_no_thread(cli):
+    # follow-ups after a comparison had been dropped without a word
+    out = cli("ask", "H200 vs B200 for llama3-70b sft on 2B tokens usd", "--follow-up", "faster?")
+    assert out.returncode == 0 and "> faster?" in out.stdout and "a comparison keeps no thread" in out.stdout
+    data = json.loads(
+        cli("ask", "H200 vs B200 for llama3-70b sft on 2B tokens usd", "--json", "--follow-up", "faster?").stdout
+    )
+    assert data["comparison"] and data["follow_ups"][0]["kind"] == "silent"
