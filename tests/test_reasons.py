@@ -113,3 +113,12 @@ def test_renting_for_the_whole_run_says_how_the_offer_is_sold_and_what_is_not_on
     assert reply.part == "rental" and "风险" in reply.text and "记录中没有的" in reply.text
     english = follow_up(text, summary, "can we rent it for 90 days straight?", book=book)
     assert english.part == "rental" and "Not on record" in english.text and offer["as_of"] in english.text
+
+
+def test_why_a_layout_the_request_fixed_says_the_team_fixed_it(book):
+    # 'why pipeline 2?' on a request that said pp 2 had been told "the planner kept the faster"
+    text = "qwen3-30b-a3b pretrain 500B tokens on 32xH800 tp 1 pp 2 ep 8 etp 1 megatron"
+    first, summary = _thread(text, book)
+    reply = follow_up(text, summary, "why pipeline 2?", book=book)
+    assert "Your request fixed pipeline parallel 2" in reply.text
+    assert "the planner kept the faster" not in reply.text

@@ -99,9 +99,12 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
     def share(seconds: float) -> float:
         return seconds / step["step_s"] if step.get("step_s") else 0.0
 
+    # a knob the request fixed ("pp 2") is the team's choice, not the planner's
+    fixed = getattr(training_setup(result.request).pinned, "zero_stage" if knob == "zero" else knob, None) is not None
     return {
         "knob": knob,
         "value": value,
+        "fixed": fixed,
         "asked": asked,
         "asked_other": asked is not None and asked != value and knob != "offload",
         "pins": pins or {},
