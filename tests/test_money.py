@@ -223,3 +223,11 @@ def test_a_purchase_priced_from_the_other_market_says_so_beside_the_price(book):
     assert said in text.splitlines()[0] and f"capex {said}" in text
     assert "(a mainland-China price, converted)" in json.dumps(details(result, "costs"))
     assert "converted" not in render_text(advise("7b lora 1B tokens on 8xH100 usd buy", lang="en", book=book))
+
+
+def test_a_sturdier_plan_does_not_give_up_the_room_to_the_deadline(book):
+    # more budget had led to a slower plan: 8 H100 in 18 of 21 days gave way to 8 H200 in 21 of 21
+    # under the sturdier-plan rule
+    tight = advise("70B sft 50GB budget ¥30万 21d", book=book).plan
+    ample = advise("70B sft 50GB budget ¥50万 21d", book=book).plan
+    assert ample.days <= tight.days * 1.001

@@ -642,6 +642,7 @@ def _sturdier_gives_way(
         and not _doubted_rent(p)
         and pcie_at_scale(req, p) <= pcie_at_scale(req, best)
         and p.days is not None
+        and not _gives_up_room(req, best, p)
     ]
     if not sturdier:
         return best, tie, None
@@ -680,6 +681,13 @@ def _sturdier_gives_way(
 def _spend(req: TrainingRequest, p: Plan) -> float | None:
     """What the ranking weighs a plan by: the rent, or for a buyer owning it (_sort_key)."""
     return p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent
+
+
+def _gives_up_room(req: TrainingRequest, best: Plan, other: Plan) -> bool:
+    """Whether `other` needs over 1 - DEADLINE_SLACK of the time to the deadline where `best` does
+    not (a sturdier plan had taken 21 of 21 days from one taking 18 when the budget rose)."""
+    edge = (1 - DEADLINE_SLACK) * req.deadline_days if req.deadline_days else None
+    return edge is not None and best.days is not None and best.days <= edge < other.days
 
 
 def _roomy_gives_way(req: TrainingRequest, ranked: list[Plan], best: Plan) -> tuple[Plan, dict | None]:
