@@ -400,9 +400,18 @@ def _run_bot(mode: str) -> int:
 
 
 def cmd_serve(args) -> int:
-    if getattr(args, "no_plan", False):
+    if getattr(args, "no_plan", False) or os.environ.get("GPU_ADVISOR_PLAN", "1") == "0":
         os.environ["GPU_ADVISOR_PLAN"] = "0"
-    return _run_bot("serve")
+        return _run_bot("serve")
+    # Planning too: gunicorn acking only, and one `work` process beside it (bot/host.py).
+    if _bot_settings("serve") is None:
+        return 2
+    from bot import host, logs
+
+    logs.setup()
+    # The schema made current once, before either child starts (a bad DATABASE_URL: exit 2 now).
+    open_store().close()
+    return host.run()
 
 
 def cmd_socket(args) -> int:
@@ -539,12 +548,15 @@ def cmd_work(args) -> int:
     from bot import heartbeats
 
     beat = heartbeats.start("work", dispatcher.own_problem)
-    logging.getLogger("gpu_advisor.bot").info("worker %s taking jobs", running.owner if running else "?")
+    log = logging.getLogger("gpu_advisor.bot")
+    log.info("worker %s taking jobs", running.owner if running else "?")
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     while not stop.wait(1.0):
-        pass
+        if args.parent and os.getppid() != args.parent:  # the `serve` that started it is gone
+            log.warning("serve %d is gone: stopping", args.parent)
+            break
     beat.stop()  # gone at once from `gpu-advisor health`, not after three missed beats
     return 0
 
@@ -627,6 +639,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
     work = sub.add_parser("work", help="planning processes that take jobs from the shared store, no web server")
     work.add_argument("--planners", type=int, help="planning processes (default: GPU_ADVISOR_PLAN_WORKERS or CPUs)")
+    # the pid of the `serve` that started this one beside gunicorn (bot/host.py): stop when it is gone
+    work.add_argument("--parent", type=int, help=argparse.SUPPRESS)
     work.set_defaults(func=cmd_work)
     mig = sub.add_parser("migrate", help="create or upgrade the schema of DATABASE_URL (or GPU_ADVISOR_DB)")
     mig.set_defaults(func=cmd_migrate)

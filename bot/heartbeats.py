@@ -188,6 +188,16 @@ class Heartbeat:
             log.warning("%s: heartbeat row not removed: %s", self.kind, type(err).__name__)
 
 
+def forget(kind: str, pid: int) -> None:
+    """Remove the row of a process of this host that is known dead (a supervisor saw its child
+    end, bot/host.py), so it is not counted live for three more beats."""
+    try:
+        with dbmod.Database() as db:
+            db.execute(f"DELETE FROM {TABLE} WHERE kind = ? AND host = ? AND pid = ?", [kind, os.uname().nodename, pid])
+    except Exception as err:  # the row then goes quiet by itself
+        log.warning("%s %d: heartbeat row not removed: %s", kind, pid, type(err).__name__)
+
+
 def start(kind: str, check: Callable[[], str] | None = None, rounds_every: float | None = None) -> Heartbeat:
     """Beat for this process from now on (the schema is current: every process migrates first);
     a clock gives its round interval and reports each round (`Heartbeat.round_done`)."""
@@ -222,6 +232,18 @@ def live_of(found: list[Process]) -> dict[str, int]:
 def live_counts(db: dbmod.Database) -> dict[str, int]:
     """How many processes of each kind are live and well now: one query."""
     return live_of(processes(db))
+
+
+def planning_trouble(found: list[Process], host: str) -> str:
+    """Why nothing plans on `host` ('' when a `work` process there is live and well): for the
+    /healthz of a `serve` whose planning runs in a `work` process beside it (bot/host.py)."""
+    mine = [p for p in found if p.kind == "work" and p.host == host and p.live]
+    if any(p.well for p in mine):
+        return ""
+    if not mine:
+        return "no planning process live on this host"
+    problem = mine[0].problem
+    return "planning pool broken" if problem == "planner died" else problem
 
 
 def clock_rounds(found: list[Process]) -> list[dict]:

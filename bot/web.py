@@ -17,7 +17,7 @@ from advisor import db as dbmod
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import acks, answers, clients, digests, dispatcher, heartbeats, planner_pool
+from bot import acks, clients, digests, dispatcher, heartbeats, host
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -67,8 +67,8 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
 
     @web.get("/healthz")
     def healthz():
-        # 503 while a planning process of this worker has died and the pool is not replaced
-        # yet, while the database does not answer, or while the dispatcher stopped going round
+        # 503 while the database does not answer, or while a planning process of a dispatcher
+        # in this process died or the dispatcher stopped going round
         found = dispatcher.problems()
         if found:
             error = "planning pool broken" if found == ["planner died"] else "; ".join(found)
@@ -80,6 +80,11 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
                 found = heartbeats.processes(db)
         except Exception:  # the store just answered the ping: a moment's fault, said as unknown
             return {"ok": True, "host": os.uname().nodename, "live": None, "clocks": None}
+        # A `serve` that plans does it in a `work` process beside gunicorn (bot/host.py): 503 while
+        # none on this host is live and well, as when the planners lived in this process.
+        trouble = heartbeats.planning_trouble(found, os.uname().nodename) if os.environ.get(host.SIBLING_ENV) else ""
+        if trouble:
+            return {"ok": False, "error": trouble, "host": os.uname().nodename}, 503
         # The clocks' last digest rounds are shown, not judged here: a clock that fails to post
         # is no reason to take this web host out of a load balancer (`health --need clock` is).
         return {
@@ -117,9 +122,8 @@ def warm_web() -> None:
 
 
 def _worker_ready(_worker) -> None:
-    """A gunicorn worker, its app built (the job dispatcher runs in it, bot/dispatcher.py): warm what
-    the acks use, then take connections while its planning processes start in the background
-    (a job waits in the pool's queue, never in an ack)."""
+    """A gunicorn worker, its app built: warm what the acks use, then take connections. It only
+    acks and enqueues: `work` processes plan (beside gunicorn when `serve` plans, bot/host.py)."""
     warm_web()
     heartbeats.start("serve", dispatcher.own_problem)  # each web worker is a live `serve` process
     # What the worker loaded so far (modules, catalogs, templates: about 160,000 objects, four
@@ -127,10 +131,6 @@ def _worker_ready(_worker) -> None:
     # scans it again; before, a collection that did paused every ack in flight for 20-80 ms.
     gc.collect()
     gc.freeze()
-    if os.environ.get("GPU_ADVISOR_PLAN", "1") != "0":
-        # a host that only acks (`serve --no-plan`) plans nothing: no idle planners (about 180 MB
-        # each), and none whose death would fail /healthz with nobody to replace it
-        threading.Thread(target=planner_pool.start, args=(answers.ready,), name="gpu-advisor-warm", daemon=True).start()
 
 
 # A Unix socket's path holds at most 107 bytes on Linux (sun_path), fewer elsewhere.
@@ -152,8 +152,7 @@ def control_socket(port: int) -> str:
 
 
 def serve(settings: Settings) -> None:
-    """gunicorn with threads, in this process."""
-    # The workers read it too, to size their planning pools (bot/planner_pool.py planners).
+    """gunicorn with threads, in this process, its workers acking only (GPU_ADVISOR_PLAN=0)."""
     os.environ.setdefault("WEB_CONCURRENCY", "2")
     # The schema made current and the reference prices seeded once, here, before the port is
     # bound: a worker's first ack never waits for a migration. No connection crosses the fork.

@@ -68,6 +68,34 @@ def test_heartbeats_say_which_processes_are_live_and_well(database, cli):
         assert db.execute("SELECT COUNT(*) FROM process_heartbeats WHERE problem <> ''").fetchone()[0] == 0
 
 
+def test_a_planning_serve_judges_the_work_process_of_its_own_host(database, cli):
+    """/healthz of a `serve` that plans (bot/host.py): what the `work` rows of its host say."""
+    from advisor import db as dbmod
+    from bot import heartbeats
+
+    assert cli("migrate").returncode == 0
+    here = os.uname().nodename
+
+    def trouble(host=here):
+        with dbmod.Database() as db:
+            return heartbeats.planning_trouble(heartbeats.processes(db), host)
+
+    assert trouble() == "no planning process live on this host"
+    heartbeats.Heartbeat("serve", every=60).beat()
+    ill = heartbeats.Heartbeat("work", check=lambda: "planner died", every=60)
+    assert ill.beat() and trouble() == "planning pool broken"
+    stalled = heartbeats.Heartbeat("work", check=lambda: "dispatcher stalled", every=60)
+    assert stalled.beat() and trouble() in ("planning pool broken", "dispatcher stalled")
+    well = heartbeats.Heartbeat("work", every=60)
+    assert well.beat() and trouble() == ""
+    assert trouble("another-host") == "no planning process live on this host"
+    # a supervisor that saw its `work` child end removes that process's rows at once
+    heartbeats.forget("work", os.getpid())
+    assert trouble() == "no planning process live on this host"
+    with dbmod.Database() as db:
+        assert [p.kind for p in heartbeats.processes(db)] == ["serve"]
+
+
 def test_a_clock_is_well_while_its_digest_rounds_go_well_and_keep_coming(database, cli, monkeypatch):
     from advisor import db as dbmod
     from bot import heartbeats

@@ -58,10 +58,14 @@ class Host:
             time.sleep(0.3)
 
     def kill(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        """kill -9 every process of the host: its session (a planning `serve` runs its `work`
+        process in a process group of its own, bot/host.py)."""
+        out = subprocess.run(["ps", "-o", "pid=", "-s", str(self.proc.pid)], capture_output=True, text=True).stdout
+        for pid in [self.proc.pid, *map(int, out.split())]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.proc.wait(timeout=30)
 
 
@@ -115,7 +119,8 @@ def test_two_hosts_answer_once_share_threads_and_finish_a_dead_hosts_jobs(postgr
     hosts = [a, b]
     try:
         # the host that only acks starts no planning processes (idle, each ~180 MB, and one that
-        # died had failed /healthz with nobody to replace it); the planning host does
+        # died had failed /healthz with nobody to replace it); the planning host does, in the
+        # `work` process beside its gunicorn
         assert _wait(lambda: _planners(a), 60)
         assert not _planners(b)
         to_a, to_b = SlackSender(a.url, SECRET, fake_slack), SlackSender(b.url, SECRET, fake_slack)

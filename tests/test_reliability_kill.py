@@ -1,7 +1,9 @@
-"""Issue #13, bot side: kill -9 under `gpu-advisor serve` as deployed (gunicorn, planning
-processes, one SQLite file). A dead planning process is replaced and /healthz says so while it
-is broken; a server killed mid-burst and restarted on the same database answers every acked
-request exactly once."""
+"""Issue #13, bot side: kill -9 under `gpu-advisor serve` as deployed (a supervisor with gunicorn
+and one `work` process beside it, whose planning processes plan; one SQLite file,
+bot/host.py). A dead planning process is replaced and /healthz says so while it is broken; a
+`work` process killed mid-burst is started again and every acked request is answered once; a
+server killed mid-burst and restarted on the same database answers every acked request exactly
+once; a stopped or killed `serve` leaves no process behind."""
 
 import json
 import os
@@ -53,6 +55,7 @@ class Served:
             GPU_ADVISOR_DB=str(db),
             PYTHONPATH=str(ROOT),
             GPU_ADVISOR_JOB_LEASE_S="4",
+            GPU_ADVISOR_HEARTBEAT_S="0.5",  # /healthz reads the `work` process's beats
             **env,
         )
         self.log = open(log_path, "a+")
@@ -90,23 +93,37 @@ class Served:
                 todo.append(child)
         return found
 
-    def planners(self) -> list[int]:
+    def _running(self, *words: str) -> list[int]:
         out = []
         for pid in self.descendants():
             try:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if "spawn_main" in cmd and "resource_tracker" not in cmd:
+            if all(w in cmd for w in words) and "resource_tracker" not in cmd:
                 out.append(pid)
         return out
 
+    def planners(self) -> list[int]:
+        return self._running("spawn_main")
+
+    def work(self) -> list[int]:
+        """The `work` process beside gunicorn."""
+        return self._running("advisor.cli work")
+
     def kill(self):
-        """kill -9 every process of the server (master, workers, planners)."""
+        """kill -9 every process of the server (supervisor, gunicorn and its workers, the `work`
+        process in its own group and its planners), as a host that dies."""
+        every = self.descendants()
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        for pid in every:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self.proc.wait(timeout=30)
 
     def stop(self):
@@ -159,10 +176,82 @@ def test_killed_planners_are_replaced_and_healthz_says_so_meanwhile(fake_slack, 
         while time.time() < deadline and not all(_top_level(fake_slack, f"CKILL{n}") for n in (1, 2, 3)):
             time.sleep(0.2)
         assert all(len(_top_level(fake_slack, f"CKILL{n}")) == 1 for n in (1, 2, 3))
+        deadline = time.time() + 10  # the `work` process's next beat says it is well again
+        while _health(server.url) != 200 and time.time() < deadline:
+            time.sleep(0.1)
         assert _health(server.url) == 200
         assert set(server.planners()).isdisjoint(planners)
     finally:
         server.stop()
+
+
+def test_a_work_process_killed_mid_burst_is_started_again_and_every_acked_request_answered_once(fake_slack, tmp_path):
+    fake_slack.reset()
+    server = Served(fake_slack, tmp_path / "web.db", tmp_path / "serve.log")
+    channels = [f"CWORK{n}" for n in range(16)]
+    try:
+        (work,) = server.work()
+        send = _sender(server.url, fake_slack)
+        with ThreadPoolExecutor(8) as ex:
+            acks = list(ex.map(lambda c: send.command("7b lora 20GB 3d", channel=c), channels))
+        assert all(status == 200 and "Planning" in body for status, body in acks)
+        deadline = time.time() + 60
+        while not any(_top_level(fake_slack, c) for c in channels) and time.time() < deadline:
+            time.sleep(0.02)
+        os.killpg(work, signal.SIGKILL)  # the `work` process and its planners, mid-burst
+        answered_at_kill = sum(bool(_top_level(fake_slack, c)) for c in channels)
+        assert answered_at_kill < len(channels), "the burst ended before the kill: nothing to recover"
+        seen, deadline = [], time.time() + 5
+        while time.time() < deadline and 503 not in seen:
+            seen.append(_health(server.url))
+            time.sleep(0.05)
+        assert 503 in seen  # nothing plans on this host until the new `work` process beats
+        deadline = time.time() + 120
+        while time.time() < deadline and not all(_top_level(fake_slack, c) for c in channels):
+            time.sleep(0.3)
+        time.sleep(5)  # room for any double (the lease is 4 s)
+        assert {c: len(_top_level(fake_slack, c)) for c in channels} == dict.fromkeys(channels, 1)
+        (again,) = server.work()
+        assert again != work
+        deadline = time.time() + 30
+        while _health(server.url) != 200 and time.time() < deadline:
+            time.sleep(0.2)
+        assert _health(server.url) == 200
+    finally:
+        server.stop()
+
+
+def _gone(pids: list[int], within_s: float) -> list[int]:
+    """Those of `pids` still running after `within_s` seconds (a zombie is not running)."""
+    deadline = time.time() + within_s
+    while True:
+        left = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                left.append(pid)
+        if not left or time.time() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+def test_a_stopped_or_killed_serve_leaves_no_process_behind(fake_slack, tmp_path):
+    fake_slack.reset()
+    for how in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+        server = Served(fake_slack, tmp_path / "web.db", tmp_path / f"serve-{how.name}.log")
+        try:
+            every = server.descendants()
+            assert server.work() and server.planners()
+            # SIGKILL: the supervisor alone dies; gunicorn and the `work` process notice it
+            os.kill(server.proc.pid, how)
+            code = server.proc.wait(timeout=60)
+            assert code == (-9 if how == signal.SIGKILL else 0)
+            assert _gone(every, 45) == [], how.name
+        finally:
+            server.stop()
 
 
 def test_a_server_killed_mid_burst_answers_every_acked_request_once_after_restart(fake_slack, tmp_path):

@@ -1,4 +1,5 @@
-"""`gpu-advisor serve` as deployed: gunicorn with two worker processes over one SQLite file."""
+"""`gpu-advisor serve` as deployed: gunicorn with two worker processes that ack, and the `work`
+process beside it that plans (bot/host.py), over one SQLite file."""
 
 import os
 import re
@@ -77,7 +78,7 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     for n in (1, 2, 3):
         sender.event(event, event_id="EvTwice", headers={"X-Slack-Retry-Num": str(n)})
     fake_slack.wait_for("chat.postMessage", 1, timeout=90)
-    time.sleep(3)  # the workers' planning pools are in other processes: nothing to drain from here
+    time.sleep(3)  # the planners are in the `work` process beside gunicorn: nothing to drain from here
     assert len(fake_slack.calls_of("chat.postMessage")) == 1
     log.seek(0)
     text = log.read()
@@ -122,18 +123,18 @@ def test_work_and_clock_refuse_to_start_without_a_way_to_post(tmp_path, args):
 
 
 @pytest.mark.parametrize(
-    "env,cpus,expected",
+    "env,cpus,expected,host_work",
     [
-        ({}, 2, 1),
-        ({"WEB_CONCURRENCY": "2"}, 2, 1),
-        ({"WEB_CONCURRENCY": "2"}, 9, 4),
-        ({"WEB_CONCURRENCY": "1"}, 4, 3),
-        ({"WEB_CONCURRENCY": "1"}, 64, 4),
-        ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6),
+        ({}, 2, 1, 2),
+        ({"WEB_CONCURRENCY": "2"}, 2, 1, 2),
+        ({"WEB_CONCURRENCY": "2"}, 9, 4, 8),
+        ({"WEB_CONCURRENCY": "1"}, 4, 3, 3),
+        ({"WEB_CONCURRENCY": "1"}, 64, 4, 4),
+        ({"GPU_ADVISOR_PLAN_WORKERS": "6", "WEB_CONCURRENCY": "2"}, 2, 6, 12),
     ],
 )
-def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected):
-    from bot import planner_pool
+def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expected, host_work):
+    from bot import host, planner_pool
 
     for name in ("WEB_CONCURRENCY", "GPU_ADVISOR_PLAN_WORKERS"):
         monkeypatch.delenv(name, raising=False)
@@ -141,6 +142,10 @@ def test_planning_pools_leave_one_cpu_for_the_acks(monkeypatch, env, cpus, expec
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     assert planner_pool.planners() == expected
+    # a `serve` that plans runs them in its one `work` process: as many as its web workers (2
+    # unless WEB_CONCURRENCY says) would each have had, together
+    monkeypatch.setenv("WEB_CONCURRENCY", env.get("WEB_CONCURRENCY", "2"))
+    assert host.planners() == host_work
 
 
 @pytest.mark.slow  # starts gunicorn twice
