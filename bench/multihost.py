@@ -14,9 +14,9 @@ web host (not restarted: a load balancer sends its traffic to the other), kill -
 post carrying its job key), one digest per subscribed channel and day with both clocks running,
 no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run
 (`--latency` acks of each, in turns of 100; `--latency-only` measures that alone).
-Then the same burst on SQLite with one `serve` (planning too; `--sqlite-work`: `serve --no-plan`
-beside a `work` process) and one clock. `--pause-work` stops the `work` processes while our acks
-are timed, as if they ran on machines of their own.
+Then the same burst on SQLite with one `serve` (planning too, in the `work` process it starts
+beside gunicorn; `--sqlite-work`: `serve --no-plan` beside a `work` started by hand) and one clock.
+`--pause-work` stops the `work` processes while our acks are timed, as if they ran on machines of their own.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """From the job store to the planners: listeners record each acked request as a job
-(`enqueue`, the only thing they write in the ack path), and one dispatcher thread per web
-process claims due jobs and hands them to the planning processes (bot/planner_pool.py).
+(`enqueue`, the only thing they write in the ack path), and one dispatcher thread per planning
+process (`work`, beside gunicorn when `serve` plans; `socket`) claims due jobs and hands them
+to the planning processes (bot/planner_pool.py).
 
 - Exactly once: a claim is atomic across processes; a job is done only once its run returned;
   a job whose owner died (its lease lapsed: kill -9, host crash) runs again, and a run after
   the first looks for its own post in the channel first (bot/delivery.py send).
-- A dead planning process: its jobs go back to the queue and the pool is replaced; /healthz
-  answers 503 while it is broken.
+- A dead planning process: its jobs go back to the queue and the pool is replaced; the
+  process's heartbeat says so while it is broken (and a planning `serve`'s /healthz answers 503).
 - Slack faults: a run that met a 429, a 5xx, a timeout or a connection error returns with a
   backoff; the job waits in the queue (not in a planning process), so one channel's
   Retry-After never delays another channel's answers. The last try tells the user."""

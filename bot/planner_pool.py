@@ -1,6 +1,7 @@
-"""The planning processes: a process pool, at idle priority, so planning never holds the GIL
-that the web threads need to ack Slack within 3 seconds. What runs there takes and returns
-plain data (it crosses a process boundary)."""
+"""The planning processes: a process pool, at idle priority, in a `work` process (beside gunicorn
+when `serve` plans, bot/host.py), so planning never takes the CPU or a GIL from the threads that
+ack Slack within 3 seconds. What runs there takes and returns plain data (it crosses a process
+boundary)."""
 
 from __future__ import annotations
 
