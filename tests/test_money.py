@@ -128,6 +128,8 @@ def test_a_budget_no_plan_meets_at_any_length_gets_the_floor(book):
     for p in [result.plan, *result.result.alternatives]:
         if p.rent and p.estimate.layout.offload == "none" and not p.costs.rent_doubted:
             assert p.rent >= floor["cost"] * 0.999
+    # the text says the floor holds the states on the GPUs (an offloading alternative may cost less)
+    assert "holding its states on the GPUs" in render_text(advise("72B pretrain 2T tokens 14d budget ¥500k", book=book))
     # a budget a slower plan meets gets that plan, not a floor
     met = advise("72B 预训练 2T token 两周 预算1500万", book=book)
     assert "floor" not in _codes(met).get("budget", {}) or _codes(met)["budget"]["floor"] is None
