@@ -1089,3 +1089,12 @@ def test_a_gpu_change_with_its_count_is_said_once(book):
     reply = follow_up(text, summary, "那如果是8张3090呢？", book=book)
     header = next(line for line in reply.text.splitlines() if line.startswith("假如"))
     assert header.count("8 × RTX3090") == 1
+
+
+def test_buy_more_on_owned_gpus_is_more_of_them_not_the_same_bought(book):
+    # "should we buy more?" on 16 owned H100 had priced buying the same 16 ("16 x H100 -> 16 x H100")
+    text = "we have 16 H100s in house, llama3-70b lora 100k samples usd"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "should we buy more?", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 32
+    assert "rent_or_buy" not in [c["name"] for c in reply.changes]

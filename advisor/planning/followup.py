@@ -1029,9 +1029,15 @@ FEWER_OR_MORE = re.compile(
 )
 
 
+# "should we buy more?" under a plan on the team's own GPUs: more of them, not the same ones bought
+BUY_MORE = re.compile(r"\b(?:buy|get|add)\s+more\b|再买|多买|加购|加卡|扩容", re.I)
+
+
 def _fewer_or_more(summary: dict, message: str) -> str | None:
     found = FEWER_OR_MORE.search(message)
     count, nodes = summary.get("gpu_count"), summary.get("nodes") or 1
+    if not found and count and summary.get("owned") and BUY_MORE.search(message):
+        return f"{count * 2} gpus"  # twice the GPUs owned: what the extra would save and cost
     if not found or not count:
         return None
     servers = bool(re.match(r"servers?|nodes?|machines?|台", found["what"], re.I))
