@@ -146,6 +146,18 @@ def _sender(url, fake):
     return SlackSender(url, SECRET, fake)
 
 
+def _burst_until_one_answered(server, fake, channels):
+    """One signed /gpu per channel, 8 at a time, each acked; returns once the first is answered
+    (60 s at most), so a kill lands mid-burst."""
+    send = _sender(server.url, fake)
+    with ThreadPoolExecutor(8) as ex:
+        acks = list(ex.map(lambda c: send.command("7b lora 20GB 3d", channel=c), channels))
+    assert all(status == 200 and "Planning" in body for status, body in acks)
+    deadline = time.time() + 60
+    while not any(_top_level(fake, c) for c in channels) and time.time() < deadline:
+        time.sleep(0.02)
+
+
 def _top_level(fake, channel):
     return [m for m in fake.history.get(channel, []) if not m.get("thread_ts")]
 
@@ -191,13 +203,7 @@ def test_a_work_process_killed_mid_burst_is_started_again_and_every_acked_reques
     channels = [f"CWORK{n}" for n in range(16)]
     try:
         (work,) = server.work()
-        send = _sender(server.url, fake_slack)
-        with ThreadPoolExecutor(8) as ex:
-            acks = list(ex.map(lambda c: send.command("7b lora 20GB 3d", channel=c), channels))
-        assert all(status == 200 and "Planning" in body for status, body in acks)
-        deadline = time.time() + 60
-        while not any(_top_level(fake_slack, c) for c in channels) and time.time() < deadline:
-            time.sleep(0.02)
+        _burst_until_one_answered(server, fake_slack, channels)
         os.killpg(work, signal.SIGKILL)  # the `work` process and its planners, mid-burst
         answered_at_kill = sum(bool(_top_level(fake_slack, c)) for c in channels)
         assert answered_at_kill < len(channels), "the burst ended before the kill: nothing to recover"
@@ -260,13 +266,7 @@ def test_a_server_killed_mid_burst_answers_every_acked_request_once_after_restar
     server = Served(fake_slack, db, log)
     channels = [f"CBURST{n}" for n in range(16)]
     try:
-        send = _sender(server.url, fake_slack)
-        with ThreadPoolExecutor(8) as ex:
-            acks = list(ex.map(lambda c: send.command("7b lora 20GB 3d", channel=c), channels))
-        assert all(status == 200 and "Planning" in body for status, body in acks)
-        deadline = time.time() + 60
-        while not any(_top_level(fake_slack, c) for c in channels) and time.time() < deadline:
-            time.sleep(0.05)
+        _burst_until_one_answered(server, fake_slack, channels)
         server.kill()  # every process at once, mid-burst
     finally:
         server.stop()

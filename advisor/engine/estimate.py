@@ -336,15 +336,14 @@ def parallel_splits(
             # QLoRA's 4-bit experts, and weights offloaded (ZeRO-Infinity runs no expert parallel:
             # framework_for), run data parallel only: ZeRO-3 shards the experts. The optimizer
             # offloaded keeps expert parallel on Megatron-Core (framework_for), not on ZeRO-Offload.
-            eps = (
-                [pin.ep]
-                if pin.ep
-                else [1]
-                if setup.method == "qlora" or offload == "all"
-                else sorted({1, *expert_degrees(m, dp, max(1, per_node // tp), tp)})
-                if offload != "none"  # ZeRO-Offload's data parallel beside Megatron's experts spread
-                else expert_degrees(m, dp, max(1, per_node // tp), tp)
-            )
+            if pin.ep:
+                eps = [pin.ep]
+            elif setup.method == "qlora" or offload == "all":
+                eps = [1]
+            else:
+                eps = expert_degrees(m, dp, max(1, per_node // tp), tp)
+                if offload != "none":  # ZeRO-Offload's data parallel beside Megatron's experts spread
+                    eps = sorted({1, *eps})
             if pin.ep and (dp % pin.ep if pin.ep <= dp else (tp * dp) % pin.ep):
                 continue  # neither over the data-parallel ranks nor folded over tp x dp
             for ep in eps:
