@@ -234,10 +234,25 @@ def live_counts(db: dbmod.Database) -> dict[str, int]:
     return live_of(processes(db))
 
 
-def planning_trouble(found: list[Process], host: str) -> str:
+def parent_of(pid: int) -> int | None:
+    """The parent process of `pid` on this machine (Linux /proc), None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])  # after "pid (comm) state"
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def planning_trouble(found: list[Process], host: str, parent: int | None = None) -> str:
     """Why nothing plans on `host` ('' when a `work` process there is live and well): for the
-    /healthz of a `serve` whose planning runs in a `work` process beside it (bot/host.py)."""
-    mine = [p for p in found if p.kind == "work" and p.host == host and p.live]
+    /healthz of a `serve` whose planning runs in a `work` process beside it (bot/host.py). With
+    `parent`, only the `work` processes that supervisor started count, so a second `serve` on the
+    same host is not judged well by the first one's planners (where /proc can be read)."""
+    mine = [
+        p
+        for p in found
+        if p.kind == "work" and p.host == host and p.live and (parent is None or parent_of(p.pid) in (parent, None))
+    ]
     if any(p.well for p in mine):
         return ""
     if not mine:

@@ -12,7 +12,9 @@ the same planners in a process of their own, 1.1-1.3 times (docs/reliability.md)
   /healthz answers 503 until the new one beats (bot/heartbeats.py `planning_trouble`).
 - SIGTERM or SIGINT stops both (gunicorn gracefully, the work process after its running jobs);
   SIGHUP, SIGUSR1, SIGTTIN and SIGTTOU go to gunicorn. gunicorn ending for any reason ends the
-  work process too, and `serve` exits with gunicorn's status.
+  work process too, and `serve` exits with gunicorn's status. SIGUSR2 (gunicorn's binary upgrade:
+  a new master beside the old one, which this supervisor would take for gunicorn ending) is
+  refused with a warning rather than ending `serve` as its default action would; SIGHUP reloads.
 - Neither outlives this process: the work process watches its parent (`work --parent`, once a
   second), and on Linux gunicorn gets SIGTERM when this process dies (PR_SET_PDEATHSIG)."""
 
@@ -29,7 +31,8 @@ import time
 from bot import heartbeats, planner_pool
 
 log = logging.getLogger("gpu_advisor.bot")
-# Set for gunicorn by this supervisor: its web workers' /healthz judges this host's `work`.
+# Set for gunicorn by this supervisor to its pid: its web workers' /healthz judges the `work`
+# process it started.
 SIBLING_ENV = "GPU_ADVISOR_SIBLING_WORK"
 FORWARDED = (signal.SIGHUP, signal.SIGUSR1, signal.SIGTTIN, signal.SIGTTOU)
 STOP_S = 35.0  # gunicorn's graceful timeout is 30 s; the work process finishes a few jobs
@@ -114,11 +117,16 @@ def run() -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, on_stop)
+
+    def refuse_upgrade(_signum, _frame):
+        log.warning("SIGUSR2 ignored: serve does not upgrade gunicorn in place; send SIGHUP to reload")
+
     for sig in FORWARDED:
         signal.signal(sig, forward)
+    signal.signal(signal.SIGUSR2, refuse_upgrade)
     work = _Work(dict(os.environ, GPU_ADVISOR_PLAN_WORKERS=str(planners())))
     work.start()
-    web_env = dict(os.environ, GPU_ADVISOR_PLAN="0", **{SIBLING_ENV: "1"})
+    web_env = dict(os.environ, GPU_ADVISOR_PLAN="0", **{SIBLING_ENV: str(os.getpid())})
     web = subprocess.Popen(_cli("serve", "--no-plan"), env=web_env, preexec_fn=_die_with_parent)
     try:
         while not stop and web.poll() is None:

@@ -82,7 +82,8 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
             return {"ok": True, "host": os.uname().nodename, "live": None, "clocks": None}
         # A `serve` that plans does it in a `work` process beside gunicorn (bot/host.py): 503 while
         # none on this host is live and well, as when the planners lived in this process.
-        trouble = heartbeats.planning_trouble(found, os.uname().nodename) if os.environ.get(host.SIBLING_ENV) else ""
+        supervisor = os.environ.get(host.SIBLING_ENV)
+        trouble = heartbeats.planning_trouble(found, os.uname().nodename, int(supervisor)) if supervisor else ""
         if trouble:
             return {"ok": False, "error": trouble, "host": os.uname().nodename}, 503
         # The clocks' last digest rounds are shown, not judged here: a clock that fails to post

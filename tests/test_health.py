@@ -76,9 +76,9 @@ def test_a_planning_serve_judges_the_work_process_of_its_own_host(database, cli)
     assert cli("migrate").returncode == 0
     here = os.uname().nodename
 
-    def trouble(host=here):
+    def trouble(host=here, parent=None):
         with dbmod.Database() as db:
-            return heartbeats.planning_trouble(heartbeats.processes(db), host)
+            return heartbeats.planning_trouble(heartbeats.processes(db), host, parent)
 
     assert trouble() == "no planning process live on this host"
     heartbeats.Heartbeat("serve", every=60).beat()
@@ -89,6 +89,10 @@ def test_a_planning_serve_judges_the_work_process_of_its_own_host(database, cli)
     well = heartbeats.Heartbeat("work", every=60)
     assert well.beat() and trouble() == ""
     assert trouble("another-host") == "no planning process live on this host"
+    # a second `serve` on this host judges only the `work` process its own supervisor started
+    # (these rows carry this test's pid, whose parent is os.getppid())
+    assert trouble(parent=os.getppid()) == ""
+    assert trouble(parent=os.getpid()) == "no planning process live on this host"
     # a supervisor that saw its `work` child end removes that process's rows at once
     heartbeats.forget("work", os.getpid())
     assert trouble() == "no planning process live on this host"

@@ -251,6 +251,12 @@ def test_a_stopped_or_killed_serve_leaves_no_process_behind(fake_slack, tmp_path
         try:
             every = server.descendants()
             assert server.work() and server.planners()
+            if how == signal.SIGTERM:  # gunicorn's in-place upgrade is refused, not a stop
+                os.kill(server.proc.pid, signal.SIGUSR2)
+                time.sleep(1)
+                assert server.proc.poll() is None and _health(server.url) == 200
+                server.log.seek(0)
+                assert "SIGUSR2 ignored" in server.log.read()
             # SIGKILL: the supervisor alone dies; gunicorn and the `work` process notice it
             os.kill(server.proc.pid, how)
             code = server.proc.wait(timeout=60)
