@@ -398,14 +398,16 @@ def test_a_what_if_fixing_an_unrunnable_layout_is_answered_with_the_reason(book)
     )
 
 
-def test_moe_plans_quote_how_far_a_release_moves_their_speed(cli):
+def test_moe_plans_quote_how_far_the_token_dispatcher_moves_their_speed(cli):
     from advisor.engine.frameworks import MOE_RELEASE_SPREAD_TOKENS_S
 
     slow, fast = MOE_RELEASE_SPREAD_TOKENS_S
     moe = _ask(cli, "qwen3-30b-a3b lora 50GB 3d")
     note = next(w for w in moe["warning_codes"] if w["code"] == "moe_release_spread")
     assert note["params"]["days"] == pytest.approx(moe["training"]["days"] * fast / slow)
-    assert "1.8x the time" in cli("ask", "qwen3-30b-a3b lora 50GB 3d").stdout
-    assert "1.8 倍" in cli("ask", "qwen3-30b-a3b lora 50GB 3d lang zh").stdout
+    text = cli("ask", "qwen3-30b-a3b lora 50GB 3d").stdout
+    assert "1.8x the time" in text and "--moe-token-dispatcher-type flex" in text
+    text_zh = cli("ask", "qwen3-30b-a3b lora 50GB 3d lang zh").stdout
+    assert "1.8 倍" in text_zh and "flex 分发器" in text_zh
     dense = _ask(cli, "70B lora 1TB 14d")
     assert "moe_release_spread" not in [w["code"] for w in dense["warning_codes"]]

@@ -54,11 +54,19 @@ PINNED_MIN_LAYERS_PER_CHUNK = 1
 # LoRA on TP2 x PP4 over 8 H100 in bf16 at 190 TFLOP/s a GPU, 19% of the peak
 # (NVIDIA-NeMo/Automodel docs/performance-summary.md, 2025-10-02). The answer quotes it.
 NATIVE_LORA_PIPELINE_MFU = 0.19
-# MoE throughput moves with the software release far more than dense throughput: Megatron-Bridge
-# measured the same Qwen3 30B-A3B layout (16 H100, FP8, PP2 x VP12 x EP8, GBS 1024) at 5,113
-# tokens/s a GPU in NeMo 26.02 and 9,058 in 26.02.01, where its dense Llama 3 70B FP8 row moved
-# from 1,621 to 1,639 over the same releases (NVIDIA-NeMo/Megatron-Bridge
-# docs/performance-summary-archive.md, commit 067f987df). MoE answers quote the spread.
+# MoE throughput moves with the token dispatcher far more than dense throughput moves with anything:
+# Megatron-Bridge measured the same Qwen3 30B-A3B layout (16 H100, FP8, PP2 x VP12 x EP8, GBS 1024)
+# at 5,113 tokens/s a GPU in NeMo 26.02 and 9,058 in 26.02.01, where its dense Llama 3 70B FP8 row
+# moved from 1,621 to 1,639 (NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md, commit
+# 067f987df). Between the two, the x86 Qwen3 recipes left Megatron-Core's all-to-all dispatcher for
+# the flex one on DeepEP and HybridEP (Megatron-Bridge #2351 "qwen x86 flex backend" and #2477, in
+# r0.3.1 = 26.02.01). The dropless all-to-all path copies the tokens-per-expert counts to the host
+# every MoE layer and runs its permute, chunk sort and unpermute as separate passes
+# (megatron/core/transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher); the 25.09 rows of
+# the same archive, all-to-all with the experts padded to a fixed capacity (token drop), ran the
+# 16-H100 layout at 10,494 and the 25.11 dropless all-to-all ones at 5,275. The engine's MoE launch
+# term was chosen on the flex-dispatcher rows, so a plan assumes that dispatcher; MoE answers quote the
+# spread and the switch.
 MOE_RELEASE_SPREAD_TOKENS_S = (5113, 9058)
 
 
