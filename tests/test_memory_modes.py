@@ -550,9 +550,13 @@ def test_routed_experts_keep_their_permuted_input_for_each_expert_a_token_goes_t
     """Qwen3-30B-A3B (h 2048, 32 heads of 128, 4 KV heads, 128 experts of 768, top-8), bf16, no
     recompute, fused kernels: attention 2h + 2h + 2(q + 2kv) + 2q = 26,624 bytes a token; MLP
     2h + 2h + the SwiGLU's 3 tensors of 8 x 768 (36,864) + the permuted tokens the grouped fc1
-    keeps, 8 copies of 2h (32,768): 104,448 in all."""
+    keeps, 8 copies of 2h (32,768) + the router's two fp32 score tensors over 128 experts (routing
+    and load-balancing loss: 2 x 4 x 128 = 1,024): 105,472 in all."""
     per_token = layer_activation_bytes_per_token(QWEN3_MOE, 4096, "bf16", "none", True)
-    assert per_token == 26_624 + 4096 + 4096 + 36_864 + 32_768
+    assert per_token == 26_624 + 4096 + 4096 + 36_864 + 32_768 + 1_024
+    # fp32 training doubles the 16-bit activations, not the scores, which are fp32 already
+    fp32 = layer_activation_bytes_per_token(QWEN3_MOE, 4096, "fp32", "none", True)
+    assert fp32 == 2 * (per_token - 1_024) + 1_024
 
 
 def test_megatron_cross_entropy_keeps_an_fp32_softmax_beside_the_logits():

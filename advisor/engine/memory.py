@@ -110,6 +110,11 @@ FSDP_PP_UNSHARDED_BYTES = 2 + 2
 EAGER_LOSS_BYTES = 8
 # Megatron-Core's cross entropy: the fp32 softmax it keeps for the backward (`activation_memory`).
 MEGATRON_LOSS_BYTES = 4
+# A router keeps two fp32 score tensors over all its experts for the backward, a token each: the
+# routing scores (softmax or sigmoid taken in fp32: moe_utils.py topk_softmax_with_capacity) and
+# the load-balancing loss's own (router.py compute_routing_scores_for_aux_loss: softmax in fp32),
+# core_v0.13.0 megatron/core/transformer/moe (assumed alike on other stacks).
+ROUTER_SCORES, ROUTER_SCORE_BYTES = 2, 4
 
 
 class MemoryBreakdown(BaseModel):
@@ -282,6 +287,7 @@ def layer_activation_bytes_per_token(
     base layers keep none of their own.
     Selective recompute drops the attention core (only matters without flash attention) and
     recomputes the activation function (one ffn-width tensor less).
+    A routed layer also keeps its router's fp32 scores over every expert (`ROUTER_SCORE_BYTES`).
     `op_level`: torchtitan's selective recompute is per operator (its "op" policy saves the
     output of every second matmul and of the attention kernel, and recomputes the rest:
     torchtitan docs/performance.md, "selective op" AC; _save_list in its activation
@@ -328,7 +334,8 @@ def layer_activation_bytes_per_token(
     core = 0.0
     if not flash and recompute != "selective":
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
-    return e * (attention + mlp + core) + native_extra_bytes(m, precision, kernels, inputs.o)
+    router = ROUTER_SCORES * ROUTER_SCORE_BYTES * m.moe_experts  # fp32 whatever the precision
+    return e * (attention + mlp + core) + router + native_extra_bytes(m, precision, kernels, inputs.o)
 
 
 def native_extra_bytes(m: ModelShape, precision: str, kernels: Kernels, o_input: bool = True) -> float:
