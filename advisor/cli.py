@@ -67,8 +67,11 @@ def cmd_ask(args) -> int:
     try:
         result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
-        # two GPU types named as a choice ("H200 vs B200"): the job planned on each, side by side
-        compared = advice.compare(text, args.lang, book=book) if err.kind == "gpu_choice" else None
+        # GPU types named as a choice ("H200 vs B200"): the job planned on each, side by side
+        try:
+            compared = advice.compare(text, args.lang, book=book) if err.kind == "gpu_choice" else None
+        except RequestError as refused:  # a side that cannot be planned, or too many to compare
+            compared, err = None, refused
         if compared is not None:
             said = phrase(args.lang or lang, "comparison_no_thread")
             if args.json:

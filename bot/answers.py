@@ -30,7 +30,10 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     try:
         result = advise(text, lang, book=book)
     except RequestError as err:
-        compared = compare(text, lang, book=book) if err.kind == "gpu_choice" else None
+        try:
+            compared = compare(text, lang, book=book) if err.kind == "gpu_choice" else None
+        except RequestError as refused:  # a side that cannot be planned, or too many to compare
+            compared, err = None, refused
         if compared is not None:  # "H200 vs B200": the job planned on each, side by side
             return {
                 "ok": True,

@@ -386,6 +386,18 @@ def test_an_english_request_without_a_currency_says_on_the_card_how_to_get_dolla
     assert any("add `usd`" in line for line in _lines(msg["blocks"]))
 
 
+def test_a_four_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
+    from bot import answers
+
+    out = answers.answer("13b sft 20GB H800 vs H20 vs A800 vs 4090", "en", book)
+    assert out["ok"] and out["summary"] is None
+    assert check_limits(out["message"]) == []
+    said = json.dumps(out["message"])
+    assert "on each of 4 GPU types" in said and all(g in said for g in ("H800", "H20", "A800", "RTX4090"))
+    refused = answers.answer("13b sft 20GB H800 vs H20 vs A800 vs 4090 vs H100", "en", book)
+    assert not refused["ok"] and "up to 4" in refused["error"]
+
+
 def test_a_two_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
     from bot import answers
 

@@ -484,6 +484,56 @@ def test_two_gpu_types_named_as_a_choice_are_each_planned_side_by_side(cli, text
     assert all(g in text_out.stdout.splitlines()[0] for g in planned)
 
 
+def test_three_gpu_types_are_compared_side_by_side_and_five_are_refused_saying_up_to_four(cli):
+    # "H800 vs H20 vs A800" had been refused: "I plan one GPU type at a time"
+    out = cli("ask", "13b sft 20GB H800 vs H20 vs A800", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)["comparison"]
+    planned = [o["plan"]["gpu"].split("-")[0] for o in data["options"]]
+    assert planned == ["H800", "H20", "A800"]
+    spends = sorted((o["cost"]["rent_total"], o["plan"]["gpu"]) for o in data["options"])
+    cheaper = data["verdict"]["cheaper"]
+    # the saving is against the next cheapest, and says which that is
+    assert (cheaper["gpu"], cheaper["against"]) == (spends[0][1], spends[1][1])
+    assert cheaper["saves"] == pytest.approx(spends[1][0] - spends[0][0])
+    days = sorted((o["training"]["days"], o["plan"]["gpu"]) for o in data["options"])
+    assert (data["verdict"]["faster"]["gpu"], data["verdict"]["faster"]["against"]) == (days[0][1], days[1][1])
+    text = cli("ask", "13b sft 20GB H800、H20还是A800", "--lang", "en").stdout
+    assert f"cheapest: {spends[0][1]}" in text and "The 3 plans:" in text
+    assert "3 种卡" in cli("ask", "13b sft 20GB H800、H20还是A800").stdout
+    five = cli("ask", "13b sft 20GB H800, H20, A800, 4090 or H100")
+    assert five.returncode == 2 and "up to 4" in five.stderr
+
+
+def test_a_speed_up_under_twice_is_shown_to_two_decimals(cli):
+    # 17 days against 16 had read "(1x)", as if neither were faster
+    out = cli("ask", "13b sft 20GB H100 vs H200 usd", "--json")
+    faster = json.loads(out.stdout)["comparison"]["verdict"]["faster"]
+    assert 1 < faster["times"] < 2
+    assert f"({faster['times']:.2f}x)" in cli("ask", "13b sft 20GB H100 vs H200 usd").stdout
+
+
+@pytest.mark.parametrize(
+    "text, owned, count",
+    [
+        ("7b lora 1万条 用A800还是4090划算，我们实验室有4张4090", "RTX4090", 4),
+        ("we have 8 4090s, should we use them or rent H100 for 13b lora 50k samples?", "RTX4090", 8),
+    ],
+)
+def test_the_teams_own_gpus_are_compared_with_renting_others(cli, text, owned, count):
+    # each had been refused: "I plan one GPU type at a time" (quoting "用a800"), or the two read
+    # as a contradiction
+    out = cli("ask", text, "--json")
+    assert out.returncode == 0, out.stderr
+    options = json.loads(out.stdout)["comparison"]["options"]
+    own = [o for o in options if o["request"]["owned"]]
+    assert [o["plan"]["gpu"].split("-")[0] for o in own] == [owned] and own[0]["plan"]["gpu_count"] == count
+    rented = [o for o in options if not o["request"]["owned"]]
+    assert len(rented) == 1 and rented[0]["request"]["gpu_count"] is None  # the owned count stays theirs
+    said = cli("ask", text, "--lang", "en").stdout
+    assert "your own: no rent, about" in said and "electricity" in said
+
+
 def test_a_contradiction_that_is_no_choice_is_still_refused(cli):
     out = cli("ask", "70B full-finetune 1TB on 8xH800 on 8xH20")
     assert out.returncode == 2

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.request.model import DataSize
-from advisor.request.parser import RequestError, parse, parse_followup
+from advisor.request.parser import RequestError, gpu_options, parse, parse_followup
 from advisor.text.render import word
 
 
@@ -2093,6 +2093,38 @@ def test_either_of_two_gpus_parses_with_the_word_between_them():
         assert parse("H100 or A100 for 13b sft 20GB usd", gpu_pick=pick).gpu == gpu
     with pytest.raises(RequestError):
         parse("13b sft 20GB usd or maybe not")
+
+
+def test_each_of_three_gpus_named_as_a_choice_parses_on_its_own():
+    # a third type had been read as a contradiction of the second
+    for text in (
+        "13b sft 20GB H800 vs H20 vs A800",
+        "13b sft 20GB H800、H20还是A800",
+        "13b sft 20GB H800, H20 or A800",
+    ):
+        assert gpu_options(text) == ["H800-SXM-80GB", "H20-96GB", "A800-SXM4-80GB"]
+        assert [parse(text, gpu_pick=i).gpu for i in range(3)] == gpu_options(text)
+
+
+def test_the_teams_own_gpus_go_with_their_option_of_a_choice():
+    # "用A800还是4090划算，我们实验室有4张4090" had been refused; the A800 side must not inherit the
+    # four owned 4090s, nor the 4090 side lose them
+    text = "7b lora 1万条 用A800还是4090划算，我们实验室有4张4090"
+    rent, own = parse(text, gpu_pick=0), parse(text, gpu_pick=1)
+    assert (rent.gpu, rent.gpu_count, rent.owned) == ("A800-SXM4-80GB", None, False)
+    assert (own.gpu, own.gpu_count, own.owned) == ("RTX4090-24GB", 4, True)
+    text = "we have 8 4090s, should we use them or rent H100 for 13b lora 50k samples?"
+    assert gpu_options(text) == ["RTX4090-24GB", "H100-SXM5-80GB"]
+    own, rent = parse(text, gpu_pick=0), parse(text, gpu_pick=1)
+    assert (own.gpu_count, own.owned) == (8, True) and (rent.gpu, rent.gpu_count, rent.owned) == (
+        "H100-SXM5-80GB",
+        None,
+        False,
+    )
+    # two types with no choice between them and none owned still contradict each other
+    with pytest.raises(RequestError) as e:
+        parse("70B full-finetune 1TB on 8xH800 on 8xH20")
+    assert e.value.kind == "conflict"
 
 
 @pytest.mark.parametrize(

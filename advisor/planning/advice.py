@@ -48,7 +48,7 @@ from advisor.planning.planner import (
 from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
-from advisor.request.parser import RequestError, asks, detect_lang, holds_a_plan, parse
+from advisor.request.parser import RequestError, asks, detect_lang, gpu_options, holds_a_plan, parse
 from advisor.text.render import phrase, render, word
 
 # Where attention is this share of a step's compute or more, the answer says what running it on
@@ -566,9 +566,14 @@ def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
     return advise_request(parse(text, lang), book)
 
 
+# The most GPU types a comparison plans side by side (a buyer's short list: H800, H20, A800 and a
+# fourth); more is refused saying so (assumed: past four the answer no longer reads side by side).
+MOST_COMPARED = 4
+
+
 class Comparison(BaseModel):
-    """A request that names two GPU types as a choice ("H200 vs B200", "A800还是4090划算"): the
-    request planned on each, side by side."""
+    """A request that names two to four GPU types as a choice ("H200 vs B200", "A800还是4090划算",
+    "H800 vs H20 vs A800"): the request planned on each, side by side."""
 
     text: str
     lang: str
@@ -576,8 +581,9 @@ class Comparison(BaseModel):
 
     def sides(self) -> list[dict]:
         """Each option's figures the comparison quotes: the plan's GPUs, time, what the team
-        spends (the purchase when it buys, else the rent), the rate and GPU-hours that make it,
-        the GPU's peak and the plan's MFU (None where the option has no plan)."""
+        spends (the purchase when it buys, the power for the job on GPUs it owns, else the rent),
+        the rate and GPU-hours that make it, the GPU's peak and the plan's MFU (None where the
+        option has no plan)."""
         out = []
         for a in self.options:
             p, r = a.plan, a.request
@@ -586,6 +592,18 @@ class Comparison(BaseModel):
                 continue
             e = p.estimate
             g = catalog.get_gpu(p.gpu)
+            spend = p.spend(r)
+            if r.owned:
+                # no rent on the team's own GPUs: the electricity for the job's hours, the servers at
+                # full load times the PUE (as plan_context's power_cost_month), None without a price
+                c = p.costs
+                power = p.infra.power_kw_per_node * e.layout.nodes if p.infra else None
+                hours = (e.days or 0) * 24
+                spend = (
+                    power * c.pue * hours * c.electricity_per_kwh
+                    if power and c.pue and c.electricity_per_kwh and hours
+                    else None
+                )
             out.append(
                 {
                     "gpu": p.gpu,
@@ -593,10 +611,11 @@ class Comparison(BaseModel):
                     "count": e.layout.gpu_count,
                     "days": e.days,
                     "gpu_hours": e.gpu_hours,
-                    "spend": p.spend(r),
+                    "spend": spend,
                     "buy": r.rent_or_buy == "buy",
-                    "per_gpu_hour": p.costs.rent_per_gpu_hour,
-                    "hourly": p.costs.rent_option == "hourly",  # the rent is the rate x GPU-hours
+                    "owned": bool(r.owned),
+                    "per_gpu_hour": None if r.owned else p.costs.rent_per_gpu_hour,
+                    "hourly": p.costs.rent_option == "hourly" and not r.owned,  # the rent is the rate x GPU-hours
                     "peak_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops,
                     "mfu": e.throughput.mfu if e.days else None,
                     "memory_gib": e.usable_gib,
@@ -610,20 +629,29 @@ class Comparison(BaseModel):
         return out
 
     def verdict(self) -> dict:
-        """Which option is cheaper and which faster, and by how much (None where it cannot be
-        said: an option without a plan, a price or a time)."""
-        a, b = self.sides()
+        """Which option is cheapest and which fastest, and by how much against the next best
+        (`against`; with two options, the other); None where it cannot be said: fewer than two
+        options with a plan and a price, or a time, or a tie."""
+        sides = [s for s in self.sides() if s["plan"]]
         out: dict = {"cheaper": None, "faster": None}
-        if a["plan"] and b["plan"] and a["spend"] and b["spend"] and a["spend"] != b["spend"]:
-            lo, hi = sorted((a, b), key=lambda x: x["spend"])
+        spent = sorted((s for s in sides if s["spend"]), key=lambda s: s["spend"])
+        if len(spent) > 1 and spent[0]["spend"] != spent[1]["spend"]:
+            lo, hi = spent[0], spent[1]
             out["cheaper"] = {
                 "gpu": lo["gpu"],
                 "saves": hi["spend"] - lo["spend"],
                 "share": 1 - lo["spend"] / hi["spend"],
+                "against": hi["gpu"],
             }
-        if a["plan"] and b["plan"] and a["days"] and b["days"] and a["days"] != b["days"]:
-            lo, hi = sorted((a, b), key=lambda x: x["days"])
-            out["faster"] = {"gpu": lo["gpu"], "days_saved": hi["days"] - lo["days"], "times": hi["days"] / lo["days"]}
+        timed = sorted((s for s in sides if s["days"]), key=lambda s: s["days"])
+        if len(timed) > 1 and timed[0]["days"] != timed[1]["days"]:
+            lo, hi = timed[0], timed[1]
+            out["faster"] = {
+                "gpu": lo["gpu"],
+                "days_saved": hi["days"] - lo["days"],
+                "times": hi["days"] / lo["days"],
+                "against": hi["gpu"],
+            }
         return out
 
     def to_json(self) -> dict:
@@ -631,10 +659,10 @@ class Comparison(BaseModel):
 
 
 def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Comparison | None:
-    """The request planned once on each of the two GPU types it names as a choice, or None when it
+    """The request planned once on each of the GPU types it names as a choice, or None when it
     names no such choice (the refusal stands). Each side is the answer that request with only that
-    GPU gets; where either side is refused (no plan in it: "can I mix A100 and H100?"), None, and
-    the FAQ or the refusal answers."""
+    GPU gets. Raises the refusal of a side that cannot be planned ("can I mix A100 and H100?" has
+    no model: the FAQ may still answer it), and `gpu_choice_many` past MOST_COMPARED types."""
     try:
         parse(text, lang)
     except RequestError as err:
@@ -642,10 +670,12 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
             return None
     else:
         return None
-    try:
-        options = [advise_request(parse(text, lang, gpu_pick=pick), book) for pick in (0, 1)]
-    except RequestError:
-        return None
+    gpus = gpu_options(text, lang)
+    if len(gpus) > MOST_COMPARED:
+        raise RequestError(
+            "gpu_choice_many", lang or detect_lang(text), count=len(gpus), most=MOST_COMPARED, gpus=", ".join(gpus)
+        )
+    options = [advise_request(parse(text, lang, gpu_pick=pick), book) for pick in range(len(gpus))]
     return Comparison(text=text, lang=options[0].request.lang, options=options)
 
 

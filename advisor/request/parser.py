@@ -1133,6 +1133,9 @@ def _release_key(name: str) -> str:
 _PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
 # "we'd like", "it's": the contraction carries no meaning here
+# What is said with a GPU type ("4张4090", "2 nodes of H800"): an option of a choice takes it along
+_WITH_THE_GPU = ("gpu_count", "nodes", "max_gpus", "min_gpus")
+
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
 
 
@@ -1141,10 +1144,13 @@ class _Parse:
 
     def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None):
         self.text = text
-        # a choice between two GPU types ("H200 vs B200", "A800还是4090"): which one this parse
-        # keeps (0 the first, 1 the second; None: the choice is refused as `gpu_choice`)
+        # a choice between GPU types ("H200 vs B200", "A800还是4090"): which one this parse keeps
+        # (0 the first, 1 the second...; None: the choice is refused as `gpu_choice`)
         self.gpu_pick = gpu_pick
-        self.choice_word: str | None = None
+        self.gpu_options: list[tuple[str, str]] = []  # (GPU type, its words) of a choice, in order
+        self.choice_words: set[str] = set()  # "or", "vs" between them: not chatter to refuse
+        self.skipped: str | None = None  # the words of an option this parse leaves out
+        self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
@@ -1183,23 +1189,56 @@ class _Parse:
 
     def set(self, field: str, value, word: str) -> None:
         word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
-        if field in self.fields and self.fields[field] != value:
-            choice = field == "gpu" and re.search(
-                rf"{re.escape(self.words[field])}\s*(或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)\s*{re.escape(word)}",
-                self.norm,
-            )
-            if choice:
-                self.choice_word = choice[1]  # "or" between the two: not chatter to refuse
-                # "A800或者H800", "910B和H800哪个划算": a choice between two types, not a contradiction;
-                # planned one type per parse (advice.compare)
-                if self.gpu_pick is None:
-                    self.fail("gpu_choice", first=self.words[field], second=word)
-                if self.gpu_pick == 0:
-                    return
-            else:
+        if field == "gpu":
+            self.gpu_said.append((value, word))
+        if word == self.skipped and field in _WITH_THE_GPU:
+            return  # the count or servers said with a GPU type of the choice this parse leaves out
+        if field == "gpu" and self.gpu_options and value in [v for v, _ in self.gpu_options]:
+            # an option of the choice named again ("用A800还是4090划算，我们实验室有4张4090")
+            if value != self.fields["gpu"]:
+                self.skipped = word
+                return
+        elif field in self.fields and self.fields[field] != value:
+            if field != "gpu" or not self._choice(value, word):
                 self.fail("conflict", first=self.words[field], second=word, field=field)
+            if self.gpu_pick is None:
+                self.fail("gpu_choice", first=self.gpu_options[0][1], second=word)
+            if self.gpu_pick != len(self.gpu_options) - 1:
+                self.skipped = word
+                return
+            # the option this parse keeps: what was said with the one it replaces goes with it
+            for other in [f for f, w in self.words.items() if w == self.words["gpu"] and f in _WITH_THE_GPU]:
+                del self.fields[other], self.words[other]
         self.fields[field] = value
         self.words[field] = word
+
+    def _choice(self, value, word: str) -> bool:
+        """Whether a second GPU type is an option of a choice, not a contradiction: joined to the
+        option named last by "or", "vs", "还是", a comma ("H800 vs H20 vs A800", "A800或者H800"), or
+        one of the two is the team's own ("we have 8 4090s, should we use them or rent H100?")."""
+        last = self.gpu_options[-1][1] if self.gpu_options else self.words["gpu"]
+        joined = re.search(
+            rf"{re.escape(last)}\s*((?:[,，、]\s*)?(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)|[,，、])"
+            rf"\s*{re.escape(word)}",
+            self.norm,
+        )
+        if not joined and not (self._owned_mention(self.words["gpu"]) or self._owned_mention(word)):
+            return False
+        # the words that make it a choice are not chatter to refuse ("should we use them or rent H100")
+        self.choice_words |= {joined[1].strip(" ,，、") or joined[1].strip()} if joined else {"or", "还是", "或者"}
+        if not self.gpu_options:
+            self.gpu_options.append((self.fields["gpu"], self.words["gpu"]))
+        self.gpu_options.append((value, word))
+        return True
+
+    def _owned_mention(self, word: str) -> bool:
+        """Whether the team's having-words stand right by this mention of a GPU ("我们实验室有4张4090",
+        "16 H100s in house")."""
+        have = self.words.get("owned")
+        if not have:
+            return False
+        have, word = re.escape(have), re.escape(word)
+        return bool(re.search(rf"{have}\s*{word}|{word}\s*{have}", self.norm))
 
     def run(self) -> TrainingRequest:
         self.read(tolerant=True)
@@ -1278,6 +1317,11 @@ class _Parse:
         self._choose("old_litgpt")
         self._owned()
         self._gpus()
+        if self.gpu_options and self.fields.get("owned"):
+            # the team's own GPUs are one option of the choice: the others are rented
+            own = {v for v, w in self.gpu_said if self._owned_mention(w)}
+            if own and self.fields["gpu"] not in own:
+                del self.fields["owned"], self.words["owned"]
         self._choose("one_server")  # after `单机八卡`, which gives the GPUs
         self._models()
         self._knobs()
@@ -1291,7 +1335,7 @@ class _Parse:
         self._sizes()
         self._preferences()
         self._about_the_data()
-        leftovers = [w for w in sc.leftovers(filler) if w != self.choice_word]
+        leftovers = [w for w in sc.leftovers(filler) if w not in self.choice_words]
         if leftovers:
             sized = "params_b" in self.fields or "model" in self.fields
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size; a
@@ -3132,13 +3176,21 @@ def asks(text: str) -> bool:
     return bool(_ASKS.search(_PASTED.sub(" ", unicodedata.normalize("NFKC", text).lower())))
 
 
+def gpu_options(text: str, lang: str | None = None) -> list[str]:
+    """The GPU types a request names as a choice, in the order named ([] for none): one parse each
+    with `gpu_pick` plans the comparison. Raises RequestError as `parse` does."""
+    reading = _Parse(text, lang, gpu_pick=0)
+    reading.run()
+    return [gpu for gpu, _ in reading.gpu_options]
+
+
 def parse(
     text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None
 ) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
     `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
-    day a dated deadline counts from (today in the team's time zone); `gpu_pick` which of two GPU
+    day a dated deadline counts from (today in the team's time zone); `gpu_pick` which of the GPU
     types named as a choice to keep (else the choice is refused, kind `gpu_choice`)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
