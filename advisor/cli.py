@@ -64,6 +64,10 @@ def cmd_ask(args) -> int:
         return handled
     with closing(open_store()) as db:
         book = price_book(db, LOCAL_OWNER)
+    # a question the FAQ answers that names a model but asks for no plan ("is fp8 safe for a 70b?")
+    first = advice.faq_first(text, args.lang)
+    if first is not None:
+        return _faq_reply(first, args)
     try:
         result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
@@ -90,12 +94,7 @@ def cmd_ask(args) -> int:
         if answered is None:
             print(err.message(lang), file=sys.stderr)
             return 2
-        found, reply = answered
-        if args.json:
-            _print_json({"faq": found.model_dump() | {"answer": reply}})
-        else:
-            print(reply)
-        return 0
+        return _faq_reply(answered, args)
     if args.follow_up:
         return _thread(text, result, args, book)
     if args.json:
@@ -108,6 +107,16 @@ def cmd_ask(args) -> int:
         print(rfq)
     else:
         print(advice.render_text(result))
+    return 0
+
+
+def _faq_reply(answered, args) -> int:
+    """A first message the FAQ answers: its answer and how to ask for a plan (CONTRACT section 1)."""
+    found, reply = answered
+    if args.json:
+        _print_json({"faq": found.model_dump() | {"answer": reply}})
+    else:
+        print(reply)
     return 0
 
 

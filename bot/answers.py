@@ -8,7 +8,15 @@ from contextlib import closing
 from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
-from advisor.planning.advice import advise, compare, faq_instead, plan_context, render_comparison, render_rfq
+from advisor.planning.advice import (
+    advise,
+    compare,
+    faq_first,
+    faq_instead,
+    plan_context,
+    render_comparison,
+    render_rfq,
+)
 from advisor.planning.followup import follow_up
 from advisor.request.parser import RequestError
 from advisor.text.render import phrase
@@ -27,6 +35,9 @@ def prices_for(owner: str) -> PriceBook:
 def answer(text: str, lang: str | None, book: PriceBook) -> dict:
     """A /gpu request -> the channel card and what the thread stores. Nothing is auto-posted
     in the thread: the details are behind the card's buttons."""
+    first = faq_first(text, lang)  # a question the FAQ answers beside a model, no plan asked
+    if first is not None:
+        return {"ok": True, "lang": first[0].lang, "message": blocks.plain(first[1]), "summary": None}
     try:
         result = advise(text, lang, book=book)
     except RequestError as err:

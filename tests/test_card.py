@@ -386,6 +386,16 @@ def test_an_english_request_without_a_currency_says_on_the_card_how_to_get_dolla
     assert any("add `usd`" in line for line in _lines(msg["blocks"]))
 
 
+def test_a_question_beside_a_model_size_is_answered_from_the_faq_in_the_channel(book):
+    from bot import answers
+
+    # it had been posted as a 70B fp8 full fine-tune plan, the question dropped
+    out = answers.answer("is fp8 safe for finetuning a 70b model?", "en", book)
+    assert out["ok"] and out["summary"] is None and check_limits(out["message"]) == []
+    said = json.dumps(out["message"])
+    assert "FP8 needs Hopper" in said and "/gpu 70B sft fp8 50k samples" in said
+
+
 def test_a_four_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
     from bot import answers
 

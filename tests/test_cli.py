@@ -432,6 +432,38 @@ def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, quest
     assert text.returncode == 0 and re.search(r"`/gpu 70B (full-finetune|全参微调) 1TB 14", text.stdout)
 
 
+@pytest.mark.parametrize(
+    "question,topic,plan",
+    [
+        ("is fp8 safe for finetuning a 70b model?", "precision_fp8_bf16", "`/gpu 70B sft fp8 50k samples`"),
+        ("is lora good enough for a 70b model?", "lora_vs_full_finetune", "`/gpu 70B lora 50k samples`"),
+    ],
+)
+def test_a_question_that_names_a_model_but_asks_no_plan_is_answered_from_the_faq(cli, question, topic, plan):
+    # "is fp8 safe for finetuning a 70b model?" had been planned as a 70B fp8 full fine-tune, the
+    # question dropped (skipped "safe")
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == topic and found["confident"]
+    assert plan in found["answer"]  # how to get the plan of the job it names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is fp8 safe for finetuning a 70b model on 20GB of data?",  # data: a plan
+        "how many GPUs to finetune a 70b model in fp8?",  # what only a plan answers
+        "is fp8 safe for a 70b full finetune on 8xH100?",  # the GPUs counted
+        "70b全量微调用fp8，预算10万够吗？",  # a budget
+    ],
+)
+def test_a_plan_request_asked_as_a_question_is_still_planned(cli, text):
+    out = cli("ask", text, "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["plan"] is not None
+
+
 @pytest.mark.parametrize("text", ["lora on 4090 for 2 weeks", "what's the weather in paris?", "70B on 8xH300?"])
 def test_a_request_without_a_size_or_a_question_the_faq_is_unsure_of_is_still_refused(cli, text):
     out = cli("ask", text)

@@ -48,7 +48,15 @@ from advisor.planning.planner import (
 from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
-from advisor.request.parser import RequestError, asks, detect_lang, gpu_options, holds_a_plan, parse
+from advisor.request.parser import (
+    RequestError,
+    asks,
+    asks_for_a_plan,
+    detect_lang,
+    gpu_options,
+    holds_a_plan,
+    parse,
+)
 from advisor.text.render import phrase, render, word
 
 # Where attention is this share of a step's compute or more, the answer says what running it on
@@ -560,6 +568,26 @@ def faq_instead(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str]
     if not found.confident:
         return None
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
+
+
+def faq_first(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] | None:
+    """A question the FAQ answers with confidence that names a model but asks for no plan ("is
+    fp8 safe for finetuning a 70b model?"): the FAQ's answer, then the request that plans the job
+    once its data is added. None for a plan request, though asked as a question (data, a deadline,
+    a budget or GPUs counted; how many GPUs, how long, how much: `asks_for_a_plan`), for no
+    question, for a message the request language refuses, or where the FAQ is not sure."""
+    if not asks(text) or asks_for_a_plan(text):
+        return None
+    try:
+        req = parse(text, lang)
+    except RequestError:
+        return None  # the refusal says what is wrong ("70B on 8xH300?"), or faq_instead answers
+    # the job's size and method as a thread's plan gives them, so "70b" is read as the job's, not
+    # as what the question is about ("is fp8 safe for a 70b?" is about fp8)
+    found = faq.answer(text, lang, plan=plan_context(Advice(request=req)))
+    if not found.confident:
+        return None
+    return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan_for", canonical(req), req.method)
 
 
 def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:

@@ -3164,6 +3164,36 @@ def holds_a_plan(text: str) -> bool:
     return bool({"model", "params_b", "data"} & probe.fields.keys())
 
 
+# A question whose answer is a plan's own numbers or choice: how many GPUs, how long, what it
+# costs or needs, which GPUs, whether it can run ("how long would 70b lora take?", "can we train a
+# 70b on H100s?", "70b要多少张卡", "能不能跑70b")
+_PLAN_ASKED = re.compile(
+    r"\bhow\s+(?:many|long|much|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
+    r"|\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|cards?|hardware|servers?|setup|cluster)\b"
+    r"|\b(?:can|could)\s+(?:i|we|you)\s+(?:train|fine-?tune|finetune|pre-?train|run|fit|do)\b"
+    r"|\bis\s+it\s+(?:possible|feasible)\b|\bplan\b"
+    r"|多少|几张|几台|几卡|多久|多长时间|几天|(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器|配置|硬件)"
+    r"|能不能(?:跑|训|做|用)|能否|能跑|跑得动|够不够|够用吗|可以跑|规划|方案"
+)
+# What makes a message a plan request whatever it asks: data, a deadline, a budget, GPUs counted
+_PLAN_FIELDS = {"data", "deadline_days", "budget", "gpu_count", "nodes", "max_gpus", "min_gpus"}
+
+
+def asks_for_a_plan(text: str) -> bool:
+    """Whether a message is clearly a plan request, though it may also be a question: it gives
+    data, a deadline, a budget or a count of GPUs, or asks what only a plan answers (how many
+    GPUs, how long, how much, which GPUs, whether it can run). A question beside a model's size
+    that is none of these ("is fp8 safe for finetuning a 70b model?") is the FAQ's."""
+    probe = _Probe(text)
+    for step in (probe._owned, probe._gpus, probe._models, probe._budget, probe._data, probe._deadline, probe._sizes):
+        try:
+            step()
+        except (RequestError, KeyError, TypeError, ValueError):
+            continue  # as holds_a_plan: the rest still read
+    norm = _PASTED.sub(" ", unicodedata.normalize("NFKC", text).lower())
+    return bool(_PLAN_FIELDS & probe.fields.keys()) or bool(_PLAN_ASKED.search(norm))
+
+
 # A message asked as a question: a question mark, a question word first, or a Chinese question
 # particle or word ("吗", "多久", "能不能")
 _ASKS = re.compile(
