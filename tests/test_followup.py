@@ -1098,3 +1098,20 @@ def test_buy_more_on_owned_gpus_is_more_of_them_not_the_same_bought(book):
     reply = follow_up(text, summary, "should we buy more?", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 32
     assert "rent_or_buy" not in [c["name"] for c in reply.changes]
+
+
+def test_a_what_if_that_moves_the_framework_says_why_from_the_same_gpus_on_the_first_one(book):
+    # "更快吗" under DeepSeek-V3 on H800 had moved Megatron-Core -> FSDP2/torchtitan without a word
+    request = "deepseek-v3 增量预训练 1000亿token 用H800 60天"
+    summary = plan_context(advise(request, book=book))
+    reply = follow_up(request, summary, "faster?", "en", book=book)
+    after = reply.after["framework"]
+    if after == summary["framework"]:
+        pytest.skip("the faster plan kept the framework: nothing to explain")
+    said = [w for w in reply.warnings if w.code == "framework_changed"]
+    assert len(said) == 1 and said[0].params["before"] == summary["framework"] and said[0].params["after"] == after
+    assert f"Say `{summary['stack']}` to keep" in reply.text or "no split" in reply.text
+    # the days it quotes for the first framework are that framework's plan on the same GPUs
+    kept = said[0].params["kept_days"]
+    pinned = advise(f"{request} {summary['stack']} on {said[0].params['count']}xH800", book=book)
+    assert kept == pytest.approx(pinned.plan.estimate.days) if kept else not pinned.plan.estimate.fits

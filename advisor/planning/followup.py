@@ -1283,6 +1283,10 @@ def _whatif(
         # the same GPU-months on another offer or basis (a per-server estimate against a cluster
         # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512
         warnings = [Note(kind="warning", code="offer_changed", params=moved), *warnings]
+    framework = _framework_moved(summary, result, request, book)
+    if framework:
+        # "更快吗" on DeepSeek-V3 had moved Megatron-Core -> FSDP2/torchtitan without a word
+        warnings = [Note(kind="warning", code="framework_changed", params=framework), *warnings]
     if "rent_or_buy" in changed and costs and costs.buy_capex and costs.rent_total:
         # "buy instead?": what renting this job costs against buying, and when buying would pay
         # back, leading the reply (it had shown identical rows and the capex alone)
@@ -1392,6 +1396,38 @@ def _owned_extra(summary: dict, result: Advice, book: PriceBook) -> dict | None:
 
 
 OFFER_KEYS = ("offer_provider", "offer_kind", "offer_fabric", "offer_estimated", "offer_option", "offer_rate")
+
+
+def _framework_moved(summary: dict, result: Advice, request, book: PriceBook) -> dict | None:
+    """The new plan runs on another framework than the thread's, which the team did not name: why,
+    from the numbers: its split on the new GPUs, and the same GPUs on the first framework (its
+    days, or none where no split it runs fits them); None where that framework cannot run the job."""
+    p = result.plan
+    before, after = summary.get("framework"), result.framework
+    old_stack = summary.get("stack")
+    if p is None or request.stack or not before or not after or before == after or not old_stack:
+        return None
+    lay = p.estimate.layout
+    same = request.model_copy(update={"stack": old_stack, "gpu": p.gpu, "gpu_count": lay.gpu_count})
+    try:
+        kept = advise_request(same, book).plan
+    except (RequestError, ValueError):
+        return None  # the first framework does not run this job at all (LoRA on torchtitan): no split to weigh
+    fits = kept is not None and kept.estimate.fits
+    return {
+        "before": before,
+        "after": after,
+        "gpu": p.gpu,
+        "count": lay.gpu_count,
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "ep": lay.ep,
+        "dp": lay.dp,
+        "zero": lay.zero_stage,
+        "days": p.estimate.days,
+        "kept_days": kept.estimate.days if fits else None,
+        "stack": old_stack,
+    }
 
 
 def _offer_moved(before: dict, after: dict) -> dict | None:
