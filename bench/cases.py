@@ -583,6 +583,10 @@ HELD_OUT_MEGATRON = _bridge_cases(
 # NVL72, which the catalogue lacks), each row with its stated layout. Older software: the same
 # layouts ran up to 1.7x slower than in the 26.x containers (Qwen3 30B-A3B on 16 H100: 5,275
 # against 9,058 tokens/s), so these test how far a plan's figure holds for a team a release behind.
+# Its MoE rows ran Megatron-Core's all-to-all token dispatcher (`dispatcher alltoall`): Megatron-
+# Bridge v0.2.0 (2025-11-26, the 25.11 line; pairing assumed) sets a flex backend only for GB200/
+# GB300 (HybridEP) and DeepSeek-V3 on H100 (DeepEP) in scripts/performance/configs/*/
+# workload_base_configs.py; the H100/B200 Qwen3, GPT-OSS and B200 DeepSeek-V3 configs set none.
 HELD_OUT_MEGATRON_2511 = _bridge_cases(
     "Megatron-Bridge 25.11",
     _BRIDGE + "25.11 ",
@@ -607,19 +611,22 @@ HELD_OUT_MEGATRON_2511 = _bridge_cases(
         ),
         (
             "GPT-OSS 120B BF16 (64 H100, PP 4 EP 8)",
-            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 4 ep 8 zero1 on 64xH100",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 4 ep 8 zero1 on 64xH100"
+            " dispatcher alltoall",
             5630,
             "DGX-H100: BF16, GBS 512, MBS 4, PP 4, EP 8",
         ),
         (
             "Qwen3 30B-A3B FP8 (16 H100, PP 2 EP 8)",
-            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 2 gbs 512 tp 1 pp 2 vpp 24 ep 8 zero1 fp8 on 16xH100",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 2 gbs 512 tp 1 pp 2 vpp 24 ep 8 zero1 fp8 on 16xH100"
+            " dispatcher alltoall",
             5275,
             "DGX-H100: FP8-CS, GBS 512, MBS 2, PP 2, VP 24, EP 8",
         ),
         (
             "Qwen3 235B-A22B FP8 (256 H100)",
-            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 2 pp 8 vpp 4 ep 32 zero1 fp8 on 256xH100",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 2 pp 8 vpp 4 ep 32 zero1 fp8 on 256xH100"
+            " dispatcher alltoall",
             1575,
             "DGX-H100: FP8-CS, GBS 2048, TP 2, PP 8, VP 4, EP 32",
         ),
@@ -637,25 +644,29 @@ HELD_OUT_MEGATRON_2511 = _bridge_cases(
         ),
         (
             "DeepSeek-V3 with MTP MXFP8 (256 B200, PP 16 EP 8)",
-            "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 1 pp 16 ep 8 zero1 fp8 on 256xB200",
+            "deepseek-v3 pretrain 1T tokens seq 4096 mbs 1 gbs 2048 tp 1 pp 16 ep 8 zero1 fp8 on 256xB200"
+            " dispatcher alltoall",
             2139,
             "DGX-B200: FP8-MX, GBS 2048, PP 16, VP 1, EP 8, with MTP",
         ),
         (
             "GPT-OSS 120B BF16 (64 B200, EP 8)",
-            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 1 ep 8 zero1 on 64xB200",
+            "gpt-oss-120b pretrain 1T tokens seq 4096 mbs 4 gbs 512 tp 1 pp 1 ep 8 zero1 on 64xB200"
+            " dispatcher alltoall",
             8213,
             "DGX-B200: BF16, GBS 512, MBS 4, EP 8",
         ),
         (
             "Qwen3 30B-A3B MXFP8 (8 B200)",
-            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 512 tp 1 pp 1 ep 8 zero1 fp8 on 8xB200",
+            "qwen3-30b-a3b pretrain 1T tokens seq 4096 mbs 1 gbs 512 tp 1 pp 1 ep 8 zero1 fp8 on 8xB200"
+            " dispatcher alltoall",
             9299,
             "DGX-B200: FP8-MX, GBS 512, MBS 1, EP 8",
         ),
         (
             "Qwen3 235B-A22B MXFP8 (64 B200, PP 8 EP 8)",
-            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 8 vpp 2 ep 8 zero1 fp8 on 64xB200",
+            "qwen3-235b-a22b pretrain 1T tokens seq 4096 mbs 1 gbs 1024 tp 1 pp 8 vpp 2 ep 8 zero1 fp8 on 64xB200"
+            " dispatcher alltoall",
             3269,
             "DGX-B200: FP8-MX, GBS 1024, PP 8, VP 2, EP 8",
         ),
@@ -937,8 +948,9 @@ HELD_OUT_LLMFOUNDRY = [
 # (yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md, read 2026-12-02), each row
 # with the layout it states (its ETP column: 1 on every row); tokens/s from its step time
 # (GBS 2048 x 4,096 tokens / step / 256).
-# Scored once on 2026-12-02. The rows differ in what the engine does not model: the token
-# dispatcher (DeepEP against all-to-all) and Megatron's own FSDP. The row with 1F1B overlap of
+# Scored once on 2026-12-02. The rows differ in the token dispatcher their names state (DeepEP,
+# said `dispatcher flex`, against all-to-all, said since 2026-12-04) and Megatron's own FSDP, which
+# the engine does not model (that row keeps the planner's dispatcher). The row with 1F1B overlap of
 # the dispatch is left out (a scheduling option the request cannot say).
 _MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md: Qwen3 235B BF16, 256 H100, ETP 1, "
 HELD_OUT_MOE_ZOO = [
@@ -949,10 +961,25 @@ HELD_OUT_MOE_ZOO = [
         note=_MOE_ZOO + f"{name}: step {step} s",
     )
     for name, layout, mbs, step in (
-        ("DeepEP, TP 2 PP 8 VP 4 EP 32", "tp 2 pp 8 vpp 4 ep 32 etp 1 zero1 recompute selective", 1, 19.7),
+        (
+            "DeepEP, TP 2 PP 8 VP 4 EP 32",
+            "tp 2 pp 8 vpp 4 ep 32 etp 1 zero1 recompute selective dispatcher flex",
+            1,
+            19.7,
+        ),
         ("DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4", "tp 2 pp 1 ep 8 etp 1 fsdp recompute full", 4, 17.6),
-        ("all-to-all, TP 2 PP 32 VP 3 EP 8", "tp 2 pp 32 vpp 3 ep 8 etp 1 zero1 recompute selective", 1, 24.2),
-        ("DeepEP, TP 4 PP 8 VP 4 EP 8, no recompute", "tp 4 pp 8 vpp 4 ep 8 etp 1 zero1 recompute none", 1, 29.0),
+        (
+            "all-to-all, TP 2 PP 32 VP 3 EP 8",
+            "tp 2 pp 32 vpp 3 ep 8 etp 1 zero1 recompute selective dispatcher alltoall",
+            1,
+            24.2,
+        ),
+        (
+            "DeepEP, TP 4 PP 8 VP 4 EP 8, no recompute",
+            "tp 4 pp 8 vpp 4 ep 8 etp 1 zero1 recompute none dispatcher flex",
+            1,
+            29.0,
+        ),
     )
 ]
 

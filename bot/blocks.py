@@ -486,6 +486,7 @@ def details(result, which: str) -> dict:
                             lay.micro_batch,
                             lay.global_batch,
                             result.framework,
+                            e.throughput.dispatcher,
                         ),
                         "math_field",
                     )

@@ -20,6 +20,7 @@ CHOICE_FRAMES = {
     "recompute": ("{k} {w}", "{w}{k}"),
     "grad_reduce": ("{k} {w}", "{k}{w}"),
     "attention": ("{k} {w}", "{k}{w}"),
+    "dispatcher": ("{k} {w}", "{k}{w}"),
     "lang": ("{k} {w}", None),
     "data_language": ("1TB {w} data", "1TB {w}数据"),
     "moe": ("{w} 671B active 37B", "{w} 671B 激活37B"),

@@ -146,6 +146,10 @@ WORDS = {
     "grad_accum": (["ga 4", "gradient accumulation 8"], ["梯度累积4"]),
     "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
     "attention": (["attention fa2", "flash_attention_2", "fa3"], ["注意力fa2", "注意力算子fa3"]),
+    "dispatcher": (
+        ["dispatcher alltoall", "deepep", "moe-token-dispatcher-type flex"],
+        ["分发器alltoall", "分发器deepep"],
+    ),
     "lang": (["lang zh"], ["lang en"]),
 }
 

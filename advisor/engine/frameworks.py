@@ -28,6 +28,7 @@ litgpt (Lightning Fabric): its own PyTorch-native models, fine-tuned (full, LoRA
 from __future__ import annotations
 
 from advisor.engine.setup import TrainingSetup
+from advisor.engine.specs import GPU, ModelShape
 
 MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
 HF = "HF Transformers/TRL"
@@ -79,6 +80,39 @@ def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool
     stacks that run LoRA on FSDP2 (NeMo Automodel's recipes: activation_checkpointing: true;
     torchtune): there recompute is none or full."""
     return framework == MEGATRON or (framework == FSDP2 and not setup.is_peft)
+
+
+# Megatron-Core's flex dispatcher runs on DeepEP or HybridEP, whose kernels need Hopper (SM90) or
+# newer NVIDIA GPUs, NVLink inside a server and RDMA (InfiniBand, RoCE) between servers
+# (deepseek-ai/DeepEP README "Requirements" at dd758caf; SM100 in its performance table; every
+# fabric planned here is RDMA: throughput.NETWORK_GBPS). DeepEP's legacy V1 kernels also built for
+# Ampere (DeepEP #204, 2025-06), but NVIDIA's recipes run flex on Hopper and Blackwell only
+# (Megatron-Bridge scripts/performance/configs, v0.2.0: DeepEP on H100, HybridEP on GB200/GB300),
+# so Ampere, PCIe cards and other vendors are planned on the all-to-all dispatcher (MindSpeed on
+# Ascend runs its own alltoall). MoEFlexTokenDispatcher asserts tp x ep > 1
+# (megatron/core/transformer/moe/token_dispatcher.py at d98e8a64dd).
+FLEX_ARCHITECTURES = ("Hopper", "Blackwell")
+
+
+def flex_runs(gpu: GPU, tp: int, ep: int) -> bool:
+    """Whether the flex dispatcher (DeepEP/HybridEP) runs on this GPU and split."""
+    return (
+        gpu.vendor == "NVIDIA"
+        and gpu.architecture in FLEX_ARCHITECTURES
+        and gpu.intra_node == "NVLink"
+        and tp * max(1, ep) > 1
+    )
+
+
+def token_dispatcher(m: ModelShape, setup: TrainingSetup, framework: str, gpu: GPU, tp: int, ep: int) -> str | None:
+    """The MoE token dispatcher a Megatron-Core plan runs ("alltoall" or "flex"): the one the team
+    said, else flex where it runs (NVIDIA's current recipes), else all-to-all; None off Megatron-Core
+    or on a dense model."""
+    if not m.is_moe or framework != MEGATRON:
+        return None
+    if setup.dispatcher is not None:
+        return setup.dispatcher
+    return "flex" if flex_runs(gpu, tp, ep) else "alltoall"
 
 
 def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, offload: str) -> str | None:

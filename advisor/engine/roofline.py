@@ -84,6 +84,12 @@ ETA_ATTN_EAGER, EAGER_SCORE_PASSES = 0.2, 4
 NORM_ELEMS, RESIDUAL_ELEMS, ROPE_PASSES = 4, 6, 2
 SWIGLU_ELEMS, GELU_ELEMS = 3, 2
 PERMUTE_ELEMS = 4
+# Megatron-Core's all-to-all dispatcher also sorts each routed copy by local expert after the
+# exchange and unsorts it before the combine (sort_chunks_by_idxs in dispatch_postprocess and
+# combine_preprocess, run where a rank holds more than one expert: read and write h each, 4h more);
+# the flex dispatcher permutes inside DeepEP's/HybridEP's kernels, once each way
+# (megatron/core/transformer/moe/token_dispatcher.py at d98e8a64dd).
+ALLTOALL_SORT_ELEMS = 4
 BWD_BYTES_RATIO = 2.0
 ELEMENT_BYTES = 2
 # Memory passes an elementwise operator really makes, per pass counted above: 1 where the
@@ -278,14 +284,17 @@ def stage_time(
     compiled: bool = False,
     etp: int,
     context: int | None = None,
+    dispatcher: str | None = None,
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape. `etp`: the
-    layout's expert-tensor degree (ModelSplit.expert_tp)."""
+    layout's expert-tensor degree (ModelSplit.expert_tp); `dispatcher`: Megatron-Core's MoE token
+    dispatcher (frameworks.token_dispatcher), None off Megatron-Core."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
+        dispatcher,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -358,6 +367,7 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         passes,
         context,
         etp,
+        dispatcher,
     ) = shape
     peft = method in ("lora", "qlora")
     linear_dtype = (
@@ -420,7 +430,8 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         if moe_layer:
             elems += act * m.moe_ffn_hidden * (m.moe_top_k * etp / tp) / etp
             elems += act * m.moe_shared_experts * m.moe_ffn_hidden / tp
-            elems += PERMUTE_ELEMS * m.moe_top_k * h * etp / tp
+            sorts = ALLTOALL_SORT_ELEMS if dispatcher == "alltoall" and m.moe_experts > max(1, ep) else 0
+            elems += (PERMUTE_ELEMS + sorts) * m.moe_top_k * h * etp / tp
         else:
             elems += act * m.ffn_hidden / tp
         fwd_mem = passes * elems * tokens * e_bytes / hbm

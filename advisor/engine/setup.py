@@ -70,6 +70,9 @@ class TrainingSetup(BaseModel):
     attention: Literal["best", "fa2"] = "best"
     # The model is compiled (torch.compile) or its elementwise operators otherwise fused.
     compiled: bool = False
+    # Megatron-Core's MoE token dispatcher the team runs (`dispatcher alltoall`, `flex` on
+    # DeepEP/HybridEP); None: the one its recipes run on the GPU (frameworks.token_dispatcher).
+    dispatcher: Literal["alltoall", "flex"] | None = None
     # The loss is computed over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's
     # fused linear cross entropy), never upcast all at once.
     chunked_loss: bool = False

@@ -32,7 +32,7 @@ import math
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT
+from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT, token_dispatcher
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params, shard_ranks
 from advisor.engine.roofline import stage_time
@@ -200,6 +200,8 @@ class Throughput(BaseModel):
     efficiency: dict[str, float]
     goodput: float
     network: str
+    # Megatron-Core's MoE token dispatcher the plan runs ("alltoall", "flex"); None off it or dense.
+    dispatcher: str | None = None
     # Seconds per optimizer step on one GPU: compute, pipeline bubble, each communication
     # term in full and the part of it left exposed, and the step.
     step: dict[str, float]
@@ -347,6 +349,7 @@ def estimate_throughput(
     notes: list[dict] = []
     tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
     per_node = layout.gpus_per_node
+    dispatcher = token_dispatcher(m, setup, layout.framework, gpu, tp, ep)
 
     # Compute: one micro-batch's forward and backward on this stage, operator by operator
     # (advisor/engine/roofline.py), slowed by the framework's own overheads (kernel gaps, host
@@ -388,6 +391,7 @@ def estimate_throughput(
         framework=layout.framework,
         compiled=setup.compiled,
         context=setup.attention_context,
+        dispatcher=dispatcher,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
@@ -516,11 +520,15 @@ def estimate_throughput(
         # Peers on the same server over NVLink, the others over this GPU's NIC. A token's
         # copies for other servers cross the network once per server at most when the model
         # limits its servers (DeepSeek-V3's node-limited routing: at most 4 servers a token,
-        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2).
+        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2) and the dispatcher
+        # forwards so (DeepEP's internode kernels, under the flex dispatcher). Megatron-Core's
+        # all-to-all dispatcher sends one row per token-expert pair to the expert's own rank
+        # (MoEAlltoAllTokenDispatcher.token_dispatch, input_splits counted per expert): every
+        # remote copy crosses.
         local = (ep_per_node - 1) / (ep - 1)
         remote = m.moe_top_k * (1 - local)
         node_limit = getattr(m, "moe_node_limit", 0) or 0
-        if node_limit and ep > ep_per_node:
+        if node_limit and ep > ep_per_node and dispatcher != "alltoall":
             remote = min(remote, node_limit * (1 - ep_per_node / ep))
         nic = nic_gb_s(gpu, net) * 1e9
         expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
@@ -622,6 +630,7 @@ def estimate_throughput(
         efficiency=eff,
         goodput=goodput,
         network=net,
+        dispatcher=dispatcher,
         step=step,
         attention_share=stage.attention_s / stage.microbatch_s if stage.microbatch_s else 0.0,
         notes=notes,

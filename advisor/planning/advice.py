@@ -185,6 +185,7 @@ class Advice(BaseModel):
             "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch,
             "fits": e.fits,
+            "dispatcher": thr.dispatcher,  # Megatron-Core's MoE token dispatcher; null off it or dense
             "framework": lay.framework,  # the CONTRACT's names; the text names Ascend's own (self.framework)
             "pipeline_schedule": lay.pipeline_schedule,
             "virtual_stages": lay.virtual_stages,
@@ -517,7 +518,7 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
     launch_share = thr.step.get("launch_s", 0.0) / thr.step["step_s"] if thr.step["step_s"] else 0.0
     if req.is_moe and est.layout.framework in EAGER_EXPERT_LOOP and launch_share >= EXPERT_LOOP_SHARE:
         out.append(_note("warning", "moe_expert_loop", share=launch_share, framework=est.layout.framework))
-    if req.is_moe and est.layout.framework == MEGATRON:
+    if req.is_moe and thr.dispatcher == "flex":  # an all-to-all plan is charged that path already
         slow, fast = MOE_RELEASE_SPREAD_TOKENS_S
         out.append(
             _note(
@@ -874,6 +875,15 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                 code="stack_kept",
                 params={"framework": framework, "faster": shown_framework(faster, lay.gpu), "more": ratio - 1},
             )
+        request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
+    if result.best is not None and result.best.estimate.throughput.dispatcher and request.dispatcher is None:
+        # Megatron-Core's MoE token dispatcher came with the GPU (frameworks.token_dispatcher)
+        est = result.best.estimate
+        note = Note(
+            kind="assumption",
+            code="dispatcher",
+            params={"dispatcher": est.throughput.dispatcher, "gpu": est.layout.gpu},
+        )
         request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
     if result.best is not None:  # a team's recorded quote that prices the plan is named as one
         mark_quoted(result.best.costs.price_sources, book, result.best.gpu)

@@ -55,12 +55,14 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
+        dispatcher=request.dispatcher,
         # litgpt's scripts always run the head and the loss in chunks (lm_head_chunk_size=128,
         # chunked_cross_entropy in litgpt finetune/lora.py)
         chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
         old_litgpt=request.old_litgpt,
-        stack=request.stack,
+        # the dispatcher is Megatron-Core's: saying it plans on Megatron-Core (refused elsewhere)
+        stack=request.stack or ("megatron" if request.dispatcher else None),
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
@@ -90,7 +92,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "batch_accum_count", batch_values(request)
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "etp", "vpp", "dp")}
     if not any(pins.values()) and not (
-        request.given("zero_stage") or request.given("offload") or request.cp or request.stack
+        request.given("zero_stage") or request.given("offload") or request.cp or request.stack or request.dispatcher
     ):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
@@ -127,6 +129,10 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     if etp and etp != tp and request.ep == 1:
         # without expert parallelism the experts split like the dense layers (layout.ModelSplit)
         return "etp_needs_ep", {"etp": etp, "tp": tp}
+    if request.dispatcher and not m.is_moe:
+        return "dispatcher_dense", {"dispatcher": request.dispatcher}
+    if request.dispatcher and request.stack not in (None, "megatron"):
+        return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": request.stack}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
     if vpp > 1 and pp == 1:
@@ -137,6 +143,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
     # the embedding and the loss may take the place of a layer in the first and last chunks
     if vpp > 1 and m.layers + END_CHUNK_LAYERS_SPARED < pp * vpp * PINNED_MIN_LAYERS_PER_CHUNK:
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.dispatcher:
+        return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": None}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:
         return "stack_cannot", {"stack": request.stack, "method": request.method}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):

@@ -876,6 +876,26 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("attention fa2",), zh=("注意力fa2",)),
     ),
+    # Megatron-Core's MoE token dispatcher (--moe-token-dispatcher-type): `alltoall`, or `flex` on
+    # DeepEP/HybridEP (advisor/engine/frameworks.py `token_dispatcher`); keyed, or DeepEP's and
+    # HybridEP's own names alone.
+    Field(
+        "dispatcher",
+        assumed=("dispatcher",),
+        keys=Word(
+            en=("dispatcher", "token-dispatcher", "moe-token-dispatcher(-type)?", "moe-dispatcher"),
+            zh=("分发器", "词元分发器", "token分发器"),
+        ),
+        choices=(
+            Word(
+                "alltoall",
+                en=("alltoall", "all-to-all", "a2a", "all2all"),
+                zh=("alltoall", "all-to-all", "a2a"),
+            ),
+            Word("flex", en=("flex", "deepep", "hybridep"), zh=("flex", "deepep", "hybridep")),
+        ),
+        examples=Word(en=("dispatcher alltoall", "deepep"), zh=("分发器alltoall",)),
+    ),
     # The training stack the team runs (advisor/engine/frameworks.py `framework_for`): the layout
     # search then tries only what that stack runs, and plans its kernels and memory. Said alone
     # (`deepspeed`, `llama-factory`) or keyed (`framework megatron`, `框架deepspeed`).
@@ -988,6 +1008,7 @@ HELP = (
             "recompute",
             "grad_reduce",
             "attention",
+            "dispatcher",
             "stack",
         ),
     ),

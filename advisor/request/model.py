@@ -126,6 +126,8 @@ class TrainingRequest(BaseModel):
     grad_reduce: GradReduce | None = None
     # The attention kernels the team runs (`attention fa2`); None: the best for the GPU.
     attention: Literal["fa2", "fa3"] | None = None
+    # Megatron-Core's MoE token dispatcher (`dispatcher alltoall`, `deepep`); None: the planner's.
+    dispatcher: Literal["alltoall", "flex"] | None = None
     rent_or_buy: Literal["rent", "buy"] | None = None
     # The team's own use of bought GPUs beyond this job (issue 15): `keep it busy 24 months`,
     # `用两年`, `60% use`; None: only this job is weighed (advisor/planning/costs.py).

@@ -1854,6 +1854,15 @@ class _Parse:
             rf"|(?:{_zh(attn.keys)})\s*[:=用]?\s*({kernels_zh})|{L}({alone}){R}",
             lambda m: s("attention", value_of(attn.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
+        # the MoE token dispatcher, keyed (`dispatcher alltoall`, `分发器alltoall`) or DeepEP's or
+        # HybridEP's name alone
+        disp = fields.field("dispatcher")
+        kinds_en, kinds_zh = _all(disp.choices, "en"), _all(disp.choices, "zh")
+        sc.take(
+            rf"{L}(?:{_en(disp.keys)})\s*[:=]?\s*({kinds_en}){R}|{L}({kinds_en})[\s_\-]+(?:{_en(disp.keys)}){R}"
+            rf"|(?:{_zh(disp.keys)})\s*[:：=用]?\s*({kinds_zh})|{L}(deepep|hybridep){R}",
+            lambda m: s("dispatcher", value_of(disp.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
         # the training stack, keyed (`framework megatron`, `框架deepspeed`) or its name alone
         stack = fields.field("stack")
         stacks_en, stacks_zh = _all(stack.choices, "en"), _all(stack.choices, "zh")
@@ -3049,6 +3058,7 @@ class _Parse:
             recompute=f.get("recompute"),
             grad_reduce=f.get("grad_reduce"),
             attention=f.get("attention"),
+            dispatcher=f.get("dispatcher"),
             rent_or_buy=f.get("rent_or_buy"),
             fabric=f.get("fabric"),
             own_use_months=f.get("own_use_months"),
