@@ -149,6 +149,11 @@ def test_faster_and_cheaper_move_the_time_the_right_way(summary, book):
     cheaper = follow_up(REQUEST, summary, "cheaper?", book=book)
     assert faster.after["days"] < summary["days"] < cheaper.after["days"]
     assert cheaper.after["rent_total"] < summary["rent_total"]
+    # said as the bot's reading of the plan's time, not as the team's deadline changed
+    assert "about half the plan's time" in faster.text and "What if: deadline" not in faster.text
+    assert "twice the time" in cheaper.text and "What if: deadline" not in cheaper.text
+    what_if = follow_up(REQUEST, summary, "what if we had 60 days?", book=book)
+    assert "half the plan's time" not in what_if.text and "twice the time" not in what_if.text
 
 
 @pytest.mark.parametrize("question,lang", [("lunch anyone?", "en"), ("今天吃什么", "zh")])

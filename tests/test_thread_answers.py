@@ -6,7 +6,7 @@ import pytest
 
 from advisor.planning.advice import advise, plan_context
 from advisor.planning.followup import follow_up, lease_term_asked
-from advisor.text.render import money
+from advisor.text.render import money, num
 
 MOE = "qwen3-30b-a3b 全参微调 20亿token 10天内 用H800"
 BUY = "qwen2.5-72b lora 5B tokens 2 weeks usd buy"
@@ -123,7 +123,7 @@ def test_grpo_gets_the_rollout_engine_and_reference_model_not_dpo(book):
     text, summary = _thread(book, MOE)
     reply = follow_up(text, summary, "后面还要做GRPO，显存要留多少", "zh", book=book)
     assert reply.part == "rl" and "DPO" not in reply.text and "vLLM" in reply.text
-    assert f"{summary['mem_per_gpu_gib']:.1f}" in reply.text
+    assert f"每卡 {num(summary['mem_per_gpu_gib'])} / " in reply.text  # the plan's memory as the card shows it
 
 
 def test_colocation_elsewhere_says_what_the_plan_assumed_and_that_nothing_is_on_record_there(book):

@@ -1352,6 +1352,9 @@ def _whatif(
         currency=request.currency,
         before_currency=summary.get("currency") or request.currency,
         why=why,
+        # "faster?" / "cheaper?" read as a deadline: said as the bot's reading of the plan's time,
+        # not as the team's deadline changed ("deadline 60 days -> 8.6 days" under a 17-day plan)
+        implied=implied_deadline and changed == ["deadline_days"],
     )
     return FollowUp(
         kind=kind,
