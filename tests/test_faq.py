@@ -760,3 +760,19 @@ def test_follow_ups_a_user_study_found_misrouted(question, topics, confident, ho
     assert got.topic in topics, (got.topic, got.second, got.score)
     assert confident is None or got.confident == confident, (got.topic, got.score)
     assert holds is None or holds in got.answer, got.answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is fp8 safe for finetuning a 70b model?",
+        "70b模型全量微调用fp8安全吗？",
+        "fp8微调70b模型安全吗？",
+        "does fp8 training diverge?",
+    ],
+)
+def test_whether_fp8_is_safe_is_the_precision_topic_and_says_how_to_check(text):
+    # a model size in the question had drawn the "why 70B needs 8 GPUs" topic
+    got = faq.answer(text)
+    assert got.topic == "precision_fp8_bf16" and got.confident
+    assert "0.25%" in got.answer and "BF16" in got.answer
