@@ -61,6 +61,10 @@ PUBLISHED = [
     ("llama-3.3-70b-instruct", 70.6, 70.6, 0.02),
     ("deepseek-r1-distill-qwen-32b", 32.5, 32.5, 0.02),
     ("deepseek-r1-distill-llama-70b", 70.6, 70.6, 0.02),
+    # held-out rows ran it as a bare 14.3B-A2.7B; its card's 14.3B / 2.7B, the chat release too
+    ("qwen1.5-moe-a2.7b", 14.3, 2.7, 0.02),
+    ("Qwen1.5-MoE-A2.7B-Chat", 14.3, 2.7, 0.02),
+    ("qwen1.5-moe", 14.3, 2.7, 0.02),
 ]
 
 

@@ -742,11 +742,14 @@ def _release(name: str, params_b: float) -> catalog.ModelShape | None:
         parts = re.split(r"[\s_\-]+", release.lower())
         return parts[: len(words)] == words and len(parts) > len(words) and not parts[len(words)].isdigit()
 
-    fits = {
-        m.name: m
-        for m in catalog.models()
-        if any(begins(n) for n in (m.name, *m.aliases)) and abs(m.params_b - params_b) <= 0.03 * params_b
-    }
+    def sized(m: catalog.ModelShape) -> bool:
+        # a release whose name carries its sizes is named by its total one ("qwen3 480b"), not by a
+        # size near it: qwen1.5-moe-a2.7b (14.3B in all) is no "qwen1.5 14b", the dense Qwen1.5-14B
+        sizes = [re.fullmatch(r"(a?)(\d+(?:\.\d+)?)b", p) for p in re.split(r"[\s_\-]+", m.name)]
+        near = [abs(float(s[2]) - params_b) <= 0.03 * params_b for s in sizes if s and not s[1]]
+        return any(near) if any(sizes) else abs(m.params_b - params_b) <= 0.03 * params_b
+
+    fits = {m.name: m for m in catalog.models() if any(begins(n) for n in (m.name, *m.aliases)) and sized(m)}
     return next(iter(fits.values())) if len(fits) == 1 else None
 
 
