@@ -653,3 +653,58 @@ def test_megatron_holds_each_parameter_twice_while_it_fills_its_buffers():
     # holds more than the setup: nothing is added
     kept = estimate_memory(LLAMA8, setup, lay.model_copy(update={"offload": "none", "dp": 2, "gpu_count": 2}), H100)
     assert not any(note["kind"] == "buffer_remap" for note in kept.notes)
+
+
+MIXTRAL = catalog.find_model("mixtral-8x7b")
+
+
+def _megatron_layer(m, modules, flash=True, seq=4096):
+    return layer_activation_bytes_per_token(m, seq, "bf16", "selective" if modules else "none", flash, modules=modules)
+
+
+def test_megatron_selective_on_a_dense_layer_follows_its_modules():
+    # Llama 3.1 8B, bf16, Transformer Engine: h 4096, q 4096, kv 1024, ffn 14336.
+    # attention: norm input 2h + QKV input 2h + q, k, v 2(q + 2kv) + o-proj input 2q = 36,864;
+    # MLP: norm input 2h + gate/up input 2h + SwiGLU input 2 x 2ffn + down input 2ffn = 102,400.
+    none = 36864 + 102400
+    assert _megatron_layer(LLAMA8, ()) == none
+    # Megatron's default, core_attn, saves nothing under a fused attention kernel
+    assert _megatron_layer(LLAMA8, ("core_attn",)) == none
+    # without one it drops the 5as bytes of scores (Korthikanti Table 2) the plain layer keeps
+    assert _megatron_layer(LLAMA8, (), flash=False) == none + 5 * 32 * 4096
+    assert _megatron_layer(LLAMA8, ("core_attn",), flash=False) == none
+    # mlp: the checkpointed MLP keeps its input alone
+    assert _megatron_layer(LLAMA8, ("mlp",)) == 36864 + 8192
+    # layernorm: TE fuses a dense layer's norms into the next linear, nothing stands alone
+    assert _megatron_layer(LLAMA8, ("layernorm",)) == none
+    # other stacks' selective keeps the Korthikanti-style count: one ffn-wide tensor less
+    assert layer_activation_bytes_per_token(LLAMA8, 4096, "bf16", "selective", True) == none - 2 * 14336
+
+
+def test_megatron_selective_on_a_moe_layer_follows_its_modules():
+    # Mixtral 8x7B: h 4096, q 4096, kv 1024, expert ffn 14336, top-2 of 8 experts, no shared.
+    # attention 36,864 as above; MLP: norm input 2h + router input 2h + SwiGLU input 2 x 2 x 28,672
+    # + down input 2 x 28,672 + the permuted copies 2 x 2h = 204,800; router scores 2 x 4 x 8 = 64.
+    assert (MIXTRAL.moe_ffn_hidden, MIXTRAL.moe_top_k, MIXTRAL.moe_shared_experts) == (14336, 2, 0)
+    none = 36864 + 204800 + 64
+    assert _megatron_layer(MIXTRAL, ()) == none
+    assert _megatron_layer(MIXTRAL, ("core_attn",)) == none
+    # moe_act: the routed experts' activation output (the down-projection's input) recomputed
+    assert _megatron_layer(MIXTRAL, ("moe_act",)) == none - 2 * 2 * 14336
+    # layernorm: the pre-MLP norm's output, which the router keeps, recomputed
+    assert _megatron_layer(MIXTRAL, ("moe_act", "layernorm")) == none - 2 * 2 * 14336 - 2 * 4096
+
+
+def test_a_megatron_plan_names_its_selective_modules():
+    from advisor.engine.frameworks import selective_modules
+    from advisor.engine.setup import PinnedKnobs
+
+    setup = TrainingSetup()
+    assert selective_modules(MIXTRAL, setup, MEGATRON, flash=True) == ("moe_act", "layernorm")
+    assert selective_modules(LLAMA8, setup, MEGATRON, flash=True) == ("mlp",)
+    assert selective_modules(LLAMA8, setup, MEGATRON, flash=False) == ("core_attn", "mlp")
+    ds = catalog.find_model("deepseek-v3")
+    assert selective_modules(ds, setup, MEGATRON, flash=True) == ("moe_act", "layernorm", "mla_up_proj")
+    assert selective_modules(LLAMA8, setup, FSDP2, flash=True) == ()
+    said = TrainingSetup(pinned=PinnedKnobs(recompute="selective", recompute_modules=("core_attn",)))
+    assert selective_modules(MIXTRAL, said, MEGATRON, flash=True) == ("core_attn",)

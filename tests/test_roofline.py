@@ -183,3 +183,22 @@ def test_attention_on_mi300x_runs_at_amds_measured_kernel_fractions():
     # aiter's assembly kernels on MI300X: about 0.42 of peak forward, 0.36 backward (seq >= 4k)
     assert rf.attention_efficiency(catalog.get_gpu("MI300X"), "best") == (0.42, 0.36)
     assert rf.attention_efficiency(catalog.get_gpu("H100"), "best") == (rf.ETA_ATTN_FWD, rf.ETA_ATTN_BWD)
+
+
+def test_megatron_selective_recompute_charges_the_forward_of_its_modules():
+    m = catalog.find_model("llama3.1-8b")
+    h100 = catalog.get_gpu("H100")
+    c = count_params(m)
+    kw = dict(precision="bf16", method="pretrain", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1, tp=1,
+              pp=1, ep=1, etp=1, cp=1, optimizer_params=1e9, attention="best")  # fmt: skip
+    none = rf.stage_time(m, c, h100, recompute="none", **kw)
+    # the MLP's two GEMMs forward again, once per layer (its SwiGLU's passes beside them)
+    mlp = rf.stage_time(m, c, h100, recompute="selective", recompute_modules=("mlp",), **kw)
+    gemms = [lin for lin in rf.layer_linears(m, 8192, 1, 1, False, 1) if lin.role == "mlp"]
+    again = m.layers * sum(rf.gemm_seconds(lin.m, lin.n, lin.k, h100, "bf16") for lin in gemms)
+    assert mlp.gemm_s - none.gemm_s == pytest.approx(again)
+    assert mlp.memory_s > none.memory_s
+    # core_attn runs the attention core's forward again, and nothing else
+    core = rf.stage_time(m, c, h100, recompute="selective", recompute_modules=("core_attn",), **kw)
+    assert (core.gemm_s, core.memory_s) == (none.gemm_s, none.memory_s)
+    assert none.attention_s < core.attention_s < 1.5 * none.attention_s

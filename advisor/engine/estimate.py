@@ -38,9 +38,24 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, MEGATRON, PEFT, framework_for, has_selective_recompute, pipeline_schedule
+from advisor.engine.frameworks import (
+    FSDP2,
+    MEGATRON,
+    PEFT,
+    framework_for,
+    has_selective_recompute,
+    pipeline_schedule,
+    selective_modules,
+)
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit, sequence_multiple
-from advisor.engine.memory import GIB, MAIN_GRAD_PRECISIONS, MemoryBreakdown, estimate_memory, states_floor_bytes
+from advisor.engine.memory import (
+    GIB,
+    MAIN_GRAD_PRECISIONS,
+    MemoryBreakdown,
+    estimate_memory,
+    score_free_attention,
+    states_floor_bytes,
+)
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -83,8 +98,9 @@ RECOMPUTE_LEVELS = ("none", "selective", "full")
 # and is what NVIDIA's Megatron-Bridge performance recipes run, bf16 and fp8 alike, so that
 # Llama 3.1 405B on TP8 x PP8 x CP2 needs no recompute (perf_recipes/_common.py `_perf_precision`
 # sets grad_reduce_in_fp32 False; read at commit 067f987df, 2026-08). Tried only where fp32
-# gradients need full recompute or do not fit, and only on Megatron-Core, whose buffer it shrinks:
-# a plan does not trade fp32 accumulation for a percent of speed.
+# gradients need a recompute that reruns the forward matmuls or do not fit, and only on
+# Megatron-Core, whose buffer it shrinks: a plan does not trade fp32 accumulation for a percent
+# of speed.
 GRAD_REDUCE_LEVELS = ("fp32", "bf16")
 OFFLOAD_LEVELS = ("none", "optimizer", "all")
 # The most GPUs any plan uses, the same cap for the planner and for counts the user gives
@@ -429,6 +445,11 @@ def largest_fitting_micro_batch(
     if setup.pinned.hsdp and split.zero_stage == 3:
         framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
     seqs = default_batch_sequences(setup, split.dp, count)
+    modules = ()
+    if recompute == "selective":
+        modules = selective_modules(
+            m, setup, framework, score_free_attention(gpu, setup.precision, framework, m.position)
+        )
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):
         batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
         vpp = setup.pinned.vpp
@@ -451,6 +472,7 @@ def largest_fitting_micro_batch(
             zero_stage=split.zero_stage,
             offload=offload,
             recompute=recompute,
+            recompute_modules=modules,
             grad_reduce=grad_reduce,
             micro_batch=mbs,
             global_batch=batch,
@@ -679,9 +701,13 @@ def _search(
             if weigh_stack and candidate.layout.framework == PEFT and (on_peft is None or speed > on_peft[0]):
                 on_peft = (speed, candidate)
         first = fastest.get(False)
-        # bf16 gradients only where every layout with fp32 ones needs full recompute (unless the
-        # user fixed it) or none fits: a plan does not trade fp32 accumulation for a percent of speed
-        if True in fastest and (first is None or (first[1].layout.recompute == "full" and not setup.pinned.recompute)):
+        # bf16 gradients only where every layout with fp32 ones reruns its forward matmuls (full
+        # recompute, or Megatron-Core's selective recompute of the MLP; unless the user fixed it) or
+        # none fits: a plan does not trade fp32 accumulation for a percent of speed
+        rerun = first is not None and (
+            first[1].layout.recompute == "full" or "mlp" in first[1].layout.recompute_modules
+        )
+        if True in fastest and (first is None or (rerun and not setup.pinned.recompute)):
             first = max(filter(None, (first, fastest[True])), key=lambda f: f[0])
         if first is not None:
             if on_peft is not None and on_peft[1] is not first[1] and on_peft[0] >= first[0] * (1 - PEFT_STACK_SLACK):

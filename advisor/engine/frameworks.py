@@ -82,6 +82,42 @@ def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool
     return framework == MEGATRON or (framework == FSDP2 and not setup.is_peft)
 
 
+# Megatron-Core's `--recompute-granularity selective` recomputes the modules `--recompute-modules`
+# names, ["core_attn"] when unset (megatron/core/transformer/transformer_config.py
+# `recompute_modules`, at d98e8a64dd; ms-swift's Megatron-SWIFT passes the same default). The
+# modules planned here: "core_attn" and "mlp" checkpoint a submodule and keep its input; "moe_act",
+# "layernorm" and "mla_up_proj" discard a module's output and recompute it before the backward
+# needs it (CheckpointWithoutOutput). Written in this order on the flag.
+RECOMPUTE_MODULES = ("core_attn", "mlp", "moe_act", "layernorm", "mla_up_proj")
+MEGATRON_DEFAULT_RECOMPUTE_MODULES = ("core_attn",)
+
+
+def selective_modules(m: ModelShape, setup: TrainingSetup, framework: str | None, flash: bool) -> tuple[str, ...]:
+    """The modules a Megatron-Core plan's selective recompute names (() on other stacks): the
+    team's (`recompute-modules`), else those that save memory on this model. "core_attn" only
+    where attention keeps its scores: a fused kernel keeps none, and Megatron warns that it then
+    has no need of it (transformer_config.py __post_init__). Transformer Engine fuses a dense
+    layer's norms into the next linear (input_layernorm and pre_mlp_layernorm are IdentityOp in
+    gpt_layer_specs.py's TE spec), so "layernorm" recomputes only a MoE layer's pre-MLP norm and
+    MLA's input norm, which stand alone. A MoE model: the routed experts' activation ("moe_act",
+    grouped GEMM), those norms, and MLA's up-projections ("mla_up_proj"), as Megatron-Core's MoE
+    guide runs it (moe/README.md "Fine-grained Recomputation": `--recompute-modules mla_up_proj
+    layernorm moe_act`). A dense model: the MLP ("mlp"), the one module of a TE dense layer whose
+    recompute frees memory beside the attention core."""
+    if framework != MEGATRON:
+        return ()
+    if setup.pinned.recompute_modules:
+        return setup.pinned.recompute_modules
+    chosen = set() if flash else {"core_attn"}
+    if m.is_moe:
+        chosen |= {"moe_act", "layernorm"}
+    else:
+        chosen.add("mlp")
+    if m.uses_mla:
+        chosen |= {"mla_up_proj", "layernorm"}
+    return tuple(x for x in RECOMPUTE_MODULES if x in chosen)
+
+
 # Megatron-Core's flex dispatcher runs on DeepEP or HybridEP, whose kernels need Hopper (SM90) or
 # newer NVIDIA GPUs, NVLink inside a server and RDMA (InfiniBand, RoCE) between servers
 # (deepseek-ai/DeepEP README "Requirements" at dd758caf; SM100 in its performance table; every

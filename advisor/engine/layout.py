@@ -53,6 +53,8 @@ class ModelSplit(BaseModel):
     zero_stage: int = 1
     offload: Literal["none", "optimizer", "all"] = "none"
     recompute: Literal["none", "selective", "full"] = "none"
+    # What selective recompute recomputes on Megatron-Core (--recompute-modules); () elsewhere.
+    recompute_modules: tuple[str, ...] = ()
     # The dtype gradients are accumulated and reduced in (fp16 runs keep fp16 gradients).
     grad_reduce: Literal["fp32", "bf16", "fp16"] = "fp32"
     micro_batch: int = 1

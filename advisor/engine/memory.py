@@ -268,6 +268,7 @@ def layer_activation_bytes_per_token(
     op_level: bool = False,
     kernels: Kernels = FUSED,
     inputs: LinearInputs = ALL_INPUTS,
+    modules: tuple[str, ...] = (),
 ) -> float:
     """Bytes one transformer layer keeps for backward, per token, without tensor parallelism.
 
@@ -286,7 +287,11 @@ def layer_activation_bytes_per_token(
     `inputs`: the linear inputs kept for weight gradients (`linear_inputs_kept`); LoRA's frozen
     base layers keep none of their own.
     Selective recompute drops the attention core (only matters without flash attention) and
-    recomputes the activation function (one ffn-width tensor less).
+    recomputes the activation function (one ffn-width tensor less); on Megatron-Core it drops
+    what its `modules` recompute (frameworks.selective_modules): "core_attn" the scores, "mlp"
+    a dense MLP's tensors but its input, "moe_act" the routed experts' activation output (the
+    down-projection's input), "layernorm" the outputs of the norms that stand alone (a MoE
+    layer's pre-MLP norm, MLA's input norm), "mla_up_proj" q, k and v for MLA's latents.
     A routed layer also keeps its router's fp32 scores over every expert (`ROUTER_SCORE_BYTES`).
     `op_level`: torchtitan's selective recompute is per operator (its "op" policy saves the
     output of every second matmul and of the attention kernel, and recomputes the rest:
@@ -311,8 +316,11 @@ def layer_activation_bytes_per_token(
     # activations in FP8 too): the QKV, output, gate/up and down projections' inputs.
     lin = 1 if precision == "fp8" else 2
     qkv_in = lin * h if inputs.qkv else 0
+    megatron = recompute == "selective" and bool(modules)
+    if "layernorm" in modules and m.uses_mla:
+        qkv_in = 0  # MLA's input norm output, which its down-projections keep, recomputed
     attention = 2 * h + qkv_in + 2 * (q + 2 * kv) + lin * q
-    if m.uses_mla and recompute != "none":
+    if m.uses_mla and ((recompute != "none" and not megatron) or "mla_up_proj" in modules):
         # MLA: recompute the up-projections of q, k and v in the backward and keep only the
         # compressed latents (DeepSeek-V3 report Sec 3.2.3; Megatron-Core's mla_up_proj
         # recompute module): the latents and the attention output, not q, k and v.
@@ -321,9 +329,21 @@ def layer_activation_bytes_per_token(
     ffn_tensors = 3 if m.ffn_type == "swiglu" else 2
     if m.ffn_type == "swiglu" and kernels.eager_activation:
         ffn_tensors += 1  # silu(gate) kept for the product's backward
-    if recompute == "selective":
+    if recompute == "selective" and not megatron:
         ffn_tensors -= 1
-    mlp = 2 * h + (lin * h if inputs.gate_up else 0) + 2 * (ffn_tensors - 1) * ffn + (lin * ffn if inputs.down else 0)
+    # the down-projection's input: moe_act drops the routed experts' share (shared experts run
+    # their own MLP, outside it: megatron/core/transformer/moe/experts.py activation_recompute)
+    down_in = ffn - (m.moe_ffn_hidden * m.moe_top_k if "moe_act" in modules and m.is_moe else 0)
+    # a MoE layer's pre-MLP norm output, which the router and shared experts keep, recomputed
+    norm_out = 0 if "layernorm" in modules and m.is_moe else lin * h
+    mlp = (
+        2 * h
+        + (norm_out if inputs.gate_up else 0)
+        + 2 * (ffn_tensors - 1) * ffn
+        + (lin * down_in if inputs.down else 0)
+    )
+    if "mlp" in modules and not m.is_moe:
+        mlp = 2 * h  # the checkpointed MLP keeps its input alone (the residual its fused norm reads)
     if m.is_moe and inputs.gate_up:
         # The routed experts' first GEMM takes the permuted tokens, one copy of each token for
         # each expert it goes to, and keeps them for its weight gradient: top-k tensors of
@@ -332,7 +352,7 @@ def layer_activation_bytes_per_token(
         # states, tokens_per_expert); transformers' expert loop indexes a copy per expert).
         mlp += lin * h * m.moe_top_k
     core = 0.0
-    if not flash and recompute != "selective":
+    if not flash and (recompute != "selective" or (megatron and "core_attn" not in modules)):
         core = 5 * m.heads * seq  # softmax output, dropout mask and output (Korthikanti Table 2)
     router = ROUTER_SCORES * ROUTER_SCORE_BYTES * m.moe_experts  # fp32 whatever the precision
     return e * (attention + mlp + core) + router + native_extra_bytes(m, precision, kernels, inputs.o)
@@ -652,7 +672,7 @@ def stored_bytes_per_param(m: ModelShape, setup: TrainingSetup) -> float:
 def _per_token_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> float:
     """A layer's bytes per token, kept like the states (`_split_cache`)."""
     cache = _split_cache(m, setup)
-    key = ("per_token", gpu.name, gpu.architecture, layout.framework, layout.recompute)
+    key = ("per_token", gpu.name, gpu.architecture, layout.framework, layout.recompute, layout.recompute_modules)
     found = cache.get(key)
     if found is None:
         flash = score_free_attention(gpu, setup.precision, layout.framework, m.position)
@@ -665,6 +685,7 @@ def _per_token_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit,
             op_level=layout.framework == FSDP2,
             kernels=stack_kernels(layout.framework, setup),
             inputs=linear_inputs_kept(setup),
+            modules=layout.recompute_modules,
         ) + lora_dropout_bytes(m, setup)
     return found
 

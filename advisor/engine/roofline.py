@@ -202,6 +202,8 @@ class Linear(NamedTuple):
     k: float  # input features on this GPU
     count: float = 1.0  # grouped GEMMs (local experts)
     fp8: bool = True  # a linear layer Transformer Engine runs in fp8
+    # the Megatron-Core recompute module that reruns it: "mlp" (a dense MLP), "mla_up_proj"
+    role: str = ""
 
 
 def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: bool, etp: int) -> list[Linear]:
@@ -213,11 +215,15 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     if m.uses_mla:
         qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim
         if m.mla_q_lora_rank:
-            out += [Linear(tokens, m.mla_q_lora_rank, h), Linear(tokens, m.heads * qk / tp, m.mla_q_lora_rank)]
+            out += [
+                Linear(tokens, m.mla_q_lora_rank, h),
+                Linear(tokens, m.heads * qk / tp, m.mla_q_lora_rank, role="mla_up_proj"),
+            ]
         else:
             out.append(Linear(tokens, m.heads * qk / tp, h))
         out.append(Linear(tokens, m.mla_kv_lora_rank + m.mla_qk_rope_head_dim, h))
-        out.append(Linear(tokens, m.heads * (m.mla_qk_nope_head_dim + m.mla_v_head_dim) / tp, m.mla_kv_lora_rank))
+        kv_up = m.heads * (m.mla_qk_nope_head_dim + m.mla_v_head_dim) / tp
+        out.append(Linear(tokens, kv_up, m.mla_kv_lora_rank, role="mla_up_proj"))
         out.append(Linear(tokens, h, m.heads * m.mla_v_head_dim / tp))
     else:
         q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
@@ -225,7 +231,7 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     gated = m.ffn_type == "swiglu"
     up = 2 if gated else 1
     if not moe_layer:
-        out += [Linear(tokens, up * m.ffn_hidden / tp, h), Linear(tokens, h, m.ffn_hidden / tp)]
+        out += [Linear(tokens, up * m.ffn_hidden / tp, h, role="mlp"), Linear(tokens, h, m.ffn_hidden / tp, role="mlp")]
         return out
     out.append(Linear(tokens, m.moe_experts, h, fp8=False))  # router, in bf16/fp32
     if m.moe_shared_experts:
@@ -285,16 +291,18 @@ def stage_time(
     etp: int,
     context: int | None = None,
     dispatcher: str | None = None,
+    recompute_modules: tuple[str, ...] = (),
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape. `etp`: the
     layout's expert-tensor degree (ModelSplit.expert_tp); `dispatcher`: Megatron-Core's MoE token
-    dispatcher (frameworks.token_dispatcher), None off Megatron-Core."""
+    dispatcher (frameworks.token_dispatcher), None off Megatron-Core; `recompute_modules`: what
+    Megatron-Core's selective recompute reruns (frameworks.selective_modules)."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
-        dispatcher,
+        dispatcher, recompute_modules,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -313,7 +321,10 @@ class _StageParts(NamedTuple):
     """A micro-batch's time through every layer (a stage's is this over pp), split by how
     recompute scales it: `*_fwd` once per forward
     pass (full recompute runs two), `fwd_mem` the forward's bandwidth-bound operators (selective
-    recompute reruns them too), the rest once."""
+    recompute reruns them too), the rest once; the last six are the forward work each Megatron-Core
+    recompute module reruns (within the others): a dense MLP's GEMMs and its other work (casts,
+    activation), MLA's up-projections' GEMMs and theirs (casts, RoPE), the norms that stand alone
+    and the routed experts' activation."""
 
     gemm_fwd: float
     gemm_rest: float
@@ -322,6 +333,12 @@ class _StageParts(NamedTuple):
     fwd_mem: float
     mem_fwd: float
     mem_rest: float
+    mlp_gemm: float
+    mlp_mem: float
+    up_gemm: float
+    up_mem: float
+    norm_mem: float
+    act_mem: float
 
 
 _PARTS: dict[tuple, _StageParts] = {}
@@ -330,10 +347,10 @@ _PARTS: dict[tuple, _StageParts] = {}
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
     """The stage time at the key's recompute level, from the parts of its shape (the recompute
     level only scales them: one key's parts serve all three levels)."""
-    pp, recompute = key[9], key[12]
+    pp, recompute, modules = key[9], key[12], key[-1]
     # The parts of one stage are the whole model's over pp (layers, head and loss spread evenly):
     # worked out once for every pipeline depth.
-    shape = key[:9] + key[10:12] + key[13:]
+    shape = key[:9] + key[10:12] + key[13:-1]
     whole = _PARTS.get(shape)
     if whole is None:
         whole = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
@@ -341,11 +358,24 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
     # Full recompute reruns the forward; selective reruns the cheap operators (activation
     # function, norms) as well.
     fwd_passes = 2 if recompute == "full" else 1
-    rerun = 1 if recompute in ("selective", "full") else 0
+    rerun = 1 if recompute in ("selective", "full") and not modules else 0
+    # Megatron-Core's selective recompute reruns the forward of its modules alone.
+    gemm = (parts.mlp_gemm if "mlp" in modules else 0) + (parts.up_gemm if "mla_up_proj" in modules else 0)
+    attn = parts.attn_fwd if "core_attn" in modules else 0
+    mem = sum(
+        t
+        for name, t in (
+            ("mlp", parts.mlp_mem),
+            ("mla_up_proj", parts.up_mem),
+            ("layernorm", parts.norm_mem),
+            ("moe_act", parts.act_mem),
+        )
+        if name in modules
+    )
     return StageTime(
-        parts.gemm_fwd * fwd_passes + parts.gemm_rest,
-        parts.attn_fwd * fwd_passes + parts.attn_rest,
-        parts.fwd_mem * (1 + rerun + BWD_BYTES_RATIO) + parts.mem_fwd * fwd_passes + parts.mem_rest,
+        parts.gemm_fwd * fwd_passes + parts.gemm_rest + gemm,
+        parts.attn_fwd * fwd_passes + parts.attn_rest + attn,
+        parts.fwd_mem * (1 + rerun + BWD_BYTES_RATIO) + parts.mem_fwd * fwd_passes + parts.mem_rest + mem,
         0.0,
     )
 
@@ -385,14 +415,20 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
 
     def layer(moe_layer: bool) -> tuple[float, ...]:
         gemm = gemm_rest = cast = cast_rest = 0.0
+        module_gemm = {"mlp": 0.0, "mla_up_proj": 0.0}
+        module_mem = {"mlp": 0.0, "mla_up_proj": 0.0}
         for lin in layer_linears(m, tokens, tp, ep, moe_layer, etp):
             dtype = linear_dtype if lin.fp8 else other_dtype
             t = gemm_seconds(lin.m, lin.n, lin.k, gpu, dtype, lin.count)
             gemm += t
             gemm_rest += t * bwd_gemms
+            if lin.role:
+                module_gemm[lin.role] += t
             if dtype == "fp8":  # the input cast each forward pass, the output's once
                 cast += FP8_CAST_BYTES * lin.count * lin.m * lin.k / hbm
                 cast_rest += FP8_CAST_BYTES * lin.count * lin.m * lin.n / hbm
+                if lin.role:
+                    module_mem[lin.role] += FP8_CAST_BYTES * lin.count * lin.m * lin.k / hbm
         if peft:
             for lin in lora_linears(m, tokens, tp, rank, targets):
                 t = gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype)
@@ -426,25 +462,37 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         q = m.heads * (qk if m.uses_mla else m.head_dim)
         kv = m.kv_heads * m.head_dim if not m.uses_mla else m.mla_qk_rope_head_dim
         act = SWIGLU_ELEMS if m.ffn_type == "swiglu" else GELU_ELEMS
-        elems = (NORM_ELEMS + RESIDUAL_ELEMS) * h / tp + ROPE_PASSES * (q + kv) / tp
+        rope = ROPE_PASSES * (q + kv) / tp
+        elems = (NORM_ELEMS + RESIDUAL_ELEMS) * h / tp + rope
+        # the norms that stand alone (one of the two NORM_ELEMS each): a MoE layer's pre-MLP
+        # norm and MLA's input norm (frameworks.selective_modules)
+        norms = (NORM_ELEMS / 2) * h / tp * (int(moe_layer) + int(m.uses_mla))
+        routed_act = dense_act = 0.0
         if moe_layer:
-            elems += act * m.moe_ffn_hidden * (m.moe_top_k * etp / tp) / etp
-            elems += act * m.moe_shared_experts * m.moe_ffn_hidden / tp
+            routed_act = act * m.moe_ffn_hidden * (m.moe_top_k * etp / tp) / etp
+            elems += routed_act + act * m.moe_shared_experts * m.moe_ffn_hidden / tp
             sorts = ALLTOALL_SORT_ELEMS if dispatcher == "alltoall" and m.moe_experts > max(1, ep) else 0
             elems += (PERMUTE_ELEMS + sorts) * m.moe_top_k * h * etp / tp
         else:
-            elems += act * m.ffn_hidden / tp
-        fwd_mem = passes * elems * tokens * e_bytes / hbm
-        return gemm, gemm_rest, attn, attn_rest, fwd_mem, cast, cast_rest
+            dense_act = act * m.ffn_hidden / tp
+            elems += dense_act
+        per_elem = passes * tokens * e_bytes / hbm
+        fwd_mem = elems * per_elem
+        return (
+            gemm, gemm_rest, attn, attn_rest, fwd_mem, cast, cast_rest,
+            module_gemm["mlp"], module_mem["mlp"] + dense_act * per_elem,
+            module_gemm["mla_up_proj"], module_mem["mla_up_proj"] + (rope * per_elem if m.uses_mla else 0.0),
+            norms * per_elem, routed_act * per_elem,
+        )  # fmt: skip
 
     n_moe = c.moe_layers
     n_dense = m.layers - n_moe
-    totals = [0.0] * 7
+    totals = [0.0] * len(_StageParts._fields)
     for count, is_moe in ((n_dense, False), (n_moe, True)):
         if count:
             for i, t in enumerate(layer(is_moe)):
                 totals[i] += count * t
-    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest = totals
+    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules = totals
     # Output head and loss (spread over the stages by the caller); a frozen head (LoRA) has no
     # weight gradient.
     gemm_rest += gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms)
@@ -454,4 +502,4 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         dequant = NF4_DEQUANT_BYTES * linear_params / hbm
         mem_fwd += dequant
         mem_rest += dequant
-    return _StageParts(gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest)
+    return _StageParts(gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules)

@@ -43,6 +43,8 @@ class PinnedKnobs(BaseModel):
     zero_stage: int | None = None
     offload: Offload | None = None
     recompute: Recompute | None = None
+    # Megatron-Core's --recompute-modules under selective recompute (frameworks.selective_modules)
+    recompute_modules: tuple[str, ...] | None = None
     grad_reduce: GradReduce | None = None
     micro_batch: int | None = None
     # micro-batches each data-parallel rank accumulates a step: the global batch is dp x mbs x ga

@@ -293,10 +293,15 @@ def ring(n: int) -> float:
     return (n - 1) / n
 
 
-def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tuple[float, float, float]:
+def flops_per_token(
+    m: ModelShape, setup: TrainingSetup, recompute: str, modules: tuple[str, ...] = ()
+) -> tuple[float, float, float]:
     """(model FLOPs, hardware FLOPs, the attention's part of the model FLOPs) per trained token.
     Attention is counted over the whole sequence, as PaLM's MFU counts it (Chowdhery et al. 2022,
-    appendix B: 6N + 12·L·H·Q·T); under a causal mask the kernels compute about half of it."""
+    appendix B: 6N + 12·L·H·Q·T); under a causal mask the kernels compute about half of it.
+    Megatron-Core's selective recompute (`modules`) runs the forward of what it recomputes again:
+    the dense MLPs' matmuls ("mlp"), MLA's up-projections ("mla_up_proj"), the attention core
+    ("core_attn")."""
     c = count_params(m)
     # Matmul parameters a token meets: active parameters minus the embedding lookup (not a
     # matmul); the output head is a matmul even when tied.
@@ -311,6 +316,14 @@ def flops_per_token(m: ModelShape, setup: TrainingSetup, recompute: str) -> tupl
     extra = 0.0
     if recompute == "full":
         extra = FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES
+    if "mlp" in modules:
+        extra += FLOPS_PER_PARAM_RECOMPUTE * c.dense_mlp_per_layer * c.dense_layers
+    if "mla_up_proj" in modules:
+        qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim
+        up = m.heads * (qk * m.mla_q_lora_rank + (m.mla_qk_nope_head_dim + m.mla_v_head_dim) * m.mla_kv_lora_rank)
+        extra += FLOPS_PER_PARAM_RECOMPUTE * up * m.layers
+    if "core_attn" in modules:
+        extra += attention / STEP_MATMUL_PASSES
     return model, model + extra, attention
 
 
@@ -343,7 +356,7 @@ def estimate_throughput(
     or expert group has min(size, gpus_per_node / tp) ranks on each server.
     """
     net = network or default_network(gpu)
-    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute)
+    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute, layout.recompute_modules)
     peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
     c = count_params(m)
     notes: list[dict] = []
@@ -392,6 +405,7 @@ def estimate_throughput(
         compiled=setup.compiled,
         context=setup.attention_context,
         dispatcher=dispatcher,
+        recompute_modules=layout.recompute_modules,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
     m_steps = layout.microbatches_per_step
@@ -414,6 +428,8 @@ def estimate_throughput(
     tensor_s = 0.0
     if tp > 1:
         allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
+        if "mlp" in layout.recompute_modules:
+            allreduces += 1  # the checkpointed MLP's forward again: its gather and reduce-scatter
         # Half of a layer's all-reduces are its attention block's, half its MLP's (Shoeybi et al.
         # 2019, Sec 3: one each way for each). With expert parallelism an MoE layer's routed
         # experts exchange their token copies instead (the dispatch and the expert-tensor
