@@ -181,6 +181,8 @@ class Advice(BaseModel):
             "zero_stage": lay.zero_stage,
             "offload": lay.offload,
             "recompute": lay.recompute,
+            # what Megatron-Core's selective recompute recomputes (--recompute-modules); [] elsewhere
+            "recompute_modules": list(lay.recompute_modules),
             "grad_reduce": lay.grad_reduce,
             "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch,
