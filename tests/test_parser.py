@@ -2132,3 +2132,27 @@ def test_the_teams_own_gpus_go_with_their_option_of_a_choice():
 )
 def test_which_of_two_gpus_is_better_is_the_comparisons_question(text):
     assert {parse(text, gpu_pick=pick).gpu for pick in (0, 1)} == {"H100-SXM5-80GB", "H200-SXM-141GB"}
+
+
+def test_a_launch_scripts_flags_pasted_as_they_are_read_as_the_layout_words():
+    # Megatron-LM's argument names with their dashes, ms-swift's with underscores: "--" had been
+    # refused as a word not understood
+    r = parse(
+        "qwen3-30b-a3b pretrain 100B tokens on 16xH100 megatron --tensor-model-parallel-size 2"
+        " --pipeline-model-parallel-size 2 --expert-model-parallel-size 4 --virtual-pipeline-model-parallel-size 2"
+        " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1"
+        " --moe-token-dispatcher-type alltoall --micro-batch-size 1 --global-batch-size=512"
+        " --use-distributed-optimizer --sequence-parallel --bf16 --fp8-format hybrid"
+    )
+    assert (r.tp, r.pp, r.ep, r.vpp, r.micro_batch, r.global_batch) == (2, 2, 4, 2, 1, 512)
+    # `--recompute-granularity full` is the recompute mode, not the method; bf16 weights with
+    # FP8 GEMMs is FP8, not a contradiction
+    assert (r.recompute, r.method, r.precision, r.dispatcher) == ("full", "pretrain", "fp8", "alltoall")
+    swift = parse("qwen3-30b-a3b lora 1B tokens on 8xH100 --tensor_model_parallel_size 2 --max_length 8192")
+    assert (swift.tp, swift.seq_len, swift.method) == (2, 8192, "lora")
+    # a flag with a count other than every layer recomputed is not read as `recompute full`
+    with pytest.raises(RequestError):
+        parse(
+            "70b sft 10B tokens on 32xH100 --recompute-granularity full"
+            " --recompute-method block --recompute-num-layers 4"
+        )

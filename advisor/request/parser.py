@@ -1135,6 +1135,23 @@ def _release_key(name: str) -> str:
 
 _PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
+# A launch script's flags pasted as they are (Megatron-LM's arguments.py names, ms-swift's with
+# underscores): the dashes go, and the flags whose names are not already request words become them.
+_FLAG_DASHES = re.compile(r"(?<![^\s,;(])--(?=[a-z])")
+_FP8_FLAG = re.compile(r"--fp8[-_]format\b")
+_BF16_FLAG = re.compile(r"(?<![^\s,;(])--bf16\b")
+_FLAG_WORDS = (
+    # `--recompute-granularity full`: the recompute mode, not the method "full"
+    (re.compile(r"\brecompute[-_]granularity(?:\s*=\s*|\s+)"), "recompute "),
+    # `--virtual-pipeline-model-parallel-size 2` (NeMo's VP): the interleaved schedule's chunks
+    (re.compile(r"\bvirtual[-_]pipeline[-_]model[-_]parallel[-_]size(?:\s*=\s*|\s+)"), "vpp "),
+    # `--recompute-method uniform --recompute-num-layers 1`: every layer recomputed whole, which is
+    # what `recompute full` plans (Megatron-LM arguments.py; other counts recompute some layers only)
+    (re.compile(r"\brecompute[-_]method(?:\s*=\s*|\s+)uniform\b|\brecompute[-_]num[-_]layers(?:\s*=\s*|\s+)1\b"), " "),
+    # `--fp8-format hybrid|e4m3`: Transformer Engine's FP8 recipe, i.e. FP8 linear layers
+    (re.compile(r"\bfp8[-_]format(?:\s*=\s*|\s+)(?:hybrid|e4m3)\b"), "fp8"),
+)
+
 # "we'd like", "it's": the contraction carries no meaning here
 # What is said with a GPU type ("4张4090", "2 nodes of H800"): an option of a choice takes it along
 _WITH_THE_GPU = ("gpu_count", "nodes", "max_gpus", "min_gpus")
@@ -1166,6 +1183,11 @@ class _Parse:
         norm = _CONTRACTION.sub("", norm)
         # the Slack form pasted whole ("/gpu 70B ..."), a mention of the bot ("<@U123> 70B ...")
         norm = _PASTED.sub(" ", norm)
+        if _FP8_FLAG.search(norm):  # `--bf16 --fp8-format hybrid`: bf16 weights, FP8 GEMMs (Megatron-LM)
+            norm = _BF16_FLAG.sub(" ", norm)
+        norm = _FLAG_DASHES.sub("", norm)
+        for flag, words in _FLAG_WORDS:
+            norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
