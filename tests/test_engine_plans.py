@@ -69,3 +69,14 @@ def test_big_fine_tune_searches_the_global_batch():
 def test_a_users_batch_is_kept():
     est = _estimate("70B full-finetune 1TB 3d on 2048xH200 gbs 256")
     assert est.layout.global_batch == 256 and "batch_grown" not in est.checks
+
+
+def test_a_lora_plan_on_fsdp2_names_the_stack_that_runs_lora_there(book):
+    # torchtitan runs no LoRA: a LoRA plan with tensor parallelism over FSDP2 had been "planned on
+    # FSDP2/torchtitan"; a full fine-tune on the same layout still names torchtitan
+    from advisor.planning.advice import advise, render_text
+
+    lora = advise("llama3-70b lora 1B tokens seq 4096 mbs 2 gbs 32 tp 2 fsdp 4 on 8xH100", book=book)
+    full = advise("llama3-8b full-finetune 1B tokens seq 4096 tp 2 fsdp 4 on 8xH100", book=book)
+    assert lora.framework == "FSDP2/NeMo Automodel" and "framework: FSDP2/torchtitan" not in render_text(lora)
+    assert full.framework == "FSDP2/torchtitan"

@@ -89,8 +89,16 @@ ASCEND_FSDP2 = "MindSpeed-LLM (FSDP2 backend, torch_npu)"
 ASCEND_TORCH = "MindSpeed-LLM (torch_npu)"
 
 
-def shown_framework(framework: str, gpu: str, tp: int = 1, pp: int = 1) -> str:
-    """The framework a plan names: on Ascend, the stack that runs the layout there."""
+# LoRA on FSDP2 beside tensor or pipeline parallelism: NeMo Automodel runs it (its published LoRA
+# recipes, frameworks.py); torchtitan runs no LoRA, so a LoRA plan does not name it.
+FSDP2_PEFT = "FSDP2/NeMo Automodel"
+
+
+def shown_framework(framework: str, gpu: str, tp: int = 1, pp: int = 1, peft: bool = False) -> str:
+    """The framework a plan names: on Ascend, the stack that runs the layout there; LoRA on FSDP2,
+    the stack that runs LoRA on it."""
+    if framework == FSDP2 and peft and not gpu.startswith("Ascend"):
+        return FSDP2_PEFT
     if not framework or not gpu.startswith("Ascend"):
         return framework
     if framework == MEGATRON:
@@ -142,7 +150,7 @@ class Advice(BaseModel):
         if self.plan is None:
             return ""
         lay = self.plan.estimate.layout
-        return shown_framework(lay.framework, self.plan.gpu, lay.tp, lay.pp)
+        return shown_framework(lay.framework, self.plan.gpu, lay.tp, lay.pp, self.request.is_peft)
 
     def to_json(self) -> dict:
         lang = self.request.lang
@@ -868,7 +876,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         # the framework came with the layout: say which, and how to name the team's own
         est = result.best.estimate
         lay = est.layout
-        framework = shown_framework(lay.framework, lay.gpu, lay.tp, lay.pp)  # on Ascend, what runs there
+        framework = shown_framework(lay.framework, lay.gpu, lay.tp, lay.pp, request.is_peft)  # on Ascend, what runs there
         note = Note(kind="assumption", code="stack", params={"framework": framework})
         if est.faster_stack:  # a PEFT job kept on PEFT: what the faster stack would give
             faster, ratio = est.faster_stack

@@ -271,7 +271,7 @@ def software_reason(result: Advice, message: str) -> dict | None:
         "qlora": result.request.method == "qlora",
         "asked": next((name for name, words in STACKS if re.search(words, message or "", re.I)), None),
         "bnb_asked": bool(re.search(r"bitsandbytes|\bbnb\b|qlora|nf4|4-?bit", message or "", re.I)),
-        "framework": shown_framework(lay.framework, p.gpu, lay.tp, lay.pp),
+        "framework": shown_framework(lay.framework, p.gpu, lay.tp, lay.pp, result.request.is_peft),
         "tp": lay.tp,
         "pp": lay.pp,
         "zero": lay.zero_stage,
