@@ -876,7 +876,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         # the framework came with the layout: say which, and how to name the team's own
         est = result.best.estimate
         lay = est.layout
-        framework = shown_framework(lay.framework, lay.gpu, lay.tp, lay.pp, request.is_peft)  # on Ascend, what runs there
+        framework = shown_framework(lay.framework, lay.gpu, lay.tp, lay.pp, request.is_peft)  # what runs it there
         note = Note(kind="assumption", code="stack", params={"framework": framework})
         if est.faster_stack:  # a PEFT job kept on PEFT: what the faster stack would give
             faster, ratio = est.faster_stack
