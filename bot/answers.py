@@ -68,7 +68,7 @@ def follow(
     reply = follow_up(request_text, summary, text, lang, book=book, mentioned=mentioned)
     if reply.kind == "silent":
         return {"ok": True, "kind": "silent", "message": None}
-    if reply.kind in ("whatif", "market"):
+    if reply.kind in ("whatif", "market") and reply.after:
         msg = blocks.whatif(reply)
     elif reply.kind == "explain":
         msg = blocks.explain(reply, reply.rows if reply.part == "gpus" else None)
@@ -86,7 +86,7 @@ def follow(
         msg = blocks.part(reply, reply.rows if reply.part == "vendor" else None)
     elif reply.kind == "prices":  # "how much is an H100 per hour?": as `/gpu prices H100` lays them out
         msg = blocks.prices(reply.rows, reply.part, reply.lang)
-    else:
+    else:  # also a what-if with no plan to set beside the first (a lease term): its text says it all
         msg = blocks.plain(reply.text)
     return {"ok": True, "kind": reply.kind, "message": msg}
 

@@ -230,3 +230,15 @@ def test_an_explanation_the_layout_does_not_know_is_the_cores_text_not_other_ari
     shown = "\n".join(_shown(b) for b in reply["blocks"])
     assert shown.startswith(f"{s['gpu']} is the cheapest GPU type found that meets the request"), shown
     assert "GFLOP" not in shown
+
+
+@pytest.mark.parametrize("question", ["租3个月多少钱", "what if we rent it on a 3-month lease?"])
+def test_a_lease_term_question_shows_the_plan_on_that_term(bot, fake_slack, answered, question):
+    """The core answers a lease term with the plan on the table priced on it, in its text alone:
+    the reply had been an empty what-if ("*What if:* ", "0 × ? → 0 × ?", "— → —")."""
+    send, _ = bot
+    s = _summary(answered)
+    reply = _ask(send, fake_slack, question, answered)
+    shown = "\n".join(_shown(b) for b in reply["blocks"])
+    assert "?" not in shown.replace(question, "") and "— → —" not in shown
+    assert s["gpu"] in reply["text"] and s["gpu"] in shown and "3" in shown
