@@ -13,6 +13,7 @@ import logging
 import socket
 import urllib.error
 from http.client import HTTPException
+from typing import NamedTuple
 
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.webhook import WebhookClient
@@ -83,6 +84,13 @@ def _metadata(job: int | None, key: str | None = None) -> dict | None:
     return {"event_type": ANSWER_EVENT, "event_payload": {"job": str(job), **({"key": key} if key else {})}}
 
 
+class Posted(NamedTuple):
+    """Where a message landed: the conversation as Slack names it, and the message's ts."""
+
+    channel: str
+    ts: str
+
+
 def find_posted(client, channel: str, job: int, since: float, thread_ts: str | None = None) -> str | None:
     """The ts of the message job `job` already posted in the channel (or thread), else None.
     Raises PostProblem(retry=True) when the history cannot be read: not knowing is never taken
@@ -114,9 +122,9 @@ def send(
     since: float = 0.0,
     owner: str = "",
     key: str | None = None,
-) -> str:
-    """Post a job's message once; returns its ts or raises PostProblem (Superseded when this run
-    lost the job to another).
+) -> Posted:
+    """Post a job's message once; returns where it landed or raises PostProblem (Superseded when
+    this run lost the job to another).
 
     With an `owner` (a job of the shared store) the post is fenced in the job's row: the run
     records that it begins to post, then the ts; a run that finds a post begun by another run
@@ -130,7 +138,7 @@ def send(
         verdict, ts = fence.begin_post(job, owner, settle_s())
         if verdict == "posted":
             log.info("job %s had already posted in %s (ts %s): not posting again", job, channel, ts)
-            return ts
+            return Posted(channel, ts)
         if verdict == "lost":
             raise Superseded(str(job))
         if verdict == "wait":  # once it has settled, the channel says whether it landed
@@ -140,14 +148,14 @@ def send(
             if ts:
                 log.info("job %s had already posted in %s: not posting again", job, channel)
                 fence.end_post(job, ts, True)
-                return ts
+                return Posted(channel, ts)
             if not fence.retake_post(job, owner):
                 raise Superseded(str(job))
     elif job is not None and attempt > 1:
         ts = find_posted(client, channel, job, since, thread_ts)
         if ts:
             log.info("job %s had already posted in %s: not posting again", job, channel)
-            return ts
+            return Posted(channel, ts)
     try:
         resp = client.chat_postMessage(
             channel=channel,
@@ -167,7 +175,8 @@ def send(
         raise found from err
     if fence is not None:
         fence.end_post(job, resp["ts"], True)
-    return resp["ts"]
+    # a post to a user ID lands in the app's DM with them, which Slack names in its answer
+    return Posted(resp.get("channel") or channel, resp["ts"])
 
 
 def tell_user(

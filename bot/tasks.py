@@ -62,7 +62,7 @@ class _Unreachable(Exception):
     """The post failed for good; the user has been told."""
 
 
-def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> str:
+def _send(client, run: Run, channel: str, msg: dict, thread_ts: str | None = None) -> delivery.Posted:
     return delivery.send(
         client,
         channel,
@@ -109,7 +109,7 @@ def plan(
             else:  # a slash command or the form: to the user alone, in place of "Planning ..."
                 delivery.tell_user(client, channel, user, payload["error"], response_url, replace=True)
             return
-        ts = _send(client, run, channel, payload["message"], thread_ts=thread_ts)
+        posted = _send(client, run, channel, payload["message"], thread_ts=thread_ts)
     except PostProblem as err:
         _give_up_or_raise(err, run, client, channel, user, lang, response_url)
         return
@@ -117,7 +117,9 @@ def plan(
         return
     conversations.save(
         conversations.Conversation(
-            key=thread_key(team, channel, thread_ts or ts),
+            # stored where Slack put it (the DM's "D…" for a plan from App Home, not the user ID it
+            # was sent to): clicks and thread messages on it name that conversation
+            key=thread_key(team, posted.channel, thread_ts or posted.ts),
             workspace=team,
             user=user,
             request_text=text,

@@ -172,8 +172,13 @@ class FakeSlack:
             message = {"text": args.get("text"), "ts": ts, "metadata": args.get("metadata")}
             if args.get("thread_ts"):
                 message["thread_ts"] = args.get("thread_ts")
-            self.history.setdefault(args.get("channel"), []).append(message)
-            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
+            asked = args.get("channel") or ""
+            # as Slack does: a post to a user ID lands in the app's DM with them, and the answer
+            # names that conversation ("D…"), which later events and clicks on it carry
+            channel = self.dm(asked) if asked[:1] in ("U", "W") else asked
+            for where in {asked, channel}:
+                self.history.setdefault(where, []).append(message)
+            return {"ok": True, "channel": channel, "ts": ts, "message": message}
         if method == "conversations.history":
             return {"ok": True, "messages": list(reversed(self.history.get(args.get("channel"), [])))}
         if method == "conversations.replies":
@@ -220,6 +225,11 @@ class FakeSlack:
             user = args.get("user", "")
             return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
         return {"ok": True}
+
+    @staticmethod
+    def dm(user: str) -> str:
+        """The ID of the app's DM with `user`, as chat.postMessage to the user answers it."""
+        return "D" + user
 
     # -- reading ------------------------------------------------------------------
     def calls_of(self, method: str) -> list[dict]:

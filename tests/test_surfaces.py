@@ -198,3 +198,29 @@ def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_store):
         "select price, unit, provider from observations where source = 'quote' and provider = 'cheapco'"
     ).fetchone()
     assert row == (2500.0, "gpu-month", "cheapco")  # per GPU: 20000 / 8
+
+
+def test_a_plan_from_app_home_keeps_its_buttons_and_its_link_in_the_dm(bot, fake_slack):
+    """The form opened from App Home answers in the user's DM with the app, which Slack names
+    "D…" in its answer and in every click on the card. The thread had been stored under the user
+    ID the post was addressed to, so every button on that card did nothing and App Home linked
+    to no conversation."""
+    from bot import conversations
+
+    send, _ = bot
+    send.submit_form({"model": "7B", "method": "lora", "data": "10GB", "deadline": "2d", "lang": "en"}, channel="")
+    card = fake_slack.wait_for("chat.postMessage")[0]
+    assert card["args"]["channel"] == "U1"
+    dm = fake_slack.dm("U1")
+    ts = fake_slack.history[dm][-1]["ts"]
+    deadline = time.time() + 30
+    while not [c for c in conversations.recent("T1", limit=100) if c.key.endswith(ts)] and time.time() < deadline:
+        time.sleep(0.05)
+    fake_slack.reset()
+    send.button("show_servers", ts, channel=dm)
+    post = fake_slack.wait_for("chat.postMessage", timeout=20)[0]["args"]
+    assert post["channel"] == dm and post["thread_ts"] == ts and "vCPUs" in _text({"args": post})
+    fake_slack.reset()
+    send.event({"type": "app_home_opened", "user": "U1", "channel": dm, "tab": "home"})
+    fake_slack.wait_for("views.publish")
+    assert [c["args"]["channel"] for c in fake_slack.calls_of("chat.getPermalink")][0] == dm
