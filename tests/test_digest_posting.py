@@ -379,3 +379,27 @@ def test_a_failed_digest_now_is_retried_and_then_told_without_spending_the_limit
         assert "Posting" in send.command("digest now", channel="CFAIL")[1]
     finally:
         fake_slack.reset()  # the session's fake: no scripted failure is left for the next test
+
+
+def test_digest_times_are_said_in_the_team_time_zone(bot, fake_slack, monkeypatch):
+    """The digest posts at the time of GPU_ADVISOR_TZ; its acks had said "(Beijing time)"
+    whatever that zone was, and App Home listed a subscription as "<#C>  at 08:30 (en)"."""
+    import zoneinfo
+
+    from bot import digests, subscriptions
+
+    monkeypatch.setattr(digests, "TZ", zoneinfo.ZoneInfo("America/Los_Angeles"))
+    send, _ = bot
+    body = send.command("digest subscribe", channel="CZONE")[1]
+    assert "09:00 (America/Los_Angeles)" in body and "Beijing" not in body
+    body = send.command("digest time 08:30", channel="CZONE")[1]
+    assert "08:30 (America/Los_Angeles)" in body and "Beijing" not in body
+    deadline = time.time() + 15
+    while [s.post_time for s in subscriptions.of_workspace("T1") if s.channel == "CZONE"] != ["08:30"]:
+        assert time.time() < deadline, "the setting was not saved"
+        time.sleep(0.05)
+    fake_slack.reset()
+    send.event({"type": "app_home_opened", "user": "U1", "channel": "D1", "tab": "home"})
+    view = fake_slack.wait_for("views.publish")[0]["args"]["view"]
+    assert "<#CZONE> every day at 08:30 (America/Los_Angeles), in English" in str(view)
+    send.command("digest unsubscribe", channel="CZONE")

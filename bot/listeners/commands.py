@@ -47,7 +47,10 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
         "response_url": command.get("response_url"),
     }
     if action in ("subscribe", "订阅"):
-        return phrase(lang, "digest_subscribed", file="bot"), ("digest_setting", {**setting, "action": "subscribe"})
+        return phrase(lang, "digest_subscribed", digests.TZ.key, file="bot"), (
+            "digest_setting",
+            {**setting, "action": "subscribe"},
+        )
     if action in ("unsubscribe", "取消订阅"):
         if not _subscribed(team, channel):
             return phrase(lang, "digest_not_subscribed", file="bot"), None
@@ -57,7 +60,7 @@ def digest_command(text: str, command: dict, lang: str) -> tuple[str, tuple[str,
         if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", value):
             return phrase(lang, "digest_bad_time", value, file="bot"), None
         return (
-            phrase(lang, "digest_time_set", value, file="bot"),
+            phrase(lang, "digest_time_set", value, digests.TZ.key, file="bot"),
             ("digest_setting", {**setting, "action": "time", "value": value}),
         )
     if action in ("now", "现在"):

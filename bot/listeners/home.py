@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from advisor.request.fields import help_words
-from advisor.text.render import render
-from bot import blocks, conversations, subscriptions
+from advisor.text.render import phrase, render
+from bot import blocks, conversations, digests, subscriptions
 from bot.threads import reply_lang, thread_place
 
 RECENT = 8
@@ -35,7 +35,10 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
             plans=plans,
             help=render("help.txt.j2", lang, words=help_words(lang)),
             new_plan=blocks.new_plan_button(lang),
-            subscriptions=[s.model_dump() for s in subscriptions.of_workspace(team)],
+            subscriptions=[
+                {**s.model_dump(), "zone": phrase(lang, "zone", digests.sub_tz(s).key, file="bot")}
+                for s in subscriptions.of_workspace(team)
+            ],
         )
     )
 
