@@ -1166,7 +1166,10 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
                     )
                     for o in shown
                 ]
-                blocks.append(_section(f"*{p('group', kind, term, market, currency)}*", fields))
+                title = f"*{p('group', kind, term, market, currency)}*"
+                if len(offers) > len(shown):  # the count in the fallback is of all of them
+                    title += p("more", len(offers) - len(shown))
+                blocks.append(_section(title, fields))
         else:
             count += 1
             fields = [

@@ -403,3 +403,16 @@ def test_digest_times_are_said_in_the_team_time_zone(bot, fake_slack, monkeypatc
     view = fake_slack.wait_for("views.publish")[0]["args"]["view"]
     assert "<#CZONE> every day at 08:30 (America/Los_Angeles), in English" in str(view)
     send.command("digest unsubscribe", channel="CZONE")
+
+
+def test_slash_prices_says_how_many_offers_it_leaves_out(bot):
+    """A group shows its cheapest few offers: the heading says how many more there are, so that
+    the fields and those counts add up to the count the fallback gives ("23 prices on record"
+    over 13 fields had been shown with nothing left out said)."""
+    send, _ = bot
+    msg = json.loads(send.command("prices H100")[1])
+    total = int(re.match(r"(\d+) prices on record", msg["text"])[1])
+    sections = [b for b in msg["blocks"] if b["type"] == "section" and b.get("fields")]
+    more = [re.search(r"\((\d+) more, dearer, not shown\)", b["text"]["text"]) for b in sections]
+    assert any(more)
+    assert sum(len(b["fields"]) for b in sections) + sum(int(m[1]) for m in more if m) == total
