@@ -1168,7 +1168,7 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
                 ]
                 title = f"*{p('group', kind, term, market, currency)}*"
                 if len(offers) > len(shown):  # the count in the fallback is of all of them
-                    title += p("more", len(offers) - len(shown))
+                    title += " " + p("more", len(offers) - len(shown))
                 blocks.append(_section(title, fields))
         else:
             count += 1

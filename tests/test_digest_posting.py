@@ -413,6 +413,6 @@ def test_slash_prices_says_how_many_offers_it_leaves_out(bot):
     msg = json.loads(send.command("prices H100")[1])
     total = int(re.match(r"(\d+) prices on record", msg["text"])[1])
     sections = [b for b in msg["blocks"] if b["type"] == "section" and b.get("fields")]
-    more = [re.search(r"\((\d+) more, dearer, not shown\)", b["text"]["text"]) for b in sections]
+    more = [re.search(r"\* \((\d+) more, dearer, not shown\)$", b["text"]["text"]) for b in sections]
     assert any(more)
     assert sum(len(b["fields"]) for b in sections) + sum(int(m[1]) for m in more if m) == total
