@@ -18,6 +18,7 @@ CHOICE_FRAMES = {
     "lora_targets": ("lora {k} {w}", None),
     "offload": ("{k} {w}", "{k}{w}"),
     "recompute": ("{k} {w}", "{w}{k}"),
+    "recompute_modules": ("{k} {w}", "{k}{w}"),
     "grad_reduce": ("{k} {w}", "{k}{w}"),
     "attention": ("{k} {w}", "{k}{w}"),
     "dispatcher": ("{k} {w}", "{k}{w}"),

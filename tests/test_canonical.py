@@ -143,6 +143,10 @@ WORDS = {
         ["recompute full", "recompute selective", "recompute none"],
         ["重计算", "选择性重计算", "不做重计算"],
     ),
+    "recompute_modules": (
+        ["recompute-modules core_attn", "--recompute-modules mlp core_attn", "recompute selective moe_act, layernorm"],
+        ["重计算模块core_attn", "选择性重计算 core_attn mlp"],
+    ),
     "grad_accum": (["ga 4", "gradient accumulation 8"], ["梯度累积4"]),
     "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
     "attention": (["attention fa2", "flash_attention_2", "fa3"], ["注意力fa2", "注意力算子fa3"]),

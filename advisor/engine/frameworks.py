@@ -27,7 +27,9 @@ litgpt (Lightning Fabric): its own PyTorch-native models, fine-tuned (full, LoRA
 
 from __future__ import annotations
 
-from advisor.engine.setup import TrainingSetup
+from typing import get_args
+
+from advisor.engine.setup import RecomputeModule, TrainingSetup
 from advisor.engine.specs import GPU, ModelShape
 
 MEGATRON, DEEPSPEED, FSDP2, PEFT = "Megatron-Core", "DeepSpeed", "FSDP2/torchtitan", "HF PEFT/TRL"
@@ -88,8 +90,11 @@ def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool
 # modules planned here: "core_attn" and "mlp" checkpoint a submodule and keep its input; "moe_act",
 # "layernorm" and "mla_up_proj" discard a module's output and recompute it before the backward
 # needs it (CheckpointWithoutOutput). Written in this order on the flag.
-RECOMPUTE_MODULES = ("core_attn", "mlp", "moe_act", "layernorm", "mla_up_proj")
+RECOMPUTE_MODULES: tuple[str, ...] = get_args(RecomputeModule)
 MEGATRON_DEFAULT_RECOMPUTE_MODULES = ("core_attn",)
+# The other modules Megatron-Core's flag takes (the same file's `allowed_modules`), not planned
+# here: a team that names one is told so rather than planned as if it recomputed nothing.
+UNPLANNED_RECOMPUTE_MODULES = ("moe", "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc")
 
 
 def selective_modules(m: ModelShape, setup: TrainingSetup, framework: str | None, flash: bool) -> tuple[str, ...]:

@@ -14,6 +14,8 @@ Precision = Literal["bf16", "pure-bf16", "fp16", "fp8", "fp32"]
 Optimizer = Literal["adamw", "adamw8bit", "lion", "sgd"]
 Offload = Literal["none", "optimizer", "all"]
 Recompute = Literal["none", "selective", "full"]
+# Megatron-Core's selective recompute modules planned (frameworks.RECOMPUTE_MODULES)
+RecomputeModule = Literal["core_attn", "mlp", "moe_act", "layernorm", "mla_up_proj"]
 # The dtype gradients are accumulated and reduced in: fp32 (Megatron-LM with --bf16, NeMo's and
 # torchtitan's defaults) or bf16 (NVIDIA's Megatron-Bridge performance recipes).
 GradReduce = Literal["fp32", "bf16"]
@@ -44,7 +46,7 @@ class PinnedKnobs(BaseModel):
     offload: Offload | None = None
     recompute: Recompute | None = None
     # Megatron-Core's --recompute-modules under selective recompute (frameworks.selective_modules)
-    recompute_modules: tuple[str, ...] | None = None
+    recompute_modules: tuple[RecomputeModule, ...] | None = None
     grad_reduce: GradReduce | None = None
     micro_batch: int | None = None
     # micro-batches each data-parallel rank accumulates a step: the global batch is dp x mbs x ga

@@ -32,6 +32,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         zero_stage=request.zero_stage if request.given("zero_stage") else None,
         offload=request.offload if request.given("offload") else None,
         recompute=request.recompute,
+        recompute_modules=request.recompute_modules,
         grad_reduce=request.grad_reduce,
         micro_batch=request.micro_batch or None,
         grad_accum=request.grad_accum,
@@ -61,8 +62,9 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
         old_litgpt=request.old_litgpt,
-        # the dispatcher is Megatron-Core's: saying it plans on Megatron-Core (refused elsewhere)
-        stack=request.stack or ("megatron" if request.dispatcher else None),
+        # the dispatcher and the recompute modules are Megatron-Core's: saying either plans on
+        # Megatron-Core (refused elsewhere)
+        stack=request.stack or ("megatron" if request.dispatcher or request.recompute_modules else None),
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
@@ -92,7 +94,12 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "batch_accum_count", batch_values(request)
     pins = {k: getattr(request, k) for k in ("tp", "pp", "ep", "etp", "vpp", "dp")}
     if not any(pins.values()) and not (
-        request.given("zero_stage") or request.given("offload") or request.cp or request.stack or request.dispatcher
+        request.given("zero_stage")
+        or request.given("offload")
+        or request.cp
+        or request.stack
+        or request.dispatcher
+        or request.recompute_modules
     ):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
@@ -133,6 +140,14 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "dispatcher_dense", {"dispatcher": request.dispatcher}
     if request.dispatcher and request.stack not in (None, "megatron"):
         return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": request.stack}
+    modules = request.recompute_modules or ()
+    if "moe_act" in modules and not m.is_moe:
+        return "recompute_module_model", {"module": "moe_act"}
+    if "mla_up_proj" in modules and not m.uses_mla:
+        # Megatron-Core refuses it without MLA (transformer_config.py __post_init__, d98e8a64dd)
+        return "recompute_module_model", {"module": "mla_up_proj"}
+    if modules and request.stack not in (None, "megatron"):
+        return "recompute_modules_framework", {"modules": " ".join(modules)}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
     if vpp > 1 and pp == 1:
@@ -145,6 +160,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.dispatcher:
         return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": None}
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and modules:
+        return "recompute_modules_framework", {"modules": " ".join(modules)}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:
         return "stack_cannot", {"stack": request.stack, "method": request.method}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):

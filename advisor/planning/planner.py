@@ -1062,6 +1062,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                 "micro_batch",
                 "grad_accum",
                 "recompute",
+                "recompute_modules",
                 "grad_reduce",
                 "zero_stage",
                 "offload",
@@ -1081,6 +1082,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                         "micro_batch": None,
                         "grad_accum": None,
                         "recompute": None,
+                        "recompute_modules": None,
                         "grad_reduce": None,
                         "zero_stage": None,
                         "offload": "none",
@@ -1095,7 +1097,9 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         if req.micro_batch and req.micro_batch > 1:
             variants.append(("smaller_batch", 1, {"micro_batch": 1}))
         if req.recompute in ("none", "selective"):
-            variants.append(("recompute", "full", {"recompute": "full"}))
+            # full recompute reruns every module: the modules named for the selective one go
+            unset = [k for k in req.user_set if k != "recompute_modules"]
+            variants.append(("recompute", "full", {"recompute": "full", "recompute_modules": None, "user_set": unset}))
         if req.method != "qlora":
             # QLoRA runs over data parallel only: tensor and pipeline degrees the user fixed go.
             variants.append(

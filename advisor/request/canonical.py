@@ -283,7 +283,11 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", _say(flag, True, zh))
     if "offload" in given:
         add("other", _keyed("offload", r.offload, zh))
-    if "recompute" in given:
+    if "recompute_modules" in given:
+        # the modules make the recompute selective: said once, as Megatron-Core's flag names them
+        names = " ".join(_say("recompute_modules", (x,), zh) for x in r.recompute_modules)
+        add("other", _key("recompute_modules", zh) + ("" if zh else " ") + names)
+    elif "recompute" in given:
         if zh and r.recompute != _row("recompute").choices[0].value:
             # Chinese says the choice first: 选择性重计算, 不做重计算
             add("other", _row("recompute").choice(r.recompute).written("zh") + _key("recompute", zh))

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.engine.frameworks import RECOMPUTE_MODULES
+
 # A spelling is a regular expression over the lowercased, NFKC-normalised request in which
 # "-" stands for an optional space, dash or underscore (`fine-tune`: "finetune", "fine tune",
 # "fine_tune") and " " for any run of spaces. The first spelling of each language is plain
@@ -112,6 +114,12 @@ _USE_UNITS = (
     Word(1, en=("months", "month", "mo"), zh=("个月", "月")),
     Word(12, en=("years", "year", "yr", "yrs"), zh=("年",)),
 )
+
+
+def _module_spellings(module: str) -> Spellings:
+    """A recompute module as Megatron's flag spells it (written back so), then with a dash or a
+    space for its underscore."""
+    return tuple(dict.fromkeys((module, module.replace("_", "-"))))
 
 
 # ZeRO-3 as FSDP names it; followed by a number it also gives the data-parallel ranks (`fsdp 64`).
@@ -822,6 +830,16 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("recompute full",), zh=("重计算",)),
     ),
+    # What Megatron-Core's selective recompute recomputes (--recompute-modules; Megatron-Core's
+    # default is core_attn alone): `recompute-modules core_attn mlp`, `recompute selective
+    # core_attn`, `重计算模块core_attn`. Several may be named: each choice is one, its value a
+    # 1-tuple, and the request keeps them in the engine's order (frameworks.RECOMPUTE_MODULES).
+    Field(
+        "recompute_modules",
+        keys=Word(en=("recompute-modules", "recompute-module"), zh=("重计算模块", "选择性重计算模块")),
+        choices=tuple(Word((m,), en=_module_spellings(m), zh=_module_spellings(m)) for m in RECOMPUTE_MODULES),
+        examples=Word(en=("recompute-modules core_attn",), zh=("重计算模块core_attn",)),
+    ),
     # The dtype gradients are accumulated and reduced in: `grads fp32` keeps fp32 (the default),
     # `grads bf16` halves Megatron's main_grad buffer and the gradient traffic, as NVIDIA's
     # performance recipes run; a choice is always said with it (`bf16 grads` too)
@@ -1006,6 +1024,7 @@ HELP = (
             "pp",
             "offload",
             "recompute",
+            "recompute_modules",
             "grad_reduce",
             "attention",
             "dispatcher",

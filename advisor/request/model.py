@@ -10,7 +10,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.engine.setup import GradReduce, LoraTargets, Method, Offload, Optimizer, Precision, Recompute, Stack
+from advisor.engine.setup import (
+    GradReduce,
+    LoraTargets,
+    Method,
+    Offload,
+    Optimizer,
+    Precision,
+    Recompute,
+    RecomputeModule,
+    Stack,
+)
 
 Lang = Literal["en", "zh"]
 
@@ -122,6 +132,9 @@ class TrainingRequest(BaseModel):
     owned: bool = False
     offload: Offload = "none"
     recompute: Recompute | None = None
+    # What Megatron-Core's selective recompute recomputes, as the team runs it
+    # (`recompute-modules core_attn`); None: the planner's (advisor/engine/frameworks.py).
+    recompute_modules: tuple[RecomputeModule, ...] | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.
     grad_reduce: GradReduce | None = None
     # The attention kernels the team runs (`attention fa2`); None: the best for the GPU.

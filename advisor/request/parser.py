@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import cache
 
 from advisor import catalog
+from advisor.engine.frameworks import RECOMPUTE_MODULES, UNPLANNED_RECOMPUTE_MODULES
 from advisor.engine.layout import sequence_multiple
 from advisor.request import fields
 from advisor.request.model import (
@@ -901,6 +902,16 @@ def _lang_word(m: re.Match) -> str:
     """The `lang` code a _lang_pattern match asks for; a language named in words is read as the
     data-language row spells it ("english", "英文" -> en)."""
     return m[1] or value_of(fields.field("data_language").choices, m[2] or m[3])
+
+
+@cache
+def _module_name() -> str:
+    """One name after the recompute-modules key: a module planned, another Megatron-Core takes
+    (refused as not planned), or any identifier with an underscore (`self_attn`: meant as a module,
+    refused as none), but not a flag's name (`recompute_num_layers`)."""
+    planned = _all(fields.field("recompute_modules").choices, "en")
+    unplanned = "|".join(UNPLANNED_RECOMPUTE_MODULES)
+    return rf"{L}(?:{planned}|{unplanned}|(?!recompute)[a-z][a-z0-9]*(?:_[a-z0-9]+)+){R}"
 
 
 def _choice_pattern(row: fields.Field) -> str:
@@ -1852,6 +1863,7 @@ class _Parse:
             for name, value in (("tp", 1), ("pp", 1)):
                 if name not in self.fields:
                     s(name, value, self.words["zero_stage"])
+        self._recompute_modules()
         recompute = fields.field("recompute")
         zh_choice = _all(recompute.choices, "zh")
         sc.take(
@@ -1923,6 +1935,41 @@ class _Parse:
             rf"{L}(?:{_en(targets.keys)})\s*[:=]?\s*({_all(targets.choices, 'en')}){R}",
             lambda m: s("lora_targets", value_of(targets.choices, m[1]), m[0]),
         )
+
+    def _recompute_modules(self) -> None:
+        """Megatron-Core's selective recompute modules, keyed (`recompute-modules core_attn mlp`,
+        a pasted `--recompute-modules core_attn`, `重计算模块core_attn`) or after the mode
+        (`recompute selective core_attn`, `选择性重计算 core_attn`): they make the recompute
+        selective. A name Megatron-Core lacks, or one the engine does not plan, is refused by
+        name; the key without names too. Read before the mode, whose key is in it."""
+        row = fields.field("recompute_modules")
+        named, planned = _module_name(), _all(row.choices, "en")
+        names = rf"((?:{named})(?:\s*,?\s*(?:{named}))*)?"
+        after_mode = rf"{L}(?:{planned}){R}(?:\s*,?\s*(?:{named}))*"
+        mode = _all([fields.field("recompute").choice("selective")], "en")
+        recompute = fields.field("recompute").keys
+        self.scan.take(
+            rf"{L}(?:{_en(row.keys)})\s*[:=]?\s*{names}"
+            rf"|(?:{_zh(row.keys)})\s*[:：=]?\s*{names}"
+            rf"|{L}(?:{_en(recompute)})\s*[:=]?\s*(?:{mode})\s*[:=]?\s*({after_mode})"
+            rf"|(?:选择性|选择)(?:{_zh(recompute)})\s*[:：=]?\s*({after_mode})",
+            self._modules_said,
+        )
+
+    def _modules_said(self, m: re.Match) -> None:
+        words = m[1] or m[2] or m[3] or m[4]
+        known = " ".join(RECOMPUTE_MODULES)
+        if not words:
+            self.fail("recompute_module", word=m[0].strip(), missing=True, known=known)
+        row = fields.field("recompute_modules")
+        chosen: set[str] = set()
+        for hit in re.finditer(_module_name(), words):
+            value = value_of(row.choices, hit[0])
+            if value is None:
+                self.fail("recompute_module", word=hit[0], megatron=hit[0] in UNPLANNED_RECOMPUTE_MODULES, known=known)
+            chosen |= set(value)
+        self.set("recompute_modules", tuple(x for x in RECOMPUTE_MODULES if x in chosen), m[0])
+        self.set("recompute", "selective", m[0])
 
     def _choose(self, name: str) -> None:
         """A row whose values are words (`lora`, `bf16`, `深圳`): any of its choices."""
@@ -3081,6 +3128,7 @@ class _Parse:
             owned=bool(f.get("owned")),
             offload=f.get("offload", "none"),
             recompute=f.get("recompute"),
+            recompute_modules=f.get("recompute_modules"),
             grad_reduce=f.get("grad_reduce"),
             attention=f.get("attention"),
             dispatcher=f.get("dispatcher"),
