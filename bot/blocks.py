@@ -487,6 +487,7 @@ def details(result, which: str) -> dict:
                             lay.global_batch,
                             result.framework,
                             e.throughput.dispatcher,
+                            " ".join(lay.recompute_modules),
                         ),
                         "math_field",
                     )
