@@ -1095,6 +1095,14 @@ POINT_RESERVED = ("M01", "M02", "M03", "M08", "M09", "M10", "M11")
 GB_PER_GIB = 2**30 / 1e9
 
 
+# Rows whose sources ran Megatron-Core's selective recompute say its modules (since 2026-12-04):
+# ms-swift's Qwen2.5-14B TP4 (examples/megatron/base_to_chat.sh) and Qwen3-14B BF16/FP8 TP4
+# (examples/megatron/fp8/benchmark.sh) pass `--recompute_granularity selective` without modules,
+# so ms-swift's default ['core_attn'] (swift/megatron/arguments/megatron_args.py, all at
+# 3602360a5); FlagPerf's Mixtral-8x7B and Qwen1.5-MoE runs pass `--recompute-activations`, which
+# is selective on core_v0.6.0 (its README), where it recomputed the attention core alone;
+# DGX Cloud's DeepSeek-V3 on H100 passes `--recompute_modules mla_up_proj` (deepseek_v3/pretraining/
+# launch.sh at c5c765f2). The ms-swift rows on full recompute are unchanged.
 def _probe_2026_12(name: str = "heldout_2026_12_probe.csv"):
     """bench/calibration/<name> (README there): throughput, time and memory."""
     import csv
