@@ -91,7 +91,6 @@ def has_selective_recompute(framework: str | None, setup: TrainingSetup) -> bool
 # "layernorm" and "mla_up_proj" discard a module's output and recompute it before the backward
 # needs it (CheckpointWithoutOutput). Written in this order on the flag.
 RECOMPUTE_MODULES: tuple[str, ...] = get_args(RecomputeModule)
-MEGATRON_DEFAULT_RECOMPUTE_MODULES = ("core_attn",)
 # The other modules Megatron-Core's flag takes (the same file's `allowed_modules`), not planned
 # here: a team that names one is told so rather than planned as if it recomputed nothing.
 UNPLANNED_RECOMPUTE_MODULES = ("moe", "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc")
