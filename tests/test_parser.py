@@ -169,6 +169,12 @@ def test_case_and_order_do_not_matter():
         ("70B pretrain sft", "conflict", None),
         ("7b sft r=8", "conflict", "sft"),
         ("full-finetune 1TB 14d", "missing_size", None),
+        # a model said to be big, with no size: asked for its size, not told "big" is unknown
+        ("训练一个大模型 越快越好", "missing_size", None),
+        ("train a big model as fast as possible", "missing_size", None),
+        ("我们想训一个模型", "missing_size", None),
+        ("need gpus for llm training", "missing_size", None),
+        ("想训一个大语言模型", "missing_size", None),
         ("", "empty", None),
         ("moe 70B", "missing_active", None),
         ("70B-A80B", "bad_value", None),

@@ -521,7 +521,17 @@ FIELDS: tuple[Field, ...] = (
         "speed_first",
         flag=True,
         choices=_flag(
-            ("fastest", "fast", "speed", "asap", "urgent", "speed-first", "as-soon-as-possible", "money is no object"),
+            (
+                "fastest",
+                "fast",
+                "speed",
+                "asap",
+                "urgent",
+                "speed-first",
+                "as-soon-as-possible",
+                "as fast as possible",
+                "money is no object",
+            ),
             ("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用", "钱不是问题", "不差钱"),
         ),
         examples=Word(en=("fast",), zh=("尽快",)),

@@ -1341,6 +1341,13 @@ class _Parse:
             r"(?:\s*(?:比较|最|更)?\s*(?:划算|便宜|合适|好|省钱))?",
             lambda m: None,
         )
+        # "a big model", "大模型": a kind of model, no size; read past, so that a request without a
+        # size is asked for one rather than told its adjective was not understood
+        sc.take(
+            rf"{L}(?:big|large|huge|giant|massive)(?:\s+language)?\s+(?:models?|llms?){R}"
+            r"|(?:超)?大(?:型)?(?:语言)?模型",
+            lambda m: None,
+        )
         # who the team is ("we are a 40-person startup", "我们是40人的创业公司"): read past and said,
         # before any rule takes its number as a count of GPUs or data
         sc.take(
