@@ -20,6 +20,7 @@ CHOICE_FRAMES = {
     "recompute": ("{k} {w}", "{w}{k}"),
     "recompute_modules": ("{k} {w}", "{k}{w}"),
     "grad_reduce": ("{k} {w}", "{k}{w}"),
+    "moments": ("{k} {w}", "{k}{w}"),
     "attention": ("{k} {w}", "{k}{w}"),
     "dispatcher": ("{k} {w}", "{k}{w}"),
     "lang": ("{k} {w}", None),

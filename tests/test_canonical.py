@@ -149,6 +149,7 @@ WORDS = {
     ),
     "grad_accum": (["ga 4", "gradient accumulation 8"], ["梯度累积4"]),
     "grad_reduce": (["grads bf16", "grads fp32"], ["梯度规约bf16", "梯度fp32"]),
+    "moments": (["moments bf16", "bf16 moments", "--exp-avg-dtype bf16"], ["优化器状态bf16"]),
     "attention": (["attention fa2", "flash_attention_2", "fa3"], ["注意力fa2", "注意力算子fa3"]),
     "dispatcher": (
         ["dispatcher alltoall", "deepep", "moe-token-dispatcher-type flex"],

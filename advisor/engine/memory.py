@@ -52,6 +52,17 @@ _MOMENTS = {"adamw": 2, "adamw8bit": 2, "lion": 1, "sgd": 1}
 # 2022, "8-bit Optimizers via Block-wise Quantization"); pure bf16 keeps them in bf16
 # (torchtune's default full fine-tune).
 MOMENT_BYTES, MOMENT_BYTES_8BIT, MOMENT_BYTES_PURE_BF16 = 4, 1, 2
+# Megatron-Core's precision-aware optimizer (`--use-precision-aware-optimizer --exp-avg-dtype bf16
+# --exp-avg-sq-dtype bf16`, megatron/training/arguments.py) hands the moments' dtypes to Transformer
+# Engine's FusedAdam (megatron/core/optimizer/__init__.py), which keeps them in bf16: 2 bytes each
+# (MOMENT_BYTES_PURE_BF16). For bf16 parameters FusedAdam then also holds the fp32 master weights,
+# as their trailing 16 bits beside the bf16 weight (OptimizerConfig.store_param_remainders, True by
+# default with TE 2.1 or newer; TE fused_adam.py: "Whole FP32 master can be reconstructed from BF16
+# params plus the trailing remainder bits"): 2 bytes, not 4. Under FP8 recipes other than delayed
+# scaling Megatron-Core keeps its own fp32 main params (optimizer_config.py
+# use_precision_aware_optimizer_no_fp8_or_ds_fp8; distrib_optimizer.py), 4 bytes. Read at
+# Megatron-LM d98e8a64dd (2026-08); the remainders since core_v0.13.0.
+MASTER_REMAINDER_BYTES = 2
 # Frozen base weights of LoRA in the compute precision: 2 bytes, 4 in fp32. QLoRA quantises
 # only the linear layers (bitsandbytes Linear4bit); norms and embeddings stay in bf16.
 FROZEN_BYTES, FROZEN_BYTES_FP32 = 2, 4
@@ -484,11 +495,14 @@ def optimizer_bytes_per_param(setup: TrainingSetup) -> float:
     """Moments x bytes per moment, plus the fp32 master copy (ZeRO paper Sec 3.1: 12 for AdamW)."""
     if setup.optimizer == "adamw8bit":
         per_moment = MOMENT_BYTES_8BIT
-    elif setup.precision == "pure-bf16":
+    elif setup.precision == "pure-bf16" or setup.moments == "bf16":
         per_moment = MOMENT_BYTES_PURE_BF16
     else:
         per_moment = MOMENT_BYTES
-    return _MOMENTS[setup.optimizer] * per_moment + _STATE[setup.precision][2]
+    master = _STATE[setup.precision][2]
+    if setup.moments == "bf16" and setup.precision == "bf16":
+        master = MASTER_REMAINDER_BYTES
+    return _MOMENTS[setup.optimizer] * per_moment + master
 
 
 def states_floor_bytes(c: ParamCounts, setup: TrainingSetup, count: int) -> float:

@@ -19,6 +19,9 @@ RecomputeModule = Literal["core_attn", "mlp", "moe_act", "layernorm", "mla_up_pr
 # The dtype gradients are accumulated and reduced in: fp32 (Megatron-LM with --bf16, NeMo's and
 # torchtitan's defaults) or bf16 (NVIDIA's Megatron-Bridge performance recipes).
 GradReduce = Literal["fp32", "bf16"]
+# The dtype AdamW's two moments are kept in: fp32, or bf16 under Megatron-Core's precision-aware
+# optimizer (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16).
+Moments = Literal["fp32", "bf16"]
 LoraTargets = Literal["qv", "attn", "all"]
 # The training stack a team names (advisor/engine/frameworks.py `on_stack`).
 Stack = Literal["megatron", "deepspeed", "hf", "torchtitan", "litgpt"]
@@ -62,6 +65,9 @@ class TrainingSetup(BaseModel):
     # notes, "TensorFloat-32 (TF32) on Ampere (and later) devices"): fp32 then runs at the FP32 rate.
     tf32: bool = False
     optimizer: Optimizer = "adamw"
+    # AdamW's moments in bf16 beside fp32 master weights (Megatron-Core's precision-aware
+    # optimizer); None: the precision's own (fp32 moments, bf16 in pure bf16)
+    moments: Moments | None = None
     lora_rank: int = DEFAULT_LORA_RANK
     lora_targets: LoraTargets = DEFAULT_LORA_TARGETS
     lora_dropout: float = 0.0  # dropout on the adapters' inputs (PEFT's default 0)

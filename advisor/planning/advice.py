@@ -192,6 +192,8 @@ class Advice(BaseModel):
             # what Megatron-Core's selective recompute recomputes (--recompute-modules); [] elsewhere
             "recompute_modules": list(lay.recompute_modules),
             "grad_reduce": lay.grad_reduce,
+            # the dtype AdamW's moments are kept in: bf16 as said (`moments bf16`) or in pure bf16
+            "moments": "bf16" if self.request.moments == "bf16" or self.request.precision == "pure-bf16" else "fp32",
             "micro_batch": lay.micro_batch,
             "global_batch": lay.global_batch,
             "fits": e.fits,

@@ -50,6 +50,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         precision=request.precision,
         tf32=request.tf32,
         optimizer=request.optimizer,
+        moments=request.moments,
         lora_rank=request.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=request.lora_targets or DEFAULT_LORA_TARGETS,
         lora_dropout=request.lora_dropout,
@@ -62,9 +63,10 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
         old_litgpt=request.old_litgpt,
-        # the dispatcher and the recompute modules are Megatron-Core's: saying either plans on
-        # Megatron-Core (refused elsewhere)
-        stack=request.stack or ("megatron" if request.dispatcher or request.recompute_modules else None),
+        # the dispatcher, the recompute modules and bf16 moments are Megatron-Core's: saying one
+        # plans on Megatron-Core (refused elsewhere)
+        stack=request.stack
+        or ("megatron" if request.dispatcher or request.recompute_modules or bf16_moments(request) else None),
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
@@ -73,6 +75,12 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         tokens=request.tokens,
         pinned=pinned,
     )
+
+
+def bf16_moments(request: TrainingRequest) -> bool:
+    """AdamW's moments kept in bf16 beside fp32 master weights: Megatron-Core's precision-aware
+    optimizer (megatron/core/optimizer/optimizer_config.py, `use_precision_aware_optimizer`)."""
+    return request.moments == "bf16" and request.precision != "pure-bf16"
 
 
 def batch_values(request: TrainingRequest) -> dict:
@@ -100,6 +108,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         or request.stack
         or request.dispatcher
         or request.recompute_modules
+        or request.moments
     ):
         return None
     tp, pp, ep, vpp = (pins[k] or 1 for k in ("tp", "pp", "ep", "vpp"))
@@ -140,6 +149,12 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "dispatcher_dense", {"dispatcher": request.dispatcher}
     if request.dispatcher and request.stack not in (None, "megatron"):
         return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": request.stack}
+    if request.moments == "bf16" and (request.optimizer != "adamw" or request.precision == "pure-bf16"):
+        # Megatron-Core's precision-aware optimizer runs Adam alone (optimizer_config.py asserts
+        # it); pure bf16 keeps the moments in bf16 already
+        return "moments_optimizer", {"optimizer": request.optimizer, "precision": request.precision}
+    if bf16_moments(request) and request.stack not in (None, "megatron"):
+        return "moments_framework", {"stack": request.stack}
     modules = request.recompute_modules or ()
     if "moe_act" in modules and not m.is_moe:
         return "recompute_module_model", {"module": "moe_act"}
@@ -160,6 +175,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "vpp_chunks", {"vpp": vpp, "pp": pp, "layers": m.layers, "chunks": pp * vpp}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.dispatcher:
         return "dispatcher_framework", {"dispatcher": request.dispatcher, "stack": None}
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and bf16_moments(request):
+        return "moments_framework", {"stack": None}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and modules:
         return "recompute_modules_framework", {"modules": " ".join(modules)}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:

@@ -295,7 +295,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             add("other", _keyed("recompute", r.recompute, zh))
     # said with their key, whichever choice: the gradients' dtype, the attention kernels, the
     # stack (`framework hf`: a bare `hf` after a model name reads as the checkpoint's suffix)
-    for name in ("grad_reduce", "attention", "dispatcher", "stack"):
+    for name in ("grad_reduce", "moments", "attention", "dispatcher", "stack"):
         if name in given:
             choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")
             add("other", _key(name, zh) + ("" if zh else " ") + choice)

@@ -872,6 +872,28 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("grads bf16",), zh=("梯度规约bf16",)),
     ),
+    # The dtype AdamW's two moments are kept in: `moments bf16` (`bf16 moments`, a pasted
+    # `--exp-avg-dtype bf16`, `优化器状态bf16`) is Megatron-Core's precision-aware optimizer, 2 bytes
+    # a moment beside the fp32 master weights; `moments fp32` says the default
+    Field(
+        "moments",
+        keys=Word(
+            en=(
+                "moments",
+                "adam-moments",
+                "adamw-moments",
+                "optimizer-moments",
+                "optimizer-states?",
+                "exp-avg(-sq)?-dtype",
+            ),
+            zh=("优化器状态", "优化器动量", "adam动量", "动量"),
+        ),
+        choices=(
+            Word("fp32", en=("fp32", "float32"), zh=("fp32", "float32")),
+            Word("bf16", en=("bf16", "bfloat16"), zh=("bf16", "bfloat16")),
+        ),
+        examples=Word(en=("moments bf16",), zh=("优化器状态bf16",)),
+    ),
     # The attention kernels the team runs: FlashAttention-2 (`attention fa2`, HF's
     # flash_attention_2) runs attention at about half the speed of the kernels written for
     # Hopper and newer; `fa3` (FlashAttention-3, cuDNN, Transformer Engine) is the default said
@@ -1036,6 +1058,7 @@ HELP = (
             "recompute",
             "recompute_modules",
             "grad_reduce",
+            "moments",
             "attention",
             "dispatcher",
             "stack",

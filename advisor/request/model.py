@@ -14,6 +14,7 @@ from advisor.engine.setup import (
     GradReduce,
     LoraTargets,
     Method,
+    Moments,
     Offload,
     Optimizer,
     Precision,
@@ -137,6 +138,8 @@ class TrainingRequest(BaseModel):
     recompute_modules: tuple[RecomputeModule, ...] | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.
     grad_reduce: GradReduce | None = None
+    # AdamW's moments in bf16 (`moments bf16`, Megatron-Core's precision-aware optimizer); None: fp32.
+    moments: Moments | None = None
     # The attention kernels the team runs (`attention fa2`); None: the best for the GPU.
     attention: Literal["fa2", "fa3"] | None = None
     # Megatron-Core's MoE token dispatcher (`dispatcher alltoall`, `deepep`); None: the planner's.

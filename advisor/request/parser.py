@@ -1786,6 +1786,9 @@ class _Parse:
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
         sc, s = self.scan, self.set
+        # Megatron's flag that turns on the precision-aware optimizer, read past: what it changes
+        # is said by `--exp-avg-dtype` (the moments' field); before the recompute modules' names
+        sc.take(rf"{L}use[\s_\-]precision[\s_\-]aware[\s_\-]optimizer(?:\s+true)?{R}", lambda m: None)
         self._layout_words()
         # Optimizer hyperparameters change no GPU count, memory or time planned here: read and
         # said (`lr 2e-5`, `warmup 100`, `weight decay 0.1`, `学习率2e-5`). Not `dropout`, which
@@ -1870,6 +1873,16 @@ class _Parse:
             for name, value in (("tp", 1), ("pp", 1)):
                 if name not in self.fields:
                     s(name, value, self.words["zero_stage"])
+        # AdamW's moments' dtype, keyed (`moments bf16`, `--exp-avg-dtype bf16`, `优化器状态bf16`) or
+        # after its dtype (`bf16 moments`); before the recompute modules, whose names end at a flag's
+        moments = fields.field("moments")
+        dtype_en, dtype_zh = _all(moments.choices, "en"), _all(moments.choices, "zh")
+        sc.take(
+            rf"{L}(?:{_en(moments.keys)})\s*[:=]?\s*({dtype_en}){R}|{L}(?<![\-_])({dtype_en})[\s_\-]+(?:{_en(moments.keys)}){R}"
+            # not the run's own dtype: `pure-bf16 moments bf16`, `纯bf16`
+            rf"|(?:{_zh(moments.keys)})\s*[:=用]?\s*({dtype_zh})|(?<!纯)({dtype_zh})\s*(?:{_zh(moments.keys)})",
+            lambda m: s("moments", value_of(moments.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
         self._recompute_modules()
         recompute = fields.field("recompute")
         zh_choice = _all(recompute.choices, "zh")
@@ -3137,6 +3150,7 @@ class _Parse:
             recompute=f.get("recompute"),
             recompute_modules=f.get("recompute_modules"),
             grad_reduce=f.get("grad_reduce"),
+            moments=f.get("moments"),
             attention=f.get("attention"),
             dispatcher=f.get("dispatcher"),
             rent_or_buy=f.get("rent_or_buy"),
