@@ -1059,9 +1059,36 @@ def quote(j, recorded: bool, example: str = "") -> dict:
     gpus = gpus_text(q.gpus, q.gpu, lang)
     ratio = num(j.market_ratio, 3) if j.market_ratio else ""  # 1.02, not "1x" beside a verdict above
     market = cash(j.market_per_gpu_hour, cur) if j.market_per_gpu_hour else ""
-    head = _q(lang, "verdict", j.verdict, vendor, cash(j.per_gpu_hour, cur), gpus, market, ratio)
+    head = _q(lang, "verdict", j.verdict, vendor, cash(j.per_gpu_hour, cur), gpus, ratio)
     if j.reading:
         head += "\n" + _q(lang, "reading", j.reading, q.gpus)
+
+    def offer(o: dict) -> str:
+        return _q(
+            lang,
+            "offer",
+            cash(o["price"], cur),
+            esc(phrase(lang, "provider_name", o["provider"])),
+            esc(o["as_of"]),
+            o["estimate"],
+        )
+
+    # what "the median like offer" is, plainly under the verdict: the like offers' range with who
+    # sells at each end, and the cheapest offer on any basis with why it is not compared
+    sp = j.market_span
+    if sp:
+        head += "\n" + _q(
+            lang,
+            "span",
+            j.compared_with,
+            sp["count"],
+            offer(sp["low"]),
+            offer(sp["median"]),
+            offer(sp["high"]),
+            sp["cheaper"],
+        )
+    if j.cheapest_other:
+        head += "\n" + _q(lang, "other", offer(j.cheapest_other), esc(phrase(lang, "quote_unlike", j.cheapest_other)))
     mp = j.market_price or {}
     fields = [
         f"*{_q(lang, 'field', 'per_gpu_hour')}*\n{_q(lang, 'per_gpu_hour_value', cash(j.per_gpu_hour, cur), ratio)}",

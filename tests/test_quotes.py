@@ -212,11 +212,18 @@ def test_a_quote_is_laid_out_like_the_card_verdict_first(bot, settled_fake, drai
     assert len(blocks) >= 4 and blocks[0]["type"] == "section" and len(blocks[0]["fields"]) == 6
     assert any(b["type"] == "context" for b in blocks) and "```" not in _visible(msg)
     first = blocks[0]["text"]["text"]
-    assert first.startswith("*Acme Compute: ¥16.3 per GPU-hour for 8 × H800-SXM-80GB, ") and "market rate" in first
-    assert msg["text"] == first.strip("*")  # the fallback is the verdict
+    assert (
+        first.startswith("*Acme Compute: ¥16.3 per GPU-hour for 8 × H800-SXM-80GB, ")
+        and "the median like offer" in first
+    )
+    assert msg["text"] == first.split("\n")[0].strip("*")  # the fallback is the verdict
+    # what the median is of, under the verdict: the like offers' range with who sells at each end
+    assert re.search(
+        r"\nLike offers on record per GPU-hour \(monthly server leases of this GPU class\): \d+, low ¥", first
+    )
     fields = [f["text"] for f in blocks[0]["fields"]]
     assert fields[0].startswith("*Per GPU-hour*\n¥16.3") and fields[1] == "*Per month*\n¥95,000 for 8 GPUs"
-    assert re.match(r"\*Market rate\*\n¥\d+(\.\d)? per GPU-hour", fields[2])
+    assert re.match(r"\*Median like offer\*\n¥\d+(\.\d)? per GPU-hour", fields[2])
     text = _visible(msg)
     assert "Compared like with like: the median of monthly server leases" in text
     # what to ask the vendor, built from what is quoted: NVLink servers, a pilot sized to the term
@@ -232,7 +239,8 @@ def test_a_quote_without_a_vendor_is_judged_not_recorded_and_asks_for_the_name(b
     msg = _post_in(settled_fake, "CQN")
     drain()
     text = _visible(msg)
-    assert msg["blocks"][0]["text"]["text"].startswith("*8 × H800-SXM-80GB 每卡时 ¥15.4，是市场价")
+    assert msg["blocks"][0]["text"]["text"].startswith("*8 × H800-SXM-80GB 每卡时 ¥15.4，是同类报价中位数的")
+    assert "记录中的同类报价（这一档显卡的整机包月租价），按每卡时计：" in text
     assert "未记录：这是谁的报价？" in text and "`/gpu quote 8卡H800 每月9万 某云`" in text
     assert "试点" in text and "每卡时" in text  # Chinese throughout
     assert bot_store.execute("SELECT count(*) FROM observations WHERE owner = 'TQN'").fetchone()[0] == 0
@@ -385,3 +393,35 @@ def test_a_quote_dearer_for_the_job_than_any_market_offer_is_said_not_used(cli):
     said = next(w for w in after["warning_codes"] if w["code"] == "own_quote_dearer")
     assert said["params"]["provider"] == "某云" and said["params"]["months"] == 3
     assert said["params"]["total"] > 100 * said["params"]["market"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8xH100 $2.5/hr",
+        "8xH800 ¥75000/month 3 months",
+        "16xH100 $2.2/gpu/hour ib 2 servers",
+        "4090 ¥1.5/hr",
+        "H200 $2.5/hr 12 months",
+    ],
+)
+def test_the_verdict_says_what_the_market_is_and_names_any_cheaper_offer(cli, text):
+    # "8xH100 $2.5/hr" had said "0.556x the $4.5 market rate (Nebius)" while `prices H100` lists
+    # $1.99 and $2.69 H100s: the median of the like offers is now shown with their range and who sells
+    # at each end, and any cheaper offer on record, on whatever basis, is named with why it is not compared
+    j = json.loads(cli("quote", text, "--json").stdout)
+    span, other = j["market_span"], j["cheapest_other"]
+    assert span["low"]["price"] <= span["median"]["price"] <= span["high"]["price"] and span["count"] >= 1
+    assert span["median"]["price"] == pytest.approx(j["market_per_gpu_hour"])
+    market = "global" if j["quote"]["currency"] == "USD" else "china"
+    shown = json.loads(cli("prices", "show", j["quote"]["gpu"], "--json").stdout)[0]["offers"]
+    kinds = ("rent_hour", "rent_month", "spot_hour", "offpeak_hour")
+    on_record = [o for o in shown if o["market"] == market and not o["indicative"] and o["kind"] in kinds]
+    least = min(o["usd_per_gpu_hour"] for o in on_record)
+    cheapest = {o["provider"] for o in on_record if o["usd_per_gpu_hour"] == pytest.approx(least)}
+    named = other or span["low"]
+    assert named["provider"] in cheapest, (named, cheapest)
+    if other:
+        assert other["price"] < span["low"]["price"] and other["unlike"]
+    out = cli("quote", text).stdout
+    assert f"({named['provider']}, {named['as_of']}" in out

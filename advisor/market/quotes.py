@@ -118,6 +118,15 @@ class QuoteJudgement(BaseModel):
     # servers joined by a cluster fabric, for a quote that states one); None when nothing like it
     # is on record.
     compared_with: str | None = None
+    # The like offers as a range, for the reply to say plainly what "the market" is: how many, the
+    # cheapest, the median and the dearest (each {"price" per GPU-hour in the quote's currency,
+    # "provider", "as_of", "estimate"}) and how many are cheaper than the quote; None when none is.
+    market_span: dict | None = None
+    # The cheapest offer of this GPU on record on any basis, when it is cheaper than every like
+    # offer: the same fields, its kind, and why it is not like the quote (`unlike`: codes the
+    # templates word, with `max_gpus` and `term_months`). A buyer who sees $1.99 H100s in `prices`
+    # must not read a $4.5 median as "the market" without being told why $1.99 is not compared.
+    cheapest_other: dict | None = None
     # "per_gpu" | "per_server" when the quote gave no count, "per_gpu_each" when it gave a count
     # but its price is read per GPU; None when the quote said which
     reading: str | None = None
@@ -540,6 +549,61 @@ def _market_reference(book: PriceBook, offers: list, currency: str):
     return price, value
 
 
+def _offer_fields(value: float, p: Price) -> dict:
+    return {"price": value, "provider": p.provider, "as_of": p.as_of, "estimate": p.estimate}
+
+
+# The kinds of offer a buyer may set beside a quote (`prices` lists them all), and the codes of what
+# each is when it is not the quote's kind: interruptible, off-peak hours only.
+_ANY_BASIS = {"rent_hour": None, "rent_month": None, "spot_hour": "spot", "offpeak_hour": "offpeak"}
+
+
+def _unlike(p: Price, q: Quote, clustered: bool, termed: bool) -> list[str]:
+    """Why an offer on record is not like the quote (what it lacks or what else it is), as codes:
+    spot or off-peak, fewer GPUs in one order, no cluster fabric for several servers, a monthly
+    lease beside an hourly quote or an hourly offer beside a lease, another term than the quote's."""
+    out = [_ANY_BASIS[p.kind]] if _ANY_BASIS.get(p.kind) else []
+    if p.max_gpus < q.gpus:
+        out.append("count")
+    if clustered and not (p.offer_kind == "cluster" or p.fabric in store.CLUSTER_FABRICS):
+        out.append("fabric")
+    if q.per == "hour" and p.kind == "rent_month":
+        out.append("lease")
+    elif q.per == "month" and p.kind != "rent_month":
+        out.append("hourly")
+    elif q.per == "month" and p.offer_kind not in ("server", "cluster") and p.max_gpus < 8:
+        out.append("count")
+    if termed and q.term_months not in p.lease_terms and p.min_term_months != q.term_months:
+        out.append("term")
+    return list(dict.fromkeys(out))
+
+
+def _cheapest_other(
+    book: PriceBook, q: Quote, gpu: str, market: str, like: list, low: float | None, clustered: bool, termed: bool
+) -> dict | None:
+    """The cheapest offer of this GPU on any basis, where it is under every like offer, with why it
+    is not compared (`_unlike`); None when the cheapest is a like offer, or nothing explains it."""
+    others = [
+        p
+        for kind in _ANY_BASIS
+        for p in book.offers(kind, gpu, market, rentable=True)
+        if p not in like and p.owner is None
+    ]
+    for value, p in _hourly(book, others, q.currency):
+        if low is not None and value >= low:
+            return None
+        unlike = _unlike(p, q, clustered, termed)
+        if unlike:
+            term = p.lease_terms[0] if p.lease_terms else p.min_term_months
+            return _offer_fields(value, p) | {
+                "kind": p.kind,
+                "unlike": unlike,
+                "max_gpus": p.max_gpus,
+                "term_months": term,
+            }
+    return None
+
+
 def _market_span(book: PriceBook, offers: list, currency: str) -> tuple[float, float] | None:
     """The cheapest and dearest like offers per GPU-hour in `currency`."""
     hourly = _hourly(book, offers, currency)
@@ -624,9 +688,8 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     market_price, market_value = _market_reference(book, offers, q.currency)
     q, reading = settle(q, per_offer_hour, market_value, _market_span(book, offers, q.currency))
     if q.gpus != count and not like and not termed:  # read as a whole server: compare with offers that deliver one
-        market_price, market_value = _market_reference(
-            book, like_offers(book, gpu.name, market, q.per, q.gpus), q.currency
-        )
+        offers = like_offers(book, gpu.name, market, q.per, q.gpus)
+        market_price, market_value = _market_reference(book, offers, q.currency)
     compared_with = (
         None
         if market_price is None
@@ -643,6 +706,21 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         )
     )
     per_gpu_hour = per_offer_hour / q.priced_gpus
+    ranked = _hourly(book, offers, q.currency)
+    span = (
+        {
+            "count": len(ranked),
+            "low": _offer_fields(*ranked[0]),
+            "median": _offer_fields(market_value, market_price),
+            "high": _offer_fields(*ranked[-1]),
+            "cheaper": sum(value < per_gpu_hour for value, _ in ranked),
+        }
+        if ranked
+        else None
+    )
+    cheapest = _cheapest_other(
+        book, q, gpu.name, market, offers, ranked[0][0] if ranked else None, clustered, bool(termed)
+    )
     pflops = gpu.bf16_dense_tflops / 1000 or gpu.fp16_dense_tflops / 1000
     ratio = per_gpu_hour / market_value if market_value else None
     monthly_total = per_gpu_hour * q.gpus * HOURS_PER_MONTH
@@ -684,6 +762,8 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         questions=vendor_questions(q, job_days),
         reading=reading,
         compared_with=compared_with,
+        market_span=span,
+        cheapest_other=cheapest,
         deposit_cash=deposit,
         payment_cash=payment,
         # what signing takes: the deposit and the first payment (a month's rent when the quote
