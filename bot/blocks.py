@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from advisor.planning.planner import DEADLINE_SLACK
-from advisor.text.render import big, money, num, pct, phrase, render, sci, word
+from advisor.text.render import amount, big, money, num, pct, phrase, render, sci, word
 from advisor.text.safe import for_slack
 
 MAX_BLOCKS = 50
@@ -585,11 +585,23 @@ def details(result, which: str) -> dict:
             ]
             fields.append(_field(lang, "terms", "\n".join(lines), "cost_field"))
         if c.storage_total:
-            fields.append(_field(lang, "storage", cash(c.storage_total, c.currency), "cost_field"))
+            fields.append(_field(lang, "storage", esc(amount(c.storage_total, c.currency)), "cost_field"))
         if c.buy_capex:
             fields.append(
                 _field(
-                    lang, "buy", _p(lang, "buy_value", cash(c.buy_capex, c.currency), c.buy_price_market), "cost_field"
+                    lang,
+                    "buy",
+                    # what is bought: a workstation, or whole servers for fewer GPUs than they hold
+                    _p(
+                        lang,
+                        "buy_value",
+                        cash(c.buy_capex, c.currency),
+                        c.buy_price_market,
+                        c.buy_servers or 0,
+                        c.buy_gpus or 0,
+                        lay.gpu_count,
+                    ),
+                    "cost_field",
                 )
             )
             fields.append(
@@ -940,7 +952,7 @@ def part(reply, offers: list[dict] | None = None) -> dict:
     c = p.costs
     if c.storage_total:
         # what the storage costs beside what it is: the question was what storage the job needs
-        value = _t(lang, "storage_cost", cash(c.storage_total, c.currency), num(c.storage_tb), c.storage_kind)
+        value = _t(lang, "storage_cost", esc(amount(c.storage_total, c.currency)), num(c.storage_tb), c.storage_kind)
         fields = next(b for b in msg["blocks"] if b.get("fields"))["fields"]
         fields.append({"type": "mrkdwn", "text": f"*{_t(lang, 'storage_cost_field')}*\n{value}"})
         msg["text"] = _plain_of(msg["blocks"])[:MAX_FALLBACK]

@@ -233,3 +233,35 @@ def test_a_sturdier_plan_does_not_give_up_the_room_to_the_deadline(book):
     tight = advise("70B sft 50GB budget ¥30万 21d", book=book).plan
     ample = advise("70B sft 50GB budget ¥50万 21d", book=book).plan
     assert ample.days <= tight.days * 1.001
+
+
+@pytest.mark.parametrize(
+    "text,bought,kind",
+    [("7b lora 20GB 2d on 2xH800", 8, "servers"), ("13b lora 50k samples on 2x4090", 2, "workstation")],
+)
+def test_a_small_job_is_told_what_buying_means_and_its_storage_is_no_fraction_of_a_yuan(book, text, bought, kind):
+    # probe h62 K: 2 H800 had shown "buy ¥2,000,000" (a whole 8-GPU server) beside a 2-GPU plan unsaid, and
+    # storage as "¥0.139"; a 4090 pair is a workstation, its card price priced as one
+    from advisor.planning import costs
+    from bot import blocks
+
+    result = advise(text, lang="en", book=book)
+    c, used = result.plan.costs, result.plan.estimate.layout.gpu_count
+    assert (c.buy_kind, c.buy_gpus, used) == (kind, bought, 2) and 0 < c.storage_total < 1
+    out = render_text(result)
+    assert "storage for data and checkpoints: <¥1 (" in out and f"¥{c.storage_total:.3g}" not in out
+    fields = "\n".join(f["text"] for b in blocks.details(result, "costs")["blocks"] for f in b.get("fields", []))
+    assert "*Storage*\n&lt;¥1" in fields
+    if kind == "servers":
+        assert "the plan uses 2 of those 8 GPUs (25%)" in out and "against renting all 8" in out
+        assert "(1 whole server of 8 GPUs: the plan uses 2)" in fields
+        # the break-even is the whole server against renting all of its GPUs, as the line says
+        rent_month = c.rent_per_gpu_hour * bought * costs.HOURS_PER_MONTH * c.owned_utilisation
+        opex = (c.power_cost_year + c.hosting_cost_year + c.buy_capex * owning.OPS_SHARE_OF_CAPEX) / 12
+        assert c.breakeven_months == pytest.approx(
+            owning.breakeven_months(c.buy_capex, rent_month - opex, costs.NEVER_PAYS_BACK_MONTHS)
+        )
+    else:
+        assert "card purchase (workstation = cards / 0.5)" in out and "(a workstation with 2 cards)" in fields
+    zh = render_text(advise(text, lang="zh", book=book))
+    assert "存储：<¥1" in zh or "：<¥1（" in zh

@@ -72,6 +72,14 @@ def money(value, currency: str) -> str:
     return f"{symbol}{num(value, 3)}"
 
 
+def amount(value, currency: str) -> str:
+    """A sum a job pays (not a rate): under one yuan or dollar it is '<¥1', not '¥0.139' of storage,
+    a precision no budget is kept to; from one unit up as `money`."""
+    if value is not None and 0 < value < 1:
+        return "<" + money(1, currency)
+    return money(value, currency)
+
+
 def pct(value, digits: int = 0) -> str:
     return "?" if value is None else f"{value * 100:.{digits}f}%"
 
@@ -106,7 +114,7 @@ def environment(lang: str) -> Environment:
         extensions=["jinja2.ext.i18n"],
     )
     env.install_gettext_translations(translations(lang), newstyle=True)
-    env.filters.update(num=num, big=big, money=money, pct=pct, sci=sci, width=width)
+    env.filters.update(num=num, big=big, money=money, amount=amount, pct=pct, sci=sci, width=width)
     # Formatters that differ by language (big: 1.4T or 1.4万亿) read it from here.
     env.globals["lang"] = lang
     # Notes (assumptions, warnings, suggestions) are kept as codes and worded here.
