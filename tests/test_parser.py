@@ -2090,6 +2090,10 @@ def test_a_card_named_after_a_hardware_word_keeps_the_market_word_after_it():
     for text in ("13B full finetune 10B tokens 用4090 usd", "13B full finetune 10B tokens on 4090 usd"):
         req = parse(text)
         assert req.gpu == "RTX4090-24GB" and req.budget is None
+    # a count of cards before it too ("2x4090 usd" had been refused: "did you mean `24090`?")
+    for text in ("13b lora 50k samples on 2x4090 usd", "13b lora 50k samples 2x 4090 usd"):
+        req = parse(text)
+        assert (req.gpu, req.gpu_count, req.currency, req.budget) == ("RTX4090-24GB", 2, "USD", None)
     assert parse("13B full finetune 10B tokens budget 4090 usd").budget.amount == 4090
 
 

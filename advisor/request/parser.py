@@ -689,7 +689,8 @@ def _amount(number: str, unit: str | None) -> float:
 def _not_a_card(money: bool = True) -> str:
     """After a card's bare number ("3090", "4090"): a count of data or money, which makes the number
     that count ("3090条数据", "4090 samples", "4090元"), not a card. `money` False: after a word
-    that names hardware ("用4090 usd", "on 4090 usd"), where a currency after it is the market's."""
+    that names hardware or a count of cards ("用4090 usd", "on 4090 usd", "2x4090 usd"), where a
+    currency after it is the market's."""
     units = [u for u in fields.field("data").units if u.value[0] in ("samples", "tokens")]
     cash = "|元|块钱|rmb|cny|usd|美元" if money else ""
     return rf"(?!\s*(?:(?:{_all(units, 'en')})(?![a-z])|{_all(units, 'zh')}|条|个{cash}))"
@@ -699,7 +700,8 @@ def _not_a_card(money: bool = True) -> str:
 def _gpu_names() -> str:
     names = catalog.gpu_spellings()
     bare = [
-        rf"(?:(?<=用)|(?<=on\s)|(?<=with\s)){re.escape(n)}{_not_a_card(money=False)}|{re.escape(n)}{_not_a_card()}"
+        rf"(?:(?<=用)|(?<=on\s)|(?<=with\s)|(?<=\dx)|(?<=\dx\s)){re.escape(n)}{_not_a_card(money=False)}"
+        rf"|{re.escape(n)}{_not_a_card()}"
         for n in names
         if n.isdigit()
     ]
