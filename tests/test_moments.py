@@ -88,6 +88,9 @@ def test_the_request_line_and_the_arithmetic_say_it(cli):
         ("qwen3-14b full-finetune 1B tokens deepspeed moments bf16 on 8xH20", "moments_framework"),
         ("qwen3-14b full-finetune 1B tokens hf moments bf16 on 8xH20", "moments_framework"),
         ("qwen3-14b full-finetune 1B tokens offload all moments bf16 on 8xH20", "moments_framework"),
+        # the precision-aware optimizer runs on the distributed optimizer alone
+        ("qwen3-14b full-finetune 1B tokens megatron zero 0 moments bf16 on 8xH20", "moments_framework"),
+        ("qwen3-14b full-finetune 1B tokens ddp moments bf16 on 8xH20", "moments_framework"),
         ("qwen3-14b full-finetune 1B tokens lion moments bf16 on 8xH20", "moments_optimizer"),
         ("qwen3-14b full-finetune 1B tokens adamw8bit moments bf16 on 8xH20", "moments_optimizer"),
         ("qwen3-14b full-finetune 1B tokens pure-bf16 moments bf16 on 8xH20", "moments_optimizer"),

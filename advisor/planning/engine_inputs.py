@@ -155,6 +155,10 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "moments_optimizer", {"optimizer": request.optimizer, "precision": request.precision}
     if bf16_moments(request) and request.stack not in (None, "megatron"):
         return "moments_framework", {"stack": request.stack}
+    if bf16_moments(request) and request.given("zero_stage") and request.zero_stage == 0:
+        # the precision-aware optimizer runs on the distributed optimizer alone (Megatron-LM
+        # arguments.py asserts --use-distributed-optimizer with it)
+        return "moments_framework", {"stack": request.stack}
     modules = request.recompute_modules or ()
     if "moe_act" in modules and not m.is_moe:
         return "recompute_module_model", {"module": "moe_act"}
