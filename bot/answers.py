@@ -14,7 +14,6 @@ from advisor.planning.advice import (
     faq_first,
     faq_instead,
     plan_context,
-    render_comparison,
     render_rfq,
 )
 from advisor.planning.followup import follow_up
@@ -49,7 +48,7 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
             return {
                 "ok": True,
                 "lang": compared.lang,
-                "message": blocks.plain(render_comparison(compared)),
+                "message": blocks.comparison(compared),
                 "summary": None,
             }
         answered = faq_instead(text, lang)  # a question with no plan in it: the FAQ answers

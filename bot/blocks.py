@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from advisor.planning.planner import DEADLINE_SLACK
+from advisor.request.canonical import canonical
 from advisor.text.render import amount, big, money, num, pct, phrase, render, sci, word
 from advisor.text.safe import for_slack
 
@@ -1017,6 +1018,85 @@ def plain(text: str) -> dict:
     if buf:
         blocks.append(_section(buf))
     return {"text": text[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS]}
+
+
+def _c(lang: str, macro: str, *args, **kwargs) -> str:
+    return phrase(lang, macro, *args, file="slack/compare", **kwargs)
+
+
+def comparison(result) -> dict:
+    """ "H800 vs H20": the job planned on each GPU type (advisor/planning/advice.py `Comparison`),
+    as a card: the verdict in the header, a field per GPU type, by how much under them, and how to
+    ask for one type's full plan. The fallback is the verdict."""
+    lang, sides, verdict = result.lang, result.sides(), result.verdict()
+    by = {s["gpu"]: s for s in sides}
+    ch, fa = verdict["cheaper"], verdict["faster"]
+    many = len(sides) if len(sides) > 2 else 0
+    winner = by[(ch or fa)["gpu"]] if (ch or fa) else None
+    ok = winner is not None and winner["fits"] and winner["meets_deadline"] and winner["within_budget"]
+    header = _c(
+        lang,
+        "header",
+        ch["gpu"] if ch else "",
+        fa["gpu"] if fa else "",
+        (ch or fa or {}).get("against", ""),
+        many,
+        " vs ".join(s["gpu"] for s in sides),
+        ok,
+    )
+    fields = []
+    for s in sides:
+        if not s["plan"]:
+            fields.append(_c(lang, "side", esc(s["gpu"]), plan=False))
+            continue
+        cur = s["currency"]
+        kind = "owned" if s["owned"] else ("buy" if s["buy"] else "rent") if s["spend"] else "none"
+        flag = (
+            "no_fit"
+            if not s["fits"]
+            else "deadline"
+            if not s["meets_deadline"]
+            else "budget"
+            if not s["within_budget"] and not s["owned"]
+            else "offload"
+            if s["offload"] != "none"
+            else ""
+        )
+        fields.append(
+            _c(
+                lang,
+                "side",
+                esc(s["gpu"]),
+                count(s["count"]),
+                days_text(s["days"], lang),
+                num(s["gpu_hours"]) if s["gpu_hours"] else "",
+                _c(lang, "spend", kind, cash(s["spend"], cur)),
+                cash(s["per_gpu_hour"], cur) if s["per_gpu_hour"] else "",
+                pct(s["mfu"]) if s["mfu"] else "",
+                num(s["peak_tflops"]),
+                flag,
+            )
+        )
+    lines = []
+    if ch:
+        saves = cash(ch["saves"], by[ch["gpu"]]["currency"])
+        lines.append(_c(lang, "cheaper", ch["gpu"], saves, pct(ch["share"]), ch["against"], many))
+    if fa:
+        # a speed-up under 2x to two decimals: 17 days against 16 is 1.06x, not "1x"
+        times = num(fa["times"], 3 if fa["times"] < 2 else 2)
+        lines.append(_c(lang, "faster", fa["gpu"], days_text(fa["days_saved"], lang), times, fa["against"], many))
+    if ch and fa and ch["gpu"] != fa["gpu"]:
+        cheap, fast = by[ch["gpu"]], by[fa["gpu"]]
+        dearer = fast["spend"] - cheap["spend"] if fast["spend"] else ch["saves"]
+        gap = days_text(cheap["days"] - fast["days"], lang)
+        lines.append(_c(lang, "trade", ch["gpu"], fa["gpu"], gap, cash(dearer, cheap["currency"])))
+    # the one to ask for: the verdict's pick, else the first named
+    pick = result.options[sides.index(winner) if winner else 0]
+    blocks = [_header(header), _fields_only(fields)]
+    if lines:
+        blocks.append(_section("\n".join(lines)))
+    blocks.append(_context(_c(lang, "hint", esc(canonical(pick.request)))))
+    return {"text": header.lstrip("✅⚠️⚖ ").strip()[:MAX_FALLBACK], "blocks": blocks}
 
 
 def visible_chars(msg: dict) -> int:

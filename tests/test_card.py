@@ -402,8 +402,14 @@ def test_a_four_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book)
     out = answers.answer("13b sft 20GB H800 vs H20 vs A800 vs 4090", "en", book)
     assert out["ok"] and out["summary"] is None
     assert check_limits(out["message"]) == []
-    said = json.dumps(out["message"])
-    assert "on each of 4 GPU types" in said and all(g in said for g in ("H800", "H20", "A800", "RTX4090"))
+    fields = out["message"]["blocks"][1]["fields"]
+    assert [f["text"].split("\n")[0] for f in fields] == [
+        "*H800-SXM-80GB*",
+        "*H20-96GB*",
+        "*A800-SXM4-80GB*",
+        "*RTX4090-24GB*",
+    ]
+    assert "of 4 GPU types" in out["message"]["blocks"][0]["text"]["text"]
     refused = answers.answer("13b sft 20GB H800 vs H20 vs A800 vs 4090 vs H100", "en", book)
     assert not refused["ok"] and "up to 4" in refused["error"]
 
@@ -415,4 +421,34 @@ def test_a_two_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
     assert out["ok"] and out["summary"] is None
     assert check_limits(out["message"]) == []
     said = json.dumps(out["message"])
-    assert "side by side" in said and "H200-SXM-141GB" in said and "B200-SXM-180GB" in said
+    assert "H200-SXM-141GB" in said and "B200-SXM-180GB" in said
+
+
+@pytest.mark.parametrize(
+    "user,head,words",
+    [
+        (
+            "U1",
+            "✅ H800-SXM-80GB: the cheapest and the fastest of 3 GPU types",
+            ("GPUs", "days", "GPU-hours", "to rent", "per GPU-hour", "MFU"),
+        ),
+        ("UZH", "✅ H800-SXM-80GB：3 种卡里最便宜也最快", ("张卡", "天", "卡时", "租金", "每卡时", "MFU")),
+    ],
+)
+def test_a_comparison_is_a_card_with_the_verdict_on_top_and_a_field_per_gpu(bot, fake_slack, user, head, words):
+    # it had been one section of terminal text: two-space indents, "  - " bullets, the whole text as fallback
+    send, _ = bot
+    fake_slack.locales["UZH"] = "zh-CN"
+    msg, _ = _card(fake_slack, send, "13b sft 20GB H800 vs H20 vs A800", user=user)
+    assert check_limits(msg) == []
+    assert [b["type"] for b in msg["blocks"]] == ["header", "section", "section", "context"]
+    assert msg["blocks"][0]["text"]["text"] == head
+    assert msg["text"] == head.removeprefix("✅ ")  # the fallback is the verdict
+    fields = msg["blocks"][1]["fields"]
+    assert len(fields) == 3
+    for f in fields:
+        assert all(w in f["text"] for w in words), f["text"]
+        assert not re.search(r"^ {2}|\n {2}", f["text"])
+    lines = msg["blocks"][2]["text"]["text"].split("\n")
+    assert len(lines) == 2 and all(line.startswith("*") for line in lines)
+    assert "`/gpu 13B sft 20GB on H800`" in msg["blocks"][3]["elements"][0]["text"]
