@@ -734,6 +734,15 @@ def whatif(reply) -> dict:
     )
     head, _, rest = text.partition("\n\n")
     fields = [f for f in rest.split("\n\n") if f.strip()]
+    c = reply.advice.plan.costs if reply.advice and reply.advice.plan else None
+    if "lease_term_months" in reply.changed and c and len(c.term_options or []) > 1:
+        # "on a 3-month lease?": every term on record beside it, as Rent vs buy lists them
+        terms = [
+            _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"])
+            for o in c.term_options
+            if o["total"] is not None
+        ]
+        fields.append(_field(lang, "terms", "\n".join(terms), "cost_field"))
     # "why not H20?": the comparison is the answer, so it leads, the plans' numbers under it;
     # otherwise why the GPU changed, or which offer the market's rent is from and what the
     # provider named asks ("how much on AWS?"), stands under the numbers, never in small print.

@@ -232,13 +232,32 @@ def test_an_explanation_the_layout_does_not_know_is_the_cores_text_not_other_ari
     assert "GFLOP" not in shown
 
 
-@pytest.mark.parametrize("question", ["租3个月多少钱", "what if we rent it on a 3-month lease?"])
-def test_a_lease_term_question_shows_the_plan_on_that_term(bot, fake_slack, answered, question):
-    """The core answers a lease term with the plan on the table priced on it, in its text alone:
-    the reply had been an empty what-if ("*What if:* ", "0 × ? → 0 × ?", "— → —")."""
+@pytest.mark.parametrize(
+    "question,head,rent,terms",
+    [
+        ("租3个月多少钱", "*假设*：租期 1 个月 → 3 个月", "*租金*", "*可签的租期*"),
+        (
+            "what if we rent it on a 3-month lease?",
+            "*What if:* lease term 1 month → 3 months",
+            "*Rent*",
+            "*Terms you could sign*",
+        ),
+    ],
+)
+def test_a_lease_term_question_shows_the_plan_on_that_term(bot, fake_slack, answered, question, head, rent, terms):
+    """A lease term is a what-if like the others: the term before and after, the plan's numbers as
+    fields, the terms on record, the warnings in small print. It had been the core's terminal text
+    (two-space indents, "  ! " before each warning), and before that an empty what-if."""
     send, _ = bot
     s = _summary(answered)
     reply = _ask(send, fake_slack, question, answered)
+    first = reply["blocks"][0]
+    assert first["text"]["text"] == head
+    fields = {f["text"].split("\n")[0]: f["text"].split("\n")[1:] for f in first["fields"]}
+    before, after = (int(x.strip("¥").replace(",", "")) for x in fields[rent][0].split(" → "))
+    assert after > 2.5 * before  # three months' rent against one
+    assert len(fields[terms]) >= 2 and any(line.startswith(("3 months", "3 个月")) for line in fields[terms])
+    assert s["gpu"] in reply["text"]
     shown = "\n".join(_shown(b) for b in reply["blocks"])
-    assert "?" not in shown.replace(question, "") and "— → —" not in shown
-    assert s["gpu"] in reply["text"] and s["gpu"] in shown and "3" in shown
+    assert not re.search(r"^ |^!", shown, re.M), shown  # no terminal indents or warning markers
+    assert reply["blocks"][-1]["type"] == "context"

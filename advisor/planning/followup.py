@@ -979,8 +979,28 @@ def _lease_term(request_text: str, summary: dict, months: int, lang: str, book: 
         first=first.plan,
         warnings=warnings,
     )
+    # the same plan on another term, as every what-if shows it (Slack lays it out from these): the
+    # term the thread's plan pays against the one asked, and the two plans' numbers
+    paid = (first.plan.costs.rent_term or {}).get("months_paid") if first.plan else None
+    was = (
+        render("slack/value.j2", lang, kind="months", value=paid)
+        if paid and first.plan.costs.rent_option == "monthly"
+        else render("slack/value.j2", lang, kind="as_planned")
+    )
+    after = {k: v for k, v in plan_context(result).items() if k in COMPARED}
+    after.update(days=p.estimate.days, gpu_hours=p.estimate.gpu_hours)
     return FollowUp(
-        kind="whatif", lang=lang, changed=["lease_term_months"], advice=result, warnings=warnings, text=text
+        kind="whatif",
+        lang=lang,
+        changed=["lease_term_months"],
+        changes=[{"name": "lease_term_months", "before": was, "after": _value("lease_term_months", request, lang)}],
+        advice=result,
+        warnings=warnings,
+        currency=p.costs.currency,
+        before_currency=summary.get("currency") or p.costs.currency,
+        before={k: summary.get(k) for k in COMPARED},
+        after=after,
+        text=text,
     )
 
 
