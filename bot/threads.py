@@ -31,23 +31,40 @@ def reply_lang(text: str, client=None, user: str | None = None, team: str = "") 
     what most of the workspace (`team`) reads. English when nothing is known."""
     stated = stated_lang(text)
     if stated:
+        if client is not None and user:
+            # a zh-CN user who types Chinese is remembered too, so her first `/gpu help` in English
+            # words is acked in Chinese (it had been acked in English, then replaced)
+            try:
+                if locales.known(user, team) is None:
+                    _asked(client, user, team)
+            except Exception:  # a locked file: learnt next time
+                pass
         return stated
     if not user:
         return "en"
     if client is not None:
-        try:
-            locale = client.users_info(user=user, include_locale=True)["user"].get("locale", "")
-            lang = "zh" if locale.lower().startswith("zh") else "en"
-            locales.remember(user, lang, team)
+        lang = _asked(client, user, team)
+        if lang:
             return lang
-        except Exception:  # no users:read scope, a transient failure or a locked file: what we knew
-            pass
     for _ in range(GUESS_TRIES):
         try:
             return locales.guess(user, team) or "en"
         except Exception:  # a passing lock (another process writing): once more, shortly
             time.sleep(GUESS_RETRY_S)
     return "en"  # the store cannot be read: English rather than no answer
+
+
+def _asked(client, user: str, team: str) -> str | None:
+    """The user's reply language from their Slack locale (users.info), remembered for every
+    process; None when Slack or the store cannot say (no users:read scope, a transient failure,
+    a locked file)."""
+    try:
+        locale = client.users_info(user=user, include_locale=True)["user"].get("locale", "")
+        lang = "zh" if locale.lower().startswith("zh") else "en"
+        locales.remember(user, lang, team)
+        return lang
+    except Exception:
+        return None
 
 
 def thread_key(team: str, channel: str, thread_ts: str) -> str:

@@ -68,6 +68,17 @@ def test_user_locale_zh_gets_chinese(bot, fake_slack):
     assert "满足 3 天的期限" in _text(_posted(fake_slack)[0]) or "赶不上" in _text(_posted(fake_slack)[0])
 
 
+def test_a_zh_user_who_types_chinese_gets_her_first_english_word_command_acked_in_chinese(bot, fake_slack):
+    # Chinese text gives the reply language, so her locale had never been asked or remembered:
+    # `/gpu help` after Chinese requests was acked in English, then replaced
+    send, _ = bot
+    fake_slack.locales["UZH"] = "zh-CN"
+    send.command("13B 全量微调 200GB数据 7天", user="UZH")
+    _posted(fake_slack)
+    status, ack = send.command("help", user="UZH")
+    assert status == 200 and "/gpu quote" in ack and re.search(r"[\u4e00-\u9fff]{4}", ack), ack[:200]
+
+
 def test_thread_what_if_replans_with_one_change(bot, fake_slack, answered):
     send, _ = bot
     (status, _), _event = send.thread_message("what if we had 30 days?", answered)
