@@ -4,6 +4,7 @@ stored request back into its fields (the Re-plan button)."""
 from __future__ import annotations
 
 import json
+import re
 
 from advisor import catalog
 from advisor.request.canonical import data_language, language, parts
@@ -73,6 +74,16 @@ def request_text(values: dict) -> str:
         words.append(f"gpu {values['gpu']}")
     words.append(f"lang {values['lang'] or 'en'}")
     return " ".join(w for w in words if w)
+
+
+# The language word `request_text` ends with: the form's, not what the user typed.
+_FORM_LANG = re.compile(r"\s+lang (?:en|zh)$")
+
+
+def typed(text: str) -> str:
+    """A stored request as the user gave it, without the `lang xx` the form adds (App Home had
+    listed "7B lora 10GB 2d lang zh")."""
+    return _FORM_LANG.sub("", text)
 
 
 def validate(values: dict) -> dict[str, str]:

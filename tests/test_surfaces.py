@@ -222,5 +222,9 @@ def test_a_plan_from_app_home_keeps_its_buttons_and_its_link_in_the_dm(bot, fake
     assert post["channel"] == dm and post["thread_ts"] == ts and "vCPUs" in _text({"args": post})
     fake_slack.reset()
     send.event({"type": "app_home_opened", "user": "U1", "channel": dm, "tab": "home"})
-    fake_slack.wait_for("views.publish")
+    published = fake_slack.wait_for("views.publish")[0]["args"]
     assert [c["args"]["channel"] for c in fake_slack.calls_of("chat.getPermalink")][0] == dm
+    # the request as the form's fields give it, not the `lang en` the form adds
+    view = json.loads(published["view"]) if isinstance(published["view"], str) else published["view"]
+    links = [b["text"]["text"] for b in view["blocks"] if b["type"] == "section" and "|" in b["text"]["text"]]
+    assert links[0].endswith("|7B lora 10GB 2d>"), links

@@ -7,7 +7,7 @@ import json
 
 from advisor.request.fields import help_words
 from advisor.text.render import phrase, render
-from bot import blocks, conversations, digests, subscriptions
+from bot import blocks, conversations, digests, forms, subscriptions
 from bot.threads import reply_lang, thread_place
 
 RECENT = 8
@@ -24,7 +24,7 @@ def home_view(client, team: str, user: str, lang: str) -> dict:
     plans = []
     for conv in conversations.recent(team, user, limit=RECENT):
         _, channel, ts = thread_place(conv.key)
-        request = blocks.esc(conv.request_text[:80])  # the user's own words
+        request = blocks.esc(forms.typed(conv.request_text)[:80])  # the user's own words
         plans.append(
             {"link": _permalink(client, channel, ts), "text": request, "headline": blocks.headline(conv.summary, lang)}
         )
