@@ -643,7 +643,7 @@ def details(result, which: str) -> dict:
             for s in c.price_sources
         ]
         if srcs:
-            blocks.append(_context(_p(lang, "sources", "; ".join(srcs))))
+            blocks.append(_context(_p(lang, "sources", ("；" if lang == "zh" else "; ").join(srcs))))
     elif which == "alternatives":
         shown = _best_alternative(result)
         lines = []

@@ -364,3 +364,35 @@ def test_sentences_strung_together_keep_no_space_after_a_chinese_full_stop():
     )
     assert render._spaced("zh", "模型：      13B") == "模型：      13B"  # the aligned columns stay
     assert render._spaced("en", "No offer. The rent") == "No offer. The rent"
+
+
+def test_chinese_bold_labels_close_before_their_full_width_colon():
+    # "*假设：* 期限" had a space after the full-width colon (Slack needs one to close the bold
+    # there), and "*解决办法：*" stood beside "*换一种显卡*：" on the same card
+    from babel.messages.pofile import read_po
+
+    po = Path(__file__).parents[1] / "advisor/text/locale/zh/LC_MESSAGES/messages.po"
+    with po.open("rb") as f:
+        strings = [s for m in read_po(f) for s in ([m.string] if isinstance(m.string, str) else m.string)]
+    assert [s for s in strings if re.search(r"\*[^*\s][^*]*：\*", s)] == []
+
+
+def test_chinese_price_sources_and_an_idle_lease_read_as_chinese(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card, details
+
+    a = advise("deepseek-v3 lora 50k samples 14d lang zh", "zh", book=book)
+    rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*租金*"))
+    # "任务的 5.2 天只用到其中的17.0%": a space before the share, as before every other number
+    assert re.search(r"只用到其中的 \d", rent), rent
+    sources = details(a, "costs")["blocks"][-1]["elements"][0]["text"]
+    assert sources.startswith("价格来源") and "；" in sources and "; " not in sources, sources
+
+
+def test_a_chinese_name_in_chinese_text_has_no_spaces_around_it_and_commands_keep_theirs():
+    # "按 某云 的报价计价": the spaces a template puts around a Latin name stood around a Chinese one
+    said = render.phrase("zh", "context", "", "某云", "2026-12-01", False, True, file="slack/card")
+    assert "按某云在 2026-12-01 的报价计价" in said and "`/gpu quote remove 某云`" in said
+    latin = render.phrase("zh", "context", "", "Acme Compute", "2026-12-01", False, True, file="slack/card")
+    assert "按 Acme Compute 在 2026-12-01" in latin
+    assert "`/gpu 70B 全量微调 1TB数据 14天 预算`" in render.render("help.txt.j2", "zh", words={})

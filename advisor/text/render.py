@@ -154,8 +154,17 @@ def render(name: str, lang: str, **context) -> str:
 _AFTER_ZH_STOP = re.compile(r"([。！？；])[ \t]+(?=\S)")
 
 
+# A space a template puts around a value ("按 %(vendor)s 的报价") is Chinese typography beside a
+# Latin name and a gap beside a Chinese one ("按 某云 的报价"); commands in `code` keep theirs.
+_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+_CODE = re.compile(r"(`[^`\n]*`)")
+
+
 def _spaced(lang: str, text: str) -> str:
-    return _AFTER_ZH_STOP.sub(r"\1", text) if lang == "zh" else text
+    if lang != "zh":
+        return text
+    text = _AFTER_ZH_STOP.sub(r"\1", text)
+    return "".join(p if p.startswith("`") else _BETWEEN_HAN.sub("", p) for p in _CODE.split(text))
 
 
 def word(lang: str, note) -> str:
