@@ -255,7 +255,12 @@ def _fix_lines(result, code: str) -> list[str]:
     elif code == "conflict":
         d, b = result.result.nearest_deadline, result.result.nearest_budget
         buying = result.request.rent_or_buy == "buy"  # the budget is held against the purchase
-        if d:
+        p = result.plan
+        if d and p and _plan_words(d, lang, buying) == _plan_words(p, lang, buying) and p.spend(result.request):
+            # the plan line above is the one that meets the deadline: said once, with what it misses by
+            over = cash(p.spend(result.request) - _budget_in(result), p.costs.currency)
+            out.append(_p(lang, "fix", "meets_deadline_above", "", value=over))
+        elif d:
             out.append(_p(lang, "fix", "meets_deadline", _p(lang, "plan_words", *_plan_words(d, lang, buying))))
         if b:
             out.append(_p(lang, "fix", "within_budget", _p(lang, "plan_words", *_plan_words(b, lang, buying))))

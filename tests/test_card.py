@@ -452,3 +452,18 @@ def test_a_comparison_is_a_card_with_the_verdict_on_top_and_a_field_per_gpu(bot,
     lines = msg["blocks"][2]["text"]["text"].split("\n")
     assert len(lines) == 2 and all(line.startswith("*") for line in lines)
     assert "`/gpu 13B sft 20GB on H800`" in msg["blocks"][3]["elements"][0]["text"]
+
+
+def test_a_conflict_whose_plan_meets_the_deadline_does_not_repeat_it_as_the_deadline_option(book):
+    # "满足期限：24 × H800-SXM-80GB，5.2 天，¥212,414。" had stood under the plan line with the same words
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    a = advise("70B full-finetune 1TB 14d budget 1000000", "en", book=book)
+    lines = card(a)["blocks"][1]["text"]["text"].split("\n")
+    assert card(a)["blocks"][0]["text"]["text"] == "⚠️ Deadline and budget cannot both hold"
+    gpus = re.match(r"\*([\d,]+ × [\w.-]+)\*", lines[0])[1]
+    deadline = next(line for line in lines if line.startswith("*Meets the deadline:*"))
+    assert gpus not in deadline and re.fullmatch(r".*the plan above, ¥[\d,]+ over the budget\.", deadline)
+    over = int(deadline.split("¥")[1].split(" ")[0].replace(",", ""))
+    assert over == round(a.plan.spend(a.request) - 1_000_000)
