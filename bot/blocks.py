@@ -86,6 +86,17 @@ def _cut(text: str, limit: int) -> str:
     return out[:amp] if amp >= 0 and ";" not in out[amp:] else out
 
 
+def _fallback(text: str) -> str:
+    """A message's notification text within Slack's limit, cut after a sentence or a word with an
+    ellipsis (the checklist's had ended "…about 4 years: r")."""
+    if len(text) <= MAX_FALLBACK:
+        return text
+    out = text[: MAX_FALLBACK - 1]
+    ends = [out.rfind(stop) + len(stop) for stop in (". ", "。", "\n")]
+    cut = max(ends) if max(ends) > MAX_FALLBACK // 2 else out.rfind(" ")
+    return out[: cut if cut > 0 else len(out)].rstrip() + "…"
+
+
 def _header(text: str) -> dict:
     return {"type": "header", "text": {"type": "plain_text", "text": _cut(text, MAX_HEADER), "emoji": True}}
 
@@ -398,7 +409,7 @@ def card(result) -> dict:
         text = _p(lang, "fallback", gpus, days, "" if r.owned else rent, status_words, bought)
     else:
         text = header.lstrip("✅⚠️ ").strip() + "."
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(text), "blocks": blocks}
 
 
 def headline(summary: dict, lang: str) -> str:
@@ -678,7 +689,7 @@ def details(result, which: str) -> dict:
         if warnings:
             blocks.extend(_lines_sections(_p(lang, "title", "warnings"), warnings))
     text = _plain_of(blocks)
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(text), "blocks": blocks}
 
 
 def _lines_sections(title: str, lines: list[str]) -> list[dict]:
@@ -768,11 +779,11 @@ def whatif(reply) -> dict:
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
     if why_not:
-        return {"text": reply.why[:MAX_FALLBACK], "blocks": blocks}
+        return {"text": _fallback(reply.why), "blocks": blocks}
     # The fallback carries the result too (notifications, screen readers): "…: 96 × H100, 29 days, ¥2,200,000"
     after = _summary_words(reply.after, lang, reply.currency)
     result = _p(lang, "fix_plan", after["gpus"], after["days"], after["rent"]) if reply.after.get("gpu") else ""
-    return {"text": (re.sub(r"[*]", "", head) + result)[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(re.sub(r"[*]", "", head) + result), "blocks": blocks}
 
 
 def _summary_words(s: dict, lang: str, currency: str) -> dict:
@@ -849,7 +860,7 @@ def explain(reply, rows: list[dict] | None = None) -> dict:
             msg["blocks"][0]["text"]["text"] = first
         else:
             first = msg["blocks"][0]["text"]["text"]
-    msg["text"] = re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first)[:MAX_FALLBACK]
+    msg["text"] = _fallback(re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first))
     return msg
 
 
@@ -894,7 +905,7 @@ def _counts(reply, rows: list[dict]) -> dict:
         lines.append(_t(lang, "no_counts"))
     blocks = _lines_sections("", [intro, *lines])
     blocks.append(_context(_t(lang, "count_rule")))
-    return {"text": re.sub(r"[*]", "", intro)[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(re.sub(r"[*]", "", intro)), "blocks": blocks}
 
 
 def _overview(reply) -> dict:
@@ -945,7 +956,7 @@ def _overview(reply) -> dict:
     title = _t(lang, "overview_title")
     blocks = [_section(f"*{title}*", fields), _context(_t(lang, "overview_ask", count(lay.gpu_count)))]
     first = fields[0].split("\n", 1)[-1]
-    return {"text": re.sub(r"[*]", "", f"{title} {first}")[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(re.sub(r"[*]", "", f"{title} {first}")), "blocks": blocks}
 
 
 def part(reply, offers: list[dict] | None = None) -> dict:
@@ -962,7 +973,7 @@ def part(reply, offers: list[dict] | None = None) -> dict:
         blocks = _lines_sections(_t(lang, "risks_title"), warnings or [_t(lang, "no_risks")])
         owned = "checklist_owned" if result.request.owned else "checklist"
         blocks.extend(_lines_sections(_p(lang, "title", owned), _checklist_lines(result)))
-        return {"text": _plain_of(blocks)[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS]}
+        return {"text": _fallback(_plain_of(blocks)), "blocks": blocks[:MAX_BLOCKS]}
     msg = details(result, "servers")
     c = p.costs
     if c.storage_total:
@@ -970,7 +981,7 @@ def part(reply, offers: list[dict] | None = None) -> dict:
         value = _t(lang, "storage_cost", esc(amount(c.storage_total, c.currency)), num(c.storage_tb), c.storage_kind)
         fields = next(b for b in msg["blocks"] if b.get("fields"))["fields"]
         fields.append({"type": "mrkdwn", "text": f"*{_t(lang, 'storage_cost_field')}*\n{value}"})
-        msg["text"] = _plain_of(msg["blocks"])[:MAX_FALLBACK]
+        msg["text"] = _fallback(_plain_of(msg["blocks"]))
     return msg
 
 
@@ -996,7 +1007,7 @@ def _vendors(result, lang: str, offers: list[dict]) -> dict:
         blocks = [_section(intro, fields)]
     blocks.append(_context(_t(lang, "vendor_advice")))
     first = blocks[0]["text"]["text"]
-    return {"text": re.sub(r"[*]", "", first)[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(re.sub(r"[*]", "", first)), "blocks": blocks}
 
 
 def rfq(text: str, lang: str) -> dict:
@@ -1005,7 +1016,7 @@ def rfq(text: str, lang: str) -> dict:
     title = _p(lang, "title", "rfq")
     head = _section(f"*{title}*\n{_p(lang, 'rfq_comment')}")
     body = plain(text)["blocks"]
-    return {"text": f"{title}: {_p(lang, 'rfq_comment')}"[:MAX_FALLBACK], "blocks": [head, *body][:MAX_BLOCKS]}
+    return {"text": _fallback(f"{title}: {_p(lang, 'rfq_comment')}"), "blocks": [head, *body][:MAX_BLOCKS]}
 
 
 def faq(text: str) -> dict:
@@ -1031,7 +1042,7 @@ def plain(text: str) -> dict:
         buf = f"{buf}\n\n{c}" if buf else c
     if buf:
         blocks.append(_section(buf))
-    return {"text": text[:MAX_FALLBACK], "blocks": blocks[:MAX_BLOCKS]}
+    return {"text": _fallback(text), "blocks": blocks[:MAX_BLOCKS]}
 
 
 def _c(lang: str, macro: str, *args, **kwargs) -> str:
@@ -1110,7 +1121,7 @@ def comparison(result) -> dict:
     if lines:
         blocks.append(_section("\n".join(lines)))
     blocks.append(_context(_c(lang, "hint", esc(canonical(pick.request)))))
-    return {"text": header.lstrip("✅⚠️⚖ ").strip()[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(header.lstrip("✅⚠️⚖ ").strip()), "blocks": blocks}
 
 
 def visible_chars(msg: dict) -> int:
@@ -1226,7 +1237,7 @@ def quote(j, recorded: bool, example: str = "") -> dict:
     else:
         status = _q(lang, "unnamed", esc(example))
     blocks.append(_context(status))
-    return {"text": re.sub(r"[*]", "", head.split("\n", 1)[0])[:MAX_FALLBACK], "blocks": blocks}
+    return {"text": _fallback(re.sub(r"[*]", "", head.split("\n", 1)[0])), "blocks": blocks}
 
 
 def quote_removed(removal, lang: str) -> dict:
@@ -1240,7 +1251,7 @@ def quote_removed(removal, lang: str) -> dict:
         len(removal.removed),
         esc(sep.join(removal.left)),
     )
-    return {"text": re.sub(r"[*]", "", text)[:MAX_FALLBACK], "blocks": [_section(text)]}
+    return {"text": _fallback(re.sub(r"[*]", "", text)), "blocks": [_section(text)]}
 
 
 PRICE_KINDS = ("rent_hour", "rent_month", "offpeak_hour")

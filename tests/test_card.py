@@ -467,3 +467,17 @@ def test_a_conflict_whose_plan_meets_the_deadline_does_not_repeat_it_as_the_dead
     assert gpus not in deadline and re.fullmatch(r".*the plan above, ¥[\d,]+ over the budget\.", deadline)
     over = int(deadline.split("¥")[1].split(" ")[0].replace(",", ""))
     assert over == round(a.plan.spend(a.request) - 1_000_000)
+
+
+def test_a_long_checklists_notification_text_ends_at_a_word_with_an_ellipsis(book):
+    # it had been cut at 3,000 characters mid-word: "…about 4 years: r"
+    from advisor.planning.advice import advise
+    from bot.blocks import MAX_FALLBACK, _plain_of, details
+
+    msg = details(advise("70B full-finetune 1TB 14d budget", "en", book=book), "checklist")
+    whole = _plain_of(msg["blocks"])
+    assert len(whole) > MAX_FALLBACK  # long enough to be cut
+    text = msg["text"]
+    assert len(text) <= MAX_FALLBACK and text.endswith("…")
+    kept = text[:-1]
+    assert whole.startswith(kept) and whole[len(kept)] in " \n" and kept[-1] not in " \n"
