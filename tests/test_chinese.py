@@ -3,6 +3,7 @@ channel message, the files in its thread and their titles), quote acks, the load
 App Home; and no Chinese reply carries English interface words outside names, units and
 commands. The real app over HTTP, the fake Slack Web API with the user's locale."""
 
+import json
 import re
 from pathlib import Path
 
@@ -396,3 +397,17 @@ def test_a_chinese_name_in_chinese_text_has_no_spaces_around_it_and_commands_kee
     latin = render.phrase("zh", "context", "", "Acme Compute", "2026-12-01", False, True, file="slack/card")
     assert "按 Acme Compute 在 2026-12-01" in latin
     assert "`/gpu 70B 全量微调 1TB数据 14天 预算`" in render.render("help.txt.j2", "zh", words={})
+
+
+def test_a_what_ifs_offer_and_framework_notes_use_the_arrow_the_what_if_uses(book):
+    # "云擎天下（…） -&gt; 渠道租赁": an ASCII arrow, escaped in Slack, beside the header's "→"
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+    from bot.blocks import whatif
+
+    cpt = "用5000亿token中文数据继续预训练qwen2.5-72b，预算300万，3个月内完成"
+    summary = plan_context(advise(cpt, book=book))
+    reply = follow_up(cpt, summary, "如果只用256卡呢", book=book)
+    assert "offer_changed" in [w.code for w in reply.warnings]
+    said = json.dumps(whatif(reply)["blocks"], ensure_ascii=False)
+    assert "计价报价与第一次方案不同：" in said and "-&gt;" not in said and "->" not in said
