@@ -17,7 +17,8 @@ The search policy, in order:
      (`grad_reduce_levels`): NVIDIA's performance recipes reduce in bf16 rather than
      recompute whole layers;
   4. of the candidates that fit with headroom, the fastest wins (`best_layout`); when none
-     fits at all, the one that needs the least memory.
+     fits at all, the one that needs the least memory. Splits and candidates that cannot be
+     faster than the fastest found (their `throughput.speed_ceiling`) are skipped (`_search`).
 Knobs the user set are kept as given (`TrainingSetup.pinned`).
 
 Global batch (`batch_sequences`), when the user gives none: 4M tokens for pre-training,
@@ -32,7 +33,7 @@ splits that need more are not run.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -59,7 +60,7 @@ from advisor.engine.memory import (
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
-from advisor.engine.throughput import Throughput, estimate_throughput
+from advisor.engine.throughput import Throughput, estimate_throughput, speed_ceiling
 
 # Keep 5% of the card free: allocator spikes and fragmentation beyond our estimate (assumed).
 HEADROOM = 0.95
@@ -425,6 +426,65 @@ def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iter
             yield mbs
 
 
+def _split_framework(setup: TrainingSetup, split: ParallelSplit, offload: str) -> str | None:
+    framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
+    if setup.pinned.hsdp and split.zero_stage == 3:
+        framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
+    return framework
+
+
+def _split_layouts(
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    split: ParallelSplit,
+    offload: str,
+    recompute: str,
+    grad_reduce: str,
+) -> Iterator[ModelSplit]:
+    """The split's layouts at each micro-batch `micro_batches` gives, smallest first."""
+    per_node = min(count, gpu.gpus_per_server)
+    framework = _split_framework(setup, split, offload)
+    modules = ()
+    if recompute == "selective":
+        modules = selective_modules(
+            m, setup, framework, score_free_attention(gpu, setup.precision, framework, m.position)
+        )
+    pin = setup.pinned
+    # the fields every micro-batch shares (the search builds tens of thousands of layouts)
+    fixed = {
+        "gpu": gpu.name,
+        "gpu_count": count,
+        "gpus_per_node": per_node,
+        "nodes": math.ceil(count / per_node),
+        "tp": split.tp,
+        "pp": split.pp,
+        "dp": split.dp,
+        "ep": split.ep,
+        "expert_tp": split.etp,
+        "cp": pin.cp or 1,
+        "hsdp": pin.hsdp and split.zero_stage == 3,
+        "zero_stage": split.zero_stage,
+        "offload": offload,
+        "recompute": recompute,
+        "recompute_modules": modules,
+        "grad_reduce": grad_reduce,
+        "framework": framework,
+    }
+    interleave = pin.vpp and split.pp > 1 and not setup.global_batch and not pin.grad_accum
+    seqs = default_batch_sequences(setup, split.dp, count)
+    for mbs in micro_batches(setup, split.dp, seqs, split.pp):
+        batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
+        if interleave:
+            # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
+            batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
+        schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), pin.vpp)
+        yield ModelSplit(
+            **fixed, micro_batch=mbs, global_batch=batch, virtual_stages=virtual, pipeline_schedule=schedule
+        )
+
+
 def largest_fitting_micro_batch(
     m: ModelShape,
     setup: TrainingSetup,
@@ -441,45 +501,7 @@ def largest_fitting_micro_batch(
     no micro-batch can make the user's global batch on this split."""
     per_node = min(count, gpu.gpus_per_server)
     fitting = None
-    framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
-    if setup.pinned.hsdp and split.zero_stage == 3:
-        framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
-    seqs = default_batch_sequences(setup, split.dp, count)
-    modules = ()
-    if recompute == "selective":
-        modules = selective_modules(
-            m, setup, framework, score_free_attention(gpu, setup.precision, framework, m.position)
-        )
-    for mbs in micro_batches(setup, split.dp, seqs, split.pp):
-        batch = global_batch(setup, split.dp, mbs, seqs, split.pp)
-        vpp = setup.pinned.vpp
-        if vpp and split.pp > 1 and not setup.global_batch and not setup.pinned.grad_accum:
-            # The interleaved schedule needs the micro-batches to divide by the stages (Megatron).
-            batch = math.ceil(batch / (split.dp * mbs * split.pp)) * split.dp * mbs * split.pp
-        schedule, virtual = pipeline_schedule(framework, m.layers, split.pp, batch // (split.dp * mbs), vpp)
-        layout = ModelSplit(
-            gpu=gpu.name,
-            gpu_count=count,
-            gpus_per_node=per_node,
-            nodes=math.ceil(count / per_node),
-            tp=split.tp,
-            pp=split.pp,
-            dp=split.dp,
-            ep=split.ep,
-            expert_tp=split.etp,
-            cp=setup.pinned.cp or 1,
-            hsdp=setup.pinned.hsdp and split.zero_stage == 3,
-            zero_stage=split.zero_stage,
-            offload=offload,
-            recompute=recompute,
-            recompute_modules=modules,
-            grad_reduce=grad_reduce,
-            micro_batch=mbs,
-            global_batch=batch,
-            virtual_stages=virtual,
-            pipeline_schedule=schedule,
-            framework=framework,
-        )
+    for layout in _split_layouts(m, setup, gpu, count, split, offload, recompute, grad_reduce):
         memory = estimate_memory(m, setup, layout, gpu)
         if not memory_fits(memory, gpu, per_node):
             return fitting or Candidate(layout, memory, fits=False)
@@ -489,24 +511,64 @@ def largest_fitting_micro_batch(
     return fitting
 
 
+def _whole_experts_fit(
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    split: ParallelSplit,
+    offload: str,
+    levels: tuple[str, ...],
+) -> bool:
+    """Whether `candidate_layouts` would find `split` fitting at the least recompute with the
+    first gradient dtype (its one-sequence check passes, and a micro-batch of one fits there):
+    its expert-tensor rule for an etp-1 split it pruned."""
+    grads = grad_reduce_levels(setup, framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload))
+    if len(levels) > 1:
+        least = largest_fitting_micro_batch(
+            m, setup, gpu, count, split, offload, levels[-1], only_one=True, grad_reduce=grads[-1]
+        )
+        if least is None or not least.fits:
+            return False
+    first = largest_fitting_micro_batch(
+        m, setup, gpu, count, split, offload, levels[0], only_one=True, grad_reduce=grads[0]
+    )
+    return first is not None and first.fits
+
+
 def candidate_layouts(
-    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str, capped: bool = True
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    offload: str,
+    capped: bool = True,
+    prune: Callable[[ParallelSplit], bool] | None = None,
 ) -> Iterator[Candidate]:
     """For one offload level, in search order: per parallel split and recompute level, the
     largest micro-batch that fits. More recompute only trades speed for memory we do not
     need, so it stops once a micro-batch above 1 fits. Gradients in the first dtype
     `grad_reduce_levels` gives; where that does not fit at a level and the second (bf16 on
     Megatron-Core) would, the second's candidate too (`_search` weighs it only where every
-    layout needs full recompute with the first)."""
+    layout needs full recompute with the first). `prune`: splits the caller has no use for
+    (`_search`), skipped before their memory is estimated."""
     levels = recompute_levels(setup)
     limit = gpu.usable_memory_gib * HEADROOM
     # Splits whose whole experts (etp 1) fit without trading speed for memory: there a tensor-
     # parallel expert only adds its all-gathers and thinner GEMMs (Megatron-Core's MoE README:
     # "Use ETP=1 for MoE (better GEMM efficiency, less communication)"), so etp = tp is not tried.
     whole_experts_fit: set[ParallelSplit] = set()
+    pruned: set[ParallelSplit] = set()
     for split in parallel_splits(m, setup, gpu, count, offload, capped):
-        if split.etp > 1 and split.ep > 1 and not setup.pinned.etp and split._replace(etp=1) in whole_experts_fit:
+        if prune is not None and prune(split):
+            pruned.add(split)
             continue
+        if split.etp > 1 and split.ep > 1 and not setup.pinned.etp:
+            whole = split._replace(etp=1)
+            if whole in whole_experts_fit or (
+                whole in pruned and _whole_experts_fit(m, setup, gpu, count, whole, offload, levels)
+            ):
+                continue
         framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
         grads = grad_reduce_levels(setup, framework)
         if len(levels) > 1:
@@ -678,22 +740,62 @@ def _grow_batch(
     return None if chosen is setup else (chosen, candidate)
 
 
+# Float headroom on `throughput.speed_ceiling` (it adds up fewer terms of the same step in the
+# same order, so it is never below the speed; the margin only guards that reading).
+CEILING_MARGIN = 1e-9
+
+
 def _search(
-    m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, network: str | None, capped: bool
+    m: ModelShape,
+    setup: TrainingSetup,
+    gpu: GPU,
+    count: int,
+    network: str | None,
+    capped: bool,
+    exhaustive: bool = False,
 ) -> tuple[Candidate, tuple[str, float] | None] | None:
     """The fastest fitting candidate (else the one needing least memory), and for a PEFT job kept
-    on the PEFT stack, the faster stack it gave up and by how much."""
+    on the PEFT stack, the faster stack it gave up and by how much.
+
+    Branch and bound: no candidate of a split trains faster than `throughput.speed_ceiling` of
+    its layouts at the least recompute searched (more recompute only adds time), one for each
+    micro-batch it may take. A split whose ceilings are all under the fastest fitting speed found
+    so far with the first gradient dtype is pruned before its memory is estimated: none of its
+    candidates could be chosen (a bf16-gradient one is taken only where faster than that
+    fastest, the least-memory one only where nothing fits). Its larger micro-batches' ceilings
+    are worked out only while the smaller ones' are under that speed. A candidate of a split
+    searched is estimated only where its own ceiling reaches that speed. Where the PEFT stack is
+    weighed (`weigh_stack`), or `exhaustive`, nothing is pruned (tests/test_layout_search.py
+    pins that both choose the same)."""
     least_memory: Candidate | None = None
     weigh_stack = setup.is_peft and setup.stack is None and count <= gpu.gpus_per_server
+    least_recompute = recompute_levels(setup)[0]
     for offload in offload_levels(setup):
         # the fastest with the first gradient dtype, and with bf16 gradients the search chose itself
         fastest: dict[bool, tuple[float, Candidate]] = {}
         on_peft: tuple[float, Candidate] | None = None
-        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped):
+
+        def floor(fastest: dict = fastest) -> float | None:
+            """The speed a candidate must reach to be chosen; None: any may be."""
+            if exhaustive or weigh_stack or False not in fastest:
+                return None
+            return fastest[False][0] / (1 + CEILING_MARGIN)
+
+        def prune(split: ParallelSplit, offload: str = offload) -> bool:
+            least = floor()
+            if least is None:
+                return False
+            layouts = _split_layouts(m, setup, gpu, count, split, offload, least_recompute, "fp32")
+            return all(speed_ceiling(m, setup, layout, gpu, network) < least for layout in layouts)
+
+        for candidate in candidate_layouts(m, setup, gpu, count, offload, capped, prune):
             if not candidate.fits:
                 if least_memory is None or candidate.memory.total < least_memory.memory.total:
                     least_memory = candidate
                 continue
+            least = floor()
+            if least is not None and speed_ceiling(m, setup, candidate.layout, gpu, network) < least:
+                continue  # slower than the fastest found: its full estimate cannot change the choice
             speed = estimate_throughput(m, setup, candidate.layout, gpu, network).tokens_per_s_per_gpu
             second = candidate.layout.grad_reduce == "bf16" and not setup.pinned.grad_reduce
             if second not in fastest or speed > fastest[second][0]:

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT, token_dispatcher
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params, shard_ranks
-from advisor.engine.roofline import stage_time
+from advisor.engine.roofline import StageTime, stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -346,31 +346,18 @@ def base_weight_bytes(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> tu
     return dense * w, c.experts * w
 
 
-def estimate_throughput(
-    m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU, network: str | None = None
-) -> Throughput:
-    """Seconds per optimizer step on one GPU, term by term, and the speed that follows.
+def compute_time(
+    m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU, c: ParamCounts, dispatcher: str | None
+) -> tuple[StageTime, float, float, float, float, float]:
+    """(stage time, framework efficiency, one micro-batch's expert launches, one micro-batch's
+    time, the step's compute, the pipeline bubble), in seconds on one GPU.
 
-    Placement follows Megatron's rank order (tensor innermost, then expert and data
-    parallel, pipeline outermost): tensor parallel stays inside a server; a data-parallel
-    or expert group has min(size, gpus_per_node / tp) ranks on each server.
-    """
-    net = network or default_network(gpu)
-    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute, layout.recompute_modules)
-    peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
-    c = count_params(m)
-    notes: list[dict] = []
-    tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
-    per_node = layout.gpus_per_node
-    dispatcher = token_dispatcher(m, setup, layout.framework, gpu, tp, ep)
-
-    # Compute: one micro-batch's forward and backward on this stage, operator by operator
-    # (advisor/engine/roofline.py), slowed by the framework's own overheads (kernel gaps, host
-    # work, unfused operators: FRAMEWORK_EFFICIENCY); the step runs m of them plus the bubble
-    # of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times (Narayanan et al. 2021,
-    # Sec 2.2), and one optimizer step.
-    tokens_mb = setup.seq_len * layout.micro_batch
-    cp = max(1, layout.cp)
+    One micro-batch's forward and backward on this stage, operator by operator
+    (advisor/engine/roofline.py), slowed by the framework's own overheads (kernel gaps, host
+    work, unfused operators: FRAMEWORK_EFFICIENCY); the step runs m of them plus the bubble
+    of the (interleaved) 1F1B schedule, (p-1)/v micro-batch times (Narayanan et al. 2021,
+    Sec 2.2), and one optimizer step."""
+    tp, pp, dp, ep = layout.tp, layout.pp, layout.dp, max(1, layout.ep)
     expert_dp_shard = layout.expert_dp if layout.zero_stage >= 1 else 1
     dense_shard = dp if layout.zero_stage >= 1 else 1
     if setup.is_peft:
@@ -397,7 +384,7 @@ def estimate_throughput(
         pp=pp,
         ep=ep,
         etp=layout.expert_tp,
-        cp=cp,
+        cp=max(1, layout.cp),
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
         attention=attention_kernel(gpu, setup, layout.framework, m.position),
@@ -408,15 +395,31 @@ def estimate_throughput(
         recompute_modules=layout.recompute_modules,
     )
     framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
-    m_steps = layout.microbatches_per_step
     launch_s = expert_launch_s(m, setup, layout, c)
     t_mb = stage.microbatch_s / framework_eff + launch_s
-    compute = m_steps * t_mb + stage.optimizer_s
-    # The node's efficiency: ideal time at peak over the time the roofline gives.
-    node = (m_steps * tokens_mb / cp * hw_f / (tp * pp * peak)) / compute
-    bubble = (pp - 1) / v * t_mb
+    compute = layout.microbatches_per_step * t_mb + stage.optimizer_s
+    bubble = (pp - 1) / layout.virtual_stages * t_mb
+    return stage, framework_eff, launch_s, t_mb, compute, bubble
+
+
+def model_parallel_s(
+    m: ModelShape,
+    setup: TrainingSetup,
+    layout: ModelSplit,
+    gpu: GPU,
+    net: str,
+    c: ParamCounts,
+    dispatcher: str | None,
+) -> tuple[float, float, float]:
+    """(tensor-parallel all-reduces, pipeline sends, expert all-to-alls), seconds a step on one
+    GPU; each grows with the recompute level or stays (more all-reduces and all-to-alls under
+    full recompute: `speed_ceiling` relies on it)."""
+    tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
+    per_node = layout.gpus_per_node
+    tokens_mb = setup.seq_len * layout.micro_batch
+    cp = max(1, layout.cp)
+    m_steps = layout.microbatches_per_step
     intra = intra_node_gb_s(gpu) * 1e9
-    dp_per_node = max(1, min(dp, per_node // tp))
     # Megatron-Core orders the expert ranks expert-tensor first, then expert, then expert-data
     # (core_v0.10.0 on: parallel_state.py builds the expert RankGenerator with
     # tp=expert_tensor_parallel_size, its order tp-ep-dp-pp), so an expert group has
@@ -439,6 +442,114 @@ def estimate_throughput(
         per_mb = allreduces * (layers_on_tp / pp) * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES * 2 * ring(tp)
         tensor_s = m_steps * per_mb / intra
 
+    pipeline_s = 0.0
+    if pp > 1:
+        crosses = layout.nodes > 1 and tp * dp >= per_node
+        bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
+        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
+        pipeline_s = m_steps * per_mb / bw
+
+    expert_s = 0.0
+    if m.is_moe and ep > 1:
+        a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
+        value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
+        per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
+        # Peers on the same server over NVLink, the others over this GPU's NIC. A token's
+        # copies for other servers cross the network once per server at most when the model
+        # limits its servers (DeepSeek-V3's node-limited routing: at most 4 servers a token,
+        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2) and the dispatcher
+        # forwards so (DeepEP's internode kernels, under the flex dispatcher). Megatron-Core's
+        # all-to-all dispatcher sends one row per token-expert pair to the expert's own rank
+        # (MoEAlltoAllTokenDispatcher.token_dispatch, input_splits counted per expert): every
+        # remote copy crosses.
+        local = (ep_per_node - 1) / (ep - 1)
+        remote = m.moe_top_k * (1 - local)
+        node_limit = getattr(m, "moe_node_limit", 0) or 0
+        if node_limit and ep > ep_per_node and dispatcher != "alltoall":
+            remote = min(remote, node_limit * (1 - ep_per_node / ep))
+        nic = nic_gb_s(gpu, net) * 1e9
+        expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
+        # Expert tensor parallel: after the all-to-all each rank all-gathers its expert-tensor
+        # peers' copies, and reduce-scatters the experts' outputs back before the combine (and the
+        # reverse in the backward): Megatron-Core's MoEAlltoAllTokenDispatcher,
+        # gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region over
+        # the expert-tensor group (token_dispatcher.py, core_v0.12.0). A ring moves (etp - 1) of
+        # its own top-k copies each time, as many times as the all-to-all runs; over NVLink while
+        # the expert-tensor group sits in a server (it is the innermost), else over the NIC.
+        etp = layout.expert_tp
+        if etp > 1:
+            etp_bw = intra if etp <= per_node else nic
+            expert_s += m_steps * per_copy * m.moe_top_k * (etp - 1) / etp_bw
+
+    return tensor_s, pipeline_s, expert_s
+
+
+def _scale_efficiency(layout: ModelSplit) -> float:
+    return 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
+
+
+def _step_s(running: float, layout: ModelSplit) -> float:
+    """The step from the time every term adds up to, with stragglers, overhead and jitter."""
+    return running / _scale_efficiency(layout) + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
+
+
+def speed_ceiling(
+    m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU, network: str | None = None
+) -> float:
+    """Tokens a second a GPU would train were data-parallel traffic, context-parallel rings and
+    offload all hidden: `estimate_throughput`'s step with those terms (each never negative) left
+    out, added up in its order, so never below its `tokens_per_s_per_gpu` for this layout, nor for
+    the same layout with more recompute (the roofline's parts, the launches, the tensor-parallel
+    all-reduces and the all-to-alls grow with it; the context ring's exposure does not, so it is
+    left out). Megatron-Core's selective recompute modules only add to no recompute (each reruns
+    its module's forward, the MLP's all-reduces too), so "none" bounds them; the dispatcher
+    follows the split, not the recompute."""
+    c = count_params(m)
+    dispatcher = token_dispatcher(m, setup, layout.framework, gpu, layout.tp, max(1, layout.ep))
+    _, _, _, _, compute, bubble = compute_time(m, setup, layout, gpu, c, dispatcher)
+    net = network or default_network(gpu)
+    tensor_s, pipeline_s, expert_s = model_parallel_s(m, setup, layout, gpu, net, c, dispatcher)
+    running = compute + TP_EXPOSED * tensor_s
+    running += bubble + PP_P2P_EXPOSED * pipeline_s
+    running += MOE_A2A_EXPOSED * expert_s
+    tokens_mb = setup.seq_len * layout.micro_batch
+    return (
+        tokens_mb
+        * layout.microbatches_per_step
+        / (layout.tp * layout.pp * max(1, layout.cp))
+        / _step_s(running, layout)
+    )
+
+
+def estimate_throughput(
+    m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU, network: str | None = None
+) -> Throughput:
+    """Seconds per optimizer step on one GPU, term by term, and the speed that follows.
+
+    Placement follows Megatron's rank order (tensor innermost, then expert and data
+    parallel, pipeline outermost): tensor parallel stays inside a server; a data-parallel
+    or expert group has min(size, gpus_per_node / tp) ranks on each server.
+    """
+    net = network or default_network(gpu)
+    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute, layout.recompute_modules)
+    peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
+    c = count_params(m)
+    notes: list[dict] = []
+    tp, pp, dp, ep = layout.tp, layout.pp, layout.dp, max(1, layout.ep)
+    per_node = layout.gpus_per_node
+    dispatcher = token_dispatcher(m, setup, layout.framework, gpu, tp, ep)
+
+    # Compute and the bubble: `compute_time`.
+    tokens_mb = setup.seq_len * layout.micro_batch
+    cp = max(1, layout.cp)
+    stage, framework_eff, launch_s, t_mb, compute, bubble = compute_time(m, setup, layout, gpu, c, dispatcher)
+    m_steps = layout.microbatches_per_step
+    # The node's efficiency: ideal time at peak over the time the roofline gives.
+    node = (m_steps * tokens_mb / cp * hw_f / (tp * pp * peak)) / compute
+    intra = intra_node_gb_s(gpu) * 1e9
+    dp_per_node = max(1, min(dp, per_node // tp))
+    tensor_s, pipeline_s, expert_s = model_parallel_s(m, setup, layout, gpu, net, c, dispatcher)
+
     # Context parallel (ring attention, Megatron-Core's CP): each layer passes its K and V chunk
     # round the cp ranks, cp - 1 hops in the forward, and K, V and their gradients in the
     # backward (3x the forward's bytes), overlapped with the attention blocks it feeds (Liu et
@@ -452,13 +563,6 @@ def estimate_throughput(
         bw = intra if tp * cp <= per_node else nic_gb_s(gpu, net) * 1e9
         context_s = m_steps * per_mb / bw
         context_exposed = m_steps * max(0.0, per_mb / bw - stage.attention_s / framework_eff)
-
-    pipeline_s = 0.0
-    if pp > 1:
-        crosses = layout.nodes > 1 and tp * dp >= per_node
-        bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
-        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
-        pipeline_s = m_steps * per_mb / bw
 
     # Data parallel and ZeRO: non-expert parameters over dp ranks, routed experts over their
     # expert-data-parallel ranks (layout.expert_dp). Each group's collectives run at its own bus
@@ -528,38 +632,6 @@ def estimate_throughput(
         data_exposed = max(0.0, per_step_s - COMM_OVERLAP * (t_mb + bubble))
         data_exposed += m_steps * max(0.0, per_mb_s - COMM_OVERLAP * t_mb)
 
-    expert_s = 0.0
-    if m.is_moe and ep > 1:
-        a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
-        value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
-        per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
-        # Peers on the same server over NVLink, the others over this GPU's NIC. A token's
-        # copies for other servers cross the network once per server at most when the model
-        # limits its servers (DeepSeek-V3's node-limited routing: at most 4 servers a token,
-        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2) and the dispatcher
-        # forwards so (DeepEP's internode kernels, under the flex dispatcher). Megatron-Core's
-        # all-to-all dispatcher sends one row per token-expert pair to the expert's own rank
-        # (MoEAlltoAllTokenDispatcher.token_dispatch, input_splits counted per expert): every
-        # remote copy crosses.
-        local = (ep_per_node - 1) / (ep - 1)
-        remote = m.moe_top_k * (1 - local)
-        node_limit = getattr(m, "moe_node_limit", 0) or 0
-        if node_limit and ep > ep_per_node and dispatcher != "alltoall":
-            remote = min(remote, node_limit * (1 - ep_per_node / ep))
-        nic = nic_gb_s(gpu, net) * 1e9
-        expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
-        # Expert tensor parallel: after the all-to-all each rank all-gathers its expert-tensor
-        # peers' copies, and reduce-scatters the experts' outputs back before the combine (and the
-        # reverse in the backward): Megatron-Core's MoEAlltoAllTokenDispatcher,
-        # gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region over
-        # the expert-tensor group (token_dispatcher.py, core_v0.12.0). A ring moves (etp - 1) of
-        # its own top-k copies each time, as many times as the all-to-all runs; over NVLink while
-        # the expert-tensor group sits in a server (it is the innermost), else over the NIC.
-        etp = layout.expert_tp
-        if etp > 1:
-            etp_bw = intra if etp <= per_node else nic
-            expert_s += m_steps * per_copy * m.moe_top_k * (etp - 1) / etp_bw
-
     offload_s = 0.0
     if layout.offload != "none":
         local = trainable / (tp * pp * max(1, dp if layout.zero_stage >= 1 else 1))
@@ -586,7 +658,7 @@ def estimate_throughput(
         "pipeline": PP_P2P_EXPOSED * pipeline_s,
         "data": data_exposed + MOE_A2A_EXPOSED * expert_s,
     }
-    scale_eff = 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
+    scale_eff = _scale_efficiency(layout)
     # Each factor is the time before it over the time with it, so their product is compute
     # over the whole step.
     eff = {"node": node}
@@ -601,7 +673,7 @@ def estimate_throughput(
         running += extra
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
-    step_s = running / scale_eff + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
+    step_s = _step_s(running, layout)
     # the per-step overhead and jitter, so the factors multiply out to the step (a chain had read
     # "node 0.58 = 0.56 of peak")
     eff["step"] = running / scale_eff / step_s

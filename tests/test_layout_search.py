@@ -1,0 +1,103 @@
+"""The layout search's branch and bound (estimate._search): a split is pruned only where no
+candidate of it can be faster than the fastest found, so the pruned search chooses what the
+exhaustive one does, on dense, MoE, LoRA, QLoRA, fp8, budget, owned-GPU, named-layout,
+all-to-all-dispatcher and recompute-module requests, within and beyond the batch rule."""
+
+import pytest
+
+from advisor import catalog
+from advisor.engine.estimate import (
+    _search,
+    _split_layouts,
+    candidate_layouts,
+    hardware_precision,
+    offload_levels,
+    parallel_splits,
+    recompute_levels,
+)
+from advisor.engine.throughput import estimate_throughput, speed_ceiling
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.parser import parse
+
+CASES = [
+    ("70B full-finetune 1TB 14d", "H100-SXM5-80GB", 64),
+    ("70B full-finetune 1TB 14d budget", "A100-SXM4-80GB", 32),
+    ("70B full-finetune 1TB 14d", "H100-SXM5-80GB", 8),  # offloads
+    ("13B 全量微调 200GB数据 7天 预算10万", "A800-SXM4-80GB", 8),
+    ("13B 全量微调 200GB数据 7天 预算10万", "H20-96GB", 24),
+    ("13B 全量微调 200GB数据 7天 预算10万", "RTX4090-24GB", 8),
+    ("we own 16 A100-80GB, 13B full finetune 100GB 5d", "A100-SXM4-80GB", 16),
+    ("deepseek-v3 pretrain 2T tokens 60d", "H800-SXM-80GB", 512),
+    ("deepseek-v3 pretrain 2T tokens 60d", "H20-96GB", 1024),
+    ("deepseek-v3 pretrain 2T tokens 60d", "A100-SXM4-80GB", 160),
+    ("mixtral-8x7b full-finetune 100GB 7d", "H100-SXM5-80GB", 16),
+    ("qwen3-30b-a3b lora 50GB 3d", "H100-SXM5-80GB", 8),  # the PEFT stack weighed: nothing pruned
+    ("qwen3-30b-a3b lora 50GB 3d", "H100-SXM5-80GB", 32),
+    ("7b lora 20GB 3d", "RTX4090-24GB", 4),
+    ("7b lora 20GB 3d", "A100-SXM4-80GB", 16),
+    ("70B qlora 100GB 7d usd", "A100-SXM4-40GB", 2),
+    ("34B pretrain 500B tokens 30d fp8", "H100-SXM5-80GB", 64),
+    ("65B pretrain 1.4T tokens seq 2048 on 2048xA100-80GB", "A100-SXM4-80GB", 2048),
+    ("70B full-finetune 1TB on 64xH100 tp 8 pp 4", "H100-SXM5-80GB", 64),
+    ("70B full-finetune 1TB on 32xH800 zero3", "H800-SXM-80GB", 32),
+    ("70B qlora r=8 seq 2048 mbs 2 on 2xA100-40GB zero3 recompute full", "A100-SXM4-40GB", 2),
+    # Megatron-Core's all-to-all dispatcher: every remote copy crosses, its sort passes charged
+    ("deepseek-v3 pretrain 2T tokens 60d dispatcher alltoall", "H800-SXM-80GB", 512),
+    ("qwen3-30b-a3b pretrain 500B tokens 30d dispatcher alltoall", "H100-SXM5-80GB", 64),
+    # selective recompute of named modules, the one level searched: the ceiling at it
+    ("70B full-finetune 1TB 14d recompute-modules core_attn mlp", "H100-SXM5-80GB", 64),
+    ("mixtral-8x7b full-finetune 100GB 7d recompute-modules moe_act layernorm", "H100-SXM5-80GB", 16),
+]
+
+
+def _inputs(text, gpu_name):
+    req = parse(text)
+    gpu = catalog.get_gpu(gpu_name)
+    setup, _ = hardware_precision(training_setup(req), gpu)
+    return model_shape(req), setup, gpu
+
+
+@pytest.mark.parametrize("text,gpu_name,count", CASES)
+@pytest.mark.parametrize("capped", [True, False])
+def test_the_pruned_search_chooses_what_the_exhaustive_one_does(text, gpu_name, count, capped):
+    m, setup, gpu = _inputs(text, gpu_name)
+    pruned = _search(m, setup, gpu, count, None, capped)
+    full = _search(m, setup, gpu, count, None, capped, exhaustive=True)
+    assert pruned == full
+
+
+@pytest.mark.parametrize("text,gpu_name,count", CASES)
+def test_no_candidate_is_faster_than_its_splits_ceiling(text, gpu_name, count):
+    """The bound the pruning rests on: every candidate of a split, at any recompute level,
+    micro-batch and gradient dtype, trains no faster than the split's ceilings at the least
+    recompute."""
+    m, setup, gpu = _inputs(text, gpu_name)
+    least = recompute_levels(setup)[0]
+    checked = 0
+    for offload in offload_levels(setup):
+        for split in parallel_splits(m, setup, gpu, count, offload):
+            layouts = list(_split_layouts(m, setup, gpu, count, split, offload, least, "fp32"))
+            ceiling = max((speed_ceiling(m, setup, lay, gpu) for lay in layouts), default=float("-inf"))
+            for c in candidate_layouts(m, setup, gpu, count, offload, prune=lambda s, split=split: s != split):
+                speed = estimate_throughput(m, setup, c.layout, gpu).tokens_per_s_per_gpu
+                assert speed <= ceiling, (split, c.layout)
+                checked += 1
+    assert checked
+
+
+def test_the_bound_prunes_most_splits_of_a_large_moe_search():
+    """Not a vacuous rule: on 512 H800 for DeepSeek-V3 most splits' ceilings are under the
+    fastest layout's speed, so their memory is never estimated."""
+    m, setup, gpu = _inputs("deepseek-v3 pretrain 2T tokens 60d", "H800-SXM-80GB")
+    best, _ = _search(m, setup, gpu, 512, None, True)
+    speed = estimate_throughput(m, setup, best.layout, gpu).tokens_per_s_per_gpu
+    splits = list(parallel_splits(m, setup, gpu, 512, "none"))
+    below = [
+        s
+        for s in splits
+        if all(
+            speed_ceiling(m, setup, lay, gpu) < speed
+            for lay in _split_layouts(m, setup, gpu, 512, s, "none", "none", "fp32")
+        )
+    ]
+    assert len(below) > len(splits) / 2
