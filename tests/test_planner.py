@@ -921,7 +921,10 @@ def test_a_monthly_lease_tries_the_counts_that_bill_fewer_months(cli):
     term = data["cost"]["rent_term"]
     fixed = _ask(cli, "14B-A2B pretrain 4T tokens 6 months on 56x910B")
     assert fixed["cost"]["rent_term"]["months_paid"] == 4
-    assert term["months_paid"] < 4 and data["cost"]["rent_total"] < fixed["cost"]["rent_total"]
+    # no dearer, or within the tie share and much sooner (planner.TIE_SHARE, FASTER_TIE: 80 GPUs in
+    # 86 days for 0.8% more than 56 in 121)
+    assert term["months_paid"] < 4
+    assert data["cost"]["rent_total"] <= fixed["cost"]["rent_total"] * (1 + planner.TIE_SHARE)
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def test_the_request_and_layout_lines_name_the_modules(cli):
     assert "recompute selective of core_attn" in out
     assert "--recompute-granularity selective --recompute-modules core_attn`" in out
     zh = cli("ask", "qwen2.5-14b 全量微调 1B tokens seq 8192 mbs 1 gbs 16 张量并行4 重计算模块core_attn 8xA800").stdout
-    assert "重计算 选择性（core_attn）" in zh and "选择性重计算 core_attn（`--recompute-granularity" in zh
+    assert "重计算选择性（core_attn）" in zh and "选择性重计算 core_attn（`--recompute-granularity" in zh
 
 
 @pytest.mark.parametrize(

@@ -193,7 +193,7 @@ def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_store):
     status, body = send.command("quote 8xH800 ¥20000/month 12 months cheapco")
     assert status == 200 and "quote" in body.lower()
     post = fake_slack.wait_for("chat.postMessage")[0]
-    assert "cheapco" in _text(post) and "too cheap to be true" in _text(post)
+    assert "cheapco" in _text(post) and "too cheap to be true" in _text(post).lower()
     row = bot_store.execute(
         "select price, unit, provider from observations where source = 'quote' and provider = 'cheapco'"
     ).fetchone()

@@ -117,7 +117,7 @@ def test_an_rfq_question_uploads_the_rfq_as_the_button_does(bot, fake_slack, ans
     "question,row,chosen",
     [
         ("why {n} GPUs?", r"• \*([\d,]+) GPUs(?: on ([\d,]+) servers?)?:\*", "← *this plan*"),
-        ("为什么是{n}卡", r"• \*([\d,]+) 张卡(?:（([\d,]+) 台服务器）)?：\*", "← *本方案*"),
+        ("为什么是{n}卡", r"• \*([\d,]+) 张卡(?:（([\d,]+) 台服务器）)?\*：", "← *本方案*"),
     ],
 )
 def test_why_this_many_gpus_shows_the_plan_at_the_counts_around_it(bot, fake_slack, answered, question, row, chosen):
