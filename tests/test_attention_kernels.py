@@ -93,3 +93,58 @@ def test_a_what_if_on_fa2_in_the_thread_shows_the_kernels_and_the_longer_run(boo
     assert reply.after["days"] > 1.4 * reply.before["days"]
     # on an A100 FlashAttention-2 is already the kernel planned
     assert plan_context(advise(LONG.replace("H100", "A100-80GB"), book=book))["attention"] == "fa2"
+
+
+MOONLIGHT = catalog.find_model("moonlight-16b-a3b")
+
+
+def test_mla_on_transformer_engine_runs_unfused_off_hopper_and_blackwell():
+    """TE up to 2.16 turns FlashAttention-2 off for q/k head dims unequal to v's (MLA: 192 / 128)
+    and cuDNN trains head dims over 128 on sm90 and sm100+ only: Megatron-Core on an A100 or a
+    4090 runs TE's unfused attention; on an H100 it runs fused; SDPA stacks and equal head dims
+    are unaffected."""
+    from advisor.engine.frameworks import FSDP2, MEGATRON
+    from advisor.engine.memory import attention_kernel, score_free_attention
+    from advisor.engine.setup import TrainingSetup
+
+    setup = TrainingSetup(method="full-finetune", precision="bf16", seq_len=8192)
+    assert MOONLIGHT.unequal_head_dims and not catalog.find_model("llama3.1-8b").unequal_head_dims
+    for gpu in (A100, catalog.get_gpu("RTX4090-24GB")):
+        assert attention_kernel(gpu, setup, MEGATRON, unequal_head_dims=True) == "eager"
+        assert not score_free_attention(gpu, "bf16", MEGATRON, unequal_head_dims=True)
+        assert attention_kernel(gpu, setup, MEGATRON) == "best"
+        assert attention_kernel(gpu, setup, FSDP2, unequal_head_dims=True) == "best"
+    for gpu in (H100, catalog.get_gpu("B200")):
+        assert attention_kernel(gpu, setup, MEGATRON, unequal_head_dims=True) == "best"
+
+
+def test_unfused_attention_runs_every_score_at_the_matmul_rate_and_moves_them_in_hbm():
+    """Hand-worked, Moonlight on one A100 at 8,192 tokens, no recompute: per layer the two score
+    GEMMs make 2 x 8192^2 x (192 + 128) x 16 heads = 6.87e11 FLOPs forward (the whole square,
+    the causal mask applied after), twice that backward, at the A100's matmul rate; the score
+    matrix (8192^2 x 16 x 2 bytes = 2.15 GB) makes 4 passes forward and 8 backward at HBM
+    bandwidth."""
+    kw = dict(precision="bf16", method="full-finetune", lora_rank=16, lora_targets="all", seq=8192, micro_batch=1,
+              tp=1, pp=1, ep=1, etp=1, cp=1, recompute="none", optimizer_params=1e9, framework="megatron")  # fmt: skip
+    eager = rf.stage_time(MOONLIGHT, count_params(MOONLIGHT), A100, attention="eager", **kw)
+    flops = 2 * 8192**2 * (192 + 128) * 16
+    assert flops == pytest.approx(6.87e11, rel=1e-3)
+    matmul = A100.bf16_dense_tflops * 1e12 * rf.mamf(A100, "bf16")
+    passes = 8192**2 * 16 * 2 / (A100.memory_bw_tb_s * 1e12 * rf.ETA_HBM)
+    per_layer = 3 * flops / matmul + 12 * passes
+    assert eager.attention_s == pytest.approx(MOONLIGHT.layers * per_layer, rel=1e-6)
+    best = rf.stage_time(MOONLIGHT, count_params(MOONLIGHT), A100, attention="best", **kw)
+    assert eager.attention_s > 2 * best.attention_s and eager.gemm_s == best.gemm_s
+
+
+def test_a_moonlight_plan_on_a100_says_its_attention_runs_unfused(cli):
+    text = (
+        "moonlight full-finetune 1B tokens seq 8192 mbs 1 gbs 16 tp 1 pp 2 ep 4 recompute full megatron on 8xA100-80GB"
+    )
+    note = next(w for w in _ask(cli, text)["warning_codes"] if w["code"] == "attention_mla_unfused")
+    assert note["params"]["architecture"] == "Ampere" and (note["params"]["qk"], note["params"]["v"]) == (192, 128)
+    assert "attention_mla_unfused" not in [
+        w["code"] for w in _ask(cli, text.replace("A100-80GB", "H100"))["warning_codes"]
+    ]
+    assert "unfused" in cli("ask", text).stdout
+    assert "非融合" in cli("ask", "--lang", "zh", text).stdout

@@ -449,7 +449,7 @@ def _split_layouts(
     modules = ()
     if recompute == "selective":
         modules = selective_modules(
-            m, setup, framework, score_free_attention(gpu, setup.precision, framework, m.position)
+            m, setup, framework, score_free_attention(gpu, setup.precision, framework, m.position, m.unequal_head_dims)
         )
     pin = setup.pinned
     # the fields every micro-batch shares (the search builds tens of thousands of layouts)

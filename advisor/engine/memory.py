@@ -246,28 +246,62 @@ def flash_attention(gpu: GPU, precision: str) -> bool:
     return gpu.architecture not in ("Volta", "Turing") and precision != "fp32"
 
 
-def score_free_attention(gpu: GPU, precision: str, framework: str | None, position: str = "rope") -> bool:
+# Transformer Engine, Megatron-Core's attention, trains q/k head dims unequal to v's (MLA: 192
+# against 128) on fused kernels only on Hopper and Blackwell: up to 2.16 it turns FlashAttention-2
+# off for head_dim_qk != head_dim_v (2.17 pads V instead, #2629) and FlashAttention-3 (sm90 only)
+# takes qk in (128, 192] with v in (96, 128] from 2.8 (TE transformer_engine/pytorch/attention/
+# dot_product_attention/utils.py get_attention_backend, "Filter: Head dimension", v2.8-v2.16);
+# cuDNN's fused attention trains head dims over 128 on sm90 only (cuDNN 9.5+) and d_qk 192 with
+# d_v 128 on sm100+ (cuDNN 9.11+) (TE common/fused_attn/fused_attn.cpp nvte_get_fused_attn_backend,
+# v2.16). Elsewhere TE runs UnfusedDotProductAttention, which writes the scores. ms-swift
+# recommends TE 2.16.0 (docs/source_en/Megatron-SWIFT/Quick-start.md at 3602360a5).
+MLA_FUSED_ARCHITECTURES = ("Hopper", "Blackwell")
+
+
+def unfused_mla(gpu: GPU, framework: str | None, unequal_head_dims: bool) -> bool:
+    """Whether Megatron-Core's Transformer Engine runs this model's MLA unfused on this GPU
+    (`MLA_FUSED_ARCHITECTURES`; other vendors' TE ports are not read, so left fused)."""
+    return (
+        unequal_head_dims
+        and framework == MEGATRON
+        and gpu.vendor.lower() == "nvidia"
+        and gpu.architecture not in MLA_FUSED_ARCHITECTURES
+    )
+
+
+def score_free_attention(
+    gpu: GPU, precision: str, framework: str | None, position: str = "rope", unequal_head_dims: bool = False
+) -> bool:
     """Whether the attention kernel keeps no score matrix: FlashAttention, or, where it cannot run
     (fp32, Volta, Turing), PyTorch SDPA's memory-efficient kernel, which takes fp16 and fp32 on
     every CUDA GPU and bf16 from Ampere (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
     can_use_mem_efficient_attention; on ROCm its aotriton kernel, fp32 too) and keeps, as
     FlashAttention does, q, k, v, the output and the log-sum-exp. The PyTorch-native stacks call
-    SDPA; Megatron-Core's Transformer Engine has fused kernels for 16-bit inputs only and falls
-    back to its unfused attention, which keeps the scores. So do HF Transformers' ALiBi models
-    (BLOOM and MPT there add the bias to eager scores: modeling_bloom.py `alibi.baddbmm`)."""
+    SDPA; Megatron-Core's Transformer Engine has fused kernels for 16-bit inputs only, and for
+    MLA's unequal head dims on Hopper and Blackwell only (`unfused_mla`), and falls back to its
+    unfused attention, which keeps the scores. So do HF Transformers' ALiBi models (BLOOM and MPT
+    there add the bias to eager scores: modeling_bloom.py `alibi.baddbmm`)."""
+    if unfused_mla(gpu, framework, unequal_head_dims):
+        return False
     if flash_attention(gpu, precision):
         return True
     return framework != MEGATRON and position != "alibi" and gpu.vendor.lower() in ("nvidia", "amd")
 
 
-def attention_kernel(gpu: GPU, setup: TrainingSetup, framework: str | None = None, position: str = "rope") -> str:
+def attention_kernel(
+    gpu: GPU,
+    setup: TrainingSetup,
+    framework: str | None = None,
+    position: str = "rope",
+    unequal_head_dims: bool = False,
+) -> str:
     """The attention kernels the step runs: the setup's choice ("best" for the GPU, or "fa2")
     where FlashAttention runs; "mem_efficient" where a PyTorch-native stack's SDPA falls back
     to its memory-efficient kernel (`score_free_attention`); "eager" where no fused kernel runs.
     All but eager keep the same activations."""
-    if flash_attention(gpu, setup.precision):
-        return setup.attention
-    return "mem_efficient" if score_free_attention(gpu, setup.precision, framework, position) else "eager"
+    if not score_free_attention(gpu, setup.precision, framework, position, unequal_head_dims):
+        return "eager"
+    return setup.attention if flash_attention(gpu, setup.precision) else "mem_efficient"
 
 
 def layer_activation_bytes_per_token(
@@ -689,7 +723,7 @@ def _per_token_of_split(m: ModelShape, setup: TrainingSetup, layout: ModelSplit,
     key = ("per_token", gpu.name, gpu.architecture, layout.framework, layout.recompute, layout.recompute_modules)
     found = cache.get(key)
     if found is None:
-        flash = score_free_attention(gpu, setup.precision, layout.framework, m.position)
+        flash = score_free_attention(gpu, setup.precision, layout.framework, m.position, m.unequal_head_dims)
         found = cache[key] = layer_activation_bytes_per_token(
             m,
             setup.seq_len,

@@ -67,13 +67,19 @@ FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
 # op_tests/cpp/mha/README.md at 0403bcdf, "More performance test results", PR #1270): 0.42 and
 # 0.36 of peak, against the 0.6 and 0.45 of NVIDIA's kernels above.
 ETA_ATTN_BY_ARCHITECTURE = {"CDNA 3": (0.42, 0.36)}
-# Without FlashAttention (Volta, Turing, fp32) the scores are written and read in HBM: a
-# fifth of peak for the attention matmuls (assumed) and 4 passes of the score matrix. PyTorch
-# SDPA's memory-efficient kernel (the PyTorch-native stacks there: memory.score_free_attention)
-# tiles like FlashAttention and writes no scores; in fp32 from Ampere it multiplies in three TF32
+# Without a fused kernel (Volta, Turing, fp32; MLA on Transformer Engine off Hopper:
+# memory.unfused_mla) the scores are written and read in HBM. Transformer Engine's
+# UnfusedDotProductAttention computes every score and masks after (torch.baddbmm for Q K^T,
+# its scaled masked softmax, torch.bmm for P V: dot_product_attention/backends.py), so its two
+# batched GEMMs run the whole s x s at the matmul rate (`mamf`), and the backward two GEMMs for
+# each; the score matrix makes 4 passes forward (the GEMM's write, the softmax's read and write,
+# the P V GEMM's read) and twice that backward (BWD_BYTES_RATIO). PyTorch SDPA's
+# memory-efficient kernel (the PyTorch-native stacks there: memory.score_free_attention) tiles
+# like FlashAttention and writes no scores; in fp32 from Ampere it multiplies in three TF32
 # passes (xFormers/PyTorch mem_eff gemm_kernel_utils.h, OpMultiplyAddFastF32), a third of
-# FlashAttention's 0.6 of the TF32 peak: the same fifth, without the score passes (assumed).
-ETA_ATTN_EAGER, EAGER_SCORE_PASSES = 0.2, 4
+# FlashAttention's 0.6 of the TF32 peak: a fifth (assumed).
+ETA_ATTN_MEM_EFFICIENT, EAGER_SCORE_PASSES = 0.2, 4
+EAGER_BWD_GEMMS = 2
 # Bandwidth-bound work of one layer's forward, in tensor elements per token (2 bytes each):
 # two RMSNorms (read and write h each: 4h), two residual adds (read 2h, write h: 6h), rotary
 # embeddings on q and k (read and write), the activation function (SwiGLU reads gate and up,
@@ -449,13 +455,14 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
             eta_fwd, eta_bwd = attention_efficiency(gpu, attention)
             attn = fwd_flops / (peak * eta_fwd)
             attn_rest = ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * eta_bwd)
-        else:
-            attn = fwd_flops / (peak * ETA_ATTN_EAGER)
-            attn_rest = ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * ETA_ATTN_EAGER)
-            if attention == "eager":  # SDPA's memory-efficient kernel never writes the scores
-                scores = EAGER_SCORE_PASSES * tokens * context * heads * e_bytes / hbm
-                attn += scores
-                attn_rest += scores * BWD_BYTES_RATIO
+        elif attention == "mem_efficient":  # SDPA's memory-efficient kernel never writes the scores
+            attn = fwd_flops / (peak * ETA_ATTN_MEM_EFFICIENT)
+            attn_rest = ATTN_BWD_FLOPS_RATIO * fwd_flops / (peak * ETA_ATTN_MEM_EFFICIENT)
+        else:  # every score of the s x s, masked or not, at the matmul rate, then its passes
+            full_flops = 2 * tokens * context * (qk + v) * heads
+            scores = EAGER_SCORE_PASSES * tokens * context * heads * e_bytes / hbm
+            attn = full_flops / (peak * mamf(gpu, other_dtype)) + scores
+            attn_rest = EAGER_BWD_GEMMS * full_flops / (peak * mamf(gpu, other_dtype)) + scores * BWD_BYTES_RATIO
         # Bandwidth-bound operators, per token of this GPU (sequence parallel splits the norms
         # and residuals over tp).
         h = m.hidden

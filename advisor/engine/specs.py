@@ -150,6 +150,11 @@ class ModelShape(BaseModel):
     def uses_mla(self) -> bool:
         return self.mla_kv_lora_rank > 0
 
+    @property
+    def unequal_head_dims(self) -> bool:
+        """Whether queries and keys are wider than values (MLA's 128 + 64 against 128)."""
+        return self.uses_mla and self.mla_qk_nope_head_dim + self.mla_qk_rope_head_dim != self.mla_v_head_dim
+
     def mean_keys(self, seq: int) -> float:
         """Keys a query attends to, averaged over the layers and the positions of a causal
         sequence of `seq` tokens: (seq + 1) / 2 with full attention; with a sliding window w,

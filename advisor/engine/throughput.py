@@ -387,7 +387,7 @@ def compute_time(
         cp=max(1, layout.cp),
         recompute=layout.recompute,
         optimizer_params=optimizer_params,
-        attention=attention_kernel(gpu, setup, layout.framework, m.position),
+        attention=attention_kernel(gpu, setup, layout.framework, m.position, m.unequal_head_dims),
         framework=layout.framework,
         compiled=setup.compiled,
         context=setup.attention_context,

@@ -27,6 +27,7 @@ from advisor.engine.frameworks import (
     PEFT,
     STACK_OF,
 )
+from advisor.engine.memory import unfused_mla
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
 from advisor.engine.throughput import EAGER_EXPERT_LOOP
 from advisor.knowledge import faq
@@ -527,6 +528,10 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
                 architecture=arch,
             )
         )
+    shape = model_shape(req) if req.model else None
+    if shape is not None and unfused_mla(spec, est.layout.framework, shape.unequal_head_dims):
+        qk, v = shape.mla_qk_nope_head_dim + shape.mla_qk_rope_head_dim, shape.mla_v_head_dim
+        out.append(_note("warning", "attention_mla_unfused", share=thr.attention_share, architecture=arch, qk=qk, v=v))
     launch_share = thr.step.get("launch_s", 0.0) / thr.step["step_s"] if thr.step["step_s"] else 0.0
     if req.is_moe and est.layout.framework in EAGER_EXPERT_LOOP and launch_share >= EXPERT_LOOP_SHARE:
         out.append(_note("warning", "moe_expert_loop", share=launch_share, framework=est.layout.framework))
