@@ -2166,3 +2166,11 @@ def test_a_launch_scripts_flags_pasted_as_they_are_read_as_the_layout_words():
             "70b sft 10B tokens on 32xH100 --recompute-granularity full"
             " --recompute-method block --recompute-num-layers 4"
         )
+
+
+def test_deepseek_v2_lite_is_read_by_name_not_as_deepseek_v2():
+    # DeepSeek-V2-Lite and DeepSeek-Coder-V2-Lite (one shape, 15.7B-A2.4B) had been refused as
+    # unknown models; "deepseek-coder-v2" alone stays the 236B model
+    for text in ("deepseek-v2-lite lora 1B tokens", "DeepSeek-Coder-V2-Lite-Instruct sft 1B tokens"):
+        assert parse(text).model == "deepseek-v2-lite"
+    assert parse("deepseek-coder-v2 lora 1B tokens").model == "deepseek-v2"
