@@ -720,6 +720,32 @@ def test_asking_rent_or_buy_is_the_question_the_answer_answers(said):
     assert parse(f"7b lora 20GB 3d {said}").rent_or_buy is None
 
 
+@pytest.mark.parametrize(
+    "said,gpu,owned",
+    [
+        ("we have 8 A800s, buy 8 more or rent?", "A800-SXM4-80GB", True),
+        ("we have 8 A800s, should we buy more or rent", "A800-SXM4-80GB", True),
+        ("should we buy 8 more A800s or just rent", "A800-SXM4-80GB", False),
+        ("buy them or rent?", None, False),
+    ],
+)
+def test_asking_rent_or_buy_with_words_between_is_the_same_question(said, gpu, owned):
+    # "buy 8 more or rent?" had been refused: "buy" and "rent" contradict each other
+    r = parse(f"32b sft 100k samples {said}")
+    assert (r.rent_or_buy, r.gpu, bool(r.owned)) == (None, gpu, owned)
+
+
+@pytest.mark.parametrize("said,choice", [("buy 8 H800", "buy"), ("rent 8 H800", "rent")])
+def test_one_of_rent_or_buy_without_the_question_stays_the_preference(said, choice):
+    assert parse(f"32b sft 100k samples {said}").rent_or_buy == choice
+
+
+@pytest.mark.parametrize("said", ["包年还是按月", "包月还是包年划算", "monthly or yearly lease?", "yearly vs monthly"])
+def test_asking_which_lease_term_leaves_the_term_to_the_answer(said):
+    # "包年还是按月" had been refused as two terms: the answer's terms side by side answer it
+    assert parse(f"14b 预训练 2T tokens 两个月 H800 {said}").lease_term_months is None
+
+
 @pytest.mark.parametrize("text", ["7b sft on 30k preference pairs 2d", "7b 用偏好数据2万对微调", "8b 训练奖励模型"])
 def test_preference_data_is_preference_tuning_explained(text):
     with pytest.raises(RequestError) as info:

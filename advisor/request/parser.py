@@ -829,13 +829,18 @@ class _Scanner:
         self.read = bytearray(len(text))  # the characters an earlier pattern read
 
     def take(
-        self, pattern: str, handle: Callable[[re.Match], None], unread: bool = False, only: str | None = None
+        self,
+        pattern: str,
+        handle: Callable[[re.Match], None],
+        unread: bool = False,
+        only: str | tuple[str, ...] | None = None,
     ) -> None:
         """`unread`: a key and its number must have stood side by side; a match over characters
         read before joins words the text kept apart (`fsdp on A100-80GB 52.7d` is not `fsdp 52`).
         Patterns that read a unit or currency already taken (`budget 1.2M usd`) leave it False.
-        `only`: the group that is taken; the rest of the match is left for later rules (a
-        range's lower end is taken, its upper end and sign are left)."""
+        `only`: the group (or groups) taken; the rest of the match is left for later rules (a
+        range's lower end is taken, its upper end and sign are left; "buy 8 more or rent" takes
+        its two verbs and leaves "8 more")."""
         for match in list(re.finditer(pattern, self.s)):
             start, end = match.span()
             if unread and any(self.read[start:end]):
@@ -846,10 +851,11 @@ class _Scanner:
             if self.keep:
                 self.keep = False
                 continue
-            if only:
-                start, end = match.span(only)
-            self.s = self.s[:start] + " " * (end - start) + self.s[end:]
-            self.read[start:end] = b"\x01" * (end - start)
+            groups = (only,) if isinstance(only, str) else only or ()
+            spans = [match.span(g) for g in groups if match[g] is not None] if only else [(start, end)]
+            for start, end in spans:
+                self.s = self.s[:start] + " " * (end - start) + self.s[end:]
+                self.read[start:end] = b"\x01" * (end - start)
 
     def leftovers(self, filler: frozenset[str] = frozenset()) -> list[str]:
         # a full stop ends a sentence, not a number ("a week is fine. cheapest pls", "1.5k")
@@ -2178,6 +2184,14 @@ class _Parse:
 
         after, before = row.keys, fields.LEASE_LEAD
         en_units, zh_units = _all(row.units, "en"), _all(row.units, "zh")
+        # "包年还是按月", "monthly or yearly lease?": a question the answer's terms side by side
+        # answer (a plan rented by the month shows each term), no term (both would contradict)
+        en_terms, zh_terms = _all(row.choices, "en"), _all(row.choices, "zh")
+        sc.take(
+            rf"{L}(?:{en_terms})\s*(?:or|vs\.?|versus|/)\s*(?:{en_terms})(?:\s+(?:{_en(after)}))?{R}"
+            rf"|(?:{zh_terms})\s*(?:还是|或者|或|vs|和)\s*(?:{zh_terms})(?:更|比较)?(?:划算|便宜|合适|好)?",
+            lambda m: None,
+        )
         # after `lease of` a unit is a word, not `mo`: `monthly lease 3mo` is a 3-month deadline
         words = spelled([w for u in row.units for w in u.en if len(w) > 2])
         n = rf"(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))"
@@ -2746,6 +2760,16 @@ class _Parse:
             rf"{L}(?:should\s+we\s+)?(?:{en})\s*(?:or|vs\.?|versus|/)\s*(?:{en}){R}"
             rf"|(?:是)?(?:{zh})\s*(?:还是|或者|或|vs|和)\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?",
             lambda m: None,
+        )
+        # the same question with words between ("buy 8 more or rent?", "should we buy more A800s
+        # or just rent"): its verbs, "or" and "8 more" are taken (the answer weighs renting the job
+        # against buying the servers it needs), the other words were read by their rules
+        sc.take(
+            rf"{L}(?P<first>{en})\s+(?P<more>(?:(?:\d+|a\s+few|some)\s+)?more{R})?"
+            rf"(?:\s*(?!(?:or|vs|versus){R})[a-z0-9.\-]+){{0,4}}\s*,?\s*"
+            rf"(?P<second>(?:or|vs\.?|versus)\s+(?:to\s+|just\s+)?(?:{en})){R}",
+            lambda m: None,
+            only=("first", "more", "second"),
         )
         # "we'd rather buy": the preference itself, not a negation ("rather than" stays one)
         sc.take(rf"{L}(?:would\s+)?rather(?=\s+(?:{_all(own, 'en')}){R}(?!.*\bthan\b))", lambda m: None)
