@@ -40,6 +40,11 @@ COUNTS_BEYOND_FOR_SPEED = 6
 # next few fewer months are priced too (56 Ascend 910B in 111 days, four months, had led over 112
 # in 57 days, two months, for 5% less).
 FEWER_MONTHS_TRIED = 3
+# The time scales a little worse than one over the count, so the grid's count that one-over-count
+# brings into those months can still bill one more: up to this many counts of the grid from it
+# are tried, the next while the last bills more months (640 Ascend 910B in 30.5 days, two months,
+# where 768 take 26 days in one for 15% less than 448 in 43 days; assumed three).
+FEWER_MONTHS_GRID_STEPS = 3
 # The first jump toward the count a deadline needs goes at most this many times the smallest
 # count that fits (assumed: three octaves of the count grid).
 MAX_JUMP = 8
@@ -940,7 +945,8 @@ def _fewer_months(
 ) -> list[Plan]:
     """Beside the cheapest plan that meets the deadline on a monthly lease: for each of the next
     FEWER_MONTHS_TRIED fewer months billed, the smallest count of the grid that finishes within
-    them (the time scaling as one over the count), where it is faster than every count tried."""
+    them (the time scaling as one over the count, then the grid's next counts while the last
+    still bills more months), where it is faster than every count tried."""
     meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
     if req.gpu_count or not meeting:
         return []
@@ -958,14 +964,18 @@ def _fewer_months(
     count = base.estimate.layout.gpu_count
     for months in range(term["months_paid"] - 1, max(0, term["months_paid"] - 1 - FEWER_MONTHS_TRIED), -1):
         need = count * base.days / (months * DAYS_PER_MONTH)
-        target = next((c for c in counts if c >= need), None)
-        if target is None or target in have or not known.fits(gpu, target):
-            continue
-        est = known.at(gpu, target)
-        if not est.days or est.days >= min(p.days for p in tried + out if p.days):
-            continue
-        have.add(target)
-        out.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
+        for target in [c for c in counts if c >= need][:FEWER_MONTHS_GRID_STEPS]:
+            if target in have or not known.fits(gpu, target):
+                continue
+            est = known.at(gpu, target)
+            if not est.days or est.days >= min(p.days for p in tried + out if p.days):
+                continue
+            have.add(target)
+            plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
+            out.append(plan)
+            paid = plan.costs.rent_term and plan.costs.rent_term["months_paid"]
+            if not paid or paid <= months:
+                break
     return out
 
 
