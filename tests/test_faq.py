@@ -776,3 +776,13 @@ def test_whether_fp8_is_safe_is_the_precision_topic_and_says_how_to_check(text):
     got = faq.answer(text)
     assert got.topic == "precision_fp8_bf16" and got.confident
     assert "0.25%" in got.answer and "BF16" in got.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["can we use our own A800s for part of it? we have 8", "我们有8张A800，能和租的H800一起训吗"],
+)
+def test_own_cards_for_part_of_the_job_is_mixing_generations_not_export_rules(question):
+    # the GPU names had drawn the export-rules topic (a800 is one of its keywords) or H20 against H800
+    got = faq.answer(question)
+    assert (got.topic, got.confident) == ("mixed_gpu_generations", True)
