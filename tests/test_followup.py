@@ -1104,6 +1104,23 @@ def test_buy_more_on_owned_gpus_is_more_of_them_not_the_same_bought(book):
     reply = follow_up(text, summary, "should we buy more?", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 32
     assert "rent_or_buy" not in [c["name"] for c in reply.changes]
+    # the purchase of the 16 more is priced beside their rent (it had shown only renting them)
+    said = {w.code: w.params for w in reply.warnings}["owned_extra"]
+    assert said["extra"] == 16 and said["buy_servers"] == 2 and said["buy_capex"] > 100 * said["rent"]
+    assert "Buying them instead" in reply.text
+
+
+def test_buying_more_owned_cards_prices_the_purchase_and_a_same_plan_what_if_says_own_gpus(book):
+    text = "qwen3-32b 全量微调 30万条 经费20万 我们有8张A800"
+    summary = plan_context(advise(text, book=book))
+    bought = follow_up(text, summary, "如果再买8张A800呢", book=book)
+    said = {w.code: w.params for w in bought.warnings}["owned_extra"]
+    assert (said["extra"], said["buy_servers"]) == (8, 1) and "若改为购买" in bought.text
+    rented = follow_up(text, summary, "如果有16张A800呢", book=book)  # renting: no purchase said
+    assert "buy_capex" not in {w.code: w.params for w in rented.warnings}["owned_extra"]
+    # a what-if that keeps the plan on the team's own cards names no rent ("12 小时，¥487" had)
+    same = follow_up(text, summary, "如果有30天呢", book=book)
+    assert same.kind == "unchanged" and "用你们自有的显卡" in same.text and "¥" not in same.text
 
 
 def test_a_what_if_that_moves_the_framework_says_why_from_the_same_gpus_on_the_first_one(book):

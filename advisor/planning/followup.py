@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
+from advisor.market.owning import owning
 from advisor.market.prices import SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
@@ -793,7 +794,14 @@ def follow_up(
             # "faster?" and "cheaper?" are read as a deadline the bot chose, not one the team gave
             implied = bool(FASTER.match(message) or CHEAPER.match(message))
             reply = _whatif(
-                request_text, summary, *read, reply_lang, book, why_not=bool(why_not), implied_deadline=implied
+                request_text,
+                summary,
+                *read,
+                reply_lang,
+                book,
+                why_not=bool(why_not),
+                implied_deadline=implied,
+                buying=bool(BUYING.search(message)),
             )
             if FASTER.match(message):
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
@@ -1243,6 +1251,7 @@ def _whatif(
     kind: str = "whatif",
     why_not: bool = False,
     implied_deadline: bool = False,
+    buying: bool = False,
 ) -> FollowUp:
     """The plan under the changed request against the first. `why_not`: the user asked why the
     plan does not use what they named ("why not H20?"): the reply says how that plan compares.
@@ -1292,7 +1301,7 @@ def _whatif(
     if implied_deadline:
         warnings = [w for w in warnings if w.code != "deadline"]
     costs = result.plan.costs if result.plan else None
-    extra = _owned_extra(summary, result, book)
+    extra = _owned_extra(summary, result, book, buying)
     if extra:
         # "can we do it with 48 GPUs?" on 32 the team owns: only the 16 more are rented (the rent
         # of all 48 had been shown, no word of the 32 owned)
@@ -1352,7 +1361,15 @@ def _whatif(
         # two amounts side by side, so the reader sees how much room is left
         budget = request.budget if changed == ["budget"] and request.budget else None
         room = budget.amount if budget and budget.currency == result.plan.costs.currency else None
-        text = render("followup.txt.j2", lang, kind="same_plan", changes=shown, p=result.plan, budget=room)
+        text = render(
+            "followup.txt.j2",
+            lang,
+            kind="same_plan",
+            changes=shown,
+            p=result.plan,
+            budget=room,
+            owned=summary.get("owned"),
+        )
         return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
@@ -1392,9 +1409,15 @@ def _whatif(
     )
 
 
-def _owned_extra(summary: dict, result: Advice, book: PriceBook) -> dict | None:
+# "如果再买8张A800呢", "what if we buy 8 more?": more of the team's own GPU, bought
+BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
+
+
+def _owned_extra(summary: dict, result: Advice, book: PriceBook, buying: bool = False) -> dict | None:
     """On GPUs the team owns, a what-if on more of the same GPU: the rent of the GPUs past those
-    owned, for the new plan's days, on the offers that deliver that many (rent.rent_plan)."""
+    owned, for the new plan's days, on the offers that deliver that many (rent.rent_plan); where the
+    team speaks of buying them, also what buying them costs (owning.owning: whole servers), which
+    one job's rent is to be weighed against."""
     p = result.plan
     owned = summary.get("gpu_count")
     if not summary.get("owned") or p is None or p.gpu != summary.get("gpu") or not owned or not p.estimate.days:
@@ -1415,7 +1438,18 @@ def _owned_extra(summary: dict, result: Advice, book: PriceBook) -> dict | None:
         "provider": q.price.provider if q else None,
         "estimated": rented.estimate_rule is not None,
         "cur": r.currency,
+        **_bought_extra(book, p.gpu, more, r, buying),
     }
+
+
+def _bought_extra(book: PriceBook, gpu_name: str, more: int, r, buying: bool) -> dict:
+    """What buying `more` of the team's GPU costs up front ({} where not asked or not on record)."""
+    if not buying:
+        return {}
+    bought = owning(book, catalog.get_gpu(gpu_name), more, r.market, r.currency)
+    if bought is None:
+        return {"buy_capex": None}
+    return {"buy_capex": bought.capex, "buy_servers": bought.servers, "buy_gpus": bought.gpus / bought.share}
 
 
 OFFER_KEYS = ("offer_provider", "offer_kind", "offer_fabric", "offer_estimated", "offer_option", "offer_rate")
