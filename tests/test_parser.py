@@ -2200,3 +2200,23 @@ def test_deepseek_v2_lite_is_read_by_name_not_as_deepseek_v2():
     for text in ("deepseek-v2-lite lora 1B tokens", "DeepSeek-Coder-V2-Lite-Instruct sft 1B tokens"):
         assert parse(text).model == "deepseek-v2-lite"
     assert parse("deepseek-coder-v2 lora 1B tokens").model == "deepseek-v2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "13b sft 20GB before chinese new year",
+        "13b全量微调 20GB 春节前",
+        "13b全量微调 20GB 年前要训完",
+        "13b sft 20GB by spring festival",
+    ],
+)
+def test_a_deadline_said_as_the_spring_festival_is_its_first_day(text):
+    # "before chinese new year" had been refused on "year" ("chinese" read as the data's language)
+    req = parse(text, today=datetime.date(2026, 12, 4))
+    assert req.deadline_days == (datetime.date(2027, 2, 6) - datetime.date(2026, 12, 4)).days
+    assert parse(text, today=datetime.date(2026, 1, 10)).deadline_days == 38  # to 2026-02-17
+    assert parse(text, today=datetime.date(2027, 3, 1)).deadline_days == 331  # to 2028-01-26
+    with pytest.raises(RequestError):  # past the table: asked as a date
+        parse(text, today=datetime.date(2031, 3, 1))
+    assert parse("13b sft 20GB chinese data before chinese new year").data.language == "zh"

@@ -2349,7 +2349,7 @@ class _Parse:
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的", with what
         # the data is around them ("高质量中文数据", "中文网页文本", "100GB 中文 数据", "语料500G中文")
         sc.take(
-            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}"
+            rf"{L}({en})(?:[\s_\-]?(?:data|text|corpus))?{R}(?!\s*new\s+year)"  # Chinese New Year: a date
             rf"|(?:(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,6}}?的?)?({zh})\s*(?:{_ZH_ABOUT}{{1,6}}?的?)?\s*(?:{_ZH_DATA})"
             rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?"
             rf"|(?<![\u4e00-\u9fff])({zh})(?![\u4e00-\u9fff])",  # alone: "500GB 中文 10天"
@@ -2525,9 +2525,16 @@ class _Parse:
         sc.take(r"下个?月(\d{1,2})[日号](?:前|之前|以前)?", lambda m: next_month_day(int(m[1]), m[0]))
 
         def spring_festival(word: str) -> None:  # the next Lunar New Year's Day (a table: lunar)
-            on(next(day for day in SPRING_FESTIVALS if day > today), word)
+            day = next((d for d in SPRING_FESTIVALS if d > today), None)
+            if day is None:  # past the table: asked as a date
+                self.fail("bad_value", word=word.strip(), what="deadline")
+            on(day, word)
 
-        sc.take(r"(?:春节|过年|农历新年|大年初一)(?:之前|以前|前)", lambda m: spring_festival(m[0]))
+        sc.take(
+            r"(?:春节|过年|农历新年|大年初一)(?:之前|以前|前)|(?<![\d两几一二三四五六七八九十百去今明前后])年前"
+            rf"|{L}{by}(?:the\s+)?(?:(?:chinese|lunar)\s+new\s+year|spring\s+festival){R}",
+            lambda m: spring_festival(m[0]),
+        )
 
         def week_end(weeks_on: int, word: str) -> None:  # the Sunday of this week, or of the next
             on(today + dt.timedelta(days=6 - today.weekday() + 7 * weeks_on), word)
