@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.request.model import DataSize
-from advisor.request.parser import RequestError, gpu_options, parse, parse_followup
+from advisor.request.parser import RequestError, detect_lang, gpu_options, parse, parse_followup
 from advisor.text.render import word
 
 
@@ -2220,3 +2220,11 @@ def test_a_deadline_said_as_the_spring_festival_is_its_first_day(text):
     with pytest.raises(RequestError):  # past the table: asked as a date
         parse(text, today=datetime.date(2031, 3, 1))
     assert parse("13b sft 20GB chinese data before chinese new year").data.language == "zh"
+
+
+def test_english_prose_with_a_chinese_unit_is_answered_in_english():
+    # "10万条" in an English sentence had turned the whole reply Chinese
+    assert detect_lang("we want to finetune qwen3-8b on 10万条 samples within a week") == "en"
+    assert parse("please plan qwen3 32b sft with 5万条 data in 3 days").lang == "en"
+    # a request of names and a Chinese word stays Chinese
+    assert detect_lang("13b lora 10万条") == "zh" and detect_lang("llama3 8b lora 1万条 usd") == "zh"

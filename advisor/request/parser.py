@@ -959,8 +959,19 @@ def _nearest_word(word: str) -> str:
     return number + match[0] if match and match[0] != rest else ""
 
 
+# English prose with a Chinese unit or two in it ("finetune qwen3-8b on 10万条 samples within a
+# week"): answered in English. A request of model words and a Chinese word ("13b lora 10万条") stays
+# Chinese: its English is names, not prose.
+EN_PROSE_WORDS = 4
+STRAY_CJK_CHARS = 2
+
+
 def _detect_lang(text: str) -> str:
-    return "zh" if re.search(r"[\u4e00-\u9fff]", _CN_AMOUNT.sub(" ", text)) else "en"
+    cjk = re.findall(r"[\u4e00-\u9fff]", _CN_AMOUNT.sub(" ", text))
+    if not cjk:
+        return "en"
+    prose = re.findall(r"(?<![a-z0-9\-.])[a-z]{3,}(?![a-z0-9\-.])", text)
+    return "en" if len(cjk) <= STRAY_CJK_CHARS and len(prose) >= EN_PROSE_WORDS else "zh"
 
 
 # Accelerator words without a digit that still name hardware ("on tpu"): an unknown GPU, said so.
