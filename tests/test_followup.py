@@ -1138,3 +1138,12 @@ def test_a_what_if_that_moves_the_framework_says_why_from_the_same_gpus_on_the_f
     kept = said[0].params["kept_days"]
     pinned = advise(f"{request} {summary['stack']} on {said[0].params['count']}xH800", book=book)
     assert kept == pytest.approx(pinned.plan.estimate.days) if kept else not pinned.plan.estimate.fits
+
+
+@pytest.mark.parametrize("question", ["what if we rented 64 GPUs?", "what if we use 64 H800?"])
+def test_a_count_said_with_a_verb_is_the_what_if_on_it(book, question):
+    # "what if we rented 64 GPUs?" had not been understood ("with 64 GPUs?" was)
+    text = "13b sft 20GB 7d"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 64

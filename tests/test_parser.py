@@ -2228,3 +2228,11 @@ def test_english_prose_with_a_chinese_unit_is_answered_in_english():
     assert parse("please plan qwen3 32b sft with 5万条 data in 3 days").lang == "en"
     # a request of names and a Chinese word stays Chinese
     assert detect_lang("13b lora 10万条") == "zh" and detect_lang("llama3 8b lora 1万条 usd") == "zh"
+
+
+def test_a_gpu_type_then_its_count_with_x_after_it():
+    # "H800 8x" had been refused on "8x"; "H800x8" and "8x H800" were read
+    for text in ("13b sft 20GB H800 8x", "13b sft 20GB H800x8", "13b sft 20GB 8x H800"):
+        req = parse(text)
+        assert (req.gpu, req.gpu_count) == ("H800-SXM-80GB", 8)
+    assert parse("13b sft 20GB H800 3 epochs").gpu_count is None

@@ -576,6 +576,8 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\bwe had\b|\bwe have\b", " "),
+    # "what if we rented 64 GPUs?", "if we use 16 of them": the count is the change
+    (r"\b(?:we|i)\s+(?:rent(?:ed)?|used?|took|take|got|get|added?)\s+(?=\d)", " "),
     (
         r"(?:要|需要|得)?(?:花)?多少钱|(?:成本|租金|价格|费用|花费|开销)(?:是|大概|大约|要)?多少|多少(?:成本|租金|费用)"
         r"|贵不贵|要花多少|能不能做|能不能跑|能做吗|能跑吗|可以做吗|够不够|够吗|行吗|可行吗",

@@ -1560,7 +1560,7 @@ class _Parse:
         def gpu(m: re.Match) -> None:
             found = catalog.find_gpu(m["name"])
             self.set("gpu", found.name, m[0])
-            count = m["count"] or m["count2"] or ("1" if m["one"] or m["one_zh"] else None)
+            count = m["count"] or m["count2"] or m["count3"] or ("1" if m["one"] or m["one_zh"] else None)
             if m["count"] and m["count2"]:
                 # "8卡H800*4": GPUs a server, times servers
                 per, servers = int(_num(m["count"])), int(m["count2"])
@@ -1635,7 +1635,7 @@ class _Parse:
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
             rf"(?:{L}{NOT_A_DEGREE}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
             rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?(?:{R}|(?=[x*]\d))"
-            rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R})?",
+            rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R}|\s+(?P<count3>\d+)\s*x{R})?",  # "H800x8", "H800 8x"
             gpu,
         )
 
