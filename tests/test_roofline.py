@@ -202,3 +202,51 @@ def test_megatron_selective_recompute_charges_the_forward_of_its_modules():
     core = rf.stage_time(m, c, h100, recompute="selective", recompute_modules=("core_attn",), **kw)
     assert (core.gemm_s, core.memory_s) == (none.gemm_s, none.memory_s)
     assert none.attention_s < core.attention_s < 1.5 * none.attention_s
+
+
+def test_the_stage_time_caches_are_keyed_by_every_gpu_figure_the_roofline_reads(monkeypatch):
+    """The caches are keyed by `ROOFLINE_SPECS`, not the GPU's name, so that the A800 shares the
+    A100's shapes: a figure read that the key leaves out would give another GPU a wrong time."""
+    from advisor.engine import estimate, throughput
+    from advisor.engine.estimate import best_layout
+    from advisor.planning.engine_inputs import model_shape, training_setup
+    from advisor.request.parser import parse
+
+    read: set[str] = set()
+
+    class Recording:
+        """The GPU, noting each field read (its methods and properties run on the recording too)."""
+
+        def __init__(self, gpu):
+            self._gpu = gpu
+
+        def __getattr__(self, name):
+            on_class = getattr(type(self._gpu), name, None)
+            if isinstance(on_class, property):
+                return on_class.fget(self)
+            if callable(on_class):
+                return on_class.__get__(self)
+            read.add(name)
+            return getattr(self._gpu, name)
+
+    original = rf.stage_time
+    monkeypatch.setattr(throughput, "stage_time", lambda m, c, gpu, **kw: original(m, c, Recording(gpu), **kw))
+    monkeypatch.setattr(rf, "_CACHE", {})
+    monkeypatch.setattr(rf, "_PARTS", {})
+    estimate._best_layout.cache_clear()  # searched again, on the recording GPUs
+    for text in (
+        "deepseek-v3 pretrain 1T tokens fp8 on 256xH800",
+        "deepseek-v3 pretrain 1T tokens on 256xA100-80GB",
+        "mixtral-8x7b full-finetune 1B tokens on 16xMI300X",
+        "70b qlora 1B tokens on 2xA100-80GB",
+        "7b full-finetune 1B tokens fp32 tf32 on 8xA100",
+        "7b full-finetune 1B tokens fp16 on 8xV100",
+        "13b pretrain 10B tokens on 16x910B",
+        "7b lora 1B tokens on 4xL4",
+    ):
+        r = parse(text)
+        best_layout(model_shape(r), training_setup(r), catalog.get_gpu(r.gpu), r.gpu_count)
+    estimate._best_layout.cache_clear()  # their times are the recording's, cached for no one else
+    assert read and read <= set(rf.ROOFLINE_SPECS), read - set(rf.ROOFLINE_SPECS)
+    a100, a800 = catalog.get_gpu("A100-SXM4-80GB"), catalog.get_gpu("A800-SXM4-80GB")
+    assert rf._specs(a100) == rf._specs(a800)  # the A800 differs in its NVLink alone

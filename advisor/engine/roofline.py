@@ -23,6 +23,7 @@ weight gradients), one for a frozen LoRA base. Results are cached per shape, so 
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import NamedTuple
 
 from advisor.engine.shapes import ParamCounts
@@ -272,6 +273,21 @@ def lora_linears(m: ModelShape, tokens: float, tp: int, rank: int, targets: str)
 
 
 _CACHE: dict[tuple, StageTime] = {}
+# Every figure of the GPU the stage time reads: the caches are keyed by these, not the name, so
+# parts that differ only elsewhere (the A800 is an A100, the H800 an H100, with slower NVLink)
+# share their shapes. tests/test_roofline.py fails when the roofline reads a field not listed.
+ROOFLINE_SPECS = (
+    "architecture",
+    "vendor",
+    "bf16_dense_tflops",
+    "fp16_dense_tflops",
+    "fp8_dense_tflops",
+    "tf32_dense_tflops",
+    "fp32_tflops",
+    "matmul_bf16_measured_tflops",
+    "memory_bw_tb_s",
+)
+_specs = attrgetter(*ROOFLINE_SPECS)
 
 
 def stage_time(
@@ -305,7 +321,7 @@ def stage_time(
     dispatcher (frameworks.token_dispatcher), None off Megatron-Core; `recompute_modules`: what
     Megatron-Core's selective recompute reruns (frameworks.selective_modules)."""
     key = (
-        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), gpu.name,
+        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), _specs(gpu),
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
         dispatcher, recompute_modules,
