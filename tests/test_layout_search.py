@@ -30,6 +30,8 @@ CASES = [
     ("deepseek-v3 pretrain 2T tokens 60d", "H800-SXM-80GB", 512),
     ("deepseek-v3 pretrain 2T tokens 60d", "H20-96GB", 1024),
     ("deepseek-v3 pretrain 2T tokens 60d", "A100-SXM4-80GB", 160),
+    ("deepseek-v3 pretrain 2T tokens 60d", "H100-SXM5-80GB", 48),  # offloads: no offload ruled out
+    ("deepseek-v3 pretrain 2T tokens 60d", "H100-SXM5-80GB", 8),  # nothing fits: the least memory
     ("mixtral-8x7b full-finetune 100GB 7d", "H100-SXM5-80GB", 16),
     ("qwen3-30b-a3b lora 50GB 3d", "H100-SXM5-80GB", 8),  # the PEFT stack weighed: nothing pruned
     ("qwen3-30b-a3b lora 50GB 3d", "H100-SXM5-80GB", 32),
@@ -101,3 +103,23 @@ def test_the_bound_prunes_most_splits_of_a_large_moe_search():
         )
     ]
     assert len(below) > len(splits) / 2
+
+
+def test_a_count_the_states_floor_rules_out_searches_no_layout_without_offload(monkeypatch):
+    """DeepSeek-V3 on 48 H100: every state sharded over the 48 GPUs is over their memory, so the
+    search goes to offload at once and chooses what the exhaustive one does."""
+    from advisor.engine import estimate
+
+    m, setup, gpu = _inputs("deepseek-v3 pretrain 2T tokens 60d", "H100-SXM5-80GB")
+    full = _search(m, setup, gpu, 48, None, True, exhaustive=True)
+    original = estimate.estimate_memory
+    levels = []
+
+    def noting(m, setup, layout, gpu, *args, **kwargs):
+        levels.append(layout.offload)
+        return original(m, setup, layout, gpu, *args, **kwargs)
+
+    monkeypatch.setattr(estimate, "estimate_memory", noting)
+    assert _search(m, setup, gpu, 48, None, True) == full
+    assert full[0].fits and full[0].layout.offload != "none"
+    assert levels and "none" not in levels

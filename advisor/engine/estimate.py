@@ -766,11 +766,23 @@ def _search(
     are worked out only while the smaller ones' are under that speed. A candidate of a split
     searched is estimated only where its own ceiling reaches that speed. Where the PEFT stack is
     weighed (`weigh_stack`), or `exhaustive`, nothing is pruned (tests/test_layout_search.py
-    pins that both choose the same)."""
+    pins that both choose the same). Where the states floor (as `_layout_fits` reads it) leaves
+    no layout without offload fitting, that level is searched last, and only when no level has a
+    layout that fits, for its least-memory candidate."""
     least_memory: Candidate | None = None
     weigh_stack = setup.is_peft and setup.stack is None and count <= gpu.gpus_per_server
     least_recompute = recompute_levels(setup)[0]
-    for offload in offload_levels(setup):
+    levels = offload_levels(setup)
+    # No layout without offload fits where every state sharded over all the GPUs is over the
+    # memory: that level only adds candidates to the least-memory choice, which stands only where
+    # no level fits. Worked out then, and compared first as the level comes first.
+    deferred = (
+        not exhaustive
+        and len(levels) > 1
+        and levels[0] == "none"
+        and states_floor_bytes(count_params(m), setup, count) / GIB > gpu.usable_memory_gib * HEADROOM
+    )
+    for offload in levels[1:] if deferred else levels:
         # the fastest with the first gradient dtype, and with bf16 gradients the search chose itself
         fastest: dict[bool, tuple[float, Candidate]] = {}
         on_peft: tuple[float, Candidate] | None = None
@@ -815,6 +827,13 @@ def _search(
             if on_peft is not None and on_peft[1] is not first[1] and on_peft[0] >= first[0] * (1 - PEFT_STACK_SLACK):
                 return on_peft[1], (first[1].layout.framework, first[0] / on_peft[0])
             return first[1], None
+    if deferred:
+        resident = None
+        for candidate in candidate_layouts(m, setup, gpu, count, "none", capped):
+            if resident is None or candidate.memory.total < resident.memory.total:
+                resident = candidate
+        if resident is not None and (least_memory is None or resident.memory.total <= least_memory.memory.total):
+            least_memory = resident
     return (least_memory, None) if least_memory is not None else None
 
 
