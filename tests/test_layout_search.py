@@ -7,14 +7,19 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.estimate import (
+    HEADROOM,
+    MAX_OFFLOAD_GIB_PER_SERVER,
     _search,
     _split_layouts,
     candidate_layouts,
     hardware_precision,
+    layout_fits,
     offload_levels,
     parallel_splits,
     recompute_levels,
 )
+from advisor.engine.memory import GIB, states_floor_bytes
+from advisor.engine.shapes import count_params
 from advisor.engine.throughput import estimate_throughput, speed_ceiling
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
@@ -123,3 +128,25 @@ def test_a_count_the_states_floor_rules_out_searches_no_layout_without_offload(m
     assert _search(m, setup, gpu, 48, None, True) == full
     assert full[0].fits and full[0].layout.offload != "none"
     assert levels and "none" not in levels
+
+
+@pytest.mark.parametrize(
+    "text,gpu_name,count",
+    [
+        ("deepseek-v3 pretrain 2T tokens 60d", "H100-SXM5-80GB", 32),
+        ("deepseek-v3 pretrain 2T tokens 60d", "Ascend-910B-64GB", 8),
+        ("deepseek-v3 pretrain 2T tokens 60d", "H200-SXM-141GB", 1),
+        ("405B pretrain 15T tokens 90d usd", "A100-SXM4-40GB", 16),
+    ],
+)
+def test_a_count_whose_states_floor_is_over_gpu_and_host_memory_has_no_layout_that_fits(text, gpu_name, count):
+    """`layout_fits` answers no at once where every state sharded over all the GPUs is over the
+    GPU's memory and its share of the server's host memory together: no layout of any offload
+    level fits there (offload moves states, it drops none)."""
+    m, setup, gpu = _inputs(text, gpu_name)
+    floor = states_floor_bytes(count_params(m), setup, count) / GIB
+    assert floor > gpu.usable_memory_gib * HEADROOM + MAX_OFFLOAD_GIB_PER_SERVER / min(count, gpu.gpus_per_server)
+    assert not layout_fits(m, setup, gpu, count)
+    for capped in (True, False):
+        for offload in offload_levels(setup):
+            assert not any(c.fits for c in candidate_layouts(m, setup, gpu, count, offload, capped))

@@ -857,6 +857,11 @@ def _layout_fits(asked: _Asked, resident: bool) -> bool:
     m, gpu, count = asked.m, asked.gpu, asked.count
     setup, _ = hardware_precision(asked.setup, gpu)
     floor_gib = states_floor_bytes(count_params(m), setup, count) / GIB
+    if floor_gib > gpu.usable_memory_gib * HEADROOM + MAX_OFFLOAD_GIB_PER_SERVER / min(count, gpu.gpus_per_server):
+        # Offload moves states to the host and never drops them (`memory.offload_to_host`): no
+        # layout fits where the floor is over the GPU's memory and its share of the server's
+        # host memory together (`memory_fits`).
+        return False
     offloads = offload_levels(setup)[:1] if resident else offload_levels(setup)
     return any(
         c.fits
