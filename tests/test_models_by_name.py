@@ -91,7 +91,7 @@ def test_unknown_name_without_a_size_asks_for_the_size():
         "grok-2 lora 1GB 1d",
         "hunyuan-a13b lora 1GB 1d",
         "hunyuan-a13b-instruct lora 1GB 1d",
-        "deepseek-v2-lite lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
+        "glm-4.5-flash lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
         "phi-3-small lora 1GB 1d",
         "minimax-m2.1 lora 1GB 1d",  # a later release: not MiniMax-M2 with a stray ".1"
         "MiniMax-Text-01 lora 1GB 3d",  # "text" taken from its middle had left "-01" not understood

@@ -1897,9 +1897,13 @@ class _Parse:
         moments = fields.field("moments")
         dtype_en, dtype_zh = _all(moments.choices, "en"), _all(moments.choices, "zh")
         sc.take(
-            rf"{L}(?:{_en(moments.keys)})\s*[:=]?\s*({dtype_en}){R}|{L}(?<![\-_])({dtype_en})[\s_\-]+(?:{_en(moments.keys)}){R}"
+            # a dtype before the key is the moments' only where none follows it (`grads bf16 moments
+            # fp32`, `梯度规约bf16 优化器状态fp32`: the bf16 is the gradients')
+            rf"{L}(?:{_en(moments.keys)})\s*[:=]?\s*({dtype_en}){R}"
+            rf"|{L}(?<![\-_])({dtype_en})[\s_\-]+(?:{_en(moments.keys)}){R}(?!\s*[:=]?\s*(?:{dtype_en}){R})"
             # not the run's own dtype: `pure-bf16 moments bf16`, `纯bf16`
-            rf"|(?:{_zh(moments.keys)})\s*[:=用]?\s*({dtype_zh})|(?<!纯)({dtype_zh})\s*(?:{_zh(moments.keys)})",
+            rf"|(?:{_zh(moments.keys)})\s*[:=用]?\s*({dtype_zh})"
+            rf"|(?<!纯)({dtype_zh})\s*(?:{_zh(moments.keys)})(?!\s*[:=用]?\s*(?:{dtype_zh}))",
             lambda m: s("moments", value_of(moments.choices, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
         self._recompute_modules()
