@@ -264,3 +264,12 @@ def test_a_deadline_said_as_a_day_is_written_back_as_that_day(text, written):
     assert written in canonical(r)
     later = parse(canonical(r), today=today + datetime.timedelta(days=1))
     assert later.deadline_days == r.deadline_days - 1
+
+
+def test_dollars_in_a_request_of_few_chinese_words_keep_the_market_its_canonical_reads():
+    # "7B 预算20万美元 pp 2 vpp 2 dropout 0.1" had stayed in China's market while its canonical,
+    # written in English ("budget $200k"), moved abroad (the property test below found it)
+    text = "7B 预算20万美元 pp 2 vpp 2 dropout 0.1"
+    first = parse(text)
+    assert parse(canonical(first)).market == first.market
+    assert parse("70B 全量微调 1TB 14天 预算15万美元").market == "china"

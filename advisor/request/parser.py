@@ -3108,7 +3108,8 @@ class _Parse:
                 note("lora_targets")
         # dollars said only in a budget of a request written in Chinese (`预算15万美元`): a mainland
         # team's cap, so mainland GPUs and prices, converted (a buyer probe read the move abroad as wrong)
-        kept = v["currency"] == "USD" and "currency" not in f and "city" not in f and detect_lang(self.text) == "zh"
+        # (written as Chinese prose, as the request is written back: canonical.language)
+        kept = v["currency"] == "USD" and "currency" not in f and "city" not in f and chinese_prose(self.text)
         market = "global" if v["currency"] == "USD" and "city" not in f and not kept else "china"
         if kept:
             note("market_kept_chinese")
