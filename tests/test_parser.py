@@ -735,6 +735,25 @@ def test_asking_rent_or_buy_with_words_between_is_the_same_question(said, gpu, o
     assert (r.rent_or_buy, r.gpu, bool(r.owned)) == (None, gpu, owned)
 
 
+@pytest.mark.parametrize(
+    "said,months",
+    [
+        ("rent for 3 months or buy?", 3),
+        ("rent it for a year, or just buy", 12),
+        ("租3个月还是买", 3),
+        ("租一年还是购买划算", 12),
+    ],
+)
+def test_asking_rent_for_a_term_or_buy_is_the_question_over_that_term(said, months):
+    # "rent for 3 months or buy?" had been refused on "or", "租3个月还是买" read as a wish to buy
+    r = parse(f"32b sft 100k samples {said}")
+    assert (r.rent_or_buy, r.lease_term_months) == (None, months)
+
+
+def test_renting_for_a_term_then_buying_without_the_question_stays_the_preference():
+    assert parse("32b sft 100k samples 租3个月 买").rent_or_buy == "buy"
+
+
 @pytest.mark.parametrize("said,choice", [("buy 8 H800", "buy"), ("rent 8 H800", "rent")])
 def test_one_of_rent_or_buy_without_the_question_stays_the_preference(said, choice):
     assert parse(f"32b sft 100k samples {said}").rent_or_buy == choice

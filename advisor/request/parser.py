@@ -2215,11 +2215,26 @@ class _Parse:
             rf"|{L}(?:{_en(before)})\s+(?:of\s+)?(?P<n2>\d+)\s*(?P<unit2>{words}){R}",
             lambda m: counted(_Merged(m, cn=None)),
         )
-        # "rent for 2 months", "lease them for a year", "rent 1 year": the term, not a deadline
+        # "rent for 2 months", "lease them for a year", "rent 1 year": the term, not a deadline;
+        # "rent for 3 months or buy?", "租3个月还是买": the rent-or-buy question over that term (the
+        # plan's costs weigh that lease against buying), "or buy" taken with it, no preference
+        buy = fields.field("rent_or_buy").choices[1]
+
+        def unasked(m: re.Match) -> str:  # the term's words, without the question
+            return m[0] if m["q"] is None else m[0][: m.start("q") - m.start()]
+
+        or_buy = rf"(?P<q>\s*,?\s*(?:or|vs\.?|versus)\s+(?:to\s+|just\s+)?(?:{_en(buy)}){R})?"
         sc.take(
             rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
-            rf"\s+(?:for\s+)?(?:(?:just|only)\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}",
-            lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m[0]),
+            rf"\s+(?:for\s+)?(?:(?:just|only)\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}{or_buy}",
+            lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), unasked(m)),
+        )
+        sc.take(
+            rf"(?:{_zh(before)})\s*{n}\s*(?P<unit>{zh_units})\s*(?P<q>(?:还是|或者|或|vs)\s*(?:{_zh(buy)})"
+            rf"(?:更|比较)?(?:划算|便宜|合适|好)?)",
+            lambda m: term(
+                (float(m["n"]) if m["n"] else _cn_num(m["cn"])) * value_of(row.units, m["unit"]), unasked(m)
+            ),
         )
         sc.take(
             rf"{L}(?P<w>{_all(row.choices, 'en')})(?:\s+(?:{_en(after)}))?{R}",
