@@ -71,9 +71,9 @@ def cmd_ask(args) -> int:
     try:
         result = advice.advise(text, lang=args.lang, book=book)
     except RequestError as err:
-        # GPU types named as a choice ("H200 vs B200"): the job planned on each, side by side
+        # GPU types or methods named as a choice ("H200 vs B200", "lora vs full"): each planned, side by side
         try:
-            compared = advice.compare(text, args.lang, book=book) if err.kind == "gpu_choice" else None
+            compared = advice.compare(text, args.lang, book=book) if err.kind in advice.COMPARED else None
         except RequestError as refused:  # a side that cannot be planned, or too many to compare
             compared, err = None, refused
         if compared is not None:

@@ -9,6 +9,7 @@ from advisor.knowledge import faq
 from advisor.market.prices import PriceBook, price_book
 from advisor.market.store import open_store
 from advisor.planning.advice import (
+    COMPARED,
     advise,
     compare,
     faq_first,
@@ -41,7 +42,7 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
         result = advise(text, lang, book=book)
     except RequestError as err:
         try:
-            compared = compare(text, lang, book=book) if err.kind == "gpu_choice" else None
+            compared = compare(text, lang, book=book) if err.kind in COMPARED else None
         except RequestError as refused:  # a side that cannot be planned, or too many to compare
             compared, err = None, refused
         if compared is not None:  # "H200 vs B200": the job planned on each, side by side

@@ -1050,29 +1050,35 @@ def _c(lang: str, macro: str, *args, **kwargs) -> str:
 
 
 def comparison(result) -> dict:
-    """ "H800 vs H20": the job planned on each GPU type (advisor/planning/advice.py `Comparison`),
-    as a card: the verdict in the header, a field per GPU type, by how much under them, and how to
-    ask for one type's full plan. The fallback is the verdict."""
+    """ "H800 vs H20", "lora vs full finetune": the job planned on each GPU type or with each
+    training method (advisor/planning/advice.py `Comparison`), as a card: the verdict in the
+    header, a field per option, by how much under them, and how to ask for one option's full
+    plan. The fallback is the verdict."""
     lang, sides, verdict = result.lang, result.sides(), result.verdict()
-    by = {s["gpu"]: s for s in sides}
+    by = {s["option"]: s for s in sides}
+
+    def named(option: str) -> str:
+        return _c(lang, "named", result.by, option)
+
     ch, fa = verdict["cheaper"], verdict["faster"]
     many = len(sides) if len(sides) > 2 else 0
-    winner = by[(ch or fa)["gpu"]] if (ch or fa) else None
+    winner = by[(ch or fa)["option"]] if (ch or fa) else None
     ok = winner is not None and winner["fits"] and winner["meets_deadline"] and winner["within_budget"]
     header = _c(
         lang,
         "header",
-        ch["gpu"] if ch else "",
-        fa["gpu"] if fa else "",
-        (ch or fa or {}).get("against", ""),
+        named(ch["option"]) if ch else "",
+        named(fa["option"]) if fa else "",
+        named((ch or fa)["against"]) if (ch or fa) else "",
         many,
-        " vs ".join(s["gpu"] for s in sides),
+        " vs ".join(named(s["option"]) for s in sides),
         ok,
     )
     fields = []
     for s in sides:
+        label = esc(_c(lang, "label", result.by, s["option"], s["gpu"]))
         if not s["plan"]:
-            fields.append(_c(lang, "side", esc(s["gpu"]), plan=False))
+            fields.append(_c(lang, "side", label, plan=False))
             continue
         cur = s["currency"]
         kind = "owned" if s["owned"] else ("buy" if s["buy"] else "rent") if s["spend"] else "none"
@@ -1091,7 +1097,7 @@ def comparison(result) -> dict:
             _c(
                 lang,
                 "side",
-                esc(s["gpu"]),
+                label,
                 count(s["count"]),
                 days_text(s["days"], lang),
                 num(s["gpu_hours"]) if s["gpu_hours"] else "",
@@ -1104,23 +1110,33 @@ def comparison(result) -> dict:
         )
     lines = []
     if ch:
-        saves = cash(ch["saves"], by[ch["gpu"]]["currency"])
-        lines.append(_c(lang, "cheaper", ch["gpu"], saves, pct(ch["share"]), ch["against"], many))
+        saves = cash(ch["saves"], by[ch["option"]]["currency"])
+        lines.append(_c(lang, "cheaper", named(ch["option"]), saves, pct(ch["share"]), named(ch["against"]), many))
     if fa:
         # a speed-up under 2x to two decimals: 17 days against 16 is 1.06x, not "1x"
         times = num(fa["times"], 3 if fa["times"] < 2 else 2)
-        lines.append(_c(lang, "faster", fa["gpu"], days_text(fa["days_saved"], lang), times, fa["against"], many))
-    if ch and fa and ch["gpu"] != fa["gpu"]:
-        cheap, fast = by[ch["gpu"]], by[fa["gpu"]]
+        lines.append(
+            _c(
+                lang,
+                "faster",
+                named(fa["option"]),
+                days_text(fa["days_saved"], lang),
+                times,
+                named(fa["against"]),
+                many,
+            )
+        )
+    if ch and fa and ch["option"] != fa["option"]:
+        cheap, fast = by[ch["option"]], by[fa["option"]]
         dearer = fast["spend"] - cheap["spend"] if fast["spend"] else ch["saves"]
         gap = days_text(cheap["days"] - fast["days"], lang)
-        lines.append(_c(lang, "trade", ch["gpu"], fa["gpu"], gap, cash(dearer, cheap["currency"])))
+        lines.append(_c(lang, "trade", named(ch["option"]), named(fa["option"]), gap, cash(dearer, cheap["currency"])))
     # the one to ask for: the verdict's pick, else the first named
     pick = result.options[sides.index(winner) if winner else 0]
     blocks = [_header(header), _fields_only(fields)]
     if lines:
         blocks.append(_section("\n".join(lines)))
-    blocks.append(_context(_c(lang, "hint", esc(canonical(pick.request)))))
+    blocks.append(_context(_c(lang, "hint", esc(canonical(pick.request)), result.by)))
     return {"text": _fallback(header.lstrip("✅⚠️⚖ ").strip()), "blocks": blocks}
 
 

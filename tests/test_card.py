@@ -425,6 +425,37 @@ def test_a_two_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
 
 
 @pytest.mark.parametrize(
+    "lang,text,fields,hint",
+    [
+        (
+            "en",
+            "13b lora vs full finetune 50k samples",
+            ("*lora on H800-SXM-80GB*", "*full-finetune on H800-SXM-80GB*"),
+            "one training method's full plan",
+        ),
+        (
+            "zh",
+            "7b 用LoRA还是全参微调 10万条",
+            ("*LoRA（H800-SXM-80GB）*", "*全量微调（H800-SXM-80GB）*"),
+            "一种训练方式",
+        ),
+    ],
+)
+def test_a_method_comparison_card_says_which_method_each_field_is(book, lang, text, fields, hint):
+    # "lora vs full finetune" had been refused as a contradiction
+    from bot import answers
+
+    out = answers.answer(text, lang, book)
+    assert out["ok"] and out["summary"] is None, out
+    msg = out["message"]
+    assert check_limits(msg) == []
+    assert tuple(f["text"].split("\n")[0] for f in msg["blocks"][1]["fields"]) == fields
+    head = msg["blocks"][0]["text"]["text"]
+    assert "H800" not in head and ("lora" in head.lower() or "全量微调" in head)
+    assert hint in msg["blocks"][-1]["elements"][0]["text"]
+
+
+@pytest.mark.parametrize(
     "user,head,words",
     [
         (

@@ -579,3 +579,40 @@ def test_a_follow_up_under_a_comparison_says_it_keeps_no_thread(cli):
         cli("ask", "H200 vs B200 for llama3-70b sft on 2B tokens usd", "--json", "--follow-up", "faster?").stdout
     )
     assert data["comparison"] and data["follow_ups"][0]["kind"] == "silent"
+
+
+@pytest.mark.parametrize(
+    "text,methods",
+    [
+        ("13b lora vs full finetune 50k samples", ["lora", "full-finetune"]),
+        ("70b qlora or lora 20GB", ["qlora", "lora"]),
+        ("7b 用LoRA还是全参微调 10万条", ["lora", "full-finetune"]),
+        ("lora or full fine-tune for qwen3-8b on 1B tokens?", ["lora", "full-finetune"]),
+        ("full finetune or lora 13b 50k samples", ["full-finetune", "lora"]),
+    ],
+)
+def test_two_training_methods_are_compared_side_by_side(cli, text, methods):
+    # each had been refused: "lora" and "full" contradict each other
+    out = cli("ask", text, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)["comparison"]
+    assert data["by"] == "method"
+    assert [o["request"]["method"] for o in data["options"]] == methods
+    spends = sorted((o["cost"]["rent_total"], o["request"]["method"]) for o in data["options"])
+    cheaper = data["verdict"]["cheaper"]
+    assert (cheaper["option"], cheaper["against"]) == (spends[0][1], spends[1][1])
+    assert cheaper["saves"] == pytest.approx(spends[1][0] - spends[0][0])
+    lines = cli("ask", text, "--lang", "en").stdout.splitlines()
+    assert lines[0].startswith(f"{methods[0]} or {methods[1]}:")
+    gpus = [o["plan"]["gpu"] for o in data["options"]]
+    assert lines[1].startswith(f"  {methods[0]} on {gpus[0]}:") and lines[2].startswith(f"  {methods[1]} on {gpus[1]}:")
+    assert f"cheaper: {cheaper['option']}, by" in "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "text", ["13b lora vs full finetune 50k samples H100 vs H200", "13b H800还是H20 5万条 LoRA还是全参微调"]
+)
+def test_a_gpu_choice_and_a_method_choice_together_are_refused_one_at_a_time(cli, text):
+    out = cli("ask", text, "--lang", "en")
+    assert out.returncode == 2 and "one choice at a time" in out.stderr
+    assert "lora" in out.stderr and ("h100" in out.stderr or "h800" in out.stderr)

@@ -56,6 +56,7 @@ from advisor.request.parser import (
     detect_lang,
     gpu_options,
     holds_a_plan,
+    method_options,
     parse,
 )
 from advisor.text.render import phrase, render, word
@@ -619,11 +620,18 @@ MOST_COMPARED = 4
 
 class Comparison(BaseModel):
     """A request that names two to four GPU types as a choice ("H200 vs B200", "A800还是4090划算",
-    "H800 vs H20 vs A800"): the request planned on each, side by side."""
+    "H800 vs H20 vs A800"), or two training methods ("lora vs full finetune", "用LoRA还是全参微调"):
+    the request planned on each, side by side. `by`: what the options are, "gpu" or "method"."""
 
     text: str
     lang: str
     options: list[Advice]
+    by: str = "gpu"
+
+    def _option(self, a: Advice) -> str:
+        """What an option is: its GPU type, or its training method."""
+        r = a.request
+        return r.method if self.by == "method" else (a.plan.gpu if a.plan else r.gpu)
 
     def sides(self) -> list[dict]:
         """Each option's figures the comparison quotes: the plan's GPUs, time, what the team
@@ -634,7 +642,7 @@ class Comparison(BaseModel):
         for a in self.options:
             p, r = a.plan, a.request
             if p is None:
-                out.append({"gpu": r.gpu, "plan": False})
+                out.append({"gpu": r.gpu, "option": self._option(a), "plan": False})
                 continue
             e = p.estimate
             g = catalog.get_gpu(p.gpu)
@@ -653,6 +661,7 @@ class Comparison(BaseModel):
             out.append(
                 {
                     "gpu": p.gpu,
+                    "option": self._option(a),
                     "plan": True,
                     "count": e.layout.gpu_count,
                     "days": e.days,
@@ -685,37 +694,55 @@ class Comparison(BaseModel):
             lo, hi = spent[0], spent[1]
             out["cheaper"] = {
                 "gpu": lo["gpu"],
+                "option": lo["option"],
                 "saves": hi["spend"] - lo["spend"],
                 "share": 1 - lo["spend"] / hi["spend"],
-                "against": hi["gpu"],
+                "against": hi["option"],
             }
         timed = sorted((s for s in sides if s["days"]), key=lambda s: s["days"])
         if len(timed) > 1 and timed[0]["days"] != timed[1]["days"]:
             lo, hi = timed[0], timed[1]
             out["faster"] = {
                 "gpu": lo["gpu"],
+                "option": lo["option"],
                 "days_saved": hi["days"] - lo["days"],
                 "times": hi["days"] / lo["days"],
-                "against": hi["gpu"],
+                "against": hi["option"],
             }
         return out
 
     def to_json(self) -> dict:
-        return {"comparison": {"options": [a.to_json() for a in self.options], "verdict": self.verdict()}}
+        return {
+            "comparison": {
+                "by": self.by,
+                "options": [a.to_json() for a in self.options],
+                "verdict": self.verdict(),
+            }
+        }
+
+
+# The refusals a comparison answers: GPU types, or training methods, named as a choice
+COMPARED = ("gpu_choice", "method_choice")
 
 
 def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Comparison | None:
-    """The request planned once on each of the GPU types it names as a choice, or None when it
-    names no such choice (the refusal stands). Each side is the answer that request with only that
-    GPU gets. Raises the refusal of a side that cannot be planned ("can I mix A100 and H100?" has
-    no model: the FAQ may still answer it), and `gpu_choice_many` past MOST_COMPARED types."""
+    """The request planned once on each of the GPU types (or with each of the training methods) it
+    names as a choice, or None when it names no such choice (the refusal stands). Each side is the
+    answer that request with only that GPU (method) gets. Raises the refusal of a side that cannot
+    be planned ("can I mix A100 and H100?" has no model: the FAQ may still answer it),
+    `gpu_choice_many` past MOST_COMPARED types, and `choice_mixed` for both choices at once."""
     try:
         parse(text, lang)
     except RequestError as err:
-        if err.kind != "gpu_choice":
+        if err.kind not in COMPARED:
             return None
+        kind = err.kind
     else:
         return None
+    if kind == "method_choice":
+        methods = method_options(text, lang)
+        options = [advise_request(parse(text, lang, method_pick=m), book) for m in methods]
+        return Comparison(text=text, lang=options[0].request.lang, options=options, by="method")
     gpus = gpu_options(text, lang)
     if len(gpus) > MOST_COMPARED:
         raise RequestError(

@@ -1192,13 +1192,24 @@ _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:d|ll|re|ve|m|s)(?![a-z])")
 class _Parse:
     """One parse: fields found so far, with clash detection."""
 
-    def __init__(self, text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None):
+    def __init__(
+        self,
+        text: str,
+        lang: str | None = None,
+        today: dt.date | None = None,
+        gpu_pick: int | None = None,
+        method_pick: str | None = None,
+    ):
         self.text = text
         # a choice between GPU types ("H200 vs B200", "A800还是4090"): which one this parse keeps
         # (0 the first, 1 the second...; None: the choice is refused as `gpu_choice`)
         self.gpu_pick = gpu_pick
         self.gpu_options: list[tuple[str, str]] = []  # (GPU type, its words) of a choice, in order
         self.choice_words: set[str] = set()  # "or", "vs" between them: not chatter to refuse
+        # a choice between training methods ("lora vs full finetune", "用LoRA还是全参微调"): the
+        # method this parse keeps (None: the choice is refused as `method_choice`), and the options
+        self.method_pick = method_pick
+        self.method_options: list[tuple[str, str]] = []
         self.skipped: str | None = None  # the words of an option this parse leaves out
         self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
         self.today = today or dt.datetime.now(TEAM_TZ).date()
@@ -1253,6 +1264,11 @@ class _Parse:
             if value != self.fields["gpu"]:
                 self.skipped = word
                 return
+        elif field == "method" and self.fields.get(field, value) != value and self._method_choice(value, word):
+            if self.method_pick is None:
+                self.fail("method_choice", first=self.method_options[0][1], second=word)
+            if value != self.method_pick:
+                return
         elif field in self.fields and self.fields[field] != value:
             if field != "gpu" or not self._choice(value, word):
                 self.fail("conflict", first=self.words[field], second=word, field=field)
@@ -1284,7 +1300,42 @@ class _Parse:
         if not self.gpu_options:
             self.gpu_options.append((self.fields["gpu"], self.words["gpu"]))
         self.gpu_options.append((value, word))
+        self._one_choice()
         return True
+
+    def _method_choice(self, value, word: str) -> bool:
+        """Whether a second training method is an option of a choice ("lora vs full finetune",
+        "qlora or lora", "用LoRA还是全参微调"), not a contradiction: joined to a method named before
+        by "or", "vs", "还是". The options are kept in the order written."""
+        named = [w for _, w in self.method_options] or [self.words["method"]]
+        joined = None
+        for last in named:
+            joined = joined or re.search(
+                rf"{re.escape(last)}\s*(?:(?:[,，、]\s*)?(?:或者|或是|还是|或|/|\bor\b|\bvs\.?|\bversus\b))\s*"
+                rf"(?:(?:do\s+|a\s+|用)?){re.escape(word)}"
+                rf"|{re.escape(word)}\s*(?:(?:[,，、]\s*)?(?:或者|或是|还是|或|/|\bor\b|\bvs\.?|\bversus\b))\s*"
+                rf"(?:(?:do\s+|a\s+|用)?){re.escape(last)}",
+                self.norm,
+            )
+        if not joined:
+            return False
+        self.choice_words |= {"or", "vs", "vs.", "versus", "还是", "或者", "或"}
+        if not self.method_options:
+            self.method_options.append((self.fields["method"], self.words["method"]))
+        if value not in [v for v, _ in self.method_options]:
+            self.method_options.append((value, word))
+            self.method_options.sort(key=lambda option: self.norm.find(option[1]))
+        self._one_choice()
+        return True
+
+    def _one_choice(self) -> None:
+        """GPU types and training methods both named as a choice: one choice at a time."""
+        if self.gpu_options and self.method_options:
+            self.fail(
+                "choice_mixed",
+                gpus=" / ".join(w for _, w in self.gpu_options),
+                methods=" / ".join(w for _, w in self.method_options),
+            )
 
     def _owned_mention(self, word: str) -> bool:
         """Whether the team's having-words stand right by this mention of a GPU ("我们实验室有4张4090",
@@ -3382,19 +3433,32 @@ def gpu_options(text: str, lang: str | None = None) -> list[str]:
     return [gpu for gpu, _ in reading.gpu_options]
 
 
+def method_options(text: str, lang: str | None = None) -> list[str]:
+    """The training methods a request names as a choice, in the order written ([] for none): one
+    parse each with `method_pick` plans the comparison. Raises RequestError as `parse` does."""
+    reading = _Parse(text, lang, method_pick="")  # no option kept: the parse reads on past the choice
+    reading.run()
+    return [method for method, _ in reading.method_options]
+
+
 def parse(
-    text: str, lang: str | None = None, today: dt.date | None = None, gpu_pick: int | None = None
+    text: str,
+    lang: str | None = None,
+    today: dt.date | None = None,
+    gpu_pick: int | None = None,
+    method_pick: str | None = None,
 ) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
     `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
     day a dated deadline counts from (today in the team's time zone); `gpu_pick` which of the GPU
-    types named as a choice to keep (else the choice is refused, kind `gpu_choice`)."""
+    types named as a choice to keep (else the choice is refused, kind `gpu_choice`); `method_pick`
+    which of the training methods named as a choice (else kind `method_choice`)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang, today, gpu_pick).run()
+    return _Parse(text, lang, today, gpu_pick, method_pick).run()
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
