@@ -607,6 +607,9 @@ def test_two_training_methods_are_compared_side_by_side(cli, text, methods):
     gpus = [o["plan"]["gpu"] for o in data["options"]]
     assert lines[1].startswith(f"  {methods[0]} on {gpus[0]}:") and lines[2].startswith(f"  {methods[1]} on {gpus[1]}:")
     assert f"cheaper: {cheaper['option']}, by" in "\n".join(lines)
+    # the plans listed below name their method too (they had shown the GPUs alone)
+    listed = [line for line in lines if line.startswith("  - ")]
+    assert [line.split(":", 1)[0] for line in listed] == [f"  - {m}" for m in methods]
 
 
 @pytest.mark.parametrize(
