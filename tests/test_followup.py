@@ -1147,3 +1147,14 @@ def test_a_count_said_with_a_verb_is_the_what_if_on_it(book, question):
     summary = plan_context(advise(text, book=book))
     reply = follow_up(text, summary, question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 64
+
+
+@pytest.mark.parametrize(
+    "question,total", [("如果再买4张A800呢", 12), ("what if we buy 8 more A800?", 16), ("should we buy more?", 16)]
+)
+def test_buying_a_number_more_of_the_owned_gpus_adds_that_many(book, question, total):
+    # "再买4张" had been read as twice the owned 8 (16), and "buy 8 more A800" was answered from the FAQ
+    text = "qwen3-32b 全量微调 30万条 经费20万 我们有8张A800"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == total

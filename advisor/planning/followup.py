@@ -1060,13 +1060,24 @@ FEWER_OR_MORE = re.compile(
 
 
 # "should we buy more?" under a plan on the team's own GPUs: more of them, not the same ones bought
-BUY_MORE = re.compile(r"\b(?:buy|get|add)\s+more\b|再买|多买|加购|加卡|扩容", re.I)
+BUY_MORE = re.compile(r"\b(?:buy|get|add)\s+(?:\d[\d,]*\s+)?more\b|再买|多买|加购|加卡|扩容", re.I)
+# how many more it names ("buy 8 more", "再买4张", "加购2台"): GPUs, or servers (台, servers, nodes)
+MORE_COUNT = re.compile(
+    r"(?:buy|get|add)\s+(?P<n>\d[\d,]*)\s+more\s*(?P<servers>servers?|nodes?|machines?)?"
+    r"|(?:再买|多买|加购|再加)\s*(?P<zh>\d+)\s*(?P<zh_servers>台)?",
+    re.I,
+)
 
 
 def _fewer_or_more(summary: dict, message: str) -> str | None:
     found = FEWER_OR_MORE.search(message)
     count, nodes = summary.get("gpu_count"), summary.get("nodes") or 1
     if not found and count and summary.get("owned") and BUY_MORE.search(message):
+        said = MORE_COUNT.search(message)
+        if said:  # the extra named: the owned and that many more
+            per_server = count // nodes or 1
+            n = int((said["n"] or said["zh"]).replace(",", ""))
+            return f"{count + n * (per_server if said['servers'] or said['zh_servers'] else 1)} gpus"
         return f"{count * 2} gpus"  # twice the GPUs owned: what the extra would save and cost
     if not found or not count:
         return None
