@@ -1106,6 +1106,7 @@ def comparison(result) -> dict:
                 pct(s["mfu"]) if s["mfu"] else "",
                 num(s["peak_tflops"]),
                 flag,
+                gpus=s["count"],
             )
         )
     lines = []

@@ -453,6 +453,9 @@ def test_a_method_comparison_card_says_which_method_each_field_is(book, lang, te
     head = msg["blocks"][0]["text"]["text"]
     assert "H800" not in head and ("lora" in head.lower() or "全量微调" in head)
     assert hint in msg["blocks"][-1]["elements"][0]["text"]
+    # a side on one GPU says so in the singular ("1 GPUs" had been drawn)
+    counts = [f["text"].split("\n")[1] for f in msg["blocks"][1]["fields"]]
+    assert not any(line.startswith("1 GPUs") for line in counts)
 
 
 @pytest.mark.parametrize(

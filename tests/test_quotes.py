@@ -58,6 +58,8 @@ def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read()
     assert parse_quote("8xH800 每月7万 至少签一年 某IDC").vendor == "某IDC"
     q = parse_quote("vendorX H100 8x $2.5/hr")
     assert (q.vendor, q.gpus) == ("vendorX", 8)
+    # a currency said after the price is no vendor ("usd" had been recorded as one)
+    assert parse_quote("8xH100 $2.5/hr usd").vendor == "" and parse_quote("8卡H800 每月7.5万 人民币").vendor == ""
     q = parse_quote("acme H200 8xH200 per server $25/hr 1 year minimum")
     assert (q.vendor, q.gpus, q.term_months, q.whole_said) == ("acme", 8, 12, True)
 

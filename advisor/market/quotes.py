@@ -387,10 +387,11 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # where the servers are is not the vendor's name ("... 3 months singapore" had recorded a
     # vendor called Singapore); the quote is judged in its currency's market
     rest = re.sub(_PLACES, " ", rest)
-    # words about the term or the price that are not the vendor's name
+    # words about the term or the price that are not the vendor's name (a currency said after the
+    # price, "$2.5/hr usd", had recorded a vendor called "usd")
     rest = re.sub(
-        r"至少|最少|起租|签约?|合同|合约|租期|单价|价格|租金|报价"
-        r"|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?|commitment|committed|contract)(?![a-z0-9\-])",
+        r"至少|最少|起租|签约?|合同|合约|租期|单价|价格|租金|报价|美元|人民币"
+        r"|(?<![a-z0-9\-])(?:lease|term|minimum|min\.?|commitment|committed|contract|usd|cny|rmb)(?![a-z0-9\-])",
         " ",
         rest,
     )
