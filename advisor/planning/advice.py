@@ -618,6 +618,16 @@ def advise(text: str, lang: str | None = None, *, book: PriceBook) -> Advice:
 MOST_COMPARED = 4
 
 
+def _ahead(sides: list[dict], key: str) -> tuple[dict, dict] | None:
+    """The lowest side by `key` (spend or days) and the next, where two have it and they differ."""
+    ranked = sorted((s for s in sides if s[key]), key=lambda s: s[key])
+    return (ranked[0], ranked[1]) if len(ranked) > 1 and ranked[0][key] != ranked[1][key] else None
+
+
+def _lead(lo: dict, hi: dict) -> dict:
+    return {"gpu": lo["gpu"], "option": lo["option"], "against": hi["option"]}
+
+
 class Comparison(BaseModel):
     """A request that names two to four GPU types as a choice ("H200 vs B200", "A800还是4090划算",
     "H800 vs H20 vs A800"), or two training methods ("lora vs full finetune", "用LoRA还是全参微调"):
@@ -689,26 +699,18 @@ class Comparison(BaseModel):
         options with a plan and a price, or a time, or a tie."""
         sides = [s for s in self.sides() if s["plan"]]
         out: dict = {"cheaper": None, "faster": None}
-        spent = sorted((s for s in sides if s["spend"]), key=lambda s: s["spend"])
-        if len(spent) > 1 and spent[0]["spend"] != spent[1]["spend"]:
-            lo, hi = spent[0], spent[1]
+        spent = _ahead(sides, "spend")
+        if spent:
+            lo, hi = spent
             out["cheaper"] = {
-                "gpu": lo["gpu"],
-                "option": lo["option"],
+                **_lead(lo, hi),
                 "saves": hi["spend"] - lo["spend"],
                 "share": 1 - lo["spend"] / hi["spend"],
-                "against": hi["option"],
             }
-        timed = sorted((s for s in sides if s["days"]), key=lambda s: s["days"])
-        if len(timed) > 1 and timed[0]["days"] != timed[1]["days"]:
-            lo, hi = timed[0], timed[1]
-            out["faster"] = {
-                "gpu": lo["gpu"],
-                "option": lo["option"],
-                "days_saved": hi["days"] - lo["days"],
-                "times": hi["days"] / lo["days"],
-                "against": hi["option"],
-            }
+        timed = _ahead(sides, "days")
+        if timed:
+            lo, hi = timed
+            out["faster"] = {**_lead(lo, hi), "days_saved": hi["days"] - lo["days"], "times": hi["days"] / lo["days"]}
         return out
 
     def to_json(self) -> dict:
