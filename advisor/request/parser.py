@@ -961,7 +961,7 @@ def _nearest_word(word: str) -> str:
 
 # English prose with a Chinese unit or two in it ("finetune qwen3-8b on 10万条 samples within a
 # week"): answered in English. A request of model words and a Chinese word ("13b lora 10万条") stays
-# Chinese: its English is names, not prose.
+# Chinese: its English is names, not prose. Both thresholds are assumed (our choice, not measured).
 EN_PROSE_WORDS = 4
 STRAY_CJK_CHARS = 2
 
