@@ -93,6 +93,16 @@ def test_the_plan_runs_on_the_stack_asked_for(book):
             assert lay.tp == lay.pp == lay.ep == 1
 
 
+def test_a_mixture_of_experts_on_a_stack_without_expert_parallelism_keeps_its_states_on_the_gpu(book):
+    # DeepSpeed and the HF Trainer hold every expert on each rank (ZeRO-3 shards them): a
+    # 30B-A3B's 16 B of states a parameter over 16 A800 is 30 GB a card, so nothing is offloaded
+    # (the search had tried only expert-parallel splits without offload, none of which these
+    # stacks run, and fell back to offloading the optimizer)
+    for stack in ("deepspeed", "hf"):
+        lay = advise(f"qwen3-30b-a3b full-finetune 1B tokens seq 8192 zero3 {stack} on 16xA800", book=book).plan
+        assert (lay.estimate.layout.ep, lay.estimate.layout.offload) == (1, "none"), stack
+
+
 def test_the_answer_names_the_stack_and_json_carries_it(capsys):
     assert main(["ask", "13B full-finetune 50GB 3d deepspeed", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -42,6 +42,7 @@ from pydantic import BaseModel
 from advisor.engine.frameworks import (
     FSDP2,
     MEGATRON,
+    NO_EXPERT_PARALLEL,
     PEFT,
     framework_for,
     has_selective_recompute,
@@ -355,7 +356,7 @@ def parallel_splits(
             # offloaded keeps expert parallel on Megatron-Core (framework_for), not on ZeRO-Offload.
             if pin.ep:
                 eps = [pin.ep]
-            elif setup.method == "qlora" or offload == "all":
+            elif setup.method == "qlora" or offload == "all" or setup.stack in NO_EXPERT_PARALLEL:
                 eps = [1]
             else:
                 eps = expert_degrees(m, dp, max(1, per_node // tp), tp)

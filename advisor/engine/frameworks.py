@@ -37,6 +37,9 @@ HF = "HF Transformers/TRL"
 LITGPT = "litgpt/Lightning Fabric"
 # The stack a framework belongs to, as the request names it (`request.stack`).
 STACK_OF = {MEGATRON: "megatron", DEEPSPEED: "deepspeed", FSDP2: "torchtitan", PEFT: "hf", HF: "hf", LITGPT: "litgpt"}
+# Stacks that run no expert parallelism (`on_stack`): each rank holds every expert, sharded by
+# ZeRO-3 or FSDP where asked.
+NO_EXPERT_PARALLEL = ("deepspeed", "hf", "litgpt")
 # Interleaved schedule: up to 4 model chunks per stage when the layers divide evenly
 # (Narayanan et al. 2021 use 2 to 4; assumed bound).
 VIRTUAL_STAGE_CHOICES = (4, 2)
