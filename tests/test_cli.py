@@ -566,6 +566,18 @@ def test_the_teams_own_gpus_are_compared_with_renting_others(cli, text, owned, c
     assert "your own: no rent, about" in said and "electricity" in said
 
 
+def test_renting_one_gpu_type_or_buying_another_is_compared_as_asked(cli):
+    out = cli("ask", "是租H800还是买A800 70b 全参微调 1TB 14天", "--json")
+    assert out.returncode == 0, out.stderr
+    options = json.loads(out.stdout)["comparison"]["options"]
+    assert [o["request"]["rent_or_buy"] for o in options] == ["rent", "buy"]
+    said = cli("ask", "70b full-finetune 1TB 14d rent H800 or buy A800").stdout
+    rent, buy = [line for line in said.splitlines() if line.startswith("  ") and "GPU-hours)" in line][:2]
+    assert "to rent; " in rent and "per GPU-hour" in rent
+    # a buyer pays for the servers, not a rate an hour
+    assert "to buy; " in buy and "per GPU-hour" not in buy
+
+
 def test_a_contradiction_that_is_no_choice_is_still_refused(cli):
     out = cli("ask", "70B full-finetune 1TB on 8xH800 on 8xH20")
     assert out.returncode == 2

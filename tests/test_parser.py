@@ -2183,6 +2183,20 @@ def test_the_teams_own_gpus_go_with_their_option_of_a_choice():
 
 
 @pytest.mark.parametrize(
+    "text, first, second",
+    [
+        ("70b full-finetune 1TB 14d rent H800 or buy A800", "rent", "buy"),
+        ("是租H800还是买A800 70b 全参微调 1TB 14天", "rent", "buy"),
+        ("70b full-finetune 1TB 14d buy 16 A800 or rent H800", "buy", "rent"),
+        ("70b full-finetune 1TB 14d H800 or A800", None, None),
+    ],
+)
+def test_each_option_of_a_gpu_choice_rents_or_buys_as_its_own_verb_says(text, first, second):
+    # "是租H800还是买A800" had been refused: "h800 and a800 contradict each other"
+    assert [parse(text, gpu_pick=i).rent_or_buy for i in (0, 1)] == [first, second]
+
+
+@pytest.mark.parametrize(
     "text", ["which is better for 70b lora, H100 or H200?", "70b lora 10万条 H100和H200哪个更划算"]
 )
 def test_which_of_two_gpus_is_better_is_the_comparisons_question(text):

@@ -679,7 +679,8 @@ class Comparison(BaseModel):
                     "spend": spend,
                     "buy": r.rent_or_buy == "buy",
                     "owned": bool(r.owned),
-                    "per_gpu_hour": None if r.owned else p.costs.rent_per_gpu_hour,
+                    # a buyer pays for the servers, not a rate an hour
+                    "per_gpu_hour": None if r.owned or r.rent_or_buy == "buy" else p.costs.rent_per_gpu_hour,
                     "hourly": p.costs.rent_option == "hourly" and not r.owned,  # the rent is the rate x GPU-hours
                     "peak_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops,
                     "mfu": e.throughput.mfu if e.days else None,

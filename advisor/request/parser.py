@@ -1163,6 +1163,12 @@ def _release_key(name: str) -> str:
     return _CHECKPOINT_WORDS.sub("", name)
 
 
+# "rent H800 or buy A800", "租H800还是买A800": the verb before the second option of a GPU choice
+_OWN_VERB = "|".join(
+    re.escape(w) for c in fields.field("rent_or_buy").choices for w in sorted((*c.en, *c.zh), key=len, reverse=True)
+)
+_OWN_VERB = f"(?:{_OWN_VERB})"
+
 _PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
 # A launch script's flags pasted as they are (Megatron-LM's arguments.py names, ms-swift's with
@@ -1290,7 +1296,7 @@ class _Parse:
         last = self.gpu_options[-1][1] if self.gpu_options else self.words["gpu"]
         joined = re.search(
             rf"{re.escape(last)}\s*((?:[,，、]\s*)?(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\band\b)|[,，、])"
-            rf"\s*{re.escape(word)}",
+            rf"\s*(?:{_OWN_VERB}\s*)?{re.escape(word)}",
             self.norm,
         )
         if not joined and not (self._owned_mention(self.words["gpu"]) or self._owned_mention(word)):
@@ -1348,7 +1354,19 @@ class _Parse:
 
     def run(self) -> TrainingRequest:
         self.read(tolerant=True)
+        self._option_verb()
         return self._finish()
+
+    def _option_verb(self) -> None:
+        """A GPU choice's option said with its own verb ("rent H800 or buy A800", "租H800还是买A800"):
+        the side planned on that option rents or buys as said (the verbs were read as the
+        rent-or-buy question, which alone would price both sides alike)."""
+        if self.gpu_pick is None or len(self.gpu_options) < 2 or "rent_or_buy" in self.fields:
+            return
+        word = self.gpu_options[self.gpu_pick][1]
+        said = re.search(rf"(?<![a-z])({_OWN_VERB})\s*(?:\d+\s*(?:x|×|张|台|块)?\s*)?{re.escape(word)}", self.norm)
+        if said:
+            self.set("rent_or_buy", value_of(fields.field("rent_or_buy").choices, said[1]), said[1])
 
     def read(self, filler: frozenset[str] = frozenset(), tolerant: bool = False) -> None:
         """Fill `fields` from the text; refuse any word left over (besides `filler`), or with
