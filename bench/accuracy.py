@@ -32,6 +32,7 @@ from cases import (  # noqa: E402
     HELD_OUT_OOM,
     HELD_OUT_PROBE2_MEMORY,
     HELD_OUT_PROBE2_TIME,
+    HELD_OUT_PROBE3_TIME,
     HELD_OUT_PROBE_MEMORY,
     HELD_OUT_PROBE_TIME,
     HELD_OUT_THROUGHPUT,
@@ -300,6 +301,11 @@ HELD_OUT_SETS = (
         "read by a probe in the seventeenth session",
         "DGX Cloud recipes, MindSpeed-LLM, ms-swift scripts, LLaMA-Factory",
         HELD_OUT_PROBE2_TIME,
+    ),
+    (
+        "MLPerf Training v4.0-v5.1: read by a probe in the twenty-first session",
+        "MLPerf Training v4.0-v5.1",
+        HELD_OUT_PROBE3_TIME,
     ),
 )
 

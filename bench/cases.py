@@ -1125,6 +1125,8 @@ def _probe_2026_12(name: str = "heldout_2026_12_probe.csv"):
 
 HELD_OUT_PROBE_TIME, HELD_OUT_PROBE_MEMORY = _probe_2026_12()
 HELD_OUT_PROBE2_TIME, HELD_OUT_PROBE2_MEMORY = _probe_2026_12("heldout_2026_12_probe2.csv")
+# MLPerf Training v4.0-v5.1 closed-division logs (throughput only: no memory is logged)
+HELD_OUT_PROBE3_TIME, _ = _probe_2026_12("heldout_2026_12_probe3.csv")
 
 
 def _points():

@@ -40,7 +40,7 @@ def test_the_summary_tables_are_the_scripts():
         (f"### Summary: held-out throughput ({summary})", accuracy.build_rows(rows, [])[0])
         for summary, _, rows in accuracy.HELD_OUT_SETS
     ]
-    assert len(held_out) == 9
+    assert len(held_out) == 10
     held_out.append(("### Summary: held-out memory", accuracy.build_rows([], cases.HELD_OUT_MEMORY)[1]))
     probe = accuracy.build_rows([], cases.HELD_OUT_PROBE_MEMORY)[1]
     held_out.append(("### Summary: held-out memory (torchao", probe))
