@@ -132,12 +132,13 @@ def test_expert_tensor_traffic_worked_by_hand():
     steps = 32 // 8  # micro-batches a step
     # Dispatch and combine, forward and backward (4 passes of 2 bytes), of this GPU's 4,096 / tp
     # tokens, each to its 8 experts, in every one of 48 layers; ep 4 sits inside a server (the
-    # expert ranks are etp-innermost, then ep), so over NVLink.
-    a2a = steps * 4 * 48 * (4096 / 2) * 2048 * 2 * 8 / intra
-    assert one.step["expert_s"] == pytest.approx(a2a, rel=1e-9)
-    # etp 2 all-gathers the other expert-tensor rank's copies and reduce-scatters the outputs as
-    # often as the all-to-all runs: (etp - 1) = 1 more copy's worth, over NVLink
-    assert two.step["expert_s"] == pytest.approx(2 * a2a, rel=1e-9)
+    # expert ranks are etp-innermost, then ep), so over NVLink; a quarter of the copies are for
+    # experts on the token's own rank and move nothing: 6 of 8 move.
+    copy = steps * 4 * 48 * (4096 / 2) * 2048 * 2 / intra
+    assert one.step["expert_s"] == pytest.approx(6 * copy, rel=1e-9)
+    # etp 2 all-gathers the other expert-tensor rank's copies (all 8 it received, its own rank's
+    # too) and reduce-scatters the outputs as often as the all-to-all runs, over NVLink
+    assert two.step["expert_s"] == pytest.approx((6 + 8) * copy, rel=1e-9)
     # the tensor-parallel all-reduces are the attention blocks' only: with ep the routed experts
     # exchange copies instead (4 all-reduces a layer, half of them the MLP's; ring 2(t-1)/t = 1)
     tensor = steps * 4 * (48 / 2) * 4096 * 2048 * 2 * 2 * (1 / 2) / intra

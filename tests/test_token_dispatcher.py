@@ -159,11 +159,12 @@ def test_node_limited_sends_are_deduplicated_on_flex_only():
     intra, nic = intra_node_gb_s(H100) * 1e9, nic_gb_s(H100, flex.network) * 1e9
     # dispatch and combine, forward and backward (4 passes of 2 bytes), of 4,096 tokens in 58 layers
     per_copy = 4 * 58 * 4096 * 7168 * 2
-    # 7 of a token's 63 peers share its server: 8 x 7/63 copies over NVLink, 8 x 56/63 = 7.1 for
-    # other servers; DeepEP sends a token once to each of at most 4 servers, of which 8/64 of the
-    # time one is its own: 4 x (1 - 8/64) = 3.5 over the NIC
-    near = 8 * (7 / 63) / intra
-    assert a2a.step["expert_s"] == pytest.approx(per_copy * (near + 8 * (56 / 63) / nic), rel=1e-9)
+    # of a token's 8 copies, 8/64 are for its own rank (they move nothing), 8 x 7/64 for the 7
+    # other GPUs of its server (NVLink) and 8 x 56/64 = 7 for other servers; DeepEP sends a token
+    # once to each of at most 4 servers, of which 8/64 of the time one is its own: 4 x (1 - 8/64)
+    # = 3.5 over the NIC
+    near = 8 * (7 / 64) / intra
+    assert a2a.step["expert_s"] == pytest.approx(per_copy * (near + 7 / nic), rel=1e-9)
     assert flex.step["expert_s"] == pytest.approx(per_copy * (near + 3.5 / nic), rel=1e-9)
     assert unsaid.step["expert_s"] == flex.step["expert_s"]
     # inside one server (ep 8) no copy crosses the network: the two send the same

@@ -111,8 +111,11 @@ CP_PASSES = 3
 # Pipeline point-to-point sends are on the critical path of 1F1B; Megatron overlaps them
 # with compute only in the interleaved schedule (overlap_p2p_comm; assumed half exposed).
 PP_P2P_EXPOSED = 0.5
-# MoE token dispatch and combine: half exposed (assumed; Megatron-Core overlaps the
-# all-to-all with shared-expert compute, DeepSeek-V3's DualPipe hides nearly all of it).
+# MoE token dispatch and combine: half exposed where the stack can overlap them (assumed: NVIDIA's
+# recipes turn Megatron-Core's EP overlap on for some runs and off for others, Megatron-Bridge
+# scripts/performance/configs/qwen/qwen3_workload_base_configs.py: moe_a2a_overlap True for Qwen3
+# 235B on H100, False for Qwen3 30B on H100 and 235B on B200; DeepSeek-V3's DualPipe hides nearly
+# all of it); all of it where Megatron-Core cannot (`moe_a2a_exposed`).
 MOE_A2A_EXPOSED = 0.5
 # Time every synchronous step waits for its slowest rank: each rank's host-side hiccups (data
 # loader hand-off, garbage collection, OS jitter, gradient-norm and loss all-reduces) add up
@@ -402,6 +405,26 @@ def compute_time(
     return stage, framework_eff, launch_s, t_mb, compute, bubble
 
 
+def expert_copies(m: ModelShape, ep: int, ep_per_node: int, dispatcher: str | None) -> tuple[float, float]:
+    """(over NVLink, over the NIC): copies of a token's hidden state one dispatch sends from its
+    rank, routing even. Megatron-Core's all-to-all dispatcher sends one row per token-expert pair
+    to the expert's rank (MoEAlltoAllTokenDispatcher.token_dispatch, input_splits counted per
+    expert), so of a token's k copies k/ep are for its own rank and move nothing (NCCL copies a
+    rank's own chunk of an all-to-all in place), k (ep_per_node - 1)/ep go to the server's peers
+    over NVLink and the rest over the NIC. A token's copies for other servers cross the network
+    once per server at most when the model limits its servers (DeepSeek-V3's node-limited routing:
+    at most 4 servers a token, forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2) and
+    the dispatcher forwards so (DeepEP's internode kernels, under the flex dispatcher): of at most
+    that many servers, one is the token's own 1/nodes of the time."""
+    k = m.moe_top_k
+    nodes = max(1, ep // ep_per_node)
+    near, far = k * (ep_per_node - 1) / ep, k * (ep - ep_per_node) / ep
+    node_limit = getattr(m, "moe_node_limit", 0) or 0
+    if node_limit and nodes > 1 and dispatcher != "alltoall":
+        far = min(far, node_limit * (1 - 1 / nodes))
+    return near, far
+
+
 def model_parallel_s(
     m: ModelShape,
     setup: TrainingSetup,
@@ -454,21 +477,9 @@ def model_parallel_s(
         a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
         value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
         per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
-        # Peers on the same server over NVLink, the others over this GPU's NIC. A token's
-        # copies for other servers cross the network once per server at most when the model
-        # limits its servers (DeepSeek-V3's node-limited routing: at most 4 servers a token,
-        # forwarded over NVLink inside each; report Sec 2.1.2 and 3.2.2) and the dispatcher
-        # forwards so (DeepEP's internode kernels, under the flex dispatcher). Megatron-Core's
-        # all-to-all dispatcher sends one row per token-expert pair to the expert's own rank
-        # (MoEAlltoAllTokenDispatcher.token_dispatch, input_splits counted per expert): every
-        # remote copy crosses.
-        local = (ep_per_node - 1) / (ep - 1)
-        remote = m.moe_top_k * (1 - local)
-        node_limit = getattr(m, "moe_node_limit", 0) or 0
-        if node_limit and ep > ep_per_node and dispatcher != "alltoall":
-            remote = min(remote, node_limit * (1 - ep_per_node / ep))
+        near, far = expert_copies(m, ep, ep_per_node, dispatcher)
         nic = nic_gb_s(gpu, net) * 1e9
-        expert_s = m_steps * per_copy * (m.moe_top_k * local / intra + remote / nic)
+        expert_s = m_steps * per_copy * (near / intra + far / nic)
         # Expert tensor parallel: after the all-to-all each rank all-gathers its expert-tensor
         # peers' copies, and reduce-scatters the experts' outputs back before the combine (and the
         # reverse in the backward): Megatron-Core's MoEAlltoAllTokenDispatcher,
@@ -482,6 +493,24 @@ def model_parallel_s(
             expert_s += m_steps * per_copy * m.moe_top_k * (etp - 1) / etp_bw
 
     return tensor_s, pipeline_s, expert_s
+
+
+def moe_a2a_exposed(layout: ModelSplit) -> float:
+    """Share of the expert all-to-alls left on the critical path. In a Megatron-Core MoE layer the
+    dispatch, the experts and the combine run one after another: the all-to-all hides behind
+    compute only in the EP overlap schedule, which runs one micro-batch's dispatch and combine
+    behind another's forward or backward (--overlap-moe-expert-parallel-comm; Megatron-Bridge's
+    guide, docs.nvidia.com/nemo/megatron-bridge/latest/skills/perf-techniques/
+    expert-parallel-overlap: it "hides the cost of token dispatch/combine all-to-all communication
+    by running it concurrently with expert FFN compute"). Megatron-Core refuses that schedule
+    under full recompute and, with pipeline stages, without virtual ones (megatron/core/
+    transformer/transformer_config.py, TransformerConfig.__post_init__: "disable full recomputation when enabling
+    overlap_moe_expert_parallel_comm"; "virtual_pipeline_model_parallel_size must be specified
+    when pipeline_model_parallel_size > 1"; the same checks in Megatron-Bridge's comm_overlap.py):
+    there all of it is exposed. Elsewhere MOE_A2A_EXPOSED."""
+    if layout.framework == MEGATRON and (layout.recompute == "full" or (layout.pp > 1 and layout.virtual_stages <= 1)):
+        return 1.0
+    return MOE_A2A_EXPOSED
 
 
 def _scale_efficiency(layout: ModelSplit) -> float:
@@ -511,7 +540,7 @@ def speed_ceiling(
     tensor_s, pipeline_s, expert_s = model_parallel_s(m, setup, layout, gpu, net, c, dispatcher)
     running = compute + TP_EXPOSED * tensor_s
     running += bubble + PP_P2P_EXPOSED * pipeline_s
-    running += MOE_A2A_EXPOSED * expert_s
+    running += moe_a2a_exposed(layout) * expert_s
     tokens_mb = setup.seq_len * layout.micro_batch
     return (
         tokens_mb
@@ -656,7 +685,7 @@ def estimate_throughput(
     exposed = {
         "tensor": TP_EXPOSED * tensor_s + context_exposed,
         "pipeline": PP_P2P_EXPOSED * pipeline_s,
-        "data": data_exposed + MOE_A2A_EXPOSED * expert_s,
+        "data": data_exposed + moe_a2a_exposed(layout) * expert_s,
     }
     scale_eff = _scale_efficiency(layout)
     # Each factor is the time before it over the time with it, so their product is compute
