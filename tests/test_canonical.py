@@ -120,6 +120,7 @@ WORDS = {
     "opt_in_backward": (["opt-in-bwd"], ["opt-in-bwd"]),
     "tf32": (["tf32", "allow-tf32"], ["tf32"]),
     "compile": (["compile", "torch.compile"], ["编译"]),
+    "cuda_graphs": (["cuda-graphs", "cuda graph", "--external-cuda-graph"], ["CUDA图"]),
     "chunked_loss": (["chunked-loss", "chunked cross entropy"], ["分块损失"]),
     "old_bitsandbytes": (["bnb-0.42", "old bitsandbytes", "bitsandbytes-0.43.1"], ["旧版bitsandbytes"]),
     "old_litgpt": (["litgpt-0.4", "litgpt-0.4.13", "lit-gpt-0.3"], ["旧版litgpt"]),

@@ -161,6 +161,29 @@ def test_fixed_layout_on_an_open_request_keeps_it(cli):
     assert (plan["tp"], plan["pp"]) == (4, 2) and plan["gpu_count"] % 8 == 0
 
 
+@pytest.mark.parametrize(
+    "text,gpu,bw",
+    [
+        # NVIDIA's MLPerf Training v4.0 Llama 2 70B LoRA on 64 L40S ran TP4 CP2 over PCIe Gen4
+        ("llama2-70b lora 1B tokens seq 8192 mbs 1 gbs 8 tp 4 cp 2 fp8 megatron on 64xL40S", "L40S-48GB", 25.0),
+        # GeForce: no peer-to-peer, each transfer staged through host memory
+        ("7B lora 20GB 3d on 8x4090 tp 2", "RTX4090-24GB", 16.0),
+    ],
+)
+def test_a_fixed_tp_on_pcie_cards_is_planned_over_pcie_and_said(cli, text, gpu, bw):
+    out = _ask(cli, text)
+    plan = out["plan"]
+    assert plan["gpu"] == gpu and plan["tp"] == int(text.split(" tp ")[1].split()[0])
+    (note,) = [w for w in out["warning_codes"] if w["code"] == "tp_over_pcie"]
+    assert note["params"]["bw"] == bw and 0 < note["params"]["share"] < 1
+    assert "tp_over_pcie" in out["training"]["checks"] and out["training"]["step_seconds"]["tensor_s"] > 0
+
+
+def test_the_search_keeps_tensor_parallel_inside_nvlink_on_pcie_cards(cli):
+    plan = _ask(cli, "llama2-70b lora 1B tokens seq 8192 fp8 megatron on 64xL40S")["plan"]
+    assert plan["tp"] == 1
+
+
 def test_fixed_expert_parallel_is_kept(cli):
     plan = _ask(cli, "671B-A37B pretrain 1T tokens 30d on 512xH800 ep 8")["plan"]
     assert plan["ep"] == 8 and plan["gpu_count"] == 512
@@ -174,7 +197,8 @@ def test_fixed_expert_parallel_is_kept(cli):
         ("70B qlora 20GB 3d on 8xH800 tp 2", "qlora_model_parallel", ["QLoRA", "bitsandbytes"]),
         ("70B qlora 20GB 3d pp 2", "qlora_model_parallel", ["QLoRA"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 16", "tp_nvlink", ["NVLink"]),
-        ("7B lora 20GB 3d on 8x4090 tp 2", "tp_nvlink", ["NVLink"]),
+        # a PCIe card runs a fixed tp over PCIe up to its server's GPUs, no further
+        ("7B lora 20GB 3d on 8x4090 tp 16", "tp_server", ["tp 16", "8 GPUs"]),
         ("70B full-finetune 100GB 7d on 64xH800 pp 64", "pp_layers", ["pp 64", "layers"]),
         ("70B full-finetune 100GB 7d on 64xH800 tp 8 pp 3", "split_count", ["64 GPUs"]),
         ("70B full-finetune 100GB 7d on 64xH800 ep 8", "ep_dense", ["mixture-of-experts"]),

@@ -18,7 +18,15 @@ from advisor.engine.frameworks import DEEPSPEED, FSDP2, MEGATRON, PEFT, framewor
 from advisor.engine.layout import MICROBATCHES_PER_STAGE, ModelSplit
 from advisor.engine.setup import PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
-from advisor.engine.throughput import ATTENTION_FLOPS_PER_LAYER_TOKEN_Q, estimate_throughput, flops_per_token
+from advisor.engine.throughput import (
+    ATTENTION_FLOPS_PER_LAYER_TOKEN_Q,
+    JITTER_LEFT_BY_GRAPHS,
+    STEP_JITTER_S,
+    estimate_throughput,
+    flops_per_token,
+    intra_node_gb_s,
+    speed_ceiling,
+)
 from advisor.planning.advice import advise
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
@@ -71,6 +79,40 @@ def test_moe_all_to_all_is_counted_and_cheaper_inside_the_server():
     across = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=64, **base), gpu)
     none = estimate_throughput(shape, setup, _layout(gpu, 2048, ep=1, **base), gpu)
     assert none.step["expert_s"] == 0 < inside.step["expert_s"] < across.step["expert_s"]
+
+
+def test_cuda_graphs_take_the_host_part_of_the_jitter_and_leave_the_expert_launches():
+    """CUDA graphs shorten a step by the host-launch share of the per-step jitter, the same at
+    any step length (a fixed term, so short steps on many GPUs gain most), and no more; a dropless
+    MoE's per-expert launches stay outside Megatron-Core's graphs."""
+    gpu, shape = catalog.get_gpu("H100"), catalog.find_model("llama2-70b")
+    setup = TrainingSetup(method="lora", precision="fp8", seq_len=8192, tokens=1e9)
+    lay = _layout(gpu, 1024, tp=4, cp=2, dp=128, zero_stage=1, micro_batch=1, global_batch=128)
+    eager = estimate_throughput(shape, setup, lay, gpu)
+    graphed = estimate_throughput(shape, setup.model_copy(update={"cuda_graphs": True}), lay, gpu)
+    saved = (1 - JITTER_LEFT_BY_GRAPHS) * STEP_JITTER_S * math.log(1024)
+    assert eager.step["step_s"] - graphed.step["step_s"] == pytest.approx(saved)
+    graphed_setup = setup.model_copy(update={"cuda_graphs": True})
+    assert speed_ceiling(shape, graphed_setup, lay, gpu) >= graphed.tokens_per_s_per_gpu
+    moe = catalog.find_model("qwen3-30b-a3b")
+    moe_setup = TrainingSetup(method="pretrain", precision="fp8", tokens=1e12, stack="megatron")
+    moe_lay = _layout(gpu, 16, tp=1, dp=16, ep=16, zero_stage=1, micro_batch=1, global_batch=1024, framework=MEGATRON)
+    moe_eager = estimate_throughput(moe, moe_setup, moe_lay, gpu)
+    moe_graphed = estimate_throughput(moe, moe_setup.model_copy(update={"cuda_graphs": True}), moe_lay, gpu)
+    assert moe_graphed.step["launch_s"] == moe_eager.step["launch_s"] > 0
+
+
+def test_tensor_parallel_over_pcie_runs_at_the_pcie_figure():
+    """A fixed tp on PCIe cards: its all-reduces move the same bytes as over NVLink, at the PCIe
+    link's speed (L40S: PCIe Gen4, 25 GB/s a direction; H100 SXM: NVLink 450)."""
+    shape = catalog.find_model("llama2-70b")
+    setup = TrainingSetup(method="lora", precision="fp8", seq_len=8192, tokens=1e9)
+    l40s, h100 = catalog.get_gpu("L40S"), catalog.get_gpu("H100")
+    pcie = estimate_throughput(shape, setup, _layout(l40s, 64, tp=4, cp=2, dp=8, micro_batch=1, global_batch=8), l40s)
+    nvlink = estimate_throughput(shape, setup, _layout(h100, 64, tp=4, cp=2, dp=8, micro_batch=1, global_batch=8), h100)
+    assert intra_node_gb_s(l40s) == 25.0
+    ratio = intra_node_gb_s(h100) / intra_node_gb_s(l40s)
+    assert pcie.step["tensor_s"] == pytest.approx(ratio * nvlink.step["tensor_s"])
 
 
 def test_tensor_and_pipeline_traffic_show_in_the_step():

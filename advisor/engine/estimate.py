@@ -305,6 +305,15 @@ def expert_tensor_degrees(setup: TrainingSetup, tp: int, cp: int, dp: int, ep: i
     return [e for e in tried if (tp * cp * dp) % (ep * e) == 0 and (e == 1 or framework == MEGATRON)]
 
 
+def pinned_tp_limit(gpu: GPU) -> int:
+    """The most ranks a tp the user fixed may span: the NVLink domain, or every GPU of the server
+    on a PCIe card. Megatron-LM and vLLM run tensor parallelism over PCIe, and NVIDIA's MLPerf
+    Training v4.0 Llama 2 70B LoRA ran TP4 over PCIe Gen4 on servers of four L40S
+    (mlcommons/training_results_v4.0 NVIDIA config_L40S_16x4x2xtp4pp1cp2.sh); its all-reduces are
+    costed on the PCIe path (throughput.intra_node_gb_s) and the plan says so (`tp_over_pcie`)."""
+    return gpu.gpus_per_server if gpu.intra_node == "PCIe" else max(1, gpu.nvlink_domain)
+
+
 def parallel_splits(
     m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, offload: str = "none", capped: bool = True
 ) -> Iterator[ParallelSplit]:
@@ -320,8 +329,13 @@ def parallel_splits(
         zeros = (3,)  # hybrid sharding is ZeRO-3 inside the shard group
     cp = pin.cp or 1
     kv = m.heads if m.uses_mla else m.kv_heads
+    # The search keeps tensor parallel inside the NVLink domain: over PCIe (25 GB/s a GPU one way
+    # on Gen4 against 450 on NVLink 4) a layer's four all-reduces of its activations cost more
+    # than the memory they free buys, where a pipeline sends one activation a stage boundary and
+    # ZeRO-3 gathers the weights once a pass. A tp the team fixed is planned as it runs, up to
+    # the GPUs of a server on a PCIe card (`pinned_tp_limit`).
     tps = (
-        ([pin.tp] if pin.tp <= min(per_node, max(1, gpu.nvlink_domain)) else [])
+        ([pin.tp] if pin.tp <= min(per_node, pinned_tp_limit(gpu)) else [])
         if pin.tp
         else ([1] if pin.hsdp else _powers_of_two(min(gpu.nvlink_domain, per_node)))
     )
@@ -620,6 +634,8 @@ def _finish(
     fits = memory_fits(mem, gpu, layout.gpus_per_node)
     hours = days = flops = None
     checks = list(checks)
+    if layout.tp > max(1, gpu.nvlink_domain):
+        checks.append("tp_over_pcie")  # a fixed tp beyond the NVLink domain (`pinned_tp_limit`)
     if m.family != "generic" and setup.seq_len > m.max_seq:
         # longer than the context the model was released with (data/models.toml max_seq, from its
         # config or paper): the memory and time hold, but the positions beyond it were never

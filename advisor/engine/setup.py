@@ -80,6 +80,9 @@ class TrainingSetup(BaseModel):
     attention: Literal["best", "fa2"] = "best"
     # The model is compiled (torch.compile) or its elementwise operators otherwise fused.
     compiled: bool = False
+    # The stack replays CUDA graphs (Megatron-Core's --cuda-graph-impl, NeMo's enable_cuda_graph):
+    # the host-launch part of the per-step jitter is gone (throughput.JITTER_LEFT_BY_GRAPHS).
+    cuda_graphs: bool = False
     # Megatron-Core's MoE token dispatcher the team runs (`dispatcher alltoall`, `flex` on
     # DeepEP/HybridEP); None: the one its recipes run on the GPU (frameworks.token_dispatcher).
     dispatcher: Literal["alltoall", "flex"] | None = None

@@ -129,6 +129,24 @@ MOE_A2A_EXPOSED = 0.5
 # small models on many GPUs, whose steps are short, came out up to 6x fast.
 STEP_OVERHEAD_S = 0.0
 STEP_JITTER_S = 0.06
+# CUDA graphs (`cuda-graphs`: Megatron-Core's --cuda-graph-impl local|transformer_engine, formerly
+# --enable-cuda-graph / --external-cuda-graph, NeMo's enable_cuda_graph) replay a layer's or a whole
+# iteration's kernels from one host call, so a rank's GPU no longer waits on its host issuing each
+# kernel. What they take from the jitter above: the launch timing that CPU load and the OS make
+# "unpredictable", which skews the ranks against each other at every collective ("With CUDA graphs,
+# kernels are clustered together so that performance is consistent across ranks": PyTorch blog,
+# "Accelerating PyTorch with CUDA Graphs", 2021, NCCL section; BERT on 4,096 A100 ran 1.12x faster,
+# Mask R-CNN on 272 1.70x), and host pauses (garbage collection, interrupts) that land while the
+# captured passes run. What they leave: host work outside the graph once a step (the data
+# loader's hand-off, the loss and gradient-norm reductions and the optimizer outside per-layer
+# graphs) with the OS noise and slow nodes that strike it. No source read measures the split of
+# the fitted jitter between the two: half assumed (two of the four sources named above), so a
+# graphed step keeps JITTER_LEFT_BY_GRAPHS of it. The kernels' own gaps stay in the framework
+# factor (the blog: a replay runs kernels "slightly faster", the host's overhead is the gain).
+# A dropless MoE's per-expert launches (`expert_launch_s`) stay too: Megatron-Core captures the
+# expert compute only for drop-and-pad MoE (megatron/training/arguments.py validate_args: "moe cuda
+# graph is only supported with drop-padding MoE"; moe_preprocess not where it copies to the host).
+JITTER_LEFT_BY_GRAPHS = 0.5
 # Stragglers: efficiency lost per doubling of the node count (assumed 1%).
 STRAGGLER_PER_DOUBLING = 0.01
 # Inter-node bandwidth per GPU, GB/s, one direction: one 400 Gb/s NDR NIC per GPU for H100-
@@ -517,9 +535,11 @@ def _scale_efficiency(layout: ModelSplit) -> float:
     return 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
 
 
-def _step_s(running: float, layout: ModelSplit) -> float:
-    """The step from the time every term adds up to, with stragglers, overhead and jitter."""
-    return running / _scale_efficiency(layout) + STEP_OVERHEAD_S + STEP_JITTER_S * math.log(max(1, layout.gpu_count))
+def _step_s(running: float, layout: ModelSplit, setup: TrainingSetup) -> float:
+    """The step from the time every term adds up to, with stragglers, overhead and jitter (less
+    the part CUDA graphs remove: JITTER_LEFT_BY_GRAPHS)."""
+    jitter = STEP_JITTER_S * math.log(max(1, layout.gpu_count)) * (JITTER_LEFT_BY_GRAPHS if setup.cuda_graphs else 1.0)
+    return running / _scale_efficiency(layout) + STEP_OVERHEAD_S + jitter
 
 
 def speed_ceiling(
@@ -546,7 +566,7 @@ def speed_ceiling(
         tokens_mb
         * layout.microbatches_per_step
         / (layout.tp * layout.pp * max(1, layout.cp))
-        / _step_s(running, layout)
+        / _step_s(running, layout, setup)
     )
 
 
@@ -702,7 +722,7 @@ def estimate_throughput(
         running += extra
     eff["scale"] = scale_eff
     eff = {k: eff[k] for k in ("node", "tensor", "pipeline", "data", "scale", "offload")}
-    step_s = _step_s(running, layout)
+    step_s = _step_s(running, layout, setup)
     # the per-step overhead and jitter, so the factors multiply out to the step (a chain had read
     # "node 0.58 = 0.56 of peak")
     eff["step"] = running / scale_eff / step_s

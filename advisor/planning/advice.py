@@ -29,7 +29,7 @@ from advisor.engine.frameworks import (
 )
 from advisor.engine.memory import unfused_mla
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
-from advisor.engine.throughput import EAGER_EXPERT_LOOP
+from advisor.engine.throughput import EAGER_EXPERT_LOOP, TP_EXPOSED, intra_node_gb_s
 from advisor.knowledge import faq
 from advisor.market.owning import USEFUL_LIFE_MONTHS
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook
@@ -200,6 +200,7 @@ class Advice(BaseModel):
             "global_batch": lay.global_batch,
             "fits": e.fits,
             "dispatcher": thr.dispatcher,  # Megatron-Core's MoE token dispatcher; null off it or dense
+            "cuda_graphs": self.request.cuda_graphs,  # planned with CUDA graphs' shorter per-step jitter
             "framework": lay.framework,  # the CONTRACT's names; the text names Ascend's own (self.framework)
             "pipeline_schedule": lay.pipeline_schedule,
             "virtual_stages": lay.virtual_stages,
@@ -509,9 +510,21 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
             out.append(_note("warning", "low_mfu_batch", batch=req.global_batch, suggest=4 * req.global_batch))
     if "exposed_communication" in checks:
         out.append(_note("warning", "exposed_communication", share=thr.exposed_comm_share, limit=HIGH_EXPOSED_COMM))
+    spec = catalog.get_gpu(gpu)
+    if "tp_over_pcie" in checks:  # a fixed tp beyond the NVLink domain: its all-reduces cross PCIe
+        out.append(
+            _note(
+                "warning",
+                "tp_over_pcie",
+                tp=est.layout.tp,
+                gpu=gpu,
+                domain=max(1, spec.nvlink_domain),
+                bw=intra_node_gb_s(spec),
+                share=TP_EXPOSED * thr.step["tensor_s"] / thr.step["step_s"] if thr.step["step_s"] else 0.0,
+            )
+        )
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON and req.stack != "megatron":
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
-    spec = catalog.get_gpu(gpu)
     if req.method == "qlora" and spec.vendor == "AMD":
         # QLoRA's 4-bit base is bitsandbytes, whose ROCm support is recent (data/software.toml)
         bnb = catalog.software("bitsandbytes_rocm")

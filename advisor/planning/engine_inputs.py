@@ -57,6 +57,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         opt_in_backward=request.opt_in_backward,
         attention="fa2" if request.attention == "fa2" else "best",
         compiled=request.compile,
+        cuda_graphs=request.cuda_graphs,
         dispatcher=request.dispatcher,
         # litgpt's scripts always run the head and the loss in chunks (lm_head_chunk_size=128,
         # chunked_cross_entropy in litgpt finetune/lora.py)
@@ -212,8 +213,10 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
 
 def _hardware_problem(request: TrainingRequest, gpu: GPU, tp: int, pp: int, ep: int) -> tuple[str, dict] | None:
     domain = max(1, gpu.nvlink_domain)
-    if tp > domain:
-        # Tensor parallelism all-reduces every layer's activations: only inside the NVLink domain.
+    if tp > domain and gpu.intra_node != "PCIe":
+        # Tensor parallelism all-reduces every layer's activations: inside the NVLink domain; a
+        # PCIe card runs it over PCIe among its server's GPUs (advisor/engine/estimate.py
+        # `pinned_tp_limit`), and a tp beyond the server straddles servers (`tp_server`, below).
         return "tp_nvlink", {"tp": tp, "gpu": gpu.name, "domain": domain}
     if gpu.gpus_per_server % tp:
         return "tp_server", {"tp": tp, "gpu": gpu.name, "per_server": gpu.gpus_per_server}

@@ -275,6 +275,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "opt_in_backward",
         "tf32",
         "compile",
+        "cuda_graphs",
         "chunked_loss",
         "old_bitsandbytes",
         "old_litgpt",

@@ -646,6 +646,25 @@ FIELDS: tuple[Field, ...] = (
     # norms, activations and residual adds then pass over memory once, as Megatron-Core's fused
     # kernels do (advisor/engine/roofline.py UNFUSED_PASSES)
     Field("compile", flag=True, choices=_flag(("compile", "torch.compile", "torch-compile", "compiled"), ("编译",))),
+    # The stack replays CUDA graphs: Megatron-Core's --cuda-graph-impl local|transformer_engine (and
+    # its older --enable-cuda-graph / --external-cuda-graph), NeMo's enable_cuda_graph; the host's
+    # launch jitter leaves the step (advisor/engine/throughput.py JITTER_LEFT_BY_GRAPHS)
+    Field(
+        "cuda_graphs",
+        flag=True,
+        choices=_flag(
+            (
+                "cuda-graphs",
+                "cuda-graph",
+                "cudagraphs?",
+                "(--)?(enable|external)-cuda-graphs?",
+                "(--)?cuda-graph-impl[= ]+(local|transformer-engine|full-iteration)",
+                "(--)?cuda-graph-scope[= ]+(full-iteration|full|attn|mlp|moe-router|moe-preprocess|moe|mamba)"
+                "( (attn|mlp|moe-router|moe-preprocess|moe|mamba))*",
+            ),
+            ("CUDA图", "cuda图", "CUDA Graph"),
+        ),
+    ),
     # The loss runs over chunks of the logits (torchtune's CEWithChunkedOutputLoss, Liger's fused
     # linear cross entropy) instead of upcasting them all to fp32 at once
     # (advisor/engine/memory.py EAGER_LOSS_BYTES)

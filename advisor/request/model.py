@@ -94,6 +94,8 @@ class TrainingRequest(BaseModel):
     opt_in_backward: bool = False
     # The stack compiles (`compile`, torch.compile): elementwise operators fused.
     compile: bool = False
+    # The stack replays CUDA graphs (`cuda-graphs`, `--enable-cuda-graph`, `CUDA图`).
+    cuda_graphs: bool = False
     # The loss runs over chunks of the logits (`chunked loss`), not on all of them upcast at once.
     chunked_loss: bool = False
     # QLoRA on bitsandbytes before 0.43.2 (`bnb-0.42`), which kept each 4-bit layer's input.

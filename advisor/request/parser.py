@@ -1877,6 +1877,9 @@ class _Parse:
         # Megatron's flag that turns on the precision-aware optimizer, read past: what it changes
         # is said by `--exp-avg-dtype` (the moments' field); before the recompute modules' names
         sc.take(rf"{L}use[\s_\-]precision[\s_\-]aware[\s_\-]optimizer(?:\s+true)?{R}", lambda m: None)
+        # Megatron's flag that turns CUDA graphs off, its default, read past (they are the field
+        # `cuda_graphs`, said by the flag's other values)
+        sc.take(rf"{L}(?:--)?cuda[\s_\-]graph[\s_\-]impl[\s=]+none{R}", lambda m: None)
         self._layout_words()
         # Optimizer hyperparameters change no GPU count, memory or time planned here: read and
         # said (`lr 2e-5`, `warmup 100`, `weight decay 0.1`, `学习率2e-5`). Not `dropout`, which
@@ -2026,6 +2029,7 @@ class _Parse:
         self._choose("optimizer")
         self._choose("opt_in_backward")
         self._choose("compile")
+        self._choose("cuda_graphs")
         self._choose("chunked_loss")
         dropout = fields.field("lora_dropout").keys
         sc.take(
@@ -3256,6 +3260,7 @@ class _Parse:
             optimizer=f.get("optimizer", "adamw"),
             opt_in_backward=bool(f.get("opt_in_backward")),
             compile=bool(f.get("compile")),
+            cuda_graphs=bool(f.get("cuda_graphs")),
             lora_dropout=f.get("lora_dropout", 0.0),
             chunked_loss=bool(f.get("chunked_loss")),
             old_bitsandbytes=bool(f.get("old_bitsandbytes")),
