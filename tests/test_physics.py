@@ -321,9 +321,10 @@ def test_megatron_moe_pays_host_launches_per_local_expert():
 def test_hf_stacks_loop_over_the_experts_on_the_host():
     """Hand-worked: the stacks that run the Hugging Face model as written loop over its experts in
     Python. Mixtral 8x7B LoRA on every linear layer, whole-layer recompute, one GPU: 32 layers x 8
-    experts x (11 operators + 4 for each of the 3 adapted projections) x (2 forward passes + the
-    backward) x 20 us = 0.353 s a micro-batch; q and v adapted only: 11 operators; Megatron-Core's
-    grouped launches are counted as before, FSDP2's grouped kernel pays none."""
+    experts x [(13 kernels + 4 for each of the 3 adapted projections = 25, + 2 host syncs) x 2
+    forward passes + 2 x 25 backward kernels = 104] x 20 us = 0.532 s a micro-batch; q and v
+    adapted only: (13 + 2) x 2 + 26 = 56; Megatron-Core's grouped launches are counted as before,
+    FSDP2's grouped kernel pays none."""
     from advisor.engine.shapes import count_params
     from advisor.engine.throughput import expert_launch_s
 
@@ -332,9 +333,9 @@ def test_hf_stacks_loop_over_the_experts_on_the_host():
     c = count_params(m)
     est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
     assert est.layout.framework == PEFT and est.layout.recompute == "full" and c.moe_layers == 32
-    assert expert_launch_s(m, setup, est.layout, c) == pytest.approx(32 * 8 * 23 * 3 * 20e-6)
+    assert expert_launch_s(m, setup, est.layout, c) == pytest.approx(32 * 8 * 104 * 20e-6)
     qv = setup.model_copy(update={"lora_targets": "qv"})
-    assert expert_launch_s(m, qv, est.layout, c) == pytest.approx(32 * 8 * 11 * 3 * 20e-6)
+    assert expert_launch_s(m, qv, est.layout, c) == pytest.approx(32 * 8 * 56 * 20e-6)
     assert expert_launch_s(m, setup, est.layout.model_copy(update={"framework": FSDP2}), c) == 0.0
 
 

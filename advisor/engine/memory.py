@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import FSDP2, HF, LITGPT, MEGATRON
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, LITGPT, MEGATRON
 from advisor.engine.layout import ModelSplit
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -113,6 +113,11 @@ OFFLOAD_LAYERS_ON_GPU = 2
 # and the current layer's gradients before reduce-scatter (FSDP forward/backward prefetch),
 # 3 layer-sized buffers of 2 bytes.
 ZERO3_GATHER_BUFFERS, ZERO3_GATHER_BYTES = 3, 2
+# DeepSpeed ZeRO-3 with an MoE block set as a leaf module (setup.z3_leaf) gathers the block whole:
+# every expert of the layer comes in at once (fetch_sub_module over iter_params(recurse=True) of
+# a leaf, deepspeed/runtime/zero/partitioned_param_coordinator.py at 00a31c99), 1.2 GB of bf16 a
+# layer for Qwen3-30B-A3B's 128 experts. (ZeRO-Infinity's streamed layers, offload "all", are
+# counted apart: OFFLOAD_LAYERS_ON_GPU.)
 # FSDP + PP: the stage's gathered bf16 parameters and unsharded bf16 gradients, kept through
 # the micro-batches of a step (torchtitan parallelize: reshard_after_forward False with PP).
 FSDP_PP_UNSHARDED_BYTES = 2 + 2
@@ -831,7 +836,11 @@ def overheads(
     not, and count towards what must fit."""
     gathered = 0.0
     if layout.zero_stage == 3 and not setup.is_peft:
-        gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
+        layer = shard.block / m.layers / layout.tp
+        if m.is_moe and layout.framework == DEEPSPEED and setup.z3_leaf and layout.offload != "all":
+            c = count_params(m)
+            layer += c.experts / c.moe_layers
+        gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * layer
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)
     return gathered, activations * FRAGMENTATION, context
 

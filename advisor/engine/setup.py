@@ -96,6 +96,10 @@ class TrainingSetup(BaseModel):
     old_litgpt: bool = False
     # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
     stack: Stack | None = None
+    # DeepSpeed ZeRO-3 fetches an MoE block's experts as one leaf module (set_z3_leaf_modules, as
+    # LLaMA-Factory, ms-swift 3.9+ and DeepSpeed's own defaults do); False: each expert projection
+    # apart (advisor/engine/throughput.py ZERO3_MODULE_FETCH_S).
+    z3_leaf: bool = True
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None

@@ -71,23 +71,45 @@ FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 MEGATRON_EXPERT_LAUNCH_S = 20e-6
 EXPERT_GEMMS = 2
 # The stacks that run a Hugging Face model as written (HF Transformers/TRL and PEFT, DeepSpeed
-# on HF models, litgpt's LLaMAMoE) loop over the experts in Python: for each expert that got
-# tokens, transformers' eager MoE block finds its tokens (`torch.where` on the routing mask: a
-# nonzero, so a host sync that keeps the GPU from running ahead), gathers them, runs gate, up
-# and down projections with the activation and product, scales by the routing weight and adds
-# back (`index_add_`): about 11 eager operators (Qwen3MoeSparseMoeBlock, transformers 4.5x;
-# transformers 5's default grouped_mm backend needs PyTorch 2.9 and is not what LoRA stacks ran
-# through 2025-26). LoRA on an expert's three projections adds 4 each (A, B, scale, add). Each
-# operator costs host time (20 us, as above, assumed), again under full recompute, and its
-# backward about as many (assumed one backward kernel each). Users measure these stacks on
-# Qwen3-30B-A3B at 1.6x to 10x the time of a dense ~32B model on the same data and GPUs
-# (hiyouga/LlamaFactory#7921, ZeRO-3 LoRA: 4 h against 2.5 h for QwQ-32B; modelscope/ms-swift#6061:
-# 20 days against 2 for Qwen2.5-VL-32B; LlamaFactory#9697 and #8038: GPU busy 10-20% of the time),
-# where its FLOPs alone would make it 10x faster.
+# on HF models, litgpt's LLaMAMoE) loop over the experts in Python. transformers' eager MoE block
+# as teams ran it through 2025-26 (Qwen3MoeSparseMoeBlock.forward, huggingface/transformers
+# 00d4b3d2, the 4.57 line; Qwen2-MoE and Mixtral alike), for each expert that got tokens:
+# `self.experts[expert_idx]` indexes a ModuleList with a tensor (operator.index, a .item()) and
+# `torch.where` on the expert's routing mask is a nonzero: two host syncs, after which the GPU has
+# emptied its queue and waits for each launch, so host and GPU time add up. Then 13 kernels: the
+# mask row, nonzero's count and select, the token gather, the gate, up and down GEMMs, SiLU and
+# the product, the routing-weight gather and scale, and index_add_. transformers 5's grouped_mm
+# backend (PyTorch 2.9+) replaces the loop; Unsloth reports it about 6x faster at MoE training
+# than transformers 4 (unsloth.ai/docs/new/faster-moe, 2026), which bounds how slow the loop is.
 EAGER_EXPERT_LOOP = (PEFT, HF, DEEPSPEED, LITGPT)
-EAGER_EXPERT_OPS = 11
+EAGER_EXPERT_OPS = 13
+EAGER_EXPERT_SYNCS = 2
+# Autograd runs about two kernels for each of those (PyTorch tools/autograd/derivatives.yaml):
+# a GEMM's input and weight gradients, a product's two operand gradients and their sum over the
+# broadcast, and for each gather (index) a zero-filled gradient of the whole source and an
+# index_put with sort, then an add that sums it into the source's gradient. It syncs nowhere.
+EAGER_BACKWARD_OPS_PER_OP = 2
+# LoRA on an expert's three projections adds 4 kernels to each (A, B, scale, add).
 LORA_OPS_PER_LINEAR = 4
 EXPERT_LINEARS = 3
+# DeepSpeed ZeRO-3 hooks every submodule that owns parameters, unless a module above it is a
+# "leaf" (deepspeed.utils.set_z3_leaf_modules, DeepSpeed PR #4966): then each expert's three
+# nn.Linear are fetched (all-gathered) and released one by one, in the forward, again in the
+# recompute and in the backward (fetch_sub_module, release_sub_module in
+# deepspeed/runtime/zero/partitioned_param_coordinator.py at 00a31c99), and the host waits on
+# the oldest fetch whenever more than two are in flight (`__max_ongoing_fetch_events = 2`), so
+# each fetch costs its hooks' Python and a few-MB all-gather's latency, which the tiny expert
+# GEMMs cannot hide. 250 us a fetch and release, assumed (no published profile read;
+# coalescing such fetches gave 40% more speed on a 64-expert model, DeepSpeed PR #6649, HPU).
+# LLaMA-Factory marks the MoE blocks of Mixtral, Qwen2/3-MoE, DeepSeek-V2/V3 and others as leaves
+# (src/llamafactory/model/model_utils/moe.py add_z3_leaf_module), ms-swift since 3.9.0
+# (2025-10-14: swift/llm/model/register.py deepspeed_set_z3_leaf_modules, #6080) and DeepSpeed
+# itself for Mixtral and Qwen MoE classes by default since PR #7604 (2025); a plan assumes a
+# leaf unless the team says it has none (`no-z3-leaf`): ms-swift's own DeepSpeed benchmark of
+# Qwen3-30B-A3B (June 2025, before #6080) ran 91.2 s/it against Megatron's 9.6
+# (docs/source_en/Megatron-SWIFT/Quick-start.md).
+ZERO3_HOOKED = (PEFT, HF, DEEPSPEED)
+ZERO3_MODULE_FETCH_S = 250e-6
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
@@ -271,20 +293,26 @@ def intra_node_gb_s(gpu: GPU) -> float:
 def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
     """Host time of one micro-batch's per-expert launches on one GPU that the GPU waits for:
     Megatron-Core's per-expert GEMMs (MEGATRON_EXPERT_LAUNCH_S), or the Python loop over the
-    experts of the stacks that run the Hugging Face model as written (EAGER_EXPERT_LOOP)."""
+    experts of the stacks that run the Hugging Face model as written (EAGER_EXPERT_LOOP), with
+    ZeRO-3's fetch of each expert projection where the MoE block is no leaf module."""
     if not m.is_moe:
         return 0.0
     fwd = 2 if layout.recompute == "full" else 1
     local = m.moe_experts / max(1, layout.ep)
+    experts = c.moe_layers / layout.pp * local
     if layout.framework in EAGER_EXPERT_LOOP:
         adapted = EXPERT_LINEARS if setup.is_peft and setup.lora_targets == "all" else 0
-        ops = EAGER_EXPERT_OPS + LORA_OPS_PER_LINEAR * adapted
-        return c.moe_layers / layout.pp * local * ops * (fwd + 1) * MEGATRON_EXPERT_LAUNCH_S
+        kernels = EAGER_EXPERT_OPS + LORA_OPS_PER_LINEAR * adapted
+        host = (kernels + EAGER_EXPERT_SYNCS) * fwd + EAGER_BACKWARD_OPS_PER_OP * kernels
+        loop = experts * host * MEGATRON_EXPERT_LAUNCH_S
+        if layout.zero_stage == 3 and layout.framework in ZERO3_HOOKED and not setup.z3_leaf:
+            loop += experts * EXPERT_LINEARS * (fwd + 1) * ZERO3_MODULE_FETCH_S
+        return loop
     if layout.framework != MEGATRON:
         return 0.0
     bwd = 1 if setup.is_peft else 2  # a frozen expert has no weight gradient
     launches = EXPERT_GEMMS * (fwd + bwd) + (EXPERT_GEMMS * (fwd + 1) if setup.precision == "fp8" else 0)
-    return c.moe_layers / layout.pp * local * launches * MEGATRON_EXPERT_LAUNCH_S
+    return experts * launches * MEGATRON_EXPERT_LAUNCH_S
 
 
 def nic_gb_s(gpu: GPU, network: str) -> float:

@@ -64,6 +64,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         chunked_loss=request.chunked_loss or request.stack == "litgpt",
         bnb_keeps_inputs=request.old_bitsandbytes,
         old_litgpt=request.old_litgpt,
+        z3_leaf=not request.no_z3_leaf,
         # the dispatcher, the recompute modules and bf16 moments are Megatron-Core's: saying one
         # plans on Megatron-Core (refused elsewhere)
         stack=request.stack

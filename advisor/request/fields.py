@@ -697,6 +697,16 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(("litgpt-0.4", r"(litgpt|lit-gpt)-0\.[0-4](\.\d+)?"), ("旧版litgpt",)),
     ),
+    # DeepSpeed ZeRO-3 without the MoE block set as a leaf module: each expert projection fetched
+    # apart (advisor/engine/throughput.py ZERO3_MODULE_FETCH_S); ms-swift before 3.9.0 ran so
+    Field(
+        "no_z3_leaf",
+        flag=True,
+        choices=_flag(
+            ("no-z3-leaf", "no-zero3-leaf", "no-leaf-module", "without-z3-leaf"),
+            ("无z3叶子模块", "无叶子模块"),
+        ),
+    ),
     Field(
         "seq_len",
         low=16,

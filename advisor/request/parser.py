@@ -1446,6 +1446,7 @@ class _Parse:
         self._ranges()
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._choose("old_litgpt")
+        self._choose("no_z3_leaf")
         self._owned()
         self._gpus()
         if self.gpu_options and self.fields.get("owned"):
@@ -3265,6 +3266,7 @@ class _Parse:
             chunked_loss=bool(f.get("chunked_loss")),
             old_bitsandbytes=bool(f.get("old_bitsandbytes")),
             old_litgpt=bool(f.get("old_litgpt")),
+            no_z3_leaf=bool(f.get("no_z3_leaf")),
             stack=f.get("stack") or ("litgpt" if f.get("old_litgpt") else None),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
