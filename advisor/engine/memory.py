@@ -116,8 +116,11 @@ ZERO3_GATHER_BUFFERS, ZERO3_GATHER_BYTES = 3, 2
 # DeepSpeed ZeRO-3 with an MoE block set as a leaf module (setup.z3_leaf) gathers the block whole:
 # every expert of the layer comes in at once (fetch_sub_module over iter_params(recurse=True) of
 # a leaf, deepspeed/runtime/zero/partitioned_param_coordinator.py at 00a31c99), 1.2 GB of bf16 a
-# layer for Qwen3-30B-A3B's 128 experts. (ZeRO-Infinity's streamed layers, offload "all", are
-# counted apart: OFFLOAD_LAYERS_ON_GPU.)
+# layer for Qwen3-30B-A3B's 128 experts, and its gradients are reduce-scattered only once the
+# whole block's backward is done (DeepSpeed PR #5008): two block-sized buffers of 2 bytes. The
+# prefetch of the next block is held to stage3_prefetch_bucket_size, far less than a block.
+# (ZeRO-Infinity's streamed layers, offload "all", are counted apart: OFFLOAD_LAYERS_ON_GPU.)
+ZERO3_LEAF_BLOCK_BUFFERS = 2
 # FSDP + PP: the stage's gathered bf16 parameters and unsharded bf16 gradients, kept through
 # the micro-batches of a step (torchtitan parallelize: reshard_after_forward False with PP).
 FSDP_PP_UNSHARDED_BYTES = 2 + 2
@@ -836,11 +839,10 @@ def overheads(
     not, and count towards what must fit."""
     gathered = 0.0
     if layout.zero_stage == 3 and not setup.is_peft:
-        layer = shard.block / m.layers / layout.tp
+        gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
         if m.is_moe and layout.framework == DEEPSPEED and setup.z3_leaf and layout.offload != "all":
             c = count_params(m)
-            layer += c.experts / c.moe_layers
-        gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * layer
+            gathered += ZERO3_LEAF_BLOCK_BUFFERS * ZERO3_GATHER_BYTES * c.experts / c.moe_layers
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)
     return gathered, activations * FRAGMENTATION, context
 
