@@ -1164,10 +1164,11 @@ def _release_key(name: str) -> str:
 
 
 # "rent H800 or buy A800", "租H800还是买A800": the verb before the second option of a GPU choice
-_OWN_VERB = "|".join(
-    re.escape(w) for c in fields.field("rent_or_buy").choices for w in sorted((*c.en, *c.zh), key=len, reverse=True)
+_OWN_VERB = "(?:{})".format(
+    "|".join(
+        re.escape(w) for c in fields.field("rent_or_buy").choices for w in sorted((*c.en, *c.zh), key=len, reverse=True)
+    )
 )
-_OWN_VERB = f"(?:{_OWN_VERB})"
 
 _PASTED = re.compile(r"^\s*(?:<[@#!][a-z0-9|._\-]*>\s*)*/gpu(?![a-z0-9])|<[@#!][a-z0-9|._\-]*>")
 
