@@ -33,11 +33,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import statistics
 import sys
 import time
 import traceback
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -166,19 +166,20 @@ def gemms(dev, smoke):
     for m, n, k in gemm_shapes(smoke):
         a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
         w = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
-        row = {"m": m, "n": n, "k": k, "bf16_ms": median_ms(lambda: F.linear(a, w))}
+        row = {"m": m, "n": n, "k": k, "bf16_ms": median_ms(lambda a=a, w=w: F.linear(a, w))}
         row["bf16_tflops"] = 2 * m * n * k / row["bf16_ms"] / 1e9
         if fp8:
             try:
                 a8, w8 = a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn)
                 one = torch.ones((), device=dev, dtype=torch.float32)
                 # tensorwise scales; the second operand column-major, as cuBLASLt's FP8 wants
-                row["fp8_ms"] = median_ms(lambda: torch._scaled_mm(a8, w8.t(), one, one, out_dtype=torch.bfloat16))
+                row["fp8_ms"] = median_ms(
+                    lambda a8=a8, w8=w8, one=one: torch._scaled_mm(a8, w8.t(), one, one, out_dtype=torch.bfloat16)
+                )
                 row["fp8_tflops"] = 2 * m * n * k / row["fp8_ms"] / 1e9
             except Exception as exc:
                 row["fp8_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
         out.append(row)
-        del a, w
     return out
 
 
@@ -204,21 +205,40 @@ def grouped_gemms(dev, smoke):
         flops = 2 * e * t * n * k
         row = {"experts": e, "tokens_per_expert": t, "n": n, "k": k}
         try:
-            row["grouped_ms"] = median_ms(lambda: _grouped(x, w.transpose(-2, -1), offs))
+            row["grouped_ms"] = median_ms(lambda x=x, w=w, offs=offs: _grouped(x, w.transpose(-2, -1), offs))
             row["grouped_tflops"] = flops / row["grouped_ms"] / 1e9
         except Exception as exc:
             row["grouped_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
         chunks = x.split(t)
-        row["loop_ms"] = median_ms(lambda: [F.linear(chunks[i], w[i]) for i in range(e)], reps=5)
+        row["loop_ms"] = median_ms(lambda c=chunks, w=w, e=e: [F.linear(c[i], w[i]) for i in range(e)], reps=5)
         row["loop_tflops"] = flops / row["loop_ms"] / 1e9
         out.append(row)
-        del x, w
     return out
+
+
+def _sdpa(q, k, v, backend):
+    from torch.nn.attention import sdpa_kernel
+
+    if backend is None:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    with sdpa_kernel([backend]):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def _backward(fn, inputs, module=None):
+    """One forward and backward of fn(); gradients dropped after."""
+    y = fn()
+    y = y[0] if isinstance(y, tuple) else y
+    y.backward(torch.ones_like(y))
+    for t in inputs:
+        t.grad = None
+    if module is not None:
+        module.zero_grad(set_to_none=True)
 
 
 def attention(dev, smoke):
     """Causal SDPA, bf16, head dim 128; FLOPs counted causal (half the square), backward 2.5x."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend
 
     backends = {"default": None}
     if dev == "cuda":
@@ -232,21 +252,10 @@ def attention(dev, smoke):
         fwd_flops = 4 * b * h * s * s * d / 2
         for name, backend in backends.items():
             row = {"seq": s, "batch": b, "heads": h, "head_dim": d, "backend": name}
-
-            def fwd():
-                if backend is None:
-                    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-                with sdpa_kernel([backend]):
-                    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-
-            def fwd_bwd():
-                o = fwd()
-                o.backward(torch.ones_like(o))
-                q.grad = k.grad = v.grad = None
-
+            fwd = partial(_sdpa, q, k, v, backend)
             try:
                 row["fwd_ms"] = median_ms(fwd)
-                row["fwd_bwd_ms"] = median_ms(fwd_bwd)
+                row["fwd_bwd_ms"] = median_ms(partial(_backward, fwd, (q, k, v)))
                 row["fwd_tflops"] = fwd_flops / row["fwd_ms"] / 1e9
                 bwd_ms = row["fwd_bwd_ms"] - row["fwd_ms"]
                 row["bwd_tflops"] = 2.5 * fwd_flops / bwd_ms / 1e9 if bwd_ms > 0 else None
@@ -278,19 +287,10 @@ def moe_block(dev, smoke):
         for p in block.parameters():
             torch.nn.init.normal_(p, std=0.02)
         x = torch.randn(1, tokens, cfg.hidden_size, device=dev, dtype=torch.bfloat16, requires_grad=True)
-
-        def fwd_bwd():
-            y = block(x)
-            y = y[0] if isinstance(y, tuple) else y
-            y.sum().backward()
-            x.grad = None
-            block.zero_grad(set_to_none=True)
-
         row = {"impl": impl, "tokens": tokens}
-        row["fwd_ms"] = median_ms(lambda: block(x), reps=5)
-        row["fwd_bwd_ms"] = median_ms(fwd_bwd, reps=5)
+        row["fwd_ms"] = median_ms(partial(block, x), reps=5)
+        row["fwd_bwd_ms"] = median_ms(partial(_backward, partial(block, x), (x,), block), reps=5)
         out.append(row)
-        del block, x
     return out
 
 
@@ -414,7 +414,6 @@ def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, exper
             peak_reserved_gib=torch.cuda.max_memory_reserved() / GIB,
             device_used_gib=(total - free) / GIB,
         )
-    del net, opt, params, ids
     return row
 
 
