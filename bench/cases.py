@@ -1109,7 +1109,7 @@ def _probe_2026_12(name: str = "heldout_2026_12_probe.csv"):
     from pathlib import Path
 
     time_cases, memory_cases = [], []
-    readings = {"peak_mem_reserved_gib": "reserved", "mem_gib_nvsmi": "nvidia-smi"}
+    readings = {"peak_mem_allocated_gib": "torch", "peak_mem_reserved_gib": "reserved", "mem_gib_nvsmi": "nvidia-smi"}
     with (Path(__file__).resolve().parent / "calibration" / name).open() as f:
         for row in csv.DictReader(f):
             value, note = float(row["measured"]), f"{row['source']}: {row['notes']}"
