@@ -125,6 +125,7 @@ WORDS = {
     "old_bitsandbytes": (["bnb-0.42", "old bitsandbytes", "bitsandbytes-0.43.1"], ["旧版bitsandbytes"]),
     "old_litgpt": (["litgpt-0.4", "litgpt-0.4.13", "lit-gpt-0.3"], ["旧版litgpt"]),
     "no_z3_leaf": (["no-z3-leaf", "no leaf module"], ["无叶子模块"]),
+    "old_transformers": (["transformers 4.57", "old-transformers", "--experts_impl eager"], ["旧版transformers"]),
     "lora_dropout": (["lora_dropout=0.05"], ["dropout 0.1"]),
     "stack": (["deepspeed", "framework megatron", "llama-factory", "litgpt"], ["框架deepspeed", "torchtune"]),
     "seq_len": (["seq 8192", "seq 32k", "8k context"], ["序列长度8192", "上下文32k"]),

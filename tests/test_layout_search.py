@@ -118,7 +118,7 @@ def test_a_count_the_states_floor_rules_out_searches_no_layout_without_offload(m
     from advisor.engine import estimate
 
     m, setup, gpu = _inputs("deepseek-v3 pretrain 2T tokens 60d", "H100-SXM5-80GB")
-    setup = setup.model_copy(update={"z3_leaf": False})
+    setup = setup.model_copy(update={"z3_leaf": False, "hf_expert_loop": True})
     full = _search(m, setup, gpu, 48, None, True, exhaustive=True)
     original = estimate.estimate_memory
     levels = []

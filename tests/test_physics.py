@@ -328,7 +328,7 @@ def test_hf_stacks_loop_over_the_experts_on_the_host():
     from advisor.engine.shapes import count_params
     from advisor.engine.throughput import expert_launch_s
 
-    req = parse("mixtral-8x7b lora 100M tokens recompute full on 1xA100-80GB hf")
+    req = parse("mixtral-8x7b lora 100M tokens recompute full on 1xA100-80GB hf transformers 4")
     m, setup = model_shape(req), training_setup(req)
     c = count_params(m)
     est = best_layout(m, setup, catalog.get_gpu(req.gpu), req.gpu_count)
@@ -341,9 +341,10 @@ def test_hf_stacks_loop_over_the_experts_on_the_host():
 
 def test_moe_lora_on_deepspeed_is_slower_than_the_dense_model_of_its_size(book):
     """Users measure Qwen3-30B-A3B LoRA under DeepSpeed ZeRO-3 at 1.6x to 10x the time of a dense
-    ~32B model (hiyouga/LlamaFactory#7921, modelscope/ms-swift#6061), though its FLOPs are a tenth:
-    the plan lands in that range and says why; on Megatron-Core it is faster than the dense model."""
-    moe = advise("qwen3-30b-a3b lora 100M tokens seq 4096 zero3 deepspeed on 8xH100", book=book)
+    ~32B model (hiyouga/LlamaFactory#7921, modelscope/ms-swift#6061, both on transformers 4), though
+    its FLOPs are a tenth: the plan lands in that range and says why; on transformers 5's grouped
+    experts and on Megatron-Core it is faster than the dense model."""
+    moe = advise("qwen3-30b-a3b lora 100M tokens seq 4096 zero3 deepspeed transformers 4 on 8xH100", book=book)
     dense = advise("qwen3-32b lora 100M tokens seq 4096 zero3 deepspeed on 8xH100", book=book)
     ratio = moe.plan.estimate.throughput.tokens_per_s_per_gpu / dense.plan.estimate.throughput.tokens_per_s_per_gpu
     assert 0.1 <= ratio <= 1 / 1.6
@@ -352,6 +353,8 @@ def test_moe_lora_on_deepspeed_is_slower_than_the_dense_model_of_its_size(book):
     grouped = advise("qwen3-30b-a3b lora 100M tokens seq 4096 megatron on 8xH100", book=book)
     assert grouped.plan.estimate.throughput.tokens_per_s_per_gpu > dense.plan.estimate.throughput.tokens_per_s_per_gpu
     assert not any(w.code == "moe_expert_loop" for w in grouped.warnings)
+    v5 = advise("qwen3-30b-a3b lora 100M tokens seq 4096 zero3 deepspeed on 8xH100", book=book)
+    assert v5.plan.estimate.throughput.tokens_per_s_per_gpu > dense.plan.estimate.throughput.tokens_per_s_per_gpu
 
 
 def test_experts_fold_over_tensor_and_data_parallel_ranks():

@@ -242,7 +242,7 @@ def test_suggestions_and_checks_stay_within_reason(cli):
     assert not [w for w in hopeless["warning_codes"] if w["code"] == "longer_deadline"]
     # a plan that does not fit has no rent to compare another GPU type's with (the other type runs
     # DeepSpeed ZeRO-3 with each expert fetched apart: a leaf block of 256 experts fits no A100)
-    unfit_text = "deepseek-v3 full-finetune 10k samples on 8xH20 no-z3-leaf"
+    unfit_text = "deepseek-v3 full-finetune 10k samples on 8xH20 no-z3-leaf transformers 4"
     unfit = _ask(cli, unfit_text)
     other = [w for w in unfit["warning_codes"] if w["code"] == "other_gpu"]
     assert other and other[0]["params"]["value"] is None

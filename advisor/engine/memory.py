@@ -119,6 +119,8 @@ ZERO3_GATHER_BUFFERS, ZERO3_GATHER_BYTES = 3, 2
 # layer for Qwen3-30B-A3B's 128 experts, and its gradients are reduce-scattered only once the
 # whole block's backward is done (DeepSpeed PR #5008): two block-sized buffers of 2 bytes. The
 # prefetch of the next block is held to stage3_prefetch_bucket_size, far less than a block.
+# transformers 5 keeps a layer's experts in one module of two 3-D parameters, so ZeRO-3 gathers
+# them whole with or without a leaf (setup.hf_expert_loop False).
 # (ZeRO-Infinity's streamed layers, offload "all", are counted apart: OFFLOAD_LAYERS_ON_GPU.)
 ZERO3_LEAF_BLOCK_BUFFERS = 2
 # FSDP + PP: the stage's gathered bf16 parameters and unsharded bf16 gradients, kept through
@@ -840,7 +842,8 @@ def overheads(
     gathered = 0.0
     if layout.zero_stage == 3 and not setup.is_peft:
         gathered = ZERO3_GATHER_BUFFERS * ZERO3_GATHER_BYTES * (shard.block / m.layers) / layout.tp
-        if m.is_moe and layout.framework == DEEPSPEED and setup.z3_leaf and layout.offload != "all":
+        whole_block = setup.z3_leaf or not setup.hf_expert_loop
+        if m.is_moe and layout.framework == DEEPSPEED and whole_block and layout.offload != "all":
             c = count_params(m)
             gathered += ZERO3_LEAF_BLOCK_BUFFERS * ZERO3_GATHER_BYTES * c.experts / c.moe_layers
     context = CUDA_CONTEXT_GIB * GIB + (NCCL_BUFFERS_GIB * GIB if layout.gpu_count > 1 else 0)

@@ -96,6 +96,10 @@ class TrainingSetup(BaseModel):
     old_litgpt: bool = False
     # The stack the team runs (advisor/engine/frameworks.py `framework_for`); None: any.
     stack: Stack | None = None
+    # The Hugging Face model runs its MoE blocks as transformers 4 wrote them, one expert after
+    # another in a Python loop (advisor/engine/throughput.py EAGER_EXPERT_OPS); False: as
+    # transformers 5 does, the experts of a layer in grouped GEMMs.
+    hf_expert_loop: bool = False
     # DeepSpeed ZeRO-3 fetches an MoE block's experts as one leaf module (set_z3_leaf_modules, as
     # LLaMA-Factory, ms-swift 3.9+ and DeepSpeed's own defaults do); False: each expert projection
     # apart (advisor/engine/throughput.py ZERO3_MODULE_FETCH_S).

@@ -71,17 +71,23 @@ FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
 MEGATRON_EXPERT_LAUNCH_S = 20e-6
 EXPERT_GEMMS = 2
 # The stacks that run a Hugging Face model as written (HF Transformers/TRL and PEFT, DeepSpeed
-# on HF models, litgpt's LLaMAMoE) loop over the experts in Python. transformers' eager MoE block
-# as teams ran it through 2025-26 (Qwen3MoeSparseMoeBlock.forward, huggingface/transformers
-# 00d4b3d2, the 4.57 line; Qwen2-MoE and Mixtral alike), for each expert that got tokens:
+# on HF models) loop over the experts in Python on transformers 4 (`request.old_transformers`);
+# litgpt's LLaMAMoE always does. transformers' eager MoE block as teams ran it through 2025
+# (Qwen3MoeSparseMoeBlock.forward, huggingface/transformers 00d4b3d2, the 4.57 line; Qwen2-MoE
+# and Mixtral alike), for each expert that got tokens:
 # `self.experts[expert_idx]` indexes a ModuleList with a tensor (operator.index, a .item()) and
 # `torch.where` on the expert's routing mask is a nonzero: two host syncs, after which the GPU has
 # emptied its queue and waits for each launch, so host and GPU time add up. Then 13 kernels: the
 # mask row, nonzero's count and select, the token gather, the gate, up and down GEMMs, SiLU and
-# the product, the routing-weight gather and scale, and index_add_. transformers 5's grouped_mm
-# backend (PyTorch 2.9+) replaces the loop; Unsloth reports it about 6x faster at MoE training
-# than transformers 4 (unsloth.ai/docs/new/faster-moe, 2026), which bounds how slow the loop is.
-EAGER_EXPERT_LOOP = (PEFT, HF, DEEPSPEED, LITGPT)
+# the product, the routing-weight gather and scale, and index_add_. transformers 5 keeps a layer's
+# experts in two 3-D parameters and runs them through PyTorch's grouped_mm, its default experts
+# implementation (PreTrainedModel.get_correct_experts_implementation; integrations/moe.py
+# grouped_mm_experts_forward: a sort, a histogram and two grouped GEMMs, no host sync; PR
+# #42697, 2025-12), which the roofline counts as any grouped expert GEMM; Unsloth reports it
+# about 6x faster at MoE training than transformers 4 (unsloth.ai/docs/new/faster-moe, Feb
+# 2026). LLaMA-Factory installs it (pyproject.toml at 2afcccb1: transformers>=4.55.0,<=5.8.0),
+# so a plan assumes transformers 5 unless the team says 4.
+EAGER_EXPERT_LOOP = (PEFT, HF, DEEPSPEED)
 EAGER_EXPERT_OPS = 13
 EAGER_EXPERT_SYNCS = 2
 # Autograd runs about two kernels for each of those (PyTorch tools/autograd/derivatives.yaml):
@@ -109,6 +115,14 @@ EXPERT_LINEARS = 3
 # Qwen3-30B-A3B (June 2025, before #6080) ran 91.2 s/it against Megatron's 9.6
 # (docs/source_en/Megatron-SWIFT/Quick-start.md).
 ZERO3_HOOKED = (PEFT, HF, DEEPSPEED)
+
+
+def runs_expert_loop(framework: str, setup: TrainingSetup) -> bool:
+    """Whether the stack runs the experts one by one in Python: litgpt always, the stacks that
+    run the Hugging Face model on transformers 4."""
+    return framework == LITGPT or (framework in EAGER_EXPERT_LOOP and setup.hf_expert_loop)
+
+
 ZERO3_MODULE_FETCH_S = 250e-6
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
@@ -293,14 +307,14 @@ def intra_node_gb_s(gpu: GPU) -> float:
 def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
     """Host time of one micro-batch's per-expert launches on one GPU that the GPU waits for:
     Megatron-Core's per-expert GEMMs (MEGATRON_EXPERT_LAUNCH_S), or the Python loop over the
-    experts of the stacks that run the Hugging Face model as written (EAGER_EXPERT_LOOP), with
-    ZeRO-3's fetch of each expert projection where the MoE block is no leaf module."""
+    experts (`runs_expert_loop`), with ZeRO-3's fetch of each expert projection where the MoE
+    block is no leaf module (transformers 5's experts are one module of two parameters)."""
     if not m.is_moe:
         return 0.0
     fwd = 2 if layout.recompute == "full" else 1
     local = m.moe_experts / max(1, layout.ep)
     experts = c.moe_layers / layout.pp * local
-    if layout.framework in EAGER_EXPERT_LOOP:
+    if runs_expert_loop(layout.framework, setup):
         adapted = EXPERT_LINEARS if setup.is_peft and setup.lora_targets == "all" else 0
         kernels = EAGER_EXPERT_OPS + LORA_OPS_PER_LINEAR * adapted
         host = (kernels + EAGER_EXPERT_SYNCS) * fwd + EAGER_BACKWARD_OPS_PER_OP * kernels

@@ -29,7 +29,13 @@ from advisor.engine.frameworks import (
 )
 from advisor.engine.memory import unfused_mla
 from advisor.engine.roofline import FA2_SLOW_ARCHITECTURES, fa2_time_factor
-from advisor.engine.throughput import EAGER_EXPERT_LOOP, TP_EXPOSED, ZERO3_HOOKED, intra_node_gb_s
+from advisor.engine.throughput import (
+    EAGER_EXPERT_LOOP,
+    TP_EXPOSED,
+    ZERO3_HOOKED,
+    intra_node_gb_s,
+    runs_expert_loop,
+)
 from advisor.knowledge import faq
 from advisor.market.owning import USEFUL_LIFE_MONTHS
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook
@@ -547,7 +553,9 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         qk, v = shape.mla_qk_nope_head_dim + shape.mla_qk_rope_head_dim, shape.mla_v_head_dim
         out.append(_note("warning", "attention_mla_unfused", share=thr.attention_share, architecture=arch, qk=qk, v=v))
     launch_share = thr.step.get("launch_s", 0.0) / thr.step["step_s"] if thr.step["step_s"] else 0.0
-    eager_moe = req.is_moe and est.layout.framework in EAGER_EXPERT_LOOP
+    eager_moe = req.is_moe and runs_expert_loop(est.layout.framework, training_setup(req))
+    if req.is_moe and est.layout.framework in EAGER_EXPERT_LOOP and not eager_moe:
+        out.append(_note("warning", "moe_grouped_experts", framework=est.layout.framework))
     if eager_moe and launch_share >= EXPERT_LOOP_SHARE:
         # the step over the same step without the loop's host time: grouped expert kernels' time
         factor = 1 / (1 - launch_share)

@@ -65,6 +65,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         bnb_keeps_inputs=request.old_bitsandbytes,
         old_litgpt=request.old_litgpt,
         z3_leaf=not request.no_z3_leaf,
+        hf_expert_loop=request.old_transformers,
         # the dispatcher, the recompute modules and bf16 moments are Megatron-Core's: saying one
         # plans on Megatron-Core (refused elsewhere)
         stack=request.stack

@@ -279,6 +279,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "chunked_loss",
         "old_bitsandbytes",
         "old_litgpt",
+        "old_transformers",
         "no_z3_leaf",
     ):
         if flag in given:

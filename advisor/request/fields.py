@@ -697,6 +697,23 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         choices=_flag(("litgpt-0.4", r"(litgpt|lit-gpt)-0\.[0-4](\.\d+)?"), ("旧版litgpt",)),
     ),
+    # transformers before 5.0, whose MoE blocks loop over the experts in Python (advisor/engine/
+    # throughput.py EAGER_EXPERT_OPS); transformers 5 runs them as grouped GEMMs (grouped_mm)
+    Field(
+        "old_transformers",
+        flag=True,
+        choices=_flag(
+            (
+                "old-transformers",
+                "legacy-transformers",
+                r"transformers-v?4(\.\d+)*(\.x)?",
+                r"transformers<5(\.0)*",
+                "experts-(impl|implementation)[= ]+eager",
+                "--experts_impl[= ]+eager",
+            ),
+            ("旧版transformers", r"transformers-?v?4(\.\d+)*"),
+        ),
+    ),
     # DeepSpeed ZeRO-3 without the MoE block set as a leaf module: each expert projection fetched
     # apart (advisor/engine/throughput.py ZERO3_MODULE_FETCH_S); ms-swift before 3.9.0 ran so
     Field(

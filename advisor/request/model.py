@@ -102,6 +102,9 @@ class TrainingRequest(BaseModel):
     old_bitsandbytes: bool = False
     # litgpt before 0.5.0 (`litgpt-0.4`), whose QLoRA kept its token embedding (no StableEmbedding).
     old_litgpt: bool = False
+    # transformers before 5 (`transformers 4.57`, `old-transformers`): its MoE blocks loop over the
+    # experts in Python; unsaid, transformers 5's grouped expert GEMMs.
+    old_transformers: bool = False
     # DeepSpeed ZeRO-3 with no MoE block set as a leaf module (`no-z3-leaf`): each expert
     # projection fetched apart.
     no_z3_leaf: bool = False

@@ -1447,6 +1447,13 @@ class _Parse:
         self._ranges()
         self._choose("old_bitsandbytes")  # before the GPU counts and sizes read its version's digits
         self._choose("old_litgpt")
+        self._choose("old_transformers")  # before `transformers` names the stack and `4` a count
+        # transformers 5, the version planned unsaid: its number read past, the word names the stack
+        self.scan.take(
+            r"\btransformers[\s\-]*(?P<v>v?5(?:\.\d+)*(?:\.x)?)(?![\w.])",
+            lambda m: self.read_past.append(m[0].strip()),
+            only="v",
+        )
         self._choose("no_z3_leaf")
         self._owned()
         self._gpus()
@@ -3267,8 +3274,9 @@ class _Parse:
             chunked_loss=bool(f.get("chunked_loss")),
             old_bitsandbytes=bool(f.get("old_bitsandbytes")),
             old_litgpt=bool(f.get("old_litgpt")),
+            old_transformers=bool(f.get("old_transformers")),
             no_z3_leaf=bool(f.get("no_z3_leaf")),
-            stack=f.get("stack") or ("litgpt" if f.get("old_litgpt") else None),
+            stack=f.get("stack") or ("litgpt" if f.get("old_litgpt") else "hf" if f.get("old_transformers") else None),
             seq_len=v["seq"],
             micro_batch=int(f["micro_batch"]) if "micro_batch" in f else None,
             global_batch=int(f["global_batch"]) if "global_batch" in f else None,
