@@ -16,7 +16,10 @@ from advisor.request.parser import parse
 
 # ms-swift's DeepSpeed benchmark of Qwen3-30B-A3B (docs/source_en/Megatron-SWIFT/Quick-start.md)
 # (June 2025: transformers 4, whose MoE blocks loop over the experts)
-DEEPSPEED_RUN = "qwen3-30b-a3b full-finetune 1B tokens seq 8192 mbs 1 gbs 16 zero3 recompute full deepspeed transformers 4 on 16xA800"
+DEEPSPEED_RUN = (
+    "qwen3-30b-a3b full-finetune 1B tokens seq 8192 mbs 1 gbs 16 zero3 recompute full deepspeed transformers 4"
+    " on 16xA800"
+)
 MEGATRON_RUN = DEEPSPEED_RUN.replace(
     "zero3 recompute full deepspeed transformers 4", "tp 2 pp 1 ep 8 etp 2 recompute full megatron"
 )
