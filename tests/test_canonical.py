@@ -126,6 +126,7 @@ WORDS = {
     "old_litgpt": (["litgpt-0.4", "litgpt-0.4.13", "lit-gpt-0.3"], ["旧版litgpt"]),
     "no_z3_leaf": (["no-z3-leaf", "no leaf module"], ["无叶子模块"]),
     "old_transformers": (["transformers 4.57", "old-transformers", "--experts_impl eager"], ["旧版transformers"]),
+    "recompute_layers": (["recompute-layers 21", "recompute 21 layers"], ["重计算21层"]),
     "lora_dropout": (["lora_dropout=0.05"], ["dropout 0.1"]),
     "stack": (["deepspeed", "framework megatron", "llama-factory", "litgpt"], ["框架deepspeed", "torchtune"]),
     "seq_len": (["seq 8192", "seq 32k", "8k context"], ["序列长度8192", "上下文32k"]),

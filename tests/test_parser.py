@@ -2219,12 +2219,11 @@ def test_a_launch_scripts_flags_pasted_as_they_are_read_as_the_layout_words():
     assert (r.recompute, r.method, r.precision, r.dispatcher) == ("full", "pretrain", "fp8", "alltoall")
     swift = parse("qwen3-30b-a3b lora 1B tokens on 8xH100 --tensor_model_parallel_size 2 --max_length 8192")
     assert (swift.tp, swift.seq_len, swift.method) == (2, 8192, "lora")
-    # a flag with a count other than every layer recomputed is not read as `recompute full`
-    with pytest.raises(RequestError):
-        parse(
-            "70b sft 10B tokens on 32xH100 --recompute-granularity full"
-            " --recompute-method block --recompute-num-layers 4"
-        )
+    # the block method with a count recomputes that many layers a stage, not every layer
+    block = parse(
+        "70b sft 10B tokens on 32xH100 --recompute-granularity full --recompute-method block --recompute-num-layers 4"
+    )
+    assert (block.recompute, block.recompute_layers, block.stack) == ("full", 4, None)
 
 
 def test_deepseek_v2_lite_is_read_by_name_not_as_deepseek_v2():

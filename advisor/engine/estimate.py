@@ -484,6 +484,7 @@ def _split_layouts(
         "offload": offload,
         "recompute": recompute,
         "recompute_modules": modules,
+        "recompute_layers": pin.recompute_layers if recompute == "full" else None,
         "grad_reduce": grad_reduce,
         "framework": framework,
     }

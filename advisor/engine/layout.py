@@ -55,6 +55,9 @@ class ModelSplit(BaseModel):
     recompute: Literal["none", "selective", "full"] = "none"
     # What selective recompute recomputes on Megatron-Core (--recompute-modules); () elsewhere.
     recompute_modules: tuple[str, ...] = ()
+    # Under full recompute, the layers of each model chunk recomputed whole (Megatron-Core's
+    # --recompute-method block --recompute-num-layers); None: all of them.
+    recompute_layers: int | None = None
     # The dtype gradients are accumulated and reduced in (fp16 runs keep fp16 gradients).
     grad_reduce: Literal["fp32", "bf16", "fp16"] = "fp32"
     micro_batch: int = 1
@@ -88,3 +91,15 @@ class ModelSplit(BaseModel):
         if not self.global_batch:
             return max(1, MICROBATCHES_PER_STAGE * self.pp)
         return max(1, self.global_batch // (self.micro_batch * self.dp))
+
+    def recomputed_share(self, layers: int) -> float:
+        """Share of a stage's layers whose forward runs twice: all under full recompute, the
+        first `recompute_layers` of each model chunk under Megatron-Core's block method
+        (transformer_block.py _checkpointed_forward: `if layer_number < recompute_num_layers`,
+        within each chunk of layers / (pp x virtual stages)), none otherwise."""
+        if self.recompute != "full":
+            return 0.0
+        if self.recompute_layers is None:
+            return 1.0
+        per_chunk = layers / (self.pp * max(1, self.virtual_stages))
+        return min(1.0, self.recompute_layers / per_chunk)

@@ -780,6 +780,9 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     rebuilds one layer's activations at a time.
     """
     tp, pp = layout.tp, layout.pp
+    # Megatron-Core's block recompute keeps only the inputs of the layers it recomputes and all the
+    # activations of the others (ModelSplit.recomputed_share); full recompute, the inputs of all.
+    rerun = layout.recomputed_share(m.layers)
     act_bytes = _act_bytes(setup.precision)
     per_token = _per_token_of_split(m, setup, layout, gpu) + expert_gather_bytes_per_token(m, setup, layout)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
@@ -790,8 +793,9 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     layers_here = m.layers / pp
     tokens = setup.seq_len * layout.micro_batch / max(1, layout.cp)  # context parallel splits the sequence
     if layout.recompute == "full":
-        layer_inputs = m.hidden * act_bytes * tokens * layers_here * inflight
-        activations = (layer_inputs + per_token * tokens) / tp
+        layer_inputs = m.hidden * act_bytes * tokens * layers_here * rerun * inflight
+        kept = per_token * tokens * layers_here * (1 - rerun) * inflight
+        activations = (layer_inputs + kept + per_token * tokens) / tp
     else:
         activations = per_token * tokens * layers_here * inflight / tp
     # Logits: bf16 logits kept for the loss; Megatron's fused vocab-parallel cross entropy, or
@@ -818,7 +822,8 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
         last_inflight = 1 if layout.virtual_stages == 1 else inflight
         last = activations * last_inflight / inflight
         if layout.recompute == "full":
-            last = (m.hidden * act_bytes * tokens * layers_here * last_inflight + per_token * tokens) / tp
+            kept = (m.hidden * act_bytes * rerun + per_token * (1 - rerun)) * tokens * layers_here * last_inflight
+            last = (kept + per_token * tokens) / tp
         activations, logits = max((activations, 0.0), (last, logits), key=sum)
     note = {
         "kind": "activations",
@@ -827,6 +832,7 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
         "layers": layers_here,
         "inflight": inflight,
         "full": layout.recompute == "full",
+        "recompute_layers": layout.recompute_layers,
         "tp": tp,
         "logits_gib": logits / GIB,
     }

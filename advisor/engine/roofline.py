@@ -308,6 +308,7 @@ def stage_time(
     recompute: str,
     optimizer_params: float,
     attention: str,
+    recomputed: float = 1.0,
     framework: str = "",
     compiled: bool = False,
     etp: int,
@@ -319,12 +320,13 @@ def stage_time(
     time spread over the stages as Megatron balances them), cached per shape. `etp`: the
     layout's expert-tensor degree (ModelSplit.expert_tp); `dispatcher`: Megatron-Core's MoE token
     dispatcher (frameworks.token_dispatcher), None off Megatron-Core; `recompute_modules`: what
-    Megatron-Core's selective recompute reruns (frameworks.selective_modules)."""
+    Megatron-Core's selective recompute reruns (frameworks.selective_modules); `recomputed`: the
+    share of the layers full recompute reruns (ModelSplit.recomputed_share)."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), _specs(gpu),
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
-        dispatcher, recompute_modules,
+        dispatcher, recompute_modules, recomputed if recompute == "full" else 0.0,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -369,18 +371,18 @@ _PARTS: dict[tuple, _StageParts] = {}
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
     """The stage time at the key's recompute level, from the parts of its shape (the recompute
     level only scales them: one key's parts serve all three levels)."""
-    pp, recompute, modules = key[9], key[12], key[-1]
+    pp, recompute, modules, recomputed = key[9], key[12], key[-2], key[-1]
     # The parts of one stage are the whole model's over pp (layers, head and loss spread evenly):
     # worked out once for every pipeline depth.
-    shape = key[:9] + key[10:12] + key[13:-1]
+    shape = key[:9] + key[10:12] + key[13:-2]
     whole = _PARTS.get(shape)
     if whole is None:
         whole = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
     parts = _StageParts(*(t / pp for t in whole))
-    # Full recompute reruns the forward; selective reruns the cheap operators (activation
-    # function, norms) as well.
-    fwd_passes = 2 if recompute == "full" else 1
-    rerun = 1 if recompute in ("selective", "full") and not modules else 0
+    # Full recompute reruns the forward (of the `recomputed` share of the layers); selective reruns
+    # the cheap operators (activation function, norms) as well.
+    fwd_passes = 1 + recomputed if recompute == "full" else 1
+    rerun = recomputed if recompute == "full" else 1 if recompute == "selective" and not modules else 0
     # Megatron-Core's selective recompute reruns the forward of its modules alone.
     gemm = (parts.mlp_gemm if "mlp" in modules else 0) + (parts.up_gemm if "mla_up_proj" in modules else 0)
     attn = parts.attn_fwd if "core_attn" in modules else 0

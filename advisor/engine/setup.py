@@ -50,6 +50,8 @@ class PinnedKnobs(BaseModel):
     recompute: Recompute | None = None
     # Megatron-Core's --recompute-modules under selective recompute (frameworks.selective_modules)
     recompute_modules: tuple[RecomputeModule, ...] | None = None
+    # Megatron-Core's block recompute: layers of each model chunk recomputed whole (layout.py)
+    recompute_layers: int | None = None
     grad_reduce: GradReduce | None = None
     micro_batch: int | None = None
     # micro-batches each data-parallel rank accumulates a step: the global batch is dp x mbs x ga

@@ -311,7 +311,7 @@ def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: 
     block is no leaf module (transformers 5's experts are one module of two parameters)."""
     if not m.is_moe:
         return 0.0
-    fwd = 2 if layout.recompute == "full" else 1
+    fwd = 1 + layout.recomputed_share(m.layers)
     local = m.moe_experts / max(1, layout.ep)
     experts = c.moe_layers / layout.pp * local
     if runs_expert_loop(layout.framework, setup):
@@ -357,14 +357,14 @@ def ring(n: int) -> float:
 
 
 def flops_per_token(
-    m: ModelShape, setup: TrainingSetup, recompute: str, modules: tuple[str, ...] = ()
+    m: ModelShape, setup: TrainingSetup, recompute: str, modules: tuple[str, ...] = (), share: float = 1.0
 ) -> tuple[float, float, float]:
     """(model FLOPs, hardware FLOPs, the attention's part of the model FLOPs) per trained token.
     Attention is counted over the whole sequence, as PaLM's MFU counts it (Chowdhery et al. 2022,
     appendix B: 6N + 12·L·H·Q·T); under a causal mask the kernels compute about half of it.
     Megatron-Core's selective recompute (`modules`) runs the forward of what it recomputes again:
     the dense MLPs' matmuls ("mlp"), MLA's up-projections ("mla_up_proj"), the attention core
-    ("core_attn")."""
+    ("core_attn"). `share`: the layers full recompute reruns (ModelSplit.recomputed_share)."""
     c = count_params(m)
     # Matmul parameters a token meets: active parameters minus the embedding lookup (not a
     # matmul); the output head is a matmul even when tied.
@@ -378,7 +378,7 @@ def flops_per_token(
     model = weight_passes * n + attention
     extra = 0.0
     if recompute == "full":
-        extra = FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES
+        extra = share * (FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES)
     if "mlp" in modules:
         extra += FLOPS_PER_PARAM_RECOMPUTE * c.dense_mlp_per_layer * c.dense_layers
     if "mla_up_proj" in modules:
@@ -449,6 +449,7 @@ def compute_time(
         etp=layout.expert_tp,
         cp=max(1, layout.cp),
         recompute=layout.recompute,
+        recomputed=layout.recomputed_share(m.layers),
         optimizer_params=optimizer_params,
         attention=attention_kernel(gpu, setup, layout.framework, m.position, m.unequal_head_dims),
         framework=layout.framework,
@@ -513,7 +514,8 @@ def model_parallel_s(
 
     tensor_s = 0.0
     if tp > 1:
-        allreduces = TP_ALLREDUCES_PER_LAYER_RECOMPUTE if layout.recompute == "full" else TP_ALLREDUCES_PER_LAYER
+        rerun = layout.recomputed_share(m.layers)
+        allreduces = rerun * TP_ALLREDUCES_PER_LAYER_RECOMPUTE + (1 - rerun) * TP_ALLREDUCES_PER_LAYER
         if "mlp" in layout.recompute_modules:
             allreduces += 1  # the checkpointed MLP's forward again: its gather and reduce-scatter
         # Half of a layer's all-reduces are its attention block's, half its MLP's (Shoeybi et al.
@@ -534,7 +536,8 @@ def model_parallel_s(
 
     expert_s = 0.0
     if m.is_moe and ep > 1:
-        a2a = MOE_A2A_PER_LAYER_RECOMPUTE if layout.recompute == "full" else MOE_A2A_PER_LAYER
+        rerun = layout.recomputed_share(m.layers)
+        a2a = rerun * MOE_A2A_PER_LAYER_RECOMPUTE + (1 - rerun) * MOE_A2A_PER_LAYER
         value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
         per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
         near, far = expert_copies(m, ep, ep_per_node, dispatcher)
@@ -622,7 +625,9 @@ def estimate_throughput(
     or expert group has min(size, gpus_per_node / tp) ranks on each server.
     """
     net = network or default_network(gpu)
-    model_f, hw_f, attention_f = flops_per_token(m, setup, layout.recompute, layout.recompute_modules)
+    model_f, hw_f, attention_f = flops_per_token(
+        m, setup, layout.recompute, layout.recompute_modules, layout.recomputed_share(m.layers)
+    )
     peak = gpu.peak_tflops(setup.matmul_dtype) * 1e12
     c = count_params(m)
     notes: list[dict] = []
@@ -736,7 +741,7 @@ def estimate_throughput(
             ranks = shard_ranks(layout) if layout.zero_stage == 3 else 1
             experts = max(1, layout.ep) * layout.expert_tp * (layout.expert_dp if layout.zero_stage == 3 else 1)
             own = dense_b / (tp * pp * ranks) + expert_b / (pp * experts)
-            passes = (2 if layout.recompute == "full" else 1) + 1
+            passes = 1 + layout.recomputed_share(m.layers) + 1
             # On a PCIe card the gathers from the other ranks come in over the same x16 link as
             # the copies from host memory: they queue behind each other, and only what is left
             # of the micro-batch's compute after the gathers hides the copies.

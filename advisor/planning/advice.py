@@ -199,6 +199,9 @@ class Advice(BaseModel):
             "recompute": lay.recompute,
             # what Megatron-Core's selective recompute recomputes (--recompute-modules); [] elsewhere
             "recompute_modules": list(lay.recompute_modules),
+            # under full recompute, the layers of each model chunk recomputed (Megatron-Core's block
+            # method, `recompute-layers 21`); null: all of them, or no full recompute
+            "recompute_layers": lay.recompute_layers,
             "grad_reduce": lay.grad_reduce,
             # the dtype AdamW's moments are kept in: bf16 as said (`moments bf16`) or in pure bf16
             "moments": "bf16" if self.request.moments == "bf16" or self.request.precision == "pure-bf16" else "fp32",

@@ -33,6 +33,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         offload=request.offload if request.given("offload") else None,
         recompute=request.recompute,
         recompute_modules=request.recompute_modules,
+        recompute_layers=request.recompute_layers,
         grad_reduce=request.grad_reduce,
         micro_batch=request.micro_batch or None,
         grad_accum=request.grad_accum,
@@ -66,10 +67,14 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         old_litgpt=request.old_litgpt,
         z3_leaf=not request.no_z3_leaf,
         hf_expert_loop=request.old_transformers,
-        # the dispatcher, the recompute modules and bf16 moments are Megatron-Core's: saying one
-        # plans on Megatron-Core (refused elsewhere)
+        # the dispatcher, the recompute modules or layers and bf16 moments are Megatron-Core's:
+        # saying one plans on Megatron-Core (refused elsewhere)
         stack=request.stack
-        or ("megatron" if request.dispatcher or request.recompute_modules or bf16_moments(request) else None),
+        or (
+            "megatron"
+            if request.dispatcher or request.recompute_modules or request.recompute_layers or bf16_moments(request)
+            else None
+        ),
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
@@ -111,6 +116,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         or request.stack
         or request.dispatcher
         or request.recompute_modules
+        or request.recompute_layers
         or request.moments
     ):
         return None
@@ -170,6 +176,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "recompute_module_model", {"module": "mla_up_proj"}
     if modules and request.stack not in (None, "megatron"):
         return "recompute_modules_framework", {"modules": " ".join(modules)}
+    if request.recompute_layers and request.stack not in (None, "megatron"):
+        return "recompute_layers_framework", {"layers": request.recompute_layers}
     zeros = [request.zero_stage] if request.given("zero_stage") else [0, 1, 2, 3]
     offload = request.offload if request.given("offload") else "none"
     if vpp > 1 and pp == 1:
@@ -186,6 +194,8 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         return "moments_framework", {"stack": None}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and modules:
         return "recompute_modules_framework", {"modules": " ".join(modules)}
+    if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.recompute_layers:
+        return "recompute_layers_framework", {"layers": request.recompute_layers}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros) and request.stack:
         return "stack_cannot", {"stack": request.stack, "method": request.method}
     if all(framework_for(setup, tp, pp, ep, z, offload) is None for z in zeros):

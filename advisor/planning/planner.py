@@ -1073,6 +1073,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                 "grad_accum",
                 "recompute",
                 "recompute_modules",
+                "recompute_layers",
                 "grad_reduce",
                 "zero_stage",
                 "offload",
@@ -1093,6 +1094,7 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
                         "grad_accum": None,
                         "recompute": None,
                         "recompute_modules": None,
+                        "recompute_layers": None,
                         "grad_reduce": None,
                         "zero_stage": None,
                         "offload": "none",
@@ -1106,10 +1108,11 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             )
         if req.micro_batch and req.micro_batch > 1:
             variants.append(("smaller_batch", 1, {"micro_batch": 1}))
-        if req.recompute in ("none", "selective"):
+        if req.recompute in ("none", "selective") or req.recompute_layers:
             # full recompute reruns every module: the modules named for the selective one go
-            unset = [k for k in req.user_set if k != "recompute_modules"]
-            variants.append(("recompute", "full", {"recompute": "full", "recompute_modules": None, "user_set": unset}))
+            unset = [k for k in req.user_set if k not in ("recompute_modules", "recompute_layers")]
+            every = {"recompute": "full", "recompute_modules": None, "recompute_layers": None, "user_set": unset}
+            variants.append(("recompute", "full", every))
         if req.method != "qlora":
             # QLoRA runs over data parallel only: tensor and pipeline degrees the user fixed go.
             variants.append(

@@ -249,7 +249,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", _say("city", r.city, zh) if zh else f"{_key('city', zh)} {_say('city', r.city, zh)}")
 
     # the training setup
-    for name in ("seq_len", "micro_batch", "global_batch", "grad_accum"):
+    for name in ("seq_len", "micro_batch", "global_batch", "grad_accum", "recompute_layers"):
         if name in given:
             add("other", _key(name, zh) + ("" if zh and _row(name).keys.zh else " ") + str(getattr(r, name)))
     if "zero_stage" in given:

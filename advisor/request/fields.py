@@ -896,6 +896,20 @@ FIELDS: tuple[Field, ...] = (
         choices=tuple(Word((m,), en=_module_spellings(m), zh=_module_spellings(m)) for m in RECOMPUTE_MODULES),
         examples=Word(en=("recompute-modules core_attn",), zh=("重计算模块core_attn",)),
     ),
+    # Megatron-Core's block recompute (--recompute-method block --recompute-num-layers N): the first
+    # N layers of each pipeline stage, of each model chunk with virtual stages, recomputed whole,
+    # the others keeping all their activations (megatron/core/transformer/transformer_block.py
+    # _checkpointed_forward); `recompute 21 layers`, `重计算21层` too (advisor/engine/layout.py
+    # recomputed_share). It makes the recompute full.
+    Field(
+        "recompute_layers",
+        low=1,
+        high=1000,
+        whole=True,
+        limit="recompute_layers",
+        keys=Word(en=("recompute-layers",), zh=("重计算层数",)),
+        examples=Word(en=("recompute-layers 21",), zh=("重计算层数21",)),
+    ),
     # The dtype gradients are accumulated and reduced in: `grads fp32` keeps fp32 (the default),
     # `grads bf16` halves Megatron's main_grad buffer and the gradient traffic, as NVIDIA's
     # performance recipes run; a choice is always said with it (`bf16 grads` too)
@@ -1103,6 +1117,7 @@ HELP = (
             "offload",
             "recompute",
             "recompute_modules",
+            "recompute_layers",
             "grad_reduce",
             "moments",
             "attention",

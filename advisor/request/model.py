@@ -144,6 +144,10 @@ class TrainingRequest(BaseModel):
     # What Megatron-Core's selective recompute recomputes, as the team runs it
     # (`recompute-modules core_attn`); None: the planner's (advisor/engine/frameworks.py).
     recompute_modules: tuple[RecomputeModule, ...] | None = None
+    # Megatron-Core's block recompute (`--recompute-method block --recompute-num-layers 21`,
+    # `recompute 21 layers`): that many layers of each stage (model chunk) recomputed whole, the
+    # rest keeping their activations; None: every layer, where the recompute is full.
+    recompute_layers: int | None = None
     # The dtype gradients are reduced in, as the user fixed it (`grads bf16`); None: the planner's.
     grad_reduce: GradReduce | None = None
     # AdamW's moments in bf16 (`moments bf16`, Megatron-Core's precision-aware optimizer); None: fp32.

@@ -1182,9 +1182,22 @@ _FLAG_WORDS = (
     (re.compile(r"\brecompute[-_]granularity(?:\s*=\s*|\s+)"), "recompute "),
     # `--virtual-pipeline-model-parallel-size 2` (NeMo's VP): the interleaved schedule's chunks
     (re.compile(r"\bvirtual[-_]pipeline[-_]model[-_]parallel[-_]size(?:\s*=\s*|\s+)"), "vpp "),
-    # `--recompute-method uniform --recompute-num-layers 1`: every layer recomputed whole, which is
-    # what `recompute full` plans (Megatron-LM arguments.py; other counts recompute some layers only)
-    (re.compile(r"\brecompute[-_]method(?:\s*=\s*|\s+)uniform\b|\brecompute[-_]num[-_]layers(?:\s*=\s*|\s+)1\b"), " "),
+    # `--recompute-method block --recompute-num-layers 21`: the first 21 layers of each stage
+    # recomputed whole (Megatron-LM arguments.py, transformer_block.py _checkpointed_forward)
+    (
+        re.compile(
+            r"\brecompute[-_]method(?:\s*=\s*|\s+)block\b(.*?)\brecompute[-_]num[-_]layers(?:\s*=\s*|\s+)"
+            r"|\brecompute[-_]num[-_]layers(?:\s*=\s*|\s+)(?=\d+\b.*?\brecompute[-_]method(?:\s*=\s*|\s+)block\b)"
+        ),
+        r"\1 recompute-layers ",
+    ),
+    (re.compile(r"\brecompute[-_]method(?:\s*=\s*|\s+)block\b"), " "),
+    # `--recompute-method uniform --recompute-num-layers 1`: every layer recomputed whole, in chunks
+    # of that many layers, which is what `recompute full` plans (Megatron-LM arguments.py)
+    (
+        re.compile(r"\brecompute[-_]method(?:\s*=\s*|\s+)uniform\b|\brecompute[-_]num[-_]layers(?:\s*=\s*|\s+)\d+\b"),
+        " ",
+    ),
     # `--fp8-format hybrid|e4m3`: Transformer Engine's FP8 recipe, i.e. FP8 linear layers
     (re.compile(r"\bfp8[-_]format(?:\s*=\s*|\s+)(?:hybrid|e4m3)\b"), "fp8"),
 )
@@ -1944,7 +1957,14 @@ class _Parse:
             r"|长?上下文|超?长文本|长序列",
             lambda m: None if "seq_len" in self.fields else self.fail("context_length", word=m[0].strip()),
         )
-        for name in ("micro_batch", "global_batch", "grad_accum"):
+        # `recompute 21 layers`, `recompute full 21 of 80 layers`, `重计算21层`: Megatron-Core's block
+        # recompute of that many layers a stage; the recompute is full
+        sc.take(
+            rf"{L}recompute(?:\s+full)?\s+{NUM}\s+(?:of\s+\d+\s+)?layers?{R}|(?:全量)?重计算\s*{NUM}\s*层",
+            lambda m: s("recompute_layers", _num(m[1] or m[2]), m[0]),
+            unread=True,
+        )
+        for name in ("micro_batch", "global_batch", "grad_accum", "recompute_layers"):
             keys = fields.field(name).keys
             zh = rf"|(?:{_zh(keys)})\s*[:=]?\s*{NUM}" if keys.zh else ""
             sc.take(
@@ -3068,6 +3088,10 @@ class _Parse:
         check("micro_batch", f.get("micro_batch"))
         check("global_batch", f.get("global_batch"))
         check("grad_accum", f.get("grad_accum"))
+        check("recompute_layers", f.get("recompute_layers"))
+        if "recompute_layers" in f and f.get("recompute") not in (None, "full"):
+            # layers recomputed whole are full recompute: `recompute selective` says otherwise
+            self.fail("conflict", first=words["recompute"], second=words["recompute_layers"], field="recompute")
 
     def _defaults(self, shape, gpu, notes: list[Note]) -> dict:
         """What was not typed, each assumed value leaving its note (fields.py `assumed`)."""
@@ -3296,8 +3320,9 @@ class _Parse:
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
             offload=f.get("offload", "none"),
-            recompute=f.get("recompute"),
+            recompute=f.get("recompute") or ("full" if "recompute_layers" in f else None),
             recompute_modules=f.get("recompute_modules"),
+            recompute_layers=int(f["recompute_layers"]) if "recompute_layers" in f else None,
             grad_reduce=f.get("grad_reduce"),
             moments=f.get("moments"),
             attention=f.get("attention"),
