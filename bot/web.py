@@ -3,12 +3,14 @@ GET /healthz; gunicorn runs it with threads (the Procfile's web process)."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import tempfile
 import threading
 
 from flask import Flask, request
+from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
 from slack_bolt.adapter.flask import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
@@ -122,9 +124,28 @@ def warm_web() -> None:
         render("help.txt.j2", lang, words=help_words(lang))
 
 
+# gunicorn 26+ closes a `Connection: close` answer as RFC 9112 section 9.6 asks (util.close_graceful,
+# PR #3590): its FIN, then reads until the client closes too, for up to 2 s, in the gthread
+# worker's one loop that also accepts and hands on every request, so a client that reads its
+# answer and keeps its socket open held each other request of that worker 1.8 s
+# (docs/reliability.md). The lingering read only keeps unread request bytes from turning the close
+# into a reset; every request here is read whole before its answer, and a peer's FIN takes one
+# round trip: 0.25 s covers one across continents (assumed) and bounds the stall. Moving the close
+# off that loop instead let each worker take on more requests at once and lengthened the acks'
+# tail on two CPUs (tried, reverted: docs/reliability.md).
+CLOSE_LINGER_S = 0.25
+
+
+def _bound_close_linger() -> None:
+    close = getattr(gunicorn_util, "close_graceful", None)  # gunicorn 26 and newer
+    if close is not None and not isinstance(close, functools.partial):
+        gunicorn_util.close_graceful = functools.partial(close, timeout=CLOSE_LINGER_S)
+
+
 def _worker_ready(_worker) -> None:
     """A gunicorn worker, its app built: warm what the acks use, then take connections. It only
     acks and enqueues: `work` processes plan (beside gunicorn when `serve` plans, bot/host.py)."""
+    _bound_close_linger()
     warm_web()
     heartbeats.start("serve", dispatcher.own_problem)  # each web worker is a live `serve` process
     # What the worker loaded so far (modules, catalogs, templates: about 160,000 objects, four

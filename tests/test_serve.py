@@ -234,3 +234,51 @@ def test_a_control_socket_path_too_long_for_a_unix_socket_goes_to_the_temp_folde
     runtime.mkdir()
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     assert control_socket(3001) == str(runtime / "gpu-advisor-3001.ctl")
+
+
+@pytest.mark.slow  # starts gunicorn; times a request behind a lingering close
+def test_a_client_keeping_its_socket_open_does_not_hold_the_other_requests(fake_slack, tmp_path):
+    """gunicorn 26+ closes a `Connection: close` answer by sending its FIN and reading until the
+    client closes too, up to 2 s, in the loop that accepts every connection of the worker: a
+    client that reads its answer and keeps its socket open held each other request 1.8-1.9 s
+    (docs/reliability.md). With one web worker, a /healthz sent right behind such a client is
+    answered in well under a second (bot/web.py CLOSE_LINGER_S)."""
+    port = _free_port()
+    env = dict(
+        os.environ,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=fake_slack.url,
+        PORT=str(port),
+        WEB_CONCURRENCY="1",
+        GPU_ADVISOR_DB=str(tmp_path / "web.db"),
+        PYTHONPATH=str(ROOT),
+    )
+    with open(tmp_path / "serve.log", "w+") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path
+        )
+        try:
+            url = f"http://127.0.0.1:{port}/healthz"
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                try:
+                    with urllib.request.urlopen(url, timeout=2):
+                        break
+                except OSError:
+                    time.sleep(0.3)
+            held = []
+            for _ in range(3):
+                lingering = socket.create_connection(("127.0.0.1", port))
+                lingering.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                assert lingering.recv(4096).startswith(b"HTTP/1.1 200")
+                time.sleep(0.2)  # the worker's loop is in the close by now
+                start = time.monotonic()
+                with urllib.request.urlopen(url, timeout=5) as resp:
+                    assert resp.status == 200
+                held.append(time.monotonic() - start)
+                lingering.close()
+            assert max(held) < 0.8, held
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
