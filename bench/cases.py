@@ -949,9 +949,11 @@ HELD_OUT_LLMFOUNDRY = [
 # with the layout it states (its ETP column: 1 on every row); tokens/s from its step time
 # (GBS 2048 x 4,096 tokens / step / 256).
 # Scored once on 2026-12-02. The rows differ in the token dispatcher their names state (DeepEP,
-# said `dispatcher flex`, against all-to-all, said since 2026-12-04) and Megatron's own FSDP, which
-# the engine does not model (that row keeps the planner's dispatcher). The row with 1F1B overlap of
-# the dispatch is left out (a scheduling option the request cannot say).
+# said `dispatcher flex`, against all-to-all, said since 2026-12-04) and Megatron's own FSDP, said
+# `megatron` with `fsdp` since 2026-12-04 (twenty-second session: it had been left to the planner,
+# which put it on FSDP2, once Megatron-FSDP's plan stopped charging the distributed optimizer's
+# start-up copy it does not make). The row with 1F1B overlap of the dispatch is left out (a
+# scheduling option the request cannot say).
 _MOE_ZOO = "yanring/Megatron-MoE-ModelZoo best_practice/Qwen3/readme.md: Qwen3 235B BF16, 256 H100, ETP 1, "
 HELD_OUT_MOE_ZOO = [
     TimeCase(
@@ -967,7 +969,12 @@ HELD_OUT_MOE_ZOO = [
             1,
             19.7,
         ),
-        ("DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4", "tp 2 pp 1 ep 8 etp 1 fsdp recompute full", 4, 17.6),
+        (
+            "DeepEP, TP 2 EP 8, Megatron FSDP, MBS 4",
+            "tp 2 pp 1 ep 8 etp 1 fsdp recompute full megatron dispatcher flex",
+            4,
+            17.6,
+        ),
         (
             "all-to-all, TP 2 PP 32 VP 3 EP 8",
             "tp 2 pp 32 vpp 3 ep 8 etp 1 zero1 recompute selective dispatcher alltoall",

@@ -653,6 +653,11 @@ def test_megatron_holds_each_parameter_twice_while_it_fills_its_buffers():
     # holds more than the setup: nothing is added
     kept = estimate_memory(LLAMA8, setup, lay.model_copy(update={"offload": "none", "dp": 2, "gpu_count": 2}), H100)
     assert not any(note["kind"] == "buffer_remap" for note in kept.notes)
+    # Megatron-FSDP (ZeRO-3 on Megatron-Core) fills sharded buffers from a meta-device model:
+    # no moment with every parameter held twice
+    fsdp = estimate_memory(LLAMA8, setup, lay.model_copy(update={"zero_stage": 3, "offload": "none"}), H100)
+    assert not any(note["kind"] == "buffer_remap" for note in fsdp.notes)
+    assert fsdp.allocated < 8 * n / GIB / 2  # 19 GiB against the 59.8 GiB of ZeRO-1 setting up
 
 
 MIXTRAL = catalog.find_model("mixtral-8x7b")

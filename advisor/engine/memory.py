@@ -963,8 +963,13 @@ def buffer_remap_peak(setup: TrainingSetup, layout: ModelSplit, shard: ParamShar
     plus the originals of the buffer being filled, less the gradient buffer of the experts
     while the dense buffer is filled. The optimizer's states come after. It exceeds
     the training peak only where the optimizer's shard is small or offloaded and the activations
-    are few (full recompute); LoRA moves its small adapters alone."""
+    are few (full recompute); LoRA moves its small adapters alone. Megatron-FSDP (ZeRO-3 on
+    Megatron-Core) has no such moment: its buffers are sharded, filled layer by layer from a model
+    built on the meta device (`--init-model-with-meta-device`, which NVIDIA's Megatron-FSDP user
+    guide recommends: Megatron-LM docs/discussions/megatron-fsdp-user-guide)."""
     if layout.framework != MEGATRON or setup.is_peft or (layout.zero_stage < 1 and layout.offload == "none"):
+        return 0.0
+    if layout.zero_stage == 3:
         return 0.0
     # the parameters in their own dtype: bf16 under FP8 too, whose fp8 weight copies Transformer
     # Engine makes at the first forward (the third byte of `_STATE`'s fp8 weights), after this
