@@ -484,10 +484,11 @@ def _split_layouts(
         "offload": offload,
         "recompute": recompute,
         "recompute_modules": modules,
-        "recompute_layers": pin.recompute_layers if recompute == "full" else None,
         "grad_reduce": grad_reduce,
         "framework": framework,
     }
+    if pin.recompute_layers and recompute == "full":  # Megatron-Core's block recompute, as pinned
+        fixed["recompute_layers"] = pin.recompute_layers
     interleave = pin.vpp and split.pp > 1 and not setup.global_batch and not pin.grad_accum
     seqs = default_batch_sequences(setup, split.dp, count)
     for mbs in micro_batches(setup, split.dp, seqs, split.pp):

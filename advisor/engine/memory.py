@@ -780,9 +780,6 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     rebuilds one layer's activations at a time.
     """
     tp, pp = layout.tp, layout.pp
-    # Megatron-Core's block recompute keeps only the inputs of the layers it recomputes and all the
-    # activations of the others (ModelSplit.recomputed_share); full recompute, the inputs of all.
-    rerun = layout.recomputed_share(m.layers)
     act_bytes = _act_bytes(setup.precision)
     per_token = _per_token_of_split(m, setup, layout, gpu) + expert_gather_bytes_per_token(m, setup, layout)
     inflight = min(pp, layout.microbatches_per_step) if pp > 1 else 1
@@ -793,6 +790,9 @@ def activation_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, g
     layers_here = m.layers / pp
     tokens = setup.seq_len * layout.micro_batch / max(1, layout.cp)  # context parallel splits the sequence
     if layout.recompute == "full":
+        # Megatron-Core's block recompute keeps only the inputs of the layers it recomputes and all
+        # the activations of the others (ModelSplit.recomputed_share); full recompute, inputs alone.
+        rerun = layout.recomputed_share(m.layers)
         layer_inputs = m.hidden * act_bytes * tokens * layers_here * rerun * inflight
         kept = per_token * tokens * layers_here * (1 - rerun) * inflight
         activations = (layer_inputs + kept + per_token * tokens) / tp

@@ -449,7 +449,7 @@ def compute_time(
         etp=layout.expert_tp,
         cp=max(1, layout.cp),
         recompute=layout.recompute,
-        recomputed=layout.recomputed_share(m.layers),
+        recomputed=layout.recomputed_share(m.layers) if layout.recompute == "full" else 0.0,
         optimizer_params=optimizer_params,
         attention=attention_kernel(gpu, setup, layout.framework, m.position, m.unequal_head_dims),
         framework=layout.framework,
@@ -514,7 +514,7 @@ def model_parallel_s(
 
     tensor_s = 0.0
     if tp > 1:
-        rerun = layout.recomputed_share(m.layers)
+        rerun = layout.recomputed_share(m.layers) if layout.recompute == "full" else 0.0
         allreduces = rerun * TP_ALLREDUCES_PER_LAYER_RECOMPUTE + (1 - rerun) * TP_ALLREDUCES_PER_LAYER
         if "mlp" in layout.recompute_modules:
             allreduces += 1  # the checkpointed MLP's forward again: its gather and reduce-scatter
@@ -536,7 +536,7 @@ def model_parallel_s(
 
     expert_s = 0.0
     if m.is_moe and ep > 1:
-        rerun = layout.recomputed_share(m.layers)
+        rerun = layout.recomputed_share(m.layers) if layout.recompute == "full" else 0.0
         a2a = rerun * MOE_A2A_PER_LAYER_RECOMPUTE + (1 - rerun) * MOE_A2A_PER_LAYER
         value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
         per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
