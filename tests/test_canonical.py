@@ -82,6 +82,7 @@ WORDS = {
     "offpeak": None,
     "payment_terms": None,
     "network_said": None,
+    "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),
     "owned": (["our own gpus"], ["自有显卡"]),
     "max_gpus": (["up to 64 GPUs"], ["64卡以内"]),

@@ -2268,3 +2268,23 @@ def test_a_gpu_type_then_its_count_with_x_after_it():
         req = parse(text)
         assert (req.gpu, req.gpu_count) == ("H800-SXM-80GB", 8)
     assert parse("13b sft 20GB H800 3 epochs").gpu_count is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "13b full-finetune 20GB on 4 servers with 4xA100 each",
+        "13b full-finetune 20GB on 4 nodes of 4x A100",
+        "13b full-finetune 20GB 4台服务器每台4张A100",
+        "13b full-finetune 20GB 4台机器，每台4卡A100",
+    ],
+)
+def test_servers_of_fewer_gpus_than_the_catalogues_are_counted_and_said(text):
+    """16 GPUs either way; A100 servers are planned as sold (8 a server), and the note says so and
+    what it means for the traffic between servers."""
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == ("A100-SXM4-80GB", 16)
+    note = next(n for n in r.assumptions if n.code == "server_shape")
+    assert (note.params["servers"], note.params["per"], note.params["full"], note.params["planned"]) == (4, 4, 8, 2)
+    whole = parse("13b full-finetune 20GB on 2 servers with 8xA100 each")
+    assert whole.gpu_count == 16 and not any(n.code == "server_shape" for n in whole.assumptions)

@@ -165,6 +165,9 @@ FIELDS: tuple[Field, ...] = (
     Field("payment_terms", assumed=("payment_terms",), shows_in=()),
     # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
     Field("network_said", assumed=("network_said",), shows_in=()),
+    # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
+    # `4台服务器每台4张A100`): the GPUs counted, planned on the catalogue's servers, and said so
+    Field("server_shape", assumed=("server_shape",), shows_in=()),
     Field("moe", flag=True, choices=_flag(("moe",), ("混合专家",)), shows_in=("active_params_b",)),
     # the method
     Field(
@@ -1070,6 +1073,7 @@ NOTE_ORDER = (
     *field("offpeak").assumed,
     *field("payment_terms").assumed,
     *field("network_said").assumed,
+    *field("server_shape").assumed,
     *field("params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,

@@ -1263,6 +1263,8 @@ class _Parse:
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
+        # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
+        self.server_shape: dict | None = None
         self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
         self.ranges: list[dict] = []  # "30-50GB", "预算5-20万", "7-14B": planned on the upper end, said
         self.place_abroad: str | None = None  # "Singapore": the global clouds, not split by region
@@ -1671,6 +1673,9 @@ class _Parse:
             self.set("gpu_count", servers * per, m[0])
             if per == found.gpus_per_server:
                 self.set("nodes", servers, m[0])
+            elif servers > 1 and per < found.gpus_per_server:
+                # planned on the catalogue's servers: the answer says so (`server_shape`)
+                self.server_shape = {"servers": servers, "per": per, "words": m[0].strip()}
 
         servers = _all(fields.field("nodes").units, "en")
 
@@ -1698,6 +1703,12 @@ class _Parse:
         )
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
+            servers_by_gpus,
+        )
+        # "4台服务器每台4张A100", "4台机器，每台8卡H800": servers, then each one's GPUs and type
+        self.scan.take(
+            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*(?:服务器|机器)?\s*"
+            rf"(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?P<name>{alt})s?{R}",
             servers_by_gpus,
         )
         # "A800 8卡*2", "H800 8卡 x 4": the type, then GPUs a server times servers
@@ -2976,6 +2987,10 @@ class _Parse:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
+        if self.server_shape and gpu is not None:
+            full = gpu.gpus_per_server
+            shape = self.server_shape | {"gpu": gpu.name, "full": full, "planned": -(-v["count"] // full)}
+            notes.append(Note(kind="assumption", code="server_shape", params=shape))
         if self.place_abroad:
             notes.append(Note(kind="assumption", code="place_global", params={"words": self.place_abroad}))
         if self.deadline_range and "deadline_days" in f:
