@@ -117,13 +117,15 @@ EXPERT_LINEARS = 3
 ZERO3_HOOKED = (PEFT, HF, DEEPSPEED)
 
 
+ZERO3_MODULE_FETCH_S = 250e-6
+
+
 def runs_expert_loop(framework: str, setup: TrainingSetup) -> bool:
     """Whether the stack runs the experts one by one in Python: litgpt always, the stacks that
     run the Hugging Face model on transformers 4."""
     return framework == LITGPT or (framework in EAGER_EXPERT_LOOP and setup.hf_expert_loop)
 
 
-ZERO3_MODULE_FETCH_S = 250e-6
 # Failures per GPU-day (Llama 3 paper, Sec 3.3.4) and hours lost per failure. Meta kept more
 # than 90% effective training time on 16K GPUs with automated restarts, i.e. about 0.3 h lost
 # per failure; 0.5 h allows for a team with automatic restart and frequent checkpoints.
