@@ -115,8 +115,6 @@ EXPERT_LINEARS = 3
 # Qwen3-30B-A3B (June 2025, before #6080) ran 91.2 s/it against Megatron's 9.6
 # (docs/source_en/Megatron-SWIFT/Quick-start.md).
 ZERO3_HOOKED = (PEFT, HF, DEEPSPEED)
-
-
 ZERO3_MODULE_FETCH_S = 250e-6
 
 
