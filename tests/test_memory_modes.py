@@ -587,20 +587,25 @@ def test_lora_on_every_linear_adapts_each_routed_expert():
     """ms-swift's Megatron all-linear takes the experts' TEGroupedLinear and gives each local
     expert its own A and B. Qwen3-30B-A3B, rank 32: 3 x 32 x (2048 + 768) = 270,336 adapter
     parameters an expert, x 128 experts x 48 layers = 1.66B; on EP4 (expert data-parallel 1) a
-    GPU holds a quarter, in bf16 with an fp32 main_grad and 12 bytes of optimizer: 18 bytes."""
+    GPU holds a quarter, in bf16 with an fp32 main_grad and 12 bytes of optimizer: 18 bytes.
+    PEFT's all-linear adapts transformers 4's experts (a ModuleList of nn.Linear) alike, and none
+    of transformers 5's (two 3-D parameters a layer, no nn.Linear)."""
     from advisor.engine.memory import lora_params
 
     setup = TrainingSetup(method="lora", lora_rank=32, lora_targets="all", seq_len=8192, stack="megatron")
-    dense, experts = lora_params(QWEN3_MOE, setup)
+    dense, experts = lora_params(QWEN3_MOE, setup, MEGATRON)
     assert experts == 270_336 * 128 * 48
+    hf = setup.model_copy(update={"stack": "hf"})
+    assert lora_params(QWEN3_MOE, hf, PEFT) == (dense, 0.0)
+    assert lora_params(QWEN3_MOE, hf.model_copy(update={"hf_expert_loop": True}), PEFT) == (dense, experts)
     lay = _layout(gpu_count=4, dp=4, ep=4, zero_stage=1, recompute="full", framework=MEGATRON)
     attn_only = setup.model_copy(update={"lora_targets": "attn"})
-    assert lora_params(QWEN3_MOE, attn_only)[1] == 0
+    assert lora_params(QWEN3_MOE, attn_only, MEGATRON)[1] == 0
     full = estimate_memory(QWEN3_MOE, setup, lay, H100)
     states = (full.weights + full.gradients + full.optimizer) * GIB
     base = estimate_memory(QWEN3_MOE, attn_only, lay, H100)
     base_states = (base.weights + base.gradients + base.optimizer) * GIB
-    dense_extra = (dense - lora_params(QWEN3_MOE, attn_only)[0]) * (2 + 4 + 12 / 4)
+    dense_extra = (dense - lora_params(QWEN3_MOE, attn_only, MEGATRON)[0]) * (2 + 4 + 12 / 4)
     assert states - base_states == pytest.approx(experts / 4 * 18 + dense_extra, rel=1e-6)
 
 

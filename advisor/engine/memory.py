@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, LITGPT, MEGATRON
+from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, LITGPT, MEGATRON, PEFT
 from advisor.engine.layout import ModelSplit
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, count_params
@@ -465,12 +465,15 @@ def lora_params_per_layer(m: ModelShape, rank: int, targets: str) -> float:
     return sum(rank * (i + o) for i, o in adapted_linears(m, targets))
 
 
-def lora_params(m: ModelShape, setup: TrainingSetup) -> tuple[float, float]:
-    """(non-expert, routed-expert) adapter parameters of the whole model.
+def lora_params(m: ModelShape, setup: TrainingSetup, framework: str) -> tuple[float, float]:
+    """(non-expert, routed-expert) adapter parameters of the whole model, on `framework`.
 
     Adapting every linear layer of a mixture of experts adapts each routed expert's own gate, up
     and down projections: PEFT's all-linear finds every nn.Linear, one a projection of each
-    expert in transformers' MoE blocks (Qwen3MoeSparseMoeBlock's ModuleList of MLPs); ms-swift's
+    expert in transformers 4's MoE blocks (Qwen3MoeSparseMoeBlock's ModuleList of MLPs), but none
+    in transformers 5's, whose experts are two 3-D parameters and no nn.Linear (PEFT 0.21
+    tuners_utils._maybe_include_all_linear_layers takes nn.Linear and Conv1D only; adapting them
+    takes PEFT's `target_parameters`), so there the routed experts get no adapters; ms-swift's
     Megatron all-linear takes TEGroupedLinear too (swift/megatron/utils/utils.py
     find_all_linears) and gives it grouped adapters, an A and a B for each local expert
     (swift/megatron/tuners/lora.py update_layer: TEGroupedLinear(num_gemms=...), before
@@ -478,6 +481,8 @@ def lora_params(m: ModelShape, setup: TrainingSetup) -> tuple[float, float]:
     parameters in its experts, against 27M in its attention."""
     dense = lora_params_per_layer(m, setup.lora_rank, setup.lora_targets) * m.layers
     if not m.is_moe or "gate" not in _ADAPTED[setup.lora_targets]:
+        return dense, 0.0
+    if framework in (PEFT, HF, DEEPSPEED) and not setup.hf_expert_loop:
         return dense, 0.0
     matrices = 3 if m.ffn_type == "swiglu" else 2
     per_expert = matrices * setup.lora_rank * (m.hidden + m.moe_ffn_hidden)
@@ -616,7 +621,7 @@ def adapter_states(
     and the adapters shard like any trained parameter (ZeRO paper Sec 5): their optimizer
     states from ZeRO-1, their gradients from ZeRO-2, their weights under ZeRO-3."""
     tp, pp = layout.tp, layout.pp
-    dense_adapters, expert_adapters = lora_params(m, setup)
+    dense_adapters, expert_adapters = lora_params(m, setup, layout.framework)
     trainable = dense_adapters + expert_adapters
     # the routed experts' adapters split as their experts do, over pp x ep (x the expert-
     # tensor ranks), and shard over the expert-data-parallel ranks

@@ -390,10 +390,10 @@ def flops_per_token(
     return model, model + extra, attention
 
 
-def trainable_params(m: ModelShape, setup: TrainingSetup, c: ParamCounts) -> float:
+def trainable_params(m: ModelShape, setup: TrainingSetup, c: ParamCounts, framework: str) -> float:
     """Trainable parameters: all of them, or LoRA's adapters (Hu et al. 2021)."""
     if setup.is_peft:
-        return sum(lora_params(m, setup))
+        return sum(lora_params(m, setup, framework))
     return c.total
 
 
@@ -425,7 +425,7 @@ def compute_time(
     dense_shard = dp if layout.zero_stage >= 1 else 1
     if setup.is_peft:
         # the routed experts' adapters live with their experts (memory.lora_params)
-        dense_adapters, expert_adapters = lora_params(m, setup)
+        dense_adapters, expert_adapters = lora_params(m, setup, layout.framework)
         optimizer_params = dense_adapters / (tp * pp * dense_shard) + expert_adapters / (
             pp * ep * layout.expert_tp * expert_dp_shard
         )
@@ -672,9 +672,9 @@ def estimate_throughput(
     expert_bw = collective_gb_s(gpu, net, expert_dp, expert_on_node) * 1e9
     grad_b = GRAD_REDUCE_BYTES[layout.grad_reduce]
     param_b = PARAM_COMM_BYTES.get(setup.precision, PARAM_COMM_BYTES_DEFAULT)
-    trainable = trainable_params(m, setup, c)
+    trainable = trainable_params(m, setup, c, layout.framework)
     if setup.is_peft:
-        dense_adapters, expert_adapters = lora_params(m, setup)
+        dense_adapters, expert_adapters = lora_params(m, setup, layout.framework)
         grads = (dense_adapters / (tp * pp), expert_adapters / (pp * ep * layout.expert_tp))
     else:
         grads = ((c.total - c.experts) / (tp * pp), c.experts / (pp * ep * layout.expert_tp))
