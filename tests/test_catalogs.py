@@ -18,6 +18,8 @@ CONTRACT_GPUS = {
     "H20": "H20-96GB",
     "H200": "H200-SXM-141GB",
     "B200": "B200-SXM-180GB",
+    "B300": "B300-SXM-288GB",
+    "HGX-B300": "B300-SXM-288GB",
     "L40S": "L40S-48GB",
     "L4": "L4-24GB",
     "A10G": "A10G-24GB",
@@ -27,6 +29,9 @@ CONTRACT_GPUS = {
     "RTX3090": "RTX3090-24GB",
     "3090": "RTX3090-24GB",
     "RTX5090": "RTX5090-32GB",
+    "RTX PRO 6000": "RTXPRO6000-96GB",
+    "RTX6000 Pro": "RTXPRO6000-96GB",
+    "PRO 6000 Blackwell": "RTXPRO6000-96GB",
     "MI300X": "MI300X-192GB",
     "910B": "Ascend-910B-64GB",
 }
@@ -63,6 +68,44 @@ def test_gpu_values_are_plausible_and_sourced(gpu):
     assert gpu.tdp_w * gpu.gpus_per_server / 1000 <= gpu.server_power_kw <= 20
     assert set(gpu.markets) <= {"china", "global"} and gpu.markets
     assert set(gpu.unverified) <= set(type(gpu).model_fields)
+
+
+# The figures a plan is computed from: each is backed by a source naming it, or listed in
+# `unverified` with the reason in `notes` (data/gpus.toml header). 0 = no such hardware support.
+SPEC_FIELDS = (
+    *("release_year", "memory_gb", "usable_memory_gib", "memory_bw_tb_s", "bf16_dense_tflops"),
+    *("fp16_dense_tflops", "fp8_dense_tflops", "tf32_dense_tflops", "fp32_tflops", "intra_node_bw_gb_s"),
+    *("nvlink_domain", "pcie_gen", "gpus_per_server", "tdp_w", "server_power_kw", "matmul_bf16_measured_tflops"),
+)
+
+
+@pytest.mark.parametrize("name", ["B200-SXM-180GB", "B300-SXM-288GB", "RTXPRO6000-96GB"])
+def test_every_spec_field_has_a_source_or_is_marked_unverified(name):
+    gpu = catalog.get_gpu(name)
+    backed = {field for source in gpu.sources for field in source.fields}
+    assert backed <= set(type(gpu).model_fields), backed - set(type(gpu).model_fields)
+    missing = [f for f in SPEC_FIELDS if getattr(gpu, f) and f not in backed and f not in gpu.unverified]
+    assert not missing
+    assert not gpu.unverified or "Unverified:" in gpu.notes
+
+
+def test_b300_is_blackwell_at_the_b200s_dense_rates_with_more_memory():
+    b300, b200 = catalog.get_gpu("B300"), catalog.get_gpu("B200")
+    # HGX B300: 36 PFLOPS BF16 and 72 FP8 with sparsity for 8 GPUs, the HGX B200's figures
+    assert b300.bf16_dense_tflops == b200.bf16_dense_tflops == 36e3 / 2 / 8
+    assert b300.fp8_dense_tflops == b200.fp8_dense_tflops == 72e3 / 2 / 8
+    assert b300.memory_gb == 288 and b300.usable_memory_gib == pytest.approx(275040 / 1024, abs=0.01)
+    assert b300.architecture == b200.architecture == "Blackwell" and b300.nvlink_domain == 8
+
+
+def test_rtx_pro_6000_is_a_96_gb_pcie_card_at_full_rate_accumulate():
+    pro, geforce = catalog.get_gpu("RTX PRO 6000"), catalog.get_gpu("RTX5090")
+    assert pro.memory_gb == 96 and pro.intra_node == "PCIe" and pro.nvlink_domain == 1 and not pro.consumer
+    # dense, not the 4,000 AI TOPS (FP4 with sparsity) NVIDIA prints: FP4 2,000 dense, FP8 half, BF16 a quarter
+    assert pro.fp8_dense_tflops == pytest.approx(4000 / 2 / 2, rel=0.02)
+    assert pro.bf16_dense_tflops == pytest.approx(pro.fp8_dense_tflops / 2)
+    # a professional card: not the GeForce half-rate FP32 accumulate of the same GB202 chip
+    assert pro.bf16_dense_tflops > 2 * geforce.bf16_dense_tflops
 
 
 def test_h200_has_141_gb_not_280():

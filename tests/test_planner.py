@@ -992,3 +992,48 @@ def test_a_one_server_rfq_asks_local_storage_not_a_shared_one(cli):
     # the RFQ had read "shared storage: local NVMe" for a job on one server
     out = cli("ask", "qwen3-30b-a3b full-finetune 2B tokens 10d on 8xH800", "--rfq").stdout
     assert "storage: the server's local NVMe" in out and "shared storage: local NVMe" not in out
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count",
+    [
+        ("70B lora 1B tokens 7d on 8xB300", "B300-SXM-288GB", 8),
+        ("70B lora 1B tokens 7d on an HGX B300", "B300-SXM-288GB", 8),
+        ("8卡B300 70B lora 1B tokens 7天", "B300-SXM-288GB", 8),
+        ("8b lora 1B tokens on 1xRTX-PRO-6000", "RTXPRO6000-96GB", 1),
+        ("8b lora 1B tokens on 1x RTX PRO 6000", "RTXPRO6000-96GB", 1),
+        ("8b lora 1B tokens on 2 RTX6000 Pro", "RTXPRO6000-96GB", 2),
+        ("8b lora 1B tokens on a single PRO 6000 Blackwell", "RTXPRO6000-96GB", 1),
+    ],
+)
+def test_b300_and_rtx_pro_6000_are_planned_by_the_names_teams_type(cli, text, gpu, count):
+    plan = _ask(cli, text)["plan"]
+    assert plan["gpu"] == gpu and plan["gpu_count"] == count and plan["fits"]
+
+
+def test_b300_is_priced_in_both_markets_from_its_offers_not_the_index(cli):
+    # China: 云擎天下's bare-metal listing, 290,000 CNY a server-month (2026-10-10)
+    china = _ask(cli, "70B lora 1B tokens 7d on 8xB300")["cost"]
+    assert china["currency"] == "CNY" and china["rent_total"] == pytest.approx(290_000, rel=0.01)
+    assert [s["provider"] for s in china["price_sources"] if s["role"] == "rent_month"] == ["云擎天下"]
+    # global: an 8-GPU order on demand; Hyperstack's $7.40 sells one GPU, CMIS's $8.69 blend sells none
+    usd = _ask(cli, "70B lora 1B tokens 7d on 8xB300 usd")["cost"]
+    rent = next(s for s in usd["price_sources"] if s["role"] == "rent_hour")
+    assert (rent["provider"], rent["price"]) == ("RunPod Secure", 7.89)
+
+
+def test_a_full_finetune_on_b300_is_sized_to_its_deadline(cli):
+    data = _ask(cli, "70B full-finetune 1TB 14d on B300")
+    plan = data["plan"]
+    assert plan["gpu"] == "B300-SXM-288GB" and plan["fits"] and plan["meets_deadline"]
+    assert plan["gpu_count"] % 8 == 0 and data["training"]["days"] <= 14 and data["cost"]["rent_total"] > 0
+
+
+def test_rtx_pro_6000_rents_by_the_card_on_global_clouds_and_has_no_china_price(cli):
+    usd = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000 usd")["cost"]
+    rent = next(s for s in usd["price_sources"] if s["role"] == "rent_hour")
+    assert (rent["provider"], rent["price"]) == ("GCP", 4.5001)
+    # one card billed, not a whole 8-card VM (GCP G4 sells 1, 2, 4 or 8)
+    assert usd["rent_total"] < 4.5001 * 60
+    china = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000")
+    assert not [s for s in china["cost"]["price_sources"] if s["role"] in ("rent_hour", "rent_month")]

@@ -27,6 +27,15 @@ def test_a_card_with_its_own_matmul_reading_runs_at_that_fraction():
     assert t == pytest.approx(2 * 8192**3 / (142.25e12), rel=1e-3)
 
 
+def test_blackwell_ultra_runs_at_the_b200_fraction_and_the_rtx_pro_6000_at_its_reading():
+    # no B300 MAMF is published: the B200's (Bekman: 77.6% BF16, 76.3% FP8) stands for it
+    b300 = catalog.get_gpu("B300")
+    assert rf.mamf(b300, "bf16") == rf.mamf(catalog.get_gpu("B200"), "bf16") == 0.776
+    assert rf.mamf(b300, "fp8") == 0.763
+    # RTX PRO 6000 Server Edition: 417.34 TFLOPS measured in a bf16 matmul of its 503.8 rated
+    assert rf.mamf(catalog.get_gpu("RTX PRO 6000"), "bf16") == pytest.approx(417.34 / 503.8)
+
+
 def test_tile_quantisation_wastes_the_rest_of_the_last_tile():
     # M = 129 needs two 128-row tiles: 129 / 256 of them are useful.
     assert rf.tile_efficiency(129, 128) == pytest.approx(129 / 256)

@@ -34,7 +34,10 @@ from advisor.engine.specs import GPU, ModelShape
 # Matmul FLOPS comparison table" (mamf-finder.py): BF16 A100 SXM 86.9%, H100 SXM 80.3% (H200
 # the same), B200 77.6%, MI300X 60.1% (ROCm 6.2; 51.4% in a later run); FP8 H100 70.9%, H200
 # 73.4%, B200 76.3%. Not measured there, assumed: Ada and Volta as Ampere's PCIe part (81.1%),
-# Ascend's Da Vinci cores 60% (no published MAMF found).
+# Ascend's Da Vinci cores 60% (no published MAMF found). The B300 (Blackwell Ultra, sm_103) is
+# catalogued as "Blackwell": its dense BF16/FP8 peaks are the B200's (HGX tables; OLMo-core PR
+# #747 reuses the B200 entry) on the same tensor-core generation, and no B300 MAMF was found, so
+# the B200's fraction is assumed for it.
 MAMF = {
     "Ampere": {"bf16": 0.869},
     "Hopper": {"bf16": 0.803, "fp8": 0.709},
