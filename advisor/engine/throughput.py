@@ -194,8 +194,10 @@ NETWORK_GBPS = {"ndr400": 50.0, "hdr200": 25.0, "roce200": 25.0, "roce100": 12.5
 # 200 Gb/s HDR port, as in the DGX A100 reference design; Gen3 x16 a 100 Gb/s one.
 NIC_GBPS_BY_PCIE_GEN = {5: 400, 4: 200, 3: 100}
 # ZeRO-Offload: host-device copies over PCIe and DeepSpeed's CPU Adam (Ren et al. 2021)
-# at about 1e9 parameters a second per GPU's share of cores (assumed).
-PCIE_GBPS = {3: 12.0, 4: 25.0, 5: 50.0}
+# at about 1e9 parameters a second per GPU's share of cores (assumed). Each PCIe generation doubles
+# the last's transfer rate (PCI-SIG: 8, 16, 32 and 64 GT/s a lane for Gen3 to Gen6), so Gen6
+# (the B300's host link) is twice Gen5's figure.
+PCIE_GBPS = {3: 12.0, 4: 25.0, 5: 50.0, 6: 100.0}
 PCIE_GBPS_UNKNOWN_GEN = 25.0  # assumed PCIe 4
 CPU_ADAM_PARAMS_PER_S = 1e9
 # Offload traffic per trainable parameter and step: 16-bit gradients out and 16-bit weights
