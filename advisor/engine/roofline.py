@@ -32,17 +32,19 @@ from advisor.engine.specs import GPU, ModelShape
 # Largest fraction of the dense peak a matmul reaches, by architecture and input type:
 # Bekman, "Machine Learning Engineering", compute/accelerator/README.md, "Maximum Achievable
 # Matmul FLOPS comparison table" (mamf-finder.py): BF16 A100 SXM 86.9%, H100 SXM 80.3% (H200
-# the same), B200 77.6%, MI300X 60.1% (ROCm 6.2; 51.4% in a later run); FP8 H100 70.9%, H200
-# 73.4%, B200 76.3%. Not measured there, assumed: Ada and Volta as Ampere's PCIe part (81.1%),
-# Ascend's Da Vinci cores 60% (no published MAMF found). The B300 (Blackwell Ultra, sm_103) is
-# catalogued as "Blackwell": its dense BF16/FP8 peaks are the B200's (HGX tables; OLMo-core PR
-# #747 reuses the B200 entry) on the same tensor-core generation, and no B300 MAMF was found, so
-# the B200's fraction is assumed for it.
+# the same), B200 77.6%, MI300X 60.1% (ROCm 6.2; 51.4% in a later run; the MI325X 784.9 of 1,300,
+# 60.4%, at 1,000 W), MI355X 1,565 TFLOPS (ROCm 7.0: 62.2% of its 2,516.6 dense peak; the table
+# divides by 2,300); FP8 H100 70.9%, H200 73.4%, B200 76.3%. Not measured there, assumed: Ada and
+# Volta as Ampere's PCIe part (81.1%), Ascend's Da Vinci cores 60% (no published MAMF found),
+# CDNA 4's FP8 as CDNA 3's. The B300 (Blackwell Ultra, sm_103) is catalogued as "Blackwell": its
+# dense BF16/FP8 peaks are the B200's (HGX tables; OLMo-core PR #747 reuses the B200 entry) on the
+# same tensor-core generation, and no B300 MAMF was found, so the B200's fraction is assumed for it.
 MAMF = {
     "Ampere": {"bf16": 0.869},
     "Hopper": {"bf16": 0.803, "fp8": 0.709},
     "Blackwell": {"bf16": 0.776, "fp8": 0.763},
     "CDNA 3": {"bf16": 0.601, "fp8": 0.50},
+    "CDNA 4": {"bf16": 0.622, "fp8": 0.50},
 }
 MAMF_ASSUMED = {"bf16": 0.811, "fp8": 0.70}
 MAMF_ASSUMED_BY_VENDOR = {"Huawei": {"bf16": 0.60, "fp8": 0.60}}
@@ -69,8 +71,9 @@ FA2_SLOW_ARCHITECTURES = ("Hopper", "Blackwell")
 # AMD's best attention kernels on MI300X (aiter's assembly v3, BF16, head dim 128, sequences of
 # 4k and more) reach 510-590 TFLOP/s forward and 400-550 backward of its 1,307 peak (ROCm/aiter
 # op_tests/cpp/mha/README.md at 0403bcdf, "More performance test results", PR #1270): 0.42 and
-# 0.36 of peak, against the 0.6 and 0.45 of NVIDIA's kernels above.
-ETA_ATTN_BY_ARCHITECTURE = {"CDNA 3": (0.42, 0.36)}
+# 0.36 of peak, against the 0.6 and 0.45 of NVIDIA's kernels above. The same table on MI355X
+# (CDNA 4): 1,300-1,430 forward and 1,020-1,200 backward (a16) of its 2,516.6: 0.54 and 0.45.
+ETA_ATTN_BY_ARCHITECTURE = {"CDNA 3": (0.42, 0.36), "CDNA 4": (0.54, 0.45)}
 # Without a fused kernel (Volta, Turing, fp32; MLA on Transformer Engine off Hopper:
 # memory.unfused_mla) the scores are written and read in HBM. Transformer Engine's
 # UnfusedDotProductAttention computes every score and masks after (torch.baddbmm for Q K^T,

@@ -3181,7 +3181,7 @@ class _Parse:
         if gpu is not None and "gpu" in words:
             others = other_variants(self.text, gpu)
             if others:
-                note("gpu_variant", typed=gpu.name.split("-")[0], gpu=gpu.name, others=others)
+                note("gpu_variant", typed=gpu_family(gpu.name), gpu=gpu.name, others=others)
         if self.quantized:
             note("quantized_checkpoint", checkpoint=self.quantized, model=f["model"])
         if shape is not None:  # a named model gives its sizes, as if typed
@@ -3562,14 +3562,20 @@ def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     return change, None
 
 
+def gpu_family(name: str) -> str:
+    """A catalogue name without its form and memory size: `A100` of `A100-SXM4-80GB`, `Ascend-910B`
+    of `Ascend-910B-64GB` (the 910C is another part, not a variant of it)."""
+    return re.split(r"-(?=sxm\d?-|pcie-|nvl-|\d+gb$)", name, maxsplit=1, flags=re.I)[0]
+
+
 def other_variants(text: str, gpu) -> list[str]:
     """The catalogue's other parts of the family a bare name (`A100`, `V100`) also names, where
     the request gives the part no memory size or form: "A100" is planned as the 80 GB SXM card,
     said."""
-    family = gpu.name.split("-")[0]
+    family = gpu_family(gpu.name)
     if re.search(rf"{re.escape(family)}[\s\-_]*(?:sxm\d?|pcie|nvl)?[\s\-_]*(?:\d+\s*g|sxm|pcie|nvl)", text, re.I):
         return []  # a size or form typed after the family name (`A100 40G`, `a100-80gb`, `H100 SXM`)
-    return [g.name for g in catalog.gpus() if g.name != gpu.name and g.name.split("-")[0] == family]
+    return [g.name for g in catalog.gpus() if g.name != gpu.name and gpu_family(g.name) == family]
 
 
 def parse_followup(
