@@ -33,7 +33,10 @@ CONTRACT_GPUS = {
     "RTX6000 Pro": "RTXPRO6000-96GB",
     "PRO 6000 Blackwell": "RTXPRO6000-96GB",
     "MI300X": "MI300X-192GB",
+    "MI325X": "MI325X-256GB",
+    "MI355X": "MI355X-288GB",
     "910B": "Ascend-910B-64GB",
+    "910C": "Ascend-910C-128GB",
 }
 
 
@@ -70,23 +73,50 @@ def test_gpu_values_are_plausible_and_sourced(gpu):
     assert set(gpu.unverified) <= set(type(gpu).model_fields)
 
 
-# The figures a plan is computed from: each is backed by a source naming it, or listed in
-# `unverified` with the reason in `notes` (data/gpus.toml header). 0 = no such hardware support.
-SPEC_FIELDS = (
-    *("release_year", "memory_gb", "usable_memory_gib", "memory_bw_tb_s", "bf16_dense_tflops"),
-    *("fp16_dense_tflops", "fp8_dense_tflops", "tf32_dense_tflops", "fp32_tflops", "intra_node_bw_gb_s"),
-    *("nvlink_domain", "pcie_gen", "gpus_per_server", "tdp_w", "server_power_kw", "matmul_bf16_measured_tflops"),
+@pytest.mark.parametrize(
+    "spelling,name",
+    [
+        ("Ascend 910C", "Ascend-910C-128GB"),
+        ("昇腾910C", "Ascend-910C-128GB"),
+        ("华为910C", "Ascend-910C-128GB"),
+        ("Instinct MI325X", "MI325X-256GB"),
+        ("AMD MI355X", "MI355X-288GB"),
+        ("910B", "Ascend-910B-64GB"),
+    ],
 )
+def test_new_parts_resolve_by_their_aliases(spelling, name):
+    assert catalog.find_gpu(spelling).name == name
 
 
-@pytest.mark.parametrize("name", ["B200-SXM-180GB", "B300-SXM-288GB", "RTXPRO6000-96GB"])
-def test_every_spec_field_has_a_source_or_is_marked_unverified(name):
+# Entries written to the header's rule: every nonzero figure is named by a source's `fields`
+# or listed in `unverified`, the reason in `notes` (0 = no hardware support for the format).
+SOURCED_PER_FIELD = [
+    *("B200-SXM-180GB", "B300-SXM-288GB", "RTXPRO6000-96GB"),
+    *("MI300X-192GB", "MI325X-256GB", "MI355X-288GB", "Ascend-910B-64GB", "Ascend-910C-128GB"),
+]
+
+
+@pytest.mark.parametrize("name", SOURCED_PER_FIELD)
+def test_every_figure_of_an_entry_has_a_source_or_is_unverified(name):
     gpu = catalog.get_gpu(name)
-    backed = {field for source in gpu.sources for field in source.fields}
-    assert backed <= set(type(gpu).model_fields), backed - set(type(gpu).model_fields)
-    missing = [f for f in SPEC_FIELDS if getattr(gpu, f) and f not in backed and f not in gpu.unverified]
-    assert not missing
+    figures = [f for f, info in type(gpu).model_fields.items() if info.annotation in (int, float)]
+    covered = {f for s in gpu.sources for f in s.fields} | set(gpu.unverified)
+    assert not [f for f in figures if getattr(gpu, f) and f not in covered]
+    assert {f for s in gpu.sources for f in s.fields} <= set(type(gpu).model_fields)
     assert not gpu.unverified or "Unverified:" in gpu.notes
+
+
+def test_the_910c_is_two_910b_class_dies_and_the_mi355x_doubles_cdna_3_per_clock():
+    b, c = catalog.get_gpu("910B"), catalog.get_gpu("910C")
+    assert c.memory_gb == 2 * b.memory_gb and c.memory_bw_tb_s == 2 * b.memory_bw_tb_s
+    assert c.fp8_dense_tflops == 0 and c.markets == ["china"] and c.china_access == "domestic"
+    # 752 dense BF16 a package (CloudMatrix384 paper), against press figures of 780-800
+    assert c.bf16_dense_tflops == 752
+    mi300, mi325, mi355 = (catalog.get_gpu(n) for n in ("MI300X", "MI325X", "MI355X"))
+    assert mi325.bf16_dense_tflops == mi300.bf16_dense_tflops and mi325.architecture == mi300.architecture
+    # dense, not the sparse 5 PF: 2,400 MHz x 512 FMA x 2 x 1,024 matrix cores
+    assert mi355.bf16_dense_tflops == pytest.approx(2400e6 * 512 * 2 * 1024 / 1e12, abs=0.1)
+    assert mi355.fp8_dense_tflops == pytest.approx(2 * mi355.bf16_dense_tflops, abs=0.1)
 
 
 def test_b300_is_blackwell_at_the_b200s_dense_rates_with_more_memory():

@@ -1061,7 +1061,8 @@ _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏�
 # "today", "by tonight", "下班前": what is left of a working day at most (assumed; the bot does not
 # know the hour the team works to)
 TODAY_HOURS = 8
-# "国产卡" (a domestic accelerator): the only one the catalogue holds
+# "国产卡" (a domestic accelerator): the Ascend 910B, the domestic part with the most leases on record
+# (data/reference_prices.toml); the 910C, the other one catalogued, is planned when named
 DOMESTIC_GPU = "Ascend-910B-64GB"
 # A time the deadline rules did not read ("本周", "tomorrow") would change the plan too.
 _TIME_WORDS = re.compile(r"tomorrow|today|tonight|weekends?|quarter|eod|eow|noon|morning|afternoon|evening|midnight")
@@ -1791,7 +1792,7 @@ class _Parse:
             lambda m: self.fail("gpu_memory", word=f"{m[1] or m[2]}G", gb=m[1] or m[2]),
         )
 
-        # "国产卡", "只要国产算力": the one domestic accelerator the catalogue holds (Ascend 910B), said
+        # "国产卡", "只要国产算力": the domestic accelerator with the most leases on record (Ascend 910B), said
         def domestic(m: re.Match) -> None:
             self.domestic_word = m[0].strip()
             self.set("gpu", DOMESTIC_GPU, m[0])
