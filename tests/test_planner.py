@@ -944,8 +944,9 @@ def test_a_count_that_one_over_count_puts_in_fewer_months_but_misses_them_tries_
     "text",
     [
         "deepseek-v3 lora 5亿token 两周 预算100万",
-        "13B full finetune 10B tokens budget $20k usd",
-        "13B full finetune 10B tokens usd",
+        # "13B full finetune 10B tokens usd" (with or without $20k) had 8 RTX 4090 give way to
+        # B200; one MI325X (256 GB) at TensorWave's $1.95/GPU-hour now leads outright there
+        # (18 days, $852), sturdier than both, so no tie is left to break
         "14B full finetune 3B tokens budget $10k usd",
     ],
 )
