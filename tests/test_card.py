@@ -367,14 +367,15 @@ def test_a_lease_the_job_hardly_uses_beside_a_far_cheaper_plan_is_not_headed_gre
 
 
 def test_a_what_if_that_misses_the_deadline_says_so_first_in_bold(book):
-    """'can we do it with 128 GPUs?' had answered in the seventh grey line under the numbers."""
+    """'can we do it with 128 GPUs?' had answered in the seventh grey line under the numbers (the
+    plan was on more; since the 910C was catalogued it is on 112, so fewer are asked)."""
     from advisor.planning.advice import advise, plan_context
     from advisor.planning.followup import follow_up
     from bot.blocks import whatif
 
     request = "deepseek-v3 cpt 200B tokens 30d"
     summary = plan_context(advise(request, "en", book=book))
-    msg = whatif(follow_up(request, summary, "can we do it with 128 GPUs?", "en", book=book))
+    msg = whatif(follow_up(request, summary, "can we do it with 64 GPUs?", "en", book=book))
     first = msg["blocks"][0]["text"]["text"]
     assert first.startswith("*Misses the deadline:") and msg["text"].startswith("Misses the deadline:")
     assert "Misses the deadline" not in json.dumps(msg["blocks"][1:])
