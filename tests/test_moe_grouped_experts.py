@@ -100,3 +100,18 @@ def test_the_grouped_experts_note_reads_in_both_languages(cli):
     assert "planned on transformers 5" in out and "`transformers 4.57`" in out
     zh = cli("ask", "--lang", "zh", ZERO3).stdout
     assert "按 transformers 5 规划" in zh and "`transformers 4.57`" in zh
+
+
+@pytest.mark.parametrize(
+    "text,days,old",
+    [
+        ("7b lora 20GB with transformers 4 days", 4.0, False),
+        ("7b lora 20GB hf transformers 5 days", 5.0, False),
+        ("qwen3-30b-a3b lora 20GB transformers 4天", 4.0, False),
+        ("qwen3-30b-a3b lora 20GB transformers 4 3 days", 3.0, True),
+        ("qwen3-30b-a3b lora 20GB transformers 5.8 3 days", 3.0, False),
+    ],
+)
+def test_a_deadline_after_the_word_transformers_is_a_deadline_not_a_version(text, days, old):
+    req = parse(text)
+    assert (req.deadline_days, req.old_transformers, req.stack) == (days, old, "hf")

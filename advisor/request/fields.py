@@ -709,12 +709,13 @@ FIELDS: tuple[Field, ...] = (
             (
                 "old-transformers",
                 "legacy-transformers",
-                r"transformers-v?4(\.\d+)*(\.x)?",
+                # not a deadline's number (`with transformers 4 days`)
+                r"transformers-v?4(\.\d+)*(\.x)?(?!\s*(?:(?:days?|d|weeks?|w|hours?|h|months?|mo)(?![a-z])|天|周|小时|个月))",
                 r"transformers<5(\.0)*",
                 "experts-(impl|implementation)[= ]+eager",
                 "--experts_impl[= ]+eager",
             ),
-            ("旧版transformers", r"transformers-?v?4(\.\d+)*"),
+            ("旧版transformers", r"transformers-?v?4(\.\d+)*(?!\s*(?:天|周|小时|个月|d(?![a-z])))"),
         ),
     ),
     # DeepSpeed ZeRO-3 without the MoE block set as a leaf module: each expert projection fetched

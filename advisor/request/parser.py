@@ -1466,7 +1466,8 @@ class _Parse:
         self._choose("old_transformers")  # before `transformers` names the stack and `4` a count
         # transformers 5, the version planned unsaid: its number read past, the word names the stack
         self.scan.take(
-            r"\btransformers[\s\-]*(?P<v>v?5(?:\.\d+)*(?:\.x)?)(?![\w.])",
+            r"\btransformers[\s\-]*(?P<v>v?5(?:\.\d+)*(?:\.x)?)(?![\w.])"
+            r"(?!\s*(?:(?:days?|d|weeks?|w|hours?|h|months?|mo)(?![a-z])|天|周|小时|个月))",
             lambda m: self.read_past.append(m[0].strip()),
             only="v",
         )
