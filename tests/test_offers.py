@@ -317,6 +317,10 @@ def test_checklists_follow_interconnect_vendor_scale_duration_and_purchase(book)
     assert not any("nvidia-smi" in c["text"] or "dcgmi" in c["text"] for c in amd["checklist"])
     cluster = advise("70B full-finetune 1TB 14d on 32xH100", book=book).to_json()
     assert {"nccl_allreduce", "ib_write_bw", "oversubscription"} <= set(_codes(cluster))
+    # the all-reduce's bus bandwidth is held to the server's NICs together (a ring per NIC), not
+    # one GPU's: 8 x 100 Gb/s at 80% is 80 GB/s, where one NIC's 10 GB/s would pass a broken fabric
+    nccl = next(c for c in cluster["checklist"] if c["code"] == "nccl_allreduce")["params"]
+    assert nccl["rails"] == 8 and nccl["busbw"] == pytest.approx(nccl["gbps"] * 8 / 8 * 0.8)
     pilot = next(c for c in cluster["checklist"] if c["code"] == "pilot")
     assert pilot["params"]["hours"] <= cluster["training"]["days"] * 24 / 10 + 0.05
     bought = advise("13B full-finetune 200GB 7d on 8xH100 buy", book=book).to_json()
