@@ -124,6 +124,12 @@ def test_mixture_of_experts(text):
         ("pretrain a 1B model on 20B tokens, we have a single 8xA800 server", "gpu_count", 8),
         ("pretrain a 1B model on 20B tokens, we have one 8xA800 server", "owned", True),
         ("7b lora 20GB 3d, we already own 2 RTX 4090s", "owned", True),
+        # "only", "just" and "we've got" say the same: the team's own GPUs, not a rental
+        ("we only have 4 A100s: 13B lora 1B tokens", "owned", True),
+        ("we've got 16 H800, 70B full-finetune 100GB 14d", "owned", True),
+        ("13B lora 1B tokens if we have 4 A100", "owned", True),
+        ("assuming we own 16 H800: 70B full-finetune 100GB 14d", "owned", True),
+        ("we just have 50k samples, 7b lora 2d", "owned", False),
         ("llama-3.3-70b lora", "model", "llama3.1-70b"),
         ("qwen2.5-72b lora", "params_b", 72.7),
         ("7B lora LANG ZH", "lang", "zh"),

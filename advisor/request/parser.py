@@ -248,6 +248,9 @@ FILLER = {
     "only",
     "finish",
     "finished",
+    # "... if we have 4 A100", "assuming we own 16 H800": the condition is the request itself
+    "if",
+    "assuming",
     "will",
     "it",
     "take",
@@ -1562,7 +1565,8 @@ class _Parse:
         zh_units = _all(fields.field("gpu_count").units, "zh") + "|张|块|台"
         self.scan.take(
             rf"{L}(?:(?:we|i|(?:our|the)\s+(?:team|company|lab|group|org|organi[sz]ation|university|department|startup))"
-            rf"\s+(?:already\s+)?(?:own|owns|have|has|got|possess|possesses)(?:\s+already)?|our(?:\s+own)?|owned)"
+            rf"\s+(?:(?:already|only|just|currently)\s+)?(?:own|owns|have|has|got|possess|possesses)(?:\s+already)?"
+            rf"|(?:we|i)'ve\s+(?:(?:already|only|just)\s+)?got|our(?:\s+own)?|owned)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
             rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:现在|目前)?(?:只)?(?:有|拥有)"
