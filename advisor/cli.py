@@ -693,6 +693,8 @@ NUMERIC_ENV = {
     "GPU_ADVISOR_HEARTBEAT_S": (False, "5"),
 }
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# The planning processes' priorities (bot/planner_pool.py says what each is for).
+PLAN_PRIORITIES = ("idle", "low", "normal")
 
 
 def env_problem(environ=None) -> str | None:
@@ -714,6 +716,9 @@ def env_problem(environ=None) -> str | None:
     level = (environ.get("LOG_LEVEL") or "").strip()
     if level and level.upper() not in LOG_LEVELS:
         return phrase("en", "bad_log_level", ascii(level[:40]), file="cli")
+    plan_priority = (environ.get("GPU_ADVISOR_PLAN_PRIORITY") or "").strip()
+    if plan_priority and plan_priority.lower() not in PLAN_PRIORITIES:
+        return phrase("en", "bad_plan_priority", ascii(plan_priority[:40]), file="cli")
     return None
 
 

@@ -21,10 +21,24 @@ _pool_pid: int | None = None
 BACKGROUND_NICE = 19
 
 
+# GPU_ADVISOR_PLAN_PRIORITY: "idle" (the default) runs planning only when nothing else on the
+# host wants a CPU, which keeps acks fast on a host that also serves Slack but lets any busy
+# neighbour starve planning outright; "low" (nice 19) always gets a little CPU; "normal" is for a
+# `work` host of its own, where nothing needs protecting (advisor/cli.py PLAN_PRIORITIES).
+def priority() -> str:
+    """The planning processes' priority the environment asks for (advisor/cli.py env_problem
+    refuses any other word before a command runs)."""
+    return (os.environ.get("GPU_ADVISOR_PLAN_PRIORITY") or "idle").strip().lower()
+
+
 def _init_process() -> None:
+    wanted = priority()
     try:
-        # Linux SCHED_IDLE: run only when no web thread wants the CPU; elsewhere a high nice.
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        if wanted == "idle":
+            # Linux SCHED_IDLE: run only when no web thread wants the CPU; elsewhere a high nice.
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        elif wanted == "low":
+            os.nice(BACKGROUND_NICE)
     except (AttributeError, OSError):
         try:
             os.nice(BACKGROUND_NICE)

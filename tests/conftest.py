@@ -110,8 +110,17 @@ def bot_env(tmp_path_factory):
     """One database for every bot test: the planning processes (spawned once per test session)
     read GPU_ADVISOR_DB when they start."""
     db = tmp_path_factory.mktemp("bot") / "bot.db"
-    old = {k: os.environ.get(k) for k in ("GPU_ADVISOR_DB", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")}
-    os.environ.update(GPU_ADVISOR_DB=str(db), SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET)
+    keys = ("GPU_ADVISOR_DB", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "GPU_ADVISOR_PLAN_PRIORITY")
+    old = {k: os.environ.get(k) for k in keys}
+    # The suite's other xdist workers run CPU-bound tests at normal priority: planners at idle
+    # priority behind them waited past the tests' 60 s on a loaded two-core machine. The
+    # priorities themselves are tested in test_planner_pool.py.
+    os.environ.update(
+        GPU_ADVISOR_DB=str(db),
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        GPU_ADVISOR_PLAN_PRIORITY="normal",
+    )
     yield db
     for k, v in old.items():
         if v is None:

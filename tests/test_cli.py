@@ -374,6 +374,7 @@ def test_port_0_is_a_port_for_every_command(cli):
         ("GPU_ADVISOR_JOB_LEASE_S", "30s", "GPU_ADVISOR_JOB_LEASE_S must be a number above zero, such as"),
         ("GPU_ADVISOR_CLOCK_INTERVAL_S", "0", "GPU_ADVISOR_CLOCK_INTERVAL_S must be a number above zero"),
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
+        ("GPU_ADVISOR_PLAN_PRIORITY", "high", "GPU_ADVISOR_PLAN_PRIORITY must be idle"),
     ],
 )
 def test_a_bad_number_in_the_environment_is_named_with_an_example(tmp_path, name, value, said):
