@@ -267,6 +267,13 @@ def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
         assert err.message()
 
 
+@pytest.mark.parametrize("change", ["不要H20", "不能用H20", "70B lora 1TB 14d 不要4090"])
+def test_a_gpu_ruled_out_is_still_a_negation_not_a_change(change):
+    with pytest.raises(RequestError) as err:
+        parse_followup("70B full-finetune 1TB 14d budget", change)
+    assert err.value.details["why"] == "negation"
+
+
 @pytest.mark.parametrize(
     "original,change,method",
     [
@@ -287,6 +294,13 @@ def test_followup_reads_fine_tune_words_like_a_request(original, change, method)
         ("can we do it in a week?", "deadline_days", 7),
         ("预算降到50万会怎样", "budget", {"amount": 500000, "currency": "CNY"}),
         ("budget of $20k?", "budget", {"amount": 20000, "currency": "USD"}),
+        # yes-or-no questions around a change: "能不能用" holds "不能用", no negation
+        ("能不能用H20", "gpu", "H20-96GB"),
+        ("可以用H20吗", "gpu", "H20-96GB"),
+        ("要不要换H20", "gpu", "H20-96GB"),
+        ("H20行吗", "gpu", "H20-96GB"),
+        ("用A800会不会更便宜", "gpu", "A800-SXM4-80GB"),
+        ("改用A100能省多少", "gpu", "A100-SXM4-80GB"),
     ],
 )
 def test_followups_as_people_ask_them(change, field, value):

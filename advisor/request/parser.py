@@ -429,6 +429,21 @@ WHATIF_FILLER = frozenset(
         "有",
         "给",
         "是",
+        # yes-or-no questions around the change ("能不能用H20", "可以用H20吗", "H20行吗",
+        # "会不会更便宜", "改用A100能省多少"): the answer is the new plan against the first
+        "能不能",
+        "可不可以",
+        "可以",
+        "会不会",
+        "要不要",
+        "用不用",
+        "是不是",
+        "行吗",
+        "行",
+        "能省多少",
+        "省多少",
+        "省",
+        "更",
         "降到",
         "减到",
         "减少到",
@@ -1599,7 +1614,8 @@ class _Parse:
         # read as a second GPU type that contradicts the first
         self.scan.take(
             rf"(?:{L}(?P<en>no|not|without|except|avoid)\s+(?:on\s+|the\s+|any\s+)?"
-            rf"|(?P<zh>不要|不用|别用|不想用|不考虑|不能用|除了)\s*)(?:{alt})s?{R}",
+            # not the middle of a yes-or-no question ("能不能用H20", "要不要H20", "用不用H20")
+            rf"|(?P<zh>(?<!要)不要|(?<!用)不用|别用|不想用|不考虑|(?<!能)不能用|除了)\s*)(?:{alt})s?{R}",
             # the negation itself is the word not understood ("不要": 要 alone is filler)
             lambda m: self.fail("unknown_word", word=m["en"] or m["zh"][0], nearest="", why="negation"),
         )
