@@ -17,6 +17,7 @@ from contextlib import closing
 from advisor.market.prices import ConfigError, price_book
 from advisor.market.store import open_store
 from advisor.planning import advice
+from advisor.planning.followup import gpu_prices
 from advisor.request.fields import help_words
 from advisor.request.parser import RequestError, detect_lang, leading_command
 from advisor.text.render import phrase
@@ -89,6 +90,11 @@ def cmd_ask(args) -> int:
                 for message in args.follow_up or []:
                     print(f"\n> {message}\n\n{said}")
             return 0
+        # a GPU's price ("H800月租多少", "how much is an H100 per hour?"): the offers on record, as
+        # the bot answers a first message
+        priced = gpu_prices(text, lang, book)
+        if priced is not None:
+            return _prices_reply(priced, args)
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
         answered = advice.faq_instead(text, args.lang)
         if answered is None:
@@ -117,6 +123,18 @@ def _faq_reply(answered, args) -> int:
         _print_json({"faq": found.model_dump() | {"answer": reply}})
     else:
         print(reply)
+    return 0
+
+
+def _prices_reply(priced, args, key: str | None = "faq") -> int:
+    """A question for a GPU's price: the offers on record, as the FAQ's JSON lays an answer out
+    (topic "prices", with the GPU and the groups of `prices show --json`); under "faq" for `ask`."""
+    if args.json:
+        out = {"topic": "prices", "answer": priced.text, "score": 1.0, "confident": True, "title": "",
+               "alternatives": [], "second": None, "gpu": priced.part, "prices": priced.rows}  # fmt: skip
+        _print_json({key: out} if key else out)
+    else:
+        print(priced.text)
     return 0
 
 
@@ -161,20 +179,11 @@ def cmd_faq(args) -> int:
 
         print(phrase(args.lang or "en", "empty_question"), file=sys.stderr)
         return 2
-    from advisor.planning.followup import gpu_prices
-
     # "how much is an H100 per hour?": the offers on record, as a thread would answer it
     with closing(open_store()) as db:
         priced = gpu_prices(text, args.lang or detect_lang(text), price_book(db, LOCAL_OWNER))
     if priced is not None:
-        if args.json:
-            _print_json(
-                {"topic": "prices", "answer": priced.text, "score": 1.0, "confident": True, "title": "",
-                 "alternatives": [], "second": None, "gpu": priced.part, "prices": priced.rows}
-            )  # fmt: skip
-        else:
-            print(priced.text)
-        return 0
+        return _prices_reply(priced, args, key=None)
     found = faq.answer(text, lang=args.lang)
     if args.json:
         _print_json(

@@ -17,8 +17,8 @@ from advisor.planning.advice import (
     plan_context,
     render_rfq,
 )
-from advisor.planning.followup import follow_up
-from advisor.request.parser import RequestError
+from advisor.planning.followup import follow_up, gpu_prices
+from advisor.request.parser import RequestError, detect_lang
 from advisor.text.render import phrase
 from bot import blocks
 
@@ -50,6 +50,15 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
                 "ok": True,
                 "lang": compared.lang,
                 "message": blocks.comparison(compared),
+                "summary": None,
+            }
+        # a GPU's price ("H800月租多少"): the offers on record, as a thread's reply lays them out
+        priced = gpu_prices(text, lang or detect_lang(text), book)
+        if priced is not None:
+            return {
+                "ok": True,
+                "lang": priced.lang,
+                "message": blocks.prices(priced.rows, priced.part, priced.lang),
                 "summary": None,
             }
         answered = faq_instead(text, lang)  # a question with no plan in it: the FAQ answers

@@ -397,6 +397,22 @@ def test_a_question_beside_a_model_size_is_answered_from_the_faq_in_the_channel(
     assert "FP8 needs Hopper" in said and "/gpu 70B sft fp8 50k samples" in said
 
 
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ("H800月租多少", "*H800-SXM-80GB 的价格记录*"),
+        ("how much is an H100 per hour?", "*Prices on record for H100-SXM5-80GB*"),
+    ],
+)
+def test_a_first_message_asking_a_gpus_price_gets_the_offers_on_record(bot, fake_slack, text, said):
+    # it had been answered with the FAQ's essay on hourly against monthly billing, no price in it
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, text)
+    assert check_limits(msg) == []
+    assert msg["blocks"][0]["text"]["text"].startswith(said)
+    assert any(f["text"].startswith(("*¥", "*$")) for b in msg["blocks"] for f in b.get("fields", []))
+
+
 def test_a_four_gpu_comparison_is_posted_side_by_side_within_slacks_limits(book):
     from bot import answers
 

@@ -434,6 +434,18 @@ def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, quest
 
 
 @pytest.mark.parametrize(
+    "question,gpu", [("租H800一个月多少钱", "H800-SXM-80GB"), ("how much is an H100 per hour?", "H100-SXM5-80GB")]
+)
+def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, question, gpu):
+    # `ask` had answered with the FAQ's essay on hourly against monthly billing; `faq` gave the prices
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == "prices" and found["gpu"] == gpu and found["prices"]
+    assert found == json.loads(cli("faq", question, "--json").stdout)  # the same answer either way
+
+
+@pytest.mark.parametrize(
     "question,topic,plan",
     [
         ("is fp8 safe for finetuning a 70b model?", "precision_fp8_bf16", "`/gpu 70B sft fp8 50k samples`"),

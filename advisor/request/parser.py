@@ -233,6 +233,9 @@ FILLER = {
     "sxm4",
     "sxm5",
     "能跑吗",
+    # "可以用4090做13B的lora吗": a yes-or-no question whose answer is the plan
+    "可以",
+    "吗",
     "能不能跑",
     "能不能",
     "能否",
