@@ -501,6 +501,27 @@ def test_a_change_said_to_hold_now_is_a_whatif(summary, book, message):
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["budget"]
 
 
+@pytest.mark.parametrize("message", ["and if we bought them?", "如果买下来呢"])
+def test_buying_said_in_the_past_tense_is_the_purchase_what_if(summary, book, message):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["rent_or_buy"]
+
+
+@pytest.mark.parametrize(
+    "message,part",
+    [
+        ("why that much storage?", "servers"),
+        ("why do we need so much storage?", "servers"),
+        ("为什么存储要这么大", "servers"),
+        ("why this much RAM?", "ram"),
+    ],
+)
+def test_why_so_much_of_a_part_explains_it(summary, book, message, part):
+    # "why that much storage?" had been a question the bot could not place
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", part)
+
+
 def test_gpus_the_team_says_it_already_owns_are_a_whatif(summary, book):
     reply = follow_up(REQUEST, summary, "we own 8 A800 already", book=book)
     assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu_count == 8

@@ -53,11 +53,12 @@ COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib",
 # ¥1,560?", "显存怎么算的", "这个数字哪来的"). "why not ..." is a comparison, not this.
 ASKS_HOW = re.compile(
     r"how (?:did|do) you (?:get|come up with|arrive at|work out)|where (?:does|do|did) .* come from"
-    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)|why (?:so many|so much|so long|so slow)"
-    r"|why (?:this|that|these|those) many|why (?:so|this|that) (?:expensive|pricey|costly)"
+    r"|how (?:is|are|was|were) .* (?:calculated|computed|estimated|worked out)"
+    r"|why\b(?!\s+not\b).{0,20}?\b(?:so|this|that|these|those) (?:many|much|long|slow|big|large)"
+    r"|why (?:so|this|that) (?:expensive|pricey|costly)"
     r"|\bwhy\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)[^?？]{0,30}?(?:[¥$]\s*\d|(?<![A-Za-z\d])\d)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
-    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么(?:要|需要|用)?这么(?:多|久|贵|慢)|怎么(?:要)?这么(?:多|久|贵|慢)"
+    r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么.{0,8}?这么(?:多|久|贵|慢|大)|怎么(?:要)?这么(?:多|久|贵|慢|大)"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
     r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
     r"(?: to (?:train|finish|run))?\W*$|^\W*how long\W*$"

@@ -430,7 +430,7 @@ FIELDS: tuple[Field, ...] = (
         worded=True,
         choices=(
             Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
-            Word("buy", en=("buy", "purchase", "buying"), zh=("购买", "自购", "采购", "买")),
+            Word("buy", en=("buy", "purchase", "buying", "bought", "purchased"), zh=("购买", "自购", "采购", "买")),
         ),
         examples=Word(en=("rent", "buy"), zh=("租", "买")),
     ),

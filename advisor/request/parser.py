@@ -394,6 +394,8 @@ WHATIF_FILLER = frozenset(
         "more",
         "just",
         "used",
+        "them",  # "and if we bought them?": the plan's GPUs
+        "下来",  # "如果买下来呢"
         "get",
         "got",
         "to",
