@@ -394,7 +394,6 @@ def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
     [
         ("3B pretrain 2T tokens 3 months H200 singapore", "singapore"),
         ("3B pretrain 2T tokens 3 months SG region H100", "sg region"),
-        ("7b lora 20GB 3d in the US", "in the us"),
         ("3B 预训练 2T token 3个月 新加坡", "新加坡"),
     ],
 )

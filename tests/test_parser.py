@@ -1259,7 +1259,6 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B lora 200GB 5d more than one server is fine", "more"),
         ("70B lora 200GB overnight", "overnight"),
         ("70B lora 200GB in a few days", "few"),
-        ("70B lora 200GB 5d in the US", "in the us"),
         ("70B lora 200GB 5d run it twice", "twice"),
         ("70B full-finetune 1TB compressed 14d", "compressed"),
         ("70B lora 200GB 5d, they have 16 A100", "they"),
@@ -1980,6 +1979,18 @@ def test_who_the_team_is_is_read_past_and_said(text, said):
     req = parse(text)
     assert [n.params["words"] for n in req.assumptions if n.code == "read_past"] == [[said]]
     assert req.gpu_count is None
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [("7b lora 20GB 3d in the US", "in the us"), ("pretrain 7B 1T tokens 2 months, cheapest in the US", "in the us"),
+     ("13B sft 10GB 3天 美国", "美国"), ("13B sft 10GB 3d us-east", "us-east")],
+)  # fmt: skip
+def test_the_us_is_the_global_market_whose_prices_are_mostly_us_listings(text, said):
+    # "in the US" had been refused, asking for `usd`: the global clouds on record are that market
+    req = parse(text)
+    note = next(n for n in req.assumptions if n.code == "place_global")
+    assert req.market == "global" and req.currency == "USD" and note.params["words"] == said
 
 
 @pytest.mark.parametrize("text", ["7b lora 20GB 3d usd singapore", "7b lora 20GB 3d 新加坡 美元"])

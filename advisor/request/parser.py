@@ -1075,6 +1075,7 @@ PLACES_ABROAD_EN = (
     r"|us-east|us-west|overseas|abroad"
 )
 PLACES_ABROAD_ZH = r"新加坡|香港|日本|东京|韩国|首尔|台湾|欧洲|德国|美国|美东|美西|海外|国外"
+_IN_THE_US = re.compile(r"(?<![a-z])(?:us|u\.s\.?|usa|u\.s\.a\.?|america|us-east|us-west)(?![a-z])|美国|美东|美西")
 _ZH_RISKY = re.compile(
     r"以上|以下|以|至少|最多|最少|少于|多于|超过|客户|他们|下下|上个|两台|几台|台|之前|占用|订|优先|急|次|轮|压缩|清洗前|原始|去重|重复|蒸馏|对齐|合并|量化|冻结"
     r"|英伟达|国产|信创|美国|欧洲|海外|国外|新加坡|日本|香港|阿里|腾讯|华为云|火山|百度|按量|网络|充足|不限|魔改|节|旦|早"
@@ -2977,9 +2978,14 @@ class _Parse:
         said_usd = re.search(r"(?<![a-z])usd(?![a-z])|\$|美元|美金", self.norm)
 
         def abroad(m: re.Match) -> None:
+            word = m[0].strip()
             if not said_usd:
-                self.fail("place_abroad", word=m[0].strip())
-            self.place_abroad = m[0].strip()
+                # the global clouds' prices are mostly US listings: "in the US" is that market, said;
+                # another place is asked for, its prices not being on record
+                if not _IN_THE_US.search(word):
+                    self.fail("place_abroad", word=word)
+                self.set("currency", "USD", word)
+            self.place_abroad = word
 
         sc.take(
             rf"{L}(?:in\s+(?:the\s+)?)?(?:{PLACES_ABROAD_EN})(?:\s+region)?{R}|{L}in\s+(?:the\s+)?(?:us|u\.s\.?){R}"
