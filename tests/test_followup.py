@@ -507,6 +507,19 @@ def test_buying_said_in_the_past_tense_is_the_purchase_what_if(summary, book, me
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["rent_or_buy"]
 
 
+@pytest.mark.parametrize("message,days", [("延长到一个月呢", 30), ("工期放宽到20天", 20)])
+def test_a_deadline_extended_in_chinese_is_a_what_if(summary, book, message, days):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["deadline_days"]
+    assert reply.changes[0]["after"] in (f"{days} days", f"{days} 天")
+
+
+@pytest.mark.parametrize("message", ["网络用什么", "存储选什么", "CPU配多少"])
+def test_a_part_of_the_servers_asked_in_chinese_is_answered_from_the_plan(summary, book, message):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("part", "servers")
+
+
 @pytest.mark.parametrize(
     "message,part",
     [
