@@ -390,6 +390,20 @@ def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
 
 
 @pytest.mark.parametrize(
+    "text,tokens,size",
+    [("70b lora 1tb tokens 1 month", "1T", "1TB"), ("7b lora 500GB of tokens 3d", "500B", "500GB")],
+)
+def test_bytes_of_tokens_asks_which_was_meant(text, tokens, size):
+    # "1tb tokens" had been read as 1 TB of text and refused over "tokens", not understood
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "data_bytes_of_tokens"
+    assert f"`{tokens} tokens`" in refused.value.message("en") and f"`{size}`" in refused.value.message("zh")
+
+
+@pytest.mark.parametrize(
     "text,word",
     [
         ("3B pretrain 2T tokens 3 months H200 singapore", "singapore"),

@@ -2501,6 +2501,17 @@ class _Parse:
             rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
             lambda m: self._data_amount(m, m["n"], m["u"], "tokens"),
         )
+        # "1TB tokens", "500GB of tokens": a count of tokens or a size of text, unsaid which (it had
+        # read as 1 TB of text, "tokens" left over): asked, as a bare "1.2T" after the model is
+        sc.take(
+            rf"{L}(?P<n>{NUM})\s*(?P<u>t|g)b\s+(?:of\s+)?(?:{units('tokens', 'en')}){R}",
+            lambda m: self.fail(
+                "data_bytes_of_tokens",
+                word=m[0].strip(),
+                tokens=m["n"] + ("T" if m["u"] == "t" else "B"),
+                bytes=m["n"] + m["u"].upper() + "B",
+            ),
+        )
         kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
