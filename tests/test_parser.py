@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.request.canonical import canonical
 from advisor.request.model import DataSize
 from advisor.request.parser import RequestError, detect_lang, gpu_options, parse, parse_followup
 from advisor.text.render import word
@@ -2311,11 +2312,14 @@ def test_a_gpu_type_then_its_count_with_x_after_it():
     ],
 )
 def test_servers_of_fewer_gpus_than_the_catalogues_are_counted_and_said(text):
-    """16 GPUs either way; A100 servers are planned as sold (8 a server), and the note says so and
-    what it means for the traffic between servers."""
+    """16 GPUs either way, on servers of four as said (A100 servers are usually sold with 8), and
+    the note says so and what it means for the traffic between servers."""
     r = parse(text)
     assert (r.gpu, r.gpu_count) == ("A100-SXM4-80GB", 16)
     note = next(n for n in r.assumptions if n.code == "server_shape")
-    assert (note.params["servers"], note.params["per"], note.params["full"], note.params["planned"]) == (4, 4, 8, 2)
+    assert (note.params["servers"], note.params["per"], note.params["full"]) == (4, 4, 8)
+    assert r.gpus_per_server == 4  # planned on servers of four (tests/test_planner.py)
+    assert parse(canonical(r)).gpus_per_server == 4 and parse(canonical(r)).gpu_count == 16
     whole = parse("13b full-finetune 20GB on 2 servers with 8xA100 each")
     assert whole.gpu_count == 16 and not any(n.code == "server_shape" for n in whole.assumptions)
+    assert whole.gpus_per_server is None

@@ -1038,3 +1038,17 @@ def test_rtx_pro_6000_rents_by_the_card_on_global_clouds_and_has_no_china_price(
     assert usd["rent_total"] < 4.5001 * 60
     china = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000")
     assert not [s for s in china["cost"]["price_sources"] if s["role"] in ("rent_hour", "rent_month")]
+
+
+def test_servers_of_four_are_planned_as_servers_of_four(book):
+    # "4 servers with 4xA100 each" had been planned on two servers of eight: tensor parallelism
+    # over NVLink across what are two machines, and half the traffic between servers
+    four = advise("70B full-finetune 20GB 14d on 4 servers with 4xA100 each", book=book).to_json()
+    eight = advise("70B full-finetune 20GB 14d on 2 servers with 8xA100 each", book=book).to_json()
+    lay4, lay8 = four["plan"], eight["plan"]
+    assert (lay4["nodes"], lay4["gpus_per_node"]) == (4, 4) and (lay8["nodes"], lay8["gpus_per_node"]) == (2, 8)
+    assert lay4["tp"] <= 4 and four["request"]["gpus_per_server"] == 4
+    # the same GPUs, split over more servers: no faster, and each server draws half the power
+    assert four["training"]["tokens_per_s_per_gpu"] <= eight["training"]["tokens_per_s_per_gpu"] * 1.001
+    power = catalog.get_gpu("A100-SXM4-80GB").server_power_kw
+    assert four["infra"]["power_kw_per_node"] == pytest.approx(power / 2)

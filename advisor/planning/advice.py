@@ -41,7 +41,7 @@ from advisor.market.owning import USEFUL_LIFE_MONTHS
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
-from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, training_setup
+from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, request_gpu, training_setup
 from advisor.planning.planner import (
     Plan,
     PlanResult,
@@ -905,7 +905,7 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
         reason, values = problem
         raise RequestError("layout", request.lang, reason=reason, **values)
     if request.gpu and request.gpu_count:
-        gpu = catalog.get_gpu(request.gpu)
+        gpu = request_gpu(request)
         try:
             est = best_layout(shape, training_setup(request), gpu, request.gpu_count)
         except ValueError:

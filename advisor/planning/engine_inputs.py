@@ -26,6 +26,23 @@ def model_shape(request: TrainingRequest) -> ModelShape:
     return shape
 
 
+def request_gpu(request: TrainingRequest, name: str | None = None) -> GPU:
+    """The GPU type a request plans on (`name`, else the one it names), in servers of the size the
+    team said (`4 servers with 4xA100 each`): the catalogue's part with fewer GPUs a server, its
+    NVLink domain no larger than the server and the server's power drawn by those GPUs alone."""
+    gpu = catalog.get_gpu(name or request.gpu)
+    per = request.gpus_per_server
+    if not per or per >= gpu.gpus_per_server or (name and name != request.gpu):
+        return gpu
+    return gpu.model_copy(
+        update={
+            "gpus_per_server": per,
+            "nvlink_domain": min(gpu.nvlink_domain, per),
+            "server_power_kw": gpu.server_power_kw * per / gpu.gpus_per_server,
+        }
+    )
+
+
 def training_setup(request: TrainingRequest) -> TrainingSetup:
     pinned = PinnedKnobs(
         # Only what the user typed is pinned: offload "none" is the request's default, not a choice.
@@ -128,9 +145,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         # bitsandbytes' 4-bit base has no tensor- or pipeline-parallel implementation.
         return "qlora_model_parallel", {"tp": tp, "pp": pp}
     if request.gpu:  # the GPU type first: `tp 3` on 8-GPU servers is refused for the servers
-        problem = _hardware_problem(
-            request.model_copy(update={"gpu_count": None}), catalog.get_gpu(request.gpu), tp, pp, ep
-        )
+        problem = _hardware_problem(request.model_copy(update={"gpu_count": None}), request_gpu(request), tp, pp, ep)
         if problem is not None:
             return problem
     if m.heads % tp or kv % tp:
@@ -216,7 +231,7 @@ def layout_problem(request: TrainingRequest, gpus: list[GPU] | None = None) -> t
         # etp > 1 beside expert parallelism is planned on Megatron-Core only (estimate.py)
         return "etp_framework", {"etp": etp}
     if request.gpu:
-        gpus = [catalog.get_gpu(request.gpu)]
+        gpus = [request_gpu(request)]
     if not gpus:
         return None
     problems = [_hardware_problem(request, g, tp, pp, ep) for g in gpus]

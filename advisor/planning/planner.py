@@ -22,7 +22,7 @@ from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_c
 from advisor.engine.setup import TrainingSetup
 from advisor.market.prices import PriceBook
 from advisor.planning.costs import Costs, plan_costs
-from advisor.planning.engine_inputs import training_setup
+from advisor.planning.engine_inputs import request_gpu, training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
 from advisor.planning.rent import DAYS_PER_MONTH, can_rent
 from advisor.request.model import TrainingRequest
@@ -206,7 +206,7 @@ def make_plan(
 def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
     if plan is None or plan.infra is not None:
         return plan
-    infra = plan_infrastructure(req, catalog.get_gpu(plan.gpu), plan.estimate, plan.costs.rent_offer)
+    infra = plan_infrastructure(req, request_gpu(req, plan.gpu), plan.estimate, plan.costs.rent_offer)
     return plan.model_copy(update={"infra": infra})
 
 
@@ -216,7 +216,7 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
     providers elsewhere rent them, and their prices there are estimates from the H100's), which
     a team can still name."""
     if req.gpu:
-        return [catalog.get_gpu(req.gpu)]
+        return [request_gpu(req)]
     return [
         g
         for g in catalog.gpus()

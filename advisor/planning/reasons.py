@@ -20,7 +20,7 @@ from datetime import date
 from advisor import catalog
 from advisor.engine.estimate import Estimate, best_layout
 from advisor.planning.advice import Advice, shown_framework
-from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.engine_inputs import model_shape, request_gpu, training_setup
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN
 
 # The layout knob a question names, first match wins ("why ZeRO-3 and not pipeline?" is ZeRO).
@@ -55,7 +55,7 @@ def _searched(result: Advice, **pins) -> Estimate | None:
     setup = training_setup(req)
     setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update=pins)})
     try:
-        return best_layout(model_shape(req), setup, catalog.get_gpu(p.gpu), p.estimate.layout.gpu_count)
+        return best_layout(model_shape(req), setup, request_gpu(req, p.gpu), p.estimate.layout.gpu_count)
     except ValueError:
         return None
 

@@ -349,6 +349,12 @@ def _hardware(r: TrainingRequest, given: set[str], zh: bool) -> list[tuple[str, 
     bare = any(n.code == "gpu_variant" for n in r.assumptions)
     gpu = _gpu_name(r.gpu, bare) if r.gpu else None
     out = []
+    if r.gpus_per_server and gpu and r.gpu_count:  # servers of fewer GPUs than the type's, as said
+        servers = r.gpu_count // r.gpus_per_server
+        per = r.gpus_per_server
+        return [
+            ("other", f"{servers}台服务器每台{per}张{gpu}" if zh else f"on {servers} servers with {per}x {gpu} each")
+        ]
     if "gpu_count" in given:
         if gpu and "gpu" in given:
             out.append(("other", f"{r.gpu_count}张{gpu}" if zh else f"{r.gpu_count}x {gpu}"))

@@ -139,6 +139,10 @@ class TrainingRequest(BaseModel):
     min_gpus: int | None = None
     # `we already own 16 A100`: the GPUs are the team's; rent and purchase only compared
     owned: bool = False
+    # `4 servers with 4xA100 each`: servers of fewer GPUs than the type's are sold with, planned so
+    # (tensor parallelism and NVLink within such a server, more traffic between servers); None:
+    # the type's own servers
+    gpus_per_server: int | None = None
     offload: Offload = "none"
     recompute: Recompute | None = None
     # What Megatron-Core's selective recompute recomputes, as the team runs it
