@@ -507,6 +507,15 @@ def test_buying_said_in_the_past_tense_is_the_purchase_what_if(summary, book, me
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["rent_or_buy"]
 
 
+@pytest.mark.parametrize(
+    "message", ["what's the hourly rate you assumed?", "what GPU price did you use?", "is this price per GPU?"]
+)
+def test_the_rate_the_plan_assumed_is_its_cost_arithmetic(summary, book, message):
+    # the first had got the FAQ's essay on hourly against monthly billing, the last nothing
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+
+
 @pytest.mark.parametrize("message,days", [("延长到一个月呢", 30), ("工期放宽到20天", 20)])
 def test_a_deadline_extended_in_chinese_is_a_what_if(summary, book, message, days):
     reply = follow_up(REQUEST, summary, message, book=book)

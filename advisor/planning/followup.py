@@ -218,6 +218,8 @@ PLAN_PARTS = (
 ASKS_THE_RATE = re.compile(
     r"(?:per|a|an)\s+gpu[- ]?hour.{0,30}(?:assum|use|using|priced|pay)"
     r"|(?:what|which)\s+(?:rate|price)\s+(?:did|do|are|is)"
+    # "what's the hourly rate you assumed?", "what GPU price did you use?"
+    r"|(?:rate|price|cost)\b.{0,25}\b(?:you|did you|was)\s+(?:assum|use|pick|take|price)\w*"
     r"|^\W*what(?:'s| is| would be)\s+the\s+(?:monthly|hourly|daily)\s+(?:rent|cost|price|rate)\W*$"
     r"|^\W*(?:the\s+)?(?:monthly|hourly|daily)\s+(?:lease|rent(?:al)?)?\s*(?:price|cost|rate)?\W*$"
     r"|^\W*(?:每卡时|每卡每小时|每小时|每月|月租|一个月)(?:要|是|大概)?多少(?:钱)?\W*$|按什么价|单价(?:是)?多少",
@@ -225,6 +227,8 @@ ASKS_THE_RATE = re.compile(
 )
 ASKS_THE_TERMS = re.compile(
     r"lease term|minimum term|\bterm\b.{0,15}\?|^\W*(?:is\s+(?:it|that|this)\s+)?per (?:month|hour|gpu)\b.{0,10}\?"
+    # "is this price per GPU?", "is that rent per server?"
+    r"|\b(?:price|rent|cost|rate)\s+(?:per|a|for each|for one)\s+(?:gpu|card|server|node|month|hour)\b"
     r"|(?:price|rent|cost)\b.{0,20}"
     r"(?:per month|per hour|monthly|hourly|include|includ)|includ\w* storage|租期|起租|每月还是|按月还是|按小时还是"
     r"|(?:价格|租金|报价|费用)(?:里)?(?:含|包含|包括)|含(?:不含)?存储|是按月|是按小时",
