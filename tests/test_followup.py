@@ -508,7 +508,14 @@ def test_buying_said_in_the_past_tense_is_the_purchase_what_if(summary, book, me
 
 
 @pytest.mark.parametrize(
-    "message", ["what's the hourly rate you assumed?", "what GPU price did you use?", "is this price per GPU?"]
+    "message",
+    [
+        "what's the hourly rate you assumed?",
+        "what GPU price did you use?",
+        "is this price per GPU?",
+        "is this price realistic?",
+        "这个价格靠谱吗",
+    ],
 )
 def test_the_rate_the_plan_assumed_is_its_cost_arithmetic(summary, book, message):
     # the first had got the FAQ's essay on hourly against monthly billing, the last nothing

@@ -218,6 +218,9 @@ PLAN_PARTS = (
 ASKS_THE_RATE = re.compile(
     r"(?:per|a|an)\s+gpu[- ]?hour.{0,30}(?:assum|use|using|priced|pay)"
     r"|(?:what|which)\s+(?:rate|price)\s+(?:did|do|are|is)"
+    # how sure the price is ("is this price realistic?", "这个价格靠谱吗"): its arithmetic and sources
+    r"|(?:price|rent|cost|rate)s?\b.{0,15}\b(?:realistic|reliable|accurate|trustworthy|legit|right)\b"
+    r"|(?:价格|租金|报价|费用|价钱)(?:真的)?(?:靠谱|可信|可靠|准|准确|准不准|真实|对吗|对不对)"
     # "what's the hourly rate you assumed?", "what GPU price did you use?"
     r"|(?:rate|price|cost)\b.{0,25}\b(?:you|did you|was)\s+(?:assum|use|pick|take|price)\w*"
     r"|^\W*what(?:'s| is| would be)\s+the\s+(?:monthly|hourly|daily)\s+(?:rent|cost|price|rate)\W*$"
