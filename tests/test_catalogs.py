@@ -23,6 +23,8 @@ CONTRACT_GPUS = {
     "L40S": "L40S-48GB",
     "L4": "L4-24GB",
     "A10G": "A10G-24GB",
+    "A10": "A10-24GB",
+    "L20": "L20-48GB",
     "V100": "V100-SXM2-32GB",
     "RTX4090": "RTX4090-24GB",
     "4090": "RTX4090-24GB",
@@ -93,6 +95,7 @@ def test_new_parts_resolve_by_their_aliases(spelling, name):
 SOURCED_PER_FIELD = [
     *("B200-SXM-180GB", "B300-SXM-288GB", "RTXPRO6000-96GB"),
     *("MI300X-192GB", "MI325X-256GB", "MI355X-288GB", "Ascend-910B-64GB", "Ascend-910C-128GB"),
+    *("L20-48GB", "A10-24GB"),
 ]
 
 
@@ -117,6 +120,28 @@ def test_the_910c_is_two_910b_class_dies_and_the_mi355x_doubles_cdna_3_per_clock
     # dense, not the sparse 5 PF: 2,400 MHz x 512 FMA x 2 x 1,024 matrix cores
     assert mi355.bf16_dense_tflops == pytest.approx(2400e6 * 512 * 2 * 1024 / 1e12, abs=0.1)
     assert mi355.fp8_dense_tflops == pytest.approx(2 * mi355.bf16_dense_tflops, abs=0.1)
+
+
+def test_the_l20_is_a_china_pcie_ada_card_at_a_third_of_the_l40s():
+    l20, l40s = catalog.get_gpu("L20"), catalog.get_gpu("L40S")
+    assert l20.architecture == l40s.architecture == "Ada Lovelace" and l20.memory_gb == l40s.memory_gb == 48
+    # dense FP32-accumulate rates: a bf16 matmul measured 114.14 TFLOPS, above half of 119.5
+    assert l20.bf16_dense_tflops == 119.5 and l20.fp8_dense_tflops == 2 * l20.bf16_dense_tflops
+    assert l20.bf16_dense_tflops / 2 < l20.matmul_bf16_measured_tflops <= l20.bf16_dense_tflops
+    assert l20.bf16_dense_tflops == pytest.approx(l40s.bf16_dense_tflops / 3, rel=0.02)
+    assert l20.usable_memory_gib == pytest.approx(46068 / 1024, abs=0.01)  # ECC on, as nvidia-smi shows
+    assert l20.intra_node == "PCIe" and l20.nvlink_domain == 1 and not l20.consumer
+    assert l20.markets == ["china"] and l20.global_access == "china_part" and l20.china_access != "domestic"
+
+
+def test_the_a10_is_not_the_a10g():
+    a10, a10g = catalog.get_gpu("A10"), catalog.get_gpu("A10G")
+    assert (a10.name, a10g.name) == ("A10-24GB", "A10G-24GB")
+    # the data-centre A10 at full-rate accumulate (125 | 250 sparse); AWS's A10G at 70
+    assert a10.bf16_dense_tflops == 125.0 and a10.tf32_dense_tflops == 62.5 and a10.fp8_dense_tflops == 0.0
+    assert a10g.bf16_dense_tflops < a10.bf16_dense_tflops and a10.fp32_tflops < a10g.fp32_tflops
+    assert a10.memory_gb == a10g.memory_gb == 24 and a10.usable_memory_gib == pytest.approx(23028 / 1024, abs=0.01)
+    assert a10.tdp_w == 150 and a10.architecture == "Ampere" and a10.global_access == "open"
 
 
 def test_b300_is_blackwell_at_the_b200s_dense_rates_with_more_memory():

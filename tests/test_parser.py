@@ -2323,3 +2323,24 @@ def test_servers_of_fewer_gpus_than_the_catalogues_are_counted_and_said(text):
     whole = parse("13b full-finetune 20GB on 2 servers with 8xA100 each")
     assert whole.gpu_count == 16 and not any(n.code == "server_shape" for n in whole.assumptions)
     assert whole.gpus_per_server is None
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count",
+    [
+        ("7B lora 20GB 3d on A10", "A10-24GB", None),
+        ("7B lora 20GB 3d on a10 24g", "A10-24GB", None),
+        ("7B lora 20GB 3d on 2 A10 GPUs", "A10-24GB", 2),
+        ("7B lora 20GB 3d 8卡A10", "A10-24GB", 8),
+        ("7B lora 20GB 3d 用L20", "L20-48GB", None),
+        ("7B lora 20GB 3d on l20 48g", "L20-48GB", None),
+        ("7B lora 20GB 3d 2台L20", "L20-48GB", 16),
+        # the A10 never takes AWS's A10G, nor the A10G the A10
+        ("7B lora 20GB 3d on A10G", "A10G-24GB", None),
+        ("7B lora 20GB 3d on 2 A10G GPUs", "A10G-24GB", 2),
+        ("7B lora 20GB 3d on a10g 24g", "A10G-24GB", None),
+    ],
+)
+def test_the_a10_and_the_l20_are_read_by_the_names_teams_type(text, gpu, count):
+    req = parse(text)
+    assert (req.gpu, req.gpu_count) == (gpu, count)

@@ -1052,3 +1052,33 @@ def test_servers_of_four_are_planned_as_servers_of_four(book):
     assert four["training"]["tokens_per_s_per_gpu"] <= eight["training"]["tokens_per_s_per_gpu"] * 1.001
     power = catalog.get_gpu("A100-SXM4-80GB").server_power_kw
     assert four["infra"]["power_kw_per_node"] == pytest.approx(power / 2)
+
+
+@pytest.mark.parametrize(
+    "text,gpu",
+    [
+        ("qwen2.5-7b lora 10k samples 2d on 1xL20", "L20-48GB"),
+        ("7b lora 20GB 3d 用L20", "L20-48GB"),
+        ("llama3-8b lora 1GB 1d on A10", "A10-24GB"),
+        ("qwen2.5-7b lora 10k samples 2d on 1xA10 usd", "A10-24GB"),
+    ],
+)
+def test_a_small_lora_on_the_l20_or_the_a10_is_planned(cli, text, gpu):
+    data = _ask(cli, text)
+    plan, memory = data["plan"], data["memory_gib_per_gpu"]
+    assert plan["gpu"] == gpu and plan["fits"] and plan["meets_deadline"]
+    assert memory["total"] <= memory["usable"] == catalog.get_gpu(gpu).usable_memory_gib
+
+
+def test_the_l20_rents_by_the_card_in_china_and_the_a10_on_lambda(cli):
+    # 天翼云's L20, 15.72 CNY a card-hour on demand (via CMIS, 2026-10-10): one card, one offer
+    china = _ask(cli, "qwen2.5-7b lora 10k samples 2d on 1xL20")["cost"]
+    rent = next(s for s in china["price_sources"] if s["role"] == "rent_hour")
+    assert china["currency"] == "CNY" and (rent["provider"], rent["price"]) == ("天翼云", 15.72)
+    assert 0 < china["rent_total"] < 15.72 * 48
+    # Lambda's 1x A10, $1.29 a GPU-hour (2026-09-25); no China price is on record for the A10
+    usd = _ask(cli, "qwen2.5-7b lora 10k samples 2d on 1xA10 usd")["cost"]
+    rent = next(s for s in usd["price_sources"] if s["role"] == "rent_hour")
+    assert usd["currency"] == "USD" and (rent["provider"], rent["price"]) == ("Lambda", 1.29)
+    cny = _ask(cli, "qwen2.5-7b lora 10k samples 2d on 1xA10")["cost"]
+    assert not [s for s in cny["price_sources"] if s["role"] in ("rent_hour", "rent_month")]

@@ -36,6 +36,13 @@ def test_blackwell_ultra_runs_at_the_b200_fraction_and_the_rtx_pro_6000_at_its_r
     assert rf.mamf(catalog.get_gpu("RTX PRO 6000"), "bf16") == pytest.approx(417.34 / 503.8)
 
 
+def test_the_l20_runs_at_its_reading_and_the_a10_at_amperes_fraction():
+    # L20 (Ada, no MAMF published): 114.14 TFLOPS measured in a bf16 matmul of its 119.5 rated
+    assert rf.mamf(catalog.get_gpu("L20"), "bf16") == pytest.approx(114.14 / 119.5)
+    # A10: no reading found, so the Ampere table's fraction, as for the A100
+    assert rf.mamf(catalog.get_gpu("A10"), "bf16") == rf.mamf(catalog.get_gpu("A100"), "bf16") == 0.869
+
+
 def test_tile_quantisation_wastes_the_rest_of_the_last_tile():
     # M = 129 needs two 128-row tiles: 129 / 256 of them are useful.
     assert rf.tile_efficiency(129, 128) == pytest.approx(129 / 256)

@@ -39,6 +39,8 @@ from advisor.engine.specs import GPU, ModelShape
 # CDNA 4's FP8 as CDNA 3's. The B300 (Blackwell Ultra, sm_103) is catalogued as "Blackwell": its
 # dense BF16/FP8 peaks are the B200's (HGX tables; OLMo-core PR #747 reuses the B200 entry) on the
 # same tensor-core generation, and no B300 MAMF was found, so the B200's fraction is assumed for it.
+# The A10 (GA102, 150 W PCIe) takes the Ampere row: no matmul reading of it was found, and its
+# power limit may hold it lower, as the L4's does.
 MAMF = {
     "Ampere": {"bf16": 0.869},
     "Hopper": {"bf16": 0.803, "fp8": 0.709},
@@ -152,7 +154,7 @@ def mamf(gpu: GPU, dtype: str) -> float:
     """Largest fraction of the `dtype` peak a matmul reaches on this GPU: its own measured BF16
     rate where the catalogue has one, else its architecture's (MAMF above). A card's power limit
     sets the clock its tensor cores sustain, so the fraction differs within one architecture (the
-    catalogue's readings: H20 0.96, RTX 4090 0.97, L40S 0.74, H100 PCIe 0.66, L4 0.49, against
+    catalogue's readings: H20 0.96, RTX 4090 0.97, L20 0.96, L40S 0.74, H100 PCIe 0.66, L4 0.49, against
     the H100 SXM's 0.80); FP8 runs at that clock too, so its fraction is scaled alike (assumed).
     Capped at the rated peak: clocks above it are not promised."""
     table = MAMF.get(gpu.architecture) or MAMF_ASSUMED_BY_VENDOR.get(gpu.vendor) or MAMF_ASSUMED
