@@ -1082,3 +1082,20 @@ def test_the_l20_rents_by_the_card_in_china_and_the_a10_on_lambda(cli):
     assert usd["currency"] == "USD" and (rent["provider"], rent["price"]) == ("Lambda", 1.29)
     cny = _ask(cli, "qwen2.5-7b lora 10k samples 2d on 1xA10")["cost"]
     assert not [s for s in cny["price_sources"] if s["role"] in ("rent_hour", "rent_month")]
+
+
+def test_a_gpu_with_no_price_at_all_is_sized_by_its_gpu_hours_not_its_speed(book):
+    # L20 offers on record sell one card: a plan of many has no rent and no purchase price, and
+    # 32 L20 had been chosen for finishing fastest where 16 meet the deadline for fewer GPU-hours
+    from advisor.planning.advice import plan_context
+    from advisor.planning.followup import follow_up
+
+    text = "7b lora 20GB 3d 用L20"
+    chosen = advise(text, book=book)
+    assert chosen.plan.meets_deadline and chosen.plan.rent is None and chosen.plan.costs.buy_capex is None
+    # the counts the planner weighed, as "why so many GPUs?" lists them
+    rows = follow_up(text, plan_context(chosen), "why so many GPUs?", book=book).rows
+    on_time = [r for r in rows if r["meets"]]
+    assert len(on_time) > 1 and next(r for r in rows if r.get("chosen"))["gpu_hours"] == min(
+        r["gpu_hours"] for r in on_time
+    )

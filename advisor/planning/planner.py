@@ -256,14 +256,20 @@ def _sort_key(req: TrainingRequest):
             return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", hourly, 0.0)
         rent = p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent  # issue 15: a buyer's by owning
         unpriced = rent is None
+        # unpriced: after every priced plan; among themselves by GPU-hours at the hardware's price,
+        # the nearest thing to a rent on record (896 V100s had won an hourly what-if for being
+        # fastest), then those with no price at all by their GPU-hours alone (16 A10s on a 16-stage
+        # pipeline had won an 8B LoRA for being fastest)
+        no_price = False
         if unpriced:
-            # after every priced plan; among themselves by GPU-hours at the hardware's price, the
-            # nearest thing to a rent on record (896 V100s had won an hourly what-if for being fastest)
             capex = p.costs.buy_capex
             hours = p.estimate.gpu_hours
-            rent = capex / p.estimate.layout.gpu_count * hours if capex and hours else float("inf")
+            no_price = not capex
+            rent = (capex / p.estimate.layout.gpu_count * hours if capex else hours) if hours else float("inf")
         days = p.days if p.days is not None else float("inf")
-        return (pcie_at_scale(req, p),) + ((days, unpriced, rent) if req.speed_first else (unpriced, rent, days))
+        if req.speed_first:
+            return (pcie_at_scale(req, p), days, unpriced, no_price, rent)
+        return (pcie_at_scale(req, p), unpriced, no_price, rent, days)
 
     return key
 
