@@ -389,6 +389,15 @@ def test_a_size_in_trillions_after_the_models_asks_tokens_or_terabytes(text, n):
     assert parse(text.replace(f"{n}T", f"{n}T tokens")).tokens == float(n) * 1e12
 
 
+def test_a_data_size_too_large_says_the_limit():
+    # it had said only "more than zero" of 99999999999999 TB
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse("70b lora 99999999999999TB 1d")
+    assert refused.value.kind == "bad_value" and "at most 1e+18" in refused.value.message("en")
+
+
 @pytest.mark.parametrize(
     "text,tokens,size",
     [("70b lora 1tb tokens 1 month", "1T", "1TB"), ("7b lora 500GB of tokens 3d", "500B", "500GB")],
