@@ -268,6 +268,20 @@ def test_any_mix_of_request_words_parses_or_is_refused_politely(words):
         assert err.message()
 
 
+@pytest.mark.parametrize(
+    "text,language",
+    [
+        ("要做一个7B的代码模型，从头预训练，2000亿token，两个月", "code"),
+        ("pretrain a 7B code model on 200B tokens 60d", "code"),
+        ("训练一个中文大模型 7B 预训练 1T token 60天", "zh"),
+        ("7B 代码大模型 预训练 100B token 30天", "code"),
+    ],
+)
+def test_a_model_named_for_its_language_trains_on_that_language(text, language):
+    # "代码模型" had been refused over "代码", "一个中文大模型" over "中文"
+    assert parse(text).data.language == language
+
+
 @pytest.mark.parametrize("change", ["不要H20", "不能用H20", "70B lora 1TB 14d 不要4090"])
 def test_a_gpu_ruled_out_is_still_a_negation_not_a_change(change):
     with pytest.raises(RequestError) as err:

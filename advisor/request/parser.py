@@ -1476,10 +1476,12 @@ class _Parse:
         )
         # "a big model", "大模型": a kind of model, no size; read past, so that a request without a
         # size is asked for one rather than told its adjective was not understood
+        # ("中文大模型", "代码大模型": the language it learns is the data's)
+        spoken = fields.field("data_language").choices
         sc.take(
             rf"{L}(?:big|large|huge|giant|massive)(?:\s+language)?\s+(?:models?|llms?){R}"
-            r"|(?:超)?大(?:型)?(?:语言)?模型",
-            lambda m: None,
+            rf"|(?P<lang>{_all(spoken, 'zh')})?(?:超)?大(?:型)?(?:语言)?模型",
+            lambda m: self.set("data_language", value_of(spoken, m["lang"]), m[0]) if m["lang"] else None,
         )
         # who the team is ("we are a 40-person startup", "我们是40人的创业公司"): read past and said,
         # before any rule takes its number as a count of GPUs or data
@@ -2540,6 +2542,12 @@ class _Parse:
             rf"|(?:数据|语料)\s*(?:都|主要)?(?:是|为)?\s*({zh})(?:的)?"
             rf"|(?<![\u4e00-\u9fff])({zh})(?![\u4e00-\u9fff])",  # alone: "500GB 中文 10天"
             lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3] or m[4]), m[0]),
+        )
+        # A model named for its language ("代码模型", "a code model", "中文大模型"): it trains on text
+        # in that language (it had been refused over "代码")
+        sc.take(
+            rf"(?:(?<![\u4e00-\u9fff])|(?<=的)|(?<=个))({zh})(?:大)?(?:语言)?模型|{L}({en})[\s\-](?:model|llm){R}",
+            lambda m: s("data_language", value_of(spoken, m[1] or m[2]), m[0]),
         )
         epochs = fields.field("epochs").units
         en, zh = _all(epochs, "en"), _all(epochs, "zh")
