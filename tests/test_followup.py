@@ -523,6 +523,13 @@ def test_the_rate_the_plan_assumed_is_its_cost_arithmetic(summary, book, message
     assert (reply.kind, reply.part) == ("explain", "costs")
 
 
+@pytest.mark.parametrize("message", ["how much electricity will it use?", "这次训练用电量多少"])
+def test_electricity_asked_under_a_plan_gives_the_runs_own_use(summary, book, message):
+    # it gave a month at full load only, for a run of hours or days
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert re.search(r"The run itself takes about [\d,]+ kWh|这次训练本身约用电 [\d,]+ 度", reply.text), reply.text
+
+
 @pytest.mark.parametrize("message,days", [("延长到一个月呢", 30), ("工期放宽到20天", 20)])
 def test_a_deadline_extended_in_chinese_is_a_what_if(summary, book, message, days):
     reply = follow_up(REQUEST, summary, message, book=book)

@@ -90,6 +90,8 @@ PLAN_KEYS = (
     "owned",
     "power_kwh_month",
     "power_cost_month",
+    "power_kwh_job",
+    "power_cost_job",
     "power_price",
     "power_region",
     "pue",

@@ -887,6 +887,9 @@ def plan_context(result: Advice) -> dict:
                 power_region=p.costs.electricity_region,
                 pue=p.costs.pue,
             )
+            if e.days:  # the run itself, at the same full load
+                run_kwh = kwh / HOURS_PER_MONTH * e.days * 24
+                ctx.update(power_kwh_job=round(run_kwh), power_cost_job=round(run_kwh * p.costs.electricity_per_kwh))
     return ctx
 
 
