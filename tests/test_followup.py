@@ -563,6 +563,14 @@ def test_gpus_the_team_says_it_already_owns_are_a_whatif(summary, book):
     assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu_count == 8
 
 
+@pytest.mark.parametrize("message", ["what if we rent 16 more?", "what if we had 16 more H800?", "16 more GPUs?"])
+def test_more_gpus_said_without_a_unit_or_by_name_add_to_the_plans_count(summary, book, message):
+    # "rent 16 more?" and "16 more H800?" had not been understood
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["gpu_count"]
+    assert reply.advice.request.gpu_count == summary["gpu_count"] + 16
+
+
 @pytest.mark.parametrize(
     "message,lang", [("用中文回答", "zh"), ("lang zh", "zh"), ("in English please", "en"), ("answer in chinese", "zh")]
 )

@@ -1028,6 +1028,13 @@ MORE = re.compile(
     r"(gpus?|cards?|servers?|nodes?|machines?|台(?:服务器|机器)?|张卡?|块卡?|卡)(?:\s+more)?",
     re.I,
 )
+# "rent 16 more?", "16 more H800?": a count of more, with no unit or a GPU's name, is GPUs (a
+# count of days, tokens or data is not)
+MORE_BARE = re.compile(
+    r"\b(\d+)\s+more\b(?!\s*(?:days?|hours?|weeks?|months?|years?|tokens?|samples?|epochs?|[kmgt]b?\b|servers?"
+    r"|nodes?|machines?))",
+    re.I,
+)
 # (多 in 多久, 多大, 多长 and 多少 asks how long, big or many, not for more)
 ADDED = re.compile(
     r"\badd\b|\bmore\b|\bextra\b|\badditional\b|再|(?<!多)多(?!少|久|大|长|快|慢|高|远|贵)|加(?!速|快)", re.I
@@ -1046,11 +1053,11 @@ def _more(summary: dict, message: str) -> str | None:
     "加到4台" as that count itself."""
     to = TO_COUNT.search(message)
     absolute = MORE.match(message, to.end()) if to else None
-    found = absolute or MORE.search(message)
+    found = absolute or MORE.search(message) or MORE_BARE.search(message)
     if not found or not (absolute or ADDED.search(message)) or not summary.get("gpu_count"):
         return None
     n = int(found[1]) if found[1].isdigit() else CN_SMALL[found[1]]
-    if re.match(r"servers?|nodes?|machines?|台", found[2], re.I):
+    if found.re is not MORE_BARE and re.match(r"servers?|nodes?|machines?|台", found[2], re.I):
         return f"{n if absolute else (summary.get('nodes') or 0) + n} nodes"
     return f"{n if absolute else summary['gpu_count'] + n} gpus"
 
