@@ -125,6 +125,9 @@ def test_mixture_of_experts(text):
         ("pretrain a 1B model on 20B tokens, we have a single 8xA800 server", "gpu_count", 8),
         ("pretrain a 1B model on 20B tokens, we have one 8xA800 server", "owned", True),
         ("7b lora 20GB 3d, we already own 2 RTX 4090s", "owned", True),
+        ("qwen2.5-32b qlora 4-bit 100k samples 2 days", "method", "qlora"),  # "4-bit" had been refused
+        ("32b 4-bit lora 1GB 1d", "method", "qlora"),
+        ("32B 4bit量化lora 1GB 1天", "method", "qlora"),
         # "only", "just" and "we've got" say the same: the team's own GPUs, not a rental
         ("we only have 4 A100s: 13B lora 1B tokens", "owned", True),
         ("we've got 16 H800, 70B full-finetune 100GB 14d", "owned", True),

@@ -175,7 +175,13 @@ FIELDS: tuple[Field, ...] = (
         worded=True,
         assumed=("method_default", "method_pretrain", "method_from_rank"),
         choices=(
-            Word("qlora", en=("qlora",)),
+            # "qlora 4-bit", "4-bit lora": the 4-bit is QLoRA's own (NF4 base), said alongside
+            Word(
+                "qlora",
+                en=("qlora", "qlora 4-bit", "qlora 4bit", "4-bit qlora", "4bit qlora", "4-bit lora", "4bit lora")
+                + ("lora 4-bit", "lora 4bit", "nf4 lora", "lora nf4", "qlora nf4"),
+                zh=("4bit量化lora", "4-bit量化lora"),
+            ),
             Word("lora", en=("lora",)),
             Word(
                 "continued-pretrain",
