@@ -126,6 +126,12 @@ def test_mixture_of_experts(text):
         ("pretrain a 1B model on 20B tokens, we have one 8xA800 server", "owned", True),
         ("7b lora 20GB 3d, we already own 2 RTX 4090s", "owned", True),
         ("qwen2.5-32b qlora 4-bit 100k samples 2 days", "method", "qlora"),  # "4-bit" had been refused
+        # a preference said as a comparison ("price matters more than speed" had been refused)
+        ("70B lora 200GB 5d price matters more than speed", "cost_first", True),
+        ("7b lora 20GB within 3 days, cost is more important than speed", "cost_first", True),
+        ("7b lora 20GB 3d speed is more important than cost", "speed_first", True),
+        ("7b lora 20GB 3天 成本比速度重要", "cost_first", True),
+        ("70b lora 20GB by end of next week, 10 grand budget", "budget", {"amount": 10000, "currency": "USD"}),
         ("32b 4-bit lora 1GB 1d", "method", "qlora"),
         ("32B 4bit量化lora 1GB 1天", "method", "qlora"),
         # "only", "just" and "we've got" say the same: the team's own GPUs, not a rental
@@ -1273,7 +1279,6 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B lora 200GB 5d we can't use 4090", "not"),  # the 4090 had become the fixed GPU
         ("70B lora 200GB 5d anything but H20", "anything"),
         ("70B lora 200GB 5天 避免H20", "避免"),
-        ("70B lora 200GB 5d price matters more than speed", "matters"),
         ("70B lora 200GB 5d more than one server is fine", "more"),
         ("70B lora 200GB overnight", "overnight"),
         ("70B lora 200GB in a few days", "few"),

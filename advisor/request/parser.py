@@ -69,6 +69,7 @@ SCALE = {
     "w": 1e4,
     # written out: "2 billion tokens", "$50 thousand"
     "thousand": 1e3,
+    "grand": 1e3,  # "10 grand": ten thousand (of money, in English)
     "million": 1e6,
     "mn": 1e6,
     "mil": 1e6,
@@ -97,7 +98,7 @@ NOT_A_DEGREE = "".join(f"(?<!{k}{sp})" for k in ("tp", "pp", "dp", "ep", "cp") f
     r"(?<!并行)(?<!并行 )(?<!并行=)"
 )
 # a number's scale as a word, before a unit or currency ("2 billion tokens", "50 thousand usd")
-SCALE_WORDS = r"(?:thousand|million|billion|trillion|mil|mn|bn)(?![a-z])"
+SCALE_WORDS = r"(?:thousand|grand|million|billion|trillion|mil|mn|bn)(?![a-z])"
 # A number in Chinese numerals, read only with a scale after it ("五百万", "一万条", "两千亿token").
 CN_SCALED = rf"[{CN_DIGITS}]+(?=\s*(?:{CN_UNITS}))"
 # Small numbers written out in English ("two weeks", "three epochs").
@@ -2258,6 +2259,8 @@ class _Parse:
             said = {value_of(row.signs, m["sym"], literal=True), value_of(row.units, m["cur"])}
             said = (said | {value_of(row.units, _group(m, "cur0"))}) - {None}
             currency = "USD" if "USD" in said else ("CNY" if said else None)
+            if currency is None and (m["u"] or "").lower() == "grand":
+                currency = "USD"  # "10 grand" is dollars' slang
             self.set("budget", (value, currency), m[0])
 
         # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
@@ -2265,6 +2268,13 @@ class _Parse:
         verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
         cn_verb = r"(?:就|就是|降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
         cn_verb += r"(?:大概|大约|约|差不多)?"
+        # speed said to matter more than cost ("speed is more important than cost"): before the
+        # cost-first words, which would take its "cost"
+        self.scan.take(
+            rf"{L}(?:speed|time)\s+(?:is\s+more\s+important|matters\s+more)\s+than\s+(?:cost|price|money){R}"
+            rf"|{L}speed\s+over\s+(?:cost|price){R}",
+            lambda m: self.set("speed_first", True, m[0]),
+        )
         # "tight budget", "预算有限": cost first, before the key alone would read the same
         self._choose("cost_first")
         # a price an hour is not the job's budget ("$2/hr", "2元/卡时"): asked for as one
