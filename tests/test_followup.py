@@ -319,6 +319,23 @@ def test_a_count_in_a_question_of_cost_is_not_read_as_more(book):
 @pytest.mark.parametrize(
     "question,says",
     [
+        ("H800 at 8000 yuan per card-month, good?", "¥8,000 per GPU-month for H800-SXM-80GB"),
+        (
+            "a vendor offers 64 H800 at ¥8000 per card-month, 1 year, worth it?",
+            "¥8,000 per GPU-month for H800-SXM-80GB",
+        ),
+        ("is 2 dollars per gpu hour for H100 a good deal?", "$2 per GPU-hour for H100-SXM5-80GB"),
+    ],
+)
+def test_a_price_in_words_or_per_card_month_is_judged(summary, book, question, says):
+    # "yuan", "dollars", "per card-month", "worth it" and "a good deal" had each kept a price unjudged
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "quote" and says in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,says",
+    [
         ("is ¥8,000 per GPU-month a good price?", "¥8,000 per GPU-month for H800-SXM-80GB"),
         ("这个价格贵吗 每月9万", "8 × H800-SXM-80GB 每月 ¥90,000"),
     ],

@@ -315,7 +315,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
     # the price, its currency and period, and what it is of: "¥95000/month", "5.5元/卡/小时",
     # "69000元/台/月", "1.4万/台·月", "87000 CNY per server per month"
     price_m = re.search(
-        rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(块钱|元|块|cny|rmb|usd|美元)?\s*(?:/|per\b|an?\b|每个?|一个?)\s*"
+        rf"([¥$])?\s*{_NUM}\s*(k|w|万|m)?\s*(块钱|元|块|cny|rmb|usd|美元|yuan|dollars?)?\s*(?:/|per\b|an?\b|每个?|一个?)\s*"
         r"(?:(gpu|card|卡)|(server|node|machine|box|台|机))?\s*(?:[-/·・]|per\b|每|a\b)?\s*"
         r"(month|mo|月|个月|hour|hr|h|小时|时)(?![a-z])",
         rest,
@@ -333,7 +333,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
         lead, sym, number, scale, unit = price_m.groups()
         card, period = ("卡" if "卡" in lead else None), ("月" if "月" in lead else "时")
         server = "台" if "台" in lead else None
-    currency = "USD" if sym == "$" or unit in ("usd", "美元") else "CNY"
+    currency = "USD" if sym == "$" or unit in ("usd", "美元", "dollar", "dollars") else "CNY"
     price = float(number.replace(",", "")) * _SCALE[(scale or "").lower()]
     if price <= 0:
         raise RequestError("quote_price", lang, word=text.strip()[:60], zero=True)

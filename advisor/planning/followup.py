@@ -333,12 +333,15 @@ DOMAIN = re.compile(
 TO_A_PERSON = re.compile(r"^\s*@?[A-Z][a-z]+\s*[,:，]")
 # A price to judge: an amount with a period, or an amount and "fair/cheap/ok?".
 PRICE = re.compile(
-    r"(?:[¥$]|rmb|cny|usd|元|块|万).{0,12}(?:/|per |a |每|一)\s*(?:gpu[- ]?)?(?:month|mo|hr|hour|h\b|月|小时)"
-    r"|(?:每|一)(?:个)?(?:月|小时).{0,6}\d|(?:fair|reasonable|cheap|expensive|good price|rip[- ]?off"
+    r"(?:[¥$]|rmb|cny|usd|yuan|dollars?|元|块|万).{0,12}(?:/|per |a |每|一)\s*(?:(?:gpu|card)[- ]?)?"
+    r"(?:month|mo|hr|hour|h\b|月|小时)"
+    r"|(?:每|一)(?:个)?(?:月|小时).{0,6}\d|(?:fair|reasonable|cheap|expensive|good price|good deal|worth it|rip[- ]?off"
     r"|合理|贵|便宜|划算|值)",
     re.I,
 )
-HAS_AMOUNT = re.compile(r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd)\b|\d[\d,.]*\s*(?:万|元|块)", re.I)
+HAS_AMOUNT = re.compile(
+    r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)", re.I
+)
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # Another market: a cloud, a currency, a place outside mainland China ("what about Singapore?").
 MARKET = re.compile(
@@ -1236,7 +1239,8 @@ def _section_text(result: Advice, part: str) -> str:
 # The question around a price ("is ... fair?", "...合理吗"): left out of the `/gpu quote` example.
 _ASKING_A_PRICE = re.compile(
     r"^\s*(?:is|are|would|does|do)\s+(?:it\s+|that\s+)?|(?:^|\s+)(?:a\s+)?(?:fair|reasonable|ok(?:ay)?|cheap|expensive"
-    r"|good(?:\s+price)?|a\s+good\s+price|too\s+much|rip[- ]?off)?\s*(?:price)?\s*[?？!！。]*\s*$"
+    r"|good(?:\s+(?:price|deal))?|a\s+good\s+(?:price|deal)|worth\s+it|too\s+much|rip[- ]?off)?"
+    r"\s*(?:price)?\s*[?？!！。]*\s*$"
     r"|(?:贵不贵|便不便宜|划不划算|值不值|合不合理|合理不合理|正不正常|靠不靠谱|合理|贵|便宜|划算|值|正常|靠谱)"
     r"(?:吗|不|么)?[?？!！。]*\s*$|[?？!！。]+\s*$"
     r"|^\s*(?:这个|这|那个|那)?(?:价格|报价|价钱|租金|价)?(?:贵吗|贵不贵|合理吗|划算吗|便宜吗|正常吗|靠谱吗)\s*[,，]?\s*"
