@@ -278,3 +278,8 @@ def test_dollars_in_a_request_of_few_chinese_words_keep_the_market_its_canonical
     first = parse(text)
     assert parse(canonical(first)).market == first.market
     assert parse("70B 全量微调 1TB 14天 预算15万美元").market == "china"
+
+
+def test_servers_after_the_gpus_name_read_back_the_same():
+    # hypothesis found it: "用H800 2台服务器" had left 服务器 read past, its canonical form did not
+    _round_trip("7B 自有显卡 用H800 2台服务器 H800 64卡以内")

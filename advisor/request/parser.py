@@ -1883,7 +1883,8 @@ class _Parse:
         )
         # (not when a count comes before the name: "16张H800 2台服务器" is 16 GPUs on 2 servers)
         self.scan.take(
-            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台(?P<per>)",
+            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台"
+            rf"(?:服务器|机器|节点)?(?P<per>)",  # "H800 2台服务器": the noun after 台 too
             servers,
         )
 
