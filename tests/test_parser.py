@@ -328,6 +328,8 @@ def test_followup_reads_fine_tune_words_like_a_request(original, change, method)
         ("H20行吗", "gpu", "H20-96GB"),
         ("用A800会不会更便宜", "gpu", "A800-SXM4-80GB"),
         ("改用A100能省多少", "gpu", "A100-SXM4-80GB"),
+        ("用H20能快多少", "gpu", "H20-96GB"),
+        ("换deepspeed会慢多少", "stack", "deepspeed"),
     ],
 )
 def test_followups_as_people_ask_them(change, field, value):
