@@ -125,6 +125,7 @@ def test_mixture_of_experts(text):
         ("pretrain a 1B model on 20B tokens, we have a single 8xA800 server", "gpu_count", 8),
         ("pretrain a 1B model on 20B tokens, we have one 8xA800 server", "owned", True),
         ("7b lora 20GB 3d, we already own 2 RTX 4090s", "owned", True),
+        ("7b lora 20GB 3d unsloth", "stack", "hf"),  # HF with Unsloth's kernels (note stack_unsloth)
         ("qwen2.5-32b qlora 4-bit 100k samples 2 days", "method", "qlora"),  # "4-bit" had been refused
         # a preference said as a comparison ("price matters more than speed" had been refused)
         ("70B lora 200GB 5d price matters more than speed", "cost_first", True),
@@ -2371,3 +2372,10 @@ def test_servers_of_fewer_gpus_than_the_catalogues_are_counted_and_said(text):
 def test_the_a10_and_the_l20_are_read_by_the_names_teams_type(text, gpu, count):
     req = parse(text)
     assert (req.gpu, req.gpu_count) == (gpu, count)
+
+
+def test_unsloth_is_planned_as_hf_and_says_its_kernels_are_not_modelled():
+    # "能用unsloth吗" had not been understood
+    r = parse("7b lora 20GB 3天 用unsloth")
+    assert r.stack == "hf" and any(n.code == "stack_unsloth" for n in r.assumptions)
+    assert not any(n.code == "stack_unsloth" for n in parse("7b lora 20GB 3d llama-factory").assumptions)

@@ -301,6 +301,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     for name in ("grad_reduce", "moments", "attention", "dispatcher", "stack"):
         if name in given:
             choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")
+            if name == "stack" and any(n.code == "stack_unsloth" for n in r.assumptions):
+                choice = "unsloth"  # planned as HF, said as Unsloth (its note)
             add("other", _key(name, zh) + ("" if zh else " ") + choice)
     if "precision" in given:
         add("other", _say("precision", r.precision, zh))

@@ -3059,6 +3059,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
+        if "unsloth" in (self.words.get("stack") or "").lower():
+            notes.append(Note(kind="assumption", code="stack_unsloth"))
         if self.server_shape and gpu is not None:
             full = gpu.gpus_per_server
             shape = self.server_shape | {"gpu": gpu.name, "full": full}
