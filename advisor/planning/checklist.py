@@ -51,6 +51,19 @@ def items(advice) -> list[dict]:
         out.append({"code": code, "params": params | ({"owned": True} if req.owned else {})})
 
     per_node = lay.gpus_per_node
+
+    def allreduce(code: str, gbps: float, **more) -> None:
+        # the all-reduce across every server, held to the servers' NICs together (_busbw_gb_s)
+        add(
+            code,
+            gpus=lay.gpu_count,
+            nodes=lay.nodes,
+            gbps=gbps,
+            rails=per_node,
+            busbw=_busbw_gb_s(gbps, per_node),
+            **more,
+        )
+
     vendor = (gpu.vendor or "").lower()
     intra = (gpu.intra_node or "").lower()
     if per_node > 1:
@@ -73,14 +86,7 @@ def items(advice) -> list[dict]:
         add("rocm_stack", qlora=req.method == "qlora")
     if lay.nodes > 1 and huawei:
         gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
-        add(
-            "hccl_allreduce",
-            gpus=lay.gpu_count,
-            nodes=lay.nodes,
-            gbps=gbps,
-            rails=per_node,
-            busbw=_busbw_gb_s(gbps, per_node),
-        )
+        allreduce("hccl_allreduce", gbps)
         add("hccn_link", gbps=gbps, ports=per_node)
         add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
@@ -91,15 +97,7 @@ def items(advice) -> list[dict]:
         gbps = offer.get("gbps") or inter.get("gbps_per_gpu") or 0
         gbps = int(gbps) if float(gbps).is_integer() else gbps
         fabric = offer.get("fabric") or ""
-        add(
-            "nccl_allreduce",
-            gpus=lay.gpu_count,
-            nodes=lay.nodes,
-            gbps=gbps,
-            rails=per_node,
-            busbw=_busbw_gb_s(gbps, per_node),
-            amd=vendor == "amd",
-        )
+        allreduce("nccl_allreduce", gbps, amd=vendor == "amd")
         if fabric in ("ib", "roce", ""):  # RDMA verbs; EFA and TCPX are proved by the NCCL test above
             add("ib_write_bw", gbps=gbps, rails=per_node)
         if fabric in ("roce", ""):

@@ -2559,10 +2559,10 @@ class _Parse:
             rf"|(?<![\u4e00-\u9fff])({zh})(?![\u4e00-\u9fff])",  # alone: "500GB 中文 10天"
             lambda m: s("data_language", value_of(spoken, m[1] or m[2] or m[3] or m[4]), m[0]),
         )
-        # A model named for its language ("代码模型", "a code model", "中文大模型"): it trains on text
-        # in that language (it had been refused over "代码")
+        # A model named for its language ("代码模型", "a code model"; "中文大模型" is read with 大模型
+        # in `read`): it trains on text in that language (it had been refused over "代码")
         sc.take(
-            rf"(?:(?<![\u4e00-\u9fff])|(?<=的)|(?<=个))({zh})(?:大)?(?:语言)?模型|{L}({en})[\s\-](?:model|llm){R}",
+            rf"(?:(?<![\u4e00-\u9fff])|(?<=的)|(?<=个))({zh})(?:语言)?模型|{L}({en})[\s\-](?:model|llm){R}",
             lambda m: s("data_language", value_of(spoken, m[1] or m[2]), m[0]),
         )
         epochs = fields.field("epochs").units
