@@ -52,17 +52,15 @@ def items(advice) -> list[dict]:
 
     per_node = lay.gpus_per_node
 
-    def allreduce(code: str, gbps: float, **more) -> None:
+    def allreduce(gbps: float) -> dict:
         # the all-reduce across every server, held to the servers' NICs together (_busbw_gb_s)
-        add(
-            code,
-            gpus=lay.gpu_count,
-            nodes=lay.nodes,
-            gbps=gbps,
-            rails=per_node,
-            busbw=_busbw_gb_s(gbps, per_node),
-            **more,
-        )
+        return {
+            "gpus": lay.gpu_count,
+            "nodes": lay.nodes,
+            "gbps": gbps,
+            "rails": per_node,
+            "busbw": _busbw_gb_s(gbps, per_node),
+        }
 
     vendor = (gpu.vendor or "").lower()
     intra = (gpu.intra_node or "").lower()
@@ -86,7 +84,7 @@ def items(advice) -> list[dict]:
         add("rocm_stack", qlora=req.method == "qlora")
     if lay.nodes > 1 and huawei:
         gbps = (infra.network["inter_node"]["gbps_per_gpu"] if infra else 0) or 0
-        allreduce("hccl_allreduce", gbps)
+        add("hccl_allreduce", **allreduce(gbps))
         add("hccn_link", gbps=gbps, ports=per_node)
         add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
@@ -97,7 +95,7 @@ def items(advice) -> list[dict]:
         gbps = offer.get("gbps") or inter.get("gbps_per_gpu") or 0
         gbps = int(gbps) if float(gbps).is_integer() else gbps
         fabric = offer.get("fabric") or ""
-        allreduce("nccl_allreduce", gbps, amd=vendor == "amd")
+        add("nccl_allreduce", **allreduce(gbps), amd=vendor == "amd")
         if fabric in ("ib", "roce", ""):  # RDMA verbs; EFA and TCPX are proved by the NCCL test above
             add("ib_write_bw", gbps=gbps, rails=per_node)
         if fabric in ("roce", ""):
