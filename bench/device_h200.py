@@ -52,6 +52,15 @@ SHAPES = {
     "llama3.2-3b": dict(
         family="llama", hidden=3072, ffn=8192, layers=28, heads=24, kv=8, head_dim=128, vocab=128256, tied=True
     ),
+    "llama3.2-1b": dict(
+        family="llama", hidden=2048, ffn=8192, layers=16, heads=32, kv=8, head_dim=64, vocab=128256, tied=True
+    ),
+    "qwen2.5-7b": dict(
+        family="qwen2", hidden=3584, ffn=18944, layers=28, heads=28, kv=4, head_dim=128, vocab=152064, tied=False
+    ),
+    "qwen3-8b": dict(
+        family="qwen3", hidden=4096, ffn=12288, layers=36, heads=32, kv=8, head_dim=128, vocab=151936, tied=False
+    ),
     "qwen3-32b": dict(
         family="qwen3", hidden=5120, ffn=25600, layers=64, heads=64, kv=8, head_dim=128, vocab=151936, tied=False
     ),
@@ -85,7 +94,29 @@ CASES = [
     ("8b-lora-all-s8192-b1-full", "llama3.1-8b", "lora", 8192, 1, "full", "all", None),
     ("3b-full-s2048-b2-none", "llama3.2-3b", "full", 2048, 2, "none", None, None),
 ]
+# Steps that check the HF stack's constants fitted on the steps above (2026-12-04: element-wise
+# passes, PEFT's adapter bytes, the host's launch floor, the framework factor): other models,
+# shapes and targets, planned before they were measured (`--set check`).
+CHECK_CASES = [
+    ("1b-full-s2048-b8-none", "llama3.2-1b", "full", 2048, 8, "none", None, None),
+    ("qwen3-8b-lora-all-s4096-b2-full", "qwen3-8b", "lora", 4096, 2, "full", "all", None),
+    ("qwen2.5-7b-lora-qv-s1024-b1-full", "qwen2.5-7b", "lora", 1024, 1, "full", "qv", None),
+    ("8b-lora-attn-s4096-b2-none", "llama3.1-8b", "lora", 4096, 2, "none", "attn", None),
+    ("30ba3b-lora-attn-s4096-b2-full-grouped", "qwen3-30b-a3b", "lora", 4096, 2, "full", "attn", "grouped_mm"),
+    ("3b-lora-all-s2048-b16-full", "llama3.2-3b", "lora", 2048, 16, "full", "all", None),
+]
+# A second check, planned with the constants refitted on both sets above (`--set check2`).
+CHECK2_CASES = [
+    ("qwen3-8b-lora-qv-s512-b1-full", "qwen3-8b", "lora", 512, 1, "full", "qv", None),
+    ("1b-lora-all-s4096-b4-none", "llama3.2-1b", "lora", 4096, 4, "none", "all", None),
+    ("qwen3-32b-lora-all-s4096-b1-full", "qwen3-32b", "lora", 4096, 1, "full", "all", None),
+    ("3b-full-s4096-b1-full", "llama3.2-3b", "full", 4096, 1, "full", None, None),
+    ("qwen2.5-7b-lora-all-s2048-b2-none", "qwen2.5-7b", "lora", 2048, 2, "none", "all", None),
+    ("30ba3b-lora-attn-s1024-b1-full-grouped", "qwen3-30b-a3b", "lora", 1024, 1, "full", "attn", "grouped_mm"),
+]
+SETS = {"fit": CASES, "check": CHECK_CASES, "check2": CHECK2_CASES}
 LORA_TARGETS = {
+    "qv": ["q_proj", "v_proj"],
     "all": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
     "attn": ["q_proj", "k_proj", "v_proj", "o_proj"],
 }
@@ -298,7 +329,7 @@ def moe_block(dev, smoke):
 
 
 def hf_config(model, smoke, experts_impl):
-    from transformers import LlamaConfig, Qwen3Config, Qwen3MoeConfig
+    from transformers import LlamaConfig, Qwen2Config, Qwen3Config, Qwen3MoeConfig
 
     s = dict(SHAPES[model])
     if smoke:
@@ -318,6 +349,8 @@ def hf_config(model, smoke, experts_impl):
         return LlamaConfig(**common, rope_theta=500000.0)
     if s["family"] == "qwen3":
         return Qwen3Config(**common)
+    if s["family"] == "qwen2":  # q, k and v with biases, as Qwen2 builds them
+        return Qwen2Config(**common)
     cfg = Qwen3MoeConfig(
         **common,
         num_experts=s["experts"],
@@ -330,7 +363,9 @@ def hf_config(model, smoke, experts_impl):
     return cfg
 
 
-def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl):
+def build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl):
+    """The model of one case, built as HF Trainer would run it, and its training step:
+    (step, net, config, trainable parameters, seconds to build)."""
     from transformers import AutoModelForCausalLM
 
     gc.collect()
@@ -375,6 +410,11 @@ def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, exper
         opt.step()
         opt.zero_grad(set_to_none=True)
 
+    return step, net, cfg, params, build_s
+
+
+def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl):
+    step, net, cfg, params, build_s = build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl)
     warm, reps = (1, 2) if smoke else (2, 4)
     for _ in range(warm):
         step()
@@ -444,6 +484,7 @@ def main(argv=None):
     ap.add_argument("--smoke", action="store_true", help="tiny shapes, any device: checks the script runs")
     ap.add_argument("--budget-s", type=float, default=400, help="stop starting training cases after this")
     ap.add_argument("--skip-kernels", action="store_true")
+    ap.add_argument("--set", choices=tuple(SETS), default="fit", help="which training steps")
     args = ap.parse_args(argv)
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     out = Path(args.out)
@@ -466,7 +507,7 @@ def main(argv=None):
         ):
             guarded(results["kernels"], key, lambda fn=fn: fn(dev, args.smoke))
             save()
-    for key, *case in CASES:
+    for key, *case in SETS[args.set]:
         if time.perf_counter() - started > args.budget_s:
             results["training"][key] = {"error": "skipped: out of time"}
             continue

@@ -54,7 +54,9 @@ def test_the_loop_is_what_separates_the_two_versions():
     """Hand-worked, one H200, Qwen3-30B-A3B LoRA on 2,048 tokens with whole-layer recompute: 48 MoE
     layers x 128 experts = 6,144 experts, each (13 kernels + 2 syncs) x 2 forward passes + 26
     backward kernels = 56 launches of 20 us: 6.88 s a micro-batch on transformers 4, none on 5,
-    and the two plans' micro-batches differ by exactly that."""
+    and the two plans' micro-batches differ by that, less at most the grouped block's own host
+    work that the loop does not launch (48 kernels a layer, 48 layers, two forward passes, 45 us
+    each: 0.207 s, throughput.host_floor_s)."""
     _, m, grouped_setup, grouped = _plan(LORA)
     _, _, loop_setup, loop = _plan(LORA.replace("hf on", "hf transformers 4 on"))
     c = count_params(m)
@@ -62,7 +64,8 @@ def test_the_loop_is_what_separates_the_two_versions():
     assert expert_launch_s(m, grouped_setup, grouped.layout, c) == 0.0
     assert expert_launch_s(m, loop_setup, loop.layout, c) == pytest.approx(6144 * 56 * 20e-6)
     seconds = {k: 2048 / e.throughput.tokens_per_s_per_gpu for k, e in (("grouped", grouped), ("loop", loop))}
-    assert seconds["loop"] - seconds["grouped"] == pytest.approx(6144 * 56 * 20e-6, rel=0.02)
+    launches, grouped_host = 6144 * 56 * 20e-6, 48 * 48 * 2 * 45e-6
+    assert launches - grouped_host <= seconds["loop"] - seconds["grouped"] <= launches
 
 
 def test_litgpt_loops_over_its_experts_whatever_transformers_says():
@@ -92,7 +95,9 @@ def test_the_answer_says_which_version_it_planned(book):
     codes = {w.code for w in loop.warnings}
     assert {"moe_expert_loop", "moe_zero3_leaf"} <= codes and "moe_grouped_experts" not in codes
     speed = {k: a.plan.estimate.throughput.tokens_per_s_per_gpu for k, a in (("5", grouped), ("4", loop))}
-    assert speed["5"] > 3 * speed["4"]
+    # several times faster (a lent H200 ran Qwen3-30B-A3B LoRA 5.2x faster on grouped_mm than on
+    # transformers 5's eager loop, docs/device-h200.md); here ZeRO-3's traffic dilutes the gap
+    assert speed["5"] > 2.5 * speed["4"]
 
 
 def test_the_grouped_experts_note_reads_in_both_languages(cli):

@@ -1031,11 +1031,14 @@ def test_a_full_finetune_on_b300_is_sized_to_its_deadline(cli):
 
 
 def test_rtx_pro_6000_rents_by_the_card_on_global_clouds_and_has_no_china_price(cli):
-    usd = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000 usd")["cost"]
+    answer = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000 usd")
+    usd = answer["cost"]
     rent = next(s for s in usd["price_sources"] if s["role"] == "rent_hour")
     assert (rent["provider"], rent["price"]) == ("GCP", 4.5001)
-    # one card billed, not a whole 8-card VM (GCP G4 sells 1, 2, 4 or 8)
-    assert usd["rent_total"] < 4.5001 * 60
+    # one card billed for the job's GPU-hours (whole hours), not a whole 8-card VM (GCP G4 sells
+    # 1, 2, 4 or 8)
+    hours = answer["training"]["gpu_hours"]
+    assert hours <= usd["rent_hourly_total"] / 4.5001 < hours + 1
     china = _ask(cli, "8b lora 1B tokens on 1x RTX PRO 6000")
     assert not [s for s in china["cost"]["price_sources"] if s["role"] in ("rent_hour", "rent_month")]
 

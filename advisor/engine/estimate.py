@@ -143,6 +143,9 @@ class Estimate(BaseModel):
     # Where a PEFT job was kept on the PEFT stack (PEFT_STACK_SLACK): the faster layout's
     # framework and how much faster it runs (tokens/s ratio)
     faster_stack: tuple[str, float] | None = None
+    # Where a PEFT job inside one server was planned on another stack, beyond the slack: how much
+    # faster than the fastest layout on PEFT it runs (tokens/s ratio)
+    over_peft: float | None = None
 
     @property
     def speed(self) -> float:
@@ -709,11 +712,11 @@ def best_layout(m: ModelShape, setup: TrainingSetup, gpu: GPU, count: int, netwo
 def _best_layout(asked: _Asked) -> Estimate:
     m, gpu, count, network = asked.m, asked.gpu, asked.count, asked.network
     setup, checks = hardware_precision(asked.setup, gpu)
-    found, stack = _search(m, setup, gpu, count, network, capped=True) or (None, None)
+    found, stack = _search(m, setup, gpu, count, network, capped=True) or (None, {})
     if found is None or (not found.fits and _batch_rule_binds(m, setup, count)):
         # nothing within the batch rule fits: a larger batch (more data-parallel ranks, each
         # holding less of a mixture of experts) may
-        wider, wider_stack = _search(m, setup, gpu, count, network, capped=False) or (None, None)
+        wider, wider_stack = _search(m, setup, gpu, count, network, capped=False) or (None, {})
         if found is None or (wider is not None and wider.fits):
             found, stack = wider, wider_stack
             checks.append("batch_above_rule")
@@ -725,7 +728,7 @@ def _best_layout(asked: _Asked) -> Estimate:
             setup, found = grown
             checks.append("batch_grown")
     est = _finish(m, setup, gpu, found.layout, found.memory, network, checks)
-    return est.model_copy(update={"faster_stack": stack}) if stack else est
+    return est.model_copy(update=stack) if stack else est
 
 
 def _grow_batch(
@@ -772,9 +775,11 @@ def _search(
     network: str | None,
     capped: bool,
     exhaustive: bool = False,
-) -> tuple[Candidate, tuple[str, float] | None] | None:
-    """The fastest fitting candidate (else the one needing least memory), and for a PEFT job kept
-    on the PEFT stack, the faster stack it gave up and by how much.
+) -> tuple[Candidate, dict] | None:
+    """The fastest fitting candidate (else the one needing least memory), and for a PEFT job
+    inside one server what the stack choice gave up (Estimate's fields): kept on the PEFT stack,
+    the faster stack and by how much (`faster_stack`); planned on another, how much faster than
+    PEFT it runs (`over_peft`).
 
     Branch and bound: no candidate of a split trains faster than `throughput.speed_ceiling` of
     its layouts at the least recompute searched (more recompute only adds time), one for each
@@ -843,9 +848,12 @@ def _search(
         if True in fastest and (first is None or (rerun and not setup.pinned.recompute)):
             first = max(filter(None, (first, fastest[True])), key=lambda f: f[0])
         if first is not None:
-            if on_peft is not None and on_peft[1] is not first[1] and on_peft[0] >= first[0] * (1 - PEFT_STACK_SLACK):
-                return on_peft[1], (first[1].layout.framework, first[0] / on_peft[0])
-            return first[1], None
+            if on_peft is not None and on_peft[1] is not first[1]:
+                if on_peft[0] >= first[0] * (1 - PEFT_STACK_SLACK):
+                    return on_peft[1], {"faster_stack": (first[1].layout.framework, first[0] / on_peft[0])}
+                if first[1].layout.framework != PEFT:
+                    return first[1], {"over_peft": first[0] / on_peft[0]}
+            return first[1], {}
     if deferred:
         resident = None
         for candidate in candidate_layouts(m, setup, gpu, count, "none", capped):
@@ -853,7 +861,7 @@ def _search(
                 resident = candidate
         if resident is not None and (least_memory is None or resident.memory.total <= least_memory.memory.total):
             least_memory = resident
-    return (least_memory, None) if least_memory is not None else None
+    return (least_memory, {}) if least_memory is not None else None
 
 
 def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:

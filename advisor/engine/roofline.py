@@ -115,6 +115,27 @@ ELEMENT_BYTES = 2
 # keyed by framework name.
 UNFUSED_PASSES = {"Megatron-Core": 1.0}
 UNFUSED_PASSES_DEFAULT = 2.0
+# The Hugging Face model code as HF Trainer runs it (autocast bf16, SDPA) makes 7.6 to 9.0 such
+# passes, measured on a lent H200 (docs/device-h200.md, 2026-12-04: each kernel of a profiled
+# step summed by kind; Llama 3.2 3B full fine-tuning 234 ms of element-wise, copy and reduction
+# kernels a step against 30 ms a pass counted here, Qwen3 32B and Qwen3-30B-A3B under LoRA on
+# the attention 8.0 and 8.3-9.0): LlamaRMSNorm upcasts to fp32 and runs five kernels, rotate_half
+# concatenates a negated copy, the attention output is made contiguous, the loss upcasts the
+# logits. 7.5 for the stacks that run that code: HF Trainer/TRL, PEFT, and DeepSpeed, which runs
+# the same model (its held-out rows on A800, H800 and H20 move from -30%..+4% to -17%..-6%).
+# Compiled, or with Liger's kernels (fused RMSNorm, RoPE, SwiGLU and loss), what is left is what
+# an eager PyTorch-native stack makes (UNFUSED_PASSES_DEFAULT; not measured: chosen over 1 and 3,
+# which put NeMo Automodel's two compiled single-GPU LoRA rows at +30%/+25% and -7%/-11%, against
+# +2%/-3% at 2).
+HF_MODEL_CODE = ("HF Transformers/TRL", "HF PEFT/TRL", "DeepSpeed")
+HF_EAGER_PASSES = 7.5
+# PEFT's LoRA layer adds element-wise work of its own around the two thin GEMMs: the input cast to
+# the adapter's fp32, the product scaled and added to the base output, the result cast back
+# (peft/tuners/lora/layer.py Linear.forward): measured at 3.3 bytes a forward pass per element of
+# each adapted linear's input and output (Llama 3.1 8B, all seven projections, 9.1 passes against
+# 7.6 without: 77 ms a step of 8,192 tokens; Qwen3 32B on the attention: 3.1). Compiling the model
+# or Liger's kernels leave PEFT's layers as they are.
+PEFT_ADAPTER_BYTES = 3.3
 # The loss: logits written, read by the softmax and the gradient written (3 passes of
 # tokens x vocabulary, bf16; fused vocab-parallel cross entropy in Megatron, chunked in
 # torchtune; assumed 3).
@@ -167,12 +188,15 @@ def mamf(gpu: GPU, dtype: str) -> float:
     return min(1.0, rated * measured / table.get("bf16", MAMF_ASSUMED["bf16"]))
 
 
-def unfused_passes(framework: str, compiled: bool) -> float:
-    """Memory passes an elementwise operator makes: one where the stack fuses them (Megatron-Core,
-    or a model compiled with torch.compile: torchtitan measured Llama 3.1 8B on 8 H100 at 5,762
-    tokens/s eager and 6,667 compiled, docs/performance.md at d4c86e375, Table 1), else the
-    framework's eager count."""
-    return 1.0 if compiled else UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT)
+def unfused_passes(framework: str, compiled: bool) -> tuple[float, float]:
+    """(Memory passes an elementwise operator makes, PEFT's adapter bytes an element): one pass
+    where the stack fuses them (Megatron-Core, or a model compiled with torch.compile: torchtitan
+    measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s eager and 6,667 compiled, docs/performance.md
+    at d4c86e375, Table 1), else the framework's eager count; the Hugging Face model code's
+    measured ones (HF_EAGER_PASSES, PEFT_ADAPTER_BYTES)."""
+    if framework in HF_MODEL_CODE:
+        return (UNFUSED_PASSES_DEFAULT if compiled else HF_EAGER_PASSES), PEFT_ADAPTER_BYTES
+    return (1.0 if compiled else UNFUSED_PASSES.get(framework, UNFUSED_PASSES_DEFAULT)), 0.0
 
 
 def attention_efficiency(gpu: GPU, kernel: str) -> tuple[float, float]:
@@ -331,7 +355,8 @@ def stage_time(
     Megatron-Core's selective recompute reruns (frameworks.selective_modules); `recomputed`: the
     share of the layers full recompute reruns (ModelSplit.recomputed_share)."""
     key = (
-        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span), _specs(gpu),
+        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span, m.qk_norm),
+        _specs(gpu),
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
         dispatcher, recompute_modules, recomputed if recompute == "full" else 0.0,
@@ -432,6 +457,7 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         dispatcher,
     ) = shape
     peft = method in ("lora", "qlora")
+    passes, adapter_bytes = passes
     linear_dtype = (
         "fp8" if precision == "fp8" and gpu.fp8_dense_tflops > 0 else ("fp16" if precision == "fp16" else "bf16")
     )
@@ -461,11 +487,14 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
                 cast_rest += FP8_CAST_BYTES * lin.count * lin.m * lin.n / hbm
                 if lin.role:
                     module_mem[lin.role] += FP8_CAST_BYTES * lin.count * lin.m * lin.k / hbm
+        adapter_mem = 0.0
         if peft:
-            for lin in lora_linears(m, tokens, tp, rank, targets):
+            for i, lin in enumerate(lora_linears(m, tokens, tp, rank, targets)):
                 t = gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype)
                 gemm += t
                 gemm_rest += 2 * t
+                # x A reads the adapted input (K), (x A) B writes its output (N)
+                adapter_mem += adapter_bytes * lin.m * (lin.n if i % 2 else lin.k) / hbm
         # Attention core: causal, so half the scores (keys over the whole sequence with cp, or over
         # the sample where samples are shorter: `context`); local windows or chunks see fewer
         # keys, averaged over the layers (ModelShape.mean_keys).
@@ -497,6 +526,8 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         act = SWIGLU_ELEMS if m.ffn_type == "swiglu" else GELU_ELEMS
         rope = ROPE_PASSES * (q + kv) / tp
         elems = (NORM_ELEMS + RESIDUAL_ELEMS) * h / tp + rope
+        if m.qk_norm:  # each query and key head normalised: read and write them once more
+            elems += NORM_ELEMS / 2 * (q + kv) / tp
         # the norms that stand alone (one of the two NORM_ELEMS each): a MoE layer's pre-MLP
         # norm and MLA's input norm (frameworks.selective_modules)
         norms = (NORM_ELEMS / 2) * h / tp * (int(moe_layer) + int(m.uses_mla))
@@ -510,7 +541,7 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
             dense_act = act * m.ffn_hidden / tp
             elems += dense_act
         per_elem = passes * tokens * e_bytes / hbm
-        fwd_mem = elems * per_elem
+        fwd_mem = elems * per_elem + adapter_mem
         return (
             gemm, gemm_rest, attn, attn_rest, fwd_mem, cast, cast_rest,
             module_gemm["mlp"], module_mem["mlp"] + dense_act * per_elem,

@@ -114,6 +114,9 @@ class ModelShape(BaseModel):
     vocab: int
     tied_embeddings: bool = False
     attention_bias: bool = False
+    # An RMSNorm on each query and key head before RoPE (Qwen3Attention's q_norm/k_norm,
+    # Gemma3Attention's): element-wise work, and kernels an HF forward launches.
+    qk_norm: bool = False
     mlp_bias: bool = False
     norm: str = "rmsnorm"
     position: str = "rope"

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT, token_dispatcher
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params, shard_ranks
-from advisor.engine.roofline import StageTime, stage_time
+from advisor.engine.roofline import HF_MODEL_CODE, StageTime, lora_linears, stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -51,11 +51,16 @@ from advisor.engine.specs import GPU, ModelShape
 FRAMEWORK_EFFICIENCY = {
     "Megatron-Core": 0.76,
     "FSDP2/torchtitan": 0.76,
-    "DeepSpeed": 0.76,
-    "HF PEFT/TRL": 0.76,
     "litgpt/Lightning Fabric": 0.76,
 }
 FRAMEWORK_EFFICIENCY_DEFAULT = 0.76
+# The stacks that run the Hugging Face model code (HF Trainer/TRL, PEFT, DeepSpeed) are measured
+# instead, on a lent H200 (docs/device-h200.md, 2026-12-04): with their element-wise passes counted
+# as measured there (roofline.HF_EAGER_PASSES), the roofline's time over the measured step of HF
+# Trainer runs whose GPU never waited on the host (micro-batches of 4 and 8: Llama 3.2 3B full
+# 0.96-0.98, Llama 3.1 8B LoRA 0.95, Qwen3-30B-A3B LoRA 0.89): 0.95. Their kernels' gaps stay the
+# same compiled, whose fused kernels the roofline counts (roofline.unfused_passes).
+HF_MEASURED_EFFICIENCY = 0.95
 # Megatron-Core's MoE layer waits for the host once a layer: its token dispatcher copies the
 # number of tokens per expert to the host (the all-to-all splits and the m_splits of Transformer
 # Engine's GroupedLinear are host lists; megatron/core/transformer/moe/token_dispatcher.py), so
@@ -116,6 +121,27 @@ EXPERT_LINEARS = 3
 # (docs/source_en/Megatron-SWIFT/Quick-start.md).
 ZERO3_HOOKED = (PEFT, HF, DEEPSPEED)
 ZERO3_MODULE_FETCH_S = 250e-6
+# The HF stacks run the model's forward in Python, one module at a time, under autocast (and
+# again under full recompute), so a small micro-batch leaves the GPU waiting on the host: Llama
+# 3.1 8B LoRA at one sequence of 2,048 tokens kept a lent H200 busy 75-80% of its 326-352 ms
+# step (docs/device-h200.md, 2026-12-04). Kernels a layer's forward launches, counted there
+# (11,403-12,245 a step; full recompute runs the forward twice and autograd about two
+# kernels for each, as EAGER_BACKWARD_OPS_PER_OP): 55 for a Llama layer (Llama 3.2 3B: 222 a
+# layer and step), 5 more for each LoRA-adapted linear (PEFT's cast, A, B, scale, add), 48
+# more for transformers 5's grouped MoE block (Qwen3-30B-A3B: 486-509 a layer and step), 14
+# more where each query and key head has its own RMSNorm (two of LlamaRMSNorm's seven). The
+# backward's kernels are launched by autograd's C++ engine, which runs ahead of the GPU (assumed
+# hidden). Host and GPU overlap but not wholly: where their times are close each waits on the
+# other (a step of 263 ms of GPU work and about as much host work took 326-352 ms), so the step
+# is their smooth maximum, (gpu^3 + host^3)^(1/3): 45 us a forward kernel and the power 3
+# fitted on the 14 HF steps measured there (median 3%, worst 11%; a pure maximum at 59 us had
+# missed a Qwen2.5 7B step of 1,024 tokens by 25%).
+HF_FORWARD_KERNELS = 55
+HF_ADAPTER_KERNELS = 5
+HF_MOE_KERNELS = 48
+HF_QK_NORM_KERNELS = 14
+HF_FORWARD_KERNEL_S = 45e-6
+HOST_OVERLAP_POWER = 3
 
 
 def runs_expert_loop(framework: str, setup: TrainingSetup) -> bool:
@@ -331,6 +357,28 @@ def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: 
     return experts * launches * MEGATRON_EXPERT_LAUNCH_S
 
 
+def framework_efficiency(framework: str) -> float:
+    """What the framework loses beyond the roofline: measured for the stacks that run the Hugging
+    Face model code, else the fitted factor."""
+    if framework in HF_MODEL_CODE:
+        return HF_MEASURED_EFFICIENCY
+    return FRAMEWORK_EFFICIENCY.get(framework, FRAMEWORK_EFFICIENCY_DEFAULT)
+
+
+def host_floor_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: ParamCounts) -> float:
+    """Host time of one micro-batch on an HF stack, launching the forward's kernels one by one
+    (HF_FORWARD_KERNEL_S); 0 elsewhere, and where torch.compile fuses the forward into few
+    kernels."""
+    if layout.framework not in HF_MODEL_CODE or setup.compiled:
+        return 0.0
+    adapted = len(lora_linears(m, 1, 1, setup.lora_rank, setup.lora_targets)) // 2 if setup.is_peft else 0
+    moe = 0 if runs_expert_loop(layout.framework, setup) else HF_MOE_KERNELS  # the loop is expert_launch_s
+    layer = HF_FORWARD_KERNELS + HF_ADAPTER_KERNELS * adapted + (HF_QK_NORM_KERNELS if m.qk_norm else 0)
+    kernels = m.layers * layer + c.moe_layers * moe
+    fwd = 1 + layout.recomputed_share(m.layers)
+    return kernels / layout.pp * fwd * HF_FORWARD_KERNEL_S
+
+
 def nic_gb_s(gpu: GPU, network: str) -> float:
     """One GPU's share of the server's NICs, one direction. A PCIe card shares the host's
     PCIe link with its NIC (one NIC per two cards behind a PCIe switch; assumed), so it gets
@@ -460,9 +508,10 @@ def compute_time(
         dispatcher=dispatcher,
         recompute_modules=layout.recompute_modules,
     )
-    framework_eff = FRAMEWORK_EFFICIENCY.get(layout.framework, FRAMEWORK_EFFICIENCY_DEFAULT)
+    framework_eff = framework_efficiency(layout.framework)
     launch_s = expert_launch_s(m, setup, layout, c)
-    t_mb = stage.microbatch_s / framework_eff + launch_s
+    gpu_s, host_s = stage.microbatch_s / framework_eff, host_floor_s(m, setup, layout, c)
+    t_mb = (gpu_s**HOST_OVERLAP_POWER + host_s**HOST_OVERLAP_POWER) ** (1 / HOST_OVERLAP_POWER) + launch_s
     compute = layout.microbatches_per_step * t_mb + stage.optimizer_s
     bubble = (pp - 1) / layout.virtual_stages * t_mb
     return stage, framework_eff, launch_s, t_mb, compute, bubble

@@ -956,6 +956,12 @@ def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
                 code="stack_kept",
                 params={"framework": framework, "faster": shown_framework(faster, lay.gpu), "more": ratio - 1},
             )
+        elif est.over_peft:  # a PEFT job moved off PEFT: what the stack most LoRA teams run would give
+            note = Note(
+                kind="assumption",
+                code="stack_over_peft",
+                params={"framework": framework, "peft": PEFT, "more": est.over_peft - 1},
+            )
         request = request.model_copy(update={"assumptions": [*request.assumptions, note]})
     if result.best is not None and result.best.estimate.throughput.dispatcher and request.dispatcher is None:
         # Megatron-Core's MoE token dispatcher came with the GPU (frameworks.token_dispatcher)

@@ -668,7 +668,24 @@ FIELDS: tuple[Field, ...] = (
     # The stack compiles the model (torch.compile) or otherwise fuses its elementwise operators:
     # norms, activations and residual adds then pass over memory once, as Megatron-Core's fused
     # kernels do (advisor/engine/roofline.py UNFUSED_PASSES)
-    Field("compile", flag=True, choices=_flag(("compile", "torch.compile", "torch-compile", "compiled"), ("编译",))),
+    # Liger's kernels (LLaMA-Factory's enable_liger_kernel, ms-swift's --use_liger_kernel) fuse the
+    # norms, RoPE, SwiGLU and the loss: planned as a compiled model
+    Field(
+        "compile",
+        flag=True,
+        choices=_flag(
+            (
+                "compile",
+                "torch.compile",
+                "torch-compile",
+                "compiled",
+                "liger",
+                "liger-kernels?",
+                "(--)?(use|enable)-liger-kernels?",
+            ),
+            ("编译",),
+        ),
+    ),
     # The stack replays CUDA graphs: Megatron-Core's --cuda-graph-impl local|transformer_engine (and
     # its older --enable-cuda-graph / --external-cuda-graph), NeMo's enable_cuda_graph; the host's
     # launch jitter leaves the step (advisor/engine/throughput.py JITTER_LEFT_BY_GRAPHS)
@@ -1035,7 +1052,7 @@ FIELDS: tuple[Field, ...] = (
     # (`deepspeed`, `llama-factory`) or keyed (`framework megatron`, `框架deepspeed`).
     Field(
         "stack",
-        assumed=("stack", "stack_kept", "stack_unsloth"),
+        assumed=("stack", "stack_kept", "stack_over_peft", "stack_unsloth"),
         keys=Word(en=("framework", "stack", "training-framework"), zh=("训练框架", "框架")),
         choices=(
             Word(
