@@ -192,3 +192,44 @@ def test_lora_far_faster_on_a_pipeline_or_across_servers_keeps_the_faster_layout
     # across servers the fastest layout leads, whatever its stack
     many = advise("13B lora 200GB 7d on 56xAscend-910B", book=book).plan.estimate
     assert many.layout.framework == MEGATRON and many.faster_stack is None
+
+
+def test_peft_named_alone_is_lora_on_the_hf_stack_and_said():
+    # "peft" had been read past, so `7b peft 20GB 3d` was planned as a full fine-tune
+    req = parse("7b peft 20GB 3d")
+    assert (req.method, req.stack) == ("lora", "hf")
+    assert any(n.code == "method_from_peft" for n in req.assumptions)
+    said = parse("7b qlora 20GB 3d peft")  # a method said wins; PEFT is then only the stack
+    assert (said.method, said.stack) == ("qlora", "hf")
+    assert not any(n.code == "method_from_peft" for n in said.assumptions)
+    # "fine-tune with PEFT", "用peft微调": fine-tuning said, the method not
+    for text in ("7b fine-tune with peft 20GB 3d", "7b 用peft微调 20GB 3天"):
+        assert (parse(text).method, parse(text).stack) == ("lora", "hf")
+    assert parse("7b lora 20GB 3d").stack is None
+
+
+@pytest.mark.parametrize(
+    "question,kind,change",
+    [
+        ("what about on PEFT?", "whatif", ("stack", "hf")),
+        ("we use llama-factory", "whatif", ("stack", "hf")),
+        ("我们用LLaMA-Factory", "whatif", ("stack", "hf")),
+        ("what if we enable liger?", "whatif", ("compile", True)),
+        ("如果开liger呢", "whatif", ("compile", True)),
+        ("如果开启liger呢", "whatif", ("compile", True)),
+    ],
+)
+def test_a_thread_on_a_lora_planned_off_peft_replans_on_the_teams_stack(book, question, kind, change):
+    text = "7b lora 20GB 3d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == kind and change[0] in reply.changed
+    assert getattr(reply.advice.request, change[0]) == change[1]
+
+
+@pytest.mark.parametrize("question,says", [("why megatron?", "% faster than HF PEFT/TRL"), ("为什么用Megatron", "快 ")])
+def test_why_this_stack_quotes_how_much_faster_than_peft_it_runs(book, question, says):
+    text = "7b lora 20GB 3d"
+    context = plan_context(advise(text, book=book))
+    assert context["over_peft_pct"] > 15
+    reply = follow_up(text, context, question, book=book)
+    assert f"{context['over_peft_pct']}%" in reply.text and says in reply.text

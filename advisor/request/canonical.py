@@ -303,6 +303,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
             choice = _row(name).choice(getattr(r, name)).written("zh" if zh else "en")
             if name == "stack" and any(n.code == "stack_unsloth" for n in r.assumptions):
                 choice = "unsloth"  # planned as HF, said as Unsloth (its note)
+            if name == "stack" and any(n.code == "method_from_peft" for n in r.assumptions):
+                choice = "peft"  # HF, and the LoRA it implied (its note)
             add("other", _key(name, zh) + ("" if zh else " ") + choice)
     if "precision" in given:
         add("other", _say("precision", r.precision, zh))

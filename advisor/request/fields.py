@@ -173,7 +173,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "method",
         worded=True,
-        assumed=("method_default", "method_pretrain", "method_from_rank"),
+        assumed=("method_default", "method_pretrain", "method_from_rank", "method_from_peft"),
         choices=(
             # "qlora 4-bit", "4-bit lora": the 4-bit is QLoRA's own (NF4 base), said alongside
             Word(
@@ -683,7 +683,7 @@ FIELDS: tuple[Field, ...] = (
                 "liger-kernels?",
                 "(--)?(use|enable)-liger-kernels?",
             ),
-            ("编译",),
+            ("编译", "开编译", "开liger", "开liger内核"),
         ),
     ),
     # The stack replays CUDA graphs: Megatron-Core's --cuda-graph-impl local|transformer_engine (and
@@ -1078,9 +1078,12 @@ FIELDS: tuple[Field, ...] = (
                     # LLaMA-Factory's wiki, Performance comparison (2024-04-15), LLaMA 2 7B LoRA on one
                     # GPU: Unsloth+FA2 4,007 tokens/s a GPU and 16 GB against HF+FA2 2,954 and 17 GB
                     "unsloth",
+                    # Hugging Face's PEFT library; alone it names a LoRA run too (`method_from_peft`)
+                    "peft",
                 ),
                 zh=(
                     "hf",
+                    "peft",
                     "huggingface",
                     "transformers",
                     "trl",

@@ -188,6 +188,12 @@ FILLER = {
     "的",
     "用",
     "使用",
+    # "enable liger", "开启编译": a setting switched on is the setting
+    "enable",
+    "enabled",
+    "开启",
+    "启用",
+    "打开",
     "在",
     "内",
     "以内",
@@ -3295,13 +3301,18 @@ class _Parse:
                 self.fail("bad_value", word=words.get("data", ""), what=fields.field("data").limit)
 
         # the method: a data size of pre-training size implies it (a default that reads the tokens)
-        method = f.get("method") or ("full-finetune" if f.get("finetune") else None)
+        # Hugging Face's PEFT library named, the method not ("peft", "用peft微调"): LoRA, its usual one
+        from_peft = "method" not in f and words.get("stack", "").lower().endswith("peft")
+        method = f.get("method") or ("full-finetune" if f.get("finetune") and not from_peft else None)
         if "method" not in f and f.get("finetune"):
             words["method"] = words["finetune"]
         if method is None:
             if "lora_rank" in f or "lora_dropout" in f:
                 method = "lora"
                 note("method_from_rank")
+            elif from_peft:
+                method = "lora"
+                note("method_from_peft")
             elif tokens is not None and tokens >= 50e9:
                 method = "pretrain"
                 note("method_pretrain")
