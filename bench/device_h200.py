@@ -114,7 +114,13 @@ CHECK2_CASES = [
     ("qwen2.5-7b-lora-all-s2048-b2-none", "qwen2.5-7b", "lora", 2048, 2, "none", "all", None),
     ("30ba3b-lora-attn-s1024-b1-full-grouped", "qwen3-30b-a3b", "lora", 1024, 1, "full", "attn", "grouped_mm"),
 ]
-SETS = {"fit": CASES, "check": CHECK_CASES, "check2": CHECK2_CASES}
+# The same steps compiled (`--set compiled`: torch.compile over the whole model, default mode),
+# against the eager ones above: what the engine's compiled passes (roofline.unfused_passes) assume.
+COMPILED_CASES = [
+    ("3b-full-s2048-b4-full-compiled", "llama3.2-3b", "full", 2048, 4, "full", None, None),
+    ("8b-lora-all-s2048-b4-full-compiled", "llama3.1-8b", "lora", 2048, 4, "full", "all", None),
+]
+SETS = {"fit": CASES, "check": CHECK_CASES, "check2": CHECK2_CASES, "compiled": COMPILED_CASES}
 LORA_TARGETS = {
     "qv": ["q_proj", "v_proj"],
     "all": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
@@ -363,7 +369,7 @@ def hf_config(model, smoke, experts_impl):
     return cfg
 
 
-def build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl):
+def build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl, compiled=False):
     """The model of one case, built as HF Trainer would run it, and its training step:
     (step, net, config, trainable parameters, seconds to build)."""
     from transformers import AutoModelForCausalLM
@@ -398,6 +404,8 @@ def build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_
         )
     net.train()
     params = [p for p in net.parameters() if p.requires_grad]
+    if compiled:
+        net = torch.compile(net)
     opt = torch.optim.AdamW(params, lr=1e-5, fused=dev == "cuda")
     build_s = time.perf_counter() - t0
     vocab = cfg.vocab_size
@@ -413,8 +421,10 @@ def build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_
     return step, net, cfg, params, build_s
 
 
-def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl):
-    step, net, cfg, params, build_s = build_step(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl)
+def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl, compiled=False):
+    step, net, cfg, params, build_s = build_step(
+        dev, smoke, model, method, seq, mbs, recompute, targets, experts_impl, compiled
+    )
     warm, reps = (1, 2) if smoke else (2, 4)
     for _ in range(warm):
         step()
@@ -429,6 +439,7 @@ def training_case(dev, smoke, model, method, seq, mbs, recompute, targets, exper
     row = {
         "model": model,
         "method": method,
+        "compiled": compiled,
         "seq": seq,
         "micro_batch": mbs,
         "recompute": recompute,
@@ -507,11 +518,12 @@ def main(argv=None):
         ):
             guarded(results["kernels"], key, lambda fn=fn: fn(dev, args.smoke))
             save()
+    compiled = args.set == "compiled"
     for key, *case in SETS[args.set]:
         if time.perf_counter() - started > args.budget_s:
             results["training"][key] = {"error": "skipped: out of time"}
             continue
-        guarded(results["training"], key, lambda case=case: training_case(dev, args.smoke, *case))
+        guarded(results["training"], key, lambda case=case: training_case(dev, args.smoke, *case, compiled))
         save()
     summary(results)
     return 0

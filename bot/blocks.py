@@ -333,7 +333,12 @@ def card(result) -> dict:
             lines.append(_p(lang, "china_by_default"))
         lines.extend(_fix_lines(result, code))
         fields.append(
-            _field(lang, "gpus", f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n{result.framework}")
+            _field(
+                lang,
+                "gpus",
+                f"{gpus}\n{servers_text(lay.nodes, lang)} × {lay.gpus_per_node}\n"
+                + _p(lang, "framework_value", result.framework, (e.over_peft or 1) - 1),
+            )
         )
         fields.append(
             _field(

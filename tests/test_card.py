@@ -120,6 +120,20 @@ def test_a_buyers_card_holds_the_budget_against_the_purchase(bot, fake_slack, bo
     assert decision.startswith(f"Buy: you asked to buy (${capex:,.0f} up front); renting instead: $")
 
 
+@pytest.mark.parametrize(
+    "text,says",
+    [("7b lora 20GB 3d", "faster than HF PEFT: say `hf` for it"), ("7b lora 20GB 3d lang zh", "比 HF PEFT 快")],
+)
+def test_a_lora_planned_off_peft_says_on_the_card_by_how_much(bot, fake_slack, text, says):
+    # the team most likely runs PEFT (LLaMA-Factory, TRL): the card under the framework says what
+    # the other stack gains and how to plan on PEFT
+    send, _ = bot
+    msg, _ = _card(fake_slack, send, text)
+    gpus = msg["blocks"][1]["fields"][0]["text"]
+    assert "Megatron-Core" in gpus and says in gpus and re.search(r"\d+%", gpus)
+    assert check_limits(msg) == []
+
+
 def test_chinese_card_is_chinese(bot, fake_slack):
     send, _ = bot
     msg, _ = _card(fake_slack, send, "13B 全量微调 200GB数据 7天 预算100万")

@@ -80,6 +80,12 @@ def _plan(text):
     return m, setup, gpu, est
 
 
+def test_the_adapted_linears_counted_are_the_ones_listed():
+    m = catalog.find_model("llama3.1-8b")
+    for targets, count in rf.ADAPTED_LINEARS.items():
+        assert len(rf.lora_linears(m, 1, 1, 16, targets)) == 2 * count
+
+
 def test_the_host_launch_floor_of_an_hf_forward():
     # Llama 3.1 8B LoRA on all seven projections under full recompute: 32 layers x (55 + 7 x 5)
     # kernels, the forward twice, 45 us each: 259.2 ms a micro-batch

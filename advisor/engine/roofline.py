@@ -287,6 +287,10 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     return out
 
 
+# The linears LoRA adapts in a layer, by `targets` (lora_linears lists them)
+ADAPTED_LINEARS = {"qv": 2, "attn": 4, "all": 7}
+
+
 def lora_linears(m: ModelShape, tokens: float, tp: int, rank: int, targets: str) -> list[Linear]:
     """LoRA's adapter GEMMs of one layer (x A, then (x A) B, for each adapted linear; Hu et al.
     2021): thin matmuls of N or K = r, bandwidth-bound on today's GPUs."""
