@@ -1241,3 +1241,29 @@ def test_buying_a_number_more_of_the_owned_gpus_adds_that_many(book, question, t
     summary = plan_context(advise(text, book=book))
     reply = follow_up(text, summary, question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == total
+
+
+@pytest.mark.parametrize(
+    "request_text,question,after",
+    [
+        ("7b lora 20GB 3d", "what about 3 more days?", 6),
+        ("7b lora 20GB 3d", "what if we had 3 more days?", 6),
+        ("7b lora 20GB 3d", "another 4 days?", 7),
+        ("7b lora 20GB 3d", "what if we extend the deadline by 7 days?", 10),
+        ("7b lora 20GB 3d", "多给3天呢", 6),
+        ("7b lora 20GB 3d", "再宽限两天呢", 5),
+        ("7b lora 20GB 3d", "延长5天呢", 8),
+        # no deadline said: days on top of the plan's own time
+        ("7b lora 20GB", "give it 5 more days", None),
+    ],
+)
+def test_days_more_are_added_to_the_deadline_not_taken_for_one(book, request_text, question, after):
+    # "3 more days" had got the time-to-first-run FAQ; "延长5天" had not been understood
+    thread = _thread(request_text, book)
+    reply = follow_up(*thread, question, book=book)
+    assert reply.kind in ("whatif", "unchanged") and "deadline_days" in reply.changed
+    expected = after if after is not None else round(thread[1]["days"] + 5, 1)
+    assert reply.advice.request.deadline_days == pytest.approx(expected)
+    # a count of more GPUs is still GPUs, and a deadline said outright still that deadline
+    assert follow_up(*thread, "3 more GPUs?", book=book).advice.request.gpu_count == thread[1]["gpu_count"] + 3
+    assert follow_up(*thread, "延长到10天呢", book=book).advice.request.deadline_days == 10

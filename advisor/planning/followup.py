@@ -1109,10 +1109,34 @@ def _fewer_or_more(summary: dict, message: str) -> str | None:
     return f"{n} nodes" if servers else f"{n} gpus"
 
 
+# "3 more days?", "another 5 days", "give it 2 extra days", "多给3天", "再宽限两天", "延长5天": days on top
+# of the deadline (the plan's own time where none was said), not a deadline of that many days
+MORE_DAYS = re.compile(
+    r"\b(\d+)\s+(?:more|extra|additional)\s+days?\b|\banother\s+(\d+)\s+days?\b"
+    r"|\bextend(?:ed)?\s+(?:it\s+|the\s+deadline\s+)?by\s+(\d+)\s+days?\b"
+    r"|(?:多给|再给|再多|多|宽限|再宽限|延长|推迟|放宽)\s*(\d+|[一二两三四五六七八九十])\s*天",
+    re.I,
+)
+
+
+def _more_days(request_text: str, summary: dict, message: str) -> str | None:
+    found = MORE_DAYS.search(message)
+    if not found or not summary.get("days"):
+        return None
+    said = next(g for g in found.groups() if g)
+    n = int(said) if said.isdigit() else CN_SMALL[said]
+    try:
+        deadline = parse(request_text).deadline_days
+    except RequestError:
+        return None
+    return f"{round((deadline or summary['days']) + n, 1):g} days"
+
+
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
     quick = (
         _faster_or_cheaper(request_text, summary, message)
+        or _more_days(request_text, summary, message)
         or _more(summary, message)
         or _fewer_or_more(summary, message)
     )
