@@ -540,7 +540,9 @@ def test_the_rate_the_plan_assumed_is_its_cost_arithmetic(summary, book, message
     assert (reply.kind, reply.part) == ("explain", "costs")
 
 
-@pytest.mark.parametrize("message", ["how much electricity will it use?", "这次训练用电量多少", "耗电多少", "用电多少？"])
+@pytest.mark.parametrize(
+    "message", ["how much electricity will it use?", "这次训练用电量多少", "耗电多少", "用电多少？"]
+)
 def test_electricity_asked_under_a_plan_gives_the_runs_own_use(summary, book, message):
     # it gave a month at full load only, for a run of hours or days
     reply = follow_up(REQUEST, summary, message, book=book)
