@@ -2379,3 +2379,15 @@ def test_unsloth_is_planned_as_hf_and_says_its_kernels_are_not_modelled():
     r = parse("7b lora 20GB 3天 用unsloth")
     assert r.stack == "hf" and any(n.code == "stack_unsloth" for n in r.assumptions)
     assert not any(n.code == "stack_unsloth" for n in parse("7b lora 20GB 3d llama-factory").assumptions)
+
+
+@pytest.mark.parametrize(
+    "text", ["7b lora 20GB 3d on -8 H100", "7b lora 20GB 3d on -8xH100", "7b lora 20GB 3d -8 gpus"]
+)
+def test_a_gpu_count_with_a_minus_sign_is_refused_not_read_as_positive(text):
+    # "on -8 H100" had been planned on 8 H100
+    with pytest.raises(RequestError) as err:
+        parse(text)
+    assert err.value.kind == "bad_value" and "GPU count" in err.value.message("en")
+    assert parse(text.replace("-8", "8")).gpu_count == 8
+    assert parse("qwen3-8b lora 20GB 3d on 8 gpus").gpu_count == 8  # a name's hyphen is no minus

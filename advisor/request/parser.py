@@ -1700,6 +1700,8 @@ class _Parse:
             found = catalog.find_gpu(m["name"])
             self.set("gpu", found.name, m[0])
             count = m["count"] or m["count2"] or m["count3"] or ("1" if m["one"] or m["one_zh"] else None)
+            if m["count"]:
+                self._not_negative(m, "count")
             if m["count"] and m["count2"]:
                 # "8卡H800*4": GPUs a server, times servers
                 per, servers = int(_num(m["count"])), int(m["count2"])
@@ -1800,7 +1802,10 @@ class _Parse:
         self.scan.take(
             rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
             rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
-            lambda m: self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0]),
+            lambda m: (
+                self._not_negative(m, 1) if m[1] else None,
+                self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0]),
+            ),
         )
 
         # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
@@ -2814,6 +2819,12 @@ class _Parse:
                 int(m[2]) if m[2] else "一二三四1234".index(m[4]) % 4 + 1, m[0], bool(m[1] or m[3] or m[5])
             ),
         )
+
+    def _not_negative(self, m: re.Match, group: int | str) -> None:
+        """A GPU count written with a minus sign ("on -8 H100", "-8 gpus") is refused, not read as 8."""
+        at = m.start(group)
+        if at > 0 and m.string[at - 1] == "-" and (at == 1 or not m.string[at - 2].isalnum()):
+            self.fail("bad_value", word=m.string[at - 1 : m.end()].strip(), what="gpu_count")
 
     def _deadline(self) -> None:
         self._deadline_date()
