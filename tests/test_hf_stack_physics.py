@@ -82,8 +82,8 @@ def _plan(text):
 
 def test_the_adapted_linears_counted_are_the_ones_listed():
     m = catalog.find_model("llama3.1-8b")
-    for targets, count in rf.ADAPTED_LINEARS.items():
-        assert len(rf.lora_linears(m, 1, 1, 16, targets)) == 2 * count
+    for targets, names in rf.LORA_TARGETS.items():
+        assert len(rf.lora_linears(m, 1, 1, 16, targets)) == 2 * len(names) == 2 * len(rf.lora_shapes(m, targets))
 
 
 def test_the_host_launch_floor_of_an_hf_forward():

@@ -287,23 +287,29 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     return out
 
 
-# The linears LoRA adapts in a layer, by `targets` (lora_linears lists them)
-ADAPTED_LINEARS = {"qv": 2, "attn": 4, "all": 7}
+# The projections LoRA adapts in a layer, by `targets`
+LORA_TARGETS = {
+    "qv": ("q", "v"),
+    "attn": ("q", "k", "v", "o"),
+    "all": ("q", "k", "v", "o", "gate", "up", "down"),
+}
+
+
+def lora_shapes(m: ModelShape, targets: str) -> list[tuple[int, int]]:
+    """(inputs, outputs) of each adapted projection of one layer (a mixture of experts adapts its
+    shared experts' MLP, not the routed experts')."""
+    h = m.hidden
+    q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
+    ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
+    shapes = {"q": (h, q), "k": (h, kv), "v": (h, kv), "o": (q, h), "gate": (h, ffn), "up": (h, ffn), "down": (ffn, h)}
+    return [shapes[name] for name in LORA_TARGETS[targets]]
 
 
 def lora_linears(m: ModelShape, tokens: float, tp: int, rank: int, targets: str) -> list[Linear]:
     """LoRA's adapter GEMMs of one layer (x A, then (x A) B, for each adapted linear; Hu et al.
     2021): thin matmuls of N or K = r, bandwidth-bound on today's GPUs."""
-    h = m.hidden
-    q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
-    ffn = m.ffn_hidden if not m.is_moe else m.moe_ffn_hidden * max(1, m.moe_shared_experts)
-    pairs = {
-        "qv": [(h, q), (h, kv)],
-        "attn": [(h, q), (h, kv), (h, kv), (q, h)],
-        "all": [(h, q), (h, kv), (h, kv), (q, h), (h, ffn), (h, ffn), (ffn, h)],
-    }[targets]
     out = []
-    for k_in, n_out in pairs:
+    for k_in, n_out in lora_shapes(m, targets):
         out += [Linear(tokens, rank, k_in / tp, fp8=False), Linear(tokens, n_out / tp, rank, fp8=False)]
     return out
 
@@ -493,12 +499,13 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
                     module_mem[lin.role] += FP8_CAST_BYTES * lin.count * lin.m * lin.k / hbm
         adapter_mem = 0.0
         if peft:
-            for i, lin in enumerate(lora_linears(m, tokens, tp, rank, targets)):
+            for lin in lora_linears(m, tokens, tp, rank, targets):
                 t = gemm_seconds(lin.m, lin.n, lin.k, gpu, other_dtype)
                 gemm += t
                 gemm_rest += 2 * t
-                # x A reads the adapted input (K), (x A) B writes its output (N)
-                adapter_mem += adapter_bytes * lin.m * (lin.n if i % 2 else lin.k) / hbm
+            # each adapted projection's input read and output written around its adapter
+            adapted = sum(k_in + n_out for k_in, n_out in lora_shapes(m, targets)) / tp
+            adapter_mem = adapter_bytes * tokens * adapted / hbm
         # Attention core: causal, so half the scores (keys over the whole sequence with cp, or over
         # the sample where samples are shorter: `context`); local windows or chunks see fewer
         # keys, averaged over the layers (ModelShape.mean_keys).

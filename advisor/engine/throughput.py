@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from advisor.engine.frameworks import DEEPSPEED, HF, LITGPT, MEGATRON, PEFT, token_dispatcher
 from advisor.engine.layout import ModelSplit
 from advisor.engine.memory import NF4_BYTES, attention_kernel, lora_params, shard_ranks
-from advisor.engine.roofline import ADAPTED_LINEARS, HF_MODEL_CODE, StageTime, stage_time
+from advisor.engine.roofline import HF_MODEL_CODE, LORA_TARGETS, StageTime, stage_time
 from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import ParamCounts, active_count, count_params
 from advisor.engine.specs import GPU, ModelShape
@@ -371,7 +371,7 @@ def host_floor_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: Par
     kernels."""
     if layout.framework not in HF_MODEL_CODE or setup.compiled:
         return 0.0
-    adapted = ADAPTED_LINEARS[setup.lora_targets] if setup.is_peft else 0
+    adapted = len(LORA_TARGETS[setup.lora_targets]) if setup.is_peft else 0
     moe = 0 if runs_expert_loop(layout.framework, setup) else HF_MOE_KERNELS  # the loop is expert_launch_s
     layer = HF_FORWARD_KERNELS + HF_ADAPTER_KERNELS * adapted + (HF_QK_NORM_KERNELS if m.qk_norm else 0)
     kernels = m.layers * layer + c.moe_layers * moe

@@ -1799,13 +1799,16 @@ class _Parse:
             r"|(?:用|只用)?单卡(?=\s*(?:$|[，,。？?！!]|行|可以|能|呢|够|跑|训|吗))",
             lambda m: self.set("gpu_count", 1, m[0]),
         )
+
+        def counted(m: re.Match) -> None:
+            if m[1]:
+                self._not_negative(m, 1)
+            self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0])
+
         self.scan.take(
             rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
             rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
-            lambda m: (
-                self._not_negative(m, 1) if m[1] else None,
-                self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0]),
-            ),
+            counted,
         )
 
         # whole servers: "on 2 nodes of H800", "4台服务器", "2个节点" (GPUs = nodes x GPUs per server)
