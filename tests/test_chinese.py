@@ -172,10 +172,12 @@ def known_zh_user(bot, zh_user, fake_slack):
     return zh_user
 
 
-def test_a_locale_learned_while_planning_makes_the_next_ack_chinese(bot, fake_slack):
+def test_a_locale_learned_while_planning_makes_the_next_ack_chinese(bot, settled_fake):
     # The plan is made in a planning process, which asks Slack for the locale; the ack of the
     # next command, in the web process, may not ask (no Web API before an ack) but reads it.
+    # The fake starts with no calls: the other engine's post to CPLAN must not count as this one's.
     send, _ = bot
+    fake_slack = settled_fake
     fake_slack.locales["UZHPLAN"] = "zh-CN"
     status, first = send.command("7b lora 20GB 3d", user="UZHPLAN", team="TPLAN", channel="CPLAN")
     assert status == 200 and not CJK.search(first)  # met for the first time in a new workspace
