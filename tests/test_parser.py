@@ -1749,6 +1749,30 @@ def test_a_couple_of_gpus_is_two(text, count):
 
 
 @pytest.mark.parametrize(
+    "text,gpu,count",
+    [
+        # a server's GPUs before its noun, hyphenated or not: had been refused ("8-gpu", "server")
+        ("qwen3-8b lora 2d on an 8-gpu server", None, 8),
+        ("qwen3-8b lora 2d on 8gpu server", None, 8),
+        ("8B lora 2B tokens on two 8-GPU nodes", None, 16),
+        ("8B lora 2B tokens on one 8 gpu box", None, 8),
+        # after `with`, as `2台8卡服务器` reads
+        ("8B lora 2B tokens on a server with 8 gpus", None, 8),
+        ("8B lora 2B tokens on 2 servers with 8 gpus each", None, 16),
+        # with the type named: its shape
+        ("qwen3-8b lora 2d on a 8-GPU H100 node", "H100-SXM5-80GB", 8),
+        ("8B lora 2B tokens on two 8-GPU H100 servers", "H100-SXM5-80GB", 16),
+        ("8B lora 2B tokens on 8 gpu h100", "H100-SXM5-80GB", 8),
+        ("8B lora 2B tokens on 8-card H800", "H800-SXM-80GB", 8),
+        ("qwen3-8b lora 2d on 8-gpus", None, 8),
+    ],
+)
+def test_a_servers_gpus_said_before_its_noun_or_with_it(text, gpu, count):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "用deepseek-r1蒸馏数据微调qwen3-8b，20万条，3天",

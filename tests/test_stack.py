@@ -183,6 +183,22 @@ def test_lora_much_faster_off_peft_is_planned_there_and_says_what_peft_would_tak
     assert "faster than HF PEFT/TRL" in out and "say `hf` to plan on it" in out
 
 
+def test_lora_moved_off_peft_inside_a_server_keeps_plain_data_parallel(book):
+    # The two stacks are weighed on the same layout: a 7B LoRA fits one GPU, so Megatron-Core runs
+    # it data parallel over its distributed optimizer, as PEFT would over DDP; it had been planned
+    # on a two-stage interleaved pipeline because PEFT alone was offered data parallel
+    moved = advise("8B lora 2B tokens 2d on 2xH800", book=book).plan.estimate
+    assert moved.layout.framework == MEGATRON
+    assert (moved.layout.tp, moved.layout.pp, moved.layout.dp, moved.layout.zero_stage) == (1, 1, 2, 1)
+    # `zero1` alone is the distributed optimizer too; DeepSpeed's ZeRO-1 named is PEFT's
+    assert advise("8B lora 2B tokens 2d on 2xH800 zero1", book=book).plan.estimate.layout.pp == 1
+    ds = advise("8B lora 2B tokens 2d on 2xH800 deepspeed zero1", book=book).plan.estimate.layout
+    assert (ds.framework, ds.pp, ds.dp, ds.zero_stage) == (PEFT, 1, 2, 1)
+    # a count of its own choosing: still no pipeline for a model one GPU holds
+    chosen = advise("7b lora 20GB 3d", book=book).plan.estimate.layout
+    assert chosen.pp == 1 and chosen.tp == 1 and chosen.dp == chosen.gpu_count > 1
+
+
 def test_lora_far_faster_on_a_pipeline_or_across_servers_keeps_the_faster_layout(book):
     # 70B LoRA on 8 H800: PEFT over ZeRO-3 is about 30% slower than TP2 x PP4, beyond the slack
     one = advise("70B lora 100M tokens 2d on 8xH800", book=book).plan.estimate

@@ -3,8 +3,8 @@
 Megatron-LM / Megatron-Core: tensor, pipeline (1F1B and interleaved 1F1B with virtual
     stages) and expert parallel; its distributed optimizer shards the optimizer states over
     the data-parallel ranks, i.e. ZeRO-1 (Megatron-Core docs, "Distributed Optimizer").
-    LoRA with tensor or pipeline parallelism and ZeRO-1 runs there too (NeMo / Megatron-Bridge
-    PEFT).
+    LoRA runs there too, data parallel or with tensor or pipeline parallelism, over ZeRO-1
+    (NeMo / Megatron-Bridge PEFT).
 DeepSpeed: ZeRO-1/2/3 and ZeRO-Offload/-Infinity without tensor parallelism; its pipeline
     engine accepts only ZeRO-1 (DeepSpeed docs, "Pipeline Parallelism": ZeRO-2 and -3 are
     incompatible with pipeline parallelism), so offload and ZeRO-2 here mean pp = 1.
@@ -179,7 +179,11 @@ def framework_for(setup: TrainingSetup, tp: int, pp: int, ep: int, zero: int, of
         return None if model_parallel else PEFT
     if setup.is_peft:
         if not model_parallel:
-            return PEFT
+            # Plain data parallel: PEFT over DDP or ZeRO-2/3, or Megatron-Core's distributed
+            # optimizer (its ZeRO-1; LoRA through Megatron-Bridge's PEFT), so that the search
+            # weighs the two stacks on the same layout (estimate.py PEFT_STACK_SLACK) rather than
+            # PEFT's data parallel against a Megatron pipeline only. `deepspeed zero1` is PEFT's.
+            return MEGATRON if zero == 1 else PEFT
         return MEGATRON if zero <= 1 else FSDP2
     if zero >= 2:
         return FSDP2 if (model_parallel or zero == 3) else DEEPSPEED

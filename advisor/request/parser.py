@@ -686,6 +686,21 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"智谱\s*(?=glm)", "", text)
     # `a couple of H100s`, `a pair of 4090s`: two
     text = re.sub(r"(?<![a-z])(?:a\s+)?(?:couple|pair)\s+of\s+(?=[a-z]*\d|gpus?|cards?|servers?|nodes?)", "2 ", text)
+    # a server's GPUs said before its noun or after `with` (`an 8-gpu server`, `two 8-GPU nodes`,
+    # `a node with 8 GPUs`, `2 servers with 8 cards each`): the GPUs of all of them, as `2台8卡服务器`
+    # reads; with the type named, its shape (`an 8-GPU H100 node` is `an 8xH100 node`, `8 gpu h100`
+    # is `8xh100`)
+    rigs = r"(?:servers?|nodes?|machines?|box(?:es)?|rigs?|hosts?)"
+    text = re.sub(
+        rf"(?<![a-z0-9.\-])(\d+)[\s\-]?(?:gpus?|cards?)[\s\-]+(?=(?:{_gpu_names()})s?(?![a-z0-9]))", r"\1x", text
+    )
+    text = re.sub(r"(?<![a-z0-9.\-])(\d+)-(gpus?|cards?)(?![a-z])", r"\1 \2", text)  # `8-gpus`, `8-card H800`
+    text = re.sub(
+        rf"(?<![a-z0-9.])(?:(?:an?|one|single|(\d+))\s+)?(\d+)[\s\-]?(?:gpus?|cards?)\s+{rigs}(?![a-z])"
+        rf"|(?<![a-z0-9.])(?:(?:an?|one|single)|(\d+))\s+{rigs}\s+(?:with|of)\s+(\d+)\s*(?:gpus?|cards?)(?:\s+each)?(?![a-z])",
+        lambda m: f"{int(m[1] or m[3] or 1) * int(m[2] or m[4])} gpus",
+        text,
+    )
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
     text = re.sub(r"(?<![a-z])how\s+many\s+(?:hours|days|weeks|gpu[\s\-]?hours)(?![a-z])", " ", text)
     text = re.sub(r"(?:大概|大约)?(?:要|需要|得)?(?:几|多少)个?(?:天|小时|周|星期|卡时)", " ", text)
