@@ -174,7 +174,7 @@ def test_hf_apart_from_the_name_is_the_stack():
         ("Mistral-7B-Instruct-v0.3 lora 10k samples", "mistral-7b", None),  # a revision: the same shape
         ("internlm2_5-20b-chat 全参微调 5万条", None, 20),  # not catalogued: its size, said so
         ("THUDM/chatglm3-6b lora 5千条", None, 6),
-        ("mistral-nemo-12b lora 1GB", None, 12),  # "nemo" inside a name is not the NeMo stack
+        ("mistral-nemo-12b lora 1GB", "mistral-nemo-12b", None),  # "nemo" inside a name is not the NeMo stack
     ],
 )
 def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
@@ -191,7 +191,10 @@ def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
         ("Gemma 3 4B lora 10k samples 2 days", "gemma3-4b", 3.88, 3.88),
         ("Baichuan 2 13B lora 10k samples 2 days", None, 13, 13),
         ("Mistral 7B v0.3 lora 10k samples 2 days", "mistral-7b", 7.24, 7.24),
-        ("mistral small 24b qlora 40k samples 2d", None, 24, 24),  # not "did you mean mistral-7b?"
+        # not "did you mean mistral-7b?"; catalogued since the twenty-fifth session
+        ("mistral small 24b qlora 40k samples 2d", "mistral-small-24b", 23.57, 23.57),
+        ("Mistral Small 3.1 qlora 40k samples 2d", "mistral-small-24b", 23.57, 23.57),
+        ("mistral nemo lora 40k samples 2d", "mistral-nemo-12b", 12.25, 12.25),
         ("ERNIE 4.5 300B-A47B lora 10k samples 2 days", None, 300, 47),
         ("gemma 3 27b lora 10k samples 2 days", "gemma3-27b", 27.01, 27.01),
     ],
