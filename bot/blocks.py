@@ -885,6 +885,7 @@ def _counts(reply, rows: list[dict]) -> dict:
         gpus_text(lay.gpu_count, p.gpu, lang),
         bool(r.gpu_count),
         num(r.deadline_days) if r.deadline_days else "",
+        word(lang, result.tie) if result.tie else "",
     )
     lines = [
         "• "

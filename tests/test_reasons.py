@@ -87,6 +87,32 @@ def test_only_slow_ethernet_gets_what_the_plan_needs_and_the_one_server_option(b
     assert reply.part == "network" and per_gpu in reply.text and one_server in reply.text
 
 
+@pytest.mark.parametrize(
+    "question", ["is the network really necessary?", "can we skip the 400G network?", "是不是一定要这么贵的网络"]
+)
+def test_the_network_doubted_gets_what_the_plan_needs_between_servers(book, question):
+    # had been "could not tell" or the quote-too-cheap FAQ
+    first, summary = _thread(OWNED_A800, book)
+    reply = follow_up(OWNED_A800, summary, question, book=book)
+    assert reply.part == "network" and re.search(r"Between servers the plan needs|机间方案需要", reply.text)
+    assert re.search(r"On one server it needs no fabric|放在一台服务器上就完全不需要机间网络", reply.text)
+
+
+@pytest.mark.parametrize("question", ["do we really need that much RAM?", "内存是不是太大了"])
+def test_the_ram_doubted_gets_the_rule_and_its_inputs(book, question):
+    first, summary = _thread(OFFLOADED, book)
+    reply = follow_up(OFFLOADED, summary, question, book=book)
+    assert reply.part == "ram" and str(first.plan.infra.ram_gib_per_node) in reply.text
+
+
+@pytest.mark.parametrize("question", ["is the storage overkill?", "存储有必要这么大吗"])
+def test_the_storage_doubted_leads_with_its_line_of_the_spec(book, question):
+    first, summary = _thread(OWNED_A800, book)
+    reply = follow_up(OWNED_A800, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "servers")
+    assert re.match(r"Each server\s+storage read|每台服务器\s+存储读带宽", reply.text)
+
+
 def test_an_ascend_plan_names_what_runs_there_and_answers_torchtitan(book):
     text = "llama3-70b 全量微调 100亿token 一个月 用昇腾910B 预算800万"
     first, summary = _thread(text, book)
@@ -122,3 +148,19 @@ def test_why_a_layout_the_request_fixed_says_the_team_fixed_it(book):
     reply = follow_up(text, summary, "why pipeline 2?", book=book)
     assert "Your request fixed pipeline parallel 2" in reply.text
     assert "the planner kept the faster" not in reply.text
+
+
+def test_why_this_count_leads_with_the_tie_where_a_dearer_count_was_chosen(book):
+    # 4 H800 were chosen within 1% of 2 H800's rent for a run half as long: "why 4 GPUs?" had
+    # called them "the cheapest plan found" above a row showing 2 GPUs for less
+    text = "7b lora 20GB 3d"
+    first, summary = _thread(text, book)
+    assert first.tie is not None and first.tie.code == "tie_faster"
+    count = first.plan.estimate.layout.gpu_count
+    reply = follow_up(text, summary, f"why {count} GPUs?", book=book)
+    assert reply.part == "gpus" and "cheapest plan found" not in reply.text
+    assert reply.text.startswith(f"{count} x H800-SXM-80GB is planned: it costs within")
+    cheaper = [r for r in reply.rows if r["rent"] and r["rent"] < first.plan.costs.rent_total]
+    assert cheaper  # the row the tie names is laid out below it
+    zh = follow_up(text, summary, f"为什么是{count}张卡", book=book)
+    assert "最便宜" not in zh.text.splitlines()[0] and "相差不到" in zh.text

@@ -129,6 +129,13 @@ class Advice(BaseModel):
     def plan(self) -> Plan | None:
         return self.result.best if self.result else None
 
+    @property
+    def tie(self) -> Note | None:
+        """The warning that says why a plan a little dearer than the cheapest was chosen (faster,
+        or on sturdier hardware): "why N GPUs?" leads with it rather than calling the plan the
+        cheapest."""
+        return next((w for w in self.warnings if w.code in ("tie_faster", "tie_sturdier")), None)
+
     def checklist_items(self) -> list[dict]:
         """The checks before signing, built from the plan (advisor/planning/checklist.py)."""
         from advisor.planning import checklist

@@ -57,7 +57,12 @@ ASKS_HOW = re.compile(
     r"|why\b(?!\s+not\b).{0,20}?\b(?:so|this|that|these|those) (?:many|much|long|slow|big|large)"
     r"|why (?:so|this|that) (?:expensive|pricey|costly)"
     r"|\bwhy\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)[^?？]{0,30}?(?:[¥$]\s*\d|(?<![A-Za-z\d])\d)"
+    # a part of the spec doubted ("is the storage overkill?", "do we really need that much RAM?")
+    r"|\b(?:is|are)\s+(?:the|this|that|so much|all (?:that|this))?\s*(?:\w+\s+){0,2}?"
+    r"(?:really\s+)?(?:necessary|needed|required|overkill|over-kill|too (?:much|big|many|large|fast))"
+    r"|do (?:we|i) (?:really )?need (?:that|this|so) (?:much|many|big|large|fast)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    r"|有必要.{0,10}(?:这么|那么)|真的需要(?:这么|那么)|是不是太(?:多|大|贵|快)了?"
     r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么.{0,8}?这么(?:多|久|贵|慢|大)|怎么(?:要)?这么(?:多|久|贵|慢|大)"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
     r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
@@ -100,7 +105,9 @@ WHY_LAYOUT = re.compile(
 )
 # "why so much RAM?", "为什么内存要这么大", "why 2 TB of RAM?": the host RAM rule and its inputs
 WHY_RAM = re.compile(
-    r"(?:why|how come)\b.{0,30}(?:\bram\b|host memory|system memory)"
+    r"(?:why|how come|do (?:we|i) (?:really )?need)\b.{0,30}(?:\bram\b|host memory|system memory)"
+    r"|(?:\bram\b|host memory|system memory).{0,20}\b(?:necessary|needed|overkill|too (?:much|big|large))"
+    r"|(?<!显)内存.{0,6}(?:太大|太多|有必要|必要吗|用不了)"
     r"|(?:为什么|为啥|怎么)(?!.{0,8}显存).{0,10}(?<!显)内存",
     re.I,
 )
@@ -110,7 +117,12 @@ WHY_FABRIC = re.compile(
     r"(?:why|how come|do we (?:really )?need)\b.{0,30}(?:infiniband|\bib\b|roce|rdma|fabric|network between)"
     r"|\b(?:only|just)\s+(?:have|got)\b.{0,25}(?:ethernet|gbe|\d+\s*g(?:b|bps)?\b|network)"
     r"|(?:为什么|为啥|干嘛|一定)(?:要|需要|得|用)?.{0,10}(?:infiniband|ib|roce|rdma|组网)"
-    r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)",
+    r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)"
+    # "is the network really necessary?", "can we skip the 400G network?", "是不是一定要这么贵的网络"
+    r"|\b(?:is|are)\s+(?:the|this|that|such an?)?\s*(?:\w+\s+){0,2}(?:network|fabric|infiniband|ib|roce|nics?)\b"
+    r".{0,15}\b(?:necessary|needed|required|overkill|worth it)"
+    r"|\b(?:skip|drop|do without|go without|save on)\b.{0,20}\b(?:network|fabric|infiniband|ib|roce|nics?)\b"
+    r"|(?:一定要|必须要?|有必要|真的需要|能不能不要?|可以不要?|能不能省|可以省).{0,10}(?:网络|组网|infiniband|ib|roce|网卡)",
     re.I,
 )
 # "can we rent it for 90 days straight?", "AutoDL能连续租90天吗？有什么风险": the plan's offer over the
@@ -1864,6 +1876,7 @@ def _explain(
             r=result.request,
             fixed=bool(result.request.gpu_count),
             around=rows,
+            tie=result.tie,
         )
     elif part == "gpu_type":
         # the best plan on each other GPU type the planner weighed, cheapest first
