@@ -1269,3 +1269,25 @@ def test_days_more_are_added_to_the_deadline_not_taken_for_one(book, request_tex
     # a count of more GPUs is still GPUs, and a deadline said outright still that deadline
     assert follow_up(*thread, "3 more GPUs?", book=book).advice.request.gpu_count == thread[1]["gpu_count"] + 3
     assert follow_up(*thread, "延长到10天呢", book=book).advice.request.deadline_days == 10
+
+
+@pytest.mark.parametrize(
+    "question", ["on one machine?", "can it fit on a single machine?", "could we do it on one box?"]
+)
+def test_one_machine_in_other_words_is_the_one_server_what_if(summary, book, question):
+    # had been "I could not tell what to do with that"
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and "one_server" in reply.changed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's the minimum number of GPUs?",
+        "what is the fewest GPUs we could use?",
+        "how few GPUs can we get away with?",
+    ],
+)
+def test_the_fewest_gpus_asked_gets_the_counts_around_the_plan(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "gpus") and len(reply.rows) >= 2

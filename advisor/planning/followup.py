@@ -89,7 +89,10 @@ ASKS_PER_DAY = re.compile(
     re.I,
 )
 ASKS_COUNT = re.compile(
-    r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$",
+    r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$"
+    # "what's the minimum number of GPUs?", "how few GPUs can we get away with?": the counts around
+    r"|\b(?:minimum|min|fewest|least|smallest)\s+(?:number\s+of\s+|count\s+of\s+|amount\s+of\s+)?(?:gpus|cards|servers|nodes)\b"
+    r"|\bhow few (?:gpus|cards|servers|nodes)\b|最少(?:要|需要|用|得)?(?:几|多少)",
     re.I,
 )
 # "why ZeRO-3?", "why pipeline 8?", "why offload?", "为什么流水线并行是8", "为什么要卸载到CPU": a layout
@@ -535,6 +538,8 @@ AROUND_A_CHANGE = (
     (r"\b(?:can|could|should)\s+(?:we|i|you)\s+(?:do|run|use|try)\b", " "),
     (r"\bon\s+(?:these|those|them|the same)(?:\s+(?:gpus|cards|servers|machines))?\b", " "),
     (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
+    # "can it fit on a single machine?", "could it run on one box?": where it would run
+    (r"\b(?:can|could|would|will|does)\s+(?:it|that|this|the (?:job|run|model|training))\s+(?:fit|run|go|work)\b", " "),
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
     (r"\b(budget)\s+(?:(?:were|was|is|of|at|becomes?|goes|drops?|cut)\s+)*(?:(?:only|just|to)\s+)*", r"\1 "),
     (r"(预算)\s*(?:只有|只剩|才|是|为|有|变成|降到|砍到)\s*", r"\1"),

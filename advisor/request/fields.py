@@ -600,7 +600,8 @@ FIELDS: tuple[Field, ...] = (
         "one_server",
         flag=True,
         choices=_flag(
-            ("one-server-only", "single-server", "single-node", "one-server", "one-node", "single-machine"),
+            ("one-server-only", "single-server", "single-node", "one-server", "one-node", "single-machine")
+            + ("one-machine", "one-box", "single-box", "single-host", "one-host"),
             ("单机", "单台服务器", "单节点"),
         ),
         examples=Word(en=("one server only",), zh=("单机",)),
