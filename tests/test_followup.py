@@ -1291,3 +1291,12 @@ def test_one_machine_in_other_words_is_the_one_server_what_if(summary, book, que
 def test_the_fewest_gpus_asked_gets_the_counts_around_the_plan(summary, book, question):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert (reply.kind, reply.part) == ("explain", "gpus") and len(reply.rows) >= 2
+
+
+@pytest.mark.parametrize("question", ["how long should we rent for?", "租多久合适"])
+def test_how_long_to_rent_gets_the_terms_the_plan_can_be_signed_on(book, question):
+    # "how long should we rent for?" had been read as a what-if on renting; "租多久合适" not at all
+    text = "我们想用72B做全参微调，数据大概100GB，两周内，预算200万"
+    reply = follow_up(*_thread(text, book), question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+    assert re.search(r"terms you could sign|可签的租期", reply.text)

@@ -252,6 +252,11 @@ ASKS_THE_TERMS = re.compile(
     r"|(?:价格|租金|报价|费用)(?:里)?(?:含|包含|包括)|含(?:不含)?存储|是按月|是按小时",
     re.I,
 )
+# "how long should we rent for?", "租多久合适": the terms the plan can be signed on, not a what-if on
+# renting (had been read as "rent" and answered with the same plan)
+RENT_HOW_LONG = re.compile(
+    r"how long (?:should|do|would|must|can) (?:we|i) (?:rent|lease|sign)|租多久|签多久|租多长时间", re.I
+)
 # "用中文回答", "in English please", "lang zh": the plan's numbers again in that language.
 LANG_SWITCH = re.compile(
     r"^\W*(?:(?:please\s+)?(?:answer|reply|respond|say it|write)\s+in\s+(?P<en>chinese|english)"
@@ -801,7 +806,7 @@ def follow_up(
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
-        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message):
+        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message) or RENT_HOW_LONG.search(message):
             read = None
         elif why_not:
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
@@ -841,7 +846,12 @@ def follow_up(
             answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
             if answered is not None:
                 return answered
-        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message) or ASKS_THE_TERMS.search(message):
+        if (
+            ASKS_THE_COST.match(message)
+            or ASKS_THE_RATE.search(message)
+            or ASKS_THE_TERMS.search(message)
+            or RENT_HOW_LONG.search(message)
+        ):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
