@@ -885,7 +885,7 @@ def _counts(reply, rows: list[dict]) -> dict:
         gpus_text(lay.gpu_count, p.gpu, lang),
         bool(r.gpu_count),
         num(r.deadline_days) if r.deadline_days else "",
-        word(lang, result.tie) if result.tie else "",
+        word(lang, tie) if (tie := result.tie(same_gpu=True)) else "",
     )
     lines = [
         "• "

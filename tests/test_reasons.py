@@ -155,7 +155,8 @@ def test_why_this_count_leads_with_the_tie_where_a_dearer_count_was_chosen(book)
     # called them "the cheapest plan found" above a row showing 2 GPUs for less
     text = "7b lora 20GB 3d"
     first, summary = _thread(text, book)
-    assert first.tie is not None and first.tie.code == "tie_faster"
+    assert first.tie(same_gpu=True) is not None and first.tie(same_gpu=True).code == "tie_faster"
+    assert first.tie(same_gpu=False) is None  # H800 is the cheapest type: "why H800?" says so
     count = first.plan.estimate.layout.gpu_count
     reply = follow_up(text, summary, f"why {count} GPUs?", book=book)
     assert reply.part == "gpus" and "cheapest plan found" not in reply.text
@@ -164,3 +165,30 @@ def test_why_this_count_leads_with_the_tie_where_a_dearer_count_was_chosen(book)
     assert cheaper  # the row the tie names is laid out below it
     zh = follow_up(text, summary, f"为什么是{count}张卡", book=book)
     assert "最便宜" not in zh.text.splitlines()[0] and "相差不到" in zh.text
+
+
+def test_why_this_gpu_leads_with_the_reason_where_a_cheaper_type_is_listed(book):
+    # H800 was planned over Ascend 910B, whose rent on record is too low to trust: "为什么用H800"
+    # had called H800 "the cheapest GPU type" above the Ascend row at 0.73 times its rent
+    text = "我们想用72B做全参微调，数据大概100GB，两周内，预算200万"
+    first, summary = _thread(text, book)
+    tie = first.tie(same_gpu=False)
+    assert tie is not None and tie.params["other"] != first.plan.gpu
+    reply = follow_up(text, summary, "为什么用H800", book=book)
+    assert reply.part == "gpu_type" and "最便宜的 GPU 型号" not in reply.text
+    assert reply.text.startswith(f"方案选用 {first.plan.gpu} 而不是 {tie.params['other']}")
+
+
+@pytest.mark.parametrize("question", ["which GPU is cheapest?", "why not a cheaper GPU?", "最便宜的卡是哪个"])
+def test_the_cheapest_gpu_asked_gets_the_types_weighed(book, question):
+    first, summary = _thread(QLORA_AMD, book)
+    reply = follow_up(QLORA_AMD, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "gpu_type") and len(reply.rows) >= 2
+
+
+@pytest.mark.parametrize("question", ["is this price fair?", "is this a good deal?", "价格合理吗", "贵不贵"])
+def test_a_price_doubted_gets_the_plans_rent_and_its_arithmetic(book, question):
+    # had been "could not tell" or the quote-too-cheap FAQ
+    first, summary = _thread(QLORA_AMD, book)
+    reply = follow_up(QLORA_AMD, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")

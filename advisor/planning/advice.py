@@ -120,6 +120,10 @@ def shown_framework(framework: str, gpu: str, tp: int = 1, pp: int = 1, peft: bo
     return framework
 
 
+# The warnings that say why the plan is not the cheapest one found (Advice.tie).
+TIE_CODES = ("tie_faster", "tie_sturdier", "tie_access", "tie_doubted_rent")
+
+
 class Advice(BaseModel):
     request: TrainingRequest
     result: PlanResult | None = None
@@ -129,12 +133,15 @@ class Advice(BaseModel):
     def plan(self) -> Plan | None:
         return self.result.best if self.result else None
 
-    @property
-    def tie(self) -> Note | None:
-        """The warning that says why a plan a little dearer than the cheapest was chosen (faster,
-        or on sturdier hardware): "why N GPUs?" leads with it rather than calling the plan the
-        cheapest."""
-        return next((w for w in self.warnings if w.code in ("tie_faster", "tie_sturdier")), None)
+    def tie(self, same_gpu: bool) -> Note | None:
+        """The warning that says why a plan dearer than the cheapest was chosen (faster, on
+        sturdier hardware, easier to get, or the cheaper one's rent too low to trust), against
+        a count of the same GPU (`same_gpu`: "why 4 GPUs?" leads with it) or another GPU type
+        ("why H800?"), rather than calling the plan the cheapest."""
+        gpu = self.plan.gpu if self.plan else None
+        return next(
+            (w for w in self.warnings if w.code in TIE_CODES and (w.params.get("other") == gpu) == same_gpu), None
+        )
 
     def checklist_items(self) -> list[dict]:
         """The checks before signing, built from the plan (advisor/planning/checklist.py)."""

@@ -292,7 +292,21 @@ WOULD_GPU_BE = re.compile(
 WHY_THIS_GPU = re.compile(
     r"^\W*(?:but\s+|and\s+|so\s+)?why\s+(?:(?:did|do)\s+you\s+)?(?:(?:pick|choose|chose|use|go\s+with|recommend)\s+)?"
     r"(?:(?:this|that|the)\s+(?:gpu|card|chip|accelerator)s?|(?P<gpu>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*))\s*\??\s*$"
-    r"|^\W*(?:为什么|为啥|干嘛)(?:要)?(?:选|用|是|推荐)(?:了)?\s*(?:这个|这款|这种|这张)?(?:卡|显卡|gpu|GPU|(?P<gpu_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*))\s*[?？]?\s*$",
+    r"|^\W*(?:为什么|为啥|干嘛)(?:要)?(?:选|用|是|推荐)(?:了)?\s*(?:这个|这款|这种|这张)?(?:卡|显卡|gpu|GPU|(?P<gpu_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*))\s*[?？]?\s*$"
+    # "which GPU is cheapest?", "why not a cheaper GPU?", "最便宜的卡是哪个": the GPU types weighed
+    r"|^\W*(?:which|what)(?:'s|\s+is)?\s+(?:the\s+)?(?:gpu|card)s?\s+(?:is\s+)?(?:the\s+)?"
+    r"(?:cheapest|best value)\b.{0,20}$"
+    r"|^\W*(?:what(?:'s|\s+is)\s+)?the\s+cheapest\s+(?:gpu|card)s?\b.{0,25}$"
+    r"|^\W*why\s+not\s+(?:a\s+|the\s+)?cheaper\s+(?:gpu|card)s?\W*$"
+    r"|^\W*(?:最便宜的|哪(?:个|种|款)(?:卡|显卡)最便宜).{0,10}$",
+    re.I,
+)
+# "is this price fair?", "价格合理吗", "贵不贵": the plan's rent and its range over the offers on record
+ASKS_FAIR_PRICE = re.compile(
+    r"^\W*(?:is|was)\s+(?:this|that|the|it)\s+(?:price|rent|rate|cost|quote|plan)?\s*"
+    r"(?:a\s+)?(?:fair|reasonable|good(?:\s+deal)?|a good deal|ok|okay|cheap|expensive|too expensive|overpriced)"
+    r"(?:\s+(?:price|deal|rate))?\W*$"
+    r"|^\W*(?:这个)?(?:价格|租金|报价|费用)?(?:合理|贵不贵|划算吗|便宜吗|贵吗)\W*(?:吗|么)?\W*$",
     re.I,
 )
 # A cloud or provider named, the market it sells in and how its offers name it.
@@ -806,7 +820,12 @@ def follow_up(
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
-        if ASKS_THE_COST.match(message) or ASKS_THE_RATE.search(message) or RENT_HOW_LONG.search(message):
+        if (
+            ASKS_THE_COST.match(message)
+            or ASKS_THE_RATE.search(message)
+            or RENT_HOW_LONG.search(message)
+            or ASKS_FAIR_PRICE.match(message)
+        ):
             read = None
         elif why_not:
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
@@ -851,6 +870,7 @@ def follow_up(
             or ASKS_THE_RATE.search(message)
             or ASKS_THE_TERMS.search(message)
             or RENT_HOW_LONG.search(message)
+            or ASKS_FAIR_PRICE.match(message)
         ):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
@@ -1891,7 +1911,7 @@ def _explain(
             r=result.request,
             fixed=bool(result.request.gpu_count),
             around=rows,
-            tie=result.tie,
+            tie=result.tie(same_gpu=True),
         )
     elif part == "gpu_type":
         # the best plan on each other GPU type the planner weighed, cheapest first
@@ -1900,7 +1920,17 @@ def _explain(
             if a.gpu != p.gpu and a.method == p.method and a.gpu not in others:
                 others[a.gpu] = _plan_row(a)
         rows = sorted(others.values(), key=lambda o: (o["rent"] is None, o["rent"] or 0))
-        text = render("followup.txt.j2", lang, kind="gpu_type", p=p, e=e, c=c, r=result.request, others=rows)
+        text = render(
+            "followup.txt.j2",
+            lang,
+            kind="gpu_type",
+            p=p,
+            e=e,
+            c=c,
+            r=result.request,
+            others=rows,
+            tie=result.tie(same_gpu=False),
+        )
     else:
         text = render("followup.txt.j2", lang, kind="overview", p=p, e=e, c=c, r=result.request)
     return FollowUp(kind="explain", lang=lang, advice=result, part=part, rows=rows, text=text)
