@@ -2415,3 +2415,14 @@ def test_a_gpu_count_with_a_minus_sign_is_refused_not_read_as_positive(text):
     assert err.value.kind == "bad_value" and "GPU count" in err.value.message("en")
     assert parse(text.replace("-8", "8")).gpu_count == 8
     assert parse("qwen3-8b lora 20GB 3d on 8 gpus").gpu_count == 8  # a name's hyphen is no minus
+
+
+@pytest.mark.parametrize(
+    "text,gpu",
+    [("7b lora 1GB 3d on our own 3090s", "RTX3090-24GB"), ("7b lora 1GB 3d we have A100s", "A100-SXM4-80GB")],
+)
+def test_the_teams_own_gpus_without_a_count_are_owned_as_in_chinese(text, gpu):
+    # `我们有A100` read so; "on our own 3090s" had been refused on "own", "we have A100s" planned as rented
+    r = parse(text)
+    assert (r.gpu, r.gpu_count, r.owned) == (gpu, None, True)
+    assert parse("we have 50k samples, 7b lora 3d").owned is False

@@ -1632,6 +1632,13 @@ class _Parse:
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
+        # "on our own A100s", "we have 3090s": the team's GPUs of that type, the count the plan's, as
+        # `我们有A100` reads (had been refused as an unknown word, or read as rented)
+        self.scan.take(
+            rf"{L}(?:our(?:\s+own)?|(?:we|i)\s+(?:(?:already|only|just|currently)\s+)?(?:own|have|got))"
+            rf"(?=\s+(?:{alt})s?(?![a-z0-9]))",
+            lambda m: self.set("owned", True, m[0]),
+        )
         # "16 H100s in house", "8 A800 on-prem": the GPUs named just before stand in the team's own room
         self.scan.take(
             rf"(?:{alt}|gpus?|cards?)s?\s+(?P<here>in[\s\-]house|on[\s\-]prem(?:ises?)?){R}"
