@@ -1300,3 +1300,22 @@ def test_how_long_to_rent_gets_the_terms_the_plan_can_be_signed_on(book, questio
     reply = follow_up(*_thread(text, book), question, book=book)
     assert (reply.kind, reply.part) == ("explain", "costs")
     assert re.search(r"terms you could sign|可签的租期", reply.text)
+
+
+@pytest.mark.parametrize(
+    "message,said",
+    [
+        ("how much electricity will it use?", "(its share: 4 of each server's 8 GPUs)"),
+        ("耗电多少", "每台 8 张卡中的 4 张"),
+    ],
+)
+def test_a_run_on_part_of_a_server_is_charged_its_share_of_the_servers_power(book, message, said):
+    # 4 of an 8-GPU server's H800: the run's kWh had been the whole server's, twice its share
+    text = "7b lora 20GB 3d"
+    advice = advise(text, book=book)
+    ctx = plan_context(advice)
+    lay, c = advice.plan.estimate.layout, advice.plan.costs
+    assert (lay.gpus_per_node, ctx["power_job_gpus"], ctx["power_server_gpus"]) == (4, 4, 8)
+    whole = advice.plan.infra.power_kw_per_node * lay.nodes * c.pue * advice.plan.estimate.days * 24
+    assert ctx["power_kwh_job"] == round(whole / 2)
+    assert said in follow_up(text, ctx, message, book=book).text

@@ -93,6 +93,8 @@ PLAN_KEYS = (
     "power_cost_month",
     "power_kwh_job",
     "power_cost_job",
+    "power_job_gpus",
+    "power_server_gpus",
     "power_price",
     "power_region",
     "pue",

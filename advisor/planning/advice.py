@@ -903,9 +903,13 @@ def plan_context(result: Advice) -> dict:
                 power_region=p.costs.electricity_region,
                 pue=p.costs.pue,
             )
-            if e.days:  # the run itself, at the same full load
-                run_kwh = kwh / HOURS_PER_MONTH * e.days * 24
+            if e.days:  # the run itself, at the same full load, on its share of the servers' GPUs
+                per_server = catalog.get_gpu(p.gpu).gpus_per_server
+                share = min(1.0, lay.gpus_per_node / per_server) if per_server else 1.0
+                run_kwh = kwh * share / HOURS_PER_MONTH * e.days * 24
                 ctx.update(power_kwh_job=round(run_kwh), power_cost_job=round(run_kwh * p.costs.electricity_per_kwh))
+                if share < 1:
+                    ctx.update(power_job_gpus=lay.gpus_per_node, power_server_gpus=per_server)
     return ctx
 
 
