@@ -2426,3 +2426,25 @@ def test_the_teams_own_gpus_without_a_count_are_owned_as_in_chinese(text, gpu):
     r = parse(text)
     assert (r.gpu, r.gpu_count, r.owned) == (gpu, None, True)
     assert parse("we have 50k samples, 7b lora 3d").owned is False
+
+
+@pytest.mark.parametrize(
+    "text,method",
+    [
+        ("instruction tune a 3B model on 1M samples, 512 tokens each, 1 day, cheapest", "full-finetune"),
+        ("instruction-tuning llama3 8b on 50k samples 2d", "full-finetune"),
+        ("3b 指令微调 100万条 1天", "full-finetune"),
+    ],
+)
+def test_instruction_tuning_is_fine_tuning(text, method):
+    # "instruction tune" had been refused on "instruction"
+    assert parse(text).method == method
+
+
+@pytest.mark.parametrize("words", ["alpha=128", "lora_alpha 32", "lora alpha: 16"])
+def test_loras_alpha_is_read_and_said_to_change_nothing(words):
+    # "alpha=128" beside "r=64" had been refused
+    r = parse(f"lora r=64 {words} on llama-3.1-70b, 30k examples avg 2,000 tokens, 4 days")
+    assert r.lora_rank == 64
+    note = next(n for n in r.assumptions if n.code == "hyperparameters")
+    assert any("alpha" in w for w in note.params["words"])

@@ -239,7 +239,11 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "finetune",
         flag=True,
-        choices=_flag(("sft", "fine-tune", "fine-tuning", "fine-tunes", "ft"), ("微调",)),
+        choices=_flag(
+            ("sft", "fine-tune", "fine-tuning", "fine-tunes", "ft")
+            + ("instruction-tune", "instruction-tuning", "instruction-tuned", "instruct-tune", "instruct-tuning"),
+            ("微调", "指令微调"),
+        ),
         examples=Word(en=("sft",), zh=("微调",)),
         shows_in=("method",),
     ),

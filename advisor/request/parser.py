@@ -1992,11 +1992,13 @@ class _Parse:
         sc.take(rf"{L}(?:--)?cuda[\s_\-]graph[\s_\-]impl[\s=]+none{R}", lambda m: None)
         self._layout_words()
         # Optimizer hyperparameters change no GPU count, memory or time planned here: read and
-        # said (`lr 2e-5`, `warmup 100`, `weight decay 0.1`, `学习率2e-5`). Not `dropout`, which
-        # is LoRA's and keeps memory, nor `seed`.
+        # said (`lr 2e-5`, `warmup 100`, `weight decay 0.1`, `学习率2e-5`), and LoRA's alpha, a scale on
+        # the adapters' output (`alpha=128`, `lora_alpha 32`). Not `dropout`, which is LoRA's and keeps
+        # memory, nor `seed`.
         value = r"(?:\d+(?:\.\d+)?(?:e[+\-]?\d+)?%?|\.\d+)"
         sc.take(
             rf"{L}(?:lr|learning[\s_\-]?rate|warm[\s_\-]?up(?:[\s_\-]?(?:steps|ratio))?|weight[\s_\-]?decay|wd"
+            rf"|(?:lora[\s_\-]?)?alpha"
             rf"|max[\s_\-]?grad[\s_\-]?norm|grad(?:ient)?[\s_\-]?clip(?:ping)?)\s*[:=]?\s*{value}{R}"
             rf"|(?:学习率|预热步数|预热|权重衰减|梯度裁剪)\s*[:=：]?\s*{value}",
             lambda m: self.hyperparameters.append(m[0].strip()),
