@@ -2448,3 +2448,18 @@ def test_loras_alpha_is_read_and_said_to_change_nothing(words):
     assert r.lora_rank == 64
     note = next(n for n in r.assumptions if n.code == "hyperparameters")
     assert any("alpha" in w for w in note.params["words"])
+
+
+@pytest.mark.parametrize(
+    "text,length,count",
+    [
+        ("gemma 3 27b lora, 20k samples of 4k tokens, 2 days, bf16", 4000, 20000),
+        ("7b lora 50k examples of about 1,500 tokens each 2d", 1500, 50000),
+        ("7b lora 50k conversations of 800 tokens 2d", 800, 50000),
+    ],
+)
+def test_samples_of_a_length_give_the_length(text, length, count):
+    # "20k samples of 4k tokens" had been refused as two data sizes that contradict each other
+    r = parse(text)
+    assert (r.tokens_per_sample, r.data.amount, r.data.unit) == (length, count, "samples")
+    assert r.tokens == length * count

@@ -2526,6 +2526,13 @@ class _Parse:
             r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
         ):
             sc.take(pattern, per_sample)
+        # "20k samples of 4k tokens": the length after "of" (the count before it is the data's)
+        sc.take(
+            rf"(?:{sample})\s+(?P<len>of\s+(?:about\s+|around\s+|~\s*)?(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
+            rf"(?:\s*{each})?){R}",
+            per_sample,
+            only="len",
+        )
 
         # "每条300字", "平均300个汉字": Chinese characters, 3 bytes each in UTF-8, at the bytes a
         # token Chinese text takes (BYTES_PER_TOKEN["zh"], the same source)
