@@ -2463,3 +2463,18 @@ def test_samples_of_a_length_give_the_length(text, length, count):
     r = parse(text)
     assert (r.tokens_per_sample, r.data.amount, r.data.unit) == (length, count, "samples")
     assert r.tokens == length * count
+
+
+def test_a_mean_length_with_no_unit_is_tokens():
+    # "平均长度1500" had been refused; with 字 it is characters, as before
+    assert parse("qwen2.5-7b sft 10w条数据 平均长度1500 两天").tokens_per_sample == 1500
+    assert parse("qwen2.5-7b sft 10w条数据 平均长度1500字 两天").tokens_per_sample == 1406
+
+
+def test_long_text_with_the_samples_length_needs_no_sequence_length():
+    # "1万条长文本 每条16k" had been refused for want of a sequence length the samples give
+    r = parse("72b lora 1万条长文本 每条16k 一周")
+    assert (r.tokens_per_sample, r.seq_len) == (16000, 16384)
+    with pytest.raises(RequestError) as info:
+        parse("72b lora 1万条长文本 一周")
+    assert info.value.kind == "context_length"

@@ -1319,6 +1319,7 @@ class _Parse:
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
+        self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
         self.server_shape: dict | None = None
         self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
@@ -2041,11 +2042,12 @@ class _Parse:
             rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)}|长度)",
             lambda m: s("seq_len", tokens(m[1] or m[2], "k"), m[0]),
         )
-        # `long context` with no length: the length decides the activations, so it is asked for
+        # `long context` with no length: the length decides the activations, so it is asked for,
+        # unless the samples' length says it (`1万条长文本 每条16k`, read with the data: `_finish`)
         sc.take(
             rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|{L}long[\s\-]?(?:documents?|docs?|sequences?|texts?){R}"
             r"|长?上下文|超?长文本|长序列",
-            lambda m: None if "seq_len" in self.fields else self.fail("context_length", word=m[0].strip()),
+            lambda m: None if "seq_len" in self.fields else setattr(self, "long_context", m[0].strip()),
         )
         # `recompute 21 layers`, `recompute full 21 of 80 layers`, `重计算21层`: Megatron-Core's block
         # recompute of that many layers a stage; the recompute is full
@@ -2524,6 +2526,8 @@ class _Parse:
             # "每条4k", "平均长度2k": a length in thousands after 每条 or 平均长度 is tokens
             rf"(?:(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?|平均长度){about}\s*(?P<n>{NUM})\s*(?P<u>k|千)"
             r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
+            # "平均长度1500": a mean length with no unit is tokens, as training data is counted
+            rf"(?:样本|数据)?平均长度{about}\s*(?P<n>\d{{2,6}})(?P<u>)(?![\d.,]|\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]|k|千|万))",
         ):
             sc.take(pattern, per_sample)
         # "20k samples of 4k tokens": the length after "of" (the count before it is the data's)
@@ -3098,6 +3102,8 @@ class _Parse:
             self.fail("layout", reason="seq_split", cp=cp, tp=tp, seq=v["seq"], multiple=k, fit=v["seq"] // k * k or k)
         if cp > 1 and v["count"] and v["count"] % (cp * tp * pp):
             self.fail("layout", reason="cp_count", cp=cp, tp=tp, pp=pp, count=v["count"], ranks=cp * tp * pp)
+        if self.long_context and "seq_len" not in f and not f.get("tokens_per_sample"):
+            self.fail("context_length", word=self.long_context)
         if f.get("owned"):
             notes.append(Note(kind="assumption", code="owned"))
         if self.read_past:
