@@ -2478,3 +2478,9 @@ def test_long_text_with_the_samples_length_needs_no_sequence_length():
     with pytest.raises(RequestError) as info:
         parse("72b lora 1万条长文本 一周")
     assert info.value.kind == "context_length"
+
+
+def test_how_many_gpu_hours_of_a_type_names_the_type():
+    # "How many H100 hours ...?" had been refused on "hours"
+    r = parse("How many H100 hours to fine tune llama 3 70b on 1B tokens?")
+    assert (r.gpu, r.method, r.tokens) == ("H100-SXM5-80GB", "full-finetune", 1e9)

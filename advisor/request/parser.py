@@ -703,6 +703,8 @@ def _spelled_numbers(text: str) -> str:
     )
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
     text = re.sub(r"(?<![a-z])how\s+many\s+(?:hours|days|weeks|gpu[\s\-]?hours)(?![a-z])", " ", text)
+    # "how many H100 hours ...?": GPU-hours on that GPU, which the answer gives
+    text = re.sub(rf"(?<![a-z])how\s+many\s+({_gpu_names()})s?[\s\-]*(?:gpu[\s\-]?)?hours(?![a-z])", r" on \1 ", text)
     text = re.sub(r"(?:大概|大约)?(?:要|需要|得)?(?:几|多少)个?(?:天|小时|周|星期|卡时)", " ", text)
     # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
