@@ -74,7 +74,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 59
+    assert len(ids) == len(TOPICS) == 60
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -786,3 +786,14 @@ def test_own_cards_for_part_of_the_job_is_mixing_generations_not_export_rules(qu
     # the GPU names had drawn the export-rules topic (a800 is one of its keywords) or H20 against H800
     got = faq.answer(question)
     assert (got.topic, got.confident) == ("mixed_gpu_generations", True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["is 600B tokens enough for 3B?", "what about chinchilla optimal?", "3B用6000亿token够吗", "预训练要多少数据"],
+)
+def test_how_many_tokens_to_pretrain_on_has_its_topic(question):
+    # under a plan these had got "I could not tell": no topic spoke of tokens per parameter
+    found = faq.answer(question)
+    assert found.topic == "pretraining_tokens" and found.confident
+    assert "20" in found.answer and ("Chinchilla" in found.answer)
