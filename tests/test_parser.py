@@ -2484,3 +2484,13 @@ def test_how_many_gpu_hours_of_a_type_names_the_type():
     # "How many H100 hours ...?" had been refused on "hours"
     r = parse("How many H100 hours to fine tune llama 3 70b on 1B tokens?")
     assert (r.gpu, r.method, r.tokens) == ("H100-SXM5-80GB", "full-finetune", 1e9)
+
+
+@pytest.mark.parametrize(
+    "text,count,length",
+    [("7b lora 1万篇文档 每篇3k 3天", 10000, 3000), ("7b 继续预训练 100万篇文章 每篇2000 token 7天", 1_000_000, 2000)],
+)
+def test_documents_counted_in_chinese_are_samples(text, count, length):
+    # "1万篇文档 每篇3k" had been refused
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (count, "samples", length)

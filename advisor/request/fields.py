@@ -317,7 +317,8 @@ FIELDS: tuple[Field, ...] = (
                     "instruction",
                     "prompts",
                 ),
-                zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话"),
+                zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
+                + ("篇文档", "篇文章", "篇", "份文档"),
             ),
             # in Chinese a bare `P` needs 数据 or 语料 after it ("1P" alone is no size); a bare `T` is
             # never bytes: "2T 中文数据" is tokens as often as terabytes, and is asked (parser.size)

@@ -2523,10 +2523,10 @@ class _Parse:
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
-            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            rf"(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
             rf"平均(?:长度)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
             # "每条4k", "平均长度2k": a length in thousands after 每条 or 平均长度 is tokens
-            rf"(?:(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?|平均长度){about}\s*(?P<n>{NUM})\s*(?P<u>k|千)"
+            rf"(?:(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?|平均长度){about}\s*(?P<n>{NUM})\s*(?P<u>k|千)"
             r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
             # "平均长度1500": a mean length with no unit is tokens, as training data is counted
             rf"(?:样本|数据)?平均长度{about}\s*(?P<n>\d{{2,6}})(?P<u>)(?![\d.,]|\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]|k|千|万))",
@@ -2547,7 +2547,7 @@ class _Parse:
             s("tokens_per_sample", round(self.sample_chars * ZH_CHAR_BYTES / BYTES_PER_TOKEN["zh"]), m[0])
 
         sc.take(
-            rf"(?:平均)?每(?:条|个样本|段对话)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*"
+            rf"(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?(?:约|平均)?\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*"
             rf"(?:汉字|中文字|字符|字)|平均(?:长度)?(?:约|为)?\s*(?P<n2>{NUM})\s*(?P<u2>k|千|万)?\s*(?:个)?\s*(?:汉字|中文字|字符|字)",
             per_sample_chars,
         )
