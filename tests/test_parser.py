@@ -2494,3 +2494,12 @@ def test_documents_counted_in_chinese_are_samples(text, count, length):
     # "1万篇文档 每篇3k" had been refused
     r = parse(text)
     assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (count, "samples", length)
+
+
+def test_a_data_size_before_a_network_word_is_no_network():
+    # hypothesis found "0.5B 3GB roce" read as a 3 Gb/s RoCE network the team has, dropping the data
+    r = parse("0.5B 3GB roce")
+    assert (r.data.amount, r.fabric) == (3e9, "roce")
+    assert not any(n.code == "network_said" for n in r.assumptions)
+    said = parse("70b lora 1GB 3d we only have 100Gb roce")
+    assert any(n.code == "network_said" for n in said.assumptions)

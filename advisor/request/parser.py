@@ -764,6 +764,12 @@ def _gpu_names() -> str:
     return "|".join([*bare, _alternation([n for n in names if not n.isdigit()])])
 
 
+# Ethernet and InfiniBand link speeds in Gb/s (IEEE 802.3: 1, 2.5, 5, 10, 25, 40, 50, 100, 200,
+# 400, 800; InfiniBand lanes at 56 FDR): a number before "roce" or "网卡" that is none of them is not
+# a network ("0.5B 3GB roce" had read 3 GB of data as the team's network).
+LINK_SPEEDS_GBPS = {1, 2.5, 5, 10, 25, 40, 50, 56, 100, 200, 400, 800, 1600}
+
+
 # A leftover word shaped like a model name: letters, then a separator or digits ("kimi-k3",
 # "grok-2", "phi4-mini"); refused as an unknown model (give its size), not an unknown word.
 _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-z0-9.]+)*|[a-z]+(?:[\-_][a-z0-9.]+)+")
@@ -2011,12 +2017,19 @@ class _Parse:
             r"|闲时(?:算力|价格|价|时段)?|夜间(?:价格|价|时段|算力)|竞价(?:实例|卡)?|抢占式(?:实例)?",
             lambda m: self.offpeak.append(m[0].strip()),
         )
+
         # the network the team has ("只有25G以太网", "100Gb RoCE between servers"): said, not a data size;
         # the plan shows the network it needs, and a slower one makes a multi-server plan slower
+        def network_said(m: re.Match) -> None:
+            if m[1] and _num(m[1]) not in LINK_SPEEDS_GBPS:
+                self.scan.keep = True  # "3GB roce": no link runs at 3 Gb/s, so a data size beside a word
+                return
+            self.network_said.append(m[0].strip(" ，,"))
+
         sc.take(
             rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*{NUM}\s*g(?:b|bps)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网)"
             rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}",
-            lambda m: self.network_said.append(m[0].strip(" ，,")),
+            network_said,
         )
         sc.take(
             rf"押[一二三四五六七八九十\d]+付[一二三四五六七八九十\d]+|按(?:季|月|年|半年)(?:度)?(?:付款|付|支付)|预付[一二三四五六七八九十\d]+个?月"
