@@ -309,6 +309,19 @@ ASKS_FAIR_PRICE = re.compile(
     r"|^\W*(?:这个)?(?:价格|租金|报价|费用)?(?:合理|贵不贵|划算吗|便宜吗|贵吗)\W*(?:吗|么)?\W*$",
     re.I,
 )
+
+
+def _asks_its_costs(message: str) -> bool:
+    """The plan's own rent asked, not a change to it: what it costs, its rate, how long to rent,
+    whether its price is fair."""
+    return bool(
+        ASKS_THE_COST.match(message)
+        or ASKS_THE_RATE.search(message)
+        or RENT_HOW_LONG.search(message)
+        or ASKS_FAIR_PRICE.match(message)
+    )
+
+
 # A cloud or provider named, the market it sells in and how its offers name it.
 PROVIDERS = (
     (r"\baws\b|amazon|亚马逊", "AWS", "global"),
@@ -820,12 +833,7 @@ def follow_up(
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
-        if (
-            ASKS_THE_COST.match(message)
-            or ASKS_THE_RATE.search(message)
-            or RENT_HOW_LONG.search(message)
-            or ASKS_FAIR_PRICE.match(message)
-        ):
+        if _asks_its_costs(message):
             read = None
         elif why_not:
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
@@ -865,13 +873,7 @@ def follow_up(
             answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
             if answered is not None:
                 return answered
-        if (
-            ASKS_THE_COST.match(message)
-            or ASKS_THE_RATE.search(message)
-            or ASKS_THE_TERMS.search(message)
-            or RENT_HOW_LONG.search(message)
-            or ASKS_FAIR_PRICE.match(message)
-        ):
+        if _asks_its_costs(message) or ASKS_THE_TERMS.search(message):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
