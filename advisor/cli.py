@@ -96,7 +96,7 @@ def cmd_ask(args) -> int:
         if priced is not None:
             return _prices_reply(priced, args)
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
-        answered = advice.faq_instead(text, args.lang)
+        answered = advice.faq_instead(text, args.lang, err)
         if answered is None:
             print(err.message(lang), file=sys.stderr)
             return 2

@@ -61,7 +61,7 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
                 "message": blocks.prices(priced.rows, priced.part, priced.lang),
                 "summary": None,
             }
-        answered = faq_instead(text, lang)  # a question with no plan in it: the FAQ answers
+        answered = faq_instead(text, lang, err)  # a question with no plan in it: the FAQ answers
         if answered is None:
             return {"ok": False, "error": err.message(lang or err.lang)}
         return {"ok": True, "lang": answered[0].lang, "message": blocks.plain(answered[1]), "summary": None}

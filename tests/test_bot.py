@@ -282,3 +282,14 @@ def test_a_first_question_with_no_plan_is_answered_from_the_faq_in_the_channel(b
     assert post["args"]["channel"] == "C1" and "BF16" in _text(post) and "/gpu 70B full-finetune" in _text(post)
     drain()
     assert len(fake_slack.calls_of("chat.postMessage")) == 1  # one answer, no error beside it
+
+
+def test_a_first_question_the_faq_is_unsure_of_names_its_closest_topics_in_the_channel(bot, fake_slack, drain):
+    send, _ = bot
+    status, _ = send.command("is it worth going with hpe servers?")
+    assert status == 200
+    text = _text(_posted(fake_slack)[0])
+    # its guess said to be one, the next topics, and how to ask for a plan (had been 'I did not understand "hpe"')
+    assert "not sure I understood" in text and "next closest topics" in text and "/gpu 70B full-finetune" in text
+    drain()
+    assert len(fake_slack.calls_of("chat.postMessage")) == 1

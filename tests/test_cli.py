@@ -434,6 +434,36 @@ def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, quest
 
 
 @pytest.mark.parametrize(
+    "question", ["is A800 still worth renting in 2026?", "A800现在还值得租吗", "are A100s still good for training?"]
+)
+def test_an_older_gpu_still_worth_it_is_answered_with_its_cost_against_the_newer_one(cli, question):
+    # "is A800 still worth renting in 2026?" had been refused ('I did not understand "still"')
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == "h20_vs_h800_vs_h100" and found["confident"]
+    assert re.search(r"56%.*(9 against 16|9元对16元)", found["answer"])
+
+
+def test_a_question_the_faq_is_unsure_of_gets_its_closest_topics_not_a_refusal(cli):
+    # a word the request language does not know, with no spelling to suggest: the FAQ's closest
+    # topics, named as a guess, and how to ask for a plan (had been 'I did not understand "hpe"')
+    question = "is it worth going with hpe servers?"
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert not found["confident"] and found["alternatives"]
+    text = cli("ask", question).stdout
+    assert text.startswith("I'm not sure I understood the question.") and "`/gpu 70B full-finetune 1TB 14d`" in text
+
+
+@pytest.mark.parametrize("question", ["what about 70b lroa?", "70B on 8xH300?"])
+def test_a_question_whose_refusal_says_what_is_wrong_keeps_it(cli, question):
+    out = cli("ask", question)
+    assert out.returncode == 2 and ("did you mean `lora`" in out.stderr or '"h300"' in out.stderr)
+
+
+@pytest.mark.parametrize(
     "question,gpu", [("租H800一个月多少钱", "H800-SXM-80GB"), ("how much is an H100 per hour?", "H100-SXM5-80GB")]
 )
 def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, question, gpu):

@@ -621,17 +621,31 @@ def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
     ]
 
 
-def faq_instead(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] | None:
+def faq_instead(
+    text: str, lang: str | None = None, refusal: RequestError | None = None
+) -> tuple[faq.FaqAnswer, str] | None:
     """A first message that is a question with no plan in it (no model, no data: "what's MFU
     and what should I expect on H100s?", "H20现在还能买到吗？"), which the request language refuses:
     the FAQ's answer, as a thread reply gives it, and how to ask for a plan; None when the
-    message holds a plan, is no question, or the FAQ is not confident (the refusal says more)."""
+    message holds a plan or is no question. Where the FAQ is not confident, its unsure reply
+    (its best guess and the next topics, named as such) only stands in for a refusal that merely
+    did not understand a word ("is A800 still worth renting?": "still"); a refusal that suggests a
+    spelling or says what is wrong with a value says more, so None."""
     if holds_a_plan(text) or not asks(text):
         return None
     found = faq.answer(text, lang)
-    if not found.confident:
-        return None
+    if not found.confident and (found.score < faq.MATCH_SCORE or not _only_not_understood(refusal)):
+        return None  # no topic near enough ("what's the weather in paris?"): the refusal's example serves
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
+
+
+def _only_not_understood(refusal: RequestError | None) -> bool:
+    return (
+        refusal is not None
+        and refusal.kind == "unknown_word"
+        and not refusal.details.get("nearest")
+        and refusal.details.get("why") != "negation"
+    )
 
 
 def faq_first(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] | None:
