@@ -21,6 +21,7 @@ _SETS = {
     "active_params_b": "active_params_b",
     "model": "model",
     "method": "method",
+    "preference_tuning": "preference_tuning",
     "data_amount": "data",
     "data_unit": "data",
     "data_language": "data",

@@ -92,6 +92,7 @@ WORDS = {
     "moe": (["moe 671B active 37B"], ["混合专家 671B 激活37B"]),
     "method": (["pretrain", "continued-pretrain", "full-finetune", "lora", "qlora"], ["预训练", "全量微调", "lora"]),
     "finetune": (["sft", "fine-tune"], ["微调"]),
+    "preference_tuning": (["dpo", "lora orpo", "kto", "simpo", "ipo"], ["偏好对齐", "lora dpo"]),
     "lora_rank": (["lora r=8", "qlora rank 64"], ["lora 秩8"]),
     "lora_targets": (["lora targets qv", "lora targets attn"], ["lora targets qv"]),
     "data": (

@@ -437,8 +437,12 @@ def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iter
             yield setup.pinned.micro_batch
         return
     least = ga or (MICROBATCHES_PER_STAGE * pp if pp > 1 else 1)
+    # a pair's two sequences go through together (TrainingSetup.paired): two at the least
+    smallest = 2 if setup.paired else 1
     for mbs in _MICRO_BATCH_SIZES:
-        if mbs > 1 and dp * mbs * least > seqs:
+        if mbs < smallest:
+            continue
+        if mbs > smallest and dp * mbs * least > seqs:
             return
         if whole(mbs):
             yield mbs

@@ -984,6 +984,23 @@ def buffer_remap_peak(setup: TrainingSetup, layout: ModelSplit, shard: ParamShar
     return w_bytes * shard.total + states.gradients + max(dense_first, w_bytes * shard.experts)
 
 
+# The reference model preference tuning keeps beside a fully fine-tuned policy: a frozen copy in
+# the training's 16-bit dtype (4 bytes in fp32), sharded as the policy's weights are (TRL's
+# DPOTrainer prepares it with the policy's DeepSpeed ZeRO-3 config, and replicates it under
+# ZeRO-0/1/2 as the policy's weights are; trl/trainer/dpo_trainer.py `_prepare_deepspeed`).
+REFERENCE_BYTES = {"fp32": 4}
+REFERENCE_BYTES_DEFAULT = 2
+
+
+def reference_weight_bytes(setup: TrainingSetup, states: ModelStates) -> float:
+    """Bytes of the frozen reference model on this GPU: none under LoRA or QLoRA (the base with
+    the adapters switched off is the reference: TRL's DPOTrainer with a PEFT model, `ref_model`
+    None), else the policy's weights on this GPU in the reference's dtype."""
+    if not setup.reference_forward or setup.is_peft:
+        return 0.0
+    return states.weights * REFERENCE_BYTES.get(setup.precision, REFERENCE_BYTES_DEFAULT) / _STATE[setup.precision][0]
+
+
 def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu: GPU) -> MemoryBreakdown:
     """Memory of the most loaded GPU, in GiB: the parts above, added up."""
     shard, states, host = _states_of_split(m, setup, layout)
@@ -1002,6 +1019,10 @@ def estimate_memory(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, gpu
         dequantised = dequantised_weight_bytes(m, count_params(m), setup, layout)
         if dequantised:
             notes.append({"kind": "dequantised", "gib": dequantised / GIB})
+    reference = reference_weight_bytes(setup, states)
+    if reference:
+        states = states._replace(weights=states.weights + reference)
+        notes.append({"kind": "reference", "gib": reference / GIB})
     gathered, fragmentation, context = overheads(activations, m, setup, layout, shard)
     gathered += dequantised
     if gradients_freed_between_steps(setup, layout):

@@ -357,19 +357,22 @@ def stage_time(
     context: int | None = None,
     dispatcher: str | None = None,
     recompute_modules: tuple[str, ...] = (),
+    reference: int = 0,
 ) -> StageTime:
     """One micro-batch through this GPU's share of the layers (layers / pp, the output head's
     time spread over the stages as Megatron balances them), cached per shape. `etp`: the
     layout's expert-tensor degree (ModelSplit.expert_tp); `dispatcher`: Megatron-Core's MoE token
     dispatcher (frameworks.token_dispatcher), None off Megatron-Core; `recompute_modules`: what
     Megatron-Core's selective recompute reruns (frameworks.selective_modules); `recomputed`: the
-    share of the layers full recompute reruns (ModelSplit.recomputed_share)."""
+    share of the layers full recompute reruns (ModelSplit.recomputed_share); `reference`: forward
+    passes of a frozen reference model (TrainingSetup.reference_passes), each a forward of every
+    layer and of the output head, without the adapters or a backward."""
     key = (
         (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span, m.qk_norm),
         _specs(gpu),
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,
-        dispatcher, recompute_modules, recomputed if recompute == "full" else 0.0,
+        dispatcher, recompute_modules, recomputed if recompute == "full" else 0.0, reference,
     )  # fmt: skip
     found = _CACHE.get(key)
     if found is None:
@@ -391,7 +394,8 @@ class _StageParts(NamedTuple):
     recompute reruns them too), the rest once; the last six are the forward work each Megatron-Core
     recompute module reruns (within the others): a dense MLP's GEMMs and its other work (casts,
     activation), MLA's up-projections' GEMMs and theirs (casts, RoPE), the norms that stand alone
-    and the routed experts' activation."""
+    and the routed experts' activation; then the output head's forward GEMM and the loss's forward
+    passes (what a reference model's forward adds beside the layers')."""
 
     gemm_fwd: float
     gemm_rest: float
@@ -406,6 +410,8 @@ class _StageParts(NamedTuple):
     up_mem: float
     norm_mem: float
     act_mem: float
+    head_fwd: float
+    loss_fwd: float
 
 
 _PARTS: dict[tuple, _StageParts] = {}
@@ -414,10 +420,10 @@ _PARTS: dict[tuple, _StageParts] = {}
 def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTime:
     """The stage time at the key's recompute level, from the parts of its shape (the recompute
     level only scales them: one key's parts serve all three levels)."""
-    pp, recompute, modules, recomputed = key[9], key[12], key[-2], key[-1]
+    pp, recompute, modules, recomputed, reference = key[9], key[12], key[-3], key[-2], key[-1]
     # The parts of one stage are the whole model's over pp (layers, head and loss spread evenly):
     # worked out once for every pipeline depth.
-    shape = key[:9] + key[10:12] + key[13:-2]
+    shape = key[:9] + key[10:12] + key[13:-3]
     whole = _PARTS.get(shape)
     if whole is None:
         whole = _PARTS[shape] = _stage_parts(m, c, gpu, shape)
@@ -439,10 +445,16 @@ def _stage_time(m: ModelShape, c: ParamCounts, gpu: GPU, key: tuple) -> StageTim
         )
         if name in modules
     )
+    # A reference model's forward: every layer's forward once more, and the head's (LoRA's
+    # adapters are off in it: their small share of the forward is counted anyway).
     return StageTime(
-        parts.gemm_fwd * fwd_passes + parts.gemm_rest + gemm,
-        parts.attn_fwd * fwd_passes + parts.attn_rest + attn,
-        parts.fwd_mem * (1 + rerun + BWD_BYTES_RATIO) + parts.mem_fwd * fwd_passes + parts.mem_rest + mem,
+        parts.gemm_fwd * (fwd_passes + reference) + parts.gemm_rest + gemm + parts.head_fwd * reference,
+        parts.attn_fwd * (fwd_passes + reference) + parts.attn_rest + attn,
+        parts.fwd_mem * (1 + rerun + reference + BWD_BYTES_RATIO)
+        + parts.mem_fwd * (fwd_passes + reference)
+        + parts.mem_rest
+        + mem
+        + parts.loss_fwd * reference,
         0.0,
     )
 
@@ -567,14 +579,19 @@ def _stage_parts(m: ModelShape, c: ParamCounts, gpu: GPU, shape: tuple) -> _Stag
         if count:
             for i, t in enumerate(layer(is_moe)):
                 totals[i] += count * t
-    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules = totals
+    gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules, _, _ = totals
     # Output head and loss (spread over the stages by the caller); a frozen head (LoRA) has no
     # weight gradient.
-    gemm_rest += gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype) * (1 + bwd_gemms)
-    mem_rest += LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm
+    head = gemm_seconds(tokens, m.vocab / tp, m.hidden, gpu, other_dtype)
+    gemm_rest += head * (1 + bwd_gemms)
+    loss = LOSS_PASSES * tokens * m.vocab / tp * e_bytes / hbm
+    mem_rest += loss
+    # a forward alone: the head's GEMM and the loss's forward passes (the logits written and read
+    # by the softmax: two of LOSS_PASSES)
+    loss_fwd = loss * 2 / LOSS_PASSES
     if method == "qlora":  # the 4-bit weights dequantised each forward pass and once backward
         linear_params = (c.total - c.embedding - c.output - m.layers * c.norms_per_layer) / tp
         dequant = NF4_DEQUANT_BYTES * linear_params / hbm
         mem_fwd += dequant
         mem_rest += dequant
-    return _StageParts(gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules)
+    return _StageParts(gemm, gemm_rest, attn, attn_rest, fwd_mem, mem_fwd, mem_rest, *modules, head, loss_fwd)

@@ -106,6 +106,13 @@ class TrainingSetup(BaseModel):
     # LLaMA-Factory, ms-swift 3.9+ and DeepSpeed's own defaults do); False: each expert projection
     # apart (advisor/engine/throughput.py ZERO3_MODULE_FETCH_S).
     z3_leaf: bool = True
+    # Preference tuning's frozen reference model (DPO, IPO, KTO: Rafailov et al. 2023, eq. 7; TRL's
+    # DPOTrainer): one more forward pass over every trained token, no gradient, and for full
+    # fine-tuning its own copy of the weights (under LoRA it is the base with the adapters off).
+    reference_forward: bool = False
+    # Each sample is a pair, the chosen and the rejected response, trained in the same micro-batch
+    # (TRL's concatenated_forward): micro-batches and batches here count sequences, two a pair.
+    paired: bool = False
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None
@@ -126,6 +133,11 @@ class TrainingSetup(BaseModel):
     def matmul_dtype(self) -> str:
         """The dtype matmuls run at: the precision's, or "tf32" for fp32 with TF32 allowed."""
         return "tf32" if self.precision == "fp32" and self.tf32 else self.precision
+
+    @property
+    def reference_passes(self) -> int:
+        """Forward passes of the frozen reference model per micro-batch: 1 under DPO or KTO, else 0."""
+        return int(self.reference_forward)
 
     @property
     def is_peft(self) -> bool:

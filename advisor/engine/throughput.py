@@ -339,7 +339,7 @@ def expert_launch_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: 
     block is no leaf module (transformers 5's experts are one module of two parameters)."""
     if not m.is_moe:
         return 0.0
-    fwd = 1 + layout.recomputed_share(m.layers)
+    fwd = 1 + layout.recomputed_share(m.layers) + setup.reference_passes
     local = m.moe_experts / max(1, layout.ep)
     experts = c.moe_layers / layout.pp * local
     if runs_expert_loop(layout.framework, setup):
@@ -375,7 +375,7 @@ def host_floor_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: Par
     moe = 0 if runs_expert_loop(layout.framework, setup) else HF_MOE_KERNELS  # the loop is expert_launch_s
     layer = HF_FORWARD_KERNELS + HF_ADAPTER_KERNELS * adapted + (HF_QK_NORM_KERNELS if m.qk_norm else 0)
     kernels = m.layers * layer + c.moe_layers * moe
-    fwd = 1 + layout.recomputed_share(m.layers)
+    fwd = 1 + layout.recomputed_share(m.layers) + setup.reference_passes
     return kernels / layout.pp * fwd * HF_FORWARD_KERNEL_S
 
 
@@ -437,6 +437,9 @@ def flops_per_token(
         extra += FLOPS_PER_PARAM_RECOMPUTE * up * m.layers
     if "core_attn" in modules:
         extra += attention / STEP_MATMUL_PASSES
+    # The reference model's forward is work the method needs, not a rerun: model FLOPs (2N and
+    # the attention's forward third a token).
+    model += setup.reference_passes * (FLOPS_PER_PARAM_RECOMPUTE * n + attention / STEP_MATMUL_PASSES)
     return model, model + extra, attention
 
 
@@ -507,6 +510,7 @@ def compute_time(
         context=setup.attention_context,
         dispatcher=dispatcher,
         recompute_modules=layout.recompute_modules,
+        reference=setup.reference_passes,
     )
     framework_eff = framework_efficiency(layout.framework)
     launch_s = expert_launch_s(m, setup, layout, c)
@@ -569,6 +573,8 @@ def model_parallel_s(
         allreduces = rerun * TP_ALLREDUCES_PER_LAYER_RECOMPUTE + (1 - rerun) * TP_ALLREDUCES_PER_LAYER
         if "mlp" in layout.recompute_modules:
             allreduces += 1  # the checkpointed MLP's forward again: its gather and reduce-scatter
+        # the reference model's forward: a forward's all-reduces again
+        allreduces += setup.reference_passes * (TP_ALLREDUCES_PER_LAYER_RECOMPUTE - TP_ALLREDUCES_PER_LAYER)
         # Half of a layer's all-reduces are its attention block's, half its MLP's (Shoeybi et al.
         # 2019, Sec 3: one each way for each). With expert parallelism an MoE layer's routed
         # experts exchange their token copies instead (the dispatch and the expert-tensor
@@ -582,13 +588,15 @@ def model_parallel_s(
     if pp > 1:
         crosses = layout.nodes > 1 and tp * dp >= per_node
         bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
-        per_mb = PP_P2P_PER_MICROBATCH * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
+        sends = PP_P2P_PER_MICROBATCH + setup.reference_passes  # the reference's forward sends its activations too
+        per_mb = sends * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
         pipeline_s = m_steps * per_mb / bw
 
     expert_s = 0.0
     if m.is_moe and ep > 1:
         rerun = layout.recomputed_share(m.layers) if layout.recompute == "full" else 0.0
         a2a = rerun * MOE_A2A_PER_LAYER_RECOMPUTE + (1 - rerun) * MOE_A2A_PER_LAYER
+        a2a += setup.reference_passes * (MOE_A2A_PER_LAYER_RECOMPUTE - MOE_A2A_PER_LAYER)  # its dispatch and combine
         value_b = MOE_A2A_BYTES_FP8 if setup.precision == "fp8" else MOE_A2A_BYTES
         per_copy = a2a * (c.moe_layers / pp) * (tokens_mb / (tp * cp)) * m.hidden * value_b
         near, far = expert_copies(m, ep, ep_per_node, dispatcher)
@@ -744,20 +752,23 @@ def estimate_throughput(
         dense_w, expert_w = base_weight_bytes(m, setup, c)
         weights = dense_w / (tp * pp) + expert_w / (pp * ep * layout.expert_tp)
         all_grads = (grads[0] + grads[1]) * grad_b
-        per_mb_s = (ZERO3_GATHERS_PER_MICROBATCH * weights + all_grads) * ring(shard) / intra
+        gathers = ZERO3_GATHERS_PER_MICROBATCH + setup.reference_passes
+        per_mb_s = (gathers * weights + all_grads) * ring(shard) / intra
         per_step_s = 2 * ring(replicas) * all_grads / shard / (nic_gb_s(gpu, net) * 1e9)
     elif layout.zero_stage == 3 and pp > 1:
         # FSDP with pipeline stages gathers a stage's parameters once a step and reduce-scatters
         # its gradients after the last micro-batch (torchtitan: reshard_after_forward False
         # under PP; memory.py counts the unsharded stage).
         dense_w, expert_w = base_weight_bytes(m, setup, c)
+        gathers = 1 + setup.reference_passes  # the reference's stage is gathered once a step too
         per_step_s = seconds(
-            dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
-            expert_w / (pp * ep * layout.expert_tp) * ring(expert_dp) + expert_g * grad_b,
+            gathers * dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
+            gathers * expert_w / (pp * ep * layout.expert_tp) * ring(expert_dp) + expert_g * grad_b,
         )
     elif layout.zero_stage == 3:
         dense_w, expert_w = base_weight_bytes(m, setup, c)
-        gathers = ZERO3_GATHERS_PER_MICROBATCH
+        # the reference model's forward gathers its weights (LoRA's: the same base) once more
+        gathers = ZERO3_GATHERS_PER_MICROBATCH + setup.reference_passes
         per_mb_s = seconds(
             gathers * dense_w / (tp * pp) * ring(dp) + dense_g * grad_b,
             gathers * expert_w / (pp * ep * layout.expert_tp) * ring(expert_dp) + expert_g * grad_b,
@@ -792,7 +803,7 @@ def estimate_throughput(
             ranks = shard_ranks(layout) if layout.zero_stage == 3 else 1
             experts = max(1, layout.ep) * layout.expert_tp * (layout.expert_dp if layout.zero_stage == 3 else 1)
             own = dense_b / (tp * pp * ranks) + expert_b / (pp * experts)
-            passes = 1 + layout.recomputed_share(m.layers) + 1
+            passes = 1 + layout.recomputed_share(m.layers) + 1 + setup.reference_passes
             # On a PCIe card the gathers from the other ranks come in over the same x16 link as
             # the copies from host memory: they queue behind each other, and only what is left
             # of the micro-batch's compute after the gathers hides the copies.
@@ -851,6 +862,7 @@ def estimate_throughput(
             "model_gflop": model_f / 1e9,
             "hardware_gflop": hw_f / 1e9,
             "attention_gflop": attention_f / 1e9,
+            "reference": setup.reference_forward,
         }
     )
     shown = {k: v for k, v in eff.items() if v < EFFICIENCY_SHOWN_BELOW}

@@ -43,7 +43,15 @@ def request_gpu(request: TrainingRequest, name: str | None = None) -> GPU:
     )
 
 
+# Preference tuning with a frozen reference model, and with samples that are pairs
+REFERENCED = ("dpo", "ipo", "kto")
+PAIRED = ("dpo", "ipo", "orpo", "simpo")
+
+
 def training_setup(request: TrainingRequest) -> TrainingSetup:
+    # a pair is two sequences: the batches the user counts in pairs (TRL's per-device batch counts
+    # examples) are twice as many sequences for the engine
+    per = 2 if request.preference_tuning in PAIRED else 1
     pinned = PinnedKnobs(
         # Only what the user typed is pinned: offload "none" is the request's default, not a choice.
         zero_stage=request.zero_stage if request.given("zero_stage") else None,
@@ -52,7 +60,7 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         recompute_modules=request.recompute_modules,
         recompute_layers=request.recompute_layers,
         grad_reduce=request.grad_reduce,
-        micro_batch=request.micro_batch or None,
+        micro_batch=per * request.micro_batch if request.micro_batch else None,
         grad_accum=request.grad_accum,
         tp=request.tp,
         pp=request.pp,
@@ -96,8 +104,10 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
         seq_len=request.seq_len,
-        global_batch=request.global_batch or None,
+        global_batch=per * request.global_batch if request.global_batch else None,
         tokens=request.tokens,
+        reference_forward=request.preference_tuning in REFERENCED,
+        paired=per == 2,
         pinned=pinned,
     )
 

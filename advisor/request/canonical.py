@@ -162,6 +162,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("method", _say("method", r.method, zh))
     if "finetune" in given:
         add("method", _say("finetune", True, zh))
+    if "preference_tuning" in given:
+        add("method", _say("preference_tuning", r.preference_tuning, zh))
     if "lora_dropout" in given:
         add("other", f"{_key('lora_dropout', False)} {r.lora_dropout:g}")
     if "lora_targets" in given:

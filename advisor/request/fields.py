@@ -234,6 +234,28 @@ FIELDS: tuple[Field, ...] = (
             en=("pretrain", "cpt", "lora", "qlora"), zh=("预训练", "继续预训练", "全量微调", "LoRA", "QLoRA")
         ),
     ),
+    # Preference tuning on top of the method (`dpo`, `7b lora dpo`, `偏好对齐`): a pair's two
+    # responses trained together and, for DPO, IPO and KTO, a frozen reference model
+    # (advisor/engine/setup.py `reference_forward`, `paired`). ORPO and SimPO have no reference
+    # (Hong et al. 2024; Meng et al. 2024); KTO's samples are single responses (Ethayarajh et al. 2024).
+    Field(
+        "preference_tuning",
+        worded=True,
+        assumed=("preference_pairs", "preference_data", "preference_reference", "preference_no_reference"),
+        choices=(
+            Word(
+                "dpo",
+                en=("dpo", "preference-tuning", "preference-optimization", "preference-optimisation", "preference"),
+                zh=("偏好对齐", "偏好优化", "偏好训练", "偏好微调", "偏好学习", "偏好"),
+            ),
+            Word("ipo", en=("ipo",)),
+            Word("kto", en=("kto",)),
+            Word("orpo", en=("orpo",)),
+            Word("simpo", en=("simpo",)),
+        ),
+        examples=Word(en=("dpo", "orpo"), zh=("偏好对齐",)),
+        shows_in=("method",),
+    ),
     # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" is LoRA; alone they read
     # as full fine-tuning
     Field(
@@ -318,7 +340,7 @@ FIELDS: tuple[Field, ...] = (
                     "prompts",
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
-                + ("篇文档", "篇文章", "篇", "份文档"),
+                + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据"),
             ),
             # in Chinese a bare `P` needs 数据 or 语料 after it ("1P" alone is no size); a bare `T` is
             # never bytes: "2T 中文数据" is tokens as often as terabytes, and is asked (parser.size)
@@ -1140,6 +1162,7 @@ NOTE_ORDER = (
     *field("data").assumed,
     *field("epochs").assumed,
     *field("method").assumed,
+    *field("preference_tuning").assumed,
     *field("lora_rank").assumed,
     *field("lora_targets").assumed,
     *field("precision").assumed,
@@ -1164,7 +1187,7 @@ def bounds(limit: str) -> dict:
 # The groups `help` lists the examples in (templates/help.txt.j2 words each group's name).
 HELP = (
     ("model", ("params_b", "model")),
-    ("method", ("method", "finetune", "lora_dropout")),
+    ("method", ("method", "finetune", "preference_tuning", "lora_dropout")),
     ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),

@@ -72,6 +72,8 @@ class TrainingRequest(BaseModel):
     active_params_b: float | None = None
     model: str | None = None
     method: Method = "full-finetune"
+    # Preference tuning on top of the method (`dpo`, `orpo`, `偏好对齐`); None: the method alone
+    preference_tuning: Literal["dpo", "ipo", "kto", "orpo", "simpo"] | None = None
     lora_rank: int | None = None
     lora_targets: LoraTargets | None = None
     lora_dropout: float = 0.0

@@ -346,14 +346,13 @@ FILLER = {
 }
 
 
-# Preference and RL tuning keep a frozen reference model (DPO, Rafailov et al. 2023) or generate
-# text while training (PPO, GRPO): not planned, and said so, not misread.
-UNSUPPORTED_METHODS = (
-    *("dpo", "orpo", "kto", "simpo", "ipo", "ppo", "grpo", "rlhf", "rlaif"),
-    *("preference", "reward-model"),  # "20k preference pairs": preference tuning, whatever its name
-)
-# Preference data and rewards in Chinese ("偏好数据2万对", "奖励模型"): the same methods
-ZH_UNSUPPORTED_METHODS = ("偏好", "奖励模型", "强化学习")
+# RL tuning generates text while training (PPO, GRPO) and trains reward models: not planned, and
+# said so, not misread (preference tuning, DPO and its kin, is: fields "preference_tuning").
+# Preference tuning whose samples are pairs of responses (KTO's are single responses)
+PAIRED = ("dpo", "ipo", "orpo", "simpo")
+UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "reward-model", "rloo", "dapo")
+# Rewards and RL in Chinese ("奖励模型", "强化学习"): the same methods
+ZH_UNSUPPORTED_METHODS = ("奖励模型", "强化学习")
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
 # table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
 NOT_GPU_WORDS = (
@@ -2283,6 +2282,7 @@ class _Parse:
             lambda m: self.fail("unsupported_method", word=m[1] or m[2]),
         )
         self._choose("method")
+        self._choose("preference_tuning")
         # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" and "lora微调" are LoRA;
         # by themselves they read as full fine-tuning (in _finish).
         self._choose("finetune")
@@ -2598,6 +2598,12 @@ class _Parse:
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
+            lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
+        )
+        # preference pairs counted in Chinese ("2万对", "5万对偏好数据"): samples, each a pair; 对
+        # only where a count ends with it, never the preposition ("对模型微调", "10万对话")
+        sc.take(
+            rf"{number}\s*(?P<u>{CN_UNITS}|k|w)?{more}\s*对(?=\s|$|[，,。；;、)）]|(?:偏好)?(?:数据|样本)|偏好|微调|训练|的)",
             lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
         )
         # "100G" is 100 GB; a bare "T" or "P" needs 数据/语料 after it ("1T" alone is a model size),
@@ -3359,8 +3365,17 @@ class _Parse:
                     # samples shorter than a sequence: each attends within itself
                     note("attention_per_sample", tps=tokens_per_sample, seq=v["seq"])
                 unique = amount * tokens_per_sample
+                if f.get("preference_tuning") in PAIRED:
+                    # each pair trains two sequences, the prompt with the chosen and with the
+                    # rejected response (TRL's concatenated_forward)
+                    unique *= 2
+                    note("preference_pairs", pairs=amount, tps=tokens_per_sample, tokens=unique)
             else:
                 unique = amount
+            if f.get("preference_tuning") in PAIRED and unit != "samples":
+                # preference sets store each pair's two conversations whole, prompt in each
+                # (Anthropic's HH-RLHF, trl-lib/ultrafeedback_binarized): their tokens are those trained
+                note("preference_data")
             data = DataSize(amount=amount, unit=unit, language=language)
             tokens = unique * v["epochs"]
             if tokens > fields.MAX_TOKENS:
@@ -3379,12 +3394,19 @@ class _Parse:
             elif from_peft:
                 method = "lora"
                 note("method_from_peft")
-            elif tokens is not None and tokens >= 50e9:
+            elif tokens is not None and tokens >= 50e9 and "preference_tuning" not in f:
                 method = "pretrain"
                 note("method_pretrain")
             else:
                 method = "full-finetune"
                 note("method_default")
+        if "preference_tuning" in f and method in ("pretrain", "continued-pretrain"):
+            # preference tuning fine-tunes a trained model: with pre-training it contradicts
+            self.fail("conflict", first=words["preference_tuning"], second=words["method"], field="method")
+        if "preference_tuning" in f:
+            said = {"dpo": "DPO", "ipo": "IPO", "kto": "KTO", "orpo": "ORPO", "simpo": "SimPO"}[f["preference_tuning"]]
+            referenced = f["preference_tuning"] in ("dpo", "ipo", "kto")
+            note("preference_reference" if referenced else "preference_no_reference", method=said)
         rank, targets = f.get("lora_rank"), f.get("lora_targets")
         if method in ("lora", "qlora"):
             if rank is None:
@@ -3440,6 +3462,7 @@ class _Parse:
             active_params_b=v["active"],
             model=f.get("model"),
             method=v["method"],
+            preference_tuning=f.get("preference_tuning"),
             lora_rank=v["rank"],
             lora_targets=v["targets"],
             data=v["data"],
