@@ -126,3 +126,26 @@ def test_a_dpo_plan_costs_more_than_fine_tuning_on_the_chosen_responses_alone(cl
     assert 2.0 < ratio < 2.8, ratio
     text = cli("ask", "llama3.1-8b dpo 20k pairs on 8xH100").stdout
     assert "DPO on full-finetune" in text and "reference model" in text
+
+
+def test_a_thread_asks_what_dpo_would_take_and_is_shown_the_change(cli):
+    out = json.loads(cli("ask", "7b 20k samples 2d", "--follow-up", "what if we use dpo?", "--json").stdout)
+    reply = out["follow_ups"][0]
+    # it had read as "nothing changes" (the field showed in the method, which stays)
+    assert reply["kind"] == "whatif"
+    assert reply["changes"] == [{"name": "preference_tuning", "before": "full-finetune", "after": "DPO"}]
+
+
+@pytest.mark.parametrize(
+    "request_text,question,said",
+    [
+        ("7b dpo 20k pairs 2d", "does DPO need a second copy of the model?", "its copy of the weights in the"),
+        ("7b lora dpo 20k pairs 2d", "does DPO need a second copy of the model?", "no second copy"),
+        ("7b orpo 20k pairs 2d", "how much more does DPO need than fine-tuning?", "keeps no reference model"),
+        ("7b 20k samples 2d", "what about DPO after the SFT?", "For DPO on your plan"),
+    ],
+)
+def test_the_faq_on_preference_tuning_speaks_of_the_plan_it_is_asked_under(cli, request_text, question, said):
+    out = json.loads(cli("ask", request_text, "--follow-up", question, "--json").stdout)
+    text = out["follow_ups"][0]["text"]
+    assert said in text and "I do not plan preference" not in text

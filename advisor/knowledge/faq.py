@@ -87,6 +87,7 @@ PLAN_KEYS = (
     "over_peft_pct",
     "dpo_ref_gib_per_gpu",
     "dpo_days_per_b_tokens",
+    "preference_tuning",
     "useful_life_months",
     "owned",
     "power_kwh_month",

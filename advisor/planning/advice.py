@@ -889,7 +889,10 @@ def plan_context(result: Advice) -> dict:
             offer_option=p.costs.rent_option,
             offer_rate=p.costs.rent_per_gpu_month if p.costs.rent_option == "monthly" else p.costs.rent_per_gpu_hour,
         )
-    if e.days and r.tokens:
+    if r.preference_tuning:
+        # the plan is preference tuning already: its reference model is in its memory and time
+        ctx.update(preference_tuning=r.preference_tuning)
+    elif e.days and r.tokens:
         peft = r.method in ("lora", "qlora")
         # the reference copy is the weights as the plan shards them (0 with adapters)
         ctx.update(

@@ -1671,6 +1671,8 @@ def _value(name: str, req, lang: str) -> str:
         return f"{said}（{tokens}）" if lang == "zh" else f"{said} ({tokens})"
     if isinstance(value, bool):
         return phrase(lang, "choice", "flag", value)
+    if name == "preference_tuning":  # none: the method alone ("full-finetune -> DPO")
+        return phrase(lang, "choice", name, value) if value else phrase(lang, "choice", "method", req.method)
     if name in ("rent_or_buy", "fabric"):
         return phrase(lang, "choice", name, value) if value else render("slack/value.j2", lang, kind="as_planned")
     if name in ("lease_term_months", "own_use_months"):

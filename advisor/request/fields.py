@@ -254,7 +254,6 @@ FIELDS: tuple[Field, ...] = (
             Word("simpo", en=("simpo",)),
         ),
         examples=Word(en=("dpo", "orpo"), zh=("偏好对齐",)),
-        shows_in=("method",),
     ),
     # "fine-tune", "sft", "微调" alone name no method: "LoRA fine-tune" is LoRA; alone they read
     # as full fine-tuning
