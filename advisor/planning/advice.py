@@ -463,6 +463,9 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
             )
         )
     out.extend(_physics_notes(req, est))
+    scale = _pretrain_scale(req, p)
+    if scale:
+        out.append(scale)
     for sg in result.suggestions:
         plan = sg.plan
         out.append(
@@ -486,6 +489,35 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
     out.extend(_availability_notes(req, [p, *result.alternatives]))
     out.extend(p.costs.notes)  # issue 15: offer, term, range, rent-or-buy warnings (advisor/planning/costs.py)
     return out
+
+
+# Pre-training's compute-optimal tokens, about 20 a parameter (Hoffmann et al. 2022, Chinchilla,
+# Table 3: 1.4T tokens for 70B); a model meant to be served is trained far past it (Llama 2 7B:
+# 2T tokens, Touvron et al. 2023): the floor of the scale a pre-training request without data has.
+CHINCHILLA_TOKENS_PER_PARAM = 20
+
+
+def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
+    """A dense pre-training request with no data: what Chinchilla's tokens would take at the plan's
+    speed (GPU-hours on its GPU, and their rent at its hourly rate), said as a scale, not a plan."""
+    if req.method != "pretrain" or req.tokens is not None or req.is_moe or not p.estimate.fits:
+        return None
+    thr = p.estimate.throughput
+    tokens = CHINCHILLA_TOKENS_PER_PARAM * req.params_b * 1e9
+    gpu_hours = tokens / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
+    rate = p.costs.rent_per_gpu_hour if p.costs and not req.owned else None
+    return _note(
+        "warning",
+        "pretrain_scale",
+        params=req.params_b,
+        per_param=CHINCHILLA_TOKENS_PER_PARAM,
+        tokens=tokens,
+        gpu=p.gpu,
+        gpu_hours=gpu_hours,
+        rate=rate,
+        rent=gpu_hours * rate if rate else None,
+        cur=req.currency,
+    )
 
 
 def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:

@@ -249,11 +249,14 @@ def pcie_at_scale(req: TrainingRequest, p: Plan) -> bool:
 def _sort_key(req: TrainingRequest):
     def key(p: Plan):
         if req.tokens is None:
-            # No data, so no time to weigh: the rate an hour, and a plan that offloads after every
-            # plan that does not (its rate hides how slow it is: `70B` alone had been two 4090s
-            # streaming 1.3 TB of host memory)
-            hourly = (p.costs.rent_per_gpu_hour or float("inf")) * p.estimate.layout.gpu_count
-            return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", hourly, 0.0)
+            # No data, so no time to weigh: the rent of a token's work (a GPU's rate an hour over
+            # its tokens an hour: whatever the data, the job costs that many times its tokens), and
+            # a plan that offloads after every plan that does not (`70B` alone had been two 4090s
+            # streaming 1.3 TB of host memory). The rate an hour alone had put `7B pretrain` on two
+            # Ascend 910B at 1.4x an H800's rent a token.
+            rate = p.costs.rent_per_gpu_hour or float("inf")
+            per_token = rate / max(p.estimate.throughput.tokens_per_s_per_gpu, 1e-9)
+            return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", per_token, 0.0)
         rent = p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent  # issue 15: a buyer's by owning
         unpriced = rent is None
         # unpriced: after every priced plan; among themselves by GPU-hours at the hardware's price,

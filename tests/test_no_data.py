@@ -1,0 +1,45 @@
+"""A request without data: its plan ranked by what a token's work costs, and for pre-training the
+scale of a compute-optimal run said (the time and cost stay null: CONTRACT section 4)."""
+
+import json
+
+import pytest
+
+
+def _plan(cli, text):
+    out = cli("ask", text, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _rent_a_token(d):
+    return d["cost"]["rent_per_gpu_hour"] / d["plan"]["tokens_per_s_per_gpu"]
+
+
+@pytest.mark.parametrize("text,other", [("7B pretrain", "7B pretrain on 2x910B"), ("7b lora", "7b lora on 1x3090")])
+def test_without_data_the_gpu_whose_tokens_cost_least_is_planned(cli, text, other):
+    # the rate an hour alone had planned `7B pretrain` on two Ascend 910B (1.4x an H800's rent a
+    # token) and `7b lora` on an RTX 3090 (slower by more than it is cheaper)
+    best, named = _plan(cli, text), _plan(cli, other)
+    assert best["plan"]["gpu"] != named["plan"]["gpu"]
+    assert _rent_a_token(best) < _rent_a_token(named)
+
+
+def test_pretraining_without_data_says_what_a_compute_optimal_run_takes(cli):
+    d = _plan(cli, "How much does it cost to train a 7B from scratch?")
+    assert d["training"]["gpu_hours"] is None  # no data, no time: the contract's null
+    scale = next(w["params"] for w in d["warning_codes"] if w["code"] == "pretrain_scale")
+    # Chinchilla's 20 tokens a parameter at the plan's own speed and rate
+    assert scale["tokens"] == 20 * 7e9 and scale["gpu"] == d["plan"]["gpu"]
+    hours = scale["tokens"] / d["plan"]["tokens_per_s_per_gpu"] / 3600
+    assert hours < scale["gpu_hours"] < hours * 1.1  # goodput: failures and restarts
+    assert scale["rent"] == pytest.approx(scale["gpu_hours"] * d["cost"]["rent_per_gpu_hour"])
+    text = cli("ask", "How much does it cost to train a 7B from scratch?").stdout
+    assert "140B tokens" in text and "`/gpu 7B pretrain 140B tokens 30d`" in text
+    # the request it suggests plans
+    assert _plan(cli, "7B pretrain 140B tokens 30d")["training"]["gpu_hours"] > 0
+
+
+@pytest.mark.parametrize("text", ["7b lora", "7B pretrain 100B tokens", "deepseek-v3 pretrain"])
+def test_only_dense_pretraining_without_data_gets_the_scale(cli, text):
+    assert "pretrain_scale" not in [w["code"] for w in _plan(cli, text)["warning_codes"]]
