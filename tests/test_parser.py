@@ -2543,3 +2543,37 @@ def test_a_data_size_before_a_network_word_is_no_network():
     assert not any(n.code == "network_said" for n in r.assumptions)
     said = parse("70b lora 1GB 3d we only have 100Gb roce")
     assert any(n.code == "network_said" for n in said.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,count,gpu",
+    [
+        ("我们有4台A800，每台8卡，想继续预训练llama3-70b，数据200GB中文", 32, "A800-SXM4-80GB"),
+        ("2台H800服务器 每台8张 qwen2.5-7b 全量微调 10万条", 16, "H800-SXM-80GB"),
+        ("7b lora 3台A800每台4卡 5万条", 12, "A800-SXM4-80GB"),
+    ],
+)
+def test_servers_of_a_type_then_each_ones_gpus_in_chinese(text, count, gpu):
+    # "每台" had been refused: the servers were read alone, each one's count as all of them
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+@pytest.mark.parametrize(
+    "text,samples,tps",
+    [
+        ("10k long documents avg 20k tokens, llama3.1-8b full finetune, 3 days", 10_000, 20_000),
+        ("fine-tune llama-3.2-3b on 1M short samples (avg 256 tokens) in 1 day", 1_000_000, 256),
+        ("8b sft 10k long-form samples of 8k tokens", 10_000, 8_000),
+    ],
+)
+def test_samples_said_long_or_short_are_samples(text, samples, tps):
+    # "10k" had been asked about (a length or a count?) and "short samples" refused
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (samples, "samples", tps)
+
+
+def test_long_documents_counted_without_their_length_ask_for_it():
+    with pytest.raises(RequestError) as info:
+        parse("llama3.1-8b full finetune 10k long documents 3 days")
+    assert info.value.kind == "context_length"

@@ -1053,7 +1053,7 @@ SIBLING = r"[_\-](?:lite|mini|small|tiny|nano|micro|air|flash|pro|max|plus|turbo
 # What kind of samples a count names ("80k instruction samples", "10k chat examples").
 SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
-    "|math|coding|reasoning|domain|synthetic|human|high-quality"
+    "|math|coding|reasoning|domain|synthetic|human|high-quality|long|short|long-form|short-form"
 )
 # The data's nouns and the words around them that only say what the data is about ("cleaned
 # text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
@@ -1744,17 +1744,6 @@ class _Parse:
                 self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
 
         # "2x8 H800": servers x GPUs each
-        def servers_by_gpus(m: re.Match) -> None:
-            found = catalog.find_gpu(m["name"])
-            servers, per = int(m["servers"] or 1), int(m["per"])  # "a single 8xA800 server": one
-            self.set("gpu", found.name, m[0])
-            self.set("gpu_count", servers * per, m[0])
-            if per == found.gpus_per_server:
-                self.set("nodes", servers, m[0])
-            elif servers > 1 and per < found.gpus_per_server:
-                # planned on the catalogue's servers: the answer says so (`server_shape`)
-                self.server_shape = {"servers": servers, "per": per, "words": m[0].strip()}
-
         servers = _all(fields.field("nodes").units, "en")
 
         # "on 2 DGX H100", "an HGX H200", "2台DGX A100": NVIDIA's 8-GPU servers by their system name
@@ -1777,22 +1766,22 @@ class _Parse:
             rf"(?:{L}(?:on|using|with)\s+)?(?:{L}(?P<servers>\d+)\s*(?:x\s*)?|{L}(?:an?\s+single|single|one|an?)\s+)"
             rf"(?P<per>\d+)\s*(?:x|\*)\s*"
             rf"(?P<name>{alt})s?\s+(?:{servers}){R}",
-            servers_by_gpus,
+            self._servers_by_gpus,
         )
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
-            servers_by_gpus,
+            self._servers_by_gpus,
         )
         # "4台服务器每台4张A100", "4台机器，每台8卡H800": servers, then each one's GPUs and type
         self.scan.take(
             rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*(?:服务器|机器)?\s*"
             rf"(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?P<name>{alt})s?{R}",
-            servers_by_gpus,
+            self._servers_by_gpus,
         )
         # "A800 8卡*2", "H800 8卡 x 4": the type, then GPUs a server times servers
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<name>{alt})s?\s*(?P<per>\d+)\s*卡\s*[x*]\s*(?P<servers>\d+){R}",
-            servers_by_gpus,
+            self._servers_by_gpus,
         )
 
         # "on 2 4090 servers", "two H800 nodes": whole servers of that type, as the catalogue fills them
@@ -1809,7 +1798,7 @@ class _Parse:
         self.scan.take(
             rf"(?:{L}(?:on|using|with)\s+)?{L}(?P<servers>\d+)\s*(?:{servers})\s+(?:of|with)\s+(?P<per>\d+)"
             rf"\s*(?:x|\*)?\s*(?P<name>{alt})s?(?:\s+each)?{R}",
-            servers_by_gpus,
+            self._servers_by_gpus,
         )
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
@@ -1893,10 +1882,28 @@ class _Parse:
             lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
         )
 
+    def _servers_by_gpus(self, m: re.Match) -> None:
+        """Servers and each one's GPUs of a type ("2x8 H800", "4台服务器每台4张A100")."""
+        found = catalog.find_gpu(m["name"])
+        servers, per = int(m["servers"] or 1), int(m["per"])  # "a single 8xA800 server": one
+        self.set("gpu", found.name, m[0])
+        self.set("gpu_count", servers * per, m[0])
+        if per == found.gpus_per_server:
+            self.set("nodes", servers, m[0])
+        elif servers > 1 and per < found.gpus_per_server:
+            # planned on the catalogue's servers: the answer says so (`server_shape`)
+            self.server_shape = {"servers": servers, "per": per, "words": m[0].strip()}
+
     def _zh_servers(self, alt: str) -> None:
         """Servers as Chinese teams count them: 台 counts machines ("4台H800", "H800服务器4台",
         "4台8卡H800" and "H800 8卡 4台" are 32 GPUs, "4机32卡" 32 GPUs on 4 machines); a consumer card's 台 stays a
         card count ("用一台4090")."""
+        # "4台A800，每台8卡", "2台H800服务器 每台8张": servers of a type, then each one's GPUs
+        self.scan.take(
+            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?P<name>{alt})s?\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*"
+            rf"(?:服务器|机器)?\s*(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?:卡|显卡|gpu)?",
+            self._servers_by_gpus,
+        )
         n = rf"(?P<n>\d+|{CN_NUM})"
 
         def servers(m: re.Match) -> None:
@@ -2059,7 +2066,8 @@ class _Parse:
         # `long context` with no length: the length decides the activations, so it is asked for,
         # unless the samples' length says it (`1万条长文本 每条16k`, read with the data: `_finish`)
         sc.take(
-            rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|{L}long[\s\-]?(?:documents?|docs?|sequences?|texts?){R}"
+            # not a count's ("10k long documents": samples, read with the data)
+            rf"{L}(?:long[\s\-]?)?(?:context|ctx){R}|{L}(?<![\d\s]\s)(?<!\d[km]\s)long[\s\-]?(?:documents?|docs?|sequences?|texts?){R}"
             r"|长?上下文|超?长文本|长序列",
             lambda m: None if "seq_len" in self.fields else setattr(self, "long_context", m[0].strip()),
         )
@@ -2595,10 +2603,16 @@ class _Parse:
             ),
         )
         kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
+
+        def samples(m: re.Match) -> None:
+            self._data_amount(m, m["n"], m["u"], "samples")
+            if re.search(r"\blong\b", m[0]) and not self.long_context:
+                self.long_context = m[0].strip()  # "10k long documents": their length is asked (`_finish`)
+
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
-            lambda m: self._data_amount(m, m["n"], m["u"], "samples"),
+            samples,
         )
         # preference pairs counted in Chinese ("2万对", "5万对偏好数据"): samples, each a pair; 对
         # only where a count ends with it, never the preposition ("对模型微调", "10万对话")
