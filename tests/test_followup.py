@@ -1319,3 +1319,13 @@ def test_a_run_on_part_of_a_server_is_charged_its_share_of_the_servers_power(boo
     whole = advice.plan.infra.power_kw_per_node * lay.nodes * c.pue * advice.plan.estimate.days * 24
     assert ctx["power_kwh_job"] == round(whole / 2)
     assert said in follow_up(text, ctx, message, book=book).text
+
+
+@pytest.mark.parametrize(
+    "question", ["这个方案要多少电费？", "what's the power bill for this?", "how much will electricity cost?"]
+)
+def test_the_electricity_bill_is_the_electricity_topic_not_the_servers_power_line(question):
+    # "多少电费" and "power bill" had matched the servers part's power words (10.2 kW, no cost)
+    from advisor.planning.followup import plan_part
+
+    assert plan_part(question) is None

@@ -139,8 +139,8 @@ def test_a_thread_asks_what_dpo_would_take_and_is_shown_the_change(cli):
 @pytest.mark.parametrize(
     "request_text,question,said",
     [
-        ("7b dpo 20k pairs 2d", "does DPO need a second copy of the model?", "its copy of the weights in the"),
-        ("7b lora dpo 20k pairs 2d", "does DPO need a second copy of the model?", "no second copy"),
+        ("7b dpo 20k pairs 2d", "does DPO need a second copy of the model?", "25% of the FLOPs"),
+        ("7b lora dpo 20k pairs 2d", "does DPO need a second copy of the model?", "33% of the FLOPs"),
         ("7b orpo 20k pairs 2d", "how much more does DPO need than fine-tuning?", "keeps no reference model"),
         ("7b 20k samples 2d", "what about DPO after the SFT?", "For DPO on your plan"),
     ],

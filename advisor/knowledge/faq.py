@@ -88,6 +88,8 @@ PLAN_KEYS = (
     "dpo_ref_gib_per_gpu",
     "dpo_days_per_b_tokens",
     "preference_tuning",
+    "reference_gib_per_gpu",
+    "reference_flops_share",
     "useful_life_months",
     "owned",
     "power_kwh_month",

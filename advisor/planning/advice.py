@@ -33,6 +33,7 @@ from advisor.engine.throughput import (
     EAGER_EXPERT_LOOP,
     TP_EXPOSED,
     ZERO3_HOOKED,
+    flops_per_token,
     intra_node_gb_s,
     runs_expert_loop,
 )
@@ -922,8 +923,16 @@ def plan_context(result: Advice) -> dict:
             offer_rate=p.costs.rent_per_gpu_month if p.costs.rent_option == "monthly" else p.costs.rent_per_gpu_hour,
         )
     if r.preference_tuning:
-        # the plan is preference tuning already: its reference model is in its memory and time
+        # the plan is preference tuning already: its reference model is in its memory and time,
+        # as its part of the weights per GPU and its share of the FLOPs
+        setup = training_setup(r)
         ctx.update(preference_tuning=r.preference_tuning)
+        if setup.reference_forward:
+            lay, shape = e.layout, model_shape(r)
+            with_ref = flops_per_token(shape, setup, lay.recompute, lay.recompute_modules)[0]
+            alone = flops_per_token(shape, setup.model_copy(update={"reference_forward": False}), lay.recompute)[0]
+            ref_gib = sum(n["gib"] for n in e.memory.notes if n.get("kind") == "reference")
+            ctx.update(reference_gib_per_gpu=round(ref_gib, 1), reference_flops_share=1 - alone / with_ref)
     elif e.days and r.tokens:
         peft = r.method in ("lora", "qlora")
         # the reference copy is the weights as the plan shards them (0 with adapters)

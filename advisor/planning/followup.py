@@ -217,8 +217,10 @@ PLAN_PARTS = (
     (
         "servers",
         r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}\b(?:storage|disk|nvme|ram|cpus?|network"
-        r"|power|cooling|servers? (?:spec|config))|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
-        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电)"
+        # the power a server draws, not its bill ("what's the power bill?", "多少电费": the electricity's cost)
+        r"|power(?!\s*(?:bills?|costs?|prices?))|cooling|servers? (?:spec|config))"
+        r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
+        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
         # the part named alone under a plan ("storage?", "and the network?", "存储呢")
         r"|^\W*(?:and|what about|how about)?\s*(?:the\s+)?(?:storage|network(?:ing)?|ram|cpus?|nvme|disks?"
