@@ -74,7 +74,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 60
+    assert len(ids) == len(TOPICS) == 61
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -454,7 +454,9 @@ def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
         "we keep hitting OOM at 8k context on the 80GB cards, what are our options?",
         "we're at 71.5 of 80 GB per card, any cheap tricks to get some headroom back?",
     ):
-        assert faq.answer(question, plan=THREAD_PLAN).topic in {"activation_recompute", "zero_fsdp_offload"}, question
+        # or, since 2026-12-04, the out-of-memory topic, whose steps name recompute and sharding
+        topics = {"activation_recompute", "zero_fsdp_offload", "out_of_memory"}
+        assert faq.answer(question, plan=THREAD_PLAN).topic in topics, question
 
 
 @pytest.mark.parametrize(
@@ -466,7 +468,7 @@ def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
         ("机器闲置的时候照样扣钱吗", {"billing_granularity"}),
         ("先租一台试试水，测什么", {"pilot_plan"}),
         ("from signing to the first loss curve, how long?", {"time_to_first_run"}),
-        ("显存不够，挤一挤能不能塞下", {"activation_recompute", "zero_fsdp_offload"}),
+        ("显存不够，挤一挤能不能塞下", {"activation_recompute", "zero_fsdp_offload", "out_of_memory"}),
         ("what's the quickest way to get it to their cluster", {"data_transfer_ingress"}),
         ("机器挂了，服务商多久能修好", {"sla_failure_repair"}),
         ("任务中途挂掉，前面跑的是不是白费了", {"checkpoint_storage", "failure_mid_run"}),
