@@ -192,3 +192,28 @@ def test_a_price_doubted_gets_the_plans_rent_and_its_arithmetic(book, question):
     first, summary = _thread(QLORA_AMD, book)
     reply = follow_up(QLORA_AMD, summary, question, book=book)
     assert (reply.kind, reply.part) == ("explain", "costs")
+
+
+@pytest.mark.parametrize("question", ["why is the micro-batch 2?", "为什么micro batch是2"])
+def test_why_a_micro_batch_compares_the_same_gpus_at_the_size_asked(book, question):
+    # it had got the plan's overview
+    text = "qwen2.5-32b full finetune 200k samples 5d"
+    first, summary = _thread(text, book)
+    mbs = first.plan.estimate.layout.micro_batch
+    reply = follow_up(text, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "layout")
+    assert "micro-batch 2" in reply.text and num(first.plan.estimate.memory.total) in reply.text
+    if mbs != 2:
+        assert re.search(
+            rf"runs micro-batch {mbs}, not micro-batch 2|用的是micro-batch {mbs}，不是micro-batch 2", reply.text
+        )
+    assert re.search(r"accumulating micro-batches|梯度累积", reply.text)
+
+
+def test_a_preference_plans_micro_batch_is_weighed_against_whole_pairs(book):
+    text = "7b dpo 20k pairs 2d"
+    first, summary = _thread(text, book)
+    assert first.plan.estimate.layout.micro_batch % 2 == 0
+    reply = follow_up(text, summary, "why micro-batch 2?", book=book)
+    # never against one sequence: a pair is two
+    assert "micro-batch 1" not in reply.text and "A preference pair is two sequences" in reply.text

@@ -101,9 +101,9 @@ ASKS_COUNT = re.compile(
 WHY_LAYOUT = re.compile(
     r"^\W*(?:but\s+|and\s+|so\s+)?(?:why\b(?!\s+not\b)(?!\s+(?:don'?t|didn'?t|no)\b)|how come\b).{0,25}?"
     r"\b(?:zero|fsdp|hsdp|tensor[- ]parallel\w*|pipeline\w*|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*"
-    r"|activation checkpoint\w*|gradient checkpoint\w*|offload\w*)"
+    r"|activation checkpoint\w*|gradient checkpoint\w*|offload\w*|micro[- _]?batch\w*|mbs)"
     r"|^\W*(?:那|但|可是)?(?:为什么|为啥|干嘛|怎么)(?:要|是|需要|用|选|会|得)?(?!不|没).{0,12}?"
-    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片)",
+    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片|micro[- _]?batch|微批)",
     re.I,
 )
 # "why so much RAM?", "为什么内存要这么大", "why 2 TB of RAM?": the host RAM rule and its inputs

@@ -1,6 +1,6 @@
 """Why a plan is as it is, from its own numbers, for the questions a thread asks of it:
 
-- a layout choice ("why pipeline 8?", "why ZeRO-3?", "为什么要卸载到CPU"): the same GPUs with that
+- a layout choice ("why pipeline 8?", "why ZeRO-3?", "why micro-batch 2?", "为什么要卸载到CPU"): the same GPUs with that
   choice taken away (or set as asked), searched again by the engine, against the plan: the memory
   a GPU would need and whether it fits, the days, and what the choice costs the plan (the bubble,
   the traffic, the offload's share of the step);
@@ -31,6 +31,7 @@ KNOBS = (
     ("tp", r"tensor|\btp\b|张量"),
     ("ep", r"expert[- ]parallel|\bep\b|专家并行"),
     ("recompute", r"recompute|activation checkpoint|gradient checkpoint|重计算|激活检查点|梯度检查点"),
+    ("micro_batch", r"micro[- _]?batch|\bmbs\b|微批"),
 )
 # The degree or stage written after the knob's word ("pp 8", "ZeRO-3", "流水线并行是8")
 _DEGREE = re.compile(r"[^\d]{0,12}?(\d+)")
@@ -41,7 +42,7 @@ def knob_asked(message: str) -> tuple[str, int | None] | None:
     for knob, words in KNOBS:
         found = re.search(words, message or "", re.I)
         if found:
-            value = _DEGREE.match(message, found.end()) if knob in ("pp", "tp", "ep", "zero") else None
+            value = _DEGREE.match(message, found.end()) if knob in ("pp", "tp", "ep", "zero", "micro_batch") else None
             digits = re.search(r"\d+", found[0])
             number = int(digits[0]) if digits else int(value[1]) if value else None
             return knob, number
@@ -74,6 +75,12 @@ def _alternative(knob: str, plan_value, asked: int | None) -> dict | None:
         return {knob: 1} if plan_value > 1 else None
     if knob == "offload":
         return {"offload": "none"} if plan_value != "none" else None
+    if knob == "micro_batch":
+        # the size asked, else half the plan's (what the larger one buys), else twice one (what a
+        # larger one would need)
+        if asked is not None and asked != plan_value and asked >= 1:
+            return {"micro_batch": asked}
+        return {"micro_batch": plan_value // 2 if plan_value > 1 else 2}
     return {"recompute": "none"} if plan_value != "none" else None
 
 
@@ -91,8 +98,12 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
         "zero": lay.zero_stage,
         "offload": lay.offload,
         "recompute": lay.recompute,
+        "micro_batch": lay.micro_batch,
     }[knob]
     pins = _alternative(knob, value, asked)
+    paired = training_setup(result.request).paired
+    if knob == "micro_batch" and paired and pins["micro_batch"] < 2:
+        pins = {"micro_batch": 2 * value}  # a pair's two sequences go together: never one
     other = _searched(result, **pins) if pins else None
     gpu = catalog.get_gpu(p.gpu)
 
@@ -107,6 +118,8 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
         "fixed": fixed,
         "asked": asked,
         "asked_other": asked is not None and asked != value and knob != "offload",
+        "global_batch": lay.global_batch,
+        "paired": paired,
         "pins": pins or {},
         "gpu": p.gpu,
         "count": lay.gpu_count,
