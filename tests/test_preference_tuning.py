@@ -149,3 +149,33 @@ def test_the_faq_on_preference_tuning_speaks_of_the_plan_it_is_asked_under(cli, 
     out = json.loads(cli("ask", request_text, "--follow-up", question, "--json").stdout)
     text = out["follow_ups"][0]["text"]
     assert said in text and "I do not plan preference" not in text
+
+
+@pytest.mark.parametrize(
+    "text,options", [("7b dpo vs orpo 20k pairs 2d", ["dpo", "orpo"]), ("7b simpo还是dpo 2万对 2天", ["simpo", "dpo"])]
+)
+def test_two_preference_tunings_are_compared_side_by_side(cli, text, options):
+    # "dpo vs orpo" had been refused: the two contradicted each other
+    data = json.loads(cli("ask", text, "--json").stdout)["comparison"]
+    assert data["by"] == "preference"
+    assert [o["request"]["preference_tuning"] for o in data["options"]] == options
+    dpo = next(o for o in data["options"] if o["request"]["preference_tuning"] == "dpo")
+    other = next(o for o in data["options"] if o["request"]["preference_tuning"] != "dpo")
+    # the reference model's forward: about a third more GPU-hours than the reference-free method
+    assert dpo["training"]["gpu_hours"] > other["training"]["gpu_hours"] * 1.15
+    assert data["verdict"]["cheaper"]["option"] == other["request"]["preference_tuning"]
+    text_out = cli("ask", text, "--lang", "en").stdout
+    assert text_out.startswith(("DPO or ORPO:", "SimPO or DPO:"))
+
+
+def test_a_preference_comparison_card_names_each_side_by_its_method(book):
+    from bot import answers
+
+    out = answers.answer("7b dpo vs orpo 20k pairs 2d", "en", book)
+    fields = [f["text"].split("\n")[0] for f in out["message"]["blocks"][1]["fields"]]
+    assert fields == ["*DPO on H800-SXM-80GB*", "*ORPO on H800-SXM-80GB*"]
+
+
+def test_a_method_choice_and_a_preference_choice_together_are_one_choice_too_many(cli):
+    out = cli("ask", "7b lora vs full dpo vs orpo 20k pairs", "--lang", "en")
+    assert out.returncode == 2 and "one choice at a time" in out.stderr

@@ -723,7 +723,8 @@ def _lead(lo: dict, hi: dict) -> dict:
 class Comparison(BaseModel):
     """A request that names two to four GPU types as a choice ("H200 vs B200", "A800还是4090划算",
     "H800 vs H20 vs A800"), or two training methods ("lora vs full finetune", "用LoRA还是全参微调"):
-    the request planned on each, side by side. `by`: what the options are, "gpu" or "method"."""
+    the request planned on each, side by side. `by`: what the options are, "gpu", "method" or
+    "preference" (preference tunings: "dpo vs orpo")."""
 
     text: str
     lang: str
@@ -733,6 +734,8 @@ class Comparison(BaseModel):
     def _option(self, a: Advice) -> str:
         """What an option is: its GPU type, or its training method."""
         r = a.request
+        if self.by == "preference":
+            return r.preference_tuning
         return r.method if self.by == "method" else (a.plan.gpu if a.plan else r.gpu)
 
     def sides(self) -> list[dict]:
@@ -837,7 +840,8 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
     if kind == "method_choice":
         methods = method_options(text, lang)
         options = [advise_request(parse(text, lang, method_pick=m), book) for m in methods]
-        return Comparison(text=text, lang=options[0].request.lang, options=options, by="method")
+        by = "preference" if options[0].request.preference_tuning in methods else "method"
+        return Comparison(text=text, lang=options[0].request.lang, options=options, by=by)
     gpus = gpu_options(text, lang)
     if len(gpus) > MOST_COMPARED:
         raise RequestError(

@@ -348,6 +348,8 @@ FILLER = {
 
 # RL tuning generates text while training (PPO, GRPO) and trains reward models: not planned, and
 # said so, not misread (preference tuning, DPO and its kin, is: fields "preference_tuning").
+# The fields whose values a request may name as a choice to compare ("lora vs full", "dpo vs orpo")
+CHOSEN = ("method", "preference_tuning")
 # Preference tuning whose samples are pairs of responses (KTO's are single responses)
 PAIRED = ("dpo", "ipo", "orpo", "simpo")
 UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "reward-model", "rloo", "dapo")
@@ -1293,6 +1295,7 @@ class _Parse:
         # method this parse keeps (None: the choice is refused as `method_choice`), and the options
         self.method_pick = method_pick
         self.method_options: list[tuple[str, str]] = []
+        self.choice_field = "method"  # the field whose values `method_options` are
         self.skipped: str | None = None  # the words of an option this parse leaves out
         self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
         self.today = today or dt.datetime.now(TEAM_TZ).date()
@@ -1350,7 +1353,7 @@ class _Parse:
             if value != self.fields["gpu"]:
                 self.skipped = word
                 return
-        elif field == "method" and self.fields.get(field, value) != value and self._method_choice(value, word):
+        elif field in CHOSEN and self.fields.get(field, value) != value and self._method_choice(value, word, field):
             if self.method_pick is None:
                 self.fail("method_choice", first=self.method_options[0][1], second=word)
             if value != self.method_pick:
@@ -1389,11 +1392,16 @@ class _Parse:
         self._one_choice()
         return True
 
-    def _method_choice(self, value, word: str) -> bool:
-        """Whether a second training method is an option of a choice ("lora vs full finetune",
-        "qlora or lora", "用LoRA还是全参微调"), not a contradiction: joined to a method named before
-        by "or", "vs", "还是". The options are kept in the order written."""
-        named = [w for _, w in self.method_options] or [self.words["method"]]
+    def _method_choice(self, value, word: str, field: str = "method") -> bool:
+        """Whether a second training method (or preference tuning: `field`) is an option of a
+        choice ("lora vs full finetune", "qlora or lora", "用LoRA还是全参微调", "dpo vs orpo"), not a
+        contradiction: joined to one named before by "or", "vs", "还是". The options are kept in
+        the order written; methods and preference tunings both as a choice are one choice too many."""
+        if self.method_options and self.choice_field != field:
+            said = " / ".join(w for _, w in self.method_options)
+            self.fail("choice_mixed_preference", methods=said, preferences=f"{self.words[field]} / {word}")
+        self.choice_field = field
+        named = [w for _, w in self.method_options] or [self.words[field]]
         joined = None
         for last in named:
             joined = joined or re.search(
@@ -1407,7 +1415,7 @@ class _Parse:
             return False
         self.choice_words |= {"or", "vs", "vs.", "versus", "还是", "或者", "或"}
         if not self.method_options:
-            self.method_options.append((self.fields["method"], self.words["method"]))
+            self.method_options.append((self.fields[field], self.words[field]))
         if value not in [v for v, _ in self.method_options]:
             self.method_options.append((value, word))
             self.method_options.sort(key=lambda option: self.norm.find(option[1]))
