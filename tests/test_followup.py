@@ -1329,3 +1329,22 @@ def test_the_electricity_bill_is_the_electricity_topic_not_the_servers_power_lin
     from advisor.planning.followup import plan_part
 
     assert plan_part(question) is None
+
+
+@pytest.mark.parametrize("question", ["可以用两台4卡的服务器吗？", "用两台4卡服务器呢？"])
+def test_the_same_gpus_in_smaller_servers_is_a_what_if(question):
+    # "两台4卡的服务器" had been refused for 服务器 (a question then), and "两台4卡" read as 8 GPUs alone:
+    # "nothing changes" under an 8-GPU plan, where two 4-GPU servers need a network between them
+    from advisor.request.parser import parse_followup
+
+    request, changed = parse_followup("qwen2.5-72b 全参微调 20万条 10天", question, plan_gpu="H800-SXM-80GB")
+    assert changed == ["gpu_count"]
+    assert (request.gpu, request.gpu_count, request.gpus_per_server) == ("H800-SXM-80GB", 8, 4)
+
+
+def test_servers_smaller_than_the_catalogues_said_in_chinese_are_planned_so():
+    from advisor.request.parser import parse
+
+    r = parse("qwen2.5-7b 全参微调 20万条 2台4卡 H800")
+    assert (r.gpu_count, r.gpus_per_server) == (8, 4)
+    assert any(n.code == "server_shape" for n in r.assumptions)

@@ -1663,7 +1663,12 @@ def _value(name: str, req, lang: str) -> str:
     if shown == "money":
         return money(req.budget.amount, req.budget.currency) if req.budget else "—"
     if shown == "gpus":
-        return f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
+        said = f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
+        per = req.gpus_per_server
+        if per and req.gpu_count:  # servers smaller than the catalogue's: how many, of how many GPUs
+            shape = render("slack/value.j2", lang, kind="servers_of", servers=req.gpu_count // per, per=per)
+            said = f"{said}（{shape}）" if lang == "zh" else f"{said} ({shape})"
+        return said
     value = getattr(req, name, None)
     if name == "data_language":  # what the language moves is the tokens the bytes hold
         tokens = big(req.tokens, lang) if req.tokens else "—"

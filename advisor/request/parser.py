@@ -1919,7 +1919,10 @@ class _Parse:
             count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
             self.set("gpu", found.name, m[0])
             if m["per"]:
-                self.set("gpu_count", count * int(m["per"]), m[0])
+                per = int(m["per"])
+                self.set("gpu_count", count * per, m[0])
+                if count > 1 and per < found.gpus_per_server:  # "2台4卡H800": servers of 4, said
+                    self.server_shape = {"servers": count, "per": per, "words": m[0].strip()}
             elif found.consumer and not re.search("服务器|机器|节点|整机", m[0]):
                 self.set("gpu_count", count, m[0])
             else:
@@ -1965,11 +1968,16 @@ class _Parse:
         self.scan.take(rf"(?:{n}|单|一)\s*机\s*(?P<total>\d+|{CN_NUM[1:-1]})\s*卡", machines)
 
         def per_server(m: re.Match) -> None:
-            count = int(_num(m["n"])) if m["n"][0].isdigit() else _cn_num(m["n"])
-            self.set("gpu_count", count * int(m["per"]), m[0])
+            count = int(_num(m["n"])) if m["n"][0].isdigit() else int(_cn_num(m["n"]))
+            per = int(m["per"])
+            self.set("gpu_count", count * per, m[0])
+            if count > 1 and per < max(g.gpus_per_server for g in catalog.gpus()):
+                # servers smaller than the catalogue's ("两台4卡的服务器"): said, and planned on that
+                # shape once the GPU type is known (`_finish`)
+                self.server_shape = {"servers": count, "per": per, "words": m[0].strip()}
 
-        self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:服务器|机器)?", per_server)
-        self.scan.take(rf"(?P<per>\d+)\s*卡(?:服务器|机器)?\s*[x*]?\s*{n}\s*台(?:服务器|机器|节点)?", per_server)
+        self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器)?", per_server)
+        self.scan.take(rf"(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器)?\s*[x*]?\s*{n}\s*台(?:服务器|机器|节点)?", per_server)
 
     def _models(self) -> None:
         alt = _model_names()
@@ -3807,8 +3815,10 @@ def parse_followup(
         f.pop("nodes", None)  # "with 64 GPUs?" under "4台": the new count, not a contradiction
     if ("nodes" in changed or changed.get("gpu", f.get("gpu")) != f.get("gpu")) and "gpu_count" not in changed:
         f.pop("gpu_count", None)  # another GPU type: let the planner size it (the same type keeps its count)
-    if "nodes" in changed and "gpu" not in changed and "gpu" not in f and plan_gpu:
-        f["gpu"] = plan_gpu
+    if ("nodes" in changed or delta.server_shape) and "gpu" not in changed and "gpu" not in f and plan_gpu:
+        f["gpu"] = plan_gpu  # "2 nodes", "两台4卡的服务器": of the plan's GPU
+    if delta.server_shape:
+        base.server_shape = delta.server_shape
     if ("params_b" in changed or "active_params_b" in changed) and "model" not in changed:
         f.pop("model", None)
     if "model" in changed:
@@ -3822,7 +3832,10 @@ def parse_followup(
         before = _Parse(original, reply_lang).run()
     except RequestError:  # an original no longer complete on its own: every change is news
         return request, sorted(changed)
-    return request, sorted(name for name in changed if _moved(name, before, request))
+    moved = {name for name in changed if _moved(name, before, request)}
+    if delta.server_shape and before.gpus_per_server != request.gpus_per_server:
+        moved.add("gpu_count")  # the same GPUs in smaller servers ("two 4-GPU servers" for 8)
+    return request, sorted(moved)
 
 
 def _moved(name: str, before: TrainingRequest, after: TrainingRequest) -> bool:
