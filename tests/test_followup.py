@@ -1331,7 +1331,15 @@ def test_the_electricity_bill_is_the_electricity_topic_not_the_servers_power_lin
     assert plan_part(question) is None
 
 
-@pytest.mark.parametrize("question", ["可以用两台4卡的服务器吗？", "用两台4卡服务器呢？"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "可以用两台4卡的服务器吗？",
+        "用两台4卡服务器呢？",
+        "what about 2 servers with 4 GPUs each?",
+        "on two 4-gpu servers?",
+    ],
+)
 def test_the_same_gpus_in_smaller_servers_is_a_what_if(question):
     # "两台4卡的服务器" had been refused for 服务器 (a question then), and "两台4卡" read as 8 GPUs alone:
     # "nothing changes" under an 8-GPU plan, where two 4-GPU servers need a network between them

@@ -699,7 +699,8 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(
         rf"(?<![a-z0-9.])(?:(?:an?|one|single|(\d+))\s+)?(\d+)[\s\-]?(?:gpus?|cards?)\s+{rigs}(?![a-z])"
         rf"|(?<![a-z0-9.])(?:(?:an?|one|single)|(\d+))\s+{rigs}\s+(?:with|of)\s+(\d+)\s*(?:gpus?|cards?)(?:\s+each)?(?![a-z])",
-        lambda m: f"{int(m[1] or m[3] or 1) * int(m[2] or m[4])} gpus",
+        # several servers keep their shape (`2 servers with 4 gpus each` is `2x4 gpus`, read in `_gpus`)
+        lambda m: f"{m[1] or m[3]}x{m[2] or m[4]} gpus" if int(m[1] or m[3] or 1) > 1 else f"{m[2] or m[4]} gpus",
         text,
     )
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
@@ -1780,6 +1781,16 @@ class _Parse:
             rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
             self._servers_by_gpus,
         )
+
+        # "2x4 gpus" (`2 servers with 4 GPUs each`, as the text is normalised): servers of that many
+        # GPUs of a type still to choose, their shape kept where smaller than the catalogue's
+        def servers_of_gpus(m: re.Match) -> None:
+            servers, per = int(m["servers"]), int(m["per"])
+            self.set("gpu_count", servers * per, m[0])
+            if servers > 1 and per < max(g.gpus_per_server for g in catalog.gpus()):
+                self.server_shape = {"servers": servers, "per": per, "words": m[0].strip()}
+
+        self.scan.take(rf"{L}(?P<servers>\d+)x(?P<per>\d+) gpus{R}", servers_of_gpus)
         # "4台服务器每台4张A100", "4台机器，每台8卡H800": servers, then each one's GPUs and type
         self.scan.take(
             rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*(?:服务器|机器)?\s*"
