@@ -179,3 +179,17 @@ def test_a_preference_comparison_card_names_each_side_by_its_method(book):
 def test_a_method_choice_and_a_preference_choice_together_are_one_choice_too_many(cli):
     out = cli("ask", "7b lora vs full dpo vs orpo 20k pairs", "--lang", "en")
     assert out.returncode == 2 and "one choice at a time" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "text,amount",
+    [
+        ("DPO on 50k comparisons with qwen2.5-14b, 2 days", 50_000),
+        ("qwen3-8b dpo with 100k chosen/rejected pairs on 8xH100", 100_000),
+        ("kto on mistral-7b with 50k thumbs up/down samples", 50_000),
+    ],
+)
+def test_preference_data_in_the_words_teams_use_is_counted(text, amount):
+    # each had been asked whether its count was a sequence length
+    r = parse(text)
+    assert r.preference_tuning and (r.data.amount, r.data.unit) == (amount, "samples")

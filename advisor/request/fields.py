@@ -324,6 +324,8 @@ FIELDS: tuple[Field, ...] = (
                     "chats",
                     "entries",
                     "pairs",
+                    "comparisons",
+                    "comparison",
                     "problems",
                     "questions",
                     "tickets",

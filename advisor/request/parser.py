@@ -1057,6 +1057,7 @@ SIBLING = r"[_\-](?:lite|mini|small|tiny|nano|micro|air|flash|pro|max|plus|turbo
 SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
     "|math|coding|reasoning|domain|synthetic|human|high-quality|long|short|long-form|short-form"
+    "|preference|chosen/rejected|chosen-rejected|thumbs[\\s\\-]?up/down|up/down|good/bad"
 )
 # The data's nouns and the words around them that only say what the data is about ("cleaned
 # text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
