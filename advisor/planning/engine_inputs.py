@@ -11,7 +11,7 @@ from advisor.engine.frameworks import END_CHUNK_LAYERS_SPARED, MEGATRON, PINNED_
 from advisor.engine.setup import DEFAULT_LORA_RANK, DEFAULT_LORA_TARGETS, PinnedKnobs, TrainingSetup
 from advisor.engine.shapes import generic_shape
 from advisor.engine.specs import GPU, ModelShape
-from advisor.request.model import TrainingRequest
+from advisor.request.model import PAIRED, REFERENCED, TrainingRequest
 
 
 def model_shape(request: TrainingRequest) -> ModelShape:
@@ -41,11 +41,6 @@ def request_gpu(request: TrainingRequest, name: str | None = None) -> GPU:
             "server_power_kw": gpu.server_power_kw * per / gpu.gpus_per_server,
         }
     )
-
-
-# Preference tuning with a frozen reference model, and with samples that are pairs
-REFERENCED = ("dpo", "ipo", "kto")
-PAIRED = ("dpo", "ipo", "orpo", "simpo")
 
 
 def training_setup(request: TrainingRequest) -> TrainingSetup:

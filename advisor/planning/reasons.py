@@ -101,7 +101,8 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
         "micro_batch": lay.micro_batch,
     }[knob]
     pins = _alternative(knob, value, asked)
-    paired = training_setup(result.request).paired
+    setup = training_setup(result.request)
+    paired = setup.paired
     if knob == "micro_batch" and paired and pins["micro_batch"] < 2:
         pins = {"micro_batch": 2 * value}  # a pair's two sequences go together: never one
     other = _searched(result, **pins) if pins else None
@@ -111,7 +112,7 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
         return seconds / step["step_s"] if step.get("step_s") else 0.0
 
     # a knob the request fixed ("pp 2") is the team's choice, not the planner's
-    fixed = getattr(training_setup(result.request).pinned, "zero_stage" if knob == "zero" else knob, None) is not None
+    fixed = getattr(setup.pinned, "zero_stage" if knob == "zero" else knob, None) is not None
     return {
         "knob": knob,
         "value": value,

@@ -51,6 +51,13 @@ ZH_CHAR_BYTES = 3
 TOKENS_PER_SAMPLE = 1000
 
 
+# Preference tunings whose samples are pairs of responses (KTO's are single responses: Ethayarajh
+# et al. 2024), and those that keep a frozen reference model (ORPO and SimPO do not: Hong et al.
+# 2024, Meng et al. 2024).
+PAIRED = ("dpo", "ipo", "orpo", "simpo")
+REFERENCED = ("dpo", "ipo", "kto")
+
+
 class Budget(BaseModel):
     amount: float
     currency: Literal["CNY", "USD"]

@@ -25,6 +25,8 @@ from advisor.engine.layout import sequence_multiple
 from advisor.request import fields
 from advisor.request.model import (
     BYTES_PER_TOKEN,
+    PAIRED,
+    REFERENCED,
     TOKENS_PER_SAMPLE,
     ZH_CHAR_BYTES,
     Budget,
@@ -350,8 +352,6 @@ FILLER = {
 # said so, not misread (preference tuning, DPO and its kin, is: fields "preference_tuning").
 # The fields whose values a request may name as a choice to compare ("lora vs full", "dpo vs orpo")
 CHOSEN = ("method", "preference_tuning")
-# Preference tuning whose samples are pairs of responses (KTO's are single responses)
-PAIRED = ("dpo", "ipo", "orpo", "simpo")
 UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "reward-model", "rloo", "dapo")
 # Rewards and RL in Chinese ("奖励模型", "强化学习"): the same methods
 ZH_UNSUPPORTED_METHODS = ("奖励模型", "强化学习")
@@ -3446,9 +3446,11 @@ class _Parse:
             # preference tuning fine-tunes a trained model: with pre-training it contradicts
             self.fail("conflict", first=words["preference_tuning"], second=words["method"], field="method")
         if "preference_tuning" in f:
-            said = {"dpo": "DPO", "ipo": "IPO", "kto": "KTO", "orpo": "ORPO", "simpo": "SimPO"}[f["preference_tuning"]]
-            referenced = f["preference_tuning"] in ("dpo", "ipo", "kto")
-            note("preference_reference" if referenced else "preference_no_reference", method=said)
+            # worded with phrases.j2 `choice`
+            if f["preference_tuning"] in REFERENCED:
+                note("preference_reference", method=f["preference_tuning"])
+            else:
+                note("preference_no_reference", method=f["preference_tuning"])
         rank, targets = f.get("lora_rank"), f.get("lora_targets")
         if method in ("lora", "qlora"):
             if rank is None:
