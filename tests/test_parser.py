@@ -2536,6 +2536,22 @@ def test_documents_counted_in_chinese_are_samples(text, count, length):
     assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (count, "samples", length)
 
 
+@pytest.mark.parametrize(
+    "text,count,length",
+    [
+        ("7b 10万对话", 100_000, 1000),
+        ("7b lora 10万轮对话 3天", 100_000, 1000),
+        ("7b 全量 5万段对话 每段对话2k token", 50_000, 2000),
+        ("qwen2.5-7b lora 2万个对话 7天", 20_000, 1000),
+    ],
+)
+def test_dialogues_counted_in_chinese_are_samples(text, count, length):
+    # "10万对话" (as "100k conversations") had been refused; 对 alone still counts pairs
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (count, "samples", length)
+    assert r.preference_tuning is None
+
+
 def test_a_data_size_before_a_network_word_is_no_network():
     # hypothesis found "0.5B 3GB roce" read as a 3 Gb/s RoCE network the team has, dropping the data
     r = parse("0.5B 3GB roce")

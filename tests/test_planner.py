@@ -1057,6 +1057,19 @@ def test_servers_of_four_are_planned_as_servers_of_four(book):
     assert four["infra"]["power_kw_per_node"] == pytest.approx(power / 2)
 
 
+@pytest.mark.parametrize("text", ["7b lora 20GB 3d on 2 servers with 4 gpus each", "7b lora 20GB 3天 两台4卡的服务器"])
+def test_servers_of_four_without_a_gpu_named_keep_their_shape(book, text):
+    # with no GPU named the shape had been dropped: 8 GPUs planned in one server of eight
+    answer = advise(text, book=book).to_json()
+    plan = answer["plan"]
+    assert (plan["nodes"], plan["gpus_per_node"], plan["gpu_count"]) == (2, 4, 8)
+    assert answer["request"]["gpus_per_server"] == 4
+    shape = next(n for n in advise(text, book=book).request.assumptions if n.code == "server_shape")
+    assert (shape.params["servers"], shape.params["per"]) == (2, 4) and "gpu" not in shape.params
+    # every type weighed is on the same two servers
+    assert answer["alternatives"] and all((a["gpu_count"], a["nodes"]) == (8, 2) for a in answer["alternatives"])
+
+
 @pytest.mark.parametrize(
     "text,gpu",
     [

@@ -28,11 +28,12 @@ def model_shape(request: TrainingRequest) -> ModelShape:
 
 def request_gpu(request: TrainingRequest, name: str | None = None) -> GPU:
     """The GPU type a request plans on (`name`, else the one it names), in servers of the size the
-    team said (`4 servers with 4xA100 each`): the catalogue's part with fewer GPUs a server, its
+    team said (`4 servers with 4xA100 each`; any type weighed where it named none: `2 servers with
+    4 GPUs each`): the catalogue's part with fewer GPUs a server, its
     NVLink domain no larger than the server and the server's power drawn by those GPUs alone."""
     gpu = catalog.get_gpu(name or request.gpu)
     per = request.gpus_per_server
-    if not per or per >= gpu.gpus_per_server or (name and name != request.gpu):
+    if not per or per >= gpu.gpus_per_server or (name and request.gpu and name != request.gpu):
         return gpu
     return gpu.model_copy(
         update={

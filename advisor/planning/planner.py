@@ -218,7 +218,7 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
     if req.gpu:
         return [request_gpu(req)]
     return [
-        g
+        request_gpu(req, g.name)
         for g in catalog.gpus()
         if req.market in g.markets
         and not (req.market == "global" and g.global_access == "china_part")

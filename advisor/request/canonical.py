@@ -355,11 +355,16 @@ def _hardware(r: TrainingRequest, given: set[str], zh: bool) -> list[tuple[str, 
     bare = any(n.code == "gpu_variant" for n in r.assumptions)
     gpu = _gpu_name(r.gpu, bare) if r.gpu else None
     out = []
-    if r.gpus_per_server and gpu and r.gpu_count:  # servers of fewer GPUs than the type's, as said
+    if r.gpus_per_server and r.gpu_count:  # servers of fewer GPUs than the type's, as said
         servers = r.gpu_count // r.gpus_per_server
         per = r.gpus_per_server
+        if zh:
+            return [("other", f"{servers}台服务器每台{per}张{gpu}" if gpu else f"{servers}台{per}卡服务器")]
         return [
-            ("other", f"{servers}台服务器每台{per}张{gpu}" if zh else f"on {servers} servers with {per}x {gpu} each")
+            (
+                "other",
+                f"on {servers} servers with {per}x {gpu} each" if gpu else f"on {servers} servers with {per} gpus each",
+            )
         ]
     if "gpu_count" in given:
         if gpu and "gpu" in given:

@@ -3181,9 +3181,9 @@ class _Parse:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
             notes.append(Note(kind="assumption", code="stack_unsloth"))
-        if self.server_shape and gpu is not None:
-            full = gpu.gpus_per_server
-            shape = self.server_shape | {"gpu": gpu.name, "full": full}
+        if self.server_shape:
+            # without a GPU named, every type is weighed on servers of this shape
+            shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
             notes.append(Note(kind="assumption", code="server_shape", params=shape))
         if self.place_abroad:
             notes.append(Note(kind="assumption", code="place_global", params={"words": self.place_abroad}))
@@ -3552,7 +3552,7 @@ class _Parse:
             max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
-            gpus_per_server=self.server_shape["per"] if self.server_shape and gpu is not None else None,
+            gpus_per_server=self.server_shape["per"] if self.server_shape else None,
             offload=f.get("offload", "none"),
             recompute=f.get("recompute") or ("full" if "recompute_layers" in f else None),
             recompute_modules=f.get("recompute_modules"),
