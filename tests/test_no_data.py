@@ -43,3 +43,16 @@ def test_pretraining_without_data_says_what_a_compute_optimal_run_takes(cli):
 @pytest.mark.parametrize("text", ["7b lora", "7B pretrain 100B tokens", "deepseek-v3 pretrain"])
 def test_only_dense_pretraining_without_data_gets_the_scale(cli, text):
     assert "pretrain_scale" not in [w["code"] for w in _plan(cli, text)["warning_codes"]]
+
+
+def test_without_data_a_doubted_rent_gives_way_as_with_data(cli):
+    # without data a rent too low to trust had chosen the plan (`70B` alone: 24 Ascend 910B), where
+    # with data it gives way to the cheapest sound one and is named
+    d = _plan(cli, "70B")
+    tie = next(w["params"] for w in d["warning_codes"] if w["code"] == "tie_doubted_rent")
+    assert d["plan"]["gpu"] == tie["gpu"] != tie["other"] and tie["per_token"]
+    doubted = _plan(cli, f"70B on {tie['other']}")
+    assert tie["more"] == pytest.approx(_rent_a_token(d) / _rent_a_token(doubted) - 1, rel=1e-6)
+    assert "a token's work costs" in cli("ask", "70B").stdout
+    with_data = _plan(cli, "70B full-finetune 1TB 14d")
+    assert not any(w["code"] == "tie_doubted_rent" and w["params"].get("per_token") for w in with_data["warning_codes"])

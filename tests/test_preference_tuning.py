@@ -176,6 +176,13 @@ def test_a_preference_comparison_card_names_each_side_by_its_method(book):
     assert fields == ["*DPO on H800-SXM-80GB*", "*ORPO on H800-SXM-80GB*"]
 
 
+def test_a_preference_comparison_without_data_asks_for_pairs(cli):
+    # it had asked for "samples", as a GPU comparison does
+    out = cli("ask", "7b dpo vs orpo", "--lang", "en").stdout
+    assert out.count("give the data (pairs, tokens or GB)") == 2 and "samples" not in out
+    assert "give the data (tokens, GB or samples)" in cli("ask", "7b h800 vs a800", "--lang", "en").stdout
+
+
 def test_a_method_choice_and_a_preference_choice_together_are_one_choice_too_many(cli):
     out = cli("ask", "7b lora vs full dpo vs orpo 20k pairs", "--lang", "en")
     assert out.returncode == 2 and "one choice at a time" in out.stderr

@@ -601,12 +601,12 @@ def _doubted_rent_gives_way(
     """`best`, unless its rent is doubted and a plan on an undoubted rent is in `ranked` (asked
     for speed first: one as fast): then the first of those, and why."""
     share = _doubted_rent(best)
-    if share is None or best.rent is None or _doubted_counts(req):
+    if share is None or _weighed_rent(req, best) is None or _doubted_counts(req):
         return best, tie
     sound = [
         p
         for p in ranked
-        if p.rent is not None
+        if _weighed_rent(req, p) is not None
         and not _doubted_rent(p)
         and pcie_at_scale(req, p) <= pcie_at_scale(req, best)  # the ranking's own order first
         and (not req.speed_first or _as_fast(p, best))
@@ -619,8 +619,18 @@ def _doubted_rent_gives_way(
         "gpu": lead.gpu,
         "other": best.gpu,
         "share": share,
-        "more": lead.rent / best.rent - 1,
+        "more": _weighed_rent(req, lead) / _weighed_rent(req, best) - 1,
+        "per_token": req.tokens is None,
     }
+
+
+def _weighed_rent(req: TrainingRequest, p: Plan) -> float | None:
+    """The rent plans are weighed by: the job's, or without data the rent of a token's work
+    (`_sort_key`)."""
+    if req.tokens is not None:
+        return p.rent
+    rate, speed = p.costs.rent_per_gpu_hour, p.estimate.throughput.tokens_per_s_per_gpu
+    return rate / speed if rate and speed else None
 
 
 def _fragility(p: Plan) -> tuple[bool, int]:
