@@ -195,6 +195,8 @@ def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
         ("mistral small 24b qlora 40k samples 2d", "mistral-small-24b", 23.57, 23.57),
         ("Mistral Small 3.1 qlora 40k samples 2d", "mistral-small-24b", 23.57, 23.57),
         ("mistral nemo lora 40k samples 2d", "mistral-nemo-12b", 12.25, 12.25),
+        ("mistral large 2 lora 50k samples 5d", "mistral-large-123b", 122.61, 122.61),
+        ("Mistral-Large-Instruct-2411 full finetune 10GB 7d", "mistral-large-123b", 122.61, 122.61),
         ("ERNIE 4.5 300B-A47B lora 10k samples 2 days", None, 300, 47),
         ("gemma 3 27b lora 10k samples 2 days", "gemma3-27b", 27.01, 27.01),
     ],
