@@ -795,7 +795,9 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
     """A plan's headline numbers as a what-if shows them; a plan without a price says so (every
     what-if shows the rent, or why there is none)."""
     rent = cash(s.get("rent_total"), currency)
-    if not rent and s.get("gpu"):
+    if s.get("owned"):  # the team's own GPUs: no rent, the job's electricity where known
+        rent = _p(lang, "owned_whatif", cash(s.get("electricity"), currency))
+    elif not rent and s.get("gpu"):
         rent = _p(lang, "rent_value", "", "", "", "")  # "no price on record"
     return {
         "gpus": gpus_text(s.get("gpu_count") or 0, s.get("gpu") or "?", lang),

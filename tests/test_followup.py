@@ -582,6 +582,37 @@ def test_gpus_the_team_says_it_already_owns_are_a_whatif(summary, book):
     assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu_count == 8
 
 
+@pytest.mark.parametrize("message", ["we own 16 A100s, is that enough?", "我们自己有16张A100，够吗"])
+def test_a_whatif_onto_owned_gpus_shows_no_rent_but_the_jobs_electricity(summary, book, message):
+    # it had shown the thread's rent against a lease of the team's own 16 A100
+    reply = follow_up(REQUEST, summary, message, book=book)
+    plan = reply.advice.plan
+    assert reply.kind == "whatif" and reply.advice.request.owned
+    assert reply.after["rent_total"] is None and reply.after["owned"]
+    assert reply.after["electricity"] == round(plan.job_electricity) > 0
+    assert reply.before["rent_total"] == summary["rent_total"]
+    assert money(reply.after["electricity"], "CNY") in reply.text
+    assert not any(w.code == "offer_changed" for w in reply.warnings)
+    from bot import blocks
+
+    rent = next(
+        f["text"]
+        for b in blocks.whatif(reply)["blocks"]
+        for f in b.get("fields", [])
+        if "Rent" in f["text"] or "租金" in f["text"]
+    )
+    assert money(reply.after["electricity"], "CNY") in rent
+
+
+def test_a_longer_deadline_on_owned_gpus_is_no_rent(book):
+    # "allowing about 21 days" on the team's own 16 A100 had been priced as a lease of them
+    text = "13B full-finetune 200GB 7d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "we own 16 A100s, is that enough?", book=book)
+    longer = next(w for w in reply.warnings if w.code == "longer_deadline")
+    assert longer.params["own"] and longer.params["cost"] is None and longer.params["count"] == 16
+    assert "on your own GPUs" in reply.text
+
+
 @pytest.mark.parametrize("message", ["what if we rent 16 more?", "what if we had 16 more H800?", "16 more GPUs?"])
 def test_more_gpus_said_without_a_unit_or_by_name_add_to_the_plans_count(summary, book, message):
     # "rent 16 more?" and "16 more H800?" had not been understood

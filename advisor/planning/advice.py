@@ -469,6 +469,11 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         out.append(scale)
     for sg in result.suggestions:
         plan = sg.plan
+        # on the GPUs the team owns a change costs no rent (`allowing about 21 days` on its own 16
+        # A100 had been priced as a lease of them)
+        own = bool(
+            req.owned and plan and plan.gpu == req.gpu and plan.estimate.layout.gpu_count <= (req.gpu_count or 0)
+        )
         out.append(
             _note(
                 "suggestion",
@@ -477,7 +482,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 gpu=plan.gpu if plan else None,
                 count=plan.estimate.layout.gpu_count if plan else None,
                 days=plan.days if plan else None,
-                cost=plan.rent if plan else None,
+                cost=None if own else plan.rent if plan else None,
+                own=own,
                 cur=req.currency,
                 over_budget=bool(req.budget and plan and plan.rent is not None and not plan.within_budget),
                 deadline=bool(req.deadline_days),
@@ -753,16 +759,7 @@ class Comparison(BaseModel):
             g = catalog.get_gpu(p.gpu)
             spend = p.spend(r)
             if r.owned:
-                # no rent on the team's own GPUs: the electricity for the job's hours, the servers at
-                # full load times the PUE (as plan_context's power_cost_month), None without a price
-                c = p.costs
-                power = p.infra.power_kw_per_node * e.layout.nodes if p.infra else None
-                hours = (e.days or 0) * 24
-                spend = (
-                    power * c.pue * hours * c.electricity_per_kwh
-                    if power and c.pue and c.electricity_per_kwh and hours
-                    else None
-                )
+                spend = p.job_electricity  # no rent on the team's own GPUs: the job's electricity
             out.append(
                 {
                     "gpu": p.gpu,

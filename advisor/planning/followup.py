@@ -1414,7 +1414,15 @@ def _whatif(
         # of all 48 had been shown, no word of the 32 owned)
         before["rent_total"], after_cmp["rent_total"] = 0.0, extra["rent"]  # the owned rent nothing
         warnings = [Note(kind="warning", code="owned_extra", params=extra), *warnings]
-    moved = None if extra else _offer_moved(summary, after)
+    # the team's own GPUs, before or after: no rent to compare ("我们自己有16张A100，够吗" had shown a
+    # rent against the thread's), the job's electricity instead
+    own_before, own_after = bool(summary.get("owned")) and not extra, bool(request.owned) and not extra
+    if own_before:
+        before.update(rent_total=None, owned=True)
+    if own_after:
+        electricity = result.plan.job_electricity if result.plan is not None else None
+        after_cmp.update(rent_total=None, owned=True, electricity=round(electricity) if electricity else None)
+    moved = None if extra or own_before or own_after else _offer_moved(summary, after)
     if moved:
         # the same GPU-months on another offer or basis (a per-server estimate against a cluster
         # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512

@@ -72,6 +72,18 @@ class Plan(BaseModel):
         """What a budget is held against: the rent for the job, or for a buyer the capex."""
         return self.costs.buy_capex if req.rent_or_buy == "buy" else self.costs.rent_total
 
+    @property
+    def job_electricity(self) -> float | None:
+        """On the team's own GPUs, what the job costs instead of a rent: the servers at full load
+        for its hours times the PUE at the electricity price (as plan_context's power_cost_month);
+        None without sizing, a time or a price."""
+        c, e = self.costs, self.estimate
+        power = self.infra.power_kw_per_node * e.layout.nodes if self.infra else None
+        hours = (e.days or 0) * 24
+        if not (power and c.pue and c.electricity_per_kwh and hours):
+            return None
+        return power * c.pue * hours * c.electricity_per_kwh
+
     def priced(self, req: TrainingRequest) -> bool:
         """A price is on record for what the user would pay: a rent (a total needs a data
         size), or for a buyer the purchase."""
