@@ -799,3 +799,16 @@ def test_how_many_tokens_to_pretrain_on_has_its_topic(question):
     found = faq.answer(question)
     assert found.topic == "pretraining_tokens" and found.confident
     assert "20" in found.answer and ("Chinchilla" in found.answer)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_plans_time_in_a_topics_note_is_in_minutes_or_hours_when_short(lang):
+    # a 22-minute plan had been "about 0.0 days"
+    plan = {"days": 0.015, "gpu_count": 4, "gpu": "H800-SXM-80GB", "gpu_hours": 1.5, "mfu_pct": 48, "params_b": 8}
+    timed = [t.id for t in faq.topics() if "days" in (t.plan_en + t.plan_zh)]
+    assert len(timed) >= 4
+    for topic in timed:
+        note = faq.plan_note(topic, plan, lang)
+        assert "0.0" not in note
+        if "duration" in faq.topics()[[t.id for t in faq.topics()].index(topic)].plan_en:
+            assert ("22 minutes" if lang == "en" else "22 分钟") in note, topic

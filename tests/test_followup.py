@@ -613,6 +613,32 @@ def test_a_longer_deadline_on_owned_gpus_is_no_rent(book):
     assert "on your own GPUs" in reply.text
 
 
+@pytest.mark.parametrize("message", ["多少钱一个月", "how much per month?", "每月多少钱", "what's the monthly cost?"])
+def test_a_months_cost_under_a_plan_billed_by_the_hour_is_a_months_lease(book, message):
+    # "多少钱一个月" had been a deadline of a month ("the plan stays the same"), "how much per month?"
+    # a FAQ answer saying the run takes "0.0 days"
+    text = "llama3-8b dpo 20k pairs 2d"
+    summary = plan_context(advise(text, book=book))
+    assert summary["offer_option"] == "hourly"
+    reply = follow_up(text, summary, message, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["lease_term_months"]
+    assert reply.advice.request.lease_term_months == 1 and reply.advice.request.deadline_days == 2
+
+
+def test_a_months_cost_under_a_monthly_lease_is_its_arithmetic(summary, book):
+    assert summary["offer_option"] == "monthly"
+    reply = follow_up(REQUEST, summary, "每月多少钱", book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+
+
+@pytest.mark.parametrize("message", ["our pairs are 3000 tokens each", "what if each pair is 3000 tokens?"])
+def test_the_samples_length_said_in_a_thread_replans(book, message):
+    # it had been the FAQ's data-size answer, saying the plan takes "0.0 days"
+    text = "llama3-8b dpo 20k pairs 2d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.tokens_per_sample == 3000
+
+
 @pytest.mark.parametrize("message", ["what if we rent 16 more?", "what if we had 16 more H800?", "16 more GPUs?"])
 def test_more_gpus_said_without_a_unit_or_by_name_add_to_the_plans_count(summary, book, message):
     # "rent 16 more?" and "16 more H800?" had not been understood

@@ -2552,6 +2552,22 @@ def test_dialogues_counted_in_chinese_are_samples(text, count, length):
     assert r.preference_tuning is None
 
 
+@pytest.mark.parametrize(
+    "text,length",
+    [
+        ("qwen2.5-7b lora 50k samples, each sample is about 2k tokens, 3 days", 2000),
+        ("llama3-8b dpo 20k pairs, our pairs are 3000 tokens each, 2d", 3000),
+        ("7b lora 50k samples 2d, samples average 3k tokens", 3000),
+        ("7b lora 5万条 每条样本其实2000 token 3天", 2000),
+        ("7b lora 5万条 样本平均1500 token 3天", 1500),
+    ],
+)
+def test_a_samples_length_said_as_a_sentence_is_their_length(text, length):
+    # "each pair is 3000 tokens", "每条样本其实2000 token" had been refused
+    r = parse(text)
+    assert r.tokens_per_sample == length and r.data.unit == "samples"
+
+
 def test_a_data_size_before_a_network_word_is_no_network():
     # hypothesis found "0.5B 3GB roce" read as a 3 Gb/s RoCE network the team has, dropping the data
     r = parse("0.5B 3GB roce")

@@ -762,7 +762,10 @@ def follow_up(
         if judged is not None:
             return judged
     term = lease_term_asked(message) if request_text and summary.get("gpu") else None
-    if term and not ASKS_THE_RATE.search(message) and not BUYING.search(message):
+    # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs (under a monthly
+    # lease the costs' arithmetic answers it)
+    by_the_hour = summary.get("offer_option") == "hourly" and MONTHLY_COST.search(message)
+    if term and (by_the_hour or not ASKS_THE_RATE.search(message)) and not BUYING.search(message):
         others = [name for name in _gpus_named(message) if name != summary["gpu"]]
         leased = None if others else _lease_term(request_text, summary, term, reply_lang, book)
         if leased is not None:
@@ -973,7 +976,7 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
 _TERM_NUMBER = r"\d+|a|an|one|two|three|four|six|twelve"
 _TERM_NUMBER_ZH = r"\d+|半|[一二两三四五六七八九十]+"
 LEASE_TERM = re.compile(
-    rf"\b(?:rent|leas|contract|commit|reserv|sign)\w*\b[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
+    rf"\b(?:rent|leas|contract|commit|reserv|sign|keep)\w*\b[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
     rf"|\b(?P<n2>{_TERM_NUMBER})[\s-]*(?P<u2>months?|mo|years?|yr)[\s-]+(?:lease|term|contract|reservation|commitment|rental)"
     rf"|(?:租|签|起租|租期|合同|合约|租约)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
     rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
@@ -984,6 +987,16 @@ LEASE_TERM_WORD = re.compile(
     r"\b(?P<w>monthly|yearly|annual)\s+(?:lease|term|contract|rent|rental|basis|billing|reservation)"
     r"|\b(?:rent|leas)\w*\s+(?:it\s+|them\s+)?(?P<w2>monthly|yearly|annually|by the (?:month|year))"
     r"|(?P<zw>包月|包年|按月租|按年租|按月|按年|年租)",
+    re.I,
+)
+# The cost a month asked ("how much per month?", "monthly cost?", "多少钱一个月", "每月多少钱"): the
+# plan's GPUs on a month's lease ("多少钱一个月" had been read as a deadline of a month)
+MONTHLY_COST = re.compile(
+    r"\b(?:how\s+much|what(?:'s|\s+is|\s+would\s+be|\s+will\s+be)?\s+(?:the\s+|it\s+|that\s+)?(?:cost|price|rent|bill)?)"
+    r"[^?？.]{0,30}?\b(?:per|a|each|every)\s+month\b"
+    r"|\bmonthly\s+(?:cost|price|rent|bill|fee|spend)s?\b"
+    r"|多少钱\s*(?:一|每)\s*个?月|(?:一|每)\s*个?月\s*(?:要|得|大概|大约|需要)?\s*(?:花)?\s*多少钱?(?![卡张台天])"
+    r"|月租(?:金)?\s*(?:是|要)?\s*多少|每月(?:的)?(?:租金|费用|成本|花费|开销)",
     re.I,
 )
 _TERM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12, "半": 0.5}
@@ -1018,7 +1031,7 @@ def lease_term_asked(message: str) -> int | None:
     if word:
         said = (word["w"] or word["w2"] or word["zw"]).lower()
         return 1 if "month" in said or "月" in said else 12
-    return None
+    return 1 if MONTHLY_COST.search(message or "") else None
 
 
 def _lease_term(request_text: str, summary: dict, months: int, lang: str, book: PriceBook) -> FollowUp | None:

@@ -2565,15 +2565,21 @@ class _Parse:
         token = rf"(?:{units('tokens', 'en')}|{units('tokens', 'zh')})"
         sample = units("samples", "en")
         each = rf"(?:each|per\s+(?:{sample})|/\s*(?:{sample})|on\s+average|avg)"
+        one_sample = r"(?:sample|pair|example|conversation|dialogue|document|record|row|prompt|instruction)"
         # the hedges people put before a mean length ("每条大概2k token", "平均长度约为1500")
-        about = r"(?:平均)?(?:长度)?(?:大概|大约|约为|约|差不多|为|是|在)?\s*"
+        about = r"(?:平均)?(?:长度)?(?:其实|实际上|实际)?(?:大概|大约|约为|约|差不多|为|是|在|有)?\s*"
         for pattern in (
+            # first, as the words after it alone are a length too: "each pair is 3000 tokens", "our
+            # samples are about 2k tokens each", "samples average 3k tokens"
+            rf"{L}(?:(?:our|the|my)\s+)?(?:(?:each|every|one|a)\s+)?(?:{sample}|{one_sample})\s+(?:is|are|has|have|averages?"
+            rf"|averaging|runs?)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
+            rf"(?:\s*(?:{each}|long))?{R}",
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
             rf"(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
-            rf"平均(?:长度)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
+            rf"(?:样本|数据)?平均(?:长度)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
             # "每条4k", "平均长度2k": a length in thousands after 每条 or 平均长度 is tokens
             rf"(?:(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?|平均长度){about}\s*(?P<n>{NUM})\s*(?P<u>k|千)"
             r"(?!\s*(?:个?汉?字|字符|条|卡|张|元|块|[a-z]))",
