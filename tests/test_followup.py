@@ -1,6 +1,7 @@
 """Follow-ups in a plan's thread: what-ifs, "how did you get that number?" and FAQ questions."""
 
 import json
+import math
 import re
 
 import pytest
@@ -637,6 +638,37 @@ def test_the_samples_length_said_in_a_thread_replans(book, message):
     text = "llama3-8b dpo 20k pairs 2d"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind == "whatif" and reply.advice.request.tokens_per_sample == 3000
+
+
+@pytest.mark.parametrize(
+    "message", ["预算只有10万，怎么办", "超预算了吧？", "over budget?", "what can we do within budget?"]
+)
+def test_over_the_budget_asked_gets_the_plan_within_it(book, message):
+    # "预算只有10万，怎么办" had been "nothing changes", "超预算了吧？" the FAQ's small-budget advice
+    text = "13B 全量微调 200GB数据 7天 预算10万"
+    first = advise(text, book=book)
+    conflict = next(w.params for w in first.warnings if w.code == "budget_vs_deadline")
+    reply = follow_up(text, plan_context(first), message, book=book)
+    plan = reply.advice.plan
+    assert reply.kind == "whatif" and reply.advice.request.deadline_days == math.ceil(conflict["b_days"])
+    assert (plan.gpu, plan.estimate.layout.gpu_count) == (conflict["b_gpu"], conflict["b_count"])
+    assert plan.rent <= 100_000 < first.plan.rent
+    assert money(first.plan.rent - 100_000, "CNY") in reply.text.split("\n")[0]
+
+
+@pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])
+def test_within_the_budget_asked_says_its_share(book, message, lead):
+    text = "7b lora 20GB 3d budget 5000"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "budget") and reply.text.startswith(lead)
+    assert f"{first.plan.rent / 5000:.0%}" in reply.text
+
+
+def test_another_budget_asked_is_still_a_budget_whatif(book):
+    text = "13B 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "预算只有5万怎么办", book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["budget"]
 
 
 @pytest.mark.parametrize("message", ["what if we rent 16 more?", "what if we had 16 more H800?", "16 more GPUs?"])

@@ -392,6 +392,16 @@ HAS_AMOUNT = re.compile(
     r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)", re.I
 )
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
+# Whether the plan fits the budget, asked ("over budget?", "超预算了吧？", "预算只有10万，怎么办"): the
+# answer from the plan's own budget figures, not the same plan again or the FAQ's small-budget advice
+BUDGET_ASKED = re.compile(
+    r"\bover (?:the |our |my |your )?budget\b|\b(?:within|under|inside|in) (?:the |our |my )?budget\b"
+    r"|\bfits? (?:in|into|within) (?:the |our |my )?budget\b|\b(?:exceed|blow|bust)\w* (?:the |our |my )?budget\b"
+    r"|\bbudget is (?:only|just|tight|fixed|limited)\b|\bbudget\b.{0,25}\b(?:enough|what (?:now|can we do)|what do we do)\b"
+    r"|超(?:出|过)?了?预算|预算(?:只有|就|不够|有限|之内|范围内|内|紧|不多|吃紧)|预算.{0,12}(?:怎么办|够吗|够不够|能行吗|行吗|够用吗)"
+    r"|在预算(?:内|之内|范围内)",
+    re.I,
+)
 # Another market: a cloud, a currency, a place outside mainland China ("what about Singapore?").
 MARKET = re.compile(
     r"\b(?:aws|amazon|gcp|google cloud|azure|lambda|runpod|coreweave|oracle|oci|u\.s\.|america|abroad|overseas"
@@ -761,6 +771,10 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    if request_text and summary.get("gpu") and BUDGET_ASKED.search(message):
+        answered = _budget_asked(request_text, summary, message, reply_lang, book)
+        if answered is not None:
+            return answered
     term = lease_term_asked(message) if request_text and summary.get("gpu") else None
     # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs (under a monthly
     # lease the costs' arithmetic answers it)
@@ -900,6 +914,39 @@ def follow_up(
             text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
         )
     return _faq_reply(data, reply_lang)
+
+
+def _budget_asked(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "over budget?", "预算只有10万，怎么办" under a plan with a budget: whether the plan is within
+    it; over it where a slower plan is within, that plan against this one (the deadline it needs);
+    None where the request has no budget or the message names another amount (a budget what-if)."""
+    first = advise(request_text, book=book)
+    req, plan = first.request, first.plan
+    if req is None or req.budget is None or plan is None or plan.rent is None:
+        return None
+    read = read_whatif(request_text, summary, message, lang)
+    if read is not None and "budget" in read[1]:
+        return None  # "预算只有5万怎么办": another budget, a what-if
+    cur = plan.costs.currency
+    budget = book.convert(req.budget.amount, req.budget.currency, cur)
+    lay = plan.estimate.layout
+    context = {"rent": plan.rent, "budget": budget, "cur": cur, "count": lay.gpu_count, "gpu": plan.gpu}
+    context |= {"days": plan.days, "deadline": req.deadline_days, "over": plan.rent > budget}
+    conflict = next((w for w in first.warnings if w.code == "budget_vs_deadline"), None)
+    if context["over"] and conflict is not None and req.deadline_days:
+        p = conflict.params
+        within = {"days": p["b_days"], "count": p["b_count"], "gpu": p["b_gpu"], "cost": p["b_cost"]}
+        lead = render("followup.txt.j2", lang, kind="budget_asked", within=within, notes=[], **context)
+        try:
+            read = parse_followup(request_text, f"{math.ceil(p['b_days'])} days", lang, plan_gpu=summary.get("gpu"))
+        except RequestError:
+            read = None
+        if read is not None:
+            reply = _whatif(request_text, summary, *read, lang, book)
+            return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "why": f"{lead} {reply.why}".strip()})
+    notes = [w for w in first.warnings if w.code == "budget"] if context["over"] else []
+    text = render("followup.txt.j2", lang, kind="budget_asked", within=None, notes=notes, **context)
+    return FollowUp(kind="explain", part="budget", lang=lang, advice=first, text=text)
 
 
 def _faq(message: str, summary: dict | None, lang: str) -> dict:
