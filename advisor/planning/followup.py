@@ -397,7 +397,8 @@ BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 BUDGET_ASKED = re.compile(
     r"\bover (?:the |our |my |your )?budget\b|\b(?:within|under|inside|in) (?:the |our |my )?budget\b"
     r"|\bfits? (?:in|into|within) (?:the |our |my )?budget\b|\b(?:exceed|blow|bust)\w* (?:the |our |my )?budget\b"
-    r"|\bbudget is (?:only|just|tight|fixed|limited)\b|\bbudget\b.{0,25}\b(?:enough|what (?:now|can we do)|what do we do)\b"
+    r"|\bbudget is (?:only|just|tight|fixed|limited)\b"
+    r"|\bbudget\b.{0,25}\b(?:enough|what (?:now|can we do)|what do we do)\b"
     r"|超(?:出|过)?了?预算|预算(?:只有|就|不够|有限|之内|范围内|内|紧|不多|吃紧)|预算.{0,12}(?:怎么办|够吗|够不够|能行吗|行吗|够用吗)"
     r"|在预算(?:内|之内|范围内)",
     re.I,
