@@ -656,6 +656,21 @@ def test_over_the_budget_asked_gets_the_plan_within_it(book, message):
     assert money(first.plan.rent - 100_000, "CNY") in reply.text.split("\n")[0]
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["what's the cost per million tokens?", "每个token成本多少", "how much per GPU-hour are we actually paying?"],
+)
+def test_the_cost_of_a_unit_of_work_is_the_rent_over_it(summary, book, message):
+    # each had been "I could not tell" (or the costs' arithmetic without the figure)
+    reply = follow_up(REQUEST, summary, message, book=book)
+    plan, req = reply.advice.plan, reply.advice.request
+    assert (reply.kind, reply.part) == ("explain", "unit_cost")
+    assert money(plan.rent / req.tokens * 1e6, "CNY") in reply.text
+    assert money(plan.rent / plan.estimate.gpu_hours, "CNY") in reply.text
+    # on a monthly lease the lease's own rate beside it: the job leaves part of the months idle
+    assert money(plan.costs.rent_per_gpu_month / 730, "CNY") in reply.text
+
+
 @pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])
 def test_within_the_budget_asked_says_its_share(book, message, lead):
     text = "7b lora 20GB 3d budget 5000"

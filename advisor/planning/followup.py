@@ -27,7 +27,7 @@ from advisor import catalog
 from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
 from advisor.market.owning import owning
-from advisor.market.prices import SIBLINGS, PriceBook, current_prices
+from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
@@ -392,6 +392,17 @@ HAS_AMOUNT = re.compile(
     r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)", re.I
 )
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
+# What a unit of the work costs ("cost per million tokens?", "每个token成本多少", "how much per GPU-hour
+# are we really paying?"): the rent over the tokens and over the GPU-hours the job runs
+UNIT_COST = re.compile(
+    r"\b(?:cost|price|rent|spend)s?\s+(?:per|a|each|for\s+(?:a|one|each))\s+(?:million\s+|billion\s+|1m\s+|1b\s+|m\s+)?tokens?\b"
+    r"|\bper[- ](?:million[- ]|billion[- ])?tokens?\b|\btoken\s+(?:cost|price)\b"
+    r"|(?:每|一)\s*(?:个|百万|千|万|亿)?\s*(?:个\s*)?token.{0,4}(?:成本|多少钱|花费|费用|价格)|token\s*(?:的)?(?:成本|单价)"
+    r"|\beffective\s+(?:rate|price|cost)\b|\bper\s+gpu[- ]?hour\b.{0,20}\b(?:really|actually|effectively)\b"
+    r"|\b(?:really|actually|effectively)\b.{0,20}\bper\s+gpu[- ]?hour\b"
+    r"|(?:实际|折合|相当于).{0,6}(?:每卡时|每卡每小时)|每卡时.{0,4}(?:实际|折合)",
+    re.I,
+)
 # Whether the plan fits the budget, asked ("over budget?", "超预算了吧？", "预算只有10万，怎么办"): the
 # answer from the plan's own budget figures, not the same plan again or the FAQ's small-budget advice
 BUDGET_ASKED = re.compile(
@@ -772,6 +783,10 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    if request_text and summary.get("gpu") and UNIT_COST.search(message):
+        answered = _unit_cost(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and BUDGET_ASKED.search(message):
         answered = _budget_asked(request_text, summary, message, reply_lang, book)
         if answered is not None:
@@ -915,6 +930,39 @@ def follow_up(
             text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
         )
     return _faq_reply(data, reply_lang)
+
+
+def _unit_cost(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The plan's rent over its tokens (a million of them) and over the GPU-hours it runs, beside the
+    offer's own rate: a lease bills the idle days of its months, so the job's GPU-hour costs more
+    than the offer's; None without a rent or data."""
+    first = advise(request_text, book=book)
+    req, plan = first.request, first.plan
+    if req is None or plan is None or not plan.rent or not req.tokens or not plan.estimate.gpu_hours:
+        return None
+    c = plan.costs
+    offer_hour = (
+        c.rent_per_gpu_hour
+        if c.rent_option == "hourly"
+        else c.rent_per_gpu_month / HOURS_PER_MONTH
+        if c.rent_per_gpu_month
+        else None
+    )
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="unit_cost",
+        rent=plan.rent,
+        cur=c.currency,
+        tokens=req.tokens,
+        epochs=req.epochs,
+        hours=plan.estimate.gpu_hours,
+        option=c.rent_option,
+        offer_hour=offer_hour,
+        per_month=c.rent_per_gpu_month,
+        hours_per_month=HOURS_PER_MONTH,
+    )
+    return FollowUp(kind="explain", part="unit_cost", lang=lang, advice=first, text=text)
 
 
 def _budget_asked(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
