@@ -671,6 +671,33 @@ def test_the_cost_of_a_unit_of_work_is_the_rent_over_it(summary, book, message):
     assert money(plan.costs.rent_per_gpu_month / 730, "CNY") in reply.text
 
 
+@pytest.mark.parametrize("message,lead", [("what would you do?", "My pick is"), ("你会怎么选", "我的建议")])
+def test_the_bots_own_call_is_the_plan_with_the_options_around_it(summary, book, message, lead):
+    # "what would you do?" had been "I could not tell what to do with that"
+    reply = follow_up(REQUEST, summary, message, book=book)
+    plan = reply.advice.plan
+    assert (reply.kind, reply.part) == ("explain", "recommend") and reply.text.startswith(lead)
+    assert money(plan.rent, "CNY") in reply.text
+    # the cheaper option said is of the plan's own method; LoRA is said as LoRA
+    same = [a for a in reply.advice.result.alternatives if a.method == plan.method and a.rent and a.rent < plan.rent]
+    assert same and money(min(a.rent for a in same), "CNY") in reply.text
+    lora = next(a for a in reply.advice.result.alternatives if a.label == "lora")
+    assert money(lora.rent, "CNY") in reply.text.split("LoRA")[1]
+
+
+@pytest.mark.parametrize("message", ["is it safe to go with this?", "这个方案靠谱吗"])
+def test_whether_the_plan_is_safe_is_its_risks(summary, book, message):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("part", "risks")
+
+
+@pytest.mark.parametrize("message", ["ok but cheaper?", "and faster?", "hmm, cheaper?"])
+def test_a_quick_change_after_a_word_of_chatter_is_still_one(summary, book, message):
+    # "ok but cheaper?" had been "I could not tell"
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.changed == ["deadline_days"]
+
+
 @pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])
 def test_within_the_budget_asked_says_its_share(book, message, lead):
     text = "7b lora 20GB 3d budget 5000"

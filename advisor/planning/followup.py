@@ -212,7 +212,10 @@ PLAN_PARTS = (
     (
         "risks",
         r"\brisks?\b|\brisky\b|what could go wrong|watch out|pitfalls?|gotchas?|caveats?|风险|坑|注意(?:什么|事项|哪些)"
-        r"|要注意|隐患",
+        r"|要注意|隐患"
+        # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
+        r"|\b(?:is|are) (?:it|this|that|the plan|these) (?:safe|a safe bet|sound|solid|reliable)\b"
+        r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|这个方案)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳",
     ),
     (
         "servers",
@@ -401,6 +404,18 @@ UNIT_COST = re.compile(
     r"|\beffective\s+(?:rate|price|cost)\b|\bper\s+gpu[- ]?hour\b.{0,20}\b(?:really|actually|effectively)\b"
     r"|\b(?:really|actually|effectively)\b.{0,20}\bper\s+gpu[- ]?hour\b"
     r"|(?:实际|折合|相当于).{0,6}(?:每卡时|每卡每小时)|每卡时.{0,4}(?:实际|折合)",
+    re.I,
+)
+# The bot's own call asked ("what would you do?", "which option do you recommend?", "你会怎么选"): the
+# plan with the options around it and the next steps, not "I could not tell"
+RECOMMEND = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|well|then|hmm)\W+)*(?:what would you (?:do|pick|choose|go with|recommend)"
+    r"|what do you (?:recommend|suggest|advise)|which (?:option|plan|one) (?:do|would|should) (?:you|we)"
+    r" (?:recommend|suggest|pick|choose|go with|take)|what(?:'s| is) your (?:recommendation|advice|call|pick|verdict)"
+    r"|(?:your|any) recommendation|if you were (?:us|me)(?: what would you do)?)\W*$"
+    r"|^\W*(?:那|所以)?(?:你(?:会)?(?:怎么选|怎么做|选哪个|推荐哪个|建议怎么做|建议选哪个|的建议(?:是什么)?)"
+    r"|如果是你(?:会)?(?:怎么(?:做|选))?|换(?:成)?你(?:会)?怎么(?:做|选)|最后(?:选|定)哪个|推荐哪个方案|你推荐什么)"
+    r"\W*(?:呢|吗|啊)?\W*$",
     re.I,
 )
 # Whether the plan fits the budget, asked ("over budget?", "超预算了吧？", "预算只有10万，怎么办"): the
@@ -681,7 +696,8 @@ AROUND_A_CHANGE = (
 # deadline) or with about half of it (more GPUs).
 # What may stand before "cheaper"/"faster": "is there anything", "can we do it", "make it".
 _QUICK_LEAD = (
-    r"^\W*(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|can (?:it|we|this|that) (?:be|go|get)"
+    r"^\W*(?:(?:ok|okay|hmm|well|but|so|and|ok but|okay but|and if|what if|how about|maybe)\W+)*"
+    r"(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|can (?:it|we|this|that) (?:be|go|get)"
     r"|(?:can|could) (?:we|you|it) (?:do|make|get|run|finish) (?:it|this|that|the job)|(?:make|do|run|get) it(?: done)?"
     r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*"
 )
@@ -783,6 +799,10 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    if request_text and summary.get("gpu") and RECOMMEND.search(message):
+        answered = _recommend(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and UNIT_COST.search(message):
         answered = _unit_cost(request_text, reply_lang, book)
         if answered is not None:
@@ -930,6 +950,35 @@ def follow_up(
             text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
         )
     return _faq_reply(data, reply_lang)
+
+
+def _recommend(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "what would you do?": the plan the answer chose, the cheaper and the faster of the options
+    shown beside it (where the deadline may move, where time matters more), and the next steps:
+    the pilot the checklist sizes, the request for quotes, the risks."""
+    first = advise(request_text, book=book)
+    plan = first.plan
+    if first.request is None or plan is None:
+        return None
+    rent = plan.rent
+    shown = [a for a in first.result.alternatives if a.days and a.rent is not None and a.method == plan.method]
+    lora = next((a for a in first.result.alternatives if a.label == "lora" and a.days and a.rent is not None), None)
+    cheaper = min((a for a in shown if rent is not None and a.rent < rent), key=lambda a: a.rent, default=None)
+    faster = min((a for a in shown if plan.days and a.days < plan.days), key=lambda a: a.days, default=None)
+    pilot = next((i for i in first.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="recommend",
+        p=plan,
+        owned=first.request.owned,
+        cheaper=cheaper,
+        faster=faster if faster is not cheaper else None,
+        lora=lora,
+        pilot=pilot,
+        cur=plan.costs.currency,
+    )
+    return FollowUp(kind="explain", part="recommend", lang=lang, advice=first, text=text)
 
 
 def _unit_cost(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
