@@ -812,9 +812,15 @@ def follow_up(
         if answered is not None:
             return answered
     term = lease_term_asked(message) if request_text and summary.get("gpu") else None
-    # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs (under a monthly
-    # lease the costs' arithmetic answers it)
-    by_the_hour = summary.get("offer_option") == "hourly" and MONTHLY_COST.search(message)
+    # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs, on a month's lease
+    # (under a lease the costs' arithmetic answers it)
+    monthly = bool(request_text and summary.get("gpu") and MONTHLY_COST.search(message))
+    by_the_hour = monthly and summary.get("offer_option") == "hourly"
+    term = term or (1 if by_the_hour else None)
+    if monthly and not term and not _gpus_named(message):
+        explained = _explain(request_text, summary, "costs", reply_lang, book)
+        if explained is not None:
+            return explained
     if term and (by_the_hour or not ASKS_THE_RATE.search(message)) and not BUYING.search(message):
         others = [name for name in _gpus_named(message) if name != summary["gpu"]]
         leased = None if others else _lease_term(request_text, summary, term, reply_lang, book)
@@ -1176,7 +1182,7 @@ def lease_term_asked(message: str) -> int | None:
     if word:
         said = (word["w"] or word["w2"] or word["zw"]).lower()
         return 1 if "month" in said or "月" in said else 12
-    return 1 if MONTHLY_COST.search(message or "") else None
+    return None
 
 
 def _lease_term(request_text: str, summary: dict, months: int, lang: str, book: PriceBook) -> FollowUp | None:

@@ -2571,7 +2571,7 @@ class _Parse:
         for pattern in (
             # first, as the words after it alone are a length too: "each pair is 3000 tokens", "our
             # samples are about 2k tokens each", "samples average 3k tokens"
-            rf"{L}(?:(?:our|the|my)\s+)?(?:(?:each|every|one|a)\s+)?(?:{sample}|{one_sample})\s+(?:is|are|has|have|averages?"
+            rf"{L}(?<!\d\s)(?<!\d[kmw]\s)(?:(?:our|the|my)\s+)?(?:(?:each|every|one|a)\s+)?(?:{sample}|{one_sample})\s+(?:is|are|has|have|averages?"
             rf"|averaging|runs?)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
             rf"(?:\s*(?:{each}|long))?{R}",
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
