@@ -2568,6 +2568,30 @@ def test_a_samples_length_said_as_a_sentence_is_their_length(text, length):
     assert r.tokens_per_sample == length and r.data.unit == "samples"
 
 
+@pytest.mark.parametrize(
+    "text,method",
+    [
+        ("预算每月20万 持续预训练 13b 2TB中文语料", "continued-pretrain"),
+        ("llama3 8b 全参 2个T token 继续预训练 两周", "continued-pretrain"),
+        ("llama3 8b 全量增量预训练 20B token 两周", "continued-pretrain"),
+        ("Qwen3 30B A3B 全参 持续预训练 100B token", "continued-pretrain"),
+        ("7b full-param pretrain 100B tokens", "pretrain"),
+    ],
+)
+def test_pretraining_said_with_every_parameter_is_pretraining(text, method):
+    # 持续预训练 had been pre-training from scratch ("持续" read past); 全参 beside 继续预训练 a
+    # contradiction: pre-training trains every parameter
+    r = parse(text)
+    assert r.method == method
+    assert not [n for n in r.assumptions if n.code == "read_past"]
+
+
+def test_every_parameter_beside_lora_is_still_a_contradiction():
+    with pytest.raises(RequestError) as info:
+        parse("7b 全参 lora 1万条")
+    assert info.value.kind == "conflict"
+
+
 def test_a_data_size_before_a_network_word_is_no_network():
     # hypothesis found "0.5B 3GB roce" read as a 3 Gb/s RoCE network the team has, dropping the data
     r = parse("0.5B 3GB roce")

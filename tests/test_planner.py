@@ -8,6 +8,7 @@ import pytest
 from advisor import catalog
 from advisor.planning import planner
 from advisor.planning.advice import advise, render_text
+from advisor.text.render import word
 
 
 def _ask(cli, text, *extra):
@@ -1115,3 +1116,14 @@ def test_a_gpu_with_no_price_at_all_is_sized_by_its_gpu_hours_not_its_speed(book
     assert len(on_time) > 1 and next(r for r in rows if r.get("chosen"))["gpu_hours"] == min(
         r["gpu_hours"] for r in on_time
     )
+
+
+def test_a_budget_without_a_deadline_says_the_time_is_the_planners(book):
+    # "Deadline and budget cannot both hold" had been said where no deadline was given
+    answer = advise("13b continued pretrain 2TB chinese data budget 200k", book=book)
+    note = next(w for w in answer.warnings if w.code == "budget_vs_deadline")
+    assert note.params["horizon"] == 30 and note.params["b_cost"] <= 200_000
+    assert word("en", note).startswith("No deadline was given")
+    given = advise("13b continued pretrain 2TB chinese data budget 200k 30d", book=book)
+    said = next(w for w in given.warnings if w.code == "budget_vs_deadline")
+    assert said.params["horizon"] is None and word("en", said).startswith("Deadline and budget")

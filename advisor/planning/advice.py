@@ -374,6 +374,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 b_cost=b.spend(req),
                 b_days=b.days,
                 cur=req.currency,
+                # no deadline said: the time is the planner's horizon, not the team's deadline
+                horizon=None if req.deadline_days else result.horizon_days,
             )
         )
     elif req.budget and not p.within_budget and p.spend(req) is None and result.nearest_priced is not None:

@@ -196,7 +196,7 @@ FIELDS: tuple[Field, ...] = (
                     "continual-pre-training",
                     "cpt",
                 ),
-                zh=("继续预训练", "增量预训练", "二次预训练"),
+                zh=("继续预训练", "增量预训练", "二次预训练", "持续预训练"),
             ),
             Word(
                 "pretrain",

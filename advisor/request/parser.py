@@ -1360,6 +1360,11 @@ class _Parse:
                 self.fail("method_choice", first=self.method_options[0][1], second=word)
             if value != self.method_pick:
                 return
+        elif field == "method" and self._all_parameters(self.fields.get(field), self.words.get(field), value, word):
+            # "全参 继续预训练", "full-param pretrain": pre-training trains every parameter; the bare
+            # word says so, it is no second method
+            if value == "full-finetune":
+                return
         elif field in self.fields and self.fields[field] != value:
             if field != "gpu" or not self._choice(value, word):
                 self.fail("conflict", first=self.words[field], second=word, field=field)
@@ -1373,6 +1378,16 @@ class _Parse:
                 del self.fields[other], self.words[other]
         self.fields[field] = value
         self.words[field] = word
+
+    @staticmethod
+    def _all_parameters(have, have_word: str | None, value, word: str) -> bool:
+        """Whether a method said twice is pre-training (or continued) beside a bare "every parameter"
+        word (全参, 全量, full-param), which it implies."""
+        pair = {have, value}
+        if "full-finetune" not in pair or not pair & {"pretrain", "continued-pretrain"}:
+            return False
+        bare = have_word if have == "full-finetune" else word
+        return bool(re.fullmatch(r"全参数?|全量|full(?:[- ]param(?:eter)?s?)?", (bare or "").strip(), re.I))
 
     def _choice(self, value, word: str) -> bool:
         """Whether a second GPU type is an option of a choice, not a contradiction: joined to the
