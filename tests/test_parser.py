@@ -2633,3 +2633,77 @@ def test_long_documents_counted_without_their_length_ask_for_it():
     with pytest.raises(RequestError) as info:
         parse("llama3.1-8b full finetune 10k long documents 3 days")
     assert info.value.kind == "context_length"
+
+
+@pytest.mark.parametrize(
+    "said,days",
+    [
+        # Saturday 2026-12-05
+        ("本周末前", 1),
+        ("下周末前", 8),
+        ("20号之前", 15),
+        ("3号前", 29),  # the next 3rd: January's
+        ("下个月初", 36),  # early next month: by its 10th, as 上旬
+        ("下月中", 41),
+        ("end of January", 57),
+        ("before the 20th", 15),
+        ("EOW", 1),
+        ("by end of week", 1),
+        ("a couple of days", 2),
+        ("couple days", 2),
+        ("in a couple weeks", 14),
+    ],
+)
+def test_casual_deadlines_are_read(said, days):
+    # each had been refused ("couple", "本周末前", "20号之前", "下月初", "january", "20th", "eow")
+    assert parse(f"7b lora 20GB {said}", today=datetime.date(2026, 12, 5)).deadline_days == days
+
+
+@pytest.mark.parametrize(
+    "text,budget,max_gpus",
+    [
+        ("14b 全参 20万条 预算别超过10万", (100_000, "CNY"), None),
+        ("14b 全参 20万条 花费不要超过10万", (100_000, "CNY"), None),
+        ("7b lora 20GB cost ~ 10k usd max", (10_000, "USD"), None),
+        ("7B pretrain 2T tokens, we can spend 200k dollars, 6 weeks", (200_000, "USD"), None),
+        ("7b lora 20GB, 10 days, 8k$", (8_000, "USD"), None),
+        ("7b lora 20GB, 32 GPUs max", None, 32),
+    ],
+)
+def test_caps_said_as_people_say_them(text, budget, max_gpus):
+    # "预算别超过10万" had been refused as an exclusion, "max", "spend" and "8k$" as unknown words
+    r = parse(text)
+    assert (r.budget.amount, r.budget.currency) == budget if budget else r.budget is None
+    assert r.max_gpus == max_gpus
+
+
+@pytest.mark.parametrize(
+    "text,gpu,params",
+    [
+        ("Qwen3-235B-A22B SFT 5万条 H20 多少台", "H20-96GB", 235.09),
+        ("我想知道 DeepSeek-V3 用LoRA微调 最少需要几台H20", "H20-96GB", 671.03),
+        ("我们公司 30 人，想自建训练集群，主要做 72B 的 sft，买还是租", None, 72),
+        ("hey, quick one: how many GPUs to full finetune a 34B on 1B tokens", None, 34),
+        ("百川2 13B 全参微调 20万条 1周", None, 13),
+    ],
+)
+def test_questions_and_chatter_around_a_request(text, gpu, params):
+    # "多少台", "几台" (a count asked), "公司 30 人", "quick one", "百川2" had been refused
+    r = parse(text)
+    assert r.gpu == gpu and r.gpu_count is None and r.params_b == pytest.approx(params, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    "text,language",
+    [
+        ("pretrain 3B on 600B tokens code + english, B200, 30 days", "code-en"),
+        ("7b continued pretrain 500GB code and english data 14d", "code-en"),
+        ("7b 继续预训练 500GB 中文和代码数据 14天", "code-zh"),
+    ],
+)
+def test_code_mixed_with_a_language_is_one_data_language(text, language):
+    # "code" and "english" had been refused as a contradiction
+    r = parse(text)
+    assert r.data.language == language
+    if r.data.unit == "bytes":
+        assert r.tokens == pytest.approx(5e11 / {"code-en": 3.75, "code-zh": 3.35}[language])

@@ -380,6 +380,18 @@ FIELDS: tuple[Field, ...] = (
                 en=("chinese and english", "english and chinese", "chinese-english", "bilingual", "chinese/english"),
                 zh=("中英文", "中英", "中英混合", "中英双语", "中英文混合"),
             ),
+            # code mixed with a language ("code + english", "代码和中文"): pre-training mixes
+            # ("code" and "english" had been refused as a contradiction)
+            Word(
+                "code-en",
+                en=("code and english", "english and code", "code/english", "english/code", "english text and code"),
+                zh=("英文和代码", "代码和英文", "英文加代码", "代码加英文", "英文与代码", "代码与英文"),
+            ),
+            Word(
+                "code-zh",
+                en=("code and chinese", "chinese and code", "code/chinese", "chinese/code", "chinese text and code"),
+                zh=("中文和代码", "代码和中文", "中文加代码", "代码加中文", "中文与代码", "代码与中文"),
+            ),
         ),
         examples=Word(en=("chinese data",), zh=("中文数据",)),
         shows_in=("data", "tokens"),

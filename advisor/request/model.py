@@ -41,8 +41,9 @@ class Note(BaseModel):
 # tokenizer-arena compression table on CC-100 (huggingface.co/spaces/xu-song/tokenizer-arena,
 # README "压缩率"): large-vocabulary tokenizers give 3.8-4.1 bytes/token on cc100-en and
 # Llama 3 gives 3.2 bytes/token on cc100-zh-Hans. Code: no measured figure found, 3.5 is a guess.
-# A Chinese-English mix: the mean of the two, as for equal shares of each by bytes (assumed).
-BYTES_PER_TOKEN = {"en": 4.0, "zh": 3.2, "code": 3.5, "zh-en": 3.6}
+# A Chinese-English mix, or code with either: the mean of the two, as for equal shares of each by
+# bytes (assumed).
+BYTES_PER_TOKEN = {"en": 4.0, "zh": 3.2, "code": 3.5, "zh-en": 3.6, "code-en": 3.75, "code-zh": 3.35}
 # A Chinese character takes 3 bytes in UTF-8 (the CJK Unified Ideographs, U+4E00-U+9FFF: Unicode
 # Standard, UTF-8 encoding form), so a length in characters is 3 / 3.2 tokens a character.
 ZH_CHAR_BYTES = 3
@@ -68,7 +69,7 @@ class DataSize(BaseModel):
 
     amount: float
     unit: Literal["bytes", "tokens", "samples"]
-    language: Literal["en", "zh", "code", "zh-en"] | None = None
+    language: Literal["en", "zh", "code", "zh-en", "code-en", "code-zh"] | None = None
 
 
 class TrainingRequest(BaseModel):

@@ -685,8 +685,13 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?:通义)?千问(?![\da-z])", "qwen ", text)
     text = re.sub(r"深度求索\s*[\-]?\s*(?=v\d|r\d)", "deepseek-", text)
     text = re.sub(r"智谱\s*(?=glm)", "", text)
-    # `a couple of H100s`, `a pair of 4090s`: two
+    text = re.sub(r"百川\s*(?=\d)", "baichuan", text)  # `百川2 13B` is Baichuan 2
+    text = re.sub(r"书生\s*[·.]?\s*浦语\s*(?=\d)", "internlm", text)  # `书生浦语2.5 7B` is InternLM 2.5
+    # chatter before the request ("hey, quick one: ...", "quick question:")
+    text = re.sub(r"(?<![a-z])(?:a\s+)?quick\s+(?:one|question|q)(?![a-z])\s*[:,]?", " ", text)
+    # `a couple of H100s`, `a pair of 4090s`: two; `a couple of days`, `couple weeks`: two of them
     text = re.sub(r"(?<![a-z])(?:a\s+)?(?:couple|pair)\s+of\s+(?=[a-z]*\d|gpus?|cards?|servers?|nodes?)", "2 ", text)
+    text = re.sub(r"(?<![a-z])(?:a\s+)?couple(?:\s+of)?\s+(?=(?:days?|weeks?|months?)(?![a-z]))", "2 ", text)
     # a server's GPUs said before its noun or after `with` (`an 8-gpu server`, `two 8-GPU nodes`,
     # `a node with 8 GPUs`, `2 servers with 8 cards each`): the GPUs of all of them, as `2台8卡服务器`
     # reads; with the type named, its shape (`an 8-GPU H100 node` is `an 8xH100 node`, `8 gpu h100`
@@ -708,6 +713,12 @@ def _spelled_numbers(text: str) -> str:
     # "how many H100 hours ...?": GPU-hours on that GPU, which the answer gives
     text = re.sub(rf"(?<![a-z])how\s+many\s+({_gpu_names()})s?[\s\-]*(?:gpu[\s\-]?)?hours(?![a-z])", r" on \1 ", text)
     text = re.sub(r"(?:大概|大约)?(?:要|需要|得)?(?:几|多少)个?(?:天|小时|周|星期|卡时)", " ", text)
+    # how many servers (`H20 多少台`, `最少需要几台H20`): the count the answer gives, its GPU kept
+    text = re.sub(
+        r"(?:最少|至少|最多|大概|大约)?(?:要|需要|得)?(?:用)?(?:几|多少)\s*(?:台|个节点|个机器)(?:机器|服务器|节点)?",
+        " ",
+        text,
+    )
     # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
@@ -1318,6 +1329,9 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
+        # a mix of languages joined by a sign ("code + english", "chinese & code"): said with "and"
+        langs = r"(code|english|chinese)"
+        norm = re.sub(rf"(?<![a-z]){langs}\s*[+&]\s*{langs}(?![a-z])", r"\1 and \2", norm)
         self.forced_lang = lang
         self.text_lang = _detect_lang(norm)  # the request's own script, whatever the reply language
         self.lang = lang or self.text_lang
@@ -1547,7 +1561,9 @@ class _Parse:
         # before any rule takes its number as a count of GPUs or data
         sc.take(
             rf"{L}(?:a\s+)?\d+[\s\-]*(?:person|people|member|employee|engineer)s?(?:[\s\-]+(?:startup|team|company|lab|shop))?{R}"
-            r"|\d+\s*(?:个人|人|名员工)(?:左右)?的?\s*(?:创业公司|初创公司|创业团队|小团队|团队|公司|实验室|创业)",
+            r"|\d+\s*(?:个人|人|名员工)(?:左右)?的?\s*(?:创业公司|初创公司|创业团队|小团队|团队|公司|实验室|创业)"
+            # "我们公司30人", "团队 20 来人", "公司规模50人"
+            r"|(?:公司|团队|实验室|组里)(?:规模|有|一共|总共)?\s*(?:大概|约)?\s*\d+\s*(?:个人|人|名员工)(?:左右)?",
             lambda m: self.read_past.append(m[0].strip()),
         )
         self._ranges()
@@ -1744,6 +1760,12 @@ class _Parse:
         ):
             self.scan.take(
                 rf"{L}(?:{en})\s+(?P<n>\d+)(?P<n2>)\s*(?:x\s*)?{cards}",
+                lambda m, field=field: bound(field, m, m["name"]),
+            )
+            # "32 GPUs max", "64 H100s at most", "8 gpus minimum": the bound after the count
+            after = r"max(?:imum)?|at\s+most|tops" if field == "max_gpus" else r"min(?:imum)?|at\s+least"
+            self.scan.take(
+                rf"{L}(?P<n>\d+)(?P<n2>)\s*(?:x\s*)?{cards}\s*,?\s*(?:{after}){R}",
                 lambda m, field=field: bound(field, m, m["name"]),
             )
             self.scan.take(
@@ -2378,7 +2400,9 @@ class _Parse:
         # "budget of $20k", "budget is about $50k", "预算降到50万", "预算大概50万"
         verb = r"(?:\s+(?:of|is|to|at|up\s+to|down\s+to)(?![a-z]))?"
         verb += r"(?:\s*~|\s+(?:about|around|roughly|approx(?:imately|\.)?)(?![a-z]))?"
-        cn_verb = r"(?:就|就是|降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在)?"
+        cn_verb = r"(?:就|就是|降到|减到|减少到|提高到|增加到|加到|提到|改为|改成|变成|只有|有|是|为|在"
+        # a ceiling said with a negation ("预算别超过10万", "预算不要超过10万"): the amount is the budget
+        cn_verb += r"|(?:别|不要|不能|不得|最好别|最好不要|尽量别|尽量不要)?超过?|不超过|最多|控制在)?"
         cn_verb += r"(?:大概|大约|约|差不多)?"
         # speed said to matter more than cost ("speed is more important than cost"): before the
         # cost-first words, which would take its "cost"
@@ -2424,7 +2448,9 @@ class _Parse:
         not_a_count = r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台))"
         zh_money = rf"(?P<n>{number})\s*(?P<u>万|千|w|k)\s*(?P<cur>{_all(row.units, 'zh')})?"
         zh_yuan = rf"(?P<n>{NUM})\s*(?P<u>)(?P<cur>{_all(row.units, 'zh')})"  # "5000元"
-        at_most, below = r"(?:不超过|不到|最多|控制在|低于|少于)\s*", r"\s*(?:以内|之内|以下)"
+        at_most = r"(?:(?:花费|花销|成本|开销|费用|总价|总共|一共)\s*)?(?:不超过|不到|最多|控制在|低于|少于"
+        at_most += r"|(?:别|不要|不能|不得|最好别|最好不要|尽量别|尽量不要)超过?)\s*"
+        below = r"\s*(?:以内|之内|以下)"
         for pattern in (
             rf"{at_most}{zh_money}{not_a_count}(?:{below})?",
             rf"{at_most}{zh_yuan}(?:{below})?",
@@ -2432,6 +2458,20 @@ class _Parse:
             rf"{zh_yuan}{below}",
         ):
             self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
+        # "we can spend $200k", "can spend 200k dollars", "willing to spend": a budget
+        self.scan.take(
+            rf"{L}(?:(?:we|i)\s+)?(?:can|could|may|are\s+willing\s+to|want\s+to)\s+(?:only\s+)?spend(?:\s+(?:up\s+to|about|around|~))?\s+"
+            rf"(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{SCALE_WORDS}|k|m|b)?(?P<cur>)(?![a-z0-9])"
+            rf"|(?P<n2>{NUM})\s*(?P<u2>{SCALE_WORDS}|k|m)?\s*(?P<cur2>{_all(row.units, 'en')})(?![a-z]))"
+            rf"(?:\s+(?:max(?:imum)?|tops|at\s+most))?{R}",
+            lambda m: budget(_Merged(m, neg=None)),
+        )
+        # "8k$", "500k$": a sign after the amount, as some write it
+        self.scan.take(
+            rf"{L}(?P<n>{NUM})\s*(?P<u>{SCALE_WORDS}|k|m)?\s*(?P<sym>\$|usd\$)(?P<cur>)(?![a-z0-9])"
+            rf"(?:\s+(?:max(?:imum)?|tops|at\s+most))?",
+            lambda m: budget(_Merged(m, neg=None)),
+        )
         ceiling = r"(?:under|below|less\s+than|at\s+most|max(?:imum)?|no\s+more\s+than|up\s+to|within)\s+"
         self.scan.take(
             rf"{L}{ceiling}(?:(?P<sym>{sign})\s*(?P<n>{NUM})\s*(?P<u>{SCALE_WORDS}|k|m|b)?(?P<cur>)(?![a-z0-9])"
@@ -2445,7 +2485,7 @@ class _Parse:
             # "2w" (2万, 20,000) is money before a currency only when joined to it: "2w usd" is two
             # weeks in dollars, "2w元" and "预算2w usd" are money
             rf"|{L}(?P<neg2>-)?(?P<n2>{number})\s*(?P<u2>{CN_UNITS}|{SCALE_WORDS}|k|m|w(?!\s))?\s*(?P<cur2>{currency_words})"
-            rf"(?![a-z])",
+            rf"(?![a-z])(?:\s+(?:max(?:imum)?|tops|at\s+most|or\s+less)(?![a-z]))?",
             lambda m: budget(_Merged(m)),
         )
 
@@ -2678,10 +2718,10 @@ class _Parse:
             lambda m: self._data_bytes(m),
         )
         # a bilingual corpus first: "中英文数据" holds 英文数据, which the rule below would take
-        both = [w for w in spoken if w.value == "zh-en"]
+        both = [w for w in spoken if "-" in w.value]  # a mix: "中英文", "code + english"
         sc.take(
             rf"{L}(?:{_all(both, 'en')}){R}|(?:{_all(both, 'zh')})",
-            lambda m: s("data_language", "zh-en", m[0]),
+            lambda m: s("data_language", value_of(spoken, m[0]), m[0]),
         )
         # Words about the data say its language: "chinese", "中文数据", "数据是中文的", with what
         # the data is around them ("高质量中文数据", "中文网页文本", "100GB 中文 数据", "语料500G中文")
@@ -2842,7 +2882,7 @@ class _Parse:
         sc.take(rf"{L}(?:{by})?christmas{R}|圣诞(?:节)?(?:前|之前)", lambda m: date(12, 25, m[0]))
 
         sc.take(
-            rf"{L}{by}(?:the\s+)?(?:(end)\s+of|(mid)[\s\-]*)\s*({months})\.?{R}",
+            rf"{L}(?:{by})?(?:the\s+)?(?:(end)\s+of|(mid)[\s\-]*)\s*({months})\.?{R}",
             lambda m: named_month(EN_MONTHS[m[3][:3].title()], 15 if m[2] else None, m[0]),
         )
         sc.take(
@@ -2883,8 +2923,34 @@ class _Parse:
             on(today + dt.timedelta(days=6 - today.weekday() + 7 * weeks_on), word)
 
         sc.take(
-            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?this\s+week{R}|(?:本周|这周|这个星期|本星期)(?:内|之内|结束前|底前)?(?![一二三四五六日天末])",
+            rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?this\s+week{R}|(?:本周|这周|这个星期|本星期)(?:内|之内|结束前|底前)?(?![一二三四五六日天末])"
+            # "by end of week", "EOW", "本周末前", "周末前": this week's Sunday
+            rf"|{L}(?:{by})?(?:the\s+)?end\s+of\s+(?:the\s+)?week{R}|{L}(?:{by})?eow{R}"
+            r"|(?<!下)(?:本|这个?)?(?:周末|星期天|礼拜天)(?:前|之前|以前)",
             lambda m: week_end(0, m[0]),
+        )
+        sc.take(r"下(?:个)?(?:周末|星期天|礼拜天)(?:前|之前|以前)?", lambda m: week_end(1, m[0]))
+
+        # "20号之前", "before the 20th": the next such day of a month (this month's, else the next's)
+        def month_day(mday: int, word: str) -> None:
+            year, month = today.year, today.month
+            if mday <= today.day:
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            date(month, mday, word, year)
+
+        sc.take(
+            r"(?<![\d月])(\d{1,2})\s*[号日](?:前|之前|以前)"
+            rf"|{L}{by}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s*(?:of\s+)?(?:{months}))",
+            lambda m: (
+                month_day(int(m[1] or m[2]), m[0])
+                if 1 <= int(m[1] or m[2]) <= 31
+                else self.fail("bad_value", word=m[0], what="deadline")
+            ),
+        )
+        # "下个月初" (early next month: by its 10th, as 上旬), "下月中" (mid-month: its 15th)
+        sc.take(
+            r"下个?月(初|中)(?![旬])(?:前|之前|以前)?",
+            lambda m: next_month_day(10 if m[1] == "初" else 15, m[0]),
         )
         sc.take(
             rf"{L}(?:{by}|within\s+)?(?:the\s+)?(?:end\s+of\s+)?next\s+week{R}|下周(?:内|之内|结束前|底前)?(?![一二三四五六日天])",
