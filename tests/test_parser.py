@@ -2707,3 +2707,49 @@ def test_code_mixed_with_a_language_is_one_data_language(text, language):
     assert r.data.language == language
     if r.data.unit == "bytes":
         assert r.tokens == pytest.approx(5e11 / {"code-en": 3.75, "code-zh": 3.35}[language])
+
+
+@pytest.mark.parametrize(
+    "text,seq",
+    [
+        ("long context extension of llama3-8b to 128k, 5B tokens, 1 week", 131072),
+        ("qwen2.5-72b 长上下文扩展到128k 10B token 两周 H800", 131072),
+        ("qwen2.5-7b 扩展上下文到64k 1B token", 65536),
+        ("我们要做长文本 32k qwen2.5-14b sft 1万条 每条平均2万token 一周", 32768),
+    ],
+)
+def test_a_context_extension_in_any_word_order_is_its_length(text, seq):
+    # each had been refused ("扩展到128k", "128k alone could be ...")
+    assert parse(text).seq_len == seq
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count,owned",
+    [
+        ("2x8 H100 nodes, pretrain 3B on 300B tokens", "H100-SXM5-80GB", 16, False),
+        ("14b full finetune 200k samples, our cluster is 4 nodes x 8 H800", "H800-SXM-80GB", 32, True),
+        ("14b full finetune 200k samples, our servers are 2x8 A800", "A800-SXM4-80GB", 16, True),
+        ("ORPO on llama-3.1-8b, 60k pairs, 4090s only, we have 4 of them", "RTX4090-24GB", 4, True),
+    ],
+)
+def test_the_teams_machines_as_it_describes_them(text, gpu, count, owned):
+    # "nodes" after 2x8, "our cluster is", "we have 4 of them" had been refused or read as rented
+    r = parse(text)
+    assert (r.gpu, r.gpu_count, r.owned) == (gpu, count, owned)
+
+
+@pytest.mark.parametrize(
+    "text", ["qwen2.5-72b lora 几十万条", "7b lora 几万条数据 3天", "7b lora hundreds of thousands of samples"]
+)
+def test_a_count_said_only_roughly_is_asked_for(text):
+    # "几十万条" had been planned as 十万条, "几" read past
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "unknown_word" and info.value.details.get("why") == "vague_count"
+
+
+@pytest.mark.parametrize("text", ["qwen2.5-72b lora 10万条 1.5亿token", "qwen2.5-72b lora 150M tokens, 100k samples"])
+def test_samples_and_their_tokens_in_all_give_each_samples_length(text):
+    # had been refused: two data sizes
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample, r.tokens) == (100_000, "samples", 1500, 1.5e8)

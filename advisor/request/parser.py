@@ -1329,6 +1329,19 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
+        # "long context extension of llama3-8b to 128k", "扩展上下文到128k": the model first, the
+        # extension then reads as the length rule does
+        norm = re.sub(
+            r"(?<![a-z])((?:long[\s\-]?)?context[\s\-]+extension)\s+(?:of|for)\s+(\S+)\s+(to\s+\d)", r"\2 \1 \3", norm
+        )
+        norm = re.sub(r"(?:扩展|扩充|拓展|扩)(长?上下文(?:长度)?)(?:到|至)", r"\1扩展到", norm)
+        # "4090s only, we have 4 of them": the count said after the GPU it counts
+        norm = re.sub(
+            rf"(?<![a-z0-9])({_alternation(list(catalog.gpu_spellings()))})s?(\s+only)?(\s*[,;]?\s*)"
+            r"(we|i)\s+(have|own|got)\s+(\d+)\s+of\s+them(?![a-z])",
+            r"\2\3\4 \5 \6x \1",
+            norm,
+        )
         # a mix of languages joined by a sign ("code + english", "chinese & code"): said with "and"
         langs = r"(code|english|chinese)"
         norm = re.sub(rf"(?<![a-z]){langs}\s*[+&]\s*{langs}(?![a-z])", r"\1 and \2", norm)
@@ -1688,6 +1701,13 @@ class _Parse:
             rf"(?=\s+(?:{alt})s?(?![a-z0-9]))",
             lambda m: self.set("owned", True, m[0]),
         )
+        # "our cluster is 4 nodes x 8 H800", "our servers are 2x8 A800": the team's own machines, said
+        # before their count
+        self.scan.take(
+            rf"{L}our\s+(?:own\s+)?(?:cluster|servers?|nodes?|machines?|rig|boxes)\s+(?:is|are|has|have)(?:\s+(?:got|about|roughly))?"
+            rf"(?=\s+(?:\d+|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]?\s*)?(?:{alt}|{en_units}|dgx|hgx)s?(?![a-z0-9]))",
+            lambda m: self.set("owned", True, m[0]),
+        )
         # "16 H100s in house", "8 A800 on-prem": the GPUs named just before stand in the team's own room
         self.scan.take(
             rf"(?:{alt}|gpus?|cards?)s?\s+(?P<here>in[\s\-]house|on[\s\-]prem(?:ises?)?){R}"
@@ -1816,7 +1836,8 @@ class _Parse:
             self._servers_by_gpus,
         )
         self.scan.take(
-            rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}",
+            rf"(?:{L}(?:on|using|with)\s+|用|使用)?{L}(?P<servers>\d+)\s*[x*]\s*(?P<per>\d+)\s*(?:x|\*|卡)?\s*(?P<name>{alt})s?{R}"
+            r"(?:\s+(?:nodes?|servers?|machines?|boxes|hosts?)(?![a-z]))?",  # "2x8 H100 nodes"
             self._servers_by_gpus,
         )
 
@@ -2116,13 +2137,20 @@ class _Parse:
         # a time after the key is the deadline, not a length (`long context 3 days`)
         time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期))"
         # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
-        zh_set = r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到)?"
+        zh_set = (
+            r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到|扩展到|扩到|拓展到|扩充到|延长到|增加到)?"
+        )
         # `long context extension to 128k`, `长上下文32k`, `长度8192` (not a sample's mean length: `平均长度`)
         sc.take(
             rf"{L}(?:long[\s\-]?)?(?:{_en(seq)})(?:[\s\-]+(?:extension|window|length))?"
             rf"\s*(?:[:=]|to|of|up\s+to)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
             rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
+        )
+        # `长文本 32k`, `长序列 64k`: the long-context word with its length after it
+        sc.take(
+            rf"(?:超?长文本|长序列|长上下文)\s*[:：]?\s*(?:到|至)?\s*{NUM}\s*k(?!\s*(?:条|个|样本|篇|token|tokens|词元))",
+            lambda m: s("seq_len", tokens(m[1], "k"), m[0]),
         )
         sc.take(  # `32k context`, `2k长度`: the key after the number
             rf"{L}{NUM}\s*k\s*(?:{_en(seq)}){R}|{NUM}\s*k\s*(?:{_zh(seq)}|长度)",
@@ -2693,6 +2721,15 @@ class _Parse:
         )
         kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
 
+        # a count said only roughly ("几十万条", "十几万条", "hundreds of thousands of samples"): asked
+        # for ("几" had been read past, 几十万 planned as 十万)
+        sc.take(
+            r"(?:好)?(?:几|十几|数)(?:十|百)?[万千百亿](?:多)?\s*(?:条|个样本|样本|篇|段对话|个对话|对话|对|token|tokens|词元)"
+            rf"|{L}(?:a\s+few|several|tens\s+of|hundreds\s+of)\s+(?:hundred\s+)?(?:thousands?|millions?|billions?)"
+            rf"(?:\s+of)?\s+(?:{kinds}(?:{sample}|tokens?)){R}",
+            lambda m: self.fail("unknown_word", word=m[0].strip(), nearest="", why="vague_count"),
+        )
+
         def samples(m: re.Match) -> None:
             self._data_amount(m, m["n"], m["u"], "samples")
             if re.search(r"\blong\b", m[0]) and not self.long_context:
@@ -2762,7 +2799,18 @@ class _Parse:
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
         if m["neg"]:
             self.fail("bad_value", word=m[0].strip(), what="data")
-        self.set("data", (_amount(number, unit), kind), m[0])
+        amount, have = _amount(number, unit), self.fields.get("data")
+        if have and {have[1], kind} == {"samples", "tokens"} and "tokens_per_sample" not in self.fields:
+            # a count of samples and their tokens in all ("10万条 1.5亿token"): the samples, each
+            # the total over the count (it had been refused as two data sizes)
+            samples, tokens = (have[0], amount) if have[1] == "samples" else (amount, have[0])
+            if tokens >= samples:
+                if have[1] == "tokens":
+                    del self.fields["data"], self.words["data"]
+                    self.set("data", (samples, "samples"), m[0])
+                self.set("tokens_per_sample", round(tokens / samples), m[0])
+                return
+        self.set("data", (amount, kind), m[0])
 
     def _data_bytes(self, m: re.Match) -> None:
         if m["neg"]:
