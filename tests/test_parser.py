@@ -2753,3 +2753,18 @@ def test_samples_and_their_tokens_in_all_give_each_samples_length(text):
     # had been refused: two data sizes
     r = parse(text)
     assert (r.data.amount, r.data.unit, r.tokens_per_sample, r.tokens) == (100_000, "samples", 1500, 1.5e8)
+
+
+@pytest.mark.parametrize(
+    "text,student,teacher",
+    [
+        ("deepseek-r1 distill data, finetune qwen3-8b, 800k samples, 5 days", "qwen3-8b", "deepseek-r1"),
+        ("distill qwen3-235b into qwen3-4b, 2M samples, 1 week", "qwen3-4b", "qwen3-235b"),
+        ("qwen3-8b sft 800k samples distilled from deepseek-r1 5 days", "qwen3-8b", "deepseek-r1"),
+    ],
+)
+def test_distillation_said_in_other_words_plans_the_student(text, student, teacher):
+    # each had been refused (two models contradicting, or "800k" alone)
+    r = parse(text)
+    assert r.model == student
+    assert next(n.params["teacher"] for n in r.assumptions if n.code == "teacher_data") == teacher

@@ -2063,16 +2063,20 @@ class _Parse:
         def teacher(m: re.Match) -> None:
             self.teacher = m["t"].strip()  # as typed: deepseek-r1 has deepseek-v3's shape
 
-        t = rf"(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?"
+        # a catalogued name, or a family with its size ("qwen3-235b", which the model rules resolve)
+        t = rf"(?P<t>(?:{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|[a-z][a-z0-9.]*-\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?)"
         for said in (
             rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
             rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
-            rf"{L}(?:(?:data|samples|outputs?|traces?|answers?)\s+)?(?:distilled|generated|synthesi[sz]ed)\s+"
+            # (a count's noun stays with it: "800k samples distilled from deepseek-r1")
+            rf"{L}(?:(?<![\d\s]\s)(?<!\d[km]\s)(?:data|samples|outputs?|traces?|answers?)\s+)?(?:distilled|generated|synthesi[sz]ed)\s+"
             rf"(?:from|by|with)\s+{t}{R}",
             rf"{L}{t}(?:-|\s+)(?:distilled|generated|synthetic)\s+(?:data|samples|traces){R}",
             rf"{L}distill(?:ed|ing)?\s+(?:from\s+)?{t}\s+(?:into|to){R}",
             # "deepseek-r1 distill data into qwen3-8b", "r1 distillation into qwen3-8b"
             rf"{L}{t}\s+distill(?:ed|ing|ation)?(?:\s+(?:data|samples|outputs|traces))?\s+(?:into|to){R}",
+            # "deepseek-r1 distill data, finetune qwen3-8b": the teacher's data, the student after it
+            rf"{L}{t}\s+distill(?:ed|ation)?\s+(?:data|samples|outputs|traces){R}",
         ):
             self.scan.take(said, teacher)
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
