@@ -698,6 +698,52 @@ def test_a_quick_change_after_a_word_of_chatter_is_still_one(summary, book, mess
     assert reply.kind in ("whatif", "unchanged") and reply.changed == ["deadline_days"]
 
 
+@pytest.mark.parametrize(
+    "message,part",
+    [
+        ("why 200Gb/s per GPU?", "network"),  # had been the time's arithmetic
+        ("is 200Gb/s per GPU enough?", "network"),  # had been the CPU-cores topic
+        ("400G网卡够吗", "network"),
+        ("为什么显存52G", "memory"),  # had been "I could not tell"
+        ("why 52.4 GiB per GPU?", "memory"),
+    ],
+)
+def test_the_plans_own_figure_asked_about_gets_its_part(summary, book, message, part):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", part)
+
+
+@pytest.mark.parametrize("message", ["能不能不用offload", "can we avoid offloading?"])
+def test_doing_without_a_knob_asked_gets_the_plans_reason_for_it(book, message):
+    text = "72b qlora on 2x4090"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "layout") and "34.5 GiB" in reply.text
+
+
+@pytest.mark.parametrize("message", ["lora instead of qlora?", "用lora代替qlora呢"])
+def test_one_choice_instead_of_the_plans_is_a_whatif(book, message):
+    # "lora instead of qlora?" had been the QLoRA FAQ
+    text = "72b qlora on 2x4090"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.changes[0]["name"] == "method" and reply.advice.request.method == "lora"
+
+
+@pytest.mark.parametrize(
+    "message,lead", [("how many restarts should we expect?", "At Llama 3's rate"), ("会中断几次", "按 Llama 3")]
+)
+def test_restarts_asked_are_counted_on_the_plans_gpu_hours(summary, book, message, lead):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    expected = summary["gpu_hours"] / 24 / 2100
+    assert lead in reply.text and f"{expected:.1f}" in reply.text
+
+
+def test_a_deposit_asked_is_priced_on_the_plans_lease(summary, book):
+    # the deposit FAQ had given its examples only, never the plan's own sum
+    reply = follow_up(REQUEST, summary, "押一付三的话首付要多少", book=book)
+    month = summary["offer_rate"] * summary["gpu_count"]
+    assert money(4 * month, "CNY") in reply.text
+
+
 @pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])
 def test_within_the_budget_asked_says_its_share(book, message, lead):
     text = "7b lora 20GB 3d budget 5000"

@@ -72,6 +72,8 @@ PLAN_KEYS = (
     "interconnect",
     "power_kw_per_node",
     "rent_total",
+    "offer_option",
+    "offer_rate",
     "buy_capex",
     "currency",
     "decision",

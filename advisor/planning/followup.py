@@ -74,7 +74,11 @@ ASKS_HOW = re.compile(
 # servers?", "几台"): its arithmetic, not the rent ("per GPU?" had read as a question on terms).
 ASKS_MEMORY = re.compile(
     r"how much (?:gpu |vram |card )?memory|memory (?:per|a|on each) (?:gpu|card)|\bvram\b.{0,15}(?:need|use|per|how)"
-    r"|显存(?:要|需要|占用|用)?(?:多少|多大|够不够|够吗)|每(?:张)?卡(?:的)?显存",
+    r"|显存(?:要|需要|占用|用)?(?:多少|多大|够不够|够吗)|每(?:张)?卡(?:的)?显存"
+    # the plan's own figure asked about: "为什么显存59G", "显存为什么要52G", "why 52 GiB per GPU?"
+    r"|(?:为什么|为啥|怎么)(?:要|会|需要)?\s*(?:占|用)?\s*显存.{0,6}\d|显存.{0,6}(?:为什么|为啥|怎么算)"
+    r"|\d+(?:\.\d+)?\s*g(?:ib|b)?\s*(?:的)?显存.{0,6}(?:为什么|为啥|怎么算|怎么来)"
+    r"|\bwhy\b.{0,15}\d+(?:\.\d+)?\s*gi?b\b.{0,15}(?:per\s+gpu|memory|vram|each)",
     re.I,
 )
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
@@ -103,7 +107,12 @@ WHY_LAYOUT = re.compile(
     r"\b(?:zero|fsdp|hsdp|tensor[- ]parallel\w*|pipeline\w*|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*"
     r"|activation checkpoint\w*|gradient checkpoint\w*|offload\w*|micro[- _]?batch\w*|mbs)"
     r"|^\W*(?:那|但|可是)?(?:为什么|为啥|干嘛|怎么)(?:要|是|需要|用|选|会|得)?(?!不|没).{0,12}?"
-    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片|micro[- _]?batch|微批)",
+    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片|micro[- _]?batch|微批)"
+    # "能不能不用offload", "不开重计算行不行", "can we avoid offloading?": the plan's reason for the knob
+    r"|(?:能不能|可不可以|可以|能否|能)不(?:用|开|做|要)?\s*(?:offload|卸载|重计算|zero-?3|fsdp|流水线并行|张量并行)"
+    r"|不(?:用|开)\s*(?:offload|卸载|重计算)\s*(?:行不行|可以吗|行吗|能跑吗)"
+    r"|\b(?:can|could)\s+we\s+(?:avoid|skip|drop|turn\s+off|do\s+without)\s+(?:the\s+)?(?:offload\w*|recompute\w*"
+    r"|activation\s+checkpoint\w*|zero-?3|fsdp|pipeline\w*|tensor\s+parallel\w*)",
     re.I,
 )
 # "why so much RAM?", "为什么内存要这么大", "why 2 TB of RAM?": the host RAM rule and its inputs
@@ -125,7 +134,12 @@ WHY_FABRIC = re.compile(
     r"|\b(?:is|are)\s+(?:the|this|that|such an?)?\s*(?:\w+\s+){0,2}(?:network|fabric|infiniband|ib|roce|nics?)\b"
     r".{0,15}\b(?:necessary|needed|required|overkill|worth it)"
     r"|\b(?:skip|drop|do without|go without|save on)\b.{0,20}\b(?:network|fabric|infiniband|ib|roce|nics?)\b"
-    r"|(?:一定要|必须要?|有必要|真的需要|能不能不要?|可以不要?|能不能省|可以省).{0,10}(?:网络|组网|infiniband|ib|roce|网卡)",
+    r"|(?:一定要|必须要?|有必要|真的需要|能不能不要?|可以不要?|能不能省|可以省).{0,10}(?:网络|组网|infiniband|ib|roce|网卡)"
+    # a link speed asked about ("why 200Gb/s per GPU?", "is 200Gb/s enough?", "400G网卡够吗")
+    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
+    r"(?:per\s+gpu|nics?|network|link|enough|fast enough|overkill|necessary|needed|\?)"
+    r"|(?:为什么|为啥|是不是|够不够|够吗|需要).{0,8}\d+\s*g(?:b(?:/s|ps)?)?.{0,8}(?:网卡|网络|带宽|够|\?|？)"
+    r"|\d+\s*g(?:b(?:/s|ps)?)?\s*(?:的)?(?:网卡|网络|带宽)\s*(?:够|够吗|够不够|有必要|必要吗|是不是)",
     re.I,
 )
 # "can we rent it for 90 days straight?", "AutoDL能连续租90天吗？有什么风险": the plan's offer over the
@@ -605,6 +619,9 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "lora instead of qlora?", "用lora代替qlora": the new choice; the old one is the plan's own
+    (r"\s*\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+[\w.\-]+(?:\s+[\w.\-]+)?\s*(?=$|[?？.!,])", " "),
+    (r"(?:代替|替代|替换|换掉|而不是|不用)\s*[\w.\-]+\s*(?=$|[?？。!，,呢吗])", " "),
     # "can we do full fine-tune on these?": the method, on the plan's own GPUs
     (r"\b(?:can|could|should)\s+(?:we|i|you)\s+(?:do|run|use|try)\b", " "),
     (r"\bon\s+(?:these|those|them|the same)(?:\s+(?:gpus|cards|servers|machines))?\b", " "),
