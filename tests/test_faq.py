@@ -49,6 +49,8 @@ PLAN = {
     "interconnect": "NVLink 400 GB/s",
     "power_kw_per_node": 10.2,
     "rent_total": 123456,
+    "offer_option": "monthly",
+    "offer_rate": 8625,
     "buy_capex": 4600000,
     "currency": "CNY",
     "decision": "rent",
