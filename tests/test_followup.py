@@ -744,6 +744,14 @@ def test_a_deposit_asked_is_priced_on_the_plans_lease(summary, book):
     assert money(4 * month, "CNY") in reply.text
 
 
+def test_a_gpu_change_onto_an_unpriced_plan_is_not_called_the_cheapest(book):
+    # "按小时租行不行" had said the unpriced H200 plan "is now the cheapest plan that meets the request"
+    text = "13B 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "pay as you go?", book=book)
+    assert reply.advice.plan.rent is None and reply.why
+    assert "no offer on record prices a plan" in reply.why and "cheapest" not in reply.why
+
+
 @pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])
 def test_within_the_budget_asked_says_its_share(book, message, lead):
     text = "7b lora 20GB 3d budget 5000"

@@ -1935,6 +1935,7 @@ def _why_gpu(summary: dict, result: Advice, book: PriceBook, lang: str) -> str:
         old_count=old.estimate.layout.gpu_count if old else 0,
         meets=bool(old and old.meets_deadline),
         new_meets=p.meets_deadline,
+        unpriced=p.rent is None,
     )
 
 
