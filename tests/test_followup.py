@@ -879,6 +879,16 @@ def test_cheaper_never_answers_with_a_dearer_plan(book, request_text):
         assert reply.advice.plan.rent >= first.plan.rent * 0.99 and "deadline" not in reply.text
 
 
+def test_already_the_cheapest_names_fp8_for_a_full_training_in_16_bit(book):
+    # the reply had listed fewer epochs, a smaller model, off-peak and quotes, not the FP8 what-if
+    # that costs less
+    text = "deepseek-v3 pretrain 2T tokens 60d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "cheaper?", book=book)
+    assert reply.kind == "unchanged" and "what about fp8?" in reply.text
+    lora = "72B QLoRA 1万条 用4090"
+    assert "fp8" not in follow_up(lora, plan_context(advise(lora, book=book)), "cheaper?", book=book).text
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -1403,6 +1403,10 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         days=plan.days,
         option=plan.costs.rent_option,
         method=reply.advice.request.method,
+        # a full training in 16-bit: FP8 on GPUs with FP8 tensor cores takes fewer GPU-hours (the what-if
+        # "what about fp8?" plans it, on another GPU where this one has none)
+        fp8=reply.advice.request.precision in ("bf16", "fp16")
+        and reply.advice.request.method in ("pretrain", "continued-pretrain", "full-finetune"),
     )
     return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
 
