@@ -87,6 +87,7 @@ WORDS = {
     "owned": (["our own gpus"], ["自有显卡"]),
     "max_gpus": (["up to 64 GPUs"], ["64卡以内"]),
     "hourly_only": (["pay as you go", "on-demand"], ["按量付费"]),
+    "recurring": (["every month", "once a month"], ["每个月都要"]),
     "fabric": (["infiniband", "roce"], ["IB网络", "RoCE组网"]),
     "min_gpus": (["at least 16 GPUs"], ["至少16张卡"]),
     "moe": (["moe 671B active 37B"], ["混合专家 671B 激活37B"]),

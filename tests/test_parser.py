@@ -2768,3 +2768,17 @@ def test_distillation_said_in_other_words_plans_the_student(text, student, teach
     r = parse(text)
     assert r.model == student
     assert next(n.params["teacher"] for n in r.assumptions if n.code == "teacher_data") == teacher
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should we rent or buy? 70B full finetune every month, ~500GB of data per run",
+        "租还是买？每个月都要微调72B，数据量50万条左右",
+    ],
+)
+def test_a_run_every_month_is_read_and_said(text):
+    # "every" and "每月都" had been refused
+    r = parse(text)
+    assert r.recurring and any(n.code == "recurring" for n in r.assumptions)
+    assert r.budget is None

@@ -1127,3 +1127,15 @@ def test_a_budget_without_a_deadline_says_the_time_is_the_planners(book):
     given = advise("13b continued pretrain 2TB chinese data budget 200k 30d", book=book)
     said = next(w for w in given.warnings if w.code == "budget_vs_deadline")
     assert said.params["horizon"] is None and word("en", said).startswith("Deadline and budget")
+
+
+def test_a_run_every_month_weighs_owning_over_the_servers_life_at_its_share(book):
+    # a monthly run had been "a job this short does not pay back servers", its lease months idle
+    # between runs never counted
+    once = advise("70B full finetune 100GB 7 days", book=book).plan.costs
+    monthly = advise("70B full finetune every month, 100GB per run, 7 days", book=book).plan
+    c = monthly.costs
+    assert once.decision_reason == "short_job" and c.decision_reason == "recurring"
+    assert c.own_use["months"] == 48 and c.own_use["rent_basis"] == "lease"
+    assert c.owned_utilisation == pytest.approx(monthly.days / (730 / 24), rel=1e-6)
+    assert c.decision == ("buy" if c.own_use["own_cost"] < c.own_use["rent_cost"] else "rent")

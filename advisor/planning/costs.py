@@ -310,7 +310,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     notes: list[Note] = []
     days = est.days
     job_months = rent.job_months(days)
-    own_months = getattr(req, "own_use_months", None)
+    # a run every month (`every month`) uses the servers for their life, each month that run's
+    # share: owning is weighed against renting over that use (a lease bills every month of it)
+    own_months = req.own_use_months or (USEFUL_LIFE_MONTHS[0] if req.recurring and days else None)
     own_util = getattr(req, "own_utilisation", None)
 
     host_gb = est.memory.host_ram_gib * GIB / 1e9
@@ -560,7 +562,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     electricity = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
     pue = book.best("pue", "", mkt, "")
-    utilisation = own_util or OWNED_UTILISATION
+    # a run repeated every month (`every month`): the servers work that run's share of each month
+    recurring = min(1.0, days / rent.DAYS_PER_MONTH) if req.recurring and days else None
+    utilisation = own_util or recurring or OWNED_UTILISATION
     if capex:
         kw = gpu.server_power_kw * max(1, servers) * (buy_gpus / gpu.gpus_per_server if workstation else 1)
         if electricity:
@@ -672,7 +676,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif own_use:
         # the break-even within the use is owning the cheaper over it (breakeven_months)
         decision = "buy" if breakeven is not None and breakeven <= own_months else "rent"
-        reason = "own_use"
+        reason = "recurring" if req.recurring and not req.own_use_months else "own_use"
         if req.rent_or_buy == "buy" and decision == "rent":
             notes.append(
                 _note("rent_cheaper", own=own_use["own_cost"], rent=own_use["rent_cost"], cur=cur, months=own_months)

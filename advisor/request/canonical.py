@@ -272,6 +272,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     # as what to offload
     for flag in (
         "hourly_only",
+        "recurring",
         "one_server",
         "owned",
         "opt_in_backward",

@@ -492,6 +492,28 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("pay as you go",), zh=("按量付费",)),
     ),
+    # `every month`, `每个月都要`: the job is a run repeated monthly; owning is weighed at that run's
+    # share of each month (advisor/planning/costs.py), the plan is one run
+    Field(
+        "recurring",
+        flag=True,
+        assumed=("recurring",),
+        choices=_flag(
+            ("every-month", "each-month", "every-month-run", "monthly-runs", "a-run-every-month", "once-a-month")
+            + ("monthly-retraining", "retrain-monthly", "retrain-every-month"),
+            (
+                "每个月都要",
+                "每月都要",
+                "每个月都",
+                "每月都",
+                "每月一次",
+                "每个月一次",
+                "每月训练一次",
+                "每个月训练一次",
+            ),
+        ),
+        examples=Word(en=("every month",), zh=("每个月都要",)),
+    ),
     Field(
         "own_use_months",
         low=1,
@@ -1184,6 +1206,7 @@ NOTE_ORDER = (
     *field("optimizer").assumed,
     "stack_unsloth",  # the parser's; the planner adds the stack's other notes after these
     *field("owned").assumed,
+    *field("recurring").assumed,
     *field("gpu").assumed,
     *field("budget").assumed,
     *field("currency").assumed,

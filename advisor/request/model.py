@@ -141,6 +141,7 @@ class TrainingRequest(BaseModel):
     hsdp: bool = False
     # `pay as you go`, `按量付费`: rent priced on hourly offers only
     hourly_only: bool = False
+    recurring: bool = False  # the job repeats every month (fields.py `recurring`)
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False

@@ -1604,6 +1604,10 @@ class _Parse:
         self._methods()
         self._budget()
         self._choose("hourly_only")  # before the lease words: `on-demand` is no term
+        # after the budget (`$50k per month` is a budget by the month): a job run every month, and
+        # the data of each run ("500GB of data per run")
+        self._choose("recurring")
+        self.scan.take(rf"{L}(?:per|each|every|a)\s+(?:run|job|round){R}|每次(?:训练|跑)?", lambda m: None)
         self._lease_term()
         self._own_use()
         self._data()
@@ -2061,10 +2065,10 @@ class _Parse:
         # deepseek-r1", "deepseek-r1 蒸馏到 qwen3-8b"): the data, not the model trained (the
         # teacher's own inference to make them is not planned; said)
         def teacher(m: re.Match) -> None:
-            self.teacher = m["t"].strip()  # as typed: deepseek-r1 has deepseek-v3's shape
+            self.teacher = (m["t"] or m["t2"]).strip()  # as typed: deepseek-r1 has deepseek-v3's shape
 
         # a catalogued name, or a family with its size ("qwen3-235b", which the model rules resolve)
-        t = rf"(?P<t>(?:{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|[a-z][a-z0-9.]*-\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?)"
+        t = rf"(?:(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|(?P<t2>[a-z][a-z0-9.]*-\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?))"
         for said in (
             rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
             rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
@@ -2409,7 +2413,7 @@ class _Parse:
         # that much for each month of the deadline (`_derived`)
         per_month = (
             r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z])"
-            r"|\s*(?:/|每)\s*个?月(?![底末初中]))?"
+            r"|\s*(?:/|每)\s*个?月(?![底末初中])(?!\s*(?:都|一次|训练)))?"  # not a run every month (`每个月都要`)
         )
 
         def budget(m: re.Match) -> None:
@@ -2463,7 +2467,7 @@ class _Parse:
         )
         self.scan.take(
             rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}"
-            rf"|(?P<pm_zh>每个?月|月度?)?(?:{_zh(row.keys)})(?P<pm_after>\s*每个?月)?{cn_verb})"
+            rf"|(?P<pm_zh>每个?月(?!\s*(?:都|一次|训练))|月度?)?(?:{_zh(row.keys)})(?P<pm_after>\s*每个?月(?!\s*(?:都|一次|训练)))?{cn_verb})"
             rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]){most})?",
             budget,
         )
@@ -3320,6 +3324,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
             notes.append(Note(kind="assumption", code="stack_unsloth"))
+        if f.get("recurring"):
+            notes.append(Note(kind="assumption", code="recurring"))
         if self.server_shape:
             # without a GPU named, every type is weighed on servers of this shape
             shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
@@ -3688,6 +3694,7 @@ class _Parse:
             hsdp=bool(f.get("hsdp")),
             one_server=bool(f.get("one_server")),
             hourly_only=bool(f.get("hourly_only")),
+            recurring=bool(f.get("recurring")),
             max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
