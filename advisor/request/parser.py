@@ -2068,7 +2068,8 @@ class _Parse:
             self.teacher = (m["t"] or m["t2"]).strip()  # as typed: deepseek-r1 has deepseek-v3's shape
 
         # a catalogued name, or a family with its size ("qwen3-235b", which the model rules resolve)
-        t = rf"(?:(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|(?P<t2>[a-z][a-z0-9.]*-\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?))"
+        sized = r"[a-z][a-z0-9.]*-\d+(?:\.\d+)?b(?:-a\d+(?:\.\d+)?b)?"
+        t = rf"(?:(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|(?P<t2>{sized}))"
         for said in (
             rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
             rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
