@@ -774,6 +774,8 @@ def whatif(reply) -> dict:
     verdict = " ".join(f"*{esc(word(lang, w))}*" for w in verdicts)
     if verdict:
         head = f"{verdict}\n{head}"
+    if reply.lead:  # what the reply answers ("over the budget by ..."), before the comparison
+        head = f"{esc(reply.lead)}\n{head}"
     if why_not:
         blocks = [_section(esc(reply.why), fields[:8])]
     else:

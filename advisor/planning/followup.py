@@ -757,6 +757,7 @@ class FollowUp(BaseModel):
     changed: list[str] = []
     changes: list[dict] = []  # {"name", "before", "after"}, worded
     why: str = ""  # why the GPU changed, when it did
+    lead: str = ""  # what the reply answers before its comparison ("over the budget by ...")
     advice: Advice | None = None
     warnings: list[Note] = []  # warnings of the new plan that the first did not have
     currency: str = "CNY"
@@ -779,6 +780,7 @@ class FollowUp(BaseModel):
             "changed": self.changed,
             "changes": self.changes,
             "why": self.why,
+            "lead": self.lead,
             "before": self.before,
             "after": self.after,
             "faq": self.faq,
@@ -989,10 +991,12 @@ def _recommend(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
     cheaper = min((a for a in shown if rent is not None and a.rent < rent), key=lambda a: a.rent, default=None)
     faster = min((a for a in shown if plan.days and a.days < plan.days), key=lambda a: a.days, default=None)
     pilot = next((i for i in first.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+    conflict = next((w.params for w in first.warnings if w.code == "budget_vs_deadline"), None)
     text = render(
         "followup.txt.j2",
         lang,
         kind="recommend",
+        conflict=conflict,
         p=plan,
         owned=first.request.owned,
         cheaper=cheaper,
@@ -1064,7 +1068,7 @@ def _budget_asked(request_text: str, summary: dict, message: str, lang: str, boo
             read = None
         if read is not None:
             reply = _whatif(request_text, summary, *read, lang, book)
-            return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "why": f"{lead} {reply.why}".strip()})
+            return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
     notes = [w for w in first.warnings if w.code == "budget"] if context["over"] else []
     text = render("followup.txt.j2", lang, kind="budget_asked", within=None, notes=notes, **context)
     return FollowUp(kind="explain", part="budget", lang=lang, advice=first, text=text)
