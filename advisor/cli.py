@@ -155,6 +155,9 @@ def _thread(text: str, result, args, book) -> int:
                         "kind": r.kind,
                         "part": r.part,
                         "changes": r.changes,
+                        "lead": r.lead,
+                        "before": r.before,
+                        "after": r.after,
                         "text": r.text,
                         "plan": r.advice.to_json() if r.advice is not None and r.kind in ("whatif", "market") else None,
                     }
