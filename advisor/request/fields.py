@@ -1259,6 +1259,7 @@ HELP = (
             "hourly_only",
             "own_use_months",
             "own_utilisation",
+            "recurring",
             "currency",
             "city",
             "speed_first",
