@@ -29,7 +29,9 @@ def test_heartbeats_say_which_processes_are_live_and_well(database, cli):
     code, out = _health(cli)
     assert code == 0 and "no process has written a heartbeat" in out
     assert _health(cli, "--need", "work")[0] == 1
-    work = heartbeats.Heartbeat("work", every=0.4)
+    # a beat a second: a `health` subprocess on a loaded machine starts in over a second, and a
+    # process is quiet after three missed beats (every 0.4 s had read it quiet under load)
+    work = heartbeats.Heartbeat("work", every=1.0)
     ill = heartbeats.Heartbeat("work", check=lambda: "planner died", every=60)
     clock = heartbeats.Heartbeat("clock", every=60)
     assert work.beat() and ill.beat() and clock.beat()
@@ -53,7 +55,7 @@ def test_heartbeats_say_which_processes_are_live_and_well(database, cli):
         assert heartbeats.live_counts(db) == {"clock": 1, "work": 1}
     # a clean stop removes the row at once; a process that stops beating goes quiet after 3 beats
     clock.stop()
-    time.sleep(3 * 0.4 + 0.3)
+    time.sleep(3 * 1.0 + 0.3)
     code, out = _health(cli, "--need", "work")
     assert code == 1 and "(quiet: stopped or cut off)" in out and "clock" not in out
     with dbmod.Database() as db:
