@@ -816,3 +816,11 @@ def test_a_plans_time_in_a_topics_note_is_in_minutes_or_hours_when_short(lang):
         assert "0.0" not in note
         if "duration" in faq.topics()[[t.id for t in faq.topics()].index(topic)].plan_en:
             assert ("22 minutes" if lang == "en" else "22 分钟") in note, topic
+
+
+@pytest.mark.parametrize("question", ["4090能不能做多机训练", "能不能用4090训练70B"])
+def test_a_yes_or_no_question_is_no_negation(question):
+    # "能不能" had put "不能" among the content words: "4090能不能做多机训练" was unsure where
+    # "4090多机能跑吗" was sure
+    got = faq.answer(question)
+    assert got.topic == "consumer_cards_4090" and got.confident

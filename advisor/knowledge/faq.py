@@ -409,6 +409,10 @@ _ZH_STOP = frozenset(
         # fillers that ask nothing by themselves ("会不会", "啥意思", "一堆")
         "不会",
         "会不会",
+        # "能不能做多机训练": a yes-or-no question, not a negation ("不能" had counted as content)
+        "不能",
+        "能不能",
+        "可不可以",
         "意思",
         "啥意思",
         "什么意思",
