@@ -889,6 +889,20 @@ def test_already_the_cheapest_names_fp8_for_a_full_training_in_16_bit(book):
     assert "fp8" not in follow_up(lora, plan_context(advise(lora, book=book)), "cheaper?", book=book).text
 
 
+def test_a_framework_named_in_a_why_gets_the_framework_not_a_layout_knob(summary, book):
+    # "why FSDP2 and not megatron?" had been read as "why ZeRO-3?"
+    reply = follow_up(REQUEST, summary, "why FSDP2 and not megatron?", book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "framework_choice"
+    assert follow_up(REQUEST, summary, "why zero3?", book=book).part == "layout"
+
+
+def test_the_teams_own_stack_after_a_why_is_a_whatif(book):
+    # "为什么用Megatron，我们用LLaMA-Factory" had been "I could not tell"
+    text = "qwen2.5-7b lora 5万条 3天"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "为什么用Megatron，我们用LLaMA-Factory", book=book)
+    assert reply.kind == "whatif" and reply.changes[0]["name"] == "stack" and reply.advice.request.stack == "hf"
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

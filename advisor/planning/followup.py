@@ -115,6 +115,10 @@ WHY_LAYOUT = re.compile(
     r"|activation\s+checkpoint\w*|zero-?3|fsdp|pipeline\w*|tensor\s+parallel\w*)",
     re.I,
 )
+# A training framework named ("why FSDP2 and not megatron?"): the framework's choice, not a layout knob
+FRAMEWORK_NAMED = re.compile(
+    r"megatron|torchtitan|fsdp2|deepspeed|nemo|\bpeft\b|\btrl\b|llama-?factory|ms-?swift", re.I
+)
 # "why so much RAM?", "为什么内存要这么大", "why 2 TB of RAM?": the host RAM rule and its inputs
 WHY_RAM = re.compile(
     r"(?:why|how come|do (?:we|i) (?:really )?need)\b.{0,30}(?:\bram\b|host memory|system memory)"
@@ -619,6 +623,8 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
+    (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "lora instead of qlora?", "用lora代替qlora": the new choice; the old one is the plan's own
     (r"\s*\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+[\w.\-]+(?:\s+[\w.\-]+)?\s*(?=$|[?？.!,])", " "),
     (r"(?:代替|替代|替换|换掉|而不是|不用)\s*[\w.\-]+\s*(?=$|[?？。!，,呢吗])", " "),
@@ -1989,8 +1995,8 @@ def _reason_asked(message: str, summary: dict) -> str | None:
         return "rental"
     if STACK_ON_ASCEND.search(message):
         return "stack"
-    if WHY_LAYOUT.match(message):
-        return "layout"
+    if WHY_LAYOUT.match(message) and not FRAMEWORK_NAMED.search(message):
+        return "layout"  # ("why FSDP2 and not megatron?" asks for the framework: the FAQ's, on this plan)
     if WHY_RAM.search(message):
         return "ram"
     if WHY_FABRIC.search(message) and (summary.get("nodes", 2) > 1 or reasons.HAVE_LINK.search(message)):
