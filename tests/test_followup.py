@@ -903,6 +903,21 @@ def test_the_teams_own_stack_after_a_why_is_a_whatif(book):
     assert reply.kind == "whatif" and reply.changes[0]["name"] == "stack" and reply.advice.request.stack == "hf"
 
 
+def test_a_count_named_against_the_plans_is_among_the_counts_shown(summary, book):
+    # "why 224 GPUs and not 256?" had shown 112, 224 and 448 only
+    other = summary["gpu_count"] + 32
+    reply = follow_up(REQUEST, summary, f"why {summary['gpu_count']} GPUs and not {other}?", book=book)
+    assert reply.part == "gpus" and other in [r["count"] for r in reply.rows]
+
+
+@pytest.mark.parametrize("message,lead", [("要几台服务器", "1 台服务器"), ("how many servers?", "1 server of 4 GPUs")])
+def test_servers_asked_lead_with_the_servers(book, message, lead):
+    # "要几台服务器" had listed GPU counts and never said "1 台"
+    text = "llama3-8b dpo 20k pairs 2d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.part == "gpus" and reply.text.startswith(lead)
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -903,8 +903,13 @@ def follow_up(
             not _names_the_plans(word, catalog.get_gpu(name), summary["gpu"])
             for name, word in _gpus_named(message).items()
         )
+        named = _count_named(message, summary.get("gpu_count"))
+        # "要几台服务器", "how many servers?": the servers first, then the counts around
+        servers = bool(re.search(r"台|servers?|nodes?|machines?|boxes", message, re.I))
         if part and not (part == "gpus" and elsewhere):
-            explained = _explain(request_text, summary, part, reply_lang, book, lead=server_topic(message))
+            explained = _explain(
+                request_text, summary, part, reply_lang, book, lead=server_topic(message), count=named, servers=servers
+            )
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
@@ -915,7 +920,7 @@ def follow_up(
             (ASKS_PER_DAY, "costs"),
         ):
             if asked_number.search(message) and not why_not and not (part == "gpus" and elsewhere):
-                explained = _explain(request_text, summary, part, reply_lang, book)
+                explained = _explain(request_text, summary, part, reply_lang, book, count=named, servers=servers)
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
@@ -2095,12 +2100,26 @@ def _one_server(request_text: str, result: Advice, lang: str, book: PriceBook):
     return advise_request(request, book).plan
 
 
+def _count_named(message: str, own: int | None) -> int | None:
+    """A GPU count the message sets against the plan's ("why 224 GPUs and not 256?", "为什么不用256张")."""
+    counts = [int(n) for n in re.findall(r"(?<![\d.])(\d{1,5})(?![\d.])\s*(?:x\s*)?(?:gpus?|cards?|张|卡)?", message)]
+    others = [n for n in counts if n != own and 1 <= n <= 100_000]
+    return others[0] if others and own else None
+
+
 def _explain(
-    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: tuple[str, ...] | None = None
+    request_text: str,
+    summary: dict,
+    part: str,
+    lang: str,
+    book: PriceBook,
+    lead: tuple[str, ...] | None = None,
+    count: int | None = None,
+    servers: bool = False,
 ) -> FollowUp | None:
     """That part of the plan's arithmetic: its section (time, memory, costs, servers: `lead`, the
     line asked about), the headline numbers each with its sum (overview), or the plan on the counts
-    around its own (gpus)."""
+    around its own (gpus; `count`, one the question names, among them)."""
     result = advise(request_text, lang, book=book)
     p = result.plan
     if p is None:
@@ -2115,7 +2134,7 @@ def _explain(
     elif part == "gpus":
         # the counts around the plan's own, and its own marked: the rows the text and Slack lay out
         own = {**_plan_row(p), "chosen": True}
-        rows = sorted([*_counts_around(request_text, result, lang, book), own], key=lambda o: o["count"])
+        rows = sorted([*_counts_around(request_text, result, lang, book, count), own], key=lambda o: o["count"])
         text = render(
             "followup.txt.j2",
             lang,
@@ -2127,6 +2146,7 @@ def _explain(
             fixed=bool(result.request.gpu_count),
             around=rows,
             tie=result.tie(same_gpu=True),
+            servers=servers,
         )
     elif part == "gpu_type":
         # the best plan on each other GPU type the planner weighed, cheapest first
@@ -2151,12 +2171,15 @@ def _explain(
     return FollowUp(kind="explain", lang=lang, advice=result, part=part, rows=rows, text=text)
 
 
-def _counts_around(request_text: str, result: Advice, lang: str, book: PriceBook) -> list[dict]:
-    """The plan on half and twice its GPU count, same GPU: why the planner stopped where it did."""
+def _counts_around(
+    request_text: str, result: Advice, lang: str, book: PriceBook, named: int | None = None
+) -> list[dict]:
+    """The plan on half and twice its GPU count, same GPU, and on a count the question named: why
+    the planner stopped where it did."""
     p = result.plan
     count = p.estimate.layout.gpu_count
     out = []
-    for n in sorted({max(1, count // 2), count * 2} - {count}):
+    for n in sorted({max(1, count // 2), count * 2, named or count} - {count}):
         try:
             request, _ = parse_followup(request_text, f"{n} gpus on {p.gpu}", lang, plan_gpu=p.gpu)
             other = advise_request(request, book).plan
