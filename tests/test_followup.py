@@ -918,6 +918,16 @@ def test_servers_asked_lead_with_the_servers(book, message, lead):
     assert reply.part == "gpus" and reply.text.startswith(lead)
 
 
+@pytest.mark.parametrize(
+    "text,lead", [("70B full-finetune 1TB 14d on H100", "Bought, 224 x H100"), (REQUEST, "No lead time is on record")]
+)
+def test_delivery_asked_is_the_purchase_lead_time_on_record(book, text, lead):
+    # "how long is the delivery for 224 servers?" had been the FAQ's 5-10 working days of setup
+    reply = follow_up(text, plan_context(advise(text, book=book)), "how long is the delivery?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "delivery") and reply.text.startswith(lead)
+    assert "weeks from order" in reply.text or "delivery date in writing" in reply.text
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

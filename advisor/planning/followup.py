@@ -413,6 +413,12 @@ HAS_AMOUNT = re.compile(
     r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)", re.I
 )
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
+# When the plan's servers would arrive if bought ("how long is the delivery for 224 servers?", "交货要多久",
+# "lead time?"): the lead time on record for its GPU, never a rental's setup days
+DELIVERY_ASKED = re.compile(
+    r"\bdeliver(?:y|ed)\b|\blead[\s\-]?time\b|\bship(?:ping)?\s+time\b|交货|交期|到货|发货|交付(?:周期|时间|要多久)",
+    re.I,
+)
 # What a unit of the work costs ("cost per million tokens?", "每个token成本多少", "how much per GPU-hour
 # are we really paying?"): the rent over the tokens and over the GPU-hours the job runs
 UNIT_COST = re.compile(
@@ -824,6 +830,16 @@ def follow_up(
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
             return judged
+    if (
+        request_text
+        and summary.get("gpu")
+        and DELIVERY_ASKED.search(message)
+        and not _gpus_named_elsewhere(message, summary)
+    ):
+        first = advise(request_text, book=book)
+        if first.plan is not None:
+            text = render("followup.txt.j2", reply_lang, kind="delivery", p=first.plan, C=first.plan.costs)
+            return FollowUp(kind="explain", part="delivery", lang=reply_lang, advice=first, text=text)
     if request_text and summary.get("gpu") and RECOMMEND.search(message):
         answered = _recommend(request_text, reply_lang, book)
         if answered is not None:
@@ -986,6 +1002,13 @@ def follow_up(
             text=render("followup.txt.j2", reply_lang, kind="unrouted", in_thread=bool(request_text), topics=topics),
         )
     return _faq_reply(data, reply_lang)
+
+
+def _gpus_named_elsewhere(message: str, summary: dict) -> bool:
+    """The message names a GPU type other than the plan's ("how long is delivery for H20?")."""
+    return any(
+        not _names_the_plans(word, catalog.get_gpu(name), summary["gpu"]) for name, word in _gpus_named(message).items()
+    )
 
 
 def _recommend(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
