@@ -809,6 +809,12 @@ def _summary_words(s: dict, lang: str, currency: str) -> dict:
         "rent": rent,
         "buy": cash(s.get("buy_capex"), currency),
         "framework": s.get("framework") or "",
+        # the split, compared where a what-if moves it
+        "layout": f"tp {s['tp']} × pp {s.get('pp') or 1} × dp {s.get('dp') or 1}"
+        + (f" × ep {s['ep']}" if (s.get("ep") or 1) > 1 else "")
+        if s.get("tp")
+        else "",
+        "split": (s.get("tp"), s.get("pp"), s.get("ep")),  # what moves the layout beyond the GPU count
     }
 
 

@@ -928,6 +928,18 @@ def test_delivery_asked_is_the_purchase_lead_time_on_record(book, text, lead):
     assert "weeks from order" in reply.text or "delivery date in writing" in reply.text
 
 
+def test_a_whatif_that_moves_the_split_says_so(summary, book):
+    # "what about seq 8192?" had shown memory falling (52.4 -> 50 GiB) without the tp 1 -> 2 behind it
+    reply = follow_up(REQUEST, summary, "what about seq 8192?", book=book)
+    lay = reply.advice.plan.estimate.layout
+    assert (reply.before["tp"], reply.before["dp"]) != (lay.tp, lay.dp)
+    assert f"tp {lay.tp} x pp {lay.pp} x dp {lay.dp}" in reply.text
+    from bot import blocks
+
+    fields = [f["text"] for b in blocks.whatif(reply)["blocks"] for f in b.get("fields", [])]
+    assert any(f.startswith("*Layout*") and f"tp {lay.tp} × pp {lay.pp}" in f for f in fields)
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

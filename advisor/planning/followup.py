@@ -47,7 +47,22 @@ from advisor.request.parser import (
 from advisor.text.render import big, money, num, phrase, render
 
 # Headline numbers compared between the first plan and the what-if.
-COMPARED = ("gpu", "gpu_count", "nodes", "days", "gpu_hours", "mem_per_gpu_gib", "rent_total", "buy_capex", "framework")
+COMPARED = (
+    "gpu",
+    "gpu_count",
+    "nodes",
+    "days",
+    "gpu_hours",
+    "mem_per_gpu_gib",
+    "rent_total",
+    "buy_capex",
+    "framework",
+    # the split, so a what-if that moves it says so ("seq 8192?" had shown memory falling, not why)
+    "tp",
+    "pp",
+    "dp",
+    "ep",
+)
 
 # Asking where a number of the plan comes from ("how did you get 13 days?", "why 8 GPUs?", "why
 # ¥1,560?", "显存怎么算的", "这个数字哪来的"). "why not ..." is a comparison, not this.
