@@ -2782,3 +2782,31 @@ def test_a_run_every_month_is_read_and_said(text):
     r = parse(text)
     assert r.recurring and any(n.code == "recurring" for n in r.assumptions)
     assert r.budget is None
+
+
+@pytest.mark.parametrize(
+    "text,check",
+    [
+        ("想用8卡4090跑个7b全参 可行不", lambda r: (r.gpu, r.gpu_count) == ("RTX4090-24GB", 8)),
+        ("我们公司有两台8卡4090服务器 能跑qwen2.5-14b全参不", lambda r: (r.gpu_count, r.owned) == (16, True)),
+        ("帮忙看下 32b 全参 用8卡4090 能跑吗 不行的话最少换啥卡", lambda r: r.gpu_count == 8),
+        ("qwen3-235b-a22b 全参sft 数据5B token 一个月内搞定 预算不限", lambda r: r.budget is None),
+        (
+            "qwen3-14b 全参 sft 30w条 seq 8192 a800",
+            lambda r: (r.seq_len, r.gpu, r.gpu_count) == (8192, "A800-SXM4-80GB", None),
+        ),
+        ("买卡还是租卡 7b sft 10万条", lambda r: r.rent_or_buy is None),
+        ("买还是租 7b sft 数据100w条 每个月跑一次", lambda r: r.recurring),
+        ("glm4-9b 全参 数据20w条 下周一要交 今天周三", lambda r: r.deadline_days == 2),
+    ],
+)
+def test_colloquial_chinese_requests_are_read(text, check):
+    # each had been refused: 可行不 / 全参不 / 不行的话 / 预算不限 as negations, "seq" beside a GPU,
+    # 买卡还是租卡 as a contradiction, 每个月跑一次, 今天周三 as a second deadline
+    assert check(parse(text, today=datetime.date(2026, 12, 5)))
+
+
+def test_a_negation_is_still_refused():
+    with pytest.raises(RequestError) as info:
+        parse("7b lora 20GB 不要用4090")
+    assert info.value.details.get("why") == "negation"

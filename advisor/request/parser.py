@@ -1329,6 +1329,28 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
+        # Colloquial yes-or-no questions with 不 ("可行不", "能跑14b全参不", "不行的话最少换啥卡") and an
+        # unlimited budget ("预算不限"): questions and no bound, never a negation to refuse
+        norm = re.sub(r"(?<=[\w\u4e00-\u9fff])不(?=\s*(?:$|[？?。,，!！]))", "吗", norm)
+        norm = re.sub(
+            r"不行的话\s*(?:最少|至少)?\s*(?:要|得)?\s*(?:换|用)?\s*(?:啥|什么|哪种|哪个)?\s*(?:卡|显卡|gpu)?",
+            " ",
+            norm,
+        )
+        norm = re.sub(r"预算\s*(?:不限|不设(?:上)?限|无上限|不封顶|没有上限|随意)|不差钱|钱不是问题", " ", norm)
+        # "seq 8192 a800": the length is the key's, not a count of A800s
+        norm = re.sub(
+            rf"((?<![a-z])(?:seq|seq_len|ctx|context|序列|序列长度|上下文)\s*[:=]?\s*\d+k?)\s+"
+            rf"(?=(?:{_alternation(list(catalog.gpu_spellings()))})s?(?![a-z0-9]))",
+            r"\1, ",
+            norm,
+        )
+        # "买卡还是租卡": the rent-or-buy question ("买还是租")
+        norm = re.sub(
+            r"(买|租)(?:卡|显卡|机器|服务器)\s*(还是|或者|或)\s*(买|租)(?:卡|显卡|机器|服务器)?", r"\1\2\3", norm
+        )
+        # "今天周三": today said, no deadline ("下周一要交 今天周三" had read two deadlines)
+        norm = re.sub(r"今天\s*(?:是)?\s*(?:周|星期|礼拜)[一二三四五六日天]", " ", norm)
         # "long context extension of llama3-8b to 128k", "扩展上下文到128k": the model first, the
         # extension then reads as the length rule does
         norm = re.sub(
@@ -1607,6 +1629,10 @@ class _Parse:
         # after the budget (`$50k per month` is a budget by the month): a job run every month, and
         # the data of each run ("500GB of data per run")
         self._choose("recurring")
+        self.scan.take(
+            r"每个?月\s*(?:都)?\s*(?:要)?\s*(?:跑|训练|训|做|微调)\s*(?:一次|一轮|一遍)",
+            lambda m: self.set("recurring", True, m[0]),
+        )
         self.scan.take(rf"{L}(?:per|each|every|a)\s+(?:run|job|round){R}|每次(?:训练|跑)?", lambda m: None)
         self._lease_term()
         self._own_use()
