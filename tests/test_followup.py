@@ -940,6 +940,34 @@ def test_a_whatif_that_moves_the_split_says_so(summary, book):
     assert any(f.startswith("*Layout*") and f"tp {lay.tp} × pp {lay.pp}" in f for f in fields)
 
 
+@pytest.mark.parametrize(
+    "message,kind,part",
+    [
+        ("能再省点吗", "unchanged", None),  # the cheapest already: said so
+        ("这个配置靠谱不", "part", "risks"),
+        ("为啥这么慢", "explain", "time"),
+        ("IB是必须的吗", "question", None),  # one server: the FAQ's answer on it
+    ],
+)
+def test_colloquial_chinese_follow_ups_are_answered(book, message, kind, part):
+    # each had been "这句话我不知道该怎么处理"
+    text = "qwen2.5-72b 全参sft 数据50w条 平均2k token 两周内要出结果"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == (kind, part)
+    if kind == "question":
+        assert reply.faq["topic"] == "internode_network" and reply.faq["confident"]
+
+
+def test_a_deadline_asked_with_neng_bu_neng_is_a_whatif(book):
+    text = "qwen2.5-72b 全参sft 数据50w条 平均2k token 两周内要出结果"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "能不能三天内搞完", book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.changes[0]["name"] == "deadline_days"
+
+
+def test_a_fabric_asked_as_a_must_gets_the_networks_reason(summary, book):
+    assert follow_up(REQUEST, summary, "IB是必须的吗", book=book).part == "network"
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -413,6 +413,9 @@ _ZH_STOP = frozenset(
         "不能",
         "能不能",
         "可不可以",
+        # "IB是必须的吗": a modal, not what is asked about (it had led to the cooling topic)
+        "必须",
+        "必需",
         "意思",
         "啥意思",
         "什么意思",

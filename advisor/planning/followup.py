@@ -99,7 +99,8 @@ ASKS_MEMORY = re.compile(
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
 # "how much a day?"): the time or the cost section, with its arithmetic.
 ASKS_SPEED = re.compile(
-    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s",
+    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s"
+    r"|(?:为啥|为什么|怎么)\s*(?:这么|那么|会这么)?\s*慢|\bwhy\b.{0,12}\bso\s+slow\b",
     re.I,
 )
 ASKS_PER_DAY = re.compile(
@@ -154,6 +155,9 @@ WHY_FABRIC = re.compile(
     r".{0,15}\b(?:necessary|needed|required|overkill|worth it)"
     r"|\b(?:skip|drop|do without|go without|save on)\b.{0,20}\b(?:network|fabric|infiniband|ib|roce|nics?)\b"
     r"|(?:一定要|必须要?|有必要|真的需要|能不能不要?|可以不要?|能不能省|可以省).{0,10}(?:网络|组网|infiniband|ib|roce|网卡)"
+    # "IB是必须的吗", "is infiniband a must?"
+    r"|(?:infiniband|(?<![a-z])ib(?![a-z])|roce|rdma|组网|网络)\s*(?:是)?\s*(?:必须|必需|必要)的?\s*(?:吗|么|不|\?|？|$)"
+    r"|\b(?:infiniband|ib|roce|rdma)\b\s+(?:a\s+)?(?:must|required|mandatory)"
     # a link speed asked about ("why 200Gb/s per GPU?", "is 200Gb/s enough?", "400G网卡够吗")
     r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
     r"(?:per\s+gpu|nics?|network|link|enough|fast enough|overkill|necessary|needed|\?)"
@@ -248,7 +252,7 @@ PLAN_PARTS = (
         r"|要注意|隐患"
         # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
         r"|\b(?:is|are) (?:it|this|that|the plan|these) (?:safe|a safe bet|sound|solid|reliable)\b"
-        r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|这个方案)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳",
+        r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|配置)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳",
     ),
     (
         "servers",
@@ -644,6 +648,9 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "能不能三天内搞完", "可以一周内完成吗": the deadline asked about
+    (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=.{0,8}(?:天|周|星期|礼拜|个月|小时)内?)", " "),
+    (r"(?:搞完|完成|做完|跑完|搞定|训完|训练完|出结果)\s*(?:吗|呢|么)?\s*$", " "),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "lora instead of qlora?", "用lora代替qlora": the new choice; the old one is the plan's own
@@ -753,7 +760,7 @@ CHEAPER = re.compile(
     + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent))"
     + _QUICK_TAIL
     + _QUICK_ZH_LEAD
-    + r"(?:便宜|省钱|省点钱|降低成本|少花钱)"
+    + r"(?:便宜|省钱|省点钱|省点|省一点|省一些|降低成本|降点成本|少花钱|少花点)"
     + _QUICK_ZH_TAIL,
     re.I,
 )
