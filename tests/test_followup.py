@@ -968,6 +968,15 @@ def test_a_fabric_asked_as_a_must_gets_the_networks_reason(summary, book):
     assert follow_up(REQUEST, summary, "IB是必须的吗", book=book).part == "network"
 
 
+def test_another_gpu_type_under_owned_gpus_is_as_many_and_not_owned(book):
+    # "换成H800要多久" on the team's own 16 A800 had planned 80 H800 as if the team owned them
+    text = "我们有16张A800 想做llama3-70b的CPT 语料大概200B token 要多久"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "换成H800要多久", book=book)
+    req = reply.advice.request
+    assert (req.gpu, req.gpu_count, req.owned) == ("H800-SXM-80GB", 16, False)
+    assert reply.after["rent_total"] and not reply.after.get("owned")
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -4000,7 +4000,11 @@ def parse_followup(
         f.pop("lora_targets", None)
     if "gpu_count" in changed and "nodes" not in changed:
         f.pop("nodes", None)  # "with 64 GPUs?" under "4台": the new count, not a contradiction
-    if ("nodes" in changed or changed.get("gpu", f.get("gpu")) != f.get("gpu")) and "gpu_count" not in changed:
+    other_gpu = changed.get("gpu", f.get("gpu")) != f.get("gpu")
+    if other_gpu and f.get("owned") and "owned" not in changed:
+        # "换成H800要多久" on the team's own 16 A800: as many of the other type, which they do not own
+        f.pop("owned", None)
+    elif ("nodes" in changed or other_gpu) and "gpu_count" not in changed:
         f.pop("gpu_count", None)  # another GPU type: let the planner size it (the same type keeps its count)
     if ("nodes" in changed or delta.server_shape) and "gpu" not in changed and "gpu" not in f and plan_gpu:
         f["gpu"] = plan_gpu  # "2 nodes", "两台4卡的服务器": of the plan's GPU
