@@ -2810,3 +2810,13 @@ def test_a_negation_is_still_refused():
     with pytest.raises(RequestError) as info:
         parse("7b lora 20GB 不要用4090")
     assert info.value.details.get("why") == "negation"
+
+
+@pytest.mark.parametrize(
+    "message,field,value",
+    [("lora rank改成128", "lora_rank", 128), ("rank改成16呢", "lora_rank", 16), ("mbs改成4", "micro_batch", 4)],
+)
+def test_a_key_set_to_a_number_with_a_verb_is_that_change(message, field, value):
+    # "rank改成128" had read "rank128" as a model name
+    request, changed = parse_followup("qwen3-32b lora rank 64 数据20w条 h20", message, "zh")
+    assert changed == [field] and getattr(request, field) == value

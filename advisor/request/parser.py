@@ -1349,6 +1349,10 @@ class _Parse:
         norm = re.sub(
             r"(买|租)(?:卡|显卡|机器|服务器)\s*(还是|或者|或)\s*(买|租)(?:卡|显卡|机器|服务器)?", r"\1\2\3", norm
         )
+        # "rank改成128", "把rank改成64": a key set to a number, its verb a space ("rank128" had read as
+        # a model name)
+        norm = re.sub(r"(?:把\s*)?(?<=[a-z])\s*(?:改成|改为|换成|设成|设为|调成|调到|改到|变成)\s*(?=\d)", " ", norm)
+        norm = re.sub(r"把\s*(?=rank|lora|seq|mbs|gbs|tp|pp|ep)", "", norm)
         # "今天周三": today said, no deadline ("下周一要交 今天周三" had read two deadlines)
         norm = re.sub(r"今天\s*(?:是)?\s*(?:周|星期|礼拜)[一二三四五六日天]", " ", norm)
         # "long context extension of llama3-8b to 128k", "扩展上下文到128k": the model first, the
