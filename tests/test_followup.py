@@ -977,6 +977,14 @@ def test_another_gpu_type_under_owned_gpus_is_as_many_and_not_owned(book):
     assert reply.after["rent_total"] and not reply.after.get("owned")
 
 
+@pytest.mark.parametrize("message", ["跟H800比哪个划算", "compared with H800?"])
+def test_one_gpu_set_against_the_plans_is_compared(book, message):
+    # "跟H800比哪个划算" had been "这句话我不知道该怎么处理"
+    text = "qwen3-32b lora rank 64 数据20w条 h20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "H800-SXM-80GB" and reply.why
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -535,6 +535,7 @@ _GPU_WORD = re.compile(
 )
 
 
+COMPARED_WITH = re.compile(r"(?:跟|和|与|同)\s*\S{2,20}?\s*(?:比|相比|对比)|\bcompared?\s+(?:with|to)\b", re.I)
 WHICH_BETTER = re.compile(
     r"\bwhich\b.{0,30}\b(?:better|best|faster|cheaper|pick|choose|should)\b|\bvs\.?\b|\bversus\b|\bor\b.{0,40}\bbetter\b"
     r"|^\W*\S+\s+(?:or|还是)\s+\S+\W*$"
@@ -926,7 +927,10 @@ def follow_up(
         # "H20和H800哪个好", "H20 or H800, which is better?" with the plan's GPU one of them: the
         # plan on the other, compared ("why not H20?")
         other = _the_other_gpu(message, summary["gpu"]) if WHICH_BETTER.search(message) else None
-        if other is None and WOULD_GPU_BE.match(message):
+        # "跟H800比哪个划算", "compared with H800, which is cheaper?": the one GPU named against the plan's
+        if other is None and (
+            WOULD_GPU_BE.match(message) or WHICH_BETTER.search(message) or COMPARED_WITH.search(message)
+        ):
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
                 other = next(iter(named.values()))
