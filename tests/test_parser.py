@@ -2790,7 +2790,7 @@ def test_a_run_every_month_is_read_and_said(text):
         ("想用8卡4090跑个7b全参 可行不", lambda r: (r.gpu, r.gpu_count) == ("RTX4090-24GB", 8)),
         ("我们公司有两台8卡4090服务器 能跑qwen2.5-14b全参不", lambda r: (r.gpu_count, r.owned) == (16, True)),
         ("帮忙看下 32b 全参 用8卡4090 能跑吗 不行的话最少换啥卡", lambda r: r.gpu_count == 8),
-        ("qwen3-235b-a22b 全参sft 数据5B token 一个月内搞定 预算不限", lambda r: r.budget is None),
+        ("qwen3-235b-a22b 全参sft 数据5B token 一个月内搞定 预算不限", lambda r: r.budget is None and r.speed_first),
         (
             "qwen3-14b 全参 sft 30w条 seq 8192 a800",
             lambda r: (r.seq_len, r.gpu, r.gpu_count) == (8192, "A800-SXM4-80GB", None),

@@ -619,6 +619,8 @@ FIELDS: tuple[Field, ...] = (
             (
                 *("尽快", "最快", "加急", "越快越好", "越早越好", "速度优先", "很急", "急用", "钱不是问题", "不差钱"),
                 *("速度比成本重要", "时间比钱重要"),
+                # an unlimited budget is money no object ("预算不限" had been refused as a negation)
+                *("预算不限", "预算不设上限", "预算不设限", "预算无上限", "预算不封顶"),
             ),
         ),
         examples=Word(en=("fast",), zh=("尽快",)),

@@ -1329,15 +1329,14 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
-        # Colloquial yes-or-no questions with 不 ("可行不", "能跑14b全参不", "不行的话最少换啥卡") and an
-        # unlimited budget ("预算不限"): questions and no bound, never a negation to refuse
+        # Colloquial yes-or-no questions with 不 ("可行不", "能跑14b全参不", "不行的话最少换啥卡"): questions,
+        # never a negation to refuse
         norm = re.sub(r"(?<=[\w\u4e00-\u9fff])不(?=\s*(?:$|[？?。,，!！]))", "吗", norm)
         norm = re.sub(
             r"不行的话\s*(?:最少|至少)?\s*(?:要|得)?\s*(?:换|用)?\s*(?:啥|什么|哪种|哪个)?\s*(?:卡|显卡|gpu)?",
             " ",
             norm,
         )
-        norm = re.sub(r"预算\s*(?:不限|不设(?:上)?限|无上限|不封顶|没有上限|随意)|不差钱|钱不是问题", " ", norm)
         # "seq 8192 a800": the length is the key's, not a count of A800s
         norm = re.sub(
             rf"((?<![a-z])(?:seq|seq_len|ctx|context|序列|序列长度|上下文)\s*[:=]?\s*\d+k?)\s+"
@@ -2471,6 +2470,8 @@ class _Parse:
         # a ceiling said with a negation ("预算别超过10万", "预算不要超过10万"): the amount is the budget
         cn_verb += r"|(?:别|不要|不能|不得|最好别|最好不要|尽量别|尽量不要)?超过?|不超过|最多|控制在)?"
         cn_verb += r"(?:大概|大约|约|差不多)?"
+        # an unlimited budget ("预算不限"): money no object, before the key alone reads as a budget
+        self.scan.take(r"预算\s*(?:不限|不设(?:上)?限|无上限|不封顶)", lambda m: self.set("speed_first", True, m[0]))
         # speed said to matter more than cost ("speed is more important than cost"): before the
         # cost-first words, which would take its "cost"
         self.scan.take(
