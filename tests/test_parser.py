@@ -2820,3 +2820,11 @@ def test_a_key_set_to_a_number_with_a_verb_is_that_change(message, field, value)
     # "rank改成128" had read "rank128" as a model name
     request, changed = parse_followup("qwen3-32b lora rank 64 数据20w条 h20", message, "zh")
     assert changed == [field] and getattr(request, field) == value
+
+
+@pytest.mark.parametrize("text", ["qwen2.5-vl-7b sft 数据10w条图文对", "qwen2.5-vl-7b sft 10万图文对 3天"])
+def test_image_text_pairs_are_a_vision_models_samples(text):
+    # "图文对" had been refused; the images stay uncounted, said
+    r = parse(text)
+    assert (r.data.amount, r.data.unit) == (100_000, "samples")
+    assert any(n.code == "vision_language" for n in r.assumptions)
