@@ -56,3 +56,11 @@ def test_without_data_a_doubted_rent_gives_way_as_with_data(cli):
     assert "a token's work costs" in cli("ask", "70B").stdout
     with_data = _plan(cli, "70B full-finetune 1TB 14d")
     assert not any(w["code"] == "tie_doubted_rent" and w["params"].get("per_token") for w in with_data["warning_codes"])
+
+
+def test_without_data_a_months_lease_asked_is_priced_by_the_month(cli):
+    # "想租一个月h800 8卡 大概多少钱" had been priced by the day ("give a data size for the total")
+    d = _plan(cli, "想租一个月h800 8卡 大概多少钱 跑32b sft")
+    month = d["cost"]["rent_per_gpu_month"] * 8
+    text = cli("ask", "想租一个月h800 8卡 大概多少钱 跑32b sft").stdout
+    assert f"¥{month:,.0f}" in text and "包月租用" in text
