@@ -985,6 +985,14 @@ def test_one_gpu_set_against_the_plans_is_compared(book, message):
     assert reply.kind == "whatif" and reply.advice.plan.gpu == "H800-SXM-80GB" and reply.why
 
 
+def test_why_not_another_gpu_under_a_named_one_says_it_was_named(book):
+    # "为啥不用A800" under a request naming H20 had said the alternatives explain why H20 ranked
+    # first ("a tie", "availability"), though A800 costs less and H20 was asked for
+    text = "qwen3-32b lora rank 64 数据20w条 h20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "why not A800?", book=book)
+    assert reply.why.startswith("8 x H20-96GB because the request names H20-96GB")
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

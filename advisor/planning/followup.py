@@ -34,7 +34,7 @@ from advisor.planning.advice import Advice, advise, advise_request, plan_context
 from advisor.planning.rent import as_sold, job_months, rent_plan
 from advisor.request import fields
 from advisor.request.canonical import canonical
-from advisor.request.model import Note
+from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import (
     PLACES_ABROAD_EN,
     PLACES_ABROAD_ZH,
@@ -1739,7 +1739,7 @@ def _whatif(
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
         # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
-        why = _why_not(summary, result, lang)
+        why = _why_not(summary, result, lang, named=_names_a_gpu(original))
     text = render(
         "followup.txt.j2",
         lang,
@@ -2478,7 +2478,12 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
     return None
 
 
-def _why_not(summary: dict, result: Advice, lang: str) -> str:
+def _names_a_gpu(request: TrainingRequest | None) -> bool:
+    """The thread's request named its GPU type ("... h20"): the plan is on it because it was asked."""
+    return bool(request is not None and request.gpu and "gpu" in request.user_set)
+
+
+def _why_not(summary: dict, result: Advice, lang: str, named: bool = False) -> str:
     """ "why not H20?": how the plan on what was named compares with the chosen one (it does not
     fit, misses the deadline or the budget, costs more, or costs less but was not chosen)."""
     p = result.plan
@@ -2497,4 +2502,5 @@ def _why_not(summary: dict, result: Advice, lang: str) -> str:
         ratio=num(rent / old_rent, 2) if rent and old_rent and summary.get("currency") == p.costs.currency else "",
         deadline=result.request.deadline_days,
         same=p.gpu == summary.get("gpu"),
+        named=named,
     ).strip()
