@@ -993,6 +993,13 @@ def test_why_not_another_gpu_under_a_named_one_says_it_was_named(book):
     assert reply.why.startswith("8 x H20-96GB because the request names H20-96GB")
 
 
+def test_the_electricity_of_a_month_is_the_electricity_not_the_rent(book):
+    # "电费一个月多少" had been read as a month's cost and answered with the rent's arithmetic
+    text = "我们有16张A800 想做llama3-70b的CPT 语料大概200B token 要多久"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "电费一个月多少", book=book)
+    assert reply.kind == "question" and "每月约用电" in reply.text
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -878,7 +878,13 @@ def follow_up(
     term = lease_term_asked(message) if request_text and summary.get("gpu") else None
     # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs, on a month's lease
     # (under a lease the costs' arithmetic answers it)
-    monthly = bool(request_text and summary.get("gpu") and MONTHLY_COST.search(message))
+    # (the electricity's month is its own answer: "电费一个月多少")
+    monthly = bool(
+        request_text
+        and summary.get("gpu")
+        and MONTHLY_COST.search(message)
+        and not re.search(r"电费|用电|电价|power|electric", message, re.I)
+    )
     by_the_hour = monthly and summary.get("offer_option") == "hourly"
     term = term or (1 if by_the_hour else None)
     if monthly and not term and not _gpus_named(message):
