@@ -1000,6 +1000,15 @@ def test_the_electricity_of_a_month_is_the_electricity_not_the_rent(book):
     assert reply.kind == "question" and "每月约用电" in reply.text
 
 
+def test_buying_a_count_of_a_gpu_is_a_buy_whatif_not_the_price_list(book):
+    # "买64张H800多少钱" had listed H800's prices, no total
+    text = "我们有16张A800 想做llama3-70b的CPT 语料大概200B token 要多久"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "买64张H800多少钱", book=book)
+    req = reply.advice.request
+    assert reply.kind == "whatif" and (req.gpu, req.gpu_count, req.rent_or_buy) == ("H800-SXM-80GB", 64, "buy")
+    assert reply.advice.plan.costs.buy_capex and money(reply.advice.plan.costs.buy_capex, "CNY") in reply.text
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

@@ -896,7 +896,11 @@ def follow_up(
         leased = None if others else _lease_term(request_text, summary, term, reply_lang, book)
         if leased is not None:
             return leased
-    priced = gpu_prices(message, reply_lang, book)
+    # "买64张H800多少钱": buying that many is a what-if on this job (its capex), not the price list
+    buy_count = BUYING.search(message) and re.search(
+        r"\d+\s*(?:张|块|台|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
+    )
+    priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book)
     if priced is not None:
         return priced
     if request_text and CONVERT.search(message) and not _market_named(message):
