@@ -1009,6 +1009,13 @@ def test_buying_a_count_of_a_gpu_is_a_buy_whatif_not_the_price_list(book):
     assert reply.advice.plan.costs.buy_capex and money(reply.advice.plan.costs.buy_capex, "CNY") in reply.text
 
 
+def test_a_number_asked_under_a_change_is_the_whatif(book):
+    # "用deepspeed zero3跑的话显存够不够" had explained the current layout's memory
+    text = "qwen2.5-72b 全参sft 数据50w条 平均2k token 两周内要出结果"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "用deepspeed zero3跑的话显存够不够", book=book)
+    assert reply.kind == "whatif" and {c["name"] for c in reply.changes} == {"stack", "zero_stage"}
+
+
 def test_the_risks_reply_speaks_of_the_plans_own_gpu(book):
     """ "有什么风险" under a plan: availability of its own GPU, not of the alternatives' parts."""
     text = "全参微调 DeepSeek-V3，数据 20亿 token，预算 300万，30天"

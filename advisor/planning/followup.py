@@ -654,6 +654,8 @@ AROUND_A_CHANGE = (
     (r"(?:搞完|完成|做完|跑完|搞定|训完|训练完|出结果)\s*(?:吗|呢|么)?\s*$", " "),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
+    # "用deepspeed zero3跑的话显存够不够": the condition is the change, the question after 的话 its reply's
+    (r"\s*(?:跑|训练|训|用|做)?的话\s*[，,]?\s*.{0,10}$", " "),
     # "lora instead of qlora?", "用lora代替qlora": the new choice; the old one is the plan's own
     (r"\s*\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+[\w.\-]+(?:\s+[\w.\-]+)?\s*(?=$|[?？.!,])", " "),
     (r"(?:代替|替代|替换|换掉|而不是|不用)\s*[\w.\-]+\s*(?=$|[?？。!，,呢吗])", " "),
@@ -972,6 +974,10 @@ def follow_up(
             (ASKS_PER_DAY, "costs"),
         ):
             if asked_number.search(message) and not why_not and not (part == "gpus" and elsewhere):
+                # "用deepspeed zero3跑的话显存够不够": the number asked under a change is the what-if's
+                change = read_whatif(request_text, summary, message, reply_lang) if part != "gpus" else None
+                if change is not None and change[1]:
+                    break
                 explained = _explain(request_text, summary, part, reply_lang, book, count=named, servers=servers)
                 if explained is not None:
                     return explained
