@@ -953,10 +953,7 @@ def follow_up(
     if request_text:
         part = explained_part(message)
         # "换成A800要几台": a count asked on another GPU is that GPU's plan, not this one's count
-        elsewhere = summary.get("gpu") and any(
-            not _names_the_plans(word, catalog.get_gpu(name), summary["gpu"])
-            for name, word in _gpus_named(message).items()
-        )
+        elsewhere = bool(summary.get("gpu")) and _gpus_named_elsewhere(message, summary)
         named = _count_named(message, summary.get("gpu_count"))
         # "要几台服务器", "how many servers?": the servers first, then the counts around
         servers = bool(re.search(r"台|servers?|nodes?|machines?|boxes", message, re.I))
@@ -967,6 +964,7 @@ def follow_up(
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
+        change = None  # a what-if read while checking for a number asked, kept for the what-if below
         for asked_number, part in (
             (ASKS_MEMORY, "memory"),
             (ASKS_COUNT, "gpus"),
@@ -987,7 +985,7 @@ def follow_up(
         elif why_not:
             read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
         else:
-            read = read_whatif(request_text, summary, message, reply_lang)
+            read = change or read_whatif(request_text, summary, message, reply_lang)
         if read is not None and read[1] == ["fabric"] and summary.get("nodes", 1) <= 1:
             # "do we need infiniband?" on one server: nothing between servers to choose; the answer
             # on the network, with this plan's numbers
