@@ -641,14 +641,13 @@ def details(result, which: str) -> dict:
                 )
             )
         if c.breakeven_months:
-            fields.append(
-                _field(
-                    lang,
-                    "breakeven",
-                    _p(lang, "breakeven_value", num(c.breakeven_months, 2), pct(c.owned_utilisation)),
-                    "cost_field",
-                )
+            basis = c.breakeven_rent or {}
+            value = (
+                _p(lang, "breakeven_lease", num(c.breakeven_months, 2), basis["term_months"])
+                if basis.get("basis") == "lease"
+                else _p(lang, "breakeven_value", num(c.breakeven_months, 2), pct(c.owned_utilisation))
             )
+            fields.append(_field(lang, "breakeven", value, "cost_field"))
         blocks[0] = _section(f"*{title}*", fields) if fields else blocks[0]
         srcs = [
             _p(

@@ -5,8 +5,10 @@ checklists come from the plan; imports refuse bad offer terms with file and line
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 import tomllib
 from contextlib import closing
 
@@ -17,9 +19,11 @@ from advisor.market.imports import ImportProblem, import_file
 from advisor.market.prices import PriceBook
 from advisor.planning import costs as costsmod
 from advisor.planning import rent
-from advisor.planning.advice import advise
+from advisor.planning.advice import advise, plan_context, render_text
+from advisor.planning.followup import follow_up
 from advisor.request.parser import parse
 from advisor.resources import data_dir
+from advisor.text.render import money
 
 
 def row(**kw) -> dict:
@@ -554,3 +558,59 @@ def test_a_job_at_the_edge_of_its_last_billed_month_says_what_a_slip_costs(book)
     assert f"slower than planned, another month is billed, about ¥{round(edge['extra']):,}" in text
     roomy = advise("3B pretrain 2T tokens 45 days on 256x910B", book=book).to_json()
     assert "lease_edge" not in [w["code"] for w in roomy["warning_codes"]]
+
+
+def test_break_even_weighs_owning_against_the_cheapest_steady_rent(book):
+    # Owning at 70% use against renting the same GPUs as busy: by the hour for the hours in use,
+    # a one-month lease for the months in use, a longer lease every month of its term, whichever
+    # costs least; not the plan's own rent option (a month's lease what-if had said 51.2 months
+    # beside its plan's 104)
+    rented = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 8, 1, 1.0)
+    hour = rented.hourly.per_gpu_hour
+    u = costsmod.OWNED_UTILISATION
+    steady = costsmod._steady_rent(rented, rented.headline, 8, u)
+    month = min(o.per_gpu_hour * costsmod.HOURS_PER_MONTH for o in rented.options if o.term_months == 1)
+    assert hour * costsmod.HOURS_PER_MONTH < month  # on record: by the hour is the cheaper
+    assert steady["basis"] == "hourly" and steady["per_month"] == pytest.approx(hour * 8 * 730 * u)
+    assert steady["hourly_dearer"] is False
+    # the same figure whatever the plan leads with (a lease headline)
+    lease = next(o for o in rented.options if o.term_months == 1)
+    assert costsmod._steady_rent(rented, lease, 8, u) == steady
+    # a year's lease below 70% of the hourly rent: billed every month, busy or idle
+    cheap = dataclasses.replace(lease, per_gpu_hour=0.6 * hour, term_months=12)
+    year = dataclasses.replace(rented, options=[lease, cheap])
+    got = costsmod._steady_rent(year, rented.headline, 8, u)
+    assert (got["basis"], got["term_months"], got["hourly_dearer"]) == ("lease", 12, True)
+    assert got["per_month"] == pytest.approx(0.6 * hour * 730 * 8)
+    # a month's lease under the hourly rate is paid only for the months in use
+    near = dataclasses.replace(lease, per_gpu_hour=0.9 * hour)
+    got = costsmod._steady_rent(dataclasses.replace(rented, options=[near]), rented.headline, 8, u)
+    assert (got["basis"], got["per_month"]) == ("month_by_month", pytest.approx(0.9 * hour * 730 * 8 * u))
+
+
+def test_a_threads_lease_what_if_says_its_plans_break_even(book):
+    text = "7B 全参微调 20GB数据 3天"
+    first = advise(text, book=book)
+    assert first.plan.costs.rent_option == "hourly"
+    reply = follow_up(text, plan_context(first), "一个月多少钱", book=book)
+    assert reply.advice.plan.costs.rent_option == "monthly"
+    assert reply.advice.plan.costs.breakeven_months == pytest.approx(first.plan.costs.breakeven_months)
+    rate = money(first.plan.costs.breakeven_rent["rate"], "CNY")
+    assert f"与按小时租用（每卡时 {rate}，70% 的时间在用）相比，回本：约 " in render_text(first)
+    shown = {round(first.plan.costs.breakeven_months, 1)}
+    # a payback the reply says is the plan's (the lease's own had been said as a new warning)
+    said = {float(x) for x in re.findall(r"购买要 ([\d.]+) 个月才能回本", reply.text)}
+    assert said <= shown
+
+
+def test_a_lease_break_even_says_its_term_in_the_text_and_on_the_card(book):
+    from bot.blocks import details
+
+    result = advise("qwen3-235b pretrain 1T tokens 90d on 910C", book=book)
+    basis = result.plan.costs.breakeven_rent
+    assert basis["basis"] == "lease" and basis["term_months"] > 1
+    line = next(x for x in render_text(result).splitlines() if "break-even" in x)
+    assert f"against a {basis['term_months']}-month lease at {money(basis['rate'], 'CNY')} a GPU-month" in line
+    assert "billed busy or idle" in line
+    card = json.dumps(details(result, "costs"), ensure_ascii=False)
+    assert f"months against a {basis['term_months']}-month lease" in card

@@ -126,6 +126,9 @@ class Costs(BaseModel):
     pue: float | None = None
     hosting_cost_year: float | None
     breakeven_months: float | None
+    # what the steady-use break-even weighs owning against (`_steady_rent`): basis hourly or lease,
+    # the rate (a GPU-hour or a GPU-month) and the lease's term
+    breakeven_rent: dict | None = None
     useful_life_months: list[int] = list(USEFUL_LIFE_MONTHS)
     residual_value: float | None = None
     own_use: dict | None = None  # the team's own use: months and utilisation, and the comparison
@@ -167,6 +170,31 @@ class Costs(BaseModel):
 # the lease or a purchase (assumed: a week, what daily and weekly rentals serve; a longer job on
 # such a lease is weighed against owning the GPUs as long, `long_lease_only`).
 SHORT_TERM_JOB_DAYS = 7
+
+
+def _steady_rent(rented: rent.Rent, likely: rent.Priced | None, gpus: int, utilisation: float) -> dict:
+    """Renting the GPUs a team would own, as busy as it keeps them, the cheapest way on record:
+    by the hour for the hours in use; month by month on a one-month lease, only the months in use;
+    or on a longer lease, which bills every month of its term busy or idle (the cheapest rate of a
+    term within the hardware's life). Whatever the plan itself rents on, so a thread's "a month's
+    lease?" and its plan say the same break-even (54.6 against 110 months had been said in one
+    thread: each weighed against its own rent)."""
+    ways = []
+    hourly = likely if likely and likely.option == "hourly" else rented.hourly
+    if hourly:
+        ways.append((hourly.per_gpu_hour * gpus * HOURS_PER_MONTH * utilisation, "hourly", hourly.per_gpu_hour, 0))
+    leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= USEFUL_LIFE_MONTHS[0]]
+    if likely and likely.option == "monthly" and not leases:
+        leases = [likely]  # a lease sold only on a longer term: it is what renting these GPUs takes
+    for o in leases:
+        rate = o.per_gpu_hour * HOURS_PER_MONTH
+        if o.term_months <= 1:
+            ways.append((rate * gpus * utilisation, "month_by_month", rate, 1))
+        else:
+            ways.append((rate * gpus, "lease", rate, o.term_months))
+    per_month, basis, rate, term = min(ways, key=lambda w: (w[0], w[3]))
+    hourly_dearer = basis != "hourly" and any(w[1] == "hourly" for w in ways)
+    return {"per_month": per_month, "basis": basis, "rate": rate, "term_months": term, "hourly_dearer": hourly_dearer}
 
 
 def _src(p, role: str) -> dict:
@@ -556,7 +584,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         # a buyer's budget caps the purchase, not a rent (Plan.spend): held against the capex
         budget = book.convert(req.budget.amount, req.budget.currency, cur)
         budget_verdict = None if capex is None else ("within" if capex <= budget else "over")
-    power_year = hosting_year = tco = breakeven = residual = ownership_cost = None
+    power_year = hosting_year = tco = breakeven = residual = ownership_cost = steady = None
     never = False  # owning never catches up with renting: no break-even at all
     own_use = None
     electricity = _electricity(book, req, cur)
@@ -579,10 +607,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         residual = capex * RESIDUAL_SHARE
         if per_hour:
             # the months after which owning (capex less its resale then, plus running costs) costs
-            # less than renting the same GPUs by the hour for the hours in use; none within ten
-            # years, or running costs alone above the rent: it never pays back
-            rent_month = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation
-            breakeven = breakeven_months(capex, rent_month - opex_year / 12, NEVER_PAYS_BACK_MONTHS)
+            # less than renting the same GPUs as busy, the cheaper way on record (`_steady_rent`);
+            # none within ten years, or running costs alone above the rent: it never pays back
+            steady = _steady_rent(rented, likely, buy_gpus, utilisation)
+            breakeven = breakeven_months(capex, steady["per_month"] - opex_year / 12, NEVER_PAYS_BACK_MONTHS)
             never = breakeven is None
         breakeven_at = len(notes)  # its warning goes here, once the team's own use is weighed
         if channel == "grey":
@@ -631,8 +659,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             # the term whatever the use, at the rate of the longest term the use covers (a 3-year
             # use had been priced at a 1-month rate for only the 70% of months in use).
             ways = []
-            if likely and likely.option == "hourly":
-                ways.append((per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0))
+            hourly = likely if likely and likely.option == "hourly" else rented.hourly
+            if hourly:
+                ways.append((hourly.per_gpu_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0))
             leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= own_months]
             if leases:
                 lease = max(leases, key=lambda o: (o.term_months, -o.per_gpu_hour))
@@ -686,7 +715,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif req.rent_or_buy == "buy" and capex:
         decision, reason = "buy", "asked_buy"
         # Push back when renting the same GPUs, as busy, is clearly cheaper over the ranking horizon.
-        rent_cost = per_hour * buy_gpus * HOURS_PER_MONTH * utilisation * OWNERSHIP_MONTHS if per_hour else None
+        rent_cost = steady["per_month"] * OWNERSHIP_MONTHS if steady else None
         if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:
             notes.append(_note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_MONTHS))
     elif long_lease and (days or 0) < SHORT_TERM_JOB_DAYS:
@@ -744,6 +773,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         pue=pue.price if pue else DEFAULT_PUE,
         hosting_cost_year=hosting_year,
         breakeven_months=breakeven,
+        breakeven_rent=steady if not own_use and (breakeven is not None or never) else None,
         running_above_rent=never,
         owned_utilisation=utilisation,
         residual_value=residual,

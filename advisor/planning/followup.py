@@ -1699,6 +1699,7 @@ def _whatif(
         # back, leading the reply (it had shown identical rows and the capex alone)
         verdict = {"rent": costs.rent_total, "capex": costs.buy_capex, "cur": costs.currency}
         verdict |= {"never": costs.never_pays_back, "months": costs.breakeven_months, "use": costs.owned_utilisation}
+        verdict["lease"] = (costs.breakeven_rent or {}).get("basis") == "lease"
         warnings = [Note(kind="warning", code="buy_verdict", params=verdict), *warnings]
     # The summary keeps days to two decimals (a 20-minute job is "0.01 days"): the times compared
     # are the plans' own, the first one's when re-planning it gives the plan the thread shows.

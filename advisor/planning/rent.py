@@ -82,6 +82,9 @@ class Rent:
     cluster_rate: Priced | None = None
     # the team's own quote, where it would cost this job more than the market's rent that leads
     own_quote_dearer: Priced | None = None
+    # the likely rent by the hour whatever leads (the lower median of the hourly offers that
+    # deliver): what steady use of owned GPUs is weighed against beside the leases (costs.py)
+    hourly: Priced | None = None
 
 
 def has_cluster_fabric(p: Price) -> bool:
@@ -191,6 +194,9 @@ def rent_plan(
     out.hourly_offers = 0 if out.estimate_rule else len(hourly)
     cluster = [_hourly(p, value(p), gpus, days, "cluster") for p in hourly if p.offer_kind == "cluster"]
     on_demand = [_hourly(p, value(p), gpus, days, "on_demand") for p in hourly if p.offer_kind != "cluster"]
+    by_hour = [q for q in on_demand + cluster if not q.price.owner]
+    exact = [q for q in by_hour if q.billed_gpus == gpus]
+    out.hourly = _lower_median(exact if gpus < GPUS_PER_SERVER and exact else by_hour) if by_hour else None
     leases = [(p, value(p), "") for p in monthly]
     if out.basis == "term" or asked_term:
         # A long job (or a term asked for) with only on-demand lists on record, or one smaller than
