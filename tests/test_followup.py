@@ -1678,3 +1678,49 @@ def test_servers_smaller_than_the_catalogues_said_in_chinese_are_planned_so():
     r = parse("qwen2.5-7b 全参微调 20万条 2台4卡 H800")
     assert (r.gpu_count, r.gpus_per_server) == (8, 4)
     assert any(n.code == "server_shape" for n in r.assumptions)
+
+
+H20_PLAN = "qwen2.5-32b 全参微调 50GB数据 7天 H20"
+
+
+@pytest.mark.parametrize(
+    "question,count",
+    [
+        # the purchase named is the what-if, its payback said (had been the plan's own rent-or-buy)
+        ("老板问能不能买一台8卡H20，回本要多久", 8),
+        ("买一台8卡的回本要多久", 8),
+        ("my boss asks: if we buy 2 servers, how long to pay back?", 16),
+    ],
+)
+def test_a_payback_asked_of_a_purchase_is_that_purchases_what_if(book, question, count):
+    first = advise(H20_PLAN, book=book)
+    reply = follow_up(H20_PLAN, plan_context(first), question, book=book)
+    assert reply.kind == "whatif"
+    plan = reply.advice.plan
+    assert plan.estimate.layout.gpu_count == count and reply.advice.request.rent_or_buy == "buy"
+    assert any(w.code == "buy_verdict" for w in reply.warnings)
+
+
+@pytest.mark.parametrize("question", ["租一年划算还是买划算", "rent for 2 years or buy?", "租两年还是买"])
+def test_rent_a_term_or_buy_weighs_owning_over_that_term(book, question):
+    first = advise(H20_PLAN, book=book)
+    reply = follow_up(H20_PLAN, plan_context(first), question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+    use = reply.advice.plan.costs.own_use
+    months = 12 if "一年" in question else 24
+    assert use["months"] == months and reply.advice.plan.costs.decision_reason == "own_use"
+
+
+@pytest.mark.parametrize("question", ["how long to pay back?", "what's the payback period?", "回本要多久"])
+def test_a_payback_asked_alone_is_the_plans_rent_or_buy(book, question):
+    first = advise(H20_PLAN, book=book)
+    reply = follow_up(H20_PLAN, plan_context(first), question, book=book)
+    months = round(first.plan.costs.breakeven_months)
+    assert reply.kind == "question" and f"{months}" in reply.text.split("\n")[0]
+
+
+def test_a_card_price_in_dollars_is_said_in_yuan_too(book):
+    reply = follow_up(H20_PLAN, plan_context(advise(H20_PLAN, book=book)), "H20买的话多少钱", book=book)
+    card = next(line for line in reply.text.splitlines() if "一张卡" in line)
+    usd = next(o for o in book.offers("buy_card", "H20-96GB", "china") if o.currency == "USD")
+    assert f"${usd.price:,.0f}" in card and f"（约 {money(book.convert(usd.price, 'USD', 'CNY'), 'CNY')}）" in card

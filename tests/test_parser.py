@@ -2828,3 +2828,24 @@ def test_image_text_pairs_are_a_vision_models_samples(text):
     r = parse(text)
     assert (r.data.amount, r.data.unit) == (100_000, "samples")
     assert any(n.code == "vision_language" for n in r.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,term,use",
+    [
+        # rent a term or buy: owning that long is weighed against the lease (it had been the job
+        # alone against a year's lease: "rent, no short term")
+        ("qwen2.5-32b 全参微调 50GB数据 7天 H20 租一年还是买", 12, 12),
+        ("qwen2.5-32b 全参微调 50GB数据 7天 H20 租一年划算还是买划算", 12, 12),
+        ("qwen2.5-32b full finetune 50GB 7d H20, rent for a year or buy?", 12, 12),
+        ("qwen2.5-32b full finetune 50GB 7d H20, rent for 2 years or buy?", 24, 24),
+        # a term without the question is the term alone
+        ("qwen2.5-32b full finetune 50GB 7d H20 租3个月", 3, None),
+        # "use them for a year": the team's own use (had been a second deadline: refused)
+        ("qwen2.5-32b full finetune 50GB 7d H20, we'd use them for a year", None, 12),
+        ("qwen2.5-32b full finetune 50GB 7d H20, we'll use them for one year", None, 12),
+    ],
+)
+def test_a_term_asked_against_buying_is_the_use_weighed(text, term, use):
+    r = parse(text)
+    assert (r.lease_term_months, r.own_use_months, r.deadline_days) == (term, use, 7)

@@ -606,9 +606,13 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         for g in current_prices(book, gpu, per_gpu=None)
     ]
     # what buying costs too: a team asking a GPU's price may be asking what one costs to own
+    # a price quoted in another currency than its market's (a card in China at $12,000) is said in
+    # the market's too, at the book's rate
     bought = [
         {"kind": kind, "price": o.price, "currency": o.currency, "gpus": o.gpus, "provider": o.provider,
-         "as_of": o.as_of, "estimate": o.estimate, "market": market}
+         "as_of": o.as_of, "estimate": o.estimate, "market": market,
+         "converted": None if o.currency == MARKET_CURRENCY[market] else book.convert(o.price, o.currency, MARKET_CURRENCY[market]),
+         "converted_currency": MARKET_CURRENCY[market]}
         for market in markets
         for kind in ("buy_server", "buy_card")
         for o in sorted(book.offers(kind, gpu, market), key=lambda o: book.convert(o.price, o.currency, "USD"))[:1]
@@ -619,6 +623,8 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
 
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
 PRICES_IN_A_REPLY = 8
+# The currency each market's plans are priced in (TrainingRequest.currency's default).
+MARKET_CURRENCY = {"china": "CNY", "global": "USD"}
 
 
 # The words around a what-if that ask what it would cost or whether it works ("how much would it
@@ -674,6 +680,25 @@ AROUND_A_CHANGE = (
     # owning against renting over it answers (not a plan ranked by purchase)
     (r"(?:的话)?\s*(?:买|购买)?(?:划算|合算|值得|值)(?:吗|不|么|呢)?|划不划算|值不值(?:得)?", " "),
     (r"\bis it worth (?:it|buying)\b", " "),
+    # "买一台8卡H20，回本要多久", "buy 8 H20, how long to pay back?": the purchase named is the change; its
+    # what-if says when it pays back (the payback asked had sent it to the plan's own rent-or-buy)
+    (
+        r"[，,]?\s*(?:多久|多长时间|几个月|几年)?(?:能|才能|可以|可)?回本(?!周期\s*\d|期\s*\d)(?:周期|期)?(?:要|需要|得)?(?:多久|多长时间|几个月|几年|吗|不|么|呢)?",
+        " ",
+    ),
+    (
+        r"[,;]?\s*\b(?:how\s+long\s+(?:to|until|till|before)\s+(?:it\s+|they\s+|we\s+)?(?:pays?|paid)\s+(?:it(?:self)?\s+)?back"
+        r"|when\s+(?:does|would|will)\s+(?:it|that|this|buying)\s+pay\s+(?:it(?:self)?\s+)?back"
+        r"|(?:what(?:'s|\s+is|\s+would\s+be)\s+the\s+)?pay\s*back(?:\s+(?:period|time))?(?!\s+(?:within|in|of)\b))\b",
+        " ",
+    ),
+    # "老板问能不能买一台8卡H20", "my boss asks: can we buy 2 servers": who asks is not the change
+    (
+        r"^\W*(?:(?:我们)?(?:老板|领导|财务|采购|上面)(?:在)?(?:问|想知道|想问)\s*[:：,，]?"
+        r"|(?:my\s+|our\s+)?(?:boss|manager|cfo|finance|management)\s+(?:asks?|asked|wants\s+to\s+know)\s*[:,]?)\s*",
+        " ",
+    ),
+    (r"(?:能不能|能否|可不可以|可以)\s*(?=买|购买|租)", " "),
     (
         r"\bhow long (?:(?:does|will|would|did|might)\s+)?(?:it|that|this|the (?:job|run|training|plan))?\s*"
         r"(?:take|run)?(?:\s+to (?:train|finish|run))?",
@@ -994,8 +1019,14 @@ def follow_up(
                 return _faq_reply(data, reply_lang)
         if read is not None and budget_in:
             read = _budget_kept_in_market(request_text, summary, message, read, reply_lang, book)
-        if read is not None and read[1] and set(read[1]) <= {"own_use_months", "own_utilisation"}:
-            # "如果用两年呢", "at 60% use?": the same plan, owned against rented over that use
+        if (
+            read is not None
+            and read[1]
+            and set(read[1]) <= {"own_use_months", "own_utilisation", "lease_term_months"}
+            and set(read[1]) & {"own_use_months", "own_utilisation"}
+        ):
+            # "如果用两年呢", "at 60% use?", "rent for 2 years or buy?": the same plan, owned against
+            # rented over that use
             explained = _explain(canonical(read[0]), summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained

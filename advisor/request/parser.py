@@ -2600,18 +2600,25 @@ class _Parse:
         def unasked(m: re.Match) -> str:  # the term's words, without the question
             return m[0] if m["q"] is None else m[0][: m.start("q") - m.start()]
 
+        def term_or_buy(months: float, m: re.Match) -> None:
+            term(months, unasked(m))
+            if m["q"] is not None and "own_use_months" not in self.fields and fields.field("own_use_months").ok(months):
+                # "租一年还是买": the GPUs are wanted that long, so owning them as long is weighed
+                # against the lease (it had been the job alone against a year's lease: "rent, no
+                # short term")
+                self.set("own_use_months", int(months), m[0])
+
         or_buy = rf"(?P<q>\s*,?\s*(?:or|vs\.?|versus)\s+(?:to\s+|just\s+)?(?:{_en(buy)}){R})?"
         sc.take(
             rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
             rf"\s+(?:for\s+)?(?:(?:just|only)\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}{or_buy}",
-            lambda m: term((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), unasked(m)),
+            lambda m: term_or_buy((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m),
         )
         sc.take(
-            rf"(?:{_zh(before)})\s*{n}\s*(?P<unit>{zh_units})\s*(?P<q>(?:还是|或者|或|vs)\s*(?:{_zh(buy)})"
+            rf"(?:{_zh(before)})\s*{n}\s*(?P<unit>{zh_units})\s*(?P<q>(?:(?:更|比较)?(?:划算|便宜|合适|好))?\s*"
+            rf"(?:还是|或者|或|vs)\s*(?:{_zh(buy)})"
             rf"(?:更|比较)?(?:划算|便宜|合适|好)?)",
-            lambda m: term(
-                (float(m["n"]) if m["n"] else _cn_num(m["cn"])) * value_of(row.units, m["unit"]), unasked(m)
-            ),
+            lambda m: term_or_buy((float(m["n"]) if m["n"] else _cn_num(m["cn"])) * value_of(row.units, m["unit"]), m),
         )
         sc.take(
             rf"{L}(?P<w>{_all(row.choices, 'en')})(?:\s+(?:{_en(after)}))?{R}",
@@ -2642,8 +2649,8 @@ class _Parse:
             lambda m: None,
         )
         sc.take(
-            rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?P<n>\d+)\s*(?P<unit>{_all(row.units, 'en')}){R}",
-            months,
+            rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?:(?P<n>\d+)|(?P<one>an?|one))\s*(?P<unit>{_all(row.units, 'en')}){R}",
+            lambda m: months(_Merged(m, n=m["n"] or "1")),
         )
         sc.take(
             rf"(?:{_zh(row.keys)})(?:(?P<n>\d+)|(?P<cn>{CN_NUM[1:-1]}))\s*(?P<unit>{_all(row.units, 'zh')})", months
