@@ -611,7 +611,7 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     bought = [
         {"kind": kind, "price": o.price, "currency": o.currency, "gpus": o.gpus, "provider": o.provider,
          "as_of": o.as_of, "estimate": o.estimate, "market": market,
-         "converted": None if o.currency == MARKET_CURRENCY[market] else book.convert(o.price, o.currency, MARKET_CURRENCY[market]),
+         "converted": _in_market_currency(book, o.price, o.currency, market),
          "converted_currency": MARKET_CURRENCY[market]}
         for market in markets
         for kind in ("buy_server", "buy_card")
@@ -625,6 +625,12 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
 PRICES_IN_A_REPLY = 8
 # The currency each market's plans are priced in (TrainingRequest.currency's default).
 MARKET_CURRENCY = {"china": "CNY", "global": "USD"}
+
+
+def _in_market_currency(book: PriceBook, price: float, currency: str, market: str) -> float | None:
+    """A price in its market's own currency where it is quoted in another, else None."""
+    target = MARKET_CURRENCY[market]
+    return None if currency == target else book.convert(price, currency, target)
 
 
 # The words around a what-if that ask what it would cost or whether it works ("how much would it

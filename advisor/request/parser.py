@@ -2649,7 +2649,7 @@ class _Parse:
             lambda m: None,
         )
         sc.take(
-            rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?:(?P<n>\d+)|(?P<one>an?|one))\s*(?P<unit>{_all(row.units, 'en')}){R}",
+            rf"{L}(?:{_en(row.keys)})\s+(?:for\s+)?(?:(?P<n>\d+)|an?|one)\s*(?P<unit>{_all(row.units, 'en')}){R}",
             lambda m: months(_Merged(m, n=m["n"] or "1")),
         )
         sc.take(
