@@ -2849,3 +2849,23 @@ def test_image_text_pairs_are_a_vision_models_samples(text):
 def test_a_term_asked_against_buying_is_the_use_weighed(text, term, use):
     r = parse(text)
     assert (r.lease_term_months, r.own_use_months, r.deadline_days) == (term, use, 7)
+
+
+@pytest.mark.parametrize(
+    "text,rent_or_buy,gpu",
+    [
+        # yes-or-no questions with 不 are questions, never a negation to refuse (had been exit 2)
+        ("7B lora 3万条 要不要租A800", None, "A800-SXM4-80GB"),
+        ("7B lora 3万条 还需不需要租A800", None, "A800-SXM4-80GB"),
+        ("7B lora 3万条 是不是用4090就够了", None, "RTX4090-24GB"),
+        # whether to buy is the question: no preference for buying (had bought 8 H800 for a 6-minute job)
+        ("7B lora 3万条 用不用买H800", None, "H800-SXM-80GB"),
+        ("7B lora 3万条 买不买H800", None, "H800-SXM-80GB"),
+        # what is bought between the two verbs ("买一台8卡H20还是租" had been a rent preference)
+        ("老板问要不要买一台8卡H20还是租，做70B全量微调 2TB数据 一个月内", None, "H20-96GB"),
+        ("70B全量微调 2TB数据 一个月内 买一台8卡H20还是租", None, "H20-96GB"),
+    ],
+)
+def test_chinese_yes_or_no_questions_plan_what_they_ask(text, rent_or_buy, gpu):
+    r = parse(text)
+    assert (r.rent_or_buy, r.gpu) == (rent_or_buy, gpu)

@@ -253,6 +253,13 @@ FILLER = {
     "够不够",
     "行不行",
     "可以吗",
+    # "要不要租A800", "还需不需要买", "是不是用4090就够了": yes-or-no questions, never a negation
+    "要不要",
+    "需不需要",
+    "用不用",
+    "是不是",
+    "买不买",
+    "租不租",
     "done",
     # "how long", "多久": the answer's time is what they ask for
     "how",
@@ -1329,6 +1336,13 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
+        # "要不要买H800", "用不用租": whether to buy (or rent) is the question, no preference
+        norm = re.sub(
+            r"(?:要不要|用不用|需不需要|需要不需要|该不该|值不值得|是否要?)\s*(?:(买|购买|购置)|(租|租用))"
+            r"(?P<choice>(?=[^，,。？?；;]*还是))?|(买)不买|(租)不租",
+            lambda m: (m[1] or m[2]) if m["choice"] else "买还是租" if m[1] or m[4] else "租还是买",
+            norm,
+        )
         # Colloquial yes-or-no questions with 不 ("可行不", "能跑14b全参不", "不行的话最少换啥卡"): questions,
         # never a negation to refuse
         norm = re.sub(r"(?<=[\w\u4e00-\u9fff])不(?=\s*(?:$|[？?。,，!！]))", "吗", norm)
@@ -3287,6 +3301,13 @@ class _Parse:
             rf"(?P<second>(?:or|vs\.?|versus)\s+(?:to\s+|just\s+)?(?:{en})){R}",
             lambda m: None,
             only=("first", "more", "second"),
+        )
+        # "买一台8卡H20还是租": the same in Chinese, what is bought between the two verbs
+        sc.take(
+            rf"(?P<first>{zh})(?=[^，,。？?；;]{{1,20}}?还是\s*(?:{zh}))"
+            rf"|(?<=[^，,。？?；;])(?P<second>还是\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?)",
+            lambda m: None,
+            only=("first", "second"),
         )
         # "we'd rather buy": the preference itself, not a negation ("rather than" stays one)
         sc.take(rf"{L}(?:would\s+)?rather(?=\s+(?:{_all(own, 'en')}){R}(?!.*\bthan\b))", lambda m: None)
