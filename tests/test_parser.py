@@ -2869,3 +2869,18 @@ def test_a_term_asked_against_buying_is_the_use_weighed(text, term, use):
 def test_chinese_yes_or_no_questions_plan_what_they_ask(text, rent_or_buy, gpu):
     r = parse(text)
     assert (r.rent_or_buy, r.gpu) == (rent_or_buy, gpu)
+
+
+@pytest.mark.parametrize(
+    "text,stack",
+    [
+        # the HF Trainer front-end on DeepSpeed is DeepSpeed (had been refused as two frameworks)
+        ("qwen3-8b sft 10万条 用 LLaMA-Factory deepspeed zero3 8卡4090", "deepspeed"),
+        ("qwen3-8b sft 10万条 deepspeed + llama-factory", "deepspeed"),
+        # ms-swift's `swift sft` and XTuner train on HF Transformers (had been skipped as unknown)
+        ("qwen3-8b lora 50k samples ms-swift", "hf"),
+        ("qwen3-8b lora 50k samples with xtuner", "hf"),
+    ],
+)
+def test_a_trainer_front_end_and_its_engine_are_one_stack(text, stack):
+    assert parse(text).stack == stack

@@ -1142,6 +1142,9 @@ FIELDS: tuple[Field, ...] = (
                     "torchtune",
                     "llama-factory",
                     "llamafactory",
+                    # ms-swift's `swift sft` and XTuner train on HF Transformers (with PEFT, DeepSpeed)
+                    "ms-swift",
+                    "xtuner",
                     "axolotl",
                     # Unsloth: HF + PEFT/TRL with its own kernels, planned as HF and said (`stack_unsloth`):
                     # LLaMA-Factory's wiki, Performance comparison (2024-04-15), LLaMA 2 7B LoRA on one
@@ -1159,6 +1162,8 @@ FIELDS: tuple[Field, ...] = (
                     "torchtune",
                     "llama-factory",
                     "llamafactory",
+                    "ms-swift",
+                    "xtuner",
                     "unsloth",
                 ),
             ),

@@ -1431,6 +1431,11 @@ class _Parse:
             # word says so, it is no second method
             if value == "full-finetune":
                 return
+        elif field == "stack" and {self.fields.get(field), value} == {"hf", "deepspeed"}:
+            # "LLaMA-Factory + DeepSpeed ZeRO-3": the HF Trainer front-end runs on DeepSpeed, which
+            # decides the layout and memory (it had been refused as two frameworks)
+            self.fields[field], self.words[field] = "deepspeed", self.words[field] if value == "hf" else word
+            return
         elif field in self.fields and self.fields[field] != value:
             if field != "gpu" or not self._choice(value, word):
                 self.fail("conflict", first=self.words[field], second=word, field=field)
