@@ -1724,3 +1724,20 @@ def test_a_card_price_in_dollars_is_said_in_yuan_too(book):
     card = next(line for line in reply.text.splitlines() if "一张卡" in line)
     usd = next(o for o in book.offers("buy_card", "H20-96GB", "china") if o.currency == "USD")
     assert f"${usd.price:,.0f}" in card and f"（约 {money(book.convert(usd.price, 'USD', 'CNY'), 'CNY')}）" in card
+
+
+@pytest.mark.parametrize("question", ["how long per epoch?", "每轮要多久", "一个epoch多久", "how long is one epoch?"])
+def test_one_epochs_time_is_the_plans_over_its_epochs(book, question):
+    # "how long per epoch?" had been given the three epochs' time
+    text = "we have 2 nodes of 8xH100 with IB, want to SFT llama-3.1-8b on 1M samples avg 1k tokens with FSDP, 3 epochs"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time")
+    hours = first.plan.days * 24
+    assert f"{hours / 3:.1f}" in reply.text and f"{hours:.1f}" in reply.text
+
+
+def test_one_epoch_asked_of_a_one_epoch_plan_is_its_time(book):
+    first = advise("7b lora 20GB 3d", book=book)
+    reply = follow_up("7b lora 20GB 3d", plan_context(first), "time per epoch?", book=book)
+    assert reply.text.startswith("The plan is one epoch") and f"{first.plan.days * 24:.0f} hours" in reply.text

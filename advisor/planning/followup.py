@@ -900,6 +900,10 @@ def follow_up(
         answered = _recommend(request_text, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and summary.get("gpu") and EPOCH_TIME.search(message):
+        answered = _epoch_time(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and UNIT_COST.search(message):
         answered = _unit_cost(request_text, reply_lang, book)
         if answered is not None:
@@ -1150,6 +1154,36 @@ def _unit_cost(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
         hours_per_month=HOURS_PER_MONTH,
     )
     return FollowUp(kind="explain", part="unit_cost", lang=lang, advice=first, text=text)
+
+
+# The time of one pass over the data asked ("how long per epoch?", "每轮要多久", "一个epoch多久"): the
+# plan's time over its epochs ("how long per epoch?" had been given the whole three epochs' time)
+EPOCH_TIME = re.compile(
+    r"\b(?:how\s+long|time|hours?|days?)\s+(?:per|for\s+(?:one|an?|each))\s+epoch\b"
+    r"|\b(?:how\s+long\s+(?:is|does|will|would)\s+(?:one|an?|each|every)\s+epoch)\b"
+    r"|\b(?:one|each|an?)\s+epoch\s+(?:takes?|lasts?)\b"
+    r"|(?:每|一)\s*(?:个)?\s*(?:轮|epoch|遍)\s*(?:要|需要|得|大概|大约)?\s*(?:多久|多长时间|几个?小时|几天)",
+    re.I,
+)
+
+
+def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """One epoch's time: the plan's time over its epochs (time is linear in the tokens trained)."""
+    first = advise(request_text, book=book)
+    plan, req = first.plan, first.request
+    if plan is None or not plan.days or not req.tokens:
+        return None
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="epoch_time",
+        epochs=req.epochs,
+        tokens=req.tokens,
+        days=plan.days,
+        count=plan.estimate.layout.gpu_count,
+        gpu=plan.gpu,
+    )
+    return FollowUp(kind="explain", part="time", lang=lang, advice=first, text=text)
 
 
 def _budget_asked(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
