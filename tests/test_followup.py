@@ -1741,3 +1741,12 @@ def test_one_epoch_asked_of_a_one_epoch_plan_is_its_time(book):
     first = advise("7b lora 20GB 3d", book=book)
     reply = follow_up("7b lora 20GB 3d", plan_context(first), "time per epoch?", book=book)
     assert reply.text.startswith("The plan is one epoch") and f"{first.plan.days * 24:.0f} hours" in reply.text
+
+
+def test_a_buyers_suggestion_priced_by_its_rent_is_not_called_over_the_budget(book):
+    # the budget caps a buyer's purchase; the suggestion shows a rent (¥28,438 had been "over" ¥1M)
+    text = "7B 预训练 1400亿token 预算100万 租"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "如果买两台服务器呢", book=book)
+    line = next(x for x in reply.text.splitlines() if "同型号换个卡数" in x)
+    assert "超出预算" not in line
+    assert any("超出预算" in x for x in reply.text.splitlines())  # the purchase itself is over it

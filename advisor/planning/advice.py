@@ -487,7 +487,15 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 cost=None if own else plan.rent if plan else None,
                 own=own,
                 cur=req.currency,
-                over_budget=bool(req.budget and plan and plan.rent is not None and not plan.within_budget),
+                # the figure shown is the rent: a buyer's budget caps the purchase, not it (a rent
+                # of ¥28,438 had been called over a ¥1M budget its servers' price broke)
+                over_budget=bool(
+                    req.budget
+                    and req.rent_or_buy != "buy"
+                    and plan
+                    and plan.rent is not None
+                    and not plan.within_budget
+                ),
                 deadline=bool(req.deadline_days),
             )
         )
