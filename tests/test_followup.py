@@ -1750,3 +1750,18 @@ def test_a_buyers_suggestion_priced_by_its_rent_is_not_called_over_the_budget(bo
     line = next(x for x in reply.text.splitlines() if "同型号换个卡数" in x)
     assert "超出预算" not in line
     assert any("超出预算" in x for x in reply.text.splitlines())  # the purchase itself is over it
+
+
+@pytest.mark.parametrize(
+    "text,question,then",
+    [
+        # a plan within both named after the lead, not the lead said again (it had been twice)
+        ("qwen2.5-72b full 50B tokens 21d usd rent budget $20k", "over budget?", "LoRA instead of full fine-tuning"),
+        ("We need to fine-tune a 70B model on 1TB of data within 14 days, budget ¥800k", "over budget?", "`lora?`"),
+        ("kimi-k2 sft 2万条 每条8k token 256张H800 预算200万", "超预算了吧？", "用LoRA呢"),
+    ],
+)
+def test_over_the_budget_without_a_slower_plan_says_it_once_and_the_way_on(book, text, question, then):
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.part == "budget" and then in reply.text
+    assert reply.text.count("Over") + reply.text.count("超出预算") == 1

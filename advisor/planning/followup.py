@@ -1214,8 +1214,13 @@ def _budget_asked(request_text: str, summary: dict, message: str, lang: str, boo
         if read is not None:
             reply = _whatif(request_text, summary, *read, lang, book)
             return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
+    # the budget warning's own first sentence restates the lead: only what it adds is said (a plan
+    # within both, or no plan within the budget at any length)
     notes = [w for w in first.warnings if w.code == "budget"] if context["over"] else []
-    text = render("followup.txt.j2", lang, kind="budget_asked", within=None, notes=notes, **context)
+    within_any = any(w.params.get("within") or w.params.get("floor") for w in notes)
+    text = render(
+        "followup.txt.j2", lang, kind="budget_asked", within=None, notes=notes, within_any=within_any, **context
+    )
     return FollowUp(kind="explain", part="budget", lang=lang, advice=first, text=text)
 
 
