@@ -1765,3 +1765,26 @@ def test_over_the_budget_without_a_slower_plan_says_it_once_and_the_way_on(book,
     reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
     assert reply.part == "budget" and then in reply.text
     assert reply.text.count("Over") + reply.text.count("超出预算") == 1
+
+
+MISSED = "should we buy 16 H100s or rent for a 34B pretrain 500B tokens in 60 days usd"
+
+
+def test_the_bots_pick_under_a_missed_deadline_is_the_change_that_meets_it(book):
+    # "my pick is the plan above: 16 x H100 for 154 days" had been said against a 60-day deadline
+    first = advise(MISSED, book=book)
+    assert first.plan.days > 60
+    meets = next(sg.plan for sg in first.result.suggestions if sg.plan and sg.plan.meets_deadline)
+    reply = follow_up(MISSED, plan_context(first), "what would you do?", book=book)
+    assert reply.text.startswith("My pick is not the plan above")
+    assert f"{meets.estimate.layout.gpu_count} x {meets.gpu}" in reply.text and money(meets.rent, "USD") in reply.text
+
+
+def test_a_month_asked_of_a_plan_without_a_lease_is_a_month_by_the_hour(book):
+    first = advise(MISSED, book=book)
+    reply = follow_up(MISSED, plan_context(first), "what's the monthly cost if we rent?", book=book)
+    head = reply.text.splitlines()[0]
+    assert "missing the deadline of 60 days" in head and "kept" not in head
+    c = reply.advice.plan.costs
+    assert c.rent_option == "hourly"
+    assert f"= {money(c.rent_per_gpu_hour * 16 * 730, 'USD')}" in reply.text

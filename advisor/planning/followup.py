@@ -1107,10 +1107,20 @@ def _recommend(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
     faster = min((a for a in shown if plan.days and a.days < plan.days), key=lambda a: a.days, default=None)
     pilot = next((i for i in first.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
     conflict = next((w.params for w in first.warnings if w.code == "budget_vs_deadline"), None)
+    # a plan on the GPUs named that misses the deadline: the change that meets it leads (16 H100 for
+    # 154 days had been "my pick" against a 60-day deadline that 64 of them meet for less)
+    meeting = None
+    if first.request.deadline_days and plan.days and plan.days > first.request.deadline_days:
+        meeting = next(
+            (sg.plan for sg in first.result.suggestions if sg.plan and sg.plan.meets_deadline and sg.plan.days),
+            None,
+        )
     text = render(
         "followup.txt.j2",
         lang,
         kind="recommend",
+        meeting=meeting,
+        deadline=first.request.deadline_days,
         conflict=conflict,
         p=plan,
         owned=first.request.owned,
@@ -1385,6 +1395,7 @@ def _lease_term(request_text: str, summary: dict, months: int, lang: str, book: 
         deadline=request.deadline_days,
         first=first.plan,
         warnings=warnings,
+        hours_per_month=HOURS_PER_MONTH,
     )
     # the same plan on another term, as every what-if shows it (Slack lays it out from these): the
     # term the thread's plan pays against the one asked, and the two plans' numbers
