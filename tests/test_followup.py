@@ -1788,3 +1788,38 @@ def test_a_month_asked_of_a_plan_without_a_lease_is_a_month_by_the_hour(book):
     c = reply.advice.plan.costs
     assert c.rent_option == "hourly"
     assert f"= {money(c.rent_per_gpu_hour * 16 * 730, 'USD')}" in reply.text
+
+
+QWEN_A800 = "Qwen3-8B 全参SFT，大概8万条对话，平均长度2k，3轮，我们有8张A800，大概要多久？"
+H100_FSDP = (
+    "we have 2 nodes of 8xH100 with IB, want to SFT llama-3.1-8b on 1M samples avg 1k tokens with FSDP, 3 epochs"
+)
+
+
+@pytest.mark.parametrize(
+    "text,question,kind,part,changed",
+    [
+        # each had been "I could not tell what to do with that" (the first a crash once read)
+        (QWEN_A800, "为啥tp2不用tp1？", "explain", "layout", []),
+        (QWEN_A800, "如果seq拉到32k呢", "whatif", None, ["seq_len"]),
+        (QWEN_A800, "每月要付多少租金", "whatif", None, ["lease_term_months"]),
+        (H100_FSDP, "on one node?", "whatif", None, ["nodes"]),
+        (H100_FSDP, "can we just use one node?", "whatif", None, ["nodes"]),
+        (H100_FSDP, "checkpoint size?", "question", None, []),
+        (
+            "Qwen3-235B-A22B 全量微调 20万条 每条4k token 2周内搞完 用Megatron",
+            "为什么不用H800而用H20",
+            "whatif",
+            None,
+            ["gpu"],
+        ),
+    ],
+)
+def test_everyday_thread_phrasings_are_read(book, text, question, kind, part, changed):
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert (reply.kind, reply.part, reply.changed) == (kind, part, changed)
+    if question == "checkpoint size?":
+        assert reply.text.startswith("A resumable checkpoint")
+    if changed == ["nodes"]:  # the team's 16: one server of them
+        assert reply.advice.plan.estimate.layout.nodes == 1

@@ -123,7 +123,8 @@ WHY_LAYOUT = re.compile(
     r"\b(?:zero|fsdp|hsdp|tensor[- ]parallel\w*|pipeline\w*|expert[- ]parallel\w*|\btp\b|\bpp\b|\bep\b|recompute\w*"
     r"|activation checkpoint\w*|gradient checkpoint\w*|offload\w*|micro[- _]?batch\w*|mbs)"
     r"|^\W*(?:那|但|可是)?(?:为什么|为啥|干嘛|怎么)(?:要|是|需要|用|选|会|得)?(?!不|没).{0,12}?"
-    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片|micro[- _]?batch|微批)"
+    r"(?:zero|fsdp|张量并行|流水线|流水并行|专家并行|卸载|重计算|激活检查点|梯度检查点|分片|micro[- _]?batch|微批"
+    r"|(?<![a-z])(?:tp|pp|ep|mbs)(?![a-z]))"
     # "能不能不用offload", "不开重计算行不行", "can we avoid offloading?": the plan's reason for the knob
     r"|(?:能不能|可不可以|可以|能否|能)不(?:用|开|做|要)?\s*(?:offload|卸载|重计算|zero-?3|fsdp|流水线并行|张量并行)"
     r"|不(?:用|开)\s*(?:offload|卸载|重计算)\s*(?:行不行|可以吗|行吗|能跑吗)"
@@ -318,7 +319,10 @@ WHY_THIS_NOT_THAT = re.compile(
     r"^\W*why\s+(?:(?:did\s+you\s+)?(?:pick|choose|use|go\s+with)\s+)?[a-z]*\s?-?\d{2,4}[a-z0-9\-]*"
     r"\s*,?\s+(?:and\s+)?(?:not|over|instead\s+of|rather\s+than)\s+(?P<other>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*)\W*$"
     r"|^\W*(?:为什么|为啥)(?:要)?(?:选|用|是)\s*[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*\s*(?:而)?(?:不选|不用|不是|没选)\s*"
-    r"(?P<other_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*)\W*$",
+    r"(?P<other_zh>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*)\W*$"
+    # "为什么不用H800而用H20": the one passed over first
+    r"|^\W*(?:为什么|为啥)(?:不用|不选|没用|没选)\s*(?P<other_zh2>[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*)\s*(?:而是?|却)?(?:用|选)"
+    r"\s*[a-zA-Z]*\s?\d{2,4}[a-zA-Z0-9\-]*\W*$",
     re.I,
 )
 # "would A100 be cheaper?", "is H20 faster?", "用A100快吗", "换H20会便宜吗": the plan on the GPU named,
@@ -686,6 +690,14 @@ AROUND_A_CHANGE = (
     # owning against renting over it answers (not a plan ranked by purchase)
     (r"(?:的话)?\s*(?:买|购买)?(?:划算|合算|值得|值)(?:吗|不|么|呢)?|划不划算|值不值(?:得)?", " "),
     (r"\bis it worth (?:it|buying)\b", " "),
+    # "如果seq拉到32k呢", "序列加到8k": the length it names
+    (
+        r"(seq|序列长度|序列|上下文|长度)\s*(?:拉到|拉长到|加到|加长到|调到|改到|提到|增加到|扩到|扩展到|变成)\s*",
+        r"\1 ",
+    ),
+    # "can we just use one node?", "on one node?": the plan on one server
+    (r"\b(?:can|could|should)\s+we\s+(?:just\s+|only\s+)?(?:use|do\s+it\s+on|run\s+(?:it\s+)?on)\s+", " on "),
+    (r"\b(?:one|a single)\s+node\b", "one server"),
     # "买一台8卡H20，回本要多久", "buy 8 H20, how long to pay back?": the purchase named is the change; its
     # what-if says when it pays back (the payback asked had sent it to the plan's own rent-or-buy)
     (
@@ -866,7 +878,7 @@ def follow_up(
     reply_lang = lang or detect_lang(message)
     message = (message or "").strip()
     # "why A100 and not H800?", "为什么选A100不选H800": the plan on the GPU passed over, compared
-    message = WHY_THIS_NOT_THAT.sub(lambda m: f"why not {m['other'] or m['other_zh']}?", message)
+    message = WHY_THIS_NOT_THAT.sub(lambda m: f"why not {m['other'] or m['other_zh'] or m['other_zh2']}?", message)
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message):
         return silent
@@ -1328,7 +1340,8 @@ MONTHLY_COST = re.compile(
     r"[^?？.]{0,30}?\b(?:per|a|each|every)\s+month\b"
     r"|\bmonthly\s+(?:cost|price|rent|bill|fee|spend)s?\b"
     r"|多少钱\s*(?:一|每)\s*个?月|(?:一|每)\s*个?月\s*(?:要|得|大概|大约|需要)?\s*(?:花)?\s*多少钱?(?![卡张台天])"
-    r"|月租(?:金)?\s*(?:是|要)?\s*多少|每月(?:的)?(?:租金|费用|成本|花费|开销)",
+    r"|月租(?:金)?\s*(?:是|要)?\s*多少|每月(?:的)?(?:租金|费用|成本|花费|开销)"
+    r"|(?:每|一)个?月\s*(?:要|得|需要)?\s*(?:付|交|掏)\s*多少",
     re.I,
 )
 _TERM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12, "半": 0.5}
@@ -1544,7 +1557,11 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
         stripped = re.sub(pattern, replacement, stripped, flags=re.I)
     stripped = re.sub(r"\s+", " ", stripped).strip(" ?？!！。.,，")
     # the question's words left out first: "what would it cost" is not "cost first"
-    return [stripped, message] if stripped and stripped != message else [message]
+    texts = [stripped, message] if stripped and stripped != message else [message]
+    # one server of GPUs the team has or named ("we have 2 nodes of 8xH100" ... "on one node?"):
+    # one server only contradicts their count, so that many on one server
+    one = re.sub(r"\b(?:one|a single)\s+(?:server|machine|box)\b", "1 server", texts[0], flags=re.I)
+    return texts + [one] if one != texts[0] else texts
 
 
 def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None:
@@ -2171,7 +2188,8 @@ def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBo
     if p is None:
         return None
     if what == "layout":
-        data = reasons.layout_reason(result, *reasons.knob_asked(message))
+        knob = reasons.knob_asked(message)
+        data = reasons.layout_reason(result, *knob) if knob else None
     elif what == "ram":
         data = reasons.ram_reason(result)
     elif what == "network":

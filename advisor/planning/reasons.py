@@ -27,11 +27,11 @@ from advisor.planning.infra import OFFLOAD_PINNED_MARGIN
 KNOBS = (
     ("offload", r"offload|卸载|cpu\s*内存里"),
     ("zero", r"\bzero\b|zero[- ]?\d|\bfsdp|\bhsdp|分片"),
-    ("pp", r"pipeline|\bpp\b|流水"),
-    ("tp", r"tensor|\btp\b|张量"),
-    ("ep", r"expert[- ]parallel|\bep\b|专家并行"),
+    ("pp", r"pipeline|(?<![a-z])pp(?![a-z])|流水"),
+    ("tp", r"tensor|(?<![a-z])tp(?![a-z])|张量"),
+    ("ep", r"expert[- ]parallel|(?<![a-z])ep(?![a-z])|专家并行"),
     ("recompute", r"recompute|activation checkpoint|gradient checkpoint|重计算|激活检查点|梯度检查点"),
-    ("micro_batch", r"micro[- _]?batch|\bmbs\b|微批"),
+    ("micro_batch", r"micro[- _]?batch|(?<![a-z])mbs(?![a-z])|微批"),
 )
 # The degree or stage written after the knob's word ("pp 8", "ZeRO-3", "流水线并行是8")
 _DEGREE = re.compile(r"[^\d]{0,12}?(\d+)")
