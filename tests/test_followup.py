@@ -1823,3 +1823,30 @@ def test_everyday_thread_phrasings_are_read(book, text, question, kind, part, ch
         assert reply.text.startswith("A resumable checkpoint")
     if changed == ["nodes"]:  # the team's 16: one server of them
         assert reply.advice.plan.estimate.layout.nodes == 1
+
+
+@pytest.mark.parametrize(
+    "question", ["这个时间算上评测了吗", "does the time include evaluation?", "does that include eval?"]
+)
+def test_what_the_time_covers_is_said_and_evaluation_sized(summary, book, question):
+    # each had been "I could not tell" (or the checkpoints' size)
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time_includes")
+    plan, req = reply.advice.plan, reply.advice.request
+    speed = plan.estimate.throughput.tokens_per_s_per_gpu * plan.estimate.layout.gpu_count
+    # a forward is 2 of a full training step's 6 FLOPs: 1% of the tokens evaluated at 3x the speed
+    eval_hours = req.tokens * 0.01 * (2 / 6) / speed / 3600
+    text = reply.text
+    assert ("评测" in text) if question.startswith("这") else ("Not in it: evaluation" in text)
+    assert f"{round(eval_hours)} hour" in text or f"{round(eval_hours)} 小时" in text
+
+
+@pytest.mark.parametrize("question", ["what are the hidden costs?", "交换机和光模块大概要多少钱", "隐藏成本有哪些"])
+def test_the_costs_beside_the_gpus_come_from_the_plan(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "hidden_costs")
+    c = reply.advice.plan.costs
+    assert money(c.storage_total, "CNY") in reply.text
+    # the cluster's network and storage share of the purchase, said as the assumption it is
+    extra = (c.buy_capex - (c.buy_host_ram_cost or 0)) * 0.15 / 1.15
+    assert money(extra, "CNY") in reply.text and money(c.buy_tco_first_year, "CNY") in reply.text

@@ -2235,6 +2235,10 @@ def _plan_answer(
         data = plan_answers.depreciation(result, message)
     elif what == "circuit":
         data = plan_answers.circuit(result, message)
+    elif what == "time_includes":
+        data = plan_answers.time_includes(result)
+    elif what == "hidden_costs":
+        data = plan_answers.hidden_costs(result)
     else:
         found = COUNT_ASKED.search(message)
         count = int(found[1]) if found else result.plan.estimate.layout.gpu_count

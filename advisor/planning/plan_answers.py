@@ -11,7 +11,11 @@
 - the depreciation and residual value the buy figures use ("what's it worth after 3 years?");
 - a wall circuit ("学校机房只有220V 功率够不够") against the plan's power draw;
 - an odd GPU count ("3张卡可以吗，是不是要偶数"): what tensor and pipeline splits need, and the plan
-  on that count.
+  on that count;
+- what the time covers ("这个时间算上评测了吗"): training and its restarts, not evaluation, whose
+  forward passes are sized from the plan's speed;
+- the costs beside the headline ("what are the hidden costs?", "交换机和光模块要多少钱"): what the rent
+  and the purchase hold besides the GPUs, and what neither holds.
 """
 
 from __future__ import annotations
@@ -20,10 +24,18 @@ import math
 import re
 
 from advisor import catalog
-from advisor.market.owning import RESIDUAL_SHARE, USED_RESALE_SHARE, USEFUL_LIFE_MONTHS, residual_at
+from advisor.engine.throughput import CHECKPOINT_OVERHEAD, HOURS_LOST_PER_FAILURE
+from advisor.market.owning import (
+    CLUSTER_EXTRA,
+    RESIDUAL_SHARE,
+    USED_RESALE_SHARE,
+    USEFUL_LIFE_MONTHS,
+    residual_at,
+)
 from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice
 from advisor.planning.engine_inputs import model_shape
+from advisor.planning.rent import DAYS_PER_MONTH
 
 GIB = 2**30
 
@@ -55,6 +67,19 @@ ASKED = (
         "mfu",
         r"\bmfu\b.{0,40}\b(?:why|mean\w*|high|low|define|definition)\b|\b(?:why|how come)\b.{0,30}\bmfu\b"
         r"|mfu.{0,12}(?:为什么|是什么|什么意思|怎么这么|偏低|偏高|这么低|这么高)|(?:为什么|为啥).{0,12}mfu",
+    ),
+    (
+        "time_includes",
+        r"(?:时间|时长|天数|工期|这个数|小时|天)\S{0,8}(?:包括|包含|算上|算了|含|考虑)了?\S{0,6}(?:评测|评估|测评|eval|验证|数据处理|预处理)"
+        r"|(?:包括|包含|算上|算了|含)了?\S{0,4}(?:评测|评估|测评|eval|验证)"
+        r"|\b(?:include|includes|including|count|counts|cover|covers)\b.{0,30}\b(?:eval\w*|validation|benchmark\w*"
+        r"|preprocess\w*|tokeni[sz]\w*|data prep\w*)",
+    ),
+    (
+        "hidden_costs",
+        r"hidden (?:costs?|fees?)|extra (?:costs?|fees?)|other costs|costs? (?:we|i) (?:miss|forgot)"
+        r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
+        r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备",
     ),
     (
         "odd_count",
@@ -359,4 +384,82 @@ def odd_count(result: Advice, count: int, on_count) -> dict | None:
             "memory": on_count.estimate.memory.total,
             "usable": on_count.estimate.usable_gib,
         },
+    }
+
+
+# A training step is 6 FLOPs a parameter and token, 2 of them the forward (Kaplan et al. 2020,
+# Sec 2.1: C = 6N); a frozen base (LoRA, QLoRA) computes no weight gradients, 4. Evaluation is the
+# forward alone, on an example set of EVAL_SHARE of each epoch's tokens (assumed).
+STEP_FLOPS, STEP_FLOPS_FROZEN, FORWARD_FLOPS = 6, 4, 2
+EVAL_SHARE = 0.01
+
+
+def time_includes(result: Advice) -> dict | None:
+    """What the plan's time covers: the tokens at the planned speed, the failures and checkpoint
+    writes its goodput adds; and evaluation sized from the same speed (a forward pass)."""
+    p, req = result.plan, result.request
+    if not p.days or not req.tokens:
+        return None
+    thr, lay = p.estimate.throughput, p.estimate.layout
+    note = next((n for n in thr.notes if n.get("kind") == "goodput"), {})
+    speed = thr.tokens_per_s_per_gpu * lay.gpu_count  # tokens a second, all GPUs
+    epochs = max(1.0, req.epochs or 1)
+    eval_tokens = req.tokens / epochs * EVAL_SHARE
+    step = STEP_FLOPS_FROZEN if req.is_peft else STEP_FLOPS
+    pilot = next((i for i in result.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+    return {
+        "days": p.days,
+        "tokens": req.tokens,
+        "speed": thr.tokens_per_s_per_gpu,
+        "count": lay.gpu_count,
+        "gpu": p.gpu,
+        "lost": 1 / thr.goodput - 1,
+        "failures_per_day": note.get("failures_per_day", 0.0),
+        "hours_lost": HOURS_LOST_PER_FAILURE,
+        "checkpoint_share": CHECKPOINT_OVERHEAD,
+        "eval_share": EVAL_SHARE,
+        "epochs": epochs,
+        "step_flops": step,
+        "eval_days": epochs * eval_tokens * FORWARD_FLOPS / step / speed / 86400,
+        "pilot_hours": pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
+    }
+
+
+def hidden_costs(result: Advice) -> dict | None:
+    """Besides the GPUs' rent: the storage the rent total holds, the idle part of a lease's billed
+    months, the pilot at the plan's own rate; besides the servers' price: the cluster's network and
+    storage share, power, hosting and upkeep, against the guides' rule; what neither holds is said."""
+    p = result.plan
+    c, lay = p.costs, p.estimate.layout
+    term = c.rent_term or {}
+    idle = None
+    if c.rent_option == "monthly" and c.rent_monthly_total and term.get("months_paid") and p.days:
+        used = p.days / (term["months_paid"] * DAYS_PER_MONTH)
+        idle = (c.rent_monthly_total) * max(0.0, 1 - used)
+    pilot = next((i for i in result.checklist_items() if i["code"] == "pilot"), None)
+    rate = c.rent_per_gpu_hour
+    servers = c.buy_servers or 0
+    extra = None
+    if c.buy_capex and servers > 1:
+        extra = (c.buy_capex - (c.buy_host_ram_cost or 0)) * CLUSTER_EXTRA / (1 + CLUSTER_EXTRA)
+    return {
+        "currency": c.currency,
+        "rent": c.rent_total,
+        "storage": c.storage_total,
+        "storage_tb": c.storage_tb,
+        "idle": idle,
+        "months_paid": term.get("months_paid"),
+        "days": p.days,
+        "pilot_hours": pilot["params"]["hours"] if pilot else None,
+        "pilot_cost": pilot["params"]["hours"] * lay.gpu_count * rate
+        if pilot and rate and c.rent_option == "hourly"
+        else None,
+        "capex": c.buy_capex,
+        "extra": extra,
+        "extra_share": CLUSTER_EXTRA,
+        "power": c.power_cost_year,
+        "hosting": c.hosting_cost_year,
+        "ops_share": c.ops_share,
+        "tco": c.buy_tco_first_year,
+        "rule": c.guide_tco_range,
     }
