@@ -1850,3 +1850,10 @@ def test_the_costs_beside_the_gpus_come_from_the_plan(summary, book, question):
     # the cluster's network and storage share of the purchase, said as the assumption it is
     extra = (c.buy_capex - (c.buy_host_ram_cost or 0)) * 0.15 / 1.15
     assert money(extra, "CNY") in reply.text and money(c.buy_tco_first_year, "CNY") in reply.text
+
+
+def test_a_deposit_asked_under_a_plan_to_buy_is_the_leases_terms_not_a_rent_what_if(book):
+    # "租的话押金一般多少" had re-planned the purchase as a rent and shown the same plan
+    text = "13B pretrain 3000亿token 3个月 买还是租划算"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "租的话押金一般多少", book=book)
+    assert reply.kind == "question" and "押金" in reply.text.split("\n")[0]

@@ -625,6 +625,9 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     return FollowUp(kind="prices", lang=lang, part=gpu, rows=groups, text=text)
 
 
+# A lease's deposit or first payment asked ("押金一般多少", "押一付三的话首付要多少", "how much deposit?")
+DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
+
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
 PRICES_IN_A_REPLY = 8
 # The currency each market's plans are priced in (TrainingRequest.currency's default).
@@ -894,6 +897,12 @@ def follow_up(
         answered = _plan_answer(request_text, summary, what, message, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and DEPOSIT_ASKED.search(message):
+        # "租的话押金一般多少" under a plan to buy: the lease's deposit on this plan's rent (the FAQ's
+        # payment terms with the plan's numbers), not a what-if to rent (it had shown the plan again)
+        data = _faq(message, summary, reply_lang)
+        if data.get("confident"):
+            return _faq_reply(data, reply_lang)
     if PRICE.search(message) and HAS_AMOUNT.search(message):
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
