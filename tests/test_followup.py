@@ -1857,3 +1857,12 @@ def test_a_deposit_asked_under_a_plan_to_buy_is_the_leases_terms_not_a_rent_what
     text = "13B pretrain 3000亿token 3个月 买还是租划算"
     reply = follow_up(text, plan_context(advise(text, book=book)), "租的话押金一般多少", book=book)
     assert reply.kind == "question" and "押金" in reply.text.split("\n")[0]
+
+
+def test_a_framework_the_gpu_type_changes_is_not_said_to_be_kept_by_naming_it(book):
+    # Ascend's MindSpeed-LLM (its FSDP2 backend) runs as torchtitan on H800: "写上 `torchtitan` 可保留
+    # MindSpeed-LLM" had been said, backwards
+    text = "910B能训70B吗 全量微调 500GB数据 30天"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "910B和H800比哪个划算", book=book)
+    assert reply.advice.plan.gpu == "H800-SXM-80GB"
+    assert not [w for w in reply.warnings if w.code == "framework_changed"]

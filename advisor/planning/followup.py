@@ -1963,6 +1963,10 @@ def _framework_moved(summary: dict, result: Advice, request, book: PriceBook) ->
     except (RequestError, ValueError):
         return None  # the first framework does not run this job at all (LoRA on torchtitan): no split to weigh
     fits = kept is not None and kept.estimate.fits
+    if kept is not None and kept.estimate.layout.framework == after:
+        # the first framework's stack runs as the new one on these GPUs (MindSpeed-LLM is Ascend's
+        # FSDP2 backend; on H800 it is torchtitan): the GPUs moved it, there is nothing to keep
+        return None
     return {
         "before": before,
         "after": after,
