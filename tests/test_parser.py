@@ -2884,3 +2884,27 @@ def test_chinese_yes_or_no_questions_plan_what_they_ask(text, rent_or_buy, gpu):
 )
 def test_a_trainer_front_end_and_its_engine_are_one_stack(text, stack):
     assert parse(text).stack == stack
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llama-3-8b lora 50k samples on a single 24GB card",
+        "llama-3-8b lora 5万条 一张24G的卡",
+        "70B full 1TB 14d on 80GB GPUs",
+    ],
+)
+def test_a_card_named_by_its_memory_is_asked_for_by_name(text):
+    # it had been read as a second data size ("50k samples" and "24gb" contradict each other)
+    with pytest.raises(RequestError) as err:
+        parse(text)
+    assert err.value.kind == "gpu_memory"
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count",
+    [("7b lora 20GB 3d on 1x4090 24GB", "RTX4090-24GB", 1), ("7b lora 20GB 3d on 8xA100 40G", "A100-SXM4-40GB", 8)],
+)
+def test_a_cards_own_memory_after_a_count_and_its_name_is_the_card(text, gpu, count):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count) == (gpu, count)

@@ -745,7 +745,11 @@ def _spelled_numbers(text: str) -> str:
         variant = catalog.find_gpu(f"{m[1]}-{m[2]}gb")  # `A100 40G`: the 40 GB A100
         return variant.name.lower() if variant else f"{m[1]} 显存{m[2]}g"
 
-    text = re.sub(rf"(?<![a-z0-9])({_gpu_names()})\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?![a-z0-9])", card_memory, text)
+    text = re.sub(
+        rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?![a-z0-9])",
+        card_memory,
+        text,
+    )
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
@@ -1768,6 +1772,13 @@ class _Parse:
             only="here",
         )
         self._choose("owned")
+        # "on a single 24GB card", "一张24G的卡": a card by its memory alone, before the data reads it as
+        # a data size; refused as a memory size (`24G显存`, `_gpus`)
+        self.scan.take(
+            r"(?<![a-z0-9.])(?P<gb>\d{2,3})\s*g(?:b|ib)?\s*(?:的)?\s*(?:vram\s+|显存\s*(?:的)?\s*)?"
+            r"(?:cards?|gpus?|graphics cards?|显卡|卡)(?![a-z])",
+            lambda m: self.fail("gpu_memory", word=m[0].strip(), gb=m["gb"]),
+        )
         # "自有机器" with no GPU named: whose machines?
         self.scan.take(
             r"(?:自有|自己的|已有)(?:的)?(?:机器|服务器|集群|显卡|卡|gpu)(?!\s*\d)",
