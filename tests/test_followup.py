@@ -1866,3 +1866,17 @@ def test_a_framework_the_gpu_type_changes_is_not_said_to_be_kept_by_naming_it(bo
     reply = follow_up(text, plan_context(advise(text, book=book)), "910B和H800比哪个划算", book=book)
     assert reply.advice.plan.gpu == "H800-SXM-80GB"
     assert not [w for w in reply.warnings if w.code == "framework_changed"]
+
+
+def test_what_the_servers_sell_for_after_the_months_asked_is_their_resale(book):
+    # "18个月后还能卖多少钱" had been "I could not tell"; months are read as months
+    text = "买2台8卡H800 做70B 增量预训练 1000亿token 回本周期18个月"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "18个月后还能卖多少钱", book=book)
+    assert (reply.kind, reply.part) == ("explain", "depreciation")
+    assert "1.5 年后约值" in reply.text and money(first.plan.costs.own_use["resale"], "CNY") in reply.text
+
+
+def test_what_goes_in_the_contract_is_answered_in_english_too(summary, book):
+    reply = follow_up(REQUEST, summary, "what should go in the contract?", book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "sla_failure_repair" and reply.faq["confident"]

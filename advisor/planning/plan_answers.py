@@ -60,7 +60,9 @@ ASKED = (
     ),
     (
         "depreciation",
-        r"depreciat\w*|折旧|残值|residual value|resale value|worth after|finance the servers|融资租赁|分期",
+        r"depreciat\w*|折旧|残值|residual value|resale value|worth after|finance the servers|融资租赁|分期"
+        r"|(?:还|能|可以)(?:能)?卖(?:多少|几)|卖(?:多少|几)(?:钱|万)|转手|二手(?:价|能卖)|回收价"
+        r"|\bsell (?:them|it) for\b",
     ),
     # (the MFU asked alone, "what's the MFU?", is the time section's figure)
     (
@@ -295,8 +297,8 @@ def depreciation(result: Advice, message: str) -> dict | None:
     if p is None or not p.costs.buy_capex:
         return None
     c = p.costs
-    found = re.search(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?(?:years?|yrs?|年)", message or "", re.I)
-    years = float(found[1]) if found else 3.0
+    found = re.search(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?(?:(?P<y>years?|yrs?|年)|months?|个月)", message or "", re.I)
+    years = (float(found[1]) if found["y"] else float(found[1]) / 12) if found else 3.0
     life = USEFUL_LIFE_MONTHS[0]
     return {
         "currency": c.currency,
