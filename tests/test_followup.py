@@ -1880,3 +1880,14 @@ def test_what_the_servers_sell_for_after_the_months_asked_is_their_resale(book):
 def test_what_goes_in_the_contract_is_answered_in_english_too(summary, book):
     reply = follow_up(REQUEST, summary, "what should go in the contract?", book=book)
     assert reply.kind == "question" and reply.faq["topic"] == "sla_failure_repair" and reply.faq["confident"]
+
+
+@pytest.mark.parametrize("question", ["能不能只用8张卡", "can we do it with 8 GPUs?"])
+def test_a_change_that_does_not_fit_leads_with_it(book, question):
+    # the table of its time and rent had come first, the "does not fit" below an offer note
+    text = "Qwen3-235B-A22B 全量微调 20万条 每条4k token 2周内搞完 用Megatron"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == "whatif" and not reply.advice.plan.estimate.fits
+    assert reply.lead and reply.text.startswith(reply.lead)
+    assert reply.lead.startswith("显存放不下") or reply.lead.startswith("Does not fit")
+    assert reply.text.count(reply.lead) == 1

@@ -44,7 +44,7 @@ from advisor.request.parser import (
     parse,
     parse_followup,
 )
-from advisor.text.render import big, money, num, phrase, render
+from advisor.text.render import big, money, num, phrase, render, word
 
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = (
@@ -1868,6 +1868,10 @@ def _whatif(
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
         # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
         why = _why_not(summary, result, lang, named=_names_a_gpu(original))
+    # a change that does not fit leads with it, before a table whose time and rent cannot be had
+    no_fit = next((w for w in warnings if w.code == "no_fit"), None)
+    lead = word(lang, no_fit) if no_fit is not None else ""
+    warnings = [w for w in warnings if w is not no_fit]
     text = render(
         "followup.txt.j2",
         lang,
@@ -1897,7 +1901,8 @@ def _whatif(
         before_currency=summary.get("currency") or request.currency,
         before=before,
         after=after_cmp,
-        text=text,
+        lead=lead,
+        text=f"{lead}\n{text}" if lead else text,
     )
 
 
