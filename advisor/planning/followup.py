@@ -44,7 +44,8 @@ from advisor.request.parser import (
     parse,
     parse_followup,
 )
-from advisor.text.render import big, money, num, phrase, render, word
+from advisor.text.render import big, money, num, phrase, render
+from advisor.text.render import word as note_words
 
 # Headline numbers compared between the first plan and the what-if.
 COMPARED = (
@@ -1870,7 +1871,7 @@ def _whatif(
         why = _why_not(summary, result, lang, named=_names_a_gpu(original))
     # a change that does not fit leads with it, before a table whose time and rent cannot be had
     no_fit = next((w for w in warnings if w.code == "no_fit"), None)
-    lead = word(lang, no_fit) if no_fit is not None else ""
+    lead = note_words(lang, no_fit) if no_fit is not None else ""
     warnings = [w for w in warnings if w is not no_fit]
     text = render(
         "followup.txt.j2",
