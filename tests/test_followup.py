@@ -1891,3 +1891,11 @@ def test_a_change_that_does_not_fit_leads_with_it(book, question):
     assert reply.lead and reply.text.startswith(reply.lead)
     assert reply.lead.startswith("显存放不下") or reply.lead.startswith("Does not fit")
     assert reply.text.count(reply.lead) == 1
+
+
+def test_a_count_after_fsdp_is_not_read_as_a_zero_stage(book):
+    # "why fsdp over 16 gpus and not hsdp?" had answered "This plan runs ZeRO-3, not ZeRO-16"
+    reply = follow_up(
+        H100_FSDP, plan_context(advise(H100_FSDP, book=book)), "why fsdp over 16 gpus and not hsdp?", book=book
+    )
+    assert reply.part == "layout" and "ZeRO-16" not in reply.text and "ZeRO-2" in reply.text

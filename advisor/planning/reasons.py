@@ -35,6 +35,7 @@ KNOBS = (
 )
 # The degree or stage written after the knob's word ("pp 8", "ZeRO-3", "流水线并行是8")
 _DEGREE = re.compile(r"[^\d]{0,12}?(\d+)")
+_STAGE = re.compile(r"[\s\-_]*(?:stage\s*)?([0-3])(?!\d)", re.I)
 
 
 def knob_asked(message: str) -> tuple[str, int | None] | None:
@@ -42,7 +43,10 @@ def knob_asked(message: str) -> tuple[str, int | None] | None:
     for knob, words in KNOBS:
         found = re.search(words, message or "", re.I)
         if found:
-            value = _DEGREE.match(message, found.end()) if knob in ("pp", "tp", "ep", "zero", "micro_batch") else None
+            # a ZeRO stage is the digit on the word ("ZeRO-3", "zero 2"), never a count after it
+            # ("why fsdp over 16 gpus" had read as ZeRO-16)
+            degree = _STAGE if knob == "zero" else _DEGREE
+            value = degree.match(message, found.end()) if knob in ("pp", "tp", "ep", "zero", "micro_batch") else None
             digits = re.search(r"\d+", found[0])
             number = int(digits[0]) if digits else int(value[1]) if value else None
             return knob, number
