@@ -1899,3 +1899,13 @@ def test_a_count_after_fsdp_is_not_read_as_a_zero_stage(book):
         H100_FSDP, plan_context(advise(H100_FSDP, book=book)), "why fsdp over 16 gpus and not hsdp?", book=book
     )
     assert reply.part == "layout" and "ZeRO-16" not in reply.text and "ZeRO-2" in reply.text
+
+
+def test_a_lora_checkpoints_size_is_the_plans_adapters(book):
+    # "lora的checkpoint多大" on a 235B LoRA had been "通常几MB到几GB" (its adapters are 3.3B parameters)
+    text = "Qwen3-235B-A22B LoRA 2万条 需要几台H800"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "lora的checkpoint多大", book=book)
+    adapters = first.plan.estimate.memory.trainable_params
+    assert f"适配器参数 {round(adapters / 1e9, 3)}B" in reply.text
+    assert f"约 {round(adapters * 16 / 1e9, 2)} GB" in reply.text

@@ -43,6 +43,7 @@ from advisor.market.prices import HOURS_PER_MONTH, PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, request_gpu, training_setup
+from advisor.planning.infra import storage_need
 from advisor.planning.planner import (
     Plan,
     PlanResult,
@@ -950,6 +951,13 @@ def plan_context(result: Advice) -> dict:
         ctx.update(
             dpo_ref_gib_per_gpu=0.0 if peft else round(e.memory.weights, 1),
             dpo_days_per_b_tokens=round(e.days / (r.tokens / 1e9) * DPO_TIME_FACTOR["peft" if peft else "full"], 3),
+        )
+    if r.is_peft:
+        # a LoRA checkpoint: the adapters and their optimizer states (infra.storage_need's 16 bytes
+        # each), what "lora的checkpoint多大" asks of this plan
+        ctx.update(
+            adapter_params_b=round(e.memory.trainable_params / 1e9, 3),
+            checkpoint_gb=round(storage_need(r, e).checkpoint_bytes / 1e9, 2),
         )
     if p.infra:
         ctx.update(
