@@ -1909,3 +1909,13 @@ def test_a_lora_checkpoints_size_is_the_plans_adapters(book):
     adapters = first.plan.estimate.memory.trainable_params
     assert f"适配器参数 {round(adapters / 1e9, 3)}B" in reply.text
     assert f"约 {round(adapters * 16 / 1e9, 2)} GB" in reply.text
+
+
+@pytest.mark.parametrize(
+    "question", ["what micro-batch are you assuming?", "what's the micro batch size?", "微批是多少"]
+)
+def test_the_micro_batch_asked_is_the_plans_with_its_reason(book, question):
+    first = advise(H100_FSDP, book=book)
+    reply = follow_up(H100_FSDP, plan_context(first), question, book=book)
+    assert reply.part == "layout"
+    assert f"micro-batch {first.plan.estimate.layout.micro_batch}" in reply.text

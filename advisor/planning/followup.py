@@ -133,6 +133,14 @@ WHY_LAYOUT = re.compile(
     r"|activation\s+checkpoint\w*|zero-?3|fsdp|pipeline\w*|tensor\s+parallel\w*)",
     re.I,
 )
+# The plan's micro-batch asked ("what micro-batch are you assuming?", "mbs是多少"): its reason, with the
+# global batch it accumulates to (it had been the FAQ's essay on batch sizes)
+BATCH_ASKED = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:micro[- _]?batch(?:\s+size)?|mbs)\b"
+    r"|\bwhat\s+(?:micro[- _]?batch|mbs)\b"
+    r"|(?:micro[- _]?batch|mbs|微批)\s*(?:size|大小)?\s*(?:是|设|设的|用的)?\s*(?:多少|多大|几)",
+    re.I,
+)
 # A training framework named ("why FSDP2 and not megatron?"): the framework's choice, not a layout knob
 FRAMEWORK_NAMED = re.compile(
     r"megatron|torchtitan|fsdp2|deepspeed|nemo|\bpeft\b|\btrl\b|llama-?factory|ms-?swift", re.I
@@ -2187,7 +2195,7 @@ def _reason_asked(message: str, summary: dict) -> str | None:
         return "rental"
     if STACK_ON_ASCEND.search(message):
         return "stack"
-    if WHY_LAYOUT.match(message) and not FRAMEWORK_NAMED.search(message):
+    if (WHY_LAYOUT.match(message) or BATCH_ASKED.search(message)) and not FRAMEWORK_NAMED.search(message):
         return "layout"  # ("why FSDP2 and not megatron?" asks for the framework: the FAQ's, on this plan)
     if WHY_RAM.search(message):
         return "ram"
