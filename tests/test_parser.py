@@ -2908,3 +2908,9 @@ def test_a_card_named_by_its_memory_is_asked_for_by_name(text):
 def test_a_cards_own_memory_after_a_count_and_its_name_is_the_card(text, gpu, count):
     r = parse(text)
     assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+def test_reasoning_traces_are_samples():
+    # "20k reasoning traces" had been refused: "20k" alone could be a length or a count
+    r = parse("deepseek-r1-distill-llama-8b sft 20k reasoning traces avg 8k tokens")
+    assert (r.data.amount, r.data.unit, r.tokens) == (20000, "samples", 160_000_000)

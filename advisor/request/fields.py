@@ -339,6 +339,10 @@ FIELDS: tuple[Field, ...] = (
                     "instructions",
                     "instruction",
                     "prompts",
+                    # distilled reasoning (`20k reasoning traces`, `50k CoT trajectories`): a sample each
+                    "traces",
+                    "trajectories",
+                    "transcripts",
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
                 + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据")
