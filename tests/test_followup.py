@@ -1919,3 +1919,10 @@ def test_the_micro_batch_asked_is_the_plans_with_its_reason(book, question):
     reply = follow_up(H100_FSDP, plan_context(first), question, book=book)
     assert reply.part == "layout"
     assert f"micro-batch {first.plan.estimate.layout.micro_batch}" in reply.text
+
+
+def test_a_layout_fixed_in_a_thread_is_shown_even_at_the_same_time(book):
+    # "what if we use hsdp?" had been "the plan stays the same ... It already meets that"
+    reply = follow_up(H100_FSDP, plan_context(advise(H100_FSDP, book=book)), "what if we use hsdp?", book=book)
+    assert reply.kind == "whatif" and reply.changed == ["hsdp"] and reply.advice.plan.estimate.layout.hsdp
+    assert "already meets" not in reply.text
