@@ -1926,3 +1926,11 @@ def test_a_layout_fixed_in_a_thread_is_shown_even_at_the_same_time(book):
     reply = follow_up(H100_FSDP, plan_context(advise(H100_FSDP, book=book)), "what if we use hsdp?", book=book)
     assert reply.kind == "whatif" and reply.changed == ["hsdp"] and reply.advice.plan.estimate.layout.hsdp
     assert "already meets" not in reply.text
+
+
+def test_a_longer_sequence_at_the_same_time_shows_its_plan(book):
+    # "what if seq 8k?" had been "the plan stays the same ... It already meets that", no numbers
+    text = "Qwen2.5-7B-Instruct lora r=64 on 1x4090 20k samples"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "what if seq 8k?", book=book)
+    assert reply.kind == "whatif" and reply.changed == ["seq_len"] and reply.advice.request.seq_len == 8192
+    assert "memory/GPU" in reply.text

@@ -2031,11 +2031,25 @@ def _same_plan(before: dict, after: dict) -> bool:
 SAME_SHARE = 0.01
 # Changes whose answer is more than the plan (buying shows the purchase, a market its prices).
 # Nor a precision or method the hardware or planner turned down (fp8 on an A100): the reply says why.
-# Nor a layout the team fixes (`hsdp`, `zero3`, `tp 4`): the same time on another layout is the
-# answer, its layout shown ("with HSDP the plan stays the same ... already meets that" had hidden it).
+# Nor a layout the team fixes (`hsdp`, `zero3`, `tp 4`) or a sequence length: the same time on
+# another layout or length is the answer, its memory and layout shown ("with HSDP the plan stays
+# the same ... already meets that" had hidden it).
 SAME_PLAN_SAYS_MORE = frozenset(
     {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack", "fabric"}
-    | {"hsdp", "zero_stage", "tp", "pp", "ep", "cp", "vpp", "micro_batch", "offload", "recompute", "grad_accum"}
+    | {
+        "hsdp",
+        "zero_stage",
+        "tp",
+        "pp",
+        "ep",
+        "cp",
+        "vpp",
+        "micro_batch",
+        "offload",
+        "recompute",
+        "grad_accum",
+        "seq_len",
+    }
 )
 
 
