@@ -1934,3 +1934,14 @@ def test_a_longer_sequence_at_the_same_time_shows_its_plan(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "what if seq 8k?", book=book)
     assert reply.kind == "whatif" and reply.changed == ["seq_len"] and reply.advice.request.seq_len == 8192
     assert "memory/GPU" in reply.text
+
+
+def test_a_month_asked_of_a_multi_month_job_says_the_months_cost(book):
+    # "多少钱一个月" on a 67-day job had given the three months' total alone
+    text = "想预训练一个13B 3000亿token 3个月 买还是租划算"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "多少钱一个月", book=book)
+    c = reply.advice.plan.costs
+    assert c.rent_option == "monthly" and c.rent_term["months_paid"] > 1
+    count = reply.advice.plan.estimate.layout.gpu_count
+    per, month = money(c.rent_per_gpu_month, "CNY"), money(c.rent_per_gpu_month * count, "CNY")
+    assert f"这些卡一个月：{per} × {count} 张卡 = {month}" in reply.text
