@@ -1945,3 +1945,12 @@ def test_a_month_asked_of_a_multi_month_job_says_the_months_cost(book):
     count = reply.advice.plan.estimate.layout.gpu_count
     per, month = money(c.rent_per_gpu_month, "CNY"), money(c.rent_per_gpu_month * count, "CNY")
     assert f"这些卡一个月：{per} × {count} 张卡 = {month}" in reply.text
+
+
+@pytest.mark.parametrize("question,factor", [("微批调大一点呢", 2), ("bigger micro-batch?", 2), ("mbs小一点", 0.5)])
+def test_a_micro_batch_moved_without_a_number_doubles_or_halves_the_plans(book, question, factor):
+    # "微批调大一点呢" had been "I could not tell what to do with that"
+    first = advise(QWEN_A800, book=book)
+    reply = follow_up(QWEN_A800, plan_context(first), question, book=book)
+    mbs = first.plan.estimate.layout.micro_batch
+    assert reply.changed == ["micro_batch"] and reply.advice.request.micro_batch == max(1, int(mbs * factor))

@@ -1560,6 +1560,15 @@ def _more_days(request_text: str, summary: dict, message: str) -> str | None:
     return f"{round((deadline or summary['days']) + n, 1):g} days"
 
 
+# The micro-batch moved without a number ("微批调大一点呢", "larger micro-batch?", "mbs小一点")
+MICRO_BATCH_MOVE = re.compile(
+    r"(?:微批|micro[- _]?batch(?:\s+size)?|(?<![a-z])mbs(?![a-z]))\s*(?:再|调|改|加|设)?\s*"
+    r"(?:(?P<up>大|larger|bigger|up)|小|smaller|down)"
+    r"|(?:(?P<up2>larger|bigger)|smaller)\s+(?:micro[- _]?batch|mbs)\b",
+    re.I,
+)
+
+
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
     quick = (
@@ -1570,6 +1579,11 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     )
     if quick:
         return [quick]
+    # "微批调大一点呢", "bigger micro-batch?": twice the plan's (half, for smaller)
+    knob = MICRO_BATCH_MOVE.search(message)
+    if knob and summary.get("micro_batch"):
+        mbs = summary["micro_batch"]
+        return [f"mbs {mbs * 2 if knob['up'] or knob['up2'] else max(1, mbs // 2)}"]
     stripped = message
     for pattern, replacement in AROUND_A_CHANGE:
         stripped = re.sub(pattern, replacement, stripped, flags=re.I)
