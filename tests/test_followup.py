@@ -1954,3 +1954,13 @@ def test_a_micro_batch_moved_without_a_number_doubles_or_halves_the_plans(book, 
     reply = follow_up(QWEN_A800, plan_context(first), question, book=book)
     mbs = first.plan.estimate.layout.micro_batch
     assert reply.changed == ["micro_batch"] and reply.advice.request.micro_batch == max(1, int(mbs * factor))
+
+
+@pytest.mark.parametrize("question", ["what about 4090s?", "用4090呢"])
+def test_a_gpu_type_hopeless_for_the_job_leads_the_what_if(book, question):
+    # 8 x RTX 4090 for 671 days had come first, "hopeless" as the sixth note under it
+    text = "llama-3.1-70b continued pretraining 50B tokens chinese on 64 H800"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "RTX4090-24GB"
+    assert reply.lead and reply.text.startswith(reply.lead) and "RTX4090-24GB" in reply.lead
+    assert reply.text.count(reply.lead) == 1

@@ -1891,8 +1891,11 @@ def _whatif(
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
         # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
         why = _why_not(summary, result, lang, named=_names_a_gpu(original))
-    # a change that does not fit leads with it, before a table whose time and rent cannot be had
-    no_fit = next((w for w in warnings if w.code == "no_fit"), None)
+    # a change that does not fit leads with it, before a table whose time and rent cannot be had; so
+    # does a GPU type no count of which runs the job ("what about 4090s?": 671 days on 8 of them)
+    no_fit = next((w for w in warnings if w.code == "no_fit"), None) or next(
+        (w for w in warnings if w.kind == "suggestion" and w.code == "gpu_type"), None
+    )
     lead = note_words(lang, no_fit) if no_fit is not None else ""
     warnings = [w for w in warnings if w is not no_fit]
     text = render(
