@@ -1964,3 +1964,13 @@ def test_a_gpu_type_hopeless_for_the_job_leads_the_what_if(book, question):
     assert reply.kind == "whatif" and reply.advice.plan.gpu == "RTX4090-24GB"
     assert reply.lead and reply.text.startswith(reply.lead) and "RTX4090-24GB" in reply.lead
     assert reply.text.count(reply.lead) == 1
+
+
+@pytest.mark.parametrize("question", ["why torchtitan?", "why this framework?"])
+def test_why_the_plans_framework_is_answered_in_english(book, question):
+    # "why torchtitan?" had been "I could not tell what to do with that" (为什么用megatron answered)
+    text = "deepseek-v3 pretrain 2T tokens 60d"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "framework_choice" and reply.faq["confident"]
+    assert reply.text.startswith(f"This plan is planned on {first.plan.estimate.layout.framework}")
