@@ -2914,3 +2914,10 @@ def test_reasoning_traces_are_samples():
     # "20k reasoning traces" had been refused: "20k" alone could be a length or a count
     r = parse("deepseek-r1-distill-llama-8b sft 20k reasoning traces avg 8k tokens")
     assert (r.data.amount, r.data.unit, r.tokens) == (20000, "samples", 160_000_000)
+
+
+@pytest.mark.parametrize("text", ["qwen3-8b sft 50k CoT trajectories 3d", "qwen3-8b sft 50k cot samples 3d"])
+def test_chain_of_thought_samples_are_samples(text):
+    # "50k CoT trajectories" had been refused: "50k" alone could be a length or a count
+    r = parse(text)
+    assert (r.data.amount, r.data.unit) == (50000, "samples")
