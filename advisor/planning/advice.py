@@ -151,6 +151,10 @@ class Advice(BaseModel):
 
         return checklist.items(self)
 
+    def pilot(self) -> dict | None:
+        """The checklist's trial run ("pilot", or "pilot_whole_job" for a job too short for one)."""
+        return next((i for i in self.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+
     @property
     def china_by_default(self) -> bool:
         """Priced on the mainland-China market in CNY only because a request in English said no

@@ -172,6 +172,12 @@ class Costs(BaseModel):
 SHORT_TERM_JOB_DAYS = 7
 
 
+def _hourly_rent(rented: rent.Rent, likely: rent.Priced | None) -> rent.Priced | None:
+    """The rent by the hour owning is weighed against: the plan's own where it rents by the hour
+    (a team's quote included), else the likely hourly offer on record."""
+    return likely if likely and likely.option == "hourly" else rented.hourly
+
+
 def _steady_rent(rented: rent.Rent, likely: rent.Priced | None, gpus: int, utilisation: float) -> dict:
     """Renting the GPUs a team would own, as busy as it keeps them, the cheapest way on record:
     by the hour for the hours in use; month by month on a one-month lease, only the months in use;
@@ -180,7 +186,7 @@ def _steady_rent(rented: rent.Rent, likely: rent.Priced | None, gpus: int, utili
     lease?" and its plan say the same break-even (54.6 against 110 months had been said in one
     thread: each weighed against its own rent)."""
     ways = []
-    hourly = likely if likely and likely.option == "hourly" else rented.hourly
+    hourly = _hourly_rent(rented, likely)
     if hourly:
         ways.append((hourly.per_gpu_hour * gpus * HOURS_PER_MONTH * utilisation, "hourly", hourly.per_gpu_hour, 0))
     leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= USEFUL_LIFE_MONTHS[0]]
@@ -659,7 +665,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             # the term whatever the use, at the rate of the longest term the use covers (a 3-year
             # use had been priced at a 1-month rate for only the 70% of months in use).
             ways = []
-            hourly = likely if likely and likely.option == "hourly" else rented.hourly
+            hourly = _hourly_rent(rented, likely)
             if hourly:
                 ways.append((hourly.per_gpu_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0))
             leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= own_months]

@@ -1135,7 +1135,7 @@ def _recommend(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
     lora = next((a for a in first.result.alternatives if a.label == "lora" and a.days and a.rent is not None), None)
     cheaper = min((a for a in shown if rent is not None and a.rent < rent), key=lambda a: a.rent, default=None)
     faster = min((a for a in shown if plan.days and a.days < plan.days), key=lambda a: a.days, default=None)
-    pilot = next((i for i in first.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+    pilot = first.pilot()
     conflict = next((w.params for w in first.warnings if w.code == "budget_vs_deadline"), None)
     # a plan on the GPUs named that misses the deadline: the change that meets it leads (16 H100 for
     # 154 days had been "my pick" against a 60-day deadline that 64 of them meet for less)

@@ -408,7 +408,7 @@ def time_includes(result: Advice) -> dict | None:
     epochs = max(1.0, req.epochs or 1)
     eval_tokens = req.tokens / epochs * EVAL_SHARE
     step = STEP_FLOPS_FROZEN if req.is_peft else STEP_FLOPS
-    pilot = next((i for i in result.checklist_items() if i["code"] in ("pilot", "pilot_whole_job")), None)
+    pilot = result.pilot()
     return {
         "days": p.days,
         "tokens": req.tokens,
@@ -438,7 +438,8 @@ def hidden_costs(result: Advice) -> dict | None:
     if c.rent_option == "monthly" and c.rent_monthly_total and term.get("months_paid") and p.days:
         used = p.days / (term["months_paid"] * DAYS_PER_MONTH)
         idle = (c.rent_monthly_total) * max(0.0, 1 - used)
-    pilot = next((i for i in result.checklist_items() if i["code"] == "pilot"), None)
+    pilot = result.pilot()
+    pilot = pilot if pilot and pilot["code"] == "pilot" else None
     rate = c.rent_per_gpu_hour
     servers = c.buy_servers or 0
     extra = None
