@@ -8,6 +8,7 @@ import pytest
 from advisor import catalog
 from advisor.engine.estimate import (
     HEADROOM,
+    LAYOUT_TOLERANCE,
     MAX_OFFLOAD_GIB_PER_SERVER,
     _search,
     _split_layouts,
@@ -153,3 +154,43 @@ def test_a_count_whose_states_floor_is_over_gpu_and_host_memory_has_no_layout_th
     for capped in (True, False):
         for offload in offload_levels(setup):
             assert not any(c.fits for c in candidate_layouts(m, setup, gpu, count, offload, capped))
+
+
+@pytest.mark.parametrize(
+    "text,gpu_name,count",
+    [
+        ("70B pretrain 1T tokens", "H100-SXM5-80GB", 64),
+        ("34B full-finetune 200GB 7d usd", "H100-SXM5-80GB", 56),
+        ("70B full-finetune 1TB 14d", "H100-SXM5-80GB", 64),
+        ("deepseek-v3 pretrain 2T tokens 60d", "H800-SXM-80GB", 512),
+    ],
+)
+def test_the_search_plans_the_fewest_pipeline_stages_among_layouts_as_fast(text, gpu_name, count):
+    """Every fitting candidate worked out by hand: the one chosen is within LAYOUT_TOLERANCE of the
+    fastest, and none within it has fewer pipeline stages."""
+    m, setup, gpu = _inputs(text, gpu_name)
+    speeds = [
+        (estimate_throughput(m, setup, c.layout, gpu).tokens_per_s_per_gpu, c)
+        for c in candidate_layouts(m, setup, gpu, count, "none")
+        if c.fits and c.layout.grad_reduce == "fp32"
+    ]
+    fastest = max(s for s, _ in speeds)
+    close = [c for s, c in speeds if s >= fastest * (1 - LAYOUT_TOLERANCE)]
+    chosen, _ = _search(m, setup, gpu, count, None, True)
+    assert estimate_throughput(m, setup, chosen.layout, gpu).tokens_per_s_per_gpu >= fastest * (1 - LAYOUT_TOLERANCE)
+    assert chosen.layout.pp == min(c.layout.pp for c in close)
+
+
+def test_70b_pretraining_on_64_h100_is_not_planned_on_thirty_two_thin_stages():
+    """The case that set the rule: TP2 x PP32 x DP1 (2.5 layers a stage) is the fastest layout by
+    under 2%, and TP4 x PP4 x DP4 is planned."""
+    m, setup, gpu = _inputs("70B pretrain 1T tokens", "H100-SXM5-80GB")
+    speeds: dict[tuple[int, int], float] = {}
+    for c in candidate_layouts(m, setup, gpu, 64, "none"):
+        if c.fits and c.layout.grad_reduce == "fp32":
+            speed = estimate_throughput(m, setup, c.layout, gpu).tokens_per_s_per_gpu
+            speeds[c.layout.tp, c.layout.pp] = max(speed, speeds.get((c.layout.tp, c.layout.pp), 0.0))
+    assert max(speeds, key=speeds.get) == (2, 32)
+    chosen, _ = _search(m, setup, gpu, 64, None, True)
+    assert (chosen.layout.tp, chosen.layout.pp) == (4, 4)
+    assert speeds[(4, 4)] > speeds[(2, 32)] * (1 - LAYOUT_TOLERANCE)

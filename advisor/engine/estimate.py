@@ -118,6 +118,12 @@ LOW_MFU, HIGH_EXPOSED_COMM = 0.20, 0.30
 # The batch grows when communication takes more than a tenth of the step, and the smallest
 # batch within 3% of the fastest is kept (assumed).
 BATCH_GROWTH_EXPOSED, BATCH_GROWTH_TOLERANCE = 0.10, 0.03
+# Layouts within 2% of the fastest are as fast as this model can tell (its calibration medians
+# are 6-15%): among them the one with the fewest pipeline stages is planned, as teams run
+# (Narayanan et al. 2021 Sec 3.3: pipeline stages add bubble and schedule to keep, so tensor
+# parallel first inside a server). 70B on 64 H100 had been TP2 x PP32 x DP1, 2.5 layers a
+# stage, for 0.7% over TP4 x PP4 x DP4. The 2% is assumed.
+LAYOUT_TOLERANCE = 0.02
 # LoRA and QLoRA inside one server stay on the HF PEFT/TRL stack (data parallel over DDP, FSDP
 # or ZeRO) unless a model-parallel layout on another stack (Megatron-Core's pipeline, FSDP2 with
 # tensor parallel) runs more than this share faster: that layout costs the team a second
@@ -815,11 +821,15 @@ def _search(
         fastest: dict[bool, tuple[float, Candidate]] = {}
         on_peft: tuple[float, Candidate] | None = None
 
+        # fitting candidates with the first gradient dtype that may be within LAYOUT_TOLERANCE
+        # of the fastest: the one with the fewest pipeline stages among them is chosen
+        near: list[tuple[float, Candidate]] = []
+
         def floor(fastest: dict = fastest) -> float | None:
             """The speed a candidate must reach to be chosen; None: any may be."""
             if exhaustive or weigh_stack or False not in fastest:
                 return None
-            return fastest[False][0] / (1 + CEILING_MARGIN)
+            return fastest[False][0] * (1 - LAYOUT_TOLERANCE) / (1 + CEILING_MARGIN)
 
         def prune(split: ParallelSplit, offload: str = offload) -> bool:
             least = floor()
@@ -840,9 +850,11 @@ def _search(
             second = candidate.layout.grad_reduce == "bf16" and not setup.pinned.grad_reduce
             if second not in fastest or speed > fastest[second][0]:
                 fastest[second] = (speed, candidate)
+            if not second:
+                near.append((speed, candidate))
             if weigh_stack and candidate.layout.framework == PEFT and (on_peft is None or speed > on_peft[0]):
                 on_peft = (speed, candidate)
-        first = fastest.get(False)
+        first = _fewest_stages(near)
         # bf16 gradients only where every layout with fp32 ones reruns its forward matmuls (full
         # recompute, or Megatron-Core's selective recompute of the MLP; unless the user fixed it) or
         # none fits: a plan does not trade fp32 accumulation for a percent of speed
@@ -866,6 +878,16 @@ def _search(
         if resident is not None and (least_memory is None or resident.memory.total <= least_memory.memory.total):
             least_memory = resident
     return (least_memory, {}) if least_memory is not None else None
+
+
+def _fewest_stages(near: list[tuple[float, Candidate]]) -> tuple[float, Candidate] | None:
+    """Among the candidates within LAYOUT_TOLERANCE of the fastest, the fewest pipeline stages,
+    then the fastest; None when there are none."""
+    if not near:
+        return None
+    best = max(speed for speed, _ in near)
+    close = [(speed, c) for speed, c in near if speed >= best * (1 - LAYOUT_TOLERANCE)]
+    return min(close, key=lambda sc: (sc[1].layout.pp, -sc[0]))
 
 
 def _batch_rule_binds(m: ModelShape, setup: TrainingSetup, count: int) -> bool:
