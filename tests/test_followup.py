@@ -1945,6 +1945,11 @@ def test_a_month_asked_of_a_multi_month_job_says_the_months_cost(book):
     count = reply.advice.plan.estimate.layout.gpu_count
     per, month = money(c.rent_per_gpu_month, "CNY"), money(c.rent_per_gpu_month * count, "CNY")
     assert f"这些卡一个月：{per} × {count} 张卡 = {month}" in reply.text
+    # the 1-month term billing the job's months says so, in the header and its term line (had
+    # labelled the three months' total "1 个月" beside "× 3 个月")
+    paid = c.rent_term["months_paid"]
+    assert f"计费 {paid} 个月" in reply.text.splitlines()[0]
+    assert f"1 个月租期，计费 {paid} 个月：" in reply.text
 
 
 @pytest.mark.parametrize("question,factor", [("微批调大一点呢", 2), ("bigger micro-batch?", 2), ("mbs小一点", 0.5)])
