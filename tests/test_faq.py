@@ -824,3 +824,22 @@ def test_a_yes_or_no_question_is_no_negation(question):
     # "4090多机能跑吗" was sure
     got = faq.answer(question)
     assert got.topic == "consumer_cards_4090" and got.confident
+
+
+@pytest.mark.parametrize(
+    "question,lang,global_words,china_words",
+    [
+        ("how much does electricity cost?", "en", "9.77 cents a kWh", "Inner Mongolia"),
+        ("电费一个月多少", "zh", "9.77美分", "内蒙古"),
+        ("should we rent or buy?", "en", "At US prices an 8×H100 server", "2026 China rental prices"),
+        ("租还是买", "zh", "按美国价格", "国内租金水平"),
+    ],
+)
+def test_a_plan_priced_in_dollars_gets_the_global_markets_figures(question, lang, global_words, china_words):
+    # a USD plan's electricity answer had quoted China's regional tariffs under its own US rate
+    usd = faq.answer(question, lang=lang, plan={**THREAD_PLAN, "currency": "USD"})
+    cny = faq.answer(question, lang=lang, plan={**THREAD_PLAN, "currency": "CNY"})
+    alone = faq.answer(question, lang=lang)
+    assert usd.topic == cny.topic == alone.topic and usd.confident
+    assert global_words in usd.answer and china_words not in usd.answer
+    assert china_words in cny.answer and china_words in alone.answer and global_words not in cny.answer

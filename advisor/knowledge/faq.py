@@ -214,9 +214,21 @@ class Topic(BaseModel):
     # sentence does not stand alone ("No.") or runs long.
     brief_en: str = ""
     brief_zh: str = ""
+    # The answer under a plan priced outside China (in dollars), where the general answer's
+    # figures are China's (power tariffs, rents in yuan): the same advice on that market's prices.
+    answer_global_en: str = ""
+    answer_global_zh: str = ""
 
     def title(self, lang: str) -> str:
         return self.title_zh if lang == "zh" else self.title_en
+
+    def body(self, lang: str, plan: dict | None) -> str:
+        """The general answer, on the global market's figures where the plan is priced there."""
+        if plan is not None and plan.get("currency") not in (None, "CNY"):
+            own = self.answer_global_zh if lang == "zh" else self.answer_global_en
+            if own:
+                return own
+        return self.answer_zh if lang == "zh" else self.answer_en
 
     def brief(self, lang: str) -> str:
         """The answer in one sentence: `brief_*` where given, else the answer's first sentence."""
@@ -2337,7 +2349,7 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None, lea
         confident=confident,
         matched=matched,
         title=topic.title(lang),
-        body=topic.answer_zh if lang == "zh" else topic.answer_en,
+        body=topic.body(lang, plan),
         note=note,
         alternatives=[a.title for a in alternatives],
         also_title=also.title(lang) if also else "",
