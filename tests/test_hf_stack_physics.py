@@ -134,3 +134,17 @@ def test_ligers_kernels_are_planned_as_a_compiled_model(words):
     req = parse(f"7b lora 20GB 3d {words}")
     assert req.compile and training_setup(req).compiled
     assert parse(canonical(req)).compile
+    # and its fused linear cross entropy, on by default and kept by LLaMA-Factory for SFT and
+    # pre-training; preference tuning needs the logits, so there it is off
+    assert req.chunked_loss and training_setup(req).chunked_loss and parse(canonical(req)).chunked_loss
+    assert not parse(f"7b lora dpo 20k pairs 3d {words}").chunked_loss
+
+
+def test_ligers_fused_loss_keeps_a_7b_lora_on_one_4090_without_offloading():
+    # the eager loss's fp32 logits over Qwen's 152k vocabulary (11.6 GiB at 2 x 4,096 tokens) had
+    # pushed the frozen base off the card even with `liger` said
+    text = "qwen2.5-7b lora 20k samples on 1x4090"
+    eager = best_layout(model_shape(parse(text)), training_setup(parse(text)), catalog.get_gpu("RTX4090-24GB"), 1)
+    req = parse(text + " liger")
+    fused = best_layout(model_shape(req), training_setup(req), catalog.get_gpu("RTX4090-24GB"), 1)
+    assert eager.layout.offload == "all" and fused.layout.offload == "none" and fused.fits

@@ -3719,8 +3719,18 @@ class _Parse:
             "budget": budget,
         }
 
+    def _liger_loss(self) -> bool:
+        """Liger's kernels said (`liger`, `enable_liger_kernel`): its fused linear cross entropy
+        never holds the logits whole. It is on by default (apply_liger_kernel_to_llama's
+        fused_linear_cross_entropy=True), and LLaMA-Factory keeps it for pre-training and SFT
+        only (require_logits = stage not in ("pt", "sft"), model/loader.py): preference tuning
+        needs the logits."""
+        return "liger" in self.words.get("compile", "").lower() and not self.fields.get("preference_tuning")
+
     def _request(self, v: dict, gpu, notes: list[Note]) -> TrainingRequest:
         f = self.fields
+        if self._liger_loss():
+            f.setdefault("chunked_loss", True)  # said with Liger: written back as `chunked-loss`
         return TrainingRequest(
             text=self.text,
             params_b=v["params"],
