@@ -2,6 +2,8 @@
 a lent H200 (docs/device-h200.md): their element-wise passes, PEFT's adapter bytes, the host's
 launch floor and their framework factor, against hand-worked cases."""
 
+import json
+
 import pytest
 
 from advisor import catalog
@@ -148,3 +150,22 @@ def test_ligers_fused_loss_keeps_a_7b_lora_on_one_4090_without_offloading():
     req = parse(text + " liger")
     fused = best_layout(model_shape(req), training_setup(req), catalog.get_gpu("RTX4090-24GB"), 1)
     assert eager.layout.offload == "all" and fused.layout.offload == "none" and fused.fits
+
+
+def test_an_offload_the_fused_loss_would_spare_says_so(cli):
+    """The offload warning names Liger's fused loss where the same GPUs then hold everything
+    (the eager fp32 logits were what pushed the base off the card), and not where the states
+    themselves are too big (70B on 8 H100) or the loss is chunked already."""
+
+    def offload(text):
+        out = cli("ask", "--json", text)
+        assert out.returncode == 0, out.stderr
+        answer = json.loads(out.stdout)
+        note = next(w for w in answer["warning_codes"] if w["code"] == "offload")
+        return note["params"]["fused_loss"], answer
+
+    spared, answer = offload("qwen2.5-7b lora 20k samples on 1x4090")
+    assert spared and "say `liger`" in " ".join(answer["warnings"])
+    assert not offload("70B full-finetune 1TB 14d on 8xH100")[0]
+    out = json.loads(cli("ask", "--json", "qwen2.5-7b lora 20k samples on 1x4090 chunked-loss").stdout)
+    assert out["plan"]["offload"] == "none"  # what the warning promised

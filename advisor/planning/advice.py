@@ -468,6 +468,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
                 "offload",
                 host=est.memory.host_ram_gib * est.layout.gpus_per_node,
                 weights=est.layout.offload == "all",
+                fused_loss=_fused_loss_keeps_it_on_the_card(req, est),
             )
         )
     out.extend(_physics_notes(req, est))
@@ -540,6 +541,21 @@ def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
         rent=gpu_hours * rate if rate else None,
         cur=req.currency,
     )
+
+
+def _fused_loss_keeps_it_on_the_card(req: TrainingRequest, est: Estimate) -> bool:
+    """Whether the same GPUs would hold everything without offloading were the loss run in chunks
+    (Liger's fused linear cross entropy, `liger`): on an eager stack the logits upcast to fp32
+    whole (memory.py EAGER_LOSS_BYTES) can be what pushes the states off the card, as for a 7B
+    LoRA over Qwen's 152k vocabulary on one 24 GB card. Not where the team fixed the offload or
+    the loss, nor for preference tuning, which needs the logits."""
+    if req.chunked_loss or req.preference_tuning or req.given("offload") or est.layout.offload == "none":
+        return False
+    chunked = req.model_copy(update={"chunked_loss": True})
+    alt = best_layout(
+        model_shape(chunked), training_setup(chunked), catalog.get_gpu(est.layout.gpu), est.layout.gpu_count
+    )
+    return alt.fits and alt.layout.offload == "none"
 
 
 def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
