@@ -962,7 +962,8 @@ def _overview(reply) -> dict:
             "overview_hourly",
             cash(c.rent_total, c.currency),
             cash(c.rent_per_gpu_hour, c.currency),
-            num(e.gpu_hours),
+            # the GPU-hours billed (whole hours, days or weeks), as the costs section multiplies
+            num(c.rent_hourly_total / c.rent_per_gpu_hour if c.rent_hourly_total else e.gpu_hours),
         )
         fields.append(_field(lang, "rent", rent))
     elif c.rent_total and c.rent_per_gpu_month:

@@ -305,7 +305,7 @@ def test_quote_reply_in_chinese(cli):
 
 
 # Technical words a Chinese engineer writes in Latin letters too, and a command.
-TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud"}
+TERMS = {"token", "checkpoint", "adamw", "nsys", "llama", "cloud", "logits"}
 
 
 def test_plan_answer_in_chinese(cli):

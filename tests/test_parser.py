@@ -2921,3 +2921,18 @@ def test_chain_of_thought_samples_are_samples(text):
     # "50k CoT trajectories" had been refused: "50k" alone could be a length or a count
     r = parse(text)
     assert (r.data.amount, r.data.unit) == (50000, "samples")
+
+
+@pytest.mark.parametrize(
+    "text,currency",
+    [
+        ("how many H200s to pretrain a 30B on 2T tokens in 30 days, in dollars", "USD"),
+        ("7b sft 100k samples, us market", "USD"),
+        ("7b sft 100k samples in US dollars", "USD"),
+        ("7b sft 100k samples in yuan", "CNY"),
+    ],
+)
+def test_a_currency_said_in_words_picks_its_market(text, currency):
+    # "in dollars" had been refused ('I did not understand "dollars"')
+    req = parse(text)
+    assert req.currency == currency and req.market == ("global" if currency == "USD" else "china")

@@ -460,7 +460,15 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "currency",
         assumed=("currency", "place_global"),
-        choices=(Word("CNY", en=("cny", "rmb"), zh=("人民币",)), Word("USD", en=("usd",), zh=("美元",))),
+        # a US team's own words for dollars on the global market: `in dollars`, `US market`
+        choices=(
+            Word("CNY", en=("cny", "rmb", "yuan", "in yuan"), zh=("人民币",)),
+            Word(
+                "USD",
+                en=("usd", "dollars", "in dollars", "us dollars", "us market", "us-market"),
+                zh=("美元",),
+            ),
+        ),
         examples=Word(en=("usd",), zh=("美元",)),
     ),
     Field(
