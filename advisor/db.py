@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 import sqlite_utils
@@ -61,16 +61,32 @@ def is_postgres(url: str | None = None) -> bool:
 
 
 def redact(url: str) -> str:
-    """The URL without its password (what logs and health checks may show)."""
+    """The URL without its password (what logs and health checks may show): the one before the
+    host and one given as libpq's `?password=` parameter."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "<unparsable database URL>"
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = (parts.username or "") + ":***"
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+    if parts.password is not None:
+        netloc = parts.netloc.rsplit("@", 1)
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{netloc[-1]}")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if any(k == "password" for k, _ in query):
+        masked = urlencode([(k, "***" if k == "password" else v) for k, v in query], safe="*")
+        parts = parts._replace(query=masked)
+    return urlunsplit(parts)
+
+
+def _secrets(url: str) -> list[str]:
+    """The password as written in the URL, before the host or as `?password=`, and each part of
+    it after an '@' left unencoded: libpq splits the address at the first '@', so an error
+    can quote the rest as the host."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.password or ""] + [v for k, v in parse_qsl(parts.query) if k == "password"]
+    return sorted({piece for p in found for piece in [p, *p.split("@")[1:]] if piece}, key=len, reverse=True)
 
 
 def _sqlalchemy_url(url: str) -> str:
@@ -276,8 +292,8 @@ class Unreachable(sa.exc.OperationalError):
         # libpq's words: 'connection failed: connection to server at "h", port 5 failed: FATAL:  why'
         reason = re.sub(r"^.*? port \d+ failed: ", "", reason.removeprefix("connection failed: "))
         reason = re.sub(r"^FATAL:\s+", "", reason)
-        if password:
-            reason = reason.replace(password, "***")
+        for secret in _secrets(url):
+            reason = reason.replace(secret, "***")
         low = reason.lower()
         kind = (
             "database"
@@ -286,6 +302,9 @@ class Unreachable(sa.exc.OperationalError):
             if any(w in low for w in ("password", "role", "pg_hba", "authentication"))
             else "server"
         )
+        if password and "@" in password:
+            # libpq took the address from the first '@': say so, quoting none of it
+            reason, kind = "the password holds an '@': write it as %40 in DATABASE_URL", "login"
         return {
             "postgres": True,
             "where": redact(url),

@@ -373,3 +373,20 @@ def test_two_clocks_fetch_the_days_feeds_once(database, monkeypatch):
             c.join(10)
         assert digests.fetched(today) == []
         assert sorted(path for path, _ in CatalogHandler.log) == sorted(CatalogHandler.files)
+
+
+def test_a_password_given_any_way_libpq_takes_it_is_never_shown():
+    """As `?password=`, and with an '@' left unencoded (libpq splits the address at the first '@'
+    and names the rest of the password as the host): neither the URL shown nor the reason a
+    connection failed quotes any of it."""
+    import sqlalchemy as sa
+
+    from advisor import db as dbmod
+
+    shown = dbmod.redact("postgresql://u@h:5/db?sslmode=require&password=S3cretPW!x")
+    assert "S3cret" not in shown and "password=***" in shown and "sslmode=require" in shown
+    url = "postgresql://u:p@ssword42@127.0.0.1:9/db"
+    assert "ssword42" not in dbmod.redact(url)
+    err = sa.exc.OperationalError("", None, Exception("failed to resolve host 'ssword42@127.0.0.1'"))
+    parts = dbmod.Unreachable(url, err).parts()
+    assert "ssword42" not in parts["reason"] and "%40" in parts["reason"] and "ssword42" not in parts["where"]
