@@ -1982,3 +1982,21 @@ def test_why_the_plans_framework_is_answered_in_english(book, question):
     reply = follow_up(text, plan_context(first), question, book=book)
     assert reply.kind == "question" and reply.faq["topic"] == "framework_choice" and reply.faq["confident"]
     assert reply.text.startswith(f"This plan is planned on {first.plan.estimate.layout.framework}")
+
+
+@pytest.mark.parametrize("question", ["electricity cost per month?", "power cost per month?"])
+def test_the_electricitys_month_is_not_the_rents(book, question):
+    # under a plan to buy, "electricity cost per month?" had answered the rent's arithmetic
+    text = "70b full finetune 1TB text 14d buy usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert "kWh a month" in reply.text and "per GPU-hour x" not in reply.text
+
+
+def test_a_month_asked_where_no_lease_has_that_term_heads_with_the_term_priced(book):
+    # "The plan on the table on a 1-month lease: ..., 12 months billed": no 1-month lease of B200
+    # is on record, so the nearest (12 months) prices it and the header says that term
+    text = "70b full finetune 1TB text 14d buy usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "what's the cost per month?", book=book)
+    term = reply.advice.plan.costs.rent_term
+    first = reply.text.splitlines()[0]
+    assert f"on a {term['min_term_months']}-month lease" in first and "months billed" not in first

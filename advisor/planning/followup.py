@@ -295,6 +295,7 @@ ASKS_THE_RATE = re.compile(
     r"|^\W*(?:每卡时|每卡每小时|每小时|每月|月租|一个月)(?:要|是|大概)?多少(?:钱)?\W*$|按什么价|单价(?:是)?多少",
     re.I,
 )
+POWER_BILL = re.compile(r"electric|\bpower\b|\benergy\b|电费|电价|用电|耗电", re.I)
 ASKS_THE_TERMS = re.compile(
     r"lease term|minimum term|\bterm\b.{0,15}\?|^\W*(?:is\s+(?:it|that|this)\s+)?per (?:month|hour|gpu)\b.{0,10}\?"
     # "is this price per GPU?", "is that rent per server?"
@@ -1091,7 +1092,8 @@ def follow_up(
             answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
             if answered is not None:
                 return answered
-        if _asks_its_costs(message) or ASKS_THE_TERMS.search(message):
+        # the electricity's cost a month ("electricity cost per month?") is the power topic's, not the rent's
+        if (_asks_its_costs(message) or ASKS_THE_TERMS.search(message)) and not POWER_BILL.search(message):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
