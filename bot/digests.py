@@ -130,6 +130,24 @@ def _finish(workspace: str, channel: str, date: str, ok: bool, ts: str | None = 
         table.update(key, {"state": "failed", "attempts": attempts, "next_attempt_at": time.time() + backoff})
 
 
+def _sent_now(workspace: str, channel: str, day: str, ts: str, now: float) -> None:
+    """`/gpu digest now` posted the day's digest in a subscribed channel: recorded as the day's
+    delivery unless the clock has claimed it already (its row stays)."""
+    with _opened() as db, db.writing():
+        db["digest_deliveries"].insert(
+            {
+                "workspace": workspace,
+                "channel": channel,
+                "date": day,
+                "state": "sent",
+                "claimed_at": now,
+                "ts": ts,
+                "posted_by": me(),
+            },
+            ignore=True,
+        )
+
+
 class HistoryUnreadable(Exception):
     """The channel's history could not be read: whether the digest went out is not known."""
 
@@ -310,10 +328,13 @@ def deliver(
     force: bool = False,
     day: str | None = None,
     failed: list[str] | None = None,
+    subscribed: bool = False,
 ) -> bool:
     """Post `date`'s digest (the newest snapshot's) to the channel, once for the calendar `day`
     (today in the subscription's time zone): whatever is imported that day, one digest. A post
-    Slack refused or that failed adds its error to `failed`."""
+    Slack refused or that failed adds its error to `failed`. `force` (`/gpu digest now`) posts
+    whatever was sent today; in a `subscribed` channel its post is then the day's digest, so the
+    clock's round does not post the same one again."""
     now = time.time()
     day = day or calendar_day(sub)
     verdict = claim(sub.workspace, sub.channel, day, now) if not force else "new"
@@ -352,6 +373,8 @@ def deliver(
         return False
     if not force:
         _finish(sub.workspace, sub.channel, day, True, resp["ts"], me())
+    elif subscribed:
+        _sent_now(sub.workspace, sub.channel, day, resp["ts"], now)
     # Which clock posted which channel's digest (several clocks on one store): no token, no text.
     log.info(
         "digest %s %s posted to %s by %s (workspace %s, day %s%s)",

@@ -274,8 +274,11 @@ def digest_now(
     if not digests.claim_now(team, channel, at):
         log.info("digest now in %s: one was posted within %d s", channel, digests.NOW_GAP_S)
         return
-    sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang)
-    if digests.deliver(slack.client(), sub, digests.today_date(), force=True):
+    # a subscribed channel's own time zone decides which day's digest this one is (the clock's
+    # round then skips the channel today: one digest a channel a day)
+    subscribed = next((s for s in subscriptions.of_workspace(team) if s.channel == channel), None)
+    sub = subscriptions.Subscription(workspace=team, channel=channel, lang=lang, tz=subscribed.tz if subscribed else "")
+    if digests.deliver(slack.client(), sub, digests.today_date(), force=True, subscribed=subscribed is not None):
         return
     digests.release_now(team, channel, at)
     if not run.final:

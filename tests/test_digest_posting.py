@@ -356,6 +356,37 @@ def test_digest_now_posts_once_in_ten_minutes_per_channel(bot, fake_slack):
     assert digests.claim_now("T1", "CNOW", time.time() + digests.NOW_GAP_S)
 
 
+def test_digest_now_in_a_subscribed_channel_is_its_digest_for_the_day(bot, fake_slack):
+    """Operator probe: `/gpu digest now` in a subscribed channel, then the clock's round posted the
+    same digest again seconds later. The "now" post is the channel's digest for the day; the round
+    posts nothing there, and an unsubscribed channel's "now" post records no delivery."""
+    from bot import digests, subscriptions, tables
+    from bot.clients import web_client
+    from bot.settings import Settings
+
+    send, _ = bot
+    start = time.time()  # the fake Slack keeps the calls of the engine run before
+    # at 23:59 (Beijing) the bot's own clock leaves the channel alone until the round below
+    _subscribe(channel="CDAY", post_time="23:59")
+    assert "CDAY" in [s.channel for s in subscriptions.of_workspace("T1")]
+    assert "Posting" in send.command("digest now", channel="CDAY")[1]
+    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CDAY")
+    client = web_client(Settings(api_url=fake_slack.url), "xoxb-digest-test")
+    deadline = time.time() + 15
+    while True:
+        with tables.opened() as db:
+            if list(db.query("SELECT 1 FROM digest_deliveries WHERE channel = 'CDAY' AND state = 'sent'")):
+                break
+        assert time.time() < deadline, "the now post was not recorded as the day's"
+        time.sleep(0.05)
+    assert digests.post_due(client_for=lambda team: client, ignore_time=True) == 0
+    posts = [
+        c for c in fake_slack.calls_of("chat.postMessage") if c["args"].get("channel") == "CDAY" and c["at"] >= start
+    ]
+    assert len([c for c in posts if c["args"].get("blocks")]) == 1
+    send.command("digest unsubscribe", channel="CDAY")
+
+
 def test_a_failed_digest_now_is_retried_and_then_told_without_spending_the_limit(bot, fake_slack, monkeypatch):
     # Reliability review 2026-12-01: a failed `/gpu digest now` vanished (one try, nobody told) and
     # the next ask said a digest "was posted moments ago".
