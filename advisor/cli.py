@@ -14,6 +14,7 @@ import sys
 import traceback
 from contextlib import closing
 
+from advisor import timezone
 from advisor.market.prices import ConfigError, price_book
 from advisor.market.store import open_store
 from advisor.planning import advice
@@ -401,6 +402,13 @@ def _bot_settings(mode: str):
     if missing:
         print(phrase("en", "missing_settings", mode=mode, missing=missing, file="cli"), file=sys.stderr)
         return None
+    if mode in ("serve", "work", "clock") and not settings.oauth:
+        from bot import clients
+
+        refused = clients.token_refused(settings)
+        if refused:  # a revoked or mistyped token: no retry mends it (workers had died on it)
+            print(phrase("en", "token_refused", mode=mode, code=refused, file="cli"), file=sys.stderr)
+            return None
     return settings
 
 
@@ -703,6 +711,7 @@ NUMERIC_ENV = {
     "GPU_ADVISOR_RETRY_BASE_S": (False, "1"),
     "GPU_ADVISOR_RETRY_AFTER_CAP_S": (False, "60"),
     "GPU_ADVISOR_HEARTBEAT_S": (False, "5"),
+    "GPU_ADVISOR_CLOCK_GRACE_S": (False, "300"),
 }
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The planning processes' priorities (bot/planner_pool.py says what each is for).
@@ -728,6 +737,12 @@ def env_problem(environ=None) -> str | None:
     level = (environ.get("LOG_LEVEL") or "").strip()
     if level and level.upper() not in LOG_LEVELS:
         return phrase("en", "bad_log_level", ascii(level[:40]), file="cli")
+    zone = timezone.unknown(environ)
+    if zone:
+        return phrase("en", "bad_tz", ascii(zone[:60]), file="cli")
+    plan = (environ.get("GPU_ADVISOR_PLAN") or "").strip()
+    if plan and plan not in ("0", "1"):
+        return phrase("en", "bad_plan_switch", ascii(plan[:40]), file="cli")
     plan_priority = (environ.get("GPU_ADVISOR_PLAN_PRIORITY") or "").strip()
     if plan_priority and plan_priority.lower() not in PLAN_PRIORITIES:
         return phrase("en", "bad_plan_priority", ascii(plan_priority[:40]), file="cli")

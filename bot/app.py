@@ -53,6 +53,10 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
             client=web_client(settings, settings.bot_token),
             signing_secret=settings.signing_secret,
             request_verification_enabled=not socket_mode,
+            # the token is checked before the workers start (advisor/cli.py, clients.token_refused)
+            # and again by Bolt at the first request: a Slack that does not answer while a worker
+            # boots no longer kills it
+            token_verification_enabled=False,
             listener_executor=AckWaitingExecutor(),
         )
     # Slack hears the ack when it is made, not at Bolt's next 10 ms look (bot/acks.py).

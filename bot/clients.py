@@ -3,9 +3,11 @@ workspace from the OAuth installations (or the static bot token)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -16,6 +18,8 @@ from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
 from advisor import db as dbmod
 from advisor.db import db_path
 from bot.settings import Settings
+
+log = logging.getLogger("gpu_advisor.bot")
 
 
 def web_client(settings: Settings, token: str | None = None, timeout: float | None = None) -> WebClient:
@@ -38,6 +42,28 @@ def job_client(api_url: str, token: str | None, timeout: float | None = None) ->
     channel must not hold a process other channels' answers wait for). Its failures go back to
     the job queue with their backoff (bot/dispatcher.py), per job and so per channel."""
     return WebClient(token=token, base_url=api_url, timeout=int(timeout or 30), retry_handlers=[])
+
+
+# auth.test's errors that say the token itself is wrong (Slack's API docs for auth.test and its
+# common errors): no retry mends these, the operator must.
+TOKEN_REFUSED = ("invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "invalid_token")
+TOKEN_CHECK_TIMEOUT_S = 10
+
+
+def token_refused(settings: Settings) -> str | None:
+    """The error code when Slack refuses the bot token (auth.test), else None: also when Slack
+    does not answer, which a start must outlive (the app checks the token again at its first
+    request)."""
+    if not settings.bot_token:
+        return None
+    try:
+        job_client(settings.api_url, settings.bot_token, TOKEN_CHECK_TIMEOUT_S).auth_test()
+    except SlackApiError as err:
+        code = str(err.response.get("error") or "")
+        return code if code in TOKEN_REFUSED else None
+    except Exception as err:  # unreachable, a timeout: said, not fatal
+        log.warning("Slack did not answer auth.test at start (%s): serving anyway", type(err).__name__)
+    return None
 
 
 _made: set[tuple[str, str]] = set()

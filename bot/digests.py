@@ -32,11 +32,12 @@ from advisor.market.imports import configured_feeds, fetch_feeds
 from advisor.market.store import cheapest_history, file_of, latest_snapshot_date, open_store, version
 from advisor.text.render import phrase
 from advisor.text.safe import for_slack
+from advisor.timezone import team_tz
 from bot import subscriptions, tables
 
 log = logging.getLogger("gpu_advisor.digest")
 ClientFor = Callable[[str], WebClient | None]
-TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
+TZ = team_tz()
 STALE_CLAIM_S = 600  # a claim older than this was left by a crash
 # A day's feed fetch claimed longer ago than this was left by a clock that died mid-fetch: another
 # clock fetches (each feed's whole exchange is bounded by its --timeout; several feeds, assumed).

@@ -25,11 +25,11 @@ class Settings:
         if not url.endswith("/"):
             url += "/"  # WebClient drops the last path segment without it (slack_sdk base_url)
         return cls(
-            bot_token=os.environ.get("SLACK_BOT_TOKEN") or None,
-            signing_secret=os.environ.get("SLACK_SIGNING_SECRET") or None,
-            app_token=os.environ.get("SLACK_APP_TOKEN") or None,
-            client_id=os.environ.get("SLACK_CLIENT_ID") or None,
-            client_secret=os.environ.get("SLACK_CLIENT_SECRET") or None,
+            bot_token=(os.environ.get("SLACK_BOT_TOKEN") or "").strip() or None,
+            signing_secret=(os.environ.get("SLACK_SIGNING_SECRET") or "").strip() or None,
+            app_token=(os.environ.get("SLACK_APP_TOKEN") or "").strip() or None,
+            client_id=(os.environ.get("SLACK_CLIENT_ID") or "").strip() or None,
+            client_secret=(os.environ.get("SLACK_CLIENT_SECRET") or "").strip() or None,
             api_url=url,
             port=int(os.environ.get("PORT") or 3000),
         )

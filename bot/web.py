@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 import gc
+import logging
 import os
 import tempfile
 import threading
+import time
 
 from flask import Flask, request
 from gunicorn import util as gunicorn_util
@@ -27,6 +29,23 @@ from bot.settings import Settings
 # before it is read.
 MAX_BODY_BYTES = 512 * 1024
 _REFUSED = ({"error": "invalid request"}, 401)
+log = logging.getLogger("gpu_advisor.bot")
+# A refused signature is logged at most once a minute a process: a mistyped SLACK_SIGNING_SECRET
+# refuses every request, and a stranger's flood should not fill the log (assumed).
+REFUSED_LOG_GAP_S = 60.0
+_refused_logged = [0.0]
+
+
+def _note_refused(reason: str) -> None:
+    """Say why a request was refused, rate-limited, naming no header value or secret."""
+    now = time.monotonic()
+    if now - _refused_logged[0] >= REFUSED_LOG_GAP_S:
+        _refused_logged[0] = now
+        log.warning(
+            "refused a request to /slack/events (%s): if Slack's own requests are refused, check"
+            " SLACK_SIGNING_SECRET (the app's Basic Information page) and this host's clock",
+            reason,
+        )
 
 
 def create_flask_app(settings: Settings | None = None) -> Flask:
@@ -47,9 +66,11 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         if len(body) > MAX_BODY_BYTES:
             return {"error": "too large"}, 413
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
-        if not timestamp.isdigit() or not verifier.is_valid(
-            body, timestamp, request.headers.get("X-Slack-Signature", "")
-        ):
+        if not timestamp.isdigit():
+            _note_refused("no request timestamp")
+            return _REFUSED
+        if not verifier.is_valid(body, timestamp, request.headers.get("X-Slack-Signature", "")):
+            _note_refused("bad signature or a timestamp over 5 minutes old")
             return _REFUSED
         try:
             response = handler.handle(request)

@@ -376,6 +376,10 @@ def test_port_0_is_a_port_for_every_command(cli):
         ("GPU_ADVISOR_CLOCK_INTERVAL_S", "0", "GPU_ADVISOR_CLOCK_INTERVAL_S must be a number above zero"),
         ("LOG_LEVEL", "loud", "LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
         ("GPU_ADVISOR_PLAN_PRIORITY", "high", "GPU_ADVISOR_PLAN_PRIORITY must be idle"),
+        # operator probe: these had given "internal error", a traceback or been read as on
+        ("GPU_ADVISOR_CLOCK_GRACE_S", "abc", "GPU_ADVISOR_CLOCK_GRACE_S must be a number above zero"),
+        ("GPU_ADVISOR_TZ", "Mars/Base", "GPU_ADVISOR_TZ must be a time zone name the zone database knows"),
+        ("GPU_ADVISOR_PLAN", "maybe", "GPU_ADVISOR_PLAN must be 1"),
     ],
 )
 def test_a_bad_number_in_the_environment_is_named_with_an_example(tmp_path, name, value, said):
@@ -401,6 +405,7 @@ def test_the_long_running_processes_stop_at_start_on_a_store_they_cannot_reach(t
     # a clock had started anyway and logged "digest run: database OperationalError" every round
     env = dict(os.environ, PYTHONPATH=str(ROOT), SLACK_BOT_TOKEN="xoxb-1-2", SLACK_SIGNING_SECRET="not-a-secret-x")
     env |= {"DATABASE_URL": f"postgresql://advisor:s3cr3t-pw@127.0.0.1:{_closed_port()}/gpuadv", "PORT": "3999"}
+    env["SLACK_API_URL"] = f"http://127.0.0.1:{_closed_port()}/api/"  # the token check reaches no real Slack
     done = subprocess.run(
         [sys.executable, "-m", "advisor.cli", command],
         env=env,
@@ -675,3 +680,25 @@ def test_a_gpu_choice_and_a_method_choice_together_are_refused_one_at_a_time(cli
     out = cli("ask", text, "--lang", "en")
     assert out.returncode == 2 and "one choice at a time" in out.stderr
     assert "lora" in out.stderr and ("h100" in out.stderr or "h800" in out.stderr)
+
+
+@pytest.mark.parametrize("command", ["serve", "clock"])
+def test_a_token_slack_refuses_stops_the_start_with_what_to_do(tmp_path, fake_slack, command):
+    """Operator probe: a revoked SLACK_BOT_TOKEN had let `serve` start and its workers die with
+    BoltError tracebacks (exit 3). Now auth.test's refusal is said before anything starts."""
+    fake_slack.fail("auth.test", status=200, body={"ok": False, "error": "token_revoked"})
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GPU_ADVISOR_DB=str(tmp_path / "db.sqlite"))
+    env |= {"SLACK_BOT_TOKEN": "xoxb-revoked", "SLACK_SIGNING_SECRET": "s", "SLACK_API_URL": fake_slack.url}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "advisor.cli", command],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Slack refused SLACK_BOT_TOKEN (token_revoked)" in done.stderr and "Traceback" not in done.stderr
+    assert "xoxb-revoked" not in done.stderr + done.stdout
+    assert not (tmp_path / "db.sqlite").exists()

@@ -171,6 +171,34 @@ def test_bad_headers_are_refused_before_the_body_is_read(bot, settled_fake):
     assert settled_fake.calls == []
 
 
+def test_a_refused_signature_is_logged_once_a_minute_naming_the_setting(bot, settled_fake, caplog, monkeypatch):
+    """Operator probe: a mistyped SLACK_SIGNING_SECRET refused every request without a word in
+    the log. Now a warning names the setting, at most once a minute, quoting no header."""
+    import logging
+
+    from bot import web
+
+    _, server = bot
+    monkeypatch.setattr(web, "_refused_logged", [-1e9])
+
+    def post():
+        req = urllib.request.Request(
+            server.url + "/slack/events",
+            data=b"command=%2Fgpu&text=hi",
+            method="POST",
+            headers={"X-Slack-Request-Timestamp": str(int(time.time())), "X-Slack-Signature": "v0=beef"},
+        )
+        try:
+            urllib.request.urlopen(req, timeout=10)
+        except urllib.error.HTTPError as err:
+            return err.code
+
+    with caplog.at_level(logging.WARNING, logger="gpu_advisor.bot"):
+        assert post() == 401 and post() == 401
+    said = [r.getMessage() for r in caplog.records if "refused a request" in r.getMessage()]
+    assert len(said) == 1 and "SLACK_SIGNING_SECRET" in said[0] and "beef" not in said[0]
+
+
 # -- a database locked by another process ----------------------------------------------------
 
 

@@ -12,10 +12,8 @@ import calendar
 import datetime as dt
 import difflib
 import math
-import os
 import re
 import unicodedata
-import zoneinfo
 from collections.abc import Callable
 from functools import cache
 
@@ -36,12 +34,13 @@ from advisor.request.model import (
 )
 from advisor.text.render import phrase
 from advisor.text.safe import clean
+from advisor.timezone import team_tz
 
 # `1e5`, `2.5e9`: engineers' numbers; a positive exponent only (`2e-5` is a learning rate)
 NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?(?:e\+?\d{1,2}(?![\d\-]))?|\.\d+)"
 # A deadline given as a date ("by Friday", "月底前", "before Dec 20") counts its days from today in
 # the team's time zone (the digest's, Beijing unless GPU_ADVISOR_TZ is set).
-TEAM_TZ = zoneinfo.ZoneInfo(os.environ.get("GPU_ADVISOR_TZ", "Asia/Shanghai"))
+TEAM_TZ = team_tz()
 EN_WEEKDAYS = {
     **dict.fromkeys(("monday", "mon"), 0),
     **dict.fromkeys(("tuesday", "tue", "tues"), 1),
