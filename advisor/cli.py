@@ -14,6 +14,7 @@ import sys
 import traceback
 from contextlib import closing
 
+from advisor import db as dbmod
 from advisor import timezone
 from advisor.market.prices import ConfigError, price_book
 from advisor.market.store import open_store
@@ -737,6 +738,9 @@ def env_problem(environ=None) -> str | None:
     level = (environ.get("LOG_LEVEL") or "").strip()
     if level and level.upper() not in LOG_LEVELS:
         return phrase("en", "bad_log_level", ascii(level[:40]), file="cli")
+    url = (environ.get("DATABASE_URL") or "").strip()
+    if url and dbmod.url_problem(url):
+        return phrase("en", "bad_database_url", dbmod.url_problem(url), dbmod.redact(url), file="cli")
     zone = timezone.unknown(environ)
     if zone:
         return phrase("en", "bad_tz", ascii(zone[:60]), file="cli")

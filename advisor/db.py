@@ -56,6 +56,23 @@ def database_url() -> str:
     return "sqlite:///" + db_path()
 
 
+# The schemes DATABASE_URL may name: PostgreSQL (psycopg 3, the driver shipped) or a SQLite file.
+URL_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg", "sqlite")
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with the shape of DATABASE_URL, in words (never quoting its password), or
+    None: a scheme other than PostgreSQL's or SQLite's, a port that is not a number."""
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme not in URL_SCHEMES:
+        return f"it must start with postgresql:// (or sqlite:///path), not {(scheme or url[:12])!r}"
+    try:
+        urlsplit(url).port
+    except ValueError:
+        return "its port is not a number from 0 to 65535"
+    return None
+
+
 def is_postgres(url: str | None = None) -> bool:
     return (url or database_url()).split(":", 1)[0].split("+", 1)[0] in ("postgres", "postgresql")
 
@@ -327,7 +344,9 @@ class Database:
         self.dialect = self.engine.dialect.name
         try:
             self._sa = self.engine.connect()
-        except sa.exc.OperationalError as err:
+        except (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.DatabaseError) as err:
+            # libpq refusing an option (`?bogus=1`: ProgrammingError), a file that is no SQLite
+            # database (DatabaseError): configuration, said as an unreachable store is
             raise Unreachable(self.url, err) from err
         self.raw = self._sa.connection.dbapi_connection
         self._depth = 0

@@ -702,3 +702,29 @@ def test_a_token_slack_refuses_stops_the_start_with_what_to_do(tmp_path, fake_sl
     assert "Slack refused SLACK_BOT_TOKEN (token_revoked)" in done.stderr and "Traceback" not in done.stderr
     assert "xoxb-revoked" not in done.stderr + done.stdout
     assert not (tmp_path / "db.sqlite").exists()
+
+
+def test_a_file_that_is_no_sqlite_database_is_said_as_such(cli, tmp_path):
+    # operator probe: "internal error: DatabaseError: (sqlite3.DatabaseError) file is not a database"
+    bad = tmp_path / "corrupt.db"
+    bad.write_text("not a database")
+    done = cli("ask", "7B lora 1GB", env={"GPU_ADVISOR_DB": str(bad)})
+    assert done.returncode == 2 and "could not open the SQLite database" in done.stderr
+    assert "file is not a database" in done.stderr and "internal error" not in done.stderr
+    assert bad.read_text() == "not a database"
+
+
+@pytest.mark.parametrize(
+    "url,said",
+    [
+        ("mysql://u:pw-s3cret@h/db", "it must start with postgresql://"),
+        ("postgresql+psycopg2://u:pw-s3cret@h/db", "not 'postgresql+psycopg2'"),
+        ("notaurl", "it must start with postgresql://"),
+        ("postgresql://u:pw-s3cret@h:notaport/db", "its port is not a number"),
+    ],
+)
+def test_a_database_url_that_cannot_work_is_refused_before_anything_starts(cli, url, said):
+    # operator probe: these had been "internal error: ModuleNotFoundError" and the like
+    done = cli("ask", "7B lora 1GB", env={"DATABASE_URL": url})
+    assert done.returncode == 2 and said in done.stderr and "postgresql://user:password@host" in done.stderr
+    assert "s3cret" not in done.stderr and "internal error" not in done.stderr

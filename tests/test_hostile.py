@@ -430,3 +430,18 @@ def test_a_place_outside_mainland_china_asks_for_the_global_market(text, word):
     assert "`usd`" in refused.value.message("en") and "`usd`" in refused.value.message("zh")
     # with dollars said, the place is the global market's
     assert parse(text + " usd").market == "global"
+
+
+@pytest.mark.parametrize(
+    "last,words",
+    [
+        ('2026-11-20,v2,H800,8,rent_hour,9.6,CNY,b,no,c,"unterminated\n', 'a quote (") is not closed'),
+        ('2026-11-20,v2,H800,8,rent_hour,9.6,CNY,b,no,c,"unterminated', 'a quote (") is not closed'),
+        ('2026-11-20,v2,H800,8,rent_hour,9.6,CNY,b,no,c,"ab"c\n', "not followed by a comma"),
+    ],
+)
+def test_a_quote_left_open_on_the_last_line_is_refused(db, tmp_path, last, words):
+    # operator probe: the default reader returned the open cell as if closed, and it was imported
+    path = tmp_path / "quotes.csv"
+    path.write_text(FULL_QUOTES + "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n\n" + last)
+    _refused(db, path, 3, words)

@@ -243,6 +243,9 @@ def test_the_cloud_comes_from_the_path_or_cloud(cli, tmp_path):
     shutil.copy(LAMBDA_V5, downloads)
     done = cli("prices", "import", downloads, "--as-of", "2024-04-23")
     assert done.returncode == 2 and "does not name a SkyPilot cloud" in done.stderr
+    # a --cloud mistyped is refused as a path's cloud is (operator probe: `--cloud nosuch` was stored)
+    done = cli("prices", "import", plain, "--as-of", "2024-04-23", "--cloud", "lamda")
+    assert done.returncode == 2 and "'lamda' is not a SkyPilot cloud" in done.stderr
     assert cli("prices", "import", plain, "--as-of", "2024-04-23", "--cloud", "lambda").returncode == 0
     assert stored_offers(str(tmp_path / "test.db")) == expected_offers(LAMBDA_V5, "lambda")
 

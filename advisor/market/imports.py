@@ -308,8 +308,11 @@ class RowStream:
         return rows, notes
 
 
+# strict: a quote left open at the end of the file is refused ("unexpected end of data"), where
+# the default reader returned the open cell as if closed (operator probe: a last line
+# `...,"unterminated` was imported), and so is text after a closing quote (`"ab"c`)
 def _csv_records(text: str, path: str = "") -> Iterator[tuple[int, list[str]]]:
-    return _records(csv.reader(io.StringIO(text)), path)
+    return _records(csv.reader(io.StringIO(text), strict=True), path)
 
 
 def _records(reader, path: str) -> Iterator[tuple[int, list[str]]]:
@@ -318,7 +321,20 @@ def _records(reader, path: str) -> Iterator[tuple[int, list[str]]]:
     open (it would swallow the rows after it) or a cell holds a line break (no price file
     needs one)."""
     end = 0
-    for cells in reader:
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:  # the strict reader: a quote open at the end of the file, or text after one
+            closed = "end of data" not in str(err)
+            raise ImportProblem(
+                path,
+                end + 1,
+                f"a quoted cell is not followed by a comma ({err})"
+                if closed
+                else f'a quoted cell runs from line {end + 1} to the end of the file: a quote (") is not closed',
+            ) from None
         start, end = end + 1, reader.line_num
         if end > start:
             raise ImportProblem(
@@ -382,7 +398,7 @@ def _file_lines(f, path: str) -> Iterator[str]:
 
 
 def _stream_records(lines: Iterable[str], path: str = "") -> Iterator[tuple[int, list[str]]]:
-    return _records(csv.reader(lines), path)
+    return _records(csv.reader(lines, strict=True), path)
 
 
 def read_file(path: str | Path, as_of: str | None = None, cloud: str | None = None) -> ParsedFile:

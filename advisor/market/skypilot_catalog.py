@@ -389,6 +389,8 @@ def finish(
             "the file's path does not name a SkyPilot cloud (.../<cloud>/vms.csv, cloud one of "
             f"{', '.join(sorted(KNOWN_CLOUDS))}): give --cloud"
         )
+    if cloud not in KNOWN_CLOUDS:  # a --cloud mistyped is refused as a path's cloud would be
+        raise ValueError(f"--cloud {cloud!r} is not a SkyPilot cloud (one of {', '.join(sorted(KNOWN_CLOUDS))})")
     day = ctx.get("as_of") or dt.date.today().isoformat()  # the importer has checked --as-of
     origin = ctx.get("origin") or ctx.get("path", "")
     host_rows = [h for h in partial if h["_host"]]
