@@ -67,10 +67,10 @@ def url_problem(url: str) -> str | None:
     if scheme not in URL_SCHEMES:
         return f"it must start with postgresql:// (or sqlite:///path), not {(scheme or url[:12])!r}"
     try:
-        urlsplit(url).port
+        port = urlsplit(url).port  # urllib raises on a port that is no number or out of range
     except ValueError:
-        return "its port is not a number from 0 to 65535"
-    return None
+        port = -1
+    return "its port is not a number from 0 to 65535" if port == -1 else None
 
 
 def is_postgres(url: str | None = None) -> bool:
