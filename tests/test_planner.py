@@ -1139,3 +1139,21 @@ def test_a_run_every_month_weighs_owning_over_the_servers_life_at_its_share(book
     assert c.own_use["months"] == 48 and c.own_use["rent_basis"] == "lease"
     assert c.owned_utilisation == pytest.approx(monthly.days / (730 / 24), rel=1e-6)
     assert c.decision == ("buy" if c.own_use["own_cost"] < c.own_use["rent_cost"] else "rent")
+
+
+@pytest.mark.parametrize(
+    "text,larger",
+    [
+        # a strained count (full recompute, a third of the step exposed): twice it runs a pipeline
+        ("deepseek-v3 full finetune 5B tokens 30 days budget $2M usd", "on 128xB200"),
+        # billed by the whole day: the count that finishes within one day bills half the days
+        ("gemma 3 27b sft on 30GB of text, usd, by end of month", "on 32xH100"),
+    ],
+)
+def test_a_larger_count_that_rents_for_less_is_not_missed(book, text, larger):
+    """US-buyer probe: "cheaper?" had said "already the cheapest" where "faster?" found a plan both
+    faster and cheaper: the count search stopped two grid steps past the first count that met
+    the deadline."""
+    plan = advise(text, book=book).plan
+    other = advise(f"{text} {larger}", book=book).plan
+    assert other.meets_deadline and plan.rent <= other.rent * (1 + 1e-9)

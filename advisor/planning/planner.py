@@ -18,13 +18,20 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.catalog import GPU, ModelShape
-from advisor.engine.estimate import MAX_GPUS, Estimate, best_layout, candidate_counts, layout_fits
+from advisor.engine.estimate import (
+    HIGH_EXPOSED_COMM,
+    MAX_GPUS,
+    Estimate,
+    best_layout,
+    candidate_counts,
+    layout_fits,
+)
 from advisor.engine.setup import TrainingSetup
 from advisor.market.prices import PriceBook
 from advisor.planning.costs import Costs, plan_costs
 from advisor.planning.engine_inputs import request_gpu, training_setup
 from advisor.planning.infra import Infrastructure, plan_infrastructure
-from advisor.planning.rent import DAYS_PER_MONTH, can_rent
+from advisor.planning.rent import BILLING_HOURS, DAYS_PER_MONTH, can_rent
 from advisor.request.model import TrainingRequest
 
 # Without a deadline the planner still needs a horizon: the cheapest plan that finishes
@@ -33,6 +40,12 @@ DEFAULT_HORIZON_DAYS = 30
 # Once a count meets the deadline, the next two counts of the grid are priced too: a larger one
 # may rent for the same or less and finish sooner (assumed two).
 COUNTS_BEYOND_DEADLINE = 2
+# ... and past those, up to twice the first count that meets it, while the last count worked out
+# is strained (it offloads, recomputes whole layers, or leaves over HIGH_EXPOSED_COMM of its step
+# to communication): a larger count can shed that and need fewer GPU-hours. DeepSeek-V3 fine-tuned
+# on 64 B200 (full recompute, 32% exposed, $7,627) had stood where 128 run a pipeline in 4.9 hours
+# for $5,922 (US-buyer probe).
+STRAINED_COUNTS_UP_TO = 2
 # `asap` with no deadline: the counts past the 30-day horizon's are priced while each is faster
 # (up to this many; assumed), so "fastest" is not only the counts a cost search happened to try.
 COUNTS_BEYOND_FOR_SPEED = 6
@@ -902,18 +915,21 @@ def _plans_for_gpu(
     skip_below = 0.0
     jumped = False  # whether the search has jumped towards the deadline's count
     beyond: int | None = None  # counts still to try once one meets the deadline
+    meeting: int | None = None  # the first count that meets it
+    strained = False  # whether the last count worked out is strained (STRAINED_COUNTS_UP_TO)
     for count in counts if start is not None else []:
         if count < start:
             continue
         if beyond is not None:
-            if beyond == 0:
+            if beyond == 0 and not (strained and count <= STRAINED_COUNTS_UP_TO * meeting):
                 break
-            beyond -= 1
+            beyond = max(0, beyond - 1)
         elif count < skip_below and count != counts[-1]:
             continue
         if not known.fits(gpu, count):
             continue
         est = known.at(gpu, count)
+        strained = _strained(est)
         if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
             continue  # more GPUs, no faster: never a better plan
         plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
@@ -945,6 +961,7 @@ def _plans_for_gpu(
             jumped = True
             skip_below = jump
         if plan.meets_deadline and beyond is None:
+            meeting = count
             # A larger count may rent for less: it needs fewer GPU-hours once memory is freed for
             # less recompute or a larger micro-batch, or it is billed at a cheaper offer (whole
             # servers, an order-size tier); the next counts of the grid are priced too.
@@ -952,6 +969,7 @@ def _plans_for_gpu(
             if req.speed_first and not req.deadline_days:
                 beyond = COUNTS_BEYOND_FOR_SPEED
     tried += _fewer_months(req, known, gpu, book, horizon, budget, tried, counts)
+    tried += _fewer_billed_units(req, known, gpu, book, horizon, budget, tried, counts)
     # Part of a server: offers that bill whole servers charge for all of it, so the whole server
     # may rent for the same or less and finish sooner (`qwen2.5-32b full-finetune on H20` had
     # been 4 H20 on a month's lease, where 8 take a day on an hourly offer).
@@ -962,6 +980,52 @@ def _plans_for_gpu(
         if est.days and tried[-1].days and est.days < tried[-1].days:
             tried.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
     return tried
+
+
+def _fewer_billed_units(
+    req: TrainingRequest,
+    known: _Estimates,
+    gpu: GPU,
+    book: PriceBook,
+    horizon: float,
+    budget: float | None,
+    tried: list[Plan],
+    counts: list[int],
+) -> list[Plan]:
+    """As `_fewer_months`, for an hourly offer that bills whole days or weeks (a capacity block):
+    for each of the next FEWER_MONTHS_TRIED fewer units billed, the smallest count of the grid that
+    finishes within them, where faster than every count tried. 16 H100 billed two days for 1.8 had
+    stood where 32 take one for less (US-buyer probe: "cheaper?" said the plan was the cheapest)."""
+    meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
+    if req.gpu_count or not meeting:
+        return []
+    base = min(meeting, key=lambda p: p.rent)
+    step = BILLING_HOURS.get((base.costs.rent_offer or {}).get("billing") or "", 1)
+    if base.costs.rent_option != "hourly" or step < 24:
+        return []
+    units = math.ceil(base.days * 24 / step - 1e-9)
+    out: list[Plan] = []
+    have = {p.estimate.layout.gpu_count for p in tried}
+    count = base.estimate.layout.gpu_count
+    for fewer in range(units - 1, max(0, units - 1 - FEWER_MONTHS_TRIED), -1):
+        need = count * base.days * 24 / (fewer * step)
+        for target in [c for c in counts if c >= need][:FEWER_MONTHS_GRID_STEPS]:
+            if target in have or not known.fits(gpu, target):
+                continue
+            est = known.at(gpu, target)
+            if not est.days or est.days >= min(p.days for p in tried + out if p.days):
+                continue
+            have.add(target)
+            out.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
+            if est.days * 24 <= fewer * step:
+                break
+    return out
+
+
+def _strained(est: Estimate) -> bool:
+    """A count whose layout gives up speed for memory or leaves its communication exposed."""
+    lay = est.layout
+    return lay.offload != "none" or lay.recompute == "full" or est.throughput.exposed_comm_share > HIGH_EXPOSED_COMM
 
 
 def _fewer_months(
