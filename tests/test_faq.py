@@ -843,3 +843,10 @@ def test_a_plan_priced_in_dollars_gets_the_global_markets_figures(question, lang
     assert usd.topic == cny.topic == alone.topic and usd.confident
     assert global_words in usd.answer and china_words not in usd.answer
     assert china_words in cny.answer and china_words in alone.answer and global_words not in cny.answer
+
+
+def test_a_small_budget_under_a_dollar_plan_is_priced_on_us_marketplaces():
+    # US-buyer probe: "what gpu would you recommend for a small budget?" under a USD plan had quoted
+    # AutoDL's yuan prices
+    usd = faq.answer("what gpu would you recommend for a small budget?", plan={**THREAD_PLAN, "currency": "USD"})
+    assert usd.topic == "small_budget" and "RunPod" in usd.answer and "AutoDL" not in usd.answer
