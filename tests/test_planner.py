@@ -1157,3 +1157,13 @@ def test_a_larger_count_that_rents_for_less_is_not_missed(book, text, larger):
     plan = advise(text, book=book).plan
     other = advise(f"{text} {larger}", book=book).plan
     assert other.meets_deadline and plan.rent <= other.rent * (1 + 1e-9)
+
+
+def test_a_day_billed_block_the_job_barely_uses_says_so(book):
+    # US-buyer probe: 64 H100 named for a 1.2-hour job, billed a whole day each, without a word
+    a = advise("llama 3.1 70b sft 300M tokens on 64 H100 usd", book=book)
+    note = next(w for w in a.warnings if w.code == "billing_unit_idle")
+    assert note.params["unit"] == "day" and note.params["hours"] == 24 and note.params["share"] < 1 / 3
+    assert "bills whole days" in render_text(a)
+    long = advise("llama 3.1 70b sft 5B tokens on 64 H100 usd", book=book)
+    assert "billing_unit_idle" not in {w.code for w in long.warnings}

@@ -457,6 +457,24 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     total=likely.total,
                 )
             )
+        step = rent.BILLING_HOURS.get(p.billing or "", 1)
+        if likely.option == "hourly" and step >= 24 and days and likely.total and not req.owned:
+            # a capacity block billed by the whole day or week, mostly idle: 64 H100 for a
+            # 1.2-hour job billed a day each (US-buyer probe: no warning)
+            billed_h = math.ceil(days * 24 / step - 1e-9) * step
+            if days * 24 < IDLE_LEASE_SHARE * billed_h:
+                notes.append(
+                    _note(
+                        "billing_unit_idle",
+                        days=days,
+                        hours=billed_h,
+                        unit=p.billing,
+                        share=days * 24 / billed_h,
+                        total=likely.total,
+                        provider=p.provider,
+                        cur=cur,
+                    )
+                )
         used = days / (likely.months_paid * rent.DAYS_PER_MONTH) if likely.months_paid and days else None
         if (
             likely.option == "monthly"
