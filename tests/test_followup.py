@@ -2000,3 +2000,14 @@ def test_a_month_asked_where_no_lease_has_that_term_heads_with_the_term_priced(b
     term = reply.advice.plan.costs.rent_term
     first = reply.text.splitlines()[0]
     assert f"on a {term['min_term_months']}-month lease" in first and "months billed" not in first
+
+
+@pytest.mark.parametrize("question", ["what if we use 8 A100s on lambda?", "8 x A100 at runpod instead?"])
+def test_another_gpu_on_a_provider_is_a_what_if_on_that_gpu(book, question):
+    # US-buyer probe: the provider's price for the plan's own GPU had been the answer, the GPUs ignored
+    text = "qwen2.5-7b full-finetune 1B tokens 5d usd"
+    first = advise(text, book=book)
+    assert "A100" not in first.plan.gpu
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("A100")
+    assert reply.advice.plan.estimate.layout.gpu_count == 8

@@ -977,7 +977,15 @@ def follow_up(
             return converted
     # "如果预算是2万美元呢", "what if the budget were $20k?": a budget in another currency, not a move abroad
     budget_in = BUDGET_WORD.search(message) and HAS_AMOUNT.search(message) and not _provider(message)
-    if request_text and not budget_in and (MARKET.search(message) or CHINA.search(message) or _provider(message)):
+    # "what if we use 8 H100s on lambda?": another GPU is a what-if on it (the provider's price for the
+    # plan's own GPU had been the answer, the H100s ignored)
+    other_gpu = request_text and summary.get("gpu") and _gpus_named_elsewhere(message, summary)
+    if (
+        request_text
+        and not budget_in
+        and not other_gpu
+        and (MARKET.search(message) or CHINA.search(message) or _provider(message))
+    ):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
             return market
@@ -1589,6 +1597,10 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     stripped = message
     for pattern, replacement in AROUND_A_CHANGE:
         stripped = re.sub(pattern, replacement, stripped, flags=re.I)
+    # "8 H100s on lambda": the provider is no word of the request language (its price is the
+    # market answer's); the GPUs are the change
+    for words, _, _ in PROVIDERS:
+        stripped = re.sub(rf"\b(?:on|at|from|with|via|in)\s+(?:{words})", " ", stripped, flags=re.I)
     stripped = re.sub(r"\s+", " ", stripped).strip(" ?？!！。.,，")
     # the question's words left out first: "what would it cost" is not "cost first"
     texts = [stripped, message] if stripped and stripped != message else [message]
