@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from advisor.planning.advice import advise, plan_context
+from advisor.planning.advice import advise, plan_context, render_text
 from advisor.planning.followup import explained_part, follow_up
 from advisor.text.render import money
 
@@ -2011,3 +2011,16 @@ def test_another_gpu_on_a_provider_is_a_what_if_on_that_gpu(book, question):
     reply = follow_up(text, plan_context(first), question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith("A100")
     assert reply.advice.plan.estimate.layout.gpu_count == 8
+
+
+def test_a_threads_break_even_is_the_cards(book):
+    # US-buyer probe: the costs said 15 months (15.498) and "break-even?" 16 (rounded to 15.5 first);
+    # and "renting the very GPUs ... as the only offers for them bind you longer" of an hourly offer
+    from advisor.text.render import num
+
+    text = "70b full finetune 1TB text 14d buy usd"
+    first = advise(text, book=book)
+    months = num(first.plan.costs.breakeven_months, 2)
+    assert f": {months} months" in render_text(first)
+    reply = follow_up(text, plan_context(first), "break-even?", book=book)
+    assert f"about {months} months" in reply.text and "bind you longer" not in reply.text

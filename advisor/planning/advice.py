@@ -931,7 +931,9 @@ def plan_context(result: Advice) -> dict:
         else None,
         decision=p.costs.decision,
         decision_reason=p.costs.decision_reason,
-        breakeven_months=round(p.costs.breakeven_months, 1) if p.costs.breakeven_months else None,
+        # unrounded: the card and the answers round it once, alike (15.498 had been 15 on the card
+        # and, rounded twice, 16 in a thread)
+        breakeven_months=p.costs.breakeven_months,
         breakeven_never=p.costs.never_pays_back,
         useful_life_months=USEFUL_LIFE_MONTHS[0],  # a break-even past it is no reason to buy
         owned_utilisation=p.costs.owned_utilisation,
