@@ -94,7 +94,7 @@ def redact(url: str) -> str:
     return urlunsplit(parts)
 
 
-def _secrets(url: str) -> list[str]:
+def secrets_of(url: str) -> list[str]:
     """The password as written in the URL, before the host or as `?password=`, and each part of
     it after an '@' left unencoded: libpq splits the address at the first '@', so an error
     can quote the rest as the host."""
@@ -309,7 +309,7 @@ class Unreachable(sa.exc.OperationalError):
         # libpq's words: 'connection failed: connection to server at "h", port 5 failed: FATAL:  why'
         reason = re.sub(r"^.*? port \d+ failed: ", "", reason.removeprefix("connection failed: "))
         reason = re.sub(r"^FATAL:\s+", "", reason)
-        for secret in _secrets(url):
+        for secret in secrets_of(url):
             reason = reason.replace(secret, "***")
         low = reason.lower()
         kind = (

@@ -34,6 +34,10 @@ from bot.threads import reply_lang, stated_lang
 
 log = logging.getLogger("gpu_advisor.bot")
 POLL_S = 1.0
+# While the database does not answer, a round fails every POLL_S: its cause is logged at once and
+# then at most once in this many seconds, and its return once (operator probe: a bare
+# "OperationalError" 60 times a minute; assumed).
+DB_TROUBLE_LOG_GAP_S = 60.0
 BATCH_S = 0.02
 MAX_ATTEMPTS = 6
 HEAL_S = 5.0  # a broken pool is replaced by then even with no job waiting
@@ -172,6 +176,8 @@ class Dispatcher:
         self.results: queue.Queue = queue.Queue()
         self._wake = threading.Event()
         self._broken_since: float | None = None
+        self._db_trouble_since: float | None = None  # when rounds began to fail on the database
+        self._db_trouble_logged = 0.0
         self._pruned = 0.0
         self._local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-settings")
 
@@ -212,9 +218,36 @@ class Dispatcher:
             try:
                 self._round()
             except sa.exc.DBAPIError as err:  # locked for long, or the database is away: next round
-                log.warning("job dispatch round: %s", type(err.orig or err).__name__)
+                self._db_trouble(err)
             except Exception:
                 log.exception("job dispatch round failed")
+            else:
+                if self._db_trouble_since is not None:
+                    log.info(
+                        "job dispatch: the database answers again after %.0f s",
+                        time.monotonic() - self._db_trouble_since,
+                    )
+                    self._db_trouble_since = None
+
+    def _db_trouble(self, err: sa.exc.DBAPIError) -> None:
+        """A round the database failed: why (libpq's first line, no password), at once and then
+        every DB_TROUBLE_LOG_GAP_S while it lasts."""
+        now = time.monotonic()
+        first = self._db_trouble_since is None
+        if first:
+            self._db_trouble_since = now
+        if first or now - self._db_trouble_logged >= DB_TROUBLE_LOG_GAP_S:
+            self._db_trouble_logged = now
+            reason = (str(err.orig or err).strip().splitlines() or [""])[0][:200]
+            for secret in dbmod.secrets_of(dbmod.database_url()):
+                reason = reason.replace(secret, "***")
+            log.warning(
+                "job dispatch round: %s (%s)%s; the rounds go on every %.0f s",
+                type(err.orig or err).__name__,
+                reason or "no reason given",
+                "" if first else f", failing for {now - self._db_trouble_since:.0f} s",
+                POLL_S,
+            )
 
     def _round(self) -> None:
         finished: list[int] = []

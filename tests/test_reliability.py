@@ -340,3 +340,27 @@ def test_a_day_long_retry_after_posts_within_minutes_and_tells_the_user(bot, set
     assert any("wait about 1440 minutes" in r["text"] for r in told)
     _quiet(settled_fake)
     assert len([m for m in settled_fake.history["CDAY"] if not m.get("thread_ts")]) == 1
+
+
+def test_a_database_away_is_logged_with_its_cause_not_every_round(caplog, monkeypatch):
+    """Operator probe: while Postgres was down `work` logged "job dispatch round: OperationalError"
+    every second. Now libpq's reason (no password) at once, then once a minute, and the return."""
+    import logging
+
+    import sqlalchemy as sa
+
+    from bot import dispatcher
+
+    d = dispatcher.Dispatcher.__new__(dispatcher.Dispatcher)  # no threads: the logging alone
+    d._db_trouble_since, d._db_trouble_logged = None, 0.0
+    monkeypatch.setenv("DATABASE_URL", "postgresql://ops:pw-s3cret@127.0.0.1:9/db")
+    cause = Exception('connection to server at "127.0.0.1", port 9 failed: password pw-s3cret refused')
+    err = sa.exc.OperationalError("SELECT 1", None, cause)
+    with caplog.at_level(logging.WARNING, logger="gpu_advisor.bot"):
+        for _ in range(50):
+            d._db_trouble(err)
+        monkeypatch.setattr(dispatcher, "DB_TROUBLE_LOG_GAP_S", 0.0)
+        d._db_trouble(err)
+    said = [r.getMessage() for r in caplog.records if "job dispatch round" in r.getMessage()]
+    assert len(said) == 2 and "port 9 failed" in said[0] and "failing for" in said[1]
+    assert not any("pw-s3cret" in m for m in said)
