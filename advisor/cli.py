@@ -618,7 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
     prices = sub.add_parser("prices", help="the price store: import price lists, show current prices")
     prices_sub = prices.add_subparsers(dest="prices_command", required=True)
     imp = prices_sub.add_parser("import", help="load SkyPilot snapshots or vendor-quote CSV files")
-    imp.add_argument("paths", nargs="+")
+    imp.add_argument("paths", nargs="+", help="CSV files: SkyPilot vms.csv snapshots or vendor quotes")
     imp.add_argument("--source", help="source name to record (default: from the file layout)")
     imp.add_argument(
         "--as-of",
@@ -645,9 +645,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     dig = sub.add_parser("digest", help="the price-change digest for a date")
     dig.add_argument("--date", help="YYYY-MM-DD (default: the newest snapshot)")
-    dig.add_argument("--json", action="store_true")
+    dig.add_argument("--json", action="store_true", help="print the digest as JSON")
     dig.add_argument("--post", action="store_true", help="send it to the subscribed Slack channels")
-    dig.add_argument("--lang", choices=["en", "zh"])
+    dig.add_argument("--lang", choices=["en", "zh"], help="the digest's language (default en)")
     dig.set_defaults(func=cmd_digest)
 
     faq = sub.add_parser("faq", help="answer a follow-up question (no plan context)")
@@ -662,7 +662,15 @@ def build_parser() -> argparse.ArgumentParser:
     quote.add_argument("--lang", choices=["en", "zh"])
     quote.set_defaults(func=cmd_quote)
 
-    serve = sub.add_parser("serve", help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT")
+    serve = sub.add_parser(
+        "serve",
+        help="Slack HTTP mode (POST /slack/events, GET /healthz) on $PORT",
+        description="Serves Slack over HTTP on $PORT: acks every slash command, event and button in"
+        " time and queues its job in the store; plans too (a `work` process beside the web"
+        " processes) unless --no-plan. Needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or"
+        " SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for OAuth); DATABASE_URL for a shared Postgres,"
+        " else the SQLite file GPU_ADVISOR_DB; WEB_CONCURRENCY, WEB_THREADS (docs/CONTRACT.md).",
+    )
     serve.add_argument(
         "--no-plan",
         dest="no_plan",
@@ -670,17 +678,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="only ack and enqueue: `gpu-advisor work` processes plan (GPU_ADVISOR_PLAN=0)",
     )
     serve.set_defaults(func=cmd_serve)
-    work = sub.add_parser("work", help="planning processes that take jobs from the shared store, no web server")
+    work = sub.add_parser(
+        "work",
+        help="planning processes that take jobs from the shared store, no web server",
+        description="Takes the queued jobs from the store, plans them and posts the answers to Slack;"
+        " run one or more on any host beside `serve --no-plan`. Needs SLACK_BOT_TOKEN (or OAuth's"
+        " client id and secret), DATABASE_URL (or GPU_ADVISOR_DB); GPU_ADVISOR_PLAN_WORKERS and"
+        " GPU_ADVISOR_PLAN_PRIORITY size and rank its planning processes.",
+    )
     work.add_argument("--planners", type=int, help="planning processes (default: GPU_ADVISOR_PLAN_WORKERS or CPUs)")
     # the pid of the `serve` that started this one beside gunicorn (bot/host.py): stop when it is gone
     work.add_argument("--parent", type=int, help=argparse.SUPPRESS)
     work.set_defaults(func=cmd_work)
-    mig = sub.add_parser("migrate", help="create or upgrade the schema of DATABASE_URL (or GPU_ADVISOR_DB)")
+    mig = sub.add_parser(
+        "migrate",
+        help="create or upgrade the schema of DATABASE_URL (or GPU_ADVISOR_DB)",
+        description="Creates the store's tables or upgrades them to the current revision (Alembic), on"
+        " DATABASE_URL or the SQLite file GPU_ADVISOR_DB; safe to run again and on several hosts.",
+    )
     mig.set_defaults(func=cmd_migrate)
-    clock = sub.add_parser("clock", help="the scheduler: daily price feeds and digests (the Procfile's clock)")
+    clock = sub.add_parser(
+        "clock",
+        help="the scheduler: daily price feeds and digests (the Procfile's clock)",
+        description="Every GPU_ADVISOR_CLOCK_INTERVAL_S seconds: fetches the day's price feeds"
+        " (GPU_ADVISOR_PRICE_FEEDS) once, and posts each subscribed channel's digest once a day at"
+        " its time; several clocks may run on one store. Needs SLACK_BOT_TOKEN (or OAuth's client"
+        " id and secret) and DATABASE_URL (or GPU_ADVISOR_DB); GPU_ADVISOR_TZ sets the team's day.",
+    )
     clock.set_defaults(func=cmd_clock)
     health = sub.add_parser(
-        "health", help="the live serve, work and clock processes on the store; exit 1 when one needed is missing"
+        "health",
+        help="the live serve, work and clock processes on the store; exit 1 when one needed is missing",
+        description="Lists the serve, work, clock and socket processes whose heartbeats the store"
+        " holds, with their host, pid and age; exit 1 when the store does not answer or a --need"
+        " is not met (for supervisors and load balancers).",
     )
     health.add_argument(
         "--need",
@@ -691,7 +722,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     health.add_argument("--json", action="store_true")
     health.set_defaults(func=cmd_health)
-    socket = sub.add_parser("socket", help="Slack Socket Mode, for local development")
+    socket = sub.add_parser(
+        "socket",
+        help="Slack Socket Mode, for local development",
+        description="Connects to Slack over Socket Mode (no public URL): needs SLACK_APP_TOKEN"
+        " (xapp-...) and SLACK_BOT_TOKEN.",
+    )
     socket.set_defaults(func=cmd_socket)
     return parser
 

@@ -728,3 +728,21 @@ def test_a_database_url_that_cannot_work_is_refused_before_anything_starts(cli, 
     done = cli("ask", "7B lora 1GB", env={"DATABASE_URL": url})
     assert done.returncode == 2 and said in done.stderr and "postgresql://user:password@host" in done.stderr
     assert "s3cret" not in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command,needs",
+    [
+        ("serve", "SLACK_SIGNING_SECRET"),
+        ("work", "SLACK_BOT_TOKEN"),
+        ("clock", "GPU_ADVISOR_PRICE_FEEDS"),
+        ("migrate", "DATABASE_URL"),
+        ("health", "--need"),
+        ("socket", "SLACK_APP_TOKEN"),
+    ],
+)
+def test_each_process_says_what_it_does_and_needs_in_its_help(cli, command, needs):
+    # operator probe: `clock --help` and `migrate --help` had shown nothing but -h
+    out = cli(command, "--help")
+    assert out.returncode == 0 and needs in out.stdout
+    assert len(out.stdout.split("options:")[0].split()) > 15  # a description, not the usage line alone
