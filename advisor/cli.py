@@ -356,12 +356,19 @@ def cmd_digest(args) -> int:
     from advisor.market import store
     from advisor.text.render import render
 
+    # --post's Slack settings first: nothing printed and nothing started when it cannot post
+    settings = _bot_settings("digest") if args.post else None
+    if args.post and settings is None:
+        return 2
     db = open_store()
     date = args.date or store.latest_snapshot_date(db) or dt.date.today().isoformat()
     try:
-        dt.date.fromisoformat(date)
+        day = dt.date.fromisoformat(date)
     except ValueError:
         print(f"gpu-advisor: --date must look like 2024-02-05, not {date!r}", file=sys.stderr)
+        return 2
+    if day > dt.date.today() + dt.timedelta(days=1):  # a day's grace for time zones ahead
+        print(f"gpu-advisor: --date {date} is in the future: no prices are on record for it yet", file=sys.stderr)
         return 2
     result = digestmod.compute_digest(db, date)
     if args.json:
@@ -377,9 +384,6 @@ def cmd_digest(args) -> int:
             )
         )
     if args.post:
-        settings = _bot_settings("clock")
-        if settings is None:
-            return 2
         from bot import clients, digests
 
         sent = digests.post_due(clients.for_workspaces(settings), date=date, ignore_time=True)
@@ -397,13 +401,13 @@ def _bot_settings(mode: str):
         settings.missing_for_http()
         if mode == "serve"
         else settings.missing_for_posting()
-        if mode in ("work", "clock")
+        if mode in ("work", "clock", "digest")
         else settings.missing_for_socket()
     )
     if missing:
         print(phrase("en", "missing_settings", mode=mode, missing=missing, file="cli"), file=sys.stderr)
         return None
-    if mode in ("serve", "work", "clock") and not settings.oauth:
+    if mode in ("serve", "work", "clock", "digest") and not settings.oauth:
         from bot import clients
 
         refused = clients.token_refused(settings)

@@ -746,3 +746,9 @@ def test_each_process_says_what_it_does_and_needs_in_its_help(cli, command, need
     out = cli(command, "--help")
     assert out.returncode == 0 and needs in out.stdout
     assert len(out.stdout.split("options:")[0].split()) > 15  # a description, not the usage line alone
+
+
+def test_a_digest_of_a_day_still_to_come_is_refused(cli):
+    # operator probe: `digest --date 2030-01-01` had printed an empty digest, exit 0
+    out = cli("digest", "--date", "2030-01-01")
+    assert out.returncode == 2 and "in the future" in out.stderr and out.stdout == ""

@@ -120,6 +120,8 @@ def test_work_and_clock_refuse_to_start_without_a_way_to_post(tmp_path, args):
     )
     assert out.returncode == 2, out.stderr
     assert "SLACK_BOT_TOKEN" in out.stderr and "SLACK_CLIENT_ID" in out.stderr and "Traceback" not in out.stderr
+    # refused before anything: `digest --post` had printed the whole digest first (operator probe)
+    assert out.stdout == "" and not (tmp_path / "db.sqlite").exists()
 
 
 @pytest.mark.parametrize(
