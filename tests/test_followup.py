@@ -2024,3 +2024,16 @@ def test_a_threads_break_even_is_the_cards(book):
     assert f": {months} months" in render_text(first)
     reply = follow_up(text, plan_context(first), "break-even?", book=book)
     assert f"about {months} months" in reply.text and "bind you longer" not in reply.text
+
+
+@pytest.mark.parametrize("question", ["how many steps is that?", "训练多少步", "total optimizer steps?"])
+def test_the_steps_asked_are_the_plans_from_its_batch(book, question):
+    # US-buyer probe: "how many steps is that?" had got the FAQ's essay on batch sizes
+    import math
+
+    text = "qwen2.5-7b full-finetune 1B tokens 3 epochs 5d usd"
+    first = advise(text, book=book)
+    lay = first.plan.estimate.layout
+    steps = math.ceil(first.request.tokens / (lay.global_batch * first.request.seq_len))
+    reply = follow_up(text, plan_context(first), question, book=book)
+    assert reply.part == "steps" and f"{steps:,}" in reply.text

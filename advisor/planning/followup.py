@@ -2314,6 +2314,8 @@ def _plan_answer(
         data = plan_answers.time_includes(result)
     elif what == "hidden_costs":
         data = plan_answers.hidden_costs(result)
+    elif what == "steps":
+        data = plan_answers.steps(result)
     else:
         found = COUNT_ASKED.search(message)
         count = int(found[1]) if found else result.plan.estimate.layout.gpu_count

@@ -83,6 +83,13 @@ ASKED = (
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
         r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备",
     ),
+    # "how many steps is that?", "训练多少步": the plan's optimizer steps from its batch
+    (
+        "steps",
+        r"\bhow many (?:optimi[sz]er |training |gradient |update )?(?:steps|iterations|iters|updates)\b"
+        r"|\b(?:number of|total|count of) (?:optimi[sz]er |training )?(?:steps|iterations)\b"
+        r"|(?:多少|几)(?:个)?(?:步|step|steps|iteration|iter)\b|步数(?:是|有)?多少|(?:训练|优化器)?步数|总步数|多少轮迭代",
+    ),
     (
         "odd_count",
         r"偶数|奇数|\bodd (?:number|count)\b|\beven number\b|power of (?:2|two)|2的(?:幂|倍数|次方)"
@@ -424,6 +431,31 @@ def time_includes(result: Advice) -> dict | None:
         "step_flops": step,
         "eval_days": epochs * eval_tokens * FORWARD_FLOPS / step / speed / 86400,
         "pilot_hours": pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
+    }
+
+
+def steps(result: Advice) -> dict | None:
+    """The plan's optimizer steps: its tokens over the tokens a step takes (the global batch of
+    sequences, each of the sequence length), and what one step is made of and takes."""
+    p, req = result.plan, result.request
+    lay, thr = p.estimate.layout, p.estimate.throughput
+    if not req.tokens or not lay.global_batch or not thr.step.get("step_s"):
+        return None
+    batch_tokens = lay.global_batch * req.seq_len
+    total = math.ceil(req.tokens / batch_tokens)
+    epochs = max(1.0, req.epochs or 1)
+    return {
+        "steps": total,
+        "tokens": req.tokens,
+        "epochs": epochs,
+        "per_epoch": math.ceil(total / epochs),
+        "batch": lay.global_batch,
+        "seq": req.seq_len,
+        "batch_tokens": batch_tokens,
+        "dp": lay.dp,
+        "accum": lay.microbatches_per_step,
+        "mbs": lay.micro_batch,
+        "step_s": thr.step["step_s"],
     }
 
 
