@@ -850,3 +850,13 @@ def test_a_small_budget_under_a_dollar_plan_is_priced_on_us_marketplaces():
     # AutoDL's yuan prices
     usd = faq.answer("what gpu would you recommend for a small budget?", plan={**THREAD_PLAN, "currency": "USD"})
     assert usd.topic == "small_budget" and "RunPod" in usd.answer and "AutoDL" not in usd.answer
+
+
+@pytest.mark.parametrize("method,base", [("lora", "66 GB in bf16"), ("qlora", "17 GB in 4-bit NF4")])
+def test_memory_per_parameter_under_lora_counts_the_frozen_base(method, base):
+    # US-buyer probe: "is 32GB vram enough?" under a 32.8B LoRA led with "full mixed-precision AdamW
+    # state is about 525 GB", the full fine-tune's
+    plan = {**THREAD_PLAN, "params_b": 32.8, "method": method, "mem_per_gpu_gib": 31.9, "gpu_mem_gib": 40.0}
+    got = faq.answer("how many bytes per parameter does training need?", plan=plan)
+    assert got.topic == "memory_per_param" and base in got.answer
+    assert "full mixed-precision AdamW state is about" not in got.answer
