@@ -1167,3 +1167,12 @@ def test_a_day_billed_block_the_job_barely_uses_says_so(book):
     assert "bills whole days" in render_text(a)
     long = advise("llama 3.1 70b sft 5B tokens on 64 H100 usd", book=book)
     assert "billing_unit_idle" not in {w.code for w in long.warnings}
+
+
+def test_the_low_end_of_the_rent_range_names_its_offer(book):
+    # US-buyer probe: the text named only the high end (Azure), while the cheapest offer that
+    # delivers the plan (Voltage Park's cluster rate) was a bare figure in the range
+    a = advise("pretrain 1.3B model on 100B tokens on 8xH100 usd", book=book)
+    low = a.plan.costs.rent_range["low_offer"]
+    assert low and low["total"] < a.plan.costs.rent_total
+    assert f"the low end: {low['provider']}" in render_text(a)
