@@ -379,6 +379,10 @@ def card(result) -> dict:
         idle = next((n.params for n in result.warnings if n.code == "lease_mostly_idle"), None)
         if idle and rent:
             rent_value += _p(lang, "idle_lease", days_text(idle["days"], lang), idle["share"])
+        # and a block billed by the whole day or week the job hardly uses (64 H100 for 1.2 hours)
+        billed = next((n.params for n in result.warnings if n.code == "billing_unit_idle"), None)
+        if billed and rent:
+            rent_value += _p(lang, "idle_billing", billed["unit"], billed["share"])
         fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
         decision = _p(lang, "decision_value", c.decision, c.decision_reason, capex)

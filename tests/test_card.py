@@ -546,3 +546,12 @@ def test_a_long_checklists_notification_text_ends_at_a_word_with_an_ellipsis(boo
     assert len(text) <= MAX_FALLBACK and text.endswith("…")
     kept = text[:-1]
     assert whole.startswith(kept) and whole[len(kept)] in " \n" and kept[-1] not in " \n"
+
+
+def test_a_day_billed_block_the_job_hardly_uses_says_so_beside_its_price_on_the_card(book):
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    a = advise("llama 3.1 70b sft 300M tokens on 64 H100 usd", "en", book=book)
+    rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*"))
+    assert "billed by the whole day, of which the job uses 5" in rent
