@@ -332,12 +332,8 @@ def cmd_prices_show(args) -> int:
     if args.gpu:
         found = catalog.find_gpu(args.gpu)
         if found is None:
-            print(
-                phrase(
-                    "en", "request_error", "unknown_gpu", name=args.gpu, known=", ".join(g.name for g in catalog.gpus())
-                ),
-                file=sys.stderr,
-            )
+            known = ", ".join(g.name for g in catalog.gpus())
+            print(phrase("en", "unknown_gpu_shown", ascii(args.gpu[:40]), known, file="cli"), file=sys.stderr)
             return 2
         gpu = found.name
     with closing(open_store()) as db:
@@ -417,8 +413,21 @@ def _bot_settings(mode: str):
     return settings
 
 
+def _port_taken(port: int) -> bool:
+    """Said before anything starts: a second `serve` on a port in use had looped on gunicorn's
+    "Connection in use" and exited 1 (a planning one after starting its `work`)."""
+    from bot.web import port_taken
+
+    if port_taken(port):
+        print(phrase("en", "port_taken", port, file="cli"), file=sys.stderr)
+        return True
+    return False
+
+
 def _run_bot(mode: str) -> int:
     """`serve` (HTTP, gunicorn) or `socket` (Socket Mode), once the settings are there."""
+    if mode == "serve" and _port_taken(int(os.environ.get("PORT") or 3000)):
+        return 2
     settings = _bot_settings(mode)
     if settings is None:
         return 2
@@ -441,7 +450,7 @@ def cmd_serve(args) -> int:
         os.environ["GPU_ADVISOR_PLAN"] = "0"
         return _run_bot("serve")
     # Planning too: gunicorn acking only, and one `work` process beside it (bot/host.py).
-    if _bot_settings("serve") is None:
+    if _port_taken(int(os.environ.get("PORT") or 3000)) or _bot_settings("serve") is None:
         return 2
     from bot import host, logs
 

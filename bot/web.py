@@ -194,6 +194,22 @@ def control_socket(port: int) -> str:
     return path
 
 
+def port_taken(port: int) -> bool:
+    """Whether something already listens on the port `serve` would bind (another `serve`): bound
+    as gunicorn binds it (SO_REUSEADDR, so a closing connection's TIME_WAIT does not count)."""
+    import socket
+
+    if not port:
+        return False  # any free port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("0.0.0.0", port))
+        except OSError:
+            return True
+    return False
+
+
 def serve(settings: Settings) -> None:
     """gunicorn with threads, in this process, its workers acking only (GPU_ADVISOR_PLAN=0)."""
     os.environ.setdefault("WEB_CONCURRENCY", "2")

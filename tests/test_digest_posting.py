@@ -322,7 +322,9 @@ def test_cli_prices_and_digest(cli, tmp_path):
     assert "GPU price digest for 2024-02-05" in text
     shown = json.loads(cli("prices", "show", "H100-PCIe", "--json").stdout)
     assert shown[0]["gpu"] == "H100-PCIe-80GB" and all(o["as_of"] for o in shown[0]["offers"])
-    assert cli("prices", "show", "H300").returncode == 2
+    unknown = cli("prices", "show", "H300")
+    # its own example, not a /gpu request's (operator probe)
+    assert unknown.returncode == 2 and "gpu-advisor prices show H800" in unknown.stderr and "/gpu" not in unknown.stderr
     bad = tmp_path / "bad.csv"
     bad.write_text((SNAPSHOTS / "2024-02-05.csv").read_text().replace("2.49", "two", 1))
     refused = cli("prices", "import", str(bad))

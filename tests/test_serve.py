@@ -284,3 +284,28 @@ def test_a_client_keeping_its_socket_open_does_not_hold_the_other_requests(fake_
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("args", [["serve"], ["serve", "--no-plan"]])
+def test_a_serve_on_a_port_in_use_stops_at_once_saying_so(tmp_path, args):
+    # operator probe: a second serve looped on gunicorn's "Connection in use" and exited 1
+    import socket
+
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env |= {"PYTHONPATH": str(ROOT), "GPU_ADVISOR_DB": str(tmp_path / "db.sqlite"), "PORT": str(port)}
+        env |= {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_API_URL": "http://127.0.0.1:9/api/"}
+        out = subprocess.run(
+            [sys.executable, "-m", "advisor.cli", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert out.returncode == 2 and f"port {port} is in use" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "db.sqlite").exists()
