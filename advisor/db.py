@@ -915,4 +915,10 @@ def ping(url: str | None = None, timeout_s: float = 2.0) -> str | None:
             c.exec_driver_sql("SELECT 1").fetchone()
         return None
     except Exception as err:
-        return type(err).__name__
+        # the driver's first line (libpq's "connection to server at ... failed: Connection refused"),
+        # every part of the password masked: a bare "OperationalError" had told an operator nothing
+        cause = getattr(err, "orig", None) or err
+        first = (str(cause).strip().splitlines() or [""])[0][:200]
+        for secret in secrets_of(url or database_url()):
+            first = first.replace(secret, "***")
+        return f"{type(err).__name__}: {first}" if first else type(err).__name__
