@@ -22,6 +22,15 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class DropClientTokenWarning(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN itself and, given our client as well (which carries that token,
+    its base URL and retry handlers: bot/clients.py), warns at every worker's boot that "`token`
+    will be unused". The token is used, through the client: the warning only misled operators."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name.startswith("slack_bolt") and "`token` will be unused" in record.getMessage())
+
+
 # Libraries that speak below WARNING about their own workings (bm25s announces every index it
 # builds, alembic each migration step, matplotlib its font cache): quiet unless LOG_LEVEL asks
 # for DEBUG.
@@ -34,6 +43,7 @@ def setup(level: str | None = None) -> None:
     level = (level or os.environ.get("LOG_LEVEL") or "INFO").upper()
     handler = logging.StreamHandler()
     handler.addFilter(RedactSecrets())
+    handler.addFilter(DropClientTokenWarning())
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.setLevel(level)
     root = logging.getLogger()

@@ -163,12 +163,23 @@ def _bound_close_linger() -> None:
         gunicorn_util.close_graceful = functools.partial(close, timeout=CLOSE_LINGER_S)
 
 
+_beat: heartbeats.Heartbeat | None = None  # this web worker's, once it is ready
+
+
+def _worker_gone(_server, _worker) -> None:
+    """A web worker stopping cleanly (gunicorn's worker_exit, in the worker): its heartbeat row
+    goes at once, so `health` no longer lists it as quiet for an hour (operator probe)."""
+    if _beat is not None:
+        _beat.stop()
+
+
 def _worker_ready(_worker) -> None:
     """A gunicorn worker, its app built: warm what the acks use, then take connections. It only
     acks and enqueues: `work` processes plan (beside gunicorn when `serve` plans, bot/host.py)."""
     _bound_close_linger()
     warm_web()
-    heartbeats.start("serve", dispatcher.own_problem)  # each web worker is a live `serve` process
+    global _beat
+    _beat = heartbeats.start("serve", dispatcher.own_problem)  # each web worker is a live `serve` process
     # What the worker loaded so far (modules, catalogs, templates: about 160,000 objects, four
     # times a bare Bolt app's) lives as long as it does. Frozen, the cyclic collector never
     # scans it again; before, a collection that did paused every ack in flight for 20-80 ms.
@@ -238,6 +249,7 @@ def serve(settings: Settings) -> None:
             # Each worker builds its app (and its job dispatcher) after the fork; no thread is
             # started in the master, where it would not survive the fork.
             self.cfg.set("post_worker_init", _worker_ready)
+            self.cfg.set("worker_exit", _worker_gone)
 
         def load(self):
             return create_flask_app(settings)

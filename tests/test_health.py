@@ -308,6 +308,11 @@ def test_serve_work_and_clock_beat_and_a_killed_worker_is_seen_gone(fake_slack, 
         ]
         assert [p["live"] for p in report["processes"] if p["kind"] == "work"] == [False]
         assert healthz()["live"] == {"clock": 1, "serve": 1}
+        # a web host stopped cleanly leaves no row behind (operator probe: its workers were listed
+        # as "quiet: stopped or cut off" for an hour, their uptime growing)
+        os.killpg(procs["serve"].pid, signal.SIGTERM)
+        procs["serve"].wait(timeout=30)
+        assert not [p for p in health()[1]["processes"] if p["kind"] == "serve"]
     finally:
         for proc in procs.values():
             if proc.poll() is None:
