@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
@@ -993,9 +994,8 @@ def _fewer_billed_units(
     counts: list[int],
 ) -> list[Plan]:
     """As `_fewer_months`, for an hourly offer that bills whole days or weeks (a capacity block):
-    for each of the next FEWER_MONTHS_TRIED fewer units billed, the smallest count of the grid that
-    finishes within them, where faster than every count tried. 16 H100 billed two days for 1.8 had
-    stood where 32 take one for less (US-buyer probe: "cheaper?" said the plan was the cheapest)."""
+    16 H100 billed two days for 1.8 had stood where 32 take one for less (US-buyer probe:
+    "cheaper?" said the plan was the cheapest)."""
     meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
     if req.gpu_count or not meeting:
         return []
@@ -1003,12 +1003,38 @@ def _fewer_billed_units(
     step = BILLING_HOURS.get((base.costs.rent_offer or {}).get("billing") or "", 1)
     if base.costs.rent_option != "hourly" or step < 24:
         return []
-    units = math.ceil(base.days * 24 / step - 1e-9)
+
+    def billed(plan: Plan) -> int | None:
+        return math.ceil(plan.days * 24 / step - 1e-9) if plan.days else None
+
+    return _into_fewer_units(
+        req, known, gpu, book, horizon, budget, tried, counts, base, billed(base), step / 24, billed
+    )
+
+
+def _into_fewer_units(
+    req: TrainingRequest,
+    known: _Estimates,
+    gpu: GPU,
+    book: PriceBook,
+    horizon: float,
+    budget: float | None,
+    tried: list[Plan],
+    counts: list[int],
+    base: Plan,
+    units: int,
+    unit_days: float,
+    billed: Callable[[Plan], int | None],
+) -> list[Plan]:
+    """For each of the next FEWER_MONTHS_TRIED fewer billing units than `base` pays (`units` of
+    `unit_days` each), the smallest count of the grid that finishes within them (the time scaling
+    as one over the count, then the grid's next counts while the last still bills more: `billed`),
+    where it is faster than every count tried."""
     out: list[Plan] = []
     have = {p.estimate.layout.gpu_count for p in tried}
     count = base.estimate.layout.gpu_count
     for fewer in range(units - 1, max(0, units - 1 - FEWER_MONTHS_TRIED), -1):
-        need = count * base.days * 24 / (fewer * step)
+        need = count * base.days / (fewer * unit_days)
         for target in [c for c in counts if c >= need][:FEWER_MONTHS_GRID_STEPS]:
             if target in have or not known.fits(gpu, target):
                 continue
@@ -1016,8 +1042,10 @@ def _fewer_billed_units(
             if not est.days or est.days >= min(p.days for p in tried + out if p.days):
                 continue
             have.add(target)
-            out.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
-            if est.days * 24 <= fewer * step:
+            plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
+            out.append(plan)
+            paid = billed(plan)
+            if not paid or paid <= fewer:
                 break
     return out
 
@@ -1054,24 +1082,20 @@ def _fewer_months(
         or term["job_months"] < term["months_paid"]
     ):
         return []  # one month, or a minimum term that bills idle months whatever the count
-    out: list[Plan] = []
-    have = {p.estimate.layout.gpu_count for p in tried}
-    count = base.estimate.layout.gpu_count
-    for months in range(term["months_paid"] - 1, max(0, term["months_paid"] - 1 - FEWER_MONTHS_TRIED), -1):
-        need = count * base.days / (months * DAYS_PER_MONTH)
-        for target in [c for c in counts if c >= need][:FEWER_MONTHS_GRID_STEPS]:
-            if target in have or not known.fits(gpu, target):
-                continue
-            est = known.at(gpu, target)
-            if not est.days or est.days >= min(p.days for p in tried + out if p.days):
-                continue
-            have.add(target)
-            plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
-            out.append(plan)
-            paid = plan.costs.rent_term and plan.costs.rent_term["months_paid"]
-            if not paid or paid <= months:
-                break
-    return out
+    return _into_fewer_units(
+        req,
+        known,
+        gpu,
+        book,
+        horizon,
+        budget,
+        tried,
+        counts,
+        base,
+        term["months_paid"],
+        DAYS_PER_MONTH,
+        lambda plan: plan.costs.rent_term and plan.costs.rent_term["months_paid"],
+    )
 
 
 def _counts(req: TrainingRequest, gpu: GPU, book: PriceBook | None = None) -> list[int]:
