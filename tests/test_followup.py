@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from advisor import catalog
 from advisor.planning.advice import advise, plan_context, render_text
 from advisor.planning.followup import explained_part, follow_up
 from advisor.text.render import money
@@ -2037,3 +2038,47 @@ def test_the_steps_asked_are_the_plans_from_its_batch(book, question):
     steps = math.ceil(first.request.tokens / (lay.global_batch * first.request.seq_len))
     reply = follow_up(text, plan_context(first), question, book=book)
     assert reply.part == "steps" and f"{steps:,}" in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,size,fits,remade",
+    [
+        ("is 32GB vram enough for this?", 32, False, True),
+        ("24G的卡能跑吗", 24, False, True),
+        ("80G显存够吗", 80, True, False),
+    ],
+)
+def test_a_cards_memory_asked_says_yes_or_no_then_re_plans_on_such_a_card(book, question, size, fits, remade):
+    # US-buyer probe: "is 32GB vram enough for this?" had got the FAQ's 16 bytes a parameter (a full
+    # fine-tune's, under a LoRA) and no yes or no
+    text = "qwen3-32b lora 5万条"
+    first = advise(text, book=book)
+    assert first.plan.gpu == "H800-SXM-80GB"
+    reply = follow_up(text, plan_context(first), question, book=book)
+    mem = first.plan.estimate.memory.total
+    assert (mem <= size) == fits
+    assert reply.text.startswith(
+        "按本方案的切分可以" if fits else ("Not on this plan's layout" if "GB " in question else "按本方案的切分不行")
+    )
+    if remade:
+        assert reply.kind == "whatif" and round(catalog.get_gpu(reply.advice.plan.gpu).memory_gb) == size
+    else:
+        assert reply.kind == "question"
+
+
+@pytest.mark.parametrize(
+    "question,gpu,count",
+    [
+        ("would A100 work?", "A100", None),
+        ("does an A800 do?", "A800-SXM4-80GB", None),
+        ("would 16 H20 be enough?", "H20-96GB", 16),
+    ],
+)
+def test_would_a_gpu_work_is_a_what_if_on_it(book, question, gpu, count):
+    # "would A100 work?" had been "I could not tell what to do with that"; "would 16 H20 be
+    # enough?" had dropped its 16
+    text = "qwen3-32b lora 5万条"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith(gpu)
+    if count:
+        assert reply.advice.plan.estimate.layout.gpu_count == count

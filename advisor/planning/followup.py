@@ -692,6 +692,14 @@ AROUND_A_CHANGE = (
     (r"\b(?:can|could|should)\s+(?:we|i|you)\s+(?:do|run|use|try)\b", " "),
     (r"\bon\s+(?:these|those|them|the same)(?:\s+(?:gpus|cards|servers|machines))?\b", " "),
     (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
+    # "would A100 work?", "does an A800 do?", "would 2 servers of H20 be enough?": the GPUs asked
+    # about (had been "I could not tell what to do with that")
+    (
+        r"^\W*(?:would|will|does|do|could|can)\s+(?:an?\s+|the\s+)?(?=.{1,40}?\s+"
+        r"(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it)\s*[?？.!]*\s*$)",
+        " ",
+    ),
+    (r"\s+(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it)\s*[?？.!]*\s*$", " "),
     # "can it fit on a single machine?", "could it run on one box?": where it would run
     (r"\b(?:can|could|would|will|does)\s+(?:it|that|this|the (?:job|run|model|training))\s+(?:fit|run|go|work)\b", " "),
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
@@ -971,6 +979,15 @@ def follow_up(
     priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book)
     if priced is not None:
         return priced
+    # "is 32GB vram enough for this?", "24G显存够吗": the plan's memory a GPU against that size, then
+    # the plan on a card of it (US-buyer probe: the FAQ's 16 bytes a parameter, no yes or no)
+    # (a GPU named with its size, "would A100 80GB work?", is a what-if on that GPU)
+    size = _card_size_asked(message) if request_text and summary.get("mem_per_gpu_gib") else None
+    size = None if size and _gpus_named(message) else size
+    if size:
+        sized = _on_a_card_of(request_text, summary, size, reply_lang, book)
+        if sized is not None:
+            return sized
     if request_text and CONVERT.search(message) and not _market_named(message):
         converted = _converted(request_text, summary, message, reply_lang, book)
         if converted is not None:
@@ -1020,6 +1037,9 @@ def follow_up(
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
                 other = next(iter(named.values()))
+                # "would 16 H20 be enough?": that many of them (the count had been dropped)
+                counted = re.search(rf"(\d+)\s*(?:[x×*]|张|块)?\s*{re.escape(other)}", message, re.I)
+                other = f"{counted[1]} {other}" if counted else other
         if other is not None:
             read = read_whatif(request_text, summary, other, reply_lang)
             if read is not None:
@@ -1944,6 +1964,50 @@ def _whatif(
         lead=lead,
         text=f"{lead}\n{text}" if lead else text,
     )
+
+
+# A card's memory asked of the plan: "is 32GB vram enough?", "would 24GB cards work?", "24G显存够吗"
+CARD_SIZE_ASKED = re.compile(
+    r"(?<![\d.])(?P<gb>\d{2,3})\s*(?:gb|gib|g)(?![a-z])(?:\s*(?:of\s+)?(?:vram|memory|cards?|gpus?|显存|的卡|卡))?"
+    r".{0,25}?(?:enough|sufficient|\bok\b|okay|work|fit|handle|do it|够|行不行|可以吗|放得下|跑得动|能跑)"
+    r"|(?:is|are|would|will|can|do)\b.{0,15}?(?<![\d.])(?P<gb2>\d{2,3})\s*(?:gb|gib|g)(?![a-z]).{0,20}?(?:enough|work|fit|do|suffice)",
+    re.I,
+)
+
+
+def _card_size_asked(message: str) -> int | None:
+    found = CARD_SIZE_ASKED.search(message)
+    return int(found["gb"] or found["gb2"]) if found else None
+
+
+def _on_a_card_of(request_text: str, summary: dict, size: int, lang: str, book: PriceBook) -> FollowUp | None:
+    """Whether the plan's memory a GPU fits a card of `size` GB, and the plan re-made on such a card
+    (one the plan's market rents first); None where no card of that size is catalogued."""
+    cards = [g for g in catalog.gpus() if round(g.memory_gb) == size]
+    if not cards:
+        return None
+    market = "global" if summary.get("currency") not in (None, "CNY") else "china"
+    rented = [g for g in cards if any(book.offers(kind, g.name, market, rentable=True) for kind in RENT_KINDS)]
+    # the plan's own GPU where it is that size ("80G显存够吗" under 80 GB H800s: yes, nothing re-made)
+    card = next((g for g in cards if g.name == summary.get("gpu")), (rented or cards)[0])
+    mem = summary["mem_per_gpu_gib"]
+    fits = mem <= card.usable_memory_gib
+    read = None if summary.get("gpu") == card.name else read_whatif(request_text, summary, f"on {card.name}", lang)
+    lead = render(
+        "slack/value.j2",
+        lang,
+        kind="card_size",
+        fits=fits,
+        mem=mem,
+        size=size,
+        gpu=summary.get("gpu"),
+        card=card.name,
+        remade=read is not None,
+    ).strip()
+    if read is None:
+        return FollowUp(kind="question", lang=lang, text=lead)
+    reply = _whatif(request_text, summary, read[0], read[1], lang, book)
+    return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
 
 
 # "如果再买8张A800呢", "what if we buy 8 more?": more of the team's own GPU, bought
