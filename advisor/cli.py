@@ -380,10 +380,22 @@ def cmd_digest(args) -> int:
             )
         )
     if args.post:
-        from bot import clients, digests
+        from bot import clients, digests, subscriptions
 
-        sent = digests.post_due(clients.for_workspaces(settings), date=date, ignore_time=True)
-        print(f"posted to {sent} channel(s)", file=sys.stderr)
+        failed: list[str] = []
+        sent = digests.post_due(clients.for_workspaces(settings), date=date, ignore_time=True, failed=failed)
+        # the others had today's digest already (one a channel a day), or Slack refused them
+        subscribed = len(subscriptions.all_subscriptions())
+        print(
+            f"posted to {sent} of {subscribed} subscribed channel(s)"
+            + (f"; {len(failed)} failed ({', '.join(sorted(set(failed)))})" if failed else "")
+            + (
+                f"; {subscribed - sent - len(failed)} had today's digest already"
+                if subscribed - sent - len(failed) > 0
+                else ""
+            ),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -597,12 +609,15 @@ def cmd_work(args) -> int:
     log = logging.getLogger("gpu_advisor.bot")
     log.info("worker %s taking jobs", running.owner if running else "?")
     stop = threading.Event()
+    signalled: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda number, _frame: (signalled.append(number), stop.set()))
     while not stop.wait(1.0):
         if args.parent and os.getppid() != args.parent:  # the `serve` that started it is gone
             log.warning("serve %d is gone: stopping", args.parent)
             break
+    if signalled:  # an operator's stop is said (operator probe: it had left no line in the log)
+        log.info("worker %s stopping on %s", running.owner if running else "?", signal.Signals(signalled[0]).name)
     beat.stop()  # gone at once from `gpu-advisor health`, not after three missed beats
     return 0
 

@@ -449,3 +449,15 @@ def test_slash_prices_says_how_many_offers_it_leaves_out(bot):
     more = [re.search(r"\* \((\d+) more, dearer, not shown\)$", b["text"]["text"]) for b in sections]
     assert any(more)
     assert sum(len(b["fields"]) for b in sections) + sum(int(m[1]) for m in more if m) == total
+
+
+def test_digest_post_says_how_many_channels_had_todays_already(cli, fake_slack):
+    # operator probe: a second `digest --post` said "posted to 0 channel(s)" and nothing more
+    from bot import subscriptions
+
+    subscriptions.subscribe(subscriptions.Subscription(workspace="T1", channel="CPOST", lang="en"))
+    env = {"SLACK_BOT_TOKEN": "xoxb-post-test", "SLACK_API_URL": fake_slack.url}
+    first = cli("digest", "--post", env=env)
+    assert first.returncode == 0 and "posted to 1 of 1 subscribed channel(s)" in first.stderr
+    again = cli("digest", "--post", env=env)
+    assert "posted to 0 of 1 subscribed channel(s); 1 had today's digest already" in again.stderr

@@ -312,3 +312,27 @@ def test_a_serve_on_a_port_in_use_stops_at_once_saying_so(tmp_path, args):
         )
     assert out.returncode == 2 and f"port {port} is in use" in out.stderr and "Traceback" not in out.stderr
     assert not (tmp_path / "db.sqlite").exists()
+
+
+def test_a_work_process_stopped_by_an_operator_says_so(tmp_path, fake_slack):
+    # operator probe: `work` logged nothing when it stopped on SIGTERM
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env |= {"PYTHONPATH": str(ROOT), "GPU_ADVISOR_DB": str(tmp_path / "db.sqlite"), "SLACK_API_URL": fake_slack.url}
+    env |= {"SLACK_BOT_TOKEN": "xoxb-1", "GPU_ADVISOR_PLAN_WORKERS": "1", "GPU_ADVISOR_PLAN_PRIORITY": "normal"}
+    log = open(tmp_path / "work.log", "w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "advisor.cli", "work"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path
+    )
+    try:
+        deadline = time.time() + 90
+        while "taking jobs" not in (tmp_path / "work.log").read_text() and time.time() < deadline:
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        log.close()
+    assert re.search(r"worker \S+ stopping on SIGTERM", (tmp_path / "work.log").read_text())
