@@ -2082,3 +2082,11 @@ def test_would_a_gpu_work_is_a_what_if_on_it(book, question, gpu, count):
     assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith(gpu)
     if count:
         assert reply.advice.plan.estimate.layout.gpu_count == count
+
+
+@pytest.mark.parametrize("question", ["would it work?", "will this work?", "能行吗"])
+def test_would_it_work_alone_is_the_plans_risks(book, question):
+    # "would it work?" had been "I could not tell what to do with that"
+    text = "qwen3-32b lora 5万条"
+    reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
+    assert reply.part == "risks"

@@ -262,7 +262,11 @@ PLAN_PARTS = (
         r"|要注意|隐患"
         # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
         r"|\b(?:is|are) (?:it|this|that|the plan|these) (?:safe|a safe bet|sound|solid|reliable)\b"
-        r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|配置)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳",
+        r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|配置)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳"
+        # "would it work?", "will this work?", "能行吗": whether the plan holds, alone (had been "I could
+        # not tell"); a GPU or a change named is a what-if, read elsewhere
+        r"|^\W*(?:would|will|does|can)\s+(?:it|this|that|the plan)\s+(?:really\s+)?work\W*$"
+        r"|^\W*(?:这样)?(?:能行|行得通)(?:吗|么|不)\W*$",
     ),
     (
         "servers",
