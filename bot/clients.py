@@ -47,7 +47,7 @@ def job_client(api_url: str, token: str | None, timeout: float | None = None) ->
 # auth.test's errors that say the token itself is wrong (Slack's API docs for auth.test and its
 # common errors): no retry mends these, the operator must.
 TOKEN_REFUSED = ("invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "invalid_token")
-TOKEN_CHECK_TIMEOUT_S = 10
+TOKEN_CHECK_TIMEOUT_S = 10  # a start waits at most this for Slack (assumed); unanswered, it goes on
 
 
 def token_refused(settings: Settings) -> str | None:

@@ -996,10 +996,9 @@ def _fewer_billed_units(
     """As `_fewer_months`, for an hourly offer that bills whole days or weeks (a capacity block):
     16 H100 billed two days for 1.8 had stood where 32 take one for less (US-buyer probe:
     "cheaper?" said the plan was the cheapest)."""
-    meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
-    if req.gpu_count or not meeting:
+    base = _cheapest_meeting(req, tried)
+    if base is None:
         return []
-    base = min(meeting, key=lambda p: p.rent)
     step = BILLING_HOURS.get((base.costs.rent_offer or {}).get("billing") or "", 1)
     if base.costs.rent_option != "hourly" or step < 24:
         return []
@@ -1050,6 +1049,13 @@ def _into_fewer_units(
     return out
 
 
+def _cheapest_meeting(req: TrainingRequest, tried: list[Plan]) -> Plan | None:
+    """The cheapest priced plan tried that meets the deadline, where the count is the search's
+    to choose (none where the team fixed it)."""
+    meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
+    return None if req.gpu_count or not meeting else min(meeting, key=lambda p: p.rent)
+
+
 def _strained(est: Estimate) -> bool:
     """A count whose layout gives up speed for memory or leaves its communication exposed."""
     lay = est.layout
@@ -1070,10 +1076,9 @@ def _fewer_months(
     FEWER_MONTHS_TRIED fewer months billed, the smallest count of the grid that finishes within
     them (the time scaling as one over the count, then the grid's next counts while the last
     still bills more months), where it is faster than every count tried."""
-    meeting = [p for p in tried if p.meets_deadline and p.days and p.rent is not None]
-    if req.gpu_count or not meeting:
+    base = _cheapest_meeting(req, tried)
+    if base is None:
         return []
-    base = min(meeting, key=lambda p: p.rent)
     term = base.costs.rent_term
     if (
         base.costs.rent_option != "monthly"
