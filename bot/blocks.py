@@ -606,7 +606,14 @@ def details(result, which: str) -> dict:
         if c.term_options and len(c.term_options) > 1 and c.term_options[0]["total"] is not None:
             # Issue 21: every term a team could sign, side by side, stated by a source or assumed.
             lines = [
-                _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"])
+                _p(
+                    lang,
+                    "term_line",
+                    o["months"],
+                    cash(o["total"], c.currency),
+                    o["term_stated"],
+                    o.get("months_paid") or 0,
+                )
                 for o in c.term_options
             ]
             fields.append(_field(lang, "terms", "\n".join(lines), "cost_field"))
@@ -762,7 +769,14 @@ def whatif(reply) -> dict:
     if "lease_term_months" in reply.changed and c and len(c.term_options or []) > 1:
         # "on a 3-month lease?": every term on record beside it, as Rent vs buy lists them
         terms = [
-            _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"])
+            _p(
+                lang,
+                "term_line",
+                o["months"],
+                cash(o["total"], c.currency),
+                o["term_stated"],
+                o.get("months_paid") or 0,
+            )
             for o in c.term_options
             if o["total"] is not None
         ]

@@ -2090,3 +2090,15 @@ def test_would_it_work_alone_is_the_plans_risks(book, question):
     text = "qwen3-32b lora 5万条"
     reply = follow_up(text, plan_context(advise(text, book=book)), question, book=book)
     assert reply.part == "risks"
+
+
+def test_the_slack_term_list_says_the_months_billed(book):
+    # the Slack what-if listed the 3 months' total as "1 个月" (the text reply had been mended)
+    import json as _json
+
+    from bot.blocks import whatif
+
+    text = "想预训练一个13B 3000亿token 3个月 买还是租划算"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "多少钱一个月", book=book)
+    paid = reply.advice.plan.costs.rent_term["months_paid"]
+    assert f"1 个月租期，计费 {paid} 个月" in _json.dumps(whatif(reply), ensure_ascii=False)
