@@ -82,3 +82,19 @@ def test_a_lora_plan_on_fsdp2_names_the_stack_that_runs_lora_there(book):
     full = advise("llama3-8b full-finetune 1B tokens seq 4096 tp 2 fsdp 4 on 8xH100", book=book)
     assert lora.framework == "FSDP2/NeMo Automodel" and "framework: FSDP2/torchtitan" not in render_text(lora)
     assert full.framework == "FSDP2/torchtitan"
+
+
+def test_a_data_parallel_lora_is_tried_on_fsdp2_too(book):
+    # `fsdp2` LoRA on 2 H100 had been planned TP2 x DP1 on FSDP2, ZeRO-3 over one rank: the
+    # FSDP2 stack was only offered with model parallelism, and PEFT's data parallel ran slower
+    from advisor.planning.advice import advise
+
+    plan = advise("qwen3-8b lora fsdp2 50k samples 2d on 2 H100", book=book)
+    lay = plan.plan.estimate.layout
+    assert (lay.tp, lay.pp, lay.dp, lay.zero_stage) == (1, 1, 2, 3)
+    assert plan.framework == "FSDP2/NeMo Automodel"
+    # on the HF stack it stays PEFT's data parallel; QLoRA's 4-bit base is PEFT's alone
+    hf = advise("qwen3-8b lora fsdp2 hf 50k samples 2d on 2 H100", book=book)
+    assert hf.framework == "HF PEFT/TRL" and hf.plan.estimate.layout.dp == 2
+    qlora = advise("qwen3-8b qlora fsdp2 50k samples 2d on 2 H100", book=book)
+    assert qlora.framework == "HF PEFT/TRL"

@@ -370,6 +370,25 @@ def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, neare
 
 
 @pytest.mark.parametrize(
+    "text,unit,value",
+    [
+        # "200M" alone had been read as a second model size: "qwen3-8b and 200m contradict each other"
+        ("qwen3-8b lora 200M tokns 2d", "tokens", 200e6),
+        ("qwen3-8b lora 200M toekns 2d", "tokens", 200e6),
+        ("qwen3-8b lora 50k smaples 2d", "samples", 50_000),
+        ("qwen3-8b lora 50k samples 3 epcohs 2d", "epochs", 3),
+    ],
+)
+def test_a_misspelt_data_unit_after_an_amount_is_read_as_that_unit(text, unit, value):
+    from advisor.request.parser import parse
+
+    req = parse(text)
+    assert req.params_b == 8.2
+    assert (req.epochs if unit == "epochs" else req.data.amount) == value
+    assert unit == "epochs" or req.data.unit == unit
+
+
+@pytest.mark.parametrize(
     "text,n",
     [
         ("70B sft 1.2T 60d", "1.2"),

@@ -171,6 +171,7 @@ class ParallelSplit(NamedTuple):
     ep: int
     zero_stage: int
     etp: int = 1  # expert tensor parallel (ModelSplit.expert_tp)
+    framework: str | None = None  # a second stack for the same split (native_peft_split), else framework_for's
 
 
 class Candidate(NamedTuple):
@@ -398,6 +399,8 @@ def parallel_splits(
                     if framework is not None:
                         for etp in expert_tensor_degrees(setup, tp, cp, dp, ep, framework):
                             yield ParallelSplit(tp, pp, dp, ep, zero, etp)
+                            if native_peft_split(setup, framework, zero, offload):
+                                yield ParallelSplit(tp, pp, dp, ep, zero, etp, FSDP2)
 
 
 def recompute_levels(setup: TrainingSetup) -> tuple[str, ...]:
@@ -454,7 +457,18 @@ def micro_batches(setup: TrainingSetup, dp: int, seqs: int, pp: int = 1) -> Iter
             yield mbs
 
 
+def native_peft_split(setup: TrainingSetup, framework: str | None, zero: int, offload: str) -> bool:
+    """Whether a data-parallel LoRA split sharded by ZeRO-3 is tried on FSDP2 too, beside PEFT: NeMo
+    Automodel shards over FSDP2 alone (its GPT-OSS 20B row: FSDP 8) and runs LoRA on it
+    (docs/performance-summary.md, 2025-10-02: LoRA on TP2 x FSDP4), so a 2-GPU LoRA had been
+    planned TP2 x DP1 on FSDP2, ZeRO-3 over one rank, where FSDP2 over both GPUs needs no tensor
+    parallel traffic. The 4-bit QLoRA base stays PEFT's (bitsandbytes)."""
+    return framework == PEFT and setup.stack is None and setup.method == "lora" and zero == 3 and offload == "none"
+
+
 def _split_framework(setup: TrainingSetup, split: ParallelSplit, offload: str) -> str | None:
+    if split.framework is not None:
+        return split.framework
     framework = framework_for(setup, split.tp, split.pp, split.ep, split.zero_stage, offload)
     if setup.pinned.hsdp and split.zero_stage == 3:
         framework = FSDP2  # HSDP is FSDP2's 2-D mesh (its CPU offload policy included)
@@ -759,7 +773,7 @@ def _grow_batch(
     while base * scale <= cap * (1 + 1e-9):
         grown = setup.model_copy(update={"batch_scale": scale})
         lay = found.layout
-        split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage, lay.expert_tp)
+        split = ParallelSplit(lay.tp, lay.pp, lay.dp, lay.ep, lay.zero_stage, lay.expert_tp, lay.framework or None)
         candidate = largest_fitting_micro_batch(
             m, grown, gpu, count, split, lay.offload, lay.recompute, grad_reduce=lay.grad_reduce
         )

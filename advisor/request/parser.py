@@ -752,6 +752,11 @@ def _spelled_numbers(text: str) -> str:
     # half a year, a year and a half, a quarter: in months (`租半年`, `一年半`, `一个季度`)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])(?:一年半|1年半)", "18个月", text)
     text = re.sub(r"(?<![零〇一二两三四五六七八九十\d])半年", "6个月", text)
+    text = re.sub(
+        r"(?<![a-z0-9.])(\d[\d.,]*(?:[kmbt](?=\s)|\s+(?:thousand|million|billion|trillion))?)\s*([a-z]{4,9})(?![a-z0-9])",
+        _unit_typo,
+        text,
+    )
     return re.sub(
         r"(?<![第\d零〇一二两三四五六七八九十])(一|两|三|四|\d)个?季度(?!末|初|底)",
         lambda m: f"{3 * (_CN_DIGIT_VALUE.get(m[1]) or int(m[1]))}个月",
@@ -1016,6 +1021,25 @@ def _choice_pattern(row: fields.Field) -> str:
 # A number's Chinese unit or currency inside English ("budget 50万", "1千万", "5000元") does not
 # make a request Chinese: its other words do ("budget 50万美元" had been answered in Chinese).
 _CN_AMOUNT = re.compile(r"\d[\d.,]*\s*(?:[十百千万亿]+)?\s*(?:美元|美金|元|块|人民币)?")
+
+
+# Data units a typo after an amount is read as (`200M tokns`, `50k smaples`): left unread, the
+# amount alone was taken for a model size. Only close matches (difflib ratio 0.8, assumed).
+_DATA_UNITS = ("tokens", "samples", "examples", "epochs")
+
+
+def _unit_typo(m: re.Match) -> str:
+    amount, word = m[1], m[2]
+    if word in _request_words():
+        return m[0]
+    tries = [(amount, word)]
+    if amount[-1].isdigit() and m[0][len(amount)].isalpha() and word[0] in "kmbt":
+        tries.insert(0, (amount + word[0], word[1:]))  # the scale joined to the word: `200mtokns`
+    for a, w in tries:
+        close = [w] if w in _DATA_UNITS else difflib.get_close_matches(w, _DATA_UNITS, n=1, cutoff=0.8)
+        if close:
+            return f"{a} {close[0]}"
+    return m[0]
 
 
 @cache
