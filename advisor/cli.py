@@ -416,8 +416,10 @@ def _bot_settings(mode: str):
         print(phrase("en", "missing_settings", mode=mode, missing=missing, file="cli"), file=sys.stderr)
         return None
     if mode in ("serve", "work", "clock", "digest") and not settings.oauth:
-        from bot import clients
+        from bot import clients, logs
 
+        if mode != "digest":  # the token check's own warning in the process's log format
+            logs.setup()
         refused = clients.token_refused(settings)
         if refused:  # a revoked or mistyped token: no retry mends it (workers had died on it)
             print(phrase("en", "token_refused", mode=mode, code=refused, file="cli"), file=sys.stderr)
@@ -685,7 +687,11 @@ def build_parser() -> argparse.ArgumentParser:
     faq.set_defaults(func=cmd_faq)
 
     quote = sub.add_parser("quote", help="judge a vendor's quote against the market and record it")
-    quote.add_argument("text", nargs="+", help='e.g. "8xH800 ¥95000/month 3 months vendorX"')
+    quote.add_argument(
+        "text",
+        nargs="+",
+        help='e.g. "8xH800 ¥95000/month 3 months Acme" (recorded when a vendor is named; "remove Acme" withdraws it)',
+    )
     quote.add_argument("--json", action="store_true")
     quote.add_argument("--lang", choices=["en", "zh"])
     quote.set_defaults(func=cmd_quote)

@@ -6,6 +6,8 @@ import logging
 import os
 import re
 
+from gunicorn import glogging
+
 _TOKEN = re.compile(r"\b(xox[abposr]|xapp)-[A-Za-z0-9-]+")
 
 
@@ -37,6 +39,26 @@ class DropClientTokenWarning(logging.Filter):
 QUIET = ("alembic", "bm25s", "jieba", "matplotlib", "PIL", "urllib3")
 
 
+def line_format() -> str:
+    """Each line names the host and process that wrote it: with several hosts on one store, the
+    logs gathered in one place say which host acked, planned or posted."""
+    host = os.uname().nodename.replace("%", "%%")
+    return f"%(asctime)s {host}[%(process)d] %(levelname)s %(name)s: %(message)s"
+
+
+class GunicornLogger(glogging.Logger):
+    """gunicorn's own lines (worker boots and exits, timeouts) in the same format and through the
+    same secret filter as ours, where its default names no host."""
+
+    datefmt = None
+
+    def setup(self, cfg) -> None:
+        self.error_fmt = line_format()
+        super().setup(cfg)
+        for handler in self.error_log.handlers:
+            handler.addFilter(RedactSecrets())
+
+
 def setup(level: str | None = None) -> None:
     """One handler on the root logger, at LOG_LEVEL (INFO): the handler itself filters by level,
     so a library that sets its own logger to DEBUG (bm25s does, at import) cannot print below it."""
@@ -44,7 +66,7 @@ def setup(level: str | None = None) -> None:
     handler = logging.StreamHandler()
     handler.addFilter(RedactSecrets())
     handler.addFilter(DropClientTokenWarning())
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter(line_format()))
     handler.setLevel(level)
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -21,7 +21,7 @@ from advisor import db as dbmod
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import acks, clients, digests, dispatcher, heartbeats, host
+from bot import acks, clients, digests, dispatcher, heartbeats, host, logs
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -244,6 +244,7 @@ def serve(settings: Settings) -> None:
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))
             self.cfg.set("timeout", 60)
             self.cfg.set("accesslog", None)
+            self.cfg.set("logger_class", logs.GunicornLogger)
             if "control_socket" in self.cfg.settings:  # gunicorn 25.1+: one per serve, not per user
                 self.cfg.set("control_socket", control_socket(settings.port))
             # Each worker builds its app (and its job dispatcher) after the fork; no thread is

@@ -86,6 +86,11 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     # Bolt's boot warning that the token "will be unused" (it is used, through our client) misled
     # an operator: dropped (bot/logs.py)
     assert "will be unused" not in text
+    # every line names its host and process, gunicorn's own too (they had named neither the host
+    # nor, in our format, the process)
+    host = re.escape(os.uname().nodename)
+    assert re.search(rf"\n\S+ \S+ {host}\[\d+\] INFO gunicorn\.error: Booting worker", text)
+    assert re.search(rf"\n\S+ \S+ {host}\[\d+\] INFO gpu_advisor\.bot: web process", text)
     # gunicorn sends the ack, then each request's line is written (bot/acks.py): the command, the
     # event and its retries (answered once: replays)
     assert re.search(
