@@ -164,6 +164,24 @@ def test_a_long_job_with_only_on_demand_lists_is_leased_at_the_reserved_discount
     assert all(q.rule == "" for q in priced.options)
 
 
+def test_a_plan_smaller_than_the_server_leases_on_record_says_they_rent_whole_servers():
+    # 1 GPU for two days, on a 12-month lease: the lease is estimated from the instance list, and
+    # the note had said "only on-demand lists are on record" beside two 8-GPU server leases; the
+    # range's high end, a whole server, read as if it were one GPU's
+    book = book_of(
+        row(**INSTANCE),
+        row(kind="rent_month", unit="gpu-month", offer_kind="server", max_gpus=8, provider="idc", price=6000.0),
+    )
+    priced = rent.rent_plan(book, "H800-SXM-80GB", "china", "CNY", 1, 1, 2.0, asked_term=12)
+    assert priced.headline.rule == "reserved_discount" and priced.server_lease_gpus == 8
+    plan = advise("13B lora 100M tokens 7d on 1xH800 12-month lease", book=book)
+    text = render_text(plan)
+    assert "Only on-demand lists" not in text
+    assert "rent whole servers of 8 GPUs, more than this plan's 1" in text
+    assert "the high end: idc at ¥6,000 per GPU-month for 12 months, a whole server of 8 GPUs" in text
+    assert re.search(r"term: the job runs [\d.]+ (?:hours|days), within one month; the term makes it 12 months", text)
+
+
 # ----------------------------------------------------------------------------------------
 # Ranges, budget verdicts, the JSON
 

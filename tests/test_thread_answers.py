@@ -177,3 +177,20 @@ def test_an_odd_count_says_what_tensor_and_pipeline_splits_need(book):
     # qwen2.5-32b: 40 heads, 8 KV heads, 64 layers; the plan is data parallel over 3
     assert reply.part == "odd_count" and "奇偶都行" in reply.text and "40 个注意力头" in reply.text
     assert "数据 3" in reply.text
+
+
+@pytest.mark.parametrize("message", ["买的话多久回本", "if we buy, how long to pay back?"])
+def test_a_payback_asked_of_a_plan_that_buys_is_its_break_even(book, message):
+    # had been "that is what the plan already assumes, so nothing changes"
+    text, summary = _thread(book, BUY)
+    reply = follow_up(text, summary, message, book=book)
+    assert reply.kind != "unchanged"
+    assert ("pays off" in reply.text or "回本" in reply.text) and "already assumes" not in reply.text
+
+
+def test_a_break_even_over_a_stated_use_says_what_it_is_weighed_against(book):
+    # "如果只用一年呢" had said "against renting at 70% use: 86 months" beside the plan's "over ten
+    # years against month-by-month leases", its basis unsaid
+    costs = advise(f"{BUY} use them for a year", book=book).plan.costs
+    assert costs.own_use and costs.breakeven_rent and costs.breakeven_rent["over_use"]
+    assert costs.breakeven_rent["basis"] == costs.own_use["rent_basis"]

@@ -271,6 +271,7 @@ def _range_end(q: rent.Priced, storage: float) -> dict:
         "months_paid": q.months_paid,
         "per_gpu_hour": q.per_gpu_hour,
         "per_gpu_month": q.per_gpu_hour * HOURS_PER_MONTH,
+        "billed_gpus": q.billed_gpus,
         "total": q.total + storage,
     }
 
@@ -524,7 +525,17 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 )
             )
         if likely.rule == "reserved_discount":
-            notes.append(_note("reserved_discount", gpu=gpu.name, discount=rent.RESERVED_DISCOUNT))
+            # leases on record that bill whole servers, more GPUs than the plan's: not "only on-demand"
+            whole = rented.server_lease_gpus
+            notes.append(
+                _note(
+                    "reserved_discount",
+                    gpu=gpu.name,
+                    discount=rent.RESERVED_DISCOUNT,
+                    whole=whole,
+                    gpus=likely.billed_gpus,
+                )
+            )
         if rented.estimate_rule:
             notes.append(
                 _note(
@@ -681,19 +692,32 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             own_cost = capex - residual_at(capex, own_months) + opex_year * own_months / 12
             # Renting the same use: by the hour, only the hours used; on a lease, every month of
             # the term whatever the use, at the rate of the longest term the use covers (a 3-year
-            # use had been priced at a 1-month rate for only the 70% of months in use).
+            # use had been priced at a 1-month rate for only the 70% of months in use: over a
+            # stated use the servers are needed every month, unlike the steady use of `_steady_rent`).
             ways = []
             hourly = _hourly_rent(rented, likely)
             if hourly:
-                ways.append((hourly.per_gpu_hour * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0))
+                rate = hourly.per_gpu_hour
+                ways.append((rate * buy_gpus * HOURS_PER_MONTH * utilisation * own_months, "hourly", 0, rate))
             leases = [o for o in rented.options if o.option == "monthly" and o.term_months <= own_months]
             if leases:
                 lease = max(leases, key=lambda o: (o.term_months, -o.per_gpu_hour))
-                months = own_months
-                ways.append((lease.per_gpu_hour * HOURS_PER_MONTH * buy_gpus * months, "lease", lease.term_months))
+                rate = lease.per_gpu_hour * HOURS_PER_MONTH
+                ways.append((rate * buy_gpus * own_months, "lease", lease.term_months, rate))
             if not ways:
-                ways.append((per_hour * buy_gpus * HOURS_PER_MONTH * own_months, "lease", min_term))
-            rent_cost, basis, term = min(ways)
+                ways.append(
+                    (per_hour * buy_gpus * HOURS_PER_MONTH * own_months, "lease", min_term, per_hour * HOURS_PER_MONTH)
+                )
+            rent_cost, basis, term, rate = min(ways)
+            # what the break-even is weighed against, said as the steady one is (`breakeven_rent`)
+            steady = {
+                "per_month": rent_cost / own_months,
+                "basis": basis,
+                "rate": rate,
+                "term_months": term,
+                "hourly_dearer": False,
+                "over_use": True,
+            }
             own_use = {
                 "months": own_months,
                 "utilisation": utilisation,
@@ -797,7 +821,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         pue=pue.price if pue else DEFAULT_PUE,
         hosting_cost_year=hosting_year,
         breakeven_months=breakeven,
-        breakeven_rent=steady if not own_use and (breakeven is not None or never) else None,
+        breakeven_rent=steady if breakeven is not None or never else None,
         running_above_rent=never,
         owned_utilisation=utilisation,
         residual_value=residual,

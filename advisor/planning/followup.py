@@ -826,6 +826,8 @@ _QUICK_LEAD = (
 _QUICK_TAIL = r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
 _QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何|能)?\s*(?:更|再)?"
 _QUICK_ZH_TAIL = r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择|显卡|卡|配置|服务器)?(?:吗|呢|吧|么)?\W*$"
+# A payback asked ("多久回本", "how long to pay back?", "break-even?")
+PAYBACK = re.compile(r"回本|\bpay\s*(?:it(?:self)?\s+)?back\b|\bpayback\b|\bbreak[\s\-]?even\b", re.I)
 CHEAPER = re.compile(
     _QUICK_LEAD
     + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent))"
@@ -1103,6 +1105,21 @@ def follow_up(
             explained = _explain(canonical(read[0]), summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
+        if (
+            read is not None
+            and set(read[1]) <= {"rent_or_buy"}
+            and read[0].rent_or_buy == "buy"
+            and PAYBACK.search(message)
+        ):
+            # "买的话多久回本", "if we buy, how long to pay back?" under a plan that buys already: its
+            # break-even, not "that is what the plan already assumes"
+            try:
+                buys = parse(request_text, reply_lang).rent_or_buy == "buy"
+            except RequestError:
+                buys = False
+            data = _faq(message, summary, reply_lang) if buys else {}
+            if data.get("confident"):
+                return _faq_reply(data, reply_lang)
         if read is not None:
             # "faster?" and "cheaper?" are read as a deadline the bot chose, not one the team gave
             implied = bool(FASTER.match(message) or CHEAPER.match(message))

@@ -85,6 +85,9 @@ class Rent:
     # the likely rent by the hour whatever leads (the lower median of the hourly offers that
     # deliver): what steady use of owned GPUs is weighed against beside the leases (costs.py)
     hourly: Priced | None = None
+    # the fewest GPUs a lease on record bills (whole servers), where the plan's lease is estimated
+    # from instances as it needs fewer (0: no such lease)
+    server_lease_gpus: int = 0
 
 
 def has_cluster_fabric(p: Price) -> bool:
@@ -209,6 +212,9 @@ def rent_plan(
             if (not monthly and not cluster) or (p.offer_kind == "instance" and gpus < GPUS_PER_SERVER)
         ]
         leases += [(p, value(p) * HOURS_PER_MONTH * (1 - RESERVED_DISCOUNT), "reserved_discount") for p in derived]
+        if derived and monthly:
+            whole = min(_billed_gpus(p, gpus) for p in monthly)
+            out.server_lease_gpus = whole if whole > gpus else 0
 
     out.options = _term_options(leases, gpus, days, asked_term, out.stated_terms)
     if not out.options and not hourly and leases:
