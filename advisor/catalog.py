@@ -29,8 +29,10 @@ __all__ = [
 
 
 def normalize_name(text: str) -> str:
-    """Spelling-insensitive key: case, spaces, dashes and underscores do not matter."""
-    return re.sub(r"[\s_\-]+", "", text.lower())
+    """Spelling-insensitive key: case, spaces, dashes and underscores do not matter, except an
+    underscore between digits, a decimal point in a repository's name (`qwen2_5-7b` is Qwen2.5 7B:
+    dropped, it had made `qwen2-57b`, a 57B MoE, read as that 7B dense model)."""
+    return re.sub(r"[\s_\-]+", "", re.sub(r"(?<=\d)_(?=\d)", ".", text.lower()))
 
 
 def _load(filename: str) -> dict:

@@ -215,3 +215,21 @@ def test_the_rtx_4090_d_is_the_4090_with_114_of_its_128_sms():
     assert d.name == "RTX4090D-24GB" and catalog.find_gpu("RTX 4090 D") == d
     assert d.bf16_dense_tflops == pytest.approx(full.bf16_dense_tflops * 114 / 128, rel=0.01)
     assert d.memory_gb == full.memory_gb and d.markets == ["china"]
+
+
+@pytest.mark.parametrize(
+    "typed,model",
+    [
+        # an underscore between digits is a decimal point: `qwen2_5-7b` is Qwen2.5 7B, and had made
+        # `qwen2-57b` (a 57B MoE) the same key, read as that 7B dense model
+        ("qwen2-57b", "qwen2-57b-a14b"),
+        ("Qwen2-57B-A14B-Instruct", "qwen2-57b-a14b"),
+        ("qwen2_5-7b", "qwen2.5-7b"),
+        ("qwen2_5-0_5b", "qwen2.5-0.5b"),
+        ("phi-1_5", "phi-1.5"),
+        ("phi-15", None),
+    ],
+)
+def test_a_decimal_written_with_an_underscore_is_not_another_size(typed, model):
+    found = catalog.find_model(typed)
+    assert (found.name if found else None) == model

@@ -464,3 +464,23 @@ def test_a_quote_left_open_on_the_last_line_is_refused(db, tmp_path, last, words
     path = tmp_path / "quotes.csv"
     path.write_text(FULL_QUOTES + "2026-11-20,v1,H800,8,rent_hour,9.5,CNY,a,no,c,n\n" + last)
     _refused(db, path, 3, words)
+
+
+@pytest.mark.parametrize(
+    "text,field,value",
+    [
+        # a Chinese CTO's shorthand (probe, thirtieth session): each had been refused
+        ("ds v3 lora 5万条 3天", "model", "deepseek-v3"),
+        ("dsv3 lora 5万条 3天", "model", "deepseek-v3"),
+        ("llama-4-scout-17b lora 50k samples 3d", "model", "llama4-scout"),
+        ("qwen2.5 72b lora 10万条 两周 预算30万 年付", "lease_term_months", 12),
+        ("72b lora 10万条 两周 不含税预算25万", "budget", 250_000),
+        ("72b lora 10万条 两周 预算25万（含税）", "budget", 250_000),
+    ],
+)
+def test_shorthand_a_buyer_types_is_read(text, field, value):
+    from advisor.request.parser import parse
+
+    req = parse(text)
+    got = getattr(req, field)
+    assert (got.amount if field == "budget" else got) == value

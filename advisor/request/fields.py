@@ -483,7 +483,7 @@ FIELDS: tuple[Field, ...] = (
         # a term in one word: `monthly`, `包年`
         choices=(
             Word(1, en=("monthly", "month-to-month"), zh=("包月", "月租", "按月租", "按月")),
-            Word(12, en=("yearly", "annual", "annually"), zh=("包年", "年租", "按年租", "按年")),
+            Word(12, en=("yearly", "annual", "annually"), zh=("包年", "年租", "按年租", "按年", "年付")),
         ),
         examples=Word(en=("1-month lease", "yearly"), zh=("1个月起租", "包年")),
     ),

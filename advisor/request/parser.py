@@ -729,6 +729,14 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
     text = re.sub(r"([零一二两三四五六七八九十百\d])来(?=[万千亿])", r"\1", text)
+    # a budget said with or without tax (`不含税预算25万`, `预算25万含税`): the budget; `不` there is
+    # no exclusion of a GPU or a method (it had been refused as one)
+    text = re.sub(r"(?:不含税|含税|税前|税后|未税)(?:的)?\s*(?=预算)", " ", text)
+    text = re.sub(
+        r"(预算\s*[:：]?\s*[\d.]+\s*[万千]?\s*(?:元|块|人民币)?)\s*[（(]?\s*(?:不含税|含税|税前|税后|未税)\s*[）)]?",
+        r"\1 ",
+        text,
+    )
     # holidays teams count to (`双十一前`, `五一前`): their dates, which the date rules read
     for holiday, date in (("双十一", "11月11日"), ("五一", "5月1日"), ("国庆", "10月1日"), ("元旦", "1月1日")):
         text = re.sub(rf"{holiday}(?=\s*(?:之前|以前|前))", date, text)
