@@ -194,3 +194,15 @@ def test_a_break_even_over_a_stated_use_says_what_it_is_weighed_against(book):
     costs = advise(f"{BUY} use them for a year", book=book).plan.costs
     assert costs.own_use and costs.breakeven_rent and costs.breakeven_rent["over_use"]
     assert costs.breakeven_rent["basis"] == costs.own_use["rent_basis"]
+
+
+@pytest.mark.parametrize(
+    "message,said",
+    [("能不能用一台机器搞定", "就是 1 台服务器（"), ("can we do it on 1 server?", "already has 1 server (")],
+)
+def test_one_server_asked_of_a_one_server_plan_says_it_is_one(book, message, said):
+    # had been "方案本来就是服务器台数 8 × H800-SXM-80GB": the count of GPUs as the count of servers
+    text, summary = _thread(book, "qwen2.5-72b lora 100k samples 2 weeks")
+    assert summary["nodes"] == 1
+    reply = follow_up(text, summary, message, book=book)
+    assert said in reply.text and "服务器台数" not in reply.text

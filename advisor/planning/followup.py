@@ -1843,7 +1843,8 @@ def _whatif(
         # "what if 14 days?" under a 14-day plan, "what if megatron?" on a Megatron plan: say so
         # rather than show a plan against itself
         shown = [c for i, c in enumerate(changes) if c["after"] not in [d["after"] for d in changes[:i]]]
-        text = render("followup.txt.j2", lang, kind="unchanged", changes=shown)
+        # "能不能用一台机器搞定" on a one-server plan: "1 server (8 x H800)", not "nodes 8 x H800"
+        text = render("followup.txt.j2", lang, kind="unchanged", changes=shown, nodes=summary.get("nodes"))
         return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, text=text)
     try:
         result = advise_request(request, book)
