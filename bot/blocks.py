@@ -383,6 +383,11 @@ def card(result) -> dict:
         billed = next((n.params for n in result.warnings if n.code == "billing_unit_idle"), None)
         if billed and rent:
             rent_value += _p(lang, "idle_billing", billed["unit"], billed["share"])
+        # a range whose high end is a whole server more than the plan's GPUs says so (¥378–¥636,000
+        # for one H20 had read as that GPU's)
+        high = (rent_range or {}).get("high_offer") or {}
+        if shown_rent != rent and high.get("billed_gpus", 0) > lay.gpu_count:
+            rent_value += _p(lang, "range_whole_server", high["billed_gpus"])
         fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""
         decision = _p(lang, "decision_value", c.decision, c.decision_reason, capex)
@@ -653,10 +658,14 @@ def details(result, which: str) -> dict:
             )
         if c.breakeven_months:
             basis = c.breakeven_rent or {}
+            # what it is weighed against, as the text says (a thread's "86 months at 70% use" beside the
+            # plan's month-by-month basis had read as the same comparison)
             value = (
                 _p(lang, "breakeven_lease", num(c.breakeven_months, 2), basis["term_months"])
                 if basis.get("basis") == "lease"
-                else _p(lang, "breakeven_value", num(c.breakeven_months, 2), pct(c.owned_utilisation))
+                else _p(
+                    lang, "breakeven_value", num(c.breakeven_months, 2), pct(c.owned_utilisation), basis.get("basis")
+                )
             )
             fields.append(_field(lang, "breakeven", value, "cost_field"))
         blocks[0] = _section(f"*{title}*", fields) if fields else blocks[0]

@@ -555,3 +555,28 @@ def test_a_day_billed_block_the_job_hardly_uses_says_so_beside_its_price_on_the_
     a = advise("llama 3.1 70b sft 300M tokens on 64 H100 usd", "en", book=book)
     rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*"))
     assert "billed by the whole day, of which the job uses 5" in rent
+
+
+def test_a_range_whose_high_end_is_a_whole_server_says_so_on_the_card(book):
+    # one H20 on a 12-month lease: "¥378–¥636,000" had read as that GPU's range; its high end is an
+    # 8-GPU server lease
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    a = advise("qwen3-32b lora 100M tokens 1 week 12-month lease H20", "en", book=book)
+    rent = next(f["text"] for blk in card(a)["blocks"] for f in blk.get("fields", []) if f["text"].startswith("*Rent*"))
+    assert a.plan.costs.rent_range["high_offer"]["billed_gpus"] == 8 and a.plan.estimate.layout.gpu_count == 1
+    assert "its high end leases a whole server of 8 GPUs" in rent
+
+
+def test_the_cards_break_even_says_what_it_is_weighed_against(book):
+    # a thread's "86 months at 70% use" beside the plan's month-by-month basis had read as one comparison
+    from advisor.planning.advice import advise
+    from bot.blocks import details
+
+    a = advise("7b pretrain 100B tokens 3 months buy use them for a year", "en", book=book)
+    basis = a.plan.costs.breakeven_rent["basis"]
+    fields = [f["text"] for b in details(a, "costs")["blocks"] for f in b.get("fields", [])]
+    breakeven = next(f for f in fields if f.startswith("*Break-even*"))
+    said = {"hourly": "against renting by the hour", "month_by_month": "against month-by-month leases"}
+    assert said.get(basis, "against a") in breakeven
