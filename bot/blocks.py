@@ -436,6 +436,17 @@ def headline(summary: dict, lang: str) -> str:
 
 
 # -- what the buttons post in the thread ------------------------------------------------------
+def _terms_field(c, lang: str) -> dict:
+    """Issue 21: every term a team could sign, side by side, stated by a source or assumed, with
+    the months each bills."""
+    lines = [
+        _p(lang, "term_line", o["months"], cash(o["total"], c.currency), o["term_stated"], o.get("months_paid") or 0)
+        for o in c.term_options
+        if o["total"] is not None
+    ]
+    return _field(lang, "terms", "\n".join(lines), "cost_field")
+
+
 def details(result, which: str) -> dict:
     """One part of the plan for a button, worded for Slack. `which`: math, servers, costs,
     alternatives, checklist."""
@@ -609,19 +620,7 @@ def details(result, which: str) -> dict:
                 )
             )
         if c.term_options and len(c.term_options) > 1 and c.term_options[0]["total"] is not None:
-            # Issue 21: every term a team could sign, side by side, stated by a source or assumed.
-            lines = [
-                _p(
-                    lang,
-                    "term_line",
-                    o["months"],
-                    cash(o["total"], c.currency),
-                    o["term_stated"],
-                    o.get("months_paid") or 0,
-                )
-                for o in c.term_options
-            ]
-            fields.append(_field(lang, "terms", "\n".join(lines), "cost_field"))
+            fields.append(_terms_field(c, lang))
         if c.storage_total:
             fields.append(_field(lang, "storage", esc(amount(c.storage_total, c.currency)), "cost_field"))
         if c.buy_capex:
@@ -777,19 +776,7 @@ def whatif(reply) -> dict:
     c = reply.advice.plan.costs if reply.advice and reply.advice.plan else None
     if "lease_term_months" in reply.changed and c and len(c.term_options or []) > 1:
         # "on a 3-month lease?": every term on record beside it, as Rent vs buy lists them
-        terms = [
-            _p(
-                lang,
-                "term_line",
-                o["months"],
-                cash(o["total"], c.currency),
-                o["term_stated"],
-                o.get("months_paid") or 0,
-            )
-            for o in c.term_options
-            if o["total"] is not None
-        ]
-        fields.append(_field(lang, "terms", "\n".join(terms), "cost_field"))
+        fields.append(_terms_field(c, lang))
     # "why not H20?": the comparison is the answer, so it leads, the plans' numbers under it;
     # otherwise why the GPU changed, or which offer the market's rent is from and what the
     # provider named asks ("how much on AWS?"), stands under the numbers, never in small print.

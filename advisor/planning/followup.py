@@ -1105,19 +1105,10 @@ def follow_up(
             explained = _explain(canonical(read[0]), summary, "costs", reply_lang, book)
             if explained is not None:
                 return explained
-        if (
-            read is not None
-            and set(read[1]) <= {"rent_or_buy"}
-            and read[0].rent_or_buy == "buy"
-            and PAYBACK.search(message)
-        ):
-            # "买的话多久回本", "if we buy, how long to pay back?" under a plan that buys already: its
-            # break-even, not "that is what the plan already assumes"
-            try:
-                buys = parse(request_text, reply_lang).rent_or_buy == "buy"
-            except RequestError:
-                buys = False
-            data = _faq(message, summary, reply_lang) if buys else {}
+        if read is not None and not read[1] and read[0].rent_or_buy == "buy" and PAYBACK.search(message):
+            # "买的话多久回本", "if we buy, how long to pay back?" under a plan that buys already (no
+            # change read): its break-even, not "that is what the plan already assumes"
+            data = _faq(message, summary, reply_lang)
             if data.get("confident"):
                 return _faq_reply(data, reply_lang)
         if read is not None:

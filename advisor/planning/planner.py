@@ -969,7 +969,6 @@ def _plans_for_gpu(
             beyond = COUNTS_BEYOND_DEADLINE
             if req.speed_first and not req.deadline_days:
                 beyond = COUNTS_BEYOND_FOR_SPEED
-    tried += _fewer_months(req, known, gpu, book, horizon, budget, tried, counts)
     tried += _fewer_billed_units(req, known, gpu, book, horizon, budget, tried, counts)
     # Part of a server: offers that bill whole servers charge for all of it, so the whole server
     # may rent for the same or less and finish sooner (`qwen2.5-32b full-finetune on H20` had
@@ -993,22 +992,47 @@ def _fewer_billed_units(
     tried: list[Plan],
     counts: list[int],
 ) -> list[Plan]:
-    """As `_fewer_months`, for an hourly offer that bills whole days or weeks (a capacity block):
-    16 H100 billed two days for 1.8 had stood where 32 take one for less (US-buyer probe:
-    "cheaper?" said the plan was the cheapest)."""
-    base = _cheapest_meeting(req, tried)
-    if base is None:
-        return []
+    """Beside the cheapest plan that meets the deadline, billed by whole units (`_months_billed`:
+    months of a lease; `_blocks_billed`: days or weeks of an hourly offer), the counts that bill
+    fewer of them (`_into_fewer_units`). 16 H100 billed two days for 1.8 had stood where 32 take
+    one for less (US-buyer probe: "cheaper?" said the plan was the cheapest)."""
+    out: list[Plan] = []
+    for units_of in (_months_billed, _blocks_billed):
+        base = _cheapest_meeting(req, tried + out)
+        unit = units_of(base) if base is not None else None
+        if unit is not None:
+            out += _into_fewer_units(req, known, gpu, book, horizon, budget, tried + out, counts, base, *unit)
+    return out
+
+
+Billing = tuple[int, float, Callable[[Plan], int | None]]  # units paid, days a unit, units a plan pays
+
+
+def _months_billed(base: Plan) -> Billing | None:
+    """The months a monthly lease bills, where fewer could do: not one month, nor a minimum term
+    that bills idle months whatever the count."""
+    term = base.costs.rent_term
+    if base.costs.rent_option != "monthly" or not term or term["months_paid"] < 2:
+        return None
+    if term["job_months"] < term["months_paid"]:
+        return None
+    return (
+        term["months_paid"],
+        DAYS_PER_MONTH,
+        lambda plan: plan.costs.rent_term and plan.costs.rent_term["months_paid"],
+    )
+
+
+def _blocks_billed(base: Plan) -> Billing | None:
+    """The days or weeks an hourly offer billing whole ones (a capacity block) bills."""
     step = BILLING_HOURS.get((base.costs.rent_offer or {}).get("billing") or "", 1)
     if base.costs.rent_option != "hourly" or step < 24:
-        return []
+        return None
 
     def billed(plan: Plan) -> int | None:
         return math.ceil(plan.days * 24 / step - 1e-9) if plan.days else None
 
-    return _into_fewer_units(
-        req, known, gpu, book, horizon, budget, tried, counts, base, billed(base), step / 24, billed
-    )
+    return billed(base), step / 24, billed
 
 
 def _into_fewer_units(
@@ -1060,47 +1084,6 @@ def _strained(est: Estimate) -> bool:
     """A count whose layout gives up speed for memory or leaves its communication exposed."""
     lay = est.layout
     return lay.offload != "none" or lay.recompute == "full" or est.throughput.exposed_comm_share > HIGH_EXPOSED_COMM
-
-
-def _fewer_months(
-    req: TrainingRequest,
-    known: _Estimates,
-    gpu: GPU,
-    book: PriceBook,
-    horizon: float,
-    budget: float | None,
-    tried: list[Plan],
-    counts: list[int],
-) -> list[Plan]:
-    """Beside the cheapest plan that meets the deadline on a monthly lease: for each of the next
-    FEWER_MONTHS_TRIED fewer months billed, the smallest count of the grid that finishes within
-    them (the time scaling as one over the count, then the grid's next counts while the last
-    still bills more months), where it is faster than every count tried."""
-    base = _cheapest_meeting(req, tried)
-    if base is None:
-        return []
-    term = base.costs.rent_term
-    if (
-        base.costs.rent_option != "monthly"
-        or not term
-        or term["months_paid"] < 2
-        or term["job_months"] < term["months_paid"]
-    ):
-        return []  # one month, or a minimum term that bills idle months whatever the count
-    return _into_fewer_units(
-        req,
-        known,
-        gpu,
-        book,
-        horizon,
-        budget,
-        tried,
-        counts,
-        base,
-        term["months_paid"],
-        DAYS_PER_MONTH,
-        lambda plan: plan.costs.rent_term and plan.costs.rent_term["months_paid"],
-    )
 
 
 def _counts(req: TrainingRequest, gpu: GPU, book: PriceBook | None = None) -> list[int]:
