@@ -206,3 +206,19 @@ def test_one_server_asked_of_a_one_server_plan_says_it_is_one(book, message, sai
     assert summary["nodes"] == 1
     reply = follow_up(text, summary, message, book=book)
     assert said in reply.text and "服务器台数" not in reply.text
+
+
+def test_a_what_if_says_the_method_and_the_city_in_the_replys_language(book):
+    # "假如训练方式 full-finetune -> lora", "改为城市 hangzhou" had read in a Chinese thread
+    text, summary = _thread(book, "qwen2.5-7b 全量微调 5万条 3天")
+    method = follow_up(text, summary, "用lora呢", book=book).text
+    city = follow_up(text, summary, "如果在杭州呢", book=book).text
+    assert "全量微调 -> LoRA" in method and "full-finetune" not in method
+    assert "杭州" in city and "hangzhou" not in city
+
+
+def test_a_budget_a_plan_barely_uses_is_no_zero_share(book):
+    # "租金 ¥8.4（占预算的 0%）"
+    text, summary = _thread(book, "qwen2.5-7b lora 5万条 3天 预算10万")
+    reply = follow_up(text, summary, "预算20万够吗", book=book).text
+    assert "占预算的不到 0.1%" in reply and "占预算的 0%" not in reply

@@ -2210,6 +2210,9 @@ def _value(name: str, req, lang: str) -> str:
         return phrase(lang, "choice", name, value) if value else phrase(lang, "choice", "method", req.method)
     if name in ("rent_or_buy", "fabric"):
         return phrase(lang, "choice", name, value) if value else render("slack/value.j2", lang, kind="as_planned")
+    if name in ("method", "city", "lora_targets") and value:
+        # worded in the reply's language ("训练方式 full-finetune -> lora", "城市 hangzhou" had read)
+        return phrase(lang, "choice", name, value)
     if name in ("lease_term_months", "own_use_months"):
         # months, said ("— -> 1" had been a what-if's first line); no term asked: the plan's choice
         return (
