@@ -484,3 +484,41 @@ def test_shorthand_a_buyer_types_is_read(text, field, value):
     req = parse(text)
     got = getattr(req, field)
     assert (got.amount if field == "budget" else got) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # families whose releases at these sizes are all mixtures of experts: named by the total
+        # alone they had been planned as dense models of it (Ling-1T at 384 GPU-hours against ~92)
+        "ernie-4.5-300b lora 50k samples 3d",
+        "Ling-1T lora 50k samples 3d",
+        "qwen3-next-80b lora 50k samples 3d",
+        "gemma-4-26b lora 50k samples 3d",
+        "hunyuan-large-389b lora 50k samples 3d",
+    ],
+)
+def test_a_mixture_of_experts_family_named_by_its_total_is_asked_its_active_size(text):
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "unknown_model_name"
+
+
+@pytest.mark.parametrize(
+    "text,total,active",
+    [
+        # a checkpoint's kind after the sizes had been refused ("did not understand -instruct")
+        ("Qwen3-Next-80B-A3B-Instruct lora 50k samples 3d", 80, 3),
+        ("ERNIE-4.5-21B-A3B-PT lora 50k samples 3d", 21, 3),
+        # the same families' dense sizes are read as dense
+        ("ernie-4.5-0.3b lora 50k samples 3d", 0.3, 0.3),
+        ("gemma-4-31b lora 50k samples 3d", 31, 31),
+    ],
+)
+def test_a_named_mixture_of_experts_keeps_its_sizes_past_a_checkpoint_suffix(text, total, active):
+    from advisor.request.parser import parse
+
+    req = parse(text)
+    assert (req.params_b, req.active_params_b) == (total, active)

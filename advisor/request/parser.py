@@ -828,6 +828,32 @@ def _families() -> str:
     return "|".join(re.escape(f) for f in sorted(families, key=len, reverse=True))
 
 
+# Families whose releases at or above a size are all mixtures of experts, which the catalogue
+# lacks: named with the total alone ("ernie-4.5-300b", "ling-1t") they are asked for their
+# active size, not planned as dense models of the total (300B dense costs six times the compute
+# of 300B-A47B). ERNIE 4.5 21B-A3B and 300B-A47B (huggingface transformers docs, ernie4_5_moe);
+# inclusionAI's Ling and Ring 2.0 (Ling-1T card: 1T total, about 50B active); Qwen3-Next 80B-A3B
+# (NeMo Qwen3 docs); Hunyuan-Large 389B-A52B (Tencent-Hunyuan-Large README); Gemma 4 26B-A4B
+# (fairseq2 gemma4 docs). MiniMax-M1, Step3, LongCat-Flash and Intern-S1 are released as
+# mixtures of experts; their active sizes are not confirmed here, which is why they are asked.
+_MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
+    (r"ernie[\s_\-]*4\.5", 20, 1e9),
+    (r"(?:ling|ring)(?:[\s_\-]*(?:lite|plus|flash|mini|[\d.]+))*", 0, 1e9),
+    (r"qwen3[\s_\-]*next", 0, 1e9),
+    (r"hunyuan[\s_\-]*large", 0, 1e9),
+    (r"gemma[\s_\-]*4", 25, 27),  # its 31B is dense
+    (r"minimax[\s_\-]*m1", 0, 1e9),
+    (r"step[\s_\-]*3", 100, 1e9),
+    (r"longcat(?:[\s_\-]*flash)?", 0, 1e9),
+    (r"intern[\s_\-]*s1", 100, 1e9),  # Intern-S1-mini is a dense 8B
+)
+
+
+def _moe_only(name: str, params_b: float) -> bool:
+    name = name.lower().strip(" _-").split("/")[-1]
+    return any(re.fullmatch(family, name) and low <= params_b <= high for family, low, high in _MOE_ONLY_FAMILIES)
+
+
 def _release(name: str, params_b: float) -> catalog.ModelShape | None:
     """The one catalogued release a versioned family name and a size name ("qwen3 235b" is
     Qwen3-235B-A22B, a mixture of experts: planned as a dense 235B it would cost ten times the
@@ -1096,7 +1122,7 @@ _GPU_WORDS = re.compile(r"tpu|gaudi|ascend|trainium|rtx|tesla|nvidia|amd|npu")
 # A checkpoint's tuned variant after its name: the same shape ("qwen3-32b-instruct", "7b-chat",
 # "qwen3-235b-a22b-instruct-2507", "mistral-7b-instruct-v0.3"); `hf` only joined to the name, as
 # alone it names the stack.
-VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking|v\d+(?:\.\d+)*)|[_\-](?:hf|\d{4}(?![0-9])))"
+VARIANT = r"(?:[_\-\s](?:instruct|chat|base|it|thinking|v\d+(?:\.\d+)*)|[_\-](?:hf|pt|\d{4}(?![0-9])))"
 # A checkpoint quantized for serving ("qwen2.5-72b-instruct-awq", "-gptq-int4", "-fp8"): the same
 # model, whose training starts from its 16-bit weights (said among the assumptions).
 QUANTIZED = (
@@ -3254,7 +3280,10 @@ class _Parse:
             self.set("active_params_b", _amount(m[4], m[5]) / 1e9, m[0])
             self.set("unknown_model", m["name"], m[0])
 
-        sc.take(rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}", named_moe)
+        # (a checkpoint's kind after it: "qwen3-next-80b-a3b-instruct", "ernie-4.5-21b-a3b-base-pt")
+        sc.take(
+            rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m)(?:{VARIANT})*{R}", named_moe
+        )
         sc.take(
             rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*{FAMILY_VERSION})\s+{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}",
             named_moe,
@@ -3299,6 +3328,8 @@ class _Parse:
             release = _release(m["name"], self.fields["params_b"])
             if release is not None:
                 self.set("model", release.name, m[0])
+            elif _moe_only(m["name"], self.fields["params_b"]):
+                self.fail("unknown_model_name", word=m[0].strip())  # its active size is asked for
             else:
                 self.set("unknown_model", m["name"], m[0])
 
