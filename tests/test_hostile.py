@@ -522,3 +522,22 @@ def test_a_named_mixture_of_experts_keeps_its_sizes_past_a_checkpoint_suffix(tex
 
     req = parse(text)
     assert (req.params_b, req.active_params_b) == (total, active)
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        # a later release than the catalogue's, by its family's words: "I did not understand '3'"
+        ("mistral large 3 lora 50k samples 3d", "mistral large 3"),
+        ("Mistral-Small-4 lora 50k samples 3d", "mistral-small-4"),
+        ("llama 4 behemoth pretrain 1T tokens 30d", "llama 4 behemoth"),
+    ],
+)
+def test_a_later_release_the_catalogue_lacks_is_asked_its_size(text, word):
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "unknown_model_name" and refused.value.details["word"] == word
+    req = parse(text.replace(" lora", " 675b-a41b lora").replace(" pretrain", " 2t-a288b pretrain"))
+    assert req.active_params_b in (41, 288)

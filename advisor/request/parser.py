@@ -2200,6 +2200,13 @@ class _Parse:
             rf"{L}{t}\s+distill(?:ed|ation)?\s+(?:data|samples|outputs|traces){R}",
         ):
             self.scan.take(said, teacher)
+        # a later release the catalogue lacks, named by its family's words and a number ("mistral
+        # large 3", a 675B-A41B mixture of experts, had been "I did not understand '3'" after
+        # Mistral Large 2): unknown, its sizes read where given, else asked for
+        self.scan.take(
+            rf"{L}(mistral[\s_\-]*(?:large[\s_\-]*3|small[\s_\-]*4)|llama[\s_\-]*4[\s_\-]*behemoth){R}",
+            lambda m: self.set("unknown_model", m[1], m[0]),
+        )
         # a release's tuned variants keep its shape: "qwen3-32b-instruct", "gemma-3-27b-it"
         # nor a later release the catalogue lacks ("minimax-m2.1" is not MiniMax-M2 and ".1");
         # a Hugging Face repository id names its organisation first ("Qwen/Qwen2.5-7B-Instruct")
@@ -3510,6 +3517,9 @@ class _Parse:
         if shape is not None and "params_b" in f and abs(f["params_b"] - shape.params_b) / shape.params_b > 0.15:
             self.fail("conflict", first=words["model"], second=words["params_b"], field="params_b")
         if shape is None and "params_b" not in f:
+            # a name the catalogue lacks, with no size: that name is what has no shape
+            if "unknown_model" in f:
+                self.fail("unknown_model_name", word=f["unknown_model"])
             self.fail("missing_size")
         if shape is None and f.get("moe") and "active_params_b" not in f:
             self.fail("missing_active")
