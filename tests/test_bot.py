@@ -92,7 +92,8 @@ def test_thread_what_if_in_chinese(bot, fake_slack, answered):
     send, _ = bot
     send.thread_message("用LoRA呢?", answered)
     reply = _posted(fake_slack)[0]
-    assert "假设" in _text(reply) and "lora" in _text(reply)
+    # the method in the reply's words ("全量微调 → LoRA"; it had read "full-finetune → lora")
+    assert "假设" in _text(reply) and "全量微调 → LoRA" in _text(reply)
 
 
 def test_thread_question_gets_the_faq_answer(bot, fake_slack, answered):

@@ -222,3 +222,17 @@ def test_a_budget_a_plan_barely_uses_is_no_zero_share(book):
     text, summary = _thread(book, "qwen2.5-7b lora 5万条 3天 预算10万")
     reply = follow_up(text, summary, "预算20万够吗", book=book).text
     assert "占预算的不到 0.1%" in reply and "占预算的 0%" not in reply
+
+
+def test_paying_by_the_month_or_the_year_is_the_terms_comparison(book):
+    # "月付还是年付划算" had been the deposit's answer (押一付三)
+    text, summary = _thread(book, "70b 全量微调 1TB 30天")
+    reply = follow_up(text, summary, "月付还是年付划算", book=book).text
+    assert "1 个月：" in reply and "12 个月：" in reply and "押一付三" not in reply
+
+
+def test_storage_asked_by_its_size_gives_the_disks_size(book):
+    # "存储要多大" had answered the read bandwidth alone, without the servers' 2 TB of NVMe
+    text, summary = _thread(book, "qwen2.5-7b lora 10万条 3天")
+    reply = follow_up(text, summary, "存储要多大", book=book).text
+    assert "NVMe" in reply and "TB" in reply

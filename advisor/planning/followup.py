@@ -237,7 +237,13 @@ def server_topic(message: str) -> tuple[str, ...] | None:
     """The lines of the servers' spec a message asks about ("RAM and disk per node?": both), or
     None for the whole spec (none named, or most of it)."""
     found = tuple(topic for topic, words in SERVER_TOPICS if re.search(words, message or "", re.I))
+    if found == ("storage",) and STORAGE_SIZE.search(message):
+        found = ("nvme", "storage")  # "存储要多大": the disks' size beside the shared storage's
     return found if 0 < len(found) <= 2 else None
+
+
+# Storage asked by its size, not its speed ("存储要多大", "how big should storage be?")
+STORAGE_SIZE = re.compile(r"多大|容量|多少\s*[tg]|how\s+(?:big|large|much)|capacity|tb|size", re.I)
 
 
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
@@ -906,6 +912,10 @@ def follow_up(
     message = (message or "").strip()
     # "why A100 and not H800?", "为什么选A100不选H800": the plan on the GPU passed over, compared
     message = WHY_THIS_NOT_THAT.sub(lambda m: f"why not {m['other'] or m['other_zh'] or m['other_zh2']}?", message)
+    # "月付还是年付划算": paying by the month against by the year is the terms' comparison (包月还是包年),
+    # not the deposit's schedule (押一付三) it had been answered with
+    if "月付" in message and "年付" in message:
+        message = message.replace("年付", "包年").replace("月付", "包月")
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message):
         return silent
