@@ -236,3 +236,11 @@ def test_storage_asked_by_its_size_gives_the_disks_size(book):
     text, summary = _thread(book, "qwen2.5-7b lora 10万条 3天")
     reply = follow_up(text, summary, "存储要多大", book=book).text
     assert "NVMe" in reply and "TB" in reply
+
+
+def test_the_plans_own_provider_asked_gives_its_price_and_total(book):
+    # "AutoDL上多少钱" under a plan priced on AutoDL had said only that AutoDL prices it
+    text, summary = _thread(book, "qwen2.5-7b lora 10万条 3天")
+    provider, rate = summary["offer_provider"], summary["offer_rate"]
+    reply = follow_up(text, summary, f"{provider}上多少钱", book=book).text
+    assert f"按每卡时 {money(rate, 'CNY')} 计" in reply and "卡时共 ¥" in reply
