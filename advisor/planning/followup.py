@@ -1427,8 +1427,9 @@ def _zh_number(text: str) -> float | None:
     return (CN_SMALL.get(tens, 1) if tens else 1) * 10 + (CN_SMALL.get(ones, 0) if ones else 0)
 
 
-# Buying beside a term ("buy or rent for a year?", "买还是租一年"): rent against buy, not a lease's price
-BUYING = re.compile(r"\b(?:buy|buying|purchas\w*|own)\b|买|购", re.I)
+# Buying: beside a term ("buy or rent for a year?", "买还是租一年") rent against buy, not a lease's
+# price; beside a count ("如果再买8张A800呢", "what if we buy 8 more?") more of the team's own GPU, bought
+BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
 
 
 def lease_term_asked(message: str) -> int | None:
@@ -2031,10 +2032,6 @@ def _on_a_card_of(request_text: str, summary: dict, size: int, lang: str, book: 
         return FollowUp(kind="question", lang=lang, text=lead)
     reply = _whatif(request_text, summary, read[0], read[1], lang, book)
     return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
-
-
-# "如果再买8张A800呢", "what if we buy 8 more?": more of the team's own GPU, bought
-BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
 
 
 def _owned_extra(summary: dict, result: Advice, book: PriceBook, buying: bool = False) -> dict | None:
