@@ -76,7 +76,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 62
+    assert len(ids) == len(TOPICS) == 64
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -860,3 +860,22 @@ def test_memory_per_parameter_under_lora_counts_the_frozen_base(method, base):
     got = faq.answer("how many bytes per parameter does training need?", plan=plan)
     assert got.topic == "memory_per_param" and base in got.answer
     assert "full mixed-precision AdamW state is about" not in got.answer
+
+
+@pytest.mark.parametrize(
+    "text,topic",
+    [
+        # "A还是B" asks as a question does: these had been refused ("我没看懂“还”")
+        ("发票开6%还是13%", "tax_invoices"),
+        ("训练用bf16还是fp8", "precision_fp8_bf16"),
+        ("包月还是按小时", "monthly_vs_hourly"),
+    ],
+)
+def test_a_chinese_either_or_question_as_a_first_message_is_the_faqs(text, topic):
+    from advisor.planning.advice import faq_instead
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    found, reply = faq_instead(text, None, refused.value)
+    assert found.topic == topic and found.confident and reply.startswith(found.answer)

@@ -2102,3 +2102,23 @@ def test_the_slack_term_list_says_the_months_billed(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "多少钱一个月", book=book)
     paid = reply.advice.plan.costs.rent_term["months_paid"]
     assert f"1 个月租期，计费 {paid} 个月" in _json.dumps(whatif(reply), ensure_ascii=False)
+
+
+def test_tax_asked_in_a_thread_is_the_vat_topic_on_this_plans_rent(book):
+    # "价格含税吗" had been the costs' arithmetic ("价格"), "能开发票吗" not understood: now the VAT
+    # topic, led by this plan's rent with 6% and with 13% on it
+    text = "qwen2.5 72b lora 10万条 两周内 预算30万"
+    summary = plan_context(advise(text, book=book))
+    rent = summary["rent_total"]
+    for message in ("价格含税吗", "能开专票吗", "do the prices include VAT?"):
+        reply = follow_up(text, summary, message, book=book)
+        assert reply.kind == "question" and reply.faq["topic"] == "tax_invoices", message
+    reply = follow_up(text, summary, "价格含税吗", book=book)
+    assert money(rent * 1.06, "CNY") in reply.text and money(rent * 1.13, "CNY") in reply.text
+
+
+def test_a_budget_with_tax_in_a_thread_is_still_a_budget(book):
+    # an amount beside the tax word is the budget, not the VAT topic
+    text = "qwen2.5 72b lora 10万条 两周内 预算30万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "如果预算是含税20万呢", book=book)
+    assert reply.kind != "question" and "¥200,000" in reply.text

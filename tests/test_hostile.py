@@ -476,6 +476,7 @@ def test_a_quote_left_open_on_the_last_line_is_refused(db, tmp_path, last, words
         ("qwen2.5 72b lora 10万条 两周 预算30万 年付", "lease_term_months", 12),
         ("72b lora 10万条 两周 不含税预算25万", "budget", 250_000),
         ("72b lora 10万条 两周 预算25万（含税）", "budget", 250_000),
+        ("72b lora 10万条 两周 预算是含税25万", "budget", 250_000),  # had been refused on 含税
     ],
 )
 def test_shorthand_a_buyer_types_is_read(text, field, value):

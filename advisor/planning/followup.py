@@ -647,6 +647,9 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
 
 # A lease's deposit or first payment asked ("押金一般多少", "押一付三的话首付要多少", "how much deposit?")
 DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
+# VAT and invoices ("价格含税吗", "能开专票吗", "do the prices include VAT?"): the FAQ's tax topic with
+# this plan's rent, not the costs' arithmetic that "价格" had led to
+TAX_ASKED = re.compile(r"含税|税点|税率|增值税|发票|专票|普票|\bvat\b|\btax(?:es)?\b|\binvoices?\b|fapiao", re.I)
 
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
 PRICES_IN_A_REPLY = 8
@@ -931,9 +934,11 @@ def follow_up(
         answered = _plan_answer(request_text, summary, what, message, reply_lang, book)
         if answered is not None:
             return answered
-    if request_text and DEPOSIT_ASKED.search(message):
+    taxed = TAX_ASKED.search(message) and not HAS_AMOUNT.search(message)  # an amount: a budget with tax
+    if request_text and (DEPOSIT_ASKED.search(message) or taxed):
         # "租的话押金一般多少" under a plan to buy: the lease's deposit on this plan's rent (the FAQ's
-        # payment terms with the plan's numbers), not a what-if to rent (it had shown the plan again)
+        # payment terms with the plan's numbers), not a what-if to rent (it had shown the plan again);
+        # the tax on it likewise
         data = _faq(message, summary, reply_lang)
         if data.get("confident"):
             return _faq_reply(data, reply_lang)

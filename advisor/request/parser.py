@@ -729,9 +729,11 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
     text = re.sub(r"([零一二两三四五六七八九十百\d])来(?=[万千亿])", r"\1", text)
-    # a budget said with or without tax (`不含税预算25万`, `预算25万含税`): the budget; `不` there is
+    # a budget said with or without tax (`不含税预算25万`, `预算是含税20万`, `预算25万含税`): the budget; `不` there is
     # no exclusion of a GPU or a method (it had been refused as one)
-    text = re.sub(r"(?:不含税|含税|税前|税后|未税)(?:的)?\s*(?=预算)", " ", text)
+    text = re.sub(
+        r"(?:不含税|含税|税前|税后|未税)(?:的)?\s*(?=预算|[¥￥]?\s*[\d一二两三四五六七八九十百千万])", " ", text
+    )
     text = re.sub(
         r"(预算\s*[:：]?\s*[\d.]+\s*[万千]?\s*(?:元|块|人民币)?)\s*[（(]?\s*(?:不含税|含税|税前|税后|未税)\s*[）)]?",
         r"\1 ",
@@ -4014,7 +4016,7 @@ def asks_for_a_plan(text: str) -> bool:
 # particle or word ("吗", "多久", "能不能")
 _ASKS = re.compile(
     r"[?？]|^\s*(?:what|whats|how|why|which|when|where|who|is|are|can|could|do|does|did|should|shall|will|would|any)"
-    r"(?![a-z])|吗|呢|什么|怎么|如何|多少|多久|多大|哪|是否|能不能|可不可以|要不要|有没有|会不会|行不行|为啥|为什么"
+    r"(?![a-z])|吗|呢|什么|怎么|如何|多少|多久|多大|哪|是否|能不能|可不可以|要不要|有没有|会不会|行不行|为啥|为什么|还是"
 )
 
 
