@@ -996,6 +996,14 @@ def test_a_one_server_rfq_asks_local_storage_not_a_shared_one(cli):
     assert "storage: the server's local NVMe" in out and "shared storage: local NVMe" not in out
 
 
+def test_the_rfq_asks_prices_with_and_without_vat_in_china_and_the_invoices_taxes_abroad(cli):
+    # a Chinese buyer's first question of every quote (probe, thirtieth session); none had asked it
+    china = cli("ask", "qwen3-8b lora 50k samples 3d", "--rfq").stdout
+    abroad = cli("ask", "qwen3-8b lora 50k samples 3d usd", "--rfq").stdout
+    assert "prices with and without VAT" in china and "special VAT invoice" in china
+    assert "the taxes the invoice adds" in abroad and "VAT rate" not in abroad
+
+
 @pytest.mark.parametrize(
     "text,gpu,count",
     [
