@@ -80,17 +80,12 @@ def cmd_ask(args) -> int:
         except RequestError as refused:  # a side that cannot be planned, or too many to compare
             compared, err = None, refused
         if compared is not None:
-            said = phrase(args.lang or lang, "comparison_no_thread")
+            if args.follow_up:
+                return _thread(text, compared, args, book)
             if args.json:
-                # each follow-up answered as the bot would: a comparison keeps no thread to reply in
-                out = compared.to_json()
-                if args.follow_up:
-                    out["follow_ups"] = [{"message": m, "kind": "silent", "text": said} for m in args.follow_up]
-                _print_json(out)
+                _print_json(compared.to_json())
             else:
                 print(advice.render_comparison(compared))
-                for message in args.follow_up or []:
-                    print(f"\n> {message}\n\n{said}")
             return 0
         # a GPU's price ("H800月租多少", "how much is an H100 per hour?"): the offers on record, as
         # the bot answers a first message
@@ -141,16 +136,17 @@ def _prices_reply(priced, args, key: str | None = "faq") -> int:
 
 
 def _thread(text: str, result, args, book) -> int:
-    """The plan, then each `--follow-up` message answered in its thread as the bot answers it:
-    against the plan the thread stores (the first answer's), the bot spoken to."""
+    """The plan (or the comparison), then each `--follow-up` message answered in its thread as the
+    bot answers it: against what the thread stores (the first answer's), the bot spoken to."""
     from advisor.planning.followup import follow_up
 
-    summary = advice.plan_context(result)
+    compared = isinstance(result, advice.Comparison)
+    summary = advice.comparison_context(result) if compared else advice.plan_context(result)
     replies = [(m, follow_up(text, summary, m, args.lang, book=book)) for m in args.follow_up]
     if args.json:
         _print_json(
             {
-                "plan": result.to_json(),
+                **(result.to_json() if compared else {"plan": result.to_json()}),
                 "follow_ups": [
                     {
                         "message": m,
@@ -158,6 +154,7 @@ def _thread(text: str, result, args, book) -> int:
                         "part": r.part,
                         "changes": r.changes,
                         "lead": r.lead,
+                        "on": r.on,
                         "before": r.before,
                         "after": r.after,
                         "text": r.text,
@@ -168,9 +165,11 @@ def _thread(text: str, result, args, book) -> int:
             }
         )
         return 0
-    print(advice.render_text(result))
+    print(advice.render_comparison(result) if compared else advice.render_text(result))
     for message, reply in replies:
         print(f"\n> {message}\n")
+        if reply.on:
+            print(reply.on + "\n")
         print(reply.text or phrase(args.lang or reply.lang, "thread_silent"))
     return 0
 

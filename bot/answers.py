@@ -12,6 +12,7 @@ from advisor.planning.advice import (
     COMPARED,
     advise,
     compare,
+    comparison_context,
     faq_first,
     faq_instead,
     plan_context,
@@ -50,7 +51,7 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
                 "ok": True,
                 "lang": compared.lang,
                 "message": blocks.comparison(compared),
-                "summary": None,
+                "summary": comparison_context(compared),  # its thread answers on the option named
             }
         # a GPU's price ("H800月租多少"): the offers on record, as a thread's reply lays them out
         priced = gpu_prices(text, lang or detect_lang(text), book)
@@ -97,6 +98,8 @@ def follow(
         msg = blocks.prices(reply.rows, reply.part, reply.lang)
     else:  # also a what-if with no plan to set beside the first (a lease term): its text says it all
         msg = blocks.plain(reply.text)
+    if reply.on:  # in a comparison's thread: which option the reply is about, above it
+        msg = blocks.noted(msg, reply.on)
     return {"ok": True, "kind": reply.kind, "message": msg}
 
 

@@ -427,7 +427,10 @@ def card(result) -> dict:
 
 
 def headline(summary: dict, lang: str) -> str:
-    """A stored plan's headline (App Home) as the card writes it: 256 × H800 · 13 days · ¥683,706."""
+    """A stored plan's headline (App Home) as the card writes it: 256 × H800 · 13 days · ¥683,706;
+    a comparison's, its options: H800-SXM-80GB vs H20-96GB."""
+    if summary.get("compared"):
+        return " vs ".join(esc(side["option"]) for side in summary["compared"])
     if not summary.get("gpu"):
         return ""
     gpus = gpus_text(summary.get("gpu_count") or 0, summary["gpu"], lang)
@@ -1052,6 +1055,14 @@ def rfq(text: str, lang: str) -> dict:
 def faq(text: str) -> dict:
     """An FAQ answer in mrkdwn: the title bold, paragraphs as they are, no code fences."""
     return plain(text)
+
+
+def noted(msg: dict, note: str) -> dict:
+    """A message with a line above it (a comparison thread's option), in its blocks and its text."""
+    return {
+        "text": _fallback(f"{esc(note)}\n{msg['text']}"),
+        "blocks": [_context(esc(note)), *msg["blocks"]][:MAX_BLOCKS],
+    }
 
 
 def plain(text: str) -> dict:

@@ -111,6 +111,30 @@ def test_thread_question_about_a_number_gets_the_plans_arithmetic(bot, fake_slac
     assert "GFLOP" in json.dumps(reply["args"]["blocks"])
 
 
+def test_a_comparisons_thread_is_answered_on_the_gpu_named(bot, fake_slack):
+    # "那就选4090，要几台" under a comparison had got no reply: a comparison kept no thread
+    from bot import conversations
+
+    send, _ = bot
+    before = {c.key for c in conversations.recent("T1", limit=100)}
+    send.command("4090和A800哪个划算 qwen2.5 7b lora 10万条")
+    card = _posted(fake_slack)[0]
+    deadline = time.time() + 30
+    while not (new := [c for c in conversations.recent("T1", limit=100) if c.key not in before]):
+        assert time.time() < deadline, "the comparison's thread was not stored"
+        time.sleep(0.05)
+    ts = new[0].key.split(":")[2]
+    assert ts == card["args"].get("ts", ts) and new[0].summary["compared"]
+    fake_slack.reset()
+    send.thread_message("那就选4090，要几台", ts)
+    reply = _posted(fake_slack)[0]
+    blocks = (
+        json.loads(reply["args"]["blocks"]) if isinstance(reply["args"]["blocks"], str) else reply["args"]["blocks"]
+    )
+    assert reply["args"]["thread_ts"] == ts and blocks[0]["type"] == "context"
+    assert "RTX4090-24GB" in blocks[0]["elements"][0]["text"] and "RTX4090-24GB" in _text(reply)
+
+
 def test_mention_outside_a_thread_answers_in_its_thread(bot, fake_slack):
     send, _ = bot
     (status, _), event = send.mention("7b lora 20GB 3d")

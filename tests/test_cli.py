@@ -632,14 +632,28 @@ def test_a_contradiction_that_is_no_choice_is_still_refused(cli):
     assert out.returncode == 2
 
 
-def test_a_follow_up_under_a_comparison_says_it_keeps_no_thread(cli):
-    # follow-ups after a comparison had been dropped without a word
-    out = cli("ask", "H200 vs B200 for llama3-70b sft on 2B tokens usd", "--follow-up", "faster?")
-    assert out.returncode == 0 and "> faster?" in out.stdout and "a comparison keeps no thread" in out.stdout
+def test_a_follow_up_under_a_comparison_is_answered_on_the_option_it_names_else_the_cheaper(cli):
+    # follow-ups after a comparison had been dropped (a comparison kept no thread; probe, thirtieth
+    # session: "那就选4090，要几台" got no reply in Slack)
+    text = "H200 vs B200 for llama3-70b sft on 2B tokens usd"
     data = json.loads(
-        cli("ask", "H200 vs B200 for llama3-70b sft on 2B tokens usd", "--json", "--follow-up", "faster?").stdout
+        cli("ask", text, "--json", "--follow-up", "faster?", "--follow-up", "how many H200 nodes?").stdout
     )
-    assert data["comparison"] and data["follow_ups"][0]["kind"] == "silent"
+    cheaper = data["comparison"]["verdict"]["cheaper"]["gpu"]
+    faster, h200 = data["follow_ups"]
+    assert faster["kind"] == "whatif" and faster["plan"]["plan"]["gpu"] == cheaper
+    assert faster["on"].startswith(f"On the comparison's cheaper plan, {cheaper}")
+    assert h200["on"] == "On the comparison's H200-SXM-141GB plan:" and "H200-SXM-141GB" in h200["text"]
+    out = cli("ask", text, "--follow-up", "faster?").stdout
+    assert "> faster?\n\nOn the comparison's cheaper plan" in out
+
+
+def test_a_follow_up_under_a_method_comparison_reads_the_method_named(cli):
+    data = json.loads(
+        cli("ask", "7b 用LoRA还是全参微调 10万条", "--json", "--lang", "zh", "--follow-up", "全参的话要多久").stdout
+    )
+    reply = data["follow_ups"][0]
+    assert reply["on"] == "以下按对比中的全量微调方案回答：" and reply["kind"] == "explain"
 
 
 @pytest.mark.parametrize(

@@ -2122,3 +2122,32 @@ def test_a_budget_with_tax_in_a_thread_is_still_a_budget(book):
     text = "qwen2.5 72b lora 10万条 两周内 预算30万"
     reply = follow_up(text, plan_context(advise(text, book=book)), "如果预算是含税20万呢", book=book)
     assert reply.kind != "question" and "¥200,000" in reply.text
+
+
+def test_a_gpus_name_in_a_count_question_is_no_count_and_names_the_gpu(book):
+    # "那就选4090，要几台" had listed 4090 GPUs beside the plan's own count; "how many H200 nodes?" had
+    # been the FAQ on H200, "how many A100 nodes?" not understood
+    text = "qwen2.5-7b lora 10万条 用RTX4090"
+    summary = plan_context(advise(text, book=book))
+    rows = follow_up(text, summary, "那就选4090，要几台", book=book).rows
+    counts = [r["count"] for r in rows]
+    assert len(counts) == len(set(counts)) and 4090 not in counts
+    text = "llama3-70b sft on 2B tokens usd on H200"
+    summary = plan_context(advise(text, book=book))
+    own = follow_up(text, summary, "how many H200 nodes?", book=book)
+    assert (own.kind, own.part) == ("explain", "gpus")
+    other = follow_up(text, summary, "how many A100 nodes?", book=book)
+    assert other.kind == "whatif" and other.advice.plan.gpu.startswith("A100")
+
+
+def test_a_number_asked_with_the_plans_own_method_restated_is_that_number(book):
+    # "全参微调要多久" under a full fine-tuning plan had been "nothing changes"
+    text = "7b 全参微调 10万条"
+    summary = plan_context(advise(text, book=book))
+    for message, part in (
+        ("全参微调要多久", "time"),
+        ("how long with full finetune?", "time"),
+        ("全参要多少钱", "costs"),
+    ):
+        reply = follow_up(text, summary, message, book=book)
+        assert (reply.kind, reply.part) == ("explain", part), message

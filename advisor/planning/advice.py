@@ -879,6 +879,22 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
     return Comparison(text=text, lang=options[0].request.lang, options=options)
 
 
+def comparison_context(result: Comparison) -> dict:
+    """What a comparison's thread stores: each option with a plan, as the request that plans it
+    alone (`canonical`, which round-trips) and that plan's context, and the cheaper option; a
+    follow-up answers on the option it names, else the cheaper (followup.py)."""
+    cheaper = result.verdict()["cheaper"]
+    return {
+        "compared": [
+            {"option": result._option(a), "request": canonical(a.request), "summary": plan_context(a)}
+            for a in result.options
+            if a.plan is not None
+        ],
+        "by": result.by,
+        "cheaper": cheaper["option"] if cheaper else None,
+    }
+
+
 def render_comparison(result: Comparison) -> str:
     heads = [render_text(a, checklist=False).split("\n", 1)[0] for a in result.options]
     return render(

@@ -110,7 +110,9 @@ ASKS_PER_DAY = re.compile(
     re.I,
 )
 ASKS_COUNT = re.compile(
-    r"^\W*how many (?:servers|nodes|machines|gpus|cards)\b|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$"
+    # (a GPU's name may come between: "how many H200 nodes?", "how many H200s?")
+    r"^\W*how many (?:[\w.-]+\s+)?(?:servers|nodes|machines|gpus|cards)\b|^\W*how many [a-z]*\d+[a-z0-9-]*s\b"
+    r"|(?:几|多少)(?:台|张卡|块卡|张显卡)(?:服务器|机器)?\W*$"
     # "what's the minimum number of GPUs?", "how few GPUs can we get away with?": the counts around
     r"|\b(?:minimum|min|fewest|least|smallest)\s+(?:number\s+of\s+|count\s+of\s+|amount\s+of\s+)?(?:gpus|cards|servers|nodes)\b"
     r"|\bhow few (?:gpus|cards|servers|nodes)\b|最少(?:要|需要|用|得)?(?:几|多少)",
@@ -221,6 +223,13 @@ EXPLAINED = (
         r"\bram\b|\bcpus?\b|vcpu|nvme|storage|network|infiniband|\bib\b|power|kw\b|内存|存储|网络|硬盘|功耗|电",
     ),
     ("time", r"days?|hours?|time|long|slow|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|慢|卡|台"),
+)
+# The number a what-if that restates the plan asks for ("全参微调要多久", "how much with lora?" under a
+# LoRA plan): that part of its arithmetic rather than "nothing changes"
+RESTATED_ASKS = (
+    ("time", r"多久|多长时间|几天|how long|how many (?:days|hours)"),
+    ("memory", r"显存|memory|vram"),
+    ("costs", r"多少钱|费用|租金|how much|cost"),
 )
 # Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
@@ -583,6 +592,37 @@ def _gpus_named(message: str) -> dict[str, str]:
     return found
 
 
+# How a message names a compared training method beyond its own word ("full" or 全参 for full
+# fine-tuning; LoRA not inside QLoRA)
+_METHOD_NAMED = {
+    "full-finetune": r"full|全参|全量",
+    "lora": r"(?<!q)lora",
+    "pretrain": r"(?<!continued[- ])pretrain|预训练",
+}
+
+
+def _compared_side(summary: dict, message: str) -> tuple[dict, bool]:
+    """The option of a comparison's thread a message asks about, and whether it named it: the one
+    option it names (a GPU type, a method or a preference tuning), else the cheaper, else the first."""
+    sides = summary["compared"]
+    if summary.get("by", "gpu") == "gpu":
+        found = _gpus_named(message)
+        named = [
+            s
+            for s in sides
+            if any(_names_the_plans(word, catalog.get_gpu(name), s["option"]) for name, word in found.items())
+        ]
+    else:
+        named = [
+            s
+            for s in sides
+            if re.search(_METHOD_NAMED.get(s["option"], rf"(?<![a-z]){re.escape(s['option'])}(?![a-z])"), message, re.I)
+        ]
+    if len(named) == 1:
+        return named[0], True
+    return next((s for s in sides if s["option"] == summary.get("cheaper")), sides[0]), False
+
+
 def _names_the_plans(word: str, gpu, plan_gpu: str) -> bool:
     """Whether a GPU as written names the plan's part: the same part, or a bare family name
     ("A100") whose variants include it (the plan's A100-SXM4-40GB)."""
@@ -874,6 +914,7 @@ class FollowUp(BaseModel):
     changes: list[dict] = []  # {"name", "before", "after"}, worded
     why: str = ""  # why the GPU changed, when it did
     lead: str = ""  # what the reply answers before its comparison ("over the budget by ...")
+    on: str = ""  # in a comparison's thread: which of its options the reply is about, said before it
     advice: Advice | None = None
     warnings: list[Note] = []  # warnings of the new plan that the first did not have
     currency: str = "CNY"
@@ -897,6 +938,7 @@ class FollowUp(BaseModel):
             "changes": self.changes,
             "why": self.why,
             "lead": self.lead,
+            "on": self.on,
             "before": self.before,
             "after": self.after,
             "faq": self.faq,
@@ -922,6 +964,17 @@ def follow_up(
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message):
         return silent
+    if summary.get("compared"):
+        # a comparison's thread ("那就选4090，要几台"): the option named, else the cheaper, answered
+        # as its own thread would (these had gone unanswered: a comparison kept no thread)
+        side, named = _compared_side(summary, message)
+        reply = follow_up(side["request"], side["summary"], message, lang, book=book, mentioned=mentioned)
+        if reply.kind == "silent":
+            return reply
+        others = [s["option"] for s in summary["compared"] if s is not side]
+        cheaper = side["option"] == summary.get("cheaper")
+        on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
+        return reply.model_copy(update={"on": on})
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
@@ -1052,8 +1105,12 @@ def follow_up(
         # plan on the other, compared ("why not H20?")
         other = _the_other_gpu(message, summary["gpu"]) if WHICH_BETTER.search(message) else None
         # "跟H800比哪个划算", "compared with H800, which is cheaper?": the one GPU named against the plan's
+        # "how many A100 nodes?" under an H200 plan: the plan on A100, its count
         if other is None and (
-            WOULD_GPU_BE.match(message) or WHICH_BETTER.search(message) or COMPARED_WITH.search(message)
+            WOULD_GPU_BE.match(message)
+            or WHICH_BETTER.search(message)
+            or COMPARED_WITH.search(message)
+            or ASKS_COUNT.search(message)
         ):
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
@@ -1141,6 +1198,12 @@ def follow_up(
             )
             if FASTER.match(message):
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
+            asked_number = next((part for part, words in RESTATED_ASKS if re.search(words, message, re.I)), None)
+            if reply.kind == "unchanged" and asked_number:
+                # "全参微调要多久" under a full fine-tuning plan: the plan restated, its number asked
+                explained = _explain(request_text, summary, asked_number, reply_lang, book)
+                if explained is not None:
+                    return explained
             return _no_cheaper(summary, message, reply) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
@@ -2443,7 +2506,10 @@ def _one_server(request_text: str, result: Advice, lang: str, book: PriceBook):
 
 
 def _count_named(message: str, own: int | None) -> int | None:
-    """A GPU count the message sets against the plan's ("why 224 GPUs and not 256?", "为什么不用256张")."""
+    """A GPU count the message sets against the plan's ("why 224 GPUs and not 256?", "为什么不用256张");
+    a GPU's name is no count ("那就选4090，要几台" had listed 4090 GPUs beside the plan's)."""
+    for word in _gpus_named(message).values():
+        message = message.replace(word, " ")
     counts = [int(n) for n in re.findall(r"(?<![\d.])(\d{1,5})(?![\d.])\s*(?:x\s*)?(?:gpus?|cards?|张|卡)?", message)]
     others = [n for n in counts if n != own and 1 <= n <= 100_000]
     return others[0] if others and own else None
