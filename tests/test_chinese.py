@@ -413,3 +413,16 @@ def test_a_what_ifs_offer_and_framework_notes_use_the_arrow_the_what_if_uses(boo
     assert "offer_changed" in [w.code for w in reply.warnings]
     said = json.dumps(whatif(reply)["blocks"], ensure_ascii=False)
     assert "计价报价与第一次方案不同：" in said and "-&gt;" not in said and "->" not in said
+
+
+def test_chinese_price_sources_name_regions_and_chinese_vendors_in_chinese(book):
+    # "电网代理购电价, Sichuan", "Alibaba Cloud OSS", "GDS (南方万国 data-centre REIT)" had been left in
+    # English in every Chinese answer's price sources (probe, thirtieth session)
+    from advisor.planning.advice import advise, render_text
+
+    text = render_text(advise("qwen2.5 72b lora 10万条 两周内 预算30万", "zh", book=book))
+    sources = next(line for line in text.splitlines() if "价格来源" in line)
+    assert "四川" in sources and "阿里云 OSS" in sources and "万国数据" in sources, sources
+    assert not re.search(r"Sichuan|Alibaba|data-centre|, ", sources), sources
+    english = render_text(advise("qwen2.5 72b lora 100k samples 2 weeks budget 300k cny", "en", book=book))
+    assert "Sichuan" in english and "Alibaba Cloud OSS" in english

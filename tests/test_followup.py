@@ -2151,3 +2151,17 @@ def test_a_number_asked_with_the_plans_own_method_restated_is_that_number(book):
     ):
         reply = follow_up(text, summary, message, book=book)
         assert (reply.kind, reply.part) == ("explain", part), message
+
+
+def test_cheaper_names_a_plan_that_more_time_than_twice_the_deadline_makes_much_cheaper(book):
+    # "能再便宜点吗" had offered 8 H200 in 14 days for ¥94k, while 8 H800 by the hour in about 14 days
+    # cost a quarter of that (shown only when asked "如果30天呢")
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "能再便宜点吗", book=book)
+    notes = [w for w in reply.warnings if w.code == "cheaper_with_more_time"]
+    assert notes, reply.text
+    ask = notes[0].params["ask"]
+    later = follow_up(text, summary, f"如果{ask}天呢", book=book)
+    assert later.advice.plan.rent == pytest.approx(notes[0].params["rent"])
+    assert notes[0].params["rent"] < reply.advice.plan.rent * 0.8 and f"如果{ask}天呢" in reply.text

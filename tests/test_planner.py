@@ -1184,3 +1184,19 @@ def test_the_low_end_of_the_rent_range_names_its_offer(book):
     low = a.plan.costs.rent_range["low_offer"]
     assert low and low["total"] < a.plan.costs.rent_total
     assert f"the low end: {low['provider']}" in render_text(a)
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        # a two-week job the team wants to buy for: no server is delivered that fast (probe: the answer
+        # had said "buy (you asked to buy)" beside "do not count on bought servers within 14 days")
+        ("qwen2.5 72b lora 10万条 两周 预算30万 买", "asked_buy_late"),
+        ("qwen2.5 72b lora 10万条 半年 预算30万 买", "asked_buy"),
+    ],
+)
+def test_a_purchase_asked_that_cannot_arrive_before_the_deadline_says_to_rent_this_job(book, text, reason):
+    c = advise(text, book=book).plan.costs
+    assert (c.decision, c.decision_reason) == ("buy", reason)
+    late = {n.code for n in c.notes} & {"buy_lead_unknown", "buy_after_deadline"}
+    assert bool(late) == (reason == "asked_buy_late")

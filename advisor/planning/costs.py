@@ -761,7 +761,10 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif days is None:
         decision, reason = "rent", "no_duration"
     elif req.rent_or_buy == "buy" and capex:
-        decision, reason = "buy", "asked_buy"
+        # bought servers that cannot be counted on before the deadline: the purchase stands, and the
+        # reason says to rent this job (the headline had said "buy" beside "rent: buying is too late")
+        late = any(n.code in ("buy_lead_unknown", "buy_after_deadline") for n in notes)
+        decision, reason = "buy", "asked_buy_late" if late else "asked_buy"
         # Push back when renting the same GPUs, as busy, is clearly cheaper over the ranking horizon.
         rent_cost = steady["per_month"] * OWNERSHIP_MONTHS if steady else None
         if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:

@@ -1204,7 +1204,8 @@ def follow_up(
                 explained = _explain(request_text, summary, asked_number, reply_lang, book)
                 if explained is not None:
                     return explained
-            return _no_cheaper(summary, message, reply) or reply
+            reply = _no_cheaper(summary, message, reply) or reply
+            return _cheaper_with_more_time(request_text, message, reply, reply_lang, book) or reply
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
             answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
@@ -1748,6 +1749,49 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         and reply.advice.request.method in ("pretrain", "continued-pretrain", "full-finetune"),
     )
     return FollowUp(kind="unchanged", lang=reply.lang, advice=reply.advice, text=text)
+
+
+# "cheaper?" reads as twice the time; a plan cheaper than that one by more than this share, with
+# no deadline at all, is named beside it (assumed: a fifth is worth a sentence)
+CHEAPER_LATER_SHARE = 0.2
+
+
+def _cheaper_with_more_time(
+    request_text: str, message: str, reply: FollowUp, lang: str, book: PriceBook
+) -> FollowUp | None:
+    """ "能再便宜点吗" where a plan given more time than twice the deadline costs much less (8 H800
+    by the hour in 14 days for ¥24,487, against the doubled deadline's 8 H200 for ¥94,036): that
+    plan named after the reply, with the deadline that plans it (checked), else None."""
+    shown = reply.advice.plan if reply.advice else None
+    if not CHEAPER.match(message) or shown is None or not shown.rent:
+        return None
+    request = parse(request_text, lang)
+    if request.deadline_days is None:
+        return None
+    unbounded = advise_request(request.model_copy(update={"deadline_days": None}), book).plan
+    if unbounded is None or not unbounded.rent or unbounded.rent > shown.rent * (1 - CHEAPER_LATER_SHARE):
+        return None
+    ask = math.ceil(unbounded.days * 1.1)  # the planner keeps a tenth of the time spare
+    check = advise_request(request.model_copy(update={"deadline_days": float(ask)}), book).plan
+    if check is None or not check.rent or check.rent > shown.rent * (1 - CHEAPER_LATER_SHARE):
+        return None
+    note = Note(
+        kind="warning",
+        code="cheaper_with_more_time",
+        params={
+            "count": check.estimate.layout.gpu_count,
+            "gpu": check.gpu,
+            "days": check.days,
+            "rent": check.rent,
+            "option": check.costs.rent_option,
+            "saves": shown.rent - check.rent,
+            "cur": check.costs.currency,
+            "ask": ask,
+        },
+    )
+    return reply.model_copy(
+        update={"warnings": [*reply.warnings, note], "text": f"{reply.text}\n  ! {note_words(lang, note)}"}
+    )
 
 
 def _faster_within_budget(

@@ -121,6 +121,7 @@ def environment(lang: str) -> Environment:
     env.filters["worded"] = lambda note: word(lang, note)
     # A price's provider: a vendor's name as it is, the data's generic words in the reader's language.
     env.filters["provider"] = lambda name: phrase(lang, "provider_name", name)
+    env.filters["region"] = lambda name: phrase(lang, "region_name", name)
     # A code with no wording fails loudly: a reader must never see the bare code.
     env.globals.update(unworded=unworded, pick=pick)
     return env
