@@ -2,6 +2,7 @@
 answer doubts, a budget nothing meets, and the vendor list beside the plan (probe 54)."""
 
 import json
+import re
 
 import pytest
 
@@ -265,3 +266,13 @@ def test_a_small_job_is_told_what_buying_means_and_its_storage_is_no_fraction_of
         assert "card purchase (workstation = cards / 0.5)" in out and "(a workstation with 2 cards)" in fields
     zh = render_text(advise(text, lang="zh", book=book))
     assert "存储：<¥1" in zh or "：<¥1（" in zh
+
+
+def test_an_electricity_price_taken_for_no_site_says_it_is_the_middle_of_the_regions(book):
+    # a Hangzhou team had read Sichuan's 0.54 unexplained: no city said, no national average on record
+    from advisor.planning.advice import advise, render_text
+
+    unsaid = render_text(advise("qwen2.5 72b lora 100k samples 2 weeks budget 300k cny", book=book))
+    assert re.search(r"no site said: the middle of the \d+ regions on record, name your city", unsaid)
+    said = render_text(advise("qwen2.5 72b lora 100k samples 2 weeks budget 300k cny hangzhou", book=book))
+    assert "no site said" not in said

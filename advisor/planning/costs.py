@@ -16,6 +16,7 @@ from advisor.market.owning import (
     DEFAULT_PUE,
     GPU_SHARE_OF_SERVER,
     MODULE_SHARE_OF_SERVER,
+    NATIONAL_REGIONS,
     OPS_SHARE_OF_CAPEX,
     OWNED_UTILISATION,
     OWNERSHIP_MONTHS,
@@ -633,7 +634,12 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         if electricity:
             pue_v = pue.price if pue else DEFAULT_PUE
             power_year = kw * 8760 * utilisation * pue_v * book.value(electricity, cur)
-            sources.append(_src(electricity, "electricity"))
+            source = _src(electricity, "electricity")
+            if not req.city and electricity.region not in NATIONAL_REGIONS:
+                # no site said and no national average on record: the middle of the regions, said so
+                # (a Hangzhou team had read Sichuan's price unexplained)
+                source["middle_of"] = len(book.offers("electricity", "", req.market))
+            sources.append(source)
         if hosting and hosting.unit == "kw-month":
             hosting_year = kw * 12 * book.value(hosting, cur)
             sources.append(_src(hosting, "hosting"))
