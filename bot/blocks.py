@@ -1339,7 +1339,8 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
         return phrase(lang, macro, *args, file="slack/prices")
 
     def where(o):
-        return " ".join(esc(x) for x in (o["region"], o["offer"]) if x)
+        region = phrase(lang, "region_name", o["region"]) if o["region"] else ""
+        return " ".join(esc(x) for x in (region, o["offer"]) if x)
 
     def provider(o):
         return esc(phrase(lang, "provider_name", o["provider"]))

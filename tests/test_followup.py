@@ -2165,3 +2165,17 @@ def test_cheaper_names_a_plan_that_more_time_than_twice_the_deadline_makes_much_
     later = follow_up(text, summary, f"如果{ask}天呢", book=book)
     assert later.advice.plan.rent == pytest.approx(notes[0].params["rent"])
     assert notes[0].params["rent"] < reply.advice.plan.rent * 0.8 and f"如果{ask}天呢" in reply.text
+
+
+def test_a_gpus_price_asked_in_chinese_lists_mainland_offers_with_their_region_in_chinese(book):
+    # "4090多少钱一张" had ranked a RunPod dollar offer among the mainland's, regions in English ("CN")
+    from advisor.planning.followup import gpu_prices
+
+    zh = gpu_prices("4090多少钱一张", "zh", book)
+    offers = [o for g in zh.rows for o in g["offers"]]
+    assert offers and {o["market"] for o in offers} == {"china"}
+    assert "·中国大陆" in zh.text and " CN" not in zh.text
+    abroad = gpu_prices("4090在美国多少钱一小时", "zh", book)
+    assert {o["market"] for g in abroad.rows for o in g["offers"]} == {"global"}
+    en = gpu_prices("how much is a 4090 per hour?", "en", book)
+    assert {o["market"] for g in en.rows for o in g["offers"]} == {"china", "global"}

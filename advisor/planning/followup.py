@@ -643,8 +643,9 @@ def gpu_named(message: str) -> str | None:
 
 
 def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """ "how much is an H100 per hour?": the GPU's offers on record, both markets, cheapest first,
-    each with its provider, terms, date and age; None when the message asks no GPU's price."""
+    """ "how much is an H100 per hour?": the GPU's offers on record, both markets (asked in Chinese,
+    mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
+    provider, terms, date and age; None when the message asks no GPU's price."""
     if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
         return None
     gpu = gpu_named(message)
@@ -655,7 +656,7 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         ("global",)
         if MARKET.search(message) or IN_THE_US.search(message)
         else ("china",)
-        if CHINA.search(message)
+        if CHINA.search(message) or lang == "zh"
         else ("china", "global")
     )
     kinds = (
@@ -665,9 +666,14 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         if MONTHLY.search(message)
         else ("rent_hour", "rent_month", "offpeak_hour")
     )
+    listed = current_prices(book, gpu, per_gpu=None)
+    mainland = any(o["market"] == "china" and o["kind"] in kinds for g in listed for o in g["offers"])
+    if markets == ("china",) and not CHINA.search(message) and not mainland:
+        # asked in Chinese of what the mainland has no offer of (H100 by the hour): both markets
+        markets = ("china", "global")
     groups = [
         g | {"offers": [o for o in g["offers"] if o["market"] in markets and o["kind"] in kinds][:PRICES_IN_A_REPLY]}
-        for g in current_prices(book, gpu, per_gpu=None)
+        for g in listed
     ]
     # what buying costs too: a team asking a GPU's price may be asking what one costs to own
     # a price quoted in another currency than its market's (a card in China at $12,000) is said in
