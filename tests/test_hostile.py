@@ -363,8 +363,10 @@ def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, neare
 
     with pytest.raises(RequestError) as refused:
         parse(text)
-    assert refused.value.kind == "unknown_word" and refused.value.details["word"] == word
-    assert refused.value.details["nearest"] == nearest
+    # no typo of a known word and no model size beside data: the size is asked for, the word named
+    kind = "unknown_word" if nearest else "missing_size"
+    assert refused.value.kind == kind and refused.value.details["word"] == word
+    assert refused.value.details.get("nearest", "") == nearest
     message = refused.value.message("en")
     assert (f"did you mean `{nearest}`?" in message) == bool(nearest)
 
@@ -542,3 +544,20 @@ def test_a_later_release_the_catalogue_lacks_is_asked_its_size(text, word):
     assert refused.value.kind == "unknown_model_name" and refused.value.details["word"] == word
     req = parse(text.replace(" lora", " 675b-a41b lora").replace(" pretrain", " 2t-a288b pretrain"))
     assert req.active_params_b in (41, 288)
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("我们想微调一个客服模型，数据5万条，预算10万，怎么配", "客服"),
+        ("we want to fine-tune a customer support model on 50k samples, budget 100k", "customer"),
+    ],
+)
+def test_a_plan_with_no_model_asks_the_size_before_blaming_a_word(text, word):
+    # "我没看懂“客服”" had blamed the model's purpose; what the plan lacks is the model's size
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "missing_size" and refused.value.details["word"] == word
+    assert f"“{word}”我也没看懂" in refused.value.message("zh") or word in refused.value.message("en")

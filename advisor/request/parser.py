@@ -1749,7 +1749,13 @@ class _Parse:
                     if re.fullmatch(r"\d+(?:\.\d+)?k", word)
                     else ""
                 )
-                self.fail("unknown_word", word=word, nearest="" if bends else _nearest_word(word), why=why)
+                nearest = "" if bends else _nearest_word(word)
+                if not sized and not why and not nearest and ("data" in self.fields or "budget" in self.fields):
+                    # "微调一个客服模型，数据5万条，预算10万": a plan with no model; a word not read and
+                    # no typo of one is likelier what the model is for than the problem (it had been
+                    # blamed alone)
+                    self.fail("missing_size", word=word)
+                self.fail("unknown_word", word=word, nearest=nearest, why=why)
             self.read_past += leftovers
 
     def _ranges(self) -> None:
