@@ -129,6 +129,10 @@ def test_deepseek_v3_2_is_the_v3_shape():
         ("meta-llama/Llama-3.1-8B-Instruct lora 10GB 2d", "llama3.1-8b"),
         ("deepseek-ai/DeepSeek-V3 full-finetune 100GB 14d", "deepseek-v3"),
         ("mistralai/Mistral-7B-v0.1 qlora 5GB", "mistral-7b"),
+        # fine-tunes that keep their base's shape (model probe, thirtieth session): each had been refused
+        ("phi-4-reasoning lora 10GB 2d", "phi-4"),
+        ("qwq lora 10GB 2d", "qwen2.5-32b"),
+        ("magistral-small-2507 lora 10GB 2d", "mistral-small-24b"),
     ],
 )
 def test_a_hugging_face_repository_id_names_its_model(text, model):
