@@ -2179,3 +2179,12 @@ def test_a_gpus_price_asked_in_chinese_lists_mainland_offers_with_their_region_i
     assert {o["market"] for g in abroad.rows for o in g["offers"]} == {"global"}
     en = gpu_prices("how much is a 4090 per hour?", "en", book)
     assert {o["market"] for g in en.rows for o in g["offers"]} == {"china", "global"}
+
+
+def test_why_not_more_of_the_same_named_gpu_says_why_that_count_not_why_that_gpu(book):
+    # "why not 4 gpus?" under a plan on the RTX 4090 the request names had answered "2 x RTX4090
+    # because the request names RTX4090. On RTX4090 ...", as if another GPU had been asked
+    text = "qwen2.5-7b lora 10万条 用RTX4090"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "why not 4 gpus?", "en", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 4
+    assert "because the request names" not in reply.why and "the cheapest count" in reply.why, reply.why
