@@ -2188,3 +2188,33 @@ def test_why_not_more_of_the_same_named_gpu_says_why_that_count_not_why_that_gpu
     reply = follow_up(text, plan_context(advise(text, book=book)), "why not 4 gpus?", "en", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == 4
     assert "because the request names" not in reply.why and "the cheapest count" in reply.why, reply.why
+
+
+@pytest.mark.parametrize(
+    "request_text,message",
+    [
+        ("70B full-finetune 1TB 14d budget", "is ¥{m:.2f}M per month or total"),
+        ("70B full-finetune 1TB 14d budget", "这个{w:.0f}万是一个月的吗"),
+        ("llama3.1-8b pretrain 100B tokens 30d usd", "is the {r:.0f} all in? egress, storage etc"),
+    ],
+)
+def test_the_plans_own_rent_quoted_back_is_explained_not_judged_as_a_quote(book, request_text, message):
+    # "is ¥1.94M per month or total" had been judged as a vendor's quote "28x the median" and offered
+    # to be recorded for the team
+    summary = plan_context(advise(request_text, book=book))
+    rent = summary["rent_total"]
+    reply = follow_up(request_text, summary, message.format(m=rent / 1e6, w=rent / 1e4, r=rent), book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs"), reply.text[:200]
+    quote = follow_up(request_text, summary, "8卡H800每月6.5万贵不贵", book=book)
+    assert quote.kind == "quote"
+
+
+def test_a_quote_too_cheap_is_weighed_against_the_plans_own_rate_not_its_lease_over_the_jobs_hours(book):
+    # under a 12-month H20 lease for a 2-day job the FAQ had said "about ¥931.48 per GPU-hour" (the
+    # lease over the job's GPU-hours), so every real quote looked suspiciously cheap
+    text = "qwen3-32b lora 10万条 两周 包年 H20"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "别家报价便宜很多，靠谱吗", book=book)
+    assert reply.faq["topic"] == "quote_too_cheap"
+    assert f"每卡每月 {money(summary['offer_rate'], 'CNY')}" in reply.text
+    assert money(summary["rent_total"] / summary["gpu_hours"], "CNY") not in reply.text

@@ -623,6 +623,26 @@ def _compared_side(summary: dict, message: str) -> tuple[dict, bool]:
     return next((s for s in sides if s["option"] == summary.get("cheaper")), sides[0]), False
 
 
+# An amount as a thread quotes a figure back ("¥1.94M", "194万", "$6,143", "6143", "1.9m"): number, scale
+_AMOUNT = re.compile(r"(?<![A-Za-z0-9_.])[¥$￥]?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|w|万|亿)?(?![A-Za-z0-9_.%])", re.I)
+_SCALE = {"k": 1e3, "m": 1e6, "w": 1e4, "万": 1e4, "亿": 1e8}
+# How close an amount must come to a figure of the plan to be that figure quoted back (assumed: a
+# figure rounded to three digits, "¥1.94M" for ¥1,943,189, is within 1%)
+QUOTED_BACK = 0.01
+
+
+def _quotes_the_plans_money(message: str, summary: dict) -> bool:
+    """Whether the message quotes back one of the plan's money figures (its rent, purchase or the
+    rent instead of buying), as written or rounded: it asks about that figure, not a vendor's."""
+    figures = [summary.get(k) for k in ("rent_total", "buy_capex", "rent_instead_total")]
+    figures = [f for f in figures if f and f >= 100]  # a small amount is likelier a rate than the total
+    for m in _AMOUNT.finditer(message):
+        value = float(m[1].replace(",", "")) * _SCALE.get((m[2] or "").lower(), 1)
+        if any(abs(value - f) <= QUOTED_BACK * f for f in figures):
+            return True
+    return False
+
+
 def _names_the_plans(word: str, gpu, plan_gpu: str) -> bool:
     """Whether a GPU as written names the plan's part: the same part, or a bare family name
     ("A100") whose variants include it (the plan's A100-SXM4-40GB)."""
@@ -1001,6 +1021,12 @@ def follow_up(
         data = _faq(message, summary, reply_lang)
         if data.get("confident"):
             return _faq_reply(data, reply_lang)
+    if request_text and summary.get("gpu") and _quotes_the_plans_money(message, summary):
+        # "is ¥1.94M per month or total", "这个194万是一个月的吗", "is the 6143 all in?": the plan's own
+        # figure asked about, its arithmetic (it had been judged as a vendor's quote, 28x the median)
+        explained = _explain(request_text, summary, "costs", reply_lang, book)
+        if explained is not None:
+            return explained
     if PRICE.search(message) and HAS_AMOUNT.search(message):
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
         if judged is not None:
