@@ -2218,3 +2218,15 @@ def test_a_quote_too_cheap_is_weighed_against_the_plans_own_rate_not_its_lease_o
     assert reply.faq["topic"] == "quote_too_cheap"
     assert f"每卡每月 {money(summary['offer_rate'], 'CNY')}" in reply.text
     assert money(summary["rent_total"] / summary["gpu_hours"], "CNY") not in reply.text
+
+
+def test_a_provider_whose_instances_cannot_hold_the_offloaded_states_is_not_priced_for_the_plan(book):
+    # "we can get hourly on autodl, does that work" under DeepSeek-V3 LoRA on 8 RTX 5090 offloading
+    # ~171 GB a GPU had answered "the plan's 308 GPU-hours cost ¥855" at AutoDL's rate
+    text = "deepseek-v3 lora 100k samples 7d"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "we can get hourly on autodl, does that work", book=book)
+    assert "Not for this layout" in reply.text and "GPU-hours cost" not in reply.text, reply.text
+    vendors = follow_up(text, summary, "who sells this?", book=book)
+    assert vendors.kind == "part" and "too little host memory" in vendors.text
+    assert vendors.text.count("<- the plan's price") == 1

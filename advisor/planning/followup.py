@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from advisor import catalog
+from advisor.engine.memory import GIB
 from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
 from advisor.market.owning import owning
@@ -31,7 +32,7 @@ from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
-from advisor.planning.rent import as_sold, job_months, rent_plan
+from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, as_sold, job_months, rent_plan
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
@@ -269,7 +270,8 @@ PLAN_PARTS = (
         r"|(?:vendor|provider|supplier)s?\b.{0,20}(?:should|recommend|use|pick|choose|go with)"
         r"|where (?:should|can|do) (?:we|i) (?:rent|get|buy|lease)|who (?:should|can) (?:we|i) (?:rent|lease)"
         r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租"
-        r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)",
+        r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)"
+        r"|who (?:sells|rents|offers|has) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)",
     ),
     (
         "risks",
@@ -2745,19 +2747,26 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
     months the job does not use; "likely", the plan takes the middle of the offers that deliver)."""
     p, r = result.plan, result.request
     lay = p.estimate.layout
-    priced = (p.costs.rent_offer or {}).get("provider")
+    offer = p.costs.rent_offer or {}
+    # the offer the plan is priced on: its provider, price and unit (a provider may list several)
+    priced = (offer.get("provider"), offer.get("price"), offer.get("unit"))
     storage = p.costs.storage_total or 0
     plan_rent = p.costs.rent_total - storage if p.costs.rent_total is not None else None
+    # offloaded states a cloud instance's share of host memory cannot hold (rent_plan's rule)
+    host_gb = p.estimate.memory.host_ram_gib * GIB / 1e9
     rows = []
     for kind in RENT_KINDS:
         for o in book.offers(kind, p.gpu, r.market, rentable=True):
             if provider and provider.lower() not in o.provider.lower():
                 continue
             why_not = o.why_not(lay.gpu_count, lay.nodes)
+            if why_not is None and o.offer_kind == "instance" and host_gb > INSTANCE_RAM_GB_PER_GPU:
+                why_not = "host_ram"  # "we can get hourly on autodl": not for this layout
             sold = as_sold(book, o, r.currency, lay.gpu_count, p.estimate.days)
             total = sold.total if why_not is None else None
             unused = None
-            if total is not None and plan_rent is not None and o.provider != priced and total < plan_rent:
+            mine = (o.provider, o.price, o.unit) == priced
+            if total is not None and plan_rent is not None and not mine and total < plan_rent:
                 job = job_months(p.estimate.days)
                 unused = "term" if sold.months_paid and sold.months_paid > job else "likely"
             rows.append(
@@ -2776,7 +2785,7 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
                     "total": total,
                     "months_paid": sold.months_paid,
                     "unused": unused,
-                    "priced": o.provider == priced,
+                    "priced": mine,
                 }
             )
     rows.sort(
@@ -2888,8 +2897,10 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             own=own,
             own_price=money(own["price"], own["currency"]) if own else "",
             own_total=money(own["price"] * p.estimate.gpu_hours, own["currency"])
-            if own and own["kind"] == "rent_hour" and p.estimate.gpu_hours
+            if own and own["kind"] == "rent_hour" and p.estimate.gpu_hours and not own["why_not"]
             else "",
+            host_gb=round(p.estimate.memory.host_ram_gib * GIB / 1e9),
+            instance_gb=INSTANCE_RAM_GB_PER_GPU,
             gpu_hours=num(p.estimate.gpu_hours) if p.estimate.gpu_hours else "",
         )
         why = "\n".join(x for x in (line.strip(), reply.why) if x)
