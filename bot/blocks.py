@@ -1143,11 +1143,12 @@ def comparison(result) -> dict:
                 days_text(s["days"], lang),
                 num(s["gpu_hours"]) if s["gpu_hours"] else "",
                 _c(lang, "spend", kind, cash(s["spend"], cur)),
-                cash(s["per_gpu_hour"], cur) if s["per_gpu_hour"] else "",
+                cash(s["per_gpu_month"] or s["per_gpu_hour"], cur) if s["per_gpu_month"] or s["per_gpu_hour"] else "",
                 pct(s["mfu"]) if s["mfu"] else "",
                 num(s["peak_tflops"]),
                 flag,
                 gpus=s["count"],
+                monthly=bool(s["per_gpu_month"]),
             )
         )
     lines = []

@@ -588,3 +588,21 @@ def test_the_cards_break_even_says_what_it_is_weighed_against(book):
     breakeven = next(f for f in fields if f.startswith("*Break-even*"))
     said = {"hourly": "against renting by the hour", "month_by_month": "against month-by-month leases"}
     assert said.get(basis, "against a") in breakeven
+
+
+def test_a_comparison_side_on_a_lease_shows_its_rate_per_gpu_month(book):
+    # "H20-96GB：…租金 ¥194,389；每卡时 ¥7.88": a month's lease shown at its rate over 730 hours read as an
+    # hourly price that does not make the total (probe, thirtieth session)
+    from advisor.planning.advice import compare, render_comparison
+    from advisor.text.render import money
+    from bot import answers
+
+    text = "910B和H20哪个好 qwen2.5 32b 全参微调 50G 两周"
+    c = compare(text, "zh", book=book)
+    leased = [s for s in c.sides() if s["plan"] and not s["hourly"]]
+    assert leased and all(s["per_gpu_month"] for s in leased)
+    said = render_comparison(c)
+    for s in leased:
+        assert f"每卡每月 {money(s['per_gpu_month'], 'CNY')}" in said
+    card = json.dumps(answers.answer(text, "zh", book)["message"], ensure_ascii=False)
+    assert "每卡每月" in card

@@ -622,9 +622,10 @@ def test_renting_one_gpu_type_or_buying_another_is_compared_as_asked(cli):
     assert [o["request"]["rent_or_buy"] for o in options] == ["rent", "buy"]
     said = cli("ask", "70b full-finetune 1TB 14d rent H800 or buy A800").stdout
     rent, buy = [line for line in said.splitlines() if line.startswith("  ") and "GPU-hours)" in line][:2]
-    assert "to rent; " in rent and "per GPU-hour" in rent
+    # the rent's rate as leased (a month's lease: per GPU-month, not its rate over 730 hours)
+    assert "to rent; " in rent and ("per GPU-hour" in rent or "per GPU-month" in rent)
     # a buyer pays for the servers, not a rate an hour
-    assert "to buy; " in buy and "per GPU-hour" not in buy
+    assert "to buy; " in buy and "per GPU-hour" not in buy and "per GPU-month" not in buy
 
 
 def test_a_contradiction_that_is_no_choice_is_still_refused(cli):

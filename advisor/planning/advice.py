@@ -805,6 +805,11 @@ class Comparison(BaseModel):
                     # a buyer pays for the servers, not a rate an hour
                     "per_gpu_hour": None if r.owned or r.rent_or_buy == "buy" else p.costs.rent_per_gpu_hour,
                     "hourly": p.costs.rent_option == "hourly" and not r.owned,  # the rent is the rate x GPU-hours
+                    # a lease's rate as leased (its per-GPU-hour figure had read as an hourly price
+                    # beside a month's total: "¥7.88 per GPU-hour" for ¥5,750 a GPU-month)
+                    "per_gpu_month": p.costs.rent_per_gpu_month
+                    if p.costs.rent_option == "monthly" and not r.owned and r.rent_or_buy != "buy"
+                    else None,
                     "peak_tflops": g.bf16_dense_tflops or g.fp16_dense_tflops,
                     "mfu": e.throughput.mfu if e.days else None,
                     "memory_gib": e.usable_gib,
