@@ -1192,7 +1192,21 @@ def test_a_question_on_one_server_figure_gets_that_line(summary, book, question,
         assert "NVMe" in reply.text
 
 
-@pytest.mark.parametrize("chatter", ["cool thanks", "谢谢，很有帮助", "好的 收到", "lol this is great", "👍", "ok!!"])
+@pytest.mark.parametrize(
+    "chatter",
+    [
+        "cool thanks",
+        "谢谢，很有帮助",
+        "好的 收到",
+        "lol this is great",
+        "👍",
+        "ok!!",
+        "np, thx",
+        "谢啦",
+        "行 我再想想",
+        "ok let me think about it",
+    ],
+)
 def test_thanks_strung_together_or_an_emoji_get_no_answer_even_when_mentioned(summary, book, chatter):
     # "cool thanks" had got the cooling answer, "好的 收到" the list of what the bot can do
     assert follow_up(REQUEST, summary, chatter, book=book, mentioned=True).kind == "silent"

@@ -421,9 +421,11 @@ RENT_KINDS = ("rent_hour", "rent_month")
 # Thanks, agreement and acknowledgements: never answered (a person talking to people).
 _THANKS = (
     r"(?:thanks?(?: you)?|thank you|thx|ty|cheers|great|nice|cool|awesome|perfect|ok(?:ay)?|k|sure|yes|yep|yeah"
-    r"|no|nope|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:|lol|haha+|wow"
+    r"|no|nope|np|agreed?|sounds good|makes sense|lgtm|got it|will do|done|\+1|:[a-z0-9_+-]+:|lol|haha+|wow"
+    r"|(?:let me|i'?ll|we'?ll) (?:think|mull) (?:about )?(?:it|this|that)(?: over)?"
     r"|(?:this is |that'?s |very )?(?:great|helpful|useful|awesome|super helpful|really helpful)"
-    r"|谢谢|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+|(?:很|非常|挺)?有(?:帮助|用)|太好了|厉害|牛)"
+    r"|谢谢|谢啦|谢了|多谢|感谢|好的?|好滴|行|可以|收到|明白|了解|同意|没问题|赞|嗯+|哈+|(?:很|非常|挺)?有(?:帮助|用)|太好了|厉害|牛"
+    r"|我(?:们)?(?:再)?(?:想想|考虑(?:一下|下)?|商量(?:一下|下)?))"
 )
 # Thanks and acknowledgements, alone or strung together ("cool thanks", "好的 收到", "谢谢，很有帮助"),
 # or a message of emoji and punctuation alone ("👍"): nothing to answer
@@ -464,7 +466,10 @@ PRICE = re.compile(
     re.I,
 )
 HAS_AMOUNT = re.compile(
-    r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)", re.I
+    r"[¥$]\s*\d|\d[\d,.]*\s*(?:k|万|元|块|rmb|cny|usd|yuan|dollars?)\b|\d[\d,.]*\s*(?:万|元|块)"
+    # a million with its currency ("1M cny", "2m usd"; "3m" alone may be months)
+    r"|\d[\d,.]*\s*m\s*(?:rmb|cny|usd|yuan|dollars?)\b",
+    re.I,
 )
 BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # When the plan's servers would arrive if bought ("how long is the delivery for 224 servers?", "交货要多久",
