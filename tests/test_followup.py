@@ -2244,3 +2244,25 @@ def test_a_provider_whose_instances_cannot_hold_the_offloaded_states_is_not_pric
     vendors = follow_up(text, summary, "who sells this?", book=book)
     assert vendors.kind == "part" and "too little host memory" in vendors.text
     assert vendors.text.count("<- the plan's price") == 1
+
+
+@pytest.mark.parametrize(
+    "message,language",
+    [
+        # the data's language told with a question or chatter around it had drawn the menu
+        ("1TB数据是中文的，会变吗", "zh"),
+        ("btw the data is mostly chinese", "zh"),
+        ("actually the data is code", "code"),
+    ],
+)
+def test_the_datas_language_told_in_passing_replans_on_it(book, message, language):
+    text = "70B full-finetune 1TB 14d budget"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.data.language == language, reply.text[:200]
+
+
+def test_a_budget_in_millions_with_its_currency_is_a_budget_what_if(book):
+    # "what if budget is 1M cny max" had been read as a move to the China market: "nothing changes"
+    text = "70B full-finetune 1TB 14d budget"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "what if budget is 1M cny max", book=book)
+    assert reply.advice.request.budget.amount == 1_000_000 and "budget" in reply.changed

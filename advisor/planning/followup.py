@@ -767,6 +767,15 @@ AROUND_A_CHANGE = (
     # "能不能三天内搞完", "可以一周内完成吗": the deadline asked about
     (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=.{0,8}(?:天|周|星期|礼拜|个月|小时)内?)", " "),
     (r"(?:搞完|完成|做完|跑完|搞定|训完|训练完|出结果)\s*(?:吗|呢|么)?\s*$", " "),
+    # "数据是中文的，会变吗", "btw the data is mostly chinese": the fact told is the change, the
+    # question after it or the chatter before it the reply's (they had drawn the menu)
+    (
+        r"[，,]?\s*(?:会|要)?(?:变|改变|变化|有变化|有影响|影响)(?:吗|么|不)\s*[?？]?\s*$|[，,]?\s*会不会(?:变|有影响)\s*[?？]?\s*$",
+        " ",
+    ),
+    (r"[，,]?\s*(?:does|would|will) (?:that|this|it) change (?:anything|the plan|things)\s*[?？]?\s*$", " "),
+    (r"^\W*(?:btw|by the way|fyi|oh and|also)\b[\s,:]*|其实|实际上|\bactually\b", " "),
+    (r"\b(?:mostly|mainly|largely|all)\s+(?=chinese|english|code)", " "),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "用deepspeed zero3跑的话显存够不够": the condition is the change, the question after 的话 its reply's
