@@ -2266,3 +2266,20 @@ def test_a_budget_in_millions_with_its_currency_is_a_budget_what_if(book):
     text = "70B full-finetune 1TB 14d budget"
     reply = follow_up(text, plan_context(advise(text, book=book)), "what if budget is 1M cny max", book=book)
     assert reply.advice.request.budget.amount == 1_000_000 and "budget" in reply.changed
+
+
+@pytest.mark.parametrize(
+    "message,kind,part",
+    [
+        # each had drawn the menu (probe of thread follow-ups, thirty-first session)
+        ("显存52.4G会不会爆", "explain", "memory"),
+        ("will it OOM?", "explain", "memory"),
+        ("how long does the pilot take and what does it cost", "part", "risks"),
+        ("can we start monday", "question", None),
+    ],
+)
+def test_schedule_pilot_and_headroom_questions_are_answered_from_the_plan(summary, book, message, kind, part):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == (kind, part), reply.text[:200]
+    if kind == "question":
+        assert reply.faq["topic"] == "time_to_first_run" and reply.faq["confident"]

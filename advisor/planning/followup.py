@@ -95,7 +95,11 @@ ASKS_MEMORY = re.compile(
     # the plan's own figure asked about: "为什么显存59G", "显存为什么要52G", "why 52 GiB per GPU?"
     r"|(?:为什么|为啥|怎么)(?:要|会|需要)?\s*(?:占|用)?\s*显存.{0,6}\d|显存.{0,6}(?:为什么|为啥|怎么算)"
     r"|\d+(?:\.\d+)?\s*g(?:ib|b)?\s*(?:的)?显存.{0,6}(?:为什么|为啥|怎么算|怎么来)"
-    r"|\bwhy\b.{0,15}\d+(?:\.\d+)?\s*gi?b\b.{0,15}(?:per\s+gpu|memory|vram|each)",
+    r"|\bwhy\b.{0,15}\d+(?:\.\d+)?\s*gi?b\b.{0,15}(?:per\s+gpu|memory|vram|each)"
+    # "显存70.7G会不会爆", "will it OOM?", "is 52 GiB cutting it close?": the plan's memory against the card's
+    r"|显存.{0,10}(?:会不会爆|会爆吗|爆不爆|够不够用|紧不紧)|会不会爆显存|爆显存吗"
+    r"|\b(?:will|would|could) (?:it|this|that|we|the (?:job|run|plan)) (?:oom|run out of (?:gpu )?memory)\b"
+    r"|\b(?:cutting it close|enough headroom|memory headroom)\b",
     re.I,
 )
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
@@ -277,6 +281,8 @@ PLAN_PARTS = (
         "risks",
         r"\brisks?\b|\brisky\b|what could go wrong|watch out|pitfalls?|gotchas?|caveats?|风险|坑|注意(?:什么|事项|哪些)"
         r"|要注意|隐患"
+        # the pilot the checklist sizes ("how long does the pilot take?", "试跑要多久")
+        r"|\bpilot\b|\btrial run\b|试跑"
         # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
         r"|\b(?:is|are) (?:it|this|that|the plan|these) (?:safe|a safe bet|sound|solid|reliable)\b"
         r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|配置)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳"
