@@ -2283,3 +2283,23 @@ def test_schedule_pilot_and_headroom_questions_are_answered_from_the_plan(summar
     assert (reply.kind, reply.part) == (kind, part), reply.text[:200]
     if kind == "question":
         assert reply.faq["topic"] == "time_to_first_run" and reply.faq["confident"]
+
+
+def test_what_another_gpu_would_cost_after_a_remark_is_the_plan_on_it(book):
+    # "7% mfu is terrible, what would H800 cost" had explained the time (its "mfu"), H800 ignored;
+    # "what does an H800 cost?" stays its price list
+    text = "deepseek-v3 lora 100k samples 7d"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, "7% mfu is terrible, what would H800 cost", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "H800-SXM-80GB"
+    assert follow_up(text, summary, "what does an H800 cost?", book=book).kind == "prices"
+
+
+def test_a_delivery_asked_with_no_lead_time_on_record_gives_the_shortest_published(book):
+    # "交付要多久" under a purchase of RTX 5090s had said only that none is on record, dropping the
+    # plan's own warning: the shortest published for any server here
+    text = "7b 预训练 1000亿token 3个月 预算50万 买"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "交付要多久", book=book)
+    weeks = min(g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks)
+    assert first.plan.costs.buy_lead_weeks is None and f"下单后 {weeks} 周" in reply.text

@@ -569,7 +569,9 @@ THE_JOB = re.compile(
     r"|\b(?:on|with|using|switch(?:ing)? to|move to)\s+(?:an?\s+|the\s+)?(?:\d+\s*[x×]?\s*)?(?:nvidia\s+)?"
     r"[a-z]{0,5}\s?-?\d{2,4}"
     r"|(?:用|在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*[a-z]{0,5}\s?\d{2,4}|\d{2,4}[a-z]?\s*(?:上|的话)"
-    r"|(?:这个|这次)(?:任务|训练|方案)",
+    r"|(?:这个|这次)(?:任务|训练|方案)"
+    # "what would H800 cost": the job on it, said conditionally ("what does an H800 cost?" is its price)
+    r"|\bwhat would\b.{0,25}\bcost\b",
     re.I,
 )
 # A GPU named in a message: a maker's prefix, letters and a 2-4 digit number ("H100", "rtx 4090",
@@ -1061,7 +1063,11 @@ def follow_up(
     ):
         first = advise(request_text, book=book)
         if first.plan is not None:
-            text = render("followup.txt.j2", reply_lang, kind="delivery", p=first.plan, C=first.plan.costs)
+            # no lead time for this GPU: the shortest published for any server here, as the plan's warning says
+            shortest = min((g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks), default=None)
+            text = render(
+                "followup.txt.j2", reply_lang, kind="delivery", p=first.plan, C=first.plan.costs, shortest=shortest
+            )
             return FollowUp(kind="explain", part="delivery", lang=reply_lang, advice=first, text=text)
     if request_text and summary.get("gpu") and RECOMMEND.search(message):
         answered = _recommend(request_text, reply_lang, book)
@@ -1165,6 +1171,8 @@ def follow_up(
             or WHICH_BETTER.search(message)
             or COMPARED_WITH.search(message)
             or ASKS_COUNT.search(message)
+            # "7% mfu is terrible, what would H800 cost": the plan on it, whatever came before
+            or re.search(r"\bwhat would\b.{0,25}\bcost\b", message, re.I)
         ):
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
