@@ -2303,3 +2303,20 @@ def test_a_delivery_asked_with_no_lead_time_on_record_gives_the_shortest_publish
     reply = follow_up(text, plan_context(first), "交付要多久", book=book)
     weeks = min(g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks)
     assert first.plan.costs.buy_lead_weeks is None and f"下单后 {weeks} 周" in reply.text
+
+
+@pytest.mark.parametrize(
+    "request_text,message,room",
+    [
+        # "5.2天靠谱吗" had been a sizing rule of thumb ("7B训练1T token…"), "is 8.5 days safe vs the 14d
+        # deadline" the GPU-count topic
+        ("13b 全量微调 200GB数据 7天 预算10万", "5.2天靠谱吗", "比这个误差大"),
+        ("70B full-finetune 1TB 14d budget", "is 13 days realistic?", "less than that error"),
+    ],
+)
+def test_how_sure_the_time_is_gives_the_error_the_room_to_the_deadline_and_the_pilot(book, request_text, message, room):
+    first = advise(request_text, book=book)
+    reply = follow_up(request_text, plan_context(first), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time") and room in reply.text, reply.text
+    hours = first.pilot()["params"]["hours"]
+    assert f"{hours:g}" in reply.text

@@ -31,6 +31,7 @@ from advisor.market.owning import owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
+from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
 from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, as_sold, job_months, rent_plan
 from advisor.request import fields
@@ -1073,6 +1074,10 @@ def follow_up(
         answered = _recommend(request_text, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and summary.get("gpu") and TIME_SURE.search(message):
+        answered = _time_sure(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and EPOCH_TIME.search(message):
         answered = _epoch_time(request_text, reply_lang, book)
         if answered is not None:
@@ -1388,6 +1393,37 @@ EPOCH_TIME = re.compile(
     r"|(?:每|一)\s*(?:个)?\s*(?:轮|epoch|遍)\s*(?:要|需要|得|大概|大约)?\s*(?:多久|多长时间|几个?小时|几天)",
     re.I,
 )
+
+
+# How sure the plan's time is ("5.2天靠谱吗", "is 8.5 days safe vs the 14d deadline?", "13天准吗",
+# "how accurate is the 13 days?"): the time, the engine's error, the room to the deadline and the pilot
+TIME_SURE = re.compile(
+    r"\d+(?:\.\d+)?\s*(?:天|days?|d|小时|hours?|h)(?![a-z]).{0,20}?"
+    r"(?:靠谱|准(?:吗|不准|确)|可靠|稳(?:吗|不稳)|\bsafe\b|\brealistic\b|\baccurate\b|\breliable\b|\btrust\b)"
+    r"|(?:how|is|are)\b.{0,12}\b(?:accurate|realistic|reliable)\b.{0,20}\d+(?:\.\d+)?\s*(?:days?|hours?)",
+    re.I,
+)
+
+
+def _time_sure(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """How far to trust the plan's time: the engine's median error on runs it was not fitted to
+    (planner.DEADLINE_SLACK, docs/accuracy.md), the time left to the deadline, and the pilot that
+    measures it before signing."""
+    first = advise(request_text, book=book)
+    plan, req = first.plan, first.request
+    if plan is None or not plan.days:
+        return None
+    pilot = first.pilot()
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="time_sure",
+        days=plan.days,
+        error=DEADLINE_SLACK,
+        deadline=req.deadline_days,
+        pilot_hours=pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
+    )
+    return FollowUp(kind="explain", part="time", lang=lang, advice=first, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
