@@ -31,8 +31,8 @@ from advisor.market.owning import owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
-from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
+from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, as_sold, job_months, rent_plan
 from advisor.request import fields
 from advisor.request.canonical import canonical
