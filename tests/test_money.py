@@ -276,3 +276,15 @@ def test_an_electricity_price_taken_for_no_site_says_it_is_the_middle_of_the_reg
     assert re.search(r"no site said: the middle of the \d+ regions on record, name your city", unsaid)
     said = render_text(advise("qwen2.5 72b lora 100k samples 2 weeks budget 300k cny hangzhou", book=book))
     assert "no site said" not in said
+
+
+def test_the_storage_total_shows_its_arithmetic(book):
+    # "where does the $412 storage come from": the figure had stood alone beside its capacity
+    from advisor.planning.advice import advise, render_text
+    from advisor.text.render import money
+
+    text = "llama3.1-8b pretrain 100B tokens 30d usd"
+    c = advise(text, book=book).plan.costs
+    assert c.storage_total == pytest.approx(c.storage_tb * c.storage_per_tb_month * c.storage_months)
+    line = next(x for x in render_text(advise(text, book=book)).splitlines() if "storage for data" in x)
+    assert f"x {money(c.storage_per_tb_month, 'USD')} per TB-month x" in line

@@ -87,6 +87,8 @@ class Costs(BaseModel):
     storage_total: float | None
     storage_kind: str | None = None  # storage_pfs (a parallel file system) | storage (object storage)
     storage_tb: float | None = None  # the capacity priced
+    storage_per_tb_month: float | None = None  # its rate, in the plan's currency
+    storage_months: float | None = None  # the months billed: the job and STORAGE_EXTRA_DAYS, or whole months
     rent_total: float | None
     rent_option: str | None
     # The offer the plan is priced from (issue 15), the range over the offers that can deliver it,
@@ -149,6 +151,7 @@ class Costs(BaseModel):
     gpu_share_of_server: ClassVar[float] = GPU_SHARE_OF_SERVER
     module_share_of_server: ClassVar[float] = MODULE_SHARE_OF_SERVER
     pfs_mb_s_per_tib: ClassVar[int] = PFS_MB_S_PER_TIB
+    storage_extra_days: ClassVar[int] = STORAGE_EXTRA_DAYS
 
     # owning never costs less than renting within NEVER_PAYS_BACK_MONTHS (its running costs alone
     # can be above the rent), so there is no break-even (breakeven_months None)
@@ -308,7 +311,7 @@ def _note(code: str, **params) -> Note:
 
 def _storage(
     req: TrainingRequest, est: Estimate, book: PriceBook, mkt: str, cur: str, days: float | None, sources: list
-) -> tuple[str | None, float | None, float | None]:
+) -> tuple[str | None, float | None, float | None, float | None, float | None]:
     """Storage for the dataset and two checkpoints, in the plan's own market and currency (no
     fall-back to the other market's price), paid for the job and STORAGE_EXTRA_DAYS: a parallel
     file system for a multi-server full training run, sized for the larger of what it keeps and
@@ -325,18 +328,20 @@ def _storage(
         tb = max(stored_tb, rate_gb_s * 1000 / PFS_MB_S_PER_TIB * TB_PER_TIB)
     offers = book.offers(kind, "", mkt)
     if not offers or not days:
-        return None, None, None
+        return None, None, None, None, None
     used = (days + STORAGE_EXTRA_DAYS) * 24 / HOURS_PER_MONTH
 
-    def total(s) -> float:
+    def months(s) -> float:
         # A resource package sold by the month (CPFS) bills whole months of its term.
         terms = s.lease_terms
-        months = max(terms[0], math.ceil(used - 1e-9)) if terms else used
-        return book.value(s, cur) * tb * months
+        return max(terms[0], math.ceil(used - 1e-9)) if terms else used
+
+    def total(s) -> float:
+        return book.value(s, cur) * tb * months(s)
 
     best = min(offers, key=lambda s: (s.estimate, total(s)))
     sources.append(_src(best, kind))
-    return kind, tb, total(best)
+    return kind, tb, total(best), book.value(best, cur), months(best)
 
 
 def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -> Costs:
@@ -368,7 +373,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     likely = rented.headline
     if rented.fabric_on_record is False:
         notes.append(_note("fabric_unpriced", fabric=req.fabric, gpu=gpu.name))
-    storage_kind, storage_tb, storage_total = _storage(req, est, book, mkt, cur, days, sources)
+    storage_kind, storage_tb, storage_total, storage_rate, storage_months = _storage(
+        req, est, book, mkt, cur, days, sources
+    )
     extra = storage_total or 0
     rent_offer = rent_range = rent_term = None
     per_hour = per_month = hourly_total = monthly_total = None
@@ -805,6 +812,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         storage_total=storage_total,
         storage_kind=storage_kind,
         storage_tb=storage_tb,
+        storage_per_tb_month=storage_rate,
+        storage_months=storage_months,
         rent_total=rent_total,
         rent_option=rent_option,
         rent_offer=rent_offer,
