@@ -38,7 +38,9 @@ def served(fake_slack, tmp_path):
         [sys.executable, "-m", "advisor.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    # a start-up wait, not a timing: on a loaded two-core machine gunicorn, its two workers and the
+    # planning process took over a minute to come up (fresh-clone CI, 2026-12-05)
+    deadline = time.time() + 120
     while time.time() < deadline:
         try:
             with urllib.request.urlopen(url + "/healthz", timeout=2) as resp:
