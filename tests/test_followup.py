@@ -2320,3 +2320,14 @@ def test_how_sure_the_time_is_gives_the_error_the_room_to_the_deadline_and_the_p
     assert (reply.kind, reply.part) == ("explain", "time") and room in reply.text, reply.text
     hours = first.pilot()["params"]["hours"]
     assert f"{hours:g}" in reply.text
+
+
+def test_a_figure_quoted_back_rounded_down_is_still_the_plans_and_a_budget_near_it_stays_a_budget(book):
+    # "H20那个为啥要14万" of a ¥148,921 side had drawn the GPU FAQ; "如果预算15万呢" stays a budget what-if
+    text = "qwen3-32b lora 10万条 两周 包年 H20"
+    summary = plan_context(advise(text, book=book))
+    shown = f"{summary['rent_total'] // 1_000 / 10:g}万"  # cut off after two digits: ¥46,481 is 4.6万
+    reply = follow_up(text, summary, f"为啥要{shown}", book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs"), reply.text[:200]
+    budget = follow_up(text, summary, f"如果预算{shown}呢", book=book)
+    assert "budget" in budget.changed

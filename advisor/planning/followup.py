@@ -441,7 +441,11 @@ CHATTER = re.compile(
     rf"(?:[\s,.!~。！，]*(?:{_THANKS}|a lot|so much|much|all|guys|team|bot|!|了|啊|哈|呀|吧|啦|哦|噢|喔|嘛|，|,)?)*"
     r"(?:[\s,.!~。！，]*(?:let'?s go with (?:this|that|it)|let'?s do (?:this|that|it)"
     r"|就这样|就这么定了|就用这个))?\W*$"
-    r"|^[^\w?？]+$",
+    r"|^[^\w?？]+$"
+    # a choice announced, not asked ("go with h800 then 👍", "那就H800吧"): the team talking, nothing to answer
+    r"|^\W*(?:ok(?:ay)?[\s,]*)?(?:let'?s |we'?ll )?go with (?:the )?(?=[\w.\-]*[a-z])[\w.\-]+"
+    r"(?: one)?(?: then)?[^\w?？]*$"
+    r"|^\W*(?:好的?|行)?[，,\s]*(?:那)?就(?:用|选|定)?(?=[\w.\-]*[a-z])[\w.\-]+(?:吧|了)[^\w?？]*$",
     re.I,
 )
 # A message that reads as a question.
@@ -650,11 +654,19 @@ QUOTED_BACK = 0.01
 def _quotes_the_plans_money(message: str, summary: dict) -> bool:
     """Whether the message quotes back one of the plan's money figures (its rent, purchase or the
     rent instead of buying), as written or rounded: it asks about that figure, not a vendor's."""
+    if BUDGET_WORD.search(message) or re.search(r"\bif\b|如果|假如|要是", message, re.I):
+        return False  # "如果预算10万呢", "if we had ¥2M?": a what-if, whatever figure it comes near
     figures = [summary.get(k) for k in ("rent_total", "buy_capex", "rent_instead_total")]
     figures = [f for f in figures if f and f >= 100]  # a small amount is likelier a rate than the total
     for m in _AMOUNT.finditer(message):
-        value = float(m[1].replace(",", "")) * _SCALE.get((m[2] or "").lower(), 1)
-        if any(abs(value - f) <= QUOTED_BACK * f for f in figures):
+        digits = m[1].replace(",", "")
+        scale = _SCALE.get((m[2] or "").lower(), 1)
+        value = float(digits) * scale
+        # the last digit written, of two or more: "14万" is any figure from ¥135,000 to ¥149,999
+        # (rounded or cut off); "2M" is too round to be a figure read off the plan
+        unit = 10 ** -len(digits.partition(".")[2]) * scale
+        close = len(digits.replace(".", "").lstrip("0")) >= 2
+        if any(abs(value - f) <= QUOTED_BACK * f or (close and value - unit / 2 <= f < value + unit) for f in figures):
             return True
     return False
 
