@@ -2331,3 +2331,17 @@ def test_a_figure_quoted_back_rounded_down_is_still_the_plans_and_a_budget_near_
     assert (reply.kind, reply.part) == ("explain", "costs"), reply.text[:200]
     budget = follow_up(text, summary, f"如果预算{shown}呢", book=book)
     assert "budget" in budget.changed
+
+
+@pytest.mark.parametrize(
+    "message,part",
+    [
+        # each had drawn the menu (probe of thread follow-ups)
+        ("voltage park is sold out, whats next cheapest", "vendor"),
+        ("8 bucks?? seriously, whats the catch", "risks"),
+    ],
+)
+def test_the_next_vendor_and_the_catch_are_those_parts_of_the_plan(book, message, part):
+    text = "llama3.1-8b pretrain 100B tokens 30d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("part", part)

@@ -276,12 +276,16 @@ PLAN_PARTS = (
         r"|where (?:should|can|do) (?:we|i) (?:rent|get|buy|lease)|who (?:should|can) (?:we|i) (?:rent|lease)"
         r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租"
         r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)"
-        r"|who (?:sells|rents|offers|has) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)",
+        r"|who (?:sells|rents|offers|has) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)"
+        # "X is sold out, what's next cheapest?": the other offers on record
+        r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家",
     ),
     (
         "risks",
         r"\brisks?\b|\brisky\b|what could go wrong|watch out|pitfalls?|gotchas?|caveats?|风险|坑|注意(?:什么|事项|哪些)"
         r"|要注意|隐患"
+        # "8 bucks?? what's the catch": what could go wrong with a price that low
+        r"|\bwhat'?s the catch\b|\bwhere'?s the catch\b|有什么猫腻|有啥猫腻"
         # the pilot the checklist sizes ("how long does the pilot take?", "试跑要多久")
         r"|\bpilot\b|\btrial run\b|试跑"
         # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
