@@ -2345,3 +2345,14 @@ def test_the_next_vendor_and_the_catch_are_those_parts_of_the_plan(book, message
     text = "llama3.1-8b pretrain 100B tokens 30d usd"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert (reply.kind, reply.part) == ("part", part)
+
+
+def test_faster_with_the_date_results_are_due_replans_on_that_deadline(book):
+    # "8.5天，能不能再快点，我们下周五要结果" had drawn the menu: the plan's own time quoted back, a
+    # request to go faster and the date the results are due
+    text = "qwen2.5-32b full-finetune 50GB 14d on H800"
+    summary = plan_context(advise(text, book=book))
+    days = f"{summary['days']:.2g}" if summary["days"] < 10 else f"{summary['days']:.0f}"
+    reply = follow_up(text, summary, f"{days}天，能不能再快点，我们下周五要结果", book=book)
+    assert reply.kind == "whatif" and reply.changed == ["deadline_days"]
+    assert reply.advice.request.deadline_days < 14

@@ -792,6 +792,9 @@ AROUND_A_CHANGE = (
     # "能不能三天内搞完", "可以一周内完成吗": the deadline asked about
     (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=.{0,8}(?:天|周|星期|礼拜|个月|小时)内?)", " "),
     (r"(?:搞完|完成|做完|跑完|搞定|训完|训练完|出结果)\s*(?:吗|呢|么)?\s*$", " "),
+    # "8.5天，能不能再快点，我们下周五要结果": the date the results are due is the deadline
+    (r"(?:我们|我)?\s*((?:下下?|这|本)(?:周|星期|礼拜)[一二三四五六日天])\s*(?:要|得|出|交)(?:结果|交付)", r"\1前"),
+    (r"(?:能不能|可不可以|能否|能)?\s*再?快(?:一)?点(?:吗|呢)?\s*[，,]?", " "),
     # "数据是中文的，会变吗", "btw the data is mostly chinese": the fact told is the change, the
     # question after it or the chatter before it the reply's (they had drawn the menu)
     (
@@ -1827,6 +1830,10 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     # market answer's); the GPUs are the change
     for words, _, _ in PROVIDERS:
         stripped = re.sub(rf"\b(?:on|at|from|with|via|in)\s+(?:{words})", " ", stripped, flags=re.I)
+    # the plan's own time quoted back before the change ("8.5天，…下周五前"): not a deadline asked
+    if summary.get("days"):
+        shown = f"{summary['days']:.2g}" if summary["days"] < 10 else f"{summary['days']:.0f}"
+        stripped = re.sub(rf"(?<![\d.]){re.escape(shown)}\s*(?:天|days?)\s*[，,]", " ", stripped)
     stripped = re.sub(r"\s+", " ", stripped).strip(" ?？!！。.,，")
     # the question's words left out first: "what would it cost" is not "cost first"
     texts = [stripped, message] if stripped and stripped != message else [message]
