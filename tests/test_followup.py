@@ -2356,3 +2356,13 @@ def test_faster_with_the_date_results_are_due_replans_on_that_deadline(book):
     reply = follow_up(text, summary, f"{days}天，能不能再快点，我们下周五要结果", book=book)
     assert reply.kind == "whatif" and reply.changed == ["deadline_days"]
     assert reply.advice.request.deadline_days < 14
+
+
+@pytest.mark.parametrize(
+    "message,amount", [("预算砍一半呢", 50_000), ("what if we halve the budget?", 50_000), ("预算翻倍呢", 200_000)]
+)
+def test_a_budget_changed_by_a_share_is_that_share_of_the_requests_budget(book, message, amount):
+    # "预算砍一半呢" had drawn the FAQ's money-saving advice
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.budget.amount == amount

@@ -1732,6 +1732,28 @@ def _more(summary: dict, message: str) -> str | None:
     return f"{n if absolute else summary['gpu_count'] + n} gpus"
 
 
+# A budget changed by a share ("预算砍一半呢", "what if we halve the budget?", "budget doubled?",
+# "预算翻倍"): that share of the request's own budget
+BUDGET_SHARE = re.compile(
+    r"预算(?:砍|减|降|少)(?:掉)?(?P<half>一半|半)|预算(?P<double>翻倍|加倍|翻一倍)"
+    r"|\b(?P<half2>halve|halved|half)\b.{0,12}\bbudget\b|\bbudget\b.{0,12}\b(?P<half3>halved|cut in half|in half)\b"
+    r"|\b(?P<double2>double|doubled)\b.{0,12}\bbudget\b|\bbudget\b.{0,12}\b(?P<double3>doubled)\b",
+    re.I,
+)
+
+
+def _budget_share(request_text: str, message: str) -> str | None:
+    """ "预算砍一半呢": the request's budget halved (or doubled) as the change; None without one."""
+    found = BUDGET_SHARE.search(message)
+    if not found or not request_text:
+        return None
+    budget = parse(request_text).budget
+    if budget is None:
+        return None
+    share = 2 if found["double"] or found["double2"] or found["double3"] else 0.5
+    return f"budget {budget.amount * share:.0f} {budget.currency.lower()}"
+
+
 # "再加一台", "多两张卡": the count in words
 CN_SMALL = {c: i for i, c in enumerate("一二三四五六七八九十", 1)} | {"两": 2}
 
@@ -1815,6 +1837,7 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
         or _more_days(request_text, summary, message)
         or _more(summary, message)
         or _fewer_or_more(summary, message)
+        or _budget_share(request_text, message)
     )
     if quick:
         return [quick]
