@@ -2366,3 +2366,13 @@ def test_a_budget_changed_by_a_share_is_that_share_of_the_requests_budget(book, 
     text = "13b 全量微调 200GB数据 7天 预算10万"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind == "whatif" and reply.advice.request.budget.amount == amount
+
+
+def test_whether_a_licensed_gpu_can_be_bought_in_china_says_so_of_the_plans_own_gpu(book):
+    # "5090能买到吗，有保修吗" had drawn the export-control timeline, which never names the 5090
+    text = "7b 预训练 1000亿token 3个月 预算50万 买"
+    summary = plan_context(advise(text, book=book))
+    assert summary["gpu"] == "RTX5090-32GB" and summary["china_access"] in ("licence", "licence_rented")
+    reply = follow_up(text, summary, "5090能买到吗，有保修吗", book=book)
+    assert reply.faq["topic"] == "export_controls_china"
+    assert f"自 {summary['china_access_since']} 起" in reply.text and "没有原厂保修" in reply.text

@@ -103,6 +103,8 @@ PLAN_KEYS = (
     "power_price",
     "power_region",
     "pue",
+    "china_access",
+    "china_access_since",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).
@@ -1945,7 +1947,7 @@ _CHANGE = re.compile(
     r"|压下来|压到|压缩|降下来|降到|降低|减少|减小|提高|提升|拉高|挤一挤|腾出|省"
 )
 # The plan's figures a question may quote as numbers: every plan key but its words.
-PLAN_WORDS = ("gpu", "network", "interconnect", "currency", "decision", "method")
+PLAN_WORDS = ("gpu", "network", "interconnect", "currency", "decision", "method", "china_access", "china_access_since")
 PLAN_NUMBERS = tuple(k for k in PLAN_KEYS if k not in PLAN_WORDS)
 # The plan's text fields whose words with a digit, quoted in a question ("why 8x400G?"), stand for
 # that field in the same way (the card shows them; "gpu" is left out: a model name such as

@@ -943,6 +943,9 @@ def plan_context(result: Advice) -> dict:
         gpu_hours=(round(e.gpu_hours) if e.gpu_hours >= 100 else float(f"{e.gpu_hours:.3g}")) if e.gpu_hours else None,
         mfu_pct=round(e.throughput.mfu * 100) if e.days else None,
         interconnect=f"{gpu.intra_node} {gpu.intra_node_bw_gb_s:g} GB/s",
+        # how the GPU reaches mainland China (data/gpus.toml), for the export-control answer
+        china_access=gpu.china_access,
+        china_access_since=gpu.china_access_since or None,
         rent_total=round(p.costs.rent_total) if p.costs.rent_total else None,
         buy_capex=round(p.costs.buy_capex) if p.costs.buy_capex else None,
         # a buyer's job on the cheapest rental plan (costs.rent_instead)
