@@ -2376,3 +2376,11 @@ def test_whether_a_licensed_gpu_can_be_bought_in_china_says_so_of_the_plans_own_
     reply = follow_up(text, summary, "5090能买到吗，有保修吗", book=book)
     assert reply.faq["topic"] == "export_controls_china"
     assert f"自 {summary['china_access_since']} 起" in reply.text and "没有原厂保修" in reply.text
+
+
+def test_why_not_a_gpu_with_a_remark_after_it_is_the_plan_on_that_gpu(book):
+    # "为啥不推荐3090那个，便宜那么多" had drawn the 4090 FAQ (with a ¥931 "per GPU-hour" figure)
+    text = "qwen3-32b lora 10万条 两周 包年 H20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "为啥不推荐3090那个，便宜那么多", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "RTX3090-24GB"
+    assert "需求里指定了 H20-96GB" in reply.why

@@ -1241,7 +1241,12 @@ def follow_up(
         if _asks_its_costs(message):
             read = None
         elif why_not:
-            read = read_whatif(request_text, summary, message[why_not.end() :], reply_lang)
+            rest = message[why_not.end() :]
+            read = read_whatif(request_text, summary, rest, reply_lang)
+            named = _gpus_named(rest)
+            if read is None and len(named) == 1:
+                # "为啥不推荐3090那个，便宜那么多": the GPU named, the remark after it the team's
+                read = read_whatif(request_text, summary, next(iter(named.values())), reply_lang)
         else:
             read = change or read_whatif(request_text, summary, message, reply_lang)
         if read is not None and read[1] == ["fabric"] and summary.get("nodes", 1) <= 1:
