@@ -2384,3 +2384,11 @@ def test_why_not_a_gpu_with_a_remark_after_it_is_the_plan_on_that_gpu(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "为啥不推荐3090那个，便宜那么多", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu == "RTX3090-24GB"
     assert "需求里指定了 H20-96GB" in reply.why
+
+
+@pytest.mark.parametrize("message", ["H20显存96G够不够跑全量", "全量微调显存够吗"])
+def test_memory_asked_of_another_method_is_the_plan_with_that_method(book, message):
+    # under a LoRA plan these had answered with the LoRA plan's memory or the H20/H800 FAQ
+    text = "qwen3-32b lora 10万条 两周 包年 H20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.method == "full-finetune"

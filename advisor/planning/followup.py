@@ -98,7 +98,7 @@ ASKS_MEMORY = re.compile(
     r"|\d+(?:\.\d+)?\s*g(?:ib|b)?\s*(?:的)?显存.{0,6}(?:为什么|为啥|怎么算|怎么来)"
     r"|\bwhy\b.{0,15}\d+(?:\.\d+)?\s*gi?b\b.{0,15}(?:per\s+gpu|memory|vram|each)"
     # "显存70.7G会不会爆", "will it OOM?", "is 52 GiB cutting it close?": the plan's memory against the card's
-    r"|显存.{0,10}(?:会不会爆|会爆吗|爆不爆|够不够用|紧不紧)|会不会爆显存|爆显存吗"
+    r"|显存.{0,10}(?:会不会爆|会爆吗|爆不爆|够不够|够吗|紧不紧)|会不会爆显存|爆显存吗"
     r"|\b(?:will|would|could) (?:it|this|that|we|the (?:job|run|plan)) (?:oom|run out of (?:gpu )?memory)\b"
     r"|\b(?:cutting it close|enough headroom|memory headroom)\b",
     re.I,
@@ -1232,6 +1232,9 @@ def follow_up(
             if asked_number.search(message) and not why_not and not (part == "gpus" and elsewhere):
                 # "用deepspeed zero3跑的话显存够不够": the number asked under a change is the what-if's
                 change = read_whatif(request_text, summary, message, reply_lang) if part != "gpus" else None
+                if change is None and part != "gpus":
+                    # "全量微调显存够吗": the change without the words that ask for the number
+                    change = read_whatif(request_text, summary, asked_number.sub(" ", message), reply_lang)
                 if change is not None and change[1]:
                     break
                 explained = _explain(request_text, summary, part, reply_lang, book, count=named, servers=servers)
