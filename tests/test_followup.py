@@ -2392,3 +2392,10 @@ def test_memory_asked_of_another_method_is_the_plan_with_that_method(book, messa
     text = "qwen3-32b lora 10万条 两周 包年 H20"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind == "whatif" and reply.advice.request.method == "full-finetune"
+
+
+def test_what_the_budget_buys_asked_of_its_own_amount_is_the_budget_answer(book):
+    # "10万块钱最多能干到啥程度" had drawn the menu
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "10万块钱最多能干到啥程度", book=book)
+    assert "超出预算" in reply.text and "预算之内最快的方案" in reply.text

@@ -524,7 +524,9 @@ BUDGET_ASKED = re.compile(
     r"|\bbudget is (?:only|just|tight|fixed|limited)\b"
     r"|\bbudget\b.{0,25}\b(?:enough|what (?:now|can we do)|what do we do)\b"
     r"|超(?:出|过)?了?预算|预算(?:只有|就|不够|有限|之内|范围内|内|紧|不多|吃紧)|预算.{0,12}(?:怎么办|够吗|够不够|能行吗|行吗|够用吗)"
-    r"|在预算(?:内|之内|范围内)",
+    r"|在预算(?:内|之内|范围内)"
+    # what the budget buys, asked of its own amount ("10万块钱最多能干到啥程度", "what can 100k get us?")
+    r"|(?:最多)?能(?:干|做)到(?:啥|什么)程度|能买到什么|\bwhat (?:can|does|would) (?:\S+ )?(?:get|buy) us\b",
     re.I,
 )
 # Another market: a cloud, a currency, a place outside mainland China ("what about Singapore?").
