@@ -2399,3 +2399,13 @@ def test_what_the_budget_buys_asked_of_its_own_amount_is_the_budget_answer(book)
     text = "13b 全量微调 200GB数据 7天 预算10万"
     reply = follow_up(text, plan_context(advise(text, book=book)), "10万块钱最多能干到啥程度", book=book)
     assert "超出预算" in reply.text and "预算之内最快的方案" in reply.text
+
+
+def test_a_number_with_another_unit_is_not_the_count_asked(book):
+    # "why 40 gpus when we have 30 days? cant we do it on 8" had listed 30 GPUs, not 8
+    text = "llama3.1-8b pretrain 100B tokens 30d usd"
+    reply = follow_up(
+        text, plan_context(advise(text, book=book)), "why 40 gpus when we have 30 days? cant we do it on 8", book=book
+    )
+    counts = [r["count"] for r in reply.rows]
+    assert 8 in counts and 30 not in counts

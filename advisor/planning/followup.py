@@ -2708,7 +2708,17 @@ def _count_named(message: str, own: int | None) -> int | None:
     a GPU's name is no count ("那就选4090，要几台" had listed 4090 GPUs beside the plan's)."""
     for word in _gpus_named(message).values():
         message = message.replace(word, " ")
-    counts = [int(n) for n in re.findall(r"(?<![\d.])(\d{1,5})(?![\d.])\s*(?:x\s*)?(?:gpus?|cards?|张|卡)?", message)]
+    # a number with another unit is no count ("why 40 gpus when we have 30 days? cant we do it on 8":
+    # the 30 had been listed as the count asked, not the 8)
+    other_unit = (
+        r"\s*(?:days?\b|d\b|天|hours?\b|h\b|小时|weeks?\b|周|months?\b|个?月|%|[gt]i?b\b|b\b|k\b|m\b"
+        r"|tokens?\b|samples?\b|条|万|亿|元|块)"
+    )
+    counts = [
+        int(m[1])
+        for m in re.finditer(r"(?<![\d.$¥])(\d{1,5})(?![\d.])\s*(?:x\s*)?(?:gpus?|cards?|张|卡)?", message, re.I)
+        if not re.match(other_unit, message[m.end(1) :], re.I)
+    ]
     others = [n for n in counts if n != own and 1 <= n <= 100_000]
     return others[0] if others and own else None
 
