@@ -2409,3 +2409,10 @@ def test_a_number_with_another_unit_is_not_the_count_asked(book):
     )
     counts = [r["count"] for r in reply.rows]
     assert 8 in counts and 30 not in counts
+
+
+def test_per_month_asked_of_a_lease_says_the_total_is_the_whole_jobs(summary, book):
+    # "is that per month?" had got the costs with no answer to the question asked
+    reply = follow_up(REQUEST, summary, "is that per month?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+    assert reply.text.startswith(f"{money(summary['rent_total'], 'CNY')} for the whole job: 1 month of lease at")
