@@ -2317,7 +2317,7 @@ def test_a_delivery_asked_with_no_lead_time_on_record_gives_the_shortest_publish
 def test_how_sure_the_time_is_gives_the_error_the_room_to_the_deadline_and_the_pilot(book, request_text, message, room):
     first = advise(request_text, book=book)
     reply = follow_up(request_text, plan_context(first), message, book=book)
-    assert (reply.kind, reply.part) == ("explain", "time") and room in reply.text, reply.text
+    assert (reply.kind, reply.part) == ("explain", "time_sure") and room in reply.text, reply.text
     hours = first.pilot()["params"]["hours"]
     assert f"{hours:g}" in reply.text
 

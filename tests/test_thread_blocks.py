@@ -262,3 +262,15 @@ def test_a_lease_term_question_shows_the_plan_on_that_term(bot, fake_slack, answ
     shown = "\n".join(_shown(b) for b in reply["blocks"])
     assert not re.search(r"^ |^!", shown, re.M), shown  # no terminal indents or warning markers
     assert reply["blocks"][-1]["type"] == "context"
+
+
+def test_how_sure_the_time_is_reaches_slack_in_its_own_words(book):
+    # the Slack reply had been the time's arithmetic alone: the error, the room and the pilot were lost
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+    from bot import blocks
+
+    text = "70B full-finetune 1TB 14d budget"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "is 13 days realistic?", book=book)
+    said = json.dumps(blocks.explain(reply))
+    assert "the engine's time is off by about 10%" in said and "pilot" in said

@@ -1452,7 +1452,7 @@ def _time_sure(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
         deadline=req.deadline_days,
         pilot_hours=pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
     )
-    return FollowUp(kind="explain", part="time", lang=lang, advice=first, text=text)
+    return FollowUp(kind="explain", part="time_sure", lang=lang, advice=first, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
