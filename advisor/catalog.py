@@ -45,6 +45,12 @@ def gpus() -> tuple[GPU, ...]:
     return tuple(GPU(**row) for row in _load("gpus.toml")["gpu"])
 
 
+def shortest_purchase_lead_weeks() -> int | None:
+    """The shortest delivery published for any GPU server on record, in weeks (what a purchase of a
+    part with no lead time of its own can be counted on for at best)."""
+    return min((g.purchase_lead_weeks[0] for g in gpus() if g.purchase_lead_weeks), default=None)
+
+
 @cache
 def models() -> tuple[ModelShape, ...]:
     return tuple(ModelShape(**row) for row in _load("models.toml")["model"])

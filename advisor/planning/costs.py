@@ -676,7 +676,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 )
             )
         lead = gpu.purchase_lead_weeks
-        shortest = min((g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks), default=None)
+        shortest = catalog.shortest_purchase_lead_weeks()
         if (
             req.rent_or_buy == "buy"
             and not lead

@@ -1086,7 +1086,7 @@ def follow_up(
         first = advise(request_text, book=book)
         if first.plan is not None:
             # no lead time for this GPU: the shortest published for any server here, as the plan's warning says
-            shortest = min((g.purchase_lead_weeks[0] for g in catalog.gpus() if g.purchase_lead_weeks), default=None)
+            shortest = catalog.shortest_purchase_lead_weeks()
             text = render(
                 "followup.txt.j2", reply_lang, kind="delivery", p=first.plan, C=first.plan.costs, shortest=shortest
             )
