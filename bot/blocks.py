@@ -860,6 +860,10 @@ def explain(reply, rows: list[dict] | None = None) -> dict:
         if mem:
             first = mem[0]["text"]["text"]
             msg["blocks"] = mem + list(msg["blocks"][msg["blocks"].index(mem[0]) + 1 :])
+        e = reply.advice.estimate
+        if e.layout.offload != "none" and e.memory.host_ram_gib:
+            # what the servers' memory holds, said under the GPU's ("671B on 5090s??")
+            msg["blocks"].insert(1, _section(phrase(reply.lang, "offloaded", e)))
     elif reply.part == "time" and any(b["type"] == "divider" for b in msg["blocks"]):
         cut = next(i for i, b in enumerate(msg["blocks"]) if b["type"] == "divider")
         msg["blocks"] = msg["blocks"][:cut]

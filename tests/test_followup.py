@@ -2416,3 +2416,92 @@ def test_per_month_asked_of_a_lease_says_the_total_is_the_whole_jobs(summary, bo
     reply = follow_up(REQUEST, summary, "is that per month?", book=book)
     assert (reply.kind, reply.part) == ("explain", "costs")
     assert reply.text.startswith(f"{money(summary['rent_total'], 'CNY')} for the whole job: 1 month of lease at")
+
+
+@pytest.mark.parametrize("message", ["网络有什么要求", "network requirements?", "网络要求是什么"])
+def test_the_networks_requirements_are_the_servers_network_line(book, message):
+    text = "qwen2.5-32b full-finetune 50GB 14d H20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind in ("explain", "part") and reply.part == "servers"
+    assert "RoCE" in reply.text
+
+
+@pytest.mark.parametrize("message", ["需要IB吗", "要不要上IB", "要IB吗"])
+def test_whether_the_plan_needs_infiniband_is_no_what_if_to_it(book, message):
+    # "需要IB吗" had re-planned on InfiniBand ("假如服务器间网络按方案所选 -> InfiniBand")
+    text = "qwen2.5-32b full-finetune 50GB 14d H20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind != "whatif" and "RoCE" in reply.text
+
+
+@pytest.mark.parametrize("message", ["is this realistic?", "靠谱吗", "这个估算准吗", "is the plan realistic"])
+def test_the_plan_doubted_as_a_whole_is_how_sure_its_time_is(summary, book, message):
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time_sure")
+
+
+OFFLOADED = "deepseek-v3 lora 100k samples 7d"
+
+
+@pytest.mark.parametrize(
+    "message", ["wait, 671B on 5090s?? is that real", "how does 671B fit on 5090s?", "5090怎么装得下671B的模型"]
+)
+def test_a_plan_that_offloads_doubted_says_what_the_servers_memory_holds(book, message):
+    summary = plan_context(advise(OFFLOADED, book=book))
+    assert summary["offload"] == "all"
+    reply = follow_up(OFFLOADED, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "memory")
+    host = reply.advice.estimate.memory.host_ram_gib
+    assert f"{host:.0f} GiB per GPU" in reply.text or f"每卡 {host:.0f} GiB" in reply.text
+    assert ("PCIe" in reply.text) and ("MFU" in reply.text)
+
+
+def test_a_card_size_asked_of_an_offloaded_plan_says_why_it_fits(book):
+    summary = plan_context(advise(OFFLOADED, book=book))
+    reply = follow_up(OFFLOADED, summary, "32G的卡怎么放得下671B", book=book)
+    assert reply.text.startswith("按本方案的切分可以") and "服务器内存" in reply.text
+
+
+@pytest.mark.parametrize(
+    "message", ["跑完5天能退吗", "can we return the servers early?", "refund for the unused days?"]
+)
+def test_giving_a_lease_back_early_says_the_months_paid_and_what_to_ask(book, message):
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    result = advise(text, book=book)
+    assert result.plan.costs.rent_option == "monthly"
+    reply = follow_up(text, plan_context(result), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "early_return")
+    assert money(result.plan.costs.rent_monthly_total, "CNY") in reply.text
+    assert "20%" in reply.text and ("pro-rata" in reply.text or "按比例退款" in reply.text)
+
+
+def test_giving_an_hourly_rent_back_early_has_no_term_to_return(book):
+    text = "qwen2.5-7b lora 50k samples 3d"
+    result = advise(text, book=book)
+    assert result.plan.costs.rent_option == "hourly"
+    reply = follow_up(text, plan_context(result), "refund for unused time?", book=book)
+    assert reply.part == "early_return" and "no term to give back" in reply.text
+
+
+@pytest.mark.parametrize("message", ["power draw total? colo wants a number", "总功耗多少"])
+def test_the_servers_total_draw_leads_when_asked(summary, book, message):
+    # "power draw total? colo wants a number" had got the colocation prices, the 286 kW buried
+    reply = follow_up(REQUEST, summary, message, book=book)
+    total = summary["power_kw_per_node"] * summary["nodes"]
+    assert reply.part == "servers" and f"{total:,.0f} kW" in reply.text
+
+
+def test_the_plan_within_the_budget_asked_about_is_the_budget_answer(book):
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(
+        text, plan_context(advise(text, book=book)), "满足预算那个H200 14天是啥意思？我们只有7天啊", book=book
+    )
+    # over the budget: the fastest plan within it, set against this one
+    assert reply.lead.startswith("超出预算") and reply.after["gpu"] == "H200-SXM-141GB"
+
+
+def test_another_gpu_doubted_is_the_plan_on_it_with_the_faqs_word(summary, book):
+    # "昇腾那个便宜点，靠谱吗" had got the 910B essay alone, not the plan on it
+    reply = follow_up(REQUEST, summary, "昇腾那个便宜点，靠谱吗", "zh", book=book)
+    assert reply.kind == "whatif" and reply.after["gpu"] == "Ascend-910B-64GB"
+    assert reply.text.rstrip().endswith("。") and "昇腾910B" in reply.text.split("\n\n")[-1]

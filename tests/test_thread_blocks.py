@@ -274,3 +274,33 @@ def test_how_sure_the_time_is_reaches_slack_in_its_own_words(book):
     reply = follow_up(text, plan_context(advise(text, book=book)), "is 13 days realistic?", book=book)
     said = json.dumps(blocks.explain(reply))
     assert "the engine's time is off by about 10%" in said and "pilot" in said
+
+
+def test_what_an_offloading_plan_keeps_in_the_servers_memory_reaches_slack(book):
+    # "671B on 5090s?? is that real": the memory blocks had shown the GPU's 23 GiB alone
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+    from bot import blocks
+
+    text = "deepseek-v3 lora 100k samples 7d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "wait, 671B on 5090s?? is that real", book=book)
+    msg = blocks.explain(reply)
+    assert check_limits(msg) == []
+    said = "\n".join(_shown(b) for b in msg["blocks"][:3])
+    assert "in the servers' memory" in said and "PCIe" in said
+
+
+@pytest.mark.parametrize(
+    "message, both", [("two plans' network the same?", True), ("which one needs more power", True), ("选哪个", False)]
+)
+def test_a_comparison_thread_answered_on_each_or_with_its_verdict_is_plain_blocks(book, message, both):
+    from advisor.planning.advice import compare, comparison_context
+    from bot import answers
+
+    text = "H800 vs H20 qwen2.5-32b full-finetune 50GB 14d"
+    compared = comparison_context(compare(text, book=book))
+    out = answers.follow(text, compared, message, None, book)
+    assert out["message"] is not None and check_limits(out["message"]) == []
+    shown = "\n".join(_shown(b) for b in out["message"]["blocks"])
+    assert compared["cheaper"] in shown
+    assert ("H20-96GB plan:" in shown) is both

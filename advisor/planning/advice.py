@@ -900,11 +900,20 @@ def comparison_context(result: Comparison) -> dict:
     }
 
 
-def render_comparison(result: Comparison) -> str:
-    heads = [render_text(a, checklist=False).split("\n", 1)[0] for a in result.options]
-    return render(
-        "comparison.txt.j2", result.lang, c=result, sides=result.sides(), verdict=result.verdict(), heads=heads
+def render_comparison(result: Comparison, verdict_only: bool = False) -> str:
+    """The comparison as text; `verdict_only`: which option is cheaper and faster and which to take."""
+    heads = [] if verdict_only else [render_text(a, checklist=False).split("\n", 1)[0] for a in result.options]
+    text = render(
+        "comparison.txt.j2",
+        result.lang,
+        c=result,
+        sides=result.sides(),
+        verdict=result.verdict(),
+        heads=heads,
+        verdict_only=verdict_only,
     )
+    # the verdict alone stands as a reply of its own, not indented under the sides
+    return "\n".join(line.strip() for line in text.strip("\n").splitlines()) if verdict_only else text
 
 
 def plan_context(result: Advice) -> dict:
@@ -926,6 +935,7 @@ def plan_context(result: Advice) -> dict:
         ep=lay.ep,
         cp=lay.cp,
         zero_stage=lay.zero_stage,
+        offload=lay.offload,
         precision=e.precision,
         # the planner's own layout choices, a what-if's "before" where the user set none
         recompute=lay.recompute,

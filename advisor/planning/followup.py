@@ -31,7 +31,16 @@ from advisor.market.owning import owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
-from advisor.planning.advice import Advice, advise, advise_request, plan_context, render_checklist, render_rfq
+from advisor.planning.advice import (
+    Advice,
+    advise,
+    advise_request,
+    compare,
+    plan_context,
+    render_checklist,
+    render_comparison,
+    render_rfq,
+)
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, as_sold, job_months, rent_plan
 from advisor.request import fields
@@ -100,7 +109,17 @@ ASKS_MEMORY = re.compile(
     # "显存70.7G会不会爆", "will it OOM?", "is 52 GiB cutting it close?": the plan's memory against the card's
     r"|显存.{0,10}(?:会不会爆|会爆吗|爆不爆|够不够|够吗|紧不紧)|会不会爆显存|爆显存吗"
     r"|\b(?:will|would|could) (?:it|this|that|we|the (?:job|run|plan)) (?:oom|run out of (?:gpu )?memory)\b"
-    r"|\b(?:cutting it close|enough headroom|memory headroom)\b",
+    r"|\b(?:cutting it close|enough headroom|memory headroom)\b"
+    # "how does 671B fit on 5090s?", "32G的卡怎么放得下671B": how the plan holds the model
+    r"|\bhow (?:does|do|can|could|would|will) .{0,30}\bfit\b"
+    r"|怎么(?:能)?(?:放|装|塞)得(?:下|进)|(?:放|装|塞)得(?:下|进)(?:吗|么)",
+    re.I,
+)
+# The plan doubted outright ("671B on 5090s?? is that real", "真的假的"): how the model fits where
+# the plan offloads it, else how sure its time is
+DOUBTED = re.compile(
+    r"\bis (?:that|this|it) (?:for )?real\b|\bare you sure\b|\bcan'?t be right\b"
+    r"|真的假的|真的(?:可以|能|行)(?:吗|么)?|不可能吧|确定(?:吗|么)|这(?:也)?(?:能|可以)(?:跑|行)(?:吗|么)?",
     re.I,
 )
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
@@ -176,6 +195,8 @@ WHY_FABRIC = re.compile(
     # "IB是必须的吗", "is infiniband a must?"
     r"|(?:infiniband|(?<![a-z])ib(?![a-z])|roce|rdma|组网|网络)\s*(?:是)?\s*(?:必须|必需|必要)的?\s*(?:吗|么|不|\?|？|$)"
     r"|\b(?:infiniband|ib|roce|rdma)\b\s+(?:a\s+)?(?:must|required|mandatory)"
+    # "需要IB吗", "要不要上IB": whether the plan needs it, not a what-if to it
+    r"|(?:需要|要|得用|要用|需不需要|要不要|非得)\s*(?:上|用)?\s*(?:infiniband|(?<![a-z])ib(?![a-z])|roce|rdma)\s*(?:吗|么|不|嘛|呢|\?|？|$)"
     # a link speed asked about ("why 200Gb/s per GPU?", "is 200Gb/s enough?", "400G网卡够吗")
     r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
     r"(?:per\s+gpu|nics?|network|link|enough|fast enough|overkill|necessary|needed|\?)"
@@ -304,6 +325,15 @@ PLAN_PARTS = (
         r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
         r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
+        # the servers' draw asked outright ("power draw total? colo wants a number", "总功耗多少")
+        r"|\bpower draw\b|\btotal (?:power|kw|wattage)\b|\bhow many (?:kw|kilowatts)\b|\bwattage\b"
+        r"|总功耗|功耗(?:多少|多大|是多少)|多少千瓦"
+        # a part set against another plan's ("network the same?", "存储配置一样吗")
+        r"|\b(?:network(?:ing)?|storage|ram|cpus?|nvme|disks?|power|cooling|interconnect)\b.{0,12}\b(?:same|differ\w*)\b"
+        r"|(?:网络|组网|存储|内存|硬盘|功耗|CPU|cpu)(?:要求|配置|需求)?(?:一样|相同|有区别|有什么(?:不同|区别)|差别)"
+        # "网络有什么要求", "两个方案网络要求一样吗", "network requirements?"
+        r"|(?:存储|硬盘|内存|网络|组网|CPU|cpu|功耗|散热|供电)(?:有|的)?(?:什么|啥|哪些)?(?:要求|需求|规格)"
+        r"|\b(?:storage|disk|nvme|ram|cpu|network(?:ing)?|power|cooling|interconnect)\s+(?:requirements?|needs|specs?)\b"
         # the part named alone under a plan ("storage?", "and the network?", "存储呢")
         r"|^\W*(?:and|what about|how about)?\s*(?:the\s+)?(?:storage|network(?:ing)?|ram|cpus?|nvme|disks?"
         r"|power|cooling|interconnect)\s*[?？]*\s*$"
@@ -525,6 +555,9 @@ BUDGET_ASKED = re.compile(
     r"|\bbudget\b.{0,25}\b(?:enough|what (?:now|can we do)|what do we do)\b"
     r"|超(?:出|过)?了?预算|预算(?:只有|就|不够|有限|之内|范围内|内|紧|不多|吃紧)|预算.{0,12}(?:怎么办|够吗|够不够|能行吗|行吗|够用吗)"
     r"|在预算(?:内|之内|范围内)"
+    # the plan within the budget that the warning names, asked about ("满足预算那个H200 14天是啥意思")
+    r"|满足预算|预算(?:内|之内)?(?:的|那个)方案"
+    r"|\b(?:the )?(?:budget|within-budget) (?:option|plan|one)\b|\bmeets? (?:the |our )?budget\b"
     # what the budget buys, asked of its own amount ("10万块钱最多能干到啥程度", "what can 100k get us?")
     r"|(?:最多)?能(?:干|做)到(?:啥|什么)程度|能买到什么|\bwhat (?:can|does|would) (?:\S+ )?(?:get|buy) us\b",
     re.I,
@@ -589,7 +622,9 @@ THE_JOB = re.compile(
 # "Ascend 910B", "A800-80GB"), as the catalogue spells it.
 _GPU_WORD = re.compile(
     r"(?<![a-z0-9])(?:\d{1,4}\s*[x×*]\s*)?(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*[a-z]{0,3}\s?-?\d{2,4}[a-z]?"
-    r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*",
+    r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*"
+    # a maker's name for its one training part ("昇腾那个便宜点", "the ascend option")
+    r"|昇腾(?!\s?\d)|(?<![a-z])ascend(?!\s?-?\d)(?![a-z])",
     re.I,
 )
 
@@ -627,23 +662,111 @@ _METHOD_NAMED = {
 }
 
 
-def _compared_side(summary: dict, message: str) -> tuple[dict, bool]:
-    """The option of a comparison's thread a message asks about, and whether it named it: the one
-    option it names (a GPU type, a method or a preference tuning), else the cheaper, else the first."""
+# A count asked to match the other option's time ("how many H20s to match the H800 time", "H20要多少张
+# 才能跟H800一样快"): the named option re-planned on that time
+MATCH_TIME = re.compile(
+    r"\b(?:match|as fast as|same (?:time|speed|days?)|keep up with|catch up)\b"
+    r"|一样快|同样(?:的)?(?:时间|速度|天数)|(?:追|赶)(?:得)?上|(?:跟|和|与)\s*\S{2,16}?\s*一样|达到\s*\S{2,16}?(?:速度|时间|水平)|打平",
+    re.I,
+)
+COUNT_WORD = re.compile(r"how many|(?:几|多少)\s*(?:张|块|台|个)?|number of", re.I)
+# A question put to both options at once ("两个方案网络要求一样吗", "do both need infiniband?"):
+# answered on each
+# The words that put it to both, left out of what each option is asked ("what if 30 days for both?")
+BOTH_WORDS = re.compile(
+    r"\s*\b(?:for|on|in|of|with) (?:both|each|either)(?: (?:plans?|options?|of them))?\b|\bboth\b\s*"
+    r"|\b(?:the )?two (?:plans|options)(?:'s?)?\s*"
+    r"|(?:这)?两个(?:方案|选项|配置)(?:都|的|各|分别)?|两种(?:方案|卡|配置)(?:都|的|各|分别)?|两者(?:都|的)?|分别|各自",
+    re.I,
+)
+BOTH_ASKED = re.compile(
+    r"\b(?:both|each|either)\b(?!\s+(?:gpu|card)s?\s+(?:is|are)\s+(?:better|cheaper|faster))"
+    r"|\b(?:the )?two (?:plans|options)\b|两个(?:方案|选项|配置)?|两种(?:方案|卡|配置)?|两者|分别|各自"
+    # "which one needs more power?", "哪个要的内存多": each option's figure, set side by side
+    r"|^\W*which (?:one|of (?:them|the two|these))\b(?!.{0,20}\b(?:cheaper|faster|better|should|recommend|pick)\b)"
+    r"|哪(?:个|一个|种)(?:方案)?(?!.{0,8}(?:便宜|快|好|划算|合适|推荐|选))",
+    re.I,
+)
+
+
+def _sides_named(summary: dict, message: str) -> list[dict]:
+    """The options of a comparison's thread a message names (a GPU type, a method or a preference
+    tuning), in the comparison's order."""
     sides = summary["compared"]
     if summary.get("by", "gpu") == "gpu":
         found = _gpus_named(message)
-        named = [
+        return [
             s
             for s in sides
             if any(_names_the_plans(word, catalog.get_gpu(name), s["option"]) for name, word in found.items())
         ]
-    else:
-        named = [
-            s
-            for s in sides
-            if re.search(_METHOD_NAMED.get(s["option"], rf"(?<![a-z]){re.escape(s['option'])}(?![a-z])"), message, re.I)
-        ]
+    return [
+        s
+        for s in sides
+        if re.search(_METHOD_NAMED.get(s["option"], rf"(?<![a-z]){re.escape(s['option'])}(?![a-z])"), message, re.I)
+    ]
+
+
+def _to_match(summary: dict, message: str) -> tuple[dict, str] | None:
+    """ "how many H20s to match the H800 time": the option the count is asked of, and the what-if
+    that re-plans it on the other option's time (had been the menu, on the cheaper option)."""
+    count = COUNT_WORD.search(message)
+    if not (count and MATCH_TIME.search(message) and summary.get("by", "gpu") == "gpu"):
+        return None
+    found = _gpus_named(message)
+    named = _sides_named(summary, message)
+    if len(named) != 2 or len(found) != 2:
+        return None
+
+    def distance(side: dict) -> int:
+        # the option named nearest the count word is the one counted
+        word = next(w for n, w in found.items() if _names_the_plans(w, catalog.get_gpu(n), side["option"]))
+        at = message.lower().find(word.lower())
+        return max(0, count.start() - (at + len(word)), at - count.end())
+
+    side, other = sorted(named, key=distance)
+    days = other["summary"].get("days")
+    if not days:
+        return None
+    return side, f"what if {days:.3g} days?"
+
+
+def _on_each(summary: dict, message: str, lang: str | None, book: PriceBook, mentioned: bool) -> FollowUp | None:
+    """ "两个方案网络要求一样吗", "do both need infiniband?": the question answered on each option, one
+    after the other, what the answers share said once. None where an option asks for a change (a
+    what-if is asked of one option, unless both are asked) or does not answer."""
+    asked = BOTH_WORDS.sub(" ", message).strip() or message
+    replies = [
+        (s, follow_up(s["request"], s["summary"], asked, lang, book=book, mentioned=mentioned))
+        for s in summary["compared"]
+    ]
+    kinds = {r.kind for _, r in replies}
+    changes = {"whatif", "market", "unchanged", "quote"} if not BOTH_ASKED.search(message) else set()
+    if kinds & ({"silent", "prices"} | changes) or any(r.kind == "question" and not r.faq for _, r in replies):
+        return None
+    first = replies[0][1]
+    if any(r.faq and not r.faq.get("confident") for _, r in replies):
+        return None  # the menu, or a topic guessed
+    if len({r.text.strip() for _, r in replies}) == 1:
+        return first  # the same answer on each (a FAQ topic without the plan's numbers)
+    parts, bodies = [], []
+    for s, r in replies:
+        text = r.text.strip()
+        if r.faq and r.faq.get("used_plan") and "\n\n" in text:
+            # a FAQ topic's answer: its line on this option's plan here, the topic's text once below
+            text, body = text.split("\n\n", 1)
+            bodies += [body] if body not in bodies else []
+        parts.append(phrase(first.lang, "compared_head", s["option"], summary.get("by", "gpu")) + "\n" + text)
+    text = "\n\n".join(parts + bodies)
+    on = phrase(first.lang, "compared_each")
+    return FollowUp(kind="explain", part="sides", lang=first.lang, faq=first.faq, on=on, text=text)
+
+
+def _compared_side(summary: dict, message: str) -> tuple[dict, bool]:
+    """The option of a comparison's thread a message asks about, and whether it named it: the one
+    option it names (a GPU type, a method or a preference tuning), else the cheaper, else the first."""
+    sides = summary["compared"]
+    named = _sides_named(summary, message)
     if len(named) == 1:
         return named[0], True
     return next((s for s in sides if s["option"] == summary.get("cheaper")), sides[0]), False
@@ -1039,8 +1162,20 @@ def follow_up(
     if summary.get("compared"):
         # a comparison's thread ("那就选4090，要几台"): the option named, else the cheaper, answered
         # as its own thread would (these had gone unanswered: a comparison kept no thread)
-        side, named = _compared_side(summary, message)
-        reply = follow_up(side["request"], side["summary"], message, lang, book=book, mentioned=mentioned)
+        if WHICH_BETTER.search(message) and not re.search(r"\d", message) and len(_sides_named(summary, message)) != 1:
+            # "which one is better?", "选哪个": the comparison's verdict (had been the menu, on the cheaper)
+            compared = compare(request_text, reply_lang, book=book) if request_text else None
+            if compared is not None:
+                text = render_comparison(compared, verdict_only=True)
+                return FollowUp(kind="explain", part="verdict", lang=reply_lang, text=text)
+        matched = _to_match(summary, message)
+        if matched is None and (BOTH_ASKED.search(message) or len(_sides_named(summary, message)) > 1):
+            both = _on_each(summary, message, lang, book, mentioned)
+            if both is not None:
+                return both
+        side, named = (matched[0], True) if matched else _compared_side(summary, message)
+        asked = matched[1] if matched else message
+        reply = follow_up(side["request"], side["summary"], asked, reply_lang, book=book, mentioned=mentioned)
         if reply.kind == "silent":
             return reply
         others = [s["option"] for s in summary["compared"] if s is not side]
@@ -1095,7 +1230,15 @@ def follow_up(
         answered = _recommend(request_text, reply_lang, book)
         if answered is not None:
             return answered
-    if request_text and summary.get("gpu") and TIME_SURE.search(message):
+    if request_text and summary.get("gpu") and EARLY_RETURN.search(message):
+        answered = _early_return(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
+    if request_text and summary.get("gpu") and DOUBTED.search(message) and summary.get("offload", "none") != "none":
+        answered = _explain(request_text, summary, "memory", reply_lang, book)
+        if answered is not None:
+            return answered
+    if request_text and summary.get("gpu") and (TIME_SURE.search(message) or DOUBTED.search(message)):
         answered = _time_sure(request_text, reply_lang, book)
         if answered is not None:
             return answered
@@ -1199,6 +1342,7 @@ def follow_up(
             or ASKS_COUNT.search(message)
             # "7% mfu is terrible, what would H800 cost": the plan on it, whatever came before
             or re.search(r"\bwhat would\b.{0,25}\bcost\b", message, re.I)
+            or TRUSTED.search(message)
         ):
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
@@ -1209,7 +1353,8 @@ def follow_up(
         if other is not None:
             read = read_whatif(request_text, summary, other, reply_lang)
             if read is not None:
-                return _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
+                reply = _whatif(request_text, summary, *read, reply_lang, book, why_not=True)
+                return _with_brief(reply, message, summary) if TRUSTED.search(message) else reply
     if request_text:
         part = explained_part(message)
         # "换成A800要几台": a count asked on another GPU is that GPU's plan, not this one's count
@@ -1237,6 +1382,8 @@ def follow_up(
                 if change is None and part != "gpus":
                     # "全量微调显存够吗": the change without the words that ask for the number
                     change = read_whatif(request_text, summary, asked_number.sub(" ", message), reply_lang)
+                if change is not None and change[1] == ["gpu"] and change[0].gpu == summary.get("gpu"):
+                    change = None  # "how does 671B fit on 5090s?" under a 5090 plan: its GPU, no change
                 if change is not None and change[1]:
                     break
                 explained = _explain(request_text, summary, part, reply_lang, book, count=named, servers=servers)
@@ -1429,7 +1576,11 @@ EPOCH_TIME = re.compile(
 TIME_SURE = re.compile(
     r"\d+(?:\.\d+)?\s*(?:天|days?|d|小时|hours?|h)(?![a-z]).{0,20}?"
     r"(?:靠谱|准(?:吗|不准|确)|可靠|稳(?:吗|不稳)|\bsafe\b|\brealistic\b|\baccurate\b|\breliable\b|\btrust\b)"
-    r"|(?:how|is|are)\b.{0,12}\b(?:accurate|realistic|reliable)\b.{0,20}\d+(?:\.\d+)?\s*(?:days?|hours?)",
+    r"|(?:how|is|are)\b.{0,12}\b(?:accurate|realistic|reliable)\b.{0,20}\d+(?:\.\d+)?\s*(?:days?|hours?)"
+    # the plan's numbers doubted as a whole ("is this realistic?", "靠谱吗", "这个估算准吗"): how sure its time is
+    r"|^\W*(?:(?:is|are)\s+(?:this|that|it|these|those|the (?:plan|estimate|numbers?|timeline))|really)"
+    r"\s+(?:(?:whole|plan|estimate|time|timeline|schedule|really)\s+)?(?:realistic|accurate|reliable|legit|achievable|doable|right)\W*$"
+    r"|^\W*(?:这个|这)?(?:估算|估计|结果|数字|时间|工期)?(?:真的)?(?:靠谱|现实|可信|准|准确|能做到|做得到)(?:吗|么|不|嘛|吧)\W*$",
     re.I,
 )
 
@@ -1453,6 +1604,40 @@ def _time_sure(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
         pilot_hours=pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
     )
     return FollowUp(kind="explain", part="time_sure", lang=lang, advice=first, text=text)
+
+
+# Giving the servers back when the job is done ("跑完5天能退吗", "can we return the servers early?",
+# "refund for the unused days?"): what the plan's rent leaves to give back
+EARLY_RETURN = re.compile(
+    r"退租|提前退|(?:能|可以)退(?:吗|么|钱|款)?|退(?:钱|款)|剩下的.{0,6}(?:退|返)|没用完.{0,8}(?:退|怎么办)"
+    r"|\brefunds?\b|\breturn (?:the )?(?:servers|gpus|machines|cluster|boxes|them) early\b"
+    r"|\bgive (?:them|it|the servers) back\b|\bearly (?:exit|termination|return)\b"
+    r"|\b(?:end|break|cancel|exit|terminate)\b.{0,12}\b(?:lease|contract|term|early)\b"
+    r"|\bunused (?:days|weeks|time|part)\b",
+    re.I,
+)
+
+
+def _early_return(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """What ending the rent when the job ends saves: nothing to give back by the hour; on a lease
+    billed by the month, the months paid against the days used, and what to ask the vendor. None
+    for a plan that buys or runs on owned GPUs (the FAQ's contract terms answer)."""
+    first = advise(request_text, book=book)
+    plan = first.plan
+    if plan is None or plan.costs.decision != "rent" or not plan.costs.rent_total or not plan.days:
+        return None
+    c = plan.costs
+    term = c.rent_term or {}
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="early_return",
+        c=c,
+        days=plan.days,
+        months=term.get("months_paid") or 1,
+        provider=(c.rent_offer or {}).get("provider"),
+    )
+    return FollowUp(kind="explain", part="early_return", lang=lang, advice=first, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
@@ -2294,6 +2479,11 @@ def _on_a_card_of(request_text: str, summary: dict, size: int, lang: str, book: 
         card=card.name,
         remade=read is not None,
     ).strip()
+    if read is None and summary.get("offload", "none") != "none":
+        # "32G的卡怎么放得下671B": it fits because the rest is in the servers' memory, said with it
+        explained = _explain(request_text, summary, "memory", lang, book)
+        if explained is not None:
+            return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
     if read is None:
         return FollowUp(kind="question", lang=lang, text=lead)
     reply = _whatif(request_text, summary, read[0], read[1], lang, book)
@@ -2577,6 +2767,22 @@ def _first_question(message: str) -> str:
     """A message's first question, its mark kept ("why MI300X? does ... work?" -> "why MI300X?")."""
     found = re.match(r"[^?？]*[?？]", message)
     return found[0] if found else message
+
+
+# Another GPU doubted ("昇腾那个便宜点，靠谱吗", "is the MI300X option legit?"): the plan on it, and
+# the FAQ's word on that GPU in one sentence
+TRUSTED = re.compile(
+    r"靠谱|可靠|稳不稳|能用吗|行不行|好用吗|\breliable\b|\blegit\b|\btrust\w*\b|\bany good\b|\bsafe bet\b", re.I
+)
+
+
+def _with_brief(reply: FollowUp, message: str, summary: dict) -> FollowUp:
+    """A reply with the FAQ's one-sentence answer to the message after it, where one is sure."""
+    data = _faq(message, summary, reply.lang)
+    topic = next((t for t in faq.topics() if t.id == data.get("topic")), None) if data.get("confident") else None
+    if topic is None:
+        return reply
+    return reply.model_copy(update={"text": f"{reply.text}\n\n{topic.brief(reply.lang)}"})
 
 
 def _and_the_rest(reply: FollowUp, request_text: str, message: str, lang: str, book: PriceBook) -> FollowUp:

@@ -55,8 +55,12 @@ ASKED = (
     ),
     (
         "hosting",
-        r"\bcolo(?:cation)?\b|托管费|托管价|机房托管|\bhosting (?:price|cost|rate|fee)|power price|electricity price"
-        r"|price of (?:power|electricity)|电价|电费单价|电费多少钱一度|\bper kwh\b|每度电",
+        # (the colo asking for the servers' power draw, "power draw total? colo wants a number", is the
+        # servers' kW, not the colo's price)
+        r"^(?!.*\b(?:power draw|draw|wattage)\b|.*(?:功耗|用电量))"
+        r"(?:.*?)(?:\bcolo(?:cation)?\b|托管费|托管价|机房托管|\bhosting (?:price|cost|rate|fee)"
+        r"|power price|electricity price"
+        r"|price of (?:power|electricity)|电价|电费单价|电费多少钱一度|\bper kwh\b|每度电)",
     ),
     (
         "depreciation",
