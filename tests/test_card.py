@@ -329,7 +329,7 @@ def test_a_buyers_card_holds_both_plans_of_a_conflict_at_their_purchase(book):
     from advisor.planning.advice import advise
     from bot.blocks import card, cash
 
-    result = advise("buy 70B full finetune 10B tokens 2 weeks budget 300万", "en", book=book)
+    result = advise("buy 70B full finetune 10B tokens 10 days budget 300万", "en", book=book)
     assert result.result.conflict == "budget"
     head = card(result)["blocks"][1]["text"]["text"]
     fallback = result.result.nearest_budget

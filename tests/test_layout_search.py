@@ -194,3 +194,29 @@ def test_70b_pretraining_on_64_h100_is_not_planned_on_thirty_two_thin_stages():
     chosen, _ = _search(m, setup, gpu, 64, None, True)
     assert (chosen.layout.tp, chosen.layout.pp) == (4, 4)
     assert speeds[(4, 4)] > speeds[(2, 32)] * (1 - LAYOUT_TOLERANCE)
+
+
+def test_a_bigger_card_on_one_server_is_never_planned_slower_than_a_smaller_one(book):
+    # 70B full fine-tuning on 8 H200 had been planned with full recompute (8.4 days) because a
+    # layout fits without offload, while 8 H100, where none does, offloaded the optimizer (7.1 days)
+    from advisor.engine.estimate import OFFLOAD_OVER_RECOMPUTE
+    from advisor.planning.advice import advise
+
+    def plan(gpus):
+        return advise(f"70b full finetune 5B tokens 2 weeks usd on {gpus}", book=book).plan.estimate
+
+    h100, h200 = plan("8xH100"), plan("8xH200")
+    assert h200.days <= h100.days
+    assert h200.layout.offload == "optimizer" and h200.layout.recompute != "full"
+    # against the best layout without offload, the offloaded one is faster by the margin
+    pinned = advise("70b full finetune 5B tokens 2 weeks usd on 8xH200 recompute full", book=book).plan.estimate
+    assert (pinned.layout.recompute, pinned.layout.offload) == ("full", "none")
+    assert pinned.days > h200.days * (1 + OFFLOAD_OVER_RECOMPUTE)
+
+
+def test_across_servers_the_sharded_states_stay_the_recipe(book):
+    # optimizer offload is weighed against full recompute on one server only
+    from advisor.planning.advice import advise
+
+    est = advise("70B full-finetune 200GB 30d on 16xH100", book=book).plan.estimate
+    assert est.layout.offload == "none"

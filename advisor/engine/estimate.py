@@ -4,6 +4,8 @@ The search policy, in order:
   0. the precision the GPU can run: fp8 only where the GPU has fp8 tensor cores, bf16 only
      where it has bf16 (V100 runs fp16); each downgrade is named in `Estimate.checks`;
   1. offload: none first; optimizer offload, then everything, only when nothing fits without;
+     on one server, optimizer offload also where the layout without it needs full recompute
+     and offload runs OFFLOAD_OVER_RECOMPUTE faster (`_offload_may_beat`);
   2. the parallel splits (`parallel_splits`): tensor parallel inside the NVLink domain
      dividing the heads and KV heads (and, with sequence and context parallel, the sequence:
      `layout.sequence_multiple`), pipeline stages, experts inside the server and (when
@@ -786,6 +788,12 @@ def _grow_batch(
     return None if chosen is setup else (chosen, candidate)
 
 
+# How much faster a layout with the optimizer offloaded to the host must be than full recompute on
+# the GPU to be chosen over it: offload needs the servers' RAM and CPUs to keep up and is the
+# less common recipe (assumed: 10%; ZeRO-Offload, Ren et al. 2021, overlaps the CPU step, and
+# full recompute costs a third more matmul, 8N against 6N, Narayanan et al. 2021).
+OFFLOAD_OVER_RECOMPUTE = 0.10
+
 # Float headroom on `throughput.speed_ceiling` (it adds up fewer terms of the same step in the
 # same order, so it is never below the speed; the margin only guards that reading).
 CEILING_MARGIN = 1e-9
@@ -830,7 +838,11 @@ def _search(
         and levels[0] == "none"
         and states_floor_bytes(count_params(m), setup, count) / GIB > gpu.usable_memory_gib * HEADROOM
     )
+    # the fastest without offload where it needs full recompute, while optimizer offload is weighed
+    recomputed: tuple[float, Candidate] | None = None
     for offload in levels[1:] if deferred else levels:
+        if recomputed is not None and offload != "optimizer":
+            break
         # the fastest with the first gradient dtype, and with bf16 gradients the search chose itself
         fastest: dict[bool, tuple[float, Candidate]] = {}
         on_peft: tuple[float, Candidate] | None = None
@@ -883,7 +895,19 @@ def _search(
                     return on_peft[1], {"faster_stack": (first[1].layout.framework, first[0] / on_peft[0])}
                 if first[1].layout.framework != PEFT:
                     return first[1], {"over_peft": first[0] / on_peft[0]}
+            if recomputed is not None:
+                # the optimizer offloaded, against full recompute on the GPU: the faster by a margin
+                return (
+                    (first[1], {}) if first[0] > recomputed[0] * (1 + OFFLOAD_OVER_RECOMPUTE) else (recomputed[1], {})
+                )
+            if _offload_may_beat(setup, gpu, count, first[1], offload, levels):
+                # memory-starved without offload: optimizer offload is weighed next (an 8-GPU 70B
+                # fine-tune had been planned slower on H200, with room, than on H100 without)
+                recomputed = first
+                continue
             return first[1], {}
+        if recomputed is not None:
+            return recomputed[1], {}
     if deferred:
         resident = None
         for candidate in candidate_layouts(m, setup, gpu, count, "none", capped):
@@ -892,6 +916,24 @@ def _search(
         if resident is not None and (least_memory is None or resident.memory.total <= least_memory.memory.total):
             least_memory = resident
     return (least_memory, {}) if least_memory is not None else None
+
+
+def _offload_may_beat(
+    setup: TrainingSetup, gpu: GPU, count: int, chosen: Candidate, offload: str, levels: tuple[str, ...]
+) -> bool:
+    """Whether optimizer offload is weighed against the layout found without offload: that one
+    reruns every layer's forward (full recompute) to fit, on one server (whose RAM takes the
+    optimizer, as ZeRO-Offload runs single-node fine-tunes; across servers the sharded states
+    are the recipe), the user fixed neither, and the job trains every weight."""
+    return (
+        offload == "none"
+        and "optimizer" in levels
+        and count <= gpu.gpus_per_server
+        and chosen.layout.recompute == "full"
+        and not setup.pinned.recompute
+        and not setup.pinned.offload
+        and not setup.is_peft
+    )
 
 
 def _fewest_stages(near: list[tuple[float, Candidate]]) -> tuple[float, Candidate] | None:
