@@ -1136,6 +1136,8 @@ def comparison(result) -> dict:
             if not s["within_budget"] and not s["owned"]
             else "offload"
             if s["offload"] != "none"
+            else "doubted"
+            if s["doubted"]
             else ""
         )
         fields.append(

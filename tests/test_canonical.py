@@ -81,6 +81,7 @@ WORDS = {
     "hyperparameters": None,
     "offpeak": None,
     "payment_terms": None,
+    "on_premises": None,
     "network_said": None,
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),

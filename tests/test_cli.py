@@ -767,3 +767,13 @@ def test_a_digest_of_a_day_still_to_come_is_refused(cli):
     # operator probe: `digest --date 2030-01-01` had printed an empty digest, exit 0
     out = cli("digest", "--date", "2030-01-01")
     assert out.returncode == 2 and "in the future" in out.stderr and out.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [("how many tokens is 1TB of text?", "250-330B tokens"), ("一个机柜能放几台8卡服务器", "每柜20-40kW")],
+)
+def test_a_first_question_with_a_size_but_no_model_is_the_faqs(cli, text, words):
+    # both had been refused with exit 2 ("give the model size", "我没看懂“机柜放”")
+    out = cli("ask", text)
+    assert out.returncode == 0 and words in out.stdout

@@ -76,3 +76,19 @@ def test_which_one_needs_more_power_sets_each_options_draw_side_by_side(book, co
     assert reply.part == "sides"
     h800, h20 = reply.text.split("H20-96GB plan:")
     assert "kW per server" in h800 and "kW per server" in h20
+
+
+def test_a_verdict_on_a_rent_the_answer_doubts_says_to_get_a_quote(book):
+    # "Ascend-910B-64GB is both cheaper and faster: take it" had stood on a rent of 0.6% of the
+    # servers' price a month, which a single plan on it flags as too low to plan on unquoted
+    from advisor.planning.advice import render_comparison
+    from bot.blocks import comparison
+
+    result = compare("H20 vs 910B qwen3-14b full-finetune 30GB 7d", book=book)
+    side = next(s for s in result.sides() if s["gpu"] == "Ascend-910B-64GB")
+    assert side["doubted"] and side["doubted"]["share"] < side["doubted"]["floor"]
+    assert result.verdict()["cheaper"]["option"] == "Ascend-910B-64GB"
+    assert "get a quote that holds before you take it" in render_comparison(result)
+    assert "get a quote" in str(comparison(result)["blocks"])
+    sure = compare(TEXT, book=book)
+    assert "get a quote that holds" not in render_comparison(sure)

@@ -2370,7 +2370,7 @@ def test_a_budget_changed_by_a_share_is_that_share_of_the_requests_budget(book, 
 
 def test_whether_a_licensed_gpu_can_be_bought_in_china_says_so_of_the_plans_own_gpu(book):
     # "5090能买到吗，有保修吗" had drawn the export-control timeline, which never names the 5090
-    text = "7b 预训练 1000亿token 3个月 预算50万 买"
+    text = "7b 预训练 1000亿token 3个月 预算50万 买 5090"
     summary = plan_context(advise(text, book=book))
     assert summary["gpu"] == "RTX5090-32GB" and summary["china_access"] in ("licence", "licence_rented")
     reply = follow_up(text, summary, "5090能买到吗，有保修吗", book=book)
@@ -2505,3 +2505,69 @@ def test_another_gpu_doubted_is_the_plan_on_it_with_the_faqs_word(summary, book)
     reply = follow_up(REQUEST, summary, "昇腾那个便宜点，靠谱吗", "zh", book=book)
     assert reply.kind == "whatif" and reply.after["gpu"] == "Ascend-910B-64GB"
     assert reply.text.rstrip().endswith("。") and "昇腾910B" in reply.text.split("\n\n")[-1]
+
+
+@pytest.mark.parametrize(
+    "message", ["how much for a 10-run hparam sweep", "what would a 10-run sweep cost", "跑10次要多少钱"]
+)
+def test_runs_of_the_plan_are_that_many_times_its_rent(book, message):
+    # "a 10-run sweep" had been read as the A10 GPU (a price list in dollars, or a what-if onto A10)
+    text = "qwen3-30b-a3b lora 200k samples 5d"
+    result = advise(text, book=book)
+    reply = follow_up(text, plan_context(result), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "runs")
+    assert money(result.plan.costs.rent_total * 10, "CNY") in reply.text
+
+
+def test_runs_on_a_lease_say_the_months_they_take(book):
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    result = advise(text, book=book)
+    reply = follow_up(text, plan_context(result), "跑10次要多少钱", book=book)
+    months = math.ceil(result.plan.days * 10 / (730 / 24))
+    assert f"{months} 个月" in reply.text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "👍 thanks, forwarding to finance",
+        "好嘞，我去跟老板汇报",
+        "收到，感谢大佬",
+        "明天开会再说",
+        "ok thx, will loop in ops",
+        "好嘞",
+    ],
+)
+def test_the_teams_own_next_steps_get_no_reply(summary, book, message):
+    assert follow_up(REQUEST, summary, message, book=book).kind == "silent"
+
+
+@pytest.mark.parametrize("message", ["thanks, what about 30 days?", "好的，那用H20呢", "明天再说吧，先问下要多少钱"])
+def test_thanks_before_a_question_is_still_answered(summary, book, message):
+    assert follow_up(REQUEST, summary, message, book=book).kind != "silent"
+
+
+@pytest.mark.parametrize(
+    "message, changed",
+    [
+        ("our tokenizer says the 1TB is ~300B tokens not 250B", ["data"]),
+        ("can we do it on 128 H800s if the deadline slips a bit", ["gpu", "gpu_count"]),
+    ],
+)
+def test_a_change_said_inside_the_teams_own_words_is_that_what_if(summary, book, message, changed):
+    # both had got the FAQ's essay on data and GPU counts
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and set(reply.changed) <= set(changed) and reply.changed
+
+
+@pytest.mark.parametrize(
+    "message, field",
+    [
+        ("what if seq len is 16k, our samples are long", "seq_len"),
+        ("what if samples average 4k tokens not 1k", "tokens_per_sample"),
+    ],
+)
+def test_a_change_with_a_remark_or_correction_after_it_is_that_what_if(book, message, field):
+    text = "qwen3-30b-a3b lora 200k samples 5d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.changed == [field]

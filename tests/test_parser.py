@@ -2936,3 +2936,23 @@ def test_a_currency_said_in_words_picks_its_market(text, currency):
     # "in dollars" had been refused ('I did not understand "dollars"')
     req = parse(text)
     assert req.currency == currency and req.market == ("global" if currency == "USD" else "china")
+
+
+@pytest.mark.parametrize("text", ["8b sft 2M samples budget 5k usd deadline tmrw", "8b sft 2M samples by tmr usd"])
+def test_tomorrow_written_short_is_the_deadline(text):
+    # "tmrw" had been read past as a time no plan depends on: no deadline at all
+    assert parse(text).deadline_days is not None and parse(text).deadline_days <= 1
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("deepseek-v3 lora 5万条 私有化部署 用H20 预算100万", "私有化部署"),
+        ("qwen3-32b lora 2万条 本地部署 7天", "本地部署"),
+    ],
+)
+def test_where_the_model_will_run_is_said_not_refused_as_serving(text, word):
+    # "私有化部署" had been refused as a serving request ("部署")
+    req = parse(text)
+    note = next(n for n in req.assumptions if n.code == "on_premises")
+    assert note.params["words"] == [word] and req.method == "lora"

@@ -747,6 +747,17 @@ def test_a_count_the_team_fixed_that_leases_a_month_for_minutes_names_the_count_
     assert "同型号换个卡数" in cli("ask", "32B LoRA 10w条 4机32卡 H800 5天").stdout
 
 
+def test_a_count_fixed_without_a_gpu_names_the_count_that_costs_less(cli):
+    # "单卡能跑吗": one card whose offloaded weights no cloud instance has the RAM for is a month's
+    # lease of a whole server (¥14,500 for 5 hours); the same GPU at the planner's count rents by
+    # the hour for a fraction of it, and the answer had not said so (no GPU was named)
+    out = _ask(cli, "gpt-oss-120b lora 1万条 单卡能跑吗")
+    assert out["plan"]["gpu_count"] == 1 and out["request"]["gpu"] is None
+    other = next(w for w in out["warning_codes"] if w["code"] == "other_count")
+    assert other["params"]["value"] < 0.1 and other["params"]["count"] > 1
+    assert other["params"]["gpu"] == out["plan"]["gpu"]
+
+
 def test_the_nearest_priced_plan_does_not_say_no_rent_is_on_record_beside_prices_on_record(cli):
     # "No rent on record for 16 x H200" stood beside "Prices for H200 are on record, but none from an
     # offer that can deliver 16 GPUs": the first now says no offer rents the plan

@@ -5,6 +5,8 @@ The CLI and the Slack bot both call `advise`, so they answer the same.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from advisor import catalog
@@ -701,12 +703,27 @@ def faq_instead(
     (its best guess and the next topics, named as such) only stands in for a refusal that merely
     did not understand a word ("is A800 still worth renting?": "still"); a refusal that suggests a
     spelling or says what is wrong with a value says more, so None."""
-    if holds_a_plan(text) or not asks(text):
+    if (holds_a_plan(text) and not _asks_a_conversion(text)) or not asks(text):
         return None
     found = faq.answer(text, lang)
     if not found.confident and (found.score < faq.MATCH_SCORE or not _only_not_understood(refusal)):
         return None  # no topic near enough ("what's the weather in paris?"): the refusal's example serves
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
+
+
+# Data asked in tokens with no model ("how many tokens is 1TB of text?", "100GB中文大概多少token"):
+# the conversion, a question, not a plan missing its model (it had been asked for the model size)
+_CONVERSION = re.compile(
+    r"how many tokens|tokens? (?:is|are|in|does)\b|多少\s*(?:个)?\s*token|几\s*(?:个)?\s*token|换算", re.I
+)
+
+
+def _asks_a_conversion(text: str) -> bool:
+    try:
+        parse(text)
+    except RequestError as err:
+        return err.kind in ("missing_size", "unknown_word") and bool(_CONVERSION.search(text))
+    return False
 
 
 def _only_not_understood(refusal: RequestError | None) -> bool:
@@ -818,6 +835,11 @@ class Comparison(BaseModel):
                     "meets_deadline": p.meets_deadline,
                     "within_budget": p.within_budget,
                     "currency": p.costs.currency,
+                    # a rent under what a lessor needs to recover the servers (warning
+                    # rent_below_capex): the verdict says so where it takes this option
+                    "doubted": next((dict(w.params) for w in a.warnings if w.code == "rent_below_capex"), None)
+                    if not r.owned and r.rent_or_buy != "buy"
+                    else None,
                 }
             )
         return out

@@ -482,6 +482,13 @@ CHATTER = re.compile(
     r"|^\W*(?:好的?|行)?[，,\s]*(?:那)?就(?:用|选|定)?(?=[\w.\-]*[a-z])[\w.\-]+(?:吧|了)[^\w?？]*$",
     re.I,
 )
+# The team's own next steps ("forwarding to finance", "我去跟老板汇报", "明天开会再说"): with no
+# question and none of the plan's words, nothing for the bot
+TEAM_TALK = re.compile(
+    r"开会|汇报|老板|领导|财务|再说|回头|先这样|再议|\bloop(?:ing)? in\b|\bforward(?:ing|ed)?\b|\bfinance\b"
+    r"|\bmy boss\b|\bcircle back\b|\bsync(?:ing)?\b|\bmeeting\b|\blater\b|\bwill (?:share|check|discuss|follow up)\b",
+    re.I,
+)
 # A message that reads as a question.
 QUESTION = re.compile(
     r"[?？]|^\s*(?:what|why|how|which|when|where|who|can|could|should|would|is|are|do|does|will)\b"
@@ -621,7 +628,9 @@ THE_JOB = re.compile(
 # A GPU named in a message: a maker's prefix, letters and a 2-4 digit number ("H100", "rtx 4090",
 # "Ascend 910B", "A800-80GB"), as the catalogue spells it.
 _GPU_WORD = re.compile(
-    r"(?<![a-z0-9])(?:\d{1,4}\s*[x×*]\s*)?(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*[a-z]{0,3}\s?-?\d{2,4}[a-z]?"
+    # (a space between letters and digits only after two or more: "MI 300X", not "a 10-run sweep")
+    r"(?<![a-z0-9])(?:\d{1,4}\s*[x×*]\s*)?(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*"
+    r"(?:[a-z]{2,3}\s?|[a-z]?)-?\d{2,4}[a-z]?"
     r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*"
     # a maker's name for its one training part ("昇腾那个便宜点", "the ascend option")
     r"|昇腾(?!\s?\d)|(?<![a-z])ascend(?!\s?-?\d)(?![a-z])",
@@ -687,6 +696,20 @@ BOTH_ASKED = re.compile(
     r"|哪(?:个|一个|种)(?:方案)?(?!.{0,8}(?:便宜|快|好|划算|合适|推荐|选))",
     re.I,
 )
+
+
+def _team_talk(message: str) -> bool:
+    """Thanks or the team's next steps with no question and none of the plan's words ("👍 thanks,
+    forwarding to finance", "收到，感谢大佬", "好嘞，我去跟老板汇报"): people talking, no reply."""
+    if QUESTION.search(message) or DOMAIN.search(message):
+        return False
+    ack = rf"(?:好嘞|好勒|大佬|okk+|{_THANKS})"
+    rest = re.sub(rf"^\W*{ack}(?:[\s,，.!。~、]*{ack})*", "", message, flags=re.I)
+    return (
+        rest != message
+        and (not rest.strip(" ,，.!。~") or bool(TEAM_TALK.search(rest)))
+        or bool(TEAM_TALK.search(message) and len(message) <= 40)
+    )
 
 
 def _sides_named(summary: dict, message: str) -> list[dict]:
@@ -1157,7 +1180,7 @@ def follow_up(
     if "月付" in message and "年付" in message:
         message = message.replace("年付", "包年").replace("月付", "包月")
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
-    if not message or CHATTER.match(message):
+    if not message or CHATTER.match(message) or _team_talk(message):
         return silent
     if summary.get("compared"):
         # a comparison's thread ("那就选4090，要几台"): the option named, else the cheaper, answered
@@ -1228,6 +1251,10 @@ def follow_up(
             return FollowUp(kind="explain", part="delivery", lang=reply_lang, advice=first, text=text)
     if request_text and summary.get("gpu") and RECOMMEND.search(message):
         answered = _recommend(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
+    if request_text and summary.get("gpu") and RUNS.search(message) and not _quotes_the_plans_money(message, summary):
+        answered = _runs(request_text, message, reply_lang, book)
         if answered is not None:
             return answered
     if request_text and summary.get("gpu") and EARLY_RETURN.search(message):
@@ -1640,6 +1667,48 @@ def _early_return(request_text: str, lang: str, book: PriceBook) -> FollowUp | N
     return FollowUp(kind="explain", part="early_return", lang=lang, advice=first, text=text)
 
 
+# The plan run several times ("how much for a 10-run hparam sweep", "跑10次要多少钱", "we want to run
+# it 10 times with different lr"): that many of its runs
+RUNS = re.compile(
+    r"(?<![\d.])(\d{1,4})\s*(?:-\s*)?(?:runs?|times|trials?|experiments?|seeds?|configs?)\b"
+    r"|(?<![\d.])(\d{1,4})\s*(?:次|遍|组(?:超参|实验|参数)?|个(?:实验|配置|种子))",
+    re.I,
+)
+
+
+def _runs(request_text: str, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """N runs of the plan: N times its rent and GPU-hours, back to back on its GPUs (N times its
+    time) or side by side on N times the GPUs (its time). None for one run or a plan without rent."""
+    found = RUNS.search(message)
+    runs = int(found[1] or found[2]) if found else 0
+    first = advise(request_text, book=book) if 2 <= runs <= 1000 else None
+    plan = first.plan if first else None
+    if plan is None or not plan.days or not plan.costs.rent_total:
+        return None
+    c = plan.costs
+    lease = None
+    if c.rent_option == "monthly" and c.rent_monthly_total:
+        # back to back on the lease: the whole months they take, at the plan's monthly rent
+        paid = (c.rent_term or {}).get("months_paid") or 1
+        months = max(paid, job_months(plan.days * runs))
+        lease = {"months": months, "cost": c.rent_monthly_total / paid * months}
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="runs",
+        lease=lease,
+        runs=runs,
+        days=plan.days,
+        gpu_hours=plan.estimate.gpu_hours,
+        count=plan.estimate.layout.gpu_count,
+        gpu=plan.gpu,
+        rent=c.rent_total,
+        hourly=c.rent_option == "hourly",
+        cur=c.currency,
+    )
+    return FollowUp(kind="explain", part="runs", lang=lang, advice=first, text=text)
+
+
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
     """One epoch's time: the plan's time over its epochs (time is linear in the tokens trained)."""
     first = advise(request_text, book=book)
@@ -2025,6 +2094,21 @@ MICRO_BATCH_MOVE = re.compile(
 )
 
 
+# A change said inside the team's own words: a correction, a condition, a report
+SAID_IN_PASSING = re.compile(
+    r"\b(?:not|instead of|rather than|actually|says?|said|if|can we do it|could we do it|turns out)\b"
+    r"|其实|实际上|而不是|不是|如果|要是|说是|测了|算了一下",
+    re.I,
+)
+# The quantities a change is made of: tokens, GPUs counted, days
+QUANTITY = re.compile(
+    r"(?<![\w.])\d[\d,.]*\s*[kmbt]?\s*(?:tokens?\b|token)"
+    r"|(?<![\w.])\d{1,5}\s*[x×]?\s*(?:rtx\s?)?[a-z]{1,3}\d{2,4}[a-z]?s?\b"
+    r"|(?<![\w.])\d{1,3}\s*(?:days?\b|天)",
+    re.I,
+)
+
+
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
     quick = (
@@ -2058,7 +2142,22 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     # one server of GPUs the team has or named ("we have 2 nodes of 8xH100" ... "on one node?"):
     # one server only contradicts their count, so that many on one server
     one = re.sub(r"\b(?:one|a single)\s+(?:server|machine|box)\b", "1 server", texts[0], flags=re.I)
-    return texts + [one] if one != texts[0] else texts
+    texts = texts + [one] if one != texts[0] else texts
+    # a correction or a remark after the change ("samples average 4k tokens not 1k", "seq len is
+    # 16k, our samples are long", "300B tokens not 250B"): the change alone, tried last
+    corrected = re.sub(
+        r"\s+(?:not|instead of|rather than)\s+~?[\w.]+\s*$|\s*[，,]?\s*(?:而)?不是\s*[\w.]+\s*$",
+        "",
+        texts[0],
+        flags=re.I,
+    )
+    first_clause = re.split(r"\s*[,，;；]\s*", texts[0], maxsplit=1)[0]
+    texts += [t for t in dict.fromkeys((corrected, first_clause)) if t and t not in texts]
+    if SAID_IN_PASSING.search(message):
+        # the quantity alone, where the rest is the team's context ("our tokenizer says the 1TB is
+        # ~300B tokens not 250B", "can we do it on 128 H800s if the deadline slips a bit")
+        texts += [m[0] for m in QUANTITY.finditer(corrected) if m[0] not in texts][:1]
+    return texts
 
 
 def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None:

@@ -469,9 +469,9 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         tight=tight,
         budget_floor=floor,
     )
-    # Suggestions when the request cannot be met, or when the user fixed a GPU type (another
-    # type may do the job for far less).
-    if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu):
+    # Suggestions when the request cannot be met, or when the user fixed a GPU type or count
+    # (another may do the job for far less).
+    if alternatives and (best is None or not best.meets_deadline or not best.estimate.fits or req.gpu or req.gpu_count):
         result.suggestions = suggest(req, m, book, result)
     return result
 
@@ -1281,11 +1281,12 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
             # a plan that does not fit has no rent to compare with: the other type runs the job
             share = round(found.rent / best.rent, 4) if best.estimate.fits else None
             out.insert(min(1, len(out)), Suggestion(change="other_gpu", value=share, plan=found))
-    if req.gpu and req.gpu_count and works(best) and best.rent and not req.owned:
+    if req.gpu_count and works(best) and best.rent and not req.owned:
         # The count the team fixed rents for over twice what the same GPU type costs at the count
         # the planner would choose (32 H800 leased a month for an 18-minute job, where 8 rent by
-        # the hour): say so, with that plan and its share of the rent.
-        found = search(req.model_copy(update={"gpu_count": None}), m, book, alternatives=False).best
+        # the hour; "单卡能跑吗", one card whose offloaded weights no cloud instance has the RAM
+        # for): say so, with that plan and its share of the rent.
+        found = search(req.model_copy(update={"gpu_count": None, "gpu": best.gpu}), m, book, alternatives=False).best
         if (
             works(found)
             and found.estimate.layout.gpu_count != req.gpu_count

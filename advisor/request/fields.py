@@ -163,6 +163,9 @@ FIELDS: tuple[Field, ...] = (
     # A lease's deposit and payment terms (`押一付三`, `按季付`, `deposit 2 months`): read and said; they
     # change no plan, and `quote` reads them on a vendor's price
     Field("payment_terms", assumed=("payment_terms",), shows_in=()),
+    # Where the trained model will run (`私有化部署`, `本地部署`): read and said; the plan sizes the
+    # training servers, and buying them is `buy`
+    Field("on_premises", assumed=("on_premises",), shows_in=()),
     # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
     Field("network_said", assumed=("network_said",), shows_in=()),
     # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
@@ -1212,6 +1215,7 @@ NOTE_ORDER = (
     *field("hyperparameters").assumed,
     *field("offpeak").assumed,
     *field("payment_terms").assumed,
+    *field("on_premises").assumed,
     *field("network_said").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,

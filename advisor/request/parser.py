@@ -1459,6 +1459,7 @@ class _Parse:
         self.hyperparameters: list[str] = []
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
+        self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -1616,6 +1617,12 @@ class _Parse:
         )
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
+        # The model deployed on the team's own servers ("deepseek-v3 lora 5万条 私有化部署"): where it
+        # will run, said; it had been refused as a serving request
+        sc.take(
+            r"私有化部署|私有部署|本地化部署|本地部署",
+            lambda m: self.on_premises.append(m[0].strip()),
+        )
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
         sc.take(
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
@@ -2283,7 +2290,7 @@ class _Parse:
         # `long context extension to 128k`, `长上下文32k`, `长度8192` (not a sample's mean length: `平均长度`)
         sc.take(
             rf"{L}(?:long[\s\-]?)?(?:{_en(seq)})(?:[\s\-]+(?:extension|window|length))?"
-            rf"\s*(?:[:=]|to|of|up\s+to)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
+            rf"\s*(?:[:=]|to|of|up\s+to|is|was|are|will\s+be|would\s+be|becomes)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
             rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
@@ -3155,7 +3162,7 @@ class _Parse:
         )
         # a time of tomorrow ("明天下班前", "明天中午", "by tomorrow evening") is tomorrow's deadline
         sc.take(
-            rf"{L}(?:{by})?tomorrow(?:\s+(?:morning|noon|evening|night|eod))?{R}"
+            rf"{L}(?:{by})?(?:tomorrow|tmrw|tmr|tomorow|tommorow|tommorrow)(?:\s+(?:morning|noon|evening|night|eod))?{R}"
             r"|明天(?:早上|上午|中午|下午|傍晚|晚上|下班)?(?:前|之前|以前)?",
             lambda m: on(today + dt.timedelta(days=1), m[0]),
         )
@@ -3473,6 +3480,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="offpeak", params={"words": self.offpeak}))
         if self.payment_terms:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
+        if self.on_premises:
+            notes.append(Note(kind="assumption", code="on_premises", params={"words": self.on_premises}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
@@ -4023,6 +4032,8 @@ def asks_for_a_plan(text: str) -> bool:
 _ASKS = re.compile(
     r"[?？]|^\s*(?:what|whats|how|why|which|when|where|who|is|are|can|could|do|does|did|should|shall|will|would|any)"
     r"(?![a-z])|吗|呢|什么|怎么|如何|多少|多久|多大|哪|是否|能不能|可不可以|要不要|有没有|会不会|行不行|为啥|为什么|还是"
+    # "一个机柜能放几台8卡服务器": 几 before a measure word asks how many ("十几张卡" says about a dozen)
+    r"|(?<![十百千万\d])几(?=[台张个块天周月年种位])"
 )
 
 
