@@ -2956,3 +2956,14 @@ def test_where_the_model_will_run_is_said_not_refused_as_serving(text, word):
     req = parse(text)
     note = next(n for n in req.assumptions if n.code == "on_premises")
     assert note.params["words"] == [word] and req.method == "lora"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["买一台8卡H20，跑qwen3-30b-a3b全参微调 50万条，回本要多久", "buy 8xH100 for 70b lora 100k samples, payback?"],
+)
+def test_a_payback_asked_in_the_request_is_no_unknown_word(text):
+    # "回本" had been skipped as "not words I know" beside the answer's own break-even
+    req = parse(text)
+    assert req.rent_or_buy == "buy"
+    assert not any(n.code == "read_past" for n in req.assumptions)

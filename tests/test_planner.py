@@ -1211,3 +1211,20 @@ def test_a_purchase_asked_that_cannot_arrive_before_the_deadline_says_to_rent_th
     assert (c.decision, c.decision_reason) == ("buy", reason)
     late = {n.code for n in c.notes} & {"buy_lead_unknown", "buy_after_deadline"}
     assert bool(late) == (reason == "asked_buy_late")
+
+
+def test_without_data_no_alternative_streams_every_state_from_host_memory(book):
+    # "what gpu for 70b" had listed "consumer cards: 1 x RTX4090-24GB" for a 70B full fine-tune,
+    # its 1.1 TB of states offloaded: no time to weigh it by, and no option beside the GPUs' own
+    result = advise("what gpu for 70b", book=book)
+    assert result.plan.days is None and result.plan.estimate.layout.offload != "all"
+    alternatives = result.result.alternatives
+    assert alternatives and all(a.estimate.layout.offload != "all" for a in alternatives)
+
+
+def test_an_over_budget_warning_gives_its_advice_once(book):
+    from advisor.text.render import word
+
+    result = advise("我们预算就30万，想训个自己的大模型，大概70B，数据有500G，能行吗", "zh", book=book)
+    said = word("zh", next(w for w in result.warnings if w.code == "budget"))
+    assert said.count("减少数据量或换更小的模型") == 1

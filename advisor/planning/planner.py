@@ -1315,8 +1315,19 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     # headline, are not worth showing.
     limit = 2 * max(best.days or 0, req.deadline_days or DEFAULT_HORIZON_DAYS)
     cap = ALTERNATIVE_COST_RATIO * best.rent if best.rent else float("inf")
+    # Without data there is no time to weigh a plan that streams every state from host memory by:
+    # one RTX 4090 "holding" a 70B full fine-tune with its 1.1 TB of states offloaded is no option
+    # beside one that keeps them on the GPUs
+    streamed = best.days is None and best.estimate.layout.offload != "all"
     priced = sorted(
-        [p for p in plans if p.costs.known and (p.days is None or p.days <= limit) and (p.rent or 0) <= cap],
+        [
+            p
+            for p in plans
+            if p.costs.known
+            and (p.days is None or p.days <= limit)
+            and (p.rent or 0) <= cap
+            and not (streamed and p.estimate.layout.offload == "all")
+        ],
         key=key,
     )
     slower = [p for p in priced if p.gpu == best.gpu and p.estimate.layout.gpu_count < best.estimate.layout.gpu_count]

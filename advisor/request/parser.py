@@ -3392,6 +3392,13 @@ class _Parse:
             rf"|(?:是)?(?:{zh})\s*(?:还是|或者|或|vs|和)\s*(?:{zh})(?:更|比较)?(?:划算|便宜|合适|好)?",
             lambda m: None,
         )
+        # the payback asked ("回本要多久", "how long to pay back?", "break-even?"): the answer's
+        # break-even says it; no preference (it had been "a word I do not know" beside that figure)
+        sc.take(
+            rf"(?:多久|几年|几个月|多长时间|什么时候)?能?回本(?:要|需要)?(?:多久|几年|几个月|多长时间)?"
+            rf"|{L}(?:how\s+long\s+to\s+)?(?:pay\s*back|payback|break[\s\-]?even)(?:\s+(?:time|period|point))?{R}",
+            lambda m: None,
+        )
         # the same question with words between ("buy 8 more or rent?", "should we buy more A800s
         # or just rent"): its verbs, "or" and "8 more" are taken (the answer weighs renting the job
         # against buying the servers it needs), the other words were read by their rules
