@@ -2571,3 +2571,44 @@ def test_a_change_with_a_remark_or_correction_after_it_is_that_what_if(book, mes
     text = "qwen3-30b-a3b lora 200k samples 5d"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind == "whatif" and reply.changed == [field]
+
+
+QLORA_4090 = "qwen2.5-72b qlora 2万条 一周 4090"
+
+
+def test_the_off_peak_rate_asked_is_the_plans_hours_at_it(book):
+    # "AutoDL夜间闲时价能用吗，能省多少" had restated the plan's regular rate alone
+    result = advise(QLORA_4090, "zh", book=book)
+    c = result.plan.costs
+    assert c.offpeak_per_gpu_hour and c.offpeak_per_gpu_hour < c.rent_per_gpu_hour
+    reply = follow_up(QLORA_4090, plan_context(result), "AutoDL夜间闲时价能用吗，能省多少", book=book)
+    assert (reply.kind, reply.part) == ("explain", "offpeak")
+    hours = c.rent_hourly_total / c.rent_per_gpu_hour
+    assert money((c.rent_per_gpu_hour - c.offpeak_per_gpu_hour) * hours, "CNY") in reply.text
+
+
+@pytest.mark.parametrize("message", ["买一台4卡4090工作站要多少钱", "买4张4090要多少钱"])
+def test_buying_the_plans_own_gpu_is_its_purchase_not_the_price_list(book, message):
+    result = advise(QLORA_4090, "zh", book=book)
+    reply = follow_up(QLORA_4090, plan_context(result), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.rent_or_buy == "buy"
+    assert reply.after["gpu"] == "RTX4090-24GB"
+
+
+def test_the_resale_asked_gives_the_figure_at_that_age_and_money_as_money(book):
+    text = "8b pretrain 500B tokens 45d buy"
+    result = advise(text, book=book)
+    reply = follow_up(text, plan_context(result), "what would the servers resell for after 2 years", book=book)
+    assert "worth after 2 years" in reply.text
+    assert money(result.plan.costs.buy_capex, "CNY") in reply.text and "CNY," not in reply.text
+
+
+def test_a_delivery_answer_keeps_its_sentences_apart(book):
+    text = "8b pretrain 500B tokens 45d buy"
+    reply = follow_up(
+        text,
+        plan_context(advise(text, book=book)),
+        "if delivery is 8+ weeks what do we do for the first 45 days",
+        book=book,
+    )
+    assert not re.search(r"\.[A-Z]", reply.text)

@@ -1257,6 +1257,10 @@ def follow_up(
         answered = _runs(request_text, message, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and summary.get("gpu") and OFFPEAK_ASKED.search(message):
+        answered = _offpeak(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and EARLY_RETURN.search(message):
         answered = _early_return(request_text, reply_lang, book)
         if answered is not None:
@@ -1303,8 +1307,9 @@ def follow_up(
         if leased is not None:
             return leased
     # "买64张H800多少钱": buying that many is a what-if on this job (its capex), not the price list
+    # ("买一台4卡4090工作站要多少钱"; "H20买的话多少钱", no count, is the card's price on record)
     buy_count = BUYING.search(message) and re.search(
-        r"\d+\s*(?:张|块|台|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
+        r"(?:\d+|[一两二三四五六七八])\s*(?:张|块|台|卡|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
     )
     priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book)
     if priced is not None:
@@ -1707,6 +1712,34 @@ def _runs(request_text: str, message: str, lang: str, book: PriceBook) -> Follow
         cur=c.currency,
     )
     return FollowUp(kind="explain", part="runs", lang=lang, advice=first, text=text)
+
+
+# The off-peak rate asked of a plan ("AutoDL夜间闲时价能用吗，能省多少", "can we use the off-peak rate?")
+OFFPEAK_ASKED = re.compile(
+    r"闲时|夜间|晚上跑|off[\s\-]?peak|night[\s\-]?(?:time\s+)?(?:rate|price|hours|pricing)", re.I
+)
+
+
+def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The plan's GPU-hours at the off-peak rate on record against its own rate, and what that
+    saves; None where no off-peak rate is on record for it (one server billed by the hour)."""
+    first = advise(request_text, book=book)
+    plan = first.plan
+    c = plan.costs if plan else None
+    if c is None or not c.offpeak_per_gpu_hour or c.rent_option != "hourly" or not c.rent_per_gpu_hour:
+        return None
+    hours = c.rent_hourly_total / c.rent_per_gpu_hour if c.rent_hourly_total else plan.estimate.gpu_hours
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="offpeak",
+        rate=c.rent_per_gpu_hour,
+        offpeak=c.offpeak_per_gpu_hour,
+        hours=hours,
+        days=plan.days,
+        cur=c.currency,
+    )
+    return FollowUp(kind="explain", part="offpeak", lang=lang, advice=first, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:

@@ -1987,7 +1987,7 @@ class _Parse:
         self.scan.take(rf"{L}(?P<servers>\d+)x(?P<per>\d+) gpus{R}", servers_of_gpus)
         # "4台服务器每台4张A100", "4台机器，每台8卡H800": servers, then each one's GPUs and type
         self.scan.take(
-            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*(?:服务器|机器)?\s*"
+            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?:服务器|机器|节点|工作站|整机)?\s*[，,、]?\s*每台\s*(?:服务器|机器|工作站|整机)?\s*"
             rf"(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?P<name>{alt})s?{R}",
             self._servers_by_gpus,
         )
@@ -2113,8 +2113,8 @@ class _Parse:
         card count ("用一台4090")."""
         # "4台A800，每台8卡", "2台H800服务器 每台8张": servers of a type, then each one's GPUs
         self.scan.take(
-            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?P<name>{alt})s?\s*(?:服务器|机器|节点)?\s*[，,、]?\s*每台\s*"
-            rf"(?:服务器|机器)?\s*(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?:卡|显卡|gpu)?",
+            rf"(?:用|使用)?(?P<servers>\d+)\s*台\s*(?P<name>{alt})s?\s*(?:服务器|机器|节点|工作站|整机)?\s*[，,、]?\s*每台\s*"
+            rf"(?:服务器|机器|工作站|整机)?\s*(?P<per>\d+)\s*(?:张|块|卡|个)\s*(?:卡|显卡|gpu)?",
             self._servers_by_gpus,
         )
         n = rf"(?P<n>\d+|{CN_NUM})"
@@ -2128,7 +2128,7 @@ class _Parse:
                 self.set("gpu_count", count * per, m[0])
                 if count > 1 and per < found.gpus_per_server:  # "2台4卡H800": servers of 4, said
                     self.server_shape = {"servers": count, "per": per, "words": m[0].strip()}
-            elif found.consumer and not re.search("服务器|机器|节点|整机", m[0]):
+            elif found.consumer and not re.search("服务器|机器|节点|整机|工作站", m[0]):
                 self.set("gpu_count", count, m[0])
             else:
                 self.set("nodes", count, m[0])
@@ -2144,19 +2144,19 @@ class _Parse:
             self.set("gpu_count", per * count if per == found.gpus_per_server else per, m[0])
 
         self.scan.take(
-            rf"(?P<per>\d+|{CN_NUM[1:-1]})\s*卡\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*[x*]?\s*{n}\s*台"
-            rf"(?:服务器|机器|节点)?",
+            rf"(?P<per>\d+|{CN_NUM[1:-1]})\s*卡\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|工作站|整机)?\s*[x*]?\s*{n}\s*台"
+            rf"(?:服务器|机器|节点|工作站|整机)?",
             each_or_all,
         )
         self.scan.take(
             # not after "8卡 ": "8卡 2台 H800" is 2 servers of 8 (per_server below)
-            rf"(?:用|使用)?(?<!卡)(?<!卡\s){n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点)?",
+            rf"(?:用|使用)?(?<!卡)(?<!卡\s){n}\s*台\s*(?:(?P<per>\d+)\s*卡)?\s*(?P<name>{alt})s?{R}\s*(?:服务器|机器|节点|工作站|整机)?",
             servers,
         )
         # (not when a count comes before the name: "16张H800 2台服务器" is 16 GPUs on 2 servers)
         self.scan.take(
-            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器)?\s*{n}\s*台"
-            rf"(?:服务器|机器|节点)?(?P<per>)",  # "H800 2台服务器": the noun after 台 too
+            rf"(?:用|使用)?(?<![张块卡x*\d])(?<![张块卡x*\d]\s)(?P<name>{alt})s?{R}\s*(?:服务器|机器|工作站|整机)?\s*{n}\s*台"
+            rf"(?:服务器|机器|节点|工作站|整机)?(?P<per>)",  # "H800 2台服务器": the noun after 台 too
             servers,
         )
 
@@ -2181,8 +2181,11 @@ class _Parse:
                 # shape once the GPU type is known (`_finish`)
                 self.server_shape = {"servers": count, "per": per, "words": m[0].strip()}
 
-        self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器)?", per_server)
-        self.scan.take(rf"(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器)?\s*[x*]?\s*{n}\s*台(?:服务器|机器|节点)?", per_server)
+        self.scan.take(rf"{n}\s*台\s*[x*]?\s*(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器|工作站|整机)?", per_server)
+        self.scan.take(
+            rf"(?P<per>\d+)\s*卡(?:的)?(?:服务器|机器|工作站|整机)?\s*[x*]?\s*{n}\s*台(?:服务器|机器|节点|工作站|整机)?",
+            per_server,
+        )
 
     def _models(self) -> None:
         alt = _model_names()
