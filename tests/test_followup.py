@@ -2612,3 +2612,19 @@ def test_a_delivery_answer_keeps_its_sentences_apart(book):
         book=book,
     )
     assert not re.search(r"\.[A-Z]", reply.text)
+
+
+@pytest.mark.parametrize("message", ["how many tokens per day is that", "每天能训多少token"])
+def test_the_tokens_a_day_asked_lead_the_time(book, message):
+    text = "8b pretrain 500B tokens 45d buy"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    e = reply.advice.plan.estimate
+    assert reply.part == "time" and reply.lead
+    day = e.throughput.tokens_per_s_per_gpu * e.layout.gpu_count * 86400
+    assert e.days * day == pytest.approx(e.tokens, rel=0.05)
+
+
+def test_a_setting_switched_on_is_that_what_if(book):
+    # "开了liger能快多少" had drawn the menu ("开了" unread)
+    reply = follow_up(QLORA_4090, plan_context(advise(QLORA_4090, "zh", book=book)), "开了liger能快多少", book=book)
+    assert reply.kind == "whatif" and reply.changed == ["compile"]

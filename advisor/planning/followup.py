@@ -122,10 +122,13 @@ DOUBTED = re.compile(
     r"|真的假的|真的(?:可以|能|行)(?:吗|么)?|不可能吧|确定(?:吗|么)|这(?:也)?(?:能|可以)(?:跑|行)(?:吗|么)?",
     re.I,
 )
+# The tokens a day asked ("how many tokens per day is that", "每天能训多少token")
+TOKENS_A_DAY = re.compile(r"tokens?\s*(?:per|/|a)\s*day\b|(?:每天|一天).{0,6}token|token.{0,4}(?:每天|一天)", re.I)
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
 # "how much a day?"): the time or the cost section, with its arithmetic.
 ASKS_SPEED = re.compile(
-    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s"
+    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s|day)\b|(?:每天|一天).{0,6}token|token.{0,4}(?:每天|一天)"
+    r"|tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s"
     r"|(?:为啥|为什么|怎么)\s*(?:这么|那么|会这么)?\s*慢|\bwhy\b.{0,12}\bso\s+slow\b",
     re.I,
 )
@@ -952,6 +955,11 @@ AROUND_A_CHANGE = (
     (r"[，,]?\s*(?:does|would|will) (?:that|this|it) change (?:anything|the plan|things)\s*[?？]?\s*$", " "),
     (r"^\W*(?:btw|by the way|fyi|oh and|also)\b[\s,:]*|其实|实际上|\bactually\b", " "),
     (r"\b(?:mostly|mainly|largely|all)\s+(?=chinese|english|code)", " "),
+    # "开了liger能快多少", "turn on torch.compile, how much faster?": the setting switched on is the change
+    (
+        r"(?:开了|开启|打开|启用|用上|加上)\s*(?=[a-z])|(?:能|会)?快多少|能省多少|\bhow much faster\b|\bturn(?:ed)? on\b",
+        " ",
+    ),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "用deepspeed zero3跑的话显存够不够": the condition is the change, the question after 的话 its reply's
@@ -1419,6 +1427,14 @@ def follow_up(
                 if change is not None and change[1]:
                     break
                 explained = _explain(request_text, summary, part, reply_lang, book, count=named, servers=servers)
+                if explained is not None and part == "time" and TOKENS_A_DAY.search(message) and explained.advice:
+                    # "how many tokens per day is that": the day's tokens first, from the same figures
+                    e = explained.advice.plan.estimate
+                    tps = e.throughput.tokens_per_s_per_gpu
+                    lead = render(
+                        "followup.txt.j2", reply_lang, kind="tokens_a_day", tps=tps, gpus=e.layout.gpu_count
+                    ).strip()
+                    return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")

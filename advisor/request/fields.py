@@ -176,7 +176,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "method",
         worded=True,
-        assumed=("method_default", "method_pretrain", "method_from_rank", "method_from_peft"),
+        assumed=("method_default", "method_pretrain", "method_continued", "method_from_rank", "method_from_peft"),
         choices=(
             # "qlora 4-bit", "4-bit lora": the 4-bit is QLoRA's own (NF4 base), said alongside
             Word(

@@ -3756,6 +3756,11 @@ class _Parse:
             elif from_peft:
                 method = "lora"
                 note("method_from_peft")
+            elif tokens is not None and tokens >= 50e9 and "preference_tuning" not in f and "model" in f:
+                # a released model trained on that much more ("train llama3-70b on our 300GB"):
+                # its pre-training continued (the same arithmetic; it had been said "from scratch")
+                method = "continued-pretrain"
+                note("method_continued")
             elif tokens is not None and tokens >= 50e9 and "preference_tuning" not in f:
                 method = "pretrain"
                 note("method_pretrain")
