@@ -957,7 +957,8 @@ AROUND_A_CHANGE = (
     (r"\b(?:mostly|mainly|largely|all)\s+(?=chinese|english|code)", " "),
     # "开了liger能快多少", "turn on torch.compile, how much faster?": the setting switched on is the change
     (
-        r"(?:开了|开启|打开|启用|用上|加上)\s*(?=[a-z])|(?:能|会)?快多少|能省多少|\bhow much faster\b|\bturn(?:ed)? on\b",
+        r"(?:开了|开启|打开|启用|用上|加上)\s*(?=[a-z])|(?:能|会)?快多少|能省多少"
+        r"|\bhow much faster\b|\bturn(?:ed)? on\b",
         " ",
     ),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
