@@ -2628,3 +2628,11 @@ def test_a_setting_switched_on_is_that_what_if(book):
     # "开了liger能快多少" had drawn the menu ("开了" unread)
     reply = follow_up(QLORA_4090, plan_context(advise(QLORA_4090, "zh", book=book)), "开了liger能快多少", book=book)
     assert reply.kind == "whatif" and reply.changed == ["compile"]
+
+
+def test_a_layout_without_the_knob_that_offloads_says_so(book):
+    # "why full recompute on a 256GB card?": the layout without recompute "fits (144 of 256 GiB)"
+    # only by offloading the 218 GiB of frozen weights, which the reason had not said
+    text = "gpt-oss-120b lora 50k samples 3d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "why full recompute on a 256GB card?", book=book)
+    assert "offloading its weights and optimizer states to the servers' memory" in reply.text
