@@ -2636,3 +2636,15 @@ def test_a_layout_without_the_knob_that_offloads_says_so(book):
     text = "gpt-oss-120b lora 50k samples 3d usd"
     reply = follow_up(text, plan_context(advise(text, book=book)), "why full recompute on a 256GB card?", book=book)
     assert "offloading its weights and optimizer states to the servers' memory" in reply.text
+
+
+def test_data_given_in_tokens_under_a_plan_of_samples_keeps_the_samples_length(book):
+    # "what if 800M tokens" had dropped the samples' 1,000 tokens each: attention over whole
+    # sequences, 4x the data for 4.8x the GPU-hours
+    text = "qwen3-30b-a3b lora 200k samples 5d"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "what if 800M tokens", book=book)
+    assert reply.kind == "whatif" and reply.advice.request.tokens == pytest.approx(800e6)
+    assert reply.advice.request.tokens_per_sample == first.request.tokens_per_sample
+    ratio = reply.advice.plan.estimate.gpu_hours / first.plan.estimate.gpu_hours
+    assert 3.8 < ratio < 4.2

@@ -1872,6 +1872,17 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
                 request, _ = parse_followup(request_text, f"{change} on {plan_gpu}", lang, plan_gpu=plan_gpu)
             except RequestError:
                 pass
+        # "what if 800M tokens" under a plan of samples: that many tokens of the same samples, so
+        # attention stays within each (it had been taken over whole sequences: 4x the data, 4.8x
+        # the GPU-hours)
+        if changed == ["data"] and request.data and request.data.unit == "tokens":
+            first = parse(request_text, lang)
+            if first.data and first.data.unit == "samples" and first.tokens_per_sample:
+                samples = round(request.tokens / first.tokens_per_sample)
+                try:
+                    request, changed = parse_followup(request_text, f"{samples} samples", lang, plan_gpu=plan_gpu)
+                except RequestError:
+                    pass
         # "how much if we buy?": the purchase of this plan's GPUs, not a new search ranked by capex
         count = summary.get("gpu_count")
         if changed == ["rent_or_buy"] and request.rent_or_buy == "buy" and plan_gpu and count and not request.gpu:
