@@ -546,3 +546,14 @@ def test_a_cluster_sold_only_for_years_is_priced_beside_server_leases_on_the_ter
     assert terms[3].price.provider == "s" and terms[3].total == pytest.approx(11_750.0 * 112 * 3)
     assert terms[60].price.provider == "c"
     assert priced.headline is terms[3] and priced.estimate_rule["rule"] == "server_leases"
+
+
+def test_a_lease_term_asked_with_rent_or_buy_is_weighed_as_asked(book):
+    # "包年 … 租还是买" had been told every lease on record binds 12 months, far past the job, and
+    # to ask for a short rental: the year the team asked for
+    from advisor.planning.advice import advise, render_text
+
+    result = advise("8B SFT 10w条 包年 H800 租还是买", "zh", book=book)
+    c = result.plan.costs
+    assert result.request.lease_term_months == 12 and c.decision_reason == "asked_term"
+    assert c.decision == "rent" and "你要的 12 个月租约" in render_text(result)

@@ -782,14 +782,17 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
         rent_cost = steady["per_month"] * OWNERSHIP_MONTHS if steady else None
         if rent_cost and ownership_cost and rent_cost < RENT_CLEARLY_CHEAPER * ownership_cost:
             notes.append(_note("rent_cheaper", own=ownership_cost, rent=rent_cost, cur=cur, months=OWNERSHIP_MONTHS))
-    elif long_lease and (days or 0) < SHORT_TERM_JOB_DAYS:
+    elif long_lease and (days or 0) < SHORT_TERM_JOB_DAYS and not req.lease_term_months:
         # a job of hours or days on GPUs leased only for years: neither the lease nor owning the
         # servers is the answer (a 56-minute run had been told to buy 16 H200): a short rental,
         # quoted by a vendor, or another GPU type (the answer names one when it is far cheaper)
         decision, reason = "rent", "no_short_term"
     elif long_lease and capex and rent_total is not None:
         own_term = capex - residual_at(capex, bound_term) + opex_year * bound_term / 12
-        decision, reason = ("buy" if own_term < rent_total else "rent"), "long_lease_only"
+        # the term the team asked for ("包年 … 租还是买") is weighed as asked: it had been told that
+        # every lease on record binds a year, far past the job, to ask for a short rental
+        decision = "buy" if own_term < rent_total else "rent"
+        reason = "asked_term" if req.lease_term_months else "long_lease_only"
         if decision == "buy":  # its break-even was against renting by the hour, which cannot deliver this
             notes = [n for n in notes if n.code != "breakeven_past_life"]
     elif breakeven is not None and breakeven <= BUY_PAYBACK_MONTHS and (days or 0) > 180:
