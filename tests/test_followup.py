@@ -2648,3 +2648,16 @@ def test_data_given_in_tokens_under_a_plan_of_samples_keeps_the_samples_length(b
     assert reply.advice.request.tokens_per_sample == first.request.tokens_per_sample
     ratio = reply.advice.plan.estimate.gpu_hours / first.plan.estimate.gpu_hours
     assert 3.8 < ratio < 4.2
+
+
+@pytest.mark.parametrize(
+    "message", ["we already own 64 H100s, can we use those and rent the rest", "我们有64张H100，不够的租"]
+)
+def test_gpus_owned_and_the_rest_rented_price_only_the_rest(summary, book, message):
+    # had been the mixed-generations FAQ ("paired with A100s"), or a plan on the 64 alone
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "own_and_rent")
+    plan = reply.advice.plan
+    assert plan.gpu == "H100-SXM5-80GB" and plan.estimate.layout.gpu_count > 64
+    more = plan.estimate.layout.gpu_count - 64
+    assert f"{more}" in reply.text and money(summary["rent_total"], "CNY") in reply.text

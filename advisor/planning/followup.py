@@ -1214,6 +1214,10 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    if request_text and summary.get("gpu") and OWN_AND_RENT.search(message):
+        answered = _own_and_rent(request_text, summary, message, reply_lang, book)
+        if answered is not None:
+            return answered
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
@@ -1757,6 +1761,58 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
         cur=c.currency,
     )
     return FollowUp(kind="explain", part="offpeak", lang=lang, advice=first, text=text)
+
+
+# GPUs the team owns, the rest rented ("we already own 64 H100s, can we use those and rent the rest",
+# "我们有64张H100，不够的租"): the plan on that GPU, the owned ones counted, the rest priced
+OWN_AND_RENT = re.compile(
+    r"\b(?:own|have|got)\s+(?P<n>\d+)\s*(?:x\s*)?(?P<gpu>[a-z]{1,3}\s?-?\d{2,4}[a-z]?)s?\b.{0,60}?"
+    r"\b(?:rent|lease)\b.{0,12}\b(?:the\s+)?(?:rest|remainder|others?|extra|difference)\b"
+    r"|(?:有|已有|自有|手上有)\s*(?P<zn>\d+)\s*(?:张|块)?\s*(?P<zgpu>[a-z]{1,3}\s?-?\d{2,4}[a-z]?).{0,20}?"
+    r"(?:其余|剩下的?|不够的?|差的|缺的)(?:部分)?(?:再)?(?:去)?租",
+    re.I,
+)
+
+
+def _own_and_rent(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The job on the GPU type the team owns: the count that meets the request on it, those owned
+    counted, the rest rented on the offers that deliver that many for the plan's days (the same
+    type, so no step waits on a slower card); and what the owned GPUs alone would take. None where
+    the GPU is unknown or the plan on it needs no more than the team owns."""
+    found = OWN_AND_RENT.search(message)
+    word = re.sub(r"(?<=\d)s$", "", found["gpu"] or found["zgpu"]) if found else ""  # "H100s"
+    gpu = catalog.find_gpu(word) if word else None
+    if gpu is None:
+        return None
+    owned = int(found["n"] or found["zn"])
+    try:
+        on_type = advise_request(parse_followup(request_text, f"on {gpu.name}", lang)[0], book)
+        alone = advise_request(parse_followup(request_text, f"on {owned}x{gpu.name}", lang)[0], book)
+    except RequestError:
+        return None
+    plan = on_type.plan
+    if plan is None or not plan.days or plan.estimate.layout.gpu_count <= owned:
+        return None
+    r = on_type.request
+    more = plan.estimate.layout.gpu_count - owned
+    nodes = math.ceil(more / plan.estimate.layout.gpus_per_node)
+    rented = rent_plan(book, gpu.name, r.market, r.currency, more, nodes, plan.days).headline
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="own_and_rent",
+        owned=owned,
+        more=more,
+        gpu=gpu.name,
+        count=plan.estimate.layout.gpu_count,
+        days=plan.days,
+        rent=rented.total if rented else None,
+        provider=rented.price.provider if rented else None,
+        cur=r.currency,
+        alone_days=alone.plan.days if alone.plan and alone.plan.estimate.fits else None,
+        plan_rent=summary.get("rent_total") if summary.get("currency") == r.currency else None,
+    )
+    return FollowUp(kind="explain", part="own_and_rent", lang=lang, advice=on_type, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
