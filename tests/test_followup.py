@@ -2661,3 +2661,11 @@ def test_gpus_owned_and_the_rest_rented_price_only_the_rest(summary, book, messa
     assert plan.gpu == "H100-SXM5-80GB" and plan.estimate.layout.gpu_count > 64
     more = plan.estimate.layout.gpu_count - 64
     assert f"{more}" in reply.text and money(summary["rent_total"], "CNY") in reply.text
+
+
+@pytest.mark.parametrize("message", ["can we split it across two vendors, 14 servers each", "能不能两家机房各租一半"])
+def test_one_job_split_over_two_vendors_is_said_to_need_one_fabric(summary, book, message):
+    # had been the expert-parallelism FAQ, for a dense 70B
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "split_sites")
+    assert str(summary["nodes"]) in reply.text and "nccl-tests" in reply.text

@@ -1214,6 +1214,10 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    if request_text and summary.get("gpu") and SPLIT_SITES.search(message):
+        answered = _split_sites(request_text, reply_lang, book)
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and OWN_AND_RENT.search(message):
         answered = _own_and_rent(request_text, summary, message, reply_lang, book)
         if answered is not None:
@@ -1813,6 +1817,27 @@ def _own_and_rent(request_text: str, summary: dict, message: str, lang: str, boo
         plan_rent=summary.get("rent_total") if summary.get("currency") == r.currency else None,
     )
     return FollowUp(kind="explain", part="own_and_rent", lang=lang, advice=on_type, text=text)
+
+
+# One job split over two vendors or sites ("can we split it across two vendors, 14 servers each",
+# "能不能两家机房各租一半"): one job needs one fabric
+SPLIT_SITES = re.compile(
+    r"\b(?:split|spread|divide|run)\b.{0,30}\b(?:across|over|between|on)\s+(?:two|2|three|3|multiple|several|different)\s+"
+    r"(?:vendors|providers|clouds|data\s?cent(?:er|re)s|dcs|sites|idcs|regions)\b"
+    r"|(?:两|三|几|多)(?:家|个)(?:供应商|机房|云|数据中心|idc|IDC)(?:各|分别|一起|拼|凑)|跨(?:机房|云|供应商|数据中心|地域)",
+    re.I,
+)
+
+
+def _split_sites(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """Why one multi-server job stays in one data centre: every step's exchange runs over the
+    plan's fabric, which a link between sites does not match."""
+    first = advise(request_text, book=book)
+    plan = first.plan
+    if plan is None or plan.estimate.layout.nodes < 2:
+        return None
+    text = render("followup.txt.j2", lang, kind="split_sites", p=plan, i=plan.infra)
+    return FollowUp(kind="explain", part="split_sites", lang=lang, advice=first, text=text)
 
 
 def _epoch_time(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
