@@ -2669,3 +2669,15 @@ def test_one_job_split_over_two_vendors_is_said_to_need_one_fabric(summary, book
     reply = follow_up(REQUEST, summary, message, book=book)
     assert (reply.kind, reply.part) == ("explain", "split_sites")
     assert str(summary["nodes"]) in reply.text and "nccl-tests" in reply.text
+
+
+def test_why_not_another_gpu_under_a_plan_that_buys_weighs_the_purchase(book):
+    # "why H200 and not H800" under a purchase had set the rents side by side (H800 rents for less)
+    # and said the alternatives explain why H200 ranked first
+    text = "8b pretrain 500B tokens 45d buy"
+    summary = plan_context(advise(text, book=book))
+    assert summary["decision"] == "buy"
+    reply = follow_up(text, summary, "why H200 and not H800", book=book)
+    assert reply.advice.plan.gpu == "H800-SXM-80GB"
+    assert reply.advice.plan.costs.buy_capex > summary["buy_capex"]
+    assert "times the purchase of" in reply.text and money(summary["buy_capex"], "CNY") in reply.text

@@ -3512,6 +3512,11 @@ def _why_not(summary: dict, result: Advice, lang: str, named: bool = False) -> s
     p = result.plan
     row = _plan_row(p)
     rent, old_rent = p.costs.rent_total, summary.get("rent_total")
+    # a plan that buys is weighed by the purchase ("why H200 and not H800?" under `… buy`: H800 rents
+    # for less but costs more to buy; the rent had been set side by side)
+    buying = summary.get("decision") == "buy" and bool(p.costs.buy_capex and summary.get("buy_capex"))
+    if buying:
+        rent, old_rent = p.costs.buy_capex, summary.get("buy_capex")
     return render(
         "slack/value.j2",
         lang,
@@ -3526,4 +3531,5 @@ def _why_not(summary: dict, result: Advice, lang: str, named: bool = False) -> s
         deadline=result.request.deadline_days,
         same=p.gpu == summary.get("gpu"),
         named=named,
+        buying=buying,
     ).strip()
