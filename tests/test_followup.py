@@ -2681,3 +2681,11 @@ def test_why_not_another_gpu_under_a_plan_that_buys_weighs_the_purchase(book):
     assert reply.advice.plan.gpu == "H800-SXM-80GB"
     assert reply.advice.plan.costs.buy_capex > summary["buy_capex"]
     assert "times the purchase of" in reply.text and money(summary["buy_capex"], "CNY") in reply.text
+
+
+@pytest.mark.parametrize("message", ["H20的MFU 69%是不是太高了", "is 69% mfu too high on h20?"])
+def test_a_high_mfu_doubted_on_a_card_light_on_compute_says_why(book, message):
+    # "H20的MFU 69%是不是太高了" had got the FAQ's 35-50% for H100-class runs beside the plan's 69%
+    text = "qwen3-14b full-finetune 30GB 7d H20"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert "H20-96GB" in reply.text and ("295" in reply.text) and ("1,260" in reply.text)

@@ -72,7 +72,8 @@ ASKED = (
     (
         "mfu",
         r"\bmfu\b.{0,40}\b(?:why|mean\w*|high|low|define|definition)\b|\b(?:why|how come)\b.{0,30}\bmfu\b"
-        r"|mfu.{0,12}(?:为什么|是什么|什么意思|怎么这么|偏低|偏高|这么低|这么高)|(?:为什么|为啥).{0,12}mfu",
+        r"|mfu.{0,12}(?:为什么|是什么|什么意思|怎么这么|偏低|偏高|这么低|这么高|太高|太低|高了|低了|靠谱|现实)|(?:为什么|为啥).{0,12}mfu"
+        r"|\bmfu\b.{0,25}\b(?:too (?:high|low)|realistic|optimistic|believable)\b",
     ),
     (
         "time_includes",
@@ -298,7 +299,16 @@ def mfu(result: Advice) -> dict | None:
         "recompute": 1 - t.model_flops_per_token / t.hardware_flops_per_token if t.hardware_flops_per_token else 0.0,
         "consumer": bool(gpu.consumer),
         "count": p.estimate.layout.gpu_count,
+        # peak FLOPs per byte of memory bandwidth, against an H100's: a card with little compute
+        # for its bandwidth (H20: 37 against 295) runs its matmuls closer to peak
+        "flops_per_byte": _flops_per_byte(gpu),
+        "h100_flops_per_byte": _flops_per_byte(catalog.get_gpu("H100-SXM5-80GB")),
     }
+
+
+def _flops_per_byte(gpu) -> float | None:
+    peak = gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
+    return peak / gpu.memory_bw_tb_s if peak and gpu.memory_bw_tb_s else None
 
 
 def depreciation(result: Advice, message: str) -> dict | None:
