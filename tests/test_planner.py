@@ -1228,3 +1228,13 @@ def test_an_over_budget_warning_gives_its_advice_once(book):
     result = advise("我们预算就30万，想训个自己的大模型，大概70B，数据有500G，能行吗", "zh", book=book)
     said = word("zh", next(w for w in result.warnings if w.code == "budget"))
     assert said.count("减少数据量或换更小的模型") == 1
+
+
+def test_licence_notes_come_in_one_note_each_gpu_with_its_date(book):
+    # four notes (one per date) had followed a one-card plan for its alternatives' GPUs
+    result = advise("gpt-oss-120b lora 1万条 单卡能跑吗", "zh", book=book)
+    notes = [w for w in result.warnings if w.code == "availability" and w.params["access"] == "licence_rented"]
+    assert len(notes) == 1
+    gpus, sinces = notes[0].params["gpus"], notes[0].params["sinces"]
+    assert len(gpus) >= 2 and len(sinces) == len(gpus) and notes[0].params["since"] == ""
+    assert {catalog.get_gpu(g).china_access_since for g in gpus} == set(sinces)

@@ -668,6 +668,10 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
     return out
 
 
+# The access kinds said in one note for all their GPUs, each with its own date
+MERGED_ACCESS = ("licence_rented", "licence")
+
+
 def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
     """How each GPU type of the plan and its alternatives reaches the plan's market (export
     licence, grey channel, China-only part; the codes of data/gpus.toml), one note per code and
@@ -686,11 +690,26 @@ def _availability_notes(req: TrainingRequest, plans: list[Plan]) -> list[Note]:
         if china and access == "licence" and name in rented:
             access = "licence_rented"
         if access not in FREE_ACCESS:
-            groups.setdefault((access, since), []).append(name)
-    return [
-        _note("warning", "availability", gpus=gpus, access=access, since=since, market=req.market)
-        for (access, since), gpus in groups.items()
-    ]
+            # the licence kinds in one note whatever their dates (each GPU's date beside it): an
+            # answer had carried four notes for the alternatives of a one-card plan
+            groups.setdefault((access, "" if access in MERGED_ACCESS else since), []).append((name, since))
+    notes = []
+    for (access, since), named in groups.items():
+        dates = [d for _, d in named]
+        one = since or (dates[0] if len(set(dates)) == 1 else "")
+        sinces = [] if one else dates
+        notes.append(
+            _note(
+                "warning",
+                "availability",
+                gpus=[n for n, _ in named],
+                access=access,
+                since=one,
+                sinces=sinces,
+                market=req.market,
+            )
+        )
+    return notes
 
 
 def faq_instead(

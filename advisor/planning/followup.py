@@ -2946,7 +2946,7 @@ def _new_warnings(first: list[Note], result: Advice) -> list[Note]:
         if w.code == "availability":
             if gpu not in w.params["gpus"] or gpu in named:
                 continue
-            w = w.model_copy(update={"params": {**w.params, "gpus": [gpu]}})
+            w = _availability_of(w, gpu)
         out.append(w)
     return out
 
@@ -3311,9 +3311,15 @@ def _own_risks(result: Advice) -> list[Note]:
         if w.code == "availability" and gpu:
             if gpu not in w.params.get("gpus", []):
                 continue
-            w = w.model_copy(update={"params": {**w.params, "gpus": [gpu]}})
+            w = _availability_of(w, gpu)
         out.append(w)
     return out
+
+
+def _availability_of(w: Note, gpu: str) -> Note:
+    """An availability note said of one of its GPUs, with that GPU's date."""
+    since = w.params.get("since") or dict(zip(w.params["gpus"], w.params.get("sinces") or [])).get(gpu, "")
+    return w.model_copy(update={"params": {**w.params, "gpus": [gpu], "since": since, "sinces": []}})
 
 
 def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> list[dict]:
