@@ -2626,8 +2626,11 @@ def test_the_tokens_a_day_asked_lead_the_time(book, message):
 
 def test_a_setting_switched_on_is_that_what_if(book):
     # "开了liger能快多少" had drawn the menu ("开了" unread)
-    reply = follow_up(QLORA_4090, plan_context(advise(QLORA_4090, "zh", book=book)), "开了liger能快多少", book=book)
+    summary = plan_context(advise(QLORA_4090, "zh", book=book))
+    reply = follow_up(QLORA_4090, summary, "开了liger能快多少", book=book)
     assert reply.kind == "whatif" and reply.changed == ["compile"]
+    # how much faster is asked on the plan's own GPUs (the search had moved to 2 cards and read slower)
+    assert reply.after["gpu_count"] == summary["gpu_count"] and reply.after["days"] < summary["days"]
 
 
 def test_a_layout_without_the_knob_that_offloads_says_so(book):
@@ -2689,3 +2692,17 @@ def test_a_high_mfu_doubted_on_a_card_light_on_compute_says_why(book, message):
     text = "qwen3-14b full-finetune 30GB 7d H20"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert "H20-96GB" in reply.text and ("295" in reply.text) and ("1,260" in reply.text)
+
+
+def test_the_city_told_in_passing_is_that_what_if(summary, book):
+    # "we're in shanghai btw, does that change the numbers" had drawn the menu
+    reply = follow_up(REQUEST, summary, "we're in shanghai btw, does that change the numbers", book=book)
+    assert reply.changed == ["city"]
+
+
+@pytest.mark.parametrize("message", ["内存要256G？我们机器只有128G", "we only have 128GB of RAM per server"])
+def test_the_host_ram_set_against_the_teams_is_the_servers_ram_line(book, message):
+    # had been the ZeRO FAQ's "1163 GB" for full fine-tuning, against the plan's 41.5 GiB offloaded
+    reply = follow_up(QLORA_4090, plan_context(advise(QLORA_4090, "zh", book=book)), message, book=book)
+    assert reply.part == "servers" and "1163" not in reply.text
+    assert f"{reply.advice.plan.infra.ram_gib_per_node:g} GiB" in reply.text

@@ -331,7 +331,13 @@ def test_availability_is_worded_for_the_market(cli):
     # H20 is a China part: in China its licence date, elsewhere its rarity; Ascend the reverse.
     china = _ask(cli, "70B lora 1TB 14d on 8x H20")
     note = next(w for w in china["warning_codes"] if w["code"] == "availability")
-    expected = {"gpus": ["H20-96GB"], "access": "licence_promised", "since": "2025-04-09", "market": "china"}
+    expected = {
+        "gpus": ["H20-96GB"],
+        "access": "licence_promised",
+        "since": "2025-04-09",
+        "sinces": [],
+        "market": "china",
+    }
     assert note["params"] == expected
     abroad = _ask(cli, "70B lora 1TB 14d on 8x H20 usd")
     assert [w["params"]["access"] for w in abroad["warning_codes"] if w["code"] == "availability"] == ["china_part"]

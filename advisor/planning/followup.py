@@ -328,6 +328,9 @@ PLAN_PARTS = (
         r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
         r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
         r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
+        # the host RAM the plan sizes, set against the team's ("内存要256G？我们机器只有128G", "we only have 128GB RAM")
+        r"|(?<!显)内存.{0,4}\d+\s*g|(?:机器|服务器|主机)(?:只有|就|才)\s*\d+\s*g"
+        r"|\b(?:only|just)\s+(?:have|got)\s+\d+\s*g(?:b|ib)?\s+(?:of\s+)?(?:ram|host memory|system memory)\b"
         # the servers' draw asked outright ("power draw total? colo wants a number", "总功耗多少")
         r"|\bpower draw\b|\btotal (?:power|kw|wattage)\b|\bhow many (?:kw|kilowatts)\b|\bwattage\b"
         r"|总功耗|功耗(?:多少|多大|是多少)|多少千瓦"
@@ -952,8 +955,15 @@ AROUND_A_CHANGE = (
         r"[，,]?\s*(?:会|要)?(?:变|改变|变化|有变化|有影响|影响)(?:吗|么|不)\s*[?？]?\s*$|[，,]?\s*会不会(?:变|有影响)\s*[?？]?\s*$",
         " ",
     ),
-    (r"[，,]?\s*(?:does|would|will) (?:that|this|it) change (?:anything|the plan|things)\s*[?？]?\s*$", " "),
+    (
+        r"[，,]?\s*(?:does|would|will) (?:that|this|it) change "
+        r"(?:anything|the plan|things|the numbers|the (?:price|cost|rent))\s*[?？]?\s*$",
+        " ",
+    ),
     (r"^\W*(?:btw|by the way|fyi|oh and|also)\b[\s,:]*|其实|实际上|\bactually\b", " "),
+    # "we're in shanghai btw": the place is the change, the team's words around it the reply's
+    (r"^\W*(?:we'?re|we are|our (?:team|office|servers?|idc|data ?cent(?:er|re)) (?:is|are))\s+(?=in\b)", " "),
+    (r"\s*\b(?:btw|fyi)\b\s*[,，]?", " "),
     (r"\b(?:mostly|mainly|largely|all)\s+(?=chinese|english|code)", " "),
     # "开了liger能快多少", "turn on torch.compile, how much faster?": the setting switched on is the change
     (
@@ -1937,6 +1947,10 @@ def _budget_kept_in_market(
         return read
 
 
+# How much a setting speeds the plan up ("开了liger能快多少", "how much faster with torch.compile?")
+HOW_MUCH_FASTER = re.compile(r"快多少|能快|提速多少|\bhow much faster\b|\bfaster by how much\b|\bspeed ?up\b", re.I)
+
+
 def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
     """(the new request, the fields changed) when `message` is a what-if on the thread's plan,
     else None. Read as written first; then without the words around the change ("how much
@@ -1964,8 +1978,20 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
                     request, changed = parse_followup(request_text, f"{samples} samples", lang, plan_gpu=plan_gpu)
                 except RequestError:
                     pass
-        # "how much if we buy?": the purchase of this plan's GPUs, not a new search ranked by capex
+        # "开了liger能快多少", "how much faster with compile?": a setting weighed on the plan's own GPUs
+        # (the search had moved to 2 cards, so the time read 6.5 h -> 10 h)
         count = summary.get("gpu_count")
+        if (
+            HOW_MUCH_FASTER.search(message)
+            and plan_gpu
+            and count
+            and not {"gpu", "gpu_count", "nodes", "deadline_days", "data", "method"} & set(changed)
+        ):
+            try:
+                request, _ = parse_followup(request_text, f"{change} on {count}x{plan_gpu}", lang, plan_gpu=plan_gpu)
+            except RequestError:
+                pass
+        # "how much if we buy?": the purchase of this plan's GPUs, not a new search ranked by capex
         if changed == ["rent_or_buy"] and request.rent_or_buy == "buy" and plan_gpu and count and not request.gpu:
             try:
                 request, _ = parse_followup(request_text, f"{change} on {count}x{plan_gpu}", lang, plan_gpu=plan_gpu)
