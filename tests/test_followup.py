@@ -2706,3 +2706,13 @@ def test_the_host_ram_set_against_the_teams_is_the_servers_ram_line(book, messag
     reply = follow_up(QLORA_4090, plan_context(advise(QLORA_4090, "zh", book=book)), message, book=book)
     assert reply.part == "servers" and "1163" not in reply.text
     assert f"{reply.advice.plan.infra.ram_gib_per_node:g} GiB" in reply.text
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["what are the alternatives?", "whats the cheapest nvidia option", "is there a better setup", "还有别的方案吗"],
+)
+def test_the_alternatives_asked_are_the_best_plan_on_each_other_gpu(summary, book, message):
+    # "what are the alternatives?" had drawn the menu
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "gpu_type") and reply.rows

@@ -1224,6 +1224,10 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    if request_text and summary.get("gpu") and ALTERNATIVES_ASKED.search(message) and not _gpus_named(message):
+        explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
+        if explained is not None:
+            return explained
     if request_text and summary.get("gpu") and SPLIT_SITES.search(message):
         answered = _split_sites(request_text, reply_lang, book)
         if answered is not None:
@@ -1777,6 +1781,15 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
     return FollowUp(kind="explain", part="offpeak", lang=lang, advice=first, text=text)
 
 
+# The plan's alternatives asked for ("what are the alternatives?", "whats the cheapest nvidia option",
+# "is there a better setup", "还有别的方案吗"): the best plan on each other GPU type
+ALTERNATIVES_ASKED = re.compile(
+    r"\balternatives?\b|\bother (?:options|choices|gpus|cards|setups)\b|\bwhat (?:else|other options)\b"
+    r"|\bcheapest (?:nvidia|amd|other|alternative|domestic)\s+(?:option|gpu|card|setup)\b"
+    r"|\bbetter (?:setup|option|config)\b"
+    r"|备选|其他(?:方案|选择|卡|配置)|别的(?:方案|卡|选择|配置)|还有(?:什么|哪些|别的)(?:方案|选择|卡)|更好的(?:方案|配置|选择)",
+    re.I,
+)
 # GPUs the team owns, the rest rented ("we already own 64 H100s, can we use those and rent the rest",
 # "我们有64张H100，不够的租"): the plan on that GPU, the owned ones counted, the rest priced
 OWN_AND_RENT = re.compile(
