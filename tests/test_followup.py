@@ -2716,3 +2716,17 @@ def test_the_alternatives_asked_are_the_best_plan_on_each_other_gpu(summary, boo
     # "what are the alternatives?" had drawn the menu
     reply = follow_up(REQUEST, summary, message, book=book)
     assert (reply.kind, reply.part) == ("explain", "gpu_type") and reply.rows
+
+
+@pytest.mark.parametrize("message", ["does the $3.9 include pulling the 240GB of weights", "这个价格包含存储吗"])
+def test_what_the_rent_covers_is_its_arithmetic_not_the_tax_topic(book, message):
+    # "does the $3.9 include pulling the 240GB of weights" had got the VAT and sales-tax topic
+    text = "gpt-oss-120b lora 50k samples 3d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+
+
+def test_a_price_with_tax_asked_stays_the_tax_topic(book):
+    text = "13b 全量微调 200GB数据 7天 预算10万"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "价格含税吗", book=book)
+    assert reply.faq and reply.faq["topic"] == "tax_invoices"

@@ -1224,6 +1224,16 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    if (
+        request_text
+        and summary.get("gpu")
+        and INCLUDES_ASKED.search(message)
+        and re.search(r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱", message, re.I)
+        and not TAX_ASKED.search(message)
+    ):
+        explained = _explain(request_text, summary, "costs", reply_lang, book)
+        if explained is not None:
+            return explained
     if request_text and summary.get("gpu") and ALTERNATIVES_ASKED.search(message) and not _gpus_named(message):
         explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
         if explained is not None:
@@ -1781,6 +1791,13 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
     return FollowUp(kind="explain", part="offpeak", lang=lang, advice=first, text=text)
 
 
+# What the rent covers asked ("does the $3.9 include pulling the 240GB of weights", "这个价格包含存储吗");
+# tax is its own topic (TAX_ASKED)
+INCLUDES_ASKED = re.compile(
+    r"\b(?:does|is|are|do)\b[^?？]{0,30}\binclud\w*|\binclusive of\b"
+    r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)",
+    re.I,
+)
 # The plan's alternatives asked for ("what are the alternatives?", "whats the cheapest nvidia option",
 # "is there a better setup", "还有别的方案吗"): the best plan on each other GPU type
 ALTERNATIVES_ASKED = re.compile(
