@@ -685,8 +685,6 @@ MATCH_TIME = re.compile(
     re.I,
 )
 COUNT_WORD = re.compile(r"how many|(?:几|多少)\s*(?:张|块|台|个)?|number of", re.I)
-# A question put to both options at once ("两个方案网络要求一样吗", "do both need infiniband?"):
-# answered on each
 # The words that put it to both, left out of what each option is asked ("what if 30 days for both?")
 BOTH_WORDS = re.compile(
     r"\s*\b(?:for|on|in|of|with) (?:both|each|either)(?: (?:plans?|options?|of them))?\b|\bboth\b\s*"
@@ -694,6 +692,8 @@ BOTH_WORDS = re.compile(
     r"|(?:这)?两个(?:方案|选项|配置)(?:都|的|各|分别)?|两种(?:方案|卡|配置)(?:都|的|各|分别)?|两者(?:都|的)?|分别|各自",
     re.I,
 )
+# A question put to both options at once ("两个方案网络要求一样吗", "do both need infiniband?"):
+# answered on each
 BOTH_ASKED = re.compile(
     r"\b(?:both|each|either)\b(?!\s+(?:gpu|card)s?\s+(?:is|are)\s+(?:better|cheaper|faster))"
     r"|\b(?:the )?two (?:plans|options)\b|两个(?:方案|选项|配置)?|两种(?:方案|卡|配置)?|两者|分别|各自"
