@@ -2730,3 +2730,27 @@ def test_a_price_with_tax_asked_stays_the_tax_topic(book):
     text = "13b 全量微调 200GB数据 7天 预算10万"
     reply = follow_up(text, plan_context(advise(text, book=book)), "价格含税吗", book=book)
     assert reply.faq and reply.faq["topic"] == "tax_invoices"
+
+
+def test_a_providers_sla_asked_is_the_sla_topic_not_its_price(book):
+    # "is autodl reliable enough, any SLA?" had restated AutoDL's price (and a GPU change)
+    text = "qwen3-30b-a3b lora 200k samples 5d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "is autodl reliable enough, any SLA?", book=book)
+    assert reply.faq and reply.faq["topic"] == "sla_failure_repair" and not reply.changed
+
+
+def test_a_providers_contract_asked_is_its_offers_on_record(book):
+    text = "gpt-oss-120b lora 50k samples 3d usd"
+    reply = follow_up(
+        text, plan_context(advise(text, book=book)), "does tensorwave need a contract or min commitment", book=book
+    )
+    assert (reply.kind, reply.part) == ("part", "vendor") and reply.rows
+    assert {r["provider"] for r in reply.rows} == {"TensorWave"}
+
+
+def test_paying_for_servers_over_time_is_the_purchases_value_and_financing(book):
+    text = "8b pretrain 500B tokens 45d buy"
+    reply = follow_up(
+        text, plan_context(advise(text, book=book)), "can we do lease-to-own or pay in installments", book=book
+    )
+    assert "Financing" in reply.text and money(reply.advice.plan.costs.buy_capex, "CNY") in reply.text

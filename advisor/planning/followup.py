@@ -457,6 +457,12 @@ PROVIDERS = (
     (r"\boracle\b|\boci\b", "Oracle", "global"),
     (r"nebius", "Nebius", "global"),
     (r"vast\.?ai", "Vast.ai", "global"),
+    (r"tensor\s?wave", "TensorWave", "global"),
+    (r"hyperstack", "Hyperstack", "global"),
+    (r"云擎天下", "云擎天下", "china"),
+    (r"矩池云", "矩池云", "china"),
+    (r"恒源云", "恒源云", "china"),
+    (r"智星云", "智星云", "china"),
     (r"alibaba|aliyun|阿里云|阿里", "Alibaba", "china"),
     (r"tencent|腾讯", "Tencent", "china"),
     (r"autodl", "AutoDL", "china"),
@@ -1234,6 +1240,16 @@ def follow_up(
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
             return explained
+    provider = _provider(message) if request_text and summary.get("gpu") else None
+    if (
+        provider
+        and SLA_OR_TERMS.search(message)
+        and not re.search(r"\bsla\b|\buptime\b|reliab|可靠|稳定吗|故障率|售后", message, re.I)
+    ):
+        # "does tensorwave need a contract or min commitment": that provider's offers and their terms
+        answered = _plan_part(request_text, summary, "vendor", reply_lang, book, provider=provider[0])
+        if answered is not None:
+            return answered
     if request_text and summary.get("gpu") and ALTERNATIVES_ASKED.search(message) and not _gpus_named(message):
         explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
         if explained is not None:
@@ -1378,6 +1394,7 @@ def follow_up(
         and not budget_in
         and not other_gpu
         and (MARKET.search(message) or CHINA.search(message) or _provider(message))
+        and not SLA_OR_TERMS.search(message)
     ):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
@@ -1796,6 +1813,13 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
 INCLUDES_ASKED = re.compile(
     r"\b(?:does|is|are|do)\b[^?？]{0,30}\binclud\w*|\binclusive of\b"
     r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)",
+    re.I,
+)
+# A provider's service or contract asked about, not its price ("is autodl reliable enough, any SLA?",
+# "does tensorwave need a contract or min commitment"): the FAQ's terms, or its offers' terms
+SLA_OR_TERMS = re.compile(
+    r"\bsla\b|\buptime\b|\breliab\w*|\bcontract\b|\bcommit(?:ment)?\b|\bmin(?:imum)?\s+(?:term|commit\w*|period)\b"
+    r"|\block[\s\-]?in\b|可靠|稳定吗|故障率|售后|合同|最短租期|起租|签多久",
     re.I,
 )
 # The plan's alternatives asked for ("what are the alternatives?", "whats the cheapest nvidia option",
@@ -3334,7 +3358,13 @@ def _plan_row(p) -> dict:
 
 
 def _plan_part(
-    request_text: str, summary: dict, part: str, lang: str, book: PriceBook, lead: tuple[str, ...] | None = None
+    request_text: str,
+    summary: dict,
+    part: str,
+    lang: str,
+    book: PriceBook,
+    lead: tuple[str, ...] | None = None,
+    provider: str | None = None,
 ) -> FollowUp | None:
     """The part of the plan a question asks for: its servers and storage (`lead`: only the line
     asked about), the offers on record that can deliver it, its risks (warnings and checks), its
@@ -3351,7 +3381,7 @@ def _plan_part(
             "followup.txt.j2", lang, kind="risks", warnings=_own_risks(result), checklist=render_checklist(result)
         )
     elif part == "vendor":
-        rows = _offers(result, book)
+        rows = _offers(result, book, provider)
         text = render("followup.txt.j2", lang, kind="vendor", p=p, offers=rows, c=p.costs)
     else:
         text = render("followup.txt.j2", lang, kind="servers", p=p, e=p.estimate, c=p.costs, I=p.infra, lead=lead)

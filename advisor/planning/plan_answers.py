@@ -66,7 +66,9 @@ ASKED = (
         "depreciation",
         r"depreciat\w*|折旧|残值|residual value|resale value|worth after|finance the servers|融资租赁|分期"
         r"|(?:还|能|可以)(?:能)?卖(?:多少|几)|卖(?:多少|几)(?:钱|万)|转手|二手(?:价|能卖)|回收价"
-        r"|\bsell (?:them|it) for\b|\bresell\w*\b|\bresale\b",
+        r"|\bsell (?:them|it) for\b|\bresell\w*\b|\bresale\b"
+        # financing the purchase ("can we do lease-to-own or pay in installments")
+        r"|\blease[\s\-]to[\s\-]own\b|\binstal?lments?\b|\bfinanc(?:e|ing)\b|\bloan\b|贷款",
     ),
     # (the MFU asked alone, "what's the MFU?", is the time section's figure)
     (
