@@ -2754,3 +2754,13 @@ def test_paying_for_servers_over_time_is_the_purchases_value_and_financing(book)
         text, plan_context(advise(text, book=book)), "can we do lease-to-own or pay in installments", book=book
     )
     assert "Financing" in reply.text and money(reply.advice.plan.costs.buy_capex, "CNY") in reply.text
+
+
+def test_a_doubt_naming_another_gpu_or_a_count_is_that_not_the_whole_plan(book):
+    # "真的可以用4090吗" and "are you sure about 8 gpus?" had been read as the plan doubted as a whole
+    text = "qwen2.5-7b lora 50k samples 3d"
+    summary = plan_context(advise(text, book=book))
+    on_4090 = follow_up(text, summary, "真的可以用4090吗", book=book)
+    assert on_4090.kind == "whatif" and on_4090.after["gpu"] == "RTX4090-24GB"
+    assert follow_up(text, summary, "are you sure about 8 gpus?", book=book).part != "time_sure"
+    assert follow_up(text, summary, "真的假的", book=book).part == "time_sure"

@@ -1322,11 +1322,20 @@ def follow_up(
         answered = _early_return(request_text, reply_lang, book)
         if answered is not None:
             return answered
-    if request_text and summary.get("gpu") and DOUBTED.search(message) and summary.get("offload", "none") != "none":
+    # the plan doubted as a whole: not a GPU of another kind or a count named ("真的可以用4090吗" is the plan
+    # on 4090, "are you sure about 8 gpus?" the counts around its own)
+    doubted = bool(
+        request_text
+        and summary.get("gpu")
+        and DOUBTED.search(message)
+        and not _gpus_named_elsewhere(message, summary)
+        and not re.search(r"\d+\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|张|块|台)", message, re.I)
+    )
+    if doubted and summary.get("offload", "none") != "none":
         answered = _explain(request_text, summary, "memory", reply_lang, book)
         if answered is not None:
             return answered
-    if request_text and summary.get("gpu") and (TIME_SURE.search(message) or DOUBTED.search(message)):
+    if request_text and summary.get("gpu") and (TIME_SURE.search(message) or doubted):
         answered = _time_sure(request_text, reply_lang, book)
         if answered is not None:
             return answered
@@ -3093,7 +3102,9 @@ def _first_question(message: str) -> str:
 # Another GPU doubted ("昇腾那个便宜点，靠谱吗", "is the MI300X option legit?"): the plan on it, and
 # the FAQ's word on that GPU in one sentence
 TRUSTED = re.compile(
-    r"靠谱|可靠|稳不稳|能用吗|行不行|好用吗|\breliable\b|\blegit\b|\btrust\w*\b|\bany good\b|\bsafe bet\b", re.I
+    r"靠谱|可靠|稳不稳|能用吗|行不行|好用吗|(?:可以|能)用.{0,12}(?:吗|么)|\b(?:can|could) we (?:use|go with)\b"
+    r"|\breliable\b|\blegit\b|\btrust\w*\b|\bany good\b|\bsafe bet\b",
+    re.I,
 )
 
 
