@@ -2764,3 +2764,14 @@ def test_a_doubt_naming_another_gpu_or_a_count_is_that_not_the_whole_plan(book):
     assert on_4090.kind == "whatif" and on_4090.after["gpu"] == "RTX4090-24GB"
     assert follow_up(text, summary, "are you sure about 8 gpus?", book=book).part != "time_sure"
     assert follow_up(text, summary, "真的假的", book=book).part == "time_sure"
+
+
+def test_the_plans_own_provider_asked_gives_the_plans_billed_total(book):
+    # "how much on tensorwave?" had said "the plan's 1.55 GPU-hours cost $3.02" beside its $3.9,
+    # billed by the whole hour
+    text = "gpt-oss-120b lora 50k samples 3d usd"
+    result = advise(text, book=book)
+    c = result.plan.costs
+    assert c.rent_option == "hourly" and c.rent_offer["provider"] == "TensorWave"
+    reply = follow_up(text, plan_context(result), "how much on tensorwave?", book=book)
+    assert money(c.rent_hourly_total, "USD") in reply.text

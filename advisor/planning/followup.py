@@ -3552,6 +3552,18 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
         if named:
             mine = _offers(reply.advice, book, named[0])
             own = next((o for o in mine if o["why_not"] is None), mine[0] if mine else None)
+        # the plan's own offer billed by the hour: its GPU-hours as billed (whole hours), so the total is
+        # the plan's ("the plan's 1.55 GPU-hours cost $3.02" had stood beside its $3.9)
+        c = p.costs
+        billed = (
+            c.rent_hourly_total / c.rent_per_gpu_hour
+            if own
+            and own["provider"] == (c.rent_offer or {}).get("provider")
+            and c.rent_option == "hourly"
+            and c.rent_hourly_total
+            and c.rent_per_gpu_hour
+            else None
+        )
         line = render(
             "slack/value.j2",
             lang,
@@ -3576,12 +3588,14 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             offer_as_of=(p.costs.rent_offer or {}).get("as_of") or "",
             own=own,
             own_price=money(own["price"], own["currency"]) if own else "",
-            own_total=money(own["price"] * p.estimate.gpu_hours, own["currency"])
+            own_total=money(p.costs.rent_hourly_total, p.costs.currency)
+            if billed
+            else money(own["price"] * p.estimate.gpu_hours, own["currency"])
             if own and own["kind"] == "rent_hour" and p.estimate.gpu_hours and not own["why_not"]
             else "",
             host_gb=round(p.estimate.memory.host_ram_gib * GIB / 1e9),
             instance_gb=INSTANCE_RAM_GB_PER_GPU,
-            gpu_hours=num(p.estimate.gpu_hours) if p.estimate.gpu_hours else "",
+            gpu_hours=num(billed or p.estimate.gpu_hours) if p.estimate.gpu_hours else "",
         )
         why = "\n".join(x for x in (line.strip(), reply.why) if x)
         if not reply.changed or not reply.after:
