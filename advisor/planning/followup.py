@@ -127,8 +127,8 @@ TOKENS_A_DAY = re.compile(r"tokens?\s*(?:per|/|a)\s*day\b|(?:每天|一天).{0,6
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
 # "how much a day?"): the time or the cost section, with its arithmetic.
 ASKS_SPEED = re.compile(
-    r"tokens?\s*(?:per|/|a)\s*(?:second|sec|s|day)\b|(?:每天|一天).{0,6}token|token.{0,4}(?:每天|一天)"
-    r"|tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s"
+    TOKENS_A_DAY.pattern
+    + r"|tokens?\s*(?:per|/|a)\s*(?:second|sec|s)\b|tok/s|throughput|\bmfu\b|吞吐|每秒.{0,6}token|token\s*/\s*s"
     r"|(?:为啥|为什么|怎么)\s*(?:这么|那么|会这么)?\s*慢|\bwhy\b.{0,12}\bso\s+slow\b",
     re.I,
 )
@@ -1241,11 +1241,7 @@ def follow_up(
         if explained is not None:
             return explained
     provider = _provider(message) if request_text and summary.get("gpu") else None
-    if (
-        provider
-        and SLA_OR_TERMS.search(message)
-        and not re.search(r"\bsla\b|\buptime\b|reliab|可靠|稳定吗|故障率|售后", message, re.I)
-    ):
+    if provider and TERMS_ASKED.search(message) and not SLA_ASKED.search(message):
         # "does tensorwave need a contract or min commitment": that provider's offers and their terms
         answered = _plan_part(request_text, summary, "vendor", reply_lang, book, provider=provider[0])
         if answered is not None:
@@ -1403,7 +1399,7 @@ def follow_up(
         and not budget_in
         and not other_gpu
         and (MARKET.search(message) or CHINA.search(message) or _provider(message))
-        and not SLA_OR_TERMS.search(message)
+        and not (SLA_ASKED.search(message) or TERMS_ASKED.search(message))
     ):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
@@ -1824,11 +1820,12 @@ INCLUDES_ASKED = re.compile(
     r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)",
     re.I,
 )
-# A provider's service or contract asked about, not its price ("is autodl reliable enough, any SLA?",
-# "does tensorwave need a contract or min commitment"): the FAQ's terms, or its offers' terms
-SLA_OR_TERMS = re.compile(
-    r"\bsla\b|\buptime\b|\breliab\w*|\bcontract\b|\bcommit(?:ment)?\b|\bmin(?:imum)?\s+(?:term|commit\w*|period)\b"
-    r"|\block[\s\-]?in\b|可靠|稳定吗|故障率|售后|合同|最短租期|起租|签多久",
+# A provider's service asked about, not its price ("is autodl reliable enough, any SLA?"): the FAQ's
+# SLA topic; its contract ("does tensorwave need a contract or min commitment"): its offers' terms
+SLA_ASKED = re.compile(r"\bsla\b|\buptime\b|\breliab\w*|可靠|稳定吗|故障率|售后", re.I)
+TERMS_ASKED = re.compile(
+    r"\bcontract\b|\bcommit(?:ment)?\b|\bmin(?:imum)?\s+(?:term|commit\w*|period)\b|\block[\s\-]?in\b"
+    r"|合同|最短租期|起租|签多久",
     re.I,
 )
 # The plan's alternatives asked for ("what are the alternatives?", "whats the cheapest nvidia option",
@@ -1857,10 +1854,10 @@ def _own_and_rent(request_text: str, summary: dict, message: str, lang: str, boo
     type, so no step waits on a slower card); and what the owned GPUs alone would take. None where
     the GPU is unknown or the plan on it needs no more than the team owns."""
     found = OWN_AND_RENT.search(message)
-    word = re.sub(r"(?<=\d)s$", "", found["gpu"] or found["zgpu"]) if found else ""  # "H100s"
-    gpu = catalog.find_gpu(word) if word else None
-    if gpu is None:
+    name = next(iter(_gpus_named(found["gpu"] or found["zgpu"])), None) if found else None  # "H100s" too
+    if name is None:
         return None
+    gpu = catalog.get_gpu(name)
     owned = int(found["n"] or found["zn"])
     try:
         on_type = advise_request(parse_followup(request_text, f"on {gpu.name}", lang)[0], book)
