@@ -722,7 +722,7 @@ def faq_instead(
     (its best guess and the next topics, named as such) only stands in for a refusal that merely
     did not understand a word ("is A800 still worth renting?": "still"); a refusal that suggests a
     spelling or says what is wrong with a value says more, so None."""
-    if (holds_a_plan(text) and not _asks_a_conversion(text)) or not asks(text):
+    if (holds_a_plan(text) and not _asks_a_conversion(text, refusal)) or not asks(text):
         return None
     found = faq.answer(text, lang)
     if not found.confident and (found.score < faq.MATCH_SCORE or not _only_not_understood(refusal)):
@@ -737,12 +737,9 @@ _CONVERSION = re.compile(
 )
 
 
-def _asks_a_conversion(text: str) -> bool:
-    try:
-        parse(text)
-    except RequestError as err:
-        return err.kind in ("missing_size", "unknown_word") and bool(_CONVERSION.search(text))
-    return False
+def _asks_a_conversion(text: str, refusal: RequestError | None) -> bool:
+    """Data without a model, asked in tokens: the refusal (the request's own parse) wants a size."""
+    return refusal is not None and refusal.kind in ("missing_size", "unknown_word") and bool(_CONVERSION.search(text))
 
 
 def _only_not_understood(refusal: RequestError | None) -> bool:
