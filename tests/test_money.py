@@ -105,7 +105,7 @@ def test_an_order_limit_is_a_count_the_planner_tries(book):
 
 
 def test_the_vendor_list_says_why_a_cheaper_offer_is_not_the_plans(book):
-    text = "SFT llama3-70b on 80k instruction samples avg 2k tokens, 3 epochs, 21d, budget $60k, usd"
+    text = "SFT llama3-70b on 80k instruction samples avg 2k tokens, 3 epochs, 21d, budget $60k, usd on B200"
     result = advise(text, book=book)
     reply = follow_up(text, plan_context(result), "which vendor?", book=book)
     rows = reply.rows

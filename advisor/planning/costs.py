@@ -166,6 +166,14 @@ class Costs(BaseModel):
         return None
 
     @property
+    def rent_extrapolated(self) -> bool:
+        """Whether no offer on record delivers the plan and its rent is extrapolated from on-demand
+        lists (rent.py's estimate rule on hourly offers): a cloud's list of one server promises no
+        capacity, and no fabric, for many (a lease of whole servers reserves them)."""
+        offer = self.rent_offer or {}
+        return offer.get("unit") == "gpu-hour" and any(n.code == "rent_estimated" for n in self.notes)
+
+    @property
     def never_pays_back(self) -> bool:
         return self.running_above_rent
 

@@ -136,7 +136,11 @@ ROOMY_SHARE = 0.10
 # within a ¥1M budget that 8 A100 (2.3 days, ¥25k) fit; 8 RTX 4090 for 15 days at $993 against
 # 4 B200 for 2 days at $1,173. A plan that leans on consumer cards or on offloading its states to
 # host memory (fragile: consumer cards have no ECC memory, datacentre support or NVLink; offloaded
-# states cross PCIe every step) gives way to one that leans on fewer of them when that one costs
+# states cross PCIe every step), or on a rent no offer on record delivers, extrapolated from
+# on-demand lists (224 MI300X estimated from one cloud's 8-GPU list had led 70B fine-tuning 7% under
+# 256 H100 on a cluster offer: a list promises no capacity or fabric at that size; leases of whole
+# servers, China's usual offer, reserve them and are not counted here) gives
+# way to one that leans on fewer of them when that one costs
 # at most STURDY_SHARE more, or, under a budget, when what it costs more is at most
 # STURDY_BUDGET_SHARE of the budget (assumed: a quarter more is within the spread of vendors'
 # quotes for one plan; a twentieth of a budget is money the team set aside anyway). The answer
@@ -659,10 +663,11 @@ def _weighed_rent(req: TrainingRequest, p: Plan) -> float | None:
     return rate / speed if rate and speed else None
 
 
-def _fragility(p: Plan) -> tuple[bool, int]:
-    """What a plan leans on that a team would rather not: consumer cards, then states offloaded to
-    host memory (OFFLOAD_RANK); lower is sturdier."""
-    return catalog.get_gpu(p.gpu).consumer, OFFLOAD_RANK[p.estimate.layout.offload]
+def _fragility(p: Plan) -> tuple[bool, int, bool]:
+    """What a plan leans on that a team would rather not: consumer cards, states offloaded to host
+    memory (OFFLOAD_RANK), a rent no offer on record delivers, extrapolated from on-demand lists
+    (`Costs.rent_extrapolated`); lower is sturdier."""
+    return catalog.get_gpu(p.gpu).consumer, OFFLOAD_RANK[p.estimate.layout.offload], p.costs.rent_extrapolated
 
 
 def _sturdier_gives_way(
@@ -677,7 +682,7 @@ def _sturdier_gives_way(
     if req.gpu or req.owned or req.speed_first or req.rent_or_buy == "buy" or best.rent is None:
         return best, tie, None
     fragile = _fragility(best)
-    if fragile == (False, 0):
+    if fragile == (False, 0, False):
         return best, tie, None
     allowed = best.rent * (1 + STURDY_SHARE)
     if budget is not None:
@@ -717,6 +722,7 @@ def _sturdier_gives_way(
             "more": lead.rent / best.rent - 1,
             "budget_share": (lead.rent - best.rent) / budget if budget else None,
             "consumer": fragile[0] and not _fragility(lead)[0],
+            "estimated": fragile[2] and not _fragility(lead)[2],
             "offload": best.estimate.layout.offload,
             "lead_offload": lead.estimate.layout.offload,
             "other_mfu": best.estimate.throughput.mfu,
@@ -1335,6 +1341,12 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     # cheaper offer: then such a plan is not "cheaper", only on fewer servers
     cheaper = [p for p in slower if best.rent is None or (p.rent is not None and p.rent < best.rent)]
     add(cheaper[0] if cheaper else None, "cheaper_slower")
+    if best.estimate.layout.offload != "none":
+        # a plan that fits only by streaming states from host memory runs at a fraction of the
+        # GPUs' speed: the count that holds them on the GPUs is what a buyer weighs it against
+        # (kimi-k2 LoRA on 16 A100 offloading everything at 6% MFU, or 32 holding it at 22%)
+        held = [p for p in priced if p.estimate.layout.offload == "none" and not _doubted(req, p)]
+        add(next((p for p in held if p.gpu == best.gpu), None) or next(iter(held), None), "on_gpus")
     others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
     add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
     add(
