@@ -82,6 +82,7 @@ WORDS = {
     "offpeak": None,
     "payment_terms": None,
     "on_premises": None,
+    "spend_by": None,
     "network_said": None,
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),

@@ -68,3 +68,20 @@ def test_experts_over_two_servers_worked_by_hand():
     # all of it exposed (full recompute), with half the tensor-parallel all-reduces; the gradient
     # reduction hides behind the last backward
     assert t.step["exposed_s"] == pytest.approx(t.step["expert_s"] + TP_EXPOSED * t.step["tensor_s"], rel=1e-9)
+
+
+def test_an_expert_group_is_inside_a_server_only_where_it_lines_up_with_its_gpus(book):
+    """Megatron-Core numbers expert ranks consecutively: ep 5 on 8-GPU servers puts half its groups
+    across two servers. A probe had read "EP=5, inside one server" off such a plan (671B-A37B on 40
+    MI300X); the search now keeps inside a server only degrees that divide its GPUs."""
+    from advisor.engine.estimate import expert_degrees
+    from advisor.planning.advice import advise
+
+    moe = QWEN3_30B.model_copy(update={"moe_experts": 200})
+    assert expert_degrees(moe, dp=5, ranks_per_node=8) == [1, 5]  # 5 only as the group across servers
+    assert expert_degrees(moe, dp=5, ranks_per_node=5) == [5]
+    # a group that straddles servers is not counted as inside one (its traffic crosses the NICs)
+    assert expert_copies(moe, 5, 1, None)[1] > expert_copies(moe, 5, 5, None)[1]
+    lay = advise("moe 671B-A37B continued-pretrain 200B tokens 2mo buy usd", book=book).plan.estimate.layout
+    per_node = lay.gpus_per_node // lay.expert_tp
+    assert lay.ep == 1 or per_node % lay.ep == 0 or lay.ep % per_node == 0, lay

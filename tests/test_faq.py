@@ -879,3 +879,26 @@ def test_a_chinese_either_or_question_as_a_first_message_is_the_faqs(text, topic
         parse(text)
     found, reply = faq_instead(text, None, refused.value)
     assert found.topic == topic and found.confident and reply.startswith(found.answer)
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        # asked in a thread, they had drawn the menu with the right topic only named as the nearest
+        ("任务挂了以后怎么接着训", "failure_mid_run"),
+        ("the run crashed at step 40k, how do we resume?", "failure_mid_run"),
+    ],
+)
+def test_resuming_after_a_crash_is_the_failure_topic(question, topic):
+    got = faq.answer(question)
+    assert got.topic == topic and got.confident
+
+
+@pytest.mark.parametrize(
+    "question,lang",
+    [("MoE模型训练显存按总参数算还是激活参数算", "zh"), ("for an MoE, size memory by total or active params?", "en")],
+)
+def test_moe_memory_is_said_to_follow_the_total_parameters(question, lang):
+    got = faq.answer(question, lang=lang)
+    assert got.topic == "memory_per_param"
+    assert ("671B" in got.answer) and ("total" in got.answer if lang == "en" else "总参数" in got.answer)

@@ -2775,3 +2775,79 @@ def test_the_plans_own_provider_asked_gives_the_plans_billed_total(book):
     assert c.rent_option == "hourly" and c.rent_offer["provider"] == "TensorWave"
     reply = follow_up(text, plan_context(result), "how much on tensorwave?", book=book)
     assert money(c.rent_hourly_total, "USD") in reply.text
+
+
+# Thirty-third session's probe of thread questions: each had drawn the menu or another question's answer.
+
+ZH_32B = "32B 全量微调 100GB数据 10天 预算50万"
+
+
+@pytest.mark.parametrize(
+    "text,message,lead",
+    [
+        ("70B full-finetune 500GB 21d budget usd", "what's the bottleneck here, compute or network?", "Compute:"),
+        ("kimi k2 lora 10万条", "瓶颈在哪", "瓶颈在通信"),
+        (ZH_32B, "是算力瓶颈还是网络瓶颈", "瓶颈在算力"),
+    ],
+)
+def test_the_bottleneck_asked_names_the_steps_largest_term(book, text, message, lead):
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time") and reply.text.startswith(lead)
+    step = reply.advice.plan.estimate.throughput.step
+    # the term named is the step's largest: compute, or the communication it does not hide
+    assert (step["compute_s"] >= step["exposed_s"]) == (lead in ("Compute:", "瓶颈在算力"))
+
+
+@pytest.mark.parametrize(
+    "message", ["这个价格能砍吗", "any room to negotiate on price?", "这个价格是按小时还是按月？能砍吗"]
+)
+def test_bargaining_or_the_billing_asked_is_the_rent_with_its_levers(book, message):
+    # "这个价格能砍吗" had drawn the menu; "按小时还是按月" had re-priced a ¥8 job on a month's lease
+    text = "qwen2.5-7b lora 5万条 3天 预算2万" if "按小时" in message else ZH_32B
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs") and not reply.changed
+    assert money(first.plan.rent, first.plan.costs.currency) in reply.lead
+    if first.plan.costs.rent_term and first.plan.costs.rent_term.get("mostly_idle"):
+        assert "按天计费" in reply.lead or "daily billing" in reply.lead  # the idle months: the first lever
+
+
+def test_memory_quoted_back_and_doubted_is_the_plans_memory(book):
+    reply = follow_up(ZH_32B, plan_context(advise(ZH_32B, book=book)), "显存73.4/79.7太满了吧，会不会爆", book=book)
+    assert (reply.kind, reply.part) == ("explain", "memory")
+
+
+def test_will_it_oom_with_a_longer_sequence_replans_on_the_same_gpus(book):
+    text = "llama 3 8b sft 100k samples on 8xH100 usd"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "will this OOM if we bump seq to 8192?", book=book)
+    assert reply.kind == "whatif" and reply.changed == ["seq_len"]
+    new = reply.advice.plan
+    assert (new.gpu, new.estimate.layout.gpu_count) == (first.plan.gpu, first.plan.estimate.layout.gpu_count)
+    assert reply.advice.request.seq_len == 8192
+
+
+def test_another_gpu_named_in_chinese_with_its_maker_is_the_plan_on_it(book):
+    # "换成昇腾910B要多少钱" had listed the 910B's prices; "换成A800" re-planned
+    reply = follow_up(ZH_32B, plan_context(advise(ZH_32B, book=book)), "换成昇腾910B要多少钱", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "Ascend-910B-64GB"
+
+
+@pytest.mark.parametrize(
+    "text,message,said",
+    [
+        (
+            "llama 3 8b sft 100k samples on 8xH100 usd",
+            "21 minutes seems way too fast, what token count did you assume?",
+            "100,000 samples x 1,000 tokens each = 100M tokens",
+        ),
+        ("7b sft 10k samples avg 2k tokens 3 epochs", "how many tokens did you assume per sample?", "x 3 epochs = 60M"),
+        ("70B 全量微调 1TB数据 14天", "1TB按多少token算的", "按每 token 3.2 字节"),
+    ],
+)
+def test_the_tokens_assumed_asked_is_how_the_data_became_tokens(book, text, message, said):
+    # had been the doubling what-if and the FAQ's bytes-to-tokens rule
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time") and said in reply.lead
+    assumed = "assumed, not measured" in reply.lead
+    assert assumed == ("100k samples" in text)

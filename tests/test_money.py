@@ -288,3 +288,11 @@ def test_the_storage_total_shows_its_arithmetic(book):
     assert c.storage_total == pytest.approx(c.storage_tb * c.storage_per_tb_month * c.storage_months)
     line = next(x for x in render_text(advise(text, book=book)).splitlines() if "storage for data" in x)
     assert f"x {money(c.storage_per_tb_month, 'USD')} per TB-month x" in line
+
+
+def test_a_city_with_no_electricity_price_on_record_is_said(book):
+    # "北京" had been read, then Sichuan's price used as if it were no site at all
+    text = render_text(advise("7B pretrain 1TB 30d buy beijing", book=book))
+    assert "none on record for Beijing: the middle of the" in text
+    assert "name your city" not in text
+    assert "no site said" in render_text(advise("7B pretrain 1TB 30d buy", book=book))

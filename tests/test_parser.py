@@ -2967,3 +2967,36 @@ def test_a_payback_asked_in_the_request_is_no_unknown_word(text):
     req = parse(text)
     assert req.rent_or_buy == "buy"
     assert not any(n.code == "read_past" for n in req.assumptions)
+
+
+def test_a_grant_to_spend_and_who_shares_the_servers_are_read_and_said():
+    # a Beijing lab's grant request had been refused on "今年必须花完", then on "10个学生共用"
+    req = parse("经费300万今年必须花完 买服务器 主要做70B lora微调 10个学生共用 预算300万 买", "zh")
+    assert req.budget.amount == 3_000_000 and req.rent_or_buy == "buy"
+    codes = {n.code: n.params for n in req.assumptions}
+    assert codes["spend_by"]["words"] == ["今年必须花完"] and "10个学生共用" in codes["read_past"]["words"]
+    en = parse("70b lora, shared by 3 teams, 100k samples, must be spent this year, budget $400k buy usd")
+    assert "spend_by" in {n.code for n in en.assumptions} and en.budget.amount == 400_000
+
+
+@pytest.mark.parametrize(
+    "text,budget",
+    [
+        ("帮我出个采购方案：300万，买一台8卡H200，70B lora 10万条", 3_000_000),
+        ("买 70b lora 10万条 300万", 3_000_000),
+        ("70b lora 300万条", None),  # a count says what it counts; no purchase, no bare money either
+        ("买 7b 预训练 数据500万token", None),
+    ],
+)
+def test_a_bare_amount_in_wan_is_the_money_to_buy_with(text, budget):
+    req = parse(text, "zh")
+    assert (req.budget.amount if req.budget else None) == budget
+
+
+def test_a_chinese_accelerator_the_catalogue_lacks_names_the_domestic_ones_planned():
+    with pytest.raises(RequestError) as info:
+        parse("海光DCU 7B lora 10万条 买", "zh")
+    assert info.value.kind == "unknown_gpu" and "910B" in str(info.value) and "910C" in str(info.value)
+    with pytest.raises(RequestError) as info:
+        parse("qwen3-32b lora on mac studio")
+    assert "Known GPUs" in str(info.value) and "domestic" not in str(info.value)  # Apple: the catalogue's list

@@ -1283,3 +1283,16 @@ def test_licence_notes_come_in_one_note_each_gpu_with_its_date(book):
     gpus, sinces = notes[0].params["gpus"], notes[0].params["sinces"]
     assert len(gpus) >= 2 and len(sinces) == len(gpus) and notes[0].params["since"] == ""
     assert {catalog.get_gpu(g).china_access_since for g in gpus} == set(sinces)
+
+
+def test_the_counts_just_below_where_the_jump_lands_are_tried(book):
+    """The jump from 160 H800 (1,186 days, its expert traffic swamping 20 servers) scaled as if
+    larger counts ran no better and landed on 2,560, past 2,048 meeting the 60 days for 20% less."""
+    text = "671B-A37B pretrain 14.8T tokens 60d fp8 on H800"
+    plan = advise(text, book=book).plan
+    assert plan.meets_deadline and plan.estimate.layout.gpu_count < 2560
+    landed = advise("671B-A37B pretrain 14.8T tokens 60d fp8 on 2560xH800", book=book).plan
+    assert plan.rent < landed.rent
+    # the count below it misses the deadline: the cheapest count that meets it is found
+    below = advise(f"671B-A37B pretrain 14.8T tokens 60d fp8 on {plan.estimate.layout.gpu_count - 256}xH800", book=book)
+    assert not below.plan.meets_deadline

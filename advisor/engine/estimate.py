@@ -293,7 +293,9 @@ def expert_degrees(m: ModelShape, dp: int, ranks_per_node: int, tp: int = 1) -> 
     if not m.is_moe:
         return [1]
     whole = math.gcd(dp, m.moe_experts)
-    inside = max(d for d in _divisors(whole, ranks_per_node))
+    # inside a server only where the groups line up with its GPUs: Megatron-Core numbers the expert
+    # ranks consecutively, so ep 5 on 8-GPU servers puts half its groups across two of them
+    inside = max(d for d in _divisors(whole, ranks_per_node) if ranks_per_node % d == 0)
     folded = math.gcd(tp * dp, m.moe_experts) if tp > 1 else whole
     # Degrees between (DeepSeek-V3's 64 over 8 servers, report Sec 3.2) only when the user
     # fixes them (`ep 64`): trying them too costs the open plan a sixth of its time for plans

@@ -565,7 +565,9 @@ def model_parallel_s(
     # per_node / etp ranks on a server; other stacks spread experts over data-parallel ranks,
     # tp apart, unless folded over the tensor ranks too.
     ep_stride = layout.expert_tp if layout.framework == MEGATRON or layout.folded else tp
-    ep_per_node = max(1, min(ep, per_node // ep_stride))
+    # the ranks of a group certain to share a server: consecutive groups of 5 on 8-GPU servers
+    # straddle two, so only what divides both counts is sure to stay on one
+    ep_per_node = math.gcd(ep, max(1, per_node // ep_stride))
 
     tensor_s = 0.0
     if tp > 1:

@@ -231,16 +231,16 @@ def _src(p, role: str) -> dict:
 
 
 def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
-    """The city's electricity price when we have one, else the price for an unknown site
-    (`owning.electricity`: the national average, else the middle of the regions on record). The
-    price's region is said with it (`_src`)."""
+    """(the city's electricity price when we have one, else the price for an unknown site
+    (`owning.electricity`: the national average, else the middle of the regions on record), whether
+    it is the city's). The price's region is said with it (`_src`)."""
     if req.city:
         offers = book.offers("electricity", "", req.market)
         for key in CITY_POWER_REGIONS.get(req.city, ()):
             matches = [p for p in offers if key.lower() in p.region.lower()]
             if matches:
-                return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency)))
-    return owning_electricity(book, req.market, currency)
+                return min(matches, key=lambda p: (p.estimate, book.convert(p.price, p.currency, currency))), True
+    return owning_electricity(book, req.market, currency), False
 
 
 def _offer_json(q: rent.Priced, estimated: bool) -> dict:
@@ -638,7 +638,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     power_year = hosting_year = tco = breakeven = residual = ownership_cost = steady = None
     never = False  # owning never catches up with renting: no break-even at all
     own_use = None
-    electricity = _electricity(book, req, cur)
+    electricity, the_citys = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
     pue = book.best("pue", "", mkt, "")
     # a run repeated every month (`every month`): the servers work that run's share of each month
@@ -650,10 +650,12 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
             pue_v = pue.price if pue else DEFAULT_PUE
             power_year = kw * 8760 * utilisation * pue_v * book.value(electricity, cur)
             source = _src(electricity, "electricity")
-            if not req.city and electricity.region not in NATIONAL_REGIONS:
-                # no site said and no national average on record: the middle of the regions, said so
-                # (a Hangzhou team had read Sichuan's price unexplained)
+            if not the_citys and electricity.region not in NATIONAL_REGIONS:
+                # no site said, or none on record for the city said, and no national average: the
+                # middle of the regions, said so (Hangzhou and Beijing teams had read Sichuan's
+                # price unexplained)
                 source["middle_of"] = len(book.offers("electricity", "", req.market))
+                source["city"] = req.city or ""
             sources.append(source)
         if hosting and hosting.unit == "kw-month":
             hosting_year = kw * 12 * book.value(hosting, cur)

@@ -42,7 +42,7 @@ from advisor.planning.advice import (
     render_rfq,
 )
 from advisor.planning.planner import DEADLINE_SLACK
-from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, as_sold, job_months, rent_plan
+from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, RESERVED_DISCOUNT, as_sold, job_months, rent_plan
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
@@ -107,7 +107,8 @@ ASKS_MEMORY = re.compile(
     r"|\d+(?:\.\d+)?\s*g(?:ib|b)?\s*(?:的)?显存.{0,6}(?:为什么|为啥|怎么算|怎么来)"
     r"|\bwhy\b.{0,15}\d+(?:\.\d+)?\s*gi?b\b.{0,15}(?:per\s+gpu|memory|vram|each)"
     # "显存70.7G会不会爆", "will it OOM?", "is 52 GiB cutting it close?": the plan's memory against the card's
-    r"|显存.{0,10}(?:会不会爆|会爆吗|爆不爆|够不够|够吗|紧不紧)|会不会爆显存|爆显存吗"
+    # ("显存73.4/79.7太满了吧，会不会爆": the figures quoted between)
+    r"|显存.{0,24}?(?:会不会爆|会爆吗|爆不爆|够不够|够吗|紧不紧|太满|太紧)|会不会爆显存|爆显存吗"
     r"|\b(?:will|would|could) (?:it|this|that|we|the (?:job|run|plan)) (?:oom|run out of (?:gpu )?memory)\b"
     r"|\b(?:cutting it close|enough headroom|memory headroom)\b"
     # "how does 671B fit on 5090s?", "32G的卡怎么放得下671B": how the plan holds the model
@@ -124,6 +125,34 @@ DOUBTED = re.compile(
 )
 # The tokens a day asked ("how many tokens per day is that", "每天能训多少token")
 TOKENS_A_DAY = re.compile(r"tokens?\s*(?:per|/|a)\s*day\b|(?:每天|一天).{0,6}token|token.{0,4}(?:每天|一天)", re.I)
+# Bargaining over the plan's rent ("这个价格能砍吗", "any room to negotiate?", "有折扣吗") or asking how
+# it is billed ("按小时还是按月"): the costs' arithmetic led by the levers on record (the latter had
+# been read as a one-month lease, re-priced)
+PRICE_TALK = re.compile(
+    r"砍价|能砍|砍一?砍|砍下来|砍到|讲价|议价|还价|谈价|压价|有(?:没有)?(?:折扣|优惠)|打折|能打几折"
+    r"|\bnegotiat|\bhaggle|\bbargain|\b(?:any|a|get a|volume)\s+discount|wiggle room|room to (?:negotiate|move)"
+    r"|push (?:them|the vendor|back) on (?:the )?price"
+    r"|(?:按|是)(?:小时|卡时)(?:计费)?还是(?:按)?月|按月(?:计费)?还是(?:按)?(?:小时|卡时)"
+    r"|\b(?:hourly or monthly|monthly or hourly|per hour or (?:per )?month|by the hour or (?:by )?the month)\b",
+    re.I,
+)
+# The data's tokens asked ("what token count did you assume?", "每条按多少token算的", "1TB按多少token算"):
+# how the request's data became tokens, then the time's arithmetic (had been the doubling what-if)
+ASKS_TOKENS = re.compile(
+    r"\b(?:token count|how many tokens|tokens? per (?:sample|example|row|conversation))\b.{0,30}"
+    r"\b(?:assum\w*|us(?:e|ed|ing)|count(?:ed)?|take|took)\b"
+    r"|\bassum\w*\b.{0,25}\btokens?\b(?!\s*(?:per|a|/)\s*(?:day|second|sec|s)\b)"
+    r"|(?:按|算|假设)(?:了)?(?:每条)?多少(?:个)?token|多少(?:个)?token.{0,4}(?:算|假设)|token数.{0,6}(?:怎么算|按多少|假设)",
+    re.I,
+)
+# What limits the plan's speed ("what's the bottleneck here, compute or network?", "is it comm
+# bound?", "瓶颈在哪"): the step's largest term named, then the time's arithmetic
+BOTTLENECK = re.compile(
+    r"\bbottle-?neck|\b(?:compute|comm(?:unication)?|network|memory|bandwidth|io|i/o)[- ]bound\b"
+    r"|\bcompute or (?:the )?(?:network|comm)|\b(?:network|comm) or compute\b|\bwhat(?:'s| is) (?:limiting|holding)"
+    r"|瓶颈|卡在(?:哪|什么)|受限于|算力还是(?:网络|通信|带宽)|(?:网络|通信|带宽)还是算力",
+    re.I,
+)
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
 # "how much a day?"): the time or the cost section, with its arithmetic.
 ASKS_SPEED = re.compile(
@@ -631,8 +660,8 @@ THE_JOB = re.compile(
     r"\b(?:it|this|that|the (?:job|plan|training|run)|we|our)\b|\b(?-i:us)\b"
     r"|\b(?:on|with|using|switch(?:ing)? to|move to)\s+(?:an?\s+|the\s+)?(?:\d+\s*[x×]?\s*)?(?:nvidia\s+)?"
     r"[a-z]{0,5}\s?-?\d{2,4}"
-    r"|(?:用|在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*[a-z]{0,5}\s?\d{2,4}|\d{2,4}[a-z]?\s*(?:上|的话)"
-    r"|(?:这个|这次)(?:任务|训练|方案)"
+    r"|(?:用|在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
+    r"|\d{2,4}[a-z]?\s*(?:上|的话)|(?:这个|这次)(?:任务|训练|方案)"
     # "what would H800 cost": the job on it, said conditionally ("what does an H800 cost?" is its price)
     r"|\bwhat would\b.{0,25}\bcost\b",
     re.I,
@@ -971,6 +1000,17 @@ AROUND_A_CHANGE = (
     (r"^\W*(?:we'?re|we are|our (?:team|office|servers?|idc|data ?cent(?:er|re)) (?:is|are))\s+(?=in\b)", " "),
     (r"\s*\b(?:btw|fyi)\b\s*[,，]?", " "),
     (r"\b(?:mostly|mainly|largely|all)\s+(?=chinese|english|code)", " "),
+    # "will this OOM if we bump seq to 8192?", "would it still fit with micro-batch 4?": the setting
+    # is the change (read_whatif keeps the plan's GPUs: the memory asked is on them)
+    (
+        r"^\W*(?:will|would|could|does|do|can)\s+(?:it|this|that|we|the (?:job|run|plan|model))\s+(?:still\s+)?"
+        r"(?:oom|run out of (?:gpu )?memory|fit)\s+(?:if|when|with|at)\s+(?:we\s+)?",
+        " ",
+    ),
+    (
+        r"\b(?:bump(?:ed)?|rais(?:e|ed)|increas(?:e|ed)|set|chang(?:e|ed)|go|move|double)\s+(?:up\s+)?(?:the\s+)?(?=seq|sequence|context|micro|batch|mbs)",
+        " ",
+    ),
     # "开了liger能快多少", "turn on torch.compile, how much faster?": the setting switched on is the change
     (
         r"(?:开了|开启|打开|启用|用上|加上)\s*(?=[a-z])|(?:能|会)?快多少|能省多少"
@@ -1240,6 +1280,19 @@ def follow_up(
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
             return explained
+    if request_text and summary.get("gpu") and PRICE_TALK.search(message):
+        explained = _explain(request_text, summary, "costs", reply_lang, book)
+        if explained is not None and explained.advice and explained.advice.plan.rent:
+            c = explained.advice.plan.costs
+            lead = render(
+                "followup.txt.j2",
+                reply_lang,
+                kind="price_talk",
+                c=c,
+                days=explained.advice.plan.days,
+                discount=RESERVED_DISCOUNT,
+            ).strip()
+            return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
     provider = _provider(message) if request_text and summary.get("gpu") else None
     if provider and TERMS_ASKED.search(message) and not SLA_ASKED.search(message):
         # "does tensorwave need a contract or min commitment": that provider's offers and their terms
@@ -1464,6 +1517,18 @@ def follow_up(
             if explained is not None:
                 return explained
         why_not = WHY_NOT.match(message)
+        if ASKS_TOKENS.search(message) and not why_not:
+            explained = _explain(request_text, summary, "time", reply_lang, book)
+            if explained is not None and explained.advice:
+                lead = render("followup.txt.j2", reply_lang, kind="tokens_read", r=explained.advice.request).strip()
+                return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+        if BOTTLENECK.search(message) and not why_not:
+            explained = _explain(request_text, summary, "time", reply_lang, book)
+            if explained is not None and explained.advice:
+                lead = render(
+                    "followup.txt.j2", reply_lang, kind="bottleneck", t=explained.advice.plan.estimate.throughput
+                ).strip()
+                return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
         change = None  # a what-if read while checking for a number asked, kept for the what-if below
         for asked_number, part in (
             (ASKS_MEMORY, "memory"),
@@ -2007,8 +2072,13 @@ def _budget_kept_in_market(
         return read
 
 
-# How much a setting speeds the plan up ("开了liger能快多少", "how much faster with torch.compile?")
+# How much a setting speeds the plan up ("开了liger能快多少", "how much faster with torch.compile?"), or
+# whether it still fits ("will this OOM if we bump seq to 8192?", "seq改成8192会不会爆显存"): on the
+# plan's own GPUs
 HOW_MUCH_FASTER = re.compile(r"快多少|能快|提速多少|\bhow much faster\b|\bfaster by how much\b|\bspeed ?up\b", re.I)
+STILL_FITS = re.compile(
+    r"\boom\b|run out of (?:gpu )?memory|\b(?:still )?fit\b|爆显存|会不会爆|显存.{0,10}(?:够|爆)", re.I
+)
 
 
 def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
@@ -2042,7 +2112,7 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
         # (the search had moved to 2 cards, so the time read 6.5 h -> 10 h)
         count = summary.get("gpu_count")
         if (
-            HOW_MUCH_FASTER.search(message)
+            (HOW_MUCH_FASTER.search(message) or STILL_FITS.search(message))
             and plan_gpu
             and count
             and not {"gpu", "gpu_count", "nodes", "deadline_days", "data", "method"} & set(changed)

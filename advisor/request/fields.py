@@ -166,6 +166,9 @@ FIELDS: tuple[Field, ...] = (
     # Where the trained model will run (`私有化部署`, `本地部署`): read and said; the plan sizes the
     # training servers, and buying them is `buy`
     Field("on_premises", assumed=("on_premises",), shows_in=()),
+    # A budget to spend by a date (`经费今年必须花完`, `use it or lose it`): read and said; the plan is
+    # still what the job needs within it
+    Field("spend_by", assumed=("spend_by",), shows_in=()),
     # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
     Field("network_said", assumed=("network_said",), shows_in=()),
     # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
@@ -1216,6 +1219,7 @@ NOTE_ORDER = (
     *field("offpeak").assumed,
     *field("payment_terms").assumed,
     *field("on_premises").assumed,
+    *field("spend_by").assumed,
     *field("network_said").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,

@@ -1460,6 +1460,7 @@ class _Parse:
         self.offpeak: list[str] = []  # "off-peak", "闲时": said, priced at the regular rate
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
+        self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -1623,6 +1624,14 @@ class _Parse:
             r"私有化部署|私有部署|本地化部署|本地部署",
             lambda m: self.on_premises.append(m[0].strip()),
         )
+        # A grant to spend by a date ("经费300万今年必须花完", "use it or lose it"): said, the plan still
+        # what the job needs (it had been refused on the words)
+        sc.take(
+            r"(?:今年|年底前|年内|本年度|年前)?\s*(?:必须|要|得|需要)\s*(?:花完|花掉|用完|花光|执行完)"
+            rf"|{L}use\s+it\s+or\s+lose\s+it{R}"
+            rf"|{L}(?:must|has\s+to|needs\s+to)\s+be\s+spent(?:\s+(?:this\s+year|by\s+(?:year[\s\-]end|the\s+end\s+of\s+the\s+year)))?{R}",
+            lambda m: self.spend_by.append(m[0].strip()),
+        )
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
         sc.take(
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
@@ -1690,7 +1699,10 @@ class _Parse:
             rf"{L}(?:a\s+)?\d+[\s\-]*(?:person|people|member|employee|engineer)s?(?:[\s\-]+(?:startup|team|company|lab|shop))?{R}"
             r"|\d+\s*(?:个人|人|名员工)(?:左右)?的?\s*(?:创业公司|初创公司|创业团队|小团队|团队|公司|实验室|创业)"
             # "我们公司30人", "团队 20 来人", "公司规模50人"
-            r"|(?:公司|团队|实验室|组里)(?:规模|有|一共|总共)?\s*(?:大概|约)?\s*\d+\s*(?:个人|人|名员工)(?:左右)?",
+            r"|(?:公司|团队|实验室|组里)(?:规模|有|一共|总共)?\s*(?:大概|约)?\s*\d+\s*(?:个人|人|名员工)(?:左右)?"
+            # who shares the servers ("10个学生共用", "shared by 3 teams"): the plan sizes one job
+            r"|(?:\d+|[一二两三四五六七八九十]+)\s*(?:个|名|位)?\s*(?:学生|同学|研究生|老师|团队|组|人|用户)\s*(?:共用|共享|一起用|合用|轮流用)"
+            rf"|{L}shared\s+(?:by|between|across)\s+(?:\d+|two|three|four|five|several|many)\s+(?:students|teams|groups|people|users|researchers){R}",
             lambda m: self.read_past.append(m[0].strip()),
         )
         self._ranges()
@@ -2092,7 +2104,13 @@ class _Parse:
             # Apple silicon: no CUDA, not a training server this plans
             rf"|(?<![a-z])mac\s*(?:studio|mini|pro|book(?:\s*pro)?)?(?![a-z])|(?<![a-z])m[1-4]\s*(?:max|ultra|pro)(?![a-z])"
             rf"|apple\s*silicon|苹果(?:电脑|芯片)?)",
-            lambda m: self.fail("unknown_gpu", name=(m["name"] or m["zh"]).strip(), known=_known_gpus()),
+            lambda m: self.fail(
+                "unknown_gpu",
+                name=(m["name"] or m["zh"]).strip(),
+                known=_known_gpus(),
+                # a Chinese accelerator the catalogue lacks: the domestic ones it plans are named
+                domestic=bool(m["zh"]) and not re.match(r"mac|m\d|apple|苹果", m["zh"]),
+            ),
         )
 
     def _servers_by_gpus(self, m: re.Match) -> None:
@@ -2638,6 +2656,14 @@ class _Parse:
             rf"{zh_yuan}{below}",
         ):
             self.scan.take(pattern, lambda m: budget(_Merged(m, neg=None, sym=None)))
+        # a bare amount in 万 where the request buys ("帮我出个采购方案：300万，买一台8卡H200还是两台8卡H20"):
+        # the money to buy with; a count says what it counts after it (条, token, 参数, 字)
+        if re.search(r"买|采购|购置", self.scan.s):
+            self.scan.take(
+                rf"(?<![\d.a-z])(?<!数据)(?<!语料)(?P<n>{number})\s*(?P<u>万)\s*(?P<cur>{_all(row.units, 'zh')})?"
+                r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台|参数|字|词|步|行|轮|次|小时|天|[a-z\d]))",
+                lambda m: budget(_Merged(m, neg=None, sym=None)),
+            )
         # "we can spend $200k", "can spend 200k dollars", "willing to spend": a budget
         self.scan.take(
             rf"{L}(?:(?:we|i)\s+)?(?:can|could|may|are\s+willing\s+to|want\s+to)\s+(?:only\s+)?spend(?:\s+(?:up\s+to|about|around|~))?\s+"
@@ -3492,6 +3518,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="payment_terms", params={"words": self.payment_terms}))
         if self.on_premises:
             notes.append(Note(kind="assumption", code="on_premises", params={"words": self.on_premises}))
+        if self.spend_by:
+            notes.append(Note(kind="assumption", code="spend_by", params={"words": self.spend_by}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
