@@ -895,6 +895,11 @@ def explain(reply, rows: list[dict] | None = None) -> dict:
             msg["blocks"][0]["text"]["text"] = first
         else:
             first = msg["blocks"][0]["text"]["text"]
+    if reply.lead:
+        # what the question asked ("what's the bottleneck?", "能砍吗", "what token count?") leads, the
+        # part's arithmetic under it (the core's text carried it; the blocks had dropped it)
+        first = esc(reply.lead)
+        msg["blocks"].insert(0, _section(first))
     msg["text"] = _fallback(re.sub(r"[*]", "", first.split("\n", 1)[-1] if "\n" in first else first))
     return msg
 

@@ -2851,3 +2851,22 @@ def test_the_tokens_assumed_asked_is_how_the_data_became_tokens(book, text, mess
     assert (reply.kind, reply.part) == ("explain", "time") and said in reply.lead
     assumed = "assumed, not measured" in reply.lead
     assert assumed == ("100k samples" in text)
+
+
+@pytest.mark.parametrize(
+    "text,message,part",
+    [
+        ("kimi k2 lora 10万条", "瓶颈在哪", "time"),
+        (ZH_32B, "这个价格能砍吗", "costs"),
+        (ZH_32B, "1TB按多少token算的", "time"),
+    ],
+)
+def test_in_slack_the_questions_own_answer_leads_the_parts_arithmetic(book, text, message, part):
+    # the blocks had shown the part's arithmetic alone, the answer to the question dropped
+    from bot import blocks
+
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.part == part and reply.lead
+    msg = blocks.explain(reply)
+    assert msg["blocks"][0]["text"]["text"].startswith(reply.lead[:20])
+    assert msg["text"].startswith(reply.lead[:20])
