@@ -83,6 +83,7 @@ WORDS = {
     "payment_terms": None,
     "on_premises": None,
     "spend_by": None,
+    "cloud_named": None,
     "network_said": None,
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),

@@ -1930,9 +1930,12 @@ def test_a_year_is_a_deadline(text):
 @pytest.mark.parametrize(
     "text,word", [("13B 全量微调 200GB数据 7天 阿里云", "阿里云"), ("70B lora 50k samples 3d on aws", "aws")]
 )
-def test_one_cloud_named_is_refused_saying_how_to_ask_for_its_price(text, word):
-    # it had been "I did not understand 阿里云" with the two fixed examples
-    assert _refusal(text) == ("cloud_named", word)
+def test_one_cloud_named_is_planned_on_its_market_saying_how_to_ask_for_its_price(text, word):
+    # it had been "I did not understand 阿里云", then a refusal a US buyer's `on aws` met on every try
+    req = parse(text)
+    assert {n.code: n.params for n in req.assumptions}["cloud_named"] == {"word": word}
+    assert req.market == ("china" if word == "阿里云" else "global")
+    assert "market_from_budget" not in {n.code for n in req.assumptions}
 
 
 @pytest.mark.parametrize(

@@ -169,6 +169,9 @@ FIELDS: tuple[Field, ...] = (
     # A budget to spend by a date (`经费今年必须花完`, `use it or lose it`): read and said; the plan is
     # still what the job needs within it
     Field("spend_by", assumed=("spend_by",), shows_in=()),
+    # One cloud named (`on aws`, `阿里云`): read and said; the plan is priced on its market's offers
+    # (dollars abroad, yuan in mainland China), and a thread's "how much on aws?" gives that cloud's
+    Field("cloud_named", assumed=("cloud_named",), shows_in=()),
     # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
     Field("network_said", assumed=("network_said",), shows_in=()),
     # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
@@ -1220,6 +1223,7 @@ NOTE_ORDER = (
     *field("payment_terms").assumed,
     *field("on_premises").assumed,
     *field("spend_by").assumed,
+    *field("cloud_named").assumed,
     *field("network_said").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,

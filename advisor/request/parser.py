@@ -1461,6 +1461,7 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
         self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
+        self.clouds: list[str] = []  # "on aws", "阿里云": one cloud named, said; its market planned
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -1637,12 +1638,14 @@ class _Parse:
             rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
             lambda m: self.fail("inference", word=m[1] or m[2]),
         )
-        # One cloud named: a plan is priced on its market's offers, not one provider's (a thread's
-        # "how much on AWS?" gives that provider's price beside it)
+        # One cloud named: the plan is priced on that cloud's market (dollars for the global clouds,
+        # yuan for mainland China's) and says so; a thread's "how much on AWS?" gives its own price
+        # (the request had been refused, a US buyer's `70B lora 50k samples 3d on aws`)
         sc.take(
-            r"(?<![a-z])(aws|azure|gcp|google\s+cloud|aliyun|alibaba\s+cloud|tencent\s+cloud|volcengine|coreweave|runpod)(?![a-z])"
-            r"|(阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)",
-            lambda m: self.fail("cloud_named", word=(m[1] or m[2]).strip()),
+            r"(?<![a-z])(?:on\s+|at\s+|via\s+|using\s+)?(aws|azure|gcp|google\s+cloud|aliyun|alibaba\s+cloud|tencent\s+cloud"
+            r"|volcengine|coreweave|runpod|lambda(?:\s+labs)?|oracle(?:\s+cloud)?|oci|nebius)(?![a-z])"
+            r"|(?:用|在)?(阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)(?:上)?",
+            lambda m: self.clouds.append((m[1] or m[2]).strip()),
         )
         # Money in another currency: prices here are in yuan or dollars, and a budget read as yuan
         # ("预算50万欧元" had been ¥500,000 with 欧元 read past) would be off by the exchange rate
@@ -3520,6 +3523,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="on_premises", params={"words": self.on_premises}))
         if self.spend_by:
             notes.append(Note(kind="assumption", code="spend_by", params={"words": self.spend_by}))
+        if self.clouds:
+            notes.append(Note(kind="assumption", code="cloud_named", params={"word": self.clouds[0]}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
@@ -3694,6 +3699,11 @@ class _Parse:
         currency = f.get("currency")
         if "budget" in f:
             currency = currency or f["budget"][1] or "CNY"
+        if currency is None and self.clouds:
+            # the cloud named says the market: mainland China's in yuan, the others in dollars
+            currency = (
+                "CNY" if re.search(r"[\u4e00-\u9fff]|aliyun|alibaba|tencent|volcengine", self.clouds[0]) else "USD"
+            )
         if currency is None:
             currency = "CNY"
             note("currency")
@@ -3821,7 +3831,7 @@ class _Parse:
             note("market_kept_chinese")
         elif market == "china" and "city" not in f:
             note("market_china")
-        elif market == "global" and "currency" not in f:
+        elif market == "global" and "currency" not in f and not self.clouds:
             # dollars said only in the budget (`预算20万美元`): the market follows them, said
             note("market_from_budget")
         budget = None
