@@ -2871,3 +2871,10 @@ def test_in_slack_the_questions_own_answer_leads_the_parts_arithmetic(book, text
     msg = blocks.explain(reply)
     assert msg["blocks"][0]["text"]["text"].startswith(reply.lead[:20])
     assert msg["text"].startswith(reply.lead[:20])
+
+
+def test_the_power_price_region_is_worded_in_the_replys_language(book):
+    # "（Sichuan）" had stood in a Chinese answer on the plan's electricity
+    text = "北京 买 8卡H20 70B lora 10万条 用4年 利用率50%"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "电费多少", book=book)
+    assert "（四川）" in reply.text and "Sichuan" not in reply.text
