@@ -2878,3 +2878,13 @@ def test_the_power_price_region_is_worded_in_the_replys_language(book):
     text = "北京 买 8卡H20 70B lora 10万条 用4年 利用率50%"
     reply = follow_up(text, plan_context(advise(text, book=book)), "电费多少", book=book)
     assert "（四川）" in reply.text and "Sichuan" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "message", ["is $61.8k the all-in cost or are storage and egress extra?", "存储和流量要另算吗", "is that all in?"]
+)
+def test_whether_the_rent_is_all_in_is_its_arithmetic_whatever_figure_is_quoted(book, message):
+    # a figure the plan no longer has ($61.8k against $66,533) had drawn the menu
+    text = "70B full-finetune 500GB 21d budget usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs") and not reply.changed

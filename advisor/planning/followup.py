@@ -1274,7 +1274,11 @@ def follow_up(
         request_text
         and summary.get("gpu")
         and INCLUDES_ASKED.search(message)
-        and re.search(r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱", message, re.I)
+        and re.search(
+            r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱|all[\s-]in|另算|另收|额外|egress|流量",
+            message,
+            re.I,
+        )
         and not TAX_ASKED.search(message)
     ):
         explained = _explain(request_text, summary, "costs", reply_lang, book)
@@ -1882,7 +1886,9 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
 # tax is its own topic (TAX_ASKED)
 INCLUDES_ASKED = re.compile(
     r"\b(?:does|is|are|do)\b[^?？]{0,30}\binclud\w*|\binclusive of\b"
-    r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)",
+    # "is $61.8k the all-in cost or are storage and egress extra?" (a figure the plan no longer has)
+    r"|\ball[\s-]in\b|\bon top\b|\b(?:extra|separate(?:ly)?)\s*[?？]"
+    r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)|另算|另收|额外(?:收|付|算)",
     re.I,
 )
 # A provider's service asked about, not its price ("is autodl reliable enough, any SLA?"): the FAQ's
