@@ -42,7 +42,14 @@ from advisor.planning.advice import (
     render_rfq,
 )
 from advisor.planning.planner import DEADLINE_SLACK
-from advisor.planning.rent import INSTANCE_RAM_GB_PER_GPU, RESERVED_DISCOUNT, as_sold, job_months, rent_plan
+from advisor.planning.rent import (
+    INSTANCE_RAM_GB_PER_GPU,
+    RESERVED_DISCOUNT,
+    RESERVED_DISCOUNT_HIGH,
+    as_sold,
+    job_months,
+    rent_plan,
+)
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
@@ -1294,9 +1301,9 @@ def follow_up(
                 kind="price_talk",
                 c=c,
                 days=explained.advice.plan.days,
-                discount=RESERVED_DISCOUNT,
+                discount=(RESERVED_DISCOUNT, RESERVED_DISCOUNT_HIGH),
             ).strip()
-            return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+            return _led(explained, lead)
     provider = _provider(message) if request_text and summary.get("gpu") else None
     if provider and TERMS_ASKED.search(message) and not SLA_ASKED.search(message):
         # "does tensorwave need a contract or min commitment": that provider's offers and their terms
@@ -1525,14 +1532,14 @@ def follow_up(
             explained = _explain(request_text, summary, "time", reply_lang, book)
             if explained is not None and explained.advice:
                 lead = render("followup.txt.j2", reply_lang, kind="tokens_read", r=explained.advice.request).strip()
-                return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+                return _led(explained, lead)
         if BOTTLENECK.search(message) and not why_not:
             explained = _explain(request_text, summary, "time", reply_lang, book)
             if explained is not None and explained.advice:
                 lead = render(
                     "followup.txt.j2", reply_lang, kind="bottleneck", t=explained.advice.plan.estimate.throughput
                 ).strip()
-                return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+                return _led(explained, lead)
         change = None  # a what-if read while checking for a number asked, kept for the what-if below
         for asked_number, part in (
             (ASKS_MEMORY, "memory"),
@@ -1558,7 +1565,7 @@ def follow_up(
                     lead = render(
                         "followup.txt.j2", reply_lang, kind="tokens_a_day", tps=tps, gpus=e.layout.gpu_count
                     ).strip()
-                    return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+                    return _led(explained, lead)
                 if explained is not None:
                     return explained
         # "how much would it cost?" asks for the plan's own rent, not a change ("cost first")
@@ -2027,7 +2034,7 @@ def _budget_asked(request_text: str, summary: dict, message: str, lang: str, boo
             read = None
         if read is not None:
             reply = _whatif(request_text, summary, *read, lang, book)
-            return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
+            return _led(reply, lead)
     # the budget warning's own first sentence restates the lead: only what it adds is said (a plan
     # within both, or no plan within the budget at any length)
     notes = [w for w in first.warnings if w.code == "budget"] if context["over"] else []
@@ -2886,11 +2893,11 @@ def _on_a_card_of(request_text: str, summary: dict, size: int, lang: str, book: 
         # "32G的卡怎么放得下671B": it fits because the rest is in the servers' memory, said with it
         explained = _explain(request_text, summary, "memory", lang, book)
         if explained is not None:
-            return explained.model_copy(update={"text": f"{lead}\n{explained.text}", "lead": lead})
+            return _led(explained, lead)
     if read is None:
         return FollowUp(kind="question", lang=lang, text=lead)
     reply = _whatif(request_text, summary, read[0], read[1], lang, book)
-    return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
+    return _led(reply, lead)
 
 
 def _owned_extra(summary: dict, result: Advice, book: PriceBook, buying: bool = False) -> dict | None:
@@ -3179,6 +3186,11 @@ TRUSTED = re.compile(
     r"|\breliable\b|\blegit\b|\btrust\w*\b|\bany good\b|\bsafe bet\b",
     re.I,
 )
+
+
+def _led(reply: FollowUp, lead: str) -> FollowUp:
+    """`reply` with what the question asked said first (Slack's blocks put `lead` above the part)."""
+    return reply.model_copy(update={"text": f"{lead}\n{reply.text}", "lead": lead})
 
 
 def _with_brief(reply: FollowUp, message: str, summary: dict) -> FollowUp:

@@ -31,6 +31,7 @@ YEAR_MONTHS = 12
 # package runs about 30% under the hourly rate (seed 000, Shenzhen). The lower discount is used
 # when a long job's GPU has only on-demand lists on record: an estimate, said so.
 RESERVED_DISCOUNT = 0.30
+RESERVED_DISCOUNT_HIGH = 0.50  # the range's other end, said where a team bargains
 # Whole-server and cluster offers rent whole servers of this many GPUs (the toml's convention).
 GPUS_PER_SERVER = 8
 # A per-GPU cloud instance gets its share of the host's memory, with a hard cap: 60-120 GB a card

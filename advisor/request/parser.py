@@ -1461,7 +1461,7 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
         self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
-        self.clouds: list[str] = []  # "on aws", "阿里云": one cloud named, said; its market planned
+        self.clouds: list[tuple[str, bool]] = []  # a cloud named ("aws", abroad): said; its market planned
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -1642,10 +1642,11 @@ class _Parse:
         # yuan for mainland China's) and says so; a thread's "how much on AWS?" gives its own price
         # (the request had been refused, a US buyer's `70B lora 50k samples 3d on aws`)
         sc.take(
-            r"(?<![a-z])(?:on\s+|at\s+|via\s+|using\s+)?(aws|azure|gcp|google\s+cloud|aliyun|alibaba\s+cloud|tencent\s+cloud"
-            r"|volcengine|coreweave|runpod|lambda(?:\s+labs)?|oracle(?:\s+cloud)?|oci|nebius)(?![a-z])"
-            r"|(?:用|在)?(阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)(?:上)?",
-            lambda m: self.clouds.append((m[1] or m[2]).strip()),
+            r"(?<![a-z])(?:on\s+|at\s+|via\s+|using\s+)?(?:(?P<cn>aliyun|alibaba\s+cloud|tencent\s+cloud|volcengine)"
+            r"|(?P<abroad>aws|azure|gcp|google\s+cloud|coreweave|runpod|lambda(?:\s+labs)?|oracle(?:\s+cloud)?|oci|nebius))(?![a-z])"
+            # (亚马逊云: AWS's China regions, billed in yuan)
+            r"|(?:用|在)?(?P<zh>阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)(?:上)?",
+            lambda m: self.clouds.append(((m["cn"] or m["abroad"] or m["zh"]).strip(), bool(m["abroad"]))),
         )
         # Money in another currency: prices here are in yuan or dollars, and a budget read as yuan
         # ("预算50万欧元" had been ¥500,000 with 欧元 read past) would be off by the exchange rate
@@ -3524,7 +3525,7 @@ class _Parse:
         if self.spend_by:
             notes.append(Note(kind="assumption", code="spend_by", params={"words": self.spend_by}))
         if self.clouds:
-            notes.append(Note(kind="assumption", code="cloud_named", params={"word": self.clouds[0]}))
+            notes.append(Note(kind="assumption", code="cloud_named", params={"word": self.clouds[0][0]}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
@@ -3701,9 +3702,7 @@ class _Parse:
             currency = currency or f["budget"][1] or "CNY"
         if currency is None and self.clouds:
             # the cloud named says the market: mainland China's in yuan, the others in dollars
-            currency = (
-                "CNY" if re.search(r"[\u4e00-\u9fff]|aliyun|alibaba|tencent|volcengine", self.clouds[0]) else "USD"
-            )
+            currency = "USD" if self.clouds[0][1] else "CNY"
         if currency is None:
             currency = "CNY"
             note("currency")
