@@ -83,7 +83,7 @@ WORDS = {
     "payment_terms": None,
     "on_premises": None,
     "spend_by": None,
-    "cloud_named": None,
+    "cloud": (["on aws", "on coreweave", "aliyun", "lambda labs"], ["阿里云", "用AutoDL", "腾讯云上"]),
     "network_said": None,
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),

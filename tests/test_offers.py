@@ -632,3 +632,50 @@ def test_a_lease_break_even_says_its_term_in_the_text_and_on_the_card(book):
     assert "billed busy or idle" in line
     card = json.dumps(details(result, "costs"), ensure_ascii=False)
     assert f"months against a {basis['term_months']}-month lease" in card
+
+
+@pytest.mark.parametrize(
+    "text,cloud",
+    [
+        ("70B lora 50k samples 3d on aws", "AWS"),
+        ("70b cpt 300B tokens 30d on coreweave", "CoreWeave"),
+        ("7b lora 10k samples on autodl", "AutoDL"),
+        ("70B lora 50k samples 3d on lambda", "Lambda"),
+    ],
+)
+def test_a_cloud_named_prices_the_plan_on_its_own_offers_and_gpus(book, text, cloud):
+    # `on aws` had been planned on the global market's cheapest, 1 x MI300X that AWS does not rent
+    out = advise(text, book=book).to_json()
+    rented = book.rented_by(cloud, out["request"]["market"])
+    assert out["plan"]["gpu"] in rented
+    assert cloud.lower() in out["cost"]["rent_offer"]["provider"].lower()
+    assert out["request"]["cloud"] == cloud
+    assert any("priced on that cloud's own offers on record alone" in a for a in out["request"]["assumptions"])
+
+
+def test_a_cloud_that_rents_no_plan_gives_way_to_its_market_saying_so(book):
+    # GCP's offers on record are one-GPU instances and year-long commitments: a 14-day job of 70B
+    # needs more, priced on the market's offers with GCP's GPUs said (not left unpriced)
+    out = advise("70B full-finetune 1TB 14d on gcp", book=book)
+    notes = {n.code: n.params for n in out.request.assumptions}
+    assert notes["cloud_undelivered"] == {"provider": "GCP", "gpus": book.rented_by("GCP", "global")}
+    assert "cloud_named" not in notes
+    assert out.plan.priced(out.request)
+    assert "no offer from GCP on record rents this plan" in render_text(out)
+
+
+def test_a_cloud_with_no_offer_on_record_is_said_and_its_market_priced(book):
+    out = advise("13b full finetune 200GB 7d on huawei cloud", book=book)
+    notes = {n.code: n.params for n in out.request.assumptions}
+    assert notes["cloud_unpriced"] == {"provider": "华为云"} and out.request.market == "china"
+    assert out.plan.priced(out.request)
+
+
+def test_how_much_on_another_cloud_re_plans_on_that_clouds_offers(book):
+    # under an AWS plan, "how much on coreweave?" is the plan from CoreWeave's offers, not AWS's
+    # price beside the other's
+    text = "70B lora 50k samples 3d on aws"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "how much on coreweave?", book=book)
+    assert reply.kind == "market" and reply.advice.request.cloud == "CoreWeave"
+    assert reply.advice.plan.costs.rent_offer["provider"] == "CoreWeave"
+    assert "The plan is made from the offers of CoreWeave alone" in reply.text

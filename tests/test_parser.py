@@ -1928,13 +1928,21 @@ def test_a_year_is_a_deadline(text):
 
 
 @pytest.mark.parametrize(
-    "text,word", [("13B 全量微调 200GB数据 7天 阿里云", "阿里云"), ("70B lora 50k samples 3d on aws", "aws")]
+    "text,word,cloud,other",
+    [
+        ("13B 全量微调 200GB数据 7天 阿里云", "阿里云", "Alibaba", "腾讯云"),
+        ("70B lora 50k samples 3d on aws", "aws", "AWS", "gcp"),
+        ("7b lora 10k samples on autodl", "autodl", "AutoDL", "aliyun"),
+        ("70b cpt 300B tokens 30d on Lambda Labs", "lambda", "Lambda", "aws"),
+    ],
 )
-def test_one_cloud_named_is_planned_on_its_market_saying_how_to_ask_for_its_price(text, word):
-    # it had been "I did not understand 阿里云", then a refusal a US buyer's `on aws` met on every try
+def test_one_cloud_named_is_planned_on_its_market_saying_how_to_ask_for_its_price(text, word, cloud, other):
+    # it had been "I did not understand 阿里云", then a refusal a US buyer's `on aws` met on every
+    # try; `on autodl` had been read past and planned on the whole market
     req = parse(text)
-    assert {n.code: n.params for n in req.assumptions}["cloud_named"] == {"word": word}
-    assert req.market == ("china" if word == "阿里云" else "global")
+    assert {n.code: n.params for n in req.assumptions}["cloud_named"] == {"word": word, "other": other}
+    assert req.cloud == cloud
+    assert req.market == ("china" if cloud in ("Alibaba", "AutoDL") else "global")
     assert "market_from_budget" not in {n.code for n in req.assumptions}
 
 

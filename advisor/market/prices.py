@@ -29,6 +29,8 @@ SIBLINGS = {"H800-SXM-80GB": "H100-SXM5-80GB", "A800-SXM4-80GB": "A100-SXM4-80GB
 # server lease fell from about 200k to 60-70k CNY a month and rose again within two years
 # (shared/notes/market-2026-12.md 1c), so a year-old figure beside this year's is no offer.
 HISTORY_DAYS = 365
+# The kinds of price a provider rents GPUs at (by the hour, month, off-peak hour or spot hour).
+RENTAL_KINDS = ("rent_", "offpeak_", "spot_")
 
 
 class ConfigError(ValueError):
@@ -147,6 +149,35 @@ class PriceBook:
 
     def gpus(self) -> list[str]:
         return sorted({key[1] for key in self._by_key if key[1]})
+
+    def of_provider(self, name: str, market: str) -> PriceBook | None:
+        """The book with `market`'s rentals narrowed to one provider's (`on aws`: those whose
+        provider's name holds "AWS", "AWS Capacity Blocks" among them); purchase, power and the
+        other market as they were. None when that provider rents nothing there on record."""
+        name = name.lower()
+        narrowed = {
+            key: [p for p in rows if name in p.provider.lower()]
+            for key, rows in self._by_key.items()
+            if key[0].startswith(RENTAL_KINDS) and key[2] == market
+        }
+        if not any(p.price > 0 for rows in narrowed.values() for p in rows):
+            return None
+        view = copy.copy(self)
+        view._by_key = self._by_key | narrowed
+        return view
+
+    def rented_by(self, name: str, market: str) -> list[str]:
+        """The GPU types one provider rents in `market` on record."""
+        name = name.lower()
+        return sorted(
+            {
+                key[1]
+                for key, rows in self._by_key.items()
+                if key[0].startswith(RENTAL_KINDS) and key[2] == market
+                for p in rows
+                if name in p.provider.lower() and p.price > 0
+            }
+        )
 
     def offers(self, kind: str, gpu: str, market: str, *, rentable: bool = False) -> list[Price]:
         """The priced rows of a kind; `rentable` leaves out indexes and averages (indicative)."""

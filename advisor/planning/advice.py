@@ -1093,6 +1093,26 @@ def _mostly_idle_term(plan) -> bool:
 
 
 def advise_request(request: TrainingRequest, book: PriceBook) -> Advice:
+    if not request.cloud:
+        return _advise(request, book)
+    # `on aws`: the plan is made from that cloud's own offers where they price one (a US buyer's
+    # `70B lora 50k samples 3d on aws` had been planned on MI300X, which AWS does not rent); else
+    # from its market's, and the note says which GPUs the cloud rents on record
+    narrowed = book.of_provider(request.cloud, request.market)
+    if narrowed is not None:
+        advice = _advise(request, narrowed)
+        if advice.plan is not None and advice.plan.priced(advice.request):
+            return advice
+    params = {"provider": request.cloud}
+    if narrowed is not None:
+        params["gpus"] = narrowed.rented_by(request.cloud, request.market)
+    note = Note(kind="assumption", code="cloud_undelivered" if narrowed else "cloud_unpriced", params=params)
+    said = [n for n in request.assumptions if n.code != "cloud_named"]
+    request = request.model_copy(update={"assumptions": [*said, note]})
+    return _advise(request, book)
+
+
+def _advise(request: TrainingRequest, book: PriceBook) -> Advice:
     shape = model_shape(request)
     problem = layout_problem(request, candidate_gpus(request))
     if problem is not None:

@@ -3592,6 +3592,11 @@ def _converted(request_text: str, summary: dict, message: str, lang: str, book: 
     return FollowUp(kind="explain", lang=lang, advice=result, part="currency", text=text)
 
 
+def _off_cloud(result: Advice) -> bool:
+    """Whether a plan asked of one cloud is priced on other offers (none of its own priced it)."""
+    return any(n.code in ("cloud_undelivered", "cloud_unpriced") for n in result.request.assumptions)
+
+
 def _market(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """ "how much on AWS?", "plan it in USD on global clouds", "on Alibaba Cloud?": the plan
     re-planned in that market, on the plan's own GPU where that market (the provider named)
@@ -3618,8 +3623,12 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
         if offered(SIBLINGS.get(plan_gpu or ""))
         else None
     )
-    changes = (f"{change} on {keep}",) if keep else ()
-    for text in (*changes, change, _budget_in(request_text, change.upper(), book)):
+    # a cloud of the request language ("how much on gcp?"): the plan made from its own offers
+    cloud = next((c.en[0] for c in fields.field("cloud").choices if named and c.value == named[0]), "")
+    said = f"{change} {cloud}".strip()
+    changes = (f"{said} on {keep}",) if keep else ()
+    budget = _budget_in(request_text, change.upper(), book)
+    for text in (*changes, said, f"{budget} {cloud}".strip() if budget else ""):
         if not text:
             continue
         try:
@@ -3627,6 +3636,8 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
         except RequestError:
             continue
         reply = _whatif(request_text, summary, request, changed, lang, book, kind="market")
+        if text in changes and reply.advice and _off_cloud(reply.advice):
+            continue  # the cloud rents no plan on the GPU kept: its own offers choose the GPU
         if reply.kind == "unchanged" and named:
             # "on Alibaba Cloud?" under a plan already in that market: the plan, and what that provider asks
             reply = reply.model_copy(update={"kind": "market", "advice": advise(request_text, lang, book=book)})
@@ -3669,6 +3680,8 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             ),
             sibling=bool(keep) and keep == p.gpu and keep != plan_gpu,
             plan_offered=offered(plan_gpu),
+            # made from the named cloud's own offers alone (the request's `cloud`)
+            on_cloud=bool(named) and reply.advice.request.cloud == named[0] and not _off_cloud(reply.advice),
             offer=(p.costs.rent_offer or {}).get("provider"),
             offer_as_of=(p.costs.rent_offer or {}).get("as_of") or "",
             own=own,

@@ -235,6 +235,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", _say("rent_or_buy", r.rent_or_buy, zh))
     if "fabric" in given:
         add("other", _say("fabric", r.fabric, zh))
+    if "cloud" in given:
+        add("other", _say("cloud", r.cloud, zh))
     if "own_use_months" in given:
         months = f"{r.own_use_months}{'' if zh else ' '}{_unit('own_use_months', 1, zh)}"
         add("other", f"{_key('own_use_months', zh)}{'' if zh else ' '}{months}")

@@ -169,9 +169,37 @@ FIELDS: tuple[Field, ...] = (
     # A budget to spend by a date (`经费今年必须花完`, `use it or lose it`): read and said; the plan is
     # still what the job needs within it
     Field("spend_by", assumed=("spend_by",), shows_in=()),
-    # One cloud named (`on aws`, `阿里云`): read and said; the plan is priced on its market's offers
-    # (dollars abroad, yuan in mainland China), and a thread's "how much on aws?" gives that cloud's
-    Field("cloud_named", assumed=("cloud_named",), shows_in=()),
+    # One cloud named (`on aws`, `阿里云`): its market (dollars abroad, yuan in mainland China) and
+    # its own offers, where any deliver the plan (advisor/planning/planner.py); the value is how
+    # the price book names the provider (data/reference_prices.toml), matched as a part of it
+    Field(
+        "cloud",
+        assumed=("cloud_named", "cloud_undelivered", "cloud_unpriced"),
+        choices=(
+            Word("AWS", en=("aws", "amazon-web-services")),
+            Word("GCP", en=("gcp", "google-cloud")),
+            Word("Azure", en=("azure",)),
+            Word("CoreWeave", en=("coreweave",)),
+            Word("RunPod", en=("runpod",)),
+            Word("Lambda", en=("lambda", "lambda-labs")),
+            Word("Oracle", en=("oci", "oracle-cloud", "oracle")),
+            Word("Nebius", en=("nebius",)),
+            Word("TensorWave", en=("tensorwave",)),
+            Word("Hyperstack", en=("hyperstack",)),
+            Word("DigitalOcean", en=("digitalocean", "digital-ocean")),
+            Word("Voltage Park", en=("voltage-park",)),
+            Word("Alibaba", en=("aliyun", "alibaba-cloud"), zh=("阿里云",)),
+            Word("Tencent", en=("tencent-cloud",), zh=("腾讯云",)),
+            Word("火山引擎", en=("volcengine",), zh=("火山引擎",)),
+            Word("华为云", en=("huawei-cloud",), zh=("华为云",)),
+            Word("百度", en=("baidu-cloud",), zh=("百度智能云", "百度云")),
+            Word("天翼云", en=("ctyun",), zh=("天翼云",)),
+            Word("AutoDL", en=("autodl",)),
+            # AWS's China regions, billed in yuan by their operators
+            Word("AWS China", en=("aws-china",), zh=("亚马逊云",)),
+        ),
+        examples=Word(en=("on aws", "on coreweave"), zh=("阿里云", "用AutoDL")),
+    ),
     # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
     Field("network_said", assumed=("network_said",), shows_in=()),
     # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
@@ -1212,6 +1240,9 @@ def field(name: str) -> Field:
 DEGREES = ("tp", "pp", "ep", "etp", "vpp", "cp", "dp")
 # The words before a lease term's number (`lease of 3 months`, `租3个月`); its row's keys are
 # the words after it (`3-month lease`, `3个月起租`).
+# The clouds of mainland China's market (prices in yuan); the others sell in the global one.
+CHINA_CLOUDS = frozenset({"Alibaba", "Tencent", "火山引擎", "华为云", "百度", "天翼云", "AutoDL", "AWS China"})
+
 LEASE_LEAD = Word(en=("lease", "term"), zh=("租期", "起租", "租", "合约", "签", "包"))
 
 # The order notes are listed in (the "Assumed" lines): the model, the sequence, the data, the
@@ -1223,7 +1254,7 @@ NOTE_ORDER = (
     *field("payment_terms").assumed,
     *field("on_premises").assumed,
     *field("spend_by").assumed,
-    *field("cloud_named").assumed,
+    *field("cloud").assumed,
     *field("network_said").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,
@@ -1294,6 +1325,7 @@ HELP = (
             "own_utilisation",
             "recurring",
             "currency",
+            "cloud",
             "city",
             "speed_first",
         ),

@@ -143,6 +143,8 @@ class TrainingRequest(BaseModel):
     hourly_only: bool = False
     recurring: bool = False  # the job repeats every month (fields.py `recurring`)
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
+    # `on aws`, `阿里云`: the provider whose offers price the plan, as the price book names it
+    cloud: str | None = None
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
     # `up to 64 GPUs` / `at least 16 GPUs` (`64卡以内`, `16卡以上`): bounds on the count it chooses

@@ -1461,7 +1461,6 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
         self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
-        self.clouds: list[tuple[str, bool]] = []  # a cloud named ("aws", abroad): said; its market planned
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -1639,14 +1638,20 @@ class _Parse:
             lambda m: self.fail("inference", word=m[1] or m[2]),
         )
         # One cloud named: the plan is priced on that cloud's market (dollars for the global clouds,
-        # yuan for mainland China's) and says so; a thread's "how much on AWS?" gives its own price
-        # (the request had been refused, a US buyer's `70B lora 50k samples 3d on aws`)
+        # yuan for mainland China's) and on its own offers where they deliver it (the request had
+        # been refused, a US buyer's `70B lora 50k samples 3d on aws`; then planned on a GPU AWS
+        # does not rent); the first of several is the one priced
+        row = fields.field("cloud")
+
+        def cloud(m: re.Match) -> None:
+            if "cloud" not in self.fields:
+                name = (m["en"] or m["zh"]).strip()
+                self.set("cloud", value_of(row.choices, name), name)
+
         sc.take(
-            r"(?<![a-z])(?:on\s+|at\s+|via\s+|using\s+)?(?:(?P<cn>aliyun|alibaba\s+cloud|tencent\s+cloud|volcengine)"
-            r"|(?P<abroad>aws|azure|gcp|google\s+cloud|coreweave|runpod|lambda(?:\s+labs)?|oracle(?:\s+cloud)?|oci|nebius))(?![a-z])"
-            # (亚马逊云: AWS's China regions, billed in yuan)
-            r"|(?:用|在)?(?P<zh>阿里云|腾讯云|火山引擎|华为云|百度智能云|百度云|天翼云|亚马逊云)(?:上)?",
-            lambda m: self.clouds.append(((m["cn"] or m["abroad"] or m["zh"]).strip(), bool(m["abroad"]))),
+            rf"{L}(?:(?:on|at|via|using)\s+)?(?P<en>{_all(row.choices, 'en')}){R}"
+            rf"|(?:用|在)?(?P<zh>{_all(row.choices, 'zh')})(?:上)?",
+            cloud,
         )
         # Money in another currency: prices here are in yuan or dollars, and a budget read as yuan
         # ("预算50万欧元" had been ¥500,000 with 欧元 read past) would be off by the exchange rate
@@ -3524,8 +3529,16 @@ class _Parse:
             notes.append(Note(kind="assumption", code="on_premises", params={"words": self.on_premises}))
         if self.spend_by:
             notes.append(Note(kind="assumption", code="spend_by", params={"words": self.spend_by}))
-        if self.clouds:
-            notes.append(Note(kind="assumption", code="cloud_named", params={"word": self.clouds[0][0]}))
+        if "cloud" in f:
+            # another cloud of the same market, for the example of how to compare
+            row, china = fields.field("cloud"), f["cloud"] in fields.CHINA_CLOUDS
+            other = next(
+                c.written(self.lang)
+                for c in row.choices
+                if c.value != f["cloud"] and (c.value in fields.CHINA_CLOUDS) == china
+            )
+            word = row.choice(f["cloud"]).written(self.lang)  # as written back, so it reads back the same
+            notes.append(Note(kind="assumption", code="cloud_named", params={"word": word, "other": other}))
         if self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
@@ -3700,9 +3713,9 @@ class _Parse:
         currency = f.get("currency")
         if "budget" in f:
             currency = currency or f["budget"][1] or "CNY"
-        if currency is None and self.clouds:
+        if currency is None and "cloud" in f:
             # the cloud named says the market: mainland China's in yuan, the others in dollars
-            currency = "USD" if self.clouds[0][1] else "CNY"
+            currency = "CNY" if f["cloud"] in fields.CHINA_CLOUDS else "USD"
         if currency is None:
             currency = "CNY"
             note("currency")
@@ -3830,7 +3843,7 @@ class _Parse:
             note("market_kept_chinese")
         elif market == "china" and "city" not in f:
             note("market_china")
-        elif market == "global" and "currency" not in f and not self.clouds:
+        elif market == "global" and "currency" not in f and "cloud" not in f:
             # dollars said only in the budget (`预算20万美元`): the market follows them, said
             note("market_from_budget")
         budget = None
@@ -3942,6 +3955,7 @@ class _Parse:
             currency=v["currency"],
             city=f.get("city"),
             market=v["market"],
+            cloud=f.get("cloud"),
             lang=self.lang,
             assumptions=notes,
             user_set=sorted(k for k in f if k not in ("moe", "data_language")),
