@@ -679,3 +679,13 @@ def test_how_much_on_another_cloud_re_plans_on_that_clouds_offers(book):
     assert reply.kind == "market" and reply.advice.request.cloud == "CoreWeave"
     assert reply.advice.plan.costs.rent_offer["provider"] == "CoreWeave"
     assert "The plan is made from the offers of CoreWeave alone" in reply.text
+
+
+def test_how_much_on_the_plans_own_cloud_says_the_plans_rent(book):
+    # "how much on lambda?" under a plan leased from Lambda server by server had been one sentence
+    # naming Lambda, with no figure
+    text = "70b cpt 100B tokens 30d on lambda"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "how much on lambda?", book=book)
+    c = first.plan.costs
+    assert money(c.rent_total, c.currency) in reply.text

@@ -3011,3 +3011,10 @@ def test_a_chinese_accelerator_the_catalogue_lacks_names_the_domestic_ones_plann
     with pytest.raises(RequestError) as info:
         parse("qwen3-32b lora on mac studio")
     assert "Known GPUs" in str(info.value) and "domestic" not in str(info.value)  # Apple: the catalogue's list
+
+
+def test_a_place_abroad_said_in_chinese_prose_with_dollars_is_the_global_market():
+    # `预算5万美元 美国` had stayed on mainland China's market (dollars in Chinese prose keep it),
+    # where "in the US" moves an English request abroad
+    assert parse("qwen3-32b sft 10万条 一周 预算5万美元 美国").market == "global"
+    assert parse("qwen3-32b sft 10万条 一周 预算5万美元").market == "china"

@@ -1296,3 +1296,16 @@ def test_the_counts_just_below_where_the_jump_lands_are_tried(book):
     # the count below it misses the deadline: the cheapest count that meets it is found
     below = advise(f"671B-A37B pretrain 14.8T tokens 60d fp8 on {plan.estimate.layout.gpu_count - 256}xH800", book=book)
     assert not below.plan.meets_deadline
+
+
+def test_a_rocm_plan_gives_way_to_a_cuda_one_within_the_sturdier_share(book):
+    """MI300X is planned from kernel benchmarks; measured training on it has trailed them (the
+    planner's STURDY_SHARE comment): 8 MI300X had led a 32B fine-tune under $50k, where 4 B200
+    cost $16 more."""
+    result = advise("qwen3-32b sft 100k samples 1 week budget $50k usd", book=book)
+    said = {w.code: w.params for w in result.warnings}["tie_sturdier"]
+    assert said["rocm"] and said["other"] == "MI300X-192GB"
+    assert catalog.get_gpu(result.plan.gpu).vendor != "AMD"
+    assert "measured training on AMD's GPUs has fallen short" in render_text(result)
+    # a team that names the AMD GPU gets it
+    assert advise("qwen3-32b sft 100k samples 1 week budget $50k on MI300X", book=book).plan.gpu == "MI300X-192GB"

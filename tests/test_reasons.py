@@ -124,10 +124,12 @@ def test_an_ascend_plan_names_what_runs_there_and_answers_torchtitan(book):
 
 
 def test_why_an_amd_gpu_for_qlora_gives_the_reason_and_the_bitsandbytes_caveat(book):
-    first, summary = _thread(QLORA_AMD, book)
+    # (with no budget: under one, 1 B200 at twice the rent is within its twentieth, and leads)
+    text = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, by Friday, usd"
+    first, summary = _thread(text, book)
     assert first.plan.gpu.startswith("MI300X")
     assert any(w.code == "qlora_rocm" for w in first.warnings)  # the plan itself carries it
-    reply = follow_up(QLORA_AMD, summary, "why MI300X? does bitsandbytes even work on ROCm?", book=book)
+    reply = follow_up(text, summary, "why MI300X? does bitsandbytes even work on ROCm?", book=book)
     assert "cheapest GPU type" in reply.text and "officially supported from 0.50.0" in reply.text
 
 

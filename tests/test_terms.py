@@ -16,7 +16,7 @@ from advisor.market.owning import resale_share
 from advisor.market.prices import PriceBook
 from advisor.planning import costs as costsmod
 from advisor.planning import rent
-from advisor.planning.advice import advise
+from advisor.planning.advice import advise, render_text
 from advisor.request.parser import RequestError, parse
 
 
@@ -98,6 +98,11 @@ def test_the_users_term_is_the_headline_and_a_term_nobody_sells_is_said():
         ("70B 全量微调 1TB 6天 包年", 12, 6),
         ("70B full-finetune 1TB 14d rent 1 year", 12, 14),
         ("70B full-finetune 1TB 14d lease 6 months", 6, 14),
+        # a cloud's reservation is a term too (`1yr reserved` had been a 365-day deadline, `reserved` skipped)
+        ("70B full-finetune 1TB 14d 1yr reserved", 12, 14),
+        ("70B full-finetune 1TB 14d reserved for 1 year", 12, 14),
+        ("70B full-finetune 1TB 14d 3-year commitment", 36, 14),
+        ("70B full-finetune 1TB 14d 12-month reservation", 12, 14),
     ],
 )
 def test_lease_term_words_in_english_and_chinese(text, months, days):
@@ -139,6 +144,22 @@ def test_the_users_term_prices_the_plan(book):
     year = advise("70B 全量微调 1TB 14天 包年", book=book).to_json()
     assert year["request"]["lease_term_months"] == 12 and year["cost"]["rent_term"]["months_paid"] >= 12
     assert year["cost"]["rent_total"] > one["cost"]["rent_total"]
+
+
+def test_a_term_asked_that_no_lease_sells_at_the_plans_size_is_estimated_not_priced_by_the_hour(book):
+    # `1-year lease usd` had been 56 H100 for 23 hours by the hour ($2,921, "no lease ... priced by
+    # the hour"): the year's only lease on record is one 8-GPU server. The term is estimated from the
+    # hourly offers that deliver the plan, so the count is the fewest that meet the deadline
+    out = advise("70B full finetune 5B tokens 14d 1-year lease usd", book=book).to_json()
+    c, p = out["cost"], out["plan"]
+    assert c["rent_option"] == "monthly" and c["rent_term"]["months_paid"] == 12
+    assert c["rent_total"] >= c["rent_per_gpu_month"] * p["gpu_count"] * 12
+    assert p["gpu_count"] <= 8 and p["meets_deadline"]
+    note = next(w for w in out["warning_codes"] if w["code"] == "reserved_discount")
+    assert note["params"]["asked"] == 12
+    assert "sells the 12-month term you asked for" in render_text(
+        advise("70B full finetune 5B tokens 14d 1-year lease usd", book=book)
+    )
 
 
 # ----------------------------------------------------------------------------------------

@@ -550,6 +550,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     discount=rent.RESERVED_DISCOUNT,
                     whole=whole,
                     gpus=likely.billed_gpus,
+                    asked=rented.asked_term if rented.term_estimated else None,
                 )
             )
         if rented.estimate_rule:

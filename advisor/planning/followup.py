@@ -3694,6 +3694,10 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             host_gb=round(p.estimate.memory.host_ram_gib * GIB / 1e9),
             instance_gb=INSTANCE_RAM_GB_PER_GPU,
             gpu_hours=num(billed or p.estimate.gpu_hours) if p.estimate.gpu_hours else "",
+            # the plan's own rent, where no per-GPU-hour total says it ("how much on lambda?" under a
+            # plan leased from Lambda had been answered with no figure)
+            plan_total=money(p.costs.rent_total, p.costs.currency) if p.costs.rent_total is not None else "",
+            plan_gpus=p.estimate.layout.gpu_count,
         )
         why = "\n".join(x for x in (line.strip(), reply.why) if x)
         if not reply.changed or not reply.after:

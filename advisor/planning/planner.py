@@ -145,7 +145,11 @@ ROOMY_SHARE = 0.10
 # states cross PCIe every step), or on a rent no offer on record delivers, extrapolated from
 # on-demand lists (224 MI300X estimated from one cloud's 8-GPU list had led 70B fine-tuning 7% under
 # 256 H100 on a cluster offer: a list promises no capacity or fabric at that size; leases of whole
-# servers, China's usual offer, reserve them and are not counted here) gives
+# servers, China's usual offer, reserve them and are not counted here), or on ROCm (AMD's GPUs are
+# planned from kernel benchmarks, and measured training has trailed them: SemiAnalysis, "MI300X vs
+# H100 vs H200 Benchmark Part 1: Training", 2024-12, found out-of-the-box training on the public
+# ROCm releases unworkable; one H200 trains an 8B model in BF16 1.32-1.40x faster than one MI300X,
+# whose BF16 peak is 1.32x the H200's, alpharomercoma/MI300X-vs-H200 REPORT.md at 6077fdc) gives
 # way to one that leans on fewer of them when that one costs
 # at most STURDY_SHARE more, or, under a budget, when what it costs more is at most
 # STURDY_BUDGET_SHARE of the budget (assumed: a quarter more is within the spread of vendors'
@@ -669,11 +673,13 @@ def _weighed_rent(req: TrainingRequest, p: Plan) -> float | None:
     return rate / speed if rate and speed else None
 
 
-def _fragility(p: Plan) -> tuple[bool, int, bool]:
+def _fragility(p: Plan) -> tuple[bool, int, bool, bool]:
     """What a plan leans on that a team would rather not: consumer cards, states offloaded to host
     memory (OFFLOAD_RANK), a rent no offer on record delivers, extrapolated from on-demand lists
-    (`Costs.rent_extrapolated`); lower is sturdier."""
-    return catalog.get_gpu(p.gpu).consumer, OFFLOAD_RANK[p.estimate.layout.offload], p.costs.rent_extrapolated
+    (`Costs.rent_extrapolated`), a software stack its speed is not measured on (ROCm); lower is
+    sturdier."""
+    gpu = catalog.get_gpu(p.gpu)
+    return gpu.consumer, OFFLOAD_RANK[p.estimate.layout.offload], p.costs.rent_extrapolated, gpu.vendor == "AMD"
 
 
 def _sturdier_gives_way(
@@ -688,7 +694,7 @@ def _sturdier_gives_way(
     if req.gpu or req.owned or req.speed_first or req.rent_or_buy == "buy" or best.rent is None:
         return best, tie, None
     fragile = _fragility(best)
-    if fragile == (False, 0, False):
+    if not any(fragile):
         return best, tie, None
     allowed = best.rent * (1 + STURDY_SHARE)
     if budget is not None:
@@ -729,6 +735,7 @@ def _sturdier_gives_way(
             "budget_share": (lead.rent - best.rent) / budget if budget else None,
             "consumer": fragile[0] and not _fragility(lead)[0],
             "estimated": fragile[2] and not _fragility(lead)[2],
+            "rocm": fragile[3] and not _fragility(lead)[3],
             "offload": best.estimate.layout.offload,
             "lead_offload": lead.estimate.layout.offload,
             "other_mfu": best.estimate.throughput.mfu,

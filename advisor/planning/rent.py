@@ -89,6 +89,8 @@ class Rent:
     # the fewest GPUs a lease on record bills (whole servers), where the plan's lease is estimated
     # from instances as it needs fewer (0: no such lease)
     server_lease_gpus: int = 0
+    # the term asked for, sold by no lease that delivers the plan, estimated from its hourly offers
+    term_estimated: bool = False
 
 
 def has_cluster_fabric(p: Price) -> bool:
@@ -207,12 +209,21 @@ def rent_plan(
         # a server (which a server lease bills whole): a lease is estimated from the lists at the
         # reserved discount (RESERVED_DISCOUNT), its term assumed. The guide's monthly package for
         # single cards.
+        # A term asked that no lease delivering the plan sells (`1-year lease` where the year's leases on
+        # record are single servers): that term estimated from every offer that delivers it, as a
+        # reservation is priced, not the job by the hour (56 H100 for 23 hours had been $2,921
+        # under "1-year lease", a year's commitment costing some $500k)
+        # (a month asked stays a month by the hour: reservations are sold by the quarter and longer)
+        unsold = (asked_term or 0) >= SHORT_TERMS[-1] and not [
+            p for p in monthly if _signable(p, asked_term) is not False
+        ]
         derived = [
             p
             for p in hourly
-            if (not monthly and not cluster) or (p.offer_kind == "instance" and gpus < GPUS_PER_SERVER)
+            if unsold or (not monthly and not cluster) or (p.offer_kind == "instance" and gpus < GPUS_PER_SERVER)
         ]
         leases += [(p, value(p) * HOURS_PER_MONTH * (1 - RESERVED_DISCOUNT), "reserved_discount") for p in derived]
+        out.term_estimated = unsold and bool(derived)
         if derived and monthly:
             whole = min(_billed_gpus(p, gpus) for p in monthly)
             out.server_lease_gpus = whole if whole > gpus else 0

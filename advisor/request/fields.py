@@ -515,7 +515,11 @@ FIELDS: tuple[Field, ...] = (
         whole=True,
         limit="lease_term",
         # the words after a term: `3-month lease`, `1个月起租` (the parser has those before it)
-        keys=Word(en=("lease", "term", "contract", "minimum"), zh=("起租", "租期", "合约", "闭口")),
+        # (`1yr reserved`, `3-year commitment`: a cloud's reservation is a term of the same kind)
+        keys=Word(
+            en=("lease", "term", "contract", "minimum", "reserved", "reservation", "commitment", "commit", "committed"),
+            zh=("起租", "租期", "合约", "闭口"),
+        ),
         units=_TERM_UNITS,
         # a term in one word: `monthly`, `包年`
         choices=(

@@ -2757,7 +2757,8 @@ class _Parse:
 
         or_buy = rf"(?P<q>\s*,?\s*(?:or|vs\.?|versus)\s+(?:to\s+|just\s+)?(?:{_en(buy)}){R})?"
         sc.take(
-            rf"{L}(?:rent|lease|rented|leased|renting|leasing)(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
+            rf"{L}(?:rent|lease|rented|leased|renting|leasing|reserved?|reserving|commit(?:ted)?)"
+            rf"(?:\s+(?:it|them|the\s+(?:servers?|gpus?|cluster)))?"
             rf"\s+(?:for\s+)?(?:(?:just|only)\s+)?(?:(?P<n2>\d+)|a|one)\s*(?P<unit2>{words}){R}{or_buy}",
             lambda m: term_or_buy((float(m["n2"]) if m["n2"] else 1) * value_of(row.units, m["unit2"]), m),
         )
@@ -3837,7 +3838,14 @@ class _Parse:
         # dollars said only in a budget of a request written in Chinese (`预算15万美元`): a mainland
         # team's cap, so mainland GPUs and prices, converted (a buyer probe read the move abroad as wrong)
         # (written as Chinese prose, as the request is written back: canonical.language)
-        kept = v["currency"] == "USD" and "currency" not in f and "city" not in f and chinese_prose(self.text)
+        # (not where a place abroad is said: `预算5万美元 美国` is the global market, as "in the US" is)
+        kept = (
+            v["currency"] == "USD"
+            and "currency" not in f
+            and "city" not in f
+            and not self.place_abroad
+            and chinese_prose(self.text)
+        )
         market = "global" if v["currency"] == "USD" and "city" not in f and not kept else "china"
         if kept:
             note("market_kept_chinese")
@@ -4061,6 +4069,18 @@ def holds_a_plan(text: str) -> bool:
         except (RequestError, KeyError, TypeError, ValueError):
             continue  # a rule that needs what a refusal would have stopped: the rest still read
     return bool({"model", "params_b", "data"} & probe.fields.keys())
+
+
+def money_said(text: str) -> tuple[float, str | None] | None:
+    """The sum a message names as a budget would be read (`100万`, `$2M`, `预算300万`) and its
+    currency where said, or None."""
+    probe = _Probe(text)
+    for step in (probe._gpus, probe._budget):
+        try:
+            step()
+        except (RequestError, KeyError, TypeError, ValueError):
+            continue
+    return probe.fields.get("budget")
 
 
 # A question whose answer is a plan's own numbers or choice: how many GPUs, how long, what it
