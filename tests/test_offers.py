@@ -689,3 +689,42 @@ def test_how_much_on_the_plans_own_cloud_says_the_plans_rent(book):
     reply = follow_up(text, plan_context(first), "how much on lambda?", book=book)
     c = first.plan.costs
     assert money(c.rent_total, c.currency) in reply.text
+
+
+# ----------------------------------------------------------------------------------------
+# What a sum buys ("100万能买几台H20"): both probes had met the GPU's export-control timeline
+
+
+def test_a_sum_short_of_a_server_says_so_with_the_servers_price(book):
+    from advisor import catalog
+    from advisor.market.owning import owning
+    from advisor.planning.followup import gpu_prices
+
+    reply = gpu_prices("100万能买几台H20", "zh", book)
+    one = owning(book, catalog.get_gpu("H20-96GB"), 8, "china", "CNY")
+    assert reply.kind == "budget_buys" and one.capex > 1_000_000
+    assert "买不起一台" in reply.text and money(one.capex, "CNY") in reply.text
+
+
+def test_a_sum_buys_whole_servers_with_the_network_past_one(book):
+    from advisor import catalog
+    from advisor.market.owning import CLUSTER_EXTRA, owning
+    from advisor.planning.followup import gpu_prices
+
+    reply = gpu_prices("how many H100 servers can $2M buy?", "en", book)
+    each = owning(book, catalog.get_gpu("H100-SXM5-80GB"), 8, "global", "USD").capex
+    n = int(2_000_000 // (each * (1 + CLUSTER_EXTRA)))
+    assert n > 1 and f"buys {n} servers of 8 x H100-SXM5-80GB ({8 * n} GPUs)" in reply.text
+    assert money(2_000_000 - n * each * (1 + CLUSTER_EXTRA), "USD") + " left" in reply.text
+    # under a plan too, in its thread
+    text = "70B full-finetune 1TB 14d usd"
+    assert follow_up(
+        text, plan_context(advise(text, book=book)), "how many H100 servers can $2M buy?", book=book
+    ).kind == ("budget_buys")
+
+
+def test_a_sum_with_no_gpu_named_lists_what_it_buys_of_each(cli):
+    out = json.loads(cli("ask", "300万能买几台", "--json").stdout)["faq"]
+    assert out["topic"] == "budget_buys"
+    lines = [line for line in out["answer"].splitlines() if line.startswith("  ")]
+    assert len(lines) >= 3 and all("台" in line for line in lines)

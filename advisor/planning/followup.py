@@ -27,7 +27,7 @@ from advisor import catalog
 from advisor.engine.memory import GIB
 from advisor.engine.setup import DEFAULT_LORA_RANK
 from advisor.knowledge import faq
-from advisor.market.owning import owning
+from advisor.market.owning import CLUSTER_EXTRA, is_workstation, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
@@ -58,6 +58,7 @@ from advisor.request.parser import (
     PLACES_ABROAD_ZH,
     RequestError,
     detect_lang,
+    money_said,
     other_variants,
     parse,
     parse_followup,
@@ -893,7 +894,11 @@ def gpu_named(message: str) -> str | None:
 def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """ "how much is an H100 per hour?": the GPU's offers on record, both markets (asked in Chinese,
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
-    provider, terms, date and age; None when the message asks no GPU's price."""
+    provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
+    the message asks no GPU's price."""
+    bought = budget_buys(message, lang, book)
+    if bought is not None:
+        return bought
     if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
         return None
     gpu = gpu_named(message)
@@ -937,6 +942,74 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     ]  # fmt: skip
     text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, reply=True)
     return FollowUp(kind="prices", lang=lang, part=gpu, rows=groups, text=text)
+
+
+# What a sum buys ("100万能买几台H20", "how many H100 servers can $2M buy?", "300万能买几台"): whole
+# servers at the purchase price on record in the sum's market (owning.owning: a module price made a
+# server, the cluster's switches and optics past one server), what is left, and what each server
+# costs to run a year on top. Both probes had met the GPU's export-control timeline instead.
+HOW_MANY_BOUGHT = re.compile(
+    r"几台|多少台|几张|多少张|几块|多少块|\bhow\s+many\b|\bwhat\s+(?:can|does|will|would)\b.{0,40}\bbuy\b", re.I
+)
+# GPUs listed when the sum names none (the cheapest servers first).
+GPUS_LISTED_FOR_A_SUM = 10
+
+
+def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The servers a sum buys (above); None when the message asks no such thing."""
+    if not (BUYING.search(message) and HOW_MANY_BOUGHT.search(message)):
+        return None
+    said = money_said(message)
+    if said is None:
+        return None
+    amount, currency = said
+    market = "global" if currency == "USD" or MARKET.search(message) or IN_THE_US.search(message) else "china"
+    currency = currency or MARKET_CURRENCY[market]
+    budget = book.convert(amount, currency, MARKET_CURRENCY[market])
+    currency = MARKET_CURRENCY[market]
+    named = gpu_named(message)
+    candidates = [catalog.get_gpu(named)] if named else [g for g in catalog.gpus() if market in g.markets]
+    rows = []
+    for gpu in candidates:
+        one = owning(book, gpu, max(1, gpu.gpus_per_server), market, currency)
+        if one is None:
+            continue
+        each = one.capex
+        servers = int(budget // each)
+        if servers > 1:  # past one server the cluster's network comes on top (owning.CLUSTER_EXTRA)
+            servers = int(budget // (each * (1 + CLUSTER_EXTRA)))
+            servers = max(servers, 1)
+        spent = each * servers * (1 + (CLUSTER_EXTRA if servers > 1 else 0))
+        # short of a server, the workstation of consumer or PCIe cards it buys (owning.is_workstation)
+        station = None
+        if not servers:
+            fits = [w for k in range(1, 5) if is_workstation(gpu, k) and (w := owning(book, gpu, k, market, currency))]
+            station = max((w for w in fits if w.capex <= budget), key=lambda w: w.gpus, default=None)
+        rows.append(
+            {
+                "gpu": gpu.name,
+                "per_server": max(1, gpu.gpus_per_server),
+                "each": each,
+                "servers": servers,
+                "left": budget - spent,
+                "running_year": (one.power_month + one.hosting_month + one.upkeep_month) * 12,
+                "kw": gpu.server_power_kw,
+                "provider": one.provider,
+                "as_of": one.as_of,
+                "basis": one.basis,
+                "station_gpus": station.gpus if station else 0,
+                "station": station.capex if station else 0.0,
+            }
+        )
+    if not rows:
+        return None
+    rows.sort(key=lambda r: r["each"])
+    if not named:
+        rows = rows[:GPUS_LISTED_FOR_A_SUM]
+    text = render(
+        "budget_buys.txt.j2", lang, rows=rows, amount=budget, cur=currency, named=bool(named), extra=CLUSTER_EXTRA
+    )
+    return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
 
 
 # A lease's deposit or first payment asked ("押金一般多少", "押一付三的话首付要多少", "how much deposit?")
@@ -1198,7 +1271,9 @@ ASKS_THE_COST = re.compile(
 
 
 class FollowUp(BaseModel):
-    kind: Literal["whatif", "unchanged", "market", "explain", "part", "quote", "prices", "question", "silent"]
+    kind: Literal[
+        "whatif", "unchanged", "market", "explain", "part", "quote", "prices", "budget_buys", "question", "silent"
+    ]
     lang: str
     changed: list[str] = []
     changes: list[dict] = []  # {"name", "before", "after"}, worded
@@ -1254,6 +1329,9 @@ def follow_up(
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message) or _team_talk(message):
         return silent
+    bought = budget_buys(message, reply_lang, book)
+    if bought is not None:  # "300万能买几台": what the sum buys, whatever the thread's plan
+        return bought
     if summary.get("compared"):
         # a comparison's thread ("那就选4090，要几台"): the option named, else the cheaper, answered
         # as its own thread would (these had gone unanswered: a comparison kept no thread)
