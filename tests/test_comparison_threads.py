@@ -62,7 +62,9 @@ def test_a_count_to_match_the_other_options_time_replans_the_one_counted(book, c
     assert reply.after["days"] <= h800["summary"]["days"] * 1.01
 
 
-@pytest.mark.parametrize("message", ["which one is better", "选哪个", "which should we pick?"])
+@pytest.mark.parametrize(
+    "message", ["which one is better", "选哪个", "which should we pick?", "which is cheapest?", "哪个最便宜"]
+)
 def test_which_option_to_take_is_the_comparisons_verdict(book, compared, message):
     reply = follow_up(TEXT, compared, message, book=book)
     assert (reply.kind, reply.part) == ("explain", "verdict")

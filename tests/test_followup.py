@@ -1860,7 +1860,17 @@ def test_what_the_time_covers_is_said_and_evaluation_sized(summary, book, questi
     assert f"{round(eval_hours)} hour" in text or f"{round(eval_hours)} 小时" in text
 
 
-@pytest.mark.parametrize("question", ["what are the hidden costs?", "交换机和光模块大概要多少钱", "隐藏成本有哪些"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what are the hidden costs?",
+        "交换机和光模块大概要多少钱",
+        "隐藏成本有哪些",
+        # owning's running costs (had been the buy what-if, with no power or hosting figure)
+        "买的话电费和机柜要多少",
+        "what are the running costs if we buy?",
+    ],
+)
 def test_the_costs_beside_the_gpus_come_from_the_plan(summary, book, question):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert (reply.kind, reply.part) == ("explain", "hidden_costs")

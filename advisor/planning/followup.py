@@ -691,7 +691,9 @@ COMPARED_WITH = re.compile(r"(?:跟|和|与|同)\s*\S{2,20}?\s*(?:比|相比|对
 WHICH_BETTER = re.compile(
     r"\bwhich\b.{0,30}\b(?:better|best|faster|cheaper|pick|choose|should)\b|\bvs\.?\b|\bversus\b|\bor\b.{0,40}\bbetter\b"
     r"|^\W*\S+\s+(?:or|还是)\s+\S+\W*$"
-    r"|哪个(?:更)?(?:好|快|便宜|划算|合适)|选哪个|还是.{0,12}(?:好|选|用)",
+    r"|哪个(?:更|最)?(?:好|快|便宜|划算|合适)|选哪个|还是.{0,12}(?:好|选|用)"
+    # "which is cheapest?" under a three-way comparison (had been "could not tell")
+    r"|\bwhich\b.{0,30}\b(?:cheapest|fastest|quickest)\b",
     re.I,
 )
 

@@ -88,7 +88,11 @@ ASKED = (
         "hidden_costs",
         r"hidden (?:costs?|fees?)|extra (?:costs?|fees?)|other costs|costs? (?:we|i) (?:miss|forgot)"
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
-        r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备",
+        r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备"
+        # what owning costs to run ("买的话电费和机柜要多少", "running costs if we buy?"): its power,
+        # hosting and upkeep a year (had been the buy what-if, with none of them)
+        r"|running (?:costs?|expenses?)|opex\b|power and (?:racks?|hosting|colo\w*)"
+        r"|运行(?:成本|费用)|运营(?:成本|费用)|电费.{0,4}(?:和|跟|与|、|及|加)?.{0,2}(?:机柜|托管|机房)|(?:机柜|托管).{0,4}(?:和|跟|与|、|及|加)?.{0,2}电费",
     ),
     # "how many steps is that?", "训练多少步": the plan's optimizer steps from its batch
     (
