@@ -2898,3 +2898,16 @@ def test_whether_the_rent_is_all_in_is_its_arithmetic_whatever_figure_is_quoted(
     text = "70B full-finetune 500GB 21d budget usd"
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert (reply.kind, reply.part) == ("explain", "costs") and not reply.changed
+
+
+@pytest.mark.parametrize("question", ["多少钱一个月", "how much per month?"])
+def test_a_month_asked_of_a_longer_lease_leads_with_the_month(book, question):
+    # under a 6-month lease "多少钱一个月" had led with the six months' total
+    text = "72B SFT 1.5TB 3周 租半年 深圳"
+    first = advise(text, book=book)
+    c = first.plan.costs
+    assert c.rent_term["months_paid"] == 6
+    reply = follow_up(text, plan_context(first), question, book=book)
+    gpus = first.plan.estimate.layout.gpu_count
+    assert reply.text.startswith(("每月 " if "月" in question else "") + money(c.rent_per_gpu_month * gpus, "CNY"))
+    assert money(c.rent_total, "CNY") in reply.text.splitlines()[0]
