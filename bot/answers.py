@@ -55,8 +55,8 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
             }
         # a GPU's price ("H800月租多少"): the offers on record, as a thread's reply lays them out
         priced = gpu_prices(text, lang or detect_lang(text), book)
-        if priced is not None:  # or what a sum buys ("100万能买几台H20"): its own text
-            laid = blocks.plain(priced.text) if priced.kind == "budget_buys" else None
+        if priced is not None:  # or what a sum buys, or a delivery ("100万能买几台H20"): its own text
+            laid = blocks.plain(priced.text) if priced.kind != "prices" else None
             return {
                 "ok": True,
                 "lang": priced.lang,

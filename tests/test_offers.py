@@ -728,3 +728,19 @@ def test_a_sum_with_no_gpu_named_lists_what_it_buys_of_each(cli):
     assert out["topic"] == "budget_buys"
     lines = [line for line in out["answer"].splitlines() if line.startswith("  ")]
     assert len(lines) >= 3 and all("台" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "question,weeks",
+    [("how long is the lead time for B200 servers?", "17-43 weeks"), ("H20现在下单多久到货", "8 周")],
+)
+def test_a_purchases_delivery_asked_is_the_lead_time_on_record(cli, question, weeks):
+    # "lead time for B200 servers?" had been answered with a rental's setup days
+    out = json.loads(cli("faq", question, "--json").stdout)
+    assert out["topic"] == "lead_time" and weeks in out["answer"]
+
+
+def test_a_servers_power_draw_asked_is_the_faqs_not_its_prices(cli):
+    # "how much power does a DGX H100 draw?" had been the H100's price list ("how much")
+    out = json.loads(cli("faq", "how much power does a DGX H100 draw?", "--json").stdout)
+    assert out["topic"] == "rack_power" and "10.2 kW" in out["answer"]

@@ -898,9 +898,11 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
     provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
     the message asks no GPU's price."""
-    bought = budget_buys(message, lang, book)
+    bought = budget_buys(message, lang, book) or lead_time(message, lang)
     if bought is not None:
         return bought
+    if POWER_ASKED.search(message):
+        return None  # "how much power does a DGX H100 draw?": the FAQ's power topic, not its prices
     if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
         return None
     gpu = gpu_named(message)
@@ -1014,11 +1016,35 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
 
 
+def lead_time(message: str, lang: str) -> FollowUp | None:
+    """ "how long is the lead time for B200 servers?", "H20现在下单多久到货": the delivery on record
+    for buying the GPU named (data/gpus.toml purchase_lead_weeks), else that none is and the shortest
+    published for any server; it had been the rental's setup days."""
+    named = list(_gpus_named(message)) if DELIVERY_ASKED.search(message) else []
+    if len(named) != 1:  # two GPUs named ("H20现在还能买到吗？910B交货期多久？") is the FAQ's
+        return None
+    gpu = named[0]
+    g = catalog.get_gpu(gpu)
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="lead_time",
+        gpu=gpu,
+        weeks=g.purchase_lead_weeks,
+        as_of=g.purchase_lead_as_of,
+        shortest=catalog.shortest_purchase_lead_weeks(),
+    )
+    return FollowUp(kind="lead_time", lang=lang, part=gpu, text=text)
+
+
 # A lease's deposit or first payment asked ("押金一般多少", "押一付三的话首付要多少", "how much deposit?")
 DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
 # VAT and invoices ("价格含税吗", "能开专票吗", "do the prices include VAT?"): the FAQ's tax topic with
 # this plan's rent, not the costs' arithmetic that "价格" had led to
 TAX_ASKED = re.compile(r"含税|税点|税率|增值税|发票|专票|普票|\bvat\b|\btax(?:es)?\b|\binvoices?\b|fapiao", re.I)
+
+# A server's draw asked ("how much power does a DGX H100 draw?", "H100服务器功耗多少"): not its price.
+POWER_ASKED = re.compile(r"\bpower\b|\bdraws?\b|\bwatts?\b|\bwattage\b|\bkw\b|功耗|耗电|用电量|功率", re.I)
 
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
 PRICES_IN_A_REPLY = 8
@@ -1274,7 +1300,17 @@ ASKS_THE_COST = re.compile(
 
 class FollowUp(BaseModel):
     kind: Literal[
-        "whatif", "unchanged", "market", "explain", "part", "quote", "prices", "budget_buys", "question", "silent"
+        "whatif",
+        "unchanged",
+        "market",
+        "explain",
+        "part",
+        "quote",
+        "prices",
+        "budget_buys",
+        "lead_time",
+        "question",
+        "silent",
     ]
     lang: str
     changed: list[str] = []
