@@ -63,7 +63,17 @@ def test_a_count_to_match_the_other_options_time_replans_the_one_counted(book, c
 
 
 @pytest.mark.parametrize(
-    "message", ["which one is better", "选哪个", "which should we pick?", "which is cheapest?", "哪个最便宜"]
+    "message",
+    [
+        "which one is better",
+        "选哪个",
+        "which should we pick?",
+        "which is cheapest?",
+        "哪个最便宜",
+        # why one is ahead: the verdict says by how much and from what (had been the FAQ on the GPU named)
+        "为什么H800更快",
+        "why is the H800 faster?",
+    ],
 )
 def test_which_option_to_take_is_the_comparisons_verdict(book, compared, message):
     reply = follow_up(TEXT, compared, message, book=book)

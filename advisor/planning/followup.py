@@ -698,6 +698,15 @@ WHICH_BETTER = re.compile(
 )
 
 
+# Why one option is faster or cheaper ("为什么H200更快", "why is B200 faster?"): the verdict, which says by
+# how much and from what (each GPU's peak and MFU); it had been the FAQ's text on the GPU named.
+WHY_AHEAD = re.compile(
+    r"\bwhy\b.{0,40}\b(?:faster|quicker|slower|cheaper|more expensive|dearer|so fast|so slow)\b"
+    r"|(?:为什么|为啥|怎么).{0,16}(?:更快|快这么多|这么快|更慢|慢这么多|这么慢|更便宜|便宜这么多|这么便宜|更贵|贵这么多|这么贵)",
+    re.I,
+)
+
+
 def _gpus_named(message: str) -> dict[str, str]:
     """The GPU types a message names: catalogue name -> the word as written, in order. A match is
     tried as it stands, without a word before it ("for 4090s"), without its count ("8xH800") and
@@ -1373,7 +1382,10 @@ def follow_up(
     if summary.get("compared"):
         # a comparison's thread ("那就选4090，要几台"): the option named, else the cheaper, answered
         # as its own thread would (these had gone unanswered: a comparison kept no thread)
-        if WHICH_BETTER.search(message) and not re.search(r"\d", message) and len(_sides_named(summary, message)) != 1:
+        asked_why = WHY_AHEAD.search(message)  # (digits allowed: GPU names hold them)
+        if asked_why or (
+            WHICH_BETTER.search(message) and not re.search(r"\d", message) and len(_sides_named(summary, message)) != 1
+        ):
             # "which one is better?", "选哪个": the comparison's verdict (had been the menu, on the cheaper)
             compared = compare(request_text, reply_lang, book=book) if request_text else None
             if compared is not None:
