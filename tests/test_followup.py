@@ -9,7 +9,7 @@ import pytest
 from advisor import catalog
 from advisor.planning.advice import advise, plan_context, render_text
 from advisor.planning.followup import explained_part, follow_up
-from advisor.text.render import money
+from advisor.text.render import money, num
 
 REQUEST = "70B full-finetune 1TB 14d budget"
 
@@ -2911,3 +2911,15 @@ def test_a_month_asked_of_a_longer_lease_leads_with_the_month(book, question):
     gpus = first.plan.estimate.layout.gpu_count
     assert reply.text.startswith(("每月 " if "月" in question else "") + money(c.rent_per_gpu_month * gpus, "CNY"))
     assert money(c.rent_total, "CNY") in reply.text.splitlines()[0]
+
+
+def test_does_it_fit_of_the_plans_own_gpu_and_length_is_its_memory(book):
+    # "does it fit on H100 at 128k?" under a 128k plan on H100 had been the FAQ on context parallelism
+    text = "llama 3.1 70b long context extension to 128k 10B tokens 14d usd"
+    first = advise(text, book=book)
+    assert first.plan.gpu == "H100-SXM5-80GB" and first.request.seq_len == 131072
+    reply = follow_up(text, plan_context(first), "does it fit on H100 at 128k?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "memory")
+    assert reply.text.startswith(f"{num(first.plan.estimate.memory.total)} of")
+    # another GPU named is that GPU's plan
+    assert follow_up(text, plan_context(first), "does it fit on A100?", book=book).kind == "whatif"

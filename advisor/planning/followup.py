@@ -121,6 +121,8 @@ ASKS_MEMORY = re.compile(
     r"|\b(?:cutting it close|enough headroom|memory headroom)\b"
     # "how does 671B fit on 5090s?", "32G的卡怎么放得下671B": how the plan holds the model
     r"|\bhow (?:does|do|can|could|would|will) .{0,30}\bfit\b"
+    # "does it fit on H100 at 128k?" of the plan's own GPU and length: its memory (what changes is a what-if)
+    r"|\b(?:does|will|would|can|do) (?:it|this|that|we|the (?:model|job|plan|run)) (?:still |even )?fit\b"
     r"|怎么(?:能)?(?:放|装|塞)得(?:下|进)|(?:放|装|塞)得(?:下|进)(?:吗|么)",
     re.I,
 )
