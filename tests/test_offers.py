@@ -744,3 +744,14 @@ def test_a_servers_power_draw_asked_is_the_faqs_not_its_prices(cli):
     # "how much power does a DGX H100 draw?" had been the H100's price list ("how much")
     out = json.loads(cli("faq", "how much power does a DGX H100 draw?", "--json").stdout)
     assert out["topic"] == "rack_power" and "10.2 kW" in out["answer"]
+
+
+def test_how_much_on_the_plans_own_cloud_under_a_term_says_the_terms_rent(book):
+    # under `1yr reserved on aws` (a 12-month lease, $254,872) the reply had said the plan's GPU-hours
+    # at AWS's hourly price ($122,112), against the headline
+    text = "70b cpt 100B tokens 1yr reserved on aws"
+    first = advise(text, book=book)
+    c = first.plan.costs
+    assert c.rent_option == "monthly" and c.rent_term["months_paid"] == 12
+    reply = follow_up(text, plan_context(first), "how much on aws?", book=book)
+    assert f"{money(c.rent_total, c.currency)} on a 12-month lease" in reply.text and "GPU-hours cost" not in reply.text

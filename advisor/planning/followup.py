@@ -3828,6 +3828,8 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             # plan leased from Lambda had been answered with no figure)
             plan_total=money(p.costs.rent_total, p.costs.currency) if p.costs.rent_total is not None else "",
             plan_gpus=p.estimate.layout.gpu_count,
+            plan_hourly=p.costs.rent_option == "hourly",
+            plan_months=(p.costs.rent_term or {}).get("months_paid") if p.costs.rent_option == "monthly" else None,
         )
         why = "\n".join(x for x in (line.strip(), reply.why) if x)
         if not reply.changed or not reply.after:
