@@ -2923,3 +2923,10 @@ def test_does_it_fit_of_the_plans_own_gpu_and_length_is_its_memory(book):
     assert reply.text.startswith(f"{num(first.plan.estimate.memory.total)} of")
     # another GPU named is that GPU's plan
     assert follow_up(text, plan_context(first), "does it fit on A100?", book=book).kind == "whatif"
+
+
+def test_power_and_rack_space_asked_is_the_servers_power_not_their_running_costs(book):
+    # the running-costs words must not take "how much power and rack space?" (a probe's re-run)
+    text = "14B cpt 300B tokens 8 weeks buy H20 keep it busy 24 months"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "how much power and rack space?", book=book)
+    assert (reply.kind, reply.part) == ("part", "servers") and "kW" in reply.text

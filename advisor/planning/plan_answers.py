@@ -91,7 +91,7 @@ ASKED = (
         r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备"
         # what owning costs to run ("买的话电费和机柜要多少", "running costs if we buy?"): its power,
         # hosting and upkeep a year (had been the buy what-if, with none of them)
-        r"|running (?:costs?|expenses?)|opex\b|power and (?:racks?|hosting|colo\w*)"
+        r"|running (?:costs?|expenses?)|opex\b"
         r"|运行(?:成本|费用)|运营(?:成本|费用)|电费.{0,4}(?:和|跟|与|、|及|加)?.{0,2}(?:机柜|托管|机房)|(?:机柜|托管).{0,4}(?:和|跟|与|、|及|加)?.{0,2}电费",
     ),
     # "how many steps is that?", "训练多少步": the plan's optimizer steps from its batch
