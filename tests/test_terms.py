@@ -580,3 +580,15 @@ def test_a_lease_term_asked_with_rent_or_buy_is_weighed_as_asked(book):
     c = result.plan.costs
     assert result.request.lease_term_months == 12 and c.decision_reason == "asked_term"
     assert c.decision == "rent" and "你要的 12 个月租约" in render_text(result)
+
+
+def test_a_three_year_commitment_is_estimated_at_the_high_end_of_the_reserved_discount(book):
+    # GCP's H100 commitments run 30% (one year) and 55% (three) under on-demand: a 3-year term estimated
+    # from hourly offers had taken the one-year 30%
+    one = advise("70B full finetune 5B tokens 14d 1-year lease usd", book=book).plan.costs
+    three = advise("70B full finetune 5B tokens 14d 3-year lease usd", book=book).plan.costs
+    assert three.rent_term["months_paid"] == 36
+    ratio = (1 - rent.RESERVED_DISCOUNT_HIGH) / (1 - rent.RESERVED_DISCOUNT)
+    assert three.rent_per_gpu_month == pytest.approx(one.rent_per_gpu_month * ratio, rel=0.01)
+    note = next(n for n in three.notes if n.code == "reserved_discount")
+    assert note.params["discount"] == rent.RESERVED_DISCOUNT_HIGH

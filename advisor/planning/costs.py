@@ -547,7 +547,7 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 _note(
                     "reserved_discount",
                     gpu=gpu.name,
-                    discount=rent.RESERVED_DISCOUNT,
+                    discount=rent.reserved_discount(likely.term_months),
                     whole=whole,
                     gpus=likely.billed_gpus,
                     asked=rented.asked_term if rented.term_estimated else None,

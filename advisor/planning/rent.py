@@ -32,6 +32,17 @@ YEAR_MONTHS = 12
 # when a long job's GPU has only on-demand lists on record: an estimate, said so.
 RESERVED_DISCOUNT = 0.30
 RESERVED_DISCOUNT_HIGH = 0.50  # the range's other end, said where a team bargains
+# A commitment of three years or more takes the high end: GCP's a3-highgpu-8g H100 lists at $5,601 a
+# GPU-month committed for a year and $3,546 for three (billing catalog via Cyclenerd's pricing.yml,
+# 2025-03-06; data/reference_prices.toml), 30% and 55% under its ~$11 on-demand (silybench, 2026-09).
+LONG_COMMITMENT_MONTHS = 36
+
+
+def reserved_discount(term_months: int) -> float:
+    """The share under the on-demand rate a reservation of `term_months` is estimated at."""
+    return RESERVED_DISCOUNT_HIGH if term_months >= LONG_COMMITMENT_MONTHS else RESERVED_DISCOUNT
+
+
 # Whole-server and cluster offers rent whole servers of this many GPUs (the toml's convention).
 GPUS_PER_SERVER = 8
 # A per-GPU cloud instance gets its share of the host's memory, with a hard cap: 60-120 GB a card
@@ -222,7 +233,8 @@ def rent_plan(
             for p in hourly
             if unsold or (not monthly and not cluster) or (p.offer_kind == "instance" and gpus < GPUS_PER_SERVER)
         ]
-        leases += [(p, value(p) * HOURS_PER_MONTH * (1 - RESERVED_DISCOUNT), "reserved_discount") for p in derived]
+        # (at the on-demand rate here: the discount is the term's, `_pool_at`)
+        leases += [(p, value(p) * HOURS_PER_MONTH, "reserved_discount") for p in derived]
         out.term_estimated = unsold and bool(derived)
         if derived and monthly:
             whole = min(_billed_gpus(p, gpus) for p in monthly)
@@ -381,7 +393,12 @@ def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | No
     pool, is_stated = (
         (stated, True) if stated else ([(p, v, r) for p, v, r in leases if r or _signable(p, term) is None], False)
     )
-    return [_monthly(p, v, gpus, days, term, is_stated, r) for p, v, r in pool]
+    return [_monthly(p, _at_term(v, r, term), gpus, days, term, is_stated, r) for p, v, r in pool]
+
+
+def _at_term(value: float, rule: str, term: int) -> float:
+    """A lease's monthly rate at `term`: an on-demand rate made a reservation less that term's discount."""
+    return value * (1 - reserved_discount(term)) if rule == "reserved_discount" else value
 
 
 def _likely_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> Priced | None:
@@ -390,7 +407,11 @@ def _likely_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | 
     GPUs the plan does not use."""
     pool = _pool_at(leases, gpus, days, term)
     likely = _lower_median(pool) if pool else None
-    per_card = [_monthly(p, v, gpus, days, term, False, r) for p, v, r in leases if r and p.offer_kind == "instance"]
+    per_card = [
+        _monthly(p, _at_term(v, r, term), gpus, days, term, False, r)
+        for p, v, r in leases
+        if r and p.offer_kind == "instance"
+    ]
     if gpus < GPUS_PER_SERVER and per_card:
         card = _lower_median(per_card)
         if likely is None or (card.total or math.inf) < (likely.total or math.inf):
