@@ -428,3 +428,15 @@ def test_the_verdict_says_what_the_market_is_and_names_any_cheaper_offer(cli, te
         assert other["price"] < span["low"]["price"] and other["unlike"]
     out = cli("quote", text).stdout
     assert f"({named['provider']}, {named['as_of']}" in out
+
+
+def test_a_quote_above_market_records_that_are_themselves_below_owning_is_not_called_dear(cli):
+    # 910B leases on record run at 0.6% of the server's price a month, under the cost of owning it: a
+    # ¥40k server-month had been "2.8x the median, negotiate" and "below owning" at once
+    data = json.loads(cli("quote", "910B 8卡 4万/台·月 至少签一年", "--json").stdout)
+    assert data["market_ratio"] > 1.3 and data["owning_per_month"] > data["monthly_total"]
+    assert "market_below_owning" in data["signs"] and "above_market" not in data["signs"]
+    assert data["verdict"] == "suspicious"
+    # a dear quote against a sound market is still called so
+    dear = json.loads(cli("quote", "8xH800 ¥150000/month vendorX", "--json").stdout)
+    assert dear["verdict"] == "expensive" and "market_below_owning" not in dear["signs"]

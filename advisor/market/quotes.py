@@ -733,7 +733,13 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     if own and monthly_total < SUSPICIOUS_BELOW_OWNING * own:
         signs.append("below_owning")
         verdict = "suspicious"
-    if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
+    # the like offers on record below owning the servers themselves (910B leases at 0.6% of the server's
+    # price a month, which the planner will not plan on): no yardstick to call a quote dear by (a
+    # ¥40k server-month had been "2.8x the median, negotiate" and "below owning" at once)
+    market_low = bool(own and market_value and market_value * HOURS_PER_MONTH * q.gpus < SUSPICIOUS_BELOW_OWNING * own)
+    if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET and market_low:
+        signs.append("market_below_owning")
+    elif ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
         signs.append("above_market")
         verdict = "expensive"
     elif ratio is not None and ratio < CHEAP_BELOW_MARKET and verdict != "suspicious":
