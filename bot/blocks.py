@@ -1342,7 +1342,7 @@ def _price_groups(offers: list[dict]) -> list[tuple[tuple, list[dict]]]:
     )
 
 
-def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
+def prices(groups: list[dict], gpu: str | None, lang: str, lead: str = "") -> dict:
     """`/gpu prices [GPU]`: for one GPU, a section per kind of offer (market, by the hour, by the
     month and its minimum term, off-peak) with the offers as fields; for every GPU, a section
     per GPU with the cheapest of each kind. Every price with its provider and age."""
@@ -1357,7 +1357,7 @@ def prices(groups: list[dict], gpu: str | None, lang: str) -> dict:
     def provider(o):
         return esc(phrase(lang, "provider_name", o["provider"]))
 
-    blocks = [_section(p("title", gpu))]
+    blocks = ([_section(esc(lead))] if lead else []) + [_section(p("title", gpu))]
     count = 0
     if not groups:
         blocks.append(_section(p("nothing", gpu)))

@@ -755,3 +755,19 @@ def test_how_much_on_the_plans_own_cloud_under_a_term_says_the_terms_rent(book):
     assert c.rent_option == "monthly" and c.rent_term["months_paid"] == 12
     reply = follow_up(text, plan_context(first), "how much on aws?", book=book)
     assert f"{money(c.rent_total, c.currency)} on a 12-month lease" in reply.text and "GPU-hours cost" not in reply.text
+
+
+def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
+    # "租一年8卡H20多少钱" had listed the offers alone
+    out = json.loads(cli("faq", "租一年8卡H20多少钱", "--json").stdout)
+    assert out["topic"] == "prices"
+    lease = next(o for g in out["prices"] for o in g["offers"] if o["kind"] == "rent_month")
+    assert out["answer"].startswith("8 张卡租 12 个月：")
+    assert money(lease["price"] * 8 * 12, lease["currency"]) in out["answer"].splitlines()[0]
+    # in Slack the same line leads the price blocks
+    from advisor.planning.followup import gpu_prices
+    from bot import blocks
+
+    priced = gpu_prices("租一年8卡H20多少钱", "zh", book)
+    first = blocks.prices(priced.rows, priced.part, priced.lang, priced.lead)["blocks"][0]
+    assert first["text"]["text"].startswith("8 张卡租 12 个月：")

@@ -956,7 +956,38 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         for o in sorted(book.offers(kind, gpu, market), key=lambda o: book.convert(o.price, o.currency, "USD"))[:1]
     ]  # fmt: skip
     text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, reply=True)
-    return FollowUp(kind="prices", lang=lang, part=gpu, rows=groups, text=text)
+    lead = _lease_worked(message, lang, groups)
+    return FollowUp(
+        kind="prices", lang=lang, part=gpu, rows=groups, lead=lead, text=f"{lead}\n\n{text}" if lead else text
+    )
+
+
+# GPUs counted in a price question ("租一年8卡H20多少钱", "8x H100 for a year?").
+GPUS_COUNTED = re.compile(r"(\d+)\s*(?:卡|张|块|x(?![a-z])|×|\s*gpus?\b|\s*cards?\b|\s+(?=[a-z]+\d))", re.I)
+
+
+def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
+    """ "租一年8卡H20多少钱": that many GPUs over that term at the cheapest lease listed, and by the hour
+    around the clock at the cheapest hourly offer listed (the offers alone had been listed); '' when
+    the message says no count and term."""
+    months, counted = lease_term_asked(message), GPUS_COUNTED.search(message)
+    if not months or not counted:
+        return ""
+    offers = [o for g in groups for o in g["offers"]]
+    lease = next((o for o in offers if o["kind"] == "rent_month"), None)
+    hour = next((o for o in offers if o["kind"] == "rent_hour"), None)
+    if lease is None and hour is None:
+        return ""
+    return render(
+        "slack/value.j2",
+        lang,
+        kind="lease_worked",
+        gpus=int(counted[1]),
+        months=months,
+        lease=lease,
+        hour=hour,
+        hours=HOURS_PER_MONTH,
+    )
 
 
 # What a sum buys ("100万能买几台H20", "how many H100 servers can $2M buy?", "300万能买几台"): whole
