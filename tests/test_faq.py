@@ -516,7 +516,8 @@ def test_the_forms_of_one_word_are_one_aspect_and_other_words_are_others():
 def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
     """Summed term by term (a plain dict: every term its own aspect), tensor parallelism's five
     forms bring the parallelism topic level with NVLink vs PCIe in the topics' own text (ahead of it
-    with 52 topics; half a percent behind since the 54th changed every idf a little); by aspect, the
+    with 52 topics; half a percent behind since the 54th changed every idf a little, under two since
+    the thirty-fourth session's answers (reservations abroad, 910B against H20) did); by aspect, the
     topic that holds both wins clearly. (The question is set d's, left out of the questions asked,
     else it is answered word for word; those asked of NVLink vs PCIe in other sets ("PCIe版的卡能做
     张量并行吗") lead there term by term too.)"""
@@ -524,7 +525,7 @@ def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
     terms = faq._query_terms(question)
     ids = [t.id for t in TOPICS]
     by_term = faq._scores(dict(terms), SET_D).own.sum(axis=0)
-    assert by_term[ids.index("parallelism_strategies")] >= 0.99 * by_term.max()
+    assert by_term[ids.index("parallelism_strategies")] >= 0.98 * by_term.max()
     by_aspect = faq._scores(terms, SET_D).own.sum(axis=0)
     assert ids[int(by_aspect.argmax())] == "nvlink_vs_pcie"
     assert by_aspect[ids.index("parallelism_strategies")] <= 0.9 * by_aspect.max()
