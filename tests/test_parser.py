@@ -392,10 +392,12 @@ def test_rl_tuning_is_explained_not_misread(text):
     assert info.value.kind == "unsupported_method"
     for lang in ("en", "zh"):
         message = info.value.message(lang)
-        # why it is not planned, and the preference tuning that is, in a request that plans it
+        # why it is not planned, a floor (its policy update as a fine-tune, planned), and the
+        # preference tuning that is, each in a request that plans it
         assert "GRPO" in message and "dpo" in message
-        example = re.search(r"`/gpu ([^`]+)`", message)[1]
-        assert parse(example, lang).preference_tuning == "dpo"
+        floor, *preference = [parse(x, lang) for x in re.findall(r"`/gpu ([^`]+)`", message)]
+        assert floor.method == "full-finetune" and floor.tokens and floor.deadline_days
+        assert preference and all(r.preference_tuning == "dpo" for r in preference)
 
 
 @pytest.mark.parametrize(
