@@ -167,15 +167,16 @@ class PriceBook:
         return view
 
     def rented_by(self, name: str, market: str) -> list[str]:
-        """The GPU types one provider rents in `market` on record."""
+        """The GPU types one provider rents in `market` on record (by the hour or month; indexes and
+        averages, which rent nothing, left out)."""
         name = name.lower()
         return sorted(
             {
-                key[1]
-                for key, rows in self._by_key.items()
-                if key[0].startswith(RENTAL_KINDS) and key[2] == market
+                p.gpu
+                for (kind, _, mkt), rows in self._by_key.items()
+                if kind in ("rent_hour", "rent_month") and mkt == market
                 for p in rows
-                if name in p.provider.lower() and p.price > 0
+                if name in p.provider.lower() and p.price > 0 and not p.indicative
             }
         )
 

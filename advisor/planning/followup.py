@@ -3830,15 +3830,7 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             plan_gpu=plan_gpu,
             gpu=p.gpu,
             kept=keep == p.gpu and keep == plan_gpu and "currency" in reply.changed,
-            provider_gpus=sorted(
-                {
-                    g
-                    for g in book.gpus()
-                    for kind in RENT_KINDS
-                    for o in book.offers(kind, g, market, rentable=True)
-                    if named and named[0].lower() in o.provider.lower()
-                }
-            ),
+            provider_gpus=book.rented_by(named[0], market) if named else [],
             sibling=bool(keep) and keep == p.gpu and keep != plan_gpu,
             plan_offered=offered(plan_gpu),
             # made from the named cloud's own offers alone (the request's `cloud`)
