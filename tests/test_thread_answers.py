@@ -244,3 +244,31 @@ def test_the_plans_own_provider_asked_gives_its_price_and_total(book):
     provider, rate = summary["offer_provider"], summary["offer_rate"]
     reply = follow_up(text, summary, f"{provider}上多少钱", book=book).text
     assert f"按每卡时 {money(rate, 'CNY')} 计" in reply and "卡时共 ¥" in reply
+
+
+# ----------------------------------------------------------------------------------------
+# Serving a model named in a first message (probe S, 2026-12-05: "deepseek-v3 推理 vllm 要多少显存" had
+# been refused with a 70B model's weights as the floor)
+
+
+def test_a_model_named_for_serving_is_sized_from_its_weights_and_the_load_said(book):
+    from advisor.planning.followup import gpu_prices
+
+    reply = gpu_prices("serving llama3.1-70b on H100 with 32k context, 50 users", "en", book)
+    # 70.55B x 2 bytes = 131 GiB; 2 x 80 layers x 8 KV heads x 128 x 2 bytes = 320 KiB a token, x 32,768
+    # tokens x 50 = 500 GiB; 631 GiB over 90% of 79.6 GiB is 9 GPUs: two servers of eight
+    assert reply.kind == "serving" and reply.part == "H100-SXM5-80GB"
+    assert "131 GiB" in reply.text and "320 KiB" in reply.text and "at once (as you said) hold 500 GiB" in reply.text
+    assert "16 GPUs on 2 servers" in reply.text and "FP8 weights (half the bytes): about 8 GPUs" in reply.text
+    # one request: 8 x 3.35 TB/s (the server's tensor-parallel group) over 141 GB of weights
+    assert "at most about 190 tokens a second" in reply.text
+
+
+def test_serving_in_chinese_is_sized_on_the_h20_and_a_moe_on_its_active_weights(book):
+    from advisor.planning.followup import gpu_prices
+
+    reply = gpu_prices("deepseek-v3 推理 vllm 要多少显存", "zh", book)
+    assert reply.kind == "serving" and reply.part == "H20-96GB" and "不出方案" in reply.text
+    assert "1,250 GiB" in reply.text and "所有专家都要放在显存里" in reply.text and "68.6 KiB" in reply.text
+    # no model named: the FAQ's serving topic answers instead
+    assert gpu_prices("we want to deploy our model after training, what hardware?", "en", book) is None

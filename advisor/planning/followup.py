@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.engine.memory import GIB
 from advisor.engine.setup import DEFAULT_LORA_RANK
+from advisor.engine.shapes import generic_shape
 from advisor.knowledge import faq
 from advisor.market.owning import CLUSTER_EXTRA, is_workstation, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
@@ -56,8 +57,10 @@ from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import (
     PLACES_ABROAD_EN,
     PLACES_ABROAD_ZH,
+    SERVING,
     RequestError,
     detect_lang,
+    model_said,
     money_said,
     other_variants,
     parse,
@@ -909,7 +912,7 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
     provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
     the message asks no GPU's price."""
-    bought = budget_buys(message, lang, book) or lead_time(message, lang)
+    bought = budget_buys(message, lang, book) or lead_time(message, lang) or serving_first(message, lang)
     if bought is not None:
         return bought
     if POWER_ASKED.search(message):
@@ -1056,6 +1059,24 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         "budget_buys.txt.j2", lang, rows=rows, amount=budget, cur=currency, named=bool(named), extra=CLUSTER_EXTRA
     )
     return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
+
+
+def serving_first(message: str, lang: str) -> FollowUp | None:
+    """ "how many GPUs to serve qwen3-32b for 100 users?", "部署deepseek-v3推理要几台H20": serving a
+    model named, sized roughly on the GPU named (else the market's serving staple) from its weights
+    and KV cache (plan_answers.serving); it had been refused with a 70B model's weights as the floor."""
+    if not SERVING.search(message):
+        return None
+    said = model_said(message)
+    if said is None:
+        return None
+    name, params_b, active_b = said
+    model = catalog.find_model(name) if name else generic_shape(params_b, active_b)
+    size = name or f"{params_b:g}B"
+    data = plan_answers.serving(message, model, gpu_named(message), lang) | {"model": size}
+    data["example"] = f"{size} lora 50k samples 3d" if lang == "en" else f"{size} lora 5万条 3天"
+    text = render("plan_answers.txt.j2", lang, kind="serving", r=data).strip()
+    return FollowUp(kind="serving", lang=lang, part=data["gpu"], text=text)
 
 
 def lead_time(message: str, lang: str) -> FollowUp | None:
@@ -1351,6 +1372,7 @@ class FollowUp(BaseModel):
         "prices",
         "budget_buys",
         "lead_time",
+        "serving",
         "question",
         "silent",
     ]

@@ -197,6 +197,71 @@ def inference(result: Advice) -> dict | None:
     }
 
 
+# A serving load said in a first message ("for 100 concurrent users", "200并发", "32k context",
+# "上下文32k"): its concurrency and its context length in tokens
+LOAD_USERS = re.compile(
+    r"(\d[\d,]*)\s*(?:concurrent|simultaneous|parallel|active)?\s*(?:users|requests|sessions|reqs)\b"
+    r"|(\d[\d,]*)\s*(?:路)?(?:并发|个?用户|个?请求)|(?:并发|concurrency(?:\s+of)?)\s*(\d[\d,]*)",
+    re.I,
+)
+LOAD_CONTEXT = re.compile(
+    r"(\d+)\s*k\s*(?:context|ctx|tokens?|上下文|长度)|(?:上下文|context|ctx)\s*(?:长度|length|of)?\s*(\d+)\s*k",
+    re.I,
+)
+# The GPU a serving guess is made on when none is named: H100 abroad; H20 in mainland China, the
+# part sold there for serving (96 GB at 4.0 TB/s, data/gpus.toml)
+SERVE_GPU = {"en": "H100-SXM5-80GB", "zh": "H20-96GB"}
+
+
+def _said_number(pattern: re.Pattern, message: str) -> int | None:
+    m = pattern.search(message)
+    digits = next((g for g in m.groups() if g), None) if m else None
+    return int(digits.replace(",", "")) if digits else None
+
+
+def serving(message: str, model, gpu_name: str | None, lang: str) -> dict:
+    """A rough serving size for a model named in a first message ("how many GPUs to serve qwen3-32b
+    for 100 users?"), as `inference` sizes it on a plan's GPU: bf16 weights (and FP8's half) plus
+    the KV cache of the load said, else SERVE_CONCURRENCY sequences of SERVE_CONTEXT tokens; the
+    GPU named, else SERVE_GPU; and the decode bound of one request (every active weight read once
+    a token, so at most the tensor-parallel GPUs' memory bandwidth over those bytes; MosaicML's LLM
+    inference guide, databricks.com 2023, on memory-bound decoding)."""
+    gpu = catalog.get_gpu(gpu_name or SERVE_GPU.get(lang, SERVE_GPU["en"]))
+    users = _said_number(LOAD_USERS, message)
+    context_k = _said_number(LOAD_CONTEXT, message)
+    concurrency = users or SERVE_CONCURRENCY
+    context = context_k * 1024 if context_k else SERVE_CONTEXT
+    weights = model.params_b * 1e9 * BF16 / GIB
+    kv_token = _kv_bytes_per_token(model)
+    kv = kv_token * context * concurrency / GIB
+    gpus, servers = _serving_gpus(model, gpu, weights + kv)
+    gpus_fp8, servers_fp8 = _serving_gpus(model, gpu, weights / 2 + kv)
+    active = model.active_params_b or model.params_b
+    return {
+        "gpu": gpu.name,
+        "gpu_named": gpu_name is not None,
+        "model": model.name,
+        "params_b": model.params_b,
+        "moe": bool(model.moe_experts),
+        "active_b": active,
+        "weights_gib": weights,
+        "kv_kib_per_token": kv_token / 1024,
+        "context": context,
+        "context_said": context_k is not None,
+        "concurrency": concurrency,
+        "concurrency_said": users is not None,
+        "kv_gib": kv,
+        "share": SERVE_MEMORY_SHARE,
+        "gpus": gpus,
+        "servers": servers,
+        "gpus_fp8": gpus_fp8,
+        "servers_fp8": servers_fp8,
+        # one token passes the pipeline's stages in turn, each reading its share at its tensor
+        # parallel group's bandwidth: the group within a server sets the bound
+        "decode_tokens_s": min(gpus, gpu.gpus_per_server) * gpu.memory_bw_tb_s * 1e12 / (active * 1e9 * BF16),
+    }
+
+
 def rl(result: Advice) -> dict | None:
     """What GRPO/PPO add to the plan's GPUs: the reference model (the weights as the plan shards
     them; none with adapters, the base with the adapter off), the rollout engine's bf16 weights at

@@ -1633,10 +1633,7 @@ class _Parse:
             lambda m: self.spend_by.append(m[0].strip()),
         )
         # Serving is sized by KV cache, batch and latency, not by the training arithmetic here.
-        sc.take(
-            rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)",
-            lambda m: self.fail("inference", word=m[1] or m[2]),
-        )
+        sc.take(SERVING.pattern, lambda m: self.fail("inference", word=m[1] or m[2]))
         # One cloud named: the plan is priced on that cloud's market (dollars for the global clouds,
         # yuan for mainland China's) and on its own offers where they deliver it (the request had
         # been refused, a US buyer's `70B lora 50k samples 3d on aws`; then planned on a GPU AWS
@@ -4081,6 +4078,26 @@ def money_said(text: str) -> tuple[float, str | None] | None:
         except (RequestError, KeyError, TypeError, ValueError):
             continue
     return probe.fields.get("budget")
+
+
+# Words of serving a model, not training it: a request with them is refused (a first message naming
+# a model is sized for serving instead, advisor/planning/followup.serving_first)
+SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)", re.I)
+
+
+def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
+    """The model a message names as a request would read it: its catalogue name, or its size in
+    billions (total, active), or None (`qwen3-32b`, `70B`, `总参671B 激活37B`)."""
+    probe = _Probe(text)
+    for step in (probe._gpus, probe._models, probe._sizes):
+        try:
+            step()
+        except (RequestError, KeyError, TypeError, ValueError):
+            continue
+    f = probe.fields
+    if "model" not in f and "params_b" not in f:
+        return None
+    return f.get("model"), f.get("params_b"), f.get("active_params_b")
 
 
 # A question whose answer is a plan's own numbers or choice: how many GPUs, how long, what it
