@@ -1302,6 +1302,8 @@ def quote(j, recorded: bool, example: str = "") -> dict:
     blocks.append(_section(f"{_q(lang, 'ask_title')}\n{asks}"))
     if recorded:
         status = _q(lang, "recorded", vendor, q.gpu)
+    elif j.unrecorded:
+        status = _q(lang, "withheld", vendor)
     elif vendor:
         status = _q(lang, "already", vendor, q.gpu)
     else:

@@ -108,18 +108,30 @@ def test_cli_judges_and_records(cli):
 def test_a_recorded_quote_changes_the_next_plan(cli):
     # An hourly server quote prices a short job on one server (the hourly basis) ...
     before = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
-    cli("quote", "8xH800 ¥4/gpu/hour bargain-idc")
+    cli("quote", "8xH800 ¥6/gpu/hour bargain-idc")
     after = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
-    assert after["cost"]["rent_per_gpu_hour"] == 4 < before["cost"]["rent_per_gpu_hour"]
+    assert after["cost"]["rent_per_gpu_hour"] == 6 < before["cost"]["rent_per_gpu_hour"]
     assert any(s["provider"] == "bargain-idc" for s in after["cost"]["price_sources"])
     # ... and a monthly lease quote a multi-server job asked on a lease, on the terms it states
     # (issue 21); asked on no term, the cheaper hourly quote prices each server
     cli("quote", "8xH800 ¥40000/month 1 month lease-idc")
     hourly = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800", "--json").stdout)["cost"]
-    assert hourly["rent_offer"]["provider"] == "bargain-idc" and hourly["rent_per_gpu_hour"] == 4
+    assert hourly["rent_offer"]["provider"] == "bargain-idc" and hourly["rent_per_gpu_hour"] == 6
     lease = json.loads(cli("ask", "13B full-finetune 200GB 7d on 16xH800 1-month lease", "--json").stdout)["cost"]
     assert lease["rent_offer"]["provider"] == "lease-idc" and lease["rent_per_gpu_month"] == 5000
     assert lease["rent_term"] == {**lease["rent_term"], "months_paid": 1, "term_stated": True}
+
+
+def test_a_quote_under_half_of_owning_is_judged_but_prices_no_plan(cli):
+    # "$0.10/hr" H100s (probe T) and ¥2 H800s: too cheap to be true, and not recorded, so the next
+    # plan keeps the market's rent; a bargain between half and 80% of owning is recorded (above)
+    before = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)["cost"]
+    judged = json.loads(cli("quote", "8xH800 ¥2/gpu/hour absurd-idc", "--json").stdout)
+    assert judged["verdict"] == "suspicious" and judged["unrecorded"] and not judged["recorded"]
+    assert "Not recorded: a price under half the cost of owning" in cli("quote", "8xH800 ¥2/gpu/hour absurd-idc").stdout
+    after = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)["cost"]
+    assert after["rent_per_gpu_hour"] == before["rent_per_gpu_hour"]
+    assert all(s["provider"] != "absurd-idc" for s in after["price_sources"])
 
 
 def test_the_teams_own_quote_leads_the_rent_even_above_the_market_median(cli):

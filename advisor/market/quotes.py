@@ -30,6 +30,10 @@ from advisor.text.safe import clean
 # "monthly rent under a third of the purchase price", which every normal rent meets (a month
 # is 2.5-4% of the price), so we use the cost of owning instead.
 SUSPICIOUS_BELOW_OWNING = 0.8
+# Under half of owning, a quote is not recorded at all (assumed): a price that low prices no plan
+# (both user probes of 2026-12-05 saw "$0.10/hr" H100s recorded, then pricing 8-GPU jobs at $877),
+# while one between this and SUSPICIOUS_BELOW_OWNING may be a real bargain the team can check.
+UNRECORDED_BELOW_OWNING = 0.5
 # Our own bands around the market for the same kind of offer (no published rule): the median of
 # the like offers on record (`like_offers`), so one outlier listing does not set it; 30% above it
 # is worth negotiating, 30% below it is worth asking what is left out.
@@ -112,6 +116,8 @@ class QuoteJudgement(BaseModel):
     owning_per_month: float | None
     owning: Owning | None = None
     verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
+    # under UNRECORDED_BELOW_OWNING of owning the same GPUs: judged, never recorded to price plans
+    unrecorded: bool = False
     # What the market reference is (issue 15, like with like): "month_leases" (monthly server
     # leases), "hour_servers" (hourly whole-server offers), "hour_offers" (hourly offers that
     # deliver as many GPUs) or "cluster_offers" (offers that deliver as many GPUs on several
@@ -733,6 +739,7 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     if own and monthly_total < SUSPICIOUS_BELOW_OWNING * own:
         signs.append("below_owning")
         verdict = "suspicious"
+    unrecorded = bool(own and monthly_total < UNRECORDED_BELOW_OWNING * own)
     # the like offers on record below owning the servers themselves (910B leases at 0.6% of the server's
     # price a month, which the planner will not plan on): no yardstick to call a quote dear by (a
     # ¥40k server-month had been "2.8x the median, negotiate" and "below owning" at once)
@@ -756,6 +763,7 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
         market_per_gpu_hour=market_value,
         market_ratio=ratio,
         monthly_total=monthly_total,
+        unrecorded=unrecorded,
         market_source=f"{market_price.provider}, {market_price.as_of}{' (estimate)' if market_price.estimate else ''}"
         if market_price
         else None,
@@ -838,10 +846,10 @@ def quote_answer(
 ) -> tuple[QuoteJudgement, bool]:
     """Parse, judge against the market, record for `owner` when the vendor is named (a recorded
     quote prices the owner's plans, so it must say whose it is; without a name the reply asks
-    for one). The market is the shared data only: no recorded quote, not even the owner's
+    for one) and the price is not under half of owning the GPUs (`unrecorded`). The market is the shared data only: no recorded quote, not even the owner's
     own, is "the market" a quote is judged against."""
     judgement = judge(parse_quote(text, lang), price_book(db, None))
-    if not judgement.quote.vendor:
+    if not judgement.quote.vendor or judgement.unrecorded:
         return judgement, False
     return judgement, record(judgement.quote, db, owner)
 
