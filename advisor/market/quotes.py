@@ -846,8 +846,9 @@ def quote_answer(
 ) -> tuple[QuoteJudgement, bool]:
     """Parse, judge against the market, record for `owner` when the vendor is named (a recorded
     quote prices the owner's plans, so it must say whose it is; without a name the reply asks
-    for one) and the price is not under half of owning the GPUs (`unrecorded`). The market is the shared data only: no recorded quote, not even the owner's
-    own, is "the market" a quote is judged against."""
+    for one) and the price is not under half of owning the GPUs (`unrecorded`). The market is
+    the shared data only: no recorded quote, not even the owner's own, is "the market" a quote
+    is judged against."""
     judgement = judge(parse_quote(text, lang), price_book(db, None))
     if not judgement.quote.vendor or judgement.unrecorded:
         return judgement, False
