@@ -2334,7 +2334,14 @@ def test_each_option_of_a_gpu_choice_rents_or_buys_as_its_own_verb_says(text, fi
 
 
 @pytest.mark.parametrize(
-    "text", ["which is better for 70b lora, H100 or H200?", "70b lora 10万条 H100和H200哪个更划算"]
+    "text",
+    [
+        "which is better for 70b lora, H100 or H200?",
+        "70b lora 10万条 H100和H200哪个更划算",
+        # probe S (2026-12-05): both had been refused on the words asking for the comparison
+        "H100 vs H200 哪个更适合 70b lora 10万条",
+        "H100 和 H200 对比一下 70b lora 10万条",
+    ],
 )
 def test_which_of_two_gpus_is_better_is_the_comparisons_question(text):
     assert {parse(text, gpu_pick=pick).gpu for pick in (0, 1)} == {"H100-SXM5-80GB", "H200-SXM-141GB"}
@@ -3020,3 +3027,18 @@ def test_a_place_abroad_said_in_chinese_prose_with_dollars_is_the_global_market(
     # where "in the US" moves an English request abroad
     assert parse("qwen3-32b sft 10万条 一周 预算5万美元 美国").market == "global"
     assert parse("qwen3-32b sft 10万条 一周 预算5万美元").market == "china"
+
+
+def test_a_trillion_in_chinese_is_tokens_not_a_second_budget():
+    # "1万亿token" had been read as a budget of 1万 beside 预算2000万, and the request refused
+    r = parse("70B 预训练 1万亿token 3个月 预算2000万 买")
+    assert r.data.amount == 1e12 and r.data.unit == "tokens" and r.budget.amount == 2e7
+
+
+def test_image_text_samples_count_for_a_vision_language_model_and_are_refused_for_another():
+    # "100万条图文" had sunk the whole request on the word
+    assert parse("Qwen2.5-VL-72B 全量微调 100万条图文 2轮 一个月").data.amount == 1e6
+    assert parse("qwen2.5-vl-7b lora 50k image-text pairs 3d").data.amount == 5e4
+    with pytest.raises(RequestError) as info:
+        parse("qwen2.5-72b 全量微调 100万条图文 一个月")
+    assert info.value.kind == "modality"

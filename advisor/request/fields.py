@@ -380,13 +380,16 @@ FIELDS: tuple[Field, ...] = (
                     "traces",
                     "trajectories",
                     "transcripts",
+                    # a vision-language model's (`50k image-text pairs`)
+                    "image-text pairs",
+                    "image-text samples",
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
                 + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据")
                 # a dialogue counted in Chinese is one sample, as `100k conversations` is
                 + ("对话", "段对话", "个对话", "轮对话", "组对话数据", "条对话数据")
                 # a vision-language model's samples (its images are not counted: the `vision_language` note)
-                + ("条图文对", "个图文对", "图文对", "对图文"),
+                + ("条图文对", "个图文对", "图文对", "对图文", "条图文", "个图文", "图文"),
             ),
             # in Chinese a bare `P` needs 数据 or 语料 after it ("1P" alone is no size); a bare `T` is
             # never bytes: "2T 中文数据" is tokens as often as terabytes, and is asked (parser.size)

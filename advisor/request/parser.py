@@ -1657,10 +1657,18 @@ class _Parse:
             r"|(欧元|欧(?!洲)|英镑|港币|港元|日元|日币|韩元|新加坡元|卢布)",
             lambda m: self.fail("currency_unsupported", word=(m[1] or m[2] or m[3]).strip()),
         )
+        # Image-text samples ("100万条图文") are a vision-language checkpoint's samples (a unit of
+        # the data row, its images not counted: the vision note); for another model, another
+        # modality, refused as below (the whole request had been refused as a word not understood)
+        if not _VISION.search(sc.s):
+            sc.take(
+                rf"图文(?:对|数据|样本|混合)?|{L}image[\s\-]text(?:\s+(?:pairs?|samples?))?{R}",
+                lambda m: self.fail("modality", word=m[0].strip()),
+            )
         # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
         # not planned here; said, with what to give instead
         sc.take(
-            rf"{L}(images?|videos?|audio|speech|pictures?|photos?)(?:\s+(?:data|dataset|samples|clips|files))?{R}"
+            rf"{L}(images?(?![\s\-]text)|videos?|audio|speech|pictures?|photos?)(?:\s+(?:data|dataset|samples|clips|files))?{R}"
             r"|(图片|图像|照片|视频|音频|语音)",
             lambda m: self.fail("modality", word=(m[1] or m[2]).strip()),
         )
@@ -1681,7 +1689,9 @@ class _Parse:
         # "which is better", "which one is cheaper" beside two GPU types: the comparison's question
         sc.take(
             rf"{L}which(?:\s+one)?(?:\s+(?:is|would\s+be|will\s+be))?\s+(?:better|cheaper|faster|best|cheapest|fastest)"
-            rf"(?:\s+(?:for|value))?{R}|(?:哪个|哪一个|哪种)(?:更|比较|最)?(?:好|划算|便宜|快|合适)",
+            rf"(?:\s+(?:for|value))?{R}|(?:哪个|哪一个|哪种)(?:更|比较|最)?(?:好|划算|便宜|快|合适|适合|值|值得|省钱)"
+            # "H20 和 H800 对比一下": asking for the comparison itself
+            r"|(?:对比|比较|比)一下|对比|做个对比|比一比",
             lambda m: None,
         )
         # "用什么卡比较划算", "选哪种卡合适", "买啥显卡": which GPU is the question the plan answers
@@ -2667,7 +2677,8 @@ class _Parse:
         if re.search(r"买|采购|购置", self.scan.s):
             self.scan.take(
                 rf"(?<![\d.a-z])(?<!数据)(?<!语料)(?P<n>{number})\s*(?P<u>万)\s*(?P<cur>{_all(row.units, 'zh')})?"
-                r"(?!\s*(?:条|个|token|tokens|词元|样本|张|卡|台|参数|字|词|步|行|轮|次|小时|天|[a-z\d]))",
+                # (nor 万亿, a trillion: "1万亿token" had been ¥10,000 of budget)
+                r"(?!\s*(?:亿|条|个|token|tokens|词元|样本|张|卡|台|参数|字|词|步|行|轮|次|小时|天|[a-z\d]))",
                 lambda m: budget(_Merged(m, neg=None, sym=None)),
             )
         # "we can spend $200k", "can spend 200k dollars", "willing to spend": a budget
