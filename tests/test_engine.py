@@ -103,6 +103,22 @@ def test_generic_shape_matches_requested_size():
     assert moe.params_b == pytest.approx(671, rel=0.03) and moe.active_params_b == pytest.approx(37, rel=0.05)
 
 
+def test_a_bare_mixture_is_shaped_like_the_published_ones_of_its_active_size():
+    """A mixture is narrower and deeper than a dense model of its active size: a bare 30B-A3B
+    takes Qwen3-30B-A3B's 2048 hidden size and about as many layers (48 published), and every
+    catalogued fine-grained mixture (experts under half the hidden size) has its depth met within
+    a factor of 2.1 (GLM-4.5's 92 layers at 33.6B active are the deepest). A bare 30B-A3B had
+    been 17 layers of 3072, 2.5 times too shallow, planned twice as fast as the named model."""
+    bare, named = generic_shape(30.5, 3.3), catalog.find_model("qwen3-30b-a3b")
+    assert bare.hidden == named.hidden and 0.75 * named.layers <= bare.layers <= named.layers
+    assert bare.params_b == pytest.approx(30.5, rel=0.05) and bare.active_params_b == pytest.approx(3.3, rel=0.05)
+    fine = [m for m in catalog.models() if m.moe_experts and m.moe_ffn_hidden <= m.hidden / 2]
+    assert len(fine) >= 8
+    for m in fine:
+        g = generic_shape(m.params_b, m.active_params_b)
+        assert m.layers / 2.1 <= g.layers <= 2.1 * m.layers, (m.name, g.layers, m.layers)
+
+
 def test_layout_respects_physical_rules():
     req = parse("70B sft 100GB on 32xH800")
     est = best_layout(model_shape(req), training_setup(req), catalog.get_gpu("H800"), 32)

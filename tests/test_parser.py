@@ -3035,10 +3035,12 @@ def test_a_trillion_in_chinese_is_tokens_not_a_second_budget():
     assert r.data.amount == 1e12 and r.data.unit == "tokens" and r.budget.amount == 2e7
 
 
-def test_image_text_samples_count_for_a_vision_language_model_and_are_refused_for_another():
-    # "100万条图文" had sunk the whole request on the word
-    assert parse("Qwen2.5-VL-72B 全量微调 100万条图文 2轮 一个月").data.amount == 1e6
-    assert parse("qwen2.5-vl-7b lora 50k image-text pairs 3d").data.amount == 5e4
-    with pytest.raises(RequestError) as info:
-        parse("qwen2.5-72b 全量微调 100万条图文 一个月")
-    assert info.value.kind == "modality"
+def test_image_text_samples_are_counted_as_samples_with_the_vision_note():
+    # "100万条图文" had sunk the whole request on the word; "image-text pairs" on "image"
+    for text, amount in (
+        ("Qwen2.5-VL-72B 全量微调 100万条图文 2轮 一个月", 1e6),
+        ("qwen2.5-vl-7b lora 50k image-text pairs 3d", 5e4),
+    ):
+        r = parse(text)
+        assert (r.data.amount, r.data.unit) == (amount, "samples")
+        assert any(n.code == "vision_language" for n in r.assumptions)

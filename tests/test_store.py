@@ -93,9 +93,10 @@ def test_no_recorded_quote_is_the_market_a_quote_is_judged_against(tmp_path):
 
     with closing(store.open_store(str(tmp_path / "prices.db"))) as db:
         first, _ = quote_answer("8xH800 ¥95000/month 3 months vendorX", None, db, "team-a")
-        # A's own absurdly cheap quote and B's: neither becomes the market
-        quote_answer("8xH800 ¥1.5/gpu/hour poison-a", None, db, "team-a")
-        quote_answer("8xH800 ¥1.5/gpu/hour poison-b", None, db, "team-b")
+        # A's own cheap quote and B's: neither becomes the market (not so cheap as to go unrecorded,
+        # under half of owning and of the like offers)
+        quote_answer("8xH800 ¥6/gpu/hour poison-a", None, db, "team-a")
+        quote_answer("8xH800 ¥6/gpu/hour poison-b", None, db, "team-b")
         again, _ = quote_answer("8xH800 ¥95000/month 3 months vendorX", None, db, "team-a")
         assert again.market_per_gpu_hour == first.market_per_gpu_hour
         assert "poison" not in (again.market_source or "")

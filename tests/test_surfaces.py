@@ -190,14 +190,23 @@ def test_new_plan_button_opens_the_form(bot, fake_slack):
 
 def test_quote_is_judged_recorded_and_posted(bot, fake_slack, bot_store):
     send, _ = bot
-    status, body = send.command("quote 8xH800 ¥20000/month 12 months cheapco")
+    status, body = send.command("quote 8xH800 ¥40000/month 12 months cheapco")
     assert status == 200 and "quote" in body.lower()
     post = fake_slack.wait_for("chat.postMessage")[0]
     assert "cheapco" in _text(post) and "too cheap to be true" in _text(post).lower()
     row = bot_store.execute(
         "select price, unit, provider from observations where source = 'quote' and provider = 'cheapco'"
     ).fetchone()
-    assert row == (2500.0, "gpu-month", "cheapco")  # per GPU: 20000 / 8
+    assert row == (5000.0, "gpu-month", "cheapco")  # per GPU: 40000 / 8
+
+
+def test_a_quote_under_half_of_owning_and_the_market_is_posted_as_not_recorded(bot, fake_slack, bot_store):
+    send, _ = bot
+    send.command("quote 8xH800 ¥1/gpu/hour absurdco")
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    blocks = html.unescape(json.dumps(post["args"].get("blocks", []), ensure_ascii=False))
+    assert "too cheap to be true" in _text(post).lower() and "Not recorded: a price under half" in blocks
+    assert bot_store.execute("select count(*) from observations where provider = 'absurdco'").fetchone() == (0,)
 
 
 def test_a_plan_from_app_home_keeps_its_buttons_and_its_link_in_the_dm(bot, fake_slack):

@@ -31,6 +31,19 @@ _HIDDEN_BY_SIZE = [
     (405.9, 16384),  # Llama 3.1 405B
     (1008.0, 25600),  # Megatron GPT 1T (Narayanan et al. 2021)
 ]
+# (active parameters in billions, hidden size) of published fine-grained MoE models: a bare
+# "30B-A3B" gets the hidden size interpolated between these on a log scale, as a dense size does
+# above. A mixture is narrower and deeper than a dense model of its active size (Qwen3-30B-A3B:
+# 48 layers of 2048 where Llama 3.2 3B has 28 of 3072); planned on the dense table, a bare
+# "30B-A3B" had been 17 layers of 3072, about twice as fast as the Qwen3 model it stands for
+# (probe T, 2026-12-05). Sources: config.json of each model as recorded in data/models.toml.
+_MOE_HIDDEN_BY_ACTIVE = [
+    (3.3, 2048),  # Qwen3-30B-A3B
+    (5.7, 2880),  # gpt-oss-120b
+    (13.4, 4096),  # GLM-4.5-Air
+    (21.0, 5120),  # DeepSeek-V2
+    (37.0, 7168),  # DeepSeek-V3
+]
 # Beyond the table, the hidden size grows as the square root of the size: params ~ layers*h^2
 # at a fixed depth (assumed). Sizes below 10M parameters are treated as 10M (assumed).
 HIDDEN_EXPONENT_BEYOND_TABLE = 0.5
@@ -178,9 +191,11 @@ def _round_to(x: float, step: int) -> int:
 
 def generic_shape(params_b: float, active_params_b: float | None = None) -> ModelShape:
     """A modern dense decoder of (about) `params_b` parameters; MoE when active < total."""
-    sizes = [s for s, _ in _HIDDEN_BY_SIZE]
-    hiddens = [h for _, h in _HIDDEN_BY_SIZE]
-    target = active_params_b if active_params_b and active_params_b < params_b else params_b
+    moe = bool(active_params_b and active_params_b < params_b)
+    table = _MOE_HIDDEN_BY_ACTIVE if moe else _HIDDEN_BY_SIZE
+    sizes = [s for s, _ in table]
+    hiddens = [h for _, h in table]
+    target = active_params_b if moe else params_b
     x = math.log(max(target, SMALLEST_SIZE_B))
     if x <= math.log(sizes[0]):
         hidden = hiddens[0] * math.exp((x - math.log(sizes[0])) * HIDDEN_EXPONENT_BEYOND_TABLE)

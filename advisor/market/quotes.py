@@ -30,9 +30,9 @@ from advisor.text.safe import clean
 # "monthly rent under a third of the purchase price", which every normal rent meets (a month
 # is 2.5-4% of the price), so we use the cost of owning instead.
 SUSPICIOUS_BELOW_OWNING = 0.8
-# Under half of owning, a quote is not recorded at all (assumed): a price that low prices no plan
-# (both user probes of 2026-12-05 saw "$0.10/hr" H100s recorded, then pricing 8-GPU jobs at $877),
-# while one between this and SUSPICIOUS_BELOW_OWNING may be a real bargain the team can check.
+# Under half of owning, and under half the like offers on record, a quote is not recorded at all
+# (assumed): a price that low prices no plan (both user probes of 2026-12-05 saw "$0.10/hr" H100s
+# recorded, then pricing 8-GPU jobs at $877), while one above it may be a real bargain to check.
 UNRECORDED_BELOW_OWNING = 0.5
 # Our own bands around the market for the same kind of offer (no published rule): the median of
 # the like offers on record (`like_offers`), so one outlier listing does not set it; 30% above it
@@ -739,7 +739,11 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     if own and monthly_total < SUSPICIOUS_BELOW_OWNING * own:
         signs.append("below_owning")
         verdict = "suspicious"
-    unrecorded = bool(own and monthly_total < UNRECORDED_BELOW_OWNING * own)
+    # and under half the like offers too where there are some (a 910B lease at the going ¥14k a
+    # server-month is under half of owning one, as the whole market on record is)
+    unrecorded = bool(
+        own and monthly_total < UNRECORDED_BELOW_OWNING * own and (ratio is None or ratio < UNRECORDED_BELOW_OWNING)
+    )
     # the like offers on record below owning the servers themselves (910B leases at 0.6% of the server's
     # price a month, which the planner will not plan on): no yardstick to call a quote dear by (a
     # ¥40k server-month had been "2.8x the median, negotiate" and "below owning" at once)

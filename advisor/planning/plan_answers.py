@@ -354,9 +354,17 @@ def mfu(result: Advice) -> dict | None:
     def share(key: str) -> float:
         return step.get(key, 0.0) / total if total else 0.0
 
+    # the peak MFU is over: the precision the GPU runs the matrix multiplies in (FP8's for an FP8
+    # plan), and the same speed over BF16's, the basis the FAQ and most published runs quote
+    precision = p.estimate.precision
+    peak = gpu.peak_tflops(precision)
+    bf16 = gpu.peak_tflops("bf16")
     return {
         "gpu": p.gpu,
         "mfu": t.mfu,
+        "peak": peak,
+        "fp8": precision == "fp8" and peak != bf16,
+        "mfu_bf16": t.mfu * peak / bf16 if bf16 else None,
         "hfu": t.hfu,
         "tokens_per_s": t.tokens_per_s_per_gpu,
         "model_gflop": t.model_flops_per_token / 1e9,

@@ -1657,14 +1657,6 @@ class _Parse:
             r"|(欧元|欧(?!洲)|英镑|港币|港元|日元|日币|韩元|新加坡元|卢布)",
             lambda m: self.fail("currency_unsupported", word=(m[1] or m[2] or m[3]).strip()),
         )
-        # Image-text samples ("100万条图文") are a vision-language checkpoint's samples (a unit of
-        # the data row, its images not counted: the vision note); for another model, another
-        # modality, refused as below (the whole request had been refused as a word not understood)
-        if not _VISION.search(sc.s):
-            sc.take(
-                rf"图文(?:对|数据|样本|混合)?|{L}image[\s\-]text(?:\s+(?:pairs?|samples?))?{R}",
-                lambda m: self.fail("modality", word=m[0].strip()),
-            )
         # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
         # not planned here; said, with what to give instead
         sc.take(
