@@ -452,3 +452,8 @@ def test_a_quote_above_market_records_that_are_themselves_below_owning_is_not_ca
     # a dear quote against a sound market is still called so
     dear = json.loads(cli("quote", "8xH800 ¥150000/month vendorX", "--json").stdout)
     assert dear["verdict"] == "expensive" and "market_below_owning" not in dear["signs"]
+    # above owning, it is judged against owning (probe S: ¥9,000 a card-month had been "near the
+    # median" beside "5.1x the median")
+    above = json.loads(cli("quote", "910B 64卡 包年 每卡每月 9000元 某代理", "--json").stdout)
+    assert above["monthly_total"] > above["owning_per_month"] and above["verdict"] == "above_owning"
+    assert "near the median" not in cli("quote", "910B 64卡 包年 每卡每月 9000元 某代理").stdout

@@ -272,3 +272,11 @@ def test_serving_in_chinese_is_sized_on_the_h20_and_a_moe_on_its_active_weights(
     assert "1,250 GiB" in reply.text and "所有专家都要放在显存里" in reply.text and "68.6 KiB" in reply.text
     # no model named: the FAQ's serving topic answers instead
     assert gpu_prices("we want to deploy our model after training, what hardware?", "en", book) is None
+
+
+@pytest.mark.parametrize("message", ["成本拆一下", "费用明细", "break down the cost"])
+def test_a_breakdown_asked_is_the_arithmetic_of_the_part_named(book, message):
+    # probe S: "成本拆一下" had been "I could not tell what to do with that"
+    text, summary = _thread(book, "qwen2.5-72b lora 5亿token 一周")
+    reply = follow_up(text, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")

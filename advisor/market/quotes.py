@@ -115,7 +115,9 @@ class QuoteJudgement(BaseModel):
     # `owning` holds each part.
     owning_per_month: float | None
     owning: Owning | None = None
-    verdict: str  # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"
+    # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"; where the like offers on record are
+    # themselves below owning, "above_owning" | "near_owning" (judged against owning instead)
+    verdict: str
     # under UNRECORDED_BELOW_OWNING of owning the same GPUs: judged, never recorded to price plans
     unrecorded: bool = False
     # What the market reference is (issue 15, like with like): "month_leases" (monthly server
@@ -750,6 +752,10 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     market_low = bool(own and market_value and market_value * HOURS_PER_MONTH * q.gpus < SUSPICIOUS_BELOW_OWNING * own)
     if ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET and market_low:
         signs.append("market_below_owning")
+        # judged against owning instead ("910B 每卡每月 9000元" had been "near the median" beside
+        # "5.1x the median"): above it, dear; between it and the suspicious line, a fair rent
+        if verdict != "suspicious":
+            verdict = "above_owning" if monthly_total > own else "near_owning"
     elif ratio is not None and ratio > EXPENSIVE_ABOVE_MARKET:
         signs.append("above_market")
         verdict = "expensive"

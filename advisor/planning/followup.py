@@ -100,6 +100,9 @@ ASKS_HOW = re.compile(
     r"(?:really\s+)?(?:necessary|needed|required|overkill|over-kill|too (?:much|big|many|large|fast))"
     r"|do (?:we|i) (?:really )?need (?:that|this|so) (?:much|many|big|large|fast)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    # a breakdown asked ("成本拆一下", "费用明细", "break down the cost", "cost breakdown")
+    r"|(?:拆|分解|拆分|细分)一下|(?:拆|分解)开(?:看|来)|明细|细项|分项"
+    r"|\bbreak\s+(?:it\s+|this\s+|that\s+|the\s+\w+\s+)?down\b|\bbreakdown\b|\bitemi[sz]e"
     r"|有必要.{0,10}(?:这么|那么)|真的需要(?:这么|那么)|是不是太(?:多|大|贵|快)了?"
     r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么.{0,8}?这么(?:多|久|贵|慢|大)|怎么(?:要)?这么(?:多|久|贵|慢|大)"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
