@@ -280,3 +280,17 @@ def test_a_breakdown_asked_is_the_arithmetic_of_the_part_named(book, message):
     text, summary = _thread(book, "qwen2.5-72b lora 5亿token 一周")
     reply = follow_up(text, summary, message, book=book)
     assert (reply.kind, reply.part) == ("explain", "costs")
+
+
+def test_a_count_fixed_past_its_deadline_is_shown_the_count_that_meets_it(book):
+    # probe T: "how many gpus to finish in 14d" had listed 8, 16 and 32 GPUs, every one late
+    text, summary = _thread(book, "7B pretrain 1T tokens on 16xH100 14d usd")
+    reply = follow_up(text, summary, "how many gpus to finish in 14d", book=book)
+    assert reply.part == "gpus" and not _chosen_meets(reply)
+    meets = [r for r in reply.rows if r["meets"]]
+    assert meets and meets[0]["count"] % 8 == 0 and meets[0]["days"] <= 14
+    assert f"{meets[0]['count']} GPUs on {meets[0]['nodes']} servers" in reply.text
+
+
+def _chosen_meets(reply) -> bool:
+    return next(r for r in reply.rows if r.get("chosen"))["meets"]

@@ -3596,6 +3596,11 @@ def _explain(
     return FollowUp(kind="explain", lang=lang, advice=result, part=part, rows=rows, text=text)
 
 
+# Counts tried past the GPU-hours estimate for one that meets the deadline, a server more each
+# (assumed; the planner's own search goes further for a request that fixes no count)
+COUNT_TRIES_TO_MEET = 4
+
+
 def _counts_around(
     request_text: str, result: Advice, lang: str, book: PriceBook, named: int | None = None
 ) -> list[dict]:
@@ -3603,16 +3608,32 @@ def _counts_around(
     the planner stopped where it did."""
     p = result.plan
     count = p.estimate.layout.gpu_count
-    out = []
-    for n in sorted({max(1, count // 2), count * 2, named or count} - {count}):
+
+    def plan_on(n: int):
         try:
             request, _ = parse_followup(request_text, f"{n} gpus on {p.gpu}", lang, plan_gpu=p.gpu)
-            other = advise_request(request, book).plan
+            return advise_request(request, book).plan
         except RequestError:
-            continue
-        if other is None:
-            continue
-        out.append(_plan_row(other))
+            return None
+
+    out = []
+    for n in sorted({max(1, count // 2), count * 2, named or count} - {count}):
+        other = plan_on(n)
+        if other is not None:
+            out.append(_plan_row(other))
+    deadline = result.request.deadline_days
+    if deadline and not p.meets_deadline and not any(o["meets"] for o in out):
+        # the count the request fixed misses its deadline, and so do the counts around it ("how many
+        # gpus to finish in 14d" had listed 8, 16 and 32, all late): the first whole servers' worth
+        # that meets it, from the GPU-hours scaling with the time, a few servers more if it does not
+        per = max(1, p.estimate.layout.gpus_per_node)
+        n = max(count + per, math.ceil(count * p.estimate.days / deadline / per) * per)
+        for _ in range(COUNT_TRIES_TO_MEET):
+            other = plan_on(n)
+            if other is not None and other.meets_deadline:
+                out.append(_plan_row(other))
+                break
+            n += per
     return out
 
 
