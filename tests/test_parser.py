@@ -3044,3 +3044,10 @@ def test_image_text_samples_are_counted_as_samples_with_the_vision_note():
         r = parse(text)
         assert (r.data.amount, r.data.unit) == (amount, "samples")
         assert any(n.code == "vision_language" for n in r.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text", ["13B pretrain 3T tokens buy usd we only use them 50%", "13B pretrain 3T tokens buy usd utilization of 50%"]
+)
+def test_the_use_of_bought_gpus_said_before_its_number(text):
+    assert parse(text).own_utilisation == 0.5

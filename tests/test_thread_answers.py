@@ -294,3 +294,13 @@ def test_a_count_fixed_past_its_deadline_is_shown_the_count_that_meets_it(book):
 
 def _chosen_meets(reply) -> bool:
     return next(r for r in reply.rows if r.get("chosen"))["meets"]
+
+
+def test_a_use_asked_under_a_purchase_leads_with_its_break_even(book):
+    # probe T: "what if we only use them 50%?" had been read as MFU; the break-even at that use had
+    # then been the eleventh line of the costs
+    text, summary = _thread(book, "13B pretrain 3T tokens buy usd")
+    reply = follow_up(text, summary, "what if we only use them 50%?", book=book)
+    c = reply.advice.plan.costs
+    assert c.owned_utilisation == 0.5 and c.breakeven_months
+    assert reply.text.startswith(f"At 50% use, owning these GPUs pays back") and num(c.breakeven_months) in reply.text

@@ -1784,6 +1784,12 @@ def follow_up(
             # rented over that use
             explained = _explain(canonical(read[0]), summary, "costs", reply_lang, book)
             if explained is not None:
+                c = explained.advice.plan.costs
+                if c.breakeven_months is not None or c.never_pays_back:
+                    # the use asked, the break-even it gives first (probe T: it had been buried in
+                    # the cost section's eleventh line)
+                    lead = render("followup.txt.j2", reply_lang, kind="use_lead", c=c).strip()
+                    explained.text = f"{lead}\n\n{explained.text}"
                 return explained
         if read is not None and not read[1] and read[0].rent_or_buy == "buy" and PAYBACK.search(message):
             # "买的话多久回本", "if we buy, how long to pay back?" under a plan that buys already (no

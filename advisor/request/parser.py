@@ -2816,14 +2816,18 @@ class _Parse:
         busy = fields.field("own_utilisation")
 
         def utilisation(m: re.Match) -> None:
-            value = float(m["n"] or m["n2"]) / 100
+            value = float(m["n"] or m["n2"] or m["n3"] or m["n4"]) / 100
             if not busy.ok(value):
                 self.fail("bad_value", word=m[0].strip(), what="own_utilisation")
             self.set("own_utilisation", value, m[0])
 
         sc.take(
             rf"{L}(?P<n>\d+(?:\.\d+)?)\s*%\s*(?:{_en(busy.keys)}){R}"
-            rf"|(?:{_zh(busy.keys)})\s*(?P<n2>\d+(?:\.\d+)?)\s*%",
+            rf"|(?:{_zh(busy.keys)})\s*(?P<n2>\d+(?:\.\d+)?)\s*%"
+            # "we only use them 50%", "utilization of 60%", "keep them 70% busy"
+            rf"|{L}(?:use|using|run|running|keep|keeping)\s+(?:them|it|the\s+(?:servers|gpus|cluster))"
+            rf"(?:\s+(?:at|about|around|~))?\s+(?P<n3>\d+(?:\.\d+)?)\s*%(?:\s+(?:of\s+the\s+time|busy))?"
+            rf"|{L}(?:utili[sz]ation|use)\s+(?:of|at)\s+(?P<n4>\d+(?:\.\d+)?)\s*%",
             utilisation,
         )
 
