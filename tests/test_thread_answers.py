@@ -303,4 +303,4 @@ def test_a_use_asked_under_a_purchase_leads_with_its_break_even(book):
     reply = follow_up(text, summary, "what if we only use them 50%?", book=book)
     c = reply.advice.plan.costs
     assert c.owned_utilisation == 0.5 and c.breakeven_months
-    assert reply.text.startswith(f"At 50% use, owning these GPUs pays back") and num(c.breakeven_months) in reply.text
+    assert reply.text.startswith("At 50% use, owning these GPUs pays back") and num(c.breakeven_months) in reply.text
