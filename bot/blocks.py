@@ -939,6 +939,7 @@ def _counts(reply, rows: list[dict]) -> dict:
             o.get("chosen", False),
             o.get("months"),
             o.get("nodes"),
+            o.get("host_short", False),
         )
         for o in rows
     ]

@@ -304,3 +304,12 @@ def test_a_use_asked_under_a_purchase_leads_with_its_break_even(book):
     c = reply.advice.plan.costs
     assert c.owned_utilisation == 0.5 and c.breakeven_months
     assert reply.text.startswith("At 50% use, owning these GPUs pays back") and num(c.breakeven_months) in reply.text
+
+
+def test_a_count_whose_offload_the_servers_ram_cannot_hold_says_so(book):
+    # probe S: "8 张卡：放不下，每卡需要 12.7 GiB，可用 95.6 GiB" had read as a contradiction
+    text, summary = _thread(book, "qwen3-235b-a22b sft 50亿token 3周 预算300万 用H20")
+    reply = follow_up(text, summary, "为什么要这么多卡", "zh", book=book)
+    short = [r for r in reply.rows if not r["fits"] and r["host_short"]]
+    assert short and short[0]["memory"] < short[0]["usable"]
+    assert "但服务器内存放不下卸载出去的部分" in reply.text and "放不下，每卡需要" not in reply.text

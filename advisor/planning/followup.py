@@ -3655,6 +3655,9 @@ def _plan_row(p) -> dict:
         "memory": e.memory.total,
         "usable": e.usable_gib,
         "fits": e.fits,
+        # the GPUs would hold it, the servers' RAM not what it offloads (a "does not fit, 12.7 of
+        # 95.6 GiB per GPU" had read as a contradiction)
+        "host_short": e.host_ram_short,
         "meets": p.meets_deadline,
         "within_budget": p.within_budget,
         "rent": p.costs.rent_total,
