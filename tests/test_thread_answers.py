@@ -313,3 +313,11 @@ def test_a_count_whose_offload_the_servers_ram_cannot_hold_says_so(book):
     short = [r for r in reply.rows if not r["fits"] and r["host_short"]]
     assert short and short[0]["memory"] < short[0]["usable"]
     assert "但服务器内存放不下卸载出去的部分" in reply.text and "放不下，每卡需要" not in reply.text
+
+
+def test_the_active_parameters_asked_are_a_mixtures_two_sizes(book):
+    # probe S: "你按多少激活参数算的" had been the bytes-per-parameter topic, never the number
+    text, summary = _thread(book, "qwen3-30b-a3b sft 100M tokens 3d usd")
+    reply = follow_up(text, summary, "how many active parameters did you assume?", book=book)
+    assert "30.5B parameters in all, which the memory counts" in reply.text
+    assert "3.3B active for each token, which the time counts" in reply.text

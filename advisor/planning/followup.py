@@ -42,6 +42,7 @@ from advisor.planning.advice import (
     render_comparison,
     render_rfq,
 )
+from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
     INSTANCE_RAM_GB_PER_GPU,
@@ -163,6 +164,8 @@ ASKS_TOKENS = re.compile(
 )
 # What limits the plan's speed ("what's the bottleneck here, compute or network?", "is it comm
 # bound?", "瓶颈在哪"): the step's largest term named, then the time's arithmetic
+# The active parameters asked ("你按多少激活参数算的", "how many active parameters did you assume?")
+ACTIVE_ASKED = re.compile(r"激活参数|激活量|active\s+param|activated\s+param|params?\s+active", re.I)
 BOTTLENECK = re.compile(
     r"\bbottle-?neck|\b(?:compute|comm(?:unication)?|network|memory|bandwidth|io|i/o)[- ]bound\b"
     r"|\bcompute or (?:the )?(?:network|comm)|\b(?:network|comm) or compute\b|\bwhat(?:'s| is) (?:limiting|holding)"
@@ -1718,6 +1721,17 @@ def follow_up(
             explained = _explain(request_text, summary, "time", reply_lang, book)
             if explained is not None and explained.advice:
                 lead = render("followup.txt.j2", reply_lang, kind="tokens_read", r=explained.advice.request).strip()
+                return _led(explained, lead)
+        if ACTIVE_ASKED.search(message) and not why_not:
+            # "你按多少激活参数算的", "how many active parameters did you assume?": a mixture's two
+            # sizes and what each counts for (it had been the bytes-per-parameter topic)
+            explained = _explain(request_text, summary, "time", reply_lang, book)
+            if explained is not None and explained.advice:
+                shape = model_shape(explained.advice.request)
+                t = explained.advice.plan.estimate.throughput
+                lead = render(
+                    "followup.txt.j2", reply_lang, kind="active_params", m=shape, gflop=t.model_flops_per_token / 1e9
+                ).strip()
                 return _led(explained, lead)
         if BOTTLENECK.search(message) and not why_not:
             explained = _explain(request_text, summary, "time", reply_lang, book)
