@@ -321,3 +321,11 @@ def test_the_active_parameters_asked_are_a_mixtures_two_sizes(book):
     reply = follow_up(text, summary, "how many active parameters did you assume?", book=book)
     assert "30.5B parameters in all, which the memory counts" in reply.text
     assert "3.3B active for each token, which the time counts" in reply.text
+
+
+def test_yuan_asked_of_a_mainland_plan_said_in_dollars_is_not_called_the_global_offers(book):
+    # probe S: "这只是把海外报价按汇率换算" had been said of AutoDL's ¥8.88 shown in dollars
+    text, summary = _thread(book, "32B 全量微调 seq 65536 3亿token 10天 预算$50k")
+    assert summary.get("currency") == "USD"
+    reply = follow_up(text, summary, "换算成人民币多少", "zh", book=book)
+    assert "本来就是按中国大陆的报价算的" in reply.text and "海外报价" not in reply.text

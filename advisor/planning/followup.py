@@ -3818,6 +3818,7 @@ def _converted(request_text: str, summary: dict, message: str, lang: str, book: 
         if result.request.budget
         else None,
         gpu=p.gpu,
+        market=result.request.market,
     )
     return FollowUp(kind="explain", lang=lang, advice=result, part="currency", text=text)
 
