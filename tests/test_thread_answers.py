@@ -329,3 +329,12 @@ def test_yuan_asked_of_a_mainland_plan_said_in_dollars_is_not_called_the_global_
     assert summary.get("currency") == "USD"
     reply = follow_up(text, summary, "换算成人民币多少", "zh", book=book)
     assert "本来就是按中国大陆的报价算的" in reply.text and "海外报价" not in reply.text
+
+
+@pytest.mark.parametrize("message", ["那最少要几天", "最短要多久"])
+def test_the_fewest_days_asked_is_the_fastest_not_the_counts_around(book, message):
+    # probe S: "那最少要几天" had drawn the counts around the plan's own, led by the cheapest
+    text, summary = _thread(book, "qwen2.5-72b 全量微调 10亿token 3天 预算5万")
+    reply = follow_up(text, summary, message, "zh", book=book)
+    assert reply.part != "gpus"
+    assert reply.text == follow_up(text, summary, "最快多久能训完", "zh", book=book).text

@@ -1434,6 +1434,11 @@ def follow_up(
     # not the deposit's schedule (押一付三) it had been answered with
     if "月付" in message and "年付" in message:
         message = message.replace("年付", "包年").replace("月付", "包月")
+    # "那最少要几天", "最短要多久": the fewest days it can take is the fastest plan (it had been the
+    # counts around the plan's own, led by the cheapest)
+    message = re.sub(
+        r"^\W*那?\s*(?:最少|最短|至少)\s*(?:要|需要|得)?\s*(?:几天|多少天|多久|多长时间)", "最快多久能训完", message
+    )
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message) or _team_talk(message):
         return silent
