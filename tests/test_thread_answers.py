@@ -338,3 +338,11 @@ def test_the_fewest_days_asked_is_the_fastest_not_the_counts_around(book, messag
     reply = follow_up(text, summary, message, "zh", book=book)
     assert reply.part != "gpus"
     assert reply.text == follow_up(text, summary, "最快多久能训完", "zh", book=book).text
+
+
+@pytest.mark.parametrize("message", ["B200 国内能买到吗", "can we even buy B200 in China?"])
+def test_whether_the_plans_gpu_can_be_had_in_china_is_the_export_rules(book, message):
+    # probe S: "B200 国内能买到吗" had been read as a what-if and answered "unchanged"
+    text, summary = _thread(book, "qwen3-235b-a22b sft 20亿token 2周 用B200")
+    reply = follow_up(text, summary, message, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "export_controls_china"

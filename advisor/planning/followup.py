@@ -1110,6 +1110,12 @@ def lead_time(message: str, lang: str) -> FollowUp | None:
 DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
 # VAT and invoices ("价格含税吗", "能开专票吗", "do the prices include VAT?"): the FAQ's tax topic with
 # this plan's rent, not the costs' arithmetic that "价格" had led to
+BUYABLE_ASKED = re.compile(
+    r"(?:能|可以|还能)?(?:买|租|拿)(?:得)?到(?:吗|么|嘛)?|买不到|能不能买|能买吗|(?:国内|中国)(?:能|可以)?(?:用|买|租)"
+    r"|\b(?:can|could)\s+(?:we|i|you)\s+(?:even\s+)?(?:buy|get|source|rent)\b.{0,30}\b(?:in\s+china|china|legally)\b"
+    r"|\bavailable\s+in\s+china\b|\bexport[\s\-]control",
+    re.I,
+)
 TAX_ASKED = re.compile(r"含税|税点|税率|增值税|发票|专票|普票|\bvat\b|\btax(?:es)?\b|\binvoices?\b|fapiao", re.I)
 
 # A server's draw asked ("how much power does a DGX H100 draw?", "H100服务器功耗多少"): not its price.
@@ -1529,12 +1535,15 @@ def follow_up(
         if answered is not None:
             return answered
     taxed = TAX_ASKED.search(message) and not HAS_AMOUNT.search(message)  # an amount: a budget with tax
-    if request_text and (DEPOSIT_ASKED.search(message) or taxed):
+    # "B200 国内能买到吗", "can we even buy H200 in China?": whether the GPU can be had there, the
+    # export rules' topic with the plan's GPU (it had been read as a what-if and answered "unchanged")
+    buyable = request_text and BUYABLE_ASKED.search(message) and _gpus_named(message)
+    if request_text and (DEPOSIT_ASKED.search(message) or taxed or buyable):
         # "租的话押金一般多少" under a plan to buy: the lease's deposit on this plan's rent (the FAQ's
         # payment terms with the plan's numbers), not a what-if to rent (it had shown the plan again);
         # the tax on it likewise
         data = _faq(message, summary, reply_lang)
-        if data.get("confident"):
+        if data.get("confident") or (buyable and data.get("topic") == "export_controls_china"):
             return _faq_reply(data, reply_lang)
     if request_text and summary.get("gpu") and _quotes_the_plans_money(message, summary):
         # "is ¥1.94M per month or total", "这个194万是一个月的吗", "is the 6143 all in?": the plan's own
