@@ -457,3 +457,21 @@ def test_a_quote_above_market_records_that_are_themselves_below_owning_is_not_ca
     above = json.loads(cli("quote", "910B 64卡 包年 每卡每月 9000元 某代理", "--json").stdout)
     assert above["monthly_total"] > above["owning_per_month"] and above["verdict"] == "above_owning"
     assert "near the median" not in cli("quote", "910B 64卡 包年 每卡每月 9000元 某代理").stdout
+
+
+def test_a_plan_priced_on_the_teams_quote_below_owning_says_so(cli):
+    # probe S: a ¥3 A100 card-hour the quote judge called too cheap to be true had priced a plan with
+    # no word of it; recorded (not under half of owning and the market), the plan now says so
+    cli("quote", "8xH800 ¥6/gpu/hour bargain-idc")
+    plan = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
+    assert plan["cost"]["rent_offer"]["provider"] == "bargain-idc"
+    codes = [w["code"] for w in plan["warning_codes"]]
+    assert "own_quote_below_owning" in codes
+    warning = next(w for w in plan["warning_codes"] if w["code"] == "own_quote_below_owning")
+    assert warning["params"]["rate"] == 6 and warning["params"]["own"] * 0.8 > 6
+    # one at the cost of owning is planned on without the warning
+    cli("quote", "remove bargain-idc")
+    cli("quote", "8xH800 ¥8.5/gpu/hour steady-idc")
+    fair = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
+    assert fair["cost"]["rent_offer"]["provider"] == "steady-idc"
+    assert "own_quote_below_owning" not in [w["code"] for w in fair["warning_codes"]]

@@ -24,10 +24,12 @@ from advisor.market.owning import (
     USEFUL_LIFE_MONTHS,
     breakeven_months,
     is_workstation,
+    owning,
     purchase_price,
     residual_at,
 )
 from advisor.market.owning import electricity as owning_electricity
+from advisor.market.quotes import SUSPICIOUS_BELOW_OWNING
 from advisor.market.prices import PriceBook
 from advisor.planning import rent
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN, storage_need
@@ -540,6 +542,24 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                     cur=cur,
                 )
             )
+        if likely.price.owner is not None:
+            # the team's own quote prices the plan, below what owning the same GPUs costs: the quote
+            # judge called it too cheap to be true, and the plan says so beside the rent it gives
+            # (probe S: a ¥3 A100 card-hour had priced a plan with no word of it)
+            own = owning(book, gpu, likely.billed_gpus, mkt, cur)
+            if (
+                own
+                and likely.per_gpu_hour * likely.billed_gpus * HOURS_PER_MONTH < SUSPICIOUS_BELOW_OWNING * own.per_month
+            ):
+                notes.append(
+                    _note(
+                        "own_quote_below_owning",
+                        provider=likely.price.provider,
+                        rate=likely.per_gpu_hour,
+                        own=own.per_month / (likely.billed_gpus * HOURS_PER_MONTH),
+                        cur=cur,
+                    )
+                )
         if likely.rule == "reserved_discount":
             # leases on record that bill whole servers, more GPUs than the plan's: not "only on-demand"
             whole = rented.server_lease_gpus
