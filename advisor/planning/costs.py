@@ -29,8 +29,8 @@ from advisor.market.owning import (
     residual_at,
 )
 from advisor.market.owning import electricity as owning_electricity
-from advisor.market.quotes import SUSPICIOUS_BELOW_OWNING
 from advisor.market.prices import PriceBook
+from advisor.market.quotes import SUSPICIOUS_BELOW_OWNING
 from advisor.planning import rent
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN, storage_need
 from advisor.request.model import Note, TrainingRequest
