@@ -346,3 +346,13 @@ def test_whether_the_plans_gpu_can_be_had_in_china_is_the_export_rules(book, mes
     text, summary = _thread(book, "qwen3-235b-a22b sft 20亿token 2周 用B200")
     reply = follow_up(text, summary, message, book=book)
     assert reply.kind == "question" and reply.faq["topic"] == "export_controls_china"
+
+
+def test_another_gpu_versus_the_plans_is_the_plan_on_it_and_prices_follow_the_plans_market(book):
+    # probe T: "vs H100 price/perf?" under a plan in dollars had listed mainland leases in yuan first
+    text, summary = _thread(book, "7B pretrain 1T tokens on MI300X 21d usd")
+    versus = follow_up(text, summary, "vs H100 price/perf?", book=book)
+    assert versus.advice is not None and versus.advice.plan.gpu == "H100-SXM5-80GB"
+    assert versus.text == follow_up(text, summary, "why not H100?", book=book).text
+    prices = follow_up(text, summary, "how much is an H100 per hour?", book=book)
+    assert prices.kind == "prices" and all(o["market"] == "global" for g in prices.rows for o in g["offers"])

@@ -957,7 +957,13 @@ def render_comparison(result: Comparison, verdict_only: bool = False) -> str:
 def plan_context(result: Advice) -> dict:
     """The plan's headline numbers under the names FAQ answers and follow-ups quote."""
     p, r = result.plan, result.request
-    ctx = {"method": r.method, "params_b": r.params_b, "currency": r.currency, "owned": bool(r.owned)}
+    ctx = {
+        "method": r.method,
+        "params_b": r.params_b,
+        "currency": r.currency,
+        "market": r.market,
+        "owned": bool(r.owned),
+    }
     if p is None:
         return ctx
     e, lay = p.estimate, p.estimate.layout

@@ -441,6 +441,11 @@ WHY_NOT = re.compile(
 )
 # "why A100 and not H800?", "why A100 over H800?", "为什么选A100不选H800", "为什么用A100而不是H800": a why-not
 # of the GPU passed over (it had got the generic FAQ, arguing for the other GPU)
+VERSUS_ONE = re.compile(
+    r"^\W*(?:and\s+|what\s+about\s+|how\s+about\s+)?(?:vs\.?|versus|compared\s+(?:to|with))\s+"
+    r"(?P<other>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*)(?:\s+(?:on\s+)?(?:price[\s/\-]*perf(?:ormance)?|cost|value|speed))?\W*$",
+    re.I,
+)
 WHY_THIS_NOT_THAT = re.compile(
     r"^\W*why\s+(?:(?:did\s+you\s+)?(?:pick|choose|use|go\s+with)\s+)?[a-z]*\s?-?\d{2,4}[a-z0-9\-]*"
     r"\s*,?\s+(?:and\s+)?(?:not|over|instead\s+of|rather\s+than)\s+(?P<other>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*)\W*$"
@@ -913,7 +918,7 @@ def gpu_named(message: str) -> str | None:
     return next(iter(_gpus_named(message)), None)
 
 
-def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+def gpu_prices(message: str, lang: str, book: PriceBook, market: str | None = None) -> FollowUp | None:
     """ "how much is an H100 per hour?": the GPU's offers on record, both markets (asked in Chinese,
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
     provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
@@ -933,7 +938,13 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         ("global",)
         if MARKET.search(message) or IN_THE_US.search(message)
         else ("china",)
-        if CHINA.search(message) or lang == "zh"
+        if CHINA.search(message)
+        # in a plan's thread, the plan's market (probe T: "vs H100 price/perf?" under a plan in
+        # dollars had listed mainland leases in yuan first)
+        else (market,)
+        if market
+        else ("china",)
+        if lang == "zh"
         else ("china", "global")
     )
     kinds = (
@@ -948,6 +959,12 @@ def gpu_prices(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     if markets == ("china",) and not CHINA.search(message) and not mainland:
         # asked in Chinese of what the mainland has no offer of (H100 by the hour): both markets
         markets = ("china", "global")
+    elif (
+        markets == ("global",)
+        and market
+        and not any(o["market"] == "global" and o["kind"] in kinds for g in listed for o in g["offers"])
+    ):
+        markets = ("china", "global")  # the plan's market has none of this GPU: both
     groups = [
         g | {"offers": [o for o in g["offers"] if o["market"] in markets and o["kind"] in kinds][:PRICES_IN_A_REPLY]}
         for g in listed
@@ -1436,6 +1453,9 @@ def follow_up(
     message = (message or "").strip()
     # "why A100 and not H800?", "为什么选A100不选H800": the plan on the GPU passed over, compared
     message = WHY_THIS_NOT_THAT.sub(lambda m: f"why not {m['other'] or m['other_zh'] or m['other_zh2']}?", message)
+    # "vs H100 price/perf?", "vs H200?": the plan against that GPU, as "why not H100?" asks it (it had
+    # been the GPU's price list)
+    message = VERSUS_ONE.sub(lambda m: f"why not {m['other']}?", message)
     # "月付还是年付划算": paying by the month against by the year is the terms' comparison (包月还是包年),
     # not the deposit's schedule (押一付三) it had been answered with
     if "月付" in message and "年付" in message:
@@ -1640,7 +1660,7 @@ def follow_up(
     buy_count = BUYING.search(message) and re.search(
         r"(?:\d+|[一两二三四五六七八])\s*(?:张|块|台|卡|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
     )
-    priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book)
+    priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book, summary.get("market"))
     if priced is not None:
         return priced
     # "is 32GB vram enough for this?", "24G显存够吗": the plan's memory a GPU against that size, then
