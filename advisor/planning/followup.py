@@ -1127,8 +1127,9 @@ def lead_time(message: str, lang: str) -> FollowUp | None:
 DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
 # VAT and invoices ("价格含税吗", "能开专票吗", "do the prices include VAT?"): the FAQ's tax topic with
 # this plan's rent, not the costs' arithmetic that "价格" had led to
+# (availability, not a purchase: "老板问能不能买一台8卡H20，回本要多久" is the purchase's what-if)
 BUYABLE_ASKED = re.compile(
-    r"(?:能|可以|还能)?(?:买|租|拿)(?:得)?到(?:吗|么|嘛)?|买不到|能不能买|能买吗|(?:国内|中国)(?:能|可以)?(?:用|买|租)"
+    r"(?:能|可以|还能)?(?:买|租|拿)(?:得)?到(?:吗|么|嘛)?|买不到|还能买|(?:国内|中国)(?:还)?(?:能|可以)?(?:用|买|租)"
     r"|\b(?:can|could)\s+(?:we|i|you)\s+(?:even\s+)?(?:buy|get|source|rent)\b.{0,30}\b(?:in\s+china|china|legally)\b"
     r"|\bavailable\s+in\s+china\b|\bexport[\s\-]control",
     re.I,
