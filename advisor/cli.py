@@ -208,6 +208,7 @@ def cmd_faq(args) -> int:
 
 
 def cmd_quote(args) -> int:
+    from advisor.market.purchase_quotes import purchase_quote
     from advisor.market.quotes import is_removal, quote_answer, remove_quote
     from advisor.text.render import render
 
@@ -231,6 +232,14 @@ def cmd_quote(args) -> int:
                             file="slack/quote",
                         )
                     )
+                return 0
+            # a quote to sell servers ("8卡H20 采购 98万/台"): judged against the purchase price on record
+            bought = purchase_quote(text, args.lang, price_book(db, None))
+            if bought is not None:
+                if args.json:
+                    _print_json({"kind": "purchase", **bought.model_dump(mode="json"), "recorded": False})
+                else:
+                    print(render("quote_purchase.txt.j2", bought.lang, j=bought))
                 return 0
             judgement, recorded = quote_answer(text, args.lang, db, LOCAL_OWNER)
     except RequestError as err:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from advisor.market.prices import price_book
+from advisor.market.purchase_quotes import purchase_quote
 from advisor.market.quotes import is_removal, judge, parse_quote, quote_answer, remove_quote
 from advisor.market.store import open_store
 from advisor.request.parser import RequestError
@@ -232,6 +233,17 @@ def quote(
             delivery.tell_user(client, channel, user, err.message(lang), response_url)
             return
         delivery.tell_user(client, channel, user, blocks.quote_removed(removal, lang)["text"], response_url)
+        return
+    with closing(open_store()) as db:
+        bought = purchase_quote(text, lang, price_book(db, None))
+    if bought is not None:  # a quote to sell servers: judged, never recorded
+        reply = render("quote_purchase.txt.j2", bought.lang, j=bought)
+        try:
+            _send(client, run, channel, blocks.plain(reply))
+        except PostProblem as err:
+            if err.retry and not run.final:
+                raise
+            delivery.tell_user(client, channel, user, reply, response_url)
         return
     if run.attempt == 1 or not run.job:
         try:

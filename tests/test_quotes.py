@@ -475,3 +475,26 @@ def test_a_plan_priced_on_the_teams_quote_below_owning_says_so(cli):
     fair = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH800", "--json").stdout)
     assert fair["cost"]["rent_offer"]["provider"] == "steady-idc"
     assert "own_quote_below_owning" not in [w["code"] for w in fair["warning_codes"]]
+
+
+def test_a_quote_to_sell_servers_is_judged_against_the_purchase_price_and_not_recorded(cli):
+    # probes S and T: "采购 98万/台" and "buy 8x H100 SXM server $240,000" had been refused as no quote
+    h20 = json.loads(cli("quote", "H20 96G 8卡服务器 采购 98万/台，交期4周，质保3年，浙江星河科技", "--json").stdout)
+    assert (h20["kind"], h20["gpu"], h20["server_gpus"], h20["price_each"], h20["currency"]) == (
+        "purchase",
+        "H20-96GB",
+        8,
+        980000,
+        "CNY",
+    )
+    assert h20["verdict"] == "near" and h20["ratio"] == pytest.approx(980000 / h20["reference"])
+    assert h20["recorded"] is False
+    h100 = cli("quote", "ServerCo: buy 8x H100 SXM server $240,000 incl 3yr support, 6 wk lead time")
+    assert h100.returncode == 0 and "Purchase quote: 1 x 8 x H100-SXM5-80GB at $240,000 a server" in h100.stdout
+    assert "over a year old" in h100.stdout and "Not recorded" in h100.stdout
+    # neither priced a plan: nothing was recorded
+    plan = json.loads(cli("ask", "13B full-finetune 200GB 7d on 8xH20 buy", "--json").stdout)
+    assert all(s["provider"] not in ("浙江星河科技", "ServerCo") for s in plan["cost"]["price_sources"])
+    # a rental with a buying word nowhere stays a rental quote
+    rent = json.loads(cli("quote", "8xH800 ¥75000/month 3 months vendorX", "--json").stdout)
+    assert "kind" not in rent and rent["recorded"] is True

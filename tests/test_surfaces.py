@@ -237,3 +237,13 @@ def test_a_plan_from_app_home_keeps_its_buttons_and_its_link_in_the_dm(bot, fake
     view = json.loads(published["view"]) if isinstance(published["view"], str) else published["view"]
     links = [b["text"]["text"] for b in view["blocks"] if b["type"] == "section" and "|" in b["text"]["text"]]
     assert links[0].endswith("|7B lora 10GB 2d>"), links
+
+
+def test_a_purchase_quote_in_slack_is_judged_and_not_recorded(bot, fake_slack, bot_store):
+    send, _ = bot
+    status, _ = send.command("quote H20 96G 8卡服务器 采购 98万/台 浙江星河科技")
+    assert status == 200
+    post = fake_slack.wait_for("chat.postMessage")[0]
+    blocks = html.unescape(json.dumps(post["args"].get("blocks", []), ensure_ascii=False))
+    assert "采购报价" in blocks and "未记录" in blocks
+    assert bot_store.execute("select count(*) from observations where source = 'quote'").fetchone() == (0,)
