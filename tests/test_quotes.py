@@ -498,3 +498,12 @@ def test_a_quote_to_sell_servers_is_judged_against_the_purchase_price_and_not_re
     # a rental with a buying word nowhere stays a rental quote
     rent = json.loads(cli("quote", "8xH800 ¥75000/month 3 months vendorX", "--json").stdout)
     assert "kind" not in rent and rent["recorded"] is True
+
+
+def test_a_refused_quote_is_quoted_back_with_where_it_was_cut(cli):
+    # probe T: "... incl 3yr support, " had been quoted back cut mid-phrase, as if that were all
+    long = "ServerCo: lease 8x H100 SXM server for some amount incl 3yr support, 6 wk lead time please"
+    out = cli("quote", long)
+    assert out.returncode == 2 and '…" as a quote' in out.stderr and "lead time" not in out.stderr
+    short = cli("quote", "nonsense")
+    assert short.returncode == 2 and '"nonsense" as a quote' in short.stderr

@@ -179,6 +179,16 @@ def _plausible(per_gpu_price: float, currency: str, per: str) -> bool:
     return True
 
 
+# A refused quote is quoted back up to this many characters, an ellipsis saying where it was cut
+# (a quote cut at "... incl 3yr support, " had read as the whole text refused)
+QUOTED_BACK = 60
+
+
+def _said(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= QUOTED_BACK else text[: QUOTED_BACK - 1].rstrip(" ,，;；") + "…"
+
+
 def parse_quote(text: str, lang: str | None = None) -> Quote:
     """Read a quote; RequestError (the friendly refusal) for anything it cannot use, including
     zero or absurd GPU counts, prices and terms ("quote_price" when the price is the problem). The
@@ -187,7 +197,7 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     text = clean(text)
     lang = lang or detect_lang(text)
     q = _parse_quote(text, lang)
-    refuse = RequestError("quote", lang, word=text.strip()[:60])
+    refuse = RequestError("quote", lang, word=_said(text))
     if not 1 <= q.gpus <= MAX_GPUS or (q.servers is not None and not 1 <= q.servers <= q.gpus):
         raise refuse
     if q.term_months is not None and not (
@@ -195,7 +205,7 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     ):
         raise refuse
     if not math.isfinite(q.price) or q.price <= 0:
-        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=True)
+        raise RequestError("quote_price", lang, word=_said(text), zero=True)
     # The readings of the price a quote allows must be plausible per GPU: both the price of one GPU
     # and of a whole server when it gives no count (see settle); when it gives a count but does
     # not say per GPU, at least one of the price of them all and the price of each (settle reads
@@ -208,7 +218,7 @@ def parse_quote(text: str, lang: str | None = None) -> Quote:
     else:
         readings, need = {1, max(1, gpu.gpus_per_server)}, all
     if not need(_plausible(q.price / n, q.currency, q.per) for n in readings):
-        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=False)
+        raise RequestError("quote_price", lang, word=_said(text), zero=False)
     return q
 
 
@@ -312,7 +322,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
         norm,
     )
     if not gpu_m:
-        raise RequestError("quote", lang, word=text.strip()[:60])
+        raise RequestError("quote", lang, word=_said(text))
     gpu = catalog.find_gpu(gpu_m[2])
     count = gpu_m[1] or gpu_m[3]
     gpus = int(count[:12]) if count else gpu.gpus_per_server  # 12 digits: absurd already
@@ -337,14 +347,14 @@ def _parse_quote(text: str, lang: str) -> Quote:
             rest,
         )
         if not price_m:
-            raise RequestError("quote", lang, word=text.strip()[:60])
+            raise RequestError("quote", lang, word=_said(text))
         lead, sym, number, scale, unit = price_m.groups()
         card, period = ("卡" if "卡" in lead else None), ("月" if "月" in lead else "时")
         server = "台" if "台" in lead else None
     currency = "USD" if sym == "$" or unit in ("usd", "美元", "dollar", "dollars") else "CNY"
     price = float(number.replace(",", "")) * _SCALE[(scale or "").lower()]
     if price <= 0:
-        raise RequestError("quote_price", lang, word=text.strip()[:60], zero=True)
+        raise RequestError("quote_price", lang, word=_said(text), zero=True)
     per = "month" if period in ("month", "mo", "月", "个月") else "hour"
     per_gpu = (
         bool(card)
