@@ -238,12 +238,7 @@ def quote(
         bought = purchase_quote(text, lang, price_book(db, None))
     if bought is not None:  # a quote to sell servers: judged, never recorded
         reply = render("quote_purchase.txt.j2", bought.lang, j=bought)
-        try:
-            _send(client, run, channel, blocks.plain(reply))
-        except PostProblem as err:
-            if err.retry and not run.final:
-                raise
-            delivery.tell_user(client, channel, user, reply, response_url)
+        _post_or_tell(client, run, channel, user, response_url, blocks.plain(reply), lambda: reply)
         return
     if run.attempt == 1 or not run.job:
         try:
@@ -260,14 +255,26 @@ def quote(
         with closing(open_store()) as db:
             judgement = judge(parse_quote(text, lang), price_book(db, None))
             recorded = bool(judgement.quote.vendor)
-    message = blocks.quote(judgement, recorded, example=text)
+    _post_or_tell(
+        client,
+        run,
+        channel,
+        user,
+        response_url,
+        blocks.quote(judgement, recorded, example=text),
+        lambda: render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded, example=text),
+    )
+
+
+def _post_or_tell(client, run: Run, channel: str, user: str, response_url, message: dict, reply) -> None:
+    """Post a quote's answer in the channel; where Slack will not take it and no retry is left, tell
+    the user alone its text (`reply()`)."""
     try:
         _send(client, run, channel, message)
     except PostProblem as err:
         if err.retry and not run.final:
             raise
-        reply = render("quote.txt.j2", judgement.quote.lang, j=judgement, recorded=recorded, example=text)
-        delivery.tell_user(client, channel, user, reply, response_url)
+        delivery.tell_user(client, channel, user, reply(), response_url)
 
 
 def digest_now(

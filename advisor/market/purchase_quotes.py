@@ -27,7 +27,7 @@ RENTING = re.compile(
 PER_CARD = re.compile(r"/\s*(?:卡|张)|每(?:卡|张)|\bper\s+(?:gpu|card)\b|\beach\s+(?:gpu|card)\b|\ba\s+card\b", re.I)
 SERVERS = re.compile(r"(\d+)\s*台|(\d+)\s+(?:servers|nodes|boxes)\b", re.I)
 PER_SERVER_GPUS = re.compile(r"(\d+)\s*(?:卡|x|×|\*|张卡|\s+gpus?\b)", re.I)
-# Verdict bands against the price on record (assumed, as the rental judge's: 20% under, 15% over)
+# Verdict bands against the price on record: 20% under, 15% over (assumed; no published rule)
 UNDER, OVER = 0.8, 1.15
 
 
@@ -47,7 +47,6 @@ class PurchaseJudgement(BaseModel):
     reference_old: bool  # the price on record is over a year old: server prices have moved since
     ratio: float | None
     verdict: str  # "under" | "near" | "over" | "unknown"
-    text: str = ""  # the quote as given
 
 
 def purchase_quote(text: str, lang: str | None, book: PriceBook) -> PurchaseJudgement | None:
@@ -69,6 +68,7 @@ def purchase_quote(text: str, lang: str | None, book: PriceBook) -> PurchaseJudg
     count = PER_SERVER_GPUS.search(text)
     server_gpus = int(count[1]) if count and 1 <= int(count[1]) <= 16 else max(1, gpu.gpus_per_server)
     servers_said = SERVERS.search(text)
+    # "2台 ... 共400万": the sum of both; "98万/台": each server's already
     servers = int(servers_said[1] or servers_said[2]) if servers_said and "/台" not in text else 1
     per_card = bool(PER_CARD.search(text))
     each = amount * server_gpus if per_card else amount / max(1, servers)
@@ -95,5 +95,4 @@ def purchase_quote(text: str, lang: str | None, book: PriceBook) -> PurchaseJudg
         reference_old=bool(as_of) and (as_of + "-01-01"[len(as_of) - 4 :]) < year_ago,
         ratio=ratio,
         verdict=verdict,
-        text=text,
     )

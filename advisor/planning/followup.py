@@ -1097,7 +1097,6 @@ def serving_first(message: str, lang: str) -> FollowUp | None:
     model = catalog.find_model(name) if name else generic_shape(params_b, active_b)
     size = name or f"{params_b:g}B"
     data = plan_answers.serving(message, model, gpu_named(message), lang) | {"model": size}
-    data["example"] = f"{size} lora 50k samples 3d" if lang == "en" else f"{size} lora 5万条 3天"
     text = render("plan_answers.txt.j2", lang, kind="serving", r=data).strip()
     return FollowUp(kind="serving", lang=lang, part=data["gpu"], text=text)
 

@@ -165,36 +165,39 @@ def _serving_gpus(m, gpu, gib: float) -> tuple[int, int | None]:
     return servers * max(1, gpu.gpus_per_server), servers
 
 
-def inference(result: Advice) -> dict | None:
-    """A rough serving size on the plan's GPU: bf16 weights plus the KV cache of SERVE_CONCURRENCY
-    sequences of SERVE_CONTEXT tokens, over SERVE_MEMORY_SHARE of each GPU, rounded up to a tensor
-    parallel degree that divides the attention heads."""
-    p = result.plan
-    if p is None:
-        return None
-    m = model_shape(result.request)
-    gpu = catalog.get_gpu(p.gpu)
+def _sized(m, gpu, context: int, concurrency: int) -> dict:
+    """Serving `m` on `gpu`: bf16 weights plus the KV cache of `concurrency` sequences of `context`
+    tokens, over SERVE_MEMORY_SHARE of each GPU, rounded up to a tensor parallel degree that divides
+    the attention heads (else whole servers)."""
     weights = m.params_b * 1e9 * BF16 / GIB
     kv_token = _kv_bytes_per_token(m)
-    kv = kv_token * SERVE_CONTEXT * SERVE_CONCURRENCY / GIB
-    per_gpu = gpu.usable_memory_gib * SERVE_MEMORY_SHARE
+    kv = kv_token * context * concurrency / GIB
     gpus, servers = _serving_gpus(m, gpu, weights + kv)
     return {
-        "gpu": p.gpu,
+        "gpu": gpu.name,
         "params_b": m.params_b,
         "weights_gib": weights,
         "kv_kib_per_token": kv_token / 1024,
-        "context": SERVE_CONTEXT,
-        "concurrency": SERVE_CONCURRENCY,
+        "context": context,
+        "concurrency": concurrency,
         "kv_gib": kv,
-        "per_gpu_gib": per_gpu,
+        "per_gpu_gib": gpu.usable_memory_gib * SERVE_MEMORY_SHARE,
         "share": SERVE_MEMORY_SHARE,
         "gpus": gpus,
         "servers": servers,
-        "train_gpus": p.estimate.layout.gpu_count,
         "moe": bool(m.moe_experts),
         "active_b": m.active_params_b,
     }
+
+
+def inference(result: Advice) -> dict | None:
+    """A rough serving size on the plan's GPU (`_sized`) at SERVE_CONCURRENCY sequences of
+    SERVE_CONTEXT tokens, beside the GPUs the training uses."""
+    p = result.plan
+    if p is None:
+        return None
+    sized = _sized(model_shape(result.request), catalog.get_gpu(p.gpu), SERVE_CONTEXT, SERVE_CONCURRENCY)
+    return sized | {"train_gpus": p.estimate.layout.gpu_count}
 
 
 # A serving load said in a first message ("for 100 concurrent users", "200并发", "32k context",
@@ -221,44 +224,26 @@ def _said_number(pattern: re.Pattern, message: str) -> int | None:
 
 def serving(message: str, model, gpu_name: str | None, lang: str) -> dict:
     """A rough serving size for a model named in a first message ("how many GPUs to serve qwen3-32b
-    for 100 users?"), as `inference` sizes it on a plan's GPU: bf16 weights (and FP8's half) plus
-    the KV cache of the load said, else SERVE_CONCURRENCY sequences of SERVE_CONTEXT tokens; the
-    GPU named, else SERVE_GPU; and the decode bound of one request (every active weight read once
-    a token, so at most the tensor-parallel GPUs' memory bandwidth over those bytes; MosaicML's LLM
-    inference guide, databricks.com 2023, on memory-bound decoding)."""
+    for 100 users?"), as `inference` sizes it on a plan's GPU (`_sized`): at the load said, else
+    SERVE_CONCURRENCY sequences of SERVE_CONTEXT tokens; on the GPU named, else SERVE_GPU; with the
+    count for FP8 weights (half the bytes) and the decode bound of one request (every active weight
+    read once a token, so at most the tensor-parallel GPUs' memory bandwidth over those bytes;
+    MosaicML's LLM inference guide, databricks.com 2023, on memory-bound decoding)."""
     gpu = catalog.get_gpu(gpu_name or SERVE_GPU.get(lang, SERVE_GPU["en"]))
     users = _said_number(LOAD_USERS, message)
     context_k = _said_number(LOAD_CONTEXT, message)
-    concurrency = users or SERVE_CONCURRENCY
-    context = context_k * 1024 if context_k else SERVE_CONTEXT
-    weights = model.params_b * 1e9 * BF16 / GIB
-    kv_token = _kv_bytes_per_token(model)
-    kv = kv_token * context * concurrency / GIB
-    gpus, servers = _serving_gpus(model, gpu, weights + kv)
-    gpus_fp8, servers_fp8 = _serving_gpus(model, gpu, weights / 2 + kv)
+    sized = _sized(model, gpu, context_k * 1024 if context_k else SERVE_CONTEXT, users or SERVE_CONCURRENCY)
+    gpus_fp8, _ = _serving_gpus(model, gpu, sized["weights_gib"] / 2 + sized["kv_gib"])
     active = model.active_params_b or model.params_b
-    return {
-        "gpu": gpu.name,
-        "gpu_named": gpu_name is not None,
+    return sized | {
         "model": model.name,
-        "params_b": model.params_b,
-        "moe": bool(model.moe_experts),
         "active_b": active,
-        "weights_gib": weights,
-        "kv_kib_per_token": kv_token / 1024,
-        "context": context,
         "context_said": context_k is not None,
-        "concurrency": concurrency,
         "concurrency_said": users is not None,
-        "kv_gib": kv,
-        "share": SERVE_MEMORY_SHARE,
-        "gpus": gpus,
-        "servers": servers,
         "gpus_fp8": gpus_fp8,
-        "servers_fp8": servers_fp8,
         # one token passes the pipeline's stages in turn, each reading its share at its tensor
         # parallel group's bandwidth: the group within a server sets the bound
-        "decode_tokens_s": min(gpus, gpu.gpus_per_server) * gpu.memory_bw_tb_s * 1e12 / (active * 1e9 * BF16),
+        "decode_tokens_s": min(sized["gpus"], gpu.gpus_per_server) * gpu.memory_bw_tb_s * 1e12 / (active * 1e9 * BF16),
     }
 
 

@@ -60,6 +60,9 @@ L = r"(?<![a-z0-9.])"  # left edge of an ASCII word
 PROBABILITY = r"\d*\.\d+|[01]"
 HUB_ORG = r"[a-z0-9][a-z0-9._\-]*"  # a Hugging Face organisation ("meta-llama", "deepseek-ai")
 R = r"(?![a-z0-9])"  # right edge
+# Words of serving a model, not training it: a request with them is refused (a first message naming
+# a model is sized for serving instead, advisor/planning/followup.serving_first)
+SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)", re.I)
 
 SCALE = {
     "": 1,
@@ -4063,45 +4066,34 @@ class _Probe(_Parse):
         self.fields.setdefault(field, value)
 
 
+def _probed(text: str, *steps: str) -> dict:
+    """The fields the request rules `steps` read from `text`, refusing nothing."""
+    probe = _Probe(text)
+    for step in steps:
+        try:
+            getattr(probe, step)()
+        except (RequestError, KeyError, TypeError, ValueError):
+            continue  # a rule that needs what a refusal would have stopped: the rest still read
+    return probe.fields
+
+
 def holds_a_plan(text: str) -> bool:
     """Whether a message names what a plan is made of: a model (its size or name) or data. A
     first message without either ("what's MFU on H100s?", "H20还能买到吗？") is a question."""
-    probe = _Probe(text)
-    for step in (probe._owned, probe._gpus, probe._models, probe._budget, probe._data, probe._deadline, probe._sizes):
-        try:
-            step()
-        except (RequestError, KeyError, TypeError, ValueError):
-            continue  # a rule that needs what a refusal would have stopped: the rest still read
-    return bool({"model", "params_b", "data"} & probe.fields.keys())
+    found = _probed(text, "_owned", "_gpus", "_models", "_budget", "_data", "_deadline", "_sizes")
+    return bool({"model", "params_b", "data"} & found.keys())
 
 
 def money_said(text: str) -> tuple[float, str | None] | None:
     """The sum a message names as a budget would be read (`100万`, `$2M`, `预算300万`) and its
     currency where said, or None."""
-    probe = _Probe(text)
-    for step in (probe._gpus, probe._budget):
-        try:
-            step()
-        except (RequestError, KeyError, TypeError, ValueError):
-            continue
-    return probe.fields.get("budget")
-
-
-# Words of serving a model, not training it: a request with them is refused (a first message naming
-# a model is sized for serving instead, advisor/planning/followup.serving_first)
-SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)", re.I)
+    return _probed(text, "_gpus", "_budget").get("budget")
 
 
 def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
     """The model a message names as a request would read it: its catalogue name, or its size in
     billions (total, active), or None (`qwen3-32b`, `70B`, `总参671B 激活37B`)."""
-    probe = _Probe(text)
-    for step in (probe._gpus, probe._models, probe._sizes):
-        try:
-            step()
-        except (RequestError, KeyError, TypeError, ValueError):
-            continue
-    f = probe.fields
+    f = _probed(text, "_gpus", "_models", "_sizes")
     if "model" not in f and "params_b" not in f:
         return None
     return f.get("model"), f.get("params_b"), f.get("active_params_b")
