@@ -254,7 +254,7 @@ def quote(
     else:  # a retry: the quote was recorded on the first try, only the judgement is posted again
         with closing(open_store()) as db:
             judgement = judge(parse_quote(text, lang), price_book(db, None))
-            recorded = bool(judgement.quote.vendor)
+            recorded = bool(judgement.quote.vendor) and not judgement.unrecorded
     _post_or_tell(
         client,
         run,

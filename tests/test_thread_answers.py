@@ -356,3 +356,14 @@ def test_another_gpu_versus_the_plans_is_the_plan_on_it_and_prices_follow_the_pl
     assert versus.text == follow_up(text, summary, "why not H100?", book=book).text
     prices = follow_up(text, summary, "how much is an H100 per hour?", book=book)
     assert prices.kind == "prices" and all(o["market"] == "global" for g in prices.rows for o in g["offers"])
+
+
+def test_a_use_asked_leads_the_slack_reply_too(book):
+    # the break-even at the use asked had been prepended to the text only; Slack's blocks, which lay
+    # the cost part out from the plan, had dropped it
+    from bot import blocks
+
+    text, summary = _thread(book, "13B pretrain 3T tokens buy usd")
+    reply = follow_up(text, summary, "what if we only use them 50%?", book=book)
+    message = blocks.explain(reply)
+    assert message["blocks"][0]["text"]["text"].startswith("At 50% use, owning these GPUs pays back")

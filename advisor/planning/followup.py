@@ -1837,7 +1837,7 @@ def follow_up(
                     # the use asked, the break-even it gives first (probe T: it had been buried in
                     # the cost section's eleventh line)
                     lead = render("followup.txt.j2", reply_lang, kind="use_lead", c=c).strip()
-                    explained.text = f"{lead}\n\n{explained.text}"
+                    return _led(explained, lead)
                 return explained
         if read is not None and not read[1] and read[0].rent_or_buy == "buy" and PAYBACK.search(message):
             # "买的话多久回本", "if we buy, how long to pay back?" under a plan that buys already (no
