@@ -253,11 +253,12 @@ def test_a_purchase_quote_in_slack_is_judged_and_not_recorded(bot, fake_slack, b
 
 def test_a_retried_quote_under_half_of_owning_is_posted_again_as_not_recorded(fake_slack, bot_engine):
     """A retry posts the judgement again without recording: it must not claim the quote "already
-    recorded" when it never was."""
+    recorded" when it never was. (A job id no other test's job has: a retry first looks for the
+    post its job made before.)"""
     from bot import tasks
 
     slack = tasks.SlackAccess(api_url=fake_slack.url, token="xoxb-test-token")
-    tasks.quote(slack, tasks.Run(job=1, attempt=2), "C1", "U1", "8xH800 ¥1/gpu/hour absurdco", "en")
+    tasks.quote(slack, tasks.Run(job=2**31 - 1, attempt=2), "C1", "U1", "8xH800 ¥1/gpu/hour absurdco", "en")
     post = fake_slack.wait_for("chat.postMessage")[0]
     blocks = html.unescape(json.dumps(post["args"].get("blocks", []), ensure_ascii=False))
     assert "Not recorded: a price under half" in blocks and "Already recorded" not in blocks
