@@ -620,6 +620,21 @@ def _physics_notes(req: TrainingRequest, est: Estimate) -> list[Note]:
         )
     if req.method == "lora" and est.layout.pp > 1 and est.layout.framework == MEGATRON and req.stack != "megatron":
         out.append(_note("warning", "lora_pipeline", mfu=thr.mfu, native=NATIVE_LORA_PIPELINE_MFU))
+    if spec.vendor == "AMD":
+        # planned from ROCm's kernel fractions; measured end-to-end runs have been slower (data/software.toml)
+        gap = catalog.software("rocm_training_gap")
+        out.append(
+            _note(
+                "warning",
+                "rocm_measured",
+                gpu=gpu,
+                low=gap["low"],
+                high=gap["high"],
+                days_low=est.days and est.days * gap["low"],
+                days_high=est.days and est.days * gap["high"],
+                deadline=req.deadline_days,
+            )
+        )
     if req.method == "qlora" and spec.vendor == "AMD":
         # QLoRA's 4-bit base is bitsandbytes, whose ROCm support is recent (data/software.toml)
         bnb = catalog.software("bitsandbytes_rocm")
