@@ -818,7 +818,12 @@ def _open_ack(url: str):
     if is_postgres(url):
         import psycopg
 
-        return psycopg.connect(_libpq_url(url), autocommit=True, **_pg_connect_args(int(ACK_WAIT_S * 1000)))
+        try:
+            return psycopg.connect(_libpq_url(url), autocommit=True, **_pg_connect_args(int(ACK_WAIT_S * 1000)))
+        except psycopg.Error as err:
+            # refused while Postgres shuts down or starts up (57P03): "busy, send it again", as a
+            # refused connection is, not a 500 (operator review: 3 acks over two restarts)
+            raise sa.exc.DBAPIError.instance("connect", [], err, psycopg.Error, hide_parameters=True) from err
     conn = sqlite3.connect(sqlite_file(url), timeout=0, isolation_level=None, check_same_thread=False)
     _sqlite_setup(conn)
     conn.execute("PRAGMA busy_timeout=0")

@@ -191,6 +191,35 @@ def test_an_ack_records_its_job_and_reads_the_users_language_together(database):
     assert ack("command:TC:8", "U6", "TC")[1] == "en"
 
 
+def test_an_ack_whose_connection_postgres_refuses_is_told_busy_not_an_error(database):
+    """While Postgres shuts down or starts up it refuses new sessions (57P03); a thread opening
+    its ack connection then had raised psycopg's own error past the "busy" reply, a 500 to
+    Slack (operator review, item 8). Refused here the way that needs no restart: the database
+    closed to new connections, the store's pooled ones already open."""
+    if database.kind != "postgres":
+        pytest.skip("Postgres refuses sessions; a SQLite file has none")
+    import psycopg
+
+    from bot.job_queue import Busy, JobQueue
+
+    jobs = JobQueue()
+    jobs.ensure()
+    warm = ThreadPoolExecutor(1)
+    assert warm.submit(jobs.add, "plan", {}).result()  # the pool holds an open session
+    base, name = database.url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:  # not the database it closes
+        admin.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+        try:
+            fresh = ThreadPoolExecutor(1)  # no ack connection of its own yet
+            with pytest.raises(Busy):
+                fresh.submit(jobs.add, "plan", {}).result()
+        finally:
+            admin.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
+    assert fresh.submit(jobs.add, "plan", {}).result() is not None
+    warm.shutdown()
+    fresh.shutdown()
+
+
 def test_an_ack_connection_the_server_cut_fails_once_and_every_thread_reconnects(database):
     """Each thread keeps its own connection for the ack path (advisor/db.py _ack_conn). When
     Postgres ends them (a restart, an operator's pg_terminate_backend), the ack that finds its
