@@ -6,9 +6,11 @@ SQLAlchemy's on Postgres, so an install begun on one host finishes on another)."
 
 from __future__ import annotations
 
+import logging
 import os
 
 from slack_bolt import App
+from slack_bolt.authorization.authorize import InstallationStoreAuthorize
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from bot import clients, dispatcher
@@ -42,10 +44,22 @@ def create_app(settings: Settings | None = None, socket_mode: bool = False) -> A
             installation_store=store,
             state_store=clients.state_store(),
         )
+        client = web_client(settings)
         app = App(
-            client=web_client(settings),
+            client=client,
             signing_secret=settings.signing_secret,
             oauth_settings=oauth,
+            # Bolt's default authorisation calls auth.test before every request's ack (2.5 s when
+            # Slack is slow, operator review); its result is kept per token for this process. An
+            # uninstalled workspace is still refused: the store is read first, every request.
+            authorize=InstallationStoreAuthorize(
+                logger=logging.getLogger("slack_bolt.authorize"),
+                installation_store=store,
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                cache_enabled=True,
+                client=client,
+            ),
             listener_executor=AckWaitingExecutor(),
         )
     else:

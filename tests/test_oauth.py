@@ -108,3 +108,16 @@ def test_uninstall_deletes_the_workspaces_tokens_and_data(oauth_bot, fake_slack,
     assert store.find_installation(enterprise_id=None, team_id="T3") is None
     assert conversations.recent("T3") == [] and subscriptions.of_workspace("T3") == []
     assert locales.known("U3") is None
+
+
+def test_a_workspaces_requests_ask_slack_who_the_bot_is_once(oauth_bot, fake_slack, drain):
+    # Bolt's default authorisation had called auth.test before every ack (operator review: a slow
+    # Slack held each ack 2.5 s); the result is kept per token, the installation still read each time
+    send, url = oauth_bot
+    _install(url, fake_slack, "T4")
+    fake_slack.reset()
+    for text in ("7b lora 20GB 3d", "13b lora 10GB 2d"):
+        send.command(text, team="T4", channel="C4")
+    fake_slack.wait_for("chat.postMessage", 2)
+    drain()
+    assert len(fake_slack.calls_of("auth.test")) == 1
