@@ -1144,6 +1144,8 @@ def comparison(result) -> dict:
             if s["offload"] != "none"
             else "doubted"
             if s["doubted"]
+            else "off_cloud"
+            if s["off_cloud"] and result.by == "cloud"
             else ""
         )
         fields.append(

@@ -57,12 +57,14 @@ from advisor.planning.planner import (
     with_infrastructure,
 )
 from advisor.planning.rent import DAYS_PER_MONTH
+from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import (
     RequestError,
     asks,
     asks_for_a_plan,
+    cloud_options,
     detect_lang,
     gpu_options,
     holds_a_plan,
@@ -805,11 +807,17 @@ def _lead(lo: dict, hi: dict) -> dict:
     return {"gpu": lo["gpu"], "option": lo["option"], "against": hi["option"]}
 
 
+def off_cloud(result: Advice) -> bool:
+    """Whether a plan asked of one cloud is priced on other offers (none of its own priced it)."""
+    return any(n.code in ("cloud_undelivered", "cloud_unpriced") for n in result.request.assumptions)
+
+
 class Comparison(BaseModel):
     """A request that names two to four GPU types as a choice ("H200 vs B200", "A800还是4090划算",
     "H800 vs H20 vs A800"), or two training methods ("lora vs full finetune", "用LoRA还是全参微调"):
-    the request planned on each, side by side. `by`: what the options are, "gpu", "method" or
-    "preference" (preference tunings: "dpo vs orpo")."""
+    the request planned on each, side by side. `by`: what the options are, "gpu", "method",
+    "preference" (preference tunings: "dpo vs orpo") or "cloud" ("lambda vs coreweave": each
+    planned on that cloud's offers)."""
 
     text: str
     lang: str
@@ -821,6 +829,9 @@ class Comparison(BaseModel):
         r = a.request
         if self.by == "preference":
             return r.preference_tuning
+        if self.by == "cloud":
+            c = fields.field("cloud").choice(r.cloud)  # as the cloud calls itself, in Chinese where it has a name
+            return c.zh[0] if self.lang == "zh" and c.zh else c.value
         return r.method if self.by == "method" else (a.plan.gpu if a.plan else r.gpu)
 
     def sides(self) -> list[dict]:
@@ -866,6 +877,8 @@ class Comparison(BaseModel):
                     "meets_deadline": p.meets_deadline,
                     "within_budget": p.within_budget,
                     "currency": p.costs.currency,
+                    # a cloud compared whose own offers do not deliver the plan: priced on the market's
+                    "off_cloud": off_cloud(a),
                     # a rent under what a lessor needs to recover the servers (warning
                     # rent_below_capex): the verdict says so where it takes this option
                     "doubted": next((dict(w.params) for w in a.warnings if w.code == "rent_below_capex"), None)
@@ -879,7 +892,8 @@ class Comparison(BaseModel):
         """Which option is cheapest and which fastest, and by how much against the next best
         (`against`; with two options, the other); None where it cannot be said: fewer than two
         options with a plan and a price, or a time, or a tie."""
-        sides = [s for s in self.sides() if s["plan"]]
+        # a cloud whose own offers do not deliver the job is priced on the market's: no verdict on it
+        sides = [s for s in self.sides() if s["plan"] and not (self.by == "cloud" and s["off_cloud"])]
         out: dict = {"cheaper": None, "faster": None}
         spent = _ahead(sides, "spend")
         if spent:
@@ -906,7 +920,7 @@ class Comparison(BaseModel):
 
 
 # The refusals a comparison answers: GPU types, or training methods, named as a choice
-COMPARED = ("gpu_choice", "method_choice")
+COMPARED = ("gpu_choice", "method_choice", "cloud_choice")
 
 
 def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Comparison | None:
@@ -928,6 +942,10 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
         options = [advise_request(parse(text, lang, method_pick=m), book) for m in methods]
         by = "preference" if options[0].request.preference_tuning in methods else "method"
         return Comparison(text=text, lang=options[0].request.lang, options=options, by=by)
+    if kind == "cloud_choice":
+        clouds = cloud_options(text, lang)[:MOST_COMPARED]
+        options = [advise_request(parse(text, lang, cloud_pick=pick), book) for pick in range(len(clouds))]
+        return Comparison(text=text, lang=options[0].request.lang, options=options, by="cloud")
     gpus = gpu_options(text, lang)
     if len(gpus) > MOST_COMPARED:
         raise RequestError(

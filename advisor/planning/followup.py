@@ -33,10 +33,12 @@ from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import (
+    MOST_COMPARED,
     Advice,
     advise,
     advise_request,
     compare,
+    off_cloud,
     plan_context,
     render_checklist,
     render_comparison,
@@ -66,6 +68,8 @@ from advisor.request.parser import (
     other_variants,
     parse,
     parse_followup,
+    spelled,
+    value_of,
 )
 from advisor.text.render import big, money, num, phrase, render
 from advisor.text.render import word as note_words
@@ -905,6 +909,34 @@ def _names_the_plans(word: str, gpu, plan_gpu: str) -> bool:
     return plan_gpu == gpu.name or plan_gpu in other_variants(word, gpu)
 
 
+def _choice_compared(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """ "lambda vs coreweave?", "阿里云还是火山引擎", "h200 vs b200?" under a plan on neither: the
+    thread's job planned on each cloud's own offers, or on each GPU type, side by side (it had been
+    re-planned on the first cloud alone; the GPUs had got the FAQ's text on them); None where the
+    message names fewer than two as a choice, or the plan's GPU among them ("why not X?" answers)."""
+    if not WHICH_BETTER.search(message):
+        return None
+    row = fields.field("cloud")
+    en = spelled([s for c in row.choices for s in c.en])
+    zh = spelled([s for c in row.choices for s in c.zh])
+    clouds = re.findall(rf"(?<![a-z0-9])(?:{en})(?![a-z0-9])|{zh}", message, re.I)
+    gpus = _gpus_named(message)
+    if len({value_of(row.choices, w) for w in clouds}) >= 2:
+        by, words, drop = "cloud", clouds, {"cloud": None}
+    elif len(gpus) >= 2 and summary.get("gpu") not in gpus:
+        by, words, drop = "gpu", list(gpus.values()), {"gpu": None, "gpu_count": None}
+    else:
+        return None
+    try:
+        base = canonical(parse(request_text, lang).model_copy(update=drop))
+        compared = compare(f"{base} {' vs '.join(words[:MOST_COMPARED])}", lang, book=book)
+    except RequestError:
+        return None
+    if compared is None or compared.by != by:
+        return None
+    return FollowUp(kind="explain", part="compared", lang=lang, text=render_comparison(compared))
+
+
 def _the_other_gpu(message: str, plan_gpu: str) -> str | None:
     """In a message naming two GPU types, one of them the plan's: the other one, as written."""
     found = _gpus_named(message)
@@ -1497,6 +1529,10 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    if request_text and summary.get("gpu"):
+        compared = _choice_compared(request_text, summary, message, reply_lang, book)
+        if compared is not None:
+            return compared
     if (
         request_text
         and summary.get("gpu")
@@ -3857,11 +3893,6 @@ def _converted(request_text: str, summary: dict, message: str, lang: str, book: 
     return FollowUp(kind="explain", lang=lang, advice=result, part="currency", text=text)
 
 
-def _off_cloud(result: Advice) -> bool:
-    """Whether a plan asked of one cloud is priced on other offers (none of its own priced it)."""
-    return any(n.code in ("cloud_undelivered", "cloud_unpriced") for n in result.request.assumptions)
-
-
 def _market(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """ "how much on AWS?", "plan it in USD on global clouds", "on Alibaba Cloud?": the plan
     re-planned in that market, on the plan's own GPU where that market (the provider named)
@@ -3901,7 +3932,7 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
         except RequestError:
             continue
         reply = _whatif(request_text, summary, request, changed, lang, book, kind="market")
-        if text in changes and reply.advice and _off_cloud(reply.advice):
+        if text in changes and reply.advice and off_cloud(reply.advice):
             continue  # the cloud rents no plan on the GPU kept: its own offers choose the GPU
         if reply.kind == "unchanged" and named:
             # "on Alibaba Cloud?" under a plan already in that market: the plan, and what that provider asks
@@ -3938,7 +3969,7 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             sibling=bool(keep) and keep == p.gpu and keep != plan_gpu,
             plan_offered=offered(plan_gpu),
             # made from the named cloud's own offers alone (the request's `cloud`)
-            on_cloud=bool(named) and reply.advice.request.cloud == named[0] and not _off_cloud(reply.advice),
+            on_cloud=bool(named) and reply.advice.request.cloud == named[0] and not off_cloud(reply.advice),
             offer=(p.costs.rent_offer or {}).get("provider"),
             offer_as_of=(p.costs.rent_offer or {}).get("as_of") or "",
             own=own,

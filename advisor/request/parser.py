@@ -1370,6 +1370,7 @@ class _Parse:
         today: dt.date | None = None,
         gpu_pick: int | None = None,
         method_pick: str | None = None,
+        cloud_pick: int | None = None,
     ):
         self.text = text
         # a choice between GPU types ("H200 vs B200", "A800还是4090"): which one this parse keeps
@@ -1381,6 +1382,10 @@ class _Parse:
         # method this parse keeps (None: the choice is refused as `method_choice`), and the options
         self.method_pick = method_pick
         self.method_options: list[tuple[str, str]] = []
+        # a choice between clouds ("lambda vs coreweave", "阿里云还是火山引擎"): which one this parse
+        # keeps (None: the choice is refused as `cloud_choice`), and the clouds named, in order
+        self.cloud_pick = cloud_pick
+        self.cloud_options: list[tuple[str, str]] = []
         self.choice_field = "method"  # the field whose values `method_options` are
         self.skipped: str | None = None  # the words of an option this parse leaves out
         self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
@@ -1578,6 +1583,20 @@ class _Parse:
         self._one_choice()
         return True
 
+    def _cloud_choice(self, word: str) -> bool:
+        """Whether a second cloud is an option of a choice: joined to the cloud named last by "or",
+        "vs", "还是", "和", a comma; its joining word is then no chatter to refuse."""
+        last = self.cloud_options[-1][1]
+        joined = re.search(
+            rf"{re.escape(last)}\s*(?:上)?\s*((?:[,，、]\s*)?(?:或者|或是|还是|或|和|与|跟|对比|/|\bor\b|\bvs\.?|\bversus\b|\band\b)|[,，、])"
+            rf"\s*(?:(?:on|用|在)\s*)?{re.escape(word)}",
+            self.norm,
+            re.I,
+        )
+        if joined:
+            self.choice_words |= {joined[1].strip(" ,，、") or joined[1].strip()}
+        return bool(joined)
+
     def _one_choice(self) -> None:
         """GPU types and training methods both named as a choice: one choice at a time."""
         if self.gpu_options and self.method_options:
@@ -1640,13 +1659,22 @@ class _Parse:
         # One cloud named: the plan is priced on that cloud's market (dollars for the global clouds,
         # yuan for mainland China's) and on its own offers where they deliver it (the request had
         # been refused, a US buyer's `70B lora 50k samples 3d on aws`; then planned on a GPU AWS
-        # does not rent); the first of several is the one priced
+        # does not rent); of several, the first is the one priced, unless they are named as a
+        # choice ("lambda vs coreweave", "阿里云还是火山引擎": compared side by side, `cloud_choice`)
         row = fields.field("cloud")
 
         def cloud(m: re.Match) -> None:
+            name = (m["en"] or m["zh"]).strip()
+            value = value_of(row.choices, name)
             if "cloud" not in self.fields:
-                name = (m["en"] or m["zh"]).strip()
-                self.set("cloud", value_of(row.choices, name), name)
+                self.set("cloud", value, name)
+                self.cloud_options = [(value, name)]
+            elif value not in (v for v, _ in self.cloud_options) and self._cloud_choice(name):
+                self.cloud_options.append((value, name))
+                if self.cloud_pick is None:
+                    self.fail("cloud_choice", first=self.cloud_options[0][1], second=name)
+                if self.cloud_pick == len(self.cloud_options) - 1:
+                    self.fields["cloud"], self.words["cloud"] = value, name
 
         sc.take(
             rf"{L}(?:(?:on|at|via|using)\s+)?(?P<en>{_all(row.choices, 'en')}){R}"
@@ -4151,6 +4179,14 @@ def gpu_options(text: str, lang: str | None = None) -> list[str]:
     return [gpu for gpu, _ in reading.gpu_options]
 
 
+def cloud_options(text: str, lang: str | None = None) -> list[str]:
+    """The clouds a request names as a choice, in the order named ([] for none): one parse each
+    with `cloud_pick` plans the comparison. Raises RequestError as `parse` does."""
+    reading = _Parse(text, lang, cloud_pick=0)
+    reading.run()
+    return [cloud for cloud, _ in reading.cloud_options] if len(reading.cloud_options) > 1 else []
+
+
 def method_options(text: str, lang: str | None = None) -> list[str]:
     """The training methods a request names as a choice, in the order written ([] for none): one
     parse each with `method_pick` plans the comparison. Raises RequestError as `parse` does."""
@@ -4165,18 +4201,20 @@ def parse(
     today: dt.date | None = None,
     gpu_pick: int | None = None,
     method_pick: str | None = None,
+    cloud_pick: int | None = None,
 ) -> TrainingRequest:
     """Parse what a user typed after /gpu. Raises RequestError for input we cannot use.
 
     `lang` forces the reply language (the --lang flag, a Slack user's locale); `today` is the
     day a dated deadline counts from (today in the team's time zone); `gpu_pick` which of the GPU
     types named as a choice to keep (else the choice is refused, kind `gpu_choice`); `method_pick`
-    which of the training methods named as a choice (else kind `method_choice`)."""
+    which of the training methods named as a choice (else kind `method_choice`); `cloud_pick` which
+    of the clouds named as a choice (else kind `cloud_choice`)."""
     if not isinstance(text, str) or not text.strip():
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang, today, gpu_pick, method_pick).run()
+    return _Parse(text, lang, today, gpu_pick, method_pick, cloud_pick).run()
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
