@@ -588,6 +588,15 @@ def cmd_migrate(args) -> int:
         db.close()
     # The price store's seed and its older SQLite steps, as any first open does.
     open_store().close()
+    if dbmod.is_postgres(url):
+        # slack_sdk's installation and OAuth-state tables too (`serve` had made them at its start,
+        # so the role it runs as needed to create tables: operator review)
+        from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+        from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+        engine = dbmod.engine(url)
+        SQLAlchemyInstallationStore(client_id="", engine=engine).create_tables()
+        SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine).metadata.create_all(engine)
     where = dbmod.redact(url)
     if before == after:
         print(f"{where}: schema current (revision {after})", file=sys.stderr)

@@ -911,8 +911,31 @@ def _ack_failed(url: str, conn: sqlite3.Connection, err: sqlite3.Error) -> None:
         conn.close()
 
 
+# libpq's server address in an error ('at "db.internal" (10.0.0.5), port 5432', 'on socket "..."'):
+# left out of what a public health check shows (operator review: /healthz is reachable by anyone the
+# load balancer serves); `gpu-advisor health` keeps it
+_ADDRESS = re.compile(r'\s*(?:at|on socket)\s+"[^"]*"(?:\s*\([^)]*\))?(?:,\s*port\s+\d+)?')
+
+
+def without_address(reason: str) -> str:
+    """A store's failure as a public health check shows it: the server's address left out."""
+    return _ADDRESS.sub("", reason)
+
+
 def ping(url: str | None = None, timeout_s: float = 2.0) -> str | None:
-    """None when the store answers a query, else a short reason (for /healthz; no secrets)."""
+    """None when the store answers a query within `timeout_s`, else a short reason (for /healthz;
+    no secrets). The query runs in a thread of its own: a server that takes the connection and
+    never answers (frozen, or a failover that drops packets) had held /healthz 11.7 s and then
+    said ok (operator review), since neither the statement timeout nor libpq's connect timeout
+    covers a server that stopped mid-query."""
+    found: list[str | None] = []
+    asked = threading.Thread(target=lambda: found.append(_ping(url, timeout_s)), daemon=True, name="store-ping")
+    asked.start()
+    asked.join(timeout_s + 1.0)
+    return found[0] if found else f"no answer within {timeout_s + 1.0:g} s"
+
+
+def _ping(url: str | None, timeout_s: float) -> str | None:
     try:
         with engine(url).connect() as c:
             if c.dialect.name == "postgresql":

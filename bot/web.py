@@ -94,7 +94,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
         # in this process died or the dispatcher stopped going round
         found = dispatcher.problems()
         if found:
-            error = "planning pool broken" if found == ["planner died"] else "; ".join(found)
+            error = "planning pool broken" if found == ["planner died"] else dbmod.without_address("; ".join(found))
             return {"ok": False, "error": error, "host": os.uname().nodename}, 503
         # The processes of every kind live and well on the store (bot/heartbeats.py): a `serve
         # --no-plan` host's answers wait for `work` processes.

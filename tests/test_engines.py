@@ -29,6 +29,9 @@ def test_the_schema_is_alembics_head_on_both_engines(database, cli):
         assert migrations.current(db) == migrations.HEAD
         tables = set(db.table_names())
     assert {"observations", "bot_jobs", "conversations", "user_locales", "digest_subscriptions"} <= tables
+    if database.kind == "postgres":
+        # slack_sdk's tables too, so the role `serve` runs as need not create any
+        assert {"slack_installations", "slack_bots", "slack_oauth_states"} <= tables
 
 
 def test_prices_import_plan_and_digest_on_both_engines(database, cli):
@@ -283,6 +286,28 @@ def test_a_health_check_notices_a_dead_database(n, tmp_path):
     # the driver's reason, for /healthz (operator probe: a bare "OperationalError"), no password
     assert down.startswith("OperationalError: ") and "port 9" in down and "secret" not in down
     assert dbmod.redact("postgresql://u:secret@h:5/db") == "postgresql://u:***@h:5/db"
+    # /healthz, public, leaves the server's address out
+    public = dbmod.without_address(down)
+    assert "127.0.0.1" not in public and "port 9" not in public and public.startswith("OperationalError: ")
+
+
+def test_a_health_check_of_a_server_that_never_answers_ends_in_its_time(tmp_path):
+    """A server that takes the connection and then says nothing (frozen, a failover dropping
+    packets) had held /healthz 11.7 s, then said ok: the ping ends at its timeout, said."""
+    import socket
+    import time
+
+    from advisor import db as dbmod
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # the kernel completes the handshake; nothing ever answers
+    port = silent.getsockname()[1]
+    t0 = time.monotonic()
+    down = dbmod.ping(f"postgresql://nobody:pw@127.0.0.1:{port}/none", timeout_s=0.5)
+    took = time.monotonic() - t0
+    silent.close()
+    assert down and took < 2.5  # 0.5 s and the thread's second; libpq alone waits its 3 s connect timeout
 
 
 def test_a_price_store_step_appended_later_runs_on_both_engines(database, monkeypatch):
