@@ -135,7 +135,8 @@ class PriceBook:
         return amount * self.usd_cny if from_cur == "USD" else amount / self.usd_cny
 
     def best(self, kind: str, gpu: str, market: str, currency: str, *, elsewhere: bool = True) -> Price | None:
-        """The cheapest confirmed price (else the cheapest estimate) in the market.
+        """The cheapest confirmed price (else the cheapest estimate) in the market; for a purchase,
+        of the newest year on record.
 
         Rentals come from the user's market only; purchase and operating prices fall back to
         the other market, converted, when the user's market has none (not with `elsewhere` False)."""
@@ -144,6 +145,12 @@ class PriceBook:
             offers = [p for p in self._by_key.get((kind, gpu, mkt), []) if p.price > 0 and not p.indicative]
             if offers:
                 pool = [p for p in offers if not p.estimate] or offers
+                if kind.startswith("buy"):
+                    # hardware is bought at this year's price: a server read from a 2025 article at
+                    # ¥120,000 had priced 8 RTX 4090 beside a 2026 listing at ¥260,000 (lab probe);
+                    # a year-only date cannot be held a year older (HISTORY_DAYS) than the next one
+                    newest = max(p.as_of[:4] for p in pool)
+                    pool = [p for p in pool if p.as_of[:4] == newest]
                 return min(pool, key=lambda p: self.convert(p.price, p.currency, currency))
         return None
 

@@ -19,8 +19,13 @@ from advisor.text.safe import clean
 
 # Words of buying, not renting: a quote with them and no rental period is a sale
 BUYING = re.compile(
-    r"采购|购买|购置|买断|整机购买|出售|售价|卖价|\b(?:buy|buying|purchase|purchasing|sale|sell|selling)\b", re.I
+    r"采购|购买|购置|买断|整机购买|出售|售价|卖价|(?<!租)买(?!不买)|\b(?:buy|buying|purchase|purchasing|sale|sell|selling)\b"
+    # a server's price with no rental period ("一台8卡4090服务器 报价28万": the lab probe's quote)
+    r"|(?:服务器|整机|一台|每台).{0,10}报价|报价.{0,6}(?:/台|每台|一台)",
+    re.I,
 )
+# A sum in 万 (ten thousands of yuan) where the request's budget reading takes none ("售价28万")
+WAN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:万|w)(?:元|块|人民币)?(?![a-z\d])", re.I)
 RENTING = re.compile(
     r"租|/\s*(?:月|时|小时|h|hr|hour|month|mo)\b|每(?:月|小时|卡时)|per\s+(?:month|hour)|\bmonthly\b|\bhourly\b", re.I
 )
@@ -58,6 +63,8 @@ def purchase_quote(text: str, lang: str | None, book: PriceBook) -> PurchaseJudg
     # "8xH20": the GPU after its count
     found = re.search(rf"(?<![a-z0-9])({_gpu_names()})(?![a-z0-9])", re.sub(r"(\d)\s*[x×*]\s*", r"\1 x ", text.lower()))
     said = money_said(text)
+    if not said and WAN.search(text):
+        said = float(WAN.search(text)[1]) * 1e4, "CNY"
     if not found or not said:
         return None
     lang = lang or detect_lang(text)

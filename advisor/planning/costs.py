@@ -667,7 +667,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     utilisation = own_util or recurring or OWNED_UTILISATION
     if capex:
         kw = gpu.server_power_kw * max(1, servers) * (buy_gpus / gpu.gpus_per_server if workstation else 1)
-        if electricity:
+        if req.power_paid:
+            power_year = 0.0  # `电费学校出`: someone else pays the power bill
+        elif electricity:
             pue_v = pue.price if pue else DEFAULT_PUE
             power_year = kw * 8760 * utilisation * pue_v * book.value(electricity, cur)
             source = _src(electricity, "electricity")
@@ -678,7 +680,9 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                 source["middle_of"] = len(book.offers("electricity", "", req.market))
                 source["city"] = req.city or ""
             sources.append(source)
-        if hosting and hosting.unit == "kw-month":
+        if req.own_room:
+            hosting_year = 0.0  # `放实验室`: the team's own room, no colocation fee
+        elif hosting and hosting.unit == "kw-month":
             hosting_year = kw * 12 * book.value(hosting, cur)
             sources.append(_src(hosting, "hosting"))
         opex_year = (power_year or 0) + (hosting_year or 0) + capex * OPS_SHARE_OF_CAPEX

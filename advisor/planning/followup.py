@@ -718,6 +718,10 @@ WHICH_BETTER = re.compile(
 )
 
 
+# A used GPU asked of a plan ("二手3090行吗", "what about used A100s?")
+USED_GPU = re.compile(r"二手|翻新|拆机|\bused\b|second[\s-]?hand|refurbished|pre-?owned", re.I)
+
+
 # Why one option is faster or cheaper ("为什么H200更快", "why is B200 faster?"): the verdict, which says by
 # how much and from what (each GPU's peak and MFU); it had been the FAQ's text on the GPU named.
 WHY_AHEAD = re.compile(
@@ -955,7 +959,12 @@ def gpu_prices(message: str, lang: str, book: PriceBook, market: str | None = No
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
     provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
     the message asks no GPU's price."""
-    bought = budget_buys(message, lang, book) or lead_time(message, lang) or serving_first(message, lang)
+    bought = (
+        budget_buys(message, lang, book)
+        or lead_time(message, lang)
+        or serving_first(message, lang)
+        or side_by_side(message, lang, book, market)
+    )
     if bought is not None:
         return bought
     if POWER_ASKED.search(message):
@@ -1114,6 +1123,62 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         "budget_buys.txt.j2", lang, rows=rows, amount=budget, cur=currency, named=bool(named), extra=CLUSTER_EXTRA
     )
     return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
+
+
+# What sets two GPU types side by side with no job ("h200 vs b200?", "4090和5090哪个适合", "H20和H800有什么区别")
+SIDE_BY_SIDE = re.compile(
+    r"区别|差别|差异|不同|对比|比较|哪个(?:更|最)?适合|哪种(?:更|最)?(?:好|适合|合适)|\bdifferences?\b|\bcompare[sd]?\b",
+    re.I,
+)
+
+
+def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = None) -> FollowUp | None:
+    """ "h200 vs b200?", "4090和5090哪个适合实验室训练？": two to four GPU types named as a choice, with
+    no job in the message: each one's memory, bandwidth, dense peaks, link, power, and the cheapest
+    rent and purchase on record in the market, side by side, and how to compare them on a job (the
+    FAQ's text on the first GPU had been the answer, the other never named). None otherwise."""
+    named = _gpus_named(message)
+    if not 2 <= len(named) <= MOST_COMPARED or not (WHICH_BETTER.search(message) or SIDE_BY_SIDE.search(message)):
+        return None
+    if model_said(message) or money_said(message) or THE_JOB.search(message):
+        return None
+    if market is None:
+        market = (
+            "global" if MARKET.search(message) or IN_THE_US.search(message) else "china" if lang == "zh" else "global"
+        )
+    cur = MARKET_CURRENCY[market]
+    rows = []
+    for name in named:
+        g = catalog.get_gpu(name)
+        rent = book.best("rent_hour", name, market, cur)
+        owned = owning(book, g, max(1, g.gpus_per_server), market, cur)
+        peak = g.bf16_dense_tflops or g.fp16_dense_tflops
+        per_hour = book.convert(rent.price, rent.currency, cur) if rent else None  # rent_hour: per GPU-hour
+        rows.append(
+            {
+                "gpu": name,
+                "memory_gb": g.memory_gb,
+                "memory_type": g.memory_type,
+                "bandwidth": g.memory_bw_tb_s,
+                "bf16": peak,
+                "fp8": g.fp8_dense_tflops,
+                "link": g.intra_node,
+                "link_gb_s": g.intra_node_bw_gb_s,
+                "tdp_w": g.tdp_w,
+                "consumer": g.consumer,
+                "rent": per_hour,
+                "rent_provider": rent.provider if rent else "",
+                "rent_as_of": rent.as_of if rent else "",
+                "tflops_per_rent": peak / per_hour if per_hour else None,
+                "buy": owned.capex if owned else None,
+                "buy_gpus": owned.gpus if owned else 0,
+                "buy_provider": owned.provider if owned else "",
+                "buy_as_of": owned.as_of if owned else "",
+            }
+        )
+    words = list(named.values())
+    text = render("gpu_specs.txt.j2", lang, rows=rows, cur=cur, example=" vs ".join(words))
+    return FollowUp(kind="gpu_specs", lang=lang, part=" / ".join(named), rows=rows, text=text)
 
 
 def serving_first(message: str, lang: str) -> FollowUp | None:
@@ -1434,6 +1499,7 @@ class FollowUp(BaseModel):
         "budget_buys",
         "lead_time",
         "serving",
+        "gpu_specs",
         "question",
         "silent",
     ]
@@ -1529,6 +1595,14 @@ def follow_up(
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         return reply.model_copy(update={"on": on})
+    used = USED_GPU.search(message) and gpu_named(message) if request_text and summary.get("gpu") else None
+    if used and used != summary.get("gpu"):
+        # "二手3090行吗": the plan on that GPU, the used parts' checks first (it had been the FAQ's
+        # text on used datacentre cards, none of which a 3090 is, and nothing on this job)
+        reply = follow_up(request_text, summary, f"what if on {used}?", reply_lang, book=book, mentioned=mentioned)
+        if reply.kind != "silent":
+            lead = render("followup.txt.j2", reply_lang, kind="used_gpu", gpu=used).strip()
+            return _led(reply, lead)
     if request_text and summary.get("gpu"):
         compared = _choice_compared(request_text, summary, message, reply_lang, book)
         if compared is not None:
@@ -3025,7 +3099,9 @@ def _whatif(
     if framework:
         # "更快吗" on DeepSeek-V3 had moved Megatron-Core -> FSDP2/torchtitan without a word
         warnings = [Note(kind="warning", code="framework_changed", params=framework), *warnings]
-    if "rent_or_buy" in changed and costs and costs.buy_capex and costs.rent_total:
+    # the costs of owning changed ("电费学校出 买的话几个月回本"): the same verdict, on them
+    owning_changed = {"rent_or_buy", "own_room", "power_paid"} & set(changed)
+    if owning_changed and costs and costs.buy_capex and costs.rent_total:
         # "buy instead?": what renting this job costs against buying, and when buying would pay
         # back, leading the reply (it had shown identical rows and the capex alone)
         verdict = {"rent": costs.rent_total, "capex": costs.buy_capex, "cur": costs.currency}
@@ -3293,6 +3369,7 @@ SAME_SHARE = 0.01
 # the same ... already meets that" had hidden it).
 SAME_PLAN_SAYS_MORE = frozenset(
     {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack", "fabric"}
+    | {"own_room", "power_paid"}
     | {
         "hsdp",
         "zero_stage",
@@ -3562,6 +3639,8 @@ def _plan_answer(
         data = plan_answers.depreciation(result, message)
     elif what == "circuit":
         data = plan_answers.circuit(result, message)
+    elif what == "room":
+        data = plan_answers.room(result, message)
     elif what == "time_includes":
         data = plan_answers.time_includes(result)
     elif what == "hidden_costs":

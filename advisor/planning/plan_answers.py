@@ -36,6 +36,7 @@ from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.rent import DAYS_PER_MONTH
+from advisor.request.parser import REASONING_ZH
 
 GIB = 2**30
 
@@ -43,7 +44,8 @@ GIB = 2**30
 ASKED = (
     (
         "inference",
-        r"推理|部署|上线服务|\binference\b|\bserv(?:e|ing)\b.{0,30}\b(?:model|it|users?|requests?|traffic|gpus?)"
+        REASONING_ZH
+        + r"|部署|上线服务|\binference\b|\bserv(?:e|ing)\b.{0,30}\b(?:model|it|users?|requests?|traffic|gpus?)"
         r"|\bdeploy\w*",
     ),
     # (the names beside Chinese: "做GRPO，" has no word boundary)
@@ -52,6 +54,16 @@ ASKED = (
         "circuit",
         r"(?<![\d.])(?:110|120|220|230|240)\s*v(?![a-z])|单相|民用电|(?:普通|家用|墙上的?)插座"
         r"|\b(?:wall|household) (?:socket|outlet|circuit)",
+    ),
+    # whether the servers can stand in the team's own room ("能不能放在实验室", "噪音大不大 能放办公室吗",
+    # "can it go in our lab?"): their heat, the circuits and the sound level to ask for (had been
+    # refused as not understood)
+    (
+        "room",
+        r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)|(?:放|搁|摆)(?:在)?\S{0,6}(?:吗|行吗|可以吗|行不行)"
+        r"|噪音|噪声|吵不吵|吵吗|很吵|\bnois[ey]\b|\bloud\b"
+        r"|\b(?:can|could)\s+(?:it|we|they|this|these|the servers?|the box)"
+        r"\s+(?:go|sit|stay|run|live|be put|be kept)\s+in\b",
     ),
     (
         "hosting",
@@ -431,6 +443,20 @@ def circuit(result: Advice, message: str) -> dict | None:
         "share": CONTINUOUS_SHARE,
         "three_phase": {"volts": v3, "amps": a3, "kw": math.sqrt(3) * v3 * a3 / 1000},
     }
+
+
+# 1 kW of heat is 3,412 BTU an hour (1 W = 3.412 BTU/h, the definition of the BTU): all of a
+# server's draw leaves it as heat the room must remove.
+BTU_PER_KW_HOUR = 3412
+
+
+def room(result: Advice, message: str) -> dict | None:
+    """Whether the plan's servers can stand in the team's own room: their draw, all of it heat the
+    room must remove (kW and BTU/h), and the circuits (`circuit`); None without a plan."""
+    data = circuit(result, message)
+    if data is None:
+        return None
+    return data | {"btu": data["total"] * BTU_PER_KW_HOUR, "own_room": result.request.own_room}
 
 
 def odd_count(result: Advice, count: int, on_count) -> dict | None:

@@ -275,6 +275,8 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     for flag in (
         "hourly_only",
         "recurring",
+        "own_room",
+        "power_paid",
         "one_server",
         "owned",
         "opt_in_backward",

@@ -572,6 +572,35 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("every month",), zh=("每个月都要",)),
     ),
+    # `in our lab`, `放实验室`, `不用托管`: servers the team buys stand in its own room; no colocation
+    # fee is counted in owning them (advisor/planning/costs.py)
+    Field(
+        "own_room",
+        flag=True,
+        assumed=("own_room",),
+        choices=_flag(
+            ("in-our-lab", "in-the-lab", "in-our-office", "in-the-office", "our-own-server-room", "own-server-room")
+            + ("our-own-machine-room", "our-server-room", "on-site", "no-colocation", "no-colo", "without-colocation"),
+            ("放实验室", "放在实验室", "放实验室里", "放在实验室里", "放办公室", "放在办公室", "自己机房", "自有机房")
+            + ("实验室机房", "学校机房", "不用托管", "不托管", "不需要托管", "无需托管"),
+        ),
+        examples=Word(en=("in our lab",), zh=("放实验室",)),
+    ),
+    # `electricity is free`, `电费学校出`: the team pays no power bill for servers it owns
+    Field(
+        "power_paid",
+        flag=True,
+        assumed=("power_paid",),
+        choices=_flag(
+            ("free-electricity", "free-power", "electricity-is-free", "power-is-free", "no-electricity-bill")
+            + ("no-power-bill", "electricity-is-paid-for", "power-is-paid-for", "university-pays-the-electricity")
+            + ("university-pays-electricity", "school-pays-the-electricity", "school-pays-electricity"),
+            ("电费学校出", "学校出电费", "电费学校承担", "学校承担电费", "电费由学校出", "电费由学校承担", "电费单位出")
+            + ("单位出电费", "电费公司出", "公司出电费", "电费不用我们出", "电费不用出", "不用出电费", "不用付电费")
+            + ("电费不算", "免电费", "电费免费"),
+        ),
+        examples=Word(en=("free electricity",), zh=("电费学校出",)),
+    ),
     Field(
         "own_use_months",
         low=1,
@@ -1278,6 +1307,8 @@ NOTE_ORDER = (
     "stack_unsloth",  # the parser's; the planner adds the stack's other notes after these
     *field("owned").assumed,
     *field("recurring").assumed,
+    *field("own_room").assumed,
+    *field("power_paid").assumed,
     *field("gpu").assumed,
     *field("budget").assumed,
     *field("currency").assumed,
@@ -1331,6 +1362,8 @@ HELP = (
             "own_use_months",
             "own_utilisation",
             "recurring",
+            "own_room",
+            "power_paid",
             "currency",
             "cloud",
             "city",

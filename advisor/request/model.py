@@ -142,6 +142,8 @@ class TrainingRequest(BaseModel):
     # `pay as you go`, `按量付费`: rent priced on hourly offers only
     hourly_only: bool = False
     recurring: bool = False  # the job repeats every month (fields.py `recurring`)
+    own_room: bool = False  # servers bought stand in the team's own room: no colocation fee
+    power_paid: bool = False  # the team pays no power bill for servers it owns
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
     # `on aws`, `阿里云`: the provider whose offers price the plan, as the price book names it
     cloud: str | None = None

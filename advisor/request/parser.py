@@ -62,7 +62,10 @@ HUB_ORG = r"[a-z0-9][a-z0-9._\-]*"  # a Hugging Face organisation ("meta-llama",
 R = r"(?![a-z0-9])"  # right edge
 # Words of serving a model, not training it: a request with them is refused (a first message naming
 # a model is sized for serving instead, advisor/planning/followup.serving_first)
-SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|(推理|部署|上线服务)", re.I)
+# 推理 is reasoning, not serving, in 数学推理, 逻辑推理, 推理能力, 推理数据 ("qwen2.5-7b grpo 数学推理 5000条" had
+# been sized for serving)
+REASONING_ZH = r"(?<!数学|逻辑|复杂|多步|代码|常识|长链|因果|符号)推理(?!能力|数据|题|链|任务|过程|步骤)"
+SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|({REASONING_ZH}|部署|上线服务)", re.I)
 
 SCALE = {
     "": 1,
@@ -1741,6 +1744,8 @@ class _Parse:
             r"|(?:公司|团队|实验室|组里)(?:规模|有|一共|总共)?\s*(?:大概|约)?\s*\d+\s*(?:个人|人|名员工)(?:左右)?"
             # who shares the servers ("10个学生共用", "shared by 3 teams"): the plan sizes one job
             r"|(?:\d+|[一二两三四五六七八九十]+)\s*(?:个|名|位)?\s*(?:学生|同学|研究生|老师|团队|组|人|用户)\s*(?:共用|共享|一起用|合用|轮流用)"
+            # "给12个学生用" (had been refused as "服务器12学生")
+            r"|(?:给|供)\s*(?:\d+|[一二两三四五六七八九十]+)\s*(?:个|名|位)?\s*(?:学生|同学|研究生|老师|团队|组|人|用户)\s*(?:用|使用|共用)"
             rf"|{L}shared\s+(?:by|between|across)\s+(?:\d+|two|three|four|five|several|many)\s+(?:students|teams|groups|people|users|researchers){R}",
             lambda m: self.read_past.append(m[0].strip()),
         )
@@ -1772,6 +1777,8 @@ class _Parse:
         # after the budget (`$50k per month` is a budget by the month): a job run every month, and
         # the data of each run ("500GB of data per run")
         self._choose("recurring")
+        self._choose("own_room")
+        self._choose("power_paid")
         self.scan.take(
             r"每个?月\s*(?:都)?\s*(?:要)?\s*(?:跑|训练|训|做|微调)\s*(?:一次|一轮|一遍)",
             lambda m: self.set("recurring", True, m[0]),
@@ -2701,7 +2708,8 @@ class _Parse:
             self.scan.take(
                 rf"(?<![\d.a-z])(?<!数据)(?<!语料)(?P<n>{number})\s*(?P<u>万)\s*(?P<cur>{_all(row.units, 'zh')})?"
                 # (nor 万亿, a trillion: "1万亿token" had been ¥10,000 of budget)
-                r"(?!\s*(?:亿|条|个|token|tokens|词元|样本|张|卡|台|参数|字|词|步|行|轮|次|小时|天|[a-z\d]))",
+                # (nor pairs and the like: "2万对" had been a second budget beside 预算200万)
+                r"(?!\s*(?:亿|条|个|对|组|篇|份|题|token|tokens|词元|样本|张|卡|台|参数|字|词|步|行|轮|次|小时|天|[a-z\d]))",
                 lambda m: budget(_Merged(m, neg=None, sym=None)),
             )
         # "we can spend $200k", "can spend 200k dollars", "willing to spend": a budget
@@ -3581,6 +3589,9 @@ class _Parse:
             notes.append(Note(kind="assumption", code="stack_unsloth"))
         if f.get("recurring"):
             notes.append(Note(kind="assumption", code="recurring"))
+        for flag in ("own_room", "power_paid"):
+            if f.get(flag):
+                notes.append(Note(kind="assumption", code=flag))
         if self.server_shape:
             # without a GPU named, every type is weighed on servers of this shape
             shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
@@ -3978,6 +3989,8 @@ class _Parse:
             one_server=bool(f.get("one_server")),
             hourly_only=bool(f.get("hourly_only")),
             recurring=bool(f.get("recurring")),
+            own_room=bool(f.get("own_room")),
+            power_paid=bool(f.get("power_paid")),
             max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),

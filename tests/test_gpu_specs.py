@@ -1,0 +1,52 @@
+"""Two to four GPU types named with no job ("h200 vs b200?", "4090和5090哪个适合实验室训练？", "H20和H800有
+什么区别"): each one's specifications and the cheapest rent and purchase on record, side by side, with
+how to compare them on a job; with a job, the comparison of plans stands."""
+
+import json
+
+import pytest
+
+from advisor import catalog
+from advisor.planning.followup import side_by_side
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "gpus"),
+    [
+        ("h200 vs b200?", "en", ["H200-SXM-141GB", "B200-SXM-180GB"]),
+        ("4090和5090哪个适合实验室训练？", "zh", ["RTX4090-24GB", "RTX5090-32GB"]),
+        ("H20和H800有什么区别", "zh", ["H20-96GB", "H800-SXM-80GB"]),
+        (
+            "what's the difference between A100 and H100 and H200?",
+            "en",
+            ["A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB"],
+        ),
+    ],
+)
+def test_gpus_named_with_no_job_are_set_side_by_side(book, text, lang, gpus):
+    reply = side_by_side(text, lang, book)
+    assert reply.kind == "gpu_specs" and [r["gpu"] for r in reply.rows] == gpus
+    for row in reply.rows:
+        g = catalog.get_gpu(row["gpu"])
+        assert (row["memory_gb"], row["bf16"]) == (g.memory_gb, g.bf16_dense_tflops or g.fp16_dense_tflops)
+        if row["rent"]:
+            assert row["tflops_per_rent"] == pytest.approx(row["bf16"] / row["rent"])
+    for gpu in gpus:
+        assert gpu in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["how much is an H100 per hour?", "7b lora 50k samples 4090 vs 5090", "h200 vs b200 for $50k?", "H100 多少钱"],
+)
+def test_one_gpu_a_job_or_a_sum_is_not_this(book, text):
+    assert side_by_side(text, "en", book) is None
+
+
+def test_ask_answers_it_with_its_json(cli):
+    out = cli("ask", "--json", "h200 vs b200?")
+    assert out.returncode == 0, out.stderr
+    faq = json.loads(out.stdout)["faq"]
+    assert faq["topic"] == "gpu_specs" and [r["gpu"] for r in faq["prices"]] == ["H200-SXM-141GB", "B200-SXM-180GB"]
+    zh = cli("ask", "4090和5090哪个适合实验室训练？").stdout
+    assert zh.startswith("RTX4090-24GB / RTX5090-32GB 并排对比") and "/gpu 7b lora 5万条 4090 vs 5090" in zh

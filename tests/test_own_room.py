@@ -1,0 +1,118 @@
+"""Servers in the team's own room, power paid by someone else (a university lab: `放实验室`,
+`电费学校出`): owning them is priced without a colocation fee or a power bill, said; whether they can
+stand in that room is answered from the plan's draw; a purchase is priced at its newest year's price."""
+
+import pytest
+
+from advisor.planning.advice import advise, plan_context
+from advisor.planning.followup import follow_up
+from advisor.request.canonical import canonical
+from advisor.request.parser import parse
+
+LAB = "qwen2.5-7b lora 5万条 两周 买 8卡4090"
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "power"),
+    [
+        (f"{LAB} 放实验室 电费学校出", True, True),
+        (f"{LAB} 不用托管", True, False),
+        ("7b lora 50k samples 3d buy 8x4090 in our lab, free electricity usd", True, True),
+        ("7b lora 50k samples 3d buy 8x4090 usd the university pays the electricity", False, True),
+        (LAB, False, False),
+    ],
+)
+def test_the_room_and_the_power_bill_are_read(text, room, power):
+    r = parse(text)
+    assert (r.own_room, r.power_paid) == (room, power)
+    again = parse(canonical(r))  # the canonical line reads back the same
+    assert (again.own_room, again.power_paid) == (room, power)
+
+
+def test_owning_in_the_teams_room_with_power_paid_counts_neither(book):
+    plain = advise(LAB, book=book).plan.costs
+    lab = advise(f"{LAB} 放实验室 电费学校出", book=book)
+    c = lab.plan.costs
+    assert plain.hosting_cost_year > 0 and plain.power_cost_year > 0
+    assert c.hosting_cost_year == 0 and c.power_cost_year == 0
+    assert c.buy_capex == plain.buy_capex
+    # less to run: it pays back, and sooner (with the colocation and power bills it never does)
+    assert c.breakeven_months is not None
+    assert plain.breakeven_months is None or c.breakeven_months < plain.breakeven_months
+    assert {"own_room", "power_paid"} <= {n.code for n in lab.request.assumptions}
+
+
+def test_power_paid_asked_in_the_thread_is_the_buy_verdict_on_those_costs(book):
+    summary = plan_context(advise(LAB, book=book))
+    reply = follow_up(LAB, summary, "电费学校出 买的话几个月回本", book=book)
+    assert reply.changed == ["power_paid"]
+    verdict = next(w for w in reply.warnings if w.code == "buy_verdict")
+    assert verdict.params["months"] == reply.advice.plan.costs.breakeven_months
+    assert reply.advice.plan.costs.power_cost_year == 0
+
+
+@pytest.mark.parametrize("question", ["能不能放在实验室", "噪音大不大 能放办公室吗", "can it go in our lab?"])
+def test_whether_it_can_stand_in_the_room_is_its_heat_circuits_and_sound(book, question):
+    summary = plan_context(advise(LAB, book=book))
+    reply = follow_up(LAB, summary, question, book=book)
+    kw = summary["power_kw_per_node"] if summary.get("power_kw_per_node") else None
+    assert "BTU" in reply.text and ("dBA" in reply.text)
+    if kw:
+        assert f"{kw:.3g}" in reply.text.replace(",", "")
+
+
+def test_a_purchase_is_priced_at_the_newest_years_price(book):
+    # 8 x RTX 4090: a 2025 article's ¥120,000 beside a 2026 listing at ¥260,000
+    price = book.best("buy_server", "RTX4090-24GB", "china", "CNY")
+    assert (price.as_of[:4], price.price) == ("2026", 260000.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # 推理 is reasoning here, not serving: the RL refusal, not serving's sizing
+        ("qwen2.5-7b grpo 数学推理 5000条 8卡4090", "unsupported_method"),
+        # "2万对" is the data (pairs), not a second budget beside 预算200万 (with 买)
+        ("72b lora dpo 预算200万 2万对 买", None),
+        # "给12个学生用": who uses the servers, read past (had been refused as "服务器12学生")
+        ("国自然经费200万 两年 想买服务器给12个学生用 主要做7b-72b的lora和dpo 买什么卡好", None),
+    ],
+)
+def test_a_labs_requests_are_read(text, kind):
+    from advisor.request.parser import RequestError
+
+    try:
+        r = parse(text)
+    except RequestError as err:
+        assert err.kind == kind
+    else:
+        assert kind is None
+        assert r.budget is None or r.budget.amount == 2_000_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["一台8卡4090服务器 报价28万", "8卡4090 28万 买", "8卡4090 整机 售价28万", "8卡4090 28万元 购买"],
+)
+def test_a_servers_price_without_a_rental_period_is_a_purchase_quote(book, text):
+    from advisor.market.purchase_quotes import purchase_quote
+
+    judged = purchase_quote(text, None, book)
+    assert (judged.gpu, judged.server_gpus, judged.price_each, judged.currency) == ("RTX4090-24GB", 8, 280000, "CNY")
+    assert judged.verdict == "near"  # against the 2026 listing at ¥260,000
+
+
+def test_a_rental_with_a_quoted_price_stays_a_rental(book):
+    from advisor.market.purchase_quotes import purchase_quote
+
+    assert purchase_quote("8卡H800 租一个月 报价12万", None, book) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"), [("二手3090行吗", "RTX3090-24GB"), ("what about used A100s?", "A100-SXM4-80GB")]
+)
+def test_a_used_gpu_asked_is_the_plan_on_it_with_the_used_parts_checks_first(book, question, gpu):
+    request = "qwen2.5-7b lora 5万条 两周 租"
+    reply = follow_up(request, plan_context(advise(request, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == gpu
+    assert reply.lead and gpu in reply.lead and reply.text.startswith(reply.lead)
