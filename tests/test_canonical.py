@@ -166,6 +166,8 @@ WORDS = {
         ["分发器alltoall", "分发器deepep"],
     ),
     "lang": (["lang zh"], ["lang en"]),
+    "own_room": (["in our lab", "no colocation"], ["放实验室", "不用托管"]),
+    "power_paid": (["free electricity", "the university pays the electricity"], ["电费学校出", "电费不用我们出"]),
 }
 
 

@@ -954,16 +954,19 @@ def gpu_named(message: str) -> str | None:
     return next(iter(_gpus_named(message)), None)
 
 
-def gpu_prices(message: str, lang: str, book: PriceBook, market: str | None = None) -> FollowUp | None:
+def gpu_prices(
+    message: str, lang: str, book: PriceBook, market: str | None = None, specs: bool = True
+) -> FollowUp | None:
     """ "how much is an H100 per hour?": the GPU's offers on record, both markets (asked in Chinese,
     mainland China's unless abroad is named, as a plan is priced), cheapest first, each with its
     provider, terms, date and age; what a sum buys where that is asked (`budget_buys`); None when
-    the message asks no GPU's price."""
+    the message asks no GPU's price; with `specs`, two to four GPU types named with no job
+    (`side_by_side`)."""
     bought = (
         budget_buys(message, lang, book)
         or lead_time(message, lang)
         or serving_first(message, lang)
-        or side_by_side(message, lang, book, market)
+        or (side_by_side(message, lang, book, market) if specs else None)
     )
     if bought is not None:
         return bought
@@ -1770,7 +1773,12 @@ def follow_up(
     buy_count = BUYING.search(message) and re.search(
         r"(?:\d+|[一两二三四五六七八])\s*(?:张|块|台|卡|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
     )
-    priced = None if buy_count and request_text else gpu_prices(message, reply_lang, book, summary.get("market"))
+    # (under a plan, GPU types named as a choice are that plan on them, not their specifications)
+    priced = (
+        None
+        if buy_count and request_text
+        else gpu_prices(message, reply_lang, book, summary.get("market"), specs=not summary.get("gpu"))
+    )
     if priced is not None:
         return priced
     # "is 32GB vram enough for this?", "24G显存够吗": the plan's memory a GPU against that size, then

@@ -3589,9 +3589,10 @@ class _Parse:
             notes.append(Note(kind="assumption", code="stack_unsloth"))
         if f.get("recurring"):
             notes.append(Note(kind="assumption", code="recurring"))
-        for flag in ("own_room", "power_paid"):
-            if f.get(flag):
-                notes.append(Note(kind="assumption", code=flag))
+        if f.get("own_room"):
+            notes.append(Note(kind="assumption", code="own_room"))
+        if f.get("power_paid"):
+            notes.append(Note(kind="assumption", code="power_paid"))
         if self.server_shape:
             # without a GPU named, every type is weighed on servers of this shape
             shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
