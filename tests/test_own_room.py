@@ -116,3 +116,11 @@ def test_a_used_gpu_asked_is_the_plan_on_it_with_the_used_parts_checks_first(boo
     reply = follow_up(request, plan_context(advise(request, book=book)), question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu == gpu
     assert reply.lead and gpu in reply.lead and reply.text.startswith(reply.lead)
+
+
+@pytest.mark.parametrize("text", ["200万经费买什么卡最划算", "what gpus should we buy with $500k?"])
+def test_which_gpus_a_sum_should_buy_is_what_it_buys(book, text):
+    from advisor.planning.followup import budget_buys
+
+    reply = budget_buys(text, "zh" if "万" in text else "en", book)
+    assert reply is not None and reply.kind == "budget_buys" and "RTX4090-24GB" in reply.text

@@ -1065,7 +1065,10 @@ def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
 # server, the cluster's switches and optics past one server), what is left, and what each server
 # costs to run a year on top. Both probes had met the GPU's export-control timeline instead.
 HOW_MANY_BOUGHT = re.compile(
-    r"几台|多少台|几张|多少张|几块|多少块|\bhow\s+many\b|\bwhat\s+(?:can|does|will|would)\b.{0,40}\bbuy\b", re.I
+    r"几台|多少台|几张|多少张|几块|多少块|\bhow\s+many\b|\bwhat\s+(?:can|does|will|would)\b.{0,40}\bbuy\b"
+    # which GPUs a sum should buy ("200万经费买什么卡最划算", "what gpus should we buy with $500k"): the list
+    r"|买(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器)|\bwhat\s+(?:gpus?|servers?|cards?)\s+(?:should|to|can)\b.{0,30}\bbuy\b",
+    re.I,
 )
 # GPUs listed when the sum names none (the cheapest servers first).
 GPUS_LISTED_FOR_A_SUM = 10
