@@ -580,7 +580,7 @@ FIELDS: tuple[Field, ...] = (
         assumed=("own_room",),
         choices=_flag(
             ("in-our-lab", "in-the-lab", "in-our-office", "in-the-office", "our-own-server-room", "own-server-room")
-            + ("our-own-machine-room", "our-server-room", "on-site", "no-colocation", "no-colo", "without-colocation"),
+            + ("our-own-machine-room", "our-server-room", "no-colocation", "no-colo", "without-colocation"),
             ("放实验室", "放在实验室", "放实验室里", "放在实验室里", "放办公室", "放在办公室", "自己机房", "自有机房")
             + ("实验室机房", "学校机房", "不用托管", "不托管", "不需要托管", "无需托管"),
         ),
