@@ -83,3 +83,9 @@ def test_two_gpus_asked_in_a_thread_on_neither_are_the_comparison(book):
     assert reply.text.startswith("H200-SXM-141GB or B200-SXM-180GB: this job planned on each")
     # the plan's own GPU among them: the what-if on the other, as before
     assert _thread(book, "h100 vs b200?").part != "compared"
+
+
+def test_five_clouds_are_refused_saying_up_to_four_are_compared(cli):
+    out = cli("ask", f"{JOB} aws vs gcp vs azure vs lambda vs coreweave")
+    assert out.returncode == 2
+    assert "5 clouds named as a choice" in out.stderr and "up to 4" in out.stderr

@@ -943,7 +943,15 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
         by = "preference" if options[0].request.preference_tuning in methods else "method"
         return Comparison(text=text, lang=options[0].request.lang, options=options, by=by)
     if kind == "cloud_choice":
-        clouds = cloud_options(text, lang)[:MOST_COMPARED]
+        clouds = cloud_options(text, lang)
+        if len(clouds) > MOST_COMPARED:
+            raise RequestError(
+                "cloud_choice_many",
+                lang or detect_lang(text),
+                count=len(clouds),
+                most=MOST_COMPARED,
+                clouds=", ".join(clouds),
+            )
         options = [advise_request(parse(text, lang, cloud_pick=pick), book) for pick in range(len(clouds))]
         return Comparison(text=text, lang=options[0].request.lang, options=options, by="cloud")
     gpus = gpu_options(text, lang)
