@@ -168,6 +168,7 @@ WORDS = {
     "lang": (["lang zh"], ["lang en"]),
     "own_room": (["in our lab", "no colocation"], ["放实验室", "不用托管"]),
     "power_paid": (["free electricity", "the university pays the electricity"], ["电费学校出", "电费不用我们出"]),
+    "power_price": (["electricity $0.12/kWh", "power at 8 cents per kWh"], ["电费0.6元/度", "6毛一度电"]),
 }
 
 

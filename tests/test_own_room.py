@@ -124,3 +124,29 @@ def test_which_gpus_a_sum_should_buy_is_what_it_buys(book, text):
 
     reply = budget_buys(text, "zh" if "万" in text else "en", book)
     assert reply is not None and reply.kind == "budget_buys" and "RTX4090-24GB" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "cur"),
+    [
+        ("7b lora 5万条 3天 买 电费0.6元/度", 0.6, "CNY"),
+        ("7b lora 5万条 3天 买 6毛一度电", 0.6, "CNY"),
+        ("7b lora 5万条 3天 买 电价 ¥0.7/kWh", 0.7, "CNY"),
+        ("7b lora 50k samples 3d buy usd electricity $0.12/kWh", 0.12, "USD"),
+        ("7b lora 50k samples 3d buy usd power at 8 cents per kWh", 0.08, "USD"),
+    ],
+)
+def test_the_teams_electricity_price_is_read(text, amount, cur):
+    # "电费0.6元/度" had refused the request at "/度"
+    r = parse(text)
+    assert (r.power_price.amount, r.power_price.currency) == (pytest.approx(amount), cur)
+    assert r.budget is None  # no kWh price is a budget
+    assert parse(canonical(r)).power_price == r.power_price
+
+
+def test_owning_is_powered_at_the_teams_price(book):
+    low = advise("7b lora 5万条 3天 买 电费0.5元/度", book=book).plan.costs
+    high = advise("7b lora 5万条 3天 买 电费1.0元/度", book=book).plan.costs
+    assert high.power_cost_year == pytest.approx(2 * low.power_cost_year)
+    assert (low.electricity_per_kwh, high.electricity_per_kwh) == (0.5, 1.0)
+    assert any(s["provider"] == "your figure" for s in low.price_sources)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import ClassVar
 
@@ -29,7 +30,7 @@ from advisor.market.owning import (
     residual_at,
 )
 from advisor.market.owning import electricity as owning_electricity
-from advisor.market.prices import PriceBook
+from advisor.market.prices import Price, PriceBook
 from advisor.market.quotes import SUSPICIOUS_BELOW_OWNING
 from advisor.planning import rent
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN, storage_need
@@ -235,7 +236,15 @@ def _src(p, role: str) -> dict:
 def _electricity(book: PriceBook, req: TrainingRequest, currency: str):
     """(the city's electricity price when we have one, else the price for an unknown site
     (`owning.electricity`: the national average, else the middle of the regions on record), whether
-    it is the city's). The price's region is said with it (`_src`)."""
+    it is the city's). The price's region is said with it (`_src`). The team's own figure, where the
+    request gives one (`电费0.6元/度`), before any on record."""
+    if req.power_price:
+        p = req.power_price
+        said = dt.date.today().isoformat()  # as of the request
+        own = Price(
+            "electricity", "", req.market, "your figure", p.amount, p.currency, "kwh", said, False, "your request"
+        )
+        return own, True
     if req.city:
         offers = book.offers("electricity", "", req.market)
         for key in CITY_POWER_REGIONS.get(req.city, ()):

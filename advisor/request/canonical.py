@@ -246,6 +246,12 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         )
         busy = _key("own_utilisation", zh)
         add("other", f"{busy}{share}%" if zh else f"{share}% {busy}")
+    if "power_price" in given and r.power_price:
+        amount, usd = exact(r.power_price.amount), r.power_price.currency == "USD"
+        if zh:
+            add("other", f"电费{amount}{'美元' if usd else '元'}/度")
+        else:
+            add("other", f"electricity {'$' if usd else '¥'}{amount}/kWh")
 
     # the hardware
     out.extend(_hardware(r, given, zh))

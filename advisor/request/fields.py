@@ -579,12 +579,22 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         assumed=("own_room",),
         choices=_flag(
-            ("in-our-lab", "in-the-lab", "in-our-office", "in-the-office", "our-own-server-room", "own-server-room")
+            ("in-our-lab", "in-our-office", "our-own-server-room", "own-server-room")
             + ("our-own-machine-room", "our-server-room", "no-colocation", "no-colo", "without-colocation"),
             ("放实验室", "放在实验室", "放实验室里", "放在实验室里", "放办公室", "放在办公室", "自己机房", "自有机房")
             + ("实验室机房", "学校机房", "不用托管", "不托管", "不需要托管", "无需托管"),
         ),
         examples=Word(en=("in our lab",), zh=("放实验室",)),
+    ),
+    # `electricity $0.12/kWh`, `电费0.6元/度`: the power price servers the team owns are run at (in
+    # place of its region's on record; advisor/planning/costs.py)
+    Field(
+        "power_price",
+        above=0,
+        high=10,
+        assumed=("power_price",),
+        keys=Word(en=("electricity", "power"), zh=("电费", "电价")),
+        examples=Word(en=("electricity $0.12/kWh",), zh=("电费0.6元/度",)),
     ),
     # `electricity is free`, `电费学校出`: the team pays no power bill for servers it owns
     Field(
@@ -1309,6 +1319,7 @@ NOTE_ORDER = (
     *field("recurring").assumed,
     *field("own_room").assumed,
     *field("power_paid").assumed,
+    *field("power_price").assumed,
     *field("gpu").assumed,
     *field("budget").assumed,
     *field("currency").assumed,
@@ -1364,6 +1375,7 @@ HELP = (
             "recurring",
             "own_room",
             "power_paid",
+            "power_price",
             "currency",
             "cloud",
             "city",

@@ -144,6 +144,7 @@ class TrainingRequest(BaseModel):
     recurring: bool = False  # the job repeats every month (fields.py `recurring`)
     own_room: bool = False  # servers bought stand in the team's own room: no colocation fee
     power_paid: bool = False  # the team pays no power bill for servers it owns
+    power_price: Budget | None = None  # the team's own price of a kWh (`电费0.6元/度`)
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
     # `on aws`, `阿里云`: the provider whose offers price the plan, as the price book names it
     cloud: str | None = None

@@ -1389,6 +1389,7 @@ class _Parse:
         # keeps (None: the choice is refused as `cloud_choice`), and the clouds named, in order
         self.cloud_pick = cloud_pick
         self.cloud_options: list[tuple[str, str]] = []
+        self.power_currency: str | None = None  # the currency of `power_price`, where said
         self.choice_field = "method"  # the field whose values `method_options` are
         self.skipped: str | None = None  # the words of an option this parse leaves out
         self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
@@ -1649,6 +1650,7 @@ class _Parse:
             r"私有化部署|私有部署|本地化部署|本地部署",
             lambda m: self.on_premises.append(m[0].strip()),
         )
+        self._power_price()  # before amounts and money: `0.6元` or `$0.12` a kWh is no budget
         # A grant to spend by a date ("经费300万今年必须花完", "use it or lose it"): said, the plan still
         # what the job needs (it had been refused on the words)
         sc.take(
@@ -2536,6 +2538,40 @@ class _Parse:
             chosen |= set(value)
         self.set("recompute_modules", tuple(x for x in RECOMPUTE_MODULES if x in chosen), m[0])
         self.set("recompute", "selective", m[0])
+
+    def _power_price(self) -> None:
+        """The team's price of a kWh: `电费0.6元/度`, `6毛一度电`, `electricity $0.12/kWh`, `power at 8 cents
+        per kWh` (it had been refused at "/度")."""
+        per_zh = r"\s*(?:/|每|一)\s*(?:度|千瓦时)(?:电)?"
+        per_en = r"\s*(?:/|per|a|an)\s*kwh\b"
+
+        def take(m: re.Match) -> None:
+            amount = float(m["n"])
+            unit = (m["cur"] or m["sym"] or "").lower()
+            if unit in ("毛", "角"):
+                amount /= 10
+            elif unit.startswith("cent") or unit == "分":
+                amount /= 100
+            cur = (
+                "USD" if unit in ("$", "usd", "美元", "美金") or unit.startswith("cent") else ("CNY" if unit else None)
+            )
+            row = fields.field("power_price")
+            if not row.ok(amount):
+                self.fail("bad_value", word=m[0].strip(), what="power_price")
+            self.power_currency = cur
+            self.set("power_price", amount, m[0])
+
+        self.scan.take(
+            r"(?:(?:电费|电价)\s*(?:是|为|按|大概|约)?\s*(?:每度|每千瓦时)?\s*)?"
+            rf"(?P<sym>)(?P<n>\d+(?:\.\d+)?)\s*(?P<cur>元|块|毛|角|分|美元|美金)?{per_zh}"
+            r"|(?:电费|电价)\s*(?:是|为|按|大概|约)?\s*(?:每度|每千瓦时)\s*(?P<sym2>)(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>元|块|毛|角)?",
+            lambda m: take(_Merged(m)),
+        )
+        self.scan.take(
+            rf"{L}(?:(?:electricity|power|电费|电价)\s*(?:at|is|costs?|price|of|:|是|为)?\s*)?"
+            rf"(?P<sym>\$|¥|￥)?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<cur>usd|cny|yuan|cents?|元|块)?{per_en}",
+            take,
+        )
 
     def _choose(self, name: str) -> None:
         """A row whose values are words (`lora`, `bf16`, `深圳`): any of its choices."""
@@ -3593,6 +3629,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="own_room"))
         if f.get("power_paid"):
             notes.append(Note(kind="assumption", code="power_paid"))
+        if "power_price" in f:
+            notes.append(Note(kind="assumption", code="power_price"))
         if self.server_shape:
             # without a GPU named, every type is weighed on servers of this shape
             shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
@@ -3992,6 +4030,9 @@ class _Parse:
             recurring=bool(f.get("recurring")),
             own_room=bool(f.get("own_room")),
             power_paid=bool(f.get("power_paid")),
+            power_price=Budget(amount=f["power_price"], currency=self.power_currency or v["currency"])
+            if "power_price" in f
+            else None,
             max_gpus=int(f["max_gpus"]) if "max_gpus" in f else None,
             min_gpus=int(f["min_gpus"]) if "min_gpus" in f else None,
             owned=bool(f.get("owned")),
