@@ -169,6 +169,7 @@ WORDS = {
     "own_room": (["in our lab", "no colocation"], ["放实验室", "不用托管"]),
     "power_paid": (["free electricity", "the university pays the electricity"], ["电费学校出", "电费不用我们出"]),
     "power_price": (["electricity $0.12/kWh", "power at 8 cents per kWh"], ["电费0.6元/度", "6毛一度电"]),
+    "used_gpus": (["second-hand", "refurbished"], ["二手", "翻新"]),
 }
 
 

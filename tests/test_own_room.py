@@ -150,3 +150,57 @@ def test_owning_is_powered_at_the_teams_price(book):
     assert high.power_cost_year == pytest.approx(2 * low.power_cost_year)
     assert (low.electricity_per_kwh, high.electricity_per_kwh) == (0.5, 1.0)
     assert any(s["provider"] == "your figure" for s in low.price_sources)
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "power"),
+    [
+        ("qwen2.5-7b lora 3万条 买4张4090 服务器放办公室 电费学校交", True, True),
+        ("qwen2.5-14b lora 5万条 买 8卡5090 放组里机房 学校承担电费", True, True),
+        ("qwen2.5-14b lora 5万条 买 8卡5090 放实验室 电费由学校支付", True, True),
+    ],
+)
+def test_who_pays_the_power_and_where_the_servers_stand_said_otherwise(text, room, power):
+    # each had been read past ("方案也不取决于它们") while the bills were counted (re-run of the lab probe)
+    r = parse(text)
+    assert (r.own_room, r.power_paid) == (room, power)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["买8张二手3090 跑qwen2.5-14b lora 5万条 放实验室", "qwen2.5-14b lora 50k samples on 8 second-hand 3090s"],
+)
+def test_used_cards_in_a_request_are_planned_and_said(text):
+    r = parse(text)  # "二手" had refused the request
+    assert r.used_gpus and r.gpu == "RTX3090-24GB" and "used_gpus" in {n.code for n in r.assumptions}
+    assert parse(canonical(r)).used_gpus
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [("qwen2.5-7b dpo 预算2万 3万组 租", 30000), ("qwen2.5-7b dpo 3万组偏好数据 两天", 30000)],
+)
+def test_preference_pairs_counted_in_groups_are_the_data(text, amount):
+    assert parse(text).data.amount == amount  # "3万组" had been refused
+
+
+def test_a_reasoning_model_named_is_no_serving_request():
+    r = parse("deepseek-r1-distill-qwen-7b 推理模型 lora 2万条 autodl")  # had been sized for serving
+    assert r.method == "lora" and r.data.amount == 20000
+
+
+@pytest.mark.parametrize("text", ["8卡4090服务器 单价26.8万元 含税", "8卡4090服务器 26.8万元"])
+def test_a_servers_unit_price_is_a_purchase_quote(book, text):
+    from advisor.market.purchase_quotes import purchase_quote
+
+    judged = purchase_quote(text, None, book)
+    assert (judged.gpu, judged.price_each) == ("RTX4090-24GB", 268000)
+
+
+def test_an_electricity_price_asked_in_the_thread_re_judges_the_purchase(book):
+    summary = plan_context(advise(LAB, book=book))
+    reply = follow_up(LAB, summary, "电费1元一度的话呢", book=book)
+    assert reply.changed == ["power_price"] and reply.advice.plan.costs.electricity_per_kwh == 1.0
+    change = reply.changes[0]
+    assert change["after"] == "每度 ¥1" and change["before"].startswith("每度 ¥")
+    assert any(w.code == "buy_verdict" for w in reply.warnings)

@@ -21,7 +21,9 @@ from advisor.text.safe import clean
 BUYING = re.compile(
     r"采购|购买|购置|买断|整机购买|出售|售价|卖价|(?<!租)买(?!不买)|\b(?:buy|buying|purchase|purchasing|sale|sell|selling)\b"
     # a server's price with no rental period ("一台8卡4090服务器 报价28万": the lab probe's quote)
-    r"|(?:服务器|整机|一台|每台).{0,10}报价|报价.{0,6}(?:/台|每台|一台)",
+    r"|(?:服务器|整机|一台|每台).{0,10}(?:报价|单价|含税|不含税)|(?:报价|单价).{0,6}(?:/台|每台|一台)"
+    # a server's sum in 万 with no rental period ("8卡4090服务器 26.8万元")
+    r"|(?:服务器|整机).{0,6}\d+(?:\.\d+)?\s*万",
     re.I,
 )
 # A sum in 万 (ten thousands of yuan) where the request's budget reading takes none ("售价28万")

@@ -3052,6 +3052,10 @@ def _whatif(
         unsaid = c["before"] == "—" or (original is not None and (original.gpu_count is None or original.gpu is None))
         if c["name"] in ("gpu", "gpu_count", "nodes") and unsaid and summary.get("gpu"):
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
+        elif c["name"] == "power_price" and c["before"] == "—" and summary.get("power_price") is not None:
+            # the region's price the plan was powered at, as the new one is said
+            kwh = money(summary["power_price"], summary.get("currency") or "CNY")
+            c["before"] = render("slack/value.j2", lang, kind="kwh", value=kwh)
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
     # the GPUs and their count read as one change ("8 × RTX3090" for both): said once
@@ -3111,7 +3115,7 @@ def _whatif(
         # "更快吗" on DeepSeek-V3 had moved Megatron-Core -> FSDP2/torchtitan without a word
         warnings = [Note(kind="warning", code="framework_changed", params=framework), *warnings]
     # the costs of owning changed ("电费学校出 买的话几个月回本"): the same verdict, on them
-    owning_changed = {"rent_or_buy", "own_room", "power_paid"} & set(changed)
+    owning_changed = {"rent_or_buy", "own_room", "power_paid", "power_price"} & set(changed)
     if owning_changed and costs and costs.buy_capex and costs.rent_total:
         # "buy instead?": what renting this job costs against buying, and when buying would pay
         # back, leading the reply (it had shown identical rows and the capex alone)
@@ -3380,7 +3384,7 @@ SAME_SHARE = 0.01
 # the same ... already meets that" had hidden it).
 SAME_PLAN_SAYS_MORE = frozenset(
     {"rent_or_buy", "currency", "market", "owned", "lease_term_months", "precision", "method", "stack", "fabric"}
-    | {"own_room", "power_paid"}
+    | {"own_room", "power_paid", "power_price"}
     | {
         "hsdp",
         "zero_stage",
@@ -3435,6 +3439,8 @@ def _value(name: str, req, lang: str) -> str:
             said = f"{said}（{shape}）" if lang == "zh" else f"{said} ({shape})"
         return said
     value = getattr(req, name, None)
+    if name == "power_price":  # a kWh's price ("¥1 a kWh"), not the model's fields
+        return render("slack/value.j2", lang, kind="kwh", value=money(value.amount, value.currency)) if value else "—"
     if name == "data_language":  # what the language moves is the tokens the bytes hold
         tokens = big(req.tokens, lang) if req.tokens else "—"
         value = req.data.language if req.data else None

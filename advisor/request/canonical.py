@@ -283,6 +283,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "recurring",
         "own_room",
         "power_paid",
+        "used_gpus",
         "one_server",
         "owned",
         "opt_in_backward",

@@ -386,6 +386,8 @@ FIELDS: tuple[Field, ...] = (
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
                 + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据")
+                # preference pairs counted in pairs or groups (`2万对`, `3万组`, `3万组偏好数据`)
+                + ("对", "对数据", "组", "组数据", "组偏好数据", "组样本")
                 # a dialogue counted in Chinese is one sample, as `100k conversations` is
                 + ("对话", "段对话", "个对话", "轮对话", "组对话数据", "条对话数据")
                 # a vision-language model's samples (its images are not counted: the `vision_language` note)
@@ -585,6 +587,18 @@ FIELDS: tuple[Field, ...] = (
             + ("实验室机房", "学校机房", "不用托管", "不托管", "不需要托管", "无需托管"),
         ),
         examples=Word(en=("in our lab",), zh=("放实验室",)),
+    ),
+    # `second-hand`, `二手3090`: the cards are used ones; planned as new ones run and priced as new on
+    # record, said (had been refused at 二手)
+    Field(
+        "used_gpus",
+        flag=True,
+        assumed=("used_gpus",),
+        choices=_flag(
+            ("second-hand", "secondhand", "refurbished", "pre-owned", "used-gpus", "used-cards"),
+            ("二手", "翻新", "拆机"),
+        ),
+        examples=Word(en=("second-hand",), zh=("二手",)),
     ),
     # `electricity $0.12/kWh`, `电费0.6元/度`: the power price servers the team owns are run at (in
     # place of its region's on record; advisor/planning/costs.py)
@@ -1320,6 +1334,7 @@ NOTE_ORDER = (
     *field("own_room").assumed,
     *field("power_paid").assumed,
     *field("power_price").assumed,
+    *field("used_gpus").assumed,
     *field("gpu").assumed,
     *field("budget").assumed,
     *field("currency").assumed,
@@ -1376,6 +1391,7 @@ HELP = (
             "own_room",
             "power_paid",
             "power_price",
+            "used_gpus",
             "currency",
             "cloud",
             "city",

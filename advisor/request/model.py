@@ -145,6 +145,7 @@ class TrainingRequest(BaseModel):
     own_room: bool = False  # servers bought stand in the team's own room: no colocation fee
     power_paid: bool = False  # the team pays no power bill for servers it owns
     power_price: Budget | None = None  # the team's own price of a kWh (`电费0.6元/度`)
+    used_gpus: bool = False  # the cards are used ones (`二手`): planned and priced as new, said
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
     # `on aws`, `阿里云`: the provider whose offers price the plan, as the price book names it
     cloud: str | None = None

@@ -64,7 +64,7 @@ R = r"(?![a-z0-9])"  # right edge
 # a model is sized for serving instead, advisor/planning/followup.serving_first)
 # 推理 is reasoning, not serving, in 数学推理, 逻辑推理, 推理能力, 推理数据 ("qwen2.5-7b grpo 数学推理 5000条" had
 # been sized for serving)
-REASONING_ZH = r"(?<!数学|逻辑|复杂|多步|代码|常识|长链|因果|符号)推理(?!能力|数据|题|链|任务|过程|步骤)"
+REASONING_ZH = r"(?<!数学|逻辑|复杂|多步|代码|常识|长链|因果|符号)推理(?!能力|数据|题|链|任务|过程|步骤|模型)"
 SERVING = re.compile(rf"{L}(inference|serving|serve|deploy(?:ment)?|qps){R}|({REASONING_ZH}|部署|上线服务)", re.I)
 
 SCALE = {
@@ -1651,6 +1651,7 @@ class _Parse:
             lambda m: self.on_premises.append(m[0].strip()),
         )
         self._power_price()  # before amounts and money: `0.6元` or `$0.12` a kWh is no budget
+        self._choose("used_gpus")  # before the GPUs: `二手3090`
         # A grant to spend by a date ("经费300万今年必须花完", "use it or lose it"): said, the plan still
         # what the job needs (it had been refused on the words)
         sc.take(
@@ -1781,6 +1782,18 @@ class _Parse:
         self._choose("recurring")
         self._choose("own_room")
         self._choose("power_paid")
+        # who pays the power and where the servers stand, said otherwise ("电费学校交", "电费由学校支付",
+        # "放组里机房": each had been read past while the bills were counted)
+        payer = r"(?:学校|单位|公司|院里|所里|系里|学院|实验室|甲方|老板|导师)"
+        pays = r"(?:来)?\s*(?:出|交|付|支付|承担|负担|报销|包|缴)"
+        self.scan.take(
+            rf"电费\s*(?:由|让)?\s*{payer}\s*{pays}|{payer}\s*{pays}\s*电费|电费\s*(?:不用|无需|不需要)\s*(?:我们|自己)?\s*(?:出|交|付|缴)",
+            lambda m: self.set("power_paid", True, m[0]),
+        )
+        self.scan.take(
+            r"放(?:在)?\s*(?:组里|自己|我们|学校|院里|系里|楼里|所里)(?:的)?\s*(?:机房|实验室|办公室|房间)",
+            lambda m: self.set("own_room", True, m[0]),
+        )
         self.scan.take(
             r"每个?月\s*(?:都)?\s*(?:要)?\s*(?:跑|训练|训|做|微调)\s*(?:一次|一轮|一遍)",
             lambda m: self.set("recurring", True, m[0]),
@@ -3631,6 +3644,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="power_paid"))
         if "power_price" in f:
             notes.append(Note(kind="assumption", code="power_price"))
+        if f.get("used_gpus"):
+            notes.append(Note(kind="assumption", code="used_gpus"))
         if self.server_shape:
             # without a GPU named, every type is weighed on servers of this shape
             shape = self.server_shape | ({"gpu": gpu.name, "full": gpu.gpus_per_server} if gpu else {})
@@ -4030,6 +4045,7 @@ class _Parse:
             recurring=bool(f.get("recurring")),
             own_room=bool(f.get("own_room")),
             power_paid=bool(f.get("power_paid")),
+            used_gpus=bool(f.get("used_gpus")),
             power_price=Budget(amount=f["power_price"], currency=self.power_currency or v["currency"])
             if "power_price" in f
             else None,
