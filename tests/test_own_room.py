@@ -2,6 +2,8 @@
 `电费学校出`): owning them is priced without a colocation fee or a power bill, said; whether they can
 stand in that room is answered from the plan's draw; a purchase is priced at its newest year's price."""
 
+import re
+
 import pytest
 
 from advisor.planning.advice import advise, plan_context
@@ -204,3 +206,17 @@ def test_an_electricity_price_asked_in_the_thread_re_judges_the_purchase(book):
     change = reply.changes[0]
     assert change["after"] == "每度 ¥1" and change["before"].startswith("每度 ¥")
     assert any(w.code == "buy_verdict" for w in reply.warnings)
+
+
+def test_what_a_sum_buys_leaves_out_prices_over_two_years_old_and_says_so(book):
+    import datetime as dt
+
+    from advisor.planning.followup import STALE_PURCHASE_YEARS, budget_buys
+
+    reply = budget_buys("200万能买几台", "zh", book)
+    oldest = str(dt.date.today().year - STALE_PURCHASE_YEARS)
+    shown = [line for line in reply.text.splitlines() if "台，每台约" in line]
+    assert shown and all(re.search(r"(\d{4})(?:-\d\d)*(?:；[^)]*)?\)$", s)[1] >= oldest for s in shown)
+    assert "V100-SXM2-32GB" in reply.text.split("未列出")[1]  # its 2023 survey: said, not listed
+    named = budget_buys("200万能买几台V100", "zh", book)  # a GPU named is still priced
+    assert "V100-SXM2-32GB" in named.text

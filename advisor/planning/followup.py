@@ -16,6 +16,7 @@ The bot speaks only when spoken to: thanks, agreement and chatter get `kind="sil
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -1072,6 +1073,9 @@ HOW_MANY_BOUGHT = re.compile(
 )
 # GPUs listed when the sum names none (the cheapest servers first).
 GPUS_LISTED_FOR_A_SUM = 10
+# A purchase price on record from before this many years ago is left out of that list (assumed: server
+# prices move within a year or two; a GPU named is still priced, its date said)
+STALE_PURCHASE_YEARS = 2
 
 
 def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
@@ -1123,10 +1127,23 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     if not rows:
         return None
     rows.sort(key=lambda r: r["each"])
+    stale = []
     if not named:
-        rows = rows[:GPUS_LISTED_FOR_A_SUM]
+        # a price on record over STALE_PURCHASE_YEARS old is no price to buy at today (a 2020 DGX A100
+        # list, a 2023 V100 survey had stood beside 2026 listings: lab probe); said, not listed
+        year = dt.date.today().year - STALE_PURCHASE_YEARS
+        stale = [r["gpu"] for r in rows if r["as_of"][:4] < str(year)]
+        rows = [r for r in rows if r["gpu"] not in stale][:GPUS_LISTED_FOR_A_SUM]
     text = render(
-        "budget_buys.txt.j2", lang, rows=rows, amount=budget, cur=currency, named=bool(named), extra=CLUSTER_EXTRA
+        "budget_buys.txt.j2",
+        lang,
+        rows=rows,
+        amount=budget,
+        cur=currency,
+        named=bool(named),
+        extra=CLUSTER_EXTRA,
+        stale=stale,
+        stale_years=STALE_PURCHASE_YEARS,
     )
     return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
 
