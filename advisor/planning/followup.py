@@ -720,7 +720,8 @@ WHICH_BETTER = re.compile(
 
 
 # A used GPU asked of a plan ("二手3090行吗", "what about used A100s?")
-# ("used" only before a GPU's name, "used A100s", "used 8x 3090": "which framework is used on H100?" is no such question)
+# ("used" only before a GPU's name, "used A100s", "used 8x 3090": "which framework is used on H100?" is
+# no such question)
 USED_GPU = re.compile(r"二手|翻新|拆机|\bused\s+(?:\d+\s*x?\s*)?[a-z]*\d|second[\s-]?hand|refurbished|pre-?owned", re.I)
 
 
