@@ -386,8 +386,9 @@ FIELDS: tuple[Field, ...] = (
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
                 + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据")
-                # preference pairs counted in pairs or groups (`2万对`, `3万组`, `3万组偏好数据`)
-                + ("对", "对数据", "组", "组数据", "组偏好数据", "组样本")
+                # preference pairs counted in groups (`3万组`, `3万组偏好数据`; a bare 对 is also the
+                # preposition, "想对qwen做lora": `2万对` is read with the preference words)
+                + ("对数据", "组", "组数据", "组偏好数据", "组样本")
                 # a dialogue counted in Chinese is one sample, as `100k conversations` is
                 + ("对话", "段对话", "个对话", "轮对话", "组对话数据", "条对话数据")
                 # a vision-language model's samples (its images are not counted: the `vision_language` note)
