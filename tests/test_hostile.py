@@ -496,7 +496,6 @@ def test_shorthand_a_buyer_types_is_read(text, field, value):
         # alone they had been planned as dense models of it (Ling-1T at 384 GPU-hours against ~92)
         "ernie-4.5-300b lora 50k samples 3d",
         "Ling-1T lora 50k samples 3d",
-        "qwen3-next-80b lora 50k samples 3d",
         "gemma-4-26b lora 50k samples 3d",
         "hunyuan-large-389b lora 50k samples 3d",
     ],

@@ -5,7 +5,9 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.estimate import best_layout
+from advisor.engine.shapes import count_params, linear_attention_params
 from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.plan_answers import _kv_bytes_per_token
 from advisor.request.parser import RequestError, parse
 
 # (name typed, published total B, published active B, tolerance). Published figures: the
@@ -65,6 +67,15 @@ PUBLISHED = [
     ("qwen1.5-moe-a2.7b", 14.3, 2.7, 0.02),
     ("Qwen1.5-MoE-A2.7B-Chat", 14.3, 2.7, 0.02),
     ("qwen1.5-moe", 14.3, 2.7, 0.02),
+    # hybrid linear attention (thirty-seventh session): the cards' 80B / 3B (3.56B without the
+    # input embedding, the card rounds), 397B / 17B and 122B / 10B, which count the vision
+    # encoder (0.46B) this text model leaves out; Qwen3-Coder-Next keeps Qwen3-Next's config
+    ("qwen3-next", 80, 3.56 + 0.31, 0.03),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", 80, 3.87, 0.03),
+    ("qwen3-coder-next", 80, 3.87, 0.03),
+    ("qwen3.5-397b-a17b", 397, 17, 0.03),
+    ("qwen3.5-122b-a10b", 122, 10, 0.03),
+    ("qwen3.5-27b", 27, 27, 0.02),
 ]
 
 
@@ -258,3 +269,37 @@ def test_llama_3_is_its_own_entry_with_its_8k_context():
     long = estimate_checks("llama3-8b lora 1B tokens seq 16384 on 8xH100")
     assert "seq_beyond_context" in long
     assert "seq_beyond_context" not in estimate_checks("llama3.1-8b lora 1B tokens seq 16384 on 8xH100")
+
+
+def test_a_gated_deltanet_layer_has_the_parameters_of_its_projections():
+    """Qwen3-Next-80B-A3B's layers by hand from transformers' modules (hidden 2048; 16 key heads
+    and 32 value heads of 128; conv 4): in_proj_qkvz 2048 x 12288 = 25,165,824, in_proj_ba
+    2048 x 64 = 131,072, conv1d 8192 x 4 = 32,768, dt_bias and A_log 64, the gated norm 128,
+    out_proj 4096 x 2048 = 8,388,608: 33,718,464. Its gated attention layer: q_proj with its
+    gate 2048 x 8192 = 16,777,216, k and v 2048 x 512 each, o_proj 8,388,608: 27,262,976."""
+    m = catalog.find_model("qwen3-next")
+    assert linear_attention_params(m) == 33_718_464
+    c = count_params(m)
+    assert c.attention_per_layer == pytest.approx((36 * 33_718_464 + 12 * 27_262_976) / 48)
+    # 512 experts x 3 x 2048 x 512, a router, the shared expert and its gate: 79.67B in all
+    assert c.total == pytest.approx(79_674_391_296, rel=1e-5)
+
+
+def test_linear_attention_costs_the_same_at_any_length():
+    """A Gated DeltaNet layer's core costs 2·(3·dk·dv + C·(3dk + 2dv)) FLOPs a value head and
+    token: 32 x 2 x (3 x 128 x 128 + 64 x (384 + 256)) = 5,767,168 for Qwen3-Next, at any length;
+    its 12 softmax layers' work grows with the sequence, so at 32k tokens attention is a larger
+    share than at 4k, but a quarter of what it would be were every layer softmax attention."""
+    m = catalog.find_model("qwen3-next")
+    assert m.linear_core_flops() == 5_767_168
+    keys = m.linear_core_flops() / (4 * 16 * 256)  # the keys whose scores and values cost that
+    assert m.mean_keys(4096) == pytest.approx(0.75 * keys + 0.25 * 4097 / 2)
+    # against all 48 layers softmax: the 12 softmax layers' quarter plus the linear layers' 352 keys
+    assert m.attention_share(4096) == pytest.approx(0.25 + 0.75 * 352 / 2048.5)
+    assert m.attention_share(32768) == pytest.approx(0.25 + 0.75 * 352 / 16384.5)
+
+
+def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
+    """Serving Qwen3-Next: 12 of its 48 layers keep a KV cache (2 KV heads of 256, bf16):
+    2 x 12 x 2 x 256 x 2 = 24,576 bytes a token; its linear layers keep a fixed state."""
+    assert _kv_bytes_per_token(catalog.find_model("qwen3-next")) == 24_576

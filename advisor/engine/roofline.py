@@ -266,7 +266,18 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
         out.append(Linear(tokens, h, m.heads * m.mla_v_head_dim / tp))
     else:
         q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
-        out += [Linear(tokens, (q + 2 * kv) / tp, h), Linear(tokens, h, q / tp)]
+        gate = q if m.full_attention_gated else 0
+        # a hybrid's layer is its softmax and linear layers' projections in their shares
+        full = 1 - m.linear_share
+        out += [Linear(tokens, (q + gate + 2 * kv) / tp, h, count=full), Linear(tokens, h, q / tp, count=full)]
+        if m.linear_attention_layers:
+            kd = m.linear_key_heads * m.linear_key_head_dim
+            vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+            share = m.linear_share
+            out += [
+                Linear(tokens, (2 * kd + 2 * vd + 2 * nv) / tp, h, count=share),
+                Linear(tokens, h, vd / tp, count=share),
+            ]
     gated = m.ffn_type == "swiglu"
     up = 2 if gated else 1
     if not moe_layer:
@@ -368,7 +379,8 @@ def stage_time(
     passes of a frozen reference model (TrainingSetup.reference_passes), each a forward of every
     layer and of the output head, without the adapters or a backward."""
     key = (
-        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span, m.qk_norm),
+        (m.name, m.layers, m.hidden, m.moe_experts, m.local_attention_layers, m.local_attention_span, m.qk_norm,
+         m.linear_attention_layers),
         _specs(gpu),
         precision, method, lora_rank, lora_targets, seq,
         micro_batch, tp, pp, ep, cp, recompute, attention, unfused_passes(framework, compiled), context or seq, etp,

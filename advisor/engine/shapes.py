@@ -127,6 +127,13 @@ _COUNTED_FIELDS = attrgetter(
     "mla_qk_rope_head_dim",
     "mla_v_head_dim",
     "extra_params_b",
+    "linear_attention_layers",
+    "linear_key_heads",
+    "linear_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
+    "linear_conv_kernel",
+    "full_attention_gated",
 )
 # The layout search asks about one shape object thousands of times in a row: shapes are
 # frozen, so the last one asked about is answered without building its key.
@@ -160,11 +167,15 @@ def _count_params(m: ModelShape) -> ParamCounts:
         )
     else:
         q_dim, kv_dim = m.heads * m.head_dim, m.kv_heads * m.head_dim
-        attention = h * q_dim + 2 * h * kv_dim + q_dim * h
+        gate = q_dim if m.full_attention_gated else 0  # the output gate's projection, beside q
+        attention = h * (q_dim + gate) + 2 * h * kv_dim + q_dim * h
         if m.attention_bias:
             attention += q_dim + 2 * kv_dim
         if m.mlp_bias:  # GPT/OPT/BLOOM-style models bias every projection
             attention += h
+        if m.linear_attention_layers:
+            # a layer's attention averaged over its softmax and linear layers
+            attention = (1 - m.linear_share) * attention + m.linear_share * linear_attention_params(m)
     norms = (2 if m.norm == "layernorm" else 1) * 2 * h  # two norms a layer; LayerNorm has a bias too
     moe_layers = m.layers - m.moe_dense_layers if m.is_moe else 0
     embedding = m.vocab * h
@@ -182,6 +193,23 @@ def _count_params(m: ModelShape) -> ParamCounts:
         dense_layers=m.layers - moe_layers,
         moe_layers=moe_layers,
         extra=m.extra_params_b * 1e9,
+    )
+
+
+def linear_attention_params(m: ModelShape) -> float:
+    """One Gated DeltaNet layer's parameters (transformers' Qwen3NextGatedDeltaNet): q and k
+    (key heads x key width each), v and the output gate z (value heads x value width each) and
+    one decay and one beta a value head from the hidden size; a depthwise convolution over q, k
+    and v of `linear_conv_kernel` taps; dt_bias and A_log a value head; the gated RMSNorm over
+    one value head; the output projection back to the hidden size."""
+    h, kd = m.hidden, m.linear_key_heads * m.linear_key_head_dim
+    vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+    return (
+        h * (2 * kd + 2 * vd + 2 * nv)
+        + m.linear_conv_kernel * (2 * kd + vd)
+        + 2 * nv
+        + m.linear_value_head_dim
+        + vd * h
     )
 
 

@@ -9,6 +9,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Tokens a chunk of chunked linear attention (ModelShape.linear_core_flops): flash-linear-
+# attention's chunk_gated_delta_rule and transformers' torch_chunk_gated_delta_rule use 64.
+LINEAR_ATTENTION_CHUNK = 64
+
 
 class Source(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -139,6 +143,19 @@ class ModelShape(BaseModel):
     local_attention_layers: int = 0
     local_attention_span: int = 0
     local_attention_kind: Literal["sliding", "chunked"] = "sliding"
+    # Hybrid models whose other layers are linear attention (Qwen3-Next and Qwen3.5: Gated
+    # DeltaNet, transformers' Qwen3NextGatedDeltaNet): a recurrent state of key x value width per
+    # value head instead of a KV cache, so their work per token does not grow with the sequence.
+    # The softmax layers keep heads/kv_heads/head_dim; with `full_attention_gated` their query
+    # projection is twice as wide (a same-size sigmoid output gate: attn_output_gate).
+    linear_attention_layers: int = 0
+    linear_attention_kind: Literal["gated_deltanet"] = "gated_deltanet"
+    linear_key_heads: int = 0
+    linear_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel: int = 0
+    full_attention_gated: bool = False
     as_of: str = ""
     unverified: list[str] = Field(default_factory=list)
     notes: str = ""
@@ -158,11 +175,35 @@ class ModelShape(BaseModel):
         """Whether queries and keys are wider than values (MLA's 128 + 64 against 128)."""
         return self.uses_mla and self.mla_qk_nope_head_dim + self.mla_qk_rope_head_dim != self.mla_v_head_dim
 
+    @property
+    def linear_share(self) -> float:
+        """The share of the layers that are linear attention (0 for a plain transformer)."""
+        return self.linear_attention_layers / self.layers
+
+    def linear_core_flops(self) -> float:
+        """Forward FLOPs a token costs one linear-attention layer's core (all heads).
+
+        Chunkwise Gated DeltaNet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks", ICLR 2025,
+        after DeltaNet's chunkwise form, Yang et al. 2024, arXiv 2406.06484, Sec 3.3): per chunk
+        of C tokens and value head, the products K Kᵀ, T·K, T·V, Q Kᵀ and the masked scores times
+        the corrected values are C x C by C x d (C·(3dk + 2dv) multiply-adds a token), and Q·S,
+        W·S and the state update Kᵀ U are d x d (3·dk·dv a token): 2·(3·dk·dv + C·(3dk + 2dv))
+        FLOPs (the count is ours, from those products: the papers give O(LCd + Ld²)). C = 64,
+        the chunk of flash-linear-attention's chunk_gated_delta_rule (chunk_size=64) and of
+        transformers' torch_chunk_gated_delta_rule. Key heads are repeated to the value heads."""
+        dk, dv = self.linear_key_head_dim, self.linear_value_head_dim
+        return self.linear_value_heads * 2 * (3 * dk * dv + LINEAR_ATTENTION_CHUNK * (3 * dk + 2 * dv))
+
     def mean_keys(self, seq: int) -> float:
         """Keys a query attends to, averaged over the layers and the positions of a causal
         sequence of `seq` tokens: (seq + 1) / 2 with full attention; with a sliding window w,
         min(i, w) at position i, w - w(w - 1) / 2seq on average once seq >= w; in chunks of c,
-        (c + 1) / 2 when seq fills whole chunks."""
+        (c + 1) / 2 when seq fills whole chunks. A linear-attention layer counts as the keys
+        whose scores and values cost what its core does (`linear_core_flops`; 4 FLOPs a key per
+        query dimension: QKᵀ and AV)."""
+        if self.linear_attention_layers:
+            linear = self.linear_core_flops() / (4 * self.heads * self.head_dim)
+            return self.linear_share * linear + (1 - self.linear_share) * (seq + 1) / 2
         full = (seq + 1) / 2
         span = self.local_attention_span
         if not self.local_attention_layers or not span or span >= seq:

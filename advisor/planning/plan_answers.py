@@ -159,10 +159,11 @@ def asked(message: str) -> str | None:
 def _kv_bytes_per_token(m) -> float:
     """KV cache bytes a token holds over all layers in bf16: K and V, each KV head's head_dim per
     layer (2 x layers x kv_heads x head_dim x 2 bytes); under multi-head latent attention the
-    compressed latent and the decoupled RoPE key per layer (DeepSeek-V2, section 2.1.3)."""
+    compressed latent and the decoupled RoPE key per layer (DeepSeek-V2, section 2.1.3). A hybrid's
+    linear-attention layers keep a state of fixed size a sequence instead, not counted."""
     if m.mla_kv_lora_rank:
         return m.layers * (m.mla_kv_lora_rank + m.mla_qk_rope_head_dim) * BF16
-    return 2 * m.layers * m.kv_heads * m.head_dim * BF16
+    return 2 * (m.layers - m.linear_attention_layers) * m.kv_heads * m.head_dim * BF16
 
 
 def _serving_gpus(m, gpu, gib: float) -> tuple[int, int | None]:
