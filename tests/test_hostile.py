@@ -496,7 +496,6 @@ def test_shorthand_a_buyer_types_is_read(text, field, value):
         # alone they had been planned as dense models of it (Ling-1T at 384 GPU-hours against ~92)
         "ernie-4.5-300b lora 50k samples 3d",
         "Ling-1T lora 50k samples 3d",
-        "gemma-4-26b lora 50k samples 3d",
         "hunyuan-large-389b lora 50k samples 3d",
     ],
 )
@@ -516,7 +515,7 @@ def test_a_mixture_of_experts_family_named_by_its_total_is_asked_its_active_size
         ("ERNIE-4.5-21B-A3B-PT lora 50k samples 3d", 21, 3),
         # the same families' dense sizes are read as dense
         ("ernie-4.5-0.3b lora 50k samples 3d", 0.3, 0.3),
-        ("gemma-4-31b lora 50k samples 3d", 31, 31),
+        ("gemma-4-31b lora 50k samples 3d", 30.7, 30.7),  # catalogued since the 37th session
     ],
 )
 def test_a_named_mixture_of_experts_keeps_its_sizes_past_a_checkpoint_suffix(text, total, active):

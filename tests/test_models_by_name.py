@@ -76,6 +76,17 @@ PUBLISHED = [
     ("qwen3.5-397b-a17b", 397, 17, 0.03),
     ("qwen3.5-122b-a10b", 122, 10, 0.03),
     ("qwen3.5-27b", 27, 27, 0.02),
+    # releases of 2025-26 (thirty-seventh session): new shapes, and releases that keep one
+    ("glm-4.7", 355, 32, 0.06),
+    ("kimi-k2.5", 1040, 32, 0.05),
+    ("minimax-m2.5", 230, 10, 0.11),
+    ("MiniMaxAI/MiniMax-M2.1", 230, 10, 0.11),
+    ("glm-5", 744, 40, 0.03),
+    ("gemma-4-31b-it", 30.7, 30.7, 0.02),
+    ("google/gemma-4-26b-a4b-it", 25.2, 3.8, 0.02),
+    ("olmo-3-32b-think", 32.23, 32.23, 0.02),
+    ("allenai/OLMo-2-1124-7B-Instruct", 7.3, 7.3, 0.02),
+    ("ministral-3-14b-instruct-2512", 13.5, 13.5, 0.02),
 ]
 
 
@@ -104,7 +115,7 @@ def test_unknown_name_without_a_size_asks_for_the_size():
         "hunyuan-a13b-instruct lora 1GB 1d",
         "glm-4.5-flash lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
         "phi-3-small lora 1GB 1d",
-        "minimax-m2.1 lora 1GB 1d",  # a later release: not MiniMax-M2 with a stray ".1"
+        "minimax-m3 lora 1GB 1d",  # a later release: not MiniMax-M2
         "MiniMax-Text-01 lora 1GB 3d",  # "text" taken from its middle had left "-01" not understood
     ):
         with pytest.raises(RequestError) as e:

@@ -841,13 +841,12 @@ def _families() -> str:
 # active size, not planned as dense models of the total (300B dense costs six times the compute
 # of 300B-A47B). ERNIE 4.5 21B-A3B and 300B-A47B (huggingface transformers docs, ernie4_5_moe);
 # inclusionAI's Ling and Ring 2.0 (Ling-1T card: 1T total, about 50B active); Hunyuan-Large
-# 389B-A52B (Tencent-Hunyuan-Large README); Gemma 4 26B-A4B (fairseq2 gemma4 docs). MiniMax-M1, Step3, LongCat-Flash and Intern-S1 are released as
+# 389B-A52B (Tencent-Hunyuan-Large README). MiniMax-M1, Step3, LongCat-Flash and Intern-S1 are released as
 # mixtures of experts; their active sizes are not confirmed here, which is why they are asked.
 _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
     (r"ernie[\s_\-]*4\.5", 20, 1e9),
     (r"(?:ling|ring)(?:[\s_\-]*(?:lite|plus|flash|mini|[\d.]+))*", 0, 1e9),
     (r"hunyuan[\s_\-]*large", 0, 1e9),
-    (r"gemma[\s_\-]*4", 25, 27),  # its 31B is dense
     (r"minimax[\s_\-]*m1", 0, 1e9),
     (r"step[\s_\-]*3", 100, 1e9),
     (r"longcat(?:[\s_\-]*flash)?", 0, 1e9),
