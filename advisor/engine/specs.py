@@ -147,7 +147,10 @@ class ModelShape(BaseModel):
     # DeltaNet, transformers' Qwen3NextGatedDeltaNet): a recurrent state of key x value width per
     # value head instead of a KV cache, so their work per token does not grow with the sequence.
     # The softmax layers keep heads/kv_heads/head_dim; with `full_attention_gated` their query
-    # projection is twice as wide (a same-size sigmoid output gate: attn_output_gate).
+    # projection is twice as wide (a same-size sigmoid output gate: attn_output_gate). Counted:
+    # parameters, projections and the core's work by layer kind; activations a layer keeps are
+    # counted at the softmax layers' widths (assumed: a linear layer keeps q, k, v, its gate and
+    # one state a chunk, of the same order).
     linear_attention_layers: int = 0
     linear_attention_kind: Literal["gated_deltanet"] = "gated_deltanet"
     linear_key_heads: int = 0
