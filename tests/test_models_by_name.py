@@ -106,13 +106,13 @@ def test_gpt_oss_is_not_a_dense_120b():
 
 
 def test_unknown_name_without_a_size_asks_for_the_size():
-    # a name that gives only the active parameters (Hunyuan-A13B is 80B in all) is no dense 13B
+    # a name that gives only the active parameters (Hunyuan-Large, A52B, is 389B in all) is no dense 52B
     for text in (
         "kimi-k3 lora 20GB 2d",
         "mixtral-8x99b lora 20GB 2d",
         "grok-2 lora 1GB 1d",
-        "hunyuan-a13b lora 1GB 1d",
-        "hunyuan-a13b-instruct lora 1GB 1d",
+        "hunyuan-a52b lora 1GB 1d",
+        "hunyuan-a52b-instruct lora 1GB 1d",
         "glm-4.5-flash lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
         "phi-3-small lora 1GB 1d",
         "minimax-m3 lora 1GB 1d",  # a later release: not MiniMax-M2
@@ -199,7 +199,7 @@ def test_hf_apart_from_the_name_is_the_stack():
     [
         ("Mistral-7B-Instruct-v0.3 lora 10k samples", "mistral-7b", None),  # a revision: the same shape
         ("internlm2_5-20b-chat 全参微调 5万条", None, 20),  # not catalogued: its size, said so
-        ("THUDM/chatglm3-6b lora 5千条", None, 6),
+        ("THUDM/chatglm3-6b lora 5千条", "chatglm3-6b", None),  # catalogued since the 37th session
         ("mistral-nemo-12b lora 1GB", "mistral-nemo-12b", None),  # "nemo" inside a name is not the NeMo stack
     ],
 )
@@ -215,7 +215,7 @@ def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
     [
         # a version apart from the family: Gemma 3 4B is catalogued since the eighteenth session
         ("Gemma 3 4B lora 10k samples 2 days", "gemma3-4b", 3.88, 3.88),
-        ("Baichuan 2 13B lora 10k samples 2 days", None, 13, 13),
+        ("Baichuan 2 13B lora 10k samples 2 days", "baichuan2-13b", 13.9, 13.9),
         ("Mistral 7B v0.3 lora 10k samples 2 days", "mistral-7b", 7.24, 7.24),
         # not "did you mean mistral-7b?"; catalogued since the twenty-fifth session
         ("mistral small 24b qlora 40k samples 2d", "mistral-small-24b", 23.57, 23.57),
@@ -223,7 +223,8 @@ def test_names_as_teams_copy_them_from_the_hub(text, model, params_b):
         ("mistral nemo lora 40k samples 2d", "mistral-nemo-12b", 12.25, 12.25),
         ("mistral large 2 lora 50k samples 5d", "mistral-large-123b", 122.61, 122.61),
         ("Mistral-Large-Instruct-2411 full finetune 10GB 7d", "mistral-large-123b", 122.61, 122.61),
-        ("ERNIE 4.5 300B-A47B lora 10k samples 2 days", None, 300, 47),
+        ("ERNIE 4.5 300B-A47B lora 10k samples 2 days", "ernie-4.5-300b-a47b", 300, 47),
+        ("InternLM 2 20B lora 10k samples 2 days", None, 20, 20),
         ("gemma 3 27b lora 10k samples 2 days", "gemma3-27b", 27.01, 27.01),
     ],
 )

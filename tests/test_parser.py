@@ -371,7 +371,7 @@ def test_everyday_phrasings(text, expect):
     "text,name,size",
     [
         ("qwen2-72b 全量微调 1TB 预算100万 深圳", "qwen2", 72),
-        ("baichuan2-13b lora 50GB", "baichuan2", 13),
+        ("internlm2-20b lora 50GB", "internlm2", 20),
         ("gpt-neox-20b pretrain 400B tokens", "gpt-neox", 20),
         ("qwen1.5-14b-base lora 1GB", "qwen1.5", 14),
     ],
@@ -2704,7 +2704,7 @@ def test_caps_said_as_people_say_them(text, budget, max_gpus):
         ("我想知道 DeepSeek-V3 用LoRA微调 最少需要几台H20", "H20-96GB", 671.03),
         ("我们公司 30 人，想自建训练集群，主要做 72B 的 sft，买还是租", None, 72),
         ("hey, quick one: how many GPUs to full finetune a 34B on 1B tokens", None, 34),
-        ("百川2 13B 全参微调 20万条 1周", None, 13),
+        ("百川2 13B 全参微调 20万条 1周", None, 13.9),
     ],
 )
 def test_questions_and_chatter_around_a_request(text, gpu, params):

@@ -821,8 +821,7 @@ _MODEL_LIKE = re.compile(r"[a-z][a-z]+(?:[.\-_]?[a-z]*\d+[a-z0-9.]*)(?:[.\-_][a-
 
 # Families whose releases are planned by the size in their name when the catalogue lacks them.
 UNCATALOGUED_FAMILIES = (
-    *("baichuan", "internlm", "chatglm", "falcon", "olmo", "minicpm", "codellama", "starcoder"),
-    *("ernie", "hunyuan", "yi", "granite", "command-r", "nemotron", "mimo", "seed-oss"),
+    *("chatglm", "falcon", "minicpm", "codellama", "granite", "command-r", "nemotron"),
     *("llava", "internvl", "cogvlm"),  # vision-language: planned as their language model, said (`_VISION`)
 )
 # A family's version or tier written apart from its name, as vendors write it: "Gemma 3 4B",
@@ -1304,7 +1303,8 @@ def _may_change_plan(word: str) -> bool:
 # language model, and said so (its vision encoder and the image tokens are not counted).
 _VISION = re.compile(r"(?:^|[\s_\-])(?:vl|vlm|vision|visual|omni|mm)(?:$|[\s_\-\d])|internvl|llava|cogvlm|minicpm-v")
 
-_CHECKPOINT_WORDS = re.compile(r"(?:^meta|instruct|chat|base|hf|it|preview)")
+# Baidu's checkpoints end in -PT (PyTorch weights) or -Paddle
+_CHECKPOINT_WORDS = re.compile(r"(?:^meta|instruct|chat|base|hf|it|preview|(?:pt|paddle)$)")
 
 
 def _release_key(name: str) -> str:
