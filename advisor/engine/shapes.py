@@ -38,6 +38,7 @@ _HIDDEN_BY_SIZE = [
 # "30B-A3B" had been 17 layers of 3072, about twice as fast as the Qwen3 model it stands for
 # (probe T, 2026-12-05). Sources: config.json of each model as recorded in data/models.toml.
 _MOE_HIDDEN_BY_ACTIVE = [
+    (1.43, 2048),  # Ling-mini-2.0 (16B-A1.4B: 20 layers of 2048)
     (3.3, 2048),  # Qwen3-30B-A3B
     (5.7, 2880),  # gpt-oss-120b
     (13.4, 4096),  # GLM-4.5-Air
