@@ -89,3 +89,19 @@ def test_five_clouds_are_refused_saying_up_to_four_are_compared(cli):
     out = cli("ask", f"{JOB} aws vs gcp vs azure vs lambda vs coreweave")
     assert out.returncode == 2
     assert "5 clouds named as a choice" in out.stderr and "up to 4" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{JOB} h100 vs h200 aws vs gcp",
+        f"{JOB} aws vs gcp, h100 or h200",
+        "70B lora 10万条 H800还是H20 阿里云还是火山引擎",
+    ],
+)
+def test_gpus_and_clouds_both_named_as_a_choice_are_one_choice_at_a_time(book, text):
+    """The refusal names both choices (it had been a GPU choice's, with no word of the clouds)."""
+    with pytest.raises(RequestError) as e:
+        compare(text, book=book)
+    assert e.value.kind == "choice_mixed_cloud"
+    assert " / " in e.value.details["gpus"] and " / " in e.value.details["clouds"]

@@ -928,7 +928,8 @@ def compare(text: str, lang: str | None = None, *, book: PriceBook) -> Compariso
     names as a choice, or None when it names no such choice (the refusal stands). Each side is the
     answer that request with only that GPU (method) gets. Raises the refusal of a side that cannot
     be planned ("can I mix A100 and H100?" has no model: the FAQ may still answer it),
-    `gpu_choice_many` past MOST_COMPARED types, and `choice_mixed` for both choices at once."""
+    `gpu_choice_many` past MOST_COMPARED types, and `choice_mixed` (`choice_mixed_cloud`) for GPU types and
+    methods (clouds) both named as a choice."""
     try:
         parse(text, lang)
     except RequestError as err:

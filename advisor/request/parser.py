@@ -1513,6 +1513,7 @@ class _Parse:
         elif field in self.fields and self.fields[field] != value:
             if field != "gpu" or not self._choice(value, word):
                 self.fail("conflict", first=self.words[field], second=word, field=field)
+            self._one_choice_of_two()
             if self.gpu_pick is None:
                 self.fail("gpu_choice", first=self.gpu_options[0][1], second=word)
             if self.gpu_pick != len(self.gpu_options) - 1:
@@ -1607,6 +1608,16 @@ class _Parse:
                 methods=" / ".join(w for _, w in self.method_options),
             )
 
+    def _one_choice_of_two(self) -> None:
+        """GPU types and clouds both named as a choice ("h100 vs h200 aws vs gcp"): one choice at a
+        time (it had been refused as a GPU choice, which names no cloud)."""
+        if len(self.gpu_options) > 1 and len(self.cloud_options) > 1:
+            self.fail(
+                "choice_mixed_cloud",
+                gpus=" / ".join(w for _, w in self.gpu_options),
+                clouds=" / ".join(w for _, w in self.cloud_options),
+            )
+
     def _owned_mention(self, word: str) -> bool:
         """Whether the team's having-words stand right by this mention of a GPU ("我们实验室有4张4090",
         "16 H100s in house")."""
@@ -1674,6 +1685,7 @@ class _Parse:
                 self.cloud_options = [(value, name)]
             elif value not in (v for v, _ in self.cloud_options) and self._cloud_choice(name):
                 self.cloud_options.append((value, name))
+                self._one_choice_of_two()
                 if self.cloud_pick is None:
                     self.fail("cloud_choice", first=self.cloud_options[0][1], second=name)
                 if self.cloud_pick == len(self.cloud_options) - 1:
