@@ -937,3 +937,12 @@ def test_moe_memory_is_said_to_follow_the_total_parameters(question, lang):
     got = faq.answer(question, lang=lang)
     assert got.topic == "memory_per_param"
     assert ("671B" in got.answer) and ("total" in got.answer if lang == "en" else "总参数" in got.answer)
+
+
+@pytest.mark.parametrize("question", ["can we fine-tune qwen on 910B?", "910B能跑qwen微调吗"])
+def test_a_model_familys_name_does_not_pull_a_question_to_a_topic_that_names_it_in_passing(question):
+    """"qwen" had made the MoE-speed topic (whose example questions name Qwen3-30B-A3B) the answer to
+    an Ascend question, or its second part."""
+    reply = faq.answer(question)
+    assert reply.topic == "domestic_accelerators"
+    assert reply.second is None or reply.second.id != "moe_finetune_speed"

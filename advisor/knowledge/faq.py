@@ -115,7 +115,7 @@ FIELD_WEIGHTS = {"title": 0.5, "questions": 0.5, "keywords": 0.5, "answer": 0.2}
 REPEAT_SCALE = 10
 FIELD_REPEAT = {field: round(weight * REPEAT_SCALE) for field, weight in FIELD_WEIGHTS.items()}
 # Query-side weights by token kind: words count fully, the rest less.
-KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7}
+KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7, "family": 0.3}
 # A verbatim example question scores this much above the best BM25 score.
 VERBATIM_BONUS = 1.25
 # An unknown ASCII word one slip from known words counts for them at this weight.
@@ -1929,7 +1929,15 @@ def _kind(term: str) -> str:
         return "bigram"
     if term[0] == "@":
         return "concept"
+    if term in _FAMILY_WORDS:
+        return "family"
     return "char" if len(term) == 1 and _CJK_RUN.match(term) else "word"
+
+
+# A model family's bare name ("qwen", "llama") says which model a question is about, not what it
+# asks: weighed as a bigram, so "can we fine-tune qwen on 910B?" is the Ascend topic's, not the
+# topic whose example questions happen to name Qwen3-30B-A3B.
+_FAMILY_WORDS = frozenset({"qwen", "llama", "deepseek", "glm", "mistral", "mixtral", "gemma", "phi", "yi", "baichuan"})
 
 
 # A number of the question that is one of the thread's plan numbers ("why 1280 GiB of RAM?",
