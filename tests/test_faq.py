@@ -941,7 +941,7 @@ def test_moe_memory_is_said_to_follow_the_total_parameters(question, lang):
 
 @pytest.mark.parametrize("question", ["can we fine-tune qwen on 910B?", "910B能跑qwen微调吗"])
 def test_a_model_familys_name_does_not_pull_a_question_to_a_topic_that_names_it_in_passing(question):
-    """"qwen" had made the MoE-speed topic (whose example questions name Qwen3-30B-A3B) the answer to
+    """ "qwen" had made the MoE-speed topic (whose example questions name Qwen3-30B-A3B) the answer to
     an Ascend question, or its second part."""
     reply = faq.answer(question)
     assert reply.topic == "domestic_accelerators"

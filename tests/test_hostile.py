@@ -494,7 +494,7 @@ def test_shorthand_a_buyer_types_is_read(text, field, value):
     [
         # families whose releases at these sizes are all mixtures of experts: named by the total
         # alone they had been planned as dense models of it (Ling-1T at 384 GPU-hours against ~92)
-        "Ling-1T lora 50k samples 3d",
+        "Ling-2T lora 50k samples 3d",
         "hunyuan-large-389b lora 50k samples 3d",
     ],
 )

@@ -116,7 +116,6 @@ def test_unknown_name_without_a_size_asks_for_the_size():
         "glm-4.5-flash lora 1GB 1d",  # a smaller sibling of a catalogued release, not it
         "phi-3-small lora 1GB 1d",
         "minimax-m3 lora 1GB 1d",  # a later release: not MiniMax-M2
-        "MiniMax-Text-01 lora 1GB 3d",  # "text" taken from its middle had left "-01" not understood
     ):
         with pytest.raises(RequestError) as e:
             parse(text)
@@ -315,3 +314,56 @@ def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
     """Serving Qwen3-Next: 12 of its 48 layers keep a KV cache (2 KV heads of 256, bf16):
     2 x 12 x 2 x 256 x 2 = 24,576 bytes a token; its linear layers keep a fixed state."""
     assert _kv_bytes_per_token(catalog.find_model("qwen3-next")) == 24_576
+
+
+@pytest.mark.parametrize(
+    "text, total, active",
+    [
+        ("MiniMaxAI/MiniMax-M1-80k lora 10GB 7d", 456, 45.9),
+        ("MiniMax-Text-01 lora 1GB 3d", 456, 45.9),  # "text" taken from its middle had left "-01" not understood
+        ("hunyuan-large lora 20GB 7d", 389, 52),
+        ("inclusionAI/Ling-flash-2.0 lora 10GB 3d", 100, 6.1),
+        ("inclusionAI/Ling-1T lora 10GB 7d", 1000, 50),
+    ],
+)
+def test_a_mixture_whose_config_was_not_read_is_planned_at_its_published_sizes(text, total, active):
+    """Named without sizes they had been refused ("give its size"): planned as a generic mixture of
+    the publisher's total and active sizes, said as an uncatalogued model."""
+    r = parse(text)
+    assert (r.model, r.params_b, r.active_params_b) == (None, total, active)
+    assert [n.code for n in r.assumptions if n.code == "unknown_moe_model"] == ["unknown_moe_model"]
+
+
+@pytest.mark.parametrize(
+    "text, total, active",
+    [
+        ("Qwen/Qwen3-VL-235B-A22B-Instruct lora 10GB 5d", 235, 22),
+        ("moonshotai/Kimi-Linear-48B-A3B-Instruct lora 10GB 3d", 48, 3),
+        ("foo/Bar-100B-A10B lora 10GB 3d", 100, 10),
+    ],
+)
+def test_an_organisation_before_an_uncatalogued_mixture_is_read_past(text, total, active):
+    """ "Qwen/" had refused the request ("I did not understand qwen/") where the bare name was planned."""
+    r = parse(text)
+    assert (r.params_b, r.active_params_b) == (total, active)
+
+
+@pytest.mark.parametrize(
+    "text, model",
+    [
+        ("文心 ERNIE 4.5 21B lora 5GB 2天", "ernie-4.5-21b-a3b"),
+        ("文心4.5 300B lora 10GB 7天", "ernie-4.5-300b-a47b"),
+        ("腾讯混元 Hunyuan-A13B lora 10GB 3天", "hunyuan-a13b"),
+        ("混元 A13B lora 10GB 3天", "hunyuan-a13b"),  # had been a dense 13B with "a" not in the catalogue
+    ],
+)
+def test_baidus_and_tencents_chinese_names_are_their_models(text, model):
+    assert parse(text).model == model
+
+
+@pytest.mark.parametrize(
+    "text, model", [("gpt-oss:20b lora 5GB 1d", "gpt-oss-20b"), ("qwen2.5:7b lora 1GB 1d", "qwen2.5-7b")]
+)
+def test_an_ollama_tag_names_its_model(text, model):
+    """`gpt-oss:20b` had been "did you mean gpt-oss-20b?"."""
+    assert parse(text).model == model

@@ -699,6 +699,14 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"智谱\s*(?=glm)", "", text)
     text = re.sub(r"百川\s*(?=\d)", "baichuan", text)  # `百川2 13B` is Baichuan 2
     text = re.sub(r"书生\s*[·.]?\s*浦语\s*(?=\d)", "internlm", text)  # `书生浦语2.5 7B` is InternLM 2.5
+    # Ollama's tags name a model's size after a colon (`qwen2.5:7b`, `gpt-oss:20b`)
+    text = re.sub(r"(?<=[a-z0-9]):(?=\d+(?:\.\d+)?[bm](?![a-z0-9]))", "-", text)
+    # Baidu's 文心 (ERNIE) and Tencent's 混元 (Hunyuan): `文心4.5 300B`, `混元 A13B`; beside the
+    # English name (`文心 ERNIE 4.5`, `腾讯混元 Hunyuan-A13B`) the Chinese one is read past
+    text = re.sub(r"(?:百度)?文心(?:一言|大模型)?\s*(?=ernie)", "", text)
+    text = re.sub(r"(?:百度)?文心(?:一言|大模型)?\s*(?=\d)", "ernie-", text)
+    text = re.sub(r"(?:腾讯)?混元(?:大模型)?\s*(?=hunyuan)", "", text)
+    text = re.sub(r"(?:腾讯)?混元(?:大模型)?[\s\-]*(?=a?\d)", "hunyuan-", text)
     # chatter before the request ("hey, quick one: ...", "quick question:")
     text = re.sub(r"(?<![a-z])(?:a\s+)?quick\s+(?:one|question|q)(?![a-z])\s*[:,]?", " ", text)
     # `a couple of H100s`, `a pair of 4090s`: two; `a couple of days`, `couple weeks`: two of them
@@ -840,8 +848,9 @@ def _families() -> str:
 # active size, not planned as dense models of the total (300B dense costs six times the compute
 # of 300B-A47B). ERNIE 4.5 21B-A3B and 300B-A47B (huggingface transformers docs, ernie4_5_moe);
 # inclusionAI's Ling and Ring 2.0 (Ling-1T card: 1T total, about 50B active); Hunyuan-Large
-# 389B-A52B (Tencent-Hunyuan-Large README). MiniMax-M1, Step3, LongCat-Flash and Intern-S1 are released as
-# mixtures of experts; their active sizes are not confirmed here, which is why they are asked.
+# 389B-A52B (Tencent-Hunyuan-Large README); MiniMax-M1 456B-A45.9B (transformers docs). Step3,
+# LongCat-Flash and Intern-S1 are released as mixtures of experts; named with a total alone their
+# active sizes are asked. (Named without sizes, those of _PUBLISHED_MOE are planned at them.)
 _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
     (r"ernie[\s_\-]*4\.5", 20, 1e9),
     (r"(?:ling|ring)(?:[\s_\-]*(?:lite|plus|flash|mini|[\d.]+))*", 0, 1e9),
@@ -850,6 +859,18 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
     (r"step[\s_\-]*3", 100, 1e9),
     (r"longcat(?:[\s_\-]*flash)?", 0, 1e9),
     (r"intern[\s_\-]*s1", 100, 1e9),  # Intern-S1-mini is a dense 8B
+)
+
+
+# Mixtures of experts whose configs were not read, by their publishers' total and active sizes (B):
+# MiniMax-M1 and MiniMax-Text-01 (transformers docs model_doc/minimax.md: 456B total, 45.9B
+# activated), Hunyuan-Large (Tencent-Hunyuan-Large README: 389B, 52B), Ling-flash-2.0 (NVIDIA
+# Megatron-Bridge docs, Ling 2.0: 100B, 6.1B), Ling-1T and Ring-1T (Ling-1T card: 1T, about 50B).
+_PUBLISHED_MOE = (
+    (r"minimax[\s_\-]*(?:m1(?:[\s_\-]*(?:40|80)k)?|text[\s_\-]*01)", 456.0, 45.9),
+    (r"hunyuan[\s_\-]*large", 389.0, 52.0),
+    (r"ling[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
+    (r"(?:ling|ring)[\s_\-]*1t", 1000.0, 50.0),
 )
 
 
@@ -3432,6 +3453,17 @@ class _Parse:
     def _sizes(self) -> None:
         sc = self.scan
 
+        # a mixture of experts the catalogue lacks (no config read), named without its sizes: planned
+        # at its publisher's total and active sizes, as a generic mixture (said), not asked for them
+        def published(m: re.Match) -> None:
+            total, active = next((t, a) for rx, t, a in _PUBLISHED_MOE if re.fullmatch(rx, m["name"]))
+            self.set("params_b", total, m[0])
+            self.set("active_params_b", active, m[0])
+            self.set("unknown_model", m["name"], m[0])
+
+        names = "|".join(rx for rx, _, _ in _PUBLISHED_MOE)
+        sc.take(rf"{L}(?:{HUB_ORG}/)?(?P<name>{names})(?:{VARIANT})*{R}(?![_\-]\d)", published)
+
         def moe(m: re.Match) -> None:
             self.set("params_b", _amount(m[1], m[2]) / 1e9, m[0])
             self.set("active_params_b", _amount(m[3], m[4]) / 1e9, m[0])
@@ -3442,9 +3474,11 @@ class _Parse:
             self.set("active_params_b", _amount(m[4], m[5]) / 1e9, m[0])
             self.set("unknown_model", m["name"], m[0])
 
-        # (a checkpoint's kind after it: "qwen3-next-80b-a3b-instruct", "ernie-4.5-21b-a3b-base-pt")
+        # (a checkpoint's kind after it: "qwen3-next-80b-a3b-instruct", "ernie-4.5-21b-a3b-base-pt"; a
+        # Hugging Face organisation before it, "Qwen/Qwen3-VL-235B-A22B-Instruct", had refused it)
         sc.take(
-            rf"{L}(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m)(?:{VARIANT})*{R}", named_moe
+            rf"{L}(?:{HUB_ORG}/)?(?P<name>[a-z][a-z0-9.\-]*?)[_\-]{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m)(?:{VARIANT})*{R}",
+            named_moe,
         )
         sc.take(
             rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*{FAMILY_VERSION})\s+{NUM}\s*(b|t)\s*-\s*a\s*{NUM}\s*(b|m){R}",
