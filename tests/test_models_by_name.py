@@ -362,8 +362,14 @@ def test_baidus_and_tencents_chinese_names_are_their_models(text, model):
 
 
 @pytest.mark.parametrize(
-    "text, model", [("gpt-oss:20b lora 5GB 1d", "gpt-oss-20b"), ("qwen2.5:7b lora 1GB 1d", "qwen2.5-7b")]
+    "text, model",
+    [
+        ("gpt-oss:20b lora 5GB 1d", "gpt-oss-20b"),
+        ("qwen2.5:7b lora 1GB 1d", "qwen2.5-7b"),
+        ("deepseek-r1:7b lora 1GB 1d", "qwen2.5-7b"),  # R1 distilled into Qwen2.5-7B
+        ("deepseek-r1-70b lora 1GB 1d", "llama3.1-70b"),
+    ],
 )
 def test_an_ollama_tag_names_its_model(text, model):
-    """`gpt-oss:20b` had been "did you mean gpt-oss-20b?"."""
+    """`gpt-oss:20b` had been "did you mean gpt-oss-20b?", `deepseek-r1-7b` a size of -7B."""
     assert parse(text).model == model

@@ -699,8 +699,9 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"智谱\s*(?=glm)", "", text)
     text = re.sub(r"百川\s*(?=\d)", "baichuan", text)  # `百川2 13B` is Baichuan 2
     text = re.sub(r"书生\s*[·.]?\s*浦语\s*(?=\d)", "internlm", text)  # `书生浦语2.5 7B` is InternLM 2.5
-    # Ollama's tags name a model's size after a colon (`qwen2.5:7b`, `gpt-oss:20b`)
-    text = re.sub(r"(?<=[a-z0-9]):(?=\d+(?:\.\d+)?[bm](?![a-z0-9]))", "-", text)
+    # Ollama's tags name a model's size after a colon (`qwen2.5:7b`, `gpt-oss:20b`); a word with no
+    # digit or dash before the colon is no model's name (`data:20b`)
+    text = re.sub(r"(?<![\w.\-])([a-z][a-z0-9.]*(?:\d|-)[a-z0-9.\-]*):(?=\d+(?:\.\d+)?b(?![a-z0-9]))", r"\1-", text)
     # Baidu's 文心 (ERNIE) and Tencent's 混元 (Hunyuan): `文心4.5 300B`, `混元 A13B`; beside the
     # English name (`文心 ERNIE 4.5`, `腾讯混元 Hunyuan-A13B`) the Chinese one is read past
     text = re.sub(r"(?:百度)?文心(?:一言|大模型)?\s*(?=ernie)", "", text)
