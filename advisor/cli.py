@@ -138,12 +138,18 @@ def _prices_reply(priced, args, key: str | None = "faq") -> int:
 
 def _thread(text: str, result, args, book) -> int:
     """The plan (or the comparison), then each `--follow-up` message answered in its thread as the
-    bot answers it: against what the thread stores (the first answer's), the bot spoken to."""
+    bot answers it: against what the thread stores (the first answer's, or the plan a what-if
+    moved it to), the bot spoken to."""
     from advisor.planning.followup import follow_up
 
     compared = isinstance(result, advice.Comparison)
     summary = advice.comparison_context(result) if compared else advice.plan_context(result)
-    replies = [(m, follow_up(text, summary, m, args.lang, book=book)) for m in args.follow_up]
+    replies = []
+    for message in args.follow_up:
+        reply = follow_up(text, summary, message, args.lang, book=book)
+        replies.append((message, reply))
+        if reply.thread:  # a what-if moved the thread: the next message is answered against its plan
+            text, summary = reply.thread["request"], reply.thread["summary"]
     if args.json:
         _print_json(
             {
@@ -158,6 +164,8 @@ def _thread(text: str, result, args, book) -> int:
                         "on": r.on,
                         "before": r.before,
                         "after": r.after,
+                        "kept": r.kept,
+                        "thread_request": r.thread["request"] if r.thread else None,
                         "text": r.text,
                         "plan": r.advice.to_json() if r.advice is not None and r.kind in ("whatif", "market") else None,
                     }

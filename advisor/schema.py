@@ -110,6 +110,9 @@ sa.Table(
     sa.Column("lang", sa.Text, nullable=False),
     sa.Column("summary", sa.Text, nullable=False),
     sa.Column("created_at", sa.Text, nullable=False, server_default=_NOW),
+    # Added by revision 0009: the request and plan the thread's what-ifs moved it to (null: the first).
+    sa.Column("thread_text", sa.Text),
+    sa.Column("thread_summary", sa.Text),
     sa.Index("conversations_workspace", "workspace", "created_at"),
 )
 # Users' reply languages, per workspace and user (revision 0002 rekeys the older per-user table).

@@ -101,7 +101,8 @@ def follow(
         msg = blocks.plain(reply.text)
     if reply.on:  # in a comparison's thread: which option the reply is about, above it
         msg = blocks.noted(msg, reply.on)
-    return {"ok": True, "kind": reply.kind, "message": msg}
+    # a what-if the team asked for moves the thread: stored once the reply is posted (bot/tasks.py)
+    return {"ok": True, "kind": reply.kind, "message": msg, "thread": reply.thread}
 
 
 def _rfq_file(text: str, lang: str) -> dict:

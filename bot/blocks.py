@@ -766,6 +766,7 @@ def whatif(reply) -> dict:
         "slack/whatif.md.j2",
         lang,
         changes=[{k: esc(v) for k, v in c.items()} for c in reply.changes],
+        kept=[{k: esc(v) for k, v in c.items()} for c in reply.kept],
         before=_summary_words(reply.before, lang, reply.before_currency),
         after=_summary_words(reply.after, lang, reply.currency),
         why=reply.why,

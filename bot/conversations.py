@@ -1,6 +1,8 @@
 """Threads under an answer: the request they started from and the plan it got, in the shared store, so
-follow-ups ("what if 30 days?") survive a restart. Keys are opaque strings chosen by the
-caller (the bot uses workspace, channel and thread timestamp)."""
+follow-ups ("what if 30 days?") survive a restart, and the plan the thread's what-ifs have
+moved it to since, which the next message is answered against (the card's buttons keep the
+first). Keys are opaque strings chosen by the caller (the bot uses workspace, channel and
+thread timestamp)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,15 @@ class Conversation(BaseModel):
     request_text: str
     lang: str
     summary: dict
+    thread_text: str | None = None  # the request the thread's what-ifs have come to (None: the first)
+    thread_summary: dict | None = None
     created_at: str = ""
+
+    def current(self) -> tuple[str, dict]:
+        """The request and plan the thread's next message is answered against."""
+        if self.thread_text and self.thread_summary:
+            return self.thread_text, self.thread_summary
+        return self.request_text, self.summary
 
 
 def _opened(path: str | None):
@@ -26,12 +36,20 @@ def _opened(path: str | None):
 
 
 def _conversation(row: dict) -> Conversation:
-    return Conversation(**{**row, "summary": json.loads(row["summary"])})
+    moved = json.loads(row["thread_summary"]) if row.get("thread_summary") else None
+    return Conversation(**{**row, "summary": json.loads(row["summary"]), "thread_summary": moved})
 
 
 def save(conv: Conversation, path: str | None = None) -> None:
     with _opened(path) as db:
         db["conversations"].upsert(conv.model_dump(exclude={"created_at"}), pk="key")
+
+
+def advance(key: str, request_text: str, summary: dict, path: str | None = None) -> None:
+    """The thread moved by a what-if its team asked for: its next message is answered against
+    this request and plan. One row's two columns in one statement: a reader sees both or neither."""
+    with _opened(path) as db:
+        db["conversations"].update(key, {"thread_text": request_text, "thread_summary": summary})
 
 
 def load(key: str, path: str | None = None) -> Conversation | None:

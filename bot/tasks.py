@@ -160,13 +160,14 @@ def follow(
 ) -> None:
     """Answer a message in a plan's thread (or a question without one) in that thread; say
     nothing when the bot was not spoken to (`mentioned` False and no question for it). A message
-    that came before its thread was stored (`pending_thread`) waits in the queue for it."""
-    if pending_thread:
-        conv = conversations.load(thread_key(run.team, channel, thread))
-        if conv is None and not run.final:
-            raise PostProblem("thread_not_stored", True)
-        if conv is not None:
-            request_text, summary = conv.request_text, conv.summary
+    that came before its thread was stored (`pending_thread`) waits in the queue for it. The
+    thread is read again here: a what-if answered since the message was acked has moved it."""
+    key = thread_key(run.team, channel, thread)
+    conv = conversations.load(key)
+    if pending_thread and conv is None and not run.final:
+        raise PostProblem("thread_not_stored", True)
+    if conv is not None:
+        request_text, summary = conv.current()
     client = slack.client()
     lang = reply_lang(text, client, user, run.team)
     try:
@@ -189,6 +190,10 @@ def follow(
         _send(client, run, channel, reply["message"], thread_ts=thread)
     except PostProblem as err:
         _give_up_or_raise(err, run, client, channel, user, lang, None)
+        return
+    if reply.get("thread") and conv is not None:
+        # "what if 30 days?" posted: the thread's next message is answered against that plan
+        conversations.advance(key, reply["thread"]["request"], reply["thread"]["summary"])
 
 
 def part(slack: SlackAccess, run: Run, channel: str, ts: str, request_text: str, which: str, lang: str) -> None:

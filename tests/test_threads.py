@@ -93,13 +93,22 @@ def _blocks_text(post) -> str:
 def test_how_much_on_a800_and_with_128_gpus_are_what_ifs_on_the_plan(bot, fake_slack, answered, drain):
     """The questions of the 2026-12-01 review (x02, x03, x06): "how much would it cost on A800?"
     unmentioned and @mentioned, and "can we do it with 128 GPUs?", each answered with the plan
-    on A800 / with 128 of the plan's own GPU, and the rent."""
+    on A800 / with 128 of the plan's own GPU, and the rent. Each is asked of the thread at its
+    first answer (a what-if moves the thread: tests/test_thread_state.py)."""
+    from bot import conversations
+    from bot.threads import thread_key
+
     send, _ = bot
+    first = conversations.load(thread_key("T1", "C1", answered))
     send.thread_message("how much would it cost on A800?", answered)
     a800 = fake_slack.wait_for("chat.postMessage", 1)[0]
+    drain()
+    conversations.save(first)
     fake_slack.reset()
     send.mention("how much on A800?", thread_ts=answered)
     mentioned = fake_slack.wait_for("chat.postMessage", 1)[0]
+    drain()
+    conversations.save(first)
     fake_slack.reset()
     send.thread_message("can we do it with 128 GPUs?", answered)
     count = fake_slack.wait_for("chat.postMessage", 1)[0]

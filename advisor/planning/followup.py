@@ -552,6 +552,15 @@ CHATTER = re.compile(
     r"|^\W*(?:好的?|行)?[，,\s]*(?:那)?就(?:用|选|定)?(?=[\w.\-]*[a-z])[\w.\-]+(?:吧|了)[^\w?？]*$",
     re.I,
 )
+# Back to the thread's first plan after what-ifs moved it ("back to the original plan", "回到最初的方案")
+BACK_TO_FIRST = re.compile(
+    r"\b(?:back to|go back to|revert to|return to|undo|reset to)\s+(?:the\s+|our\s+)?"
+    r"(?:original|first|initial|starting)(?:\s+(?:plan|one|request|setup))?\b"
+    r"|\b(?:start over|from scratch again|forget (?:those|these|the) (?:changes|what-ifs))\b"
+    r"|(?:回到|恢复|退回|还原|改回|换回)(?:到)?(?:最初|最开始|一开始|原来|原先|原始|第一个|开始)的?(?:方案|计划|配置|那个)?"
+    r"|(?:还是|就)?(?:用|按)(?:最初|最开始|一开始|原来)的?(?:方案|计划|配置)(?:吧)?",
+    re.I,
+)
 # The team's own next steps ("forwarding to finance", "我去跟老板汇报", "明天开会再说"): with no
 # question and none of the plan's words, nothing for the bot
 TEAM_TALK = re.compile(
@@ -1548,6 +1557,13 @@ class FollowUp(BaseModel):
     # "gpu_type" the best plan on each other GPU type, "vendor" the offers on record, "prices" the
     # GPU's price groups (market.prices.current_prices)
     rows: list[dict] = []
+    # what earlier what-ifs in this thread changed and this reply keeps ({"name", "before", "after"},
+    # before as the thread's first request had it)
+    kept: list[dict] = []
+    # the plan the thread has come to after this reply, where a what-if moved it: {"request": the
+    # request as text, "summary": its plan_context with "first_request", "first_gpus", "carried"};
+    # the next message in the thread is answered against it (thread_state)
+    thread: dict | None = None
     text: str  # the reply as plain text ('' when silent)
 
     def to_json(self) -> dict:
@@ -1561,6 +1577,8 @@ class FollowUp(BaseModel):
             "before": self.before,
             "after": self.after,
             "faq": self.faq,
+            "kept": self.kept,
+            "thread_request": self.thread["request"] if self.thread else None,
             "text": self.text,
             "advice": self.advice.to_json() if self.advice else None,
         }
@@ -1591,6 +1609,12 @@ def follow_up(
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message) or _team_talk(message):
         return silent
+    if summary.get("first_request") and BACK_TO_FIRST.search(message):
+        # "back to the original plan" after what-ifs moved the thread: the first request again,
+        # against the plan the thread had come to, and the thread with it
+        back = _back_to_first(request_text, summary, reply_lang, book)
+        if back is not None:
+            return back
     bought = budget_buys(message, reply_lang, book)
     if bought is not None:  # "300万能买几台": what the sum buys, whatever the thread's plan
         return bought
@@ -1619,7 +1643,8 @@ def follow_up(
         others = [s["option"] for s in summary["compared"] if s is not side]
         cheaper = side["option"] == summary.get("cheaper")
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
-        return reply.model_copy(update={"on": on})
+        # a comparison's thread stays on its options: a what-if on one side does not move it
+        return reply.model_copy(update={"on": on, "thread": None})
     used = USED_GPU.search(message) and gpu_named(message) if request_text and summary.get("gpu") else None
     if used and used != summary.get("gpu"):
         # "二手3090行吗": the plan on that GPU, the used parts' checks first (it had been the FAQ's
@@ -1997,6 +2022,7 @@ def follow_up(
                 why_not=bool(why_not),
                 implied_deadline=implied,
                 buying=bool(BUYING.search(message)),
+                carry=True,
             )
             if FASTER.match(message):
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
@@ -2870,6 +2896,9 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         first=money(plan.rent if same else first, summary.get("currency") or plan.costs.currency),
         rent=money(plan.rent, plan.costs.currency),
         days=plan.days,
+        # the thread's plan may miss its deadline (128 GPUs fixed by an earlier what-if): not called
+        # the cheapest that meets it
+        meets=plan.meets_deadline,
         option=plan.costs.rent_option,
         method=reply.advice.request.method,
         # a full training in 16-bit: FP8 on GPUs with FP8 tensor cores takes fewer GPU-hours (the what-if
@@ -3056,16 +3085,19 @@ def _whatif(
     why_not: bool = False,
     implied_deadline: bool = False,
     buying: bool = False,
+    carry: bool = False,
 ) -> FollowUp:
-    """The plan under the changed request against the first. `why_not`: the user asked why the
+    """The plan under the changed request against the thread's. `why_not`: the user asked why the
     plan does not use what they named ("why not H20?"): the reply says how that plan compares.
     `implied_deadline`: the new deadline is the bot's reading of "faster?", so no warning holds
-    the plan to it."""
+    the plan to it. `carry`: the team asked for the change, so the thread moves to the new plan
+    and its next message is answered against it (`FollowUp.thread`)."""
     try:
         original = parse(request_text, lang)
     except RequestError:
         original = None
     changes = [_change(name, original, request, lang) for name in changed]
+    earlier = _kept(summary, original, changed, lang)
     for c in changes:
         # the GPUs as planned, not as the request left them ("on RTX 4090" without a count: the 8 chosen)
         unsaid = c["before"] == "—" or (original is not None and (original.gpu_count is None or original.gpu is None))
@@ -3077,6 +3109,9 @@ def _whatif(
             c["before"] = render("slack/value.j2", lang, kind="kwh", value=kwh)
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
+        if c["name"] in ("gpu", "gpu_count", "nodes") and c["after"] == "—" and summary.get("first_gpus"):
+            # back to a first request that left the GPUs to the planner: chosen again, as at first
+            c["after"] = render("slack/value.j2", lang, kind="as_planned")
     # the GPUs and their count read as one change ("8 × RTX3090" for both): said once
     said: set[tuple[str, str]] = set()
     kept = []
@@ -3092,7 +3127,7 @@ def _whatif(
         shown = [c for i, c in enumerate(changes) if c["after"] not in [d["after"] for d in changes[:i]]]
         # "能不能用一台机器搞定" on a one-server plan: "1 server (8 x H800)", not "nodes 8 x H800"
         text = render("followup.txt.j2", lang, kind="unchanged", changes=shown, nodes=summary.get("nodes"))
-        return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, text=text)
+        return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, kept=earlier, text=text)
     try:
         result = advise_request(request, book)
     except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
@@ -3141,6 +3176,11 @@ def _whatif(
         verdict = {"rent": costs.rent_total, "capex": costs.buy_capex, "cur": costs.currency}
         verdict |= {"never": costs.never_pays_back, "months": costs.breakeven_months, "use": costs.owned_utilisation}
         verdict["lease"] = (costs.breakeven_rent or {}).get("basis") == "lease"
+        cheapest = costs.rent_instead
+        if cheapest and cheapest.get("cost") is not None and cheapest["cost"] < costs.rent_total:
+            # the bought GPUs' own rent can be a year's lease of a server for a 14-hour job
+            # (¥87,600 against ¥17 on 4 × H800): this job's rent is its cheapest rental plan's
+            verdict |= {"rent": cheapest["cost"], "on": f"{cheapest['gpu_count']} x {cheapest['gpu']}"}
         warnings = [Note(kind="warning", code="buy_verdict", params=verdict), *warnings]
     # The summary keeps days to two decimals (a 20-minute job is "0.01 days"): the times compared
     # are the plans' own, the first one's when re-planning it gives the plan the thread shows.
@@ -3189,8 +3229,19 @@ def _whatif(
             p=result.plan,
             budget=room,
             owned=summary.get("owned"),
+            kept=earlier,
         )
-        return FollowUp(kind="unchanged", lang=lang, changed=changed, changes=changes, advice=result, text=text)
+        thread = _thread_after(request_text, summary, request, changed, result) if carry else None
+        return FollowUp(
+            kind="unchanged",
+            lang=lang,
+            changed=changed,
+            changes=changes,
+            kept=earlier,
+            advice=result,
+            thread=thread,
+            text=text,
+        )
     # Why the GPU changed, unless the reader asked for another GPU themselves.
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
@@ -3219,7 +3270,10 @@ def _whatif(
         # "faster?" / "cheaper?" read as a deadline: said as the bot's reading of the plan's time,
         # not as the team's deadline changed ("deadline 60 days -> 8.6 days" under a 17-day plan)
         implied=implied_deadline and changed == ["deadline_days"],
+        kept=earlier,
+        moved=bool(summary.get("first_request")),
     )
+    moves = carry and result.plan is not None and not why_not
     return FollowUp(
         kind=kind,
         lang=lang,
@@ -3233,8 +3287,73 @@ def _whatif(
         before=before,
         after=after_cmp,
         lead=lead,
+        kept=earlier,
+        thread=_thread_after(request_text, summary, request, changed, result) if moves else None,
         text=f"{lead}\n{text}" if lead else text,
     )
+
+
+def _back_to_first(request_text: str, summary: dict, lang: str, book: PriceBook) -> FollowUp | None:
+    """The thread's first request planned again, set against the plan what-ifs had moved it to."""
+    try:
+        first = parse(summary["first_request"], lang)
+        current = parse(request_text, lang)
+    except RequestError:
+        return None
+    changed = [n for n in summary.get("carried", []) if getattr(first, n, None) != getattr(current, n, None)]
+    reply = _whatif(request_text, summary, first, changed, lang, book, carry=True)
+    if reply.thread is None:  # the plan came out the same: the thread is back at its first request all the same
+        reply = reply.model_copy(
+            update={
+                "thread": {"request": summary["first_request"], "summary": plan_context(advise_request(first, book))}
+            }
+        )
+    lead = render("followup.txt.j2", lang, kind="back_to_first").strip()
+    return _led(reply, lead)
+
+
+def _kept(summary: dict, current, changed: list[str], lang: str) -> list[dict]:
+    """What earlier what-ifs in the thread changed that this message leaves as they made it: the
+    thread's first request against its current one, field by field (the GPUs as first planned
+    where the request left them open)."""
+    first_text = summary.get("first_request")
+    if not first_text or current is None:
+        return []
+    try:
+        first = parse(first_text, current.lang)
+    except RequestError:
+        return []
+    kept, said = [], set()
+    for name in summary.get("carried", []):
+        if name in changed or (name in ("gpu", "gpu_count", "nodes") and {"gpu", "gpu_count", "nodes"} & set(changed)):
+            continue
+        c = _change(name, first, current, lang)
+        if name in ("gpu", "gpu_count", "nodes"):
+            c["before"] = summary.get("first_gpus") or c["before"]
+            if c["after"] in said:  # the GPUs and their count read as one change, said once
+                continue
+            said.add(c["after"])
+        if c["before"] != c["after"]:
+            kept.append(c)
+    return kept
+
+
+def _thread_after(request_text: str, summary: dict, request, changed: list[str], result: Advice) -> dict:
+    """The thread's state after a what-if the team asked for: the changed request as text (it
+    parses back to the same request: request/canonical.py), its plan's numbers, and what the
+    thread began from, so later replies can say what they keep. Back at the first request, the
+    first state again."""
+    first = summary.get("first_request") or request_text
+    try:
+        back = canonical(parse(first, request.lang)) == canonical(request)
+    except RequestError:
+        back = False
+    if back:
+        return {"request": first, "summary": plan_context(result)}
+    gpus = summary.get("first_gpus") or f"{summary.get('gpu_count') or ''} × {summary.get('gpu') or ''}".strip(" ×")
+    carried = sorted(set(summary.get("carried", [])) | set(changed))
+    state = {"first_request": first, "first_gpus": gpus, "carried": carried}
+    return {"request": canonical(request), "summary": {**plan_context(result), **state}}
 
 
 # A card's memory asked of the plan: "is 32GB vram enough?", "would 24GB cards work?", "24G显存够吗"
@@ -4046,7 +4165,7 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             request, changed = parse_followup(request_text, text, lang, plan_gpu=plan_gpu)
         except RequestError:
             continue
-        reply = _whatif(request_text, summary, request, changed, lang, book, kind="market")
+        reply = _whatif(request_text, summary, request, changed, lang, book, kind="market", carry=True)
         if text in changes and reply.advice and off_cloud(reply.advice):
             continue  # the cloud rents no plan on the GPU kept: its own offers choose the GPU
         if reply.kind == "unchanged" and named:
@@ -4120,6 +4239,8 @@ def _market(request_text: str, summary: dict, message: str, lang: str, book: Pri
             currency=reply.currency,
             before_currency=reply.before_currency,
             why=why,
+            kept=reply.kept,
+            moved=bool(summary.get("first_request")),
         )
         return reply.model_copy(update={"why": why, "text": text})
     return None

@@ -60,7 +60,7 @@ def on_message(event, body, client, context):
             # as a job that waits for the thread (bot/tasks.py follow, pending_thread).
             _follow(client, team, channel, thread, "", {}, event, mentioned=False, pending_thread=True)
         return  # else a thread that is not under one of our answers
-    _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=False)
+    _follow(client, team, channel, thread, *conv.current(), event, mentioned=False)
 
 
 def on_mention(event, body, client, context):
@@ -70,7 +70,7 @@ def on_mention(event, body, client, context):
     thread = event.get("thread_ts")
     conv = conversations.load(thread_key(team, channel, thread)) if thread else None
     if conv is not None:
-        _follow(client, team, channel, thread, conv.request_text, conv.summary, event, mentioned=True)
+        _follow(client, team, channel, thread, *conv.current(), event, mentioned=True)
         return
     # A mention outside one of our threads: a request if it reads as one, else a question.
     text = _strip_mentions(event.get("text", ""))

@@ -6,7 +6,8 @@ API of the tests (tests/slack_fake.py) on loopback; every captured message is dr
 usage: python docs/screenshots/slack_make.py OUTDIR   (PNG files land in OUTDIR; a temporary
 database is seeded from data/ and tests/data/skypilot for the digest)
 
-Scenes: a thread under a card with the what-ifs in other words (en, zh), `/gpu quote` with and
+Scenes: a thread under a card with the what-ifs in other words (en, zh), a thread the what-ifs
+move and then back to its first request (en, zh), `/gpu quote` with and
 without a vendor, the card a recorded quote prices, `/gpu prices`, and the digest of 2024-02-05."""
 
 import json
@@ -162,6 +163,24 @@ def main(out: Path) -> None:
             parts.append(_human(bk, "Ana" if i % 2 == 0 else "Bo", text))
             parts.append(_bot(bk, _posts(fake, channel)[0], thread=True))
         scenes[f"thread-whatif-{lang}"] = (parts, 700)
+
+    # 1b. A thread the what-ifs move: each builds on the one before, said; then back to the first.
+    for lang, team, channel, request, asks in (
+        ("en", "T6", "C6", "70B lora 10GB 14d", ["what if 30 days?", "on H20?", "back to the original plan"]),
+        ("zh", "T7", "C7", "70B lora 1万条 14天 买", ["放实验室的话多久回本", "学校出电费呢", "回到最初的方案"]),
+    ):
+        fake.reset()
+        send.command(request, channel=channel, team=team)
+        _posts(fake, channel)
+        ts = _thread_ts(team, channel)
+        parts = [_human(bk, "Ana", "/gpu " + request)]
+        for i, text in enumerate(asks):
+            fake.reset()
+            send.thread_message(text, ts, channel=channel, team=team)
+            parts.append(_human(bk, "Ana" if i % 2 == 0 else "Bo", text))
+            parts.append(_bot(bk, _posts(fake, channel)[0], thread=True))
+            time.sleep(1)  # the thread is stored as moved once the reply is posted
+        scenes[f"thread-moves-{lang}"] = (parts, 700)
 
     # 2. /gpu quote, with a vendor (recorded) and without one (asks for it), in both languages.
     for name, team, channel, text in (

@@ -1,0 +1,181 @@
+"""A thread's what-ifs build on each other: "what if 30 days?" then "on H20?" is the H20 plan
+with 30 days, said ("kept from earlier in this thread"); "back to the original plan" returns to
+the first request. In the core (as `ask --follow-up` answers), through the CLI, and on the real
+app over HTTP with the fake Web API, where the moved thread is stored beside the first answer
+(the card's buttons keep the first)."""
+
+import json
+
+import pytest
+
+from advisor.market.prices import price_book
+from advisor.market.store import open_store
+from advisor.planning.advice import advise, plan_context
+from advisor.planning.followup import follow_up
+from advisor.request.parser import parse
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    db = open_store(str(tmp_path_factory.mktemp("thread_state") / "store.db"))
+    yield price_book(db, "")
+    db.close()
+
+
+def _thread(text: str, messages: list[str], book, lang=None):
+    """Each message answered as `ask --follow-up` does, the thread moved by what-ifs."""
+    summary = plan_context(advise(text, lang, book=book))
+    replies = []
+    for message in messages:
+        reply = follow_up(text, summary, message, lang, book=book)
+        replies.append(reply)
+        if reply.thread:
+            text, summary = reply.thread["request"], reply.thread["summary"]
+    return replies, text
+
+
+def test_the_second_what_if_keeps_the_first(book):
+    """The lab's case (thirty-sixth session): the servers in the lab, then the school paying the
+    power: the purchase judged on both, as the request with both in it plans it."""
+    request = "70B lora 1万条 14天 买"
+    (room, power), _ = _thread(request, ["放实验室的话多久回本", "学校出电费呢"], book, "zh")
+    both = advise(f"{request} 放实验室 电费学校出", "zh", book=book).plan.costs
+    alone = advise(f"{request} 电费学校出", "zh", book=book).plan.costs
+    assert room.thread and "own_room" in room.thread["summary"]["carried"]
+    got = power.advice.plan.costs
+    assert power.advice.request.own_room and power.advice.request.power_paid
+    assert got.breakeven_months == pytest.approx(both.breakeven_months)
+    assert both.breakeven_months != pytest.approx(alone.breakeven_months)  # the room does change it
+    assert [c["name"] for c in power.kept] == ["own_room"]
+    assert "沿用本串之前的改动：自有房间" in power.text
+
+
+def test_each_reply_says_what_it_keeps_and_against_which_plan(book):
+    (first, second, third), text = _thread("70B lora 10GB 14d", ["what if 30 days?", "on H20?", "how long?"], book)
+    assert not first.kept and first.thread["request"].endswith("30d")
+    assert second.kept == [{"name": "deadline_days", "before": "14 days", "after": "30 days"}]
+    assert "New plan against the thread's plan so far:" in second.text
+    assert "kept from earlier in this thread: deadline 14 days -> 30 days" in second.text
+    assert second.advice.request.gpu == "H20-96GB" and second.advice.request.deadline_days == 30
+    assert parse(text).gpu == "H20-96GB" and parse(text).deadline_days == 30
+    assert third.thread is None and third.advice.plan.gpu == "H20-96GB"  # a question: on the moved plan
+
+
+def test_back_to_the_original_plan(book):
+    request = "70B lora 10GB 14d"
+    replies, text = _thread(request, ["what if 30 days?", "on H20?", "back to the original plan", "on A800?"], book)
+    back, after = replies[2], replies[3]
+    assert back.lead.startswith("Back to the thread's first request")
+    assert {c["name"] for c in back.changes} >= {"deadline_days"}
+    assert back.advice.request.deadline_days == 14 and back.advice.request.gpu is None
+    assert back.thread["request"] == request and "first_request" not in back.thread["summary"]
+    assert not after.kept and "New plan against the first one:" in after.text
+    assert parse(text).deadline_days == 14
+
+
+def test_questions_and_why_nots_leave_the_thread_where_it_is(book):
+    replies, text = _thread(
+        "70B lora 10GB 14d", ["why not H20?", "how much per month?", "why NVLink?", "回到最初的方案"], book
+    )
+    assert all(r.thread is None for r in replies)  # nothing moved it, so there is nothing to go back to
+    assert text == "70B lora 10GB 14d"
+
+
+def test_a_comparisons_thread_stays_on_its_options(book):
+    from advisor.planning.advice import compare, comparison_context
+
+    text = "70B lora 10GB 14d H800 vs A800"
+    summary = comparison_context(compare(text, None, book=book))
+    reply = follow_up(text, summary, "what if 30 days?", None, book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.thread is None
+
+
+def test_ask_follow_up_json_chains_the_thread(cli):
+    out = cli("ask", "70B lora 10GB 14d", "--follow-up", "what if 30 days?", "--follow-up", "on H20?", "--json")
+    assert out.returncode == 0, out.stderr
+    first, second = json.loads(out.stdout)["follow_ups"]
+    assert first["thread_request"] == "70B lora 10GB 30d" and not first["kept"]
+    assert second["kept"][0]["name"] == "deadline_days"
+    assert second["plan"]["request"]["deadline_days"] == 30
+
+
+def test_the_bot_answers_the_next_message_on_the_moved_plan(bot, fake_slack, answered, drain):
+    """Over HTTP: "what if 30 days?" posted, the thread stored as moved (the first answer kept for
+    the card's buttons), "on H20?" answered with the 30 days kept, then back to the first."""
+    from bot import conversations
+    from bot.threads import thread_key
+
+    send, _ = bot
+    key = thread_key("T1", "C1", answered)
+    first = conversations.load(key)
+    send.thread_message("what if 30 days?", answered)
+    fake_slack.wait_for("chat.postMessage", 1)
+    drain()
+    moved = conversations.load(key)
+    assert (moved.request_text, moved.summary) == (first.request_text, first.summary)
+    assert parse(moved.thread_text).deadline_days == 30 and moved.current()[0] == moved.thread_text
+    fake_slack.reset()
+    send.thread_message("on H20?", answered)
+    reply = fake_slack.wait_for("chat.postMessage", 1)[0]
+    blocks = json.dumps(reply["args"]["blocks"], ensure_ascii=False)
+    assert "kept from earlier in this thread: deadline 14 days → 30 days" in blocks, blocks
+    drain()
+    fake_slack.reset()
+    send.thread_message("back to the original plan", answered)
+    back = fake_slack.wait_for("chat.postMessage", 1)[0]
+    assert "Back to the thread's first request" in back["args"]["text"]
+    drain()
+    assert conversations.load(key).current() == (first.request_text, conversations.load(key).thread_summary)
+    assert parse(conversations.load(key).current()[0]).deadline_days == 14
+
+
+def test_a_store_made_before_thread_state_gets_its_columns_with_its_threads(database, cli):
+    """A store at revision 0008 (conversations without thread_text and thread_summary, a thread in
+    it): `migrate` adds them, keeps the thread, and it can move, on both engines."""
+    from advisor import db as dbmod
+    from bot import conversations
+
+    assert cli("migrate").returncode == 0
+    conversations.save(
+        conversations.Conversation(
+            key="T1:C1:1.0",
+            workspace="T1",
+            user="U1",
+            request_text="7b lora 1GB",
+            lang="en",
+            summary={"gpu": "H100-SXM5-80GB"},
+        )  # fmt: skip
+    )
+    with dbmod.Database() as db:
+        for column in ("thread_text", "thread_summary"):
+            db.execute(f"ALTER TABLE conversations DROP COLUMN {column}")
+        db.execute("UPDATE alembic_version SET version_num = '0008'")
+    done = cli("migrate")
+    assert done.returncode == 0 and "from 0008 to revision 0009" in done.stderr, done.stderr
+    conv = conversations.load("T1:C1:1.0")
+    assert conv.current() == ("7b lora 1GB", {"gpu": "H100-SXM5-80GB"})
+    conversations.advance(conv.key, "7b lora 1GB 3d", {"gpu": "H20-96GB"})
+    assert conversations.load(conv.key).current() == ("7b lora 1GB 3d", {"gpu": "H20-96GB"})
+
+
+def test_cheaper_on_gpus_an_earlier_what_if_fixed_is_not_called_on_time(book):
+    """ "with 128 GPUs?" (missing the 14 days), then "cheaper?": the 128 GPUs kept, and the reply
+    does not call the plan the cheapest that meets the request."""
+    (count, cheaper), _ = _thread("70B full-finetune 1TB 14d", ["can we do it with 128 GPUs?", "cheaper?"], book)
+    assert count.advice.plan.estimate.layout.gpu_count == 128 and not count.advice.plan.meets_deadline
+    # the GPUs fixed by the thread: "cheaper?" is half as many of them (docs/slack.md)
+    assert cheaper.advice.request.gpu == count.advice.plan.gpu and cheaper.advice.request.gpu_count == 64
+    assert cheaper.kind == "unchanged" and "no less" in cheaper.text, cheaper.text
+    assert "meets the request" not in cheaper.text and "though it misses the deadline" in cheaper.text
+
+
+def test_a_buyers_verdict_weighs_the_cheapest_rental_plan(book):
+    """A 14-hour job bought as one RTX 4090 whose own rent on record is a year's lease of a server:
+    the verdict weighs buying against the job's cheapest rental plan, named."""
+    request = "70B lora 1万条 14天 买"
+    cost = advise(request, "zh", book=book).plan.costs
+    assert cost.rent_instead and cost.rent_instead["cost"] < cost.rent_total / 10
+    (room,), _ = _thread(request, ["放实验室的话多久回本"], book, "zh")
+    verdict = next(w for w in room.warnings if w.code == "buy_verdict")
+    assert verdict.params["rent"] == cost.rent_instead["cost"]
+    assert f"{cost.rent_instead['gpu_count']} x {cost.rent_instead['gpu']}，最便宜的租用方案" in room.text
