@@ -310,6 +310,29 @@ def test_linear_attention_costs_the_same_at_any_length():
     assert m.attention_share(32768) == pytest.approx(0.25 + 0.75 * 352 / 16384.5)
 
 
+def test_a_kimi_delta_attention_layer_has_the_parameters_of_its_projections():
+    """Kimi Linear 48B-A3B by hand from modeling_kimi.py (hidden 2304; 32 heads of 128; conv 4):
+    q, k, v 2304 x 4096 = 9,437,184 each, their convolutions 4096 x 4 each, the decay's low rank
+    2304 x 128 + 128 x 4096, beta 2304 x 32, A_log 32, dt_bias 4096, the output gate's low rank
+    2304 x 128 + 128 x 4096, the gated norm 128, o_proj 4096 x 2304: 39,514,272. Its 7 MLA layers
+    (no query compression): q 2304 x 32 x 192, kv down 2304 x 576, its norm 512, kv up 512 x 32 x
+    256, o_proj 4096 x 2304: 29,114,880. The mixture's linear projections are read from the hidden
+    size, so the layer's GEMMs carry the 20 KDA layers' share."""
+    from advisor.engine.roofline import layer_linears
+
+    m = catalog.find_model("moonshotai/Kimi-Linear-48B-A3B-Instruct")
+    assert m.linear_attention_kind == "kda" and m.uses_mla
+    assert linear_attention_params(m) == 39_514_272
+    c = count_params(m)
+    assert c.attention_per_layer == pytest.approx((20 * 39_514_272 + 7 * 29_114_880) / 27)
+    assert c.total == pytest.approx(49_122_681_728, rel=1e-6)  # the helper's count, the router bias aside
+    gemms = layer_linears(m, 4096, 1, 1, True, 1)
+    mla = sum(g.count * g.n * g.k for g in gemms[:4])
+    kda = sum(g.count * g.n * g.k for g in gemms[4:8])
+    assert mla == pytest.approx(7 / 27 * (2304 * 32 * 192 + 2304 * 576 + 512 * 32 * 256 + 4096 * 2304))
+    assert kda == pytest.approx(20 / 27 * (39_514_272 - 3 * 4096 * 4 - 32 - 4096 - 128))  # no convs, biases
+
+
 def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
     """Serving Qwen3-Next: 12 of its 48 layers keep a KV cache (2 KV heads of 256, bf16):
     2 x 12 x 2 x 256 x 2 = 24,576 bytes a token; its linear layers keep a fixed state."""
@@ -338,7 +361,7 @@ def test_a_mixture_whose_config_was_not_read_is_planned_at_its_published_sizes(t
     "text, total, active",
     [
         ("Qwen/Qwen3-VL-235B-A22B-Instruct lora 10GB 5d", 235, 22),
-        ("moonshotai/Kimi-Linear-48B-A3B-Instruct lora 10GB 3d", 48, 3),
+        ("Qwen/Qwen3-VL-30B-A3B-Instruct lora 10GB 3d", 30, 3),
         ("foo/Bar-100B-A10B lora 10GB 3d", 100, 10),
     ],
 )

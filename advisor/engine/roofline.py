@@ -251,29 +251,39 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
     ep, each expert's matrices over its `etp` expert-tensor ranks)."""
     h = m.hidden
     out: list[Linear] = []
+    # a hybrid's layer is its softmax (or MLA) and linear layers' projections in their shares
+    full = 1 - m.linear_share
     if m.uses_mla:
         qk = m.mla_qk_nope_head_dim + m.mla_qk_rope_head_dim
         if m.mla_q_lora_rank:
             out += [
-                Linear(tokens, m.mla_q_lora_rank, h),
-                Linear(tokens, m.heads * qk / tp, m.mla_q_lora_rank, role="mla_up_proj"),
+                Linear(tokens, m.mla_q_lora_rank, h, count=full),
+                Linear(tokens, m.heads * qk / tp, m.mla_q_lora_rank, count=full, role="mla_up_proj"),
             ]
         else:
-            out.append(Linear(tokens, m.heads * qk / tp, h))
-        out.append(Linear(tokens, m.mla_kv_lora_rank + m.mla_qk_rope_head_dim, h))
+            out.append(Linear(tokens, m.heads * qk / tp, h, count=full))
+        out.append(Linear(tokens, m.mla_kv_lora_rank + m.mla_qk_rope_head_dim, h, count=full))
         kv_up = m.heads * (m.mla_qk_nope_head_dim + m.mla_v_head_dim) / tp
-        out.append(Linear(tokens, kv_up, m.mla_kv_lora_rank, role="mla_up_proj"))
-        out.append(Linear(tokens, h, m.heads * m.mla_v_head_dim / tp))
+        out.append(Linear(tokens, kv_up, m.mla_kv_lora_rank, count=full, role="mla_up_proj"))
+        out.append(Linear(tokens, h, m.heads * m.mla_v_head_dim / tp, count=full))
     else:
         q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
         gate = q if m.full_attention_gated else 0
-        # a hybrid's layer is its softmax and linear layers' projections in their shares
-        full = 1 - m.linear_share
         out += [Linear(tokens, (q + gate + 2 * kv) / tp, h, count=full), Linear(tokens, h, q / tp, count=full)]
-        if m.linear_attention_layers:
-            kd = m.linear_key_heads * m.linear_key_head_dim
-            vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
-            share = m.linear_share
+    if m.linear_attention_layers:
+        kd = m.linear_key_heads * m.linear_key_head_dim
+        vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+        share = m.linear_share
+        if m.linear_attention_kind == "kda":
+            # q, k, v, beta and the two low-rank downs from the hidden size; the two ups; the output
+            dk, dv = m.linear_key_head_dim, m.linear_value_head_dim
+            out += [
+                Linear(tokens, (2 * kd + vd + nv) / tp + dk + dv, h, count=share),
+                Linear(tokens, kd / tp, dk, count=share),
+                Linear(tokens, vd / tp, dv, count=share),
+                Linear(tokens, h, vd / tp, count=share),
+            ]
+        else:
             out += [
                 Linear(tokens, (2 * kd + 2 * vd + 2 * nv) / tp, h, count=share),
                 Linear(tokens, h, vd / tp, count=share),

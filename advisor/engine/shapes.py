@@ -174,9 +174,9 @@ def _count_params(m: ModelShape) -> ParamCounts:
             attention += q_dim + 2 * kv_dim
         if m.mlp_bias:  # GPT/OPT/BLOOM-style models bias every projection
             attention += h
-        if m.linear_attention_layers:
-            # a layer's attention averaged over its softmax and linear layers
-            attention = (1 - m.linear_share) * attention + m.linear_share * linear_attention_params(m)
+    if m.linear_attention_layers:
+        # a layer's attention averaged over its softmax (or MLA) and linear layers
+        attention = (1 - m.linear_share) * attention + m.linear_share * linear_attention_params(m)
     norms = (2 if m.norm == "layernorm" else 1) * 2 * h  # two norms a layer; LayerNorm has a bias too
     moe_layers = m.layers - m.moe_dense_layers if m.is_moe else 0
     embedding = m.vocab * h
@@ -198,13 +198,30 @@ def _count_params(m: ModelShape) -> ParamCounts:
 
 
 def linear_attention_params(m: ModelShape) -> float:
-    """One Gated DeltaNet layer's parameters (transformers' Qwen3NextGatedDeltaNet): q and k
-    (key heads x key width each), v and the output gate z (value heads x value width each) and
-    one decay and one beta a value head from the hidden size; a depthwise convolution over q, k
-    and v of `linear_conv_kernel` taps; dt_bias and A_log a value head; the gated RMSNorm over
-    one value head; the output projection back to the hidden size."""
+    """One linear-attention layer's parameters. Gated DeltaNet (transformers'
+    Qwen3NextGatedDeltaNet): q and k (key heads x key width each), v and the output gate z (value
+    heads x value width each) and one decay and one beta a value head from the hidden size; a
+    depthwise convolution over q, k and v of `linear_conv_kernel` taps; dt_bias and A_log a value
+    head; the gated RMSNorm over one value head; the output projection back to the hidden size.
+    Kimi Delta Attention (Kimi Linear's modeling_kimi.py KimiDeltaAttention, bias-free): q, k, v;
+    the convolutions; the per-channel decay and the output gate each through a rank of one key
+    (value) head's width (f_a, f_b; g_a, g_b); beta a head; A_log a head and dt_bias a channel;
+    the gated RMSNorm over one value head; the output projection."""
     h, kd = m.hidden, m.linear_key_heads * m.linear_key_head_dim
     vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+    if m.linear_attention_kind == "kda":
+        dk, dv = m.linear_key_head_dim, m.linear_value_head_dim
+        return (
+            h * (2 * kd + vd)
+            + m.linear_conv_kernel * (2 * kd + vd)
+            + (h * dk + dk * kd)  # decay, low-rank
+            + h * nv
+            + nv
+            + kd
+            + (h * dv + dv * vd)  # output gate, low-rank
+            + dv
+            + vd * h
+        )
     return (
         h * (2 * kd + 2 * vd + 2 * nv)
         + m.linear_conv_kernel * (2 * kd + vd)

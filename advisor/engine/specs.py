@@ -144,15 +144,17 @@ class ModelShape(BaseModel):
     local_attention_span: int = 0
     local_attention_kind: Literal["sliding", "chunked"] = "sliding"
     # Hybrid models whose other layers are linear attention (Qwen3-Next and Qwen3.5: Gated
-    # DeltaNet, transformers' Qwen3NextGatedDeltaNet): a recurrent state of key x value width per
-    # value head instead of a KV cache, so their work per token does not grow with the sequence.
+    # DeltaNet, transformers' Qwen3NextGatedDeltaNet; Kimi Linear: Kimi Delta Attention, "kda",
+    # its decay per channel and its output gate low-rank, beside MLA layers): a recurrent state of
+    # key x value width per value head instead of a KV cache, so their work per token does not grow
+    # with the sequence.
     # The softmax layers keep heads/kv_heads/head_dim; with `full_attention_gated` their query
     # projection is twice as wide (a same-size sigmoid output gate: attn_output_gate). Counted:
     # parameters, projections and the core's work by layer kind; activations a layer keeps are
     # counted at the softmax layers' widths (assumed: a linear layer keeps q, k, v, its gate and
     # one state a chunk, of the same order).
     linear_attention_layers: int = 0
-    linear_attention_kind: Literal["gated_deltanet"] = "gated_deltanet"
+    linear_attention_kind: Literal["gated_deltanet", "kda"] = "gated_deltanet"
     linear_key_heads: int = 0
     linear_value_heads: int = 0
     linear_key_head_dim: int = 0
@@ -193,7 +195,10 @@ class ModelShape(BaseModel):
         W·S and the state update Kᵀ U are d x d (3·dk·dv a token): 2·(3·dk·dv + C·(3dk + 2dv))
         FLOPs (the count is ours, from those products: the papers give O(LCd + Ld²)). C = 64,
         the chunk of flash-linear-attention's chunk_gated_delta_rule (chunk_size=64) and of
-        transformers' torch_chunk_gated_delta_rule. Key heads are repeated to the value heads."""
+        transformers' torch_chunk_gated_delta_rule. Key heads are repeated to the value heads.
+        Kimi Delta Attention (fla's chunk_kda) is counted with the same products: its decay is a
+        vector a channel instead of a scalar a head, applied elementwise inside the chunk (assumed:
+        no further matrix products of the same order)."""
         dk, dv = self.linear_key_head_dim, self.linear_value_head_dim
         return self.linear_value_heads * 2 * (3 * dk * dv + LINEAR_ATTENTION_CHUNK * (3 * dk + 2 * dv))
 
