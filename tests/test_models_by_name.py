@@ -333,6 +333,37 @@ def test_a_kimi_delta_attention_layer_has_the_parameters_of_its_projections():
     assert kda == pytest.approx(20 / 27 * (39_514_272 - 3 * 4096 * 4 - 32 - 4096 - 128))  # no convs, biases
 
 
+@pytest.mark.parametrize(
+    "text", ["MiniMaxAI/MiniMax-M1-80k lora 10GB 7d", "MiniMax-Text-01 lora 1GB 3d", "MiniMax M1 lora 1GB 3d"]
+)
+def test_minimax_m1_is_seven_lightning_layers_to_each_softmax_one(text):
+    """Its lightning layer by hand from transformers' MiniMaxLightningAttention (hidden 6144, 64
+    heads of 128): qkv 6144 x 24576 = 150,994,944, the output gate 6144 x 8192 = 50,331,648, the
+    norm 8,192, out_proj 8192 x 6144 = 50,331,648: 251,666,432; its core 64 x 2 x (2 x 128 x 128 +
+    256 x 256) = 12,582,912 FLOPs a token at any length. 456.09B in all (published 456B); it had
+    been a generic 456B-A45.9B mixture with every layer softmax attention."""
+    r = parse(text)
+    m = model_shape(r)
+    assert r.model == "minimax-m1" and m.linear_attention_kind == "lightning" and m.linear_attention_layers == 70
+    assert linear_attention_params(m) == 251_666_432
+    assert m.linear_core_flops() == 12_582_912
+    assert count_params(m).total == pytest.approx(456_089_655_296, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "text", ["deepseek-v4 lora 10GB 7d", "DeepSeek V4 全量微调 1TB 14天", "deepseek-ai/DeepSeek-V4 lora 1GB"]
+)
+def test_a_name_released_in_two_sizes_asks_which(text):
+    """ "deepseek-v4" is V4-Flash (284B-A13B) or V4-Pro (1.6T-A49B): the refusal names both (it had
+    asked for a size as for any unknown name, and "DeepSeek V4" had been a misspelt deepseek-v3)."""
+    with pytest.raises(RequestError) as err:
+        parse(text)
+    assert err.value.kind == "model_releases"
+    said = err.value.message("en")
+    assert "`deepseek-v4-flash` (284B-A13B) or `deepseek-v4-pro` (1600B-A49B)" in said
+    assert "`deepseek-v4-flash`（284B-A13B）" in err.value.message("zh")
+
+
 def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
     """Serving Qwen3-Next: 12 of its 48 layers keep a KV cache (2 KV heads of 256, bf16):
     2 x 12 x 2 x 256 x 2 = 24,576 bytes a token; its linear layers keep a fixed state."""
@@ -342,8 +373,8 @@ def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
 @pytest.mark.parametrize(
     "text, total, active",
     [
-        ("MiniMaxAI/MiniMax-M1-80k lora 10GB 7d", 456, 45.9),
-        ("MiniMax-Text-01 lora 1GB 3d", 456, 45.9),  # "text" taken from its middle had left "-01" not understood
+        ("deepseek-ai/DeepSeek-V4-Flash lora 10GB 7d", 284, 13),
+        ("DeepSeek V4 Pro 全量微调 1TB 30天", 1600, 49),
         ("hunyuan-large lora 20GB 7d", 389, 52),
         ("inclusionAI/Ling-flash-2.0 lora 10GB 3d", 100, 6.1),
         ("inclusionAI/Ling-1T lora 10GB 7d", 1000, 50),

@@ -206,9 +206,14 @@ def linear_attention_params(m: ModelShape) -> float:
     Kimi Delta Attention (Kimi Linear's modeling_kimi.py KimiDeltaAttention, bias-free): q, k, v;
     the convolutions; the per-channel decay and the output gate each through a rank of one key
     (value) head's width (f_a, f_b; g_a, g_b); beta a head; A_log a head and dt_bias a channel;
-    the gated RMSNorm over one value head; the output projection."""
+    the gated RMSNorm over one value head; the output projection. Lightning attention
+    (transformers' MiniMaxLightningAttention, bias-free): q, k and v in one projection, the
+    output gate, an RMSNorm over all value heads, the output projection; its decay is a fixed
+    slope a head, and it has no convolution."""
     h, kd = m.hidden, m.linear_key_heads * m.linear_key_head_dim
     vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+    if m.linear_attention_kind == "lightning":
+        return h * (2 * kd + vd) + h * vd + vd + vd * h
     if m.linear_attention_kind == "kda":
         dk, dv = m.linear_key_head_dim, m.linear_value_head_dim
         return (

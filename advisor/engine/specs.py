@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # Tokens a chunk of chunked linear attention (ModelShape.linear_core_flops): flash-linear-
 # attention's chunk_gated_delta_rule and transformers' torch_chunk_gated_delta_rule use 64.
 LINEAR_ATTENTION_CHUNK = 64
+# Lightning attention's block (MiniMax-Text-01 and M1: transformers' MiniMaxConfig block_size 256).
+LIGHTNING_BLOCK = 256
 
 
 class Source(BaseModel):
@@ -145,7 +147,8 @@ class ModelShape(BaseModel):
     local_attention_kind: Literal["sliding", "chunked"] = "sliding"
     # Hybrid models whose other layers are linear attention (Qwen3-Next and Qwen3.5: Gated
     # DeltaNet, transformers' Qwen3NextGatedDeltaNet; Kimi Linear: Kimi Delta Attention, "kda",
-    # its decay per channel and its output gate low-rank, beside MLA layers): a recurrent state of
+    # its decay per channel and its output gate low-rank, beside MLA layers; MiniMax-M1 and
+    # Text-01: lightning attention, "lightning", a fixed decay a head and no delta rule): a recurrent state of
     # key x value width per value head instead of a KV cache, so their work per token does not grow
     # with the sequence.
     # The softmax layers keep heads/kv_heads/head_dim; with `full_attention_gated` their query
@@ -154,7 +157,7 @@ class ModelShape(BaseModel):
     # counted at the softmax layers' widths (assumed: a linear layer keeps q, k, v, its gate and
     # one state a chunk, of the same order).
     linear_attention_layers: int = 0
-    linear_attention_kind: Literal["gated_deltanet", "kda"] = "gated_deltanet"
+    linear_attention_kind: Literal["gated_deltanet", "kda", "lightning"] = "gated_deltanet"
     linear_key_heads: int = 0
     linear_value_heads: int = 0
     linear_key_head_dim: int = 0
@@ -198,8 +201,15 @@ class ModelShape(BaseModel):
         transformers' torch_chunk_gated_delta_rule. Key heads are repeated to the value heads.
         Kimi Delta Attention (fla's chunk_kda) is counted with the same products: its decay is a
         vector a channel instead of a scalar a head, applied elementwise inside the chunk (assumed:
-        no further matrix products of the same order)."""
+        no further matrix products of the same order).
+
+        Lightning attention (Qin et al., "Lightning Attention-2", arXiv 2401.04658, Algorithm 1:
+        blocks of B tokens) has no delta rule: inside a block the scores Q Kᵀ and their product
+        with V (B·(dk + dv) multiply-adds a token), across blocks Q·KV and the state's update
+        Kᵀ V (2·dk·dv): 2·(2·dk·dv + B·(dk + dv)) FLOPs, B = LIGHTNING_BLOCK."""
         dk, dv = self.linear_key_head_dim, self.linear_value_head_dim
+        if self.linear_attention_kind == "lightning":
+            return self.linear_value_heads * 2 * (2 * dk * dv + LIGHTNING_BLOCK * (dk + dv))
         return self.linear_value_heads * 2 * (3 * dk * dv + LINEAR_ATTENTION_CHUNK * (3 * dk + 2 * dv))
 
     def mean_keys(self, seq: int) -> float:

@@ -863,16 +863,33 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 )
 
 
-# Mixtures of experts whose configs were not read, by their publishers' total and active sizes (B):
-# MiniMax-M1 and MiniMax-Text-01 (transformers docs model_doc/minimax.md: 456B total, 45.9B
-# activated), Hunyuan-Large (Tencent-Hunyuan-Large README: 389B, 52B), Ling-flash-2.0 (NVIDIA
-# Megatron-Bridge docs, Ling 2.0: 100B, 6.1B), Ling-1T and Ring-1T (Ling-1T card: 1T, about 50B).
+# Mixtures of experts whose configs were not read (or whose attention the catalogue's keys cannot
+# write), by their publishers' total and active sizes (B): Hunyuan-Large (Tencent-Hunyuan-Large
+# README: 389B, 52B), Ling-flash-2.0 (NVIDIA Megatron-Bridge docs, Ling 2.0: 100B, 6.1B), Ling-1T
+# and Ring-1T (Ling-1T card: 1T, about 50B), DeepSeek-V4-Flash and V4-Pro (featherless.ai's page of
+# deepseek-ai/DeepSeek-V4-Flash: 284B, 13B activated; deepseekfr.org/en/deepseek-v4-flash: Pro
+# 1.6T, 49B; their compressed sparse attention and hyper-connections are not modelled).
 _PUBLISHED_MOE = (
-    (r"minimax[\s_\-]*(?:m1(?:[\s_\-]*(?:40|80)k)?|text[\s_\-]*01)", 456.0, 45.9),
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
     (r"ling[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
     (r"(?:ling|ring)[\s_\-]*1t", 1000.0, 50.0),
+    (r"deepseek[\s_\-]*v4[\s_\-]*flash", 284.0, 13.0),
+    (r"deepseek[\s_\-]*v4[\s_\-]*pro", 1600.0, 49.0),
 )
+
+
+# A family name released in more than one size, none of which it names alone: each release the
+# request can name instead, with its sizes (the sources of _PUBLISHED_MOE).
+_RELEASES_OF = ((r"deepseek[\s_\-]*v4", (("deepseek-v4-flash", "284B-A13B"), ("deepseek-v4-pro", "1600B-A49B"))),)
+
+
+def _releases_in(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """Such a family's name as `text` writes it ("deepseek-v4", "DeepSeek V4") and its releases."""
+    for family, releases in _RELEASES_OF:
+        found = re.search(rf"(?<![a-z0-9]){family}(?![a-z0-9.])", text, re.I)
+        if found:
+            return found[0], releases
+    return None
 
 
 def _moe_only(name: str, params_b: float) -> bool:
@@ -1504,6 +1521,11 @@ class _Parse:
         )
 
     def fail(self, kind: str, **details):
+        named = _releases_in(self.text) if kind in ("unknown_model_name", "unknown_word", "missing_size") else None
+        if named:
+            # "deepseek-v4": the releases of that name, either of which plans (it had been "give its
+            # size", or "DeepSeek V4" a misspelt deepseek-v3)
+            raise RequestError("model_releases", self.lang, word=named[0], releases=named[1])
         raise RequestError(kind, self.lang, **details)
 
     def set(self, field: str, value, word: str) -> None:
