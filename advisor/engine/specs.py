@@ -203,7 +203,7 @@ class ModelShape(BaseModel):
         vector a channel instead of a scalar a head, applied elementwise inside the chunk (assumed:
         no further matrix products of the same order).
 
-        Lightning attention (Qin et al., "Lightning Attention-2", arXiv 2401.04658, Algorithm 1:
+        Lightning attention (Qin et al., "Lightning Attention-2", arXiv 2401.04658, its tiling in
         blocks of B tokens) has no delta rule: inside a block the scores Q Kᵀ and their product
         with V (B·(dk + dv) multiply-adds a token), across blocks Q·KV and the state's update
         Kᵀ V (2·dk·dv): 2·(2·dk·dv + B·(dk + dv)) FLOPs, B = LIGHTNING_BLOCK."""
