@@ -179,3 +179,29 @@ def test_a_buyers_verdict_weighs_the_cheapest_rental_plan(book):
     verdict = next(w for w in room.warnings if w.code == "buy_verdict")
     assert verdict.params["rent"] == cost.rent_instead["cost"]
     assert f"{cost.rent_instead['gpu_count']} x {cost.rent_instead['gpu']}，最便宜的租用方案" in room.text
+
+
+def test_the_bots_own_readings_of_faster_and_cheaper_do_not_move_the_thread(book):
+    """ "faster?" is planned at about half the plan's time, a deadline the team did not set: shown,
+    and the next what-if is not held to it (3 epochs had been planned in the 1.4 days "faster?" read)."""
+    (faster, epochs), _ = _thread("13B full-finetune 50GB 10d", ["faster?", "what if 3 epochs?"], book)
+    assert faster.kind == "whatif" and faster.thread is None
+    assert epochs.advice.request.deadline_days == 10 and not epochs.kept
+
+
+def test_back_to_the_first_plan_before_any_what_if_says_so(book):
+    (reply,), _ = _thread("7b lora 1GB 1d", ["back to the original plan"], book)
+    assert reply.text.startswith("This thread is on its first plan") and reply.thread is None
+
+
+def test_the_teams_room_and_power_price_in_english_words(book):
+    """ "what if we put it in our own server room?" had not been understood, and "electricity is 0.6
+    yuan/kWh" had been read as a move to the CNY market (a GPU "change" to the plan's own GPU)."""
+    (room, power), _ = _thread(
+        "7B full-finetune 50GB 5d buy",
+        ["what if we put it in our own server room?", "electricity is 0.6 yuan/kWh"],
+        book,
+    )
+    assert room.changed == ["own_room"] and room.thread
+    assert power.changed == ["power_price"] and power.advice.request.power_price.amount == 0.6
+    assert [c["name"] for c in power.kept] == ["own_room"]

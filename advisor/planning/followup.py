@@ -552,6 +552,8 @@ CHATTER = re.compile(
     r"|^\W*(?:好的?|行)?[，,\s]*(?:那)?就(?:用|选|定)?(?=[\w.\-]*[a-z])[\w.\-]+(?:吧|了)[^\w?？]*$",
     re.I,
 )
+# A price of a kWh said ("0.6 yuan/kWh", "电费0.6元/度"): the team's power price, whatever currency it names
+A_KWH = re.compile(r"kwh\b|千瓦时|(?:/|每|一)\s*度", re.I)
 # Back to the thread's first plan after what-ifs moved it ("back to the original plan", "回到最初的方案")
 BACK_TO_FIRST = re.compile(
     r"\b(?:back to|go back to|revert to|return to|undo|reset to)\s+(?:the\s+|our\s+)?"
@@ -1327,6 +1329,11 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"^\W*(?:btw|by the way|fyi|oh and|also)\b[\s,:]*|其实|实际上|\bactually\b", " "),
+    # "what if we put it in our own server room?", "if it sits in our lab": where the servers stand
+    (
+        r"\b(?:we\s+)?(?:put|puts|keep|keeps|sit|sits|stand|stands|place|host)\s+(?:it|them|the servers?)\s+(?=in\b)",
+        " ",
+    ),
     # "we're in shanghai btw": the place is the change, the team's words around it the reply's
     (r"^\W*(?:we'?re|we are|our (?:team|office|servers?|idc|data ?cent(?:er|re)) (?:is|are))\s+(?=in\b)", " "),
     (r"\s*\b(?:btw|fyi)\b\s*[,，]?", " "),
@@ -1609,12 +1616,16 @@ def follow_up(
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message) or _team_talk(message):
         return silent
-    if summary.get("first_request") and BACK_TO_FIRST.search(message):
+    if request_text and summary.get("gpu") and BACK_TO_FIRST.search(message):
         # "back to the original plan" after what-ifs moved the thread: the first request again,
-        # against the plan the thread had come to, and the thread with it
-        back = _back_to_first(request_text, summary, reply_lang, book)
+        # against the plan the thread had come to, and the thread with it; before any, said so (it
+        # had been the rent-or-buy topic's text)
+        back = _back_to_first(request_text, summary, reply_lang, book) if summary.get("first_request") else None
         if back is not None:
             return back
+        if not summary.get("first_request"):
+            text = render("followup.txt.j2", reply_lang, kind="at_first", s=summary)
+            return FollowUp(kind="unchanged", lang=reply_lang, text=text.strip())
     bought = budget_buys(message, reply_lang, book)
     if bought is not None:  # "300万能买几台": what the sum buys, whatever the thread's plan
         return bought
@@ -1852,6 +1863,7 @@ def follow_up(
         and not other_gpu
         and (MARKET.search(message) or CHINA.search(message) or _provider(message))
         and not (SLA_ASKED.search(message) or TERMS_ASKED.search(message))
+        and not A_KWH.search(message)  # "electricity is 0.6 yuan/kWh": a power price, not a move to CNY
     ):
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
@@ -2022,7 +2034,9 @@ def follow_up(
                 why_not=bool(why_not),
                 implied_deadline=implied,
                 buying=bool(BUYING.search(message)),
-                carry=True,
+                # "faster?" and "cheaper?" are the bot's readings, not a deadline the team chose: shown,
+                # the thread not moved to them (a later what-if had kept a 1.4-day deadline nobody set)
+                carry=not implied,
             )
             if FASTER.match(message):
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply

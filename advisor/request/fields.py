@@ -582,7 +582,7 @@ FIELDS: tuple[Field, ...] = (
         flag=True,
         assumed=("own_room",),
         choices=_flag(
-            ("in-our-lab", "in-our-office", "our-own-server-room", "own-server-room")
+            ("in-our-lab", "in-our-office", "our-own-server-room", "own-server-room", "our-own-room", "in-our-own-room")
             + ("our-own-machine-room", "our-server-room", "no-colocation", "no-colo", "without-colocation"),
             ("放实验室", "放在实验室", "放实验室里", "放在实验室里", "放办公室", "放在办公室", "自己机房", "自有机房")
             + ("实验室机房", "学校机房", "不用托管", "不托管", "不需要托管", "无需托管"),
