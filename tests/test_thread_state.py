@@ -205,3 +205,20 @@ def test_the_teams_room_and_power_price_in_english_words(book):
     assert room.changed == ["own_room"] and room.thread
     assert power.changed == ["power_price"] and power.advice.request.power_price.amount == 0.6
     assert [c["name"] for c in power.kept] == ["own_room"]
+
+
+def test_faster_under_a_budget_the_thread_already_breaks_is_the_faster_plan(book):
+    """A budget what-if the plan is over (¥356,350 against ¥200,000), then "faster?": the faster
+    plan, not "this plan is already the fastest within your budget"."""
+    (budget, faster), _ = _thread("70B full-finetune 200GB 14d", ["what if our budget is ¥200k?", "faster?"], book)
+    assert budget.advice.plan.rent > 200_000
+    assert "fastest within your" not in faster.text
+    assert faster.advice.plan.days < budget.advice.plan.days
+
+
+def test_cheaper_on_gpus_the_thread_fixed_says_which(book):
+    """ "on H100?" then "cheaper?": the cheapest on H100 (the thread's first plan on MI300X cost less)."""
+    (_, cheaper), _ = _thread("70B lora 10GB 5d usd", ["what if on H100?", "cheaper?"], book)
+    # billed by the hour, twice the time costs no less on H100
+    assert cheaper.kind == "unchanged" and "no less" in cheaper.text, cheaper.text
+    assert "already the cheapest on H100-SXM5-80GB that meets the request" in cheaper.text

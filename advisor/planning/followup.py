@@ -2913,6 +2913,8 @@ def _no_cheaper(summary: dict, message: str, reply: FollowUp) -> FollowUp | None
         # the thread's plan may miss its deadline (128 GPUs fixed by an earlier what-if): not called
         # the cheapest that meets it
         meets=plan.meets_deadline,
+        # GPUs the request (or a what-if) fixed: the cheapest on them, not of every GPU type
+        on=plan.gpu if reply.advice.request.gpu else "",
         option=plan.costs.rent_option,
         method=reply.advice.request.method,
         # a full training in 16-bit: FP8 on GPUs with FP8 tensor cores takes fewer GPU-hours (the what-if
@@ -2992,6 +2994,8 @@ def _faster_within_budget(
         "times": p.rent / first if first and summary.get("currency", cur) == cur else None,
     }
     budget = book.convert(original.budget.amount, original.budget.currency, cur)
+    if first and summary.get("currency", cur) == cur and first > budget * (1 + SAME_SHARE):
+        return None  # the thread's plan is over the budget already: the faster plan, its warning says so
     nearest = reply.advice.result.nearest_budget
     days = summary.get("days")
     if nearest is not None and nearest.days and days and nearest.days < days * (1 - SAME_SHARE):
