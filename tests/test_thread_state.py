@@ -222,3 +222,13 @@ def test_cheaper_on_gpus_the_thread_fixed_says_which(book):
     # billed by the hour, twice the time costs no less on H100
     assert cheaper.kind == "unchanged" and "no less" in cheaper.text, cheaper.text
     assert "already the cheapest on H100-SXM5-80GB that meets the request" in cheaper.text
+
+
+def test_a_gpu_type_whose_larger_count_meets_the_deadline_is_not_called_hopeless(book):
+    """ "用4090呢" on a 3-day 14B LoRA: 8 x RTX 4090 is late, 16 (two servers, leased) meets it; it had
+    said no count of 4090 could, then "那16张呢" met the deadline."""
+    (on_4090, sixteen), _ = _thread("Qwen2.5 14B LoRA 10GB 数据 3天", ["用4090呢", "那16张呢"], book, "zh")
+    assert "没有希望" not in on_4090.text
+    more = next(w for w in on_4090.warnings if w.code == "more_gpus")
+    assert more.params["value"] == 16 and more.params["days"] <= 3
+    assert sixteen.advice.plan.meets_deadline and sixteen.advice.plan.estimate.layout.gpu_count == 16

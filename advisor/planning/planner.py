@@ -1306,6 +1306,22 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
     same_job = ("more_gpus", "auto_layout", "smaller_batch", "recompute")
     if (
         req.gpu
+        and not req.gpu_count
+        and req.deadline_days
+        and best is not None
+        and best.estimate.fits
+        and late_plan(best)
+    ):
+        # The GPU type alone given and its plan late: a larger count of it that meets the deadline
+        # where the search ranked it below the late one (16 x RTX 4090 on two servers' year-long
+        # leases against 8 by the hour), so "hopeless on RTX 4090" is never said of a type that works
+        for count in (2 * best.estimate.layout.gpu_count, 4 * best.estimate.layout.gpu_count):
+            more = search(req.model_copy(update={"gpu_count": count}), m, book, alternatives=False).best
+            if works(more):
+                out.insert(0, Suggestion(change="more_gpus", value=count, plan=more))
+                break
+    if (
+        req.gpu
         and not works(best)
         and not (req.gpu_count and works(wider))
         and not any(sg.change in same_job and works(sg.plan) for sg in out)
