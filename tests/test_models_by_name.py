@@ -427,3 +427,28 @@ def test_baidus_and_tencents_chinese_names_are_their_models(text, model):
 def test_an_ollama_tag_names_its_model(text, model):
     """`gpt-oss:20b` had been "did you mean gpt-oss-20b?", `deepseek-r1-7b` a size of -7B."""
     assert parse(text).model == model
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("qwen3-max lora 10GB 3d", "qwen3-max"),
+        ("gpt-4o fine-tune 10GB", "gpt-4o"),
+        ("claude 3.5 sonnet lora 1GB", "claude 3.5 sonnet"),
+        ("豆包 微调 1万条 3天", "豆包"),
+        ("文心一言 微调 1万条", "文心一言"),
+        ("gemini 2.5 pro lora 1GB", "gemini 2.5 pro"),
+    ],
+)
+def test_a_closed_model_is_said_to_be_one(text, word):
+    """Weights not published: no server trains them (it had asked for the model's size, as for an
+    open model the catalogue lacks)."""
+    with pytest.raises(RequestError) as err:
+        parse(text)
+    assert err.value.kind == "closed_model" and err.value.details["word"] == word
+    assert "closed model" in err.value.message("en") and "闭源模型" in err.value.message("zh")
+
+
+@pytest.mark.parametrize("text", ["gpt-oss-20b lora 1GB", "gemma-3-27b lora 1GB", "qwen2.5-72b lora 1GB"])
+def test_open_models_with_a_closed_ones_family_word_plan(text):
+    assert parse(text).model

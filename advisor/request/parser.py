@@ -883,6 +883,18 @@ _PUBLISHED_MOE = (
 _RELEASES_OF = ((r"deepseek[\s_\-]*v4", (("deepseek-v4-flash", "284B-A13B"), ("deepseek-v4-pro", "1600B-A49B"))),)
 
 
+# Models whose weights are not published (their makers' APIs and fine-tuning services only): no
+# server a team rents or buys trains them. Qwen-Max/Plus/Turbo and Qwen3-Max (Alibaba Cloud Model
+# Studio only), OpenAI's GPT-4/4o/4.1/5, Anthropic's Claude, Google's Gemini, ByteDance's Doubao,
+# Baidu's ERNIE Bot (文心一言, ERNIE X1), Tencent's Hunyuan-T1/Turbo.
+_CLOSED_MODEL = re.compile(
+    r"(?<![a-z0-9])(?:qwen[\d.]*[\s_\-]*(?:max|plus|turbo)|gpt[\s_\-]*(?:4o?|4\.1|4\.5|5)(?:[\s_\-]*(?:mini|nano|turbo))?"
+    r"|claude(?:[\s_\-]*[\d.]+)?(?:[\s_\-]*(?:opus|sonnet|haiku))?|gemini(?:[\s_\-]*[\d.]+)?(?:[\s_\-]*(?:pro|flash))?"
+    r"|doubao|ernie[\s_\-]*(?:bot|x1)|hunyuan[\s_\-]*(?:t1|turbo))(?![a-z0-9])|豆包|文心一言|通义千问\s*max",
+    re.I,
+)
+
+
 def _releases_in(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """Such a family's name as `text` writes it ("deepseek-v4", "DeepSeek V4") and its releases."""
     for family, releases in _RELEASES_OF:
@@ -1521,6 +1533,12 @@ class _Parse:
         )
 
     def fail(self, kind: str, **details):
+        closed = (
+            _CLOSED_MODEL.search(self.text) if kind in ("unknown_model_name", "unknown_word", "missing_size") else None
+        )
+        if closed:
+            # "gpt-4o", "豆包": no weights to train (it had asked for the model's size)
+            raise RequestError("closed_model", self.lang, word=closed[0])
         named = _releases_in(self.text) if kind in ("unknown_model_name", "unknown_word", "missing_size") else None
         if named:
             # "deepseek-v4": the releases of that name, either of which plans (it had been "give its
