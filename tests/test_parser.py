@@ -3051,3 +3051,15 @@ def test_image_text_samples_are_counted_as_samples_with_the_vision_note():
 )
 def test_the_use_of_bought_gpus_said_before_its_number(text):
     assert parse(text).own_utilisation == 0.5
+
+
+@pytest.mark.parametrize(
+    "text, data_gb, deadline",
+    [
+        ("我们要长期做 13B 全量微调，每月大约 20GB 新数据，想买卡", 20, None),  # had been refused at 每月
+        ("buy servers for 7B full fine-tune on 50GB of data every month, 5 days per run", 50, 5),  # at "servers"
+    ],
+)
+def test_a_buyer_training_every_month_as_teams_say_it(text, data_gb, deadline):
+    r = parse(text)
+    assert r.recurring and r.rent_or_buy == "buy" and r.data.amount == data_gb * 1e9 and r.deadline_days == deadline

@@ -539,7 +539,12 @@ FIELDS: tuple[Field, ...] = (
         worded=True,
         choices=(
             Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
-            Word("buy", en=("buy", "purchase", "buying", "bought", "purchased"), zh=("购买", "自购", "采购", "买")),
+            Word(
+                "buy",
+                en=("buy", "purchase", "buying", "bought", "purchased")
+                + ("buy-servers", "buy-the-servers", "buying-servers", "purchase-servers", "buy-our-own-servers"),
+                zh=("购买", "自购", "采购", "买"),
+            ),
         ),
         examples=Word(en=("rent", "buy"), zh=("租", "买")),
     ),
@@ -571,6 +576,13 @@ FIELDS: tuple[Field, ...] = (
                 "每个月一次",
                 "每月训练一次",
                 "每个月训练一次",
+                # "每月大约20GB新数据": the month's new data, trained on each month
+                "每月大约",
+                "每月约",
+                "每月大概",
+                "每月新增",
+                "每个月大约",
+                "每个月新增",
             ),
         ),
         examples=Word(en=("every month",), zh=("每个月都要",)),
