@@ -197,14 +197,18 @@ def test_back_to_the_first_plan_before_any_what_if_says_so(book):
 def test_the_teams_room_and_power_price_in_english_words(book):
     """ "what if we put it in our own server room?" had not been understood, and "electricity is 0.6
     yuan/kWh" had been read as a move to the CNY market (a GPU "change" to the plan's own GPU)."""
-    (room, power), _ = _thread(
+    (power, room, back), _ = _thread(
         "7B full-finetune 50GB 5d buy",
-        ["what if we put it in our own server room?", "electricity is 0.6 yuan/kWh"],
+        ["electricity is 0.6 yuan/kWh", "what if we put it in our own server room?", "back to the original plan"],
         book,
     )
-    assert room.changed == ["own_room"] and room.thread
     assert power.changed == ["power_price"] and power.advice.request.power_price.amount == 0.6
-    assert [c["name"] for c in power.kept] == ["own_room"]
+    region = power.changes[0]["before"]
+    assert region.endswith("a kWh") and region != "¥0.6 a kWh"
+    assert room.changed == ["own_room"] and room.thread
+    # the power price kept, from the region's price the first plan had (it had read "— -> ¥0.6")
+    assert room.kept == [{"name": "power_price", "before": region, "after": "¥0.6 a kWh"}]
+    assert {"name": "power_price", "before": "¥0.6 a kWh", "after": region} in back.changes
 
 
 def test_faster_under_a_budget_the_thread_already_breaks_is_the_faster_plan(book):

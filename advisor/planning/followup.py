@@ -3123,13 +3123,14 @@ def _whatif(
             c["before"] = f"{summary.get('gpu_count') or ''} × {summary['gpu']}".strip(" ×")
         elif c["name"] == "power_price" and c["before"] == "—" and summary.get("power_price") is not None:
             # the region's price the plan was powered at, as the new one is said
-            kwh = money(summary["power_price"], summary.get("currency") or "CNY")
-            c["before"] = render("slack/value.j2", lang, kind="kwh", value=kwh)
+            c["before"] = _kwh(summary["power_price"], summary, lang)
         elif c["before"] == "—" and summary.get(c["name"]) is not None:
             c["before"] = str(summary[c["name"]])  # the layout the planner chose (threads since 2026-12-02)
         if c["name"] in ("gpu", "gpu_count", "nodes") and c["after"] == "—" and summary.get("first_gpus"):
             # back to a first request that left the GPUs to the planner: chosen again, as at first
             c["after"] = render("slack/value.j2", lang, kind="as_planned")
+        if c["name"] == "power_price" and c["after"] == "—" and summary.get("first_kwh") is not None:
+            c["after"] = _kwh(summary["first_kwh"], summary, lang)  # back to the region's price
     # the GPUs and their count read as one change ("8 × RTX3090" for both): said once
     said: set[tuple[str, str]] = set()
     kept = []
@@ -3330,6 +3331,11 @@ def _back_to_first(request_text: str, summary: dict, lang: str, book: PriceBook)
     return _led(reply, lead)
 
 
+def _kwh(price: float, summary: dict, lang: str) -> str:
+    """A kWh's price as a what-if's change says it ("¥0.54 a kWh")."""
+    return render("slack/value.j2", lang, kind="kwh", value=money(price, summary.get("currency") or "CNY"))
+
+
 def _kept(summary: dict, current, changed: list[str], lang: str) -> list[dict]:
     """What earlier what-ifs in the thread changed that this message leaves as they made it: the
     thread's first request against its current one, field by field (the GPUs as first planned
@@ -3346,6 +3352,8 @@ def _kept(summary: dict, current, changed: list[str], lang: str) -> list[dict]:
         if name in changed or (name in ("gpu", "gpu_count", "nodes") and {"gpu", "gpu_count", "nodes"} & set(changed)):
             continue
         c = _change(name, first, current, lang)
+        if name == "power_price" and c["before"] == "—" and summary.get("first_kwh") is not None:
+            c["before"] = _kwh(summary["first_kwh"], summary, lang)
         if name in ("gpu", "gpu_count", "nodes"):
             c["before"] = summary.get("first_gpus") or c["before"]
             if c["after"] in said:  # the GPUs and their count read as one change, said once
@@ -3371,6 +3379,9 @@ def _thread_after(request_text: str, summary: dict, request, changed: list[str],
     gpus = summary.get("first_gpus") or f"{summary.get('gpu_count') or ''} × {summary.get('gpu') or ''}".strip(" ×")
     carried = sorted(set(summary.get("carried", [])) | set(changed))
     state = {"first_request": first, "first_gpus": gpus, "carried": carried}
+    # the region's kWh price the first plan was powered at, where the team had said none
+    first_kwh = summary.get("first_kwh") if "first_request" in summary else summary.get("power_price")
+    state["first_kwh"] = first_kwh
     return {"request": canonical(request), "summary": {**plan_context(result), **state}}
 
 
