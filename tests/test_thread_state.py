@@ -236,3 +236,5 @@ def test_a_gpu_type_whose_larger_count_meets_the_deadline_is_not_called_hopeless
     more = next(w for w in on_4090.warnings if w.code == "more_gpus")
     assert more.params["value"] == 16 and more.params["days"] <= 3
     assert sixteen.advice.plan.meets_deadline and sixteen.advice.plan.estimate.layout.gpu_count == 16
+    # its offer set against the thread's plan so far (8 by the hour), not "the first plan" (4 x H800)
+    assert "计价报价与本串目前的方案不同" in sixteen.text and "计价报价与第一次方案不同" in on_4090.text

@@ -3182,6 +3182,8 @@ def _whatif(
     if moved:
         # the same GPU-months on another offer or basis (a per-server estimate against a cluster
         # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512
+        # (against the plan a what-if moved the thread to, where one did: "the thread's plan so far")
+        moved |= {"moved": bool(summary.get("first_request"))}
         warnings = [Note(kind="warning", code="offer_changed", params=moved), *warnings]
     framework = _framework_moved(summary, result, request, book)
     if framework:
