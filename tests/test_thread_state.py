@@ -238,3 +238,8 @@ def test_a_gpu_type_whose_larger_count_meets_the_deadline_is_not_called_hopeless
     assert sixteen.advice.plan.meets_deadline and sixteen.advice.plan.estimate.layout.gpu_count == 16
     # its offer set against the thread's plan so far (8 by the hour), not "the first plan" (4 x H800)
     assert "计价报价与本串目前的方案不同" in sixteen.text and "计价报价与第一次方案不同" in on_4090.text
+
+
+def test_one_gpu_is_one_machine_not_one_server_of_one_gpus(book):
+    (reply,), _ = _thread("7b qlora 1GB 1d on 1x4090", ["how many servers?"], book)
+    assert reply.text.startswith("One machine with one GPU (1 x RTX4090-24GB).\n") and "of 1 GPUs" not in reply.text
