@@ -1645,7 +1645,7 @@ def follow_up(
         if matched is None and (BOTH_ASKED.search(message) or len(_sides_named(summary, message)) > 1):
             both = _on_each(summary, message, lang, book, mentioned)
             if both is not None:
-                return both
+                return both.model_copy(update={"thread": None})  # a comparison's thread stays on its options
         side, named = (matched[0], True) if matched else _compared_side(summary, message)
         asked = matched[1] if matched else message
         reply = follow_up(side["request"], side["summary"], asked, reply_lang, book=book, mentioned=mentioned)
