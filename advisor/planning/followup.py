@@ -3183,7 +3183,7 @@ def _whatif(
         # the same GPU-months on another offer or basis (a per-server estimate against a cluster
         # lease) cost otherwise: the rent line alone had made 256 GPUs look 39% dearer than 512
         # (against the plan a what-if moved the thread to, where one did: "the thread's plan so far")
-        moved |= {"moved": bool(summary.get("first_request"))}
+        moved |= {"thread_moved": bool(summary.get("first_request"))}
         warnings = [Note(kind="warning", code="offer_changed", params=moved), *warnings]
     framework = _framework_moved(summary, result, request, book)
     if framework:
@@ -3324,10 +3324,9 @@ def _back_to_first(request_text: str, summary: dict, lang: str, book: PriceBook)
     changed = [n for n in summary.get("carried", []) if getattr(first, n, None) != getattr(current, n, None)]
     reply = _whatif(request_text, summary, first, changed, lang, book, carry=True)
     if reply.thread is None:  # the plan came out the same: the thread is back at its first request all the same
+        planned = reply.advice or advise_request(first, book)  # (planned once where the what-if did)
         reply = reply.model_copy(
-            update={
-                "thread": {"request": summary["first_request"], "summary": plan_context(advise_request(first, book))}
-            }
+            update={"thread": {"request": summary["first_request"], "summary": plan_context(planned)}}
         )
     lead = render("followup.txt.j2", lang, kind="back_to_first").strip()
     return _led(reply, lead)
