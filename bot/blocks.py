@@ -941,6 +941,7 @@ def _counts(reply, rows: list[dict]) -> dict:
             o.get("months"),
             o.get("nodes"),
             o.get("host_short", False),
+            o["count"],  # the count itself, for "1 GPU" against "2 GPUs"
         )
         for o in rows
     ]

@@ -243,3 +243,15 @@ def test_a_gpu_type_whose_larger_count_meets_the_deadline_is_not_called_hopeless
 def test_one_gpu_is_one_machine_not_one_server_of_one_gpus(book):
     (reply,), _ = _thread("7b qlora 1GB 1d on 1x4090", ["how many servers?"], book)
     assert reply.text.startswith("One machine with one GPU (1 x RTX4090-24GB).\n") and "of 1 GPUs" not in reply.text
+
+
+def test_one_gpu_counted_in_slack_is_one_gpu(book):
+    """The counts around a one-GPU plan as Slack lays them out: "*1 GPU:*" (it had been "1 GPUs")."""
+    import json
+
+    from bot import answers
+
+    text = "7b qlora 1GB 1d on 1x4090"
+    reply = answers.follow(text, plan_context(advise(text, book=book)), "how many servers?", None, book)
+    shown = json.dumps(reply["message"]["blocks"], ensure_ascii=False)
+    assert "*1 GPU:*" in shown and "*2 GPUs:*" in shown and "1 GPUs" not in shown
