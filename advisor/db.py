@@ -153,6 +153,21 @@ def _private(path: str) -> None:
 PG_LOCK_TIMEOUT_MS = 10000
 # What an ack may wait for the database; past it the user is asked to send the request again.
 ACK_WAIT_S = 0.5
+# What an ack's statement on Postgres may take in all before the client gives up on it: the lock
+# timeout (ACK_WAIT_S, said by the server) and a round trip's margin. A server that stopped
+# answering mid-query (frozen, a failover dropping packets) is covered by neither the lock timeout
+# nor libpq's connect timeout; it had held an ack 11.9 s (operator review; Slack waits 3 s).
+ACK_ANSWER_S = ACK_WAIT_S + 1.0
+# After an ack found the server not answering (no answer in ACK_ANSWER_S, no session in
+# ACK_CONNECT_S), the acks of the next ACK_HOLD_OFF_S in this process are told busy without asking
+# it: each had held one of the host's threads (gunicorn's 8 a worker) 2 s, and the requests queued
+# behind them were acked after 5.5 s (bench/multihost.py, Postgres frozen 8 s). One ack after the
+# hold-off asks again.
+ACK_HOLD_OFF_S = 1.0
+_silent_until: dict[str, float] = {}
+# libpq's shortest connect timeout (shorter values are read as 2 s): the ack path's, against the
+# store's 3 s, so a fresh ack connection to a server that does not answer still fits in 3 s.
+ACK_CONNECT_S = 2
 WAL_SWITCH_TRIES = 20  # about 10 s in all (assumed ample: the switch itself takes milliseconds)
 BUSY_MS = 30000
 
@@ -186,10 +201,10 @@ _engines_lock = threading.Lock()
 _ack_epoch: dict[str, int] = {}
 
 
-def _pg_connect_args(lock_timeout_ms: int) -> dict:
+def _pg_connect_args(lock_timeout_ms: int, connect_s: int = 3) -> dict:
     host = os.uname().nodename
     return {
-        "connect_timeout": 3,
+        "connect_timeout": connect_s,
         "application_name": f"gpu-advisor {host}:{os.getpid()}"[:63],
         # Nothing waits long for a lock held by another host (a stuck migration, a long import):
         # the ack path is told "busy", the rest tries again.
@@ -813,13 +828,22 @@ def _open_ack(url: str):
     """SQLite: no busy timeout (`_ack_run` waits itself), no WAL checkpoint (an fsync of the
     whole file; the other connections run them), the same synchronous setting as every
     connection. Postgres: psycopg in autocommit, whose statements wait ACK_WAIT_S for a lock,
-    not PG_LOCK_TIMEOUT_MS (Slack gives an ack 3 s)."""
-    connect(url=url).close()  # the schema current (and the SQLite file made 0600), once per process
+    not PG_LOCK_TIMEOUT_MS (Slack gives an ack 3 s), and ACK_ANSWER_S for an answer
+    (`_AckConnection`)."""
+    if (url, os.getpid()) not in _current:
+        # the schema current (and the SQLite file made 0600), once per process: not again on a
+        # reconnect, whose pooled checkout would wait on a server that does not answer
+        connect(url=url).close()
     if is_postgres(url):
         import psycopg
 
         try:
-            return psycopg.connect(_libpq_url(url), autocommit=True, **_pg_connect_args(int(ACK_WAIT_S * 1000)))
+            return _ack_connection_class().connect(
+                _libpq_url(url), autocommit=True, **_pg_connect_args(int(ACK_WAIT_S * 1000), ACK_CONNECT_S)
+            )
+        except psycopg.errors.ConnectionTimeout as err:
+            _silent_until[url] = time.monotonic() + ACK_HOLD_OFF_S
+            raise sa.exc.DBAPIError.instance("connect", [], err, psycopg.Error, hide_parameters=True) from err
         except psycopg.Error as err:
             # refused while Postgres shuts down or starts up (57P03): "busy, send it again", as a
             # refused connection is, not a 500 (operator review: 3 acks over two restarts)
@@ -829,6 +853,24 @@ def _open_ack(url: str):
     conn.execute("PRAGMA busy_timeout=0")
     conn.execute("PRAGMA wal_autocheckpoint=0")
     return conn
+
+
+_AckClass: list[type] = []
+
+
+def _ack_connection_class() -> type:
+    """psycopg's Connection whose every wait for the server ends after ACK_ANSWER_S (psycopg 3.3's
+    `wait(..., timeout=)`, raising its `_WaitTimeout`, an OperationalError). Made on first use:
+    psycopg is imported only where Postgres is."""
+    if not _AckClass:
+        import psycopg
+
+        class _AckConnection(psycopg.Connection):
+            def wait(self, gen, interval=0.1, timeout=None):
+                return super().wait(gen, interval, ACK_ANSWER_S if timeout is None else min(timeout, ACK_ANSWER_S))
+
+        _AckClass.append(_AckConnection)
+    return _AckClass[0]
 
 
 def ack_read(sql: str, params: list | tuple = (), url: str | None = None) -> list[tuple]:
@@ -869,9 +911,11 @@ def _ack_run(sql: str, params: list | tuple, url: str, write: bool):
     (no RETURNING, whose row would come back before the statement ends), so SQLite's write lock
     is released before this thread waits for the GIL again, and the file is never held by a
     thread that is not running."""
-    conn = _ack_conn(url)
     if is_postgres(url):
-        return _ack_postgres(conn, sql, params, url)
+        if time.monotonic() < _silent_until.get(url, 0.0):
+            raise sa.exc.OperationalError(sql, params, Silent("no answer from the database a moment ago"), True)
+        return _ack_postgres(_ack_conn(url), sql, params, url)
+    conn = _ack_conn(url)
     deadline = time.monotonic() + ACK_WAIT_S
     pause = ACK_RETRY_S
     while True:
@@ -892,12 +936,24 @@ def _ack_run(sql: str, params: list | tuple, url: str, write: bool):
         pause = min(pause * 1.5, ACK_RETRY_CAP_S)
 
 
+class Silent(Exception):
+    """An ack told busy without asking the database, which did not answer a moment ago."""
+
+
 def _ack_postgres(conn, sql: str, params: list | tuple, url: str) -> list[tuple]:
     import psycopg
 
     try:
         cur = conn.execute(_pg_sql(sql, False), _params(params, True))
         return cur.fetchall() if cur.description else []
+    except psycopg.errors._WaitTimeout as err:
+        # No answer in ACK_ANSWER_S: the statement may still be running, so the connection's state
+        # is unknown; this thread opens a new one next time (the others keep theirs: a server
+        # that is merely slow has not ended them).
+        _ack_local.conns.pop(url, None)
+        conn.close()
+        _silent_until[url] = time.monotonic() + ACK_HOLD_OFF_S
+        raise sa.exc.DBAPIError.instance(sql, params, err, psycopg.Error, hide_parameters=True) from err
     except psycopg.Error as err:
         if conn.broken:  # the server went away (a restart): every thread's connection is stale
             _ack_epoch[url] = _ack_epoch.get(url, 0) + 1

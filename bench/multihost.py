@@ -10,7 +10,8 @@ planners and two `gpu-advisor clock` processes, all with DATABASE_URL. The burst
 signed /gpu commands, `--concurrency` at a time, spread over both web hosts; a share of them is
 sent again to the other host (a retry or replay that lands elsewhere). Mid-burst: kill -9 of one
 web host (not restarted: a load balancer sends its traffic to the other), kill -9 of one planner
-(not restarted), and a Postgres restart. Then: every acked request answered exactly once (one
+(not restarted), a Postgres restart, and every Postgres process stopped (SIGSTOP) for 8 s, the
+longest answer to a request sent meanwhile reported. Then: every acked request answered exactly once (one
 post carrying its job key), one digest per subscribed channel and day with both clocks running,
 no SQLite file written. Before the burst, ack latency against a bare Bolt app in the same run
 (`--latency` acks of each, in turns of 100; `--latency-only` measures that alone).
@@ -108,6 +109,39 @@ def _start_bare(env, port, workers: int) -> subprocess.Popen:
     return _start_logged(cmd, dict(env, PORT=str(port)), port, log)
 
 
+FREEZE_S = 8.0
+
+
+def _freeze(pg_dir: Path, window: list) -> None:
+    """Every process of the cluster stopped (SIGSTOP) for FREEZE_S and let go: a server that takes
+    connections in the kernel's backlog and answers nothing (a frozen VM, a failover dropping
+    packets). `window` gets (start, end) in wall-clock time."""
+    postmaster = int((pg_dir / "data" / "postmaster.pid").read_text().split()[0])
+    children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+    pids = [postmaster, *map(int, children)]
+    start = time.time()
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(FREEZE_S)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    window.append((start, time.time()))
+
+
+def _freeze_note(burst: Burst, window: list) -> str:
+    if not window:
+        return "Postgres frozen: the fault did not run"
+    start, end = window[0]
+    during = [(ms, busy) for t, ms, busy in burst.tries if start <= t <= end]
+    longest = max((ms for ms, _ in during), default=0.0)
+    return (
+        f"Postgres frozen (every process SIGSTOP) {end - start:.1f} s mid-burst: {len(during)} requests sent"
+        f" in it, {sum(b for _, b in during)} told busy, the longest answer {longest:.0f} ms (Slack waits 3,000)"
+    )
+
+
 def _kill9(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -135,6 +169,7 @@ class Burst:
         self.lost = 0
         self.replays = 0
         self.ms: list[float] = []
+        self.tries: list[tuple[float, float, bool]] = []  # every send: when, how long (ms), refused busy
         self.bodies: dict[str, str] = {}
         self.lock = threading.Lock()
 
@@ -155,7 +190,7 @@ class Burst:
         }
         body = urllib.parse.urlencode(form).encode()
         tried = 0
-        while tried < 12:  # a refused request is sent again in a moment, as the user is asked to
+        while tried < 40:  # a refused request is sent again in a moment, as the user is asked to
             with self.lock:
                 live = list(self.alive)
             url = live[(i + tried) % len(live)]
@@ -165,6 +200,8 @@ class Burst:
             except (OSError, http.client.HTTPException):  # refused, or cut off by the kill -9
                 status, text = 0, ""
             ms = (time.perf_counter() - t0) * 1000
+            with self.lock:
+                self.tries.append((time.time() - ms / 1000, ms, status == 200 and any(b in text for b in BUSY)))
             if status == 200 and not any(b in text for b in BUSY):
                 with self.lock:
                     self.acked.add(trigger)
@@ -379,14 +416,22 @@ def _postgres_run(args, work: Path, fake, rows: list, notes: list) -> None:
         def restart_pg():
             pg_cluster.restart(pg_dir)
 
+        frozen: list = []
+
         n = args.requests
         t0 = time.time()
         burst.run(
             n,
             args.concurrency,
             args.retried,
-            {n // 4: kill_web, n // 2: lambda: _kill9(workers[0]), (3 * n) // 4: restart_pg},
+            {
+                n // 4: kill_web,
+                n // 2: lambda: _kill9(workers[0]),
+                (3 * n) // 4: restart_pg,
+                (7 * n) // 8: lambda: _freeze(pg_dir, frozen),
+            },
         )
+        notes.append(_freeze_note(burst, frozen))
         print(f"burst sent: {len(burst.acked)} acked, {burst.refused} refused, {burst.lost} lost", file=sys.stderr)
         posts = _wait_answered(fake, burst.acked, args.wait)
         time.sleep(5)

@@ -2,6 +2,7 @@
 file and a real Postgres (the `database` fixture, tests/conftest.py). No mocks: the real stores
 over real connections."""
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -254,6 +255,53 @@ def test_an_ack_connection_the_server_cut_fails_once_and_every_thread_reconnects
     with psycopg.connect(database.url) as admin:
         assert admin.execute("SELECT count(*) FROM bot_jobs").fetchone()[0] == 4
     one.shutdown()
+    other.shutdown()
+
+
+def test_an_ack_whose_server_stops_answering_is_told_busy_within_slacks_three_seconds(database):
+    """A Postgres that takes the statement and never answers (frozen, a failover that drops
+    packets) had held an ack 11.9 s (operator review): neither the lock timeout nor libpq's
+    connect timeout covers a server stopped mid-query. The ack's own backend is stopped here
+    (SIGSTOP, the rest of the cluster running): the ack is told busy within ACK_ANSWER_S; for
+    ACK_HOLD_OFF_S after it the other threads' acks are told busy at once, not each held in
+    turn; then they are recorded, and so is the first thread's next ack."""
+    if database.kind != "postgres":
+        pytest.skip("a Postgres backend is stopped; a SQLite file has none")
+    import signal
+
+    import psycopg
+
+    from advisor import db as dbmod
+    from bot.job_queue import Busy, JobQueue
+
+    jobs = JobQueue()
+    jobs.ensure()
+    ack, other = ThreadPoolExecutor(1), ThreadPoolExecutor(1)
+    assert ack.submit(jobs.add, "plan", {}).result() and other.submit(jobs.add, "plan", {}).result()
+    pid = ack.submit(lambda: dbmod._ack_conn(database.url).info.backend_pid).result()
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except PermissionError:
+        pytest.skip("the test's user may not signal the cluster's backends")
+    try:
+        began = time.monotonic()
+        with pytest.raises(Busy):  # a TimeoutError, had the ack waited on the server
+            ack.submit(jobs.add, "plan", {}).result(timeout=dbmod.ACK_ANSWER_S + 1.0)
+        took = time.monotonic() - began
+        began = time.monotonic()
+        with pytest.raises(Busy):  # its own connection answers, but the database did not just now
+            other.submit(jobs.add, "plan", {}).result()
+        at_once = time.monotonic() - began
+        time.sleep(dbmod.ACK_HOLD_OFF_S)
+        assert other.submit(jobs.add, "plan", {}).result() is not None
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert dbmod.ACK_ANSWER_S <= took < dbmod.ACK_ANSWER_S + 1.0, took
+    assert at_once < 0.2, at_once
+    assert ack.submit(jobs.add, "plan", {}).result() is not None
+    with psycopg.connect(database.url) as admin:
+        assert admin.execute("SELECT count(*) FROM bot_jobs").fetchone()[0] in (4, 5)  # the stopped one may land
+    ack.shutdown()
     other.shutdown()
 
 

@@ -192,7 +192,9 @@ def on_gpu(ack, command, client, context):
             )
             _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
     except Busy:
-        ack(text=phrase(reply_lang(text, user=user, team=team), "try_again", file="bot"))
+        # in the language the text says, not the one remembered: that is a read of the store that
+        # just did not answer (a frozen Postgres had held this ack twice as long)
+        ack(text=phrase(reply_lang(text), "try_again", file="bot"))
 
 
 def _open_form(client, command: dict, text: str, user: str, team: str) -> None:
