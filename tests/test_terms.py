@@ -406,6 +406,56 @@ def test_a_plan_offloading_more_than_an_instance_holds_is_not_priced_on_instance
     assert light["cost"]["rent_offer"]["offer"] == "instance"
 
 
+@pytest.mark.parametrize(
+    "gpus,nodes,host_gb,inst",
+    [
+        (1, 1, 100, 1),
+        (1, 1, 143, 2),
+        (1, 1, 250, 4),
+        (2, 1, 200, 4),
+        (4, 1, 240, 8),
+        (2, 1, 580, None),
+        (8, 2, 200, None),
+    ],
+)
+def test_an_instance_for_offloaded_states_is_the_smallest_size_whose_memory_holds_them(gpus, nodes, host_gb, inst):
+    # each GPU of an instance brings up to 120 GB of host memory; instances come in 1, 2, 4, 8 GPUs
+    # on one server: 143 GB from 1 GPU needs 2, 250 GB needs 3 (so 4), 2 GPUs x 580 GB needs 10 (none)
+    assert rent.instance_gpus(gpus, nodes, host_gb) == inst
+
+
+def test_a_plan_offloading_past_one_gpus_share_rents_a_larger_instance_not_a_years_lease():
+    """70B LoRA offloaded from one RTX 4090 (143 GB of host memory) had been priced on a year's
+    lease of a whole server (¥87,600 for a 15-day job): a 2-GPU instance holds it, billed for both
+    GPUs. An instance sold one GPU at a time cannot, so the lease stays for that book."""
+    lease = _row(gpu="RTX4090-24GB", provider="channel", price=912.0, terms="12m", min_term_months=12, max_gpus=40)
+    cloud = _row(
+        gpu="RTX4090-24GB", provider="cloud", kind="rent_hour", unit="gpu-hour", price=1.88, offer_kind="instance"
+    )
+    priced = rent.rent_plan(_book(lease, cloud), "RTX4090-24GB", "china", "CNY", 1, 1, 14.7, host_gb_per_gpu=143)
+    h = priced.headline
+    assert (h.price.provider, h.option, h.billed_gpus) == ("cloud", "hourly", 2)
+    assert h.total == pytest.approx(1.88 * 2 * math.ceil(14.7 * 24))
+    single = {**cloud, "max_gpus": 1}
+    alone = rent.rent_plan(_book(lease, single), "RTX4090-24GB", "china", "CNY", 1, 1, 14.7, host_gb_per_gpu=143)
+    assert (alone.headline.price.provider, alone.headline.billed_gpus) == ("channel", 8)
+    # within one GPU's share the instance bills the plan's own GPU
+    light = rent.rent_plan(_book(lease, cloud), "RTX4090-24GB", "china", "CNY", 1, 1, 14.7, host_gb_per_gpu=100)
+    assert light.headline.billed_gpus == 1
+
+
+def test_the_plan_says_it_rents_a_larger_instance_for_host_memory(book):
+    out = advise("70b lora 1GB on 1x4090", "en", book=book).to_json()
+    host_gb = out["memory_gib_per_gpu"]["host_ram_for_offload"] * 2**30 / 1e9
+    assert rent.INSTANCE_RAM_GB_PER_GPU < host_gb <= 2 * rent.INSTANCE_RAM_GB_PER_GPU
+    assert out["cost"]["rent_offer"]["offer"] == "instance" and out["cost"]["rent_option"] == "hourly"
+    assert out["cost"]["rent_hourly_total"] == pytest.approx(
+        out["cost"]["rent_per_gpu_hour"] * 2 * math.ceil(out["training"]["days"] * 24), rel=0.01
+    )
+    said = [w for w in out["warnings"] if w.startswith("Rented as a 2-GPU instance for its host memory")]
+    assert said and f"about {host_gb:,.0f} GB" in said[0] and "the plan uses 1" in said[0]
+
+
 def test_a_month_of_one_card_asked_for_bills_one_card_not_a_server():
     """`单卡4090 包月` had been billed as 8 cards for 12 months (the only monthly offer was a year's
     lease of whole servers): a per-card package from the instance list is the likely month."""

@@ -472,7 +472,19 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
                         stated=likely.term_stated,
                     )
                 )
-        if likely.billed_gpus > lay.gpu_count:
+        if likely.billed_gpus > lay.gpu_count and p.offer_kind == "instance":
+            # an instance of more GPUs, for the host memory its GPUs bring (rent.instance_gpus)
+            notes.append(
+                _note(
+                    "instance_for_host_memory",
+                    gpu=gpu.name,
+                    used=lay.gpu_count,
+                    billed=likely.billed_gpus,
+                    gb=round(host_gb * lay.gpu_count),
+                    cap=rent.INSTANCE_RAM_GB_PER_GPU,
+                )
+            )
+        elif likely.billed_gpus > lay.gpu_count:
             # the offer bills whole servers: say what is paid for beside what the plan uses
             notes.append(
                 _note(

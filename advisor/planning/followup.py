@@ -52,6 +52,8 @@ from advisor.planning.rent import (
     RESERVED_DISCOUNT,
     RESERVED_DISCOUNT_HIGH,
     as_sold,
+    instance_gpus,
+    instance_why_not,
     job_months,
     rent_plan,
 )
@@ -4089,9 +4091,11 @@ def _offers(result: Advice, book: PriceBook, provider: str | None = None) -> lis
             if provider and provider.lower() not in o.provider.lower():
                 continue
             why_not = o.why_not(lay.gpu_count, lay.nodes)
-            if why_not is None and o.offer_kind == "instance" and host_gb > INSTANCE_RAM_GB_PER_GPU:
-                why_not = "host_ram"  # "we can get hourly on autodl": not for this layout
-            sold = as_sold(book, o, r.currency, lay.gpu_count, p.estimate.days)
+            if why_not is None:
+                # "we can get hourly on autodl": not for this layout where no size of instance holds it
+                why_not = instance_why_not(o, lay.gpu_count, lay.nodes, host_gb)
+            inst = instance_gpus(lay.gpu_count, lay.nodes, host_gb)
+            sold = as_sold(book, o, r.currency, lay.gpu_count, p.estimate.days, inst)
             total = sold.total if why_not is None else None
             unused = None
             mine = (o.provider, o.price, o.unit) == priced

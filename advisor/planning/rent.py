@@ -48,7 +48,8 @@ GPUS_PER_SERVER = 8
 # A per-GPU cloud instance gets its share of the host's memory, with a hard cap: 60-120 GB a card
 # on aigate (docs.aigate.cc "GPU选型", RTX 3090/4090/4090D rows) and 50 GB a 4090 on gpufree
 # (gpufree.cn "开发机实例"), both read 2026-12-02. A plan that offloads more than this a GPU to
-# host memory needs whole servers (assumed: the larger figure, 120 GB).
+# host memory rents an instance of more GPUs for their memory, the others idle, or whole servers
+# (assumed: the larger figure, 120 GB).
 INSTANCE_RAM_GB_PER_GPU = 120
 # Billing granularity -> hours a started unit bills.
 BILLING_HOURS = {"second": 0, "minute": 0, "hour": 1, "day": 24, "week": 168}
@@ -113,18 +114,34 @@ def job_months(days: float | None) -> int:
     return max(1, math.ceil((days or 0) / DAYS_PER_MONTH - 1e-9))
 
 
-def _billed_gpus(p: Price, gpus: int) -> int:
-    """Whole servers for a server or cluster offer, the GPUs themselves for an instance."""
+def instance_gpus(gpus: int, nodes: int, host_gb_per_gpu: float) -> int | None:
+    """The GPUs of the smallest instance whose share of host memory holds what the plan offloads
+    (`gpus` when theirs does): clouds sell instances of 1, 2, 4 and 8 GPUs, each GPU with up to
+    INSTANCE_RAM_GB_PER_GPU of host memory. None when no one-server instance can (a 70B LoRA
+    offloaded from one RTX 4090, 143 GB, rents a 2-GPU instance for ¥1.9 an hour a card: it had
+    been priced on a year's lease of a whole server, ¥87,600, for a 15-day job)."""
+    if host_gb_per_gpu <= INSTANCE_RAM_GB_PER_GPU:
+        return gpus
+    need = math.ceil(gpus * host_gb_per_gpu / INSTANCE_RAM_GB_PER_GPU - 1e-9)
+    size = 1 << (need - 1).bit_length()
+    return size if nodes == 1 and size <= GPUS_PER_SERVER else None
+
+
+def _billed_gpus(p: Price, gpus: int, inst: int | None = None) -> int:
+    """Whole servers for a server or cluster offer; for an instance the GPUs themselves, or `inst`,
+    the instance its host memory needs (`instance_gpus`)."""
     if p.offer_kind in ("server", "cluster"):
         return math.ceil(gpus / GPUS_PER_SERVER) * GPUS_PER_SERVER
-    return gpus
+    return max(gpus, inst or 0) if p.offer_kind == "instance" else gpus
 
 
-def _hourly(p: Price, value: float, gpus: int, days: float | None, basis: str, rule: str = "") -> Priced:
+def _hourly(
+    p: Price, value: float, gpus: int, days: float | None, basis: str, rule: str = "", inst: int | None = None
+) -> Priced:
     """An hourly offer bills the wall time rounded up to its billing unit (a day-billed capacity
     block bills whole days); one sold with a minimum term (a reserved rate: `1 year` on a quote)
     bills at least that term's hours, whatever the job uses."""
-    billed = _billed_gpus(p, gpus)
+    billed = _billed_gpus(p, gpus, inst)
     total = None
     committed = None
     if days:
@@ -137,9 +154,11 @@ def _hourly(p: Price, value: float, gpus: int, days: float | None, basis: str, r
     return Priced(p, total, value, "hourly", committed, committed or 0, True, basis, billed, rule)
 
 
-def _monthly(p: Price, per_gpu_month: float, gpus: int, days: float | None, term: int, stated: bool, rule="") -> Priced:
+def _monthly(
+    p: Price, per_gpu_month: float, gpus: int, days: float | None, term: int, stated: bool, rule="", inst=None
+) -> Priced:
     """A lease bills whole months, at least the term signed."""
-    billed = _billed_gpus(p, gpus)
+    billed = _billed_gpus(p, gpus, inst)
     months = max(term, job_months(days)) if days else None
     total = per_gpu_month * billed * months if months else None
     basis = "rule" if rule else "term"
@@ -191,6 +210,7 @@ def rent_plan(
     of the plan offloads to, past which per-GPU instances cannot deliver it. `hourly_only` (`pay as
     you go`): hourly offers alone, on the hourly basis, whatever the job's length."""
     long_or_wide = (days or 0) > TERM_BASIS_DAYS or nodes > 1
+    inst = instance_gpus(gpus, nodes, host_gb_per_gpu)
     out = Rent(asked_term=asked_term, basis="term" if long_or_wide and not hourly_only else "on_demand")
     deliver, out.estimate_rule, out.stated_terms = _delivering(
         book, gpu, market, gpus, nodes, hourly_only, host_gb_per_gpu
@@ -210,9 +230,9 @@ def rent_plan(
     hourly = [p for p in deliver if p.kind == "rent_hour"]
     out.hourly_offers = 0 if out.estimate_rule else len(hourly)
     cluster = [_hourly(p, value(p), gpus, days, "cluster") for p in hourly if p.offer_kind == "cluster"]
-    on_demand = [_hourly(p, value(p), gpus, days, "on_demand") for p in hourly if p.offer_kind != "cluster"]
+    on_demand = [_hourly(p, value(p), gpus, days, "on_demand", inst=inst) for p in hourly if p.offer_kind != "cluster"]
     by_hour = [q for q in on_demand + cluster if not q.price.owner]
-    exact = [q for q in by_hour if q.billed_gpus == gpus]
+    exact = [q for q in by_hour if _not_whole_servers(q, gpus)]
     out.hourly = _lower_median(exact if gpus < GPUS_PER_SERVER and exact else by_hour) if by_hour else None
     leases = [(p, value(p), "") for p in monthly]
     if out.basis == "term" or asked_term:
@@ -240,7 +260,7 @@ def rent_plan(
             whole = min(_billed_gpus(p, gpus) for p in monthly)
             out.server_lease_gpus = whole if whole > gpus else 0
 
-    out.options = _term_options(leases, gpus, days, asked_term, out.stated_terms)
+    out.options = _term_options(leases, gpus, days, asked_term, out.stated_terms, inst)
     if not out.options and not hourly and leases:
         # Every offer that delivers is a lease sold only on a longer term (China's H200 clusters:
         # five years closed, market-2026-12.md C6/C7): that term priced, idle months and all, not
@@ -248,7 +268,7 @@ def rent_plan(
         # one per server, on the terms the job could sign (the estimate rule of `_delivering`),
         # so a three-month job is not shown only a five-year bill.
         shortest = min((t for p, _, _ in leases for t in p.lease_terms), default=None)
-        q = _likely_at(leases, gpus, days, shortest) if shortest else None
+        q = _likely_at(leases, gpus, days, shortest, inst) if shortest else None
         servers, rule = ([], None) if out.estimate_rule else _server_leases(book, gpu, market, gpus, ("rent_month",))
         # (not the delivering leases themselves, nor any a source sells only on as long a term)
         estimated = [
@@ -256,7 +276,9 @@ def rent_plan(
             for p in servers
             if p.why_not(gpus, nodes) is not None and not (shortest and p.lease_terms and p.lease_terms[0] >= shortest)
         ]
-        short = _term_options(estimated, gpus, days, asked_term, sorted({t for p in servers for t in p.lease_terms}))
+        short = _term_options(
+            estimated, gpus, days, asked_term, sorted({t for p in servers for t in p.lease_terms}), inst
+        )
         short = [o for o in short if shortest is None or o.term_months < shortest]
         out.options = short + ([q] if q is not None else [])
         if short:
@@ -279,7 +301,7 @@ def rent_plan(
             # fewer GPUs than a server: where offers bill just those GPUs, the likely rent is theirs,
             # not a median pulled up by whole servers billed for idle cards (1 H100 had been priced
             # at $12 on whole-server lists where a per-GPU instance rents it for $1.21)
-            exact = [q for q in hourly_pool if q.billed_gpus == gpus]
+            exact = [q for q in hourly_pool if _not_whole_servers(q, gpus)]
             if gpus < GPUS_PER_SERVER and exact:
                 hourly_pool = exact
             candidates = [_lower_median(hourly_pool)] if hourly_pool else []
@@ -289,7 +311,7 @@ def rent_plan(
                 # a long job by the hour, where that costs less than the leases on record (a 47-day
                 # B200 job had been priced on a 12-month lease at 5.5x its hours; two servers of it,
                 # estimated server by server, at 4x)
-                exact = [q for q in on_demand if q.billed_gpus == gpus]
+                exact = [q for q in on_demand if _not_whole_servers(q, gpus)]
                 candidates.append(_lower_median(exact if gpus < GPUS_PER_SERVER and exact else on_demand))
         if cheapest_term:
             candidates.append(cheapest_term)
@@ -300,7 +322,7 @@ def rent_plan(
     # the market's median (`quote` says its plans use it from then on), the market's offers in the
     # range beside it; unless it costs this job more than every market offer would (a 3-month
     # quote had priced a one-day job at ¥225,005 beside ¥1,961 by the hour): then it is said beside.
-    own = [_own_quote(p, value(p), gpus, days, asked_term) for p in deliver if p.owner and not out.estimate_rule]
+    own = [_own_quote(p, value(p), gpus, days, asked_term, inst) for p in deliver if p.owner and not out.estimate_rule]
     if own:
         mine = _cheapest(own)
         # the market's offers on terms the job itself needs, not the longer ones it would leave idle
@@ -314,7 +336,7 @@ def rent_plan(
     if headline is not None and out.short_term_rule and headline.rule == out.short_term_rule["rule"]:
         out.estimate_rule = out.short_term_rule  # the headline is a per-server estimate: said so
     if headline is not None:
-        same_term = _pool_at(leases, gpus, days, headline.term_months) if headline.option == "monthly" else []
+        same_term = _pool_at(leases, gpus, days, headline.term_months, inst) if headline.option == "monthly" else []
         out.range_pool = [q for q in cluster + on_demand + same_term if q.total is not None] or [headline]
         if out.estimate_rule and nodes > 1 and not has_cluster_fabric(headline.price):
             # servers with no fabric stated are no cluster: the rate of a cluster on record that
@@ -333,8 +355,7 @@ def _delivering(
     fabric, a server per server), so none at a count means none at any larger one."""
     kinds = ("rent_hour",) if hourly_only else ("rent_hour", "rent_month")
     rows = [p for kind in kinds for p in book.offers(kind, gpu, market, rentable=True)]
-    if host_gb_per_gpu > INSTANCE_RAM_GB_PER_GPU:  # offloaded states a cloud instance cannot hold
-        rows = [p for p in rows if p.offer_kind != "instance"]
+    rows = [p for p in rows if instance_why_not(p, gpus, nodes, host_gb_per_gpu) is None]
     terms = sorted({t for p in rows for t in p.lease_terms})
     deliver = [p for p in rows if p.why_not(gpus, nodes) is None]
     if deliver:
@@ -343,6 +364,21 @@ def _delivering(
     if servers:
         return servers, rule, sorted({t for p in servers for t in p.lease_terms})
     return [], None, terms
+
+
+def instance_why_not(p: Price, gpus: int, nodes: int, host_gb_per_gpu: float) -> str | None:
+    """ "host_ram" when `p` is an instance that no size of it on sale holds the host memory the plan
+    offloads to (`instance_gpus`), else None (whatever else keeps it from delivering)."""
+    if p.offer_kind != "instance" or host_gb_per_gpu <= INSTANCE_RAM_GB_PER_GPU:
+        return None
+    inst = instance_gpus(gpus, nodes, host_gb_per_gpu)
+    return None if inst is not None and p.why_not(inst, nodes) is None else "host_ram"
+
+
+def _not_whole_servers(q: Priced, gpus: int) -> bool:
+    """An offer that bills the plan's GPUs, or an instance sized for its host memory: not whole
+    servers billed for cards the plan leaves idle."""
+    return q.billed_gpus == gpus or q.price.offer_kind == "instance"
 
 
 def _server_leases(
@@ -369,23 +405,27 @@ def can_rent(book: PriceBook, gpu: str, market: str, gpus: int, nodes: int, hour
     return bool(_delivering(book, gpu, market, gpus, nodes, hourly_only)[0])
 
 
-def as_sold(book: PriceBook, p: Price, cur: str, gpus: int, days: float | None) -> Priced:
+def as_sold(book: PriceBook, p: Price, cur: str, gpus: int, days: float | None, inst: int | None = None) -> Priced:
     """One offer priced for the whole plan as it is sold (by the hour, or on its own stated term,
     else the job's months), whether or not it can deliver it: a vendor list's "for this plan"."""
-    return _own_quote(p, book.convert(p.price, p.currency, cur), gpus, days, None)
+    return _own_quote(p, book.convert(p.price, p.currency, cur), gpus, days, None, inst)
 
 
-def _own_quote(p: Price, value: float, gpus: int, days: float | None, asked_term: int | None) -> Priced:
+def _own_quote(
+    p: Price, value: float, gpus: int, days: float | None, asked_term: int | None, inst: int | None = None
+) -> Priced:
     """A quote the team recorded, priced as it was offered: by the hour, or on its own stated term
     (else the term asked for, else the job's months)."""
     if p.kind == "rent_hour":
-        return _hourly(p, value, gpus, days, "cluster" if p.offer_kind == "cluster" else "on_demand")
+        return _hourly(p, value, gpus, days, "cluster" if p.offer_kind == "cluster" else "on_demand", inst=inst)
     stated = p.lease_terms
     term = stated[0] if stated else (asked_term or job_months(days))
-    return _monthly(p, value, gpus, days, term, bool(stated))
+    return _monthly(p, value, gpus, days, term, bool(stated), inst=inst)
 
 
-def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> list[Priced]:
+def _pool_at(
+    leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int, inst: int | None = None
+) -> list[Priced]:
     """Every lease priced at `term`: those a source states on that term or a shorter one, else
     (none stated) those whose source states no lease term (and leases estimated by rule), the term
     then assumed."""
@@ -393,7 +433,7 @@ def _pool_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | No
     pool, is_stated = (
         (stated, True) if stated else ([(p, v, r) for p, v, r in leases if r or _signable(p, term) is None], False)
     )
-    return [_monthly(p, _at_term(v, r, term), gpus, days, term, is_stated, r) for p, v, r in pool]
+    return [_monthly(p, _at_term(v, r, term), gpus, days, term, is_stated, r, inst) for p, v, r in pool]
 
 
 def _at_term(value: float, rule: str, term: int) -> float:
@@ -401,14 +441,16 @@ def _at_term(value: float, rule: str, term: int) -> float:
     return value * (1 - reserved_discount(term)) if rule == "reserved_discount" else value
 
 
-def _likely_at(leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int) -> Priced | None:
+def _likely_at(
+    leases: list[tuple[Price, float, str]], gpus: int, days: float | None, term: int, inst: int | None = None
+) -> Priced | None:
     """The likely lease at `term`. Fewer GPUs than a server: a per-card package (estimated from
     the instance lists) where it bills less than a stated lease of whole servers, which bills
     GPUs the plan does not use."""
-    pool = _pool_at(leases, gpus, days, term)
+    pool = _pool_at(leases, gpus, days, term, inst)
     likely = _lower_median(pool) if pool else None
     per_card = [
-        _monthly(p, _at_term(v, r, term), gpus, days, term, False, r)
+        _monthly(p, _at_term(v, r, term), gpus, days, term, False, r, inst)
         for p, v, r in leases
         if r and p.offer_kind == "instance"
     ]
@@ -425,6 +467,7 @@ def _term_options(
     days: float | None,
     asked_term: int | None,
     stated_terms: list[int],
+    inst: int | None = None,
 ) -> list[Priced]:
     """One priced lease per term a team could sign, shortest first: 1 and 3 months for a job
     shorter than 3 months, the job's own months for a longer one, a year where a source sells
@@ -440,7 +483,7 @@ def _term_options(
         terms.add(asked_term)
     out: dict[int, Priced] = {}
     for term in sorted(terms):
-        q = _likely_at(leases, gpus, days, term)
+        q = _likely_at(leases, gpus, days, term, inst)
         if q is None:
             continue
         paid = q.months_paid if q.months_paid is not None else term
