@@ -495,6 +495,18 @@ def cmd_socket(args) -> int:
     return _run_bot("socket")
 
 
+def _stopped_by_signals():
+    """An event SIGTERM or SIGINT sets (a process's clean stop), and the signals received."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signalled: list = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, _frame: (signalled.append(signal.Signals(number)), stop.set()))
+    return stop, signalled
+
+
 def cmd_clock(args) -> int:
     settings = _bot_settings("clock")
     if settings is None:
@@ -505,11 +517,18 @@ def cmd_clock(args) -> int:
     # that cannot work is said at once (exit 2); a database that goes away later is waited for.
     open_store().close()
     logs.setup()
+    import logging
+
     from bot import heartbeats
 
     interval = digests.interval_s()
     beat = heartbeats.start("clock", rounds_every=interval)
-    digests.clock(clients.for_workspaces(settings), interval=interval, on_round=beat.round_done)
+    # SIGTERM or SIGINT ends it after the round under way, its heartbeat row removed (operator
+    # review: a clock stopped with SIGTERM had been listed for three beats, then as quiet)
+    stop, signalled = _stopped_by_signals()
+    digests.clock(clients.for_workspaces(settings), interval=interval, stop=stop, on_round=beat.round_done)
+    logging.getLogger("gpu_advisor.bot").info("clock stopping on %s", signalled[0].name if signalled else "?")
+    beat.stop()
     return 0
 
 
@@ -615,8 +634,6 @@ def cmd_migrate(args) -> int:
 
 def cmd_work(args) -> int:
     """Planning processes that take jobs from the shared store, with no web server."""
-    import signal
-    import threading
 
     settings = _bot_settings("work")
     if settings is None:
@@ -636,16 +653,13 @@ def cmd_work(args) -> int:
     beat = heartbeats.start("work", dispatcher.own_problem)
     log = logging.getLogger("gpu_advisor.bot")
     log.info("worker %s taking jobs", running.owner if running else "?")
-    stop = threading.Event()
-    signalled: list[int] = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda number, _frame: (signalled.append(number), stop.set()))
+    stop, signalled = _stopped_by_signals()
     while not stop.wait(1.0):
         if args.parent and os.getppid() != args.parent:  # the `serve` that started it is gone
             log.warning("serve %d is gone: stopping", args.parent)
             break
     if signalled:  # an operator's stop is said (operator probe: it had left no line in the log)
-        log.info("worker %s stopping on %s", running.owner if running else "?", signal.Signals(signalled[0]).name)
+        log.info("worker %s stopping on %s", running.owner if running else "?", signalled[0].name)
     beat.stop()  # gone at once from `gpu-advisor health`, not after three missed beats
     return 0
 

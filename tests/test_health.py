@@ -314,6 +314,12 @@ def test_serve_work_and_clock_beat_and_a_killed_worker_is_seen_gone(fake_slack, 
         os.killpg(procs["serve"].pid, signal.SIGTERM)
         procs["serve"].wait(timeout=30)
         assert not [p for p in health()[1]["processes"] if p["kind"] == "serve"]
+        # nor a clock (it had been listed for three beats, then as quiet), and it says why it stopped
+        os.killpg(procs["clock"].pid, signal.SIGTERM)
+        assert procs["clock"].wait(timeout=30) == 0
+        assert not [p for p in health()[1]["processes"] if p["kind"] == "clock"]
+        log.seek(0)
+        assert "clock stopping on SIGTERM" in log.read()
     finally:
         for proc in procs.values():
             if proc.poll() is None:

@@ -5,7 +5,7 @@ import pytest
 
 from advisor import catalog
 from advisor.engine.estimate import best_layout
-from advisor.engine.shapes import count_params, linear_attention_params
+from advisor.engine.shapes import active_count, count_params, linear_attention_params
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.planning.plan_answers import _kv_bytes_per_token
 from advisor.request.parser import RequestError, parse
@@ -391,8 +391,7 @@ def test_a_mixture_whose_config_was_not_read_is_planned_at_its_published_sizes(t
 @pytest.mark.parametrize(
     "text, total, active",
     [
-        ("Qwen/Qwen3-VL-235B-A22B-Instruct lora 10GB 5d", 235, 22),
-        ("Qwen/Qwen3-VL-30B-A3B-Instruct lora 10GB 3d", 30, 3),
+        ("baidu/ERNIE-4.5-VL-424B-A47B-PT lora 10GB 5d", 424, 47),
         ("foo/Bar-100B-A10B lora 10GB 3d", 100, 10),
     ],
 )
@@ -452,3 +451,63 @@ def test_a_closed_model_is_said_to_be_one(text, word):
 @pytest.mark.parametrize("text", ["gpt-oss-20b lora 1GB", "gemma-3-27b lora 1GB", "qwen2.5-72b lora 1GB"])
 def test_open_models_with_a_closed_ones_family_word_plan(text):
     assert parse(text).model
+
+
+def test_mistral_large_3_is_deepseek_v3s_shape_with_wider_fewer_experts():
+    """Mistral Large 3 (2512): DeepSeek-V3's MLA layers (128 heads, q rank 1536, kv rank 512,
+    128 + 64 query and key dims, 128 value dims: 187,107,328 a layer), 3 dense layers of 16384,
+    then 58 layers of 128 experts of 4096, 4 routed and 1 shared, a 131072-token vocabulary untied:
+    673,421,089,792 by hand (the card's 673B language model; 675B with its 2.5B vision encoder,
+    not counted); 39.0B active without the input embedding (the card's 39B)."""
+    m = catalog.find_model("mistral-large-3")
+    c = count_params(m)
+    assert c.attention_per_layer == 187_107_328
+    assert c.total == pytest.approx(673_421_089_792, rel=1e-6)
+    assert (active_count(m, c) - 131072 * 7168) / 1e9 == pytest.approx(39.0, rel=0.01)
+    r = parse("Mistral Large 3 lora 10GB 3d")
+    assert r.model == "mistral-large-3" and "vision_language" in [n.code for n in r.assumptions]
+
+
+@pytest.mark.parametrize(
+    "text, model, vision",
+    [
+        ("mistralai/Mistral-Large-3-675B-Instruct-2512 lora 10GB 3d", "mistral-large-3", True),
+        ("Mistral Large 3 675B-A41B lora 10GB 3d", "mistral-large-3", True),
+        ("devstral 2 lora 10GB 3d", "mistral-large-123b", False),
+        ("devstral small 2 lora 10GB 3d", "mistral-small-24b", True),
+        ("intern-s1 lora 10GB 3d", "qwen3-235b-a22b", True),
+        ("internlm/Intern-S1-mini lora 10GB 3d", "qwen3-8b", True),
+        ("glm-4.5v lora 10GB 3d", "glm-4.5-air", True),
+        ("zai-org/GLM-4.6V lora 10GB 3d", "glm-4.5-air", True),
+        ("Qwen/Qwen3-VL-235B-A22B-Instruct lora 10GB 5d", "qwen3-235b-a22b", True),
+        ("qwen3-vl-30b-a3b lora 10GB 3d", "qwen3-30b-a3b", True),
+    ],
+)
+def test_releases_of_2025_are_planned_on_their_language_models_shape(text, model, vision):
+    """Each had been refused ("I do not know the model", a contradiction, or a size asked for) or
+    planned as a generic shape: their language models are catalogued shapes (data/models.toml,
+    their notes); one that reads images says its encoder is not counted."""
+    r = parse(text)
+    assert r.model == model
+    assert ("vision_language" in [n.code for n in r.assumptions]) == vision
+
+
+@pytest.mark.parametrize(
+    "text, total, active",
+    [
+        ("step3 lora 10GB 3d", 316, 38),
+        ("stepfun-ai/step3 lora 10GB 3d", 316, 38),
+        ("nemotron 3 nano lora 10GB 3d", 31.6, 3.2),
+        ("granite 4.0 h small lora 10GB 3d", 32, 9),
+        ("ibm-granite/granite-4.0-h-tiny lora 10GB 3d", 7, 1),
+        ("granite-4.0-h-micro lora 10GB 3d", 3, 3),
+    ],
+)
+def test_releases_the_catalogue_cannot_write_are_planned_at_their_published_sizes(text, total, active):
+    """Step3's factorised query and the Mamba-2 hybrids' layers have no catalogue keys: planned as
+    generic shapes of their publishers' sizes, said. "granite 4.0 h small" had read "4.0 h" as a
+    four-hour deadline and refused the request as a contradiction with "3d"."""
+    r = parse(text)
+    assert (r.model, r.params_b, r.active_params_b) == (None, total, active)
+    assert r.deadline_days == 3
+    assert {"unknown_moe_model", "unknown_model"} & {n.code for n in r.assumptions}
