@@ -98,6 +98,21 @@ class Process:
         return f"{self.host}:{self.pid}"
 
 
+# A web worker's count of live `work` processes, read at each of its beats (None: not known here,
+# a process that does not beat as `serve`). A `serve --no-plan` host whose planners are all down
+# had acked "the answer will appear in a few seconds" (operator review); the ack says it is
+# queued instead, from this count, with no read of its own. Known only once the worker has beaten
+# for PLANNERS_GRACE_BEATS: a planning `serve` starts its `work` process beside gunicorn, which beats
+# a few seconds later.
+_planners_live: list[int | None] = [None]
+PLANNERS_GRACE_BEATS = 6
+
+
+def planners_live() -> int | None:
+    """Live `work` processes as this web worker last read them; None where it does not read them."""
+    return _planners_live[0]
+
+
 class Heartbeat:
     """This process's row, written every `every` seconds by a daemon thread once started."""
 
@@ -141,6 +156,8 @@ class Heartbeat:
                 self._upsert(db, now)
                 if self._beats % PRUNE_EVERY == 0:
                     db.execute(f"DELETE FROM {TABLE} WHERE last_seen < {now} - ?", [KEEP_S])
+                if self.kind == "serve" and self._beats >= PLANNERS_GRACE_BEATS:
+                    _planners_live[0] = live_counts(db).get("work", 0)
         except Exception as err:
             if not self._failing:
                 log.warning("%s %s:%d: heartbeat not written: %s", self.kind, self.host, self.pid, type(err).__name__)

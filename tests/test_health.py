@@ -14,6 +14,7 @@ import urllib.request
 
 import pytest
 from conftest import BOT_TOKEN, ROOT, SECRET
+from slack_client import SlackSender
 
 
 def _health(cli, *args, env=None):
@@ -297,6 +298,8 @@ def test_serve_work_and_clock_beat_and_a_killed_worker_is_seen_gone(fake_slack, 
         (shown,) = healthz()["clocks"]
         assert shown["pid"] == procs["clock"].pid and shown["ok"] and shown["s_ago"] is not None
         assert all(p["last_round"] is None for p in report["processes"] if p["kind"] != "clock")
+        ok = SlackSender(f"http://127.0.0.1:{port}", SECRET, fake_slack).command("7b lora 20GB 3d")[1]
+        assert "the answer will appear in this channel in a few seconds" in ok
         os.killpg(procs["work"].pid, signal.SIGKILL)  # the planning host dies
         procs["work"].wait(timeout=30)
         deadline = time.time() + 20
@@ -309,6 +312,14 @@ def test_serve_work_and_clock_beat_and_a_killed_worker_is_seen_gone(fake_slack, 
         ]
         assert [p["live"] for p in report["processes"] if p["kind"] == "work"] == [False]
         assert healthz()["live"] == {"clock": 1, "serve": 1}
+        # with no planner alive the web host's ack says the request is queued, not that the answer
+        # comes in a few seconds (operator review); the worker reads it at its beats, so at most a
+        # beat after `health` saw it
+        sender = SlackSender(f"http://127.0.0.1:{port}", SECRET, fake_slack)
+        deadline = time.time() + 10
+        while "no planner is running" not in (said := sender.command("7b lora 20GB 3d")[1]) and time.time() < deadline:
+            time.sleep(0.5)
+        assert "Queued `/gpu 7b lora 20GB 3d`, but no planner is running right now" in said
         # a web host stopped cleanly leaves no row behind (operator probe: its workers were listed
         # as "quiet: stopped or cut off" for an hour, their uptime growing)
         os.killpg(procs["serve"].pid, signal.SIGTERM)

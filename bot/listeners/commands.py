@@ -19,7 +19,7 @@ from advisor.request.fields import help_words
 from advisor.request.parser import leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
-from bot import acks, blocks, delivery, digests, dispatcher, subscriptions
+from bot import acks, blocks, delivery, digests, dispatcher, heartbeats, subscriptions
 from bot.clients import job_client
 from bot.forms import fill_form, form_id, open_loading
 from bot.job_queue import Busy
@@ -190,7 +190,8 @@ def on_gpu(ack, command, client, context):
                 text,
                 user,
             )
-            _ack(ack, for_slack(phrase(lang, "working", clean(text), file="bot")) if job else None)
+            said = "queued" if heartbeats.planners_live() == 0 else "working"
+            _ack(ack, for_slack(phrase(lang, said, clean(text), file="bot")) if job else None)
     except Busy:
         # in the language the text says, not the one remembered: that is a read of the store that
         # just did not answer (a frozen Postgres had held this ack twice as long)
