@@ -170,11 +170,13 @@ def test_cheaper_on_gpus_an_earlier_what_if_fixed_is_not_called_on_time(book):
 
 
 def test_a_buyers_verdict_weighs_the_cheapest_rental_plan(book):
-    """A 14-hour job bought as one RTX 4090 whose own rent on record is a year's lease of a server:
-    the verdict weighs buying against the job's cheapest rental plan, named."""
+    """A 14-hour job bought as one RTX 4090, whose own rent is a 2-GPU instance for the host memory
+    it offloads to (it had been a year's lease of a server): the verdict weighs buying against the
+    job's cheapest rental plan, named."""
     request = "70B lora 1万条 14天 买"
     cost = advise(request, "zh", book=book).plan.costs
-    assert cost.rent_instead and cost.rent_instead["cost"] < cost.rent_total / 10
+    assert cost.rent_offer["offer"] == "instance" and cost.rent_offer["billed_gpus"] == 2
+    assert cost.rent_instead and cost.rent_instead["cost"] < cost.rent_total / 2
     (room,), _ = _thread(request, ["放实验室的话多久回本"], book, "zh")
     verdict = next(w for w in room.warnings if w.code == "buy_verdict")
     assert verdict.params["rent"] == cost.rent_instead["cost"]
@@ -255,3 +257,19 @@ def test_one_gpu_counted_in_slack_is_one_gpu(book):
     reply = answers.follow(text, plan_context(advise(text, book=book)), "how many servers?", None, book)
     shown = json.dumps(reply["message"]["blocks"], ensure_ascii=False)
     assert "*1 GPU:*" in shown and "*2 GPUs:*" in shown and "1 GPUs" not in shown
+
+
+def test_why_not_another_gpu_says_an_earlier_what_if_fixed_the_plan_and_that_it_is_late(book):
+    """16 H800 fixed by `what if we use 16 GPUs?` run 211 days against a 30-day deadline; `why not
+    H20?` had said they were "because the request names H800" (it named no GPU) and not that they
+    miss the deadline H20 meets."""
+    (*_, why), _ = _thread(
+        "70B full-finetune 1TB 14d budget", ["what if 30 days?", "what if we use 16 GPUs?", "why not H20?"], book
+    )
+    assert "16 x H800-SXM-80GB because an earlier message in this thread fixed it." in why.text, why.text
+    assert "It misses the 30-day deadline (" in why.text and "On H20-96GB this job meets it:" in why.text
+    assert "because the request names" not in why.text and "Ask `what if on H20-96GB?`" in why.text
+    # named in the request itself, and late: said so, with the request's own words to change it
+    (named,), _ = _thread("70B full-finetune 1TB 14d on 16xH800", ["why not H20?"], book)
+    assert "16 x H800-SXM-80GB because the request names H800-SXM-80GB. It misses the 14-day deadline" in named.text
+    assert "Say `on H20-96GB` in the request" in named.text

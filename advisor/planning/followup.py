@@ -3269,7 +3269,11 @@ def _whatif(
     why = "" if {"gpu", "gpu_count", "nodes"} & set(changed) else _why_gpu(summary, result, book, lang)
     if why_not and result.plan is not None and {"gpu", "gpu_count", "nodes"} & set(changed):
         # "why not H20?" compares GPUs; "why not full fine-tune?" is the comparison table alone
-        why = _why_not(summary, result, lang, named=_names_a_gpu(original))
+        named = _names_a_gpu(original)
+        first = summary.get("first_request")
+        # named by a what-if earlier in the thread, not by the request the team typed first
+        by_thread = named and bool(first) and not _names_a_gpu(_parsed(first, lang))
+        why = _why_not(summary, result, lang, named=named, by_thread=by_thread)
     # a change that does not fit leads with it, before a table whose time and rent cannot be had; so
     # does a GPU type no count of which runs the job ("what about 4090s?": 671 days on 8 of them)
     no_fit = next((w for w in warnings if w.code == "no_fit"), None) or next(
@@ -4285,9 +4289,18 @@ def _names_a_gpu(request: TrainingRequest | None) -> bool:
     return bool(request is not None and request.gpu and "gpu" in request.user_set)
 
 
-def _why_not(summary: dict, result: Advice, lang: str, named: bool = False) -> str:
+def _parsed(text: str, lang: str) -> TrainingRequest | None:
+    try:
+        return parse(text, lang)
+    except RequestError:
+        return None
+
+
+def _why_not(summary: dict, result: Advice, lang: str, named: bool = False, by_thread: bool = False) -> str:
     """ "why not H20?": how the plan on what was named compares with the chosen one (it does not
-    fit, misses the deadline or the budget, costs more, or costs less but was not chosen)."""
+    fit, misses the deadline or the budget, costs more, or costs less but was not chosen). Named by
+    a what-if of the thread (`by_thread`), it says so, and whether that plan misses the deadline
+    (16 H800 for 211 days against 30 had been "because the request names H800")."""
     p = result.plan
     row = _plan_row(p)
     rent, old_rent = p.costs.rent_total, summary.get("rent_total")
@@ -4310,5 +4323,7 @@ def _why_not(summary: dict, result: Advice, lang: str, named: bool = False) -> s
         deadline=result.request.deadline_days,
         same=p.gpu == summary.get("gpu"),
         named=named,
+        by_thread=by_thread,
+        old_late=bool(result.request.deadline_days and (summary.get("days") or 0) > result.request.deadline_days),
         buying=buying,
     ).strip()
