@@ -98,12 +98,14 @@ class Process:
         return f"{self.host}:{self.pid}"
 
 
-# A web worker's count of live `work` processes, read at each of its beats (None: not known here,
-# a process that does not beat as `serve`). A `serve --no-plan` host whose planners are all down
-# had acked "the answer will appear in a few seconds" (operator review); the ack says it is
-# queued instead, from this count, with no read of its own. Known only once the worker has beaten
-# for PLANNERS_GRACE_BEATS: a planning `serve` starts its `work` process beside gunicorn, which beats
-# a few seconds later.
+# Set by a planning `serve` (bot/host.py) for its gunicorn: the pid of the supervisor that also
+# runs this host's `work` process.
+SIBLING_ENV = "GPU_ADVISOR_SIBLING_WORK"
+# A web worker's count of live `work` processes, read at each of its beats (None: not known here:
+# a process that does not beat as `serve`, or one whose own `serve` runs and restarts its `work`
+# beside it). A `serve --no-plan` host whose planners are all down had acked "the answer will
+# appear in a few seconds" (operator review); the ack says it is queued instead, from this count,
+# with no read of its own. Known only once the worker has beaten PLANNERS_GRACE_BEATS times.
 _planners_live: list[int | None] = [None]
 PLANNERS_GRACE_BEATS = 6
 
@@ -156,7 +158,7 @@ class Heartbeat:
                 self._upsert(db, now)
                 if self._beats % PRUNE_EVERY == 0:
                     db.execute(f"DELETE FROM {TABLE} WHERE last_seen < {now} - ?", [KEEP_S])
-                if self.kind == "serve" and self._beats >= PLANNERS_GRACE_BEATS:
+                if self.kind == "serve" and self._beats >= PLANNERS_GRACE_BEATS and not os.environ.get(SIBLING_ENV):
                     _planners_live[0] = live_counts(db).get("work", 0)
         except Exception as err:
             if not self._failing:

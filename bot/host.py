@@ -32,8 +32,8 @@ from bot import heartbeats, planner_pool
 
 log = logging.getLogger("gpu_advisor.bot")
 # Set for gunicorn by this supervisor to its pid: its web workers' /healthz judges the `work`
-# process it started.
-SIBLING_ENV = "GPU_ADVISOR_SIBLING_WORK"
+# process it started (heartbeats.SIBLING_ENV).
+SIBLING_ENV = heartbeats.SIBLING_ENV
 FORWARDED = (signal.SIGHUP, signal.SIGUSR1, signal.SIGTTIN, signal.SIGTTOU)
 STOP_S = 35.0  # gunicorn's graceful timeout is 30 s; the work process finishes a few jobs
 QUICK_DEATH_S = 30.0
