@@ -155,7 +155,14 @@ def _hourly(
 
 
 def _monthly(
-    p: Price, per_gpu_month: float, gpus: int, days: float | None, term: int, stated: bool, rule="", inst=None
+    p: Price,
+    per_gpu_month: float,
+    gpus: int,
+    days: float | None,
+    term: int,
+    stated: bool,
+    rule: str = "",
+    inst: int | None = None,
 ) -> Priced:
     """A lease bills whole months, at least the term signed."""
     billed = _billed_gpus(p, gpus, inst)
@@ -207,8 +214,10 @@ def rent_plan(
     multi-server plan gets a cluster fabric (Price.why_not). When none does, the estimate rule:
     the per-server leases (server or cluster offers) of that GPU, or of its sibling class, one
     per server. Never an index or a single-card listing. `host_gb_per_gpu`: the host memory a GPU
-    of the plan offloads to, past which per-GPU instances cannot deliver it. `hourly_only` (`pay as
-    you go`): hourly offers alone, on the hourly basis, whatever the job's length."""
+    of the plan offloads to: past one GPU's share of an instance's, instances bill the GPUs whose
+    shares hold it (`instance_gpus`), and where none on sale is that large they cannot deliver it.
+    `hourly_only` (`pay as you go`): hourly offers alone, on the hourly basis, whatever the job's
+    length."""
     long_or_wide = (days or 0) > TERM_BASIS_DAYS or nodes > 1
     inst = instance_gpus(gpus, nodes, host_gb_per_gpu)
     out = Rent(asked_term=asked_term, basis="term" if long_or_wide and not hourly_only else "on_demand")
