@@ -383,10 +383,16 @@ def card(result) -> dict:
         billed = next((n.params for n in result.warnings if n.code == "billing_unit_idle"), None)
         if billed and rent:
             rent_value += _p(lang, "idle_billing", billed["unit"], billed["share"])
+        # GPUs paid for beyond the plan's, an instance sized for the host memory it offloads or a
+        # whole server (one RTX 4090 had shown at a price for a 2-GPU instance, said nowhere)
+        more = next((n for n in result.warnings if n.code in ("instance_for_host_memory", "whole_server_billed")), None)
+        if more and rent:
+            rent_value += _p(lang, "billed_more", more.params["billed"], more.code == "instance_for_host_memory")
         # a range whose high end is a whole server more than the plan's GPUs says so (¥378–¥636,000
         # for one H20 had read as that GPU's)
         high = (rent_range or {}).get("high_offer") or {}
-        if shown_rent != rent and high.get("billed_gpus", 0) > lay.gpu_count:
+        said = more.params["billed"] if more and rent else None
+        if shown_rent != rent and high.get("billed_gpus", 0) > lay.gpu_count and high["billed_gpus"] != said:
             rent_value += _p(lang, "range_whole_server", high["billed_gpus"])
         fields.append(_field(lang, "rent", _p(lang, "owned_rent", shown_rent) if r.owned else rent_value))
         capex = cash(c.buy_capex, c.currency) if c.decision == "buy" and c.buy_capex else ""

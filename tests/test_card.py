@@ -577,6 +577,29 @@ def test_a_range_whose_high_end_is_a_whole_server_says_so_on_the_card(book):
     assert "its high end leases a whole server of 8 GPUs" in rent
 
 
+def test_a_card_priced_for_more_gpus_than_the_plan_uses_says_how_many_beside_the_rent(book):
+    # one RTX 4090 offloading 143 GB is rented as a 2-GPU instance: the card had shown "1 x RTX4090"
+    # at its price and said nothing of the second GPU paid for (only the range's high end, as a
+    # "whole server of 2 GPUs"; one H100's whole-server lease, as its high end alone)
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    for text, lang, said in (
+        (
+            "70b lora 1GB on 1x4090",
+            "en",
+            "; billed for 2 GPUs, an instance sized for the host memory the plan offloads",
+        ),
+        ("70b lora 1GB数据 单卡4090", "zh", "；按 2 卡计费：为装下方案卸载到主机的内存而选的实例"),
+        # and one H100 on a lease of whole servers: all of its range is for 8 GPUs, not its high end
+        ("llama3-8b lora 50k samples on 1xH100 3-month lease", "en", "; billed for a whole server of 8 GPUs"),
+    ):
+        a = advise(text, lang, book=book)
+        rent = next(f["text"] for b in card(a)["blocks"] for f in b.get("fields", []) if "¥" in f["text"])
+        assert a.plan.estimate.layout.gpu_count == 1 and said in rent, rent
+        assert "its high end" not in rent and "区间上限" not in rent
+
+
 def test_the_cards_break_even_says_what_it_is_weighed_against(book):
     # a thread's "86 months at 70% use" beside the plan's month-by-month basis had read as one comparison
     from advisor.planning.advice import advise
