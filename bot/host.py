@@ -31,9 +31,6 @@ import time
 from bot import heartbeats, planner_pool
 
 log = logging.getLogger("gpu_advisor.bot")
-# Set for gunicorn by this supervisor to its pid: its web workers' /healthz judges the `work`
-# process it started (heartbeats.SIBLING_ENV).
-SIBLING_ENV = heartbeats.SIBLING_ENV
 FORWARDED = (signal.SIGHUP, signal.SIGUSR1, signal.SIGTTIN, signal.SIGTTOU)
 STOP_S = 35.0  # gunicorn's graceful timeout is 30 s; the work process finishes a few jobs
 QUICK_DEATH_S = 30.0
@@ -126,7 +123,8 @@ def run() -> int:
     signal.signal(signal.SIGUSR2, refuse_upgrade)
     work = _Work(dict(os.environ, GPU_ADVISOR_PLAN_WORKERS=str(planners())))
     work.start()
-    web_env = dict(os.environ, GPU_ADVISOR_PLAN="0", **{SIBLING_ENV: str(os.getpid())})
+    # its web workers' /healthz judges the `work` process started here, by this pid
+    web_env = dict(os.environ, GPU_ADVISOR_PLAN="0", **{heartbeats.SIBLING_ENV: str(os.getpid())})
     web = subprocess.Popen(_cli("serve", "--no-plan"), env=web_env, preexec_fn=_die_with_parent)
     try:
         while not stop and web.poll() is None:

@@ -21,7 +21,7 @@ from advisor import db as dbmod
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import acks, clients, digests, dispatcher, heartbeats, host, logs
+from bot import acks, clients, digests, dispatcher, heartbeats, logs
 from bot.app import create_app
 from bot.settings import Settings
 
@@ -105,7 +105,7 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
             return {"ok": True, "host": os.uname().nodename, "live": None, "clocks": None}
         # A `serve` that plans does it in a `work` process beside gunicorn (bot/host.py): 503 while
         # none on this host is live and well, as when the planners lived in this process.
-        supervisor = os.environ.get(host.SIBLING_ENV)
+        supervisor = os.environ.get(heartbeats.SIBLING_ENV)
         trouble = heartbeats.planning_trouble(found, os.uname().nodename, int(supervisor)) if supervisor else ""
         if trouble:
             return {"ok": False, "error": trouble, "host": os.uname().nodename}, 503

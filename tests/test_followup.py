@@ -991,7 +991,8 @@ def test_why_not_another_gpu_under_a_named_one_says_it_was_named(book):
     # first ("a tie", "availability"), though A800 costs less and H20 was asked for
     text = "qwen3-32b lora rank 64 数据20w条 h20"
     reply = follow_up(text, plan_context(advise(text, book=book)), "why not A800?", book=book)
-    assert reply.why.startswith("8 x H20-96GB because the request names H20-96GB")
+    assert reply.why.startswith("8 x H20-96GB because the request names H20-96GB. On A800-")
+    assert reply.why.endswith("Say `on A800-SXM4-80GB` in the request to plan on it instead."), reply.why
 
 
 def test_the_electricity_of_a_month_is_the_electricity_not_the_rent(book):
