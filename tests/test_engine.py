@@ -112,7 +112,13 @@ def test_a_bare_mixture_is_shaped_like_the_published_ones_of_its_active_size():
     bare, named = generic_shape(30.5, 3.3), catalog.find_model("qwen3-30b-a3b")
     assert bare.hidden == named.hidden and 0.75 * named.layers <= bare.layers <= named.layers
     assert bare.params_b == pytest.approx(30.5, rel=0.05) and bare.active_params_b == pytest.approx(3.3, rel=0.05)
-    fine = [m for m in catalog.models() if m.moe_experts and m.moe_ffn_hidden <= m.hidden / 2]
+    # (a generic shape is a transformer: Granite 4.0 H-Tiny's 40 narrow layers, 36 of them Mamba-2,
+    # at 1.47B active are no transformer's depth, and are not held to it)
+    fine = [
+        m
+        for m in catalog.models()
+        if m.moe_experts and m.moe_ffn_hidden <= m.hidden / 2 and m.linear_attention_kind != "mamba2"
+    ]
     assert len(fine) >= 8
     for m in fine:
         g = generic_shape(m.params_b, m.active_params_b)

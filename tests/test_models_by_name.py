@@ -87,6 +87,10 @@ PUBLISHED = [
     ("olmo-3-32b-think", 32.23, 32.23, 0.02),
     ("allenai/OLMo-2-1124-7B-Instruct", 7.3, 7.3, 0.02),
     ("ministral-3-14b-instruct-2512", 13.5, 13.5, 0.02),
+    # Mamba-2 hybrids (fortieth session): IBM's 32B / 9B; H-Tiny's "1B active" is rounded down from
+    # the config's 1.47B with the embedding (1.31B without), so it is held to that count
+    ("granite-4.0-h-small", 32, 9, 0.03),
+    ("ibm-granite/granite-4.0-h-tiny", 7, 1.47, 0.01),
 ]
 
 
@@ -498,16 +502,57 @@ def test_releases_of_2025_are_planned_on_their_language_models_shape(text, model
         ("step3 lora 10GB 3d", 316, 38),
         ("stepfun-ai/step3 lora 10GB 3d", 316, 38),
         ("nemotron 3 nano lora 10GB 3d", 31.6, 3.2),
-        ("granite 4.0 h small lora 10GB 3d", 32, 9),
-        ("ibm-granite/granite-4.0-h-tiny lora 10GB 3d", 7, 1),
         ("granite-4.0-h-micro lora 10GB 3d", 3, 3),
+        # the nano releases, by the size in their names: "4.0-h" had been a 4-hour deadline and the
+        # "-1b" left over "not a usable model size"
+        ("granite-4.0-h-1b lora 10GB 3d", 1, 1),
+        ("ibm-granite/granite-4.0-h-350m lora 10GB 3d", 0.35, 0.35),
     ],
 )
 def test_releases_the_catalogue_cannot_write_are_planned_at_their_published_sizes(text, total, active):
-    """Step3's factorised query and the Mamba-2 hybrids' layers have no catalogue keys: planned as
-    generic shapes of their publishers' sizes, said. "granite 4.0 h small" had read "4.0 h" as a
-    four-hour deadline and refused the request as a contradiction with "3d"."""
+    """Step3's factorised query and Nemotron's layers of a Mamba-2 mixer, an attention mixer or an
+    MoE alone have no catalogue keys: planned as generic shapes of their publishers' sizes, said.
+    "granite 4.0 h micro" had read "4.0 h" as a four-hour deadline and refused the request as a
+    contradiction with "3d" (H-Small and H-Tiny too, now catalogued: below)."""
     r = parse(text)
     assert (r.model, r.params_b, r.active_params_b) == (None, total, active)
     assert r.deadline_days == 3
     assert {"unknown_moe_model", "unknown_model"} & {n.code for n in r.assumptions}
+
+
+def test_a_mamba2_layer_has_the_parameters_of_its_projections():
+    """IBM Granite 4.0 H-Small by hand from transformers' Mamba-2 mixer (hidden 4096; 128 heads of
+    64, one group, state 128, conv 4 with a bias): in_proj 4096 x (2 x 8192 + 2 x 128 + 128) =
+    68,681,728, conv1d 8448 x 5 = 42,240, dt_bias, A_log and D 384, the gated norm 8,192, out_proj
+    8192 x 4096 = 33,554,432: 102,286,976. 36 of them and 4 attention layers of 41,943,040, each
+    with 72 experts of 768 (top-10) and a shared MLP of 1536: 32,207,333,888 with tied embeddings.
+    The same formula on Nemotron 3 Nano's mixer (hidden 2688, 64 heads of 64, 8 groups) gives the
+    38,742,208 counted from NemotronHMamba2Mixer's tensors."""
+    from advisor.engine.roofline import layer_linears
+
+    m = catalog.find_model("granite 4.0 h small")
+    assert m.linear_attention_kind == "mamba2" and m.linear_attention_layers == 36
+    assert linear_attention_params(m) == 102_286_976
+    c = count_params(m)
+    assert c.attention_per_layer == pytest.approx((36 * 102_286_976 + 4 * 41_943_040) / 40)
+    assert c.total == 32_207_333_888
+    tiny = catalog.find_model("granite-4.0-h-tiny")
+    assert linear_attention_params(tiny) == 14_642_576 and count_params(tiny).total == 6_939_035_712
+    nano = m.model_copy(update={"hidden": 2688, "linear_value_heads": 64, "linear_key_heads": 8})
+    assert linear_attention_params(nano) == 38_742_208
+    # the layer's GEMMs: in_proj and out_proj in the 36 layers' share, conv and scalars aside
+    gemms = layer_linears(m, 4096, 1, 1, True, 1)
+    mamba = sum(g.count * g.n * g.k for g in gemms[2:4])
+    assert mamba == pytest.approx(36 / 40 * (68_681_728 + 33_554_432))
+
+
+def test_a_mamba2_scan_costs_its_chunked_products_at_any_length():
+    """Mamba-2's chunked scan (Dao and Gu 2024, Sec 6), chunk 256: C Bᵀ a group (256 x 128), its
+    masked product with x a head (256 x 64) and the state's write and read (2 x 128 x 64):
+    2 x (256 x 128 + 128 x (256 x 64 + 2 x 128 x 64)) = 8,454,144 FLOPs a token a layer for
+    Granite 4.0 H-Small, whatever the sequence; its four softmax layers' work grows with it."""
+    m = catalog.find_model("granite-4.0-h-small")
+    assert m.linear_core_flops() == 8_454_144
+    keys = 8_454_144 / (4 * 32 * 128)
+    assert m.attention_share(4096) == pytest.approx(0.1 + 0.9 * keys / 2048.5)
+    assert m.attention_share(32768) == pytest.approx(0.1 + 0.9 * keys / 16384.5)

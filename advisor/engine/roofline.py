@@ -283,8 +283,10 @@ def layer_linears(m: ModelShape, tokens: float, tp: int, ep: int, moe_layer: boo
                 Linear(tokens, vd / tp, dv, count=share),
                 Linear(tokens, h, vd / tp, count=share),
             ]
-        else:  # Gated DeltaNet: q, k, v, the output gate, decay and beta; lightning: no decay or beta
-            scalars = 0 if m.linear_attention_kind == "lightning" else 2 * nv
+        else:
+            # Gated DeltaNet: q, k, v, the output gate, decay and beta; lightning: no decay or beta;
+            # Mamba-2: B and C (the groups' key and query), x and the gate z, and dt a head
+            scalars = {"lightning": 0, "mamba2": nv}.get(m.linear_attention_kind, 2 * nv)
             out += [
                 Linear(tokens, (2 * kd + 2 * vd + scalars) / tp, h, count=share),
                 Linear(tokens, h, vd / tp, count=share),

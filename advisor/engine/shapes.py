@@ -209,9 +209,15 @@ def linear_attention_params(m: ModelShape) -> float:
     the gated RMSNorm over one value head; the output projection. Lightning attention
     (transformers' MiniMaxLightningAttention, bias-free): q, k and v in one projection, the
     output gate, an RMSNorm over all value heads, the output projection; its decay is a fixed
-    slope a head, and it has no convolution."""
+    slope a head, and it has no convolution. Mamba-2 (transformers' NemotronHMamba2Mixer, the
+    mixer of GraniteMoeHybrid too): in_proj to z and x (heads x head width each), B and C (groups
+    x state each) and dt (one a head), bias-free; a depthwise convolution with a bias over x, B
+    and C; dt_bias, A_log and D a head; the gated RMSNorm over x's width; out_proj."""
     h, kd = m.hidden, m.linear_key_heads * m.linear_key_head_dim
     vd, nv = m.linear_value_heads * m.linear_value_head_dim, m.linear_value_heads
+    if m.linear_attention_kind == "mamba2":
+        conv = vd + 2 * kd
+        return h * (2 * vd + 2 * kd + nv) + (m.linear_conv_kernel + 1) * conv + 3 * nv + vd + vd * h
     if m.linear_attention_kind == "lightning":
         return h * (2 * kd + vd) + h * vd + vd + vd * h
     if m.linear_attention_kind == "kda":

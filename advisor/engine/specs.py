@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 LINEAR_ATTENTION_CHUNK = 64
 # Lightning attention's block (MiniMax-Text-01 and M1: transformers' MiniMaxConfig block_size 256).
 LIGHTNING_BLOCK = 256
+# Mamba-2's chunk in its chunked scan (transformers' GraniteMoeHybridConfig mamba_chunk_size 256).
+MAMBA2_CHUNK = 256
 
 
 class Source(BaseModel):
@@ -157,7 +159,11 @@ class ModelShape(BaseModel):
     # counted at the softmax layers' widths (assumed: a linear layer keeps q, k, v, its gate and
     # one state a chunk, of the same order).
     linear_attention_layers: int = 0
-    linear_attention_kind: Literal["gated_deltanet", "kda", "lightning"] = "gated_deltanet"
+    # Mamba-2 layers ("mamba2": IBM Granite 4.0 H) are written in the same fields: the config's
+    # mamba_n_heads and mamba_d_head as the value heads and their width, mamba_n_groups and
+    # mamba_d_state as the key heads and their width (B and C are a group's state-wide key and
+    # query), mamba_d_conv as the convolution.
+    linear_attention_kind: Literal["gated_deltanet", "kda", "lightning", "mamba2"] = "gated_deltanet"
     linear_key_heads: int = 0
     linear_value_heads: int = 0
     linear_key_head_dim: int = 0
@@ -206,8 +212,17 @@ class ModelShape(BaseModel):
         Lightning attention (Qin et al., "Lightning Attention-2", arXiv 2401.04658, its tiling in
         blocks of B tokens) has no delta rule: inside a block the scores Q Kᵀ and their product
         with V (B·(dk + dv) multiply-adds a token), across blocks Q·KV and the state's update
-        Kᵀ V (2·dk·dv): 2·(2·dk·dv + B·(dk + dv)) FLOPs, B = LIGHTNING_BLOCK."""
+        Kᵀ V (2·dk·dv): 2·(2·dk·dv + B·(dk + dv)) FLOPs, B = LIGHTNING_BLOCK.
+
+        Mamba-2's chunked scan (Dao and Gu, "Transformers are SSMs", arXiv 2405.21060, Sec 6, the
+        SSD algorithm in chunks of Q tokens): inside a chunk C Bᵀ, once a group (Q·N multiply-adds
+        a token), and its masked product with X (Q·P a head); each chunk's state Bᵀ X and the
+        output read from the state carried in, C·h (N·P a head each): 2·(G·Q·N + H·(Q·P + 2·N·P))
+        FLOPs a token, with state N, head width P, G groups and H heads; Q = MAMBA2_CHUNK."""
         dk, dv = self.linear_key_head_dim, self.linear_value_head_dim
+        if self.linear_attention_kind == "mamba2":
+            q = MAMBA2_CHUNK
+            return 2 * (self.linear_key_heads * q * dk + self.linear_value_heads * (q * dv + 2 * dk * dv))
         if self.linear_attention_kind == "lightning":
             return self.linear_value_heads * 2 * (2 * dk * dv + LIGHTNING_BLOCK * (dk + dv))
         return self.linear_value_heads * 2 * (3 * dk * dv + LINEAR_ATTENTION_CHUNK * (3 * dk + 2 * dv))

@@ -872,11 +872,12 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 # Step3 (its README: a 316B language model, 38B activated; its attention factorises the query
 # through a rank of 2048 against one key and value head, which the catalogue's keys cannot write:
 # as a catalogue entry its active count came out 11% high, so it is planned generic). Mamba-2
-# hybrids, planned as generic mixtures of their published sizes (their Mamba-2 layers' state and
-# scan are not modelled: attention work overstated): NVIDIA Nemotron 3 Nano (31.6B, 3.2B active;
+# hybrids the catalogue cannot write, planned as generic models of their published sizes (their
+# Mamba-2 layers planned as attention: attention work overstated): NVIDIA Nemotron 3 Nano (31.6B, 3.2B active;
 # summaries of its technical report, and 31.58B counted from Megatron-Bridge's
-# Nemotron3NanoProvider), IBM Granite 4.0 H-Small (32B, 9B) and H-Tiny (7B, 1B; IBM's Granite 4.0
-# model table, www.ibm.com/granite/docs/models/granite4-0; H-Micro and Micro 3B dense).
+# Nemotron3NanoProvider: a Mamba-2 layer, an attention layer and an MoE layer are each a layer of
+# its own, which the catalogue's layers, a mixer and an FFN each, cannot write) and IBM Granite 4.0
+# H-Micro and Micro, 3B dense (IBM's Granite 4.0 model table; H-Small and H-Tiny are catalogued).
 _PUBLISHED_MOE = (
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
     (r"ling[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
@@ -885,8 +886,6 @@ _PUBLISHED_MOE = (
     (r"deepseek[\s_\-]*v4[\s_\-]*pro", 1600.0, 49.0),
     (r"step[\s_\-]*3(?:[\s_\-]*(?:fp8|vl))?", 316.0, 38.0),
     (r"(?:nvidia[\s_\-]*)?nemotron[\s_\-]*3[\s_\-]*nano", 31.6, 3.2),
-    (r"granite[\s_\-]*4(?:\.0)?[\s_\-]*h[\s_\-]*small", 32.0, 9.0),
-    (r"granite[\s_\-]*4(?:\.0)?[\s_\-]*h[\s_\-]*tiny", 7.0, 1.0),
     (r"granite[\s_\-]*4(?:\.0)?[\s_\-]*(?:h[\s_\-]*)?micro", 3.0, 3.0),  # dense: its active size is its total
 )
 
@@ -3496,8 +3495,11 @@ class _Parse:
             rf"{L}(?:in\s+)?(?:less\s+than|under|no\s+more\s+than|at\s+most)(?=\s+(?:a|an|\d))", lambda m: None
         )
         self.scan.take(r"(?:不超过|不到|最多)(?=\s*[\d一二两三四五六七八九十半])", lambda m: None)
+        # (not a part of a name joined on both sides: "granite-4.0-h-1b" is no 4-hour deadline)
+        en = _all(units, "en")
+        named = rf"(?:(?<=[a-z0-9][\-_])(?!\d+(?:\.\d+)?[\-_]?(?:{en})[\-_][a-z0-9])|(?<![a-z0-9][\-_]))"
         self.scan.take(
-            rf"{L}(-)?{NUM}[\s\-]*({_all(units, 'en')}){R}",  # "14d", "3 weeks", "a 3-day job"
+            rf"{L}{named}(-)?{NUM}[\s\-]*({en}){R}",  # "14d", "3 weeks", "a 3-day job"
             lambda m: deadline(_num(m[2]), m[3], m[0], bool(m[1])),
         )
         # "a day", "two weeks", "half a day": a word, not a letter ("a d" is no deadline)
