@@ -609,21 +609,27 @@ def cmd_migrate(args) -> int:
     url = dbmod.database_url()
     db = dbmod.Database(url)
     try:
-        before = migrations.current(db)
-        after = migrations.upgrade(db)
+        before, after = migrations.upgrade(db)
     finally:
         db.close()
     # The price store's seed and its older SQLite steps, as any first open does.
     open_store().close()
     if dbmod.is_postgres(url):
         # slack_sdk's installation and OAuth-state tables too (`serve` had made them at its start,
-        # so the role it runs as needed to create tables: operator review)
+        # so the role it runs as needed to create tables: operator review), under the migrations'
+        # lock: two `migrate` at once had raced on CREATE TABLE, one failing
+        import sqlalchemy as sa
         from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
         from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 
         engine = dbmod.engine(url)
-        SQLAlchemyInstallationStore(client_id="", engine=engine).create_tables()
-        SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine).metadata.create_all(engine)
+        with engine.connect() as conn:  # (in autocommit: a session's lock, let go after)
+            conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": migrations.LOCK_KEY})
+            try:
+                SQLAlchemyInstallationStore(client_id="", engine=engine).metadata.create_all(conn)
+                SQLAlchemyOAuthStateStore(expiration_seconds=600, engine=engine).metadata.create_all(conn)
+            finally:
+                conn.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": migrations.LOCK_KEY})
     where = dbmod.redact(url)
     if before == after:
         print(f"{where}: schema current (revision {after})", file=sys.stderr)

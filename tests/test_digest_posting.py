@@ -136,7 +136,7 @@ def test_revision_0006_adds_the_posting_clock_to_deliveries_made_before_it(store
         )
         db.execute("ALTER TABLE digest_deliveries DROP COLUMN posted_by")  # the table as 0005 left it
         db.execute("UPDATE alembic_version SET version_num = '0005'")
-        assert migrations.upgrade(db) == migrations.HEAD
+        assert migrations.upgrade(db) == ("0005", migrations.HEAD)
         assert "posted_by" in {c.name for c in db["digest_deliveries"].columns}
         row = db.execute("SELECT state, ts, posted_by FROM digest_deliveries WHERE channel = 'COLD'").fetchone()
     assert tuple(row) == ("sent", "1.1", None)

@@ -35,6 +35,23 @@ def test_the_schema_is_alembics_head_on_both_engines(database, cli):
         assert {"slack_installations", "slack_bots", "slack_oauth_states"} <= tables
 
 
+def test_two_migrations_at_once_upgrade_once_and_say_so_once(database, tmp_path):
+    """Two `gpu-advisor migrate` started together on an empty store: one upgrades it and says so,
+    the other waits for its lock and finds it current (both had said "upgraded from nothing",
+    reading the revision before taking the lock: operator review)."""
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "advisor.cli", "migrate"]
+    procs = [
+        subprocess.Popen(run, cwd=tmp_path, env=dict(os.environ), stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    said = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], said
+    assert sum("schema upgraded from nothing to revision" in s for s in said) == 1, said
+    assert sum("schema current (revision" in s for s in said) == 1, said
+
+
 def test_prices_import_plan_and_digest_on_both_engines(database, cli):
     from advisor.market import digest as digestmod
     from advisor.market import store

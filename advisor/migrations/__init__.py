@@ -37,16 +37,19 @@ def current(db) -> str | None:
     return row[0] if row else None
 
 
-def upgrade(db, revision: str = "head") -> str | None:
+def upgrade(db, revision: str = "head") -> tuple[str | None, str | None]:
     """Upgrade the store of `db` (an advisor.db.Database) to `revision`, in one transaction; the
-    revision it is at after."""
+    revisions it was at and is at after. The first is read under the lock, so of two processes
+    that upgrade at once only the one that did it says so (two `migrate` had both said "upgraded
+    from nothing": operator review)."""
     from alembic import command
 
     with db.writing():
         if db.postgres:
             db.execute("SELECT pg_advisory_xact_lock(?)", [LOCK_KEY])
-        if current(db) != HEAD or revision != "head":
+        before = current(db)
+        if before != HEAD or revision != "head":
             cfg = config()
             cfg.attributes["connection"] = db._sa
             command.upgrade(cfg, revision)
-    return current(db)
+    return before, current(db)
