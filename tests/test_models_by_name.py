@@ -91,6 +91,9 @@ PUBLISHED = [
     # the config's 1.47B with the embedding (1.31B without), so it is held to that count
     ("granite-4.0-h-small", 32, 9, 0.03),
     ("ibm-granite/granite-4.0-h-tiny", 7, 1.47, 0.01),
+    # its 3.2B active leaves out the input embedding (3.6B with it, as counted here)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 31.6, 3.58, 0.01),
+    ("nemotron 3 nano", 31.6, 3.58, 0.01),
 ]
 
 
@@ -501,7 +504,6 @@ def test_releases_of_2025_are_planned_on_their_language_models_shape(text, model
     [
         ("step3 lora 10GB 3d", 316, 38),
         ("stepfun-ai/step3 lora 10GB 3d", 316, 38),
-        ("nemotron 3 nano lora 10GB 3d", 31.6, 3.2),
         ("granite-4.0-h-micro lora 10GB 3d", 3, 3),
         # the nano releases, by the size in their names: "4.0-h" had been a 4-hour deadline and the
         # "-1b" left over "not a usable model size"
@@ -510,10 +512,10 @@ def test_releases_of_2025_are_planned_on_their_language_models_shape(text, model
     ],
 )
 def test_releases_the_catalogue_cannot_write_are_planned_at_their_published_sizes(text, total, active):
-    """Step3's factorised query and Nemotron's layers of a Mamba-2 mixer, an attention mixer or an
-    MoE alone have no catalogue keys: planned as generic shapes of their publishers' sizes, said.
-    "granite 4.0 h micro" had read "4.0 h" as a four-hour deadline and refused the request as a
-    contradiction with "3d" (H-Small and H-Tiny too, now catalogued: below)."""
+    """Step3's factorised query has no catalogue keys, and Granite 4.0 Micro's config was not read:
+    planned as generic shapes of their publishers' sizes, said. "granite 4.0 h micro" had read
+    "4.0 h" as a four-hour deadline and refused the request as a contradiction with "3d" (H-Small
+    and H-Tiny too, now catalogued: below)."""
     r = parse(text)
     assert (r.model, r.params_b, r.active_params_b) == (None, total, active)
     assert r.deadline_days == 3
@@ -556,3 +558,21 @@ def test_a_mamba2_scan_costs_its_chunked_products_at_any_length():
     keys = 8_454_144 / (4 * 32 * 128)
     assert m.attention_share(4096) == pytest.approx(0.1 + 0.9 * keys / 2048.5)
     assert m.attention_share(32768) == pytest.approx(0.1 + 0.9 * keys / 16384.5)
+
+
+def test_nemotron_3_nano_is_its_mixers_each_with_its_moe_or_none():
+    """Nemotron 3 Nano's 52 blocks are each a Mamba-2 mixer (23), an attention mixer (6) or an MoE
+    (23): written as 29 layers, the 23 Mamba-2 ones each with its MoE and the 6 attention ones with
+    no FFN, the same tensors. By hand: 23 mixers of 38,742,208, 6 attention mixers of 23,396,352,
+    23 MoE of 1,297,465,472 (128 squared-ReLU experts of 1856 and a shared one of 3712, a
+    router), an untied 131,072 x 2688 embedding and head: 31,577,797,824 before the norms. It had
+    been a generic 31.6B-A3.2B mixture whose every layer was softmax attention."""
+    m = model_shape(parse("nemotron 3 nano lora 10GB 3d"))
+    c = count_params(m)
+    assert m.name == "nemotron-3-nano-30b-a3b" and (c.moe_layers, c.dense_layers, c.dense_mlp_per_layer) == (23, 6, 0)
+    by_hand = 23 * 38_742_208 + 6 * 23_396_352 + 23 * 1_297_465_472 + 2 * 131_072 * 2688
+    assert by_hand == 31_577_797_824
+    # (its router's score-correction bias, 128 a layer, is not counted)
+    assert c.total - c.norms_per_layer * 29 == by_hand - 23 * 128
+    # one token through 6 of the experts and the shared one: 3.58B with the embedding and head
+    assert active_count(m, c) == pytest.approx(3.58e9, rel=0.001)

@@ -871,13 +871,9 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 # 1.6T, 49B; their compressed sparse attention and hyper-connections are not modelled), StepFun's
 # Step3 (its README: a 316B language model, 38B activated; its attention factorises the query
 # through a rank of 2048 against one key and value head, which the catalogue's keys cannot write:
-# as a catalogue entry its active count came out 11% high, so it is planned generic). Mamba-2
-# hybrids the catalogue cannot write, planned as generic models of their published sizes (their
-# Mamba-2 layers planned as attention: attention work overstated): NVIDIA Nemotron 3 Nano (31.6B, 3.2B active;
-# summaries of its technical report, and 31.58B counted from Megatron-Bridge's
-# Nemotron3NanoProvider: a Mamba-2 layer, an attention layer and an MoE layer are each a layer of
-# its own, which the catalogue's layers, a mixer and an FFN each, cannot write) and IBM Granite 4.0
-# H-Micro and Micro, 3B dense (IBM's Granite 4.0 model table; H-Small and H-Tiny are catalogued).
+# as a catalogue entry its active count came out 11% high, so it is planned generic). IBM Granite
+# 4.0 H-Micro and Micro, 3B dense (IBM's Granite 4.0 model table; their configs not read; H-Small,
+# H-Tiny and Nemotron 3 Nano are catalogued with their Mamba-2 layers).
 _PUBLISHED_MOE = (
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
     (r"ling[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
@@ -885,7 +881,6 @@ _PUBLISHED_MOE = (
     (r"deepseek[\s_\-]*v4[\s_\-]*flash", 284.0, 13.0),
     (r"deepseek[\s_\-]*v4[\s_\-]*pro", 1600.0, 49.0),
     (r"step[\s_\-]*3(?:[\s_\-]*(?:fp8|vl))?", 316.0, 38.0),
-    (r"(?:nvidia[\s_\-]*)?nemotron[\s_\-]*3[\s_\-]*nano", 31.6, 3.2),
     (r"granite[\s_\-]*4(?:\.0)?[\s_\-]*(?:h[\s_\-]*)?micro", 3.0, 3.0),  # dense: its active size is its total
 )
 
