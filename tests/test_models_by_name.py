@@ -576,3 +576,23 @@ def test_nemotron_3_nano_is_its_mixers_each_with_its_moe_or_none():
     assert c.total - c.norms_per_layer * 29 == by_hand - 23 * 128
     # one token through 6 of the experts and the shared one: 3.58B with the embedding and head
     assert active_count(m, c) == pytest.approx(3.58e9, rel=0.001)
+
+
+@pytest.mark.parametrize(
+    "text, total, active",
+    [
+        ("step3 321b lora 10GB 3d", 321, 38),
+        ("hunyuan large 389b lora 10GB 3d", 389, 52),
+        ("hunyuan-large-389b lora 50k samples 3d", 389, 52),
+        ("deepseek-v4-flash 284b-a13b lora 10GB 3d", 284, 13),
+        ("ling-1t 1t lora 10GB 3d", 1000, 50),
+        # a token count after the name is the data, not the model's size
+        ("step3 100b tokens pretrain 3d", 316, 38),
+    ],
+)
+def test_a_size_typed_after_a_release_planned_at_its_published_sizes_is_its_total(text, total, active):
+    """ "step3 321b" had left "step3" not understood, and "hunyuan large 389b" had asked for the
+    size it gives: the total typed is planned, the active size the publisher's unless typed too."""
+    r = parse(text)
+    assert (r.model, r.params_b, r.active_params_b, r.deadline_days) == (None, total, active, 3)
+    assert "unknown_moe_model" in {n.code for n in r.assumptions}

@@ -2395,21 +2395,26 @@ class _Parse:
             rf"{L}(?:{HUB_ORG}/)?({alt})(?:{VARIANT})*(?:{QUANTIZED})?(?:{VARIANT})*{R}(?!{SIBLING}|\.\d)", model
         )
 
-        # a mixture of experts the catalogue lacks (no config read), named without its sizes: planned
-        # at its publisher's total and active sizes, as a generic mixture (said), not asked for them;
-        # before the deadline's words, which had read "granite 4.0 h small" as 4 hours
+        # a mixture of experts the catalogue lacks (no config read): planned at its publisher's total
+        # and active sizes, as a generic mixture (said), not asked for them; a size typed after the
+        # name is the total planned, the active size the publisher's unless typed too ("step3 321b"
+        # had left "step3" not understood, "hunyuan large 389b" asked for the size it gives);
+        # before the deadline's words, which had read "granite 4.0 h micro" as 4 hours
         def published(m: re.Match) -> None:
             total, active = next((t, a) for rx, t, a in _PUBLISHED_MOE if re.fullmatch(rx, m["name"]))
+            if m["total"]:
+                total = _num(m["total"]) * (1000 if m["unit"] == "t" else 1)
+                active = _num(m["active"]) if m["active"] else min(active, total)
             self.set("params_b", total, m[0])
             self.set("active_params_b", active, m[0])
             self.set("unknown_model", m["name"], m[0])
 
         names = "|".join(rx for rx, _, _ in _PUBLISHED_MOE)
-        # (not with a size after it, "step3 321b": the sizes rules read the name with it)
-        self.scan.take(
-            rf"{L}(?:{HUB_ORG}/)?(?P<name>{names})(?:{VARIANT})*{R}(?![_\-]\d)(?![\s_\-]*\d+(?:\.\d+)?\s*b(?![a-z]))",
-            published,
+        size = (
+            r"[\s_\-]+(?P<total>\d+(?:\.\d+)?)\s*(?P<unit>[bt])(?:[\s_\-]*a(?P<active>\d+(?:\.\d+)?)\s*b)?"
+            r"(?![a-z0-9])(?![\s_\-]*(?:tokens?|toks?)(?![a-z]))"
         )
+        self.scan.take(rf"{L}(?:{HUB_ORG}/)?(?P<name>{names})(?:{VARIANT})*(?:{size})?{R}(?![_\-]\d)", published)
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
