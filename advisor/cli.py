@@ -447,9 +447,10 @@ def _bot_settings(mode: str):
 def _port_taken(port: int) -> bool:
     """Said before anything starts: a second `serve` on a port in use had looped on gunicorn's
     "Connection in use" and exited 1 (a planning one after starting its `work`)."""
+    from bot.settings import bind_address
     from bot.web import port_taken
 
-    if port_taken(port):
+    if port_taken(port, bind_address()):
         print(phrase("en", "port_taken", port, file="cli"), file=sys.stderr)
         return True
     return False
@@ -860,6 +861,11 @@ def env_problem(environ=None) -> str | None:
     zone = timezone.unknown(environ)
     if zone:
         return phrase("en", "bad_tz", ascii(zone[:60]), file="cli")
+    from bot.settings import bind_problem
+
+    bind = (environ.get("GPU_ADVISOR_BIND") or "").strip()
+    if bind and bind_problem(bind):
+        return phrase("en", "bad_bind", ascii(bind[:60]), file="cli")
     plan = (environ.get("GPU_ADVISOR_PLAN") or "").strip()
     if plan and plan not in ("0", "1"):
         return phrase("en", "bad_plan_switch", ascii(plan[:40]), file="cli")

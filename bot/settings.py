@@ -18,6 +18,9 @@ class Settings:
     client_secret: str | None = field(default=None, repr=False)
     api_url: str = DEFAULT_API_URL
     port: int = 3000
+    # the address `serve` listens on: every interface, as behind a load balancer; 127.0.0.1 (or
+    # ::1) where a proxy on the same host is the only one to reach it
+    bind: str = "0.0.0.0"
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -32,6 +35,7 @@ class Settings:
             client_secret=(os.environ.get("SLACK_CLIENT_SECRET") or "").strip() or None,
             api_url=url,
             port=int(os.environ.get("PORT") or 3000),
+            bind=bind_address(),
         )
 
     @property
@@ -54,3 +58,26 @@ class Settings:
             for name, value in (("SLACK_BOT_TOKEN", self.bot_token), ("SLACK_APP_TOKEN", self.app_token))
             if not value
         ]
+
+
+def bind_address(environ=None) -> str:
+    """GPU_ADVISOR_BIND, the address `serve` listens on (0.0.0.0 when unset)."""
+    environ = os.environ if environ is None else environ
+    return (environ.get("GPU_ADVISOR_BIND") or "").strip() or "0.0.0.0"
+
+
+def bind_problem(address: str) -> bool:
+    """Whether `address` is no IP address to listen on (a host name is not taken: gunicorn would
+    listen on whatever it resolves to)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return True
+    return False
+
+
+def host_port(address: str, port: int) -> str:
+    """gunicorn's bind for `address` and `port` (an IPv6 address in brackets)."""
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"

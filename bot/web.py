@@ -23,7 +23,7 @@ from advisor.request.parser import parse
 from advisor.text.render import phrase, render
 from bot import acks, clients, digests, dispatcher, heartbeats, logs
 from bot.app import create_app
-from bot.settings import Settings
+from bot.settings import Settings, host_port
 
 # Slack's payloads are a few kB (a modal's state, a long message): anything bigger is refused
 # before it is read.
@@ -205,17 +205,18 @@ def control_socket(port: int) -> str:
     return path
 
 
-def port_taken(port: int) -> bool:
+def port_taken(port: int, address: str = "0.0.0.0") -> bool:
     """Whether something already listens on the port `serve` would bind (another `serve`): bound
     as gunicorn binds it (SO_REUSEADDR, so a closing connection's TIME_WAIT does not count)."""
     import socket
 
     if not port:
         return False  # any free port
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind(("0.0.0.0", port))
+            probe.bind((address, port))
         except OSError:
             return True
     return False
@@ -238,7 +239,7 @@ def serve(settings: Settings) -> None:
 
     class _Gunicorn(BaseApplication):
         def load_config(self):
-            self.cfg.set("bind", f"0.0.0.0:{settings.port}")
+            self.cfg.set("bind", host_port(settings.bind, settings.port))
             self.cfg.set("workers", int(os.environ["WEB_CONCURRENCY"]))
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", int(os.environ.get("WEB_THREADS") or 8))

@@ -380,6 +380,7 @@ def test_port_0_is_a_port_for_every_command(cli):
         ("GPU_ADVISOR_CLOCK_GRACE_S", "abc", "GPU_ADVISOR_CLOCK_GRACE_S must be a number above zero"),
         ("GPU_ADVISOR_TZ", "Mars/Base", "GPU_ADVISOR_TZ must be a time zone name the zone database knows"),
         ("GPU_ADVISOR_PLAN", "maybe", "GPU_ADVISOR_PLAN must be 1"),
+        ("GPU_ADVISOR_BIND", "myhost", "GPU_ADVISOR_BIND must be an IP address for `serve` to listen on"),
     ],
 )
 def test_a_bad_number_in_the_environment_is_named_with_an_example(tmp_path, name, value, said):

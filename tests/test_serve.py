@@ -32,6 +32,7 @@ def served(fake_slack, tmp_path):
         WEB_CONCURRENCY="2",
         GPU_ADVISOR_DB=str(tmp_path / "web.db"),
         PYTHONPATH=str(ROOT),
+        GPU_ADVISOR_BIND="127.0.0.1",  # this host alone (it had been every interface, always)
     )
     log = open(tmp_path / "serve.log", "w+")
     proc = subprocess.Popen(
@@ -59,6 +60,18 @@ def served(fake_slack, tmp_path):
     log.close()
 
 
+def _listening(port: int) -> set[str]:
+    """The IPv4 addresses a socket listens on at `port` (the kernel's table, /proc/net/tcp)."""
+    found = set()
+    with open("/proc/net/tcp") as table:
+        for row in list(table)[1:]:
+            local, state = row.split()[1], row.split()[3]
+            address, at = local.split(":")
+            if state == "0A" and int(at, 16) == port:  # LISTEN
+                found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
 @pytest.mark.slow  # starts gunicorn; waits on real time for a duplicate reply that must not come
 def test_two_workers_one_database_reply_once(served, fake_slack):
     from slack_client import SlackSender
@@ -66,6 +79,8 @@ def test_two_workers_one_database_reply_once(served, fake_slack):
     from bot import conversations
 
     url, db, log = served
+    # GPU_ADVISOR_BIND: gunicorn listens on that address alone
+    assert _listening(int(url.rsplit(":", 1)[1])) == {"127.0.0.1"}
     fake_slack.reset()
     sender = SlackSender(url, SECRET, fake_slack)
     status, _ = sender.command("7b lora 20GB 3d")
