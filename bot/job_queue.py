@@ -279,6 +279,25 @@ class JobQueue:
             return []
         return [json.loads(r[0]) for r in rows]
 
+    def backlog(self) -> dict[str, float]:
+        """What waits, for an operator's metrics: the jobs queued and running, and how long the
+        oldest due job not yet claimed has waited since it was acked (0 when none); both read on
+        the (state, not_before) index, done jobs not counted."""
+        with self._db(5.0) as db:
+            now = db.now_sql()
+            rows = db.execute(
+                "SELECT state, count(*) FROM bot_jobs WHERE state IN ('queued', 'running') GROUP BY state"
+            ).fetchall()
+            (oldest,) = db.execute(
+                f"SELECT {now} - min(created_at) FROM bot_jobs WHERE state = 'queued' AND not_before <= {now}"
+            ).fetchone()
+        counts = dict(rows)
+        return {
+            "queued": counts.get("queued", 0),
+            "running": counts.get("running", 0),
+            "oldest_s": max(0.0, oldest or 0),
+        }
+
     def counts(self) -> dict[str, int]:
         with self._db(5.0) as db:
             return {r[0]: r[1] for r in db.execute("SELECT state, count(*) FROM bot_jobs GROUP BY state").fetchall()}

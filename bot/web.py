@@ -21,7 +21,7 @@ from advisor import db as dbmod
 from advisor.request.fields import help_words
 from advisor.request.parser import parse
 from advisor.text.render import phrase, render
-from bot import acks, clients, digests, dispatcher, heartbeats, logs
+from bot import acks, clients, digests, dispatcher, heartbeats, logs, metrics
 from bot.app import create_app
 from bot.settings import Settings, host_port
 
@@ -117,6 +117,21 @@ def create_flask_app(settings: Settings | None = None) -> Flask:
             "live": heartbeats.live_of(found),
             "clocks": heartbeats.clock_rounds(found),
         }
+
+    @web.get("/metrics")
+    def metrics_scrape():
+        # the store's bounded ping first, as /healthz: a database that does not answer is a 0, not
+        # a scrape held until the scraper gives up
+        backlog = live = None
+        url = dispatcher.store()._url()
+        if not dbmod.ping(url):
+            try:
+                backlog = dispatcher.store().backlog()
+                with dbmod.Database(url) as db:
+                    live = heartbeats.live_counts(db)
+            except Exception:  # a moment's fault after the ping: said as down this once
+                backlog = live = None
+        return metrics.exposition(backlog, live), 200, {"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}
 
     if os.environ.get("GPU_ADVISOR_CLOCK_IN_WEB"):
         # One-process hosts (no shared disk between dynos): run the scheduler here, in one

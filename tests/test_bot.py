@@ -290,6 +290,29 @@ def test_healthz(bot):
     assert isinstance(health["live"], dict)  # the live processes by kind (bot/heartbeats.py)
 
 
+def test_metrics_are_prometheus_text_of_the_backlog_and_the_live_processes(bot):
+    """GET /metrics: the store up, its queued and running jobs, the oldest due job's wait and the
+    live processes of each kind, zeros included; counts alone, nothing of the database's address."""
+    import re
+    import urllib.request
+
+    _, server = bot
+    with urllib.request.urlopen(server.url + "/metrics", timeout=10) as resp:
+        body = resp.read().decode()
+        kind = resp.headers["Content-Type"]
+    assert resp.status == 200 and kind.startswith("text/plain; version=0.0.4")
+    samples = dict(line.rsplit(" ", 1) for line in body.splitlines() if not line.startswith("#"))
+    assert samples["gpu_advisor_database_up"] == "1"
+    assert {'gpu_advisor_jobs{state="queued"}', 'gpu_advisor_jobs{state="running"}'} <= set(samples)
+    assert float(samples["gpu_advisor_oldest_job_wait_seconds"]) >= 0
+    for kind_ in ("serve", "work", "clock"):
+        assert re.fullmatch(r"\d+", samples[f'gpu_advisor_processes{{kind="{kind_}"}}'])
+    # every sample has its HELP and TYPE
+    names = {re.match(r"[a-z_]+", name)[0] for name in samples}
+    assert all(f"# TYPE {n} gauge" in body and f"# HELP {n} " in body for n in names)
+    assert "127.0.0.1" not in body and "postgres" not in body
+
+
 def test_replies_never_contain_secrets(bot, fake_slack):
     send, _ = bot
     send.command("7b lora 20GB 3d")

@@ -179,6 +179,30 @@ def test_threads_subscriptions_and_locales_keyed_by_workspace_and_user(database)
     assert subscriptions.unsubscribe("T1", "C1") and conversations.forget_workspace("T1") == 1
 
 
+def test_the_backlog_counts_what_waits_and_how_long_the_oldest_due_job_has(database):
+    """For an operator's metrics (GET /metrics): queued and running jobs, done ones not counted,
+    and the wait since its ack of the oldest job due and not claimed (a job retried later is not
+    due yet), in the database's clock."""
+    from contextlib import closing
+
+    from advisor import db as dbmod
+    from bot.job_queue import JobQueue
+
+    jobs = JobQueue()
+    jobs.ensure()
+    assert jobs.backlog() == {"queued": 0, "running": 0, "oldest_s": 0.0}
+    first, later, done, claimed = (jobs.add("plan", {"n": n}, f"k{n}", "T1") for n in range(4))
+    with closing(dbmod.connect()) as db:
+        db.execute(f"UPDATE bot_jobs SET created_at = {db.now_sql()} - 600 WHERE id = ?", [later])
+        db.execute(f"UPDATE bot_jobs SET not_before = {db.now_sql()} + 3600 WHERE id = ?", [later])
+        db.execute(f"UPDATE bot_jobs SET created_at = {db.now_sql()} - 90 WHERE id = ?", [first])
+        db.execute("UPDATE bot_jobs SET state = 'done' WHERE id = ?", [done])
+        db.execute("UPDATE bot_jobs SET state = 'running' WHERE id = ?", [claimed])
+    got = jobs.backlog()
+    assert (got["queued"], got["running"]) == (2, 1)
+    assert 90 <= got["oldest_s"] < 120  # the first job's wait; the later one, older, is not due
+
+
 def test_an_ack_records_its_job_and_reads_the_users_language_together(database):
     """The ack's write and read (bot/dispatcher.py enqueue_replying): one statement on Postgres,
     the same answers on both engines. A replay records nothing and still reads the language."""
