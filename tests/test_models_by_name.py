@@ -385,6 +385,10 @@ def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
         ("hunyuan-large lora 20GB 7d", 389, 52),
         ("inclusionAI/Ling-flash-2.0 lora 10GB 3d", 100, 6.1),
         ("inclusionAI/Ling-1T lora 10GB 7d", 1000, 50),
+        # (fortieth session) they had asked for the size their publishers give
+        ("inclusionAI/Ring-flash-2.0 lora 10GB 3d", 100, 6.1),
+        ("ai21labs/AI21-Jamba-1.5-Large lora 10GB 3d", 398, 94),
+        ("AI21-Jamba-Mini-1.7 lora 10GB 3d", 52, 12),
     ],
 )
 def test_a_mixture_whose_config_was_not_read_is_planned_at_its_published_sizes(text, total, active):
@@ -596,3 +600,12 @@ def test_a_size_typed_after_a_release_planned_at_its_published_sizes_is_its_tota
     r = parse(text)
     assert (r.model, r.params_b, r.active_params_b, r.deadline_days) == (None, total, active, 3)
     assert "unknown_moe_model" in {n.code for n in r.assumptions}
+
+
+@pytest.mark.parametrize("text", ["command-a lora 10GB 3d", "CohereLabs/c4ai-command-a-03-2025 全量微调 1万条 3天"])
+def test_command_a_is_planned_at_its_cards_size(text):
+    """Cohere's Command A names no size: its card's 111 billion parameters, dense, said as an
+    uncatalogued model (it had asked for the size)."""
+    r = parse(text)
+    assert (r.model, r.params_b, r.active_params_b, r.deadline_days) == (None, 111, 111, 3)
+    assert "unknown_model" in {n.code for n in r.assumptions}

@@ -873,15 +873,22 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 # through a rank of 2048 against one key and value head, which the catalogue's keys cannot write:
 # as a catalogue entry its active count came out 11% high, so it is planned generic). IBM Granite
 # 4.0 H-Micro and Micro, 3B dense (IBM's Granite 4.0 model table; their configs not read; H-Small,
-# H-Tiny and Nemotron 3 Nano are catalogued with their Mamba-2 layers).
+# H-Tiny and Nemotron 3 Nano are catalogued with their Mamba-2 layers). Ring-flash-2.0, Ling-
+# flash-2.0's reasoning release on its base (inclusionAI's card: 100B, 6.1B activated). AI21's
+# Jamba 1.5 to 1.7 (Jamba 1.5 report, arXiv 2408.12570: Large 398B with 94B active, Mini 52B with
+# 12B, the size of Jamba v0.1; Mamba-1 layers with attention and experts, its Mamba layers planned
+# as attention). Cohere's Command A, dense (its model card: 111 billion parameters).
 _PUBLISHED_MOE = (
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
-    (r"ling[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
+    (r"(?:ling|ring)[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
     (r"(?:ling|ring)[\s_\-]*1t", 1000.0, 50.0),
     (r"deepseek[\s_\-]*v4[\s_\-]*flash", 284.0, 13.0),
     (r"deepseek[\s_\-]*v4[\s_\-]*pro", 1600.0, 49.0),
     (r"step[\s_\-]*3(?:[\s_\-]*(?:fp8|vl))?", 316.0, 38.0),
     (r"granite[\s_\-]*4(?:\.0)?[\s_\-]*(?:h[\s_\-]*)?micro", 3.0, 3.0),  # dense: its active size is its total
+    (r"(?:ai21[\s_\-]*)?jamba[\s_\-]*(?:1\.[5-7][\s_\-]*)?large(?:[\s_\-]*1\.[5-7])?", 398.0, 94.0),
+    (r"(?:ai21[\s_\-]*)?jamba[\s_\-]*(?:(?:1\.[5-7][\s_\-]*)?mini(?:[\s_\-]*1\.[5-7])?|v0\.1)", 52.0, 12.0),
+    (r"(?:c4ai[\s_\-]*)?command[\s_\-]*a(?:[\s_\-]*03[\s_\-]*2025)?", 111.0, 111.0),  # dense
 )
 
 
