@@ -389,6 +389,11 @@ def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
         ("inclusionAI/Ring-flash-2.0 lora 10GB 3d", 100, 6.1),
         ("ai21labs/AI21-Jamba-1.5-Large lora 10GB 3d", 398, 94),
         ("AI21-Jamba-Mini-1.7 lora 10GB 3d", 52, 12),
+        ("pangu pro moe lora 10GB 3d", 72, 16),
+        ("盘古Ultra MoE 全量微调 1万条 3天", 718, 39),
+        ("Skywork-MoE-Base lora 10GB 3d", 146, 22),
+        # its name ends in its size: "-718b" had been read as a negative model size
+        ("FreedomIntelligence/openPangu-Ultra-MoE-718B lora 10GB 3d", 718, 39),
     ],
 )
 def test_a_mixture_whose_config_was_not_read_is_planned_at_its_published_sizes(text, total, active):

@@ -877,7 +877,9 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 # flash-2.0's reasoning release on its base (inclusionAI's card: 100B, 6.1B activated). AI21's
 # Jamba 1.5 to 1.7 (Jamba 1.5 report, arXiv 2408.12570: Large 398B with 94B active, Mini 52B with
 # 12B, the size of Jamba v0.1; Mamba-1 layers with attention and experts, its Mamba layers planned
-# as attention). Cohere's Command A, dense (its model card: 111 billion parameters).
+# as attention). Cohere's Command A, dense (its model card: 111 billion parameters). Huawei's
+# openPangu-Ultra-MoE-718B (its card: 718B, 39B activated) and Pangu Pro MoE (arXiv 2505.21411:
+# 72B, 16B activated), and Skywork-MoE (arXiv 2406.06563: 146B, 22B activated).
 _PUBLISHED_MOE = (
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
     (r"(?:ling|ring)[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
@@ -889,6 +891,9 @@ _PUBLISHED_MOE = (
     (r"(?:ai21[\s_\-]*)?jamba[\s_\-]*(?:1\.[5-7][\s_\-]*)?large(?:[\s_\-]*1\.[5-7])?", 398.0, 94.0),
     (r"(?:ai21[\s_\-]*)?jamba[\s_\-]*(?:(?:1\.[5-7][\s_\-]*)?mini(?:[\s_\-]*1\.[5-7])?|v0\.1)", 52.0, 12.0),
     (r"(?:c4ai[\s_\-]*)?command[\s_\-]*a(?:[\s_\-]*03[\s_\-]*2025)?", 111.0, 111.0),  # dense
+    (r"(?:open[\s_\-]*)?(?:pangu|盘古)[\s_\-]*ultra[\s_\-]*moe", 718.0, 39.0),
+    (r"(?:open[\s_\-]*)?(?:pangu|盘古)[\s_\-]*pro[\s_\-]*moe", 72.0, 16.0),
+    (r"skywork[\s_\-]*moe", 146.0, 22.0),
 )
 
 
