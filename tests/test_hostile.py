@@ -497,6 +497,9 @@ def test_shorthand_a_buyer_types_is_read(text, field, value):
         # "hunyuan-large-389b", once here, is planned at its publisher's 52B active since the
         # fortieth session (tests/test_models_by_name.py)
         "Ling-2T lora 50k samples 3d",
+        # a name that says it is a mixture and gives its total alone ("-100b" had been refused as a
+        # negative size, the "moe" read apart)
+        "acme-moe-100b lora 50k samples 3d",
     ],
 )
 def test_a_mixture_of_experts_family_named_by_its_total_is_asked_its_active_size(text):

@@ -392,6 +392,7 @@ def test_a_hybrid_caches_keys_and_values_in_its_softmax_layers_only():
         ("pangu pro moe lora 10GB 3d", 72, 16),
         ("盘古Ultra MoE 全量微调 1万条 3天", 718, 39),
         ("Skywork-MoE-Base lora 10GB 3d", 146, 22),
+        ("deepseek-ai/deepseek-moe-16b-base lora 10GB 3d", 16, 2.8),
         # its name ends in its size: "-718b" had been read as a negative model size
         ("FreedomIntelligence/openPangu-Ultra-MoE-718B lora 10GB 3d", 718, 39),
     ],

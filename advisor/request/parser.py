@@ -879,7 +879,8 @@ _MOE_ONLY_FAMILIES = (  # (name, the sizes in B its mixtures of experts span)
 # 12B, the size of Jamba v0.1; Mamba-1 layers with attention and experts, its Mamba layers planned
 # as attention). Cohere's Command A, dense (its model card: 111 billion parameters). Huawei's
 # openPangu-Ultra-MoE-718B (its card: 718B, 39B activated) and Pangu Pro MoE (arXiv 2505.21411:
-# 72B, 16B activated), and Skywork-MoE (arXiv 2406.06563: 146B, 22B activated).
+# 72B, 16B activated), Skywork-MoE (arXiv 2406.06563: 146B, 22B activated) and DeepSeekMoE 16B
+# (arXiv 2401.06066: 16.4B, 2.8B activated).
 _PUBLISHED_MOE = (
     (r"hunyuan[\s_\-]*large", 389.0, 52.0),
     (r"(?:ling|ring)[\s_\-]*flash[\s_\-]*2\.0", 100.0, 6.1),
@@ -894,6 +895,7 @@ _PUBLISHED_MOE = (
     (r"(?:open[\s_\-]*)?(?:pangu|盘古)[\s_\-]*ultra[\s_\-]*moe", 718.0, 39.0),
     (r"(?:open[\s_\-]*)?(?:pangu|盘古)[\s_\-]*pro[\s_\-]*moe", 72.0, 16.0),
     (r"skywork[\s_\-]*moe", 146.0, 22.0),
+    (r"deepseek[\s_\-]*moe", 16.4, 2.8),
 )
 
 
@@ -2426,7 +2428,9 @@ class _Parse:
             r"[\s_\-]+(?P<total>\d+(?:\.\d+)?)\s*(?P<unit>[bt])(?:[\s_\-]*a(?P<active>\d+(?:\.\d+)?)\s*b)?"
             r"(?![a-z0-9])(?![\s_\-]*(?:tokens?|toks?)(?![a-z]))"
         )
-        self.scan.take(rf"{L}(?:{HUB_ORG}/)?(?P<name>{names})(?:{VARIANT})*(?:{size})?{R}(?![_\-]\d)", published)
+        self.scan.take(
+            rf"{L}(?:{HUB_ORG}/)?(?P<name>{names})(?:{VARIANT})*(?:{size}(?:{VARIANT})*)?{R}(?![_\-]\d)", published
+        )
 
     # -- knobs ----------------------------------------------------------------------
     def _knobs(self) -> None:
@@ -3585,6 +3589,12 @@ class _Parse:
         sc.take(
             rf"{L}{NUM}\s*(b|m)\s+(?:{_en(active)}|activated)(?:\s+param(?:eter)?s?)?{R}",
             lambda m: self.set("active_params_b", _amount(m[1], m[2]) / 1e9, m[0]),
+        )
+        # "acme-moe-100b": a mixture named by its total alone: its active size is asked for (the
+        # "moe" had been read apart, and "-100b" refused as a negative size)
+        sc.take(
+            rf"{L}(?:{HUB_ORG}/)?[a-z][a-z0-9.]*(?:[_\-][a-z0-9.]+)*[_\-]moe[_\-]{NUM}\s*b(?:[_\-][a-z0-9.]+)*{R}",
+            lambda m: self.fail("unknown_model_name", word=m[0].strip()),
         )
         self._choose("moe")
 
