@@ -483,6 +483,37 @@ def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, questi
 
 
 @pytest.mark.parametrize(
+    "question,topic",
+    [
+        ("what global batch size should I use for a 7B finetune?", "batch_size"),
+        ("should I use flash attention for a 7b pretrain?", "attention_kernels"),
+        ("what lora rank for qwen2.5-7b?", "lora_vs_full_finetune"),
+    ],
+)
+def test_a_question_about_a_jobs_setting_the_request_language_lacks_is_the_faqs(cli, question, topic):
+    # each had been refused ('I did not understand "batch"', "attention", "rank"): a model and a
+    # method with a word the requests do not use, asked as a question
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == topic and found["confident"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how much does electricity cost for 8 H100s per month?",
+        "8卡H100一个月电费多少",
+        "what's the power bill for a 4090 server?",
+    ],
+)
+def test_the_electricity_of_named_gpus_is_the_faqs_not_their_rent(cli, question):
+    # "how much does electricity cost for 8 H100s per month?" had listed H100 rents
+    found = json.loads(cli("ask", question, "--json").stdout)["faq"]
+    assert found["topic"] == "electricity_cost" and found["confident"]
+
+
+@pytest.mark.parametrize(
     "question,topic,plan",
     [
         ("is fp8 safe for finetuning a 70b model?", "precision_fp8_bf16", "`/gpu 70B sft fp8 50k samples`"),

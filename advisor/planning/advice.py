@@ -771,15 +771,22 @@ def _only_not_understood(refusal: RequestError | None) -> bool:
 def faq_first(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] | None:
     """A question the FAQ answers with confidence that names a model but asks for no plan ("is
     fp8 safe for finetuning a 70b model?"): the FAQ's answer, then the request that plans the job
-    once its data is added. None for a plan request, though asked as a question (data, a deadline,
-    a budget or GPUs counted; how many GPUs, how long, how much: `asks_for_a_plan`), for no
-    question, for a message the request language refuses, or where the FAQ is not sure."""
+    once its data is added. A question about a setting the request language has no word for ("what
+    lora rank for qwen2.5-7b?", "should I use flash attention for a 7b pretrain?": refused as a word
+    not understood) gets the FAQ's answer and how to ask for a plan. None for a plan request, though
+    asked as a question (data, a deadline, a budget or GPUs counted; how many GPUs, how long, how
+    much: `asks_for_a_plan`), for no question, for a message refused for any other reason, or where
+    the FAQ is not sure."""
     if not asks(text) or asks_for_a_plan(text):
         return None
     try:
         req = parse(text, lang)
-    except RequestError:
-        return None  # the refusal says what is wrong ("70B on 8xH300?"), or faq_instead answers
+    except RequestError as refusal:
+        # the refusal says what is wrong ("70B on 8xH300?"), unless it only missed a word
+        found = faq.answer(text, lang) if _only_not_understood(refusal) else None
+        if found is None or not found.confident:
+            return None
+        return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
     # the job's size and method as a thread's plan gives them, so "70b" is read as the job's, not
     # as what the question is about ("is fp8 safe for a 70b?" is about fp8)
     found = faq.answer(text, lang, plan=plan_context(Advice(request=req)))

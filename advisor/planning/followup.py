@@ -1271,7 +1271,9 @@ BUYABLE_ASKED = re.compile(
 TAX_ASKED = re.compile(r"含税|税点|税率|增值税|发票|专票|普票|\bvat\b|\btax(?:es)?\b|\binvoices?\b|fapiao", re.I)
 
 # A server's draw asked ("how much power does a DGX H100 draw?", "H100服务器功耗多少"): not its price.
-POWER_ASKED = re.compile(r"\bpower\b|\bdraws?\b|\bwatts?\b|\bwattage\b|\bkw\b|功耗|耗电|用电量|功率", re.I)
+POWER_ASKED = re.compile(
+    r"\bpower\b|\bdraws?\b|\bwatts?\b|\bwattage\b|\bkw\b|\belectric(?:ity)?\b|功耗|耗电|用电量|功率|电费|电价", re.I
+)
 
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
 PRICES_IN_A_REPLY = 8
