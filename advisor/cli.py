@@ -127,7 +127,7 @@ def _prices_reply(priced, args, key: str | None = "faq") -> int:
     """A question for a GPU's price: the offers on record, as the FAQ's JSON lays an answer out
     (topic "prices", with the GPU and the groups of `prices show --json`); under "faq" for `ask`."""
     if args.json:
-        topic = priced.kind  # "prices", "budget_buys" or "lead_time"
+        topic = priced.kind  # "prices", "budget_buys", "lead_time", "capacity"...
         out = {"topic": topic, "answer": priced.text, "score": 1.0, "confident": True, "title": "",
                "alternatives": [], "second": None, "gpu": priced.part, "prices": priced.rows}  # fmt: skip
         _print_json({key: out} if key else out)

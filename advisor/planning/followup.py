@@ -45,6 +45,7 @@ from advisor.planning.advice import (
     render_comparison,
     render_rfq,
 )
+from advisor.planning.capacity import largest_models
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
@@ -66,6 +67,7 @@ from advisor.request.parser import (
     SERVING,
     RequestError,
     detect_lang,
+    gpus_said,
     model_said,
     money_said,
     other_variants,
@@ -979,7 +981,8 @@ def gpu_prices(
     the message asks no GPU's price; with `specs`, two to four GPU types named with no job
     (`side_by_side`)."""
     bought = (
-        budget_buys(message, lang, book)
+        capacity_asked(message, lang)
+        or budget_buys(message, lang, book)
         or lead_time(message, lang)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
@@ -1234,6 +1237,29 @@ def serving_first(message: str, lang: str) -> FollowUp | None:
     data = plan_answers.serving(message, model, gpu_named(message), lang) | {"model": size}
     text = render("plan_answers.txt.j2", lang, kind="serving", r=data).strip()
     return FollowUp(kind="serving", lang=lang, part=data["gpu"], text=text)
+
+
+# The largest model some GPUs can train, asked ("我们有4张A100能训多大的模型", "what's the biggest model
+# we can fine-tune on 8x4090?"): it had been the FAQ's table of model sizes, the GPUs left out
+CAPACITY_ASKED = re.compile(
+    r"\bhow\s+(?:big|large)\s+(?:of\s+)?(?:an?\s+)?(?:model|llm)|\b(?:largest|biggest)\s+(?:\w+\s+)?(?:model|llm)"
+    r"|\bmax(?:imum)?\s+model\s+size|\bwhat\s+(?:size\s+(?:of\s+)?)?(?:models?|llms?)\s+(?:can|could)\b"
+    r"|能训(?:练)?多大|能(?:跑|微调|训练?)多大|多大的模型|最大(?:能|可以)?(?:训练?|跑|微调)"
+    r"|能(?:训练?|跑|微调)(?:什么|哪些|多大)(?:的|样的)?模型",
+    re.I,
+)
+
+
+def capacity_asked(message: str, lang: str) -> FollowUp | None:
+    """The largest model the GPUs a message counts can train, method by method
+    (planning/capacity.py), when it asks so and names no model; None otherwise."""
+    said = gpus_said(message) if CAPACITY_ASKED.search(message) else None
+    if said is None or model_said(message) is not None:
+        return None
+    gpu, count = said
+    fit = largest_models(gpu, count)
+    text = render("followup.txt.j2", lang, kind="capacity", fit=fit)
+    return FollowUp(kind="capacity", lang=lang, part=gpu, text=text)
 
 
 def lead_time(message: str, lang: str) -> FollowUp | None:
@@ -1543,6 +1569,7 @@ class FollowUp(BaseModel):
         "prices",
         "budget_buys",
         "lead_time",
+        "capacity",
         "serving",
         "gpu_specs",
         "question",

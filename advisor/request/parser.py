@@ -4321,6 +4321,13 @@ def holds_a_plan(text: str) -> bool:
     return bool({"model", "params_b", "data"} & found.keys())
 
 
+def gpus_said(text: str) -> tuple[str, int] | None:
+    """The GPUs a message counts as a request would read them (`4张A100`, `8x4090`, `两台8卡A800`):
+    their catalogue name and count, or None."""
+    f = _probed(text, "_owned", "_gpus")
+    return (f["gpu"], int(f["gpu_count"])) if f.get("gpu") and f.get("gpu_count") else None
+
+
 def money_said(text: str) -> tuple[float, str | None] | None:
     """The sum a message names as a budget would be read (`100万`, `$2M`, `预算300万`) and its
     currency where said, or None."""

@@ -1,0 +1,75 @@
+"""The largest models a set of GPUs can train, method by method: what "我们有4张A100能训多大的模型"
+and "what's the biggest model we can fine-tune on 8 4090s?" ask. Worked out with the engine's own
+memory model and layout search (engine/estimate.best_layout) on generic dense shapes of each size,
+the size searched; no prices, no wording."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import BaseModel
+
+from advisor import catalog
+from advisor.engine.estimate import best_layout
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.parser import parse
+
+# The sizes searched, in billions of parameters, and the halvings of their ratio: 16 of 80,000x
+# leave the answer within 0.07% of the largest size that fits (the search's own grain, far finer
+# than the memory model's).
+SMALLEST_B, LARGEST_B, HALVINGS = 0.05, 4000.0, 16
+
+
+class Capacity(BaseModel):
+    gpu: str
+    count: int
+    memory_gb: float  # the GPUs' memory in all, as the catalogue states it
+    seq: int  # the sequence length the sizes hold at (the requests' default)
+    qlora_b: float | None  # None: not even the smallest size fits
+    lora_b: float | None
+    full_b: float | None
+    full_offload_b: float | None  # full fine-tuning with the optimizer in the servers' CPU memory
+
+
+def largest_models(gpu: str, count: int) -> Capacity:
+    """The largest dense model each method fits on `count` x `gpu` with no offload (QLoRA, LoRA,
+    full fine-tuning), and full fine-tuning with its optimizer offloaded. A mixture of experts
+    counts by its total parameters: every expert is held."""
+    return _largest(catalog.get_gpu(gpu).name, count)
+
+
+@lru_cache(maxsize=64)
+def _largest(gpu: str, count: int) -> Capacity:
+    base = {m: parse(f"7b {m} on {count}x{gpu}", "en") for m in ("qlora", "lora", "full-finetune")}
+    return Capacity(
+        gpu=gpu,
+        count=count,
+        memory_gb=catalog.get_gpu(gpu).memory_gb * count,
+        seq=base["lora"].seq_len,
+        qlora_b=_search(base["qlora"], "none"),
+        lora_b=_search(base["lora"], "none"),
+        full_b=_search(base["full-finetune"], "none"),
+        full_offload_b=_search(base["full-finetune"], "optimizer"),
+    )
+
+
+def _search(request, offload: str) -> float | None:
+    """The largest size (billions) that fits, by halving the ratio between one that fits and one
+    that does not; None when the smallest does not."""
+    if not _fits(request, SMALLEST_B, offload):
+        return None
+    low, high = SMALLEST_B, LARGEST_B
+    if _fits(request, high, offload):
+        return high
+    for _ in range(HALVINGS):
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if _fits(request, middle, offload) else (low, middle)
+    return low
+
+
+def _fits(request, size_b: float, offload: str) -> bool:
+    sized = request.model_copy(update={"params_b": size_b, "active_params_b": size_b})
+    setup = training_setup(sized)
+    setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": offload})})
+    est = best_layout(model_shape(sized), setup, catalog.get_gpu(request.gpu), request.gpu_count)
+    return est.fits
