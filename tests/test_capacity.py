@@ -59,3 +59,21 @@ def test_the_largest_model_some_gpus_train_is_answered_with_their_own_numbers(cl
 def test_a_question_that_names_a_model_is_a_plan_not_the_gpus_capacity(cli):
     out = json.loads(cli("ask", "how large a model can we train with 2 H100s? say 70b lora 10GB", "--json").stdout)
     assert "plan" in out and out["plan"]["gpu"] == "H100-SXM5-80GB"
+
+
+def test_asked_under_a_plan_it_is_the_plans_own_gpus(cli):
+    # under a plan on 8 x H800, "what's the biggest model these GPUs could train?" had been the
+    # FAQ's text on the RTX 4090
+    out = json.loads(
+        cli(
+            "ask",
+            "70B lora 50k samples 7d",
+            "--follow-up",
+            "what's the biggest model these GPUs could train?",
+            "--json",
+        ).stdout
+    )
+    plan, (reply,) = out["plan"], out["follow_ups"]
+    fit = largest_models(plan["plan"]["gpu"], plan["plan"]["gpu_count"])
+    assert reply["kind"] == "capacity" and reply["part"] == plan["plan"]["gpu"]
+    assert f"On {fit.count} x {fit.gpu} " in reply["text"] and f"about {fit.lora_b:.0f}B" in reply["text"]

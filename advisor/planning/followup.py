@@ -1250,10 +1250,10 @@ CAPACITY_ASKED = re.compile(
 )
 
 
-def capacity_asked(message: str, lang: str) -> FollowUp | None:
-    """The largest model the GPUs a message counts can train, method by method
-    (planning/capacity.py), when it asks so and names no model; None otherwise."""
-    said = gpus_said(message) if CAPACITY_ASKED.search(message) else None
+def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None) -> FollowUp | None:
+    """The largest model the GPUs a message counts (else `gpus`, a thread plan's) can train,
+    method by method (planning/capacity.py), when it asks so and names no model; None otherwise."""
+    said = (gpus_said(message) or gpus) if CAPACITY_ASKED.search(message) else None
     if said is None or model_said(message) is not None:
         return None
     gpu, count = said
@@ -1870,6 +1870,12 @@ def follow_up(
     )
     if priced is not None:
         return priced
+    # "what's the biggest model these GPUs could train?": the plan's own GPUs (it had been the FAQ's
+    # text on the RTX 4090 under a plan on H800)
+    if summary.get("gpu") and summary.get("gpu_count") and not gpus_said(message):
+        fit = capacity_asked(message, reply_lang, (summary["gpu"], int(summary["gpu_count"])))
+        if fit is not None:
+            return fit
     # "is 32GB vram enough for this?", "24G显存够吗": the plan's memory a GPU against that size, then
     # the plan on a card of it (US-buyer probe: the FAQ's 16 bytes a parameter, no yes or no)
     # (a GPU named with its size, "would A100 80GB work?", is a what-if on that GPU)
