@@ -479,6 +479,9 @@ def test_a_plan_figure_asked_to_change_goes_to_the_topics_that_change_it():
         ("one of the nodes keeps falling over, is that on the vendor?", {"sla_failure_repair"}),
         ("最少要租几个月", {"monthly_vs_hourly"}),
         ("we doubled the nodes and it didn't get twice as fast", {"multi_node_scaling_loss"}),
+        # short questions under a plan (fortieth session: each named its topic only as a guess)
+        ("需要几个运维", {"ops_staffing"}),
+        ("数据要传多久", {"data_transfer_ingress"}),
     ],
 )
 def test_everyday_words_of_failure_billing_pilots_and_memory(question, topics):
