@@ -39,6 +39,7 @@ PLAN = {
     "mem_per_gpu_gib": 71.5,
     "gpu_mem_gib": 80,
     "days": 12.3,
+    "epochs": 2,
     "gpu_hours": 4723,
     "mfu_pct": 38,
     "cpu_cores_per_node": 128,
@@ -76,7 +77,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 72
+    assert len(ids) == len(TOPICS) == 73
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 

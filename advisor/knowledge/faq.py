@@ -62,6 +62,7 @@ PLAN_KEYS = (
     "mem_per_gpu_gib",
     "gpu_mem_gib",
     "days",
+    "epochs",
     "gpu_hours",
     "mfu_pct",
     "cpu_cores_per_node",

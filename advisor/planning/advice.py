@@ -1009,6 +1009,7 @@ def plan_context(result: Advice) -> dict:
     ctx = {
         "method": r.method,
         "params_b": r.params_b,
+        "epochs": r.epochs,
         "currency": r.currency,
         "market": r.market,
         "owned": bool(r.owned),

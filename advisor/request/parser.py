@@ -4347,7 +4347,7 @@ def model_said(text: str) -> tuple[str | None, float | None, float | None] | Non
 # costs or needs, which GPUs, whether it can run ("how long would 70b lora take?", "can we train a
 # 70b on H100s?", "70b要多少张卡", "能不能跑70b")
 _PLAN_ASKED = re.compile(
-    r"\bhow\s+(?:many|long|much|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
+    r"\bhow\s+(?:many(?!\s+(?:epochs?|passes)\b)|long|much|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
     r"|\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|cards?|hardware|servers?|setup|cluster)\b"
     r"|\b(?:can|could)\s+(?:i|we|you)\s+(?:train|fine-?tune|finetune|pre-?train|run|fit|do)\b"
     r"|\bis\s+it\s+(?:possible|feasible)\b|\bplan\b"
