@@ -26,6 +26,15 @@ def test_the_largest_models_four_a100s_hold_are_their_memory_over_the_bytes_a_pa
     assert _fits(base, fit.full_b, "none") and not _fits(base, fit.full_b * 1.05, "none")
 
 
+def test_a_figure_that_gains_nothing_is_left_out():
+    """On 1,024 H100 the optimizer offloaded holds less than nothing offloaded (the servers' RAM
+    binds) and QLoRA less than LoRA: each had been printed beside the larger one as an option."""
+    fit = largest_models("H100", 1024)
+    assert fit.full_offload_b is None and fit.qlora_b is None and fit.lora_b > fit.full_b
+    small = largest_models("4090", 8)
+    assert small.full_offload_b > small.full_b and small.qlora_b > small.lora_b
+
+
 def test_more_gpus_hold_larger_models_and_one_small_card_holds_little():
     one, eight = largest_models("4090", 1), largest_models("4090", 8)
     assert one.full_b < 1.5 and 5 < one.lora_b < 12  # 24 GB: a 7B LoRA, no 7B full fine-tune

@@ -25,31 +25,35 @@ class Capacity(BaseModel):
     count: int
     memory_gb: float  # the GPUs' memory in all, as the catalogue states it
     seq: int  # the sequence length the sizes hold at (the requests' default)
-    qlora_b: float | None  # None: not even the smallest size fits
-    lora_b: float | None
+    qlora_b: float | None  # None: no larger than LoRA's (QLoRA saves memory only where it is larger)
+    lora_b: float | None  # None: not even the smallest size fits
     full_b: float | None
-    full_offload_b: float | None  # full fine-tuning with the optimizer in the servers' CPU memory
+    # full fine-tuning with the optimizer in the servers' CPU memory, where that holds a larger one
+    # (past the servers' RAM it holds less: None)
+    full_offload_b: float | None
 
 
 def largest_models(gpu: str, count: int) -> Capacity:
     """The largest dense model each method fits on `count` x `gpu` with no offload (QLoRA, LoRA,
-    full fine-tuning), and full fine-tuning with its optimizer offloaded. A mixture of experts
-    counts by its total parameters: every expert is held."""
+    full fine-tuning), and full fine-tuning with its optimizer offloaded where that is larger. A
+    mixture of experts counts by its total parameters: every expert is held."""
     return _largest(catalog.get_gpu(gpu).name, count)
 
 
 @lru_cache(maxsize=64)
 def _largest(gpu: str, count: int) -> Capacity:
     base = {m: parse(f"7b {m} on {count}x{gpu}", "en") for m in ("qlora", "lora", "full-finetune")}
+    quantised, lora = _search(base["qlora"], "none"), _search(base["lora"], "none")
+    full, offloaded = _search(base["full-finetune"], "none"), _search(base["full-finetune"], "optimizer")
     return Capacity(
         gpu=gpu,
         count=count,
         memory_gb=catalog.get_gpu(gpu).memory_gb * count,
         seq=base["lora"].seq_len,
-        qlora_b=_search(base["qlora"], "none"),
-        lora_b=_search(base["lora"], "none"),
-        full_b=_search(base["full-finetune"], "none"),
-        full_offload_b=_search(base["full-finetune"], "optimizer"),
+        qlora_b=quantised if quantised and quantised > (lora or 0) else None,
+        lora_b=lora,
+        full_b=full,
+        full_offload_b=offloaded if offloaded and offloaded > (full or 0) else None,
     )
 
 
