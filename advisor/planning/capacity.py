@@ -15,9 +15,12 @@ from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
 
 # The sizes searched, in billions of parameters, and the halvings of their ratio: 16 of 80,000x
-# leave the answer within 0.07% of the largest size that fits (the search's own grain, far finer
+# leave the answer within 0.02% of the largest size that fits (the search's own grain, far finer
 # than the memory model's).
 SMALLEST_B, LARGEST_B, HALVINGS = 0.05, 4000.0, 16
+# The LoRA request the answer offers as an example: four fifths of the largest LoRA (room for a
+# longer sequence), else a 7B where it holds less than 10B, a 70B where it holds past the search.
+EXAMPLE_SHARE, EXAMPLE_SMALL_B, EXAMPLE_LARGE_B = 0.8, 7, 70
 
 
 class Capacity(BaseModel):
@@ -77,3 +80,10 @@ def _fits(request, size_b: float, offload: str) -> bool:
     setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": offload})})
     est = best_layout(model_shape(sized), setup, catalog.get_gpu(request.gpu), request.gpu_count)
     return est.fits
+
+
+def example_b(fit: Capacity) -> int:
+    """The size of the LoRA request the answer offers to plan (EXAMPLE_SHARE)."""
+    if fit.lora_b is None or fit.lora_b < 10:
+        return EXAMPLE_SMALL_B
+    return EXAMPLE_LARGE_B if fit.lora_b >= LARGEST_B else round(fit.lora_b * EXAMPLE_SHARE)

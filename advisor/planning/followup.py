@@ -45,7 +45,7 @@ from advisor.planning.advice import (
     render_comparison,
     render_rfq,
 )
-from advisor.planning.capacity import largest_models
+from advisor.planning.capacity import LARGEST_B, example_b, largest_models
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
@@ -1258,7 +1258,7 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
         return None
     gpu, count = said
     fit = largest_models(gpu, count)
-    text = render("followup.txt.j2", lang, kind="capacity", fit=fit)
+    text = render("followup.txt.j2", lang, kind="capacity", fit=fit, cap=LARGEST_B, example=f"{example_b(fit)}B")
     return FollowUp(kind="capacity", lang=lang, part=gpu, text=text)
 
 
@@ -1872,7 +1872,7 @@ def follow_up(
         return priced
     # "what's the biggest model these GPUs could train?": the plan's own GPUs (it had been the FAQ's
     # text on the RTX 4090 under a plan on H800)
-    if summary.get("gpu") and summary.get("gpu_count") and not gpus_said(message):
+    if summary.get("gpu") and summary.get("gpu_count"):  # (GPUs the message counts come first)
         fit = capacity_asked(message, reply_lang, (summary["gpu"], int(summary["gpu_count"])))
         if fit is not None:
             return fit
