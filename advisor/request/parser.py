@@ -2417,8 +2417,8 @@ class _Parse:
         def published(m: re.Match) -> None:
             total, active = next((t, a) for rx, t, a in _PUBLISHED_MOE if re.fullmatch(rx, m["name"]))
             if m["total"]:
-                total = _num(m["total"]) * (1000 if m["unit"] == "t" else 1)
-                active = _num(m["active"]) if m["active"] else min(active, total)
+                total = _amount(m["total"], m["unit"]) / 1e9
+                active = _amount(m["active"], "b") / 1e9 if m["active"] else min(active, total)
             self.set("params_b", total, m[0])
             self.set("active_params_b", active, m[0])
             self.set("unknown_model", m["name"], m[0])
