@@ -2361,13 +2361,14 @@ def test_the_next_vendor_and_the_catch_are_those_parts_of_the_plan(book, message
 
 def test_faster_with_the_date_results_are_due_replans_on_that_deadline(book):
     # "8.5天，能不能再快点，我们下周五要结果" had drawn the menu: the plan's own time quoted back, a
-    # request to go faster and the date the results are due
-    text = "qwen2.5-32b full-finetune 50GB 14d on H800"
+    # request to go faster and the date the results are due. 下周五 is 5 to 11 days away by the
+    # weekday the test runs on, so the plan takes longer than 11 (with 8.5 it passed on some days only)
+    text = "qwen2.5-32b full-finetune 80GB 20d on H800"
     summary = plan_context(advise(text, book=book))
-    days = f"{summary['days']:.2g}" if summary["days"] < 10 else f"{summary['days']:.0f}"
-    reply = follow_up(text, summary, f"{days}天，能不能再快点，我们下周五要结果", book=book)
+    assert summary["days"] > 11
+    reply = follow_up(text, summary, f"{summary['days']:.0f}天，能不能再快点，我们下周五要结果", book=book)
     assert reply.kind == "whatif" and reply.changed == ["deadline_days"]
-    assert reply.advice.request.deadline_days < 14
+    assert 5 <= reply.advice.request.deadline_days <= 11
 
 
 @pytest.mark.parametrize(

@@ -1412,6 +1412,15 @@ def test_chinese_and_yearless_deadlines_ahead(text, days):
 
 
 @pytest.mark.parametrize(
+    "text", ["7b lora 20GB by end of month", "7b lora 20GB 月底前", "7b lora 20GB by Dec 31", "7b lora 20GB 年底前"]
+)
+def test_a_day_that_is_today_is_what_is_left_of_today(text):
+    # said on 31 December each had been refused as a day already past
+    r = parse(text, today=datetime.date(2026, 12, 31))
+    assert r.deadline_days == 8 / 24 and "deadline_today" in {a.code for a in r.assumptions}
+
+
+@pytest.mark.parametrize(
     "text,kind",
     [
         ("7b lora 20GB 上个月底前", "deadline_past"),

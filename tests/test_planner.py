@@ -1212,7 +1212,7 @@ def test_a_rent_no_offer_delivers_gives_way_to_one_an_offer_does_within_a_quarte
         # a strained count (full recompute, a third of the step exposed): twice it runs a pipeline
         ("deepseek-v3 full finetune 5B tokens 30 days budget $2M usd", "B200", 128),
         # billed by the whole day: the count that finishes within one day bills half the days
-        ("gemma 3 27b sft on 30GB of text, usd, by end of month", "H100", 32),
+        ("gemma 3 27b sft on 30GB of text, usd, within 4 weeks", "H100", 32),
     ],
 )
 def test_a_larger_count_that_rents_for_less_is_not_missed(book, text, gpu, larger):

@@ -13,7 +13,7 @@ from advisor.text.render import num
 OWNED_H100 = "we already own 32 H100, continued pretraining llama3-70b on 300B tokens of code, 3 months, usd"
 OFFLOADED = "DeepSeek-V3 全量微调 50亿token 一个半月 预算200万"
 OWNED_A800 = "我们有16张A800，qwen2.5-72b LoRA微调 5万条客服对话 每条1500 token 3轮，两周内"
-QLORA_AMD = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, budget $500, by Friday"
+QLORA_AMD = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, budget $500, within 3 days"
 
 
 def _thread(text, book):
@@ -125,7 +125,7 @@ def test_an_ascend_plan_names_what_runs_there_and_answers_torchtitan(book):
 
 def test_why_an_amd_gpu_for_qlora_gives_the_reason_and_the_bitsandbytes_caveat(book):
     # (with no budget: under one, 1 B200 at twice the rent is within its twentieth, and leads)
-    text = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, by Friday, usd"
+    text = "qlora fine-tune qwen3-32b on 20k support tickets, ~800 tokens each, within 3 days, usd"
     first, summary = _thread(text, book)
     assert first.plan.gpu.startswith("MI300X")
     assert any(w.code == "qlora_rocm" for w in first.warnings)  # the plan itself carries it
@@ -134,7 +134,7 @@ def test_why_an_amd_gpu_for_qlora_gives_the_reason_and_the_bitsandbytes_caveat(b
 
 
 def test_renting_for_the_whole_run_says_how_the_offer_is_sold_and_what_is_not_on_record(book):
-    text = "从头预训练一个 总参30B 激活3B 的MoE，1万亿token中英文数据，预算500万，3月底前"
+    text = "从头预训练一个 总参30B 激活3B 的MoE，1万亿token中英文数据，预算500万，4个月内"
     first, summary = _thread(text, book)
     offer = first.plan.costs.rent_offer
     reply = follow_up(text, summary, f"{offer['provider']}能连续租90天吗？有什么风险", book=book)

@@ -3233,8 +3233,14 @@ class _Parse:
         `by 2026-12-20`, `12月20日前`): its days from today, noted with the date."""
         today = self.today
 
+        def later_today(word: str) -> None:  # the bot does not know the hour the team works to
+            self.today_word = word.strip()
+            self.set("deadline_days", TODAY_HOURS / 24, word)
+
         def on(day: dt.date, word: str) -> None:
-            if day <= today:
+            if day == today:  # "by end of month" on its last day: what is left of today
+                return later_today(word)
+            if day < today:
                 self.fail("deadline_past", word=word.strip(), today=str(today))
             self.deadline_date = day
             self.set("deadline_days", float((day - today).days), word)
@@ -3418,10 +3424,6 @@ class _Parse:
             r"|明天(?:早上|上午|中午|下午|傍晚|晚上|下班)?(?:前|之前|以前)?",
             lambda m: on(today + dt.timedelta(days=1), m[0]),
         )
-
-        def later_today(word: str) -> None:  # the bot does not know the hour the team works to
-            self.today_word = word.strip()
-            self.set("deadline_days", TODAY_HOURS / 24, word)
 
         sc.take(
             rf"{L}(?:{by})?(?:today|tonight|end\s+of\s+(?:the\s+)?day|eod|close\s+of\s+business|cob){R}"
