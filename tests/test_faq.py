@@ -920,6 +920,24 @@ def test_a_chinese_either_or_question_as_a_first_message_is_the_faqs(text, topic
     assert found.topic == topic and found.confident and reply.startswith(found.answer)
 
 
+@pytest.mark.parametrize("text,topic", [("国产卡能训大模型吗", "domestic_accelerators")])
+def test_a_question_with_no_model_near_two_topics_is_the_faqs_not_asked_for_a_size(text, topic):
+    # it had been asked for a model size; its topic stands close to the next (Ascend, the other
+    # domestic chips), so the answer is the unsure one that names them
+    from advisor.planning.advice import faq_instead
+    from advisor.request.parser import RequestError, parse
+
+    with pytest.raises(RequestError) as refused:
+        parse(text)
+    assert refused.value.kind == "missing_size"
+    found, reply = faq_instead(text, None, refused.value)
+    assert found.topic == topic and found.score >= faq.SURE_SCORE and found.answer in reply
+    # one that asks what only a plan answers is still asked for its size
+    with pytest.raises(RequestError) as sized:
+        parse("how many H100 do I need?")
+    assert faq_instead("how many H100 do I need?", None, sized.value) is None
+
+
 @pytest.mark.parametrize(
     "question,topic",
     [

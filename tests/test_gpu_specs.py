@@ -16,6 +16,10 @@ from advisor.planning.followup import side_by_side
         ("h200 vs b200?", "en", ["H200-SXM-141GB", "B200-SXM-180GB"]),
         ("4090和5090哪个适合实验室训练？", "zh", ["RTX4090-24GB", "RTX5090-32GB"]),
         ("H20和H800有什么区别", "zh", ["H20-96GB", "H800-SXM-80GB"]),
+        # a choice with no job (each had been asked for a model size)
+        ("should we use A100 or H100 for pretraining?", "en", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
+        ("A100 or H100 for pretraining?", "en", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
+        ("训练用A100还是H100", "zh", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
         (
             "what's the difference between A100 and H100 and H200?",
             "en",
@@ -37,7 +41,13 @@ def test_gpus_named_with_no_job_are_set_side_by_side(book, text, lang, gpus):
 
 @pytest.mark.parametrize(
     "text",
-    ["how much is an H100 per hour?", "7b lora 50k samples 4090 vs 5090", "h200 vs b200 for $50k?", "H100 多少钱"],
+    [
+        "how much is an H100 per hour?",
+        "7b lora 50k samples 4090 vs 5090",
+        "h200 vs b200 for $50k?",
+        "H100 多少钱",
+        "should we use H800 or H20 for our 200GB of data?",
+    ],
 )
 def test_one_gpu_a_job_or_a_sum_is_not_this(book, text):
     assert side_by_side(text, "en", book) is None

@@ -1328,7 +1328,6 @@ def test_gpus_the_team_has_are_its_own(text, owned):
         ("70B lora 200GB 5d anything but H20", "anything"),
         ("70B lora 200GB 5天 避免H20", "避免"),
         ("70B lora 200GB 5d more than one server is fine", "more"),
-        ("70B lora 200GB overnight", "overnight"),
         ("70B lora 200GB in a few days", "few"),
         ("70B lora 200GB 5d run it twice", "twice"),
         ("70B full-finetune 1TB compressed 14d", "compressed"),
@@ -1418,6 +1417,22 @@ def test_a_day_that_is_today_is_what_is_left_of_today(text):
     # said on 31 December each had been refused as a day already past
     r = parse(text, today=datetime.date(2026, 12, 31))
     assert r.deadline_days == 8 / 24 and "deadline_today" in {a.code for a in r.assumptions}
+
+
+@pytest.mark.parametrize(
+    "text,word",
+    [
+        ("mixtral-8x7b qlora 10k samples overnight", "overnight"),
+        ("7b lora 1GB run overnight on 1 4090", "run overnight"),
+        ("7b lora 1GB 一晚上", "一晚上"),
+        ("7b lora 1GB 通宵", "通宵"),
+    ],
+)
+def test_overnight_is_an_evening_to_the_next_morning(text, word):
+    # "overnight" had been refused as a word not understood
+    r = parse(text)
+    assert r.deadline_days == 12 / 24
+    assert [a.params["word"] for a in r.assumptions if a.code == "deadline_overnight"] == [word]
 
 
 @pytest.mark.parametrize(
@@ -1728,7 +1743,7 @@ def test_spring_festival_is_the_next_lunar_new_year():
         ("7B lora 5万条 3天 3080", "unknown_gpu"),
         ("qwen3-32b lora on mac studio", "unknown_gpu"),  # had been planned on 910B, "mac studio" read past
         ("qwen3-8b qlora 1万条 用M3 Max", "unknown_gpu"),
-        ("7B lora 5万条 3天 A6000", "unknown_gpu"),
+        ("7B lora 5万条 3天 A5000", "unknown_gpu"),  # the RTX A5000: not catalogued (the A6000 is)
         ("7B 全参微调 5万条 3天 海光DCU", "unknown_gpu"),  # had been read past and planned on H800
         ("70B 全参微调 50万条 两周 寒武纪", "unknown_gpu"),
         ("7B lora 5万条 3天 4090 48G", "modded_4090"),  # a modded card is not the catalogue's

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -301,11 +302,16 @@ def test_a_client_keeping_its_socket_open_does_not_hold_the_other_requests(fake_
             for _ in range(3):
                 lingering = socket.create_connection(("127.0.0.1", port))
                 lingering.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                assert lingering.recv(4096).startswith(b"HTTP/1.1 200")
+                # a whole answer, 200 or, on a loaded machine, 503 for a planner's late heartbeat:
+                # what is timed is the request behind it
+                assert lingering.recv(4096).startswith((b"HTTP/1.1 200", b"HTTP/1.1 503"))
                 time.sleep(0.2)  # the worker's loop is in the close by now
                 start = time.monotonic()
-                with urllib.request.urlopen(url, timeout=5) as resp:
-                    assert resp.status == 200
+                try:
+                    with urllib.request.urlopen(url, timeout=5) as resp:
+                        assert resp.status == 200
+                except urllib.error.HTTPError as answered:
+                    assert answered.code == 503
                 held.append(time.monotonic() - start)
                 lingering.close()
             assert max(held) < 0.8, held

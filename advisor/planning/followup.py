@@ -68,6 +68,7 @@ from advisor.request.parser import (
     RequestError,
     detect_lang,
     gpus_said,
+    holds_a_plan,
     model_said,
     money_said,
     other_variants,
@@ -1168,7 +1169,10 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
 
 # What sets two GPU types side by side with no job ("h200 vs b200?", "4090和5090哪个适合", "H20和H800有什么区别")
 SIDE_BY_SIDE = re.compile(
-    r"区别|差别|差异|不同|对比|比较|哪个(?:更|最)?适合|哪种(?:更|最)?(?:好|适合|合适)|\bdifferences?\b|\bcompare[sd]?\b",
+    r"区别|差别|差异|不同|对比|比较|哪个(?:更|最)?适合|哪种(?:更|最)?(?:好|适合|合适)|\bdifferences?\b|\bcompare[sd]?\b"
+    # a choice asked with no job ("should we use A100 or H100 for pretraining?", "训练用A100还是H100"):
+    # with two GPU types named these ask which (they had been asked for a model size)
+    r"|\b(?:use|go\s+with|pick|choose|get|buy|rent)\b[^?.]{0,30}\bor\b|\bor\s+\S+\s+for\b|还是",
     re.I,
 )
 
@@ -1181,7 +1185,8 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
     named = _gpus_named(message)
     if not 2 <= len(named) <= MOST_COMPARED or not (WHICH_BETTER.search(message) or SIDE_BY_SIDE.search(message)):
         return None
-    if model_said(message) or money_said(message) or THE_JOB.search(message):
+    # a job named (a model, data or a sum) is planned on each type; "we", "用A100" alone name none
+    if model_said(message) or money_said(message) or holds_a_plan(message):
         return None
     if market is None:
         market = (

@@ -1282,6 +1282,7 @@ _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏�
 # "today", "by tonight", "下班前": what is left of a working day at most (assumed; the bot does not
 # know the hour the team works to)
 TODAY_HOURS = 8
+OVERNIGHT_HOURS = 12  # "overnight": a job started in the evening and looked at in the morning
 # "国产卡" (a domestic accelerator): the Ascend 910B, the domestic part with the most leases on record
 # (data/reference_prices.toml); the 910C, the other one catalogued, is planned when named
 DOMESTIC_GPU = "Ascend-910B-64GB"
@@ -1471,6 +1472,7 @@ class _Parse:
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
+        self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
         self.rank_names: tuple[str, str] | None = None  # "LoRA rank 64": the method, and its words
@@ -3430,6 +3432,15 @@ class _Parse:
             r"|(?:今天|今晚|今日|当天)(?:下班)?(?:前|之前|以前|之内|内)?|下班(?:前|之前|以前)",
             lambda m: later_today(m[0]),
         )
+
+        def overnight(word: str) -> None:  # an evening to the next morning
+            self.overnight_word = word.strip()
+            self.set("deadline_days", OVERNIGHT_HOURS / 24, word)
+
+        sc.take(
+            rf"{L}(?:(?:run\s+|train\s+)?over\s?night|in\s+one\s+night){R}|(?:一|1)(?:个)?(?:晚上|夜)(?:之内|内)?|通宵|过夜",
+            lambda m: overnight(m[0]),
+        )
         sc.take(
             # a past day only as a deadline: "bought last year" says when, not by when
             rf"{L}(?:(?:{by})?yesterday|{by}last\s+(?:week|month|year)){R}|(?:昨天|前天)(?:前|之前|以前)?",
@@ -3979,6 +3990,8 @@ class _Parse:
             )
         if self.today_word is not None:
             note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
+        if self.overnight_word is not None:
+            note("deadline_overnight", word=self.overnight_word, hours=OVERNIGHT_HOURS)
         if self.teacher is not None:
             note("teacher_data", teacher=self.teacher)
         if self.domestic_word is not None:
