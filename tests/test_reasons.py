@@ -219,3 +219,43 @@ def test_a_preference_plans_micro_batch_is_weighed_against_whole_pairs(book):
     reply = follow_up(text, summary, "why micro-batch 2?", book=book)
     # never against one sequence: a pair is two
     assert "micro-batch 1" not in reply.text and "A preference pair is two sequences" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text,question,lang",
+    [
+        ("qwen2.5-72b full-finetune 2B tokens 14d usd", "what batch size are you assuming?", "en"),
+        ("llama3.1-8b pretrain 100B tokens 30d usd", "what's the global batch?", "en"),
+        ("qwen3-8b lora 20k samples 1d", "全局batch是多少", "zh"),
+        ("qwen3-8b dpo 30k pairs 2 days gbs 64", "why batch 128?", "en"),
+    ],
+)
+def test_the_plans_global_batch_is_what_it_is_made_of_and_its_rule(book, text, question, lang):
+    # it had been the FAQ's essay on batch sizes, with no number of the plan's
+    first, summary = _thread(text, book)
+    lay, req = first.plan.estimate.layout, first.request
+    assert lay.global_batch == lay.micro_batch * lay.microbatches_per_step * lay.dp
+    reply = follow_up(text, summary, question, lang, book=book)
+    assert (reply.kind, reply.part) == ("explain", "batch")
+    steps = num(round(req.tokens / (lay.global_batch * req.seq_len)))
+    if lang == "en":
+        made = f"{num(lay.global_batch)} sequences of {num(req.seq_len)} tokens"
+        parts = f"(micro-batch {lay.micro_batch} x accumulation {lay.microbatches_per_step} x data-parallel {lay.dp})"
+        assert made in reply.text and parts in reply.text and f"{steps} optimizer steps" in reply.text
+    else:
+        assert f"{num(lay.global_batch)} 条" in reply.text and f"共 {steps} 个优化器步" in reply.text
+    if "gbs" in text:  # 64 pairs are 128 sequences, as the team fixed them
+        assert lay.global_batch == 128 and "Your request fixed it" in reply.text
+    elif req.method == "pretrain":
+        assert "Llama 2 trained every size at 4M" in reply.text
+    elif lang == "en":
+        assert "The rule for fine-tuning: about 524k tokens a step" in reply.text
+    else:  # 20M tokens: the default cut for about 1,000 steps, then whole micro-batches on each replica
+        assert "减到 2万 token" in reply.text and "向上取整" in reply.text
+
+
+def test_the_micro_batch_asked_is_still_the_layouts_reason(book):
+    text = "qwen2.5-72b full-finetune 2B tokens 14d usd"
+    first, summary = _thread(text, book)
+    assert follow_up(text, summary, "what micro-batch are you assuming?", book=book).part == "layout"
+    assert follow_up(text, summary, "what batch size should we use for fine-tuning?", book=book).kind == "question"

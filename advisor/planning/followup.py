@@ -229,6 +229,17 @@ BATCH_ASKED = re.compile(
     r"|(?:micro[- _]?batch|mbs|微批)\s*(?:size|大小)?\s*(?:是|设|设的|用的)?\s*(?:多少|多大|几)",
     re.I,
 )
+# The plan's global batch asked ("what batch size are you assuming?", "global batch是多少"): what it is
+# made of and the rule that set it (it had been the FAQ's essay on batch sizes, no number of the plan's)
+GLOBAL_BATCH_ASKED = re.compile(
+    r"\bwhat(?:'s|\s+is)?\s+(?:the\s+)?(?:global\s+|training\s+)?batch(?:\s+size)?\s+(?:are\s+you|is\s+(?:the\s+)?plan|does\s+(?:the|this)\s+plan|did\s+you)"
+    r"|\bwhat(?:'s|\s+is)\s+(?:the\s+)?(?:plan'?s\s+)?(?:global\s+)?batch(?:\s+size)?\s*\??$"
+    r"|(?:global\s*batch|gbs|(?<!micro)(?<!micro-)(?<!micro_)(?<!micro )batch(?:\s*size)?"
+    r"|全局\s*(?:batch|批量?)|批大小)\s*(?:是|设|设的|用的)?\s*(?:多少|多大|几)"
+    r"|(?:how\s+many|多少)\s*(?:tokens|token|个token)\s*(?:per|a|each|每)\s*(?:step|步)"
+    r"|\bwhy\s+(?:(?:a|the|this)\s+)?(?:global\s+)?batch(?:\s+size)?\b|为什么.{0,6}(?:全局\s*)?(?:batch|批)",
+    re.I,
+)
 # A training framework named ("why FSDP2 and not megatron?"): the framework's choice, not a layout knob
 FRAMEWORK_NAMED = re.compile(
     r"megatron|torchtitan|fsdp2|deepspeed|nemo|\bpeft\b|\btrl\b|llama-?factory|ms-?swift", re.I
@@ -3803,6 +3814,10 @@ def _reason_asked(message: str, summary: dict) -> str | None:
         return "rental"
     if STACK_ON_ASCEND.search(message):
         return "stack"
+    if GLOBAL_BATCH_ASKED.search(message) and not re.search(
+        r"micro[- _]?batch|(?<![a-z])mbs(?![a-z])|微批", message, re.I
+    ):
+        return "batch"
     if (WHY_LAYOUT.match(message) or BATCH_ASKED.search(message)) and not FRAMEWORK_NAMED.search(message):
         return "layout"  # ("why FSDP2 and not megatron?" asks for the framework: the FAQ's, on this plan)
     if WHY_RAM.search(message):
@@ -3825,6 +3840,8 @@ def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBo
     if what == "layout":
         knob = reasons.knob_asked(message)
         data = reasons.layout_reason(result, *knob) if knob else None
+    elif what == "batch":
+        data = reasons.batch_reason(result)
     elif what == "ram":
         data = reasons.ram_reason(result)
     elif what == "network":

@@ -4,6 +4,7 @@
   choice taken away (or set as asked), searched again by the engine, against the plan: the memory
   a GPU would need and whether it fits, the days, and what the choice costs the plan (the bubble,
   the traffic, the offload's share of the step);
+- the global batch ("what batch size are you assuming?"): what it is made of and the rule that set it;
 - the host RAM ("why so much RAM?"): the rule the plan sized it with and its inputs;
 - the network between servers ("we only have 25G ethernet"): what the plan needs there, and the
   best plan on one server, which needs none;
@@ -18,7 +19,19 @@ import re
 from datetime import date
 
 from advisor import catalog
-from advisor.engine.estimate import Estimate, best_layout
+from advisor.engine.estimate import (
+    FINETUNE_BATCH_GROWTH,
+    FINETUNE_BATCH_TOKENS,
+    MIN_OPTIMIZER_STEPS,
+    PRETRAIN_BATCH_TOKENS,
+    PRETRAIN_TOKENS_PER_GPU,
+    Estimate,
+    best_layout,
+    default_batch_sequences,
+    global_batch,
+    target_batch_tokens,
+)
+from advisor.engine.layout import MICROBATCHES_PER_STAGE
 from advisor.planning.advice import Advice, shown_framework
 from advisor.planning.engine_inputs import model_shape, request_gpu, training_setup
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN
@@ -157,6 +170,52 @@ def layout_reason(result: Advice, knob: str, asked: int | None) -> dict | None:
             "zero": other.layout.zero_stage,
             "offload": other.layout.offload,
         },
+    }
+
+
+def batch_reason(result: Advice) -> dict | None:
+    """The plan's global batch, what it is made of, and the rule it was set by
+    (advisor/engine/estimate.py `target_batch_tokens`), as numbers for `templates/reasons.txt.j2`."""
+    p = result.plan
+    if p is None:
+        return None
+    lay, req = p.estimate.layout, result.request
+    setup = training_setup(req)
+    seqs = lay.global_batch or 0
+    tokens = seqs * req.seq_len
+    default = target_batch_tokens(setup.model_copy(update={"batch_scale": 1.0}), lay.gpu_count)
+    pretrain = setup.method in PRETRAIN_BATCH_TOKENS
+    # the default as the layout runs it: whole micro-batches on every replica, 4 a stage under a pipeline
+    plain = setup.model_copy(update={"batch_scale": 1.0})
+    rounded = global_batch(
+        plain, lay.dp, lay.micro_batch, default_batch_sequences(plain, lay.dp, lay.gpu_count), lay.pp
+    )
+    least = lay.dp * lay.micro_batch * (MICROBATCHES_PER_STAGE * lay.pp if lay.pp > 1 else 1)
+    if setup.global_batch or setup.pinned.grad_accum:
+        why = "fixed"
+    elif seqs <= rounded:
+        why = "least" if rounded == least and least * req.seq_len > default * 1.05 else "default"
+    else:
+        why = "grown"  # the search grew it to hide the gradient exchange (estimate.py batch_growth_cap)
+    return {
+        "sequences": seqs,
+        "seq_len": req.seq_len,
+        "tokens": tokens,
+        "micro_batch": lay.micro_batch,
+        "accumulation": lay.microbatches_per_step,
+        "dp": lay.dp,
+        "steps": setup.tokens / tokens if setup.tokens and tokens else None,
+        "why": why,
+        "pretrain": pretrain,
+        "base": PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS),
+        "per_gpu": PRETRAIN_TOKENS_PER_GPU,
+        "default": default,
+        # the step count floor bound the default (a small data set): fewer tokens a step
+        "few_steps": bool(setup.tokens) and setup.tokens / MIN_OPTIMIZER_STEPS < default * 1.001,
+        "min_steps": MIN_OPTIMIZER_STEPS,
+        "growth": FINETUNE_BATCH_GROWTH,
+        "pp": lay.pp,
+        "least": MICROBATCHES_PER_STAGE,
     }
 
 
