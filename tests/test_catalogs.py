@@ -34,6 +34,10 @@ CONTRACT_GPUS = {
     "RTX PRO 6000": "RTXPRO6000-96GB",
     "RTX6000 Pro": "RTXPRO6000-96GB",
     "PRO 6000 Blackwell": "RTXPRO6000-96GB",
+    "A6000": "RTXA6000-48GB",
+    "RTX A6000": "RTXA6000-48GB",
+    "RTX 6000 Ada": "RTX6000Ada-48GB",
+    "6000 Ada": "RTX6000Ada-48GB",
     "MI300X": "MI300X-192GB",
     "MI325X": "MI325X-256GB",
     "MI355X": "MI355X-288GB",
@@ -95,7 +99,7 @@ def test_new_parts_resolve_by_their_aliases(spelling, name):
 SOURCED_PER_FIELD = [
     *("B200-SXM-180GB", "B300-SXM-288GB", "RTXPRO6000-96GB"),
     *("MI300X-192GB", "MI325X-256GB", "MI355X-288GB", "Ascend-910B-64GB", "Ascend-910C-128GB"),
-    *("L20-48GB", "A10-24GB"),
+    *("L20-48GB", "A10-24GB", "RTXA6000-48GB", "RTX6000Ada-48GB"),
 ]
 
 

@@ -20,6 +20,9 @@ from advisor.planning.followup import side_by_side
         ("should we use A100 or H100 for pretraining?", "en", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
         ("A100 or H100 for pretraining?", "en", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
         ("训练用A100还是H100", "zh", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
+        # a generation written after the number
+        ("RTX A6000 vs RTX 6000 Ada?", "en", ["RTXA6000-48GB", "RTX6000Ada-48GB"]),
+        ("L40S vs RTX 6000 Ada?", "en", ["L40S-48GB", "RTX6000Ada-48GB"]),
         (
             "what's the difference between A100 and H100 and H200?",
             "en",

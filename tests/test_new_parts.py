@@ -36,6 +36,20 @@ def test_mi355x_is_planned_with_no_price_on_record(cli):
     assert "no rental price on record for MI355X-288GB" in out.stdout
 
 
+def test_workstation_cards_are_planned_with_no_price_on_record(cli):
+    # "on 2x A6000" had been refused as a GPU not known; neither card has a dated price on record
+    for text, gpu, count in [
+        ("llama-3.1-8b lora 500k samples 3 days on 2x A6000", "RTXA6000-48GB", 2),
+        ("llama-3.1-8b lora 500k samples 3 days on 4x RTX 6000 Ada", "RTX6000Ada-48GB", 4),
+    ]:
+        data = _ask(cli, text)
+        assert (data["plan"]["gpu"], data["plan"]["gpu_count"]) == (gpu, count) and data["plan"]["fits"]
+        assert data["cost"]["rent_total"] is None
+        assert f"no rental price on record for {gpu}" in cli("ask", text).stdout
+    # the A6000 runs BF16 at the full FP32-accumulate rate of a professional card, twice the 3090's
+    assert catalog.get_gpu("A6000").bf16_dense_tflops > 2 * catalog.get_gpu("RTX3090").bf16_dense_tflops
+
+
 def test_one_mi325x_rents_at_tensorwaves_price(cli):
     data = _ask(cli, "7b lora 100M tokens usd on 1xMI325X")
     assert data["plan"]["gpu"] == "MI325X-256GB"

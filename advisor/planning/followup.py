@@ -728,6 +728,7 @@ _GPU_WORD = re.compile(
     # (a space between letters and digits only after two or more: "MI 300X", not "a 10-run sweep")
     r"(?<![a-z0-9])(?:\d{1,4}\s*[x×*]\s*)?(?:(?:nvidia|geforce|rtx|ascend|huawei|tesla|amd|instinct)\s?)*"
     r"(?:[a-z]{2,3}\s?|[a-z]?)-?\d{2,4}[a-z]?"
+    r"(?:\s?ada(?:\s+generation)?(?![a-z]))?"  # a generation after the number ("RTX 6000 Ada")
     r"(?:-(?:sxm\d?|pcie|\d{2,3}gb?))*"
     # a maker's name for its one training part ("昇腾那个便宜点", "the ascend option")
     r"|昇腾(?!\s?\d)|(?<![a-z])ascend(?!\s?-?\d)(?![a-z])",
