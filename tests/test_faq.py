@@ -77,7 +77,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 73
+    assert len(ids) == len(TOPICS) == 74
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -968,3 +968,21 @@ def test_a_model_familys_name_does_not_pull_a_question_to_a_topic_that_names_it_
     reply = faq.answer(question)
     assert reply.topic == "domestic_accelerators"
     assert reply.second is None or reply.second.id != "moe_finetune_speed"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what if we start next month, will prices drop?", "H100租金还会跌吗", "should we wait for prices to fall?"],
+)
+def test_where_prices_are_going_is_the_trend_topic_with_the_plans_rent_at_stake(book, question):
+    # these had been the lead-time topic, and under a plan the H100's offers on record
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+    from advisor.text.render import money
+
+    text = "qwen2.5-72b full-finetune 2B tokens 14d usd"
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, question, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "price_trend"
+    assert money(summary["rent_total"] * 0.1, "USD") in reply.text  # what a 10% move is worth on this plan
+    assert ("2.95" in reply.text) and ("87,000" in reply.text or "8.7万" in reply.text)

@@ -440,6 +440,9 @@ _ZH_STOP = frozenset(
         "很多",
         "这种",
         "那种",
+        # "so" ("就这么定了", "这么贵"): what it qualifies is the content ("这么多卡" keeps 多卡)
+        "这么",
+        "那么",
         "的",
         "了",
         "吗",

@@ -1002,7 +1002,7 @@ def gpu_prices(
     )
     if bought is not None:
         return bought
-    if POWER_ASKED.search(message):
+    if POWER_ASKED.search(message) or TREND_ASKED.search(message):
         return None  # "how much power does a DGX H100 draw?": the FAQ's power topic, not its prices
     if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
         return None
@@ -1316,6 +1316,12 @@ TAX_ASKED = re.compile(r"含税|税点|税率|增值税|发票|专票|普票|\bv
 # A server's draw asked ("how much power does a DGX H100 draw?", "H100服务器功耗多少"): not its price.
 POWER_ASKED = re.compile(
     r"\bpower\b|\bdraws?\b|\bwatts?\b|\bwattage\b|\bkw\b|\belectric(?:ity)?\b|功耗|耗电|用电量|功率|电费|电价", re.I
+)
+# Where a price is going, not what it is ("H100租金还会跌吗", "will H100 prices drop?"): the FAQ's
+# price-trend topic (it had been the offers on record)
+TREND_ASKED = re.compile(
+    r"\b(?:drop|fall|go(?:ing)?\s+(?:up|down)|come\s+down|trend|forecast|cheaper\s+later)\b|[跌涨]|降价|走势|趋势|行情",
+    re.I,
 )
 
 # Offers a thread's price answer lists for the GPU (`/gpu prices GPU` gives them all).
