@@ -3087,3 +3087,23 @@ def test_the_use_of_bought_gpus_said_before_its_number(text):
 def test_a_buyer_training_every_month_as_teams_say_it(text, data_gb, deadline):
     r = parse(text)
     assert r.recurring and r.rent_or_buy == "buy" and r.data.amount == data_gb * 1e9 and r.deadline_days == deadline
+
+
+@pytest.mark.parametrize(
+    "text,check",
+    [
+        # each had been refused ("从零", "20万图文") or read as two models
+        ("想从零训一个1B的小模型，500亿token，两周", lambda r: r.method == "pretrain" and r.params_b == 1.0),
+        ("Qwen2.5-VL-72B 微调 20万张图文 一个月", lambda r: r.data.unit == "samples" and r.data.amount == 200_000),
+        (
+            "qwen3-8b 蒸馏 deepseek-r1 的数据 10万条 2天",
+            lambda r: r.model == "qwen3-8b" and "teacher_data" in {a.code for a in r.assumptions},
+        ),
+        (
+            "用deepseek-r1蒸馏qwen3-8b 10万条 2天",
+            lambda r: r.model == "qwen3-8b" and "teacher_data" in {a.code for a in r.assumptions},
+        ),
+    ],
+)
+def test_chinese_ways_of_saying_scratch_images_and_a_teacher(text, check):
+    assert check(parse(text))

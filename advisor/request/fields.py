@@ -242,6 +242,11 @@ FIELDS: tuple[Field, ...] = (
                     "预训练",
                     "从头训练",
                     "从零训练",
+                    # `从零训一个1B的小模型`: 训 alone is the verb
+                    "从零训",
+                    "从头训",
+                    "从零开始训",
+                    "从头开始训",
                     "从零开始训练",
                     "从头开始训练",
                     "从头预训练",
@@ -392,7 +397,18 @@ FIELDS: tuple[Field, ...] = (
                 # a dialogue counted in Chinese is one sample, as `100k conversations` is
                 + ("对话", "段对话", "个对话", "轮对话", "组对话数据", "条对话数据")
                 # a vision-language model's samples (its images are not counted: the `vision_language` note)
-                + ("条图文对", "个图文对", "图文对", "对图文", "条图文", "个图文", "图文"),
+                + (
+                    "条图文对",
+                    "个图文对",
+                    "图文对",
+                    "对图文",
+                    "条图文",
+                    "个图文",
+                    "张图文",
+                    "张图文对",
+                    "图文数据",
+                    "图文",
+                ),
             ),
             # in Chinese a bare `P` needs 数据 or 语料 after it ("1P" alone is no size); a bare `T` is
             # never bytes: "2T 中文数据" is tokens as often as terabytes, and is asked (parser.size)

@@ -2386,6 +2386,9 @@ class _Parse:
         for said in (
             rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
             rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
+            # "蒸馏deepseek-r1的数据", "用deepseek-r1蒸馏": the teacher after the verb, or used to distill
+            rf"蒸馏\s*{t}\s*(?:的|出的)?\s*(?:数据|样本|语料|答案|输出)",
+            rf"用\s*{t}\s*(?:来)?\s*蒸馏",
             # (a count's noun stays with it: "800k samples distilled from deepseek-r1")
             rf"{L}(?:(?<![\d\s]\s)(?<!\d[km]\s)(?:data|samples|outputs?|traces?|answers?)\s+)?(?:distilled|generated|synthesi[sz]ed)\s+"
             rf"(?:from|by|with)\s+{t}{R}",
