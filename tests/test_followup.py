@@ -2351,6 +2351,9 @@ def test_a_figure_quoted_back_rounded_down_is_still_the_plans_and_a_budget_near_
         # each had drawn the menu (probe of thread follow-ups)
         ("voltage park is sold out, whats next cheapest", "vendor"),
         ("8 bucks?? seriously, whats the catch", "risks"),
+        # the provider's choice asked (had drawn the menu)
+        ("为什么选这家", "vendor"),
+        ("why this provider?", "vendor"),
     ],
 )
 def test_the_next_vendor_and_the_catch_are_those_parts_of_the_plan(book, message, part):

@@ -371,7 +371,11 @@ PLAN_PARTS = (
         r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)"
         r"|who (?:sells|rents|offers|has) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)"
         # "X is sold out, what's next cheapest?": the other offers on record
-        r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家",
+        r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家"
+        # "为什么选这家", "why this provider?": the offers the plan was priced from, against the others
+        r"|(?:为什么|为啥|怎么)(?:选|用|挑|找|是)了?这(?:家|个供应商|个服务商|个平台)"
+        r"|\bwhy (?:this|that|the) (?:vendor|provider|cloud|supplier)\b"
+        r"|\bwhy (?:did you |do you )?(?:pick|choose|go with|use) (?:this|that|the) (?:vendor|provider|cloud|supplier)\b",
     ),
     (
         "risks",
