@@ -375,7 +375,8 @@ PLAN_PARTS = (
         # "为什么选这家", "why this provider?": the offers the plan was priced from, against the others
         r"|(?:为什么|为啥|怎么)(?:选|用|挑|找|是)了?这(?:家|个供应商|个服务商|个平台)"
         r"|\bwhy (?:this|that|the) (?:vendor|provider|cloud|supplier)\b"
-        r"|\bwhy (?:did you |do you )?(?:pick|choose|go with|use) (?:this|that|the) (?:vendor|provider|cloud|supplier)\b",
+        r"|\bwhy (?:did you |do you )?(?:pick|choose|go with|use) (?:this|that|the)"
+        r" (?:vendor|provider|cloud|supplier)\b",
     ),
     (
         "risks",
