@@ -87,6 +87,7 @@ WORDS = {
     "network_said": None,
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),
+    "nvlink": (["nvlink", "with nvlink"], ["需要NVLink"]),
     "owned": (["our own gpus"], ["自有显卡"]),
     "max_gpus": (["up to 64 GPUs"], ["64卡以内"]),
     "hourly_only": (["pay as you go", "on-demand"], ["按量付费"]),

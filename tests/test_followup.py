@@ -2935,3 +2935,21 @@ def test_power_and_rack_space_asked_is_the_servers_power_not_their_running_costs
     text = "14B cpt 300B tokens 8 weeks buy H20 keep it busy 24 months"
     reply = follow_up(text, plan_context(advise(text, book=book)), "how much power and rack space?", book=book)
     assert (reply.kind, reply.part) == ("part", "servers") and "kW" in reply.text
+
+
+@pytest.mark.parametrize(
+    "message,kind",
+    [
+        ("what if we need nvlink?", "whatif"),
+        ("要NVLink呢", "whatif"),
+        ("do we need nvlink?", "question"),
+        ("需要NVLink吗", "question"),
+        ("why NVLink?", "question"),
+    ],
+)
+def test_nvlink_asked_for_is_a_whatif_and_asked_about_is_the_faqs(book, message, kind):
+    text = "7b lora 1GB 2d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == kind
+    if kind == "whatif":
+        assert reply.advice.request.nvlink and catalog.get_gpu(reply.advice.plan.gpu).nvlink_domain > 1

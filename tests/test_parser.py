@@ -3107,3 +3107,19 @@ def test_a_buyer_training_every_month_as_teams_say_it(text, data_gb, deadline):
 )
 def test_chinese_ways_of_saying_scratch_images_and_a_teacher(text, check):
     assert check(parse(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["gemma-2-27b sft 1B tokens 1 week, prefer nvlink", "27b 全参 10亿token 一周 需要NVLink"]
+)
+def test_nvlink_is_asked_for_and_written_back(text):
+    from advisor.request.canonical import canonical
+
+    r = parse(text)
+    assert r.nvlink and parse(canonical(r)).nvlink
+
+
+def test_nvlink_on_a_gpu_without_it_is_a_conflict():
+    with pytest.raises(RequestError) as info:
+        parse("7b lora 1GB 2d on 4090 nvlink")
+    assert info.value.kind == "conflict"

@@ -1310,3 +1310,13 @@ def test_a_rocm_plan_gives_way_to_a_cuda_one_within_the_sturdier_share(book):
     assert "measured training on AMD's GPUs has fallen short" in render_text(result)
     # a team that names the AMD GPU gets it
     assert advise("qwen3-32b sft 100k samples 1 week budget $50k on MI300X", book=book).plan.gpu == "MI300X-192GB"
+
+
+def test_nvlink_asked_plans_only_gpus_linked_by_it(book):
+    # "prefer nvlink" had been refused ('I did not understand "nvlink"'); an open plan had 4 RTX 4090s
+    plain = advise("7b lora 1GB 2d usd", book=book)
+    linked = advise("7b lora 1GB 2d usd, prefer nvlink", book=book)
+    assert catalog.get_gpu(plain.plan.gpu).nvlink_domain == 1
+    assert linked.request.nvlink and catalog.get_gpu(linked.plan.gpu).nvlink_domain > 1
+    assert all(catalog.get_gpu(a.gpu).nvlink_domain > 1 for a in linked.result.alternatives)
+    assert "NVLink between its GPUs" in render_text(linked)

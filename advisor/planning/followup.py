@@ -2579,11 +2579,24 @@ STILL_FITS = re.compile(
 )
 
 
+# NVLink asked about, not asked for ("do we need nvlink?", "为什么要NVLink", "是不是必须用NVLink"): the
+# FAQ's, on the plan's GPUs; "what if we need nvlink?" and "要NVLink呢" are the change
+NVLINK_DOUBTED = re.compile(
+    r"^(?!.*\bwhat\s+if\b|.*(?:如果|假如|换成|呢)).*(?:"
+    r"\b(?:why|how\s+come|do\s+(?:we|i)\s+(?:really\s+)?need|is|are|does|must)\b.{0,30}nvlink"
+    r"|nvlink.{0,30}\b(?:necessary|needed|required|a\s+must|matter|worth\s+it)\b"
+    r"|(?:为什么|为啥|有必要|一定|必须|是不是).{0,10}nvlink|nvlink.{0,10}(?:吗|么|有必要|必要))",
+    re.I,
+)
+
+
 def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tuple | None:
     """(the new request, the fields changed) when `message` is a what-if on the thread's plan,
     else None. Read as written first; then without the words around the change ("how much
     would it cost on A800?" is "on A800"); "cheaper?" and "faster?" as a deadline. A count
     without a GPU ("with 128 GPUs?") keeps the plan's GPU: the user meant 128 of those."""
+    if NVLINK_DOUBTED.search(message):
+        return None
     plan_gpu = summary.get("gpu")
     for change in _change_texts(request_text, summary, message):
         try:

@@ -251,7 +251,8 @@ def with_infrastructure(req: TrainingRequest, plan: Plan | None) -> Plan | None:
 
 
 def candidate_gpus(req: TrainingRequest) -> list[GPU]:
-    """The GPU named, or every GPU of the team's market that runs the precision asked for;
+    """The GPU named, or every GPU of the team's market that runs the precision asked for (with
+    NVLink between its GPUs where that is asked);
     outside China not the China-market parts (A800, H800: made for China's export rules, few
     providers elsewhere rent them, and their prices there are estimates from the H100's), which
     a team can still name."""
@@ -264,6 +265,8 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
         and not (req.market == "global" and g.global_access == "china_part")
         # FP8 asked for: only GPUs with FP8 tensor cores (a named one without is planned in bf16, said)
         and not (req.precision == "fp8" and g.fp8_dense_tflops <= 0)
+        # NVLink asked for: a server's GPUs linked by it, not over PCIe
+        and not (req.nvlink and g.nvlink_domain <= 1)
     ]
 
 

@@ -285,6 +285,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "power_paid",
         "used_gpus",
         "one_server",
+        "nvlink",
         "owned",
         "opt_in_backward",
         "tf32",

@@ -812,6 +812,17 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("one server only",), zh=("单机",)),
     ),
+    # `nvlink`, `需要NVLink`: only GPUs with NVLink between them (a server's NVLink domain over one card;
+    # the planner's open search leaves the PCIe cards out)
+    Field(
+        "nvlink",
+        flag=True,
+        choices=_flag(
+            ("nvlink", "nvlink-only", "with-nvlink", "need-nvlink", "needs-nvlink", "require-nvlink"),
+            ("nvlink", "需要nvlink", "要nvlink", "带nvlink", "有nvlink", "必须nvlink"),
+        ),
+        examples=Word(en=("nvlink",), zh=("需要NVLink",)),
+    ),
     # `infiniband`, `roce`, `IB网络`: the fabric between servers the team wants (rent prefers offers on it)
     Field(
         "fabric",
@@ -1386,7 +1397,7 @@ HELP = (
     ("data", ("data", "tokens_per_sample", "data_language", "epochs")),
     ("deadline", ("deadline_days",)),
     ("budget", ("cost_first", "budget")),
-    ("hardware", ("gpu_count", "nodes", "gpu", "one_server", "fabric")),
+    ("hardware", ("gpu_count", "nodes", "gpu", "one_server", "nvlink", "fabric")),
     ("numerics", ("precision", "optimizer")),
     (
         "layout",

@@ -151,6 +151,8 @@ class TrainingRequest(BaseModel):
     cloud: str | None = None
     # `one server only`: the planner counts GPUs up to one server's
     one_server: bool = False
+    # `nvlink`, `需要NVLink`: only GPUs with NVLink between them are planned
+    nvlink: bool = False
     # `up to 64 GPUs` / `at least 16 GPUs` (`64卡以内`, `16卡以上`): bounds on the count it chooses
     max_gpus: int | None = None
     min_gpus: int | None = None

@@ -1872,6 +1872,7 @@ class _Parse:
             if own and self.fields["gpu"] not in own:
                 del self.fields["owned"], self.words["owned"]
         self._choose("one_server")  # after `单机八卡`, which gives the GPUs
+        self._choose("nvlink")
         self._models()
         self._knobs()
         self._methods()
@@ -3886,6 +3887,9 @@ class _Parse:
                 second=words["one_server"],
                 field="gpu_count",
             )
+        if f.get("nvlink") and gpu is not None and gpu.nvlink_domain <= 1:
+            # `on 4090 nvlink`: the GPU named has none between its cards
+            self.fail("conflict", first=words["gpu"], second=words["nvlink"], field="gpu")
         check("seq_len", f.get("seq_len"))
         check("epochs", f.get("epochs"))
         if "data" in f:
@@ -4197,6 +4201,7 @@ class _Parse:
             cp=f.get("cp") if f.get("cp", 1) > 1 else None,
             hsdp=bool(f.get("hsdp")),
             one_server=bool(f.get("one_server")),
+            nvlink=bool(f.get("nvlink")),
             hourly_only=bool(f.get("hourly_only")),
             recurring=bool(f.get("recurring")),
             own_room=bool(f.get("own_room")),
