@@ -3123,3 +3123,25 @@ def test_nvlink_on_a_gpu_without_it_is_a_conflict():
     with pytest.raises(RequestError) as info:
         parse("7b lora 1GB 2d on 4090 nvlink")
     assert info.value.kind == "conflict"
+
+
+@pytest.mark.parametrize(
+    "text,check",
+    [
+        # each had been refused on a word that only describes the data, or hedges the sum
+        (
+            "fine tune llama 3.1 8b on our support tickets, about 50k tickets, 5 days, budget is tight maybe $2000",
+            lambda r: r.data.amount == 50_000 and r.budget.amount == 2000,
+        ),
+        ("finetune qwen2.5-coder-32b on our codebase, 2GB of code, 5 days", lambda r: r.data.unit == "bytes"),
+    ],
+)
+def test_the_datas_own_nouns_and_a_hedged_sum_are_read_past(text, check):
+    assert check(parse(text))
+
+
+@pytest.mark.parametrize("text", ["7b lora 1GB 3d maybe 16 GPUs", "7b lora 1GB maybe 3d"])
+def test_a_hedge_on_a_count_or_a_time_is_still_refused(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "unknown_word" and info.value.details["word"] == "maybe"

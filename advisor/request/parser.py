@@ -1217,7 +1217,13 @@ SAMPLE_KINDS = (
 # The data's nouns and the words around them that only say what the data is about ("cleaned
 # text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
 # text, another language, preference or reward data, a number, a time, a city.
-_EN_DATA = "data|text|corpus|dataset|documents|docs"
+# (what the data are, said without their count: "on our support tickets, about 50k tickets", "on our
+# codebase, 2GB of code": the count and size are read elsewhere)
+_EN_DATA = (
+    "data|text|corpus|dataset|documents|docs|code|codebase|codebases|repo|repos|repository|repositories"
+    "|tickets|emails|conversations|chats|dialogues|articles|records|transcripts|logs|reports|papers|contracts"
+    "|manuals|books"
+)
 _EN_NOT_ABOUT = (
     "image|images|video|videos|audio|speech|voice|music|vision|visual|multimodal|multi-modal|picture|pictures"
     "|photo|photos|ocr|tabular|time-series|timeseries|sensor|preference|reward"
@@ -1864,6 +1870,13 @@ class _Parse:
             only="v",
         )
         self._choose("no_z3_leaf")
+        # "budget is tight, maybe $2000": a hedge on the sum after it, as "about" is (a hedge on a
+        # count of GPUs or days is no rule's: still refused)
+        self.scan.take(
+            rf"{L}(?:maybe|perhaps|probably|roughly){R}"
+            r"(?=\s*(?:[$¥￥]\s*\d|\d[\d,.]*\s*(?:k|m|w|万|usd|dollars?|bucks|元|块|rmb|cny)(?![a-z])))",
+            lambda m: None,
+        )
         self._owned()
         self._gpus()
         if self.gpu_options and self.fields.get("owned"):
@@ -3208,6 +3221,7 @@ class _Parse:
         so only words nothing else reads are taken; a modality the bot does not plan (images,
         audio) or another language is left for the refusal, not read past."""
         self.scan.take(rf"{L}(?:{_EN_ABOUT}[\s\-]+){{1,2}}(?:{_EN_DATA}){R}", lambda m: None)
+
         self.scan.take(rf"(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,8}}?的?\s*(?:{_ZH_DATA})", lambda m: None)
 
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
