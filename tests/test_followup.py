@@ -2953,3 +2953,21 @@ def test_nvlink_asked_for_is_a_whatif_and_asked_about_is_the_faqs(book, message,
     assert reply.kind == kind
     if kind == "whatif":
         assert reply.advice.request.nvlink and catalog.get_gpu(reply.advice.plan.gpu).nvlink_domain > 1
+
+
+@pytest.mark.parametrize(
+    "message,days",
+    [
+        ("what if we had 2 more weeks?", 21),
+        ("with an extra week?", 14),
+        ("how much would 2 more weeks save?", 21),
+        ("多给两周呢", 21),
+        ("再多一周能省多少", 14),
+    ],
+)
+def test_weeks_added_move_the_deadline_by_as_many_days(book, message, days):
+    # each had been the lead-time topic, the cost arithmetic or the menu
+    text = "llama3.1-70b lora 500M tokens 7d usd"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind in ("whatif", "unchanged")
+    assert re.search(rf"\b{days} (?:days|天)", reply.text)

@@ -516,7 +516,9 @@ ASKS_FAIR_PRICE = re.compile(
 
 def _asks_its_costs(message: str) -> bool:
     """The plan's own rent asked, not a change to it: what it costs, its rate, how long to rent,
-    whether its price is fair."""
+    whether its price is fair. Time added ("how much would 2 more weeks save?") is a change."""
+    if MORE_DAYS.search(message) or MORE_WEEKS.search(message):
+        return False
     return bool(
         ASKS_THE_COST.match(message)
         or ASKS_THE_RATE.search(message)
@@ -2106,7 +2108,8 @@ def follow_up(
             if FASTER.match(message):
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
             asked_number = next((part for part, words in RESTATED_ASKS if re.search(words, message, re.I)), None)
-            if reply.kind == "unchanged" and asked_number:
+            added = MORE_DAYS.search(message) or MORE_WEEKS.search(message)  # "what would 2 more weeks save?"
+            if reply.kind == "unchanged" and asked_number and not added:
                 # "全参微调要多久" under a full fine-tuning plan: the plan restated, its number asked
                 explained = _explain(request_text, summary, asked_number, reply_lang, book)
                 if explained is not None:
@@ -2881,12 +2884,27 @@ MORE_DAYS = re.compile(
 )
 
 
+# "2 more weeks?", "an extra week", "another week", "多给两周", "再多一周", "延长一个星期": weeks on top
+MORE_WEEKS = re.compile(
+    r"\b(\d+|a|an|one|two|three|four)\s+(?:more|extra|additional)\s+weeks?\b|\banother\s+(\d+|a|one|two)?\s*weeks?\b"
+    r"|\bextend(?:ed)?\s+(?:it\s+|the\s+deadline\s+)?by\s+(\d+|a|an|one|two)\s+weeks?\b"
+    r"|(?:多给|再给|再多|多|宽限|再宽限|延长|推迟|放宽)\s*(\d+|[一二两三四])\s*(?:个)?(?:周|星期|礼拜)",
+    re.I,
+)
+_EN_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
 def _more_days(request_text: str, summary: dict, message: str) -> str | None:
     found = MORE_DAYS.search(message)
-    if not found or not summary.get("days"):
+    weeks = MORE_WEEKS.search(message) if not found else None
+    if not (found or weeks) or not summary.get("days"):
         return None
-    said = next(g for g in found.groups() if g)
-    n = int(said) if said.isdigit() else CN_SMALL[said]
+    if weeks:
+        said = next((g for g in weeks.groups() if g), "1")  # "another week": one
+        n = 7 * (int(said) if said.isdigit() else _EN_SMALL.get(said.lower()) or CN_SMALL[said])
+    else:
+        said = next(g for g in found.groups() if g)
+        n = int(said) if said.isdigit() else CN_SMALL[said]
     try:
         deadline = parse(request_text).deadline_days
     except RequestError:
