@@ -1319,4 +1319,4 @@ def test_nvlink_asked_plans_only_gpus_linked_by_it(book):
     assert catalog.get_gpu(plain.plan.gpu).nvlink_domain == 1
     assert linked.request.nvlink and catalog.get_gpu(linked.plan.gpu).nvlink_domain > 1
     assert all(catalog.get_gpu(a.gpu).nvlink_domain > 1 for a in linked.result.alternatives)
-    assert "NVLink between its GPUs" in render_text(linked)
+    assert "its GPUs linked by NVLink or the like (not PCIe)" in render_text(linked)

@@ -265,7 +265,7 @@ def candidate_gpus(req: TrainingRequest) -> list[GPU]:
         and not (req.market == "global" and g.global_access == "china_part")
         # FP8 asked for: only GPUs with FP8 tensor cores (a named one without is planned in bf16, said)
         and not (req.precision == "fp8" and g.fp8_dense_tflops <= 0)
-        # NVLink asked for: a server's GPUs linked by it, not over PCIe
+        # NVLink asked for: a server's GPUs linked by it or the like (Infinity Fabric, HCCS), not over PCIe
         and not (req.nvlink and g.nvlink_domain <= 1)
     ]
 
