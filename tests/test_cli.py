@@ -441,7 +441,13 @@ def test_a_first_question_with_no_plan_in_it_is_answered_from_the_faq(cli, quest
 
 
 @pytest.mark.parametrize(
-    "question", ["is A800 still worth renting in 2026?", "A800现在还值得租吗", "are A100s still good for training?"]
+    "question",
+    [
+        "is A800 still worth renting in 2026?",
+        "A800现在还值得租吗",
+        "are A100s still good for training?",
+        "A100还值得买吗",
+    ],
 )
 def test_an_older_gpu_still_worth_it_is_answered_with_its_cost_against_the_newer_one(cli, question):
     # "is A800 still worth renting in 2026?" had been refused ('I did not understand "still"')

@@ -986,3 +986,8 @@ def test_where_prices_are_going_is_the_trend_topic_with_the_plans_rent_at_stake(
     assert reply.kind == "question" and reply.faq["topic"] == "price_trend"
     assert money(summary["rent_total"] * 0.1, "USD") in reply.text  # what a 10% move is worth on this plan
     assert ("2.95" in reply.text) and ("87,000" in reply.text or "8.7万" in reply.text)
+
+
+def test_downloading_is_the_data_transfer_topic():
+    # it had gone to "why 70B needs 8 GPUs" on the model's size
+    assert faq.answer("how long does it take to download a 70B model?").topic == "data_transfer_ingress"
