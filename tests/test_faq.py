@@ -991,3 +991,11 @@ def test_where_prices_are_going_is_the_trend_topic_with_the_plans_rent_at_stake(
 def test_downloading_is_the_data_transfer_topic():
     # it had gone to "why 70B needs 8 GPUs" on the model's size
     assert faq.answer("how long does it take to download a 70B model?").topic == "data_transfer_ingress"
+
+
+@pytest.mark.parametrize("question", ["do we need kubernetes or slurm?", "用k8s还是slurm"])
+def test_a_scheduler_asked_is_the_sharing_topic_which_names_them(question):
+    # they had been unsure (ops staffing, the GPU comparison)
+    got = faq.answer(question)
+    assert got.topic == "gpu_sharing" and got.confident and "Slurm" in got.answer
+
