@@ -998,4 +998,3 @@ def test_a_scheduler_asked_is_the_sharing_topic_which_names_them(question):
     # they had been unsure (ops staffing, the GPU comparison)
     got = faq.answer(question)
     assert got.topic == "gpu_sharing" and got.confident and "Slurm" in got.answer
-

@@ -3145,3 +3145,19 @@ def test_a_hedge_on_a_count_or_a_time_is_still_refused(text):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "unknown_word" and info.value.details["word"] == "maybe"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "continued pretraining llama-3.1-70b on 30B tokens of finance text then SFT on 100k samples, 3 weeks",
+        "先做继续预训练 300亿token 然后sft 10万条 qwen2.5-7b 一个月",
+    ],
+)
+def test_two_stages_in_one_request_are_asked_for_one_at_a_time(text):
+    # it had been "contradict each other: give the training method once"
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "two_stages"
+    for example in re.findall(r"`/gpu ([^`]+)`", info.value.message(detect_lang(text))):
+        assert parse(example).method in ("continued-pretrain", "full-finetune")  # the examples plan

@@ -3911,6 +3911,13 @@ class _Parse:
         # a mean length goes with a count of samples ("50k samples avg 2k tokens")
         check("tokens_per_sample", f.get("tokens_per_sample"), f.get("data", (0, ""))[1] == "samples")
         if f.get("finetune") and f.get("method") in ("pretrain", "continued-pretrain"):
+            # "continued pretraining ... then SFT on 100k samples": two jobs, planned one at a time
+            first, second = words["method"].strip(), words["finetune"].strip()
+            between = self.norm[self.norm.find(first.lower()) + len(first) : self.norm.rfind(second.lower())]
+            if re.search(
+                r"\bthen\b|\bfollowed\s+by\b|\bafter\s+that\b|\bafterwards\b|然后|之后|接着|再(?:做|跑|来)?", between
+            ):
+                self.fail("two_stages", first=first, second=second)
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
         if "method" not in f and self.rank_names:
             f["method"], words["method"] = self.rank_names
