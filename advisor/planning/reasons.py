@@ -183,10 +183,10 @@ def batch_reason(result: Advice) -> dict | None:
     setup = training_setup(req)
     seqs = lay.global_batch or 0
     tokens = seqs * req.seq_len
-    default = target_batch_tokens(setup.model_copy(update={"batch_scale": 1.0}), lay.gpu_count)
+    plain = setup.model_copy(update={"batch_scale": 1.0})  # the default, before the search grew it
+    default = target_batch_tokens(plain, lay.gpu_count)
     pretrain = setup.method in PRETRAIN_BATCH_TOKENS
     # the default as the layout runs it: whole micro-batches on every replica, 4 a stage under a pipeline
-    plain = setup.model_copy(update={"batch_scale": 1.0})
     rounded = global_batch(
         plain, lay.dp, lay.micro_batch, default_batch_sequences(plain, lay.dp, lay.gpu_count), lay.pp
     )
