@@ -745,8 +745,12 @@ def faq_instead(
     # a question that names no model and asks for no plan, whose best topic scores as a sure one but
     # stands close to the next ("国产卡能训大模型吗": Ascend, the other domestic chips) had been asked
     # for a model size
-    near_sure = refusal is not None and refusal.kind == "missing_size" and found.score >= faq.SURE_SCORE
-    near_sure = near_sure and not asks_for_a_plan(text)
+    near_sure = (
+        refusal is not None
+        and refusal.kind == "missing_size"
+        and found.score >= faq.SURE_SCORE
+        and not asks_for_a_plan(text)
+    )
     if not found.confident and (found.score < faq.MATCH_SCORE or not (_only_not_understood(refusal) or near_sure)):
         return None  # no topic near enough ("what's the weather in paris?"): the refusal's example serves
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")

@@ -215,7 +215,7 @@ def batch_reason(result: Advice) -> dict | None:
         "min_steps": MIN_OPTIMIZER_STEPS,
         "growth": FINETUNE_BATCH_GROWTH,
         "pp": lay.pp,
-        "least": MICROBATCHES_PER_STAGE,
+        "per_stage": MICROBATCHES_PER_STAGE,
     }
 
 

@@ -1288,7 +1288,7 @@ _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏�
 # "today", "by tonight", "下班前": what is left of a working day at most (assumed; the bot does not
 # know the hour the team works to)
 TODAY_HOURS = 8
-OVERNIGHT_HOURS = 12  # "overnight": a job started in the evening and looked at in the morning
+OVERNIGHT_HOURS = 12  # "overnight": a job started in the evening and looked at in the morning (assumed)
 # "国产卡" (a domestic accelerator): the Ascend 910B, the domestic part with the most leases on record
 # (data/reference_prices.toml); the 910C, the other one catalogued, is planned when named
 DOMESTIC_GPU = "Ascend-910B-64GB"
