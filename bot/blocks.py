@@ -187,7 +187,7 @@ def status(result) -> tuple[str, dict]:
     if p is None:
         return "nothing", {}
     e = p.estimate
-    deadline = num(r.deadline_days, 2) if r.deadline_days else ""
+    deadline = r.deadline_days or ""  # card.j2 writes it in days, or hours under a day
     if not e.fits:
         no_fit = next((w.params for w in result.warnings if w.code == "no_fit"), {})
         if no_fit.get("host_cap") and no_fit["host"] > no_fit["host_cap"] and e.memory.total <= e.usable_gib:
@@ -926,7 +926,7 @@ def _counts(reply, rows: list[dict]) -> dict:
         "gpus_intro",
         gpus_text(lay.gpu_count, p.gpu, lang),
         bool(r.gpu_count),
-        num(r.deadline_days) if r.deadline_days else "",
+        r.deadline_days or "",
         word(lang, tie) if (tie := result.tie(same_gpu=True)) else "",
     )
     lines = [

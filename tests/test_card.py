@@ -255,7 +255,7 @@ def test_a_plan_with_no_room_before_its_deadline_is_not_headed_green(book):
 
     result = advise("7B pretrain 1T tokens 120d", "en", book=book)
     code, params = status(result)
-    assert code == "tight_deadline" and params["deadline"] == "120"
+    assert code == "tight_deadline" and params["deadline"] == 120
     head = json.dumps(card(result), ensure_ascii=False)
     assert "Only just meets your 120-day deadline" in head and "✅" not in head
     assert status(advise("7B pretrain 1T tokens 100d", "en", book=book))[0] == "meets_deadline"
@@ -630,3 +630,19 @@ def test_a_comparison_side_on_a_lease_shows_its_rate_per_gpu_month(book):
         assert f"每卡每月 {money(s['per_gpu_month'], 'CNY')}" in said
     card = json.dumps(answers.answer(text, "zh", book)["message"], ensure_ascii=False)
     assert "每卡每月" in card
+
+
+@pytest.mark.parametrize(
+    "text,lang,says",
+    [
+        ("7B lora 5GB overnight", "en", "Meets your 12-hour deadline"),
+        ("7B lora 5GB 通宵", "zh", "满足 12 小时的期限"),
+        ("7B lora 5GB 14d", "en", "Meets your 14-day deadline"),
+    ],
+)
+def test_a_deadline_under_a_day_is_headed_in_hours(book, text, lang, says):
+    # an overnight deadline had been headed "✅ Meets your 0.5-day deadline"
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    assert says in card(advise(text, lang, book=book))["blocks"][0]["text"]["text"]

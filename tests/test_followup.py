@@ -2945,6 +2945,9 @@ def test_power_and_rack_space_asked_is_the_servers_power_not_their_running_costs
         ("do we need nvlink?", "question"),
         ("需要NVLink吗", "question"),
         ("why NVLink?", "question"),
+        # "is ... necessary?" had read as a doubted number of the plan with none named: the overview
+        ("is nvlink necessary?", "question"),
+        ("is nvlink really needed?", "question"),
     ],
 )
 def test_nvlink_asked_for_is_a_whatif_and_asked_about_is_the_faqs(book, message, kind):
@@ -2971,3 +2974,40 @@ def test_weeks_added_move_the_deadline_by_as_many_days(book, message, days):
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind in ("whatif", "unchanged")
     assert re.search(rf"\b{days} (?:days|天)", reply.text)
+
+
+@pytest.mark.parametrize(
+    "message,days",
+    [
+        ("能不能分两个月跑", 60),
+        ("can we spread it over two months?", 60),
+        ("what if we stretch it to 6 weeks?", 42),
+        ("拉长到一个月呢", 30),
+    ],
+)
+def test_a_run_spread_or_stretched_over_a_span_is_that_deadline(book, message, days):
+    # each had drawn the menu of what a thread can answer
+    reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.deadline_days == days
+
+
+@pytest.mark.parametrize("message", ["is RDMA necessary?", "is infiniband necessary?"])
+def test_a_fabric_doubted_is_the_plans_network(book, message):
+    reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "network")
+
+
+@pytest.mark.parametrize("message", ["what's the cheapest time of day to run this?", "什么时候跑最便宜"])
+def test_the_cheapest_hours_asked_of_a_multi_server_plan_is_the_off_peak_topic_on_it(book, message):
+    # no off-peak rate for 28 servers: the FAQ's off-peak topic with its word on them (it had been
+    # the menu: the question's own words scored the topic too weakly)
+    summary = plan_context(advise(REQUEST, book=book))
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.faq["topic"] == "offpeak_night_pricing" and reply.faq["confident"]
+    assert str(summary["nodes"]) in reply.text
+
+
+def test_tax_asked_of_buying_servers_is_the_tax_topic(book):
+    # "买服务器" had outweighed the one character 税 and drawn the rent-or-buy answer
+    reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), "买服务器要交多少税", book=book)
+    assert reply.faq["topic"] == "tax_invoices"

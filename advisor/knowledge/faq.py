@@ -106,6 +106,14 @@ PLAN_KEYS = (
     "pue",
     "china_access",
     "china_access_since",
+    "ckpt_mtbf_h",
+    "ckpt_interruptions",
+    "ckpt_sync_every_h",
+    "ckpt_async_every_h",
+    "ckpt_drain_floor",
+    "ckpt_async_lost_h",
+    "ckpt_sync_save_min",
+    "ckpt_async_save_s",
 )
 
 # BM25 parameters and field weights (term frequency is multiplied by the weight).
@@ -673,7 +681,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "凌晨",
         "谷时",
         "低谷",
+        # the hours a rate is cheaper ("what's the cheapest time of day to run this?", "哪个时段便宜")
+        "time of day",
+        "时段",
     ),
+    # a tax asked of any price ("买服务器要交多少税": the tax topic, not buying; 税 alone had weighed as one
+    # character against 买服务器's four forms)
+    "tax": ("tax", "taxes", "vat", "税", "税费", "税率", "税点", "交税", "缴税", "纳税", "含税", "增值税"),
     "storage": (
         "storage",
         "nas",
@@ -2314,14 +2328,22 @@ def _content_first(terms: _Query, aspects: list[list[str]], matrix: np.ndarray) 
     return words if best / (best + SCORE_HALF) >= SURE_SCORE and best - runner >= MIN_MARGIN * best else every
 
 
-def answer(question: str, lang: str | None = None, plan: dict | None = None, leave_out: str | None = None) -> FaqAnswer:
+def answer(
+    question: str,
+    lang: str | None = None,
+    plan: dict | None = None,
+    leave_out: str | None = None,
+    topic: str | None = None,
+) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
     note on that plan follows the general answer. A question that spans two topics (see
     SECOND_RATIO) gets a short second part from the runner-up (`second`). Never raises on odd
     questions: when unsure, the text says so and names the closest topics. `leave_out` names a
     set of data/faq/asked.toml whose questions are not among those asked, so tests and benchmarks
-    score that set on questions the FAQ has not seen."""
+    score that set on questions the FAQ has not seen. `topic` names the topic a caller has already
+    read the question to be about (a thread's off-peak question): answered as sure, whatever its
+    words score."""
     if lang not in (None, "en", "zh"):
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
@@ -2332,6 +2354,8 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None, lea
     aspects, own = [scores.aspects[i] for i in rows], scores.own[rows]
     ranked = _ranked(question, [float(x) for x in scores.fused[rows].sum(axis=0)], leave_out=leave_out)
     by_id = {t.id: t for t in _topics()}
+    if topic is not None:
+        ranked = [r for r in ranked if r[0] == topic] + [r for r in ranked if r[0] != topic]
     (best_id, best), (_, second), (_, third) = ranked[:3]
     # How sure, from the best topic's own text: the thresholds were chosen on it, and a word that only
     # a question asked before holds (a place name in "成都电价真的便宜吗") proves nothing of an
@@ -2348,8 +2372,9 @@ def answer(question: str, lang: str | None = None, plan: dict | None = None, lea
     also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0], leave_out) else None
     # Sure of one topic when it stands clear of the runner-up; of a question that spans two
     # (a second part) when the pair stands clear of the third topic.
-    confident = sure_enough and (
-        best - second >= MIN_MARGIN * best or (also is not None and second - third >= MIN_MARGIN * second)
+    confident = topic is not None or (
+        sure_enough
+        and (best - second >= MIN_MARGIN * best or (also is not None and second - third >= MIN_MARGIN * second))
     )
     if not confident:
         also = None

@@ -45,7 +45,7 @@ from advisor.market.prices import HOURS_PER_MONTH, PriceBook
 from advisor.market.quotes import mark_quoted
 from advisor.planning.costs import IDLE_LEASE_SHARE
 from advisor.planning.engine_inputs import batch_values, layout_problem, model_shape, request_gpu, training_setup
-from advisor.planning.infra import storage_need
+from advisor.planning.infra import ASYNC_SAVE_COST_S, CHECKPOINT_WRITE_S, checkpoint_cadence, storage_need
 from advisor.planning.planner import (
     Plan,
     PlanResult,
@@ -1117,6 +1117,19 @@ def plan_context(result: Advice) -> dict:
         ctx.update(
             adapter_params_b=round(e.memory.trainable_params / 1e9, 3),
             checkpoint_gb=round(storage_need(r, e).checkpoint_bytes / 1e9, 2),
+        )
+    if e.days:
+        # how often to save, from this job's chance of interruption (infra.checkpoint_cadence)
+        cad = checkpoint_cadence(lay.gpu_count, e.days * 24, lay.nodes)
+        ctx.update(
+            ckpt_mtbf_h=round(cad.mtbf_h),
+            ckpt_interruptions=round(cad.interruptions, 2),
+            ckpt_sync_every_h=round(cad.sync_every_h, 1),
+            ckpt_async_every_h=round(cad.async_every_h, 1),
+            ckpt_drain_floor=cad.drain_floor,
+            ckpt_async_lost_h=round(cad.async_lost_h, 1),
+            ckpt_sync_save_min=round(CHECKPOINT_WRITE_S / 60),
+            ckpt_async_save_s=round(ASYNC_SAVE_COST_S),
         )
     if p.infra:
         ctx.update(

@@ -260,7 +260,7 @@ WHY_FABRIC = re.compile(
     r"|(?:为什么|为啥|干嘛|一定)(?:要|需要|得|用)?.{0,10}(?:infiniband|ib|roce|rdma|组网)"
     r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)"
     # "is the network really necessary?", "can we skip the 400G network?", "是不是一定要这么贵的网络"
-    r"|\b(?:is|are)\s+(?:the|this|that|such an?)?\s*(?:\w+\s+){0,2}(?:network|fabric|infiniband|ib|roce|nics?)\b"
+    r"|\b(?:is|are)\s+(?:the|this|that|such an?)?\s*(?:\w+\s+){0,2}(?:network|fabric|infiniband|ib|roce|rdma|nics?)\b"
     r".{0,15}\b(?:necessary|needed|required|overkill|worth it)"
     r"|\b(?:skip|drop|do without|go without|save on)\b.{0,20}\b(?:network|fabric|infiniband|ib|roce|nics?)\b"
     r"|(?:一定要|必须要?|有必要|真的需要|能不能不要?|可以不要?|能不能省|可以省).{0,10}(?:网络|组网|infiniband|ib|roce|网卡)"
@@ -319,7 +319,8 @@ EXPLAINED = (
     ),
     (
         "servers",
-        r"\bram\b|\bcpus?\b|vcpu|nvme|storage|network|infiniband|\bib\b|power|kw\b|内存|存储|网络|硬盘|功耗|电",
+        r"\bram\b|\bcpus?\b|vcpu|nvme|storage|network|infiniband|\bib\b|roce|rdma|\bnics?\b|power|kw\b"
+        r"|内存|存储|网络|网卡|硬盘|功耗|电",
     ),
     ("time", r"days?|hours?|time|long|slow|gpus?|cards?|nodes?|天|小时|卡时|时间|多久|慢|卡|台"),
 )
@@ -334,7 +335,7 @@ RESTATED_ASKS = (
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
 SERVER_TOPICS = (
     ("power", r"power|\bkw\b|electric|cooling|rack|功耗|电|散热|机柜"),
-    ("network", r"network|infiniband|\bib\b|roce|\bnics?\b|网络|网卡"),
+    ("network", r"network|infiniband|\bib\b|roce|rdma|\bnics?\b|网络|网卡"),
     ("nvme", r"nvme|\bdisks?\b|\bssds?\b|硬盘|本地盘|磁盘"),
     ("storage", r"storage|checkpoint|parallel file|存储"),
     ("cpu_ram", r"\bram\b|host memory|system memory|\bcpus?\b|vcpu|cores?\b|(?<!显)内存|核"),
@@ -1833,6 +1834,13 @@ def follow_up(
         answered = _offpeak(request_text, reply_lang, book)
         if answered is not None:
             return answered
+        # no off-peak rate on record for this plan: the FAQ's off-peak topic, with its word on the
+        # plan's servers, however weakly the question's own words score it ("什么时候跑最便宜")
+        return _faq_reply(_faq(message, summary, reply_lang, topic="offpeak_night_pricing"), reply_lang)
+    if request_text and summary.get("gpu") and CHECKPOINT_CADENCE.search(message):
+        # the checkpoint topic, whose note works the interval out on this plan's GPUs (the failure
+        # topic had scored level with it and drawn the menu)
+        return _faq_reply(_faq(message, summary, reply_lang, topic="checkpoint_storage"), reply_lang)
     if request_text and summary.get("gpu") and EARLY_RETURN.search(message):
         answered = _early_return(request_text, reply_lang, book)
         if answered is not None:
@@ -2351,7 +2359,25 @@ def _runs(request_text: str, message: str, lang: str, book: PriceBook) -> Follow
 
 # The off-peak rate asked of a plan ("AutoDL夜间闲时价能用吗，能省多少", "can we use the off-peak rate?")
 OFFPEAK_ASKED = re.compile(
-    r"闲时|夜间|晚上跑|off[\s\-]?peak|night[\s\-]?(?:time\s+)?(?:rate|price|hours|pricing)", re.I
+    r"闲时|夜间|晚上跑|off[\s\-]?peak|night[\s\-]?(?:time\s+)?(?:rate|price|hours|pricing)"
+    # "what's the cheapest time of day to run this?", "什么时候跑最便宜", "哪个时段便宜"
+    r"|\bcheap\w*\s+(?:time|hours?)\b|\btime\s+of\s+(?:the\s+)?day\b"
+    r"|什么时[候间]\S{0,4}便宜|(?:哪个|什么)时段|时段.{0,4}便宜",
+    re.I,
+)
+
+
+# How often to save, or how to resume ("how often should we checkpoint?", "多久存一次checkpoint",
+# "断点续训怎么做"): not what the checkpoints weigh ("how much storage for checkpoints?" is the servers')
+CHECKPOINT_CADENCE = re.compile(
+    r"\bhow\s+(?:often|frequently)\b.{0,30}\b(?:checkpoint|ckpt|save|snapshot)"
+    r"|\b(?:checkpoint|ckpt|save)\w*\s+(?:interval|frequency|cadence|schedule)\b"
+    r"|\bhow\s+(?:long|many\s+(?:hours|minutes|steps))\b.{0,25}\b(?:between|until|till|before)\b.{0,15}"
+    r"\b(?:checkpoint|ckpt|save)"
+    r"|\bresum\w*\b.{0,25}\b(?:checkpoint|ckpt)|\b(?:checkpoint|ckpt)\b.{0,25}\bresum"
+    r"|多久.{0,6}(?:存|保存|做|打|写).{0,6}(?:checkpoint|ckpt|检查点|一次)"
+    r"|(?:checkpoint|ckpt|检查点).{0,8}(?:间隔|频率|多久|多长时间|几个?小时)|断点续训|续训",
+    re.I,
 )
 
 
@@ -2533,9 +2559,10 @@ def _budget_asked(request_text: str, summary: dict, message: str, lang: str, boo
     return FollowUp(kind="explain", part="budget", lang=lang, advice=first, text=text)
 
 
-def _faq(message: str, summary: dict | None, lang: str) -> dict:
-    """The FAQ's best answer to the message, with the thread's plan for its numbers."""
-    found = faq.answer(message, lang=lang, plan=_as_shown(summary, lang) if summary else None)
+def _faq(message: str, summary: dict | None, lang: str, topic: str | None = None) -> dict:
+    """The FAQ's best answer to the message (or its answer on `topic`, read by the thread), with
+    the thread's plan for its numbers."""
+    found = faq.answer(message, lang=lang, plan=_as_shown(summary, lang) if summary else None, topic=topic)
     return found.model_dump() if hasattr(found, "model_dump") else dict(found.__dict__)
 
 
@@ -3796,7 +3823,8 @@ def explained_part(message: str) -> str | None:
     """ "memory", "costs", "gpus", "servers" or "time" when the message asks how that number of the
     plan was worked out, "overview" when it names none ("这个数字哪来的"), else None."""
     message = LAYOUT_NUMBER.sub(" ", message or "")
-    if not ASKS_HOW.search(message):
+    # "is nvlink necessary?" doubts a link the plan does not size: the FAQ's, on the plan's GPUs
+    if not ASKS_HOW.search(message) or NVLINK_DOUBTED.search(message):
         return None
     return next((part for part, words in EXPLAINED if re.search(words, message, re.I)), "overview")
 

@@ -476,6 +476,13 @@ WHATIF_FILLER = frozenset(
         "更",
         "延长到",
         "延长至",
+        # "拉长到一个月呢", "能不能分两个月跑", "can we spread it over two months?", "stretch it to 6 weeks"
+        "拉长到",
+        "拉长至",
+        "分",
+        "spread",
+        "stretch",
+        "extend",
         "延到",
         "放宽到",
         "降到",
