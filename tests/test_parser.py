@@ -132,6 +132,18 @@ def test_mixture_of_experts(text):
         ("70B lora 200GB 5d price matters more than speed", "cost_first", True),
         ("7b lora 20GB within 3 days, cost is more important than speed", "cost_first", True),
         ("7b lora 20GB 3d speed is more important than cost", "speed_first", True),
+        # an unlimited budget in English ("no" had been refused as a negation, "unlimited" unknown)
+        ("70B full finetune in 3 days, money no object", "speed_first", True),
+        ("70B full finetune 3 days no budget limit", "speed_first", True),
+        ("70B full finetune 3 days, budget is unlimited", "speed_first", True),
+        # which servers to get, asked after the job ("servers" had been refused)
+        (
+            "we need to train a 7b model on our data (about 2TB) in 2 weeks, what servers should we rent",
+            "deadline_days",
+            14,
+        ),
+        ("7b lora 10GB 3d, what servers should we buy?", "rent_or_buy", "buy"),
+        ("7b lora 10GB 3天 要租什么服务器", "deadline_days", 3),
         ("7b lora 20GB 3天 成本比速度重要", "cost_first", True),
         ("70b lora 20GB by end of next week, 10 grand budget", "budget", {"amount": 10000, "currency": "USD"}),
         ("32b 4-bit lora 1GB 1d", "method", "qlora"),
@@ -686,7 +698,6 @@ def test_what_the_data_is_said_around_its_noun(text, language):
     [
         ("7b lora 1TB vietnamese text 3d", "vietnamese"),  # another language: its bytes per token are unknown
         ("7b lora 1TB 韩语语料 3天", "韩语"),
-        ("7b lora 1TB 多模态数据 3天", "多模态"),
     ],
 )
 def test_data_that_is_not_text_in_a_known_language_is_refused_not_read_past(text, word):
@@ -701,6 +712,11 @@ def test_data_that_is_not_text_in_a_known_language_is_refused_not_read_past(text
         ("7b lora 1TB 视频数据 3天", "视频"),
         ("qwen2.5-vl-7b 微调 10万张图片", "图片"),
         ("7b lora 50k images", "images"),
+        # "10万张图" had been "I did not understand '10万图'"; the job said multimodal, "did not understand"
+        ("qwen2.5-vl-7b 微调 10万张图 3天", "图"),
+        ("多模态 7B 微调 10万条 3天", "多模态"),
+        ("7b lora 1TB 多模态数据 3天", "多模态"),
+        ("multimodal 7B finetune 50k samples 3d", "multimodal"),
     ],
 )
 def test_images_video_or_audio_are_refused_saying_only_text_is_planned(text, word):

@@ -754,6 +754,7 @@ FIELDS: tuple[Field, ...] = (
                 "as-soon-as-possible",
                 "as fast as possible",
                 "money is no object",
+                "money no object",
                 "time matters more than money",
             ),
             (

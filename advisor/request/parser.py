@@ -747,6 +747,14 @@ def _spelled_numbers(text: str) -> str:
         " ",
         text,
     )
+    # which servers to get (`what servers should we rent`, `租什么样的服务器`): the answer's hardware, asked
+    text = re.sub(
+        r"(?<![a-z])(?:what|which)\s+(?:kind\s+of\s+|sort\s+of\s+|type\s+of\s+)?(?:servers?|machines?|instances?|boxes)"
+        r"\s+(?:do|should|would|will|could|can|must)\s+(?:we|i)\s+(?:need|rent|(?P<buy>buy)|get|use|lease|order)(?![a-z])"
+        r"|(?:要|需要|该|应该)?(?:租|(?P<zbuy>买)|用|配)(?:什么|哪种|哪些|啥)(?:样的|样|配置的)?(?:服务器|机器|配置)",
+        lambda m: " buy " if m["buy"] else " 买 " if m["zbuy"] else " ",
+        text,
+    )
     # a bare `fortnight` (a number or `a` before it is the deadline rule's unit)
     text = re.sub(r"(?<![a-z0-9])(?<!\d )(?<!a )fortnights?(?![a-z])", "2 weeks", text)
     # "about" inside a Chinese amount (`三十来万条` is about 300k): the amount
@@ -1810,8 +1818,10 @@ class _Parse:
         # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
         # not planned here; said, with what to give instead
         sc.take(
-            rf"{L}(images?(?![\s\-]text)|videos?|audio|speech|pictures?|photos?)(?:\s+(?:data|dataset|samples|clips|files))?{R}"
-            r"|(图片|图像|照片|视频|音频|语音)",
+            rf"{L}(images?(?![\s\-]text)|videos?|audio|speech|pictures?|photos?|multi[\s\-]?modal|vision[\s\-]language)"
+            rf"(?:\s+(?:data|dataset|samples|clips|files))?{R}"
+            # "10万张图" (张图文 are image-text samples, read as samples), "多模态" said of the job
+            r"|(图片|图像|照片|视频|音频|语音|多模态|(?<=张)图(?![文片像]))",
             lambda m: self.fail("modality", word=(m[1] or m[2]).strip()),
         )
         # Encoder-only and encoder-decoder families: the shapes and FLOPs here are for decoders.
@@ -2843,7 +2853,12 @@ class _Parse:
         cn_verb += r"|(?:别|不要|不能|不得|最好别|最好不要|尽量别|尽量不要)?超过?|不超过|最多|控制在)?"
         cn_verb += r"(?:大概|大约|约|差不多)?"
         # an unlimited budget ("预算不限"): money no object, before the key alone reads as a budget
-        self.scan.take(r"预算\s*(?:不限|不设(?:上)?限|无上限|不封顶)", lambda m: self.set("speed_first", True, m[0]))
+        self.scan.take(
+            r"预算\s*(?:不限|不设(?:上)?限|无上限|不封顶)"
+            rf"|{L}(?:no|unlimited|open[\s\-]ended|without\s+an?)\s+budget(?:\s+(?:limit|cap|ceiling|constraints?))?{R}"
+            rf"|{L}budget\s+(?:is\s+)?(?:unlimited|open[\s\-]ended|no\s+(?:issue|object|problem)){R}",
+            lambda m: self.set("speed_first", True, m[0]),
+        )
         # speed said to matter more than cost ("speed is more important than cost"): before the
         # cost-first words, which would take its "cost"
         self.scan.take(
