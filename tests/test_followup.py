@@ -3011,3 +3011,32 @@ def test_tax_asked_of_buying_servers_is_the_tax_topic(book):
     # "买服务器" had outweighed the one character 税 and drawn the rent-or-buy answer
     reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), "买服务器要交多少税", book=book)
     assert reply.faq["topic"] == "tax_invoices"
+
+
+@pytest.mark.parametrize(
+    "message,part",
+    [
+        ("give me the vendor checklist", "rfq"),
+        ("what should we ask the vendor?", "rfq"),
+        ("供应商要问什么", "rfq"),
+    ],
+)
+def test_what_to_ask_the_vendor_is_the_request_for_quote(book, message, part):
+    # each had drawn the menu
+    reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), message, book=book)
+    assert reply.part == part
+
+
+@pytest.mark.parametrize("message", ["how sure are you about 13 days?", "13天有多大把握"])
+def test_how_sure_the_time_is_asked_is_the_engines_error_against_the_deadline(book, message):
+    reply = follow_up(REQUEST, plan_context(advise(REQUEST, book=book)), message, book=book)
+    assert reply.part == "time_sure"
+
+
+@pytest.mark.parametrize("message", ["如果只有一半预算呢", "what if we only had half the money?", "能不能便宜一半"])
+def test_half_the_money_without_a_budget_is_half_the_plans_rent(book, message):
+    # the request gave no sum: half the plan's rent is the budget asked (it had been the FAQ on tight budgets)
+    summary = plan_context(advise(REQUEST, book=book))
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif"
+    assert reply.advice.request.budget.amount == pytest.approx(summary["rent_total"] / 2, abs=1)

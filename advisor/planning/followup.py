@@ -361,6 +361,9 @@ PLAN_PARTS = (
     (
         "rfq",
         r"(?<![a-z])rfq(?![a-z])|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
+        # "give me the vendor checklist", "what should we ask the vendor?", "供应商要问什么"
+        r"|\bvendor\s+(?:checklist|questions)|\b(?:ask|tell)\s+(?:the\s+)?(?:vendors?|providers?|suppliers?)\b"
+        r"|(?:问|要求)(?:供应商|厂商|服务商)|(?:供应商|厂商|服务商).{0,4}(?:要问|问什么|清单)"
         r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)",
     ),
     (
@@ -2252,6 +2255,9 @@ TIME_SURE = re.compile(
     r"\d+(?:\.\d+)?\s*(?:天|days?|d|小时|hours?|h)(?![a-z]).{0,20}?"
     r"(?:靠谱|准(?:吗|不准|确)|可靠|稳(?:吗|不稳)|\bsafe\b|\brealistic\b|\baccurate\b|\breliable\b|\btrust\b)"
     r"|(?:how|is|are)\b.{0,12}\b(?:accurate|realistic|reliable)\b.{0,20}\d+(?:\.\d+)?\s*(?:days?|hours?)"
+    # "how sure are you about 13 days?", "how confident is the 13 days?", "13天有多大把握"
+    r"|\bhow\s+(?:sure|confident|certain)\b.{0,30}\d+(?:\.\d+)?\s*(?:days?|hours?|weeks?)"
+    r"|\d+(?:\.\d+)?\s*(?:天|小时).{0,8}(?:多大把握|有把握|把握大|误差多大|误差有多大)"
     # the plan's numbers doubted as a whole ("is this realistic?", "靠谱吗", "这个估算准吗"): how sure its time is
     r"|^\W*(?:(?:is|are)\s+(?:this|that|it|these|those|the (?:plan|estimate|numbers?|timeline))|really)"
     r"\s+(?:(?:whole|plan|estimate|time|timeline|schedule|really)\s+)?(?:realistic|accurate|reliable|legit|achievable|doable|right)\W*$"
@@ -2839,22 +2845,29 @@ def _more(summary: dict, message: str) -> str | None:
 # "预算翻倍"): that share of the request's own budget
 BUDGET_SHARE = re.compile(
     r"预算(?:砍|减|降|少)(?:掉)?(?P<half>一半|半)|预算(?P<double>翻倍|加倍|翻一倍)"
-    r"|\b(?P<half2>halve|halved|half)\b.{0,12}\bbudget\b|\bbudget\b.{0,12}\b(?P<half3>halved|cut in half|in half)\b"
+    # "如果只有一半预算呢", "what if we only had half the money?", "能不能便宜一半"
+    r"|(?:一半|半)的?(?:预算|钱|费用)|(?:便宜|省|少花)(?:一半|一倍)"
+    r"|\b(?P<half2>halve|halved|half)\b.{0,12}\b(?:budget|money|cost|price)\b"
+    r"|\bbudget\b.{0,12}\b(?P<half3>halved|cut in half|in half)\b"
     r"|\b(?P<double2>double|doubled)\b.{0,12}\bbudget\b|\bbudget\b.{0,12}\b(?P<double3>doubled)\b",
     re.I,
 )
 
 
-def _budget_share(request_text: str, message: str) -> str | None:
-    """ "预算砍一半呢": the request's budget halved (or doubled) as the change; None without one."""
+def _budget_share(request_text: str, summary: dict, message: str) -> str | None:
+    """ "预算砍一半呢": the request's budget halved (or doubled) as the change; without a budget in the
+    request, half (or twice) the plan's rent ("如果只有一半预算呢" had drawn the FAQ on tight budgets).
+    None without either."""
     found = BUDGET_SHARE.search(message)
     if not found or not request_text:
         return None
     budget = parse(request_text).budget
-    if budget is None:
-        return None
     share = 2 if found["double"] or found["double2"] or found["double3"] else 0.5
-    return f"budget {budget.amount * share:.0f} {budget.currency.lower()}"
+    if budget is not None:
+        return f"budget {budget.amount * share:.0f} {budget.currency.lower()}"
+    if summary.get("rent_total") and summary.get("currency"):
+        return f"budget {summary['rent_total'] * share:.0f} {summary['currency'].lower()}"
+    return None
 
 
 # "再加一台", "多两张卡": the count in words
@@ -2970,7 +2983,7 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
         or _more_days(request_text, summary, message)
         or _more(summary, message)
         or _fewer_or_more(summary, message)
-        or _budget_share(request_text, message)
+        or _budget_share(request_text, summary, message)
     )
     if quick:
         return [quick]
