@@ -3040,3 +3040,25 @@ def test_half_the_money_without_a_budget_is_half_the_plans_rent(book, message):
     reply = follow_up(REQUEST, summary, message, book=book)
     assert reply.kind == "whatif"
     assert reply.advice.request.budget.amount == pytest.approx(summary["rent_total"] / 2, abs=1)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "how often should we checkpoint?",
+        "多久存一次checkpoint",
+        "断点续训怎么做",
+        "how long until the first checkpoint?",
+    ],
+)
+def test_how_often_to_save_is_youngs_interval_on_the_plans_gpus(book, message):
+    # the failure topic had scored level with the checkpoint topic and drawn the menu; the note works
+    # the interval out from this plan's GPUs (infra.checkpoint_cadence)
+    from advisor.planning.infra import checkpoint_cadence
+
+    summary = plan_context(advise(REQUEST, book=book))
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.faq["topic"] == "checkpoint_storage" and reply.faq["confident"]
+    cad = checkpoint_cadence(summary["gpu_count"], summary["days"] * 24, summary["nodes"])
+    for hours in (cad.mtbf_h, cad.sync_every_h, cad.async_every_h):
+        assert num(round(hours, 1) if hours < 100 else round(hours)) in reply.text
