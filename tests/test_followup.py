@@ -3062,3 +3062,30 @@ def test_how_often_to_save_is_youngs_interval_on_the_plans_gpus(book, message):
     cad = checkpoint_cadence(summary["gpu_count"], summary["days"] * 24, summary["nodes"])
     for hours in (cad.mtbf_h, cad.sync_every_h, cad.async_every_h):
         assert num(round(hours, 1) if hours < 100 else round(hours)) in reply.text
+
+
+BUYER = "70B lora 100GB 30d buy"
+
+
+@pytest.mark.parametrize(
+    "message,part",
+    [
+        ("how long until the servers arrive?", "delivery"),  # had been the rental's setup days
+        ("what warranty should we ask for?", "risks"),  # the checklist's purchase terms; had been the menu
+        ("保修要多久", "risks"),
+        ("how much space do they take?", "servers"),  # the racks they fill; had been the menu
+        ("占多大地方", "servers"),
+    ],
+)
+def test_a_buyers_delivery_warranty_and_room_are_the_plans_parts(book, message, part):
+    reply = follow_up(BUYER, plan_context(advise(BUYER, book=book)), message, book=book)
+    assert reply.part == part
+    if part == "risks":
+        assert "warranty" in reply.text or "保修" in reply.text
+
+
+@pytest.mark.parametrize("message", ["how much is the power per month?", "电费一个月多少"])
+def test_the_power_a_month_is_its_bill_not_the_servers_kw(book, message):
+    # the spec's power line (10.2 kW) had answered
+    reply = follow_up(BUYER, plan_context(advise(BUYER, book=book)), message, book=book)
+    assert reply.faq["topic"] == "electricity_cost" and ("kWh" in reply.text or "度" in reply.text)

@@ -334,7 +334,7 @@ RESTATED_ASKS = (
 # Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
 SERVER_TOPICS = (
-    ("power", r"power|\bkw\b|electric|cooling|rack|功耗|电|散热|机柜"),
+    ("power", r"power|\bkw\b|electric|cooling|rack|space|footprint|功耗|电|散热|机柜|地方|空间"),
     ("network", r"network|infiniband|\bib\b|roce|rdma|\bnics?\b|网络|网卡"),
     ("nvme", r"nvme|\bdisks?\b|\bssds?\b|硬盘|本地盘|磁盘"),
     ("storage", r"storage|checkpoint|parallel file|存储"),
@@ -390,6 +390,8 @@ PLAN_PARTS = (
         r"|\bwhat'?s the catch\b|\bwhere'?s the catch\b|有什么猫腻|有啥猫腻"
         # the pilot the checklist sizes ("how long does the pilot take?", "试跑要多久")
         r"|\bpilot\b|\btrial run\b|试跑"
+        # the checklist's terms to sign on ("what warranty should we ask for?", "保修要多久")
+        r"|\bwarrant(?:y|ies)\b|保修|质保|\bbefore (?:we |i )?(?:sign|pay|buy|order)\w*\b|签(?:合同)?之前|付款之前"
         # "is it safe to go with this?", "方案靠谱吗": what could go wrong with it
         r"|\b(?:is|are) (?:it|this|that|the plan|these) (?:safe|a safe bet|sound|solid|reliable)\b"
         r"|\bsafe to (?:go|sign|proceed|commit|rent|buy)\b|(?:方案|配置)(?:靠谱|可靠|稳妥|稳)(?:吗|么|不)|稳不稳"
@@ -412,6 +414,10 @@ PLAN_PARTS = (
         # the servers' draw asked outright ("power draw total? colo wants a number", "总功耗多少")
         r"|\bpower draw\b|\btotal (?:power|kw|wattage)\b|\bhow many (?:kw|kilowatts)\b|\bwattage\b"
         r"|总功耗|功耗(?:多少|多大|是多少)|多少千瓦"
+        # the room they take ("how much space do they take?", "how many racks?", "占多大地方")
+        r"|\bhow much (?:space|room|floor space|rack space)\b|\bhow many racks?\b"
+        r"|\brack (?:space|units?)\b|\bfootprint\b"
+        r"|占(?:多大|多少)(?:地方|空间)|(?:几|多少)个?机柜"
         # a part set against another plan's ("network the same?", "存储配置一样吗")
         r"|\b(?:network(?:ing)?|storage|ram|cpus?|nvme|disks?|power|cooling|interconnect)\b.{0,12}\b(?:same|differ\w*)\b"
         r"|(?:网络|组网|存储|内存|硬盘|功耗|CPU|cpu)(?:要求|配置|需求)?(?:一样|相同|有区别|有什么(?:不同|区别)|差别)"
@@ -635,7 +641,9 @@ BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # When the plan's servers would arrive if bought ("how long is the delivery for 224 servers?", "交货要多久",
 # "lead time?"): the lead time on record for its GPU, never a rental's setup days
 DELIVERY_ASKED = re.compile(
-    r"\bdeliver(?:y|ed)\b|\blead[\s\-]?time\b|\bship(?:ping)?\s+time\b|交货|交期|到货|发货|交付(?:周期|时间|要多久)",
+    r"\bdeliver(?:y|ed)\b|\blead[\s\-]?time\b|\bship(?:ping)?\s+time\b|交货|交期|到货|发货|交付(?:周期|时间|要多久)"
+    # "how long until the servers arrive?"
+    r"|\b(?:servers?|gpus?|machines?|hardware|boxes|cards?|they)\s+(?:to\s+)?(?:arrive|show up|ship)\b|\barrival\b",
     re.I,
 )
 # What a unit of the work costs ("cost per million tokens?", "每个token成本多少", "how much per GPU-hour
@@ -1840,6 +1848,10 @@ def follow_up(
         # no off-peak rate on record for this plan: the FAQ's off-peak topic, with its word on the
         # plan's servers, however weakly the question's own words score it ("什么时候跑最便宜")
         return _faq_reply(_faq(message, summary, reply_lang, topic="offpeak_night_pricing"), reply_lang)
+    if request_text and summary.get("gpu") and POWER_COST.search(message) and not POWER_DRAW.search(message):
+        # the electricity's price over a month ("how much is the power per month?"): the power topic's
+        # bill on this plan's servers, not the servers' kW (the spec's power line had answered)
+        return _faq_reply(_faq(message, summary, reply_lang, topic="electricity_cost"), reply_lang)
     if request_text and summary.get("gpu") and CHECKPOINT_CADENCE.search(message):
         # the checkpoint topic, whose note works the interval out on this plan's GPUs (the failure
         # topic had scored level with it and drawn the menu)
@@ -2373,6 +2385,15 @@ OFFPEAK_ASKED = re.compile(
 )
 
 
+# What the electricity costs ("how much is the power per month?", "电费一个月多少", "power bill?"); its
+# draw in kW ("how much power does it draw?") is the servers'
+POWER_COST = re.compile(
+    r"\b(?:power|electricity|energy)\b.{0,12}\b(?:bill|costs?|per month|a month|monthly|per year|a year)\b"
+    r"|\bhow much\b.{0,12}\b(?:power|electricity)\b.{0,12}\b(?:cost|per month|a month|monthly)\b"
+    r"|电费.{0,6}(?:多少|一个月|每月|每个月|怎么算|贵)|(?:每月|一个月|每个月)\S{0,4}电费",
+    re.I,
+)
+POWER_DRAW = re.compile(r"\bdraws?\b|\bwatts?\b|\bkw\b|功耗|功率|电价|每度|一度|\bper kwh\b|\bprice\b", re.I)
 # How often to save, or how to resume ("how often should we checkpoint?", "多久存一次checkpoint",
 # "断点续训怎么做"): not what the checkpoints weigh ("how much storage for checkpoints?" is the servers')
 CHECKPOINT_CADENCE = re.compile(
