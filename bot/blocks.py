@@ -348,9 +348,10 @@ def card(result) -> dict:
                     lang,
                     "time_value",
                     days,
-                    # "7.8 of 14 days"; under a day the duration itself ("22 hours of 7 days")
+                    # "7.8 of 14 days"; under a day the duration itself ("22 hours of 7 days"), and a
+                    # deadline under a day in hours ("35 minutes of 12 hours")
                     (num(e.days, 2) if e.days >= 1 else days) if e.days else "",
-                    num(r.deadline_days, 2) if r.deadline_days else "",
+                    r.deadline_days or "",
                 ),
             )
         )

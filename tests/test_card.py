@@ -645,4 +645,8 @@ def test_a_deadline_under_a_day_is_headed_in_hours(book, text, lang, says):
     from advisor.planning.advice import advise
     from bot.blocks import card
 
-    assert says in card(advise(text, lang, book=book))["blocks"][0]["text"]["text"]
+    message = card(advise(text, lang, book=book))
+    assert says in message["blocks"][0]["text"]["text"]
+    # the time field against the deadline in the same unit ("35 minutes of 0.5 days" had been shown)
+    time_field = json.dumps(message, ensure_ascii=False)
+    assert ("of 12 hours" in time_field or "/ 12 小时" in time_field) if "12" in says else "of 14 days" in time_field
