@@ -3089,3 +3089,19 @@ def test_the_power_a_month_is_its_bill_not_the_servers_kw(book, message):
     # the spec's power line (10.2 kW) had answered
     reply = follow_up(BUYER, plan_context(advise(BUYER, book=book)), message, book=book)
     assert reply.faq["topic"] == "electricity_cost" and ("kWh" in reply.text or "度" in reply.text)
+
+
+@pytest.mark.parametrize(
+    "text,message,gpu",
+    [
+        ("7b lora 5万条 3天 用4张4090", "4090能不能换成3090", "RTX3090-24GB"),
+        ("7b lora 5万条 3天 用4张4090", "把4090换成3090", "RTX3090-24GB"),
+        ("7b lora 5万条 3天 用4张4090", "could we swap the 4090s for 3090s?", "RTX3090-24GB"),
+        ("7b lora 5万条 3天 用4张4090", "replace the 4090s with 3090s", "RTX3090-24GB"),
+        (REQUEST, "switch from H800 to A800?", "A800-SXM4-80GB"),
+    ],
+)
+def test_the_plans_gpu_swapped_for_another_is_the_plan_on_the_other(book, text, message, gpu):
+    # both GPUs named had drawn the consumer-cards FAQ or the menu
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == gpu

@@ -2997,6 +2997,25 @@ QUANTITY = re.compile(
 )
 
 
+# One GPU swapped for another ("4090能不能换成3090", "把4090换成3090", "could we swap the 4090s for
+# 3090s?", "replace H800 with A800"): the verb between the plan's GPU and the new one
+SWAP_VERB = re.compile(r"换成|换为|换|改成|改为|改用|替换|\bswap\w*\b|\breplac\w*\b|\bswitch\w*\b|\bexchang\w*\b", re.I)
+
+
+def _swapped(summary: dict, message: str) -> str:
+    """The message without the plan's GPU where it names that GPU, then a swap verb, then another
+    ("把4090换成3090" is "换成3090"); else as it stands. Both named had read as a comparison."""
+    named = _gpus_named(message)
+    if len(named) != 2 or summary.get("gpu") not in named:
+        return message
+    old, new = named[summary["gpu"]], next(w for g, w in named.items() if g != summary["gpu"])
+    at_old, at_new = message.find(old), message.find(new)
+    # the verb after the plan's GPU ("把4090换成3090") or before it ("swap the 4090s for 3090s")
+    if not 0 <= at_old < at_new or not SWAP_VERB.search(message[:at_new].replace(old, " ")):
+        return message
+    return message[:at_old] + message[at_old + len(old) :]
+
+
 def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     """The readings of a message to try as a change, most literal first."""
     quick = (
@@ -3013,7 +3032,7 @@ def _change_texts(request_text: str, summary: dict, message: str) -> list[str]:
     if knob and summary.get("micro_batch"):
         mbs = summary["micro_batch"]
         return [f"mbs {mbs * 2 if knob['up'] or knob['up2'] else max(1, mbs // 2)}"]
-    stripped = message
+    stripped = _swapped(summary, message)
     for pattern, replacement in AROUND_A_CHANGE:
         stripped = re.sub(pattern, replacement, stripped, flags=re.I)
     # "8 H100s on lambda": the provider is no word of the request language (its price is the

@@ -409,6 +409,11 @@ WHATIF_FILLER = frozenset(
         "could",
         "switch",
         "change",
+        # "swap the 4090s for 3090s", "replace them with A800", "switch from H800 to A800"
+        "swap",
+        "replace",
+        "from",
+        "for",
         "try",
         "go",
         "more",
