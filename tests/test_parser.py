@@ -3177,3 +3177,19 @@ def test_two_stages_in_one_request_are_asked_for_one_at_a_time(text):
     assert info.value.kind == "two_stages"
     for example in re.findall(r"`/gpu ([^`]+)`", info.value.message(detect_lang(text))):
         assert parse(example).method in ("continued-pretrain", "full-finetune")  # the examples plan
+
+
+@pytest.mark.parametrize(
+    "text,samples",
+    [
+        ("32B 的模型做 LoRA，样本 3 万，A800 够吗", 30000),  # had been refused on 样本
+        ("7b lora 样本数约5000 3天", 5000),
+        ("7b lora 样本3万条 3天", 30000),
+        ("7b lora 训练样本 20000 3天", 20000),
+        ("7b lora 3万条样本 3天", 30000),  # the unit after its count, as before
+    ],
+)
+def test_a_count_after_the_word_for_samples_is_that_many_samples(text, samples):
+    r = parse(text)
+    assert (r.data.unit, r.data.amount) == ("samples", samples)
+    assert r.deadline_days in (None, 3)

@@ -689,6 +689,13 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
     # `数据50w`: after the data's key a w is 万 samples, not weeks
     text = re.sub(r"(数据量?|样本量?)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*w(?![a-z])(?:\s*条)?", r"\1\2万条", text)
+    # `样本 3 万`, `样本数约5000`: after the samples' own noun a bare count is samples (it had been refused)
+    text = re.sub(
+        r"(?<![条个])(?:训练)?样本(?:量|数|数量)?\s*[:：]?\s*(?:约|大概|大约|差不多)?\s*(\d+(?:\.\d+)?)\s*(万|千)?\s*(?:条|个)?"
+        r"(?![\d.])(?!\s*(?:亿|token|tokens|词元|k|w|[a-z]|天|日|周|星期|个?月|小时|年|张|卡|台|元|块))",
+        r" \1\2条 ",
+        text,
+    )
     # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
     months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
     text = re.sub(
