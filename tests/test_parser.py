@@ -2959,6 +2959,8 @@ def test_a_card_named_by_its_memory_is_asked_for_by_name(text):
     with pytest.raises(RequestError) as err:
         parse(text)
     assert err.value.kind == "gpu_memory"
+    # the catalogue's cards of that size are named to choose from
+    assert ("RTX4090-24GB" if "24" in text else "A800-SXM4-80GB") in err.value.message()
 
 
 @pytest.mark.parametrize(

@@ -503,6 +503,15 @@ WHATIF_FILLER = frozenset(
 )
 
 
+def _cards_of(gb: str) -> str:
+    """The catalogue's cards of a memory size said instead of a card ("one 48GB card": L40S-48GB, ...)."""
+    try:
+        size = round(float(gb))
+    except ValueError:
+        return ""
+    return ", ".join(g.name for g in catalog.gpus() if round(g.memory_gb) == size)
+
+
 class RequestError(ValueError):
     """Input the program cannot use. `message(lang)` is the friendly paragraph."""
 
@@ -2065,7 +2074,7 @@ class _Parse:
         self.scan.take(
             r"(?<![a-z0-9.])(?P<gb>\d{2,3})\s*g(?:b|ib)?\s*(?:的)?\s*(?:vram\s+|显存\s*(?:的)?\s*)?"
             r"(?:cards?|gpus?|graphics cards?|显卡|卡)(?![a-z])",
-            lambda m: self.fail("gpu_memory", word=m[0].strip(), gb=m["gb"]),
+            lambda m: self.fail("gpu_memory", word=m[0].strip(), gb=m["gb"], cards=_cards_of(m["gb"])),
         )
         # "自有机器" with no GPU named: whose machines?
         self.scan.take(
@@ -2290,7 +2299,7 @@ class _Parse:
         # a memory size instead of a card (`24G显存`, `4090 48G`): the catalogue's cards by their own
         self.scan.take(
             r"显存\s*(\d{2,3})\s*g(?:b)?(?![a-z0-9])|(?<![\d.])(\d{2,3})\s*g(?:b)?\s*显存",
-            lambda m: self.fail("gpu_memory", word=f"{m[1] or m[2]}G", gb=m[1] or m[2]),
+            lambda m: self.fail("gpu_memory", word=f"{m[1] or m[2]}G", gb=m[1] or m[2], cards=_cards_of(m[1] or m[2])),
         )
 
         # "国产卡", "只要国产算力": the domestic accelerator with the most leases on record (Ascend 910B), said
