@@ -503,6 +503,10 @@ WHATIF_FILLER = frozenset(
 )
 
 
+# Apple silicon named as the hardware ("on a MacBook", "M3 Max", "苹果电脑"): its own refusal
+_APPLE = re.compile(r"mac|m[1-4](?![\d])|apple|苹果", re.I)
+
+
 def _cards_of(gb: str) -> str:
     """The catalogue's cards of a memory size said instead of a card ("one 48GB card": L40S-48GB, ...)."""
     try:
@@ -2288,6 +2292,8 @@ class _Parse:
             if name in NOT_GPU_WORDS or not gpu_like or models.match(self.scan.s, m.start("name")):
                 self.scan.keep = True
                 return
+            if _APPLE.match(name):
+                self.fail("apple_silicon", name=name)
             self.fail("unknown_gpu", name=name, known=_known_gpus())
 
         self.scan.take(
@@ -2318,11 +2324,11 @@ class _Parse:
             rf"|(?<![a-z])mac\s*(?:studio|mini|pro|book(?:\s*pro)?)?(?![a-z])|(?<![a-z])m[1-4]\s*(?:max|ultra|pro)(?![a-z])"
             rf"|apple\s*silicon|苹果(?:电脑|芯片)?)",
             lambda m: self.fail(
-                "unknown_gpu",
+                "apple_silicon" if m["zh"] and _APPLE.match(m["zh"]) else "unknown_gpu",
                 name=(m["name"] or m["zh"]).strip(),
                 known=_known_gpus(),
                 # a Chinese accelerator the catalogue lacks: the domestic ones it plans are named
-                domestic=bool(m["zh"]) and not re.match(r"mac|m\d|apple|苹果", m["zh"]),
+                domestic=bool(m["zh"]) and not _APPLE.match(m["zh"]),
             ),
         )
 
