@@ -3105,3 +3105,17 @@ def test_the_plans_gpu_swapped_for_another_is_the_plan_on_the_other(book, text, 
     # both GPUs named had drawn the consumer-cards FAQ or the menu
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu == gpu
+
+
+@pytest.mark.parametrize(
+    "text,message,topic",
+    [
+        ("7B pretrain 1T tokens 30d", "how much data do we need for a 7B?", "pretraining_tokens"),
+        ("7B pretrain 1T tokens 30d", "7B要多少数据", "pretraining_tokens"),
+        ("7B lora 10GB 3d", "how much data do we need for a 7B?", "epochs"),
+    ],
+)
+def test_how_much_data_a_model_of_the_plans_size_wants_is_the_faqs(book, text, message, topic):
+    # the plan's own size restated had read as "nothing changes" and the cost arithmetic
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.faq["topic"] == topic

@@ -329,7 +329,12 @@ EXPLAINED = (
 RESTATED_ASKS = (
     ("time", r"多久|多长时间|几天|how long|how many (?:days|hours)"),
     ("memory", r"显存|memory|vram"),
-    ("costs", r"多少钱|费用|租金|how much|cost"),
+    ("costs", r"多少钱|费用|租金|how much(?!\s+(?:data|text|tokens?|memory|vram|ram|storage|time))|cost"),
+)
+# How much data a model wants, asked with the plan's own size ("how much data do we need for a 7B?",
+# "7B要多少数据"): the FAQ's, not the plan restated (it had been the plan's cost arithmetic)
+DATA_WANTED = re.compile(
+    r"\bhow (?:much|many) (?:data|text|tokens?|samples|examples)\b|(?:多少|多大)(?:的)?(?:数据|语料|token|样本)", re.I
 )
 # Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
@@ -2132,6 +2137,12 @@ def follow_up(
                 reply = _faster_within_budget(request_text, summary, reply, reply_lang, book) or reply
             asked_number = next((part for part, words in RESTATED_ASKS if re.search(words, message, re.I)), None)
             added = MORE_DAYS.search(message) or MORE_WEEKS.search(message)  # "what would 2 more weeks save?"
+            if reply.kind == "unchanged" and DATA_WANTED.search(message):
+                # under a pre-training plan the tokens-per-parameter topic; under fine-tuning the
+                # epochs topic, whose published runs give the data sizes (Alpaca's 52,000, LIMA's 1,000)
+                pretraining = "pretrain" in (summary.get("method") or "")
+                topic = "pretraining_tokens" if pretraining else "epochs"
+                return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
             if reply.kind == "unchanged" and asked_number and not added:
                 # "全参微调要多久" under a full fine-tuning plan: the plan restated, its number asked
                 explained = _explain(request_text, summary, asked_number, reply_lang, book)
