@@ -3119,3 +3119,15 @@ def test_how_much_data_a_model_of_the_plans_size_wants_is_the_faqs(book, text, m
     # the plan's own size restated had read as "nothing changes" and the cost arithmetic
     reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
     assert reply.faq["topic"] == topic
+
+
+@pytest.mark.parametrize(
+    "message", ["can we use sequence packing?", "样本要拼接吗", "how did the samples become tokens?"]
+)
+def test_packing_asked_is_the_plans_own_assumption_with_what_padding_would_cost(book, message):
+    # each had drawn the menu
+    text = "7b lora 50k samples 3d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert reply.part == "time" and "50,000" in reply.text
+    if "pack" in message or "拼接" in message:
+        assert "4.1" in reply.text  # padding 1,000-token samples to 4,096 tokens: 4.1 times the tokens

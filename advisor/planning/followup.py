@@ -165,11 +165,15 @@ PRICE_TALK = re.compile(
 )
 # The data's tokens asked ("what token count did you assume?", "每条按多少token算的", "1TB按多少token算"):
 # how the request's data became tokens, then the time's arithmetic (had been the doubling what-if)
+# Samples packed into sequences asked about: the plan's own assumption, and what padding would cost
+PACKING = r"\bpack(?:ing|ed)?\b|\bpadding[\s_-]?free\b|打包|拼接"
 ASKS_TOKENS = re.compile(
     r"\b(?:token count|how many tokens|tokens? per (?:sample|example|row|conversation))\b.{0,30}"
     r"\b(?:assum\w*|us(?:e|ed|ing)|count(?:ed)?|take|took)\b"
     r"|\bassum\w*\b.{0,25}\btokens?\b(?!\s*(?:per|a|/)\s*(?:day|second|sec|s)\b)"
-    r"|(?:按|算|假设)(?:了)?(?:每条)?多少(?:个)?token|多少(?:个)?token.{0,4}(?:算|假设)|token数.{0,6}(?:怎么算|按多少|假设)",
+    r"|(?:按|算|假设)(?:了)?(?:每条)?多少(?:个)?token|多少(?:个)?token.{0,4}(?:算|假设)|token数.{0,6}(?:怎么算|按多少|假设)"
+    # "how did the samples become tokens?", and packing asked ("can we use sequence packing?", "样本要拼接吗")
+    r"|\b(?:samples?|examples?|data|rows?)\b.{0,20}\bbec(?:o|a)me\b.{0,8}\btokens?\b|" + PACKING,
     re.I,
 )
 # What limits the plan's speed ("what's the bottleneck here, compute or network?", "is it comm
@@ -2026,7 +2030,13 @@ def follow_up(
         if ASKS_TOKENS.search(message) and not why_not:
             explained = _explain(request_text, summary, "time", reply_lang, book)
             if explained is not None and explained.advice:
-                lead = render("followup.txt.j2", reply_lang, kind="tokens_read", r=explained.advice.request).strip()
+                lead = render(
+                    "followup.txt.j2",
+                    reply_lang,
+                    kind="tokens_read",
+                    r=explained.advice.request,
+                    packing=bool(re.search(PACKING, message, re.I)),
+                ).strip()
                 return _led(explained, lead)
         if ACTIVE_ASKED.search(message) and not why_not:
             # "你按多少激活参数算的", "how many active parameters did you assume?": a mixture's two
