@@ -77,7 +77,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 75
+    assert len(ids) == len(TOPICS) == 76
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -99,14 +99,15 @@ def test_top1_on_held_out_paraphrases():
     parallelism topics' two, scored once when they were added (2026-12-02): one right (the context
     question went to activation recompute, context parallelism second); 88 of 98 with the
     training-scheduler topic (2026-12-06): its four right at their one scoring, and "only have about
-    50k rmb ..." won back from its tie with the first-run topic (83 of 94 just before it)."""
+    50k rmb ..." won back from its tie with the first-run topic (83 of 94 just before it); 92 of 102
+    with the hyperparameters topic (2026-12-06): its four right at their one scoring, the other 98 as before."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"], leave_out=HELD_OUT_SET)] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"], leave_out=HELD_OUT_SET).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
     report = "misses:\n  " + "\n  ".join(
         f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})" for q in HELD_OUT if q not in top1
     )
-    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 42 of 47: one slip from today's 43
+    assert len(top1) / len(HELD_OUT) >= 0.89, report  # 91 of 102: one slip from today's 92
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 
