@@ -493,7 +493,7 @@ def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, questi
     [
         ("what global batch size should I use for a 7B finetune?", "batch_size"),
         ("should I use flash attention for a 7b pretrain?", "attention_kernels"),
-        ("what lora rank for qwen2.5-7b?", "lora_vs_full_finetune"),
+        ("what lora rank for qwen2.5-7b?", "hyperparameters"),  # the LoRA topic before the 76th topic
     ],
 )
 def test_a_question_about_a_jobs_setting_the_request_language_lacks_is_the_faqs(cli, question, topic):
