@@ -45,6 +45,7 @@ from advisor.planning.advice import (
     render_comparison,
     render_rfq,
 )
+from advisor.planning.budget_capacity import largest_for_budget
 from advisor.planning.capacity import LARGEST_B, example_b, largest_models
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
@@ -1023,6 +1024,7 @@ def gpu_prices(
     (`side_by_side`)."""
     bought = (
         capacity_asked(message, lang)
+        or budget_trains(message, lang, book)
         or budget_buys(message, lang, book)
         or lead_time(message, lang)
         or serving_first(message, lang)
@@ -1305,6 +1307,34 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
     fit = largest_models(gpu, count)
     text = render("followup.txt.j2", lang, kind="capacity", fit=fit, cap=LARGEST_B, example=f"{example_b(fit)}B")
     return FollowUp(kind="capacity", lang=lang, part=gpu, text=text)
+
+
+# What a sum trains ("what's the biggest model we can fine-tune with $10k?", "10万预算能训多大的模型",
+# "what can we train for ¥500k?"): it had asked for the model's size
+SUM_TRAINS = re.compile(
+    r"\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b|能(?:训练?|微调|预训练)(?:什么|啥|多大)",
+    re.I,
+)
+
+
+def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The largest models a sum the message names trains, by data size (planning/budget_capacity.py),
+    when it asks so and names neither a model nor GPUs counted; None otherwise."""
+    if not (CAPACITY_ASKED.search(message) or SUM_TRAINS.search(message)):
+        return None
+    said = money_said(message)
+    if said is None or gpus_said(message) is not None or model_said(message) is not None:
+        return None
+    amount, currency = said
+    market = "global" if currency == "USD" or MARKET.search(message) or IN_THE_US.search(message) else "china"
+    budget = book.convert(amount, currency or MARKET_CURRENCY[market], MARKET_CURRENCY[market])
+    fit = largest_for_budget(book, budget, MARKET_CURRENCY[market], market, gpu_named(message))
+    if fit is None:
+        return None
+    per = catalog.get_gpu(fit.gpu).gpus_per_server
+    example = f"70B lora 100M tokens budget {money(budget, fit.currency)}"
+    text = render("followup.txt.j2", lang, kind="budget_capacity", fit=fit, per=per, example=example)
+    return FollowUp(kind="capacity", lang=lang, part=fit.gpu, text=text)
 
 
 def lead_time(message: str, lang: str) -> FollowUp | None:

@@ -1,0 +1,184 @@
+"""The largest models a sum of money trains: what "what's the biggest model we can fine-tune with
+$10k?" and "10万预算能训多大的模型" ask. The sum rents GPU-hours at the market's rent on record; what
+those hours train depends on the data, so the answer is a table by data size, each size searched with
+the engine's own time (engine/estimate.best_layout) on the fewest servers that hold the model. Prices
+are read here; no wording."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import BaseModel
+
+from advisor import catalog
+from advisor.engine.estimate import best_layout
+from advisor.engine.specs import GPU
+from advisor.market.prices import HOURS_PER_MONTH, Price, PriceBook
+from advisor.planning.advice import CHINCHILLA_TOKENS_PER_PARAM
+from advisor.planning.capacity import HALVINGS, SMALLEST_B
+from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.request.parser import parse
+
+# The fine-tuning data sizes the table shows, in tokens: a small instruction set (about 20,000
+# samples of 500 tokens), a large one, and continued pre-training on a domain corpus.
+DATA_TOKENS = (10e6, 100e6, 1e9)
+# The methods priced for each data size.
+METHODS = ("lora", "full-finetune")
+# The search's top: the largest dense model published, Llama 3.1 405B (Meta, 2024-07-23, "The Llama 3
+# Herd of Models"); a sum that pays for it pays for any dense model a team can download.
+DENSE_CAP_B = 405.0
+# The most GPUs a size is tried on (one order of 128 servers of 8): past it the sum is not what
+# limits the run.
+MOST_GPUS = 1024
+# GPUs a sum's rent is read for when none is named: NVIDIA data-centre parts with NVLink and at
+# least 80 GB, the cheapest per dense BF16 TFLOP chosen (consumer cards are cheaper per FLOP but do
+# not scale past a server; AMD's and Huawei's parts run other software stacks: named, they are used).
+MIN_MEMORY_GB = 80
+# The rent each market is read at: mainland China leases by the GPU-month, global clouds by the hour.
+RENT_KIND = {"china": ("rent_month", "rent_hour"), "global": ("rent_hour", "rent_month")}
+
+
+class SizeRow(BaseModel):
+    method: str  # lora | full-finetune | pretrain
+    tokens: float  # the data (for pretrain: compute-optimal, CHINCHILLA_TOKENS_PER_PARAM a parameter)
+    params_b: float | None  # None: not even the smallest size is paid for
+    gpus: int  # the GPUs it runs on (the fewest that hold it)
+    gpu_hours: float
+    mfu: float
+    past_search: bool  # the sum pays for DENSE_CAP_B, the largest published
+
+
+class BudgetCapacity(BaseModel):
+    amount: float  # in `currency`
+    currency: str
+    market: str
+    gpu: str
+    rate: float  # per GPU-hour, in `currency`
+    price: Price  # the offer the rate is read from
+    monthly: bool  # a GPU-month lease divided over HOURS_PER_MONTH
+    gpu_hours: float  # what the sum rents
+    rows: list[SizeRow]
+    cap_b: float  # the search's top (DENSE_CAP_B)
+
+
+def rentable_gpu(book: PriceBook, market: str, currency: str, amount: float) -> tuple[GPU, float, Price, bool] | None:
+    """The part a sum is best spent on in `market` (MIN_MEMORY_GB), with `gpu_rent`'s rate, offer
+    and lease flag; None when none has a rent on record."""
+    best = None
+    for g in catalog.gpus():
+        if market not in g.markets or g.consumer or g.vendor != "NVIDIA" or g.memory_gb < MIN_MEMORY_GB:
+            continue
+        if not g.intra_node.lower().startswith("nvlink") or not g.bf16_dense_tflops:
+            continue
+        found = gpu_rent(book, g, market, currency, amount)
+        if found is not None and (best is None or found[0] / g.bf16_dense_tflops < best[0]):
+            best = (found[0] / g.bf16_dense_tflops, g, *found)
+    return best[1:] if best else None
+
+
+def gpu_rent(book: PriceBook, gpu: GPU, market: str, currency: str, amount: float) -> tuple[float, Price, bool] | None:
+    """A GPU-hour's rent of `gpu` in `market`, its offer and whether it is a monthly lease: RENT_KIND's
+    first kind on record, a monthly lease only where `amount` pays for one server's month (a smaller
+    sum rents by the hour, where that is on record)."""
+    for kind in RENT_KIND[market]:
+        p = book.best(kind, gpu.name, market, currency)
+        if p is None:
+            continue
+        value = book.convert(p.price, p.currency, currency)
+        if kind == "rent_month":
+            if value * max(1, gpu.gpus_per_server) > amount and kind != RENT_KIND[market][-1]:
+                continue
+            return value / HOURS_PER_MONTH, p, True
+        return value, p, False
+    return None
+
+
+def largest_for_budget(
+    book: PriceBook, amount: float, currency: str, market: str, gpu: str | None = None
+) -> BudgetCapacity | None:
+    """What `amount` trains at the rent on record of `gpu` (else `rentable_gpu`): for each data size
+    and method, the largest dense model whose GPU-hours it pays for, and pre-training at
+    compute-optimal data; None when no rent is on record."""
+    if gpu is None:
+        found = rentable_gpu(book, market, currency, amount)
+    else:
+        part = catalog.get_gpu(gpu)
+        rented = gpu_rent(book, part, market, currency, amount)
+        found = (part, *rented) if rented else None
+    if found is None:
+        return None
+    part, rate, price, monthly = found
+    hours = amount / rate
+    rows = [_row(part.name, m, t, hours) for t in DATA_TOKENS for m in METHODS]
+    rows.append(_row(part.name, "pretrain", 0.0, hours))
+    return BudgetCapacity(
+        amount=amount,
+        currency=currency,
+        market=market,
+        gpu=part.name,
+        rate=rate,
+        price=price,
+        monthly=monthly,
+        gpu_hours=hours,
+        rows=rows,
+        cap_b=DENSE_CAP_B,
+    )
+
+
+def _row(gpu: str, method: str, tokens: float, hours: float) -> SizeRow:
+    # the search is cached on the hours to three figures: a sum asked twice, or in the other
+    # currency, is searched once
+    return _search(gpu, method, tokens, float(f"{hours:.3g}"))
+
+
+@lru_cache(maxsize=4096)
+def run_on(gpu: str, method: str, tokens: float, size_b: float) -> tuple[float, int, float] | None:
+    """A dense model of `size_b` trained on `tokens` (0: CHINCHILLA_TOKENS_PER_PARAM a parameter) on the
+    fewest GPUs of `gpu`, in whole servers doubling up to MOST_GPUS, that hold it with nothing offloaded
+    (capacity.py's rule: offloading fits more on fewer GPUs at a speed the engine knows least): its
+    GPU-hours, GPU count and MFU; None when none holds it."""
+    request = parse(f"7b {method} 1B tokens on 8x{gpu}", "en")
+    data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
+    sized = request.model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
+    shape, setup, part = model_shape(sized), training_setup(sized), catalog.get_gpu(gpu)
+    setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
+    count = part.gpus_per_server or 8
+    while count <= MOST_GPUS:
+        est = best_layout(shape, setup, part, count)
+        if est.fits and est.gpu_hours:
+            return est.gpu_hours, count, est.throughput.mfu
+        count *= 2
+    return None
+
+
+@lru_cache(maxsize=256)
+def _search(gpu: str, method: str, tokens: float, hours: float) -> SizeRow:
+    """The largest size whose run takes at most `hours` GPU-hours, by halving the ratio between one
+    paid for and one not (capacity._search's grain)."""
+
+    def paid(size_b: float) -> bool:
+        got = run_on(gpu, method, tokens, size_b)
+        return got is not None and got[0] <= hours
+
+    def row(size_b: float | None, past: bool = False) -> SizeRow:
+        got = run_on(gpu, method, tokens, size_b) if size_b else None
+        gpu_hours, count, mfu = got if got else (0.0, 0, 0.0)
+        return SizeRow(
+            method=method,
+            tokens=tokens or CHINCHILLA_TOKENS_PER_PARAM * (size_b or 0) * 1e9,
+            params_b=size_b,
+            gpus=count,
+            gpu_hours=gpu_hours,
+            mfu=mfu,
+            past_search=past,
+        )
+
+    if not paid(SMALLEST_B):
+        return row(None)
+    if paid(DENSE_CAP_B):
+        return row(DENSE_CAP_B, past=True)
+    low, high = SMALLEST_B, DENSE_CAP_B
+    for _ in range(HALVINGS):
+        middle = (low * high) ** 0.5
+        low, high = (middle, high) if paid(middle) else (low, middle)
+    return row(low)

@@ -1,0 +1,104 @@
+"""What a sum of money trains (advisor/planning/budget_capacity.py): the GPU-hours it rents at the
+rent on record, the largest dense model those hours pay for by data size, and the question that
+asks it answered as the bot answers a first message."""
+
+import json
+
+import pytest
+
+from advisor import catalog
+from advisor.market.prices import HOURS_PER_MONTH
+from advisor.planning.budget_capacity import (
+    DATA_TOKENS,
+    DENSE_CAP_B,
+    _search,
+    gpu_rent,
+    largest_for_budget,
+    rentable_gpu,
+    run_on,
+)
+
+
+def test_a_sum_rents_its_hours_at_the_cheapest_nvlink_part_per_tflop(book):
+    fit = largest_for_budget(book, 10_000, "USD", "global")
+    part = catalog.get_gpu(fit.gpu)
+    assert fit.gpu_hours == pytest.approx(10_000 / fit.rate)
+    # no NVIDIA part of 80 GB or more with NVLink rents for less per dense BF16 TFLOP on record
+    for other in ("H100-SXM5-80GB", "H200-SXM-141GB", "A100-SXM4-80GB"):
+        rate = gpu_rent(book, catalog.get_gpu(other), "global", "USD", 10_000)
+        assert rate is None or fit.rate / part.bf16_dense_tflops <= rate[0] / catalog.get_gpu(other).bf16_dense_tflops
+    assert not part.consumer and part.vendor == "NVIDIA"
+
+
+def test_in_china_a_sum_that_pays_for_a_servers_month_is_read_at_the_lease_a_smaller_one_by_the_hour(book):
+    """Mainland China leases by the GPU-month: ¥100,000 pays for a month of 8 GPUs at the lease's
+    rate (the month over 730 hours); ¥5,000 does not, and is read at an hourly rate on record."""
+    big = largest_for_budget(book, 100_000, "CNY", "china")
+    assert big.monthly and big.rate == pytest.approx(
+        book.convert(big.price.price, big.price.currency, "CNY") / HOURS_PER_MONTH
+    )
+    assert big.rate * HOURS_PER_MONTH * catalog.get_gpu(big.gpu).gpus_per_server <= 100_000
+    small = largest_for_budget(book, 5_000, "CNY", "china", gpu=big.gpu)
+    assert not small.monthly and small.price.unit == "gpu-hour"
+
+
+def test_each_row_is_the_searchs_edge_and_pretraining_takes_chinchillas_tokens(book):
+    """$300 of H100-hours: each size named is paid for and 5% more is not; pre-training's data is 20
+    tokens a parameter, and its GPU-hours are its FLOPs (6 a parameter and token, Kaplan et al. 2020)
+    over the GPU's peak at the row's MFU: less the input embedding, which a lookup does without
+    FLOPs (a fifth of a 1.3B model's parameters at a 128k vocabulary), plus attention and failures."""
+    fit = largest_for_budget(book, 300, "USD", "global", gpu="H100-SXM5-80GB")
+    hours = float(f"{fit.gpu_hours:.3g}")
+    for row in fit.rows:
+        assert row.gpu_hours <= hours
+        if row.past_search:
+            assert row.params_b == DENSE_CAP_B
+            continue
+        tokens = 0.0 if row.method == "pretrain" else row.tokens
+        assert run_on(fit.gpu, row.method, tokens, row.params_b * 1.05)[0] > hours
+        assert _search(fit.gpu, row.method, tokens, hours / 1.3).params_b < row.params_b
+    pre = fit.rows[-1]
+    assert pre.method == "pretrain" and pre.tokens == pytest.approx(20 * pre.params_b * 1e9)
+    peak = catalog.get_gpu(fit.gpu).bf16_dense_tflops * 1e12
+    floor = 6 * pre.params_b * 1e9 * pre.tokens / (pre.mfu * peak * 3600)
+    assert 0.8 * floor <= pre.gpu_hours <= 1.3 * floor
+    assert 0.8 < pre.params_b < 2  # about 1.3B on 26B tokens for $300 at $2.69 an hour
+
+
+def test_more_money_trains_larger_and_more_data_smaller(book):
+    small, large = (largest_for_budget(book, s, "USD", "global", gpu="H100-SXM5-80GB") for s in (300, 30_000))
+    for a, b in zip(small.rows, large.rows):
+        assert b.params_b >= a.params_b
+    lora = [r.params_b for r in small.rows if r.method == "lora"]
+    full = [r.params_b for r in small.rows if r.method == "full-finetune"]
+    assert lora == sorted(lora, reverse=True) and full == sorted(full, reverse=True)
+    assert all(lo >= fu for lo, fu in zip(lora, full))  # LoRA skips the weight gradients and the optimizer
+    assert len(lora) == len(DATA_TOKENS)
+
+
+def test_no_rent_on_record_is_no_answer(book):
+    assert largest_for_budget(book, 10_000, "USD", "global", gpu="RTXA6000-48GB") is None
+    assert rentable_gpu(book, "global", "USD", 10_000) is not None
+
+
+@pytest.mark.parametrize(
+    "question,lang,said",
+    [
+        ("what's the biggest model we can fine-tune with $10k?", "en", "$10,000 rents about"),
+        ("10万预算能训多大的模型", "zh", "¥100,000 按每卡时"),
+        ("what can we train for ¥50k?", "en", "¥50,000 rents about"),
+        ("5000块钱能训什么", "zh", "¥5,000 按每卡时"),
+    ],
+)
+def test_what_a_sum_trains_is_answered_not_asked_for_the_model(cli, question, lang, said):
+    # "what's the biggest model we can fine-tune with $10k?" had asked for the model's size
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == "capacity" and found["answer"].startswith(said)
+    assert ("Chinchilla" in found["answer"]) and (("预训练" if lang == "zh" else "pre-training") in found["answer"])
+
+
+def test_gpus_counted_with_the_sum_are_still_their_memory(cli):
+    out = json.loads(cli("ask", "biggest model we can train on 8x4090 with $10k", "--json").stdout)
+    assert "the largest dense models that fit" in out["faq"]["answer"]
