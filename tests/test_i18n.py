@@ -144,3 +144,12 @@ def test_counted_nouns_agree_with_their_number(nodes, words):
     )
     assert words in render.word("en", note)
     assert f"（{nodes} 台服务器）" in render.word("zh", note)
+
+
+def test_an_english_question_with_a_sum_in_wan_is_answered_in_english(cli):
+    # the FAQ's own test (any Chinese character) had answered "is renting better than buying with
+    # 200万?" in Chinese; the request's reading (an amount in 万 is no Chinese) decides
+    import json
+
+    out = json.loads(cli("ask", "is renting better than buying with 200万?", "--json").stdout)
+    assert out["faq"]["topic"] == "rent_vs_buy" and out["faq"]["answer"].startswith("Rent when")

@@ -64,3 +64,29 @@ def test_without_data_a_months_lease_asked_is_priced_by_the_month(cli):
     month = d["cost"]["rent_per_gpu_month"] * 8
     text = cli("ask", "想租一个月h800 8卡 大概多少钱 跑32b sft").stdout
     assert f"¥{month:,.0f}" in text and "包月租用" in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "our budget is 50万, we want to pretrain a 1B model, how many tokens can we afford?",
+        "预算50万预训练1B模型能训多少token",
+    ],
+)
+def test_the_tokens_a_budget_affords_are_its_hours_at_the_plans_speed(cli, text):
+    # "how many tokens can we afford?" had been refused on "tokens" and the FAQ answered in Chinese
+    d = _plan(cli, text)
+    scale = next(w["params"] for w in d["warning_codes"] if w["code"] == "pretrain_scale")
+    rate, speed = d["cost"]["rent_per_gpu_hour"], d["plan"]["tokens_per_s_per_gpu"]
+    assert scale["budget"] == 500_000 and scale["budget_hours"] == pytest.approx(500_000 / rate)
+    # the hours at the plan's own tokens a second, less what failures cost (goodput)
+    assert 0.9 * scale["budget_hours"] * 3600 * speed < scale["budget_tokens"] < scale["budget_hours"] * 3600 * speed
+    said = cli("ask", text).stdout
+    lang = d["request"]["lang"]
+    assert lang == ("zh" if text.startswith("预算") else "en")
+    assert ("your ¥500,000 pays for" in said) if lang == "en" else ("你的 ¥500,000 预算在那里能买" in said)
+
+
+def test_a_conversion_of_bytes_to_tokens_is_still_the_faq(cli):
+    out = json.loads(cli("ask", "how many tokens is 1TB of text?", "--json").stdout)
+    assert out["faq"]["topic"] == "data_size_to_gpu_count"

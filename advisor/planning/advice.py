@@ -533,9 +533,15 @@ def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
     tokens = CHINCHILLA_TOKENS_PER_PARAM * req.params_b * 1e9
     gpu_hours = tokens / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
     rate = p.costs.rent_per_gpu_hour if p.costs and not req.owned else None
+    # what the budget pays for at the same speed and rate ("our budget is 50万, how many tokens can
+    # we afford?"); a budget in the other currency is left to the costs' verdict
+    budget = req.budget.amount if req.budget and rate and req.budget.currency == req.currency else None
     return _note(
         "warning",
         "pretrain_scale",
+        budget=budget,
+        budget_hours=budget / rate if budget else None,
+        budget_tokens=budget / rate * 3600 * thr.tokens_per_s_per_gpu * thr.goodput if budget else None,
         params=req.params_b,
         per_param=CHINCHILLA_TOKENS_PER_PARAM,
         tokens=tokens,
@@ -741,7 +747,10 @@ def faq_instead(
     spelling or says what is wrong with a value says more, so None."""
     if (holds_a_plan(text) and not _asks_a_conversion(text, refusal)) or not asks(text):
         return None
-    found = faq.answer(text, lang)
+    # the request's own reading of the language: an English question with a sum in 万 ("our budget is
+    # 50万, ... how many tokens can we afford?") is English; the FAQ's own test (any Chinese
+    # character) had answered it in Chinese
+    found = faq.answer(text, lang or detect_lang(text))
     # a question that names no model and asks for no plan, whose best topic scores as a sure one but
     # stands close to the next ("国产卡能训大模型吗": Ascend, the other domestic chips) had been asked
     # for a model size

@@ -763,6 +763,14 @@ def _spelled_numbers(text: str) -> str:
     )
     # asking for the time the answer gives (`how many hours?`, `要几天`, `需要多少小时`): no deadline
     text = re.sub(r"(?<![a-z])how\s+many\s+(?:hours|days|weeks|gpu[\s\-]?hours)(?![a-z])", " ", text)
+    # the data a budget affords asked (`how many tokens can we afford?`, `能训多少token`): what the
+    # answer gives where no data is said (advice._pretrain_scale); "how many tokens is 1TB?" stays a conversion
+    text = re.sub(
+        r"(?<![a-z])how\s+(?:many|much)\s+(?:data|tokens)\s+(?:can|could|would|will)\s+(?:we|i)\s+"
+        r"(?:afford|train\s+on|train|buy|pay\s+for|get)(?![a-z])|(?:能|可以)(?:训练?|买|负担)多少\s*个?\s*(?:tokens?|数据)",
+        " ",
+        text,
+    )
     # "how many H100 hours ...?": GPU-hours on that GPU, which the answer gives
     text = re.sub(rf"(?<![a-z])how\s+many\s+({_gpu_names()})s?[\s\-]*(?:gpu[\s\-]?)?hours(?![a-z])", r" on \1 ", text)
     text = re.sub(r"(?:大概|大约)?(?:要|需要|得)?(?:几|多少)个?(?:天|小时|周|星期|卡时)", " ", text)
