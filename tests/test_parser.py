@@ -3197,3 +3197,15 @@ def test_a_count_after_the_word_for_samples_is_that_many_samples(text, samples):
     r = parse(text)
     assert (r.data.unit, r.data.amount) == ("samples", samples)
     assert r.deadline_days in (None, 3)
+
+
+@pytest.mark.parametrize(
+    "text,unsaid",
+    [("we only have 4 GPUs, can we fine-tune llama 3 8b?", True), ("we own 4 A100, llama3-8b full finetune", False)],
+)
+def test_own_gpus_of_a_type_not_said_are_said_to_be_the_plans_choice(cli, text, unsaid):
+    # "we only have 4 GPUs" had been planned on H800 "on your own GPUs" with nothing said of the type
+    note = next(n for n in parse(text, "en").assumptions if n.code == "owned")
+    assert note.params["type_unsaid"] is unsaid
+    said = "their type was not said" in cli("ask", text).stdout
+    assert said is unsaid

@@ -3829,7 +3829,8 @@ class _Parse:
         if self.long_context and "seq_len" not in f and not f.get("tokens_per_sample"):
             self.fail("context_length", word=self.long_context)
         if f.get("owned"):
-            notes.append(Note(kind="assumption", code="owned"))
+            # "we only have 4 GPUs": owned, of a type not said, which the plan then chooses
+            notes.append(Note(kind="assumption", code="owned", params={"type_unsaid": not f.get("gpu")}))
         if self.read_past:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         if self.hyperparameters:
