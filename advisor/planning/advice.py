@@ -1027,6 +1027,8 @@ def plan_context(result: Advice) -> dict:
     ctx = {
         "method": r.method,
         "params_b": r.params_b,
+        "active_params_b": r.active_params_b,
+        "tokens": r.tokens,  # trained, epochs in (the training-loss topic's Chinchilla figure)
         "epochs": r.epochs,
         "currency": r.currency,
         "market": r.market,
