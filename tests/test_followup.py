@@ -3131,3 +3131,29 @@ def test_packing_asked_is_the_plans_own_assumption_with_what_padding_would_cost(
     assert reply.part == "time" and "50,000" in reply.text
     if "pack" in message or "拼接" in message:
         assert "4.1" in reply.text  # padding 1,000-token samples to 4,096 tokens: 4.1 times the tokens
+
+
+def test_half_or_twice_the_gpus_the_price_negotiable_and_one_rack_are_answered(cli):
+    # each had been the menu, or the memory ("will this fit in one rack?" read "fit")
+    import json
+
+    out = cli(
+        "ask",
+        "7b full-finetune 20B tokens 5d",
+        "--follow-up",
+        "can we do it with half the GPUs?",
+        "--follow-up",
+        "卡翻倍呢",
+        "--follow-up",
+        "is the price negotiable?",
+        "--follow-up",
+        "will this fit in one rack?",
+        "--json",
+    )
+    d = json.loads(out.stdout)
+    count = d["plan"]["plan"]["gpu_count"]
+    half, double, price, rack = d["follow_ups"]
+    assert half["kind"] == "whatif" and half["plan"]["plan"]["gpu_count"] == count // 2
+    assert double["kind"] == "whatif" and double["plan"]["plan"]["gpu_count"] == count  # twice the halved plan
+    assert price["kind"] == "explain" and price["part"] == "costs" and "offer" in price["text"]
+    assert rack["part"] == "servers" and "per rack" in rack["text"]

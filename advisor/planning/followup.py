@@ -140,8 +140,10 @@ ASKS_MEMORY = re.compile(
     # "how does 671B fit on 5090s?", "32G的卡怎么放得下671B": how the plan holds the model
     r"|\bhow (?:does|do|can|could|would|will) .{0,30}\bfit\b"
     # "does it fit on H100 at 128k?" of the plan's own GPU and length: its memory (what changes is a what-if)
+    # (in a rack it is the servers' room: "will this fit in one rack?", "一个机柜放得下吗")
     r"|\b(?:does|will|would|can|do) (?:it|this|that|we|the (?:model|job|plan|run)) (?:still |even )?fit\b"
-    r"|怎么(?:能)?(?:放|装|塞)得(?:下|进)|(?:放|装|塞)得(?:下|进)(?:吗|么)",
+    r"(?!\s+(?:in|into|on)\s+(?:one|a|a single|\d+|our|the)\s+racks?\b)"
+    r"|怎么(?:能)?(?:放|装|塞)得(?:下|进)|(?<!机柜)(?:放|装|塞)得(?:下|进)(?:吗|么)",
     re.I,
 )
 # The plan doubted outright ("671B on 5090s?? is that real", "真的假的"): how the model fits where
@@ -158,7 +160,8 @@ TOKENS_A_DAY = re.compile(r"tokens?\s*(?:per|/|a)\s*day\b|(?:每天|一天).{0,6
 # been read as a one-month lease, re-priced)
 PRICE_TALK = re.compile(
     r"砍价|能砍|砍一?砍|砍下来|砍到|讲价|议价|还价|谈价|压价|有(?:没有)?(?:折扣|优惠)|打折|能打几折"
-    r"|\bnegotiat|\bhaggle|\bbargain|\b(?:any|a|get a|volume)\s+discount|wiggle room|room to (?:negotiate|move)"
+    r"|\bnegotia(?:t|ble)|\bhaggle|\bbargain|\b(?:price|rent|quote)\s+(?:is\s+)?(?:flexible|firm|final)\b|"
+    r"\b(?:any|a|get a|volume)\s+discount|wiggle room|room to (?:negotiate|move)"
     r"|push (?:them|the vendor|back) on (?:the )?price"
     r"|(?:按|是)(?:小时|卡时)(?:计费)?还是(?:按)?月|按月(?:计费)?还是(?:按)?(?:小时|卡时)"
     r"|\b(?:hourly or monthly|monthly or hourly|per hour or (?:per )?month|by the hour or (?:by )?the month)\b",
@@ -426,7 +429,8 @@ PLAN_PARTS = (
         r"|总功耗|功耗(?:多少|多大|是多少)|多少千瓦"
         # the room they take ("how much space do they take?", "how many racks?", "占多大地方")
         r"|\bhow much (?:space|room|floor space|rack space)\b|\bhow many racks?\b"
-        r"|\brack (?:space|units?)\b|\bfootprint\b"
+        r"|\brack (?:space|units?)\b|\bfootprint\b|\bfit (?:in|into|on) (?:one|a|a single|\d+) racks?\b"
+        r"|(?:放得?下|装得?下|放进|装进)(?:一个|1个|一)?个?机柜|(?:一个|1个)机柜(?:放得下|装得下|够)"
         r"|占(?:多大|多少)(?:地方|空间)|(?:几|多少)个?机柜"
         # a part set against another plan's ("network the same?", "存储配置一样吗")
         r"|\b(?:network(?:ing)?|storage|ram|cpus?|nvme|disks?|power|cooling|interconnect)\b.{0,12}\b(?:same|differ\w*)\b"
@@ -2954,6 +2958,17 @@ FEWER_OR_MORE = re.compile(
 )
 
 
+# "with half the GPUs?", "twice as many servers?", "卡减半呢", "机器翻倍": half or twice the plan's (each
+# had been the menu)
+HALF_OR_DOUBLE = re.compile(
+    r"\b(?:(?P<half>half)|(?P<double>double|twice))\s+(?:as\s+many\s+|the\s+(?:number\s+of\s+)?)?"
+    r"(?P<what>gpus?|cards?|servers?|nodes?|machines?)\b"
+    r"|(?:(?P<zhalf>一半)|(?P<zdouble>两倍|双倍|加倍))(?:的|数量的)?(?P<zwhat>显?卡|gpu|机器|服务器|节点)"
+    r"|(?P<zwhat2>显?卡|gpu|机器|服务器|节点)(?:数|数量)?(?:(?P<zhalf2>减半|砍半|少一半)|(?P<zdouble2>翻倍|加倍|翻一倍|多一倍))",
+    re.I,
+)
+
+
 # "should we buy more?" under a plan on the team's own GPUs: more of them, not the same ones bought
 BUY_MORE = re.compile(r"\b(?:buy|get|add)\s+(?:\d[\d,]*\s+)?more\b|再买|多买|加购|加卡|扩容", re.I)
 # how many more it names ("buy 8 more", "再买4张", "加购2台"): GPUs, or servers (台, servers, nodes)
@@ -2974,6 +2989,13 @@ def _fewer_or_more(summary: dict, message: str) -> str | None:
             n = int((said["n"] or said["zh"]).replace(",", ""))
             return f"{count + n * (per_server if said['servers'] or said['zh_servers'] else 1)} gpus"
         return f"{count * 2} gpus"  # twice the GPUs owned: what the extra would save and cost
+    halved = HALF_OR_DOUBLE.search(message)
+    if halved and count:
+        what = halved["what"] or halved["zwhat"] or halved["zwhat2"]
+        servers = bool(re.match(r"servers?|nodes?|machines?|机器|服务器|节点", what, re.I))
+        now = nodes if servers else count
+        n = max(1, now // 2) if halved["half"] or halved["zhalf"] or halved["zhalf2"] else now * 2
+        return f"{n} nodes" if servers else f"{n} gpus"
     if not found or not count:
         return None
     servers = bool(re.match(r"servers?|nodes?|machines?|台", found["what"], re.I))
