@@ -1336,7 +1336,8 @@ def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     if fit is None:
         return None
     per = catalog.get_gpu(fit.gpu).gpus_per_server
-    example = f"70B lora 100M tokens budget {money(budget, fit.currency)}"
+    sum_said = money(budget, fit.currency)
+    example = f"70B lora 1亿token 预算{sum_said}" if lang == "zh" else f"70B lora 100M tokens budget {sum_said}"
     text = render("followup.txt.j2", lang, kind="budget_capacity", fit=fit, per=per, example=example)
     return FollowUp(kind="capacity", lang=lang, part=fit.gpu, text=text)
 
