@@ -3209,3 +3209,26 @@ def test_own_gpus_of_a_type_not_said_are_said_to_be_the_plans_choice(cli, text, 
     assert note.params["type_unsaid"] is unsaid
     said = "their type was not said" in cli("ask", text).stdout
     assert said is unsaid
+
+
+@pytest.mark.parametrize(
+    "text,planned",
+    [
+        ("多模态 7B 微调 10亿token 7天", True),  # had been refused on 多模态
+        ("multimodal 7b lora 500M tokens 3d", True),
+        ("多模态 7B lora 5万条 每条1000 token 3天", True),
+        ("多模态 7B lora 5万条 3天", False),  # samples of unknown tokens: the encoder's share is unknown
+        ("qwen2-vl-7b lora 100k images 3d", False),
+    ],
+)
+def test_a_multimodal_job_is_planned_on_the_tokens_given_and_says_the_encoder_is_left_out(text, planned):
+    if not planned:
+        with pytest.raises(RequestError) as refused:
+            parse(text, None)
+        assert refused.value.kind == "modality"
+        return
+    req = parse(text, None)
+    note = next(n for n in req.assumptions if n.code == "multimodal_tokens")
+    assert note.params["word"] in text.lower() and req.tokens > 0
+    said = word(req.lang, note)
+    assert ("encoder" in said) if req.lang == "en" else ("编码器" in said)

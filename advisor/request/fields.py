@@ -343,7 +343,14 @@ FIELDS: tuple[Field, ...] = (
         above=0,
         high=1e18,
         limit="data",
-        assumed=("no_data", "bytes_per_token", "tokens_per_sample", "chars_per_sample", "attention_per_sample"),
+        assumed=(
+            "no_data",
+            "bytes_per_token",
+            "tokens_per_sample",
+            "chars_per_sample",
+            "attention_per_sample",
+            "multimodal_tokens",
+        ),
         # (kind, what one unit is worth): tokens and samples take a number's scale (`300B`, `5万`)
         units=(
             # Chinese ML users write token: written back as typed, 词元 read too

@@ -1606,6 +1606,7 @@ class _Parse:
         self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
         self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
+        self.multimodal = ""  # "多模态", "multimodal": planned on data in tokens (`_finish`), else refused
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
         self.server_shape: dict | None = None
         self.deadline_range: dict | None = None  # "3-6 months": planned to the later end, said
@@ -1851,11 +1852,17 @@ class _Parse:
         # Data that is not text (images, video, audio): the encoder and the tokens an item makes are
         # not planned here; said, with what to give instead
         sc.take(
-            rf"{L}(images?(?![\s\-]text)|videos?|audio|speech|pictures?|photos?|multi[\s\-]?modal|vision[\s\-]language)"
+            rf"{L}(images?(?![\s\-]text)|videos?|audio|speech|pictures?|photos?)"
             rf"(?:\s+(?:data|dataset|samples|clips|files))?{R}"
-            # "10万张图" (张图文 are image-text samples, read as samples), "多模态" said of the job
-            r"|(图片|图像|照片|视频|音频|语音|多模态|(?<=张)图(?![文片像]))",
+            # "10万张图" (张图文 are image-text samples, read as samples)
+            r"|(图片|图像|照片|视频|音频|语音|(?<=张)图(?![文片像]))",
             lambda m: self.fail("modality", word=(m[1] or m[2]).strip()),
+        )
+        # the job said to be multimodal ("多模态 7B 微调 10亿token"): its language model on data given in
+        # tokens, said; with data in any other unit refused as above (`_finish`)
+        sc.take(
+            rf"{L}(multi[\s\-]?modal|vision[\s\-]language)(?:\s+(?:model|data|dataset|job|training))?{R}|(多模态)",
+            lambda m: setattr(self, "multimodal", (m[1] or m[2]).strip()),
         )
         # Encoder-only and encoder-decoder families: the shapes and FLOPs here are for decoders.
         sc.take(
@@ -3828,6 +3835,11 @@ class _Parse:
             self.fail("layout", reason="cp_count", cp=cp, tp=tp, pp=pp, count=v["count"], ranks=cp * tp * pp)
         if self.long_context and "seq_len" not in f and not f.get("tokens_per_sample"):
             self.fail("context_length", word=self.long_context)
+        if self.multimodal:
+            unit = f.get("data", (0, ""))[1]
+            if unit != "tokens" and not (unit == "samples" and f.get("tokens_per_sample")):
+                self.fail("modality", word=self.multimodal)
+            notes.append(Note(kind="assumption", code="multimodal_tokens", params={"word": self.multimodal}))
         if f.get("owned"):
             # "we only have 4 GPUs": owned, of a type not said, which the plan then chooses
             notes.append(Note(kind="assumption", code="owned", params={"type_unsaid": not f.get("gpu")}))
