@@ -407,9 +407,12 @@ def test_rl_tuning_is_explained_not_misread(text):
         # why it is not planned, a floor (its policy update as a fine-tune, planned), and the
         # preference tuning that is, each in a request that plans it
         assert "GRPO" in message and "dpo" in message
-        floor, *preference = [parse(x, lang) for x in re.findall(r"`/gpu ([^`]+)`", message)]
+        floor, *others = [parse(x, lang) for x in re.findall(r"`/gpu ([^`]+)`", message)]
         assert floor.method == "full-finetune" and floor.tokens and floor.deadline_days
+        preference = [r for r in others if r.preference_tuning]
         assert preference and all(r.preference_tuning == "dpo" for r in preference)
+        # where the request counts its prompts, the floor on them comes last, a full fine-tune too
+        assert all(r.method == "full-finetune" and r.tokens for r in others if not r.preference_tuning)
 
 
 @pytest.mark.parametrize(
@@ -3232,3 +3235,25 @@ def test_a_multimodal_job_is_planned_on_the_tokens_given_and_says_the_encoder_is
     assert note.params["word"] in text.lower() and req.tokens > 0
     said = word(req.lang, note)
     assert ("encoder" in said) if req.lang == "en" else ("编码器" in said)
+
+
+@pytest.mark.parametrize(
+    "text,prompts",
+    [
+        ("qwen2.5-7b grpo 10k prompts 3d", 10_000),
+        ("强化学习 qwen3-8b GRPO 训练 5000条 3天", 5_000),
+        ("7b ppo 3d", None),
+    ],
+)
+def test_an_rl_refusal_works_out_the_floor_on_the_requests_own_prompts(cli, text, prompts):
+    # it had given one example for every request (`/gpu 32b full-finetune 2B tokens 14d`)
+    with pytest.raises(RequestError) as refused:
+        parse(text, None)
+    got = refused.value
+    assert got.kind == "unsupported_method"
+    if prompts is None:
+        assert "example" not in got.details
+        return
+    # TRL's defaults: 8 completions a prompt, each up to 512 + 256 tokens
+    assert got.details["prompts"] == prompts and got.details["tokens"] == prompts * 8 * 768
+    assert cli("ask", got.details["example"]).returncode == 0  # the floor it offers plans

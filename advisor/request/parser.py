@@ -367,6 +367,10 @@ CHOSEN = ("method", "preference_tuning")
 UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "reward-model", "rloo", "dapo")
 # Rewards and RL in Chinese ("奖励模型", "强化学习"): the same methods
 ZH_UNSUPPORTED_METHODS = ("奖励模型", "强化学习")
+# The floor an RL request's refusal works out on its own prompts: TRL's GRPOConfig defaults, 8
+# completions a prompt (num_generations), completions up to 256 tokens and prompts up to 512
+# (max_completion_length, max_prompt_length; as Oumi's GrpoParams documents TRL's defaults).
+RL_GENERATIONS, RL_COMPLETION_TOKENS, RL_PROMPT_TOKENS = 8, 256, 512
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
 # table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
 NOT_GPU_WORDS = (
@@ -2842,7 +2846,7 @@ class _Parse:
         sc = self.scan
         sc.take(
             rf"{L}({spelled(UNSUPPORTED_METHODS)}){R}|({'|'.join(ZH_UNSUPPORTED_METHODS)})",
-            lambda m: self.fail("unsupported_method", word=m[1] or m[2]),
+            lambda m: self.fail("unsupported_method", word=m[1] or m[2], **_rl_floor(self.text, self.lang)),
         )
         self._choose("method")
         self._choose("preference_tuning")
@@ -4415,6 +4419,33 @@ class _Probe(_Parse):
 
     def set(self, field: str, value, word: str) -> None:
         self.fields.setdefault(field, value)
+
+
+def _rl_floor(text: str, lang: str) -> dict:
+    """For an RL request that counts its prompts ("qwen2.5-7b grpo 10k prompts 3d"): the tokens its policy
+    update trains on at TRL's defaults (RL_GENERATIONS completions a prompt, each at most
+    RL_PROMPT_TOKENS + RL_COMPLETION_TOKENS) and the full fine-tune over them to plan as a floor; {}
+    where the rest of the request does not plan or counts no prompts."""
+    # every RL word the full fine-tune (none left to refuse again), "强化学习" and "GRPO" both said included
+    sft = re.sub(
+        rf"(?<![a-z0-9])(?:{spelled(UNSUPPORTED_METHODS)})(?![a-z0-9])|{'|'.join(ZH_UNSUPPORTED_METHODS)}",
+        " ",
+        text,
+        flags=re.I,
+    )
+    try:
+        req = parse(f"{sft} full-finetune", lang)
+    except RequestError:
+        return {}
+    if req.data is None or req.data.unit != "samples":
+        return {}
+    prompts = req.data.amount
+    tokens = prompts * RL_GENERATIONS * (RL_PROMPT_TOKENS + RL_COMPLETION_TOKENS)
+    size = req.model or f"{req.params_b:g}b"
+    scale = f"{tokens / 1e9:.3g}B" if tokens >= 1e9 else f"{tokens / 1e6:.3g}M"
+    deadline = f" {req.deadline_days:g}d" if req.deadline_days else ""
+    gpus = f" on {req.gpu_count}x{req.gpu}" if req.gpu and req.gpu_count else ""
+    return {"prompts": prompts, "tokens": tokens, "example": f"{size} full-finetune {scale} tokens{deadline}{gpus}"}
 
 
 def _probed(text: str, *steps: str) -> dict:
