@@ -60,7 +60,8 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
             return {
                 "ok": True,
                 "lang": priced.lang,
-                "message": laid or blocks.prices(priced.rows, priced.part, priced.lang, priced.lead),
+                "message": laid
+                or blocks.prices(priced.rows, priced.part, priced.lang, priced.lead, priced.bought, priced.buy_first),
                 "summary": None,
             }
         answered = faq_instead(text, lang, err)  # a question with no plan in it: the FAQ answers
@@ -96,7 +97,7 @@ def follow(
     elif reply.kind == "part":
         msg = blocks.part(reply, reply.rows if reply.part == "vendor" else None)
     elif reply.kind == "prices":  # "how much is an H100 per hour?": as `/gpu prices H100` lays them out
-        msg = blocks.prices(reply.rows, reply.part, reply.lang, reply.lead)
+        msg = blocks.prices(reply.rows, reply.part, reply.lang, reply.lead, reply.bought, reply.buy_first)
     else:  # also a what-if with no plan to set beside the first (a lease term): its text says it all
         msg = blocks.plain(reply.text)
     if reply.on:  # in a comparison's thread: which option the reply is about, above it

@@ -1356,10 +1356,13 @@ def _price_groups(offers: list[dict]) -> list[tuple[tuple, list[dict]]]:
     )
 
 
-def prices(groups: list[dict], gpu: str | None, lang: str, lead: str = "") -> dict:
+def prices(
+    groups: list[dict], gpu: str | None, lang: str, lead: str = "", bought: list[dict] = (), buy_first: bool = False
+) -> dict:
     """`/gpu prices [GPU]`: for one GPU, a section per kind of offer (market, by the hour, by the
     month and its minimum term, off-peak) with the offers as fields; for every GPU, a section
-    per GPU with the cheapest of each kind. Every price with its provider and age."""
+    per GPU with the cheapest of each kind. Every price with its provider and age. `bought`: the
+    purchase prices on record, a section of their own, first where the question asks to buy."""
 
     def p(macro, *args):
         return phrase(lang, macro, *args, file="slack/prices")
@@ -1371,7 +1374,18 @@ def prices(groups: list[dict], gpu: str | None, lang: str, lead: str = "") -> di
     def provider(o):
         return esc(phrase(lang, "provider_name", o["provider"]))
 
-    blocks = ([_section(esc(lead))] if lead else []) + [_section(p("title", gpu))]
+    buying = [
+        _section(
+            f"*{p('buy_title')}*",
+            [
+                p("buy_offer", b["kind"], cash(b["price"], b["currency"]), b["gpus"], provider(b), b["market"])
+                + "\n"
+                + p("buy_source", esc(b["as_of"]), b["estimate"])
+                for b in bought
+            ],
+        )
+    ] if bought else []  # fmt: skip
+    blocks = ([_section(esc(lead))] if lead else []) + (buying if buy_first else []) + [_section(p("title", gpu))]
     count = 0
     if not groups:
         blocks.append(_section(p("nothing", gpu)))
@@ -1418,5 +1432,7 @@ def prices(groups: list[dict], gpu: str | None, lang: str, lead: str = "") -> di
             blocks.append(_section(f"*{esc(g['gpu'])}*", fields))
         if len(blocks) >= MAX_BLOCKS - 2:
             break
+    if not buy_first:
+        blocks = blocks[: MAX_BLOCKS - 2] + buying
     blocks.append(_context(p("footer")))
     return {"text": p("fallback", gpu, count), "blocks": blocks[:MAX_BLOCKS]}

@@ -772,3 +772,33 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
     priced = gpu_prices("租一年8卡H20多少钱", "zh", book)
     first = blocks.prices(priced.rows, priced.part, priced.lang, priced.lead)["blocks"][0]
     assert first["text"]["text"].startswith("8 张卡租 12 个月：")
+
+
+@pytest.mark.parametrize(
+    "question,lang,first",
+    [
+        ("how much does an 8x H100 server cost to buy?", "en", True),
+        ("买一台8卡H800服务器多少钱", "zh", True),
+        ("how much is an H100 per hour?", "en", False),
+    ],
+)
+def test_a_price_asked_to_buy_leads_with_the_purchase_in_text_and_in_slack(cli, book, question, lang, first):
+    # Slack's price blocks had shown the rents alone, and the text put the purchase last even when
+    # the question asked what a server costs to buy
+    from advisor.planning.followup import gpu_prices
+    from bot import blocks
+
+    priced = gpu_prices(question, lang, book)
+    assert priced.bought and priced.buy_first is first
+    buy = "购买" if lang == "zh" else "To buy"
+    text = cli("faq", question).stdout
+    assert (text.index(buy) < text.index("已记录的价格" if lang == "zh" else "Prices on record")) is first
+    laid = [b["text"]["text"] for b in blocks.prices(priced.rows, priced.part, lang, priced.lead, priced.bought, first)[
+        "blocks"
+    ] if b["type"] == "section"]  # fmt: skip
+    at = laid.index(f"*{buy}*")
+    assert (at == 0) is first and (at == len(laid) - 1) is not first
+    server = next(b for b in priced.bought if b["kind"] == "buy_server")
+    section = blocks.prices(priced.rows, priced.part, lang, priced.lead, priced.bought, first)["blocks"]
+    fields = next(b["fields"] for b in section if b["type"] == "section" and b["text"]["text"] == f"*{buy}*")
+    assert any(money(server["price"], server["currency"]) in f["text"] for f in fields)

@@ -1091,10 +1091,18 @@ def gpu_prices(
         for kind in ("buy_server", "buy_card")
         for o in sorted(book.offers(kind, gpu, market), key=lambda o: book.convert(o.price, o.currency, "USD"))[:1]
     ]  # fmt: skip
-    text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, reply=True)
+    buy_first = bool(bought and BUYING.search(message))
+    text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, buy_first=buy_first, reply=True)
     lead = _lease_worked(message, lang, groups)
     return FollowUp(
-        kind="prices", lang=lang, part=gpu, rows=groups, lead=lead, text=f"{lead}\n\n{text}" if lead else text
+        kind="prices",
+        lang=lang,
+        part=gpu,
+        rows=groups,
+        bought=bought,
+        buy_first=buy_first,
+        lead=lead,
+        text=f"{lead}\n\n{text}" if lead else text,
     )
 
 
@@ -1681,6 +1689,10 @@ class FollowUp(BaseModel):
     # "gpu_type" the best plan on each other GPU type, "vendor" the offers on record, "prices" the
     # GPU's price groups (market.prices.current_prices)
     rows: list[dict] = []
+    # "prices": the purchase prices on record beside the rents, and whether the question asks to buy
+    # ("how much does an 8x H100 server cost to buy?": they lead)
+    bought: list[dict] = []
+    buy_first: bool = False
     # what earlier what-ifs in this thread changed and this reply keeps ({"name", "before", "after"},
     # before as the thread's first request had it)
     kept: list[dict] = []
