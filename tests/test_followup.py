@@ -3157,3 +3157,19 @@ def test_half_or_twice_the_gpus_the_price_negotiable_and_one_rack_are_answered(c
     assert double["kind"] == "whatif" and double["plan"]["plan"]["gpu_count"] == count  # twice the halved plan
     assert price["kind"] == "explain" and price["part"] == "costs" and "offer" in price["text"]
     assert rack["part"] == "servers" and "per rack" in rack["text"]
+
+
+def test_we_used_is_a_verb_and_a_tool_asked_to_speed_it_up_is_a_whatif(cli):
+    # "what if we used 3090s instead?" had been read as second-hand cards; "能不能用Unsloth加速" drew the menu
+    import json
+
+    def reply(message):
+        out = cli("ask", "7b lora 20k samples 2d", "--follow-up", message, "--json")
+        return json.loads(out.stdout)["follow_ups"][0]
+
+    swapped, used, unsloth = (
+        reply(m) for m in ("what if we used 3090s instead?", "what about used 3090s?", "能不能用Unsloth加速")
+    )
+    assert swapped["kind"] == "whatif" and swapped["plan"]["plan"]["gpu"] == "RTX3090-24GB"
+    assert "Used RTX3090-24GB cards" not in swapped["text"] and "Used RTX3090-24GB cards" in used["text"]
+    assert unsloth["kind"] == "whatif" and any(c["name"] == "stack" for c in unsloth["changes"])

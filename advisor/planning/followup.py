@@ -783,7 +783,12 @@ WHICH_BETTER = re.compile(
 # A used GPU asked of a plan ("二手3090行吗", "what about used A100s?")
 # ("used" only before a GPU's name, "used A100s", "used 8x 3090": "which framework is used on H100?" is
 # no such question)
-USED_GPU = re.compile(r"二手|翻新|拆机|\bused\s+(?:\d+\s*x?\s*)?[a-z]*\d|second[\s-]?hand|refurbished|pre-?owned", re.I)
+USED_GPU = re.compile(
+    # "used" after a subject is the verb ("what if we used 3090s instead?": the plan on 3090s)
+    r"二手|翻新|拆机|(?<!we )(?<!\bi )(?<!you )(?<!they )\bused\s+(?:\d+\s*x?\s*)?[a-z]*\d"
+    r"|second[\s-]?hand|refurbished|pre-?owned",
+    re.I,
+)
 
 
 # Why one option is faster or cheaper ("为什么H200更快", "why is B200 faster?"): the verdict, which says by
@@ -1479,6 +1484,8 @@ AROUND_A_CHANGE = (
         r"|\bhow much faster\b|\bturn(?:ed)? on\b",
         " ",
     ),
+    # "能不能用Unsloth加速", "可以用liger提速吗": the tool asked about is the change
+    (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=用\s*[a-z])|(?<=[a-z])\s*(?:来)?(?:加速|提速)(?:吗|么|呢)?\s*[?？]?\s*$", " "),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "用deepspeed zero3跑的话显存够不够": the condition is the change, the question after 的话 its reply's
