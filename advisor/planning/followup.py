@@ -1485,7 +1485,11 @@ AROUND_A_CHANGE = (
         " ",
     ),
     # "能不能用Unsloth加速", "可以用liger提速吗": the tool asked about is the change
-    (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=用\s*[a-z])|(?<=[a-z])\s*(?:来)?(?:加速|提速)(?:吗|么|呢)?\s*[?？]?\s*$", " "),
+    (
+        r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=用\s*[a-z])"
+        r"|(?<=[a-z])\s*(?:来)?(?:加速|提速)(?:吗|么|呢)?\s*[?？]?\s*$",
+        " ",
+    ),
     # "为什么用Megatron，我们用LLaMA-Factory": the question before the team's own choice goes
     (r"^\W*(?:为什么|为啥|why)\s*(?:要|是|会)?\s*(?:用|选|use|pick|choose)?\s*[\w.\-/]+\s*[?？]?\s*[，,;；。]\s*", " "),
     # "用deepspeed zero3跑的话显存够不够": the condition is the change, the question after 的话 its reply's
