@@ -3173,3 +3173,22 @@ def test_we_used_is_a_verb_and_a_tool_asked_to_speed_it_up_is_a_whatif(cli):
     assert swapped["kind"] == "whatif" and swapped["plan"]["plan"]["gpu"] == "RTX3090-24GB"
     assert "Used RTX3090-24GB cards" not in swapped["text"] and "Used RTX3090-24GB cards" in used["text"]
     assert unsloth["kind"] == "whatif" and any(c["name"] == "stack" for c in unsloth["changes"])
+
+
+def test_the_switch_asked_is_the_network_line_and_starting_with_half_is_half_the_gpus(cli):
+    # both had drawn the menu
+    import json
+
+    out = cli(
+        "ask",
+        "7b full-finetune 20B tokens 5d",
+        "--follow-up",
+        "what switch do we need?",
+        "--follow-up",
+        "can we start with half and add more later?",
+        "--json",
+    )
+    d = json.loads(out.stdout)
+    switch, half = d["follow_ups"]
+    assert switch["part"] == "servers" and "between nodes" in switch["text"]
+    assert half["kind"] == "whatif" and half["plan"]["plan"]["gpu_count"] == d["plan"]["plan"]["gpu_count"] // 2

@@ -348,7 +348,7 @@ DATA_WANTED = re.compile(
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
 SERVER_TOPICS = (
     ("power", r"power|\bkw\b|electric|cooling|rack|space|footprint|功耗|电|散热|机柜|地方|空间"),
-    ("network", r"network|infiniband|\bib\b|roce|rdma|\bnics?\b|网络|网卡"),
+    ("network", r"network|infiniband|\bib\b|roce|rdma|\bnics?\b|switch(?:es)?\b|网络|网卡|交换机"),
     ("nvme", r"nvme|\bdisks?\b|\bssds?\b|硬盘|本地盘|磁盘"),
     ("storage", r"storage|checkpoint|parallel file|存储"),
     ("cpu_ram", r"\bram\b|host memory|system memory|\bcpus?\b|vcpu|cores?\b|(?<!显)内存|核"),
@@ -415,12 +415,13 @@ PLAN_PARTS = (
     ),
     (
         "servers",
-        r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}\b(?:storage|disk|nvme|ram|cpus?|network"
+        r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}"
+        r"\b(?:storage|disk|nvme|ram|cpus?|network|switch(?:es)?"
         # the power a server draws, not its bill ("what's the power bill?", "多少电费": the electricity's cost)
         r"|power(?!\s*(?:bills?|costs?|prices?))|cooling|servers? (?:spec|config))"
         r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
         r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
-        r"|(?:存储|硬盘|内存|网络|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
+        r"|(?:存储|硬盘|内存|网络|交换机|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
         # the host RAM the plan sizes, set against the team's ("内存要256G？我们机器只有128G", "we only have 128GB RAM")
         r"|(?<!显)内存.{0,4}\d+\s*g|(?:机器|服务器|主机)(?:只有|就|才)\s*\d+\s*g"
         r"|\b(?:only|just)\s+(?:have|got)\s+\d+\s*g(?:b|ib)?\s+(?:of\s+)?(?:ram|host memory|system memory)\b"
@@ -2987,6 +2988,9 @@ FEWER_OR_MORE = re.compile(
 HALF_OR_DOUBLE = re.compile(
     r"\b(?:(?P<half>half)|(?P<double>double|twice))\s+(?:as\s+many\s+|the\s+(?:number\s+of\s+)?)?"
     r"(?P<what>gpus?|cards?|servers?|nodes?|machines?)\b"
+    # "can we start with half and add more later?": the plan's GPUs halved
+    r"|\bstart\s+(?:with|on)\s+(?P<half3>half)\b(?:\s+(?:of\s+)?(?:them|the\s+(?P<what3>gpus?|cards?|servers?|nodes?)))?"
+    r"|先(?:用|上|租|买)(?P<zhalf3>一半)"
     r"|(?:(?P<zhalf>一半)|(?P<zdouble>两倍|双倍|加倍))(?:的|数量的)?(?P<zwhat>显?卡|gpu|机器|服务器|节点)"
     r"|(?P<zwhat2>显?卡|gpu|机器|服务器|节点)(?:数|数量)?(?:(?P<zhalf2>减半|砍半|少一半)|(?P<zdouble2>翻倍|加倍|翻一倍|多一倍))",
     re.I,
@@ -3015,10 +3019,11 @@ def _fewer_or_more(summary: dict, message: str) -> str | None:
         return f"{count * 2} gpus"  # twice the GPUs owned: what the extra would save and cost
     halved = HALF_OR_DOUBLE.search(message)
     if halved and count:
-        what = halved["what"] or halved["zwhat"] or halved["zwhat2"]
+        what = halved["what"] or halved["zwhat"] or halved["zwhat2"] or halved["what3"] or "gpus"
         servers = bool(re.match(r"servers?|nodes?|machines?|机器|服务器|节点", what, re.I))
         now = nodes if servers else count
-        n = max(1, now // 2) if halved["half"] or halved["zhalf"] or halved["zhalf2"] else now * 2
+        half = halved["half"] or halved["zhalf"] or halved["zhalf2"] or halved["half3"] or halved["zhalf3"]
+        n = max(1, now // 2) if half else now * 2
         return f"{n} nodes" if servers else f"{n} gpus"
     if not found or not count:
         return None
