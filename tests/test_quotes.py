@@ -507,3 +507,26 @@ def test_a_refused_quote_is_quoted_back_with_where_it_was_cut(cli):
     assert out.returncode == 2 and '…" as a quote' in out.stderr and "lead time" not in out.stderr
     short = cli("quote", "nonsense")
     assert short.returncode == 2 and '"nonsense" as a quote' in short.stderr
+
+
+@pytest.mark.parametrize(
+    "question,said",
+    [
+        ("8卡H800每月9.5万合理吗", "8 × H800-SXM-80GB 每月 ¥95,000"),
+        ("8卡H100一个月8万贵不贵", "8 × H100-SXM5-80GB 每月 ¥80,000"),
+        ("is $2/hr for H100 a good deal?", "$2 per GPU-hour for H100-SXM5-80GB"),
+    ],
+)
+def test_a_vendors_price_asked_as_a_first_message_is_judged(cli, question, said):
+    # each had been refused: asked for the model's size, "贵不贵" read as a negation, a per-hour price
+    # read as a budget
+    out = cli("faq", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)
+    assert (
+        found["topic"] == "quote"
+        and said in found["answer"]
+        and "median" in found["answer"]
+        or "中位数" in found["answer"]
+    )
+    assert json.loads(cli("ask", question, "--json").stdout)["faq"]["topic"] == "quote"

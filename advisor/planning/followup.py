@@ -1037,6 +1037,7 @@ def gpu_prices(
         or budget_trains(message, lang, book)
         or budget_buys(message, lang, book)
         or lead_time(message, lang)
+        or quote_judged(message, lang, book)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
     )
@@ -3349,6 +3350,16 @@ _ASKING_A_PRICE = re.compile(
 def _as_quote(message: str) -> str:
     """A price asked about, as the user would record it: "8卡H800每月9万合理吗" -> "8卡H800每月9万"."""
     return re.sub(r"\s+", " ", _ASKING_A_PRICE.sub("", message)).strip() or message
+
+
+def quote_judged(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """A vendor's price asked about as a first message ("8卡H800每月9.5万合理吗", "is $2/hr for H100 a
+    good deal?"): judged against the like offers on record, as in a thread (it had been refused:
+    asked for the model's size, or a per-hour price read as a budget); None without a GPU named
+    and an amount a month or an hour."""
+    if not (PRICE.search(message) and HAS_AMOUNT.search(message) and gpu_named(message)):
+        return None
+    return _judge(message, lang, book)
 
 
 def _judge(message: str, lang: str, book: PriceBook, gpu: str | None = None) -> FollowUp | None:
