@@ -523,10 +523,6 @@ def test_a_vendors_price_asked_as_a_first_message_is_judged(cli, question, said)
     out = cli("faq", question, "--json")
     assert out.returncode == 0, out.stderr
     found = json.loads(out.stdout)
-    assert (
-        found["topic"] == "quote"
-        and said in found["answer"]
-        and "median" in found["answer"]
-        or "中位数" in found["answer"]
-    )
+    assert found["topic"] == "quote" and said in found["answer"]
+    assert ("median" in found["answer"]) or ("中位数" in found["answer"])
     assert json.loads(cli("ask", question, "--json").stdout)["faq"]["topic"] == "quote"
