@@ -3148,11 +3148,14 @@ def test_half_or_twice_the_gpus_the_price_negotiable_and_one_rack_are_answered(c
         "is the price negotiable?",
         "--follow-up",
         "will this fit in one rack?",
+        "--follow-up",
+        "一个机柜放得下吗",
         "--json",
     )
     d = json.loads(out.stdout)
     count = d["plan"]["plan"]["gpu_count"]
-    half, double, price, rack = d["follow_ups"]
+    half, double, price, rack, rack_zh = d["follow_ups"]
+    assert rack_zh["part"] == "servers" and "每机柜" in rack_zh["text"]  # had been the room's heat and circuits
     assert half["kind"] == "whatif" and half["plan"]["plan"]["gpu_count"] == count // 2
     assert double["kind"] == "whatif" and double["plan"]["plan"]["gpu_count"] == count  # twice the halved plan
     assert price["kind"] == "explain" and price["part"] == "costs" and "offer" in price["text"]

@@ -60,7 +60,8 @@ ASKED = (
     # refused as not understood)
     (
         "room",
-        r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)|(?:放|搁|摆)(?:在)?\S{0,6}(?:吗|行吗|可以吗|行不行)"
+        # (a rack that holds them is the servers' racks: "一个机柜放得下吗")
+        r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)|(?<!机柜)(?:放|搁|摆)(?:在)?\S{0,6}(?:吗|行吗|可以吗|行不行)"
         r"|噪音|噪声|吵不吵|吵吗|很吵|\bnois[ey]\b|\bloud\b"
         r"|\b(?:can|could)\s+(?:it|we|they|this|these|the servers?|the box)"
         r"\s+(?:go|sit|stay|run|live|be put|be kept)\s+in\b",
