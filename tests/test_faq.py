@@ -1041,3 +1041,17 @@ def test_the_expected_loss_of_a_dense_pretraining_plan_is_chinchillas_law_worked
     assert "no law predicts the level" in lora and "each of the 3 epochs' starts" in lora
     got = faq.answer("what loss should we expect?", "en", plan=dense)
     assert got.topic == "training_loss" and got.confident and "2.18" in got.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is the alpha release of the driver stable?",
+        "should we use cosine similarity for dedup?",
+        "how do I rank GPUs by value?",
+    ],
+)
+def test_a_word_the_hyperparameters_topic_uses_in_another_sense_does_not_make_a_question_sure(question):
+    # each had been the hyperparameters topic, sure; the ML senses still are
+    assert not faq.answer(question).confident
+    assert faq.answer("what lora rank and alpha?").confident and faq.answer("cosine or constant schedule?").confident
