@@ -3257,3 +3257,18 @@ def test_an_rl_refusal_works_out_the_floor_on_the_requests_own_prompts(cli, text
     # TRL's defaults: 8 completions a prompt, each up to 512 + 256 tokens
     assert got.details["prompts"] == prompts and got.details["tokens"] == prompts * 8 * 768
     assert cli("ask", got.details["example"]).returncode == 0  # the floor it offers plans
+
+
+@pytest.mark.parametrize(
+    "text,budget,recurring",
+    [
+        ("老板给了50万，想微调一个32B模型，数据20万条，两周内要交付，怎么配", 500_000, False),  # refused on 了50万
+        ("公司批了100万 70B lora 10万条 7天", 1_000_000, False),
+        ("租还是买：每个月都要微调一次70B，每次1B token", None, True),  # refused on 一次
+        ("每个月训练一次7b lora 5万条", None, True),
+    ],
+)
+def test_a_sum_granted_is_the_budget_and_a_run_each_month_is_recurring(text, budget, recurring):
+    req = parse(text, None)
+    assert (req.budget.amount if req.budget else None) == budget and req.recurring is recurring
+    assert req.tokens and req.params_b

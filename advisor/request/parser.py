@@ -806,6 +806,16 @@ def _spelled_numbers(text: str) -> str:
         r"\1 ",
         text,
     )
+    # a sum granted ("老板给了50万", "公司批了100万", "经费拨了30万"): the budget
+    text = re.sub(
+        r"(?:老板|公司|领导|学校|经费|项目)?\s*(?:给了|批了|拨了|批下来)\s*(?=[¥￥]?\s*[\d一二两三四五六七八九十百]+(?:\.\d+)?\s*[万千])",
+        " 预算",
+        text,
+    )
+    # a run repeated ("每个月都要微调一次70B，每次1B token"): "once" after the verb and "each time" before
+    # the data are the recurrence's words, which the recurring rule reads from 每个月
+    text = re.sub(r"每个?月(?:都要|都得|要)?\s*((?:预)?(?:微调|训练)|跑)\s*一次", r"每月一次 \1", text)
+    text = re.sub(r"(微调|训练|跑)一次|每次(?=\s*[\d一二两三四五六七八九十百])", r"\1 ", text)
     # holidays teams count to (`双十一前`, `五一前`): their dates, which the date rules read
     for holiday, date in (("双十一", "11月11日"), ("五一", "5月1日"), ("国庆", "10月1日"), ("元旦", "1月1日")):
         text = re.sub(rf"{holiday}(?=\s*(?:之前|以前|前))", date, text)
