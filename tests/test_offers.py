@@ -802,3 +802,12 @@ def test_a_price_asked_to_buy_leads_with_the_purchase_in_text_and_in_slack(cli, 
     section = blocks.prices(priced.rows, priced.part, lang, priced.lead, priced.bought, first)["blocks"]
     fields = next(b["fields"] for b in section if b["type"] == "section" and b["text"]["text"] == f"*{buy}*")
     assert any(money(server["price"], server["currency"]) in f["text"] for f in fields)
+
+
+def test_a_servers_purchase_price_asked_in_a_thread_is_the_price_not_a_buy_whatif(cli):
+    # "how much is an H100 server to buy?" had read "100 server" as a count to buy for the job and drawn the menu
+    out = json.loads(
+        cli("ask", "7b lora 20k samples 2d", "--follow-up", "how much is an H100 server to buy?", "--json").stdout
+    )
+    (reply,) = out["follow_ups"]
+    assert reply["kind"] == "prices" and reply["part"] == "H100-SXM5-80GB" and reply["text"].startswith("To buy")

@@ -1982,7 +1982,10 @@ def follow_up(
     # "买64张H800多少钱": buying that many is a what-if on this job (its capex), not the price list
     # ("买一台4卡4090工作站要多少钱"; "H20买的话多少钱", no count, is the card's price on record)
     buy_count = BUYING.search(message) and re.search(
-        r"(?:\d+|[一两二三四五六七八])\s*(?:张|块|台|卡|x|×|gpus?|cards?|servers?|nodes?)", message, re.I
+        # (a GPU's own digits are no count: "how much is an H100 server to buy?" is its price)
+        r"(?:(?<![a-z\d])\d+|[一两二三四五六七八])\s*(?:张|块|台|卡|x|×|gpus?|cards?|servers?|nodes?)",
+        message,
+        re.I,
     )
     # (under a plan, GPU types named as a choice are that plan on them, not their specifications)
     priced = (
