@@ -3195,3 +3195,20 @@ def test_the_switch_asked_is_the_network_line_and_starting_with_half_is_half_the
     switch, half = d["follow_ups"]
     assert switch["part"] == "servers" and "between nodes" in switch["text"]
     assert half["kind"] == "whatif" and half["plan"]["plan"]["gpu_count"] == d["plan"]["plan"]["gpu_count"] // 2
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's the total cost including storage and network?",
+        "can you give me a quote to send to finance?",
+        "总费用是多少",
+    ],
+)
+def test_the_total_cost_asked_is_the_costs_arithmetic(cli, question):
+    # they had been the servers' spec (on "storage and network") and the depreciation topic (on "finance")
+    import json
+
+    out = json.loads(cli("ask", "7b lora 20k samples 2d", "--follow-up", question, "--json").stdout)
+    (reply,) = out["follow_ups"]
+    assert reply["kind"] == "explain" and reply["part"] == "costs"

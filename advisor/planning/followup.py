@@ -1815,7 +1815,7 @@ def follow_up(
         and summary.get("gpu")
         and INCLUDES_ASKED.search(message)
         and re.search(
-            r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱|all[\s-]in|另算|另收|额外|egress|流量",
+            r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱|成本|all[\s-]in|另算|另收|额外|egress|流量",
             message,
             re.I,
         )
@@ -2520,7 +2520,10 @@ INCLUDES_ASKED = re.compile(
     r"\b(?:does|is|are|do)\b[^?？]{0,30}\binclud\w*|\binclusive of\b"
     # "is $61.8k the all-in cost or are storage and egress extra?" (a figure the plan no longer has)
     r"|\ball[\s-]in\b|\bon top\b|\b(?:extra|separate(?:ly)?)\s*[?？]"
-    r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)|另算|另收|额外(?:收|付|算)",
+    r"|包含|包括.{0,12}(?:吗|么|不)|含不含|含(?!税).{0,8}(?:吗|么)|另算|另收|额外(?:收|付|算)"
+    # "what's the total cost including storage and network?", "a quote to send to finance": the costs whole
+    r"|\b(?:total|full|whole)\s+(?:cost|price|bill|spend)\b|\b(?:cost|price)\s+including\b"
+    r"|\b(?:send|give|show)\b.{0,20}\b(?:finance|accounting|procurement|cfo)\b|总(?:费用|成本|价)|一共(?:要)?多少钱|给财务|报给财务",
     re.I,
 )
 # A provider's service asked about, not its price ("is autodl reliable enough, any SLA?"): the FAQ's
