@@ -3272,3 +3272,12 @@ def test_a_sum_granted_is_the_budget_and_a_run_each_month_is_recurring(text, bud
     req = parse(text, None)
     assert (req.budget.amount if req.budget else None) == budget and req.recurring is recurring
     assert req.tokens and req.params_b
+
+
+@pytest.mark.parametrize("text", ["7b lora 20k samples over the weekend", "13b 全参微调 1亿token 一个周末"])
+def test_a_weekend_is_a_sixty_hour_deadline_said(text):
+    # "can we do it over the weekend?" had drawn the menu under a plan, and was no deadline in a request
+    req = parse(text, None)
+    assert req.deadline_days == 2.5
+    note = next(n for n in req.assumptions if n.code == "deadline_weekend")
+    assert note.params["hours"] == 60 and "60" in word(req.lang, note)

@@ -486,7 +486,14 @@ FIELDS: tuple[Field, ...] = (
         above=0,
         high=MAX_DEADLINE_DAYS,
         limit="deadline",
-        assumed=("horizon", "deadline_date", "deadline_today", "deadline_overnight", "deadline_range"),
+        assumed=(
+            "horizon",
+            "deadline_date",
+            "deadline_today",
+            "deadline_overnight",
+            "deadline_weekend",
+            "deadline_range",
+        ),
         # the first of each is how request.canonical writes a deadline, days first
         units=(
             Word(1, en=("d", "days", "day"), zh=("天", "日")),

@@ -1351,6 +1351,7 @@ _ZH_NOT_TEXT = re.compile(r"图|像|视频|音|照|多模态|表格|奖励|偏�
 # know the hour the team works to)
 TODAY_HOURS = 8
 OVERNIGHT_HOURS = 12  # "overnight": a job started in the evening and looked at in the morning (assumed)
+WEEKEND_HOURS = 60  # "over the weekend": Friday 6 pm to Monday 6 am (assumed)
 # "国产卡" (a domestic accelerator): the Ascend 910B, the domestic part with the most leases on record
 # (data/reference_prices.toml); the 910C, the other one catalogued, is planned when named
 DOMESTIC_GPU = "Ascend-910B-64GB"
@@ -1541,6 +1542,7 @@ class _Parse:
         self.deadline_date: dt.date | None = None
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
+        self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
         self.rank_names: tuple[str, str] | None = None  # "LoRA rank 64": the method, and its words
@@ -3537,6 +3539,15 @@ class _Parse:
             rf"{L}(?:(?:run\s+|train\s+)?over\s?night|in\s+one\s+night){R}|(?:一|1)(?:个)?(?:晚上|夜)(?:之内|内)?|通宵|过夜",
             lambda m: overnight(m[0]),
         )
+
+        def weekend(word: str) -> None:  # a Friday evening to the Monday morning
+            self.weekend_word = word.strip()
+            self.set("deadline_days", WEEKEND_HOURS / 24, word)
+
+        sc.take(
+            rf"{L}(?:over|during|in|within)\s+(?:the|a|one)\s+weekend{R}|(?:一|1)个周末(?:之内|内)?|周末(?:两天|跑完|训完)",
+            lambda m: weekend(m[0]),
+        )
         sc.take(
             # a past day only as a deadline: "bought last year" says when, not by when
             rf"{L}(?:(?:{by})?yesterday|{by}last\s+(?:week|month|year)){R}|(?:昨天|前天)(?:前|之前|以前)?",
@@ -4104,6 +4115,8 @@ class _Parse:
             note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
         if self.overnight_word is not None:
             note("deadline_overnight", word=self.overnight_word, hours=OVERNIGHT_HOURS)
+        if self.weekend_word is not None:
+            note("deadline_weekend", word=self.weekend_word, hours=WEEKEND_HOURS)
         if self.teacher is not None:
             note("teacher_data", teacher=self.teacher)
         if self.domestic_word is not None:
