@@ -90,3 +90,12 @@ def test_the_tokens_a_budget_affords_are_its_hours_at_the_plans_speed(cli, text)
 def test_a_conversion_of_bytes_to_tokens_is_still_the_faq(cli):
     out = json.loads(cli("ask", "how many tokens is 1TB of text?", "--json").stdout)
     assert out["faq"]["topic"] == "data_size_to_gpu_count"
+
+
+@pytest.mark.parametrize(
+    "text", ["what's the best GPU for fine-tuning 7b models?", "which is the cheapest GPU for a 70b lora?"]
+)
+def test_the_best_gpu_asked_for_a_model_is_planned_with_the_other_types_beside_it(cli, text):
+    # it had been the FAQ on LoRA against full fine-tuning, quoting "this plan's method" of no plan
+    d = _plan(cli, text)
+    assert d["plan"]["gpu"] and d["alternatives"]

@@ -807,7 +807,10 @@ def faq_first(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] |
         return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
     # the job's size and method as a thread's plan gives them, so "70b" is read as the job's, not
     # as what the question is about ("is fp8 safe for a 70b?" is about fp8)
-    found = faq.answer(text, lang, plan=plan_context(Advice(request=req)))
+    context = plan_context(Advice(request=req))
+    if "method" not in req.user_set:  # a method the parser defaulted is no plan's to quote back
+        context.pop("method")
+    found = faq.answer(text, lang, plan=context)
     if not found.confident:
         return None
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan_for", canonical(req), req.method)

@@ -4517,6 +4517,9 @@ def model_said(text: str) -> tuple[str | None, float | None, float | None] | Non
 _PLAN_ASKED = re.compile(
     r"\bhow\s+(?:many(?!\s+(?:epochs?|passes)\b)|long|much|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
     r"|\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|cards?|hardware|servers?|setup|cluster)\b"
+    # "what's the best GPU for fine-tuning 7b models?": the plan's choice, with the other types beside it
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:best|right|cheapest|ideal|most cost[\s-]effective)\s+"
+    r"(?:gpus?|cards?|hardware|setup)\b"
     r"|\b(?:can|could)\s+(?:i|we|you)\s+(?:train|fine-?tune|finetune|pre-?train|run|fit|do)\b"
     r"|\bis\s+it\s+(?:possible|feasible)\b|\bplan\b"
     r"|多少|几张|几台|几卡|多久|多长时间|几天|(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器|配置|硬件)"
