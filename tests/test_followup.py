@@ -3194,6 +3194,8 @@ def test_the_switch_asked_is_the_network_line_and_starting_with_half_is_half_the
     d = json.loads(out.stdout)
     switch, half = d["follow_ups"]
     assert switch["part"] == "servers" and "between nodes" in switch["text"]
+    zh = json.loads(cli("ask", "13B pretrain 300B tokens 30d", "--follow-up", "交换机要什么样的", "--json").stdout)
+    assert zh["follow_ups"][0]["part"] == "servers"  # had been the hidden costs (switches priced)
     assert half["kind"] == "whatif" and half["plan"]["plan"]["gpu_count"] == d["plan"]["plan"]["gpu_count"] // 2
 
 

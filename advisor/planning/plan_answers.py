@@ -101,7 +101,9 @@ ASKED = (
         "hidden_costs",
         r"hidden (?:costs?|fees?)|extra (?:costs?|fees?)|other costs|costs? (?:we|i) (?:miss|forgot)"
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
-        r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics|交换机|光模块|网络设备"
+        # (which switch, "交换机要什么样的", is the servers' network line)
+        r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics"
+        r"|(?<!什么)交换机(?!\s*(?:要|需要|得)?\s*(?:用|选|配)?\s*(?:什么|哪种|哪些|啥))|光模块|网络设备"
         # what owning costs to run ("买的话电费和机柜要多少", "running costs if we buy?"): its power,
         # hosting and upkeep a year (had been the buy what-if, with none of them)
         r"|running (?:costs?|expenses?)|opex\b"
