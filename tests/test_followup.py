@@ -3214,3 +3214,16 @@ def test_the_total_cost_asked_is_the_costs_arithmetic(cli, question):
     out = json.loads(cli("ask", "7b lora 20k samples 2d", "--follow-up", question, "--json").stdout)
     (reply,) = out["follow_ups"]
     assert reply["kind"] == "explain" and reply["part"] == "costs"
+
+
+def test_paying_ahead_for_a_term_is_that_lease(cli):
+    # "how much if we pay upfront for 3 months?" had drawn the menu
+    import json
+
+    out = json.loads(
+        cli(
+            "ask", "7b full-finetune 20B tokens 5d", "--follow-up", "how much if we pay upfront for 3 months?", "--json"
+        ).stdout
+    )
+    (reply,) = out["follow_ups"]
+    assert reply["kind"] == "whatif" and "3-month lease" in reply["text"]

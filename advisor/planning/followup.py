@@ -2793,7 +2793,9 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
 _TERM_NUMBER = r"\d+|a|an|one|two|three|four|six|twelve"
 _TERM_NUMBER_ZH = r"\d+|半|[一二两三四五六七八九十]+"
 LEASE_TERM = re.compile(
-    rf"\b(?:rent|leas|contract|commit|reserv|sign|keep)\w*\b[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
+    # ("pay upfront for 3 months", "prepay 6 months": a lease paid ahead, its term)
+    rf"\b(?:rent|leas|contract|commit|reserv|sign|keep|prepa|pay\w*\s+(?:upfront|up front|in advance|ahead))\w*\b"
+    rf"[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
     rf"|\b(?P<n2>{_TERM_NUMBER})[\s-]*(?P<u2>months?|mo|years?|yr)[\s-]+(?:lease|term|contract|reservation|commitment|rental)"
     rf"|(?:租|签|起租|租期|合同|合约|租约)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
     rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
