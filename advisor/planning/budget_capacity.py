@@ -131,15 +131,22 @@ def _row(gpu: str, method: str, tokens: float, hours: float) -> SizeRow:
     return _search(gpu, method, tokens, float(f"{hours:.3g}"))
 
 
+@lru_cache(maxsize=32)
+def _base_request(gpu: str, method: str):
+    """The request every size of one search is a copy of (parsed once, not once a size)."""
+    return parse(f"7b {method} 1B tokens on 8x{gpu}", "en")
+
+
 @lru_cache(maxsize=4096)
 def run_on(gpu: str, method: str, tokens: float, size_b: float) -> tuple[float, int, float] | None:
     """A dense model of `size_b` trained on `tokens` (0: CHINCHILLA_TOKENS_PER_PARAM a parameter) on the
     fewest GPUs of `gpu`, in whole servers doubling up to MOST_GPUS, that hold it with nothing offloaded
     (capacity.py's rule: offloading fits more on fewer GPUs at a speed the engine knows least): its
     GPU-hours, GPU count and MFU; None when none holds it."""
-    request = parse(f"7b {method} 1B tokens on 8x{gpu}", "en")
     data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
-    sized = request.model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
+    sized = _base_request(gpu, method).model_copy(
+        update={"params_b": size_b, "active_params_b": size_b, "tokens": data}
+    )
     shape, setup, part = model_shape(sized), training_setup(sized), catalog.get_gpu(gpu)
     setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
     count = part.gpus_per_server or 8

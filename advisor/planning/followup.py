@@ -1158,17 +1158,25 @@ GPUS_LISTED_FOR_A_SUM = 10
 STALE_PURCHASE_YEARS = 2
 
 
-def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """The servers a sum buys (above); None when the message asks no such thing."""
-    if not (BUYING.search(message) and HOW_MANY_BOUGHT.search(message)):
-        return None
+def _sum_in_market(message: str, book: PriceBook) -> tuple[float, str] | None:
+    """The sum a message names, in the currency of the market it is spent in (dollars, or abroad
+    named: global clouds; else mainland China), and that market; None without a sum."""
     said = money_said(message)
     if said is None:
         return None
     amount, currency = said
     market = "global" if currency == "USD" or MARKET.search(message) or IN_THE_US.search(message) else "china"
-    currency = currency or MARKET_CURRENCY[market]
-    budget = book.convert(amount, currency, MARKET_CURRENCY[market])
+    return book.convert(amount, currency or MARKET_CURRENCY[market], MARKET_CURRENCY[market]), market
+
+
+def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The servers a sum buys (above); None when the message asks no such thing."""
+    if not (BUYING.search(message) and HOW_MANY_BOUGHT.search(message)):
+        return None
+    said = _sum_in_market(message, book)
+    if said is None:
+        return None
+    budget, market = said
     currency = MARKET_CURRENCY[market]
     named = gpu_named(message)
     candidates = [catalog.get_gpu(named)] if named else [g for g in catalog.gpus() if market in g.markets]
@@ -1341,12 +1349,10 @@ def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     when it asks so and names neither a model nor GPUs counted; None otherwise."""
     if not (CAPACITY_ASKED.search(message) or SUM_TRAINS.search(message)):
         return None
-    said = money_said(message)
+    said = _sum_in_market(message, book)
     if said is None or gpus_said(message) is not None or model_said(message) is not None:
         return None
-    amount, currency = said
-    market = "global" if currency == "USD" or MARKET.search(message) or IN_THE_US.search(message) else "china"
-    budget = book.convert(amount, currency or MARKET_CURRENCY[market], MARKET_CURRENCY[market])
+    budget, market = said
     fit = largest_for_budget(book, budget, MARKET_CURRENCY[market], market, gpu_named(message))
     if fit is None:
         return None
@@ -2995,15 +3001,16 @@ FEWER_OR_MORE = re.compile(
 # "with half the GPUs?", "twice as many servers?", "卡减半呢", "机器翻倍": half or twice the plan's (each
 # had been the menu)
 HALF_OR_DOUBLE = re.compile(
-    r"\b(?:(?P<half>half)|(?P<double>double|twice))\s+(?:as\s+many\s+|the\s+(?:number\s+of\s+)?)?"
-    r"(?P<what>gpus?|cards?|servers?|nodes?|machines?)\b"
+    r"\b(?:half|double|twice)\s+(?:as\s+many\s+|the\s+(?:number\s+of\s+)?)?(?P<what>gpus?|cards?|servers?|nodes?|machines?)\b"
     # "can we start with half and add more later?": the plan's GPUs halved
-    r"|\bstart\s+(?:with|on)\s+(?P<half3>half)\b(?:\s+(?:of\s+)?(?:them|the\s+(?P<what3>gpus?|cards?|servers?|nodes?)))?"
-    r"|先(?:用|上|租|买)(?P<zhalf3>一半)"
-    r"|(?:(?P<zhalf>一半)|(?P<zdouble>两倍|双倍|加倍))(?:的|数量的)?(?P<zwhat>显?卡|gpu|机器|服务器|节点)"
-    r"|(?P<zwhat2>显?卡|gpu|机器|服务器|节点)(?:数|数量)?(?:(?P<zhalf2>减半|砍半|少一半)|(?P<zdouble2>翻倍|加倍|翻一倍|多一倍))",
+    r"|\bstart\s+(?:with|on)\s+half\b(?:\s+(?:of\s+)?(?:them|the\s+(?P<what3>gpus?|cards?|servers?|nodes?)))?"
+    r"|先(?:用|上|租|买)一半"
+    r"|(?:一半|两倍|双倍|加倍)(?:的|数量的)?(?P<zwhat>显?卡|gpu|机器|服务器|节点)"
+    r"|(?P<zwhat2>显?卡|gpu|机器|服务器|节点)(?:数|数量)?(?:减半|砍半|少一半|翻倍|加倍|翻一倍|多一倍)",
     re.I,
 )
+# Of those, the ones that halve
+HALVED = re.compile(r"half|一半|减半|砍半", re.I)
 
 
 # "should we buy more?" under a plan on the team's own GPUs: more of them, not the same ones bought
@@ -3031,8 +3038,7 @@ def _fewer_or_more(summary: dict, message: str) -> str | None:
         what = halved["what"] or halved["zwhat"] or halved["zwhat2"] or halved["what3"] or "gpus"
         servers = bool(re.match(r"servers?|nodes?|machines?|机器|服务器|节点", what, re.I))
         now = nodes if servers else count
-        half = halved["half"] or halved["zhalf"] or halved["zhalf2"] or halved["half3"] or halved["zhalf3"]
-        n = max(1, now // 2) if half else now * 2
+        n = max(1, now // 2) if HALVED.search(halved[0]) else now * 2
         return f"{n} nodes" if servers else f"{n} gpus"
     if not found or not count:
         return None

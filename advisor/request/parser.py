@@ -1646,6 +1646,10 @@ class _Parse:
             raise RequestError("model_releases", self.lang, word=named[0], releases=named[1])
         raise RequestError(kind, self.lang, **details)
 
+    def _refuse_rl(self, word: str) -> None:
+        """An RL method: refused, with the floor worked out on the request's own prompts."""
+        self.fail("unsupported_method", word=word, **_rl_floor(self.text, self.lang))
+
     def set(self, field: str, value, word: str) -> None:
         word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
         if field == "gpu":
@@ -2858,7 +2862,7 @@ class _Parse:
         sc = self.scan
         sc.take(
             rf"{L}({spelled(UNSUPPORTED_METHODS)}){R}|({'|'.join(ZH_UNSUPPORTED_METHODS)})",
-            lambda m: self.fail("unsupported_method", word=m[1] or m[2], **_rl_floor(self.text, self.lang)),
+            lambda m: self._refuse_rl(m[1] or m[2]),
         )
         self._choose("method")
         self._choose("preference_tuning")
@@ -4439,6 +4443,9 @@ class _Probe(_Parse):
 
     def fail(self, kind: str, **details) -> None:
         return None
+
+    def _refuse_rl(self, word: str) -> None:
+        return None  # a probe refuses nothing: no second parse for the floor
 
     def set(self, field: str, value, word: str) -> None:
         self.fields.setdefault(field, value)
