@@ -3227,3 +3227,35 @@ def test_paying_ahead_for_a_term_is_that_lease(cli):
     )
     (reply,) = out["follow_ups"]
     assert reply["kind"] == "whatif" and "3-month lease" in reply["text"]
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        # measured low, or a remedy asked: the causes, beside the plan's MFU (had been the plan's time)
+        ("our MFU is only 25%, how to improve?", "low_gpu_utilisation"),
+        ("训练时GPU利用率只有30%怎么办", "low_gpu_utilisation"),
+        ("the GPUs sit idle a lot, why?", "low_gpu_utilisation"),
+        # a GPU failing mid-run: the failure topic (had been the plan's risks, on "risk")
+        ("what's the risk if a GPU dies mid-run?", "failure_mid_run"),
+        ("训练中途有卡挂了怎么办", "failure_mid_run"),
+    ],
+)
+def test_a_measured_problem_is_its_topic_on_the_plans_numbers(summary, book, question, topic):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == topic
+    mfu = f"{summary['mfu_pct']}%"
+    assert topic != "low_gpu_utilisation" or mfu in reply.text.split("\n")[0]
+
+
+def test_the_plans_own_mfu_asked_is_its_arithmetic_not_the_troubleshooting(summary, book):
+    reply = follow_up(REQUEST, summary, "why is the MFU only 46%?", book=book)
+    assert reply.kind == "explain" and reply.faq is None
+
+
+def test_paying_a_term_ahead_is_that_lease_and_the_deposit_stays_the_deposits(summary, book):
+    # "what if we prepay 6 months?" had been the deposit's schedule
+    assert "6-month lease" in follow_up(REQUEST, summary, "what if we prepay 6 months?", book=book).text
+    assert follow_up(REQUEST, summary, "预付3个月呢", book=book).kind == "whatif"
+    deposit = follow_up(REQUEST, summary, "押一付三的话要多少", book=book)
+    assert deposit.faq["topic"] == "lease_payment_terms"

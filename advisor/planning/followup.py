@@ -1386,6 +1386,7 @@ def lead_time(message: str, lang: str) -> FollowUp | None:
 
 # A lease's deposit or first payment asked ("押金一般多少", "押一付三的话首付要多少", "how much deposit?")
 DEPOSIT_ASKED = re.compile(r"押金|押一|押二|押两|首付|预付|保证金|\bdeposits?\b|\bupfront\b|\bprepay", re.I)
+DEPOSIT_SAID = re.compile(r"押|保证金|首付|\bdeposits?\b", re.I)
 # VAT and invoices ("价格含税吗", "能开专票吗", "do the prices include VAT?"): the FAQ's tax topic with
 # this plan's rent, not the costs' arithmetic that "价格" had led to
 # (availability, not a purchase: "老板问能不能买一台8卡H20，回本要多久" is the purchase's what-if)
@@ -1861,6 +1862,10 @@ def follow_up(
         answered = _own_and_rent(request_text, summary, message, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and summary.get("gpu"):
+        for asked, topic in ((FAILS_MID_RUN, "failure_mid_run"), (LOW_UTILISATION, "low_gpu_utilisation")):
+            if asked.search(message) and (topic != "low_gpu_utilisation" or MEASURED_OR_REMEDY.search(message)):
+                return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
@@ -1877,7 +1882,9 @@ def follow_up(
     # "B200 国内能买到吗", "can we even buy H200 in China?": whether the GPU can be had there, the
     # export rules' topic with the plan's GPU (it had been read as a what-if and answered "unchanged")
     buyable = request_text and BUYABLE_ASKED.search(message) and _gpus_named(message)
-    if request_text and (DEPOSIT_ASKED.search(message) or taxed or buyable):
+    # "what if we prepay 6 months?", "预付3个月": a lease paid ahead is that term's (the deposit is 押金's)
+    deposit = DEPOSIT_ASKED.search(message) and not (lease_term_asked(message) and not DEPOSIT_SAID.search(message))
+    if request_text and (deposit or taxed or buyable):
         # "租的话押金一般多少" under a plan to buy: the lease's deposit on this plan's rent (the FAQ's
         # payment terms with the plan's numbers), not a what-if to rent (it had shown the plan again);
         # the tax on it likewise
@@ -2484,6 +2491,30 @@ POWER_COST = re.compile(
     re.I,
 )
 POWER_DRAW = re.compile(r"\bdraws?\b|\bwatts?\b|\bkw\b|功耗|功率|电价|每度|一度|\bper kwh\b|\bprice\b", re.I)
+# Their own GPUs used less than they should be ("our MFU is only 25%, how to improve?", "训练时GPU利用率只有
+# 30%怎么办"): the low-utilisation topic's causes, set beside the plan's MFU (it had been the plan's own time
+# arithmetic, or what MFU means). Measured or a remedy asked: "why is MFU 18%?" alone asks about the plan's.
+LOW_UTILISATION = re.compile(
+    r"(?:\bmfu\b|utili[sz]ation|\butil\b|利用率|使用率)[^?？。!！]{0,40}?"
+    r"(?:\bonly\b|\bjust\b|\blow\b|\bpoor\b|\bstuck\b|\bbelow\b|只有|只|才|不到|低|上不去|不高|跑不满)"
+    r"|\b(?:improv|rais|increas|boost)\w*\b.{0,25}(?:\bmfu\b|utili[sz]ation)|(?:提高|提升|拉高).{0,8}(?:利用率|mfu)"
+    r"|\bgpus?\s+(?:are\s+|sit\s+|sitting\s+)?(?:idle|under-?utili[sz]ed)\b|(?:卡|gpu)(?:经常)?(?:空闲|闲着|跑不满)",
+    re.I,
+)
+MEASURED_OR_REMEDY = re.compile(
+    r"\b(?:our|we|we're|we've|my|i|i'm)\b|实测|实际|训练时|跑起来|跑的时候|我们|我的"
+    r"|\bhow\s+(?:to|do|can|could|should)\b|\bwhat\s+(?:can|should|do)\b|\bfix|\bimprov|怎么|如何|咋办|提高|提升",
+    re.I,
+)
+# A GPU or a server failing mid-run ("what's the risk if a GPU dies mid-run?", "训练中途有卡挂了怎么办"): the
+# failure topic, on this plan's GPUs (it had been the plan's risks, on "risk"). A failure rate is the SLA's.
+FAILS_MID_RUN = re.compile(
+    r"\b(?:gpus?|cards?|nodes?|servers?|machines?|hosts?|ranks?)\s+(?:dies|died|die|dying|fails?|failed|failing"
+    r"|crash(?:es|ed)?|goes\s+down|go\s+down|went\s+down|breaks?|broke|is\s+dead)\b(?!\s+rate)"
+    r"|\b(?:node|gpu|hardware|server)\s+(?:failures?|crash(?:es)?)\b(?!\s+rate)"
+    r"|(?:卡|gpu|节点|机器|服务器)(?:突然)?(?:挂了|挂掉|坏了|坏掉|宕机|掉了|出故障)|掉卡|宕机了",
+    re.I,
+)
 # How often to save, or how to resume ("how often should we checkpoint?", "多久存一次checkpoint",
 # "断点续训怎么做"): not what the checkpoints weigh ("how much storage for checkpoints?" is the servers')
 CHECKPOINT_CADENCE = re.compile(
@@ -2803,7 +2834,7 @@ LEASE_TERM = re.compile(
     rf"\b(?:rent|leas|contract|commit|reserv|sign|keep|prepa|pay\w*\s+(?:upfront|up front|in advance|ahead))\w*\b"
     rf"[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
     rf"|\b(?P<n2>{_TERM_NUMBER})[\s-]*(?P<u2>months?|mo|years?|yr)[\s-]+(?:lease|term|contract|reservation|commitment|rental)"
-    rf"|(?:租|签|起租|租期|合同|合约|租约)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
+    rf"|(?:租|签|起租|租期|合同|合约|租约|预付|提前付)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
     rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
     re.I,
 )

@@ -298,6 +298,11 @@ def _sort_key(req: TrainingRequest):
             # streaming 1.3 TB of host memory). The rate an hour alone had put `7B pretrain` on two
             # Ascend 910B at 1.4x an H800's rent a token.
             rate = p.costs.rent_per_gpu_hour or float("inf")
+            if req.rent_or_buy == "buy" and p.costs.buy_capex:
+                # a buyer's by what a GPU costs to own (host memory for offloading in): 24 Ascend 910B
+                # at ¥7.3M had been the plan "without offloading" for a 70B buyer, on their low rent,
+                # beside 16 A100 at ¥2.6M
+                rate = p.costs.buy_capex / p.estimate.layout.gpu_count
             per_token = rate / max(p.estimate.throughput.tokens_per_s_per_gpu, 1e-9)
             return (pcie_at_scale(req, p), p.estimate.layout.offload != "none", per_token, 0.0)
         rent = p.costs.ownership_cost if req.rent_or_buy == "buy" else p.rent  # issue 15: a buyer's by owning
@@ -438,8 +443,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
         lora = _peft_alternative(req, m, book, best)
-        # an alternative is worth a line only where it saves money or time
-        if lora is not None and (_cheaper(lora, best) or (lora.days or math.inf) < (best.days or math.inf)):
+        # an alternative is worth a line only where it saves money or time, or holds on the GPUs
+        # what full fine-tuning streams from host memory (`budget 1M RMB, buy servers for fine-tuning
+        # 70B` had offered one 4090 offloading 1 TB of states, and no LoRA)
+        held = best.estimate.layout.offload != "none" and lora is not None and lora.estimate.layout.offload == "none"
+        if lora is not None and (_cheaper(lora, best) or (lora.days or math.inf) < (best.days or math.inf) or held):
             alts = alts[:4] + [lora]
     if single is not None and best is not None and _one_server_first(req, best, single, horizon):
         alts = [single.model_copy(update={"label": "one_server"})] + [
