@@ -3239,6 +3239,11 @@ def test_paying_ahead_for_a_term_is_that_lease(cli):
         # a GPU failing mid-run: the failure topic (had been the plan's risks, on "risk")
         ("what's the risk if a GPU dies mid-run?", "failure_mid_run"),
         ("训练中途有卡挂了怎么办", "failure_mid_run"),
+        # a failure rate: the SLA's (the H800's price list, on its name and "rate")
+        ("what's a normal failure rate for H800s in a big cluster?", "sla_failure_repair"),
+        # two kinds of GPU in one job (the menu)
+        ("can we mix H800 and A800?", "mixed_gpu_generations"),
+        ("4090和3090能混着用吗", "mixed_gpu_generations"),
     ],
 )
 def test_a_measured_problem_is_its_topic_on_the_plans_numbers(summary, book, question, topic):
@@ -3259,3 +3264,22 @@ def test_paying_a_term_ahead_is_that_lease_and_the_deposit_stays_the_deposits(su
     assert follow_up(REQUEST, summary, "预付3个月呢", book=book).kind == "whatif"
     deposit = follow_up(REQUEST, summary, "押一付三的话要多少", book=book)
     assert deposit.faq["topic"] == "lease_payment_terms"
+
+
+def test_mixing_methods_is_not_mixing_gpus(summary, book):
+    reply = follow_up(REQUEST, summary, "what if we mix in some LoRA and full fine-tuning?", book=book)
+    assert (reply.faq or {}).get("topic") != "mixed_gpu_generations"
+
+
+@pytest.mark.parametrize("question", ["can you give me a BOM?", "给个采购清单"])
+def test_a_bill_of_materials_is_the_request_for_quotes(summary, book, question):
+    # (the menu)
+    reply = follow_up(REQUEST, summary, question, book=book)
+    per_server = f"(x {summary['nodes']})" if question.isascii() else f"（共 {summary['nodes']} 台）"
+    assert reply.part == "rfq" and per_server in reply.text
+
+
+def test_the_all_in_cost_per_token_is_the_unit_cost(summary, book):
+    # "all-in" had drawn the whole costs section
+    reply = follow_up(REQUEST, summary, "what's the all-in cost per million tokens?", book=book)
+    assert reply.part == "unit_cost" and "per million tokens" in reply.text

@@ -377,7 +377,9 @@ PLAN_PARTS = (
         # "give me the vendor checklist", "what should we ask the vendor?", "供应商要问什么"
         r"|\bvendor\s+(?:checklist|questions)|\b(?:ask|tell)\s+(?:the\s+)?(?:vendors?|providers?|suppliers?)\b"
         r"|(?:问|要求)(?:供应商|厂商|服务商)|(?:供应商|厂商|服务商).{0,4}(?:要问|问什么|清单)"
-        r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)",
+        r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)"
+        # a bill of materials: the servers, network and storage to order, as the request for quotes lists them
+        r"|\bbom\b|\bbill of materials?\b|\bparts list\b|\bshopping list\b|物料清单|采购清单|配置清单|硬件清单",
     ),
     (
         "vendor",
@@ -1827,6 +1829,7 @@ def follow_up(
             re.I,
         )
         and not TAX_ASKED.search(message)
+        and not UNIT_COST.search(message)  # "the all-in cost per million tokens?": the unit cost's
     ):
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
@@ -1863,8 +1866,18 @@ def follow_up(
         if answered is not None:
             return answered
     if request_text and summary.get("gpu"):
-        for asked, topic in ((FAILS_MID_RUN, "failure_mid_run"), (LOW_UTILISATION, "low_gpu_utilisation")):
-            if asked.search(message) and (topic != "low_gpu_utilisation" or MEASURED_OR_REMEDY.search(message)):
+        asked_topics = (
+            (FAILURE_RATE, "sla_failure_repair"),
+            (FAILS_MID_RUN, "failure_mid_run"),
+            (LOW_UTILISATION, "low_gpu_utilisation"),
+            (MIXED_GPUS, "mixed_gpu_generations"),
+        )
+        for asked, topic in asked_topics:
+            if not asked.search(message):
+                continue
+            if topic == "mixed_gpu_generations" and not (len(_gpus_named(message)) > 1 or GPU_WORDS.search(message)):
+                continue  # "mix in some LoRA and full fine-tuning" mixes no GPUs
+            if topic != "low_gpu_utilisation" or MEASURED_OR_REMEDY.search(message):
                 return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
@@ -2513,6 +2526,18 @@ FAILS_MID_RUN = re.compile(
     r"|crash(?:es|ed)?|goes\s+down|go\s+down|went\s+down|breaks?|broke|is\s+dead)\b(?!\s+rate)"
     r"|\b(?:node|gpu|hardware|server)\s+(?:failures?|crash(?:es)?)\b(?!\s+rate)"
     r"|(?:卡|gpu|节点|机器|服务器)(?:突然)?(?:挂了|挂掉|坏了|坏掉|宕机|掉了|出故障)|掉卡|宕机了",
+    re.I,
+)
+# A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA
+# topic's figures (it had been the H800's price list, on the GPU's name and "rate")
+FAILURE_RATE = re.compile(r"\bfailure[\s-]+rates?\b|\bfail(?:ing)?\s+rates?\b|故障率|坏卡率|返修率", re.I)
+GPU_WORDS = re.compile(r"\b(?:gpus?|cards?|servers?|nodes?|old|older)\b|卡|服务器|机器|老|旧", re.I)
+# Two kinds of GPU in one job ("can we mix H800 and A800?", "4090和3090能混着用吗"): the mixing topic (it had
+# been the menu, the GPUs' names drawing the H20/H800/H100 topic level with it)
+MIXED_GPUS = re.compile(
+    r"\b(?:mix|combin|pair)\w*\b[^?？]{0,40}\b(?:and|with)\b"
+    r"|\b(?:together|side by side)\b[^?？]{0,20}\bsame (?:job|run)\b"
+    r"|混用|混训|混着|混在一起|混搭|一起训",
     re.I,
 )
 # How often to save, or how to resume ("how often should we checkpoint?", "多久存一次checkpoint",
