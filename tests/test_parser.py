@@ -396,7 +396,7 @@ def test_a_model_the_catalogue_lacks_is_planned_by_its_size_and_says_so(text, na
 
 
 @pytest.mark.parametrize(
-    "text", ["7b grpo 1GB", "70B rlhf", "7b 用ppo训练", "8b 训练奖励模型", "qwen2.5-7b rloo 10k prompts"]
+    "text", ["7b grpo 1GB", "70B rlhf", "7b 用ppo训练", "8b 强化学习训练", "qwen2.5-7b rloo 10k prompts"]
 )
 def test_rl_tuning_is_explained_not_misread(text):
     with pytest.raises(RequestError) as info:

@@ -200,3 +200,29 @@ def test_preference_data_in_the_words_teams_use_is_counted(text, amount):
     # each had been asked whether its count was a sequence length
     r = parse(text)
     assert r.preference_tuning and (r.data.amount, r.data.unit) == (amount, "samples")
+
+
+@pytest.mark.parametrize(
+    "text,method,pairs",
+    [
+        ("train a 7b reward model on 100k comparisons", "full-finetune", 100_000),
+        ("7b reward model lora 50k pairs", "lora", 50_000),
+        ("训练一个7B奖励模型 5万对", "full-finetune", 50_000),
+    ],
+)
+def test_a_reward_model_is_trained_on_pairs_with_no_reference(text, method, pairs):
+    # it had been refused as RL: a reward model is a fine-tune with a pairwise loss, nothing generated
+    req = parse(text)
+    assert (req.method, req.preference_tuning) == (method, "reward")
+    assert req.tokens == 2 * pairs * req.tokens_per_sample
+    setup = training_setup(req)
+    assert setup.paired and not setup.reference_forward
+    codes = [a.code for a in req.assumptions]
+    assert "reward_head" in codes and "preference_no_reference" in codes
+
+
+def test_rl_that_keeps_a_reward_model_is_still_refused():
+    from advisor.request.parser import RequestError
+
+    with pytest.raises(RequestError, match="ppo"):
+        parse("we want to do PPO with a reward model on qwen 7b")

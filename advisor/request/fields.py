@@ -283,7 +283,13 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "preference_tuning",
         worded=True,
-        assumed=("preference_pairs", "preference_data", "preference_reference", "preference_no_reference"),
+        assumed=(
+            "preference_pairs",
+            "preference_data",
+            "preference_reference",
+            "preference_no_reference",
+            "reward_head",
+        ),
         choices=(
             Word(
                 "dpo",
@@ -294,6 +300,12 @@ FIELDS: tuple[Field, ...] = (
             Word("kto", en=("kto",)),
             Word("orpo", en=("orpo",)),
             Word("simpo", en=("simpo",)),
+            # a reward model scores responses with one number: its head replaces the output layer
+            Word(
+                "reward",
+                en=("reward-model", "reward-models", "reward-modeling", "reward-modelling"),
+                zh=("奖励模型", "奖励模型训练", "训练奖励模型"),
+            ),
         ),
         examples=Word(en=("dpo", "orpo"), zh=("偏好对齐",)),
     ),

@@ -54,8 +54,10 @@ TOKENS_PER_SAMPLE = 1000
 
 # Preference tunings whose samples are pairs of responses (KTO's are single responses: Ethayarajh
 # et al. 2024), and those that keep a frozen reference model (ORPO and SimPO do not: Hong et al.
-# 2024, Meng et al. 2024).
-PAIRED = ("dpo", "ipo", "orpo", "simpo")
+# 2024, Meng et al. 2024). A reward model is trained on pairs too, with no reference: a pairwise
+# (Bradley-Terry) loss on the scores of the chosen and the rejected response (Ouyang et al. 2022;
+# TRL's RewardTrainer).
+PAIRED = ("dpo", "ipo", "orpo", "simpo", "reward")
 REFERENCED = ("dpo", "ipo", "kto")
 
 
@@ -81,7 +83,7 @@ class TrainingRequest(BaseModel):
     model: str | None = None
     method: Method = "full-finetune"
     # Preference tuning on top of the method (`dpo`, `orpo`, `偏好对齐`); None: the method alone
-    preference_tuning: Literal["dpo", "ipo", "kto", "orpo", "simpo"] | None = None
+    preference_tuning: Literal["dpo", "ipo", "kto", "orpo", "simpo", "reward"] | None = None
     lora_rank: int | None = None
     lora_targets: LoraTargets | None = None
     lora_dropout: float = 0.0

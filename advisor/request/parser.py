@@ -360,13 +360,13 @@ FILLER = {
 }
 
 
-# RL tuning generates text while training (PPO, GRPO) and trains reward models: not planned, and
-# said so, not misread (preference tuning, DPO and its kin, is: fields "preference_tuning").
+# RL tuning generates text while training (PPO, GRPO): not planned, and said so, not misread
+# (preference tuning, DPO and its kin, and a reward model's training are: fields "preference_tuning").
 # The fields whose values a request may name as a choice to compare ("lora vs full", "dpo vs orpo")
 CHOSEN = ("method", "preference_tuning")
-UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "reward-model", "rloo", "dapo")
-# Rewards and RL in Chinese ("奖励模型", "强化学习"): the same methods
-ZH_UNSUPPORTED_METHODS = ("奖励模型", "强化学习")
+UNSUPPORTED_METHODS = ("ppo", "grpo", "rlhf", "rlaif", "rloo", "dapo")
+# RL in Chinese ("强化学习"): the same methods (a reward model, 奖励模型, is planned: preference_tuning)
+ZH_UNSUPPORTED_METHODS = ("强化学习",)
 # The floor an RL request's refusal works out on its own prompts: TRL's GRPOConfig defaults, 8
 # completions a prompt (num_generations), completions up to 256 tokens and prompts up to 512
 # (max_completion_length, max_prompt_length; as Oumi's GrpoParams documents TRL's defaults).
@@ -4209,6 +4209,8 @@ class _Parse:
                 note("preference_reference", method=f["preference_tuning"])
             else:
                 note("preference_no_reference", method=f["preference_tuning"])
+            if f["preference_tuning"] == "reward":
+                note("reward_head")
         rank, targets = f.get("lora_rank"), f.get("lora_targets")
         if method in ("lora", "qlora"):
             if rank is None:
