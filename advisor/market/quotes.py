@@ -559,7 +559,7 @@ def _hourly(book: PriceBook, offers: list, currency: str) -> list[tuple[float, P
     )
 
 
-def _market_reference(book: PriceBook, offers: list, currency: str):
+def market_reference(book: PriceBook, offers: list, currency: str):
     """The median like offer (the lower middle one) and its price per GPU-hour in `currency`."""
     if not offers:
         return None, None
@@ -704,11 +704,11 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     # against the on-demand median of $5.4)
     termed = [] if like or not q.term_months else term_offers(book, gpu.name, market, q.term_months)
     offers = like or termed or like_offers(book, gpu.name, market, q.per, count)
-    market_price, market_value = _market_reference(book, offers, q.currency)
+    market_price, market_value = market_reference(book, offers, q.currency)
     q, reading = settle(q, per_offer_hour, market_value, _market_span(book, offers, q.currency))
     if q.gpus != count and not like and not termed:  # read as a whole server: compare with offers that deliver one
         offers = like_offers(book, gpu.name, market, q.per, q.gpus)
-        market_price, market_value = _market_reference(book, offers, q.currency)
+        market_price, market_value = market_reference(book, offers, q.currency)
     compared_with = (
         None
         if market_price is None

@@ -32,6 +32,7 @@ from advisor.knowledge import faq
 from advisor.market.owning import CLUSTER_EXTRA, is_workstation, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
+from advisor.market.rent_or_buy import LIFE_MONTHS, rent_or_buy
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import (
     MOST_COMPARED,
@@ -1040,6 +1041,7 @@ def gpu_prices(
         or budget_buys(message, lang, book)
         or lead_time(message, lang)
         or quote_judged(message, lang, book)
+        or (hardware_rent_or_buy(message, lang, book) if specs else None)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
     )
@@ -1236,6 +1238,44 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         stale_years=STALE_PURCHASE_YEARS,
     )
     return FollowUp(kind="budget_buys", lang=lang, part=named or "", text=text)
+
+
+# Renting against buying GPUs with no job named ("should we rent or buy 16 H100s?", "租8卡H800三个月和买哪个
+# 划算", "rent vs buy for 64 H800 over 2 years"): the lease on record against owning them (it had asked
+# for the model's size)
+RENT_OR_BUY = re.compile(
+    r"\b(?:rent|leas)\w*\b[^?？]{0,50}\b(?:or|vs\.?|versus|against|compared\s+(?:to|with)|and)\s+(?:to\s+)?buy\w*\b"
+    r"|\bbuy\w*\b[^?？]{0,50}\b(?:or|vs\.?|versus|against|compared\s+(?:to|with)|and)\s+(?:to\s+)?(?:rent|leas)\w*\b"
+    r"|租还是买|买还是租|租.{0,20}(?:和|与|跟|还是|或)(?:直接)?买|买.{0,20}(?:和|与|跟|还是|或)(?:直接)?租",
+    re.I,
+)
+# The months a rent-or-buy question weighs when no lease word leads them ("over 2 years", "用两年")
+USE_MONTHS = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:-\s*)?(months?|mo|years?|yrs?|个月|年)(?![a-z])", re.I)
+
+
+def hardware_rent_or_buy(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """Renting the GPUs a message counts (one server when it counts none) against buying them, with
+    no model named; None otherwise."""
+    if not RENT_OR_BUY.search(message) or model_said(message) is not None:
+        return None
+    counted = gpus_said(message)
+    name = counted[0] if counted else gpu_named(message)
+    if name is None:
+        return None
+    gpu = catalog.get_gpu(name)
+    market = "global" if MARKET.search(message) or IN_THE_US.search(message) or "usd" in message.lower() else "china"
+    if market not in gpu.markets:
+        market = next(iter(gpu.markets), market)
+    months = lease_term_asked(message)
+    if months is None and (found := USE_MONTHS.search(message)):
+        months = int(found[1]) * (12 if found[2].lower().startswith(("y", "年")) else 1)
+    weighed = rent_or_buy(book, gpu, counted[1] if counted else max(1, gpu.gpus_per_server), market,
+                          MARKET_CURRENCY[market], months)  # fmt: skip
+    if weighed is None:
+        return None
+    example = "70B 全参微调 1TB 14天 买" if lang == "zh" else "70B full-finetune 1TB 14d buy"
+    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, example=example)
+    return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
 
 
 # What sets two GPU types side by side with no job ("h200 vs b200?", "4090和5090哪个适合", "H20和H800有什么区别")
@@ -1684,6 +1724,7 @@ class FollowUp(BaseModel):
         "quote",
         "prices",
         "budget_buys",
+        "rent_or_buy",
         "lead_time",
         "capacity",
         "serving",

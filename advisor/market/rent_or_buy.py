@@ -1,0 +1,108 @@
+"""Renting GPUs against buying them when no job is named ("should we rent or buy 16 H100s?",
+"租8卡H800三个月和买哪个划算"): the like monthly leases on record, at their lower median as a
+vendor's quote is judged (quotes.like_offers, quotes.market_reference), against owning the same
+servers (owning.py, the planner's purchase arithmetic: capex, power at the owned use, hosting,
+upkeep, and what the hardware resells for after the months used).
+
+Pure arithmetic over the price book: the wording is templates/rent_or_buy.txt.j2's. A job's plan
+weighs the same against the months the job needs (advisor/planning/costs.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from advisor.catalog import GPU
+from advisor.market.owning import USEFUL_LIFE_MONTHS, Owning, breakeven_months, is_workstation, owning, residual_at
+from advisor.market.prices import HOURS_PER_MONTH, PriceBook
+from advisor.market.quotes import like_offers, market_reference
+
+# The months of use each row weighs, beside the term asked: one to three years, the spans over
+# which a purchase is usually judged (owning.OWNERSHIP_MONTHS is the last).
+HORIZONS = (12, 24, 36)
+# Owning is weighed within the longest useful life (owning.USEFUL_LIFE_MONTHS): past it, never.
+LIFE_MONTHS = USEFUL_LIFE_MONTHS[1]
+
+
+class Span(BaseModel):
+    """Renting against owning the GPUs for `months`: the lease's months against the purchase less
+    what it resells for then, plus its running costs for those months."""
+
+    months: int
+    rent: float
+    own: float
+    resale: float
+
+
+class RentOrBuy(BaseModel):
+    gpu: str
+    gpus: int  # as bought and rented: whole servers past a workstation
+    asked_gpus: int
+    servers: int  # 0: a workstation of cards
+    market: str
+    currency: str
+    lease_per_gpu_month: float
+    lease: dict  # the median like offer: provider, as_of, estimate, kind, terms, offers (how many compared)
+    lease_low: float  # the cheapest like offer, per GPU-month
+    owning: Owning
+    running_month: float  # power, hosting and upkeep a month, of all that is bought
+    spans: list[Span]
+    asked_months: int | None
+    breakeven_months: float | None  # of use, within LIFE_MONTHS; None: never
+
+
+def _bought(gpu: GPU, gpus: int) -> int:
+    """The GPUs bought for `gpus`: whole servers, but a workstation's cards (owning.owning buys so)."""
+    if is_workstation(gpu, gpus):
+        return gpus
+    per = max(1, gpu.gpus_per_server)
+    return math.ceil(gpus / per) * per
+
+
+def rent_or_buy(
+    book: PriceBook, gpu: GPU, gpus: int, market: str, currency: str, months: int | None = None
+) -> RentOrBuy | None:
+    """Renting `gpus` GPUs of `gpu` against buying them, over `months` (when asked) and HORIZONS;
+    None when the market has no lease or no purchase price of it on record."""
+    bought = _bought(gpu, gpus)
+    owned = owning(book, gpu, bought, market, currency)
+    offers = like_offers(book, gpu.name, market, "month", bought)
+    median, per_hour = market_reference(book, offers, currency)
+    if owned is None or median is None:
+        return None
+    low = min(book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1)
+              for p in offers)  # fmt: skip
+    lease_month = per_hour * HOURS_PER_MONTH
+    running = owned.power_month + owned.hosting_month + owned.upkeep_month
+    asked = months if months and 0 < months <= 10 * LIFE_MONTHS else None
+    spans = []
+    for m in sorted({*HORIZONS, *([asked] if asked else [])}):
+        resale = residual_at(owned.capex, m)
+        spans.append(
+            Span(months=m, rent=lease_month * bought * m, own=owned.capex - resale + running * m, resale=resale)
+        )
+    return RentOrBuy(
+        gpu=gpu.name,
+        gpus=bought,
+        asked_gpus=gpus,
+        servers=owned.servers,
+        market=market,
+        currency=currency,
+        lease_per_gpu_month=lease_month,
+        lease={
+            "provider": median.provider,
+            "as_of": median.as_of,
+            "estimate": median.estimate,
+            "kind": median.kind,
+            "terms": median.lease_terms,
+            "offers": len(offers),
+        },
+        lease_low=low * HOURS_PER_MONTH,
+        owning=owned,
+        running_month=running,
+        spans=spans,
+        asked_months=asked,
+        breakeven_months=breakeven_months(owned.capex, lease_month * bought - running, LIFE_MONTHS),
+    )
