@@ -104,3 +104,18 @@ def test_a_verdict_on_a_rent_the_answer_doubts_says_to_get_a_quote(book):
     assert "get a quote" in str(comparison(result)["blocks"])
     sure = compare(TEXT, book=book)
     assert "get a quote that holds" not in render_comparison(sure)
+
+
+@pytest.mark.parametrize(
+    "message,gpu",
+    [
+        ("go with the H20 one, how many servers?", "H20-96GB"),
+        ("ok let's go with H800. how many servers?", "H800-SXM-80GB"),
+    ],
+)
+def test_a_choice_announced_before_a_question_answers_it_on_that_option(book, compared, message, gpu):
+    # it had been the menu
+    reply = follow_up(TEXT, compared, message, book=book)
+    nodes = _side(compared, gpu)["summary"]["nodes"]
+    assert (reply.kind, reply.part) == ("explain", "gpus") and gpu in reply.text.split("\n")[0]
+    assert reply.text.startswith(f"{nodes} server")

@@ -3283,3 +3283,9 @@ def test_the_all_in_cost_per_token_is_the_unit_cost(summary, book):
     # "all-in" had drawn the whole costs section
     reply = follow_up(REQUEST, summary, "what's the all-in cost per million tokens?", book=book)
     assert reply.part == "unit_cost" and "per million tokens" in reply.text
+
+
+def test_the_plans_own_gpu_chosen_before_a_question_is_the_question(summary, book):
+    reply = follow_up(REQUEST, summary, "ok, let's go with the H800 one. how many servers?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "gpus")
+    assert follow_up(REQUEST, summary, "go with h800 then", book=book).kind == "silent"

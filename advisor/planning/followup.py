@@ -603,6 +603,14 @@ CHATTER = re.compile(
     r"|^\W*(?:好的?|行)?[，,\s]*(?:那)?就(?:用|选|定)?(?=[\w.\-]*[a-z])[\w.\-]+(?:吧|了)[^\w?？]*$",
     re.I,
 )
+# A choice announced before a question ("go with the H800 one, how many servers?", "ok let's go with H800.
+# how many servers?"): the question, asked of the option chosen (it had been the menu)
+CHOSEN_THEN = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|alright|so|great|cool|fine)[\s,.!]*)*(?:let'?s |we'?ll |we will |i'?ll )?"
+    r"(?:go with|take|pick|choose) (?:the )?(?P<choice>[\w.\-]+)(?: one| option| plan)?(?: then)?\s*[,.;!:]+\s*"
+    r"(?P<rest>\S.*)$",
+    re.I,
+)
 # A price of a kWh said ("0.6 yuan/kWh", "电费0.6元/度"): the team's power price, whatever currency it names
 A_KWH = re.compile(r"kwh\b|千瓦时|(?:/|每|一)\s*度", re.I)
 # Back to the thread's first plan after what-ifs moved it ("back to the original plan", "回到最初的方案")
@@ -1805,6 +1813,12 @@ def follow_up(
     message = re.sub(
         r"^\W*那?\s*(?:最少|最短|至少)\s*(?:要|需要|得)?\s*(?:几天|多少天|多久|多长时间)", "最快多久能训完", message
     )
+    chosen = CHOSEN_THEN.match(message)
+    if chosen and not summary.get("compared"):
+        # the plan's own GPU (or no GPU) chosen: the question alone; another GPU is a change, read below
+        named = _gpus_named(chosen["choice"])
+        if not named or summary.get("gpu") in named:
+            message = chosen["rest"]
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or CHATTER.match(message) or _team_talk(message):
         return silent
@@ -1839,7 +1853,7 @@ def follow_up(
             if both is not None:
                 return both.model_copy(update={"thread": None})  # a comparison's thread stays on its options
         side, named = (matched[0], True) if matched else _compared_side(summary, message)
-        asked = matched[1] if matched else message
+        asked = matched[1] if matched else (chosen["rest"] if chosen else message)
         reply = follow_up(side["request"], side["summary"], asked, reply_lang, book=book, mentioned=mentioned)
         if reply.kind == "silent":
             return reply
