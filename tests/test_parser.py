@@ -3281,3 +3281,19 @@ def test_a_weekend_is_a_sixty_hour_deadline_said(text):
     assert req.deadline_days == 2.5
     note = next(n for n in req.assumptions if n.code == "deadline_weekend")
     assert note.params["hours"] == 60 and "60" in word(req.lang, note)
+
+
+@pytest.mark.parametrize(
+    "text,speed,tokens",
+    [
+        ("our cluster: 32 A800 with 200G IB, pretrain 13B on 500B tokens, how long?", "200g", 500e9),
+        ("8 nodes of 8 H20 with RoCE 400G, full finetune qwen3-32b 2B tokens", "400g", 2e9),
+        ("7b lora 2B tokens 8x400G IB网络", "8x400g", 2e9),
+    ],
+)
+def test_a_links_speed_beside_its_fabric_is_the_network_said(text, speed, tokens):
+    # "200G" had been read as 200 GB of data, refused beside the tokens
+    req = parse(text)
+    assert req.tokens == tokens
+    said = next(a for a in req.assumptions if a.code == "network_said")
+    assert said.params["words"] == [speed]

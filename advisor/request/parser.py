@@ -2561,14 +2561,21 @@ class _Parse:
         # the network the team has ("只有25G以太网", "100Gb RoCE between servers"): said, not a data size;
         # the plan shows the network it needs, and a slower one makes a multi-server plan slower
         def network_said(m: re.Match) -> None:
-            if m[1] and _num(m[1]) not in LINK_SPEEDS_GBPS:
+            speed = next((g for g in m.groups() if g and re.fullmatch(NUM, g)), None)
+            if speed and _num(speed) not in LINK_SPEEDS_GBPS:
                 self.scan.keep = True  # "3GB roce": no link runs at 3 Gb/s, so a data size beside a word
                 return
             self.network_said.append(m[0].strip(" ，,"))
 
+        # the fabric before or after its speed ("32 A800 with 200G IB", "RoCE 400G", "8x400G IB": each had
+        # been read as a data size); the fabric word stays for the fabric rule
+        lanes = r"(?:\d+\s*[x×*]\s*)?"
         sc.take(
-            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*{NUM}\s*g(?:b|bps)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网)"
-            rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}",
+            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*{lanes}{NUM}\s*g(?:b|bps)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网)"
+            rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}"
+            rf"|{L}(?P<speed>{lanes}{NUM}\s*g(?:b|bps)?)(?=\s*(?:ib|infiniband|rdma)(?![a-z]))"
+            rf"|(?:(?<=ib)|(?<=ib\s)|(?<=roce)|(?<=roce\s)|(?<=rocev2\s)|(?<=infiniband\s)|(?<=ethernet\s)|(?<=以太网))"
+            rf"\s*(?P<after>{lanes}{NUM}\s*g(?:b|bps)?)(?![a-z])",
             network_said,
         )
         sc.take(
