@@ -3289,3 +3289,12 @@ def test_the_plans_own_gpu_chosen_before_a_question_is_the_question(summary, boo
     reply = follow_up(REQUEST, summary, "ok, let's go with the H800 one. how many servers?", book=book)
     assert (reply.kind, reply.part) == ("explain", "gpus")
     assert follow_up(REQUEST, summary, "go with h800 then", book=book).kind == "silent"
+
+
+@pytest.mark.parametrize(
+    "question,gpu", [("H100现在什么价", "H100-SXM5-80GB"), ("现在H800租一个月多少钱", "H800-SXM-80GB")]
+)
+def test_a_gpus_price_asked_first_is_the_price_list(cli, question, gpu):
+    # "什么价" had been the export-control topic's; "现在H800" a job "on H800", the FAQ's monthly terms
+    found = json.loads(cli("ask", question, "--json").stdout)["faq"]
+    assert (found["topic"], found["gpu"]) == ("prices", gpu)

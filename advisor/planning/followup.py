@@ -761,7 +761,8 @@ THE_JOB = re.compile(
     r"\b(?:it|this|that|the (?:job|plan|training|run)|we|our)\b|\b(?-i:us)\b"
     r"|\b(?:on|with|using|switch(?:ing)? to|move to)\s+(?:an?\s+|the\s+)?(?:\d+\s*[x×]?\s*)?(?:nvidia\s+)?"
     r"[a-z]{0,5}\s?-?\d{2,4}"
-    r"|(?:用|在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
+    # (在 of 现在 "now", 正在, 实在 is no "on": "现在H800租一个月多少钱" asks the price)
+    r"|(?:用|(?<!现|正|实|存|所|还)在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
     r"|\d{2,4}[a-z]?\s*(?:上|的话)|(?:这个|这次)(?:任务|训练|方案)"
     # "what would H800 cost": the job on it, said conditionally ("what does an H800 cost?" is its price)
     r"|\bwhat would\b.{0,25}\bcost\b",
