@@ -3297,3 +3297,18 @@ def test_a_links_speed_beside_its_fabric_is_the_network_said(text, speed, tokens
     assert req.tokens == tokens
     said = next(a for a in req.assumptions if a.code == "network_said")
     assert said.params["words"] == [speed]
+
+
+@pytest.mark.parametrize(
+    "text,buy",
+    [
+        ("想在本地部署一个训练集群，预算200万，做70B以内的微调", "buy"),
+        ("自建GPU集群 70b lora 1亿token", "buy"),
+        ("we want to build our own cluster for 70b full-finetune 1TB", "buy"),
+        ("on-prem cluster 7b pretrain 100B tokens", "buy"),
+        ("7b lora 5万条 本地部署", None),  # where the trained model runs: said, nothing bought
+    ],
+)
+def test_a_training_cluster_built_on_premises_is_bought(text, buy):
+    # "本地部署一个训练集群" had been read as where the trained model runs, and the plan rented
+    assert parse(text).rent_or_buy == buy

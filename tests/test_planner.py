@@ -1345,3 +1345,16 @@ def test_checkpoint_cadence_is_youngs_interval_on_the_jobs_interruptions():
     # one server for half a day: the interval is longer than the run, and nothing is counted lost
     small = checkpoint_cadence(4, 12, nodes=1)
     assert small.async_every_h > 12 and small.async_lost_h == 0
+
+
+def test_a_buyers_cheaper_alternative_costs_less_to_buy(book):
+    # 4 H200 at the price of the 8-GPU server both are bought in had been "cheaper, slower"
+    from advisor.planning.advice import advise
+
+    result = advise("想在本地部署一个训练集群，预算200万，做70B以内的微调", book=book)
+    best = result.plan.costs.buy_capex
+    labels = [a.label for a in result.result.alternatives]
+    assert "on_gpus" in labels  # the plan offloads: what holds it on the GPUs is beside it
+    for alt in result.result.alternatives:
+        if alt.label == "cheaper_slower":
+            assert alt.costs.buy_capex < best

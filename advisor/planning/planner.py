@@ -1410,7 +1410,10 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     slower = [p for p in priced if p.gpu == best.gpu and p.estimate.layout.gpu_count < best.estimate.layout.gpu_count]
     # fewer GPUs rent for more where billing rounds up to whole days or a larger order gets a
     # cheaper offer: then such a plan is not "cheaper", only on fewer servers
-    cheaper = [p for p in slower if best.rent is None or (p.rent is not None and p.rent < best.rent)]
+    # (a buyer's by the purchase: 4 H200 at the price of the 8-GPU server both are bought in had been
+    # "cheaper, slower")
+    cost = best.spend(req)
+    cheaper = [p for p in slower if cost is None or (p.spend(req) is not None and p.spend(req) < cost)]
     add(cheaper[0] if cheaper else None, "cheaper_slower")
     if best.estimate.layout.offload != "none":
         # a plan that fits only by streaming states from host memory runs at a fraction of the

@@ -1818,6 +1818,17 @@ class _Parse:
         )
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
+        # A training cluster built on the team's own premises ("想在本地部署一个训练集群", "自建GPU集群",
+        # "build our own on-prem cluster"): the servers bought (本地部署 had been read as where the
+        # trained model runs, and the plan rented)
+        sc.take(
+            r"(?:本地|自己|自行|公司内部|内部)?(?:部署|搭建|搭|建设|自建|建)\s*(?:一个|一套|几台|一批)?\s*(?:自己的)?\s*"
+            r"(?:训练|gpu|GPU|算力|ai|AI|智算)?\s*(?:集群|机房|算力中心|智算中心)"
+            rf"|{L}(?:build|set\s+up|deploy|stand\s+up)\s+(?:our\s+own\s+|an?\s+|our\s+)?(?:own\s+)?"
+            rf"(?:on[\s\-]?prem(?:ise)?s?\s+)?(?:gpu\s+|training\s+)*cluster{R}"
+            rf"|{L}on[\s\-]?prem(?:ise)?s?\s+(?:gpu\s+|training\s+)*cluster{R}",
+            lambda m: self.set("rent_or_buy", "buy", m[0]),
+        )
         # The model deployed on the team's own servers ("deepseek-v3 lora 5万条 私有化部署"): where it
         # will run, said; it had been refused as a serving request
         sc.take(
