@@ -220,3 +220,14 @@ def test_what_a_sum_buys_leaves_out_prices_over_two_years_old_and_says_so(book):
     assert "V100-SXM2-32GB" in reply.text.split("未列出")[1]  # its 2023 survey: said, not listed
     named = budget_buys("200万能买几台V100", "zh", book)  # a GPU named is still priced
     assert "V100-SXM2-32GB" in named.text
+
+
+@pytest.mark.parametrize("question", ["do we need a datacenter or can we use our office?", "需要机房吗，放办公室行吗"])
+def test_a_machine_rooms_load_is_said_so_not_counted_in_wall_circuits(book, question):
+    # it had been the menu; at 28 servers the room answer had counted 163 wall circuits
+    big = "70B full-finetune 1TB 14d budget"
+    reply = follow_up(big, plan_context(advise(big, book=book)), question, book=book)
+    assert reply.part == "room" and "BTU" in reply.text
+    assert ("data centre" in reply.text or "数据中心" in reply.text) and "circuits" not in reply.text
+    small = follow_up(LAB, plan_context(advise(LAB, book=book)), question, book=book)
+    assert small.part == "room" and ("circuit" in small.text or "回路" in small.text)

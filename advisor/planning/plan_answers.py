@@ -64,7 +64,11 @@ ASKED = (
         r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)|(?<!机柜)(?:放|搁|摆)(?:在)?\S{0,6}(?:吗|行吗|可以吗|行不行)"
         r"|噪音|噪声|吵不吵|吵吗|很吵|\bnois[ey]\b|\bloud\b"
         r"|\b(?:can|could)\s+(?:it|we|they|this|these|the servers?|the box)"
-        r"\s+(?:go|sit|stay|run|live|be put|be kept)\s+in\b",
+        r"\s+(?:go|sit|stay|run|live|be put|be kept)\s+in\b"
+        # "do we need a datacenter or can we use our office?", "需要机房吗，放办公室行吗"
+        r"|\b(?:can|could)\s+(?:we|i)\s+(?:use|keep (?:it|them) in)\s+(?:our|the|an?)\s+"
+        r"(?:office|lab|room|basement|server closet|closet)\b"
+        r"|\bdo\s+(?:we|i)\s+need\s+(?:a\s+)?(?:data\s?cent(?:er|re)|dc|colo\w*)\b|需要机房吗|要不要机房|非得放机房",
     ),
     (
         "hosting",
