@@ -102,3 +102,19 @@ def test_what_a_sum_trains_is_answered_not_asked_for_the_model(cli, question, la
 def test_gpus_counted_with_the_sum_are_still_their_memory(cli):
     out = json.loads(cli("ask", "biggest model we can train on 8x4090 with $10k", "--json").stdout)
     assert "the largest dense models that fit" in out["faq"]["answer"]
+
+
+@pytest.mark.parametrize("question,amount", [("10万能训多大的模型", "¥100,000"), ("50万可以训什么", "¥500,000")])
+def test_a_bare_sum_in_wan_before_what_it_trains_is_yuan(cli, question, amount):
+    # a sum in 万 with no 元 or 预算 had been the model-size tiers, or the internode network topic
+    found = json.loads(cli("ask", question, "--json").stdout)["faq"]
+    assert found["topic"] == "capacity" and found["answer"].startswith(amount)
+
+
+def test_a_bare_sum_in_a_plans_thread_is_what_it_trains_not_the_plans_gpus(book):
+    from advisor.planning.advice import advise, plan_context
+    from advisor.planning.followup import follow_up
+
+    request = "qwen2.5-32b lora 10万条 5天"
+    reply = follow_up(request, plan_context(advise(request, book=book)), "10万能训多大的模型", book=book)
+    assert reply.kind == "capacity" and reply.text.startswith("¥100,000")

@@ -1381,6 +1381,8 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
     said = (gpus_said(message) or gpus) if CAPACITY_ASKED.search(message) else None
     if said is None or model_said(message) is not None:
         return None
+    if not gpus_said(message) and BARE_SUM_TRAINS.search(message):
+        return None  # "10万能训多大的模型" in a plan's thread: what the sum trains, not the plan's GPUs
     gpu, count = said
     fit = largest_models(gpu, count)
     text = render("followup.txt.j2", lang, kind="capacity", fit=fit, cap=LARGEST_B, example=f"{example_b(fit)}B")
@@ -1390,9 +1392,26 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
 # What a sum trains ("what's the biggest model we can fine-tune with $10k?", "10万预算能训多大的模型",
 # "what can we train for ¥500k?"): it had asked for the model's size
 SUM_TRAINS = re.compile(
-    r"\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b|能(?:训练?|微调|预训练)(?:什么|啥|多大)",
+    r"\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b|(?:能|可以|够)(?:训练?|微调|预训练)(?:出)?(?:什么|啥|多大)",
     re.I,
 )
+
+
+# A bare sum in 万 before what it trains ("10万能训多大的模型", "50万可以训什么"): yuan, as no data is
+# counted that way before 能训 (it had been the model-size tiers, or the thread plan's GPUs' capacity)
+BARE_SUM_TRAINS = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(万|百万|千万|亿)\s*(?:块钱?|元)?\s*(?:能|可以|够)\s*(?:训|微调|预训练)"
+)
+_CN_SCALE = {"万": 1e4, "百万": 1e6, "千万": 1e7, "亿": 1e8}
+
+
+def _sum_to_train(message: str, book: PriceBook) -> tuple[float, str] | None:
+    """The sum a message names for training, in its market: as a budget is read, else a bare sum in 万."""
+    said = _sum_in_market(message, book)
+    bare = BARE_SUM_TRAINS.search(message)
+    if said is None and bare:
+        said = float(bare[1]) * _CN_SCALE[bare[2]], "china"
+    return said
 
 
 def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
@@ -1400,7 +1419,7 @@ def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     when it asks so and names neither a model nor GPUs counted; None otherwise."""
     if not (CAPACITY_ASKED.search(message) or SUM_TRAINS.search(message)):
         return None
-    said = _sum_in_market(message, book)
+    said = _sum_to_train(message, book)
     if said is None or gpus_said(message) is not None or model_said(message) is not None:
         return None
     budget, market = said
