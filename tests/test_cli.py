@@ -809,7 +809,12 @@ def test_a_digest_of_a_day_still_to_come_is_refused(cli):
 
 @pytest.mark.parametrize(
     "text, words",
-    [("how many tokens is 1TB of text?", "250-330B tokens"), ("一个机柜能放几台8卡服务器", "每柜20-40kW")],
+    [
+        ("how many tokens is 1TB of text?", "250-330B tokens"),
+        ("一个机柜能放几台8卡服务器", "每柜20-40kW"),
+        # the disk a dataset takes: the bytes a token (it had been asked for a model size)
+        ("How much disk do I need for a 1T token dataset?", "250-330B tokens"),
+    ],
 )
 def test_a_first_question_with_a_size_but_no_model_is_the_faqs(cli, text, words):
     # both had been refused with exit 2 ("give the model size", "我没看懂“机柜放”")

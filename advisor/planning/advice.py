@@ -768,7 +768,11 @@ def faq_instead(
 # Data asked in tokens with no model ("how many tokens is 1TB of text?", "100GB中文大概多少token"):
 # the conversion, a question, not a plan missing its model (it had been asked for the model size)
 _CONVERSION = re.compile(
-    r"how many tokens|tokens? (?:is|are|in|does)\b|多少\s*(?:个)?\s*token|几\s*(?:个)?\s*token|换算", re.I
+    r"how many tokens|tokens? (?:is|are|in|does)\b|多少\s*(?:个)?\s*token|几\s*(?:个)?\s*token|换算"
+    # the disk a dataset takes ("how much disk do I need for a 1T token dataset?", "1T token要多大的硬盘")
+    r"|\bhow much (?:disk|storage|space)\b|\bhow (?:big|large) (?:a )?(?:disk|drive)|多大的?(?:硬盘|磁盘|盘|存储)"
+    r"|(?:要|需要)多少(?:硬盘|磁盘|存储|空间)",
+    re.I,
 )
 
 

@@ -1315,7 +1315,9 @@ _NEGATION = re.compile(
     r"no|not|non|nor|without|w/o|except|never|cannot|avoid|exclude[ds]?|excluding|instead|rather|but|other|besides"
     r"|banned|ban|skip|forget|no-go|nogo|anything|else"
 )
-_ZH_NEGATION = re.compile(r"不|别|没|无|非|除|避免|禁|去掉|拒绝|免谈|算了|以外|之外")
+# (不 of 不同 "different", 不一样, 不少, 不错, 不仅, 不管, 不如 negates nothing: "为什么同样的卡不同厂商价格差这么多"
+# had been refused as a negation)
+_ZH_NEGATION = re.compile(r"不(?!同|一样|少|错|仅|但|管|然|如|断)|别|没|无|非|除|避免|禁|去掉|拒绝|免谈|算了|以外|之外")
 # Words that bend what sits next to them or ask for what the request language has no word for
 # (the second probe of the tolerant reading, /tmp/probe9, found each planned wrongly when read
 # past): comparisons and bounds ("at least 64 GPUs", "more than 14d is ok"), conditions ("fp8 if
