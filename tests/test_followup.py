@@ -3298,3 +3298,33 @@ def test_a_gpus_price_asked_first_is_the_price_list(cli, question, gpu):
     # "什么价" had been the export-control topic's; "现在H800" a job "on H800", the FAQ's monthly terms
     found = json.loads(cli("ask", question, "--json").stdout)["faq"]
     assert (found["topic"], found["gpu"]) == ("prices", gpu)
+
+
+@pytest.mark.parametrize("question", ["too expensive", "太贵了", "it's way too expensive"])
+def test_too_expensive_asks_for_a_cheaper_plan(summary, book, question):
+    # it had been the quote-comparison topic
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.faq is None
+
+
+@pytest.mark.parametrize(
+    "question,amount",
+    [("we only have 500k", 500_000), ("can we get it under 1M?", 1_000_000), ("we only have ¥3M", 3e6)],
+)
+def test_a_sum_had_or_a_ceiling_is_a_budget(summary, book, question, amount):
+    # each had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind in ("whatif", "unchanged")
+    assert money(amount, "CNY") in reply.text
+
+
+def test_the_math_shown_is_that_parts_arithmetic(summary, book):
+    # "show me the math" had drawn the menu
+    reply = follow_up(REQUEST, summary, "can you show me the math for the memory?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "memory")
+    assert follow_up(REQUEST, summary, "walk me through the cost", book=book).part == "costs"
+
+
+def test_gpus_named_before_the_verb_of_having_are_owned(summary, book):
+    reply = follow_up(REQUEST, summary, "what if we use H20s we already own?", book=book)
+    assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu == "H20-96GB"

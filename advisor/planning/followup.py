@@ -113,6 +113,9 @@ ASKS_HOW = re.compile(
     r"(?:really\s+)?(?:necessary|needed|required|overkill|over-kill|too (?:much|big|many|large|fast))"
     r"|do (?:we|i) (?:really )?need (?:that|this|so) (?:much|many|big|large|fast)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    # the working asked to be shown ("can you show me the math for the memory?", "walk me through the cost")
+    r"|\b(?:show|give|walk)\s+(?:me|us)\s+(?:the\s+|your\s+)?(?:math|maths|arithmetic|calculations?|working|numbers)\b"
+    r"|\bwalk\s+(?:me|us)\s+through\b|\bshow\s+(?:your|the)\s+(?:math|maths|working|work)\b"
     # a breakdown asked ("成本拆一下", "费用明细", "break down the cost", "cost breakdown")
     r"|(?:拆|分解|拆分|细分)一下|(?:拆|分解)开(?:看|来)|明细|细项|分项"
     r"|\bbreak\s+(?:it\s+|this\s+|that\s+|the\s+\w+\s+)?down\b|\bbreakdown\b|\bitemi[sz]e"
@@ -1680,6 +1683,14 @@ AROUND_A_CHANGE = (
         r"还是(?:一直|继续|长期)(?:租|租用|租着)(?:用)?|\bor (?:keep|continue) rent(?:ing)?(?: (?:them|it))?\b",
         " ",
     ),
+    # "we only have 500k", "can we get it under 1M?", "keep it below $200k": a sum had or a ceiling is a
+    # budget (each had drawn the menu); a count or a size after "under" is no sum
+    (
+        r"\b(?:(?:we|i)\s+)?(?:only\s+)?(?:have|got|had)\s+(?:only\s+|just\s+)?(?=[¥$]\s*\d|\d[\d,.]*\s*(?:k|m|million|万|元|yuan|usd|cny|rmb|dollars?)\b(?!\s*(?:tokens?|samples?|params?|gpus?|examples?|rows?|steps?|hours?)))"
+        r"|\b(?:get|keep|bring)\s+(?:it|this|that|the (?:cost|rent|price|bill))\s+(?:under|below|within)\s+"
+        r"(?=[¥$]\s*\d|\d[\d,.]*\s*(?:k|m|million|万|元|yuan|usd|cny|rmb|dollars?)?\s*\W*$)",
+        " budget ",
+    ),
     (r"\bwe had\b|\bwe have\b", " "),
     # "what if we rented 64 GPUs?", "if we use 16 of them": the count is the change
     (r"\b(?:we|i)\s+(?:rent(?:ed)?|used?|took|take|got|get|added?)\s+(?=\d)", " "),
@@ -1714,10 +1725,12 @@ _QUICK_ZH_TAIL = r"(?:点|一点|些|一些)?(?:的)?(?:方案|办法|选择|显
 PAYBACK = re.compile(r"回本|\bpay\s*(?:it(?:self)?\s+)?back\b|\bpayback\b|\bbreak[\s\-]?even\b", re.I)
 CHEAPER = re.compile(
     _QUICK_LEAD
-    + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent))"
+    + r"(?:cheaper|less expensive|lower (?:cost|price|rent)|save money|(?:cut|lower|reduce) the (?:cost|price|rent)"
+    # "too expensive", "太贵了": a cheaper plan asked (it had been the quote-comparison topic)
+    + r"|(?:(?:it'?s|this is|that'?s|way|much)\s+)*too (?:expensive|pricey|costly|much))"
     + _QUICK_TAIL
     + _QUICK_ZH_LEAD
-    + r"(?:便宜|省钱|省点钱|省点|省一点|省一些|降低成本|降点成本|少花钱|少花点)"
+    + r"(?:便宜|省钱|省点钱|省点|省一点|省一些|降低成本|降点成本|少花钱|少花点|太贵(?:了)?)"
     + _QUICK_ZH_TAIL,
     re.I,
 )

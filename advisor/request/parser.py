@@ -2120,6 +2120,14 @@ class _Parse:
             lambda m: self.set("owned", True, m["here"]),
             only="here",
         )
+        # "on H20s we already own", "the A800s we have": the GPUs named before the verb of having
+        # (had been read past, and the plan rented)
+        self.scan.take(
+            rf"(?:{alt}|gpus?|cards?)s?\s+(?P<here>(?:that\s+|which\s+)?(?:we|i)\s+(?:(?:already|currently)\s+)?"
+            rf"(?:own|have|got|bought)(?:\s+already)?){R}",
+            lambda m: self.set("owned", True, m["here"]),
+            only="here",
+        )
         self._choose("owned")
         # "on a single 24GB card", "一张24G的卡": a card by its memory alone, before the data reads it as
         # a data size; refused as a memory size (`24G显存`, `_gpus`)
