@@ -3328,3 +3328,12 @@ def test_the_math_shown_is_that_parts_arithmetic(summary, book):
 def test_gpus_named_before_the_verb_of_having_are_owned(summary, book):
     reply = follow_up(REQUEST, summary, "what if we use H20s we already own?", book=book)
     assert reply.kind == "whatif" and reply.advice.request.owned and reply.advice.request.gpu == "H20-96GB"
+
+
+@pytest.mark.parametrize("question", ["如果中间要停一周呢", "can we pause it for a week and resume?", "能不能分两批跑"])
+def test_a_paused_run_resumes_from_a_checkpoint_and_its_lease_keeps_billing(summary, book, question):
+    # each had drawn the menu; the thread's plan is on a lease, so the paused days are billed
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == "checkpoint_storage"
+    lead = reply.text.split("\n")[0]
+    assert ("checkpoint" in lead) and ("lease" in lead or "包月" in lead)

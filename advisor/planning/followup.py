@@ -2035,6 +2035,10 @@ def follow_up(
         # the electricity's price over a month ("how much is the power per month?"): the power topic's
         # bill on this plan's servers, not the servers' kW (the spec's power line had answered)
         return _faq_reply(_faq(message, summary, reply_lang, topic="electricity_cost"), reply_lang)
+    if request_text and summary.get("gpu") and PAUSED.search(message):
+        reply = _faq_reply(_faq(message, summary, reply_lang, topic="checkpoint_storage"), reply_lang)
+        lead = render("followup.txt.j2", reply_lang, kind="paused", hourly=summary.get("offer_option") == "hourly")
+        return _led(reply, lead.strip())
     if request_text and summary.get("gpu") and CHECKPOINT_CADENCE.search(message):
         # the checkpoint topic, whose note works the interval out on this plan's GPUs (the failure
         # topic had scored level with it and drawn the menu)
@@ -2638,6 +2642,14 @@ CHECKPOINT_CADENCE = re.compile(
     r"|\bresum\w*\b.{0,25}\b(?:checkpoint|ckpt)|\b(?:checkpoint|ckpt)\b.{0,25}\bresum"
     r"|多久.{0,6}(?:存|保存|做|打|写).{0,6}(?:checkpoint|ckpt|检查点|一次)"
     r"|(?:checkpoint|ckpt|检查点).{0,8}(?:间隔|频率|多久|多长时间|几个?小时)|断点续训|续训",
+    re.I,
+)
+# The run paused or split ("能不能分两批跑", "如果中间要停一周呢", "can we pause it for a week?"): it
+# resumes from its last checkpoint, what the paused days cost said first (both had drawn the menu)
+PAUSED = re.compile(
+    r"分\s*(?:两|2|几|多|三|3)\s*(?:批|次|段|轮)\s*(?:跑|训|训练|做)|分批(?:跑|训)|中间(?:要|得|需要)?(?:停|暂停)|暂停(?:一|几)"
+    r"|\bpause\b|\b(?:split|break)\s+(?:it|the (?:run|job|training))\s+(?:into|in)\b"
+    r"|\bstop\s+and\s+(?:restart|resume)\b",
     re.I,
 )
 
