@@ -3312,3 +3312,24 @@ def test_a_links_speed_beside_its_fabric_is_the_network_said(text, speed, tokens
 def test_a_training_cluster_built_on_premises_is_bought(text, buy):
     # "本地部署一个训练集群" had been read as where the trained model runs, and the plan rented
     assert parse(text).rent_or_buy == buy
+
+
+@pytest.mark.parametrize(
+    "text,count",
+    [
+        ("can i train a 1b model from scratch on my 4090 with 10b tokens", 1),
+        ("7b lora 50k samples on my own h100", 1),
+        ("7b lora 50k samples on my 2 4090s", 2),
+        ("7b lora 50k samples on my 3090s", None),
+    ],
+)
+def test_my_gpus_are_owned_and_my_card_is_one(text, count):
+    # "my" had been read past and eight cards rented
+    r = parse(text)
+    assert r.owned and r.gpu_count == count
+
+
+def test_a_sample_count_in_brackets_after_its_samples_is_the_data():
+    # "(~300k)" had been refused as a word not understood
+    r = parse("need to finetune llama3 70b on our support tickets (~300k), deadline end of month, cheapest setup")
+    assert (r.data.amount, r.data.unit) == (300_000, "samples")

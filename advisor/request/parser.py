@@ -2087,7 +2087,7 @@ class _Parse:
         self.scan.take(
             rf"{L}(?:(?:we|i|(?:our|the)\s+(?:team|company|lab|group|org|organi[sz]ation|university|department|startup))"
             rf"\s+(?:(?:already|only|just|currently)\s+)?(?:own|owns|have|has|got|possess|possesses)(?:\s+already)?"
-            rf"|(?:we|i)'ve\s+(?:(?:already|only|just)\s+)?got|our(?:\s+own)?|owned)"
+            rf"|(?:we|i)'ve\s+(?:(?:already|only|just)\s+)?got|our(?:\s+own)?|my(?:\s+own)?|owned)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
             rf"|(?:(?:{_ZH_OWNER})?(?:已经|手上|手头|手里)(?:现在|目前)?(?:只)?(?:有|拥有)"
@@ -2099,10 +2099,17 @@ class _Parse:
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
-        # "on our own A100s", "we have 3090s": the team's GPUs of that type, the count the plan's, as
-        # `我们有A100` reads (had been refused as an unknown word, or read as rented)
+
+        # "on my 4090": one card of the person's own (it had been read past, and eight rented)
+        def my_card(m: re.Match) -> None:
+            self.set("owned", True, m[0])
+            self.set("gpu_count", 1, m[0])
+
+        self.scan.take(rf"{L}my(?:\s+own)?(?:\s+single)?(?=\s+(?:{alt})(?![a-z0-9])(?!s\b))", my_card)
+        # "on our own A100s", "we have 3090s", "my 3090s": the team's GPUs of that type, the count the
+        # plan's, as `我们有A100` reads (had been refused as an unknown word, or read as rented)
         self.scan.take(
-            rf"{L}(?:our(?:\s+own)?|(?:we|i)\s+(?:(?:already|only|just|currently)\s+)?(?:own|have|got))"
+            rf"{L}(?:our(?:\s+own)?|my(?:\s+own)?|(?:we|i)\s+(?:(?:already|only|just|currently)\s+)?(?:own|have|got))"
             rf"(?=\s+(?:{alt})s?(?![a-z0-9]))",
             lambda m: self.set("owned", True, m[0]),
         )
@@ -3277,6 +3284,13 @@ class _Parse:
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|w)?{more}\s*(?:{kinds}(?:{sample}){R}"
             rf"|{units('samples', 'zh')})",
+            samples,
+        )
+        # the count after its samples, in brackets ("our support tickets (~300k)", "conversations (about
+        # 50k)"): it had been refused as a word not understood
+        sc.take(
+            rf"{L}(?:{kinds}(?:{sample}))\s*[(（]\s*(?:~|about\s+|around\s+|approx\.?\s*|roughly\s+|约)?\s*"
+            rf"(?P<neg>-)?(?P<n>{NUM})\s*(?P<u>{CN_UNITS}|k|m|w)?\s*[)）]",
             samples,
         )
         # preference pairs counted in Chinese ("2万对", "5万对偏好数据"): samples, each a pair; 对
