@@ -3337,3 +3337,15 @@ def test_a_paused_run_resumes_from_a_checkpoint_and_its_lease_keeps_billing(summ
     assert reply.faq["topic"] == "checkpoint_storage"
     lead = reply.text.split("\n")[0]
     assert ("checkpoint" in lead) and ("lease" in lead or "包月" in lead)
+
+
+@pytest.mark.parametrize(
+    "question,mfu", [("what if MFU is only 30%?", 0.30), ("MFU按30%算呢", 0.30), ("at 35% MFU?", 0.35)]
+)
+def test_an_mfu_supposed_rescales_the_plans_time(summary, book, question, mfu):
+    # it had been the plan's time at its own MFU
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == "time"
+    plan = reply.advice.plan
+    ratio = plan.estimate.throughput.mfu / mfu
+    assert f"{plan.estimate.gpu_hours * ratio:,.0f}" in reply.lead

@@ -194,6 +194,14 @@ BOTTLENECK = re.compile(
     r"|瓶颈|卡在(?:哪|什么)|受限于|算力还是(?:网络|通信|带宽)|(?:网络|通信|带宽)还是算力",
     re.I,
 )
+# An MFU supposed ("what if MFU is only 30%?", "at 35% MFU?", "MFU按30%算呢"): the plan's time at it
+MFU_IF = re.compile(
+    r"\b(?:if|at|with|assum\w*|suppose|say)\b[^?？]{0,20}?\bmfu\b[^?？\d]{0,20}(\d{1,2}(?:\.\d+)?)\s*%"
+    r"|\b(?:if|at|with|assum\w*|suppose|say)\b[^?？]{0,10}?(\d{1,2}(?:\.\d+)?)\s*%\s*mfu\b"
+    r"|(?:如果|假如|要是|按)[^?？]{0,10}?(?:mfu|利用率)[^?？\d]{0,8}(\d{1,2}(?:\.\d+)?)\s*%"
+    r"|(?:mfu|利用率)\s*(?:只有|只|才|按|是)?\s*(\d{1,2}(?:\.\d+)?)\s*%\s*(?:算)?(?:的话|呢|会怎样|怎么样)",
+    re.I,
+)
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
 # "how much a day?"): the time or the cost section, with its arithmetic.
 ASKS_SPEED = re.compile(
@@ -2230,6 +2238,28 @@ def follow_up(
                     "followup.txt.j2", reply_lang, kind="active_params", m=shape, gflop=t.model_flops_per_token / 1e9
                 ).strip()
                 return _led(explained, lead)
+        said_mfu = MFU_IF.search(message)
+        if said_mfu and not why_not:
+            # "what if MFU is only 30%?": the plan's days and GPU-hours at that MFU, and what holds the
+            # deadline then (it had been the plan's time at its own MFU)
+            explained = _explain(request_text, summary, "time", reply_lang, book)
+            plan = explained.advice.plan if explained and explained.advice else None
+            mfu = float(next(g for g in said_mfu.groups() if g)) / 100
+            if plan is not None and plan.days and 0 < mfu < 1:
+                e, r = plan.estimate, explained.advice.request
+                ratio = e.throughput.mfu / mfu
+                per = max(1, e.layout.gpus_per_node)
+                needed = (
+                    math.ceil(e.layout.gpu_count * e.days * ratio / r.deadline_days / per) * per
+                    if r.deadline_days
+                    else None
+                )
+                lead = render(
+                    "followup.txt.j2", reply_lang, kind="mfu_if", mfu=mfu, plan_mfu=e.throughput.mfu,
+                    days=e.days * ratio, gpu_hours=e.gpu_hours * ratio, count=e.layout.gpu_count, gpu=plan.gpu,
+                    deadline=r.deadline_days, needed=needed,
+                ).strip()  # fmt: skip
+                return _led(explained, lead)
         if BOTTLENECK.search(message) and not why_not:
             explained = _explain(request_text, summary, "time", reply_lang, book)
             if explained is not None and explained.advice:
@@ -2472,6 +2502,10 @@ TIME_SURE = re.compile(
     # "how sure are you about 13 days?", "how confident is the 13 days?", "13天有多大把握"
     r"|\bhow\s+(?:sure|confident|certain)\b.{0,30}\d+(?:\.\d+)?\s*(?:days?|hours?|weeks?)"
     r"|\d+(?:\.\d+)?\s*(?:天|小时).{0,8}(?:多大把握|有把握|把握大|误差多大|误差有多大)"
+    # "how confident are you in these numbers?", "how accurate is this estimate?", "误差有多大"
+    r"|\bhow\s+(?:sure|confident|certain|accurate|reliable|precise|good)\s+(?:are\s+you|is|are)\b.{0,20}?"
+    r"\b(?:numbers?|estimates?|figures?|plan|calculations?|predictions?)\b"
+    r"|(?:数字|估算|估计|预测|结果)(?:有多|能有多)?(?:准|可靠)|误差(?:有)?多大"
     # the plan's numbers doubted as a whole ("is this realistic?", "靠谱吗", "这个估算准吗"): how sure its time is
     r"|^\W*(?:(?:is|are)\s+(?:this|that|it|these|those|the (?:plan|estimate|numbers?|timeline))|really)"
     r"\s+(?:(?:whole|plan|estimate|time|timeline|schedule|really)\s+)?(?:realistic|accurate|reliable|legit|achievable|doable|right)\W*$"
