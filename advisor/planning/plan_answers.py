@@ -36,7 +36,7 @@ from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.rent import DAYS_PER_MONTH
-from advisor.request.parser import REASONING_ZH
+from advisor.request.parser import REASONING_ZH, RL_STEP_MULTIPLE
 
 GIB = 2**30
 
@@ -298,6 +298,8 @@ def rl(result: Advice) -> dict | None:
         "colocated": rollout_weights + kv + (0.0 if peft else e.memory.weights),
         "fits": rollout_weights + kv + (0.0 if peft else e.memory.weights) <= free,
         "separate_gpus": separate,
+        # a whole step against its training pass, on NVIDIA's published GRPO runs (parser.RL_STEP_MULTIPLE)
+        "multiple": RL_STEP_MULTIPLE["moe" if m.active_params_b < m.params_b else "dense"],
     }
 
 

@@ -371,6 +371,12 @@ ZH_UNSUPPORTED_METHODS = ("强化学习",)
 # completions a prompt (num_generations), completions up to 256 tokens and prompts up to 512
 # (max_completion_length, max_prompt_length; as Oumi's GrpoParams documents TRL's defaults).
 RL_GENERATIONS, RL_COMPLETION_TOKENS, RL_PROMPT_TOKENS = 8, 256, 512
+# How many times its training pass alone a whole GRPO step takes (generation, log-probabilities, weight
+# refits): NVIDIA's published NeMo RL v0.4 runs on DGX-H100 (docs/about/performance-summary.md, on
+# policy), against the engine's own training time for the same tokens on the same GPUs
+# (bench/calibration/rl_grpo_nemo_rl.csv, tests/test_rl_floor.py): Llama 3.1 8B 6.4x and Qwen3-32B
+# 4.4x (dense), Qwen3-30B-A3B 11x and Qwen3-235B-A22B 30x (mixtures, whose decoding reads every expert).
+RL_STEP_MULTIPLE = {"dense": (4, 7), "moe": (11, 30)}
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
 # table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
 NOT_GPU_WORDS = (
@@ -1650,7 +1656,10 @@ class _Parse:
 
     def _refuse_rl(self, word: str) -> None:
         """An RL method: refused, with the floor worked out on the request's own prompts."""
-        self.fail("unsupported_method", word=word, **_rl_floor(self.text, self.lang))
+        multiple = {
+            f"{kind}_{end}": n for kind, ends in RL_STEP_MULTIPLE.items() for end, n in zip(("low", "high"), ends)
+        }
+        self.fail("unsupported_method", word=word, **multiple, **_rl_floor(self.text, self.lang))
 
     def set(self, field: str, value, word: str) -> None:
         word = re.sub(r"\s+", " ", word.strip())  # text other rules took is blanked: not quoted as a gap
@@ -4519,7 +4528,9 @@ def _rl_floor(text: str, lang: str) -> dict:
     scale = f"{tokens / 1e9:.3g}B" if tokens >= 1e9 else f"{tokens / 1e6:.3g}M"
     deadline = f" {req.deadline_days:g}d" if req.deadline_days else ""
     gpus = f" on {req.gpu_count}x{req.gpu}" if req.gpu and req.gpu_count else ""
-    return {"prompts": prompts, "tokens": tokens, "example": f"{size} full-finetune {scale} tokens{deadline}{gpus}"}
+    low, high = RL_STEP_MULTIPLE["moe" if req.active_params_b < req.params_b else "dense"]
+    example = f"{size} full-finetune {scale} tokens{deadline}{gpus}"
+    return {"prompts": prompts, "tokens": tokens, "example": example, "low": low, "high": high}
 
 
 def _probed(text: str, *steps: str) -> dict:
