@@ -198,8 +198,9 @@ BOTTLENECK = re.compile(
 MFU_IF = re.compile(
     r"\b(?:if|at|with|assum\w*|suppose|say)\b[^?？]{0,20}?\bmfu\b[^?？\d]{0,20}(\d{1,2}(?:\.\d+)?)\s*%"
     r"|\b(?:if|at|with|assum\w*|suppose|say)\b[^?？]{0,10}?(\d{1,2}(?:\.\d+)?)\s*%\s*mfu\b"
-    r"|(?:如果|假如|要是|按)[^?？]{0,10}?(?:mfu|利用率)[^?？\d]{0,8}(\d{1,2}(?:\.\d+)?)\s*%"
-    r"|(?:mfu|利用率)\s*(?:只有|只|才|按|是)?\s*(\d{1,2}(?:\.\d+)?)\s*%\s*(?:算)?(?:的话|呢|会怎样|怎么样)",
+    # (利用率 alone is the owned servers' use, "如果利用率只有30%呢" under a plan to buy: own_utilisation)
+    r"|(?:如果|假如|要是|按)[^?？]{0,10}?(?:mfu|算力利用率|gpu\s*利用率)[^?？\d]{0,8}(\d{1,2}(?:\.\d+)?)\s*%"
+    r"|(?:mfu|算力利用率)\s*(?:只有|只|才|按|是)?\s*(\d{1,2}(?:\.\d+)?)\s*%\s*(?:算)?(?:的话|呢|会怎样|怎么样)",
     re.I,
 )
 # The plan's speed or its cost by the day, asked outright ("tokens per second?", "MFU?", "每秒多少token",
