@@ -1358,3 +1358,26 @@ def test_a_buyers_cheaper_alternative_costs_less_to_buy(book):
     for alt in result.result.alternatives:
         if alt.label == "cheaper_slower":
             assert alt.costs.buy_capex < best
+
+
+def test_lora_is_offered_where_full_fine_tuning_streams_its_states_and_lora_holds(book):
+    # `budget 1M RMB, buy servers for fine-tuning 70B` had offered one 4090 offloading 1 TB, and no LoRA
+    from advisor.planning.advice import advise
+
+    result = advise("Budget 1M RMB, want to buy servers for fine-tuning 70B models, what should we buy?", book=book)
+    assert result.plan.estimate.layout.offload != "none"
+    lora = next(a for a in result.result.alternatives if a.label == "lora")
+    assert lora.estimate.layout.offload == "none"
+
+
+def test_a_buyers_plan_with_no_data_is_ranked_by_what_its_gpus_cost_to_own(book):
+    # 24 Ascend 910B at ¥7.3M had been "without offloading" beside 16 A100 at ¥2.6M, on their low rent
+    from advisor.planning.advice import advise
+
+    result = advise("Budget 1M RMB, want to buy servers for fine-tuning 70B models, what should we buy?", book=book)
+    held = next(a for a in result.result.alternatives if a.label == "on_gpus")
+    per_token = held.costs.buy_capex / held.estimate.layout.gpu_count / held.estimate.throughput.tokens_per_s_per_gpu
+    for other in result.result.alternatives:
+        if other.estimate.layout.offload == "none" and other.costs.buy_capex and other.label != "lora":
+            e = other.estimate
+            assert per_token <= other.costs.buy_capex / e.layout.gpu_count / e.throughput.tokens_per_s_per_gpu * 1.001
