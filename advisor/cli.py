@@ -21,7 +21,7 @@ from advisor.market.store import open_store
 from advisor.planning import advice
 from advisor.planning.followup import gpu_prices
 from advisor.request.fields import help_words
-from advisor.request.parser import RequestError, detect_lang, leading_command
+from advisor.request.parser import RequestError, command_text, detect_lang, leading_command
 from advisor.text.render import phrase
 
 # The owner key of the quotes recorded from this command line (the bot uses the workspace id):
@@ -42,6 +42,7 @@ def _leading_command(args, text: str, lang: str) -> int | None:
     (CONTRACT section 3): help, prices [GPU], quote ..., digest."""
     from advisor.text.render import render
 
+    text = command_text(text)
     words = text.split()
     first = leading_command(text)
     if first == "help":

@@ -461,3 +461,22 @@ def test_digest_post_says_how_many_channels_had_todays_already(cli, fake_slack):
     assert first.returncode == 0 and "posted to 1 of 1 subscribed channel(s)" in first.stderr
     again = cli("digest", "--post", env=env)
     assert "posted to 0 of 1 subscribed channel(s); 1 had today's digest already" in again.stderr
+
+
+def test_a_digest_setting_said_alone_is_the_digest_command(bot, fake_slack):
+    # "subscribe" and "订阅日报" had been refused as words not understood
+    from bot import subscriptions
+
+    send, _ = bot
+
+    def soon(check):
+        deadline = time.time() + 15
+        while not check() and time.time() < deadline:
+            time.sleep(0.05)
+        return check()
+
+    status, body = send.command("subscribe", channel="CALONE")
+    assert status == 200 and "every day at 09:00" in body
+    assert soon(lambda: "CALONE" in [s.channel for s in subscriptions.of_workspace("T1")])
+    assert send.command("取消订阅", channel="CALONE")[0] == 200
+    assert soon(lambda: "CALONE" not in [s.channel for s in subscriptions.of_workspace("T1")])

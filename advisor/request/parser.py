@@ -4475,6 +4475,23 @@ ASKS_FOR_HELP = re.compile(
 )
 
 
+# The digest's settings said without the word digest ("subscribe", "订阅日报", "unsubscribe from the
+# price digest", "取消订阅"): the digest command (they had been refused as words not understood)
+_DIGEST_ALONE = re.compile(
+    r"\s*(?P<action>unsubscribe|subscribe|取消订阅|订阅)"
+    r"(?:\s*(?:to|from|me|us|this channel)?\s*(?:the\s+)?(?:daily\s+)?(?:gpu\s+)?(?:price\s+)?"
+    r"(?:digest|updates?|价格日报|日报|价格))?"
+    r"[\s!！。.~～]*",
+    re.I,
+)
+
+
+def command_text(text: str) -> str:
+    """`text` with a digest setting said alone written as its command ("订阅日报" -> "digest 订阅")."""
+    alone = _DIGEST_ALONE.fullmatch(text or "")
+    return f"digest {alone['action'].lower()}" if alone else text
+
+
 def leading_command(text: str) -> str | None:
     """ "help", "prices", "quote" or "digest" when the text starts with that command, else None;
     "help" too for a greeting alone (ASKS_FOR_HELP)."""

@@ -16,7 +16,7 @@ from advisor import catalog
 from advisor.market.prices import current_prices, price_book
 from advisor.market.store import open_store
 from advisor.request.fields import help_words
-from advisor.request.parser import leading_command
+from advisor.request.parser import command_text, leading_command
 from advisor.text.render import phrase, render
 from advisor.text.safe import clean, for_slack
 from bot import acks, blocks, delivery, digests, dispatcher, heartbeats, subscriptions
@@ -135,6 +135,7 @@ def on_gpu(ack, command, client, context):
             ack()
             acks.after(_open_form, client, command, text, user, team)
             return
+        text = command_text(text)  # "订阅日报", "subscribe": the digest's own command
         command_word = leading_command(text)
         # A zh-CN user typing English words still reads Chinese: before the ack, the locale any
         # process learned earlier (bot/locales.py; no Web API call), read with the job's insert
