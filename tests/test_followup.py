@@ -3349,3 +3349,17 @@ def test_an_mfu_supposed_rescales_the_plans_time(summary, book, question, mfu):
     plan = reply.advice.plan
     ratio = plan.estimate.throughput.mfu / mfu
     assert f"{plan.estimate.gpu_hours * ratio:,.0f}" in reply.lead
+
+
+@pytest.mark.parametrize("question", ["how much per day?", "is storage included?"])
+def test_the_day_and_what_the_rent_covers_are_the_costs(summary, book, question):
+    # both had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs") and "storage" in reply.text
+
+
+@pytest.mark.parametrize("question,months", [("how much would 1 year cost?", 12), ("what would 6 months cost?", 6)])
+def test_what_a_span_would_cost_is_that_lease(summary, book, question, months):
+    # "how much would 1 year cost?" had been read as a 365-day deadline
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and f"{months}-month lease" in reply.text

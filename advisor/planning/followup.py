@@ -213,6 +213,7 @@ ASKS_SPEED = re.compile(
 )
 ASKS_PER_DAY = re.compile(
     r"(?:cost|rent|price|spend|burn)\w*\b.{0,25}\b(?:per|a|each)\s+day\b|\bdaily\s+(?:cost|rent|burn|spend)"
+    r"|^\W*how much (?:is it |does it cost |do we pay |would it be )?(?:per|a|each) day\W*$"
     r"|(?:每天|一天|每日)(?:要|大概|大约)?(?:花|的)?(?:多少钱|费用|成本|租金|花费)",
     re.I,
 )
@@ -1921,7 +1922,9 @@ def follow_up(
         and summary.get("gpu")
         and INCLUDES_ASKED.search(message)
         and re.search(
-            r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱|成本|all[\s-]in|另算|另收|额外|egress|流量",
+            r"price|rent|cost|quote|bill|[$¥￥]|价格|价钱|租金|费用|报价|多少钱|成本|all[\s-]in|另算|另收|额外|egress|流量"
+            # what the rent covers ("is storage included?", "存储包含吗")
+            r"|\bstorage\b|\bnetwork(?:ing)?\b|\bbandwidth\b|\bsupport\b|存储|网络|带宽",
             message,
             re.I,
         )
@@ -2994,6 +2997,10 @@ LEASE_TERM = re.compile(
     rf"\b(?:rent|leas|contract|commit|reserv|sign|keep|prepa|pay\w*\s+(?:upfront|up front|in advance|ahead))\w*\b"
     rf"[^?？.]{{0,25}}?\b(?P<n>{_TERM_NUMBER})[\s-]*(?P<u>months?|mo|years?|yrs?)\b"
     rf"|\b(?P<n2>{_TERM_NUMBER})[\s-]*(?P<u2>months?|mo|years?|yr)[\s-]+(?:lease|term|contract|reservation|commitment|rental)"
+    # "how much would 1 year cost?", "what would 6 months cost?": that long on a lease (it had been read
+    # as a 365-day deadline)
+    rf"|\b(?:how much|what)\s+(?:would|will|does|is)\s+(?:a\s+)?(?P<n3>{_TERM_NUMBER})[\s-]*(?P<u3>months?|years?)"
+    rf"\s+cost\b"
     rf"|(?:租|签|起租|租期|合同|合约|租约|预付|提前付)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
     rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
     re.I,
@@ -3038,8 +3045,8 @@ def lease_term_asked(message: str) -> int | None:
     """The lease term in months a message asks the plan to be priced on, or None."""
     found = LEASE_TERM.search(message or "")
     if found:
-        n = found["n"] or found["n2"] or found["zn"] or found["zn2"]
-        unit = (found["u"] or found["u2"] or found["zu"] or found["zu2"]).lower()
+        n = found["n"] or found["n2"] or found["n3"] or found["zn"] or found["zn2"]
+        unit = (found["u"] or found["u2"] or found["u3"] or found["zu"] or found["zu2"]).lower()
         value = float(n) if n.isdigit() else _TERM_WORDS.get(n.lower()) or _zh_number(n)
         if value is None:
             return None
