@@ -3363,3 +3363,10 @@ def test_what_a_span_would_cost_is_that_lease(summary, book, question, months):
     # "how much would 1 year cost?" had been read as a 365-day deadline
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and f"{months}-month lease" in reply.text
+
+
+@pytest.mark.parametrize("question", ["A800还是H800", "买A800还是H800", "should we buy A800 or H800?"])
+def test_the_plans_gpu_set_against_another_as_a_choice_is_the_plan_on_the_other(summary, book, question):
+    # the menu, or the export rules' topic, before
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "A800-SXM4-80GB"

@@ -53,7 +53,16 @@ def test_power_paid_asked_in_the_thread_is_the_buy_verdict_on_those_costs(book):
     assert reply.advice.plan.costs.power_cost_year == 0
 
 
-@pytest.mark.parametrize("question", ["能不能放在实验室", "噪音大不大 能放办公室吗", "can it go in our lab?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "能不能放在实验室",
+        "噪音大不大 能放办公室吗",
+        "can it go in our lab?",
+        "买了之后放哪里",
+        "where do we put the servers?",
+    ],
+)
 def test_whether_it_can_stand_in_the_room_is_its_heat_circuits_and_sound(book, question):
     summary = plan_context(advise(LAB, book=book))
     reply = follow_up(LAB, summary, question, book=book)

@@ -508,6 +508,9 @@ WHY_NOT = re.compile(
 )
 # "why A100 and not H800?", "why A100 over H800?", "为什么选A100不选H800", "为什么用A100而不是H800": a why-not
 # of the GPU passed over (it had got the generic FAQ, arguing for the other GPU)
+# Two GPU types set as a choice in a short question ("H20还是H800", "should we buy H20 or H800?")
+EITHER_GPU = re.compile(r"还是|或者|\bor\b|\bvs\.?\b|\bversus\b|哪个(?:好|划算|合适|更)", re.I)
+EITHER_MAX_CHARS = 40
 VERSUS_ONE = re.compile(
     r"^\W*(?:and\s+|what\s+about\s+|how\s+about\s+)?(?:vs\.?|versus|compared\s+(?:to|with))\s+"
     r"(?P<other>[a-z]*\s?-?\d{2,4}[a-z0-9\-]*)(?:\s+(?:on\s+)?(?:price[\s/\-]*perf(?:ormance)?|cost|value|speed))?\W*$",
@@ -1847,6 +1850,11 @@ def follow_up(
     # "vs H100 price/perf?", "vs H200?": the plan against that GPU, as "why not H100?" asks it (it had
     # been the GPU's price list)
     message = VERSUS_ONE.sub(lambda m: f"why not {m['other']}?", message)
+    # "H20还是H800", "买H20还是H800", "should we buy H20 or H800?" with the plan on one of them: the plan
+    # against the other, as "why not H20?" asks it (the menu, or the export rules' topic, before)
+    other = _the_other_gpu(message, summary.get("gpu") or "") if summary.get("gpu") else None
+    if other and EITHER_GPU.search(message) and len(message) <= EITHER_MAX_CHARS:
+        message = f"why not {other}?"
     # "月付还是年付划算": paying by the month against by the year is the terms' comparison (包月还是包年),
     # not the deposit's schedule (押一付三) it had been answered with
     if "月付" in message and "年付" in message:

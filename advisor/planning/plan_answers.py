@@ -68,7 +68,10 @@ ASKED = (
         # "do we need a datacenter or can we use our office?", "需要机房吗，放办公室行吗"
         r"|\b(?:can|could)\s+(?:we|i)\s+(?:use|keep (?:it|them) in)\s+(?:our|the|an?)\s+"
         r"(?:office|lab|room|basement|server closet|closet)\b"
-        r"|\bdo\s+(?:we|i)\s+need\s+(?:a\s+)?(?:data\s?cent(?:er|re)|dc|colo\w*)\b|需要机房吗|要不要机房|非得放机房",
+        r"|\bdo\s+(?:we|i)\s+need\s+(?:a\s+)?(?:data\s?cent(?:er|re)|dc|colo\w*)\b|需要机房吗|要不要机房|非得放机房"
+        # where bought servers go ("买了之后放哪里", "where do we put the servers?")
+        r"|(?:买|购)\S{0,6}放(?:在)?(?:哪|什么地方)"
+        r"|\bwhere\s+(?:do|would|should|can)\s+(?:we|i)\s+(?:put|keep|host|house)\s+(?:them|the servers?|it)\b",
     ),
     (
         "hosting",
