@@ -3333,3 +3333,18 @@ def test_a_sample_count_in_brackets_after_its_samples_is_the_data():
     # "(~300k)" had been refused as a word not understood
     r = parse("need to finetune llama3 70b on our support tickets (~300k), deadline end of month, cheapest setup")
     assert (r.data.amount, r.data.unit) == (300_000, "samples")
+
+
+@pytest.mark.parametrize(
+    "text,samples",
+    [
+        (
+            "Planning to SFT Qwen2.5-14B-Instruct on 80k multi-turn dialogues (avg 3k tokens), 3 epochs, 48 hours",
+            80_000,
+        ),
+        ("7b lora 50k medical conversations", 50_000),
+    ],
+)
+def test_what_the_samples_are_between_their_count_and_noun(text, samples):
+    # "80k multi-turn dialogues" had been asked whether 80k was a length or a count
+    assert parse(text).data.amount == samples

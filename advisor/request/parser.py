@@ -1280,6 +1280,7 @@ SIBLING = r"[_\-](?:lite|mini|small|tiny|nano|micro|air|flash|pro|max|plus|turbo
 SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
     "|math|coding|reasoning|cot|chain-of-thought|distilled|domain|synthetic|human|high-quality|long|short|long-form|short-form"
+    "|multi-?turn|single-?turn|multi-?round|curated|cleaned|in-?house|proprietary|internal|legal|medical|financial"
     "|preference|chosen/rejected|chosen-rejected|thumbs[\\s\\-]?up/down|up/down|good/bad"
 )
 # The data's nouns and the words around them that only say what the data is about ("cleaned
