@@ -3348,3 +3348,22 @@ def test_a_sample_count_in_brackets_after_its_samples_is_the_data():
 def test_what_the_samples_are_between_their_count_and_noun(text, samples):
     # "80k multi-turn dialogues" had been asked whether 80k was a length or a count
     assert parse(text).data.amount == samples
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we want to distill deepseek-r1 into a 7b model, 800k samples",
+        "7b sft 20k reasoning traces",
+        "qwen2.5-7b 微调 10万条 推理数据",
+    ],
+)
+def test_reasoning_traces_counted_in_samples_are_guessed_long_and_said_so(text):
+    # the 1,000 tokens of an instruction sample had planned a distillation several times too fast
+    from advisor.request.canonical import canonical
+
+    r = parse(text)
+    assert r.tokens_per_sample == 4000
+    assert any(a.code == "reasoning_tokens_per_sample" for a in r.assumptions)
+    assert parse(canonical(r)).tokens == r.tokens  # the line read again keeps the guess
+    assert parse("7b sft 50k samples").tokens_per_sample == 1000

@@ -180,6 +180,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         if "tokens_per_sample" in given and d.unit == "samples":
             n = exact(r.tokens_per_sample)
             add("data", f"每条{n} token" if zh else f"avg {n} tokens")
+        elif d.unit == "samples" and any(n.code == "reasoning_tokens_per_sample" for n in r.assumptions):
+            # reasoning traces keep their guessed length when the line is read again
+            add("data", "推理数据" if zh else "reasoning data")
         if d.language and (d.unit != "bytes" or _data_language_given(r)):
             add("data", data_language(d.language, zh))
     if "epochs" in given:

@@ -359,6 +359,7 @@ FIELDS: tuple[Field, ...] = (
             "no_data",
             "bytes_per_token",
             "tokens_per_sample",
+            "reasoning_tokens_per_sample",
             "chars_per_sample",
             "attention_per_sample",
             "multimodal_tokens",

@@ -371,6 +371,19 @@ ZH_UNSUPPORTED_METHODS = ("强化学习",)
 # completions a prompt (num_generations), completions up to 256 tokens and prompts up to 512
 # (max_completion_length, max_prompt_length; as Oumi's GrpoParams documents TRL's defaults).
 RL_GENERATIONS, RL_COMPLETION_TOKENS, RL_PROMPT_TOKENS = 8, 256, 512
+# Long chains of thought counted in samples with no length ("distill deepseek-r1 into a 7b model, 800k
+# samples", "10万条推理数据"): reasoning traces run to thousands of tokens, so 4,000 a sample, a guess
+# said as one (no published average was confirmed here; the 1,000 of an instruction sample had planned
+# such a job several times too fast). Capped at the sequence length as any sample is.
+REASONING_TOKENS_PER_SAMPLE = 4000
+REASONING_DATA = re.compile(
+    r"(?<![a-z])(?:reasoning|long[\s\-]?cot|cot|chain[\s\-]of[\s\-]thought|thinking)[\s\-]+"
+    r"(?:traces?|data|dataset|samples?|examples?|trajectories|chains?|sft|distillation)(?![a-z])"
+    r"|思维链|推理数据|推理链|推理轨迹|长链推理|cot数据|推理过程数据",
+    re.I,
+)
+# Teachers whose outputs are long chains of thought (the teacher_data rule reads the name as typed)
+REASONING_TEACHERS = ("r1", "qwq", "o1", "o3", "o4", "thinking", "reasoner")
 # How many times its training pass alone a whole GRPO step takes (generation, log-probabilities, weight
 # refits): NVIDIA's published NeMo RL v0.4 runs on DGX-H100 (docs/about/performance-summary.md, on
 # policy), against the engine's own training time for the same tokens on the same GPUs
@@ -1654,6 +1667,11 @@ class _Parse:
             # size", or "DeepSeek V4" a misspelt deepseek-v3)
             raise RequestError("model_releases", self.lang, word=named[0], releases=named[1])
         raise RequestError(kind, self.lang, **details)
+
+    def _reasoning_traces(self) -> bool:
+        """Whether the samples are long chains of thought: said so, or a reasoning model's outputs."""
+        teacher = (self.teacher or "").lower()
+        return bool(REASONING_DATA.search(self.norm)) or any(t in teacher for t in REASONING_TEACHERS)
 
     def _refuse_rl(self, word: str) -> None:
         """An RL method: refused, with the floor worked out on the request's own prompts."""
@@ -4203,7 +4221,10 @@ class _Parse:
                 note("bytes_per_token", bpt=bytes_per_token, language=language, basis=basis)
             elif unit == "samples":
                 tokens_per_sample = f.get("tokens_per_sample")
-                if tokens_per_sample is None:
+                if tokens_per_sample is None and self._reasoning_traces():
+                    tokens_per_sample = min(REASONING_TOKENS_PER_SAMPLE, v["seq"])
+                    note("reasoning_tokens_per_sample", tps=tokens_per_sample)
+                elif tokens_per_sample is None:
                     tokens_per_sample = min(TOKENS_PER_SAMPLE, v["seq"])
                     note("tokens_per_sample", tps=tokens_per_sample)
                 elif self.sample_chars:
