@@ -3370,3 +3370,22 @@ def test_the_plans_gpu_set_against_another_as_a_choice_is_the_plan_on_the_other(
     # the menu, or the export rules' topic, before
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu == "A800-SXM4-80GB"
+
+
+OWNED = "we have 16 A800, qwen2.5-72b full finetune 1B tokens"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how much would renting the same cost?", "how much to rent the same GPUs?", "what if we rented instead?"],
+)
+def test_renting_what_the_team_owns_is_that_what_if(book, question):
+    # each had drawn the menu (or the data-size topic)
+    reply = follow_up(OWNED, plan_context(advise(OWNED, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.rent_or_buy == "rent"
+
+
+def test_how_long_on_our_gpus_is_the_plans_time(book):
+    # it had been the time to a first run
+    reply = follow_up(OWNED, plan_context(advise(OWNED, book=book)), "how long will it take on our GPUs?", book=book)
+    assert (reply.kind, reply.part) == ("explain", "time")

@@ -123,7 +123,10 @@ ASKS_HOW = re.compile(
     r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么.{0,8}?这么(?:多|久|贵|慢|大)|怎么(?:要)?这么(?:多|久|贵|慢|大)"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
     r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
-    r"(?: to (?:train|finish|run))?\W*$|^\W*how long\W*$"
+    r"(?: to (?:train|finish|run))?"
+    # "how long will it take on our GPUs?": the plan's own, on the GPUs it already runs on
+    r"(?:\s+(?:on|with)\s+(?:our|the|these|those|my)\s+(?:own\s+)?(?:gpus|cards|servers|cluster|machines|hardware))?"
+    r"\W*$|^\W*how long\W*$"
     r"|^\W*(?:这个|整个)?(?:训练|任务|方案|跑完|训完)?(?:总共|一共|大概)?(?:要|需要|得)?(?:花)?(?:多久|多长时间)(?:呢|啊|能跑完|能训完)?\W*$",
     re.I,
 )
@@ -1703,6 +1706,12 @@ AROUND_A_CHANGE = (
         r"|\b(?:get|keep|bring)\s+(?:it|this|that|the (?:cost|rent|price|bill))\s+(?:under|below|within)\s+"
         r"(?=[¥$]\s*\d|\d[\d,.]*\s*(?:k|m|million|万|元|yuan|usd|cny|rmb|dollars?)?\s*\W*$)",
         " budget ",
+    ),
+    # "how much would renting the same cost?", "how much to rent the same GPUs?": renting is the change
+    (
+        r"\b(rent|renting|leasing|lease|buying|buy)\s+(?:the same|them|these|those|ours?)"
+        r"(?:\s+(?:gpus|servers|cards|machines|ones))?(?:\s+cost)?\b",
+        r" \1 ",
     ),
     (r"\bwe had\b|\bwe have\b", " "),
     # "what if we rented 64 GPUs?", "if we use 16 of them": the count is the change

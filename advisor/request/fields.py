@@ -581,7 +581,11 @@ FIELDS: tuple[Field, ...] = (
         "rent_or_buy",
         worded=True,
         choices=(
-            Word("rent", en=("rent", "rental", "lease", "renting"), zh=("租用", "租赁", "租")),
+            Word(
+                "rent",
+                en=("rent", "rental", "lease", "renting", "rented", "leasing", "leased"),
+                zh=("租用", "租赁", "租"),
+            ),
             Word(
                 "buy",
                 en=("buy", "purchase", "buying", "bought", "purchased")
