@@ -3367,3 +3367,17 @@ def test_reasoning_traces_counted_in_samples_are_guessed_long_and_said_so(text):
     assert any(a.code == "reasoning_tokens_per_sample" for a in r.assumptions)
     assert parse(canonical(r)).tokens == r.tokens  # the line read again keeps the guess
     assert parse("7b sft 50k samples").tokens_per_sample == 1000
+
+
+@pytest.mark.parametrize(
+    "text,gpu",
+    [
+        ("GB200 NVL72 pretrain 400B 15T tokens 90 days", "B200-SXM-180GB"),
+        ("70b lora 1B tokens on gb300", "B300-SXM-288GB"),
+    ],
+)
+def test_a_grace_blackwell_rack_is_planned_on_its_gpus_hgx_part_and_said_so(text, gpu):
+    # "gb200" had been asked "did you mean b200?"
+    r = parse(text)
+    assert r.gpu == gpu
+    assert any(a.code == "gpu_proxy" for a in r.assumptions)

@@ -798,7 +798,12 @@ FIELDS: tuple[Field, ...] = (
         examples=Word(en=("fast",), zh=("尽快",)),
     ),
     # the hardware
-    Field("gpu", examples=Word(en=("gpu H20",), zh=("用H20",)), shown="gpus", assumed=("domestic_gpu", "gpu_variant")),
+    Field(
+        "gpu",
+        examples=Word(en=("gpu H20",), zh=("用H20",)),
+        shown="gpus",
+        assumed=("domestic_gpu", "gpu_variant", "gpu_proxy"),
+    ),
     Field(
         "gpu_count",
         low=1,

@@ -1566,6 +1566,7 @@ class _Parse:
         self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
+        self.gpu_proxy: str | None = None  # a rack named ("gb200 nvl72"), planned on its GPU's HGX part
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
         self.rank_names: tuple[str, str] | None = None  # "LoRA rank 64": the method, and its words
         self.sample_chars: float | None = None  # "每条300字": the samples' mean length in characters
@@ -1602,6 +1603,12 @@ class _Parse:
             r"\1, ",
             norm,
         )
+        # a Grace-Blackwell rack named ("GB200 NVL72", "gb300"): planned on its GPU's HGX part and said so
+        # (gpu_proxy); it had been asked "did you mean b200?"
+        proxy = re.search(r"(?<![a-z0-9])(gb[23]00)(?:[\s\-]*nvl[\s\-]*(?:72|36)(?:x2)?)?(?![a-z0-9])", norm)
+        if proxy:
+            self.gpu_proxy = proxy[0].strip()
+            norm = norm[: proxy.start()] + proxy[1][1:] + norm[proxy.end() :]
         # "买卡还是租卡": the rent-or-buy question ("买还是租")
         norm = re.sub(
             r"(买|租)(?:卡|显卡|机器|服务器)\s*(还是|或者|或)\s*(买|租)(?:卡|显卡|机器|服务器)?", r"\1\2\3", norm
@@ -4195,6 +4202,8 @@ class _Parse:
             note("teacher_data", teacher=self.teacher)
         if self.domestic_word is not None:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
+        if self.gpu_proxy is not None and gpu is not None:
+            note("gpu_proxy", typed=self.gpu_proxy, gpu=gpu.name)
         if gpu is not None and "gpu" in words:
             others = other_variants(self.text, gpu)
             if others:
