@@ -3381,3 +3381,23 @@ def test_a_grace_blackwell_rack_is_planned_on_its_gpus_hgx_part_and_said_so(text
     r = parse(text)
     assert r.gpu == gpu
     assert any(a.code == "gpu_proxy" for a in r.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,params",
+    [
+        ("满血版DeepSeek微调需要多少卡", 671),
+        ("deepseek满血版 lora 1万条", 671),
+        ("蒸馏版deepseek 32b 微调 5万条", 32.5),
+        ("r1蒸馏版32b lora 5万条", 32.5),
+    ],
+)
+def test_deepseeks_chinese_nicknames_name_its_releases(text, params):
+    # 满血版 (the full 671B R1) and 蒸馏版 (a distilled release) had been refused as words not understood
+    assert parse(text).params_b == params
+
+
+def test_r1_named_bare_as_the_teacher_is_no_lora_rank():
+    # "r1蒸馏数据" had been read as a LoRA rank of 1, contradicting 微调
+    r = parse("用r1蒸馏数据微调qwen2.5-7b 5万条")
+    assert r.lora_rank is None and any(a.code == "teacher_data" for a in r.assumptions)

@@ -1603,6 +1603,26 @@ class _Parse:
             r"\1, ",
             norm,
         )
+        # DeepSeek's Chinese nicknames: 满血版 ("full-blooded") is the 671B R1, 蒸馏版 with a size its distilled
+        # release of that size ("满血版DeepSeek微调", "蒸馏版deepseek 32b": refused as words not understood)
+        norm = re.sub(
+            r"(?:满血版?|满血的)\s*deepseek(?![a-z0-9.\-]|\s*-?\s*(?:r1|v[23]))|deepseek\s*(?:的)?满血版?",
+            "deepseek-r1",
+            norm,
+        )
+        # "r1蒸馏数据": R1 named bare as the teacher (its "r1" had been read as a LoRA rank of 1)
+        norm = re.sub(
+            r"(?<![a-z0-9\-])r1(?=\s*(?:的)?\s*(?:蒸馏|生成|合成|输出)(?:的|出的)?\s*(?:数据|样本|语料|答案))",
+            "deepseek-r1",
+            norm,
+        )
+        norm = re.sub(
+            # (蒸馏 alone stays the distillation to refuse with its why: "deepseek-r1 蒸馏 7b 全参")
+            r"(?:蒸馏版\s*(?:deepseek)?[\s\-]*(?:r1)?|(?:deepseek[\s\-]*)?(?:r1)?[\s\-]*蒸馏版)"
+            r"[\s\-]*(?=\d+(?:\.\d+)?\s*b(?![a-z]))",
+            "deepseek-r1 ",
+            norm,
+        )
         # a Grace-Blackwell rack named ("GB200 NVL72", "gb300"): planned on its GPU's HGX part and said so
         # (gpu_proxy); it had been asked "did you mean b200?"
         proxy = re.search(r"(?<![a-z0-9])(gb[23]00)(?:[\s\-]*nvl[\s\-]*(?:72|36)(?:x2)?)?(?![a-z0-9])", norm)
