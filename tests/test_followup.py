@@ -3389,3 +3389,16 @@ def test_how_long_on_our_gpus_is_the_plans_time(book):
     # it had been the time to a first run
     reply = follow_up(OWNED, plan_context(advise(OWNED, book=book)), "how long will it take on our GPUs?", book=book)
     assert (reply.kind, reply.part) == ("explain", "time")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what happens if a GPU dies halfway through the run, who covers the lost time?",
+        "签了三个月，中间卡坏了耽误的时间能补回来吗",
+    ],
+)
+def test_what_the_vendor_owes_for_a_failure_is_the_slas(summary, book, question):
+    # the second had been priced as a 3-month lease; a failure asked with who pays stays the SLA's
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == "sla_failure_repair"

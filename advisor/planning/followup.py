@@ -1994,6 +1994,8 @@ def follow_up(
                 continue
             if topic == "mixed_gpu_generations" and not (len(_gpus_named(message)) > 1 or GPU_WORDS.search(message)):
                 continue  # "mix in some LoRA and full fine-tuning" mixes no GPUs
+            if topic == "failure_mid_run" and VENDOR_OWES.search(message):
+                continue  # "who covers the lost time?": what the vendor owes is the SLA's, as the FAQ weighs it
             if topic != "low_gpu_utilisation" or MEASURED_OR_REMEDY.search(message):
                 return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
     reason = _reason_asked(message, summary) if request_text else None
@@ -2105,7 +2107,10 @@ def follow_up(
         answered = _budget_asked(request_text, summary, message, reply_lang, book)
         if answered is not None:
             return answered
-    term = lease_term_asked(message) if request_text and summary.get("gpu") else None
+    # ("签了三个月，中间卡坏了耽误的时间能补回来吗" asks what the vendor owes for a failure, not that term's price)
+    term = (
+        lease_term_asked(message) if request_text and summary.get("gpu") and not FAILS_MID_RUN.search(message) else None
+    )
     # "每月多少钱" under a plan billed by the hour: what a month of its GPUs costs, on a month's lease
     # (under a lease the costs' arithmetic answers it)
     # (the electricity's month is its own answer: "电费一个月多少")
@@ -2678,6 +2683,11 @@ FAILS_MID_RUN = re.compile(
 # A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA
 # topic's figures (it had been the H800's price list, on the GPU's name and "rate")
 FAILURE_RATE = re.compile(r"\bfailure[\s-]+rates?\b|\bfail(?:ing)?\s+rates?\b|故障率|坏卡率|返修率", re.I)
+VENDOR_OWES = re.compile(
+    r"\bwho\s+(?:covers|pays|compensates)\b|\bvendor|\bprovider|\bcompensat|\brefund|\bcredits?\b|\bsla\b|\bowe"
+    r"|赔|补偿|补回|退款|供应商|厂商|服务商|算谁的",
+    re.I,
+)
 GPU_WORDS = re.compile(r"\b(?:gpus?|cards?|servers?|nodes?|old|older)\b|卡|服务器|机器|老|旧", re.I)
 # Two kinds of GPU in one job ("can we mix H800 and A800?", "4090和3090能混着用吗"): the mixing topic (it had
 # been the menu, the GPUs' names drawing the H20/H800/H100 topic level with it)
