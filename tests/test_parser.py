@@ -3401,3 +3401,18 @@ def test_r1_named_bare_as_the_teacher_is_no_lora_rank():
     # "r1蒸馏数据" had been read as a LoRA rank of 1, contradicting 微调
     r = parse("用r1蒸馏数据微调qwen2.5-7b 5万条")
     assert r.lora_rank is None and any(a.code == "teacher_data" for a in r.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,amount",
+    [
+        ("7b pretrain a trillion tokens", 1e12),
+        ("7b pretrain one trillion tokens", 1e12),
+        ("7b lora a million samples", 1e6),
+        ("7b lora a hundred thousand samples", 1e5),
+        ("7b lora a quarter million samples", 2.5e5),
+    ],
+)
+def test_an_amount_said_with_an_article_or_one(text, amount):
+    # each had been refused on its scale word ("I did not understand trillion")
+    assert parse(text).data.amount == amount

@@ -694,7 +694,12 @@ def _spelled_numbers(text: str) -> str:
         lambda m: f"{_EN_WORD_NUMBERS.get(m[1], m[1])}.5",
         text,
     )
-    text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion)(?![a-z])", r"0.5 \1", text)
+    text = re.sub(r"(?<![a-z])half\s+a\s+(thousand|million|billion|trillion)(?![a-z])", r"0.5 \1", text)
+    # "a quarter million", "a billion tokens", "one trillion tokens", "a hundred thousand samples":
+    # the article or "one" is the count (each had been refused on its scale word)
+    text = re.sub(r"(?<![a-z])an?\s+quarter\s+(thousand|million|billion|trillion)(?![a-z])", r"0.25 \1", text)
+    text = re.sub(r"(?<![a-z])(?:an?|one)\s+hundred\s+(thousand|million|billion)(?![a-z])", r"100 \1", text)
+    text = re.sub(r"(?<![a-z])(?:an?|one)\s+(thousand|million|billion|trillion)(?![a-z])", r"1 \1", text)
     text = re.sub(r"(?<![a-z])an?\s+(day|week|month)\s+and\s+a\s+half(?![a-z])", r"1.5 \1s", text)
     text = re.sub(r"(?<![a-z])half[\s\-]precision(?![a-z])", "", text)  # 16-bit: the default
     # a count in words before what it counts (`on eight H100s`, `sixteen GPUs`, `one hundred
