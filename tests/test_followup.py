@@ -3402,3 +3402,15 @@ def test_what_the_vendor_owes_for_a_failure_is_the_slas(summary, book, question)
     # the second had been priced as a 3-month lease; a failure asked with who pays stays the SLA's
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.faq["topic"] == "sla_failure_repair"
+
+
+@pytest.mark.parametrize("question", ["summarize the plan", "tl;dr?", "what should I tell my boss?", "总结一下"])
+def test_the_plan_summed_up_is_its_overview(summary, book, question):
+    # each had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "overview")
+
+
+def test_the_checklist_asked_in_words_is_the_cards_checklist(summary, book):
+    reply = follow_up(REQUEST, summary, "what's on the checklist?", book=book)
+    assert reply.part == "checklist" and "nvidia-smi topo -m" in reply.text

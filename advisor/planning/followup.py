@@ -388,6 +388,12 @@ STORAGE_SIZE = re.compile(r"多大|容量|多少\s*[tg]|how\s+(?:big|large|much)
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
 # "can you write an RFQ?"); first match wins.
 PLAN_PARTS = (
+    # the card's checklist asked for in words ("what's on the checklist?"; the alternatives are
+    # ALTERNATIVES_ASKED's)
+    (
+        "checklist",
+        r"\bcheck[\s\-]?list\b|\bwhat\s+(?:should|do)\s+(?:we|i)\s+check\b|检查清单|要检查(?:什么|哪些)|签约前.{0,6}(?:检查|核对)",
+    ),
     (
         "rfq",
         r"(?<![a-z])rfq(?![a-z])|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
@@ -511,6 +517,14 @@ WHY_NOT = re.compile(
 )
 # "why A100 and not H800?", "why A100 over H800?", "为什么选A100不选H800", "为什么用A100而不是H800": a why-not
 # of the GPU passed over (it had got the generic FAQ, arguing for the other GPU)
+# The plan summed up ("summarize the plan", "tl;dr?", "explain this plan in simple terms", "what should I
+# tell my boss?", "总结一下", "怎么跟老板汇报")
+SUMMARY_ASKED = re.compile(
+    r"\bsummar(?:y|ise|ize)\b|\btl;?\s?dr\b|\bin\s+(?:simple|plain)\s+(?:terms|english|words)\b"
+    r"|\bexplain\s+(?:this|the)\s+plan\b|\bwhat\s+(?:should|do)\s+i\s+tell\s+(?:my|our|the)\s+(?:boss|manager|cto|ceo|cfo|team)\b"
+    r"|\bone[\s\-]liner\b|\bbottom\s+line\b|总结一下|概括一下|简单说(?:一下)?|用大白话|(?:怎么|如何)(?:跟|向|给)老板(?:说|汇报|解释)",
+    re.I,
+)
 # Two GPU types set as a choice in a short question ("H20还是H800", "should we buy H20 or H800?")
 EITHER_GPU = re.compile(r"还是|或者|\bor\b|\bvs\.?\b|\bversus\b|哪个(?:好|划算|合适|更)", re.I)
 EITHER_MAX_CHARS = 40
@@ -1998,6 +2012,12 @@ def follow_up(
                 continue  # "who covers the lost time?": what the vendor owes is the SLA's, as the FAQ weighs it
             if topic != "low_gpu_utilisation" or MEASURED_OR_REMEDY.search(message):
                 return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
+    if request_text and summary.get("gpu") and SUMMARY_ASKED.search(message):
+        # "summarize the plan", "tl;dr?", "what should I tell my boss?": its headline numbers, each with
+        # its sum (the menu before)
+        explained = _explain(request_text, summary, "overview", reply_lang, book)
+        if explained is not None:
+            return explained
     reason = _reason_asked(message, summary) if request_text else None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
@@ -4575,6 +4595,8 @@ def _plan_part(
     rows: list[dict] = []
     if part == "rfq":
         text = render("followup.txt.j2", lang, kind="rfq", rfq=render_rfq(result))
+    elif part == "checklist":
+        text = render_checklist(result)
     elif part == "risks":
         text = render(
             "followup.txt.j2", lang, kind="risks", warnings=_own_risks(result), checklist=render_checklist(result)
