@@ -1014,12 +1014,17 @@ def _overview(reply) -> dict:
 def part(reply, offers: list[dict] | None = None) -> dict:
     """A part of the plan a thread question asks for (a FollowUp of kind "part"): its servers and
     storage ("what storage do we need?"), the offers on record for it ("which vendor?", `offers`:
-    the core's rows, advisor/planning/followup.py `_offers`), its risks (warnings, then the checks).
+    the core's rows, advisor/planning/followup.py `_offers`), its risks (warnings, then the checks),
+    its checklist alone.
     The request for quote is `rfq` (uploaded as a file, as the card's button does)."""
     result, lang = reply.advice, reply.lang
     p = result.plan
     if reply.part == "vendor":
         return _vendors(result, lang, offers or [])
+    if reply.part == "checklist":  # "what's on the checklist?": the card's checks alone
+        owned = "checklist_owned" if result.request.owned else "checklist"
+        blocks = _lines_sections(_p(lang, "title", owned), _checklist_lines(result))
+        return {"text": _fallback(_plain_of(blocks)), "blocks": blocks[:MAX_BLOCKS]}
     if reply.part == "risks":
         warnings = _warning_lines(result)
         blocks = _lines_sections(_t(lang, "risks_title"), warnings or [_t(lang, "no_risks")])

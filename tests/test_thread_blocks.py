@@ -92,6 +92,12 @@ def test_the_parts_of_the_plan_a_question_asks_for_come_as_block_kit(bot, fake_s
     assert result.warnings and all(f"⚠️ {word('en', w)}" in shown for w in result.warnings)
     assert "nvidia-smi topo -m" in shown  # the plan's own checks follow
 
+    # the checklist asked in words: the checks alone (they had fallen through to the servers' spec)
+    checklist = _ask(send, fake_slack, "what's on the checklist?", answered)
+    heads = [b["text"]["text"].split("\n", 1)[0] for b in checklist["blocks"]]
+    assert heads[0] == "*Before you sign*" and "*Risks in this plan*" not in heads
+    assert "nvidia-smi topo -m" in "\n".join(_shown(b) for b in checklist["blocks"])
+
 
 def test_an_rfq_question_uploads_the_rfq_as_the_button_does(bot, fake_slack, answered, drain):
     from advisor.planning.advice import render_rfq
