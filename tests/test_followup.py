@@ -3414,3 +3414,11 @@ def test_the_plan_summed_up_is_its_overview(summary, book, question):
 def test_the_checklist_asked_in_words_is_the_cards_checklist(summary, book):
     reply = follow_up(REQUEST, summary, "what's on the checklist?", book=book)
     assert reply.part == "checklist" and "nvidia-smi topo -m" in reply.text
+
+
+@pytest.mark.parametrize("question,line", [("what NIC do we need?", "between nodes"), ("how many PDUs?", "power")])
+def test_nics_and_pdus_are_the_servers_lines(summary, book, question, line):
+    # both had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == "servers" and line in reply.text
+    assert follow_up(REQUEST, summary, "give me the vendor checklist", book=book).part == "rfq"

@@ -364,7 +364,7 @@ DATA_WANTED = re.compile(
 # Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
 SERVER_TOPICS = (
-    ("power", r"power|\bkw\b|electric|cooling|rack|space|footprint|功耗|电|散热|机柜|地方|空间"),
+    ("power", r"power|\bkw\b|electric|cooling|rack|space|footprint|\bpdus?\b|功耗|电|散热|机柜|地方|空间"),
     ("network", r"network|infiniband|\bib\b|roce|rdma|\bnics?\b|switch(?:es)?\b|网络|网卡|交换机"),
     ("nvme", r"nvme|\bdisks?\b|\bssds?\b|硬盘|本地盘|磁盘"),
     ("storage", r"storage|checkpoint|parallel file|存储"),
@@ -388,12 +388,6 @@ STORAGE_SIZE = re.compile(r"多大|容量|多少\s*[tg]|how\s+(?:big|large|much)
 # Questions a part of the plan answers ("what storage do we need?", "找哪家租", "有什么风险",
 # "can you write an RFQ?"); first match wins.
 PLAN_PARTS = (
-    # the card's checklist asked for in words ("what's on the checklist?"; the alternatives are
-    # ALTERNATIVES_ASKED's)
-    (
-        "checklist",
-        r"\bcheck[\s\-]?list\b|\bwhat\s+(?:should|do)\s+(?:we|i)\s+check\b|检查清单|要检查(?:什么|哪些)|签约前.{0,6}(?:检查|核对)",
-    ),
     (
         "rfq",
         r"(?<![a-z])rfq(?![a-z])|request for (?:a )?quot|\brfp\b|询价单|询价函|询价文件|报价单|招标|采购需求|需求清单"
@@ -403,6 +397,12 @@ PLAN_PARTS = (
         r"|(?:write|draft|send|make|give)\b.{0,20}\b(?:quote request|requirements? for (?:the )?vendors?)"
         # a bill of materials: the servers, network and storage to order, as the request for quotes lists them
         r"|\bbom\b|\bbill of materials?\b|\bparts list\b|\bshopping list\b|物料清单|采购清单|配置清单|硬件清单",
+    ),
+    # the card's checklist asked for in words ("what's on the checklist?"; "the vendor checklist" is the
+    # request for quotes above, the alternatives ALTERNATIVES_ASKED's)
+    (
+        "checklist",
+        r"\bcheck[\s\-]?list\b|\bwhat\s+(?:should|do)\s+(?:we|i)\s+check\b|检查清单|要检查(?:什么|哪些)|签约前.{0,6}(?:检查|核对)",
     ),
     (
         "vendor",
@@ -441,7 +441,7 @@ PLAN_PARTS = (
     (
         "servers",
         r"(?:what|how much|which|how big|how fast|do we need|need)\b.{0,30}"
-        r"\b(?:storage|disk|nvme|ram|cpus?|network|switch(?:es)?"
+        r"\b(?:storage|disk|nvme|ram|cpus?|network|switch(?:es)?|nics?|hcas?|network cards?|pdus?"
         # the power a server draws, not its bill ("what's the power bill?", "多少电费": the electricity's cost)
         r"|power(?!\s*(?:bills?|costs?|prices?))|cooling|servers? (?:spec|config))"
         r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
@@ -454,7 +454,7 @@ PLAN_PARTS = (
         r"|\bpower draw\b|\btotal (?:power|kw|wattage)\b|\bhow many (?:kw|kilowatts)\b|\bwattage\b"
         r"|总功耗|功耗(?:多少|多大|是多少)|多少千瓦"
         # the room they take ("how much space do they take?", "how many racks?", "占多大地方")
-        r"|\bhow much (?:space|room|floor space|rack space)\b|\bhow many racks?\b"
+        r"|\bhow much (?:space|room|floor space|rack space)\b|\bhow many (?:racks?|pdus?)\b"
         r"|\brack (?:space|units?)\b|\bfootprint\b|\bfit (?:in|into|on) (?:one|a|a single|\d+) racks?\b"
         r"|(?:放得?下|装得?下|放进|装进)(?:一个|1个|一)?个?机柜|(?:一个|1个)机柜(?:放得下|装得下|够)"
         r"|占(?:多大|多少)(?:地方|空间)|(?:几|多少)个?机柜"
