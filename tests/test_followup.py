@@ -3422,3 +3422,17 @@ def test_nics_and_pdus_are_the_servers_lines(summary, book, question, line):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.part == "servers" and line in reply.text
     assert follow_up(REQUEST, summary, "give me the vendor checklist", book=book).part == "rfq"
+
+
+@pytest.mark.parametrize(
+    "question,gpu",
+    [
+        ("能不能用A800代替", "A800-SXM4-80GB"),
+        ("有没有国产卡方案", "Ascend-910B-64GB"),
+        ("用910B替代呢", "Ascend-910B-64GB"),
+    ],
+)
+def test_a_gpu_offered_as_a_substitute_is_the_plan_on_it(summary, book, question, gpu):
+    # "代替" and "有没有...方案" had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.gpu == gpu

@@ -1721,6 +1721,9 @@ AROUND_A_CHANGE = (
         r"(?=[¥$]\s*\d|\d[\d,.]*\s*(?:k|m|million|万|元|yuan|usd|cny|rmb|dollars?)?\s*\W*$)",
         " budget ",
     ),
+    # "能不能用A100代替", "用910B替代呢", "有没有国产卡方案": the GPU named is the change
+    (r"(?<=[A-Za-z0-9卡])\s*(?:来)?(?:代替|替代|替换|顶替)(?:一下)?", " "),
+    (r"^\W*有没有\s*(?=\S)(.+?)\s*(?:的)?(?:方案|选择|办法|配置)\s*(?:吗|呢)?\W*$", r"\1"),
     # "how much would renting the same cost?", "how much to rent the same GPUs?": renting is the change
     (
         r"\b(rent|renting|leasing|lease|buying|buy)\s+(?:the same|them|these|those|ours?)"
