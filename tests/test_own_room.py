@@ -240,3 +240,10 @@ def test_a_machine_rooms_load_is_said_so_not_counted_in_wall_circuits(book, ques
     assert ("data centre" in reply.text or "数据中心" in reply.text) and "circuits" not in reply.text
     small = follow_up(LAB, plan_context(advise(LAB, book=book)), question, book=book)
     assert small.part == "room" and ("circuit" in small.text or "回路" in small.text)
+
+
+def test_a_weekly_run_keeps_the_servers_busy_four_times_a_monthly_ones_share(book):
+    weekly = advise("qwen2.5-7b full-finetune 5B tokens every week buy", book=book).plan.costs
+    monthly = advise("qwen2.5-7b full-finetune 5B tokens every month buy", book=book).plan.costs
+    assert weekly.decision_reason == "recurring_weekly" and monthly.decision_reason == "recurring"
+    assert weekly.owned_utilisation == pytest.approx(min(1.0, monthly.owned_utilisation * 52 / 12))

@@ -3416,3 +3416,20 @@ def test_r1_named_bare_as_the_teacher_is_no_lora_rank():
 def test_an_amount_said_with_an_article_or_one(text, amount):
     # each had been refused on its scale word ("I did not understand trillion")
     assert parse(text).data.amount == amount
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we need to retrain our 1.3B model every week on 5B new tokens",
+        "7b lora 5万条 每周训练一次",
+        "retrain 7b lora weekly on 50k new samples",
+    ],
+)
+def test_a_run_every_week_is_recurring_at_52_over_12_runs_a_month(text):
+    # "every week" had been refused ("every", "weekly" not understood; "5B new tokens" a second model size)
+    from advisor.request.canonical import canonical
+
+    r = parse(text)
+    assert r.recurring and r.runs_per_month == pytest.approx(52 / 12)
+    assert parse(canonical(r)).runs_per_month == r.runs_per_month

@@ -683,8 +683,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     electricity, the_citys = _electricity(book, req, cur)
     hosting = book.best("hosting", "", mkt, cur)
     pue = book.best("pue", "", mkt, "")
-    # a run repeated every month (`every month`): the servers work that run's share of each month
-    recurring = min(1.0, days / rent.DAYS_PER_MONTH) if req.recurring and days else None
+    # a run repeated every month (`every month`) or week: the servers work those runs' share of each month
+    recurring = min(1.0, days * req.runs_per_month / rent.DAYS_PER_MONTH) if req.recurring and days else None
     utilisation = own_util or recurring or OWNED_UTILISATION
     if capex:
         kw = gpu.server_power_kw * max(1, servers) * (buy_gpus / gpu.gpus_per_server if workstation else 1)
@@ -822,7 +822,8 @@ def plan_costs(req: TrainingRequest, gpu: GPU, est: Estimate, book: PriceBook) -
     elif own_use:
         # the break-even within the use is owning the cheaper over it (breakeven_months)
         decision = "buy" if breakeven is not None and breakeven <= own_months else "rent"
-        reason = "recurring" if req.recurring and not req.own_use_months else "own_use"
+        recurring = "recurring_weekly" if req.runs_per_month > 1 else "recurring"
+        reason = recurring if req.recurring and not req.own_use_months else "own_use"
         if req.rent_or_buy == "buy" and decision == "rent":
             notes.append(
                 _note("rent_cheaper", own=own_use["own_cost"], rent=own_use["rent_cost"], cur=cur, months=own_months)

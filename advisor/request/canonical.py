@@ -301,7 +301,9 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         "no_z3_leaf",
     ):
         if flag in given:
-            add("other", _say(flag, True, zh))
+            # a run every week keeps its week ("every week", "每周"), as the recurring rule reads it back
+            weekly = flag == "recurring" and r.runs_per_month > 1
+            add("other", ("每周" if zh else "every week") if weekly else _say(flag, True, zh))
     if "offload" in given:
         add("other", _keyed("offload", r.offload, zh))
     if "recompute_modules" in given:

@@ -144,6 +144,8 @@ class TrainingRequest(BaseModel):
     # `pay as you go`, `按量付费`: rent priced on hourly offers only
     hourly_only: bool = False
     recurring: bool = False  # the job repeats every month (fields.py `recurring`)
+    # how often a recurring job runs a month: once, or a run every week (`every week`, `每周`: 52/12)
+    runs_per_month: float = 1.0
     own_room: bool = False  # servers bought stand in the team's own room: no colocation fee
     power_paid: bool = False  # the team pays no power bill for servers it owns
     power_price: Budget | None = None  # the team's own price of a kWh (`电费0.6元/度`)

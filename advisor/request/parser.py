@@ -156,6 +156,11 @@ FILLER = {
     "plan",
     "train",
     "training",
+    # training an existing model again on new data: the method from the data as for "train"
+    "retrain",
+    "re-train",
+    "retraining",
+    "re-training",
     "to",
     "by",
     "deadline",
@@ -371,6 +376,8 @@ ZH_UNSUPPORTED_METHODS = ("强化学习",)
 # completions a prompt (num_generations), completions up to 256 tokens and prompts up to 512
 # (max_completion_length, max_prompt_length; as Oumi's GrpoParams documents TRL's defaults).
 RL_GENERATIONS, RL_COMPLETION_TOKENS, RL_PROMPT_TOKENS = 8, 256, 512
+# A run every week is this many runs a month (52 weeks over 12 months)
+WEEKS_PER_MONTH = 52 / 12
 # Long chains of thought counted in samples with no length ("distill deepseek-r1 into a 7b model, 800k
 # samples", "10万条推理数据"): reasoning traces run to thousands of tokens, so 4,000 a sample, a guess
 # said as one (no published average was confirmed here; the 1,000 of an instruction sample had planned
@@ -1299,6 +1306,7 @@ SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
     "|math|coding|reasoning|cot|chain-of-thought|distilled|domain|synthetic|human|high-quality|long|short|long-form|short-form"
     "|multi-?turn|single-?turn|multi-?round|curated|cleaned|in-?house|proprietary|internal|legal|medical|financial"
+    "|new|fresh|additional|extra"
     "|preference|chosen/rejected|chosen-rejected|thumbs[\\s\\-]?up/down|up/down|good/bad"
 )
 # The data's nouns and the words around them that only say what the data is about ("cleaned
@@ -1572,6 +1580,7 @@ class _Parse:
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.gpu_proxy: str | None = None  # a rack named ("gb200 nvl72"), planned on its GPU's HGX part
+        self.weekly: str | None = None  # a recurring job said to run every week
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
         self.rank_names: tuple[str, str] | None = None  # "LoRA rank 64": the method, and its words
         self.sample_chars: float | None = None  # "每条300字": the samples' mean length in characters
@@ -2044,6 +2053,13 @@ class _Parse:
         # after the budget (`$50k per month` is a budget by the month): a job run every month, and
         # the data of each run ("500GB of data per run")
         self._choose("recurring")
+        # a run every week ("retrain every week", "weekly", "每周训练一次"): recurring, 52/12 runs a month
+        # ("every week" had been refused as a word not understood)
+        self.scan.take(
+            rf"{L}(?:once\s+(?:a|every|each)\s+week|(?:every|each)\s+week|weekly){R}"
+            r"|每周(?:都要|都|训练|跑|微调)?(?:一次)?|每个?(?:星期|礼拜)(?:都要|都)?(?:一次)?",
+            lambda m: (self.set("recurring", True, m[0]), setattr(self, "weekly", m[0].strip())),
+        )
         self._choose("own_room")
         self._choose("power_paid")
         # who pays the power and where the servers stand, said otherwise ("电费学校交", "电费由学校支付",
@@ -2063,6 +2079,13 @@ class _Parse:
             lambda m: self.set("recurring", True, m[0]),
         )
         self.scan.take(rf"{L}(?:per|each|every|a)\s+(?:run|job|round){R}|每次(?:训练|跑)?", lambda m: None)
+        # what the model is for, said with "customer" ("for customer support"): read past and said (the
+        # word had been refused as someone else's, "their customers' GPUs")
+        self.scan.take(
+            rf"{L}(?<![\dkmw]\s)(?:for\s+)?(?:our\s+|the\s+)?customer[\s\-](?:support|service|care|success)"
+            rf"(?:\s+(?:bot|chatbot|assistant|agent|use|tasks?))?{R}(?!\s*(?:tickets?|samples?|chats?|conversations?|data))",
+            lambda m: self.read_past.append(m[0].strip()),
+        )
         self._lease_term()
         self._own_use()
         self._data()
@@ -3309,9 +3332,14 @@ class _Parse:
             rf"(?:{units('tokens', 'zh')}|(?:{units('tokens', 'en')}){R})",
             tokens_in,
         )
+        # (what the tokens are may come between: "5B new tokens", "20B fresh tokens", "300B code tokens")
+        adjectives = (
+            r"(?:new|fresh|additional|extra|more|unique|clean|cleaned|deduped|filtered|high-quality|code|web|text)"
+        )
+        adjectives = rf"(?:{adjectives}\s+){{0,2}}"
         sc.take(
             rf"{L}{number}\s*(?P<u>{CN_UNITS}|{SCALE_WORDS}|k|m|b|t)?{more}\s*(?:个\s*)?"
-            rf"(?:(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
+            rf"(?:{adjectives}(?:{units('tokens', 'en')}){R}|{units('tokens', 'zh')})",
             lambda m: self._data_amount(m, m["n"], m["u"], "tokens"),
         )
         # "1TB tokens", "500GB of tokens": a count of tokens or a size of text, unsaid which (it had
@@ -4001,7 +4029,7 @@ class _Parse:
         if "unsloth" in (self.words.get("stack") or "").lower():
             notes.append(Note(kind="assumption", code="stack_unsloth"))
         if f.get("recurring"):
-            notes.append(Note(kind="assumption", code="recurring"))
+            notes.append(Note(kind="assumption", code="recurring", params={"weekly": bool(self.weekly)}))
         if f.get("own_room"):
             notes.append(Note(kind="assumption", code="own_room"))
         if f.get("power_paid"):
@@ -4435,6 +4463,7 @@ class _Parse:
             nvlink=bool(f.get("nvlink")),
             hourly_only=bool(f.get("hourly_only")),
             recurring=bool(f.get("recurring")),
+            runs_per_month=WEEKS_PER_MONTH if self.weekly else 1.0,
             own_room=bool(f.get("own_room")),
             power_paid=bool(f.get("power_paid")),
             used_gpus=bool(f.get("used_gpus")),
