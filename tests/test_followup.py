@@ -3385,9 +3385,10 @@ def test_renting_what_the_team_owns_is_that_what_if(book, question):
     assert reply.kind == "whatif" and reply.advice.request.rent_or_buy == "rent"
 
 
-def test_how_long_on_our_gpus_is_the_plans_time(book):
+@pytest.mark.parametrize("question", ["how long will it take on our GPUs?", "用我们自己的卡要多久"])
+def test_how_long_on_our_gpus_is_the_plans_time(book, question):
     # it had been the time to a first run
-    reply = follow_up(OWNED, plan_context(advise(OWNED, book=book)), "how long will it take on our GPUs?", book=book)
+    reply = follow_up(OWNED, plan_context(advise(OWNED, book=book)), question, book=book)
     assert (reply.kind, reply.part) == ("explain", "time")
 
 

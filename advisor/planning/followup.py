@@ -127,7 +127,8 @@ ASKS_HOW = re.compile(
     # "how long will it take on our GPUs?": the plan's own, on the GPUs it already runs on
     r"(?:\s+(?:on|with)\s+(?:our|the|these|those|my)\s+(?:own\s+)?(?:gpus|cards|servers|cluster|machines|hardware))?"
     r"\W*$|^\W*how long\W*$"
-    r"|^\W*(?:这个|整个)?(?:训练|任务|方案|跑完|训完)?(?:总共|一共|大概)?(?:要|需要|得)?(?:花)?(?:多久|多长时间)(?:呢|啊|能跑完|能训完)?\W*$",
+    r"|^\W*(?:(?:用|在)(?:我们|咱们)?(?:自己|现有)?的?(?:卡|gpu|GPU|机器|服务器)上?(?:跑|训)?)?"
+    r"(?:这个|整个)?(?:训练|任务|方案|跑完|训完)?(?:总共|一共|大概)?(?:要|需要|得)?(?:花)?(?:多久|多长时间)(?:呢|啊|能跑完|能训完)?\W*$",
     re.I,
 )
 # The plan's memory or count, asked outright ("how much memory per GPU?", "显存多少", "how many
