@@ -3437,3 +3437,18 @@ def test_a_gpu_offered_as_a_substitute_is_the_plan_on_it(summary, book, question
     # "代替" and "有没有...方案" had drawn the menu
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and reply.advice.request.gpu == gpu
+
+
+@pytest.mark.parametrize(
+    "question,share", [("what's the cost if we include a 20% buffer?", 0.2), ("add 10% contingency", 0.1)]
+)
+def test_a_margin_on_the_rent_is_worked_out(summary, book, question, share):
+    # "add 10% contingency" had drawn the menu; the buffer had not been added
+    reply = follow_up(REQUEST, summary, question, book=book)
+    rent = reply.advice.plan.rent
+    assert reply.part == "costs" and money(rent * (1 + share), reply.advice.plan.costs.currency) in reply.lead
+
+
+def test_a_part_checked_again_is_its_arithmetic(summary, book):
+    # "can you double check the memory?" had been the batch-size topic
+    assert follow_up(REQUEST, summary, "can you double check the memory?", book=book).part == "memory"

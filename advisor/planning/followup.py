@@ -113,6 +113,10 @@ ASKS_HOW = re.compile(
     r"(?:really\s+)?(?:necessary|needed|required|overkill|over-kill|too (?:much|big|many|large|fast))"
     r"|do (?:we|i) (?:really )?need (?:that|this|so) (?:much|many|big|large|fast)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    # a part checked again ("can you double check the memory?", "sanity-check the cost")
+    r"|\b(?:double[\s\-]?check|re-?check|sanity[\s\-]?check)\b"
+    r"|\bverify\s+(?:the\s+|these\s+|your\s+)?(?:numbers|math|memory|costs?|time|estimates?|arithmetic)\b"
+    r"|(?:再)?(?:核对|复核|核实|检查)(?:一下)?(?:这些|这个)?(?:数字|显存|成本|费用|时间|估算)"
     # the working asked to be shown ("can you show me the math for the memory?", "walk me through the cost")
     r"|\b(?:show|give|walk)\s+(?:me|us)\s+(?:the\s+|your\s+)?(?:math|maths|arithmetic|calculations?|working|numbers)\b"
     r"|\bwalk\s+(?:me|us)\s+through\b|\bshow\s+(?:your|the)\s+(?:math|maths|working|work)\b"
@@ -196,6 +200,12 @@ BOTTLENECK = re.compile(
     r"\bbottle-?neck|\b(?:compute|comm(?:unication)?|network|memory|bandwidth|io|i/o)[- ]bound\b"
     r"|\bcompute or (?:the )?(?:network|comm)|\b(?:network|comm) or compute\b|\bwhat(?:'s| is) (?:limiting|holding)"
     r"|瓶颈|卡在(?:哪|什么)|受限于|算力还是(?:网络|通信|带宽)|(?:网络|通信|带宽)还是算力",
+    re.I,
+)
+# A margin put on the rent ("what's the cost if we include a 20% buffer?", "add 10% contingency", "预留20%余量")
+COST_BUFFER = re.compile(
+    r"(\d{1,2})\s*%\s*(?:buffer|contingency|margin|headroom|safety|余量|冗余|预算余量|的余量)"
+    r"|(?:buffer|contingency|margin|headroom|余量|冗余)\s*(?:of\s*)?(\d{1,2})\s*%",
     re.I,
 )
 # An MFU supposed ("what if MFU is only 30%?", "at 35% MFU?", "MFU按30%算呢"): the plan's time at it
@@ -2286,6 +2296,22 @@ def follow_up(
                 t = explained.advice.plan.estimate.throughput
                 lead = render(
                     "followup.txt.j2", reply_lang, kind="active_params", m=shape, gflop=t.model_flops_per_token / 1e9
+                ).strip()
+                return _led(explained, lead)
+        buffer = COST_BUFFER.search(message)
+        if buffer and not why_not:
+            # "what's the cost with a 20% buffer?", "add 10% contingency": the rent with that margin on top
+            explained = _explain(request_text, summary, "costs", reply_lang, book)
+            plan = explained.advice.plan if explained and explained.advice else None
+            share = float(next(g for g in buffer.groups() if g)) / 100
+            if plan is not None and plan.rent:
+                lead = render(
+                    "followup.txt.j2",
+                    reply_lang,
+                    kind="cost_buffer",
+                    share=share,
+                    rent=plan.rent,
+                    cur=plan.costs.currency,
                 ).strip()
                 return _led(explained, lead)
         said_mfu = MFU_IF.search(message)
