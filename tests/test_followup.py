@@ -3452,3 +3452,13 @@ def test_a_margin_on_the_rent_is_worked_out(summary, book, question, share):
 def test_a_part_checked_again_is_its_arithmetic(summary, book):
     # "can you double check the memory?" had been the batch-size topic
     assert follow_up(REQUEST, summary, "can you double check the memory?", book=book).part == "memory"
+
+
+@pytest.mark.parametrize("question", ["how much would a pilot cost?", "试跑要多少钱"])
+def test_the_pilots_price_is_worked_out_on_two_of_the_plans_servers(summary, book, question):
+    # it had been the whole list of risks
+    reply = follow_up(REQUEST, summary, question, book=book)
+    p = reply.advice.plan
+    hours = min(3, p.days * 0.1) * 24
+    gpus = 2 * p.estimate.layout.gpus_per_node
+    assert reply.part == "costs" and money(hours * gpus * p.costs.rent_per_gpu_hour, p.costs.currency) in reply.lead

@@ -48,6 +48,7 @@ from advisor.planning.advice import (
 )
 from advisor.planning.budget_capacity import largest_for_budget
 from advisor.planning.capacity import LARGEST_B, example_b, largest_models
+from advisor.planning.checklist import PILOT_MAX_DAYS, PILOT_SHARE
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
@@ -200,6 +201,12 @@ BOTTLENECK = re.compile(
     r"\bbottle-?neck|\b(?:compute|comm(?:unication)?|network|memory|bandwidth|io|i/o)[- ]bound\b"
     r"|\bcompute or (?:the )?(?:network|comm)|\b(?:network|comm) or compute\b|\bwhat(?:'s| is) (?:limiting|holding)"
     r"|瓶颈|卡在(?:哪|什么)|受限于|算力还是(?:网络|通信|带宽)|(?:网络|通信|带宽)还是算力",
+    re.I,
+)
+# The pilot's price asked ("试跑要多少钱", "how much would a pilot cost?")
+PILOT_COST = re.compile(
+    r"(?:\bpilot|\btrial\s+run|试跑|试用)[^?？]{0,20}(?:\bcost|\bhow much|\bprice|多少钱|费用|花多少|要多少)"
+    r"|(?:\bhow much|\bcost of|多少钱)[^?？]{0,20}(?:\bpilot|\btrial\s+run|试跑)",
     re.I,
 )
 # A margin put on the rent ("what's the cost if we include a 20% buffer?", "add 10% contingency", "预留20%余量")
@@ -2297,6 +2304,21 @@ def follow_up(
                 lead = render(
                     "followup.txt.j2", reply_lang, kind="active_params", m=shape, gflop=t.model_flops_per_token / 1e9
                 ).strip()
+                return _led(explained, lead)
+        if PILOT_COST.search(message) and not why_not:
+            # "试跑要多少钱", "how much would a pilot cost?": the pilot the checklist sizes, on one or two of
+            # the plan's servers, at its rate (it had been the whole list of risks)
+            explained = _explain(request_text, summary, "costs", reply_lang, book)
+            plan = explained.advice.plan if explained and explained.advice else None
+            if plan is not None and plan.days and plan.costs.rent_per_gpu_hour:
+                lay = plan.estimate.layout
+                hours = min(PILOT_MAX_DAYS, plan.days * PILOT_SHARE) * 24
+                gpus = min(lay.nodes, 2) * lay.gpus_per_node if lay.nodes > 1 else lay.gpu_count
+                rate = plan.costs.rent_per_gpu_hour
+                lead = render(
+                    "followup.txt.j2", reply_lang, kind="pilot_cost", hours=hours, gpus=gpus, gpu=plan.gpu, rate=rate,
+                    cost=hours * gpus * rate, cur=plan.costs.currency, leased=plan.costs.rent_option == "monthly",
+                ).strip()  # fmt: skip
                 return _led(explained, lead)
         buffer = COST_BUFFER.search(message)
         if buffer and not why_not:
