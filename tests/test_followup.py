@@ -3462,3 +3462,20 @@ def test_the_pilots_price_is_worked_out_on_two_of_the_plans_servers(summary, boo
     hours = min(3, p.days * 0.1) * 24
     gpus = 2 * p.estimate.layout.gpus_per_node
     assert reply.part == "costs" and money(hours * gpus * p.costs.rent_per_gpu_hour, p.costs.currency) in reply.lead
+
+
+@pytest.mark.parametrize(
+    "question,cap",
+    [
+        ("max 64 GPUs", 64),
+        ("we can't get more than 2 servers", 16),
+        ("最多只能拿到32张卡", 32),
+        ("what if the vendor only has 4 nodes available?", 32),
+    ],
+)
+def test_a_ceiling_on_the_gpus_caps_the_count(summary, book, question, cap):
+    # "max 64 GPUs" had been "nothing changes"; "more than 2 servers" two more servers (240 GPUs), "最多…32张"
+    # 32 more (256)
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.max_gpus == cap
+    assert reply.advice.plan.estimate.layout.gpu_count <= cap

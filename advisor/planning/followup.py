@@ -543,6 +543,14 @@ SUMMARY_ASKED = re.compile(
     r"|\bone[\s\-]liner\b|\bbottom\s+line\b|总结一下|概括一下|简单说(?:一下)?|用大白话|(?:怎么|如何)(?:跟|向|给)老板(?:说|汇报|解释)",
     re.I,
 )
+GPU_CEILING = re.compile(
+    r"(?:\b(?:can'?t|cannot|can not|couldn'?t)\s+(?:get|rent|find|use|have)\s+more\s+than|\bno\s+more\s+than"
+    r"|\bnot\s+more\s+than|\bat\s+most|\bonly\s+(?:has|have|got|gets)|\bmax(?:imum)?(?:\s+of)?"
+    r"|最多(?:只能|只)?(?:拿到|租到|买到|用|有|给|能用)?|至多|顶多)\s*"
+    r"(?P<n>\d{1,6})\s*(?:x\s*)?(?:h\d+|a\d+|[a-z]*\d{2,4}[a-z]*\s+)?"
+    r"(?P<unit>gpus?|cards?|nodes?|servers?|machines?|boxes|张卡|块卡|卡|张|台)",
+    re.I,
+)
 # Two GPU types set as a choice in a short question ("H20还是H800", "should we buy H20 or H800?")
 EITHER_GPU = re.compile(r"还是|或者|\bor\b|\bvs\.?\b|\bversus\b|哪个(?:好|划算|合适|更)", re.I)
 EITHER_MAX_CHARS = 40
@@ -1896,6 +1904,14 @@ def follow_up(
     message = VERSUS_ONE.sub(lambda m: f"why not {m['other']}?", message)
     # "H20还是H800", "买H20还是H800", "should we buy H20 or H800?" with the plan on one of them: the plan
     # against the other, as "why not H20?" asks it (the menu, or the export rules' topic, before)
+    # a ceiling on the GPUs said as what can be had ("we can't get more than 2 servers", "最多只能拿到32张卡",
+    # "the vendor only has 4 nodes available"): that many GPUs at most (the first had read "more than 2
+    # servers" as two more, the second 多32张 as 32 more)
+    capped = GPU_CEILING.search(message) if summary.get("gpu") else None
+    if capped:
+        n = int(capped["n"])
+        servers = bool(re.match(r"nodes?|servers?|machines?|boxes|台", capped["unit"], re.I))
+        message = f"what if max {n * (summary.get('gpus_per_node') or 8) if servers else n} GPUs?"
     other = _the_other_gpu(message, summary.get("gpu") or "") if summary.get("gpu") else None
     if other and EITHER_GPU.search(message) and len(message) <= EITHER_MAX_CHARS:
         message = f"why not {other}?"
@@ -4203,6 +4219,9 @@ def _value(name: str, req, lang: str) -> str:
         return f"{num(req.params_b)}B"
     if shown == "money":
         return money(req.budget.amount, req.budget.currency) if req.budget else "—"
+    if name in ("max_gpus", "min_gpus"):  # a bound on the count, said as one ("≤ 64"), not the count
+        bound = getattr(req, name)
+        return f"{'≤' if name == 'max_gpus' else '≥'} {bound}" if bound else "—"
     if shown == "gpus":
         said = f"{req.gpu_count or ''}{' × ' if req.gpu_count and req.gpu else ''}{req.gpu or ''}" or "—"
         per = req.gpus_per_server
