@@ -3479,3 +3479,11 @@ def test_a_ceiling_on_the_gpus_caps_the_count(summary, book, question, cap):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and reply.advice.request.max_gpus == cap
     assert reply.advice.plan.estimate.layout.gpu_count <= cap
+
+
+@pytest.mark.parametrize("question", ["至少用64张卡", "what if we use at least 8 servers?"])
+def test_a_floor_on_the_gpus_is_the_least_count(book, question):
+    # both had been the FAQ on why 70B needs eight GPUs
+    request = "qwen2.5-32b full-finetune 1B tokens 7d"
+    reply = follow_up(request, plan_context(advise(request, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.min_gpus == 64

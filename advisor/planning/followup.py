@@ -551,6 +551,13 @@ GPU_CEILING = re.compile(
     r"(?P<unit>gpus?|cards?|nodes?|servers?|machines?|boxes|张卡|块卡|卡|张|台)",
     re.I,
 )
+# A floor on them ("至少用64张卡", "what if we use at least 8 servers?"): that many GPUs at least
+GPU_FLOOR = re.compile(
+    r"(?:\bat\s+least|\bminimum\s+of|至少|最少)\s*(?:用|要|上|use\s+|have\s+)?\s*"
+    r"(?P<n>\d{1,6})\s*(?:x\s*)?(?:[a-z]*\d{2,4}[a-z]*\s+)?"
+    r"(?P<unit>gpus?|cards?|nodes?|servers?|machines?|boxes|张卡|块卡|卡|张|台)",
+    re.I,
+)
 # Two GPU types set as a choice in a short question ("H20还是H800", "should we buy H20 or H800?")
 EITHER_GPU = re.compile(r"还是|或者|\bor\b|\bvs\.?\b|\bversus\b|哪个(?:好|划算|合适|更)", re.I)
 EITHER_MAX_CHARS = 40
@@ -1907,11 +1914,13 @@ def follow_up(
     # a ceiling on the GPUs said as what can be had ("we can't get more than 2 servers", "最多只能拿到32张卡",
     # "the vendor only has 4 nodes available"): that many GPUs at most (the first had read "more than 2
     # servers" as two more, the second 多32张 as 32 more)
-    capped = GPU_CEILING.search(message) if summary.get("gpu") else None
-    if capped:
-        n = int(capped["n"])
-        servers = bool(re.match(r"nodes?|servers?|machines?|boxes|台", capped["unit"], re.I))
-        message = f"what if max {n * (summary.get('gpus_per_node') or 8) if servers else n} GPUs?"
+    for bound, pattern in (("max", GPU_CEILING), ("at least", GPU_FLOOR)):
+        said = pattern.search(message) if summary.get("gpu") else None
+        if said:
+            n = int(said["n"])
+            servers = bool(re.match(r"nodes?|servers?|machines?|boxes|台", said["unit"], re.I))
+            message = f"what if {bound} {n * (summary.get('gpus_per_node') or 8) if servers else n} GPUs?"
+            break
     other = _the_other_gpu(message, summary.get("gpu") or "") if summary.get("gpu") else None
     if other and EITHER_GPU.search(message) and len(message) <= EITHER_MAX_CHARS:
         message = f"why not {other}?"
