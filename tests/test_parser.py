@@ -3433,3 +3433,9 @@ def test_a_run_every_week_is_recurring_at_52_over_12_runs_a_month(text):
     r = parse(text)
     assert r.recurring and r.runs_per_month == pytest.approx(52 / 12)
     assert parse(canonical(r)).runs_per_month == r.runs_per_month
+
+
+def test_what_the_model_is_for_said_with_customer_is_read_past():
+    # "customer" had been refused as someone else's ("their customers' GPUs")
+    r = parse("fine-tune llama 3.1 8b on 10k samples for customer support, cheapest possible")
+    assert r.data.amount == 10_000 and any(a.code == "read_past" for a in r.assumptions)

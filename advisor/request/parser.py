@@ -2083,7 +2083,7 @@ class _Parse:
         # word had been refused as someone else's, "their customers' GPUs")
         self.scan.take(
             rf"{L}(?<![\dkmw]\s)(?:for\s+)?(?:our\s+|the\s+)?customer[\s\-](?:support|service|care|success)"
-            rf"(?:\s+(?:bot|chatbot|assistant|agent|use|tasks?))?{R}(?!\s*(?:tickets?|samples?|chats?|conversations?|data))",
+            rf"(?:\s+(?:bot|chatbot|assistant|agent|use|tasks?))?{R}(?!\s*(?:tickets?|samples?|chats?|conversations?|data|models?))",
             lambda m: self.read_past.append(m[0].strip()),
         )
         self._lease_term()
