@@ -99,3 +99,14 @@ def test_the_best_gpu_asked_for_a_model_is_planned_with_the_other_types_beside_i
     # it had been the FAQ on LoRA against full fine-tuning, quoting "this plan's method" of no plan
     d = _plan(cli, text)
     assert d["plan"]["gpu"] and d["alternatives"]
+
+
+@pytest.mark.parametrize("text", ["ballpark cost to fine-tune llama 3 70B?", "70B lora", "70B 微调"])
+def test_fine_tuning_without_data_is_scaled_per_100m_tokens_at_the_plans_speed(cli, text):
+    # "ballpark cost to fine-tune llama 3 70B?" had been the FAQ on why 70B needs eight GPUs, with no cost
+    d = _plan(cli, text)
+    scale = next(w["params"] for w in d["warning_codes"] if w["code"] == "finetune_scale")
+    hours = 100e6 / d["plan"]["tokens_per_s_per_gpu"] / 3600
+    assert hours < scale["gpu_hours"] < hours * 1.1  # goodput: failures and restarts
+    assert scale["rent"] == pytest.approx(scale["gpu_hours"] * d["cost"]["rent_per_gpu_hour"], rel=1e-3)
+    assert d["training"]["gpu_hours"] is None  # a scale, not a plan's time

@@ -476,7 +476,7 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
             )
         )
     out.extend(_physics_notes(req, est))
-    scale = _pretrain_scale(req, p)
+    scale = _pretrain_scale(req, p) or _finetune_scale(req, p)
     if scale:
         out.append(scale)
     for sg in result.suggestions:
@@ -550,6 +550,35 @@ def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
         rate=rate,
         rent=gpu_hours * rate if rate else None,
         cur=req.currency,
+    )
+
+
+# The unit a fine-tuning request without data is scaled in: 100M tokens (100,000 samples of the 1,000
+# tokens a sample the parser assumes), a unit to multiply, not a claim about the team's data
+FINETUNE_SCALE_TOKENS = 100e6
+
+
+def _finetune_scale(req: TrainingRequest, p: Plan) -> Note | None:
+    """A fine-tuning request with no data ("ballpark cost to fine-tune llama 3 70B?"): what each
+    FINETUNE_SCALE_TOKENS take at the plan's speed, in GPU-hours and their rent at its hourly rate."""
+    if req.method not in ("full-finetune", "lora", "qlora") or req.tokens is not None or not p.estimate.fits:
+        return None
+    thr = p.estimate.throughput
+    gpu_hours = FINETUNE_SCALE_TOKENS / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
+    rate = p.costs.rent_per_gpu_hour if p.costs and not req.owned else None
+    return _note(
+        "warning",
+        "finetune_scale",
+        tokens=FINETUNE_SCALE_TOKENS,
+        gpu=p.gpu,
+        gpus=p.estimate.layout.gpu_count,
+        gpu_hours=gpu_hours,
+        days=gpu_hours / p.estimate.layout.gpu_count / 24,
+        rate=rate,
+        rent=gpu_hours * rate if rate else None,
+        leased=p.costs.rent_option == "monthly",
+        cur=req.currency,
+        example=canonical(req),
     )
 
 

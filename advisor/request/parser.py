@@ -4688,8 +4688,9 @@ _PLAN_ASKED = re.compile(
     r"|\bis\s+it\s+(?:possible|feasible)\b|\bplan\b"
     r"|多少|几张|几台|几卡|多久|多长时间|几天|(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器|配置|硬件)"
     r"|能不能(?:跑|训|做|用)|能否|能跑|跑得动|够不够|够用吗|可以跑|规划|方案"
-    # a price asked ("H100现在什么价"): the price store's answer, not the FAQ's first
-    r"|什么价|啥价|什么价格|价位"
+    # a price asked ("H100现在什么价"): the price store's answer, not the FAQ's first; the job's cost asked
+    # ("ballpark cost to fine-tune llama 3 70B?"): its plan, with the rent a month when no data is given
+    r"|什么价|啥价|什么价格|价位|\bballpark\b|\b(?:what(?:'s| is| would be)|rough|estimated?)\s+(?:the\s+)?cost\b"
 )
 # What makes a message a plan request whatever it asks: data, a deadline, a budget, GPUs counted
 _PLAN_FIELDS = {"data", "deadline_days", "budget", "gpu_count", "nodes", "max_gpus", "min_gpus"}
