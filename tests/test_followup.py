@@ -3487,3 +3487,12 @@ def test_a_floor_on_the_gpus_is_the_least_count(book, question):
     request = "qwen2.5-32b full-finetune 1B tokens 7d"
     reply = follow_up(request, plan_context(advise(request, book=book)), question, book=book)
     assert reply.kind == "whatif" and reply.advice.request.min_gpus == 64
+
+
+def test_going_with_a_gpu_to_save_money_is_the_plan_on_it(book):
+    # it had been the small-budget topic
+    request = "qwen2.5-14b lora 10万条 3天"
+    reply = follow_up(
+        request, plan_context(advise(request, book=book)), "what if we go with 4090s to save money?", book=book
+    )
+    assert reply.kind == "whatif" and reply.advice.request.gpu == "RTX4090-24GB"

@@ -1754,6 +1754,9 @@ AROUND_A_CHANGE = (
         r"(?=[¥$]\s*\d|\d[\d,.]*\s*(?:k|m|million|万|元|yuan|usd|cny|rmb|dollars?)?\s*\W*$)",
         " budget ",
     ),
+    # "what if we go with 4090s to save money?": why is no change, the GPU is ("go with" the verb)
+    (r"\b(?:to|and)\s+save\s+(?:some\s+)?(?:money|costs?|cash)\b|(?:来|为了)?省(?:点)?钱", " "),
+    (r"\bgo(?:ing)?\s+with\b", " on "),
     # "能不能用A100代替", "用910B替代呢", "有没有国产卡方案": the GPU named is the change
     (r"(?<=[A-Za-z0-9卡])\s*(?:来)?(?:代替|替代|替换|顶替)(?:一下)?", " "),
     (r"^\W*有没有\s*(?=\S)(.+?)\s*(?:的)?(?:方案|选择|办法|配置)\s*(?:吗|呢)?\W*$", r"\1"),
