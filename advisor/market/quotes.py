@@ -623,7 +623,7 @@ def _cheapest_other(
     return None
 
 
-def _market_span(book: PriceBook, offers: list, currency: str) -> tuple[float, float] | None:
+def market_span(book: PriceBook, offers: list, currency: str) -> tuple[float, float] | None:
     """The cheapest and dearest like offers per GPU-hour in `currency`."""
     hourly = _hourly(book, offers, currency)
     return (hourly[0][0], hourly[-1][0]) if hourly else None
@@ -705,7 +705,7 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     termed = [] if like or not q.term_months else term_offers(book, gpu.name, market, q.term_months)
     offers = like or termed or like_offers(book, gpu.name, market, q.per, count)
     market_price, market_value = market_reference(book, offers, q.currency)
-    q, reading = settle(q, per_offer_hour, market_value, _market_span(book, offers, q.currency))
+    q, reading = settle(q, per_offer_hour, market_value, market_span(book, offers, q.currency))
     if q.gpus != count and not like and not termed:  # read as a whole server: compare with offers that deliver one
         offers = like_offers(book, gpu.name, market, q.per, q.gpus)
         market_price, market_value = market_reference(book, offers, q.currency)

@@ -10,14 +10,12 @@ weighs the same against the months the job needs (advisor/planning/costs.py).
 
 from __future__ import annotations
 
-import math
-
 from pydantic import BaseModel
 
 from advisor.catalog import GPU
-from advisor.market.owning import USEFUL_LIFE_MONTHS, Owning, breakeven_months, is_workstation, owning, residual_at
+from advisor.market.owning import USEFUL_LIFE_MONTHS, Owning, breakeven_months, owning, residual_at
 from advisor.market.prices import HOURS_PER_MONTH, PriceBook
-from advisor.market.quotes import like_offers, market_reference
+from advisor.market.quotes import like_offers, market_reference, market_span
 
 # The months of use each row weighs, beside the term asked: one to three years, the spans over
 # which a purchase is usually judged (owning.OWNERSHIP_MONTHS is the last).
@@ -53,27 +51,20 @@ class RentOrBuy(BaseModel):
     breakeven_months: float | None  # of use, within LIFE_MONTHS; None: never
 
 
-def _bought(gpu: GPU, gpus: int) -> int:
-    """The GPUs bought for `gpus`: whole servers, but a workstation's cards (owning.owning buys so)."""
-    if is_workstation(gpu, gpus):
-        return gpus
-    per = max(1, gpu.gpus_per_server)
-    return math.ceil(gpus / per) * per
-
-
 def rent_or_buy(
     book: PriceBook, gpu: GPU, gpus: int, market: str, currency: str, months: int | None = None
 ) -> RentOrBuy | None:
     """Renting `gpus` GPUs of `gpu` against buying them, over `months` (when asked) and HORIZONS;
     None when the market has no lease or no purchase price of it on record."""
-    bought = _bought(gpu, gpus)
-    owned = owning(book, gpu, bought, market, currency)
+    owned = owning(book, gpu, gpus, market, currency)
+    if owned is None:
+        return None
+    bought = owned.servers * owned.server_gpus or gpus  # whole servers, a workstation's cards as asked
     offers = like_offers(book, gpu.name, market, "month", bought)
     median, per_hour = market_reference(book, offers, currency)
-    if owned is None or median is None:
+    if median is None:
         return None
-    low = min(book.convert(p.price, p.currency, currency) / (HOURS_PER_MONTH if p.kind == "rent_month" else 1)
-              for p in offers)  # fmt: skip
+    low = market_span(book, offers, currency)[0]
     lease_month = per_hour * HOURS_PER_MONTH
     running = owned.power_month + owned.hosting_month + owned.upkeep_month
     asked = months if months and 0 < months <= 10 * LIFE_MONTHS else None

@@ -524,6 +524,14 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
 CHINCHILLA_TOKENS_PER_PARAM = 20
 
 
+def _scale(req: TrainingRequest, p: Plan, tokens: float) -> tuple[float, float | None]:
+    """`tokens` at the plan's speed (goodput in): its GPU-hours, and the hourly rate they rent at
+    (None on the team's own GPUs)."""
+    thr = p.estimate.throughput
+    gpu_hours = tokens / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
+    return gpu_hours, (p.costs.rent_per_gpu_hour if p.costs and not req.owned else None)
+
+
 def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
     """A dense pre-training request with no data: what Chinchilla's tokens would take at the plan's
     speed (GPU-hours on its GPU, and their rent at its hourly rate), said as a scale, not a plan."""
@@ -531,8 +539,7 @@ def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
         return None
     thr = p.estimate.throughput
     tokens = CHINCHILLA_TOKENS_PER_PARAM * req.params_b * 1e9
-    gpu_hours = tokens / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
-    rate = p.costs.rent_per_gpu_hour if p.costs and not req.owned else None
+    gpu_hours, rate = _scale(req, p, tokens)
     # what the budget pays for at the same speed and rate ("our budget is 50万, how many tokens can
     # we afford?"); a budget in the other currency is left to the costs' verdict
     budget = req.budget.amount if req.budget and rate and req.budget.currency == req.currency else None
@@ -563,9 +570,7 @@ def _finetune_scale(req: TrainingRequest, p: Plan) -> Note | None:
     FINETUNE_SCALE_TOKENS take at the plan's speed, in GPU-hours and their rent at its hourly rate."""
     if req.method not in ("full-finetune", "lora", "qlora") or req.tokens is not None or not p.estimate.fits:
         return None
-    thr = p.estimate.throughput
-    gpu_hours = FINETUNE_SCALE_TOKENS / (thr.tokens_per_s_per_gpu * thr.goodput) / 3600
-    rate = p.costs.rent_per_gpu_hour if p.costs and not req.owned else None
+    gpu_hours, rate = _scale(req, p, FINETUNE_SCALE_TOKENS)
     return _note(
         "warning",
         "finetune_scale",

@@ -37,6 +37,12 @@ PILOT_MAX_DAYS = 3
 ASCEND_PORT_WEEKS = (2, 8)
 
 
+def pilot_hours(days: float) -> float:
+    """The pilot a job of `days` is sized a tenth of, at most PILOT_MAX_DAYS (the checklist's, and
+    the price a thread asks of it)."""
+    return min(PILOT_MAX_DAYS, days * PILOT_SHARE) * 24
+
+
 def items(advice) -> list[dict]:
     """The checklist of one answer: [{"code", "params"}], in the order to do them."""
     p, req = advice.plan, advice.request
@@ -114,9 +120,8 @@ def items(advice) -> list[dict]:
     if days and days * 24 < PILOT_MIN_JOB_HOURS:
         add("pilot_whole_job", hours=round(days * 24, 2))
     elif days:
-        pilot = min(PILOT_MAX_DAYS, days * PILOT_SHARE)
         profiler = "msprof" if huawei else ("rocprof" if vendor == "amd" else "nsys")
-        add("pilot", hours=round(pilot * 24, 1), days=days, profiler=profiler)
+        add("pilot", hours=round(pilot_hours(days), 1), days=days, profiler=profiler)
     else:
         add("pilot_unsized")
     offer = costs.rent_offer or {}

@@ -48,7 +48,7 @@ from advisor.planning.advice import (
 )
 from advisor.planning.budget_capacity import largest_for_budget
 from advisor.planning.capacity import LARGEST_B, example_b, largest_models
-from advisor.planning.checklist import PILOT_MAX_DAYS, PILOT_SHARE
+from advisor.planning.checklist import pilot_hours
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
@@ -2340,7 +2340,7 @@ def follow_up(
             plan = explained.advice.plan if explained and explained.advice else None
             if plan is not None and plan.days and plan.costs.rent_per_gpu_hour:
                 lay = plan.estimate.layout
-                hours = min(PILOT_MAX_DAYS, plan.days * PILOT_SHARE) * 24
+                hours = pilot_hours(plan.days)
                 gpus = min(lay.nodes, 2) * lay.gpus_per_node if lay.nodes > 1 else lay.gpu_count
                 rate = plan.costs.rent_per_gpu_hour
                 lead = render(
