@@ -215,7 +215,15 @@ def test_the_fabric_asked_for_is_read_back(cli, text, line):
 
 @pytest.mark.parametrize(
     "text,says",
-    [("你好", "为训练任务规划 GPU 服务器"), ("hello!", "plans the GPU servers"), ("怎么用？", "为训练任务规划")],
+    [
+        ("你好", "为训练任务规划 GPU 服务器"),
+        ("hello!", "plans the GPU servers"),
+        ("怎么用？", "为训练任务规划"),
+        # thanks alone had been "please tell me the model size" ("thanks") or "did not understand"
+        ("thanks", "plans the GPU servers"),
+        ("thank you!", "plans the GPU servers"),
+        ("谢谢", "为训练任务规划"),
+    ],
 )
 def test_a_greeting_alone_gets_the_help(cli, text, says):
     out = cli("ask", text)

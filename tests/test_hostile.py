@@ -15,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from advisor.text.render import phrase
+
 from advisor.market import imports, store
 from advisor.market.imports import ImportProblem, import_file
 from advisor.request.parser import RequestError
@@ -369,6 +371,37 @@ def test_a_typo_is_answered_with_the_word_it_most_likely_meant(text, word, neare
     assert refused.value.details.get("nearest", "") == nearest
     message = refused.value.message("en")
     assert (f"did you mean `{nearest}`?" in message) == bool(nearest)
+
+
+@pytest.mark.parametrize(
+    "text,typed,method",
+    [
+        ("finetuen llama 3 8b on 50k samples", "finetuen", "full-finetune"),
+        ("fintune qwen2.5 7b lora 10k samples", "fintune", "lora"),
+        ("pretrian a 1B model on 20B tokens", "pretrian", "pretrain"),
+        ("Finetunning qwen3-8b 100M tokens 2d", "finetunning", "full-finetune"),
+    ],
+)
+def test_a_misspelt_method_is_read_as_it_and_said(text, typed, method):
+    """They had been refused with "did you mean `fine-tune`?"; the plan is made, the guess said,
+    and the request keeps what was typed."""
+    from advisor.request.parser import parse
+
+    request = parse(text)
+    assert request.method == method and request.text == text
+    said = [n for n in request.assumptions if n.code == "typo_read"]
+    assert [n.params["typed"] for n in said] == [typed]
+    assert f'read "{typed}" as' in phrase("en", "assumption", "typo_read", **said[0].params)
+    assert "当作" in phrase("zh", "assumption", "typo_read", **said[0].params)
+
+
+def test_a_method_typo_far_from_any_method_still_asks():
+    """Only a close match of the method's own long words is read; "lroa" (short), "fulll" (not the method's own word) and "fnetuen" (ratio 0.75) still ask."""
+    from advisor.request.parser import RequestError, parse
+
+    for text in ("llama3-70B lroa 10k samples", "70b fulll finetune 1tb 14d", "70b fnetuen 1tb 14d"):
+        with pytest.raises(RequestError):
+            parse(text)
 
 
 @pytest.mark.parametrize(

@@ -2922,6 +2922,8 @@ def test_a_term_asked_against_buying_is_the_use_weighed(text, term, use):
         ("7B lora 3万条 要不要租A800", None, "A800-SXM4-80GB"),
         ("7B lora 3万条 还需不需要租A800", None, "A800-SXM4-80GB"),
         ("7B lora 3万条 是不是用4090就够了", None, "RTX4090-24GB"),
+        # 有没有 asks "is there", not "there is none" (had been refused as a negation)
+        ("有没有用4090做7B lora 3万条的方案", None, "RTX4090-24GB"),
         # whether to buy is the question: no preference for buying (had bought 8 H800 for a 6-minute job)
         ("7B lora 3万条 用不用买H800", None, "H800-SXM-80GB"),
         ("7B lora 3万条 买不买H800", None, "H800-SXM-80GB"),

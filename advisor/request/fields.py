@@ -153,7 +153,7 @@ FIELDS: tuple[Field, ...] = (
     # words of a whole request that are not the request language's and could not change the plan
     # (advisor/request/parser.py `_may_change_plan`): read past, and said
     # and a range of data, money or size ("30-50GB", "预算5-20万", "7-14B"), planned on its upper end
-    Field("read_past", assumed=("read_past", "range_upper"), shows_in=()),
+    Field("read_past", assumed=("read_past", "range_upper", "typo_read"), shows_in=()),
     # Optimizer hyperparameters (`lr 2e-5`, `warmup 100`, `学习率2e-5`): read and left aside, as
     # they change no GPU count, memory or time planned here
     Field("hyperparameters", assumed=("hyperparameters",), shows_in=()),

@@ -268,6 +268,8 @@ FILLER = {
     "需不需要",
     "用不用",
     "是不是",
+    # "有没有便宜点的方案训练7B": is there, not "there is none"
+    "有没有",
     "买不买",
     "租不租",
     "done",
@@ -1554,8 +1556,10 @@ class _Parse:
         gpu_pick: int | None = None,
         method_pick: str | None = None,
         cloud_pick: int | None = None,
+        typos: tuple[tuple[str, str], ...] = (),
     ):
         self.text = text
+        self.typos = typos  # (typed, read) for each misspelt method read as it (`_method_typo`)
         # a choice between GPU types ("H200 vs B200", "A800还是4090"): which one this parse keeps
         # (0 the first, 1 the second...; None: the choice is refused as `gpu_choice`)
         self.gpu_pick = gpu_pick
@@ -4002,6 +4006,8 @@ class _Parse:
         if f.get("owned"):
             # "we only have 4 GPUs": owned, of a type not said, which the plan then chooses
             notes.append(Note(kind="assumption", code="owned", params={"type_unsaid": not f.get("gpu")}))
+        for typed, read in self.typos:
+            notes.append(Note(kind="assumption", code="typo_read", params={"typed": typed, "word": read}))
         if self.read_past:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         if self.hyperparameters:
@@ -4554,7 +4560,9 @@ COMMAND_WORDS = {
 # understand 你好"); inside a request it is read as any other word.
 ASKS_FOR_HELP = re.compile(
     r"\s*(?:hi|hello|hey|yo|hiya|good\s+(?:morning|afternoon|evening)|how\s+(?:do\s+i|to)\s+use\s+(?:this|it|you)"
-    r"|what\s+can\s+you\s+do|usage|你好|您好|嗨|哈喽|哈啰|在吗|在不在|怎么用|如何使用|用法|你能做什么)"
+    r"|what\s+can\s+you\s+do|usage|你好|您好|嗨|哈喽|哈啰|在吗|在不在|怎么用|如何使用|用法|你能做什么"
+    # thanks alone as a command (a thread's thanks gets no reply): the help, not "tell me the model size"
+    r"|thanks|thank\s+you|thx|ty|cheers|谢谢|多谢|感谢|谢了|好的谢谢)"
     r"[\s!！。.~～?？,，]*",
     re.I,
 )
@@ -4768,7 +4776,48 @@ def parse(
         raise RequestError("empty", lang or detect_lang(text or ""))
     if len(text) > 2000:
         raise RequestError("too_long", lang or detect_lang(text[:2000]))
-    return _Parse(text, lang, today, gpu_pick, method_pick, cloud_pick).run()
+    typos: list[tuple[str, str]] = []
+    read = text
+    while True:
+        try:
+            request = _Parse(read, lang, today, gpu_pick, method_pick, cloud_pick, typos=tuple(typos)).run()
+            return request.model_copy(update={"text": text}) if typos else request
+        except RequestError as refused:
+            fixed = _method_typo(read, refused)
+            if fixed is None or len(typos) >= MAX_TYPOS_READ:
+                raise
+            read = fixed[0]
+            typos.append(fixed[1])
+
+
+# A misspelt training method ("finetuen", "fintune", "pretrian") is read as the method it is
+# closest to, and said (it had been refused with "did you mean `fine-tune`?"). Only the method's
+# own long words, and only close matches (difflib ratio 0.8, assumed): a short or loose match
+# still asks.
+TYPO_READ_RATIO = 0.8
+MAX_TYPOS_READ = 2
+
+
+@cache
+def _method_words() -> tuple[str, ...]:
+    return tuple(
+        w
+        for name in ("method", "finetune")
+        for word in fields.field(name).choices
+        for w in word.en
+        if len(w) >= 6 and " " not in w
+    )
+
+
+def _method_typo(text: str, refused: RequestError) -> tuple[str, tuple[str, str]] | None:
+    """`text` with the misspelt method a refusal names written right, and (typed, read), or None."""
+    typed, nearest = refused.details.get("word") or "", refused.details.get("nearest") or ""
+    if refused.kind != "unknown_word" or nearest not in _method_words() or not re.fullmatch(r"[a-z\-]+", typed):
+        return None
+    if difflib.SequenceMatcher(None, typed, nearest).ratio() < TYPO_READ_RATIO:
+        return None
+    written, count = re.subn(rf"(?<![a-z0-9]){re.escape(typed)}(?![a-z0-9])", nearest, text, count=1, flags=re.I)
+    return (written, (typed, nearest)) if count else None
 
 
 # "double the data", "预算减半", "twice the time": a what-if that scales one thing of the plan.
