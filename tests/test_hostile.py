@@ -15,11 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.text.render import phrase
-
 from advisor.market import imports, store
 from advisor.market.imports import ImportProblem, import_file
 from advisor.request.parser import RequestError
+from advisor.text.render import phrase
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "tests" / "data" / "skypilot"
@@ -396,7 +395,8 @@ def test_a_misspelt_method_is_read_as_it_and_said(text, typed, method):
 
 
 def test_a_method_typo_far_from_any_method_still_asks():
-    """Only a close match of the method's own long words is read; "lroa" (short), "fulll" (not the method's own word) and "fnetuen" (ratio 0.75) still ask."""
+    """Only a close match of the method's own long words is read; "lroa" (short), "fulll" (not the
+    method's own word) and "fnetuen" (ratio 0.75) still ask."""
     from advisor.request.parser import RequestError, parse
 
     for text in ("llama3-70B lroa 10k samples", "70b fulll finetune 1tb 14d", "70b fnetuen 1tb 14d"):
