@@ -29,6 +29,11 @@ def summary(book):
         ("where does 0.91 days come from?", "time"),
         ("why ¥1,560?", "costs"),
         ("这个数字哪来的", "overview"),
+        # the plan as a whole ("why this plan?" had drawn the menu): each number with its source
+        ("why this plan?", "overview"),
+        ("why did you choose this?", "overview"),
+        ("为什么选这个配置", "overview"),
+        ("这个方案是怎么选出来的", "overview"),
         ("why not H20?", None),
         ("why H800?", None),
         ("13天是怎么算的", "time"),
@@ -3239,6 +3244,9 @@ def test_paying_ahead_for_a_term_is_that_lease(cli):
         # a GPU failing mid-run: the failure topic (had been the plan's risks, on "risk")
         ("what's the risk if a GPU dies mid-run?", "failure_mid_run"),
         ("训练中途有卡挂了怎么办", "failure_mid_run"),
+        # the run broken off, no part named (had drawn the menu)
+        ("如果中途断了怎么办", "failure_mid_run"),
+        ("what if training crashes halfway?", "failure_mid_run"),
         # a failure rate: the SLA's (the H800's price list, on its name and "rate")
         ("what's a normal failure rate for H800s in a big cluster?", "sla_failure_repair"),
         # two kinds of GPU in one job (the menu)
@@ -3496,3 +3504,32 @@ def test_going_with_a_gpu_to_save_money_is_the_plan_on_it(book):
         request, plan_context(advise(request, book=book)), "what if we go with 4090s to save money?", book=book
     )
     assert reply.kind == "whatif" and reply.advice.request.gpu == "RTX4090-24GB"
+
+
+@pytest.mark.parametrize(
+    "question,start",
+    [
+        ("can we start with 1 server and add more later?", 8),
+        ("先租一台，以后不够再加可以吗", 8),
+        ("start with 16 GPUs and add more as we go?", 16),
+        ("can we start with 2 nodes and expand later?", 16),
+    ],
+)
+def test_starting_on_fewer_servers_is_the_plan_on_them_then_how_a_run_grows(summary, book, question, start):
+    """The count had been read as servers added to the plan's (224 GPUs became 232): it is the plan on
+    the GPUs started with, led by what starting there means, then the FAQ's how (grow_later)."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.faq["topic"] == "grow_later"
+    first = summary["gpu_count"]
+    assert start < first and f"{first} x H800-SXM-80GB  ->  {start} x H800-SXM-80GB" in reply.text.replace("×", "x")
+    lead, rest = reply.text.split("\n", 1)
+    assert f"{start}" in lead and reply.faq["answer"] in reply.text and "checkpoint" in reply.faq["answer"]
+
+
+def test_growing_later_with_no_count_is_the_topic_on_the_plans_servers(summary, book):
+    reply = follow_up(REQUEST, summary, "can we add more servers later?", book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "grow_later"
+    assert f"is for all {summary['nodes']} of its servers" in reply.text
+    # a pilot on one server is the pilot's, not a start to grow from
+    pilot = follow_up(REQUEST, summary, "start with 1 server for the pilot?", book=book)
+    assert (pilot.faq or {}).get("topic") != "grow_later"

@@ -114,6 +114,17 @@ ASKS_HOW = re.compile(
     r"(?:really\s+)?(?:necessary|needed|required|overkill|over-kill|too (?:much|big|many|large|fast))"
     r"|do (?:we|i) (?:really )?need (?:that|this|so) (?:much|many|big|large|fast)"
     r"|怎么算|怎么来的|怎么得出|怎么得到|怎么估|如何算|哪来的|哪里来的|从哪(?:里|儿)?来|依据是什么"
+    # the plan as a whole ("why this plan?", "why did you choose this?", "为什么选这个配置"): its overview,
+    # each number with where it comes from (they had drawn the menu)
+    r"|^\W*(?:but\s+|so\s+|and\s+)?why\s+(?:(?:did|do)\s+you\s+)?(?:(?:choose|chose|pick|recommend|suggest|go\s+with)\s+)?"
+    r"(?:this|that|these|the|your)\s+(?:plan|setup|set-up|configuration|config|layout|choice|option|servers"
+    r"|cluster|recommendation|combination|design)s?\W*$"
+    r"|^\W*why\s+(?:did|do)\s+you\s+(?:choose|pick|recommend|suggest|go\s+with)\s+(?:this|that|it)\W*$"
+    r"|\bexplain\s+(?:your|the|this)\s+(?:reasoning|logic|choice|recommendation|plan)\b"
+    r"|\bhow\s+did\s+you\s+(?:pick|choose|decide\s+on|arrive\s+at|come\s+to)\s+(?:this|that|it|the\s+plan)\b"
+    r"|(?:为什么|为啥|凭什么)(?:要)?(?:选|用|是|推荐|给)?了?(?:这个|这套|这种|这样的?)(?:配置|方案|组合|布局|设计|搭配)"
+    r"|为什么这么(?:配|选|安排|设计)|为什么这样(?:配|选|安排|设计)"
+    r"|(?:方案|配置)(?:是)?(?:怎么|如何)(?:选|定|挑|决定)(?:出来)?的"
     # a part checked again ("can you double check the memory?", "sanity-check the cost")
     r"|\b(?:double[\s\-]?check|re-?check|sanity[\s\-]?check)\b"
     r"|\bverify\s+(?:the\s+|these\s+|your\s+)?(?:numbers|math|memory|costs?|time|estimates?|arithmetic)\b"
@@ -857,6 +868,37 @@ WHICH_BETTER = re.compile(
     r"|\bwhich\b.{0,30}\b(?:cheapest|fastest|quickest)\b",
     re.I,
 )
+
+
+# Starting on fewer servers and adding the rest later ("can we start with 1 server and add more later?",
+# "先租一台试试，以后再加可以吗"): the plan on the servers started with, then the FAQ's how (grow_later);
+# the count had been read as servers added to the plan's (224 GPUs became 232)
+GROW_LATER = re.compile(
+    r"\b(?:start|begin|starting|beginning)\b.{0,40}\b(?:add|expand|scale|grow|buy|rent)\w*\b.{0,30}"
+    r"\b(?:later|after(?:wards?)?|when|as|next|once|if)\b"
+    r"|\b(?:add|expand|grow|scale\s+(?:up|out))\b.{0,25}\b(?:later|down the (?:road|line)|next (?:year|quarter|month))\b"
+    r"|先.{0,12}(?:以后|之后|后面|后期|不够|再).{0,4}(?:加|扩)|(?:以后|之后|后面|后期)(?:再)?(?:扩容|加机器|加卡|扩展|加服务器)",
+    re.I,
+)
+# the servers (or GPUs) a start is made on ("start with 1 server", "先租一台", "先买两台8卡")
+GROW_FROM = re.compile(
+    r"\b(?:start|begin|starting|beginning)\w*\s+(?:with|on|by\s+(?:renting|buying))\s+(?:just\s+|only\s+)?"
+    r"(?P<n>\d+|one|two|three|four|a|an)\s*(?:x\s*)?(?P<unit>servers?|nodes?|machines?|boxes|gpus?|cards?)\b"
+    r"|先(?:租|买|上|用|拿)?\s*(?P<n_zh>\d+|[一两二三四五六七八九十])\s*(?P<unit_zh>台|张卡|张|块卡|卡)",
+    re.I,
+)
+_COUNT_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4}
+
+
+def _grow_from(summary: dict, message: str) -> int | None:
+    """The GPUs a start on fewer servers is made on (`GROW_FROM`), or None when no count is said."""
+    said = GROW_FROM.search(message)
+    if not said:
+        return None
+    n_text, unit = (said["n"], said["unit"]) if said["n"] else (said["n_zh"], said["unit_zh"])
+    n = _COUNT_WORDS.get(n_text.lower()) or (_zh_number(n_text) if not n_text.isdigit() else int(n_text))
+    servers = bool(re.match(r"servers?|nodes?|machines?|boxes|台", unit, re.I))
+    return int(n * (summary.get("gpus_per_node") or 8)) if n and servers else (int(n) if n else None)
 
 
 # A used GPU asked of a plan ("二手3090行吗", "what about used A100s?")
@@ -1985,6 +2027,11 @@ def follow_up(
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         # a comparison's thread stays on its options: a what-if on one side does not move it
         return reply.model_copy(update={"on": on, "thread": None})
+    started = GROW_FROM.search(message) and not re.search(r"\bpilot|\btrial|\btest|试跑|试一下|测试", message, re.I)
+    if request_text and summary.get("gpu") and (GROW_LATER.search(message) or started):
+        grow = _grow_later(request_text, summary, message, reply_lang, book)
+        if grow is not None:
+            return grow
     used = USED_GPU.search(message) and gpu_named(message) if request_text and summary.get("gpu") else None
     if used and used != summary.get("gpu"):
         # "二手3090行吗": the plan on that GPU, the used parts' checks first (it had been the FAQ's
@@ -2777,7 +2824,11 @@ FAILS_MID_RUN = re.compile(
     r"\b(?:gpus?|cards?|nodes?|servers?|machines?|hosts?|ranks?)\s+(?:dies|died|die|dying|fails?|failed|failing"
     r"|crash(?:es|ed)?|goes\s+down|go\s+down|went\s+down|breaks?|broke|is\s+dead)\b(?!\s+rate)"
     r"|\b(?:node|gpu|hardware|server)\s+(?:failures?|crash(?:es)?)\b(?!\s+rate)"
-    r"|(?:卡|gpu|节点|机器|服务器)(?:突然)?(?:挂了|挂掉|坏了|坏掉|宕机|掉了|出故障)|掉卡|宕机了",
+    r"|(?:卡|gpu|节点|机器|服务器)(?:突然)?(?:挂了|挂掉|坏了|坏掉|宕机|掉了|出故障)|掉卡|宕机了"
+    # the run itself broken off ("如果中途断了怎么办", "what if training crashes halfway?")
+    r"|(?:中途|半路|跑到一半|训练中|训到一半)(?:突然)?(?:断了|中断了?|挂了|停了|崩了|失败了?)"
+    r"|\b(?:training|the\s+(?:run|job))\s+(?:crash(?:es|ed)?|dies|died|gets\s+interrupted|is\s+interrupted)"
+    r"\s+(?:halfway|midway|mid-?run|in\s+the\s+middle)",
     re.I,
 )
 # A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA
@@ -3009,6 +3060,21 @@ def _faq(message: str, summary: dict | None, lang: str, topic: str | None = None
 
 def _faq_reply(data: dict, lang: str) -> FollowUp:
     return FollowUp(kind="question", lang=lang, faq=data, text=render("followup.txt.j2", lang, kind="question", f=data))
+
+
+def _grow_later(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """Starting on fewer servers and adding the rest later: the plan on the GPUs started with (when
+    a count is said and is fewer than the plan's), then how a run moves to more (the FAQ's grow_later)."""
+    start = _grow_from(summary, message)
+    if not start or start >= (summary.get("gpu_count") or 0):
+        return _faq_reply(_faq(message, summary, lang, topic="grow_later"), lang)
+    how = _faq(message, None, lang, topic="grow_later")  # (the plan's own note points to the what-if given here)
+    reply = _whatif(
+        request_text, summary, *read_whatif(request_text, summary, f"what if {start} GPUs?", lang), lang, book
+    )
+    lead = render("followup.txt.j2", lang, kind="grow_later", start=start, s=summary).strip()
+    reply = _led(reply, lead)
+    return reply.model_copy(update={"text": f"{reply.text}\n\n{how['answer']}", "faq": how})
 
 
 def _budget_in(request_text: str, currency: str, book: PriceBook) -> str:
