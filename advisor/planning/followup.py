@@ -876,7 +876,8 @@ WHICH_BETTER = re.compile(
 GROW_LATER = re.compile(
     r"\b(?:start|begin|starting|beginning)\b.{0,40}\b(?:add|expand|scale|grow|buy|rent)\w*\b.{0,30}"
     r"\b(?:later|after(?:wards?)?|when|as|next|once|if)\b"
-    r"|\b(?:add|expand|grow|scale\s+(?:up|out))\b.{0,25}\b(?:later|down the (?:road|line)|next (?:year|quarter|month))\b"
+    r"|\b(?:add|expand|grow|scale\s+(?:up|out))\b.{0,25}"
+    r"\b(?:later|down the (?:road|line)|next (?:year|quarter|month))\b"
     r"|先.{0,12}(?:以后|之后|后面|后期|不够|再).{0,4}(?:加|扩)|(?:以后|之后|后面|后期)(?:再)?(?:扩容|加机器|加卡|扩展|加服务器)",
     re.I,
 )
