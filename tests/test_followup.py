@@ -3533,3 +3533,34 @@ def test_growing_later_with_no_count_is_the_topic_on_the_plans_servers(summary, 
     # a pilot on one server is the pilot's, not a start to grow from
     pilot = follow_up(REQUEST, summary, "start with 1 server for the pilot?", book=book)
     assert (pilot.faq or {}).get("topic") != "grow_later"
+
+
+@pytest.mark.parametrize(
+    "question,label",
+    [
+        ("let's go with option 2", None),
+        ("the second alternative please", None),
+        ("第二个方案呢", None),
+        ("show me the cheaper, slower one", "cheaper_slower"),
+        ("LoRA那个方案呢", "lora"),
+    ],
+)
+def test_an_alternative_picked_is_the_plan_on_it(summary, book, question, label):
+    """By its place in the answer's list or by its label: the what-if on that alternative's GPUs (and
+    method), led by which it is (they had drawn the menu or the GPU comparison)."""
+    alts = advise(REQUEST, book=book).result.alternatives
+    alt = next(a for a in alts if a.label == label) if label else alts[1]
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.lead.startswith(("Alternative", "备选方案"))
+    n = alts.index(alt) + 1
+    assert f"{n}" in reply.lead
+    assert f"{alt.estimate.layout.gpu_count} x {alt.gpu}" in reply.text.replace("×", "x")
+    if alt.rent:
+        assert money(alt.rent, alt.costs.currency) in reply.text
+
+
+def test_a_change_that_names_an_alternatives_words_stays_a_what_if(summary, book):
+    """ "lora on one server" is that change, not the LoRA alternative; "why this plan?" no alternative."""
+    reply = follow_up(REQUEST, summary, "what if lora on one server?", book=book)
+    assert reply.kind == "whatif" and not (reply.lead or "").startswith("Alternative")
+    assert follow_up(REQUEST, summary, "why this plan?", book=book).part == "overview"

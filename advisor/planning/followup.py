@@ -902,6 +902,90 @@ def _grow_from(summary: dict, message: str) -> int | None:
     return int(n * (summary.get("gpus_per_node") or 8)) if n and servers else (int(n) if n else None)
 
 
+# One of the answer's alternatives picked ("let's go with option 2", "the second alternative", "第二个方案呢",
+# "show me the cheaper, slower one", "the LoRA option"): the plan on it, as its what-if (they had drawn the menu or
+# the GPU comparison); by its place in the list or by its label's words
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "fifth": 5,
+    "5th": 5,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "last": -1,
+    "最后一": -1,
+}
+ALTERNATIVE_PICKED = re.compile(
+    r"\b(?:option|alternative|choice)\s*(?:#|no\.?|number)?\s*(?P<n>[1-5])\b"
+    r"|\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\s+(?:option|alternative|choice|one)\b"
+    r"|(?:第(?P<ord_zh>[一二三四五1-5])|(?P<last_zh>最后一))\s*(?:个|种|条)\s*(?:备选)?\s*(?:方案|备选|选项|选择|替代)?",
+    re.I,
+)
+# an alternative named by its label ("the cheaper, slower one", "the LoRA option", "the consumer cards option",
+# "the A100 alternative"): the label, or the GPU's words, then one/option/alternative
+ALTERNATIVE_LABELS = (
+    ("cheaper_slower", r"cheaper,?\s*(?:and\s+)?slower|便宜.{0,3}慢"),
+    ("lora", r"\blora\b"),
+    ("consumer", r"consumer|gaming|消费级"),
+    ("one_server", r"one[\s-]server|single[\s-]server|单机|一台"),
+    ("fewer_nodes", r"fewer\s+(?:servers|nodes)|少.{0,2}台"),
+    ("on_gpus", r"without\s+offload|no[\s-]offload|不卸载"),
+)
+ALTERNATIVE_NAMED = re.compile(
+    r"\bthe\s+(?P<what>[^?？.!。]{2,30}?)\s+(?:one|option|alternative|choice|plan)\b(?=\W*(?:please|instead|then)?\W*$)"
+    r"|(?P<what_zh>[^？?。！!]{2,12}?)(?:那个|那种)(?:方案|备选|选项)?\W*(?:呢|吧)?\W*$",
+    re.I,
+)
+
+
+def _alternative_picked(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """The plan on the alternative a message picks, as its what-if, led by which it is; None when it
+    picks none of them."""
+    said = ALTERNATIVE_PICKED.search(message)
+    named = None if said else ALTERNATIVE_NAMED.search(message)
+    if not said and not named:
+        return None
+    result = advise(request_text, lang, book=book)
+    alts = list(result.result.alternatives) if result.result else []
+    if not alts:
+        return None
+    if said:
+        n = (
+            int(said["n"])
+            if said["n"]
+            else _ORDINALS.get((said["ord"] or said["ord_zh"] or said["last_zh"] or "").lower())
+        )
+        if said["ord_zh"] and said["ord_zh"].isdigit():
+            n = int(said["ord_zh"])
+        if not n or n > len(alts):
+            return None
+        alt = alts[n - 1] if n > 0 else alts[-1]
+    else:
+        words = named["what"] or named["what_zh"]
+        label = next((lab for lab, rx in ALTERNATIVE_LABELS if re.search(rx, words, re.I)), None)
+        gpu = gpu_named(words)
+        alt = next((a for a in alts if (label and a.label == label) or (gpu and not label and a.gpu == gpu)), None)
+        if alt is None:
+            return None
+    count = alt.estimate.layout.gpu_count
+    change = f"what if {'lora on ' if alt.label == 'lora' else ''}{count} {alt.gpu}?"
+    read = read_whatif(request_text, summary, change, lang)
+    if read is None:
+        return None
+    lead = render("followup.txt.j2", lang, kind="alternative_picked", n=alts.index(alt) + 1, alt=alt).strip()
+    return _led(_whatif(request_text, summary, *read, lang, book), lead)
+
+
 # A used GPU asked of a plan ("二手3090行吗", "what about used A100s?")
 # ("used" only before a GPU's name, "used A100s", "used 8x 3090": "which framework is used on H100?" is
 # no such question)
@@ -2028,6 +2112,14 @@ def follow_up(
         on = phrase(reply.lang, "compared_side", side["option"], named, cheaper, others, summary.get("by", "gpu"))
         # a comparison's thread stays on its options: a what-if on one side does not move it
         return reply.model_copy(update={"on": on, "thread": None})
+    if (
+        request_text
+        and summary.get("gpu")
+        and (ALTERNATIVE_PICKED.search(message) or ALTERNATIVE_NAMED.search(message))
+    ):
+        picked = _alternative_picked(request_text, summary, message, reply_lang, book)
+        if picked is not None:
+            return picked
     started = GROW_FROM.search(message) and not re.search(r"\bpilot|\btrial|\btest|试跑|试一下|测试", message, re.I)
     if request_text and summary.get("gpu") and (GROW_LATER.search(message) or started):
         grow = _grow_later(request_text, summary, message, reply_lang, book)
