@@ -3441,3 +3441,34 @@ def test_what_the_model_is_for_said_with_customer_is_read_past():
     # "customer" had been refused as someone else's ("their customers' GPUs")
     r = parse("fine-tune llama 3.1 8b on 10k samples for customer support, cheapest possible")
     assert r.data.amount == 10_000 and any(a.code == "read_past" for a in r.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text,params_b",
+    [
+        # the singular and the hyphenated key had been refused ("did you mean `full-parameter`?")
+        ("a 7B parameter model lora 10k samples", 7.0),
+        ("a 100M parameter model pretrain on 2B tokens", 0.1),
+        ("pretrain a 1B-parameter model on 20B tokens", 1.0),
+        # the size in words had asked for the model's size
+        ("13 billion params full finetune 1B tokens", 13.0),
+        ("a model with 7 billion parameters lora 10k samples", 7.0),
+        ("a 13-billion-parameter model full finetune 1B tokens", 13.0),
+    ],
+)
+def test_a_size_said_with_its_parameters_in_any_form_is_the_size(text, params_b):
+    assert parse(text).params_b == params_b
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70b parameter-efficient finetuning 1B tokens",
+        "70b parameter efficient fine-tuning 1B tokens",
+        "70B 参数高效微调 1万条",
+    ],
+)
+def test_parameter_efficient_fine_tuning_is_lora(text):
+    """PEFT in words is LoRA, PEFT's default method (it had been read as full fine-tuning, or refused)."""
+    r = parse(text)
+    assert (r.params_b, r.method) == (70.0, "lora")

@@ -219,7 +219,8 @@ FIELDS: tuple[Field, ...] = (
                 + ("lora 4-bit", "lora 4bit", "nf4 lora", "lora nf4", "qlora nf4"),
                 zh=("4bit量化lora", "4-bit量化lora"),
             ),
-            Word("lora", en=("lora",)),
+            # parameter-efficient fine-tuning, said in words: LoRA, the method PEFT runs by default
+            Word("lora", en=("lora", "parameter-efficient", "parameter-efficient-fine-tuning"), zh=("参数高效微调",)),
             Word(
                 "continued-pretrain",
                 en=(

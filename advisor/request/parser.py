@@ -3888,12 +3888,19 @@ class _Parse:
             rf"{L}(?P<name>(?:{_families()})[a-z0-9.\-]*{FAMILY_VERSION})\s+(?P<neg>)(?P<n>{NUM})\s*(?P<u>b|m|t){variant}{R}",
             named_size,
         )
+        # "13 billion parameters", "a 13-billion-parameter model": the size in words, before its key (a
+        # scale word alone is data or money; "13 billion params" had asked for the model's size)
+        sc.take(
+            rf"{L}(?P<neg>)(?P<n>{NUM})\s*-?\s*(?P<u>billion|million|trillion|bn|mn)\s*-?\s*(?:params?|parameters?){R}",
+            size,
+        )
         total = fields.field("params_b").keys
         sc.take(
             rf"(?:(?:{_zh(total)})\s*|{L}(?:{_en(total)})\s*)?{L}(?P<neg>-)?(?P<n>{NUM})\s*"
             # 万 and 千 are a size only before 参数 or 模型 (`10万` alone is money or samples)
             rf"(?P<u>b|m|t|万亿|千亿|百亿|十亿|亿|(?:千万|百万|十万|万|千)(?=\s*(?:参数|模型)))"
-            rf"(?:\s*(?:params?|parameters){R}|参数|模型|{variant})?(?![a-z0-9])",
+            # "a 7B parameter model", "1B-parameter" (the singular had been refused: "did you mean full-parameter?")
+            rf"(?:\s*-?\s*(?:params?|parameters?)(?!\s*-?\s*efficient){R}|参数|模型|{variant})?(?![a-z0-9])",
             size,
         )
         # "千亿参数", "万亿级模型": a scale alone before 参数 is the size (100B, 1T)
