@@ -3564,3 +3564,30 @@ def test_a_change_that_names_an_alternatives_words_stays_a_what_if(summary, book
     reply = follow_up(REQUEST, summary, "what if lora on one server?", book=book)
     assert reply.kind == "whatif" and not (reply.lead or "").startswith("Alternative")
     assert follow_up(REQUEST, summary, "why this plan?", book=book).part == "overview"
+
+
+def test_the_plans_own_card_named_with_its_memory_is_the_memory_question(book):
+    """ "我们的4090是24G的够吗" under a plan on one 4090 had re-planned 50M tokens as 24 GB of data, then as
+    the team's own card; "is our 4090's 24GB enough?" had been the consumer-card topic."""
+    text = "7b lora 50k samples 3d on 1x4090"
+    summary = plan_context(advise(text, book=book))
+    for question in ("我们的4090是24G的够吗", "is our 4090's 24GB enough?"):
+        reply = follow_up(text, summary, question, book=book)
+        assert reply.kind == "question" and f"{summary['mem_per_gpu_gib']}" in reply.text
+        assert "24 GB" in reply.text
+
+
+def test_a_cards_memory_doubted_is_not_a_link_speed(summary, book):
+    """ "would 80GB be enough?" had been the network's reason (a link speed and "enough")."""
+    reply = follow_up(REQUEST, summary, "would 80GB be enough?", book=book)
+    assert reply.part != "network" and "under the card's 80 GB" in reply.text
+    assert follow_up(REQUEST, summary, "is 200Gb/s enough?", book=book).part == "network"
+
+
+def test_the_cost_if_we_buy_is_buying(book):
+    """ "what's the total cost if we buy the card?" had been the rent's arithmetic."""
+    text = "7b lora 50k samples 3d on 1x4090"
+    reply = follow_up(
+        text, plan_context(advise(text, book=book)), "what's the total cost if we buy the card?", book=book
+    )
+    assert reply.kind == "whatif" and "rent or buy as planned -> buy" in reply.text

@@ -325,7 +325,10 @@ WHY_FABRIC = re.compile(
     r"|(?:需要|要|得用|要用|需不需要|要不要|非得)\s*(?:上|用)?\s*(?:infiniband|(?<![a-z])ib(?![a-z])|roce|rdma)\s*(?:吗|么|不|嘛|呢|\?|？|$)"
     # a link speed asked about ("why 200Gb/s per GPU?", "is 200Gb/s enough?", "400G网卡够吗")
     r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
-    r"(?:per\s+gpu|nics?|network|link|enough|fast enough|overkill|necessary|needed|\?)"
+    r"(?:per\s+gpu|nics?|network|link)"
+    # with no network word, only a link's speed is one ("would 80GB be enough?" asks of the card's memory)
+    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b(?:10|25|50|100|200|400|800|1600)\s*g(?:b(?:/s|ps)?|bit)?\b"
+    r".{0,25}(?:enough|fast enough|overkill|necessary|needed|\?)"
     r"|(?:为什么|为啥|是不是|够不够|够吗|需要).{0,8}\d+\s*g(?:b(?:/s|ps)?)?.{0,8}(?:网卡|网络|带宽|够|\?|？)"
     r"|\d+\s*g(?:b(?:/s|ps)?)?\s*(?:的)?(?:网卡|网络|带宽)\s*(?:够|够吗|够不够|有必要|必要吗|是不是)",
     re.I,
@@ -885,7 +888,9 @@ GROW_LATER = re.compile(
 GROW_FROM = re.compile(
     r"\b(?:start|begin|starting|beginning)\w*\s+(?:with|on|by\s+(?:renting|buying))\s+(?:just\s+|only\s+)?"
     r"(?P<n>\d+|one|two|three|four|a|an)\s*(?:x\s*)?(?P<unit>servers?|nodes?|machines?|boxes|gpus?|cards?)\b"
-    r"|先(?:租|买|上|用|拿)?\s*(?P<n_zh>\d+|[一两二三四五六七八九十])\s*(?P<unit_zh>台|张卡|张|块卡|卡)",
+    r"|先(?:租|买|上|用|拿)?\s*(?P<n_zh>\d+|[一两二三四五六七八九十])\s*(?P<unit_zh>台|张卡|张|块卡|卡)"
+    # "start with half", "先用一半": half the plan's GPUs
+    r"|\b(?:start|begin)\w*\s+(?:with|on)\s+(?:just\s+)?(?P<half>half)\b|先(?:租|买|上|用)?(?P<half_zh>一半)",
     re.I,
 )
 _COUNT_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4}
@@ -896,6 +901,8 @@ def _grow_from(summary: dict, message: str) -> int | None:
     said = GROW_FROM.search(message)
     if not said:
         return None
+    if said["half"] or said["half_zh"]:
+        return int(summary.get("gpu_count") or 0) // 2 or None
     n_text, unit = (said["n"], said["unit"]) if said["n"] else (said["n_zh"], said["unit_zh"])
     n = _COUNT_WORDS.get(n_text.lower()) or (_zh_number(n_text) if not n_text.isdigit() else int(n_text))
     servers = bool(re.match(r"servers?|nodes?|machines?|boxes|台", unit, re.I))
@@ -2150,6 +2157,8 @@ def follow_up(
         )
         and not TAX_ASKED.search(message)
         and not UNIT_COST.search(message)  # "the all-in cost per million tokens?": the unit cost's
+        # "what's the total cost if we buy the card?": the cost of that change, a what-if
+        and not BOUGHT_IF.search(message)
     ):
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
@@ -2366,7 +2375,12 @@ def follow_up(
     # the plan on a card of it (US-buyer probe: the FAQ's 16 bytes a parameter, no yes or no)
     # (a GPU named with its size, "would A100 80GB work?", is a what-if on that GPU)
     size = _card_size_asked(message) if request_text and summary.get("mem_per_gpu_gib") else None
-    size = None if size and _gpus_named(message) else size
+    # ("我们的4090是24G的够吗", "is our 4090's 24GB enough?": the plan's own GPU named with its size is this question)
+    named = _gpus_named(message) if size else {}
+    own = set(named) == {summary.get("gpu")} and not METHOD_WORDS.search(
+        message
+    )  # ("H20显存96G够不够跑全量": a method)
+    size = None if size and named and not own else size
     if size:
         sized = _on_a_card_of(request_text, summary, size, reply_lang, book)
         if sized is not None:
@@ -2987,6 +3001,8 @@ def _offpeak(request_text: str, lang: str, book: PriceBook) -> FollowUp | None:
 
 # What the rent covers asked ("does the $3.9 include pulling the 240GB of weights", "这个价格包含存储吗");
 # tax is its own topic (TAX_ASKED)
+METHOD_WORDS = re.compile(r"全量|全参|预训练|\b(?:q?lora|full|pretrain\w*|fine-?tun\w*|sft|dpo)\b", re.I)
+BOUGHT_IF = re.compile(r"\bif\s+(?:we|i)\s+(?:buy|bought|own)\b|如果买|要是买|买的话", re.I)
 INCLUDES_ASKED = re.compile(
     r"\b(?:does|is|are|do)\b[^?？]{0,30}\binclud\w*|\binclusive of\b"
     # "is $61.8k the all-in cost or are storage and egress extra?" (a figure the plan no longer has)

@@ -452,6 +452,8 @@ WHATIF_FILLER = frozenset(
         "just",
         "used",
         "them",  # "and if we bought them?": the plan's GPUs
+        "card",  # "what's the total cost if we buy the card?": the plan's GPU
+        "cards",
         "下来",  # "如果买下来呢"
         "get",
         "got",
@@ -865,7 +867,8 @@ def _spelled_numbers(text: str) -> str:
         return variant.name.lower() if variant else f"{m[1]} 显存{m[2]}g"
 
     text = re.sub(
-        rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?![a-z0-9])",
+        # ("我们的4090是24G的": the card's memory said with 是 between)
+        rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(?:是|有)?\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?:的)?(?![a-z0-9])",
         card_memory,
         text,
     )
