@@ -327,8 +327,8 @@ WHY_FABRIC = re.compile(
     r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
     r"(?:per\s+gpu|nics?|network|link)"
     # with no network word, only a link's speed is one ("would 80GB be enough?" asks of the card's memory)
-    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b(?:10|25|50|100|200|400|800|1600)\s*g(?:b(?:/s|ps)?|bit)?\b"
-    r".{0,25}(?:enough|fast enough|overkill|necessary|needed|\?)"
+    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b(?:10|25|50|100|200|400|800|1600)\s*"
+    r"g(?:b(?:/s|ps)?|bit)?\b.{0,25}(?:enough|fast enough|overkill|necessary|needed|\?)"
     r"|(?:为什么|为啥|是不是|够不够|够吗|需要).{0,8}\d+\s*g(?:b(?:/s|ps)?)?.{0,8}(?:网卡|网络|带宽|够|\?|？)"
     r"|\d+\s*g(?:b(?:/s|ps)?)?\s*(?:的)?(?:网卡|网络|带宽)\s*(?:够|够吗|够不够|有必要|必要吗|是不是)",
     re.I,
