@@ -809,6 +809,9 @@ def whatif(reply) -> dict:
     notes = [word(lang, w) for w in reply.warnings if w not in verdicts]
     if notes:
         blocks.append(_context("\n".join(esc(n) for n in notes)))
+    if reply.faq and reply.faq.get("answer"):
+        # the FAQ's how after the plan it asks for ("start with 1 server and add more later?": how a run grows)
+        blocks.append(_section(esc(reply.faq["answer"])))
     if why_not:
         return {"text": _fallback(reply.why), "blocks": blocks}
     # The fallback carries the result too (notifications, screen readers): "…: 96 × H100, 29 days, ¥2,200,000"

@@ -3524,6 +3524,11 @@ def test_starting_on_fewer_servers_is_the_plan_on_them_then_how_a_run_grows(summ
     assert start < first and f"{first} x H800-SXM-80GB  ->  {start} x H800-SXM-80GB" in reply.text.replace("×", "x")
     lead, rest = reply.text.split("\n", 1)
     assert f"{start}" in lead and reply.faq["answer"] in reply.text and "checkpoint" in reply.faq["answer"]
+    from bot import blocks
+
+    # in Slack too: the lead above the comparison, the how under it
+    shown = [b["text"]["text"] for b in blocks.whatif(reply)["blocks"] if b.get("text")]
+    assert shown[0].startswith(lead.replace("&", "&amp;")[:20]) and "checkpoint" in shown[-1]
 
 
 def test_growing_later_with_no_count_is_the_topic_on_the_plans_servers(summary, book):
