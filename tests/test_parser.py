@@ -197,7 +197,7 @@ def test_case_and_order_do_not_matter():
         ("70B 1TB 0d", "bad_value", None),
         ("70B 14d 30d", "conflict", None),
         ("70B 13B", "conflict", None),
-        ("70B lora qlora", "conflict", None),
+        ("70B qlora pretrain", "conflict", None),
         ("70B full-finetune lora", "conflict", None),
         ("70B pretrain sft", "conflict", None),
         ("7b sft r=8", "conflict", "sft"),
@@ -3472,3 +3472,13 @@ def test_parameter_efficient_fine_tuning_is_lora(text):
     """PEFT in words is LoRA, PEFT's default method (it had been read as full fine-tuning, or refused)."""
     r = parse(text)
     assert (r.params_b, r.method) == (70.0, "lora")
+
+
+@pytest.mark.parametrize("text", ["lora 70b on 2x A100 80gb qlora 4bit", "qlora 70b lora r=16 1B tokens"])
+def test_lora_and_qlora_said_together_is_qlora(text):
+    """QLoRA is LoRA on a 4-bit base: both words name one method (it had been refused as two);
+    "lora or qlora?" stays a choice."""
+    assert parse(text).method == "qlora"
+    with pytest.raises(RequestError) as asked:
+        parse("7b lora or qlora 10k samples")
+    assert asked.value.kind == "method_choice"

@@ -1749,6 +1749,12 @@ class _Parse:
             # word says so, it is no second method
             if value == "full-finetune":
                 return
+        elif field == "method" and {self.fields.get(field), value} == {"lora", "qlora"}:
+            # "lora 70b on 2x A100 qlora 4bit": QLoRA is LoRA on a 4-bit base, the narrower word is the
+            # method (it had been refused as two methods); "lora or qlora?" is a choice, read above
+            if value == "qlora":
+                self.fields[field], self.words[field] = value, word
+            return
         elif field == "stack" and {self.fields.get(field), value} == {"hf", "deepspeed"}:
             # "LLaMA-Factory + DeepSpeed ZeRO-3": the HF Trainer front-end runs on DeepSpeed, which
             # decides the layout and memory (it had been refused as two frameworks)
