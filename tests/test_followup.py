@@ -3596,3 +3596,47 @@ def test_the_cost_if_we_buy_is_buying(book):
         text, plan_context(advise(text, book=book)), "what's the total cost if we buy the card?", book=book
     )
     assert reply.kind == "whatif" and "rent or buy as planned -> buy" in reply.text
+
+
+PRETRAIN = "7B pretrain 1T tokens 30d"
+
+
+@pytest.mark.parametrize("question", ["what's the step time?", "how long does each step take?", "每一步要多久"])
+def test_the_step_time_is_the_batch_over_the_plans_speed(book, question):
+    """It had drawn the menu: the global batch's tokens over what all the GPUs train a second."""
+    result = advise(PRETRAIN, book=book)
+    reply = follow_up(PRETRAIN, plan_context(result), question, book=book)
+    assert reply.part == "batch"
+    lay = result.plan.estimate.layout
+    step = lay.global_batch * result.request.seq_len / result.plan.estimate.speed
+    assert num(step) in reply.text and ("seconds" in reply.text or "秒" in reply.text)
+
+
+@pytest.mark.parametrize(
+    "question,factor",
+    [("what if we add 50% more data?", 1.5), ("with 30% more data?", 1.3), ("数据多50%呢", 1.5)],
+)
+def test_a_share_more_of_the_data_scales_it(book, question, factor):
+    """ "what if we add 50% more data?" had drawn the menu."""
+    reply = follow_up(PRETRAIN, plan_context(advise(PRETRAIN, book=book)), question, book=book)
+    assert reply.kind == "whatif" and reply.advice.request.data.amount == pytest.approx(1e12 * factor)
+
+
+def test_the_office_and_a_ups_asked_are_the_room_answer_with_the_ups_sized(book):
+    """Both had drawn the menu: the servers' draw and heat, and a UPS at 0.9 power factor loaded to 80%."""
+    summary = plan_context(advise(PRETRAIN, book=book))
+    office = follow_up(PRETRAIN, summary, "can we host this in our office?", book=book)
+    assert office.part == "room" and "machine room's load" in office.text
+    ups = follow_up(PRETRAIN, summary, "what UPS do we need?", book=book)
+    kw = float(re.search(r"draw about ([\d.]+) kW", ups.text)[1])
+    assert ups.part == "room" and f"about {num(kw / 0.9 / 0.8)} kVA" in ups.text
+    assert "kVA" in follow_up(PRETRAIN, summary, "UPS要多大", book=book).text
+
+
+def test_who_sells_a_gpu_is_its_offers(book):
+    """ "who sells H800 in Shanghai?" under an H800 plan: the plan's vendors, ranked for it; another GPU's
+    sellers: that GPU's prices (the first had been the GPU-hours scaled to other GPUs)."""
+    summary = plan_context(advise(PRETRAIN, book=book))
+    assert follow_up(PRETRAIN, summary, "who sells H800 in Shanghai?", book=book).part == "vendor"
+    other = follow_up(PRETRAIN, summary, "who has H100 in stock?", book=book)
+    assert other.kind == "prices" and other.part == "H100-SXM5-80GB"

@@ -291,7 +291,12 @@ GLOBAL_BATCH_ASKED = re.compile(
     r"|(?:global\s*batch|gbs|(?<!micro)(?<!micro-)(?<!micro_)(?<!micro )batch(?:\s*size)?"
     r"|全局\s*(?:batch|批量?)|批大小)\s*(?:是|设|设的|用的)?\s*(?:多少|多大|几)"
     r"|(?:how\s+many|多少)\s*(?:tokens|token|个token)\s*(?:per|a|each|每)\s*(?:step|步)"
-    r"|\bwhy\s+(?:(?:a|the|this)\s+)?(?:global\s+)?batch(?:\s+size)?\b|为什么.{0,6}(?:全局\s*)?(?:batch|批)",
+    r"|\bwhy\s+(?:(?:a|the|this)\s+)?(?:global\s+)?batch(?:\s+size)?\b|为什么.{0,6}(?:全局\s*)?(?:batch|批)"
+    # "what global batch size?" under a plan; the step's time, which the batch sets ("what's the step time?")
+    r"|^\W*what\s+(?:global\s+)?batch(?:\s+size)?\W*$"
+    r"|\bstep\s+time\b|\btime\s+(?:per|a|each)\s+(?:step|iteration)\b|\biteration\s+time\b"
+    r"|\bhow\s+long\s+(?:is|does|will)\s+(?:a|one|each)\s+(?:training\s+)?(?:step|iteration)\b"
+    r"|(?:每|一)(?:一)?(?:步|个step|个iteration|次迭代)\s*(?:要|需要|耗时|用时)?\s*(?:多久|多长时间|几秒)|step\s*(?:耗时|时间)",
     re.I,
 )
 # A training framework named ("why FSDP2 and not megatron?"): the framework's choice, not a layout knob
@@ -443,7 +448,9 @@ PLAN_PARTS = (
         r"|where (?:should|can|do) (?:we|i) (?:rent|get|buy|lease)|who (?:should|can) (?:we|i) (?:rent|lease)"
         r"|哪家|哪个(?:云|供应商|厂商|平台|服务商)|找谁|在哪(?:里|儿)?租|去哪(?:里|儿)?租"
         r"|who(?:'s| is) the (?:vendor|provider|supplier)|priced from|(?:供应商|厂商|服务商)(?:是谁|是哪家|是什么)"
-        r"|who (?:sells|rents|offers|has) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)"
+        r"|who (?:sells|rents|offers|has|leases) (?:this|these|them|it|those|that)|谁家(?:有|卖|租)"
+        # "who sells H800 in Shanghai?", "哪里能租到H800": the offers on record for the plan's GPU
+        r"|\bwho\s+(?:sells|rents|offers|leases|has)\b|(?:哪里|哪儿|在哪)能?(?:租|买)(?:到|得到)"
         # "X is sold out, what's next cheapest?": the other offers on record
         r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家"
         # "为什么选这家", "why this provider?": the offers the plan was priced from, against the others
@@ -827,9 +834,15 @@ def _market_named(message: str) -> bool:
 # The price of a GPU type ("how much is an H100 per hour?", "what do H20s rent for", "H100一小时多少钱",
 # "H20月租什么价"): the offers on record, not a change to the plan (the request language would read
 # "一小时" as a one-hour deadline) and not a quote to judge (no amount).
+# who has a GPU ("who has H100 in stock?", "哪里能租到H100"): the offers on record for that GPU
+WHO_SELLS = re.compile(
+    r"\bwho\s+(?:sells|rents|offers|leases|has)\b|\bin\s+stock\b|有货|现货|(?:哪里|哪儿|在哪)能?(?:租|买)(?:到|得到)",
+    re.I,
+)
 GPU_PRICE = re.compile(
     r"\b(?:prices?|pricing|rates?|costs?|rent(?:s|ing)? for|go(?:es)? for|hourly|monthly|how much)\b"
-    r"|多少钱|什么价|啥价|价格|价钱|行情|租金|(?:一|每)(?:个)?(?:小时|月)(?:要|得)?多少|(?:时|月)租",
+    r"|多少钱|什么价|啥价|价格|价钱|行情|租金|(?:一|每)(?:个)?(?:小时|月)(?:要|得)?多少|(?:时|月)租|"
+    + WHO_SELLS.pattern,
     re.I,
 )
 IN_THE_US = re.compile(r"\b(?-i:US|USA)\b|\bin (?:the )?(?:us|usa|states)\b", re.I)
@@ -2358,9 +2371,11 @@ def follow_up(
         re.I,
     )
     # (under a plan, GPU types named as a choice are that plan on them, not their specifications)
+    # (who sells the plan's own GPU is the plan's vendors, ranked for it: PLAN_PARTS "vendor")
+    own_sellers = WHO_SELLS.search(message) and set(_gpus_named(message)) <= {summary.get("gpu")}
     priced = (
         None
-        if buy_count and request_text
+        if (buy_count and request_text) or (own_sellers and request_text and summary.get("gpu"))
         else gpu_prices(message, reply_lang, book, summary.get("market"), specs=not summary.get("gpu"))
     )
     if priced is not None:

@@ -71,7 +71,11 @@ ASKED = (
         r"|\bdo\s+(?:we|i)\s+need\s+(?:a\s+)?(?:data\s?cent(?:er|re)|dc|colo\w*)\b|需要机房吗|要不要机房|非得放机房"
         # where bought servers go ("买了之后放哪里", "where do we put the servers?")
         r"|(?:买|购)\S{0,6}放(?:在)?(?:哪|什么地方)"
-        r"|\bwhere\s+(?:do|would|should|can)\s+(?:we|i)\s+(?:put|keep|host|house)\s+(?:them|the servers?|it)\b",
+        r"|\bwhere\s+(?:do|would|should|can)\s+(?:we|i)\s+(?:put|keep|host|house)\s+(?:them|the servers?|it)\b"
+        # "can we host this in our office?", "what UPS do we need?": the room and what feeds it
+        r"|\b(?:can|could)\s+(?:we|i)\s+(?:host|house|run|put|keep)\s+(?:it|this|them|these|the servers?|the cluster)"
+        r"\s+(?:in|at)\s+(?:our|the|an?)\s+(?:office|lab|room|basement|server closet|closet|building)\b"
+        r"|(?<![a-z])ups(?![a-z])|不间断电源|\bgenerator\b|发电机",
     ),
     (
         "hosting",
@@ -461,6 +465,12 @@ def circuit(result: Advice, message: str) -> dict | None:
 # 1 kW of heat is 3,412 BTU an hour (1 W = 3.412 BTU/h, the definition of the BTU): all of a
 # server's draw leaves it as heat the room must remove.
 BTU_PER_KW_HOUR = 3412
+# A UPS for the servers ("what UPS do we need?"): large commercial UPSs are rated at a power factor of
+# 0.9, so their kVA carries 0.9 kW (TechTarget, "How do I size a UPS unit?"); loaded to about 80% of
+# its rating (xinitsystems.com, "UPS Systems Sizing": 80% the optimum loading). Both a rule of thumb.
+UPS_POWER_FACTOR = 0.9
+UPS_LOADING = 0.8
+UPS_ASKED = re.compile(r"(?<![a-z])ups(?![a-z])|不间断电源", re.I)
 
 
 def room(result: Advice, message: str) -> dict | None:
@@ -469,7 +479,13 @@ def room(result: Advice, message: str) -> dict | None:
     data = circuit(result, message)
     if data is None:
         return None
-    return data | {"btu": data["total"] * BTU_PER_KW_HOUR, "own_room": result.request.own_room}
+    ups = data["total"] / UPS_POWER_FACTOR / UPS_LOADING if UPS_ASKED.search(message or "") else None
+    return data | {
+        "btu": data["total"] * BTU_PER_KW_HOUR,
+        "own_room": result.request.own_room,
+        "ups_kva": ups,
+        "ups": {"pf": UPS_POWER_FACTOR, "loading": UPS_LOADING},
+    }
 
 
 def odd_count(result: Advice, count: int, on_count) -> dict | None:

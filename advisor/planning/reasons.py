@@ -205,6 +205,8 @@ def batch_reason(result: Advice) -> dict | None:
         "accumulation": lay.microbatches_per_step,
         "dp": lay.dp,
         "steps": setup.tokens / tokens if setup.tokens and tokens else None,
+        # one optimizer step at the plan's speed (all GPUs), before failures ("what's the step time?")
+        "step_s": tokens / p.estimate.speed if tokens and p.estimate.speed else None,
         "why": why,
         "pretrain": pretrain,
         "base": PRETRAIN_BATCH_TOKENS.get(setup.method, FINETUNE_BATCH_TOKENS),

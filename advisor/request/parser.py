@@ -4848,9 +4848,25 @@ _SCALED_FIELDS = tuple(
 )
 
 
+# "50% more data", "20% less budget", "数据多50%", "预算少20%": a what-if that scales by a share
+_PERCENT_MORE = r"(?P<pct>\d+(?:\.\d+)?)\s*%\s*(?P<dir>more|less|fewer|extra)"
+_PERCENT_ZH = r"(?P<dir_zh>多|少|增加|减少)\s*(?P<pct_zh>\d+(?:\.\d+)?)\s*%"
+
+
 def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     """The text without its scaling phrase, and (field, factor) when it has one."""
     norm = unicodedata.normalize("NFKC", change).lower()
+    for field, field_words in _SCALED_FIELDS:
+        found = re.search(
+            rf"{L}(?:(?:we\s+)?(?:add|adding|added|get|got|had|have)\s+)?{_PERCENT_MORE}\s+(?:of\s+)?(?:the\s+|our\s+)?(?:{field_words}){R}"
+            rf"|(?:{field_words})\s*(?:再)?{_PERCENT_ZH}",
+            norm,
+        )
+        if found:
+            pct = float(found["pct"] or found["pct_zh"]) / 100
+            less = (found["dir"] or found["dir_zh"]) in ("less", "fewer", "少", "减少")
+            if 0 < pct < (1 if less else 10):
+                return norm[: found.start()] + " " + norm[found.end() :], (field, 1 - pct if less else 1 + pct)
     for factor_words, factor in _FACTORS:
         for field, field_words in _SCALED_FIELDS:
             pattern = (
