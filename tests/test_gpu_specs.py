@@ -63,3 +63,32 @@ def test_ask_answers_it_with_its_json(cli):
     assert faq["topic"] == "gpu_specs" and [r["gpu"] for r in faq["prices"]] == ["H200-SXM-141GB", "B200-SXM-180GB"]
     zh = cli("ask", "4090和5090哪个适合实验室训练？").stdout
     assert zh.startswith("RTX4090-24GB / RTX5090-32GB 并排对比") and "/gpu 7b lora 5万条 4090 vs 5090" in zh
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        # "specs" had been refused; the bandwidth had been the FAQ's text on bandwidth, no H200 figure
+        ("H20 specs", "H20-96GB"),
+        ("what's the memory bandwidth of H200?", "H200-SXM-141GB"),
+        ("H200参数", "H200-SXM-141GB"),
+        ("介绍一下H20", "H20-96GB"),
+        ("tell me about the B200", "B200-SXM-180GB"),
+    ],
+)
+def test_one_gpus_specifications_asked_are_its_figures(cli, text, gpu):
+    out = cli("ask", "--json", text)
+    assert out.returncode == 0, out.stderr
+    faq = json.loads(out.stdout)["faq"]
+    assert faq["topic"] == "gpu_specs" and [r["gpu"] for r in faq["prices"]] == [gpu]
+    g = catalog.get_gpu(gpu)
+    answer = faq["answer"]
+    assert f"{g.memory_bw_tb_s:g} TB/s" in answer and ("no job given" in answer or "没有给出具体任务" in answer)
+    # a part rented only in mainland China is shown with its rent there, even asked in English
+    if gpu == "H20-96GB":
+        assert faq["prices"][0]["rent"] and "¥" in faq["answer"]
+
+
+def test_one_gpus_specifications_beside_a_job_are_the_plan(cli):
+    out = cli("ask", "--json", "H20 specs for 7b lora 50k samples")
+    assert out.returncode == 0 and "plan" in json.loads(out.stdout)

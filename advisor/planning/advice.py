@@ -64,6 +64,7 @@ from advisor.request.parser import (
     RequestError,
     asks,
     asks_for_a_plan,
+    asks_specs,
     cloud_options,
     detect_lang,
     gpu_options,
@@ -833,8 +834,8 @@ def faq_first(text: str, lang: str | None = None) -> tuple[faq.FaqAnswer, str] |
     asked as a question (data, a deadline, a budget or GPUs counted; how many GPUs, how long, how
     much: `asks_for_a_plan`), for no question, for a message refused for any other reason, or where
     the FAQ is not sure."""
-    if not asks(text) or asks_for_a_plan(text):
-        return None
+    if not asks(text) or asks_for_a_plan(text) or asks_specs(text):
+        return None  # (a GPU's specifications are the catalogue's, followup.side_by_side)
     try:
         req = parse(text, lang)
     except RequestError as refusal:

@@ -69,6 +69,7 @@ from advisor.request.parser import (
     PLACES_ABROAD_ZH,
     SERVING,
     RequestError,
+    asks_specs,
     detect_lang,
     gpus_said,
     holds_a_plan,
@@ -1514,9 +1515,12 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
     """ "h200 vs b200?", "4090和5090哪个适合实验室训练？": two to four GPU types named as a choice, with
     no job in the message: each one's memory, bandwidth, dense peaks, link, power, and the cheapest
     rent and purchase on record in the market, side by side, and how to compare them on a job (the
-    FAQ's text on the first GPU had been the answer, the other never named). None otherwise."""
+    FAQ's text on the first GPU had been the answer, the other never named); one GPU's specifications
+    asked ("H20 specs", `asks_specs`): its figures alone. None otherwise."""
     named = _gpus_named(message)
-    if not 2 <= len(named) <= MOST_COMPARED or not (WHICH_BETTER.search(message) or SIDE_BY_SIDE.search(message)):
+    one = len(named) == 1 and asks_specs(message)  # "H20 specs", "what's the memory bandwidth of H200?"
+    compared = 2 <= len(named) <= MOST_COMPARED and (WHICH_BETTER.search(message) or SIDE_BY_SIDE.search(message))
+    if not one and not compared:
         return None
     # a job named (a model, data or a sum) is planned on each type; "we", "用A100" alone name none
     if model_said(message) or money_said(message) or holds_a_plan(message):
@@ -1525,6 +1529,13 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
         market = (
             "global" if MARKET.search(message) or IN_THE_US.search(message) else "china" if lang == "zh" else "global"
         )
+        only = next(iter(named)) if one else None
+        if (
+            only
+            and not MARKET.search(message)
+            and not book.best("rent_hour", only, "global", MARKET_CURRENCY["global"])
+        ):
+            market = "china"  # "H20 specs": a part rented only in mainland China is shown with its rent there
     cur = MARKET_CURRENCY[market]
     rows = []
     for name in named:

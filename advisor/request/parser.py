@@ -4677,6 +4677,21 @@ def holds_a_plan(text: str) -> bool:
     return bool({"model", "params_b", "data"} & found.keys())
 
 
+# A GPU's specifications asked ("H20 specs", "what's the memory bandwidth of H200?", "H200参数", "介绍一下H20"):
+# the catalogue's figures and its prices, not the FAQ's general text (the memory-bandwidth topic had
+# answered the second, "specs" had been refused)
+SPECS_ASKED = re.compile(
+    r"\bspecs?\b|\bspecifications?\b|\bdatasheet\b|\bmemory\s+bandwidth\b|\b(?:bf16\s+|fp8\s+)?tflops\b"
+    r"|\btell\s+me\s+about\b|\bhow\s+much\s+(?:vram|memory)\s+(?:does|has)\b|参数|规格|带宽多少|算力(?:多少|多大)|介绍一下",
+    re.I,
+)
+
+
+def asks_specs(text: str) -> bool:
+    """Whether a message asks a GPU's specifications and names no job (no model, data or sum)."""
+    return bool(SPECS_ASKED.search(text or "")) and not holds_a_plan(text) and money_said(text) is None
+
+
 def gpus_said(text: str) -> tuple[str, int] | None:
     """The GPUs a message counts as a request would read them (`4张A100`, `8x4090`, `两台8卡A800`):
     their catalogue name and count, or None."""
@@ -4703,12 +4718,15 @@ def model_said(text: str) -> tuple[str | None, float | None, float | None] | Non
 # costs or needs, which GPUs, whether it can run ("how long would 70b lora take?", "can we train a
 # 70b on H100s?", "70b要多少张卡", "能不能跑70b")
 _PLAN_ASKED = re.compile(
-    r"\bhow\s+(?:many(?!\s+(?:epochs?|passes)\b)|long|much|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
+    # (how much data a model wants is the FAQ's: "how much data do I need to fine-tune 7B?")
+    r"\bhow\s+(?:many(?!\s+(?:epochs?|passes|samples|examples|tokens)\b)|long|much(?!\s+(?:data|text|training\s+data)\b)"
+    r"|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
     r"|\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|cards?|hardware|servers?|setup|cluster)\b"
     # "what's the best GPU for fine-tuning 7b models?": the plan's choice, with the other types beside it
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:best|right|cheapest|ideal|most cost[\s-]effective)\s+"
     r"(?:gpus?|cards?|hardware|setup)\b"
     r"|\b(?:can|could)\s+(?:i|we|you)\s+(?:train|fine-?tune|finetune|pre-?train|run|fit|do)\b"
+    r"|\brecommend\w*\s+(?:(?:a|an|the|some|me\s+a)\s+)?(?:gpus?|cards?|hardware|setup|servers?|config\w*)\b"
     r"|\bis\s+it\s+(?:possible|feasible)\b|\bplan\b"
     r"|多少|几张|几台|几卡|多久|多长时间|几天|(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器|配置|硬件)"
     r"|能不能(?:跑|训|做|用)|能否|能跑|跑得动|够不够|够用吗|可以跑|规划|方案"
@@ -4738,7 +4756,9 @@ def asks_for_a_plan(text: str) -> bool:
 # A message asked as a question: a question mark, a question word first, or a Chinese question
 # particle or word ("吗", "多久", "能不能")
 _ASKS = re.compile(
-    r"[?？]|^\s*(?:what|whats|how|why|which|when|where|who|is|are|can|could|do|does|did|should|shall|will|would|any)"
+    r"[?？]|^\s*(?:what|whats|how|why|which|when|where|who|is|are|can|could|do|does|did|should|shall|will|would|any"
+    # a question asked as a request ("explain FSDP vs DeepSpeed", "best GPU for LLM training in China")
+    r"|explain|tell\s+me|compare|recommend|describe|define|best)"
     r"(?![a-z])|吗|呢|什么|怎么|如何|多少|多久|多大|哪|是否|能不能|可不可以|要不要|有没有|会不会|行不行|为啥|为什么|还是"
     # "一个机柜能放几台8卡服务器": 几 before a measure word asks how many ("十几张卡" says about a dozen)
     r"|(?<![十百千万\d])几(?=[台张个块天周月年种位])"
