@@ -3640,3 +3640,15 @@ def test_who_sells_a_gpu_is_its_offers(book):
     assert follow_up(PRETRAIN, summary, "who sells H800 in Shanghai?", book=book).part == "vendor"
     other = follow_up(PRETRAIN, summary, "who has H100 in stock?", book=book)
     assert other.kind == "prices" and other.part == "H100-SXM5-80GB"
+
+
+def test_two_lots_and_the_network_asked_in_chinese(book):
+    """ "能不能分两批租" is a start on half that grows; "要什么样的网络" the servers' network line (both had
+    drawn the menu)."""
+    text = "70B 全量微调 2TB数据 30天 预算"
+    summary = plan_context(advise(text, book=book))
+    lots = follow_up(text, summary, "能不能分两批租", book=book)
+    assert lots.kind == "whatif" and lots.faq["topic"] == "grow_later"
+    assert lots.advice.plan.estimate.layout.gpu_count == summary["gpu_count"] // 2
+    network = follow_up(text, summary, "要什么样的网络", book=book)
+    assert network.part == "servers" and "机间" in network.text.split("\n")[1]

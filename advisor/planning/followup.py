@@ -485,7 +485,7 @@ PLAN_PARTS = (
         # the power a server draws, not its bill ("what's the power bill?", "多少电费": the electricity's cost)
         r"|power(?!\s*(?:bills?|costs?|prices?))|cooling|servers? (?:spec|config))"
         r"|\b(?:storage|nvme|disk|ram)\b.{0,20}(?:need|size|spec|how much)"
-        r"|服务器配置|(?:多大|多少|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
+        r"|服务器配置|(?:多大|多少|什么样|什么|哪种|怎样的?)(?:的)?(?:存储|硬盘|内存|网络|cpu|CPU|功耗|电源|机柜|电(?![费价]))"
         r"|(?:存储|硬盘|内存|网络|交换机|CPU|cpu|功耗)(?:要|需要|得)?(?:用|选|配|上)?(?:多大|多少|什么|哪种|怎么配|配多少)"
         # the host RAM the plan sizes, set against the team's ("内存要256G？我们机器只有128G", "we only have 128GB RAM")
         r"|(?<!显)内存.{0,4}\d+\s*g|(?:机器|服务器|主机)(?:只有|就|才)\s*\d+\s*g"
@@ -895,7 +895,10 @@ GROW_LATER = re.compile(
     r"\b(?:later|after(?:wards?)?|when|as|next|once|if)\b"
     r"|\b(?:add|expand|grow|scale\s+(?:up|out))\b.{0,25}"
     r"\b(?:later|down the (?:road|line)|next (?:year|quarter|month))\b"
-    r"|先.{0,12}(?:以后|之后|后面|后期|不够|再).{0,4}(?:加|扩)|(?:以后|之后|后面|后期)(?:再)?(?:扩容|加机器|加卡|扩展|加服务器)",
+    r"|先.{0,12}(?:以后|之后|后面|后期|不够|再).{0,4}(?:加|扩)|(?:以后|之后|后面|后期)(?:再)?(?:扩容|加机器|加卡|扩展|加服务器)"
+    # in two lots ("能不能分两批租", "split the order into two batches"): half first
+    # ("能不能分两批跑" is a run paused and resumed: PAUSED)
+    r"|分(?:两|2|二)批(?=租|买|上|到|采购|下单|交付)|\b(?:rent|buy|lease|order)\w*\b.{0,20}\b(?:in|into)\s+two\s+(?:batches|lots)\b",
     re.I,
 )
 # the servers (or GPUs) a start is made on ("start with 1 server", "先租一台", "先买两台8卡")
@@ -904,7 +907,8 @@ GROW_FROM = re.compile(
     r"(?P<n>\d+|one|two|three|four|a|an)\s*(?:x\s*)?(?P<unit>servers?|nodes?|machines?|boxes|gpus?|cards?)\b"
     r"|先(?:租|买|上|用|拿)?\s*(?P<n_zh>\d+|[一两二三四五六七八九十])\s*(?P<unit_zh>台|张卡|张|块卡|卡)"
     # "start with half", "先用一半": half the plan's GPUs
-    r"|\b(?:start|begin)\w*\s+(?:with|on)\s+(?:just\s+)?(?P<half>half)\b|先(?:租|买|上|用)?(?P<half_zh>一半)",
+    r"|\b(?:start|begin)\w*\s+(?:with|on)\s+(?:just\s+)?(?P<half>half)\b|先(?:租|买|上|用)?(?P<half_zh>一半)"
+    r"|(?P<halves>分(?:两|2|二)批(?=租|买|上|到|采购|下单|交付)|\b(?:in|into)\s+two\s+(?:batches|lots)\b)",
     re.I,
 )
 _COUNT_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4}
@@ -915,7 +919,7 @@ def _grow_from(summary: dict, message: str) -> int | None:
     said = GROW_FROM.search(message)
     if not said:
         return None
-    if said["half"] or said["half_zh"]:
+    if said["half"] or said["half_zh"] or said["halves"]:
         return int(summary.get("gpu_count") or 0) // 2 or None
     n_text, unit = (said["n"], said["unit"]) if said["n"] else (said["n_zh"], said["unit_zh"])
     n = _COUNT_WORDS.get(n_text.lower()) or (_zh_number(n_text) if not n_text.isdigit() else int(n_text))
