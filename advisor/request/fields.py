@@ -220,7 +220,11 @@ FIELDS: tuple[Field, ...] = (
                 zh=("4bit量化lora", "4-bit量化lora"),
             ),
             # parameter-efficient fine-tuning, said in words: LoRA, the method PEFT runs by default
-            Word("lora", en=("lora", "parameter-efficient", "parameter-efficient-fine-tuning"), zh=("lora", "参数高效微调")),
+            Word(
+                "lora",
+                en=("lora", "parameter-efficient", "parameter-efficient-fine-tuning"),
+                zh=("lora", "参数高效微调"),
+            ),
             Word(
                 "continued-pretrain",
                 en=(
