@@ -10,11 +10,14 @@ import re
 import tomllib
 from functools import cache
 
+from pydantic import BaseModel
+
 from advisor.engine.specs import GPU, ModelShape, Source
 from advisor.resources import data_dir
 
 __all__ = [
     "GPU",
+    "Instance",
     "ModelShape",
     "Source",
     "find_gpu",
@@ -22,6 +25,7 @@ __all__ = [
     "get_gpu",
     "gpu_spellings",
     "gpus",
+    "instances",
     "model_spellings",
     "models",
     "normalize_name",
@@ -49,6 +53,21 @@ def shortest_purchase_lead_weeks() -> int | None:
     """The shortest delivery published for any GPU server on record, in weeks (what a purchase of a
     part with no lead time of its own can be counted on for at best)."""
     return min((g.purchase_lead_weeks[0] for g in gpus() if g.purchase_lead_weeks), default=None)
+
+
+class Instance(BaseModel):
+    """A cloud instance type and the GPUs it holds (data/instances.toml)."""
+
+    names: list[str]
+    cloud: str
+    gpu: str
+    count: int
+    source: str
+
+
+@cache
+def instances() -> tuple[Instance, ...]:
+    return tuple(Instance(**row) for row in _load("instances.toml")["instance"])
 
 
 @cache

@@ -237,3 +237,15 @@ def test_the_rtx_4090_d_is_the_4090_with_114_of_its_128_sms():
 def test_a_decimal_written_with_an_underscore_is_not_another_size(typed, model):
     found = catalog.find_model(typed)
     assert (found.name if found else None) == model
+
+
+def test_every_cloud_instance_names_a_catalogued_gpu_a_cloud_and_its_source():
+    clouds = {"aws", "gcp", "azure"}
+    names = set()
+    for inst in catalog.instances():
+        assert catalog.get_gpu(inst.gpu).name == inst.gpu and inst.count == 8 and inst.cloud in clouds
+        assert inst.source.strip() and inst.names
+        for name in inst.names:
+            key = catalog.normalize_name(name).replace(".", "")
+            assert key not in names, name  # no spelling reads as two instances
+            names.add(key)

@@ -3482,3 +3482,31 @@ def test_lora_and_qlora_said_together_is_qlora(text):
     with pytest.raises(RequestError) as asked:
         parse("7b lora or qlora 10k samples")
     assert asked.value.kind == "method_choice"
+
+
+@pytest.mark.parametrize(
+    "text,gpu,count,cloud",
+    [
+        # each had been refused on the instance's name ("p5", "a3", "v5")
+        ("fine-tune llama 3.1 8b on AWS p5, 1B tokens", "H100-SXM5-80GB", None, "AWS"),
+        ("GCP A3 mega for 70B full finetune 5B tokens 10 days", "H100-SXM5-80GB", None, "GCP"),
+        ("GCP A3 Ultra 70B lora 5B tokens", "H200-SXM-141GB", None, "GCP"),
+        ("azure ND H100 v5 13B pretrain 300B tokens", "H100-SXM5-80GB", None, "Azure"),
+        # a count before it counts instances; the cloud comes with the instance where none is named
+        ("70b lora 1B tokens on 2x p5.48xlarge", "H100-SXM5-80GB", 16, "AWS"),
+        ("7b lora 1B tokens on 4 p4de instances", "A100-SXM4-80GB", 32, "AWS"),
+        ("7b lora 10k samples on Standard_ND96isr_H100_v5", "H100-SXM5-80GB", None, "Azure"),
+    ],
+)
+def test_a_cloud_instance_is_its_gpus_on_its_cloud_and_said(text, gpu, count, cloud):
+    r = parse(text)
+    assert (r.gpu, r.gpu_count, r.cloud) == (gpu, count, cloud)
+    (said,) = [n for n in r.assumptions if n.code == "instance_read"]
+    assert said.params["gpu"] == gpu and said.params["count"] == 8
+    assert not [n for n in r.assumptions if n.code == "gpu_variant"]  # the instance says which part
+
+
+def test_an_moe_shorthand_and_a_loose_p_are_no_instance():
+    assert parse("qwen3-30b-a3b lora 10k samples").gpu is None
+    with pytest.raises(RequestError):
+        parse("7b lora 10k samples top p 5")

@@ -807,7 +807,7 @@ FIELDS: tuple[Field, ...] = (
         "gpu",
         examples=Word(en=("gpu H20",), zh=("用H20",)),
         shown="gpus",
-        assumed=("domestic_gpu", "gpu_variant", "gpu_proxy"),
+        assumed=("domestic_gpu", "gpu_variant", "gpu_proxy", "instance_read"),
     ),
     Field(
         "gpu_count",

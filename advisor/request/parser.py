@@ -1602,6 +1602,8 @@ class _Parse:
         for flag, words in _FLAG_WORDS:
             norm = flag.sub(words, norm)
         norm = _spelled_numbers(norm)
+        self.instances_read: list[dict] = []  # "on aws p5": the cloud instance read as its GPUs (`_instance`)
+        norm = _INSTANCE.sub(self._instance, norm)
         # "要不要买H800", "用不用租": whether to buy (or rent) is the question, no preference
         norm = re.sub(
             r"(?:要不要|用不用|需不需要|需要不需要|该不该|值不值得|是否要?)\s*(?:(买|购买|购置)|(租|租用))"
@@ -1701,6 +1703,17 @@ class _Parse:
         self.budget_monthly = (
             False  # the budget was said by the month  # words a whole request was read without (`_may_change_plan`)
         )
+
+    def _instance(self, m: re.Match) -> str:
+        """A cloud instance type named ("2x p5.48xlarge", "GCP A3 Mega", "ND H100 v5"): its GPUs, counted
+        where the instances are, and its cloud where no cloud is named; said (`instance_read`)."""
+        typed = re.sub(r"\s+", " ", m["name"]).strip()
+        found = _instance_of(typed)
+        n = int(m["n"]) if m["n"] else None
+        self.instances_read.append({"typed": typed, "gpu": found.gpu, "count": found.count, "cloud": found.cloud})
+        cloud = "" if re.search(_CLOUD_WORDS, m.string[: m.start()] + " " + m.string[m.end() :]) else f" {found.cloud}"
+        gpus = f"{n * found.count}x {found.gpu.lower()}" if n else f"on {found.gpu.lower()}"
+        return f"{m['lead'] or ''} {gpus}{cloud} "
 
     def fail(self, kind: str, **details):
         closed = (
@@ -4024,6 +4037,8 @@ class _Parse:
             notes.append(Note(kind="assumption", code="owned", params={"type_unsaid": not f.get("gpu")}))
         for typed, read in self.typos:
             notes.append(Note(kind="assumption", code="typo_read", params={"typed": typed, "word": read}))
+        for said in self.instances_read:
+            notes.append(Note(kind="assumption", code="instance_read", params=said))
         if self.read_past:
             notes.append(Note(kind="assumption", code="read_past", params={"words": self.read_past[:READ_PAST_SHOWN]}))
         if self.hyperparameters:
@@ -4279,7 +4294,7 @@ class _Parse:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
         if self.gpu_proxy is not None and gpu is not None:
             note("gpu_proxy", typed=self.gpu_proxy, gpu=gpu.name)
-        if gpu is not None and "gpu" in words:
+        if gpu is not None and "gpu" in words and not self.instances_read:  # (an instance holds one part)
             others = other_variants(self.text, gpu)
             if others:
                 note("gpu_variant", typed=gpu_family(gpu.name), gpu=gpu.name, others=others)
@@ -4824,6 +4839,29 @@ def parse(
                 raise
             read = fixed[0]
             typos.append(fixed[1])
+
+
+# Cloud instance types named instead of GPUs (data/instances.toml): a name as typed, its dots, dashes,
+# underscores and spaces optional ("p5.48xlarge", "a3 mega", "Standard_ND96isr_H100_v5", "ND H100 v5"),
+# after a count of instances ("2x p5", "4 p5 instances") where there is one
+def _instance_pattern(name: str) -> str:
+    # (a short name keeps its letters together: "p 5" of "top p 5" is no instance)
+    gap = r"[\s._\-]*" if len(re.sub(r"[\s._\-]+", "", name)) > 4 else r"[._\-]?"
+    return gap.join(re.escape(c) for c in re.sub(r"[\s._\-]+", "", name))
+
+
+def _instance_of(typed: str):
+    key = re.sub(r"[\s._\-]+", "", typed.lower())
+    return next(i for i in catalog.instances() if key in {re.sub(r"[\s._\-]+", "", n) for n in i.names})
+
+
+_INSTANCE = re.compile(
+    r"(?P<lead>(?<![a-z0-9]))(?:(?P<n>\d{1,3})\s*(?:x|\*)?\s*)?(?:standard[\s_\-]*)?"
+    r"(?P<name>"
+    + "|".join(sorted((_instance_pattern(n) for i in catalog.instances() for n in i.names), key=len, reverse=True))
+    + r")(?:\s+(?:instances?|vms?|nodes?|machines?|boxes))?(?![a-z0-9])",
+)
+_CLOUD_WORDS = r"(?<![a-z])(?:aws|amazon|gcp|google|azure|microsoft)(?![a-z])"
 
 
 # A misspelt training method ("finetuen", "fintune", "pretrian") is read as the method it is
