@@ -87,6 +87,20 @@ def test_the_tokens_a_budget_affords_are_its_hours_at_the_plans_speed(cli, text)
     assert ("your ¥500,000 pays for" in said) if lang == "en" else ("你的 ¥500,000 预算在那里能买" in said)
 
 
+@pytest.mark.parametrize(
+    "text", ["Budget ¥2M, 3 months, pretrain a 7B Chinese model", "预算200万 三个月 预训练7B中文模型"]
+)
+def test_a_budget_and_a_deadline_say_the_gpus_that_spend_it_in_time(cli, text):
+    """With the deadline, the budget's GPU-hours are also the GPUs running throughout it: 2,000,000 / rate
+    / (90 x 24)."""
+    d = _plan(cli, text)
+    scale = next(w["params"] for w in d["warning_codes"] if w["code"] == "pretrain_scale")
+    gpus = 2_000_000 / d["cost"]["rent_per_gpu_hour"] / (90 * 24)
+    assert scale["days"] == 90 and scale["budget_gpus"] == pytest.approx(gpus)
+    said = cli("ask", text).stdout
+    assert f"{round(gpus):,} GPUs running throughout" in said or f"约需 {round(gpus):,} 张卡全程运行" in said
+
+
 def test_a_conversion_of_bytes_to_tokens_is_still_the_faq(cli):
     out = json.loads(cli("ask", "how many tokens is 1TB of text?", "--json").stdout)
     assert out["faq"]["topic"] == "data_size_to_gpu_count"

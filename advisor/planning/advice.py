@@ -550,6 +550,9 @@ def _pretrain_scale(req: TrainingRequest, p: Plan) -> Note | None:
         budget=budget,
         budget_hours=budget / rate if budget else None,
         budget_tokens=budget / rate * 3600 * thr.tokens_per_s_per_gpu * thr.goodput if budget else None,
+        # those hours within the deadline: the GPUs running throughout that spend it ("¥2M, 3 months")
+        budget_gpus=budget / rate / (req.deadline_days * 24) if budget and req.deadline_days else None,
+        days=req.deadline_days,
         params=req.params_b,
         per_param=CHINCHILLA_TOKENS_PER_PARAM,
         tokens=tokens,
