@@ -3652,3 +3652,17 @@ def test_two_lots_and_the_network_asked_in_chinese(book):
     assert lots.advice.plan.estimate.layout.gpu_count == summary["gpu_count"] // 2
     network = follow_up(text, summary, "要什么样的网络", book=book)
     assert network.part == "servers" and "机间" in network.text.split("\n")[1]
+
+
+def test_a_cloud_teams_questions_reach_their_answers(book):
+    """Under a plan on AWS p5: reserved instances are the terms topic (the spot topic before); egress the
+    costs left unpriced, EFA the network topic that says one server needs none, a region the offers on
+    record (each of the last three had drawn the menu)."""
+    text = "70b lora 1B tokens 7d on aws p5"
+    summary = plan_context(advise(text, book=book))
+    assert follow_up(text, summary, "can we use reserved instances?", book=book).faq["topic"] == "monthly_vs_hourly"
+    egress = follow_up(text, summary, "how much egress will we pay?", book=book)
+    assert egress.part == "hidden_costs" and "egress" in egress.text
+    efa = follow_up(text, summary, "do we need EFA?", book=book)
+    assert efa.faq["topic"] == "internode_network" and "single server needs no" in efa.text
+    assert follow_up(text, summary, "which region is cheapest?", book=book).part == "vendor"

@@ -315,7 +315,8 @@ WHY_RAM = re.compile(
 # "why RoCE? we only have 25G ethernet", "we only have 25G ethernet", "为什么要RoCE": what the plan
 # needs between servers, and the plan on one server, which needs none (had got the network FAQ)
 WHY_FABRIC = re.compile(
-    r"(?:why|how come|do we (?:really )?need)\b.{0,30}(?:infiniband|\bib\b|roce|rdma|fabric|network between)"
+    # (EFA, AWS's RDMA fabric, and GPUDirect-TCPX, GCP's: "do we need EFA?")
+    r"(?:why|how come|do we (?:really )?need)\b.{0,30}(?:infiniband|\bib\b|roce|rdma|fabric|network between|\befa\b|tcpx)"
     r"|\b(?:only|just)\s+(?:have|got)\b.{0,25}(?:ethernet|gbe|\d+\s*g(?:b|bps)?\b|network)"
     r"|(?:为什么|为啥|干嘛|一定)(?:要|需要|得|用)?.{0,10}(?:infiniband|ib|roce|rdma|组网)"
     r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)"
@@ -454,6 +455,8 @@ PLAN_PARTS = (
         r"|\bwho\s+(?:sells|rents|offers|leases|has)\b|(?:哪里|哪儿|在哪)能?(?:租|买)(?:到|得到)"
         # "X is sold out, what's next cheapest?": the other offers on record
         r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家"
+        # "which region is cheapest?": the offers on record (not split by region; the reply says where from)
+        r"|\b(?:which|what)\s+(?:region|zone|location)s?\b|哪个(?:区域|地域|地区|机房)"
         # "为什么选这家", "why this provider?": the offers the plan was priced from, against the others
         r"|(?:为什么|为啥|怎么)(?:选|用|挑|找|是)了?这(?:家|个供应商|个服务商|个平台)"
         r"|\bwhy (?:this|that|the) (?:vendor|provider|cloud|supplier)\b"
@@ -2228,6 +2231,7 @@ def follow_up(
             (FAILS_MID_RUN, "failure_mid_run"),
             (LOW_UTILISATION, "low_gpu_utilisation"),
             (MIXED_GPUS, "mixed_gpu_generations"),
+            (RESERVED, "monthly_vs_hourly"),
         )
         for asked, topic in asked_topics:
             if not asked.search(message):
@@ -2249,6 +2253,16 @@ def follow_up(
         answered = _reason(request_text, reason, message, reply_lang, book)
         if answered is not None:
             return answered
+    if (
+        request_text
+        and summary.get("gpu")
+        and summary.get("nodes", 2) <= 1
+        and WHY_FABRIC.search(message)
+        and re.search(r"infiniband|(?<![a-z])(?:ib|roce|rdma|efa|tcpx)(?![a-z])|fabric|组网", message, re.I)
+    ):
+        # "do we need EFA?" on one server: the network topic, which says one server needs none between
+        # servers, however weakly its words score the cloud's own name for the fabric (the menu before)
+        return _faq_reply(_faq(message, summary, reply_lang, topic="internode_network"), reply_lang)
     # serving, RL, the power and colocation prices, MFU, depreciation, a wall circuit, an odd count:
     # from the plan's numbers (a place named had read as a move to that market)
     what = plan_answers.asked(message) if request_text and summary.get("gpu") else None
@@ -2966,6 +2980,12 @@ FAILS_MID_RUN = re.compile(
     r"|(?:中途|半路|跑到一半|训练中|训到一半)(?:突然)?(?:断了|中断了?|挂了|停了|崩了|失败了?)"
     r"|\b(?:training|the\s+(?:run|job))\s+(?:crash(?:es|ed)?|dies|died|gets\s+interrupted|is\s+interrupted)"
     r"\s+(?:halfway|midway|mid-?run|in\s+the\s+middle)",
+    re.I,
+)
+# Reserved capacity asked ("can we use reserved instances?", "how about a savings plan?", "预留实例"): the terms
+# topic, which weighs reservations against the hourly rate (it had been the spot topic)
+RESERVED = re.compile(
+    r"\breserv(?:ed|ation)s?\b(?!\s+(?:price|memory))|\bcommitted[\s-]use\b|\bsavings\s+plans?\b|预留实例|预留资源|承诺使用",
     re.I,
 )
 # A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA

@@ -111,6 +111,8 @@ ASKED = (
     (
         "hidden_costs",
         r"hidden (?:costs?|fees?)|extra (?:costs?|fees?)|other costs|costs? (?:we|i) (?:miss|forgot)"
+        # the data moved out ("how much egress will we pay?"): what the costs leave unpriced
+        r"|\begress\b|出口流量|流量费"
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
         # (which switch, "交换机要什么样的", is the servers' network line)
         r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics"
