@@ -316,7 +316,8 @@ WHY_RAM = re.compile(
 # needs between servers, and the plan on one server, which needs none (had got the network FAQ)
 WHY_FABRIC = re.compile(
     # (EFA, AWS's RDMA fabric, and GPUDirect-TCPX, GCP's: "do we need EFA?")
-    r"(?:why|how come|do we (?:really )?need)\b.{0,30}(?:infiniband|\bib\b|roce|rdma|fabric|network between|\befa\b|tcpx)"
+    r"(?:why|how come|do we (?:really )?need)\b.{0,30}"
+    r"(?:infiniband|\bib\b|roce|rdma|fabric|network between|\befa\b|tcpx)"
     r"|\b(?:only|just)\s+(?:have|got)\b.{0,25}(?:ethernet|gbe|\d+\s*g(?:b|bps)?\b|network)"
     r"|(?:为什么|为啥|干嘛|一定)(?:要|需要|得|用)?.{0,10}(?:infiniband|ib|roce|rdma|组网)"
     r"|(?:只有|就只有|只能用).{0,12}(?:以太网|\d+\s*g\b|网络|网卡)"
