@@ -3510,3 +3510,17 @@ def test_an_moe_shorthand_and_a_loose_p_are_no_instance():
     assert parse("qwen3-30b-a3b lora 10k samples").gpu is None
     with pytest.raises(RequestError):
         parse("7b lora 10k samples top p 5")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7b lora 100k samples, each about 1500 tokens",
+        "7b lora 100k samples each 1500 tokens",
+        "7b lora 100k samples, each roughly 1.5k tokens",
+    ],
+)
+def test_each_samples_length_said_after_each_is_the_mean_length(text):
+    """It had been read as a second data size ("1500 tokens and 100k samples contradict each other")."""
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (100_000, "samples", 1500)

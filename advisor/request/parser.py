@@ -3315,6 +3315,9 @@ class _Parse:
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
+            # "100k samples, each about 1500 tokens", "each roughly 1.5k tokens" (the length had been a second data size)
+            rf"{L}(?:each|every\s+one)\s+(?:(?:is|has|with|of)\s+)?(?:about|around|roughly|approximately|~)?\s*"
+            rf"(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s+long)?{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
             rf"(?:平均)?每(?:条|个样本|段对话|篇)(?:数据|样本)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
             rf"(?:样本|数据)?平均(?:长度)?{about}\s*(?P<n>{NUM})\s*(?P<u>k|千|万)?\s*(?:个)?\s*{token}",
