@@ -3315,7 +3315,7 @@ class _Parse:
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
             rf"\s*{token}(?:\s*{each})?{R}",
             rf"{L}(?P<n>{NUM})\s*(?P<u>k)?\s*{token}\s*{each}{R}",
-            # "100k samples, each about 1500 tokens", "each roughly 1.5k tokens" (the length had been a second data size)
+            # "100k samples, each about 1500 tokens" (the length had been a second data size)
             rf"{L}(?:each|every\s+one)\s+(?:(?:is|has|with|of)\s+)?(?:about|around|roughly|approximately|~)?\s*"
             rf"(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s+long)?{R}",
             rf"{L}(?:at|@)\s*~?\s*(?P<n>{NUM})\s*(?P<u>k)?\s*{token}(?:\s*{each})?{R}",  # "30k samples at 2k tokens"
