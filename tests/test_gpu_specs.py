@@ -8,6 +8,7 @@ import pytest
 
 from advisor import catalog
 from advisor.planning.followup import side_by_side
+from advisor.text.render import num
 
 
 @pytest.mark.parametrize(
@@ -74,6 +75,9 @@ def test_ask_answers_it_with_its_json(cli):
         ("H200参数", "H200-SXM-141GB"),
         ("介绍一下H20", "H20-96GB"),
         ("tell me about the B200", "B200-SXM-180GB"),
+        # a feature of the part: its row says it ("NVLink 400 GB/s", "FP8 296"; the FAQ unsure before)
+        ("does the A800 support NVLink?", "A800-SXM4-80GB"),
+        ("H20支持FP8吗", "H20-96GB"),
     ],
 )
 def test_one_gpus_specifications_asked_are_its_figures(cli, text, gpu):
@@ -83,7 +87,7 @@ def test_one_gpus_specifications_asked_are_its_figures(cli, text, gpu):
     assert faq["topic"] == "gpu_specs" and [r["gpu"] for r in faq["prices"]] == [gpu]
     g = catalog.get_gpu(gpu)
     answer = faq["answer"]
-    assert f"{g.memory_bw_tb_s:g} TB/s" in answer and ("no job given" in answer or "没有给出具体任务" in answer)
+    assert f"{num(g.memory_bw_tb_s)} TB/s" in answer and ("no job given" in answer or "没有给出具体任务" in answer)
     # a part rented only in mainland China is shown with its rent there, even asked in English
     if gpu == "H20-96GB":
         assert faq["prices"][0]["rent"] and "¥" in faq["answer"]

@@ -4700,7 +4700,10 @@ def holds_a_plan(text: str) -> bool:
 # answered the second, "specs" had been refused)
 SPECS_ASKED = re.compile(
     r"\bspecs?\b|\bspecifications?\b|\bdatasheet\b|\bmemory\s+bandwidth\b|\b(?:bf16\s+|fp8\s+)?tflops\b"
-    r"|\btell\s+me\s+about\b|\bhow\s+much\s+(?:vram|memory)\s+(?:does|has)\b|参数|规格|带宽多少|算力(?:多少|多大)|介绍一下",
+    r"|\btell\s+me\s+about\b|\bhow\s+much\s+(?:vram|memory)\s+(?:does|has)\b|参数|规格|带宽多少|算力(?:多少|多大)|介绍一下"
+    # a feature of the part ("does the A800 support NVLink?", "H20支持FP8吗")
+    r"|\b(?:support|supports|have|has|come\s+with)\s+(?:nvlink|fp8|fp4|ecc|hbm\w*)\b|\bnvlink\s+(?:bandwidth|speed)\b"
+    r"|支持\s*(?:nvlink|fp8|fp4)|有没有\s*nvlink|有\s*nvlink\s*吗",
     re.I,
 )
 
