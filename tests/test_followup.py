@@ -3666,3 +3666,11 @@ def test_a_cloud_teams_questions_reach_their_answers(book):
     efa = follow_up(text, summary, "do we need EFA?", book=book)
     assert efa.faq["topic"] == "internode_network" and "single server needs no" in efa.text
     assert follow_up(text, summary, "which region is cheapest?", book=book).part == "vendor"
+
+
+@pytest.mark.parametrize(
+    "question", ["第一个epoch的loss正常吗", "第一个checkpoint什么时候存", "our first choice is H800, what about it?"]
+)
+def test_an_ordinal_about_something_else_picks_no_alternative(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert not (reply.lead or "").startswith(("Alternative", "备选方案"))

@@ -956,8 +956,12 @@ _ORDINALS = {
 }
 ALTERNATIVE_PICKED = re.compile(
     r"\b(?:option|alternative|choice)\s*(?:#|no\.?|number)?\s*(?P<n>[1-5])\b"
-    r"|\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\s+(?:option|alternative|choice|one)\b"
-    r"|(?:第(?P<ord_zh>[一二三四五1-5])|(?P<last_zh>最后一))\s*(?:个|种|条)\s*(?:备选)?\s*(?:方案|备选|选项|选择|替代)?",
+    # (at the message's end: "our first choice is H800" picks nothing)
+    r"|\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last)\s+(?:option|alternative|one)\b"
+    r"(?=\W*(?:please|instead|then)?\W*$)"
+    # (第一个 before anything else is no pick: "第一个epoch的loss", "第一个checkpoint什么时候存")
+    r"|(?:第(?P<ord_zh>[一二三四五1-5])|(?P<last_zh>最后一))\s*(?:个|种|条)\s*(?:备选)?\s*"
+    r"(?:方案|备选|选项|选择|替代|(?=\s*(?:呢|吧)?\W*$))",
     re.I,
 )
 # an alternative named by its label ("the cheaper, slower one", "the LoRA option", "the consumer cards option",
