@@ -3674,3 +3674,17 @@ def test_a_cloud_teams_questions_reach_their_answers(book):
 def test_an_ordinal_about_something_else_picks_no_alternative(summary, book, question):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert not (reply.lead or "").startswith(("Alternative", "备选方案"))
+
+
+@pytest.mark.parametrize("question", ["what if we only run during business hours?", "只在上班时间跑可以吗"])
+def test_training_in_working_hours_stretches_the_calendar_and_bills_a_lease_for_the_idle_hours(summary, book, question):
+    """It had drawn the menu: 50 of 168 hours a week stretch the plan's days by 168 / 50 (past the 14-day
+    deadline), and on a lease each hour of training costs 3.36 times as much."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == "checkpoint_storage"
+    calendar = num(summary["days"] * 168 / 50, 2)
+    assert calendar in reply.lead and ("14-day deadline" in reply.lead or "14 天的期限" in reply.lead)
+    assert "3.36" in reply.lead
+    hourly = "7b lora 50k samples 3d on 1x4090"
+    cheap = follow_up(hourly, plan_context(advise(hourly, book=book)), question, book=book)
+    assert "3.36" not in cheap.lead and ("about the same" in cheap.lead or "基本不变" in cheap.lead)

@@ -2331,6 +2331,21 @@ def follow_up(
         # the electricity's price over a month ("how much is the power per month?"): the power topic's
         # bill on this plan's servers, not the servers' kW (the spec's power line had answered)
         return _faq_reply(_faq(message, summary, reply_lang, topic="electricity_cost"), reply_lang)
+    if request_text and summary.get("gpu") and summary.get("days") and BUSINESS_HOURS.search(message):
+        reply = _faq_reply(_faq(message, summary, reply_lang, topic="checkpoint_storage"), reply_lang)
+        asked = _parsed(request_text, reply_lang)
+        lead = render(
+            "followup.txt.j2",
+            reply_lang,
+            kind="business_hours",
+            days=summary["days"],
+            calendar=summary["days"] * HOURS_A_WEEK / BUSINESS_HOURS_A_WEEK,
+            hours=BUSINESS_HOURS_A_WEEK,
+            week=HOURS_A_WEEK,
+            deadline=asked.deadline_days if asked else None,
+            hourly=summary.get("offer_option") == "hourly",
+        )
+        return _led(reply, lead.strip())
     if request_text and summary.get("gpu") and PAUSED.search(message):
         reply = _faq_reply(_faq(message, summary, reply_lang, topic="checkpoint_storage"), reply_lang)
         lead = render("followup.txt.j2", reply_lang, kind="paused", hourly=summary.get("offer_option") == "hourly")
@@ -3024,6 +3039,15 @@ CHECKPOINT_CADENCE = re.compile(
 )
 # The run paused or split ("能不能分两批跑", "如果中间要停一周呢", "can we pause it for a week?"): it
 # resumes from its last checkpoint, what the paused days cost said first (both had drawn the menu)
+# Training only in working hours ("what if we only run during business hours?", "只在上班时间跑"): the run's
+# calendar time and what the idle hours cost, on its offer; the hours are assumed (10 a day on 5 days a week)
+BUSINESS_HOURS = re.compile(
+    r"\b(?:business|office|working|work)\s+hours\b|\bduring\s+the\s+day\s+only\b|\bonly\s+(?:during|in)\s+the\s+day\b"
+    r"|\b9\s*(?:-|to)\s*[56]\b|上班时间|工作时间|白天跑|只在白天|只白天|晚上不跑|夜里不跑",
+    re.I,
+)
+BUSINESS_HOURS_A_WEEK = 50  # assumed: 10 hours a day, 5 days a week
+HOURS_A_WEEK = 168
 PAUSED = re.compile(
     r"分\s*(?:两|2|几|多|三|3)\s*(?:批|次|段|轮)\s*(?:跑|训|训练|做)|分批(?:跑|训)|中间(?:要|得|需要)?(?:停|暂停)|暂停(?:一|几)"
     r"|\bpause\b|\b(?:split|break)\s+(?:it|the (?:run|job|training))\s+(?:into|in)\b"
