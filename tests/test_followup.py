@@ -3688,3 +3688,10 @@ def test_training_in_working_hours_stretches_the_calendar_and_bills_a_lease_for_
     hourly = "7b lora 50k samples 3d on 1x4090"
     cheap = follow_up(hourly, plan_context(advise(hourly, book=book)), question, book=book)
     assert "3.36" not in cheap.lead and ("about the same" in cheap.lead or "基本不变" in cheap.lead)
+
+
+def test_a_gpu_named_with_its_memory_in_a_thread_is_that_part(summary, book):
+    """ "can we use A100 40GB?" had been planned on the 80 GB A100 (the family's first part)."""
+    reply = follow_up(REQUEST, summary, "can we use A100 40GB?", book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "A100-SXM4-40GB"
+    assert follow_up(REQUEST, summary, "can we use 4090s?", book=book).advice.plan.gpu == "RTX4090-24GB"

@@ -1045,11 +1045,14 @@ def _gpus_named(message: str) -> dict[str, str]:
     without a plural ("H20s")."""
     found: dict[str, str] = {}
     for m in _GPU_WORD.finditer(message):
+        # the card's memory after its name ("can we use A100 40GB?": the 40 GB part, as a request reads it)
+        size = re.match(r"\s*(\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", message[m.end() :], re.I)
         # "8xH800": the GPU after its count
         for word in (m[0], m[0].split()[-1], re.sub(r"^\d{1,4}\s*[x×*]\s*", "", m[0])):
             gpu = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
             if gpu is not None:
-                found.setdefault(gpu.name, word)
+                sized = catalog.find_gpu(f"{word}-{size[1]}gb") if size else None
+                found.setdefault((sized or gpu).name, word)
                 break
     return found
 
@@ -2506,9 +2509,12 @@ def follow_up(
         ):
             named = _gpus_named(message)
             if len(named) == 1 and summary["gpu"] not in named:
-                other = next(iter(named.values()))
+                name, word = next(iter(named.items()))
                 # "would 16 H20 be enough?": that many of them (the count had been dropped)
-                counted = re.search(rf"(\d+)\s*(?:[x×*]|张|块)?\s*{re.escape(other)}", message, re.I)
+                counted = re.search(rf"(\d+)\s*(?:[x×*]|张|块)?\s*{re.escape(word)}", message, re.I)
+                # ("can we use A100 40GB?": the part its memory names, not the family's first)
+                base = catalog.find_gpu(word) or catalog.find_gpu(re.sub(r"(?<=\d)s$", "", word))
+                other = word if base is not None and base.name == name else name.lower()
                 other = f"{counted[1]} {other}" if counted else other
         if other is not None:
             read = read_whatif(request_text, summary, other, reply_lang)
