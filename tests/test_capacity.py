@@ -48,6 +48,10 @@ def test_more_gpus_hold_larger_models_and_one_small_card_holds_little():
         ("what's the biggest model we can fine-tune on 8x4090?", "RTX4090-24GB", 8, "en"),
         ("how large a model can we train with 2 H100s?", "H100-SXM5-80GB", 2, "en"),
         ("两台8卡A800最大能训多大的模型", "A800-SXM4-80GB", 16, "zh"),
+        # "what can we train" with GPUs counted (had asked for a model's size, or drawn the rack's power)
+        ("what can we train on 8 H100 in 2 weeks?", "H100-SXM5-80GB", 8, "en"),
+        ("rent 8 H100 for 2 weeks what can we train", "H100-SXM5-80GB", 8, "en"),
+        ("8张H100两周能训什么", "H100-SXM5-80GB", 8, "zh"),
     ],
 )
 def test_the_largest_model_some_gpus_train_is_answered_with_their_own_numbers(cli, question, gpu, count, lang):

@@ -1609,7 +1609,11 @@ CAPACITY_ASKED = re.compile(
     r"\bhow\s+(?:big|large)\s+(?:of\s+)?(?:an?\s+)?(?:model|llm)|\b(?:largest|biggest)\s+(?:\w+\s+)?(?:model|llm)"
     r"|\bmax(?:imum)?\s+model\s+size|\bwhat\s+(?:size\s+(?:of\s+)?)?(?:models?|llms?)\s+(?:can|could)\b"
     r"|能训(?:练)?多大|能(?:跑|微调|训练?)多大|多大的模型|最大(?:能|可以)?(?:训练?|跑|微调)"
-    r"|能(?:训练?|跑|微调)(?:什么|哪些|多大)(?:的|样的)?模型",
+    r"|能(?:训练?|跑|微调)(?:什么|哪些|多大)(?:的|样的)?模型"
+    # what GPUs counted can train ("what can we train on 8 H100 in 2 weeks?", "8张H100两周能训什么"): their
+    # largest models (it had asked for a model's size, or drawn the rack's power topic)
+    r"|\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b"
+    r"|能(?:训练?|跑|微调|做)(?:些)?(?:什么|啥)",
     re.I,
 )
 
@@ -1620,8 +1624,8 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
     said = (gpus_said(message) or gpus) if CAPACITY_ASKED.search(message) else None
     if said is None or model_said(message) is not None:
         return None
-    if not gpus_said(message) and BARE_SUM_TRAINS.search(message):
-        return None  # "10万能训多大的模型" in a plan's thread: what the sum trains, not the plan's GPUs
+    if not gpus_said(message) and (BARE_SUM_TRAINS.search(message) or money_said(message)):
+        return None  # "10万能训多大的模型", "what can we train for $10k?": what the sum trains, not the plan's GPUs
     gpu, count = said
     fit = largest_models(gpu, count)
     text = render("followup.txt.j2", lang, kind="capacity", fit=fit, cap=LARGEST_B, example=f"{example_b(fit)}B")
