@@ -293,3 +293,10 @@ def test_dollars_in_a_request_of_few_chinese_words_keep_the_market_its_canonical
 def test_servers_after_the_gpus_name_read_back_the_same():
     # hypothesis found it: "用H800 2台服务器" had left 服务器 read past, its canonical form did not
     _round_trip("7B 自有显卡 用H800 2台服务器 H800 64卡以内")
+
+
+def test_a_budget_before_the_months_new_data_is_no_monthly_budget():
+    """ "预算5000元 每月新增" (found by the generated requests on 2026-12-07): 每月 had been taken as the budget's
+    month, leaving 新增 read past, and the request did not read back the same."""
+    r = parse("7B 阿里云 预算5000元 每月新增")
+    assert r.recurring and _same(r, parse(canonical(r), r.lang)) == {}

@@ -3031,7 +3031,8 @@ class _Parse:
         # that much for each month of the deadline (`_derived`)
         per_month = (
             r"(?P<pm>\s*(?:/|per|a|each)\s*(?:month|mo)(?![a-z])|\s+monthly(?![a-z])"
-            r"|\s*(?:/|每)\s*个?月(?![底末初中])(?!\s*(?:都|一次|训练)))?"  # not a run every month (`每个月都要`)
+            # not a run every month (`每个月都要`, `每月新增`: the recurring field's words)
+            r"|\s*(?:/|每)\s*个?月(?![底末初中])(?!\s*(?:都|一次|训练|新增|大约|约|大概)))?"
         )
 
         def budget(m: re.Match) -> None:
