@@ -15,7 +15,7 @@ from advisor.engine.estimate import best_layout
 from advisor.engine.specs import GPU
 from advisor.market.prices import HOURS_PER_MONTH, Price, PriceBook
 from advisor.planning.advice import CHINCHILLA_TOKENS_PER_PARAM
-from advisor.planning.capacity import HALVINGS, SMALLEST_B
+from advisor.planning.capacity import DENSE_CAP_B, HALVINGS, SMALLEST_B
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
 
@@ -24,9 +24,6 @@ from advisor.request.parser import parse
 DATA_TOKENS = (10e6, 100e6, 1e9)
 # The methods priced for each data size.
 METHODS = ("lora", "full-finetune")
-# The search's top: the largest dense model published, Llama 3.1 405B (Meta, 2024-07-23, "The Llama 3
-# Herd of Models"); a sum that pays for it pays for any dense model a team can download.
-DENSE_CAP_B = 405.0
 # The most GPUs a size is tried on (one order of 128 servers of 8): past it the sum is not what
 # limits the run.
 MOST_GPUS = 1024
@@ -132,7 +129,7 @@ def _row(gpu: str, method: str, tokens: float, hours: float) -> SizeRow:
 
 
 @lru_cache(maxsize=32)
-def _base_request(gpu: str, method: str):
+def base_request(gpu: str, method: str):
     """The request every size of one search is a copy of (parsed once, not once a size)."""
     return parse(f"7b {method} 1B tokens on 8x{gpu}", "en")
 
@@ -144,9 +141,7 @@ def run_on(gpu: str, method: str, tokens: float, size_b: float) -> tuple[float, 
     (capacity.py's rule: offloading fits more on fewer GPUs at a speed the engine knows least): its
     GPU-hours, GPU count and MFU; None when none holds it."""
     data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
-    sized = _base_request(gpu, method).model_copy(
-        update={"params_b": size_b, "active_params_b": size_b, "tokens": data}
-    )
+    sized = base_request(gpu, method).model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
     shape, setup, part = model_shape(sized), training_setup(sized), catalog.get_gpu(gpu)
     setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
     count = part.gpus_per_server or 8

@@ -18,6 +18,10 @@ from advisor.request.parser import parse
 # leave the answer within 0.02% of the largest size that fits (the search's own grain, far finer
 # than the memory model's).
 SMALLEST_B, LARGEST_B, HALVINGS = 0.05, 4000.0, 16
+# The largest dense model published, Llama 3.1 405B (Meta, 2024-07-23, "The Llama 3 Herd of Models"):
+# the searches of what a sum or a span trains stop there, and no example asks for a larger one.
+DENSE_CAP_B = 405
+
 # The LoRA request the answer offers as an example: four fifths of the largest LoRA (room for a
 # longer sequence), else a 7B where it holds less than 10B, a 70B where it holds past the search.
 EXAMPLE_SHARE, EXAMPLE_SMALL_B, EXAMPLE_LARGE_B = 0.8, 7, 70
@@ -86,4 +90,4 @@ def example_b(fit: Capacity) -> int:
     """The size of the LoRA request the answer offers to plan (EXAMPLE_SHARE)."""
     if fit.lora_b is None or fit.lora_b < 10:
         return EXAMPLE_SMALL_B
-    return EXAMPLE_LARGE_B if fit.lora_b >= LARGEST_B else round(fit.lora_b * EXAMPLE_SHARE)
+    return EXAMPLE_LARGE_B if fit.lora_b >= LARGEST_B else min(DENSE_CAP_B, round(fit.lora_b * EXAMPLE_SHARE))

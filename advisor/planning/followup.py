@@ -61,6 +61,7 @@ from advisor.planning.rent import (
     job_months,
     rent_plan,
 )
+from advisor.planning.span_capacity import largest_in_span
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
@@ -78,6 +79,7 @@ from advisor.request.parser import (
     other_variants,
     parse,
     parse_followup,
+    span_said,
     spelled,
     value_of,
 )
@@ -1613,6 +1615,9 @@ CAPACITY_ASKED = re.compile(
     # what GPUs counted can train ("what can we train on 8 H100 in 2 weeks?", "8张H100两周能训什么"): their
     # largest models (it had asked for a model's size, or drawn the rack's power topic)
     r"|\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b"
+    # the GPUs themselves the subject ("what could these GPUs train in a month?": it had been the month's lease)
+    r"|\bwhat\s+(?:else\s+)?(?:can|could)\s+(?:these|those|our|the|such)\s+(?:\d+\s+)?(?:[\w\-]+\s+)?"
+    r"(?:gpus?|cards?|servers?|machines?|nodes?|boxes)\s+(?:train|fine-?tune|finetune|pre-?train)\b"
     r"|能(?:训练?|跑|微调|做)(?:些)?(?:什么|啥)",
     re.I,
 )
@@ -1628,7 +1633,18 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
         return None  # "10万能训多大的模型", "what can we train for $10k?": what the sum trains, not the plan's GPUs
     gpu, count = said
     fit = largest_models(gpu, count)
-    text = render("followup.txt.j2", lang, kind="capacity", fit=fit, cap=LARGEST_B, example=f"{example_b(fit)}B")
+    days = span_said(message)  # "in 2 weeks": what those GPUs train in it, by data size
+    span = largest_in_span(gpu, count, days * 24) if days else None
+    text = render(
+        "followup.txt.j2",
+        lang,
+        kind="capacity",
+        fit=fit,
+        span=span,
+        days=days,
+        cap=LARGEST_B,
+        example=f"{example_b(fit)}B",
+    )
     return FollowUp(kind="capacity", lang=lang, part=gpu, text=text)
 
 
@@ -2225,6 +2241,13 @@ def follow_up(
         answered = _plan_part(request_text, summary, "vendor", reply_lang, book, provider=provider[0])
         if answered is not None:
             return answered
+    # "what's the biggest model these GPUs could train?": the plan's own GPUs (it had been the FAQ's
+    # text on the RTX 4090 under a plan on H800; "what else could these GPUs train in 2 weeks?" the
+    # other GPU types, "... in a month?" a month's lease)
+    if summary.get("gpu") and summary.get("gpu_count"):  # (GPUs the message counts come first)
+        fit = capacity_asked(message, reply_lang, (summary["gpu"], int(summary["gpu_count"])))
+        if fit is not None:
+            return fit
     if request_text and summary.get("gpu") and ALTERNATIVES_ASKED.search(message) and not _gpus_named(message):
         explained = _explain(request_text, summary, "gpu_type", reply_lang, book)
         if explained is not None:
@@ -2436,12 +2459,6 @@ def follow_up(
     )
     if priced is not None:
         return priced
-    # "what's the biggest model these GPUs could train?": the plan's own GPUs (it had been the FAQ's
-    # text on the RTX 4090 under a plan on H800)
-    if summary.get("gpu") and summary.get("gpu_count"):  # (GPUs the message counts come first)
-        fit = capacity_asked(message, reply_lang, (summary["gpu"], int(summary["gpu_count"])))
-        if fit is not None:
-            return fit
     # "is 32GB vram enough for this?", "24G显存够吗": the plan's memory a GPU against that size, then
     # the plan on a card of it (US-buyer probe: the FAQ's 16 bytes a parameter, no yes or no)
     # (a GPU named with its size, "would A100 80GB work?", is a what-if on that GPU)

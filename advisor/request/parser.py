@@ -4727,6 +4727,11 @@ def money_said(text: str) -> tuple[float, str | None] | None:
     return _probed(text, "_gpus", "_budget").get("budget")
 
 
+def span_said(text: str) -> float | None:
+    """The days a message gives the job as a request would read its deadline (`in 2 weeks`, `两周`), or None."""
+    return _probed(text, "_owned", "_gpus", "_models", "_budget", "_data", "_deadline").get("deadline_days")
+
+
 def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
     """The model a message names as a request would read it: its catalogue name, or its size in
     billions (total, active), or None (`qwen3-32b`, `70B`, `总参671B 激活37B`)."""
