@@ -3524,3 +3524,36 @@ def test_each_samples_length_said_after_each_is_the_mean_length(text):
     """It had been read as a second data size ("1500 tokens and 100k samples contradict each other")."""
     r = parse(text)
     assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (100_000, "samples", 1500)
+
+
+@pytest.mark.parametrize(
+    "text,amount,unit",
+    [
+        # words around the samples that only say what they are ("customer service": "200k" had been
+        # asked as a sequence length or a count)
+        ("fine-tune Qwen2.5-72B on 200k customer service dialogs, about 800 tokens each, 7d", 200_000, "samples"),
+        ("qwen2.5-7b lora 50k historical sales conversations 3d", 50_000, "samples"),
+        # what the data is, nine characters before its noun ("自己法律文书" had been refused), and 文 of
+        # 文书 or 论文 no language
+        (
+            "我们是一家30人的公司，想用自己的法律文书数据（大概20GB文本）继续预训练Qwen3-14B，预算50万，两个月内完成",
+            20e9,
+            "bytes",
+        ),
+        ("用公司的论文数据5GB做qwen3-8b lora 三天", 5e9, "bytes"),
+        # image-text pairs before their count, as after it
+        ("7B lora 图文对1000万条 一个月", 10_000_000, "samples"),
+    ],
+)
+def test_what_the_data_is_said_around_it_is_read_past(text, amount, unit):
+    r = parse(text)
+    assert (r.data.amount, r.data.unit) == (amount, unit)
+
+
+def test_a_language_written_with_wen_is_still_asked_and_a_multimodal_job_in_samples_refused():
+    with pytest.raises(RequestError) as err:
+        parse("用日文数据5GB做qwen3-8b lora 三天")
+    assert err.value.kind == "unknown_word"
+    with pytest.raises(RequestError) as err:
+        parse("训练一个7B的多模态模型，图文对1000万条，一个月")
+    assert err.value.kind == "modality"

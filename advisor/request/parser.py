@@ -1311,7 +1311,8 @@ SAMPLE_KINDS = (
     "instruction|chat|sft|qa|q&a|training|fine-?tuning|labell?ed|annotated|dialogue|conversation|support|customer"
     "|math|coding|reasoning|cot|chain-of-thought|distilled|domain|synthetic|human|high-quality|long|short|long-form|short-form"
     "|multi-?turn|single-?turn|multi-?round|curated|cleaned|in-?house|proprietary|internal|legal|medical|financial"
-    "|new|fresh|additional|extra"
+    "|new|fresh|additional|extra|service|sales|user|product|technical|tech|help-?desk|call-?cent(?:er|re)|historical"
+    "|real|real-world|anonymi[sz]ed"
     "|preference|chosen/rejected|chosen-rejected|thumbs[\\s\\-]?up/down|up/down|good/bad"
 )
 # The data's nouns and the words around them that only say what the data is about ("cleaned
@@ -1334,7 +1335,8 @@ _EN_ABOUT = rf"(?!(?:{_EN_NOT_ABOUT})(?![a-z]))[a-z]{{2,}}"
 _ZH_DATA = "数据集|数据(?!中心)|语料|文本|文档|网页"
 _ZH_ABOUT = (
     "(?:(?!代码|图|像|视频|音|照|多模态|表格|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
-    "|[文语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"  # 文, 语: a language (日文, 韩语)
+    # 文, 语: a language (日文, 韩语); not 文 of 文书, 文章, 文件, 文献, 论文, 公文, 范文 (documents)
+    "|(?<![论公范])文(?![书章件献案稿])|[语零一二两三四五六七八九十百千万亿天日周月年时])[\u4e00-\u9fff])"
 )
 
 # Who has the GPUs, where they stand, and how idle they are, between which "有" still means the
@@ -3384,6 +3386,12 @@ class _Parse:
             ),
         )
         kinds = rf"(?:(?:{SAMPLE_KINDS})[\s\-]+){{0,2}}"
+        # image-text pairs named before their count ("图文对1000万条"), as they are after it ("1000万条图文对")
+        sc.take(
+            r"(?<![\d万千百亿条个张对])(?:图文对|图文数据|图文)(?=\s*[:：]?\s*(?:约|大约|大概|共)?\s*"
+            r"[\d.一二两三四五六七八九十]+\s*[万千百亿]?\s*(?:条|个|对|组))",
+            lambda m: None,
+        )
 
         # a count said only roughly ("几十万条", "十几万条", "hundreds of thousands of samples"): asked
         # for ("几" had been read past, 几十万 planned as 十万)
@@ -3466,7 +3474,8 @@ class _Parse:
         audio) or another language is left for the refusal, not read past."""
         self.scan.take(rf"{L}(?:{_EN_ABOUT}[\s\-]+){{1,2}}(?:{_EN_DATA}){R}", lambda m: None)
 
-        self.scan.take(rf"(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,8}}?的?\s*(?:{_ZH_DATA})", lambda m: None)
+        # (up to 12 characters: "想用自己的法律文书数据" is 9 before its noun, and had been refused)
+        self.scan.take(rf"(?<![\u4e00-\u9fff]){_ZH_ABOUT}{{1,12}}?的?\s*(?:{_ZH_DATA})", lambda m: None)
 
     def _data_amount(self, m: re.Match, number: str, unit: str | None, kind: str) -> None:
         if m["neg"]:
