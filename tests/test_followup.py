@@ -3548,6 +3548,8 @@ def test_growing_later_with_no_count_is_the_topic_on_the_plans_servers(summary, 
         ("第二个方案呢", None),
         ("show me the cheaper, slower one", "cheaper_slower"),
         ("LoRA那个方案呢", "lora"),
+        # a choice announced (it had been taken for the team talking, and left silent)
+        ("let's go with the LoRA one", "lora"),
     ],
 )
 def test_an_alternative_picked_is_the_plan_on_it(summary, book, question, label):
@@ -3695,3 +3697,31 @@ def test_a_gpu_named_with_its_memory_in_a_thread_is_that_part(summary, book):
     reply = follow_up(REQUEST, summary, "can we use A100 40GB?", book=book)
     assert reply.kind == "whatif" and reply.advice.plan.gpu == "A100-SXM4-40GB"
     assert follow_up(REQUEST, summary, "can we use 4090s?", book=book).advice.plan.gpu == "RTX4090-24GB"
+
+
+def test_a_choice_of_the_plans_own_is_the_team_talking_another_gpu_its_plan(summary, book):
+    """ "go with the H800 one then" under a plan on H800 needs no answer; "go with the A100 one" under a
+    plan with no A100 alternative is the plan on A100 (it had been silent, then the menu)."""
+    assert follow_up(REQUEST, summary, "go with the H800 one then", book=book).kind == "silent"
+    text = "70B lora 1B tokens 14d"
+    own = plan_context(advise(text, book=book))
+    assert follow_up(text, own, "let's go with the LoRA one", book=book).kind == "silent"
+    reply = follow_up(text, own, "go with the A100 one", book=book)
+    assert reply.kind == "whatif" and "A100-SXM4-80GB" in reply.text.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what if the data doubles next quarter?",
+        "what if we get twice as much data next month?",
+        "数据量下个季度翻倍怎么办",
+        "what if our data grows to 2TB later?",
+    ],
+)
+def test_more_data_coming_later_is_the_plan_on_that_data(summary, book, question):
+    """When the data grows is no part of the change: the plan on twice the data (they had been the
+    FAQ's growing-later topic, the menu, or 翻倍 read as the GPUs doubled)."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["data"]
+    assert reply.thread["summary"]["tokens"] == pytest.approx(2 * summary["tokens"])

@@ -732,6 +732,16 @@ def test_a_sum_with_no_gpu_named_lists_what_it_buys_of_each(cli):
 
 
 @pytest.mark.parametrize(
+    "question",
+    ["our budget is 2 million RMB for the year, what cluster should we build?", "200万预算搭一个什么样的集群"],
+)
+def test_a_cluster_to_build_with_a_sum_is_what_the_sum_buys(cli, question):
+    # it had drawn the FAQ's compute-voucher topic
+    out = json.loads(cli("ask", question, "--json").stdout)["faq"]
+    assert out["topic"] == "budget_buys" and "2,000,000" in out["answer"]
+
+
+@pytest.mark.parametrize(
     "question,weeks",
     [("how long is the lead time for B200 servers?", "17-43 weeks"), ("H20现在下单多久到货", "8 周")],
 )

@@ -983,6 +983,19 @@ ALTERNATIVE_NAMED = re.compile(
 )
 
 
+def _picks_another(message: str, summary: dict) -> bool:
+    """Whether a choice announced ("let's go with the LoRA one", "go with the A100 one") names an
+    alternative by its label or a GPU other than the plan's: the plan on it is the answer, where the
+    plan's own choice is the team talking (it had been silent)."""
+    named = ALTERNATIVE_NAMED.search(message)
+    if named is None:
+        return False
+    words = named["what"] or named["what_zh"]
+    if any(re.search(rx, words, re.I) for _, rx in ALTERNATIVE_LABELS):
+        return not (summary.get("method") == "lora" and re.search(r"\blora\b", words, re.I))
+    return bool(set(_gpus_named(words)) - {summary.get("gpu")})
+
+
 def _alternative_picked(request_text: str, summary: dict, message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """The plan on the alternative a message picks, as its what-if, led by which it is; None when it
     picks none of them."""
@@ -1010,6 +1023,10 @@ def _alternative_picked(request_text: str, summary: dict, message: str, lang: st
         label = next((lab for lab, rx in ALTERNATIVE_LABELS if re.search(rx, words, re.I)), None)
         gpu = gpu_named(words)
         alt = next((a for a in alts if (label and a.label == label) or (gpu and not label and a.gpu == gpu)), None)
+        if alt is None and gpu and not label and gpu != summary.get("gpu"):
+            # a GPU no alternative is on ("go with the A100 one" under a LoRA plan): the plan on it
+            read = read_whatif(request_text, summary, f"what if {gpu}?", lang)
+            return _whatif(request_text, summary, *read, lang, book) if read else None
         if alt is None:
             return None
     count = alt.estimate.layout.gpu_count
@@ -1282,6 +1299,7 @@ def gpu_prices(
         or lead_time(message, lang)
         or quote_judged(message, lang, book)
         or (hardware_rent_or_buy(message, lang, book) if specs else None)
+        or (lease_cost(message, lang, book) if specs else None)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
     )
@@ -1413,9 +1431,20 @@ def _sum_in_market(message: str, book: PriceBook) -> tuple[float, str] | None:
     return book.convert(amount, currency or MARKET_CURRENCY[market], MARKET_CURRENCY[market]), market
 
 
+# A cluster to build with a sum ("what cluster should we build with ¥2M?", "200万预算搭一个什么样的集群"):
+# the servers it buys (it had drawn the FAQ's compute-voucher topic)
+CLUSTER_BUILT = re.compile(
+    r"\b(?:what|which)\s+(?:kind\s+of\s+)?(?:cluster|servers?|hardware|setup|rig)\s+(?:should|could|can|to)\s+(?:we\s+|i\s+)?"
+    r"(?:build|buy|get|set\s+up)\b|\bbuild(?:ing)?\s+(?:a\s+|our\s+own\s+|our\s+|an?\s+own\s+)?(?:gpu\s+|training\s+)?cluster\b"
+    r"|(?:搭|建|组)(?:建)?(?:一个|个|一套|套)?(?:什么样的|怎样的|啥样的)?(?:gpu|训练)?(?:集群|机房)",
+    re.I,
+)
+
+
 def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """The servers a sum buys (above); None when the message asks no such thing."""
-    if not (BUYING.search(message) and HOW_MANY_BOUGHT.search(message)):
+    built = CLUSTER_BUILT.search(message)
+    if not (built or (BUYING.search(message) and HOW_MANY_BOUGHT.search(message))):
         return None
     said = _sum_in_market(message, book)
     if said is None:
@@ -1514,7 +1543,38 @@ def hardware_rent_or_buy(message: str, lang: str, book: PriceBook) -> FollowUp |
     if weighed is None:
         return None
     example = "70B 全参微调 1TB 14天 买" if lang == "zh" else "70B full-finetune 1TB 14d buy"
-    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, example=example)
+    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, lease_only=False, example=example)
+    return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
+
+
+# Renting GPUs counted for a term, priced ("租用8卡A100一个月多少钱", "need a quote for 4 nodes of H100 for 3
+# months", "how much to rent 16 H100 for 2 months?"): it had asked for a model's size
+LEASE_ASKED = re.compile(r"\b(?:rent\w*|leas\w*|hir(?:e|ing)|quotes?)\b|租", re.I)
+LEASE_PRICE = re.compile(
+    r"\b(?:how\s+much|costs?|prices?|pricing|quotes?|budget)\b|多少钱|多少|价格|费用|报价|什么价|啥价", re.I
+)
+
+
+def lease_cost(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """What renting the GPUs a message counts costs over the months it says (one when none), at the
+    median like lease on record, with buying them beside it (rent_or_buy); None when it asks no such
+    price, names a model, or weighs renting against buying (`hardware_rent_or_buy`)."""
+    if not (LEASE_ASKED.search(message) and LEASE_PRICE.search(message)) or RENT_OR_BUY.search(message):
+        return None
+    counted = gpus_said(message)
+    if counted is None or model_said(message) is not None or holds_a_plan(message):
+        return None
+    gpu = catalog.get_gpu(counted[0])
+    market = "global" if MARKET.search(message) or IN_THE_US.search(message) or "usd" in message.lower() else "china"
+    if market not in gpu.markets:
+        market = next(iter(gpu.markets), market)
+    months = lease_term_asked(message)
+    if months is None and (found := USE_MONTHS.search(message)):
+        months = int(found[1]) * (12 if found[2].lower().startswith(("y", "年")) else 1)
+    weighed = rent_or_buy(book, gpu, counted[1], market, MARKET_CURRENCY[market], months or 1)
+    if weighed is None:
+        return None
+    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, lease_only=True, example="")
     return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
 
 
@@ -2136,7 +2196,7 @@ def follow_up(
         if not named or summary.get("gpu") in named:
             message = chosen["rest"]
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
-    if not message or CHATTER.match(message) or _team_talk(message):
+    if not message or (CHATTER.match(message) and not _picks_another(message, summary)) or _team_talk(message):
         return silent
     if request_text and summary.get("gpu") and BACK_TO_FIRST.search(message):
         # "back to the original plan" after what-ifs moved the thread: the first request again,

@@ -533,6 +533,12 @@ WHATIF_FILLER = frozenset(
         "提到",
         "改为",
         "变成",
+        # "what if our data grows to 2TB?": the data's new size
+        "grows",
+        "grow",
+        "grew",
+        "increases",
+        "becomes",
     }
 )
 
@@ -4727,6 +4733,10 @@ def gpus_said(text: str) -> tuple[str, int] | None:
     """The GPUs a message counts as a request would read them (`4张A100`, `8x4090`, `两台8卡A800`):
     their catalogue name and count, or None."""
     f = _probed(text, "_owned", "_gpus")
+    if f.get("gpu") and not f.get("gpu_count") and f.get("nodes"):
+        # servers counted ("4 nodes of H100", "两台H800"): the catalogue's GPUs a server of that part holds
+        per = catalog.get_gpu(f["gpu"]).gpus_per_server
+        return (f["gpu"], int(f["nodes"]) * per) if per else None
     return (f["gpu"], int(f["gpu_count"])) if f.get("gpu") and f.get("gpu_count") else None
 
 
@@ -4932,6 +4942,16 @@ _PERCENT_MORE = r"(?P<pct>\d+(?:\.\d+)?)\s*%\s*(?P<dir>more|less|fewer|extra)"
 _PERCENT_ZH = r"(?P<dir_zh>多|少|增加|减少)\s*(?P<pct_zh>\d+(?:\.\d+)?)\s*%"
 
 
+# When more data comes ("next quarter", "later", "下个季度", "以后"): a what-if on the data plans it as
+# if it were here (it had been refused, then the FAQ's growing-later topic, or 翻倍 the GPUs doubled)
+_DATA_WORD = re.compile(r"\bdata(?:set)?\b|\bcorpus\b|\btokens?\b|数据|语料", re.I)
+_LATER = re.compile(
+    r"\b(?:later(?:\s+on)?|next\s+(?:quarter|month|year|week)|in\s+the\s+future|down\s+the\s+(?:road|line)"
+    r"|eventually|over\s+time)\b|下个?季度|下个?月|明年|以后|将来|之后|后面|后期",
+    re.I,
+)
+
+
 def _relative_change(change: str) -> tuple[str, tuple[str, float] | None]:
     """The text without its scaling phrase, and (field, factor) when it has one."""
     norm = unicodedata.normalize("NFKC", change).lower()
@@ -4982,6 +5002,8 @@ def parse_followup(
     Raises RequestError when `change` names no change we understand (then it is a question).
     `plan_gpu`, the GPU the first plan chose, is what "2 nodes" counts in when no GPU is named."""
     reply_lang = lang or detect_lang(change)
+    if _DATA_WORD.search(change):
+        change = _LATER.sub(" ", change)  # "what if the data doubles next quarter?": the data doubled
     change, scaled = _relative_change(change)
     delta = _Parse(change, reply_lang)
     delta.read(WHATIF_FILLER)
