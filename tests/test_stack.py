@@ -10,6 +10,7 @@ from advisor.engine.frameworks import DEEPSPEED, FSDP2, HF, LITGPT, MEGATRON, PE
 from advisor.engine.setup import TrainingSetup
 from advisor.planning.advice import advise, plan_context
 from advisor.planning.followup import follow_up
+from advisor.request.canonical import canonical
 from advisor.request.parser import parse
 
 
@@ -249,3 +250,15 @@ def test_why_this_stack_quotes_how_much_faster_than_peft_it_runs(book, question,
     assert context["over_peft_pct"] > 15
     reply = follow_up(text, context, question, book=book)
     assert f"{context['over_peft_pct']}%" in reply.text and says in reply.text
+
+
+def test_unsloth_named_alone_is_qlora_as_its_loader_defaults_and_said():
+    """Unsloth's FastLanguageModel.from_pretrained loads the base in 4 bits unless told otherwise:
+    "fine tune llama 8b with unsloth" had been planned as a full fine-tune of 16 bytes a parameter."""
+    for text in ("fine tune llama 8b with unsloth on a single 4090, 5k examples", "用unsloth微调qwen2.5-7b 1万条 两天"):
+        req = parse(text)
+        assert (req.method, req.stack) == ("qlora", "hf")
+        assert any(n.code == "method_from_unsloth" for n in req.assumptions)
+        assert parse(canonical(req)).method == "qlora"
+    said = parse("7b lora unsloth 20GB 3d")  # a method said wins
+    assert said.method == "lora" and not any(n.code == "method_from_unsloth" for n in said.assumptions)

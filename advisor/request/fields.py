@@ -210,7 +210,14 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "method",
         worded=True,
-        assumed=("method_default", "method_pretrain", "method_continued", "method_from_rank", "method_from_peft"),
+        assumed=(
+            "method_default",
+            "method_pretrain",
+            "method_continued",
+            "method_from_rank",
+            "method_from_peft",
+            "method_from_unsloth",
+        ),
         choices=(
             # "qlora 4-bit", "4-bit lora": the 4-bit is QLoRA's own (NF4 base), said alongside
             Word(

@@ -4370,7 +4370,11 @@ class _Parse:
         # the method: a data size of pre-training size implies it (a default that reads the tokens)
         # Hugging Face's PEFT library named, the method not ("peft", "用peft微调"): LoRA, its usual one
         from_peft = "method" not in f and words.get("stack", "").lower().endswith("peft")
-        method = f.get("method") or ("full-finetune" if f.get("finetune") and not from_peft else None)
+        # Unsloth named, the method not: QLoRA, what its loader does unless told otherwise
+        # (FastLanguageModel.from_pretrained: load_in_4bit=True, full_finetuning=False; unslothai/unsloth
+        # unsloth/models/loader.py)
+        from_unsloth = "method" not in f and "unsloth" in words.get("stack", "").lower()
+        method = f.get("method") or ("full-finetune" if f.get("finetune") and not (from_peft or from_unsloth) else None)
         if "method" not in f and f.get("finetune"):
             words["method"] = words["finetune"]
         if method is None:
@@ -4380,6 +4384,9 @@ class _Parse:
             elif from_peft:
                 method = "lora"
                 note("method_from_peft")
+            elif from_unsloth:
+                method = "qlora"
+                note("method_from_unsloth")
             elif tokens is not None and tokens >= 50e9 and "preference_tuning" not in f and "model" in f:
                 # a released model trained on that much more ("train llama3-70b on our 300GB"):
                 # its pre-training continued (the same arithmetic; it had been said "from scratch")
