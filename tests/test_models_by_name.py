@@ -615,3 +615,22 @@ def test_command_a_is_planned_at_its_cards_size(text):
     r = parse(text)
     assert (r.model, r.params_b, r.active_params_b, r.deadline_days) == (None, 111, 111, 3)
     assert "unknown_model" in {n.code for n in r.assumptions}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llama-3.2-11b-vision fine-tune 100k image-text pairs",
+        "meta-llama/Llama-3.2-11B-Vision-Instruct lora 10k samples 2d",
+    ],
+)
+def test_llama_32_vision_is_its_language_model_and_says_so(text):
+    """ "-vision" had been refused: the language model of transformers' MllamaTextConfig (40 layers of
+    4096, 32/8 heads, SwiGLU 14,336, untied 128,256 vocabulary), about 9.78B, the vision encoder not
+    counted and said."""
+    r = parse(text)
+    assert r.model == "llama3.2-11b-vision" and r.params_b == pytest.approx(9.78)
+    assert "vision_language" in [n.code for n in r.assumptions]
+    # 32 self-attention layers of Llama 3.1 8B's 218M, 8 cross-attention layers alike, the untied vocabulary
+    layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336
+    assert (40 * layer + 2 * 128256 * 4096) / 1e9 == pytest.approx(9.78, abs=0.01)
