@@ -785,6 +785,25 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
 
 
 @pytest.mark.parametrize(
+    "question,gpus,months",
+    [
+        # 租用 is renting, not "using" the GPUs for a job (a model's size had been asked)
+        ("租用8卡A100一个月多少钱", 8, 1),
+        # servers counted are their GPUs, and the months read without a lease word before them
+        ("need a quote for 4 nodes of H100 for 3 months", 32, 3),
+        ("租两台8卡H800半年多少钱", 16, 6),
+    ],
+)
+def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_lease(cli, question, gpus, months):
+    out = json.loads(cli("faq", question, "--json").stdout)
+    assert out["topic"] == "prices"
+    lease = next(o for g in out["prices"] for o in g["offers"] if o["kind"] == "rent_month")
+    first = out["answer"].splitlines()[0]
+    assert first.startswith((f"{gpus} GPUs for {months} month", f"{gpus} 张卡租 {months} 个月"))
+    assert money(lease["price"] * gpus * months, lease["currency"]) in first
+
+
+@pytest.mark.parametrize(
     "question,lang,first",
     [
         ("how much does an 8x H100 server cost to buy?", "en", True),

@@ -3557,3 +3557,22 @@ def test_a_language_written_with_wen_is_still_asked_and_a_multimodal_job_in_samp
     with pytest.raises(RequestError) as err:
         parse("训练一个7B的多模态模型，图文对1000万条，一个月")
     assert err.value.kind == "modality"
+
+
+@pytest.mark.parametrize(
+    "text,samples,each",
+    [
+        (
+            "LoRA fine-tune of DeepSeek-R1-Distill-Llama-70B with 20k reasoning traces averaging 4k tokens, 1 week",
+            20_000,
+            4000,
+        ),
+        ("7b lora 50k customer service dialogs averaging 600 tokens 2d", 50_000, 600),
+        ("7b lora 30k samples, our samples average 2k tokens", 30_000, 2000),
+    ],
+)
+def test_a_mean_length_after_a_count_with_its_kind_is_the_samples_length(text, samples, each):
+    # "20k" had been asked as a sequence length or a count: the length's rule had taken "traces
+    # averaging 4k tokens" and left the count without its noun
+    r = parse(text)
+    assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (samples, "samples", each)

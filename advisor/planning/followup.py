@@ -847,7 +847,7 @@ WHO_SELLS = re.compile(
     re.I,
 )
 GPU_PRICE = re.compile(
-    r"\b(?:prices?|pricing|rates?|costs?|rent(?:s|ing)? for|go(?:es)? for|hourly|monthly|how much)\b"
+    r"\b(?:prices?|pricing|rates?|costs?|rent(?:s|ing)? for|go(?:es)? for|hourly|monthly|how much|quotes?)\b"
     r"|多少钱|什么价|啥价|价格|价钱|行情|租金|(?:一|每)(?:个)?(?:小时|月)(?:要|得)?多少|(?:时|月)租|"
     + WHO_SELLS.pattern,
     re.I,
@@ -862,7 +862,8 @@ THE_JOB = re.compile(
     r"|\b(?:on|with|using|switch(?:ing)? to|move to)\s+(?:an?\s+|the\s+)?(?:\d+\s*[x×]?\s*)?(?:nvidia\s+)?"
     r"[a-z]{0,5}\s?-?\d{2,4}"
     # (在 of 现在 "now", 正在, 实在 is no "on": "现在H800租一个月多少钱" asks the price)
-    r"|(?:用|(?<!现|正|实|存|所|还)在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
+    # (用 of 租用 is renting: "租用8卡A100一个月多少钱" asks the price)
+    r"|(?:(?<!租)用|(?<!现|正|实|存|所|还)在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
     r"|\d{2,4}[a-z]?\s*(?:上|的话)|(?:这个|这次)(?:任务|训练|方案)"
     # "what would H800 cost": the job on it, said conditionally ("what does an H800 cost?" is its price)
     r"|\bwhat would\b.{0,25}\bcost\b",
@@ -1299,7 +1300,6 @@ def gpu_prices(
         or lead_time(message, lang)
         or quote_judged(message, lang, book)
         or (hardware_rent_or_buy(message, lang, book) if specs else None)
-        or (lease_cost(message, lang, book) if specs else None)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
     )
@@ -1383,8 +1383,12 @@ def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
     """ "租一年8卡H20多少钱": that many GPUs over that term at the cheapest lease listed, and by the hour
     around the clock at the cheapest hourly offer listed (the offers alone had been listed); '' when
     the message says no count and term."""
-    months, counted = lease_term_asked(message), GPUS_COUNTED.search(message)
-    if not months or not counted:
+    # (servers counted are their GPUs: "need a quote for 4 nodes of H100 for 3 months", "租两台8卡H800半年")
+    said, counted = gpus_said(message), GPUS_COUNTED.search(message)
+    months, gpus = lease_term_asked(message), said[1] if said else int(counted[1]) if counted else 0
+    if months is None and (use := USE_MONTHS.search(message)):  # "a quote for 4 nodes of H100 for 3 months"
+        months = int(use[1]) * (12 if use[2].lower().startswith(("y", "年")) else 1)
+    if not months or not gpus:
         return ""
     offers = [o for g in groups for o in g["offers"]]
     lease = next((o for o in offers if o["kind"] == "rent_month"), None)
@@ -1395,7 +1399,7 @@ def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
         "slack/value.j2",
         lang,
         kind="lease_worked",
-        gpus=int(counted[1]),
+        gpus=gpus,
         months=months,
         lease=lease,
         hour=hour,
@@ -1543,38 +1547,7 @@ def hardware_rent_or_buy(message: str, lang: str, book: PriceBook) -> FollowUp |
     if weighed is None:
         return None
     example = "70B 全参微调 1TB 14天 买" if lang == "zh" else "70B full-finetune 1TB 14d buy"
-    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, lease_only=False, example=example)
-    return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
-
-
-# Renting GPUs counted for a term, priced ("租用8卡A100一个月多少钱", "need a quote for 4 nodes of H100 for 3
-# months", "how much to rent 16 H100 for 2 months?"): it had asked for a model's size
-LEASE_ASKED = re.compile(r"\b(?:rent\w*|leas\w*|hir(?:e|ing)|quotes?)\b|租", re.I)
-LEASE_PRICE = re.compile(
-    r"\b(?:how\s+much|costs?|prices?|pricing|quotes?|budget)\b|多少钱|多少|价格|费用|报价|什么价|啥价", re.I
-)
-
-
-def lease_cost(message: str, lang: str, book: PriceBook) -> FollowUp | None:
-    """What renting the GPUs a message counts costs over the months it says (one when none), at the
-    median like lease on record, with buying them beside it (rent_or_buy); None when it asks no such
-    price, names a model, or weighs renting against buying (`hardware_rent_or_buy`)."""
-    if not (LEASE_ASKED.search(message) and LEASE_PRICE.search(message)) or RENT_OR_BUY.search(message):
-        return None
-    counted = gpus_said(message)
-    if counted is None or model_said(message) is not None or holds_a_plan(message):
-        return None
-    gpu = catalog.get_gpu(counted[0])
-    market = "global" if MARKET.search(message) or IN_THE_US.search(message) or "usd" in message.lower() else "china"
-    if market not in gpu.markets:
-        market = next(iter(gpu.markets), market)
-    months = lease_term_asked(message)
-    if months is None and (found := USE_MONTHS.search(message)):
-        months = int(found[1]) * (12 if found[2].lower().startswith(("y", "年")) else 1)
-    weighed = rent_or_buy(book, gpu, counted[1], market, MARKET_CURRENCY[market], months or 1)
-    if weighed is None:
-        return None
-    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, lease_only=True, example="")
+    text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, example=example)
     return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
 
 

@@ -939,7 +939,8 @@ def _plans_for_gpu(
     horizon: float,
     budget: float | None,
 ) -> list[Plan]:
-    """The plans worth keeping for one GPU type, each faster than every smaller count's."""
+    """The plans worth keeping for one GPU type, each faster than every smaller count's, and after
+    them any slower one that costs less than all of those (`cheaper_slower`)."""
     counts = _counts(req, gpu, book)
     start = _fewest(req, known, gpu)
     tried: list[Plan] = []
@@ -949,6 +950,9 @@ def _plans_for_gpu(
     meeting: int | None = None  # the first count that meets it
     strained = False  # whether the last count worked out is strained (STRAINED_COUNTS_UP_TO)
     landed: int | None = None  # the first count tried after the jump
+    # slower than a smaller count but cheaper than every count tried: billed another way (8 H800 by the
+    # hour, where 4 offloading more than a cloud instance's host memory holds are leased by the month)
+    cheaper_slower: list[Plan] = []
     for count in counts if start is not None else []:
         if count < start:
             continue
@@ -963,7 +967,14 @@ def _plans_for_gpu(
         est = known.at(gpu, count)
         strained = _strained(est)
         if tried and est.days and tried[-1].days and est.days >= tried[-1].days:
-            continue  # more GPUs, no faster: never a better plan
+            # more GPUs, no faster: a better plan only where it costs less than all before it
+            # (`fine-tune Llama 3.1 70B on 5,000 examples` had been a month's lease of 8 RTX 5090
+            # at ¥14,516 where 8 H800 rent for ¥268 by the hour)
+            if req.tokens is not None and all(p.rent is not None for p in tried + cheaper_slower):
+                slower = make_plan(req, known.m, gpu, est, book, horizon, budget)
+                if all(_cheaper(slower, p) for p in tried + cheaper_slower):
+                    cheaper_slower.append(slower)
+            continue
         plan = make_plan(req, known.m, gpu, est, book, horizon, budget)
         tried.append(plan)
         if jumped and landed is None:
@@ -1014,7 +1025,7 @@ def _plans_for_gpu(
         est = known.at(gpu, whole)
         if est.days and tried[-1].days and est.days < tried[-1].days:
             tried.append(make_plan(req, known.m, gpu, est, book, horizon, budget))
-    return tried
+    return tried + cheaper_slower
 
 
 def _below_the_jump(

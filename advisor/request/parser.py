@@ -1321,6 +1321,9 @@ SAMPLE_KINDS = (
     "|real|real-world|anonymi[sz]ed"
     "|preference|chosen/rejected|chosen-rejected|thumbs[\\s\\-]?up/down|up/down|good/bad"
 )
+# Not after a kind word ("20k reasoning traces", "50k customer service dialogs"): fixed-width
+# lookbehinds, one a word
+_AFTER_NO_KIND = "".join(rf"(?<!\b{w}\s)" for w in SAMPLE_KINDS.split("|") if re.fullmatch(r"[a-z\-]+", w))
 # The data's nouns and the words around them that only say what the data is about ("cleaned
 # text", "行业数据", "中文网页文本"). Never one that changes the plan: a modality other than
 # text, another language, preference or reward data, a number, a time, a city.
@@ -3318,7 +3321,10 @@ class _Parse:
         for pattern in (
             # first, as the words after it alone are a length too: "each pair is 3000 tokens", "our
             # samples are about 2k tokens each", "samples average 3k tokens"
-            rf"{L}(?<!\d\s)(?<!\d[kmw]\s)(?:(?:our|the|my)\s+)?(?:(?:each|every|one|a)\s+)?(?:{sample}|{one_sample})\s+(?:is|are|has|have|averages?"
+            # (not after a count and its kind: "20k reasoning traces averaging 4k tokens" is the count's, and
+            # the length is read by the next pattern)
+            rf"{L}(?<!\d\s)(?<!\d[kmw]\s){_AFTER_NO_KIND}(?:(?:our|the|my)\s+)?(?:(?:each|every|one|a)\s+)?"
+            rf"(?:{sample}|{one_sample})\s+(?:is|are|has|have|averages?"
             rf"|averaging|runs?)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?(?P<n>{NUM})\s*(?P<u>k)?\s*{token}"
             rf"(?:\s*(?:{each}|long))?{R}",
             rf"{L}(?:avg|average|mean|averaging)(?:\s+(?:length|len))?\s+(?:of\s+)?~?\s*(?P<n>{NUM})\s*(?P<u>k)?"
