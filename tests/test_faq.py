@@ -77,7 +77,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 78
+    assert len(ids) == len(TOPICS) == 79
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 

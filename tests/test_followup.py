@@ -3725,3 +3725,13 @@ def test_more_data_coming_later_is_the_plan_on_that_data(summary, book, question
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["data"]
     assert reply.thread["summary"]["tokens"] == pytest.approx(2 * summary["tokens"])
+
+
+@pytest.mark.parametrize("question", ["can we run eval during training on the same GPUs?", "训练时顺便跑评测会慢多少"])
+def test_evaluating_while_training_is_its_topic_with_this_plans_hours(summary, book, question):
+    """It had not been understood: the 79th topic, with what a held-out 1% evaluated 10 times adds to
+    this plan (a forward pass at a third of a training token's FLOPs: a thirtieth of its time)."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "eval_during_training"
+    shown = float(num(summary["days"], 2).replace(",", ""))  # the days as the card shows them
+    assert f"{shown * 24 * 0.1 / 3:.1f}" in reply.text
