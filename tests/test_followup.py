@@ -3735,3 +3735,18 @@ def test_evaluating_while_training_is_its_topic_with_this_plans_hours(summary, b
     assert reply.kind == "question" and reply.faq["topic"] == "eval_during_training"
     shown = float(num(summary["days"], 2).replace(",", ""))  # the days as the card shows them
     assert f"{shown * 24 * 0.1 / 3:.1f}" in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,gpu",
+    [
+        ("would H20 work for this?", "H20-96GB"),
+        ("will A800 work for this job?", "A800-SXM4-80GB"),
+        ("does H20 work for this?", "H20-96GB"),
+        ("would 4090s work for this?", "RTX4090-24GB"),
+    ],
+)
+def test_a_gpu_asked_to_work_for_this_is_the_plan_on_it(summary, book, question, gpu):
+    # "for this" after the verb had left the change unread ("I could not tell what to do with that")
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.thread["summary"]["gpu"] == gpu

@@ -1787,6 +1787,8 @@ def _in_market_currency(book: PriceBook, price: float, currency: str, market: st
 # cost on A800?", "can we do it with 128 GPUs?", "A800上要多少钱", "用128卡能做吗"): the request
 # language reads the change, not the question around it, so they are dropped before it is read
 # again. The change itself (the GPU, the count, the amount) is left as the user wrote it.
+# What a GPU asked about would work for, the plan's own ("for this", "for this job", "for us", "here")
+_FOR_THIS = r"(?:\s+(?:for\s+(?:this|that|it|us|(?:this|that|the|our)\s+(?:job|run|plan|training|model|one))|here))?"
 AROUND_A_CHANGE = (
     (
         r"\bhow much (?:(?:would|will|does|did|might|could|should)\s+)?"
@@ -1874,12 +1876,13 @@ AROUND_A_CHANGE = (
     (r"\b(?:would|will|does|could) (?:it|that|this) (?:work|fit|do)\b", " "),
     # "would A100 work?", "does an A800 do?", "would 2 servers of H20 be enough?": the GPUs asked
     # about (had been "I could not tell what to do with that")
+    # ("would H20 work for this?", "does H20 work for this job?": for what, the plan's)
     (
         r"^\W*(?:would|will|does|do|could|can)\s+(?:an?\s+|the\s+)?(?=.{1,40}?\s+"
-        r"(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it)\s*[?？.!]*\s*$)",
+        rf"(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it){_FOR_THIS}\s*[?？.!]*\s*$)",
         " ",
     ),
-    (r"\s+(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it)\s*[?？.!]*\s*$", " "),
+    (rf"\s+(?:work|do|suffice|be enough|be ok(?:ay)?|be fine|cut it|handle it){_FOR_THIS}\s*[?？.!]*\s*$", " "),
     # "can it fit on a single machine?", "could it run on one box?": where it would run
     (r"\b(?:can|could|would|will|does)\s+(?:it|that|this|the (?:job|run|model|training))\s+(?:fit|run|go|work)\b", " "),
     # "the budget were ¥10M", "预算只有1万": the amount is the budget, not a bare "budget" (cost first)
