@@ -3750,3 +3750,33 @@ def test_a_gpu_asked_to_work_for_this_is_the_plan_on_it(summary, book, question,
     # "for this" after the verb had left the change unread ("I could not tell what to do with that")
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and reply.thread["summary"]["gpu"] == gpu
+
+
+@pytest.mark.parametrize("question", ["how much per hour?", "how much per hour in total?", "一小时多少钱"])
+def test_the_cost_an_hour_is_the_plans_gpus_an_hour(summary, book, question):
+    """The menu, and for 一小时多少钱 a what-if on a one-hour deadline, before: the lease's GPU-month
+    over 730 hours times the plan's GPUs, then the costs' arithmetic."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "explain" and reply.part == "costs"
+    assert summary["offer_option"] == "monthly"
+    per_hour = summary["offer_rate"] / 730
+    assert money(per_hour * summary["gpu_count"], summary["currency"]) in reply.lead
+    hourly = "qwen2.5-7b lora 50k samples 2d"
+    small = plan_context(advise(hourly, book=book))
+    cheap = follow_up(hourly, small, "how much per hour?", book=book)
+    assert money(small["offer_rate"] * small["gpu_count"], small["currency"]) in cheap.lead
+
+
+@pytest.mark.parametrize(
+    "question,changed",
+    [
+        ("what about a smaller model, say 32B?", "params_b"),
+        ("what about a bigger model like 405B?", "params_b"),
+        ("what if we go with the faster option?", "deadline_days"),
+        ("go with the cheaper option", "deadline_days"),
+    ],
+)
+def test_another_size_said_around_it_and_the_faster_option_are_what_ifs(summary, book, question, changed):
+    # the first had drawn the MoE topic (sure), the others the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == [changed]

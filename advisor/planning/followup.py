@@ -705,6 +705,15 @@ CHOSEN_THEN = re.compile(
     r"(?P<rest>\S.*)$",
     re.I,
 )
+# The cost an hour asked ("how much per hour?", "how much per hour in total?", "what's the hourly cost?",
+# "一小时多少钱"): the plan's GPUs an hour, then its costs' arithmetic (the first had drawn the menu, the
+# last a what-if on a one-hour deadline)
+HOURLY_COST = re.compile(
+    r"\bhow\s+much\b[^?？.]{0,25}?\b(?:per|an?|each|every)\s+hour\b|\bhourly\s+(?:cost|price|rate|rent|bill|spend|burn)s?\b"
+    r"|\bcost\s+(?:per|an?)\s+hour\b|\bburn\s+rate\b|多少钱\s*(?:一|每)\s*个?小时"
+    r"|(?:一|每)\s*个?小时\s*(?:要|得|大概|大约|需要)?\s*(?:花)?\s*多少钱?(?![卡张台天])|每小时(?:的)?(?:租金|费用|成本|花费|开销)",
+    re.I,
+)
 # A price of a kWh said ("0.6 yuan/kWh", "电费0.6元/度"): the team's power price, whatever currency it names
 A_KWH = re.compile(r"kwh\b|千瓦时|(?:/|每|一)\s*度", re.I)
 # Back to the thread's first plan after what-ifs moved it ("back to the original plan", "回到最初的方案")
@@ -1787,9 +1796,16 @@ def _in_market_currency(book: PriceBook, price: float, currency: str, market: st
 # cost on A800?", "can we do it with 128 GPUs?", "A800上要多少钱", "用128卡能做吗"): the request
 # language reads the change, not the question around it, so they are dropped before it is read
 # again. The change itself (the GPU, the count, the amount) is left as the user wrote it.
+# A model of another size said around its size ("what about a smaller model, say 32B?", "a bigger model
+# like 405B"): the size is the change (it had drawn the MoE topic, sure, or the menu)
+_ANOTHER_MODEL = (
+    r"\b(?:an?\s+)?(?:smaller|bigger|larger|different)\s+(?:model|one|base)\s*,?\s*"
+    r"(?:say|like|such\s+as|e\.?g\.?|maybe|perhaps|for\s+example|for\s+instance)?\s*[:,]?\s*(?=\d)"
+)
 # What a GPU asked about would work for, the plan's own ("for this", "for this job", "for us", "here")
 _FOR_THIS = r"(?:\s+(?:for\s+(?:this|that|it|us|(?:this|that|the|our)\s+(?:job|run|plan|training|model|one))|here))?"
 AROUND_A_CHANGE = (
+    (_ANOTHER_MODEL, " "),
     (
         r"\bhow much (?:(?:would|will|does|did|might|could|should)\s+)?"
         r"(?:(?:it|that|this|the (?:job|run|training|plan))\s+)?(?:(?:cost|be|come to|run)(?:\s+(?:us|me)\b)?)?",
@@ -2020,7 +2036,9 @@ _QUICK_LEAD = (
     r"^\W*(?:(?:ok|okay|hmm|well|but|so|and|ok but|okay but|and if|what if|how about|maybe)\W+)*"
     r"(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|can (?:it|we|this|that) (?:be|go|get)"
     r"|(?:can|could) (?:we|you|it) (?:do|make|get|run|finish) (?:it|this|that|the job)|(?:make|do|run|get) it(?: done)?"
-    r"|how (?:do|can|could) we (?:make it|go|get it done))\s+)*"
+    r"|how (?:do|can|could) we (?:make it|go|get it done)"
+    # "what if we go with the faster option?", "go with the cheaper option" (they had drawn the menu)
+    r"|(?:we\s+|let'?s\s+)?go(?:ing)?\s+with(?:\s+the|\s+a)?)\s+)*"
 )
 _QUICK_TAIL = r"(?:\s+(?:option|options|plan|plans|way|alternative|one|version|please))*\W*$"
 _QUICK_ZH_LEAD = r"|^\W*(?:有没有|能不能|能否|可不可以|可以|还能|再|怎么|如何|能)?\s*(?:更|再)?"
@@ -2472,6 +2490,22 @@ def follow_up(
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
             return explained
+    if request_text and summary.get("offer_rate") and HOURLY_COST.search(message) and not _gpus_named(message):
+        explained = _explain(request_text, summary, "costs", reply_lang, book)
+        if explained is not None:
+            monthly_rate = summary.get("offer_option") == "monthly"
+            per_hour = summary["offer_rate"] / HOURS_PER_MONTH if monthly_rate else summary["offer_rate"]
+            lead = render(
+                "followup.txt.j2",
+                reply_lang,
+                kind="hourly_cost",
+                s=summary,
+                per_hour=per_hour,
+                total=per_hour * summary["gpu_count"],
+                monthly=monthly_rate,
+                hours=HOURS_PER_MONTH,
+            ).strip()
+            return _led(explained, lead)
     if term and (by_the_hour or not ASKS_THE_RATE.search(message)) and not BUYING.search(message):
         others = [name for name in _gpus_named(message) if name != summary["gpu"]]
         leased = None if others else _lease_term(request_text, summary, term, reply_lang, book)
