@@ -3780,3 +3780,9 @@ def test_another_size_said_around_it_and_the_faster_option_are_what_ifs(summary,
     # the first had drawn the MoE topic (sure), the others the menu
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == [changed]
+
+
+def test_getting_the_data_onto_the_servers_is_the_transfer_topic(summary, book):
+    # its score had been a hair under the sure threshold, so the menu answered
+    reply = follow_up(REQUEST, summary, "how do we get the data onto the servers?", book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "data_transfer_ingress"
