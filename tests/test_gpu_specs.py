@@ -29,6 +29,10 @@ from advisor.text.render import num
             "en",
             ["A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB"],
         ),
+        # value for money (the first had been the FAQ's text on domestic accelerators)
+        ("H20和910B哪个性价比高", "zh", ["H20-96GB", "Ascend-910B-64GB"]),
+        ("which is better value, A100 or H100?", "en", ["A100-SXM4-80GB", "H100-SXM5-80GB"]),
+        ("H100和H200哪个划算", "zh", ["H100-SXM5-80GB", "H200-SXM-141GB"]),
     ],
 )
 def test_gpus_named_with_no_job_are_set_side_by_side(book, text, lang, gpus):
@@ -96,3 +100,13 @@ def test_one_gpus_specifications_asked_are_its_figures(cli, text, gpu):
 def test_one_gpus_specifications_beside_a_job_are_the_plan(cli):
     out = cli("ask", "--json", "H20 specs for 7b lora 50k samples")
     assert out.returncode == 0 and "plan" in json.loads(out.stdout)
+
+
+def test_a_part_with_no_hourly_rent_is_weighed_on_its_monthly_lease(book):
+    """In mainland China the H100 and H200 lease by the month: each one's cheapest lease over 730 hours,
+    so their BF16 peak per yuan an hour can be set side by side (it had said no rent was on record)."""
+    reply = side_by_side("H100和H200哪个划算", "zh", book)
+    for row in reply.rows:
+        assert row["rent_month"] and row["rent"] == pytest.approx(row["rent_month"] / 730)
+        assert row["tflops_per_rent"] == pytest.approx(row["bf16"] / row["rent"])
+    assert "折合 730 小时" in reply.text

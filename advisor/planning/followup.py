@@ -1563,6 +1563,8 @@ def hardware_rent_or_buy(message: str, lang: str, book: PriceBook) -> FollowUp |
 # What sets two GPU types side by side with no job ("h200 vs b200?", "4090和5090哪个适合", "H20和H800有什么区别")
 SIDE_BY_SIDE = re.compile(
     r"区别|差别|差异|不同|对比|比较|哪个(?:更|最)?适合|哪种(?:更|最)?(?:好|适合|合适)|\bdifferences?\b|\bcompare[sd]?\b"
+    # value for money asked of two parts ("H20和910B哪个性价比高", "which is better value, A100 or H100?")
+    r"|性价比|哪个(?:更|最)?划算|\bbetter\s+value\b|\bmore\s+cost[\s-]effective\b|\bbang\s+for\s+(?:the|your)\s+buck\b"
     # a choice asked with no job ("should we use A100 or H100 for pretraining?", "训练用A100还是H100"):
     # with two GPU types named these ask which (they had been asked for a model size)
     r"|\b(?:use|go\s+with|pick|choose|get|buy|rent)\b[^?.]{0,30}\bor\b|\bor\s+\S+\s+for\b|还是",
@@ -1600,9 +1602,16 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
     for name in named:
         g = catalog.get_gpu(name)
         rent = book.best("rent_hour", name, market, cur)
+        # no hourly rent: the cheapest monthly lease over its hours, so value for money can be compared
+        # ("H100和H200哪个划算" in mainland China, where both lease by the month)
+        lease = None if rent else book.best("rent_month", name, market, cur)
         owned = owning(book, g, max(1, g.gpus_per_server), market, cur)
         peak = g.bf16_dense_tflops or g.fp16_dense_tflops
-        per_hour = book.convert(rent.price, rent.currency, cur) if rent else None  # rent_hour: per GPU-hour
+        if rent:
+            per_hour = book.convert(rent.price, rent.currency, cur)  # rent_hour: per GPU-hour
+        else:
+            per_hour = book.convert(lease.price, lease.currency, cur) / HOURS_PER_MONTH if lease else None
+        rent = rent or lease
         rows.append(
             {
                 "gpu": name,
@@ -1616,6 +1625,7 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
                 "tdp_w": g.tdp_w,
                 "consumer": g.consumer,
                 "rent": per_hour,
+                "rent_month": per_hour * HOURS_PER_MONTH if lease else None,
                 "rent_provider": rent.provider if rent else "",
                 "rent_as_of": rent.as_of if rent else "",
                 "tflops_per_rent": peak / per_hour if per_hour else None,
