@@ -3576,3 +3576,19 @@ def test_a_mean_length_after_a_count_with_its_kind_is_the_samples_length(text, s
     # averaging 4k tokens" and left the count without its noun
     r = parse(text)
     assert (r.data.amount, r.data.unit, r.tokens_per_sample) == (samples, "samples", each)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fine-tune Llama 3.3 70B on about 2B tokens of legal text. Target: done in 10 days. Budget around $40k.",
+        "fine-tune Llama 3.3 70B on about 2B tokens of legal text, target 10 days, budget $40k",
+        "fine-tune Llama 3.3 70B on 2B tokens, done in 10 days, budget $40k. On-demand or reserved?",
+        "llama3.3-70b 全量微调 20亿token 10天 按量还是包月",
+    ],
+)
+def test_a_target_before_the_deadline_and_the_billing_asked_are_read(text):
+    # "target" and the "or" of "on-demand or reserved?" had been refused; the card's terms answer the second
+    r = parse(text)
+    assert r.deadline_days == 10 and r.tokens == 2e9 and r.rent_or_buy is None
+    assert parse("7b lora 10k samples target all 2d").lora_targets == "all"

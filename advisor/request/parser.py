@@ -1663,6 +1663,24 @@ class _Parse:
         if proxy:
             self.gpu_proxy = proxy[0].strip()
             norm = norm[: proxy.start()] + proxy[1][1:] + norm[proxy.end() :]
+        # "on-demand or reserved?", "按量还是包月": the billing asked, whose answer is the card's terms (no preference;
+        # "or" had been refused)
+        norm = re.sub(
+            r"(?<![a-z])(?:on[\s\-]?demand|hourly|spot)\s+(?:or|vs\.?)\s+(?:reserved|monthly|a\s+lease|leased?)"
+            r"(?:\s+(?:instances?|capacity|pricing))?\s*\??|(?<![a-z])(?:reserved|monthly|leased?)\s+(?:or|vs\.?)\s+"
+            r"(?:on[\s\-]?demand|hourly|spot)(?:\s+(?:instances?|capacity|pricing))?\s*\??"
+            r"|按量(?:付费)?还是包月|包月还是按量(?:付费)?|按小时还是按月|按月还是按小时",
+            " ",
+            norm,
+        )
+        # "Target: done in 10 days", "target 10 days", "our goal is to finish in 2 weeks": the deadline's words
+        # before it ("target" had been refused)
+        norm = re.sub(
+            r"(?<![a-z])(?:target(?:ed)?|goal|aim(?:ing)?)(?:\s+is)?\s*[:：]?\s*(?:to\s+)?(?:be\s+)?"
+            r"(?:done|finish(?:ed)?|complete(?:d)?)?\s*(?:in|within|by)?\s*(?=~?\d|a\s|an\s|one\s|two\s|three\s)",
+            " ",
+            norm,
+        )
         # "买卡还是租卡": the rent-or-buy question ("买还是租")
         norm = re.sub(
             r"(买|租)(?:卡|显卡|机器|服务器)\s*(还是|或者|或)\s*(买|租)(?:卡|显卡|机器|服务器)?", r"\1\2\3", norm
