@@ -1316,7 +1316,10 @@ def gpu_prices(
         return bought
     if POWER_ASKED.search(message) or TREND_ASKED.search(message):
         return None  # "how much power does a DGX H100 draw?": the FAQ's power topic, not its prices
-    if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or THE_JOB.search(message):
+    # ("we need 8xH100 for 6 months, what's a fair monthly price?": GPUs counted for a term are the price asked,
+    # whoever says "we"; it had drawn the price-trend topic)
+    leased = gpus_said(message) is not None and _months_said(message) is not None
+    if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or (THE_JOB.search(message) and not leased):
         return None
     gpu = gpu_named(message)
     if gpu is None:
@@ -1388,15 +1391,22 @@ def gpu_prices(
 GPUS_COUNTED = re.compile(r"(\d+)\s*(?:卡|张|块|x(?![a-z])|×|\s*gpus?\b|\s*cards?\b|\s+(?=[a-z]+\d))", re.I)
 
 
+def _months_said(message: str) -> int | None:
+    """The months a price question says: a lease term, else months or years of use ("a quote for 4 nodes
+    of H100 for 3 months", "we need 8xH100 for 6 months")."""
+    months = lease_term_asked(message)
+    if months is None and (use := USE_MONTHS.search(message)):
+        months = int(use[1]) * (12 if use[2].lower().startswith(("y", "年")) else 1)
+    return months
+
+
 def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
     """ "租一年8卡H20多少钱": that many GPUs over that term at the cheapest lease listed, and by the hour
     around the clock at the cheapest hourly offer listed (the offers alone had been listed); '' when
     the message says no count and term."""
     # (servers counted are their GPUs: "need a quote for 4 nodes of H100 for 3 months", "租两台8卡H800半年")
     said, counted = gpus_said(message), GPUS_COUNTED.search(message)
-    months, gpus = lease_term_asked(message), said[1] if said else int(counted[1]) if counted else 0
-    if months is None and (use := USE_MONTHS.search(message)):  # "a quote for 4 nodes of H100 for 3 months"
-        months = int(use[1]) * (12 if use[2].lower().startswith(("y", "年")) else 1)
+    months, gpus = _months_said(message), said[1] if said else int(counted[1]) if counted else 0
     if not months or not gpus:
         return ""
     offers = [o for g in groups for o in g["offers"]]
