@@ -3786,3 +3786,30 @@ def test_getting_the_data_onto_the_servers_is_the_transfer_topic(summary, book):
     # its score had been a hair under the sure threshold, so the menu answered
     reply = follow_up(REQUEST, summary, "how do we get the data onto the servers?", book=book)
     assert reply.kind == "question" and reply.faq["topic"] == "data_transfer_ingress"
+
+
+@pytest.mark.parametrize("question", ["is there a cheaper vendor?", "any cheaper provider?", "有没有更便宜的供应商"])
+def test_a_cheaper_vendor_asked_is_the_offers_cheapest_first(summary, book, question):
+    # the cheap-quote topic, and the menu, had answered
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "part" and reply.part == "vendor"
+
+
+@pytest.mark.parametrize(
+    "question", ["should we do a pilot first?", "how long should the pilot be?", "能不能先试跑一下"]
+)
+def test_a_pilot_asked_leads_the_checks_with_its_size_and_cost(summary, book, question):
+    """The risks and checks had answered alone, the pilot's length buried in them."""
+    reply = follow_up(REQUEST, summary, question, book=book)
+    p = reply.advice.plan
+    hours = min(3, p.days * 0.1) * 24
+    gpus = 2 * p.estimate.layout.gpus_per_node
+    assert reply.part == "risks" and money(hours * gpus * p.costs.rent_per_gpu_hour, p.costs.currency) in reply.lead
+
+
+@pytest.mark.parametrize("question", ["does the price include electricity?", "这个价格含电费吗"])
+def test_power_in_the_price_is_what_the_costs_hold_and_leave_out(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == "hidden_costs" and (
+        "power, cooling and rack space" in reply.text or "电费、散热和机柜" in reply.text
+    )

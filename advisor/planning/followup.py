@@ -458,6 +458,9 @@ PLAN_PARTS = (
         r"|\bwho\s+(?:sells|rents|offers|leases|has)\b|(?:哪里|哪儿|在哪)能?(?:租|买)(?:到|得到)"
         # "X is sold out, what's next cheapest?": the other offers on record
         r"|\bnext cheapest\b|\bsold out\b|\banother (?:vendor|provider|cloud)\b|还有哪家|换一家"
+        # "is there a cheaper vendor?", "有没有更便宜的供应商": the offers on record, cheapest first (the first
+        # had drawn the cheap-quote topic, the second the menu)
+        r"|\bcheaper\s+(?:vendor|provider|supplier|cloud|lessor|host)s?\b|(?:更|比较)?便宜(?:一点|些)?的(?:供应商|厂商|服务商|平台|渠道|云)"
         # "which region is cheapest?": the offers on record (not split by region; the reply says where from)
         r"|\b(?:which|what)\s+(?:region|zone|location)s?\b|哪个(?:区域|地域|地区|机房)"
         # "为什么选这家", "why this provider?": the offers the plan was priced from, against the others
@@ -2292,6 +2295,8 @@ def follow_up(
         and not UNIT_COST.search(message)  # "the all-in cost per million tokens?": the unit cost's
         # "what's the total cost if we buy the card?": the cost of that change, a what-if
         and not BOUGHT_IF.search(message)
+        # "does the price include electricity?", "这个价格含电费吗": what the costs hold and leave out
+        and not re.search(r"\belectric\w*|\bpower\b|电费", message, re.I)
     ):
         explained = _explain(request_text, summary, "costs", reply_lang, book)
         if explained is not None:
@@ -2672,16 +2677,8 @@ def follow_up(
             # "试跑要多少钱", "how much would a pilot cost?": the pilot the checklist sizes, on one or two of
             # the plan's servers, at its rate (it had been the whole list of risks)
             explained = _explain(request_text, summary, "costs", reply_lang, book)
-            plan = explained.advice.plan if explained and explained.advice else None
-            if plan is not None and plan.days and plan.costs.rent_per_gpu_hour:
-                lay = plan.estimate.layout
-                hours = pilot_hours(plan.days)
-                gpus = min(lay.nodes, 2) * lay.gpus_per_node if lay.nodes > 1 else lay.gpu_count
-                rate = plan.costs.rent_per_gpu_hour
-                lead = render(
-                    "followup.txt.j2", reply_lang, kind="pilot_cost", hours=hours, gpus=gpus, gpu=plan.gpu, rate=rate,
-                    cost=hours * gpus * rate, cur=plan.costs.currency, leased=plan.costs.rent_option == "monthly",
-                ).strip()  # fmt: skip
+            lead = _pilot_lead(explained, reply_lang)
+            if lead:
                 return _led(explained, lead)
         buffer = COST_BUFFER.search(message)
         if buffer and not why_not:
@@ -2835,8 +2832,10 @@ def follow_up(
         asked = plan_part(message)
         if asked and (mentioned or not TO_A_PERSON.match(message)):
             answered = _plan_part(request_text, summary, asked, reply_lang, book, lead=server_topic(message))
+            # "should we do a pilot first?", "能不能先试跑一下": the pilot's size leads the checks it runs
+            lead = _pilot_lead(answered, reply_lang) if answered and asked == "risks" and PILOT.search(message) else ""
             if answered is not None:
-                return answered
+                return _led(answered, lead) if lead else answered
         # the electricity's cost a month ("electricity cost per month?") is the power topic's, not the rent's
         if (_asks_its_costs(message) or ASKS_THE_TERMS.search(message)) and not POWER_BILL.search(message):
             explained = _explain(request_text, summary, "costs", reply_lang, book)
@@ -5028,6 +5027,26 @@ def _plan_row(p) -> dict:
         "option": p.costs.rent_option,
         "months": (p.costs.rent_term or {}).get("months_paid") if p.costs.rent_option == "monthly" else None,
     }
+
+
+# A pilot asked about ("should we do a pilot first?", "能不能先试跑一下", "how long should the pilot be?")
+PILOT = re.compile(r"\bpilot\b|\btrial\s+run\b|试跑|先跑一下|先试一下", re.I)
+
+
+def _pilot_lead(reply: FollowUp | None, lang: str) -> str:
+    """The pilot the checklist sizes (a tenth of the job, at most PILOT_MAX_DAYS) on one or two of the
+    plan's servers, and its cost at the plan's rate; '' where the plan has no days or hourly rate."""
+    plan = reply.advice.plan if reply and reply.advice else None
+    if plan is None or not plan.days or not plan.costs.rent_per_gpu_hour:
+        return ""
+    lay = plan.estimate.layout
+    hours = pilot_hours(plan.days)
+    gpus = min(lay.nodes, 2) * lay.gpus_per_node if lay.nodes > 1 else lay.gpu_count
+    rate = plan.costs.rent_per_gpu_hour
+    return render(
+        "followup.txt.j2", lang, kind="pilot_cost", hours=hours, gpus=gpus, gpu=plan.gpu, rate=rate,
+        cost=hours * gpus * rate, cur=plan.costs.currency, leased=plan.costs.rent_option == "monthly",
+    ).strip()  # fmt: skip
 
 
 def _plan_part(

@@ -120,7 +120,12 @@ ASKED = (
         # what owning costs to run ("买的话电费和机柜要多少", "running costs if we buy?"): its power,
         # hosting and upkeep a year (had been the buy what-if, with none of them)
         r"|running (?:costs?|expenses?)|opex\b"
-        r"|运行(?:成本|费用)|运营(?:成本|费用)|电费.{0,4}(?:和|跟|与|、|及|加)?.{0,2}(?:机柜|托管|机房)|(?:机柜|托管).{0,4}(?:和|跟|与|、|及|加)?.{0,2}电费",
+        r"|运行(?:成本|费用)|运营(?:成本|费用)|电费.{0,4}(?:和|跟|与|、|及|加)?.{0,2}(?:机柜|托管|机房)|(?:机柜|托管).{0,4}(?:和|跟|与|、|及|加)?.{0,2}电费"
+        # the power in the price asked ("does the price include electricity?", "这个价格含电费吗": the costs
+        # alone had answered, saying nothing of power)
+        r"|\b(?:include|includes|including|cover|covers)\b.{0,25}\b(?:electricity|power)\b"
+        r"|\b(?:electricity|power)\b.{0,20}\b(?:included|extra|separate|on top)\b"
+        r"|(?:含|包含|包括|算了|算上|带)\s*电费|电费.{0,6}(?:另算|另外|单独|包含|含在|包括|算进)",
     ),
     # "how many steps is that?", "训练多少步": the plan's optimizer steps from its batch
     (
