@@ -3813,3 +3813,24 @@ def test_power_in_the_price_is_what_the_costs_hold_and_leave_out(summary, book, 
     assert reply.part == "hidden_costs" and (
         "power, cooling and rack space" in reply.text or "电费、散热和机柜" in reply.text
     )
+
+
+@pytest.mark.parametrize("question", ["what if Lambda is sold out?", "AutoDL没货了怎么办"])
+def test_a_provider_sold_out_is_the_other_offers_not_a_plan_on_it(summary, book, question):
+    # the plan had been re-made on the provider the message rules out
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "part" and reply.part == "vendor"
+
+
+def test_a_managed_fine_tuning_api_is_set_beside_the_plans_price_per_token(summary, book):
+    reply = follow_up(REQUEST, summary, "how does this compare to using Together's fine-tuning API?", book=book)
+    assert reply.part == "unit_cost" and reply.lead.startswith("A managed fine-tuning service")
+
+
+@pytest.mark.parametrize(
+    "question", ["do you account for failures?", "are restarts included in the time?", "时间算了故障吗"]
+)
+def test_failures_allowed_for_is_what_the_time_includes(summary, book, question):
+    # they had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == "time_includes"

@@ -708,6 +708,19 @@ CHOSEN_THEN = re.compile(
     r"(?P<rest>\S.*)$",
     re.I,
 )
+# A managed fine-tuning service named to compare with ("vs Together's fine-tuning API", "用OpenAI的微调服务呢")
+MANAGED_API = re.compile(
+    r"\bfine[\s-]?tun\w*\s+(?:api|service|endpoint|platform)s?\b|\bmanaged\s+(?:fine[\s-]?tun\w*|training)\b"
+    r"|\b(?:together(?:\.ai)?|fireworks|openpipe|predibase|openai|bedrock|vertex)(?:'s)?\b.{0,25}\b(?:api|fine[\s-]?tun\w*)\b"
+    r"|微调(?:api|服务|平台)|托管(?:的)?(?:微调|训练)|(?:百炼|千帆|方舟).{0,10}(?:微调|训练)",
+    re.I,
+)
+# A provider with nothing to rent ("what if Lambda is sold out?", "AutoDL没货了怎么办")
+SOLD_OUT = re.compile(
+    r"\bsold\s+out\b|\bout\s+of\s+(?:stock|capacity)\b|\bno\s+(?:capacity|stock|availability)\b|\bunavailable\b"
+    r"|\bdoesn'?t\s+have\s+(?:capacity|any|stock)\b|没货|缺货|售罄|租不到|抢不到|没(?:有)?(?:资源|库存)",
+    re.I,
+)
 # The cost an hour asked ("how much per hour?", "how much per hour in total?", "what's the hourly cost?",
 # "一小时多少钱"): the plan's GPUs an hour, then its costs' arithmetic (the first had drawn the menu, the
 # last a what-if on a one-hour deadline)
@@ -2492,6 +2505,12 @@ def follow_up(
         answered = _unit_cost(request_text, reply_lang, book)
         if answered is not None:
             return answered
+    if request_text and summary.get("gpu") and MANAGED_API.search(message):
+        # "how does this compare to Together's fine-tuning API?": such a service bills per token trained, so
+        # this plan's rent a million tokens is the figure to set beside it (it had drawn the menu)
+        answered = _unit_cost(request_text, reply_lang, book)
+        if answered is not None:
+            return _led(answered, render("followup.txt.j2", reply_lang, kind="managed_api").strip())
     if request_text and summary.get("gpu") and BUDGET_ASKED.search(message):
         answered = _budget_asked(request_text, summary, message, reply_lang, book)
         if answered is not None:
@@ -2585,6 +2604,12 @@ def follow_up(
         and not (SLA_ASKED.search(message) or TERMS_ASKED.search(message))
         and not A_KWH.search(message)  # "electricity is 0.6 yuan/kWh": a power price, not a move to CNY
     ):
+        if SOLD_OUT.search(message) and summary.get("gpu"):
+            # "what if Lambda is sold out?": the other offers on record, cheapest first (it had been the plan
+            # re-made on Lambda, the one the message rules out)
+            answered = _plan_part(request_text, summary, "vendor", reply_lang, book)
+            if answered is not None:
+                return answered
         market = _market(request_text, summary, message, reply_lang, book)
         if market is not None:
             return market

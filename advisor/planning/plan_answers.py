@@ -106,7 +106,12 @@ ASKED = (
         r"(?:时间|时长|天数|工期|这个数|小时|天)\S{0,8}(?:包括|包含|算上|算了|含|考虑)了?\S{0,6}(?:评测|评估|测评|eval|验证|数据处理|预处理)"
         r"|(?:包括|包含|算上|算了|含)了?\S{0,4}(?:评测|评估|测评|eval|验证)"
         r"|\b(?:include|includes|including|count|counts|cover|covers)\b.{0,30}\b(?:eval\w*|validation|benchmark\w*"
-        r"|preprocess\w*|tokeni[sz]\w*|data prep\w*)",
+        r"|preprocess\w*|tokeni[sz]\w*|data prep\w*)"
+        # failures allowed for ("do you account for failures?", "时间算了故障吗": they had drawn the menu)
+        r"|\b(?:account\w*|allow\w*|factor\w*|budget\w*)\s+(?:for\s+|in\s+)?(?:gpu\s+|node\s+|hardware\s+)?"
+        r"(?:failures?|restarts?|interruptions?|downtime|crashes)\b"
+        r"|\b(?:failures?|restarts?|downtime|interruptions?)\b.{0,20}\b(?:included|counted|accounted|factored)\b"
+        r"|(?:算|考虑|包含|包括|算上)了?(?:故障|中断|重启|宕机|掉卡)",
     ),
     (
         "hidden_costs",
