@@ -1710,6 +1710,8 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
     if not gpus_said(message) and (BARE_SUM_TRAINS.search(message) or money_said(message)):
         return None  # "10万能训多大的模型", "what can we train for $10k?": what the sum trains, not the plan's GPUs
     gpu, count = said
+    if not fields.field("gpu_count").low <= count <= fields.field("gpu_count").high:
+        return None  # "on 1000000 H100": the request's own refusal says what counts are usable
     fit = largest_models(gpu, count)
     days = span_said(message)  # "in 2 weeks": what those GPUs train in it, by data size
     span = largest_in_span(gpu, count, days * 24) if days else None
