@@ -3834,3 +3834,18 @@ def test_failures_allowed_for_is_what_the_time_includes(summary, book, question)
     # they had drawn the menu
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.part == "time_includes"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the vendor quoted 9000 per GPU per month, good deal?",
+        "vendor quoted 9000/GPU/month",
+        "供应商报价每卡每月9000，合理吗",
+    ],
+)
+def test_a_quoted_rate_with_no_currency_is_in_the_plans(summary, book, question):
+    # it had drawn the cheap-quote topic (and in Chinese the request-for-quote topic)
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "quote" and reply.judgement.quote.price == 9000
+    assert reply.judgement.quote.currency == summary["currency"] == "CNY"

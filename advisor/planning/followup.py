@@ -715,6 +715,16 @@ MANAGED_API = re.compile(
     r"|微调(?:api|服务|平台)|托管(?:的)?(?:微调|训练)|(?:百炼|千帆|方舟).{0,10}(?:微调|训练)",
     re.I,
 )
+# A vendor's price said ("the vendor quoted ...", "they offered ...", "报价", "报了"), and a rate in it with no
+# currency ("9000 per GPU per month", "9000/GPU/month", "2.5 an hour")
+QUOTE_VERB = re.compile(r"\bquot\w*|\boffer\w*|\bcharg\w*|\bask(?:s|ed|ing)\b|报价|报了|开价|要价|给的价", re.I)
+BARE_RATE = re.compile(
+    r"(?<![\d.,$¥￥])(\d[\d,]*(?:\.\d+)?)\s*(?=(?:/|per\s+|an?\s+|每\s*)(?:gpu|card|卡|month|mo\b|hour|hr)"
+    r"|(?:元|块)?\s*/\s*(?:卡|月|小时))"
+    # the rate after its unit in Chinese ("每卡每月9000", "每卡时12")
+    r"|(?:(?<=每卡每月)|(?<=每月每卡)|(?<=每卡时)|(?<=每卡每小时))\s*(?:是|为|要)?\s*(\d[\d,]*(?:\.\d+)?)(?!\s*[\d万千元块])",
+    re.I,
+)
 # A provider with nothing to rent ("what if Lambda is sold out?", "AutoDL没货了怎么办")
 SOLD_OUT = re.compile(
     r"\bsold\s+out\b|\bout\s+of\s+(?:stock|capacity)\b|\bno\s+(?:capacity|stock|availability)\b|\bunavailable\b"
@@ -2420,6 +2430,16 @@ def follow_up(
             return explained
     if PRICE.search(message) and HAS_AMOUNT.search(message):
         judged = _judge(message, reply_lang, book, summary.get("gpu") if summary else None)
+        if judged is not None:
+            return judged
+    bare = BARE_RATE.search(message) if summary and summary.get("gpu") and QUOTE_VERB.search(message) else None
+    if bare and not HAS_AMOUNT.search(message):
+        # "the vendor quoted 9000 per GPU per month, good deal?": a rate with no currency is in the plan's
+        # (it had drawn the cheap-quote topic)
+        symbol = "$" if summary.get("currency") == "USD" else "¥"
+        at = bare.start(1) if bare[1] else bare.start(2)
+        priced = message[:at] + symbol + message[at:]
+        judged = _judge(priced, reply_lang, book, summary.get("gpu"))
         if judged is not None:
             return judged
     if (
