@@ -3592,3 +3592,11 @@ def test_a_target_before_the_deadline_and_the_billing_asked_are_read(text):
     r = parse(text)
     assert r.deadline_days == 10 and r.tokens == 2e9 and r.rent_or_buy is None
     assert parse("7b lora 10k samples target all 2d").lora_targets == "all"
+
+
+@pytest.mark.parametrize("text", ["预算有限，想训一个能用的客服模型", "想训一个客服模型", "we want a legal model"])
+def test_a_word_naming_the_models_purpose_asks_for_its_size(text):
+    # "did not understand 客服" alone had answered, without asking for the model's size
+    with pytest.raises(RequestError) as err:
+        parse(text)
+    assert err.value.kind == "missing_size"

@@ -2172,7 +2172,18 @@ class _Parse:
                     else ""
                 )
                 nearest = "" if bends else _nearest_word(word)
-                if not sized and not why and not nearest and ("data" in self.fields or "budget" in self.fields):
+                # ("想训一个客服模型", "a legal model": the word names what the model is for, whatever else is said)
+                purpose = re.search(
+                    rf"{re.escape(word)}\s*(?:的)?\s*(?:大)?模型|{re.escape(word)}[\s\-]+(?:model|llm|bot|assistant)\b",
+                    self.text,
+                    re.I,
+                )
+                if (
+                    not sized
+                    and not why
+                    and not nearest
+                    and ("data" in self.fields or "budget" in self.fields or purpose)
+                ):
                     # "微调一个客服模型，数据5万条，预算10万": a plan with no model; a word not read and
                     # no typo of one is likelier what the model is for than the problem (it had been
                     # blamed alone)
