@@ -3849,3 +3849,10 @@ def test_a_quoted_rate_with_no_currency_is_in_the_plans(summary, book, question)
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "quote" and reply.judgement.quote.price == 9000
     assert reply.judgement.quote.currency == summary["currency"] == "CNY"
+
+
+@pytest.mark.parametrize("question", ["时间能不能再压缩一点", "工期还能缩短吗"])
+def test_the_time_squeezed_is_the_faster_plan(summary, book, question):
+    # the menu had answered
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["deadline_days"]

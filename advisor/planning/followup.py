@@ -2110,6 +2110,9 @@ FASTER = re.compile(
     + _QUICK_TAIL
     + _QUICK_ZH_LEAD
     + r"(?:快|提速|加速|加快|缩短时间|早点完成|早点做完)"
+    + _QUICK_ZH_TAIL
+    # "时间能不能再压缩一点", "工期还能缩短吗" (the menu had answered)
+    + r"|^\W*(?:时间|工期|周期|训练时间)\s*(?:能不能|能否|可以|可不可以|还能|能)?\s*(?:再)?\s*(?:压缩|缩短)"
     + _QUICK_ZH_TAIL,
     re.I,
 )
