@@ -3856,3 +3856,10 @@ def test_the_time_squeezed_is_the_faster_plan(summary, book, question):
     # the menu had answered
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.kind == "whatif" and [c["name"] for c in reply.changes] == ["deadline_days"]
+
+
+@pytest.mark.parametrize("question", ["can we use 2 nodes with different GPUs?", "不同型号的卡能一起用吗"])
+def test_different_gpus_together_is_the_mixing_topic(summary, book, question):
+    # the menu had answered
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == "mixed_gpu_generations"

@@ -3188,7 +3188,9 @@ GPU_WORDS = re.compile(r"\b(?:gpus?|cards?|servers?|nodes?|old|older)\b|卡|服�
 MIXED_GPUS = re.compile(
     r"\b(?:mix|combin|pair)\w*\b[^?？]{0,40}\b(?:and|with)\b"
     r"|\b(?:together|side by side)\b[^?？]{0,20}\bsame (?:job|run)\b"
-    r"|混用|混训|混着|混在一起|混搭|一起训",
+    r"|混用|混训|混着|混在一起|混搭|一起训"
+    # "can we use 2 nodes with different GPUs?", "不同型号的卡能一起用吗" (the menu had answered)
+    r"|\bdifferent\s+(?:gpus?|cards?|gpu\s+(?:types?|models?|generations?))\b|不同(?:型号|种类|代)?的?(?:卡|显卡|gpu)",
     re.I,
 )
 # How often to save, or how to resume ("how often should we checkpoint?", "多久存一次checkpoint",
