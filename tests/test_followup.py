@@ -3863,3 +3863,17 @@ def test_different_gpus_together_is_the_mixing_topic(summary, book, question):
     # the menu had answered
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.faq["topic"] == "mixed_gpu_generations"
+
+
+@pytest.mark.parametrize("question", ["how about renting by the week?", "能按周租吗"])
+def test_a_weekly_term_asked_is_the_terms_topic(summary, book, question):
+    # the menu had answered
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.faq["topic"] == "monthly_vs_hourly"
+
+
+def test_growing_later_on_one_server_says_no_count_of_servers(book):
+    # "This plan's time, 0.02 days, is for all 1 of its servers" had been said
+    text = "qwen2.5-7b lora 50k samples 2d"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "can we do half now and half next month?", book=book)
+    assert reply.faq["topic"] == "grow_later" and "all 1 of" not in reply.text

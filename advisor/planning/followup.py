@@ -3171,7 +3171,10 @@ FAILS_MID_RUN = re.compile(
 # Reserved capacity asked ("can we use reserved instances?", "how about a savings plan?", "预留实例"): the terms
 # topic, which weighs reservations against the hourly rate (it had been the spot topic)
 RESERVED = re.compile(
-    r"\breserv(?:ed|ation)s?\b(?!\s+(?:price|memory))|\bcommitted[\s-]use\b|\bsavings\s+plans?\b|预留实例|预留资源|承诺使用",
+    r"\breserv(?:ed|ation)s?\b(?!\s+(?:price|memory))|\bcommitted[\s-]use\b|\bsavings\s+plans?\b|预留实例|预留资源|承诺使用"
+    # a term between the hour and the month ("how about renting by the week?", "能按周租吗": the menu before)
+    r"|\b(?:rent\w*|leas\w*|bill\w*|pay\w*)\s+(?:it\s+|them\s+)?(?:by\s+the\s+|per\s+)?week\b|\bweekly\s+(?:rent|rental|lease|billing|term)s?\b"
+    r"|按周(?:租|计费|付|结算)?|周租",
     re.I,
 )
 # A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA
