@@ -12,10 +12,11 @@ from pydantic import BaseModel
 
 from advisor import catalog
 from advisor.engine.estimate import best_layout
-from advisor.engine.specs import GPU
+from advisor.engine.setup import TrainingSetup
+from advisor.engine.specs import GPU, ModelShape
 from advisor.market.prices import HOURS_PER_MONTH, Price, PriceBook
 from advisor.planning.advice import CHINCHILLA_TOKENS_PER_PARAM
-from advisor.planning.capacity import DENSE_CAP_B, HALVINGS, SMALLEST_B
+from advisor.planning.capacity import DENSE_CAP_B, largest_size
 from advisor.planning.engine_inputs import model_shape, training_setup
 from advisor.request.parser import parse
 
@@ -134,16 +135,24 @@ def base_request(gpu: str, method: str):
     return parse(f"7b {method} 1B tokens on 8x{gpu}", "en")
 
 
+def dense_job(gpu: str, method: str, tokens: float, size_b: float) -> tuple[ModelShape, TrainingSetup]:
+    """The engine's inputs for a dense model of `size_b` trained on `tokens` (0: CHINCHILLA_TOKENS_PER_PARAM
+    a parameter) with nothing offloaded (capacity.py's rule: offloading fits more on fewer GPUs at a speed
+    the engine knows least)."""
+    data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
+    sized = base_request(gpu, method).model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
+    setup = training_setup(sized)
+    return model_shape(sized), setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
+
+
 @lru_cache(maxsize=4096)
 def run_on(gpu: str, method: str, tokens: float, size_b: float) -> tuple[float, int, float] | None:
     """A dense model of `size_b` trained on `tokens` (0: CHINCHILLA_TOKENS_PER_PARAM a parameter) on the
     fewest GPUs of `gpu`, in whole servers doubling up to MOST_GPUS, that hold it with nothing offloaded
     (capacity.py's rule: offloading fits more on fewer GPUs at a speed the engine knows least): its
     GPU-hours, GPU count and MFU; None when none holds it."""
-    data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
-    sized = base_request(gpu, method).model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
-    shape, setup, part = model_shape(sized), training_setup(sized), catalog.get_gpu(gpu)
-    setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
+    shape, setup = dense_job(gpu, method, tokens, size_b)
+    part = catalog.get_gpu(gpu)
     count = part.gpus_per_server or 8
     while count <= MOST_GPUS:
         est = best_layout(shape, setup, part, count)
@@ -175,12 +184,5 @@ def _search(gpu: str, method: str, tokens: float, hours: float) -> SizeRow:
             past_search=past,
         )
 
-    if not paid(SMALLEST_B):
-        return row(None)
-    if paid(DENSE_CAP_B):
-        return row(DENSE_CAP_B, past=True)
-    low, high = SMALLEST_B, DENSE_CAP_B
-    for _ in range(HALVINGS):
-        middle = (low * high) ** 0.5
-        low, high = (middle, high) if paid(middle) else (low, middle)
-    return row(low)
+    size = largest_size(paid, DENSE_CAP_B)
+    return row(size, past=size == DENSE_CAP_B)

@@ -5,6 +5,7 @@ the size searched; no prices, no wording."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from pydantic import BaseModel
@@ -65,16 +66,22 @@ def _largest(gpu: str, count: int) -> Capacity:
 
 
 def _search(request, offload: str) -> float | None:
-    """The largest size (billions) that fits, by halving the ratio between one that fits and one
-    that does not; None when the smallest does not."""
-    if not _fits(request, SMALLEST_B, offload):
+    """The largest size (billions) that fits; None when the smallest does not."""
+    return largest_size(lambda size_b: _fits(request, size_b, offload), LARGEST_B)
+
+
+def largest_size(holds: Callable[[float], bool], top: float) -> float | None:
+    """The largest size in billions from SMALLEST_B to `top` for which `holds` is true (true of every
+    smaller one too), by halving the ratio between one that holds and one that does not HALVINGS times;
+    None when the smallest does not hold. What some GPUs hold, a sum pays for or a span trains."""
+    if not holds(SMALLEST_B):
         return None
-    low, high = SMALLEST_B, LARGEST_B
-    if _fits(request, high, offload):
-        return high
+    if holds(top):
+        return top
+    low, high = SMALLEST_B, top
     for _ in range(HALVINGS):
         middle = (low * high) ** 0.5
-        low, high = (middle, high) if _fits(request, middle, offload) else (low, middle)
+        low, high = (middle, high) if holds(middle) else (low, middle)
     return low
 
 

@@ -1672,7 +1672,9 @@ def side_by_side(message: str, lang: str, book: PriceBook, market: str | None = 
             }
         )
     words = list(named.values())
-    text = render("gpu_specs.txt.j2", lang, rows=rows, cur=cur, example=" vs ".join(words))
+    text = render(
+        "gpu_specs.txt.j2", lang, rows=rows, cur=cur, example=" vs ".join(words), hours_a_month=HOURS_PER_MONTH
+    )
     return FollowUp(kind="gpu_specs", lang=lang, part=" / ".join(named), rows=rows, text=text)
 
 

@@ -13,12 +13,11 @@ from pydantic import BaseModel
 from advisor import catalog
 from advisor.engine.estimate import best_layout
 from advisor.planning.advice import CHINCHILLA_TOKENS_PER_PARAM
-from advisor.planning.budget_capacity import DATA_TOKENS, METHODS, base_request
-from advisor.planning.capacity import DENSE_CAP_B, HALVINGS, SMALLEST_B, largest_models
-from advisor.planning.engine_inputs import model_shape, training_setup
+from advisor.planning.budget_capacity import DATA_TOKENS, METHODS, dense_job
+from advisor.planning.capacity import DENSE_CAP_B, largest_models, largest_size
 
 # A size is held back by memory, not by time, when one a thousandth larger no longer fits: the
-# search's grain (16 halvings of 405/0.05) is a ratio of 1.00014, well inside it.
+# search's grain (capacity.HALVINGS of 405/0.05) is a ratio of 1.00014, well inside it.
 MEMORY_STEP = 1.001
 
 
@@ -67,11 +66,7 @@ def _within(row: SpanRow, held_b: float | None, gpu: str, count: int, tokens: fl
 def run_on_count(gpu: str, count: int, method: str, tokens: float, size_b: float) -> tuple[float, float] | None:
     """A dense model of `size_b` trained on `tokens` (0: compute-optimal) on exactly `count` x `gpu`:
     its wall-clock hours and MFU; None when it does not fit."""
-    data = tokens or CHINCHILLA_TOKENS_PER_PARAM * size_b * 1e9
-    sized = base_request(gpu, method).model_copy(update={"params_b": size_b, "active_params_b": size_b, "tokens": data})
-    setup = training_setup(sized)
-    setup = setup.model_copy(update={"pinned": setup.pinned.model_copy(update={"offload": "none"})})
-    est = best_layout(model_shape(sized), setup, catalog.get_gpu(gpu), count)
+    est = best_layout(*dense_job(gpu, method, tokens, size_b), catalog.get_gpu(gpu), count)
     if not (est.fits and est.days):
         return None
     return est.days * 24, est.throughput.mfu
@@ -100,12 +95,5 @@ def _search(gpu: str, count: int, method: str, tokens: float, span: float) -> Sp
             past_search=past,
         )
 
-    if not trained(SMALLEST_B):
-        return row(None)
-    if trained(DENSE_CAP_B):
-        return row(DENSE_CAP_B, past=True)
-    low, high = SMALLEST_B, DENSE_CAP_B
-    for _ in range(HALVINGS):
-        middle = (low * high) ** 0.5
-        low, high = (middle, high) if trained(middle) else (low, middle)
-    return row(low)
+    size = largest_size(trained, DENSE_CAP_B)
+    return row(size, past=size == DENSE_CAP_B)
