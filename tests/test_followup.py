@@ -3467,7 +3467,7 @@ def test_the_pilots_price_is_worked_out_on_two_of_the_plans_servers(summary, boo
     # it had been the whole list of risks
     reply = follow_up(REQUEST, summary, question, book=book)
     p = reply.advice.plan
-    hours = min(3, p.days * 0.1) * 24
+    hours = round(min(3, p.days * 0.1) * 24, 1)  # the checklist's hours, as the hidden costs price them
     gpus = 2 * p.estimate.layout.gpus_per_node
     assert reply.part == "costs" and money(hours * gpus * p.costs.rent_per_gpu_hour, p.costs.currency) in reply.lead
 
@@ -3802,9 +3802,24 @@ def test_a_pilot_asked_leads_the_checks_with_its_size_and_cost(summary, book, qu
     """The risks and checks had answered alone, the pilot's length buried in them."""
     reply = follow_up(REQUEST, summary, question, book=book)
     p = reply.advice.plan
-    hours = min(3, p.days * 0.1) * 24
+    hours = round(min(3, p.days * 0.1) * 24, 1)
     gpus = 2 * p.estimate.layout.gpus_per_node
     assert reply.part == "risks" and money(hours * gpus * p.costs.rent_per_gpu_hour, p.costs.currency) in reply.lead
+
+
+def test_the_hidden_costs_price_the_pilot_as_the_pilot_lead_does(book):
+    # the hidden costs had priced the pilot on all 112 GPUs at the checklist's rounded hours, the pilot
+    # lead on two servers at unrounded ones: two prices for one pilot in one thread
+    text = "70B full-finetune 200GB 10d in the US"
+    summary = plan_context(advise(text, book=book))
+    costs = follow_up(text, summary, "what are the hidden costs?", book=book)
+    pilot = follow_up(text, summary, "should we do a pilot first?", book=book)
+    p = pilot.advice.plan
+    assert p.costs.rent_option == "hourly" and p.estimate.layout.nodes > 2
+    price = pilot.lead.split("costs about ")[1].split(" ")[0]
+    assert f"on {2 * p.estimate.layout.gpus_per_node} of the plan's GPUs before the whole run: about {price} more" in (
+        costs.text
+    )
 
 
 @pytest.mark.parametrize("question", ["does the price include electricity?", "这个价格含电费吗"])

@@ -794,6 +794,9 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
         ("租两台8卡H800半年多少钱", 16, 6),
         # "we" with GPUs counted for a term is no job (the price-trend topic had answered)
         ("we need 8xH100 for 6 months, what's a fair monthly price?", 8, 6),
+        # no price word: GPUs counted for a term in words are the price asked (the price-trend topic before)
+        ("8x H100 for a year?", 8, 12),
+        ("8张H100用半年多少钱", 8, 6),
     ],
 )
 def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_lease(cli, question, gpus, months):

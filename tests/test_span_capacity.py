@@ -114,6 +114,8 @@ def test_a_count_past_the_usable_range_is_no_internal_error(cli):
     # "on 1000000 H100" had raised the request's refusal inside the capacity answer: a traceback
     out = cli("ask", "what can we train on 1000000 H100 in 2 weeks?")
     assert out.returncode in (0, 2) and "internal error" not in out.stderr + out.stdout
+    # and the refusal says the count, not a model size that was never the question
+    assert "not a usable GPU count (1 to 200,000)" in out.stderr and "model size" not in out.stderr
 
 
 def test_a_span_under_a_day_is_said_in_hours():
@@ -121,3 +123,32 @@ def test_a_span_under_a_day_is_said_in_hours():
 
     reply = capacity_asked("what can we train on 8 4090 in 1 hour?", "en")
     assert "Within 1 hour of wall clock on these 8 GPUs" in reply.text and "0.0417" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,tokens,lang,gpu,count",
+    [
+        # English prose at 4 bytes a token, Chinese at 3.2, samples at the default 1,000 tokens
+        ("what can we train on 8 H100 in 2 weeks with 1TB?", 1e12 / 4.0, "en", "H100", 8),
+        ("8张H100两周能训什么，数据有500GB中文", 500e9 / 3.2, "zh", "H100", 8),
+        ("what can we train on 16 A100 in a month with 50k samples?", 50e3 * 1000, "en", "A100-80GB", 16),
+    ],
+)
+def test_the_data_said_is_the_one_size_searched_and_the_example_plans_it(cli, question, tokens, lang, gpu, count):
+    # "with 1TB" had been left unread: the table's 10M/100M/1B rows answered instead of the data given
+    from advisor.planning.span_capacity import example_in_span
+    from advisor.request.parser import data_said
+
+    said = data_said(question)
+    assert said[0] == pytest.approx(tokens)
+    fit = largest_in_span(gpu, count, span_said(question) * 24, said[0])
+    assert fit.data_said and [r.tokens for r in fit.rows[:2]] == [pytest.approx(tokens, rel=5e-3)] * 2
+    lora = fit.rows[0]
+    out = cli("ask", question).stdout
+    assert ("your data trains in one pass" if lang == "en" else "你的数据训一遍") in out and "10M" not in out
+    example = out.split("`/gpu ")[-1].split("`")[0]
+    assert example.startswith(f"{example_in_span(fit):g}B lora {said[1]}")
+    # the example asks for no more than the span trains
+    assert example_in_span(fit) <= (lora.params_b if lora.params_b else 0) or lora.past_search
+    plan = json.loads(cli("ask", example, "--json").stdout)
+    assert plan["plan"]["gpu_count"] == count

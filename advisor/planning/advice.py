@@ -785,6 +785,8 @@ def faq_instead(
     spelling or says what is wrong with a value says more, so None."""
     if (holds_a_plan(text) and not _asks_a_conversion(text, refusal)) or not asks(text):
         return None
+    if refusal is not None and refusal.kind == "bad_value":
+        return None  # a value past its limits is what to say ("what can we train on 1000000 H100 in 2 weeks?")
     # the request's own reading of the language: an English question with a sum in 万 ("our budget is
     # 50万, ... how many tokens can we afford?") is English; the FAQ's own test (any Chinese
     # character) had answered it in Chinese

@@ -43,6 +43,12 @@ def pilot_hours(days: float) -> float:
     return min(PILOT_MAX_DAYS, days * PILOT_SHARE) * 24
 
 
+def pilot_gpus(layout) -> int:
+    """The GPUs a pilot runs on: the plan's one server, else two of its servers (enough to measure the
+    fabric between them without renting the whole cluster for it)."""
+    return min(layout.nodes, 2) * layout.gpus_per_node if layout.nodes > 1 else layout.gpu_count
+
+
 def items(advice) -> list[dict]:
     """The checklist of one answer: [{"code", "params"}], in the order to do them."""
     p, req = advice.plan, advice.request

@@ -48,7 +48,7 @@ from advisor.planning.advice import (
 )
 from advisor.planning.budget_capacity import largest_for_budget
 from advisor.planning.capacity import LARGEST_B, example_b, largest_models
-from advisor.planning.checklist import pilot_hours
+from advisor.planning.checklist import pilot_gpus, pilot_hours
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
@@ -61,7 +61,7 @@ from advisor.planning.rent import (
     job_months,
     rent_plan,
 )
-from advisor.planning.span_capacity import largest_in_span
+from advisor.planning.span_capacity import example_in_span, largest_in_span
 from advisor.request import fields
 from advisor.request.canonical import canonical
 from advisor.request.model import Note, TrainingRequest
@@ -71,6 +71,7 @@ from advisor.request.parser import (
     SERVING,
     RequestError,
     asks_specs,
+    data_said,
     detect_lang,
     gpus_said,
     holds_a_plan,
@@ -1343,9 +1344,13 @@ def gpu_prices(
     if POWER_ASKED.search(message) or TREND_ASKED.search(message):
         return None  # "how much power does a DGX H100 draw?": the FAQ's power topic, not its prices
     # ("we need 8xH100 for 6 months, what's a fair monthly price?": GPUs counted for a term are the price asked,
-    # whoever says "we"; it had drawn the price-trend topic)
+    # whoever says "we", with no price word ("8x H100 for a year?"); both had drawn the price-trend topic)
     leased = gpus_said(message) is not None and _months_said(message) is not None
-    if not GPU_PRICE.search(message) or HAS_AMOUNT.search(message) or (THE_JOB.search(message) and not leased):
+    if (
+        not (GPU_PRICE.search(message) or leased)
+        or HAS_AMOUNT.search(message)
+        or (THE_JOB.search(message) and not leased)
+    ):
         return None
     gpu = gpu_named(message)
     if gpu is None:
@@ -1417,12 +1422,21 @@ def gpu_prices(
 GPUS_COUNTED = re.compile(r"(\d+)\s*(?:卡|张|块|x(?![a-z])|×|\s*gpus?\b|\s*cards?\b|\s+(?=[a-z]+\d))", re.I)
 
 
+# A term of use in words ("8x H100 for a year?", "for half a year", "8张H100一年多少钱").
+USE_A_TERM = re.compile(
+    r"\bfor\s+(?P<n>a|one|half\s+a)\s+(?P<u>year|month)\b|(?<![\d十])(?P<zn>一|半)(?:个)?(?P<zu>年|月)", re.I
+)
+
+
 def _months_said(message: str) -> int | None:
     """The months a price question says: a lease term, else months or years of use ("a quote for 4 nodes
-    of H100 for 3 months", "we need 8xH100 for 6 months")."""
+    of H100 for 3 months", "we need 8xH100 for 6 months", "8x H100 for a year?")."""
     months = lease_term_asked(message)
     if months is None and (use := USE_MONTHS.search(message)):
         months = int(use[1]) * (12 if use[2].lower().startswith(("y", "年")) else 1)
+    if months is None and (term := USE_A_TERM.search(message)):
+        half = (term["n"] or term["zn"]).startswith(("half", "半"))
+        months = (12 if (term["u"] or term["zu"]).lower() in ("year", "年") else 1) // (2 if half else 1) or None
     return months
 
 
@@ -1726,7 +1740,8 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
         return None  # "on 1000000 H100": the request's own refusal says what counts are usable
     fit = largest_models(gpu, count)
     days = span_said(message)  # "in 2 weeks": what those GPUs train in it, by data size
-    span = largest_in_span(gpu, count, days * 24) if days else None
+    data = data_said(message)  # "with 1TB": that data alone, not the table's sizes
+    span = largest_in_span(gpu, count, days * 24, data[0] if data else None) if days else None
     text = render(
         "followup.txt.j2",
         lang,
@@ -1734,8 +1749,9 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
         fit=fit,
         span=span,
         days=days,
+        data=data[1] if data else "",
         cap=LARGEST_B,
-        example=f"{example_b(fit)}B",
+        example=f"{(span and example_in_span(span)) or example_b(fit):g}B",
     )
     return FollowUp(kind="capacity", lang=lang, part=gpu, text=text)
 
@@ -5096,9 +5112,8 @@ def _pilot_lead(reply: FollowUp | None, lang: str) -> str:
     plan = reply.advice.plan if reply and reply.advice else None
     if plan is None or not plan.days or not plan.costs.rent_per_gpu_hour:
         return ""
-    lay = plan.estimate.layout
-    hours = pilot_hours(plan.days)
-    gpus = min(lay.nodes, 2) * lay.gpus_per_node if lay.nodes > 1 else lay.gpu_count
+    hours = round(pilot_hours(plan.days), 1)  # the checklist's and the hidden costs' own figure
+    gpus = pilot_gpus(plan.estimate.layout)
     rate = plan.costs.rent_per_gpu_hour
     return render(
         "followup.txt.j2", lang, kind="pilot_cost", hours=hours, gpus=gpus, gpu=plan.gpu, rate=rate,

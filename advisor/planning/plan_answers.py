@@ -34,6 +34,7 @@ from advisor.market.owning import (
 )
 from advisor.market.prices import PriceBook
 from advisor.planning.advice import Advice
+from advisor.planning.checklist import pilot_gpus
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.rent import DAYS_PER_MONTH
 from advisor.request.parser import REASONING_ZH, RL_STEP_MULTIPLE
@@ -631,7 +632,11 @@ def hidden_costs(result: Advice) -> dict | None:
         "months_paid": term.get("months_paid"),
         "days": p.days,
         "pilot_hours": pilot["params"]["hours"] if pilot else None,
-        "pilot_cost": pilot["params"]["hours"] * lay.gpu_count * rate
+        # as a thread's pilot lead prices it: one or two servers (checklist.pilot_gpus) at the checklist's
+        # hours (the whole cluster had been priced here, and the lead at unrounded hours: ¥142 against ¥145)
+        "pilot_gpus": pilot_gpus(lay),
+        "gpu_count": lay.gpu_count,
+        "pilot_cost": pilot["params"]["hours"] * pilot_gpus(lay) * rate
         if pilot and rate and c.rent_option == "hourly"
         else None,
         "capex": c.buy_capex,

@@ -14,7 +14,7 @@ from advisor import catalog
 from advisor.engine.estimate import best_layout
 from advisor.planning.advice import CHINCHILLA_TOKENS_PER_PARAM
 from advisor.planning.budget_capacity import DATA_TOKENS, METHODS, dense_job
-from advisor.planning.capacity import DENSE_CAP_B, largest_models, largest_size
+from advisor.planning.capacity import DENSE_CAP_B, EXAMPLE_SHARE, largest_models, largest_size
 
 # A size is held back by memory, not by time, when one a thousandth larger no longer fits: the
 # search's grain (capacity.HALVINGS of 405/0.05) is a ratio of 1.00014, well inside it.
@@ -37,19 +37,34 @@ class SpanCapacity(BaseModel):
     span_hours: float
     rows: list[SpanRow]
     cap_b: float  # the search's top (DENSE_CAP_B)
+    data_said: bool  # the rows are the user's own data, not the table's sizes
 
 
-def largest_in_span(gpu: str, count: int, span_hours: float) -> SpanCapacity:
+def largest_in_span(gpu: str, count: int, span_hours: float, tokens: float | None = None) -> SpanCapacity:
     """For each data size and method, the largest dense model `count` x `gpu` train within
     `span_hours` of wall clock, nothing offloaded (capacity.py's rule), and pre-training at
-    compute-optimal data."""
+    compute-optimal data. `tokens`: the user's data, searched alone in place of the table's sizes
+    ("what can we train on 8 H100 in 2 weeks with 1TB?": the 1TB had been left unread)."""
     name = catalog.get_gpu(gpu).name
     span = float(f"{span_hours:.3g}")  # a span said twice ("2 weeks", "14 days") is searched once
     fit = largest_models(name, count)
     held = {"lora": fit.lora_b, "full-finetune": fit.full_b, "pretrain": fit.full_b}
-    asked = [(m, t) for t in DATA_TOKENS for m in METHODS] + [("pretrain", 0.0)]
+    sizes = (float(f"{tokens:.3g}"),) if tokens else DATA_TOKENS
+    asked = [(m, t) for t in sizes for m in METHODS] + [("pretrain", 0.0)]
     rows = [_within(_search(name, count, m, t, span), held[m], name, count, t) for m, t in asked]
-    return SpanCapacity(gpu=name, count=count, span_hours=span_hours, rows=rows, cap_b=DENSE_CAP_B)
+    return SpanCapacity(
+        gpu=name, count=count, span_hours=span_hours, rows=rows, cap_b=DENSE_CAP_B, data_said=bool(tokens)
+    )
+
+
+def example_in_span(span: SpanCapacity) -> float | None:
+    """The size of the LoRA request offered to plan the user's own data (capacity.EXAMPLE_SHARE of
+    the largest the span trains, to one decimal under 10B); None without data said or a size found."""
+    lora = next(r for r in span.rows if r.method == "lora")
+    if not span.data_said or lora.params_b is None:
+        return None
+    size = lora.params_b * EXAMPLE_SHARE
+    return round(size) if size >= 10 else max(0.1, round(size, 1))
 
 
 def _within(row: SpanRow, held_b: float | None, gpu: str, count: int, tokens: float) -> SpanRow:

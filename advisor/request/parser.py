@@ -4174,6 +4174,9 @@ class _Parse:
 
         if shape is not None and "params_b" in f and abs(f["params_b"] - shape.params_b) / shape.params_b > 0.15:
             self.fail("conflict", first=words["model"], second=words["params_b"], field="params_b")
+        # a count no plan can have is said before a size that is missing ("what can we train on 1000000
+        # H100" had been asked the model's size)
+        check("gpu_count", f.get("gpu_count"))
         if shape is None and "params_b" not in f:
             # a name the catalogue lacks, with no size: that name is what has no shape
             if "unknown_model" in f:
@@ -4704,6 +4707,7 @@ class _Probe(_Parse):
 
     def set(self, field: str, value, word: str) -> None:
         self.fields.setdefault(field, value)
+        self.words.setdefault(field, word)
 
 
 def _rl_floor(text: str, lang: str) -> dict:
@@ -4737,13 +4741,17 @@ def _rl_floor(text: str, lang: str) -> dict:
 
 def _probed(text: str, *steps: str) -> dict:
     """The fields the request rules `steps` read from `text`, refusing nothing."""
+    return _probe(text, *steps).fields
+
+
+def _probe(text: str, *steps: str) -> _Probe:
     probe = _Probe(text)
     for step in steps:
         try:
             getattr(probe, step)()
         except (RequestError, KeyError, TypeError, ValueError):
             continue  # a rule that needs what a refusal would have stopped: the rest still read
-    return probe.fields
+    return probe
 
 
 def holds_a_plan(text: str) -> bool:
@@ -4791,6 +4799,22 @@ def money_said(text: str) -> tuple[float, str | None] | None:
 def span_said(text: str) -> float | None:
     """The days a message gives the job as a request would read its deadline (`in 2 weeks`, `两周`), or None."""
     return _probed(text, "_owned", "_gpus", "_models", "_budget", "_data", "_deadline").get("deadline_days")
+
+
+def data_said(text: str) -> tuple[float, str] | None:
+    """The data a message gives: its tokens counted as a request counts them once (bytes at the
+    language's bytes a token, samples at their said or default length; no epochs) and the words that
+    said it, or None (`with 1TB`, `50k samples`, `10B tokens`)."""
+    probe = _probe(text, "_owned", "_gpus", "_models", "_budget", "_data")
+    f = probe.fields
+    if "data" not in f:
+        return None
+    amount, unit = f["data"]
+    if unit == "bytes":
+        amount /= BYTES_PER_TOKEN[f.get("data_language") or ("zh" if chinese_prose(text) else "en")]
+    elif unit == "samples":
+        amount *= f.get("tokens_per_sample") or TOKENS_PER_SAMPLE
+    return amount, probe.words["data"].strip()
 
 
 def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
