@@ -2339,6 +2339,45 @@ def test_how_sure_the_time_is_gives_the_error_the_room_to_the_deadline_and_the_p
     assert f"{hours:g}" in reply.text
 
 
+@pytest.mark.parametrize(
+    "message", ["what if we miss the deadline?", "what happens if we go over the deadline?", "如果超期了怎么办"]
+)
+def test_a_deadline_missed_is_how_sure_the_time_is_and_what_running_long_costs(summary, book, message):
+    # the FAQ's doubling of GPUs with its bytes-to-tokens text had answered, or the menu
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time_sure")
+    p = reply.advice.plan
+    paid = p.costs.rent_term["months_paid"] * 30.4
+    assert p.costs.rent_option == "monthly" and p.days < paid
+    assert f"({paid:.0f} days)" in reply.text or f"（{paid:.0f} 天）" in reply.text
+
+
+def test_running_long_by_the_hour_is_priced_a_day(book):
+    text = "70B full-finetune 200GB 10d in the US"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), "what if it runs late?", book=book)
+    c = first.plan.costs
+    assert reply.part == "time_sure" and c.rent_option == "hourly"
+    per_day = money(c.rent_per_gpu_hour * first.plan.estimate.layout.gpu_count * 24, c.currency)
+    assert f"each extra day costs about {per_day}" in reply.text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "what if the vendor only has A800?",
+        "what if they only have A800?",
+        "what if only A800 is available?",
+        "供应商只有A800怎么办",
+    ],
+)
+def test_the_gpu_a_vendor_has_is_a_what_if_on_it(summary, book, message):
+    # the menu had answered the first three, the request for quotes the fourth
+    reply = follow_up(REQUEST, summary, message, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "A800-SXM4-80GB"
+    assert not reply.advice.request.owned  # the vendor's, not GPUs the team has
+
+
 def test_a_figure_quoted_back_rounded_down_is_still_the_plans_and_a_budget_near_it_stays_a_budget(book):
     # "H20那个为啥要14万" of a ¥148,921 side had drawn the GPU FAQ; "如果预算15万呢" stays a budget what-if
     text = "qwen3-32b lora 10万条 两周 包年 H20"
@@ -3308,7 +3347,19 @@ def test_a_gpus_price_asked_first_is_the_price_list(cli, question, gpu):
     assert (found["topic"], found["gpu"]) == ("prices", gpu)
 
 
-@pytest.mark.parametrize("question", ["too expensive", "太贵了", "it's way too expensive"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "too expensive",
+        "太贵了",
+        "it's way too expensive",
+        # the plan doubted as the cheapest, fewer GPUs to save money: the menu, or the FAQ's doubling of GPUs
+        "is this the cheapest option?",
+        "can we reduce the GPU count to save money?",
+        "这是最便宜的方案吗",
+        "能不能少用几张卡省钱",
+    ],
+)
 def test_too_expensive_asks_for_a_cheaper_plan(summary, book, question):
     # it had been the quote-comparison topic
     reply = follow_up(REQUEST, summary, question, book=book)

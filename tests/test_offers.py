@@ -845,3 +845,20 @@ def test_a_servers_purchase_price_asked_in_a_thread_is_the_price_not_a_buy_whati
     )
     (reply,) = out["follow_ups"]
     assert reply["kind"] == "prices" and reply["part"] == "H100-SXM5-80GB" and reply["text"].startswith("To buy")
+
+
+@pytest.mark.parametrize(
+    "question,named",
+    [
+        ("is it cheaper to rent H100s on RunPod or Lambda?", ("runpod", "lambda")),
+        ("AutoDL和阿里云租4090哪个便宜", ("autodl", "alibaba")),
+    ],
+)
+def test_providers_named_as_a_choice_list_their_offers_of_the_gpu(cli, question, named):
+    # the price-trend topic (and the cloud-or-own-room topic) had answered
+    out = json.loads(cli("faq", question, "--json").stdout)
+    assert out["topic"] == "prices"
+    offers = [o for g in out["prices"] for o in g["offers"]]
+    said = {n for o in offers for n in named if n in o["provider"].lower()}
+    assert offers and said == set(named)
+    assert all(any(n in o["provider"].lower() for n in named) for o in offers)

@@ -981,6 +981,8 @@ def test_the_reply_language_asked_in_words(text, lang):
         ("70B sft 100GB on 4*8xH100", "H100-SXM5-80GB", 32),
         ("7B lora 20GB 昇腾910B 8卡", "Ascend-910B-64GB", 8),
         ("7B lora 20GB 用华为910B 16卡", "Ascend-910B-64GB", 16),
+        # the form factor before the part, as vendors list it ("8" had not been understood)
+        ("70B lora 10GB on 8 PCIe H100s", "H100-PCIe-80GB", 8),
     ],
 )
 def test_gpus_as_teams_write_them(text, gpu, count):
@@ -1065,6 +1067,8 @@ def test_off_peak_is_read_and_said(text):
         "7B 预训练 2T tokens 用我们自己的 64卡A800 30天",
         "7B 预训练 2T tokens 用自己的64卡A800 30天",
         "65B 预训练 1.4万亿token 用我们自有的2048卡A100-80GB",
+        "our GPUs: 16x A800. Task: continued pretrain Qwen2.5-32B on 20B tokens. How long?",
+        "our GPUs are 8 H100, 70B lora 50k samples",
     ],
 )
 def test_gpus_said_as_owned_in_more_words_are_the_teams(text):

@@ -52,6 +52,7 @@ from advisor.planning.checklist import pilot_gpus, pilot_hours
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
+    DAYS_PER_MONTH,
     INSTANCE_RAM_GB_PER_GPU,
     RESERVED_DISCOUNT,
     RESERVED_DISCOUNT_HIGH,
@@ -1346,10 +1347,14 @@ def gpu_prices(
     # ("we need 8xH100 for 6 months, what's a fair monthly price?": GPUs counted for a term are the price asked,
     # whoever says "we", with no price word ("8x H100 for a year?"); both had drawn the price-trend topic)
     leased = gpus_said(message) is not None and _months_said(message) is not None
+    # providers named as a choice ("is it cheaper to rent H100s on RunPod or Lambda?"): their offers (the
+    # price-trend topic had answered)
+    providers = [name for words, name, _ in PROVIDERS if re.search(words, message, re.I)]
+    between = len(providers) >= 2 and bool(CHEAPER_BETWEEN.search(message))
     if (
-        not (GPU_PRICE.search(message) or leased)
+        not (GPU_PRICE.search(message) or leased or between)
         or HAS_AMOUNT.search(message)
-        or (THE_JOB.search(message) and not leased)
+        or (THE_JOB.search(message) and not (leased or between))
     ):
         return None
     gpu = gpu_named(message)
@@ -1387,8 +1392,19 @@ def gpu_prices(
         and not any(o["market"] == "global" and o["kind"] in kinds for g in listed for o in g["offers"])
     ):
         markets = ("china", "global")  # the plan's market has none of this GPU: both
+    if between:
+        markets = tuple({m for words, _, m in PROVIDERS if re.search(words, message, re.I)})
     groups = [
-        g | {"offers": [o for o in g["offers"] if o["market"] in markets and o["kind"] in kinds][:PRICES_IN_A_REPLY]}
+        g
+        | {
+            "offers": [
+                o
+                for o in g["offers"]
+                if o["market"] in markets
+                and o["kind"] in kinds
+                and (not between or any(name.lower() in o["provider"].lower() for name in providers))
+            ][:PRICES_IN_A_REPLY]
+        }
         for g in listed
     ]
     # what buying costs too: a team asking a GPU's price may be asking what one costs to own
@@ -1416,6 +1432,11 @@ def gpu_prices(
         lead=lead,
         text=f"{lead}\n\n{text}" if lead else text,
     )
+
+
+# Which of the providers named costs less ("is it cheaper to rent H100s on RunPod or Lambda?",
+# "AutoDL和阿里云哪个便宜").
+CHEAPER_BETWEEN = re.compile(r"\b(?:cheaper|cheapest|less\s+expensive|better\s+(?:price|deal))\b|便宜|划算|省钱", re.I)
 
 
 # GPUs counted in a price question ("租一年8卡H20多少钱", "8x H100 for a year?").
@@ -1759,7 +1780,10 @@ def capacity_asked(message: str, lang: str, gpus: tuple[str, int] | None = None)
 # What a sum trains ("what's the biggest model we can fine-tune with $10k?", "10万预算能训多大的模型",
 # "what can we train for ¥500k?"): it had asked for the model's size
 SUM_TRAINS = re.compile(
-    r"\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b|(?:能|可以|够)(?:训练?|微调|预训练)(?:出)?(?:什么|啥|多大)",
+    r"\bwhat\s+(?:\w+\s+)?can\s+(?:we|i)\s+(?:train|fine-?tune|finetune|pre-?train)\b|(?:能|可以|够)(?:训练?|微调|预训练)(?:出)?(?:什么|啥|多大)"
+    # "we have $100k, what's the best model we can fine-tune and on what?" (refused for the model's size)
+    r"|\b(?:best|strongest)\s+(?:\w+\s+)?model\s+(?:that\s+)?(?:we|i)\s+(?:can|could)\s+(?:afford\s+to\s+)?"
+    r"(?:train|fine-?tune|finetune|pre-?train)\b",
     re.I,
 )
 
@@ -2119,7 +2143,17 @@ CHEAPER = re.compile(
     + _QUICK_TAIL
     + _QUICK_ZH_LEAD
     + r"(?:便宜|省钱|省点钱|省点|省一点|省一些|降低成本|降点成本|少花钱|少花点|太贵(?:了)?)"
-    + _QUICK_ZH_TAIL,
+    + _QUICK_ZH_TAIL
+    # the plan doubted as the cheapest, or fewer GPUs to save money ("is this the cheapest option?", "can we
+    # reduce the GPU count to save money?", "这是最便宜的方案吗", "少用几张卡能省钱吗": the menu, or the FAQ's
+    # doubling of GPUs, had answered)
+    + r"|^\W*(?:is|isn'?t)\s+(?:this|that|it)\s+(?:really\s+)?(?:the\s+)?(?:cheapest|lowest[\s-]cost)\b"
+    # (CHEAPER is matched at the message's start: these let a few words lead)
+    + r"|^.{0,30}?\b(?:reduce|cut|lower)\s+(?:the\s+)?(?:gpu\s+count|number\s+of\s+gpus|gpus)\b"
+    + r".{0,20}\b(?:save|cheaper|cost)"
+    + r"|^.{0,30}?\b(?:fewer|less)\s+gpus\b.{0,20}\b(?:save|cheaper)\b"
+    + r"|^\W*(?:这|这个)(?:就|已经)?是(?:不是)?最(?:便宜|省钱|划算)的(?:方案|选择|配置)?(?:吗|么|了吗|了)?\W*$"
+    + r"|^.{0,6}?少(?:用|租)(?:几|一些|点)?(?:张|块)?(?:卡|显卡|gpu).{0,6}(?:省|便宜)",
     re.I,
 )
 FASTER = re.compile(
@@ -3037,7 +3071,13 @@ TIME_SURE = re.compile(
     # the plan's numbers doubted as a whole ("is this realistic?", "靠谱吗", "这个估算准吗"): how sure its time is
     r"|^\W*(?:(?:is|are)\s+(?:this|that|it|these|those|the (?:plan|estimate|numbers?|timeline))|really)"
     r"\s+(?:(?:whole|plan|estimate|time|timeline|schedule|really)\s+)?(?:realistic|accurate|reliable|legit|achievable|doable|right)\W*$"
-    r"|^\W*(?:这个|这)?(?:估算|估计|结果|数字|时间|工期)?(?:真的)?(?:靠谱|现实|可信|准|准确|能做到|做得到)(?:吗|么|不|嘛|吧)\W*$",
+    r"|^\W*(?:这个|这)?(?:估算|估计|结果|数字|时间|工期)?(?:真的)?(?:靠谱|现实|可信|准|准确|能做到|做得到)(?:吗|么|不|嘛|吧)\W*$"
+    # the deadline missed ("what if we miss the deadline?", "what if it runs late?", "如果超期了怎么办"): how
+    # much room the time leaves and the pilot that finds out (the FAQ's doubling of GPUs and its bytes to
+    # tokens had answered, or the menu)
+    r"|\b(?:miss(?:es|ed)?|go(?:es)?\s+over|overrun|blow(?:s)?)\s+(?:the\s+|our\s+)?deadline\b"
+    r"|\b(?:runs?|is|goes|takes)\s+(?:late|longer(?:\s+than\s+(?:planned|expected|estimated))?)\W*$"
+    r"|(?:超期|逾期|赶不上|来不及)(?:了)?(?:的话)?(?:怎么办|咋办|会怎样|怎么样)?\W*$",
     re.I,
 )
 
@@ -3051,6 +3091,15 @@ def _time_sure(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
     if plan is None or not plan.days:
         return None
     pilot = first.pilot()
+    c = plan.costs
+    # what running long costs: a lease's months paid cover the days past the plan's time before the
+    # next month is billed; by the hour, every GPU around the clock at the plan's rate
+    paid = (c.rent_term or {}).get("months_paid") if c.decision == "rent" and c.rent_option == "monthly" else None
+    per_day = (
+        c.rent_per_gpu_hour * plan.estimate.layout.gpu_count * 24
+        if c.decision == "rent" and c.rent_option == "hourly" and c.rent_per_gpu_hour
+        else None
+    )
     text = render(
         "followup.txt.j2",
         lang,
@@ -3059,6 +3108,9 @@ def _time_sure(request_text: str, lang: str, book: PriceBook) -> FollowUp | None
         error=DEADLINE_SLACK,
         deadline=req.deadline_days,
         pilot_hours=pilot["params"]["hours"] if pilot and pilot["code"] == "pilot" else None,
+        paid_days=paid * DAYS_PER_MONTH if paid else None,
+        per_day=per_day,
+        cur=c.currency,
     )
     return FollowUp(kind="explain", part="time_sure", lang=lang, advice=first, text=text)
 

@@ -533,6 +533,11 @@ WHATIF_FILLER = frozenset(
         "提到",
         "改为",
         "变成",
+        # "what if they only have A800?", "what if only H20 is available?", "只有A800怎么办": the GPU there is
+        # is the change (a vendor's, _VENDOR_HAS)
+        "they",
+        "available",
+        "怎么办",
         # "what if our data grows to 2TB?": the data's new size
         "grows",
         "grow",
@@ -2236,6 +2241,8 @@ class _Parse:
         self.scan.take(
             rf"{L}(?:(?:we|i|(?:our|the)\s+(?:team|company|lab|group|org|organi[sz]ation|university|department|startup))"
             rf"\s+(?:(?:already|only|just|currently)\s+)?(?:own|owns|have|has|got|possess|possesses)(?:\s+already)?"
+            # "our GPUs: 16x A800", "our hardware is 2 servers of 8xA800" (the rent had been planned)
+            rf"|(?:our|my)(?:\s+own)?\s+(?:gpus|hardware|cluster|servers|machines)\s*(?::|=|\s+are|\s+is)"
             rf"|(?:we|i)'ve\s+(?:(?:already|only|just)\s+)?got|our(?:\s+own)?|my(?:\s+own)?|owned)"
             rf"(?=\s+(?:\d+|an?\s+single|single|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
             rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))"
@@ -5011,6 +5018,13 @@ _PERCENT_ZH = r"(?P<dir_zh>多|少|增加|减少)\s*(?P<pct_zh>\d+(?:\.\d+)?)\s*
 # When more data comes ("next quarter", "later", "下个季度", "以后"): a what-if on the data plans it as
 # if it were here (it had been refused, then the FAQ's growing-later topic, or 翻倍 the GPUs doubled)
 _DATA_WORD = re.compile(r"\bdata(?:set)?\b|\bcorpus\b|\btokens?\b|数据|语料", re.I)
+# The vendor who has a GPU ("what if the vendor only has A800?", "供应商只有A800怎么办"): the GPU is the change;
+# the vendor stays a word of its own elsewhere ("有没有更便宜的供应商" asks for the offers, not a cheaper plan).
+_VENDOR_HAS = re.compile(
+    r"\b(?:the\s+)?(?:vendor|provider|supplier|lessor|cloud)(?:'s)?\s+(?=only\s+(?:has|have|offers?|gets?)\b)"
+    r"|(?P<zh>(?:供应商|厂商|服务商|机房)(?:那边|那里|手上)?只有)",
+    re.I,
+)
 _LATER = re.compile(
     r"\b(?:later(?:\s+on)?|next\s+(?:quarter|month|year|week)|in\s+the\s+future|down\s+the\s+(?:road|line)"
     r"|eventually|over\s+time)\b|下个?季度|下个?月|明年|以后|将来|之后|后面|后期",
@@ -5070,6 +5084,8 @@ def parse_followup(
     reply_lang = lang or detect_lang(change)
     if _DATA_WORD.search(change):
         change = _LATER.sub(" ", change)  # "what if the data doubles next quarter?": the data doubled
+    # (the vendor's 只有 is no having of the team's: "只有A800" alone reads as GPUs owned)
+    change = _VENDOR_HAS.sub(lambda m: "用" if m["zh"] else " ", change)
     change, scaled = _relative_change(change)
     delta = _Parse(change, reply_lang)
     delta.read(WHATIF_FILLER)
