@@ -814,6 +814,8 @@ def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_leas
         ("how much does an 8x H100 server cost to buy?", "en", True),
         ("买一台8卡H800服务器多少钱", "zh", True),
         ("how much is an H100 per hour?", "en", False),
+        # a DGX is a system sold whole (the rents had led)
+        ("how much does a DGX H200 cost?", "en", True),
     ],
 )
 def test_a_price_asked_to_buy_leads_with_the_purchase_in_text_and_in_slack(cli, book, question, lang, first):
@@ -862,3 +864,31 @@ def test_providers_named_as_a_choice_list_their_offers_of_the_gpu(cli, question,
     said = {n for o in offers for n in named if n in o["provider"].lower()}
     assert offers and said == set(named)
     assert all(any(n in o["provider"].lower() for n in named) for o in offers)
+
+
+@pytest.mark.parametrize(
+    "question,amount,currency,enough",
+    [
+        # "80万" had been refused as a word not understood; the 30万 question had drawn the H20 topic
+        ("租4台8卡A800，一年，预算够不够80万", 800_000, "CNY", False),
+        ("租8卡H20半年，30万够吗", 300_000, "CNY", True),
+        ("is $500k enough for 64 H100 for 6 months?", 500_000, "USD", None),
+    ],
+)
+def test_a_sum_asked_to_cover_gpus_for_a_term_is_set_against_the_cheaper_way(
+    cli, book, question, amount, currency, enough
+):
+    out = json.loads(cli("faq", question, "--json").stdout)
+    assert out["topic"] == "prices"
+    first = out["answer"].splitlines()[0]
+    gpus, months = (32, 12) if "A800" in question else (8, 6) if "H20" in question else (64, 6)
+    offers = [o for g in out["prices"] for o in g["offers"]]
+    lease = next(o for o in offers if o["kind"] == "rent_month")
+    hour = next(o for o in offers if o["kind"] == "rent_hour")
+    cheaper = min(
+        book.convert(lease["price"], lease["currency"], currency) * gpus * months,
+        book.convert(hour["price"], hour["currency"], currency) * gpus * months * 730,
+    )
+    assert money(cheaper, currency) in first and money(amount, currency) in first
+    covers = "to spare" in first or "还剩" in first
+    assert covers is (amount >= cheaper) and (enough is None or covers is enough)

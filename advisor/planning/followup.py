@@ -1351,9 +1351,11 @@ def gpu_prices(
     # price-trend topic had answered)
     providers = [name for words, name, _ in PROVIDERS if re.search(words, message, re.I)]
     between = len(providers) >= 2 and bool(CHEAPER_BETWEEN.search(message))
+    # a sum asked to cover GPUs counted for a term ("租4台8卡A800，一年，预算够不够80万": refused on 80万)
+    covered = leased and SUM_ENOUGH.search(message) and (money_said(message) or _bare_yuan(message))
     if (
         not (GPU_PRICE.search(message) or leased or between)
-        or HAS_AMOUNT.search(message)
+        or (HAS_AMOUNT.search(message) and not covered)
         or (THE_JOB.search(message) and not (leased or between))
     ):
         return None
@@ -1419,9 +1421,9 @@ def gpu_prices(
         for kind in ("buy_server", "buy_card")
         for o in sorted(book.offers(kind, gpu, market), key=lambda o: book.convert(o.price, o.currency, "USD"))[:1]
     ]  # fmt: skip
-    buy_first = bool(bought and BUYING.search(message))
+    buy_first = bool(bought and (BUYING.search(message) or SYSTEM_PRICED.search(message)))
     text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, buy_first=buy_first, reply=True)
-    lead = _lease_worked(message, lang, groups)
+    lead = _lease_worked(message, lang, groups, book, covered or None)
     return FollowUp(
         kind="prices",
         lang=lang,
@@ -1432,6 +1434,17 @@ def gpu_prices(
         lead=lead,
         text=f"{lead}\n\n{text}" if lead else text,
     )
+
+
+# A sum asked to be enough ("预算够不够80万", "is $500k enough for 64 H100 for 6 months?").
+SUM_ENOUGH = re.compile(r"够不够|够吗|够用吗|足够吗|够了吗|\benough\b|\bafford\b|\bcover\b", re.I)
+# A sum in 万 or 元 with no budget word beside it ("租8卡H20半年，30万够吗"): yuan.
+BARE_YUAN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(万|元)")
+
+
+def _bare_yuan(message: str) -> tuple[float, str] | None:
+    found = BARE_YUAN.search(message)
+    return (float(found[1]) * (1e4 if found[2] == "万" else 1), "CNY") if found else None
 
 
 # Which of the providers named costs less ("is it cheaper to rent H100s on RunPod or Lambda?",
@@ -1461,10 +1474,13 @@ def _months_said(message: str) -> int | None:
     return months
 
 
-def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
+def _lease_worked(
+    message: str, lang: str, groups: list[dict], book: PriceBook, budget: tuple[float, str | None] | None = None
+) -> str:
     """ "租一年8卡H20多少钱": that many GPUs over that term at the cheapest lease listed, and by the hour
-    around the clock at the cheapest hourly offer listed (the offers alone had been listed); '' when
-    the message says no count and term."""
+    around the clock at the cheapest hourly offer listed (the offers alone had been listed); with a
+    `budget` asked to cover it, what it leaves or lacks and the months it pays for; '' when the
+    message says no count and term."""
     # (servers counted are their GPUs: "need a quote for 4 nodes of H100 for 3 months", "租两台8卡H800半年")
     said, counted = gpus_said(message), GPUS_COUNTED.search(message)
     months, gpus = _months_said(message), said[1] if said else int(counted[1]) if counted else 0
@@ -1475,6 +1491,17 @@ def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
     hour = next((o for o in offers if o["kind"] == "rent_hour"), None)
     if lease is None and hour is None:
         return ""
+    sum_ = None
+    if budget:
+        # against the cheaper of the two ways listed, in the sum's currency (a sum with none said is in
+        # the offers' own: "80万" beside mainland offers, yuan)
+        cur = budget[1] or (lease or hour)["currency"]
+        month = min(
+            book.convert(o["price"], o["currency"], cur) * gpus * (1 if o is lease else HOURS_PER_MONTH)
+            for o in (lease, hour)
+            if o
+        )
+        sum_ = {"amount": budget[0], "currency": cur, "total": month * months, "months": int(budget[0] // month)}
     return render(
         "slack/value.j2",
         lang,
@@ -1484,6 +1511,7 @@ def _lease_worked(message: str, lang: str, groups: list[dict]) -> str:
         lease=lease,
         hour=hour,
         hours=HOURS_PER_MONTH,
+        sum=sum_,
     )
 
 
@@ -3661,6 +3689,9 @@ def _zh_number(text: str) -> float | None:
 # Buying: beside a term ("buy or rent for a year?", "买还是租一年") rent against buy, not a lease's
 # price; beside a count ("如果再买8张A800呢", "what if we buy 8 more?") more of the team's own GPU, bought
 BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
+# A DGX or HGX system's price is one sold whole ("how much does a DGX H200 cost?" had listed the rents first);
+# DGX Cloud is rented.
+SYSTEM_PRICED = re.compile(r"\b(?:dgx|hgx)\b(?!\s*cloud)", re.I)
 
 
 def lease_term_asked(message: str) -> int | None:
