@@ -97,3 +97,66 @@ def rent_or_buy(
         asked_months=asked,
         breakeven_months=breakeven_months(owned.capex, lease_month * bought - running, LIFE_MONTHS),
     )
+
+
+class AcrossParts(BaseModel):
+    """Renting `rent_gpus` of one GPU type for `months` against buying `buy_gpus` of another: each side's
+    cost over those months, and what each pays for a unit of dense BF16 peak (PFLOP/s) a month. The
+    peak is the datasheet's, not a job's speed: the comparison of money, not of a training run."""
+
+    rent_gpu: str
+    rent_gpus: int
+    months: int
+    market: str
+    currency: str
+    lease_per_gpu_month: float
+    lease: dict  # the median like offer: provider, as_of, estimate, offers (how many compared)
+    rent_total: float
+    buy_gpu: str
+    owning: Owning  # over `months`: capex less resale then, plus running costs
+    own_total: float
+    own_life: Owning  # over LIFE_MONTHS, for the cost of a PFLOP/s-month kept to the end of its life
+    rent_pflops: float
+    buy_pflops: float
+
+
+def dense_pflops(gpu: GPU, gpus: int) -> float:
+    """The dense BF16 (else FP16) peak of `gpus` GPUs in PFLOP/s, from the catalogue's datasheet figures."""
+    return gpus * gpu.peak_tflops("bf16") / 1000
+
+
+def rent_against_owning(
+    book: PriceBook,
+    rented: tuple[GPU, int],
+    months: int,
+    bought: tuple[GPU, int],
+    market: str,
+    currency: str,
+) -> AcrossParts | None:
+    """`rented` GPUs leased for `months` at the like median (as a quote is judged) against `bought`
+    GPUs owned for as long (owning.py); None when either price is not on record in the market."""
+    (rent_gpu, rent_gpus), (buy_gpu, buy_gpus) = rented, bought
+    owned = owning(book, buy_gpu, buy_gpus, market, currency, months=months)
+    life = owning(book, buy_gpu, buy_gpus, market, currency, months=LIFE_MONTHS)
+    offers = like_offers(book, rent_gpu.name, market, "month", rent_gpus)
+    median, per_hour = market_reference(book, offers, currency)
+    if owned is None or life is None or median is None:
+        return None
+    lease_month = per_hour * HOURS_PER_MONTH
+    kept = owned.servers * owned.server_gpus or buy_gpus
+    return AcrossParts(
+        rent_gpu=rent_gpu.name,
+        rent_gpus=rent_gpus,
+        months=months,
+        market=market,
+        currency=currency,
+        lease_per_gpu_month=lease_month,
+        lease={"provider": median.provider, "as_of": median.as_of, "estimate": median.estimate, "offers": len(offers)},
+        rent_total=lease_month * rent_gpus * months,
+        buy_gpu=buy_gpu.name,
+        owning=owned,
+        own_total=owned.total_per_month * months,
+        own_life=life,
+        rent_pflops=dense_pflops(rent_gpu, rent_gpus),
+        buy_pflops=dense_pflops(buy_gpu, kept),
+    )

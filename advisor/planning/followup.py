@@ -32,7 +32,7 @@ from advisor.knowledge import faq
 from advisor.market.owning import CLUSTER_EXTRA, is_workstation, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
-from advisor.market.rent_or_buy import LIFE_MONTHS, rent_or_buy
+from advisor.market.rent_or_buy import LIFE_MONTHS, rent_against_owning, rent_or_buy
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import (
     MOST_COMPARED,
@@ -1336,6 +1336,7 @@ def gpu_prices(
         or budget_buys(message, lang, book)
         or lead_time(message, lang)
         or quote_judged(message, lang, book)
+        or (rent_against_buy(message, lang, book) if specs else None)
         or (hardware_rent_or_buy(message, lang, book) if specs else None)
         or serving_first(message, lang)
         or (side_by_side(message, lang, book, market) if specs else None)
@@ -1657,6 +1658,80 @@ def hardware_rent_or_buy(message: str, lang: str, book: PriceBook) -> FollowUp |
     example = "70B 全参微调 1TB 14天 买" if lang == "zh" else "70B full-finetune 1TB 14d buy"
     text = render("rent_or_buy.txt.j2", lang, r=weighed, life=LIFE_MONTHS, example=example)
     return FollowUp(kind="rent_or_buy", lang=lang, part=gpu.name, text=text.strip())
+
+
+# A buying word before a GPU named ("or buy a DGX B200", "还是买一台B200服务器").
+BUY_WORD = re.compile(r"\bbuy(?:ing)?\b|\bpurchas\w*|买|购", re.I)
+# The GPUs a mention counts in the words before it: cards ("64 H100", "租64张H100"), servers ("2 nodes of",
+# "两台"), one server ("a DGX", "一台"); else one server.
+_COUNT_BEFORE = re.compile(r"(\d+)\s*(?:x|×|\*|张|块|卡)?\s*(?:nvidia\s+)?$", re.I)
+_SERVERS_BEFORE = re.compile(
+    r"(?:(\d+)|(一|两|二|三|四)|\b(a|an|one|two|three|four))\s*(?:台|套|\s*(?:servers?|nodes?|boxes)\s+of)?\s*(?:dgx|hgx)?\s*$",
+    re.I,
+)
+_FEW = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
+def _counted_before(prefix: str, gpu) -> int:
+    per = max(1, gpu.gpus_per_server)
+    if found := _COUNT_BEFORE.search(prefix):
+        return int(found[1])
+    if found := _SERVERS_BEFORE.search(prefix):
+        return per * (int(found[1]) if found[1] else _FEW[(found[2] or found[3]).lower()])
+    return per
+
+
+def rent_against_buy(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """One GPU type rented for a term and another bought ("should we rent 64 H100 for 3 months or buy a
+    DGX B200?", "租64张H100三个月还是买一台B200服务器"): each side's cost over the term and a unit of
+    dense peak a month (market/rent_or_buy.rent_against_owning); it had weighed one of the two alone, or
+    been refused as two GPU types. None unless two types are named, one of them after a buying word."""
+    named = _gpus_named(message)
+    # (the rent may be said by its provider or term alone: "64 H100 on CoreWeave for 3 months or buying a DGX B200")
+    rented = RENT_OR_BUY.search(message) or (BUY_WORD.search(message) and (_provider(message) or _months_said(message)))
+    if len(named) != 2 or not rented or model_said(message) is not None:
+        return None
+    lowered = message.lower()
+    (first, at), (second, at2) = sorted(((n, lowered.find(w.lower())) for n, w in named.items()), key=lambda x: x[1])
+    before = {first: message[:at], second: message[at + len(named[first]) : at2]}
+    buying = [n for n in (first, second) if BUY_WORD.search(before[n][-30:])]
+    if len(buying) != 1 or min(at, at2) < 0:
+        return None
+    buy = catalog.get_gpu(buying[0])
+    rent = catalog.get_gpu(second if buying[0] == first else first)
+    provider = _provider(message)
+    market = (
+        provider[1]
+        if provider
+        else "global"
+        if MARKET.search(message) or IN_THE_US.search(message) or "$" in message or "usd" in lowered
+        else "china"
+    )
+    if market not in rent.markets or market not in buy.markets:
+        market = next((m for m in ("global", "china") if m in rent.markets and m in buy.markets), market)
+    months = _months_said(message) or RENT_AGAINST_BUY_MONTHS
+    sides = ((rent, _counted_before(before[rent.name], rent)), (buy, _counted_before(before[buy.name], buy)))
+    # the provider named rents it where its offers are on record ("on CoreWeave"), else the market's like offers
+    narrowed = book.of_provider(provider[0], market) if provider else None
+    weighed = narrowed and rent_against_owning(narrowed, sides[0], months, sides[1], market, MARKET_CURRENCY[market])
+    unpriced = provider[0] if provider and weighed is None else ""
+    weighed = weighed or rent_against_owning(book, sides[0], months, sides[1], market, MARKET_CURRENCY[market])
+    if weighed is None:
+        return None
+    text = render(
+        "rent_across.txt.j2",
+        lang,
+        r=weighed,
+        life=LIFE_MONTHS,
+        assumed_months=_months_said(message) is None,
+        unpriced=unpriced,
+    )
+    return FollowUp(kind="rent_or_buy", lang=lang, part=f"{rent.name} / {buy.name}", text=text.strip())
+
+
+# The term weighed when a rent against a purchase says none (assumed: a year, the shortest horizon a
+# purchase is judged over, rent_or_buy.HORIZONS).
+RENT_AGAINST_BUY_MONTHS = 12
 
 
 # What sets two GPU types side by side with no job ("h200 vs b200?", "4090和5090哪个适合", "H20和H800有什么区别")
