@@ -802,7 +802,7 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
 def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_lease(cli, question, gpus, months):
     out = json.loads(cli("faq", question, "--json").stdout)
     assert out["topic"] == "prices"
-    lease = next(o for g in out["prices"] for o in g["offers"] if o["kind"] == "rent_month")
+    lease = next(o for g in out["prices"] for o in g["offers"] if o["kind"] == "rent_month" and not o["indicative"])
     first = out["answer"].splitlines()[0]
     assert first.startswith((f"{gpus} GPUs for {months} month", f"{gpus} 张卡租 {months} 个月"))
     assert money(lease["price"] * gpus * months, lease["currency"]) in first
@@ -883,12 +883,14 @@ def test_a_sum_asked_to_cover_gpus_for_a_term_is_set_against_the_cheaper_way(
     first = out["answer"].splitlines()[0]
     gpus, months = (32, 12) if "A800" in question else (8, 6) if "H20" in question else (64, 6)
     offers = [o for g in out["prices"] for o in g["offers"]]
-    lease = next(o for o in offers if o["kind"] == "rent_month")
-    hour = next(o for o in offers if o["kind"] == "rent_hour")
+    lease = next(o for o in offers if o["kind"] == "rent_month" and not o["indicative"])
+    hour = next(o for o in offers if o["kind"] == "rent_hour" and not o["indicative"])
     cheaper = min(
         book.convert(lease["price"], lease["currency"], currency) * gpus * months,
         book.convert(hour["price"], hour["currency"], currency) * gpus * months * 730,
     )
     assert money(cheaper, currency) in first and money(amount, currency) in first
+    # a sum in dollars is weighed on the global clouds' offers, one in yuan on the mainland's
+    assert {o["market"] for o in offers} == {"global" if currency == "USD" else "china"}
     covers = "to spare" in first or "还剩" in first
     assert covers is (amount >= cheaper) and (enough is None or covers is enough)

@@ -1397,6 +1397,11 @@ def gpu_prices(
         markets = ("china", "global")  # the plan's market has none of this GPU: both
     if between:
         markets = tuple({m for words, _, m in PROVIDERS if re.search(words, message, re.I)})
+    elif covered and not (MARKET.search(message) or CHINA.search(message)) and covered[1] in ("USD", "CNY"):
+        # a sum in dollars is weighed on the global clouds, one in yuan on the mainland, where they list the GPU
+        own = "global" if covered[1] == "USD" else "china"
+        if any(o["market"] == own and o["kind"] in kinds for g in listed for o in g["offers"]):
+            markets = (own,)
     groups = [
         g
         | {
@@ -1488,8 +1493,9 @@ def _lease_worked(
     if not months or not gpus:
         return ""
     offers = [o for g in groups for o in g["offers"]]
-    lease = next((o for o in offers if o["kind"] == "rent_month"), None)
-    hour = next((o for o in offers if o["kind"] == "rent_hour"), None)
+    # (an index or average is no offer to take: "$1,752 per GPU-month (price index)" is not for sale)
+    lease = next((o for o in offers if o["kind"] == "rent_month" and not o["indicative"]), None)
+    hour = next((o for o in offers if o["kind"] == "rent_hour" and not o["indicative"]), None)
     if lease is None and hour is None:
         return ""
     sum_ = None
