@@ -3943,3 +3943,20 @@ def test_growing_later_on_one_server_says_no_count_of_servers(book):
     text = "qwen2.5-7b lora 50k samples 2d"
     reply = follow_up(text, plan_context(advise(text, book=book)), "can we do half now and half next month?", book=book)
     assert reply.faq["topic"] == "grow_later" and "all 1 of" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "question,topic,not_part",
+    [
+        ("这个配置能跑多大batch", "batch_size", None),  # had been the largest models the GPUs hold
+        ("机器什么时候能到位", "time_to_first_run", None),  # had been the menu
+        ("数据放对象存储行不行", None, "room"),  # had been the servers' heat in the team's room
+        ("要不要买InfiniBand交换机", None, "hidden_costs"),  # whether one is needed is the network's
+    ],
+)
+def test_chinese_lab_questions_reach_what_they_ask(summary, book, question, topic, not_part):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    if topic:
+        assert reply.faq and reply.faq["topic"] == topic
+    if not_part:
+        assert reply.part != not_part and reply.kind != "capacity"

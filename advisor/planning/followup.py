@@ -1844,7 +1844,9 @@ def serving_first(message: str, lang: str) -> FollowUp | None:
 CAPACITY_ASKED = re.compile(
     r"\bhow\s+(?:big|large)\s+(?:of\s+)?(?:an?\s+)?(?:model|llm)|\b(?:largest|biggest)\s+(?:\w+\s+)?(?:model|llm)"
     r"|\bmax(?:imum)?\s+model\s+size|\bwhat\s+(?:size\s+(?:of\s+)?)?(?:models?|llms?)\s+(?:can|could)\b"
-    r"|能训(?:练)?多大|能(?:跑|微调|训练?)多大|多大的模型|最大(?:能|可以)?(?:训练?|跑|微调)"
+    # (the batch a setup runs, "这个配置能跑多大batch", is the batch-size topic's)
+    r"|能训(?:练)?多大(?!\s*(?:的)?\s*(?:batch|批|bs))|能(?:跑|微调|训练?)多大(?!\s*(?:的)?\s*(?:batch|批|bs))"
+    r"|多大的模型|最大(?:能|可以)?(?:训练?|跑|微调)"
     r"|能(?:训练?|跑|微调)(?:什么|哪些|多大)(?:的|样的)?模型"
     # what GPUs counted can train ("what can we train on 8 H100 in 2 weeks?", "8张H100两周能训什么"): their
     # largest models (it had asked for a model's size, or drawn the rack's power topic)

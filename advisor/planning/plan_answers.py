@@ -62,7 +62,10 @@ ASKED = (
     (
         "room",
         # (a rack that holds them is the servers' racks: "一个机柜放得下吗")
-        r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)|(?<!机柜)(?:放|搁|摆)(?:在)?\S{0,6}(?:吗|行吗|可以吗|行不行)"
+        # (data put somewhere is storage, not the room: "数据放对象存储行不行" had been the servers' heat)
+        r"(?:能不能|能否|可不可以|可以|行不行|适合)\s*(?:放|搁|摆)(?!\S{0,3}(?:存储|oss|s3|nas|硬盘|云盘|网盘))"
+        r"|(?<!机柜)(?<!数据)(?<!文件)(?<!模型)(?<!权重)(?:放|搁|摆)(?:在)?(?!\S{0,3}(?:存储|oss|s3|nas|硬盘|云盘|网盘))"
+        r"\S{0,6}(?:吗|行吗|可以吗|行不行)"
         r"|噪音|噪声|吵不吵|吵吗|很吵|\bnois[ey]\b|\bloud\b"
         r"|\b(?:can|could)\s+(?:it|we|they|this|these|the servers?|the box)"
         r"\s+(?:go|sit|stay|run|live|be put|be kept)\s+in\b"
@@ -122,7 +125,8 @@ ASKED = (
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
         # (which switch, "交换机要什么样的", is the servers' network line)
         r"|network (?:gear|equipment|hardware)|switch(?:es)? and optics"
-        r"|(?<!什么)交换机(?!\s*(?:要|需要|得)?\s*(?:用|选|配)?\s*(?:什么|哪种|哪些|啥))|光模块|网络设备"
+        # (whether a switch is needed, "要不要买InfiniBand交换机", is the network's too: a switch's cost is this)
+        r"|交换机.{0,8}(?:多少钱|费用|成本|价格|贵)|(?:多少钱|费用|成本|价格).{0,8}交换机|光模块|网络设备"
         # what owning costs to run ("买的话电费和机柜要多少", "running costs if we buy?"): its power,
         # hosting and upkeep a year (had been the buy what-if, with none of them)
         r"|running (?:costs?|expenses?)|opex\b"
