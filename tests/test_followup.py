@@ -3960,3 +3960,17 @@ def test_chinese_lab_questions_reach_what_they_ask(summary, book, question, topi
         assert reply.faq and reply.faq["topic"] == topic
     if not_part:
         assert reply.part != not_part and reply.kind != "capacity"
+
+
+@pytest.mark.parametrize(
+    "question,gpu", [("how much faster would H200 be?", "H200-SXM-141GB"), ("how much slower would A100 be?", "A100")]
+)
+def test_how_much_faster_on_a_gpu_is_the_plan_on_it(summary, book, question, gpu):
+    # the first had listed H200's prices, the second the H800 topic
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu.startswith(gpu)
+
+
+def test_how_much_alone_is_the_plans_cost(summary, book):
+    reply = follow_up(REQUEST, summary, "how much?", book=book)  # the menu had answered
+    assert (reply.kind, reply.part) == ("explain", "costs")

@@ -903,7 +903,9 @@ THE_JOB = re.compile(
     r"|(?:(?<!租)用|(?<!现|正|实|存|所|还)在|换成?|改用)\s*(?:\d+\s*(?:张|卡|块|台)?)?\s*(?:华为|昇腾|英伟达|英伟达的)?\s*[a-z]{0,5}\s?\d{2,4}"
     r"|\d{2,4}[a-z]?\s*(?:上|的话)|(?:这个|这次)(?:任务|训练|方案)"
     # "what would H800 cost": the job on it, said conditionally ("what does an H800 cost?" is its price)
-    r"|\bwhat would\b.{0,25}\bcost\b",
+    r"|\bwhat would\b.{0,25}\bcost\b"
+    # "how much faster would H200 be?": the job's time on it, not its price
+    r"|\bhow\s+much\s+(?:faster|slower|quicker|sooner|longer|shorter)\b",
     re.I,
 )
 # A GPU named in a message: a maker's prefix, letters and a 2-4 digit number ("H100", "rtx 4090",
@@ -2284,7 +2286,9 @@ ASKS_THE_COST = re.compile(
     r"^\W*(?:so\s+)?(?:how much (?:would|will|does|did|is) (?:it|this|that|the (?:job|plan|training|run))"
     r"(?: cost)?(?: us)?(?: in total| altogether| per month| a month)?"
     r"|what (?:would|will|does) (?:it|this|that) cost(?: us)?"
-    r"|what(?:'s| is) the (?:total )?(?:cost|price|rent|bill))\W*$"
+    r"|what(?:'s| is) the (?:total )?(?:cost|price|rent|bill)"
+    # "how much?", "and the cost?": the amount alone (the menu had answered)
+    r"|(?:and\s+)?how much(?: in total| altogether)?|(?:and\s+)?the (?:total )?(?:cost|price))\W*$"
     r"|^\W*(?:这个|这样|总共|一共|大概|那)?(?:要|需要|得)?(?:花)?(?:多少钱|多少费用)(?:呢|啊)?\W*$"
     r"|^\W*(?:成本|租金|费用|总价)(?:是)?多少(?:钱)?(?:呢|啊)?\W*$",
     re.I,

@@ -538,6 +538,11 @@ WHATIF_FILLER = frozenset(
         "they",
         "available",
         "怎么办",
+        # "how much faster would H200 be?", "how much slower on A100?": the plan on that GPU, against the first
+        "much",
+        "faster",
+        "slower",
+        "quicker",
         # "what if our data grows to 2TB?": the data's new size
         "grows",
         "grow",
