@@ -894,3 +894,11 @@ def test_a_sum_asked_to_cover_gpus_for_a_term_is_set_against_the_cheaper_way(
     assert {o["market"] for o in offers} == {"global" if currency == "USD" else "china"}
     covers = "to spare" in first or "还剩" in first
     assert covers is (amount >= cheaper) and (enough is None or covers is enough)
+
+
+def test_a_provider_named_with_no_offer_of_the_gpu_is_said(cli):
+    # Lambda lists no A800: its absence had gone unsaid beside AutoDL's offers
+    out = json.loads(cli("faq", "A800 on AutoDL or Lambda, which is cheaper?", "--json").stdout)
+    assert out["topic"] == "prices"
+    assert out["answer"].startswith("No A800-SXM4-80GB offer from Lambda is on record.")
+    assert all("autodl" in o["provider"].lower() for g in out["prices"] for o in g["offers"])

@@ -1432,6 +1432,12 @@ def gpu_prices(
     buy_first = bool(bought and (BUYING.search(message) or SYSTEM_PRICED.search(message)))
     text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, buy_first=buy_first, reply=True)
     lead = _lease_worked(message, lang, groups, book, covered or None)
+    if between:
+        # a provider named with no offer of the GPU on record is said, not left out unsaid ("H100 on AWS vs Lambda")
+        listed_by = " ".join(o["provider"].lower() for g in groups for o in g["offers"])
+        missing = [name for name in providers if name.lower() not in listed_by]
+        if missing:
+            lead = render("slack/value.j2", lang, kind="no_offer_from", gpu=gpu, providers=", ".join(missing))
     return FollowUp(
         kind="prices",
         lang=lang,
