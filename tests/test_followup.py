@@ -3974,3 +3974,12 @@ def test_how_much_faster_on_a_gpu_is_the_plan_on_it(summary, book, question, gpu
 def test_how_much_alone_is_the_plans_cost(summary, book):
     reply = follow_up(REQUEST, summary, "how much?", book=book)  # the menu had answered
     assert (reply.kind, reply.part) == ("explain", "costs")
+
+
+@pytest.mark.parametrize("question,faster", [("much faster please", True), ("even cheaper?", False)])
+def test_a_degree_before_faster_or_cheaper_is_still_that_plan(summary, book, question, faster):
+    # the menu had answered
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind in ("whatif", "unchanged") and reply.faq is None
+    if faster and reply.kind == "whatif":
+        assert reply.advice.plan.days < summary["days"]
