@@ -2244,7 +2244,8 @@ AROUND_A_CHANGE = (
 _QUICK_LEAD = (
     r"^\W*(?:(?:ok|okay|hmm|well|but|so|and|ok but|okay but|and if|what if|how about|maybe)\W+)*"
     # ("much faster please", "even cheaper?": the degree before the word)
-    r"(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|much|even|way|a lot|can (?:it|we|this|that) (?:be|go|get)"
+    r"(?:(?:is there|are there|any|anything|something|a|an|a bit|a little|much|even|way|a lot"
+    r"|can (?:it|we|this|that) (?:be|go|get)"
     r"|(?:can|could) (?:we|you|it) (?:do|make|get|run|finish) (?:it|this|that|the job)|(?:make|do|run|get) it(?: done)?"
     r"|how (?:do|can|could) we (?:make it|go|get it done)"
     # "what if we go with the faster option?", "go with the cheaper option" (they had drawn the menu)
