@@ -3983,3 +3983,25 @@ def test_a_degree_before_faster_or_cheaper_is_still_that_plan(summary, book, que
     assert reply.kind in ("whatif", "unchanged") and reply.faq is None
     if faster and reply.kind == "whatif":
         assert reply.advice.plan.days < summary["days"]
+
+
+@pytest.mark.parametrize(
+    "question,part",
+    [
+        ("is there a setup fee?", "hidden_costs"),  # the small-budget topic had answered
+        ("what's included in the price?", "hidden_costs"),  # the menu had answered
+        ("can we try before we sign?", "risks"),  # the risks, without the pilot's size and cost first
+    ],
+)
+def test_what_the_price_holds_and_a_trial_before_signing(summary, book, question, part):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == part
+    if part == "hidden_costs":
+        assert "setup or installation fee" in reply.text
+    else:
+        assert reply.lead.startswith("A pilot of about")
+
+
+def test_the_cost_per_gpu_hour_leads_with_the_hour(summary, book):
+    reply = follow_up(REQUEST, summary, "what's the cost per GPU-hour?", book=book)
+    assert reply.part == "costs" and reply.text.startswith("This plan's 224 GPUs cost about")

@@ -739,6 +739,8 @@ SOLD_OUT = re.compile(
 HOURLY_COST = re.compile(
     r"\bhow\s+much\b[^?？.]{0,25}?\b(?:per|an?|each|every)\s+hour\b|\bhourly\s+(?:cost|price|rate|rent|bill|spend|burn)s?\b"
     r"|\bcost\s+(?:per|an?)\s+hour\b|\bburn\s+rate\b|多少钱\s*(?:一|每)\s*个?小时"
+    # "what's the cost per GPU-hour?" (the whole costs had answered, the hour's rate inside them)
+    r"|\b(?:cost|price|rate)\s+(?:per|an?)\s+gpu[\s-]?hour\b"
     r"|(?:一|每)\s*个?小时\s*(?:要|得|大概|大约|需要)?\s*(?:花)?\s*多少钱?(?![卡张台天])|每小时(?:的)?(?:租金|费用|成本|花费|开销)",
     re.I,
 )
@@ -5281,7 +5283,12 @@ def _plan_row(p) -> dict:
 
 
 # A pilot asked about ("should we do a pilot first?", "能不能先试跑一下", "how long should the pilot be?")
-PILOT = re.compile(r"\bpilot\b|\btrial\s+run\b|试跑|先跑一下|先试一下", re.I)
+PILOT = re.compile(
+    r"\bpilot\b|\btrial\s+run\b|试跑|先跑一下|先试一下"
+    # "can we try before we sign?", "签之前能先试用吗"
+    r"|\btry\s+(?:it\s+|them\s+)?(?:out\s+)?before\s+(?:we|you|i)\s+(?:sign|commit|buy|pay)\b|签(?:约|合同)?(?:之)?前.{0,4}试",
+    re.I,
+)
 
 
 def _pilot_lead(reply: FollowUp | None, lang: str) -> str:

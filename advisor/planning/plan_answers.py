@@ -120,6 +120,11 @@ ASKED = (
     (
         "hidden_costs",
         r"hidden (?:costs?|fees?)|extra (?:costs?|fees?)|other costs|costs? (?:we|i) (?:miss|forgot)"
+        # what the price holds ("what's included in the price?", "is there a setup fee?", "价格包含哪些"; the menu,
+        # or the small-budget topic, had answered)
+        r"|\bwhat(?:'s| is) included\b|\bincluded in the (?:price|cost|quote|rent)\b"
+        r"|\b(?:setup|set-up|installation|onboarding|activation) fees?\b|开通费|安装费|初装费"
+        r"|(?:价格|报价|租金|费用)(?:里)?(?:都)?(?:包含|包括|含)(?:了)?(?:哪些|什么)"
         # the data moved out ("how much egress will we pay?"): what the costs leave unpriced
         r"|\begress\b|出口流量|流量费"
         r"|隐藏(?:的)?(?:成本|费用)|隐性(?:成本|费用)|额外(?:的)?(?:费用|成本|开销)|其他(?:的)?(?:费用|成本|开销)|还有(?:哪些|什么)(?:费用|成本|开销|钱)"
