@@ -814,8 +814,9 @@ def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_leas
         ("how much does an 8x H100 server cost to buy?", "en", True),
         ("买一台8卡H800服务器多少钱", "zh", True),
         ("how much is an H100 per hour?", "en", False),
-        # a DGX is a system sold whole (the rents had led)
+        # a DGX is a system sold whole, a price a unit is a server's (the rents had led)
         ("how much does a DGX H200 cost?", "en", True),
+        ("H800现在多少钱一台", "zh", True),
     ],
 )
 def test_a_price_asked_to_buy_leads_with_the_purchase_in_text_and_in_slack(cli, book, question, lang, first):

@@ -3788,7 +3788,8 @@ def _zh_number(text: str) -> float | None:
 BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
 # A DGX or HGX system's price is one sold whole ("how much does a DGX H200 cost?" had listed the rents first);
 # DGX Cloud is rented.
-SYSTEM_PRICED = re.compile(r"\b(?:dgx|hgx)\b(?!\s*cloud)", re.I)
+# A unit priced ("H800现在多少钱一台", "一台H20多少钱") is a server bought, not a GPU-hour.
+SYSTEM_PRICED = re.compile(r"\b(?:dgx|hgx)\b(?!\s*cloud)|多少钱一台|一台(?:\S{0,8})?多少钱|每台多少钱", re.I)
 
 
 def lease_term_asked(message: str) -> int | None:
