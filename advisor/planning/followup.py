@@ -1435,7 +1435,7 @@ def gpu_prices(
     text = render("prices.txt.j2", lang, groups=groups, gpu=gpu, bought=bought, buy_first=buy_first, reply=True)
     lead = _lease_worked(message, lang, groups, book, covered or None)
     if between:
-        # a provider named with no offer of the GPU on record is said, not left out unsaid ("H100 on AWS vs Lambda")
+        # a provider named with no offer of the GPU on record is said ("A800 on AutoDL or Lambda": Lambda lists none)
         listed_by = " ".join(o["provider"].lower() for g in groups for o in g["offers"])
         missing = [name for name in providers if name.lower() not in listed_by]
         if missing:
@@ -3786,9 +3786,8 @@ def _zh_number(text: str) -> float | None:
 # Buying: beside a term ("buy or rent for a year?", "买还是租一年") rent against buy, not a lease's
 # price; beside a count ("如果再买8张A800呢", "what if we buy 8 more?") more of the team's own GPU, bought
 BUYING = re.compile(r"买|购|\bbuy(?:ing)?\b|\bpurchas", re.I)
-# A DGX or HGX system's price is one sold whole ("how much does a DGX H200 cost?" had listed the rents first);
-# DGX Cloud is rented.
-# A unit priced ("H800现在多少钱一台", "一台H20多少钱") is a server bought, not a GPU-hour.
+# A DGX or HGX system's price, or a unit's ("how much does a DGX H200 cost?", "H800现在多少钱一台"), is a server
+# bought, not a GPU-hour (the rents had led); DGX Cloud is rented.
 SYSTEM_PRICED = re.compile(r"\b(?:dgx|hgx)\b(?!\s*cloud)|多少钱一台|一台(?:\S{0,8})?多少钱|每台多少钱", re.I)
 
 
