@@ -741,6 +741,20 @@ def test_a_cluster_to_build_with_a_sum_is_what_the_sum_buys(cli, question):
     assert out["topic"] == "budget_buys" and "2,000,000" in out["answer"]
 
 
+def test_a_cluster_of_a_count_with_a_sum_prices_that_count_of_each_type(cli):
+    # the 64 cards had been unread: what the sum buys of each type alone
+    out = json.loads(cli("ask", "我们要搭一个64卡的训练集群，预算1000万，买什么卡", "--json").stdout)["faq"]
+    assert out["topic"] == "budget_buys"
+    rows = [line for line in out["answer"].splitlines() if "64 张卡共" in line]
+    assert len(rows) >= 3
+    within = ["在预算内" in line for line in rows]
+    assert within == sorted(within, reverse=True) and any(within) and not all(within)  # those it pays for first
+    for line in rows:  # each: 8 servers at its price, the network's 15% past one
+        each = float(line.split("每台约 ¥")[1].split("，")[0].replace(",", ""))
+        cost = float(line.split("64 张卡共 ¥")[1].split("，")[0].replace(",", ""))
+        assert cost == pytest.approx(each * 8 * 1.15, rel=1e-6)
+
+
 @pytest.mark.parametrize(
     "question,weeks",
     [("how long is the lead time for B200 servers?", "17-43 weeks"), ("H20现在下单多久到货", "8 周")],

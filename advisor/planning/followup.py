@@ -1542,6 +1542,8 @@ HOW_MANY_BOUGHT = re.compile(
     r"|买(?:什么|哪种|哪个|哪款|啥)(?:显?卡|gpu|服务器)|\bwhat\s+(?:gpus?|servers?|cards?)\s+(?:should|to|can)\b.{0,30}\bbuy\b",
     re.I,
 )
+# A count of GPUs with no type ("64卡的训练集群", "a 64-GPU cluster").
+WANTED_GPUS = re.compile(r"(?<![\d.])(\d{1,5})\s*(?:-\s*)?(?:卡|张卡|块卡|张GPU|张gpu|gpus?\b|cards?\b)", re.I)
 # GPUs listed when the sum names none (the cheapest servers first).
 GPUS_LISTED_FOR_A_SUM = 10
 # A purchase price on record from before this many years ago is left out of that list (assumed: server
@@ -1582,6 +1584,9 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     currency = MARKET_CURRENCY[market]
     named = gpu_named(message)
     candidates = [catalog.get_gpu(named)] if named else [g for g in catalog.gpus() if market in g.markets]
+    # the GPUs a cluster is to have, with no type named ("搭一个64卡的训练集群，预算1000万，买什么卡"): each type's
+    # price for that many, within the sum or over it (the count had been unread)
+    wanted = int(found[1]) if not named and (found := WANTED_GPUS.search(message)) else 0
     rows = []
     for gpu in candidates:
         one = owning(book, gpu, max(1, gpu.gpus_per_server), market, currency)
@@ -1612,11 +1617,15 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
                 "basis": one.basis,
                 "station_gpus": station.gpus if station else 0,
                 "station": station.capex if station else 0.0,
+                "wanted_servers": (need := math.ceil(wanted / max(1, gpu.gpus_per_server))),
+                "wanted_cost": each * need * (1 + (CLUSTER_EXTRA if need > 1 else 0)),
             }
         )
     if not rows:
         return None
     rows.sort(key=lambda r: r["each"])
+    if wanted:
+        rows.sort(key=lambda r: r["wanted_cost"] > budget)  # those the sum pays for first, cheapest first
     stale = []
     if not named:
         # a price on record over STALE_PURCHASE_YEARS old is no price to buy at today (a 2020 DGX A100
@@ -1632,6 +1641,7 @@ def budget_buys(message: str, lang: str, book: PriceBook) -> FollowUp | None:
         cur=currency,
         named=bool(named),
         extra=CLUSTER_EXTRA,
+        wanted=wanted,
         stale=stale,
         stale_years=STALE_PURCHASE_YEARS,
     )
