@@ -733,7 +733,11 @@ def test_a_sum_with_no_gpu_named_lists_what_it_buys_of_each(cli):
 
 @pytest.mark.parametrize(
     "question",
-    ["our budget is 2 million RMB for the year, what cluster should we build?", "200万预算搭一个什么样的集群"],
+    [
+        "our budget is 2 million RMB for the year, what cluster should we build?",
+        "200万预算搭一个什么样的集群",
+        "we want to build a 64-GPU cluster with $2M, what should we buy?",  # the rent-or-buy topic had answered
+    ],
 )
 def test_a_cluster_to_build_with_a_sum_is_what_the_sum_buys(cli, question):
     # it had drawn the FAQ's compute-voucher topic

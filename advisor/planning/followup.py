@@ -1566,7 +1566,9 @@ def _sum_in_market(message: str, book: PriceBook) -> tuple[float, str] | None:
 # the servers it buys (it had drawn the FAQ's compute-voucher topic)
 CLUSTER_BUILT = re.compile(
     r"\b(?:what|which)\s+(?:kind\s+of\s+)?(?:cluster|servers?|hardware|setup|rig)\s+(?:should|could|can|to)\s+(?:we\s+|i\s+)?"
-    r"(?:build|buy|get|set\s+up)\b|\bbuild(?:ing)?\s+(?:a\s+|our\s+own\s+|our\s+|an?\s+own\s+)?(?:gpu\s+|training\s+)?cluster\b"
+    r"(?:build|buy|get|set\s+up)\b|\bbuild(?:ing)?\s+(?:a\s+|our\s+own\s+|our\s+|an?\s+own\s+)?"
+    # ("build a 64-GPU cluster with $2M, what should we buy?")
+    r"(?:\d+[\s-]*(?:gpus?|cards?)\s+)?(?:gpu\s+|training\s+)?cluster\b"
     r"|(?:搭|建|组)(?:建)?(?:一个|个|一套|套)?(?:什么样的|怎样的|啥样的)?(?:gpu|训练)?(?:集群|机房)",
     re.I,
 )
