@@ -1354,7 +1354,8 @@ def gpu_prices(
     leased = gpus_said(message) is not None and _months_said(message) is not None
     # providers named as a choice ("is it cheaper to rent H100s on RunPod or Lambda?"): their offers (the
     # price-trend topic had answered)
-    providers = [name for words, name, _ in PROVIDERS if re.search(words, message, re.I)]
+    named_providers = [(name, mkt) for words, name, mkt in PROVIDERS if re.search(words, message, re.I)]
+    providers = [name for name, _ in named_providers]
     between = len(providers) >= 2 and bool(CHEAPER_BETWEEN.search(message))
     # a sum asked to cover GPUs counted for a term ("租4台8卡A800，一年，预算够不够80万": refused on 80万)
     covered = leased and SUM_ENOUGH.search(message) and (money_said(message) or _bare_yuan(message))
@@ -1400,7 +1401,7 @@ def gpu_prices(
     ):
         markets = ("china", "global")  # the plan's market has none of this GPU: both
     if between:
-        markets = tuple({m for words, _, m in PROVIDERS if re.search(words, message, re.I)})
+        markets = tuple({mkt for _, mkt in named_providers})
     elif covered and not (MARKET.search(message) or CHINA.search(message)) and covered[1] in ("USD", "CNY"):
         # a sum in dollars is weighed on the global clouds, one in yuan on the mainland, where they list the GPU
         own = "global" if covered[1] == "USD" else "china"
@@ -1455,12 +1456,12 @@ def gpu_prices(
 # A sum asked to be enough ("预算够不够80万", "is $500k enough for 64 H100 for 6 months?").
 SUM_ENOUGH = re.compile(r"够不够|够吗|够用吗|足够吗|够了吗|\benough\b|\bafford\b|\bcover\b", re.I)
 # A sum in 万 or 元 with no budget word beside it ("租8卡H20半年，30万够吗"): yuan.
-BARE_YUAN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(万|元)")
+BARE_YUAN = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(万|百万|千万|亿|元)")
 
 
 def _bare_yuan(message: str) -> tuple[float, str] | None:
     found = BARE_YUAN.search(message)
-    return (float(found[1]) * (1e4 if found[2] == "万" else 1), "CNY") if found else None
+    return (float(found[1]) * _CN_SCALE.get(found[2], 1), "CNY") if found else None
 
 
 # Which of the providers named costs less ("is it cheaper to rent H100s on RunPod or Lambda?",
@@ -1714,9 +1715,9 @@ def rent_against_buy(message: str, lang: str, book: PriceBook) -> FollowUp | Non
     DGX B200?", "租64张H100三个月还是买一台B200服务器"): each side's cost over the term and a unit of
     dense peak a month (market/rent_or_buy.rent_against_owning); it had weighed one of the two alone, or
     been refused as two GPU types. None unless two types are named, one of them after a buying word."""
-    named = _gpus_named(message)
+    named, provider, said_months = _gpus_named(message), _provider(message), _months_said(message)
     # (the rent may be said by its provider or term alone: "64 H100 on CoreWeave for 3 months or buying a DGX B200")
-    rented = RENT_OR_BUY.search(message) or (BUY_WORD.search(message) and (_provider(message) or _months_said(message)))
+    rented = RENT_OR_BUY.search(message) or (BUY_WORD.search(message) and (provider or said_months))
     if len(named) != 2 or not rented or model_said(message) is not None:
         return None
     lowered = message.lower()
@@ -1727,7 +1728,6 @@ def rent_against_buy(message: str, lang: str, book: PriceBook) -> FollowUp | Non
         return None
     buy = catalog.get_gpu(buying[0])
     rent = catalog.get_gpu(second if buying[0] == first else first)
-    provider = _provider(message)
     market = (
         provider[1]
         if provider
@@ -1737,7 +1737,7 @@ def rent_against_buy(message: str, lang: str, book: PriceBook) -> FollowUp | Non
     )
     if market not in rent.markets or market not in buy.markets:
         market = next((m for m in ("global", "china") if m in rent.markets and m in buy.markets), market)
-    months = _months_said(message) or RENT_AGAINST_BUY_MONTHS
+    months = said_months or RENT_AGAINST_BUY_MONTHS
     sides = ((rent, _counted_before(before[rent.name], rent)), (buy, _counted_before(before[buy.name], buy)))
     # the provider named rents it where its offers are on record ("on CoreWeave"), else the market's like offers
     narrowed = book.of_provider(provider[0], market) if provider else None
@@ -1751,7 +1751,7 @@ def rent_against_buy(message: str, lang: str, book: PriceBook) -> FollowUp | Non
         lang,
         r=weighed,
         life=LIFE_MONTHS,
-        assumed_months=_months_said(message) is None,
+        assumed_months=said_months is None,
         unpriced=unpriced,
     )
     return FollowUp(kind="rent_or_buy", lang=lang, part=f"{rent.name} / {buy.name}", text=text.strip())
