@@ -1060,3 +1060,18 @@ def test_a_word_the_hyperparameters_topic_uses_in_another_sense_does_not_make_a_
     # each had been the hyperparameters topic, sure; the ML senses still are
     assert not faq.answer(question).confident
     assert faq.answer("what lora rank and alpha?").confident and faq.answer("cosine or constant schedule?").confident
+
+
+@pytest.mark.parametrize(
+    "question,topic",
+    [
+        # "pay" had leaned on the rent-or-buy topic's "pay back"
+        ("can we pay in two installments?", "lease_payment_terms"),
+        ("能不能分批次付款", "lease_payment_terms"),
+        ("do we have to pay everything up front?", "lease_payment_terms"),
+        # "配置" had drawn the topic on more than GPU counts
+        ("这个配置能跑多大批次", "batch_size"),
+    ],
+)
+def test_paying_in_parts_and_the_batch_in_other_words_reach_their_topics(question, topic):
+    assert faq.answer(question).topic == topic

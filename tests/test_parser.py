@@ -902,6 +902,28 @@ def test_gpu_counts_as_people_write_them(text, gpu, count):
     assert (r.gpu, r.gpu_count) == (gpu, count)
 
 
+@pytest.mark.parametrize(
+    "said,gpu,count",
+    [
+        ("on 10,000 H100", "H100-SXM5-80GB", 10_000),
+        ("on 10k H100", "H100-SXM5-80GB", 10_000),
+        ("on 2k GPUs", None, 2_000),
+        ("1万张H100", "H100-SXM5-80GB", 10_000),
+        ("1.6万张H800", "H800-SXM-80GB", 16_000),
+        ("1万卡", None, 10_000),
+    ],
+)
+def test_large_gpu_counts_as_teams_write_them(said, gpu, count):
+    # a thousands separator, k or 万 in the count had been refused ("I did not understand '10'")
+    r = parse(f"70B pretrain 1T tokens {said}")
+    assert (r.gpu, r.gpu_count) == (gpu, count)
+
+
+def test_a_count_past_the_usable_range_is_said_before_a_word_not_read():
+    # "我们有100万张H100能训什么": its 什么 had been refused, and the FAQ's unsure guess (MFU) answered
+    assert _refusal("我们有100万张H100能训什么")[0] == "bad_value"
+
+
 def test_a_count_that_is_neither_a_server_nor_all_servers_is_refused():
     with pytest.raises(RequestError):
         parse("7b lora 20GB 3d 12卡A800 2台")

@@ -1432,6 +1432,48 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "导到",
         "导过去",
     ),
+    # the sequences a step trains on
+    "batch": (
+        "batch size",
+        "global batch",
+        "micro-batch",
+        "micro batch",
+        "批大小",
+        "批次大小",
+        "批量大小",
+        "多大批次",
+        "多大的批次",
+    ),
+    # paying a lease's money in parts
+    "installments": (
+        "installment",
+        "installments",
+        "instalments",
+        "pay in two",
+        "pay in parts",
+        "pay in stages",
+        "split the payment",
+        "payment schedule",
+        "分期",
+        "分期付款",
+        "分两期",
+        "分几期",
+        "分批付款",
+        "分批次付款",
+        "分批支付",
+    ),
+    # money paid before the GPUs are used
+    "upfront": (
+        "upfront",
+        "up front",
+        "up-front",
+        "prepay",
+        "prepaid",
+        "pay in advance",
+        "paid in advance",
+        "预付",
+        "预付款",
+    ),
     # when buying pays for itself
     "breakeven": (
         "break even",

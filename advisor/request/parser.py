@@ -587,6 +587,16 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+# a GPU count as teams write large ones: "10,000", "16k", "1万", "1.6万"; k only before a name in letters
+# ("10k H100", not "平均长度2k 4090") and 万 only before its measure word ("1万张H100")
+BIG_COUNT = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?(?:k(?=\s*(?:x\s*)?[a-z])|万(?=\s*[张块卡]))|\d+"
+
+
+def _big_count(text: str) -> int:
+    scale = 1000 if text.endswith("k") else 10_000 if text.endswith("万") else 1
+    return round(_num(text.rstrip("k万")) * scale)
+
+
 def _cn_num(text: str) -> float:
     """Small Chinese numerals: 两 -> 2, 十四 -> 14, 三十 -> 30."""
     digits = {c: i for i, c in enumerate("零一二三四五六七八九")}
@@ -2159,6 +2169,11 @@ class _Parse:
         self._preferences()
         self._about_the_data()
         leftovers = [w for w in sc.leftovers(filler) if w not in self.choice_words]
+        count = self.fields.get("gpu_count")
+        if leftovers and count is not None and not fields.field("gpu_count").ok(count):
+            # a count no plan can have is what to say, before a word not read ("我们有100万张H100能训什么"
+            # had been an unsure FAQ answer for its 什么)
+            self.fail("bad_value", word=self.words.get("gpu_count", ""), what="gpu_count")
         if leftovers:
             sized = "params_b" in self.fields or "model" in self.fields
             # "kimi-k3": a word shaped like a model name, with no size given: ask for the size; a
@@ -2394,7 +2409,7 @@ class _Parse:
                 if per == found.gpus_per_server:
                     self.set("nodes", servers, m[0])
             elif count:
-                self.set("gpu_count", int(_num(count)), m[0])
+                self.set("gpu_count", _big_count(count), m[0])
             elif m["cn_count"]:
                 self.set("gpu_count", int(_cn_num(m["cn_count"])), m[0])
 
@@ -2468,7 +2483,7 @@ class _Parse:
         )
         self.scan.take(
             rf"(?:{L}(?:on|gpus?|using|with)\s+|用|使用)?"
-            rf"(?:{L}{NOT_A_DEGREE}(?P<count>\d+){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
+            rf"(?:{L}{NOT_A_DEGREE}(?P<count>{BIG_COUNT}){sep}|{L}(?P<one>(?:a\s+)?single|one|an?)\s+|(?P<one_zh>单卡|单张|一张)\s*"
             rf"|(?P<cn_count>[{CN_DIGITS}]+)\s*(?:卡|张|块)\s*|{L})(?P<name>{alt})s?(?:{R}|(?=[x*]\d))"
             rf"(?:\s*(?:x|\*)\s*(?P<count2>\d+){R}|\s+(?P<count3>\d+)\s*x{R})?",  # "H800x8", "H800 8x"
             gpu,
@@ -2488,10 +2503,10 @@ class _Parse:
         def counted(m: re.Match) -> None:
             if m[1]:
                 self._not_negative(m, 1)
-            self.set("gpu_count", int(_num(m[1]) if m[1] else _cn_num(m[2])), m[0])
+            self.set("gpu_count", _big_count(m[1]) if m[1] else int(_cn_num(m[2])), m[0])
 
         self.scan.take(
-            rf"{L}(?:on\s+)?(\d+)\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
+            rf"{L}(?:on\s+)?({BIG_COUNT})\s*(?:x\s*)?(?:(?:{_all(count, 'en')}){R}|{_all(count, 'zh')})"
             rf"|{CN_NUM}\s*(?:{_all(count, 'zh')})",
             counted,
         )
