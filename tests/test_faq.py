@@ -1075,3 +1075,17 @@ def test_a_word_the_hyperparameters_topic_uses_in_another_sense_does_not_make_a_
 )
 def test_paying_in_parts_and_the_batch_in_other_words_reach_their_topics(question, topic):
     assert faq.answer(question).topic == topic
+
+
+def test_the_rtx_5090_asked_is_answered_with_its_own_figures():
+    # the consumer-card topic had answered a 5090 question with the 4090's and 3090's figures alone
+    from advisor import catalog
+
+    card = catalog.get_gpu("RTX5090-32GB")
+    rows = tomllib.loads((Path(faq.__file__).parents[2] / "data" / "reference_prices.toml").read_text("utf-8"))
+    autodl = next(p for p in rows["price"] if p["gpu"] == card.name and p["provider"] == "AutoDL")
+    for question in ("is RTX 5090 good for LoRA?", "5090能训练吗"):
+        got = faq.answer(question)
+        assert got.topic == "consumer_cards_4090" and got.confident
+        assert re.search(rf"{card.memory_gb:g}\s?GB(?: of)? GDDR7", got.answer)
+        assert f"{autodl['price']:.2f}" in got.answer and f"{card.bf16_dense_tflops:.0f}" in got.answer
