@@ -3215,6 +3215,38 @@ def test_two_stages_in_one_request_are_asked_for_one_at_a_time(text):
 
 
 @pytest.mark.parametrize(
+    "text,first,second",
+    [
+        # each run with its own data: refused as two data sizes that contradict each other
+        (
+            "need to do SFT of llama-3.3-70b with 40k examples, then DPO with 10k pairs. timeline 10 days",
+            ("llama3.1-70b", 40_000, None),  # (Llama 3.3 70B has 3.1 70B's shape)
+            ("llama3.1-70b", 10_000, "dpo"),
+        ),
+        (
+            "想在一周内把Qwen3-8B在我们20G的行业数据上继续预训练，再做一轮SFT（5万条），怎么配机器",
+            ("qwen3-8b", 20e9, None),
+            ("qwen3-8b", 50_000, None),
+        ),
+    ],
+)
+def test_two_runs_each_with_its_data_are_the_two_requests_that_plan_them(text, first, second):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "two_stages"
+    asked = re.findall(r"`/gpu ([^`]+)`", info.value.message(detect_lang(text)))
+    assert len(asked) == 2
+    for request, (model, amount, preference) in zip([parse(a) for a in asked], (first, second)):
+        # the model and the deadline said once hold for both; each run keeps its own data and method
+        assert (request.model, request.data.amount, request.preference_tuning) == (model, amount, preference)
+        assert request.deadline_days == parse(asked[0]).deadline_days is not None
+
+
+def test_one_data_size_then_another_with_no_second_method_is_still_a_contradiction():
+    assert _refusal("7b lora 20GB then 30GB 3d")[0] == "conflict"
+
+
+@pytest.mark.parametrize(
     "text,samples",
     [
         ("32B 的模型做 LoRA，样本 3 万，A800 够吗", 30000),  # had been refused on 样本

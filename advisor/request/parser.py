@@ -1765,6 +1765,13 @@ class _Parse:
         return f"{m['lead'] or ''} {gpus}{cloud} "
 
     def fail(self, kind: str, **details):
+        if kind == "conflict" and details.get("field") in _STAGE_FIELDS:
+            stages = _stages(self.text, self.lang)
+            if stages:
+                # "SFT with 40k examples, then DPO with 10k pairs": two runs one after the other, not
+                # two data sizes that contradict each other
+                said = sorted((details["first"], details["second"]), key=lambda w: self.norm.find(w.lower()))
+                raise RequestError("two_stages", self.lang, first=said[0], second=said[1], **stages)
         closed = (
             _CLOSED_MODEL.search(self.text) if kind in ("unknown_model_name", "unknown_word", "missing_size") else None
         )
@@ -4267,7 +4274,7 @@ class _Parse:
             if re.search(
                 r"\bthen\b|\bfollowed\s+by\b|\bafter\s+that\b|\bafterwards\b|然后|之后|接着|再(?:做|跑|来)?", between
             ):
-                self.fail("two_stages", first=first, second=second)
+                self.fail("two_stages", first=first, second=second, **_stages(self.text, self.lang))
             self.fail("conflict", first=words["method"], second=words["finetune"], field="method")
         if "method" not in f and self.rank_names:
             f["method"], words["method"] = self.rank_names
@@ -4735,6 +4742,46 @@ class _Probe(_Parse):
     def set(self, field: str, value, word: str) -> None:
         self.fields.setdefault(field, value)
         self.words.setdefault(field, word)
+
+
+# Two training runs one after the other in one message ("SFT ..., then DPO ...", "继续预训练，再做一轮SFT"):
+# the words between them, and the fields each run keeps from the other's part of the message
+STAGE_BREAK = re.compile(
+    r",?\s*(?:and\s+)?\bthen\b|\bfollowed\s+by\b|\bafter\s+that\b|然后|接着|之后再|[，,]\s*再|再(?:做|跑|进行|来)",
+    re.I,
+)
+_STAGE_FIELDS = ("data", "method", "preference_tuning", "epochs")
+_SHARED_FIELDS = ("model", "params_b", "deadline_days", "budget", "gpu", "gpu_count", "nodes", "currency", "market")
+
+
+def _stages(text: str, lang: str) -> dict:
+    """Each run of a message that asks for two in turn, as the request that plans it alone: the run's
+    own method and data, and the model, deadline, budget and GPUs said anywhere; {} where the message
+    does not split into two runs that each plan."""
+    found = STAGE_BREAK.search(text)
+    if found is None:
+        return {}
+    before, after = text[: found.start()], text[found.end() :]
+    steps = ("_owned", "_gpus", "_models", "_budget", "_data", "_deadline", "_sizes", "_methods")
+    probes = _probe(before, *steps), _probe(after, *steps)
+    # each run its own data, and the later one its own method ("20GB then 30GB" is no second run)
+    if (
+        any("data" not in p.fields for p in probes)
+        or not {"method", "preference_tuning", "finetune"} & probes[1].fields.keys()
+    ):
+        return {}
+
+    def shared(probe: _Probe) -> str:
+        return " ".join(probe.words[f] for f in _SHARED_FIELDS if f in probe.words)
+
+    from advisor.request.canonical import canonical  # (it reads this module's tables)
+
+    try:
+        first = parse(f"{before} {shared(probes[1])}", lang)
+        second = parse(f"{shared(probes[0])} {after}", lang)
+    except RequestError:
+        return {}
+    return {"first_request": canonical(first), "second_request": canonical(second)}
 
 
 def _rl_floor(text: str, lang: str) -> dict:
