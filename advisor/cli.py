@@ -96,7 +96,7 @@ def cmd_ask(args) -> int:
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
         answered = advice.faq_instead(text, args.lang, err)
         if answered is None:
-            print(err.message(lang), file=sys.stderr)
+            print(advice.refusal(err, lang, book), file=sys.stderr)
             return 2
         return _faq_reply(answered, args)
     if args.follow_up:

@@ -16,6 +16,7 @@ from advisor.planning.advice import (
     faq_first,
     faq_instead,
     plan_context,
+    refusal,
     render_rfq,
 )
 from advisor.planning.followup import follow_up, gpu_prices
@@ -66,7 +67,7 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
             }
         answered = faq_instead(text, lang, err)  # a question with no plan in it: the FAQ answers
         if answered is None:
-            return {"ok": False, "error": err.message(lang or err.lang)}
+            return {"ok": False, "error": refusal(err, lang, book)}
         return {"ok": True, "lang": answered[0].lang, "message": blocks.plain(answered[1]), "summary": None}
     summary = plan_context(result)
     return {"ok": True, "lang": result.request.lang, "message": blocks.card(result), "summary": summary}

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from advisor.planning.advice import refusal
 from advisor.request.canonical import canonical
 from advisor.request.model import DataSize
 from advisor.request.parser import RequestError, detect_lang, gpu_options, parse, parse_followup
@@ -3230,11 +3231,11 @@ def test_two_stages_in_one_request_are_asked_for_one_at_a_time(text):
         ),
     ],
 )
-def test_two_runs_each_with_its_data_are_the_two_requests_that_plan_them(text, first, second):
+def test_two_runs_each_with_its_data_are_the_two_requests_that_plan_them(book, text, first, second):
     with pytest.raises(RequestError) as info:
         parse(text)
     assert info.value.kind == "two_stages"
-    asked = re.findall(r"`/gpu ([^`]+)`", info.value.message(detect_lang(text)))
+    asked = re.findall(r"`/gpu ([^`]+)`", refusal(info.value, detect_lang(text), book))
     assert len(asked) == 2
     for request, (model, amount, preference) in zip([parse(a) for a in asked], (first, second)):
         # the model and the deadline said once hold for both; each run keeps its own data and method

@@ -5,6 +5,7 @@ The CLI and the Slack bot both call `advise`, so they answer the same.
 
 from __future__ import annotations
 
+import math
 import re
 
 from pydantic import BaseModel
@@ -803,6 +804,68 @@ def faq_instead(
     if not found.confident and (found.score < faq.MATCH_SCORE or not (_only_not_understood(refusal) or near_sure)):
         return None  # no topic near enough ("what's the weather in paris?"): the refusal's example serves
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
+
+
+def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
+    """A refusal's text. Two runs asked in turn get the two requests that plan them (parser._stages).
+    An RL method counted in prompts gets its floor planned: the policy update's
+    GPUs, time and rent, and the whole run at the multiples NVIDIA's published GRPO runs took of their
+    update (parser.RL_STEP_MULTIPLE), said as an estimate; with a deadline, the update is planned to
+    take at most the largest multiple's share of it, so the whole run fits."""
+    lang = lang or err.lang
+    if err.kind == "two_stages" and err.details.get("stages"):
+        # two runs in turn: each as the request that plans it, written back as the answer writes one
+        first, second = (canonical(parse(stage, lang)) for stage in err.details["stages"])
+        return phrase(lang, "request_error", "two_stages", **err.details, first_request=first, second_request=second)
+    text = err.message(lang)
+    example = err.details.get("example") if err.kind == "unsupported_method" else None
+    if not example:
+        return text
+    low, high = err.details["low"], err.details["high"]
+    deadline = _DAYS_SAID.search(example)
+    # (GPUs the request names are the update's whatever the deadline: only the whole run's fit is said)
+    scaled = deadline is not None and " on " not in example
+    try:
+        floor = advise(
+            _DAYS_SAID.sub(f" {float(deadline[1]) / high:.3g}d", example) if scaled else example, lang, book=book
+        )
+    except RequestError:
+        return text
+    plan = floor.plan
+    if plan is None or not plan.days:
+        return text
+    c, gpus = plan.costs, plan.estimate.layout.gpu_count
+
+    def rent(days: float) -> float | None:
+        # by the hour, the GPUs around the clock; on a lease, the months begun (rent.py's billing)
+        if c.decision != "rent":
+            return None
+        if c.rent_option == "hourly" and c.rent_per_gpu_hour:
+            return c.rent_per_gpu_hour * gpus * days * 24
+        if c.rent_option == "monthly" and c.rent_per_gpu_month:
+            return c.rent_per_gpu_month * gpus * math.ceil(days / DAYS_PER_MONTH - 1e-9)
+        return None
+
+    estimate = render(
+        "rl_estimate.txt.j2",
+        lang,
+        count=gpus,
+        gpu=plan.gpu,
+        days=plan.days,
+        rent=c.rent_total if c.decision == "rent" else None,
+        deadline=float(deadline[1]) if deadline and "." in deadline[1] else int(deadline[1]) if deadline else None,
+        scaled=scaled,
+        low=low,
+        high=high,
+        r_low=rent(plan.days * low),
+        r_high=rent(plan.days * high),
+        cur=c.currency,
+    ).strip()
+    return f"{text}\n\n{estimate}"
+
+
+# A deadline in an RL floor's example request (parser._rl_floor writes it " 3d")
+_DAYS_SAID = re.compile(r" (\d+(?:\.\d+)?)d(?= |$)")
 
 
 # Data asked in tokens with no model ("how many tokens is 1TB of text?", "100GB中文大概多少token"):

@@ -4755,9 +4755,9 @@ _SHARED_FIELDS = ("model", "params_b", "deadline_days", "budget", "gpu", "gpu_co
 
 
 def _stages(text: str, lang: str) -> dict:
-    """Each run of a message that asks for two in turn, as the request that plans it alone: the run's
-    own method and data, and the model, deadline, budget and GPUs said anywhere; {} where the message
-    does not split into two runs that each plan."""
+    """Each run of a message that asks for two in turn, as the request text that plans it alone: the
+    run's own method and data, and the model, deadline, budget and GPUs said anywhere (advice.refusal
+    writes them back as requests); {} where the message does not split into two runs that each plan."""
     found = STAGE_BREAK.search(text)
     if found is None:
         return {}
@@ -4774,14 +4774,13 @@ def _stages(text: str, lang: str) -> dict:
     def shared(probe: _Probe) -> str:
         return " ".join(probe.words[f] for f in _SHARED_FIELDS if f in probe.words)
 
-    from advisor.request.canonical import canonical  # (it reads this module's tables)
-
+    stages = [f"{before} {shared(probes[1])}", f"{shared(probes[0])} {after}"]
     try:
-        first = parse(f"{before} {shared(probes[1])}", lang)
-        second = parse(f"{shared(probes[0])} {after}", lang)
+        for stage in stages:
+            parse(stage, lang)
     except RequestError:
         return {}
-    return {"first_request": canonical(first), "second_request": canonical(second)}
+    return {"stages": stages}
 
 
 def _rl_floor(text: str, lang: str) -> dict:
@@ -4809,7 +4808,8 @@ def _rl_floor(text: str, lang: str) -> dict:
     deadline = f" {req.deadline_days:g}d" if req.deadline_days else ""
     gpus = f" on {req.gpu_count}x{req.gpu}" if req.gpu and req.gpu_count else ""
     low, high = RL_STEP_MULTIPLE["moe" if req.active_params_b < req.params_b else "dense"]
-    example = f"{size} full-finetune {scale} tokens{deadline}{gpus}"
+    money = " usd" if req.currency == "USD" else ""  # the market the request priced in
+    example = f"{size} full-finetune {scale} tokens{deadline}{gpus}{money}"
     return {"prompts": prompts, "tokens": tokens, "example": example, "low": low, "high": high}
 
 
