@@ -77,7 +77,7 @@ def _same_words(text):
 
 def test_eval_set_names_only_known_topics():
     ids = {t.id for t in TOPICS}
-    assert len(ids) == len(TOPICS) == 80
+    assert len(ids) == len(TOPICS) == 81
     assert {q["topic"] for q in EVAL} <= ids
     assert {q["topic"] for q in HELD_OUT} == ids  # every topic has a held-out question
 
@@ -102,7 +102,10 @@ def test_top1_on_held_out_paraphrases():
     50k rmb ..." won back from its tie with the first-run topic (83 of 94 just before it); 92 of 102
     with the hyperparameters topic (2026-12-06): its four right at their one scoring, the other 98 as before;
     105 of 118 with the remote-access topic (2026-12-07): three of its four right at their one scoring ("机器放在
-    机房，我们在公司能直接连上去用吗" went to colocation), the other 114 as before (102)."""
+    机房，我们在公司能直接连上去用吗" went to colocation), the other 114 as before (102); 108 of 122 with the
+    hardware-verification topic (2026-12-07): its four right at their one scoring, three once its words were
+    narrowed (no "quote", "check", "rent" or H800-against-H100 question) so that it stopped taking other sets'
+    questions on quotes and NVLink ("...real H100s and not something slower?" went to the estimate topic)."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"], leave_out=HELD_OUT_SET)] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"], leave_out=HELD_OUT_SET).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
@@ -1089,3 +1092,16 @@ def test_the_rtx_5090_asked_is_answered_with_its_own_figures():
         assert got.topic == "consumer_cards_4090" and got.confident
         assert re.search(rf"{card.memory_gb:g}\s?GB(?: of)? GDDR7", got.answer)
         assert f"{autodl['price']:.2f}" in got.answer and f"{card.bf16_dense_tflops:.0f}" in got.answer
+
+
+def test_verifying_the_gpus_names_the_plans_model_and_its_link_rate():
+    # the 81st topic (2026-12-07): what to confirm on delivered servers, with the plan's own GPUs
+    from advisor import catalog
+
+    card = catalog.get_gpu("H800-SXM-80GB")
+    plan = {"gpu": card.name, "gpu_count": 16, "interconnect": f"{card.intra_node} {card.intra_node_bw_gb_s:g} GB/s"}
+    for question, lang in (("how do we verify the GPUs are genuine?", "en"), ("怎么判断供应商给的是不是真H100", "zh")):
+        got = faq.answer(question, plan=plan)
+        assert got.topic == "hardware_verification" and got.confident and got.lang == lang
+        assert "16" in got.answer and card.name in got.answer and "NVLink 400 GB/s" in got.answer
+        assert f"{card.tdp_w:.0f} W" in got.answer and "nvidia-smi -q -d POWER" in got.answer

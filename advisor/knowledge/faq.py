@@ -928,6 +928,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
         "shortest term",
         "shortest rental",
         "minimum rental",
+        # leaving when the job ends, no term owed
+        "walk away",
+        "no commitment",
+        "cancel anytime",
+        "cancel any time",
     ),
     "time": ("how long", "how fast", "timeline", "多久", "多长时间", "几天"),
     "deploy": (
