@@ -85,6 +85,7 @@ WORDS = {
     "spend_by": None,
     "cloud": (["on aws", "on coreweave", "aliyun", "lambda labs"], ["阿里云", "用AutoDL", "腾讯云上"]),
     "network_said": None,
+    "network_gbps": (["100Gb/s per GPU", "25G ethernet"], ["只有25G以太网", "每卡200G网卡"]),
     "server_shape": None,
     "one_server": (["one server only", "single node"], ["单机"]),
     "nvlink": (["nvlink", "with nvlink"], ["需要NVLink"]),

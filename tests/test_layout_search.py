@@ -182,18 +182,19 @@ def test_the_search_plans_the_fewest_pipeline_stages_among_layouts_as_fast(text,
 
 
 def test_70b_pretraining_on_64_h100_is_not_planned_on_thirty_two_thin_stages():
-    """The case that set the rule: TP2 x PP32 x DP1 (2.5 layers a stage) is the fastest layout by
-    under 2%, and TP4 x PP4 x DP4 is planned."""
+    """The case that set the rule: TP2 x PP32 x DP1 (2.5 layers a stage) had been the fastest layout by
+    under 2%, and TP4 x PP4 x DP4 is planned. Since a pipeline's sends between servers are costed on
+    the NIC (2026-12-07; they had been on NVLink when a stage's tp x dp was under a server), the 32
+    thin stages, every fourth boundary between servers, are slower outright."""
     m, setup, gpu = _inputs("70B pretrain 1T tokens", "H100-SXM5-80GB")
     speeds: dict[tuple[int, int], float] = {}
     for c in candidate_layouts(m, setup, gpu, 64, "none"):
         if c.fits and c.layout.grad_reduce == "fp32":
             speed = estimate_throughput(m, setup, c.layout, gpu).tokens_per_s_per_gpu
             speeds[c.layout.tp, c.layout.pp] = max(speed, speeds.get((c.layout.tp, c.layout.pp), 0.0))
-    assert max(speeds, key=speeds.get) == (2, 32)
+    assert speeds[(4, 4)] > speeds[(2, 32)]
     chosen, _ = _search(m, setup, gpu, 64, None, True)
     assert (chosen.layout.tp, chosen.layout.pp) == (4, 4)
-    assert speeds[(4, 4)] > speeds[(2, 32)] * (1 - LAYOUT_TOLERANCE)
 
 
 def test_a_bigger_card_on_one_server_is_never_planned_slower_than_a_smaller_one(book):

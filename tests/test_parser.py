@@ -1120,9 +1120,31 @@ def test_more_ways_a_chinese_lead_writes_a_request():
 
 
 def test_the_network_a_team_has_is_said_not_read_as_data():
-    # "25G以太网" had been 25 GB of data, refused beside the 50万条
+    # "25G以太网" had been 25 GB of data, refused beside the 50万条; it is the network planned on, each
+    # server's own Ethernet link
     r = parse("我们有4台8卡A800，没有IB，只有25G以太网，Qwen3-32B全参微调 50万条")
-    assert r.owned and r.data.unit == "samples" and "network_said" in [n.code for n in r.assumptions]
+    assert r.owned and r.data.unit == "samples" and "team_network" in [n.code for n in r.assumptions]
+    assert (r.network_gbps, r.network_per_server) == (25, True)
+
+
+@pytest.mark.parametrize(
+    "said,gbps,per_server",
+    [
+        ("with 100Gb/s per GPU", 100, False),
+        ("25 Gbps between servers", 25, True),
+        ("每台100G网卡", 100, True),
+        ("每卡200G网卡", 200, False),
+        ("8x200G IB", 1600, True),
+        ("200G IB", 200, False),
+        ("为什么要RoCE，我们只有25G以太网", 25, True),  # the Ethernet said, not the RoCE asked about
+    ],
+)
+def test_the_network_said_is_a_gpus_or_a_servers_link(said, gbps, per_server):
+    r = parse(f"13B pretrain 2T tokens 30d {said}")
+    assert (r.network_gbps, r.network_per_server) == (gbps, per_server)
+    # and the request written back reads the same
+    again = parse(canonical(r))
+    assert (again.network_gbps, again.network_per_server) == (gbps, per_server)
 
 
 def test_the_rtx_3090_is_a_card_and_its_number_before_a_count_is_that_count():
@@ -2687,9 +2709,9 @@ def test_a_data_size_before_a_network_word_is_no_network():
     # hypothesis found "0.5B 3GB roce" read as a 3 Gb/s RoCE network the team has, dropping the data
     r = parse("0.5B 3GB roce")
     assert (r.data.amount, r.fabric) == (3e9, "roce")
-    assert not any(n.code == "network_said" for n in r.assumptions)
+    assert not any(n.code in ("network_said", "team_network") for n in r.assumptions) and r.network_gbps is None
     said = parse("70b lora 1GB 3d we only have 100Gb roce")
-    assert any(n.code == "network_said" for n in said.assumptions)
+    assert any(n.code == "team_network" for n in said.assumptions) and said.network_gbps == 100
 
 
 @pytest.mark.parametrize(
@@ -3356,8 +3378,10 @@ def test_a_links_speed_beside_its_fabric_is_the_network_said(text, speed, tokens
     # "200G" had been read as 200 GB of data, refused beside the tokens
     req = parse(text)
     assert req.tokens == tokens
-    said = next(a for a in req.assumptions if a.code == "network_said")
-    assert said.params["words"] == [speed]
+    # a speed said is the network planned on (a GPU's on IB or RoCE; `8x` lanes, the server's total)
+    assert any(a.code == "team_network" for a in req.assumptions)
+    lanes, _, rate = speed.rpartition("x")
+    assert (req.network_gbps, req.network_per_server) == (float(rate[:-1]) * int(lanes or 1), bool(lanes))
 
 
 @pytest.mark.parametrize(

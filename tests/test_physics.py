@@ -25,7 +25,9 @@ from advisor.engine.throughput import (
     estimate_throughput,
     flops_per_token,
     intra_node_gb_s,
+    nic_gb_s,
     speed_ceiling,
+    team_network,
 )
 from advisor.planning.advice import advise
 from advisor.planning.engine_inputs import model_shape, training_setup
@@ -123,6 +125,37 @@ def test_tensor_and_pipeline_traffic_show_in_the_step():
     assert step["tensor_s"] > 0 and step["pipeline_s"] > 0 and step["bubble_s"] > 0
     parts = step["compute_s"] + step["bubble_s"] + step["exposed_s"]
     assert step["step_s"] >= parts
+
+
+def test_a_pipeline_across_servers_sends_over_the_nic_even_when_stages_share_a_server():
+    """Megatron puts the pipeline outermost: tp 4 x pp 8 on four 8-GPU servers holds two stages a
+    server, and every third boundary lies between servers, so each micro-batch waits on the NIC (it
+    had been costed at NVLink because a stage's tp x dp was under a server's 8 GPUs)."""
+    gpu, shape = catalog.get_gpu("H800"), generic_shape(70)
+    lay = _layout(gpu, 32, tp=4, pp=8, dp=1, zero_stage=1, micro_batch=1, global_batch=64)
+    at_400 = estimate_throughput(shape, TrainingSetup(method="pretrain", tokens=1e12), lay, gpu).step
+    at_100 = TrainingSetup(method="pretrain", tokens=1e12, network_gbps=100)  # 100 Gb/s a GPU, said
+    slow = estimate_throughput(shape, at_100, lay, gpu).step
+    assert slow["pipeline_s"] == pytest.approx(4 * at_400["pipeline_s"])  # NDR 400 against 100: a quarter
+
+
+def test_the_teams_own_network_is_a_gpus_share_of_its_link():
+    """25 Gb/s a server, said as the server's, is 25/8 Gb/s a GPU on 8-GPU servers: 0.39 GB/s a direction."""
+    gpu = catalog.get_gpu("H800")
+    per_server = TrainingSetup(network_gbps=25, network_per_server=True)
+    assert team_network(per_server, gpu) == "3.125g"
+    assert nic_gb_s(gpu, team_network(per_server, gpu)) == pytest.approx(25 / 8 / 8)
+    assert team_network(TrainingSetup(network_gbps=200), gpu) == "200g" and team_network(TrainingSetup(), gpu) is None
+    # a plan on one server sends nothing between servers: the same speed whatever the network said
+    shape, base = generic_shape(13), TrainingSetup(method="full-finetune", tokens=1e9)
+    alone = best_layout(shape, base, gpu, 8).throughput.tokens_per_s_per_gpu
+    slow = base.model_copy(update={"network_gbps": 25, "network_per_server": True})
+    assert best_layout(shape, slow, gpu, 8).throughput.tokens_per_s_per_gpu == alone
+    # across servers the slow link costs time
+    assert (
+        best_layout(shape, slow, gpu, 64).throughput.tokens_per_s_per_gpu
+        < best_layout(shape, base, gpu, 64).throughput.tokens_per_s_per_gpu
+    )
 
 
 def test_frameworks_run_only_what_they_support():

@@ -8,6 +8,7 @@ import pytest
 
 from advisor.planning.advice import advise, plan_context, render_text
 from advisor.planning.followup import follow_up
+from advisor.request.parser import parse
 from advisor.text.render import num
 
 OWNED_H100 = "we already own 32 H100, continued pretraining llama3-70b on 300B tokens of code, 3 months, usd"
@@ -259,3 +260,36 @@ def test_the_micro_batch_asked_is_still_the_layouts_reason(book):
     first, summary = _thread(text, book)
     assert follow_up(text, summary, "what micro-batch are you assuming?", book=book).part == "layout"
     assert follow_up(text, summary, "what batch size should we use for fine-tuning?", book=book).kind == "question"
+
+
+@pytest.mark.parametrize(
+    "question,said",
+    [("we only have 25G ethernet", (25, True)), ("what if we only have 100 Gb/s per GPU?", (100, False))],
+)
+def test_the_link_a_team_has_is_planned_on_with_the_same_gpus(book, question, said):
+    # it had said only that Ethernet "serves management and data", with no time: the plan's GPUs are
+    # planned on the link said, and the request that plans for it from the start is given
+    first, summary = _thread(OWNED_A800, book)
+    reply = follow_up(OWNED_A800, summary, question, book=book)
+    assert reply.part == "network"
+    request = re.search(r"`/gpu ([^`]+)`", reply.text)[1]
+    assert (parse(request).network_gbps, parse(request).network_per_server) == said
+    pinned = advise(f"{request} on 16xA800", book=book).plan
+    left = 1 - pinned.estimate.throughput.exposed_comm_share
+    assert "Planned on it, the same 16 x A800-SXM4-80GB take" in reply.text
+    assert f"leaving {left:.0%} of each step to compute" in reply.text
+    assert pinned.days >= first.plan.days * 0.999
+
+
+def test_a_first_message_with_its_network_is_planned_on_it_and_says_so(book):
+    # "只有25G以太网" had been read and said beside the network the plan needs, the plan made on NDR 400
+    said = advise("13B pretrain 2T tokens 30d on 64xH800, we only have 25G ethernet", book=book)
+    plain = advise("13B pretrain 2T tokens 30d on 64xH800", book=book)
+    own = said.plan.infra.network["inter_node"]["own"]
+    assert (own["gbps"], own["per_server"], own["gbps_per_gpu"]) == (25, True, 3.125)
+    assert said.plan.days > plain.plan.days  # the slow link shows in the time
+    assert "planned on your own network, 3.12 Gb/s per GPU" in render_text(said)
+    text = render_text(said)
+    assert "planned on the network you have between servers: 25 Gb/s for each server's link" in text
+    # the pilot holds the servers to that one link, with no rails to test one by one
+    assert "each server's 1 x 25 Gb/s NICs together" in text and "ib_write_bw" not in text

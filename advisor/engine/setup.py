@@ -116,6 +116,11 @@ class TrainingSetup(BaseModel):
     # Tokens a sample holds where samples are shorter than a sequence: each attends within itself
     # (packed with document masking, or one per sequence); None: across the whole sequence.
     sample_tokens: int | None = None
+    # The team's network between servers, Gb/s one direction: each server's link where
+    # `network_per_server` (shared by its GPUs), else each GPU's; None: the fastest the GPU's host
+    # feeds (throughput.default_network).
+    network_gbps: float | None = None
+    network_per_server: bool = False
     seq_len: int = 4096
     global_batch: int | None = None  # sequences per step; None: the engine's default
     tokens: float | None = None  # tokens to train on; None: no time estimate

@@ -379,11 +379,21 @@ def host_floor_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: Par
     return kernels / layout.pp * fwd * HF_FORWARD_KERNEL_S
 
 
+def team_network(setup: TrainingSetup, gpu: GPU) -> str | None:
+    """The team's own network (TrainingSetup.network_gbps) as a network `nic_gb_s` reads: a GPU's
+    Gb/s, "3.125g" (a server's link shared by the GPUs the catalogue puts in it); None if unsaid."""
+    if not setup.network_gbps:
+        return None
+    share = gpu.gpus_per_server if setup.network_per_server else 1
+    return f"{setup.network_gbps / max(1, share):g}g"
+
+
 def nic_gb_s(gpu: GPU, network: str) -> float:
-    """One GPU's share of the server's NICs, one direction. A PCIe card shares the host's
-    PCIe link with its NIC (one NIC per two cards behind a PCIe switch; assumed), so it gets
-    at most half the link of its PCIe generation."""
-    bw = NETWORK_GBPS[network]
+    """One GPU's share of the server's NICs, one direction: a named fabric's (NETWORK_GBPS) or the
+    team's own, "12.5g" Gb/s (8 bits a byte). A PCIe card shares the host's PCIe link with its NIC
+    (one NIC per two cards behind a PCIe switch; assumed), so it gets at most half the link of its
+    PCIe generation."""
+    bw = NETWORK_GBPS[network] if network in NETWORK_GBPS else float(network[:-1]) / 8
     if gpu.consumer or gpu.form_factor == "PCIe":
         bw = min(bw, PCIE_GBPS.get(gpu.pcie_gen, PCIE_GBPS_UNKNOWN_GEN) / 2)
     return bw
@@ -553,7 +563,7 @@ def model_parallel_s(
     """(tensor-parallel all-reduces, pipeline sends, expert all-to-alls), seconds a step on one
     GPU; each grows with the recompute level or stays (more all-reduces and all-to-alls under
     full recompute: `speed_ceiling` relies on it)."""
-    tp, pp, dp, ep, v = layout.tp, layout.pp, layout.dp, max(1, layout.ep), layout.virtual_stages
+    tp, pp, ep, v = layout.tp, layout.pp, max(1, layout.ep), layout.virtual_stages
     per_node = layout.gpus_per_node
     tokens_mb = setup.seq_len * layout.micro_batch
     cp = max(1, layout.cp)
@@ -588,7 +598,9 @@ def model_parallel_s(
 
     pipeline_s = 0.0
     if pp > 1:
-        crosses = layout.nodes > 1 and tp * dp >= per_node
+        # Megatron's rank order puts the pipeline outermost: once a layout spans servers, some stage
+        # boundary lies between two of them, and every micro-batch waits on the slowest boundary
+        crosses = layout.nodes > 1
         bw = nic_gb_s(gpu, net) * 1e9 if crosses else intra
         sends = PP_P2P_PER_MICROBATCH + setup.reference_passes  # the reference's forward sends its activations too
         per_mb = sends * v * tokens_mb / cp * m.hidden * TP_ACTIVATION_BYTES / tp
@@ -662,7 +674,7 @@ def speed_ceiling(
     c = count_params(m)
     dispatcher = token_dispatcher(m, setup, layout.framework, gpu, layout.tp, max(1, layout.ep))
     _, _, _, _, compute, bubble = compute_time(m, setup, layout, gpu, c, dispatcher)
-    net = network or default_network(gpu)
+    net = network or team_network(setup, gpu) or default_network(gpu)
     tensor_s, pipeline_s, expert_s = model_parallel_s(m, setup, layout, gpu, net, c, dispatcher)
     running = compute + TP_EXPOSED * tensor_s
     running += bubble + PP_P2P_EXPOSED * pipeline_s
@@ -685,7 +697,7 @@ def estimate_throughput(
     parallel, pipeline outermost): tensor parallel stays inside a server; a data-parallel
     or expert group has min(size, gpus_per_node / tp) ranks on each server.
     """
-    net = network or default_network(gpu)
+    net = network or team_network(setup, gpu) or default_network(gpu)
     model_f, hw_f, attention_f = flops_per_token(
         m, setup, layout.recompute, layout.recompute_modules, layout.recomputed_share(m.layers)
     )

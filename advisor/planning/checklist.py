@@ -64,14 +64,14 @@ def items(advice) -> list[dict]:
 
     per_node = lay.gpus_per_node
 
-    def allreduce(gbps: float) -> dict:
+    def allreduce(gbps: float, rails: int = per_node) -> dict:
         # the all-reduce across every server, held to the servers' NICs together (_busbw_gb_s)
         return {
             "gpus": lay.gpu_count,
             "nodes": lay.nodes,
             "gbps": gbps,
-            "rails": per_node,
-            "busbw": _busbw_gb_s(gbps, per_node),
+            "rails": rails,
+            "busbw": _busbw_gb_s(gbps, rails),
         }
 
     vendor = (gpu.vendor or "").lower()
@@ -102,15 +102,17 @@ def items(advice) -> list[dict]:
         add("oversubscription", nodes=lay.nodes)
     elif lay.nodes > 1:
         inter = infra.network["inter_node"] if infra else {}
-        offer = inter.get("offer") or {}
-        # the vendor is held to the speed its offer states; else to the speed the plan needs
-        gbps = offer.get("gbps") or inter.get("gbps_per_gpu") or 0
+        offer, own = inter.get("offer") or {}, inter.get("own") or {}
+        # the network the team says it has is what the plan runs on: held to it (a server's one link, or
+        # each GPU's); else the vendor to the speed its offer states; else to the speed the plan needs
+        gbps = (own.get("gbps") if own else None) or offer.get("gbps") or inter.get("gbps_per_gpu") or 0
         gbps = int(gbps) if float(gbps).is_integer() else gbps
         fabric = offer.get("fabric") or ""
-        add("nccl_allreduce", **allreduce(gbps), amd=vendor == "amd")
-        if fabric in ("ib", "roce", ""):  # RDMA verbs; EFA and TCPX are proved by the NCCL test above
+        one_link = bool(own.get("per_server"))
+        add("nccl_allreduce", **allreduce(gbps, 1 if one_link else per_node), amd=vendor == "amd")
+        if fabric in ("ib", "roce", "") and not one_link:  # RDMA verbs; EFA and TCPX: the NCCL test above
             add("ib_write_bw", gbps=gbps, rails=per_node)
-        if fabric in ("roce", ""):
+        if fabric in ("roce", "") and not one_link:
             add("roce_pfc_ecn")
         add("oversubscription", nodes=lay.nodes)
     if vendor == "nvidia" and not gpu.consumer:

@@ -99,6 +99,8 @@ def training_setup(request: TrainingRequest) -> TrainingSetup:
         sample_tokens=round(request.tokens_per_sample)
         if request.tokens_per_sample and request.tokens_per_sample < request.seq_len
         else None,
+        network_gbps=request.network_gbps,
+        network_per_server=request.network_per_server,
         seq_len=request.seq_len,
         global_batch=per * request.global_batch if request.global_batch else None,
         tokens=request.tokens,

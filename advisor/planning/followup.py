@@ -78,6 +78,7 @@ from advisor.request.parser import (
     holds_a_plan,
     model_said,
     money_said,
+    network_said,
     other_variants,
     parse,
     parse_followup,
@@ -5044,6 +5045,23 @@ def _reason_asked(message: str, summary: dict) -> str | None:
     return None
 
 
+def _on_own_link(request_text: str, result, message: str, book: PriceBook):
+    """The plan's own GPUs planned on the link the team says it has ("we only have 25G ethernet",
+    "100 Gb/s per GPU"), and the request that plans for that link from the start; or None."""
+    have = reasons.HAVE_LINK.search(message)
+    gbps, per_server = network_said(message) or ((float(have[1]), True) if have else (None, True))
+    p = result.plan
+    if not gbps or p is None or p.estimate.layout.nodes < 2:
+        return None
+    try:
+        link = f"{gbps:g}Gb/s per {'server' if per_server else 'card'}"
+        own = advise(f"{request_text} {link} on {p.estimate.layout.gpu_count}x{p.gpu}", book=book)
+        # and the request that plans for that network from the start, any GPUs and layout
+        return own, canonical(parse(f"{request_text} {link}", result.request.lang))
+    except RequestError:
+        return None
+
+
 def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBook) -> FollowUp | None:
     """The plan's own reason for a layout choice, its host RAM, its network, its offer over the
     whole run, or what runs it on its GPU (reasons.py's numbers, templates/reasons.txt.j2)."""
@@ -5059,7 +5077,12 @@ def _reason(request_text: str, what: str, message: str, lang: str, book: PriceBo
     elif what == "ram":
         data = reasons.ram_reason(result)
     elif what == "network":
-        data = reasons.network_reason(result, _one_server(request_text, result, lang, book), message)
+        data = reasons.network_reason(
+            result,
+            _one_server(request_text, result, lang, book),
+            message,
+            _on_own_link(request_text, result, message, book),
+        )
     elif what == "rental":
         named = _provider(message)
         if named:  # "AutoDL能连续租90天吗": that provider's own offer for the plan's GPU, if any

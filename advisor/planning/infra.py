@@ -13,6 +13,7 @@ from advisor.engine.throughput import (
     HOURS_LOST_PER_FAILURE,
     estimate_throughput,
     nic_ceiling_gbps,
+    team_network,
 )
 from advisor.market.owning import is_workstation
 from advisor.market.store import CLUSTER_FABRICS
@@ -238,6 +239,15 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate, offer: di
             "fabric": gpu.nic_fabric or None,  # a GPU sold on one fabric only (Ascend: RoCE)
             "asked": req.fabric,  # the fabric the team asked for (`infiniband`, `roce`)
         }
+        if req.network_gbps:
+            # the team's own network, planned on: said as what the job runs on, beside what it needs
+            own = float(team_network(training_setup(req), gpu)[:-1])
+            network["inter_node"]["own"] = {
+                "gbps_per_gpu": own,
+                "gbps": req.network_gbps,
+                "per_server": req.network_per_server,
+                "share": 1 - est.throughput.exposed_comm_share,
+            }
         if offer and offer.get("interconnect") in CLUSTER_FABRICS:
             # what the priced offer comes with, said beside what the job needs (a plan priced on an
             # InfiniBand 400 offer had named RoCE at 100 Gb/s and asked ib_write_bw for 100)

@@ -35,6 +35,7 @@ from advisor.engine.layout import MICROBATCHES_PER_STAGE
 from advisor.planning.advice import Advice, shown_framework
 from advisor.planning.engine_inputs import model_shape, request_gpu, training_setup
 from advisor.planning.infra import OFFLOAD_PINNED_MARGIN
+from advisor.request.parser import network_said
 
 # The layout knob a question names, first match wins ("why ZeRO-3 and not pipeline?" is ZeRO).
 KNOBS = (
@@ -241,28 +242,36 @@ def ram_reason(result: Advice) -> dict | None:
 
 
 # The link a team says it has between servers ("we only have 25G ethernet", "只有25G以太网"), Gb/s
+# Plain Ethernet said, no RDMA: latency and CPU copies on top of the bandwidth
+ETHERNET_SAID = re.compile(r"ethernet|以太网|\beth\b|\d\s*gbe\b|普通网络", re.I)
 HAVE_LINK = re.compile(
     r"(\d+(?:\.\d+)?)\s*(?:gbe\b|(?:g|gb|gbps|gbit|gb/s|g/s)?\s*(?:ethernet|以太网|网络|网卡|网|eth\b|nics?\b|links?\b))",
     re.I,
 )
 
 
-def network_reason(result: Advice, single, message: str = "") -> dict | None:
+def network_reason(result: Advice, single, message: str = "", own: tuple[Advice, str] | None = None) -> dict | None:
     """What the plan needs between servers (its fabric and how much of each step that leaves to
-    compute), the link the team says it has against it, and `single`, the best plan on one server,
-    which needs no fabric at all."""
+    compute), the link the team says it has against it and `own`, the plan's GPUs planned on that
+    link, and `single`, the best plan on one server, which needs no fabric at all."""
     p = result.plan
     if p is None or p.infra is None:
         return None
     net = p.infra.reasons.get("network") or {}
+    said = network_said(message or "")
     have = HAVE_LINK.search(message or "")
+    # the team's link: as a request reads it (a server's or a GPU's), else a bare "25G ethernet" a server's
+    gbps, per_server = said or ((float(have[1]), True) if have else (None, True))
     per_node = p.estimate.layout.gpus_per_node
+    per_gpu = gbps / per_node if gbps and per_server else gbps
     slowest = min((o["gbps"] for o in net.get("options") or []), default=None)
     return {
-        # the team's link per server, per GPU, and as a share of the slowest option weighed
-        "have": float(have[1]) if have else None,
-        "have_per_gpu": float(have[1]) / per_node if have else None,
-        "have_share": float(have[1]) / per_node / slowest if have and slowest else None,
+        # the team's link per server or per GPU, per GPU, and as a share of the slowest option weighed
+        "have": gbps,
+        "have_per_server": per_server,
+        "have_per_gpu": per_gpu,
+        "have_share": per_gpu / slowest if gbps and slowest else None,
+        "ethernet": bool(ETHERNET_SAID.search(message or "")),
         "nodes": p.estimate.layout.nodes,
         "per_node": p.estimate.layout.gpus_per_node,
         "count": p.estimate.layout.gpu_count,
@@ -287,6 +296,15 @@ def network_reason(result: Advice, single, message: str = "") -> dict | None:
             "usable": single.estimate.usable_gib,
         },
         "deadline": result.request.deadline_days,
+        "own": None
+        if own is None or own[0].plan is None or not own[0].plan.days
+        else {
+            "days": own[0].plan.days,
+            "left": 1 - own[0].plan.estimate.throughput.exposed_comm_share,
+            "meets": own[0].plan.meets_deadline,
+            "rent": own[0].plan.costs.rent_total,
+            "request": own[1],
+        },
     }
 
 

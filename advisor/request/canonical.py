@@ -238,6 +238,10 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("other", _say("rent_or_buy", r.rent_or_buy, zh))
     if "fabric" in given:
         add("other", _say("fabric", r.fabric, zh))
+    if r.network_gbps:
+        # the team's network, a rate whose owner is said, as the parser reads it back
+        rate, per = f"{r.network_gbps:g}Gb/s", r.network_per_server
+        add("other", f"{rate}{'每台' if per else '每卡'}" if zh else f"{rate} per {'server' if per else 'card'}")
     if "cloud" in given:
         add("other", _say("cloud", r.cloud, zh))
     if "own_use_months" in given:

@@ -200,8 +200,12 @@ FIELDS: tuple[Field, ...] = (
         ),
         examples=Word(en=("on aws", "on coreweave"), zh=("阿里云", "用AutoDL")),
     ),
-    # The network the team has (`只有25G以太网`, `no infiniband`): read and said beside the one the plan needs
+    # The network the team has: with no speed (`no infiniband`) read and said beside the one the plan
+    # needs; with one (`只有25G以太网`, `8x400G IB`, `100Gb/s per GPU`) planned on, Gb/s a server or a GPU
     Field("network_said", assumed=("network_said",), shows_in=()),
+    Field(
+        "network_gbps", above=0, high=12_800, assumed=("team_network",), shows_in=("network_gbps", "network_per_server")
+    ),
     # Servers said to hold fewer GPUs than the catalogue's (`4 servers with 4xA100 each`,
     # `4台服务器每台4张A100`): the GPUs counted, planned on the catalogue's servers, and said so
     Field("server_shape", assumed=("server_shape",), shows_in=()),
@@ -1405,6 +1409,7 @@ NOTE_ORDER = (
     *field("spend_by").assumed,
     *field("cloud").assumed,
     *field("network_said").assumed,
+    *field("network_gbps").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,
     *field("model").assumed,

@@ -151,6 +151,10 @@ class TrainingRequest(BaseModel):
     power_price: Budget | None = None  # the team's own price of a kWh (`电费0.6元/度`)
     used_gpus: bool = False  # the cards are used ones (`二手`): planned and priced as new, said
     fabric: Literal["ib", "roce"] | None = None  # the fabric between servers the team asked for
+    # the network the team has between servers (`只有25G以太网`, `8x400G IB`), Gb/s: each server's
+    # link where `network_per_server`, else each GPU's; planned on (None: the one the plan needs)
+    network_gbps: float | None = None
+    network_per_server: bool = False
     # `on aws`, `阿里云`: the provider whose offers price the plan, as the price book names it
     cloud: str | None = None
     # `one server only`: the planner counts GPUs up to one server's

@@ -894,7 +894,9 @@ def _spelled_numbers(text: str) -> str:
 
     text = re.sub(
         # ("我们的4090是24G的": the card's memory said with 是 between)
-        rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(?:是|有)?\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?:的)?(?![a-z0-9])",
+        # (not a link: "H800 100G RoCE", "64xH800 25Gb/s per server", "A800 200G网卡")
+        rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(?:是|有)?\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?:的)?(?![a-z0-9/])"
+        r"(?!\s*(?:ib|infiniband|roce|rdma|ethernet|nics?|网卡|以太网|网络|组网)(?![a-z]))",
         card_memory,
         text,
     )
@@ -945,6 +947,34 @@ def _gpu_names() -> str:
 # 400, 800; InfiniBand lanes at 56 FDR): a number before "roce" or "网卡" that is none of them is not
 # a network ("0.5B 3GB roce" had read 3 GB of data as the team's network).
 LINK_SPEEDS_GBPS = {1, 2.5, 5, 10, 25, 40, 50, 56, 100, 200, 400, 800, 1600}
+# Whose link a network speed is: each GPU's ("400G per GPU", "每卡200G") or each server's ("25G per
+# server", "每台100G"); said, else `_network_speed`'s reading
+NETWORK_PER_GPU = re.compile(r"per\s+(?:gpu|card)|/gpu|each\s+gpu|每(?:张)?卡|单卡")
+NETWORK_PER_SERVER = re.compile(
+    r"per\s+(?:node|server|machine|box)|/(?:node|server)|每台(?:服务器|机器)?|每个?节点|单机"
+)
+# InfiniBand and RDMA fabrics are built one NIC a GPU (a rail each: NVIDIA's DGX H100 and DGX A100
+# reference designs), as are links of 200 Gb/s and more; a slower Ethernet is the server's own uplink
+# (assumed, and said: `per GPU` changes it)
+RAIL_FABRIC = re.compile(r"(?<![a-z])(?:ib|infiniband|rdma|ndr|hdr|roce)(?![a-z])")
+RAIL_SPEED_GBPS = 200
+
+
+def _network_speed(words: str, speed: float, beside: str) -> tuple[float, bool, str]:
+    """The team's network said: Gb/s, whether that is each server's link (else each GPU's), and the
+    words. `8x400G` counts lanes: the server's total. A speed with no owner said is the server's on
+    Ethernet, each GPU's on an RDMA fabric named `beside` it or at 200 Gb/s and more, else the
+    server's."""
+    lanes = re.search(r"(\d+)\s*[x×*]\s*\d", words)
+    if NETWORK_PER_GPU.search(words):
+        return speed, False, words
+    if NETWORK_PER_SERVER.search(words):
+        return speed, True, words
+    if lanes:
+        return int(lanes[1]) * speed, True, words
+    if re.search(r"以太网|ethernet", words):
+        return speed, True, words
+    return speed, not (RAIL_FABRIC.search(beside) or speed >= RAIL_SPEED_GBPS), words
 
 
 # A leftover word shaped like a model name: letters, then a separator or digits ("kimi-k3",
@@ -1741,7 +1771,10 @@ class _Parse:
         self.payment_terms: list[str] = []  # "押一付三": said, no plan depends on them
         self.on_premises: list[str] = []  # "私有化部署": where the model will run, said
         self.spend_by: list[str] = []  # "经费今年必须花完": a budget to spend by a date, said
-        self.network_said: list[str] = []  # "只有25G以太网": said beside the network the plan needs
+        self.network_said: list[str] = []  # "no infiniband": said beside the network the plan needs
+        # "只有25G以太网", "8x400G IB": the network the team has, Gb/s, and whether that is each
+        # server's (else each GPU's); planned on (engine TrainingSetup.network_gbps)
+        self.network_speed: tuple[float, bool, str] | None = None
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         self.multimodal = ""  # "多模态", "multimodal": planned on data in tokens (`_finish`), else refused
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -2773,20 +2806,30 @@ class _Parse:
         # the plan shows the network it needs, and a slower one makes a multi-server plan slower
         def network_said(m: re.Match) -> None:
             speed = next((g for g in m.groups() if g and re.fullmatch(NUM, g)), None)
-            if speed and _num(speed) not in LINK_SPEEDS_GBPS:
+            written_as_rate = m["rate"] or re.search(r"gb(?:ps|/s)|gbit/s", m[0])
+            if speed and _num(speed) not in LINK_SPEEDS_GBPS and not written_as_rate:
                 self.scan.keep = True  # "3GB roce": no link runs at 3 Gb/s, so a data size beside a word
                 return
-            self.network_said.append(m[0].strip(" ，,"))
+            words = m[0].strip(" ，,")
+            self.network_said.append(words)
+            if speed:
+                # the fabric said beside the speed ("200G IB", "RoCE 400G"), not elsewhere in the message
+                beside = m.string[max(0, m.start() - 12) : m.end() + 12]
+                self.network_speed = _network_speed(words, _num(speed), beside)
 
         # the fabric before or after its speed ("32 A800 with 200G IB", "RoCE 400G", "8x400G IB": each had
-        # been read as a data size); the fabric word stays for the fabric rule
+        # been read as a data size); the fabric word stays for the fabric rule; a rate written as one
+        # ("100Gb/s per GPU", "25 Gbps between servers") is a link, never data
         lanes = r"(?:\d+\s*[x×*]\s*)?"
+        per = rf"(?:\s*(?:{NETWORK_PER_GPU.pattern}|{NETWORK_PER_SERVER.pattern}))?"
         sc.take(
-            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*{lanes}{NUM}\s*g(?:b|bps)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网)"
+            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*(?:(?:每台(?:服务器|机器)?|每个?节点|每(?:张)?卡)\s*)?{lanes}{NUM}\s*g(?:b|bps|b/s)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网){per}"
             rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}"
-            rf"|{L}(?P<speed>{lanes}{NUM}\s*g(?:b|bps)?)(?=\s*(?:ib|infiniband|rdma)(?![a-z]))"
+            rf"|{L}(?P<speed>{lanes}{NUM}\s*g(?:b|bps|b/s)?)(?=\s*(?:ib|infiniband|rdma)(?![a-z])){per}"
             rf"|(?:(?<=ib)|(?<=ib\s)|(?<=roce)|(?<=roce\s)|(?<=rocev2\s)|(?<=infiniband\s)|(?<=ethernet\s)|(?<=以太网))"
-            rf"\s*(?P<after>{lanes}{NUM}\s*g(?:b|bps)?)(?![a-z])",
+            rf"\s*(?P<after>{lanes}{NUM}\s*g(?:b|bps|b/s)?)(?![a-z/]){per}"
+            rf"|{L}(?P<rate>{lanes}{NUM}\s*(?:gbps|gb/s|gbit/s|g(?=\s*(?:{NETWORK_PER_GPU.pattern}|{NETWORK_PER_SERVER.pattern}))))"
+            rf"(?:\s*(?:{NETWORK_PER_GPU.pattern}|{NETWORK_PER_SERVER.pattern}|between\s+(?:the\s+)?(?:servers|nodes)|network|networking|interconnect))?",
             network_said,
         )
         sc.take(
@@ -4149,7 +4192,10 @@ class _Parse:
             )
             word = row.choice(f["cloud"]).written(self.lang)  # as written back, so it reads back the same
             notes.append(Note(kind="assumption", code="cloud_named", params={"word": word, "other": other}))
-        if self.network_said:
+        if self.network_speed:
+            gbps, per_server, _ = self.network_speed
+            notes.append(Note(kind="assumption", code="team_network", params={"gbps": gbps, "per_server": per_server}))
+        elif self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
         if "unsloth" in (self.words.get("stack") or "").lower():
             notes.append(Note(kind="assumption", code="stack_unsloth"))
@@ -4619,6 +4665,8 @@ class _Parse:
             dispatcher=f.get("dispatcher"),
             rent_or_buy=f.get("rent_or_buy"),
             fabric=f.get("fabric"),
+            network_gbps=self.network_speed[0] if self.network_speed else None,
+            network_per_server=bool(self.network_speed and self.network_speed[1]),
             own_use_months=f.get("own_use_months"),
             lease_term_months=f.get("lease_term_months"),
             own_utilisation=f.get("own_utilisation"),
@@ -4862,6 +4910,13 @@ def gpus_said(text: str) -> tuple[str, int] | None:
         per = catalog.get_gpu(f["gpu"]).gpus_per_server
         return (f["gpu"], int(f["nodes"]) * per) if per else None
     return (f["gpu"], int(f["gpu_count"])) if f.get("gpu") and f.get("gpu_count") else None
+
+
+def network_said(text: str) -> tuple[float, bool] | None:
+    """The network a message says the team has, as a request reads it (`只有25G以太网`, `100 Gb/s per
+    GPU`): Gb/s and whether that is each server's link (else each GPU's), or None."""
+    probe = _probe(text, "_owned", "_gpus", "_knobs")
+    return probe.network_speed[:2] if probe.network_speed else None
 
 
 def money_said(text: str) -> tuple[float, str | None] | None:
