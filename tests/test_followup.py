@@ -3286,6 +3286,9 @@ def test_paying_ahead_for_a_term_is_that_lease(cli):
         # the run broken off, no part named (had drawn the menu)
         ("如果中途断了怎么办", "failure_mid_run"),
         ("what if training crashes halfway?", "failure_mid_run"),
+        # how many to expect: the plan's expected interruptions (the loss topic had answered, on "expect")
+        ("how many failures should we expect?", "failure_mid_run"),
+        ("会坏几次", "failure_mid_run"),
         # a failure rate: the SLA's (the H800's price list, on its name and "rate")
         ("what's a normal failure rate for H800s in a big cluster?", "sla_failure_repair"),
         # two kinds of GPU in one job (the menu)

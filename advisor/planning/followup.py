@@ -3373,7 +3373,12 @@ FAILS_MID_RUN = re.compile(
     # the run itself broken off ("如果中途断了怎么办", "what if training crashes halfway?")
     r"|(?:中途|半路|跑到一半|训练中|训到一半)(?:突然)?(?:断了|中断了?|挂了|停了|崩了|失败了?)"
     r"|\b(?:training|the\s+(?:run|job))\s+(?:crash(?:es|ed)?|dies|died|gets\s+interrupted|is\s+interrupted)"
-    r"\s+(?:halfway|midway|mid-?run|in\s+the\s+middle)",
+    r"\s+(?:halfway|midway|mid-?run|in\s+the\s+middle)"
+    # how many to expect ("how many failures should we expect?", "会坏几次"): the plan's expected interruptions
+    # (the loss topic had answered, on "expect")
+    r"|\bhow\s+many\s+(?:gpu\s+|node\s+|hardware\s+)?(?:failures|interruptions|crashes|breakdowns)\b"
+    r"|\b(?:failures|interruptions|crashes)\s+(?:should\s+we|will\s+we|do\s+we|to)\s+expect"
+    r"|会坏几次|(?:会|要)?(?:出|有)几次(?:故障|中断)|预计(?:会有)?几次(?:故障|中断)",
     re.I,
 )
 # Reserved capacity asked ("can we use reserved instances?", "how about a savings plan?", "预留实例"): the terms
