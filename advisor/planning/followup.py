@@ -5059,7 +5059,12 @@ def _on_own_link(request_text: str, result, message: str, book: PriceBook):
     if not gbps or p is None or p.estimate.layout.nodes < 2:
         return None
     try:
-        link = f"{gbps:g}Gb/s per {'server' if per_server else 'card'}"
+        zh = result.request.lang == "zh"  # (the link in the request's own words, as canonical writes it)
+        link = (
+            f"{gbps:g}Gb/s{'每台' if per_server else '每卡'}"
+            if zh
+            else f"{gbps:g}Gb/s per {'server' if per_server else 'card'}"
+        )
         own = advise(f"{request_text} {link} on {p.estimate.layout.gpu_count}x{p.gpu}", book=book)
         # and the request that plans for that network from the start, any GPUs and layout
         return own, canonical(parse(f"{request_text} {link}", result.request.lang))
