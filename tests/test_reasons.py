@@ -264,7 +264,13 @@ def test_the_micro_batch_asked_is_still_the_layouts_reason(book):
 
 @pytest.mark.parametrize(
     "question,said",
-    [("we only have 25G ethernet", (25, True)), ("what if we only have 100 Gb/s per GPU?", (100, False))],
+    [
+        ("we only have 25G ethernet", (25, True)),
+        ("what if we only have 100 Gb/s per GPU?", (100, False)),
+        # a what-if with a link's speed (had been the FAQ on networks, or the fabric alone changed)
+        ("what if we use 100G RoCE?", (100, False)),
+        ("with 200G IB instead?", (200, False)),
+    ],
 )
 def test_the_link_a_team_has_is_planned_on_with_the_same_gpus(book, question, said):
     # it had said only that Ethernet "serves management and data", with no time: the plan's GPUs are

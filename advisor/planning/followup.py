@@ -3704,8 +3704,8 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
     else None. Read as written first; then without the words around the change ("how much
     would it cost on A800?" is "on A800"); "cheaper?" and "faster?" as a deadline. A count
     without a GPU ("with 128 GPUs?") keeps the plan's GPU: the user meant 128 of those."""
-    if NVLINK_DOUBTED.search(message):
-        return None
+    if NVLINK_DOUBTED.search(message) or (summary.get("nodes", 1) > 1 and network_said(message)):
+        return None  # (a link with its speed: the network's reason, `_reason_asked`)
     plan_gpu = summary.get("gpu")
     for change in _change_texts(request_text, summary, message):
         try:
@@ -5044,6 +5044,10 @@ def _reason_asked(message: str, summary: dict) -> str | None:
         return "ram"
     if WHY_FABRIC.search(message) and (summary.get("nodes", 2) > 1 or reasons.HAVE_LINK.search(message)):
         # (a one-server plan asked "do we need infiniband?" keeps the FAQ's answer on its numbers)
+        return "network"
+    if summary.get("nodes", 1) > 1 and network_said(message):
+        # a link with its speed under a plan across servers ("what if we use 100G RoCE?", "with 200G IB
+        # instead?"): the plan's GPUs planned on it (the FAQ on networks, or a what-if of the fabric alone)
         return "network"
     if BNB_ON_ROCM.search(message) and not WHY_THIS_GPU.match(_first_question(message)):
         return "software"
