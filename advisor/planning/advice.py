@@ -807,21 +807,32 @@ def faq_instead(
 
 
 def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
-    """A refusal's text. Two runs asked in turn get the two requests that plan them (parser._stages).
-    An RL method counted in prompts gets its floor planned: the policy update's
-    GPUs, time and rent, and the whole run at the multiples NVIDIA's published GRPO runs took of their
-    update (parser.RL_STEP_MULTIPLE), said as an estimate; with a deadline, the update is planned to
-    take at most the largest multiple's share of it, so the whole run fits."""
+    """A refusal's text: its message, and for two runs asked in turn the two requests that plan them
+    (`_two_runs`), for an RL method counted in prompts its floor planned and the whole run estimated
+    (`_rl_estimate`)."""
     lang = lang or err.lang
     if err.kind == "two_stages" and err.details.get("stages"):
-        # two runs in turn: each as the request that plans it, written back as the answer writes one
-        first, second = (canonical(parse(stage, lang)) for stage in err.details["stages"])
-        return phrase(lang, "request_error", "two_stages", **err.details, first_request=first, second_request=second)
-    text = err.message(lang)
-    example = err.details.get("example") if err.kind == "unsupported_method" else None
-    if not example:
-        return text
-    low, high = err.details["low"], err.details["high"]
+        return _two_runs(err, lang)
+    estimate = (
+        _rl_estimate(err, lang, book) if err.kind == "unsupported_method" and err.details.get("example") else None
+    )
+    return f"{err.message(lang)}\n\n{estimate}" if estimate else err.message(lang)
+
+
+def _two_runs(err: RequestError, lang: str) -> str:
+    """Two runs in turn (parser._stages): each as the request that plans it, written back as the
+    answer writes one."""
+    first, second = (canonical(parse(stage, lang)) for stage in err.details["stages"])
+    return phrase(lang, "request_error", "two_stages", **err.details, first_request=first, second_request=second)
+
+
+def _rl_estimate(err: RequestError, lang: str, book: PriceBook) -> str | None:
+    """An RL request's floor (parser._rl_floor) planned: the policy update's GPUs, time and rent, and
+    the whole run at the multiples NVIDIA's published GRPO runs took of their update
+    (parser.RL_STEP_MULTIPLE), said as an estimate; with a deadline and no GPUs named, the update is
+    planned to take at most the largest multiple's share of it, so the whole run fits. None where the
+    floor does not plan."""
+    example, low, high = err.details["example"], err.details["low"], err.details["high"]
     deadline = _DAYS_SAID.search(example)
     # (GPUs the request names are the update's whatever the deadline: only the whole run's fit is said)
     scaled = deadline is not None and " on " not in example
@@ -830,10 +841,10 @@ def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
             _DAYS_SAID.sub(f" {float(deadline[1]) / high:.3g}d", example) if scaled else example, lang, book=book
         )
     except RequestError:
-        return text
+        return None
     plan = floor.plan
     if plan is None or not plan.days:
-        return text
+        return None
     c, gpus = plan.costs, plan.estimate.layout.gpu_count
 
     def rent(days: float) -> float | None:
@@ -846,14 +857,15 @@ def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
             return c.rent_per_gpu_month * gpus * math.ceil(days / DAYS_PER_MONTH - 1e-9)
         return None
 
-    estimate = render(
+    said = deadline[1] if deadline else None
+    return render(
         "rl_estimate.txt.j2",
         lang,
         count=gpus,
         gpu=plan.gpu,
         days=plan.days,
         rent=c.rent_total if c.decision == "rent" else None,
-        deadline=float(deadline[1]) if deadline and "." in deadline[1] else int(deadline[1]) if deadline else None,
+        deadline=(float(said) if "." in said else int(said)) if said else None,
         scaled=scaled,
         low=low,
         high=high,
@@ -861,7 +873,6 @@ def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
         r_high=rent(plan.days * high),
         cur=c.currency,
     ).strip()
-    return f"{text}\n\n{estimate}"
 
 
 # A deadline in an RL floor's example request (parser._rl_floor writes it " 3d")

@@ -64,7 +64,7 @@ from advisor.planning.rent import (
 )
 from advisor.planning.span_capacity import example_in_span, largest_in_span
 from advisor.request import fields
-from advisor.request.canonical import canonical
+from advisor.request.canonical import canonical, network_words
 from advisor.request.model import Note, TrainingRequest
 from advisor.request.parser import (
     PLACES_ABROAD_EN,
@@ -5057,18 +5057,11 @@ def _reason_asked(message: str, summary: dict) -> str | None:
 def _on_own_link(request_text: str, result, message: str, book: PriceBook):
     """The plan's own GPUs planned on the link the team says it has ("we only have 25G ethernet",
     "100 Gb/s per GPU"), and the request that plans for that link from the start; or None."""
-    have = reasons.HAVE_LINK.search(message)
-    gbps, per_server = network_said(message) or ((float(have[1]), True) if have else (None, True))
-    p = result.plan
-    if not gbps or p is None or p.estimate.layout.nodes < 2:
+    said, p = reasons.link_said(message), result.plan
+    if not said or p is None or p.estimate.layout.nodes < 2:
         return None
     try:
-        zh = result.request.lang == "zh"  # (the link in the request's own words, as canonical writes it)
-        link = (
-            f"{gbps:g}Gb/s{'每台' if per_server else '每卡'}"
-            if zh
-            else f"{gbps:g}Gb/s per {'server' if per_server else 'card'}"
-        )
+        link = network_words(*said, result.request.lang == "zh")  # in the request's own words
         own = advise(f"{request_text} {link} on {p.estimate.layout.gpu_count}x{p.gpu}", book=book)
         # and the request that plans for that network from the start, any GPUs and layout
         return own, canonical(parse(f"{request_text} {link}", result.request.lang))

@@ -250,6 +250,14 @@ HAVE_LINK = re.compile(
 )
 
 
+def link_said(message: str) -> tuple[float, bool] | None:
+    """The link a team says it has, Gb/s and whether it is each server's: as a request reads it
+    (parser.network_said), else a bare "25G ethernet" (HAVE_LINK), a server's; None if unsaid."""
+    said = network_said(message or "")
+    have = HAVE_LINK.search(message or "")
+    return said or ((float(have[1]), True) if have else None)
+
+
 def network_reason(result: Advice, single, message: str = "", own: tuple[Advice, str] | None = None) -> dict | None:
     """What the plan needs between servers (its fabric and how much of each step that leaves to
     compute), the link the team says it has against it and `own`, the plan's GPUs planned on that
@@ -258,10 +266,7 @@ def network_reason(result: Advice, single, message: str = "", own: tuple[Advice,
     if p is None or p.infra is None:
         return None
     net = p.infra.reasons.get("network") or {}
-    said = network_said(message or "")
-    have = HAVE_LINK.search(message or "")
-    # the team's link: as a request reads it (a server's or a GPU's), else a bare "25G ethernet" a server's
-    gbps, per_server = said or ((float(have[1]), True) if have else (None, True))
+    gbps, per_server = link_said(message) or (None, True)
     per_node = p.estimate.layout.gpus_per_node
     per_gpu = gbps / per_node if gbps and per_server else gbps
     slowest = min((o["gbps"] for o in net.get("options") or []), default=None)

@@ -30,6 +30,13 @@ def _row(name: str) -> fields.Field:
     return fields.field(name)
 
 
+def network_words(gbps: float, per_server: bool, zh: bool) -> str:
+    """The team's network as a request says it, a rate whose owner is said, so the parser reads it
+    back alike ("25Gb/s per server", "200Gb/s每卡"; "per card", as "per GPU" would begin a GPU count)."""
+    rate = f"{gbps:g}Gb/s"
+    return f"{rate}{'每台' if per_server else '每卡'}" if zh else f"{rate} per {'server' if per_server else 'card'}"
+
+
 def _say(name: str, value, zh: bool) -> str:
     """A choice of a row as it is written in the request's language."""
     return _row(name).choice(value).written("zh" if zh else "en")
@@ -239,9 +246,7 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
     if "fabric" in given:
         add("other", _say("fabric", r.fabric, zh))
     if r.network_gbps:
-        # the team's network, a rate whose owner is said, as the parser reads it back
-        rate, per = f"{r.network_gbps:g}Gb/s", r.network_per_server
-        add("other", f"{rate}{'每台' if per else '每卡'}" if zh else f"{rate} per {'server' if per else 'card'}")
+        add("other", network_words(r.network_gbps, r.network_per_server, zh))
     if "cloud" in given:
         add("other", _say("cloud", r.cloud, zh))
     if "own_use_months" in given:
