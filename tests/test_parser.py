@@ -1127,6 +1127,12 @@ def test_the_network_a_team_has_is_said_not_read_as_data():
     assert (r.network_gbps, r.network_per_server) == (25, True)
 
 
+def test_one_gpu_or_server_said_after_the_network_stays_a_count():
+    one_card, one_server = parse("7b lora 20GB 3d 只有25G以太网 单卡"), parse("7b lora 20GB 3d 只有25G以太网 单机")
+    assert (one_card.gpu_count, one_card.network_gbps, one_card.network_per_server) == (1, 25, True)
+    assert one_server.one_server and one_server.network_gbps == 25
+
+
 @pytest.mark.parametrize(
     "said,gbps,per_server",
     [

@@ -949,10 +949,9 @@ def _gpu_names() -> str:
 LINK_SPEEDS_GBPS = {1, 2.5, 5, 10, 25, 40, 50, 56, 100, 200, 400, 800, 1600}
 # Whose link a network speed is: each GPU's ("400G per GPU", "每卡200G") or each server's ("25G per
 # server", "每台100G"); said, else `_network_speed`'s reading
-NETWORK_PER_GPU = re.compile(r"per\s+(?:gpu|card)|/gpu|each\s+gpu|每(?:张)?卡|单卡")
-NETWORK_PER_SERVER = re.compile(
-    r"per\s+(?:node|server|machine|box)|/(?:node|server)|每台(?:服务器|机器)?|每个?节点|单机"
-)
+# (not 单卡, 单机: a count of one GPU or server said after the network, "25G以太网 单机")
+NETWORK_PER_GPU = re.compile(r"per\s+(?:gpu|card)|/gpu|each\s+gpu|每(?:张)?卡")
+NETWORK_PER_SERVER = re.compile(r"per\s+(?:node|server|machine|box)|/(?:node|server)|每台(?:服务器|机器)?|每个?节点")
 # InfiniBand and RDMA fabrics are built one NIC a GPU (a rail each: NVIDIA's DGX H100 and DGX A100
 # reference designs), as are links of 200 Gb/s and more; a slower Ethernet is the server's own uplink
 # (assumed, and said: `per GPU` changes it)
