@@ -1143,6 +1143,7 @@ def test_one_gpu_or_server_said_after_the_network_stays_a_count():
         ("8x200G IB", 1600, True),
         ("200G IB", 200, False),
         ("为什么要RoCE，我们只有25G以太网", 25, True),  # the Ethernet said, not the RoCE asked about
+        ("on 16 A800 100G per server", 100, True),  # after a card's name: no memory size
     ],
 )
 def test_the_network_said_is_a_gpus_or_a_servers_link(said, gbps, per_server):

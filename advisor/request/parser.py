@@ -896,7 +896,7 @@ def _spelled_numbers(text: str) -> str:
         # ("我们的4090是24G的": the card's memory said with 是 between)
         # (not a link: "H800 100G RoCE", "64xH800 25Gb/s per server", "A800 200G网卡")
         rf"(?:(?<![a-z0-9])|(?<=\dx)|(?<=\d\*))({_gpu_names()})\s*(?:是|有)?\s*(\d{{2,3}})\s*g(?:b)?(?:\s*显存)?(?:的)?(?![a-z0-9/])"
-        r"(?!\s*(?:ib|infiniband|roce|rdma|ethernet|nics?|网卡|以太网|网络|组网)(?![a-z]))",
+        r"(?!\s*(?:ib|infiniband|roce|rdma|ethernet|nics?|网卡|以太网|网络|组网|per\s+(?:server|node|gpu|card))(?![a-z]))",
         card_memory,
         text,
     )
