@@ -379,13 +379,18 @@ def host_floor_s(m: ModelShape, setup: TrainingSetup, layout: ModelSplit, c: Par
     return kernels / layout.pp * fwd * HF_FORWARD_KERNEL_S
 
 
-def team_network(setup: TrainingSetup, gpu: GPU) -> str | None:
-    """The team's own network (TrainingSetup.network_gbps) as a network `nic_gb_s` reads: a GPU's
-    Gb/s, "3.125g" (a server's link shared by the GPUs the catalogue puts in it); None if unsaid."""
+def team_gbps_per_gpu(setup: TrainingSetup, gpu: GPU) -> float | None:
+    """A GPU's Gb/s of the team's own network (TrainingSetup.network_gbps): a server's link shared by
+    the GPUs the catalogue puts in it, or each GPU's own; None if unsaid."""
     if not setup.network_gbps:
         return None
-    share = gpu.gpus_per_server if setup.network_per_server else 1
-    return f"{setup.network_gbps / max(1, share):g}g"
+    return setup.network_gbps / max(1, gpu.gpus_per_server if setup.network_per_server else 1)
+
+
+def team_network(setup: TrainingSetup, gpu: GPU) -> str | None:
+    """The team's own network as a network `nic_gb_s` reads: a GPU's Gb/s, "3.125g"; None if unsaid."""
+    gbps = team_gbps_per_gpu(setup, gpu)
+    return f"{gbps:g}g" if gbps else None
 
 
 def nic_gb_s(gpu: GPU, network: str) -> float:

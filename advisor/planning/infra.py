@@ -13,7 +13,7 @@ from advisor.engine.throughput import (
     HOURS_LOST_PER_FAILURE,
     estimate_throughput,
     nic_ceiling_gbps,
-    team_network,
+    team_gbps_per_gpu,
 )
 from advisor.market.owning import is_workstation
 from advisor.market.store import CLUSTER_FABRICS
@@ -241,7 +241,7 @@ def plan_infrastructure(req: TrainingRequest, gpu: GPU, est: Estimate, offer: di
         }
         if req.network_gbps:
             # the team's own network, planned on: said as what the job runs on, beside what it needs
-            own = float(team_network(training_setup(req), gpu)[:-1])
+            own = team_gbps_per_gpu(training_setup(req), gpu)
             network["inter_node"]["own"] = {
                 "gbps_per_gpu": own,
                 "gbps": req.network_gbps,

@@ -959,21 +959,21 @@ RAIL_FABRIC = re.compile(r"(?<![a-z])(?:ib|infiniband|rdma|ndr|hdr|roce)(?![a-z]
 RAIL_SPEED_GBPS = 200
 
 
-def _network_speed(words: str, speed: float, beside: str) -> tuple[float, bool, str]:
-    """The team's network said: Gb/s, whether that is each server's link (else each GPU's), and the
-    words. `8x400G` counts lanes: the server's total. A speed with no owner said is the server's on
+def _network_speed(words: str, speed: float, beside: str) -> tuple[float, bool]:
+    """The team's network said in `words`: Gb/s, and whether that is each server's link (else each
+    GPU's). `8x400G` counts lanes: the server's total. A speed with no owner said is the server's on
     Ethernet, each GPU's on an RDMA fabric named `beside` it or at 200 Gb/s and more, else the
     server's."""
     lanes = re.search(r"(\d+)\s*[x×*]\s*\d", words)
     if NETWORK_PER_GPU.search(words):
-        return speed, False, words
+        return speed, False
     if NETWORK_PER_SERVER.search(words):
-        return speed, True, words
+        return speed, True
     if lanes:
-        return int(lanes[1]) * speed, True, words
+        return int(lanes[1]) * speed, True
     if re.search(r"以太网|ethernet", words):
-        return speed, True, words
-    return speed, not (RAIL_FABRIC.search(beside) or speed >= RAIL_SPEED_GBPS), words
+        return speed, True
+    return speed, not (RAIL_FABRIC.search(beside) or speed >= RAIL_SPEED_GBPS)
 
 
 # A leftover word shaped like a model name: letters, then a separator or digits ("kimi-k3",
@@ -1773,7 +1773,7 @@ class _Parse:
         self.network_said: list[str] = []  # "no infiniband": said beside the network the plan needs
         # "只有25G以太网", "8x400G IB": the network the team has, Gb/s, and whether that is each
         # server's (else each GPU's); planned on (engine TrainingSetup.network_gbps)
-        self.network_speed: tuple[float, bool, str] | None = None
+        self.network_speed: tuple[float, bool] | None = None
         self.long_context = ""  # "long context", "长文本" said with no sequence length (yet)
         self.multimodal = ""  # "多模态", "multimodal": planned on data in tokens (`_finish`), else refused
         # "4 servers with 4xA100 each": servers holding fewer GPUs than the catalogue's, said back
@@ -2822,7 +2822,7 @@ class _Parse:
         lanes = r"(?:\d+\s*[x×*]\s*)?"
         per = rf"(?:\s*(?:{NETWORK_PER_GPU.pattern}|{NETWORK_PER_SERVER.pattern}))?"
         sc.take(
-            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*(?:(?:每台(?:服务器|机器)?|每个?节点|每(?:张)?卡)\s*)?{lanes}{NUM}\s*g(?:b|bps|b/s)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网){per}"
+            rf"(?:没有\s*ib|无\s*ib|不带\s*ib)?[，,\s]*(?:只有|只用|用的是|都是|机间)?\s*(?:(?:{NETWORK_PER_GPU.pattern}|{NETWORK_PER_SERVER.pattern})\s*)?{lanes}{NUM}\s*g(?:b|bps|b/s)?\s*(?:以太网|网络|网卡|带宽|组网|roce|ethernet|nic|网){per}"
             rf"|{L}(?:no\s+(?:ib|infiniband)|without\s+(?:ib|infiniband)){R}"
             rf"|{L}(?P<speed>{lanes}{NUM}\s*g(?:b|bps|b/s)?)(?=\s*(?:ib|infiniband|rdma)(?![a-z])){per}"
             rf"|(?:(?<=ib)|(?<=ib\s)|(?<=roce)|(?<=roce\s)|(?<=rocev2\s)|(?<=infiniband\s)|(?<=ethernet\s)|(?<=以太网))"
@@ -4192,7 +4192,7 @@ class _Parse:
             word = row.choice(f["cloud"]).written(self.lang)  # as written back, so it reads back the same
             notes.append(Note(kind="assumption", code="cloud_named", params={"word": word, "other": other}))
         if self.network_speed:
-            gbps, per_server, _ = self.network_speed
+            gbps, per_server = self.network_speed
             notes.append(Note(kind="assumption", code="team_network", params={"gbps": gbps, "per_server": per_server}))
         elif self.network_said:
             notes.append(Note(kind="assumption", code="network_said", params={"words": self.network_said}))
@@ -4915,7 +4915,7 @@ def network_said(text: str) -> tuple[float, bool] | None:
     """The network a message says the team has, as a request reads it (`只有25G以太网`, `100 Gb/s per
     GPU`): Gb/s and whether that is each server's link (else each GPU's), or None."""
     probe = _probe(text, "_owned", "_gpus", "_knobs")
-    return probe.network_speed[:2] if probe.network_speed else None
+    return probe.network_speed
 
 
 def money_said(text: str) -> tuple[float, str | None] | None:
