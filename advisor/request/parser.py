@@ -1245,7 +1245,8 @@ def chinese_prose(text: str) -> bool:
     cjk = len(re.findall(r"[\u4e00-\u9fff]", norm))
     # names and terms both languages write in Latin letters are not English prose: a model's
     # name (`qwen2.5-72b-instruct`), `lora`, `token` (`qwen2.5-72b lora 10万条 两周` is Chinese)
-    words = re.findall(r"(?<![a-z0-9.\-])[a-z][a-z0-9.\-]*", norm)
+    # (a rate's unit is no word either: the `s` of `25Gb/s每台`)
+    words = re.findall(r"(?<![a-z0-9.\-/])[a-z][a-z0-9.\-]*", norm)
     english = [w for w in words if not re.search(r"\d", w) and w not in _LATIN_TERMS]
     return cjk >= 2 and cjk >= 2 * len(english)
 
