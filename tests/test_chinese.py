@@ -186,12 +186,14 @@ def test_a_locale_learned_while_planning_makes_the_next_ack_chinese(bot, settled
     assert status == 200 and CJK.search(second), second
 
 
-def test_a_user_met_for_the_first_time_is_acked_in_the_language_of_their_workspace(bot, fake_slack):
+def test_a_user_met_for_the_first_time_is_acked_in_the_language_of_their_workspace(bot, settled_fake):
     # Nothing is known of UZHB before the ack, but the one user remembered in TZH reads Chinese.
+    # The fake starts with no calls: an earlier answer in CZH (another test's, or the other
+    # engine's run of this one) had let the wait return before UZHA was remembered (a flake).
     send, _ = bot
-    fake_slack.locales.update({"UZHA": "zh-CN", "UZHB": "zh-CN"})
+    settled_fake.locales.update({"UZHA": "zh-CN", "UZHB": "zh-CN"})
     send.command("7b lora 20GB 3d", user="UZHA", team="TZH", channel="CZH")
-    fake_slack.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CZH")
+    settled_fake.wait_for("chat.postMessage", where=lambda c: c["args"].get("channel") == "CZH")
     status, body = send.command("7b lora 20GB 5d", user="UZHB", team="TZH", channel="CZH")
     assert status == 200 and CJK.search(body), body
 
