@@ -2158,6 +2158,25 @@ def test_a_bare_count_of_thousands_asks_length_or_samples(text):
     assert e.value.details["word"] == "32k"
 
 
+@pytest.mark.parametrize(
+    "text, samples",
+    [("glm-4.5-air lora 30k 3天", 30_000), ("llama-4-scout lora 20k 3 days", 20_000), ("7b sft 5k 2d", 5000)],
+)
+def test_a_bare_count_no_context_is_written_as_is_the_samples_of_a_fine_tuning(text, samples):
+    # each had been refused as a length or a count, unsaid which: no one writes a context of 30k
+    req = parse(text)
+    assert (req.data.amount, req.data.unit) == (samples, "samples") and "bare_k_samples" in [
+        n.code for n in req.assumptions
+    ]
+
+
+@pytest.mark.parametrize("text", ["7b lora 32k 3d", "7b pretrain 30k 3d", "7b lora 20GB 30k 3d", "7b lora 30k 50k 3d"])
+def test_a_bare_count_stays_asked_where_it_may_be_a_length_or_the_data_is_said(text):
+    with pytest.raises(RequestError) as e:
+        parse(text)
+    assert e.value.details["why"] == "bare_thousands"
+
+
 def test_tokens_with_their_language_between_count_and_unit():
     # "5000亿中文token" had been read as a second model size beside qwen2.5-72b
     req = parse("用5000亿中文token继续预训练qwen2.5-72b，预算300万，3个月内完成")

@@ -373,6 +373,7 @@ FIELDS: tuple[Field, ...] = (
         limit="data",
         assumed=(
             "no_data",
+            "bare_k_samples",
             "bytes_per_token",
             "tokens_per_sample",
             "reasoning_tokens_per_sample",

@@ -1232,6 +1232,9 @@ class _Scanner:
 _CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
 
 
+# Context lengths as written, in 1,024s: a bare `Nk` of these sizes may be one (`qwen3-32b cpt 200B 32k`)
+CONTEXT_THOUSANDS = frozenset({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024})
+
 _LATIN_TERMS = frozenset(
     {"lora", "qlora", "sft", "dpo", "token", "tokens", "gpu", "gpus", "moe", "fp8", "bf16", "usd", "cny", "rmb"}
 )
@@ -1647,6 +1650,7 @@ class _Parse:
         self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
+        self.bare_samples: str | None = None  # a bare `30k` read as the count of samples
         self.gpu_proxy: str | None = None  # a rack named ("gb200 nvl72"), planned on its GPU's HGX part
         self.weekly: str | None = None  # a recurring job said to run every week
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
@@ -2209,6 +2213,7 @@ class _Parse:
         self._preferences()
         self._about_the_data()
         leftovers = [w for w in sc.leftovers(filler) if w not in self.choice_words]
+        leftovers = [w for w in leftovers if w != self._bare_samples(leftovers)]
         count = self.fields.get("gpu_count")
         if leftovers and count is not None and not fields.field("gpu_count").ok(count):
             # a count no plan can have is what to say, before a word not read ("我们有100万张H100能训什么"
@@ -2255,6 +2260,21 @@ class _Parse:
                     self.fail("missing_size", word=word)
                 self.fail("unknown_word", word=word, nearest=nearest, why=why)
             self.read_past += leftovers
+
+    def _bare_samples(self, leftovers: list[str]) -> str | None:
+        """The one bare `Nk` left unread, taken as the count of samples where it cannot be a context
+        length (those are powers of two in 1,024s: `4k`, `32k`) and nothing else gives the data of
+        a fine-tuning request (`glm-4.5-air lora 30k 3天`, `llama-4-scout lora 20k 3 days`: both had
+        been refused as a length or a count, unsaid which); said as read (`bare_k_samples`)."""
+        bare = [w for w in leftovers if re.fullmatch(r"\d+k", w)]
+        if len(bare) != 1 or "data" in self.fields or self.fields.get("method") in ("pretrain", "continued-pretrain"):
+            return None
+        thousands = int(bare[0][:-1])
+        if thousands in CONTEXT_THOUSANDS or thousands == 0:
+            return None
+        self.set("data", (thousands * 1000.0, "samples"), bare[0])
+        self.bare_samples = bare[0]
+        return bare[0]
 
     def _ranges(self) -> None:
         """A range of data, money or model size ("30-50GB", "预算5-20万", "budget 10-20k usd",
@@ -4427,6 +4447,8 @@ class _Parse:
             note("deadline_weekend", word=self.weekend_word, hours=WEEKEND_HOURS)
         if self.teacher is not None:
             note("teacher_data", teacher=self.teacher)
+        if self.bare_samples is not None:
+            note("bare_k_samples", word=self.bare_samples, samples=f["data"][0])
         if self.domestic_word is not None:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
         if self.gpu_proxy is not None and gpu is not None:
