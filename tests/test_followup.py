@@ -146,6 +146,26 @@ def test_a_gpu_count_keeps_the_plans_gpu(summary, book, question):
     assert reply.changes == [{"name": "gpu_count", "before": before, "after": after}]
 
 
+@pytest.mark.parametrize(
+    "question,count",
+    [("is 4 nodes enough?", 32), ("are 64 GPUs enough for this?", 64), ("128卡够用吗", 128), ("64张卡够不够", 64)],
+)
+def test_whether_a_count_is_enough_is_that_count_planned_against_the_deadline(summary, book, question, count):
+    # "is 4 nodes enough?" had drawn the menu, "are 64 GPUs enough" the CPU topic, "128卡够用吗" NVLink's
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.after["gpu_count"] == count and reply.after["gpu"] == summary["gpu"]
+    assert reply.after["days"] > 14 and ("Misses the deadline" in reply.text or "赶不上截止期限" in reply.text)
+
+
+@pytest.mark.parametrize("question", ["is 80GB per GPU enough?", "is 64GB RAM enough?"])
+def test_a_size_in_gigabytes_asked_is_no_link_and_the_hosts_memory_no_card(summary, book, question):
+    # "is 80GB per GPU enough?" had got the network's reason (80 read as Gb/s); "is 64GB RAM enough?"
+    # the plan re-made on a 64 GB card
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "question" and "InfiniBand" not in reply.text
+    assert reply.text.startswith("We size 1280 GiB of RAM" if "RAM" in question else "Yes on this plan's layout")
+
+
 def test_a_gpu_count_with_a_gpu_named_takes_that_gpu(summary, book):
     reply = follow_up(REQUEST, summary, "with 128 H200?", book=book)
     assert reply.after["gpu"] == "H200-SXM-141GB" and reply.after["gpu_count"] == 128

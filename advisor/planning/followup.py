@@ -337,7 +337,9 @@ WHY_FABRIC = re.compile(
     # "需要IB吗", "要不要上IB": whether the plan needs it, not a what-if to it
     r"|(?:需要|要|得用|要用|需不需要|要不要|非得)\s*(?:上|用)?\s*(?:infiniband|(?<![a-z])ib(?![a-z])|roce|rdma)\s*(?:吗|么|不|嘛|呢|\?|？|$)"
     # a link speed asked about ("why 200Gb/s per GPU?", "is 200Gb/s enough?", "400G网卡够吗")
-    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b\d+\s*g(?:b(?:/s|ps)?|bit)?\b.{0,25}"
+    # (a size no link runs at is the card's memory: "is 80GB per GPU enough?")
+    r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}"
+    r"\b(?:\d+\s*g(?:b/s|bps|bit)|(?:10|25|40|50|100|200|400|800|1600)\s*g(?:b)?)\b.{0,25}"
     r"(?:per\s+gpu|nics?|network|link)"
     # with no network word, only a link's speed is one ("would 80GB be enough?" asks of the card's memory)
     r"|(?:why|how come|is|are|would|will|do we need)\b.{0,20}\b(?:10|25|50|100|200|400|800|1600)\s*"
@@ -2053,6 +2055,11 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "is 4 nodes enough?", "are 64 GPUs enough for this?", "128卡够用吗": that count, whose time
+    # against the deadline is the answer (it had drawn the menu, the CPU topic, the NVLink topic)
+    (r"^\W*(?:is|are)\s+(?:only\s+|just\s+)?(?=\d)", " "),
+    (r"(?<=[\w)])\s+(?:be\s+)?(?:enough|sufficient)\b[^?？]*", " "),
+    (r"(?<=[\d台张卡块])\s*(?:的话)?\s*(?:够(?:用)?(?:吗|么|嘛|呢|不够(?:用)?)|足够(?:吗|么)?)", " "),
     # "能不能三天内搞完", "可以一周内完成吗": the deadline asked about
     (r"^\W*(?:能不能|能否|可不可以|可以|能)\s*(?=.{0,8}(?:天|周|星期|礼拜|个月|小时)内?)", " "),
     (r"(?:搞完|完成|做完|跑完|搞定|训完|训练完|出结果)\s*(?:吗|呢|么)?\s*$", " "),
@@ -4668,8 +4675,14 @@ CARD_SIZE_ASKED = re.compile(
 )
 
 
+# the host's memory or disks, not the card's ("is 64GB RAM enough?" had re-planned on a 64 GB card)
+HOST_MEMORY = re.compile(
+    r"\b(?:ram|dram|system memory|host memory|cpu memory|ssd|nvme|disks?|storage)\b|内存|硬盘|磁盘", re.I
+)
+
+
 def _card_size_asked(message: str) -> int | None:
-    found = CARD_SIZE_ASKED.search(message)
+    found = None if HOST_MEMORY.search(message) else CARD_SIZE_ASKED.search(message)
     return int(found["gb"] or found["gb2"]) if found else None
 
 
