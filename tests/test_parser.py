@@ -1922,6 +1922,7 @@ def test_a_servers_gpus_said_before_its_noun_or_with_it(text, gpu, count):
         "finetune qwen3-8b on data distilled from deepseek-r1, 200k samples, 3 days",
         "qwen3-8b full finetune on deepseek-r1 generated data 200k samples 3d",
         "deepseek-r1 distill data into qwen3-8b, 300k samples avg 4k tokens, 4 days",
+        "蒸馏：用DeepSeek-R1生成的20万条数据微调Qwen3-8B，一周",
     ],
 )
 def test_a_teachers_outputs_are_the_data_and_the_student_is_planned(text):
@@ -1932,11 +1933,14 @@ def test_a_teachers_outputs_are_the_data_and_the_student_is_planned(text):
     assert [n.params for n in r.assumptions if n.code == "teacher_data"] == [{"teacher": "deepseek-r1"}]
 
 
-@pytest.mark.parametrize("text", ["70B 全参微调 50万条 两周 国产卡", "7b lora 20GB 3d 只要国产算力"])
+@pytest.mark.parametrize(
+    "text", ["70B 全参微调 50万条 两周 国产卡", "7b lora 20GB 3d 只要国产算力", "72B 全参 SFT 20万条 10天 只能用国产卡"]
+)
 def test_a_domestic_card_is_the_catalogues_ascend_and_said(text):
     r = parse(text)
     assert r.gpu == "Ascend-910B-64GB"
     assert [n.code for n in r.assumptions if n.code == "domestic_gpu"] == ["domestic_gpu"]
+    assert "read_past" not in [n.code for n in r.assumptions]  # (只能's 只 had been read past)
 
 
 @pytest.mark.parametrize("text", ["7B 预算5000元 预算有限", "7B 5000元 预算有限"])

@@ -2214,6 +2214,8 @@ class _Parse:
         self._about_the_data()
         leftovers = [w for w in sc.leftovers(filler) if w not in self.choice_words]
         leftovers = [w for w in leftovers if w != self._bare_samples(leftovers)]
+        if self.teacher is not None:  # "蒸馏：用DeepSeek-R1生成的数据…": the label of what the teacher's data is for
+            leftovers = [w for w in leftovers if not re.fullmatch(r"蒸馏|distill(?:ation|ed|ing)?", w)]
         count = self.fields.get("gpu_count")
         if leftovers and count is not None and not fields.field("gpu_count").ok(count):
             # a count no plan can have is what to say, before a word not read ("我们有100万张H100能训什么"
@@ -2612,7 +2614,7 @@ class _Parse:
             self.domestic_word = m[0].strip()
             self.set("gpu", DOMESTIC_GPU, m[0])
 
-        self.scan.take(r"(?:只要|只用|要用|用)?国产(?:卡|显卡|gpu|GPU|算力|芯片|加速卡)", domestic)
+        self.scan.take(r"(?:只能用|只能|必须用|只要|只用|要用|用)?国产(?:卡|显卡|gpu|GPU|算力|芯片|加速卡)", domestic)
         # a card the catalogue lacks, named bare (`3090`, `A6000`, `910C`, `海光DCU`, `国产卡`): refused with
         # the cards it has, never read past (the catalogued names were read above)
         self.scan.take(
@@ -2742,6 +2744,9 @@ class _Parse:
         t = rf"(?:(?P<t>{alt})(?:{VARIANT})*(?:\s*\d+(?:\.\d+)?b)?|(?P<t2>{sized}))"
         for said in (
             rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的)?\s*(?:数据|样本|语料|答案)",
+            # the count between ("用DeepSeek-R1生成的20万条数据": it had been refused as two models), left for the data
+            rf"{L}{t}\s*(?:的)?\s*(?:蒸馏|生成|合成|输出|产出)(?:的|出的|出来的)(?=\s*(?:约|大约|共)?\s*"
+            rf"[\d.一二两三四五六七八九十百千万]+\s*[万千亿kw]?\s*多?\s*(?:条|个|组|对)?\s*(?:数据|样本|语料|答案|问答|对话))",
             rf"{L}{t}\s*蒸馏\s*(?:到|给|成|进|至)",
             # "蒸馏deepseek-r1的数据", "用deepseek-r1蒸馏": the teacher after the verb, or used to distill
             rf"蒸馏\s*{t}\s*(?:的|出的)?\s*(?:数据|样本|语料|答案|输出)",
