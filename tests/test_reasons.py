@@ -287,6 +287,27 @@ def test_the_link_a_team_has_is_planned_on_with_the_same_gpus(book, question, sa
     assert pinned.days >= first.plan.days * 0.999
 
 
+@pytest.mark.parametrize(
+    "question,changed,lead",
+    [
+        ("30 days with 25G ethernet?", "deadline_days", "your network as planned -> 25Gb/s per server"),
+        ("我们只有25G以太网，给30天呢", "deadline_days", "你们的网络按方案所选 -> 25Gb/s每台"),
+        ("what if we had 128 GPUs but only 100G RoCE?", "gpu_count", "-> 100Gb/s per card"),
+    ],
+)
+def test_the_link_with_another_change_is_a_what_if_of_both(book, question, changed, lead):
+    # the link had taken the network's reason alone, the deadline or count dropped (or, after "but",
+    # the link dropped)
+    text = "70B full-finetune 1TB 14d budget"
+    first, summary = _thread(text, book)
+    reply = follow_up(text, summary, question, book=book)
+    assert reply.kind == "whatif" and reply.changed == sorted([changed, "network_gbps"]), (reply.kind, reply.changed)
+    assert lead in reply.text.splitlines()[0]
+    own = reply.advice.plan.infra.network["inter_node"]["own"]
+    assert own["gbps"] == (25 if "25G" in question else 100)
+    assert reply.advice.plan.days > first.plan.days
+
+
 def test_a_first_message_with_its_network_is_planned_on_it_and_says_so(book):
     # "只有25G以太网" had been read and said beside the network the plan needs, the plan made on NDR 400
     said = advise("13B pretrain 2T tokens 30d on 64xH800, we only have 25G ethernet", book=book)

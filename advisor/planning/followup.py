@@ -2055,6 +2055,8 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # "30 days but only 25G ethernet": the link is a change too (the "but" had left the first clause alone)
+    (r"\s+but\s+(?=(?:we\s+)?(?:only|just)\b)", " "),
     # "is 4 nodes enough?", "are 64 GPUs enough for this?", "128卡够用吗": that count, whose time
     # against the deadline is the answer (it had drawn the menu, the CPU topic, the NVLink topic)
     (r"^\W*(?:is|are)\s+(?:only\s+|just\s+)?(?=\d)", " "),
@@ -2588,6 +2590,8 @@ def follow_up(
         if explained is not None:
             return explained
     reason = _reason_asked(message, summary) if request_text else None
+    if reason == "network" and network_said(message) and read_whatif(request_text, summary, message, reply_lang):
+        reason = None  # the link with another change ("30 days with only 25G ethernet?"): a what-if of both
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
         if answered is not None:
@@ -3711,14 +3715,17 @@ def read_whatif(request_text: str, summary: dict, message: str, lang: str) -> tu
     else None. Read as written first; then without the words around the change ("how much
     would it cost on A800?" is "on A800"); "cheaper?" and "faster?" as a deadline. A count
     without a GPU ("with 128 GPUs?") keeps the plan's GPU: the user meant 128 of those."""
-    if NVLINK_DOUBTED.search(message) or (summary.get("nodes", 1) > 1 and network_said(message)):
-        return None  # (a link with its speed: the network's reason, `_reason_asked`)
+    if NVLINK_DOUBTED.search(message):
+        return None
+    link = summary.get("nodes", 1) > 1 and network_said(message)
     plan_gpu = summary.get("gpu")
     for change in _change_texts(request_text, summary, message):
         try:
             request, changed = parse_followup(request_text, change, lang, plan_gpu=plan_gpu)
         except RequestError:
             continue
+        if link and not set(changed) - {"fabric", "network_gbps"}:
+            return None  # a link with its speed alone: the network's reason (`_reason_asked`)
         if "gpu_count" in changed and "gpu" not in changed and request.gpu is None and plan_gpu:
             try:
                 request, _ = parse_followup(request_text, f"{change} on {plan_gpu}", lang, plan_gpu=plan_gpu)
@@ -4910,6 +4917,10 @@ def _value(name: str, req, lang: str) -> str:
         return phrase(lang, "choice", name, value) if value else phrase(lang, "choice", "method", req.method)
     if name in ("rent_or_buy", "fabric"):
         return phrase(lang, "choice", name, value) if value else render("slack/value.j2", lang, kind="as_planned")
+    if name == "network_gbps":  # the team's link as a request writes it ("25Gb/s per server")
+        if not value:
+            return render("slack/value.j2", lang, kind="as_planned")
+        return network_words(value, req.network_per_server, lang == "zh")
     if name in ("method", "city", "lora_targets") and value:
         # worded in the reply's language ("训练方式 full-finetune -> lora", "城市 hangzhou" had read)
         return phrase(lang, "choice", name, value)

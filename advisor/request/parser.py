@@ -5267,6 +5267,8 @@ def parse_followup(
         f["gpu"] = plan_gpu  # "2 nodes", "两台4卡的服务器": of the plan's GPU
     if delta.server_shape:
         base.server_shape = delta.server_shape
+    if delta.network_speed:  # "30 days with 25G ethernet": the team's link, kept apart as the shape is
+        base.network_speed = delta.network_speed
     if ("params_b" in changed or "active_params_b" in changed) and "model" not in changed:
         f.pop("model", None)
     if "model" in changed:
@@ -5283,6 +5285,9 @@ def parse_followup(
     moved = {name for name in changed if _moved(name, before, request)}
     if delta.server_shape and before.gpus_per_server != request.gpus_per_server:
         moved.add("gpu_count")  # the same GPUs in smaller servers ("two 4-GPU servers" for 8)
+    link = ("network_gbps", "network_per_server")
+    if delta.network_speed and [getattr(before, a) for a in link] != [getattr(request, a) for a in link]:
+        moved.add("network_gbps")
     return request, sorted(moved)
 
 
