@@ -64,6 +64,20 @@ def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read()
     assert (q.vendor, q.gpus, q.term_months, q.whole_said) == ("acme", 8, 12, True)
 
 
+@pytest.mark.parametrize(
+    "text,vendor",
+    [
+        ("we were offered 64 H200 at $2.1/hr for 6 months", ""),  # had recorded "we were offered at"
+        ("I was quoted 8xH100 $2/hr", ""),
+        ("acme offered us 64 H200 at $2.1/hr for 6 months", "acme"),
+        ("we got a quote from lambda: 64 H200 $2.1/hr 6 months", "lambda"),
+        ("对方给我们报价 H800 8卡 月租7万", ""),
+    ],
+)
+def test_how_an_offer_came_is_no_part_of_the_vendors_name(text, vendor):
+    assert parse_quote(text).vendor == vendor
+
+
 def test_a_count_with_a_price_far_too_low_for_them_all_is_read_per_gpu(cli):
     # $2.5 an hour for eight H100 would be a tenth of any offer on record; $2.5 for each is near it
     each = json.loads(cli("quote", "8xH100 $2.5/hr", "--json").stdout)

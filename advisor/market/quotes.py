@@ -413,6 +413,15 @@ def _parse_quote(text: str, lang: str) -> Quote:
         " ",
         rest,
     )
+    # how the offer came is no part of the vendor's name ("we were offered 64 H200 at $2.1/hr" had
+    # recorded a vendor called "we were offered at"; "acme offered us ..." keeps acme)
+    rest = re.sub(
+        r"(?<![a-z])(?:(?:we|i|they)(?:'ve|\s+were|\s+was|\s+got|\s+have\s+been|\s+are\s+being)?\s+)?"
+        r"(?:offered|quoted|got\s+(?:a\s+)?(?:quote|offer)(?:\s+(?:from|of))?)(?:\s+(?:us|me))?(?:\s+at)?(?![a-z])"
+        r"|(?:有人|对方|他们)?\s*给\s*(?:我们|我)\s*(?:报(?:了|价是|价为|价)?)?|(?:有人|对方|他们)\s*报(?:了|价是|价为|价)?",
+        " ",
+        rest,
+    )
     # the question around a quote asked in a thread ("is ... a good price?", "...合理吗") is not a vendor
     asked = re.search(r"[?？]|(?<![a-z])(?:fair|reasonable|good (?:price|deal))(?![a-z])|合理|贵不贵|划算|值不值", norm)
     rest = (
@@ -426,7 +435,7 @@ def _parse_quote(text: str, lang: str) -> Quote:
         )
     )
     words = [
-        w for w in re.split(r"[\s,，;；、]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from", "with")
+        w for w in re.split(r"[\s,，;；、:：]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from", "with")
     ]
     vendor = " ".join(_as_written(w, text) for w in words)
     return Quote(
