@@ -125,6 +125,10 @@ def test_a_budget_no_plan_meets_at_any_length_gets_the_floor(book):
     floor = _codes(result)["budget"]["floor"]
     assert floor["cost"] > 500_000
     assert floor["cost"] == pytest.approx(floor["gpu_hours"] * floor["rate"])
+    # what the budget does buy at that rate: that share of the tokens (it had said only "less data")
+    assert floor["share"] == pytest.approx(500_000 / floor["cost"])
+    assert floor["tokens"] == pytest.approx(2e12 * floor["share"])
+    assert f"你的预算只够其中的 {floor['share']:.0%}" in render_text(result)
     # no plan priced here costs less than the floor (rent scales with GPU-hours)
     for p in [result.plan, *result.result.alternatives]:
         if p.rent and p.estimate.layout.offload == "none" and not p.costs.rent_doubted:

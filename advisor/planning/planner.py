@@ -439,6 +439,11 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
     ):
         floor = _budget_floor(req, plans)
         floor = floor if floor and floor["cost"] > budget else None
+        if floor and req.tokens:
+            # what the budget does buy at that rate: the same share of the job's tokens (rent scales
+            # with GPU-hours, and GPU-hours with tokens, on the same plan)
+            floor["share"] = budget / floor["cost"]
+            floor["tokens"] = req.tokens * floor["share"]
     single = _single_server(req, known, book, horizon, budget, plans) if alternatives else None
     alts = _alternatives(best, plans, req, key) if alternatives else []
     if alternatives and best is not None and req.method == "full-finetune":
