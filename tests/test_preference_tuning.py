@@ -15,7 +15,7 @@ from advisor.engine.setup import TrainingSetup
 from advisor.engine.shapes import active_count, count_params
 from advisor.engine.throughput import estimate_throughput, flops_per_token
 from advisor.planning.engine_inputs import training_setup
-from advisor.request.parser import parse
+from advisor.request.parser import RequestError, parse
 
 LLAMA8 = catalog.find_model("llama3.1-8b")
 H100 = catalog.get_gpu("H100")
@@ -200,6 +200,24 @@ def test_preference_data_in_the_words_teams_use_is_counted(text, amount):
     # each had been asked whether its count was a sequence length
     r = parse(text)
     assert r.preference_tuning and (r.data.amount, r.data.unit) == (amount, "samples")
+
+
+@pytest.mark.parametrize(
+    "text,tuning",
+    [
+        ("ORPO on mistral-7b with 60k preference pairs overnight", "orpo"),
+        ("kto qwen2.5-7b 偏好数据 5万条 2天", "kto"),
+        ("7b preference tuning with simpo 20k pairs", "simpo"),
+    ],
+)
+def test_a_generic_preference_word_beside_a_named_tuning_says_what_the_data_are(text, tuning):
+    # "preference pairs" beside ORPO had been refused as a second preference tuning (DPO)
+    assert parse(text).preference_tuning == tuning
+
+
+def test_two_named_preference_tunings_still_contradict():
+    with pytest.raises(RequestError):
+        parse("7b dpo orpo 20k pairs")
 
 
 @pytest.mark.parametrize(

@@ -1232,6 +1232,10 @@ class _Scanner:
 _CN_CITIES = re.compile("深圳|成都|北京|上海|广州|杭州")
 
 
+# The words that name preference tuning without naming one (read as DPO alone): beside a named one
+# (`orpo ... preference pairs`, `KTO 偏好数据`) they say what the data are
+_GENERIC_PREFERENCE = re.compile(r"preference(?:[\s-](?:tuning|optimi[sz]ation))?|偏好\w*", re.I)
+
 # Context lengths as written, in 1,024s: a bare `Nk` of these sizes may be one (`qwen3-32b cpt 200B 32k`)
 CONTEXT_THOUSANDS = frozenset({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024})
 
@@ -1859,6 +1863,17 @@ class _Parse:
             # "lora 70b on 2x A100 qlora 4bit": QLoRA is LoRA on a 4-bit base, the narrower word is the
             # method (it had been refused as two methods); "lora or qlora?" is a choice, read above
             if value == "qlora":
+                self.fields[field], self.words[field] = value, word
+            return
+        elif (
+            field == "preference_tuning"
+            and self.fields.get(field) not in (None, value)
+            and "dpo" in (self.fields[field], value)
+            and _GENERIC_PREFERENCE.fullmatch(word if value == "dpo" else self.words[field])
+        ):
+            # "ORPO on mistral-7b with 60k preference pairs": the generic word says what the data are,
+            # the tuning named is the method (it had been refused as two preference tunings)
+            if value != "dpo":
                 self.fields[field], self.words[field] = value, word
             return
         elif field == "stack" and {self.fields.get(field), value} == {"hf", "deepspeed"}:
