@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from advisor import catalog
 from advisor.market import owning
 from advisor.planning import planner
 from advisor.planning.advice import advise, plan_context, render_text
@@ -76,6 +77,19 @@ def test_the_budget_fallback_and_one_server_plan_are_on_sound_rents(book):
     result = advise("70B pretrain 2T tokens 60d budget ¥100k", book=book)
     for p in (result.result.nearest_budget, result.result.single_server):
         assert p is None or p.costs.rent_doubted is None
+
+
+def test_asap_shows_the_one_server_it_would_lead_with_not_the_cheapest_or_a_months_lease(book):
+    # "train llama-3.2-1b from scratch on 50B tokens asap": the one-server option had been 2 of a
+    # server's GPUs (5.2 days, the cheapest), then the fastest server on a month's lease (8 H200,
+    # 40x the rent of 8 H800 by the hour for a few hours more): the one asap leads with
+    result = advise("train llama-3.2-1b from scratch on 50B tokens asap", book=book)
+    single, slow = result.result.single_server, advise("train llama-3.2-1b from scratch on 50B tokens", book=book)
+    assert single.estimate.layout.gpu_count == catalog.get_gpu(single.gpu).gpus_per_server
+    assert single.days < slow.result.single_server.days
+    faster = [p for p in result.result.alternatives if p.estimate.layout.nodes == 1 and p.days and p.days < single.days]
+    assert all(p.rent > 10 * single.rent for p in faster)
+    assert "one server: 8 x " in render_text(result)
 
 
 def test_the_high_end_of_a_range_names_its_offer_and_the_budget_warning_says_it(book):

@@ -830,7 +830,9 @@ def _single_server(
     plans: list[Plan],
 ) -> Plan | None:
     """The best plan on one server: among the one-server plans found and one full server of each
-    GPU type, the cheapest that finishes within 1.5 times the deadline, else the fastest."""
+    GPU type, the cheapest that finishes within 1.5 times the deadline (when speed comes first, the
+    one `asap` leads with among them, `_fast_enough_first`: it had been shown 2 of a server's 8
+    GPUs, 5 days against 1.3), else the fastest."""
     pool = [p for p in plans if p.estimate.layout.nodes == 1 and p.estimate.fits]
     seen = {(p.gpu, p.estimate.layout.gpu_count) for p in pool}
     for gpu in candidate_gpus(req):
@@ -844,7 +846,7 @@ def _single_server(
         return None
     in_time = _sound_first([p for p in pool if p.days <= ONE_SERVER_DEADLINE_SLACK * horizon and p.rent is not None])
     if in_time:
-        return min(in_time, key=lambda p: (p.rent, p.days))
+        return _fast_enough_first(in_time)[0] if req.speed_first else min(in_time, key=lambda p: (p.rent, p.days))
     return min(pool, key=lambda p: (p.days, p.rent if p.rent is not None else float("inf")))
 
 
