@@ -157,6 +157,20 @@ def test_whether_a_count_is_enough_is_that_count_planned_against_the_deadline(su
     assert reply.after["days"] > 14 and ("Misses the deadline" in reply.text or "赶不上截止期限" in reply.text)
 
 
+def test_a_closing_particle_is_no_word_of_the_change(book):
+    # "我们已经有4张A100了" had been refused over its 了, then drawn the menu
+    text = "qwen2.5-14b lora 10万条 3天"
+    reply = follow_up(text, plan_context(advise(text, book=book)), "我们已经有4张A100了", book=book)
+    assert reply.kind == "whatif" and reply.advice.request.owned and reply.after["gpu_count"] == 4
+
+
+@pytest.mark.parametrize("question", ["能不能按天租", "can we rent it by the day?"])
+def test_renting_by_the_day_is_the_lease_terms_topic_on_the_plans_time(summary, book, question):
+    # both had drawn the menu
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == "monthly_vs_hourly", (reply.kind, reply.text[:80])
+
+
 @pytest.mark.parametrize("question", ["is 80GB per GPU enough?", "is 64GB RAM enough?"])
 def test_a_size_in_gigabytes_asked_is_no_link_and_the_hosts_memory_no_card(summary, book, question):
     # "is 80GB per GPU enough?" had got the network's reason (80 read as Gb/s); "is 64GB RAM enough?"

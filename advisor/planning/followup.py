@@ -2055,6 +2055,8 @@ AROUND_A_CHANGE = (
         " ",
     ),
     (r"\b(?:is it|would it be|will it be|is that|would that be)\s+(?:possible|doable|feasible|enough|ok)", " "),
+    # a closing particle ("我们已经有4张A100了": it had been refused over 了)
+    (r"(?<=[\w)）])\s*(?:了|啦|吧)\s*[。！!]?\s*$", " "),
     # "30 days but only 25G ethernet": the link is a change too (the "but" had left the first clause alone)
     (r"\s+but\s+(?=(?:we\s+)?(?:only|just)\b)", " "),
     # "is 4 nodes enough?", "are 64 GPUs enough for this?", "128卡够用吗": that count, whose time
@@ -3398,7 +3400,10 @@ RESERVED = re.compile(
     r"\breserv(?:ed|ation)s?\b(?!\s+(?:price|memory))|\bcommitted[\s-]use\b|\bsavings\s+plans?\b|预留实例|预留资源|承诺使用"
     # a term between the hour and the month ("how about renting by the week?", "能按周租吗": the menu before)
     r"|\b(?:rent\w*|leas\w*|bill\w*|pay\w*)\s+(?:it\s+|them\s+)?(?:by\s+the\s+|per\s+)?week\b|\bweekly\s+(?:rent|rental|lease|billing|term)s?\b"
-    r"|按周(?:租|计费|付|结算)?|周租",
+    r"|按周(?:租|计费|付|结算)?|周租"
+    # or by the day ("能不能按天租", "can we rent it by the day?": the menu before)
+    r"|\b(?:rent\w*|leas\w*|bill\w*|pay\w*)\s+(?:it\s+|them\s+)?(?:by\s+the\s+|per\s+)day\b"
+    r"|\bdaily\s+(?:rent|rental|lease|billing|term)s?\b|按(?:天|日)(?:租|计费|付|结算|收费)|日租",
     re.I,
 )
 # A failure rate asked ("what's a normal failure rate for H800s in a big cluster?", "故障率一般多少"): the SLA
