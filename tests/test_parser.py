@@ -2181,6 +2181,19 @@ def test_a_bare_count_stays_asked_where_it_may_be_a_length_or_the_data_is_said(t
     assert e.value.details["why"] == "bare_thousands"
 
 
+def test_another_reply_language_is_refused_with_the_two_there_are():
+    # "lang fr" had been "I did not understand 'lang'"
+    with pytest.raises(RequestError) as e:
+        parse("7b lora 20GB 3d lang fr")
+    assert e.value.details["what"] == "lang" and "`lang zh`" in str(e.value)
+
+
+def test_the_reply_language_asked_in_chinese_is_no_chinese_data():
+    # "用中文回答" had made the request Chinese prose, so its 20GB were planned as Chinese text
+    assert parse("7b lora 20GB 3d 用中文回答").tokens == parse("7b lora 20GB 3d").tokens
+    assert parse("7b lora 20GB 3d 用中文回答").lang == "zh"
+
+
 def test_tokens_with_their_language_between_count_and_unit():
     # "5000亿中文token" had been read as a second model size beside qwen2.5-72b
     req = parse("用5000亿中文token继续预训练qwen2.5-72b，预算300万，3个月内完成")

@@ -1249,6 +1249,9 @@ def chinese_prose(text: str) -> bool:
     city names, and at least twice as many as English words (a `70B lora 1TB 14d 深圳` is
     English with a city; `13B 全量微调 200GB数据 7天` is Chinese)."""
     norm = _CN_CITIES.sub(" ", unicodedata.normalize("NFKC", text).lower())
+    # (the reply's language asked, `用中文回答`, says nothing of the data: a 7b on 20GB had been planned
+    # on Chinese text for it)
+    norm = re.sub(_lang_pattern(), " ", norm)
     cjk = len(re.findall(r"[\u4e00-\u9fff]", norm))
     # names and terms both languages write in Latin letters are not English prose: a model's
     # name (`qwen2.5-72b-instruct`), `lora`, `token` (`qwen2.5-72b lora 10万条 两周` is Chinese)
@@ -1258,6 +1261,7 @@ def chinese_prose(text: str) -> bool:
     return cjk >= 2 and cjk >= 2 * len(english)
 
 
+@cache
 def _lang_pattern() -> str:
     """`lang zh`, or the reply's language asked in words: "reply in chinese", "用英文回答"."""
     row = fields.field("lang")
@@ -2020,6 +2024,12 @@ class _Parse:
         sc = self.scan
         sc.take(
             _lang_pattern(), lambda m: self.set("lang", value_of(fields.field("lang").choices, _lang_word(m)), m[0])
+        )
+        # another reply language asked (`lang fr`): the two there are, said (it had been "I did not
+        # understand 'lang'")
+        sc.take(
+            rf"{L}(?:{_en(fields.field('lang').keys)})\s*[:=]?\s*[a-z]{{2,8}}{R}",
+            lambda m: self.fail("bad_value", word=m[0].strip(), what="lang"),
         )
         if "lang" in self.fields and not self.forced_lang:
             self.lang = self.fields["lang"]
