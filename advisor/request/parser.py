@@ -2238,7 +2238,8 @@ class _Parse:
         self._preferences()
         self._about_the_data()
         leftovers = [w for w in sc.leftovers(filler) if w not in self.choice_words]
-        leftovers = [w for w in leftovers if w != self._bare_samples(leftovers)]
+        bare = self._bare_samples(leftovers)
+        leftovers = [w for w in leftovers if w != bare]
         if self.teacher is not None:  # "蒸馏：用DeepSeek-R1生成的数据…": the label of what the teacher's data is for
             leftovers = [w for w in leftovers if not re.fullmatch(r"蒸馏|distill(?:ation|ed|ing)?", w)]
         count = self.fields.get("gpu_count")
