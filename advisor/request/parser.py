@@ -15,7 +15,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 
 from advisor import catalog
 from advisor.engine.frameworks import RECOMPUTE_MODULES, UNPLANNED_RECOMPUTE_MODULES
@@ -1174,6 +1174,13 @@ def value_of(words, text: str | None, literal: bool = False):
     return next((w.value for w in words if spells(w, text, literal)), None)
 
 
+@lru_cache(maxsize=4096)
+def _scan_pattern(pattern: str) -> re.Pattern:
+    """The scanner's patterns compiled once: there are more of them than `re` keeps (512, evicted
+    oldest first), and a follow-up that re-read a request had recompiled 517 of them, 1 s a reply."""
+    return re.compile(pattern)
+
+
 class _Scanner:
     def __init__(self, text: str, lang: str):
         self.s = text
@@ -1194,7 +1201,7 @@ class _Scanner:
         `only`: the group (or groups) taken; the rest of the match is left for later rules (a
         range's lower end is taken, its upper end and sign are left; "buy 8 more or rent" takes
         its two verbs and leaves "8 more")."""
-        for match in list(re.finditer(pattern, self.s)):
+        for match in list(_scan_pattern(pattern).finditer(self.s)):
             start, end = match.span()
             if unread and any(self.read[start:end]):
                 continue
