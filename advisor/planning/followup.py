@@ -2592,8 +2592,14 @@ def follow_up(
         if explained is not None:
             return explained
     reason = _reason_asked(message, summary) if request_text else None
-    if reason == "network" and network_said(message) and read_whatif(request_text, summary, message, reply_lang):
-        reason = None  # the link with another change ("30 days with only 25G ethernet?"): a what-if of both
+    # the link with another change ("30 days with only 25G ethernet?"): a what-if of both, read once
+    linked = (
+        read_whatif(request_text, summary, message, reply_lang)
+        if reason == "network" and network_said(message)
+        else None
+    )
+    if linked:
+        reason = None
     if reason:
         answered = _reason(request_text, reason, message, reply_lang, book)
         if answered is not None:
@@ -3017,7 +3023,7 @@ def follow_up(
                 # "为啥不推荐3090那个，便宜那么多": the GPU named, the remark after it the team's
                 read = read_whatif(request_text, summary, next(iter(named.values())), reply_lang)
         else:
-            read = change or read_whatif(request_text, summary, message, reply_lang)
+            read = change or linked or read_whatif(request_text, summary, message, reply_lang)
         if read is not None and read[1] == ["fabric"] and summary.get("nodes", 1) <= 1:
             # "do we need infiniband?" on one server: nothing between servers to choose; the answer
             # on the network, with this plan's numbers
