@@ -485,6 +485,28 @@ def test_a_question_whose_refusal_says_what_is_wrong_keeps_it(cli, question):
 
 
 @pytest.mark.parametrize(
+    "question,topic",
+    [
+        ("what is expert parallelism", "expert_parallelism"),
+        ("explain pipeline parallelism", "parallelism_strategies"),
+        ("张量并行是什么", "parallelism_strategies"),
+        ("how does context parallelism work?", "context_parallelism"),
+    ],
+)
+def test_a_question_about_a_layout_named_without_a_degree_is_the_faqs(cli, question, topic):
+    # each had been refused: '"expert parallelism" is not a usable parallel degree'
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == topic and found["confident"]
+
+
+def test_a_request_that_names_a_layout_without_its_degree_is_still_asked_for_it(cli):
+    out = cli("ask", "70b full-finetune 1TB 14d tensor parallelism")
+    assert out.returncode == 2 and "not a usable parallel degree" in out.stderr
+
+
+@pytest.mark.parametrize(
     "question,gpu", [("租H800一个月多少钱", "H800-SXM-80GB"), ("how much is an H100 per hour?", "H100-SXM5-80GB")]
 )
 def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, question, gpu):

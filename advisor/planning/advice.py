@@ -786,7 +786,7 @@ def faq_instead(
     spelling or says what is wrong with a value says more, so None."""
     if (holds_a_plan(text) and not _asks_a_conversion(text, refusal)) or not asks(text):
         return None
-    if refusal is not None and refusal.kind == "bad_value":
+    if refusal is not None and refusal.kind == "bad_value" and not _only_not_understood(refusal):
         return None  # a value past its limits is what to say ("what can we train on 1000000 H100 in 2 weeks?")
     # the request's own reading of the language: an English question with a sum in 万 ("our budget is
     # 50万, ... how many tokens can we afford?") is English; the FAQ's own test (any Chinese
@@ -896,6 +896,10 @@ def _asks_a_conversion(text: str, refusal: RequestError | None) -> bool:
 
 
 def _only_not_understood(refusal: RequestError | None) -> bool:
+    """Whether the refusal only missed a word, or a degree after a layout's name ("what is expert
+    parallelism?", "什么是张量并行"): no value it could correct."""
+    if refusal is not None and refusal.kind == "bad_value":
+        return refusal.details.get("what") == "layout" and bool(refusal.details.get("bare"))
     return (
         refusal is not None
         and refusal.kind == "unknown_word"

@@ -3155,7 +3155,9 @@ class _Parse:
             elif raw and not raw.startswith("-"):
                 value = _num(raw)
             if value is None or not fields.field(field).ok(value):
-                self.fail("bad_value", word=m[0].strip(), what="layout")
+                # `bare`: the layout named with no degree at all ("what is tensor parallelism?"), which
+                # a question without a plan asks the FAQ about (advice._only_not_understood)
+                self.fail("bad_value", word=m[0].strip(), what="layout", bare=raw is None)
             self.set(field, int(value), m[0])
 
         en = rf"(?P<en>{spelled([k for k in keys if k not in clash])})"
