@@ -388,6 +388,10 @@ HELD_OUT_FLOORS = {
     # rose a little, the rare "ECC" most, and "ECC errors / Xid 79 GPU fell off the bus, is that the
     # vendor's problem?" went from the SLA topic to cluster monitoring by 0.1% of its score (11.18 to 11.16)
     "faq_heldout_2026_12m.toml": 26,
+    # written on 2026-12-07 by a helper (helper-118) that read nothing of the repository: what a concept
+    # means or how it works; scored once: 25 of 25 (21 confident), before the parallelism, MFU and MoE
+    # topics learnt the virtual pipeline, sequence parallelism, sparsity and all-reduce vs all-to-all
+    "faq_heldout_2026_12n.toml": 24,
 }
 # A set added later, until its one scoring sets its floor: three in four right, so the test runs on it
 # and catches a broken retrieval without deciding the figure the scoring reports.
@@ -533,7 +537,8 @@ def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
     """Summed term by term (a plain dict: every term its own aspect), tensor parallelism's five
     forms bring the parallelism topic level with NVLink vs PCIe in the topics' own text (ahead of it
     with 52 topics; half a percent behind since the 54th changed every idf a little, under two since
-    the thirty-fourth session's answers (reservations abroad, 910B against H20) did); by aspect, the
+    the thirty-fourth session's answers (reservations abroad, 910B against H20) did, under six since the
+    fiftieth's lengthened the parallelism topic (virtual pipeline, sequence parallelism)); by aspect, the
     topic that holds both wins clearly. (The question is set d's, left out of the questions asked,
     else it is answered word for word; those asked of NVLink vs PCIe in other sets ("PCIe版的卡能做
     张量并行吗") lead there term by term too.)"""
@@ -541,7 +546,7 @@ def test_an_aspect_in_many_forms_does_not_outweigh_two_aspects():
     terms = faq._query_terms(question)
     ids = [t.id for t in TOPICS]
     by_term = faq._scores(dict(terms), SET_D).own.sum(axis=0)
-    assert by_term[ids.index("parallelism_strategies")] >= 0.98 * by_term.max()
+    assert by_term[ids.index("parallelism_strategies")] >= 0.94 * by_term.max()
     by_aspect = faq._scores(terms, SET_D).own.sum(axis=0)
     assert ids[int(by_aspect.argmax())] == "nvlink_vs_pcie"
     assert by_aspect[ids.index("parallelism_strategies")] <= 0.9 * by_aspect.max()
@@ -1105,3 +1110,27 @@ def test_verifying_the_gpus_names_the_plans_model_and_its_link_rate():
         assert got.topic == "hardware_verification" and got.confident and got.lang == lang
         assert "16" in got.answer and card.name in got.answer and "NVLink 400 GB/s" in got.answer
         assert f"{card.tdp_w:.0f} W" in got.answer and "nvidia-smi -q -d POWER" in got.answer
+
+
+@pytest.mark.parametrize(
+    "question,topic,fact",
+    [
+        ("what's vpp", "parallelism_strategies", "divides the bubble by N"),
+        ("what is interleaved 1F1B", "parallelism_strategies", "(PP − 1) / (m + PP − 1)"),
+        ("all-reduce 和 all-to-all 有啥区别", "expert_parallelism", "每张卡都得到同一份求和结果"),
+        ("显卡标的 TFLOPS 为什么有带稀疏和不带稀疏两个数", "mfu_meaning", "2:4结构化稀疏"),
+    ],
+)
+def test_concepts_set_n_found_no_answer_for_are_answered(question, topic, fact):
+    # four of set n's five questions without a topic (written blind, 2026-12-07): no answer had named
+    # the virtual pipeline, the bubble's size, all-reduce against all-to-all, or sparse TFLOPS
+    got = faq.answer(question)
+    assert got.confident and got.topic == topic and fact in got.answer, (got.topic, got.confident)
+
+
+def test_the_words_of_an_idiom_count_less_than_its_meaning():
+    # "falling over" is a node failing: its "fall" had led to the price-trend topic ("are prices falling?")
+    terms = faq._query_terms("one of the nodes keeps falling over")
+    assert terms["fall"] == faq.IDIOM_WORD_WEIGHT and terms["@failure"] == faq.KIND_WEIGHTS["concept"]
+    assert faq._query_terms("are H100 prices still falling?")["fall"] == 1.0
+    assert faq.rank("one of the nodes keeps falling over, is that on the vendor?")[1][0] != "price_trend"

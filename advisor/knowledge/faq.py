@@ -126,6 +126,9 @@ FIELD_WEIGHTS = {"title": 0.5, "questions": 0.5, "keywords": 0.5, "answer": 0.2}
 REPEAT_SCALE = 10
 FIELD_REPEAT = {field: round(weight * REPEAT_SCALE) for field, weight in FIELD_WEIGHTS.items()}
 # Query-side weights by token kind: words count fully, the rest less.
+# A word inside an English synonym form of several words that names no concept alone ("fall" of
+# "falling over") counts at this weight: the phrase means what its concept says.
+IDIOM_WORD_WEIGHT = 0.5
 KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7, "family": 0.3}
 # A verbatim example question scores this much above the best BM25 score.
 VERBATIM_BONUS = 1.25
@@ -2202,10 +2205,24 @@ def _query_terms(question: str, plan: dict | None = None) -> _Query:
     # a figure asked to change stands for its lever topics alone: its number and unit ("13 days")
     # would pull back to the topics that speak of days at all
     changed = [span for name, span in quotes if span and name in levers]
+    phrases = _idiom_spans(text, spans)
     for (term, a, b), aspect in zip(spans, aspects):
         if term not in misspelt and not any(a < y and x < b for x, y in changed):
-            add(term, KIND_WEIGHTS[_kind(term)], aspect)
+            inside = _kind(term) == "word" and any(x <= a and b <= y for x, y in phrases)
+            add(term, KIND_WEIGHTS[_kind(term)] * (IDIOM_WORD_WEIGHT if inside else 1.0), aspect)
     return terms
+
+
+def _idiom_spans(text: str, spans: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    """The spans of English synonym forms of several words whose words alone name no concept
+    ("falling over": a node failing, not prices falling)."""
+    pattern, concepts = _synonym_matcher()
+    out = []
+    for match in pattern.finditer(text):
+        words = _PLAIN_WORD.findall(match.group())
+        if len(words) > 1 and not any(concepts.get(w) for w in words):
+            out.append((match.start(), match.end()))
+    return out
 
 
 @cache
