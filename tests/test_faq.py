@@ -105,14 +105,17 @@ def test_top1_on_held_out_paraphrases():
     机房，我们在公司能直接连上去用吗" went to colocation), the other 114 as before (102); 108 of 122 with the
     hardware-verification topic (2026-12-07): its four right at their one scoring, three once its words were
     narrowed (no "quote", "check", "rent" or H800-against-H100 question) so that it stopped taking other sets'
-    questions on quotes and NVLink ("...real H100s and not something slower?" went to the estimate topic)."""
+    questions on quotes and NVLink ("...real H100s and not something slower?" went to the estimate topic); 114 of
+    126 with the fine-tuning data in the epochs topic (2026-12-07, fiftieth session): its four right at their one
+    scoring, and "our MoE has 128 experts, do all of them have to sit on every GPU ..." (the expert topic says what
+    an MoE model is) and "does running validation every 500 steps eat much ..." won back."""
     ranked = {q["text"]: [topic for topic, _ in faq.rank(q["text"], leave_out=HELD_OUT_SET)] for q in HELD_OUT}
     top1 = [q for q in HELD_OUT if faq.answer(q["text"], leave_out=HELD_OUT_SET).topic == q["topic"]]
     top3 = [q for q in HELD_OUT if q["topic"] in ranked[q["text"]][:3]]
     report = "misses:\n  " + "\n  ".join(
         f"{q['text']!r}: {ranked[q['text']][:3]} (want {q['topic']})" for q in HELD_OUT if q not in top1
     )
-    assert len(top1) / len(HELD_OUT) >= 0.88, report  # 104 of 118: one slip from today's 105
+    assert len(top1) / len(HELD_OUT) >= 0.89, report  # 113 of 126: one slip from today's 114
     assert len(top3) / len(HELD_OUT) >= 0.93, report
 
 

@@ -2937,6 +2937,10 @@ def test_another_gpu_named_in_chinese_with_its_maker_is_the_plan_on_it(book):
         ),
         ("7b sft 10k samples avg 2k tokens 3 epochs", "how many tokens did you assume per sample?", "x 3 epochs = 60M"),
         ("70B 全量微调 1TB数据 14天", "1TB按多少token算的", "按每 token 3.2 字节"),
+        # the plan's count asked outright (had been the menu, fiftieth session)
+        ("qwen2.5-32b full finetune 200GB 10 days", "how many tokens is that?", "at 4 bytes a token = 50B tokens"),
+        ("llama 3 8b sft 100k samples on 8xH100 usd", "how many tokens in total?", "= 100M tokens"),
+        ("70B 全量微调 1TB数据 14天", "一共多少token？", "按每 token 3.2 字节"),
     ],
 )
 def test_the_tokens_assumed_asked_is_how_the_data_became_tokens(book, text, message, said):
@@ -2945,6 +2949,13 @@ def test_the_tokens_assumed_asked_is_how_the_data_became_tokens(book, text, mess
     assert (reply.kind, reply.part) == ("explain", "time") and said in reply.lead
     assumed = "assumed, not measured" in reply.lead
     assert assumed == ("100k samples" in text)
+
+
+@pytest.mark.parametrize("message", ["how many tokens do we need?", "how many tokens per second?"])
+def test_tokens_wanted_or_per_second_are_not_the_datas_tokens(book, message):
+    text = "qwen2.5-32b full finetune 200GB 10 days"
+    reply = follow_up(text, plan_context(advise(text, book=book)), message, book=book)
+    assert "bytes a token" not in (reply.lead or "")
 
 
 @pytest.mark.parametrize(

@@ -207,7 +207,13 @@ ASKS_TOKENS = re.compile(
     r"|\bassum\w*\b.{0,25}\btokens?\b(?!\s*(?:per|a|/)\s*(?:day|second|sec|s)\b)"
     r"|(?:按|算|假设)(?:了)?(?:每条)?多少(?:个)?token|多少(?:个)?token.{0,4}(?:算|假设)|token数.{0,6}(?:怎么算|按多少|假设)"
     # "how did the samples become tokens?", and packing asked ("can we use sequence packing?", "样本要拼接吗")
-    r"|\b(?:samples?|examples?|data|rows?)\b.{0,20}\bbec(?:o|a)me\b.{0,8}\btokens?\b|" + PACKING,
+    r"|\b(?:samples?|examples?|data|rows?)\b.{0,20}\bbec(?:o|a)me\b.{0,8}\btokens?\b"
+    # the plan's own count asked ("how many tokens is that?", "how many tokens in total?", "一共多少token"),
+    # not how much a model wants ("how many tokens do we need?": DATA_WANTED, the FAQ's)
+    r"|^\W*(?:so\s+|and\s+)?how many (?:tokens|samples|examples)\b(?:\s+(?:is|are|was|were) (?:that|this|it|there)"
+    r"|\s+(?:in total|in all|total|overall|altogether))?\s*(?:then|again|exactly)?\s*[?？.!]*\s*$"
+    r"|^\W*(?:这|那)?(?:一共|总共|总计|折合|相当于)?(?:是|有)?多少(?:个)?(?:token|tokens)(?:呢|啊|吧)?\s*[?？]*\s*$|"
+    + PACKING,
     re.I,
 )
 # What limits the plan's speed ("what's the bottleneck here, compute or network?", "is it comm
