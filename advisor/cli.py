@@ -94,7 +94,7 @@ def cmd_ask(args) -> int:
         if priced is not None:
             return _prices_reply(priced, args)
         # a question with no plan in it ("is fp8 safe for fine-tuning?"): the FAQ's answer
-        answered = advice.faq_instead(text, args.lang, err)
+        answered = advice.faq_instead(text, args.lang, err) or advice.faq_on_a_plan(text, args.lang, err, book)
         if answered is None:
             print(advice.refusal(err, lang, book), file=sys.stderr)
             return 2

@@ -15,6 +15,7 @@ from advisor.planning.advice import (
     comparison_context,
     faq_first,
     faq_instead,
+    faq_on_a_plan,
     plan_context,
     refusal,
     render_rfq,
@@ -65,7 +66,8 @@ def answer(text: str, lang: str | None, book: PriceBook) -> dict:
                 or blocks.prices(priced.rows, priced.part, priced.lang, priced.lead, priced.bought, priced.buy_first),
                 "summary": None,
             }
-        answered = faq_instead(text, lang, err)  # a question with no plan in it: the FAQ answers
+        # a question with no plan in it, or on a word beside a plan ("一年电费多少"): the FAQ answers
+        answered = faq_instead(text, lang, err) or faq_on_a_plan(text, lang, err, book)
         if answered is None:
             return {"ok": False, "error": refusal(err, lang, book)}
         return {"ok": True, "lang": answered[0].lang, "message": blocks.plain(answered[1]), "summary": None}

@@ -501,6 +501,40 @@ def test_a_question_about_a_layout_named_without_a_degree_is_the_faqs(cli, quest
     assert found["topic"] == topic and found["confident"]
 
 
+@pytest.mark.parametrize(
+    "question,topic,said,asked_for",
+    [
+        (
+            "我们在上海，买8台H20服务器做70B微调，一年电费多少",
+            "electricity_cost",
+            "本方案 8 台服务器",
+            "`/gpu 70B 微调 365天 购买 8台服务器 H20 上海`",
+        ),
+        (
+            "how much power do 8 H800 servers draw for 70b full finetune 1TB 14d?",
+            "rack_power",
+            "81.6 kW for 8 node(s)",
+            "`/gpu 70B full-finetune 1TB 14d 8 nodes of H800`",
+        ),
+    ],
+)
+def test_a_question_on_a_word_beside_a_plan_is_the_faqs_worked_out_on_that_plan(cli, question, topic, said, asked_for):
+    # each had been refused over its one word ('我没看懂"电费"', 'I did not understand "power"'); the plain
+    # FAQ had answered the second on why 70B needs 8 GPUs (its "70b" and "8 H800")
+    out = cli("ask", question, "--json")
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout)["faq"]
+    assert found["topic"] == topic and found["confident"] and found["used_plan"] and not found["second"]
+    text = cli("ask", question).stdout
+    assert said in text and asked_for in text
+
+
+def test_a_word_beside_a_request_that_is_no_plan_is_still_refused(cli):
+    # without "power" the rest names a GPU that does not exist: no plan to work the answer out on
+    out = cli("ask", "how much power do 8 H300 servers draw for 70b full finetune 1TB 14d?")
+    assert out.returncode == 2 and '"power"' in out.stderr
+
+
 def test_a_request_that_names_a_layout_without_its_degree_is_still_asked_for_it(cli):
     out = cli("ask", "70b full-finetune 1TB 14d tensor parallelism")
     assert out.returncode == 2 and "not a usable parallel degree" in out.stderr

@@ -2320,6 +2320,14 @@ def plan_note(topic_id: str, plan: dict, lang: str) -> str:
     return template.render(**context).strip()
 
 
+def speaks_of(topic_id: str, word: str) -> bool:
+    """Whether a topic's own text holds a word, or its stem or concept, as a real word ("电费" of
+    the electricity topic), not only a loose character or an asking word."""
+    position = [t.id for t in _topics()].index(topic_id)
+    shared = _index().matched(_query_terms(word), position)
+    return any(_kind(t) in ("word", "concept") and t not in ASKING_ONLY and t not in AMBIGUOUS_ONLY for t in shared)
+
+
 def _on_topic(question: str, terms: dict[str, float], topic_id: str, leave_out: str | None = None) -> bool:
     """The topic's own text shares a real word or concept with the question, not only "how long" or
     loose Chinese characters. A topic's own example question, or one asked of it, is always on
@@ -2409,6 +2417,7 @@ def answer(
     plan: dict | None = None,
     leave_out: str | None = None,
     topic: str | None = None,
+    second_part: bool = True,
 ) -> FaqAnswer:
     """Answers one follow-up question in `lang` ('en' or 'zh'; None: the question's own
     language). With a `plan` (keys as PLAN_KEYS, any may be missing or None) the topic's
@@ -2418,7 +2427,8 @@ def answer(
     set of data/faq/asked.toml whose questions are not among those asked, so tests and benchmarks
     score that set on questions the FAQ has not seen. `topic` names the topic a caller has already
     read the question to be about (a thread's off-peak question): answered as sure, whatever its
-    words score."""
+    words score. `second_part=False` answers the best topic alone (a question on one word beside a
+    request, whose other words describe the job, not a second subject)."""
     if lang not in (None, "en", "zh"):
         raise ValueError(f"lang must be 'en', 'zh' or None, not {lang!r}")
     question = question or ""
@@ -2443,7 +2453,7 @@ def answer(
         and _on_topic(question, terms, best_id, leave_out)
         and (score >= SURE_SCORE or not _foreign_words(question, terms, leave_out))
     )
-    runner = _second_topic(question, aspects, own, ranked, leave_out) if sure_enough else None
+    runner = _second_topic(question, aspects, own, ranked, leave_out) if sure_enough and second_part else None
     also = _topics()[runner] if runner is not None and _on_topic(question, terms, ranked[1][0], leave_out) else None
     # Sure of one topic when it stands clear of the runner-up; of a question that spans two
     # (a second part) when the pair stands clear of the third topic.

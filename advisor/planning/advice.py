@@ -806,6 +806,41 @@ def faq_instead(
     return found, found.answer + "\n\n" + phrase(found.lang, "faq_then_plan")
 
 
+# The words a plan request may hold that the request language lacks, besides the one the FAQ is asked
+# about ("一年电费多少" beside a plan: 电费), before the rest is no request (assumed: a question holds
+# one subject word, a filler or two beside it).
+MOST_WORDS_PASSED = 3
+
+
+def faq_on_a_plan(
+    text: str, lang: str | None, refusal: RequestError | None, book: PriceBook
+) -> tuple[faq.FaqAnswer, str] | None:
+    """A plan request asked with a question on a word the request language lacks, the word the FAQ's
+    sure topic is about ("我们在上海，买8台H20服务器做70B微调，一年电费多少": 电费, the electricity topic):
+    that topic's answer, its note worked out on the plan the rest of the message asks for, and that
+    request. The job's numbers are the plan's, as in a thread, so "70b" and "8 servers" do not pull
+    the FAQ to the topics about sizes and counts. None where the refusal is of another kind, the rest
+    is no plan, the FAQ is not sure, or the word is not its topic's."""
+    if refusal is None or refusal.kind != "unknown_word" or not _only_not_understood(refusal) or not asks(text):
+        return None
+    asked, rest = refusal.details["word"], text
+    for _ in range(MOST_WORDS_PASSED):
+        rest = re.sub(re.escape(refusal.details["word"]), " ", rest, count=1, flags=re.I)
+        try:
+            result = advise_request(parse(rest, lang), book)
+            break
+        except RequestError as again:
+            if again.kind != "unknown_word" or not _only_not_understood(again):
+                return None
+            refusal = again
+    else:
+        return None
+    found = faq.answer(text, lang or detect_lang(text), plan=plan_context(result), second_part=False)
+    if not found.confident or not faq.speaks_of(found.topic, asked):
+        return None
+    return found, found.answer + "\n\n" + phrase(found.lang, "faq_on_plan", canonical(result.request))
+
+
 def refusal(err: RequestError, lang: str | None, book: PriceBook) -> str:
     """A refusal's text: its message, and for two runs asked in turn the two requests that plan them
     (`_two_runs`), for an RL method counted in prompts its floor planned and the whole run estimated
