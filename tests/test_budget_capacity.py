@@ -3,6 +3,7 @@ rent on record, the largest dense model those hours pay for by data size, and th
 asks it answered as the bot answers a first message."""
 
 import json
+import re
 
 import pytest
 
@@ -118,3 +119,79 @@ def test_a_bare_sum_in_a_plans_thread_is_what_it_trains_not_the_plans_gpus(book)
     request = "qwen2.5-32b lora 10万条 5天"
     reply = follow_up(request, plan_context(advise(request, book=book)), "10万能训多大的模型", book=book)
     assert reply.kind == "capacity" and reply.text.startswith("¥100,000")
+
+
+def _lease(provider: str, price: float, min_term: int = 0) -> dict:
+    from advisor.market import store
+
+    row = {
+        "source": "test",
+        "kind": "rent_month",
+        "gpu": "H800-SXM-80GB",
+        "gpus": 8,
+        "market": "china",
+        "provider": provider,
+        "region": "",
+        "offer": "",
+        "price": price,
+        "currency": "CNY",
+        "unit": "gpu-month",
+        "min_term_months": min_term,
+        "as_of": "2026-11-01",
+        "estimate": 0,
+        "cite": "test row",
+        "offer_kind": "server",
+        "max_gpus": 8,
+        "terms": f"{min_term}m" if min_term else "",
+    }
+    return store.offer_defaults(
+        {**store.NOT_NULL_DEFAULTS, **store.OFFER_COLUMNS, **store.OFFER_TERMS, **store.OFFER_SOLD_ON, **row}
+    )
+
+
+def test_a_long_minimum_term_is_no_bargain_for_a_short_span():
+    """A year's lease at ¥6,000 a GPU-month against a monthly one at ¥8,000: with no span the sum's GPUs
+    are spread over the year (¥6,000 over 730 hours); asked for 30 days, the year is billed for the one
+    month used (12 x ¥6,000 over 720 hours), so the monthly lease is the rate; 45 days bill two whole
+    months of it (¥16,000 over 1,080 hours)."""
+    from advisor.market.prices import PriceBook
+
+    book = PriceBook([_lease("monthly", 8000.0), _lease("yearly", 6000.0, 12)], 7.0, "2026-11-01", "test rate")
+    part = catalog.get_gpu("H800-SXM-80GB")
+    rate, price, monthly = gpu_rent(book, part, "china", "CNY", 10_000_000)
+    assert monthly and price.provider == "yearly" and rate == pytest.approx(6000 / HOURS_PER_MONTH)
+    rate, price, _ = gpu_rent(book, part, "china", "CNY", 10_000_000, days=30)
+    assert price.provider == "monthly" and rate == pytest.approx(8000 / 720)
+    rate, price, _ = gpu_rent(book, part, "china", "CNY", 10_000_000, days=45)
+    assert price.provider == "monthly" and rate == pytest.approx(2 * 8000 / (45 * 24))
+    fit = largest_for_budget(book, 10_000_000, "CNY", "china", gpu="H800-SXM-80GB", days=300)
+    assert (fit.price.provider, fit.billed_months, fit.used_months) == ("yearly", 12, 10)
+
+
+@pytest.mark.parametrize(
+    "question,sum_said,span",
+    [
+        ("we have ¥3M, what's the biggest model we can pretrain in 30 days?", "¥3,000,000", "30 days asked"),
+        ("300万预算30天能预训练多大的模型", "¥3,000,000", "所问的 30 天之内"),
+        ("预算300万30天能预训练多大的模型", "¥3,000,000", "所问的 30 天之内"),
+    ],
+)
+def test_a_sum_and_a_span_for_pretraining_are_read_and_the_span_held(cli, question, sum_said, span):
+    # "¥3M" had been read as a model of 3M parameters (the FAQ answered), "300万预算30天" as ¥300
+    found = json.loads(cli("ask", question, "--json").stdout)["faq"]
+    assert found["topic"] == "capacity" and found["answer"].startswith(sum_said), found["answer"][:80]
+    assert span in found["answer"]
+    # the request offered plans a pre-training run within the span and the sum
+    offered = re.search(r"`/gpu ([^`]+)`", found["answer"])[1]
+    assert ("pretrain" in offered or "预训练" in offered) and ("30d" in offered or "30天" in offered)
+    planned = json.loads(cli("ask", offered, "--json").stdout)
+    assert planned["training"]["days"] <= 30 and planned["cost"]["rent_total"] <= 3_000_000
+
+
+def test_the_rows_run_within_the_span_said_on_the_gpus_it_takes(book):
+    fit = largest_for_budget(book, 3_000_000, "CNY", "china", gpu="H800-SXM-80GB", days=30)
+    pre = fit.rows[-1]
+    assert pre.method == "pretrain" and pre.days <= 30 and pre.gpus % 8 == 0 and pre.gpu_hours <= fit.gpu_hours
+    assert pre.days == pytest.approx(pre.gpu_hours / pre.gpus / 24)
+    # without the span the same sum is spent on the fewest GPUs, for as long as that takes
+    assert largest_for_budget(book, 3_000_000, "CNY", "china", gpu="H800-SXM-80GB").rows[-1].days is None

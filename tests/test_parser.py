@@ -3726,3 +3726,20 @@ def test_a_word_naming_the_models_purpose_asks_for_its_size(text):
     with pytest.raises(RequestError) as err:
         parse(text)
     assert err.value.kind == "missing_size"
+
+
+@pytest.mark.parametrize(
+    "text", ["13b 预训练 1T token 预算300万30天", "13b 预训练 1T token 300万预算30天", "7b lora 5万条 预算1万3天"]
+)
+def test_a_sum_in_wan_run_into_the_deadlines_number_is_both(text):
+    # "预算300万30天" had been a budget of ¥300 (the 万 given back so that no digit followed the amount)
+    r = parse(text)
+    assert r.budget.amount in (3_000_000, 10_000) and r.deadline_days in (30, 3)
+
+
+def test_a_sum_with_a_scale_is_money_not_a_models_size():
+    from advisor.request.parser import model_said
+
+    # "¥3M" had been read as a model of 3M parameters, so "what can ¥3M pretrain" was no sum's question
+    assert model_said("we have ¥3M, what's the biggest model we can pretrain in 30 days?") is None
+    assert model_said("what can a 3M model do") == (None, 0.003, None)

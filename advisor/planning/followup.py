@@ -35,6 +35,7 @@ from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.market.rent_or_buy import LIFE_MONTHS, rent_against_owning, rent_or_buy
 from advisor.planning import plan_answers, reasons
 from advisor.planning.advice import (
+    CHINCHILLA_TOKENS_PER_PARAM,
     MOST_COMPARED,
     Advice,
     advise,
@@ -47,7 +48,7 @@ from advisor.planning.advice import (
     render_rfq,
 )
 from advisor.planning.budget_capacity import largest_for_budget
-from advisor.planning.capacity import LARGEST_B, example_b, largest_models
+from advisor.planning.capacity import EXAMPLE_SHARE, LARGEST_B, example_b, largest_models
 from advisor.planning.checklist import pilot_gpus, pilot_hours
 from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
@@ -1930,6 +1931,10 @@ SUM_TRAINS = re.compile(
 )
 
 
+# Pre-training asked of a sum ("what's the biggest model we can pretrain with ¥3M?", "从头训", "预训练")
+PRETRAINING_ASKED = re.compile(r"\bpre-?train|\bfrom scratch\b|预训练|从头(?:开始)?训", re.I)
+
+
 # A bare sum in 万 before what it trains ("10万能训多大的模型", "50万可以训什么"): yuan, as no data is
 # counted that way before 能训 (it had been the model-size tiers, or the thread plan's GPUs' capacity)
 BARE_SUM_TRAINS = re.compile(
@@ -1956,13 +1961,26 @@ def budget_trains(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     if said is None or gpus_said(message) is not None or model_said(message) is not None:
         return None
     budget, market = said
-    fit = largest_for_budget(book, budget, MARKET_CURRENCY[market], market, gpu_named(message))
+    days = span_said(message)  # "in 30 days": a lease's minimum term is billed whole for a shorter span
+    fit = largest_for_budget(book, budget, MARKET_CURRENCY[market], market, gpu_named(message), days)
     if fit is None:
         return None
     per = catalog.get_gpu(fit.gpu).gpus_per_server
     sum_said = money(budget, fit.currency)
     example = f"70B lora 1亿token 预算{sum_said}" if lang == "zh" else f"70B lora 100M tokens budget {sum_said}"
-    text = render("followup.txt.j2", lang, kind="budget_capacity", fit=fit, per=per, example=example)
+    pretrain = next((r for r in fit.rows if r.method == "pretrain" and r.params_b), None)
+    if pretrain and PRETRAINING_ASKED.search(message):
+        # the request that plans the row asked about, at capacity.EXAMPLE_SHARE of its size (the row
+        # spends the whole sum on the engine's best count; a plan rents whole servers on its grid)
+        size = round(pretrain.params_b * EXAMPLE_SHARE)
+        billions = round(size * CHINCHILLA_TOKENS_PER_PARAM)
+        span = f" {days:g}{'天' if lang == 'zh' else 'd'}" if days else ""
+        example = (
+            f"{size}B 预训练 {billions}0亿token{span} 预算{sum_said}"
+            if lang == "zh"
+            else f"{size}B pretrain {billions}B tokens{span} budget {sum_said}"
+        )
+    text = render("followup.txt.j2", lang, kind="budget_capacity", fit=fit, per=per, example=example, span=days)
     return FollowUp(kind="capacity", lang=lang, part=fit.gpu, text=text)
 
 

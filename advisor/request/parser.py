@@ -3271,7 +3271,8 @@ class _Parse:
         self.scan.take(
             rf"(?:{L}(?P<pm_en>monthly\s+)?(?:{_en(row.keys)}){verb}"
             rf"|(?P<pm_zh>每个?月(?!\s*(?:都|一次|训练))|月度?)?(?:{_zh(row.keys)})(?P<pm_after>\s*每个?月(?!\s*(?:都|一次|训练)))?{cn_verb})"
-            rf"(?:\s*[:=]?\s*{amount}{per_month}(?![a-z0-9]){most})?",
+            # (a sum in 万 or 亿 may run into the next number: "预算300万30天")
+            rf"(?:\s*[:=]?\s*{amount}{per_month}(?:(?<=[万亿])|(?![a-z0-9])){most})?",
             budget,
         )
         # "每月10万", "一个月5万块": money by the month without the word budget (万 or a currency
@@ -5011,7 +5012,8 @@ def data_said(text: str) -> tuple[float, str] | None:
 def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
     """The model a message names as a request would read it: its catalogue name, or its size in
     billions (total, active), or None (`qwen3-32b`, `70B`, `总参671B 激活37B`)."""
-    f = _probed(text, "_gpus", "_models", "_sizes")
+    # (a sum is read first: "¥3M" is money, not a model of 3M parameters)
+    f = _probed(text, "_gpus", "_models", "_budget", "_sizes")
     if "model" not in f and "params_b" not in f:
         return None
     return f.get("model"), f.get("params_b"), f.get("active_params_b")
