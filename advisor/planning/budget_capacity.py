@@ -96,10 +96,9 @@ def gpu_rent(
 ) -> tuple[float, Price, bool] | None:
     """A used GPU-hour's rent of `gpu` in `market`, its offer and whether it is a monthly lease:
     RENT_KIND's first kind on record, a monthly lease only where `amount` pays for one server over the
-    months it bills (a smaller sum rents by the hour, where that is on record). A lease's rate is its
-    month over HOURS_PER_MONTH times the months it bills over the months used (`billed_months`), so a
-    long minimum term is no bargain for a short span; confirmed offers before estimates, as
-    PriceBook.best chooses."""
+    months it bills (a smaller sum rents by the hour, where that is on record). A lease's rate is
+    `_used_hour`'s, so a long minimum term is no bargain for a short span; confirmed offers before
+    estimates, as PriceBook.best chooses."""
     for kind in RENT_KIND[market]:
         offers = book.offers(kind, gpu.name, market, rentable=True)
         pool = [p for p in offers if not p.estimate] or offers
@@ -124,8 +123,8 @@ def gpu_rent(
 
 def _used_hour(book: PriceBook, p: Price, currency: str, days: float | None, monthly: bool) -> float:
     """What a GPU-hour the job uses costs on offer `p`: the hour's rent, or a lease's months billed
-    (`billed_months`) over the hours used, the span's days where said (a month's lease for 29 days
-    of use pays 730 hours for 696), else the months over HOURS_PER_MONTH each."""
+    (`billed_months`) over the hours used: the span's hours where one is said (45 days bill two whole
+    months for 1,080 hours), else HOURS_PER_MONTH for each month billed."""
     value = book.convert(p.price, p.currency, currency)
     if not monthly:
         return value
