@@ -341,21 +341,43 @@ def cmd_prices_fetch(args) -> int:
     return 1 if report.feeds and all(f.status == "failed" for f in report.feeds) else 0
 
 
+# Words `prices show` reads beside the GPU: the billing period and the market.
+SHOWN_KINDS = {
+    **dict.fromkeys(("hourly", "hour", "hr", "按小时", "按时", "小时"), ("rent_hour", "offpeak_hour")),
+    **dict.fromkeys(("monthly", "month", "按月", "月租", "包月"), ("rent_month",)),
+}
+SHOWN_MARKETS = {
+    **dict.fromkeys(("china", "cn", "cny", "国内", "中国"), ("china",)),
+    **dict.fromkeys(("global", "us", "usd", "abroad", "海外", "国外"), ("global",)),
+}
+
+
 def cmd_prices_show(args) -> int:
     from advisor import catalog
-    from advisor.market.prices import current_prices
+    from advisor.market.prices import MARKETS, RENT_KINDS, current_prices
     from advisor.text.render import render
 
+    # besides the GPU, the billing and the market may be named ("H800 monthly", "H100 hourly global")
+    words, kinds, markets = [], RENT_KINDS, MARKETS
+    for w in args.gpu:
+        if w.lower() in SHOWN_KINDS:
+            kinds = SHOWN_KINDS[w.lower()]
+        elif w.lower() in SHOWN_MARKETS:
+            markets = SHOWN_MARKETS[w.lower()]
+        else:
+            words.append(w)
     gpu = None
-    if args.gpu:
-        found = catalog.find_gpu(args.gpu)
+    if words:
+        named = " ".join(words)
+        found = catalog.find_gpu(named)
         if found is None:
             known = ", ".join(g.name for g in catalog.gpus())
-            print(phrase("en", "unknown_gpu_shown", ascii(args.gpu[:40]), known, file="cli"), file=sys.stderr)
+            print(phrase("en", "unknown_gpu_shown", ascii(named[:40]), known, file="cli"), file=sys.stderr)
             return 2
         gpu = found.name
     with closing(open_store()) as db:
-        groups = current_prices(price_book(db, LOCAL_OWNER), gpu, per_gpu=None if args.json else 5)
+        book = price_book(db, LOCAL_OWNER)
+        groups = current_prices(book, gpu, per_gpu=None if args.json else 5, kinds=kinds, markets=markets)
     if args.json:
         _print_json(groups)
     else:
@@ -716,7 +738,7 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--lang", choices=["en", "zh"])
     fetch.set_defaults(func=cmd_prices_fetch)
     show = prices_sub.add_parser("show", help="current prices, cheapest first, with source and date")
-    show.add_argument("gpu", nargs="?")
+    show.add_argument("gpu", nargs="*", help="a GPU, and optionally hourly or monthly, china or global")
     show.add_argument("--json", action="store_true")
     show.add_argument("--lang", choices=["en", "zh"])
     show.set_defaults(func=cmd_prices_show)

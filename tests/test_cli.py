@@ -375,6 +375,30 @@ def test_port_0_is_a_port_for_every_command(cli):
 
 
 @pytest.mark.parametrize(
+    "words,kinds,markets",
+    [
+        (["H800", "monthly"], {"rent_month"}, {"china", "global"}),
+        (["H100", "hourly", "global"], {"rent_hour", "offpeak_hour"}, {"global"}),
+        (["H800", "按月"], {"rent_month"}, {"china", "global"}),
+        (["a100", "80gb"], {"rent_hour", "rent_month", "offpeak_hour"}, {"china", "global"}),
+    ],
+)
+def test_prices_show_reads_the_billing_and_the_market_beside_the_gpu(cli, words, kinds, markets):
+    # "prices show H800 monthly" had been argparse's usage error
+    done = cli("prices", "show", *words, "--json")
+    assert done.returncode == 0, done.stderr
+    (group,) = json.loads(done.stdout)
+    assert group["offers"] and {o["kind"] for o in group["offers"]} <= kinds
+    assert {o["market"] for o in group["offers"]} <= markets
+    assert len(json.loads(cli("prices", "show", words[0], "--json").stdout)[0]["offers"]) >= len(group["offers"])
+
+
+def test_prices_show_of_an_unknown_gpu_with_a_period_names_the_gpu(cli):
+    done = cli("prices", "show", "H300", "monthly")
+    assert done.returncode == 2 and "I do not know the GPU 'H300'" in done.stderr
+
+
+@pytest.mark.parametrize(
     "name,value,said",
     [
         ("PORT", "5552B", "PORT must be a port number (0 to 65535), such as PORT=3000, not '5552B'"),

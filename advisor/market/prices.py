@@ -253,18 +253,28 @@ def exchange_rate() -> tuple[float, str, str] | None:
     return value, as_of or "not dated", "GPU_ADVISOR_USD_CNY setting"
 
 
+RENT_KINDS = ("rent_hour", "rent_month", "offpeak_hour")
+MARKETS = ("china", "global")
+
+
 def current_prices(
-    book: PriceBook, gpu: str | None = None, today: str | None = None, per_gpu: int | None = 5
+    book: PriceBook,
+    gpu: str | None = None,
+    today: str | None = None,
+    per_gpu: int | None = 5,
+    kinds: tuple[str, ...] = RENT_KINDS,
+    markets: tuple[str, ...] = MARKETS,
 ) -> list[dict]:
     """The rental offers per GPU in the book (the cheapest `per_gpu`, or every one for None), per
-    hour and per month, with source, age and the terms each is sold on; cheapest first (compared
-    in USD). Each group's `history` lists the older observations a newer year superseded."""
+    hour and per month (`kinds`, in `markets`), with source, age and the terms each is sold on;
+    cheapest first (compared in USD). Each group's `history` lists the older observations a newer
+    year superseded."""
     day = dt.date.fromisoformat(today) if today else dt.date.today()
     groups = []
     for name in (g for g in book.gpus() if gpu is None or g == gpu):
         offers = []
-        for kind in ("rent_hour", "rent_month", "offpeak_hour"):
-            for market in ("china", "global"):
+        for kind in kinds:
+            for market in markets:
                 for p in book.offers(kind, name, market):
                     hours = HOURS_PER_MONTH if kind == "rent_month" else 1
                     offers.append(
@@ -307,7 +317,8 @@ def current_prices(
                 "source": p.source,
             }
             for kind in ("rent_hour", "rent_month")
-            for market in ("china", "global")
+            if kind in kinds
+            for market in markets
             for p in book.history(kind, name, market)
         ]
         if offers:
