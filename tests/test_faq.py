@@ -1137,3 +1137,10 @@ def test_the_words_of_an_idiom_count_less_than_its_meaning():
     assert terms["fall"] == faq.IDIOM_WORD_WEIGHT and terms["@failure"] == faq.KIND_WEIGHTS["concept"]
     assert faq._query_terms("are H100 prices still falling?")["fall"] == 1.0
     assert faq.rank("one of the nodes keeps falling over, is that on the vendor?")[1][0] != "price_trend"
+
+
+@pytest.mark.parametrize("question", ["can we pay quarterly?", "按季度付可以吗", "can we pay every quarter?"])
+def test_paying_by_the_quarter_is_the_payment_terms_topic(question):
+    # each had been unsure (the menu in a thread): the topic names 按季付 but had no word for a quarter
+    got = faq.answer(question, plan=THREAD_PLAN)
+    assert got.confident and got.topic == "lease_payment_terms"

@@ -1286,13 +1286,23 @@ def test_the_counts_around_the_plan_say_how_each_rent_is_billed(book):
         assert said in line, line
 
 
-@pytest.mark.parametrize("question", ["rent for 3 months?", "how much to rent for just 1 month?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "rent for 3 months?",
+        "how much to rent for just 1 month?",
+        # a vendor's minimum (the menu, a what-if table or the costs before)
+        "the vendor says minimum 12 months, does it still make sense?",
+        "they want a 12-month minimum",
+        "what if the minimum term is 3 months?",
+    ],
+)
 def test_renting_for_some_months_is_a_lease_term_not_a_deadline(summary, book, question):
     # "rent for 3 months?" had moved the deadline to 90 days and planned a 60-month lease
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.changed == ["lease_term_months"]
     # the plan on the table priced on that term (threads19b), not a what-if table
-    months = 3 if "3" in question else 1
+    months = 3 if "3" in question else (12 if "12" in question else 1)
     assert reply.text.startswith(f"The plan on the table on a {months}-month lease: {summary['gpu_count']} x")
 
 
@@ -4050,6 +4060,14 @@ def test_what_the_price_holds_and_a_trial_before_signing(summary, book, question
         assert reply.lead.startswith("A pilot of about")
 
 
-def test_the_cost_per_gpu_hour_leads_with_the_hour(summary, book):
-    reply = follow_up(REQUEST, summary, "what's the cost per GPU-hour?", book=book)
-    assert reply.part == "costs" and reply.text.startswith("This plan's 224 GPUs cost about")
+@pytest.mark.parametrize(
+    "question,said",
+    [
+        ("what's the cost per GPU-hour?", "This plan's 224 GPUs cost about"),
+        ("how much is that per GPU-hour?", "This plan's 224 GPUs cost about"),  # the menu before
+        ("每卡时多少钱", "本方案的 224 张卡每小时约"),
+    ],
+)
+def test_the_cost_per_gpu_hour_leads_with_the_hour(summary, book, question, said):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert reply.part == "costs" and reply.text.startswith(said)

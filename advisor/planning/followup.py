@@ -751,6 +751,8 @@ HOURLY_COST = re.compile(
     r"|\bcost\s+(?:per|an?)\s+hour\b|\bburn\s+rate\b|多少钱\s*(?:一|每)\s*个?小时"
     # "what's the cost per GPU-hour?" (the whole costs had answered, the hour's rate inside them)
     r"|\b(?:cost|price|rate)\s+(?:per|an?)\s+gpu[\s-]?hour\b"
+    # "how much is that per GPU-hour?", "每卡时多少钱"
+    r"|\bhow\s+much\b[^?？.]{0,25}?\b(?:per|an?|each)\s+gpu[\s-]?hour\b|(?:每|一)\s*(?:个)?卡时\s*(?:要|得|大概|大约)?\s*多少钱?"
     r"|(?:一|每)\s*个?小时\s*(?:要|得|大概|大约|需要)?\s*(?:花)?\s*多少钱?(?![卡张台天])|每小时(?:的)?(?:租金|费用|成本|花费|开销)",
     re.I,
 )
@@ -3815,6 +3817,10 @@ LEASE_TERM = re.compile(
     # as a 365-day deadline)
     rf"|\b(?:how much|what)\s+(?:would|will|does|is)\s+(?:a\s+)?(?P<n3>{_TERM_NUMBER})[\s-]*(?P<u3>months?|years?)"
     rf"\s+cost\b"
+    # a vendor's minimum ("the vendor says minimum 12 months", "minimum term is 6 months", "a 12-month minimum")
+    rf"|\bmin(?:imum)?(?:\s+(?:term|lease|commitment|contract|period|rental))?(?:\s+(?:is|of|at))?\s+"
+    rf"(?P<n4>{_TERM_NUMBER})[\s-]*(?P<u4>months?|mo|years?|yrs?)\b"
+    rf"|\b(?P<n5>{_TERM_NUMBER})[\s-]*(?P<u5>months?|mo|years?|yr)[\s-]+min(?:imum)?\b"
     rf"|(?:租|签|起租|租期|合同|合约|租约|预付|提前付)[^？?。]{{0,8}}?(?P<zn>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu>月|年)"
     rf"|(?P<zn2>{_TERM_NUMBER_ZH})\s*(?:个)?(?P<zu2>月|年)的?(?:租期|起租|合同|合约|租约|包|租)",
     re.I,
@@ -3862,8 +3868,9 @@ def lease_term_asked(message: str) -> int | None:
     """The lease term in months a message asks the plan to be priced on, or None."""
     found = LEASE_TERM.search(message or "")
     if found:
-        n = found["n"] or found["n2"] or found["n3"] or found["zn"] or found["zn2"]
-        unit = (found["u"] or found["u2"] or found["u3"] or found["zu"] or found["zu2"]).lower()
+        n = found["n"] or found["n2"] or found["n3"] or found["n4"] or found["n5"] or found["zn"] or found["zn2"]
+        unit = found["u"] or found["u2"] or found["u3"] or found["u4"] or found["u5"] or found["zu"] or found["zu2"]
+        unit = unit.lower()
         value = float(n) if n.isdigit() else _TERM_WORDS.get(n.lower()) or _zh_number(n)
         if value is None:
             return None
