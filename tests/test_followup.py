@@ -784,12 +784,24 @@ def test_a_deposit_asked_is_priced_on_the_plans_lease(summary, book):
     assert money(4 * month, "CNY") in reply.text
 
 
-def test_a_gpu_change_onto_an_unpriced_plan_is_not_called_the_cheapest(book):
-    # "按小时租行不行" had said the unpriced H200 plan "is now the cheapest plan that meets the request"
-    text = "13B 全量微调 200GB数据 7天 预算10万"
-    reply = follow_up(text, plan_context(advise(text, book=book)), "pay as you go?", book=book)
-    assert reply.advice.plan.rent is None and reply.why
-    assert "no offer on record prices a plan" in reply.why and "cheapest" not in reply.why
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("13B 全量微调 200GB数据 7天 预算10万", "pay as you go?"),
+        ("qwen2.5-32b full finetune 200GB 10 days", "what if we rent by the hour instead?"),
+    ],
+)
+def test_renting_by_the_hour_where_no_hourly_offer_meets_the_deadline_is_the_largest_hourly_order(book, text, message):
+    # "按小时租行不行" had said the unpriced H200 plan "is now the cheapest plan that meets the request"; then
+    # it led with that plan, "no offer on record", where one hourly server is priced (fiftieth session)
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, message, book=book)
+    p = reply.advice.plan
+    assert reply.kind == "whatif" and reply.changed == ["hourly_only"] and p.rent is not None
+    assert p.costs.rent_option == "hourly" and not p.meets_deadline and "cheapest" not in (reply.why or "")
+    first = reply.warnings[0]
+    assert first.code == "hourly_smaller" and first.params["count"] == p.estimate.layout.gpu_count
+    assert first.params["n_count"] == summary["gpu_count"] and "ask vendors to bill those" in reply.text
 
 
 @pytest.mark.parametrize("message,lead", [("are we within budget?", "Within the budget"), ("预算够吗", "在预算之内")])

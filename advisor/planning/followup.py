@@ -4417,6 +4417,41 @@ def _judge(message: str, lang: str, book: PriceBook, gpu: str | None = None) -> 
     return FollowUp(kind="quote", lang=lang, judgement=judgement, text=text)
 
 
+def _by_the_hour(request, changed: list[str], result: Advice, summary: dict, book: PriceBook):
+    """A what-if to rent by the hour ("what if we rent by the hour instead?") where no hourly offer on
+    record delivers a plan that meets the request: the job on the nearest plan an hourly offer does
+    price (one server where the largest hourly order is one), with a note of the largest hourly order
+    and the thread's plan leased by the month; None otherwise. The planner's answer had led with a GPU
+    no offer prices (24 H200, "no offer on record") where 8 H800 by the hour take 34 days for ¥57,983."""
+    if "hourly_only" not in changed or not request.hourly_only or result.plan is None or result.plan.rent is not None:
+        return None
+    n = result.result.nearest_priced
+    if n is None or n.costs.rent_option != "hourly":
+        return None
+    count = n.estimate.layout.gpu_count
+    on_it = request.model_copy(
+        update={"gpu": n.gpu, "gpu_count": count, "user_set": [*request.user_set, "gpu", "gpu_count"]}
+    )
+    moved = advise_request(on_it, book)
+    if moved.plan is None or moved.plan.rent is None:
+        return None
+    largest = result.result.hourly_largest or {}
+    params = {
+        "largest": largest.get("gpus") or count,
+        "largest_gpu": largest.get("gpu") or n.gpu,
+        "count": count,
+        "gpu": n.gpu,
+        "days": moved.plan.days,
+        "cost": moved.plan.rent,
+        "n_count": summary.get("gpu_count"),
+        "n_gpu": summary.get("gpu"),
+        "n_days": summary.get("days"),
+        "n_cost": summary.get("rent_total"),
+        "cur": moved.plan.costs.currency,
+    }
+    return on_it, moved, Note(kind="warning", code="hourly_smaller", params=params)
+
+
 def _whatif(
     request_text: str,
     summary: dict,
@@ -4439,6 +4474,13 @@ def _whatif(
         original = parse(request_text, lang)
     except RequestError:
         original = None
+    if (
+        "hourly_only" in changed
+        and request.rent_or_buy == "rent"
+        and (original is None or original.rent_or_buy != "buy")
+    ):
+        # billed by the hour is renting: no second change ("rent or buy as planned -> rent") nor a buy verdict
+        changed = [c for c in changed if c != "rent_or_buy"]
     changes = [_change(name, original, request, lang) for name in changed]
     earlier = _kept(summary, original, changed, lang)
     for c in changes:
@@ -4476,6 +4518,9 @@ def _whatif(
         result = advise_request(request, book)
     except RequestError as err:  # a what-if fixing a layout that cannot run (`tp 3?`): say why
         return FollowUp(kind="question", lang=lang, changed=changed, text=err.message(lang))
+    hourly = _by_the_hour(request, changed, result, summary, book)
+    if hourly is not None:
+        request, result, hourly_note = hourly
     if result.plan is None and "gpu" in changed and request.gpu and summary.get("gpu"):
         # "用4090呢" for a job no count of 4090 holds: said so, the plan kept ("0 × ?" had been shown)
         text = render("followup.txt.j2", lang, kind="gpu_no_fit", gpu=request.gpu, s=summary)
@@ -4514,6 +4559,8 @@ def _whatif(
     if framework:
         # "更快吗" on DeepSeek-V3 had moved Megatron-Core -> FSDP2/torchtitan without a word
         warnings = [Note(kind="warning", code="framework_changed", params=framework), *warnings]
+    if hourly is not None:  # why the hourly plan is this one, before what changed with it
+        warnings = [hourly_note, *warnings]
     # the costs of owning changed ("电费学校出 买的话几个月回本"): the same verdict, on them
     owning_changed = {"rent_or_buy", "own_room", "power_paid", "power_price"} & set(changed)
     if owning_changed and costs and costs.buy_capex and costs.rent_total:
