@@ -72,6 +72,9 @@ def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read()
         ("acme offered us 64 H200 at $2.1/hr for 6 months", "acme"),
         ("we got a quote from lambda: 64 H200 $2.1/hr 6 months", "lambda"),
         ("对方给我们报价 H800 8卡 月租7万", ""),
+        # the small words around the term taken out ("on a by lambda" had been recorded)
+        ("we were quoted $2.5/hr for H100 on a 6 month term by lambda", "lambda"),
+        ("H100 $2.1/hr from The Cloud Co", "The Cloud Co"),
     ],
 )
 def test_how_an_offer_came_is_no_part_of_the_vendors_name(text, vendor):

@@ -434,9 +434,9 @@ def _parse_quote(text: str, lang: str) -> Quote:
             rest,
         )
     )
-    words = [
-        w for w in re.split(r"[\s,，;；、:：]+", rest) if w and w not in ("per", "gpu", "每卡", "for", "from", "with")
-    ]
+    # (nor the small words left around what was taken out: "on a 6 month term by lambda" is lambda's)
+    fillers = ("per", "gpu", "每卡", "for", "from", "with", "on", "a", "an", "by", "at", "via", "of", "in")
+    words = [w for w in re.split(r"[\s,，;；、:：]+", rest) if w and w not in fillers]
     vendor = " ".join(_as_written(w, text) for w in words)
     return Quote(
         text=text,
