@@ -94,6 +94,12 @@ PUBLISHED = [
     # its 3.2B active leaves out the input embedding (3.6B with it, as counted here)
     ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 31.6, 3.58, 0.01),
     ("nemotron 3 nano", 31.6, 3.58, 0.01),
+    # GPT-2 (fiftieth session; "how long to train gpt-2 small (124M) on 10B tokens" had been refused over
+    # "gpt-2"): the sizes nanoGPT names, 124M, 350M, 774M and 1558M
+    ("gpt-2 small", 0.124, 0.124, 0.01),
+    ("gpt2-medium", 0.355, 0.355, 0.02),
+    ("openai-community/gpt2-large", 0.774, 0.774, 0.01),
+    ("gpt2-xl", 1.558, 1.558, 0.01),
 ]
 
 
