@@ -3743,3 +3743,35 @@ def test_a_sum_with_a_scale_is_money_not_a_models_size():
     # "¥3M" had been read as a model of 3M parameters, so "what can ¥3M pretrain" was no sum's question
     assert model_said("we have ¥3M, what's the biggest model we can pretrain in 30 days?") is None
     assert model_said("what can a 3M model do") == (None, 0.003, None)
+
+
+@pytest.mark.parametrize(
+    "text,total,experts,routed",
+    [
+        ("train a 7B MoE from scratch (8 experts, 2 active) on 1T tokens in 30 days", 7, 8, 2),
+        ("pretrain 16B moe 64 experts top 6 300B tokens", 16, 64, 6),
+        ("16B MoE, top-2 of 16 experts, pretrain 500B tokens", 16, 16, 2),
+        ("预训练一个16B的MoE，64个专家，激活6个，3000亿token", 16, 64, 6),
+    ],
+)
+def test_a_mixtures_experts_and_routing_give_its_active_size(text, total, experts, routed):
+    # each had been refused over the expert count ('I did not understand "8"')
+    r = parse(text)
+    share = 0.035  # Mixtral 8x7B: 12.9 = 46.7 x (s + (1 - s) x 2/8)
+    assert r.params_b == total and r.active_params_b == pytest.approx(
+        total * (share + (1 - share) * routed / experts), rel=0.01
+    )
+    note = next(n for n in r.assumptions if n.code == "active_from_experts")
+    assert (note.params["experts"], note.params["routed"]) == (experts, routed)
+    # written back as a size the parser reads again
+    again = parse(canonical(r))
+    assert (again.params_b, again.active_params_b) == (r.params_b, r.active_params_b)
+
+
+def test_experts_without_their_routing_ask_for_the_active_size():
+    with pytest.raises(RequestError) as err:
+        parse("7B MoE 8 experts pretrain 1T tokens")
+    assert err.value.kind == "missing_active"
+    with pytest.raises(RequestError) as err:
+        parse("7B moe 8 experts 8 active pretrain 1T")  # as many routed to as there are: no mixture
+    assert err.value.kind == "bad_value"

@@ -142,7 +142,13 @@ FIELDS: tuple[Field, ...] = (
         examples=Word(en=("70B", "671B-A37B"), zh=("70B", "671B-A37B")),
         shown="size",
     ),
-    Field("active_params_b", above=0, limit="active", keys=Word(en=("active",), zh=("激活参数", "激活"))),
+    Field(
+        "active_params_b",
+        above=0,
+        limit="active",
+        assumed=("active_from_experts",),
+        keys=Word(en=("active",), zh=("激活参数", "激活")),
+    ),
     Field(
         "model",
         examples=Word(en=("qwen2.5-72b",), zh=("qwen2.5-72b",)),
@@ -1413,6 +1419,7 @@ NOTE_ORDER = (
     *field("network_gbps").assumed,
     *field("server_shape").assumed,
     *field("params_b").assumed,
+    *field("active_params_b").assumed,
     *field("model").assumed,
     *field("seq_len").assumed,
     *field("data").assumed,

@@ -398,6 +398,11 @@ REASONING_TEACHERS = ("r1", "qwq", "o1", "o3", "o4", "thinking", "reasoner")
 # policy), against the engine's own training time for the same tokens on the same GPUs
 # (bench/calibration/rl_grpo_nemo_rl.csv, tests/test_rl_floor.py): Llama 3.1 8B 6.4x and Qwen3-32B
 # 4.4x (dense), Qwen3-30B-A3B 11x and Qwen3-235B-A22B 30x (mixtures, whose decoding reads every expert).
+# A mixture's parameters outside its experts (attention, embeddings, norms, routers) as a share of the
+# total, where only its experts and routing are said: Mixtral 8x7B's, 46.7B total and 12.9B active with 2
+# of 8 experts a token (Jiang et al. 2024), so 12.9 = 46.7 x (s + (1 - s) x 2/8), s = 0.035. Assumed for
+# others: models with shared experts or a wide attention keep more outside (said in the answer).
+MOE_OUTSIDE_EXPERTS = 0.035
 RL_STEP_MULTIPLE = {"dense": (4, 7), "moe": (11, 30)}
 # Words that may follow "on"/"用"/"with" without being a GPU name: the plain spellings of the
 # table's words ("with qlora", "用fp8", "on 20 GB") and filler ("on about 80k samples"), read later.
@@ -1666,6 +1671,10 @@ class _Parse:
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
         self.teacher: str | None = None  # the model whose outputs are the data ("r1蒸馏数据")
         self.bare_samples: str | None = None  # a bare `30k` read as the count of samples
+        # a mixture's experts and how many each token is routed to ("8 experts, 2 active", "top-2 of 8
+        # experts", "64个专家，激活6个"), with the words: its active size worked out from them (`_validate`)
+        self.experts: tuple[int, int | None] | None = None
+        self.experts_word: str | None = None
         self.gpu_proxy: str | None = None  # a rack named ("gb200 nvl72"), planned on its GPU's HGX part
         self.weekly: str | None = None  # a recurring job said to run every week
         self.domestic_word: str | None = None  # "国产卡": planned as DOMESTIC_GPU
@@ -4068,6 +4077,25 @@ class _Parse:
             rf"{L}(?:{HUB_ORG}/)?[a-z][a-z0-9.]*(?:[_\-][a-z0-9.]+)*[_\-]moe[_\-]{NUM}\s*b(?:[_\-][a-z0-9.]+)*{R}",
             lambda m: self.fail("unknown_model_name", word=m[0].strip()),
         )
+
+        def experts(m: re.Match) -> None:
+            count = int(m["e"] or m["e2"] or m["e3"])
+            routed = next((int(m[g]) for g in ("k", "k2", "k3", "k4") if m[g]), None)
+            if count < 2 or (routed is not None and not 1 <= routed < count):
+                self.fail("bad_value", word=m[0].strip(), what="active")
+            self.experts, self.experts_word = (count, routed), m[0].strip(" ,(")
+
+        # a mixture's experts and routing ("8 experts, 2 active", "64 experts top 6", "top-2 of 8 experts",
+        # "64个专家，激活6个"): its active size worked out from them where none is given (it had been
+        # refused over the count, "I did not understand 8")
+        sc.take(
+            rf"{L}(?P<e>\d+)\s*(?:routed\s+)?experts?(?![a-z])(?:\s*(?:,|\(|;|with|and)?\s*"
+            rf"(?:top[\s-]?(?P<k>\d+)|(?P<k2>\d+)\s+(?:active|activated|routed|selected|per\s+token)"
+            rf"(?:\s+(?:per\s+token|each))?))?"
+            rf"|{L}top[\s-]?(?P<k3>\d+)\s+(?:of|out\s+of)\s+(?P<e2>\d+)\s+(?:routed\s+)?experts?(?![a-z])"
+            rf"|(?P<e3>\d+)\s*个?(?:路由)?专家(?:\s*[，,、]?\s*(?:每个?\s*token\s*)?(?:激活|选|路由到?|用)\s*(?P<k4>\d+)\s*个?)?",
+            experts,
+        )
         self._choose("moe")
 
         def size(m: re.Match) -> None:
@@ -4323,7 +4351,14 @@ class _Parse:
             if "unknown_model" in f:
                 self.fail("unknown_model_name", word=f["unknown_model"])
             self.fail("missing_size")
-        if shape is None and f.get("moe") and "active_params_b" not in f:
+        if shape is None and "params_b" in f and "active_params_b" not in f and self.experts and self.experts[1]:
+            # the experts and the tokens' routing said, no active size: the parameters outside the experts
+            # are Mixtral 8x7B's share (MOE_OUTSIDE_EXPERTS), the rest routed K of E
+            count, routed = self.experts
+            outside = MOE_OUTSIDE_EXPERTS
+            f["active_params_b"] = float(f"{f['params_b'] * (outside + (1 - outside) * routed / count):.3g}")
+            words["active_params_b"] = self.experts_word
+        if shape is None and (f.get("moe") or self.experts) and "active_params_b" not in f:
             self.fail("missing_active")
         params = shape.params_b if shape else f["params_b"]
         active = shape.active_params_b if shape else f.get("active_params_b", params)
@@ -4490,6 +4525,16 @@ class _Parse:
             note("teacher_data", teacher=self.teacher)
         if self.bare_samples is not None:
             note("bare_k_samples", word=self.bare_samples, samples=f["data"][0])
+        if self.experts and words.get("active_params_b") == self.experts_word:
+            note(
+                "active_from_experts",
+                word=self.experts_word,
+                experts=self.experts[0],
+                routed=self.experts[1],
+                total=f["params_b"],
+                active=f["active_params_b"],
+                outside=MOE_OUTSIDE_EXPERTS,
+            )
         if self.domestic_word is not None:
             note("domestic_gpu", word=self.domestic_word, gpu=DOMESTIC_GPU)
         if self.gpu_proxy is not None and gpu is not None:
