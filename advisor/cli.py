@@ -49,7 +49,7 @@ def _leading_command(args, text: str, lang: str) -> int | None:
         print(render("help.txt.j2", lang, words=help_words(lang)))
         return 0
     if first == "prices":
-        args.gpu = " ".join(words[1:]) or None
+        args.gpu = words[1:]
         return cmd_prices_show(args)
     if first == "quote":
         args.text = words
@@ -341,34 +341,15 @@ def cmd_prices_fetch(args) -> int:
     return 1 if report.feeds and all(f.status == "failed" for f in report.feeds) else 0
 
 
-# Words `prices show` reads beside the GPU: the billing period and the market.
-SHOWN_KINDS = {
-    **dict.fromkeys(("hourly", "hour", "hr", "按小时", "按时", "小时"), ("rent_hour", "offpeak_hour")),
-    **dict.fromkeys(("monthly", "month", "按月", "月租", "包月"), ("rent_month",)),
-}
-SHOWN_MARKETS = {
-    **dict.fromkeys(("china", "cn", "cny", "国内", "中国"), ("china",)),
-    **dict.fromkeys(("global", "us", "usd", "abroad", "海外", "国外"), ("global",)),
-}
-
-
 def cmd_prices_show(args) -> int:
     from advisor import catalog
-    from advisor.market.prices import MARKETS, RENT_KINDS, current_prices
+    from advisor.market.prices import current_prices, shown_filters
     from advisor.text.render import render
 
     # besides the GPU, the billing and the market may be named ("H800 monthly", "H100 hourly global")
-    words, kinds, markets = [], RENT_KINDS, MARKETS
-    for w in args.gpu:
-        if w.lower() in SHOWN_KINDS:
-            kinds = SHOWN_KINDS[w.lower()]
-        elif w.lower() in SHOWN_MARKETS:
-            markets = SHOWN_MARKETS[w.lower()]
-        else:
-            words.append(w)
+    named, kinds, markets = shown_filters(args.gpu or [])
     gpu = None
-    if words:
-        named = " ".join(words)
+    if named:
         found = catalog.find_gpu(named)
         if found is None:
             known = ", ".join(g.name for g in catalog.gpus())

@@ -157,6 +157,9 @@ def test_ask_takes_the_leading_command_words(cli):
     digest = json.loads(cli("ask", "digest", "--json").stdout)
     assert {"date", "previous", "changes", "added", "removed"} <= set(digest)
     assert cli("ask", "prices H300").returncode == 2
+    # the billing named beside the GPU, as `prices show` reads it (the words had been passed as one name)
+    monthly = json.loads(cli("ask", "prices H800 monthly", "--json").stdout)
+    assert monthly[0]["gpu"] == "H800-SXM-80GB" and {o["kind"] for o in monthly[0]["offers"]} == {"rent_month"}
 
 
 # --- the entry point in a real process (every other test calls main() in this process) -------

@@ -255,6 +255,30 @@ def exchange_rate() -> tuple[float, str, str] | None:
 
 RENT_KINDS = ("rent_hour", "rent_month", "offpeak_hour")
 MARKETS = ("china", "global")
+# Words read beside a GPU whose prices are shown (`prices H800 monthly`, `prices H100 hourly global`,
+# `prices H800 按月`): the billing period and the market.
+SHOWN_KINDS = {
+    **dict.fromkeys(("hourly", "hour", "hr", "按小时", "按时", "小时"), ("rent_hour", "offpeak_hour")),
+    **dict.fromkeys(("monthly", "month", "按月", "月租", "包月"), ("rent_month",)),
+}
+SHOWN_MARKETS = {
+    **dict.fromkeys(("china", "cn", "cny", "国内", "中国"), ("china",)),
+    **dict.fromkeys(("global", "us", "usd", "abroad", "海外", "国外"), ("global",)),
+}
+
+
+def shown_filters(words: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The GPU named among `words` (the rest joined), and the kinds and markets the others name
+    (SHOWN_KINDS, SHOWN_MARKETS; all where none is)."""
+    gpu, kinds, markets = [], RENT_KINDS, MARKETS
+    for w in words:
+        if w.lower() in SHOWN_KINDS:
+            kinds = SHOWN_KINDS[w.lower()]
+        elif w.lower() in SHOWN_MARKETS:
+            markets = SHOWN_MARKETS[w.lower()]
+        else:
+            gpu.append(w)
+    return " ".join(gpu), kinds, markets
 
 
 def current_prices(

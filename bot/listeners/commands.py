@@ -13,7 +13,7 @@ from contextlib import closing
 from slack_sdk.webhook import WebhookClient
 
 from advisor import catalog
-from advisor.market.prices import current_prices, price_book
+from advisor.market.prices import current_prices, price_book, shown_filters
 from advisor.market.store import open_store
 from advisor.request.fields import help_words
 from advisor.request.parser import command_text, leading_command
@@ -94,23 +94,20 @@ PRICES_PER_GPU = 60
 def prices_command(text: str, lang: str, team: str) -> dict:
     """`/gpu prices [GPU]`: the offers on record grouped by kind and term, cheapest first, with
     provider and age, as Block Kit ({"text", "blocks"}; an unknown GPU: text alone)."""
-    words = text.split()
+    named, kinds, markets = shown_filters(text.split()[1:])  # `prices H800 monthly`: the billing too
     gpu = None
-    if len(words) > 1:
-        found = catalog.find_gpu(" ".join(words[1:]))
+    if named:
+        found = catalog.find_gpu(named)
         if found is None:
             error = phrase(
-                lang,
-                "request_error",
-                "unknown_gpu",
-                name=" ".join(words[1:]),
-                known=", ".join(g.name for g in catalog.gpus()),
+                lang, "request_error", "unknown_gpu", name=named, known=", ".join(g.name for g in catalog.gpus())
             )
             return {"text": for_slack(error), "blocks": []}
         gpu = found.name
     with closing(open_store()) as db:
         book = price_book(db, team)
-    return blocks.prices(current_prices(book, gpu, per_gpu=PRICES_PER_GPU), gpu, lang)
+    groups = current_prices(book, gpu, per_gpu=PRICES_PER_GPU, kinds=kinds, markets=markets)
+    return blocks.prices(groups, gpu, lang)
 
 
 def on_gpu(ack, command, client, context):
