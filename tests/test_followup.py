@@ -4083,3 +4083,24 @@ def test_what_the_price_holds_and_a_trial_before_signing(summary, book, question
 def test_the_cost_per_gpu_hour_leads_with_the_hour(summary, book, question, said):
     reply = follow_up(REQUEST, summary, question, book=book)
     assert reply.part == "costs" and reply.text.startswith(said)
+
+
+@pytest.mark.parametrize(
+    "text,message,topic,said",
+    [
+        (
+            "pretrain 1B model on 20B tokens 10 days",
+            "how much data do we need?",
+            "pretraining_tokens",
+            "about 20B tokens",
+        ),
+        ("预训练 3B 模型 1000亿token 两周", "要多少数据才够", "pretraining_tokens", "约每参数 33 个"),
+        ("qwen2.5-14b lora 10万条 5天", "how much data do we need?", "epochs", "LIMA"),
+    ],
+)
+def test_how_much_data_the_job_needs_is_the_faq_for_its_method(book, text, message, topic, said):
+    # "how much data do we need?" under a plan had been the menu; an amount said stays a what-if
+    summary = plan_context(advise(text, book=book))
+    reply = follow_up(text, summary, message, book=book)
+    assert reply.kind == "question" and reply.faq["topic"] == topic and said in reply.text
+    assert follow_up(text, summary, "is 10k samples enough?", book=book).kind == "whatif"

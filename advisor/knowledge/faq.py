@@ -2463,7 +2463,7 @@ def answer(
     )
     if not confident:
         also = None
-    matched = score >= MATCH_SCORE
+    matched = score >= MATCH_SCORE or topic is not None  # (a topic the caller read is the question's)
     topic = by_id[best_id]
     alternatives = [TopicRef(id=tid, title=by_id[tid].title(lang)) for tid, _ in ranked[1:3]]
     note = plan_note(best_id, plan, lang) if plan is not None and matched else ""

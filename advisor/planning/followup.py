@@ -415,6 +415,9 @@ RESTATED_ASKS = (
 DATA_WANTED = re.compile(
     r"\bhow (?:much|many) (?:data|text|tokens?|samples|examples)\b|(?:多少|多大)(?:的)?(?:数据|语料|token|样本)", re.I
 )
+# ... asked as what the job needs, not what the plan holds or runs at ("how many tokens is that?",
+# "每天能训多少token": the plan's own figures)
+DATA_NEEDED = re.compile(r"\bneed|\bwant|\bshould|\benough\b|\brequire|够|需要|要多少|得多少|该用|应该", re.I)
 # Which line of the servers' spec a question is about ("how much power?", "功耗多少", "why 2 TB
 # NVMe?"): that line alone leads the reply; none or several, the whole spec.
 SERVER_TOPICS = (
@@ -2709,6 +2712,13 @@ def follow_up(
         # no off-peak rate on record for this plan: the FAQ's off-peak topic, with its word on the
         # plan's servers, however weakly the question's own words score it ("什么时候跑最便宜")
         return _faq_reply(_faq(message, summary, reply_lang, topic="offpeak_night_pricing"), reply_lang)
+    if request_text and DATA_WANTED.search(message) and DATA_NEEDED.search(message) and not re.search(r"\d", message):
+        # how much data the job should have ("how much data do we need?", "要多少数据才够"), no amount said
+        # (an amount is a what-if: "is 10k samples enough?"): pre-training's tokens for a run from scratch
+        # or a domain's, the fine-tuning examples otherwise (had been the menu in English)
+        pretraining = summary.get("method") in ("pretrain", "continued-pretrain")
+        topic = "pretraining_tokens" if pretraining else "epochs"
+        return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
     if request_text and summary.get("gpu") and POWER_COST.search(message) and not POWER_DRAW.search(message):
         # the electricity's price over a month ("how much is the power per month?"): the power topic's
         # bill on this plan's servers, not the servers' kW (the spec's power line had answered)
