@@ -4445,10 +4445,11 @@ def _by_the_hour(request, changed: list[str], result: Advice, summary: dict, boo
     moved = advise_request(on_it, book)
     if moved.plan is None or moved.plan.rent is None:
         return None
-    largest = result.result.hourly_largest or {}
+    # the most GPUs of that type one hourly offer delivers in one order: why the job runs on so few
+    offers = book.offers("rent_hour", n.gpu, request.market, rentable=True)
     params = {
-        "largest": largest.get("gpus") or count,
-        "largest_gpu": largest.get("gpu") or n.gpu,
+        "largest": max((p.max_gpus for p in offers), default=count),
+        "largest_gpu": n.gpu,
         "count": count,
         "gpu": n.gpu,
         "days": moved.plan.days,
