@@ -1144,3 +1144,11 @@ def test_paying_by_the_quarter_is_the_payment_terms_topic(question):
     # each had been unsure (the menu in a thread): the topic names 按季付 but had no word for a quarter
     got = faq.answer(question, plan=THREAD_PLAN)
     assert got.confident and got.topic == "lease_payment_terms"
+
+
+@pytest.mark.parametrize("question", ["微调需要多少数据", "微调数据量要多大"])
+def test_fine_tuning_data_asked_in_chinese_is_the_epochs_topic_not_pretrainings(question):
+    # "微调需要多少数据" had met the pre-training topic through its keyword "多少数据"
+    got = faq.answer(question)
+    assert got.confident and got.topic == "epochs" and "LIMA" in got.answer
+    assert faq.answer("预训练需要多少数据").topic == "pretraining_tokens"
