@@ -534,7 +534,7 @@ def test_a_question_about_a_layout_named_without_a_degree_is_the_faqs(cli, quest
         (
             "我们在上海，买8台H20服务器做70B微调，一年电费多少",
             "electricity_cost",
-            "本方案 8 台服务器",
+            "（一年约 ¥",
             "`/gpu 70B 微调 365天 购买 8台服务器 H20 上海`",
         ),
         (
