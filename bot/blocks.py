@@ -331,6 +331,11 @@ def card(result) -> dict:
         lines.append(_p(lang, "plan_line", gpus, servers_text(lay.nodes, lang), days, paid, bought, lease))
         if result.china_by_default:
             lines.append(_p(lang, "china_by_default"))
+        # no data: what the job's usual scale takes (Chinchilla's tokens for a run from scratch, a unit
+        # of fine-tuning data), the answer to "how much does it cost to train a 7B from scratch?"
+        scale = next((w for w in result.warnings if w.code in ("pretrain_scale", "finetune_scale")), None)
+        if scale is not None:
+            lines.append(for_slack(word(lang, scale)))
         lines.extend(_fix_lines(result, code))
         fields.append(
             _field(

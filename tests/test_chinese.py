@@ -245,16 +245,6 @@ def test_prices_for_a_chinese_user(bot, known_zh_user, prices):
         _chinese(_without_providers(visible(body)), f"/gpu {text}")
 
 
-def test_prices_with_the_billing_named_are_those_of_that_billing(bot, known_zh_user, prices):
-    # `/gpu prices H800 按月` had been "unknown GPU 'H800 按月'"
-    send, _ = bot
-    status, body = send.command("prices H800 按月", user=known_zh_user)
-    shown = visible(body)
-    assert status == 200 and "H800-SXM-80GB" in shown and "按月" in shown and "按小时" not in shown
-    status, body = send.command("prices H800", user=known_zh_user)
-    assert status == 200 and "按小时" in visible(body)
-
-
 def test_digest_acks_for_a_chinese_user(bot, known_zh_user, fake_slack, prices):
     send, _ = bot
     for text in ("digest subscribe", "digest time 08:30", "digest", "digest unsubscribe"):

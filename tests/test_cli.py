@@ -396,6 +396,19 @@ def test_prices_show_reads_the_billing_and_the_market_beside_the_gpu(cli, words,
     assert len(json.loads(cli("prices", "show", words[0], "--json").stdout)[0]["offers"]) >= len(group["offers"])
 
 
+def test_slacks_prices_command_reads_the_billing_beside_the_gpu(cli):
+    # `/gpu prices H800 按月` had been "unknown GPU 'H800 按月'" (the `cli` fixture's store, as the bot reads it)
+    from bot.listeners.commands import prices_command
+
+    monthly = _texts_of(prices_command("prices H800 按月", "zh", "T1"))
+    assert "H800-SXM-80GB" in monthly and "按月" in monthly and "按小时" not in monthly
+    assert "按小时" in _texts_of(prices_command("prices H800", "zh", "T1"))
+
+
+def _texts_of(message: dict) -> str:
+    return json.dumps(message, ensure_ascii=False)
+
+
 def test_prices_show_of_an_unknown_gpu_with_a_period_names_the_gpu(cli):
     done = cli("prices", "show", "H300", "monthly")
     assert done.returncode == 2 and "I do not know the GPU 'H300'" in done.stderr
@@ -911,3 +924,22 @@ def test_a_first_question_with_a_size_but_no_model_is_the_faqs(cli, text, words)
     # both had been refused with exit 2 ("give the model size", "我没看懂“机柜放”")
     out = cli("ask", text)
     assert out.returncode == 0 and words in out.stdout
+
+
+def test_a_cost_asked_with_no_data_leads_with_the_usual_scale(cli):
+    # "how much does it cost to train a 7B model from scratch?" had led with memory and a day's rent, the
+    # Chinchilla scale below the warnings; the card had no word of it
+    text = cli("ask", "how much does it cost to train a 7B model from scratch?").stdout
+    first = text.splitlines()[:3]
+    assert any(line.startswith("  ! No data size, so no training time: for scale, a 7B model") for line in first)
+    from contextlib import closing
+
+    from advisor.market.prices import price_book
+    from advisor.market.store import open_store
+    from advisor.planning.advice import advise
+    from bot import blocks
+
+    with closing(open_store()) as db:
+        book = price_book(db, None)
+    card = json.dumps(blocks.card(advise("7B pretrain", book=book)), ensure_ascii=False)
+    assert "140B tokens" in card and "Chinchilla" in card
