@@ -1152,3 +1152,11 @@ def test_fine_tuning_data_asked_in_chinese_is_the_epochs_topic_not_pretrainings(
     got = faq.answer(question)
     assert got.confident and got.topic == "epochs" and "LIMA" in got.answer
     assert faq.answer("预训练需要多少数据").topic == "pretraining_tokens"
+
+
+@pytest.mark.parametrize("question", ["how much disk space do checkpoints need?", "checkpoint要占多少硬盘"])
+def test_the_disk_a_checkpoint_takes_is_answered_with_its_size(question):
+    # the local-NVMe topic alone had answered: the checkpoint topic never named disk space
+    got = faq.answer(question)
+    assert got.confident and "checkpoint_storage" in {got.topic, got.second.id if got.second else None}
+    assert "14" in got.answer
