@@ -525,23 +525,6 @@ def test_a_question_whose_refusal_says_what_is_wrong_keeps_it(cli, question):
 
 
 @pytest.mark.parametrize(
-    "question,topic",
-    [
-        ("what is expert parallelism", "expert_parallelism"),
-        ("explain pipeline parallelism", "parallelism_strategies"),
-        ("张量并行是什么", "parallelism_strategies"),
-        ("how does context parallelism work?", "context_parallelism"),
-    ],
-)
-def test_a_question_about_a_layout_named_without_a_degree_is_the_faqs(cli, question, topic):
-    # each had been refused: '"expert parallelism" is not a usable parallel degree'
-    out = cli("ask", question, "--json")
-    assert out.returncode == 0, out.stderr
-    found = json.loads(out.stdout)["faq"]
-    assert found["topic"] == topic and found["confident"]
-
-
-@pytest.mark.parametrize(
     "question,topic,said,asked_for",
     [
         (
@@ -598,6 +581,11 @@ def test_a_first_question_for_a_gpus_price_gets_the_offers_on_record(cli, questi
         ("what global batch size should I use for a 7B finetune?", "batch_size"),
         ("should I use flash attention for a 7b pretrain?", "attention_kernels"),
         ("what lora rank for qwen2.5-7b?", "hyperparameters"),  # the LoRA topic before the 76th topic
+        # a layout named without a degree (each had been '"expert parallelism" is not a usable parallel degree')
+        ("what is expert parallelism", "expert_parallelism"),
+        ("explain pipeline parallelism", "parallelism_strategies"),
+        ("张量并行是什么", "parallelism_strategies"),
+        ("how does context parallelism work?", "context_parallelism"),
     ],
 )
 def test_a_question_about_a_jobs_setting_the_request_language_lacks_is_the_faqs(cli, question, topic):

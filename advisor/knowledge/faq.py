@@ -127,7 +127,8 @@ REPEAT_SCALE = 10
 FIELD_REPEAT = {field: round(weight * REPEAT_SCALE) for field, weight in FIELD_WEIGHTS.items()}
 # Query-side weights by token kind: words count fully, the rest less.
 # A word inside an English synonym form of several words that names no concept alone ("fall" of
-# "falling over") counts at this weight: the phrase means what its concept says.
+# "falling over") counts at this weight: the phrase means what its concept says (assumed: half takes "falling
+# over" off the price-trend topic; on the held-out sets one more right, one fewer confident, docs/bench.md).
 IDIOM_WORD_WEIGHT = 0.5
 KIND_WEIGHTS = {"word": 1.0, "char": 0.3, "bigram": 0.3, "concept": 0.7, "family": 0.3}
 # A verbatim example question scores this much above the best BM25 score.
