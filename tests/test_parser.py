@@ -3775,3 +3775,12 @@ def test_experts_without_their_routing_ask_for_the_active_size():
     with pytest.raises(RequestError) as err:
         parse("7B moe 8 experts 8 active pretrain 1T")  # as many routed to as there are: no mixture
     assert err.value.kind == "bad_value"
+
+
+def test_the_card_says_the_active_size_worked_out_from_the_experts(book):
+    from advisor.planning.advice import advise
+    from bot import blocks
+
+    card = blocks.card(advise("train a 7B MoE from scratch (8 experts, 2 active) on 1T tokens in 30 days", book=book))
+    context = next(b["elements"][0]["text"] for b in card["blocks"] if b["type"] == "context")
+    assert "1.93B active, from 2 of 8 experts" in context
