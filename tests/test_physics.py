@@ -21,7 +21,8 @@ from advisor.engine.shapes import generic_shape
 from advisor.engine.throughput import (
     ATTENTION_FLOPS_PER_LAYER_TOKEN_Q,
     JITTER_LEFT_BY_GRAPHS,
-    STEP_JITTER_S,
+    STEP_JITTER_GPU_S,
+    STEP_JITTER_NODE_S,
     estimate_throughput,
     flops_per_token,
     intra_node_gb_s,
@@ -92,7 +93,7 @@ def test_cuda_graphs_take_the_host_part_of_the_jitter_and_leave_the_expert_launc
     lay = _layout(gpu, 1024, tp=4, cp=2, dp=128, zero_stage=1, micro_batch=1, global_batch=128)
     eager = estimate_throughput(shape, setup, lay, gpu)
     graphed = estimate_throughput(shape, setup.model_copy(update={"cuda_graphs": True}), lay, gpu)
-    saved = (1 - JITTER_LEFT_BY_GRAPHS) * STEP_JITTER_S * math.log(1024)
+    saved = (1 - JITTER_LEFT_BY_GRAPHS) * (STEP_JITTER_NODE_S * math.log(128) + STEP_JITTER_GPU_S * math.log(8))
     assert eager.step["step_s"] - graphed.step["step_s"] == pytest.approx(saved)
     graphed_setup = setup.model_copy(update={"cuda_graphs": True})
     assert speed_ceiling(shape, graphed_setup, lay, gpu) >= graphed.tokens_per_s_per_gpu

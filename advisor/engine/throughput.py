@@ -183,14 +183,23 @@ MOE_A2A_EXPOSED = 0.5
 # loader hand-off, garbage collection, OS jitter, gradient-norm and loss all-reduces) add up
 # to a random delay a step, and the step waits for the largest of N of them, which grows as
 # ln N for exponential tails (order statistics; the straggler effect of synchronous SGD, Chen
-# et al. 2016, "Revisiting Distributed Synchronous SGD"). Seconds per step: STEP_OVERHEAD_S +
-# STEP_JITTER_S * ln(GPUs). Not measured by any source read: fitted with the framework factor
-# on all calibration rows (bench/fit.py, 2026-12-01: 0.06 s with the shared factor 0.76 gives
-# throughput 10% and time 17% median, where a fixed 0.6 s a step gave 12.5% / 12.7% but made
-# short-step benchmarks on one server, NeMo's LoRA and fms-fsdp's, 40-60% slow). Without it,
-# small models on many GPUs, whose steps are short, came out up to 6x fast.
+# et al. 2016, "Revisiting Distributed Synchronous SGD"). Servers and the GPUs inside one are
+# counted apart: the ranks of one server share its host, clock and PCIe switches, and wait on
+# no network, so they drift apart far less than servers do. Seconds per step:
+# STEP_OVERHEAD_S + STEP_JITTER_NODE_S * ln(servers) + STEP_JITTER_GPU_S * ln(GPUs a server).
+# Inside a server, measured: nanoGPT's GPT-2 124M under DDP on 8 A100 takes 130-150 ms a step
+# at one micro-batch of 12 sequences and 560 ms at five (karpathy/nanoGPT issue #110, 2023-02),
+# so about 30 ms a step beyond its micro-batches: 0.015 s x ln 8. Across servers no source read
+# measures it: fitted with the framework factor on all calibration rows, the in-server term held
+# at that (bench/fit.py, 2026-12-07: 0.08 s gives throughput 9% and time 16% median). One term
+# over all GPUs (0.06 s x ln GPUs, fitted the same way on 2026-12-01) had charged one 8-GPU
+# server 0.125 s a step: GPT-2 124M on 8 H100 at half a million tokens a step came out at 21%
+# MFU and 1.4 hours for 10B tokens, where llm.c ran it in 45 minutes (KellerJordan/modded-nanogpt
+# README). Without any term, small models on many servers, whose steps are short, came out up
+# to 6x fast.
 STEP_OVERHEAD_S = 0.0
-STEP_JITTER_S = 0.06
+STEP_JITTER_NODE_S = 0.08
+STEP_JITTER_GPU_S = 0.015
 # CUDA graphs (`cuda-graphs`: Megatron-Core's --cuda-graph-impl local|transformer_engine, formerly
 # --enable-cuda-graph / --external-cuda-graph, NeMo's enable_cuda_graph) replay a layer's or a whole
 # iteration's kernels from one host call, so a rank's GPU no longer waits on its host issuing each
@@ -658,10 +667,17 @@ def _scale_efficiency(layout: ModelSplit) -> float:
     return 1 - STRAGGLER_PER_DOUBLING * math.log2(max(1, layout.nodes))
 
 
+def step_jitter_s(layout: ModelSplit) -> float:
+    """The wait for the slowest rank a step (STEP_JITTER_NODE_S, STEP_JITTER_GPU_S above)."""
+    nodes = max(1, layout.nodes)
+    per_node = max(1, layout.gpu_count // nodes)
+    return STEP_JITTER_NODE_S * math.log(nodes) + STEP_JITTER_GPU_S * math.log(per_node)
+
+
 def _step_s(running: float, layout: ModelSplit, setup: TrainingSetup) -> float:
     """The step from the time every term adds up to, with stragglers, overhead and jitter (less
     the part CUDA graphs remove: JITTER_LEFT_BY_GRAPHS)."""
-    jitter = STEP_JITTER_S * math.log(max(1, layout.gpu_count)) * (JITTER_LEFT_BY_GRAPHS if setup.cuda_graphs else 1.0)
+    jitter = step_jitter_s(layout) * (JITTER_LEFT_BY_GRAPHS if setup.cuda_graphs else 1.0)
     return running / _scale_efficiency(layout) + STEP_OVERHEAD_S + jitter
 
 

@@ -1230,7 +1230,8 @@ def plan_context(result: Advice) -> dict:
         # how the GPU reaches mainland China (data/gpus.toml), for the export-control answer
         china_access=gpu.china_access,
         china_access_since=gpu.china_access_since or None,
-        rent_total=round(p.costs.rent_total) if p.costs.rent_total else None,
+        # whole units, but cents under 100 (¥21.57 against ¥21.83 had read as ¥22 against ¥21.83)
+        rent_total=round(p.costs.rent_total, 2 if p.costs.rent_total < 100 else None) if p.costs.rent_total else None,
         buy_capex=round(p.costs.buy_capex) if p.costs.buy_capex else None,
         # a buyer's job on the cheapest rental plan (costs.rent_instead)
         rent_instead_total=round(p.costs.rent_instead["cost"]) if p.costs.rent_instead else None,
