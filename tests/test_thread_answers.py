@@ -63,15 +63,31 @@ def test_a_lease_asked_under_a_purchase_is_priced_as_a_lease_not_against_a_horiz
 
 
 def test_faster_stays_within_the_budget_and_says_what_faster_costs_beyond_it(book):
-    text, summary = _thread(book, "1.5B 预训练 20B tokens 预算2万 lang zh")
+    # a faster plan within the budget: the what-if moves to it
+    text, summary = _thread(book, "14B lora 10万条 预算3000 lang zh")
     for message, lang in (("快一点呢", "zh"), ("faster?", "en")):
         reply = follow_up(text, summary, message, lang, book=book)
         p = reply.advice.plan
-        assert p.within_budget and p.rent <= 20_000
-        assert p.days <= summary["days"]
-        # the faster plan beyond the budget is named, with its rent
-        beyond = advise(f"{text} {max(0.5, round(summary['days'] / 2, 1)):g}天", book=book).result.best
-        assert not beyond.within_budget and money(beyond.rent, "CNY") in reply.text
+        assert reply.kind == "whatif" and p.within_budget and p.rent <= 3_000 and p.days < summary["days"]
+    # none: the thread's plan is the fastest within it, and the faster plan beyond it is named
+    for request, on in (
+        ("1.5B 预训练 20B tokens 预算2万 lang zh", ""),
+        ("1.5B 预训练 20B tokens 预算2万 用4090", "RTX4090"),
+    ):
+        text, summary = _thread(book, request)
+        for message, lang in (("快一点呢", "zh"), ("faster?", "en")):
+            reply = follow_up(text, summary, message, lang, book=book)
+            beyond = reply.advice.plan
+            if beyond.within_budget:  # the what-if's own plan is the thread's: its faster suggestion on that GPU
+                same = [s.plan for s in reply.advice.result.suggestions if s.plan and s.plan.gpu == beyond.gpu]
+                beyond = min((f for f in same if f.days < beyond.days), key=lambda f: f.days)
+            assert reply.kind == "unchanged" and not beyond.within_budget and beyond.days < summary["days"]
+            assert money(beyond.rent, "CNY") in reply.text and f"{beyond.estimate.layout.gpu_count} " in reply.text
+            assert ("已经是" in reply.text) if lang == "zh" else ("is already the fastest" in reply.text)
+            # on the GPU the request names, the fastest on it (8 H800 run faster within ¥20,000); it
+            # had been "What if it could take up to 1.3 days, twice the time?" over the same plan
+            assert (on in reply.text and beyond.gpu == summary["gpu"]) if on else "RTX" not in reply.text
+            assert "twice the time" not in reply.text
 
 
 def test_a_budget_far_above_the_plans_rent_says_so_beside_it(book):

@@ -4299,8 +4299,15 @@ def _faster_within_budget(
     """ "faster?" under a budget, where the faster plan breaks it ("快一点呢" on a ¥20k budget had
     gone from ¥897 to ¥72,350): the fastest plan within the budget that is faster than the thread's,
     else the thread's plan as that, each with what going faster costs beyond the budget. None when
-    the request has no budget or the faster plan keeps to it."""
+    the request has no budget or the faster plan keeps to it. Where no plan within the budget runs
+    faster (the thread's plan is the what-if's too, missing the shorter time), going faster is the
+    fastest plan on its GPU the what-if would take instead ("快一点呢" on 8 RTX 4090 had shown the
+    same plan under "twice the time"); another GPU type is the first answer's alternative."""
     p = reply.advice.plan if reply.advice else None
+    if p is not None and p.within_budget and not p.meets_deadline and p.days and p.days >= summary.get("days", 0):
+        same = [s.plan for s in reply.advice.result.suggestions if s.plan and s.plan.gpu == p.gpu]
+        faster = [f for f in same if f.days and f.days < p.days]
+        p = min(faster, key=lambda f: f.days) if faster else None
     if p is None or p.within_budget or not p.rent:
         return None
     try:
@@ -4332,7 +4339,10 @@ def _faster_within_budget(
         within = _whatif(request_text, summary, request, changed, lang, book, implied_deadline=True)
         line = render("followup.txt.j2", lang, kind="faster_budget", budget=budget, cur=cur, beyond=beyond)
         return within.model_copy(update={"text": f"{within.text.rstrip()}\n{line.strip()}"})
-    text = render("followup.txt.j2", lang, kind="fastest_in_budget", budget=budget, cur=cur, beyond=beyond, s=summary)
+    named = bool(original.gpu and "gpu" in original.user_set)  # the fastest on the GPU asked for, not of all
+    text = render(
+        "followup.txt.j2", lang, kind="fastest_in_budget", budget=budget, cur=cur, beyond=beyond, s=summary, named=named
+    )
     return FollowUp(kind="unchanged", lang=lang, advice=reply.advice, text=text)
 
 
