@@ -252,6 +252,24 @@ def test_asap_takes_the_cheapest_plan_as_fast_as_the_fastest_not_any_price(cli):
     assert "fastest first" in cli("ask", "7B lora 10k samples ASAP").stdout
 
 
+def test_asap_does_not_pay_hundreds_of_times_the_rent_to_finish_the_same_day_instead_of_overnight(cli):
+    # 24 H800 on a month's lease, ¥208,585, had led to finish in 2.5 hours where one server by the
+    # hour takes 8 hours for ¥577
+    from advisor.planning import planner
+
+    text = "We need to fine-tune Qwen3-32B on 500k instruction samples asap, what should we rent?"
+    data = _ask(cli, text)
+    days, rent = data["training"]["days"], data["cost"]["rent_total"]
+    # the plan that asap would have led with is the first alternative, for a team that will pay for it
+    faster = [a for a in data["alternatives"] if a["why"] == "faster_dearer"]
+    assert len(faster) == 1 and faster[0]["days"] < days <= faster[0]["days"] + planner.SPEED_WAIT_HOURS / 24
+    assert faster[0]["cost"] > planner.SPEED_COST_RATIO * rent and data["plan"]["nodes"] == 1
+    assert f"faster, dearer: {faster[0]['gpu_count']} x {faster[0]['gpu']}" in cli("ask", text).stdout
+    # led by a plan as fast as the fastest, no faster one is offered
+    quick = _ask(cli, "7B lora 10k samples ASAP")
+    assert "faster_dearer" not in [a["why"] for a in quick["alternatives"]]
+
+
 def test_one_server_only_keeps_every_plan_inside_one_server(cli):
     data = _ask(cli, "70B full finetune 50GB 7d one server only")
     assert data["request"]["one_server"] and data["plan"]["nodes"] == 1

@@ -1027,6 +1027,7 @@ ALTERNATIVE_PICKED = re.compile(
 # "the A100 alternative"): the label, or the GPU's words, then one/option/alternative
 ALTERNATIVE_LABELS = (
     ("cheaper_slower", r"cheaper,?\s*(?:and\s+)?slower|便宜.{0,3}慢"),
+    ("faster_dearer", r"faster,?\s*(?:and\s+)?(?:dearer|pricier|more\s+expensive)|快.{0,3}贵"),
     ("lora", r"\blora\b"),
     ("consumer", r"consumer|gaming|消费级"),
     ("one_server", r"one[\s-]server|single[\s-]server|单机|一台"),

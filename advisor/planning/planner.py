@@ -557,11 +557,15 @@ def _access(req: TrainingRequest, gpu: str) -> tuple[int, int]:
 SPEED_SLACK = 0.1
 SPEED_SLACK_HOURS = 2.0
 # Nor at a price out of all proportion: where the cheapest plan as fast as the fastest costs over
-# SPEED_COST_RATIO times a plan at most SPEED_TIME_FACTOR times as slow, that plan leads (assumed:
-# an order of magnitude for at most double the time; `70b full finetune 2B tokens ASAP usd` had
-# been 32 B200 on a 12-month lease, $1.19M, to finish in 7 hours where 40 H100 take 12 for $2,256).
+# SPEED_COST_RATIO times a plan at most SPEED_TIME_FACTOR times as slow, or at most
+# SPEED_WAIT_HOURS later, that plan leads (assumed: an order of magnitude for at most double the
+# time, or for a job that is ready the next morning instead of this evening; `70b full finetune 2B
+# tokens ASAP usd` had been 32 B200 on a 12-month lease, $1.19M, to finish in 7 hours where 40 H100
+# take 12 for $2,256, and `fine-tune Qwen3-32B on 500k samples asap` 24 H800 on a month's lease,
+# ¥208,585, for 2.5 hours where one server takes 8 hours for ¥577).
 SPEED_COST_RATIO = 10
 SPEED_TIME_FACTOR = 2
+SPEED_WAIT_HOURS = 12.0
 
 
 def _as_fast(p: Plan, fastest: Plan) -> bool:
@@ -582,7 +586,8 @@ def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     if not near:
         return ranked
     lead = min(near, key=lambda p: (p.rent, p.days))
-    within = [p for p in timed if p.days <= fastest.days * SPEED_TIME_FACTOR and p.rent is not None]
+    late = max(fastest.days * SPEED_TIME_FACTOR, fastest.days + SPEED_WAIT_HOURS / 24)
+    within = [p for p in timed if p.days <= late and p.rent is not None]
     cheap = min(within, key=lambda p: (p.rent, p.days))
     if lead.rent > SPEED_COST_RATIO * cheap.rent:
         lead = cheap
@@ -1393,8 +1398,9 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
 
 
 def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, key) -> list[Plan]:
-    """Up to five plans that differ in ways a user weighs: cheaper but slower, other GPU
-    types and generations, consumer cards, fewer nodes (LoRA is added by the caller)."""
+    """Up to five plans that differ in ways a user weighs: cheaper but slower (faster but dearer
+    where speed was asked for), other GPU types and generations, consumer cards, fewer nodes (LoRA
+    is added by the caller)."""
     if best is None:
         return []
     out: list[Plan] = []
@@ -1433,6 +1439,14 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
     cost = best.spend(req)
     cheaper = [p for p in slower if cost is None or (p.spend(req) is not None and p.spend(req) < cost)]
     add(cheaper[0] if cheaper else None, "cheaper_slower")
+    if req.speed_first:
+        # asked `asap` and led by a plan that finishes later for a fraction of the rent
+        # (`_fast_enough_first`): the cheapest as fast as the fastest, whatever it costs, so the
+        # team can still pay for speed
+        sooner = [p for p in plans if p.costs.known and p.rent and p.days and best.days and p.days < best.days]
+        fastest = min(sooner, key=lambda p: p.days) if sooner else None
+        if fastest is not None and not _as_fast(best, fastest):
+            add(min((p for p in sooner if _as_fast(p, fastest)), key=lambda p: p.rent), "faster_dearer")
     if best.estimate.layout.offload != "none":
         # a plan that fits only by streaming states from host memory runs at a fraction of the
         # GPUs' speed: the count that holds them on the GPUs is what a buyer weighs it against
