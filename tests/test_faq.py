@@ -1131,6 +1131,15 @@ def test_concepts_set_n_found_no_answer_for_are_answered(question, topic, fact):
     assert got.confident and got.topic == topic and fact in got.answer, (got.topic, got.confident)
 
 
+@pytest.mark.parametrize("question", ["what is MoE?", "What is MoE", "MoE是什么", "什么是MoE？", "MoE是什么意思"])
+def test_what_moe_is_is_the_topic_that_defines_it_not_why_moe_runs_slowly(question):
+    # "what is MoE" had been unsure, leading with why MoE fine-tuning is slow on Hugging Face stacks
+    got = faq.answer(question)
+    assert got.confident and got.topic == "expert_parallelism", (got.topic, got.confident)
+    assert re.search(r"671B|46\.7B", got.answer)
+    assert faq.answer("why is our MoE fine-tune so slow?").topic == "moe_finetune_speed"
+
+
 def test_the_words_of_an_idiom_count_less_than_its_meaning():
     # "falling over" is a node failing: its "fall" had led to the price-trend topic ("are prices falling?")
     terms = faq._query_terms("one of the nodes keeps falling over")
