@@ -75,6 +75,10 @@ def test_the_vendor_is_what_the_quote_leaves_once_gpus_price_and_term_are_read()
         # the small words around the term taken out ("on a by lambda" had been recorded)
         ("we were quoted $2.5/hr for H100 on a 6 month term by lambda", "lambda"),
         ("H100 $2.1/hr from The Cloud Co", "The Cloud Co"),
+        # what the offer is: a cluster, servers, bare metal ("cluster coreweave" had been recorded)
+        ("H100 8x cluster $2.1/hr 1 year term coreweave", "coreweave"),
+        ("64 H200 bare-metal cluster at $2.3/hr from nebius", "nebius"),
+        ("8卡H800整机 集群 每月9万 某IDC", "某IDC"),
     ],
 )
 def test_how_an_offer_came_is_no_part_of_the_vendors_name(text, vendor):

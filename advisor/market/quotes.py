@@ -434,8 +434,11 @@ def _parse_quote(text: str, lang: str) -> Quote:
             rest,
         )
     )
-    # (nor the small words left around what was taken out: "on a 6 month term by lambda" is lambda's)
+    # (nor the small words left around what was taken out: "on a 6 month term by lambda" is lambda's,
+    # nor what the offer is: "H100 8x cluster $2.1/hr ... coreweave" is coreweave's, not "cluster coreweave")
     fillers = ("per", "gpu", "每卡", "for", "from", "with", "on", "a", "an", "by", "at", "via", "of", "in")
+    fillers += ("cluster", "clusters", "server", "servers", "node", "nodes", "machine", "machines", "box", "boxes")
+    fillers += ("instance", "instances", "baremetal", "bare-metal", "集群", "整机", "服务器", "裸金属")
     words = [w for w in re.split(r"[\s,，;；、:：]+", rest) if w and w not in fillers]
     vendor = " ".join(_as_written(w, text) for w in words)
     return Quote(
