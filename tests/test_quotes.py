@@ -469,7 +469,14 @@ def test_a_quote_above_market_records_that_are_themselves_below_owning_is_not_ca
     data = json.loads(cli("quote", "910B 8卡 4万/台·月 至少签一年", "--json").stdout)
     assert data["market_ratio"] > 1.3 and data["owning_per_month"] > data["monthly_total"]
     assert "market_below_owning" in data["signs"] and "above_market" not in data["signs"]
-    assert data["verdict"] == "suspicious"
+    # nor "too cheap to be true" while dearer than most offers on record (it had been): below owning,
+    # as they all are
+    assert data["verdict"] == "below_owning_market" and "below_owning" in data["signs"]
+    out = cli("quote", "910B 8卡 4万/台·月 至少签一年").stdout
+    assert "谈不上便宜" in out and "便宜得不真实" not in out
+    # under the median of a market below owning, it is still too cheap to be true
+    low = json.loads(cli("quote", "910B 8卡 每月1万", "--json").stdout)
+    assert low["market_ratio"] < 1 and low["verdict"] == "suspicious"
     # a dear quote against a sound market is still called so
     dear = json.loads(cli("quote", "8xH800 ¥150000/month vendorX", "--json").stdout)
     assert dear["verdict"] == "expensive" and "market_below_owning" not in dear["signs"]

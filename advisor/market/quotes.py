@@ -116,7 +116,8 @@ class QuoteJudgement(BaseModel):
     owning_per_month: float | None
     owning: Owning | None = None
     # "fair" | "cheap" | "expensive" | "suspicious" | "unknown"; where the like offers on record are
-    # themselves below owning, "above_owning" | "near_owning" (judged against owning instead)
+    # themselves below owning, "above_owning" | "near_owning" (judged against owning instead), or
+    # "below_owning_market" (below owning, as they are, at or above their median)
     verdict: str
     # under UNRECORDED_BELOW_OWNING of owning the same GPUs: judged, never recorded to price plans
     unrecorded: bool = False
@@ -784,6 +785,10 @@ def judge(q: Quote, book: PriceBook, job_days: float | None = None) -> QuoteJudg
     elif ratio is not None and ratio < CHEAP_BELOW_MARKET and verdict != "suspicious":
         signs.append("below_market")
         verdict = "cheap"
+    if verdict == "suspicious" and market_low and ratio is not None and ratio >= 1:
+        # below owning the servers, as every like offer on record is, and dearer than most of them: no
+        # bargain "too cheap to be true" (a 910B server at ¥32k a month, 2.3x the median, had been)
+        verdict = "below_owning_market"
     if q.term_months and q.term_months >= 12:
         signs.append("long_term")
     deposit = q.deposit_months * monthly_total if q.deposit_months else None
