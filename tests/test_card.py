@@ -382,6 +382,28 @@ def test_a_lease_the_job_hardly_uses_beside_a_far_cheaper_plan_is_not_headed_gre
     assert card(advise("7b lora 20GB 3d", "en", book=book))["blocks"][0]["text"]["text"].startswith("✅")
 
 
+def test_an_asap_card_led_by_a_slower_plan_says_how_much_later_and_shows_the_faster_one(book):
+    # "✅ As fast as it goes, for the least" had headed 8 H800 in 8 hours beside 24 in 2.5 hours
+    from advisor.planning.advice import advise
+    from bot.blocks import card
+
+    for text, lang in (
+        ("We need to fine-tune Qwen3-32B on 500k instruction samples asap", "en"),
+        ("qwen3-32b 全量微调 50万条 尽快", "zh"),
+    ):
+        result = advise(text, lang, book=book)
+        faster = next(a for a in result.result.alternatives if a.label == "faster_dearer")
+        msg = card(result)
+        head = msg["blocks"][0]["text"]["text"]
+        share = f"{result.plan.rent / faster.rent * 100:.1f}%"
+        assert share in head and ("after the fastest plan" in head if lang == "en" else "比最快方案晚" in head), head
+        fields = [f["text"] for b in msg["blocks"] for f in b.get("fields", [])]
+        best = next(f for f in fields if f.startswith(("*Best alternative*", "*最佳备选*")))
+        assert f"{faster.estimate.layout.gpu_count} × {faster.gpu}" in best, best
+    plain = card(advise("7B lora 10k samples ASAP", "en", book=book))["blocks"][0]["text"]["text"]
+    assert plain == "✅ As fast as it goes, for the least"
+
+
 def test_a_what_if_that_misses_the_deadline_says_so_first_in_bold(book):
     """'can we do it with 128 GPUs?' had answered in the seventh grey line under the numbers (the
     plan was on more; since the 910C was catalogued it is on 112, so fewer are asked)."""
