@@ -3675,6 +3675,8 @@ def test_growing_later_with_no_count_is_the_topic_on_the_plans_servers(summary, 
         ("LoRA那个方案呢", "lora"),
         # a choice announced (it had been taken for the team talking, and left silent)
         ("let's go with the LoRA one", "lora"),
+        # its label's comma is no end of the choice (it had read "cheaper" chosen, then "slower one")
+        ("let's go with the cheaper, slower one", "cheaper_slower"),
     ],
 )
 def test_an_alternative_picked_is_the_plan_on_it(summary, book, question, label):
@@ -3689,6 +3691,17 @@ def test_an_alternative_picked_is_the_plan_on_it(summary, book, question, label)
     assert f"{alt.estimate.layout.gpu_count} x {alt.gpu}" in reply.text.replace("×", "x")
     if alt.rent:
         assert money(alt.rent, alt.costs.currency) in reply.text
+
+
+def test_the_faster_dearer_alternative_of_an_asap_plan_is_picked_by_its_label(book):
+    text = "We need to fine-tune Qwen3-32B on 500k instruction samples asap"
+    first = advise(text, book=book)
+    faster = next(a for a in first.result.alternatives if a.label == "faster_dearer")
+    for message in ("let's go with the faster, dearer one", "选更快更贵的那个"):
+        reply = follow_up(text, plan_context(first), message, book=book)
+        assert (
+            reply.kind == "whatif" and reply.advice.plan.estimate.layout.gpu_count == faster.estimate.layout.gpu_count
+        )
 
 
 def test_a_change_that_names_an_alternatives_words_stays_a_what_if(summary, book):

@@ -2465,7 +2465,9 @@ def follow_up(
     message = re.sub(
         r"^\W*那?\s*(?:最少|最短|至少)\s*(?:要|需要|得)?\s*(?:几天|多少天|多久|多长时间)", "最快多久能训完", message
     )
-    chosen = CHOSEN_THEN.match(message)
+    # ("let's go with the cheaper, slower one" names an alternative by its label, comma and all: no
+    # choice then a question, which had read "cheaper" chosen and asked "slower one")
+    chosen = None if ALTERNATIVE_NAMED.search(message) else CHOSEN_THEN.match(message)
     if chosen and not summary.get("compared"):
         # the plan's own GPU (or no GPU) chosen: the question alone; another GPU is a change, read below
         named = _gpus_named(chosen["choice"])
