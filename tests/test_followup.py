@@ -3704,6 +3704,18 @@ def test_the_faster_dearer_alternative_of_an_asap_plan_is_picked_by_its_label(bo
         )
 
 
+@pytest.mark.parametrize(
+    "message", ["go with the H20 one, how long?", "ok let's take the H20 option, what's the cost?"]
+)
+def test_another_gpu_chosen_then_a_question_is_the_plan_on_that_gpu(book, message):
+    # a choice and a question in one message had not been understood
+    text = "We need to fine-tune Qwen3-32B on 500k instruction samples asap"
+    first = advise(text, book=book)
+    reply = follow_up(text, plan_context(first), message, book=book)
+    assert reply.kind == "whatif" and reply.advice.plan.gpu == "H20-96GB"
+    assert "could not tell" not in reply.text
+
+
 def test_a_change_that_names_an_alternatives_words_stays_a_what_if(summary, book):
     """ "lora on one server" is that change, not the LoRA alternative; "why this plan?" no alternative."""
     reply = follow_up(REQUEST, summary, "what if lora on one server?", book=book)

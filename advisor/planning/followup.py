@@ -2473,6 +2473,10 @@ def follow_up(
         named = _gpus_named(chosen["choice"])
         if not named or summary.get("gpu") in named:
             message = chosen["rest"]
+        elif not _gpus_named(chosen["rest"]):
+            # another GPU chosen, then a question ("go with the H20 one, how long?"): the plan on it,
+            # whose numbers answer it (it had not been understood)
+            message = f"go with the {chosen['choice']} one"
     silent = FollowUp(kind="silent", lang=reply_lang, text="")
     if not message or (CHATTER.match(message) and not _picks_another(message, summary)) or _team_talk(message):
         return silent
