@@ -191,7 +191,8 @@ MOE_A2A_EXPOSED = 0.5
 # at one micro-batch of 12 sequences and 560 ms at five (karpathy/nanoGPT issue #110, 2023-02),
 # so about 30 ms a step beyond its micro-batches: 0.015 s x ln 8. Across servers no source read
 # measures it: fitted with the framework factor on all calibration rows, the in-server term held
-# at that (bench/fit.py, 2026-12-07: 0.08 s gives throughput 9% and time 16% median). One term
+# at that (bench/fit.py, 2026-12-07: its grid is flat from 0.08 to 0.10 s; 0.08 s gives throughput
+# 9% and time 16% median in bench/accuracy.py's calibration summary). One term
 # over all GPUs (0.06 s x ln GPUs, fitted the same way on 2026-12-01) had charged one 8-GPU
 # server 0.125 s a step: GPT-2 124M on 8 H100 at half a million tokens a step came out at 21%
 # MFU and 1.4 hours for 10B tokens, where llm.c ran it in 45 minutes (KellerJordan/modded-nanogpt
