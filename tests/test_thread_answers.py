@@ -383,3 +383,12 @@ def test_a_use_asked_leads_the_slack_reply_too(book):
     reply = follow_up(text, summary, "what if we only use them 50%?", book=book)
     message = blocks.explain(reply)
     assert message["blocks"][0]["text"]["text"].startswith("At 50% use, owning these GPUs pays back")
+
+
+def test_already_the_cheapest_is_one_sentence_in_chinese_without_an_english_space(book):
+    # "已是满足要求的最便宜方案： 给两倍时间" had kept the space that joins the English sentences
+    text, summary = _thread(book, "我们要微调Qwen2.5-72B，10万条对话数据，两周内完成，预算50万")
+    reply = follow_up(text, summary, "能再便宜点吗", "zh", book=book)
+    assert reply.kind == "unchanged" and "最便宜方案：给两倍时间" in reply.text, reply.text[:120]
+    english = follow_up(text, summary, "cheaper?", "en", book=book)
+    assert "meets the request: with twice the time" in english.text
