@@ -153,6 +153,12 @@ def new_plan_button(lang: str) -> dict:
 
 
 # -- the card ------------------------------------------------------------------------------------
+def _faster_dearer(result):
+    """The faster plan an `asap` request gave up for its rent (planner._fast_enough_first), or None."""
+    alts = result.result.alternatives if result.result else []
+    return next((a for a in alts if a is not None and a.label == "faster_dearer"), None)
+
+
 def _best_alternative(result):
     """The alternative worth a field: the one-server plan when the planner leads with it (issue 21),
     the faster plan an `asap` request gave up for its rent, else the cheapest that meets the
@@ -160,9 +166,9 @@ def _best_alternative(result):
     alts = [a for a in (result.result.alternatives if result.result else []) if a is not None]
     if alts and alts[0].label == "one_server":
         return alts[0]
-    faster = [a for a in alts if a.label == "faster_dearer"]
-    if faster:
-        return faster[0]
+    faster = _faster_dearer(result)
+    if faster is not None:
+        return faster
     meeting = [a for a in alts if a.meets_deadline and a.rent is not None]
     if meeting:
         return min(meeting, key=lambda a: a.rent)
@@ -235,7 +241,7 @@ def status(result) -> tuple[str, dict]:
     if r.speed_first:  # `asap`: the cheapest of the plans as fast as the fastest
         # or, where that costs over ten times more, a plan a little later (planner._fast_enough_first):
         # not "as fast as it goes" beside a faster alternative
-        faster = next((a for a in result.result.alternatives if a is not None and a.label == "faster_dearer"), None)
+        faster = _faster_dearer(result)
         if faster is not None and faster.rent and p.rent and e.days and faster.days:
             return "fast_enough", {"later": days_text(e.days - faster.days, lang), "share": p.rent / faster.rent}
         return "fastest", {}

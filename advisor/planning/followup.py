@@ -4346,9 +4346,15 @@ def _faster_within_budget(
         within = _whatif(request_text, summary, request, changed, lang, book, implied_deadline=True)
         line = render("followup.txt.j2", lang, kind="faster_budget", budget=budget, cur=cur, beyond=beyond)
         return within.model_copy(update={"text": f"{within.text.rstrip()}\n{line.strip()}"})
-    named = bool(original.gpu and "gpu" in original.user_set)  # the fastest on the GPU asked for, not of all
     text = render(
-        "followup.txt.j2", lang, kind="fastest_in_budget", budget=budget, cur=cur, beyond=beyond, s=summary, named=named
+        "followup.txt.j2",
+        lang,
+        kind="fastest_in_budget",
+        budget=budget,
+        cur=cur,
+        beyond=beyond,
+        s=summary,
+        named=_names_a_gpu(original),  # the fastest on the GPU asked for, not of all
     )
     return FollowUp(kind="unchanged", lang=lang, advice=reply.advice, text=text)
 
