@@ -1,6 +1,7 @@
 """Open requests: the planner chooses the hardware, sizes the servers and prices the plan."""
 
 import json
+import math
 import sqlite3
 
 import pytest
@@ -268,6 +269,36 @@ def test_asap_does_not_pay_hundreds_of_times_the_rent_to_finish_the_same_day_ins
     # led by a plan as fast as the fastest, no faster one is offered
     quick = _ask(cli, "7B lora 10k samples ASAP")
     assert "faster_dearer" not in [a["why"] for a in quick["alternatives"]]
+
+
+def test_asap_waits_longer_only_for_orders_of_magnitude_more_saved(cli):
+    # 32 H800 on a month's lease, ¥277,773, had led to finish in 8.4 hours where one server by the
+    # hour takes 1.3 days (3.7 times as long, 23 hours later) for ¥2,225: two orders of magnitude
+    from advisor.planning import planner
+
+    text = "train llama-3.2-1b from scratch on 50B tokens asap"
+    data = _ask(cli, text)
+    days, rent = data["training"]["days"], data["cost"]["rent_total"]
+    faster = [a for a in data["alternatives"] if a["why"] == "faster_dearer"][0]
+    assert data["plan"]["nodes"] == 1 and days > 2 * faster["days"] and days > faster["days"] + 0.5
+    waits = min(math.log2(days / faster["days"]), (days - faster["days"]) * 24 / planner.SPEED_WAIT_HOURS)
+    assert faster["cost"] > planner.SPEED_COST_RATIO**waits * rent
+    # and no further: four servers by the same hour's rent are not worth another doubling
+    slower = [a for a in data["alternatives"] if a["why"] == "cheaper_slower"]
+    assert all(a["cost"] > rent / planner.SPEED_COST_RATIO for a in slower)
+
+
+def test_asap_off_a_doubted_rent_takes_the_cheapest_sound_plan_as_fast_not_the_fastest(cli):
+    # Ascend 910B's doubted ¥56,402 (two hours) had given way to 64 H200 on a month's lease,
+    # ¥1,080,002 (18 times it), for 16 minutes, where 24 A100 take 2.1 hours for ¥104,252
+    data = _ask(cli, "deepseek-v3 lora 100k samples asap")
+    tie = [w["params"] for w in data["warning_codes"] if w["code"] == "tie_doubted_rent"]
+    assert tie and tie[0]["other"] == "Ascend-910B-64GB" and tie[0]["more"] < 1
+    days, rent = data["training"]["days"], data["cost"]["rent_total"]
+    sooner = [a for a in data["alternatives"] if a["days"] < days]
+    assert sooner and all(a["cost"] > rent for a in sooner)
+    # the faster, dearer plan offered beside an asap lead is never the doubted one
+    assert all(a["gpu"] != "Ascend-910B-64GB" for a in data["alternatives"] if a["why"] == "faster_dearer")
 
 
 def test_one_server_only_keeps_every_plan_inside_one_server(cli):

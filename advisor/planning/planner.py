@@ -556,13 +556,15 @@ def _access(req: TrainingRequest, gpu: str) -> tuple[int, int]:
 # to save minutes on a ¥2 job.
 SPEED_SLACK = 0.1
 SPEED_SLACK_HOURS = 2.0
-# Nor at a price out of all proportion: where the cheapest plan as fast as the fastest costs over
-# SPEED_COST_RATIO times a plan at most SPEED_TIME_FACTOR times as slow, or at most
-# SPEED_WAIT_HOURS later, that plan leads (assumed: an order of magnitude for at most double the
-# time, or for a job that is ready the next morning instead of this evening; `70b full finetune 2B
-# tokens ASAP usd` had been 32 B200 on a 12-month lease, $1.19M, to finish in 7 hours where 40 H100
-# take 12 for $2,256, and `fine-tune Qwen3-32B on 500k samples asap` 24 H800 on a month's lease,
-# ¥208,585, for 2.5 hours where one server takes 8 hours for ¥577).
+# Nor at a price out of all proportion: a slower plan leads where it saves an order of magnitude
+# (SPEED_COST_RATIO) for each doubling of the time (SPEED_TIME_FACTOR) or each half day of waiting
+# (SPEED_WAIT_HOURS), whichever of the two counts fewer, and at least one order for any wait
+# (assumed: ten times the rent buys at most double the time or a night's wait, a hundred times
+# four times or a day; `70b full finetune 2B tokens ASAP usd` had been 32 B200 on a 12-month
+# lease, $1.19M, to finish in 7 hours where 40 H100 take 12 for $2,256; `fine-tune Qwen3-32B on
+# 500k samples asap` 24 H800 on a month's lease, ¥208,585, for 2.5 hours where one server takes 8
+# hours for ¥577; `train llama-3.2-1b from scratch on 50B tokens asap` 32 H800 on a month's lease,
+# ¥277,773, for 8.4 hours where one server takes 1.3 days for ¥2,225).
 SPEED_COST_RATIO = 10
 SPEED_TIME_FACTOR = 2
 SPEED_WAIT_HOURS = 12.0
@@ -575,9 +577,17 @@ def _as_fast(p: Plan, fastest: Plan) -> bool:
     return p.days <= max(fastest.days * (1 + SPEED_SLACK), fastest.days + SPEED_SLACK_HOURS / 24)
 
 
+def _worth_the_wait(p: Plan, fastest: Plan, lead: Plan) -> bool:
+    """`p` saves enough of `lead`'s rent for the time it gives up on `fastest`: an order of
+    magnitude per doubling or half day of waiting (SPEED_COST_RATIO), at least one."""
+    doublings = math.log(p.days / fastest.days, SPEED_TIME_FACTOR)
+    half_days = (p.days - fastest.days) * 24 / SPEED_WAIT_HOURS
+    return lead.rent > SPEED_COST_RATIO ** max(1.0, min(doublings, half_days)) * p.rent
+
+
 def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     """`ranked` fastest first, with the cheapest plan as fast as the fastest (SPEED_SLACK) moved
-    to the front."""
+    to the front, or the cheapest worth waiting for (SPEED_COST_RATIO)."""
     timed = [p for p in ranked if p.days is not None]
     if not timed:
         return ranked
@@ -586,11 +596,9 @@ def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     if not near:
         return ranked
     lead = min(near, key=lambda p: (p.rent, p.days))
-    late = max(fastest.days * SPEED_TIME_FACTOR, fastest.days + SPEED_WAIT_HOURS / 24)
-    within = [p for p in timed if p.days <= late and p.rent is not None]
-    cheap = min(within, key=lambda p: (p.rent, p.days))
-    if lead.rent > SPEED_COST_RATIO * cheap.rent:
-        lead = cheap
+    worth = [p for p in timed if p.rent is not None and _worth_the_wait(p, fastest, lead)]
+    if worth:
+        lead = min(worth, key=lambda p: (p.rent, p.days))
     return [lead] + [p for p in ranked if p is not lead]
 
 
@@ -674,7 +682,11 @@ def _doubted_rent_gives_way(
     ]
     if not sound:
         return best, tie
-    lead = sound[0]  # ranked: the first is the best of them by the request's own order
+    # ranked: the first is the best of them by the request's own order; asked for speed first, the
+    # cheapest as fast as `best`, as `_fast_enough_first` chose it (the first had been the fastest:
+    # `deepseek-v3 lora 100k samples asap` gave Ascend 910B's doubted ¥56,402 way to 64 H200 at
+    # ¥1,080,002, 16 minutes against two hours, where 24 A100 take 2.1 hours for ¥104,252)
+    lead = min(sound, key=lambda p: (_weighed_rent(req, p), p.days)) if req.speed_first else sound[0]
     return lead, {
         "kind": "doubted_rent",
         "gpu": lead.gpu,
@@ -1443,7 +1455,11 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
         # asked `asap` and led by a plan that finishes later for a fraction of the rent
         # (`_fast_enough_first`): the cheapest as fast as the fastest, whatever it costs, so the
         # team can still pay for speed
-        sooner = [p for p in plans if p.costs.known and p.rent and p.days and best.days and p.days < best.days]
+        sooner = [
+            p
+            for p in plans
+            if p.costs.known and p.rent and p.days and best.days and p.days < best.days and not _doubted(req, p)
+        ]
         fastest = min(sooner, key=lambda p: p.days) if sooner else None
         if fastest is not None and not _as_fast(best, fastest):
             add(min((p for p in sooner if _as_fast(p, fastest)), key=lambda p: p.rent), "faster_dearer")
