@@ -332,6 +332,19 @@ def test_a_lora_alternative_saves_money_or_time(cli):
             assert alt["cost"] < data["cost"]["rent_total"] or alt["days"] < data["training"]["days"], text
 
 
+def test_the_lora_alternative_is_the_cheapest_lora_plan_not_tied_to_the_full_plans_gpu(cli):
+    # the full fine-tune offloads to host memory only month-leased servers hold (8 A100, ¥25,029):
+    # LoRA had been offered on those 8 A100 for the same month's lease, where it rents by the hour
+    data = _ask(cli, "fine-tune gpt-oss-120b on 50k samples")
+    lora = [a for a in data["alternatives"] if a["why"] == "lora"]
+    assert lora and lora[0]["cost"] < data["cost"]["rent_total"] / 100
+    lone = _ask(cli, "fine-tune gpt-oss-120b on 50k samples lora")
+    assert (lone["plan"]["gpu"], lone["cost"]["rent_total"]) == (lora[0]["gpu"], lora[0]["cost"])
+    # a GPU the team names holds for the LoRA plan too
+    named = _ask(cli, "fine-tune gpt-oss-120b on 50k samples on a100")
+    assert [a["gpu"] for a in named["alternatives"] if a["why"] == "lora"] == ["A100-SXM4-80GB"]
+
+
 def test_a_team_with_its_own_gpus_gets_time_not_a_rent_decision(cli):
     text = "70B lora 50k samples, we own 16 A100 already"
     out = cli("ask", text).stdout

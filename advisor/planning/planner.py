@@ -1227,9 +1227,13 @@ def _cheaper(a: Plan, b: Plan) -> bool:
 
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
-    """The same job as LoRA on the best plan's GPU type: far less memory, often fewer GPUs."""
+    """The same job as LoRA on the GPU type asked for, or the planner's choice: far less memory,
+    often fewer GPUs. Not tied to the best plan's type where none was asked for: a full fine-tune
+    that offloads to host memory may rent only by the month where LoRA rents by the hour
+    (`fine-tune gpt-oss-120b on 50k samples` had offered LoRA on its 8 A100, ¥25,000 for a month's
+    lease, where 8 H800 by the hour run it for a few hundred)."""
     lora = req.model_copy(
-        update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": best.gpu, "gpu_count": None}
+        update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": req.gpu, "gpu_count": None}
     )
     found = search(lora, m, book, alternatives=False).best
     if found is None or not found.costs.known:
