@@ -802,6 +802,39 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
     assert first["text"]["text"].startswith("8 张卡租 12 个月：")
 
 
+def _worked(out: dict, gpus: int, months: int) -> tuple[float | None, float | None]:
+    """The lease and the hours around the clock a price answer's first line works out, from the
+    offers on record it names (each found by its price and date), checked against their terms:
+    a lease signable on the months asked, priced server by server where one order takes fewer
+    GPUs, its term said to be assumed where no source states it; hours only from an offer that
+    takes every GPU in one order."""
+    first = out["answer"].splitlines()[0]
+    offers = [o for g in out["prices"] for o in g["offers"] if not o["indicative"]]
+
+    def named(o, unit):
+        return f"{money(o['price'], o['currency'])}{unit}" in first and o["as_of"] in first
+
+    lease = hour = None
+    for o in offers:
+        if o["kind"] == "rent_month" and named(o, ""):
+            assert o["min_term_months"] <= months, o  # a 12-month lease is no price for 3 months
+            assert ("server by server" in first or "逐台" in first) is (o["max_gpus"] < gpus)
+            assert ("term assumed" in first or "租期为假设" in first) is (o["min_term_months"] == 0)
+            lease = o["price"] * gpus * months
+        if o["kind"] == "rent_hour" and named(o, ""):
+            if "hourly lists at 30% off" in first or "按小时价下浮 30%" in first:
+                lease = o["price"] * rent.HOURS_PER_MONTH * (1 - rent.RESERVED_DISCOUNT) * gpus * months
+            assert o["max_gpus"] >= gpus, o  # instances of 8 do not rent 64 GPUs by the hour
+            hour = o["price"] * rent.HOURS_PER_MONTH * gpus * months
+    # (the hours as the offer bills them: whole days where it bills by the day)
+    amounts = [float(x.replace(",", "")) for x in re.findall(r"[$¥]([\d,]+(?:\.\d+)?)", first)]
+    for total in (lease, hour):
+        assert total is None or any(abs(a - total) <= 0.01 * total for a in amounts), (total, first)
+    if hour is None and gpus > 8:
+        assert f"takes {gpus} GPUs in one order" in first or f"一单能租到 {gpus} 张卡" in first
+    return lease, hour
+
+
 @pytest.mark.parametrize(
     "question,gpus,months",
     [
@@ -815,15 +848,19 @@ def test_a_count_and_a_term_asked_of_a_gpus_price_are_worked_out(cli, book):
         # no price word: GPUs counted for a term in words are the price asked (the price-trend topic before)
         ("8x H100 for a year?", 8, 12),
         ("8张H100用半年多少钱", 8, 6),
+        # months in Chinese numerals far from 租 (the offers had been listed alone), priced on a lease
+        # the term and the count can sign: the cheapest listed, a 12-month lease of up to 16 GPUs, and
+        # instances of up to 8 by the hour had priced it
+        ("租 64 张 H800 三个月多少钱", 64, 3),
+        ("how much to rent 64 H800 for 3 months?", 64, 3),
     ],
 )
-def test_gpus_and_servers_counted_for_a_term_are_worked_out_at_the_cheapest_lease(cli, question, gpus, months):
+def test_gpus_and_servers_counted_for_a_term_are_worked_out_on_a_lease_that_delivers_them(cli, question, gpus, months):
     out = json.loads(cli("faq", question, "--json").stdout)
     assert out["topic"] == "prices"
-    lease = next(o for g in out["prices"] for o in g["offers"] if o["kind"] == "rent_month" and not o["indicative"])
-    first = out["answer"].splitlines()[0]
-    assert first.startswith((f"{gpus} GPUs for {months} month", f"{gpus} 张卡租 {months} 个月"))
-    assert money(lease["price"] * gpus * months, lease["currency"]) in first
+    assert out["answer"].startswith((f"{gpus} GPUs for {months} month", f"{gpus} 张卡租 {months} 个月"))
+    lease, _ = _worked(out, gpus, months)
+    assert lease is not None
 
 
 @pytest.mark.parametrize(
@@ -902,13 +939,9 @@ def test_a_sum_asked_to_cover_gpus_for_a_term_is_set_against_the_cheaper_way(
     first = out["answer"].splitlines()[0]
     gpus, months = (32, 12) if "A800" in question else (8, 6) if "H20" in question else (64, 6)
     offers = [o for g in out["prices"] for o in g["offers"]]
-    lease = next(o for o in offers if o["kind"] == "rent_month" and not o["indicative"])
-    hour = next(o for o in offers if o["kind"] == "rent_hour" and not o["indicative"])
-    cheaper = min(
-        book.convert(lease["price"], lease["currency"], currency) * gpus * months,
-        book.convert(hour["price"], hour["currency"], currency) * gpus * months * 730,
-    )
-    assert money(cheaper, currency) in first and money(amount, currency) in first
+    # (each total is checked in the line by `_worked`)
+    cheaper = min(t for t in _worked(out, gpus, months) if t is not None)
+    assert money(amount, currency) in first
     # a sum in dollars is weighed on the global clouds' offers, one in yuan on the mainland's
     assert {o["market"] for o in offers} == {"global" if currency == "USD" else "china"}
     covers = "to spare" in first or "还剩" in first

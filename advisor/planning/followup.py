@@ -54,6 +54,7 @@ from advisor.planning.engine_inputs import model_shape
 from advisor.planning.planner import DEADLINE_SLACK
 from advisor.planning.rent import (
     DAYS_PER_MONTH,
+    GPUS_PER_SERVER,
     INSTANCE_RAM_GB_PER_GPU,
     RESERVED_DISCOUNT,
     RESERVED_DISCOUNT_HIGH,
@@ -1489,9 +1490,12 @@ CHEAPER_BETWEEN = re.compile(r"\b(?:cheaper|cheapest|less\s+expensive|better\s+(
 GPUS_COUNTED = re.compile(r"(\d+)\s*(?:卡|张|块|x(?![a-z])|×|\s*gpus?\b|\s*cards?\b|\s+(?=[a-z]+\d))", re.I)
 
 
-# A term of use in words ("8x H100 for a year?", "for half a year", "8张H100一年多少钱").
+# A term of use in words ("8x H100 for a year?", "for half a year", "8张H100一年多少钱", "租 64 张 H800
+# 三个月多少钱": months in Chinese numerals had been read only after 租 within eight characters).
 USE_A_TERM = re.compile(
-    r"\bfor\s+(?P<n>a|one|half\s+a)\s+(?P<u>year|month)\b|(?<![\d十])(?P<zn>一|半)(?:个)?(?P<zu>年|月)", re.I
+    r"\bfor\s+(?P<n>a|one|half\s+a)\s+(?P<u>year|month)\b"
+    r"|(?<![一二两三四五六七八九十])(?P<zn>[一二两三四五六七八九十]+|半)(?P<ge>个)?(?P<zu>年|月)",
+    re.I,
 )
 
 
@@ -1502,40 +1506,69 @@ def _months_said(message: str) -> int | None:
     if months is None and (use := USE_MONTHS.search(message)):
         months = int(use[1]) * (12 if use[2].lower().startswith(("y", "年")) else 1)
     if months is None and (term := USE_A_TERM.search(message)):
-        half = (term["n"] or term["zn"]).startswith(("half", "半"))
-        months = (12 if (term["u"] or term["zu"]).lower() in ("year", "年") else 1) // (2 if half else 1) or None
+        year = (term["u"] or term["zu"]).lower() in ("year", "年")
+        if term["n"]:
+            months = (12 if year else 1) // (2 if term["n"].startswith("half") else 1) or None
+        elif year or term["ge"] or term["zn"] in ("一", "半"):  # 三月 is March, 三个月 three months
+            count = 0.5 if term["zn"] == "半" else _zh_number(term["zn"]) or 0
+            months = round(count * (12 if year else 1)) or None
     return months
 
 
 def _lease_worked(
     message: str, lang: str, groups: list[dict], book: PriceBook, budget: tuple[float, str | None] | None = None
 ) -> str:
-    """ "租一年8卡H20多少钱": that many GPUs over that term at the cheapest lease listed, and by the hour
-    around the clock at the cheapest hourly offer listed (the offers alone had been listed); with a
-    `budget` asked to cover it, what it leaves or lacks and the months it pays for; '' when the
-    message says no count and term."""
+    """ "租一年8卡H20多少钱": that many GPUs over that term, priced as a plan of them would be
+    (rent.rent_plan: an offer that takes that many GPUs in one order on that term, else the
+    servers' own leases one by one, the term stated or assumed), and by the hour around the clock
+    where an hourly offer takes them all; with a `budget` asked to cover it, what it leaves or
+    lacks and the months it pays for; '' when the message says no count and term. The cheapest
+    lease listed had been taken whatever its terms: `租64张H800三个月多少钱` was priced on a
+    12-month lease of up to 16 GPUs, and by the hour on instances of up to 8."""
     # (servers counted are their GPUs: "need a quote for 4 nodes of H100 for 3 months", "租两台8卡H800半年")
     said, counted = gpus_said(message), GPUS_COUNTED.search(message)
     months, gpus = _months_said(message), said[1] if said else int(counted[1]) if counted else 0
-    if not months or not gpus:
-        return ""
-    offers = [o for g in groups for o in g["offers"]]
     # (an index or average is no offer to take: "$1,752 per GPU-month (price index)" is not for sale)
-    lease = next((o for o in offers if o["kind"] == "rent_month" and not o["indicative"]), None)
-    hour = next((o for o in offers if o["kind"] == "rent_hour" and not o["indicative"]), None)
-    if lease is None and hour is None:
+    listed = [(g["gpu"], o["market"]) for g in groups for o in g["offers"] if o["kind"] in ("rent_month", "rent_hour")]
+    if not months or not gpus or not listed:
         return ""
+    gpu, market = listed[0]
+    cur = MARKET_CURRENCY[market]
+    servers = math.ceil(gpus / GPUS_PER_SERVER)
+    rented = rent_plan(book, gpu, market, cur, gpus, servers, months * DAYS_PER_MONTH, asked_term=months)
+    head = rented.headline
+    if head is None or head.total is None:
+        return ""
+
+    def said_as(q) -> dict:
+        return {"total": q.total, "currency": cur, "provider": q.price.provider, "as_of": q.price.as_of}
+
+    lease = None
+    if head.option == "monthly":
+        rule = head.rule or (rented.estimate_rule or {}).get("rule", "")
+        lease = said_as(head) | {
+            "price": head.per_gpu_hour * HOURS_PER_MONTH,
+            "term": head.term_months,
+            "stated": head.term_stated,
+            "rule": rule,
+            "order": head.price.max_gpus,
+            "discount": RESERVED_DISCOUNT,
+        }
+    by_hour = head if head.option == "hourly" else rented.hourly
+    hour = said_as(by_hour) | {"price": by_hour.per_gpu_hour} if by_hour and by_hour.total else None
     sum_ = None
     if budget:
-        # against the cheaper of the two ways listed, in the sum's currency (a sum with none said is in
-        # the offers' own: "80万" beside mainland offers, yuan)
-        cur = budget[1] or (lease or hour)["currency"]
-        month = min(
-            book.convert(o["price"], o["currency"], cur) * gpus * (1 if o is lease else HOURS_PER_MONTH)
-            for o in (lease, hour)
-            if o
-        )
-        sum_ = {"amount": budget[0], "currency": cur, "total": month * months, "months": int(budget[0] // month)}
+        # against the cheaper of the two, in the sum's currency (a sum with none said is in the
+        # offers' own: "80万" beside mainland offers, yuan)
+        total = min(q["total"] for q in (lease, hour) if q)
+        amount_cur = budget[1] or cur
+        total = book.convert(total, cur, amount_cur)
+        sum_ = {
+            "amount": budget[0],
+            "currency": amount_cur,
+            "total": total,
+            "months": int(budget[0] // (total / months)),
+        }
     return render(
         "slack/value.j2",
         lang,
@@ -1544,8 +1577,8 @@ def _lease_worked(
         months=months,
         lease=lease,
         hour=hour,
-        hours=HOURS_PER_MONTH,
         sum=sum_,
+        wide=gpus > GPUS_PER_SERVER,
     )
 
 
