@@ -1260,7 +1260,7 @@ def test_a_rent_no_offer_delivers_gives_way_to_one_an_offer_does_within_a_quarte
     assert other.costs.rent_extrapolated and other.rent < best.rent <= other.rent * (1 + planner.STURDY_SHARE)
     assert "an estimate no vendor has offered" in render_text(result)
     # where no offer delivers any plan, the cheapest estimate still leads
-    big = advise("405B pretrain 15T tokens 90d usd", book=book)
+    big = advise("405B pretrain 15T tokens 120d usd", book=book)
     assert big.plan.costs.rent_extrapolated and "tie_sturdier" not in {w.code for w in big.warnings}
     # whole servers leased one by one (China's usual offer) reserve them: 32 H800 so estimated lead
     china = advise("我们想用72B做全参微调，数据大概100GB，两周内，预算200万", book=book)

@@ -64,3 +64,25 @@ def test_a_deadline_the_slower_end_misses_is_said(cli):
 def test_a_cuda_plan_says_nothing_of_rocm(cli):
     answer = _ask(cli, "16B-A3B pretrain 500B tokens fp8 on H100 30d usd")
     assert "rocm_measured" not in [w["code"] for w in answer["warning_codes"]]
+
+
+def test_an_amd_plan_that_meets_the_deadline_only_on_paper_does_not_lead(cli):
+    # 32 MI300X in 59 of 60 days had led, its own warning saying 78-94 days as measured
+    text = "pretrain a 7B on 2T tokens in 60 days usd"
+    answer = _ask(cli, text)
+    deadline = answer["request"]["deadline_days"]
+    plan_gpu = catalog.get_gpu(answer["plan"]["gpu"])
+    assert plan_gpu.vendor != "AMD" or answer["training"]["days"] * GAP["low"] <= deadline
+    late = next(w["params"] for w in answer["warning_codes"] if w["code"] == "tie_rocm_late")
+    assert late["other"] == "MI300X-192GB" and late["other_cost"] < answer["cost"]["rent_total"]
+    assert late["other_days"] <= deadline < late["days_low"] == pytest.approx(late["other_days"] * GAP["low"])
+    out = cli("ask", text).stdout
+    assert "past the deadline either way" in out and "past your 60-day deadline either way" not in out
+    # where it is the only plan that meets the deadline on paper, it still leads, its warning saying so
+    fixed = cli("ask", "pretrain a 7B on 2T tokens in 60 days on 32xMI300X usd").stdout
+    assert fixed.startswith("32 x MI300X-192GB") and "past your 60-day deadline either way" in fixed
+
+
+def test_without_a_deadline_nothing_is_late(cli):
+    answer = _ask(cli, "pretrain a 7B on 2T tokens usd")
+    assert "tie_rocm_late" not in [w["code"] for w in answer["warning_codes"]]

@@ -129,7 +129,7 @@ def shown_framework(framework: str, gpu: str, tp: int = 1, pp: int = 1, peft: bo
 
 
 # The warnings that say why the plan is not the cheapest one found (Advice.tie).
-TIE_CODES = ("tie_faster", "tie_sturdier", "tie_access", "tie_doubted_rent")
+TIE_CODES = ("tie_faster", "tie_sturdier", "tie_access", "tie_doubted_rent", "tie_rocm_late")
 
 
 class Advice(BaseModel):
@@ -457,6 +457,8 @@ def _warnings(req: TrainingRequest, result: PlanResult) -> list[Note]:
         )
     if result.sturdier:
         out.append(_note("warning", "tie_sturdier", **result.sturdier))
+    if result.rocm_late:
+        out.append(_note("warning", "tie_rocm_late", **result.rocm_late))
     if result.tie and result.tie.get("kind") == "doubted_rent":
         out.append(_note("warning", "tie_doubted_rent", **{k: v for k, v in result.tie.items() if k != "kind"}))
     elif result.tie and result.tie.get("kind") == "faster":

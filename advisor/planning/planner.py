@@ -215,6 +215,9 @@ class PlanResult(BaseModel):
     tie: dict | None = None  # a tie broken toward the part easier to get: {gpu, other, codes}
     # a fragile plan that gave way to a sturdier one (`_sturdier_gives_way`): what was weighed
     sturdier: dict | None = None
+    # the cheaper AMD plan that meets the deadline only at its kernels' estimate, not at ROCm's
+    # measured speed, and so does not lead: {gpu, count, days, cost, days_low, days_high, ...}
+    rocm_late: dict | None = None
     nearest_priced: Plan | None = None  # when the best plan has no rent on record: the nearest that has
     # `pay as you go` with no hourly offer that delivers the plan: the largest hourly order on
     # record in the market {gpus, gpu}, and nearest_priced is the plan leased by the month instead
@@ -396,6 +399,14 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         # within the budget only on a rent the answer doubts: no plan meets both (the doubted one
         # stays an alternative, and `_doubted_rent_gives_way` names it)
         feasible = []
+    # an AMD plan that misses the deadline at every speed end-to-end training has measured on ROCm
+    # meets it only on paper: it leads only where no other plan meets it (`pretrain a 7B on 2T
+    # tokens in 60 days usd` had led with 32 MI300X in 59 days, 78-94 as its own warning said)
+    on_paper = [p for p in feasible if _late_as_measured(req, p)]
+    if on_paper and len(on_paper) < len(feasible):
+        feasible = [p for p in feasible if p not in on_paper]
+    else:
+        on_paper = []
     key = _sort_key(req)
     conflict = None
     nearest_deadline = nearest_budget = None
@@ -429,6 +440,21 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
             best, tie = _doubted_rent_gives_way(req, on_time, best, tie)
             if conflict == "budget":
                 nearest_deadline = best  # the warning names the plan the answer leads with
+    rocm_late = None
+    if on_paper and best is not None and _spend(req, best) is not None:
+        late = min(on_paper, key=key)
+        if (_spend(req, late) or math.inf) < _spend(req, best):
+            rocm_late = {
+                "gpu": best.gpu,
+                "count": best.estimate.layout.gpu_count,
+                "cost": _spend(req, best),
+                "other": late.gpu,
+                "other_count": late.estimate.layout.gpu_count,
+                "other_days": late.days,
+                "other_cost": _spend(req, late),
+                "deadline": req.deadline_days,
+                "cur": req.currency,
+            } | _late_as_measured(req, late)
     floor = None
     if (
         budget is not None
@@ -494,6 +520,7 @@ def search(req: TrainingRequest, m: ModelShape, book: PriceBook, alternatives: b
         single_server=single,
         tie=tie,
         sturdier=sturdier,
+        rocm_late=rocm_late,
         nearest_priced=nearest_priced,
         hourly_largest=hourly_largest,
         tight=tight,
@@ -778,6 +805,18 @@ def _sturdier_gives_way(
             "cur": req.currency,
         },
     )
+
+
+def _late_as_measured(req: TrainingRequest, p: Plan) -> dict | None:
+    """The times an AMD plan takes at the gap end-to-end training measured on ROCm has shown beyond
+    the kernels' estimate (data/software.toml `rocm_training_gap`), where even the low end misses
+    the deadline; else None."""
+    if not req.deadline_days or p.days is None or catalog.get_gpu(p.gpu).vendor != "AMD":
+        return None
+    gap = catalog.software("rocm_training_gap")
+    if p.days * gap["low"] <= req.deadline_days:
+        return None
+    return {"low": gap["low"], "high": gap["high"], "days_low": p.days * gap["low"], "days_high": p.days * gap["high"]}
 
 
 def _spend(req: TrainingRequest, p: Plan) -> float | None:
@@ -1473,7 +1512,10 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
         # (kimi-k2 LoRA on 16 A100 offloading everything at 6% MFU, or 32 holding it at 22%)
         held = [p for p in priced if p.estimate.layout.offload == "none" and not _doubted(req, p)]
         add(next((p for p in held if p.gpu == best.gpu), None) or next(iter(held), None), "on_gpus")
-    others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
+    # (an AMD plan that meets the deadline only on paper, `_late_as_measured`, after those that do)
+    others = sorted(
+        [p for p in priced if p.gpu != best.gpu and p.meets_deadline], key=lambda p: bool(_late_as_measured(req, p))
+    )
     add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
     add(
         next((p for p in others if catalog.get_gpu(p.gpu).architecture != best_gpu.architecture), None),
