@@ -958,6 +958,24 @@ def test_a_family_without_its_version_or_release_stays_a_generic_size_and_says_s
     assert r.model is None and r.params_b == size and "unknown_model" in r.user_set
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "GPT" alone is the architecture's name: it had been "did you mean gpt2?"
+        "train a 350M GPT from scratch on 9B tokens on a single 4090",
+        "从零训练一个 1B 的 GPT 模型 20B token",
+        "pretrain a 1B transformer on 20B tokens",
+    ],
+)
+def test_the_architectures_generic_name_beside_a_size_is_a_dense_decoder_of_that_size(text):
+    r = parse(text)
+    assert r.model is None and r.params_b in (0.35, 1.0) and r.active_params_b == r.params_b
+    # the releases keep their names, and the word alone is no size
+    assert parse("gpt2 pretrain 10B tokens").model == "gpt2" and parse("gpt-oss-20b lora 10k samples").model
+    with pytest.raises(RequestError):
+        parse("train a GPT on 9B tokens")
+
+
 def test_unseen_requests_of_2026_12_read_right_and_none_is_misread():
     """The held-out set written before this round's changes (tests/requests_heldout_2026_12.toml,
     40 English and 40 Chinese). Before, as first scored: 42 right, 26 refused, 12 misread; by the

@@ -186,6 +186,10 @@ FILLER = {
     "dense",
     "decoder",
     "llm",
+    # "a 350M GPT from scratch": the architecture's generic name, a dense decoder (had been "did you
+    # mean gpt2?"); gpt2, gpt-oss, gpt-j and the rest stay models
+    "gpt",
+    "transformer",
     "训练",
     "模型",
     "数据",
