@@ -1169,3 +1169,11 @@ def test_the_disk_a_checkpoint_takes_is_answered_with_its_size(question):
     got = faq.answer(question)
     assert got.confident and "checkpoint_storage" in {got.topic, got.second.id if got.second else None}
     assert "14" in got.answer
+
+
+@pytest.mark.parametrize("question", ["租卡要注意什么", "租服务器要注意啥", "what to watch out for when renting gpus?"])
+def test_what_to_watch_when_renting_is_the_rfq_checklist_not_vouchers(question):
+    # "租卡要注意什么" had been unsure; "租算力…" met the vouchers topic by its 算力
+    got = faq.answer(question)
+    assert got.confident and got.topic == "rfq_contents", (got.topic, got.confident)
+    assert faq.answer("租算力能拿补贴吗").topic == "compute_vouchers"
