@@ -76,6 +76,11 @@ def test_an_amd_plan_that_meets_the_deadline_only_on_paper_does_not_lead(cli):
     late = next(w["params"] for w in answer["warning_codes"] if w["code"] == "tie_rocm_late")
     assert late["other"] == "MI300X-192GB" and late["other_cost"] < answer["cost"]["rent_total"]
     assert late["other_days"] <= deadline < late["days_low"] == pytest.approx(late["other_days"] * GAP["low"])
+    # nor is it offered beside the plan as one that meets the deadline (the card's best alternative
+    # had been those 32 MI300X "in 59 days")
+    for alt in answer["alternatives"]:
+        if catalog.get_gpu(alt["gpu"]).vendor == "AMD" and alt["days"] <= deadline:
+            assert alt["days"] * GAP["low"] <= deadline, alt
     out = cli("ask", text).stdout
     assert "past the deadline either way" in out and "past your 60-day deadline either way" not in out
     # where it is the only plan that meets the deadline on paper, it still leads, its warning saying so

@@ -1491,6 +1491,10 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
             and (p.days is None or p.days <= limit)
             and (p.rent or 0) <= cap
             and not (streamed and p.estimate.layout.offload == "all")
+            # an AMD plan that meets the deadline only on paper (`_late_as_measured`) is no option
+            # beside those that do: warning tie_rocm_late names the cheapest of them (the card's best
+            # alternative had been 32 MI300X "in 59 days" of a 60-day deadline, 79-94 as measured)
+            and not (p.meets_deadline and _late_as_measured(req, p) and p is not best)
         ],
         key=key,
     )
@@ -1520,10 +1524,7 @@ def _alternatives(best: Plan | None, plans: list[Plan], req: TrainingRequest, ke
         # (kimi-k2 LoRA on 16 A100 offloading everything at 6% MFU, or 32 holding it at 22%)
         held = [p for p in priced if p.estimate.layout.offload == "none" and not _doubted(req, p)]
         add(next((p for p in held if p.gpu == best.gpu), None) or next(iter(held), None), "on_gpus")
-    # (an AMD plan that meets the deadline only on paper, `_late_as_measured`, after those that do)
-    others = sorted(
-        [p for p in priced if p.gpu != best.gpu and p.meets_deadline], key=lambda p: bool(_late_as_measured(req, p))
-    )
+    others = [p for p in priced if p.gpu != best.gpu and p.meets_deadline]
     add(next((p for p in others if catalog.get_gpu(p.gpu).architecture == best_gpu.architecture), None), "other_gpu")
     add(
         next((p for p in others if catalog.get_gpu(p.gpu).architecture != best_gpu.architecture), None),
