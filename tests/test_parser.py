@@ -3802,3 +3802,23 @@ def test_the_card_says_the_active_size_worked_out_from_the_experts(book):
     card = blocks.card(advise("train a 7B MoE from scratch (8 experts, 2 active) on 1T tokens in 30 days", book=book))
     context = next(b["elements"][0]["text"] for b in card["blocks"] if b["type"] == "context")
     assert "1.93B active, from 2 of 8 experts" in context
+
+
+def test_a_count_of_samples_after_the_context_key_is_the_data_not_the_length():
+    # "8k context 100k samples" had been a 102,400-token sequence over 8,000 samples
+    r = parse("7b sft 8k context 100k samples 2 days")
+    assert (r.seq_len, r.data.amount, r.data.unit) == (8192, 100_000, "samples")
+    assert parse("7b sft context 8k 100k samples").seq_len == 8192
+    assert parse("qwen3-8b lora 上下文 32k 1万条").seq_len == 32768
+
+
+def test_a_turn_of_a_dialogue_is_no_epoch_and_alignment_beside_dpo_is_dpo():
+    # "多轮对话" describes the samples (its 轮 is a turn); "对齐" beside DPO is what DPO does
+    r = parse("指令微调 qwen2.5-14b 30万条 多轮对话 A800*8 一周")
+    assert (r.data.amount, r.epochs, r.gpu_count) == (300_000, 1, 8)
+    assert parse("7B sft 30万条单轮对话").data.amount == 300_000
+    assert parse("对齐训练 7B DPO 5万对 两台H800").preference_tuning == "dpo"
+    # alone, 多轮 may be epochs and 对齐 names no method: both are asked about, not guessed
+    for text in ("7B 全量微调 5万条 多轮", "对齐训练 7B 5万条"):
+        with pytest.raises(RequestError):
+            parse(text)

@@ -2262,6 +2262,10 @@ class _Parse:
         leftovers = [w for w in leftovers if w != bare]
         if self.teacher is not None:  # "蒸馏：用DeepSeek-R1生成的数据…": the label of what the teacher's data is for
             leftovers = [w for w in leftovers if not re.fullmatch(r"蒸馏|distill(?:ation|ed|ing)?", w)]
+        if "preference_tuning" in self.fields:  # "对齐训练 7B DPO 5万对": alignment, which DPO names
+            leftovers = [w for w in leftovers if not re.fullmatch(r"对齐(?:训练|微调)?", w)]
+        # what the samples are ("30万条 多轮对话", "单轮问答"): its 轮 is a turn, not an epoch
+        leftovers = [w for w in leftovers if not re.fullmatch(r"[多单]轮(?:对话|会话|问答)(?:数据|样本)?", w)]
         count = self.fields.get("gpu_count")
         if leftovers and count is not None and not fields.field("gpu_count").ok(count):
             # a count no plan can have is what to say, before a word not read ("我们有100万张H100能训什么"
@@ -2914,8 +2918,13 @@ class _Parse:
             # a context of "32k" is 32,768 tokens: sequence lengths are counted in 1,024s
             return round(_num(n) * 1024) if k else int(_num(n))
 
-        # a time after the key is the deadline, not a length (`long context 3 days`)
-        time_next = r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期))"
+        # a time after the key is the deadline, not a length (`long context 3 days`); nor is a count of the
+        # data (`8k context 100k samples` had been a 102,400-token sequence over 8,000 samples)
+        time_next = (
+            r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期)"
+            r"|\s*(?:samples?|examples?|conversations?|dialogues?|pairs?|rows?|records?|instructions?|prompts?|docs?"
+            r"|documents?|tokens?)(?![a-z])|\s*(?:条|个样本|对|篇|token))"
+        )
         # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
         zh_set = (
             r"(?:改成|改为|设成|设为|调成|调到|调为|换成|变成|加到|提到|降到|扩展到|扩到|拓展到|扩充到|延长到|增加到)?"
