@@ -4133,3 +4133,29 @@ def test_how_much_data_the_job_needs_is_the_faq_for_its_method(book, text, messa
     reply = follow_up(text, summary, message, book=book)
     assert reply.kind == "question" and reply.faq["topic"] == topic and said in reply.text
     assert follow_up(text, summary, "is 10k samples enough?", book=book).kind == "whatif"
+
+
+SMALL = "预训练 2B 模型 1000 亿 token 春节前"
+
+
+@pytest.mark.parametrize(
+    "question", ["为什么只用一张卡", "为啥只要1台", "why only one gpu?", "1张卡够吗", "is one gpu enough?"]
+)
+def test_only_this_many_or_enough_asked_in_words_shows_the_counts_around_and_a_whole_server(book, question):
+    # "为什么只用一张卡" had drawn the FAQ on sharing a card, "为什么只要1张卡" why a 70B needs 8 GPUs, "1张卡够吗"
+    # "nothing changes"; and the counts around one GPU had stopped at two, not the server of 8 renting for
+    # little more at an eighth of the time
+    summary = plan_context(advise(SMALL, book=book))
+    assert summary["gpu_count"] == 1
+    reply = follow_up(SMALL, summary, question, book=book)
+    assert reply.kind == "explain" and reply.part == "gpus", (reply.kind, reply.part)
+    server = catalog.get_gpu(summary["gpu"]).gpus_per_server
+    whole = next(r for r in reply.rows if r["count"] == server)
+    assert whole["days"] < summary["days"] / 4 and whole["gpu_hours"] < 1.1 * summary["gpu_hours"]
+
+
+@pytest.mark.parametrize("question", ["is 14 days enough?", "14天够吗"])
+def test_the_deadline_asked_to_be_enough_is_how_sure_the_time_is_against_it(summary, book, question):
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "time_sure")
+    assert "14" in reply.text and ("%" in reply.text)

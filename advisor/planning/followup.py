@@ -145,6 +145,11 @@ ASKS_HOW = re.compile(
     r"|\bbreak\s+(?:it\s+|this\s+|that\s+|the\s+\w+\s+)?down\b|\bbreakdown\b|\bitemi[sz]e"
     r"|有必要.{0,10}(?:这么|那么)|真的需要(?:这么|那么)|是不是太(?:多|大|贵|快)了?"
     r"|为什么(?:要|是|需要|用)?\s*[¥$]?\s*\d|为什么.{0,8}?这么(?:多|久|贵|慢|大)|怎么(?:要)?这么(?:多|久|贵|慢|大)"
+    # a count said with "only" or in words ("为什么只用一张卡", "为啥只要1台"; the first had drawn the
+    # FAQ on sharing one card, the second why a 70B model needs 8 GPUs)
+    r"|(?:为什么|为啥)(?:只|就|仅)(?:要|是|需要|用|选)?了?\s*(?:\d+|[一两二三四五六七八九十]+)\s*(?:张|台|块|个)"
+    r"|(?:为什么|为啥)(?:要|是|需要|用|选)了?\s*[一两二三四五六七八九十]+\s*(?:张|台|块)"
+    r"|\bwhy\s+(?:only|just)\s+(?:one|two|three|four|a\s+single|a)\s+(?:gpus?|cards?|servers?|nodes?|machines?)\b"
     # the plan's own duration, asked with nothing changed ("how long does it take?", "训练要多久")
     r"|^\W*(?:so\s+)?how long (?:does|will|would|did) (?:it|this|that|the (?:job|run|training|plan)) (?:take|run)"
     r"(?: to (?:train|finish|run))?"
@@ -395,7 +400,10 @@ EXPLAINED = (
         "gpus",
         r"\d[\d,]*\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|machines?)\b"
         r"|(?:so|this|that) many (?:gpus|cards|nodes|servers)"
-        r"|\d+\s*(?:张|块|台)?(?:卡|台)|这么多(?:卡|台|张)|卡数|几张卡|几台",
+        r"|\d+\s*(?:张|块|台)?(?:卡|台)|这么多(?:卡|台|张)|卡数|几张卡|几台"
+        # a count in words ("why only one gpu?", "为什么只用一张卡", "为啥只要一台")
+        r"|\b(?:one|two|three|four|a\s+single|a)\s+(?:gpus?|cards?|nodes?|servers?|machines?)\b"
+        r"|[一两二三四五六七八九十]+\s*(?:张|块|台)(?:卡|显卡|服务器|机器)?",
     ),
     (
         "servers",
@@ -407,6 +415,10 @@ EXPLAINED = (
 # The number a what-if that restates the plan asks for ("全参微调要多久", "how much with lora?" under a
 # LoRA plan): that part of its arithmetic rather than "nothing changes"
 RESTATED_ASKS = (
+    # ("is 14 days enough?" under that deadline: how sure the time is against it; "is 1 gpu enough?",
+    # "224张卡够吗" under that count: the counts around it, why it is enough)
+    ("time_sure", r"(?:days?|weeks?|months?|天|周|个月|星期).{0,12}(?:够|\benough\b|\bsufficient\b)"),
+    ("gpus", r"(?:卡|张|块|台|\bgpus?|\bcards?|\bservers?|\bnodes?).{0,12}(?:够|\benough\b|\bsufficient\b)"),
     ("time", r"多久|多长时间|几天|how long|how many (?:days|hours)"),
     ("memory", r"显存|memory|vram"),
     ("costs", r"多少钱|费用|租金|how much(?!\s+(?:data|text|tokens?|memory|vram|ram|storage|time))|cost"),
@@ -3159,7 +3171,11 @@ def follow_up(
                 return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
             if reply.kind == "unchanged" and asked_number and not added:
                 # "全参微调要多久" under a full fine-tuning plan: the plan restated, its number asked
-                explained = _explain(request_text, summary, asked_number, reply_lang, book)
+                explained = (
+                    _time_sure(request_text, reply_lang, book)
+                    if asked_number == "time_sure"
+                    else _explain(request_text, summary, asked_number, reply_lang, book)
+                )
                 if explained is not None:
                     return explained
             reply = _no_cheaper(summary, message, reply) or reply
@@ -5458,7 +5474,11 @@ def _counts_around(
             return None
 
     out = []
-    for n in sorted({max(1, count // 2), count * 2, named or count} - {count}):
+    # under a server, a whole one too: its GPU-hours are about the same and it may rent for little
+    # more ("为什么只用一张卡" under 1 H800 for 30 days had shown 2 for 15, not 8 for 3.8 days at ¥6,441)
+    server = catalog.get_gpu(p.gpu).gpus_per_server
+    whole = {server} if server and count < server else set()
+    for n in sorted(({max(1, count // 2), count * 2, named or count} | whole) - {count}):
         other = plan_on(n)
         if other is not None:
             out.append(_plan_row(other))
