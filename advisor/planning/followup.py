@@ -63,6 +63,7 @@ from advisor.planning.rent import (
     instance_why_not,
     job_months,
     rent_plan,
+    reserved_discount,
 )
 from advisor.planning.span_capacity import example_in_span, largest_in_span
 from advisor.request import fields
@@ -1540,7 +1541,8 @@ def _lease_worked(
     # (servers counted are their GPUs: "need a quote for 4 nodes of H100 for 3 months", "租两台8卡H800半年")
     said, counted = gpus_said(message), GPUS_COUNTED.search(message)
     months, gpus = _months_said(message), said[1] if said else int(counted[1]) if counted else 0
-    # (an index or average is no offer to take: "$1,752 per GPU-month (price index)" is not for sale)
+    # the GPU and the market of the first rent listed (rent_plan takes no index or average as an offer:
+    # "$1,752 per GPU-month (price index)" is not for sale)
     listed = [(g["gpu"], o["market"]) for g in groups for o in g["offers"] if o["kind"] in ("rent_month", "rent_hour")]
     if not months or not gpus or not listed:
         return ""
@@ -1564,7 +1566,7 @@ def _lease_worked(
             "stated": head.term_stated,
             "rule": rule,
             "order": head.price.max_gpus,
-            "discount": RESERVED_DISCOUNT,
+            "discount": reserved_discount(head.term_months),
         }
     by_hour = head if head.option == "hourly" else rented.hourly
     hour = said_as(by_hour) | {"price": by_hour.per_gpu_hour} if by_hour and by_hour.total else None
