@@ -3822,3 +3822,17 @@ def test_a_turn_of_a_dialogue_is_no_epoch_and_alignment_beside_dpo_is_dpo():
     for text in ("7B 全量微调 5万条 多轮", "对齐训练 7B 5万条"):
         with pytest.raises(RequestError):
             parse(text)
+
+
+def test_distillation_said_beside_an_r1_distill_is_its_fine_tune_on_r1s_outputs():
+    # "DeepSeek-R1-Distill-Qwen-7B 蒸馏，100万条" had been refused as a distillation
+    r = parse("DeepSeek-R1-Distill-Qwen-7B 蒸馏，100万条，一周")
+    assert (r.model, r.method, r.data.amount) == ("qwen2.5-7b", "full-finetune", 1_000_000)
+    assert "teacher_data" in [a.code for a in r.assumptions]
+    # the name alone is no distillation asked, and a teacher with a bare size is still asked about
+    assert "teacher_data" not in [a.code for a in parse("DeepSeek-R1-Distill-Qwen-7B sft 100万条").assumptions]
+    with pytest.raises(RequestError):
+        parse("deepseek-r1 蒸馏 7b 全参 10万条")
+    # the distills named without "deepseek-" are their bases' shapes, not unknown models
+    assert parse("R1-Distill-Qwen-7B lora 10k samples").model == "qwen2.5-7b"
+    assert parse("r1-distill-llama-70b lora 10k samples").model == "llama3.1-70b"

@@ -2812,6 +2812,15 @@ class _Parse:
             rf"{L}{t}\s+distill(?:ed|ation)?\s+(?:data|samples|outputs|traces){R}",
         ):
             self.scan.take(said, teacher)
+        # a DeepSeek-R1 distill named with distillation said beside it ("DeepSeek-R1-Distill-Qwen-7B 蒸馏，
+        # 100万条"): more of R1's outputs into that student, R1 its teacher (it had been refused as a
+        # distillation, which is planned as the student's fine-tune on the teacher's data)
+        if (
+            self.teacher is None
+            and re.search(r"r1[\s_\-]*distill", self.text, re.I)
+            and re.search(r"蒸馏|(?<![\-\w])distill(?:ation|ing|ed)?(?![\-\w])(?!\s*(?:qwen|llama))", self.text, re.I)
+        ):
+            self.teacher = "deepseek-r1"
         # a later release the catalogue lacks, named by its family's words and a number ("mistral
         # small 4" had been "I did not understand '4'" after Mistral Small 3): unknown, its sizes
         # read where given, else asked for
