@@ -3836,3 +3836,11 @@ def test_distillation_said_beside_an_r1_distill_is_its_fine_tune_on_r1s_outputs(
     # the distills named without "deepseek-" are their bases' shapes, not unknown models
     assert parse("R1-Distill-Qwen-7B lora 10k samples").model == "qwen2.5-7b"
     assert parse("r1-distill-llama-70b lora 10k samples").model == "llama3.1-70b"
+
+
+@pytest.mark.parametrize(
+    "text", ["pretrain llama 3 architecture 8B on 15T tokens 90 days", "用llama3架构 8B 预训练 1T token"]
+)
+def test_a_familys_architecture_at_a_size_is_that_release(text):
+    # "3" had been a word not understood; "用llama3架构 8B" a GPU called llama3
+    assert parse(text).model == "llama3-8b"

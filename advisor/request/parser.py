@@ -1786,6 +1786,12 @@ class _Parse:
             r"\2\3\4 \5 \6x \1",
             norm,
         )
+        # a family's architecture at a size ("llama 3 architecture 8B", "qwen2 arch 1.5b", "llama3架构 8B"):
+        # that release at that size ("3" had been a word not understood)
+        # ("3-8b" would read as a range; "用llama3 8B" as a GPU used, so 架构 joins the two)
+        size_next = r"(?=\s*\d+(?:\.\d+)?\s*[bm](?![a-z]))"
+        norm = re.sub(rf"(?<=[a-z0-9])[\s\-](?:architecture|arch){size_next}", " ", norm)
+        norm = re.sub(rf"(?<=[a-z0-9])\s*架构\s*{size_next}", "-", norm)
         # a mix of languages joined by a sign ("code + english", "chinese & code"): said with "and"
         langs = r"(code|english|chinese)"
         norm = re.sub(rf"(?<![a-z]){langs}\s*[+&]\s*{langs}(?![a-z])", r"\1 and \2", norm)
