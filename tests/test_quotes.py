@@ -365,6 +365,12 @@ def test_prices_are_grouped_by_kind_and_term_with_ages(bot, settled_fake):
         ("is $2.10/hr per H100 on Lambda a good price?", 8, 2.1, "hour", True, "Lambda"),  # per H100: per GPU
         ("A800每卡每小时6块钱贵不贵 某云", 8, 6, "hour", True, "某云"),  # 块钱 a currency, 贵不贵 a question
         ("quote 8xH100 $2.5/hr Good Cloud", 8, 2.5, "hour", False, "Good Cloud"),  # not a question: the name kept
+        # 4万6 is 46,000 and 3万5千 35,000 (40,000 and 30,000 had been read, the rest the vendor's name);
+        # "服务器租" no part of the name
+        ("8卡H20服务器租一个月4万6合理吗", 8, 46000, "month", False, ""),
+        ("8卡H20 每月3万5千 某IDC", 8, 35000, "month", False, "某IDC"),
+        # the count apart from the name is the count ("64卡" had been the vendor, 8 GPUs assumed)
+        ("910B 集群 64卡 每卡每月4500 三年 押一付三", 64, 4500, "month", True, ""),
     ],
 )
 def test_quotes_said_as_people_ask_about_them(text, gpus, price, per, per_gpu, vendor):
@@ -554,3 +560,8 @@ def test_a_vendors_price_asked_as_a_first_message_is_judged(cli, question, said)
     assert found["topic"] == "quote" and said in found["answer"]
     assert ("median" in found["answer"]) or ("中位数" in found["answer"])
     assert json.loads(cli("ask", question, "--json").stdout)["faq"]["topic"] == "quote"
+
+
+def test_a_term_after_a_round_sum_in_wan_is_no_part_of_the_sum():
+    q = parse_quote("8卡H800 每月4万 6个月")
+    assert (q.price, q.term_months) == (40000, 6)

@@ -316,6 +316,13 @@ def _read_terms(rest: str) -> tuple[str, dict]:
 def _parse_quote(text: str, lang: str) -> Quote:
     norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x").strip()
     norm = re.sub(r"^quote\s+|^报价\s*", "", norm)
+    # a sum in 万 with its thousands after it ("4万6" is 46,000, "3万5千" 35,000; they had read as 40,000
+    # and 30,000, the rest as the vendor's name); not a count or a term after a space ("4万 6个月")
+    norm = re.sub(
+        r"(?<![\d.])(\d+)万(\d)千?(?![\d.万]|\s*(?:个|月|年|卡|张|台|块|小时|天|周))",
+        lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
+        norm,
+    )
     # the count before the name ("8xH800", "8卡H800") or after it ("H800 8卡", "H100 x 8 GPUs")
     gpu_m = re.search(
         rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])"
@@ -330,6 +337,14 @@ def _parse_quote(text: str, lang: str) -> Quote:
     rest = norm[: gpu_m.start()] + " " + norm[gpu_m.end() :]
     # the GPU said again ("acme H200 8xH200 ..."): not the vendor's name
     rest = re.sub(rf"(?<![a-z0-9])(?:\d+\s*[x*]\s*)?(?:{_gpu_names()})(?![a-z0-9])", " ", rest)
+    if not count:
+        # the count apart from the name ("910B 集群 64卡": it had been the vendor, 8 GPUs assumed); not a
+        # price per card ("每卡") or a card-hour ("卡时")
+        apart = re.search(r"(?<![\d.每/])(\d+)\s*(?:张卡|块卡|卡|张|gpus|cards)(?![a-z时])", rest)
+        if apart:
+            count = apart[1]
+            gpus = int(count[:12])
+            rest = rest[: apart.start()] + " " + rest[apart.end() :]
     rest, terms = _read_terms(rest)
     # the price, its currency and period, and what it is of: "¥95000/month", "5.5元/卡/小时",
     # "69000元/台/月", "1.4万/台·月", "87000 CNY per server per month"
@@ -440,6 +455,8 @@ def _parse_quote(text: str, lang: str) -> Quote:
     fillers = ("per", "gpu", "每卡", "for", "from", "with", "on", "a", "an", "by", "at", "via", "of", "in")
     fillers += ("cluster", "clusters", "server", "servers", "node", "nodes", "machine", "machines", "box", "boxes")
     fillers += ("instance", "instances", "baremetal", "bare-metal", "集群", "整机", "服务器", "裸金属")
+    # (Chinese runs have no spaces: "8卡H20服务器租一个月" had left "服务器租" as the vendor)
+    rest = re.sub(r"(?:服务器|集群|整机|裸金属)(?:出租|租用|租赁|租)?", " ", rest)
     words = [w for w in re.split(r"[\s,，;；、:：]+", rest) if w and w not in fillers]
     vendor = " ".join(_as_written(w, text) for w in words)
     return Quote(
