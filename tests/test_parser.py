@@ -3844,3 +3844,19 @@ def test_distillation_said_beside_an_r1_distill_is_its_fine_tune_on_r1s_outputs(
 def test_a_familys_architecture_at_a_size_is_that_release(text):
     # "3" had been a word not understood; "用llama3架构 8B" a GPU called llama3
     assert parse(text).model == "llama3-8b"
+
+
+@pytest.mark.parametrize(
+    "text,budget,samples",
+    [
+        ("70B lora 5万条 预算4万6", 46_000, 50_000),
+        ("70B lora 5万条 预算1万2", 12_000, 50_000),
+        ("7B lora 3万5条", None, 35_000),
+    ],
+)
+def test_a_digit_after_wan_is_its_thousands(text, budget, samples):
+    # "预算4万6" and "3万5条" had been refused on their last digit
+    r = parse(text)
+    assert (r.budget.amount if r.budget else None, r.data.amount) == (budget, samples)
+    # a span after it is no part of it
+    assert parse("7B lora 5万条 预算5万 6天").deadline_days == 6

@@ -706,9 +706,10 @@ def _spelled_numbers(text: str) -> str:
         lambda m: str(_cn_section(m[1])),
         text,
     )
-    # digits with Chinese units inside (`1万5千条`, `2千5百万`)
+    # digits with Chinese units inside (`1万5千条`, `2千5百万`), and a digit right after 万 its thousands
+    # (`预算4万6`, `3万5条`: they had been refused), not a count or a span after it (`5万 6天`, `4万6个月`)
     text = re.sub(
-        r"(?<![\d.])(\d+)万(\d)千",
+        r"(?<![\d.])(\d+)万(\d)(?:千|(?![\d.万千]|\s*(?:个|月|年|卡|张|台|块|小时|天|日|周|星期|礼拜|轮|h|d)))",
         lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
         text,
     )
