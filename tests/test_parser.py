@@ -3822,6 +3822,10 @@ def test_a_turn_of_a_dialogue_is_no_epoch_and_alignment_beside_dpo_is_dpo():
     for text in ("7B 全量微调 5万条 多轮", "对齐训练 7B 5万条"):
         with pytest.raises(RequestError):
             parse(text)
+    # 对齐 alone says which methods are planned (it had been "I did not understand")
+    with pytest.raises(RequestError) as info:
+        parse("对齐训练 7B 5万条")
+    assert "DPO" in str(info.value) and "dpo" in str(info.value)
 
 
 def test_distillation_said_beside_an_r1_distill_is_its_fine_tune_on_r1s_outputs():

@@ -2295,6 +2295,9 @@ class _Parse:
                     if _NEGATION.fullmatch(word) or (not word.isascii() and _ZH_NEGATION.search(word))
                     else "distillation"
                     if re.fullmatch(r"distill(?:ation|ed)?", word) or "蒸馏" in word
+                    # "对齐训练 7B 5万条": alignment names no method
+                    else "alignment"
+                    if re.fullmatch(r"对齐(?:训练|微调)?", word)
                     # "qwen3-32b cpt 200B 32k": a length or a count, unsaid which
                     else "bare_thousands"
                     if re.fullmatch(r"\d+(?:\.\d+)?k", word)
