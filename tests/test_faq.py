@@ -1138,6 +1138,8 @@ def test_what_moe_is_is_the_topic_that_defines_it_not_why_moe_runs_slowly(questi
     assert got.confident and got.topic == "expert_parallelism", (got.topic, got.confident)
     assert re.search(r"671B|46\.7B", got.answer)
     assert faq.answer("why is our MoE fine-tune so slow?").topic == "moe_finetune_speed"
+    # "what is a MoE model" had led, unsure, with why MoE fine-tuning runs slowly
+    assert faq.answer("what is a MoE model").topic == "expert_parallelism"
 
 
 def test_the_words_of_an_idiom_count_less_than_its_meaning():
