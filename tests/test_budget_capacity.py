@@ -89,6 +89,8 @@ def test_no_rent_on_record_is_no_answer(book):
         ("10万预算能训多大的模型", "zh", "¥100,000 按每卡时"),
         ("what can we train for ¥50k?", "en", "¥50,000 rents about"),
         ("5000块钱能训什么", "zh", "¥5,000 按每卡时"),
+        # its data said too: "1B tokens" had been read as a 1B model, and the model's size asked for
+        ("what's the biggest model we can fine-tune with $5000 on 1B tokens in a week?", "en", "$5,000 rents about"),
     ],
 )
 def test_what_a_sum_trains_is_answered_not_asked_for_the_model(cli, question, lang, said):

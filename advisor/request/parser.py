@@ -5089,8 +5089,9 @@ def data_said(text: str) -> tuple[float, str] | None:
 def model_said(text: str) -> tuple[str | None, float | None, float | None] | None:
     """The model a message names as a request would read it: its catalogue name, or its size in
     billions (total, active), or None (`qwen3-32b`, `70B`, `总参671B 激活37B`)."""
-    # (a sum is read first: "¥3M" is money, not a model of 3M parameters)
-    f = _probed(text, "_gpus", "_models", "_budget", "_sizes")
+    # (a sum is read first: "¥3M" is money, not a model of 3M parameters; so is the data: "on 1B tokens"
+    # is no 1B model, which had kept "the biggest model $5000 fine-tunes on 1B tokens" from its answer)
+    f = _probed(text, "_gpus", "_models", "_budget", "_data", "_sizes")
     if "model" not in f and "params_b" not in f:
         return None
     return f.get("model"), f.get("params_b"), f.get("active_params_b")
