@@ -3864,3 +3864,11 @@ def test_a_digit_after_wan_is_its_thousands(text, budget, samples):
     assert (r.budget.amount if r.budget else None, r.data.amount) == (budget, samples)
     # a span after it is no part of it
     assert parse("7B lora 5万条 预算5万 6天").deadline_days == 6
+
+
+def test_an_nvl_part_is_an_unknown_gpu_named_whole_not_a_word_left_over():
+    # "2x H100 NVL" had been "I did not understand 'nvl'" after reading the catalogue's H100
+    with pytest.raises(RequestError) as info:
+        parse("70B lora 50k samples on 2x H100 NVL")
+    assert info.value.kind == "unknown_gpu" and "H100 NVL" in str(info.value)
+    assert parse("70B lora 50k samples on H100 PCIe").gpu == "H100-PCIe-80GB"

@@ -2450,6 +2450,12 @@ class _Parse:
     def _gpus(self) -> None:
         alt = _gpu_names()
         sep = r"\s*(?:x|\*|卡|张|块)?\s*"
+        # the NVL parts (94 GB PCIe cards in NVLink pairs, 141 GB for H200 NVL): not the catalogue's H100
+        # or H200, whose name they start with ("2x H100 NVL" had been "I did not understand 'nvl'")
+        self.scan.take(
+            rf"{L}(?P<name>h[12]00[\s\-]*nvl){R}",
+            lambda m: self.fail("unknown_gpu", name=m["name"].upper(), known=_known_gpus()),
+        )
         # a GPU type ruled out ("不要4090", "no 4090s", "without H20"): refused as a negation, not
         # read as a second GPU type that contradicts the first
         self.scan.take(
