@@ -3810,6 +3810,10 @@ def test_a_count_of_samples_after_the_context_key_is_the_data_not_the_length():
     assert (r.seq_len, r.data.amount, r.data.unit) == (8192, 100_000, "samples")
     assert parse("7b sft context 8k 100k samples").seq_len == 8192
     assert parse("qwen3-8b lora 上下文 32k 1万条").seq_len == 32768
+    # the length's unit said after it is the length's ("context 128k tokens" had refused "tokens")
+    assert parse("7b lora 10k samples context 128k tokens").seq_len == 131072
+    assert parse("7b lora 10k samples 上下文 32k token").seq_len == 32768
+    assert parse("7b lora seq 4096 1B tokens").data.amount == 1e9
 
 
 def test_a_turn_of_a_dialogue_is_no_epoch_and_alignment_beside_dpo_is_dpo():

@@ -2948,7 +2948,7 @@ class _Parse:
         time_next = (
             r"(?!\s*(?:d|h|w|mo|days?|hours?|hrs?|weeks?|months?)(?![a-z])|\s*(?:天|日|周|小时|个月|星期)"
             r"|\s*(?:samples?|examples?|conversations?|dialogues?|pairs?|rows?|records?|instructions?|prompts?|docs?"
-            r"|documents?|tokens?)(?![a-z])|\s*(?:条|个样本|对|篇|token))"
+            r"|documents?)(?![a-z])|\s*(?:条|个样本|对|篇))"
         )
         # the change said with a verb between the key and the length (`序列长度改成8192`, `上下文改为8k`)
         zh_set = (
@@ -2957,8 +2957,10 @@ class _Parse:
         # `long context extension to 128k`, `长上下文32k`, `长度8192` (not a sample's mean length: `平均长度`)
         sc.take(
             rf"{L}(?:long[\s\-]?)?(?:{_en(seq)})(?:[\s\-]+(?:extension|window|length))?"
-            rf"\s*(?:[:=]|to|of|up\s+to|is|was|are|will\s+be|would\s+be|becomes)?\s*{zh_set}\s*{NUM}\s*(k)?{R}{time_next}"
-            rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?{time_next}",
+            # (its unit said: "context 128k tokens", "上下文 32k token" had refused the word)
+            rf"\s*(?:[:=]|to|of|up\s+to|is|was|are|will\s+be|would\s+be|becomes)?\s*{zh_set}\s*{NUM}\s*(k)?"
+            rf"(?:\s*tokens?)?{R}{time_next}"
+            rf"|长?(?:{_zh(seq)}|(?<![均条个])长度)\s*[:=]?\s*{zh_set}\s*{NUM}\s*(k)?(?:\s*(?:token|tokens|个token))?{time_next}",
             lambda m: s("seq_len", tokens(m[1] or m[3], m[2] or m[4]), m[0]),
         )
         # `长文本 32k`, `长序列 64k`: the long-context word with its length after it
