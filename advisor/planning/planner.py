@@ -216,7 +216,8 @@ class PlanResult(BaseModel):
     # a fragile plan that gave way to a sturdier one (`_sturdier_gives_way`): what was weighed
     sturdier: dict | None = None
     # the cheaper AMD plan that meets the deadline only at its kernels' estimate, not at ROCm's
-    # measured speed, and so does not lead: {gpu, count, days, cost, days_low, days_high, ...}
+    # measured speed, and so does not lead: the lead {gpu, count, cost}, that plan {other,
+    # other_count, other_days, other_cost}, and {deadline, cur, low, high, days_low, days_high}
     rocm_late: dict | None = None
     nearest_priced: Plan | None = None  # when the best plan has no rent on record: the nearest that has
     # `pay as you go` with no hourly offer that delivers the plan: the largest hourly order on
@@ -620,7 +621,7 @@ def _worth_the_wait(p: Plan, fastest: Plan, lead: Plan) -> bool:
 
 def _fast_enough_first(ranked: list[Plan]) -> list[Plan]:
     """`ranked` fastest first, with the cheapest plan as fast as the fastest (SPEED_SLACK) moved
-    to the front, or the cheapest worth waiting for (SPEED_COST_RATIO)."""
+    to the front, or the best worth waiting for at asap's rate of exchange (`_waits`)."""
     timed = [p for p in ranked if p.days is not None]
     if not timed:
         return ranked
