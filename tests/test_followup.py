@@ -4152,6 +4152,9 @@ def test_only_this_many_or_enough_asked_in_words_shows_the_counts_around_and_a_w
     server = catalog.get_gpu(summary["gpu"]).gpus_per_server
     whole = next(r for r in reply.rows if r["count"] == server)
     assert whole["days"] < summary["days"] / 4 and whole["gpu_hours"] < 1.1 * summary["gpu_hours"]
+    # a count in words that is no count chosen stays the part it asks about
+    assert explained_part("why is it so slow on a single node?") == "time"
+    assert explained_part("为什么一台要这么久") == "time"
 
 
 @pytest.mark.parametrize("question", ["is 14 days enough?", "14天够吗"])

@@ -20,7 +20,7 @@ from advisor.market import store
 from advisor.market.layouts import market_of
 from advisor.market.owning import Owning, owning
 from advisor.market.prices import DAYS_PER_MONTH, HOURS_PER_MONTH, SIBLINGS, Price, PriceBook, price_book
-from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang
+from advisor.request.parser import RequestError, _cn_num, _gpu_names, detect_lang, thousands_after_wan
 from advisor.text.safe import clean
 
 # A rent below what the same servers cost to own (advisor/market/owning.py, the planner's
@@ -316,13 +316,7 @@ def _read_terms(rest: str) -> tuple[str, dict]:
 def _parse_quote(text: str, lang: str) -> Quote:
     norm = unicodedata.normalize("NFKC", text).lower().replace("×", "x").strip()
     norm = re.sub(r"^quote\s+|^报价\s*", "", norm)
-    # a sum in 万 with its thousands after it ("4万6" is 46,000, "3万5千" 35,000; they had read as 40,000
-    # and 30,000, the rest as the vendor's name); not a count or a term after a space ("4万 6个月")
-    norm = re.sub(
-        r"(?<![\d.])(\d+)万(\d)千?(?![\d.万]|\s*(?:个|月|年|卡|张|台|块|小时|天|周))",
-        lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
-        norm,
-    )
+    norm = thousands_after_wan(norm)  # "4万6" is 46,000 (the rest had been the vendor's name)
     # the count before the name ("8xH800", "8卡H800") or after it ("H800 8卡", "H100 x 8 GPUs")
     gpu_m = re.search(
         rf"(?:(?<![a-z0-9.])(\d+)\s*(?:x|\*|卡|张)?\s*|(?<![a-z0-9]))({_gpu_names()})(?![a-z0-9])"

@@ -402,9 +402,10 @@ EXPLAINED = (
         r"\d[\d,]*\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|machines?)\b"
         r"|(?:so|this|that) many (?:gpus|cards|nodes|servers)"
         r"|\d+\s*(?:张|块|台)?(?:卡|台)|这么多(?:卡|台|张)|卡数|几张卡|几台"
-        # a count in words ("why only one gpu?", "为什么只用一张卡", "为啥只要一台")
-        r"|\b(?:one|two|three|four|a\s+single|a)\s+(?:gpus?|cards?|nodes?|servers?|machines?)\b"
-        r"|[一两二三四五六七八九十]+\s*(?:张|块|台)(?:卡|显卡|服务器|机器)?",
+        # a count in words said as the count chosen ("why only one gpu?", "为什么只用一张卡", "为啥只要一台";
+        # not "why so slow on a single node?", the time)
+        r"|\b(?:only|just)\s+(?:one|two|three|four|a\s+single|a)\s+(?:gpus?|cards?|nodes?|servers?|machines?)\b"
+        r"|(?:只|就|仅|用|要)\s*(?:要|用|是|选)?\s*[一两二三四五六七八九十]+\s*(?:张|块|台)",
     ),
     (
         "servers",

@@ -685,6 +685,17 @@ _EN_TEENS = (
 _EN_WORD_NUMBERS = {**_EN_UNITS, **_EN_TENS, **{w: i for i, w in enumerate(_EN_TEENS, 10)}}
 
 
+def thousands_after_wan(text: str) -> str:
+    """Digits with 万 and a digit of thousands after it in digits (`1万5千条`, `预算4万6`, `3万5条`:
+    35,000; the last two had been refused, and a quote's `4万6` read as 40,000), not a count or a span
+    after it (`5万 6天`, `4万6个月`)."""
+    return re.sub(
+        r"(?<![\d.])(\d+)万(\d)(?:千|(?![\d.万千]|\s*(?:个|月|年|卡|张|台|块|小时|天|日|周|星期|礼拜|轮|h|d)))",
+        lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
+        text,
+    )
+
+
 def _spelled_numbers(text: str) -> str:
     """Numbers said in words that the rules read only in digits, written in digits: compound
     Chinese numerals (`两万五千条`, `两千五百万token`, `三万五条`, `预算一千五`), `千卡`/`万卡`/`双卡`,
@@ -706,13 +717,7 @@ def _spelled_numbers(text: str) -> str:
         lambda m: str(_cn_section(m[1])),
         text,
     )
-    # digits with Chinese units inside (`1万5千条`, `2千5百万`), and a digit right after 万 its thousands
-    # (`预算4万6`, `3万5条`: they had been refused), not a count or a span after it (`5万 6天`, `4万6个月`)
-    text = re.sub(
-        r"(?<![\d.])(\d+)万(\d)(?:千|(?![\d.万千]|\s*(?:个|月|年|卡|张|台|块|小时|天|日|周|星期|礼拜|轮|h|d)))",
-        lambda m: str(int(m[1]) * 10000 + int(m[2]) * 1000),
-        text,
-    )
+    text = thousands_after_wan(text)
     text = re.sub(
         r"(?<![零〇一二两三四五六七八九十百千万亿])([〇一二两三四五六七八九十百]+)([千万亿]?)\s*刀(?!片)",
         lambda m: f"{_cn_section(m[1])}{m[2]}美元",
