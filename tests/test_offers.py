@@ -761,7 +761,13 @@ def test_a_cluster_of_a_count_with_a_sum_prices_that_count_of_each_type(cli):
 
 @pytest.mark.parametrize(
     "question,weeks",
-    [("how long is the lead time for B200 servers?", "17-43 weeks"), ("H20现在下单多久到货", "8 周")],
+    [
+        ("how long is the lead time for B200 servers?", "17-43 weeks"),
+        ("H20现在下单多久到货", "8 周"),
+        # the verb and the question word first had been the rental's setup days
+        ("how long does it take to deliver B200 servers in China?", "17-43 weeks"),
+        ("B200多久能交付", "17-43 周"),
+    ],
 )
 def test_a_purchases_delivery_asked_is_the_lead_time_on_record(cli, question, weeks):
     # "lead time for B200 servers?" had been answered with a rental's setup days

@@ -3876,3 +3876,29 @@ def test_an_nvl_part_is_an_unknown_gpu_named_whole_not_a_word_left_over():
         parse("70B lora 50k samples on 2x H100 NVL")
     assert info.value.kind == "unknown_gpu" and "H100 NVL" in str(info.value)
     assert parse("70B lora 50k samples on H100 PCIe").gpu == "H100-PCIe-80GB"
+
+
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("fine tune glm-4-9b on 1GB text, rent by hour", ("hourly_only",)),
+        ("7b lora 20GB 按小时", ("hourly_only",)),
+        ("7b lora 20GB 3天 按需付费", ("hourly_only",)),
+        ("Qwen3-235B-A22B LoRA 1万条 样本 4天", ()),
+        ("7b sft 2万条 指令 2天", ()),
+        ("预训练一个3B模型 1T token 一个月 买服务器", ("buy",)),
+        ("7b lora 20GB 3天 租服务器", ("rent",)),
+    ],
+)
+def test_the_words_teams_write_around_a_request_are_read_not_skipped(text, words):
+    # "rent by hour" and "1万条 样本" had been refused on "hour" and "样本"; "买服务器" had skipped
+    # "服务器" as a word not understood
+    r = parse(text)
+    assert "read_past" not in [a.code for a in r.assumptions]
+    if "hourly_only" in words:
+        assert r.hourly_only
+    for choice in ("buy", "rent"):
+        if choice in words:
+            assert r.rent_or_buy == choice
+    if "样本" in text or "指令" in text:
+        assert r.data.unit == "samples"

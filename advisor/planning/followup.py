@@ -830,7 +830,7 @@ BUDGET_WORD = re.compile(r"\bbudget\b|预算", re.I)
 # When the plan's servers would arrive if bought ("how long is the delivery for 224 servers?", "交货要多久",
 # "lead time?"): the lead time on record for its GPU, never a rental's setup days
 DELIVERY_ASKED = re.compile(
-    r"\bdeliver(?:y|ed)\b|\blead[\s\-]?time\b|\bship(?:ping)?\s+time\b|交货|交期|到货|发货|交付(?:周期|时间|要多久)"
+    r"\bdeliver(?:y|ed|s|ing)?\b|\blead[\s\-]?time\b|\bship(?:ping)?\s+time\b|交货|交期|到货|发货|交付(?:周期|时间|要?多久)|多久(?:能|可以|才能)?交付"
     # "how long until the servers arrive?"
     r"|\b(?:servers?|gpus?|machines?|hardware|boxes|cards?|they)\s+(?:to\s+)?(?:arrive|show up|ship)\b|\barrival\b",
     re.I,

@@ -607,13 +607,13 @@ FIELDS: tuple[Field, ...] = (
             Word(
                 "rent",
                 en=("rent", "rental", "lease", "renting", "rented", "leasing", "leased"),
-                zh=("租用", "租赁", "租"),
+                zh=("租用", "租赁", "租") + ("租服务器", "租用服务器", "租机器"),
             ),
             Word(
                 "buy",
                 en=("buy", "purchase", "buying", "bought", "purchased")
                 + ("buy-servers", "buy-the-servers", "buying-servers", "purchase-servers", "buy-our-own-servers"),
-                zh=("购买", "自购", "采购", "买"),
+                zh=("购买", "自购", "采购", "买") + ("买服务器", "购买服务器", "采购服务器", "自购服务器", "买机器"),
             ),
         ),
         examples=Word(en=("rent", "buy"), zh=("租", "买")),
@@ -623,8 +623,9 @@ FIELDS: tuple[Field, ...] = (
         "hourly_only",
         flag=True,
         choices=_flag(
-            ("pay-as-you-go", "on-demand", "hourly-billing", "billed-hourly", "by-the-hour", "hourly-only", "hourly"),
-            ("按量付费", "按量计费", "按小时计费", "按小时付费", "按量", "按小时租"),
+            ("pay-as-you-go", "on-demand", "hourly-billing", "billed-hourly", "by-the-hour", "hourly-only", "hourly")
+            + ("by-hour", "hourly-rental", "rented-by-the-hour", "per-hour-billing"),
+            ("按量付费", "按量计费", "按小时计费", "按小时付费", "按量", "按小时租", "按小时", "按需付费", "按需计费"),
         ),
         examples=Word(en=("pay as you go",), zh=("按量付费",)),
     ),

@@ -789,6 +789,9 @@ def _spelled_numbers(text: str) -> str:
         r" \1\2条 ",
         text,
     )
+    # `1万条 样本`, `5000条 数据`: the count's noun after a space is the samples' unit (`样本` had been
+    # refused as a word not read)
+    text = re.sub(r"(?<=条)\s+(样本|数据|语料|对话|指令|问答)(?![\u4e00-\u9fff])", r"\1", text)
     # a day of a month before a currency word is the date, not an amount (`before Dec 20 usd`)
     months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
     text = re.sub(
