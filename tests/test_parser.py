@@ -643,6 +643,37 @@ def test_a_deadline_said_as_a_day_counts_from_today(said, days):
     assert noted["date"] == str(today + datetime.timedelta(days=days)) and noted["today"] == "2026-12-01"
 
 
+@pytest.mark.parametrize(
+    "said,start,days",
+    [
+        ("start next monday, done by dec 31", "2026-12-07", 24),  # Tuesday 1 December 2026
+        ("we can start on monday, due by friday", "2026-12-07", 4),  # the Friday after the start
+        ("starting dec 14 by 2026-12-31", "2026-12-14", 17),
+        ("from dec 14 to dec 31", "2026-12-14", 17),
+        ("下周一开始 月底前完成", "2026-12-07", 24),
+        ("从12月14日到12月31日", "2026-12-14", 17),
+        ("12月14日开始，12月20日前", "2026-12-14", 6),
+        ("starting jan 5, 14 days", "2027-01-05", 14),  # a length after a start is that length
+        ("12月20日开始 3天", "2026-12-20", 3),
+    ],
+)
+def test_a_start_day_beside_a_deadline_day_counts_the_days_between(said, start, days):
+    # "start next monday, done by dec 31" had been refused as two deadlines that contradict each other
+    r = parse(f"7b lora 20GB {said}", today=datetime.date(2026, 12, 1))
+    assert r.deadline_days == days
+    notes = {n.code: n.params for n in r.assumptions}
+    assert notes.get("start_date", {}).get("date", notes.get("deadline_date", {}).get("today")) == start
+    # written back as both days, it reads the same
+    again = parse(canonical(r), today=datetime.date(2026, 12, 1))
+    assert again.deadline_days == days
+
+
+@pytest.mark.parametrize("said", ["start dec 20 by dec 10", "starting 2026-11-20, 3 days"])
+def test_a_start_after_its_deadline_or_already_past_is_refused(said):
+    with pytest.raises(RequestError):
+        parse(f"7b lora 20GB {said}", today=datetime.date(2026, 12, 1))
+
+
 @pytest.mark.parametrize("said", ["by 2026-11-20", "by yesterday", "yesterday", "昨天之前", "by last week"])
 def test_a_deadline_day_already_past_is_refused_as_past(said):
     with pytest.raises(RequestError) as info:

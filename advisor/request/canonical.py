@@ -198,6 +198,14 @@ def parts(request: TrainingRequest) -> list[tuple[str, str]]:
         add("data" if "data" in given else "other", epochs)
 
     # time and money
+    # a day said for the start is written as that day, before the deadline it counts to
+    start = next((n.params["date"] for n in r.assumptions if n.code == "start_date"), None)
+    start = start or next(
+        (n.params["today"] for n in r.assumptions if n.code == "deadline_date" and n.params.get("start")), None
+    )
+    if start:
+        y, m, d = (int(x) for x in start.split("-"))
+        add("deadline", f"{y}年{m}月{d}日开始" if zh else f"starting {start}")
     if "deadline_days" in given:
         # a deadline said as a day is written as that day, so asking again later keeps the day
         day = next((n.params["date"] for n in r.assumptions if n.code == "deadline_date"), None)

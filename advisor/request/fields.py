@@ -525,6 +525,7 @@ FIELDS: tuple[Field, ...] = (
         assumed=(
             "horizon",
             "deadline_date",
+            "start_date",
             "deadline_today",
             "deadline_overnight",
             "deadline_weekend",

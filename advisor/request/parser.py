@@ -1679,6 +1679,8 @@ class _Parse:
         self.gpu_said: list[tuple[str, str]] = []  # every GPU type named, with its words
         self.today = today or dt.datetime.now(TEAM_TZ).date()
         self.deadline_date: dt.date | None = None
+        self.start_date: dt.date | None = None  # "start next monday", "12月14日开始": the job's first day
+        self.deadline_weekday = False  # the deadline said as a weekday ("by friday")
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
@@ -3755,6 +3757,7 @@ class _Parse:
             self.set("deadline_days", float((day - today).days), word)
 
         def weekday(target: int, next_week: bool, word: str) -> None:
+            self.deadline_weekday = True
             if next_week:  # the named day of next week (Monday to Sunday)
                 day = today + dt.timedelta(days=7 - today.weekday() + target)
             else:
@@ -3780,6 +3783,7 @@ class _Parse:
         days = "|".join(sorted(EN_WEEKDAYS, key=len, reverse=True))
         months = "|".join(sorted((m.lower() for m in EN_MONTHS), key=len, reverse=True))
         sc = self.scan
+        self._start_date(days, months)
         sc.take(
             rf"{L}{by}(?:(this|next)\s+)?({days}){R}|{L}(?:(this|next)\s+)({days}){R}",
             lambda m: weekday(EN_WEEKDAYS[m[2] or m[4]], (m[1] or m[3]) == "next", m[0]),
@@ -3993,6 +3997,87 @@ class _Parse:
             ),
         )
 
+    def _start_date(self, days: str, months: str) -> None:
+        """The day the job starts, said beside a deadline day ("start next monday, done by dec 31",
+        "下周一开始，月底前完成", "from dec 14 to dec 31"): the deadline counts from it, not from
+        today (the two days had been refused as deadlines that contradict each other). Read before
+        the deadline days, so its day is not taken for one."""
+        today = self.today
+        en_day = (
+            rf"(?:(?P<which>this|next)\s+)?(?P<wd>{days})|(?P<mon>{months})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?"
+            rf"|(?P<md2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{months})|(?P<y>20\d\d)-(?P<ym>\d{{1,2}})-(?P<yd>\d{{1,2}})"
+            r"|(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?!/)|(?P<tomorrow>tomorrow)|(?P<today>today)"
+        )
+        zh_day = (
+            r"(?P<zwhich>下)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天])|(?:(?P<zy>20\d\d)\s*年\s*)?(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号]"
+            r"|(?P<ztomorrow>明天)|(?P<ztoday>今天)"
+        )
+
+        def day_of(m: re.Match, suffix: str = "") -> dt.date | None:
+            said = m.groupdict()
+
+            def g(name: str) -> str | None:  # the English and the Chinese patterns name different parts
+                return said.get(name + suffix)
+
+            if g("wd") or g("zwd"):
+                target = EN_WEEKDAYS[g("wd")] if g("wd") else ZH_WEEKDAYS[g("zwd")]
+                if g("which") == "next" or g("zwhich"):  # the named day of next week, as deadlines read it
+                    return today + dt.timedelta(days=7 - today.weekday() + target)
+                return today + dt.timedelta(days=(target - today.weekday()) % 7)
+            if g("tomorrow") or g("ztomorrow"):
+                return today + dt.timedelta(days=1)
+            if g("today") or g("ztoday"):
+                return today
+            year = g("y") or g("zy")
+            month = g("ym") or g("sm") or g("zm") or (g("mon") or g("mon2") or "")[:3].title()
+            mday = g("md") or g("md2") or g("yd") or g("sd") or g("zd")
+            try:
+                number = int(month) if month.isdigit() else EN_MONTHS[month]
+                day = dt.date(int(year) if year else today.year, number, int(mday))
+            except (KeyError, ValueError):
+                return None
+            return day.replace(year=today.year + 1) if not year and day < today else day
+
+        def start(m: re.Match) -> None:
+            day = day_of(m)
+            if day is None or day < today:
+                self.fail("bad_value", word=m[0].strip(), what="deadline")
+            self.start_date = day
+
+        def span(m: re.Match) -> None:
+            start(m)
+            end = day_of(m, "_e")
+            if end is None:
+                self.fail("bad_value", word=m[0].strip(), what="deadline")
+            self.deadline_date = end
+            self.set("deadline_days", float((end - today).days), m[0])
+
+        def ends(pattern: str) -> str:  # the same day's pattern, its groups named apart
+            return re.sub(r"\(\?P<(\w+)>", r"(?P<\1_e>", pattern)
+
+        sc = self.scan
+        sc.take(rf"{L}from\s+(?:{en_day})\s+(?:to|until|till|through)\s+(?:{ends(en_day)}){R}", span)
+        sc.take(rf"从\s*(?:{zh_day})\s*(?:到|至)\s*(?:{ends(zh_day)})(?:前|之前|以前)?", span)
+        sc.take(
+            rf"{L}(?:(?:we\s+)?(?:can\s+)?(?:start(?:ing|s)?|begin(?:ning|s)?|kick(?:ing)?[\s\-]?off)\s+(?:on\s+|from\s+)?(?:the\s+)?)"
+            rf"(?:{en_day}){R}",
+            start,
+        )
+        sc.take(rf"(?:从\s*)?(?:{zh_day})\s*(?:开始|起|开工|开跑|启动)", start)
+
+    def _counted_from_the_start(self) -> None:
+        """A deadline day after a start day: the days between them (a start alone leaves a length
+        said as it is: "starting jan 5, 14 days")."""
+        if self.start_date is None or self.deadline_date is None:
+            return
+        while self.deadline_weekday and self.deadline_date <= self.start_date:
+            # "start monday, due by friday": the Friday after the start, not this week's
+            self.deadline_date += dt.timedelta(days=7)
+        days = (self.deadline_date - self.start_date).days
+        if days <= 0:
+            self.fail("bad_value", word=self.words.get("deadline_days", ""), what="deadline")
+        self.fields["deadline_days"] = float(days)
+
     def _not_negative(self, m: re.Match, group: int | str) -> None:
         """A GPU count written with a minus sign ("on -8 H100", "-8 gpus") is refused, not read as 8."""
         at = m.start(group)
@@ -4001,6 +4086,7 @@ class _Parse:
 
     def _deadline(self) -> None:
         self._deadline_date()
+        self._counted_from_the_start()
         units = fields.field("deadline_days").units
 
         def deadline(value: float, unit: str, word: str, negative: bool) -> None:
@@ -4560,9 +4646,12 @@ class _Parse:
             note(
                 "deadline_date",
                 date=self.deadline_date.isoformat(),
-                today=self.today.isoformat(),
+                today=(self.start_date or self.today).isoformat(),
                 days=f["deadline_days"],
+                start=self.start_date is not None,
             )
+        elif self.start_date is not None:
+            note("start_date", date=self.start_date.isoformat(), today=self.today.isoformat())
         if self.today_word is not None:
             note("deadline_today", word=self.today_word, hours=TODAY_HOURS)
         if self.overnight_word is not None:
