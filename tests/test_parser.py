@@ -197,7 +197,7 @@ def test_case_and_order_do_not_matter():
         ("70B budget -5", "bad_value", None),
         ("70B 1TB 0d", "bad_value", None),
         ("70B 14d 30d", "conflict", None),
-        ("70B 13B", "conflict", None),
+        ("70B 13B", "several_models", None),
         ("70B qlora pretrain", "conflict", None),
         ("70B full-finetune lora", "conflict", None),
         ("70B pretrain sft", "conflict", None),
@@ -3933,3 +3933,41 @@ def test_the_words_teams_write_around_a_request_are_read_not_skipped(text, words
             assert r.rent_or_buy == choice
     if "样本" in text or "指令" in text:
         assert r.data.unit == "samples"
+
+
+@pytest.mark.parametrize(
+    "text,count",
+    [
+        ("Need to finetune llama3 70b, have 8 A800 already, 100k samples, how long", 8),
+        ("70b lora 100k samples. already have 2 servers of 8xA800", 16),
+        ("7b lora 50k samples, got 4 4090s", 4),
+    ],
+)
+def test_gpus_had_with_the_subject_left_out_are_the_teams(text, count):
+    # "have 8 A800 already" had been rented, "already" skipped
+    r = parse(text)
+    assert r.owned and r.gpu_count == count
+    assert "read_past" not in [a.code for a in r.assumptions]
+    # data had is no GPU
+    assert not parse("7b lora, have 50k samples").owned
+
+
+@pytest.mark.parametrize(
+    "text,second",
+    [
+        ("we need to train 3 models: 7B, 13B and 70B, each on 100B tokens, within 2 months", "13b"),
+        ("7B or 13B lora 50k samples 3d", "13b"),
+        ("7B还是13B 全量微调 5万条", "13b"),
+        ("llama3-70b qwen2.5-7b lora 10k samples", "qwen2.5-7b"),
+    ],
+)
+def test_several_models_are_asked_for_one_at_a_time(text, second):
+    # they had been refused as sizes that contradict each other
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    assert info.value.kind == "several_models" and info.value.details["second"] == second
+    # the what-if the refusal offers reads in a thread as that model
+    lang = detect_lang(text)
+    asked = f"what if {second}?" if lang == "en" else f"如果是{second}呢"
+    changed, fields_changed = parse_followup("7b lora 50k samples 3d", asked, lang)
+    assert fields_changed and (changed.params_b == 13 or changed.model == second)

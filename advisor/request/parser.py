@@ -1854,6 +1854,10 @@ class _Parse:
                 # two data sizes that contradict each other
                 said = sorted((details["first"], details["second"]), key=lambda w: self.norm.find(w.lower()))
                 raise RequestError("two_stages", self.lang, first=said[0], second=said[1], **stages)
+        if kind == "conflict" and details.get("field") in ("params_b", "model"):
+            # "train 3 models: 7B, 13B and 70B", "7B or 13B": several models, one planned at a time
+            # (it had said they contradict each other)
+            raise RequestError("several_models", self.lang, first=details["first"], second=details["second"])
         closed = (
             _CLOSED_MODEL.search(self.text) if kind in ("unknown_model_name", "unknown_word", "missing_size") else None
         )
@@ -2407,6 +2411,17 @@ class _Parse:
             rf"(?=\s*(?:\d+|[{CN_DIGITS}]+)\s*(?:{zh_units})|\s*(?:{alt}))",
             lambda m: self.set("owned", True, m[0]),
         )
+
+        # "have 8 A800 already", "already own 2 servers of 8xA800": the subject left out, as chat writes
+        # it (the GPUs had been rented, "already" skipped)
+        self.scan.take(
+            rf"(?:^|(?<=[,;:.]))\s*(?:(?:already|currently|just)\s+)?(?:own|have|got)(?:\s+already)?"
+            rf"(?=\s+(?:\d+|an?|one|two|three|four)\s*(?:x\s*|\s+)?(?:\d+\s*[x*]\s*)?"
+            rf"(?:{alt}|{en_units}|servers?\s+of|dgx|hgx)s?(?![a-z0-9]))",
+            lambda m: self.set("owned", True, m[0]),
+        )
+        if self.fields.get("owned"):  # "... 8 A800 already": the having's word, said after them
+            self.scan.take(r"(?<=[a-z0-9])\s+already(?=\s*(?:[,;:.]|$))", lambda m: None)
 
         # "on my 4090": one card of the person's own (it had been read past, and eight rented)
         def my_card(m: re.Match) -> None:
