@@ -1179,3 +1179,10 @@ def test_what_to_watch_when_renting_is_the_rfq_checklist_not_vouchers(question):
     got = faq.answer(question)
     assert got.confident and got.topic == "rfq_contents", (got.topic, got.confident)
     assert faq.answer("租算力能拿补贴吗").topic == "compute_vouchers"
+
+
+@pytest.mark.parametrize("question", ["训练失败了怎么办", "训练挂了怎么办", "the job crashed, what now?"])
+def test_a_crashed_run_asked_plainly_is_the_failure_topic(question):
+    # "训练失败了怎么办" had been unsure, and in a thread "I could not tell what to do with that"
+    got = faq.answer(question)
+    assert got.confident and got.topic == "failure_mid_run", (got.topic, got.confident)
