@@ -4162,3 +4162,17 @@ def test_the_deadline_asked_to_be_enough_is_how_sure_the_time_is_against_it(summ
     reply = follow_up(REQUEST, summary, question, book=book)
     assert (reply.kind, reply.part) == ("explain", "time_sure")
     assert "14" in reply.text and ("%" in reply.text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["explain the layout", "how is the model split?", "what's the layout?", "模型怎么切分的", "并行方式是什么"],
+)
+def test_the_layout_asked_as_a_whole_is_the_parallelism_topic_on_the_plans_numbers(summary, book, question):
+    # these had been "I could not tell what to do with that"
+    reply = follow_up(REQUEST, summary, question, book=book)
+    tp, pp, dp = summary["tp"], summary["pp"], summary["dp"]
+    said = f"TP={tp}, PP={pp}, DP={dp}" if re.search(r"[a-z]", question) else f"TP={tp}、PP={pp}、DP={dp}"
+    assert said in reply.text
+    # a knob named is still why the plan chose it
+    assert follow_up(REQUEST, summary, "why tensor parallel 8?", book=book).part == "layout"

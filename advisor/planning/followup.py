@@ -2774,6 +2774,10 @@ def follow_up(
         pretraining = summary.get("method") in ("pretrain", "continued-pretrain")
         topic = "pretraining_tokens" if pretraining else "epochs"
         return _faq_reply(_faq(message, summary, reply_lang, topic=topic), reply_lang)
+    if request_text and summary.get("tp") and LAYOUT_ASKED.search(message):
+        # the layout as a whole ("explain the layout", "how is the model split?"): the parallelism topic
+        # with its word on this plan's TP/PP/DP (it had been "I could not tell what to do with that")
+        return _faq_reply(_faq(message, summary, reply_lang, topic="parallelism_strategies"), reply_lang)
     if request_text and summary.get("gpu") and POWER_COST.search(message) and not POWER_DRAW.search(message):
         # the electricity's price over a month ("how much is the power per month?"): the power topic's
         # bill on this plan's servers, not the servers' kW (the spec's power line had answered)
@@ -3444,6 +3448,18 @@ def _runs(request_text: str, message: str, lang: str, book: PriceBook) -> Follow
 
 
 # The off-peak rate asked of a plan ("AutoDL夜间闲时价能用吗，能省多少", "can we use the off-peak rate?")
+# The plan's layout asked about as a whole, no knob named ("explain the layout", "how is the model
+# split across the GPUs?", "模型怎么切分的", "并行方式是什么")
+LAYOUT_ASKED = re.compile(
+    r"^\W*(?:(?:can\s+you|could\s+you|please)\s+)?(?:explain|describe|walk\s+me\s+through)\s+(?:the\s+|this\s+|your\s+)?"
+    r"(?:layout|parallelism|parallel\s+layout|sharding|split)\b"
+    r"|\bhow\s+(?:is|was|will)\s+(?:the\s+)?(?:model|70b|job|work)\s+(?:be\s+)?(?:split|sharded|partitioned|distributed"
+    r"|parallel(?:ised|ized))\b"
+    r"|^\W*what(?:'s|\s+is)\s+the\s+(?:parallel(?:ism)?\s+)?(?:layout|parallelism)\W*$"
+    r"|(?:模型|权重)(?:是)?怎么(?:切分?|拆分?|分片|并行)|并行(?:方式|策略|方案)(?:是)?(?:什么|怎样|是啥|啥)"
+    r"|(?:解释|说明|讲讲|讲一下)(?:一下)?(?:并行|切分|布局)",
+    re.I,
+)
 OFFPEAK_ASKED = re.compile(
     r"闲时|夜间|晚上跑|off[\s\-]?peak|night[\s\-]?(?:time\s+)?(?:rate|price|hours|pricing)"
     # "what's the cheapest time of day to run this?", "什么时候跑最便宜", "哪个时段便宜"
