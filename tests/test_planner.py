@@ -1448,3 +1448,20 @@ def test_a_buyers_plan_with_no_data_is_ranked_by_what_its_gpus_cost_to_own(book)
         if other.estimate.layout.offload == "none" and other.costs.buy_capex and other.label != "lora":
             e = other.estimate
             assert per_token <= other.costs.buy_capex / e.layout.gpu_count / e.throughput.tokens_per_s_per_gpu * 1.001
+
+
+def test_the_lora_alternative_is_on_the_full_plans_gpu_unless_a_lease_there_would_sit_idle(book):
+    # on the full plan's hourly H800 the same job as LoRA; where LoRA on the plan's type leaves a month's lease
+    # mostly idle (8 A100 for minutes), the cheapest LoRA plan on any type, by the hour
+    from advisor.planning.engine_inputs import model_shape
+    from advisor.planning.planner import _peft_alternative, search
+    from advisor.request.parser import parse
+
+    req = parse("qwen2.5-32b full finetune 100k samples")
+    best = search(req, model_shape(req), book, alternatives=False).best
+    lora = _peft_alternative(req, model_shape(req), book, best)
+    assert lora.gpu == best.gpu and lora.costs.rent_option == "hourly"
+    req = parse("fine-tune gpt-oss-120b on 50k samples")
+    best = search(req, model_shape(req), book, alternatives=False).best
+    lora = _peft_alternative(req, model_shape(req), book, best)
+    assert best.costs.rent_option == "monthly" and lora.costs.rent_option == "hourly" and lora.rent < best.rent / 100

@@ -1275,15 +1275,22 @@ def _cheaper(a: Plan, b: Plan) -> bool:
 
 
 def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best: Plan) -> Plan | None:
-    """The same job as LoRA on the GPU type asked for, or the planner's choice: far less memory,
-    often fewer GPUs. Not tied to the best plan's type where none was asked for: a full fine-tune
-    that offloads to host memory may rent only by the month where LoRA rents by the hour
+    """The same job as LoRA: far less memory, often fewer GPUs. On the GPU type asked for, else on
+    the best plan's (the same hardware, the method changed), and where LoRA there is unpriced or
+    leaves a lease mostly idle (costs.IDLE_LEASE_SHARE), the cheapest LoRA plan on any type: a full
+    fine-tune that offloads to host memory may rent only by the month where LoRA rents by the hour
     (`fine-tune gpt-oss-120b on 50k samples` had offered LoRA on its 8 A100, ¥25,000 for a month's
-    lease, where 8 H800 by the hour run it for a few hundred)."""
+    lease, where 8 H800 by the hour run it for ¥10). Every type is searched only then: that search
+    is a third or more of a full fine-tune's first answer (bench/speed.py), and on the best plan's
+    type it found the same plan, or one within 15% of its rent, on most requests tried
+    (docs/accuracy.md)."""
     lora = req.model_copy(
-        update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": req.gpu, "gpu_count": None}
+        update={"method": "lora", "lora_rank": 16, "lora_targets": "all", "gpu": req.gpu or best.gpu, "gpu_count": None}
     )
     found = search(lora, m, book, alternatives=False).best
+    idle = found is not None and (found.costs.rent_term or {}).get("mostly_idle")
+    if not req.gpu and (found is None or found.rent is None or idle):
+        found = search(lora.model_copy(update={"gpu": None}), m, book, alternatives=False).best
     if found is None or not found.costs.known:
         return None
     return found.model_copy(update={"label": "lora"})
