@@ -960,3 +960,21 @@ def test_a_provider_named_with_no_offer_of_the_gpu_is_said(cli):
     assert out["topic"] == "prices"
     assert out["answer"].startswith("No A800-SXM4-80GB offer from Lambda is on record.")
     assert all("autodl" in o["provider"].lower() for g in out["prices"] for o in g["offers"])
+
+
+@pytest.mark.parametrize(
+    "question,gpu,ratio",
+    [
+        ("8卡H20服务器 120万 合理吗", "H20-96GB", 1_200_000 / 1_090_000),
+        ("is $300k for an 8x H100 server fair?", "H100-SXM5-80GB", 300_000 / 317_000),
+        ("vendor quoted 1.2M RMB for an 8x H20 server, fair?", "H20-96GB", 1_200_000 / 1_090_000),
+    ],
+)
+def test_a_servers_purchase_price_asked_about_is_judged_against_the_price_on_record(cli, question, gpu, ratio):
+    # "8卡H20服务器 120万 合理吗" had drawn the rack-power topic; the English ones were refused for the model's size
+    out = json.loads(cli("faq", question, "--json").stdout)
+    assert out["topic"] == "purchase_quote" and out["gpu"] == gpu
+    said = re.search(r"(\d+\.\d\d) ?(?:x|倍)", out["answer"])
+    assert said and float(said[1]) == pytest.approx(ratio, abs=0.006)
+    # handed over without a question it is no question answered here, and a request is still a request
+    assert json.loads(cli("faq", "8卡H20服务器 120万", "--json").stdout)["topic"] != "purchase_quote"

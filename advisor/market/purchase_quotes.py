@@ -23,7 +23,12 @@ BUYING = re.compile(
     # a server's price with no rental period ("一台8卡4090服务器 报价28万": the lab probe's quote)
     r"|(?:服务器|整机|一台|每台).{0,10}(?:报价|单价|含税|不含税)|(?:报价|单价).{0,6}(?:/台|每台|一台)"
     # a server's sum in 万 with no rental period ("8卡4090服务器 26.8万元")
-    r"|(?:服务器|整机).{0,6}\d+(?:\.\d+)?\s*万",
+    r"|(?:服务器|整机).{0,6}\d+(?:\.\d+)?\s*万"
+    # a sum beside a server in English with no rental period ("is $300k for an 8x H100 server fair?",
+    # "vendor quoted 1.2M RMB for an 8x H20 server": the price of the server)
+    r"|[$¥€]\s*\d[^.?!]{0,40}\b(?:servers?|nodes?|boxe?s?|dgx|hgx)\b"
+    r"|\d(?:[\d.,]*)\s*(?:k|m|million)?\s*(?:usd|rmb|cny|dollars?|yuan)\b[^.?!]{0,40}\b(?:servers?|nodes?|boxe?s?|dgx|hgx)\b"
+    r"|\b(?:servers?|nodes?|boxe?s?|dgx|hgx)\b[^.?!]{0,30}(?:[$¥€]\s*\d|\d[\d.,]*\s*(?:k|m|million)?\s*(?:usd|rmb|cny|dollars?|yuan)\b)",
     re.I,
 )
 # A sum in 万 (ten thousands of yuan) where the request's budget reading takes none ("售价28万")

@@ -31,6 +31,7 @@ from advisor.engine.shapes import generic_shape
 from advisor.knowledge import faq
 from advisor.market.owning import CLUSTER_EXTRA, is_workstation, owning
 from advisor.market.prices import HOURS_PER_MONTH, SIBLINGS, PriceBook, current_prices
+from advisor.market.purchase_quotes import purchase_quote
 from advisor.market.quotes import QuoteJudgement, judge, parse_quote
 from advisor.market.rent_or_buy import LIFE_MONTHS, rent_against_owning, rent_or_buy
 from advisor.planning import plan_answers, reasons
@@ -1371,6 +1372,7 @@ def gpu_prices(
         or budget_buys(message, lang, book)
         or lead_time(message, lang)
         or quote_judged(message, lang, book)
+        or purchase_judged(message, lang, book)
         or (rent_against_buy(message, lang, book) if specs else None)
         or (hardware_rent_or_buy(message, lang, book) if specs else None)
         or serving_first(message, lang)
@@ -2415,6 +2417,7 @@ class FollowUp(BaseModel):
         "explain",
         "part",
         "quote",
+        "purchase_quote",
         "prices",
         "budget_buys",
         "rent_or_buy",
@@ -4497,6 +4500,29 @@ def quote_judged(message: str, lang: str, book: PriceBook) -> FollowUp | None:
     if not (PRICE.search(message) and HAS_AMOUNT.search(message) and gpu_named(message)):
         return None
     return _judge(message, lang, book)
+
+
+# A price asked about as a question ("... fair?", "合理吗", "贵不贵"), not a quote handed over to judge
+PRICE_DOUBTED = re.compile(
+    r"合理|贵|便宜|划算|值不值|值吗|值得|正常|靠谱|行情|市场价|\bfair\b|\breasonable\b|\bgood\s+(?:deal|price)\b|\bworth\b"
+    r"|\bexpensive\b|\boverpriced\b|\btoo\s+(?:much|high)\b|\brip[- ]?off\b"
+    r"|\bmarket\s+(?:price|rate)\b|\bgoing\s+rate\b",
+    re.I,
+)
+
+
+def purchase_judged(message: str, lang: str, book: PriceBook) -> FollowUp | None:
+    """A price to buy servers asked about ("8卡H20服务器 120万 合理吗", "is $300k for an 8x H100 server
+    fair?"): judged as `quote` judges a sale (advisor/market/purchase_quotes.py), against the purchase
+    price on record for the same GPUs; it had drawn the rack-power topic, or a request refused for
+    its model's size. None where the price is not asked about as a question."""
+    if not PRICE_DOUBTED.search(message):
+        return None
+    judged = purchase_quote(message, lang, book)
+    if judged is None:
+        return None
+    text = render("quote_purchase.txt.j2", judged.lang, j=judged)
+    return FollowUp(kind="purchase_quote", lang=judged.lang, part=judged.gpu, text=text)
 
 
 def _judge(message: str, lang: str, book: PriceBook, gpu: str | None = None) -> FollowUp | None:
