@@ -1514,9 +1514,13 @@ def test_a_mention_then_the_pasted_command():
     assert parse("<@U123ABC> /gpu 7b lora 20GB 3d").params_b == 7
 
 
-def test_a_price_per_card_hour_in_chinese_is_no_budget():
+@pytest.mark.parametrize(
+    "text", ["13B 全量微调 100GB数据 每卡时2元", "LoRA微调Llama-3-8B，数据500MB，显卡预算每小时不超过20元"]
+)
+def test_a_price_per_card_hour_in_chinese_is_no_budget(text):
+    # a cap on the rate ("每小时不超过20元") had been refused on "每小时"
     with pytest.raises(RequestError) as info:
-        parse("13B 全量微调 100GB数据 每卡时2元")
+        parse(text)
     assert info.value.kind == "hourly_budget"
 
 

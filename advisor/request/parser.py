@@ -3330,7 +3330,8 @@ class _Parse:
         self.scan.take(
             rf"(?:{sign})\s*{NUM}\s*(?:{currency_words})?\s*(?:/|per\s+|an?\s+)\s*(?:gpu[\s\-]?)?(?:hr|hour|h)(?![a-z])"
             rf"|{NUM}\s*(?:{currency_words})\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s\-]?)?(?:hr|hour|h|卡时|小时|卡小时)(?![a-z])"
-            rf"|每(?:卡)?(?:小)?时\s*{NUM}\s*(?:{currency_words})?",
+            # ("每小时不超过20元", "每卡时最多5块": a cap on the rate is a rate too; it had been refused on 每小时)
+            rf"|每(?:卡)?(?:小)?时\s*(?:不超过|不高于|最多|低于|小于|控制在|限|在)?\s*{NUM}\s*(?:{currency_words})?",
             lambda m: self.fail("hourly_budget", word=m[0].strip()),
         )
         # the amount before the key: "50k budget", "$200k budget", "a 50万 budget" ("7b budget" is
