@@ -3975,3 +3975,24 @@ def test_several_models_are_asked_for_one_at_a_time(text, second):
     asked = f"what if {second}?" if lang == "en" else f"如果是{second}呢"
     changed, fields_changed = parse_followup("7b lora 50k samples 3d", asked, lang)
     assert fields_changed and (changed.params_b == 13 or changed.model == second)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "minimum GPUs for 70B lora",
+        "最少几张卡能全参微调72B",
+        "至少要多少张卡才能全参微调70B",
+        "what's the minimum number of H100s to full finetune 70B?",
+    ],
+)
+def test_the_fewest_gpus_asked_for_is_the_plans_count(text):
+    # "minimum" and "最少几" had been refused; "what's the minimum number of H100s ..." had drawn the FAQ's
+    # LoRA topic for a full fine-tune
+    from advisor.planning.advice import faq_first
+    from advisor.request.parser import asks_for_a_plan
+
+    r = parse(text)
+    assert r.gpu_count is None and r.params_b in (70, 72)
+    assert asks_for_a_plan(text) or detect_lang(text) == "zh"
+    assert faq_first(text) is None  # the plan answers, not the FAQ

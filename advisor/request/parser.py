@@ -242,6 +242,12 @@ FILLER = {
     "推荐",
     "看看",
     "算一下",
+    # "minimum GPUs for 70B lora", "最少几张卡能全参微调72B": the fewest GPUs that hold the job, which
+    # a plan without data is, and the count the answer leads with (both had been refused)
+    "minimum",
+    "fewest",
+    "最少",
+    "至少",
     # "we have 16 A100s, can we...", "can it run?", "能跑吗": whether it fits is what the answer says
     "have",
     "can",
@@ -5225,6 +5231,9 @@ _PLAN_ASKED = re.compile(
     # (how much data a model wants is the FAQ's: "how much data do I need to fine-tune 7B?")
     r"\bhow\s+(?:many(?!\s+(?:epochs?|passes|samples|examples|tokens)\b)|long|much(?!\s+(?:data|text|training\s+data)\b)"
     r"|fast|quickly)\b|\bwhat\s+(?:would|will|does)\s+it\s+(?:cost|take)\b"
+    # "what's the minimum number of H100s to full finetune 70B?": the fewest that hold it, a plan's count
+    r"|\b(?:minimum|fewest|smallest)\s+(?:number\s+of\s+|count\s+of\s+)?(?:gpus?|cards?|servers?|nodes?|[a-z]{0,5}\d{2,4}s?)\b"
+    r"(?!\s+(?:memory|vram|ram)\b)"
     r"|\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?(?:gpus?|cards?|hardware|servers?|setup|cluster)\b"
     # "what's the best GPU for fine-tuning 7b models?": the plan's choice, with the other types beside it
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:best|right|cheapest|ideal|most cost[\s-]effective)\s+"
