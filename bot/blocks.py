@@ -330,6 +330,11 @@ def card(result) -> dict:
     lang = r.lang
     code, numbers = status(result)
     header = _p(lang, "header", code, **numbers)
+    dated = next((n.params for n in r.assumptions if n.code == "deadline_date"), None)
+    if dated and "deadline" in numbers:
+        # the days a deadline said as a day counts, so the card says which ("17-day" alone had hidden them)
+        start = dated["today"] if dated.get("start") else ""
+        header = header + ("" if lang == "zh" else " ") + _p(lang, "dates", dated["date"], start)
     blocks = [_header(header)]
     lines = []
     fields = []

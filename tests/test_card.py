@@ -672,3 +672,24 @@ def test_a_deadline_under_a_day_is_headed_in_hours(book, text, lang, says):
     # the time field against the deadline in the same unit ("35 minutes of 0.5 days" had been shown)
     time_field = json.dumps(message, ensure_ascii=False)
     assert ("of 12 hours" in time_field or "/ 12 小时" in time_field) if "12" in says else "of 14 days" in time_field
+
+
+@pytest.mark.parametrize(
+    "text,lang,says",
+    [
+        ("70B full-finetune 1TB start next monday, done by dec 31", "en", "deadline (2026-12-07 to 2026-12-31)"),
+        ("70B 全量微调 1TB 下周一开始 月底前完成", "zh", "的期限（2026-12-07 至 2026-12-31）"),
+        ("7b lora 20GB by friday", "en", "deadline (by 2026-12-04)"),
+    ],
+)
+def test_a_deadline_said_as_a_day_heads_the_card_with_its_days(book, text, lang, says):
+    # the card had said "Meets your 24-day deadline" alone, hiding which days it counted
+    import datetime
+
+    from advisor.planning.advice import advise_request
+    from advisor.request.parser import parse
+    from bot.blocks import card
+
+    request = parse(text, lang, today=datetime.date(2026, 12, 1))
+    header = card(advise_request(request, book))["blocks"][0]["text"]["text"]
+    assert says in header
