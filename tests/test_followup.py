@@ -4176,3 +4176,14 @@ def test_the_layout_asked_as_a_whole_is_the_parallelism_topic_on_the_plans_numbe
     assert said in reply.text
     # a knob named is still why the plan chose it
     assert follow_up(REQUEST, summary, "why tensor parallel 8?", book=book).part == "layout"
+
+
+@pytest.mark.parametrize(
+    "question", ["what's the total including storage?", "total with storage?", "全部加起来多少钱", "含存储一共多少"]
+)
+def test_the_total_asked_with_what_it_holds_is_the_cost(summary, book, question):
+    # these had been the servers' storage line, or "I could not tell what to do with that"
+    reply = follow_up(REQUEST, summary, question, book=book)
+    assert (reply.kind, reply.part) == ("explain", "costs")
+    # the storage itself is still the servers'
+    assert follow_up(REQUEST, summary, "total storage needed?", book=book).part == "servers"

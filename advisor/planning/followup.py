@@ -2404,7 +2404,12 @@ ASKS_THE_COST = re.compile(
     # "how much?", "and the cost?": the amount alone (the menu had answered)
     r"|(?:and\s+)?how much(?: in total| altogether)?|(?:and\s+)?the (?:total )?(?:cost|price))\W*$"
     r"|^\W*(?:这个|这样|总共|一共|大概|那)?(?:要|需要|得)?(?:花)?(?:多少钱|多少费用)(?:呢|啊)?\W*$"
-    r"|^\W*(?:成本|租金|费用|总价)(?:是)?多少(?:钱)?(?:呢|啊)?\W*$",
+    r"|^\W*(?:成本|租金|费用|总价)(?:是)?多少(?:钱)?(?:呢|啊)?\W*$"
+    # the total with what it holds ("what's the total including storage?", "total with storage?",
+    # "全部加起来多少钱", "含存储一共多少"): had been the servers' storage line, or the menu
+    r"|^\W*(?:(?:so\s+)?what(?:'s|\s+is)\s+the\s+)?(?:grand\s+)?total(?:\s+cost|\s+price|\s+bill)?"
+    r"(?:\s+(?:including|incl\.?|with|plus)\s+(?:the\s+)?(?:storage|everything|all|network|data))?\W*$"
+    r"|^\W*(?:全部|所有|总共|一共|全部费用)?(?:加起来|加在一起|合计|总计|算下来|含存储|包括存储)(?:一共|总共)?(?:要|需要)?(?:多少钱|多少)(?:呢|啊)?\W*$",
     re.I,
 )
 
@@ -5220,7 +5225,10 @@ def explained_part(message: str) -> str | None:
 
 
 def plan_part(message: str) -> str | None:
-    """ "servers", "vendor", "risks" or "rfq" when the message asks for that part of the plan."""
+    """ "servers", "vendor", "risks" or "rfq" when the message asks for that part of the plan; not
+    the plan's total asked with what it holds ("what's the total including storage?": its cost)."""
+    if ASKS_THE_COST.match(message or ""):
+        return None
     return next((part for part, words in PLAN_PARTS if re.search(words, message or "", re.I)), None)
 
 
