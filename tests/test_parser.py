@@ -3996,3 +3996,15 @@ def test_the_fewest_gpus_asked_for_is_the_plans_count(text):
     assert r.gpu_count is None and r.params_b in (70, 72)
     assert asks_for_a_plan(text) or detect_lang(text) == "zh"
     assert faq_first(text) is None  # the plan answers, not the FAQ
+
+
+@pytest.mark.parametrize("text", ["H100", "8x H100", "用H800"])
+def test_a_gpu_named_alone_is_asked_its_model_and_pointed_to_its_prices(text):
+    with pytest.raises(RequestError) as info:
+        parse(text)
+    err = info.value
+    assert err.kind == "missing_size" and f"/gpu prices {err.details['gpu']}" in err.message(detect_lang(text))
+    # a method beside it is a request short of its size, asked for that alone
+    with pytest.raises(RequestError) as info:
+        parse("H100 lora")
+    assert "gpu" not in info.value.details

@@ -4506,6 +4506,9 @@ class _Parse:
             # a name the catalogue lacks, with no size: that name is what has no shape
             if "unknown_model" in f:
                 self.fail("unknown_model_name", word=f["unknown_model"])
+            if "gpu" in f and set(f) <= {"gpu", "gpu_count", "nodes", "owned"}:
+                # a GPU named alone ("/gpu H100"): its prices are a command away, said beside the ask
+                self.fail("missing_size", gpu=f["gpu"])
             self.fail("missing_size")
         if shape is None and "params_b" in f and "active_params_b" not in f and self.experts and self.experts[1]:
             # the experts and the tokens' routing said, no active size: the parameters outside the experts
