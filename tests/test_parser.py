@@ -4008,3 +4008,17 @@ def test_a_gpu_named_alone_is_asked_its_model_and_pointed_to_its_prices(text):
     with pytest.raises(RequestError) as info:
         parse("H100 lora")
     assert "gpu" not in info.value.details
+
+
+@pytest.mark.parametrize(
+    "text,amount,unit",
+    [
+        ("qwen3-14b 继续预训练 30GB的法律文书 两个月", 30e9, "bytes"),
+        ("7b 全量微调 10万份病历 3天", 100_000, "samples"),
+        ("7b lora 5万份合同", 50_000, "samples"),
+    ],
+)
+def test_documents_named_by_their_kind_are_the_data(text, amount, unit):
+    # "法律文书" and "10万份病历" had been refused as words not understood
+    r = parse(text)
+    assert (r.data.amount, r.data.unit) == (amount, unit)

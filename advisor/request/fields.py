@@ -434,6 +434,8 @@ FIELDS: tuple[Field, ...] = (
                 ),
                 zh=("条", "个样本", "样本", "条数据", "条样本", "条对话", "条指令", "条问答", "条语料", "组对话")
                 + ("篇文档", "篇文章", "篇", "份文档", "对偏好数据", "条偏好数据")
+                # documents counted by the copy (`10万份病历`, `5万份合同`): one sample each
+                + ("份", "份数据", "份病历", "份合同", "份文书", "份报告")
                 # preference pairs counted in groups (`3万组`, `3万组偏好数据`; a bare 对 is also the
                 # preposition, "想对qwen做lora": `2万对` is read with the preference words)
                 + ("对数据", "组", "组数据", "组偏好数据", "组样本")

@@ -1433,7 +1433,7 @@ _EN_NOT_ABOUT = (
     "|[a-z]+(?:ese|ish|ian|lingual)"  # japanese, spanish, russian, multilingual: another language
 )
 _EN_ABOUT = rf"(?!(?:{_EN_NOT_ABOUT})(?![a-z]))[a-z]{{2,}}"
-_ZH_DATA = "数据集|数据(?!中心)|语料|文本|文档|网页"
+_ZH_DATA = "数据集|数据(?!中心)|语料|文本|文档|网页|文书|文章|文献|论文|书籍|合同|判决书|病历|对话记录|工单"
 _ZH_ABOUT = (
     "(?:(?!代码|图|像|视频|音|照|多模态|表格|奖励|偏好|深圳|成都|北京|上海|广州|杭州"
     # 文, 语: a language (日文, 韩语); not 文 of 文书, 文章, 文件, 文献, 论文, 公文, 范文 (documents)
