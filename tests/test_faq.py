@@ -1186,3 +1186,11 @@ def test_a_crashed_run_asked_plainly_is_the_failure_topic(question):
     # "训练失败了怎么办" had been unsure, and in a thread "I could not tell what to do with that"
     got = faq.answer(question)
     assert got.confident and got.topic == "failure_mid_run", (got.topic, got.confident)
+
+
+@pytest.mark.parametrize("question", ["买了服务器放哪", "服务器买回来放哪里"])
+def test_where_bought_servers_stand_is_the_colocation_topic(question):
+    # "买了卡放哪里" had met the checkpoint topic ("存在哪里"), unsure
+    got = faq.answer(question)
+    assert got.confident and got.topic == "colocation_price", (got.topic, got.confident)
+    assert faq.answer("checkpoint存在哪里").topic == "checkpoint_storage"
