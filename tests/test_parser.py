@@ -4022,3 +4022,9 @@ def test_documents_named_by_their_kind_are_the_data(text, amount, unit):
     # "法律文书" and "10万份病历" had been refused as words not understood
     r = parse(text)
     assert (r.data.amount, r.data.unit) == (amount, unit)
+
+
+def test_gigabytes_counted_with_ge_are_the_data():
+    # "数据量大概5个G" had been refused on "5g" ("2个T" was read as terabytes)
+    r = parse("用8张A100微调llama3-8b，数据量大概5个G，多久能跑完")
+    assert (r.data.amount, r.data.unit, r.gpu_count) == (5e9, "bytes", 8)

@@ -784,6 +784,7 @@ def _spelled_numbers(text: str) -> str:
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*kw(?![a-z])", r"\1千万", text)
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?=\s*(?:tokens?|词元))", r"\1t", text)  # `2个T tokens`
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*t(?![a-z])", r"\1tb", text)
+    text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*g(?![a-z])", r"\1gb", text)  # `数据量大概5个G`
     text = re.sub(r"(?<![\d.])(\d+(?:\.\d+)?)\s*个\s*(w|万|亿)", r"\1\2", text)  # `50个w`, `1个亿`
     text = re.sub(r"(?<!大)后天(?!内)", "2天", text)
     # `数据50w`: after the data's key a w is 万 samples, not weeks
