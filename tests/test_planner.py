@@ -1465,3 +1465,16 @@ def test_the_lora_alternative_is_on_the_full_plans_gpu_unless_a_lease_there_woul
     best = search(req, model_shape(req), book, alternatives=False).best
     lora = _peft_alternative(req, model_shape(req), book, best)
     assert best.costs.rent_option == "monthly" and lora.costs.rent_option == "hourly" and lora.rent < best.rent / 100
+
+
+def test_domestic_cards_asked_for_are_compared_only_with_domestic_cards(book):
+    # "只要国产卡" had been told a foreign H800 does the job "for 3% of the rent"; the 910B named by
+    # itself still hears of it
+    from advisor.planning.advice import advise
+
+    domestic = advise("14B 全参微调 10亿token 两周 只要国产卡", book=book)
+    assert domestic.plan.gpu == "Ascend-910B-64GB"
+    others = [w.params.get("gpu") for w in domestic.warnings if w.code in ("other_gpu", "gpu_type")]
+    assert all(g is None or g.startswith("Ascend") for g in others)
+    named = advise("14B 全参微调 10亿token 两周 910B", book=book)
+    assert [w.params["gpu"] for w in named.warnings if w.code == "other_gpu"] == ["H800-SXM-80GB"]

@@ -1301,6 +1301,22 @@ def _peft_alternative(req: TrainingRequest, m: ModelShape, book: PriceBook, best
 LONGER_DEADLINE_MAX_DAYS = 365
 
 
+def _other_type(req: TrainingRequest, m: ModelShape, book: PriceBook) -> Plan | None:
+    """The same job with the GPU type left to the planner: among every type, or where the team asked
+    for domestic cards (`只要国产卡`, assumption `domestic_gpu`) among those of the same maker, the
+    constraint kept (a foreign H800 had been suggested "for 3% of the rent" to a team that ruled it out)."""
+    if not any(n.code == "domestic_gpu" for n in req.assumptions):
+        return search(req.model_copy(update={"gpu": None, "gpu_count": None}), m, book, alternatives=False).best
+    vendor = catalog.get_gpu(req.gpu).vendor
+    plans = [
+        search(req.model_copy(update={"gpu": g.name, "gpu_count": None}), m, book, alternatives=False).best
+        for g in catalog.gpus()
+        if g.vendor == vendor and g.name != req.gpu and req.market in g.markets
+    ]
+    sound = [p for p in plans if p is not None and p.estimate.fits and p.meets_deadline and p.rent is not None]
+    return min(sound, key=lambda p: p.rent, default=None)
+
+
 def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanResult) -> list[Suggestion]:
     """When nothing fits or the deadline cannot be met, the cheapest changes that would work."""
     out: list[Suggestion] = []
@@ -1434,15 +1450,13 @@ def suggest(req: TrainingRequest, m: ModelShape, book: PriceBook, result: PlanRe
         # Hopeless on this GPU type at any count and layout (a 70B full fine-tune on consumer
         # cards does not fit, or takes years): the same job as an open request names the GPU
         # type that would work.
-        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
-        found = search(open_req, m, book, alternatives=False).best
+        found = _other_type(req, m, book)
         if works(found) and found.gpu != req.gpu:
             out.insert(0, Suggestion(change="gpu_type", value=req.gpu, plan=found))
     elif req.gpu and best is not None and best.rent and not req.owned:  # own GPUs: no rent to save
         # The GPU type the user fixed misses the deadline, or costs over twice what the same job
         # costs on the best GPU type for it: say so, with that plan and its share of the rent.
-        open_req = req.model_copy(update={"gpu": None, "gpu_count": None})
-        found = search(open_req, m, book, alternatives=False).best
+        found = _other_type(req, m, book)
         if (
             works(found)
             and found.gpu != req.gpu
