@@ -1515,7 +1515,13 @@ def test_a_mention_then_the_pasted_command():
 
 
 @pytest.mark.parametrize(
-    "text", ["13B 全量微调 100GB数据 每卡时2元", "LoRA微调Llama-3-8B，数据500MB，显卡预算每小时不超过20元"]
+    "text",
+    [
+        "13B 全量微调 100GB数据 每卡时2元",
+        "LoRA微调Llama-3-8B，数据500MB，显卡预算每小时不超过20元",
+        # 块 of money after a rate's cap, not a count of cards (it had been read as at most 5 GPUs)
+        "7b lora 20GB 每卡时最多5块",
+    ],
 )
 def test_a_price_per_card_hour_in_chinese_is_no_budget(text):
     # a cap on the rate ("每小时不超过20元") had been refused on "每小时"

@@ -2551,8 +2551,9 @@ class _Parse:
                 rf"{L}(?P<n>\d+)(?P<n2>)\s*(?:x\s*)?{cards}\s*,?\s*(?:{after}){R}",
                 lambda m, field=field: bound(field, m, m["name"]),
             )
+            # (not a rate's cap: "每卡时最多5块" is yuan, 块 of money)
             self.scan.take(
-                rf"(?:{zh_before})\s*(?P<n>\d+)\s*{zh_cards('')}|(?P<n2>\d+)\s*{zh_cards('2')}\s*(?:{zh_after})",
+                rf"(?<![时月])(?:{zh_before})\s*(?P<n>\d+)\s*{zh_cards('')}|(?P<n2>\d+)\s*{zh_cards('2')}\s*(?:{zh_after})",
                 lambda m, field=field: bound(field, m, m["name"] or m["name2"]),
             )
 
