@@ -655,6 +655,10 @@ def test_a_deadline_said_as_a_day_counts_from_today(said, days):
         ("12月14日开始，12月20日前", "2026-12-14", 6),
         ("starting jan 5, 14 days", "2027-01-05", 14),  # a length after a start is that length
         ("12月20日开始 3天", "2026-12-20", 3),
+        # a week or a month as the start: its first day ("下周" had been read as the deadline)
+        ("下周开始 3天", "2026-12-07", 3),
+        ("start next month, 10 days", "2027-01-01", 10),
+        ("下个月初开始 月底前", "2027-01-01", 30),  # the month's end after the start is the start's month's
     ],
 )
 def test_a_start_day_beside_a_deadline_day_counts_the_days_between(said, start, days):

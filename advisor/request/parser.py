@@ -1688,6 +1688,7 @@ class _Parse:
         self.deadline_date: dt.date | None = None
         self.start_date: dt.date | None = None  # "start next monday", "12月14日开始": the job's first day
         self.deadline_weekday = False  # the deadline said as a weekday ("by friday")
+        self.deadline_month_end = False  # ... or as the month's end ("月底前")
         self.today_word: str | None = None  # "today", "下班前": read as TODAY_HOURS
         self.overnight_word: str | None = None  # "overnight", "一晚上": read as OVERNIGHT_HOURS
         self.weekend_word: str | None = None  # "over the weekend", "一个周末": read as WEEKEND_HOURS
@@ -3789,6 +3790,7 @@ class _Parse:
             on(day, word)
 
         def month_end(word: str) -> None:
+            self.deadline_month_end = True
             last = calendar.monthrange(today.year, today.month)[1]
             on(dt.date(today.year, today.month, last), word)
 
@@ -4031,10 +4033,12 @@ class _Parse:
             rf"(?:(?P<which>this|next)\s+)?(?P<wd>{days})|(?P<mon>{months})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?"
             rf"|(?P<md2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{months})|(?P<y>20\d\d)-(?P<ym>\d{{1,2}})-(?P<yd>\d{{1,2}})"
             r"|(?P<sm>\d{1,2})/(?P<sd>\d{1,2})(?!/)|(?P<tomorrow>tomorrow)|(?P<today>today)"
+            r"|(?P<nextweek>next\s+week)|(?P<nextmonth>next\s+month)"
         )
         zh_day = (
             r"(?P<zwhich>下)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天])|(?:(?P<zy>20\d\d)\s*年\s*)?(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号]"
             r"|(?P<ztomorrow>明天)|(?P<ztoday>今天)"
+            r"|(?P<znextweek>下个?(?:周|星期|礼拜)(?![一二三四五六日天末]))|(?P<znextmonth>下个?月初?)"
         )
 
         def day_of(m: re.Match, suffix: str = "") -> dt.date | None:
@@ -4050,6 +4054,10 @@ class _Parse:
                 return today + dt.timedelta(days=(target - today.weekday()) % 7)
             if g("tomorrow") or g("ztomorrow"):
                 return today + dt.timedelta(days=1)
+            if g("nextweek") or g("znextweek"):  # "starting next week", "下周开始": its Monday
+                return today + dt.timedelta(days=7 - today.weekday())
+            if g("nextmonth") or g("znextmonth"):  # its first day
+                return (today.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
             if g("today") or g("ztoday"):
                 return today
             year = g("y") or g("zy")
@@ -4097,6 +4105,10 @@ class _Parse:
         while self.deadline_weekday and self.deadline_date <= self.start_date:
             # "start monday, due by friday": the Friday after the start, not this week's
             self.deadline_date += dt.timedelta(days=7)
+        if self.deadline_month_end and self.deadline_date <= self.start_date:
+            # "下个月初开始 月底前": the end of the start's month
+            start = self.start_date
+            self.deadline_date = start.replace(day=calendar.monthrange(start.year, start.month)[1])
         days = (self.deadline_date - self.start_date).days
         if days <= 0:
             self.fail("bad_value", word=self.words.get("deadline_days", ""), what="deadline")
