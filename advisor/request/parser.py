@@ -691,6 +691,14 @@ _EN_TEENS = (
 _EN_WORD_NUMBERS = {**_EN_UNITS, **_EN_TENS, **{w: i for i, w in enumerate(_EN_TEENS, 10)}}
 
 
+def weekday_from(today: dt.date, target: int, next_week: bool, today_counts: bool) -> dt.date:
+    """The day a weekday names (0 Monday): in next week (Monday to Sunday) where said so, else the
+    next such day, today itself where `today_counts` (a start may be today; a deadline is not)."""
+    if next_week:
+        return today + dt.timedelta(days=7 - today.weekday() + target)
+    return today + dt.timedelta(days=(target - today.weekday() - (not today_counts)) % 7 + (not today_counts))
+
+
 def thousands_after_wan(text: str) -> str:
     """Digits with 万 and a digit of thousands after it in digits (`1万5千条`, `预算4万6`, `3万5条`:
     35,000; the last two had been refused, and a quote's `4万6` read as 40,000), not a count or a span
@@ -3783,11 +3791,7 @@ class _Parse:
 
         def weekday(target: int, next_week: bool, word: str) -> None:
             self.deadline_weekday = True
-            if next_week:  # the named day of next week (Monday to Sunday)
-                day = today + dt.timedelta(days=7 - today.weekday() + target)
-            else:
-                day = today + dt.timedelta(days=(target - today.weekday() - 1) % 7 + 1)
-            on(day, word)
+            on(weekday_from(today, target, next_week, today_counts=False), word)
 
         def month_end(word: str) -> None:
             self.deadline_month_end = True
@@ -4049,13 +4053,11 @@ class _Parse:
 
             if g("wd") or g("zwd"):
                 target = EN_WEEKDAYS[g("wd")] if g("wd") else ZH_WEEKDAYS[g("zwd")]
-                if g("which") == "next" or g("zwhich"):  # the named day of next week, as deadlines read it
-                    return today + dt.timedelta(days=7 - today.weekday() + target)
-                return today + dt.timedelta(days=(target - today.weekday()) % 7)
+                return weekday_from(today, target, g("which") == "next" or bool(g("zwhich")), today_counts=True)
             if g("tomorrow") or g("ztomorrow"):
                 return today + dt.timedelta(days=1)
             if g("nextweek") or g("znextweek"):  # "starting next week", "下周开始": its Monday
-                return today + dt.timedelta(days=7 - today.weekday())
+                return weekday_from(today, 0, next_week=True, today_counts=False)
             if g("nextmonth") or g("znextmonth"):  # its first day
                 return (today.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
             if g("today") or g("ztoday"):
